@@ -1,0 +1,1164 @@
+/* ks-trace-builder.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-trace-builder"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-trace-builder.h"
+#include "ks-trace-private.h"
+
+#define MAX_DEPTH 255
+
+typedef struct
+{
+  KsTrack  meta;            /* columns unused while building */
+  guint32  cap;
+  gint64  *start;
+  gint64  *end;
+  guint32 *name_id;
+  guint32 *category;
+  guint32 *correlation;
+  guint32 *external_id;
+  guint32 *args;
+  guint8  *slice_kind;
+  KsGpuInfo *gpu;
+  gboolean sorted;
+  gint64   last_start;
+  gint64   last_end;
+} TrackBuilder;
+
+typedef struct
+{
+  guint32 from_track;
+  guint32 to_track;
+  gint64  from_ts;
+  gint64  to_ts;
+  guint32 category;
+  guint8  kind;
+} PendingFlow;
+
+typedef struct
+{
+  guint32 a;
+  gint64  b;
+  gint64  c;
+} Key;
+
+typedef struct
+{
+  GArray  *ts;
+  GArray  *value;
+  gboolean sorted;
+} CounterSamples;
+
+struct _KsTraceBuilder
+{
+  KsFormat      format;
+  GStringChunk *chunk;
+  GPtrArray    *strings;        /* const char*, owned by chunk */
+  GHashTable   *string_index;   /* const char* -> id */
+  GByteArray   *args;
+
+  GArray       *processes;      /* KsProcess */
+  GHashTable   *process_index;  /* gint64* pid -> index + 1 */
+  GArray       *threads;        /* KsThread */
+  GHashTable   *thread_index;   /* Key(process, tid) -> index + 1 */
+  GArray       *nvtx_tracks;    /* per thread: nvtx track + 1 */
+  GPtrArray    *tracks;         /* TrackBuilder */
+  GHashTable   *track_index;    /* Key(kind|group, device, stream) -> index + 1 */
+  GHashTable   *async_index;    /* "process\x1fname" -> index + 1 */
+  GArray       *gpus;           /* KsGpu */
+  GArray       *flows;          /* PendingFlow */
+  GArray       *counters;       /* KsCounter (samples kept apart) */
+  GPtrArray    *counter_samples;/* CounterSamples */
+  GHashTable   *counter_index;  /* "name\x1fdevice\x1fprocess" -> index + 1 */
+  GArray       *memory_events;  /* KsMemoryEvent */
+  GArray       *instants;       /* KsInstant */
+  GHashTable   *metadata;
+
+  guint32       group;
+  gint64        min_ts;
+  gint64        max_ts;
+  gint64        start_utc;
+  gboolean      have_start_utc;
+  guint64       n_events;
+};
+
+static guint
+key_hash (gconstpointer p)
+{
+  const Key *k = p;
+
+  return (guint)(k->a * 2654435761u) ^ g_int64_hash (&k->b) ^ (g_int64_hash (&k->c) * 31);
+}
+
+static gboolean
+key_equal (gconstpointer a,
+           gconstpointer b)
+{
+  const Key *ka = a;
+  const Key *kb = b;
+
+  return ka->a == kb->a && ka->b == kb->b && ka->c == kb->c;
+}
+
+static Key *
+key_new (guint32 a,
+         gint64  b,
+         gint64  c)
+{
+  Key *k = g_new (Key, 1);
+
+  k->a = a;
+  k->b = b;
+  k->c = c;
+  return k;
+}
+
+static void
+track_builder_free (gpointer data)
+{
+  TrackBuilder *tb = data;
+
+  g_free (tb->start);
+  g_free (tb->end);
+  g_free (tb->name_id);
+  g_free (tb->category);
+  g_free (tb->correlation);
+  g_free (tb->external_id);
+  g_free (tb->args);
+  g_free (tb->slice_kind);
+  g_free (tb->gpu);
+  g_free (tb);
+}
+
+static void
+counter_samples_free (gpointer data)
+{
+  CounterSamples *cs = data;
+
+  if (cs->ts)
+    g_array_unref (cs->ts);
+  if (cs->value)
+    g_array_unref (cs->value);
+  g_free (cs);
+}
+
+KsTraceBuilder *
+ks_trace_builder_new (KsFormat format)
+{
+  KsTraceBuilder *self = g_new0 (KsTraceBuilder, 1);
+
+  self->format = format;
+  self->chunk = g_string_chunk_new (64 * 1024);
+  self->strings = g_ptr_array_new ();
+  self->string_index = g_hash_table_new (g_str_hash, g_str_equal);
+  self->args = g_byte_array_new ();
+  self->processes = g_array_new (FALSE, TRUE, sizeof (KsProcess));
+  self->process_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->threads = g_array_new (FALSE, TRUE, sizeof (KsThread));
+  self->thread_index = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
+  self->nvtx_tracks = g_array_new (FALSE, TRUE, sizeof (guint32));
+  self->tracks = g_ptr_array_new_with_free_func (track_builder_free);
+  self->track_index = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
+  self->async_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->gpus = g_array_new (FALSE, TRUE, sizeof (KsGpu));
+  self->flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
+  self->counters = g_array_new (FALSE, TRUE, sizeof (KsCounter));
+  self->counter_samples = g_ptr_array_new_with_free_func (counter_samples_free);
+  self->counter_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->memory_events = g_array_new (FALSE, FALSE, sizeof (KsMemoryEvent));
+  self->instants = g_array_new (FALSE, FALSE, sizeof (KsInstant));
+  self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->min_ts = G_MAXINT64;
+  self->max_ts = G_MININT64;
+
+  /* id 0 is the empty string */
+  g_ptr_array_add (self->strings, g_string_chunk_insert_const (self->chunk, ""));
+  g_hash_table_insert (self->string_index, self->strings->pdata[0], GUINT_TO_POINTER (0));
+
+  return self;
+}
+
+void
+ks_trace_builder_free (KsTraceBuilder *self)
+{
+  if (self == NULL)
+    return;
+
+  g_clear_pointer (&self->chunk, g_string_chunk_free);
+  g_clear_pointer (&self->strings, g_ptr_array_unref);
+  g_clear_pointer (&self->string_index, g_hash_table_unref);
+  g_clear_pointer (&self->args, g_byte_array_unref);
+  g_clear_pointer (&self->processes, g_array_unref);
+  g_clear_pointer (&self->process_index, g_hash_table_unref);
+  g_clear_pointer (&self->threads, g_array_unref);
+  g_clear_pointer (&self->thread_index, g_hash_table_unref);
+  g_clear_pointer (&self->nvtx_tracks, g_array_unref);
+  g_clear_pointer (&self->tracks, g_ptr_array_unref);
+  g_clear_pointer (&self->track_index, g_hash_table_unref);
+  g_clear_pointer (&self->async_index, g_hash_table_unref);
+  g_clear_pointer (&self->gpus, g_array_unref);
+  g_clear_pointer (&self->flows, g_array_unref);
+  g_clear_pointer (&self->counters, g_array_unref);
+  g_clear_pointer (&self->counter_samples, g_ptr_array_unref);
+  g_clear_pointer (&self->counter_index, g_hash_table_unref);
+  g_clear_pointer (&self->memory_events, g_array_unref);
+  g_clear_pointer (&self->instants, g_array_unref);
+  g_clear_pointer (&self->metadata, g_hash_table_unref);
+  g_free (self);
+}
+
+static inline void
+note_ts (KsTraceBuilder *self,
+         gint64          ts)
+{
+  if (ts < self->min_ts)
+    self->min_ts = ts;
+  if (ts > self->max_ts)
+    self->max_ts = ts;
+}
+
+guint32
+ks_trace_builder_intern (KsTraceBuilder *self,
+                         const char     *str)
+{
+  gpointer value;
+  const char *copy;
+  guint32 id;
+
+  if (str == NULL || *str == 0)
+    return 0;
+
+  if (g_hash_table_lookup_extended (self->string_index, str, NULL, &value))
+    return GPOINTER_TO_UINT (value);
+
+  copy = g_string_chunk_insert_const (self->chunk, str);
+  id = self->strings->len;
+  g_ptr_array_add (self->strings, (gpointer)copy);
+  g_hash_table_insert (self->string_index, (gpointer)copy, GUINT_TO_POINTER (id));
+  return id;
+}
+
+guint32
+ks_trace_builder_intern_len (KsTraceBuilder *self,
+                             const char     *str,
+                             gsize           len)
+{
+  char buf[256];
+  g_autofree char *heap = NULL;
+  char *s;
+
+  if (len < sizeof buf)
+    {
+      memcpy (buf, str, len);
+      buf[len] = 0;
+      s = buf;
+    }
+  else
+    s = heap = g_strndup (str, len);
+
+  /* Embedded NULs end the string: names are C strings everywhere. */
+  return ks_trace_builder_intern (self, s);
+}
+
+guint32
+ks_trace_builder_add_args (KsTraceBuilder *self,
+                           const char     *json,
+                           gsize           len)
+{
+  guint32 offset;
+
+  if (json == NULL || len == 0)
+    return 0;
+
+  /* Offsets are 32-bit; past 4 GiB of arguments we stop keeping them. */
+  if ((guint64)self->args->len + len + 1 >= G_MAXUINT32)
+    return 0;
+
+  offset = self->args->len;
+  g_byte_array_append (self->args, (const guint8 *)json, len);
+  g_byte_array_append (self->args, (const guint8 *)"", 1);
+  return offset + 1;
+}
+
+void
+ks_trace_builder_set_metadata (KsTraceBuilder *self,
+                               const char     *key,
+                               const char     *value)
+{
+  g_return_if_fail (key != NULL);
+
+  if (value == NULL)
+    g_hash_table_remove (self->metadata, key);
+  else
+    g_hash_table_insert (self->metadata, g_strdup (key), g_strdup (value));
+}
+
+void
+ks_trace_builder_set_start_utc (KsTraceBuilder *self,
+                                gint64          utc_ns_of_clock_zero)
+{
+  self->start_utc = utc_ns_of_clock_zero;
+  self->have_start_utc = TRUE;
+}
+
+void
+ks_trace_builder_set_group (KsTraceBuilder *self,
+                            guint32         group)
+{
+  self->group = group;
+}
+
+guint32
+ks_trace_builder_get_n_processes (KsTraceBuilder *self)
+{
+  return self->processes->len;
+}
+
+guint32
+ks_trace_builder_get_n_threads (KsTraceBuilder *self)
+{
+  return self->threads->len;
+}
+
+guint32
+ks_trace_builder_get_process (KsTraceBuilder *self,
+                              gint64          pid)
+{
+  gpointer value = g_hash_table_lookup (self->process_index, &pid);
+  KsProcess p = { 0 };
+  gint64 *key;
+
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value) - 1;
+
+  p.pid = pid;
+  p.group = self->group;
+  g_array_append_val (self->processes, p);
+  key = g_new (gint64, 1);
+  *key = pid;
+  g_hash_table_insert (self->process_index, key, GUINT_TO_POINTER (self->processes->len));
+  return self->processes->len - 1;
+}
+
+void
+ks_trace_builder_set_process_info (KsTraceBuilder *self,
+                                   guint32         process,
+                                   const char     *name,
+                                   const char     *label,
+                                   const char     *original,
+                                   gint32          sort_index)
+{
+  KsProcess *p;
+
+  g_return_if_fail (process < self->processes->len);
+
+  p = &g_array_index (self->processes, KsProcess, process);
+  if (name != NULL)
+    p->name = ks_trace_builder_intern (self, name);
+  if (label != NULL)
+    p->label = ks_trace_builder_intern (self, label);
+  if (original != NULL)
+    p->original = ks_trace_builder_intern (self, original);
+  if (sort_index != G_MININT32)
+    p->sort_index = sort_index;
+}
+
+guint32
+ks_trace_builder_get_thread (KsTraceBuilder *self,
+                             guint32         process,
+                             gint64          tid)
+{
+  Key key = { process, tid, 0 };
+  gpointer value = g_hash_table_lookup (self->thread_index, &key);
+  KsThread t = { 0 };
+  guint32 none = 0;
+
+  g_return_val_if_fail (process < self->processes->len, KS_NO_INDEX);
+
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value) - 1;
+
+  t.process = process;
+  t.tid = tid;
+  t.track = KS_NO_INDEX;
+  g_array_append_val (self->threads, t);
+  g_array_append_val (self->nvtx_tracks, none);
+  g_hash_table_insert (self->thread_index, key_new (process, tid, 0),
+                       GUINT_TO_POINTER (self->threads->len));
+  return self->threads->len - 1;
+}
+
+void
+ks_trace_builder_set_thread_info (KsTraceBuilder *self,
+                                  guint32         thread,
+                                  const char     *name,
+                                  const char     *original,
+                                  gint32          sort_index)
+{
+  KsThread *t;
+
+  g_return_if_fail (thread < self->threads->len);
+
+  t = &g_array_index (self->threads, KsThread, thread);
+  if (name != NULL)
+    t->name = ks_trace_builder_intern (self, name);
+  if (original != NULL)
+    t->original = ks_trace_builder_intern (self, original);
+  if (sort_index != G_MININT32)
+    t->sort_index = sort_index;
+}
+
+static guint32
+new_track (KsTraceBuilder *self,
+           KsTrackKind     kind)
+{
+  TrackBuilder *tb = g_new0 (TrackBuilder, 1);
+
+  tb->meta.kind = kind;
+  tb->meta.id = self->tracks->len;
+  tb->meta.process = KS_NO_INDEX;
+  tb->meta.thread = KS_NO_INDEX;
+  tb->meta.parent = KS_NO_INDEX;
+  tb->meta.device = -1;
+  tb->meta.stream = -1;
+  tb->meta.group = self->group;
+  tb->sorted = TRUE;
+  tb->last_start = G_MININT64;
+  tb->last_end = G_MAXINT64;
+  g_ptr_array_add (self->tracks, tb);
+  return tb->meta.id;
+}
+
+static inline TrackBuilder *
+get_tb (KsTraceBuilder *self,
+        guint32         track)
+{
+  return g_ptr_array_index (self->tracks, track);
+}
+
+guint32
+ks_trace_builder_get_thread_track (KsTraceBuilder *self,
+                                   guint32         thread)
+{
+  KsThread *t;
+  TrackBuilder *tb;
+  guint32 id;
+
+  g_return_val_if_fail (thread < self->threads->len, KS_NO_INDEX);
+
+  t = &g_array_index (self->threads, KsThread, thread);
+  if (t->track != KS_NO_INDEX)
+    return t->track;
+
+  id = new_track (self, KS_TRACK_THREAD);
+  tb = get_tb (self, id);
+  tb->meta.thread = thread;
+  tb->meta.process = t->process;
+  tb->meta.group = g_array_index (self->processes, KsProcess, t->process).group;
+  t->track = id;
+  return id;
+}
+
+guint32
+ks_trace_builder_get_nvtx_track (KsTraceBuilder *self,
+                                 guint32         thread)
+{
+  guint32 *slot;
+  TrackBuilder *tb;
+  guint32 id, parent;
+
+  g_return_val_if_fail (thread < self->threads->len, KS_NO_INDEX);
+
+  slot = &g_array_index (self->nvtx_tracks, guint32, thread);
+  if (*slot != 0)
+    return *slot - 1;
+
+  parent = ks_trace_builder_get_thread_track (self, thread);
+  id = new_track (self, KS_TRACK_NVTX);
+  tb = get_tb (self, id);
+  tb->meta.thread = thread;
+  tb->meta.process = get_tb (self, parent)->meta.process;
+  tb->meta.group = get_tb (self, parent)->meta.group;
+  tb->meta.parent = parent;
+  tb->meta.name = ks_trace_builder_intern (self, "NVTX");
+  /* the slot array may have moved while interning? no: separate array */
+  g_array_index (self->nvtx_tracks, guint32, thread) = id + 1;
+  return id;
+}
+
+static guint32
+get_gpu_track (KsTraceBuilder *self,
+               KsTrackKind     kind,
+               gint32          device,
+               gint64          stream)
+{
+  Key key = { ((guint32)kind << 24) | self->group, device, stream };
+  gpointer value = g_hash_table_lookup (self->track_index, &key);
+  TrackBuilder *tb;
+  guint32 id;
+
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value) - 1;
+
+  id = new_track (self, kind);
+  tb = get_tb (self, id);
+  tb->meta.device = device;
+  tb->meta.stream = stream;
+  g_hash_table_insert (self->track_index, key_new (key.a, key.b, key.c), GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+guint32
+ks_trace_builder_get_stream_track (KsTraceBuilder *self,
+                                   gint32          device,
+                                   gint64          stream)
+{
+  return get_gpu_track (self, KS_TRACK_STREAM, device, stream);
+}
+
+guint32
+ks_trace_builder_get_gpu_annotation_track (KsTraceBuilder *self,
+                                           gint32          device,
+                                           gint64          stream)
+{
+  guint32 parent = get_gpu_track (self, KS_TRACK_STREAM, device, stream);
+  guint32 id = get_gpu_track (self, KS_TRACK_GPU_ANNOTATION, device, stream);
+
+  get_tb (self, id)->meta.parent = parent;
+  return id;
+}
+
+guint32
+ks_trace_builder_get_async_track (KsTraceBuilder *self,
+                                  guint32         process,
+                                  const char     *name)
+{
+  g_autofree char *key = g_strdup_printf ("%u\x1f%s", process, name ? name : "");
+  gpointer value = g_hash_table_lookup (self->async_index, key);
+  TrackBuilder *tb;
+  guint32 id;
+
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value) - 1;
+
+  id = new_track (self, KS_TRACK_ASYNC);
+  tb = get_tb (self, id);
+  tb->meta.process = process;
+  tb->meta.name = ks_trace_builder_intern (self, name);
+  g_hash_table_insert (self->async_index, g_steal_pointer (&key), GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+void
+ks_trace_builder_set_track_sort_index (KsTraceBuilder *self,
+                                       guint32         track,
+                                       gint32          sort_index)
+{
+  g_return_if_fail (track < self->tracks->len);
+  get_tb (self, track)->meta.sort_index = sort_index;
+}
+
+static gboolean
+track_grow (TrackBuilder *tb)
+{
+  guint64 cap = tb->cap ? (guint64)tb->cap * 2 : 64;
+
+  if (cap > G_MAXUINT32 - 1)
+    cap = G_MAXUINT32 - 1;
+  if (cap <= tb->cap)
+    return FALSE;
+
+  tb->start = g_renew (gint64, tb->start, cap);
+  tb->end = g_renew (gint64, tb->end, cap);
+  tb->name_id = g_renew (guint32, tb->name_id, cap);
+  tb->category = g_renew (guint32, tb->category, cap);
+  tb->correlation = g_renew (guint32, tb->correlation, cap);
+  tb->external_id = g_renew (guint32, tb->external_id, cap);
+  tb->args = g_renew (guint32, tb->args, cap);
+  tb->slice_kind = g_renew (guint8, tb->slice_kind, cap);
+  if (tb->meta.kind == KS_TRACK_STREAM)
+    tb->gpu = g_renew (KsGpuInfo, tb->gpu, cap);
+  tb->cap = cap;
+  return TRUE;
+}
+
+gboolean
+ks_trace_builder_add_slice (KsTraceBuilder  *self,
+                            guint32          track,
+                            gint64           start,
+                            gint64           end,
+                            KsSliceKind      kind,
+                            guint32          name,
+                            guint32          category,
+                            guint32          correlation,
+                            guint32          external_id,
+                            guint32          args,
+                            const KsGpuInfo *gpu)
+{
+  TrackBuilder *tb;
+  guint32 n;
+
+  g_return_val_if_fail (track < self->tracks->len, FALSE);
+
+  tb = get_tb (self, track);
+  n = tb->meta.n_slices;
+  if (n == tb->cap && !track_grow (tb))
+    return FALSE;
+
+  if (end < start)
+    end = start;
+
+  tb->start[n] = start;
+  tb->end[n] = end;
+  tb->name_id[n] = name;
+  tb->category[n] = category;
+  tb->correlation[n] = correlation;
+  tb->external_id[n] = external_id;
+  tb->args[n] = args;
+  tb->slice_kind[n] = kind;
+  if (tb->gpu != NULL)
+    {
+      if (gpu != NULL)
+        tb->gpu[n] = *gpu;
+      else
+        memset (&tb->gpu[n], 0, sizeof (KsGpuInfo));
+    }
+
+  if (start < tb->last_start || (start == tb->last_start && end > tb->last_end))
+    tb->sorted = FALSE;
+  tb->last_start = start;
+  tb->last_end = end;
+  tb->meta.n_slices = n + 1;
+
+  note_ts (self, start);
+  note_ts (self, end);
+  self->n_events++;
+  return TRUE;
+}
+
+void
+ks_trace_builder_add_gpu (KsTraceBuilder *self,
+                          const KsGpu    *gpu)
+{
+  for (guint i = 0; i < self->gpus->len; i++)
+    {
+      KsGpu *g = &g_array_index (self->gpus, KsGpu, i);
+
+      if (g->device == gpu->device)
+        {
+          *g = *gpu;
+          return;
+        }
+    }
+  g_array_append_val (self->gpus, *gpu);
+}
+
+void
+ks_trace_builder_add_flow (KsTraceBuilder *self,
+                           guint32         from_track,
+                           gint64          from_ts,
+                           guint32         to_track,
+                           gint64          to_ts,
+                           guint32         category,
+                           KsFlowKind      kind)
+{
+  PendingFlow f = { from_track, to_track, from_ts, to_ts, category, kind };
+
+  g_return_if_fail (from_track < self->tracks->len);
+  g_return_if_fail (to_track < self->tracks->len);
+
+  g_array_append_val (self->flows, f);
+  self->n_events++;
+}
+
+guint32
+ks_trace_builder_get_counter (KsTraceBuilder *self,
+                              const char     *name,
+                              const char     *unit,
+                              gint32          device,
+                              guint32         process)
+{
+  g_autofree char *key = g_strdup_printf ("%s\x1f%d\x1f%u", name ? name : "", device, process);
+  gpointer value = g_hash_table_lookup (self->counter_index, key);
+  KsCounter c = { 0 };
+  CounterSamples *cs;
+
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value) - 1;
+
+  c.name = ks_trace_builder_intern (self, name);
+  c.unit = ks_trace_builder_intern (self, unit);
+  c.device = device;
+  c.process = process;
+  g_array_append_val (self->counters, c);
+
+  cs = g_new0 (CounterSamples, 1);
+  cs->ts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  cs->value = g_array_new (FALSE, FALSE, sizeof (double));
+  cs->sorted = TRUE;
+  g_ptr_array_add (self->counter_samples, cs);
+
+  g_hash_table_insert (self->counter_index, g_steal_pointer (&key),
+                       GUINT_TO_POINTER (self->counters->len));
+  return self->counters->len - 1;
+}
+
+void
+ks_trace_builder_add_counter_sample (KsTraceBuilder *self,
+                                     guint32         counter,
+                                     gint64          ts,
+                                     double          value)
+{
+  CounterSamples *cs;
+
+  g_return_if_fail (counter < self->counters->len);
+
+  cs = g_ptr_array_index (self->counter_samples, counter);
+  if (cs->ts->len > 0 && g_array_index (cs->ts, gint64, cs->ts->len - 1) > ts)
+    cs->sorted = FALSE;
+  g_array_append_val (cs->ts, ts);
+  g_array_append_val (cs->value, value);
+  note_ts (self, ts);
+  self->n_events++;
+}
+
+void
+ks_trace_builder_add_memory_event (KsTraceBuilder      *self,
+                                   const KsMemoryEvent *event)
+{
+  g_array_append_val (self->memory_events, *event);
+  note_ts (self, event->ts);
+  self->n_events++;
+}
+
+void
+ks_trace_builder_add_instant (KsTraceBuilder  *self,
+                              const KsInstant *instant)
+{
+  g_array_append_val (self->instants, *instant);
+  note_ts (self, instant->ts);
+  self->n_events++;
+}
+
+guint64
+ks_trace_builder_get_n_events (KsTraceBuilder *self)
+{
+  return self->n_events;
+}
+
+/* Finishing */
+
+static int
+compare_slices (gconstpointer a,
+                gconstpointer b,
+                gpointer      user_data)
+{
+  const TrackBuilder *tb = user_data;
+  guint32 ia = *(const guint32 *)a;
+  guint32 ib = *(const guint32 *)b;
+
+  if (tb->start[ia] != tb->start[ib])
+    return tb->start[ia] < tb->start[ib] ? -1 : 1;
+  /* Parents before children: longer first. */
+  if (tb->end[ia] != tb->end[ib])
+    return tb->end[ia] > tb->end[ib] ? -1 : 1;
+  return ia < ib ? -1 : (ia > ib);
+}
+
+#define PERMUTE(type, column)                                  \
+  G_STMT_START {                                               \
+    type *tmp = g_new (type, n);                               \
+    for (guint32 i = 0; i < n; i++)                            \
+      tmp[i] = tb->column[perm[i]];                            \
+    g_free (tb->column);                                       \
+    tb->column = tmp;                                          \
+  } G_STMT_END
+
+static void
+track_sort (TrackBuilder *tb)
+{
+  guint32 n = tb->meta.n_slices;
+  g_autofree guint32 *perm = NULL;
+
+  if (tb->sorted || n < 2)
+    return;
+
+  perm = g_new (guint32, n);
+  for (guint32 i = 0; i < n; i++)
+    perm[i] = i;
+  g_qsort_with_data (perm, n, sizeof (guint32), compare_slices, tb);
+
+  PERMUTE (gint64, start);
+  PERMUTE (gint64, end);
+  PERMUTE (guint32, name_id);
+  PERMUTE (guint32, category);
+  PERMUTE (guint32, correlation);
+  PERMUTE (guint32, external_id);
+  PERMUTE (guint32, args);
+  PERMUTE (guint8, slice_kind);
+  if (tb->gpu != NULL)
+    PERMUTE (KsGpuInfo, gpu);
+}
+
+#undef PERMUTE
+
+#define SHRINK(type, column) \
+  (type *)(n ? g_realloc (tb->column, sizeof (type) * n) : (g_free (tb->column), g_malloc (sizeof (type))))
+
+/* Moves the builder's columns into @track, with depths and per-depth
+ * indexes, times shifted by @origin. */
+static void
+track_finish (TrackBuilder *tb,
+              KsTrack      *track,
+              gint64        origin)
+{
+  guint32 n = tb->meta.n_slices;
+  guint32 counts[MAX_DEPTH + 1] = { 0 };
+  gint64 stack[MAX_DEPTH + 1];
+  guint32 sp = 0;
+  guint32 max_depth = 0;
+  guint32 *all;
+
+  track_sort (tb);
+
+  *track = tb->meta;
+  track->start = SHRINK (gint64, start);
+  track->end = SHRINK (gint64, end);
+  track->name_id = SHRINK (guint32, name_id);
+  track->category = SHRINK (guint32, category);
+  track->correlation = SHRINK (guint32, correlation);
+  track->external_id = SHRINK (guint32, external_id);
+  track->args = SHRINK (guint32, args);
+  track->slice_kind = SHRINK (guint8, slice_kind);
+  track->gpu = tb->gpu ? SHRINK (KsGpuInfo, gpu) : NULL;
+  tb->start = tb->end = NULL;
+  tb->name_id = tb->category = tb->correlation = tb->external_id = tb->args = NULL;
+  tb->slice_kind = NULL;
+  tb->gpu = NULL;
+  tb->cap = 0;
+
+  track->depth = g_new (guint8, MAX (n, 1));
+
+  for (guint32 i = 0; i < n; i++)
+    {
+      gint64 s = track->start[i];
+      gint64 e = track->end[i];
+
+      while (sp > 0 && stack[sp - 1] <= s)
+        sp--;
+
+      /* Slices deeper than MAX_DEPTH share the last level; they are
+       * drawn there but may be missed by range queries. */
+      if (sp > MAX_DEPTH)
+        sp = MAX_DEPTH;
+      track->depth[i] = sp;
+      counts[sp]++;
+      if (sp + 1 > max_depth)
+        max_depth = sp + 1;
+      stack[sp++] = e;
+
+      track->start[i] = s - origin;
+      track->end[i] = e - origin;
+    }
+
+  track->max_depth = max_depth;
+  track->by_depth = g_new0 (guint32 *, MAX (max_depth, 1));
+  track->n_by_depth = g_new0 (guint32, MAX (max_depth, 1));
+
+  all = g_new (guint32, MAX (n, 1));
+  if (max_depth > 0)
+    {
+      guint32 offset = 0;
+
+      for (guint32 d = 0; d < max_depth; d++)
+        {
+          track->by_depth[d] = all + offset;
+          offset += counts[d];
+        }
+      for (guint32 i = 0; i < n; i++)
+        {
+          guint8 d = track->depth[i];
+
+          track->by_depth[d][track->n_by_depth[d]++] = i;
+        }
+    }
+  else
+    {
+      track->by_depth[0] = all;
+    }
+}
+
+#undef SHRINK
+
+static int
+compare_memory_events (gconstpointer a,
+                       gconstpointer b)
+{
+  const KsMemoryEvent *ea = a;
+  const KsMemoryEvent *eb = b;
+
+  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
+}
+
+static int
+compare_instants (gconstpointer a,
+                  gconstpointer b)
+{
+  const KsInstant *ea = a;
+  const KsInstant *eb = b;
+
+  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
+}
+
+static int
+compare_samples (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  const gint64 *ts = user_data;
+  guint32 ia = *(const guint32 *)a;
+  guint32 ib = *(const guint32 *)b;
+
+  if (ts[ia] != ts[ib])
+    return ts[ia] < ts[ib] ? -1 : 1;
+  return (ia > ib) - (ia < ib);
+}
+
+/* The slice a flow end binds to: the deepest one enclosing @ts, else the
+ * first one starting at or after it (Chrome's binding for "f" events). */
+static guint32
+flow_slice (const KsTrack *track,
+            gint64         ts)
+{
+  guint32 s = ks_track_slice_at (track, ts, G_MAXUINT);
+
+  if (s == KS_NO_INDEX && track->n_slices > 0)
+    {
+      guint32 lo = 0, hi = track->n_slices;
+
+      while (lo < hi)
+        {
+          guint32 mid = lo + (hi - lo) / 2;
+
+          if (track->start[mid] < ts)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo < track->n_slices)
+        s = lo;
+    }
+
+  return s;
+}
+
+static void
+link_flows (KsTraceBuilder *self,
+            KsTrace        *trace)
+{
+  g_autoptr(GHashTable) gpu_by_corr = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
+  g_autoptr(GArray) flows = g_array_new (FALSE, FALSE, sizeof (KsFlow));
+
+  /* GPU side: (group, correlation) -> (track, slice) of the first activity. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_STREAM)
+        continue;
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          Key key = { track->group, track->correlation[i], 0 };
+
+          if (track->correlation[i] == 0 || g_hash_table_contains (gpu_by_corr, &key))
+            continue;
+          g_hash_table_insert (gpu_by_corr, key_new (key.a, key.b, 0),
+                               GUINT_TO_POINTER (((guint64)t << 32 | i) + 1));
+        }
+    }
+
+  if (g_hash_table_size (gpu_by_corr) > 0)
+    {
+      guint32 launch_cat = 0;
+
+      for (guint32 t = 0; t < trace->n_tracks; t++)
+        {
+          const KsTrack *track = &trace->tracks[t];
+
+          if (track->kind != KS_TRACK_THREAD)
+            continue;
+
+          for (guint32 i = 0; i < track->n_slices; i++)
+            {
+              Key key = { track->group, track->correlation[i], 0 };
+              gpointer value;
+              guint64 v;
+              KsFlow f;
+
+              if (track->correlation[i] == 0 ||
+                  (track->slice_kind[i] != KS_SLICE_CUDA_RUNTIME &&
+                   track->slice_kind[i] != KS_SLICE_CUDA_DRIVER))
+                continue;
+
+              value = g_hash_table_lookup (gpu_by_corr, &key);
+              if (value == NULL)
+                continue;
+
+              /* Each GPU activity has one launch; later API calls with the
+               * same id (rare, broken files) do not link again. */
+              g_hash_table_remove (gpu_by_corr, &key);
+
+              if (launch_cat == 0)
+                launch_cat = ks_trace_builder_intern (self, "ac2g");
+
+              v = GPOINTER_TO_SIZE (value) - 1;
+              f.from_track = t;
+              f.from_slice = i;
+              f.to_track = (guint32)(v >> 32);
+              f.to_slice = (guint32)(v & 0xffffffff);
+              f.category = launch_cat;
+              f.kind = KS_FLOW_LAUNCH;
+              g_array_append_val (flows, f);
+            }
+        }
+    }
+
+  for (guint i = 0; i < self->flows->len; i++)
+    {
+      const PendingFlow *pf = &g_array_index (self->flows, PendingFlow, i);
+      KsFlow f;
+
+      f.from_track = pf->from_track;
+      f.to_track = pf->to_track;
+      f.from_slice = flow_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
+      f.to_slice = flow_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
+      f.category = pf->category;
+      f.kind = pf->kind;
+      if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)
+        continue;
+      g_array_append_val (flows, f);
+    }
+
+  trace->n_flows = flows->len;
+  trace->flows = (KsFlow *)(gpointer)g_array_free (g_steal_pointer (&flows), FALSE);
+}
+
+KsTrace *
+ks_trace_builder_finish (KsTraceBuilder  *self,
+                         GCancellable    *cancellable,
+                         GError         **error)
+{
+  g_autoptr(KsTraceBuilder) builder = self;
+  g_autoptr(KsTrace) trace = NULL;
+  gint64 origin;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  trace = g_object_new (KS_TYPE_TRACE, NULL);
+  trace->format = self->format;
+
+  origin = self->min_ts == G_MAXINT64 ? 0 : self->min_ts;
+  trace->origin_ns = origin;
+  trace->duration_ns = self->max_ts >= self->min_ts ? self->max_ts - self->min_ts : 0;
+  if (self->have_start_utc)
+    trace->start_utc_ns = self->start_utc + origin;
+
+  /* Tracks */
+  trace->n_tracks = self->tracks->len;
+  trace->tracks = g_new0 (KsTrack, MAX (trace->n_tracks, 1));
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      track_finish (get_tb (self, t), &trace->tracks[t], origin);
+    }
+  g_ptr_array_set_size (self->tracks, 0);
+
+  /* Strings (before flows intern "ac2g": keep strings open until the end) */
+  trace->n_processes = self->processes->len;
+  trace->processes = (KsProcess *)(gpointer)g_array_free (g_steal_pointer (&self->processes), FALSE);
+  trace->n_threads = self->threads->len;
+  trace->threads = (KsThread *)(gpointer)g_array_free (g_steal_pointer (&self->threads), FALSE);
+  trace->n_gpus = self->gpus->len;
+  trace->gpus = (KsGpu *)(gpointer)g_array_free (g_steal_pointer (&self->gpus), FALSE);
+
+  /* Counters */
+  trace->n_counters = self->counters->len;
+  trace->counters = (KsCounter *)(gpointer)g_array_free (g_steal_pointer (&self->counters), FALSE);
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    {
+      CounterSamples *cs = g_ptr_array_index (self->counter_samples, c);
+      KsCounter *counter = &trace->counters[c];
+      guint32 n = cs->ts->len;
+
+      counter->n_samples = n;
+      counter->ts = (gint64 *)(gpointer)g_array_free (g_steal_pointer (&cs->ts), FALSE);
+      counter->value = (double *)(gpointer)g_array_free (g_steal_pointer (&cs->value), FALSE);
+
+      if (!cs->sorted)
+        {
+          g_autofree guint32 *perm = g_new (guint32, n);
+          g_autofree gint64 *ts = g_new (gint64, n);
+          g_autofree double *val = g_new (double, n);
+
+          for (guint32 i = 0; i < n; i++)
+            perm[i] = i;
+          g_qsort_with_data (perm, n, sizeof (guint32), compare_samples, counter->ts);
+          for (guint32 i = 0; i < n; i++)
+            {
+              ts[i] = counter->ts[perm[i]];
+              val[i] = counter->value[perm[i]];
+            }
+          memcpy (counter->ts, ts, n * sizeof (gint64));
+          memcpy (counter->value, val, n * sizeof (double));
+        }
+
+      for (guint32 i = 0; i < n; i++)
+        counter->ts[i] -= origin;
+    }
+
+  /* Memory events and instants: stable sort by time */
+  g_array_sort (self->memory_events, compare_memory_events);
+  trace->n_memory_events = self->memory_events->len;
+  trace->memory_events = (KsMemoryEvent *)(gpointer)g_array_free (g_steal_pointer (&self->memory_events), FALSE);
+  for (guint32 i = 0; i < trace->n_memory_events; i++)
+    trace->memory_events[i].ts -= origin;
+
+  g_array_sort (self->instants, compare_instants);
+  trace->n_instants = self->instants->len;
+  trace->instants = (KsInstant *)(gpointer)g_array_free (g_steal_pointer (&self->instants), FALSE);
+  for (guint32 i = 0; i < trace->n_instants; i++)
+    trace->instants[i].ts -= origin;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  link_flows (self, trace);
+
+  /* Strings last: link_flows may intern. */
+  trace->n_strings = self->strings->len;
+  trace->strings = (const char **)g_ptr_array_free (g_steal_pointer (&self->strings), FALSE);
+  trace->storage = g_steal_pointer (&self->chunk);
+  trace->string_index = g_steal_pointer (&self->string_index);
+
+  trace->args_len = self->args->len;
+  trace->args = (const char *)g_byte_array_free (g_steal_pointer (&self->args), FALSE);
+
+  g_hash_table_iter_init (&iter, self->metadata);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_hash_table_insert (trace->metadata, g_strdup (key), g_strdup (value));
+
+  return g_steal_pointer (&trace);
+}

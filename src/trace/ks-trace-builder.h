@@ -1,0 +1,139 @@
+/* ks-trace-builder.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-trace.h"
+
+G_BEGIN_DECLS
+
+/* Readers feed a KsTraceBuilder and finish it into an immutable KsTrace.
+ * Times given to the builder are absolute nanoseconds on the file's clock;
+ * ks_trace_builder_finish() shifts everything so the earliest event is 0.
+ * Slices may arrive in any order: finish sorts each track and computes
+ * nesting depths. A builder is used from one thread at a time. */
+
+typedef struct _KsTraceBuilder KsTraceBuilder;
+
+KsTraceBuilder *ks_trace_builder_new              (KsFormat          format);
+void            ks_trace_builder_free             (KsTraceBuilder   *self);
+
+/* Strings: interned, id 0 is "". */
+guint32         ks_trace_builder_intern           (KsTraceBuilder   *self,
+                                                   const char       *str);
+guint32         ks_trace_builder_intern_len       (KsTraceBuilder   *self,
+                                                   const char       *str,
+                                                   gsize             len);
+/* Args: a JSON object's text (copied), returns the value for KsTrack.args. */
+guint32         ks_trace_builder_add_args         (KsTraceBuilder   *self,
+                                                   const char       *json,
+                                                   gsize             len);
+
+void            ks_trace_builder_set_metadata     (KsTraceBuilder   *self,
+                                                   const char       *key,
+                                                   const char       *value);
+void            ks_trace_builder_set_start_utc    (KsTraceBuilder   *self,
+                                                   gint64            utc_ns_of_clock_zero);
+/* Processes and threads are created on first use and found again by id. */
+guint32         ks_trace_builder_get_process      (KsTraceBuilder   *self,
+                                                   gint64            pid);
+void            ks_trace_builder_set_process_info (KsTraceBuilder   *self,
+                                                   guint32           process,
+                                                   const char       *name,
+                                                   const char       *label,
+                                                   const char       *original,
+                                                   gint32            sort_index);
+guint32         ks_trace_builder_get_thread       (KsTraceBuilder   *self,
+                                                   guint32           process,
+                                                   gint64            tid);
+void            ks_trace_builder_set_thread_info  (KsTraceBuilder   *self,
+                                                   guint32           thread,
+                                                   const char       *name,
+                                                   const char       *original,
+                                                   gint32            sort_index);
+/* Processes and tracks created from now on belong to @group: correlation
+ * ids link CPU calls to GPU work only within one group. Readers of a
+ * folder use one group per file; SQLite readers one per process. */
+void            ks_trace_builder_set_group        (KsTraceBuilder   *self,
+                                                   guint32           group);
+guint32         ks_trace_builder_get_n_processes  (KsTraceBuilder   *self);
+guint32         ks_trace_builder_get_n_threads    (KsTraceBuilder   *self);
+
+/* Tracks. Each function finds the track for its key or creates it. */
+guint32         ks_trace_builder_get_thread_track (KsTraceBuilder   *self,
+                                                   guint32           thread);
+guint32         ks_trace_builder_get_nvtx_track   (KsTraceBuilder   *self,
+                                                   guint32           thread);
+guint32         ks_trace_builder_get_stream_track (KsTraceBuilder   *self,
+                                                   gint32            device,
+                                                   gint64            stream);
+guint32         ks_trace_builder_get_gpu_annotation_track
+                                                  (KsTraceBuilder   *self,
+                                                   gint32            device,
+                                                   gint64            stream);
+guint32         ks_trace_builder_get_async_track  (KsTraceBuilder   *self,
+                                                   guint32           process,
+                                                   const char       *name);
+void            ks_trace_builder_set_track_sort_index
+                                                  (KsTraceBuilder   *self,
+                                                   guint32           track,
+                                                   gint32            sort_index);
+
+/* Adds a slice; @end < @start is clamped to @start. @gpu may be NULL
+ * (it is only kept on stream tracks). Returns FALSE when the slice was
+ * refused (the track is full: more than G_MAXUINT32 - 1 slices). */
+gboolean        ks_trace_builder_add_slice        (KsTraceBuilder   *self,
+                                                   guint32           track,
+                                                   gint64            start,
+                                                   gint64            end,
+                                                   KsSliceKind       kind,
+                                                   guint32           name,
+                                                   guint32           category,
+                                                   guint32           correlation,
+                                                   guint32           external_id,
+                                                   guint32           args,
+                                                   const KsGpuInfo  *gpu);
+
+void            ks_trace_builder_add_gpu          (KsTraceBuilder   *self,
+                                                   const KsGpu      *gpu);
+/* A flow between the slices enclosing (from_track, from_ts) and
+ * (to_track, to_ts), resolved in finish; dropped when either end lies in
+ * no slice. Launch flows need not be added: finish links every CUDA API
+ * slice to the GPU activity of the same process and correlation id. */
+void            ks_trace_builder_add_flow         (KsTraceBuilder   *self,
+                                                   guint32           from_track,
+                                                   gint64            from_ts,
+                                                   guint32           to_track,
+                                                   gint64            to_ts,
+                                                   guint32           category,
+                                                   KsFlowKind        kind);
+guint32         ks_trace_builder_get_counter      (KsTraceBuilder   *self,
+                                                   const char       *name,
+                                                   const char       *unit,
+                                                   gint32            device,
+                                                   guint32           process);
+void            ks_trace_builder_add_counter_sample
+                                                  (KsTraceBuilder   *self,
+                                                   guint32           counter,
+                                                   gint64            ts,
+                                                   double            value);
+void            ks_trace_builder_add_memory_event (KsTraceBuilder   *self,
+                                                   const KsMemoryEvent *event);
+void            ks_trace_builder_add_instant      (KsTraceBuilder   *self,
+                                                   const KsInstant  *instant);
+
+guint64         ks_trace_builder_get_n_events     (KsTraceBuilder   *self);
+
+/* Sorts, computes depths, links flows, shifts times and returns the trace.
+ * The builder is consumed (freed) whether or not this succeeds. */
+KsTrace        *ks_trace_builder_finish           (KsTraceBuilder   *self,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsTraceBuilder, ks_trace_builder_free)
+
+G_END_DECLS

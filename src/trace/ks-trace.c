@@ -1,0 +1,435 @@
+/* ks-trace.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-trace"
+
+#include "config.h"
+
+#include "ks-trace-private.h"
+
+G_DEFINE_FINAL_TYPE (KsTrace, ks_trace, G_TYPE_OBJECT)
+
+static void
+ks_trace_finalize (GObject *object)
+{
+  KsTrace *self = (KsTrace *)object;
+
+  for (guint32 i = 0; i < self->n_tracks; i++)
+    _ks_track_clear (&self->tracks[i]);
+  g_free (self->tracks);
+
+  for (guint32 i = 0; i < self->n_counters; i++)
+    {
+      g_free (self->counters[i].ts);
+      g_free (self->counters[i].value);
+    }
+  g_free (self->counters);
+
+  g_free (self->processes);
+  g_free (self->threads);
+  g_free (self->gpus);
+  g_free (self->flows);
+  g_free (self->memory_events);
+  g_free (self->instants);
+  g_free ((gpointer)self->args);
+  g_free (self->strings);
+  g_clear_pointer ((GStringChunk **)&self->storage, g_string_chunk_free);
+  g_clear_pointer (&self->string_index, g_hash_table_unref);
+  g_clear_pointer (&self->metadata, g_hash_table_unref);
+
+  G_OBJECT_CLASS (ks_trace_parent_class)->finalize (object);
+}
+
+static void
+ks_trace_class_init (KsTraceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ks_trace_finalize;
+}
+
+static void
+ks_trace_init (KsTrace *self)
+{
+  self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+void
+_ks_track_clear (KsTrack *track)
+{
+  g_clear_pointer (&track->start, g_free);
+  g_clear_pointer (&track->end, g_free);
+  g_clear_pointer (&track->name_id, g_free);
+  g_clear_pointer (&track->category, g_free);
+  g_clear_pointer (&track->correlation, g_free);
+  g_clear_pointer (&track->external_id, g_free);
+  g_clear_pointer (&track->args, g_free);
+  g_clear_pointer (&track->slice_kind, g_free);
+  g_clear_pointer (&track->depth, g_free);
+  g_clear_pointer (&track->gpu, g_free);
+  if (track->by_depth != NULL)
+    g_free (track->by_depth[0]);
+  g_clear_pointer (&track->by_depth, g_free);
+  g_clear_pointer (&track->n_by_depth, g_free);
+}
+
+const char *
+ks_format_to_string (KsFormat format)
+{
+  switch (format)
+    {
+    case KS_FORMAT_KINETO_JSON: return "kineto-json";
+    case KS_FORMAT_CHROME_JSON: return "chrome-json";
+    case KS_FORMAT_KSCOPE:      return "kscope";
+    case KS_FORMAT_NSYS_SQLITE: return "nsys-sqlite";
+    case KS_FORMAT_UNKNOWN:
+    default:                    return "unknown";
+    }
+}
+
+const char *
+ks_slice_kind_to_string (KsSliceKind kind)
+{
+  static const char * const names[KS_N_SLICE_KINDS] = {
+    [KS_SLICE_GENERIC] = "slice",
+    [KS_SLICE_CPU_OP] = "cpu_op",
+    [KS_SLICE_PYTHON] = "python_function",
+    [KS_SLICE_USER_ANNOTATION] = "user_annotation",
+    [KS_SLICE_CUDA_RUNTIME] = "cuda_runtime",
+    [KS_SLICE_CUDA_DRIVER] = "cuda_driver",
+    [KS_SLICE_NVTX] = "nvtx",
+    [KS_SLICE_OSRT] = "osrt",
+    [KS_SLICE_ASYNC] = "async",
+    [KS_SLICE_GPU_ANNOTATION] = "gpu_user_annotation",
+    [KS_SLICE_KERNEL] = "kernel",
+    [KS_SLICE_MEMCPY] = "memcpy",
+    [KS_SLICE_MEMSET] = "memset",
+    [KS_SLICE_SYNC] = "sync",
+  };
+
+  if ((guint)kind >= KS_N_SLICE_KINDS)
+    return "unknown";
+  return names[kind];
+}
+
+gboolean
+ks_slice_kind_is_gpu (KsSliceKind kind)
+{
+  return kind == KS_SLICE_KERNEL || kind == KS_SLICE_MEMCPY ||
+         kind == KS_SLICE_MEMSET || kind == KS_SLICE_SYNC;
+}
+
+const char *
+ks_copy_kind_to_string (KsCopyKind kind)
+{
+  switch (kind)
+    {
+    case KS_COPY_HTOD: return "HtoD";
+    case KS_COPY_DTOH: return "DtoH";
+    case KS_COPY_HTOA: return "HtoA";
+    case KS_COPY_ATOH: return "AtoH";
+    case KS_COPY_ATOA: return "AtoA";
+    case KS_COPY_ATOD: return "AtoD";
+    case KS_COPY_DTOA: return "DtoA";
+    case KS_COPY_DTOD: return "DtoD";
+    case KS_COPY_HTOH: return "HtoH";
+    case KS_COPY_PTOP: return "PtoP";
+    case KS_COPY_UNKNOWN:
+    default:           return "Unknown";
+    }
+}
+
+const char *
+ks_memory_kind_to_string (KsMemoryKind kind)
+{
+  switch (kind)
+    {
+    case KS_MEM_PAGEABLE:       return "Pageable";
+    case KS_MEM_PINNED:         return "Pinned";
+    case KS_MEM_DEVICE:         return "Device";
+    case KS_MEM_ARRAY:          return "Array";
+    case KS_MEM_MANAGED:        return "Managed";
+    case KS_MEM_DEVICE_STATIC:  return "Device Static";
+    case KS_MEM_MANAGED_STATIC: return "Managed Static";
+    case KS_MEM_UNKNOWN:
+    default:                    return "Unknown";
+    }
+}
+
+const char *
+ks_trace_get_metadata (KsTrace    *self,
+                       const char *key)
+{
+  g_return_val_if_fail (KS_IS_TRACE (self), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  return g_hash_table_lookup (self->metadata, key);
+}
+
+void
+ks_trace_get_counts (KsTrace       *self,
+                     KsTraceCounts *counts)
+{
+  g_return_if_fail (KS_IS_TRACE (self));
+  g_return_if_fail (counts != NULL);
+
+  memset (counts, 0, sizeof *counts);
+
+  for (guint32 t = 0; t < self->n_tracks; t++)
+    {
+      const KsTrack *track = &self->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        counts->by_kind[track->slice_kind[i]]++;
+    }
+
+  for (guint32 i = 0; i < self->n_flows; i++)
+    {
+      counts->flows++;
+      if (self->flows[i].kind == KS_FLOW_LAUNCH)
+        counts->launch_flows++;
+    }
+
+  for (guint32 i = 0; i < self->n_counters; i++)
+    counts->counter_samples += self->counters[i].n_samples;
+
+  counts->memory_events = self->n_memory_events;
+  counts->instants = self->n_instants;
+}
+
+guint32
+ks_trace_lookup_string (KsTrace    *self,
+                        const char *str)
+{
+  gpointer value;
+
+  g_return_val_if_fail (KS_IS_TRACE (self), 0);
+
+  if (str == NULL || *str == 0)
+    return 0;
+  if (g_hash_table_lookup_extended (self->string_index, str, NULL, &value))
+    return GPOINTER_TO_UINT (value);
+  return KS_NO_INDEX;
+}
+
+guint32
+ks_trace_find_process (KsTrace *self,
+                       gint64   pid)
+{
+  g_return_val_if_fail (KS_IS_TRACE (self), KS_NO_INDEX);
+
+  for (guint32 i = 0; i < self->n_processes; i++)
+    if (self->processes[i].pid == pid)
+      return i;
+  return KS_NO_INDEX;
+}
+
+gsize
+ks_trace_get_memory_size (KsTrace *self,
+                          gsize   *strings_and_args)
+{
+  gsize total = sizeof *self;
+  gsize strings = 0;
+
+  g_return_val_if_fail (KS_IS_TRACE (self), 0);
+
+  for (guint32 t = 0; t < self->n_tracks; t++)
+    {
+      const KsTrack *track = &self->tracks[t];
+      gsize per_slice = 2 * sizeof (gint64) + 5 * sizeof (guint32) + 2 + sizeof (guint32);
+
+      if (track->gpu != NULL)
+        per_slice += sizeof (KsGpuInfo);
+      total += sizeof *track + per_slice * track->n_slices;
+      total += track->max_depth * (sizeof (guint32 *) + sizeof (guint32));
+    }
+
+  for (guint32 i = 0; i < self->n_counters; i++)
+    total += sizeof (KsCounter) + self->counters[i].n_samples * (sizeof (gint64) + sizeof (double));
+
+  total += self->n_processes * sizeof (KsProcess);
+  total += self->n_threads * sizeof (KsThread);
+  total += self->n_gpus * sizeof (KsGpu);
+  total += self->n_flows * sizeof (KsFlow);
+  total += self->n_memory_events * sizeof (KsMemoryEvent);
+  total += self->n_instants * sizeof (KsInstant);
+
+  strings += self->args_len;
+  strings += self->n_strings * sizeof (char *);
+  for (guint32 i = 0; i < self->n_strings; i++)
+    strings += strlen (self->strings[i]) + 1;
+  /* The string index: a hash table node is about four pointers. */
+  strings += self->n_strings * 4 * sizeof (gpointer);
+
+  if (strings_and_args != NULL)
+    *strings_and_args = strings;
+
+  return total + strings;
+}
+
+guint32
+ks_track_depth_lower_bound (const KsTrack *track,
+                            guint          depth,
+                            gint64         t)
+{
+  const guint32 *idx;
+  guint32 lo = 0;
+  guint32 hi;
+
+  if (depth >= track->max_depth)
+    return 0;
+
+  idx = track->by_depth[depth];
+  hi = track->n_by_depth[depth];
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (track->end[idx[mid]] > t)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+
+  return lo;
+}
+
+/* Last index in by_depth[depth] whose slice starts at or before @t, or -1. */
+static gint64
+depth_last_starting_before (const KsTrack *track,
+                            guint          depth,
+                            gint64         t)
+{
+  const guint32 *idx = track->by_depth[depth];
+  guint32 lo = 0;
+  guint32 hi = track->n_by_depth[depth];
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (track->start[idx[mid]] <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return (gint64)lo - 1;
+}
+
+void
+ks_track_foreach_in_range (const KsTrack *track,
+                           gint64         t0,
+                           gint64         t1,
+                           KsSliceFunc    func,
+                           gpointer       user_data)
+{
+  g_return_if_fail (track != NULL);
+  g_return_if_fail (func != NULL);
+
+  for (guint d = 0; d < track->max_depth; d++)
+    {
+      const guint32 *idx = track->by_depth[d];
+      guint32 n = track->n_by_depth[d];
+      /* Include zero-length slices that sit exactly at t0. */
+      guint32 i = ks_track_depth_lower_bound (track, d, t0 - 1);
+
+      for (; i < n; i++)
+        {
+          guint32 s = idx[i];
+
+          if (track->start[s] >= t1)
+            break;
+          if (track->end[s] <= t0 && !(track->start[s] == track->end[s] && track->start[s] == t0))
+            continue;
+          if (!func (track, s, user_data))
+            return;
+        }
+    }
+}
+
+guint32
+ks_track_slice_at (const KsTrack *track,
+                   gint64         t,
+                   guint          max_depth)
+{
+  guint32 found = KS_NO_INDEX;
+
+  g_return_val_if_fail (track != NULL, KS_NO_INDEX);
+
+  for (guint d = 0; d < track->max_depth && d <= max_depth; d++)
+    {
+      gint64 i = depth_last_starting_before (track, d, t);
+      guint32 s;
+
+      if (i < 0)
+        break;
+      s = track->by_depth[d][i];
+      if (track->end[s] > t || (track->end[s] == t && track->start[s] == t))
+        found = s;
+      else
+        break;
+    }
+
+  return found;
+}
+
+guint32
+ks_track_parent_slice (const KsTrack *track,
+                       guint32        slice)
+{
+  guint depth;
+  gint64 i;
+
+  g_return_val_if_fail (track != NULL, KS_NO_INDEX);
+  g_return_val_if_fail (slice < track->n_slices, KS_NO_INDEX);
+
+  depth = track->depth[slice];
+  if (depth == 0)
+    return KS_NO_INDEX;
+
+  i = depth_last_starting_before (track, depth - 1, track->start[slice]);
+  if (i < 0)
+    return KS_NO_INDEX;
+  return track->by_depth[depth - 1][i];
+}
+
+gint64
+ks_track_self_time (const KsTrack *track,
+                    guint32        slice)
+{
+  gint64 start, end, self;
+  guint depth;
+
+  g_return_val_if_fail (track != NULL, 0);
+  g_return_val_if_fail (slice < track->n_slices, 0);
+
+  start = track->start[slice];
+  end = track->end[slice];
+  self = end - start;
+  depth = track->depth[slice] + 1;
+
+  if (depth < track->max_depth)
+    {
+      const guint32 *idx = track->by_depth[depth];
+      guint32 n = track->n_by_depth[depth];
+      guint32 i = ks_track_depth_lower_bound (track, depth, start);
+
+      /* Children of a zero-length sibling before us end at start: skip. */
+      for (; i < n && track->start[idx[i]] < end; i++)
+        {
+          guint32 c = idx[i];
+
+          if (track->start[c] < start)
+            continue;
+          self -= MIN (track->end[c], end) - track->start[c];
+        }
+    }
+
+  return MAX (self, 0);
+}
