@@ -303,6 +303,29 @@ ks_trace_builder_set_metadata (KsTraceBuilder *self,
 }
 
 void
+ks_trace_builder_add_warning (KsTraceBuilder *self,
+                              const char     *format,
+                              ...)
+{
+  g_autofree char *text = NULL;
+  const char *old;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  old = g_hash_table_lookup (self->metadata, "warnings");
+  if (old != NULL)
+    {
+      g_autofree char *joined = g_strconcat (old, "\n", text, NULL);
+      ks_trace_builder_set_metadata (self, "warnings", joined);
+    }
+  else
+    ks_trace_builder_set_metadata (self, "warnings", text);
+}
+
+void
 ks_trace_builder_set_start_utc (KsTraceBuilder *self,
                                 gint64          utc_ns_of_clock_zero)
 {

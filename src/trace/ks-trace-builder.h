@@ -36,6 +36,11 @@ guint32         ks_trace_builder_add_args         (KsTraceBuilder   *self,
 void            ks_trace_builder_set_metadata     (KsTraceBuilder   *self,
                                                    const char       *key,
                                                    const char       *value);
+/* Something the reader skipped or repaired (a truncated file, unmatched
+ * B/E events...): collected in the "warnings" metadata, one per line. */
+void            ks_trace_builder_add_warning      (KsTraceBuilder   *self,
+                                                   const char       *format,
+                                                   ...) G_GNUC_PRINTF (2, 3);
 void            ks_trace_builder_set_start_utc    (KsTraceBuilder   *self,
                                                    gint64            utc_ns_of_clock_zero);
 /* Processes and threads are created on first use and found again by id. */
