@@ -269,6 +269,13 @@ ks_trace_builder_intern_len (KsTraceBuilder *self,
   return ks_trace_builder_intern (self, s);
 }
 
+const char *
+ks_trace_builder_get_string (KsTraceBuilder *self,
+                             guint32         id)
+{
+  return id < self->strings->len ? g_ptr_array_index (self->strings, id) : "";
+}
+
 guint32
 ks_trace_builder_add_args (KsTraceBuilder *self,
                            const char     *json,

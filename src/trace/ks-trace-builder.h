@@ -28,6 +28,9 @@ guint32         ks_trace_builder_intern           (KsTraceBuilder   *self,
 guint32         ks_trace_builder_intern_len       (KsTraceBuilder   *self,
                                                    const char       *str,
                                                    gsize             len);
+/* The text of an interned string id ("" when out of range). */
+const char     *ks_trace_builder_get_string       (KsTraceBuilder   *self,
+                                                   guint32           id);
 /* Args: a JSON object's text (copied), returns the value for KsTrack.args. */
 guint32         ks_trace_builder_add_args         (KsTraceBuilder   *self,
                                                    const char       *json,
