@@ -14,9 +14,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 root = sys.argv[1]
-path = os.path.join(root, 'flatpak', 'org.kinescope.Kinescope.json')
+path = os.path.abspath(os.path.join(root, 'flatpak', 'org.kinescope.Kinescope.json'))
 errors = []
 
 
@@ -85,8 +86,10 @@ need(app.get('buildsystem') == 'meson', 'the app is not built with meson')
 
 flatpak_builder = shutil.which('flatpak-builder')
 if flatpak_builder:
-    p = subprocess.run([flatpak_builder, '--show-manifest', path], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
+    # flatpak-builder makes its state folder in the working directory.
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run([flatpak_builder, '--show-manifest', path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, cwd=tmp)
     need(p.returncode == 0, 'flatpak-builder --show-manifest failed: ' + p.stderr)
     need('WARNING' not in p.stderr and 'CRITICAL' not in p.stderr,
          'flatpak-builder --show-manifest warns:\n' + p.stderr)
