@@ -1,0 +1,518 @@
+/* ks-analysis-gaps.c: idle gaps, their class (HTA's rule) and what the
+ * launching CPU thread was doing meanwhile
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+typedef struct
+{
+  Context *ctx;
+  gint64   r0;
+  gint64   r1;
+  gint64   sync_total;
+  guint32  sync_best;
+  gint64   sync_best_ov;
+  guint32  dl_best;
+  gint64   dl_best_ov;
+  guint32  osrt_best;
+  gint64   osrt_best_ov;
+  guint32  op_inner;            /* shortest operator covering half the region */
+  gint64   op_inner_dur;
+  guint32  py_inner;
+  gint64   py_inner_dur;
+  guint32  busiest;             /* operator/frame overlapping the region most */
+  gint64   busiest_ov;
+  gboolean busiest_is_op;
+} Probe;
+
+static inline gboolean
+covers_half (const Probe *p,
+             gint64       ov)
+{
+  return ov * 2 >= p->r1 - p->r0;
+}
+
+static gboolean
+probe_thread_cb (const KsTrack *track,
+                 guint32        s,
+                 gpointer       user_data)
+{
+  Probe *p = user_data;
+  gint64 ov = MIN (track->end[s], p->r1) - MAX (track->start[s], p->r0);
+  gint64 dur = track->end[s] - track->start[s];
+  guint8 flags = p->ctx->name_flags[track->name_id[s]];
+
+  if (ov <= 0)
+    return TRUE;
+
+  switch ((KsSliceKind)track->slice_kind[s])
+    {
+    case KS_SLICE_CUDA_RUNTIME:
+    case KS_SLICE_CUDA_DRIVER:
+      if (flags & NAME_SYNC)
+        {
+          p->sync_total += ov;
+          if (ov > p->sync_best_ov)
+            {
+              p->sync_best_ov = ov;
+              p->sync_best = s;
+            }
+        }
+      break;
+
+    case KS_SLICE_OSRT:
+      if (ov > p->osrt_best_ov)
+        {
+          p->osrt_best_ov = ov;
+          p->osrt_best = s;
+        }
+      break;
+
+    case KS_SLICE_CPU_OP:
+    case KS_SLICE_USER_ANNOTATION:
+    case KS_SLICE_GENERIC:
+      if (flags & NAME_DATALOADER)
+        {
+          if (ov > p->dl_best_ov)
+            {
+              p->dl_best_ov = ov;
+              p->dl_best = s;
+            }
+          break;
+        }
+      if (flags & NAME_PROFILER_STEP)
+        break;
+      if (covers_half (p, ov) && (p->op_inner == KS_NO_INDEX || dur < p->op_inner_dur))
+        {
+          p->op_inner = s;
+          p->op_inner_dur = dur;
+        }
+      if (ov > p->busiest_ov || (ov == p->busiest_ov && !p->busiest_is_op))
+        {
+          p->busiest_ov = ov;
+          p->busiest = s;
+          p->busiest_is_op = TRUE;
+        }
+      break;
+
+    case KS_SLICE_PYTHON:
+      if (covers_half (p, ov) && (p->py_inner == KS_NO_INDEX || dur < p->py_inner_dur))
+        {
+          p->py_inner = s;
+          p->py_inner_dur = dur;
+        }
+      if (ov > p->busiest_ov && !p->busiest_is_op)
+        {
+          p->busiest_ov = ov;
+          p->busiest = s;
+        }
+      break;
+
+    case KS_SLICE_NVTX:
+    case KS_SLICE_ASYNC:
+    case KS_SLICE_GPU_ANNOTATION:
+    case KS_SLICE_KERNEL:
+    case KS_SLICE_MEMCPY:
+    case KS_SLICE_MEMSET:
+    case KS_SLICE_SYNC:
+    case KS_N_SLICE_KINDS:
+    default:
+      break;
+    }
+
+  return TRUE;
+}
+
+typedef struct
+{
+  gint64  r0;
+  gint64  r1;
+  guint32 inner;
+  gint64  inner_dur;
+} NvtxProbe;
+
+static gboolean
+probe_nvtx_cb (const KsTrack *track,
+               guint32        s,
+               gpointer       user_data)
+{
+  NvtxProbe *p = user_data;
+  gint64 ov = MIN (track->end[s], p->r1) - MAX (track->start[s], p->r0);
+  gint64 dur = track->end[s] - track->start[s];
+
+  if (ov * 2 >= p->r1 - p->r0 && ov > 0 && (p->inner == KS_NO_INDEX || dur < p->inner_dur))
+    {
+      p->inner = s;
+      p->inner_dur = dur;
+    }
+  return TRUE;
+}
+
+static void
+attribute (Context *ctx,
+           KsGap   *gap,
+           gint64   r0,
+           gint64   r1)
+{
+  KsTrace *trace = ctx->trace;
+  const KsTrack *track;
+  guint32 track_id;
+  guint32 nvtx_track;
+  NvtxProbe np = { r0, r1, KS_NO_INDEX, 0 };
+  Probe p;
+
+  gap->cause = KS_GAP_CAUSE_UNKNOWN;
+  gap->cause_name = 0;
+  gap->cause_track = KS_NO_INDEX;
+  gap->cause_slice = KS_NO_INDEX;
+
+  if (gap->thread >= trace->n_threads)
+    return;
+  track_id = trace->threads[gap->thread].track;
+  if (track_id == KS_NO_INDEX)
+    return;
+  track = &trace->tracks[track_id];
+
+  memset (&p, 0, sizeof p);
+  p.ctx = ctx;
+  p.r0 = r0;
+  p.r1 = r1;
+  p.sync_best = p.dl_best = p.osrt_best = KS_NO_INDEX;
+  p.op_inner = p.py_inner = p.busiest = KS_NO_INDEX;
+  ks_track_foreach_in_range (track, r0, r1, probe_thread_cb, &p);
+
+  nvtx_track = ctx->nvtx_of_thread[gap->thread];
+  if (nvtx_track != KS_NO_INDEX)
+    ks_track_foreach_in_range (&trace->tracks[nvtx_track], r0, r1, probe_nvtx_cb, &np);
+
+#define SET_CAUSE(c, t, s)                          \
+  G_STMT_START {                                    \
+    gap->cause = (c);                               \
+    gap->cause_track = (t);                         \
+    gap->cause_slice = (s);                         \
+    gap->cause_name = trace->tracks[t].name_id[s];  \
+  } G_STMT_END
+
+  if (covers_half (&p, p.sync_total) && p.sync_best != KS_NO_INDEX)
+    SET_CAUSE (KS_GAP_CAUSE_SYNC, track_id, p.sync_best);
+  else if (p.dl_best != KS_NO_INDEX && covers_half (&p, p.dl_best_ov))
+    SET_CAUSE (KS_GAP_CAUSE_DATALOADER, track_id, p.dl_best);
+  else if (p.osrt_best != KS_NO_INDEX && covers_half (&p, p.osrt_best_ov))
+    SET_CAUSE (KS_GAP_CAUSE_OSRT, track_id, p.osrt_best);
+  else if (np.inner != KS_NO_INDEX && (p.op_inner == KS_NO_INDEX || np.inner_dur <= p.op_inner_dur))
+    SET_CAUSE (KS_GAP_CAUSE_NVTX, nvtx_track, np.inner);
+  else if (p.op_inner != KS_NO_INDEX)
+    SET_CAUSE (KS_GAP_CAUSE_OPERATOR, track_id, p.op_inner);
+  else if (p.py_inner != KS_NO_INDEX)
+    SET_CAUSE (KS_GAP_CAUSE_PYTHON, track_id, p.py_inner);
+  else if (p.busiest != KS_NO_INDEX)
+    SET_CAUSE (KS_GAP_CAUSE_CPU_BUSY, track_id, p.busiest);
+  else
+    gap->cause = KS_GAP_CAUSE_NO_CPU_ACTIVITY;
+
+#undef SET_CAUSE
+}
+
+/* The GPU work on @ds that starts first at or after @t. */
+static gboolean
+find_next_work (Context     *ctx,
+                DeviceState *ds,
+                gint64       t,
+                guint32     *out_track,
+                guint32     *out_slice)
+{
+  gint64 best = G_MAXINT64;
+
+  *out_track = *out_slice = KS_NO_INDEX;
+  for (guint i = 0; i < ds->streams->len; i++)
+    {
+      guint32 tid = g_array_index (ds->streams, guint32, i);
+      const KsTrack *track = &ctx->trace->tracks[tid];
+      guint32 lo = 0, hi = track->n_slices;
+
+      while (lo < hi)
+        {
+          guint32 mid = lo + (hi - lo) / 2;
+
+          if (track->start[mid] < t)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (; lo < track->n_slices && track->start[lo] < best; lo++)
+        if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[lo]))
+          {
+            best = track->start[lo];
+            *out_track = tid;
+            *out_slice = lo;
+            break;
+          }
+    }
+  return *out_track != KS_NO_INDEX;
+}
+
+/* The GPU work on @ds that ends last at or before @t. */
+static gboolean
+find_prev_work (Context     *ctx,
+                DeviceState *ds,
+                gint64       t,
+                guint32     *out_track,
+                guint32     *out_slice)
+{
+  gint64 best = G_MININT64;
+
+  *out_track = *out_slice = KS_NO_INDEX;
+  for (guint i = 0; i < ds->streams->len; i++)
+    {
+      guint32 tid = g_array_index (ds->streams, guint32, i);
+      const KsTrack *track = &ctx->trace->tracks[tid];
+
+      for (guint d = 0; d < track->max_depth; d++)
+        {
+          guint32 k = ks_track_depth_lower_bound (track, d, t);
+
+          while (k > 0)
+            {
+              guint32 s = track->by_depth[d][--k];
+
+              if (track->end[s] <= best)
+                break;
+              if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
+                {
+                  best = track->end[s];
+                  *out_track = tid;
+                  *out_slice = s;
+                  break;
+                }
+            }
+        }
+    }
+  return *out_track != KS_NO_INDEX;
+}
+
+static guint32
+launch_thread (Context *ctx,
+               guint32  track,
+               guint32  slice,
+               guint32 *launch_track,
+               guint32 *launch_slice)
+{
+  const guint32 *launch = ctx->launch_of_gpu[track];
+  const KsFlow *flow;
+
+  if (launch == NULL || launch[slice] == KS_NO_INDEX)
+    return KS_NO_INDEX;
+  flow = &ctx->trace->flows[launch[slice]];
+  if (launch_track != NULL)
+    {
+      *launch_track = flow->from_track;
+      *launch_slice = flow->from_slice;
+    }
+  return ctx->trace->tracks[flow->from_track].thread;
+}
+
+static void
+classify_gap (Context     *ctx,
+              DeviceState *ds,
+              KsGap       *gap)
+{
+  KsTrace *trace = ctx->trace;
+  gint64 r0 = gap->start, r1 = gap->end;
+
+  gap->klass = KS_GAP_OTHER;
+  gap->thread = KS_NO_INDEX;
+  gap->launch_track = gap->launch_slice = KS_NO_INDEX;
+
+  if (find_next_work (ctx, ds, gap->end, &gap->next_track, &gap->next_slice))
+    gap->thread = launch_thread (ctx, gap->next_track, gap->next_slice,
+                                 &gap->launch_track, &gap->launch_slice);
+
+  if (gap->launch_track != KS_NO_INDEX)
+    {
+      gint64 api_start = trace->tracks[gap->launch_track].start[gap->launch_slice];
+
+      if (api_start > gap->start)
+        {
+          gap->klass = KS_GAP_HOST_WAIT;
+          /* What kept the thread from starting the launch */
+          r1 = MIN (api_start, gap->end);
+        }
+      else if (gap->end - gap->start < KS_ANALYSIS_KERNEL_WAIT_NS)
+        gap->klass = KS_GAP_KERNEL_WAIT;
+    }
+  else
+    {
+      guint32 pt, ps;
+
+      /* Unknown launch: look at the thread that launched the work before. */
+      if (find_prev_work (ctx, ds, gap->start, &pt, &ps))
+        gap->thread = launch_thread (ctx, pt, ps, NULL, NULL);
+      if (gap->thread == KS_NO_INDEX)
+        for (guint i = 0; i < ctx->step_refs->len; i++)
+          {
+            const KsStep *step = &g_array_index (ctx->step_refs, KsStep, i);
+
+            if (step->start <= gap->start && step->end >= gap->end)
+              {
+                gap->thread = trace->tracks[step->track].thread;
+                break;
+              }
+          }
+    }
+
+  attribute (ctx, gap, r0, r1);
+}
+
+static int
+compare_gaps (gconstpointer a,
+              gconstpointer b)
+{
+  const KsGap *ga = a;
+  const KsGap *gb = b;
+
+  if (ga->start != gb->start)
+    return ga->start < gb->start ? -1 : 1;
+  return (ga->device > gb->device) - (ga->device < gb->device);
+}
+
+static int
+compare_by_duration (gconstpointer a,
+                     gconstpointer b,
+                     gpointer      user_data)
+{
+  const KsGap *gaps = user_data;
+  const KsGap *ga = &gaps[*(const guint *)a];
+  const KsGap *gb = &gaps[*(const guint *)b];
+  gint64 da = ga->end - ga->start;
+  gint64 db = gb->end - gb->start;
+
+  if (da != db)
+    return da > db ? -1 : 1;
+  if (ga->start != gb->start)
+    return ga->start < gb->start ? -1 : 1;
+  return (ga->device > gb->device) - (ga->device < gb->device);
+}
+
+static int
+compare_causes (gconstpointer a,
+                gconstpointer b)
+{
+  const KsGapCauseTotal *ca = a;
+  const KsGapCauseTotal *cb = b;
+
+  if (ca->total_ns != cb->total_ns)
+    return ca->total_ns > cb->total_ns ? -1 : 1;
+  if (ca->cause != cb->cause)
+    return ca->cause < cb->cause ? -1 : 1;
+  return (ca->name > cb->name) - (ca->name < cb->name);
+}
+
+void
+_ks_analysis_gaps (KsAnalysis *self,
+                   Context    *ctx)
+{
+  g_autoptr(GHashTable) causes = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 threshold = MAX (ctx->options.gap_threshold_ns, 0);
+  KsGap *gaps;
+
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
+      const KsRangeSet *a = &ds->activity;
+      guint j = 0;
+
+      for (guint w = 0; w < ds->window.n; w++)
+        {
+          gint64 w0 = ds->window.r[w].start;
+          gint64 w1 = ds->window.r[w].end;
+          gint64 cur = w0;
+
+          while (j < a->n && a->r[j].end <= w0)
+            j++;
+
+          for (;; j++)
+            {
+              gint64 next = (j < a->n && a->r[j].start < w1) ? a->r[j].start : w1;
+
+              if (next - cur > threshold)
+                {
+                  KsGap gap;
+
+                  memset (&gap, 0, sizeof gap);
+                  gap.start = cur;
+                  gap.end = next;
+                  gap.device = ds->device;
+                  g_array_append_val (self->gaps, gap);
+                }
+              if (!(j < a->n && a->r[j].start < w1))
+                break;
+              cur = MAX (cur, a->r[j].end);
+              if (a->r[j].end > w1)
+                break;
+            }
+        }
+    }
+
+  g_array_sort (self->gaps, compare_gaps);
+  gaps = (KsGap *)(gpointer)self->gaps->data;
+
+  for (guint i = 0; i < self->gaps->len; i++)
+    {
+      KsGap *gap = &gaps[i];
+      DeviceState *ds = _ks_context_find_device (ctx, gap->device);
+      KsGpuSummary *sum = (KsGpuSummary *)ks_analysis_get_gpu (self, gap->device);
+      gint64 dur = gap->end - gap->start;
+      KsGapCauseTotal *total;
+      gint64 key;
+
+      classify_gap (ctx, ds, gap);
+
+      sum->n_gaps++;
+      sum->gap_total_ns += dur;
+      sum->largest_gap_ns = MAX (sum->largest_gap_ns, dur);
+      sum->gap_class_ns[gap->klass] += dur;
+
+      key = ((gint64)gap->cause << 32) | gap->cause_name;
+      total = g_hash_table_lookup (causes, &key);
+      if (total == NULL)
+        {
+          g_array_append_val (keys, key);
+          total = g_new0 (KsGapCauseTotal, 1);
+          total->cause = gap->cause;
+          total->name = gap->cause_name;
+          g_hash_table_insert (causes, g_memdup2 (&key, sizeof key), total);
+        }
+      total->count++;
+      total->total_ns += dur;
+      total->largest_ns = MAX (total->largest_ns, dur);
+    }
+
+  for (guint i = 0; i < keys->len; i++)
+    {
+      gpointer orig_key, value;
+
+      g_hash_table_lookup_extended (causes, &g_array_index (keys, gint64, i), &orig_key, &value);
+      g_array_append_vals (self->gap_causes, value, 1);
+      g_free (orig_key);
+      g_free (value);
+    }
+  g_array_sort (self->gap_causes, compare_causes);
+
+  self->gaps_by_duration = g_new (guint, MAX (self->gaps->len, 1));
+  for (guint i = 0; i < self->gaps->len; i++)
+    self->gaps_by_duration[i] = i;
+  g_qsort_with_data (self->gaps_by_duration, self->gaps->len, sizeof (guint),
+                     compare_by_duration, gaps);
+}

@@ -1,0 +1,280 @@
+/* ks-analysis-memory.c: allocated/reserved curves, peaks, allocations
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+typedef struct
+{
+  gint32  device;
+  GArray *points;      /* KsMemoryPoint */
+  gint64  running;     /* sum of bytes, when the events carry no totals */
+  gint64  reserved;
+} CurveBuilder;
+
+static gboolean
+memory_device_wanted (Context *ctx,
+                      gint32   device)
+{
+  return ctx->options.device < 0 || ctx->options.device == device;
+}
+
+static guint64
+device_capacity (KsTrace *trace,
+                 gint32   device)
+{
+  for (guint32 i = 0; i < trace->n_gpus; i++)
+    if (trace->gpus[i].device == device)
+      return trace->gpus[i].total_memory;
+  return 0;
+}
+
+static int
+compare_curves (gconstpointer a,
+                gconstpointer b)
+{
+  const KsMemoryCurve *ca = a;
+  const KsMemoryCurve *cb = b;
+
+  /* GPUs first, host last */
+  if ((ca->device < 0) != (cb->device < 0))
+    return ca->device < 0 ? 1 : -1;
+  return (ca->device > cb->device) - (ca->device < cb->device);
+}
+
+static const KsCounter *
+find_counter (KsTrace    *trace,
+              gint32      device,
+              const char *word)
+{
+  for (guint32 i = 0; i < trace->n_counters; i++)
+    {
+      g_autofree char *lower = NULL;
+
+      if (trace->counters[i].device != device || trace->counters[i].n_samples == 0)
+        continue;
+      lower = g_ascii_strdown (ks_trace_string (trace, trace->counters[i].name), -1);
+      if (strstr (lower, word) != NULL && strstr (lower, "memory") != NULL)
+        return &trace->counters[i];
+    }
+  return NULL;
+}
+
+/* Curves from allocator counters, for GPUs whose trace has no memory events. */
+static void
+curve_from_counters (KsAnalysis *self,
+                     Context    *ctx,
+                     gint32      device)
+{
+  KsTrace *trace = ctx->trace;
+  const KsCounter *alloc = find_counter (trace, device, "allocated");
+  const KsCounter *resv = find_counter (trace, device, "reserved");
+  g_autoptr(GArray) points = NULL;
+  KsMemoryCurve curve;
+  guint i = 0, j = 0;
+  gint64 cur_a = 0, cur_r = -1;
+
+  if (alloc == NULL)
+    return;
+
+  points = g_array_new (FALSE, FALSE, sizeof (KsMemoryPoint));
+  memset (&curve, 0, sizeof curve);
+  curve.device = device;
+  curve.peak_reserved = -1;
+  curve.peak_thread = KS_NO_INDEX;
+  curve.total_memory = device_capacity (trace, device);
+
+  while (i < alloc->n_samples || (resv != NULL && j < resv->n_samples))
+    {
+      KsMemoryPoint p;
+
+      if (resv == NULL || j >= resv->n_samples ||
+          (i < alloc->n_samples && alloc->ts[i] <= resv->ts[j]))
+        {
+          p.ts = alloc->ts[i];
+          cur_a = (gint64)alloc->value[i++];
+        }
+      else
+        {
+          p.ts = resv->ts[j];
+          cur_r = (gint64)resv->value[j++];
+        }
+      p.allocated = cur_a;
+      p.reserved = cur_r;
+      if (p.allocated > curve.peak_allocated)
+        {
+          curve.peak_allocated = p.allocated;
+          curve.peak_allocated_ts = p.ts;
+        }
+      if (p.reserved > curve.peak_reserved)
+        {
+          curve.peak_reserved = p.reserved;
+          curve.peak_reserved_ts = p.ts;
+        }
+      g_array_append_val (points, p);
+    }
+
+  curve.n_points = points->len;
+  curve.points = (KsMemoryPoint *)(gpointer)g_array_free (g_steal_pointer (&points), FALSE);
+  g_array_append_val (self->memory, curve);
+}
+
+void
+_ks_analysis_memory (KsAnalysis *self,
+                     Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  g_autoptr(GArray) builders = g_array_new (FALSE, TRUE, sizeof (CurveBuilder));
+  g_autoptr(GHashTable) live = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                      (GDestroyNotify)g_bytes_unref, NULL);
+
+  for (guint32 e = 0; e < trace->n_memory_events; e++)
+    {
+      const KsMemoryEvent *ev = &trace->memory_events[e];
+      CurveBuilder *cb = NULL;
+      KsMemoryPoint p;
+      struct { gint64 device; guint64 address; } key;
+      g_autoptr(GBytes) kbytes = NULL;
+
+      if (!memory_device_wanted (ctx, ev->device))
+        continue;
+
+      for (guint i = 0; i < builders->len; i++)
+        if (g_array_index (builders, CurveBuilder, i).device == ev->device)
+          cb = &g_array_index (builders, CurveBuilder, i);
+      if (cb == NULL)
+        {
+          CurveBuilder fresh = { 0 };
+
+          fresh.device = ev->device;
+          fresh.points = g_array_new (FALSE, FALSE, sizeof (KsMemoryPoint));
+          fresh.reserved = -1;
+          g_array_append_val (builders, fresh);
+          cb = &g_array_index (builders, CurveBuilder, builders->len - 1);
+        }
+
+      cb->running += ev->bytes;
+      p.ts = ev->ts;
+      p.allocated = ev->total_allocated >= 0 ? ev->total_allocated : cb->running;
+      if (ev->total_reserved >= 0)
+        cb->reserved = ev->total_reserved;
+      p.reserved = cb->reserved;
+      g_array_append_val (cb->points, p);
+
+      /* Allocations, matched with their free by device and address */
+      memset (&key, 0, sizeof key);
+      key.device = ev->device;
+      key.address = ev->address;
+      kbytes = g_bytes_new (&key, sizeof key);
+      if (ev->bytes > 0)
+        {
+          KsAllocation a;
+          guint32 op = _ks_context_operator_at (ctx, ev->thread, ev->ts);
+
+          memset (&a, 0, sizeof a);
+          a.device = ev->device;
+          a.address = ev->address;
+          a.bytes = ev->bytes;
+          a.alloc_ts = ev->ts;
+          a.free_ts = -1;
+          a.lifetime_ns = -1;
+          a.thread = ev->thread;
+          if (op != KS_NO_INDEX)
+            a.operator_name = trace->tracks[trace->threads[ev->thread].track].name_id[op];
+          g_array_append_val (self->allocations, a);
+          g_hash_table_replace (live, g_steal_pointer (&kbytes), GUINT_TO_POINTER (self->allocations->len));
+        }
+      else if (ev->bytes < 0)
+        {
+          gpointer idx = g_hash_table_lookup (live, kbytes);
+
+          if (idx != NULL)
+            {
+              KsAllocation *a = &g_array_index (self->allocations, KsAllocation, GPOINTER_TO_UINT (idx) - 1);
+
+              a->free_ts = ev->ts;
+              a->lifetime_ns = ev->ts - a->alloc_ts;
+              g_hash_table_remove (live, kbytes);
+            }
+        }
+    }
+
+  for (guint i = 0; i < builders->len; i++)
+    {
+      CurveBuilder *cb = &g_array_index (builders, CurveBuilder, i);
+      const KsMemoryPoint *pts = (const KsMemoryPoint *)(gpointer)cb->points->data;
+      KsMemoryCurve curve;
+      guint peak = 0;
+
+      memset (&curve, 0, sizeof curve);
+      curve.device = cb->device;
+      curve.peak_reserved = -1;
+      curve.peak_thread = KS_NO_INDEX;
+      curve.total_memory = cb->device >= 0 ? device_capacity (trace, cb->device) : 0;
+
+      for (guint k = 0; k < cb->points->len; k++)
+        {
+          if (pts[k].allocated > pts[peak].allocated)
+            peak = k;
+          if (pts[k].reserved > curve.peak_reserved)
+            {
+              curve.peak_reserved = pts[k].reserved;
+              curve.peak_reserved_ts = pts[k].ts;
+            }
+        }
+      if (cb->points->len > 0)
+        {
+          guint seen = 0;
+
+          curve.peak_allocated = pts[peak].allocated;
+          curve.peak_allocated_ts = pts[peak].ts;
+
+          /* The event behind the peak point: the (peak + 1)-th event of this device */
+          for (guint32 e = 0; e < trace->n_memory_events; e++)
+            {
+              const KsMemoryEvent *ev = &trace->memory_events[e];
+
+              if (ev->device != cb->device)
+                continue;
+              if (seen++ == peak)
+                {
+                  guint32 op = _ks_context_operator_at (ctx, ev->thread, ev->ts);
+
+                  curve.peak_thread = ev->thread;
+                  if (op != KS_NO_INDEX)
+                    curve.peak_operator = trace->tracks[trace->threads[ev->thread].track].name_id[op];
+                  break;
+                }
+            }
+        }
+
+      curve.n_points = cb->points->len;
+      curve.points = (KsMemoryPoint *)(gpointer)g_array_free (cb->points, FALSE);
+      cb->points = NULL;
+      g_array_append_val (self->memory, curve);
+    }
+
+  /* GPUs without memory events: allocator counters, if any */
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      gint32 device = g_array_index (ctx->devices, DeviceState, d).device;
+      gboolean have = FALSE;
+
+      for (guint i = 0; i < self->memory->len; i++)
+        if (g_array_index (self->memory, KsMemoryCurve, i).device == device)
+          have = TRUE;
+      if (!have)
+        curve_from_counters (self, ctx, device);
+    }
+
+  g_array_sort (self->memory, compare_curves);
+}

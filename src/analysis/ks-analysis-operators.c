@@ -1,0 +1,373 @@
+/* ks-analysis-operators.c: operator and kernel tables
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+#define STACK_DEPTH 256
+
+typedef struct
+{
+  guint32     name;
+  const char *dims;
+  gsize       len;
+} ShapeKey;
+
+static guint
+shape_key_hash (gconstpointer p)
+{
+  const ShapeKey *k = p;
+  guint h = k->name * 2654435761u;
+
+  for (gsize i = 0; i < k->len; i++)
+    h = h * 31 + (guchar)k->dims[i];
+  return h;
+}
+
+static gboolean
+shape_key_equal (gconstpointer a,
+                 gconstpointer b)
+{
+  const ShapeKey *ka = a;
+  const ShapeKey *kb = b;
+
+  return ka->name == kb->name && ka->len == kb->len && memcmp (ka->dims, kb->dims, ka->len) == 0;
+}
+
+/* Whether an "Input type" list says float32 and nothing of lower precision. */
+static void
+input_precision (const char *args,
+                 gboolean   *fp32,
+                 gboolean   *lowp)
+{
+  gsize len;
+  const char *types = ks_args_find (args, "Input type", &len);
+  g_autofree char *text = NULL;
+
+  *fp32 = *lowp = FALSE;
+  if (types == NULL)
+    return;
+  text = g_strndup (types, len);
+  *lowp = strstr (text, "Half") != NULL || strstr (text, "BFloat16") != NULL;
+  *fp32 = !*lowp && strstr (text, "\"float\"") != NULL;
+}
+
+static int
+compare_operators (gconstpointer a,
+                   gconstpointer b)
+{
+  const KsOperatorStats *oa = a;
+  const KsOperatorStats *ob = b;
+
+  if (oa->device_total_ns != ob->device_total_ns)
+    return oa->device_total_ns > ob->device_total_ns ? -1 : 1;
+  if (oa->host_total_ns != ob->host_total_ns)
+    return oa->host_total_ns > ob->host_total_ns ? -1 : 1;
+  if (oa->name != ob->name)
+    return oa->name < ob->name ? -1 : 1;
+  if (oa->input_dims == NULL || ob->input_dims == NULL)
+    return (oa->input_dims != NULL) - (ob->input_dims != NULL);
+  return strcmp (oa->input_dims, ob->input_dims);
+}
+
+static void
+count_call (KsOperatorStats *op,
+            gint64           dur)
+{
+  op->calls++;
+  op->host_total_ns += dur;
+  op->host_self_ns += dur;
+}
+
+void
+_ks_analysis_operators (KsAnalysis *self,
+                        Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  g_autofree guint32 *by_name = g_new0 (guint32, MAX (trace->n_strings, 1)); /* index + 1 */
+  g_autoptr(GHashTable) by_shape = g_hash_table_new_full (shape_key_hash, shape_key_equal, g_free, NULL);
+  g_autoptr(GArray) longest_name = g_array_new (FALSE, TRUE, sizeof (gint64));
+  g_autoptr(GArray) longest_shape = g_array_new (FALSE, TRUE, sizeof (gint64));
+  GArray *longest[2] = { longest_name, longest_shape };
+  GArray *ops_name = self->operators[KS_OPERATOR_BY_NAME];
+  GArray *ops_shape = self->operators[KS_OPERATOR_BY_NAME_AND_SHAPE];
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+      const guint32 *launch = ctx->launch_of_cpu[t];
+      guint32 group_name[STACK_DEPTH];
+      guint32 group_shape[STACK_DEPTH];
+      gint16 near_op[STACK_DEPTH];     /* depth of the nearest operator at or above, -1 */
+      gint16 tc_root[STACK_DEPTH];     /* depth of the outermost eligible operator, -1 */
+      gboolean tc_fp32[STACK_DEPTH];
+      guint32 stack[STACK_DEPTH];
+      guint32 last_tc_root = KS_NO_INDEX;
+
+      if (track->kind != KS_TRACK_THREAD)
+        continue;
+
+      for (guint32 s = 0; s < track->n_slices; s++)
+        {
+          guint d = track->depth[s];
+          gint16 parent_op = d > 0 ? near_op[d - 1] : -1;
+          gint16 parent_tc = d > 0 ? tc_root[d - 1] : -1;
+          KsSliceKind kind = track->slice_kind[s];
+          gint64 dur = track->end[s] - track->start[s];
+
+          if (d >= STACK_DEPTH)
+            continue;
+          stack[d] = s;
+          near_op[d] = parent_op;
+          tc_root[d] = parent_tc;
+          tc_fp32[d] = d > 0 ? tc_fp32[d - 1] : FALSE;
+
+          if (kind == KS_SLICE_CPU_OP)
+            {
+              const char *args = ks_trace_slice_args (trace, track, s);
+              guint32 name = track->name_id[s];
+              ShapeKey key;
+              gpointer found;
+              gsize len = 0;
+              KsOperatorStats *op;
+              guint gi;
+
+              /* by name */
+              if (by_name[name] == 0)
+                {
+                  KsOperatorStats fresh = { 0 };
+                  gint64 zero = -1;
+
+                  fresh.name = name;
+                  fresh.longest_track = KS_NO_INDEX;
+                  fresh.longest_slice = KS_NO_INDEX;
+                  g_array_append_val (ops_name, fresh);
+                  g_array_append_val (longest[0], zero);
+                  by_name[name] = ops_name->len;
+                }
+              gi = by_name[name] - 1;
+              op = &g_array_index (ops_name, KsOperatorStats, gi);
+              count_call (op, dur);
+              if (dur > g_array_index (longest[0], gint64, gi))
+                {
+                  g_array_index (longest[0], gint64, gi) = dur;
+                  op->longest_track = t;
+                  op->longest_slice = s;
+                }
+              group_name[d] = gi;
+
+              /* by name and input shapes */
+              key.name = name;
+              key.dims = ks_args_find (args, "Input Dims", &len);
+              key.len = key.dims ? len : 0;
+              if (key.dims == NULL)
+                key.dims = "";
+              if (!g_hash_table_lookup_extended (by_shape, &key, NULL, &found))
+                {
+                  KsOperatorStats fresh = { 0 };
+                  ShapeKey *stored = g_new (ShapeKey, 1);
+                  gint64 zero = -1;
+
+                  fresh.name = name;
+                  fresh.input_dims = g_string_chunk_insert_len (self->strings, key.dims, key.len);
+                  fresh.longest_track = KS_NO_INDEX;
+                  fresh.longest_slice = KS_NO_INDEX;
+                  g_array_append_val (ops_shape, fresh);
+                  g_array_append_val (longest[1], zero);
+                  stored->name = name;
+                  stored->dims = fresh.input_dims;
+                  stored->len = key.len;
+                  found = GUINT_TO_POINTER (ops_shape->len);
+                  g_hash_table_insert (by_shape, stored, found);
+                }
+              gi = GPOINTER_TO_UINT (found) - 1;
+              op = &g_array_index (ops_shape, KsOperatorStats, gi);
+              count_call (op, dur);
+              if (dur > g_array_index (longest[1], gint64, gi))
+                {
+                  g_array_index (longest[1], gint64, gi) = dur;
+                  op->longest_track = t;
+                  op->longest_slice = s;
+                }
+              group_shape[d] = gi;
+
+              if (parent_op >= 0)
+                {
+                  g_array_index (ops_name, KsOperatorStats, group_name[parent_op]).host_self_ns -= dur;
+                  g_array_index (ops_shape, KsOperatorStats, group_shape[parent_op]).host_self_ns -= dur;
+                }
+              near_op[d] = d;
+
+              if (parent_tc < 0 && (ctx->name_flags[name] & NAME_TC_ELIGIBLE))
+                {
+                  gboolean fp32, lowp;
+
+                  input_precision (args, &fp32, &lowp);
+                  tc_root[d] = d;
+                  tc_fp32[d] = fp32;
+                  if (lowp)
+                    ctx->tc_lowp_calls++;
+                }
+            }
+          else if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
+                   launch != NULL && launch[s] != KS_NO_INDEX)
+            {
+              const KsFlow *flow = &trace->flows[launch[s]];
+              const KsTrack *gpu = &trace->tracks[flow->to_track];
+              gint64 gd = gpu->end[flow->to_slice] - gpu->start[flow->to_slice];
+              gint16 od = parent_op;
+
+              if (!_ks_context_device_wanted (ctx, gpu->device))
+                continue;
+
+              if (od >= 0)
+                {
+                  ctx->op_device_ns += gd;
+                  g_array_index (ops_name, KsOperatorStats, group_name[od]).device_self_ns += gd;
+                  g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_self_ns += gd;
+                }
+              while (od >= 0)
+                {
+                  g_array_index (ops_name, KsOperatorStats, group_name[od]).device_total_ns += gd;
+                  g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_total_ns += gd;
+                  od = od > 0 ? near_op[od - 1] : -1;
+                }
+
+              if (parent_tc >= 0 && tc_fp32[d])
+                {
+                  guint32 root = stack[parent_tc];
+
+                  ctx->tc_fp32_device_ns += gd;
+                  if (root != last_tc_root)
+                    {
+                      KsTimeRange r = { track->start[root], track->end[root] };
+
+                      g_array_append_val (ctx->tc_ranges, r);
+                      last_tc_root = root;
+                    }
+                }
+            }
+        }
+    }
+
+  g_array_sort (ops_name, compare_operators);
+  g_array_sort (ops_shape, compare_operators);
+}
+
+/* Kernels */
+
+static int
+compare_kernels (gconstpointer a,
+                 gconstpointer b)
+{
+  const KsKernelStats *ka = a;
+  const KsKernelStats *kb = b;
+
+  if (ka->total_ns != kb->total_ns)
+    return ka->total_ns > kb->total_ns ? -1 : 1;
+  return (ka->name > kb->name) - (ka->name < kb->name);
+}
+
+void
+_ks_analysis_kernels (KsAnalysis *self,
+                      Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  g_autofree guint32 *by_name = g_new0 (guint32, MAX (trace->n_strings, 1));
+  g_autoptr(GArray) occ_weight = g_array_new (FALSE, TRUE, sizeof (double));
+  g_autoptr(GArray) occ_sum = g_array_new (FALSE, TRUE, sizeof (double));
+  gint64 all = 0;
+
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
+
+      for (guint i = 0; i < ds->streams->len; i++)
+        {
+          guint32 t = g_array_index (ds->streams, guint32, i);
+          const KsTrack *track = &trace->tracks[t];
+
+          for (guint32 s = 0; s < track->n_slices; s++)
+            {
+              gint64 dur = track->end[s] - track->start[s];
+              const char *args;
+              KsKernelStats *k;
+              double occ;
+              guint gi;
+
+              if (track->slice_kind[s] != KS_SLICE_KERNEL)
+                continue;
+
+              if (by_name[track->name_id[s]] == 0)
+                {
+                  KsKernelStats fresh = { 0 };
+                  double zero = 0;
+
+                  fresh.name = track->name_id[s];
+                  fresh.min_ns = G_MAXINT64;
+                  fresh.occupancy_pct = -1;
+                  if (track->gpu != NULL)
+                    {
+                      memcpy (fresh.grid, track->gpu[s].kernel.grid, sizeof fresh.grid);
+                      memcpy (fresh.block, track->gpu[s].kernel.block, sizeof fresh.block);
+                      fresh.registers = track->gpu[s].kernel.registers;
+                    }
+                  fresh.longest_track = t;
+                  fresh.longest_slice = s;
+                  g_array_append_val (self->kernels, fresh);
+                  g_array_append_val (occ_weight, zero);
+                  g_array_append_val (occ_sum, zero);
+                  by_name[track->name_id[s]] = self->kernels->len;
+                }
+              gi = by_name[track->name_id[s]] - 1;
+              k = &g_array_index (self->kernels, KsKernelStats, gi);
+
+              k->calls++;
+              k->total_ns += dur;
+              if (dur < k->min_ns)
+                k->min_ns = dur;
+              if (dur > k->max_ns)
+                {
+                  k->max_ns = dur;
+                  k->longest_track = t;
+                  k->longest_slice = s;
+                }
+              if (track->gpu != NULL && !k->config_varies &&
+                  (memcmp (k->grid, track->gpu[s].kernel.grid, sizeof k->grid) != 0 ||
+                   memcmp (k->block, track->gpu[s].kernel.block, sizeof k->block) != 0 ||
+                   k->registers != track->gpu[s].kernel.registers))
+                k->config_varies = TRUE;
+
+              args = ks_trace_slice_args (trace, track, s);
+              if (args != NULL && ks_args_get_double (args, "est. achieved occupancy %", &occ))
+                {
+                  g_array_index (occ_weight, double, gi) += dur;
+                  g_array_index (occ_sum, double, gi) += occ * dur;
+                }
+              all += dur;
+            }
+        }
+    }
+
+  for (guint i = 0; i < self->kernels->len; i++)
+    {
+      KsKernelStats *k = &g_array_index (self->kernels, KsKernelStats, i);
+      double w = g_array_index (occ_weight, double, i);
+
+      k->mean_ns = (double)k->total_ns / k->calls;
+      k->share = all > 0 ? (double)k->total_ns / all : 0;
+      if (w > 0)
+        k->occupancy_pct = g_array_index (occ_sum, double, i) / w;
+    }
+
+  g_array_sort (self->kernels, compare_kernels);
+}

@@ -1,0 +1,403 @@
+/* ks-analysis-overview.c: GPU busy time, window, utilization, launch
+ * latency and the step-time breakdown
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+#define MAX_UTIL_BUCKETS 200
+
+/* @set |= the union of @kinds over @tracks (sealed afterwards). */
+static void
+union_of_tracks (Context       *ctx,
+                 const guint32 *tracks,
+                 guint          n_tracks,
+                 guint32        kinds,
+                 guint8         need_flags,
+                 guint8         skip_flags,
+                 KsRangeSet    *set)
+{
+  for (guint i = 0; i < n_tracks; i++)
+    {
+      const KsTrack *track = &ctx->trace->tracks[tracks[i]];
+      KsRangeSet one, merged;
+
+      ks_range_set_init (&one);
+      if (need_flags == 0 && skip_flags == 0)
+        {
+          ks_range_set_add_track (&one, track, kinds);
+        }
+      else
+        {
+          gint64 cur_s = 0, cur_e = 0;
+          gboolean open = FALSE;
+
+          for (guint32 s = 0; s < track->n_slices; s++)
+            {
+              guint8 flags;
+
+              if (!(kinds & KIND_BIT (track->slice_kind[s])))
+                continue;
+              flags = ctx->name_flags[track->name_id[s]];
+              if ((flags & need_flags) != need_flags || (flags & skip_flags) != 0)
+                continue;
+              if (track->end[s] <= track->start[s])
+                continue;
+              if (open && track->start[s] <= cur_e)
+                {
+                  cur_e = MAX (cur_e, track->end[s]);
+                  continue;
+                }
+              if (open)
+                ks_range_set_add (&one, cur_s, cur_e);
+              cur_s = track->start[s];
+              cur_e = track->end[s];
+              open = TRUE;
+            }
+          if (open)
+            ks_range_set_add (&one, cur_s, cur_e);
+        }
+
+      if (set->n == 0)
+        {
+          ks_range_set_clear (set);
+          *set = one;
+          continue;
+        }
+      ks_range_set_seal (&one);
+      ks_range_set_union (set, &one, &merged);
+      ks_range_set_clear (set);
+      ks_range_set_clear (&one);
+      *set = merged;
+    }
+  ks_range_set_seal (set);
+}
+
+static gboolean
+group_in (GArray  *groups,
+          guint32  group)
+{
+  for (guint i = 0; i < groups->len; i++)
+    if (g_array_index (groups, guint32, i) == group)
+      return TRUE;
+  return FALSE;
+}
+
+static gint64
+nice_bucket (gint64 extent)
+{
+  gint64 unit = 1000;
+
+  for (;;)
+    {
+      static const int mult[] = { 1, 2, 5 };
+
+      for (guint i = 0; i < G_N_ELEMENTS (mult); i++)
+        if (unit * mult[i] * MAX_UTIL_BUCKETS >= extent)
+          return unit * mult[i];
+      unit *= 10;
+    }
+}
+
+static void
+latency_finish (KsLaunchLatency *lat,
+                GArray          *values)
+{
+  gint64 *v = (gint64 *)(gpointer)values->data;
+  gsize n = values->len;
+  const gint64 *edges = ks_analysis_latency_bucket_edges (NULL);
+  double sum = 0;
+
+  lat->count = n;
+  if (n == 0)
+    return;
+
+  lat->min_ns = G_MAXINT64;
+  lat->max_ns = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      guint lo = 0, hi = KS_LATENCY_N_BUCKETS;
+
+      sum += v[i];
+      lat->min_ns = MIN (lat->min_ns, v[i]);
+      lat->max_ns = MAX (lat->max_ns, v[i]);
+      /* last edge <= v */
+      while (hi - lo > 1)
+        {
+          guint mid = (lo + hi) / 2;
+
+          if (edges[mid] <= v[i])
+            lo = mid;
+          else
+            hi = mid;
+        }
+      lat->histogram[lo]++;
+    }
+  lat->mean_ns = sum / n;
+  lat->p50_ns = _ks_select_nth (v, n, (n - 1) * 50 / 100);
+  lat->p90_ns = _ks_select_nth (v, n, (n - 1) * 90 / 100);
+  lat->p99_ns = _ks_select_nth (v, n, (n - 1) * 99 / 100);
+}
+
+void
+_ks_analysis_overview (KsAnalysis *self,
+                       Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  g_autoptr(GArray) all_latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint32 busy_kinds = KIND_BIT (KS_SLICE_KERNEL);
+
+  if (ctx->options.busy_includes_copies)
+    busy_kinds = GPU_WORK_KINDS;
+
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
+      const guint32 *streams = (const guint32 *)(gpointer)ds->streams->data;
+      g_autoptr(GArray) latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+      KsGpuSummary sum;
+
+      memset (&sum, 0, sizeof sum);
+      sum.device = ds->device;
+
+      for (guint32 i = 0; i < trace->n_gpus; i++)
+        if (trace->gpus[i].device == ds->device)
+          {
+            sum.name = trace->gpus[i].name;
+            sum.total_memory = trace->gpus[i].total_memory;
+          }
+
+      union_of_tracks (ctx, streams, ds->streams->len, KIND_BIT (KS_SLICE_KERNEL), 0, 0, &ds->kernels);
+      union_of_tracks (ctx, streams, ds->streams->len, busy_kinds, 0, 0, &ds->busy);
+      union_of_tracks (ctx, streams, ds->streams->len, GPU_WORK_KINDS, 0, 0, &ds->activity);
+
+      for (guint i = 0; i < ds->streams->len; i++)
+        {
+          guint32 t = streams[i];
+          const KsTrack *track = &trace->tracks[t];
+          const guint32 *launch = ctx->launch_of_gpu[t];
+
+          for (guint32 s = 0; s < track->n_slices; s++)
+            {
+              gint64 dur = track->end[s] - track->start[s];
+
+              switch ((KsSliceKind)track->slice_kind[s])
+                {
+                case KS_SLICE_KERNEL:
+                  sum.n_kernels++;
+                  sum.kernel_time_ns += dur;
+                  if (launch != NULL && launch[s] != KS_NO_INDEX)
+                    {
+                      const KsFlow *flow = &trace->flows[launch[s]];
+                      gint64 api_end = trace->tracks[flow->from_track].end[flow->from_slice];
+                      gint64 lat = track->start[s] - api_end;
+
+                      if (lat < 0)
+                        {
+                          lat = 0;
+                          sum.latency.n_clamped++;
+                        }
+                      g_array_append_val (latencies, lat);
+                    }
+                  break;
+                case KS_SLICE_MEMCPY:
+                  sum.n_memcpy++;
+                  sum.memcpy_time_ns += dur;
+                  break;
+                case KS_SLICE_MEMSET:
+                  sum.n_memset++;
+                  sum.memset_time_ns += dur;
+                  break;
+                case KS_SLICE_GENERIC:
+                case KS_SLICE_CPU_OP:
+                case KS_SLICE_PYTHON:
+                case KS_SLICE_USER_ANNOTATION:
+                case KS_SLICE_CUDA_RUNTIME:
+                case KS_SLICE_CUDA_DRIVER:
+                case KS_SLICE_NVTX:
+                case KS_SLICE_OSRT:
+                case KS_SLICE_ASYNC:
+                case KS_SLICE_GPU_ANNOTATION:
+                case KS_SLICE_SYNC:
+                case KS_N_SLICE_KINDS:
+                default:
+                  break;
+                }
+            }
+        }
+
+      /* The window: this device's process group's ProfilerStep spans */
+      for (guint i = 0; i < ctx->step_refs->len; i++)
+        {
+          const KsStep *step = &g_array_index (ctx->step_refs, KsStep, i);
+
+          if (group_in (ds->groups, trace->tracks[step->track].group))
+            ks_range_set_add (&ds->window, step->start, step->end);
+        }
+      sum.window_is_steps = ds->window.n > 0;
+      if (!sum.window_is_steps && ds->activity.n > 0)
+        ks_range_set_add (&ds->window, ds->activity.r[0].start, ds->activity.r[ds->activity.n - 1].end);
+      ks_range_set_seal (&ds->window);
+
+      sum.busy_ns = ks_range_set_total (&ds->busy);
+      sum.window_ns = ks_range_set_total (&ds->window);
+      sum.busy_in_window_ns = ks_range_set_measure_set (&ds->busy, &ds->window);
+      sum.busy_pct = sum.window_ns > 0 ? 100.0 * sum.busy_in_window_ns / sum.window_ns : 0.0;
+
+      if (ds->window.n > 0)
+        {
+          gint64 extent;
+
+          sum.window_start = ds->window.r[0].start;
+          sum.window_end = ds->window.r[ds->window.n - 1].end;
+          extent = sum.window_end - sum.window_start;
+          sum.util_start = sum.window_start;
+          sum.util_bucket_ns = nice_bucket (extent);
+          sum.n_util = (guint)((extent + sum.util_bucket_ns - 1) / sum.util_bucket_ns);
+          sum.util = g_new0 (double, MAX (sum.n_util, 1));
+          for (guint b = 0; b < sum.n_util; b++)
+            {
+              gint64 b0 = sum.util_start + b * sum.util_bucket_ns;
+              gint64 b1 = MIN (b0 + sum.util_bucket_ns, sum.window_end);
+
+              if (b1 > b0)
+                sum.util[b] = (double)ks_range_set_measure (&ds->busy, b0, b1) / (b1 - b0);
+            }
+        }
+
+      g_array_append_vals (all_latencies, latencies->data, latencies->len);
+      self->latency.n_clamped += sum.latency.n_clamped;
+      latency_finish (&sum.latency, latencies);
+
+      g_array_append_val (self->gpus, sum);
+    }
+
+  latency_finish (&self->latency, all_latencies);
+}
+
+/* Step breakdown */
+
+typedef struct
+{
+  guint32    process;
+  KsRangeSet cum[KS_N_STEP_PARTS - 1];   /* cumulative unions, part 0..5 */
+} StepSets;
+
+static void
+step_sets_build (Context  *ctx,
+                 StepSets *sets,
+                 guint32   process)
+{
+  KsTrace *trace = ctx->trace;
+  g_autoptr(GArray) streams = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint32 group = trace->processes[process].group;
+  KsRangeSet parts[KS_N_STEP_PARTS - 1];
+
+  sets->process = process;
+
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
+
+      for (guint i = 0; i < ds->streams->len; i++)
+        {
+          guint32 t = g_array_index (ds->streams, guint32, i);
+
+          if (trace->tracks[t].group == group)
+            g_array_append_val (streams, t);
+        }
+    }
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_THREAD && trace->tracks[t].process == process)
+      g_array_append_val (threads, t);
+
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    ks_range_set_init (&parts[i]);
+
+  union_of_tracks (ctx, (guint32 *)(gpointer)streams->data, streams->len,
+                   KIND_BIT (KS_SLICE_KERNEL), 0, 0, &parts[KS_STEP_KERNEL]);
+  union_of_tracks (ctx, (guint32 *)(gpointer)streams->data, streams->len,
+                   KIND_BIT (KS_SLICE_MEMCPY), 0, 0, &parts[KS_STEP_MEMCPY]);
+  union_of_tracks (ctx, (guint32 *)(gpointer)streams->data, streams->len,
+                   KIND_BIT (KS_SLICE_MEMSET), 0, 0, &parts[KS_STEP_MEMSET]);
+  union_of_tracks (ctx, (guint32 *)(gpointer)threads->data, threads->len,
+                   KIND_BIT (KS_SLICE_CUDA_RUNTIME) | KIND_BIT (KS_SLICE_CUDA_DRIVER), 0, 0,
+                   &parts[KS_STEP_RUNTIME]);
+  union_of_tracks (ctx, (guint32 *)(gpointer)threads->data, threads->len,
+                   KIND_BIT (KS_SLICE_CPU_OP) | KIND_BIT (KS_SLICE_USER_ANNOTATION) | KIND_BIT (KS_SLICE_GENERIC),
+                   NAME_DATALOADER, 0, &parts[KS_STEP_DATALOADER]);
+  union_of_tracks (ctx, (guint32 *)(gpointer)threads->data, threads->len,
+                   KIND_BIT (KS_SLICE_CPU_OP) | KIND_BIT (KS_SLICE_USER_ANNOTATION),
+                   0, NAME_PROFILER_STEP, &parts[KS_STEP_CPU_EXEC]);
+
+  sets->cum[0] = parts[0];
+  for (guint i = 1; i < G_N_ELEMENTS (parts); i++)
+    {
+      ks_range_set_union (&sets->cum[i - 1], &parts[i], &sets->cum[i]);
+      ks_range_set_clear (&parts[i]);
+    }
+}
+
+void
+_ks_analysis_steps (KsAnalysis *self,
+                    Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  g_autoptr(GArray) all_sets = g_array_new (FALSE, TRUE, sizeof (StepSets));
+
+  for (guint i = 0; i < ctx->step_refs->len; i++)
+    {
+      KsStep step = g_array_index (ctx->step_refs, KsStep, i);
+      const KsTrack *track = &trace->tracks[step.track];
+      StepSets *sets = NULL;
+      gint64 prev = 0;
+
+      /* Steps of processes whose GPUs were filtered out are left out. */
+      if (ctx->options.device >= 0)
+        {
+          gboolean wanted = FALSE;
+
+          for (guint d = 0; d < ctx->devices->len; d++)
+            if (group_in (g_array_index (ctx->devices, DeviceState, d).groups, track->group))
+              wanted = TRUE;
+          if (!wanted)
+            continue;
+        }
+
+      for (guint j = 0; j < all_sets->len; j++)
+        if (g_array_index (all_sets, StepSets, j).process == track->process)
+          sets = &g_array_index (all_sets, StepSets, j);
+      if (sets == NULL && track->process != KS_NO_INDEX)
+        {
+          g_array_set_size (all_sets, all_sets->len + 1);
+          sets = &g_array_index (all_sets, StepSets, all_sets->len - 1);
+          step_sets_build (ctx, sets, track->process);
+        }
+      if (sets == NULL)
+        continue;
+
+      for (guint p = 0; p < KS_N_STEP_PARTS - 1; p++)
+        {
+          gint64 m = ks_range_set_measure (&sets->cum[p], step.start, step.end);
+
+          step.parts[p] = m - prev;
+          prev = m;
+        }
+      step.parts[KS_STEP_OTHER] = (step.end - step.start) - prev;
+      g_array_append_val (self->steps, step);
+    }
+
+  for (guint j = 0; j < all_sets->len; j++)
+    for (guint p = 0; p < KS_N_STEP_PARTS - 1; p++)
+      ks_range_set_clear (&g_array_index (all_sets, StepSets, j).cum[p]);
+}

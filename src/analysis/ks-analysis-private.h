@@ -1,0 +1,160 @@
+/* ks-analysis-private.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-analysis.h"
+
+G_BEGIN_DECLS
+
+/* Sorted, disjoint, non-empty time ranges with prefix sums of their
+ * lengths, so the covered length of any span is two binary searches. */
+typedef struct
+{
+  KsTimeRange *r;
+  gint64      *cum;      /* cum[i] = length of r[0..i), n + 1 entries once sealed */
+  guint        n;
+  guint        cap;
+} KsRangeSet;
+
+void     ks_range_set_init        (KsRangeSet       *set);
+void     ks_range_set_clear       (KsRangeSet       *set);
+/* Appends a range starting at or after the previous one's start; merges. */
+void     ks_range_set_add         (KsRangeSet       *set,
+                                   gint64            start,
+                                   gint64            end);
+/* Computes the prefix sums; call once after the last add. */
+void     ks_range_set_seal        (KsRangeSet       *set);
+gint64   ks_range_set_total       (const KsRangeSet *set);
+/* Covered length within [t0, t1); the set must be sealed. */
+gint64   ks_range_set_measure     (const KsRangeSet *set,
+                                   gint64            t0,
+                                   gint64            t1);
+/* Covered length of @a within the ranges of @b (both sealed). */
+gint64   ks_range_set_measure_set (const KsRangeSet *a,
+                                   const KsRangeSet *b);
+/* @out = @a ∪ @b, sealed. */
+void     ks_range_set_union       (const KsRangeSet *a,
+                                   const KsRangeSet *b,
+                                   KsRangeSet       *out);
+/* Adds the union of the slices of @track whose kind bit is set in @kinds. */
+void     ks_range_set_add_track   (KsRangeSet       *set,
+                                   const KsTrack    *track,
+                                   guint32           kinds);
+
+#define KIND_BIT(k) (1u << (k))
+#define GPU_WORK_KINDS (KIND_BIT (KS_SLICE_KERNEL) | KIND_BIT (KS_SLICE_MEMCPY) | KIND_BIT (KS_SLICE_MEMSET))
+
+/* The text of the value of top-level @key in the JSON object @json, with
+ * its length, or NULL. Strings are returned without their quotes. */
+const char *ks_args_find          (const char       *json,
+                                   const char       *key,
+                                   gsize            *len);
+gboolean    ks_args_get_int       (const char       *json,
+                                   const char       *key,
+                                   gint64           *value);
+gboolean    ks_args_get_double    (const char       *json,
+                                   const char       *key,
+                                   double           *value);
+
+/* Per string id: what the name means to the analyses. */
+enum
+{
+  NAME_SYNC           = 1 << 0,  /* a synchronizing CUDA call */
+  NAME_DATALOADER     = 1 << 1,  /* enumerate(DataLoader)... */
+  NAME_PROFILER_STEP  = 1 << 2,  /* ProfilerStep#N */
+  NAME_TC_ELIGIBLE    = 1 << 3,  /* operator that could run on tensor cores */
+  NAME_MEMCPY_ASYNC   = 1 << 4,  /* cudaMemcpy*Async / cuMemcpy*Async */
+  NAME_PAGEABLE       = 1 << 5,  /* a memcpy name that says Pageable */
+};
+
+typedef struct
+{
+  gint32      device;
+  GArray     *streams;          /* guint32 stream track indexes */
+  GArray     *groups;           /* guint32 groups of those tracks */
+  KsRangeSet  kernels;          /* union of kernel intervals */
+  KsRangeSet  busy;             /* kernels, plus copies when asked */
+  KsRangeSet  activity;         /* kernels, memcpy and memset */
+  KsRangeSet  window;
+} DeviceState;
+
+typedef struct
+{
+  KsTrace                  *trace;
+  KsAnalysisOptions         options;
+  GCancellable             *cancellable;
+  KsProgress               *progress;
+
+  guint8                   *name_flags;     /* per string id */
+  guint32                  *nvtx_of_thread; /* thread -> NVTX track or KS_NO_INDEX */
+  /* per track: for stream tracks, slice -> launch flow index (or
+   * KS_NO_INDEX); NULL for others */
+  guint32                 **launch_of_gpu;
+  /* per track: for thread tracks, slice -> launch flow index; NULL else */
+  guint32                 **launch_of_cpu;
+
+  GArray                   *devices;        /* DeviceState */
+  GArray                   *step_refs;      /* KsStep (name, track, slice, start, end only) */
+
+  /* Filled by the operators pass for the advice rules */
+  gint64                    op_device_ns;     /* GPU time launched under any operator */
+  gint64                    tc_fp32_device_ns;/* ... under tensor-core-eligible float32 operators */
+  guint64                   tc_lowp_calls;    /* eligible calls with half/bfloat16 inputs */
+  GArray                   *tc_ranges;        /* KsTimeRange of eligible float32 calls that launched work */
+} Context;
+
+struct _KsAnalysis
+{
+  GObject            parent_instance;
+
+  KsAnalysisOptions  options;
+
+  GArray            *gpus;          /* KsGpuSummary */
+  GArray            *steps;         /* KsStep */
+  GArray            *gaps;          /* KsGap */
+  guint             *gaps_by_duration;
+  GArray            *gap_causes;    /* KsGapCauseTotal */
+  GArray            *operators[2];  /* KsOperatorStats per grouping */
+  GStringChunk      *strings;       /* input dims texts */
+  GArray            *kernels;       /* KsKernelStats */
+  KsLaunchLatency    latency;
+  GArray            *memory;        /* KsMemoryCurve */
+  GArray            *allocations;   /* KsAllocation */
+  GArray            *advice;        /* KsAdvice */
+};
+
+void     _ks_analysis_overview    (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_steps       (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_gaps        (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_operators   (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_kernels     (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_memory      (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_advice      (KsAnalysis       *self,
+                                   Context          *ctx);
+
+/* Helpers shared by the passes. */
+gboolean _ks_context_device_wanted (Context         *ctx,
+                                    gint32           device);
+DeviceState *_ks_context_find_device (Context       *ctx,
+                                      gint32         device);
+/* The innermost cpu_op enclosing @ts on the thread's track, or KS_NO_INDEX. */
+guint32  _ks_context_operator_at  (Context          *ctx,
+                                   guint32           thread,
+                                   gint64            ts);
+/* The k-th smallest of @values (reorders them). */
+gint64   _ks_select_nth           (gint64           *values,
+                                   gsize             n,
+                                   gsize             k);
+
+G_END_DECLS

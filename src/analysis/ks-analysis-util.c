@@ -1,0 +1,387 @@
+/* ks-analysis-util.c: time range sets, argument lookup, selection
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+void
+ks_range_set_init (KsRangeSet *set)
+{
+  memset (set, 0, sizeof *set);
+}
+
+void
+ks_range_set_clear (KsRangeSet *set)
+{
+  g_clear_pointer (&set->r, g_free);
+  g_clear_pointer (&set->cum, g_free);
+  set->n = set->cap = 0;
+}
+
+void
+ks_range_set_add (KsRangeSet *set,
+                  gint64      start,
+                  gint64      end)
+{
+  if (end <= start)
+    return;
+
+  if (set->n > 0 && start <= set->r[set->n - 1].end)
+    {
+      if (end > set->r[set->n - 1].end)
+        set->r[set->n - 1].end = end;
+      return;
+    }
+
+  if (set->n == set->cap)
+    {
+      set->cap = MAX (16, set->cap * 2);
+      set->r = g_renew (KsTimeRange, set->r, set->cap);
+    }
+  set->r[set->n].start = start;
+  set->r[set->n].end = end;
+  set->n++;
+}
+
+void
+ks_range_set_seal (KsRangeSet *set)
+{
+  g_free (set->cum);
+  set->cum = g_new (gint64, set->n + 1);
+  set->cum[0] = 0;
+  for (guint i = 0; i < set->n; i++)
+    set->cum[i + 1] = set->cum[i] + (set->r[i].end - set->r[i].start);
+}
+
+gint64
+ks_range_set_total (const KsRangeSet *set)
+{
+  return set->cum != NULL ? set->cum[set->n] : 0;
+}
+
+/* First range whose end is after @t. */
+static guint
+first_ending_after (const KsRangeSet *set,
+                    gint64            t)
+{
+  guint lo = 0, hi = set->n;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (set->r[mid].end > t)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  return lo;
+}
+
+gint64
+ks_range_set_measure (const KsRangeSet *set,
+                      gint64            t0,
+                      gint64            t1)
+{
+  guint lo, hi;
+  gint64 total;
+
+  g_assert (set->cum != NULL);
+
+  if (t1 <= t0 || set->n == 0)
+    return 0;
+
+  lo = first_ending_after (set, t0);
+  /* hi: first range starting at or after t1 */
+  {
+    guint a = lo, b = set->n;
+
+    while (a < b)
+      {
+        guint mid = a + (b - a) / 2;
+
+        if (set->r[mid].start < t1)
+          a = mid + 1;
+        else
+          b = mid;
+      }
+    hi = a;
+  }
+
+  if (hi <= lo)
+    return 0;
+
+  total = set->cum[hi] - set->cum[lo];
+  if (set->r[lo].start < t0)
+    total -= t0 - set->r[lo].start;
+  if (set->r[hi - 1].end > t1)
+    total -= set->r[hi - 1].end - t1;
+  return total;
+}
+
+gint64
+ks_range_set_measure_set (const KsRangeSet *a,
+                          const KsRangeSet *b)
+{
+  gint64 total = 0;
+
+  for (guint i = 0; i < b->n; i++)
+    total += ks_range_set_measure (a, b->r[i].start, b->r[i].end);
+  return total;
+}
+
+void
+ks_range_set_union (const KsRangeSet *a,
+                    const KsRangeSet *b,
+                    KsRangeSet       *out)
+{
+  guint i = 0, j = 0;
+
+  ks_range_set_init (out);
+  while (i < a->n || j < b->n)
+    {
+      const KsTimeRange *r;
+
+      if (j >= b->n || (i < a->n && a->r[i].start <= b->r[j].start))
+        r = &a->r[i++];
+      else
+        r = &b->r[j++];
+      ks_range_set_add (out, r->start, r->end);
+    }
+  ks_range_set_seal (out);
+}
+
+void
+ks_range_set_add_track (KsRangeSet    *set,
+                        const KsTrack *track,
+                        guint32        kinds)
+{
+  gint64 cur_start = 0, cur_end = 0;
+  gboolean open = FALSE;
+
+  /* Slices are sorted by start, so a running maximum of the ends gives
+   * the union whatever their nesting. */
+  for (guint32 i = 0; i < track->n_slices; i++)
+    {
+      gint64 s, e;
+
+      if (!(kinds & KIND_BIT (track->slice_kind[i])))
+        continue;
+      s = track->start[i];
+      e = track->end[i];
+      if (e <= s)
+        continue;
+      if (open && s <= cur_end)
+        {
+          if (e > cur_end)
+            cur_end = e;
+          continue;
+        }
+      if (open)
+        ks_range_set_add (set, cur_start, cur_end);
+      cur_start = s;
+      cur_end = e;
+      open = TRUE;
+    }
+  if (open)
+    ks_range_set_add (set, cur_start, cur_end);
+}
+
+/* Arguments */
+
+static const char *
+skip_ws (const char *p)
+{
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+    p++;
+  return p;
+}
+
+/* Past the string starting at the quote @p. */
+static const char *
+skip_string (const char *p)
+{
+  p++;
+  while (*p && *p != '"')
+    {
+      if (*p == '\\' && p[1])
+        p++;
+      p++;
+    }
+  return *p ? p + 1 : p;
+}
+
+/* Past the value starting at @p. */
+static const char *
+skip_value (const char *p)
+{
+  int depth = 0;
+
+  if (*p == '"')
+    return skip_string (p);
+
+  while (*p)
+    {
+      if (*p == '"')
+        {
+          p = skip_string (p);
+          continue;
+        }
+      if (*p == '[' || *p == '{')
+        depth++;
+      else if (*p == ']' || *p == '}')
+        {
+          if (depth == 0)
+            return p;
+          depth--;
+          if (depth == 0)
+            return p + 1;
+        }
+      else if (*p == ',' && depth == 0)
+        return p;
+      p++;
+    }
+  return p;
+}
+
+const char *
+ks_args_find (const char *json,
+              const char *key,
+              gsize      *len)
+{
+  gsize key_len;
+  const char *p;
+
+  if (json == NULL)
+    return NULL;
+
+  key_len = strlen (key);
+  p = skip_ws (json);
+  if (*p != '{')
+    return NULL;
+  p++;
+
+  for (;;)
+    {
+      const char *name, *name_end, *value, *value_end;
+
+      p = skip_ws (p);
+      if (*p != '"')
+        return NULL;
+      name = p + 1;
+      p = skip_string (p);
+      name_end = p - 1;
+      p = skip_ws (p);
+      if (*p != ':')
+        return NULL;
+      p = skip_ws (p + 1);
+      value = p;
+      value_end = skip_value (p);
+
+      if ((gsize)(name_end - name) == key_len && memcmp (name, key, key_len) == 0)
+        {
+          while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\n'))
+            value_end--;
+          if (*value == '"' && value_end - value >= 2)
+            {
+              value++;
+              value_end--;
+            }
+          if (len != NULL)
+            *len = value_end - value;
+          return value;
+        }
+
+      p = skip_ws (value_end);
+      if (*p != ',')
+        return NULL;
+      p++;
+    }
+}
+
+gboolean
+ks_args_get_int (const char *json,
+                 const char *key,
+                 gint64     *value)
+{
+  double d;
+
+  if (!ks_args_get_double (json, key, &d))
+    return FALSE;
+  *value = (gint64)d;
+  return TRUE;
+}
+
+gboolean
+ks_args_get_double (const char *json,
+                    const char *key,
+                    double     *value)
+{
+  gsize len;
+  const char *v = ks_args_find (json, key, &len);
+  char buf[64];
+  char *end;
+
+  if (v == NULL || len == 0 || len >= sizeof buf)
+    return FALSE;
+  memcpy (buf, v, len);
+  buf[len] = 0;
+  *value = g_ascii_strtod (buf, &end);
+  return end != buf;
+}
+
+/* Selection (Hoare's quickselect with median-of-three pivots) */
+
+gint64
+_ks_select_nth (gint64 *v,
+                gsize   n,
+                gsize   k)
+{
+  gsize lo = 0, hi = n - 1;
+
+  g_assert (n > 0 && k < n);
+
+  while (hi > lo)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      gint64 a = v[lo], b = v[mid], c = v[hi];
+      gint64 pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+      gsize i = lo, j = hi;
+
+      while (i <= j)
+        {
+          while (v[i] < pivot)
+            i++;
+          while (v[j] > pivot)
+            j--;
+          if (i <= j)
+            {
+              gint64 t = v[i];
+
+              v[i] = v[j];
+              v[j] = t;
+              i++;
+              if (j == 0)
+                break;
+              j--;
+            }
+        }
+      if (k <= j)
+        hi = j;
+      else if (k >= i)
+        lo = i;
+      else
+        return v[k];
+    }
+  return v[k];
+}

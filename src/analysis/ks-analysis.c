@@ -1,0 +1,910 @@
+/* ks-analysis.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+G_DEFINE_FINAL_TYPE (KsAnalysis, ks_analysis, G_TYPE_OBJECT)
+
+/* At most this many option sets are cached per trace; the oldest goes. */
+#define CACHE_SIZE 8
+
+static GMutex cache_mutex;
+static GQuark cache_quark;
+
+static void
+advice_clear (gpointer data)
+{
+  KsAdvice *advice = data;
+
+  g_free (advice->title);
+  g_free (advice->text);
+  g_free (advice->evidence);
+  g_free (advice->ranges);
+}
+
+static void
+ks_analysis_finalize (GObject *object)
+{
+  KsAnalysis *self = (KsAnalysis *)object;
+
+  if (self->gpus != NULL)
+    for (guint i = 0; i < self->gpus->len; i++)
+      g_free (g_array_index (self->gpus, KsGpuSummary, i).util);
+  if (self->memory != NULL)
+    for (guint i = 0; i < self->memory->len; i++)
+      g_free (g_array_index (self->memory, KsMemoryCurve, i).points);
+
+  g_clear_pointer (&self->gpus, g_array_unref);
+  g_clear_pointer (&self->steps, g_array_unref);
+  g_clear_pointer (&self->gaps, g_array_unref);
+  g_clear_pointer (&self->gaps_by_duration, g_free);
+  g_clear_pointer (&self->gap_causes, g_array_unref);
+  g_clear_pointer (&self->operators[0], g_array_unref);
+  g_clear_pointer (&self->operators[1], g_array_unref);
+  g_clear_pointer (&self->strings, g_string_chunk_free);
+  g_clear_pointer (&self->kernels, g_array_unref);
+  g_clear_pointer (&self->memory, g_array_unref);
+  g_clear_pointer (&self->allocations, g_array_unref);
+  g_clear_pointer (&self->advice, g_array_unref);
+
+  G_OBJECT_CLASS (ks_analysis_parent_class)->finalize (object);
+}
+
+static void
+ks_analysis_class_init (KsAnalysisClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ks_analysis_finalize;
+  cache_quark = g_quark_from_static_string ("ks-analysis-cache");
+}
+
+static void
+ks_analysis_init (KsAnalysis *self)
+{
+  self->gpus = g_array_new (FALSE, TRUE, sizeof (KsGpuSummary));
+  self->steps = g_array_new (FALSE, TRUE, sizeof (KsStep));
+  self->gaps = g_array_new (FALSE, TRUE, sizeof (KsGap));
+  self->gap_causes = g_array_new (FALSE, TRUE, sizeof (KsGapCauseTotal));
+  self->operators[0] = g_array_new (FALSE, TRUE, sizeof (KsOperatorStats));
+  self->operators[1] = g_array_new (FALSE, TRUE, sizeof (KsOperatorStats));
+  self->strings = g_string_chunk_new (4096);
+  self->kernels = g_array_new (FALSE, TRUE, sizeof (KsKernelStats));
+  self->memory = g_array_new (FALSE, TRUE, sizeof (KsMemoryCurve));
+  self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
+  self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
+  g_array_set_clear_func (self->advice, advice_clear);
+}
+
+void
+ks_analysis_options_init (KsAnalysisOptions *options)
+{
+  g_return_if_fail (options != NULL);
+
+  memset (options, 0, sizeof *options);
+  options->gap_threshold_ns = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS;
+  options->busy_includes_copies = FALSE;
+  options->device = -1;
+}
+
+static gboolean
+options_equal (const KsAnalysisOptions *a,
+               const KsAnalysisOptions *b)
+{
+  return a->gap_threshold_ns == b->gap_threshold_ns &&
+         !!a->busy_includes_copies == !!b->busy_includes_copies &&
+         a->device == b->device;
+}
+
+/* Context */
+
+static gboolean
+has_prefix_any (const char         *s,
+                const char * const *prefixes)
+{
+  for (guint i = 0; prefixes[i] != NULL; i++)
+    if (g_str_has_prefix (s, prefixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static guint8
+classify_name (const char *s)
+{
+  static const char * const sync_names[] = {
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", NULL
+  };
+  static const char * const tc_names[] = {
+    "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm",
+    "aten::matmul", "aten::linear", "aten::conv1d", "aten::conv2d", "aten::conv3d",
+    "aten::convolution", "aten::_convolution", "aten::cudnn_convolution",
+    "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+    NULL
+  };
+  guint8 flags = 0;
+
+  if (has_prefix_any (s, sync_names))
+    flags |= NAME_SYNC;
+  /* cudaMemcpy, cudaMemcpy2D, cuMemcpyDtoH_v2...: the synchronous copies */
+  if (g_str_has_prefix (s, "cudaMemcpy") || g_str_has_prefix (s, "cuMemcpy"))
+    {
+      if (strstr (s, "Async") != NULL)
+        flags |= NAME_MEMCPY_ASYNC;
+      else
+        flags |= NAME_SYNC;
+    }
+  if (g_str_has_prefix (s, "enumerate(DataLoader)"))
+    flags |= NAME_DATALOADER;
+  if (g_str_has_prefix (s, "ProfilerStep#"))
+    flags |= NAME_PROFILER_STEP;
+  for (guint i = 0; tc_names[i] != NULL; i++)
+    if (strcmp (s, tc_names[i]) == 0)
+      flags |= NAME_TC_ELIGIBLE;
+  if (g_str_has_prefix (s, "Memcpy") && strstr (s, "Pageable") != NULL)
+    flags |= NAME_PAGEABLE;
+
+  return flags;
+}
+
+static int
+compare_steps (gconstpointer a,
+               gconstpointer b)
+{
+  const KsStep *sa = a;
+  const KsStep *sb = b;
+
+  if (sa->start != sb->start)
+    return sa->start < sb->start ? -1 : 1;
+  return (sa->end > sb->end) - (sa->end < sb->end);
+}
+
+static int
+compare_devices (gconstpointer a,
+                 gconstpointer b)
+{
+  const DeviceState *da = a;
+  const DeviceState *db = b;
+
+  return (da->device > db->device) - (da->device < db->device);
+}
+
+gboolean
+_ks_context_device_wanted (Context *ctx,
+                           gint32   device)
+{
+  return device >= 0 && (ctx->options.device < 0 || ctx->options.device == device);
+}
+
+DeviceState *
+_ks_context_find_device (Context *ctx,
+                         gint32   device)
+{
+  for (guint i = 0; i < ctx->devices->len; i++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, i);
+
+      if (ds->device == device)
+        return ds;
+    }
+  return NULL;
+}
+
+static DeviceState *
+ensure_device (Context *ctx,
+               gint32   device)
+{
+  DeviceState *ds = _ks_context_find_device (ctx, device);
+  DeviceState fresh;
+
+  if (ds != NULL)
+    return ds;
+
+  memset (&fresh, 0, sizeof fresh);
+  fresh.device = device;
+  fresh.streams = g_array_new (FALSE, FALSE, sizeof (guint32));
+  fresh.groups = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ks_range_set_init (&fresh.kernels);
+  ks_range_set_init (&fresh.busy);
+  ks_range_set_init (&fresh.activity);
+  ks_range_set_init (&fresh.window);
+  g_array_append_val (ctx->devices, fresh);
+  return &g_array_index (ctx->devices, DeviceState, ctx->devices->len - 1);
+}
+
+static void
+context_init (Context                 *ctx,
+              KsTrace                 *trace,
+              const KsAnalysisOptions *options,
+              KsProgress              *progress,
+              GCancellable            *cancellable)
+{
+  memset (ctx, 0, sizeof *ctx);
+  ctx->trace = trace;
+  ctx->options = *options;
+  ctx->progress = progress;
+  ctx->cancellable = cancellable;
+
+  ctx->name_flags = g_new0 (guint8, MAX (trace->n_strings, 1));
+  for (guint32 i = 1; i < trace->n_strings; i++)
+    ctx->name_flags[i] = classify_name (trace->strings[i]);
+
+  ctx->nvtx_of_thread = g_new (guint32, MAX (trace->n_threads, 1));
+  for (guint32 i = 0; i < trace->n_threads; i++)
+    ctx->nvtx_of_thread[i] = KS_NO_INDEX;
+
+  ctx->launch_of_gpu = g_new0 (guint32 *, MAX (trace->n_tracks, 1));
+  ctx->launch_of_cpu = g_new0 (guint32 *, MAX (trace->n_tracks, 1));
+  ctx->devices = g_array_new (FALSE, TRUE, sizeof (DeviceState));
+  ctx->step_refs = g_array_new (FALSE, TRUE, sizeof (KsStep));
+  ctx->tc_ranges = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind == KS_TRACK_NVTX && track->thread < trace->n_threads)
+        ctx->nvtx_of_thread[track->thread] = t;
+
+      if (track->kind == KS_TRACK_STREAM && _ks_context_device_wanted (ctx, track->device))
+        {
+          DeviceState *ds = ensure_device (ctx, track->device);
+          gboolean seen = FALSE;
+
+          g_array_append_val (ds->streams, t);
+          for (guint i = 0; i < ds->groups->len; i++)
+            if (g_array_index (ds->groups, guint32, i) == track->group)
+              seen = TRUE;
+          if (!seen)
+            g_array_append_val (ds->groups, track->group);
+        }
+
+      if (track->kind == KS_TRACK_THREAD)
+        {
+          for (guint32 i = 0; i < track->n_slices; i++)
+            {
+              KsStep step;
+
+              if (!(ctx->name_flags[track->name_id[i]] & NAME_PROFILER_STEP))
+                continue;
+              memset (&step, 0, sizeof step);
+              step.name = track->name_id[i];
+              step.track = t;
+              step.slice = i;
+              step.start = track->start[i];
+              step.end = track->end[i];
+              g_array_append_val (ctx->step_refs, step);
+            }
+        }
+    }
+
+  for (guint32 i = 0; i < trace->n_gpus; i++)
+    if (_ks_context_device_wanted (ctx, trace->gpus[i].device))
+      ensure_device (ctx, trace->gpus[i].device);
+
+  g_array_sort (ctx->devices, compare_devices);
+  g_array_sort (ctx->step_refs, compare_steps);
+
+  for (guint32 f = 0; f < trace->n_flows; f++)
+    {
+      const KsFlow *flow = &trace->flows[f];
+      const KsTrack *to, *from;
+
+      if (flow->kind != KS_FLOW_LAUNCH)
+        continue;
+      to = &trace->tracks[flow->to_track];
+      from = &trace->tracks[flow->from_track];
+      if (to->kind != KS_TRACK_STREAM || from->kind != KS_TRACK_THREAD)
+        continue;
+
+      if (ctx->launch_of_gpu[flow->to_track] == NULL)
+        {
+          ctx->launch_of_gpu[flow->to_track] = g_new (guint32, MAX (to->n_slices, 1));
+          memset (ctx->launch_of_gpu[flow->to_track], 0xff, sizeof (guint32) * MAX (to->n_slices, 1));
+        }
+      if (ctx->launch_of_cpu[flow->from_track] == NULL)
+        {
+          ctx->launch_of_cpu[flow->from_track] = g_new (guint32, MAX (from->n_slices, 1));
+          memset (ctx->launch_of_cpu[flow->from_track], 0xff, sizeof (guint32) * MAX (from->n_slices, 1));
+        }
+      ctx->launch_of_gpu[flow->to_track][flow->to_slice] = f;
+      ctx->launch_of_cpu[flow->from_track][flow->from_slice] = f;
+    }
+}
+
+static void
+context_clear (Context *ctx)
+{
+  for (guint32 t = 0; t < ctx->trace->n_tracks; t++)
+    {
+      g_free (ctx->launch_of_gpu[t]);
+      g_free (ctx->launch_of_cpu[t]);
+    }
+  g_free (ctx->launch_of_gpu);
+  g_free (ctx->launch_of_cpu);
+  g_free (ctx->name_flags);
+  g_free (ctx->nvtx_of_thread);
+
+  for (guint i = 0; i < ctx->devices->len; i++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, i);
+
+      g_array_unref (ds->streams);
+      g_array_unref (ds->groups);
+      ks_range_set_clear (&ds->kernels);
+      ks_range_set_clear (&ds->busy);
+      ks_range_set_clear (&ds->activity);
+      ks_range_set_clear (&ds->window);
+    }
+  g_array_unref (ctx->devices);
+  g_array_unref (ctx->step_refs);
+  g_array_unref (ctx->tc_ranges);
+}
+
+guint32
+_ks_context_operator_at (Context *ctx,
+                         guint32  thread,
+                         gint64   ts)
+{
+  const KsTrack *track;
+  guint32 s;
+
+  if (thread >= ctx->trace->n_threads || ctx->trace->threads[thread].track == KS_NO_INDEX)
+    return KS_NO_INDEX;
+
+  track = &ctx->trace->tracks[ctx->trace->threads[thread].track];
+  s = ks_track_slice_at (track, ts, G_MAXUINT);
+  while (s != KS_NO_INDEX && track->slice_kind[s] != KS_SLICE_CPU_OP)
+    s = ks_track_parent_slice (track, s);
+  return s;
+}
+
+/* Computing */
+
+static void
+set_progress (Context    *ctx,
+              double      fraction,
+              const char *message)
+{
+  if (ctx->progress == NULL)
+    return;
+  ks_progress_set_fraction (ctx->progress, fraction);
+  ks_progress_set_message (ctx->progress, message);
+}
+
+static KsAnalysis *
+compute (KsTrace                  *trace,
+         const KsAnalysisOptions  *options,
+         KsProgress               *progress,
+         GCancellable             *cancellable,
+         GError                  **error)
+{
+  g_autoptr(KsAnalysis) self = g_object_new (KS_TYPE_ANALYSIS, NULL);
+  static const struct {
+    void (*pass) (KsAnalysis *, Context *);
+    const char *message;
+  } passes[] = {
+    { _ks_analysis_overview, N_("Measuring GPU busy time") },
+    { _ks_analysis_steps, N_("Breaking down steps") },
+    { _ks_analysis_gaps, N_("Finding idle gaps") },
+    { _ks_analysis_operators, N_("Summing operators") },
+    { _ks_analysis_kernels, N_("Summing kernels") },
+    { _ks_analysis_memory, N_("Following memory") },
+    { _ks_analysis_advice, N_("Checking advice rules") },
+  };
+  Context ctx;
+
+  self->options = *options;
+  context_init (&ctx, trace, options, progress, cancellable);
+
+  for (guint i = 0; i < G_N_ELEMENTS (passes); i++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          context_clear (&ctx);
+          return NULL;
+        }
+      set_progress (&ctx, (double)i / G_N_ELEMENTS (passes), _(passes[i].message));
+      passes[i].pass (self, &ctx);
+    }
+
+  set_progress (&ctx, 1.0, NULL);
+  context_clear (&ctx);
+  return g_steal_pointer (&self);
+}
+
+static GPtrArray *
+get_cache (KsTrace *trace)
+{
+  GPtrArray *cache;
+
+  g_type_ensure (KS_TYPE_ANALYSIS);
+  cache = g_object_get_qdata (G_OBJECT (trace), cache_quark);
+  if (cache == NULL)
+    {
+      cache = g_ptr_array_new_with_free_func (g_object_unref);
+      g_object_set_qdata_full (G_OBJECT (trace), cache_quark, cache,
+                               (GDestroyNotify)g_ptr_array_unref);
+    }
+  return cache;
+}
+
+KsAnalysis *
+ks_analysis_lookup_cached (KsTrace                 *trace,
+                           const KsAnalysisOptions *options)
+{
+  KsAnalysisOptions defaults;
+  KsAnalysis *found = NULL;
+  GPtrArray *cache;
+
+  g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
+
+  if (options == NULL)
+    {
+      ks_analysis_options_init (&defaults);
+      options = &defaults;
+    }
+
+  g_mutex_lock (&cache_mutex);
+  cache = get_cache (trace);
+  for (guint i = 0; i < cache->len; i++)
+    {
+      KsAnalysis *a = g_ptr_array_index (cache, i);
+
+      if (options_equal (&a->options, options))
+        {
+          found = g_object_ref (a);
+          break;
+        }
+    }
+  g_mutex_unlock (&cache_mutex);
+
+  return found;
+}
+
+/**
+ * ks_analysis_compute:
+ *
+ * Returns: (transfer full): the analysis, or %NULL when cancelled.
+ */
+KsAnalysis *
+ks_analysis_compute (KsTrace                  *trace,
+                     const KsAnalysisOptions  *options,
+                     KsProgress               *progress,
+                     GCancellable             *cancellable,
+                     GError                  **error)
+{
+  KsAnalysisOptions defaults;
+  KsAnalysis *analysis;
+  GPtrArray *cache;
+
+  g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+
+  if (options == NULL)
+    {
+      ks_analysis_options_init (&defaults);
+      options = &defaults;
+    }
+
+  analysis = ks_analysis_lookup_cached (trace, options);
+  if (analysis != NULL)
+    return analysis;
+
+  analysis = compute (trace, options, progress, cancellable, error);
+  if (analysis == NULL)
+    return NULL;
+
+  g_mutex_lock (&cache_mutex);
+  cache = get_cache (trace);
+  for (guint i = 0; i < cache->len; i++)
+    {
+      KsAnalysis *a = g_ptr_array_index (cache, i);
+
+      /* Another thread finished the same options first: share its result. */
+      if (options_equal (&a->options, options))
+        {
+          g_object_unref (analysis);
+          analysis = g_object_ref (a);
+          g_mutex_unlock (&cache_mutex);
+          return analysis;
+        }
+    }
+  if (cache->len >= CACHE_SIZE)
+    g_ptr_array_remove_index (cache, 0);
+  g_ptr_array_add (cache, g_object_ref (analysis));
+  g_mutex_unlock (&cache_mutex);
+
+  return analysis;
+}
+
+typedef struct
+{
+  KsTrace           *trace;
+  KsAnalysisOptions  options;
+  KsProgress        *progress;
+} ComputeState;
+
+static void
+compute_state_free (gpointer data)
+{
+  ComputeState *state = data;
+
+  g_clear_object (&state->trace);
+  g_clear_pointer (&state->progress, ks_progress_unref);
+  g_free (state);
+}
+
+static void
+ks_analysis_compute_worker (GTask        *task,
+                            gpointer      source_object,
+                            gpointer      task_data,
+                            GCancellable *cancellable)
+{
+  ComputeState *state = task_data;
+  g_autoptr(GError) error = NULL;
+  KsAnalysis *analysis;
+
+  analysis = ks_analysis_compute (state->trace, &state->options, state->progress,
+                                  cancellable, &error);
+  if (analysis == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, analysis, g_object_unref);
+}
+
+void
+ks_analysis_compute_async (KsTrace                 *trace,
+                           const KsAnalysisOptions *options,
+                           KsProgress              *progress,
+                           GCancellable            *cancellable,
+                           GAsyncReadyCallback      callback,
+                           gpointer                 user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ComputeState *state;
+
+  g_return_if_fail (KS_IS_TRACE (trace));
+
+  state = g_new0 (ComputeState, 1);
+  state->trace = g_object_ref (trace);
+  if (options != NULL)
+    state->options = *options;
+  else
+    ks_analysis_options_init (&state->options);
+  state->progress = progress ? ks_progress_ref (progress) : NULL;
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ks_analysis_compute_async);
+  g_task_set_task_data (task, state, compute_state_free);
+  g_task_run_in_thread (task, ks_analysis_compute_worker);
+}
+
+/**
+ * ks_analysis_compute_finish:
+ *
+ * Returns: (transfer full): the analysis, or %NULL with @error set.
+ */
+KsAnalysis *
+ks_analysis_compute_finish (GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == ks_analysis_compute_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Getters */
+
+const KsAnalysisOptions *
+ks_analysis_get_options (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->options;
+}
+
+#define RETURN_ARRAY(array, type, n_out)          \
+  G_STMT_START {                                  \
+    if (n_out != NULL)                            \
+      *n_out = (array)->len;                      \
+    return (array)->len ? (const type *)(gpointer)(array)->data : NULL; \
+  } G_STMT_END
+
+const KsGpuSummary *
+ks_analysis_get_gpus (KsAnalysis *self,
+                      guint      *n_gpus)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->gpus, KsGpuSummary, n_gpus);
+}
+
+const KsGpuSummary *
+ks_analysis_get_gpu (KsAnalysis *self,
+                     gint32      device)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+
+  for (guint i = 0; i < self->gpus->len; i++)
+    if (g_array_index (self->gpus, KsGpuSummary, i).device == device)
+      return &g_array_index (self->gpus, KsGpuSummary, i);
+  return NULL;
+}
+
+const KsStep *
+ks_analysis_get_steps (KsAnalysis *self,
+                       guint      *n_steps)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->steps, KsStep, n_steps);
+}
+
+const KsGap *
+ks_analysis_get_gaps (KsAnalysis *self,
+                      guint      *n_gaps)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->gaps, KsGap, n_gaps);
+}
+
+const guint *
+ks_analysis_get_gaps_by_duration (KsAnalysis *self,
+                                  guint      *n_gaps)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+
+  if (n_gaps != NULL)
+    *n_gaps = self->gaps->len;
+  return self->gaps_by_duration;
+}
+
+const KsGapCauseTotal *
+ks_analysis_get_gap_causes (KsAnalysis *self,
+                            guint      *n_causes)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->gap_causes, KsGapCauseTotal, n_causes);
+}
+
+const KsOperatorStats *
+ks_analysis_get_operators (KsAnalysis         *self,
+                           KsOperatorGrouping  grouping,
+                           guint              *n_operators)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (grouping <= KS_OPERATOR_BY_NAME_AND_SHAPE, NULL);
+  RETURN_ARRAY (self->operators[grouping], KsOperatorStats, n_operators);
+}
+
+const KsKernelStats *
+ks_analysis_get_kernels (KsAnalysis *self,
+                         guint      *n_kernels)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->kernels, KsKernelStats, n_kernels);
+}
+
+const KsLaunchLatency *
+ks_analysis_get_launch_latency (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->latency;
+}
+
+const KsMemoryCurve *
+ks_analysis_get_memory_curves (KsAnalysis *self,
+                               guint      *n_curves)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->memory, KsMemoryCurve, n_curves);
+}
+
+const KsAllocation *
+ks_analysis_get_allocations (KsAnalysis *self,
+                             guint      *n_allocations)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->allocations, KsAllocation, n_allocations);
+}
+
+const KsAdvice *
+ks_analysis_get_advice (KsAnalysis *self,
+                        guint      *n_advice)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->advice, KsAdvice, n_advice);
+}
+
+/* Labels and definitions */
+
+static const struct {
+  const char *title;
+  const char *definition;
+} metrics[KS_N_METRICS] = {
+  [KS_METRIC_BUSY_PCT] = {
+    N_("GPU busy"),
+    N_("Share of the window during which at least one kernel runs on this GPU: the length of the union of kernel intervals inside the window divided by the window. Concurrent kernels are never added up, so it cannot exceed 100 %. With “Include copies” memcpy and memset count as busy too. This is the TensorBoard profiler's “GPU Utilization” and HTA's busy time.") },
+  [KS_METRIC_BUSY_NS] = {
+    N_("Busy time"),
+    N_("Length of the union of all kernel intervals on this GPU over the whole trace (with memcpy and memset when “Include copies” is on).") },
+  [KS_METRIC_WINDOW] = {
+    N_("Window"),
+    N_("The time the busy share is measured against: the union of the ProfilerStep#N spans when the trace has them, otherwise from the start of the first to the end of the last GPU activity on the device.") },
+  [KS_METRIC_KERNEL_TIME] = {
+    N_("Kernel time"),
+    N_("Sum of the durations of all kernels on this GPU. Concurrent kernels each count, so it can exceed the busy time.") },
+  [KS_METRIC_GAP] = {
+    N_("Idle gap"),
+    N_("An interval inside the window where the GPU runs no kernel, memcpy or memset on any stream, longer than the gap threshold.") },
+  [KS_METRIC_GAP_HOST_WAIT] = {
+    N_("Host wait"),
+    N_("The CPU had not yet started the call that launched the next GPU operation when the GPU went idle: the GPU waited for the host (HTA's rule). Optimise the CPU side, use larger batches or fuse operators.") },
+  [KS_METRIC_GAP_KERNEL_WAIT] = {
+    N_("Kernel wait"),
+    N_("The next operation was already being launched and the gap is shorter than 30 ns: the overhead between consecutive kernels (HTA's rule). CUDA Graphs remove it.") },
+  [KS_METRIC_GAP_OTHER] = {
+    N_("Other wait"),
+    N_("The next operation was already being launched when the GPU went idle, yet it started later: synchronisation between streams or events, or launch delays (HTA's rule).") },
+  [KS_METRIC_GAP_CAUSE] = {
+    N_("CPU during the gap"),
+    N_("What the thread that launched the next GPU operation was doing during the gap (for host waits, until it started that launch): a synchronising CUDA call or a DataLoader __next__ covering at least half of it, else the innermost NVTX range, operator, annotation or Python frame covering at least half of it.") },
+  [KS_METRIC_STEP_BREAKDOWN] = {
+    N_("Step time breakdown"),
+    N_("Each ProfilerStep#N is split into kernel, memcpy, memset, runtime, DataLoader, CPU exec and other time. Each category only claims time not already claimed by one before it, so the parts add up to the step time (the TensorBoard profiler's definition).") },
+  [KS_METRIC_STEP_KERNEL] = {
+    N_("Kernel"),
+    N_("Time in the step during which at least one kernel runs on the GPU.") },
+  [KS_METRIC_STEP_MEMCPY] = {
+    N_("Memcpy"),
+    N_("Time in the step with a memcpy on the GPU and no kernel.") },
+  [KS_METRIC_STEP_MEMSET] = {
+    N_("Memset"),
+    N_("Time in the step with a memset on the GPU and neither kernel nor memcpy.") },
+  [KS_METRIC_STEP_RUNTIME] = {
+    N_("Runtime"),
+    N_("Time in the step spent in CUDA runtime or driver calls (cudaLaunchKernel, cudaMemcpyAsync, cudaStreamSynchronize…) on the step's process while the GPU ran nothing.") },
+  [KS_METRIC_STEP_DATALOADER] = {
+    N_("DataLoader"),
+    N_("Time in the step spent in enumerate(DataLoader)… calls, not already counted above.") },
+  [KS_METRIC_STEP_CPU_EXEC] = {
+    N_("CPU exec"),
+    N_("Time in the step spent in PyTorch operators and annotations on the CPU, not already counted above.") },
+  [KS_METRIC_STEP_OTHER] = {
+    N_("Other"),
+    N_("The rest of the step: none of the above was running.") },
+  [KS_METRIC_UTILIZATION] = {
+    N_("GPU busy over time"),
+    N_("The busy share of each time bucket: the union of kernel intervals inside the bucket divided by its length.") },
+  [KS_METRIC_HOST_TOTAL] = {
+    N_("Host total"),
+    N_("Sum of the wall-clock durations of the operator's calls on the CPU, nested operators included.") },
+  [KS_METRIC_HOST_SELF] = {
+    N_("Host self"),
+    N_("Host total minus the time of the operators nested in it.") },
+  [KS_METRIC_DEVICE_TOTAL] = {
+    N_("Device total"),
+    N_("GPU time of the kernels, copies and memsets launched by the operator or by the operators nested in it, joined by correlation id.") },
+  [KS_METRIC_DEVICE_SELF] = {
+    N_("Device self"),
+    N_("GPU time of the kernels, copies and memsets the operator launched itself, not through a nested operator.") },
+  [KS_METRIC_KERNEL_SHARE] = {
+    N_("Share of GPU time"),
+    N_("The kernel's total time divided by the total time of all kernels on the analysed GPUs.") },
+  [KS_METRIC_OCCUPANCY] = {
+    N_("Est. achieved occupancy"),
+    N_("The profiler's estimate of achieved occupancy (“est. achieved occupancy %”), averaged over the calls weighted by duration.") },
+  [KS_METRIC_LAUNCH_LATENCY] = {
+    N_("Launch latency"),
+    N_("Kernel start minus the end of the CUDA call that launched it (Nsight Systems' queue time), 0 when the kernel started before the call returned. Queue time is not inherently bad: it means the GPU was busy with earlier work. Launches that are always immediate may mean an idle GPU.") },
+  [KS_METRIC_MEMORY_ALLOCATED] = {
+    N_("Allocated"),
+    N_("Memory held by live tensors, as reported by the caching allocator.") },
+  [KS_METRIC_MEMORY_RESERVED] = {
+    N_("Reserved"),
+    N_("Memory the caching allocator holds from the device, in use or cached for reuse.") },
+  [KS_METRIC_MEMORY_PEAK] = {
+    N_("Peak"),
+    N_("The highest allocated amount, and the innermost operator running on the allocating thread when it was reached.") },
+  [KS_METRIC_ALLOCATION_LIFETIME] = {
+    N_("Lifetime"),
+    N_("Time from an allocation to the free of the same address on the same device.") },
+};
+
+const char *
+ks_metric_get_title (KsMetric metric)
+{
+  g_return_val_if_fail (metric < KS_N_METRICS, "");
+  return _(metrics[metric].title);
+}
+
+const char *
+ks_metric_get_definition (KsMetric metric)
+{
+  g_return_val_if_fail (metric < KS_N_METRICS, "");
+  return _(metrics[metric].definition);
+}
+
+const char *
+ks_step_part_get_title (KsStepPart part)
+{
+  g_return_val_if_fail (part < KS_N_STEP_PARTS, "");
+  return ks_metric_get_title (KS_METRIC_STEP_KERNEL + part);
+}
+
+const char *
+ks_step_part_to_string (KsStepPart part)
+{
+  static const char * const names[KS_N_STEP_PARTS] = {
+    "kernel", "memcpy", "memset", "runtime", "dataloader", "cpu_exec", "other"
+  };
+
+  g_return_val_if_fail (part < KS_N_STEP_PARTS, "");
+  return names[part];
+}
+
+const char *
+ks_gap_class_get_title (KsGapClass klass)
+{
+  g_return_val_if_fail (klass < KS_N_GAP_CLASSES, "");
+  return ks_metric_get_title (KS_METRIC_GAP_HOST_WAIT + klass);
+}
+
+const char *
+ks_gap_class_to_string (KsGapClass klass)
+{
+  static const char * const names[KS_N_GAP_CLASSES] = { "host_wait", "kernel_wait", "other" };
+
+  g_return_val_if_fail (klass < KS_N_GAP_CLASSES, "");
+  return names[klass];
+}
+
+const char *
+ks_gap_cause_get_title (KsGapCause cause)
+{
+  static const char * const titles[KS_N_GAP_CAUSES] = {
+    N_("DataLoader"), N_("Synchronization"), N_("OS runtime call"), N_("NVTX range"),
+    N_("Operator"), N_("Python"), N_("Many CPU operations"), N_("No CPU activity"),
+    N_("Unknown"),
+  };
+
+  g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");
+  return _(titles[cause]);
+}
+
+const char *
+ks_gap_cause_to_string (KsGapCause cause)
+{
+  static const char * const names[KS_N_GAP_CAUSES] = {
+    "dataloader", "sync", "osrt", "nvtx", "operator", "python", "cpu_busy",
+    "no_cpu_activity", "unknown",
+  };
+
+  g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");
+  return names[cause];
+}
+
+const gint64 *
+ks_analysis_latency_bucket_edges (guint *n_edges)
+{
+  /* 1-2-5 steps from 1 µs to 100 ms */
+  static const gint64 edges[KS_LATENCY_N_BUCKETS + 1] = {
+    0, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000,
+    1000000, 2000000, 5000000, 10000000, 20000000, 50000000, 100000000,
+    200000000, 500000000, 1000000000, G_MAXINT64,
+  };
+
+  if (n_edges != NULL)
+    *n_edges = G_N_ELEMENTS (edges);
+  return edges;
+}

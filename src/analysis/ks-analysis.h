@@ -1,0 +1,354 @@
+/* ks-analysis.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "ks-progress.h"
+#include "ks-trace.h"
+
+G_BEGIN_DECLS
+
+/* Statistics over one KsTrace: GPU busy time, idle gaps and their causes,
+ * step-time breakdown, operators, kernels, launch latency, memory and
+ * advice. A KsAnalysis is computed once (in a worker) and is immutable;
+ * everything it returns is owned by it and refers to the trace's string
+ * ids, so keep the trace alive while using it. Results are cached on the
+ * trace per set of options.
+ *
+ * All times are nanoseconds on the trace's clock. */
+
+typedef struct
+{
+  gint64   gap_threshold_ns;     /* gaps shorter than or equal to this are not listed (default 10 µs) */
+  gboolean busy_includes_copies; /* busy time counts memcpy/memset as well as kernels */
+  gint32   device;               /* analyse only this GPU, or -1 for all */
+} KsAnalysisOptions;
+
+#define KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS G_GINT64_CONSTANT (10000)
+/* HTA's consecutive_kernel_delay: shorter gaps with the launch already
+ * issued are "kernel wait". */
+#define KS_ANALYSIS_KERNEL_WAIT_NS 30
+
+void ks_analysis_options_init (KsAnalysisOptions *options);
+
+typedef struct
+{
+  gint64 start;
+  gint64 end;
+} KsTimeRange;
+
+#define KS_LATENCY_N_BUCKETS 20
+
+typedef struct
+{
+  guint64 count;           /* kernels with a known launch call */
+  guint64 n_clamped;       /* kernels that started before their launch call returned */
+  gint64  min_ns;
+  gint64  max_ns;
+  gint64  p50_ns;
+  gint64  p90_ns;
+  gint64  p99_ns;
+  double  mean_ns;
+  /* histogram[i] counts latencies in [edge[i], edge[i + 1]);
+   * see ks_analysis_latency_bucket_edges() */
+  guint64 histogram[KS_LATENCY_N_BUCKETS];
+} KsLaunchLatency;
+
+typedef struct
+{
+  gint32          device;
+  guint32         name;               /* string id, 0 when the trace does not name it */
+  guint64         total_memory;       /* bytes, 0 when unknown */
+
+  guint64         n_kernels;
+  gint64          kernel_time_ns;     /* sum of kernel durations */
+  guint64         n_memcpy;
+  gint64          memcpy_time_ns;
+  guint64         n_memset;
+  gint64          memset_time_ns;
+
+  gint64          busy_ns;            /* length of the union of busy intervals, whole trace */
+  gint64          window_ns;          /* length of the window */
+  gint64          busy_in_window_ns;
+  double          busy_pct;           /* busy_in_window / window * 100 */
+  gboolean        window_is_steps;    /* TRUE: ProfilerStep spans; FALSE: first to last activity */
+  gint64          window_start;       /* extent of the window */
+  gint64          window_end;
+
+  guint           n_gaps;
+  gint64          gap_total_ns;
+  gint64          largest_gap_ns;
+  gint64          gap_class_ns[3];    /* per KsGapClass */
+
+  /* Busy fraction (0..1) of consecutive buckets from util_start. */
+  gint64          util_start;
+  gint64          util_bucket_ns;
+  guint           n_util;
+  double         *util;
+
+  KsLaunchLatency latency;
+} KsGpuSummary;
+
+typedef enum
+{
+  KS_STEP_KERNEL = 0,
+  KS_STEP_MEMCPY,
+  KS_STEP_MEMSET,
+  KS_STEP_RUNTIME,
+  KS_STEP_DATALOADER,
+  KS_STEP_CPU_EXEC,
+  KS_STEP_OTHER,
+  KS_N_STEP_PARTS
+} KsStepPart;
+
+typedef struct
+{
+  guint32 name;                  /* string id, "ProfilerStep#N" */
+  guint32 track;                 /* its slice */
+  guint32 slice;
+  gint64  start;
+  gint64  end;
+  gint64  parts[KS_N_STEP_PARTS];/* sum to end - start */
+} KsStep;
+
+typedef enum
+{
+  KS_GAP_HOST_WAIT = 0,
+  KS_GAP_KERNEL_WAIT,
+  KS_GAP_OTHER,
+  KS_N_GAP_CLASSES
+} KsGapClass;
+
+typedef enum
+{
+  KS_GAP_CAUSE_DATALOADER = 0,   /* enumerate(DataLoader)#...__next__ */
+  KS_GAP_CAUSE_SYNC,             /* a synchronizing CUDA call */
+  KS_GAP_CAUSE_OSRT,             /* an OS runtime call */
+  KS_GAP_CAUSE_NVTX,             /* innermost NVTX range */
+  KS_GAP_CAUSE_OPERATOR,         /* innermost PyTorch operator or annotation */
+  KS_GAP_CAUSE_PYTHON,           /* innermost Python frame */
+  KS_GAP_CAUSE_CPU_BUSY,         /* many short CPU operations, none dominant */
+  KS_GAP_CAUSE_NO_CPU_ACTIVITY,  /* the thread recorded nothing */
+  KS_GAP_CAUSE_UNKNOWN,          /* no launching thread known */
+  KS_N_GAP_CAUSES
+} KsGapCause;
+
+typedef struct
+{
+  gint64   start;
+  gint64   end;
+  gint32   device;
+  guint8   klass;                /* KsGapClass */
+  guint8   cause;                /* KsGapCause */
+  guint32  cause_name;           /* string id of the slice named as the cause, 0 none */
+  guint32  cause_track;          /* that slice, or KS_NO_INDEX */
+  guint32  cause_slice;
+  guint32  thread;               /* the CPU thread looked at, or KS_NO_INDEX */
+  guint32  next_track;           /* GPU activity right after the gap, or KS_NO_INDEX */
+  guint32  next_slice;
+  guint32  launch_track;         /* its launch call, or KS_NO_INDEX */
+  guint32  launch_slice;
+} KsGap;
+
+typedef struct
+{
+  guint8   cause;                /* KsGapCause */
+  guint32  name;                 /* string id, 0 for causes without a name */
+  guint    count;
+  gint64   total_ns;
+  gint64   largest_ns;
+} KsGapCauseTotal;
+
+typedef enum
+{
+  KS_OPERATOR_BY_NAME = 0,
+  KS_OPERATOR_BY_NAME_AND_SHAPE,
+} KsOperatorGrouping;
+
+typedef struct
+{
+  guint32      name;             /* string id */
+  const char  *input_dims;       /* the "Input Dims" argument text, NULL when grouped by name */
+  guint64      calls;
+  gint64       host_total_ns;
+  gint64       host_self_ns;     /* minus the time of nested operators */
+  gint64       device_total_ns;  /* GPU time launched by it or its nested operators */
+  gint64       device_self_ns;   /* GPU time launched directly by it */
+  guint32      longest_track;    /* its longest call */
+  guint32      longest_slice;
+} KsOperatorStats;
+
+typedef struct
+{
+  guint32  name;                 /* string id */
+  guint64  calls;
+  gint64   total_ns;
+  gint64   min_ns;
+  gint64   max_ns;
+  double   mean_ns;
+  double   share;                /* of all kernel time on the analysed GPUs, 0..1 */
+  guint32  grid[3];              /* of the first call */
+  guint16  block[3];
+  guint16  registers;
+  gboolean config_varies;        /* grid/block/registers differ between calls */
+  double   occupancy_pct;        /* duration-weighted est. achieved occupancy, < 0 when unknown */
+  guint32  longest_track;
+  guint32  longest_slice;
+} KsKernelStats;
+
+typedef struct
+{
+  gint64 ts;
+  gint64 allocated;              /* bytes */
+  gint64 reserved;               /* bytes, -1 when unknown */
+} KsMemoryPoint;
+
+typedef struct
+{
+  gint32         device;         /* -1 for host memory */
+  guint          n_points;
+  KsMemoryPoint *points;
+  gint64         peak_allocated;
+  gint64         peak_allocated_ts;
+  guint32        peak_operator;  /* string id of the operator that allocated at the peak, 0 none */
+  guint32        peak_thread;    /* KS_NO_INDEX when unknown */
+  gint64         peak_reserved;  /* -1 when unknown */
+  gint64         peak_reserved_ts;
+  guint64        total_memory;   /* capacity, 0 when unknown */
+} KsMemoryCurve;
+
+typedef struct
+{
+  gint32   device;
+  guint64  address;
+  gint64   bytes;
+  gint64   alloc_ts;
+  gint64   free_ts;              /* -1 when not freed within the trace */
+  gint64   lifetime_ns;          /* -1 when not freed */
+  guint32  operator_name;        /* string id of the innermost operator at allocation, 0 none */
+  guint32  thread;
+} KsAllocation;
+
+typedef struct
+{
+  const char  *rule;             /* stable id, e.g. "low-gpu-busy" */
+  char        *title;            /* translated */
+  char        *text;             /* translated advice */
+  char        *evidence;         /* translated, with the numbers */
+  gint32       device;           /* -1 when not about one GPU */
+  guint32      highlight_name;   /* string id whose occurrences matter, 0 none */
+  guint        n_ranges;
+  KsTimeRange *ranges;           /* places in the timeline, most important first */
+} KsAdvice;
+
+typedef enum
+{
+  KS_METRIC_BUSY_PCT = 0,
+  KS_METRIC_BUSY_NS,
+  KS_METRIC_WINDOW,
+  KS_METRIC_KERNEL_TIME,
+  KS_METRIC_GAP,
+  KS_METRIC_GAP_HOST_WAIT,
+  KS_METRIC_GAP_KERNEL_WAIT,
+  KS_METRIC_GAP_OTHER,
+  KS_METRIC_GAP_CAUSE,
+  KS_METRIC_STEP_BREAKDOWN,
+  KS_METRIC_STEP_KERNEL,
+  KS_METRIC_STEP_MEMCPY,
+  KS_METRIC_STEP_MEMSET,
+  KS_METRIC_STEP_RUNTIME,
+  KS_METRIC_STEP_DATALOADER,
+  KS_METRIC_STEP_CPU_EXEC,
+  KS_METRIC_STEP_OTHER,
+  KS_METRIC_UTILIZATION,
+  KS_METRIC_HOST_TOTAL,
+  KS_METRIC_HOST_SELF,
+  KS_METRIC_DEVICE_TOTAL,
+  KS_METRIC_DEVICE_SELF,
+  KS_METRIC_KERNEL_SHARE,
+  KS_METRIC_OCCUPANCY,
+  KS_METRIC_LAUNCH_LATENCY,
+  KS_METRIC_MEMORY_ALLOCATED,
+  KS_METRIC_MEMORY_RESERVED,
+  KS_METRIC_MEMORY_PEAK,
+  KS_METRIC_ALLOCATION_LIFETIME,
+  KS_N_METRICS
+} KsMetric;
+
+#define KS_TYPE_ANALYSIS (ks_analysis_get_type ())
+
+G_DECLARE_FINAL_TYPE (KsAnalysis, ks_analysis, KS, ANALYSIS, GObject)
+
+/* Computes (or returns the cached) analysis of @trace. Thread-safe;
+ * @options may be NULL for the defaults. */
+KsAnalysis            *ks_analysis_compute              (KsTrace                  *trace,
+                                                         const KsAnalysisOptions  *options,
+                                                         KsProgress               *progress,
+                                                         GCancellable             *cancellable,
+                                                         GError                  **error);
+void                   ks_analysis_compute_async        (KsTrace                  *trace,
+                                                         const KsAnalysisOptions  *options,
+                                                         KsProgress               *progress,
+                                                         GCancellable             *cancellable,
+                                                         GAsyncReadyCallback       callback,
+                                                         gpointer                  user_data);
+KsAnalysis            *ks_analysis_compute_finish       (GAsyncResult             *result,
+                                                         GError                  **error);
+/* The cached analysis for these options, or NULL (transfer full). */
+KsAnalysis            *ks_analysis_lookup_cached        (KsTrace                  *trace,
+                                                         const KsAnalysisOptions  *options);
+
+const KsAnalysisOptions *ks_analysis_get_options        (KsAnalysis               *self);
+const KsGpuSummary    *ks_analysis_get_gpus             (KsAnalysis               *self,
+                                                         guint                    *n_gpus);
+const KsGpuSummary    *ks_analysis_get_gpu              (KsAnalysis               *self,
+                                                         gint32                    device);
+const KsStep          *ks_analysis_get_steps            (KsAnalysis               *self,
+                                                         guint                    *n_steps);
+/* Gaps in time order (then device). */
+const KsGap           *ks_analysis_get_gaps             (KsAnalysis               *self,
+                                                         guint                    *n_gaps);
+/* Indexes into the gaps, longest first. */
+const guint           *ks_analysis_get_gaps_by_duration (KsAnalysis               *self,
+                                                         guint                    *n_gaps);
+/* Total gap time per cause and name, largest total first. */
+const KsGapCauseTotal *ks_analysis_get_gap_causes       (KsAnalysis               *self,
+                                                         guint                    *n_causes);
+/* Sorted by device total, then host total, descending. */
+const KsOperatorStats *ks_analysis_get_operators        (KsAnalysis               *self,
+                                                         KsOperatorGrouping        grouping,
+                                                         guint                    *n_operators);
+/* Sorted by total time, descending. */
+const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis               *self,
+                                                         guint                    *n_kernels);
+/* Over all analysed GPUs. */
+const KsLaunchLatency *ks_analysis_get_launch_latency   (KsAnalysis               *self);
+const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis               *self,
+                                                         guint                    *n_curves);
+/* In allocation order. */
+const KsAllocation    *ks_analysis_get_allocations      (KsAnalysis               *self,
+                                                         guint                    *n_allocations);
+const KsAdvice        *ks_analysis_get_advice           (KsAnalysis               *self,
+                                                         guint                    *n_advice);
+
+/* Latency histogram edges: n + 1 values (the last is G_MAXINT64). */
+const gint64          *ks_analysis_latency_bucket_edges (guint                    *n_edges);
+
+/* Translated labels and the definitions shown as tooltips. */
+const char            *ks_metric_get_title              (KsMetric                  metric);
+const char            *ks_metric_get_definition         (KsMetric                  metric);
+const char            *ks_step_part_get_title           (KsStepPart                part);
+/* Stable machine name ("kernel", "memcpy", ..., "dataloader", "cpu_exec"). */
+const char            *ks_step_part_to_string           (KsStepPart                part);
+const char            *ks_gap_class_get_title           (KsGapClass                klass);
+const char            *ks_gap_class_to_string           (KsGapClass                klass);
+const char            *ks_gap_cause_get_title           (KsGapCause                cause);
+const char            *ks_gap_cause_to_string           (KsGapCause                cause);
+
+G_END_DECLS
