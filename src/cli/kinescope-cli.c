@@ -1,0 +1,88 @@
+/* kinescope-cli.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "kinescope-cli"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "ks-cli.h"
+
+typedef struct
+{
+  const char *name;
+  int       (*run) (int argc, char **argv);
+  const char *summary;
+} Command;
+
+/* One line per subcommand; keep it sorted. */
+static const Command commands[] = {
+  { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "%s\n  kinescope-cli COMMAND [OPTION…] [ARGUMENT…]\n\n%s\n",
+           _("Usage:"), _("Commands:"));
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (out, "\n%s\n", _("Run “kinescope-cli COMMAND --help” for the options of a command."));
+  fprintf (out, "%s\n", _("Options: --help, --version"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *name;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  g_set_prgname ("kinescope-cli");
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return KS_CLI_USAGE;
+    }
+
+  name = argv[1];
+  if (strcmp (name, "--help") == 0 || strcmp (name, "-h") == 0 || strcmp (name, "help") == 0)
+    {
+      print_usage (stdout);
+      return KS_CLI_OK;
+    }
+  if (strcmp (name, "--version") == 0 || strcmp (name, "-V") == 0)
+    {
+      printf ("kinescope-cli %s\n", PACKAGE_VERSION);
+      return KS_CLI_OK;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (commands[i].name, name) == 0)
+      {
+        g_autofree char *prgname = g_strdup_printf ("kinescope-cli %s", name);
+        int status;
+
+        argv[1] = prgname;
+        status = commands[i].run (argc - 1, argv + 1);
+        argv[1] = (char *)name;
+        return status;
+      }
+
+  fprintf (stderr, _("kinescope-cli: unknown command “%s”\n\n"), name);
+  print_usage (stderr);
+  return KS_CLI_USAGE;
+}

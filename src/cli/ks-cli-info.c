@@ -1,0 +1,278 @@
+/* ks-cli-info.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-cli-info"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "ks-cli.h"
+#include "ks-trace-loader.h"
+
+/* The summary counts of `info`. cpu_slice is every CPU-side slice that
+ * is neither a CUDA API call nor an NVTX range: PyTorch operators, Python
+ * frames, user annotations (record_function, ProfilerStep#), OS runtime
+ * calls, Chrome async ranges and generic trace-event slices. */
+typedef struct
+{
+  guint64 kernel;
+  guint64 memcpy;
+  guint64 memset;
+  guint64 sync;
+  guint64 cuda_api;
+  guint64 cpu_slice;
+  guint64 nvtx;
+  guint64 gpu_annotation;
+  guint64 flow;
+  guint64 launch_flow;
+  guint64 memory_event;
+  guint64 counter_sample;
+  guint64 instant;
+} Summary;
+
+static void
+summarise (KsTrace *trace,
+           Summary *s,
+           KsTraceCounts *c)
+{
+  ks_trace_get_counts (trace, c);
+  memset (s, 0, sizeof *s);
+  s->kernel = c->by_kind[KS_SLICE_KERNEL];
+  s->memcpy = c->by_kind[KS_SLICE_MEMCPY];
+  s->memset = c->by_kind[KS_SLICE_MEMSET];
+  s->sync = c->by_kind[KS_SLICE_SYNC];
+  s->cuda_api = c->by_kind[KS_SLICE_CUDA_RUNTIME] + c->by_kind[KS_SLICE_CUDA_DRIVER];
+  s->cpu_slice = c->by_kind[KS_SLICE_GENERIC] + c->by_kind[KS_SLICE_CPU_OP] +
+                 c->by_kind[KS_SLICE_PYTHON] + c->by_kind[KS_SLICE_USER_ANNOTATION] +
+                 c->by_kind[KS_SLICE_OSRT] + c->by_kind[KS_SLICE_ASYNC];
+  s->nvtx = c->by_kind[KS_SLICE_NVTX];
+  s->gpu_annotation = c->by_kind[KS_SLICE_GPU_ANNOTATION];
+  s->flow = c->flows;
+  s->launch_flow = c->launch_flows;
+  s->memory_event = c->memory_events;
+  s->counter_sample = c->counter_samples;
+  s->instant = c->instants;
+}
+
+static guint
+count_streams (KsTrace *trace)
+{
+  guint n = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_STREAM)
+      n++;
+  return n;
+}
+
+static void
+json_string (GString    *out,
+             const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const char *p = s; p && *p; p++)
+    {
+      guchar c = *p;
+
+      switch (c)
+        {
+        case '"': g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        default:
+          if (c < 0x20)
+            g_string_append_printf (out, "\\u%04x", c);
+          else
+            g_string_append_c (out, c);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+static char *
+format_duration (gint64 ns)
+{
+  if (ns >= 10 * G_GINT64_CONSTANT (1000000000))
+    return g_strdup_printf ("%.3f s", ns / 1e9);
+  if (ns >= 1000000)
+    return g_strdup_printf ("%.3f ms", ns / 1e6);
+  return g_strdup_printf ("%.3f µs", ns / 1e3);
+}
+
+static void
+print_json (const char *path,
+            KsTrace    *trace,
+            double      load_ms)
+{
+  g_autoptr(GString) out = g_string_new ("{");
+  const char *warnings = ks_trace_get_metadata (trace, "warnings");
+  KsTraceCounts c;
+  Summary s;
+
+  summarise (trace, &s, &c);
+
+  g_string_append (out, "\"file\":");
+  json_string (out, path);
+  g_string_append (out, ",\"format\":");
+  json_string (out, ks_format_to_string (trace->format));
+  g_string_append_printf (out, ",\"duration_ns\":%" G_GINT64_FORMAT, trace->duration_ns);
+  g_string_append_printf (out, ",\"start_utc_ns\":%" G_GINT64_FORMAT, trace->start_utc_ns);
+  g_string_append_printf (out, ",\"processes\":%u,\"threads\":%u,\"gpus\":%u,\"streams\":%u,\"tracks\":%u",
+                          trace->n_processes, trace->n_threads, trace->n_gpus,
+                          count_streams (trace), trace->n_tracks);
+  g_string_append_printf (out,
+                          ",\"counts\":{\"kernel\":%" G_GUINT64_FORMAT ",\"memcpy\":%" G_GUINT64_FORMAT
+                          ",\"memset\":%" G_GUINT64_FORMAT ",\"sync\":%" G_GUINT64_FORMAT
+                          ",\"cuda_api\":%" G_GUINT64_FORMAT ",\"cpu_slice\":%" G_GUINT64_FORMAT
+                          ",\"nvtx\":%" G_GUINT64_FORMAT ",\"gpu_annotation\":%" G_GUINT64_FORMAT
+                          ",\"flow\":%" G_GUINT64_FORMAT ",\"launch_flow\":%" G_GUINT64_FORMAT
+                          ",\"memory_event\":%" G_GUINT64_FORMAT ",\"counter_sample\":%" G_GUINT64_FORMAT
+                          ",\"instant\":%" G_GUINT64_FORMAT "}",
+                          s.kernel, s.memcpy, s.memset, s.sync, s.cuda_api, s.cpu_slice, s.nvtx,
+                          s.gpu_annotation, s.flow, s.launch_flow, s.memory_event, s.counter_sample,
+                          s.instant);
+  g_string_append (out, ",\"by_kind\":{");
+  for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
+    g_string_append_printf (out, "%s\"%s\":%" G_GUINT64_FORMAT, k ? "," : "",
+                            ks_slice_kind_to_string (k), c.by_kind[k]);
+  g_string_append (out, "},\"gpu_names\":[");
+  for (guint32 i = 0; i < trace->n_gpus; i++)
+    {
+      if (i)
+        g_string_append_c (out, ',');
+      json_string (out, ks_trace_string (trace, trace->gpus[i].name));
+    }
+  g_string_append_printf (out, "],\"load_time_ms\":%.1f", load_ms);
+  g_string_append (out, ",\"warnings\":[");
+  if (warnings != NULL)
+    {
+      g_auto(GStrv) lines = g_strsplit (warnings, "\n", -1);
+
+      for (guint i = 0; lines[i]; i++)
+        {
+          if (i)
+            g_string_append_c (out, ',');
+          json_string (out, lines[i]);
+        }
+    }
+  g_string_append (out, "]}\n");
+  fputs (out->str, stdout);
+}
+
+static void
+print_text (const char *path,
+            KsTrace    *trace,
+            double      load_ms)
+{
+  const char *warnings = ks_trace_get_metadata (trace, "warnings");
+  g_autofree char *duration = format_duration (trace->duration_ns);
+  KsTraceCounts c;
+  Summary s;
+
+  summarise (trace, &s, &c);
+
+  printf ("%-16s %s\n", _("File:"), path);
+  printf ("%-16s %s\n", _("Format:"), ks_format_to_string (trace->format));
+  printf ("%-16s %s (%" G_GINT64_FORMAT " ns)\n", _("Duration:"), duration, trace->duration_ns);
+  if (trace->start_utc_ns != 0)
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (trace->start_utc_ns / 1000000000);
+
+      if (dt != NULL)
+        {
+          g_autofree char *text = g_date_time_format_iso8601 (dt);
+
+          printf ("%-16s %s\n", _("Start:"), text);
+        }
+    }
+  printf ("%-16s %u\n", _("Processes:"), trace->n_processes);
+  printf ("%-16s %u\n", _("Threads:"), trace->n_threads);
+  printf ("%-16s %u\n", _("GPUs:"), trace->n_gpus);
+  for (guint32 i = 0; i < trace->n_gpus; i++)
+    printf ("  %d: %s\n", trace->gpus[i].device, ks_trace_string (trace, trace->gpus[i].name));
+  printf ("%-16s %u\n", _("Streams:"), count_streams (trace));
+  printf ("%s\n", _("Events:"));
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("kernels"), s.kernel);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("memcpy"), s.memcpy);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("memset"), s.memset);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("GPU synchronization"), s.sync);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("CUDA API calls"), s.cuda_api);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("CPU slices"), s.cpu_slice);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("NVTX ranges"), s.nvtx);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("GPU annotations"), s.gpu_annotation);
+  printf ("  %-22s %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " %s)\n", _("flows"), s.flow,
+          s.launch_flow, _("launch"));
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("memory events"), s.memory_event);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("counter samples"), s.counter_sample);
+  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("instants"), s.instant);
+  printf ("%-16s %.1f ms\n", _("Load time:"), load_ms);
+  if (warnings != NULL)
+    printf ("%s\n%s\n", _("Warnings:"), warnings);
+}
+
+int
+ks_cli_info (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree char *format = NULL;
+  g_auto(GStrv) files = NULL;
+  gint64 t0;
+  double load_ms;
+  const GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: text (default) or json"), "text|json" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("FILE — describe a trace"));
+  g_option_context_set_summary (context,
+                                _("Prints the format, duration, processes, threads, GPUs, streams and\n"
+                                  "event counts by kind of a trace (PyTorch/Chrome JSON, .kscope or an\n"
+                                  "Nsight Systems SQLite export), and how long it took to load."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      return KS_CLI_USAGE;
+    }
+  if (files == NULL || files[0] == NULL || files[1] != NULL)
+    {
+      g_printerr (_("%s: expected exactly one FILE (see --help)\n"), g_get_prgname ());
+      return KS_CLI_USAGE;
+    }
+  if (format != NULL && strcmp (format, "text") != 0 && strcmp (format, "json") != 0)
+    {
+      g_printerr (_("%s: unknown output format “%s” (text or json)\n"), g_get_prgname (), format);
+      return KS_CLI_USAGE;
+    }
+
+  file = g_file_new_for_commandline_arg (files[0]);
+  t0 = g_get_monotonic_time ();
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  load_ms = (g_get_monotonic_time () - t0) / 1000.0;
+  if (trace == NULL)
+    {
+      g_printerr ("kinescope-cli info: %s\n", error->message);
+      return KS_CLI_FAILED;
+    }
+
+  if (format != NULL && strcmp (format, "json") == 0)
+    print_json (files[0], trace, load_ms);
+  else
+    print_text (files[0], trace, load_ms);
+  return KS_CLI_OK;
+}

@@ -1,0 +1,200 @@
+/* ks-gzip.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-gzip"
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gi18n.h>
+
+#if HAVE_ISAL
+# include <isa-l/igzip_lib.h>
+#else
+# include <zlib.h>
+#endif
+
+#include "ks-gzip.h"
+
+struct _KsGzip
+{
+#if HAVE_ISAL
+  struct inflate_state state;
+#else
+  z_stream      z;
+#endif
+  const guint8 *in;
+  gsize         in_len;
+  guint64       total_in;
+  gboolean      member_done;   /* between members: the next bytes decide */
+  gboolean      finished;      /* trailing non-gzip bytes: ignore the rest */
+  gboolean      started;       /* some member has begun */
+};
+
+static void
+reset_member (KsGzip *self)
+{
+#if HAVE_ISAL
+  isal_inflate_reset (&self->state);
+  self->state.crc_flag = ISAL_GZIP;
+#else
+  inflateReset (&self->z);
+#endif
+  self->member_done = FALSE;
+}
+
+KsGzip *
+ks_gzip_new (void)
+{
+  KsGzip *self = g_new0 (KsGzip, 1);
+
+#if HAVE_ISAL
+  isal_inflate_init (&self->state);
+  self->state.crc_flag = ISAL_GZIP;
+#else
+  /* 15 + 16: gzip wrapper only */
+  if (inflateInit2 (&self->z, 15 + 16) != Z_OK)
+    g_error ("zlib initialisation failed");
+#endif
+
+  return self;
+}
+
+void
+ks_gzip_free (KsGzip *self)
+{
+  if (self == NULL)
+    return;
+#if !HAVE_ISAL
+  inflateEnd (&self->z);
+#endif
+  g_free (self);
+}
+
+void
+ks_gzip_set_input (KsGzip       *self,
+                   const guint8 *data,
+                   gsize         len)
+{
+  self->in = data;
+  self->in_len = len;
+}
+
+gsize
+ks_gzip_get_avail_in (KsGzip *self)
+{
+  return self->in_len;
+}
+
+guint64
+ks_gzip_get_total_in (KsGzip *self)
+{
+  return self->total_in;
+}
+
+gboolean
+ks_gzip_is_complete (KsGzip *self)
+{
+  return self->finished || self->member_done;
+}
+
+static void
+consume (KsGzip *self,
+         gsize   n)
+{
+  self->in += n;
+  self->in_len -= n;
+  self->total_in += n;
+}
+
+gssize
+ks_gzip_inflate (KsGzip  *self,
+                 guint8  *out,
+                 gsize    out_len,
+                 GError **error)
+{
+  gsize produced = 0;
+
+  while (produced < out_len && self->in_len > 0 && !self->finished)
+    {
+      gsize before_in = self->in_len;
+      gsize made;
+
+      if (self->member_done)
+        {
+          /* Another member, or padding/garbage after the last one
+           * (the second magic byte may still be in the next buffer). */
+          if (self->in[0] != 0x1f || (self->in_len >= 2 && self->in[1] != 0x8b))
+            {
+              self->finished = TRUE;
+              break;
+            }
+          reset_member (self);
+        }
+
+      self->started = TRUE;
+
+#if HAVE_ISAL
+      {
+        int ret;
+        gsize chunk = MIN (self->in_len, G_MAXUINT32);
+
+        self->state.next_in = (guint8 *)self->in;
+        self->state.avail_in = chunk;
+        self->state.next_out = out + produced;
+        self->state.avail_out = MIN (out_len - produced, G_MAXUINT32);
+
+        ret = isal_inflate (&self->state);
+        made = (out_len - produced) - self->state.avail_out;
+        consume (self, chunk - self->state.avail_in);
+        produced += made;
+
+        if (ret < 0)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         ret == ISAL_INCORRECT_CHECKSUM
+                           ? _("gzip checksum mismatch near compressed byte %" G_GUINT64_FORMAT)
+                           : _("corrupt gzip data near compressed byte %" G_GUINT64_FORMAT),
+                         self->total_in);
+            return -1;
+          }
+        if (self->state.block_state == ISAL_BLOCK_FINISH)
+          self->member_done = TRUE;
+      }
+#else
+      {
+        int ret;
+        gsize chunk = MIN (self->in_len, G_MAXUINT);
+
+        self->z.next_in = (Bytef *)self->in;
+        self->z.avail_in = chunk;
+        self->z.next_out = out + produced;
+        self->z.avail_out = MIN (out_len - produced, G_MAXUINT);
+
+        ret = inflate (&self->z, Z_NO_FLUSH);
+        made = (out_len - produced) - self->z.avail_out;
+        consume (self, chunk - self->z.avail_in);
+        produced += made;
+
+        if (ret == Z_STREAM_END)
+          self->member_done = TRUE;
+        else if (ret != Z_OK && ret != Z_BUF_ERROR)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("corrupt gzip data near compressed byte %" G_GUINT64_FORMAT),
+                         self->total_in);
+            return -1;
+          }
+      }
+#endif
+
+      if (made == 0 && before_in == self->in_len && !self->member_done)
+        break;
+    }
+
+  return produced;
+}

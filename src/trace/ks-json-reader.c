@@ -1,0 +1,3026 @@
+/* ks-json-reader.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-json-reader"
+
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+#include <yajl/yajl_parse.h>
+
+#include "ks-gzip.h"
+#include "ks-json-reader.h"
+#include "ks-trace-builder.h"
+
+/* The reader is a push parser: yajl calls back for every token and a
+ * small state machine keyed on nesting depth picks out the events. One
+ * event's fields are collected in Event and turned into model rows when
+ * its object closes; "args" are copied as compact JSON text straight from
+ * the input bytes, so nothing is reformatted. */
+
+#define READ_CHUNK      (1024 * 1024)
+#define MAX_NESTING     128
+#define MAX_ARGS_LEN    (1024 * 1024)
+#define MAX_OPEN_SLICES 4096
+#define MAX_COUNTER_ARGS 8
+#define SYNTHETIC_ID_BASE 0x800000   /* above Linux pid_max (2^22), within 24 bits */
+
+typedef enum
+{
+  F_OTHER = 0,
+  F_PH,
+  F_NAME,
+  F_CAT,
+  F_PID,
+  F_TID,
+  F_TS,
+  F_DUR,
+  F_ID,
+  F_ID2,
+  F_BIND_ID,
+  F_BP,
+  F_S,
+  F_ARGS,
+} Field;
+
+typedef enum
+{
+  A_OTHER = 0,
+  A_EXTERNAL_ID,
+  A_CORRELATION,
+  A_DEVICE,
+  A_STREAM,
+  A_GRID,
+  A_BLOCK,
+  A_REGISTERS,
+  A_SHARED_MEMORY,
+  A_BYTES,             /* memcpy/memset "bytes" */
+  A_MEM_BYTES,         /* [memory] "Bytes" */
+  A_ADDR,
+  A_TOTAL_ALLOCATED,
+  A_TOTAL_RESERVED,
+  A_DEVICE_TYPE,
+  A_DEVICE_ID,
+  A_NAME,
+  A_LABELS,
+  A_SORT_INDEX,
+  A_VALUE,
+} Arg;
+
+typedef enum
+{
+  K_OTHER = 0,
+  K_TRACE_EVENTS,
+  K_DEVICE_PROPERTIES,
+  K_BASE_TIME,
+  K_KINETO_HINT,       /* schemaVersion and friends */
+} TopKey;
+
+typedef enum
+{
+  G_OTHER = 0,
+  G_ID,
+  G_NAME,
+  G_TOTAL_MEM,
+  G_MAJOR,
+  G_MINOR,
+  G_MAX_THREADS_BLOCK,
+  G_MAX_THREADS_SM,
+  G_REGS_BLOCK,
+  G_REGS_SM,
+  G_WARP,
+  G_SHMEM_BLOCK,
+  G_SHMEM_SM,
+  G_NUM_SMS,
+} GpuField;
+
+typedef struct
+{
+  gboolean set;
+  gboolean is_string;
+  gint64   num;
+  GString *str;
+} Ident;
+
+typedef struct
+{
+  char     ph;
+  char     bp;
+  char     scope;
+  gboolean has_ts;
+  gboolean has_dur;
+  gboolean bad_ts;
+  gint64   ts;
+  gint64   dur;
+  guint32  name;
+  guint32  cat;
+  KsSliceKind kind;
+  int      name_special;      /* NAME_* below */
+  Ident    pid;
+  Ident    tid;
+  gboolean has_id;
+  GString *id;
+
+  /* from args */
+  gboolean has_args;
+  guint32  external_id;
+  guint32  correlation;
+  gboolean has_device;
+  gint64   device;
+  gboolean has_stream;
+  gint64   stream;
+  KsGpuInfo gpu;
+  guint32  registers;
+  guint64  shared_memory;
+  guint64  bytes;
+  gint64   mem_bytes;
+  guint64  addr;
+  gint64   total_allocated;
+  gint64   total_reserved;
+  gint64   device_type;
+  gint64   device_id;
+  GString *arg_name;
+  gboolean has_arg_name;
+  GString *labels;
+  gboolean has_labels;
+  gboolean has_sort_index;
+  gint64   sort_index;
+  guint    n_counter_args;
+  GString *counter_key[MAX_COUNTER_ARGS];
+  double   counter_value[MAX_COUNTER_ARGS];
+  guint8   copy_kind;
+  guint8   src_kind;
+  guint8   dst_kind;
+} Event;
+
+enum
+{
+  NAME_PLAIN = 0,
+  NAME_MEMORY,
+  NAME_PROCESS_NAME,
+  NAME_PROCESS_LABELS,
+  NAME_PROCESS_SORT_INDEX,
+  NAME_THREAD_NAME,
+  NAME_THREAD_SORT_INDEX,
+};
+
+typedef struct
+{
+  gint64   ts;
+  guint32  name;
+  guint32  cat;
+  guint32  args;
+  guint32  correlation;
+  guint32  external_id;
+  guint8   kind;
+  guint32  root;             /* async: name of the outermost open range */
+} OpenSlice;
+
+typedef struct
+{
+  guint32 track;
+  char    phase;
+  gint64  ts;
+} FlowPoint;
+
+typedef struct
+{
+  int      type;             /* NAME_PROCESS_* / NAME_THREAD_* */
+  gboolean pid_is_string;
+  gint64   pid;
+  char    *pid_str;
+  gboolean tid_is_string;
+  gint64   tid;
+  char    *tid_str;
+  char    *value;
+  gint64   sort_index;
+} Metadata;
+
+typedef struct
+{
+  guint32 process;
+  gint64  tid;
+} ThreadKey;
+
+typedef struct
+{
+  KsTraceBuilder *builder;
+  const char     *name;           /* for messages */
+  KsProgress     *progress;
+  GCancellable   *cancellable;
+  GError         *error;          /* set by callbacks to stop the parse */
+
+  yajl_handle     yajl;
+  const guint8   *buf;
+  gsize           buf_len;
+  guint64         buf_offset;     /* decompressed offset of buf[0] */
+
+  /* structure */
+  int             depth;
+  int             top;            /* 0 none, '{' or '[' */
+  int             events_depth;   /* depth at which event objects open, 0 when not in the events array */
+  gboolean        saw_events;     /* a traceEvents array (or top-level array) was opened */
+  int             gpu_depth;
+  TopKey          top_key;
+  GString        *top_key_text;
+  gboolean        in_event;
+  Field           field;
+  gboolean        in_args;
+  gboolean        in_id2;
+  Arg             arg;
+  int             arg_index;
+  GpuField        gpu_field;
+  KsGpu           gpu;
+
+  /* args capture */
+  GString        *args;
+  gsize           args_from;      /* offset in buf where the pending capture starts */
+  gboolean        args_in_string;
+  gboolean        args_escape;
+  gboolean        args_overflow;
+
+  Event           ev;
+
+  /* per file */
+  guint32         group;
+  gint64          ts_offset;
+  gboolean        have_base_time;
+  gint64          base_time;
+  gboolean        kineto;
+  gint64          min_ts;
+  gint64          max_ts;
+  guint64         n_items;
+  guint64         n_events;
+  GHashTable     *pid_map;        /* gint64* -> process + 1 */
+  GHashTable     *pid_str_map;    /* char* -> process + 1 */
+  GHashTable     *thread_map;     /* ThreadKey* -> thread + 1 */
+  GHashTable     *tid_str_map;    /* char* -> synthetic tid */
+  GPtrArray      *open_slices;    /* per thread: GArray of OpenSlice, or NULL */
+  GHashTable     *open_async;     /* char* key -> GArray of OpenSlice */
+  GHashTable     *flows;          /* char* "cat\x1fid" -> GArray of FlowPoint */
+  GArray         *metadata;       /* Metadata */
+  GHashTable     *kind_by_cat;    /* cat id -> kind + 1 */
+
+  /* one-entry caches */
+  gboolean        cache_valid;
+  gboolean        cache_pid_is_string;
+  gint64          cache_pid;
+  gboolean        cache_tid_is_string;
+  gint64          cache_tid;
+  guint32         cache_thread;
+  guint32         cache_track;
+  gint64          cache_gpu_device;
+  gint64          cache_gpu_stream;
+  int             cache_gpu_kind;
+  guint32         cache_gpu_track;
+
+  /* whole load */
+  GHashTable     *used_pids;      /* pids of earlier files (folder loads) */
+  gboolean        have_base0;     /* wall clock of the first file's clock zero */
+  gint64          base0;
+  guint32         next_synthetic;
+  gboolean        any_kineto;
+
+  /* problems, reported once as warnings */
+  guint64         n_bad_ts;
+  guint64         n_no_ph;
+  guint64         n_not_object;
+  guint64         n_unmatched_end;
+  guint64         n_unclosed;
+  guint64         n_unknown_ph;
+  guint64         n_dropped_flows;
+  guint64         n_too_deep;
+  guint64         n_big_args;
+  GString        *unknown_phases;
+} Reader;
+
+/* Number parsing */
+
+static gboolean
+parse_int64 (const char *s,
+             gsize       len,
+             gint64     *out)
+{
+  gboolean neg = FALSE;
+  guint64 v = 0;
+  gsize i = 0;
+
+  if (len == 0)
+    return FALSE;
+  if (s[0] == '-')
+    {
+      neg = TRUE;
+      i = 1;
+      if (len == 1)
+        return FALSE;
+    }
+  for (; i < len; i++)
+    {
+      guint d = (guchar)s[i] - '0';
+
+      if (d > 9)
+        return FALSE;
+      if (v > (G_MAXUINT64 - d) / 10)
+        return FALSE;
+      v = v * 10 + d;
+    }
+  if (neg)
+    {
+      if (v > (guint64)G_MAXINT64 + 1)
+        return FALSE;
+      *out = (gint64)(0 - v);
+    }
+  else
+    {
+      if (v > G_MAXINT64)
+        return FALSE;
+      *out = (gint64)v;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_uint64 (const char *s,
+              gsize       len,
+              guint64    *out)
+{
+  guint64 v = 0;
+
+  if (len == 0)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    {
+      guint d = (guchar)s[i] - '0';
+
+      if (d > 9)
+        return FALSE;
+      if (v > (G_MAXUINT64 - d) / 10)
+        return FALSE;
+      v = v * 10 + d;
+    }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_double (const char *s,
+              gsize       len,
+              double     *out)
+{
+  char buf[64];
+  char *end = NULL;
+  double v;
+
+  if (len == 0 || len >= sizeof buf)
+    return FALSE;
+  memcpy (buf, s, len);
+  buf[len] = 0;
+  v = g_ascii_strtod (buf, &end);
+  if (end != buf + len || !isfinite (v))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* Microseconds as JSON number text to integer nanoseconds, exactly for
+ * plain decimals ("5110156003714.387"), through double otherwise. */
+static gboolean
+parse_us (const char *s,
+          gsize       len,
+          gint64     *out_ns)
+{
+  gboolean neg = FALSE;
+  guint64 ip = 0;
+  guint64 frac = 0;
+  guint nfrac = 0;
+  gsize i = 0;
+  gint64 ns;
+
+  if (len > 0 && s[0] == '-')
+    {
+      neg = TRUE;
+      i = 1;
+    }
+  if (i >= len)
+    return FALSE;
+
+  for (; i < len; i++)
+    {
+      guint d = (guchar)s[i] - '0';
+
+      if (d > 9)
+        break;
+      if (ip > 999999999999999ull)   /* beyond 10^15 us: the slow path checks range */
+        goto slow;
+      ip = ip * 10 + d;
+    }
+  if (i < len && s[i] == '.')
+    {
+      i++;
+      if (i >= len)
+        goto slow;
+      for (; i < len; i++)
+        {
+          guint d = (guchar)s[i] - '0';
+
+          if (d > 9)
+            break;
+          if (nfrac < 4)
+            {
+              frac = frac * 10 + d;
+              nfrac++;
+            }
+        }
+    }
+  if (i != len)
+    goto slow;
+
+  while (nfrac < 4)
+    {
+      frac *= 10;
+      nfrac++;
+    }
+  /* frac is in 0.1 ns units: round half up */
+  ns = (gint64)(ip * 1000 + (frac + 5) / 10);
+  *out_ns = neg ? -ns : ns;
+  return TRUE;
+
+slow:
+  {
+    double v;
+
+    if (!parse_double (s, len, &v))
+      return FALSE;
+    v *= 1000.0;
+    if (!(v > -9.2e18 && v < 9.2e18))
+      return FALSE;
+    *out_ns = (gint64)llround (v);
+    return TRUE;
+  }
+}
+
+static inline guint32
+to_u32 (gint64 v)
+{
+  return v >= 0 && v <= G_MAXUINT32 ? (guint32)v : 0;
+}
+
+static void
+ident_set_text (Ident      *id,
+                const char *s,
+                gsize       len)
+{
+  gint64 v;
+
+  id->set = TRUE;
+  if (parse_int64 (s, len, &v))
+    {
+      id->is_string = FALSE;
+      id->num = v;
+    }
+  else
+    {
+      id->is_string = TRUE;
+      g_string_truncate (id->str, 0);
+      g_string_append_len (id->str, s, len);
+    }
+}
+
+/* Memcpy/memset names carry the copy and memory kinds:
+ * "Memcpy HtoD (Pageable -> Device)", "Memset (Device)". */
+static guint8
+memory_kind_from_text (const char *s,
+                       gsize       len)
+{
+  static const struct { const char *name; guint8 kind; } kinds[] = {
+    { "Pageable", KS_MEM_PAGEABLE },
+    { "Pinned", KS_MEM_PINNED },
+    { "Device Static", KS_MEM_DEVICE_STATIC },
+    { "Device", KS_MEM_DEVICE },
+    { "Array", KS_MEM_ARRAY },
+    { "Managed Static", KS_MEM_MANAGED_STATIC },
+    { "Managed", KS_MEM_MANAGED },
+  };
+
+  while (len > 0 && s[0] == ' ')
+    s++, len--;
+  while (len > 0 && s[len - 1] == ' ')
+    len--;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (strlen (kinds[i].name) == len && memcmp (kinds[i].name, s, len) == 0)
+      return kinds[i].kind;
+  return KS_MEM_UNKNOWN;
+}
+
+static void
+parse_copy_name (Event      *ev,
+                 const char *s,
+                 gsize       len)
+{
+  static const char *copy_kinds[] = {
+    NULL, "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+  };
+  const char *open, *close, *arrow;
+  gsize pos;
+
+  if (len >= 11 && memcmp (s, "Memcpy ", 7) == 0)
+    {
+      for (guint k = 1; k < G_N_ELEMENTS (copy_kinds); k++)
+        if (memcmp (s + 7, copy_kinds[k], 4) == 0)
+          {
+            ev->copy_kind = k;
+            break;
+          }
+    }
+  else if (!(len >= 6 && memcmp (s, "Memset", 6) == 0))
+    return;
+
+  open = memchr (s, '(', len);
+  if (open == NULL)
+    return;
+  pos = open - s + 1;
+  close = memchr (open, ')', len - (open - s));
+  if (close == NULL)
+    return;
+  arrow = g_strstr_len (open, close - open, "->");
+  if (arrow != NULL)
+    {
+      ev->src_kind = memory_kind_from_text (s + pos, arrow - (s + pos));
+      ev->dst_kind = memory_kind_from_text (arrow + 2, close - (arrow + 2));
+    }
+  else
+    ev->dst_kind = memory_kind_from_text (s + pos, close - (s + pos));
+}
+
+/* Categories */
+
+static KsSliceKind
+kind_from_category (const char *cat,
+                    gsize       len,
+                    gboolean   *kineto)
+{
+  static const struct { const char *cat; KsSliceKind kind; } map[] = {
+    { "cpu_op", KS_SLICE_CPU_OP },
+    { "python_function", KS_SLICE_PYTHON },
+    { "user_annotation", KS_SLICE_USER_ANNOTATION },
+    { "cuda_runtime", KS_SLICE_CUDA_RUNTIME },
+    { "cuda_driver", KS_SLICE_CUDA_DRIVER },
+    { "gpu_user_annotation", KS_SLICE_GPU_ANNOTATION },
+    { "kernel", KS_SLICE_KERNEL },
+    { "gpu_memcpy", KS_SLICE_MEMCPY },
+    { "gpu_memset", KS_SLICE_MEMSET },
+    { "cuda_sync", KS_SLICE_SYNC },
+    { "osrt", KS_SLICE_OSRT },
+    /* PyTorch 1.8/1.9 names */
+    { "Operator", KS_SLICE_CPU_OP },
+    { "Runtime", KS_SLICE_CUDA_RUNTIME },
+    { "Kernel", KS_SLICE_KERNEL },
+    { "Memcpy", KS_SLICE_MEMCPY },
+    { "Memset", KS_SLICE_MEMSET },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (strlen (map[i].cat) == len && memcmp (map[i].cat, cat, len) == 0)
+      {
+        *kineto = TRUE;
+        return map[i].kind;
+      }
+  return KS_SLICE_GENERIC;
+}
+
+static inline gboolean
+kind_is_gpu (KsSliceKind kind)
+{
+  return kind == KS_SLICE_KERNEL || kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET ||
+         kind == KS_SLICE_SYNC || kind == KS_SLICE_GPU_ANNOTATION;
+}
+
+/* Flows that Kineto writes for CPU launch -> GPU work: implied by the
+ * correlation ids, so not stored. */
+static gboolean
+is_launch_flow_category (Reader     *r,
+                         const char *cat)
+{
+  return strcmp (cat, "ac2g") == 0 ||
+         strcmp (cat, "async_cpu_to_gpu") == 0 ||
+         strcmp (cat, "async_gpu") == 0 ||
+         (r->kineto && strcmp (cat, "async") == 0);
+}
+
+/* Errors */
+
+static void
+reader_fail (Reader     *r,
+             const char *format,
+             ...) G_GNUC_PRINTF (2, 3);
+
+static void
+reader_fail (Reader     *r,
+             const char *format,
+             ...)
+{
+  g_autofree char *msg = NULL;
+  va_list args;
+
+  if (r->error != NULL)
+    return;
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  r->error = g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", r->name, msg);
+}
+
+static guint64
+current_offset (Reader *r)
+{
+  return r->buf_offset + (r->yajl ? yajl_get_bytes_consumed (r->yajl) : 0);
+}
+
+/* Args capture: compact JSON (whitespace outside strings dropped). */
+
+static void
+args_append (Reader       *r,
+             const guint8 *p,
+             gsize         n)
+{
+  gboolean in_string = r->args_in_string;
+  gboolean escape = r->args_escape;
+  gsize len;
+  char *out;
+
+  if (r->args_overflow)
+    return;
+  if (r->args->len + n > MAX_ARGS_LEN)
+    {
+      r->args_overflow = TRUE;
+      return;
+    }
+
+  len = r->args->len;
+  if (r->args->allocated_len < len + n + 1)
+    g_string_set_size (r->args, len + n), g_string_truncate (r->args, len);
+  out = r->args->str + len;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      guint8 c = p[i];
+
+      if (in_string)
+        {
+          *out++ = c;
+          if (escape)
+            escape = FALSE;
+          else if (c == '\\')
+            escape = TRUE;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+        continue;
+      else
+        {
+          *out++ = c;
+          if (c == '"')
+            in_string = TRUE;
+        }
+    }
+
+  r->args->len = out - r->args->str;
+  r->args->str[r->args->len] = 0;
+  r->args_in_string = in_string;
+  r->args_escape = escape;
+}
+
+/* Processes and threads */
+
+static guint32
+lookup_process (Reader   *r,
+                Ident    *pid,
+                gboolean  create)
+{
+  gpointer value;
+  gint64 effective;
+  guint32 process;
+  g_autofree char *original = NULL;
+
+  if (!pid->set)
+    {
+      /* Events without a pid belong to process 0. */
+      pid->set = TRUE;
+      pid->is_string = FALSE;
+      pid->num = 0;
+    }
+
+  if (pid->is_string)
+    value = g_hash_table_lookup (r->pid_str_map, pid->str->str);
+  else
+    value = g_hash_table_lookup (r->pid_map, &pid->num);
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value) - 1;
+  if (!create)
+    return KS_NO_INDEX;
+
+  if (pid->is_string)
+    {
+      effective = r->next_synthetic++;
+      original = g_strdup (pid->str->str);
+    }
+  else if (g_hash_table_contains (r->used_pids, &pid->num))
+    {
+      /* Another file of the folder used this pid: keep them apart. */
+      effective = r->next_synthetic++;
+      original = g_strdup_printf ("%" G_GINT64_FORMAT, pid->num);
+    }
+  else
+    effective = pid->num;
+
+  process = ks_trace_builder_get_process (r->builder, effective);
+  if (original != NULL)
+    ks_trace_builder_set_process_info (r->builder, process, NULL, NULL, original, G_MININT32);
+
+  if (pid->is_string)
+    g_hash_table_insert (r->pid_str_map, g_strdup (pid->str->str), GUINT_TO_POINTER (process + 1));
+  else
+    g_hash_table_insert (r->pid_map, g_memdup2 (&pid->num, sizeof (gint64)), GUINT_TO_POINTER (process + 1));
+  return process;
+}
+
+static guint
+thread_key_hash (gconstpointer p)
+{
+  const ThreadKey *k = p;
+
+  return k->process * 2654435761u ^ g_int64_hash (&k->tid);
+}
+
+static gboolean
+thread_key_equal (gconstpointer a,
+                  gconstpointer b)
+{
+  const ThreadKey *ka = a, *kb = b;
+
+  return ka->process == kb->process && ka->tid == kb->tid;
+}
+
+static guint32
+lookup_thread_in (Reader   *r,
+                  guint32   process,
+                  Ident    *tid,
+                  gboolean  create)
+{
+  ThreadKey key = { process, 0 };
+  gpointer value;
+  guint32 thread;
+  gboolean synthetic = FALSE;
+
+  if (!tid->set)
+    {
+      tid->set = TRUE;
+      tid->is_string = FALSE;
+      tid->num = 0;
+    }
+
+  if (tid->is_string)
+    {
+      value = g_hash_table_lookup (r->tid_str_map, tid->str->str);
+      if (value == NULL)
+        {
+          if (!create)
+            return KS_NO_INDEX;
+          value = GSIZE_TO_POINTER ((gsize)r->next_synthetic++);
+          g_hash_table_insert (r->tid_str_map, g_strdup (tid->str->str), value);
+        }
+      key.tid = (gint64)GPOINTER_TO_SIZE (value);
+      synthetic = TRUE;
+    }
+  else
+    key.tid = tid->num;
+
+  value = g_hash_table_lookup (r->thread_map, &key);
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value) - 1;
+  if (!create)
+    return KS_NO_INDEX;
+
+  thread = ks_trace_builder_get_thread (r->builder, process, key.tid);
+  if (synthetic)
+    ks_trace_builder_set_thread_info (r->builder, thread, NULL, tid->str->str, G_MININT32);
+  g_hash_table_insert (r->thread_map, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (thread + 1));
+  return thread;
+}
+
+/* The thread (and its track) of the current event, through a one-entry
+ * cache: consecutive events mostly come from the same thread. */
+static guint32
+event_thread (Reader  *r,
+              guint32 *track)
+{
+  Event *ev = &r->ev;
+  guint32 process, thread;
+
+  if (r->cache_valid && ev->pid.set && ev->tid.set &&
+      !ev->pid.is_string && !ev->tid.is_string &&
+      !r->cache_pid_is_string && !r->cache_tid_is_string &&
+      ev->pid.num == r->cache_pid && ev->tid.num == r->cache_tid)
+    {
+      *track = r->cache_track;
+      return r->cache_thread;
+    }
+
+  process = lookup_process (r, &ev->pid, TRUE);
+  thread = lookup_thread_in (r, process, &ev->tid, TRUE);
+  *track = ks_trace_builder_get_thread_track (r->builder, thread);
+
+  r->cache_valid = TRUE;
+  r->cache_pid_is_string = ev->pid.is_string;
+  r->cache_pid = ev->pid.num;
+  r->cache_tid_is_string = ev->tid.is_string;
+  r->cache_tid = ev->tid.num;
+  r->cache_thread = thread;
+  r->cache_track = *track;
+  return thread;
+}
+
+
+static guint32
+gpu_track (Reader      *r,
+           KsSliceKind  kind)
+{
+  Event *ev = &r->ev;
+  gint64 device, stream;
+  int track_kind = kind == KS_SLICE_GPU_ANNOTATION ? 1 : 0;
+
+  /* Kineto puts the device in "pid" and the stream in "tid" as well as
+   * in args; annotations only have the former. */
+  if (ev->has_device)
+    device = ev->device;
+  else if (ev->pid.set && !ev->pid.is_string)
+    device = ev->pid.num;
+  else
+    device = 0;
+
+  if (ev->has_stream)
+    stream = ev->stream;
+  else if (ev->tid.set && !ev->tid.is_string)
+    stream = ev->tid.num;
+  else if (ev->tid.set)
+    {
+      /* "stream 7" */
+      const char *s = ev->tid.str->str;
+      const char *digits = s + strcspn (s, "0123456789");
+
+      stream = *digits ? g_ascii_strtoll (digits, NULL, 10) : 0;
+    }
+  else
+    stream = 0;
+
+  if (device < -1 || device > G_MAXINT16)
+    device = -1;
+
+  if (r->cache_gpu_kind == track_kind && r->cache_gpu_device == device && r->cache_gpu_stream == stream)
+    return r->cache_gpu_track;
+
+  r->cache_gpu_kind = track_kind;
+  r->cache_gpu_device = device;
+  r->cache_gpu_stream = stream;
+  if (track_kind)
+    r->cache_gpu_track = ks_trace_builder_get_gpu_annotation_track (r->builder, (gint32)device, stream);
+  else
+    r->cache_gpu_track = ks_trace_builder_get_stream_track (r->builder, (gint32)device, stream);
+  return r->cache_gpu_track;
+}
+
+static void
+event_reset (Event *ev)
+{
+  ev->ph = 0;
+  ev->bp = 0;
+  ev->scope = 0;
+  ev->has_ts = ev->has_dur = ev->bad_ts = FALSE;
+  ev->ts = ev->dur = 0;
+  ev->name = ev->cat = 0;
+  ev->kind = KS_SLICE_GENERIC;
+  ev->name_special = NAME_PLAIN;
+  ev->pid.set = ev->tid.set = FALSE;
+  ev->has_id = FALSE;
+  ev->has_args = FALSE;
+  ev->external_id = ev->correlation = 0;
+  ev->has_device = ev->has_stream = FALSE;
+  memset (&ev->gpu, 0, sizeof ev->gpu);
+  ev->registers = 0;
+  ev->shared_memory = 0;
+  ev->bytes = 0;
+  ev->mem_bytes = 0;
+  ev->addr = 0;
+  ev->total_allocated = ev->total_reserved = -1;
+  ev->device_type = -1;
+  ev->device_id = -1;
+  ev->has_arg_name = ev->has_labels = ev->has_sort_index = FALSE;
+  ev->n_counter_args = 0;
+  ev->copy_kind = ev->src_kind = ev->dst_kind = 0;
+}
+
+static inline gboolean
+key_is (const unsigned char *key,
+        size_t               len,
+        const char          *lit,
+        size_t               lit_len)
+{
+  return len == lit_len && memcmp (key, lit, len) == 0;
+}
+
+#define KEY_IS(lit) key_is (key, len, lit, sizeof (lit) - 1)
+
+static Field
+classify_field (const unsigned char *key,
+                size_t               len)
+{
+  switch (len)
+    {
+    case 1:
+      if (key[0] == 's')
+        return F_S;
+      break;
+    case 2:
+      if (KEY_IS ("ph"))
+        return F_PH;
+      if (KEY_IS ("ts"))
+        return F_TS;
+      if (KEY_IS ("id"))
+        return F_ID;
+      if (KEY_IS ("bp"))
+        return F_BP;
+      break;
+    case 3:
+      if (KEY_IS ("pid"))
+        return F_PID;
+      if (KEY_IS ("tid"))
+        return F_TID;
+      if (KEY_IS ("cat"))
+        return F_CAT;
+      if (KEY_IS ("dur"))
+        return F_DUR;
+      if (KEY_IS ("id2"))
+        return F_ID2;
+      break;
+    case 4:
+      if (KEY_IS ("name"))
+        return F_NAME;
+      if (KEY_IS ("args"))
+        return F_ARGS;
+      break;
+    case 7:
+      if (KEY_IS ("bind_id"))
+        return F_BIND_ID;
+      break;
+    default:
+      break;
+    }
+  return F_OTHER;
+}
+
+static Arg
+classify_arg (const unsigned char *key,
+              size_t               len)
+{
+  switch (len)
+    {
+    case 4:
+      if (KEY_IS ("grid"))
+        return A_GRID;
+      if (KEY_IS ("Addr"))
+        return A_ADDR;
+      if (KEY_IS ("name"))
+        return A_NAME;
+      break;
+    case 5:
+      if (KEY_IS ("block"))
+        return A_BLOCK;
+      if (KEY_IS ("bytes"))
+        return A_BYTES;
+      if (KEY_IS ("Bytes"))
+        return A_MEM_BYTES;
+      if (KEY_IS ("value"))
+        return A_VALUE;
+      break;
+    case 6:
+      if (KEY_IS ("device"))
+        return A_DEVICE;
+      if (KEY_IS ("stream"))
+        return A_STREAM;
+      if (KEY_IS ("labels"))
+        return A_LABELS;
+      break;
+    case 9:
+      if (KEY_IS ("Device Id"))
+        return A_DEVICE_ID;
+      break;
+    case 10:
+      if (KEY_IS ("sort_index"))
+        return A_SORT_INDEX;
+      break;
+    case 11:
+      if (KEY_IS ("External id") || KEY_IS ("external id"))
+        return A_EXTERNAL_ID;
+      if (KEY_IS ("correlation"))
+        return A_CORRELATION;
+      if (KEY_IS ("Device Type"))
+        return A_DEVICE_TYPE;
+      break;
+    case 13:
+      if (KEY_IS ("shared memory"))
+        return A_SHARED_MEMORY;
+      break;
+    case 14:
+      if (KEY_IS ("Total Reserved"))
+        return A_TOTAL_RESERVED;
+      break;
+    case 15:
+      if (KEY_IS ("Total Allocated"))
+        return A_TOTAL_ALLOCATED;
+      break;
+    case 20:
+      if (KEY_IS ("registers per thread"))
+        return A_REGISTERS;
+      break;
+    default:
+      break;
+    }
+  return A_OTHER;
+}
+
+static GpuField
+classify_gpu_field (const unsigned char *key,
+                    size_t               len)
+{
+  static const struct { const char *key; GpuField field; } map[] = {
+    { "id", G_ID }, { "name", G_NAME }, { "totalGlobalMem", G_TOTAL_MEM },
+    { "computeMajor", G_MAJOR }, { "computeMinor", G_MINOR },
+    { "maxThreadsPerBlock", G_MAX_THREADS_BLOCK },
+    { "maxThreadsPerMultiprocessor", G_MAX_THREADS_SM },
+    { "regsPerBlock", G_REGS_BLOCK }, { "regsPerMultiprocessor", G_REGS_SM },
+    { "warpSize", G_WARP }, { "sharedMemPerBlock", G_SHMEM_BLOCK },
+    { "sharedMemPerMultiprocessor", G_SHMEM_SM }, { "numSms", G_NUM_SMS },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (key_is (key, len, map[i].key, strlen (map[i].key)))
+      return map[i].field;
+  return G_OTHER;
+}
+
+#undef KEY_IS
+
+/* Values */
+
+static void
+set_event_field (Reader     *r,
+                 gboolean    is_string,
+                 const char *s,
+                 gsize       len)
+{
+  Event *ev = &r->ev;
+
+  switch (r->field)
+    {
+    case F_PH:
+      if (is_string && len >= 1)
+        ev->ph = s[0];
+      break;
+
+    case F_NAME:
+      if (!is_string)
+        break;
+      ev->name = ks_trace_builder_intern_len (r->builder, s, len);
+      if (len >= 6 && s[0] == 'M' && s[1] == 'e' && s[2] == 'm')
+        parse_copy_name (ev, s, len);
+      else if (len == 8 && memcmp (s, "[memory]", 8) == 0)
+        ev->name_special = NAME_MEMORY;
+      else if (len == 12 && memcmp (s, "process_name", 12) == 0)
+        ev->name_special = NAME_PROCESS_NAME;
+      else if (len == 14 && memcmp (s, "process_labels", 14) == 0)
+        ev->name_special = NAME_PROCESS_LABELS;
+      else if (len == 18 && memcmp (s, "process_sort_index", 18) == 0)
+        ev->name_special = NAME_PROCESS_SORT_INDEX;
+      else if (len == 11 && memcmp (s, "thread_name", 11) == 0)
+        ev->name_special = NAME_THREAD_NAME;
+      else if (len == 17 && memcmp (s, "thread_sort_index", 17) == 0)
+        ev->name_special = NAME_THREAD_SORT_INDEX;
+      break;
+
+    case F_CAT:
+      if (!is_string)
+        break;
+      ev->cat = ks_trace_builder_intern_len (r->builder, s, len);
+      {
+        gpointer value = g_hash_table_lookup (r->kind_by_cat, GUINT_TO_POINTER (ev->cat));
+
+        if (value != NULL)
+          ev->kind = GPOINTER_TO_UINT (value) - 1;
+        else
+          {
+            gboolean kineto = FALSE;
+
+            ev->kind = kind_from_category (s, len, &kineto);
+            if (kineto)
+              r->kineto = TRUE;
+            g_hash_table_insert (r->kind_by_cat, GUINT_TO_POINTER (ev->cat),
+                                 GUINT_TO_POINTER (ev->kind + 1));
+          }
+      }
+      break;
+
+    case F_PID:
+      ident_set_text (&ev->pid, s, len);
+      break;
+
+    case F_TID:
+      ident_set_text (&ev->tid, s, len);
+      break;
+
+    case F_TS:
+      if (parse_us (s, len, &ev->ts))
+        ev->has_ts = TRUE;
+      else
+        ev->bad_ts = TRUE;
+      break;
+
+    case F_DUR:
+      if (parse_us (s, len, &ev->dur))
+        ev->has_dur = TRUE;
+      else
+        ev->bad_ts = TRUE;
+      break;
+
+    case F_ID:
+    case F_BIND_ID:
+      ev->has_id = TRUE;
+      g_string_truncate (ev->id, 0);
+      g_string_append_len (ev->id, s, len);
+      break;
+
+    case F_BP:
+      if (is_string && len >= 1)
+        ev->bp = s[0];
+      break;
+
+    case F_S:
+      if (is_string && len >= 1)
+        ev->scope = s[0];
+      break;
+
+    case F_ID2:
+    case F_ARGS:
+    case F_OTHER:
+    default:
+      break;
+    }
+}
+
+static void
+set_arg (Reader     *r,
+         gboolean    is_string,
+         const char *s,
+         gsize       len)
+{
+  Event *ev = &r->ev;
+  gint64 v = 0;
+  gboolean is_int = !is_string && parse_int64 (s, len, &v);
+
+  switch (r->arg)
+    {
+    case A_EXTERNAL_ID:
+      if (is_int)
+        ev->external_id = to_u32 (v);
+      break;
+    case A_CORRELATION:
+      if (is_int)
+        ev->correlation = to_u32 (v);
+      break;
+    case A_DEVICE:
+      if (is_int)
+        {
+          ev->has_device = TRUE;
+          ev->device = v;
+        }
+      break;
+    case A_STREAM:
+      if (is_int)
+        {
+          ev->has_stream = TRUE;
+          ev->stream = v;
+        }
+      break;
+    case A_REGISTERS:
+      if (is_int)
+        ev->registers = (guint32)CLAMP (v, 0, G_MAXUINT16);
+      break;
+    case A_SHARED_MEMORY:
+      if (is_int)
+        ev->shared_memory = (guint64)CLAMP (v, 0, G_MAXUINT32);
+      break;
+    case A_BYTES:
+      if (is_int && v >= 0)
+        ev->bytes = (guint64)v;
+      break;
+    case A_MEM_BYTES:
+      if (is_int)
+        ev->mem_bytes = v;
+      break;
+    case A_ADDR:
+      if (!is_string)
+        parse_uint64 (s, len, &ev->addr);
+      break;
+    case A_TOTAL_ALLOCATED:
+      if (is_int)
+        ev->total_allocated = v;
+      break;
+    case A_TOTAL_RESERVED:
+      if (is_int)
+        ev->total_reserved = v;
+      break;
+    case A_DEVICE_TYPE:
+      if (is_int)
+        ev->device_type = v;
+      break;
+    case A_DEVICE_ID:
+      if (is_int)
+        ev->device_id = v;
+      break;
+    case A_NAME:
+      if (is_string)
+        {
+          g_string_truncate (ev->arg_name, 0);
+          g_string_append_len (ev->arg_name, s, len);
+          ev->has_arg_name = TRUE;
+        }
+      break;
+    case A_LABELS:
+      if (is_string)
+        {
+          g_string_truncate (ev->labels, 0);
+          g_string_append_len (ev->labels, s, len);
+          ev->has_labels = TRUE;
+        }
+      break;
+    case A_SORT_INDEX:
+      if (is_int)
+        {
+          ev->has_sort_index = TRUE;
+          ev->sort_index = v;
+        }
+      break;
+    case A_GRID:
+    case A_BLOCK:
+    case A_VALUE:
+    case A_OTHER:
+    default:
+      break;
+    }
+}
+
+static void
+set_array_arg (Reader     *r,
+               const char *s,
+               gsize       len)
+{
+  gint64 v;
+  int i = r->arg_index++;
+
+  if (i > 2 || !parse_int64 (s, len, &v))
+    return;
+  if (r->arg == A_GRID)
+    r->ev.gpu.kernel.grid[i] = (guint32)CLAMP (v, 0, G_MAXUINT32);
+  else
+    r->ev.gpu.kernel.block[i] = (guint16)CLAMP (v, 0, G_MAXUINT16);
+}
+
+static void
+set_gpu_field (Reader     *r,
+               gboolean    is_string,
+               const char *s,
+               gsize       len)
+{
+  gint64 v = 0;
+  gboolean is_int = !is_string && parse_int64 (s, len, &v);
+
+  if (r->gpu_field == G_NAME)
+    {
+      if (is_string)
+        r->gpu.name = ks_trace_builder_intern_len (r->builder, s, len);
+      return;
+    }
+  if (!is_int)
+    return;
+
+  switch (r->gpu_field)
+    {
+    case G_ID: r->gpu.device = (gint32)CLAMP (v, -1, G_MAXINT32); break;
+    case G_TOTAL_MEM: r->gpu.total_memory = v > 0 ? (guint64)v : 0; break;
+    case G_MAJOR: r->gpu.compute_major = to_u32 (v); break;
+    case G_MINOR: r->gpu.compute_minor = to_u32 (v); break;
+    case G_MAX_THREADS_BLOCK: r->gpu.max_threads_per_block = to_u32 (v); break;
+    case G_MAX_THREADS_SM: r->gpu.max_threads_per_sm = to_u32 (v); break;
+    case G_REGS_BLOCK: r->gpu.registers_per_block = to_u32 (v); break;
+    case G_REGS_SM: r->gpu.registers_per_sm = to_u32 (v); break;
+    case G_WARP: r->gpu.warp_size = to_u32 (v); break;
+    case G_SHMEM_BLOCK: r->gpu.shared_memory_per_block = to_u32 (v); break;
+    case G_SHMEM_SM: r->gpu.shared_memory_per_sm = to_u32 (v); break;
+    case G_NUM_SMS: r->gpu.sm_count = to_u32 (v); break;
+    case G_NAME:
+    case G_OTHER:
+    default:
+      break;
+    }
+}
+
+static void
+set_top_value (Reader     *r,
+               gboolean    is_string,
+               const char *s,
+               gsize       len)
+{
+  g_autofree char *value = NULL;
+
+  if (r->top_key == K_BASE_TIME)
+    {
+      gint64 v;
+
+      if (!is_string && parse_int64 (s, len, &v))
+        {
+          r->have_base_time = TRUE;
+          r->base_time = v;
+          /* Files of one folder each count from their own base time. */
+          if (r->have_base0)
+            r->ts_offset = v - r->base0;
+        }
+    }
+  if (r->top_key_text->len == 0 || r->top_key_text->len > 64 || len > 4096)
+    return;
+  value = g_strndup (s, len);
+  if (!g_utf8_validate (value, -1, NULL))
+    return;
+  ks_trace_builder_set_metadata (r->builder, r->top_key_text->str, value);
+}
+
+static void
+on_scalar (Reader     *r,
+           gboolean    is_string,
+           const char *s,
+           gsize       len)
+{
+  int d = r->depth;
+
+  if (r->in_event)
+    {
+      if (d == r->events_depth + 1)
+        set_event_field (r, is_string, s, len);
+      else if (r->in_args)
+        {
+          if (d == r->events_depth + 2)
+            {
+              set_arg (r, is_string, s, len);
+              if (!is_string && (r->ev.ph == 'C' || r->ev.ph == 0) &&
+                  r->ev.n_counter_args < MAX_COUNTER_ARGS)
+                {
+                  double v;
+
+                  if (parse_double (s, len, &v))
+                    r->ev.counter_value[r->ev.n_counter_args++] = v;
+                  else
+                    {
+                      /* keep key and value aligned */
+                      g_string_truncate (r->ev.counter_key[r->ev.n_counter_args], 0);
+                    }
+                }
+            }
+          else if (d == r->events_depth + 3 && (r->arg == A_GRID || r->arg == A_BLOCK) && !is_string)
+            set_array_arg (r, s, len);
+        }
+      else if (r->in_id2 && d == r->events_depth + 2)
+        {
+          r->ev.has_id = TRUE;
+          g_string_truncate (r->ev.id, 0);
+          g_string_append_len (r->ev.id, s, len);
+        }
+      return;
+    }
+
+  if (r->events_depth > 0 && d == r->events_depth)
+    {
+      r->n_items++;
+      r->n_not_object++;
+      return;
+    }
+  if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
+    {
+      set_gpu_field (r, is_string, s, len);
+      return;
+    }
+  if (r->top == '{' && d == 1)
+    set_top_value (r, is_string, s, len);
+}
+
+/* yajl callbacks */
+
+static int
+cb_null (void *ctx)
+{
+  Reader *r = ctx;
+
+  if (r->events_depth > 0 && !r->in_event && r->depth == r->events_depth)
+    {
+      r->n_items++;
+      r->n_not_object++;
+    }
+  return 1;
+}
+
+static int
+cb_boolean (void *ctx,
+            int   value)
+{
+  return cb_null (ctx);
+}
+
+static int
+cb_number (void       *ctx,
+           const char *s,
+           size_t      len)
+{
+  on_scalar (ctx, FALSE, s, len);
+  return 1;
+}
+
+static int
+cb_string (void                *ctx,
+           const unsigned char *s,
+           size_t               len)
+{
+  on_scalar (ctx, TRUE, (const char *)s, len);
+  return 1;
+}
+
+static int
+cb_map_key (void                *ctx,
+            const unsigned char *key,
+            size_t               len)
+{
+  Reader *r = ctx;
+  int d = r->depth;
+
+  if (r->in_event)
+    {
+      if (d == r->events_depth + 1)
+        r->field = classify_field (key, len);
+      else if (r->in_args && d == r->events_depth + 2)
+        {
+          r->arg = classify_arg (key, len);
+          if ((r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
+            {
+              GString *k = r->ev.counter_key[r->ev.n_counter_args];
+
+              g_string_truncate (k, 0);
+              g_string_append_len (k, (const char *)key, len);
+            }
+        }
+      return 1;
+    }
+
+  if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
+    r->gpu_field = classify_gpu_field (key, len);
+  else if (r->top == '{' && d == 1)
+    {
+      g_string_truncate (r->top_key_text, 0);
+      g_string_append_len (r->top_key_text, (const char *)key, len);
+      if (key_is (key, len, "traceEvents", 11))
+        r->top_key = K_TRACE_EVENTS;
+      else if (key_is (key, len, "deviceProperties", 16) || key_is (key, len, "computeProperties", 17))
+        {
+          r->top_key = K_DEVICE_PROPERTIES;
+          r->kineto = TRUE;
+        }
+      else if (key_is (key, len, "baseTimeNanoseconds", 19))
+        {
+          r->top_key = K_BASE_TIME;
+          r->kineto = TRUE;
+        }
+      else if (key_is (key, len, "schemaVersion", 13))
+        {
+          r->top_key = K_KINETO_HINT;
+          r->kineto = TRUE;
+        }
+      else
+        r->top_key = K_OTHER;
+    }
+  return 1;
+}
+
+static void handle_event (Reader *r);
+
+static gboolean
+check_depth (Reader *r)
+{
+  if (r->depth >= MAX_NESTING)
+    {
+      reader_fail (r, _("JSON nested deeper than %d levels at byte %" G_GUINT64_FORMAT),
+                   MAX_NESTING, current_offset (r));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+cb_start_map (void *ctx)
+{
+  Reader *r = ctx;
+  int d = r->depth;
+
+  if (!check_depth (r))
+    return 0;
+  r->depth++;
+
+  if (d == 0)
+    {
+      r->top = '{';
+      return 1;
+    }
+
+  if (r->in_event)
+    {
+      if (d == r->events_depth + 1)
+        {
+          if (r->field == F_ARGS)
+            {
+              gsize consumed = yajl_get_bytes_consumed (r->yajl);
+
+              r->in_args = TRUE;
+              r->ev.has_args = TRUE;
+              r->arg = A_OTHER;
+              g_string_truncate (r->args, 0);
+              r->args_from = consumed > 0 ? consumed - 1 : 0;
+              r->args_in_string = FALSE;
+              r->args_escape = FALSE;
+              r->args_overflow = FALSE;
+            }
+          else if (r->field == F_ID2)
+            r->in_id2 = TRUE;
+        }
+      return 1;
+    }
+
+  if (r->events_depth > 0 && d == r->events_depth)
+    {
+      r->in_event = TRUE;
+      r->field = F_OTHER;
+      r->n_items++;
+      event_reset (&r->ev);
+      return 1;
+    }
+
+  if (r->gpu_depth > 0 && d == r->gpu_depth)
+    {
+      memset (&r->gpu, 0, sizeof r->gpu);
+      r->gpu.device = -1;
+      r->gpu_field = G_OTHER;
+    }
+  return 1;
+}
+
+static int
+cb_end_map (void *ctx)
+{
+  Reader *r = ctx;
+  int d;
+
+  r->depth--;
+  d = r->depth;
+
+  if (r->in_event)
+    {
+      if (d == r->events_depth)
+        {
+          r->in_event = FALSE;
+          handle_event (r);
+          if (r->error != NULL)
+            return 0;
+        }
+      else if (d == r->events_depth + 1)
+        {
+          if (r->in_args)
+            {
+              gsize consumed = yajl_get_bytes_consumed (r->yajl);
+
+              if (consumed > r->args_from)
+                args_append (r, r->buf + r->args_from, consumed - r->args_from);
+              r->in_args = FALSE;
+            }
+          r->in_id2 = FALSE;
+        }
+      return 1;
+    }
+
+  if (r->gpu_depth > 0 && d == r->gpu_depth)
+    {
+      if (r->gpu.device >= 0)
+        ks_trace_builder_add_gpu (r->builder, &r->gpu);
+    }
+  return 1;
+}
+
+static int
+cb_start_array (void *ctx)
+{
+  Reader *r = ctx;
+  int d = r->depth;
+
+  if (!check_depth (r))
+    return 0;
+  r->depth++;
+
+  if (d == 0)
+    {
+      r->top = '[';
+      r->events_depth = 1;
+      r->saw_events = TRUE;
+      return 1;
+    }
+
+  if (r->in_event)
+    {
+      if (r->in_args && d == r->events_depth + 2)
+        r->arg_index = 0;
+      return 1;
+    }
+
+  if (r->events_depth > 0 && d == r->events_depth)
+    {
+      /* an array where an event should be */
+      r->n_items++;
+      r->n_not_object++;
+      return 1;
+    }
+
+  if (r->top == '{' && d == 1)
+    {
+      if (r->top_key == K_TRACE_EVENTS && r->events_depth == 0)
+        {
+          r->events_depth = 2;
+          r->saw_events = TRUE;
+        }
+      else if (r->top_key == K_DEVICE_PROPERTIES && r->gpu_depth == 0)
+        r->gpu_depth = 2;
+    }
+  return 1;
+}
+
+static int
+cb_end_array (void *ctx)
+{
+  Reader *r = ctx;
+  int d;
+
+  r->depth--;
+  d = r->depth;
+
+  if (!r->in_event)
+    {
+      if (r->events_depth > 0 && d == r->events_depth - 1)
+        r->events_depth = 0;
+      if (r->gpu_depth > 0 && d == r->gpu_depth - 1)
+        r->gpu_depth = 0;
+    }
+  return 1;
+}
+
+static const yajl_callbacks callbacks = {
+  cb_null,
+  cb_boolean,
+  NULL,
+  NULL,
+  cb_number,
+  cb_string,
+  cb_start_map,
+  cb_map_key,
+  cb_end_map,
+  cb_start_array,
+  cb_end_array,
+};
+
+/* Events */
+
+static guint32
+event_args (Reader *r)
+{
+  if (!r->ev.has_args)
+    return 0;
+  if (r->args_overflow)
+    {
+      r->n_big_args++;
+      return 0;
+    }
+  if (r->args->len <= 2)   /* {} */
+    return 0;
+  return ks_trace_builder_add_args (r->builder, r->args->str, r->args->len);
+}
+
+static inline void
+note_time (Reader *r,
+           gint64  ts)
+{
+  if (ts < r->min_ts)
+    r->min_ts = ts;
+  if (ts > r->max_ts)
+    r->max_ts = ts;
+}
+
+static GArray *
+thread_stack (Reader  *r,
+              guint32  thread,
+              gboolean create)
+{
+  GArray *stack;
+
+  if (thread >= r->open_slices->len)
+    {
+      if (!create)
+        return NULL;
+      g_ptr_array_set_size (r->open_slices, thread + 1);
+    }
+  stack = g_ptr_array_index (r->open_slices, thread);
+  if (stack == NULL && create)
+    {
+      stack = g_array_new (FALSE, FALSE, sizeof (OpenSlice));
+      g_ptr_array_index (r->open_slices, thread) = stack;
+    }
+  return stack;
+}
+
+static void
+add_complete (Reader *r,
+              gint64  ts,
+              gint64  end)
+{
+  Event *ev = &r->ev;
+  KsSliceKind kind = ev->kind;
+  guint32 track;
+
+  if (kind_is_gpu (kind))
+    {
+      KsGpuInfo *gpu = &ev->gpu;
+
+      track = gpu_track (r, kind);
+      if (kind == KS_SLICE_KERNEL)
+        {
+          gpu->kernel.registers = ev->registers;
+          gpu->kernel.shared_memory = (guint32)ev->shared_memory;
+        }
+      else if (kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET)
+        {
+          memset (gpu, 0, sizeof *gpu);
+          gpu->copy.bytes = ev->bytes;
+          gpu->copy.copy_kind = kind == KS_SLICE_MEMCPY ? ev->copy_kind : 0;
+          gpu->copy.src_kind = ev->src_kind;
+          gpu->copy.dst_kind = ev->dst_kind;
+        }
+      else
+        memset (gpu, 0, sizeof *gpu);
+      ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
+                                  ev->correlation, ev->external_id, event_args (r), gpu);
+    }
+  else
+    {
+      event_thread (r, &track);
+      ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
+                                  ev->correlation, ev->external_id, event_args (r), NULL);
+    }
+}
+
+static void
+handle_begin (Reader *r)
+{
+  Event *ev = &r->ev;
+  guint32 track;
+  guint32 thread = event_thread (r, &track);
+  GArray *stack = thread_stack (r, thread, TRUE);
+  OpenSlice o = { 0 };
+
+  if (stack->len >= MAX_OPEN_SLICES)
+    {
+      r->n_too_deep++;
+      return;
+    }
+  o.ts = ev->ts;
+  o.name = ev->name;
+  o.cat = ev->cat;
+  o.args = event_args (r);
+  o.correlation = ev->correlation;
+  o.external_id = ev->external_id;
+  o.kind = kind_is_gpu (ev->kind) ? KS_SLICE_GENERIC : ev->kind;
+  g_array_append_val (stack, o);
+}
+
+static void
+handle_end (Reader *r)
+{
+  guint32 track;
+  guint32 thread = event_thread (r, &track);
+  GArray *stack = thread_stack (r, thread, FALSE);
+  OpenSlice *o;
+
+  if (stack == NULL || stack->len == 0)
+    {
+      r->n_unmatched_end++;
+      return;
+    }
+  o = &g_array_index (stack, OpenSlice, stack->len - 1);
+  ks_trace_builder_add_slice (r->builder, track, o->ts, r->ev.ts, o->kind, o->name, o->cat,
+                              o->correlation, o->external_id, o->args, NULL);
+  g_array_set_size (stack, stack->len - 1);
+}
+
+static char *
+async_key (Reader  *r,
+           guint32  process)
+{
+  return g_strdup_printf ("%u\x1f%u\x1f%s", process, r->ev.cat, r->ev.has_id ? r->ev.id->str : "");
+}
+
+static guint32
+async_track (Reader  *r,
+             guint32  process,
+             guint32  root)
+{
+  return ks_trace_builder_get_async_track (r->builder, process,
+                                           ks_trace_builder_get_string (r->builder, root));
+}
+
+static void
+handle_async (Reader *r,
+              char    phase)   /* 'b', 'e' or 'n' */
+{
+  Event *ev = &r->ev;
+  guint32 process = lookup_process (r, &ev->pid, TRUE);
+  g_autofree char *key = async_key (r, process);
+  GArray *stack = g_hash_table_lookup (r->open_async, key);
+
+  if (phase == 'b')
+    {
+      OpenSlice o = { 0 };
+
+      if (stack == NULL)
+        {
+          stack = g_array_new (FALSE, FALSE, sizeof (OpenSlice));
+          g_hash_table_insert (r->open_async, g_steal_pointer (&key), stack);
+        }
+      if (stack->len >= MAX_OPEN_SLICES)
+        {
+          r->n_too_deep++;
+          return;
+        }
+      o.ts = ev->ts;
+      o.name = ev->name;
+      o.cat = ev->cat;
+      o.args = event_args (r);
+      o.correlation = ev->correlation;
+      o.external_id = ev->external_id;
+      o.kind = KS_SLICE_ASYNC;
+      /* Nested ranges go on the row of the outermost one of their id. */
+      o.root = stack->len > 0 ? g_array_index (stack, OpenSlice, 0).root : ev->name;
+      g_array_append_val (stack, o);
+    }
+  else if (phase == 'e')
+    {
+      OpenSlice *o;
+      guint i;
+
+      if (stack == NULL || stack->len == 0)
+        {
+          r->n_unmatched_end++;
+          return;
+        }
+      /* Match by name when it has one, else the innermost. */
+      i = stack->len - 1;
+      if (ev->name != 0)
+        {
+          for (guint j = stack->len; j > 0; j--)
+            if (g_array_index (stack, OpenSlice, j - 1).name == ev->name)
+              {
+                i = j - 1;
+                break;
+              }
+        }
+      o = &g_array_index (stack, OpenSlice, i);
+      ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
+                                  o->ts, ev->ts, KS_SLICE_ASYNC, o->name, o->cat,
+                                  o->correlation, o->external_id, o->args, NULL);
+      g_array_remove_index (stack, i);
+    }
+  else
+    {
+      KsInstant inst = { 0 };
+
+      inst.ts = ev->ts;
+      inst.process = process;
+      inst.track = async_track (r, process,
+                                stack != NULL && stack->len > 0
+                                  ? g_array_index (stack, OpenSlice, 0).root
+                                  : ev->name);
+      inst.name = ev->name;
+      inst.category = ev->cat;
+      inst.args = event_args (r);
+      ks_trace_builder_add_instant (r->builder, &inst);
+    }
+}
+
+/* Flow events are collected per (category, id) and chained in time
+ * order at the end of the file: writers do not emit them sorted (Kineto
+ * writes a backward thread's "f" before the forward "s"). */
+static void
+handle_flow (Reader *r)
+{
+  Event *ev = &r->ev;
+  const char *cat = ks_trace_builder_get_string (r->builder, ev->cat);
+  g_autofree char *key = NULL;
+  GArray *points;
+  FlowPoint p;
+
+  if (is_launch_flow_category (r, cat))
+    return;
+  if (!ev->has_id)
+    {
+      r->n_dropped_flows++;
+      return;
+    }
+
+  event_thread (r, &p.track);
+  p.ts = ev->ts;
+  p.phase = ev->ph;
+  key = g_strdup_printf ("%u\x1f%s", ev->cat, ev->id->str);
+  points = g_hash_table_lookup (r->flows, key);
+  if (points == NULL)
+    {
+      points = g_array_new (FALSE, FALSE, sizeof (FlowPoint));
+      g_hash_table_insert (r->flows, g_steal_pointer (&key), points);
+    }
+  g_array_append_val (points, p);
+}
+
+static int
+phase_rank (char phase)
+{
+  return phase == 's' ? 0 : phase == 't' ? 1 : 2;
+}
+
+static int
+compare_flow_points (gconstpointer a,
+                     gconstpointer b)
+{
+  const FlowPoint *pa = a, *pb = b;
+
+  if (pa->ts != pb->ts)
+    return pa->ts < pb->ts ? -1 : 1;
+  return phase_rank (pa->phase) - phase_rank (pb->phase);
+}
+
+static void
+link_flows (Reader *r)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, r->flows);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GArray *points = value;
+      const FlowPoint *prev = NULL;
+      guint32 cat = (guint32)g_ascii_strtoull (key, NULL, 10);
+
+      g_array_sort (points, compare_flow_points);
+      for (guint i = 0; i < points->len; i++)
+        {
+          const FlowPoint *p = &g_array_index (points, FlowPoint, i);
+
+          if (p->phase == 's')
+            {
+              if (prev != NULL)
+                r->n_dropped_flows++;
+              prev = p;
+              continue;
+            }
+          if (prev == NULL)
+            {
+              r->n_dropped_flows++;
+              continue;
+            }
+          ks_trace_builder_add_flow (r->builder, prev->track, prev->ts, p->track, p->ts, cat,
+                                     KS_FLOW_OTHER);
+          prev = p->phase == 't' ? p : NULL;
+        }
+      if (prev != NULL)
+        r->n_dropped_flows++;
+    }
+  g_hash_table_remove_all (r->flows);
+}
+
+static void
+handle_instant (Reader *r)
+{
+  Event *ev = &r->ev;
+  KsInstant inst = { 0 };
+  guint32 track;
+
+  if (ev->name_special == NAME_MEMORY)
+    {
+      KsMemoryEvent m = { 0 };
+
+      m.ts = ev->ts;
+      m.address = ev->addr;
+      m.bytes = ev->mem_bytes;
+      m.total_allocated = ev->total_allocated;
+      m.total_reserved = ev->total_reserved;
+      m.thread = event_thread (r, &track);
+      /* c10::DeviceType: 0 is the CPU */
+      m.device = ev->device_type == 0 || ev->device_type < 0 ? -1
+                 : (gint16)CLAMP (ev->device_id, -1, G_MAXINT16);
+      ks_trace_builder_add_memory_event (r->builder, &m);
+      return;
+    }
+
+  inst.ts = ev->ts;
+  inst.name = ev->name;
+  inst.category = ev->cat;
+  inst.args = event_args (r);
+  inst.track = KS_NO_INDEX;
+  inst.process = KS_NO_INDEX;
+  if (ev->scope == 'g')
+    ;
+  else if (ev->scope == 'p')
+    inst.process = lookup_process (r, &ev->pid, TRUE);
+  else
+    {
+      guint32 thread = event_thread (r, &track);
+
+      inst.track = track;
+      inst.process = ks_trace_builder_get_n_threads (r->builder) > thread
+                     ? lookup_process (r, &ev->pid, TRUE) : KS_NO_INDEX;
+    }
+  ks_trace_builder_add_instant (r->builder, &inst);
+}
+
+static void
+handle_counter (Reader *r)
+{
+  Event *ev = &r->ev;
+  guint32 process = lookup_process (r, &ev->pid, TRUE);
+  const char *name = ks_trace_builder_get_string (r->builder, ev->name);
+  g_autoptr(GString) full = g_string_new (NULL);
+
+  for (guint i = 0; i < ev->n_counter_args; i++)
+    {
+      guint32 counter;
+
+      if (ev->counter_key[i]->len == 0)
+        continue;
+      g_string_assign (full, name);
+      if (ev->has_id)
+        g_string_append_printf (full, " %s", ev->id->str);
+      if (ev->n_counter_args > 1)
+        g_string_append_printf (full, " %s", ev->counter_key[i]->str);
+      counter = ks_trace_builder_get_counter (r->builder, full->str, NULL, -1, process);
+      ks_trace_builder_add_counter_sample (r->builder, counter, ev->ts, ev->counter_value[i]);
+    }
+}
+
+static void
+metadata_clear (gpointer data)
+{
+  Metadata *m = data;
+
+  g_free (m->pid_str);
+  g_free (m->tid_str);
+  g_free (m->value);
+}
+
+static void
+handle_metadata (Reader *r)
+{
+  Event *ev = &r->ev;
+  Metadata m = { 0 };
+
+  switch (ev->name_special)
+    {
+    case NAME_PROCESS_NAME:
+    case NAME_THREAD_NAME:
+      if (!ev->has_arg_name || !g_utf8_validate_len (ev->arg_name->str, ev->arg_name->len, NULL))
+        return;
+      m.value = g_strndup (ev->arg_name->str, ev->arg_name->len);
+      break;
+    case NAME_PROCESS_LABELS:
+      if (!ev->has_labels || !g_utf8_validate_len (ev->labels->str, ev->labels->len, NULL))
+        return;
+      m.value = g_strndup (ev->labels->str, ev->labels->len);
+      break;
+    case NAME_PROCESS_SORT_INDEX:
+    case NAME_THREAD_SORT_INDEX:
+      if (!ev->has_sort_index)
+        return;
+      m.sort_index = ev->sort_index;
+      break;
+    default:
+      return;
+    }
+
+  m.type = ev->name_special;
+  m.pid_is_string = ev->pid.set && ev->pid.is_string;
+  m.pid = ev->pid.set ? ev->pid.num : 0;
+  if (m.pid_is_string)
+    m.pid_str = g_strdup (ev->pid.str->str);
+  m.tid_is_string = ev->tid.set && ev->tid.is_string;
+  m.tid = ev->tid.set ? ev->tid.num : 0;
+  if (m.tid_is_string)
+    m.tid_str = g_strdup (ev->tid.str->str);
+  g_array_append_val (r->metadata, m);
+}
+
+/* Metadata events name processes and threads that have events; applied
+ * at the end so that they never create empty ones (Kineto names its GPU
+ * "processes", whose events go to stream tracks). */
+static void
+apply_metadata (Reader *r)
+{
+  Ident pid = { 0 }, tid = { 0 };
+
+  pid.str = g_string_new (NULL);
+  tid.str = g_string_new (NULL);
+
+  for (guint i = 0; i < r->metadata->len; i++)
+    {
+      Metadata *m = &g_array_index (r->metadata, Metadata, i);
+      guint32 process, thread;
+      gint32 sort = (gint32)CLAMP (m->sort_index, G_MININT32 + 1, G_MAXINT32);
+
+      pid.set = TRUE;
+      pid.is_string = m->pid_is_string;
+      pid.num = m->pid;
+      g_string_assign (pid.str, m->pid_str ? m->pid_str : "");
+      process = lookup_process (r, &pid, FALSE);
+      if (process == KS_NO_INDEX)
+        continue;
+
+      switch (m->type)
+        {
+        case NAME_PROCESS_NAME:
+          ks_trace_builder_set_process_info (r->builder, process, m->value, NULL, NULL, G_MININT32);
+          break;
+        case NAME_PROCESS_LABELS:
+          ks_trace_builder_set_process_info (r->builder, process, NULL, m->value, NULL, G_MININT32);
+          break;
+        case NAME_PROCESS_SORT_INDEX:
+          ks_trace_builder_set_process_info (r->builder, process, NULL, NULL, NULL, sort);
+          break;
+        case NAME_THREAD_NAME:
+        case NAME_THREAD_SORT_INDEX:
+          tid.set = TRUE;
+          tid.is_string = m->tid_is_string;
+          tid.num = m->tid;
+          g_string_assign (tid.str, m->tid_str ? m->tid_str : "");
+          thread = lookup_thread_in (r, process, &tid, FALSE);
+          if (thread == KS_NO_INDEX)
+            break;
+          if (m->type == NAME_THREAD_NAME)
+            ks_trace_builder_set_thread_info (r->builder, thread, m->value, NULL, G_MININT32);
+          else
+            ks_trace_builder_set_thread_info (r->builder, thread, NULL, NULL, sort);
+          break;
+        default:
+          break;
+        }
+    }
+
+  g_string_free (pid.str, TRUE);
+  g_string_free (tid.str, TRUE);
+}
+
+static void
+handle_event (Reader *r)
+{
+  Event *ev = &r->ev;
+  gint64 ts, end;
+
+  if (ev->ph == 0)
+    {
+      r->n_no_ph++;
+      return;
+    }
+  r->n_events++;
+
+  if (ev->ph == 'M')
+    {
+      handle_metadata (r);
+      return;
+    }
+
+  if (!ev->has_ts || ev->bad_ts)
+    {
+      r->n_bad_ts++;
+      return;
+    }
+
+  ts = ev->ts + r->ts_offset;
+  ev->ts = ts;
+  note_time (r, ts);
+
+  switch (ev->ph)
+    {
+    case 'X':
+      end = ts;
+      if (ev->has_dur && ev->dur > 0)
+        {
+          if (ev->dur > G_MAXINT64 - ts)
+            {
+              r->n_bad_ts++;
+              return;
+            }
+          end = ts + ev->dur;
+        }
+      note_time (r, end);
+      add_complete (r, ts, end);
+      break;
+
+    case 'B':
+      handle_begin (r);
+      break;
+
+    case 'E':
+      handle_end (r);
+      break;
+
+    case 'i':
+    case 'I':
+    case 'R':
+      handle_instant (r);
+      break;
+
+    case 'C':
+      handle_counter (r);
+      break;
+
+    case 'b':
+    case 'S':
+      handle_async (r, 'b');
+      break;
+
+    case 'e':
+    case 'F':
+      handle_async (r, 'e');
+      break;
+
+    case 'n':
+    case 'T':
+    case 'p':
+      handle_async (r, 'n');
+      break;
+
+    case 's':
+    case 't':
+    case 'f':
+      handle_flow (r);
+      break;
+
+    default:
+      /* Object snapshots (N/O/D), samples (P), marks of other tools:
+       * nothing in the model holds them. */
+      r->n_unknown_ph++;
+      if (r->unknown_phases->len < 32 && strchr (r->unknown_phases->str, ev->ph) == NULL &&
+          g_ascii_isprint (ev->ph))
+        g_string_append_c (r->unknown_phases, ev->ph);
+      break;
+    }
+}
+
+/* Closes what B and b events left open at the last timestamp. */
+static void
+close_open_slices (Reader *r)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  for (guint t = 0; t < r->open_slices->len; t++)
+    {
+      GArray *stack = g_ptr_array_index (r->open_slices, t);
+      guint32 track;
+
+      if (stack == NULL || stack->len == 0)
+        continue;
+      track = ks_trace_builder_get_thread_track (r->builder, t);
+      for (guint i = 0; i < stack->len; i++)
+        {
+          OpenSlice *o = &g_array_index (stack, OpenSlice, i);
+
+          ks_trace_builder_add_slice (r->builder, track, o->ts, MAX (r->max_ts, o->ts), o->kind,
+                                      o->name, o->cat, o->correlation, o->external_id, o->args, NULL);
+          r->n_unclosed++;
+        }
+      g_array_set_size (stack, 0);
+    }
+
+  g_hash_table_iter_init (&iter, r->open_async);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GArray *stack = value;
+      guint32 process = (guint32)g_ascii_strtoull (key, NULL, 10);
+
+      for (guint i = 0; i < stack->len; i++)
+        {
+          OpenSlice *o = &g_array_index (stack, OpenSlice, i);
+
+          ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
+                                      o->ts, MAX (r->max_ts, o->ts), KS_SLICE_ASYNC,
+                                      o->name, o->cat, o->correlation, o->external_id, o->args, NULL);
+          r->n_unclosed++;
+        }
+      g_array_set_size (stack, 0);
+    }
+}
+
+static void
+report_problems (Reader *r)
+{
+  KsTraceBuilder *b = r->builder;
+
+  if (r->n_bad_ts > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " events without a valid timestamp or duration were skipped"),
+                                  r->name, r->n_bad_ts);
+  if (r->n_no_ph > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " objects without a phase (\"ph\") were skipped"),
+                                  r->name, r->n_no_ph);
+  if (r->n_not_object > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " items of the event list are not objects and were skipped"),
+                                  r->name, r->n_not_object);
+  if (r->n_unmatched_end > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " end events had no matching begin and were ignored"),
+                                  r->name, r->n_unmatched_end);
+  if (r->n_unclosed > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " begin events had no matching end and were closed at the end of the trace"),
+                                  r->name, r->n_unclosed);
+  if (r->n_too_deep > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " begin events nested more than %d deep were skipped"),
+                                  r->name, r->n_too_deep, MAX_OPEN_SLICES);
+  if (r->n_dropped_flows > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " flow events without an id or a partner were skipped"),
+                                  r->name, r->n_dropped_flows);
+  if (r->n_big_args > 0)
+    ks_trace_builder_add_warning (b, _("%s: the arguments of %" G_GUINT64_FORMAT " events were larger than %d bytes and were dropped"),
+                                  r->name, r->n_big_args, MAX_ARGS_LEN);
+  if (r->n_unknown_ph > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " events of unsupported phases (%s) were ignored"),
+                                  r->name, r->n_unknown_ph, r->unknown_phases->str);
+}
+
+/* Driving the parse */
+
+static void
+reader_reset_file (Reader *r)
+{
+  g_hash_table_remove_all (r->pid_map);
+  g_hash_table_remove_all (r->pid_str_map);
+  g_hash_table_remove_all (r->thread_map);
+  g_hash_table_remove_all (r->tid_str_map);
+  g_ptr_array_set_size (r->open_slices, 0);
+  g_hash_table_remove_all (r->open_async);
+  g_hash_table_remove_all (r->flows);
+  g_array_set_size (r->metadata, 0);
+  g_hash_table_remove_all (r->kind_by_cat);
+
+  r->depth = 0;
+  r->top = 0;
+  r->events_depth = 0;
+  r->saw_events = FALSE;
+  r->gpu_depth = 0;
+  r->top_key = K_OTHER;
+  r->in_event = FALSE;
+  r->in_args = FALSE;
+  r->in_id2 = FALSE;
+  r->buf_offset = 0;
+  r->ts_offset = 0;
+  r->have_base_time = FALSE;
+  r->kineto = FALSE;
+  r->min_ts = G_MAXINT64;
+  r->max_ts = G_MININT64;
+  r->n_items = 0;
+  r->n_events = 0;
+  r->cache_valid = FALSE;
+  r->cache_gpu_kind = -1;
+  r->n_bad_ts = r->n_no_ph = r->n_not_object = r->n_unmatched_end = 0;
+  r->n_unclosed = r->n_unknown_ph = r->n_dropped_flows = r->n_too_deep = r->n_big_args = 0;
+  g_string_truncate (r->unknown_phases, 0);
+}
+
+static void
+free_stack (gpointer data)
+{
+  if (data != NULL)
+    g_array_unref (data);
+}
+
+static Reader *
+reader_new (KsTraceBuilder *builder,
+            KsProgress     *progress,
+            GCancellable   *cancellable)
+{
+  Reader *r = g_new0 (Reader, 1);
+
+  r->builder = builder;
+  r->progress = progress;
+  r->cancellable = cancellable;
+  r->top_key_text = g_string_new (NULL);
+  r->args = g_string_sized_new (4096);
+  r->ev.pid.str = g_string_new (NULL);
+  r->ev.tid.str = g_string_new (NULL);
+  r->ev.id = g_string_new (NULL);
+  r->ev.arg_name = g_string_new (NULL);
+  r->ev.labels = g_string_new (NULL);
+  for (guint i = 0; i < MAX_COUNTER_ARGS; i++)
+    r->ev.counter_key[i] = g_string_new (NULL);
+  r->pid_map = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  r->pid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r->thread_map = g_hash_table_new_full (thread_key_hash, thread_key_equal, g_free, NULL);
+  r->tid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r->open_slices = g_ptr_array_new_with_free_func (free_stack);
+  r->open_async = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_stack);
+  r->flows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_stack);
+  r->metadata = g_array_new (FALSE, FALSE, sizeof (Metadata));
+  g_array_set_clear_func (r->metadata, metadata_clear);
+  r->kind_by_cat = g_hash_table_new (NULL, NULL);
+  r->used_pids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  r->unknown_phases = g_string_new (NULL);
+  r->next_synthetic = SYNTHETIC_ID_BASE;
+  reader_reset_file (r);
+  return r;
+}
+
+static void
+reader_free (Reader *r)
+{
+  g_string_free (r->top_key_text, TRUE);
+  g_string_free (r->args, TRUE);
+  g_string_free (r->ev.pid.str, TRUE);
+  g_string_free (r->ev.tid.str, TRUE);
+  g_string_free (r->ev.id, TRUE);
+  g_string_free (r->ev.arg_name, TRUE);
+  g_string_free (r->ev.labels, TRUE);
+  for (guint i = 0; i < MAX_COUNTER_ARGS; i++)
+    g_string_free (r->ev.counter_key[i], TRUE);
+  g_hash_table_unref (r->pid_map);
+  g_hash_table_unref (r->pid_str_map);
+  g_hash_table_unref (r->thread_map);
+  g_hash_table_unref (r->tid_str_map);
+  g_ptr_array_unref (r->open_slices);
+  g_hash_table_unref (r->open_async);
+  g_hash_table_unref (r->flows);
+  g_array_unref (r->metadata);
+  g_hash_table_unref (r->kind_by_cat);
+  g_hash_table_unref (r->used_pids);
+  g_string_free (r->unknown_phases, TRUE);
+  g_clear_error (&r->error);
+  if (r->yajl != NULL)
+    yajl_free (r->yajl);
+  g_free (r);
+}
+
+static gboolean
+parse_chunk (Reader        *r,
+             const guint8  *data,
+             gsize          n,
+             GError       **error)
+{
+  yajl_status status;
+
+  r->buf = data;
+  r->buf_len = n;
+  status = yajl_parse (r->yajl, data, n);
+
+  if (status == yajl_status_client_canceled || r->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&r->error));
+      return FALSE;
+    }
+  if (status == yajl_status_error)
+    {
+      guchar *msg = yajl_get_error (r->yajl, 0, data, n);
+      g_autofree char *text = g_strstrip (g_strdup ((const char *)msg));
+      guint64 offset = current_offset (r);
+
+      yajl_free_error (r->yajl, msg);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: invalid JSON at byte %" G_GUINT64_FORMAT ": %s"),
+                   r->name, offset, text);
+      return FALSE;
+    }
+
+  if (r->in_args)
+    {
+      if (n > r->args_from)
+        args_append (r, data + r->args_from, n - r->args_from);
+      r->args_from = 0;
+    }
+  r->buf_offset += n;
+  return TRUE;
+}
+
+static gboolean
+report_progress (Reader        *r,
+                 guint64        done,
+                 double         base,
+                 double         span,
+                 goffset        size,
+                 GError       **error)
+{
+  if (r->progress != NULL && size > 0)
+    ks_progress_set_fraction (r->progress, base + span * MIN (1.0, (double)done / (double)size));
+  return !g_cancellable_set_error_if_cancelled (r->cancellable, error);
+}
+
+static gssize
+read_some (GInputStream  *stream,
+           guint8        *buf,
+           gsize          len,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  gsize got = 0;
+
+  /* Fill the buffer: short reads would only make more yajl calls. */
+  if (!g_input_stream_read_all (stream, buf, len, &got, cancellable, error))
+    return -1;
+  return got;
+}
+
+/* Parses one JSON document from @stream into the builder. */
+static gboolean
+read_stream (Reader        *r,
+             GInputStream  *stream,
+             goffset        size,
+             double         base,
+             double         span,
+             GError       **error)
+{
+  g_autofree guint8 *cbuf = g_malloc (READ_CHUNK);
+  g_autofree guint8 *out = NULL;
+  g_autoptr(KsGzip) gz = NULL;
+  GError *local_error = NULL;
+  gssize first;
+  gboolean first_pending = TRUE;
+  gboolean eof = FALSE;
+  gboolean truncated = FALSE;
+  guint64 raw_read = 0;
+  yajl_status status;
+
+  reader_reset_file (r);
+  if (r->yajl != NULL)
+    yajl_free (r->yajl);
+  r->yajl = yajl_alloc (&callbacks, NULL, r);
+  yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
+
+  first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
+  if (first < 0)
+    {
+      g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
+      return FALSE;
+    }
+  if (first == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: the file is empty"), r->name);
+      return FALSE;
+    }
+  if (first >= 4 && memcmp (cbuf, "PK\x03\x04", 4) == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: zip archives are not supported; extract the trace first"), r->name);
+      return FALSE;
+    }
+  if (ks_gzip_has_magic (cbuf, first))
+    {
+      gz = ks_gzip_new ();
+      out = g_malloc (READ_CHUNK);
+    }
+
+  raw_read = first;
+  if (r->progress != NULL)
+    ks_progress_set_message (r->progress, _("Reading events…"));
+
+  for (;;)
+    {
+      const guint8 *data;
+      gssize n;
+
+      if (gz == NULL)
+        {
+          if (first_pending)
+            {
+              n = first;
+              first_pending = FALSE;
+            }
+          else
+            {
+              n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
+              if (n < 0)
+                {
+                  g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
+                  return FALSE;
+                }
+              raw_read += n;
+            }
+          if (n == 0)
+            break;
+          data = cbuf;
+        }
+      else
+        {
+          for (;;)
+            {
+              if (ks_gzip_get_avail_in (gz) == 0 && !eof)
+                {
+                  gssize got;
+
+                  if (first_pending)
+                    {
+                      got = first;
+                      first_pending = FALSE;
+                    }
+                  else
+                    {
+                      got = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
+                      if (got < 0)
+                        {
+                          g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
+                          return FALSE;
+                        }
+                      raw_read += got;
+                    }
+                  if (got == 0)
+                    eof = TRUE;
+                  else
+                    ks_gzip_set_input (gz, cbuf, got);
+                }
+              n = ks_gzip_inflate (gz, out, READ_CHUNK, &local_error);
+              if (n < 0)
+                {
+                  g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
+                  return FALSE;
+                }
+              if (n > 0 || eof || ks_gzip_get_avail_in (gz) > 0)
+                break;
+            }
+          if (n == 0)
+            {
+              if (!ks_gzip_is_complete (gz))
+                {
+                  truncated = TRUE;
+                  ks_trace_builder_add_warning (r->builder,
+                                                _("%s: the compressed data ends early (at compressed byte %" G_GUINT64_FORMAT "): the file was truncated"),
+                                                r->name, ks_gzip_get_total_in (gz));
+                }
+              break;
+            }
+          data = out;
+        }
+
+      if (!parse_chunk (r, data, n, error))
+        return FALSE;
+      if (!report_progress (r, raw_read, base, span, size, error))
+        return FALSE;
+    }
+
+  status = yajl_complete_parse (r->yajl);
+  if (r->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&r->error));
+      return FALSE;
+    }
+  if (r->top == 0)
+    {
+      if (truncated)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: the compressed file was truncated before any JSON"), r->name);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: not a JSON file (nothing but white space)"), r->name);
+      return FALSE;
+    }
+  if (status != yajl_status_ok)
+    {
+      if (!truncated)
+        ks_trace_builder_add_warning (r->builder,
+                                      _("%s: the file was truncated at byte %" G_GUINT64_FORMAT "; the events before it were loaded"),
+                                      r->name, r->buf_offset);
+      truncated = TRUE;
+    }
+
+  if (r->top == '{' && !r->saw_events)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: not a trace: a JSON object without a \"traceEvents\" list "
+                     "(an execution trace, a Google Cloud trace or other data?)"),
+                   r->name);
+      return FALSE;
+    }
+  if (r->n_events == 0 && r->n_items > 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: not a trace: none of the %" G_GUINT64_FORMAT " items of the list is a trace event"),
+                   r->name, r->n_items);
+      return FALSE;
+    }
+  if (truncated && r->n_events == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: the file was truncated at byte %" G_GUINT64_FORMAT " before the first complete event"),
+                   r->name, r->buf_offset);
+      return FALSE;
+    }
+
+  close_open_slices (r);
+  link_flows (r);
+  apply_metadata (r);
+  report_problems (r);
+  if (r->kineto)
+    r->any_kineto = TRUE;
+
+  return TRUE;
+}
+
+/* Once per file, after parsing: pids of this file are taken for the
+ * next ones, and the clock's wall time is noted. */
+static void
+finish_file (Reader  *r,
+             gboolean first_file)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, r->pid_map);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_add (r->used_pids, g_memdup2 (key, sizeof (gint64)));
+
+  if (r->have_base_time && !r->have_base0)
+    {
+      r->have_base0 = TRUE;
+      r->base0 = r->base_time;
+      ks_trace_builder_set_start_utc (r->builder, r->base_time);
+    }
+  else if (first_file && !r->have_base_time && r->kineto && r->min_ts > 1000000000000000000ll)
+    {
+      /* Kineto without a base time writes microseconds since the epoch. */
+      r->have_base0 = TRUE;
+      r->base0 = 0;
+      ks_trace_builder_set_start_utc (r->builder, 0);
+    }
+}
+
+static KsTrace *
+finish_trace (Reader        *r,
+              GError       **error)
+{
+  KsTraceBuilder *builder = g_steal_pointer (&r->builder);
+  KsTrace *trace;
+  gboolean kineto = r->any_kineto;
+
+  if (r->progress != NULL)
+    ks_progress_set_message (r->progress, _("Indexing…"));
+  trace = ks_trace_builder_finish (builder, r->cancellable, error);
+  if (trace != NULL)
+    trace->format = kineto ? KS_FORMAT_KINETO_JSON : KS_FORMAT_CHROME_JSON;
+  return trace;
+}
+
+KsTrace *
+ks_json_reader_load_stream (GInputStream  *stream,
+                            const char    *name,
+                            goffset        size,
+                            KsProgress    *progress,
+                            GCancellable  *cancellable,
+                            GError       **error)
+{
+  KsTraceBuilder *builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  Reader *r = reader_new (builder, progress, cancellable);
+  KsTrace *trace = NULL;
+
+  g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
+
+  r->name = name ? name : "";
+  ks_trace_builder_set_metadata (builder, "source_name", r->name);
+  if (read_stream (r, stream, size, 0.0, 0.95, error))
+    {
+      finish_file (r, TRUE);
+      trace = finish_trace (r, error);
+    }
+
+  if (r->builder != NULL)
+    ks_trace_builder_free (r->builder);
+  reader_free (r);
+  return trace;
+}
+
+static gboolean
+is_trace_name (const char *name)
+{
+  return g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz");
+}
+
+static GPtrArray *
+list_trace_files (GFile         *folder,
+                  GCancellable  *cancellable,
+                  GError       **error)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *files;
+
+  children = g_file_enumerate_children (folder,
+                                        G_FILE_ATTRIBUTE_STANDARD_NAME ","
+                                        G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                                        G_FILE_QUERY_INFO_NONE, cancellable, error);
+  if (children == NULL)
+    return NULL;
+
+  for (;;)
+    {
+      GFileInfo *info = NULL;
+
+      if (!g_file_enumerator_iterate (children, &info, NULL, cancellable, error))
+        return NULL;
+      if (info == NULL)
+        break;
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_REGULAR &&
+          is_trace_name (g_file_info_get_name (info)))
+        g_ptr_array_add (names, g_strdup (g_file_info_get_name (info)));
+    }
+
+  g_ptr_array_sort (names, (GCompareFunc)(void (*) (void))g_strcmp0);
+  files = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < names->len; i++)
+    g_ptr_array_add (files, g_file_get_child (folder, g_ptr_array_index (names, i)));
+  return files;
+}
+
+gboolean
+ks_json_reader_is_trace_folder (GFile *file)
+{
+  g_autoptr(GPtrArray) files = NULL;
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    return FALSE;
+  files = list_trace_files (file, NULL, NULL);
+  return files != NULL && files->len > 0;
+}
+
+static KsTrace *
+load_folder (GFile         *folder,
+             KsProgress    *progress,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  g_autoptr(GPtrArray) files = NULL;
+  g_autofree char *folder_name = g_file_get_parse_name (folder);
+  g_autoptr(GArray) sizes = g_array_new (FALSE, TRUE, sizeof (goffset));
+  KsTraceBuilder *builder;
+  Reader *r;
+  KsTrace *trace = NULL;
+  goffset total = 0, done = 0;
+  guint loaded = 0;
+  g_autoptr(GString) failures = g_string_new (NULL);
+
+  files = list_trace_files (folder, cancellable, error);
+  if (files == NULL)
+    {
+      g_prefix_error (error, "%s: ", folder_name);
+      return NULL;
+    }
+  if (files->len == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("%s: the folder holds no trace files (*.json, *.json.gz)"), folder_name);
+      return NULL;
+    }
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
+                                                     G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                                                     G_FILE_QUERY_INFO_NONE, cancellable, NULL);
+      goffset size = info ? g_file_info_get_size (info) : 0;
+
+      g_array_append_val (sizes, size);
+      total += size;
+    }
+
+  builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  r = reader_new (builder, progress, cancellable);
+  ks_trace_builder_set_metadata (builder, "source_name", folder_name);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      GFile *file = g_ptr_array_index (files, i);
+      g_autofree char *name = g_file_get_parse_name (file);
+      g_autoptr(GFileInputStream) stream = NULL;
+      GError *local_error = NULL;
+      goffset size = g_array_index (sizes, goffset, i);
+      double base = total > 0 ? 0.95 * done / total : 0;
+      double span = total > 0 ? 0.95 * size / total : 0;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        goto out;
+
+      r->name = name;
+      r->group = i;
+      ks_trace_builder_set_group (builder, i);
+
+      /* Each rank's file has its own base time: align them on the first. */
+      stream = g_file_read (file, cancellable, &local_error);
+      if (stream != NULL &&
+          read_stream (r, G_INPUT_STREAM (stream), size, base, span, &local_error))
+        {
+          finish_file (r, loaded == 0);
+          loaded++;
+        }
+      else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, local_error);
+          goto out;
+        }
+      else
+        {
+          if (stream == NULL)
+            g_prefix_error (&local_error, "%s: ", name);
+          if (failures->len > 0)
+            g_string_append_c (failures, '\n');
+          g_string_append (failures, local_error->message);
+          ks_trace_builder_add_warning (builder, "%s", local_error->message);
+          g_clear_error (&local_error);
+        }
+      done += size;
+      r->name = NULL;
+    }
+
+  if (loaded == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: none of the trace files could be read:\n%s"), folder_name, failures->str);
+      goto out;
+    }
+
+  trace = finish_trace (r, error);
+
+out:
+  if (r->builder != NULL)
+    ks_trace_builder_free (r->builder);
+  reader_free (r);
+  return trace;
+}
+
+KsTrace *
+ks_json_reader_load (GFile         *file,
+                     KsProgress    *progress,
+                     GCancellable  *cancellable,
+                     GError       **error)
+{
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autofree char *name = NULL;
+  GError *local_error = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  name = g_file_get_parse_name (file);
+  info = g_file_query_info (file,
+                            G_FILE_ATTRIBUTE_STANDARD_TYPE "," G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                            G_FILE_QUERY_INFO_NONE, cancellable, &local_error);
+  if (info == NULL)
+    {
+      g_propagate_prefixed_error (error, local_error, "%s: ", name);
+      return NULL;
+    }
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+    return load_folder (file, progress, cancellable, error);
+
+  stream = g_file_read (file, cancellable, &local_error);
+  if (stream == NULL)
+    {
+      g_propagate_prefixed_error (error, local_error, "%s: ", name);
+      return NULL;
+    }
+
+  return ks_json_reader_load_stream (G_INPUT_STREAM (stream), name, g_file_info_get_size (info),
+                                     progress, cancellable, error);
+}

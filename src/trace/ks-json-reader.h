@@ -1,0 +1,36 @@
+/* ks-json-reader.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-progress.h"
+#include "ks-trace.h"
+
+G_BEGIN_DECLS
+
+/* Reads PyTorch profiler (Kineto) and Chrome trace-event JSON, plain or
+ * gzip-compressed, streaming: the file is never held in memory whole.
+ * @file may also be a folder written by tensorboard_trace_handler: each
+ * trace file in it becomes one process group of a single trace. */
+KsTrace  *ks_json_reader_load         (GFile          *file,
+                                       KsProgress     *progress,
+                                       GCancellable   *cancellable,
+                                       GError        **error);
+
+/* The same from a stream; @name is used in messages, @size (or -1) for
+ * the progress fraction. */
+KsTrace  *ks_json_reader_load_stream  (GInputStream   *stream,
+                                       const char     *name,
+                                       goffset         size,
+                                       KsProgress     *progress,
+                                       GCancellable   *cancellable,
+                                       GError        **error);
+
+/* TRUE when @file is a folder holding at least one trace file. */
+gboolean  ks_json_reader_is_trace_folder (GFile       *file);
+
+G_END_DECLS

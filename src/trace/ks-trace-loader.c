@@ -1,0 +1,343 @@
+/* ks-trace-loader.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-trace-loader"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+#include <sqlite3.h>
+
+#include "ks-gzip.h"
+#include "ks-json-reader.h"
+#include "ks-trace-loader.h"
+
+#define SNIFF_LEN (64 * 1024)
+#define SQLITE_MAGIC "SQLite format 3"
+
+static gboolean
+is_sqlite (const guint8 *data,
+           gsize         len)
+{
+  return len >= 16 && memcmp (data, SQLITE_MAGIC, 16) == 0;
+}
+
+static gboolean
+is_kscope (const guint8 *data,
+           gsize         len)
+{
+  /* PRAGMA application_id, big-endian at offset 68: "KSCO" */
+  return is_sqlite (data, len) && len >= 72 && memcmp (data + 68, "KSCO", 4) == 0;
+}
+
+static gboolean
+contains (const guint8 *data,
+          gsize         len,
+          const char   *needle)
+{
+  gsize n = strlen (needle);
+  const guint8 *p = data;
+  const guint8 *end = data + len;
+
+  while (end - p >= (gssize)n)
+    {
+      p = memchr (p, needle[0], end - p - n + 1);
+      if (p == NULL)
+        return FALSE;
+      if (memcmp (p, needle, n) == 0)
+        return TRUE;
+      p++;
+    }
+  return FALSE;
+}
+
+static KsFormat
+sniff_json (const guint8 *data,
+            gsize         len)
+{
+  static const char *kineto_marks[] = {
+    "\"schemaVersion\"", "\"deviceProperties\"", "\"computeProperties\"",
+    "\"baseTimeNanoseconds\"", "\"cpu_op\"", "\"cuda_runtime\"", "\"python_function\"",
+    "\"user_annotation\"", "\"gpu_memcpy\"", "\"Operator\"", "\"ProfilerStep#",
+  };
+  gsize i = 0;
+
+  /* UTF-8 byte order mark */
+  if (len >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf)
+    i = 3;
+  while (i < len && g_ascii_isspace (data[i]))
+    i++;
+  if (i >= len || (data[i] != '{' && data[i] != '['))
+    return KS_FORMAT_UNKNOWN;
+
+  for (guint k = 0; k < G_N_ELEMENTS (kineto_marks); k++)
+    if (contains (data, len, kineto_marks[k]))
+      return KS_FORMAT_KINETO_JSON;
+  return KS_FORMAT_CHROME_JSON;
+}
+
+KsFormat
+ks_trace_detect_format_from_data (const guint8 *data,
+                                  gsize         len)
+{
+  if (len == 0)
+    return KS_FORMAT_UNKNOWN;
+  if (is_kscope (data, len))
+    return KS_FORMAT_KSCOPE;
+  if (is_sqlite (data, len))
+    return KS_FORMAT_NSYS_SQLITE;
+  if (ks_gzip_has_magic (data, len))
+    {
+      g_autoptr(KsGzip) gz = ks_gzip_new ();
+      g_autofree guint8 *out = g_malloc (SNIFF_LEN);
+      gssize n;
+
+      ks_gzip_set_input (gz, data, len);
+      n = ks_gzip_inflate (gz, out, SNIFF_LEN, NULL);
+      if (n <= 0)
+        return KS_FORMAT_UNKNOWN;
+      return sniff_json (out, n);
+    }
+  return sniff_json (data, len);
+}
+
+/* A database without our application id is an Nsight Systems export
+ * when it has StringIds and CUPTI or NVTX tables (TRACE_FORMAT.md). */
+static gboolean
+check_nsys_tables (GFile   *file,
+                   const char *name,
+                   GError **error)
+{
+  g_autofree char *path = g_file_get_path (file);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gboolean strings = FALSE, activity = FALSE;
+  int rc;
+
+  if (path == NULL)
+    return TRUE;   /* not a local file: the reader will tell */
+
+  rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: cannot read the SQLite database: %s"), name,
+                   db ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
+      sqlite3_close (db);
+      return FALSE;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *table = (const char *)sqlite3_column_text (stmt, 0);
+
+      if (table == NULL)
+        continue;
+      if (strcmp (table, "StringIds") == 0)
+        strings = TRUE;
+      else if (g_str_has_prefix (table, "CUPTI_ACTIVITY_KIND_") || strcmp (table, "NVTX_EVENTS") == 0)
+        activity = TRUE;
+    }
+  if (rc != SQLITE_DONE)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: cannot read the SQLite database: %s"), name, sqlite3_errmsg (db));
+      sqlite3_finalize (stmt);
+      sqlite3_close (db);
+      return FALSE;
+    }
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+
+  if (!strings || !activity)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: a SQLite database but not a trace: it has no %s"), name,
+                   !strings ? "StringIds table" : "CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS table");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+KsFormat
+ks_trace_detect_format (GFile   *file,
+                        GError **error)
+{
+  g_autofree char *name = NULL;
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autofree guint8 *data = NULL;
+  GError *local_error = NULL;
+  gsize len = 0;
+  KsFormat format;
+
+  g_return_val_if_fail (G_IS_FILE (file), KS_FORMAT_UNKNOWN);
+
+  name = g_file_get_parse_name (file);
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+    {
+      if (!ks_json_reader_is_trace_folder (file))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       _("%s: the folder holds no trace files (*.json, *.json.gz)"), name);
+          return KS_FORMAT_UNKNOWN;
+        }
+      return KS_FORMAT_KINETO_JSON;
+    }
+
+  stream = g_file_read (file, NULL, &local_error);
+  if (stream == NULL)
+    {
+      g_propagate_prefixed_error (error, local_error, "%s: ", name);
+      return KS_FORMAT_UNKNOWN;
+    }
+  data = g_malloc (SNIFF_LEN);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), data, SNIFF_LEN, &len, NULL, &local_error))
+    {
+      g_propagate_prefixed_error (error, local_error, "%s: ", name);
+      return KS_FORMAT_UNKNOWN;
+    }
+
+  if (len == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: the file is empty"), name);
+      return KS_FORMAT_UNKNOWN;
+    }
+  if (len >= 4 && memcmp (data, "PK\x03\x04", 4) == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: zip archives are not supported; extract the trace first"), name);
+      return KS_FORMAT_UNKNOWN;
+    }
+
+  format = ks_trace_detect_format_from_data (data, len);
+  if (format == KS_FORMAT_NSYS_SQLITE && !check_nsys_tables (file, name, error))
+    return KS_FORMAT_UNKNOWN;
+  if (format == KS_FORMAT_UNKNOWN)
+    {
+      if (ks_gzip_has_magic (data, len))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: compressed data that is not a JSON trace (or is corrupt)"), name);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: not a trace file: neither JSON, gzip-compressed JSON nor a SQLite database"),
+                     name);
+    }
+  return format;
+}
+
+KsTrace *
+ks_trace_load (GFile         *file,
+               KsProgress    *progress,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  g_autofree char *name = NULL;
+  KsFormat format;
+  KsTrace *trace;
+  gint64 t0 = g_get_monotonic_time ();
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  format = ks_trace_detect_format (file, error);
+  name = g_file_get_parse_name (file);
+
+  switch (format)
+    {
+    case KS_FORMAT_KINETO_JSON:
+    case KS_FORMAT_CHROME_JSON:
+      trace = ks_json_reader_load (file, progress, cancellable, error);
+      break;
+
+    case KS_FORMAT_KSCOPE:
+    case KS_FORMAT_NSYS_SQLITE:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: this build cannot read SQLite trace databases"), name);
+      return NULL;
+
+    case KS_FORMAT_UNKNOWN:
+    default:
+      return NULL;
+    }
+
+  if (trace != NULL)
+    {
+      g_autofree char *ms = g_strdup_printf ("%.1f", (g_get_monotonic_time () - t0) / 1000.0);
+
+      g_hash_table_replace (trace->metadata, g_strdup ("load_time_ms"), g_steal_pointer (&ms));
+      if (progress != NULL)
+        ks_progress_set_fraction (progress, 1.0);
+    }
+  return trace;
+}
+
+typedef struct
+{
+  GFile      *file;
+  KsProgress *progress;
+} LoadData;
+
+static void
+load_data_free (gpointer data)
+{
+  LoadData *ld = data;
+
+  g_clear_object (&ld->file);
+  g_clear_pointer (&ld->progress, ks_progress_unref);
+  g_free (ld);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadData *ld = task_data;
+  GError *error = NULL;
+  KsTrace *trace = ks_trace_load (ld->file, ld->progress, cancellable, &error);
+
+  if (trace == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, trace, g_object_unref);
+}
+
+void
+ks_trace_load_async (GFile               *file,
+                     KsProgress          *progress,
+                     GCancellable        *cancellable,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LoadData *ld;
+
+  g_return_if_fail (G_IS_FILE (file));
+
+  ld = g_new0 (LoadData, 1);
+  ld->file = g_object_ref (file);
+  ld->progress = progress ? ks_progress_ref (progress) : NULL;
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ks_trace_load_async);
+  g_task_set_task_data (task, ld, load_data_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+KsTrace *
+ks_trace_load_finish (GAsyncResult  *result,
+                      GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == ks_trace_load_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

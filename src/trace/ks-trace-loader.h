@@ -1,0 +1,47 @@
+/* ks-trace-loader.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-progress.h"
+#include "ks-trace.h"
+
+G_BEGIN_DECLS
+
+/* Opening any supported trace: the format is recognised by content
+ * (gzip magic, JSON sniffing, the SQLite header and tables), never by the
+ * file name alone. A folder of PyTorch profiler files
+ * (tensorboard_trace_handler) opens as one trace. */
+
+/* The format of @file, or KS_FORMAT_UNKNOWN with @error set naming the
+ * file and why it is not a trace. */
+KsFormat  ks_trace_detect_format  (GFile                *file,
+                                   GError              **error);
+/* The same from the first bytes of a file (at most the first 64 KiB are
+ * looked at; gzip data is inflated first). SQLite data is reported as
+ * KS_FORMAT_NSYS_SQLITE unless it carries the .kscope application id:
+ * the tables are only checked by ks_trace_detect_format(). */
+KsFormat  ks_trace_detect_format_from_data
+                                  (const guint8         *data,
+                                   gsize                 len);
+
+/* Loads @file synchronously, reporting to @progress (may be NULL). */
+KsTrace  *ks_trace_load           (GFile                *file,
+                                   KsProgress           *progress,
+                                   GCancellable         *cancellable,
+                                   GError              **error);
+/* Loads @file in a worker thread; @callback runs in the caller's main
+ * context. */
+void      ks_trace_load_async     (GFile                *file,
+                                   KsProgress           *progress,
+                                   GCancellable         *cancellable,
+                                   GAsyncReadyCallback   callback,
+                                   gpointer              user_data);
+KsTrace  *ks_trace_load_finish    (GAsyncResult         *result,
+                                   GError              **error);
+
+G_END_DECLS
