@@ -67,7 +67,6 @@ ks_analysis_class_init (KsAnalysisClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->finalize = ks_analysis_finalize;
-  cache_quark = g_quark_from_static_string ("ks-analysis-cache");
 }
 
 static void
@@ -429,7 +428,8 @@ get_cache (KsTrace *trace)
 {
   GPtrArray *cache;
 
-  g_type_ensure (KS_TYPE_ANALYSIS);
+  if (cache_quark == 0)
+    cache_quark = g_quark_from_static_string ("ks-analysis-cache");
   cache = g_object_get_qdata (G_OBJECT (trace), cache_quark);
   if (cache == NULL)
     {

@@ -1,0 +1,821 @@
+/* test-analysis.c: analyses on hand-made traces
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-analysis.h"
+#include "ks-trace-builder.h"
+
+/* Absolute times of the hand-made traces start here; the builder makes
+ * the earliest event time 0. */
+#define BASE G_GINT64_CONSTANT (1000000000)
+
+typedef struct
+{
+  KsTraceBuilder *b;
+  guint32         process;
+  guint32         main_thread;
+  guint32         main_track;
+  guint32         second_thread;
+  guint32         second_track;
+  guint32         stream;
+  guint32         corr;
+} Fixture;
+
+static void
+fixture_init (Fixture *f)
+{
+  KsGpu gpu = { 0 };
+
+  f->b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  f->process = ks_trace_builder_get_process (f->b, 100);
+  f->main_thread = ks_trace_builder_get_thread (f->b, f->process, 100);
+  f->main_track = ks_trace_builder_get_thread_track (f->b, f->main_thread);
+  f->second_thread = ks_trace_builder_get_thread (f->b, f->process, 101);
+  f->second_track = ks_trace_builder_get_thread_track (f->b, f->second_thread);
+  f->stream = ks_trace_builder_get_stream_track (f->b, 0, 7);
+  f->corr = 1;
+
+  gpu.device = 0;
+  gpu.name = ks_trace_builder_intern (f->b, "Test GPU");
+  gpu.total_memory = 0;
+  ks_trace_builder_add_gpu (f->b, &gpu);
+}
+
+static void
+cpu (Fixture    *f,
+     guint32     track,
+     gint64      start,
+     gint64      end,
+     KsSliceKind kind,
+     const char *name,
+     const char *args)
+{
+  guint32 a = args ? ks_trace_builder_add_args (f->b, args, strlen (args)) : 0;
+
+  ks_trace_builder_add_slice (f->b, track, BASE + start, BASE + end, kind,
+                              ks_trace_builder_intern (f->b, name), 0, 0, 0, a, NULL);
+}
+
+static void
+gpu_work (Fixture         *f,
+          guint32          stream,
+          gint64           start,
+          gint64           end,
+          KsSliceKind      kind,
+          const char      *name,
+          guint32          corr,
+          const KsGpuInfo *info,
+          const char      *args)
+{
+  guint32 a = args ? ks_trace_builder_add_args (f->b, args, strlen (args)) : 0;
+
+  ks_trace_builder_add_slice (f->b, stream, BASE + start, BASE + end, kind,
+                              ks_trace_builder_intern (f->b, name), 0, corr, 0, a, info);
+}
+
+/* A launch call on @track and the kernel it starts. */
+static void
+launch (Fixture    *f,
+        guint32     track,
+        gint64      api_start,
+        gint64      api_end,
+        const char *api,
+        gint64      k_start,
+        gint64      k_end,
+        KsSliceKind kind,
+        const char *kernel)
+{
+  guint32 corr = f->corr++;
+
+  ks_trace_builder_add_slice (f->b, track, BASE + api_start, BASE + api_end, KS_SLICE_CUDA_RUNTIME,
+                              ks_trace_builder_intern (f->b, api), 0, corr, 0, 0, NULL);
+  gpu_work (f, f->stream, k_start, k_end, kind, kernel, corr, NULL, NULL);
+}
+
+static KsTrace *
+fixture_finish (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_trace_builder_finish (f->b, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  return trace;
+}
+
+static KsAnalysis *
+analyse (KsTrace  *trace,
+         gint64    threshold_ns,
+         gboolean  copies)
+{
+  g_autoptr(GError) error = NULL;
+  KsAnalysisOptions options;
+  KsAnalysis *analysis;
+
+  ks_analysis_options_init (&options);
+  options.gap_threshold_ns = threshold_ns;
+  options.busy_includes_copies = copies;
+  analysis = ks_analysis_compute (trace, &options, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (analysis);
+  return analysis;
+}
+
+static const KsAdvice *
+find_advice (KsAnalysis *analysis,
+             const char *rule)
+{
+  guint n;
+  const KsAdvice *advice = ks_analysis_get_advice (analysis, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (advice[i].rule, rule))
+      return &advice[i];
+  return NULL;
+}
+
+/* Busy time and window */
+
+static KsTrace *
+make_busy_trace (void)
+{
+  Fixture f;
+  guint32 stream8;
+
+  fixture_init (&f);
+  stream8 = ks_trace_builder_get_stream_track (f.b, 0, 8);
+  cpu (&f, f.main_track, 0, 1000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  gpu_work (&f, f.stream, 100000, 200000, KS_SLICE_KERNEL, "k1", 0, NULL, NULL);
+  gpu_work (&f, stream8, 150000, 300000, KS_SLICE_KERNEL, "k2", 0, NULL, NULL);
+  gpu_work (&f, f.stream, 500000, 600000, KS_SLICE_KERNEL, "k1", 0, NULL, NULL);
+  gpu_work (&f, f.stream, 700000, 750000, KS_SLICE_MEMCPY, "Memcpy HtoD (Pinned -> Device)", 0, NULL, NULL);
+  /* a kernel after the step: busy time but outside the window */
+  gpu_work (&f, f.stream, 1100000, 1200000, KS_SLICE_KERNEL, "k1", 0, NULL, NULL);
+  return fixture_finish (&f);
+}
+
+static void
+test_busy (void)
+{
+  g_autoptr(KsTrace) trace = make_busy_trace ();
+  g_autoptr(KsAnalysis) a = analyse (trace, 10000, FALSE);
+  g_autoptr(KsAnalysis) c = analyse (trace, 10000, TRUE);
+  const KsGpuSummary *gpu;
+  guint n;
+
+  gpu = ks_analysis_get_gpus (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (gpu->device, ==, 0);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "Test GPU");
+  g_assert_cmpuint (gpu->n_kernels, ==, 4);
+  g_assert_cmpint (gpu->kernel_time_ns, ==, 100000 + 150000 + 100000 + 100000);
+  /* union: [100k, 300k] + [500k, 600k] + [1.1M, 1.2M] */
+  g_assert_cmpint (gpu->busy_ns, ==, 400000);
+  g_assert_true (gpu->window_is_steps);
+  g_assert_cmpint (gpu->window_ns, ==, 1000000);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, 300000);
+  g_assert_cmpfloat_with_epsilon (gpu->busy_pct, 30.0, 1e-9);
+
+  /* gaps: [0,100k] [300k,500k] [600k,700k] [750k,1M] */
+  g_assert_cmpuint (gpu->n_gaps, ==, 4);
+  g_assert_cmpint (gpu->gap_total_ns, ==, 100000 + 200000 + 100000 + 250000);
+  g_assert_cmpint (gpu->largest_gap_ns, ==, 250000);
+
+  /* Utilization buckets: 5 µs buckets over 1 ms */
+  g_assert_cmpint (gpu->util_bucket_ns, ==, 5000);
+  g_assert_cmpuint (gpu->n_util, ==, 200);
+  g_assert_cmpfloat (gpu->util[0], ==, 0.0);
+  g_assert_cmpfloat (gpu->util[20], ==, 1.0);
+  g_assert_cmpfloat (gpu->util[140], ==, 0.0);
+
+  gpu = ks_analysis_get_gpus (c, &n);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, 350000);
+  g_assert_cmpint (gpu->busy_ns, ==, 450000);
+  g_assert_cmpfloat_with_epsilon (gpu->busy_pct, 35.0, 1e-9);
+  /* Gaps do not depend on the toggle */
+  g_assert_cmpuint (gpu->n_gaps, ==, 4);
+
+  /* The low-busy advice points at the largest gap first */
+  {
+    const KsAdvice *advice = find_advice (a, "low-gpu-busy");
+
+    g_assert_nonnull (advice);
+    g_assert_cmpint (advice->device, ==, 0);
+    g_assert_cmpuint (advice->n_ranges, ==, 4);
+    g_assert_cmpint (advice->ranges[0].start, ==, 750000);
+    g_assert_cmpint (advice->ranges[0].end, ==, 1000000);
+    g_assert_nonnull (strstr (advice->text, "30.0"));
+  }
+}
+
+static void
+test_no_steps_window (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsGpuSummary *gpu;
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 50000, KS_SLICE_CPU_OP, "aten::empty", NULL);
+  gpu_work (&f, f.stream, 100000, 200000, KS_SLICE_KERNEL, "k", 0, NULL, NULL);
+  gpu_work (&f, f.stream, 400000, 500000, KS_SLICE_MEMSET, "Memset (Device)", 0, NULL, NULL);
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  gpu = ks_analysis_get_gpu (a, 0);
+  g_assert_nonnull (gpu);
+  g_assert_false (gpu->window_is_steps);
+  /* first to last GPU activity */
+  g_assert_cmpint (gpu->window_start, ==, 100000);
+  g_assert_cmpint (gpu->window_end, ==, 500000);
+  g_assert_cmpint (gpu->window_ns, ==, 400000);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, 100000);
+  g_assert_cmpfloat_with_epsilon (gpu->busy_pct, 25.0, 1e-9);
+  g_assert_cmpuint (gpu->n_gaps, ==, 1);
+  g_assert_cmpuint (ks_analysis_get_steps (a, NULL) == NULL, ==, TRUE);
+}
+
+/* Gap classes and causes */
+
+static KsTrace *
+make_gap_trace (void)
+{
+  Fixture f;
+  guint32 nvtx;
+
+  fixture_init (&f);
+  nvtx = ks_trace_builder_get_nvtx_track (f.b, f.main_thread);
+  cpu (&f, f.main_track, 0, 1000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  launch (&f, f.main_track, 90000, 95000, "cudaLaunchKernel", 100000, 200000, KS_SLICE_KERNEL, "k1");
+  cpu (&f, f.main_track, 150000, 245000, KS_SLICE_CPU_OP,
+       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", NULL);
+  launch (&f, f.main_track, 250000, 260000, "cudaLaunchKernel", 270000, 300000, KS_SLICE_KERNEL, "k2");
+  launch (&f, f.main_track, 262000, 265000, "cudaLaunchKernel", 400000, 450000, KS_SLICE_KERNEL, "k3");
+  cpu (&f, f.main_track, 305000, 398000, KS_SLICE_CUDA_RUNTIME, "cudaStreamSynchronize", NULL);
+  launch (&f, f.main_track, 440000, 445000, "cudaLaunchKernel", 450020, 500000, KS_SLICE_KERNEL, "k4");
+  cpu (&f, f.main_track, 485000, 590000, KS_SLICE_CPU_OP, "aten::linear", NULL);
+  cpu (&f, nvtx, 480000, 570000, KS_SLICE_NVTX, "forward", NULL);
+  launch (&f, f.main_track, 560000, 565000, "cudaLaunchKernel", 600000, 650000, KS_SLICE_KERNEL, "k5");
+  cpu (&f, f.main_track, 600000, 900000, KS_SLICE_PYTHON, "train.py(10): step", NULL);
+  cpu (&f, f.main_track, 640000, 710000, KS_SLICE_CPU_OP, "aten::relu", NULL);
+  launch (&f, f.main_track, 700000, 705000, "cudaLaunchKernel", 720000, 800000, KS_SLICE_KERNEL, "k6");
+  launch (&f, f.main_track, 850000, 855000, "cudaLaunchKernel", 870000, 900000, KS_SLICE_KERNEL, "k7");
+  return fixture_finish (&f);
+}
+
+static void
+test_gap_classes (void)
+{
+  static const struct {
+    gint64      start;
+    gint64      end;
+    KsGapClass  klass;
+    KsGapCause  cause;
+    const char *name;
+  } expected[] = {
+    { 0, 100000, KS_GAP_HOST_WAIT, KS_GAP_CAUSE_NO_CPU_ACTIVITY, "" },
+    { 200000, 270000, KS_GAP_HOST_WAIT, KS_GAP_CAUSE_DATALOADER,
+      "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" },
+    { 300000, 400000, KS_GAP_OTHER, KS_GAP_CAUSE_SYNC, "cudaStreamSynchronize" },
+    { 450000, 450020, KS_GAP_KERNEL_WAIT, KS_GAP_CAUSE_NO_CPU_ACTIVITY, "" },
+    { 500000, 600000, KS_GAP_HOST_WAIT, KS_GAP_CAUSE_NVTX, "forward" },
+    { 650000, 720000, KS_GAP_HOST_WAIT, KS_GAP_CAUSE_OPERATOR, "aten::relu" },
+    { 800000, 870000, KS_GAP_HOST_WAIT, KS_GAP_CAUSE_PYTHON, "train.py(10): step" },
+    { 900000, 1000000, KS_GAP_OTHER, KS_GAP_CAUSE_NO_CPU_ACTIVITY, "" },
+  };
+  g_autoptr(KsTrace) trace = make_gap_trace ();
+  g_autoptr(KsAnalysis) all = analyse (trace, 0, FALSE);
+  g_autoptr(KsAnalysis) def = analyse (trace, 10000, FALSE);
+  const KsGap *gaps;
+  const guint *order;
+  const KsGapCauseTotal *causes;
+  const KsGpuSummary *gpu;
+  guint n, n_causes;
+
+  gaps = ks_analysis_get_gaps (all, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < n; i++)
+    {
+      g_test_message ("gap %u: %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT " class %d cause %d %s",
+                      i, gaps[i].start, gaps[i].end, gaps[i].klass, gaps[i].cause,
+                      ks_trace_string (trace, gaps[i].cause_name));
+      g_assert_cmpint (gaps[i].start, ==, expected[i].start);
+      g_assert_cmpint (gaps[i].end, ==, expected[i].end);
+      g_assert_cmpint (gaps[i].klass, ==, expected[i].klass);
+      g_assert_cmpint (gaps[i].cause, ==, expected[i].cause);
+      g_assert_cmpstr (ks_trace_string (trace, gaps[i].cause_name), ==, expected[i].name);
+      g_assert_cmpuint (gaps[i].thread, !=, KS_NO_INDEX);
+    }
+  /* The sync gap names the launch of k3 */
+  g_assert_cmpstr (ks_trace_string (trace, trace->tracks[gaps[2].next_track].name_id[gaps[2].next_slice]), ==, "k3");
+  g_assert_cmpstr (ks_trace_string (trace, trace->tracks[gaps[2].launch_track].name_id[gaps[2].launch_slice]),
+                   ==, "cudaLaunchKernel");
+  g_assert_cmpuint (gaps[7].next_track, ==, KS_NO_INDEX);
+
+  gpu = ks_analysis_get_gpu (all, 0);
+  g_assert_cmpint (gpu->gap_class_ns[KS_GAP_KERNEL_WAIT], ==, 20);
+  g_assert_cmpint (gpu->gap_class_ns[KS_GAP_OTHER], ==, 200000);
+  g_assert_cmpint (gpu->gap_class_ns[KS_GAP_HOST_WAIT], ==, 100000 + 70000 + 100000 + 70000 + 70000);
+
+  /* Largest first; equal lengths in time order */
+  order = ks_analysis_get_gaps_by_duration (all, &n);
+  g_assert_cmpint (gaps[order[0]].start, ==, 0);
+  g_assert_cmpint (gaps[order[1]].start, ==, 300000);
+  g_assert_cmpint (gaps[order[2]].start, ==, 500000);
+  g_assert_cmpint (gaps[order[3]].start, ==, 900000);
+  g_assert_cmpint (gaps[order[n - 1]].start, ==, 450000);
+
+  /* Totals per cause: no CPU activity 100k + 20 + 100k is the largest */
+  causes = ks_analysis_get_gap_causes (all, &n_causes);
+  g_assert_cmpuint (n_causes, ==, 6);
+  g_assert_cmpint (causes[0].cause, ==, KS_GAP_CAUSE_NO_CPU_ACTIVITY);
+  g_assert_cmpuint (causes[0].count, ==, 3);
+  g_assert_cmpint (causes[0].total_ns, ==, 200020);
+  g_assert_cmpint (causes[0].largest_ns, ==, 100000);
+
+  /* The default threshold drops the 20 ns gap */
+  gaps = ks_analysis_get_gaps (def, &n);
+  g_assert_cmpuint (n, ==, 7);
+  g_assert_cmpuint (ks_analysis_get_gpu (def, 0)->n_gaps, ==, 7);
+
+  /* The synchronizing call is advice, pointing at it */
+  {
+    const KsAdvice *advice = find_advice (def, "sync-calls");
+
+    g_assert_nonnull (advice);
+    g_assert_cmpuint (advice->n_ranges, ==, 1);
+    g_assert_cmpint (advice->ranges[0].start, ==, 305000);
+    g_assert_cmpstr (ks_trace_string (trace, advice->highlight_name), ==, "cudaStreamSynchronize");
+  }
+}
+
+/* Step breakdown */
+
+static KsTrace *
+make_step_trace (void)
+{
+  Fixture f;
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 1000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  cpu (&f, f.main_track, 1000000, 1500000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#2", NULL);
+  gpu_work (&f, f.stream, 100000, 300000, KS_SLICE_KERNEL, "k", 0, NULL, NULL);
+  gpu_work (&f, f.stream, 250000, 400000, KS_SLICE_MEMCPY, "Memcpy HtoD (Pinned -> Device)", 0, NULL, NULL);
+  gpu_work (&f, f.stream, 350000, 450000, KS_SLICE_MEMSET, "Memset (Device)", 0, NULL, NULL);
+  cpu (&f, f.main_track, 50000, 120000, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel", NULL);
+  cpu (&f, f.main_track, 380000, 500000, KS_SLICE_CUDA_RUNTIME, "cudaMemcpyAsync", NULL);
+  cpu (&f, f.main_track, 500000, 700000, KS_SLICE_CPU_OP,
+       "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", NULL);
+  cpu (&f, f.second_track, 650000, 800000, KS_SLICE_CPU_OP, "aten::add", NULL);
+  return fixture_finish (&f);
+}
+
+static void
+test_step_breakdown (void)
+{
+  g_autoptr(KsTrace) trace = make_step_trace ();
+  g_autoptr(KsAnalysis) a = analyse (trace, 10000, FALSE);
+  static const gint64 expected[KS_N_STEP_PARTS] = {
+    200000, 100000, 50000, 100000, 200000, 100000, 250000
+  };
+  const KsStep *steps;
+  guint n;
+
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (ks_trace_string (trace, steps[0].name), ==, "ProfilerStep#1");
+  for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+    {
+      g_test_message ("part %s: %" G_GINT64_FORMAT, ks_step_part_to_string (p), steps[0].parts[p]);
+      g_assert_cmpint (steps[0].parts[p], ==, expected[p]);
+    }
+
+  for (guint s = 0; s < n; s++)
+    {
+      gint64 sum = 0;
+
+      for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+        {
+          g_assert_cmpint (steps[s].parts[p], >=, 0);
+          sum += steps[s].parts[p];
+        }
+      g_assert_cmpint (sum, ==, steps[s].end - steps[s].start);
+    }
+  g_assert_cmpint (steps[1].parts[KS_STEP_OTHER], ==, 500000);
+
+  /* 200 µs of 1.5 ms in DataLoader: above 5 % */
+  {
+    const KsAdvice *advice = find_advice (a, "dataloader");
+
+    g_assert_nonnull (advice);
+    g_assert_cmpuint (advice->n_ranges, ==, 1);
+    g_assert_cmpint (advice->ranges[0].start, ==, 500000);
+    g_assert_cmpint (advice->ranges[0].end, ==, 700000);
+    g_assert_nonnull (strstr (advice->text, "13.3"));
+  }
+}
+
+/* Operators, kernels, launch latency, AMP advice */
+
+static KsTrace *
+make_operator_trace (gboolean half)
+{
+  Fixture f;
+  KsGpuInfo info = { 0 };
+  const char *linear_args = half ?
+    "{\"Input Dims\": [[2, 3], [4, 3]], \"Input type\": [\"c10::Half\", \"c10::Half\"]}" :
+    "{\"Input Dims\": [[2, 3], [4, 3]], \"Input type\": [\"float\", \"float\"]}";
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 1000, KS_SLICE_CPU_OP, "aten::linear", linear_args);
+  cpu (&f, f.main_track, 50, 950, KS_SLICE_PYTHON, "model.py(5): forward", NULL);
+  cpu (&f, f.main_track, 100, 900, KS_SLICE_CPU_OP, "aten::addmm", NULL);
+  ks_trace_builder_add_slice (f.b, f.main_track, BASE + 200, BASE + 300, KS_SLICE_CUDA_RUNTIME,
+                              ks_trace_builder_intern (f.b, "cudaLaunchKernel"), 0, 11, 0, 0, NULL);
+  ks_trace_builder_add_slice (f.b, f.main_track, BASE + 920, BASE + 950, KS_SLICE_CUDA_RUNTIME,
+                              ks_trace_builder_intern (f.b, "cudaLaunchKernel"), 0, 12, 0, 0, NULL);
+  cpu (&f, f.main_track, 2000, 2500, KS_SLICE_CPU_OP, "aten::linear",
+       "{\"Input Dims\": [[8, 3], [4, 3]], \"Input type\": [\"float\", \"float\"]}");
+  info.kernel.grid[0] = 4;
+  info.kernel.grid[1] = info.kernel.grid[2] = 1;
+  info.kernel.block[0] = 128;
+  info.kernel.block[1] = info.kernel.block[2] = 1;
+  info.kernel.registers = 32;
+  gpu_work (&f, f.stream, 1000, 1500, KS_SLICE_KERNEL, "gemm", 11, &info,
+            "{\"est. achieved occupancy %\": 50, \"grid\": [4, 1, 1]}");
+  gpu_work (&f, f.stream, 1600, 1700, KS_SLICE_KERNEL, "bias", 12, &info,
+            "{\"est. achieved occupancy %\": 20}");
+  return fixture_finish (&f);
+}
+
+static const KsOperatorStats *
+find_op (const KsOperatorStats *ops,
+         guint                  n,
+         KsTrace               *trace,
+         const char            *name,
+         const char            *dims)
+{
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (ks_trace_string (trace, ops[i].name), name) &&
+        (dims == NULL || g_strcmp0 (ops[i].input_dims, dims) == 0))
+      return &ops[i];
+  return NULL;
+}
+
+static void
+test_operators (void)
+{
+  g_autoptr(KsTrace) trace = make_operator_trace (FALSE);
+  g_autoptr(KsAnalysis) a = analyse (trace, 10000, FALSE);
+  const KsOperatorStats *ops, *op;
+  const KsKernelStats *kernels;
+  const KsLaunchLatency *lat;
+  guint n;
+
+  ops = ks_analysis_get_operators (a, KS_OPERATOR_BY_NAME, &n);
+  g_assert_cmpuint (n, ==, 2);
+  /* sorted by device total */
+  g_assert_cmpstr (ks_trace_string (trace, ops[0].name), ==, "aten::linear");
+  op = &ops[0];
+  g_assert_cmpuint (op->calls, ==, 2);
+  g_assert_cmpint (op->host_total_ns, ==, 1500);
+  g_assert_cmpint (op->host_self_ns, ==, 700);
+  g_assert_cmpint (op->device_total_ns, ==, 600);
+  g_assert_cmpint (op->device_self_ns, ==, 100);
+  g_assert_null (op->input_dims);
+  g_assert_cmpint (trace->tracks[op->longest_track].start[op->longest_slice], ==, 0);
+  op = &ops[1];
+  g_assert_cmpstr (ks_trace_string (trace, op->name), ==, "aten::addmm");
+  g_assert_cmpint (op->host_total_ns, ==, 800);
+  g_assert_cmpint (op->host_self_ns, ==, 800);
+  g_assert_cmpint (op->device_total_ns, ==, 500);
+  g_assert_cmpint (op->device_self_ns, ==, 500);
+
+  ops = ks_analysis_get_operators (a, KS_OPERATOR_BY_NAME_AND_SHAPE, &n);
+  g_assert_cmpuint (n, ==, 3);
+  op = find_op (ops, n, trace, "aten::linear", "[[2, 3], [4, 3]]");
+  g_assert_nonnull (op);
+  g_assert_cmpuint (op->calls, ==, 1);
+  g_assert_cmpint (op->device_total_ns, ==, 600);
+  op = find_op (ops, n, trace, "aten::linear", "[[8, 3], [4, 3]]");
+  g_assert_nonnull (op);
+  g_assert_cmpint (op->host_total_ns, ==, 500);
+  g_assert_cmpint (op->device_total_ns, ==, 0);
+  op = find_op (ops, n, trace, "aten::addmm", "");
+  g_assert_nonnull (op);
+
+  kernels = ks_analysis_get_kernels (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (ks_trace_string (trace, kernels[0].name), ==, "gemm");
+  g_assert_cmpuint (kernels[0].calls, ==, 1);
+  g_assert_cmpint (kernels[0].total_ns, ==, 500);
+  g_assert_cmpfloat_with_epsilon (kernels[0].share, 500.0 / 600.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (kernels[0].occupancy_pct, 50.0, 1e-9);
+  g_assert_cmpuint (kernels[0].grid[0], ==, 4);
+  g_assert_cmpuint (kernels[0].block[0], ==, 128);
+  g_assert_cmpuint (kernels[0].registers, ==, 32);
+  g_assert_false (kernels[0].config_varies);
+  g_assert_cmpfloat_with_epsilon (kernels[1].occupancy_pct, 20.0, 1e-9);
+
+  /* 1000 - 300 and 1600 - 950 */
+  lat = ks_analysis_get_launch_latency (a);
+  g_assert_cmpuint (lat->count, ==, 2);
+  g_assert_cmpint (lat->min_ns, ==, 650);
+  g_assert_cmpint (lat->max_ns, ==, 700);
+  g_assert_cmpint (lat->p50_ns, ==, 650);
+  g_assert_cmpfloat_with_epsilon (lat->mean_ns, 675.0, 1e-9);
+  g_assert_cmpuint (lat->histogram[0], ==, 2);
+  g_assert_cmpuint (lat->n_clamped, ==, 0);
+
+  /* All GPU time comes from float32 linear: AMP advice */
+  {
+    const KsAdvice *advice = find_advice (a, "amp");
+
+    g_assert_nonnull (advice);
+    g_assert_nonnull (strstr (advice->text, "100.0"));
+    g_assert_cmpuint (advice->n_ranges, ==, 1);
+    g_assert_cmpint (advice->ranges[0].start, ==, 0);
+    g_assert_cmpint (advice->ranges[0].end, ==, 1000);
+  }
+}
+
+static void
+test_amp_not_when_half (void)
+{
+  g_autoptr(KsTrace) trace = make_operator_trace (TRUE);
+  g_autoptr(KsAnalysis) a = analyse (trace, 10000, FALSE);
+
+  g_assert_null (find_advice (a, "amp"));
+}
+
+/* Memory */
+
+static void
+add_mem (Fixture *f,
+         gint64   ts,
+         guint64  address,
+         gint64   bytes,
+         gint64   allocated,
+         gint64   reserved)
+{
+  KsMemoryEvent ev = { 0 };
+
+  ev.ts = BASE + ts;
+  ev.address = address;
+  ev.bytes = bytes;
+  ev.total_allocated = allocated;
+  ev.total_reserved = reserved;
+  ev.thread = f->main_thread;
+  ev.device = 0;
+  ks_trace_builder_add_memory_event (f->b, &ev);
+}
+
+static void
+test_memory (void)
+{
+  Fixture f;
+  KsGpu gpu = { 0 };
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsMemoryCurve *curves;
+  const KsAllocation *allocs;
+  const KsAdvice *advice;
+  guint n;
+
+  f.b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  f.process = ks_trace_builder_get_process (f.b, 100);
+  f.main_thread = ks_trace_builder_get_thread (f.b, f.process, 100);
+  f.main_track = ks_trace_builder_get_thread_track (f.b, f.main_thread);
+  f.stream = ks_trace_builder_get_stream_track (f.b, 0, 7);
+  gpu.device = 0;
+  gpu.total_memory = 2100;
+  ks_trace_builder_add_gpu (f.b, &gpu);
+
+  cpu (&f, f.main_track, 0, 1000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  cpu (&f, f.main_track, 50, 120, KS_SLICE_CPU_OP, "aten::zeros", NULL);
+  cpu (&f, f.main_track, 150, 250, KS_SLICE_CPU_OP, "aten::empty", NULL);
+  gpu_work (&f, f.stream, 0, 1000, KS_SLICE_KERNEL, "k", 0, NULL, NULL);
+  add_mem (&f, 100, 0x10, 1000, 1000, 2000);
+  add_mem (&f, 200, 0x20, 500, 1500, 2000);
+  add_mem (&f, 300, 0x10, -1000, 500, 2000);
+  add_mem (&f, 400, 0x10, 300, 800, 2000);
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  curves = ks_analysis_get_memory_curves (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (curves->device, ==, 0);
+  g_assert_cmpuint (curves->n_points, ==, 4);
+  g_assert_cmpint (curves->points[2].allocated, ==, 500);
+  g_assert_cmpint (curves->peak_allocated, ==, 1500);
+  g_assert_cmpint (curves->peak_allocated_ts, ==, 200);
+  g_assert_cmpstr (ks_trace_string (trace, curves->peak_operator), ==, "aten::empty");
+  g_assert_cmpint (curves->peak_reserved, ==, 2000);
+  g_assert_cmpuint (curves->total_memory, ==, 2100);
+
+  allocs = ks_analysis_get_allocations (a, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpint (allocs[0].bytes, ==, 1000);
+  g_assert_cmpint (allocs[0].free_ts, ==, 300);
+  g_assert_cmpint (allocs[0].lifetime_ns, ==, 200);
+  g_assert_cmpstr (ks_trace_string (trace, allocs[0].operator_name), ==, "aten::zeros");
+  g_assert_cmpint (allocs[1].free_ts, ==, -1);
+  g_assert_cmpint (allocs[1].lifetime_ns, ==, -1);
+  g_assert_cmpint (allocs[2].alloc_ts, ==, 400);
+  g_assert_cmpint (allocs[2].free_ts, ==, -1);
+  g_assert_cmpuint (allocs[2].operator_name, ==, 0);
+
+  /* 2000 of 2100 bytes reserved: above 90 % */
+  advice = find_advice (a, "memory-capacity");
+  g_assert_nonnull (advice);
+  g_assert_cmpint (advice->ranges[0].start, ==, 100);
+  /* GPU fully busy: no utilization advice */
+  g_assert_null (find_advice (a, "low-gpu-busy"));
+  g_assert_null (find_advice (a, "launch-bound"));
+}
+
+/* Pageable copies and tiny kernels */
+
+static void
+test_pageable_and_tiny (void)
+{
+  Fixture f;
+  KsGpuInfo pageable = { 0 };
+  KsGpuInfo pinned = { 0 };
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsAdvice *advice;
+  guint32 corr = 1000;
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 2000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  /* 100 kernels of 2 µs, one every 20 µs: 10 % busy */
+  for (guint i = 0; i < 100; i++)
+    launch (&f, f.main_track, 20000 * i + 1000, 20000 * i + 5000, "cudaLaunchKernel",
+            20000 * i + 10000, 20000 * i + 12000, KS_SLICE_KERNEL, "tiny");
+
+  pageable.copy.bytes = 4096;
+  pageable.copy.copy_kind = KS_COPY_HTOD;
+  pageable.copy.src_kind = KS_MEM_PAGEABLE;
+  pageable.copy.dst_kind = KS_MEM_DEVICE;
+  pinned = pageable;
+  pinned.copy.src_kind = KS_MEM_PINNED;
+  ks_trace_builder_add_slice (f.b, f.main_track, BASE + 2001000, BASE + 2002000, KS_SLICE_CUDA_RUNTIME,
+                              ks_trace_builder_intern (f.b, "cudaMemcpyAsync"), 0, corr, 0, 0, NULL);
+  ks_trace_builder_add_slice (f.b, f.stream, BASE + 2003000, BASE + 2004000, KS_SLICE_MEMCPY,
+                              ks_trace_builder_intern (f.b, "Memcpy HtoD (Pageable -> Device)"), 0, corr, 0, 0, &pageable);
+  ks_trace_builder_add_slice (f.b, f.main_track, BASE + 2005000, BASE + 2006000, KS_SLICE_CUDA_RUNTIME,
+                              ks_trace_builder_intern (f.b, "cudaMemcpyAsync"), 0, corr + 1, 0, 0, NULL);
+  ks_trace_builder_add_slice (f.b, f.stream, BASE + 2007000, BASE + 2009000, KS_SLICE_MEMCPY,
+                              ks_trace_builder_intern (f.b, "Memcpy HtoD (Pinned -> Device)"), 0, corr + 1, 0, 0, &pinned);
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  advice = find_advice (a, "launch-bound");
+  g_assert_nonnull (advice);
+  g_assert_nonnull (strstr (advice->evidence, "100 kernels"));
+
+  advice = find_advice (a, "pageable-memcpy");
+  g_assert_nonnull (advice);
+  g_assert_cmpuint (advice->n_ranges, ==, 1);
+  g_assert_cmpint (advice->ranges[0].start, ==, 2003000);
+  g_assert_cmpint (advice->ranges[0].end, ==, 2004000);
+  g_test_message ("%s", advice->evidence);
+  g_assert_nonnull (strstr (advice->evidence, "1 asynchronous copy"));
+  g_assert_nonnull (strstr (advice->evidence, "4.1"));
+
+  g_assert_null (find_advice (a, "dataloader"));
+  g_assert_null (find_advice (a, "sync-calls"));
+  g_assert_null (find_advice (a, "amp"));
+}
+
+/* Device filter, cache, async */
+
+static void
+test_device_filter (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(KsAnalysis) b = NULL;
+  KsAnalysisOptions options;
+  guint32 other;
+  guint n;
+
+  fixture_init (&f);
+  other = ks_trace_builder_get_stream_track (f.b, 1, 7);
+  gpu_work (&f, f.stream, 0, 100, KS_SLICE_KERNEL, "k0", 0, NULL, NULL);
+  gpu_work (&f, other, 0, 300, KS_SLICE_KERNEL, "k1", 0, NULL, NULL);
+  gpu_work (&f, other, 400, 500, KS_SLICE_KERNEL, "k1", 0, NULL, NULL);
+  trace = fixture_finish (&f);
+
+  a = analyse (trace, 10000, FALSE);
+  ks_analysis_get_gpus (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  ks_analysis_get_kernels (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+
+  ks_analysis_options_init (&options);
+  options.device = 1;
+  b = ks_analysis_compute (trace, &options, NULL, NULL, NULL);
+  ks_analysis_get_gpus (b, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (ks_analysis_get_gpus (b, NULL)->device, ==, 1);
+  g_assert_cmpint (ks_analysis_get_gpus (b, NULL)->busy_ns, ==, 400);
+  g_assert_cmpint (ks_analysis_get_kernels (b, &n)->calls, ==, 2);
+  g_assert_cmpuint (n, ==, 1);
+}
+
+static void
+test_cache (void)
+{
+  g_autoptr(KsTrace) trace = make_busy_trace ();
+  g_autoptr(KsAnalysis) a = analyse (trace, 10000, FALSE);
+  g_autoptr(KsAnalysis) b = analyse (trace, 10000, FALSE);
+  g_autoptr(KsAnalysis) c = analyse (trace, 20000, FALSE);
+  g_autoptr(KsAnalysis) d = ks_analysis_lookup_cached (trace, NULL);
+
+  g_assert_true (a == b);
+  g_assert_true (a != c);
+  g_assert_true (a == d);
+}
+
+static void
+compute_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  KsAnalysis **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = ks_analysis_compute_finish (result, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_async (void)
+{
+  g_autoptr(KsTrace) trace = make_gap_trace ();
+  g_autoptr(KsAnalysis) result = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  KsAnalysisOptions options;
+  KsAnalysis *cancelled;
+
+  ks_analysis_compute_async (trace, NULL, NULL, NULL, compute_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (ks_analysis_get_gpu (result, 0)->n_gaps, ==, 7);
+
+  /* A cancelled computation is an error and is not cached */
+  ks_analysis_options_init (&options);
+  options.gap_threshold_ns = 1;
+  g_cancellable_cancel (cancellable);
+  cancelled = ks_analysis_compute (trace, &options, NULL, cancellable, &error);
+  g_assert_null (cancelled);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (ks_analysis_lookup_cached (trace, &options));
+}
+
+static void
+test_definitions (void)
+{
+  for (guint m = 0; m < KS_N_METRICS; m++)
+    {
+      g_assert_cmpstr (ks_metric_get_title (m), !=, "");
+      g_assert_cmpuint (strlen (ks_metric_get_definition (m)), >, 20);
+    }
+  g_assert_cmpstr (ks_step_part_to_string (KS_STEP_CPU_EXEC), ==, "cpu_exec");
+  g_assert_cmpstr (ks_gap_class_to_string (KS_GAP_HOST_WAIT), ==, "host_wait");
+  g_assert_cmpstr (ks_gap_cause_to_string (KS_GAP_CAUSE_DATALOADER), ==, "dataloader");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/analysis/busy", test_busy);
+  g_test_add_func ("/analysis/no-steps-window", test_no_steps_window);
+  g_test_add_func ("/analysis/gap-classes", test_gap_classes);
+  g_test_add_func ("/analysis/step-breakdown", test_step_breakdown);
+  g_test_add_func ("/analysis/operators", test_operators);
+  g_test_add_func ("/analysis/amp-not-when-half", test_amp_not_when_half);
+  g_test_add_func ("/analysis/memory", test_memory);
+  g_test_add_func ("/analysis/pageable-and-tiny", test_pageable_and_tiny);
+  g_test_add_func ("/analysis/device-filter", test_device_filter);
+  g_test_add_func ("/analysis/cache", test_cache);
+  g_test_add_func ("/analysis/async", test_async);
+  g_test_add_func ("/analysis/definitions", test_definitions);
+
+  return g_test_run ();
+}
