@@ -1,0 +1,190 @@
+/* test-preferences.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* The Preferences window edits the GSettings keys the analyses read, in
+ * both directions: widgets write the keys, and key changes show in the
+ * widgets. Runs under Xvfb with the schema compiled into the build tree. */
+
+#include "config.h"
+
+#define G_SETTINGS_ENABLE_BACKEND
+#include <adwaita.h>
+#include <gio/gsettingsbackend.h>
+
+#include "ks-preferences-window.h"
+
+static GSettings *
+new_settings (void)
+{
+  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
+
+  return g_settings_new_with_backend (APP_ID, backend);
+}
+
+static GtkWidget *
+find_widget (GtkWidget  *root,
+             GType       type,
+             const char *title)
+{
+  GtkWidget *child;
+
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    {
+      if (title == NULL)
+        return root;
+      if (ADW_IS_PREFERENCES_ROW (root) &&
+          g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)), title) == 0)
+        return root;
+    }
+
+  for (child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type, title);
+
+      if (found)
+        return found;
+    }
+
+  return NULL;
+}
+
+static void
+iterate (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+test_preferences_defaults (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  GtkWidget *window = ks_preferences_window_new (NULL, settings);
+  GtkWidget *spin_row, *copies_row, *order_row;
+  GtkWidget *spin, *sw;
+
+  gtk_window_present (GTK_WINDOW (window));
+  iterate ();
+
+  g_assert_true (ks_preferences_window_get_settings (KS_PREFERENCES_WINDOW (window)) == settings);
+
+  spin_row = find_widget (window, ADW_TYPE_ACTION_ROW, "Minimum Gap");
+  copies_row = find_widget (window, ADW_TYPE_ACTION_ROW, "Count Memory Copies as Busy");
+  order_row = find_widget (window, ADW_TYPE_COMBO_ROW, "Gap List Order");
+  g_assert_nonnull (spin_row);
+  g_assert_nonnull (copies_row);
+  g_assert_nonnull (order_row);
+
+  spin = find_widget (spin_row, GTK_TYPE_SPIN_BUTTON, NULL);
+  sw = find_widget (copies_row, GTK_TYPE_SWITCH, NULL);
+  g_assert_nonnull (spin);
+  g_assert_nonnull (sw);
+
+  /* The schema's defaults are shown. */
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), 10.0, 1e-9);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (sw)));
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (order_row)), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+}
+
+static void
+test_preferences_write_settings (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  GtkWidget *window = ks_preferences_window_new (NULL, settings);
+  GtkWidget *spin, *sw, *order_row;
+  g_autofree char *order = NULL;
+
+  gtk_window_present (GTK_WINDOW (window));
+  iterate ();
+
+  spin = find_widget (find_widget (window, ADW_TYPE_ACTION_ROW, "Minimum Gap"),
+                      GTK_TYPE_SPIN_BUTTON, NULL);
+  sw = find_widget (find_widget (window, ADW_TYPE_ACTION_ROW, "Count Memory Copies as Busy"),
+                    GTK_TYPE_SWITCH, NULL);
+  order_row = find_widget (window, ADW_TYPE_COMBO_ROW, "Gap List Order");
+
+  /* Activating the switch, as a click or the space bar does. */
+  gtk_widget_activate (sw);
+  iterate ();
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (sw)));
+  g_assert_true (g_settings_get_boolean (settings, "busy-includes-copies"));
+
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 250.5);
+  iterate ();
+  g_assert_cmpfloat_with_epsilon (g_settings_get_double (settings, "gap-threshold-us"), 250.5, 1e-9);
+
+  adw_combo_row_set_selected (ADW_COMBO_ROW (order_row), 1);
+  iterate ();
+  order = g_settings_get_string (settings, "gap-order");
+  g_assert_cmpstr (order, ==, "time");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+}
+
+static void
+test_preferences_follow_settings (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  GtkWidget *window;
+  GtkWidget *spin, *sw, *order_row;
+
+  /* Values set before the window opens, and changed while it is open. */
+  g_settings_set_string (settings, "gap-order", "time");
+  window = ks_preferences_window_new (NULL, settings);
+  gtk_window_present (GTK_WINDOW (window));
+  iterate ();
+
+  spin = find_widget (find_widget (window, ADW_TYPE_ACTION_ROW, "Minimum Gap"),
+                      GTK_TYPE_SPIN_BUTTON, NULL);
+  sw = find_widget (find_widget (window, ADW_TYPE_ACTION_ROW, "Count Memory Copies as Busy"),
+                    GTK_TYPE_SWITCH, NULL);
+  order_row = find_widget (window, ADW_TYPE_COMBO_ROW, "Gap List Order");
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (order_row)), ==, 1);
+
+  g_settings_set_double (settings, "gap-threshold-us", 1000.0);
+  g_settings_set_boolean (settings, "busy-includes-copies", TRUE);
+  g_settings_set_string (settings, "gap-order", "duration");
+  iterate ();
+
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), 1000.0, 1e-9);
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (sw)));
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (order_row)), ==, 0);
+
+  /* The schema's range bounds the threshold. */
+  {
+    g_autoptr(GSettingsSchema) schema = NULL;
+    g_autoptr(GSettingsSchemaKey) key = NULL;
+
+    g_object_get (settings, "settings-schema", &schema, NULL);
+    key = g_settings_schema_get_key (schema, "gap-threshold-us");
+    g_assert_false (g_settings_schema_key_range_check (key, g_variant_new_double (-1.0)));
+    g_assert_true (g_settings_schema_key_range_check (key, g_variant_new_double (10.0)));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  /* A switch flips at the end of its animation; no animations, no waiting. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+
+  g_test_add_func ("/preferences/defaults", test_preferences_defaults);
+  g_test_add_func ("/preferences/write-settings", test_preferences_write_settings);
+  g_test_add_func ("/preferences/follow-settings", test_preferences_follow_settings);
+
+  return g_test_run ();
+}
