@@ -1428,6 +1428,8 @@ on_scalar (Reader     *r,
     }
   if (r->top == '{' && d == 1)
     set_top_value (r, is_string, s, len);
+  else if (d == 0)
+    r->top = 's';
 }
 
 /* yajl callbacks */
@@ -1442,6 +1444,8 @@ cb_null (void *ctx)
       r->n_items++;
       r->n_not_object++;
     }
+  else if (r->depth == 0)
+    r->top = 's';
   return 1;
 }
 
@@ -2727,6 +2731,19 @@ read_stream (Reader        *r,
       truncated = TRUE;
     }
 
+  if (truncated && r->n_events == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: the file was truncated at byte %" G_GUINT64_FORMAT " before the first complete event"),
+                   r->name, r->buf_offset);
+      return FALSE;
+    }
+  if (r->top == 's')
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: not a trace: the JSON value is neither an object nor a list"), r->name);
+      return FALSE;
+    }
   if (r->top == '{' && !r->saw_events)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -2740,13 +2757,6 @@ read_stream (Reader        *r,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: not a trace: none of the %" G_GUINT64_FORMAT " items of the list is a trace event"),
                    r->name, r->n_items);
-      return FALSE;
-    }
-  if (truncated && r->n_events == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: the file was truncated at byte %" G_GUINT64_FORMAT " before the first complete event"),
-                   r->name, r->buf_offset);
       return FALSE;
     }
 

@@ -223,8 +223,23 @@ ks_trace_detect_format (GFile   *file,
   if (format == KS_FORMAT_UNKNOWN)
     {
       if (ks_gzip_has_magic (data, len))
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     _("%s: compressed data that is not a JSON trace (or is corrupt)"), name);
+        {
+          g_autoptr(KsGzip) gz = ks_gzip_new ();
+          g_autofree guint8 *out = g_malloc (SNIFF_LEN);
+          g_autoptr(GError) gz_error = NULL;
+          gssize n;
+
+          ks_gzip_set_input (gz, data, len);
+          n = ks_gzip_inflate (gz, out, SNIFF_LEN, &gz_error);
+          if (n < 0)
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", name, gz_error->message);
+          else if (n == 0 && !ks_gzip_is_complete (gz))
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: the compressed file was truncated before any data"), name);
+          else
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: compressed data that is not a JSON trace"), name);
+        }
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      _("%s: not a trace file: neither JSON, gzip-compressed JSON nor a SQLite database"),

@@ -1,0 +1,145 @@
+/* test-cli-info.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <gio/gio.h>
+
+static const char *cli_path;
+
+static int
+run (const char  *const *args,
+     char       **out,
+     char       **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (argv, (gpointer)cli_path);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer)args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  proc = g_subprocess_newv ((const char * const *)argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, out, err, &error);
+  g_assert_no_error (error);
+  return g_subprocess_get_exit_status (proc);
+}
+
+static char *
+fixture_path (const char *name)
+{
+  return g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+}
+
+static void
+test_info_json (void)
+{
+  g_autofree char *path = fixture_path ("gpt_3steps.pt.trace.json.gz");
+  const char *args[] = { "info", "--format", "json", path, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  /* expected values computed from the fixture with Python */
+  const char *expect[] = {
+    "\"format\":\"kineto-json\"",
+    "\"duration_ns\":287591754,",
+    "\"processes\":2,",
+    "\"threads\":3,",
+    "\"gpus\":1,",
+    "\"streams\":1,",
+    "\"kernel\":1737,",
+    "\"memcpy\":72,",
+    "\"memset\":180,",
+    "\"cuda_api\":2283,",            /* 1890 runtime + 393 driver */
+    "\"cpu_slice\":25973,",          /* 14724 cpu_op + 11230 python + 18 user + 1 generic */
+    "\"nvtx\":0,",
+    "\"gpu_annotation\":12,",
+    "\"flow\":3321,",                /* 1989 launch + 1332 fwdbwd */
+    "\"memory_event\":4614,",
+    "\"counter_sample\":0,",
+    "\"instant\":2}",
+    "\"gpu_names\":[\"NVIDIA H200\"]",
+  };
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "{"));
+  g_assert_true (g_str_has_suffix (out, "}\n"));
+  g_assert_nonnull (strstr (out, "\"load_time_ms\":"));
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    if (strstr (out, expect[i]) == NULL)
+      g_error ("“%s” missing from %s", expect[i], out);
+}
+
+static void
+test_info_text (void)
+{
+  g_autofree char *path = fixture_path ("workers_pinned.pt.trace.json.gz");
+  const char *args[] = { "info", path, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "kineto-json"));
+  g_assert_nonnull (strstr (out, "50309895 ns"));
+  g_assert_nonnull (strstr (out, "NVIDIA H200"));
+  g_assert_nonnull (strstr (out, "Load time:"));
+}
+
+static void
+test_exit_codes (void)
+{
+  const char *none[] = { NULL };
+  const char *help[] = { "--help", NULL };
+  const char *version[] = { "--version", NULL };
+  const char *unknown[] = { "frobnicate", NULL };
+  const char *info_help[] = { "info", "--help", NULL };
+  const char *info_none[] = { "info", NULL };
+  const char *info_bad_format[] = { "info", "--format", "xml", "x.json", NULL };
+  const char *info_missing[] = { "info", "/nonexistent/x.pt.trace.json", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
+#define RUN(args, status) \
+  G_STMT_START { g_clear_pointer (&out, g_free); g_clear_pointer (&err, g_free); \
+                 g_assert_cmpint (run (args, &out, &err), ==, status); } G_STMT_END
+
+  RUN (none, 2);
+  g_assert_nonnull (strstr (err, "info"));
+  RUN (help, 0);
+  g_assert_nonnull (strstr (out, "info"));
+  RUN (version, 0);
+  g_assert_cmpstr (out, ==, "kinescope-cli " PACKAGE_VERSION "\n");
+  RUN (unknown, 2);
+  g_assert_nonnull (strstr (err, "frobnicate"));
+  RUN (info_help, 0);
+  g_assert_nonnull (strstr (out, "--format"));
+  RUN (info_none, 2);
+  RUN (info_bad_format, 2);
+  g_assert_nonnull (strstr (err, "xml"));
+  RUN (info_missing, 1);
+  g_assert_nonnull (strstr (err, "/nonexistent/x.pt.trace.json"));
+
+#undef RUN
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_assert_cmpint (argc, ==, 2);
+  cli_path = argv[1];
+  g_test_add_func ("/cli/info-json", test_info_json);
+  g_test_add_func ("/cli/info-text", test_info_text);
+  g_test_add_func ("/cli/exit-codes", test_exit_codes);
+  return g_test_run ();
+}

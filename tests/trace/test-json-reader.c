@@ -1,0 +1,964 @@
+/* test-json-reader.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "ks-json-reader.h"
+#include "ks-trace-loader.h"
+
+/* Expected numbers were computed independently from the fixtures with
+ * Python's json module (Decimal timestamps rounded to ns). */
+typedef struct
+{
+  const char *file;
+  guint64 kernel, memcpy, memset, runtime, driver, cpu_op, python, user_annotation;
+  guint64 gpu_annotation, generic, other_flows, launch_flows, memory, instants;
+  gint64  kernel_ns, memcpy_ns;
+  guint64 memcpy_bytes;
+  gint64  duration;
+  guint   processes, threads;
+} Expected;
+
+static const Expected fixtures[] = {
+  { "gpt_3steps.pt.trace.json.gz", 1737, 72, 180, 1890, 393, 14724, 11230, 18, 12, 1, 1332, 1989, 4614, 2,
+    17140363, 195807, 301989888, 287591754, 2, 3 },
+  { "loader_bound.pt.trace.json.gz", 176, 8, 32, 337, 4, 1780, 3189, 20, 8, 1, 40, 216, 848, 2,
+    4600263, 1395518, 14156800, 150213307, 2, 3 },
+  { "seed_cnn.pt.trace.json.gz", 210, 6, 21, 403, 3, 759, 1582, 9, 6, 1, 48, 237, 408, 2,
+    12886943, 614430, 9438720, 41607402, 2, 3 },
+  { "workers_pinned.pt.trace.json.gz", 88, 8, 12, 159, 4, 412, 1963, 16, 8, 2, 32, 108, 176, 2,
+    1100292, 272191, 14156800, 50309895, 3, 7 },
+};
+
+static char *
+fixture_path (const char *name)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, name, NULL);
+}
+
+static KsTrace *
+load_path (const char  *path,
+           GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return ks_trace_load (file, NULL, NULL, error);
+}
+
+static KsTrace *
+load_text (const char  *json,
+           gssize       len,
+           GError     **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+
+  if (len < 0)
+    len = strlen (json);
+  stream = g_memory_input_stream_new_from_data (g_memdup2 (json, len), len, g_free);
+  return ks_json_reader_load_stream (stream, "inline.json", len, NULL, NULL, error);
+}
+
+static char *
+write_temp (const char *name,
+            const void *data,
+            gsize       len)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-json-XXXXXX", NULL);
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  return path;
+}
+
+static void
+remove_temp (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static const char *
+warnings (KsTrace *trace)
+{
+  const char *w = ks_trace_get_metadata (trace, "warnings");
+
+  return w ? w : "";
+}
+
+static void
+sum_kind (KsTrace     *trace,
+          KsSliceKind  kind,
+          gint64      *total_ns,
+          guint64     *bytes)
+{
+  *total_ns = 0;
+  *bytes = 0;
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (track->slice_kind[i] == kind)
+          {
+            *total_ns += track->end[i] - track->start[i];
+            if (track->gpu != NULL && kind == KS_SLICE_MEMCPY)
+              *bytes += track->gpu[i].copy.bytes;
+          }
+    }
+}
+
+static void
+test_fixture (gconstpointer data)
+{
+  const Expected *e = data;
+  g_autofree char *path = fixture_path (e->file);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_path (path, &error);
+  KsTraceCounts c;
+  gint64 ns;
+  guint64 bytes;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_KINETO_JSON);
+
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, e->kernel);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_MEMCPY], ==, e->memcpy);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_MEMSET], ==, e->memset);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_CUDA_RUNTIME], ==, e->runtime);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_CUDA_DRIVER], ==, e->driver);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_CPU_OP], ==, e->cpu_op);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_PYTHON], ==, e->python);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_USER_ANNOTATION], ==, e->user_annotation);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_GPU_ANNOTATION], ==, e->gpu_annotation);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_GENERIC], ==, e->generic);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_SYNC], ==, 0);
+  g_assert_cmpuint (c.launch_flows, ==, e->launch_flows);
+  g_assert_cmpuint (c.flows - c.launch_flows, ==, e->other_flows);
+  g_assert_cmpuint (c.memory_events, ==, e->memory);
+  g_assert_cmpuint (c.instants, ==, e->instants);
+  g_assert_cmpuint (c.counter_samples, ==, 0);
+
+  sum_kind (trace, KS_SLICE_KERNEL, &ns, &bytes);
+  g_assert_cmpint (ns, ==, e->kernel_ns);
+  sum_kind (trace, KS_SLICE_MEMCPY, &ns, &bytes);
+  g_assert_cmpint (ns, ==, e->memcpy_ns);
+  g_assert_cmpuint (bytes, ==, e->memcpy_bytes);
+
+  g_assert_cmpint (trace->duration_ns, ==, e->duration);
+  g_assert_cmpuint (trace->n_processes, ==, e->processes);
+  g_assert_cmpuint (trace->n_threads, ==, e->threads);
+  g_assert_cmpuint (trace->n_gpus, ==, 1);
+  g_assert_cmpstr (ks_trace_string (trace, trace->gpus[0].name), ==, "NVIDIA H200");
+  g_assert_cmpuint (trace->gpus[0].sm_count, ==, 132);
+  g_assert_cmpuint (trace->gpus[0].total_memory, ==, G_GUINT64_CONSTANT (150109880320));
+  g_assert_cmpuint (trace->gpus[0].compute_major, ==, 9);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "displayTimeUnit"), ==, "ms");
+  /* baseTimeNanoseconds is the wall clock of the file's ts 0 */
+  g_assert_cmpint (trace->start_utc_ns, ==, G_GINT64_CONSTANT (1790857026000000000) + trace->origin_ns);
+  g_assert_cmpstr (warnings (trace), ==, "");
+}
+
+/* Details of one fixture: process names, kernel geometry, copy kinds. */
+static void
+test_fixture_details (void)
+{
+  g_autofree char *path = fixture_path ("workers_pinned.pt.trace.json.gz");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_path (path, &error);
+  guint64 grid = 0, registers = 0, shared = 0, block = 0, htod = 0;
+  guint32 p;
+
+  g_assert_no_error (error);
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_STREAM)
+        continue;
+      g_assert_cmpint (track->device, ==, 0);
+      g_assert_cmpint (track->stream, ==, 7);
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          const KsGpuInfo *g = &track->gpu[i];
+
+          if (track->slice_kind[i] == KS_SLICE_KERNEL)
+            {
+              grid += (guint64)g->kernel.grid[0] * g->kernel.grid[1] * g->kernel.grid[2];
+              registers += g->kernel.registers;
+              shared += g->kernel.shared_memory;
+              block += g->kernel.block[0];
+              g_assert_cmpuint (track->correlation[i], >, 0);
+            }
+          else if (track->slice_kind[i] == KS_SLICE_MEMCPY)
+            {
+              g_assert_cmpuint (g->copy.copy_kind, ==, KS_COPY_HTOD);
+              g_assert_cmpuint (g->copy.src_kind, ==, KS_MEM_PINNED);
+              g_assert_cmpuint (g->copy.dst_kind, ==, KS_MEM_DEVICE);
+              htod++;
+            }
+          else if (track->slice_kind[i] == KS_SLICE_MEMSET)
+            g_assert_cmpuint (g->copy.dst_kind, ==, KS_MEM_DEVICE);
+        }
+    }
+  g_assert_cmpuint (grid, ==, 386536);
+  g_assert_cmpuint (registers, ==, 3572);
+  g_assert_cmpuint (shared, ==, 218320);
+  g_assert_cmpuint (block, ==, 8336);
+  g_assert_cmpuint (htod, ==, 8);
+
+  p = ks_trace_find_process (trace, 625);
+  g_assert_cmpuint (p, !=, KS_NO_INDEX);
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[p].name), ==, "python3");
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[p].label), ==, "CPU");
+  g_assert_cmpint (trace->processes[p].sort_index, ==, 625);
+
+  /* The Kineto "Spans" process has a string pid: synthetic id, original kept. */
+  {
+    gboolean found = FALSE;
+
+    for (guint32 i = 0; i < trace->n_processes; i++)
+      if (g_strcmp0 (ks_trace_string (trace, trace->processes[i].original), "Spans") == 0)
+        {
+          found = TRUE;
+          g_assert_cmpint (trace->processes[i].pid, >=, 0x800000);
+        }
+    g_assert_true (found);
+  }
+
+  /* Args are kept as compact JSON. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (track->slice_kind[i] == KS_SLICE_CPU_OP)
+          {
+            const char *args = ks_trace_slice_args (trace, track, i);
+
+            g_assert_nonnull (args);
+            g_assert_true (g_str_has_prefix (args, "{\"External id\":"));
+            g_assert_null (strchr (args, '\n'));
+            g_assert_cmpuint (track->external_id[i], >, 0);
+            return;
+          }
+    }
+  g_assert_not_reached ();
+}
+
+static void
+test_chrome_features (void)
+{
+  const char *json =
+    "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"args\":{\"name\":\"renderer\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":7,\"tid\":\"main\",\"args\":{\"name\":\"Main thread\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":7,\"tid\":\"main\",\"args\":{\"sort_index\":-3}},"
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":99,\"args\":{\"name\":\"nobody\"}},"
+    "{\"ph\":\"B\",\"name\":\"outer\",\"pid\":7,\"tid\":\"main\",\"ts\":1.0015},"
+    "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":7,\"tid\":\"main\",\"ts\":2},"
+    "{\"ph\":\"E\",\"pid\":7,\"tid\":\"main\",\"ts\":3},"
+    "{\"ph\":\"E\",\"pid\":7,\"tid\":\"main\",\"ts\":10},"
+    "{\"ph\":\"E\",\"pid\":7,\"tid\":\"main\",\"ts\":11},"
+    "{\"ph\":\"B\",\"name\":\"never-ends\",\"pid\":7,\"tid\":\"main\",\"ts\":12},"
+    "{\"ph\":\"X\",\"name\":\"x\",\"cat\":\"c\",\"pid\":7,\"tid\":\"main\",\"ts\":20,\"dur\":5,\"args\":{ \"a\" : [1, 2] }},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":7,\"ts\":1,\"args\":{\"heap\":10,\"gpu\":2.5}},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":7,\"ts\":5,\"args\":{\"heap\":12,\"gpu\":3}},"
+    "{\"ph\":\"C\",\"name\":\"load\",\"pid\":7,\"ts\":5,\"args\":{\"value\":0.5}},"
+    "{\"ph\":\"b\",\"cat\":\"net\",\"id\":\"0x1\",\"name\":\"request\",\"pid\":7,\"tid\":1,\"ts\":2},"
+    "{\"ph\":\"b\",\"cat\":\"net\",\"id\":\"0x1\",\"name\":\"dns\",\"pid\":7,\"tid\":1,\"ts\":3},"
+    "{\"ph\":\"n\",\"cat\":\"net\",\"id\":\"0x1\",\"name\":\"mark\",\"pid\":7,\"tid\":1,\"ts\":3.5},"
+    "{\"ph\":\"e\",\"cat\":\"net\",\"id\":\"0x1\",\"name\":\"dns\",\"pid\":7,\"tid\":1,\"ts\":4},"
+    "{\"ph\":\"e\",\"cat\":\"net\",\"id\":\"0x1\",\"name\":\"request\",\"pid\":7,\"tid\":1,\"ts\":9},"
+    "{\"ph\":\"S\",\"cat\":\"old\",\"id\":5,\"name\":\"legacy\",\"pid\":7,\"tid\":1,\"ts\":2},"
+    "{\"ph\":\"F\",\"cat\":\"old\",\"id\":5,\"name\":\"legacy\",\"pid\":7,\"tid\":1,\"ts\":6},"
+    "{\"ph\":\"f\",\"cat\":\"link\",\"id\":9,\"pid\":7,\"tid\":\"main\",\"ts\":21,\"bp\":\"e\"},"
+    "{\"ph\":\"s\",\"cat\":\"link\",\"id\":9,\"pid\":7,\"tid\":\"main\",\"ts\":2.5},"
+    "{\"ph\":\"i\",\"name\":\"thread-mark\",\"pid\":7,\"tid\":\"main\",\"ts\":30,\"s\":\"t\"},"
+    "{\"ph\":\"I\",\"name\":\"global-mark\",\"pid\":7,\"tid\":\"main\",\"ts\":31,\"s\":\"g\"},"
+    "{\"ph\":\"i\",\"name\":\"process-mark\",\"pid\":7,\"tid\":\"main\",\"ts\":32,\"s\":\"p\"}"
+    "]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  KsTraceCounts c;
+  guint32 p, main_track = KS_NO_INDEX;
+  const KsTrack *track;
+  gboolean saw_outer = FALSE, saw_inner = FALSE, saw_x = FALSE;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_CHROME_JSON);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "displayTimeUnit"), ==, "ns");
+
+  /* time 0 is the first event: the counter at ts 1 us */
+  g_assert_cmpint (trace->origin_ns, ==, 1000);
+
+  /* process 99 only has metadata: not created */
+  g_assert_cmpuint (trace->n_processes, ==, 1);
+  p = ks_trace_find_process (trace, 7);
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[p].name), ==, "renderer");
+
+  for (guint32 i = 0; i < trace->n_threads; i++)
+    if (g_strcmp0 (ks_trace_string (trace, trace->threads[i].original), "main") == 0)
+      {
+        g_assert_cmpstr (ks_trace_string (trace, trace->threads[i].name), ==, "Main thread");
+        g_assert_cmpint (trace->threads[i].sort_index, ==, -3);
+        main_track = trace->threads[i].track;
+      }
+  g_assert_cmpuint (main_track, !=, KS_NO_INDEX);
+  track = &trace->tracks[main_track];
+
+  for (guint32 i = 0; i < track->n_slices; i++)
+    {
+      const char *name = ks_trace_string (trace, track->name_id[i]);
+
+      if (g_str_equal (name, "outer"))
+        {
+          saw_outer = TRUE;
+          /* 1.0015 us = 1001.5 ns, rounded half up; relative to 1000 */
+          g_assert_cmpint (track->start[i], ==, 2);
+          g_assert_cmpint (track->end[i], ==, 9000);
+          g_assert_cmpuint (track->depth[i], ==, 0);
+        }
+      else if (g_str_equal (name, "inner"))
+        {
+          saw_inner = TRUE;
+          g_assert_cmpint (track->end[i] - track->start[i], ==, 1000);
+          g_assert_cmpuint (track->depth[i], ==, 1);
+        }
+      else if (g_str_equal (name, "never-ends"))
+        /* closed at the last timestamp of the file (32 us) */
+        g_assert_cmpint (track->end[i], ==, 31000);
+      else if (g_str_equal (name, "x"))
+        {
+          saw_x = TRUE;
+          g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, "{\"a\":[1,2]}");
+          g_assert_cmpstr (ks_trace_string (trace, track->category[i]), ==, "c");
+        }
+    }
+  g_assert_true (saw_outer && saw_inner && saw_x);
+
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_GENERIC], ==, 4);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_ASYNC], ==, 3);
+  g_assert_cmpuint (c.flows, ==, 1);
+  g_assert_cmpuint (c.launch_flows, ==, 0);
+  g_assert_cmpuint (c.counter_samples, ==, 5);
+  g_assert_cmpuint (trace->n_counters, ==, 3);
+  g_assert_cmpuint (c.instants, ==, 4);
+
+  /* the flow binds "s" at 2.5 us to the deepest slice there, "f" to "x" */
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[trace->flows[0].from_slice]), ==, "inner");
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[trace->flows[0].to_slice]), ==, "x");
+
+  for (guint32 i = 0; i < trace->n_counters; i++)
+    {
+      const char *name = ks_trace_string (trace, trace->counters[i].name);
+
+      if (g_str_equal (name, "mem gpu"))
+        {
+          g_assert_cmpuint (trace->counters[i].n_samples, ==, 2);
+          g_assert_cmpfloat (trace->counters[i].value[0], ==, 2.5);
+        }
+      else
+        g_assert_true (g_str_equal (name, "mem heap") || g_str_equal (name, "load"));
+    }
+
+  for (guint32 i = 0; i < trace->n_instants; i++)
+    {
+      const KsInstant *inst = &trace->instants[i];
+      const char *name = ks_trace_string (trace, inst->name);
+
+      if (g_str_equal (name, "global-mark"))
+        g_assert_true (inst->track == KS_NO_INDEX && inst->process == KS_NO_INDEX);
+      else if (g_str_equal (name, "process-mark"))
+        g_assert_true (inst->track == KS_NO_INDEX && inst->process == p);
+      else if (g_str_equal (name, "thread-mark"))
+        g_assert_cmpuint (inst->track, ==, main_track);
+      else
+        g_assert_cmpstr (name, ==, "mark");
+    }
+
+  /* nested async ranges share the row of the outermost one */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_ASYNC &&
+        g_str_equal (ks_trace_string (trace, trace->tracks[t].name), "request"))
+      {
+        g_assert_cmpuint (trace->tracks[t].n_slices, ==, 2);
+        g_assert_cmpuint (trace->tracks[t].max_depth, ==, 2);
+      }
+
+  g_assert_nonnull (strstr (warnings (trace), "1 end events had no matching begin"));
+  g_assert_nonnull (strstr (warnings (trace), "1 begin events had no matching end"));
+}
+
+static void
+test_array_form_and_kineto_memory (void)
+{
+  const char *json =
+    "[{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":1,\"tid\":\"stream 3\",\"ts\":10,\"dur\":2,"
+    "\"args\":{\"device\":1,\"correlation\":5,\"grid\":[2,3,4],\"block\":[32,1,1]}},"
+    "{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":40,\"tid\":41,\"ts\":9,\"dur\":1,"
+    "\"args\":{\"correlation\":5,\"external id\":3}},"
+    "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":40,\"tid\":41,\"ts\":11,\"s\":\"t\","
+    "\"args\":{\"Device Type\":1,\"Device Id\":1,\"Addr\":18446744073709551615,\"Bytes\":-512,"
+    "\"Total Allocated\":1024,\"Total Reserved\":4096}},"
+    "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":40,\"tid\":41,\"ts\":12,"
+    "\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Addr\":1,\"Bytes\":64}}"
+    "]";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  KsTraceCounts c;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_KINETO_JSON);
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, 1);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 1);
+  g_assert_cmpuint (c.launch_flows, ==, 1);
+  g_assert_cmpuint (trace->n_memory_events, ==, 2);
+  g_assert_cmpint (trace->memory_events[0].device, ==, 1);
+  g_assert_cmpint (trace->memory_events[0].bytes, ==, -512);
+  g_assert_cmpuint (trace->memory_events[0].address, ==, G_MAXUINT64);
+  g_assert_cmpint (trace->memory_events[0].total_allocated, ==, 1024);
+  g_assert_cmpint (trace->memory_events[0].total_reserved, ==, 4096);
+  g_assert_cmpint (trace->memory_events[1].device, ==, -1);
+  g_assert_cmpint (trace->memory_events[1].total_allocated, ==, -1);
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_STREAM)
+      {
+        const KsTrack *track = &trace->tracks[t];
+
+        g_assert_cmpint (track->device, ==, 1);
+        g_assert_cmpint (track->stream, ==, 3);
+        g_assert_cmpuint (track->gpu[0].kernel.grid[2], ==, 4);
+        g_assert_cmpuint (track->gpu[0].kernel.block[0], ==, 32);
+      }
+}
+
+/* Bad input */
+
+static void
+assert_load_fails (const char *json,
+                   gssize      len,
+                   const char *expect)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, len, &error);
+
+  g_assert_null (trace);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, "inline.json: "));
+  if (expect != NULL && strstr (error->message, expect) == NULL)
+    g_error ("expected “%s” in “%s”", expect, error->message);
+}
+
+static void
+test_bad_empty (void)
+{
+  assert_load_fails ("", 0, "empty");
+  assert_load_fails ("   \n\t ", -1, "white space");
+}
+
+static void
+test_bad_not_trace (void)
+{
+  /* a PyTorch execution trace and a Google Cloud trace */
+  assert_load_fails ("{\"schema\":\"1.0.1\",\"pid\":1,\"nodes\":[{\"id\":1}]}", -1, "not a trace");
+  assert_load_fails ("{\"projectId\":\"p\",\"spans\":[{\"spanId\":\"1\"}]}", -1, "traceEvents");
+  assert_load_fails ("[[1,2,3],[4,5,6]]", -1, "not a trace");
+  assert_load_fails ("42", -1, "neither an object nor a list");
+  assert_load_fails ("\"traceEvents\"", -1, "neither an object nor a list");
+}
+
+static void
+test_bad_syntax (void)
+{
+  static const char nul[] = "[{\"ph\":\"X\",\"ts\":1,\"dur\":1},\0{\"ph\":\"X\"}]";
+
+  assert_load_fails (nul, sizeof nul - 1, "invalid JSON at byte 28");
+  assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,,}]", -1, "invalid JSON");
+  assert_load_fails ("{\"traceEvents\":[{\"ph\":\"X\" \"ts\":1}]}", -1, "invalid JSON");
+  assert_load_fails ("[{\"ph\":\"X\",\"name\":\"\xff\xfe\",\"ts\":1}]", -1, "invalid JSON");
+}
+
+static void
+test_bad_deep_nesting (void)
+{
+  g_autoptr(GString) json = g_string_new ("[{\"ph\":\"X\",\"ts\":1,\"args\":");
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append (json, "[");
+  assert_load_fails (json->str, json->len, "nested deeper than");
+}
+
+static void
+test_bad_types_and_numbers (void)
+{
+  const char *json =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+    "{\"ph\":\"X\",\"name\":\"bad-ts\",\"pid\":1,\"tid\":1,\"ts\":\"soon\",\"dur\":1},"
+    "{\"ph\":\"X\",\"name\":\"huge-ts\",\"pid\":1,\"tid\":1,\"ts\":1e400,\"dur\":1},"
+    "{\"ph\":\"X\",\"name\":\"huge-dur\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":9e300},"
+    "{\"ph\":\"X\",\"name\":\"no-ts\",\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"obj-pid\",\"pid\":{\"a\":1},\"tid\":[1],\"ts\":3,\"dur\":1,\"args\":[1,2]},"
+    "{\"ph\":\"X\",\"name\":\"big-args\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1,"
+    "\"args\":{\"correlation\":18446744073709551616,\"External id\":-5,\"v\":1e400,\"w\":123456789012345678901234567890}},"
+    "{\"ph\":5,\"name\":7,\"cat\":[],\"pid\":1.5,\"tid\":true,\"ts\":5},"
+    "{\"name\":\"no-phase\",\"ts\":6},"
+    "{\"ph\":\"O\",\"name\":\"snapshot\",\"id\":1,\"ts\":6},"
+    "17, null, \"text\", [1],"
+    "{\"ph\":\"X\",\"name\":\"string-ts\",\"pid\":\"1\",\"tid\":\"1\",\"ts\":\"7\",\"dur\":\"0.5\"}"
+    "]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  KsTraceCounts c;
+
+  g_assert_no_error (error);
+  ks_trace_get_counts (trace, &c);
+  /* ok, obj-pid, big-args, string-ts */
+  g_assert_cmpuint (c.by_kind[KS_SLICE_GENERIC], ==, 4);
+  g_assert_nonnull (strstr (warnings (trace), "4 events without a valid timestamp"));
+  g_assert_nonnull (strstr (warnings (trace), "2 objects without a phase"));
+  g_assert_nonnull (strstr (warnings (trace), "4 items of the event list are not objects"));
+  g_assert_nonnull (strstr (warnings (trace), "unsupported phases"));
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      {
+        g_assert_cmpuint (trace->tracks[t].correlation[i], ==, 0);
+        g_assert_cmpuint (trace->tracks[t].external_id[i], ==, 0);
+      }
+}
+
+static void
+test_truncated_json (void)
+{
+  g_autofree char *path = fixture_path ("seed_cnn.pt.trace.json.gz");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) raw = g_file_read (file, NULL, NULL);
+  g_autoptr(GZlibDecompressor) dec = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr(GInputStream) in = g_converter_input_stream_new (G_INPUT_STREAM (raw), G_CONVERTER (dec));
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) full = NULL;
+  g_autoptr(KsTrace) cut = NULL;
+  const char *text;
+  gsize len, at;
+  KsTraceCounts cf, cc;
+
+  g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, &error);
+  g_assert_no_error (error);
+  text = g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out));
+  len = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out));
+
+  full = load_text (text, len, &error);
+  g_assert_no_error (error);
+
+  /* cut in the middle of an event, as a crashed profiler leaves it */
+  at = len / 2;
+  while (text[at] != '"')
+    at++;
+  cut = load_text (text, at + 3, &error);
+  g_assert_no_error (error);
+  ks_trace_get_counts (full, &cf);
+  ks_trace_get_counts (cut, &cc);
+  g_assert_cmpuint (cc.by_kind[KS_SLICE_CPU_OP] + cc.by_kind[KS_SLICE_PYTHON], >, 0);
+  g_assert_cmpuint (cc.by_kind[KS_SLICE_PYTHON], <, cf.by_kind[KS_SLICE_PYTHON]);
+  {
+    g_autofree char *expect = g_strdup_printf ("truncated at byte %" G_GSIZE_FORMAT, at + 3);
+
+    g_assert_nonnull (strstr (warnings (cut), expect));
+  }
+
+  /* cut before any event */
+  g_clear_object (&cut);
+  cut = load_text (text, 40, &error);
+  g_assert_null (cut);
+  g_assert_nonnull (strstr (error->message, "truncated"));
+}
+
+static void
+test_truncated_gzip (void)
+{
+  g_autofree char *path = fixture_path ("loader_bound.pt.trace.json.gz");
+  g_autofree char *data = NULL;
+  g_autofree char *cut_path = NULL;
+  g_autofree char *bad_path = NULL;
+  g_autofree char *tiny_path = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+
+  cut_path = write_temp ("cut.json.gz", data, len * 2 / 3);
+  trace = load_path (cut_path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (warnings (trace), "compressed data ends early"));
+  g_assert_nonnull (strstr (warnings (trace), cut_path));
+  g_assert_cmpuint (trace->tracks[0].n_slices, >, 0);
+  remove_temp (cut_path);
+
+  /* corrupt deflate data in the middle */
+  memset (data + len / 2, 0xff, 64);
+  bad_path = write_temp ("bad.json.gz", data, len);
+  g_clear_object (&trace);
+  trace = load_path (bad_path, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (error);
+  g_assert_true (g_str_has_prefix (error->message, bad_path));
+  g_assert_nonnull (strstr (error->message, "gzip"));
+  g_clear_error (&error);
+  remove_temp (bad_path);
+
+  /* a gzip header and nothing else */
+  tiny_path = write_temp ("tiny.json.gz", data, 12);
+  trace = load_path (tiny_path, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (strstr (error->message, "truncated"));
+  remove_temp (tiny_path);
+}
+
+static void
+test_bad_files (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree char *empty = write_temp ("empty.json", "", 0);
+  g_autofree char *zip = write_temp ("trace.zip", "PK\x03\x04 rest of a zip", 20);
+  g_autofree char *csv = write_temp ("gpu.csv", "timestamp, index\n1, 2\n", 22);
+  g_autofree char *dir = g_dir_make_tmp ("ks-empty-XXXXXX", NULL);
+
+  trace = load_path ("/nonexistent/trace.json", &error);
+  g_assert_null (trace);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_true (g_str_has_prefix (error->message, "/nonexistent/trace.json: "));
+  g_clear_error (&error);
+
+  trace = load_path (empty, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (strstr (error->message, "empty"));
+  g_assert_true (g_str_has_prefix (error->message, empty));
+  g_clear_error (&error);
+
+  trace = load_path (zip, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (strstr (error->message, "zip archives are not supported"));
+  g_clear_error (&error);
+
+  trace = load_path (csv, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (strstr (error->message, "not a trace file"));
+  g_clear_error (&error);
+
+  trace = load_path (dir, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (strstr (error->message, "no trace files"));
+  g_clear_error (&error);
+
+  remove_temp (empty);
+  remove_temp (zip);
+  remove_temp (csv);
+  g_rmdir (dir);
+}
+
+/* A tensorboard_trace_handler folder: one group per file. */
+static void
+test_folder (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-folder-XXXXXX", NULL);
+  const char *names[] = { "seed_cnn.pt.trace.json.gz", "workers_pinned.pt.trace.json.gz" };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  KsTraceCounts c;
+  guint streams = 0;
+  gboolean groups[2] = { FALSE, FALSE };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *src = fixture_path (names[i]);
+      g_autofree char *dst = g_build_filename (dir, names[i], NULL);
+      g_autofree char *data = NULL;
+      gsize len;
+
+      g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+      g_assert_true (g_file_set_contents (dst, data, len, NULL));
+    }
+  {
+    g_autofree char *other = g_build_filename (dir, "notes.txt", NULL);
+
+    g_assert_true (g_file_set_contents (other, "not a trace", -1, NULL));
+  }
+
+  g_assert_cmpint (ks_trace_detect_format (folder, &error), ==, KS_FORMAT_KINETO_JSON);
+  g_assert_no_error (error);
+
+  trace = ks_trace_load (folder, NULL, NULL, &error);
+  g_assert_no_error (error);
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, 210 + 88);
+  g_assert_cmpuint (c.launch_flows, ==, 237 + 108);
+  g_assert_cmpuint (c.flows - c.launch_flows, ==, 48 + 32);
+  g_assert_cmpuint (c.memory_events, ==, 408 + 176);
+  g_assert_cmpuint (trace->n_processes, ==, 2 + 3);
+  g_assert_cmpuint (trace->n_threads, ==, 3 + 7);
+  g_assert_cmpuint (trace->n_gpus, ==, 1);
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_STREAM)
+      {
+        streams++;
+        g_assert_cmpuint (trace->tracks[t].group, <, 2);
+        groups[trace->tracks[t].group] = TRUE;
+      }
+  g_assert_cmpuint (streams, ==, 2);
+  g_assert_true (groups[0] && groups[1]);
+  for (guint32 i = 0; i < trace->n_processes; i++)
+    g_assert_cmpuint (trace->processes[i].group, <, 2);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *dst = g_build_filename (dir, names[i], NULL);
+
+      g_unlink (dst);
+    }
+  {
+    g_autofree char *other = g_build_filename (dir, "notes.txt", NULL);
+
+    g_unlink (other);
+  }
+  g_rmdir (dir);
+}
+
+static void
+test_detect (void)
+{
+  g_autofree char *path = fixture_path ("gpt_3steps.pt.trace.json.gz");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  guint8 sqlite[100] = "SQLite format 3";
+
+  g_assert_cmpint (ks_trace_detect_format (file, &error), ==, KS_FORMAT_KINETO_JSON);
+  g_assert_no_error (error);
+  g_assert_cmpint (ks_trace_detect_format_from_data ((const guint8 *)"[{\"ph\":\"X\"}]", 12), ==,
+                   KS_FORMAT_CHROME_JSON);
+  g_assert_cmpint (ks_trace_detect_format_from_data ((const guint8 *)"\xef\xbb\xbf {\"schemaVersion\":1}", 23), ==,
+                   KS_FORMAT_KINETO_JSON);
+  g_assert_cmpint (ks_trace_detect_format_from_data ((const guint8 *)"hello", 5), ==, KS_FORMAT_UNKNOWN);
+  g_assert_cmpint (ks_trace_detect_format_from_data (sqlite, sizeof sqlite), ==, KS_FORMAT_NSYS_SQLITE);
+  memcpy (sqlite + 68, "KSCO", 4);
+  g_assert_cmpint (ks_trace_detect_format_from_data (sqlite, sizeof sqlite), ==, KS_FORMAT_KSCOPE);
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  KsTrace   *trace;
+  GError    *error;
+} AsyncData;
+
+static void
+on_loaded (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  AsyncData *d = user_data;
+
+  d->trace = ks_trace_load_finish (result, &d->error);
+  g_main_loop_quit (d->loop);
+}
+
+static void
+test_async (void)
+{
+  g_autofree char *path = fixture_path ("loader_bound.pt.trace.json.gz");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *message = NULL;
+  AsyncData d = { 0 };
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  ks_trace_load_async (file, progress, NULL, on_loaded, &d);
+  g_main_loop_run (d.loop);
+  g_assert_no_error (d.error);
+  g_assert_nonnull (d.trace);
+  g_assert_cmpfloat (ks_progress_get_fraction (progress), ==, 1.0);
+  message = ks_progress_dup_message (progress);
+  g_assert_nonnull (message);
+  g_assert_nonnull (ks_trace_get_metadata (d.trace, "load_time_ms"));
+  g_clear_object (&d.trace);
+
+  /* cancelled before it starts */
+  g_cancellable_cancel (cancellable);
+  ks_trace_load_async (file, NULL, cancellable, on_loaded, &d);
+  g_main_loop_run (d.loop);
+  g_assert_null (d.trace);
+  g_assert_error (d.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&d.error);
+  g_main_loop_unref (d.loop);
+}
+
+/* Every file of the shared corpus opens, or fails with a message that
+ * names it. */
+static void
+collect_files (const char *dir,
+               GPtrArray  *out)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_str_equal (name, "_tools") || g_str_has_suffix (name, ".md"))
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        collect_files (path, out);
+      else
+        g_ptr_array_add (out, g_steal_pointer (&path));
+    }
+}
+
+static void
+test_corpus (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *corpus = shared ? g_build_filename (shared, "corpus", NULL) : NULL;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  /* not traces: each must fail with a clear message */
+  const char *not_traces[] = {
+    "google_cloud_trace.json", "benchmark_simple_add_et.json.gz", "memory_timeline.raw.gz",
+    "simple_trace_zip.zip", ".csv",
+  };
+  guint loaded = 0, failed = 0;
+
+  if (corpus == NULL || !g_file_test (corpus, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("the shared corpus (KS_SHARED_DIR/corpus) is absent");
+      return;
+    }
+
+  collect_files (corpus, files);
+  g_assert_cmpuint (files->len, >, 50);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *path = g_ptr_array_index (files, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = load_path (path, &error);
+      gboolean expect_failure = FALSE;
+
+      for (guint k = 0; k < G_N_ELEMENTS (not_traces); k++)
+        if (g_str_has_suffix (path, not_traces[k]))
+          expect_failure = TRUE;
+
+      if (trace != NULL)
+        {
+          g_assert_false (expect_failure);
+          loaded++;
+        }
+      else
+        {
+          g_assert_nonnull (error);
+          g_test_message ("%s", error->message);
+          g_assert_true (g_str_has_prefix (error->message, path));
+          /* SQLite exports are read by the SQLite reader */
+          if (!g_str_has_suffix (path, ".sqlite"))
+            g_assert_true (expect_failure);
+          failed++;
+        }
+    }
+  g_test_message ("corpus: %u loaded, %u refused", loaded, failed);
+  g_assert_cmpuint (loaded, >=, 90);
+}
+
+/* Spot checks against the corpus manifest's computed counts. */
+static void
+test_corpus_counts (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  const struct { const char *file; guint64 kernel, runtime, memory; } checks[] = {
+    { "hta/negative_queue_length_values_check/rank0.json.gz", 6080, 33924, 0 },
+    { "kineto/tb_plugin_samples_2021-06/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz", 8772, 11923, 12838 },
+    { "kineto/tb_plugin_samples_2021-01-10_arrayform/resnet50_num_workers_0/worker0.pt.trace.json.gz", 9538, 10800, 0 },
+    { "switchtransformers/trace.json", 494, 858, 1070 },
+  };
+
+  if (shared == NULL)
+    {
+      g_test_skip ("KS_SHARED_DIR is not set");
+      return;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (checks); i++)
+    {
+      g_autofree char *path = g_build_filename (shared, "corpus", checks[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = NULL;
+      KsTraceCounts c;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          g_test_skip ("corpus file absent");
+          return;
+        }
+      trace = load_path (path, &error);
+      g_assert_no_error (error);
+      ks_trace_get_counts (trace, &c);
+      g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, checks[i].kernel);
+      g_assert_cmpuint (c.by_kind[KS_SLICE_CUDA_RUNTIME], ==, checks[i].runtime);
+      g_assert_cmpuint (c.memory_events, ==, checks[i].memory);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/json/fixture/%s", fixtures[i].file);
+
+      g_test_add_data_func (name, &fixtures[i], test_fixture);
+    }
+  g_test_add_func ("/json/fixture-details", test_fixture_details);
+  g_test_add_func ("/json/chrome-features", test_chrome_features);
+  g_test_add_func ("/json/array-form-memory", test_array_form_and_kineto_memory);
+  g_test_add_func ("/json/bad/empty", test_bad_empty);
+  g_test_add_func ("/json/bad/not-trace", test_bad_not_trace);
+  g_test_add_func ("/json/bad/syntax", test_bad_syntax);
+  g_test_add_func ("/json/bad/deep-nesting", test_bad_deep_nesting);
+  g_test_add_func ("/json/bad/types-and-numbers", test_bad_types_and_numbers);
+  g_test_add_func ("/json/bad/truncated-json", test_truncated_json);
+  g_test_add_func ("/json/bad/truncated-gzip", test_truncated_gzip);
+  g_test_add_func ("/json/bad/files", test_bad_files);
+  g_test_add_func ("/json/folder", test_folder);
+  g_test_add_func ("/json/detect", test_detect);
+  g_test_add_func ("/json/async", test_async);
+  g_test_add_func ("/json/corpus", test_corpus);
+  g_test_add_func ("/json/corpus-counts", test_corpus_counts);
+  return g_test_run ();
+}

@@ -1,0 +1,192 @@
+/* test-model.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "ks-trace-builder.h"
+
+/* Slices on one thread, times in absolute ns starting at 1000:
+ *   A [0,100)  B [10,50)  C [20,30)  D [60,90)  E [100,120)
+ * given out of order so that finish() has to sort them. */
+static KsTrace *
+build_nested (guint32 *track_out)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 p = ks_trace_builder_get_process (b, 42);
+  guint32 t = ks_trace_builder_get_thread (b, p, 43);
+  guint32 track = ks_trace_builder_get_thread_track (b, t);
+  const struct { const char *name; gint64 s, e; } slices[] = {
+    { "D", 60, 90 }, { "A", 0, 100 }, { "C", 20, 30 }, { "E", 100, 120 }, { "B", 10, 50 },
+  };
+  KsTrace *trace;
+
+  for (guint i = 0; i < G_N_ELEMENTS (slices); i++)
+    ks_trace_builder_add_slice (b, track, 1000 + slices[i].s, 1000 + slices[i].e, KS_SLICE_GENERIC,
+                                ks_trace_builder_intern (b, slices[i].name), 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  *track_out = track;
+  return trace;
+}
+
+static guint32
+find (KsTrace       *trace,
+      const KsTrack *track,
+      const char    *name)
+{
+  guint32 id = ks_trace_lookup_string (trace, name);
+
+  for (guint32 i = 0; i < track->n_slices; i++)
+    if (track->name_id[i] == id)
+      return i;
+  g_assert_not_reached ();
+}
+
+static void
+test_model_depths (void)
+{
+  guint32 t;
+  g_autoptr(KsTrace) trace = build_nested (&t);
+  const KsTrack *track = &trace->tracks[t];
+
+  g_assert_cmpuint (track->n_slices, ==, 5);
+  g_assert_cmpuint (track->max_depth, ==, 3);
+  g_assert_cmpint (trace->origin_ns, ==, 1000);
+  g_assert_cmpint (trace->duration_ns, ==, 120);
+
+  /* sorted by start, parents first */
+  for (guint32 i = 1; i < track->n_slices; i++)
+    g_assert_cmpint (track->start[i - 1], <=, track->start[i]);
+
+  g_assert_cmpuint (track->depth[find (trace, track, "A")], ==, 0);
+  g_assert_cmpuint (track->depth[find (trace, track, "B")], ==, 1);
+  g_assert_cmpuint (track->depth[find (trace, track, "C")], ==, 2);
+  g_assert_cmpuint (track->depth[find (trace, track, "D")], ==, 1);
+  g_assert_cmpuint (track->depth[find (trace, track, "E")], ==, 0);
+  g_assert_cmpint (track->start[find (trace, track, "E")], ==, 100);
+
+  g_assert_cmpuint (track->n_by_depth[0], ==, 2);
+  g_assert_cmpuint (track->n_by_depth[1], ==, 2);
+  g_assert_cmpuint (track->n_by_depth[2], ==, 1);
+}
+
+static gboolean
+collect (const KsTrack *track,
+         guint32        slice,
+         gpointer       user_data)
+{
+  g_ptr_array_add (user_data, GUINT_TO_POINTER (slice));
+  return TRUE;
+}
+
+static void
+test_model_ranges (void)
+{
+  guint32 t;
+  g_autoptr(KsTrace) trace = build_nested (&t);
+  const KsTrack *track = &trace->tracks[t];
+  g_autoptr(GPtrArray) hits = g_ptr_array_new ();
+
+  /* [40, 65) touches A, B and D but not C (ends at 30) nor E */
+  ks_track_foreach_in_range (track, 40, 65, collect, hits);
+  g_assert_cmpuint (hits->len, ==, 3);
+  g_assert_true (g_ptr_array_find (hits, GUINT_TO_POINTER (find (trace, track, "A")), NULL));
+  g_assert_true (g_ptr_array_find (hits, GUINT_TO_POINTER (find (trace, track, "B")), NULL));
+  g_assert_true (g_ptr_array_find (hits, GUINT_TO_POINTER (find (trace, track, "D")), NULL));
+
+  g_ptr_array_set_size (hits, 0);
+  ks_track_foreach_in_range (track, 100, 200, collect, hits);
+  g_assert_cmpuint (hits->len, ==, 1);
+  g_assert_cmpuint (GPOINTER_TO_UINT (hits->pdata[0]), ==, find (trace, track, "E"));
+
+  g_ptr_array_set_size (hits, 0);
+  ks_track_foreach_in_range (track, 200, 300, collect, hits);
+  g_assert_cmpuint (hits->len, ==, 0);
+
+  g_assert_cmpuint (ks_track_slice_at (track, 25, G_MAXUINT), ==, find (trace, track, "C"));
+  g_assert_cmpuint (ks_track_slice_at (track, 55, G_MAXUINT), ==, find (trace, track, "A"));
+  g_assert_cmpuint (ks_track_slice_at (track, 25, 1), ==, find (trace, track, "B"));
+  g_assert_cmpuint (ks_track_slice_at (track, 150, G_MAXUINT), ==, KS_NO_INDEX);
+
+  /* depth 1 holds B [10,50) and D [60,90): first ending after 55 is D */
+  g_assert_cmpuint (ks_track_depth_lower_bound (track, 1, 55), ==, 1);
+  g_assert_cmpuint (ks_track_depth_lower_bound (track, 1, 95), ==, 2);
+}
+
+static void
+test_model_parent_self (void)
+{
+  guint32 t;
+  g_autoptr(KsTrace) trace = build_nested (&t);
+  const KsTrack *track = &trace->tracks[t];
+  guint32 a = find (trace, track, "A");
+  guint32 b = find (trace, track, "B");
+  guint32 c = find (trace, track, "C");
+  guint32 d = find (trace, track, "D");
+
+  g_assert_cmpuint (ks_track_parent_slice (track, c), ==, b);
+  g_assert_cmpuint (ks_track_parent_slice (track, b), ==, a);
+  g_assert_cmpuint (ks_track_parent_slice (track, d), ==, a);
+  g_assert_cmpuint (ks_track_parent_slice (track, a), ==, KS_NO_INDEX);
+
+  g_assert_cmpint (ks_track_self_time (track, a), ==, 100 - 40 - 30);
+  g_assert_cmpint (ks_track_self_time (track, b), ==, 40 - 10);
+  g_assert_cmpint (ks_track_self_time (track, c), ==, 10);
+}
+
+static void
+test_model_launch_flows (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  KsGpuInfo info = { 0 };
+  KsTraceCounts counts;
+  guint32 p, t, cpu, gpu, other_gpu;
+
+  p = ks_trace_builder_get_process (b, 1);
+  t = ks_trace_builder_get_thread (b, p, 1);
+  cpu = ks_trace_builder_get_thread_track (b, t);
+  gpu = ks_trace_builder_get_stream_track (b, 0, 7);
+  ks_trace_builder_add_slice (b, cpu, 100, 110, KS_SLICE_CUDA_RUNTIME,
+                              ks_trace_builder_intern (b, "cudaLaunchKernel"), 0, 7, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, cpu, 120, 130, KS_SLICE_CUDA_DRIVER,
+                              ks_trace_builder_intern (b, "cuLaunchKernel"), 0, 8, 0, 0, NULL);
+  info.kernel.grid[0] = 4;
+  ks_trace_builder_add_slice (b, gpu, 150, 200, KS_SLICE_KERNEL,
+                              ks_trace_builder_intern (b, "k1"), 0, 7, 0, 0, &info);
+  /* same correlation in another group (another file): not linked */
+  ks_trace_builder_set_group (b, 1);
+  other_gpu = ks_trace_builder_get_stream_track (b, 0, 7);
+  g_assert_cmpuint (other_gpu, !=, gpu);
+  ks_trace_builder_add_slice (b, other_gpu, 150, 200, KS_SLICE_KERNEL,
+                              ks_trace_builder_intern (b, "k2"), 0, 8, 0, 0, &info);
+
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  ks_trace_get_counts (trace, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 2);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 1);
+  g_assert_cmpuint (counts.launch_flows, ==, 1);
+  g_assert_cmpuint (trace->n_flows, ==, 1);
+  g_assert_cmpuint (trace->flows[0].from_track, ==, cpu);
+  g_assert_cmpuint (trace->flows[0].to_track, ==, gpu);
+  g_assert_cmpuint (trace->tracks[gpu].gpu[0].kernel.grid[0], ==, 4);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/model/depths", test_model_depths);
+  g_test_add_func ("/model/ranges", test_model_ranges);
+  g_test_add_func ("/model/parent-self", test_model_parent_self);
+  g_test_add_func ("/model/launch-flows", test_model_launch_flows);
+  return g_test_run ();
+}
