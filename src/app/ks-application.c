@@ -1,0 +1,127 @@
+/* ks-application.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-application"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-application.h"
+#include "ks-window.h"
+
+struct _KsApplication
+{
+  AdwApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (KsApplication, ks_application, ADW_TYPE_APPLICATION)
+
+static void
+ks_application_activate (GApplication *app)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
+
+  if (window == NULL)
+    window = GTK_WINDOW (ks_window_new (GTK_APPLICATION (app)));
+  gtk_window_present (window);
+}
+
+static KsWindow *
+find_empty_window (KsApplication *self)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (KS_IS_WINDOW (l->data) && ks_window_is_empty (l->data))
+      return l->data;
+  return NULL;
+}
+
+static void
+ks_application_open (GApplication  *app,
+                     GFile        **files,
+                     int            n_files,
+                     const char    *hint)
+{
+  KsApplication *self = KS_APPLICATION (app);
+
+  /* One window per file; an empty window is reused for the first. */
+  for (int i = 0; i < n_files; i++)
+    {
+      KsWindow *window = find_empty_window (self);
+
+      if (window == NULL)
+        window = ks_window_new (GTK_APPLICATION (app));
+      gtk_window_present (GTK_WINDOW (window));
+      ks_window_open (window, files[i]);
+    }
+}
+
+static void
+new_window_activated (GSimpleAction *action,
+                      GVariant      *param,
+                      gpointer       user_data)
+{
+  gtk_window_present (GTK_WINDOW (ks_window_new (GTK_APPLICATION (user_data))));
+}
+
+static void
+quit_activated (GSimpleAction *action,
+                GVariant      *param,
+                gpointer       user_data)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (user_data)); l != NULL;)
+    {
+      GtkWindow *window = l->data;
+
+      l = l->next;
+      gtk_window_destroy (window);
+    }
+  g_application_quit (G_APPLICATION (user_data));
+}
+
+static const GActionEntry app_actions[] = {
+  { "new-window", new_window_activated },
+  { "quit", quit_activated },
+};
+
+static void
+ks_application_startup (GApplication *app)
+{
+  G_APPLICATION_CLASS (ks_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit",
+                                         (const char *[]) { "<Control>q", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.new-window",
+                                         (const char *[]) { "<Control>n", NULL });
+}
+
+static void
+ks_application_class_init (KsApplicationClass *klass)
+{
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->activate = ks_application_activate;
+  app_class->open = ks_application_open;
+  app_class->startup = ks_application_startup;
+}
+
+static void
+ks_application_init (KsApplication *self)
+{
+  g_set_application_name (_("Kinescope"));
+}
+
+KsApplication *
+ks_application_new (void)
+{
+  return g_object_new (KS_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "resource-base-path", APP_RESOURCE_PATH,
+                       NULL);
+}

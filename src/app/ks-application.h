@@ -1,0 +1,20 @@
+/* ks-application.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define KS_TYPE_APPLICATION (ks_application_get_type ())
+
+G_DECLARE_FINAL_TYPE (KsApplication, ks_application, KS, APPLICATION, AdwApplication)
+
+KsApplication *ks_application_new (void);
+
+G_END_DECLS

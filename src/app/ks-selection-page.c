@@ -1,0 +1,574 @@
+/* ks-selection-page.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-selection-page"
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <yajl/yajl_tree.h>
+
+#include "ks-range-stats.h"
+#include "ks-selection-page.h"
+#include "ks-time-format.h"
+
+#define TOP_N 10
+
+struct _KsSelectionPage
+{
+  GtkWidget         parent_instance;
+
+  GtkStack         *stack;
+  GtkBox           *box;
+
+  KsSession        *session;
+  KsTimelineLayout *layout;
+  GCancellable     *range_cancellable;
+  KsRangeStats     *range_stats;
+  gboolean          busy;
+
+  GHashTable       *values;    /* "group\037title" -> value */
+  GtkWidget        *group;     /* group being filled */
+  char             *group_title;
+};
+
+G_DEFINE_FINAL_TYPE (KsSelectionPage, ks_selection_page, GTK_TYPE_WIDGET)
+
+static void rebuild (KsSelectionPage *self);
+
+static GtkWidget *
+begin_group (KsSelectionPage *self,
+             const char      *title)
+{
+  GtkWidget *group = adw_preferences_group_new ();
+
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), title);
+  gtk_box_append (self->box, group);
+  self->group = group;
+  g_free (self->group_title);
+  self->group_title = g_strdup (title);
+  return group;
+}
+
+static GtkWidget *
+add_row (KsSelectionPage *self,
+         const char      *title,
+         const char      *value)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *label = gtk_label_new (value);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 1.0);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 28);
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_widget_add_css_class (label, "numeric");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (self->group), row);
+
+  g_hash_table_insert (self->values,
+                       g_strdup_printf ("%s\037%s", self->group_title, title),
+                       g_strdup (value));
+  return row;
+}
+
+static void
+add_row_take (KsSelectionPage *self,
+              const char      *title,
+              char            *value)
+{
+  add_row (self, title, value);
+  g_free (value);
+}
+
+static char *
+format_bytes (guint64 bytes)
+{
+  g_autofree char *size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+
+  return g_strdup_printf (_("%s (%" G_GUINT64_FORMAT " bytes)"), size, bytes);
+}
+
+static char *
+track_description (KsSelectionPage *self,
+                   guint32          track)
+{
+  guint r = ks_timeline_layout_find_track_row (self->layout, track);
+  const KsRow *row, *group;
+
+  if (r == KS_NO_INDEX)
+    return g_strdup ("");
+  row = ks_timeline_layout_get_row (self->layout, r);
+  group = ks_timeline_layout_get_row (self->layout, row->group);
+  return g_strdup_printf ("%s · %s", row->label, group->label);
+}
+
+static void
+add_json_value (GString  *out,
+                yajl_val  v)
+{
+  if (YAJL_IS_STRING (v))
+    g_string_append (out, YAJL_GET_STRING (v));
+  else if (YAJL_IS_NUMBER (v))
+    g_string_append (out, YAJL_GET_NUMBER (v));
+  else if (YAJL_IS_TRUE (v))
+    g_string_append (out, "true");
+  else if (YAJL_IS_FALSE (v))
+    g_string_append (out, "false");
+  else if (YAJL_IS_NULL (v))
+    g_string_append (out, "null");
+  else if (YAJL_IS_ARRAY (v))
+    {
+      g_string_append_c (out, '[');
+      for (size_t i = 0; i < YAJL_GET_ARRAY (v)->len; i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          add_json_value (out, YAJL_GET_ARRAY (v)->values[i]);
+        }
+      g_string_append_c (out, ']');
+    }
+  else if (YAJL_IS_OBJECT (v))
+    {
+      g_string_append_c (out, '{');
+      for (size_t i = 0; i < YAJL_GET_OBJECT (v)->len; i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          g_string_append_printf (out, "%s: ", YAJL_GET_OBJECT (v)->keys[i]);
+          add_json_value (out, YAJL_GET_OBJECT (v)->values[i]);
+        }
+      g_string_append_c (out, '}');
+    }
+}
+
+static void
+add_args (KsSelectionPage *self,
+          const char      *json)
+{
+  char errbuf[128];
+  yajl_val root;
+
+  if (json == NULL || *json == 0)
+    return;
+
+  root = yajl_tree_parse (json, errbuf, sizeof errbuf);
+  if (root == NULL || !YAJL_IS_OBJECT (root) || YAJL_GET_OBJECT (root)->len == 0)
+    {
+      if (root == NULL)
+        {
+          begin_group (self, _("Arguments"));
+          add_row (self, _("Raw"), json);
+        }
+      yajl_tree_free (root);
+      return;
+    }
+
+  begin_group (self, _("Arguments"));
+  for (size_t i = 0; i < YAJL_GET_OBJECT (root)->len; i++)
+    {
+      g_autoptr(GString) value = g_string_new (NULL);
+
+      add_json_value (value, YAJL_GET_OBJECT (root)->values[i]);
+      add_row (self, YAJL_GET_OBJECT (root)->keys[i], value->str);
+    }
+  yajl_tree_free (root);
+}
+
+typedef struct
+{
+  KsSession *session;
+  guint32    track;
+  guint32    slice;
+} Jump;
+
+static void
+jump_free (gpointer data,
+           GClosure *closure)
+{
+  Jump *jump = data;
+
+  g_object_unref (jump->session);
+  g_free (jump);
+}
+
+static void
+jump_activated_cb (AdwActionRow *row,
+                   Jump         *jump)
+{
+  ks_session_select_slice (jump->session, jump->track, jump->slice);
+}
+
+static void
+add_flows (KsSelectionPage *self,
+           KsTrace         *trace,
+           guint32          track,
+           guint32          slice)
+{
+  gboolean started = FALSE;
+
+  for (guint32 i = 0; i < trace->n_flows; i++)
+    {
+      const KsFlow *f = &trace->flows[i];
+      gboolean outgoing = f->from_track == track && f->from_slice == slice;
+      gboolean incoming = f->to_track == track && f->to_slice == slice;
+      guint32 other_track, other_slice;
+      g_autofree char *value = NULL;
+      const char *title;
+      GtkWidget *row;
+      Jump *jump;
+
+      if (!outgoing && !incoming)
+        continue;
+
+      if (!started)
+        {
+          begin_group (self, _("Flows"));
+          started = TRUE;
+        }
+
+      other_track = outgoing ? f->to_track : f->from_track;
+      other_slice = outgoing ? f->to_slice : f->from_slice;
+
+      if (f->kind == KS_FLOW_LAUNCH)
+        {
+          gint64 latency = MAX (0, trace->tracks[f->to_track].start[f->to_slice] -
+                                   trace->tracks[f->from_track].end[f->from_slice]);
+
+          title = outgoing ? _("Launches") : _("Launched by");
+          row = add_row (self, title, ks_trace_string (trace, trace->tracks[other_track].name_id[other_slice]));
+          add_row_take (self, _("Launch latency"), ks_time_format_duration (latency));
+        }
+      else
+        {
+          title = outgoing ? _("Flow to") : _("Flow from");
+          value = g_strdup_printf ("%s (%s)", ks_trace_string (trace, trace->tracks[other_track].name_id[other_slice]),
+                                   ks_trace_string (trace, f->category));
+          row = add_row (self, title, value);
+        }
+
+      /* Activating the row selects the other end. */
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+
+      jump = g_new0 (Jump, 1);
+      jump->session = g_object_ref (self->session);
+      jump->track = other_track;
+      jump->slice = other_slice;
+      g_signal_connect_data (row, "activated", G_CALLBACK (jump_activated_cb), jump, jump_free, 0);
+    }
+}
+
+static void
+add_slice (KsSelectionPage *self,
+           KsTrace         *trace,
+           guint32          track_index,
+           guint32          slice)
+{
+  const KsTrack *track = &trace->tracks[track_index];
+  KsSliceKind kind = track->slice_kind[slice];
+  const char *name = ks_trace_string (trace, track->name_id[slice]);
+  GtkWidget *heading = gtk_label_new (name);
+
+  gtk_label_set_wrap (GTK_LABEL (heading), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (heading), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (heading), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (heading), 0);
+  gtk_widget_add_css_class (heading, "title-3");
+  gtk_box_append (self->box, heading);
+
+  begin_group (self, _("Slice"));
+  add_row (self, _("Name"), name);
+  add_row (self, _("Category"), *ks_trace_string (trace, track->category[slice])
+                                ? ks_trace_string (trace, track->category[slice])
+                                : ks_slice_kind_to_string (kind));
+  add_row (self, _("Kind"), ks_slice_kind_to_string (kind));
+  add_row_take (self, _("Start"), ks_time_format_duration (track->start[slice]));
+  add_row_take (self, _("Duration"), ks_time_format_duration (track->end[slice] - track->start[slice]));
+  add_row_take (self, _("Self time"), ks_time_format_duration (ks_track_self_time (track, slice)));
+  add_row_take (self, track->kind == KS_TRACK_STREAM ? _("Stream") : _("Thread"),
+                track_description (self, track_index));
+  if (track->correlation[slice] != 0)
+    add_row_take (self, _("Correlation id"), g_strdup_printf ("%u", track->correlation[slice]));
+
+  if (kind == KS_SLICE_KERNEL && track->gpu != NULL)
+    {
+      const KsGpuInfo *g = &track->gpu[slice];
+
+      begin_group (self, _("Kernel"));
+      add_row_take (self, _("Grid"), g_strdup_printf ("%u × %u × %u", g->kernel.grid[0], g->kernel.grid[1], g->kernel.grid[2]));
+      add_row_take (self, _("Block"), g_strdup_printf ("%u × %u × %u", g->kernel.block[0], g->kernel.block[1], g->kernel.block[2]));
+      add_row_take (self, _("Registers per thread"), g_strdup_printf ("%u", g->kernel.registers));
+      add_row_take (self, _("Shared memory"), format_bytes (g->kernel.shared_memory));
+    }
+  else if ((kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET) && track->gpu != NULL)
+    {
+      const KsGpuInfo *g = &track->gpu[slice];
+      gint64 dur = track->end[slice] - track->start[slice];
+
+      begin_group (self, kind == KS_SLICE_MEMCPY ? _("Memory Copy") : _("Memory Set"));
+      add_row_take (self, _("Bytes"), format_bytes (g->copy.bytes));
+      if (kind == KS_SLICE_MEMCPY)
+        {
+          add_row (self, _("Direction"), ks_copy_kind_to_string (g->copy.copy_kind));
+          add_row_take (self, _("Memory kinds"), g_strdup_printf ("%s → %s",
+                                                                  ks_memory_kind_to_string (g->copy.src_kind),
+                                                                  ks_memory_kind_to_string (g->copy.dst_kind)));
+        }
+      else
+        add_row (self, _("Memory kind"), ks_memory_kind_to_string (g->copy.dst_kind));
+      if (dur > 0)
+        add_row_take (self, _("Throughput"), g_strdup_printf (_("%.2f GB/s"), (double)g->copy.bytes / dur));
+    }
+
+  add_flows (self, trace, track_index, slice);
+  add_args (self, ks_trace_slice_args (trace, track, slice));
+}
+
+static void
+add_entries (KsSelectionPage *self,
+             KsTrace         *trace,
+             GArray          *entries,
+             const char      *title)
+{
+  if (entries->len == 0)
+    return;
+
+  begin_group (self, title);
+  for (guint i = 0; i < MIN (TOP_N, entries->len); i++)
+    {
+      const KsRangeEntry *e = &g_array_index (entries, KsRangeEntry, i);
+      g_autofree char *dur = ks_time_format_duration (e->total_ns);
+      g_autofree char *value = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %" G_GUINT64_FORMAT " call",
+                                                             "%s · %" G_GUINT64_FORMAT " calls", e->count),
+                                                dur, e->count);
+
+      add_row (self, ks_trace_string (trace, e->name), value);
+    }
+}
+
+static void
+add_range (KsSelectionPage *self,
+           KsTrace         *trace,
+           gint64           start,
+           gint64           end)
+{
+  begin_group (self, _("Range"));
+  add_row_take (self, _("Start"), ks_time_format_duration (start));
+  add_row_take (self, _("End"), ks_time_format_duration (end));
+  add_row_take (self, _("Duration"), ks_time_format_duration (end - start));
+
+  if (self->busy || self->range_stats == NULL)
+    {
+      add_row (self, _("Statistics"), _("Computing…"));
+      return;
+    }
+
+  add_row_take (self, _("Events"), g_strdup_printf ("%" G_GUINT64_FORMAT, self->range_stats->n_slices));
+
+  if (self->range_stats->gpus->len > 0)
+    {
+      begin_group (self, _("GPU Busy"));
+      adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->group),
+                                             _("Time with at least one kernel running, over the range"));
+      for (guint i = 0; i < self->range_stats->gpus->len; i++)
+        {
+          const KsRangeGpu *g = &g_array_index (self->range_stats->gpus, KsRangeGpu, i);
+          g_autofree char *title = g_strdup_printf (_("GPU %d"), g->device);
+          g_autofree char *busy = ks_time_format_duration (g->busy_ns);
+          double pct = end > start ? 100.0 * g->busy_ns / (end - start) : 0;
+
+          add_row_take (self, title, g_strdup_printf ("%.1f %% (%s)", pct, busy));
+        }
+    }
+
+  add_entries (self, trace, self->range_stats->kernels, _("Top Kernels"));
+  add_entries (self, trace, self->range_stats->operators, _("Top Operators"));
+}
+
+static void
+rebuild (KsSelectionPage *self)
+{
+  GtkWidget *child;
+  KsTrace *trace;
+  guint32 track, slice;
+  gint64 start, end;
+  gboolean has_slice, has_range;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->box))))
+    gtk_box_remove (self->box, child);
+  g_hash_table_remove_all (self->values);
+  self->group = NULL;
+
+  if (self->session == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      return;
+    }
+
+  trace = ks_session_get_trace (self->session);
+  has_slice = ks_session_get_selected_slice (self->session, &track, &slice);
+  has_range = ks_session_get_range (self->session, &start, &end);
+
+  if (has_slice)
+    add_slice (self, trace, track, slice);
+  if (has_range)
+    add_range (self, trace, start, end);
+
+  gtk_stack_set_visible_child_name (self->stack, has_slice || has_range ? "details" : "empty");
+}
+
+static void
+range_stats_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(KsSelectionPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  KsRangeStats *stats = ks_range_stats_compute_finish (result, &error);
+
+  if (stats == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_warning ("Range statistics failed: %s", error->message);
+      return;
+    }
+
+  g_clear_pointer (&self->range_stats, ks_range_stats_free);
+  self->range_stats = stats;
+  self->busy = FALSE;
+  rebuild (self);
+}
+
+static void
+range_changed_cb (KsSelectionPage *self)
+{
+  gint64 start, end;
+
+  g_cancellable_cancel (self->range_cancellable);
+  g_clear_object (&self->range_cancellable);
+  g_clear_pointer (&self->range_stats, ks_range_stats_free);
+  self->busy = FALSE;
+
+  if (ks_session_get_range (self->session, &start, &end))
+    {
+      self->busy = TRUE;
+      self->range_cancellable = g_cancellable_new ();
+      ks_range_stats_compute_async (ks_session_get_trace (self->session), start, end,
+                                    self->range_cancellable, range_stats_cb, g_object_ref (self));
+    }
+
+  rebuild (self);
+}
+
+gboolean
+ks_selection_page_get_busy (KsSelectionPage *self)
+{
+  g_return_val_if_fail (KS_IS_SELECTION_PAGE (self), FALSE);
+
+  return self->busy;
+}
+
+const char *
+ks_selection_page_lookup_value (KsSelectionPage *self,
+                                const char      *group,
+                                const char      *title)
+{
+  g_autofree char *key = NULL;
+
+  g_return_val_if_fail (KS_IS_SELECTION_PAGE (self), NULL);
+
+  key = g_strdup_printf ("%s\037%s", group, title);
+  return g_hash_table_lookup (self->values, key);
+}
+
+void
+ks_selection_page_set_session (KsSelectionPage  *self,
+                               KsSession        *session,
+                               KsTimelineLayout *layout)
+{
+  g_return_if_fail (KS_IS_SELECTION_PAGE (self));
+
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_cancellable_cancel (self->range_cancellable);
+  g_clear_object (&self->range_cancellable);
+  g_clear_pointer (&self->range_stats, ks_range_stats_free);
+  self->busy = FALSE;
+
+  g_set_object (&self->session, session);
+  self->layout = layout;
+
+  if (session != NULL)
+    {
+      g_signal_connect_object (session, "selection-changed", G_CALLBACK (rebuild), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "range-changed", G_CALLBACK (range_changed_cb), self, G_CONNECT_SWAPPED);
+    }
+
+  rebuild (self);
+}
+
+static void
+ks_selection_page_dispose (GObject *object)
+{
+  KsSelectionPage *self = (KsSelectionPage *)object;
+
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_cancellable_cancel (self->range_cancellable);
+  g_clear_object (&self->range_cancellable);
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->range_stats, ks_range_stats_free);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_SELECTION_PAGE);
+
+  G_OBJECT_CLASS (ks_selection_page_parent_class)->dispose (object);
+}
+
+static void
+ks_selection_page_finalize (GObject *object)
+{
+  KsSelectionPage *self = (KsSelectionPage *)object;
+
+  g_clear_pointer (&self->values, g_hash_table_unref);
+  g_free (self->group_title);
+
+  G_OBJECT_CLASS (ks_selection_page_parent_class)->finalize (object);
+}
+
+static void
+ks_selection_page_class_init (KsSelectionPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_selection_page_dispose;
+  object_class->finalize = ks_selection_page_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-selection-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsSelectionPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, KsSelectionPage, box);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_selection_page_init (KsSelectionPage *self)
+{
+  self->values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GtkWidget *
+ks_selection_page_new (void)
+{
+  return g_object_new (KS_TYPE_SELECTION_PAGE, NULL);
+}

@@ -1,0 +1,70 @@
+/* ks-session.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "ks-trace.h"
+
+G_BEGIN_DECLS
+
+/* What the user looks at in one trace: the visible time span with its
+ * zoom history, the selected slice and the selected time range. Every
+ * view of a window shares one session and follows its signals:
+ * "visible-changed", "selection-changed" and "range-changed". */
+
+#define KS_TYPE_SESSION (ks_session_get_type ())
+
+G_DECLARE_FINAL_TYPE (KsSession, ks_session, KS, SESSION, GObject)
+
+KsSession  *ks_session_new                 (KsTrace    *trace);
+KsTrace    *ks_session_get_trace           (KsSession  *self);
+
+void        ks_session_get_visible         (KsSession  *self,
+                                            double     *t0,
+                                            double     *t1);
+/* Sets the visible span (clamped to the trace and to a minimum span). */
+void        ks_session_set_visible         (KsSession  *self,
+                                            double      t0,
+                                            double      t1);
+/* Zooms by @factor (< 1 zooms in) keeping the time @anchor where it is. */
+void        ks_session_zoom                (KsSession  *self,
+                                            double      factor,
+                                            double      anchor);
+void        ks_session_pan                 (KsSession  *self,
+                                            double      dt);
+/* Zoom history: remember the current span before a jump. Successive
+ * calls within a short time (one wheel gesture) are recorded once. */
+void        ks_session_push_history        (KsSession  *self);
+gboolean    ks_session_can_go_back         (KsSession  *self);
+gboolean    ks_session_can_go_forward      (KsSession  *self);
+gboolean    ks_session_go_back             (KsSession  *self);
+gboolean    ks_session_go_forward          (KsSession  *self);
+/* Jumps (recorded in the history) to the whole trace or to a span with a margin. */
+void        ks_session_fit_all             (KsSession  *self);
+void        ks_session_fit                 (KsSession  *self,
+                                            gint64      start,
+                                            gint64      end);
+
+void        ks_session_select_slice        (KsSession  *self,
+                                            guint32     track,
+                                            guint32     slice);
+void        ks_session_clear_selection     (KsSession  *self);
+gboolean    ks_session_get_selected_slice  (KsSession  *self,
+                                            guint32    *track,
+                                            guint32    *slice);
+
+void        ks_session_select_range        (KsSession  *self,
+                                            gint64      start,
+                                            gint64      end);
+void        ks_session_clear_range         (KsSession  *self);
+gboolean    ks_session_get_range           (KsSession  *self,
+                                            gint64     *start,
+                                            gint64     *end);
+
+G_END_DECLS

@@ -1,0 +1,53 @@
+/* ks-timeline.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "ks-session.h"
+#include "ks-timeline-layout.h"
+
+G_BEGIN_DECLS
+
+/* The swimlanes: one widget drawing only the rows in its viewport (it is
+ * a GtkScrollable for its vertical scroll), with the time ruler on top.
+ * It reads and changes the visible span of its KsSession. */
+
+#define KS_TYPE_TIMELINE (ks_timeline_get_type ())
+
+G_DECLARE_FINAL_TYPE (KsTimeline, ks_timeline, KS, TIMELINE, GtkWidget)
+
+GtkWidget        *ks_timeline_new              (void);
+KsSession        *ks_timeline_get_session      (KsTimeline    *self);
+void              ks_timeline_set_session      (KsTimeline    *self,
+                                                KsSession     *session);
+KsTimelineLayout *ks_timeline_get_layout       (KsTimeline    *self);
+/* Outlines slices whose name id is set in @matches (one byte per string
+ * id, owned by the caller and kept alive until replaced); NULL for none. */
+void              ks_timeline_set_matches      (KsTimeline    *self,
+                                                const guint8  *matches);
+/* Widget coordinates of a time and of a slice's lane (centre); FALSE
+ * when the slice's row is collapsed or scrolled out of view. */
+double            ks_timeline_time_to_x        (KsTimeline    *self,
+                                                double         t);
+double            ks_timeline_x_to_time        (KsTimeline    *self,
+                                                double         x);
+gboolean          ks_timeline_get_slice_point  (KsTimeline    *self,
+                                                guint32        track,
+                                                guint32        slice,
+                                                double        *x,
+                                                double        *y);
+/* Scrolls vertically so that @track's row is in view (expanding its group). */
+void              ks_timeline_reveal_track     (KsTimeline    *self,
+                                                guint32        track);
+void              ks_timeline_toggle_group     (KsTimeline    *self,
+                                                guint          row);
+/* Number of slice arrows (launch flows) drawn for the current selection. */
+guint             ks_timeline_get_n_flow_arrows (KsTimeline   *self);
+
+G_END_DECLS

@@ -1,0 +1,274 @@
+/* ks-window-actions.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-window-actions"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-window-private.h"
+
+static void
+open_response_cb (KsWindow             *self,
+                  int                   response,
+                  GtkFileChooserNative *native)
+{
+  g_autoptr(GListModel) files = NULL;
+  GtkApplication *app;
+  guint n;
+
+  if (response != GTK_RESPONSE_ACCEPT)
+    goto out;
+
+  files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
+  n = g_list_model_get_n_items (files);
+  app = gtk_window_get_application (GTK_WINDOW (self));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GFile) file = g_list_model_get_item (files, i);
+
+      /* The first file replaces what this window shows when it is empty;
+       * every other file opens in a window of its own. */
+      if (i == 0 && ks_window_is_empty (self))
+        ks_window_open (self, file);
+      else if (app != NULL)
+        {
+          KsWindow *window = ks_window_new (app);
+
+          gtk_window_present (GTK_WINDOW (window));
+          ks_window_open (window, file);
+        }
+      else
+        ks_window_open (self, file);
+    }
+
+out:
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (native));
+  g_object_unref (native);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  GtkFileChooserNative *native;
+  g_autoptr(GtkFileFilter) traces = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  native = gtk_file_chooser_native_new (_("Open Trace"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (native), TRUE);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+
+  gtk_file_filter_set_name (traces, _("Traces"));
+  gtk_file_filter_add_mime_type (traces, "application/x-kinescope-trace");
+  gtk_file_filter_add_suffix (traces, "kscope");
+  gtk_file_filter_add_pattern (traces, "*.json");
+  gtk_file_filter_add_pattern (traces, "*.json.gz");
+  gtk_file_filter_add_suffix (traces, "sqlite");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), traces);
+
+  gtk_file_filter_set_name (all, _("All Files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), all);
+
+  g_signal_connect_object (native, "response", G_CALLBACK (open_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+open_demo_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  g_autoptr(GFile) demo = ks_window_find_demo_trace ();
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (demo == NULL)
+    {
+      GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Demo Trace Not Found"),
+                                                  _("The demo trace is not installed."));
+
+      adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+      gtk_window_present (GTK_WINDOW (dialog));
+      return;
+    }
+
+  if (ks_window_is_empty (self) || app == NULL)
+    ks_window_open (self, demo);
+  else
+    {
+      KsWindow *window = ks_window_new (app);
+
+      gtk_window_present (GTK_WINDOW (window));
+      ks_window_open (window, demo);
+    }
+}
+
+static void
+cancel_load_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  if (self->load_cancellable != NULL)
+    g_cancellable_cancel (self->load_cancellable);
+}
+
+static void
+find_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+find_next_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  _ks_window_search_step (KS_WINDOW (widget), 1);
+}
+
+static void
+find_previous_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  _ks_window_search_step (KS_WINDOW (widget), -1);
+}
+
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  double t0, t1;
+
+  if (self->session == NULL)
+    return;
+  ks_session_get_visible (self->session, &t0, &t1);
+  ks_session_push_history (self->session);
+  ks_session_zoom (self->session, g_variant_get_int32 (param) > 0 ? 0.5 : 2.0, (t0 + t1) / 2);
+}
+
+static void
+fit_all_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  if (self->session != NULL)
+    ks_session_fit_all (self->session);
+}
+
+static void
+fit_selection_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.fit-selection", NULL);
+}
+
+static void
+back_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  if (self->session != NULL)
+    ks_session_go_back (self->session);
+  _ks_window_actions_update (self);
+}
+
+static void
+forward_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  if (self->session != NULL)
+    ks_session_go_forward (self->session);
+  _ks_window_actions_update (self);
+}
+
+static void
+close_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *param)
+{
+  gtk_window_close (GTK_WINDOW (widget));
+}
+
+void
+_ks_window_actions_update (KsWindow *self)
+{
+  gboolean has_trace = self->session != NULL;
+  gboolean has_matches = self->match_list != NULL && self->match_list->len > 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", self->load_cancellable != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-previous", has_matches);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-all", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-selection", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.back",
+                                 has_trace && ks_session_can_go_back (self->session));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.forward",
+                                 has_trace && ks_session_can_go_forward (self->session));
+}
+
+void
+_ks_window_class_actions_init (KsWindowClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
+  gtk_widget_class_install_action (widget_class, "win.close", NULL, close_action);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
+  gtk_widget_class_install_action (widget_class, "win.find-next", NULL, find_next_action);
+  gtk_widget_class_install_action (widget_class, "win.find-previous", NULL, find_previous_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom", "i", zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.fit-all", NULL, fit_all_action);
+  gtk_widget_class_install_action (widget_class, "win.fit-selection", NULL, fit_selection_action);
+  gtk_widget_class_install_action (widget_class, "win.back", NULL, back_action);
+  gtk_widget_class_install_action (widget_class, "win.forward", NULL, forward_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.find-next", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.find-previous", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "win.zoom", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, GDK_CONTROL_MASK, "win.zoom", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "win.zoom", "i", -1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, GDK_CONTROL_MASK, "win.zoom", "i", -1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.fit-all", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK, "win.fit-all", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.forward", NULL);
+}

@@ -1,0 +1,68 @@
+/* ks-window-private.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-overview.h"
+#include "ks-selection-page.h"
+#include "ks-window.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint32 track;
+  guint32 slice;
+  gint64  start;
+} KsMatch;
+
+struct _KsWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Template widgets */
+  AdwWindowTitle       *window_title;
+  GtkToggleButton      *search_button;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkToggleButton      *regex_button;
+  GtkLabel             *search_count;
+  GtkStack             *main_stack;
+  GtkListBox           *recent_list;
+  GtkWidget            *recent_group;
+  GtkLabel             *loading_title;
+  GtkProgressBar       *progress_bar;
+  GtkLabel             *loading_message;
+  KsOverview           *overview;
+  KsTimeline           *timeline;
+  GtkStack             *side_stack;
+  KsSelectionPage      *selection_page;
+  GtkLabel             *status_label;
+  GtkLabel             *status_detail;
+
+  /* State */
+  GFile                *file;
+  GFile                *loading_file;
+  KsSession            *session;
+  GCancellable         *load_cancellable;
+  gpointer              relay;
+
+  /* Search */
+  guint8               *matches;     /* per string id */
+  GArray               *match_list;  /* KsMatch, by start */
+  int                   match_current;
+};
+
+void _ks_window_class_actions_init (KsWindowClass *klass);
+void _ks_window_actions_update     (KsWindow      *self);
+void _ks_window_search_init        (KsWindow      *self);
+void _ks_window_search_clear       (KsWindow      *self);
+void _ks_window_search_step        (KsWindow      *self,
+                                    int            direction);
+void _ks_window_set_status         (KsWindow      *self);
+
+G_END_DECLS

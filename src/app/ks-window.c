@@ -1,0 +1,699 @@
+/* ks-window.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-time-format.h"
+#include "ks-trace-loader.h"
+#include "ks-window-private.h"
+
+#define DEMO_TRACE "loader_bound.pt.trace.json.gz"
+#define N_RECENT   5
+
+G_DEFINE_FINAL_TYPE (KsWindow, ks_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  PROP_LOADING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Progress travels from the loader's thread to the window through this
+ * relay: the worker schedules at most one idle at a time, and the idle
+ * finds the window through a weak reference, so neither side has to
+ * outlive the other. */
+typedef struct
+{
+  gatomicrefcount ref_count;
+  GWeakRef        window;
+  KsProgress     *progress;
+  gint            pending;
+} ProgressRelay;
+
+static ProgressRelay *
+relay_ref (ProgressRelay *relay)
+{
+  g_atomic_ref_count_inc (&relay->ref_count);
+  return relay;
+}
+
+static void
+relay_unref (gpointer data)
+{
+  ProgressRelay *relay = data;
+
+  if (g_atomic_ref_count_dec (&relay->ref_count))
+    {
+      g_weak_ref_clear (&relay->window);
+      g_free (relay);
+    }
+}
+
+static gboolean
+relay_idle_cb (gpointer data)
+{
+  ProgressRelay *relay = data;
+  g_autoptr(KsWindow) self = g_weak_ref_get (&relay->window);
+
+  g_atomic_int_set (&relay->pending, 0);
+
+  if (self != NULL && self->relay == relay && relay->progress != NULL)
+    {
+      g_autofree char *message = ks_progress_dup_message (relay->progress);
+
+      gtk_progress_bar_set_fraction (self->progress_bar, ks_progress_get_fraction (relay->progress));
+      gtk_label_set_label (self->loading_message, message ? message : "");
+    }
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+relay_notify_cb (KsProgress *progress,
+                 gpointer    user_data)
+{
+  ProgressRelay *relay = user_data;
+
+  if (g_atomic_int_compare_and_exchange (&relay->pending, 0, 1))
+    g_idle_add_full (G_PRIORITY_LOW, relay_idle_cb, relay_ref (relay), relay_unref);
+}
+
+GFile *
+ks_window_find_demo_trace (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *installed = g_build_filename (PKGDATADIR, DEMO_TRACE, NULL);
+
+  if (g_file_test (installed, G_FILE_TEST_IS_REGULAR))
+    return g_file_new_for_path (installed);
+
+  /* Run from the build tree: the executable lies two or three folders
+   * below the build root, whose source tree has data/. */
+  if (g_file_test (KS_SOURCE_DATADIR "/" DEMO_TRACE, G_FILE_TEST_IS_REGULAR))
+    return g_file_new_for_path (KS_SOURCE_DATADIR "/" DEMO_TRACE);
+
+  if (exe != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (exe);
+
+      for (guint up = 0; up < 4; up++)
+        {
+          g_autofree char *candidate = g_build_filename (dir, "data", DEMO_TRACE, NULL);
+          char *parent;
+
+          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+            return g_file_new_for_path (candidate);
+          parent = g_path_get_dirname (dir);
+          g_free (dir);
+          dir = parent;
+        }
+    }
+
+  return NULL;
+}
+
+static char *
+file_display_name (GFile *file)
+{
+  g_autofree char *basename = g_file_get_basename (file);
+
+  return g_filename_display_name (basename ? basename : "");
+}
+
+void
+_ks_window_set_status (KsWindow *self)
+{
+  KsTrace *trace;
+  KsTraceCounts counts;
+  guint64 events = 0, gpu = 0;
+  guint32 track, slice;
+  gint64 start, end;
+  g_autofree char *dur = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GString) detail = g_string_new (NULL);
+  const char *warnings;
+
+  if (self->session == NULL)
+    {
+      gtk_label_set_label (self->status_label, "");
+      gtk_label_set_label (self->status_detail, "");
+      return;
+    }
+
+  trace = ks_session_get_trace (self->session);
+  ks_trace_get_counts (trace, &counts);
+  for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
+    {
+      events += counts.by_kind[k];
+      if (ks_slice_kind_is_gpu (k))
+        gpu += counts.by_kind[k];
+    }
+
+  dur = ks_time_format_duration (trace->duration_ns);
+  text = g_strdup_printf (_("%" G_GUINT64_FORMAT " events (%" G_GUINT64_FORMAT " on the GPU) · %u threads · %s"),
+                          events, gpu, trace->n_threads, dur);
+
+  warnings = ks_trace_get_metadata (trace, "warnings");
+  if (warnings != NULL && *warnings)
+    {
+      g_auto(GStrv) lines = g_strsplit (warnings, "\n", -1);
+      g_autofree char *full = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %u load warning",
+                                                            "%s · %u load warnings", g_strv_length (lines)),
+                                               text, g_strv_length (lines));
+
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), warnings);
+      g_free (text);
+      text = g_steal_pointer (&full);
+    }
+  gtk_label_set_label (self->status_label, text);
+
+  if (ks_session_get_selected_slice (self->session, &track, &slice))
+    {
+      g_autofree char *d = ks_time_format_duration (trace->tracks[track].end[slice] - trace->tracks[track].start[slice]);
+
+      g_string_append_printf (detail, _("Selected: %s (%s)"),
+                              ks_trace_string (trace, trace->tracks[track].name_id[slice]), d);
+    }
+  if (ks_session_get_range (self->session, &start, &end))
+    {
+      g_autofree char *d = ks_time_format_duration (end - start);
+
+      if (detail->len)
+        g_string_append (detail, " · ");
+      g_string_append_printf (detail, _("Range: %s"), d);
+    }
+  gtk_label_set_label (self->status_detail, detail->str);
+}
+
+static void
+session_selection_changed_cb (KsWindow  *self,
+                              KsSession *session)
+{
+  guint32 track, slice;
+
+  if (ks_session_get_selected_slice (session, &track, &slice))
+    {
+      ks_timeline_reveal_track (self->timeline, track);
+      gtk_stack_set_visible_child_name (self->side_stack, "selection");
+    }
+  _ks_window_set_status (self);
+}
+
+static void
+session_range_changed_cb (KsWindow  *self,
+                          KsSession *session)
+{
+  if (ks_session_get_range (session, NULL, NULL))
+    gtk_stack_set_visible_child_name (self->side_stack, "selection");
+  _ks_window_set_status (self);
+}
+
+static void
+session_visible_changed_cb (KsWindow  *self,
+                            KsSession *session)
+{
+  _ks_window_actions_update (self);
+}
+
+static void
+set_trace (KsWindow *self,
+           KsTrace  *trace,
+           GFile    *file)
+{
+  g_autofree char *name = file ? file_display_name (file) : NULL;
+
+  _ks_window_search_clear (self);
+
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
+  g_set_object (&self->file, file);
+
+  if (trace != NULL)
+    {
+      g_autofree char *dur = ks_time_format_duration (trace->duration_ns);
+      g_autofree char *subtitle = g_strdup_printf ("%s · %s", ks_format_to_string (trace->format), dur);
+
+      self->session = ks_session_new (trace);
+      g_signal_connect_object (self->session, "selection-changed",
+                               G_CALLBACK (session_selection_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "range-changed",
+                               G_CALLBACK (session_range_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "visible-changed",
+                               G_CALLBACK (session_visible_changed_cb), self, G_CONNECT_SWAPPED);
+
+      adw_window_title_set_title (self->window_title, name);
+      adw_window_title_set_subtitle (self->window_title, subtitle);
+      gtk_window_set_title (GTK_WINDOW (self), name);
+    }
+  else
+    {
+      adw_window_title_set_title (self->window_title, _("Kinescope"));
+      adw_window_title_set_subtitle (self->window_title, "");
+      gtk_window_set_title (GTK_WINDOW (self), _("Kinescope"));
+    }
+
+  ks_timeline_set_session (self->timeline, self->session);
+  ks_overview_set_session (self->overview, self->session);
+  ks_selection_page_set_session (self->selection_page, self->session,
+                                 ks_timeline_get_layout (self->timeline));
+
+  gtk_stack_set_visible_child_name (self->main_stack, trace != NULL ? "trace" : "empty");
+  if (trace != NULL)
+    gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
+
+  _ks_window_set_status (self);
+  _ks_window_actions_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+static void
+show_error (KsWindow   *self,
+            GFile      *file,
+            const char *message)
+{
+  g_autofree char *name = file_display_name (file);
+  g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), name);
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+add_recent (GFile *file)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+}
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(KsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  trace = ks_trace_load_finish (result, &error);
+
+  /* A newer load replaced this one. */
+  if (g_task_get_cancellable (G_TASK (result)) != self->load_cancellable)
+    return;
+
+  file = g_steal_pointer (&self->loading_file);
+  g_clear_object (&self->load_cancellable);
+  g_clear_pointer (&self->relay, relay_unref);
+
+  if (trace == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->main_stack, self->session != NULL ? "trace" : "empty");
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error (self, file, error->message);
+    }
+  else
+    {
+      add_recent (file);
+      set_trace (self, trace, file);
+    }
+
+  _ks_window_actions_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+}
+
+void
+ks_window_open (KsWindow *self,
+                GFile    *file)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+  g_autoptr(KsProgress) progress = NULL;
+  ProgressRelay *relay;
+
+  g_return_if_fail (KS_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  if (self->load_cancellable != NULL)
+    {
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+      g_clear_pointer (&self->relay, relay_unref);
+    }
+
+  g_set_object (&self->loading_file, file);
+  self->load_cancellable = g_cancellable_new ();
+
+  progress = ks_progress_new ();
+  relay = g_new0 (ProgressRelay, 1);
+  g_atomic_ref_count_init (&relay->ref_count);
+  g_weak_ref_init (&relay->window, self);
+  relay->progress = progress;
+  self->relay = relay;
+  ks_progress_set_notify (progress, relay_notify_cb, relay_ref (relay), relay_unref);
+
+  name = file_display_name (file);
+  title = g_strdup_printf (_("Opening “%s”"), name);
+  gtk_label_set_label (self->loading_title, title);
+  gtk_label_set_label (self->loading_message, _("Reading…"));
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_stack_set_visible_child_name (self->main_stack, "loading");
+
+  ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
+
+  _ks_window_actions_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+}
+
+gboolean
+ks_window_is_empty (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
+
+  return self->session == NULL && self->load_cancellable == NULL;
+}
+
+gboolean
+ks_window_get_loading (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
+
+  return self->load_cancellable != NULL;
+}
+
+KsSession *
+ks_window_get_session (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+
+  return self->session;
+}
+
+KsTimeline *
+ks_window_get_timeline (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+
+  return self->timeline;
+}
+
+GFile *
+ks_window_get_file (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+
+  return self->file;
+}
+
+void
+ks_window_add_page (KsWindow   *self,
+                    GtkWidget  *page,
+                    const char *name,
+                    const char *title)
+{
+  g_return_if_fail (KS_IS_WINDOW (self));
+  g_return_if_fail (GTK_IS_WIDGET (page));
+  g_return_if_fail (name != NULL);
+
+  /* Analysis pages go before "Selection", which stays last. */
+  gtk_stack_add_titled (self->side_stack, page, name, title);
+  g_object_ref (self->selection_page);
+  gtk_stack_remove (self->side_stack, GTK_WIDGET (self->selection_page));
+  gtk_stack_add_titled (self->side_stack, GTK_WIDGET (self->selection_page), "selection", _("Selection"));
+  g_object_unref (self->selection_page);
+}
+
+GtkWidget *
+ks_window_get_page (KsWindow   *self,
+                    const char *name)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+
+  return gtk_stack_get_child_by_name (self->side_stack, name);
+}
+
+void
+ks_window_show_page (KsWindow   *self,
+                     const char *name)
+{
+  g_return_if_fail (KS_IS_WINDOW (self));
+
+  gtk_stack_set_visible_child_name (self->side_stack, name);
+}
+
+/* Drag and drop of files onto the window. */
+static gboolean
+drop_cb (KsWindow      *self,
+         const GValue  *value,
+         double         x,
+         double         y,
+         GtkDropTarget *target)
+{
+  GSList *files;
+  GtkApplication *app;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+
+  files = g_value_get_boxed (value);
+  if (files == NULL)
+    return FALSE;
+
+  ks_window_open (self, files->data);
+
+  /* Further files each get their own window, like file arguments. */
+  app = gtk_window_get_application (GTK_WINDOW (self));
+  for (GSList *l = files->next; l != NULL && app != NULL; l = l->next)
+    {
+      KsWindow *window = ks_window_new (app);
+
+      gtk_window_present (GTK_WINDOW (window));
+      ks_window_open (window, l->data);
+    }
+
+  return TRUE;
+}
+
+static void
+recent_activated_cb (KsWindow      *self,
+                     GtkListBoxRow *row,
+                     GtkListBox    *list)
+{
+  const char *uri = g_object_get_data (G_OBJECT (row), "uri");
+  g_autoptr(GFile) file = NULL;
+
+  if (uri == NULL)
+    return;
+  file = g_file_new_for_uri (uri);
+  ks_window_open (self, file);
+}
+
+static int
+compare_recent (gconstpointer a,
+                gconstpointer b)
+{
+  GDateTime *ma = gtk_recent_info_get_modified ((GtkRecentInfo *)a);
+  GDateTime *mb = gtk_recent_info_get_modified ((GtkRecentInfo *)b);
+
+  return g_date_time_compare (mb, ma);
+}
+
+static void
+update_recent (KsWindow *self)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GList *items = gtk_recent_manager_get_items (manager);
+  GtkWidget *child;
+  guint shown = 0;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->recent_list))))
+    gtk_list_box_remove (self->recent_list, child);
+
+  items = g_list_sort (items, compare_recent);
+  for (GList *l = items; l != NULL && shown < N_RECENT; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      const char *uri = gtk_recent_info_get_uri (info);
+      g_autoptr(GFile) file = g_file_new_for_uri (uri);
+      g_autofree char *name = NULL;
+      g_autofree char *parent = NULL;
+      g_autoptr(GFile) dir = NULL;
+      GtkWidget *row;
+
+      /* Only traces this application opened, still present. */
+      if (!gtk_recent_info_has_application (info, g_get_application_name () ? g_get_application_name () : "kinescope") &&
+          !gtk_recent_info_has_application (info, g_get_prgname () ? g_get_prgname () : "kinescope"))
+        continue;
+      if (!gtk_recent_info_exists (info))
+        continue;
+
+      name = file_display_name (file);
+      dir = g_file_get_parent (file);
+      parent = dir ? g_file_get_parse_name (dir) : g_strdup ("");
+
+      row = adw_action_row_new ();
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), parent);
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+      g_object_set_data_full (G_OBJECT (row), "uri", g_strdup (uri), g_free);
+      gtk_list_box_append (self->recent_list, row);
+      shown++;
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+
+  gtk_widget_set_visible (self->recent_group, shown > 0);
+}
+
+static void
+ks_window_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  KsWindow *self = KS_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, self->session);
+      break;
+
+    case PROP_LOADING:
+      g_value_set_boolean (value, ks_window_get_loading (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_window_dispose (GObject *object)
+{
+  KsWindow *self = (KsWindow *)object;
+
+  if (self->load_cancellable != NULL)
+    {
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+        }
+  g_clear_pointer (&self->relay, relay_unref);
+  _ks_window_search_clear (self);
+
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  if (self->timeline != NULL)
+    ks_timeline_set_session (self->timeline, NULL);
+  if (self->selection_page != NULL)
+    ks_selection_page_set_session (self->selection_page, NULL, NULL);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
+
+  g_clear_object (&self->session);
+  g_clear_object (&self->file);
+  g_clear_object (&self->loading_file);
+
+  G_OBJECT_CLASS (ks_window_parent_class)->dispose (object);
+}
+
+static void
+ks_window_finalize (GObject *object)
+{
+  KsWindow *self = (KsWindow *)object;
+
+  g_clear_pointer (&self->match_list, g_array_unref);
+  g_clear_pointer (&self->matches, g_free);
+
+  G_OBJECT_CLASS (ks_window_parent_class)->finalize (object);
+}
+
+static void
+ks_window_class_init (KsWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_window_dispose;
+  object_class->finalize = ks_window_finalize;
+  object_class->get_property = ks_window_get_property;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_LOADING] =
+    g_param_spec_boolean ("loading", NULL, NULL, FALSE,
+                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (KS_TYPE_OVERVIEW);
+  g_type_ensure (KS_TYPE_TIMELINE);
+  g_type_ensure (KS_TYPE_SELECTION_PAGE);
+
+  gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_button);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, regex_button);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_count);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_list);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_group);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, loading_title);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, loading_message);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, overview);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, selection_page);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_detail);
+
+  _ks_window_class_actions_init (klass);
+}
+
+static void
+ks_window_init (KsWindow *self)
+{
+  GtkDropTarget *target;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->match_current = -1;
+
+  target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect_swapped (target, "drop", G_CALLBACK (drop_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+
+  g_signal_connect_object (self->recent_list, "row-activated",
+                           G_CALLBACK (recent_activated_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
+  update_recent (self);
+
+  _ks_window_search_init (self);
+  _ks_window_actions_update (self);
+}
+
+KsWindow *
+ks_window_new (GtkApplication *application)
+{
+  return g_object_new (KS_TYPE_WINDOW, "application", application, NULL);
+}

@@ -1,0 +1,47 @@
+/* ks-window.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "ks-session.h"
+#include "ks-timeline.h"
+
+G_BEGIN_DECLS
+
+#define KS_TYPE_WINDOW (ks_window_get_type ())
+
+G_DECLARE_FINAL_TYPE (KsWindow, ks_window, KS, WINDOW, AdwApplicationWindow)
+
+KsWindow   *ks_window_new          (GtkApplication *application);
+/* Loads @file in the background, showing progress; errors go to a dialog. */
+void        ks_window_open         (KsWindow       *self,
+                                    GFile          *file);
+/* TRUE when the window shows no trace and is not loading one. */
+gboolean    ks_window_is_empty     (KsWindow       *self);
+gboolean    ks_window_get_loading  (KsWindow       *self);
+/* The session of the open trace (notify::session when it changes), or NULL. */
+KsSession  *ks_window_get_session  (KsWindow       *self);
+KsTimeline *ks_window_get_timeline (KsWindow       *self);
+GFile      *ks_window_get_file     (KsWindow       *self);
+
+/* Side panel pages: the Selection page is built in; analysis pages are
+ * added with this (they follow the window's session). */
+void        ks_window_add_page     (KsWindow       *self,
+                                    GtkWidget      *page,
+                                    const char     *name,
+                                    const char     *title);
+GtkWidget  *ks_window_get_page     (KsWindow       *self,
+                                    const char     *name);
+void        ks_window_show_page    (KsWindow       *self,
+                                    const char     *name);
+
+/* The bundled demo trace, installed or beside the build tree; NULL if absent. */
+GFile      *ks_window_find_demo_trace (void);
+
+G_END_DECLS

@@ -1,0 +1,254 @@
+/* ks-render-cairo.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-render-cairo"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+#include "ks-render-cairo.h"
+#include "ks-time-format.h"
+
+void
+ks_render_options_init (KsRenderOptions *options,
+                        KsTrace         *trace,
+                        int              width,
+                        int              height)
+{
+  memset (options, 0, sizeof *options);
+  options->width = width;
+  options->height = height;
+  options->header_width = KS_HEADER_WIDTH;
+  options->ruler_height = KS_RULER_HEIGHT;
+  options->t0 = 0;
+  options->t1 = MAX (1, trace->duration_ns);
+}
+
+void
+ks_render_options_view (const KsRenderOptions *options,
+                        KsTimeView            *view)
+{
+  view->width = MAX (1, options->width - options->header_width);
+  view->t0 = options->t0;
+  view->ns_per_px = MAX (1e-6, (options->t1 - options->t0) / view->width);
+}
+
+static void
+set_color (cairo_t *cr,
+           KsColor  c)
+{
+  cairo_set_source_rgba (cr, KS_COLOR_R (c), KS_COLOR_G (c), KS_COLOR_B (c), KS_COLOR_A (c));
+}
+
+static void
+fill_rect (cairo_t *cr,
+           double   x,
+           double   y,
+           double   w,
+           double   h,
+           KsColor  c)
+{
+  set_color (cr, c);
+  cairo_rectangle (cr, x, y, w, h);
+  cairo_fill (cr);
+}
+
+static void
+draw_text (cairo_t     *cr,
+           PangoLayout *layout,
+           const char  *text,
+           double       x,
+           double       y,
+           double       w,
+           double       h,
+           KsColor      color)
+{
+  int tw, th;
+
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_set_width (layout, (int)(w * PANGO_SCALE));
+  pango_layout_get_pixel_size (layout, &tw, &th);
+  set_color (cr, color);
+  cairo_move_to (cr, x, y + (h - th) / 2);
+  pango_cairo_show_layout (cr, layout);
+}
+
+static void
+draw_ruler (cairo_t               *cr,
+            PangoLayout           *layout,
+            const KsRenderOptions *o,
+            const KsTheme         *theme,
+            const KsTimeView      *view)
+{
+  double x0 = o->header_width;
+  gint64 step = ks_time_tick_step (o->t1 - o->t0, view->width, 110);
+  gint64 minor = step % 5 == 0 ? step / 5 : step / 2;
+  gint64 t;
+
+  fill_rect (cr, 0, 0, o->width, o->ruler_height, theme->ruler_background);
+  fill_rect (cr, 0, o->ruler_height - 1, o->width, 1, theme->row_separator);
+
+  if (minor > 0 && (o->t1 - o->t0) / minor * 1.0 < view->width / 4.0)
+    {
+      for (t = (gint64)floor (o->t0 / minor) * minor; t <= o->t1; t += minor)
+        {
+          double x = x0 + (t - o->t0) / view->ns_per_px;
+
+          if (x >= x0)
+            fill_rect (cr, floor (x), o->ruler_height - 5, 1, 4, theme->dim_foreground);
+        }
+    }
+
+  for (t = (gint64)floor (o->t0 / step) * step; t <= o->t1; t += step)
+    {
+      double x = x0 + (t - o->t0) / view->ns_per_px;
+      g_autofree char *label = NULL;
+
+      if (x < x0)
+        continue;
+      fill_rect (cr, floor (x), 2, 1, o->ruler_height - 3, theme->dim_foreground);
+      /* Grid line through the rows. */
+      fill_rect (cr, floor (x), o->ruler_height, 1, o->height - o->ruler_height, theme->grid);
+      label = ks_time_format_tick (t, step);
+      draw_text (cr, layout, label, floor (x) + 3, 0, 105, o->ruler_height - 4, theme->foreground);
+    }
+
+  fill_rect (cr, 0, 0, o->header_width, o->ruler_height, theme->header_background);
+}
+
+void
+ks_render_cairo (KsTimelineLayout      *layout,
+                 cairo_t               *cr,
+                 const KsRenderOptions *o)
+{
+  const KsTheme *theme;
+  KsTimeView view;
+  KsPrims prims;
+  PangoLayout *pl;
+  PangoFontDescription *font;
+  guint pos, n_visible;
+  double rows_top;
+
+  g_return_if_fail (layout != NULL);
+  g_return_if_fail (cr != NULL);
+
+  theme = ks_theme_get (o->dark);
+  ks_render_options_view (o, &view);
+  ks_prims_init (&prims);
+
+  pl = pango_cairo_create_layout (cr);
+  font = pango_font_description_from_string ("Sans 8");
+  pango_layout_set_font_description (pl, font);
+  pango_layout_set_single_paragraph_mode (pl, TRUE);
+  pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+
+  cairo_save (cr);
+  fill_rect (cr, 0, 0, o->width, o->height, theme->background);
+  fill_rect (cr, 0, 0, o->header_width, o->height, theme->header_background);
+
+  rows_top = o->ruler_height;
+  n_visible = ks_timeline_layout_get_n_visible (layout);
+
+  for (pos = ks_timeline_layout_position_at_y (layout, o->scroll_y); pos < n_visible; pos++)
+    {
+      guint r = ks_timeline_layout_get_visible (layout, pos);
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+      double y = rows_top + row->y - o->scroll_y;
+
+      if (y >= o->height)
+        break;
+
+      if (row->kind == KS_ROW_GROUP)
+        {
+          g_autofree char *text = g_strdup_printf ("%s %s", row->expanded ? "▾" : "▸", row->label);
+
+          fill_rect (cr, 0, y, o->width, row->height, theme->group_background);
+          pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
+          pango_layout_set_font_description (pl, font);
+          draw_text (cr, pl, text, 6, y, o->width - 12, row->height, theme->foreground);
+          pango_font_description_set_weight (font, PANGO_WEIGHT_NORMAL);
+          pango_layout_set_font_description (pl, font);
+          continue;
+        }
+
+      draw_text (cr, pl, row->label, 6 + row->indent * 12, y + KS_ROW_PADDING,
+                 o->header_width - 12 - row->indent * 12,
+                 MIN (KS_LANE_HEIGHT, row->height), theme->dim_foreground);
+
+      ks_prims_reset (&prims);
+      ks_timeline_layout_build_prims (layout, r, &view, theme, o->matches, &prims);
+
+      cairo_save (cr);
+      cairo_rectangle (cr, o->header_width, y, view.width, row->height);
+      cairo_clip (cr);
+      cairo_translate (cr, o->header_width, y);
+
+      for (guint i = 0; i < prims.rects->len; i++)
+        {
+          const KsPrimRect *pr = &g_array_index (prims.rects, KsPrimRect, i);
+
+          fill_rect (cr, pr->x, pr->y, pr->w, pr->h, pr->color);
+        }
+      for (guint i = 0; i < prims.texts->len; i++)
+        {
+          const KsPrimText *pt = &g_array_index (prims.texts, KsPrimText, i);
+
+          draw_text (cr, pl, pt->text, pt->x, pt->y, pt->w, pt->h, pt->color);
+        }
+      cairo_restore (cr);
+
+      fill_rect (cr, 0, y + row->height - 1, o->width, 1, theme->row_separator);
+    }
+
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, 0, o->width, o->height);
+  cairo_clip (cr);
+  draw_ruler (cr, pl, o, theme, &view);
+  cairo_restore (cr);
+
+  fill_rect (cr, o->header_width - 1, 0, 1, o->height, theme->row_separator);
+  cairo_restore (cr);
+
+  pango_font_description_free (font);
+  g_object_unref (pl);
+  ks_prims_clear (&prims);
+}
+
+gboolean
+ks_render_png (KsTimelineLayout      *layout,
+               const KsRenderOptions *options,
+               const char            *filename,
+               GError               **error)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  cairo_status_t status;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, options->width, options->height);
+  cr = cairo_create (surface);
+  ks_render_cairo (layout, cr, options);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  status = cairo_surface_write_to_png (surface, filename);
+  cairo_surface_destroy (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_autofree char *display = g_filename_display_name (filename);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("Could not write “%s”: %s"), display, cairo_status_to_string (status));
+      return FALSE;
+    }
+
+  return TRUE;
+}

@@ -1,0 +1,13 @@
+/* ks-render.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-palette.h"
+#include "ks-render-cairo.h"
+#include "ks-time-format.h"
+#include "ks-timeline-layout.h"

@@ -1,0 +1,212 @@
+/* ks-time-format.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-time-format"
+
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks-time-format.h"
+
+#define NS_PER_US  G_GINT64_CONSTANT (1000)
+#define NS_PER_MS  G_GINT64_CONSTANT (1000000)
+#define NS_PER_S   G_GINT64_CONSTANT (1000000000)
+#define NS_PER_MIN (60 * NS_PER_S)
+#define NS_PER_H   (60 * NS_PER_MIN)
+#define NS_PER_DAY (24 * NS_PER_H)
+
+static const gint64 long_steps[] = {
+  15 * NS_PER_S, 30 * NS_PER_S,
+  NS_PER_MIN, 2 * NS_PER_MIN, 5 * NS_PER_MIN, 10 * NS_PER_MIN,
+  15 * NS_PER_MIN, 30 * NS_PER_MIN,
+  NS_PER_H, 2 * NS_PER_H, 3 * NS_PER_H, 6 * NS_PER_H, 12 * NS_PER_H,
+  NS_PER_DAY,
+};
+
+gint64
+ks_time_tick_step (double span_ns,
+                   double width_px,
+                   double min_px)
+{
+  double wanted;
+  gint64 pow10 = 1;
+
+  if (width_px <= 0 || span_ns <= 0)
+    return 1;
+
+  wanted = span_ns * min_px / width_px;
+  if (wanted <= 1)
+    return 1;
+
+  if (wanted <= 10 * NS_PER_S)
+    {
+      for (;;)
+        {
+          if (pow10 >= wanted)
+            return pow10;
+          if (2 * pow10 >= wanted)
+            return 2 * pow10;
+          if (5 * pow10 >= wanted)
+            return 5 * pow10;
+          pow10 *= 10;
+        }
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (long_steps); i++)
+    if (long_steps[i] >= wanted)
+      return long_steps[i];
+
+  /* Days: 1-2-5 in whole days. */
+  pow10 = NS_PER_DAY;
+  for (;;)
+    {
+      if (pow10 >= wanted)
+        return pow10;
+      if (2 * pow10 >= wanted)
+        return 2 * pow10;
+      if (5 * pow10 >= wanted)
+        return 5 * pow10;
+      if (pow10 > G_MAXINT64 / 100)
+        return pow10;
+      pow10 *= 10;
+    }
+}
+
+static int
+decimals_for (gint64 step,
+              gint64 unit)
+{
+  int d = 0;
+
+  while (step < unit && d < 9)
+    {
+      unit /= 10;
+      d++;
+    }
+  /* 2 × 10^k and 5 × 10^k steps need the digit of 10^k only. */
+  while (d > 0 && step % unit != 0)
+    {
+      unit /= 10;
+      d++;
+    }
+  return d;
+}
+
+char *
+ks_time_format_tick (gint64 t,
+                     gint64 step)
+{
+  const char *sign = t < 0 ? "−" : "";
+  gint64 a = t < 0 ? -t : t;
+
+  if (step <= 0)
+    step = 1;
+
+  if (step >= NS_PER_MIN || a >= NS_PER_H)
+    {
+      if (step >= NS_PER_MIN || step % NS_PER_S == 0)
+        {
+          gint64 h = a / NS_PER_H;
+          gint64 m = (a / NS_PER_MIN) % 60;
+          gint64 s = (a / NS_PER_S) % 60;
+
+          if (h > 0)
+            return g_strdup_printf ("%s%" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT,
+                                    sign, h, m, s);
+          return g_strdup_printf ("%s%" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT, sign, m, s);
+        }
+    }
+
+  if (step >= NS_PER_S)
+    return g_strdup_printf ("%s%.*f s", sign, decimals_for (step, NS_PER_S), (double)a / NS_PER_S);
+  if (step >= NS_PER_MS || a >= 100 * NS_PER_S)
+    {
+      if (step >= NS_PER_MS)
+        return g_strdup_printf ("%s%.*f ms", sign, decimals_for (step, NS_PER_MS), (double)a / NS_PER_MS);
+    }
+  if (step >= NS_PER_US)
+    return g_strdup_printf ("%s%.*f µs", sign, decimals_for (step, NS_PER_US), (double)a / NS_PER_US);
+  return g_strdup_printf ("%s%" G_GINT64_FORMAT " ns", sign, a);
+}
+
+char *
+ks_time_format_duration (gint64 ns)
+{
+  const char *sign = ns < 0 ? "−" : "";
+  gint64 a = ns < 0 ? -ns : ns;
+  double v;
+  const char *unit;
+
+  if (a >= NS_PER_H)
+    return g_strdup_printf ("%s%" G_GINT64_FORMAT " h %02" G_GINT64_FORMAT " min",
+                            sign, a / NS_PER_H, (a / NS_PER_MIN) % 60);
+  if (a >= NS_PER_MIN)
+    return g_strdup_printf ("%s%" G_GINT64_FORMAT " min %02" G_GINT64_FORMAT " s",
+                            sign, a / NS_PER_MIN, (a / NS_PER_S) % 60);
+  if (a < NS_PER_US)
+    return g_strdup_printf ("%s%" G_GINT64_FORMAT " ns", sign, a);
+
+  if (a >= NS_PER_S)
+    v = (double)a / NS_PER_S, unit = "s";
+  else if (a >= NS_PER_MS)
+    v = (double)a / NS_PER_MS, unit = "ms";
+  else
+    v = (double)a / NS_PER_US, unit = "µs";
+
+  /* Three significant digits; rounding may reach 1000 of a unit. */
+  if (v >= 99.95)
+    return g_strdup_printf ("%s%.0f %s", sign, v, unit);
+  if (v >= 9.995)
+    return g_strdup_printf ("%s%.1f %s", sign, v, unit);
+  return g_strdup_printf ("%s%.2f %s", sign, v, unit);
+}
+
+gboolean
+ks_time_parse (const char *text,
+               gint64     *ns)
+{
+  char *end = NULL;
+  double v;
+  double mult = 1;
+
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  while (g_ascii_isspace (*text))
+    text++;
+  if (*text == 0)
+    return FALSE;
+
+  v = g_ascii_strtod (text, &end);
+  if (end == text || !isfinite (v))
+    return FALSE;
+  while (g_ascii_isspace (*end))
+    end++;
+
+  if (*end == 0 || strcmp (end, "ns") == 0)
+    mult = 1;
+  else if (strcmp (end, "us") == 0 || strcmp (end, "µs") == 0)
+    mult = NS_PER_US;
+  else if (strcmp (end, "ms") == 0)
+    mult = NS_PER_MS;
+  else if (strcmp (end, "s") == 0)
+    mult = NS_PER_S;
+  else if (strcmp (end, "min") == 0)
+    mult = NS_PER_MIN;
+  else if (strcmp (end, "h") == 0)
+    mult = NS_PER_H;
+  else
+    return FALSE;
+
+  v *= mult;
+  if (v > (double)G_MAXINT64 || v < (double)G_MININT64)
+    return FALSE;
+  *ns = (gint64)llround (v);
+  return TRUE;
+}

@@ -1,0 +1,35 @@
+/* ks-time-format.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Tick spacing for a time axis: the smallest "nice" step (1, 2 or 5
+ * times a power of ten nanoseconds; above ten seconds 15 s, 30 s, 1, 2,
+ * 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, then days) whose ticks lie at
+ * least @min_px apart when @span_ns covers @width_px pixels. */
+gint64  ks_time_tick_step        (double  span_ns,
+                                  double  width_px,
+                                  double  min_px);
+
+/* A tick label for time @t_ns on an axis with ticks every @step_ns:
+ * as many decimals as the step needs, in the unit of the step. */
+char   *ks_time_format_tick      (gint64  t_ns,
+                                  gint64  step_ns);
+
+/* A human duration with three significant digits: "850 ns",
+ * "12.4 µs", "1.25 s", "2 min 03 s", "1 h 02 min". */
+char   *ks_time_format_duration  (gint64  ns);
+
+/* Parses "12.5ms", "3 s", "400us", "1500" (ns), "1.2e6ns". */
+gboolean ks_time_parse           (const char *text,
+                                  gint64     *ns);
+
+G_END_DECLS

@@ -1,0 +1,199 @@
+/* ks-timeline-layout.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-palette.h"
+#include "ks-trace.h"
+
+G_BEGIN_DECLS
+
+/* The timeline's rows and level of detail, independent of any toolkit.
+ *
+ * Rows are grouped: each GPU (its counters, then its streams, each
+ * stream followed by its GPU-annotation rows), then each process (its
+ * threads, each followed by its NVTX rows, then async rows and
+ * counters). Groups collapse; only the rows of expanded groups are laid
+ * out, and drawing walks only the rows that intersect the viewport.
+ *
+ * Level of detail is computed per frame before anything is drawn: per
+ * row and depth, two binary searches find the visible slices, and runs
+ * of slices narrower than a few pixels fold into one block that knows
+ * how many slices it holds. Counters are reduced to min/max per pixel
+ * column. */
+
+#define KS_LANE_HEIGHT     18
+#define KS_ROW_PADDING     2
+#define KS_GROUP_HEIGHT    26
+#define KS_COUNTER_HEIGHT  40
+#define KS_FOLD_MIN_PX     3.0
+#define KS_LABEL_MIN_PX    28.0
+
+typedef enum
+{
+  KS_ROW_GROUP,
+  KS_ROW_SLICES,
+  KS_ROW_COUNTER,
+} KsRowKind;
+
+typedef enum
+{
+  KS_GROUP_GPU,
+  KS_GROUP_PROCESS,
+  KS_GROUP_OTHER,
+} KsGroupKind;
+
+typedef struct
+{
+  KsRowKind  kind;
+  guint32    index;        /* track or counter index; for groups the GPU device or process index */
+  guint32    group;        /* row index of the group header; itself for groups */
+  guint16    indent;       /* 0 group, 1 member, 2 member of a member (NVTX under its thread) */
+  guint16    n_lanes;      /* depth lanes of a slice row */
+  guint8     group_kind;   /* KsGroupKind, groups only */
+  guint8     expanded;     /* groups only */
+  int        height;
+  int        y;            /* top in content coordinates while visible, else -1 */
+  char      *label;
+  double     counter_min;  /* counter rows: value range */
+  double     counter_max;
+} KsRow;
+
+/* The time axis: x (pixels from the left of the time area) = (t - t0) / ns_per_px. */
+typedef struct
+{
+  double t0;
+  double ns_per_px;
+  int    width;
+} KsTimeView;
+
+typedef struct
+{
+  float    x0;
+  float    x1;
+  guint32  first;          /* first slice index */
+  guint32  last;           /* last slice index; == first unless folded */
+  guint32  count;          /* slices held: 1, or the number folded */
+  guint8   depth;
+  guint8   folded;
+} KsLodItem;
+
+typedef struct
+{
+  float   x;
+  float   y;
+  float   w;
+  float   h;
+  KsColor color;
+} KsPrimRect;
+
+typedef struct
+{
+  float       x;
+  float       y;
+  float       w;
+  float       h;
+  KsColor     color;
+  const char *text;        /* owned by the trace */
+} KsPrimText;
+
+/* Drawing primitives of one row, in pixels relative to the row's top
+ * left corner in the time area. */
+typedef struct
+{
+  GArray *rects;           /* KsPrimRect */
+  GArray *texts;           /* KsPrimText */
+} KsPrims;
+
+typedef struct _KsTimelineLayout KsTimelineLayout;
+
+KsTimelineLayout *ks_timeline_layout_new              (KsTrace           *trace);
+void              ks_timeline_layout_free             (KsTimelineLayout  *self);
+KsTrace          *ks_timeline_layout_get_trace        (KsTimelineLayout  *self);
+
+guint             ks_timeline_layout_get_n_rows       (KsTimelineLayout  *self);
+const KsRow      *ks_timeline_layout_get_row          (KsTimelineLayout  *self,
+                                                       guint              row);
+/* Row of a track or counter, KS_NO_INDEX when it has none. */
+guint             ks_timeline_layout_find_track_row   (KsTimelineLayout  *self,
+                                                       guint32            track);
+guint             ks_timeline_layout_find_counter_row (KsTimelineLayout  *self,
+                                                       guint32            counter);
+
+void              ks_timeline_layout_set_expanded     (KsTimelineLayout  *self,
+                                                       guint              row,
+                                                       gboolean           expanded);
+/* Rows of expanded groups, in order, and the content height. */
+guint             ks_timeline_layout_get_n_visible    (KsTimelineLayout  *self);
+guint             ks_timeline_layout_get_visible      (KsTimelineLayout  *self,
+                                                       guint              position);
+int               ks_timeline_layout_get_height       (KsTimelineLayout  *self);
+/* Position (in the visible list) of the first row whose bottom is below @y. */
+guint             ks_timeline_layout_position_at_y    (KsTimelineLayout  *self,
+                                                       double             y);
+/* The visible row under content @y, or KS_NO_INDEX. */
+guint             ks_timeline_layout_row_at_y         (KsTimelineLayout  *self,
+                                                       double             y);
+/* Top of a slice's lane inside its row. */
+int               ks_timeline_layout_lane_y           (guint              depth);
+
+/* Level of detail: the visible slices of one depth of @track as items,
+ * in time order, runs narrower than @fold_px folded. Appends to @items. */
+void              ks_lod_slices                       (const KsTrack     *track,
+                                                       guint              depth,
+                                                       const KsTimeView  *view,
+                                                       double             fold_px,
+                                                       GArray            *items);
+/* Min/max per pixel column of @counter; @has[i] is FALSE where column i
+ * holds no value (before the first sample). */
+void              ks_lod_counter                      (const KsCounter   *counter,
+                                                       const KsTimeView  *view,
+                                                       float             *col_min,
+                                                       float             *col_max,
+                                                       gboolean          *has);
+
+KsColor           ks_timeline_layout_slice_color      (KsTimelineLayout  *self,
+                                                       const KsTrack     *track,
+                                                       guint32            slice,
+                                                       gboolean           dark);
+
+void              ks_prims_init                       (KsPrims           *prims);
+void              ks_prims_clear                      (KsPrims           *prims);
+void              ks_prims_reset                      (KsPrims           *prims);
+/* The primitives of @row for @view. @matches, when given, has one byte
+ * per string id: slices whose name is set are outlined. */
+void              ks_timeline_layout_build_prims      (KsTimelineLayout  *self,
+                                                       guint              row,
+                                                       const KsTimeView  *view,
+                                                       const KsTheme     *theme,
+                                                       const guint8      *matches,
+                                                       KsPrims           *prims);
+
+typedef struct
+{
+  guint32 track;
+  guint32 slice;           /* first slice */
+  guint32 last;
+  guint32 count;           /* > 1 for a folded block */
+  gint64  start;
+  gint64  end;
+  float   x0;              /* extent in the time area, pixels */
+  float   x1;
+  guint   depth;
+} KsHit;
+
+/* What is under (@x, @y_in_row) of @row: a slice or folded block. */
+gboolean          ks_timeline_layout_hit              (KsTimelineLayout  *self,
+                                                       guint              row,
+                                                       const KsTimeView  *view,
+                                                       double             x,
+                                                       double             y_in_row,
+                                                       KsHit             *hit);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsTimelineLayout, ks_timeline_layout_free)
+
+G_END_DECLS
