@@ -1,0 +1,646 @@
+/* ks-inject-channel.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* The way out of the traced process.
+ *
+ * Application threads append finished messages to an in-memory buffer
+ * under a spin lock (a memcpy, no system call). One thread of the
+ * library swaps the buffer every tick (50 ms, or sooner when it fills
+ * past half) and writes it to the recorder's Unix socket. When the buffer
+ * is full the event is dropped and counted, so a slow recorder costs
+ * events, never the application's time. */
+
+#include "ks-inject-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUFFER_SIZE   (8u * 1024u * 1024u)
+#define TICK_NS       (50u * 1000u * 1000u)
+
+enum { STATE_IDLE = 0, STATE_STARTING, STATE_RUNNING, STATE_DEAD };
+
+__thread int ks_inject_internal_thread;
+
+static atomic_flag       buf_lock = ATOMIC_FLAG_INIT;
+static uint8_t          *front;
+static uint8_t          *back;
+static size_t            front_len;
+static atomic_int        state;
+static int               sock_fd = -1;
+static pid_t             owner_pid;
+static pthread_t         sender;
+static pthread_mutex_t   wake_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t    wake_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t    done_cond = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t   start_mutex = PTHREAD_MUTEX_INITIALIZER;
+static bool              wake_pending;
+static bool              stop_requested;
+static uint64_t          flush_requested;
+static uint64_t          flush_done;
+static bool              sender_exited;
+static atomic_uint_fast64_t dropped;
+static atomic_uint_fast64_t cupti_dropped;
+static atomic_uint_fast64_t cupti_zero_time;
+static atomic_uint       next_string_id = 1;
+static KsChannelPollFunc poll_func;
+static KsOutBuf          decode_out;
+
+/* Registered NVTX strings and CUPTI names share one id space; the table
+ * below only serves ks_channel_intern() (rare calls, under a mutex). */
+typedef struct
+{
+  char     *text;
+  uint32_t  id;
+} InternEntry;
+
+static pthread_mutex_t intern_mutex = PTHREAD_MUTEX_INITIALIZER;
+static InternEntry    *intern_table;
+static size_t          intern_len;
+static size_t          intern_cap;
+
+static inline void
+lock_buffer (void)
+{
+  while (atomic_flag_test_and_set_explicit (&buf_lock, memory_order_acquire))
+    sched_yield ();
+}
+
+static inline void
+unlock_buffer (void)
+{
+  atomic_flag_clear_explicit (&buf_lock, memory_order_release);
+}
+
+void
+ks_outbuf_append (KsOutBuf   *out,
+                  const void *msg,
+                  uint32_t    size)
+{
+  if (out->len + size > out->cap)
+    {
+      size_t cap = out->cap ? out->cap * 2 : 256 * 1024;
+      uint8_t *data;
+
+      while (cap < out->len + size)
+        cap *= 2;
+      data = realloc (out->data, cap);
+      if (data == NULL)
+        return;
+      out->data = data;
+      out->cap = cap;
+    }
+  memcpy (out->data + out->len, msg, size);
+  out->len += size;
+}
+
+void
+ks_outbuf_append_text (KsOutBuf   *out,
+                       void       *msg,
+                       uint32_t    fixed_size,
+                       const char *text)
+{
+  size_t text_len = text ? strlen (text) : 0;
+  uint32_t size;
+  uint8_t zeros[8] = { 0 };
+
+  if (text_len > KS_WIRE_MAX_TEXT)
+    text_len = KS_WIRE_MAX_TEXT;
+  size = ks_wire_align (fixed_size + (uint32_t) text_len + 1);
+  ((KsWireHeader *) msg)->size = size;
+  ks_outbuf_append (out, msg, fixed_size);
+  if (text_len)
+    ks_outbuf_append (out, text, (uint32_t) text_len);
+  ks_outbuf_append (out, zeros, size - fixed_size - (uint32_t) text_len);
+}
+
+void
+ks_outbuf_clear (KsOutBuf *out)
+{
+  out->len = 0;
+}
+
+static bool
+send_all (const uint8_t *data,
+          size_t         len)
+{
+  while (len > 0)
+    {
+      ssize_t n = send (sock_fd, data, len, MSG_NOSIGNAL);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return false;
+        }
+      data += n;
+      len -= (size_t) n;
+    }
+  return true;
+}
+
+static void
+send_drops (void)
+{
+  KsWireDrops msg = { { sizeof msg, KS_WIRE_DROPS, 0 } };
+
+  msg.channel_dropped = atomic_load (&dropped);
+  msg.cupti_dropped = atomic_load (&cupti_dropped);
+  msg.cupti_zero_time = atomic_load (&cupti_zero_time);
+  send_all ((const uint8_t *) &msg, sizeof msg);
+}
+
+static bool
+drain_once (void)
+{
+  uint8_t *data;
+  size_t len;
+  bool ok = true;
+
+  lock_buffer ();
+  data = front;
+  len = front_len;
+  front = back;
+  front_len = 0;
+  back = data;
+  unlock_buffer ();
+
+  if (len > 0)
+    ok = send_all (data, len);
+
+  if (ok && poll_func != NULL)
+    {
+      ks_outbuf_clear (&decode_out);
+      poll_func (&decode_out);
+      if (decode_out.len > 0)
+        ok = send_all (decode_out.data, decode_out.len);
+    }
+
+  return ok;
+}
+
+static void *
+sender_thread (void *data)
+{
+  uint64_t last_drops = 0;
+
+  ks_inject_internal_thread = 1;
+
+  for (;;)
+    {
+      struct timespec deadline;
+      uint64_t serving;
+      bool stopping;
+      uint64_t now_drops;
+
+      pthread_mutex_lock (&wake_mutex);
+      if (!wake_pending && !stop_requested && flush_requested == flush_done)
+        {
+          clock_gettime (CLOCK_REALTIME, &deadline);
+          deadline.tv_nsec += TICK_NS;
+          if (deadline.tv_nsec >= 1000000000L)
+            {
+              deadline.tv_sec++;
+              deadline.tv_nsec -= 1000000000L;
+            }
+          pthread_cond_timedwait (&wake_cond, &wake_mutex, &deadline);
+        }
+      wake_pending = false;
+      serving = flush_requested;
+      stopping = stop_requested;
+      pthread_mutex_unlock (&wake_mutex);
+
+      if (!drain_once ())
+        break;
+
+      now_drops = atomic_load (&dropped) + atomic_load (&cupti_dropped)
+                  + atomic_load (&cupti_zero_time);
+      if (now_drops != last_drops || stopping)
+        {
+          send_drops ();
+          last_drops = now_drops;
+        }
+
+      pthread_mutex_lock (&wake_mutex);
+      flush_done = serving;
+      pthread_cond_broadcast (&done_cond);
+      pthread_mutex_unlock (&wake_mutex);
+
+      if (stopping)
+        {
+          KsWireBye bye = { { sizeof bye, KS_WIRE_BYE, 0 }, ks_inject_now () };
+
+          drain_once ();
+          send_all ((const uint8_t *) &bye, sizeof bye);
+          break;
+        }
+    }
+
+  /* Whatever happened, nobody waits for this thread any longer. */
+  atomic_store (&state, STATE_DEAD);
+  pthread_mutex_lock (&wake_mutex);
+  sender_exited = true;
+  flush_done = flush_requested;
+  pthread_cond_broadcast (&done_cond);
+  pthread_mutex_unlock (&wake_mutex);
+  return NULL;
+}
+
+static void
+read_comm (char   *name,
+           size_t  size)
+{
+  int fd = open ("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+  ssize_t n = -1;
+
+  if (fd >= 0)
+    {
+      n = read (fd, name, size - 1);
+      close (fd);
+    }
+  if (n <= 0)
+    n = 0;
+  name[n] = 0;
+  if (n > 0 && name[n - 1] == '\n')
+    name[n - 1] = 0;
+}
+
+static bool
+connect_and_hello (void)
+{
+  struct sockaddr_un addr;
+  KsWireHello hello;
+  struct timespec ts;
+  char comm[64];
+  uint8_t msg[sizeof hello + 72];
+  uint32_t size;
+
+  sock_fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sock_fd < 0)
+    return false;
+
+  memset (&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  memcpy (addr.sun_path, ks_inject_config.socket_path, sizeof addr.sun_path - 1);
+  if (connect (sock_fd, (struct sockaddr *) &addr, sizeof addr) != 0)
+    {
+      close (sock_fd);
+      sock_fd = -1;
+      return false;
+    }
+
+  memset (&hello, 0, sizeof hello);
+  hello.h.type = KS_WIRE_HELLO;
+  hello.magic = KS_WIRE_MAGIC;
+  hello.version = KS_WIRE_VERSION;
+  hello.pid = getpid ();
+  hello.ppid = getppid ();
+  hello.mono_ns = ks_inject_now ();
+  clock_gettime (CLOCK_REALTIME, &ts);
+  hello.realtime_ns = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+
+  read_comm (comm, sizeof comm);
+  size = ks_wire_align ((uint32_t) (sizeof hello + strlen (comm) + 1));
+  hello.h.size = size;
+  memset (msg, 0, sizeof msg);
+  memcpy (msg, &hello, sizeof hello);
+  memcpy (msg + sizeof hello, comm, strlen (comm));
+
+  return send_all (msg, size);
+}
+
+static void
+after_fork_child (void)
+{
+  /* The parent's thread does not exist here and its socket belongs to the
+   * parent's stream: start over lazily, as a new process. */
+  if (sock_fd >= 0)
+    close (sock_fd);
+  sock_fd = -1;
+  atomic_flag_clear (&buf_lock);
+  front_len = 0;
+  pthread_mutex_init (&wake_mutex, NULL);
+  pthread_mutex_init (&start_mutex, NULL);
+  pthread_mutex_init (&intern_mutex, NULL);
+  pthread_cond_init (&wake_cond, NULL);
+  pthread_cond_init (&done_cond, NULL);
+  wake_pending = false;
+  stop_requested = false;
+  sender_exited = false;
+  flush_requested = flush_done = 0;
+  atomic_store (&dropped, 0);
+  atomic_store (&cupti_dropped, 0);
+  atomic_store (&cupti_zero_time, 0);
+  poll_func = NULL;
+  /* Interned strings were sent on the parent's connection. */
+  for (size_t i = 0; i < intern_len; i++)
+    free (intern_table[i].text);
+  intern_len = 0;
+  atomic_store (&state, STATE_IDLE);
+  ks_cupti_after_fork ();
+  ks_nvtx_after_fork ();
+}
+
+void
+ks_channel_after_fork (void)
+{
+  after_fork_child ();
+}
+
+bool
+ks_channel_start (void)
+{
+  static bool atfork_done;
+  int s = atomic_load_explicit (&state, memory_order_acquire);
+  bool ok = false;
+
+  if (s == STATE_RUNNING)
+    return true;
+  if (s == STATE_DEAD || !ks_inject_config.active)
+    return false;
+
+  ks_inject_internal_thread++;
+  pthread_mutex_lock (&start_mutex);
+
+  s = atomic_load (&state);
+  if (s == STATE_RUNNING)
+    {
+      ok = true;
+      goto out;
+    }
+  if (s == STATE_DEAD)
+    goto out;
+
+  if (!atfork_done)
+    {
+      pthread_atfork (NULL, NULL, after_fork_child);
+      atfork_done = true;
+    }
+
+  if (front == NULL)
+    {
+      front = malloc (BUFFER_SIZE);
+      back = malloc (BUFFER_SIZE);
+    }
+  if (front == NULL || back == NULL || !connect_and_hello ())
+    {
+      atomic_store (&state, STATE_DEAD);
+      goto out;
+    }
+
+  owner_pid = getpid ();
+  if (pthread_create (&sender, NULL, sender_thread, NULL) != 0)
+    {
+      atomic_store (&state, STATE_DEAD);
+      goto out;
+    }
+
+  atomic_store_explicit (&state, STATE_RUNNING, memory_order_release);
+  ks_inject_ensure_exit_hook ();
+  ok = true;
+
+out:
+  pthread_mutex_unlock (&start_mutex);
+  ks_inject_internal_thread--;
+  return ok;
+}
+
+void
+ks_channel_wake (void)
+{
+  pthread_mutex_lock (&wake_mutex);
+  wake_pending = true;
+  pthread_cond_signal (&wake_cond);
+  pthread_mutex_unlock (&wake_mutex);
+}
+
+void
+ks_channel_count_drop (void)
+{
+  atomic_fetch_add_explicit (&dropped, 1, memory_order_relaxed);
+}
+
+void
+ks_channel_set_cupti_drops (uint64_t n_dropped,
+                            uint64_t zero_time)
+{
+  atomic_store (&cupti_dropped, n_dropped);
+  atomic_store (&cupti_zero_time, zero_time);
+}
+
+bool
+ks_channel_emit (const void *msg,
+                 uint32_t    size)
+{
+  bool need_wake;
+
+  if (atomic_load_explicit (&state, memory_order_acquire) != STATE_RUNNING
+      && !ks_channel_start ())
+    return false;
+
+  lock_buffer ();
+  if (front_len + size > BUFFER_SIZE)
+    {
+      unlock_buffer ();
+      ks_channel_count_drop ();
+      return false;
+    }
+  memcpy (front + front_len, msg, size);
+  need_wake = front_len < BUFFER_SIZE / 2 && front_len + size >= BUFFER_SIZE / 2;
+  front_len += size;
+  unlock_buffer ();
+
+  if (need_wake)
+    ks_channel_wake ();
+  return true;
+}
+
+bool
+ks_channel_emit_text (void       *msg,
+                      uint32_t    fixed_size,
+                      const char *text,
+                      size_t      text_len)
+{
+  uint8_t buf[sizeof (KsWireNvtx) + KS_WIRE_MAX_TEXT + 16];
+  uint32_t size;
+
+  if (fixed_size > sizeof (KsWireNvtx))
+    return false;
+  if (text_len > KS_WIRE_MAX_TEXT)
+    text_len = KS_WIRE_MAX_TEXT;
+  size = ks_wire_align (fixed_size + (uint32_t) text_len + 1);
+  ((KsWireHeader *) msg)->size = size;
+  memcpy (buf, msg, fixed_size);
+  if (text_len)
+    memcpy (buf + fixed_size, text, text_len);
+  memset (buf + fixed_size + text_len, 0, size - fixed_size - text_len);
+  return ks_channel_emit (buf, size);
+}
+
+void
+ks_channel_set_poll_func (KsChannelPollFunc func)
+{
+  poll_func = func;
+}
+
+static void
+wait_for (uint64_t   ticket,
+          unsigned   timeout_ms)
+{
+  struct timespec deadline;
+
+  clock_gettime (CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += timeout_ms / 1000;
+  deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L)
+    {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000L;
+    }
+
+  while (flush_done < ticket && !sender_exited)
+    if (pthread_cond_timedwait (&done_cond, &wake_mutex, &deadline) == ETIMEDOUT)
+      break;
+}
+
+void
+ks_channel_flush (unsigned timeout_ms)
+{
+  uint64_t ticket;
+
+  if (atomic_load (&state) != STATE_RUNNING || owner_pid != getpid ())
+    return;
+
+  ks_inject_internal_thread++;
+  pthread_mutex_lock (&wake_mutex);
+  ticket = ++flush_requested;
+  wake_pending = true;
+  pthread_cond_signal (&wake_cond);
+  wait_for (ticket, timeout_ms);
+  pthread_mutex_unlock (&wake_mutex);
+  ks_inject_internal_thread--;
+}
+
+void
+ks_channel_close (unsigned timeout_ms)
+{
+  bool exited;
+
+  if (atomic_load (&state) != STATE_RUNNING || owner_pid != getpid ())
+    return;
+
+  ks_inject_internal_thread++;
+  pthread_mutex_lock (&wake_mutex);
+  stop_requested = true;
+  wake_pending = true;
+  pthread_cond_signal (&wake_cond);
+  wait_for (UINT64_MAX, timeout_ms);
+  exited = sender_exited;
+  pthread_mutex_unlock (&wake_mutex);
+
+  if (exited)
+    pthread_join (sender, NULL);
+  ks_inject_internal_thread--;
+}
+
+uint32_t
+ks_channel_new_string_id (void)
+{
+  return atomic_fetch_add (&next_string_id, 1);
+}
+
+uint32_t
+ks_channel_intern (const char *text)
+{
+  KsWireString msg;
+  uint32_t id = 0;
+  size_t len;
+
+  if (text == NULL)
+    text = "";
+
+  ks_inject_internal_thread++;
+  pthread_mutex_lock (&intern_mutex);
+  for (size_t i = 0; i < intern_len; i++)
+    if (strcmp (intern_table[i].text, text) == 0)
+      {
+        id = intern_table[i].id;
+        goto out;
+      }
+
+  if (intern_len == intern_cap)
+    {
+      size_t cap = intern_cap ? intern_cap * 2 : 64;
+      InternEntry *table = realloc (intern_table, cap * sizeof *table);
+
+      if (table == NULL)
+        goto out;
+      intern_table = table;
+      intern_cap = cap;
+    }
+
+  id = ks_channel_new_string_id ();
+  intern_table[intern_len].text = strdup (text);
+  intern_table[intern_len].id = id;
+  if (intern_table[intern_len].text == NULL)
+    {
+      id = 0;
+      goto out;
+    }
+  intern_len++;
+
+  memset (&msg, 0, sizeof msg);
+  msg.h.type = KS_WIRE_STRING;
+  msg.id = id;
+  len = strlen (text);
+  if (!ks_channel_emit_text (&msg, sizeof msg, text, len))
+    {
+      /* Unsent: forget it so that a later call tries again. */
+      free (intern_table[--intern_len].text);
+      id = 0;
+    }
+
+out:
+  pthread_mutex_unlock (&intern_mutex);
+  ks_inject_internal_thread--;
+  return id;
+}
+
+void
+ks_channel_diag (uint32_t    severity,
+                 uint32_t    code,
+                 const char *format,
+                 ...)
+{
+  KsWireDiag msg;
+  char text[1024];
+  va_list args;
+
+  va_start (args, format);
+  vsnprintf (text, sizeof text, format, args);
+  va_end (args);
+
+  memset (&msg, 0, sizeof msg);
+  msg.h.type = KS_WIRE_DIAG;
+  msg.timestamp = ks_inject_now ();
+  msg.severity = severity;
+  msg.code = code;
+  ks_channel_emit_text (&msg, sizeof msg, text, strlen (text));
+}

@@ -1,0 +1,585 @@
+/* ks-inject-cupti.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* CUPTI Activity API tracing.
+ *
+ * libcupti is opened with dlopen, never linked: a PyTorch process already
+ * maps its own copy (pip's nvidia/cu13/lib/libcupti.so.13) and a second
+ * copy loaded by path would be a second, independent CUPTI whose records
+ * never reach us. So the copy already mapped wins, then
+ * $KINESCOPE_CUPTI_PATH, then the loader's search path.
+ *
+ * Activity buffers are handed out from bufferRequested and queued by
+ * bufferCompleted; the channel's sender thread decodes them
+ * (ks_cupti_decoder_decode) and frees them. The application's threads
+ * never decode. */
+
+#include "ks-inject-private.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CUPTI_BUFFER_SIZE     (8u * 1024u * 1024u)
+#define CUPTI_MAX_OUTSTANDING 64   /* 512 MiB of host buffers at most */
+#define FLUSH_INTERVAL_NS     (250u * 1000u * 1000u)
+
+typedef CUptiResult (*GetNextRecordFunc) (uint8_t *, size_t, CUpti_Activity **);
+typedef CUptiResult (*GetCallbackNameFunc) (CUpti_CallbackDomain, uint32_t, const char **);
+
+typedef struct
+{
+  CUptiResult (*GetVersion) (uint32_t *);
+  CUptiResult (*GetTimestamp) (uint64_t *);
+  CUptiResult (*SetThreadIdType) (CUpti_ActivityThreadIdType);
+  CUptiResult (*RegisterTimestampCallback) (CUpti_TimestampCallbackFunc);
+  CUptiResult (*Subscribe) (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+  CUptiResult (*Subscribe_v2) (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
+  CUptiResult (*EnableCallback) (uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
+  CUptiResult (*ActivityRegisterCallbacks) (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+  CUptiResult (*ActivityEnable) (CUpti_ActivityKind);
+  CUptiResult (*ActivityDisable) (CUpti_ActivityKind);
+  CUptiResult (*ActivityFlushAll) (uint32_t);
+  CUptiResult (*ActivityGetNumDroppedRecords) (CUcontext, uint32_t, size_t *);
+  CUptiResult (*ActivityEnableRuntimeApi) (CUpti_CallbackId, uint8_t);
+  CUptiResult (*ActivityEnableDriverApi) (CUpti_CallbackId, uint8_t);
+  CUptiResult (*ActivitySetAttribute) (CUpti_ActivityAttribute, size_t *, void *);
+  CUptiResult (*GetResultString) (CUptiResult, const char **);
+  GetNextRecordFunc   GetNextRecord;
+  GetCallbackNameFunc GetCallbackName;
+} CuptiApi;
+
+typedef struct _QueuedBuffer QueuedBuffer;
+struct _QueuedBuffer
+{
+  QueuedBuffer *next;
+  uint8_t      *data;
+  size_t        valid;
+};
+
+static void            *cupti_handle;
+static CuptiApi         api;
+static bool             tracing;
+static CUpti_SubscriberHandle subscriber;
+static int64_t          clock_offset;       /* added to CUPTI times when the callback was refused */
+static pthread_mutex_t  queue_mutex = PTHREAD_MUTEX_INITIALIZER;
+static QueuedBuffer    *queue_head;
+static QueuedBuffer    *queue_tail;
+static atomic_int       outstanding;
+static atomic_uint_fast64_t dropped_records;
+static KsCuptiDecoder  *decoder;
+static uint64_t         last_flush_ns;
+static char             foreign_client[128];
+static atomic_bool      foreign_reported;
+
+static const CUpti_ActivityKind trace_kinds[] = {
+  CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+  CUPTI_ACTIVITY_KIND_MEMCPY,
+  CUPTI_ACTIVITY_KIND_MEMCPY2,
+  CUPTI_ACTIVITY_KIND_MEMSET,
+  CUPTI_ACTIVITY_KIND_RUNTIME,
+  CUPTI_ACTIVITY_KIND_DRIVER,
+  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+};
+
+/* Calls that happen constantly and say nothing about the workload
+ * (kineto filters the same ones). */
+static const CUpti_CallbackId quiet_runtime[] = {
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+};
+
+static const CUpti_CallbackId quiet_driver[] = {
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+  CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+  CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+  CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+  CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
+};
+
+static const char *
+result_string (CUptiResult r)
+{
+  const char *s = NULL;
+
+  if (api.GetResultString != NULL)
+    api.GetResultString (r, &s);
+  return s ? s : "unknown CUPTI error";
+}
+
+static void *
+open_cupti (char   *where,
+            size_t  where_size)
+{
+  const char *env = getenv (KS_ENV_CUPTI_PATH);
+  void *handle;
+  Dl_info info;
+  void *sym;
+
+  handle = dlopen ("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (handle == NULL && env != NULL && *env)
+    handle = dlopen (env, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL)
+    handle = dlopen ("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL)
+    handle = dlopen ("libcupti.so", RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL)
+    return NULL;
+
+  where[0] = 0;
+  sym = dlsym (handle, "cuptiGetVersion");
+  if (sym != NULL && dladdr (sym, &info) && info.dli_fname != NULL)
+    snprintf (where, where_size, "%s", info.dli_fname);
+  return handle;
+}
+
+#define LOAD(field, name) (api.field = (__typeof__ (api.field)) dlsym (cupti_handle, name))
+
+static bool
+load_api (void)
+{
+  LOAD (GetVersion, "cuptiGetVersion");
+  LOAD (GetTimestamp, "cuptiGetTimestamp");
+  LOAD (SetThreadIdType, "cuptiSetThreadIdType");
+  LOAD (RegisterTimestampCallback, "cuptiActivityRegisterTimestampCallback");
+  LOAD (Subscribe, "cuptiSubscribe");
+  LOAD (Subscribe_v2, "cuptiSubscribe_v2");
+  LOAD (EnableCallback, "cuptiEnableCallback");
+  LOAD (ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
+  LOAD (ActivityEnable, "cuptiActivityEnable");
+  LOAD (ActivityDisable, "cuptiActivityDisable");
+  LOAD (ActivityFlushAll, "cuptiActivityFlushAll");
+  LOAD (ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords");
+  LOAD (ActivityEnableRuntimeApi, "cuptiActivityEnableRuntimeApi");
+  LOAD (ActivityEnableDriverApi, "cuptiActivityEnableDriverApi");
+  LOAD (ActivitySetAttribute, "cuptiActivitySetAttribute");
+  LOAD (GetResultString, "cuptiGetResultString");
+  LOAD (GetNextRecord, "cuptiActivityGetNextRecord");
+  LOAD (GetCallbackName, "cuptiGetCallbackName");
+
+  return api.GetVersion && api.Subscribe && api.EnableCallback
+         && api.ActivityRegisterCallbacks && api.ActivityEnable
+         && api.ActivityDisable && api.ActivityFlushAll && api.GetNextRecord;
+}
+
+static uint64_t CUPTIAPI
+timestamp_cb (void)
+{
+  return ks_inject_now ();
+}
+
+static void CUPTIAPI
+buffer_requested (uint8_t **buffer,
+                  size_t   *size,
+                  size_t   *max_records)
+{
+  void *mem = NULL;
+
+  *max_records = 0;
+  if (atomic_fetch_add (&outstanding, 1) >= CUPTI_MAX_OUTSTANDING
+      || posix_memalign (&mem, 8, CUPTI_BUFFER_SIZE) != 0)
+    {
+      /* A NULL buffer makes CUPTI drop records; it counts them. */
+      atomic_fetch_sub (&outstanding, 1);
+      *buffer = NULL;
+      *size = 0;
+      return;
+    }
+  *buffer = mem;
+  *size = CUPTI_BUFFER_SIZE;
+}
+
+static void CUPTIAPI
+buffer_completed (CUcontext  ctx,
+                  uint32_t   stream_id,
+                  uint8_t   *buffer,
+                  size_t     size,
+                  size_t     valid)
+{
+  QueuedBuffer *q;
+  size_t n = 0;
+
+  if (api.ActivityGetNumDroppedRecords != NULL
+      && api.ActivityGetNumDroppedRecords (ctx, stream_id, &n) == CUPTI_SUCCESS && n > 0)
+    atomic_fetch_add (&dropped_records, n);
+
+  if (buffer == NULL)
+    return;
+
+  q = malloc (sizeof *q);
+  if (q == NULL)
+    {
+      free (buffer);
+      atomic_fetch_sub (&outstanding, 1);
+      return;
+    }
+  q->next = NULL;
+  q->data = buffer;
+  q->valid = valid;
+
+  pthread_mutex_lock (&queue_mutex);
+  if (queue_tail)
+    queue_tail->next = q;
+  else
+    queue_head = q;
+  queue_tail = q;
+  pthread_mutex_unlock (&queue_mutex);
+
+  ks_channel_wake ();
+}
+
+/* Runs on the channel's sender thread. */
+static void
+poll_buffers (KsOutBuf *out)
+{
+  QueuedBuffer *list;
+  uint64_t now = ks_inject_now ();
+
+  /* Partially filled buffers only come back when flushed. */
+  if (tracing && now - last_flush_ns >= FLUSH_INTERVAL_NS)
+    {
+      last_flush_ns = now;
+      api.ActivityFlushAll (0);
+    }
+
+  pthread_mutex_lock (&queue_mutex);
+  list = queue_head;
+  queue_head = queue_tail = NULL;
+  pthread_mutex_unlock (&queue_mutex);
+
+  while (list != NULL)
+    {
+      QueuedBuffer *next = list->next;
+
+      ks_cupti_decoder_decode (decoder, list->data, list->valid, clock_offset, out);
+      free (list->data);
+      free (list);
+      atomic_fetch_sub (&outstanding, 1);
+      list = next;
+    }
+
+  ks_channel_set_cupti_drops (atomic_load (&dropped_records),
+                              ks_cupti_decoder_zero_time_records (decoder));
+}
+
+static void
+enable_trace_kinds (bool on)
+{
+  for (size_t i = 0; i < sizeof trace_kinds / sizeof trace_kinds[0]; i++)
+    {
+      if (on)
+        api.ActivityEnable (trace_kinds[i]);
+      else
+        api.ActivityDisable (trace_kinds[i]);
+    }
+  if (ks_inject_config.cuda_memory)
+    {
+      if (on)
+        api.ActivityEnable (CUPTI_ACTIVITY_KIND_MEMORY2);
+      else
+        api.ActivityDisable (CUPTI_ACTIVITY_KIND_MEMORY2);
+    }
+
+  /* Per-cbid settings must follow the kind's enable, which resets them. */
+  if (on && api.ActivityEnableRuntimeApi != NULL)
+    for (size_t i = 0; i < sizeof quiet_runtime / sizeof quiet_runtime[0]; i++)
+      api.ActivityEnableRuntimeApi (quiet_runtime[i], 0);
+  if (on && api.ActivityEnableDriverApi != NULL)
+    for (size_t i = 0; i < sizeof quiet_driver / sizeof quiet_driver[0]; i++)
+      api.ActivityEnableDriverApi (quiet_driver[i], 0);
+}
+
+void
+ks_cupti_capture_changed (bool on)
+{
+  if (!tracing)
+    return;
+
+  if (!on)
+    {
+      /* Records of the range must leave before the kinds are switched off. */
+      api.ActivityFlushAll (0);
+      enable_trace_kinds (false);
+      ks_channel_wake ();
+    }
+  else
+    enable_trace_kinds (true);
+}
+
+static void CUPTIAPI
+api_callback (void                 *userdata,
+              CUpti_CallbackDomain  domain,
+              CUpti_CallbackId      cbid,
+              const void           *cbdata)
+{
+  const CUpti_CallbackData *data = cbdata;
+  bool is_start;
+  bool is_stop;
+
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+    {
+      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+        api.ActivityFlushAll (0);
+      return;
+    }
+
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    {
+      is_start = cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+      is_stop = cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+    }
+  else
+    {
+      is_start = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000;
+      is_stop = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+    }
+
+  if (is_stop && data->callbackSite == CUPTI_API_ENTER)
+    {
+      /* Flushed on every cudaProfilerStop, with or without a capture range,
+       * as nsys does. */
+      api.ActivityFlushAll (0);
+      ks_channel_wake ();
+      if (ks_inject_config.capture_mode == KS_CAPTURE_CUDA_PROFILER_API)
+        ks_inject_set_capturing (false, ks_inject_now ());
+    }
+  else if (is_start && data->callbackSite == CUPTI_API_EXIT
+           && ks_inject_config.capture_mode == KS_CAPTURE_CUDA_PROFILER_API)
+    ks_inject_set_capturing (true, ks_inject_now ());
+}
+
+static void
+report_other_client (const char *name)
+{
+  if (atomic_exchange (&foreign_reported, true))
+    return;
+  ks_channel_diag (KS_WIRE_DIAG_ERROR, KS_WIRE_DIAG_CODE_OTHER_SUBSCRIBER,
+                   "another CUPTI client%s%s%s such as torch.profiler is active in pid %d; "
+                   "its kernels cannot be recorded",
+                   name && *name ? " (" : "", name && *name ? name : "",
+                   name && *name ? ")" : "", (int) getpid ());
+}
+
+bool
+ks_cupti_init (void)
+{
+  char where[512];
+  uint32_t version = 0;
+  CUptiResult r;
+  int64_t before;
+  int64_t after;
+  uint64_t cupti_now = 0;
+
+  cupti_handle = open_cupti (where, sizeof where);
+  if (cupti_handle == NULL)
+    {
+      ks_channel_diag (KS_WIRE_DIAG_ERROR, KS_WIRE_DIAG_CODE_CUPTI_UNAVAILABLE,
+                       "libcupti.so.13 could not be loaded in pid %d: %s",
+                       (int) getpid (), dlerror ());
+      return false;
+    }
+  if (!load_api ())
+    {
+      ks_channel_diag (KS_WIRE_DIAG_ERROR, KS_WIRE_DIAG_CODE_CUPTI_UNAVAILABLE,
+                       "%s lacks functions of the CUPTI 13 Activity API", where);
+      return false;
+    }
+  api.GetVersion (&version);
+  ks_channel_diag (KS_WIRE_DIAG_INFO, KS_WIRE_DIAG_CODE_CUPTI_INFO,
+                   "CUPTI API version %u from %s", version, where);
+
+  if (api.SetThreadIdType != NULL)
+    api.SetThreadIdType (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+
+  /* One clock: CUPTI stamps with CLOCK_REALTIME by default; move it onto
+   * CLOCK_MONOTONIC, or measure the offset when that is refused. */
+  if (api.RegisterTimestampCallback == NULL
+      || api.RegisterTimestampCallback (timestamp_cb) != CUPTI_SUCCESS)
+    {
+      before = (int64_t) ks_inject_now ();
+      if (api.GetTimestamp)
+        api.GetTimestamp (&cupti_now);
+      after = (int64_t) ks_inject_now ();
+      clock_offset = (before + (after - before) / 2) - (int64_t) cupti_now;
+      ks_channel_diag (KS_WIRE_DIAG_INFO, KS_WIRE_DIAG_CODE_GENERIC,
+                       "CUPTI timestamps shifted by %lld ns onto CLOCK_MONOTONIC",
+                       (long long) clock_offset);
+    }
+
+  if (api.Subscribe_v2 != NULL)
+    {
+      CUpti_SubscriberParams params;
+      char old_name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64];
+
+      memset (&params, 0, sizeof params);
+      memset (old_name, 0, sizeof old_name);
+      params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+      params.subscriberName = "Kinescope";
+      params.oldSubscriberName = old_name;
+      params.oldSubscriberSize = sizeof old_name;
+      r = api.Subscribe_v2 (&subscriber, api_callback, NULL, &params);
+      if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        {
+          snprintf (foreign_client, sizeof foreign_client, "%s", old_name);
+          report_other_client (foreign_client);
+          return false;
+        }
+    }
+  else
+    {
+      r = api.Subscribe (&subscriber, api_callback, NULL);
+      if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        {
+          report_other_client (NULL);
+          return false;
+        }
+    }
+  if (r != CUPTI_SUCCESS)
+    {
+      ks_channel_diag (KS_WIRE_DIAG_ERROR, KS_WIRE_DIAG_CODE_CUPTI_UNAVAILABLE,
+                       "cuptiSubscribe failed in pid %d: %s", (int) getpid (), result_string (r));
+      return false;
+    }
+
+  api.EnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  api.EnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+  api.EnableCallback (1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+  api.EnableCallback (1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+  api.EnableCallback (1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+
+  decoder = ks_cupti_decoder_new (cupti_handle);
+  if (decoder == NULL)
+    return false;
+
+  r = api.ActivityRegisterCallbacks (buffer_requested, buffer_completed);
+  if (r != CUPTI_SUCCESS)
+    {
+      ks_channel_diag (KS_WIRE_DIAG_ERROR, KS_WIRE_DIAG_CODE_CUPTI_UNAVAILABLE,
+                       "cuptiActivityRegisterCallbacks failed in pid %d: %s",
+                       (int) getpid (), result_string (r));
+      return false;
+    }
+
+  /* Records made once at creation: on from the start, whatever the
+   * capture range. */
+  api.ActivityEnable (CUPTI_ACTIVITY_KIND_DEVICE);
+  api.ActivityEnable (CUPTI_ACTIVITY_KIND_CONTEXT);
+  api.ActivityEnable (CUPTI_ACTIVITY_KIND_STREAM);
+
+  tracing = true;
+  last_flush_ns = ks_inject_now ();
+  ks_channel_set_poll_func (poll_buffers);
+
+  if (ks_inject_capturing ())
+    enable_trace_kinds (true);
+
+  return true;
+}
+
+void
+ks_cupti_flush (bool forced)
+{
+  if (tracing)
+    api.ActivityFlushAll (forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void
+ks_cupti_after_fork (void)
+{
+  /* CUDA cannot be used in a child forked after cuInit; our CUPTI state
+   * belongs to the parent. */
+  tracing = false;
+  queue_head = queue_tail = NULL;
+  pthread_mutex_init (&queue_mutex, NULL);
+}
+
+/* Exported under CUPTI's own names and preloaded, so that a second CUPTI
+ * client in the process (torch.profiler's kineto) is seen the moment it
+ * starts. Letting it register its buffer callbacks would take the
+ * activity stream away from us mid-run and leave both tools blind, so
+ * while we trace, its registration is refused and reported. Our own calls
+ * go through the dlsym'd pointers and never come here. */
+
+static void *
+next_symbol (const char *name)
+{
+  void *sym = dlsym (RTLD_NEXT, name);
+
+  if (sym == NULL)
+    {
+      void *handle = dlopen ("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+
+      if (handle != NULL)
+        sym = dlsym (handle, name);
+    }
+  return sym;
+}
+
+static void
+note_foreign_client (void)
+{
+  ks_inject_config_load ();
+  if (ks_inject_config.active && ks_inject_config.trace_cuda)
+    report_other_client (NULL);
+}
+
+KS_EXPORT CUptiResult CUPTIAPI
+cuptiSubscribe (CUpti_SubscriberHandle *handle,
+                CUpti_CallbackFunc      callback,
+                void                   *userdata)
+{
+  CUptiResult (*real) (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+
+  note_foreign_client ();
+  if (tracing)
+    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  real = (__typeof__ (real)) next_symbol ("cuptiSubscribe");
+  return real ? real (handle, callback, userdata) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+KS_EXPORT CUptiResult CUPTIAPI
+cuptiSubscribe_v2 (CUpti_SubscriberHandle *handle,
+                   CUpti_CallbackFunc      callback,
+                   void                   *userdata,
+                   CUpti_SubscriberParams *params)
+{
+  CUptiResult (*real) (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
+
+  note_foreign_client ();
+  if (tracing)
+    {
+      if (params != NULL && params->oldSubscriberName != NULL && params->oldSubscriberSize > 0)
+        snprintf (params->oldSubscriberName, params->oldSubscriberSize, "CUPTI for Kinescope");
+      return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    }
+  real = (__typeof__ (real)) next_symbol ("cuptiSubscribe_v2");
+  return real ? real (handle, callback, userdata, params) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+KS_EXPORT CUptiResult CUPTIAPI
+cuptiActivityRegisterCallbacks (CUpti_BuffersCallbackRequestFunc  requested,
+                                CUpti_BuffersCallbackCompleteFunc completed)
+{
+  CUptiResult (*real) (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+
+  note_foreign_client ();
+  if (tracing)
+    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  real = (__typeof__ (real)) next_symbol ("cuptiActivityRegisterCallbacks");
+  return real ? real (requested, completed) : CUPTI_ERROR_NOT_INITIALIZED;
+}

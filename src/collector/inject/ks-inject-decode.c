@@ -1,0 +1,474 @@
+/* ks-inject-decode.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* CUPTI activity records → wire messages.
+ *
+ * Buffers are walked with cuptiActivityGetNextRecord only: it knows each
+ * record's real size, so a newer libcupti that appends fields to a record
+ * still decodes. Only fields of the 13.0 layouts are read. Kernel and API
+ * names are CUPTI-owned pointers; they are interned here, while valid, and
+ * sent once as KS_WIRE_STRING. Records whose start and end are both 0
+ * (CUPTI ran out of device buffers) are counted, never sent. */
+
+#include "ks-inject-private.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_CACHE_SIZE 8192  /* power of two */
+#define MAX_CBID        4096
+
+typedef CUptiResult (*GetNextRecordFunc) (uint8_t *, size_t, CUpti_Activity **);
+typedef CUptiResult (*GetCallbackNameFunc) (CUpti_CallbackDomain, uint32_t, const char **);
+
+typedef struct
+{
+  const char *ptr;
+  char       *copy;
+  uint32_t    id;
+} NameEntry;
+
+struct _KsCuptiDecoder
+{
+  GetNextRecordFunc   next_record;
+  GetCallbackNameFunc callback_name;
+  NameEntry          *names;
+  size_t              n_names;
+  uint32_t            api_names[2][MAX_CBID];
+  uint64_t            zero_time;
+};
+
+KsCuptiDecoder *
+ks_cupti_decoder_new (void *cupti_handle)
+{
+  KsCuptiDecoder *self;
+
+  self = calloc (1, sizeof *self);
+  if (self == NULL)
+    return NULL;
+  self->next_record = (GetNextRecordFunc) dlsym (cupti_handle, "cuptiActivityGetNextRecord");
+  self->callback_name = (GetCallbackNameFunc) dlsym (cupti_handle, "cuptiGetCallbackName");
+  self->names = calloc (NAME_CACHE_SIZE, sizeof *self->names);
+  if (self->next_record == NULL || self->names == NULL)
+    {
+      ks_cupti_decoder_free (self);
+      return NULL;
+    }
+  return self;
+}
+
+void
+ks_cupti_decoder_free (KsCuptiDecoder *self)
+{
+  if (self == NULL)
+    return;
+  if (self->names != NULL)
+    for (size_t i = 0; i < NAME_CACHE_SIZE; i++)
+      free (self->names[i].copy);
+  free (self->names);
+  free (self);
+}
+
+uint64_t
+ks_cupti_decoder_zero_time_records (KsCuptiDecoder *self)
+{
+  return self ? self->zero_time : 0;
+}
+
+static uint32_t
+emit_string (KsOutBuf   *out,
+             const char *text)
+{
+  KsWireString msg;
+
+  memset (&msg, 0, sizeof msg);
+  msg.h.type = KS_WIRE_STRING;
+  msg.id = ks_channel_new_string_id ();
+  ks_outbuf_append_text (out, &msg, sizeof msg, text);
+  return msg.id;
+}
+
+static uint32_t
+hash_string (const char *s)
+{
+  uint32_t h = 2166136261u;
+
+  for (; *s; s++)
+    h = (h ^ (uint8_t) *s) * 16777619u;
+  return h;
+}
+
+/* Kernel names: the pointer is stable for a function, the content is what
+ * counts; a full table falls back to sending the string again. */
+static uint32_t
+intern_name (KsCuptiDecoder *self,
+             KsOutBuf       *out,
+             const char     *name)
+{
+  uint32_t h;
+
+  if (name == NULL)
+    name = "";
+  h = hash_string (name) & (NAME_CACHE_SIZE - 1);
+  for (size_t probe = 0; probe < 64; probe++)
+    {
+      NameEntry *e = &self->names[(h + probe) & (NAME_CACHE_SIZE - 1)];
+
+      if (e->copy == NULL)
+        {
+          e->copy = strdup (name);
+          e->ptr = name;
+          e->id = emit_string (out, name);
+          self->n_names++;
+          return e->id;
+        }
+      if (e->ptr == name || strcmp (e->copy, name) == 0)
+        return e->id;
+    }
+  return emit_string (out, name);
+}
+
+static uint32_t
+api_name (KsCuptiDecoder *self,
+          KsOutBuf       *out,
+          int             driver,
+          uint32_t        cbid)
+{
+  const char *name = NULL;
+  char fallback[64];
+  uint32_t id;
+
+  if (cbid < MAX_CBID && self->api_names[driver][cbid] != 0)
+    return self->api_names[driver][cbid];
+
+  if (self->callback_name == NULL
+      || self->callback_name (driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
+                              cbid, &name) != CUPTI_SUCCESS
+      || name == NULL)
+    {
+      snprintf (fallback, sizeof fallback, "%s API %u", driver ? "driver" : "runtime", cbid);
+      name = fallback;
+    }
+
+  id = emit_string (out, name);
+  if (cbid < MAX_CBID)
+    self->api_names[driver][cbid] = id;
+  return id;
+}
+
+static inline uint64_t
+shift (uint64_t t,
+       int64_t  offset)
+{
+  return (uint64_t) ((int64_t) t + offset);
+}
+
+static void
+decode_kernel (KsCuptiDecoder               *self,
+               const CUpti_ActivityKernel10 *k,
+               int64_t                       offset,
+               KsOutBuf                     *out)
+{
+  KsWireKernel msg;
+
+  if (k->start == 0 && k->end == 0)
+    {
+      self->zero_time++;
+      return;
+    }
+
+  memset (&msg, 0, sizeof msg);
+  msg.name_id = intern_name (self, out, k->name);
+  msg.h.size = sizeof msg;
+  msg.h.type = KS_WIRE_KERNEL;
+  msg.start = shift (k->start, offset);
+  msg.end = shift (k->end, offset);
+  msg.device_id = k->deviceId;
+  msg.context_id = k->contextId;
+  msg.stream_id = k->streamId;
+  msg.correlation_id = k->correlationId;
+  msg.grid[0] = k->gridX;
+  msg.grid[1] = k->gridY;
+  msg.grid[2] = k->gridZ;
+  msg.block[0] = k->blockX;
+  msg.block[1] = k->blockY;
+  msg.block[2] = k->blockZ;
+  msg.static_shared = k->staticSharedMemory;
+  msg.dynamic_shared = k->dynamicSharedMemory;
+  msg.local_per_thread = k->localMemoryPerThread;
+  msg.local_total = k->localMemoryTotal_v2 ? k->localMemoryTotal_v2 : k->localMemoryTotal;
+  msg.shared_executed = k->sharedMemoryExecuted;
+  msg.grid_id = k->gridId;
+  msg.graph_node_id = k->graphNodeId;
+  msg.graph_id = k->graphId;
+  msg.registers = k->registersPerThread;
+  msg.launch_type = k->launchType;
+  msg.cache_config = k->cacheConfig.both;
+  ks_outbuf_append (out, &msg, sizeof msg);
+}
+
+size_t
+ks_cupti_decoder_decode (KsCuptiDecoder *self,
+                         uint8_t        *buffer,
+                         size_t          valid_size,
+                         int64_t         offset,
+                         KsOutBuf       *out)
+{
+  CUpti_Activity *record = NULL;
+  size_t n = 0;
+
+  if (self == NULL || buffer == NULL || valid_size == 0)
+    return 0;
+
+  while (self->next_record (buffer, valid_size, &record) == CUPTI_SUCCESS)
+    {
+      n++;
+      switch ((int) record->kind)
+        {
+        case CUPTI_ACTIVITY_KIND_KERNEL:
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+          decode_kernel (self, (const CUpti_ActivityKernel10 *) record, offset, out);
+          break;
+
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+          {
+            const CUpti_ActivityMemcpy6 *m = (const void *) record;
+            KsWireMemcpy msg;
+
+            if (m->start == 0 && m->end == 0)
+              {
+                self->zero_time++;
+                break;
+              }
+            memset (&msg, 0, sizeof msg);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_MEMCPY;
+            msg.start = shift (m->start, offset);
+            msg.end = shift (m->end, offset);
+            msg.bytes = m->bytes;
+            msg.graph_node_id = m->graphNodeId;
+            msg.device_id = m->deviceId;
+            msg.context_id = m->contextId;
+            msg.stream_id = m->streamId;
+            msg.correlation_id = m->correlationId;
+            msg.runtime_correlation_id = m->runtimeCorrelationId;
+            msg.src_device_id = m->deviceId;
+            msg.dst_device_id = m->deviceId;
+            msg.copy_kind = m->copyKind;
+            msg.src_kind = m->srcKind;
+            msg.dst_kind = m->dstKind;
+            msg.flags = m->flags;
+            ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_MEMCPY2:
+          {
+            const CUpti_ActivityMemcpyPtoP4 *m = (const void *) record;
+            KsWireMemcpy msg;
+
+            if (m->start == 0 && m->end == 0)
+              {
+                self->zero_time++;
+                break;
+              }
+            memset (&msg, 0, sizeof msg);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_MEMCPY;
+            msg.start = shift (m->start, offset);
+            msg.end = shift (m->end, offset);
+            msg.bytes = m->bytes;
+            msg.graph_node_id = m->graphNodeId;
+            msg.device_id = m->deviceId;
+            msg.context_id = m->contextId;
+            msg.stream_id = m->streamId;
+            msg.correlation_id = m->correlationId;
+            msg.src_device_id = m->srcDeviceId;
+            msg.dst_device_id = m->dstDeviceId;
+            msg.copy_kind = m->copyKind;
+            msg.src_kind = m->srcKind;
+            msg.dst_kind = m->dstKind;
+            msg.flags = m->flags;
+            ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+          {
+            const CUpti_ActivityMemset4 *m = (const void *) record;
+            KsWireMemset msg;
+
+            if (m->start == 0 && m->end == 0)
+              {
+                self->zero_time++;
+                break;
+              }
+            memset (&msg, 0, sizeof msg);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_MEMSET;
+            msg.start = shift (m->start, offset);
+            msg.end = shift (m->end, offset);
+            msg.bytes = m->bytes;
+            msg.graph_node_id = m->graphNodeId;
+            msg.device_id = m->deviceId;
+            msg.context_id = m->contextId;
+            msg.stream_id = m->streamId;
+            msg.correlation_id = m->correlationId;
+            msg.value = m->value;
+            msg.mem_kind = m->memoryKind;
+            ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER:
+          {
+            const CUpti_ActivityAPI *a = (const void *) record;
+            int driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+            KsWireApi msg;
+
+            memset (&msg, 0, sizeof msg);
+            msg.name_id = api_name (self, out, driver, a->cbid);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_API;
+            msg.start = shift (a->start, offset);
+            msg.end = shift (a->end, offset);
+            msg.tid = a->threadId;
+            msg.correlation_id = a->correlationId;
+            msg.return_value = a->returnValue;
+            msg.cbid = a->cbid;
+            msg.event_class = driver ? KS_WIRE_API_DRIVER : KS_WIRE_API_RUNTIME;
+            ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+          {
+            const CUpti_ActivitySynchronization2 *s = (const void *) record;
+            KsWireSync msg;
+
+            if (s->start == 0 && s->end == 0)
+              {
+                self->zero_time++;
+                break;
+              }
+            memset (&msg, 0, sizeof msg);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_SYNC;
+            msg.start = shift (s->start, offset);
+            msg.end = shift (s->end, offset);
+            msg.context_id = s->contextId;
+            msg.stream_id = s->streamId;
+            msg.correlation_id = s->correlationId;
+            msg.sync_type = s->type;
+            msg.event_id = s->cudaEventId;
+            ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_MEMORY2:
+          {
+            const CUpti_ActivityMemory4 *m = (const void *) record;
+            KsWireMemory msg;
+
+            memset (&msg, 0, sizeof msg);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_MEMORY;
+            msg.timestamp = shift (m->timestamp, offset);
+            msg.address = m->address;
+            msg.bytes = m->bytes;
+            msg.device_id = m->deviceId;
+            msg.context_id = m->contextId;
+            msg.stream_id = m->streamId;
+            msg.correlation_id = m->correlationId;
+            msg.operation = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
+                            ? KS_WIRE_MEMORY_FREE : KS_WIRE_MEMORY_ALLOC;
+            msg.memory_kind = (uint8_t) m->memoryKind;
+            if (m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID)
+              ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_DEVICE:
+          {
+            const CUpti_ActivityDevice5 *d = (const void *) record;
+            KsWireDevice msg;
+
+            memset (&msg, 0, sizeof msg);
+            msg.h.type = KS_WIRE_DEVICE;
+            msg.total_memory = d->globalMemorySize;
+            msg.memory_bandwidth = d->globalMemoryBandwidth;
+            msg.id = d->id;
+            msg.l2_cache_size = d->l2CacheSize;
+            msg.sm_count = d->numMultiprocessors;
+            msg.clock_rate_khz = d->coreClockRate;
+            msg.compute_major = d->computeCapabilityMajor;
+            msg.compute_minor = d->computeCapabilityMinor;
+            msg.max_threads_per_block = d->maxThreadsPerBlock;
+            msg.max_warps_per_sm = d->maxWarpsPerMultiprocessor;
+            msg.max_shmem_per_sm = d->maxSharedMemoryPerMultiprocessor;
+            msg.max_registers_per_sm = d->maxRegistersPerMultiprocessor;
+            msg.threads_per_warp = d->numThreadsPerWarp;
+            msg.max_blocks_per_sm = d->maxBlocksPerMultiprocessor;
+            msg.max_registers_per_block = d->maxRegistersPerBlock;
+            msg.max_shmem_per_block = d->maxSharedMemoryPerBlock;
+            msg.constant_memory = d->constantMemorySize;
+            memcpy (msg.uuid, &d->uuid, sizeof msg.uuid);
+            ks_outbuf_append_text (out, &msg, sizeof msg, d->name);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_CONTEXT:
+          {
+            const CUpti_ActivityContext3 *c = (const void *) record;
+            KsWireContext msg;
+
+            memset (&msg, 0, sizeof msg);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_CONTEXT;
+            msg.context_id = c->contextId;
+            msg.device_id = c->deviceId;
+            msg.null_stream_id = c->nullStreamId;
+            ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_STREAM:
+          {
+            const CUpti_ActivityStream *s = (const void *) record;
+            KsWireStream msg;
+
+            memset (&msg, 0, sizeof msg);
+            msg.h.size = sizeof msg;
+            msg.h.type = KS_WIRE_STREAM;
+            msg.context_id = s->contextId;
+            msg.stream_id = s->streamId;
+            msg.priority = s->priority;
+            msg.flag = s->flag;
+            ks_outbuf_append (out, &msg, sizeof msg);
+          }
+          break;
+
+        case CUPTI_ACTIVITY_KIND_OVERHEAD:
+          {
+            const CUpti_ActivityOverhead3 *o = (const void *) record;
+
+            /* CUPTI hands ownership of this pointer to the client. */
+            free (o->overheadData);
+          }
+          break;
+
+        default:
+          break;
+        }
+    }
+
+  return n;
+}

@@ -1,0 +1,105 @@
+/* ks-record-session.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "ks-record-writer.h"
+
+G_BEGIN_DECLS
+
+/* A recording: the socket traced processes connect to, the thread that
+ * receives their messages and writes them (ks-record-writer), and the NVML
+ * sampler. Spawning and ending the command is the caller's job (the CLI);
+ * the session only hands out the environment the command needs. */
+
+typedef enum
+{
+  KS_RECORD_TRACE_CUDA        = 1 << 0,
+  KS_RECORD_TRACE_NVTX        = 1 << 1,
+  KS_RECORD_TRACE_OSRT        = 1 << 2,
+  KS_RECORD_TRACE_GPU_METRICS = 1 << 3,
+} KsRecordTrace;
+
+typedef struct
+{
+  KsRecordTrace trace;
+  char         *capture_range;       /* "none", "cudaProfilerApi", "nvtx:NAME[@DOMAIN]" */
+  double        delay_s;
+  guint         gpu_metrics_hz;
+  guint64       osrt_threshold_ns;
+  gboolean      cuda_memory;
+} KsRecordOptions;
+
+typedef struct
+{
+  double   elapsed_s;
+  guint64  events;
+  guint    processes;
+  guint    cuda_processes;
+  guint64  kernels;
+  guint64  nvtx_ranges;
+  guint64  dropped;
+  guint    n_gpus;
+  /* latest NVML sample per GPU, up to 8 */
+  struct {
+    char    name[96];
+    gint    utilization;     /* -1 unknown */
+    gint64  memory_used;     /* -1 unknown */
+    gint64  memory_total;
+  } gpus[8];
+} KsRecordStats;
+
+typedef struct _KsRecordSession KsRecordSession;
+
+KsRecordSession *ks_record_session_new          (const char              *output_path,
+                                                 const KsRecordOptions   *options,
+                                                 GError                 **error);
+void             ks_record_session_free         (KsRecordSession         *self);
+
+/* Directory holding libkinescope-inject.so (and -osrt), or NULL. */
+const char      *ks_record_session_get_inject_dir (KsRecordSession       *self);
+char           **ks_record_session_build_environ (KsRecordSession        *self,
+                                                 char                   **environ_);
+/* Starts the receiving and sampling threads. */
+void             ks_record_session_start        (KsRecordSession         *self);
+/* TRUE once writing failed (disk full...); finish() then says why. */
+gboolean         ks_record_session_failed       (KsRecordSession         *self);
+char            *ks_record_trace_to_string      (KsRecordTrace            trace);
+void             ks_record_session_set_command  (KsRecordSession         *self,
+                                                 GPid                     pid,
+                                                 const char * const      *argv);
+void             ks_record_session_get_stats    (KsRecordSession         *self,
+                                                 KsRecordStats           *stats);
+/* Whether a process reported that another CUPTI client holds CUPTI;
+ * returns the message (transfer full) or NULL. */
+char            *ks_record_session_dup_cupti_conflict (KsRecordSession   *self);
+guint            ks_record_session_get_open_connections (KsRecordSession *self);
+
+/* Stops receiving (after waiting up to @grace_ms for connected processes
+ * to finish sending), writes the rest and closes the file. */
+gboolean         ks_record_session_finish       (KsRecordSession         *self,
+                                                 guint                    grace_ms,
+                                                 gboolean                 complete,
+                                                 const char              *end_reason,
+                                                 GError                 **error);
+const KsRecordCounts *ks_record_session_get_counts (KsRecordSession      *self);
+guint            ks_record_session_get_n_processes (KsRecordSession      *self);
+guint64          ks_record_session_get_dropped  (KsRecordSession         *self);
+
+/* Parses wire messages as if they came from a process: used by the
+ * receiving thread, and by tests that feed decoded CUPTI buffers. */
+typedef struct _KsRecordConnection KsRecordConnection;
+
+KsRecordConnection *ks_record_connection_new    (KsRecordSession         *self);
+gboolean         ks_record_connection_feed      (KsRecordConnection      *conn,
+                                                 const guint8            *data,
+                                                 gsize                    len);
+void             ks_record_connection_free      (KsRecordConnection      *conn);
+
+G_END_DECLS

@@ -1,0 +1,957 @@
+/* ks-record-writer.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-record-writer"
+
+#include "config.h"
+
+#include "ks-record-writer.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib/gi18n.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#define COMMIT_INTERVAL_US (250 * 1000)
+
+typedef enum
+{
+  T_STRINGS,
+  T_PROCESSES,
+  T_THREAD_NAMES,
+  T_KS_THREADS,
+  T_KERNEL,
+  T_MEMCPY,
+  T_MEMSET,
+  T_RUNTIME,
+  T_SYNC,
+  T_NVTX,
+  T_OSRT,
+  T_STREAM,
+  T_GPU,
+  T_COUNTERS,
+  T_SAMPLES,
+  T_MEMORY,
+  T_DIAG,
+  T_CAPTURE,
+  N_TABLES
+} Table;
+
+typedef struct
+{
+  const char *name;
+  const char *create;
+  const char *insert;
+} TableDef;
+
+static const TableDef tables[N_TABLES] = {
+  [T_STRINGS] = { "StringIds",
+    "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL)",
+    "INSERT INTO StringIds (id, value) VALUES (?, ?)" },
+  [T_PROCESSES] = { "PROCESSES",
+    "CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT)",
+    "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?, ?, ?)" },
+  [T_THREAD_NAMES] = { "ThreadNames",
+    "CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER)",
+    "INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES (?, NULL, ?)" },
+  [T_KS_THREADS] = { "KS_THREADS",
+    "CREATE TABLE KS_THREADS (globalTid INTEGER, pid INTEGER, tid INTEGER, originalPid TEXT, "
+    "originalTid TEXT, name TEXT, role TEXT)",
+    "INSERT INTO KS_THREADS (globalTid, pid, tid, originalPid, originalTid, name, role) "
+    "VALUES (?, ?, ?, NULL, NULL, ?, ?)" },
+  [T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
+    "correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, "
+    "shortName INTEGER NOT NULL, mangledName INTEGER, launchType INTEGER, cacheConfig INTEGER, "
+    "registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, "
+    "gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, "
+    "staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL, "
+    "localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL, "
+    "sharedMemoryExecuted INTEGER, graphNodeId INTEGER, graphId INTEGER)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+  [T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
+    "correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, "
+    "srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, dstDeviceId INTEGER, graphNodeId INTEGER, "
+    "runtimeCorrelationId INTEGER)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+  [T_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
+    "correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL, "
+    "graphNodeId INTEGER, memKind INTEGER)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+  [T_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, "
+    "returnValue INTEGER NOT NULL, callchainId INTEGER)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, ?, ?, ?, NULL)" },
+  [T_SYNC] = { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
+    "correlationId INTEGER, globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+  [T_NVTX] = { "NVTX_EVENTS",
+    "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, "
+    "rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, "
+    "endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, "
+    "doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL)",
+    "INSERT INTO NVTX_EVENTS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+  [T_OSRT] = { "OSRT_API",
+    "CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, "
+    "globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER, "
+    "callchainId INTEGER NOT NULL)",
+    "INSERT INTO OSRT_API VALUES (?, ?, 27, ?, ?, ?, 0, 0)" },
+  [T_STREAM] = { "TARGET_INFO_CUDA_STREAM",
+    "CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER NOT NULL, hwId INTEGER NOT NULL, "
+    "vmId INTEGER NOT NULL, processId INTEGER NOT NULL, contextId INTEGER NOT NULL, "
+    "priority INTEGER NOT NULL, flag INTEGER NOT NULL)",
+    "INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (?, 0, 0, ?, ?, ?, ?)" },
+  [T_GPU] = { "TARGET_INFO_GPU",
+    "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, "
+    "busLocation TEXT, totalMemory INTEGER, smCount INTEGER, uuid TEXT, computeMajor INTEGER, "
+    "computeMinor INTEGER, maxThreadsPerBlock INTEGER, maxWarpsPerSm INTEGER, maxShmemPerSm INTEGER, "
+    "maxRegistersPerSm INTEGER, threadsPerWarp INTEGER, clockRate INTEGER, memoryBandwidth INTEGER, "
+    "l2CacheSize INTEGER)",
+    "INSERT INTO TARGET_INFO_GPU VALUES (0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+  [T_COUNTERS] = { "KS_COUNTERS",
+    "CREATE TABLE KS_COUNTERS (id INTEGER PRIMARY KEY, name TEXT NOT NULL, unit TEXT, "
+    "deviceId INTEGER, globalPid INTEGER, description TEXT)",
+    "INSERT INTO KS_COUNTERS VALUES (?, ?, ?, ?, NULL, ?)" },
+  [T_SAMPLES] = { "KS_COUNTER_SAMPLES",
+    "CREATE TABLE KS_COUNTER_SAMPLES (counterId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value REAL)",
+    "INSERT INTO KS_COUNTER_SAMPLES VALUES (?, ?, ?)" },
+  [T_MEMORY] = { "KS_MEMORY_EVENTS",
+    "CREATE TABLE KS_MEMORY_EVENTS (timestamp INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, "
+    "address INTEGER, bytes INTEGER, totalAllocated INTEGER, totalReserved INTEGER)",
+    "INSERT INTO KS_MEMORY_EVENTS VALUES (?, ?, ?, ?, ?, ?, NULL)" },
+  [T_DIAG] = { "KS_DIAGNOSTICS",
+    "CREATE TABLE KS_DIAGNOSTICS (timestamp INTEGER, severity TEXT, source TEXT, text TEXT)",
+    "INSERT INTO KS_DIAGNOSTICS VALUES (?, ?, ?, ?)" },
+  [T_CAPTURE] = { "META_DATA_CAPTURE",
+    "CREATE TABLE META_DATA_CAPTURE (name TEXT NOT NULL, value TEXT)",
+    "INSERT INTO META_DATA_CAPTURE VALUES (?, ?)" },
+};
+
+struct _KsRecordWriter
+{
+  sqlite3        *db;
+  char           *path;
+  sqlite3_stmt   *stmts[N_TABLES];
+  sqlite3_stmt   *meta_stmt;
+  GHashTable     *strings;      /* text → id */
+  guint32         next_string;
+  guint32         next_counter;
+  guint64         start_mono;
+  gint64          start_utc;
+  gint64          last_commit_us;
+  GError         *error;
+  KsRecordCounts  counts;
+};
+
+static void
+fail (KsRecordWriter *self)
+{
+  int code;
+  int sys_errno;
+
+  if (self->error != NULL)
+    return;
+
+  code = sqlite3_errcode (self->db);
+  sys_errno = sqlite3_system_errno (self->db);
+  if (code == SQLITE_FULL || sys_errno == ENOSPC || sys_errno == EFBIG || sys_errno == EDQUOT)
+    g_set_error (&self->error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                 _("Could not write “%s”: the disk is full or the file size limit was reached"),
+                 self->path);
+  else
+    g_set_error (&self->error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 _("Could not write “%s”: %s"), self->path, sqlite3_errmsg (self->db));
+}
+
+static gboolean
+exec (KsRecordWriter *self,
+      const char     *sql)
+{
+  if (self->error != NULL)
+    return FALSE;
+  if (sqlite3_exec (self->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    {
+      fail (self);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static sqlite3_stmt *
+stmt (KsRecordWriter *self,
+      Table           table)
+{
+  if (self->error != NULL)
+    return NULL;
+  if (self->stmts[table] == NULL)
+    {
+      if (!exec (self, tables[table].create))
+        return NULL;
+      if (sqlite3_prepare_v3 (self->db, tables[table].insert, -1, SQLITE_PREPARE_PERSISTENT,
+                              &self->stmts[table], NULL) != SQLITE_OK)
+        {
+          fail (self);
+          return NULL;
+        }
+    }
+  return self->stmts[table];
+}
+
+static void
+step (KsRecordWriter *self,
+      sqlite3_stmt   *s)
+{
+  if (sqlite3_step (s) != SQLITE_DONE)
+    fail (self);
+  sqlite3_reset (s);
+  sqlite3_clear_bindings (s);
+  self->counts.rows++;
+}
+
+static inline gint64
+rel (KsRecordWriter *self,
+     guint64         t)
+{
+  return (gint64) t - (gint64) self->start_mono;
+}
+
+static void
+bind_text_or_null (sqlite3_stmt *s,
+                   int           i,
+                   const char   *text)
+{
+  if (text != NULL)
+    sqlite3_bind_text (s, i, text, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (s, i);
+}
+
+void
+ks_record_writer_set_meta (KsRecordWriter *self,
+                           const char     *name,
+                           const char     *value)
+{
+  if (self->error != NULL)
+    return;
+  sqlite3_bind_text (self->meta_stmt, 1, name, -1, SQLITE_TRANSIENT);
+  bind_text_or_null (self->meta_stmt, 2, value);
+  if (sqlite3_step (self->meta_stmt) != SQLITE_DONE)
+    fail (self);
+  sqlite3_reset (self->meta_stmt);
+}
+
+KsRecordWriter *
+ks_record_writer_new (const char  *path,
+                      guint64      start_mono_ns,
+                      gint64       start_utc_ns,
+                      GError     **error)
+{
+  KsRecordWriter *self;
+  g_autoptr(GDateTime) utc = NULL;
+  g_autoptr(GDateTime) local = NULL;
+  g_autofree char *utc_text = NULL;
+  g_autofree char *local_text = NULL;
+  g_autofree char *sql = NULL;
+  int rc;
+
+  self = g_new0 (KsRecordWriter, 1);
+  self->path = g_strdup (path);
+  self->strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->next_string = 1;
+  self->next_counter = 1;
+  self->start_mono = start_mono_ns;
+  self->start_utc = start_utc_ns;
+
+  rc = sqlite3_open_v2 (path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("Could not create “%s”: %s"), path,
+                   self->db ? sqlite3_errmsg (self->db) : sqlite3_errstr (rc));
+      ks_record_writer_free (self);
+      return NULL;
+    }
+
+  exec (self, "PRAGMA application_id = 1263747919");  /* 0x4B53434F "KSCO" */
+  exec (self, "PRAGMA user_version = 1");
+  exec (self, "PRAGMA journal_mode = DELETE");
+  exec (self, "PRAGMA synchronous = NORMAL");
+  exec (self, "PRAGMA cache_size = -32768");
+  exec (self, "CREATE TABLE KS_META (name TEXT PRIMARY KEY, value TEXT)");
+  if (self->error == NULL
+      && sqlite3_prepare_v3 (self->db, "INSERT OR REPLACE INTO KS_META (name, value) VALUES (?, ?)",
+                             -1, SQLITE_PREPARE_PERSISTENT, &self->meta_stmt, NULL) != SQLITE_OK)
+    fail (self);
+
+  exec (self, "BEGIN");
+  ks_record_writer_set_meta (self, "format_version", "1");
+  ks_record_writer_set_meta (self, "producer", "kinescope-cli " PACKAGE_VERSION);
+  ks_record_writer_set_meta (self, "source_format", "cupti");
+  ks_record_writer_set_meta (self, "complete", "0");
+  ks_record_writer_set_meta (self, "dropped_records", "0");
+  ks_record_writer_set_meta (self, "clock", "CLOCK_MONOTONIC");
+
+  utc = g_date_time_new_from_unix_utc (start_utc_ns / 1000000000);
+  local = utc ? g_date_time_to_local (utc) : NULL;
+  utc_text = utc ? g_date_time_format_iso8601 (utc) : g_strdup ("");
+  local_text = local ? g_date_time_format_iso8601 (local) : g_strdup ("");
+  sql = g_strdup_printf ("CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
+                         "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (%" G_GINT64_FORMAT ", '%s', '%s')",
+                         start_utc_ns, utc_text, local_text);
+  exec (self, sql);
+  ks_record_writer_commit (self);
+
+  if (self->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->error));
+      ks_record_writer_free (self);
+      return NULL;
+    }
+
+  return self;
+}
+
+void
+ks_record_writer_free (KsRecordWriter *self)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < N_TABLES; i++)
+    g_clear_pointer (&self->stmts[i], sqlite3_finalize);
+  g_clear_pointer (&self->meta_stmt, sqlite3_finalize);
+  if (self->db != NULL)
+    {
+      if (sqlite3_get_autocommit (self->db) == 0)
+        sqlite3_exec (self->db, "COMMIT", NULL, NULL, NULL);
+      sqlite3_close (self->db);
+    }
+  g_clear_pointer (&self->strings, g_hash_table_unref);
+  g_clear_error (&self->error);
+  g_free (self->path);
+  g_free (self);
+}
+
+const GError *
+ks_record_writer_get_error (KsRecordWriter *self)
+{
+  return self->error;
+}
+
+const KsRecordCounts *
+ks_record_writer_get_counts (KsRecordWriter *self)
+{
+  return &self->counts;
+}
+
+gboolean
+ks_record_writer_commit (KsRecordWriter *self)
+{
+  if (self->error != NULL)
+    return FALSE;
+  if (sqlite3_get_autocommit (self->db) == 0 && !exec (self, "COMMIT"))
+    return FALSE;
+  self->last_commit_us = g_get_monotonic_time ();
+  return exec (self, "BEGIN");
+}
+
+gboolean
+ks_record_writer_commit_if_due (KsRecordWriter *self)
+{
+  if (g_get_monotonic_time () - self->last_commit_us < COMMIT_INTERVAL_US)
+    return self->error == NULL;
+  return ks_record_writer_commit (self);
+}
+
+guint32
+ks_record_writer_intern (KsRecordWriter *self,
+                         const char     *text)
+{
+  gpointer value;
+  sqlite3_stmt *s;
+  guint32 id;
+
+  if (text == NULL)
+    text = "";
+  if (g_hash_table_lookup_extended (self->strings, text, NULL, &value))
+    return GPOINTER_TO_UINT (value);
+
+  id = self->next_string++;
+  g_hash_table_insert (self->strings, g_strdup (text), GUINT_TO_POINTER (id));
+  if ((s = stmt (self, T_STRINGS)) != NULL)
+    {
+      sqlite3_bind_int64 (s, 1, id);
+      sqlite3_bind_text (s, 2, text, -1, SQLITE_TRANSIENT);
+      step (self, s);
+    }
+  return id;
+}
+
+void
+ks_record_writer_add_capture_meta (KsRecordWriter *self,
+                                   const char     *name,
+                                   const char     *value)
+{
+  sqlite3_stmt *s = stmt (self, T_CAPTURE);
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_text (s, 1, name, -1, SQLITE_TRANSIENT);
+  bind_text_or_null (s, 2, value);
+  step (self, s);
+}
+
+void
+ks_record_writer_add_process (KsRecordWriter *self,
+                              gint64          pid,
+                              const char     *name)
+{
+  sqlite3_stmt *s = stmt (self, T_PROCESSES);
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, 1, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, 2, pid);
+  bind_text_or_null (s, 3, name);
+  step (self, s);
+}
+
+void
+ks_record_writer_add_thread (KsRecordWriter *self,
+                             gint64          pid,
+                             gint64          tid,
+                             const char     *name,
+                             const char     *role)
+{
+  sqlite3_stmt *s;
+  guint32 name_id;
+
+  if (name != NULL && *name)
+    {
+      name_id = ks_record_writer_intern (self, name);
+      if ((s = stmt (self, T_THREAD_NAMES)) != NULL)
+        {
+          sqlite3_bind_int64 (s, 1, name_id);
+          sqlite3_bind_int64 (s, 2, ks_global_tid (pid, tid));
+          step (self, s);
+        }
+    }
+  if ((s = stmt (self, T_KS_THREADS)) != NULL)
+    {
+      sqlite3_bind_int64 (s, 1, ks_global_tid (pid, tid));
+      sqlite3_bind_int64 (s, 2, pid);
+      sqlite3_bind_int64 (s, 3, tid);
+      bind_text_or_null (s, 4, name);
+      bind_text_or_null (s, 5, role);
+      step (self, s);
+    }
+}
+
+void
+ks_record_writer_add_kernel (KsRecordWriter     *self,
+                             gint64              pid,
+                             const KsWireKernel *k,
+                             guint32             demangled_id,
+                             guint32             short_id,
+                             guint32             mangled_id)
+{
+  sqlite3_stmt *s = stmt (self, T_KERNEL);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, rel (self, k->start));
+  sqlite3_bind_int64 (s, i++, rel (self, k->end));
+  sqlite3_bind_int64 (s, i++, k->device_id);
+  sqlite3_bind_int64 (s, i++, k->context_id);
+  sqlite3_bind_int64 (s, i++, k->stream_id);
+  sqlite3_bind_int64 (s, i++, k->correlation_id);
+  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, demangled_id);
+  sqlite3_bind_int64 (s, i++, short_id);
+  sqlite3_bind_int64 (s, i++, mangled_id);
+  sqlite3_bind_int64 (s, i++, k->launch_type);
+  sqlite3_bind_int64 (s, i++, k->cache_config);
+  sqlite3_bind_int64 (s, i++, k->registers);
+  for (int d = 0; d < 3; d++)
+    sqlite3_bind_int64 (s, i++, k->grid[d]);
+  for (int d = 0; d < 3; d++)
+    sqlite3_bind_int64 (s, i++, k->block[d]);
+  sqlite3_bind_int64 (s, i++, k->static_shared);
+  sqlite3_bind_int64 (s, i++, k->dynamic_shared);
+  sqlite3_bind_int64 (s, i++, k->local_per_thread);
+  sqlite3_bind_int64 (s, i++, (gint64) k->local_total);
+  sqlite3_bind_int64 (s, i++, k->grid_id);
+  sqlite3_bind_int64 (s, i++, k->shared_executed);
+  sqlite3_bind_int64 (s, i++, (gint64) k->graph_node_id);
+  sqlite3_bind_int64 (s, i++, k->graph_id);
+  step (self, s);
+  self->counts.kernels++;
+}
+
+void
+ks_record_writer_add_memcpy (KsRecordWriter     *self,
+                             gint64              pid,
+                             const KsWireMemcpy *m)
+{
+  sqlite3_stmt *s = stmt (self, T_MEMCPY);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, rel (self, m->start));
+  sqlite3_bind_int64 (s, i++, rel (self, m->end));
+  sqlite3_bind_int64 (s, i++, m->device_id);
+  sqlite3_bind_int64 (s, i++, m->context_id);
+  sqlite3_bind_int64 (s, i++, m->stream_id);
+  sqlite3_bind_int64 (s, i++, m->correlation_id);
+  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, (gint64) m->bytes);
+  sqlite3_bind_int64 (s, i++, m->copy_kind);
+  sqlite3_bind_int64 (s, i++, m->src_kind);
+  sqlite3_bind_int64 (s, i++, m->dst_kind);
+  sqlite3_bind_int64 (s, i++, m->src_device_id);
+  sqlite3_bind_int64 (s, i++, m->dst_device_id);
+  sqlite3_bind_int64 (s, i++, (gint64) m->graph_node_id);
+  sqlite3_bind_int64 (s, i++, m->runtime_correlation_id);
+  step (self, s);
+  self->counts.memcpys++;
+}
+
+void
+ks_record_writer_add_memset (KsRecordWriter     *self,
+                             gint64              pid,
+                             const KsWireMemset *m)
+{
+  sqlite3_stmt *s = stmt (self, T_MEMSET);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, rel (self, m->start));
+  sqlite3_bind_int64 (s, i++, rel (self, m->end));
+  sqlite3_bind_int64 (s, i++, m->device_id);
+  sqlite3_bind_int64 (s, i++, m->context_id);
+  sqlite3_bind_int64 (s, i++, m->stream_id);
+  sqlite3_bind_int64 (s, i++, m->correlation_id);
+  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, m->value);
+  sqlite3_bind_int64 (s, i++, (gint64) m->bytes);
+  sqlite3_bind_int64 (s, i++, (gint64) m->graph_node_id);
+  sqlite3_bind_int64 (s, i++, m->mem_kind);
+  step (self, s);
+  self->counts.memsets++;
+}
+
+void
+ks_record_writer_add_api (KsRecordWriter  *self,
+                          gint64           pid,
+                          const KsWireApi *a,
+                          guint32          name_id)
+{
+  sqlite3_stmt *s = stmt (self, T_RUNTIME);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, rel (self, a->start));
+  sqlite3_bind_int64 (s, i++, rel (self, a->end));
+  sqlite3_bind_int64 (s, i++, a->event_class);
+  sqlite3_bind_int64 (s, i++, ks_global_tid (pid, a->tid));
+  sqlite3_bind_int64 (s, i++, a->correlation_id);
+  sqlite3_bind_int64 (s, i++, name_id);
+  sqlite3_bind_int64 (s, i++, a->return_value);
+  step (self, s);
+  self->counts.api_calls++;
+}
+
+void
+ks_record_writer_add_sync (KsRecordWriter   *self,
+                           gint64            pid,
+                           guint32           device_id,
+                           const KsWireSync *sy)
+{
+  sqlite3_stmt *s = stmt (self, T_SYNC);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, rel (self, sy->start));
+  sqlite3_bind_int64 (s, i++, rel (self, sy->end));
+  sqlite3_bind_int64 (s, i++, device_id);
+  sqlite3_bind_int64 (s, i++, sy->context_id);
+  /* CUPTI reports stream 0xFFFFFFFF for context-wide syncs */
+  sqlite3_bind_int64 (s, i++, sy->stream_id == G_MAXUINT32 ? -1 : (gint64) sy->stream_id);
+  sqlite3_bind_int64 (s, i++, sy->correlation_id);
+  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, sy->sync_type);
+  sqlite3_bind_int64 (s, i++, sy->event_id == G_MAXUINT32 ? -1 : (gint64) sy->event_id);
+  step (self, s);
+  self->counts.syncs++;
+}
+
+void
+ks_record_writer_add_memory (KsRecordWriter *self,
+                             gint64          pid,
+                             gint64          tid,
+                             guint64         timestamp,
+                             gint            device_id,
+                             guint64         address,
+                             gint64          bytes,
+                             gint64          total_allocated)
+{
+  sqlite3_stmt *s = stmt (self, T_MEMORY);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, rel (self, timestamp));
+  sqlite3_bind_int64 (s, i++, ks_global_tid (pid, tid));
+  sqlite3_bind_int64 (s, i++, device_id);
+  sqlite3_bind_int64 (s, i++, (gint64) address);
+  sqlite3_bind_int64 (s, i++, bytes);
+  sqlite3_bind_int64 (s, i++, total_allocated);
+  step (self, s);
+  self->counts.memory_events++;
+}
+
+void
+ks_record_writer_add_stream (KsRecordWriter     *self,
+                             gint64              pid,
+                             const KsWireStream *st)
+{
+  sqlite3_stmt *s = stmt (self, T_STREAM);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, st->stream_id);
+  sqlite3_bind_int64 (s, i++, pid);
+  sqlite3_bind_int64 (s, i++, st->context_id);
+  sqlite3_bind_int64 (s, i++, (gint32) st->priority);
+  sqlite3_bind_int64 (s, i++, st->flag);
+  step (self, s);
+}
+
+void
+ks_record_writer_add_nvtx (KsRecordWriter *self,
+                           gint64          pid,
+                           guint32         event_type,
+                           guint64         start,
+                           guint64         end,
+                           gint64          tid,
+                           gint64          end_tid,
+                           guint64         range_id,
+                           guint32         category,
+                           gboolean        has_color,
+                           guint32         color,
+                           const char     *text,
+                           guint32         text_id,
+                           guint32         domain_id,
+                           guint           payload_type,
+                           guint64         payload)
+{
+  sqlite3_stmt *s = stmt (self, T_NVTX);
+  int payload_col;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, 1, rel (self, start));
+  if (end != 0 && event_type != KS_NVTX_MARK && event_type != KS_NVTX_DOMAIN && event_type != 33)
+    sqlite3_bind_int64 (s, 2, rel (self, end));
+  sqlite3_bind_int64 (s, 3, event_type);
+  if (event_type == KS_NVTX_START_END)
+    sqlite3_bind_int64 (s, 4, (gint64) range_id);
+  if (category != 0 || event_type == 33)
+    sqlite3_bind_int64 (s, 5, category);
+  if (has_color)
+    sqlite3_bind_int64 (s, 6, color);
+  bind_text_or_null (s, 7, text);
+  sqlite3_bind_int64 (s, 8, ks_global_tid (pid, tid));
+  if (event_type == KS_NVTX_START_END && end_tid != 0)
+    sqlite3_bind_int64 (s, 9, ks_global_tid (pid, end_tid));
+  if (text_id != 0)
+    sqlite3_bind_int64 (s, 10, text_id);
+  sqlite3_bind_int64 (s, 11, domain_id);
+
+  /* NVTX_PAYLOAD_TYPE_*: 1 u64, 2 i64, 3 double, 4 u32, 5 i32, 6 float */
+  payload_col = 11 + (int) payload_type;
+  switch (payload_type)
+    {
+    case 1:
+    case 2:
+      sqlite3_bind_int64 (s, payload_col, (gint64) payload);
+      break;
+    case 3:
+      {
+        double d;
+
+        memcpy (&d, &payload, sizeof d);
+        sqlite3_bind_double (s, payload_col, d);
+      }
+      break;
+    case 4:
+      sqlite3_bind_int64 (s, payload_col, (guint32) payload);
+      break;
+    case 5:
+      sqlite3_bind_int64 (s, payload_col, (gint32) (guint32) payload);
+      break;
+    case 6:
+      {
+        float f;
+        guint32 bits = (guint32) payload;
+
+        memcpy (&f, &bits, sizeof f);
+        sqlite3_bind_double (s, payload_col, f);
+      }
+      break;
+    default:
+      break;
+    }
+  step (self, s);
+
+  if (event_type == KS_NVTX_MARK)
+    self->counts.nvtx_marks++;
+  else if (event_type == KS_NVTX_PUSH_POP || event_type == KS_NVTX_START_END)
+    self->counts.nvtx_ranges++;
+}
+
+static const char * const osrt_names[KS_OSRT_N_FUNCTIONS] = {
+  [KS_OSRT_PTHREAD_MUTEX_LOCK] = "pthread_mutex_lock",
+  [KS_OSRT_PTHREAD_COND_WAIT] = "pthread_cond_wait",
+  [KS_OSRT_PTHREAD_COND_TIMEDWAIT] = "pthread_cond_timedwait",
+  [KS_OSRT_PTHREAD_JOIN] = "pthread_join",
+  [KS_OSRT_SEM_WAIT] = "sem_wait",
+  [KS_OSRT_SEM_TIMEDWAIT] = "sem_timedwait",
+  [KS_OSRT_NANOSLEEP] = "nanosleep",
+  [KS_OSRT_CLOCK_NANOSLEEP] = "clock_nanosleep",
+  [KS_OSRT_USLEEP] = "usleep",
+  [KS_OSRT_SLEEP] = "sleep",
+  [KS_OSRT_READ] = "read",
+  [KS_OSRT_READV] = "readv",
+  [KS_OSRT_PREAD] = "pread",
+  [KS_OSRT_WRITE] = "write",
+  [KS_OSRT_RECV] = "recv",
+  [KS_OSRT_RECVFROM] = "recvfrom",
+  [KS_OSRT_RECVMSG] = "recvmsg",
+  [KS_OSRT_POLL] = "poll",
+  [KS_OSRT_PPOLL] = "ppoll",
+  [KS_OSRT_SELECT] = "select",
+  [KS_OSRT_PSELECT] = "pselect",
+  [KS_OSRT_EPOLL_WAIT] = "epoll_wait",
+  [KS_OSRT_EPOLL_PWAIT] = "epoll_pwait",
+  [KS_OSRT_ACCEPT] = "accept",
+  [KS_OSRT_ACCEPT4] = "accept4",
+  [KS_OSRT_CONNECT] = "connect",
+  [KS_OSRT_WAITPID] = "waitpid",
+};
+
+void
+ks_record_writer_add_osrt (KsRecordWriter   *self,
+                           gint64            pid,
+                           const KsWireOsrt *o)
+{
+  sqlite3_stmt *s;
+  guint32 name_id;
+
+  if (o->function >= KS_OSRT_N_FUNCTIONS)
+    return;
+  name_id = ks_record_writer_intern (self, osrt_names[o->function]);
+  if ((s = stmt (self, T_OSRT)) == NULL)
+    return;
+  sqlite3_bind_int64 (s, 1, rel (self, o->start));
+  sqlite3_bind_int64 (s, 2, rel (self, o->end));
+  sqlite3_bind_int64 (s, 3, ks_global_tid (pid, o->tid));
+  sqlite3_bind_int64 (s, 4, name_id);
+  sqlite3_bind_int64 (s, 5, o->return_value);
+  step (self, s);
+  self->counts.osrt_calls++;
+}
+
+guint32
+ks_record_writer_add_counter (KsRecordWriter *self,
+                              const char     *name,
+                              const char     *unit,
+                              gint            device_id,
+                              const char     *description)
+{
+  sqlite3_stmt *s = stmt (self, T_COUNTERS);
+  guint32 id = self->next_counter++;
+
+  if (s == NULL)
+    return id;
+  sqlite3_bind_int64 (s, 1, id);
+  sqlite3_bind_text (s, 2, name, -1, SQLITE_TRANSIENT);
+  bind_text_or_null (s, 3, unit);
+  if (device_id >= 0)
+    sqlite3_bind_int64 (s, 4, device_id);
+  bind_text_or_null (s, 5, description);
+  step (self, s);
+  return id;
+}
+
+void
+ks_record_writer_add_sample (KsRecordWriter *self,
+                             guint32         counter_id,
+                             guint64         timestamp,
+                             double          value)
+{
+  sqlite3_stmt *s = stmt (self, T_SAMPLES);
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, 1, counter_id);
+  sqlite3_bind_int64 (s, 2, rel (self, timestamp));
+  sqlite3_bind_double (s, 3, value);
+  step (self, s);
+  self->counts.counter_samples++;
+}
+
+void
+ks_record_writer_add_diagnostic (KsRecordWriter *self,
+                                 guint64         timestamp,
+                                 const char     *severity,
+                                 const char     *source,
+                                 const char     *text)
+{
+  sqlite3_stmt *s = stmt (self, T_DIAG);
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, 1, timestamp ? rel (self, timestamp) : 0);
+  bind_text_or_null (s, 2, severity);
+  bind_text_or_null (s, 3, source);
+  bind_text_or_null (s, 4, text);
+  step (self, s);
+}
+
+void
+ks_record_writer_add_gpu (KsRecordWriter    *self,
+                          const KsRecordGpu *g)
+{
+  sqlite3_stmt *s = stmt (self, T_GPU);
+  int i = 1;
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, i++, g->id);
+  bind_text_or_null (s, i++, g->name);
+  bind_text_or_null (s, i++, g->bus_location);
+  sqlite3_bind_int64 (s, i++, (gint64) g->total_memory);
+  sqlite3_bind_int64 (s, i++, g->sm_count);
+  bind_text_or_null (s, i++, g->uuid);
+  sqlite3_bind_int64 (s, i++, g->compute_major);
+  sqlite3_bind_int64 (s, i++, g->compute_minor);
+  sqlite3_bind_int64 (s, i++, g->max_threads_per_block);
+  sqlite3_bind_int64 (s, i++, g->max_warps_per_sm);
+  sqlite3_bind_int64 (s, i++, g->max_shmem_per_sm);
+  sqlite3_bind_int64 (s, i++, g->max_registers_per_sm);
+  sqlite3_bind_int64 (s, i++, g->threads_per_warp);
+  sqlite3_bind_int64 (s, i++, (gint64) g->clock_rate_hz);
+  sqlite3_bind_int64 (s, i++, (gint64) g->memory_bandwidth);
+  sqlite3_bind_int64 (s, i++, g->l2_cache_size);
+  step (self, s);
+}
+
+static void
+write_enums (KsRecordWriter *self)
+{
+  static const char *sql =
+    "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
+    "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown'),"
+    "(1,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device'),(2,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host'),"
+    "(3,'CUDA_MEMCPY_KIND_HTOA','Host-to-Array'),(4,'CUDA_MEMCPY_KIND_ATOH','Array-to-Host'),"
+    "(5,'CUDA_MEMCPY_KIND_ATOA','Array-to-Array'),(6,'CUDA_MEMCPY_KIND_ATOD','Array-to-Device'),"
+    "(7,'CUDA_MEMCPY_KIND_DTOA','Device-to-Array'),(8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device'),"
+    "(9,'CUDA_MEMCPY_KIND_HTOH','Host-to-Host'),(10,'CUDA_MEMCPY_KIND_PTOP','Peer-to-Peer');"
+    "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
+    "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0,'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN','Unknown'),"
+    "(1,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable'),(2,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned'),"
+    "(3,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device'),(4,'CUDA_MEMOPR_MEMORY_KIND_ARRAY','Array'),"
+    "(5,'CUDA_MEMOPR_MEMORY_KIND_MANAGED','Managed'),(6,'CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC','Device Static'),"
+    "(7,'CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC','Managed Static');"
+    "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
+    "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (27,'TRACE_PROCESS_EVENT_OS_RUNTIME','OS Runtime API'),"
+    "(33,'NVTX_CATEGORY','NVTX Category'),(34,'NVTX_MARK','NVTX Mark'),"
+    "(59,'NVTX_PUSHPOP_RANGE','NVTX PushPop Range'),(60,'NVTX_STARTEND_RANGE','NVTX StartEnd Range'),"
+    "(75,'NVTX_DOMAIN_CREATE','NVTX Domain Create');"
+    "CREATE TABLE ENUM_NSYS_EVENT_CLASS (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
+    "INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES (0,'TRACE_PROCESS_EVENT_CUDA_RUNTIME','CUDA Runtime API'),"
+    "(1,'TRACE_PROCESS_EVENT_CUDA_DRIVER','CUDA Driver API'),(27,'TRACE_PROCESS_EVENT_OS_RUNTIME','OS Runtime API');"
+    "CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
+    "INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN','Unknown'),"
+    "(1,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE','Event sync'),"
+    "(2,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT','Stream wait event'),"
+    "(3,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE','Stream sync'),"
+    "(4,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE','Context sync');";
+
+  exec (self, sql);
+}
+
+static void
+create_indexes (KsRecordWriter *self)
+{
+  static const struct { Table table; const char *sql; } indexes[] = {
+    { T_KERNEL, "CREATE INDEX ks_kernel_stream ON CUPTI_ACTIVITY_KIND_KERNEL (deviceId, streamId, start)" },
+    { T_MEMCPY, "CREATE INDEX ks_memcpy_stream ON CUPTI_ACTIVITY_KIND_MEMCPY (deviceId, streamId, start)" },
+    { T_MEMSET, "CREATE INDEX ks_memset_stream ON CUPTI_ACTIVITY_KIND_MEMSET (deviceId, streamId, start)" },
+    { T_SYNC, "CREATE INDEX ks_sync_stream ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (deviceId, streamId, start)" },
+    { T_RUNTIME, "CREATE INDEX ks_runtime_tid ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid, start)" },
+    { T_RUNTIME, "CREATE INDEX ks_runtime_corr ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid / 16777216, correlationId)" },
+    { T_NVTX, "CREATE INDEX ks_nvtx_tid ON NVTX_EVENTS (globalTid, start)" },
+    { T_OSRT, "CREATE INDEX ks_osrt_tid ON OSRT_API (globalTid, start)" },
+    { T_SAMPLES, "CREATE INDEX ks_samples ON KS_COUNTER_SAMPLES (counterId, timestamp)" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (indexes); i++)
+    if (self->stmts[indexes[i].table] != NULL)
+      exec (self, indexes[i].sql);
+}
+
+gboolean
+ks_record_writer_finish (KsRecordWriter  *self,
+                         guint64          end_mono_ns,
+                         gboolean         complete,
+                         GError         **error)
+{
+  g_autofree char *sql = NULL;
+  gint64 duration = rel (self, end_mono_ns);
+
+  if (self->error == NULL)
+    {
+      write_enums (self);
+      sql = g_strdup_printf ("CREATE TABLE ANALYSIS_DETAILS (globalVid INTEGER NOT NULL, duration INTEGER NOT NULL, "
+                             "startTime INTEGER NOT NULL, stopTime INTEGER NOT NULL);"
+                             "INSERT INTO ANALYSIS_DETAILS VALUES (0, %" G_GINT64_FORMAT ", 0, %" G_GINT64_FORMAT ")",
+                             duration, duration);
+      exec (self, sql);
+      ks_record_writer_commit (self);
+      create_indexes (self);
+      ks_record_writer_set_meta (self, "complete", complete ? "1" : "0");
+      if (self->error == NULL && sqlite3_get_autocommit (self->db) == 0)
+        exec (self, "COMMIT");
+    }
+
+  if (self->error != NULL)
+    {
+      /* Keep what was committed: drop the failed transaction only. */
+      if (sqlite3_get_autocommit (self->db) == 0)
+        sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+      g_propagate_error (error, g_error_copy (self->error));
+      return FALSE;
+    }
+  return TRUE;
+}

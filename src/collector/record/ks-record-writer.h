@@ -1,0 +1,179 @@
+/* ks-record-writer.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "ks-wire.h"
+
+G_BEGIN_DECLS
+
+/* Writes a recording straight into a .kscope database (TRACE_FORMAT.md):
+ * Nsight-compatible tables plus KS_*. Rows go into one open transaction
+ * that is committed at least every 250 ms, so a recorder or a program that
+ * is killed leaves a database holding everything up to the last commit,
+ * with KS_META complete = 0 (written first, set to 1 by finish). Tables
+ * are created when their first row arrives. Times are given as absolute
+ * CLOCK_MONOTONIC ns and stored relative to the session start.
+ *
+ * Not thread-safe: one thread writes. After the first error every call is
+ * a no-op and ks_record_writer_get_error() says what happened. */
+
+typedef struct _KsRecordWriter KsRecordWriter;
+
+typedef struct
+{
+  guint64 kernels;
+  guint64 memcpys;
+  guint64 memsets;
+  guint64 api_calls;
+  guint64 syncs;
+  guint64 memory_events;
+  guint64 nvtx_ranges;
+  guint64 nvtx_marks;
+  guint64 osrt_calls;
+  guint64 counter_samples;
+  guint64 rows;
+} KsRecordCounts;
+
+KsRecordWriter *ks_record_writer_new            (const char          *path,
+                                                 guint64              start_mono_ns,
+                                                 gint64               start_utc_ns,
+                                                 GError             **error);
+void            ks_record_writer_free           (KsRecordWriter      *self);
+const GError   *ks_record_writer_get_error      (KsRecordWriter      *self);
+const KsRecordCounts *ks_record_writer_get_counts (KsRecordWriter    *self);
+
+guint32         ks_record_writer_intern         (KsRecordWriter      *self,
+                                                 const char          *text);
+gboolean        ks_record_writer_commit_if_due  (KsRecordWriter      *self);
+gboolean        ks_record_writer_commit         (KsRecordWriter      *self);
+
+void            ks_record_writer_set_meta       (KsRecordWriter      *self,
+                                                 const char          *name,
+                                                 const char          *value);
+void            ks_record_writer_add_capture_meta (KsRecordWriter    *self,
+                                                 const char          *name,
+                                                 const char          *value);
+void            ks_record_writer_add_process    (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const char          *name);
+void            ks_record_writer_add_thread     (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 gint64               tid,
+                                                 const char          *name,
+                                                 const char          *role);
+void            ks_record_writer_add_kernel     (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const KsWireKernel  *k,
+                                                 guint32              demangled_id,
+                                                 guint32              short_id,
+                                                 guint32              mangled_id);
+void            ks_record_writer_add_memcpy     (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const KsWireMemcpy  *m);
+void            ks_record_writer_add_memset     (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const KsWireMemset  *m);
+void            ks_record_writer_add_api        (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const KsWireApi     *a,
+                                                 guint32              name_id);
+void            ks_record_writer_add_sync       (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 guint32              device_id,
+                                                 const KsWireSync    *s);
+void            ks_record_writer_add_memory     (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 gint64               tid,
+                                                 guint64              timestamp,
+                                                 gint                 device_id,
+                                                 guint64              address,
+                                                 gint64               bytes,
+                                                 gint64               total_allocated);
+void            ks_record_writer_add_stream     (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const KsWireStream  *s);
+void            ks_record_writer_add_nvtx       (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 guint32              event_type,
+                                                 guint64              start,
+                                                 guint64              end,
+                                                 gint64               tid,
+                                                 gint64               end_tid,
+                                                 guint64              range_id,
+                                                 guint32              category,
+                                                 gboolean             has_color,
+                                                 guint32              color,
+                                                 const char          *text,
+                                                 guint32              text_id,
+                                                 guint32              domain_id,
+                                                 guint                payload_type,
+                                                 guint64              payload);
+void            ks_record_writer_add_osrt       (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const KsWireOsrt    *o);
+guint32         ks_record_writer_add_counter    (KsRecordWriter      *self,
+                                                 const char          *name,
+                                                 const char          *unit,
+                                                 gint                 device_id,
+                                                 const char          *description);
+void            ks_record_writer_add_sample     (KsRecordWriter      *self,
+                                                 guint32              counter_id,
+                                                 guint64              timestamp,
+                                                 double               value);
+void            ks_record_writer_add_diagnostic (KsRecordWriter      *self,
+                                                 guint64              timestamp,
+                                                 const char          *severity,
+                                                 const char          *source,
+                                                 const char          *text);
+
+typedef struct
+{
+  gint     id;
+  char    *name;
+  char    *uuid;
+  char    *bus_location;
+  guint64  total_memory;
+  guint64  memory_bandwidth;
+  guint    sm_count;
+  guint    compute_major;
+  guint    compute_minor;
+  guint    max_threads_per_block;
+  guint    max_warps_per_sm;
+  guint    max_shmem_per_sm;
+  guint    max_registers_per_sm;
+  guint    threads_per_warp;
+  guint64  clock_rate_hz;
+  guint    l2_cache_size;
+} KsRecordGpu;
+
+void            ks_record_writer_add_gpu        (KsRecordWriter      *self,
+                                                 const KsRecordGpu   *gpu);
+
+/* Writes ANALYSIS_DETAILS, builds the indexes, sets complete and commits.
+ * The database stays valid whatever @complete says. */
+gboolean        ks_record_writer_finish         (KsRecordWriter      *self,
+                                                 guint64              end_mono_ns,
+                                                 gboolean             complete,
+                                                 GError             **error);
+
+static inline gint64
+ks_global_tid (gint64 pid,
+               gint64 tid)
+{
+  return (pid << 24) | (tid & 0xFFFFFF);
+}
+
+static inline gint64
+ks_global_pid (gint64 pid)
+{
+  return pid << 24;
+}
+
+G_END_DECLS
