@@ -27,6 +27,7 @@ typedef struct
 /* One line per subcommand; keep it sorted. */
 static const Command commands[] = {
   { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
+  { "record", ks_cli_record, N_("Run a command with the collector and write a .kscope trace") },
 };
 
 static void

@@ -19,5 +19,7 @@ G_BEGIN_DECLS
 /* Each subcommand gets argv with argv[0] set to "kinescope-cli NAME". */
 int ks_cli_info    (int    argc,
                     char **argv);
+int ks_cli_record  (int    argc,
+                    char **argv);
 
 G_END_DECLS

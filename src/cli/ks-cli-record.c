@@ -1,0 +1,552 @@
+/* ks-cli-record.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* kinescope-cli record: runs a command with the collector and writes a
+ * .kscope, the way `nsys profile` does. Exits with the command's status
+ * (128 + signal when it was killed, 127 when it could not be started). */
+
+#define G_LOG_DOMAIN "ks-cli-record"
+
+#include "config.h"
+
+#include "ks-cli.h"
+#include "ks-record-session.h"
+
+#include <errno.h>
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef enum
+{
+  END_NONE,
+  END_COMMAND_EXITED,
+  END_INTERRUPTED,
+  END_DURATION,
+  END_WRITE_FAILED,
+} EndReason;
+
+typedef struct
+{
+  GMainLoop       *loop;
+  KsRecordSession *session;
+  GPid             pid;
+  gboolean         own_group;
+  gboolean         child_done;
+  int              wait_status;
+  EndReason        end;
+  guint            escalate_id;
+  int              escalation;     /* 0: SIGINT sent, 1: SIGTERM sent, 2: SIGKILL sent */
+  int              progress_fd;
+  char            *output;
+} Record;
+
+static void
+signal_command (Record *r,
+                int     signo)
+{
+  if (r->child_done || r->pid <= 0)
+    return;
+  /* The whole job: DataLoader workers and torchrun ranks too. */
+  if (r->own_group)
+    kill (-r->pid, signo);
+  else
+    kill (r->pid, signo);
+}
+
+static gboolean
+escalate_cb (gpointer data)
+{
+  Record *r = data;
+
+  if (r->child_done)
+    {
+      r->escalate_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  r->escalation++;
+  signal_command (r, r->escalation == 1 ? SIGTERM : SIGKILL);
+  if (r->escalation >= 2)
+    {
+      r->escalate_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+begin_stop (Record    *r,
+            EndReason  reason)
+{
+  if (r->end != END_NONE)
+    {
+      /* A second Ctrl+C: do not wait any longer. */
+      if (reason == END_INTERRUPTED)
+        signal_command (r, SIGKILL);
+      return;
+    }
+  r->end = reason;
+  /* SIGINT first: Python turns it into KeyboardInterrupt and runs its
+   * exit handlers, which flush the collector. */
+  signal_command (r, SIGINT);
+  r->escalate_id = g_timeout_add_seconds (3, escalate_cb, r);
+}
+
+static gboolean
+on_signal_cb (gpointer data)
+{
+  Record *r = data;
+
+  if (r->progress_fd < 0)
+    g_printerr (_("kinescope-cli record: stopping, waiting for the command to end…\n"));
+  begin_stop (r, END_INTERRUPTED);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+duration_cb (gpointer data)
+{
+  Record *r = data;
+
+  begin_stop (r, END_DURATION);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+child_exited_cb (GPid     pid,
+                 int      status,
+                 gpointer data)
+{
+  Record *r = data;
+
+  r->child_done = TRUE;
+  r->wait_status = status;
+  if (r->end == END_NONE)
+    r->end = END_COMMAND_EXITED;
+  g_spawn_close_pid (pid);
+  g_main_loop_quit (r->loop);
+}
+
+static void
+write_progress (Record     *r,
+                const char *line)
+{
+  gsize len = strlen (line);
+
+  while (len > 0)
+    {
+      ssize_t n = write (r->progress_fd, line, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          r->progress_fd = -1;
+          return;
+        }
+      line += n;
+      len -= (gsize) n;
+    }
+}
+
+static gboolean
+progress_cb (gpointer data)
+{
+  Record *r = data;
+  KsRecordStats stats;
+  g_autoptr(GString) json = g_string_new (NULL);
+
+  if (ks_record_session_failed (r->session))
+    begin_stop (r, END_WRITE_FAILED);
+
+  if (r->progress_fd < 0)
+    return G_SOURCE_CONTINUE;
+
+  ks_record_session_get_stats (r->session, &stats);
+  g_string_append_printf (json, "{\"state\":\"recording\",\"elapsed\":%.3f,\"events\":%" G_GUINT64_FORMAT
+                          ",\"processes\":%u,\"cuda_processes\":%u,\"kernels\":%" G_GUINT64_FORMAT
+                          ",\"nvtx_ranges\":%" G_GUINT64_FORMAT ",\"dropped\":%" G_GUINT64_FORMAT ",\"gpus\":[",
+                          stats.elapsed_s, stats.events, stats.processes, stats.cuda_processes,
+                          stats.kernels, stats.nvtx_ranges, stats.dropped);
+  for (guint i = 0; i < stats.n_gpus; i++)
+    {
+      g_autofree char *name = g_strescape (stats.gpus[i].name, NULL);
+
+      g_string_append_printf (json, "%s{\"index\":%u,\"name\":\"%s\",\"utilization\":%d,"
+                              "\"memory_used\":%" G_GINT64_FORMAT ",\"memory_total\":%" G_GINT64_FORMAT "}",
+                              i ? "," : "", i, name, stats.gpus[i].utilization,
+                              stats.gpus[i].memory_used, stats.gpus[i].memory_total);
+    }
+  g_string_append (json, "]}\n");
+  write_progress (r, json->str);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+parse_trace (const char     *value,
+             KsRecordTrace  *trace,
+             GError        **error)
+{
+  g_auto(GStrv) parts = g_strsplit (value, ",", -1);
+
+  *trace = 0;
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *p = g_strstrip (parts[i]);
+
+      if (g_str_equal (p, "cuda"))
+        *trace |= KS_RECORD_TRACE_CUDA;
+      else if (g_str_equal (p, "nvtx"))
+        *trace |= KS_RECORD_TRACE_NVTX;
+      else if (g_str_equal (p, "osrt"))
+        *trace |= KS_RECORD_TRACE_OSRT;
+      else if (g_str_equal (p, "gpu-metrics"))
+        *trace |= KS_RECORD_TRACE_GPU_METRICS;
+      else if (g_str_equal (p, "none") || *p == 0)
+        ;
+      else
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("Unknown trace “%s” (use cuda, nvtx, osrt, gpu-metrics)"), p);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static char *
+default_output (void)
+{
+  for (guint n = 1; ; n++)
+    {
+      g_autofree char *name = g_strdup_printf ("report%u.kscope", n);
+
+      if (!g_file_test (name, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&name);
+    }
+}
+
+static char *
+format_size (const char *path)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0)
+    return g_strdup ("?");
+  return g_format_size ((guint64) st.st_size);
+}
+
+static void
+print_summary (Record          *r,
+               const char      *command,
+               int              status,
+               KsRecordTrace    trace)
+{
+  const KsRecordCounts *c = ks_record_session_get_counts (r->session);
+  KsRecordStats stats;
+  g_autofree char *size = format_size (r->output);
+  g_autofree char *conflict = ks_record_session_dup_cupti_conflict (r->session);
+
+  ks_record_session_get_stats (r->session, &stats);
+
+  switch (r->end)
+    {
+    case END_INTERRUPTED:
+      g_printerr (_("Recording interrupted; %s ended with status %d\n"), command, status);
+      break;
+    case END_DURATION:
+      g_printerr (_("Recording stopped after the requested duration; %s ended with status %d\n"), command, status);
+      break;
+    case END_WRITE_FAILED:
+      g_printerr (_("Recording stopped: the trace could not be written; %s ended with status %d\n"), command, status);
+      break;
+    case END_NONE:
+    case END_COMMAND_EXITED:
+    default:
+      g_printerr (_("Recording ended: %s exited with status %d\n"), command, status);
+      break;
+    }
+
+  g_printerr (_("  Duration          %.2f s\n"), stats.elapsed_s);
+  g_printerr (_("  Processes         %u (%u using CUDA)\n"),
+              ks_record_session_get_n_processes (r->session), stats.cuda_processes);
+  g_printerr (_("  Kernels           %" G_GUINT64_FORMAT "\n"), c->kernels);
+  g_printerr (_("  Memcpy / memset   %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT "\n"), c->memcpys, c->memsets);
+  g_printerr (_("  CUDA API calls    %" G_GUINT64_FORMAT "\n"), c->api_calls);
+  g_printerr (_("  NVTX ranges       %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " marks)\n"), c->nvtx_ranges, c->nvtx_marks);
+  if (trace & KS_RECORD_TRACE_OSRT)
+    g_printerr (_("  OS runtime calls  %" G_GUINT64_FORMAT "\n"), c->osrt_calls);
+  if (trace & KS_RECORD_TRACE_GPU_METRICS)
+    g_printerr (_("  GPU samples       %" G_GUINT64_FORMAT " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
+  g_printerr (_("  Dropped           %" G_GUINT64_FORMAT "\n"), ks_record_session_get_dropped (r->session));
+  g_printerr (_("  Output            %s (%s)\n"), r->output, size);
+
+  if (conflict != NULL)
+    g_printerr (_("Warning: %s\n"), conflict);
+  else if ((trace & KS_RECORD_TRACE_CUDA) && c->kernels == 0 && c->api_calls == 0 && c->memcpys == 0)
+    g_printerr (_("Note: no CUDA activity was recorded (the command made no CUDA calls that reached the collector)\n"));
+}
+
+static gboolean
+command_exists (const char *program)
+{
+  g_autofree char *found = NULL;
+
+  if (strchr (program, '/') != NULL)
+    return g_file_test (program, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (program, G_FILE_TEST_IS_DIR);
+  found = g_find_program_in_path (program);
+  return found != NULL;
+}
+
+static void
+child_setup (gpointer data)
+{
+  gboolean own_group = GPOINTER_TO_INT (data);
+
+  if (own_group)
+    setpgid (0, 0);
+  signal (SIGXFSZ, SIG_DFL);
+}
+
+int
+ks_cli_record (int    argc,
+               char **argv)
+{
+  g_autofree char *output = NULL;
+  g_autofree char *trace_text = NULL;
+  g_autofree char *capture = NULL;
+  double delay = 0;
+  double duration = 0;
+  int frequency = 10;
+  gboolean force = FALSE;
+  gboolean no_cuda_memory = FALSE;
+  gint64 osrt_threshold = 10000;
+  int progress_fd = -1;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the trace to FILE (default: reportN.kscope)"), N_("FILE") },
+    { "trace", 't', 0, G_OPTION_ARG_STRING, &trace_text, N_("What to record: cuda,nvtx,osrt,gpu-metrics (default: cuda,nvtx,gpu-metrics)"), N_("LIST") },
+    { "capture-range", 0, 0, G_OPTION_ARG_STRING, &capture, N_("none, cudaProfilerApi, or nvtx:NAME[@DOMAIN]"), N_("RANGE") },
+    { "delay", 0, 0, G_OPTION_ARG_DOUBLE, &delay, N_("Keep only events after S seconds"), N_("S") },
+    { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &duration, N_("Stop recording (and the command) after S seconds"), N_("S") },
+    { "gpu-metrics-frequency", 0, 0, G_OPTION_ARG_INT, &frequency, N_("NVML samples per second per GPU (1–100, default 10)"), N_("HZ") },
+    { "osrt-threshold", 0, 0, G_OPTION_ARG_INT64, &osrt_threshold, N_("Record OS runtime calls lasting at least NS nanoseconds (default 10000)"), N_("NS") },
+    { "no-cuda-memory", 0, 0, G_OPTION_ARG_NONE, &no_cuda_memory, N_("Do not record CUDA memory allocation events"), NULL },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, N_("Overwrite the output file"), NULL },
+    { "progress-fd", 0, 0, G_OPTION_ARG_INT, &progress_fd, N_("Write progress as JSON lines to file descriptor FD"), N_("FD") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = NULL;
+  g_autofree char *journal = NULL;
+  KsRecordOptions options = { 0 };
+  Record r = { 0 };
+  char **command;
+  int status;
+  gboolean complete;
+  const char *end_reason;
+  guint sigint_id;
+  guint sigterm_id;
+  guint sighup_id;
+  guint progress_id;
+  guint duration_id = 0;
+  g_autofree char *done = NULL;
+  g_autofree char *escaped = NULL;
+
+  context = g_option_context_new (_("[--] COMMAND [ARGS…] — record a program’s GPU and CPU activity"));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_strict_posix (context, TRUE);
+  g_option_context_set_summary (context,
+                                _("Runs COMMAND with the Kinescope collector and writes a .kscope trace\n"
+                                  "(CUDA kernels, copies, API calls, NVTX ranges, OS runtime calls and\n"
+                                  "NVML GPU metrics). Exits with the command's exit status."));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("kinescope-cli record: %s\n", error->message);
+      return 2;
+    }
+
+  command = argv + 1;
+  if (command[0] != NULL && g_str_equal (command[0], "--"))
+    command++;
+  if (command[0] == NULL)
+    {
+      g_printerr (_("kinescope-cli record: no command given (kinescope-cli record -- COMMAND [ARGS…])\n"));
+      return 2;
+    }
+
+  options.trace = KS_RECORD_TRACE_CUDA | KS_RECORD_TRACE_NVTX | KS_RECORD_TRACE_GPU_METRICS;
+  if (trace_text != NULL && !parse_trace (trace_text, &options.trace, &error))
+    {
+      g_printerr ("kinescope-cli record: %s\n", error->message);
+      return 2;
+    }
+  if (capture == NULL)
+    capture = g_strdup ("none");
+  if (!g_str_equal (capture, "none") && !g_str_equal (capture, "cudaProfilerApi")
+      && !(g_str_has_prefix (capture, "nvtx:") && capture[5] != 0))
+    {
+      g_printerr (_("kinescope-cli record: unknown capture range “%s” (use none, cudaProfilerApi or nvtx:NAME)\n"), capture);
+      return 2;
+    }
+  if (frequency < 1 || frequency > 100 || delay < 0 || duration < 0 || osrt_threshold < 0)
+    {
+      g_printerr (_("kinescope-cli record: --gpu-metrics-frequency must be 1–100; --delay, --duration and --osrt-threshold must not be negative\n"));
+      return 2;
+    }
+  options.capture_range = capture;
+  options.delay_s = delay;
+  options.gpu_metrics_hz = (guint) frequency;
+  options.osrt_threshold_ns = (guint64) osrt_threshold;
+  options.cuda_memory = !no_cuda_memory;
+
+  if (output == NULL)
+    output = default_output ();
+  else if (!g_str_has_suffix (output, ".kscope"))
+    {
+      char *with_suffix = g_strconcat (output, ".kscope", NULL);
+
+      g_free (output);
+      output = with_suffix;
+    }
+
+  if (!command_exists (command[0]))
+    {
+      g_printerr (_("kinescope-cli record: %s: command not found\n"), command[0]);
+      return 127;
+    }
+
+  if (g_file_test (output, G_FILE_TEST_EXISTS))
+    {
+      if (!force)
+        {
+          g_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
+          return 1;
+        }
+      journal = g_strconcat (output, "-journal", NULL);
+      if (g_unlink (output) != 0)
+        {
+          int saved = errno;
+
+          g_printerr (_("kinescope-cli record: could not remove “%s”: %s\n"), output, g_strerror (saved));
+          return 1;
+        }
+      g_unlink (journal);
+    }
+
+  /* A file size limit must turn into a write error, not kill us. */
+  signal (SIGXFSZ, SIG_IGN);
+  signal (SIGPIPE, SIG_IGN);
+
+  r.session = ks_record_session_new (output, &options, &error);
+  if (r.session == NULL)
+    {
+      g_printerr ("kinescope-cli record: %s\n", error->message);
+      return 1;
+    }
+  if (ks_record_session_get_inject_dir (r.session) == NULL
+      && (options.trace & (KS_RECORD_TRACE_CUDA | KS_RECORD_TRACE_NVTX | KS_RECORD_TRACE_OSRT)))
+    g_printerr (_("kinescope-cli record: warning: libkinescope-inject.so was not found "
+                  "(set KINESCOPE_INJECT_DIR); only GPU metrics are recorded\n"));
+
+  r.output = output;
+  r.progress_fd = progress_fd;
+  r.loop = g_main_loop_new (NULL, FALSE);
+  /* With a terminal, the command stays in our process group so that it
+   * can read from it and gets Ctrl+C itself; otherwise it gets its own
+   * group and the whole job is signalled at once. */
+  r.own_group = !isatty (STDIN_FILENO);
+
+  env = ks_record_session_build_environ (r.session, g_get_environ ());
+  if (!g_spawn_async (NULL, command, env,
+                      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_CHILD_INHERITS_STDIN,
+                      child_setup, GINT_TO_POINTER (r.own_group), &r.pid, &error))
+    {
+      g_printerr ("kinescope-cli record: %s: %s\n", command[0], error->message);
+      g_clear_error (&error);
+      ks_record_session_finish (r.session, 0, FALSE, "spawn-failed", &error);
+      ks_record_session_free (r.session);
+      g_unlink (output);
+      g_main_loop_unref (r.loop);
+      return 127;
+    }
+
+  ks_record_session_set_command (r.session, r.pid, (const char * const *) command);
+  ks_record_session_start (r.session);
+
+  g_child_watch_add (r.pid, child_exited_cb, &r);
+  sigint_id = g_unix_signal_add (SIGINT, on_signal_cb, &r);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal_cb, &r);
+  sighup_id = g_unix_signal_add (SIGHUP, on_signal_cb, &r);
+  progress_id = g_timeout_add (500, progress_cb, &r);
+  if (duration > 0)
+    duration_id = g_timeout_add ((guint) (duration * 1000), duration_cb, &r);
+
+  g_main_loop_run (r.loop);
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  g_source_remove (sighup_id);
+  g_source_remove (progress_id);
+  if (duration_id != 0 && r.end != END_DURATION)
+    g_source_remove (duration_id);
+  if (r.escalate_id != 0)
+    g_source_remove (r.escalate_id);
+
+  if (WIFEXITED (r.wait_status))
+    status = WEXITSTATUS (r.wait_status);
+  else if (WIFSIGNALED (r.wait_status))
+    status = 128 + WTERMSIG (r.wait_status);
+  else
+    status = 1;
+
+  /* Cut short: the command was killed or crashed, or we were stopped. */
+  complete = (r.end == END_COMMAND_EXITED || r.end == END_DURATION) && !WIFSIGNALED (r.wait_status);
+  switch (r.end)
+    {
+    case END_INTERRUPTED: end_reason = "interrupted"; break;
+    case END_DURATION: end_reason = "duration"; break;
+    case END_WRITE_FAILED: end_reason = "write-failed"; break;
+    case END_NONE:
+    case END_COMMAND_EXITED:
+    default:
+      end_reason = WIFSIGNALED (r.wait_status) ? "command-killed" : "command-exited";
+      break;
+    }
+
+  /* Processes of the job may still be sending their last buffers. */
+  if (!ks_record_session_finish (r.session, 3000, complete, end_reason, &error))
+    {
+      g_printerr ("kinescope-cli record: %s\n", error->message);
+      escaped = g_strescape (error->message, NULL);
+      done = g_strdup_printf ("{\"state\":\"failed\",\"message\":\"%s\",\"exit_status\":%d}\n", escaped, status);
+      if (r.progress_fd >= 0)
+        write_progress (&r, done);
+      ks_record_session_free (r.session);
+      g_main_loop_unref (r.loop);
+      return 1;
+    }
+
+  print_summary (&r, command[0], status, options.trace);
+  if (r.progress_fd >= 0)
+    {
+      escaped = g_strescape (output, NULL);
+      done = g_strdup_printf ("{\"state\":\"done\",\"output\":\"%s\",\"exit_status\":%d,\"complete\":%s}\n",
+                              escaped, status, complete ? "true" : "false");
+      write_progress (&r, done);
+    }
+
+  ks_record_session_free (r.session);
+  g_main_loop_unref (r.loop);
+  return status;
+}
