@@ -338,10 +338,21 @@ rule_launch_bound (KsAnalysis *self,
       g_autoptr(GArray) durations = NULL;
       g_autoptr(GArray) places = NULL;
       g_autofree char *median_text = NULL;
+      gint64 loader_gap = 0;
       gint64 median;
       KsAdvice *advice;
 
       if (gpu->n_kernels == 0 || gpu->window_ns <= 0 || gpu->busy_pct >= LOW_BUSY_PCT)
+        continue;
+      /* GPU idle while waiting for input is the DataLoader rule's business */
+      for (guint g = 0; g < self->gaps->len; g++)
+        {
+          const KsGap *gap = &g_array_index (self->gaps, KsGap, g);
+
+          if (gap->device == gpu->device && gap->cause == KS_GAP_CAUSE_DATALOADER)
+            loader_gap += gap->end - gap->start;
+        }
+      if (loader_gap * 2 > gpu->gap_total_ns)
         continue;
 
       durations = g_array_sized_new (FALSE, FALSE, sizeof (gint64), gpu->n_kernels);
@@ -384,19 +395,28 @@ rule_amp (KsAnalysis *self,
   g_autoptr(GArray) places = NULL;
   g_autofree char *tc_text = NULL;
   gint64 kernel_time = 0;
+  gint64 tc_time = 0;
   gboolean capable = TRUE;
   double share;
   KsAdvice *advice;
 
   for (guint i = 0; i < self->gpus->len; i++)
     kernel_time += g_array_index (self->gpus, KsGpuSummary, i).kernel_time_ns;
+  /* As the TensorBoard profiler: only when no kernel used tensor cores */
+  for (guint i = 0; i < self->kernels->len; i++)
+    {
+      const KsKernelStats *k = &g_array_index (self->kernels, KsKernelStats, i);
+
+      if (ctx->name_flags[k->name] & NAME_TC_KERNEL)
+        tc_time += k->total_ns;
+    }
   /* Tensor cores need compute capability 7.0; unknown GPUs are assumed capable. */
   for (guint32 i = 0; i < trace->n_gpus; i++)
     if (_ks_context_device_wanted (ctx, trace->gpus[i].device) &&
         trace->gpus[i].compute_major != 0 && trace->gpus[i].compute_major < 7)
       capable = FALSE;
 
-  if (!capable || kernel_time <= 0 || ctx->tc_lowp_calls > 0)
+  if (!capable || kernel_time <= 0 || tc_time > 0 || ctx->tc_lowp_calls > 0)
     return;
   share = (double)ctx->tc_fp32_device_ns / kernel_time;
   if (share < TC_SHARE)
@@ -407,7 +427,7 @@ rule_amp (KsAnalysis *self,
                        g_strdup (_("Tensor cores left unused")),
                        g_strdup_printf (_("Kernels taking %.1f %% of the GPU time are launched by operators that could use tensor cores (matrix multiplications and convolutions) but run in float32. Enable automatic mixed precision (torch.autocast with float16 or bfloat16) to speed them up."),
                                         100.0 * share),
-                       g_strdup_printf (_("%s of GPU time under float32 mm/addmm/bmm/conv operators; no half or bfloat16 inputs seen."),
+                       g_strdup_printf (_("%s of GPU time under float32 mm/addmm/bmm/conv operators; no half or bfloat16 inputs and no tensor-core kernels seen."),
                                         tc_text));
 
   places = g_array_new (FALSE, FALSE, sizeof (Place));

@@ -70,6 +70,7 @@ enum
   NAME_TC_ELIGIBLE    = 1 << 3,  /* operator that could run on tensor cores */
   NAME_MEMCPY_ASYNC   = 1 << 4,  /* cudaMemcpy*Async / cuMemcpy*Async */
   NAME_PAGEABLE       = 1 << 5,  /* a memcpy name that says Pageable */
+  NAME_TC_KERNEL      = 1 << 6,  /* a kernel whose name says it uses tensor cores */
 };
 
 typedef struct

@@ -132,6 +132,14 @@ classify_name (const char *s)
     "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
     NULL
   };
+  /* Kernel name fragments of tensor-core code: cuBLAS/cuDNN tile names
+   * (884, 1688, 16816), HMMA/IMMA/GMMA instructions, CUTLASS tensor op
+   * kernels, cuDNN tensorMxNxK tiles and TF32/half variants. */
+  static const char * const tc_kernels[] = {
+    "884", "1688", "16816", "hmma", "imma", "gmma", "tensorop", "tensor16x",
+    "tensor8x", "tensor4x", "tf32", "bf16", "f16f16", "fp16", NULL
+  };
+  g_autofree char *lower = NULL;
   guint8 flags = 0;
 
   if (has_prefix_any (s, sync_names))
@@ -153,6 +161,10 @@ classify_name (const char *s)
       flags |= NAME_TC_ELIGIBLE;
   if (g_str_has_prefix (s, "Memcpy") && strstr (s, "Pageable") != NULL)
     flags |= NAME_PAGEABLE;
+  lower = g_ascii_strdown (s, -1);
+  for (guint i = 0; tc_kernels[i] != NULL; i++)
+    if (strstr (lower, tc_kernels[i]) != NULL)
+      flags |= NAME_TC_KERNEL;
 
   return flags;
 }

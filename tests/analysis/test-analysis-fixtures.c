@@ -1,0 +1,209 @@
+/* test-analysis-fixtures.c: analyses of the recorded PyTorch traces
+ *
+ * The expected numbers were computed independently from the JSON files
+ * with a plain Python union of intervals (timestamps parsed as decimals,
+ * µs * 1000 rounded half up to ns): kernel counts and sums, the union of
+ * kernel intervals, the window as the union of the CPU ProfilerStep#N
+ * spans, gaps as the complement of kernel/memcpy/memset inside the
+ * window, the TensorBoard step breakdown by cumulative unions, memory
+ * peaks from the [memory] events and launch latencies by correlation id.
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-analysis.h"
+#include "ks-trace-loader.h"
+
+typedef struct
+{
+  const char *file;
+  guint64     kernels;
+  gint64      kernel_time_ns;
+  gint64      busy_ns;
+  gint64      window_ns;
+  gint64      busy_in_window_ns;
+  guint       gaps;
+  gint64      gap_total_ns;
+  gint64      largest_gap_ns;
+  guint       n_steps;
+  gint64      step0[KS_N_STEP_PARTS];
+  gint64      peak_allocated;
+  gint64      peak_reserved;
+  guint64     latency_count;
+  gint64      latency_p50;
+  gint64      latency_p90;
+  gint64      latency_max;
+} Expected;
+
+static const Expected expected[] = {
+  { "loader_bound.pt.trace.json.gz", 176, 4600263, 4600263, 138630810, 4600263,
+    133, 132440180, 32862539,
+    4, { 1148989, 307552, 9470, 919705, 32317106, 3321924, 1515804 },
+    344528384, 1413480448, 176, 1222, 99235, 338913 },
+  { "gpt_3steps.pt.trace.json.gz", 1737, 17140363, 17140363, 172240883, 17140363,
+    1810, 154041005, 3666430,
+    3, { 5718869, 66046, 46561, 6964183, 0, 46748590, 1021392 },
+    1604705792, 1853882368, 1737, 1343, 2024, 116494 },
+  { "seed_cnn.pt.trace.json.gz", 210, 12886943, 12882910, 35742481, 12252875,
+    55, 22636294, 6901855,
+    3, { 4076426, 191775, 4896, 530599, 0, 7515468, 1062588 },
+    846076928, 1413480448, 210, 201372, 1000820, 1474864 },
+  { "workers_pinned.pt.trace.json.gz", 88, 1100292, 1100292, 44066746, 1100292,
+    88, 42556216, 31377538,
+    4, { 273985, 68799, 2847, 346039, 298416, 1809459, 1752698 },
+    185607680, 207618048, 88, 1731, 2282, 42872 },
+};
+
+static KsTrace *
+load_fixture (const char *name)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace;
+
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  return trace;
+}
+
+static void
+test_fixture (gconstpointer data)
+{
+  const Expected *e = data;
+  g_autoptr(KsTrace) trace = load_fixture (e->file);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsGpuSummary *gpu;
+  const KsStep *steps;
+  const KsMemoryCurve *curves;
+  const KsLaunchLatency *lat;
+  guint n;
+
+  g_assert_nonnull (a);
+
+  gpu = ks_analysis_get_gpus (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (gpu->device, ==, 0);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "NVIDIA H200");
+  g_assert_cmpuint (gpu->n_kernels, ==, e->kernels);
+  g_assert_cmpint (gpu->kernel_time_ns, ==, e->kernel_time_ns);
+  g_assert_cmpint (gpu->busy_ns, ==, e->busy_ns);
+  g_assert_true (gpu->window_is_steps);
+  g_assert_cmpint (gpu->window_ns, ==, e->window_ns);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, e->busy_in_window_ns);
+  g_assert_cmpfloat_with_epsilon (gpu->busy_pct, 100.0 * e->busy_in_window_ns / e->window_ns, 1e-9);
+  g_assert_cmpuint (gpu->n_gaps, ==, e->gaps);
+  g_assert_cmpint (gpu->gap_total_ns, ==, e->gap_total_ns);
+  g_assert_cmpint (gpu->largest_gap_ns, ==, e->largest_gap_ns);
+  g_assert_cmpint (gpu->gap_class_ns[0] + gpu->gap_class_ns[1] + gpu->gap_class_ns[2], ==, e->gap_total_ns);
+
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, e->n_steps);
+  for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+    g_assert_cmpint (steps[0].parts[p], ==, e->step0[p]);
+  for (guint s = 0; s < n; s++)
+    {
+      gint64 sum = 0;
+
+      for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+        {
+          g_assert_cmpint (steps[s].parts[p], >=, 0);
+          sum += steps[s].parts[p];
+        }
+      g_assert_cmpint (sum, ==, steps[s].end - steps[s].start);
+    }
+
+  curves = ks_analysis_get_memory_curves (a, &n);
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_cmpint (curves[0].device, ==, 0);
+  g_assert_cmpint (curves[0].peak_allocated, ==, e->peak_allocated);
+  g_assert_cmpint (curves[0].peak_reserved, ==, e->peak_reserved);
+  g_assert_cmpuint (curves[0].total_memory, ==, G_GUINT64_CONSTANT (150109880320));
+
+  lat = ks_analysis_get_launch_latency (a);
+  g_assert_cmpuint (lat->count, ==, e->latency_count);
+  g_assert_cmpint (lat->p50_ns, ==, e->latency_p50);
+  g_assert_cmpint (lat->p90_ns, ==, e->latency_p90);
+  g_assert_cmpint (lat->max_ns, ==, e->latency_max);
+  g_assert_cmpint (lat->min_ns, ==, 0);
+}
+
+/* loader_bound: the four largest gaps are the DataLoader's */
+static void
+test_loader_bound_causes (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsGap *gaps;
+  const guint *order;
+  const KsGapCauseTotal *causes;
+  const KsMemoryCurve *curves;
+  gint64 top4 = 0;
+  guint n;
+
+  gaps = ks_analysis_get_gaps (a, &n);
+  order = ks_analysis_get_gaps_by_duration (a, NULL);
+  g_assert_cmpint (gaps[order[0]].end - gaps[order[0]].start, ==, 32862539);
+  for (guint i = 0; i < 4; i++)
+    {
+      const KsGap *g = &gaps[order[i]];
+
+      g_assert_cmpint (g->klass, ==, KS_GAP_HOST_WAIT);
+      g_assert_cmpint (g->cause, ==, KS_GAP_CAUSE_DATALOADER);
+      g_assert_cmpstr (ks_trace_string (trace, g->cause_name), ==,
+                       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+      top4 += g->end - g->start;
+    }
+  g_assert_cmpint (gaps[order[4]].cause, !=, KS_GAP_CAUSE_DATALOADER);
+
+  causes = ks_analysis_get_gap_causes (a, &n);
+  g_assert_cmpint (causes[0].cause, ==, KS_GAP_CAUSE_DATALOADER);
+  g_assert_cmpuint (causes[0].count, ==, 4);
+  g_assert_cmpint (causes[0].total_ns, ==, top4);
+
+  curves = ks_analysis_get_memory_curves (a, &n);
+  g_assert_cmpstr (ks_trace_string (trace, curves[0].peak_operator), ==, "aten::convolution_backward");
+  ks_analysis_get_allocations (a, &n);
+  g_assert_cmpuint (n, ==, 424);
+
+  /* Advice found by the rules, and none that does not apply */
+  {
+    guint n_advice;
+    const KsAdvice *advice = ks_analysis_get_advice (a, &n_advice);
+    const char *rules[] = { "low-gpu-busy", "dataloader", "pageable-memcpy", "sync-calls" };
+
+    g_assert_cmpuint (n_advice, ==, G_N_ELEMENTS (rules));
+    for (guint i = 0; i < n_advice; i++)
+      {
+        g_assert_cmpstr (advice[i].rule, ==, rules[i]);
+        g_assert_cmpuint (advice[i].n_ranges, >, 0);
+      }
+    /* 8 pageable copies, all launched by cudaMemcpyAsync */
+    g_assert_nonnull (strstr (advice[2].evidence, "8 "));
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/analysis/fixture/%s", expected[i].file);
+
+      g_test_add_data_func (name, &expected[i], test_fixture);
+    }
+  g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
+
+  return g_test_run ();
+}
