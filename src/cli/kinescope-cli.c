@@ -28,6 +28,7 @@ typedef struct
 static const Command commands[] = {
   { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
   { "record", ks_cli_record, N_("Run a command with the collector and write a .kscope trace") },
+  { "stats", ks_cli_stats, N_("Where the time goes: GPU busy, idle gaps, steps, operators, kernels, memory, advice") },
 };
 
 static void

@@ -21,5 +21,7 @@ int ks_cli_info    (int    argc,
                     char **argv);
 int ks_cli_record  (int    argc,
                     char **argv);
+int ks_cli_stats   (int    argc,
+                    char **argv);
 
 G_END_DECLS

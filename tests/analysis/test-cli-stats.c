@@ -1,0 +1,325 @@
+/* test-cli-stats.c: kinescope-cli stats output
+ *
+ * Expected numbers were computed independently from the JSON fixture
+ * with a Python union of intervals (see test-analysis-fixtures.c).
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/wait.h>
+#include <yajl/yajl_tree.h>
+
+#include <glib.h>
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static void
+run_cli (Run        *r,
+         const char *first,
+         ...)
+{
+  const char *root = g_getenv ("KS_BUILD_ROOT");
+  g_autofree char *cli = g_build_filename (root ? root : ".", "src", "cli", "kinescope-cli", NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+  va_list ap;
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, cli);
+  g_ptr_array_add (argv, (char *)"stats");
+  va_start (ap, first);
+  for (arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *)arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+
+  memset (r, 0, sizeof *r);
+  g_spawn_sync (NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r->status = WEXITSTATUS (wait_status);
+}
+
+static char *
+fixture (const char *name)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+
+  return g_build_filename (dir ? dir : ".", name, NULL);
+}
+
+static yajl_val
+parse (const char *text)
+{
+  char errbuf[256];
+  yajl_val v = yajl_tree_parse (text, errbuf, sizeof errbuf);
+
+  if (v == NULL)
+    g_error ("invalid JSON: %s\n%s", errbuf, text);
+  return v;
+}
+
+static yajl_val
+get (yajl_val    v,
+     const char *a,
+     const char *b)
+{
+  const char *path[] = { a, b, NULL };
+  yajl_val r = yajl_tree_get (v, path, yajl_t_any);
+
+  g_assert_nonnull (r);
+  return r;
+}
+
+static gint64
+get_int (yajl_val    v,
+         const char *a,
+         const char *b)
+{
+  yajl_val r = get (v, a, b);
+
+  g_assert_true (YAJL_IS_INTEGER (r));
+  return YAJL_GET_INTEGER (r);
+}
+
+static const char *
+get_str (yajl_val    v,
+         const char *a)
+{
+  yajl_val r = get (v, a, NULL);
+
+  g_assert_true (YAJL_IS_STRING (r));
+  return r->u.string;
+}
+
+static yajl_val
+item (yajl_val v,
+      guint    i)
+{
+  g_assert_true (YAJL_IS_ARRAY (v));
+  g_assert_cmpuint (i, <, YAJL_GET_ARRAY (v)->len);
+  return YAJL_GET_ARRAY (v)->values[i];
+}
+
+static void
+test_summary_json (void)
+{
+  g_autofree char *path = fixture ("loader_bound.pt.trace.json.gz");
+  Run r;
+  yajl_val root, gpu, steps, advice;
+
+  run_cli (&r, path, "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+
+  gpu = item (get (root, "gpus", NULL), 0);
+  g_assert_cmpint (get_int (gpu, "device", NULL), ==, 0);
+  g_assert_cmpstr (YAJL_GET_STRING (get (gpu, "name", NULL)), ==, "NVIDIA H200");
+  g_assert_cmpint (get_int (gpu, "kernels", NULL), ==, 176);
+  g_assert_cmpint (get_int (gpu, "kernel_time_ns", NULL), ==, 4600263);
+  g_assert_cmpint (get_int (gpu, "busy_ns", NULL), ==, 4600263);
+  g_assert_cmpint (get_int (gpu, "window_ns", NULL), ==, 138630810);
+  g_assert_cmpint (get_int (gpu, "busy_in_window_ns", NULL), ==, 4600263);
+  g_assert_cmpfloat_with_epsilon (YAJL_GET_DOUBLE (get (gpu, "busy_pct", NULL)), 3.3184, 1e-9);
+  g_assert_cmpint (get_int (gpu, "gaps", "count"), ==, 133);
+  g_assert_cmpint (get_int (gpu, "gaps", "total_ns"), ==, 132440180);
+  g_assert_cmpint (get_int (gpu, "gaps", "largest_ns"), ==, 32862539);
+
+  steps = get (root, "steps", NULL);
+  g_assert_cmpuint (YAJL_GET_ARRAY (steps)->len, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      yajl_val step = item (steps, i);
+      yajl_val parts = get (step, "breakdown_ns", NULL);
+      gint64 sum = 0;
+
+      g_assert_cmpuint (YAJL_GET_OBJECT (parts)->len, ==, 7);
+      for (guint k = 0; k < YAJL_GET_OBJECT (parts)->len; k++)
+        sum += YAJL_GET_INTEGER (YAJL_GET_OBJECT (parts)->values[k]);
+      g_assert_cmpint (sum, ==, get_int (step, "dur_ns", NULL));
+    }
+  g_assert_cmpstr (YAJL_GET_STRING (get (item (steps, 0), "name", NULL)), ==, "ProfilerStep#2");
+  g_assert_cmpint (get_int (item (steps, 0), "dur_ns", NULL), ==, 39540550);
+  g_assert_cmpint (get_int (item (steps, 0), "breakdown_ns", "dataloader"), ==, 32317106);
+
+  g_assert_cmpuint (YAJL_GET_ARRAY (get (root, "top_kernels", NULL))->len, ==, 10);
+  g_assert_cmpint (get_int (item (get (root, "top_kernels", NULL), 0), "calls", NULL), ==, 4);
+  g_assert_cmpint (get_int (item (get (root, "top_kernels", NULL), 0), "total_ns", NULL), ==, 977184);
+  g_assert_cmpuint (YAJL_GET_ARRAY (get (root, "top_operators", NULL))->len, ==, 10);
+
+  advice = get (root, "advice", NULL);
+  g_assert_cmpuint (YAJL_GET_ARRAY (advice)->len, ==, 4);
+  g_assert_cmpstr (YAJL_GET_STRING (get (item (advice, 1), "rule", NULL)), ==, "dataloader");
+  g_assert_nonnull (strstr (get_str (item (advice, 1), "text"), "82.7"));
+
+  yajl_tree_free (root);
+  run_clear (&r);
+}
+
+static void
+test_gap_threshold (void)
+{
+  g_autofree char *path = fixture ("loader_bound.pt.trace.json.gz");
+  static const struct { const char *us; gint64 count; gint64 total; } cases[] = {
+    { "1000", 5, 117466352 },
+    { "100", 56, 129225464 },
+    { "0", 220, 132598486 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run r;
+      yajl_val root, gpu;
+
+      run_cli (&r, path, "--format", "json", "--gap-min-us", cases[i].us, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      root = parse (r.out);
+      gpu = item (get (root, "gpus", NULL), 0);
+      g_assert_cmpint (get_int (gpu, "gaps", "count"), ==, cases[i].count);
+      g_assert_cmpint (get_int (gpu, "gaps", "total_ns"), ==, cases[i].total);
+      yajl_tree_free (root);
+      run_clear (&r);
+
+      /* the gaps report lists the same gaps */
+      run_cli (&r, path, "--report", "gaps", "--format", "json", "--gap-min-us", cases[i].us, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      root = parse (r.out);
+      g_assert_cmpint (get_int (root, "count", NULL), ==, cases[i].count);
+      g_assert_cmpuint (YAJL_GET_ARRAY (get (root, "gaps", NULL))->len, ==, cases[i].count);
+      yajl_tree_free (root);
+      run_clear (&r);
+    }
+}
+
+static void
+test_reports (void)
+{
+  g_autofree char *path = fixture ("loader_bound.pt.trace.json.gz");
+  g_auto(GStrv) lines = NULL;
+  Run r;
+
+  run_cli (&r, path, "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_true (g_str_has_prefix (lines[0], "device,name,kernels,kernel_time_ns,busy_ns,window_ns"));
+  g_assert_true (g_str_has_prefix (lines[1], "0,NVIDIA H200,176,4600263,4600263,138630810,4600263,3.3184,133,"));
+  run_clear (&r);
+
+  run_cli (&r, path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "GPU 0: NVIDIA H200"));
+  g_assert_nonnull (strstr (r.out, "3.3 %"));
+  g_assert_nonnull (strstr (r.out, "ProfilerStep#5"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "gaps", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "133 idle gaps"));
+  g_assert_nonnull (strstr (r.out, "32.863 ms"));
+  g_assert_nonnull (strstr (r.out, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "operators", "--format", "csv", "--group-by", "shape", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "name,input_dims,calls,host_total_ns"));
+  g_assert_nonnull (strstr (r.out, "aten::cudnn_convolution,"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "kernels", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    yajl_val root = parse (r.out);
+
+    g_assert_cmpint (get_int (root, "launch_latency", "count"), ==, 176);
+    g_assert_cmpint (get_int (root, "launch_latency", "p50_ns"), ==, 1222);
+    yajl_tree_free (root);
+  }
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "memory", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    yajl_val root = parse (r.out);
+    yajl_val dev = item (get (root, "devices", NULL), 0);
+
+    g_assert_cmpint (get_int (dev, "peak_allocated", NULL), ==, 344528384);
+    g_assert_cmpint (get_int (dev, "peak_reserved", NULL), ==, 1413480448);
+    g_assert_cmpstr (YAJL_GET_STRING (get (dev, "peak_operator", NULL)), ==, "aten::convolution_backward");
+    g_assert_cmpint (get_int (root, "allocation_count", NULL), ==, 424);
+    yajl_tree_free (root);
+  }
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "advice", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "[pageable-memcpy]"));
+  run_clear (&r);
+}
+
+static void
+test_errors (void)
+{
+  g_autofree char *path = fixture ("loader_bound.pt.trace.json.gz");
+  Run r;
+
+  run_cli (&r, "/nonexistent/trace.json", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "/nonexistent/trace.json"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "everything", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "everything"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--format", "xml", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  run_clear (&r);
+
+  run_cli (&r, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  run_clear (&r);
+
+  run_cli (&r, path, "--device", "3", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "GPU 3"));
+  run_clear (&r);
+
+  run_cli (&r, "--help", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "--gap-min-us"));
+  run_clear (&r);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/analysis/cli/summary-json", test_summary_json);
+  g_test_add_func ("/analysis/cli/gap-threshold", test_gap_threshold);
+  g_test_add_func ("/analysis/cli/reports", test_reports);
+  g_test_add_func ("/analysis/cli/errors", test_errors);
+
+  return g_test_run ();
+}
