@@ -124,14 +124,13 @@ ks_time_format_tick (gint64 t,
         }
     }
 
-  if (step >= NS_PER_S)
+  /* The unit is the largest one that the step reaches half of, so a
+   * 500 µs step reads 0.5 ms, 1 ms, 1.5 ms. */
+  if (2 * step >= NS_PER_S)
     return g_strdup_printf ("%s%.*f s", sign, decimals_for (step, NS_PER_S), (double)a / NS_PER_S);
-  if (step >= NS_PER_MS || a >= 100 * NS_PER_S)
-    {
-      if (step >= NS_PER_MS)
-        return g_strdup_printf ("%s%.*f ms", sign, decimals_for (step, NS_PER_MS), (double)a / NS_PER_MS);
-    }
-  if (step >= NS_PER_US)
+  if (2 * step >= NS_PER_MS)
+    return g_strdup_printf ("%s%.*f ms", sign, decimals_for (step, NS_PER_MS), (double)a / NS_PER_MS);
+  if (2 * step >= NS_PER_US)
     return g_strdup_printf ("%s%.*f µs", sign, decimals_for (step, NS_PER_US), (double)a / NS_PER_US);
   return g_strdup_printf ("%s%" G_GINT64_FORMAT " ns", sign, a);
 }

@@ -1,0 +1,425 @@
+/* test-render.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+
+#include "ks-render.h"
+#include "ks-trace-builder.h"
+#include "ks-trace-loader.h"
+
+/* The expected values below were computed from the fixture JSON with a
+ * separate python3 script, not with this code. */
+#define LB_KERNEL_NAME "sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x64_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn"
+
+static KsTrace *
+load_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_trace_load (file, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  return trace;
+}
+
+static void
+test_ticks (void)
+{
+  /* 1 s over 1000 px, ticks >= 100 px apart: 100 ms. */
+  g_assert_cmpint (ks_time_tick_step (1e9, 1000, 100), ==, 100000000);
+  /* 3.3 ms: wanted 330 µs, next 1-2-5 step is 500 µs. */
+  g_assert_cmpint (ks_time_tick_step (3.3e6, 1000, 100), ==, 500000);
+  /* 1.5 µs: wanted 150 ns -> 200 ns. */
+  g_assert_cmpint (ks_time_tick_step (1500, 1000, 100), ==, 200);
+  /* Below a nanosecond per tick the step stays 1 ns. */
+  g_assert_cmpint (ks_time_tick_step (7, 1000, 100), ==, 1);
+  /* 2 h: wanted 12 min -> 15 min. */
+  g_assert_cmpint (ks_time_tick_step (7.2e12, 1000, 100), ==, G_GINT64_CONSTANT (900000000000));
+  /* 10 days: wanted 1 day. */
+  g_assert_cmpint (ks_time_tick_step (864e12, 1000, 100), ==, G_GINT64_CONSTANT (86400000000000));
+
+  {
+    g_autofree char *a = ks_time_format_tick (1500000, 500000);
+    g_autofree char *b = ks_time_format_tick (2000000000, 1000000000);
+    g_autofree char *c = ks_time_format_tick (1200, 200);
+    g_autofree char *d = ks_time_format_tick (G_GINT64_CONSTANT (5400000000000), G_GINT64_CONSTANT (900000000000));
+    g_autofree char *e = ks_time_format_tick (250000, 50000);
+
+    g_assert_cmpstr (a, ==, "1.5 ms");
+    g_assert_cmpstr (b, ==, "2 s");
+    g_assert_cmpstr (c, ==, "1200 ns");
+    g_assert_cmpstr (d, ==, "1:30:00");
+    g_assert_cmpstr (e, ==, "250 µs");
+  }
+  {
+    g_autofree char *a = ks_time_format_duration (850);
+    g_autofree char *b = ks_time_format_duration (12400);
+    g_autofree char *c = ks_time_format_duration (1250000000);
+    g_autofree char *d = ks_time_format_duration (G_GINT64_CONSTANT (123000000000));
+    gint64 ns = 0;
+
+    g_assert_cmpstr (a, ==, "850 ns");
+    g_assert_cmpstr (b, ==, "12.4 µs");
+    g_assert_cmpstr (c, ==, "1.25 s");
+    g_assert_cmpstr (d, ==, "2 min 03 s");
+
+    g_assert_true (ks_time_parse ("1.5ms", &ns));
+    g_assert_cmpint (ns, ==, 1500000);
+    g_assert_true (ks_time_parse ("400 us", &ns));
+    g_assert_cmpint (ns, ==, 400000);
+    g_assert_true (ks_time_parse ("1500", &ns));
+    g_assert_cmpint (ns, ==, 1500);
+    g_assert_false (ks_time_parse ("12 parsecs", &ns));
+    g_assert_false (ks_time_parse ("", &ns));
+  }
+}
+
+/* One thread: 1000 slices of 10 ns every 20 ns from 0, a second run of
+ * 50 slices of 10 ns every 20 ns from 100 µs, and one 1 ms slice at 1 ms. */
+static KsTrace *
+build_fold_trace (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 p = ks_trace_builder_get_process (b, 1);
+  guint32 th = ks_trace_builder_get_thread (b, p, 1);
+  guint32 track = ks_trace_builder_get_thread_track (b, th);
+  guint32 small = ks_trace_builder_intern (b, "small");
+  guint32 big = ks_trace_builder_intern (b, "big");
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace;
+
+  for (int i = 0; i < 1000; i++)
+    ks_trace_builder_add_slice (b, track, i * 20, i * 20 + 10, KS_SLICE_GENERIC, small, 0, 0, 0, 0, NULL);
+  for (int i = 0; i < 50; i++)
+    ks_trace_builder_add_slice (b, track, 100000 + i * 20, 100000 + i * 20 + 10, KS_SLICE_GENERIC, small, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, track, 1000000, 2000000, KS_SLICE_GENERIC, big, 0, 0, 0, 0, NULL);
+
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
+static void
+test_lod_folding (void)
+{
+  g_autoptr(KsTrace) trace = build_fold_trace ();
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (KsLodItem));
+  const KsTrack *track = &trace->tracks[0];
+  const KsLodItem *it;
+  KsTimeView view;
+
+  g_assert_cmpuint (trace->n_tracks, ==, 1);
+  g_assert_cmpuint (track->n_slices, ==, 1051);
+  g_assert_cmpuint (track->max_depth, ==, 1);
+
+  /* 1 µs per pixel: 3 px = 3 µs. Each run is far narrower than that
+   * and its gaps too, so each run folds into one block. */
+  view.t0 = 0;
+  view.ns_per_px = 1000;
+  view.width = 2000;
+  ks_lod_slices (track, 0, &view, KS_FOLD_MIN_PX, items);
+  g_assert_cmpuint (items->len, ==, 3);
+
+  it = &g_array_index (items, KsLodItem, 0);
+  g_assert_true (it->folded);
+  g_assert_cmpuint (it->count, ==, 1000);
+  g_assert_cmpfloat_with_epsilon (it->x0, 0.0, 1e-6);
+  /* 19.99 µs of slices, but a folded block is drawn at least 3 px wide. */
+  g_assert_cmpfloat_with_epsilon (it->x1, 19.99, 1e-3);
+  g_assert_cmpuint (track->start[it->last], ==, 999 * 20);
+
+  it = &g_array_index (items, KsLodItem, 1);
+  g_assert_true (it->folded);
+  g_assert_cmpuint (it->count, ==, 50);
+  g_assert_cmpfloat_with_epsilon (it->x0, 100.0, 1e-6);
+
+  it = &g_array_index (items, KsLodItem, 2);
+  g_assert_false (it->folded);
+  g_assert_cmpuint (it->count, ==, 1);
+  g_assert_cmpfloat_with_epsilon (it->x0, 1000.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (it->x1, 2000.0, 1e-6);
+
+  /* 1 ns per pixel: every slice is 10 px wide, nothing folds; the view
+   * [0, 1000) holds the slices starting at 0, 20, ..., 1000. */
+  g_array_set_size (items, 0);
+  view.ns_per_px = 1;
+  view.width = 1000;
+  ks_lod_slices (track, 0, &view, KS_FOLD_MIN_PX, items);
+  g_assert_cmpuint (items->len, ==, 51);
+  for (guint i = 0; i < items->len; i++)
+    {
+      it = &g_array_index (items, KsLodItem, i);
+      g_assert_false (it->folded);
+      g_assert_cmpuint (it->count, ==, 1);
+    }
+
+  /* 4 ns per pixel: slices are 2.5 px wide, gaps 2.5 px; they fold into
+   * one block per visible run: [0, 4000 ns) holds 200 slices. */
+  g_array_set_size (items, 0);
+  view.ns_per_px = 4;
+  view.width = 1000;
+  ks_lod_slices (track, 0, &view, KS_FOLD_MIN_PX, items);
+  g_assert_cmpuint (items->len, ==, 1);
+  it = &g_array_index (items, KsLodItem, 0);
+  g_assert_true (it->folded);
+  g_assert_cmpuint (it->count, ==, 201);
+
+  /* A view that starts inside the big slice shows only it. */
+  g_array_set_size (items, 0);
+  view.t0 = 1500000;
+  view.ns_per_px = 100;
+  view.width = 1000;
+  ks_lod_slices (track, 0, &view, KS_FOLD_MIN_PX, items);
+  g_assert_cmpuint (items->len, ==, 1);
+  it = &g_array_index (items, KsLodItem, 0);
+  g_assert_cmpuint (track->start[it->first], ==, 1000000);
+  g_assert_cmpfloat_with_epsilon (it->x0, -5000.0, 1e-6);
+}
+
+static void
+test_lod_counter (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 c = ks_trace_builder_get_counter (b, "util", "%", 0, KS_NO_INDEX);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  float mins[10], maxs[10];
+  gboolean has[10];
+  KsTimeView view = { 0, 100, 10 };
+
+  /* Samples at 0, 100, 110, 120 and 600 ns once shifted to the trace start. */
+  ks_trace_builder_add_counter_sample (b, c, 1050, 5);
+  ks_trace_builder_add_counter_sample (b, c, 1150, 10);
+  ks_trace_builder_add_counter_sample (b, c, 1160, 2);
+  ks_trace_builder_add_counter_sample (b, c, 1170, 7);
+  ks_trace_builder_add_counter_sample (b, c, 1650, 1);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_counters, ==, 1);
+
+  view.t0 = -150; /* columns start at -150, -50, 50, 150, ... */
+  ks_lod_counter (&trace->counters[0], &view, mins, maxs, has);
+  g_assert_false (has[0]);
+  g_assert_true (has[1]);
+  g_assert_cmpfloat (mins[1], ==, 5);
+  g_assert_cmpfloat (maxs[1], ==, 5);
+  /* Column 2 ([50, 150)) holds 10, 2, 7 and starts from the carried 5. */
+  g_assert_true (has[2]);
+  g_assert_cmpfloat (mins[2], ==, 2);
+  g_assert_cmpfloat (maxs[2], ==, 10);
+  /* The value holds (7) until the next sample. */
+  g_assert_cmpfloat (mins[4], ==, 7);
+  g_assert_cmpfloat (maxs[4], ==, 7);
+  g_assert_cmpfloat (mins[7], ==, 1);
+  g_assert_cmpfloat (maxs[7], ==, 7);
+  g_assert_cmpfloat (maxs[9], ==, 1);
+}
+
+static void
+test_rows (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsTimelineLayout) layout = ks_timeline_layout_new (trace);
+  const KsRow *row;
+  guint n_groups = 0, n_streams = 0, n_threads = 0;
+  guint stream_row = KS_NO_INDEX;
+  int height;
+
+  for (guint i = 0; i < ks_timeline_layout_get_n_rows (layout); i++)
+    {
+      row = ks_timeline_layout_get_row (layout, i);
+      if (row->kind == KS_ROW_GROUP)
+        n_groups++;
+      else if (row->kind == KS_ROW_SLICES && trace->tracks[row->index].kind == KS_TRACK_STREAM)
+        {
+          n_streams++;
+          stream_row = i;
+        }
+      else if (row->kind == KS_ROW_SLICES && trace->tracks[row->index].kind == KS_TRACK_THREAD)
+        n_threads++;
+    }
+
+  /* GPU 0, python3 (pid 455) and the "Spans" process; one stream (7);
+   * threads 455 and 486 of pid 455 and "PyTorch Profiler" of "Spans". */
+  row = ks_timeline_layout_get_row (layout, 0);
+  g_assert_cmpint (row->kind, ==, KS_ROW_GROUP);
+  g_assert_cmpint (row->group_kind, ==, KS_GROUP_GPU);
+  g_assert_true (g_str_has_prefix (row->label, "GPU 0"));
+  g_assert_cmpuint (n_streams, ==, 1);
+  g_assert_cmpuint (n_threads, ==, 3);
+  g_assert_cmpuint (n_groups, ==, 3);
+
+  row = ks_timeline_layout_get_row (layout, stream_row);
+  g_assert_cmpstr (row->label, ==, "stream 7");
+  g_assert_cmpuint (row->group, ==, 0);
+  /* 176 kernels, 8 memcpy and 32 memset on stream 7. */
+  g_assert_cmpuint (trace->tracks[row->index].n_slices, ==, 216);
+  /* The annotation row follows its stream, one level deeper. */
+  row = ks_timeline_layout_get_row (layout, stream_row + 1);
+  g_assert_cmpint (trace->tracks[row->index].kind, ==, KS_TRACK_GPU_ANNOTATION);
+  g_assert_cmpuint (row->indent, ==, 2);
+
+  /* Collapsing the GPU group hides its rows and shrinks the content. */
+  height = ks_timeline_layout_get_height (layout);
+  ks_timeline_layout_set_expanded (layout, 0, FALSE);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, stream_row)->y, ==, -1);
+  g_assert_cmpint (ks_timeline_layout_get_height (layout), <, height);
+  g_assert_cmpuint (ks_timeline_layout_row_at_y (layout, KS_GROUP_HEIGHT + 1), !=, stream_row);
+  ks_timeline_layout_set_expanded (layout, 0, TRUE);
+  g_assert_cmpint (ks_timeline_layout_get_height (layout), ==, height);
+  g_assert_cmpuint (ks_timeline_layout_row_at_y (layout, KS_GROUP_HEIGHT + 1), ==, stream_row);
+}
+
+/* The longest slice named @name. */
+static guint32
+find_slice (KsTrace    *trace,
+            const char *name,
+            guint32    *track_out)
+{
+  guint32 id = ks_trace_lookup_string (trace, name);
+  guint32 best = KS_NO_INDEX;
+  gint64 best_dur = -1;
+
+  g_assert_cmpuint (id, !=, 0);
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      if (trace->tracks[t].name_id[i] == id &&
+          trace->tracks[t].end[i] - trace->tracks[t].start[i] > best_dur)
+        {
+          best_dur = trace->tracks[t].end[i] - trace->tracks[t].start[i];
+          best = i;
+          *track_out = t;
+        }
+  g_assert_cmpuint (best, !=, KS_NO_INDEX);
+  return best;
+}
+
+static guint32
+pixel_at (cairo_surface_t *surface,
+          int              x,
+          int              y)
+{
+  guint8 *data = cairo_image_surface_get_data (surface);
+  int stride = cairo_image_surface_get_stride (surface);
+  guint32 argb = *(guint32 *)(data + y * stride + x * 4);
+
+  /* ARGB32 (opaque here) to 0xRRGGBBAA. */
+  return ((argb & 0xffffff) << 8) | 0xff;
+}
+
+static void
+test_png (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsTimelineLayout) layout = ks_timeline_layout_new (trace);
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  cairo_surface_t *surface;
+  const KsTheme *theme = ks_theme_get (FALSE);
+  const KsTrack *track;
+  const KsRow *row;
+  KsRenderOptions options;
+  KsTimeView view;
+  guint32 t = 0, s;
+  guint r, ruler_dark = 0;
+  int fd, x, y;
+  double mid;
+
+  fd = g_file_open_tmp ("ks-render-XXXXXX.png", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+
+  /* Centre the longest kernel in a 2 ms window. */
+  s = find_slice (trace, LB_KERNEL_NAME, &t);
+  track = &trace->tracks[t];
+  g_assert_cmpint (track->end[s] - track->start[s], >=, 246000);
+  g_assert_cmpint (track->end[s] - track->start[s], <=, 246100);
+  mid = (track->start[s] + track->end[s]) / 2.0;
+
+  ks_render_options_init (&options, trace, 1200, 500);
+  options.t0 = mid - 1e6;
+  options.t1 = mid + 1e6;
+  g_assert_true (ks_render_png (layout, &options, path, &error));
+  g_assert_no_error (error);
+
+  surface = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (surface), ==, 1200);
+  g_assert_cmpint (cairo_image_surface_get_height (surface), ==, 500);
+
+  /* The kernel's colour in the middle of its lane on the stream row. */
+  ks_render_options_view (&options, &view);
+  r = ks_timeline_layout_find_track_row (layout, t);
+  row = ks_timeline_layout_get_row (layout, r);
+  x = options.header_width + (int)((mid - view.t0) / view.ns_per_px);
+  y = options.ruler_height + row->y + ks_timeline_layout_lane_y (track->depth[s]) + 3;
+  g_assert_cmphex (pixel_at (surface, x, y), ==,
+                   ks_timeline_layout_slice_color (layout, track, s, FALSE));
+  /* 246 µs in 2 ms over 980 px is ~120 px wide: 40 px left of the centre
+   * is still the kernel. */
+  g_assert_cmphex (pixel_at (surface, x - 40, y), ==,
+                   ks_timeline_layout_slice_color (layout, track, s, FALSE));
+
+  /* The GPU group header and its label area. */
+  g_assert_cmphex (pixel_at (surface, options.width - 5, options.ruler_height + 3), ==, theme->group_background);
+
+  /* The ruler has tick labels: dark text pixels in its time area. */
+  for (int yy = 2; yy < options.ruler_height - 4; yy++)
+    for (int xx = options.header_width + 2; xx < options.width; xx++)
+      {
+        guint32 p = pixel_at (surface, xx, yy);
+
+        if (((p >> 24) & 0xff) < 0x80 && ((p >> 16) & 0xff) < 0x80)
+          ruler_dark++;
+      }
+  g_assert_cmpuint (ruler_dark, >, 100);
+
+  /* The whole trace: the stream lane holds kernel colours somewhere. */
+  ks_render_options_init (&options, trace, 1200, 500);
+  g_assert_true (ks_render_png (layout, &options, path, &error));
+  cairo_surface_destroy (surface);
+  surface = cairo_image_surface_create_from_png (path);
+  {
+    guint coloured = 0;
+
+    y = options.ruler_height + row->y + ks_timeline_layout_lane_y (0) + 8;
+    /* Count saturated pixels only: grid lines and backgrounds are grey. */
+    for (int xx = options.header_width; xx < options.width; xx++)
+      {
+        guint32 p = pixel_at (surface, xx, y);
+        int pr = (p >> 24) & 0xff, pg = (p >> 16) & 0xff, pb = (p >> 8) & 0xff;
+
+        if (ABS (pr - pg) > 24 || ABS (pg - pb) > 24 || ABS (pr - pb) > 24)
+          coloured++;
+      }
+    g_assert_cmpuint (coloured, >, 10);
+    g_assert_cmpuint (coloured, <, 980);
+  }
+
+  cairo_surface_destroy (surface);
+  g_unlink (path);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/render/ticks", test_ticks);
+  g_test_add_func ("/render/lod-folding", test_lod_folding);
+  g_test_add_func ("/render/lod-counter", test_lod_counter);
+  g_test_add_func ("/render/rows", test_rows);
+  g_test_add_func ("/render/png", test_png);
+
+  return g_test_run ();
+}
