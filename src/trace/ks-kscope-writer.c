@@ -1,0 +1,1929 @@
+/* ks-kscope-writer.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-kscope-writer"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "ks-kscope-writer.h"
+#include "ks-sqlite-private.h"
+
+/* Rows per transaction: large enough that commits cost nothing, small
+ * enough that SQLite's dirty page cache stays bounded. */
+#define BATCH_ROWS 262144
+
+typedef enum
+{
+  T_STRING_IDS,
+  T_PROCESSES,
+  T_THREAD_NAMES,
+  T_SESSION_START,
+  T_ANALYSIS_DETAILS,
+  T_GPU,
+  T_CUDA_STREAM,
+  T_KERNEL,
+  T_MEMCPY,
+  T_MEMSET,
+  T_RUNTIME,
+  T_SYNC,
+  T_NVTX,
+  T_OSRT,
+  T_KS_META,
+  T_KS_PROCESSES,
+  T_KS_THREADS,
+  T_KS_TRACKS,
+  T_KS_SLICES,
+  T_KS_INSTANTS,
+  T_KS_FLOWS,
+  T_KS_COUNTERS,
+  T_KS_COUNTER_SAMPLES,
+  T_KS_MEMORY_EVENTS,
+  T_KS_DIAGNOSTICS,
+  N_TABLES
+} TableId;
+
+typedef struct
+{
+  const char *name;
+  const char *columns;  /* CREATE TABLE body */
+  const char *insert;   /* parameters, in column order */
+  const char *indexes;  /* run after the data, may be NULL */
+} TableDef;
+
+/* Nsight tables keep Nsight's column names and order; the columns after
+ * theirs (categoryId, externalId, args, nameId where Nsight has none...)
+ * hold what the model has and Nsight lacks, NULL when it is the default. */
+static const TableDef tables[N_TABLES] = {
+  [T_STRING_IDS] = { "StringIds",
+    "id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL",
+    "?,?", NULL },
+  [T_PROCESSES] = { "PROCESSES",
+    "globalPid INTEGER, pid INTEGER, name TEXT",
+    "?,?,?", NULL },
+  [T_THREAD_NAMES] = { "ThreadNames",
+    "nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER",
+    "?,?,?", NULL },
+  [T_SESSION_START] = { "TARGET_INFO_SESSION_START_TIME",
+    "utcEpochNs INTEGER, utcTime TEXT, localTime TEXT",
+    "?,?,?", NULL },
+  [T_ANALYSIS_DETAILS] = { "ANALYSIS_DETAILS",
+    "globalVid INTEGER NOT NULL, duration INTEGER NOT NULL, startTime INTEGER NOT NULL, "
+    "stopTime INTEGER NOT NULL",
+    "?,?,?,?", NULL },
+  [T_GPU] = { "TARGET_INFO_GPU",
+    "vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT, "
+    "l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, clockRate INTEGER, "
+    "smCount INTEGER, uuid TEXT, maxRegistersPerBlock INTEGER, maxShmemPerBlock INTEGER, "
+    "maxShmemPerSm INTEGER, maxRegistersPerSm INTEGER, threadsPerWarp INTEGER, "
+    "maxWarpsPerSm INTEGER, maxThreadsPerBlock INTEGER, computeMajor INTEGER, "
+    "computeMinor INTEGER, maxThreadsPerSm INTEGER",
+    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?", NULL },
+  [T_CUDA_STREAM] = { "TARGET_INFO_CUDA_STREAM",
+    "streamId INTEGER NOT NULL, hwId INTEGER NOT NULL, vmId INTEGER NOT NULL, "
+    "processId INTEGER NOT NULL, contextId INTEGER NOT NULL, priority INTEGER NOT NULL, "
+    "flag INTEGER NOT NULL, deviceId INTEGER",
+    "?,?,?,?,?,?,?,?", NULL },
+  [T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL",
+    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
+    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
+    "globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, "
+    "mangledName INTEGER, launchType INTEGER, registersPerThread INTEGER NOT NULL, "
+    "gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, "
+    "blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, "
+    "staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL, "
+    "localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, "
+    "gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER, "
+    "categoryId INTEGER, externalId INTEGER, args TEXT",
+    "?,?,?,0,?,?,?,?,?,NULL,0,?,?,?,?,?,?,?,?,0,0,0,0,NULL,NULL,?,?,?",
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_KERNEL_stream ON CUPTI_ACTIVITY_KIND_KERNEL (deviceId, streamId, start);"
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_KERNEL_correlation ON CUPTI_ACTIVITY_KIND_KERNEL (globalPid, correlationId);" },
+  [T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
+    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
+    "globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, "
+    "dstKind INTEGER, srcDeviceId INTEGER, dstDeviceId INTEGER, graphNodeId INTEGER, "
+    "nameId INTEGER, categoryId INTEGER, externalId INTEGER, args TEXT",
+    "?,?,?,0,?,?,?,?,?,?,?,NULL,NULL,NULL,?,?,?,?",
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMCPY_stream ON CUPTI_ACTIVITY_KIND_MEMCPY (deviceId, streamId, start);"
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMCPY_correlation ON CUPTI_ACTIVITY_KIND_MEMCPY (globalPid, correlationId);" },
+  [T_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET",
+    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
+    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
+    "globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL, graphNodeId INTEGER, "
+    "memKind INTEGER, nameId INTEGER, categoryId INTEGER, externalId INTEGER, args TEXT",
+    "?,?,?,0,?,?,?,?,?,NULL,?,?,?,?,?",
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMSET_stream ON CUPTI_ACTIVITY_KIND_MEMSET (deviceId, streamId, start);"
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMSET_correlation ON CUPTI_ACTIVITY_KIND_MEMSET (globalPid, correlationId);" },
+  [T_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, "
+    "globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, "
+    "returnValue INTEGER NOT NULL, callchainId INTEGER, "
+    "categoryId INTEGER, externalId INTEGER, args TEXT",
+    "?,?,?,?,?,?,0,NULL,?,?,?",
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_RUNTIME_thread ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid, start);"
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_RUNTIME_correlation ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId, globalTid);" },
+  [T_SYNC] = { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
+    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
+    "globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL, "
+    "nameId INTEGER, categoryId INTEGER, externalId INTEGER, args TEXT",
+    "?,?,?,0,?,?,?,?,4294967295,?,?,?,?",
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_SYNCHRONIZATION_stream ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (deviceId, streamId, start);"
+    "CREATE INDEX CUPTI_ACTIVITY_KIND_SYNCHRONIZATION_correlation ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (globalPid, correlationId);" },
+  [T_NVTX] = { "NVTX_EVENTS",
+    "start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, "
+    "category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, "
+    "textId INTEGER, domainId INTEGER, jsonText TEXT, "
+    "correlationId INTEGER, externalId INTEGER",
+    "?,?,?,NULL,NULL,NULL,?,?,?,?,?,?,?,?",
+    "CREATE INDEX NVTX_EVENTS_thread ON NVTX_EVENTS (globalTid, start);" },
+  [T_OSRT] = { "OSRT_API",
+    "start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, "
+    "globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, "
+    "nestingLevel INTEGER, callchainId INTEGER NOT NULL, "
+    "categoryId INTEGER, correlationId INTEGER, externalId INTEGER, args TEXT",
+    "?,?,27,?,?,0,?,0,?,?,?,?",
+    "CREATE INDEX OSRT_API_thread ON OSRT_API (globalTid, start);" },
+  [T_KS_META] = { "KS_META",
+    "name TEXT PRIMARY KEY, value TEXT",
+    "?,?", NULL },
+  [T_KS_PROCESSES] = { "KS_PROCESSES",
+    "globalPid INTEGER NOT NULL, pid INTEGER NOT NULL, originalPid TEXT, name TEXT, "
+    "label TEXT, sortIndex INTEGER, groupId INTEGER",
+    "?,?,?,?,?,?,?", NULL },
+  [T_KS_THREADS] = { "KS_THREADS",
+    "globalTid INTEGER NOT NULL, pid INTEGER, tid INTEGER, originalPid TEXT, "
+    "originalTid TEXT, name TEXT, role TEXT, globalPid INTEGER, sortIndex INTEGER",
+    "?,?,?,?,?,?,?,?,?", NULL },
+  [T_KS_TRACKS] = { "KS_TRACKS",
+    "id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT, globalPid INTEGER, "
+    "globalTid INTEGER, deviceId INTEGER, streamId INTEGER, sortIndex INTEGER, "
+    "parentId INTEGER, groupId INTEGER",
+    "?,?,?,?,?,?,?,?,?,?", NULL },
+  [T_KS_SLICES] = { "KS_SLICES",
+    "start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER, trackId INTEGER, "
+    "kind INTEGER NOT NULL, nameId INTEGER, categoryId INTEGER, correlationId INTEGER, "
+    "externalId INTEGER, args TEXT",
+    "?,?,?,?,?,?,?,?,?,?",
+    "CREATE INDEX KS_SLICES_thread ON KS_SLICES (globalTid, start);"
+    "CREATE INDEX KS_SLICES_track ON KS_SLICES (trackId, start);" },
+  [T_KS_INSTANTS] = { "KS_INSTANTS",
+    "timestamp INTEGER NOT NULL, globalTid INTEGER, trackId INTEGER, globalPid INTEGER, "
+    "nameId INTEGER, categoryId INTEGER, args TEXT",
+    "?,?,?,?,?,?,?",
+    "CREATE INDEX KS_INSTANTS_time ON KS_INSTANTS (timestamp);" },
+  [T_KS_FLOWS] = { "KS_FLOWS",
+    "id INTEGER PRIMARY KEY, categoryId INTEGER, fromTimestamp INTEGER NOT NULL, "
+    "fromGlobalTid INTEGER, toTimestamp INTEGER NOT NULL, toGlobalTid INTEGER, "
+    "fromTrackId INTEGER, toTrackId INTEGER, kind INTEGER",
+    "?,?,?,?,?,?,?,?,?", NULL },
+  [T_KS_COUNTERS] = { "KS_COUNTERS",
+    "id INTEGER PRIMARY KEY, name TEXT, unit TEXT, deviceId INTEGER, globalPid INTEGER, "
+    "description TEXT",
+    "?,?,?,?,?,NULL", NULL },
+  [T_KS_COUNTER_SAMPLES] = { "KS_COUNTER_SAMPLES",
+    "counterId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value REAL",
+    "?,?,?",
+    "CREATE INDEX KS_COUNTER_SAMPLES_counter ON KS_COUNTER_SAMPLES (counterId, timestamp);" },
+  [T_KS_MEMORY_EVENTS] = { "KS_MEMORY_EVENTS",
+    "timestamp INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, address INTEGER, "
+    "bytes INTEGER, totalAllocated INTEGER, totalReserved INTEGER",
+    "?,?,?,?,?,?,?",
+    "CREATE INDEX KS_MEMORY_EVENTS_time ON KS_MEMORY_EVENTS (timestamp);" },
+  [T_KS_DIAGNOSTICS] = { "KS_DIAGNOSTICS",
+    "timestamp INTEGER, severity TEXT, source TEXT, text TEXT",
+    "?,?,?,?", NULL },
+};
+
+typedef struct
+{
+  gint64 id;
+  const char *name;
+  const char *label;
+} EnumRow;
+
+/* The lookup tables of the enums used above, with Nsight's values. */
+static const EnumRow enum_mem_kind[] = {
+  { 0, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable" },
+  { 1, "CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned" },
+  { 2, "CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device" },
+  { 3, "CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array" },
+  { 4, "CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed" },
+  { 5, "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static" },
+  { 6, "CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static" },
+  { 7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown" },
+  { 0, NULL, NULL }
+};
+
+static const EnumRow enum_memcpy_oper[] = {
+  { 0, "CUDA_MEMCPY_KIND_UNKNOWN", "Unknown" },
+  { 1, "CUDA_MEMCPY_KIND_HTOD", "Host-to-Device" },
+  { 2, "CUDA_MEMCPY_KIND_DTOH", "Device-to-Host" },
+  { 3, "CUDA_MEMCPY_KIND_HTOA", "Host-to-Array" },
+  { 4, "CUDA_MEMCPY_KIND_ATOH", "Array-to-Host" },
+  { 5, "CUDA_MEMCPY_KIND_ATOA", "Array-to-Array" },
+  { 6, "CUDA_MEMCPY_KIND_ATOD", "Array-to-Device" },
+  { 7, "CUDA_MEMCPY_KIND_DTOA", "Device-to-Array" },
+  { 8, "CUDA_MEMCPY_KIND_DTOD", "Device-to-Device" },
+  { 9, "CUDA_MEMCPY_KIND_HTOH", "Host-to-Host" },
+  { 10, "CUDA_MEMCPY_KIND_PTOP", "Peer-to-Peer" },
+  { 11, "CUDA_MEMCPY_KIND_UVM_HTOD", "Unified Host-to-Device" },
+  { 12, "CUDA_MEMCPY_KIND_UVM_DTOH", "Unified Device-to-Host" },
+  { 13, "CUDA_MEMCPY_KIND_UVM_DTOD", "Unified Device-to-Device" },
+  { 0, NULL, NULL }
+};
+
+static const EnumRow enum_sync_type[] = {
+  { 0, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN", "Unknown" },
+  { 1, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE", "Event sync" },
+  { 2, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT", "Stream wait sync" },
+  { 3, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE", "Stream sync" },
+  { 4, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE", "Context sync" },
+  { 0, NULL, NULL }
+};
+
+static const EnumRow enum_launch_type[] = {
+  { 0, "CUDA_KERNEL_LAUNCH_TYPE_UNKNOWN", "Unknown" },
+  { 1, "CUDA_KERNEL_LAUNCH_TYPE_REGULAR", "Regular" },
+  { 2, "CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE", "Coop Single Device" },
+  { 3, "CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE", "Coop Multi Device" },
+  { 0, NULL, NULL }
+};
+
+static const EnumRow enum_stream_type[] = {
+  { 0, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_UNKNOWN", "Unknown stream type" },
+  { 1, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT", "Default stream" },
+  { 2, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING", "Non-blocking stream" },
+  { 3, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL", "Null stream" },
+  { 0, NULL, NULL }
+};
+
+static const EnumRow enum_event_class[] = {
+  { 0, "TRACE_PROCESS_EVENT_CUDA_RUNTIME", "CUDA runtime" },
+  { 1, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "CUDA driver" },
+  { 13, "TRACE_PROCESS_EVENT_CUDA_EGL_DRIVER", "CUDA EGL driver" },
+  { 27, "TRACE_PROCESS_EVENT_OS_RUNTIME", "OSRT runtime" },
+  { 28, "TRACE_PROCESS_EVENT_CUDNN", "cuDNN" },
+  { 29, "TRACE_PROCESS_EVENT_CUBLAS", "cuBLAS" },
+  { 31, "TRACE_PROCESS_EVENT_OS_RUNTIME_START", "OSRT start" },
+  { 32, "TRACE_PROCESS_EVENT_OS_RUNTIME_FINISH", "OSRT finish" },
+  { 0, NULL, NULL }
+};
+
+static const EnumRow enum_event_type[] = {
+  { 33, "NvtxCategory", "NvtxCategory" },
+  { 34, "NvtxMark", "NvtxMark" },
+  { 39, "NvtxThread", "NvtxThread" },
+  { 59, "NvtxPushPopRange", "NvtxPushPopRange" },
+  { 60, "NvtxStartEndRange", "NvtxStartEndRange" },
+  { 70, "NvtxtPushPopRange", "NvtxtPushPopRange" },
+  { 71, "NvtxtStartEndRange", "NvtxtStartEndRange" },
+  { 75, "NvtxDomainCreate", "NvtxDomainCreate" },
+  { 76, "NvtxDomainDestroy", "NvtxDomainDestroy" },
+  { 0, NULL, NULL }
+};
+
+typedef struct
+{
+  const char *name;
+  const EnumRow *rows;
+} EnumTable;
+
+static const EnumTable enum_tables[] = {
+  { "ENUM_CUDA_MEM_KIND", enum_mem_kind },
+  { "ENUM_CUDA_MEMCPY_OPER", enum_memcpy_oper },
+  { "ENUM_CUPTI_SYNC_TYPE", enum_sync_type },
+  { "ENUM_CUDA_KERNEL_LAUNCH_TYPE", enum_launch_type },
+  { "ENUM_CUPTI_STREAM_TYPE", enum_stream_type },
+  { "ENUM_NSYS_EVENT_CLASS", enum_event_class },
+  { "ENUM_NSYS_EVENT_TYPE", enum_event_type },
+};
+
+typedef struct
+{
+  sqlite3        *db;
+  KsTrace        *trace;
+  KsProgress     *progress;
+  GCancellable   *cancellable;
+  char           *display;          /* file name for messages */
+
+  sqlite3_stmt   *stmts[N_TABLES];
+  guint64         rows[N_TABLES];
+  guint64         pending;          /* rows in the open transaction */
+  guint64         done;
+  guint64         total;
+
+  gint64         *process_gpid;     /* per process */
+  gint64         *thread_gtid;      /* per thread */
+  gint64         *track_gpid;       /* per track: its process's globalPid, -1 when none */
+  guint32       **launcher;         /* per stream track: launching process per slice */
+  guint32         n_implied_flows;  /* leading flows that correlation ids recreate */
+
+  GHashTable     *extra_strings;    /* char* -> id, for strings the trace lacks */
+  guint32         next_string;
+  GHashTable     *domains;          /* "gpid/category" -> domain id */
+  guint32         next_domain;
+
+  guint32         default_category[KS_N_SLICE_KINDS];
+} Writer;
+
+static gboolean
+set_sqlite_error (Writer  *w,
+                  int      rc,
+                  GError **error)
+{
+  const char *msg = w->db ? sqlite3_errmsg (w->db) : sqlite3_errstr (rc);
+  int code = G_IO_ERROR_FAILED;
+
+  if (rc == SQLITE_FULL)
+    code = G_IO_ERROR_NO_SPACE;
+  else if (rc == SQLITE_PERM || rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN)
+    code = G_IO_ERROR_PERMISSION_DENIED;
+
+  g_set_error (error, G_IO_ERROR, code,
+               _("Could not write “%s”: %s"), w->display, msg);
+  return FALSE;
+}
+
+static gboolean
+exec (Writer      *w,
+      const char  *sql,
+      GError     **error)
+{
+  int rc = sqlite3_exec (w->db, sql, NULL, NULL, NULL);
+
+  if (rc != SQLITE_OK)
+    return set_sqlite_error (w, rc, error);
+  return TRUE;
+}
+
+static sqlite3_stmt *
+table_stmt (Writer   *w,
+            TableId   id,
+            GError  **error)
+{
+  const TableDef *def = &tables[id];
+  g_autofree char *create = NULL;
+  g_autofree char *insert = NULL;
+  int rc;
+
+  if (w->stmts[id] != NULL)
+    return w->stmts[id];
+
+  /* Tables are created on their first row, so absent means empty. */
+  create = g_strdup_printf ("CREATE TABLE %s (%s)", def->name, def->columns);
+  if (!exec (w, create, error))
+    return NULL;
+
+  insert = g_strdup_printf ("INSERT INTO %s VALUES (%s)", def->name, def->insert);
+  rc = sqlite3_prepare_v3 (w->db, insert, -1, SQLITE_PREPARE_PERSISTENT, &w->stmts[id], NULL);
+  if (rc != SQLITE_OK)
+    {
+      set_sqlite_error (w, rc, error);
+      return NULL;
+    }
+
+  return w->stmts[id];
+}
+
+static gboolean
+report_progress (Writer  *w,
+                 GError **error)
+{
+  if (g_cancellable_set_error_if_cancelled (w->cancellable, error))
+    return FALSE;
+  if (w->progress != NULL && w->total > 0)
+    ks_progress_set_fraction (w->progress, MIN (1.0, (double)w->done / (double)w->total));
+  return TRUE;
+}
+
+static gboolean
+insert_row (Writer        *w,
+            TableId        id,
+            sqlite3_stmt  *stmt,
+            GError       **error)
+{
+  int rc = sqlite3_step (stmt);
+
+  sqlite3_reset (stmt);
+  if (rc != SQLITE_DONE)
+    return set_sqlite_error (w, rc, error);
+
+  w->rows[id]++;
+  w->done++;
+  if (++w->pending >= BATCH_ROWS)
+    {
+      w->pending = 0;
+      if (!exec (w, "COMMIT; BEGIN", error))
+        return FALSE;
+      if (!report_progress (w, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static inline void
+bind_i64 (sqlite3_stmt *stmt,
+          int           col,
+          gint64        value)
+{
+  sqlite3_bind_int64 (stmt, col, value);
+}
+
+static inline void
+bind_null (sqlite3_stmt *stmt,
+           int           col)
+{
+  sqlite3_bind_null (stmt, col);
+}
+
+/* 0 means "none" for correlation and external ids. */
+static inline void
+bind_nonzero (sqlite3_stmt *stmt,
+              int           col,
+              guint32       value)
+{
+  if (value != 0)
+    sqlite3_bind_int64 (stmt, col, value);
+  else
+    sqlite3_bind_null (stmt, col);
+}
+
+static inline void
+bind_text (sqlite3_stmt *stmt,
+           int           col,
+           const char   *text)
+{
+  if (text != NULL)
+    sqlite3_bind_text (stmt, col, text, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, col);
+}
+
+/* A string that is not empty, or NULL. */
+static inline void
+bind_string (Writer       *w,
+             sqlite3_stmt *stmt,
+             int           col,
+             guint32       id)
+{
+  if (id != 0)
+    sqlite3_bind_text (stmt, col, ks_trace_string (w->trace, id), -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, col);
+}
+
+static inline void
+bind_gid (sqlite3_stmt *stmt,
+          int           col,
+          gint64        gid)
+{
+  if (gid >= 0)
+    sqlite3_bind_int64 (stmt, col, gid);
+  else
+    sqlite3_bind_null (stmt, col);
+}
+
+/* The category column: NULL when it is what the table implies. */
+static inline void
+bind_category (Writer       *w,
+               sqlite3_stmt *stmt,
+               int           col,
+               KsSliceKind   kind,
+               guint32       category)
+{
+  if (category == w->default_category[kind])
+    sqlite3_bind_null (stmt, col);
+  else
+    sqlite3_bind_int64 (stmt, col, category);
+}
+
+/* String ids: the trace's own ids, then new ones for strings made here. */
+static gboolean
+string_id (Writer      *w,
+           const char  *str,
+           guint32     *out_id,
+           GError     **error)
+{
+  guint32 id = ks_trace_lookup_string (w->trace, str);
+  gpointer value;
+  sqlite3_stmt *stmt;
+
+  if (id != KS_NO_INDEX)
+    {
+      *out_id = id;
+      return TRUE;
+    }
+
+  if (g_hash_table_lookup_extended (w->extra_strings, str, NULL, &value))
+    {
+      *out_id = GPOINTER_TO_UINT (value);
+      return TRUE;
+    }
+
+  id = w->next_string++;
+  g_hash_table_insert (w->extra_strings, g_strdup (str), GUINT_TO_POINTER (id));
+
+  if (!(stmt = table_stmt (w, T_STRING_IDS, error)))
+    return FALSE;
+  bind_i64 (stmt, 1, id);
+  sqlite3_bind_text (stmt, 2, str, -1, SQLITE_TRANSIENT);
+  if (!insert_row (w, T_STRING_IDS, stmt, error))
+    return FALSE;
+
+  *out_id = id;
+  return TRUE;
+}
+
+/* Nsight's shortName: the function name without return type, scope,
+ * template arguments and parameters. */
+static char *
+kernel_short_name (const char *name)
+{
+  const char *end = name + strlen (name);
+  const char *p;
+  const char *begin = name;
+  int depth = 0;
+
+  for (p = name; *p; p++)
+    {
+      if (*p == '<')
+        {
+          if (depth == 0)
+            end = p;
+          depth++;
+        }
+      else if (*p == '>' && depth > 0)
+        depth--;
+      else if (*p == '(' && depth == 0)
+        {
+          if (p < end)
+            end = p;
+          break;
+        }
+      if (depth == 0 && p < end)
+        {
+          if (*p == ' ')
+            begin = p + 1;
+          else if (*p == ':' && p[1] == ':')
+            begin = p + 2;
+        }
+    }
+
+  if (begin >= end)
+    return g_strdup (name);
+  return g_strndup (begin, end - begin);
+}
+
+static void
+assign_ids (Writer *w)
+{
+  KsTrace *trace = w->trace;
+  g_autoptr(GHashTable) used_pids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GHashTable) used_tids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree gint64 *enc_pid = g_new (gint64, MAX (trace->n_processes, 1));
+  g_autofree gint64 *enc_tid = g_new (gint64, MAX (trace->n_threads, 1));
+  gint64 next = KS_GID_LIMIT - 1;
+
+  /* Real pids that fit keep their value; the others get the highest
+   * free values, which real Linux pids (< 2^22) never reach. */
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    {
+      const KsProcess *proc = &trace->processes[p];
+
+      enc_pid[p] = -1;
+      if (proc->original == 0 && proc->pid >= 0 && proc->pid < KS_GID_LIMIT &&
+          !g_hash_table_contains (used_pids, &proc->pid))
+        {
+          enc_pid[p] = proc->pid;
+          g_hash_table_add (used_pids, &enc_pid[p]);
+        }
+    }
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    {
+      if (enc_pid[p] >= 0)
+        continue;
+      while (g_hash_table_contains (used_pids, &next))
+        next--;
+      enc_pid[p] = next--;
+      g_hash_table_add (used_pids, &enc_pid[p]);
+    }
+
+  w->process_gpid = g_new (gint64, MAX (trace->n_processes, 1));
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    w->process_gpid[p] = enc_pid[p] << KS_GID_PID_SHIFT;
+
+  /* Thread ids: the same, within each process (the key holds both). */
+  for (guint32 t = 0; t < trace->n_threads; t++)
+    {
+      const KsThread *thread = &trace->threads[t];
+
+      enc_tid[t] = -1;
+      if (thread->original == 0 && thread->tid >= 0 && thread->tid < KS_GID_LIMIT)
+        {
+          gint64 gtid = w->process_gpid[thread->process] | thread->tid;
+
+          if (!g_hash_table_contains (used_tids, &gtid))
+            {
+              enc_tid[t] = gtid;
+              g_hash_table_add (used_tids, &enc_tid[t]);
+            }
+        }
+    }
+  for (guint32 t = 0; t < trace->n_threads; t++)
+    {
+      gint64 gtid;
+
+      if (enc_tid[t] >= 0)
+        continue;
+      gtid = w->process_gpid[trace->threads[t].process] | (KS_GID_LIMIT - 1);
+      while (g_hash_table_contains (used_tids, &gtid))
+        gtid--;
+      enc_tid[t] = gtid;
+      g_hash_table_add (used_tids, &enc_tid[t]);
+    }
+
+  w->thread_gtid = g_new (gint64, MAX (trace->n_threads, 1));
+  memcpy (w->thread_gtid, enc_tid, sizeof (gint64) * trace->n_threads);
+}
+
+static inline gboolean
+is_cuda_api (guint8 kind)
+{
+  return kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER;
+}
+
+/* Which process launched each GPU activity, and how many of the trace's
+ * flows are the launch flows that correlation ids give back on reading
+ * (the builder's linking rule, replayed). */
+static void
+assign_launchers (Writer *w)
+{
+  KsTrace *trace = w->trace;
+  g_autoptr(GHashTable) first_gpu = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autofree guint32 *first_process = g_new (guint32, MAX (trace->n_tracks, 1));
+  guint32 implied = 0;
+
+  w->launcher = g_new0 (guint32 *, MAX (trace->n_tracks, 1));
+  w->track_gpid = g_new (gint64, MAX (trace->n_tracks, 1));
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      first_process[t] = KS_NO_INDEX;
+      w->track_gpid[t] = track->process != KS_NO_INDEX ? w->process_gpid[track->process] : -1;
+
+      if (track->kind != KS_TRACK_STREAM)
+        continue;
+
+      w->launcher[t] = g_new (guint32, MAX (track->n_slices, 1));
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          w->launcher[t][i] = KS_NO_INDEX;
+          if (track->correlation[i] != 0)
+            {
+              gint64 key = ((gint64)track->group << 32) | track->correlation[i];
+              g_array_append_val (keys, key);
+            }
+        }
+    }
+
+  /* Keys live in @keys; fill the hash after the array stops moving. */
+  {
+    guint k = 0;
+
+    for (guint32 t = 0; t < trace->n_tracks; t++)
+      {
+        const KsTrack *track = &trace->tracks[t];
+
+        if (track->kind != KS_TRACK_STREAM)
+          continue;
+        for (guint32 i = 0; i < track->n_slices; i++)
+          {
+            if (track->correlation[i] == 0)
+              continue;
+            if (!g_hash_table_contains (first_gpu, &g_array_index (keys, gint64, k)))
+              g_hash_table_insert (first_gpu, &g_array_index (keys, gint64, k),
+                                   GSIZE_TO_POINTER (((gsize)t << 32 | i) + 1));
+            k++;
+          }
+      }
+  }
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_THREAD || g_hash_table_size (first_gpu) == 0)
+        continue;
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          gint64 key = ((gint64)track->group << 32) | track->correlation[i];
+          gpointer value;
+          gsize v;
+          guint32 to_track, to_slice;
+
+          if (track->correlation[i] == 0 || !is_cuda_api (track->slice_kind[i]))
+            continue;
+          if (!(value = g_hash_table_lookup (first_gpu, &key)))
+            continue;
+          g_hash_table_remove (first_gpu, &key);
+          implied++;
+
+          v = GPOINTER_TO_SIZE (value) - 1;
+          to_track = (guint32)(v >> 32);
+          to_slice = (guint32)(v & 0xffffffff);
+          w->launcher[to_track][to_slice] = track->process;
+          if (first_process[to_track] == KS_NO_INDEX)
+            first_process[to_track] = track->process;
+        }
+    }
+
+  /* Activity whose launch is not in the trace belongs to the first
+   * launching process of its stream, else to a process of its group. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+      guint32 process = first_process[t];
+
+      if (track->kind != KS_TRACK_STREAM)
+        continue;
+
+      if (process == KS_NO_INDEX)
+        {
+          for (guint32 u = 0; u < trace->n_tracks && process == KS_NO_INDEX; u++)
+            {
+              const KsTrack *other = &trace->tracks[u];
+
+              if (other->kind != KS_TRACK_THREAD || other->group != track->group)
+                continue;
+              for (guint32 i = 0; i < other->n_slices; i++)
+                if (is_cuda_api (other->slice_kind[i]))
+                  {
+                    process = other->process;
+                    break;
+                  }
+            }
+        }
+      for (guint32 p = 0; p < trace->n_processes && process == KS_NO_INDEX; p++)
+        if (trace->processes[p].group == track->group)
+          process = p;
+
+      w->track_gpid[t] = process != KS_NO_INDEX ? w->process_gpid[process] : -1;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (w->launcher[t][i] == KS_NO_INDEX)
+          w->launcher[t][i] = process;
+    }
+
+  w->n_implied_flows = MIN (implied, trace->n_flows);
+}
+
+static gboolean
+write_strings (Writer  *w,
+               GError **error)
+{
+  sqlite3_stmt *stmt;
+
+  if (!(stmt = table_stmt (w, T_STRING_IDS, error)))
+    return FALSE;
+
+  for (guint32 i = 0; i < w->trace->n_strings; i++)
+    {
+      bind_i64 (stmt, 1, i);
+      bind_text (stmt, 2, w->trace->strings[i]);
+      if (!insert_row (w, T_STRING_IDS, stmt, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+write_meta (Writer      *w,
+            const char  *name,
+            const char  *value,
+            GError     **error)
+{
+  sqlite3_stmt *stmt;
+
+  if (value == NULL)
+    return TRUE;
+  if (!(stmt = table_stmt (w, T_KS_META, error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, value, -1, SQLITE_TRANSIENT);
+  return insert_row (w, T_KS_META, stmt, error);
+}
+
+static const char *
+source_format (KsTrace *trace)
+{
+  switch (trace->format)
+    {
+    case KS_FORMAT_KINETO_JSON: return "kineto-json";
+    case KS_FORMAT_CHROME_JSON: return "chrome-json";
+    case KS_FORMAT_NSYS_SQLITE: return "nsys-sqlite";
+    case KS_FORMAT_KSCOPE:      return "kscope";
+    case KS_FORMAT_UNKNOWN:
+    default:                    return NULL;
+    }
+}
+
+static gboolean
+write_metadata (Writer  *w,
+                GError **error)
+{
+  KsTrace *trace = w->trace;
+  g_autofree char *version = g_strdup_printf ("%d", KS_KSCOPE_FORMAT_VERSION);
+  g_autofree char *producer = g_strdup_printf ("kinescope-cli %s", PACKAGE_VERSION);
+  g_autofree char *origin = g_strdup_printf ("%" G_GINT64_FORMAT, trace->origin_ns);
+  g_autoptr(GList) keys = NULL;
+  const char *value;
+
+  if (!write_meta (w, "format_version", version, error))
+    return FALSE;
+
+  /* Provenance survives a .kscope → .kscope copy unchanged. */
+  value = ks_trace_get_metadata (trace, "producer");
+  if (!write_meta (w, "producer", value ? value : producer, error))
+    return FALSE;
+  value = ks_trace_get_metadata (trace, "source_format");
+  if (!write_meta (w, "source_format", value ? value : source_format (trace), error))
+    return FALSE;
+  if (!write_meta (w, "source_name", ks_trace_get_metadata (trace, "source_name"), error))
+    return FALSE;
+  value = ks_trace_get_metadata (trace, "complete");
+  if (!write_meta (w, "complete", value ? value : "1", error))
+    return FALSE;
+  value = ks_trace_get_metadata (trace, "dropped_records");
+  if (!write_meta (w, "dropped_records", value ? value : "0", error))
+    return FALSE;
+  value = ks_trace_get_metadata (trace, "clock");
+  if (!write_meta (w, "clock", value ? value : "source", error))
+    return FALSE;
+  /* Times are stored from the trace start; origin_ns places that start
+   * on the source's own clock. */
+  if (!write_meta (w, "origin_ns", origin, error))
+    return FALSE;
+
+  keys = g_hash_table_get_keys (trace->metadata);
+  keys = g_list_sort (keys, (GCompareFunc)strcmp);
+  for (const GList *l = keys; l != NULL; l = l->next)
+    {
+      const char *key = l->data;
+      g_autofree char *name = NULL;
+      gboolean reserved = FALSE;
+
+      /* Warnings go to KS_DIAGNOSTICS; the load time is the last load's. */
+      if (strcmp (key, "warnings") == 0 || strcmp (key, "load_time_ms") == 0)
+        continue;
+      for (guint i = 0; i < G_N_ELEMENTS (ks_sqlite_meta_keys); i++)
+        if (strcmp (key, ks_sqlite_meta_keys[i]) == 0)
+          reserved = TRUE;
+      if (reserved)
+        continue;
+
+      name = g_strconcat (KS_SQLITE_METADATA_PREFIX, key, NULL);
+      if (!write_meta (w, name, g_hash_table_lookup (trace->metadata, key), error))
+        return FALSE;
+    }
+
+  /* Load warnings are the diagnostics of a conversion. */
+  value = ks_trace_get_metadata (trace, "warnings");
+  if (value != NULL)
+    {
+      g_auto(GStrv) lines = g_strsplit (value, "\n", -1);
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = table_stmt (w, T_KS_DIAGNOSTICS, error)))
+        return FALSE;
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          bind_null (stmt, 1);
+          bind_text (stmt, 2, "warning");
+          bind_text (stmt, 3, "import");
+          bind_text (stmt, 4, lines[i]);
+          if (!insert_row (w, T_KS_DIAGNOSTICS, stmt, error))
+            return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+static const char *
+thread_role (KsTrace        *trace,
+             const KsThread *thread)
+{
+  const char *name = ks_trace_string (trace, thread->name);
+
+  if (trace->processes[thread->process].pid == thread->tid)
+    return "main";
+  if (g_str_has_prefix (name, "pt_autograd"))
+    return "autograd";
+  if (strstr (name, "DataLoader") != NULL || strstr (name, "dataloader") != NULL)
+    return "dataloader";
+  return NULL;
+}
+
+static gboolean
+write_processes_and_threads (Writer  *w,
+                             GError **error)
+{
+  KsTrace *trace = w->trace;
+  sqlite3_stmt *stmt;
+
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    {
+      const KsProcess *proc = &trace->processes[p];
+
+      if (!(stmt = table_stmt (w, T_PROCESSES, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, w->process_gpid[p]);
+      bind_i64 (stmt, 2, w->process_gpid[p] >> KS_GID_PID_SHIFT);
+      bind_string (w, stmt, 3, proc->name);
+      if (!insert_row (w, T_PROCESSES, stmt, error))
+        return FALSE;
+
+      if (!(stmt = table_stmt (w, T_KS_PROCESSES, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, w->process_gpid[p]);
+      bind_i64 (stmt, 2, proc->pid);
+      bind_string (w, stmt, 3, proc->original);
+      bind_string (w, stmt, 4, proc->name);
+      bind_string (w, stmt, 5, proc->label);
+      bind_i64 (stmt, 6, proc->sort_index);
+      bind_i64 (stmt, 7, proc->group);
+      if (!insert_row (w, T_KS_PROCESSES, stmt, error))
+        return FALSE;
+    }
+
+  for (guint32 t = 0; t < trace->n_threads; t++)
+    {
+      const KsThread *thread = &trace->threads[t];
+      const KsProcess *proc = &trace->processes[thread->process];
+
+      if (thread->name != 0)
+        {
+          if (!(stmt = table_stmt (w, T_THREAD_NAMES, error)))
+            return FALSE;
+          bind_i64 (stmt, 1, thread->name);
+          bind_null (stmt, 2);
+          bind_i64 (stmt, 3, w->thread_gtid[t]);
+          if (!insert_row (w, T_THREAD_NAMES, stmt, error))
+            return FALSE;
+        }
+
+      if (!(stmt = table_stmt (w, T_KS_THREADS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, w->thread_gtid[t]);
+      bind_i64 (stmt, 2, proc->pid);
+      bind_i64 (stmt, 3, thread->tid);
+      bind_string (w, stmt, 4, proc->original);
+      bind_string (w, stmt, 5, thread->original);
+      bind_string (w, stmt, 6, thread->name);
+      bind_text (stmt, 7, thread_role (trace, thread));
+      bind_i64 (stmt, 8, w->process_gpid[thread->process]);
+      bind_i64 (stmt, 9, thread->sort_index);
+      if (!insert_row (w, T_KS_THREADS, stmt, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+write_session (Writer  *w,
+               GError **error)
+{
+  KsTrace *trace = w->trace;
+  sqlite3_stmt *stmt;
+
+  if (trace->start_utc_ns != 0)
+    {
+      gint64 secs = trace->start_utc_ns / G_GINT64_CONSTANT (1000000000);
+      g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc (secs);
+      g_autoptr(GDateTime) local = utc ? g_date_time_to_local (utc) : NULL;
+      g_autofree char *utc_text = utc ? g_date_time_format (utc, "%Y-%m-%dT%H:%M:%S") : NULL;
+      g_autofree char *local_text = local ? g_date_time_format (local, "%Y-%m-%dT%H:%M:%S") : NULL;
+
+      if (!(stmt = table_stmt (w, T_SESSION_START, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, trace->start_utc_ns);
+      bind_text (stmt, 2, utc_text);
+      bind_text (stmt, 3, local_text);
+      if (!insert_row (w, T_SESSION_START, stmt, error))
+        return FALSE;
+    }
+
+  if (!(stmt = table_stmt (w, T_ANALYSIS_DETAILS, error)))
+    return FALSE;
+  bind_i64 (stmt, 1, 0);
+  bind_i64 (stmt, 2, trace->duration_ns);
+  bind_i64 (stmt, 3, 0);
+  bind_i64 (stmt, 4, trace->duration_ns);
+  return insert_row (w, T_ANALYSIS_DETAILS, stmt, error);
+}
+
+static gboolean
+write_gpus (Writer  *w,
+            GError **error)
+{
+  KsTrace *trace = w->trace;
+
+  for (guint32 g = 0; g < trace->n_gpus; g++)
+    {
+      const KsGpu *gpu = &trace->gpus[g];
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = table_stmt (w, T_GPU, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, 0);
+      bind_i64 (stmt, 2, gpu->device);
+      bind_string (w, stmt, 3, gpu->name);
+      bind_null (stmt, 4);
+      bind_null (stmt, 5);
+      bind_i64 (stmt, 6, (gint64)gpu->total_memory);
+      bind_null (stmt, 7);
+      bind_null (stmt, 8);
+      bind_i64 (stmt, 9, gpu->sm_count);
+      bind_null (stmt, 10);
+      bind_i64 (stmt, 11, gpu->registers_per_block);
+      bind_i64 (stmt, 12, gpu->shared_memory_per_block);
+      bind_i64 (stmt, 13, gpu->shared_memory_per_sm);
+      bind_i64 (stmt, 14, gpu->registers_per_sm);
+      bind_i64 (stmt, 15, gpu->warp_size);
+      if (gpu->warp_size > 0)
+        bind_i64 (stmt, 16, gpu->max_threads_per_sm / gpu->warp_size);
+      else
+        bind_null (stmt, 16);
+      bind_i64 (stmt, 17, gpu->max_threads_per_block);
+      bind_i64 (stmt, 18, gpu->compute_major);
+      bind_i64 (stmt, 19, gpu->compute_minor);
+      bind_i64 (stmt, 20, gpu->max_threads_per_sm);
+      if (!insert_row (w, T_GPU, stmt, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gint64
+stream_to_nsys (gint64 stream)
+{
+  return stream == -1 ? KS_NSYS_NO_STREAM : stream;
+}
+
+static gboolean
+write_tracks (Writer  *w,
+              GError **error)
+{
+  KsTrace *trace = w->trace;
+  sqlite3_stmt *stmt;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (!(stmt = table_stmt (w, T_KS_TRACKS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, t);
+      bind_text (stmt, 2, ks_sqlite_track_kinds[track->kind]);
+      bind_string (w, stmt, 3, track->name);
+      bind_gid (stmt, 4, w->track_gpid[t]);
+      bind_gid (stmt, 5, track->thread != KS_NO_INDEX ? w->thread_gtid[track->thread] : -1);
+      if (track->device >= 0 || track->kind == KS_TRACK_STREAM || track->kind == KS_TRACK_GPU_ANNOTATION)
+        bind_i64 (stmt, 6, track->device);
+      else
+        bind_null (stmt, 6);
+      if (track->kind == KS_TRACK_STREAM || track->kind == KS_TRACK_GPU_ANNOTATION)
+        bind_i64 (stmt, 7, track->stream);
+      else
+        bind_null (stmt, 7);
+      bind_i64 (stmt, 8, track->sort_index);
+      if (track->parent != KS_NO_INDEX)
+        bind_i64 (stmt, 9, track->parent);
+      else
+        bind_null (stmt, 9);
+      bind_i64 (stmt, 10, track->group);
+      if (!insert_row (w, T_KS_TRACKS, stmt, error))
+        return FALSE;
+
+      if (track->kind == KS_TRACK_STREAM)
+        {
+          if (!(stmt = table_stmt (w, T_CUDA_STREAM, error)))
+            return FALSE;
+          bind_i64 (stmt, 1, stream_to_nsys (track->stream));
+          bind_i64 (stmt, 2, 0);
+          bind_i64 (stmt, 3, 0);
+          bind_i64 (stmt, 4, w->track_gpid[t] >= 0 ? w->track_gpid[t] >> KS_GID_PID_SHIFT : 0);
+          bind_i64 (stmt, 5, 0);
+          bind_i64 (stmt, 6, 0);
+          bind_i64 (stmt, 7, 0);
+          bind_i64 (stmt, 8, track->device);
+          if (!insert_row (w, T_CUDA_STREAM, stmt, error))
+            return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+nvtx_domain (Writer   *w,
+             guint32   process,
+             guint32   category,
+             gint64   *out_domain,
+             GError  **error)
+{
+  g_autofree char *key = NULL;
+  gpointer value;
+  sqlite3_stmt *stmt;
+  gint64 gpid;
+  guint32 domain;
+
+  /* The default domain; "nvtx" is what reading gives back for it. */
+  if (category == w->default_category[KS_SLICE_NVTX])
+    {
+      *out_domain = -1;
+      return TRUE;
+    }
+
+  gpid = process != KS_NO_INDEX ? w->process_gpid[process] : 0;
+  key = g_strdup_printf ("%" G_GINT64_FORMAT "/%u", gpid, category);
+  if (g_hash_table_lookup_extended (w->domains, key, NULL, &value))
+    {
+      *out_domain = GPOINTER_TO_UINT (value);
+      return TRUE;
+    }
+
+  domain = ++w->next_domain;
+  g_hash_table_insert (w->domains, g_steal_pointer (&key), GUINT_TO_POINTER (domain));
+
+  if (!(stmt = table_stmt (w, T_NVTX, error)))
+    return FALSE;
+  bind_i64 (stmt, 1, 0);
+  bind_null (stmt, 2);
+  bind_i64 (stmt, 3, KS_NSYS_NVTX_DOMAIN_CREATE);
+  bind_text (stmt, 4, ks_trace_string (w->trace, category));
+  bind_i64 (stmt, 5, gpid);
+  bind_null (stmt, 6);
+  bind_null (stmt, 7);
+  bind_i64 (stmt, 8, domain);
+  bind_null (stmt, 9);
+  bind_null (stmt, 10);
+  bind_null (stmt, 11);
+  if (!insert_row (w, T_NVTX, stmt, error))
+    return FALSE;
+
+  *out_domain = domain;
+  return TRUE;
+}
+
+static gboolean
+write_ks_slice (Writer         *w,
+                const KsTrack  *track,
+                guint32         i,
+                gint64          gtid,
+                GError        **error)
+{
+  sqlite3_stmt *stmt;
+
+  if (!(stmt = table_stmt (w, T_KS_SLICES, error)))
+    return FALSE;
+  bind_i64 (stmt, 1, track->start[i]);
+  bind_i64 (stmt, 2, track->end[i]);
+  bind_gid (stmt, 3, gtid);
+  bind_i64 (stmt, 4, track->id);
+  bind_i64 (stmt, 5, track->slice_kind[i]);
+  bind_i64 (stmt, 6, track->name_id[i]);
+  bind_i64 (stmt, 7, track->category[i]);
+  bind_nonzero (stmt, 8, track->correlation[i]);
+  bind_nonzero (stmt, 9, track->external_id[i]);
+  bind_text (stmt, 10, ks_trace_slice_args (w->trace, track, i));
+  return insert_row (w, T_KS_SLICES, stmt, error);
+}
+
+static gboolean
+write_thread_slice (Writer         *w,
+                    const KsTrack  *track,
+                    guint32         i,
+                    GError        **error)
+{
+  gint64 gtid = w->thread_gtid[track->thread];
+  guint8 kind = track->slice_kind[i];
+  sqlite3_stmt *stmt;
+
+  switch (kind)
+    {
+    case KS_SLICE_CUDA_RUNTIME:
+    case KS_SLICE_CUDA_DRIVER:
+      if (!(stmt = table_stmt (w, T_RUNTIME, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, track->start[i]);
+      bind_i64 (stmt, 2, track->end[i]);
+      bind_i64 (stmt, 3, kind == KS_SLICE_CUDA_DRIVER ? KS_NSYS_CLASS_CUDA_DRIVER : KS_NSYS_CLASS_CUDA_RUNTIME);
+      bind_i64 (stmt, 4, gtid);
+      bind_nonzero (stmt, 5, track->correlation[i]);
+      bind_i64 (stmt, 6, track->name_id[i]);
+      bind_category (w, stmt, 7, kind, track->category[i]);
+      bind_nonzero (stmt, 8, track->external_id[i]);
+      bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
+      return insert_row (w, T_RUNTIME, stmt, error);
+
+    case KS_SLICE_OSRT:
+      if (!(stmt = table_stmt (w, T_OSRT, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, track->start[i]);
+      bind_i64 (stmt, 2, track->end[i]);
+      bind_i64 (stmt, 3, gtid);
+      bind_i64 (stmt, 4, track->name_id[i]);
+      bind_i64 (stmt, 5, track->depth[i]);
+      bind_category (w, stmt, 6, kind, track->category[i]);
+      bind_nonzero (stmt, 7, track->correlation[i]);
+      bind_nonzero (stmt, 8, track->external_id[i]);
+      bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
+      return insert_row (w, T_OSRT, stmt, error);
+
+    default:
+      return write_ks_slice (w, track, i, gtid, error);
+    }
+}
+
+static gboolean
+write_nvtx_slice (Writer         *w,
+                  const KsTrack  *track,
+                  guint32         i,
+                  GError        **error)
+{
+  gint64 gtid = w->thread_gtid[track->thread];
+  gint64 domain;
+  gint64 type = KS_NSYS_NVTX_PUSH_POP;
+  sqlite3_stmt *stmt;
+
+  if (track->slice_kind[i] != KS_SLICE_NVTX)
+    return write_ks_slice (w, track, i, gtid, error);
+
+  if (!nvtx_domain (w, track->process, track->category[i], &domain, error))
+    return FALSE;
+
+  /* Push/pop ranges nest; one that outlives its parent was a start/end range. */
+  if (track->depth[i] > 0)
+    {
+      guint32 parent = ks_track_parent_slice (track, i);
+
+      if (parent != KS_NO_INDEX && track->end[i] > track->end[parent])
+        type = KS_NSYS_NVTX_START_END;
+    }
+
+  if (!(stmt = table_stmt (w, T_NVTX, error)))
+    return FALSE;
+  bind_i64 (stmt, 1, track->start[i]);
+  bind_i64 (stmt, 2, track->end[i]);
+  bind_i64 (stmt, 3, type);
+  bind_null (stmt, 4);
+  bind_i64 (stmt, 5, gtid);
+  if (type == KS_NSYS_NVTX_START_END)
+    bind_i64 (stmt, 6, gtid);
+  else
+    bind_null (stmt, 6);
+  bind_i64 (stmt, 7, track->name_id[i]);
+  if (domain >= 0)
+    bind_i64 (stmt, 8, domain);
+  else
+    bind_null (stmt, 8);
+  bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
+  bind_nonzero (stmt, 10, track->correlation[i]);
+  bind_nonzero (stmt, 11, track->external_id[i]);
+  return insert_row (w, T_NVTX, stmt, error);
+}
+
+static gboolean
+write_gpu_slice (Writer         *w,
+                 guint32         t,
+                 guint32         i,
+                 GError        **error)
+{
+  const KsTrack *track = &w->trace->tracks[t];
+  guint8 kind = track->slice_kind[i];
+  const KsGpuInfo *info = &track->gpu[i];
+  guint32 launcher = w->launcher[t][i];
+  gint64 gpid = launcher != KS_NO_INDEX ? w->process_gpid[launcher] : -1;
+  const char *name = ks_trace_string (w->trace, track->name_id[i]);
+  sqlite3_stmt *stmt;
+
+  switch (kind)
+    {
+    case KS_SLICE_KERNEL:
+      {
+        g_autofree char *short_name = kernel_short_name (name);
+        guint32 short_id;
+
+        if (!string_id (w, short_name, &short_id, error))
+          return FALSE;
+        if (!(stmt = table_stmt (w, T_KERNEL, error)))
+          return FALSE;
+        bind_i64 (stmt, 1, track->start[i]);
+        bind_i64 (stmt, 2, track->end[i]);
+        bind_i64 (stmt, 3, track->device);
+        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
+        bind_nonzero (stmt, 5, track->correlation[i]);
+        bind_gid (stmt, 6, gpid);
+        bind_i64 (stmt, 7, track->name_id[i]);
+        bind_i64 (stmt, 8, short_id);
+        bind_i64 (stmt, 9, info->kernel.registers);
+        bind_i64 (stmt, 10, info->kernel.grid[0]);
+        bind_i64 (stmt, 11, info->kernel.grid[1]);
+        bind_i64 (stmt, 12, info->kernel.grid[2]);
+        bind_i64 (stmt, 13, info->kernel.block[0]);
+        bind_i64 (stmt, 14, info->kernel.block[1]);
+        bind_i64 (stmt, 15, info->kernel.block[2]);
+        bind_i64 (stmt, 16, info->kernel.shared_memory);
+        bind_category (w, stmt, 17, kind, track->category[i]);
+        bind_nonzero (stmt, 18, track->external_id[i]);
+        bind_text (stmt, 19, ks_trace_slice_args (w->trace, track, i));
+        return insert_row (w, T_KERNEL, stmt, error);
+      }
+
+    case KS_SLICE_MEMCPY:
+      {
+        g_autofree char *implied = ks_sqlite_memcpy_name (info);
+
+        if (!(stmt = table_stmt (w, T_MEMCPY, error)))
+          return FALSE;
+        bind_i64 (stmt, 1, track->start[i]);
+        bind_i64 (stmt, 2, track->end[i]);
+        bind_i64 (stmt, 3, track->device);
+        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
+        bind_nonzero (stmt, 5, track->correlation[i]);
+        bind_gid (stmt, 6, gpid);
+        bind_i64 (stmt, 7, (gint64)info->copy.bytes);
+        bind_i64 (stmt, 8, info->copy.copy_kind);
+        bind_i64 (stmt, 9, ks_sqlite_mem_kind_to_nsys (info->copy.src_kind));
+        bind_i64 (stmt, 10, ks_sqlite_mem_kind_to_nsys (info->copy.dst_kind));
+        if (strcmp (implied, name) != 0)
+          bind_i64 (stmt, 11, track->name_id[i]);
+        else
+          bind_null (stmt, 11);
+        bind_category (w, stmt, 12, kind, track->category[i]);
+        bind_nonzero (stmt, 13, track->external_id[i]);
+        bind_text (stmt, 14, ks_trace_slice_args (w->trace, track, i));
+        return insert_row (w, T_MEMCPY, stmt, error);
+      }
+
+    case KS_SLICE_MEMSET:
+      {
+        g_autofree char *implied = ks_sqlite_memset_name (info);
+
+        if (!(stmt = table_stmt (w, T_MEMSET, error)))
+          return FALSE;
+        bind_i64 (stmt, 1, track->start[i]);
+        bind_i64 (stmt, 2, track->end[i]);
+        bind_i64 (stmt, 3, track->device);
+        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
+        bind_nonzero (stmt, 5, track->correlation[i]);
+        bind_gid (stmt, 6, gpid);
+        bind_i64 (stmt, 7, info->copy.value);
+        bind_i64 (stmt, 8, (gint64)info->copy.bytes);
+        bind_i64 (stmt, 9, ks_sqlite_mem_kind_to_nsys (info->copy.dst_kind));
+        if (strcmp (implied, name) != 0)
+          bind_i64 (stmt, 10, track->name_id[i]);
+        else
+          bind_null (stmt, 10);
+        bind_category (w, stmt, 11, kind, track->category[i]);
+        bind_nonzero (stmt, 12, track->external_id[i]);
+        bind_text (stmt, 13, ks_trace_slice_args (w->trace, track, i));
+        return insert_row (w, T_MEMSET, stmt, error);
+      }
+
+    case KS_SLICE_SYNC:
+      {
+        gint64 type = ks_sqlite_sync_type (name);
+
+        /* Sync records carry no copy details; anything else would be lost. */
+        if (info->copy.bytes != 0 || info->copy.copy_kind || info->copy.src_kind ||
+            info->copy.dst_kind || info->copy.value)
+          break;
+
+        if (!(stmt = table_stmt (w, T_SYNC, error)))
+          return FALSE;
+        bind_i64 (stmt, 1, track->start[i]);
+        bind_i64 (stmt, 2, track->end[i]);
+        bind_i64 (stmt, 3, track->device);
+        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
+        bind_nonzero (stmt, 5, track->correlation[i]);
+        bind_gid (stmt, 6, gpid);
+        bind_i64 (stmt, 7, type);
+        if (strcmp (ks_sqlite_sync_name (type), name) != 0)
+          bind_i64 (stmt, 8, track->name_id[i]);
+        else
+          bind_null (stmt, 8);
+        bind_category (w, stmt, 9, kind, track->category[i]);
+        bind_nonzero (stmt, 10, track->external_id[i]);
+        bind_text (stmt, 11, ks_trace_slice_args (w->trace, track, i));
+        return insert_row (w, T_SYNC, stmt, error);
+      }
+
+    default:
+      break;
+    }
+
+  return write_ks_slice (w, track, i, -1, error);
+}
+
+static gboolean
+write_slices (Writer  *w,
+              GError **error)
+{
+  KsTrace *trace = w->trace;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          gboolean ok;
+
+          switch (track->kind)
+            {
+            case KS_TRACK_THREAD:
+              ok = write_thread_slice (w, track, i, error);
+              break;
+            case KS_TRACK_NVTX:
+              ok = write_nvtx_slice (w, track, i, error);
+              break;
+            case KS_TRACK_STREAM:
+              ok = write_gpu_slice (w, t, i, error);
+              break;
+            case KS_TRACK_ASYNC:
+            case KS_TRACK_GPU_ANNOTATION:
+            case KS_N_TRACK_KINDS:
+            default:
+              ok = write_ks_slice (w, track, i,
+                                   track->thread != KS_NO_INDEX ? w->thread_gtid[track->thread] : -1,
+                                   error);
+              break;
+            }
+
+          if (!ok)
+            return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* Same rule as the builder's flow binding: the deepest slice containing
+ * @ts, else the first slice starting at or after it. */
+static guint32
+resolve_flow_end (const KsTrack *track,
+                  gint64         ts)
+{
+  guint32 s = ks_track_slice_at (track, ts, G_MAXUINT);
+
+  if (s == KS_NO_INDEX && track->n_slices > 0)
+    {
+      guint32 lo = 0, hi = track->n_slices;
+
+      while (lo < hi)
+        {
+          guint32 mid = lo + (hi - lo) / 2;
+
+          if (track->start[mid] < ts)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo < track->n_slices)
+        s = lo;
+    }
+
+  return s;
+}
+
+/* A time that binds a flow end back to @slice when the file is read: its
+ * start, or a moment inside it that none of its children covers. */
+static gint64
+flow_time (const KsTrack *track,
+           guint32        slice)
+{
+  gint64 start = track->start[slice];
+  gint64 end = track->end[slice];
+  guint depth = track->depth[slice] + 1;
+
+  if (resolve_flow_end (track, start) == slice)
+    return start;
+  if (start > G_MININT64 && resolve_flow_end (track, start - 1) == slice)
+    return start - 1;
+
+  if (depth < track->max_depth)
+    {
+      const guint32 *idx = track->by_depth[depth];
+      guint32 n = track->n_by_depth[depth];
+      guint32 k = ks_track_depth_lower_bound (track, depth, start);
+
+      for (guint tries = 0; k < n && tries < 64; k++, tries++)
+        {
+          guint32 c = idx[k];
+
+          if (track->start[c] >= end)
+            break;
+          if (track->end[c] < end && resolve_flow_end (track, track->end[c]) == slice)
+            return track->end[c];
+        }
+    }
+
+  if (end > start && resolve_flow_end (track, end - 1) == slice)
+    return end - 1;
+
+  return start;
+}
+
+static gboolean
+write_flows (Writer  *w,
+             GError **error)
+{
+  KsTrace *trace = w->trace;
+
+  for (guint32 f = w->n_implied_flows; f < trace->n_flows; f++)
+    {
+      const KsFlow *flow = &trace->flows[f];
+      const KsTrack *from = &trace->tracks[flow->from_track];
+      const KsTrack *to = &trace->tracks[flow->to_track];
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = table_stmt (w, T_KS_FLOWS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, f - w->n_implied_flows);
+      bind_i64 (stmt, 2, flow->category);
+      bind_i64 (stmt, 3, flow_time (from, flow->from_slice));
+      bind_gid (stmt, 4, from->kind == KS_TRACK_THREAD ? w->thread_gtid[from->thread] : -1);
+      bind_i64 (stmt, 5, flow_time (to, flow->to_slice));
+      bind_gid (stmt, 6, to->kind == KS_TRACK_THREAD ? w->thread_gtid[to->thread] : -1);
+      bind_i64 (stmt, 7, flow->from_track);
+      bind_i64 (stmt, 8, flow->to_track);
+      bind_i64 (stmt, 9, flow->kind);
+      if (!insert_row (w, T_KS_FLOWS, stmt, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+write_counters (Writer  *w,
+                GError **error)
+{
+  KsTrace *trace = w->trace;
+
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    {
+      const KsCounter *counter = &trace->counters[c];
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = table_stmt (w, T_KS_COUNTERS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, c);
+      bind_text (stmt, 2, ks_trace_string (trace, counter->name));
+      bind_text (stmt, 3, ks_trace_string (trace, counter->unit));
+      if (counter->device >= 0)
+        bind_i64 (stmt, 4, counter->device);
+      else
+        bind_null (stmt, 4);
+      bind_gid (stmt, 5, counter->process != KS_NO_INDEX ? w->process_gpid[counter->process] : -1);
+      if (!insert_row (w, T_KS_COUNTERS, stmt, error))
+        return FALSE;
+
+      for (guint32 i = 0; i < counter->n_samples; i++)
+        {
+          if (!(stmt = table_stmt (w, T_KS_COUNTER_SAMPLES, error)))
+            return FALSE;
+          bind_i64 (stmt, 1, c);
+          bind_i64 (stmt, 2, counter->ts[i]);
+          sqlite3_bind_double (stmt, 3, counter->value[i]);
+          if (!insert_row (w, T_KS_COUNTER_SAMPLES, stmt, error))
+            return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+write_memory_events (Writer  *w,
+                     GError **error)
+{
+  KsTrace *trace = w->trace;
+
+  for (guint32 i = 0; i < trace->n_memory_events; i++)
+    {
+      const KsMemoryEvent *ev = &trace->memory_events[i];
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = table_stmt (w, T_KS_MEMORY_EVENTS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, ev->ts);
+      bind_gid (stmt, 2, ev->thread != KS_NO_INDEX ? w->thread_gtid[ev->thread] : -1);
+      bind_i64 (stmt, 3, ev->device);
+      bind_i64 (stmt, 4, (gint64)ev->address);
+      bind_i64 (stmt, 5, ev->bytes);
+      if (ev->total_allocated >= 0)
+        bind_i64 (stmt, 6, ev->total_allocated);
+      else
+        bind_null (stmt, 6);
+      if (ev->total_reserved >= 0)
+        bind_i64 (stmt, 7, ev->total_reserved);
+      else
+        bind_null (stmt, 7);
+      if (!insert_row (w, T_KS_MEMORY_EVENTS, stmt, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+write_instants (Writer  *w,
+                GError **error)
+{
+  KsTrace *trace = w->trace;
+
+  for (guint32 i = 0; i < trace->n_instants; i++)
+    {
+      const KsInstant *inst = &trace->instants[i];
+      const KsTrack *track = inst->track != KS_NO_INDEX ? &trace->tracks[inst->track] : NULL;
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = table_stmt (w, T_KS_INSTANTS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, inst->ts);
+      bind_gid (stmt, 2, track && track->thread != KS_NO_INDEX ? w->thread_gtid[track->thread] : -1);
+      if (track != NULL)
+        bind_i64 (stmt, 3, inst->track);
+      else
+        bind_null (stmt, 3);
+      bind_gid (stmt, 4, inst->process != KS_NO_INDEX ? w->process_gpid[inst->process] : -1);
+      bind_i64 (stmt, 5, inst->name);
+      bind_i64 (stmt, 6, inst->category);
+      bind_text (stmt, 7, inst->args ? trace->args + (inst->args - 1) : NULL);
+      if (!insert_row (w, T_KS_INSTANTS, stmt, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+write_enums (Writer  *w,
+             GError **error)
+{
+  g_autoptr(GString) sql = g_string_new (NULL);
+  static const char * const slice_kinds[KS_N_SLICE_KINDS] = {
+    "Generic", "CPU operator", "Python function", "User annotation", "CUDA runtime",
+    "CUDA driver", "NVTX range", "OS runtime", "Async", "GPU annotation", "Kernel",
+    "Memcpy", "Memset", "Synchronization",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (enum_tables); i++)
+    {
+      g_string_append_printf (sql,
+                              "CREATE TABLE %s (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);",
+                              enum_tables[i].name);
+      for (const EnumRow *row = enum_tables[i].rows; row->name != NULL; row++)
+        g_string_append_printf (sql, "INSERT INTO %s VALUES (%" G_GINT64_FORMAT ", '%s', '%s');",
+                                enum_tables[i].name, row->id, row->name, row->label);
+    }
+
+  /* KS_SLICES.kind */
+  g_string_append (sql, "CREATE TABLE ENUM_KS_SLICE_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);");
+  for (guint i = 0; i < KS_N_SLICE_KINDS; i++)
+    g_string_append_printf (sql, "INSERT INTO ENUM_KS_SLICE_KIND VALUES (%u, '%s', '%s');",
+                            i, ks_slice_kind_to_string (i), slice_kinds[i]);
+
+  return exec (w, sql->str, error);
+}
+
+static gboolean
+write_indexes (Writer  *w,
+               GError **error)
+{
+  for (guint i = 0; i < N_TABLES; i++)
+    if (w->rows[i] > 0 && tables[i].indexes != NULL)
+      {
+        if (!exec (w, tables[i].indexes, error))
+          return FALSE;
+      }
+  return TRUE;
+}
+
+static gboolean
+write_all (Writer  *w,
+           GError **error)
+{
+  char *sql;
+  gboolean ok;
+
+  /* A fresh temporary file that nobody else sees: no journal, no syncs
+   * until the end; the rename is what makes it visible. */
+  sql = g_strdup_printf ("PRAGMA page_size = 16384;"
+                         "PRAGMA journal_mode = OFF;"
+                         "PRAGMA synchronous = OFF;"
+                         "PRAGMA locking_mode = EXCLUSIVE;"
+                         "PRAGMA temp_store = MEMORY;"
+                         "PRAGMA cache_size = -65536;"
+                         "PRAGMA application_id = %d;"
+                         "PRAGMA user_version = %d;"
+                         "BEGIN;",
+                         KS_KSCOPE_APPLICATION_ID, KS_KSCOPE_FORMAT_VERSION);
+  ok = exec (w, sql, error);
+  g_free (sql);
+  if (!ok)
+    return FALSE;
+
+  if (!write_strings (w, error) ||
+      !write_metadata (w, error) ||
+      !write_session (w, error) ||
+      !write_processes_and_threads (w, error) ||
+      !write_gpus (w, error) ||
+      !write_tracks (w, error) ||
+      !write_slices (w, error) ||
+      !write_flows (w, error) ||
+      !write_counters (w, error) ||
+      !write_memory_events (w, error) ||
+      !write_instants (w, error) ||
+      !write_enums (w, error))
+    return FALSE;
+
+  if (!report_progress (w, error))
+    return FALSE;
+  if (w->progress != NULL)
+    ks_progress_set_message (w->progress, _("Indexing"));
+
+  if (!write_indexes (w, error))
+    return FALSE;
+
+  return exec (w, "COMMIT", error);
+}
+
+static void
+writer_clear (Writer *w)
+{
+  for (guint i = 0; i < N_TABLES; i++)
+    g_clear_pointer (&w->stmts[i], sqlite3_finalize);
+  g_clear_pointer (&w->db, sqlite3_close);
+  if (w->launcher != NULL)
+    for (guint32 t = 0; t < w->trace->n_tracks; t++)
+      g_free (w->launcher[t]);
+  g_clear_pointer (&w->launcher, g_free);
+  g_clear_pointer (&w->process_gpid, g_free);
+  g_clear_pointer (&w->thread_gtid, g_free);
+  g_clear_pointer (&w->track_gpid, g_free);
+  g_clear_pointer (&w->extra_strings, g_hash_table_unref);
+  g_clear_pointer (&w->domains, g_hash_table_unref);
+  g_clear_pointer (&w->display, g_free);
+}
+
+static gboolean
+sync_file (const char  *path,
+           const char  *display,
+           GError     **error)
+{
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  int saved;
+
+  if (fd >= 0 && fsync (fd) == 0)
+    return g_close (fd, error);
+
+  saved = errno;
+  if (fd >= 0)
+    g_close (fd, NULL);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+               _("Could not write “%s”: %s"), display, g_strerror (saved));
+  return FALSE;
+}
+
+gboolean
+ks_kscope_write (KsTrace       *trace,
+                 GFile         *file,
+                 KsProgress    *progress,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  Writer w = { 0 };
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *tmpl = NULL;
+  gboolean ok = FALSE;
+  int fd;
+  int rc;
+
+  g_return_val_if_fail (KS_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  w.display = g_file_get_parse_name (file);
+  path = g_file_get_path (file);
+  if (path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("Could not write “%s”: only local files can be written"), w.display);
+      writer_clear (&w);
+      return FALSE;
+    }
+
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  tmpl = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  fd = g_mkstemp_full (tmpl, O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Could not write “%s”: %s"), w.display, g_strerror (saved));
+      writer_clear (&w);
+      return FALSE;
+    }
+  g_close (fd, NULL);
+
+  w.trace = trace;
+  w.progress = progress;
+  w.cancellable = cancellable;
+  w.extra_strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  w.next_string = MAX (trace->n_strings, 1);
+  w.domains = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
+    {
+      const char *cat = ks_sqlite_default_category (k);
+
+      w.default_category[k] = *cat ? ks_trace_lookup_string (trace, cat) : KS_NO_INDEX;
+    }
+
+  w.total = trace->n_strings + trace->n_processes + trace->n_threads + trace->n_tracks +
+            trace->n_flows + trace->n_memory_events + trace->n_instants;
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    w.total += trace->tracks[t].n_slices;
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    w.total += trace->counters[c].n_samples;
+
+  if (progress != NULL)
+    {
+      ks_progress_set_message (progress, _("Saving"));
+      ks_progress_set_fraction (progress, 0.0);
+    }
+
+  assign_ids (&w);
+  assign_launchers (&w);
+
+  rc = sqlite3_open_v2 (tmpl, &w.db, SQLITE_OPEN_READWRITE, NULL);
+  if (rc != SQLITE_OK)
+    set_sqlite_error (&w, rc, error);
+  else if (write_all (&w, error))
+    {
+      for (guint i = 0; i < N_TABLES; i++)
+        g_clear_pointer (&w.stmts[i], sqlite3_finalize);
+      rc = sqlite3_close (w.db);
+      w.db = NULL;
+      if (rc != SQLITE_OK)
+        set_sqlite_error (&w, rc, error);
+      else if (sync_file (tmpl, w.display, error))
+        {
+          if (g_rename (tmpl, path) == 0)
+            ok = TRUE;
+          else
+            {
+              int saved = errno;
+
+              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                           _("Could not write “%s”: %s"), w.display, g_strerror (saved));
+            }
+        }
+    }
+
+  writer_clear (&w);
+  if (!ok)
+    g_unlink (tmpl);
+  else if (progress != NULL)
+    ks_progress_set_fraction (progress, 1.0);
+
+  return ok;
+}
