@@ -11,7 +11,9 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-about.h"
 #include "ks-application.h"
+#include "ks-preferences-window.h"
 #include "ks-window.h"
 
 struct _KsApplication
@@ -83,8 +85,30 @@ quit_activated (GSimpleAction *action,
   g_application_quit (G_APPLICATION (user_data));
 }
 
+static void
+preferences_activated (GSimpleAction *action,
+                       GVariant      *param,
+                       gpointer       user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  gtk_window_present (GTK_WINDOW (ks_preferences_window_new (parent, NULL)));
+}
+
+static void
+about_activated (GSimpleAction *action,
+                 GVariant      *param,
+                 gpointer       user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  gtk_window_present (GTK_WINDOW (ks_about_window_new (parent)));
+}
+
 static const GActionEntry app_actions[] = {
   { "new-window", new_window_activated },
+  { "preferences", preferences_activated },
+  { "about", about_activated },
   { "quit", quit_activated },
 };
 
@@ -98,6 +122,8 @@ ks_application_startup (GApplication *app)
                                          (const char *[]) { "<Control>q", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.new-window",
                                          (const char *[]) { "<Control>n", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences",
+                                         (const char *[]) { "<Control>comma", NULL });
 }
 
 static void
