@@ -16,6 +16,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
+#include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
 
 #define SNIFF_LEN (64 * 1024)
@@ -273,9 +274,8 @@ ks_trace_load (GFile         *file,
 
     case KS_FORMAT_KSCOPE:
     case KS_FORMAT_NSYS_SQLITE:
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: this build cannot read SQLite trace databases"), name);
-      return NULL;
+      trace = ks_sqlite_reader_load (file, progress, cancellable, error);
+      break;
 
     case KS_FORMAT_UNKNOWN:
     default:
