@@ -79,6 +79,7 @@ static atomic_uint_fast64_t dropped_records;
 static KsCuptiDecoder  *decoder;
 static uint64_t         last_flush_ns;
 static char             foreign_client[128];
+static __thread int     self_call;         /* inside our own call into libcupti */
 static atomic_bool      foreign_reported;
 
 static const CUpti_ActivityKind trace_kinds[] = {
@@ -432,7 +433,9 @@ ks_cupti_init (void)
       params.subscriberName = "Kinescope";
       params.oldSubscriberName = old_name;
       params.oldSubscriberSize = sizeof old_name;
+      self_call++;
       r = api.Subscribe_v2 (&subscriber, api_callback, NULL, &params);
+      self_call--;
       if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         {
           snprintf (foreign_client, sizeof foreign_client, "%s", old_name);
@@ -442,7 +445,9 @@ ks_cupti_init (void)
     }
   else
     {
+      self_call++;
       r = api.Subscribe (&subscriber, api_callback, NULL);
+      self_call--;
       if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         {
           report_other_client (NULL);
@@ -466,7 +471,9 @@ ks_cupti_init (void)
   if (decoder == NULL)
     return false;
 
+  self_call++;
   r = api.ActivityRegisterCallbacks (buffer_requested, buffer_completed);
+  self_call--;
   if (r != CUPTI_SUCCESS)
     {
       ks_channel_diag (KS_WIRE_DIAG_ERROR, KS_WIRE_DIAG_CODE_CUPTI_UNAVAILABLE,
@@ -533,6 +540,9 @@ next_symbol (const char *name)
 static void
 note_foreign_client (void)
 {
+  /* libcupti calling its own exported entry points from ours */
+  if (self_call)
+    return;
   ks_inject_config_load ();
   if (ks_inject_config.active && ks_inject_config.trace_cuda)
     report_other_client (NULL);
@@ -546,7 +556,7 @@ cuptiSubscribe (CUpti_SubscriberHandle *handle,
   CUptiResult (*real) (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
 
   note_foreign_client ();
-  if (tracing)
+  if (tracing && !self_call)
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   real = (__typeof__ (real)) next_symbol ("cuptiSubscribe");
   return real ? real (handle, callback, userdata) : CUPTI_ERROR_NOT_INITIALIZED;
@@ -561,7 +571,7 @@ cuptiSubscribe_v2 (CUpti_SubscriberHandle *handle,
   CUptiResult (*real) (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
 
   note_foreign_client ();
-  if (tracing)
+  if (tracing && !self_call)
     {
       if (params != NULL && params->oldSubscriberName != NULL && params->oldSubscriberSize > 0)
         snprintf (params->oldSubscriberName, params->oldSubscriberSize, "CUPTI for Kinescope");
@@ -578,7 +588,7 @@ cuptiActivityRegisterCallbacks (CUpti_BuffersCallbackRequestFunc  requested,
   CUptiResult (*real) (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
 
   note_foreign_client ();
-  if (tracing)
+  if (tracing && !self_call)
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   real = (__typeof__ (real)) next_symbol ("cuptiActivityRegisterCallbacks");
   return real ? real (requested, completed) : CUPTI_ERROR_NOT_INITIALIZED;

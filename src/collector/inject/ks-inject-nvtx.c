@@ -72,7 +72,6 @@ static uint32_t             n_domains;
 static pthread_mutex_t      start_mutex = PTHREAD_MUTEX_INITIALIZER;
 static StartedRange        *started;
 static atomic_uint_fast64_t next_range_id = 1;
-static atomic_uint_fast64_t last_capture_stop;
 static atomic_uint          trigger_domain;
 static atomic_bool          nvtx_exit_hooked;
 
@@ -260,7 +259,7 @@ emit_range (const OpenRange *r,
 static bool
 in_capture (const OpenRange *r)
 {
-  return ks_inject_capturing () || atomic_load (&last_capture_stop) > r->start;
+  return ks_inject_capturing () || ks_inject_last_capture_stop () > r->start;
 }
 
 static bool
@@ -301,10 +300,7 @@ maybe_close_capture (const OpenRange *r,
                      uint64_t         end)
 {
   if (r->is_trigger)
-    {
-      atomic_store (&last_capture_stop, end);
-      ks_inject_set_capturing (false, end);
-    }
+    ks_inject_set_capturing (false, end);
 }
 
 static int

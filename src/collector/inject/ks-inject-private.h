@@ -45,6 +45,7 @@ void     ks_inject_config_load     (void);
 uint64_t ks_inject_now             (void);
 uint32_t ks_inject_gettid          (void);
 bool     ks_inject_capturing       (void);
+uint64_t ks_inject_last_capture_stop (void);
 void     ks_inject_set_capturing   (bool     on,
                                     uint64_t timestamp);
 void     ks_inject_ensure_exit_hook (void);

@@ -28,6 +28,7 @@ KsInjectConfig ks_inject_config;
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static atomic_bool    capturing;
+static atomic_uint_fast64_t last_capture_stop;
 static atomic_bool    exit_hook_done;
 static atomic_int     cuda_init_pid;
 
@@ -124,6 +125,12 @@ ks_inject_capturing (void)
   return atomic_load_explicit (&capturing, memory_order_relaxed);
 }
 
+uint64_t
+ks_inject_last_capture_stop (void)
+{
+  return atomic_load (&last_capture_stop);
+}
+
 void
 ks_inject_set_capturing (bool     on,
                          uint64_t timestamp)
@@ -132,6 +139,8 @@ ks_inject_set_capturing (bool     on,
 
   if (atomic_exchange (&capturing, on) == on)
     return;
+  if (!on)
+    atomic_store (&last_capture_stop, timestamp);
 
   memset (&msg, 0, sizeof msg);
   msg.h.size = sizeof msg;

@@ -242,7 +242,7 @@ ks_record_session_new (const char             *output_path,
   g_cond_init (&self->cond);
   self->samples = g_async_queue_new_full (g_free);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_record_connection_free);
-  self->processes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->processes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   self->gpu_counters = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->cupti_gpus = g_ptr_array_new ();
   self->gpu_uuids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -364,12 +364,20 @@ write_process (KsRecordSession *self,
                const char      *name)
 {
   gint64 *key;
+  const char *old;
 
-  if (g_hash_table_contains (self->processes, &pid))
-    return;
+  if (g_hash_table_lookup_extended (self->processes, &pid, NULL, (gpointer *) &old))
+    {
+      if (name != NULL && g_strcmp0 (old, name) != 0)
+        {
+          ks_record_writer_rename_process (self->writer, pid, name);
+          g_hash_table_insert (self->processes, g_memdup2 (&pid, sizeof pid), g_strdup (name));
+        }
+      return;
+    }
   key = g_new (gint64, 1);
   *key = pid;
-  g_hash_table_add (self->processes, key);
+  g_hash_table_insert (self->processes, key, g_strdup (name));
   ks_record_writer_add_process (self->writer, pid, name);
 }
 
@@ -1291,7 +1299,7 @@ ks_record_session_finish (KsRecordSession  *self,
   g_thread_join (g_steal_pointer (&self->io_thread));
   write_samples (self);
 
-  if (self->command_pid > 0)
+  if (self->command_pid > 0 && !g_hash_table_contains (self->processes, &(gint64) { self->command_pid }))
     write_process (self, self->command_pid, self->command_name);
   write_gpus (self);
 

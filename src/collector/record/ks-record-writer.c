@@ -430,6 +430,27 @@ ks_record_writer_add_process (KsRecordWriter *self,
 }
 
 void
+ks_record_writer_rename_process (KsRecordWriter *self,
+                                 gint64          pid,
+                                 const char     *name)
+{
+  sqlite3_stmt *s = NULL;
+
+  if (self->error != NULL || self->stmts[T_PROCESSES] == NULL)
+    return;
+  if (sqlite3_prepare_v2 (self->db, "UPDATE PROCESSES SET name = ? WHERE pid = ?", -1, &s, NULL) != SQLITE_OK)
+    {
+      fail (self);
+      return;
+    }
+  bind_text_or_null (s, 1, name);
+  sqlite3_bind_int64 (s, 2, pid);
+  if (sqlite3_step (s) != SQLITE_DONE)
+    fail (self);
+  sqlite3_finalize (s);
+}
+
+void
 ks_record_writer_add_thread (KsRecordWriter *self,
                              gint64          pid,
                              gint64          tid,

@@ -63,6 +63,10 @@ void            ks_record_writer_add_capture_meta (KsRecordWriter    *self,
 void            ks_record_writer_add_process    (KsRecordWriter      *self,
                                                  gint64               pid,
                                                  const char          *name);
+/* A process that called exec() says hello again under its new name. */
+void            ks_record_writer_rename_process (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 const char          *name);
 void            ks_record_writer_add_thread     (KsRecordWriter      *self,
                                                  gint64               pid,
                                                  gint64               tid,
