@@ -28,6 +28,9 @@ typedef struct
 static const Command commands[] = {
   { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
   { "record", ks_cli_record, N_("Run a command with the collector and write a .kscope trace") },
+#ifdef KS_HAVE_RENDER
+  { "render", ks_cli_render, N_("Draw the timeline of a trace into a PNG") },
+#endif
   { "stats", ks_cli_stats, N_("Where the time goes: GPU busy, idle gaps, steps, operators, kernels, memory, advice") },
 };
 
