@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+# include <emmintrin.h>
+#endif
+
 #include <glib/gi18n.h>
 #include <yajl/yajl_parse.h>
 
@@ -211,6 +215,15 @@ typedef struct
   gint64  tid;
 } ThreadKey;
 
+#define INTERN_CACHE_SIZE 8192
+
+typedef struct
+{
+  const char *str;
+  gsize       len;
+  guint32     id;
+} InternSlot;
+
 typedef struct
 {
   KsTraceBuilder *builder;
@@ -301,6 +314,9 @@ typedef struct
   guint64         n_too_deep;
   guint64         n_big_args;
   GString        *unknown_phases;
+
+  /* names repeat: a direct-mapped cache in front of the builder's table */
+  InternSlot      intern_cache[INTERN_CACHE_SIZE];
 } Reader;
 
 /* Number parsing */
@@ -645,6 +661,51 @@ current_offset (Reader *r)
   return r->buf_offset + (r->yajl ? yajl_get_bytes_consumed (r->yajl) : 0);
 }
 
+static guint32
+intern (Reader     *r,
+        const char *s,
+        gsize       len)
+{
+  guint64 h = len * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  InternSlot *slot;
+  guint32 id;
+  const char *text;
+
+  if (len >= 8)
+    {
+      guint64 a, b, c;
+
+      memcpy (&a, s, 8);
+      memcpy (&b, s + len - 8, 8);
+      memcpy (&c, s + len / 2 - 4, 8);
+      h ^= a * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+      h ^= b * G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+      h ^= c * G_GUINT64_CONSTANT (0x94d049bb133111eb);
+    }
+  else
+    {
+      guint64 a = 0;
+
+      memcpy (&a, s, len);
+      h ^= a * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+    }
+  h ^= h >> 29;
+  slot = &r->intern_cache[(h * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9)) >> 51];
+  if (slot->str != NULL && slot->len == len && memcmp (slot->str, s, len) == 0)
+    return slot->id;
+
+  id = ks_trace_builder_intern_len (r->builder, s, len);
+  text = ks_trace_builder_get_string (r->builder, id);
+  /* strings with a NUL inside were cut there: never cache them */
+  if (strlen (text) == len)
+    {
+      slot->str = text;
+      slot->len = len;
+      slot->id = id;
+    }
+  return id;
+}
+
 /* Args capture: compact JSON (whitespace outside strings dropped). */
 
 static void
@@ -666,33 +727,88 @@ args_append (Reader       *r,
     }
 
   len = r->args->len;
-  if (r->args->allocated_len < len + n + 1)
-    g_string_set_size (r->args, len + n), g_string_truncate (r->args, len);
+  /* room for n bytes plus a 16-byte store past the end */
+  if (r->args->allocated_len < len + n + 17)
+    g_string_set_size (r->args, len + n + 16), g_string_truncate (r->args, len);
   out = r->args->str + len;
 
-  for (gsize i = 0; i < n; i++)
-    {
-      guint8 c = p[i];
+  /* Copies 16 bytes at a time while none of them is a quote, a
+   * backslash or (outside strings) white space; one byte at a time
+   * around those. */
+  {
+    gsize i = 0;
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8 ('"');
+    const __m128i backslash = _mm_set1_epi8 ('\\');
+    const __m128i space = _mm_set1_epi8 (' ');
+    const __m128i newline = _mm_set1_epi8 ('\n');
+    const __m128i tab = _mm_set1_epi8 ('\t');
+    const __m128i cr = _mm_set1_epi8 ('\r');
+#endif
 
-      if (in_string)
-        {
-          *out++ = c;
-          if (escape)
-            escape = FALSE;
-          else if (c == '\\')
-            escape = TRUE;
-          else if (c == '"')
-            in_string = FALSE;
-        }
-      else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-        continue;
-      else
-        {
-          *out++ = c;
-          if (c == '"')
-            in_string = TRUE;
-        }
-    }
+    if (escape && n > 0)
+      {
+        *out++ = p[i++];
+        escape = FALSE;
+      }
+
+    while (i < n)
+      {
+        guint8 c;
+
+#ifdef __SSE2__
+        while (i + 16 <= n)
+          {
+            __m128i v = _mm_loadu_si128 ((const __m128i *)(p + i));
+            __m128i special = _mm_or_si128 (_mm_cmpeq_epi8 (v, quote), _mm_cmpeq_epi8 (v, backslash));
+            guint mask;
+
+            if (!in_string)
+              special = _mm_or_si128 (special,
+                                      _mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, space),
+                                                                  _mm_cmpeq_epi8 (v, newline)),
+                                                    _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
+                                                                  _mm_cmpeq_epi8 (v, cr))));
+            mask = (guint)_mm_movemask_epi8 (special);
+            _mm_storeu_si128 ((__m128i *)out, v);
+            if (mask == 0)
+              {
+                out += 16;
+                i += 16;
+                continue;
+              }
+            out += __builtin_ctz (mask);
+            i += __builtin_ctz (mask);
+            break;
+          }
+        if (i >= n)
+          break;
+#endif
+
+        c = p[i++];
+        if (in_string)
+          {
+            *out++ = c;
+            if (c == '"')
+              in_string = FALSE;
+            else if (c == '\\')
+              {
+                if (i < n)
+                  *out++ = p[i++];
+                else
+                  escape = TRUE;
+              }
+          }
+        else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+          continue;
+        else
+          {
+            *out++ = c;
+            if (c == '"')
+              in_string = TRUE;
+          }
+      }
+  }
 
   r->args->len = out - r->args->str;
   r->args->str[r->args->len] = 0;
@@ -1100,7 +1216,7 @@ set_event_field (Reader     *r,
     case F_NAME:
       if (!is_string)
         break;
-      ev->name = ks_trace_builder_intern_len (r->builder, s, len);
+      ev->name = intern (r, s, len);
       if (len >= 6 && s[0] == 'M' && s[1] == 'e' && s[2] == 'm')
         parse_copy_name (ev, s, len);
       else if (len == 8 && memcmp (s, "[memory]", 8) == 0)
@@ -1120,7 +1236,7 @@ set_event_field (Reader     *r,
     case F_CAT:
       if (!is_string)
         break;
-      ev->cat = ks_trace_builder_intern_len (r->builder, s, len);
+      ev->cat = intern (r, s, len);
       {
         gpointer value = g_hash_table_lookup (r->kind_by_cat, GUINT_TO_POINTER (ev->cat));
 
@@ -1194,7 +1310,11 @@ set_arg (Reader     *r,
 {
   Event *ev = &r->ev;
   gint64 v = 0;
-  gboolean is_int = !is_string && parse_int64 (s, len, &v);
+  gboolean is_int;
+
+  if (r->arg == A_OTHER)
+    return;
+  is_int = !is_string && parse_int64 (s, len, &v);
 
   switch (r->arg)
     {
@@ -2570,6 +2690,100 @@ read_some (GInputStream  *stream,
   return got;
 }
 
+/* Compressed input is inflated by a worker thread while this one parses:
+ * the two halves of the work overlap on machines with two cores. Blocks
+ * travel through two queues, full and free, and always come back. */
+
+#define N_BLOCKS 4
+
+typedef struct
+{
+  guint8 *data;
+  gssize  len;           /* > 0 data, 0 end, -1 error */
+  GError *error;
+  guint64 raw_read;      /* compressed bytes read so far */
+} Block;
+
+typedef struct
+{
+  GInputStream *stream;
+  GCancellable *cancellable;
+  KsGzip       *gz;
+  guint8       *cbuf;
+  gssize        first;       /* bytes already in cbuf, or -1 */
+  gboolean      eof;
+  gboolean      truncated;
+  guint64       raw_read;
+  GAsyncQueue  *full;
+  GAsyncQueue  *free;
+  gint          stop;
+} GzSource;
+
+/* Inflates the next block of output; 0 at the end of the data. */
+static gssize
+gz_source_next (GzSource  *src,
+                guint8    *out,
+                gsize      cap,
+                GError   **error)
+{
+  gssize n;
+
+  for (;;)
+    {
+      if (ks_gzip_get_avail_in (src->gz) == 0 && !src->eof)
+        {
+          gssize got;
+
+          if (src->first >= 0)
+            {
+              got = src->first;
+              src->first = -1;
+            }
+          else
+            {
+              got = read_some (src->stream, src->cbuf, READ_CHUNK, src->cancellable, error);
+              if (got < 0)
+                return -1;
+              src->raw_read += got;
+            }
+          if (got == 0)
+            src->eof = TRUE;
+          else
+            ks_gzip_set_input (src->gz, src->cbuf, got);
+        }
+      n = ks_gzip_inflate (src->gz, out, cap, error);
+      if (n != 0 || src->eof || ks_gzip_get_avail_in (src->gz) > 0)
+        break;
+    }
+  if (n == 0 && !ks_gzip_is_complete (src->gz))
+    src->truncated = TRUE;
+  return n;
+}
+
+static gpointer
+gz_source_thread (gpointer data)
+{
+  GzSource *src = data;
+
+  for (;;)
+    {
+      Block *b = g_async_queue_pop (src->free);
+
+      if (g_atomic_int_get (&src->stop))
+        {
+          g_async_queue_push (src->full, b);
+          break;
+        }
+      b->error = NULL;
+      b->len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
+      b->raw_read = src->raw_read;
+      g_async_queue_push (src->full, b);
+      if (b->len <= 0)
+        break;
+    }
+  return NULL;
+}
+
 /* Parses one JSON document from @stream into the builder. */
 static gboolean
 read_stream (Reader        *r,
@@ -2580,12 +2794,9 @@ read_stream (Reader        *r,
              GError       **error)
 {
   g_autofree guint8 *cbuf = g_malloc (READ_CHUNK);
-  g_autofree guint8 *out = NULL;
   g_autoptr(KsGzip) gz = NULL;
   GError *local_error = NULL;
   gssize first;
-  gboolean first_pending = TRUE;
-  gboolean eof = FALSE;
   gboolean truncated = FALSE;
   guint64 raw_read = 0;
   yajl_status status;
@@ -2613,97 +2824,93 @@ read_stream (Reader        *r,
                    _("%s: zip archives are not supported; extract the trace first"), r->name);
       return FALSE;
     }
-  if (ks_gzip_has_magic (cbuf, first))
-    {
-      gz = ks_gzip_new ();
-      out = g_malloc (READ_CHUNK);
-    }
 
   raw_read = first;
   if (r->progress != NULL)
     ks_progress_set_message (r->progress, _("Reading events…"));
 
-  for (;;)
+  if (!ks_gzip_has_magic (cbuf, first))
     {
-      const guint8 *data;
-      gssize n;
+      gssize n = first;
 
-      if (gz == NULL)
+      while (n > 0)
         {
-          if (first_pending)
+          if (!parse_chunk (r, cbuf, n, error))
+            return FALSE;
+          if (!report_progress (r, raw_read, base, span, size, error))
+            return FALSE;
+          n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
+          if (n < 0)
             {
-              n = first;
-              first_pending = FALSE;
+              g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
+              return FALSE;
             }
-          else
-            {
-              n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
-              if (n < 0)
-                {
-                  g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
-                  return FALSE;
-                }
-              raw_read += n;
-            }
-          if (n == 0)
-            break;
-          data = cbuf;
+          raw_read += n;
         }
-      else
-        {
-          for (;;)
-            {
-              if (ks_gzip_get_avail_in (gz) == 0 && !eof)
-                {
-                  gssize got;
+    }
+  else
+    {
+      GzSource src = { 0 };
+      Block blocks[N_BLOCKS];
+      GThread *thread;
+      gboolean ok = TRUE;
 
-                  if (first_pending)
-                    {
-                      got = first;
-                      first_pending = FALSE;
-                    }
-                  else
-                    {
-                      got = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
-                      if (got < 0)
-                        {
-                          g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
-                          return FALSE;
-                        }
-                      raw_read += got;
-                    }
-                  if (got == 0)
-                    eof = TRUE;
-                  else
-                    ks_gzip_set_input (gz, cbuf, got);
-                }
-              n = ks_gzip_inflate (gz, out, READ_CHUNK, &local_error);
-              if (n < 0)
-                {
-                  g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
-                  return FALSE;
-                }
-              if (n > 0 || eof || ks_gzip_get_avail_in (gz) > 0)
-                break;
-            }
-          if (n == 0)
+      gz = ks_gzip_new ();
+      src.stream = stream;
+      src.cancellable = r->cancellable;
+      src.gz = gz;
+      src.cbuf = cbuf;
+      src.first = first;
+      src.raw_read = first;
+      src.full = g_async_queue_new ();
+      src.free = g_async_queue_new ();
+      for (guint i = 0; i < N_BLOCKS; i++)
+        {
+          blocks[i].data = g_malloc (READ_CHUNK);
+          g_async_queue_push (src.free, &blocks[i]);
+        }
+      thread = g_thread_new ("ks-inflate", gz_source_thread, &src);
+
+      for (;;)
+        {
+          Block *b = g_async_queue_pop (src.full);
+
+          if (b->len < 0)
             {
-              if (!ks_gzip_is_complete (gz))
-                {
-                  truncated = TRUE;
-                  ks_trace_builder_add_warning (r->builder,
-                                                _("%s: the compressed data ends early (at compressed byte %" G_GUINT64_FORMAT "): the file was truncated"),
-                                                r->name, ks_gzip_get_total_in (gz));
-                }
+              g_propagate_prefixed_error (error, b->error, "%s: ", r->name);
+              b->error = NULL;
+              ok = FALSE;
               break;
             }
-          data = out;
+          if (b->len == 0)
+            break;
+          raw_read = b->raw_read;
+          if (!parse_chunk (r, b->data, b->len, error) ||
+              !report_progress (r, raw_read, base, span, size, error))
+            {
+              ok = FALSE;
+              g_atomic_int_set (&src.stop, 1);
+              g_async_queue_push (src.free, b);
+              break;
+            }
+          g_async_queue_push (src.free, b);
         }
 
-      if (!parse_chunk (r, data, n, error))
+      g_thread_join (thread);
+      for (guint i = 0; i < N_BLOCKS; i++)
+        g_free (blocks[i].data);
+      g_async_queue_unref (src.full);
+      g_async_queue_unref (src.free);
+
+      if (!ok)
         return FALSE;
-      if (!report_progress (r, raw_read, base, span, size, error))
-        return FALSE;
+      if (src.truncated)
+        {
+          truncated = TRUE;
+          ks_trace_builder_add_warning (r->builder,
+                                        _("%s: the compressed data ends early (at compressed byte %" G_GUINT64_FORMAT "): the file was truncated"),
+                                        r->name, ks_gzip_get_total_in (gz));
+        }
     }
 
   status = yajl_complete_parse (r->yajl);

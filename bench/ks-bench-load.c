@@ -1,0 +1,166 @@
+/* ks-bench-load.c: how fast traces load and how much memory they keep
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ *   ks-bench-load [--gzip-baseline] FILE...
+ *
+ * Each file is loaded in a child process of its own (so that the peak
+ * RSS is that file's) and gets one row: file size, JSON size, load time,
+ * MB of JSON per second, events per second, resident bytes per event
+ * with and without strings/args, and peak RSS. With --gzip-baseline,
+ * .gz files are also timed with `gzip -dc FILE > /dev/null`.
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "ks-gzip.h"
+#include "ks-trace-loader.h"
+
+static guint64
+json_size (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  g_autoptr(KsGzip) gz = NULL;
+  g_autofree guint8 *buf = g_malloc (1 << 20);
+  g_autofree guint8 *out = g_malloc (1 << 20);
+  guint64 total = 0;
+  gssize n;
+
+  if (in == NULL)
+    return 0;
+  if (!g_str_has_suffix (path, ".gz"))
+    {
+      g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, 0, NULL, NULL);
+
+      return info ? g_file_info_get_size (info) : 0;
+    }
+  gz = ks_gzip_new ();
+  while ((n = g_input_stream_read (G_INPUT_STREAM (in), buf, 1 << 20, NULL, NULL)) > 0)
+    {
+      gssize got;
+
+      ks_gzip_set_input (gz, buf, n);
+      while ((got = ks_gzip_inflate (gz, out, 1 << 20, NULL)) > 0)
+        total += got;
+      if (got < 0)
+        break;
+    }
+  return total;
+}
+
+static double
+gzip_baseline (const char *path)
+{
+  g_autofree char *cmd = g_strdup_printf ("gzip -dc '%s' > /dev/null", path);
+  const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+  gint64 t0 = g_get_monotonic_time ();
+  int status;
+
+  if (!g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL) ||
+      status != 0)
+    return -1;
+  return (g_get_monotonic_time () - t0) / 1e6;
+}
+
+static int
+measure (const char *path,
+         gboolean    baseline)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, 0, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  guint64 json = json_size (path);
+  double gz_s = -1;
+  struct rusage ru0, ru1;
+  gint64 t0, t1;
+  KsTraceCounts c;
+  guint64 events = 0;
+  gsize total, strings;
+  double secs, cpu;
+
+  if (baseline && g_str_has_suffix (path, ".gz"))
+    gz_s = gzip_baseline (path);
+
+  getrusage (RUSAGE_SELF, &ru0);
+  t0 = g_get_monotonic_time ();
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  t1 = g_get_monotonic_time ();
+  getrusage (RUSAGE_SELF, &ru1);
+  if (trace == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+
+  ks_trace_get_counts (trace, &c);
+  for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
+    events += c.by_kind[k];
+  events += c.flows + c.memory_events + c.counter_samples + c.instants;
+
+  total = ks_trace_get_memory_size (trace, &strings);
+  secs = (t1 - t0) / 1e6;
+  cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) + (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+        (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) + (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+
+  printf ("%-34s %9.1f %9.1f %8.2f %7.2f %8.1f %9.2f %8.1f %8.1f %9.0f",
+          g_path_get_basename (path),
+          (info ? g_file_info_get_size (info) : 0) / 1e6,
+          json / 1e6, secs, cpu, json / 1e6 / secs, events / secs / 1e6,
+          (double)total / events, (double)(total - strings) / events,
+          ru1.ru_maxrss / 1024.0);
+  if (gz_s >= 0)
+    printf (" %8.2f %6.2fx", gz_s, secs / gz_s);
+  printf ("\n");
+  fflush (stdout);
+  return 0;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gboolean baseline = FALSE;
+  int first = 1;
+  int status = 0;
+
+  if (argc > 1 && strcmp (argv[1], "--gzip-baseline") == 0)
+    {
+      baseline = TRUE;
+      first = 2;
+    }
+  if (first >= argc)
+    {
+      g_printerr ("usage: ks-bench-load [--gzip-baseline] FILE...\n");
+      return 2;
+    }
+
+  printf ("%-34s %9s %9s %8s %7s %8s %9s %8s %8s %9s%s\n",
+          "file", "file MB", "JSON MB", "load s", "cpu s", "MB/s", "Mevent/s",
+          "B/event", "B/ev-str", "peak MiB", baseline ? "  gzip -dc  ratio" : "");
+  fflush (stdout);
+
+  for (int i = first; i < argc; i++)
+    {
+      pid_t pid = fork ();
+      int st;
+
+      if (pid == 0)
+        _exit (measure (argv[i], baseline));
+      waitpid (pid, &st, 0);
+      if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
+        status = 1;
+    }
+  return status;
+}
