@@ -259,6 +259,7 @@ ks_args_find (const char *json,
               const char *key,
               gsize      *len)
 {
+  char needle[128];
   gsize key_len;
   const char *p;
 
@@ -266,47 +267,40 @@ ks_args_find (const char *json,
     return NULL;
 
   key_len = strlen (key);
-  p = skip_ws (json);
-  if (*p != '{')
+  if (key_len + 3 > sizeof needle)
     return NULL;
-  p++;
+  needle[0] = '"';
+  memcpy (needle + 1, key, key_len);
+  needle[key_len + 1] = '"';
+  needle[key_len + 2] = 0;
 
-  for (;;)
+  /* The quoted key followed by a colon: a member name. Argument objects
+   * are flat in practice, so the first such member is the top-level one;
+   * a string value that merely contains the text is not followed by ':'. */
+  for (p = strstr (json, needle); p != NULL; p = strstr (p + 1, needle))
     {
-      const char *name, *name_end, *value, *value_end;
+      const char *value, *value_end;
 
-      p = skip_ws (p);
-      if (*p != '"')
-        return NULL;
-      name = p + 1;
-      p = skip_string (p);
-      name_end = p - 1;
-      p = skip_ws (p);
-      if (*p != ':')
-        return NULL;
-      p = skip_ws (p + 1);
-      value = p;
-      value_end = skip_value (p);
-
-      if ((gsize)(name_end - name) == key_len && memcmp (name, key, key_len) == 0)
+      if (p > json && p[-1] == '\\')
+        continue;
+      value = skip_ws (p + key_len + 2);
+      if (*value != ':')
+        continue;
+      value = skip_ws (value + 1);
+      value_end = skip_value (value);
+      while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\n'))
+        value_end--;
+      if (*value == '"' && value_end - value >= 2)
         {
-          while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\n'))
-            value_end--;
-          if (*value == '"' && value_end - value >= 2)
-            {
-              value++;
-              value_end--;
-            }
-          if (len != NULL)
-            *len = value_end - value;
-          return value;
+          value++;
+          value_end--;
         }
-
-      p = skip_ws (value_end);
-      if (*p != ',')
-        return NULL;
-      p++;
+      if (len != NULL)
+        *len = value_end - value;
+      return value;
     }
+
+  return NULL;
 }
 
 gboolean
