@@ -17,6 +17,8 @@ G_BEGIN_DECLS
 #define KS_CLI_USAGE  2   /* wrong options or arguments */
 
 /* Each subcommand gets argv with argv[0] set to "kinescope-cli NAME". */
+int ks_cli_convert (int    argc,
+                    char **argv);
 int ks_cli_info    (int    argc,
                     char **argv);
 int ks_cli_record  (int    argc,

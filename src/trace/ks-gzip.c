@@ -149,10 +149,6 @@ ks_gzip_inflate (KsGzip  *self,
         self->state.avail_out = MIN (out_len - produced, G_MAXUINT32);
 
         ret = isal_inflate (&self->state);
-        made = (out_len - produced) - self->state.avail_out;
-        consume (self, chunk - self->state.avail_in);
-        produced += made;
-
         if (ret < 0)
           {
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -162,6 +158,9 @@ ks_gzip_inflate (KsGzip  *self,
                          self->total_in);
             return -1;
           }
+        made = (out_len - produced) - self->state.avail_out;
+        consume (self, MIN ((gsize)(self->state.next_in - self->in), chunk));
+        produced += made;
         if (self->state.block_state == ISAL_BLOCK_FINISH)
           self->member_done = TRUE;
       }

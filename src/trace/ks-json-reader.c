@@ -759,7 +759,7 @@ args_append (Reader       *r,
 #ifdef __SSE2__
         while (i + 16 <= n)
           {
-            __m128i v = _mm_loadu_si128 ((const __m128i *)(p + i));
+            __m128i v = _mm_loadu_si128 ((const void *)(p + i));
             __m128i special = _mm_or_si128 (_mm_cmpeq_epi8 (v, quote), _mm_cmpeq_epi8 (v, backslash));
             guint mask;
 
@@ -770,7 +770,7 @@ args_append (Reader       *r,
                                                     _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
                                                                   _mm_cmpeq_epi8 (v, cr))));
             mask = (guint)_mm_movemask_epi8 (special);
-            _mm_storeu_si128 ((__m128i *)out, v);
+            _mm_storeu_si128 ((void *)out, v);
             if (mask == 0)
               {
                 out += 16;

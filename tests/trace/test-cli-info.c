@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 static const char *cli_path;
 
@@ -94,6 +95,57 @@ test_info_text (void)
   g_assert_nonnull (strstr (out, "Load time:"));
 }
 
+/* convert writes a .kscope that info reads back with the same counts */
+static void
+test_convert (void)
+{
+  g_autofree char *path = fixture_path ("seed_cnn.pt.trace.json.gz");
+  g_autofree char *dir = g_dir_make_tmp ("ks-convert-XXXXXX", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "seed.kscope", NULL);
+  const char *convert[] = { "convert", path, out_path, NULL };
+  const char *convert_force[] = { "convert", "--force", path, out_path, NULL };
+  const char *bad_name[] = { "convert", path, "seed.sqlite", NULL };
+  const char *info[] = { "info", "--format", "json", out_path, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *expect[] = {
+    "\"format\":\"kscope\"",
+    "\"duration_ns\":41607402,",
+    "\"kernel\":210,",
+    "\"memcpy\":6,",
+    "\"memset\":21,",
+    "\"cuda_api\":406,",
+    "\"gpu_annotation\":6,",
+    "\"flow\":285,",
+    "\"memory_event\":408,",
+  };
+
+  g_assert_cmpint (run (convert, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "seed.kscope"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* an existing output is kept unless --force */
+  g_assert_cmpint (run (convert, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (err, "--force"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (convert_force, &out, &err), ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (bad_name, &out, &err), ==, 2);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run (info, &out, &err), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    if (strstr (out, expect[i]) == NULL)
+      g_error ("“%s” missing from %s", expect[i], out);
+
+  g_unlink (out_path);
+  g_rmdir (dir);
+}
+
 static void
 test_exit_codes (void)
 {
@@ -140,6 +192,7 @@ main (int    argc,
   cli_path = argv[1];
   g_test_add_func ("/cli/info-json", test_info_json);
   g_test_add_func ("/cli/info-text", test_info_text);
+  g_test_add_func ("/cli/convert", test_convert);
   g_test_add_func ("/cli/exit-codes", test_exit_codes);
   return g_test_run ();
 }

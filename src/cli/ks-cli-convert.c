@@ -1,0 +1,98 @@
+/* ks-cli-convert.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-cli-convert"
+
+#include "config.h"
+
+#include <stdio.h>
+
+#include <glib/gi18n.h>
+
+#include "ks-cli.h"
+#include "ks-kscope-writer.h"
+#include "ks-trace-loader.h"
+
+int
+ks_cli_convert (int    argc,
+                char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) in = NULL;
+  g_autoptr(GFile) out = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_auto(GStrv) files = NULL;
+  gboolean force = FALSE;
+  gint64 t0, t1;
+  const char *warnings;
+  const GOptionEntry entries[] = {
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, N_("Replace OUTPUT when it exists"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("INPUT OUTPUT.kscope") },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("INPUT OUTPUT.kscope — save a trace as .kscope"));
+  g_option_context_set_summary (context,
+                                _("Reads any trace Kinescope opens (PyTorch/Chrome JSON, .json.gz, a\n"
+                                  "tensorboard_trace_handler folder, an Nsight Systems SQLite export) and\n"
+                                  "writes it as a .kscope database."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      return KS_CLI_USAGE;
+    }
+  if (files == NULL || g_strv_length (files) != 2)
+    {
+      g_printerr (_("%s: expected INPUT and OUTPUT.kscope (see --help)\n"), g_get_prgname ());
+      return KS_CLI_USAGE;
+    }
+  if (!g_str_has_suffix (files[1], ".kscope"))
+    {
+      g_printerr (_("%s: the output file name must end in .kscope: %s\n"), g_get_prgname (), files[1]);
+      return KS_CLI_USAGE;
+    }
+
+  in = g_file_new_for_commandline_arg (files[0]);
+  out = g_file_new_for_commandline_arg (files[1]);
+  if (g_file_equal (in, out))
+    {
+      g_printerr (_("%s: INPUT and OUTPUT are the same file\n"), g_get_prgname ());
+      return KS_CLI_USAGE;
+    }
+  if (!force && g_file_query_exists (out, NULL))
+    {
+      g_printerr (_("kinescope-cli convert: %s exists (use --force to replace it)\n"), files[1]);
+      return KS_CLI_FAILED;
+    }
+
+  t0 = g_get_monotonic_time ();
+  trace = ks_trace_load (in, NULL, NULL, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("kinescope-cli convert: %s\n", error->message);
+      return KS_CLI_FAILED;
+    }
+  t1 = g_get_monotonic_time ();
+
+  if (force)
+    g_file_delete (out, NULL, NULL);
+  if (!ks_kscope_write (trace, out, NULL, NULL, &error))
+    {
+      g_printerr ("kinescope-cli convert: %s\n", error->message);
+      return KS_CLI_FAILED;
+    }
+
+  warnings = ks_trace_get_metadata (trace, "warnings");
+  if (warnings != NULL)
+    g_printerr ("%s\n%s\n", _("Warnings:"), warnings);
+  printf (_("Wrote %s (%s, read in %.2f s, written in %.2f s)\n"), files[1],
+          ks_format_to_string (trace->format), (t1 - t0) / 1e6,
+          (g_get_monotonic_time () - t1) / 1e6);
+  return KS_CLI_OK;
+}
