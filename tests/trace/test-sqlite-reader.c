@@ -1,0 +1,937 @@
+/* test-sqlite-reader.c: Nsight Systems exports and bad SQLite input
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <sqlite3.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "ks-kscope-writer.h"
+#include "ks-sqlite-reader.h"
+#include "ks-trace-loader.h"
+
+#include "test-sqlite-compare.h"
+
+#define GPID(vm, pid)       (((gint64)(vm) << 48) | ((gint64)(pid) << 24))
+#define GTID(vm, pid, tid)  (GPID (vm, pid) | (tid))
+
+static char *
+shared_path (const char *first,
+             ...)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  va_list args;
+  char *rest, *path;
+
+  if (shared == NULL)
+    return NULL;
+
+  va_start (args, first);
+  rest = g_build_filename_valist (first, &args);
+  va_end (args);
+  path = g_build_filename (shared, rest, NULL);
+  g_free (rest);
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    g_clear_pointer (&path, g_free);
+  return path;
+}
+
+static char *
+cloverleaf_path (void)
+{
+  return shared_path ("corpus", "pipit", "cloverleaf-nsys", "perlmutter-cloverleaf-cuda.sqlite", NULL);
+}
+
+static char *
+temp_path (const char *name)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-sqlite-XXXXXX", NULL);
+
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, name, NULL);
+}
+
+static void
+remove_path (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static KsTrace *
+load (const char  *path,
+      GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return ks_sqlite_reader_load (file, NULL, NULL, error);
+}
+
+static const KsTrack *
+find_stream (KsTrace *trace,
+             guint32  process_group,
+             gint32   device,
+             gint64   stream)
+{
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind == KS_TRACK_STREAM && track->group == process_group &&
+          track->device == device && track->stream == stream)
+        return track;
+    }
+  return NULL;
+}
+
+static guint
+count_named (KsTrace    *trace,
+             KsSliceKind kind,
+             const char *name)
+{
+  guint n = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      if (trace->tracks[t].slice_kind[i] == kind &&
+          strcmp (ks_trace_string (trace, trace->tracks[t].name_id[i]), name) == 0)
+        n++;
+  return n;
+}
+
+static gint64
+sum_duration (KsTrace    *trace,
+              KsSliceKind kind)
+{
+  gint64 sum = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      if (trace->tracks[t].slice_kind[i] == kind)
+        sum += trace->tracks[t].end[i] - trace->tracks[t].start[i];
+  return sum;
+}
+
+static guint32
+find_thread (KsTrace *trace,
+             gint64   tid)
+{
+  for (guint32 t = 0; t < trace->n_threads; t++)
+    if (trace->threads[t].tid == tid)
+      return t;
+  return KS_NO_INDEX;
+}
+
+/* The real export of the corpus (Nsight Systems 2024.5.1, schema 3.13.2).
+ * Expected numbers were computed with the sqlite3 shell. */
+static void
+test_cloverleaf (void)
+{
+  g_autofree char *path = cloverleaf_path ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *message = NULL;
+  KsTraceCounts counts;
+  const KsTrack *stream;
+  guint32 t;
+  gint64 memcpy_bytes = 0;
+  struct stat before, after;
+
+  if (path == NULL)
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+
+  g_assert_cmpint (g_stat (path, &before), ==, 0);
+  file = g_file_new_for_path (path);
+  trace = ks_sqlite_reader_load (file, progress, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NSYS_SQLITE);
+  g_assert_cmpfloat (ks_progress_get_fraction (progress), ==, 1.0);
+  message = ks_progress_dup_message (progress);
+  g_assert_nonnull (message);
+
+  /* Opened read-only: the file and its folder are untouched. */
+  g_assert_cmpint (g_stat (path, &after), ==, 0);
+  g_assert_cmpint (before.st_mtime, ==, after.st_mtime);
+  g_assert_cmpint (before.st_size, ==, after.st_size);
+
+  ks_trace_get_counts (trace, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 1312);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMCPY], ==, 279);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMSET], ==, 0);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_SYNC], ==, 1312);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 3047);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_DRIVER], ==, 1);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_OSRT], ==, 1831);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_NVTX], ==, 0);
+  /* Every runtime call whose correlation id has GPU work links to it. */
+  g_assert_cmpuint (counts.launch_flows, ==, 2903);
+  g_assert_cmpuint (counts.flows, ==, 2903);
+
+  g_assert_cmpint (sum_duration (trace, KS_SLICE_KERNEL), ==, 294404540);
+  g_assert_cmpint (sum_duration (trace, KS_SLICE_MEMCPY), ==, 9390923);
+  g_assert_cmpint (sum_duration (trace, KS_SLICE_CUDA_RUNTIME) + sum_duration (trace, KS_SLICE_CUDA_DRIVER), ==, 571656984);
+  g_assert_cmpint (sum_duration (trace, KS_SLICE_OSRT), ==, 855689751);
+
+  /* Times start at the first event (OSRT at 56574271 ns of the session). */
+  g_assert_cmpint (trace->origin_ns, ==, 56574271);
+  g_assert_cmpint (trace->duration_ns, ==, 886929607 - 56574271);
+  g_assert_cmpint (trace->start_utc_ns, ==, G_GINT64_CONSTANT (1696392839587175550) + 56574271);
+
+  /* CUDA API names lose Nsight's _vNNNN suffix. */
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel"), ==, 1312);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaDeviceSynchronize"), ==, 1312);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaMemcpy"), ==, 279);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_DRIVER, "cuModuleGetLoadingMode"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_OSRT, "ioctl"), ==, 1253);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_MEMCPY, "Memcpy HtoD (Pageable -> Device)"), ==, 254);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_MEMCPY, "Memcpy DtoH (Device -> Pageable)"), ==, 25);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_SYNC, "Event Sync"), ==, 1312);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_KERNEL,
+                                 "void clover::par_ranged1d_kernel<update_halo_kernel(int, int, int, int, const std::array<int, (unsigned long)4> &, const std::array<int, (unsigned long)4> &, field_type &, const int *, int)::[lambda(int) (instance 8)]>(clover::Range1d, T1)"), ==, 31);
+
+  /* One process, named from PROCESSES (not the 1769 others of the machine). */
+  g_assert_cmpuint (trace->n_processes, ==, 1);
+  g_assert_cmpint (trace->processes[0].pid, ==, 1701896);
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[0].name), ==, "cuda-cloverleaf");
+
+  g_assert_cmpuint (trace->n_threads, ==, 4);
+  t = find_thread (trace, 1701896);
+  g_assert_cmpuint (t, !=, KS_NO_INDEX);
+  g_assert_cmpstr (ks_trace_string (trace, trace->threads[t].name), ==, "cuda-cloverleaf");
+  g_assert_cmpuint (trace->tracks[trace->threads[t].track].n_slices, ==, 3048 + 1797);
+  t = find_thread (trace, 1701908);
+  g_assert_cmpstr (ks_trace_string (trace, trace->threads[t].name), ==, "cuda-EvtHandlr");
+  g_assert_cmpuint (trace->tracks[trace->threads[t].track].n_slices, ==, 29);
+  t = find_thread (trace, 0);
+  g_assert_cmpuint (trace->tracks[trace->threads[t].track].n_slices, ==, 3);
+
+  /* Stream 7 holds kernels and copies; event syncs have no stream (-1). */
+  stream = find_stream (trace, trace->processes[0].group, 0, 7);
+  g_assert_nonnull (stream);
+  g_assert_cmpuint (stream->n_slices, ==, 1312 + 279);
+  for (guint32 i = 0; i < stream->n_slices; i++)
+    if (stream->slice_kind[i] == KS_SLICE_MEMCPY)
+      memcpy_bytes += stream->gpu[i].copy.bytes;
+  g_assert_cmpint (memcpy_bytes, ==, 225116952);
+  g_assert_cmpint (stream->start[0], ==, 533338240 - 56574271);
+  g_assert_cmpuint (stream->gpu[0].kernel.grid[0], ==, 115426);
+  g_assert_cmpuint (stream->gpu[0].kernel.block[0], ==, 256);
+  g_assert_cmpuint (stream->gpu[0].kernel.registers, ==, 32);
+  g_assert_cmpuint (stream->correlation[0], ==, 452);
+  stream = find_stream (trace, trace->processes[0].group, 0, -1);
+  g_assert_nonnull (stream);
+  g_assert_cmpuint (stream->n_slices, ==, 1312);
+
+  g_assert_cmpuint (trace->n_gpus, ==, 4);
+  g_assert_cmpint (trace->gpus[0].device, ==, 0);
+  g_assert_cmpstr (ks_trace_string (trace, trace->gpus[0].name), ==, "NVIDIA A100-SXM4-80GB");
+  g_assert_cmpuint (trace->gpus[0].sm_count, ==, 108);
+  g_assert_cmpuint (trace->gpus[0].compute_major, ==, 8);
+  g_assert_cmpuint (trace->gpus[0].max_threads_per_sm, ==, 2048);
+  g_assert_cmpuint (trace->gpus[0].total_memory, ==, G_GUINT64_CONSTANT (84990623744));
+  g_assert_cmpuint (trace->gpus[0].shared_memory_per_sm, ==, 167936);
+
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "nsys_schema_version"), ==, "3.13.2");
+  g_assert_null (ks_trace_get_metadata (trace, "warnings"));
+}
+
+/* The loader sends SQLite files here. */
+static void
+test_loader_dispatch (void)
+{
+  g_autofree char *path = cloverleaf_path ();
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+
+  if (path == NULL)
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+
+  file = g_file_new_for_path (path);
+  g_assert_cmpint (ks_trace_detect_format (file, NULL), ==, KS_FORMAT_NSYS_SQLITE);
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NSYS_SQLITE);
+  g_assert_cmpuint (trace->n_threads, ==, 4);
+}
+
+/* Every SQLite file of the corpus opens. */
+static void
+test_corpus (void)
+{
+  g_autofree char *corpus = shared_path ("corpus", NULL);
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+  guint found = 0;
+
+  if (corpus == NULL)
+    {
+      g_test_skip ("the shared corpus (KS_SHARED_DIR/corpus) is absent");
+      return;
+    }
+
+  g_ptr_array_add (dirs, g_strdup (corpus));
+  while (dirs->len > 0)
+    {
+      g_autofree char *dir_path = g_ptr_array_steal_index (dirs, dirs->len - 1);
+      g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+      const char *name;
+
+      while (dir && (name = g_dir_read_name (dir)))
+        {
+          g_autofree char *child = g_build_filename (dir_path, name, NULL);
+          char header[16] = { 0 };
+          FILE *f;
+
+          if (g_file_test (child, G_FILE_TEST_IS_DIR))
+            {
+              g_ptr_array_add (dirs, g_steal_pointer (&child));
+              continue;
+            }
+
+          f = fopen (child, "rb");
+          if (f == NULL)
+            continue;
+          if (fread (header, 1, sizeof header, f) == sizeof header &&
+              memcmp (header, "SQLite format 3", 16) == 0)
+            {
+              g_autoptr(GError) error = NULL;
+              g_autoptr(KsTrace) trace = load (child, &error);
+
+              g_test_message ("%s", child);
+              g_assert_no_error (error);
+              g_assert_cmpuint (trace->n_tracks, >, 0);
+              found++;
+            }
+          fclose (f);
+        }
+    }
+
+  g_assert_cmpuint (found, >=, 1);
+}
+
+/* CREATE TABLE statements, verbatim from a schema dump of the corpus. */
+static char *
+create_statement (const char *dump,
+                  const char *table)
+{
+  g_autofree char *head = g_strdup_printf ("CREATE TABLE %s (", table);
+  const char *start = strstr (dump, head);
+  const char *end;
+
+  if (start == NULL)
+    return NULL;
+  end = strstr (start, ");\n");
+  g_assert_nonnull (end);
+  return g_strndup (start, end + 2 - start);
+}
+
+static void
+exec_sql (sqlite3    *db,
+          const char *sql)
+{
+  char *msg = NULL;
+
+  if (sqlite3_exec (db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    g_error ("%s: %s", sql, msg);
+}
+
+/* A small export built from the real CREATE TABLE text of an Nsight
+ * version, with rows that exercise what the reader maps. */
+static char *
+make_export (const char *dump_name,
+             gboolean    metrics)
+{
+  static const char * const needed[] = {
+    "StringIds", "PROCESSES", "ThreadNames", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "NVTX_EVENTS", "OSRT_API", "TARGET_INFO_GPU", "TARGET_INFO_SESSION_START_TIME",
+  };
+  g_autofree char *dump_path = shared_path ("corpus", "_tools", "nsys_schema_dumps", dump_name, NULL);
+  g_autofree char *dump = NULL;
+  g_autofree char *sql = NULL;
+  char *path;
+  sqlite3 *db = NULL;
+  char *stmt;
+
+  if (dump_path == NULL)
+    return NULL;
+  g_assert_true (g_file_get_contents (dump_path, &dump, NULL, NULL));
+
+  path = temp_path ("export.sqlite");
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+
+  for (guint i = 0; i < G_N_ELEMENTS (needed); i++)
+    {
+      stmt = create_statement (dump, needed[i]);
+      g_assert_nonnull (stmt);
+      exec_sql (db, stmt);
+      g_free (stmt);
+    }
+  if ((stmt = create_statement (dump, "META_DATA_EXPORT")) || (stmt = create_statement (dump, "EXPORT_META_DATA")))
+    {
+      exec_sql (db, stmt);
+      sql = g_strdup_printf ("INSERT INTO %s VALUES ('EXPORT_SCHEMA_VERSION', '%s')",
+                             strstr (stmt, "META_DATA_EXPORT") ? "META_DATA_EXPORT" : "EXPORT_META_DATA",
+                             strstr (dump_name, "2.9.1") ? "2.9.1" : "3.16.1");
+      exec_sql (db, sql);
+      g_clear_pointer (&sql, g_free);
+      g_free (stmt);
+    }
+  /* Only the 2.x export created the memory usage table. */
+  if ((stmt = create_statement (dump, "CUDA_GPU_MEMORY_USAGE_EVENTS")))
+    {
+      exec_sql (db, stmt);
+      sql = g_strdup_printf ("INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS "
+                             "(start, globalPid, deviceId, contextId, address, pc, bytes, memKind, memoryOperationType) VALUES "
+                             "(1110, %" G_GINT64_FORMAT ", 0, 1, 4096, 0, 65536, 2, 0),"
+                             "(1900, %" G_GINT64_FORMAT ", 0, 1, 4096, 0, 65536, 2, 1)",
+                             GPID (1, 100), GPID (1, 100));
+      exec_sql (db, sql);
+      g_clear_pointer (&sql, g_free);
+      g_free (stmt);
+    }
+
+  exec_sql (db,
+            "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cuLaunchKernel'),"
+            " (3, 'void kernelA<float>(int)'), (4, 'kernelA'), (5, 'cudaMemcpyAsync_v3020'),"
+            " (6, 'Registered range'), (7, 'main'), (8, 'worker'), (9, 'pthread_mutex_lock'),"
+            " (10, 'cudaMemsetAsync_v3020'), (11, 'cudaStreamSynchronize_v3020'), (12, 'kernelB');"
+            "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1600000000000000000, '2020-09-13T12:26:40', NULL);"
+            "INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, maxWarpsPerSm, threadsPerWarp,"
+            " computeMajor, computeMinor, maxThreadsPerBlock) VALUES"
+            " (281474976710656, 0, 'Test GPU', 16000000000, 80, 48, 32, 7, 5, 1024);");
+
+  sql = g_strdup_printf (
+    "INSERT INTO PROCESSES VALUES (%" G_GINT64_FORMAT ", 100, 'app'), (%" G_GINT64_FORMAT ", 200, 'app2'),"
+    " (%" G_GINT64_FORMAT ", 300, 'idle');"
+    "INSERT INTO ThreadNames VALUES (7, 10, %" G_GINT64_FORMAT "), (8, 10, %" G_GINT64_FORMAT ");",
+    GPID (1, 100), GPID (1, 200), GPID (1, 300), GTID (1, 100, 100), GTID (1, 200, 201));
+  exec_sql (db, sql);
+  g_clear_pointer (&sql, g_free);
+
+  {
+    gint64 a = GTID (1, 100, 100), b1 = GTID (1, 200, 201), b2 = GTID (1, 200, 202);
+    gint64 pa = GPID (1, 100), pb = GPID (1, 200);
+    g_autoptr(GString) s = g_string_new (NULL);
+
+    g_string_append_printf (s,
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue) VALUES"
+      " (1000, 1100, 0, %" G_GINT64_FORMAT ", 1, 1, 0), (1200, 1250, 1, %" G_GINT64_FORMAT ", 2, 2, 0),"
+      " (1300, 1350, 0, %" G_GINT64_FORMAT ", 3, 5, 0), (1360, 1370, 0, %" G_GINT64_FORMAT ", 4, 10, 0),"
+      " (1500, 2000, 0, %" G_GINT64_FORMAT ", 5, 11, 0), (1000, 1050, 0, %" G_GINT64_FORMAT ", 1, 1, 0);",
+      a, a, a, a, a, b1);
+    g_string_append_printf (s,
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,"
+      " demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
+      " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId) VALUES"
+      " (1150, 1400, 0, 1, 7, 1, %" G_GINT64_FORMAT ", 3, 4, 40, 10, 2, 1, 128, 1, 1, 1024, 512, 0, 0, 1),"
+      " (1400, 1500, 0, 1, 7, 2, %" G_GINT64_FORMAT ", 12, 12, 16, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 2),"
+      " (1100, 1300, 0, 1, 7, 1, %" G_GINT64_FORMAT ", 3, 4, 40, 10, 2, 1, 128, 1, 1, 1024, 512, 0, 0, 3);",
+      pa, pa, pb);
+    g_string_append_printf (s,
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, globalPid,"
+      " bytes, copyKind, srcKind, dstKind) VALUES (1500, 1600, 0, 1, 7, 3, %" G_GINT64_FORMAT ", 4096, 2, 2, 1);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, correlationId, globalPid,"
+      " value, bytes, memKind) VALUES (1600, 1650, 0, 1, 7, 4, %" G_GINT64_FORMAT ", 0, 256, 2);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, contextId, streamId, correlationId,"
+      " globalPid, syncType, eventId) VALUES (1650, 1990, 0, 1, 7, 5, %" G_GINT64_FORMAT ", 3, 4294967295),"
+      " (2100, 2200, 0, 1, 4294967295, 60, %" G_GINT64_FORMAT ", 4, 4294967295);",
+      pa, pa, pa, pa);
+    g_string_append_printf (s,
+      "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, endGlobalTid, textId, domainId) VALUES"
+      " (0, NULL, 75, 'MyLib', %" G_GINT64_FORMAT ", NULL, NULL, 1),"
+      " (900, 3000, 59, 'outer', %" G_GINT64_FORMAT ", NULL, NULL, NULL),"
+      " (950, 1200, 59, NULL, %" G_GINT64_FORMAT ", NULL, 6, 1),"
+      " (1000, 2500, 60, 'async', %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", NULL, NULL),"
+      " (1800, NULL, 34, 'checkpoint', %" G_GINT64_FORMAT ", NULL, NULL, NULL),"
+      " (2600, NULL, 59, 'never closed', %" G_GINT64_FORMAT ", NULL, NULL, NULL),"
+      " (50, NULL, 39, 'MPI Rank 0', %" G_GINT64_FORMAT ", NULL, NULL, NULL);",
+      a, a, a, a, a, a, b1, b2);
+    g_string_append_printf (s,
+      "INSERT INTO OSRT_API (start, end, eventClass, globalTid, nameId, returnValue, nestingLevel, callchainId) VALUES"
+      " (1210, 1220, 27, %" G_GINT64_FORMAT ", 9, 0, 0, 0), (100, 200, 27, %" G_GINT64_FORMAT ", 9, 0, 0, 0);",
+      a, b2);
+    exec_sql (db, s->str);
+  }
+
+  if (metrics)
+    exec_sql (db,
+              "CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER NOT NULL, sourceId INTEGER NOT NULL,"
+              " typeName TEXT NOT NULL, metricId INTEGER NOT NULL, metricName TEXT NOT NULL);"
+              "CREATE TABLE GPU_METRICS (timestamp INTEGER, typeId INTEGER NOT NULL, metricId INTEGER NOT NULL,"
+              " value INTEGER NOT NULL);"
+              "INSERT INTO TARGET_INFO_GPU_METRICS VALUES (281474976710656, 0, 'GA10x', 3, 'SMs Active [Throughput %]');"
+              "INSERT INTO GPU_METRICS VALUES (1000, 281474976710656, 3, 10), (2000, 281474976710656, 3, 85),"
+              " (1500, 281474976710656, 3, 40), (1600, 281474976710656, 99, 1);");
+
+  sqlite3_close (db);
+  return path;
+}
+
+static const KsTrack *
+nvtx_track (KsTrace *trace,
+            guint32  thread)
+{
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_NVTX && trace->tracks[t].thread == thread)
+      return &trace->tracks[t];
+  return NULL;
+}
+
+static void
+check_export (KsTrace  *trace,
+              gboolean  v2)
+{
+  KsTraceCounts counts;
+  const KsTrack *track;
+  guint32 a, b1, b2;
+  guint32 pa, pb;
+
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NSYS_SQLITE);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "nsys_schema_version"), ==, v2 ? "2.9.1" : "3.16.1");
+
+  ks_trace_get_counts (trace, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 5);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_DRIVER], ==, 1);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 3);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMCPY], ==, 1);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMSET], ==, 1);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_SYNC], ==, 2);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_NVTX], ==, 4);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_OSRT], ==, 2);
+  g_assert_cmpuint (counts.instants, ==, 1);
+  g_assert_cmpuint (counts.memory_events, ==, v2 ? 2 : 0);
+  g_assert_cmpuint (counts.counter_samples, ==, v2 ? 0 : 3);
+  /* Launches link within their own process: the same correlation id 1
+   * in the second process finds that process's kernel. */
+  g_assert_cmpuint (counts.launch_flows, ==, 6);
+
+  /* Processes with events only, each its own correlation group. */
+  g_assert_cmpuint (trace->n_processes, ==, 2);
+  pa = ks_trace_find_process (trace, 100);
+  pb = ks_trace_find_process (trace, 200);
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[pa].name), ==, "app");
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[pb].name), ==, "app2");
+  g_assert_cmpuint (trace->processes[pa].group, !=, trace->processes[pb].group);
+
+  g_assert_cmpuint (trace->n_threads, ==, 3);
+  a = find_thread (trace, 100);
+  b1 = find_thread (trace, 201);
+  b2 = find_thread (trace, 202);
+  g_assert_cmpstr (ks_trace_string (trace, trace->threads[a].name), ==, "main");
+  g_assert_cmpstr (ks_trace_string (trace, trace->threads[b1].name), ==, "worker");
+  g_assert_cmpstr (ks_trace_string (trace, trace->threads[b2].name), ==, "MPI Rank 0");
+
+  for (guint32 f = 0; f < trace->n_flows; f++)
+    {
+      const KsFlow *flow = &trace->flows[f];
+      const KsTrack *from = &trace->tracks[flow->from_track];
+      const KsTrack *to = &trace->tracks[flow->to_track];
+
+      g_assert_cmpuint (trace->threads[from->thread].process == pa ? trace->processes[pa].group
+                                                                     : trace->processes[pb].group, ==, to->group);
+      if (from->thread == b1)
+        g_assert_cmpint (to->start[flow->to_slice] + trace->origin_ns, ==, 1100);
+    }
+
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel"), ==, 2);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaMemsetAsync"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_DRIVER, "cuLaunchKernel"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_KERNEL, "void kernelA<float>(int)"), ==, 2);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_MEMCPY, "Memcpy DtoH (Device -> Pinned)"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_MEMSET, "Memset (Device)"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_SYNC, "Stream Sync"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_SYNC, "Context Sync"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_OSRT, "pthread_mutex_lock"), ==, 2);
+
+  track = find_stream (trace, trace->processes[pa].group, 0, 7);
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_slices, ==, 5);
+  g_assert_cmpuint (track->gpu[0].kernel.grid[0], ==, 10);
+  g_assert_cmpuint (track->gpu[0].kernel.grid[1], ==, 2);
+  g_assert_cmpuint (track->gpu[0].kernel.block[0], ==, 128);
+  g_assert_cmpuint (track->gpu[0].kernel.registers, ==, 40);
+  g_assert_cmpuint (track->gpu[0].kernel.shared_memory, ==, 1536);
+  g_assert_cmpuint (track->gpu[2].copy.bytes, ==, 4096);
+  g_assert_cmpuint (track->gpu[2].copy.copy_kind, ==, KS_COPY_DTOH);
+  g_assert_cmpuint (track->gpu[2].copy.src_kind, ==, KS_MEM_DEVICE);
+  g_assert_cmpuint (track->gpu[2].copy.dst_kind, ==, KS_MEM_PINNED);
+  g_assert_cmpuint (track->gpu[3].copy.dst_kind, ==, KS_MEM_DEVICE);
+  g_assert_cmpuint (track->gpu[3].copy.bytes, ==, 256);
+  g_assert_nonnull (find_stream (trace, trace->processes[pb].group, 0, 7));
+  track = find_stream (trace, trace->processes[pa].group, 0, -1);
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_slices, ==, 1);
+
+  /* NVTX: push/pop nests, start/end overlaps, domains name categories,
+   * registered strings name ranges, an open range lasts to the end. */
+  track = nvtx_track (trace, a);
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_slices, ==, 3);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[0]), ==, "outer");
+  g_assert_cmpstr (ks_trace_string (trace, track->category[0]), ==, "nvtx");
+  g_assert_cmpuint (track->depth[0], ==, 0);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[1]), ==, "Registered range");
+  g_assert_cmpstr (ks_trace_string (trace, track->category[1]), ==, "MyLib");
+  g_assert_cmpuint (track->depth[1], ==, 1);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[2]), ==, "async");
+  g_assert_cmpint (track->end[2] - track->start[2], ==, 1500);
+  g_assert_cmpuint (track->parent, ==, trace->threads[a].track);
+  track = nvtx_track (trace, b1);
+  g_assert_cmpuint (track->n_slices, ==, 1);
+  g_assert_cmpint (track->end[0] + trace->origin_ns, ==, 3000);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "never closed"));
+
+  g_assert_cmpuint (trace->n_instants, ==, 1);
+  g_assert_cmpstr (ks_trace_string (trace, trace->instants[0].name), ==, "checkpoint");
+  g_assert_cmpint (trace->instants[0].ts + trace->origin_ns, ==, 1800);
+  g_assert_cmpuint (trace->instants[0].track, ==, nvtx_track (trace, a)->id);
+  g_assert_cmpuint (trace->instants[0].process, ==, pa);
+
+  /* Times from the first event (OSRT at 100); the wall clock follows. */
+  g_assert_cmpint (trace->origin_ns, ==, 100);
+  g_assert_cmpint (trace->duration_ns, ==, 3000 - 100);
+  g_assert_cmpint (trace->start_utc_ns, ==, G_GINT64_CONSTANT (1600000000000000100));
+
+  g_assert_cmpuint (trace->n_gpus, ==, 1);
+  g_assert_cmpuint (trace->gpus[0].max_threads_per_sm, ==, 48 * 32);
+  g_assert_cmpuint (trace->gpus[0].compute_minor, ==, 5);
+
+  if (v2)
+    {
+      g_assert_cmpint (trace->memory_events[0].bytes, ==, 65536);
+      g_assert_cmpint (trace->memory_events[1].bytes, ==, -65536);
+      g_assert_cmpint (trace->memory_events[1].total_allocated, ==, -1);
+    }
+  else
+    {
+      const KsCounter *c = &trace->counters[0];
+
+      g_assert_cmpuint (trace->n_counters, ==, 1);
+      g_assert_cmpstr (ks_trace_string (trace, c->name), ==, "SMs Active [Throughput %]");
+      g_assert_cmpstr (ks_trace_string (trace, c->unit), ==, "Throughput %");
+      g_assert_cmpint (c->device, ==, 0);
+      g_assert_cmpfloat (c->value[0], ==, 10);
+      g_assert_cmpfloat (c->value[1], ==, 40);
+      g_assert_cmpfloat (c->value[2], ==, 85);
+      /* The sample of an undeclared metric is reported, not invented. */
+      g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "skipped"));
+    }
+}
+
+static void
+test_export (gconstpointer data)
+{
+  const char *dump = data;
+  gboolean v2 = strstr (dump, "2.9.1") != NULL;
+  g_autofree char *path = make_export (dump, !v2);
+  g_autofree char *kscope = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTrace) back = NULL;
+  g_autoptr(GFile) out = NULL;
+
+  if (path == NULL)
+    {
+      g_test_skip ("the Nsight schema dumps of the corpus (KS_SHARED_DIR) are absent");
+      return;
+    }
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  check_export (trace, v2);
+
+  /* Saved as .kscope, it reads back the same. */
+  kscope = temp_path ("export.kscope");
+  out = g_file_new_for_path (kscope);
+  g_assert_true (ks_kscope_write (trace, out, NULL, NULL, &error));
+  g_assert_no_error (error);
+  back = load (kscope, &error);
+  g_assert_no_error (error);
+  assert_traces_equal (trace, back, FALSE);
+
+  remove_path (kscope);
+  remove_path (path);
+}
+
+static void
+assert_bad (const char *path,
+            GIOErrorEnum code,
+            const char  *what)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load (path, &error);
+  g_autofree char *base = g_path_get_basename (path);
+
+  g_assert_null (trace);
+  g_assert_error (error, G_IO_ERROR, code);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, base));
+  if (what != NULL)
+    g_assert_nonnull (strstr (error->message, what));
+}
+
+static char *
+copy_with (const char *src,
+           const char *name,
+           gsize       offset,
+           gsize       len,
+           gssize      truncate_to)
+{
+  g_autofree char *contents = NULL;
+  gsize size;
+  char *path = temp_path (name);
+
+  g_assert_true (g_file_get_contents (src, &contents, &size, NULL));
+  if (len > 0)
+    {
+      g_assert_cmpuint (offset + len, <=, size);
+      for (gsize i = 0; i < len; i++)
+        contents[offset + i] = (char)(0xA5 ^ (i * 31));
+    }
+  if (truncate_to >= 0)
+    size = truncate_to;
+  g_assert_true (g_file_set_contents (path, contents, size, NULL));
+  return path;
+}
+
+static gint64
+root_page (const char *path,
+           const char *table)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gint64 page = -1;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT rootpage FROM sqlite_master WHERE name = ?", -1, &stmt, NULL), ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, table, -1, SQLITE_STATIC);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    page = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return page;
+}
+
+static void
+test_bad_corrupt (void)
+{
+  g_autofree char *src = cloverleaf_path ();
+  g_autofree char *middle = NULL;
+  g_autofree char *page = NULL;
+  gsize size;
+  gint64 root;
+  g_autofree char *contents = NULL;
+
+  if (src == NULL)
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+  g_assert_true (g_file_get_contents (src, &contents, &size, NULL));
+
+  /* 64 KiB overwritten in the middle of the file. */
+  middle = copy_with (src, "middle.sqlite", size / 2 - 32768, 65536, -1);
+  assert_bad (middle, G_IO_ERROR_INVALID_DATA, NULL);
+
+  /* The root page of the kernel table: schema intact, data damaged. */
+  root = root_page (src, "CUPTI_ACTIVITY_KIND_KERNEL");
+  g_assert_cmpint (root, >, 1);
+  page = copy_with (src, "kernel-page.sqlite", (root - 1) * 4096, 4096, -1);
+  assert_bad (page, G_IO_ERROR_INVALID_DATA, "damaged");
+
+  remove_path (middle);
+  remove_path (page);
+}
+
+static void
+test_bad_truncated (void)
+{
+  g_autofree char *src = cloverleaf_path ();
+  g_autofree char *half = NULL;
+  g_autofree char *header = NULL;
+  g_autofree char *kscope = NULL;
+  g_autofree char *kscope_half = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GFile) out = NULL;
+  gsize size;
+  g_autofree char *contents = NULL;
+
+  if (src == NULL)
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+  g_assert_true (g_file_get_contents (src, &contents, &size, NULL));
+
+  half = copy_with (src, "half.sqlite", 0, 0, size / 2);
+  assert_bad (half, G_IO_ERROR_INVALID_DATA, NULL);
+  header = copy_with (src, "header.sqlite", 0, 0, 60);
+  assert_bad (header, G_IO_ERROR_INVALID_DATA, NULL);
+
+  /* Our own files too. */
+  trace = load (src, &error);
+  g_assert_no_error (error);
+  kscope = temp_path ("full.kscope");
+  out = g_file_new_for_path (kscope);
+  g_assert_true (ks_kscope_write (trace, out, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (kscope, &contents, &size, NULL));
+  kscope_half = copy_with (kscope, "half.kscope", 0, 0, size / 2);
+  assert_bad (kscope_half, G_IO_ERROR_INVALID_DATA, NULL);
+
+  remove_path (half);
+  remove_path (header);
+  remove_path (kscope);
+  remove_path (kscope_half);
+}
+
+static void
+test_bad_not_trace (void)
+{
+  g_autofree char *path = temp_path ("notes.sqlite");
+  g_autofree char *path2 = temp_path ("strings-only.sqlite");
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'hello');");
+  sqlite3_close (db);
+  assert_bad (path, G_IO_ERROR_INVALID_DATA, "StringIds");
+
+  g_assert_cmpint (sqlite3_open (path2, &db), ==, SQLITE_OK);
+  exec_sql (db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                "CREATE VIEW NVTX_EVENTS AS SELECT 1;");
+  sqlite3_close (db);
+  assert_bad (path2, G_IO_ERROR_INVALID_DATA, "CUPTI_ACTIVITY_KIND_");
+
+  remove_path (path);
+  remove_path (path2);
+}
+
+static void
+test_bad_files (void)
+{
+  g_autofree char *text = temp_path ("notes.kscope");
+  g_autofree char *empty = temp_path ("empty.kscope");
+  g_autofree char *missing = temp_path ("missing.kscope");
+  g_autofree char *dir = g_path_get_dirname (missing);
+
+  g_assert_true (g_file_set_contents (text, "This is a text file, not a trace.\n", -1, NULL));
+  assert_bad (text, G_IO_ERROR_INVALID_DATA, "not a SQLite database");
+
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  assert_bad (empty, G_IO_ERROR_INVALID_DATA, "empty");
+
+  assert_bad (missing, G_IO_ERROR_NOT_FOUND, NULL);
+  assert_bad (dir, G_IO_ERROR_IS_DIRECTORY, NULL);
+
+  remove_path (text);
+  remove_path (empty);
+  g_rmdir (dir);
+}
+
+/* A .kscope from someone else: hostile ids and references must give
+ * warnings or errors, never a crash or a huge allocation. */
+static void
+test_bad_references (void)
+{
+  g_autofree char *path = temp_path ("odd.kscope");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db,
+            "PRAGMA application_id = 1263747919; PRAGMA user_version = 7;"
+            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO StringIds VALUES (1, 'a'), (9000000000000, 'far away');"
+            "CREATE TABLE KS_TRACKS (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT, globalPid INTEGER,"
+            " globalTid INTEGER, deviceId INTEGER, streamId INTEGER, sortIndex INTEGER, parentId INTEGER, groupId INTEGER);"
+            "INSERT INTO KS_TRACKS VALUES (0, 'thread', NULL, 16777216, 16777217, NULL, NULL, 0, NULL, 0),"
+            " (1, 'martian', NULL, NULL, NULL, NULL, NULL, 0, NULL, 0), (4000000000, 'stream', NULL, NULL, NULL, 0, 7, 0, NULL, 0);"
+            "CREATE TABLE KS_SLICES (start INTEGER, end INTEGER, globalTid INTEGER, trackId INTEGER, kind INTEGER,"
+            " nameId INTEGER, categoryId INTEGER, correlationId INTEGER, externalId INTEGER, args TEXT);"
+            "INSERT INTO KS_SLICES VALUES (10, 5, NULL, 0, 99, 1, 9000000000000, NULL, NULL, '{}'),"
+            " (9223372036854775807, -9223372036854775808, NULL, 0, 1, 424242, NULL, NULL, NULL, NULL),"
+            " (20, 30, NULL, 77, 1, 1, NULL, NULL, NULL, NULL);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+            " globalPid INTEGER, demangledName TEXT);"
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 9999999999, 'seven', NULL, 'not an id');");
+  sqlite3_close (db);
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_KSCOPE);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "newer format"));
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "skipped"));
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "StringIds"));
+  /* The thread track and the one stream the kernel row names. */
+  g_assert_cmpuint (trace->n_tracks, ==, 2);
+  g_assert_cmpuint (trace->tracks[0].n_slices, ==, 2);
+  g_assert_cmpstr (ks_trace_string (trace, trace->tracks[0].category[0]), ==, "far away");
+  g_assert_cmpuint (trace->tracks[1].n_slices, ==, 1);
+
+  remove_path (path);
+}
+
+static void
+test_cancel (void)
+{
+  g_autofree char *path = cloverleaf_path ();
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+
+  if (path == NULL)
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+
+  file = g_file_new_for_path (path);
+  g_cancellable_cancel (cancellable);
+  trace = ks_sqlite_reader_load (file, NULL, cancellable, &error);
+  g_assert_null (trace);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/sqlite/nsys/cloverleaf", test_cloverleaf);
+  g_test_add_func ("/sqlite/nsys/loader", test_loader_dispatch);
+  g_test_add_func ("/sqlite/nsys/corpus", test_corpus);
+  g_test_add_data_func ("/sqlite/nsys/schema-2.9.1", "nsys-2022.2.1_schema-2.9.1.sql", test_export);
+  g_test_add_data_func ("/sqlite/nsys/schema-3.16.1", "nsys-2024.6.2_schema-3.16.1.sql", test_export);
+  g_test_add_func ("/sqlite/bad/corrupt", test_bad_corrupt);
+  g_test_add_func ("/sqlite/bad/truncated", test_bad_truncated);
+  g_test_add_func ("/sqlite/bad/not-a-trace", test_bad_not_trace);
+  g_test_add_func ("/sqlite/bad/files", test_bad_files);
+  g_test_add_func ("/sqlite/bad/references", test_bad_references);
+  g_test_add_func ("/sqlite/cancel", test_cancel);
+
+  return g_test_run ();
+}
