@@ -63,8 +63,8 @@ add_row (KsSelectionPage *self,
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *label = gtk_label_new (value);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);

@@ -95,6 +95,14 @@ ks_timeline_scrollable_init (GtkScrollableInterface *iface)
 {
 }
 
+static void
+node_unref0 (gpointer node)
+{
+  /* Rows with nothing in view cache a NULL node. */
+  if (node != NULL)
+    gsk_render_node_unref (node);
+}
+
 static inline void
 rgba_from (GdkRGBA *rgba,
            KsColor  c)
@@ -506,8 +514,11 @@ draw_ruler (KsTimeline       *self,
   for (t = (gint64)floor (view->t0 / step) * step; t <= t1; t += step)
     {
       double x = floor (KS_HEADER_WIDTH + (t - view->t0) / view->ns_per_px);
-      g_autofree char *label = ks_time_format_tick (t, step);
+      g_autofree char *label = NULL;
 
+      if (x < KS_HEADER_WIDTH)
+        continue;
+      label = ks_time_format_tick (t, step);
       append_rect (snapshot, x, 2, 1, KS_RULER_HEIGHT - 3, theme->dim_foreground);
       append_rect (snapshot, x, KS_RULER_HEIGHT, 1, height - KS_RULER_HEIGHT, theme->grid);
       draw_text (snapshot, pl, label, x + 3, 0, 105, KS_RULER_HEIGHT - 4, theme->foreground);
@@ -927,7 +938,10 @@ zoom_scale_changed_cb (KsTimeline     *self,
   if (self->session == NULL || scale <= 0)
     return;
 
-  if (!gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &cx, &cy))
+  /* Anchor at the fingers' centre; without touch points (a synthetic
+   * scale change) at the pointer. */
+  if (!gtk_gesture_is_active (GTK_GESTURE (gesture)) ||
+      !gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &cx, &cy))
     cx = self->pointer_x;
   ks_session_zoom (self->session, self->zoom_scale / scale, ks_timeline_x_to_time (self, cx));
   self->zoom_scale = scale;
@@ -1376,7 +1390,7 @@ ks_timeline_init (KsTimeline *self)
   GtkGesture *gesture;
   AdwStyleManager *manager = adw_style_manager_get_default ();
 
-  self->row_nodes = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) gsk_render_node_unref);
+  self->row_nodes = g_hash_table_new_full (NULL, NULL, NULL, node_unref0);
   self->arrows = g_array_new (FALSE, FALSE, sizeof (FlowArrow));
   self->cache_t0 = NAN;
 

@@ -547,8 +547,8 @@ update_recent (KsWindow *self)
       parent = dir ? g_file_get_parse_name (dir) : g_strdup ("");
 
       row = adw_action_row_new ();
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), parent);
       gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
       adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));

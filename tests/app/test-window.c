@@ -1,0 +1,605 @@
+/* test-window.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <math.h>
+
+#include "ks-application.h"
+#include "ks-render-cairo.h"
+#include "ks-selection-page.h"
+#include "ks-window.h"
+
+/* Expected values computed from the fixture JSON with a separate python3
+ * script (durations are the JSON's microseconds, formatted to three
+ * significant digits as the page shows them). */
+#define LB_FILE          "loader_bound.pt.trace.json.gz"
+#define LB_KERNEL_NAME   "sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x64_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn"
+#define LB_MEMCPY_NAME   "Memcpy HtoD (Pageable -> Device)"
+/* Union of all kernel intervals: 4600.263 µs. */
+#define LB_KERNEL_UNION_NS 4600263.0
+
+static char *screenshot_dir;
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  *(gboolean *)data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until @cond holds or 20 s pass. */
+#define WAIT_FOR(cond)                                                  \
+  G_STMT_START {                                                        \
+    gboolean timed_out_ = FALSE;                                        \
+    guint id_ = g_timeout_add (20000, timeout_cb, &timed_out_);         \
+    while (!(cond) && !timed_out_)                                      \
+      g_main_context_iteration (NULL, TRUE);                            \
+    if (!timed_out_)                                                    \
+      g_source_remove (id_);                                            \
+    g_assert_true (cond);                                               \
+  } G_STMT_END
+
+static void
+spin (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, timeout_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static GFile *
+fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+
+  return g_file_new_for_path (path);
+}
+
+static void
+save_screenshot (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  GskRenderer *renderer;
+
+  if (screenshot_dir == NULL)
+    return;
+
+  /* A toplevel's paintable is empty: draw its content instead. */
+  if (ADW_IS_APPLICATION_WINDOW (widget))
+    widget = adw_application_window_get_content (ADW_APPLICATION_WINDOW (widget));
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (widget), gtk_widget_get_height (widget));
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node == NULL)
+    return;
+  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  texture = gsk_renderer_render_texture (renderer, node,
+                                         &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
+                                                              gtk_widget_get_height (widget)));
+  path = g_build_filename (screenshot_dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+}
+
+static KsWindow *
+open_window (const char *name)
+{
+  g_autoptr(GFile) file = fixture (name);
+  KsWindow *window = ks_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+
+  /* The progress page shows at once, before the trace is there. */
+  g_assert_true (ks_window_get_loading (window));
+
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+  g_assert_false (ks_window_get_loading (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (ks_window_get_timeline (window))) > 400);
+  return window;
+}
+
+static GtkEventController *
+find_controller (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GListModel) list = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (list, i);
+
+      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
+        return c;
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static GtkWidget *
+find_child (GtkWidget  *root,
+            const char *type_name)
+{
+  if (g_str_equal (G_OBJECT_TYPE_NAME (root), type_name))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_child (c, type_name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static guint32
+find_longest (KsTrace    *trace,
+              const char *name,
+              guint32    *track_out)
+{
+  guint32 id = ks_trace_lookup_string (trace, name);
+  guint32 best = KS_NO_INDEX;
+  gint64 best_dur = -1;
+
+  g_assert_cmpuint (id, !=, 0);
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      if (trace->tracks[t].name_id[i] == id && trace->tracks[t].end[i] - trace->tracks[t].start[i] > best_dur)
+        {
+          best_dur = trace->tracks[t].end[i] - trace->tracks[t].start[i];
+          best = i;
+          *track_out = t;
+        }
+  g_assert_cmpuint (best, !=, KS_NO_INDEX);
+  return best;
+}
+
+static void
+click (KsTimeline *timeline,
+       int         n_press,
+       double      x,
+       double      y)
+{
+  GtkEventController *motion = find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
+  GtkEventController *gesture = find_controller (GTK_WIDGET (timeline), "ks-timeline-click");
+
+  g_signal_emit_by_name (motion, "motion", x, y);
+  g_signal_emit_by_name (gesture, "pressed", n_press, x, y);
+  g_signal_emit_by_name (gesture, "released", n_press, x, y);
+}
+
+static void
+drag (KsTimeline *timeline,
+      double      x,
+      double      y,
+      double      dx,
+      double      dy)
+{
+  GtkEventController *gesture = find_controller (GTK_WIDGET (timeline), "ks-timeline-drag");
+
+  g_signal_emit_by_name (gesture, "drag-begin", x, y);
+  g_signal_emit_by_name (gesture, "drag-update", dx / 2, dy / 2);
+  g_signal_emit_by_name (gesture, "drag-update", dx, dy);
+  g_signal_emit_by_name (gesture, "drag-end", dx, dy);
+}
+
+static void
+assert_visible (KsSession *session,
+                double     t0,
+                double     t1)
+{
+  double v0, v1;
+
+  ks_session_get_visible (session, &v0, &v1);
+  g_assert_cmpfloat_with_epsilon (v0, t0, MAX (1.0, (t1 - t0) * 1e-6));
+  g_assert_cmpfloat_with_epsilon (v1, t1, MAX (1.0, (t1 - t0) * 1e-6));
+}
+
+static void
+test_navigate (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  GtkEventController *motion = find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
+  GtkEventController *zoom = find_controller (GTK_WIDGET (timeline), "ks-timeline-zoom");
+  KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+  double d = trace->duration_ns, t0, t1, anchor, x;
+
+  save_screenshot (GTK_WIDGET (window), "window-open.png");
+
+  /* The whole trace at first. */
+  assert_visible (session, 0, d);
+  g_assert_false (ks_session_can_go_back (session));
+
+  /* W zooms in by 0.8 around the pointer's time. */
+  x = KS_HEADER_WIDTH + 300;
+  g_signal_emit_by_name (motion, "motion", x, 200.0);
+  anchor = ks_timeline_x_to_time (timeline, x);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.zoom-in", NULL));
+  ks_session_get_visible (session, &t0, &t1);
+  g_assert_cmpfloat_with_epsilon (t1 - t0, 0.8 * d, 1.0);
+  g_assert_cmpfloat_with_epsilon (ks_timeline_x_to_time (timeline, x), anchor, 1.0);
+  g_assert_true (ks_session_can_go_back (session));
+
+  /* A pinch to twice the size halves the span, anchored the same way. */
+  spin (600);
+  g_signal_emit_by_name (zoom, "begin", NULL);
+  g_signal_emit_by_name (zoom, "scale-changed", 2.0);
+  ks_session_get_visible (session, &t0, &t1);
+  g_assert_cmpfloat_with_epsilon (t1 - t0, 0.4 * d, 1.0);
+  g_assert_cmpfloat_with_epsilon (ks_timeline_x_to_time (timeline, x), anchor, 1.0);
+
+  /* Dragging the ruler 200 px to the left moves 200 px later in time. */
+  {
+    double nspp = (t1 - t0) / (gtk_widget_get_width (GTK_WIDGET (timeline)) - KS_HEADER_WIDTH);
+    double before0 = t0, before1 = t1;
+
+    spin (600);
+    drag (timeline, KS_HEADER_WIDTH + 600, 10, -200, 0);
+    assert_visible (session, before0 + 200 * nspp, before1 + 200 * nspp);
+    save_screenshot (GTK_WIDGET (window), "window-zoomed.png");
+
+    /* D pans by a tenth of the view. */
+    ks_session_get_visible (session, &t0, &t1);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.pan", "i", 1));
+    assert_visible (session, t0 + 0.1 * (t1 - t0), t1 + 0.1 * (t1 - t0));
+
+    /* Back returns to the view before the drag; forward comes back. */
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
+    assert_visible (session, before0, before1);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.forward", NULL));
+    assert_visible (session, t0 + 0.1 * (t1 - t0), t1 + 0.1 * (t1 - t0));
+  }
+
+  /* Ctrl+0 shows everything again, and goes in the history. */
+  ks_session_get_visible (session, &t0, &t1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-all", NULL));
+  assert_visible (session, 0, d);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
+  assert_visible (session, t0, t1);
+
+  /* Clicking a group header collapses it. */
+  {
+    const KsRow *gpu = ks_timeline_layout_get_row (layout, 0);
+    int height = ks_timeline_layout_get_height (layout);
+
+    g_assert_cmpint (gpu->kind, ==, KS_ROW_GROUP);
+    g_assert_true (gpu->expanded);
+    click (timeline, 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
+    g_assert_false (ks_timeline_layout_get_row (layout, 0)->expanded);
+    g_assert_cmpint (ks_timeline_layout_get_height (layout), <, height);
+    click (timeline, 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
+    g_assert_true (ks_timeline_layout_get_row (layout, 0)->expanded);
+    g_assert_cmpint (ks_timeline_layout_get_height (layout), ==, height);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_select_kernel (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  KsSelectionPage *page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  guint32 track = 0, slice, sel_track, sel_slice;
+  double x, y, t0, t1;
+  gint64 ks, ke;
+
+  slice = find_longest (trace, LB_KERNEL_NAME, &track);
+  ks = trace->tracks[track].start[slice];
+  ke = trace->tracks[track].end[slice];
+
+  /* Bring the kernel and its launch into view: 1 ms before, 0.5 ms after. */
+  ks_session_set_visible (session, ks - 1000000, ke + 500000);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+
+  click (timeline, 1, x, y);
+  g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
+  g_assert_cmpuint (sel_track, ==, track);
+  g_assert_cmpuint (sel_slice, ==, slice);
+
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Name"), ==, LB_KERNEL_NAME);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Kind"), ==, "kernel");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Duration"), ==, "246 µs");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Self time"), ==, "246 µs");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Stream"), ==, "stream 7 · GPU 0 · NVIDIA H200");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Grid"), ==, "5 × 1 × 101");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Block"), ==, "128 × 1 × 1");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Registers per thread"), ==, "236");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Shared memory"), ==, "128.0\u00a0KiB (131072 bytes)");
+  /* Its launch: cudaLaunchKernelExC ended 99.235 µs before the kernel started. */
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launched by"), ==, "cudaLaunchKernelExC");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launch latency"), ==, "99.2 µs");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Arguments", "correlation"), ==, "12028");
+  g_assert_cmpuint (ks_timeline_get_n_flow_arrows (timeline), ==, 1);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  save_screenshot (GTK_WIDGET (window), "window-kernel.png");
+
+  /* Double-click zooms to the kernel (with a 5 % margin each side). */
+  click (timeline, 2, x, y);
+  ks_session_get_visible (session, &t0, &t1);
+  g_assert_cmpfloat_with_epsilon (t0, ks - 0.05 * (ke - ks), 1.0);
+  g_assert_cmpfloat_with_epsilon (t1, ke + 0.05 * (ke - ks), 1.0);
+
+  /* F fits the selection too; after a fit-all it comes back. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-all", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.fit-selection", NULL));
+  ks_session_get_visible (session, &t0, &t1);
+  g_assert_cmpfloat_with_epsilon (t0, ks - 0.05 * (ke - ks), 1.0);
+
+  /* A host-to-device copy: bytes, direction and memory kinds. */
+  slice = find_longest (trace, LB_MEMCPY_NAME, &track);
+  ks_session_set_visible (session, trace->tracks[track].start[slice] - 200000,
+                          trace->tracks[track].end[slice] + 200000);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+  click (timeline, 1, x, y);
+  g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
+  g_assert_cmpuint (sel_slice, ==, slice);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Kind"), ==, "memcpy");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Duration"), ==, "390 µs");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Copy", "Bytes"), ==, "3.4\u00a0MiB (3538944 bytes)");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Copy", "Direction"), ==, "HtoD");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Copy", "Memory kinds"), ==, "Pageable → Device");
+  /* cudaMemcpyAsync returned after the copy had started: latency 0. */
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launched by"), ==, "cudaMemcpyAsync");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launch latency"), ==, "0 ns");
+
+  /* Clicking empty space clears the selection. */
+  click (timeline, 1, gtk_widget_get_width (GTK_WIDGET (timeline)) - 2,
+         gtk_widget_get_height (GTK_WIDGET (timeline)) - 2);
+  g_assert_false (ks_session_get_selected_slice (session, NULL, NULL));
+  g_assert_null (ks_selection_page_lookup_value (page, "Slice", "Name"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_range (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  KsSelectionPage *page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  KsTraceCounts counts;
+  g_autofree char *expected = NULL;
+  g_autofree char *events = NULL;
+  guint64 total = 0;
+  gint64 start, end;
+  int width = gtk_widget_get_width (GTK_WIDGET (timeline));
+
+  /* Zoom out so that a drag across the whole time area covers the trace. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom", "i", -1));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+
+  drag (timeline, KS_HEADER_WIDTH + 1, 300, width - KS_HEADER_WIDTH - 3, 0);
+  g_assert_true (ks_session_get_range (session, &start, &end));
+  g_assert_cmpint (start, <, 0);
+  g_assert_cmpint (end, >, trace->duration_ns);
+
+  g_assert_true (ks_selection_page_get_busy (page));
+  WAIT_FOR (!ks_selection_page_get_busy (page));
+  save_screenshot (GTK_WIDGET (window), "window-range.png");
+
+  /* Every slice lies in the range. */
+  ks_trace_get_counts (trace, &counts);
+  for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
+    total += counts.by_kind[k];
+  events = g_strdup_printf ("%" G_GUINT64_FORMAT, total);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Range", "Events"), ==, events);
+
+  /* GPU busy: the union of the 176 kernels, 4.60 ms, over the range. */
+  expected = g_strdup_printf ("%.1f %% (4.60 ms)", 100.0 * LB_KERNEL_UNION_NS / (end - start));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "GPU Busy", "GPU 0"), ==, expected);
+
+  /* Top kernel: 4 calls, 977.184 µs; top operators: aten::randn 128
+   * calls 26.92 ms, aten::normal_ 128 calls 24.93 ms. */
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Kernels", LB_KERNEL_NAME), ==, "977 µs · 4 calls");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::randn"), ==, "26.9 ms · 128 calls");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::normal_"), ==, "24.9 ms · 128 calls");
+
+  /* A narrower range: the 2 ms around the longest kernel holds it whole. */
+  {
+    guint32 track = 0, slice = find_longest (trace, LB_KERNEL_NAME, &track);
+    gint64 ks = trace->tracks[track].start[slice];
+    double x0, x1;
+
+    ks_session_set_visible (session, ks - 1000000, ks + 1000000);
+    x0 = ks_timeline_time_to_x (timeline, ks - 10000);
+    x1 = ks_timeline_time_to_x (timeline, trace->tracks[track].end[slice] + 10000);
+    drag (timeline, x0, 300, x1 - x0, 0);
+    WAIT_FOR (!ks_selection_page_get_busy (page));
+    g_assert_nonnull (ks_selection_page_lookup_value (page, "Top Kernels", LB_KERNEL_NAME));
+    g_assert_true (g_str_has_prefix (ks_selection_page_lookup_value (page, "Top Kernels", LB_KERNEL_NAME), "246 µs · 1 call"));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_search (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  GtkWidget *entry = find_child (GTK_WIDGET (window), "GtkSearchEntry");
+  GtkWidget *bar = find_child (GTK_WIDGET (window), "GtkSearchBar");
+  GtkLabel *count;
+  GtkToggleButton *regex;
+  guint32 track, slice;
+  const char *name;
+
+  g_assert_nonnull (entry);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.find", NULL));
+  g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+
+  /* The count label and the regex toggle sit beside the entry. */
+  count = GTK_LABEL (gtk_widget_get_last_child (gtk_widget_get_parent (entry)));
+  regex = GTK_TOGGLE_BUTTON (gtk_widget_get_next_sibling (entry));
+
+  /* "conv" (any case): 56 operators and 32 Python frames. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "conv");
+  WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "88 matches") == 0);
+
+  /* Enter selects the first match, Shift+Enter steps back (wrapping). */
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_cmpstr (gtk_label_get_label (count), ==, "1 of 88");
+  g_assert_true (ks_session_get_selected_slice (session, &track, &slice));
+  name = ks_trace_string (trace, trace->tracks[track].name_id[slice]);
+  g_assert_nonnull (g_strstr_len (g_ascii_strdown (name, -1), -1, "conv"));
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_cmpstr (gtk_label_get_label (count), ==, "2 of 88");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.find-previous", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.find-previous", NULL));
+  g_assert_cmpstr (gtk_label_get_label (count), ==, "88 of 88");
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  save_screenshot (GTK_WIDGET (window), "window-search.png");
+
+  /* Regular expressions: exactly aten::conv2d or aten::relu. */
+  gtk_toggle_button_set_active (regex, TRUE);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "^aten::(conv2d|relu)$");
+  WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "16 matches") == 0);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "(conv");
+  WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "Invalid expression") == 0);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "no such kernel anywhere");
+  WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "No matches") == 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_bad_file (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  KsWindow *window = ks_window_new (NULL);
+  AdwMessageDialog *dialog = NULL;
+  int fd;
+
+  fd = g_file_open_tmp ("ks-bad-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (write (fd, "{\"traceEvents\": [ {\"ph\": \"X\", \"ts\": ", 37), ==, 37);
+  close (fd);
+  file = g_file_new_for_path (path);
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (ks_window_is_empty (window));
+  ks_window_open (window, file);
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_null (ks_window_get_session (window));
+  g_assert_true (ks_window_is_empty (window));
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w))
+        dialog = ADW_MESSAGE_DIALOG (w);
+    }
+  g_assert_nonnull (dialog);
+  {
+    g_autofree char *base = g_path_get_basename (path);
+    g_autofree char *heading = g_strdup_printf ("Could Not Open “%s”", base);
+
+    g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, heading);
+    g_assert_cmpuint (strlen (adw_message_dialog_get_body (dialog)), >, 0);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+}
+
+static void
+test_application_open (void)
+{
+  g_autoptr(KsApplication) app = ks_application_new ();
+  g_autoptr(GError) error = NULL;
+  GFile *files[2];
+  GList *windows;
+  guint n_loaded = 0;
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+
+  files[0] = fixture (LB_FILE);
+  files[1] = fixture ("seed_cnn.pt.trace.json.gz");
+  g_application_open (G_APPLICATION (app), files, 2, "");
+
+  /* Two files, two windows, each with its trace. */
+  windows = gtk_application_get_windows (GTK_APPLICATION (app));
+  g_assert_cmpuint (g_list_length (windows), ==, 2);
+  for (GList *l = windows; l != NULL; l = l->next)
+    WAIT_FOR (!ks_window_get_loading (l->data));
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (ks_window_get_session (l->data) != NULL)
+      n_loaded++;
+  g_assert_cmpuint (n_loaded, ==, 2);
+
+  /* The demo trace opens in a new window since both are busy. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (windows->data), "win.open-demo", NULL));
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, 3);
+  windows = gtk_application_get_windows (GTK_APPLICATION (app));
+  WAIT_FOR (ks_window_get_session (windows->data) != NULL);
+  {
+    g_autofree char *base = g_file_get_basename (ks_window_get_file (windows->data));
+
+    g_assert_cmpstr (base, ==, LB_FILE);
+  }
+
+  while ((windows = gtk_application_get_windows (GTK_APPLICATION (app))) != NULL)
+    gtk_window_destroy (windows->data);
+  g_object_unref (files[0]);
+  g_object_unref (files[1]);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display (run under xvfb-run)\n");
+      return 77;
+    }
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  screenshot_dir = (char *)g_getenv ("KS_TEST_SCREENSHOT_DIR");
+
+  g_test_add_func ("/app/window/navigate", test_navigate);
+  g_test_add_func ("/app/window/select-kernel", test_select_kernel);
+  g_test_add_func ("/app/window/range", test_range);
+  g_test_add_func ("/app/window/search", test_search);
+  g_test_add_func ("/app/window/bad-file", test_bad_file);
+  g_test_add_func ("/app/window/application-open", test_application_open);
+
+  return g_test_run ();
+}
