@@ -1,0 +1,223 @@
+/* ks-screenshot.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* Takes the AppStream screenshots (the PNG files in data/screenshots) from the
+ * application itself: opens the demo trace in a real window and renders
+ * the window's content to PNG files with the window's own renderer.
+ *
+ *   xvfb-run -a -s "-screen 0 1920x1080x24" ks-screenshot TRACE OUTDIR
+ *
+ * or `meson compile -C _build screenshots`. */
+
+#define G_LOG_DOMAIN "ks-screenshot"
+
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "ks-application.h"
+#include "ks-window.h"
+
+#define WIDTH  1600
+#define HEIGHT 900
+
+static void
+iterate_for (guint ms)
+{
+  gint64 until = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < until)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (10000);
+    }
+}
+
+static gboolean
+save (GtkWidget  *window,
+      const char *dir,
+      const char *name,
+      GError    **error)
+{
+  /* The window's content without the client-side shadow around it. */
+  GtkWidget *content = gtk_widget_get_first_child (window);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (content);
+  g_autoptr(GdkTexture) texture = NULL;
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  GskRenderNode *node;
+  int w = gtk_widget_get_width (content);
+  int h = gtk_widget_get_height (content);
+
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: nothing was drawn", name);
+      return FALSE;
+    }
+
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+
+  if (!gdk_texture_save_to_png (texture, path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: could not be written", path);
+      return FALSE;
+    }
+
+  g_print ("%s: %d×%d\n", path, w, h);
+  return TRUE;
+}
+
+/* The longest kernel of the trace, to show its details and launch flow. */
+static gboolean
+find_longest_kernel (KsTrace *trace,
+                     guint32 *track_out,
+                     guint32 *slice_out)
+{
+  gint64 best = -1;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_STREAM)
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (track->slice_kind[i] == KS_SLICE_KERNEL && track->end[i] - track->start[i] > best)
+          {
+            best = track->end[i] - track->start[i];
+            *track_out = t;
+            *slice_out = i;
+          }
+    }
+
+  return best >= 0;
+}
+
+/* The second ProfilerStep#N: a whole training step, for range statistics. */
+static gboolean
+find_step (KsTrace *trace,
+           gint64  *start,
+           gint64  *end)
+{
+  guint found = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_THREAD)
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (g_str_has_prefix (ks_trace_string (trace, track->name_id[i]), "ProfilerStep#") &&
+            ++found == 2)
+          {
+            *start = track->start[i];
+            *end = track->end[i];
+            return TRUE;
+          }
+    }
+
+  return FALSE;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(KsApplication) app = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  KsWindow *window;
+  KsSession *session;
+  KsTrace *trace;
+  guint32 track = 0, slice = 0;
+  gint64 start = 0, end = 0;
+
+  if (argc != 3)
+    {
+      g_printerr ("Usage: ks-screenshot TRACE OUTDIR\n");
+      return 2;
+    }
+
+  /* Recent files of the screenshots stay out of the user's list. */
+  g_set_prgname ("kinescope");
+  if (g_getenv ("KS_SCREENSHOT_HOME") != NULL)
+    g_setenv ("XDG_DATA_HOME", g_getenv ("KS_SCREENSHOT_HOME"), TRUE);
+
+  gtk_init ();
+  adw_init ();
+  /* The screenshots show the default light style at scale 1. */
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+
+  app = ks_application_new ();
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
+  if (!g_application_register (G_APPLICATION (app), NULL, &error))
+    {
+      g_printerr ("ks-screenshot: %s\n", error->message);
+      return 1;
+    }
+
+  window = ks_window_new (GTK_APPLICATION (app));
+  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, HEIGHT);
+  gtk_window_present (GTK_WINDOW (window));
+
+  file = g_file_new_for_commandline_arg (argv[1]);
+  ks_window_open (window, file);
+  while (ks_window_get_loading (window))
+    g_main_context_iteration (NULL, TRUE);
+  session = ks_window_get_session (window);
+  if (session == NULL)
+    {
+      g_printerr ("ks-screenshot: %s could not be opened\n", argv[1]);
+      return 1;
+    }
+  trace = ks_session_get_trace (session);
+  iterate_for (1500);
+
+  /* 1. The whole trace: GPU idle while the DataLoader works. */
+  if (!save (GTK_WIDGET (window), argv[2], "timeline.png", &error))
+    goto failed;
+
+  /* 2. A kernel selected: its details and the arrow from its launch. */
+  if (find_longest_kernel (trace, &track, &slice))
+    {
+      const KsTrack *t = &trace->tracks[track];
+      gint64 dur = t->end[slice] - t->start[slice];
+
+      ks_session_fit (session, t->start[slice] - 6 * dur, t->end[slice] + 2 * dur);
+      ks_session_select_slice (session, track, slice);
+      iterate_for (1500);
+      if (!save (GTK_WIDGET (window), argv[2], "kernel.png", &error))
+        goto failed;
+    }
+
+  /* 3. One training step selected as a range: its statistics. */
+  if (find_step (trace, &start, &end))
+    {
+      ks_session_clear_selection (session);
+      ks_session_fit (session, start, end);
+      ks_session_select_range (session, start, end);
+      iterate_for (2000);
+      if (!save (GTK_WIDGET (window), argv[2], "range.png", &error))
+        goto failed;
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate_for (100);
+  return 0;
+
+failed:
+  g_printerr ("ks-screenshot: %s\n", error->message);
+  return 1;
+}
