@@ -14,7 +14,8 @@
  *    has a key;
  *  - every key it lists is bound to something;
  *  - every key bound to an action, by the application (accelerators) or by
- *    one of our widgets (class key bindings), is listed.
+ *    one of our widgets (class key bindings and shortcut controllers our
+ *    code adds), is listed.
  *
  * Keypad keys and Ctrl+= are alternatives of the keys listed. */
 
@@ -141,8 +142,14 @@ collect_widget_bindings (Fixture   *fixture,
         {
           g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
 
+          gboolean class_shortcuts;
+
           if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
             continue;
+          /* Class key bindings include GTK's own; controllers our code
+           * adds hold only ours. */
+          class_shortcuts = g_strcmp0 (gtk_event_controller_get_name (controller),
+                                       "gtk-widget-class-shortcuts") == 0;
 
           for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
             {
@@ -153,7 +160,7 @@ collect_widget_bindings (Fixture   *fixture,
               if (!GTK_IS_NAMED_ACTION (action))
                 continue;
               name = gtk_named_action_get_action_name (GTK_NAMED_ACTION (action));
-              if (!g_hash_table_contains (fixture->our_actions, name))
+              if (class_shortcuts && !g_hash_table_contains (fixture->our_actions, name))
                 continue;
               add_trigger (fixture, gtk_shortcut_get_trigger (shortcut), name);
             }
