@@ -281,7 +281,7 @@ typedef struct
   GHashTable     *open_async;     /* char* key -> GArray of OpenSlice */
   GHashTable     *flows;          /* char* "cat\x1fid" -> GArray of FlowPoint */
   GArray         *metadata;       /* Metadata */
-  GHashTable     *kind_by_cat;    /* cat id -> kind + 1 */
+  GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
 
   /* one-entry caches */
   gboolean        cache_valid;
@@ -732,9 +732,8 @@ args_append (Reader       *r,
     g_string_set_size (r->args, len + n + 16), g_string_truncate (r->args, len);
   out = r->args->str + len;
 
-  /* Copies 16 bytes at a time while none of them is a quote, a
-   * backslash or (outside strings) white space; one byte at a time
-   * around those. */
+  /* 16 bytes at a time: white space outside strings is dropped by mask;
+   * a block with a backslash is done byte by byte. */
   {
     gsize i = 0;
 #ifdef __SSE2__
@@ -754,58 +753,73 @@ args_append (Reader       *r,
 
     while (i < n)
       {
-        guint8 c;
+        gsize stop = n;
 
 #ifdef __SSE2__
-        while (i + 16 <= n)
+        if (i + 16 <= n)
           {
             __m128i v = _mm_loadu_si128 ((const void *)(p + i));
-            __m128i special = _mm_or_si128 (_mm_cmpeq_epi8 (v, quote), _mm_cmpeq_epi8 (v, backslash));
-            guint mask;
+            guint quotes = (guint)_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, quote));
+            guint white = (guint)_mm_movemask_epi8 (_mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, space),
+                                                                                _mm_cmpeq_epi8 (v, newline)),
+                                                                  _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
+                                                                                _mm_cmpeq_epi8 (v, cr))));
+            guint inside, keep;
 
-            if (!in_string)
-              special = _mm_or_si128 (special,
-                                      _mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, space),
-                                                                  _mm_cmpeq_epi8 (v, newline)),
-                                                    _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
-                                                                  _mm_cmpeq_epi8 (v, cr))));
-            mask = (guint)_mm_movemask_epi8 (special);
-            _mm_storeu_si128 ((void *)out, v);
-            if (mask == 0)
+            if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, backslash)) == 0)
               {
-                out += 16;
+                /* Without escapes, the bytes inside strings are those after
+                 * an odd number of quotes: a prefix XOR of the quote bits. */
+                inside = quotes;
+                inside ^= inside << 1;
+                inside ^= inside << 2;
+                inside ^= inside << 4;
+                inside ^= inside << 8;
+                if (in_string)
+                  inside = ~inside;
+                keep = ~(white & ~inside) & 0xffff;
+                if (keep == 0xffff)
+                  _mm_storeu_si128 ((void *)out, v), out += 16;
+                else
+                  while (keep != 0)
+                    {
+                      *out++ = p[i + __builtin_ctz (keep)];
+                      keep &= keep - 1;
+                    }
+                if (__builtin_popcount (quotes) & 1)
+                  in_string = !in_string;
                 i += 16;
                 continue;
               }
-            out += __builtin_ctz (mask);
-            i += __builtin_ctz (mask);
-            break;
+            stop = i + 16;
           }
-        if (i >= n)
-          break;
 #endif
 
-        c = p[i++];
-        if (in_string)
+        while (i < stop)
           {
-            *out++ = c;
-            if (c == '"')
-              in_string = FALSE;
-            else if (c == '\\')
+            guint8 c = p[i++];
+
+            if (in_string)
               {
-                if (i < n)
-                  *out++ = p[i++];
-                else
-                  escape = TRUE;
+                *out++ = c;
+                if (c == '"')
+                  in_string = FALSE;
+                else if (c == '\\')
+                  {
+                    if (i < n)
+                      *out++ = p[i++];
+                    else
+                      escape = TRUE;
+                  }
               }
-          }
-        else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-          continue;
-        else
-          {
-            *out++ = c;
-            if (c == '"')
-              in_string = TRUE;
+            else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+              continue;
+            else
+              {
+                *out++ = c;
+                if (c == '"')
+                  in_string = TRUE;
+              }
           }
       }
   }
@@ -1237,22 +1251,24 @@ set_event_field (Reader     *r,
       if (!is_string)
         break;
       ev->cat = intern (r, s, len);
-      {
-        gpointer value = g_hash_table_lookup (r->kind_by_cat, GUINT_TO_POINTER (ev->cat));
+      if (ev->cat < r->kind_by_cat->len && r->kind_by_cat->data[ev->cat] != 0)
+        ev->kind = r->kind_by_cat->data[ev->cat] - 1;
+      else
+        {
+          gboolean kineto = FALSE;
 
-        if (value != NULL)
-          ev->kind = GPOINTER_TO_UINT (value) - 1;
-        else
-          {
-            gboolean kineto = FALSE;
+          ev->kind = kind_from_category (s, len, &kineto);
+          if (kineto)
+            r->kineto = TRUE;
+          if (ev->cat >= r->kind_by_cat->len)
+            {
+              guint old = r->kind_by_cat->len;
 
-            ev->kind = kind_from_category (s, len, &kineto);
-            if (kineto)
-              r->kineto = TRUE;
-            g_hash_table_insert (r->kind_by_cat, GUINT_TO_POINTER (ev->cat),
-                                 GUINT_TO_POINTER (ev->kind + 1));
-          }
-      }
+              g_byte_array_set_size (r->kind_by_cat, ev->cat + 1);
+              memset (r->kind_by_cat->data + old, 0, r->kind_by_cat->len - old);
+            }
+          r->kind_by_cat->data[ev->cat] = ev->kind + 1;
+        }
       break;
 
     case F_PID:
@@ -2524,7 +2540,7 @@ reader_reset_file (Reader *r)
   g_hash_table_remove_all (r->open_async);
   g_hash_table_remove_all (r->flows);
   g_array_set_size (r->metadata, 0);
-  g_hash_table_remove_all (r->kind_by_cat);
+  g_byte_array_set_size (r->kind_by_cat, 0);
 
   r->depth = 0;
   r->top = 0;
@@ -2585,7 +2601,7 @@ reader_new (KsTraceBuilder *builder,
   r->flows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_stack);
   r->metadata = g_array_new (FALSE, FALSE, sizeof (Metadata));
   g_array_set_clear_func (r->metadata, metadata_clear);
-  r->kind_by_cat = g_hash_table_new (NULL, NULL);
+  r->kind_by_cat = g_byte_array_new ();
   r->used_pids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r->unknown_phases = g_string_new (NULL);
   r->next_synthetic = SYNTHETIC_ID_BASE;
@@ -2613,7 +2629,7 @@ reader_free (Reader *r)
   g_hash_table_unref (r->open_async);
   g_hash_table_unref (r->flows);
   g_array_unref (r->metadata);
-  g_hash_table_unref (r->kind_by_cat);
+  g_byte_array_unref (r->kind_by_cat);
   g_hash_table_unref (r->used_pids);
   g_string_free (r->unknown_phases, TRUE);
   g_clear_error (&r->error);
