@@ -219,7 +219,19 @@ def check_install(tmp):
     with open(demo_json, 'wb') as out:
         out.write(run_bytes(['gzip', '-dc', demo_gz]))
 
+    # A real recording format file: the demo trace saved by the installed
+    # kinescope-cli, with an unrelated extension too.
+    converted = os.path.join(files, 'loader_bound.kscope')
+    p = run([os.path.join(bin_dir, 'kinescope-cli'), 'convert', demo_gz, converted], check=False)
+    ok(p.returncode == 0 and os.path.isfile(converted),
+       'installed kinescope-cli convert writes a .kscope', p.stdout + p.stderr)
+    converted_renamed = os.path.join(files, 'loader_bound.db')
+    if os.path.isfile(converted):
+        shutil.copy(converted, converted_renamed)
+
     expect = [
+        (converted, 'application/x-kinescope-trace'),
+        (converted_renamed, 'application/x-kinescope-trace'),
         (kscope, 'application/x-kinescope-trace'),
         (renamed, 'application/x-kinescope-trace'),
         (foreign, 'application/vnd.sqlite3'),
@@ -255,7 +267,7 @@ def check_install(tmp):
                p.stdout + p.stderr)
         ok(os.path.isfile(os.path.join(share, 'icons', 'hicolor', 'scalable', 'apps',
                                        APP_ID + '.svg')), 'the desktop file icon exists')
-        check_thumbnail(root, bindir, kscope, demo_gz, tmp)
+        check_thumbnail(root, bindir, kscope, converted, tmp)
 
 
 def run_bytes(argv):
@@ -281,14 +293,15 @@ def check_thumbnailer_entry(path, root, bindir):
        ' '.join(mimes))
 
 
-def check_thumbnail(root, bindir, kscope, demo_gz, tmp):
-    """Runs the installed thumbnailer as a file manager would."""
+def check_thumbnail(root, bindir, kscope, converted, tmp):
+    """Runs the installed thumbnailer as a file manager would: the Exec line
+    of kinescope.thumbnailer with %s %i %o filled in."""
     thumbnailer = os.path.join(root, bindir, 'kinescope-thumbnailer')
     if not os.path.exists(thumbnailer):
         return
     out = os.path.join(tmp, 'thumb.png')
-    p = run([thumbnailer, '-s', '128', demo_gz, out], check=False)
-    ok(p.returncode == 0 and os.path.exists(out), 'installed thumbnailer draws the demo trace',
+    p = run([thumbnailer, '-s', '128', converted, out], check=False)
+    ok(p.returncode == 0 and os.path.exists(out), 'installed thumbnailer draws the .kscope demo',
        p.stdout + p.stderr)
     if os.path.exists(out):
         with open(out, 'rb') as f:
