@@ -518,7 +518,7 @@ draw_ruler (KsTimeline       *self,
 
       if (x < KS_HEADER_WIDTH)
         continue;
-      label = ks_time_format_tick (t, step);
+      label = ks_time_format_tick (t, step, (gint64)MAX (fabs (view->t0), fabs (t1)));
       append_rect (snapshot, x, 2, 1, KS_RULER_HEIGHT - 3, theme->dim_foreground);
       append_rect (snapshot, x, KS_RULER_HEIGHT, 1, height - KS_RULER_HEIGHT, theme->grid);
       draw_text (snapshot, pl, label, x + 3, 0, 105, KS_RULER_HEIGHT - 4, theme->foreground);
@@ -1038,12 +1038,22 @@ click_pressed_cb (KsTimeline      *self,
                   double           y,
                   GtkGestureClick *gesture)
 {
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+/* Clicks act on release: a press that turns into a drag selects a range
+ * instead, and the click gesture is cancelled before it releases. */
+static void
+click_released_cb (KsTimeline      *self,
+                   int              n_press,
+                   double           x,
+                   double           y,
+                   GtkGestureClick *gesture)
+{
   KsHit hit;
 
   if (self->layout == NULL)
     return;
-
-  gtk_widget_grab_focus (GTK_WIDGET (self));
 
   if (y >= KS_RULER_HEIGHT && x < KS_HEADER_WIDTH)
     {
@@ -1068,15 +1078,13 @@ click_pressed_cb (KsTimeline      *self,
       return;
     }
 
-  if (n_press == 2)
+  /* Double-click zooms to a slice; a click on a folded block zooms to
+   * it, as there is no single slice to select there. */
+  if (n_press == 2 || hit.count > 1)
     {
       ks_session_fit (self->session, hit.start, hit.end);
       return;
     }
-
-  /* A folded block has no single slice to select; double-click zooms in. */
-  if (hit.count > 1)
-    return;
 
   ks_session_select_slice (self->session, hit.track, hit.slice);
 }
@@ -1102,7 +1110,7 @@ ks_timeline_query_tooltip (GtkWidget  *widget,
   dur = ks_time_format_duration (hit.end - hit.start);
 
   if (hit.count > 1)
-    markup = g_markup_printf_escaped (_("<b>%u events</b> folded (too small to draw)\n%s\nDouble-click to zoom in"),
+    markup = g_markup_printf_escaped (_("<b>%u events</b> folded (too small to draw)\n%s\nClick to zoom in"),
                                       hit.count, dur);
   else
     markup = g_markup_printf_escaped ("<b>%s</b>\n%s · %s",
@@ -1429,6 +1437,7 @@ ks_timeline_init (KsTimeline *self)
   gtk_event_controller_set_static_name (GTK_EVENT_CONTROLLER (gesture), "ks-timeline-click");
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
   g_signal_connect_swapped (gesture, "pressed", G_CALLBACK (click_pressed_cb), self);
+  g_signal_connect_swapped (gesture, "released", G_CALLBACK (click_released_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
 
   self->dark = adw_style_manager_get_dark (manager);

@@ -117,7 +117,7 @@ draw_ruler (cairo_t               *cr,
       fill_rect (cr, floor (x), 2, 1, o->ruler_height - 3, theme->dim_foreground);
       /* Grid line through the rows. */
       fill_rect (cr, floor (x), o->ruler_height, 1, o->height - o->ruler_height, theme->grid);
-      label = ks_time_format_tick (t, step);
+      label = ks_time_format_tick (t, step, (gint64)MAX (fabs (o->t0), fabs (o->t1)));
       draw_text (cr, layout, label, floor (x) + 3, 0, 105, o->ruler_height - 4, theme->foreground);
     }
 

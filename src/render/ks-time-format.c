@@ -101,38 +101,45 @@ decimals_for (gint64 step,
 
 char *
 ks_time_format_tick (gint64 t,
-                     gint64 step)
+                     gint64 step,
+                     gint64 scale)
 {
+  static const gint64 units[] = { 1, NS_PER_US, NS_PER_MS, NS_PER_S };
+  static const char * const names[] = { "ns", "µs", "ms", "s" };
   const char *sign = t < 0 ? "−" : "";
   gint64 a = t < 0 ? -t : t;
+  guint u = 0;
 
   if (step <= 0)
     step = 1;
+  scale = MAX (ABS (scale), a);
 
-  if (step >= NS_PER_MIN || a >= NS_PER_H)
+  if (step >= NS_PER_MIN || (scale >= NS_PER_H && step % NS_PER_S == 0))
     {
-      if (step >= NS_PER_MIN || step % NS_PER_S == 0)
-        {
-          gint64 h = a / NS_PER_H;
-          gint64 m = (a / NS_PER_MIN) % 60;
-          gint64 s = (a / NS_PER_S) % 60;
+      gint64 h = a / NS_PER_H;
+      gint64 m = (a / NS_PER_MIN) % 60;
+      gint64 sec = (a / NS_PER_S) % 60;
 
-          if (h > 0)
-            return g_strdup_printf ("%s%" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT,
-                                    sign, h, m, s);
-          return g_strdup_printf ("%s%" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT, sign, m, s);
-        }
+      if (h > 0 || scale >= NS_PER_H)
+        return g_strdup_printf ("%s%" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT,
+                                sign, h, m, sec);
+      return g_strdup_printf ("%s%" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT, sign, m, sec);
     }
 
-  /* The unit is the largest one that the step reaches half of, so a
-   * 500 µs step reads 0.5 ms, 1 ms, 1.5 ms. */
-  if (2 * step >= NS_PER_S)
-    return g_strdup_printf ("%s%.*f s", sign, decimals_for (step, NS_PER_S), (double)a / NS_PER_S);
-  if (2 * step >= NS_PER_MS)
-    return g_strdup_printf ("%s%.*f ms", sign, decimals_for (step, NS_PER_MS), (double)a / NS_PER_MS);
-  if (2 * step >= NS_PER_US)
-    return g_strdup_printf ("%s%.*f µs", sign, decimals_for (step, NS_PER_US), (double)a / NS_PER_US);
-  return g_strdup_printf ("%s%" G_GINT64_FORMAT " ns", sign, a);
+  /* The largest unit that the step reaches half of (a 500 µs step reads
+   * 0.5 ms, 1 ms, 1.5 ms); then, while the labels of this axis would
+   * need four digits or more before the point, a larger unit with at
+   * most three decimals (106.2 ms rather than 106200 µs). */
+  while (u + 1 < G_N_ELEMENTS (units) && 2 * step >= units[u + 1])
+    u++;
+  while (u + 1 < G_N_ELEMENTS (units) && scale / units[u] >= 1000 &&
+         decimals_for (step, units[u + 1]) <= 3)
+    u++;
+
+  if (u == 0)
+    return g_strdup_printf ("%s%" G_GINT64_FORMAT " ns", sign, a);
+  return g_strdup_printf ("%s%.*f %s", sign, decimals_for (step, units[u]),
+                          (double)a / units[u], names[u]);
 }
 
 char *

@@ -19,10 +19,12 @@ gint64  ks_time_tick_step        (double  span_ns,
                                   double  width_px,
                                   double  min_px);
 
-/* A tick label for time @t_ns on an axis with ticks every @step_ns:
- * as many decimals as the step needs, in the unit of the step. */
+/* A tick label for time @t_ns on an axis with ticks every @step_ns
+ * whose largest time (in magnitude) is @scale_ns: every label of one
+ * axis gets the same unit, with as many decimals as the step needs. */
 char   *ks_time_format_tick      (gint64  t_ns,
-                                  gint64  step_ns);
+                                  gint64  step_ns,
+                                  gint64  scale_ns);
 
 /* A human duration with three significant digits: "850 ns",
  * "12.4 µs", "1.25 s", "2 min 03 s", "1 h 02 min". */

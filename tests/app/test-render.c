@@ -48,17 +48,26 @@ test_ticks (void)
   g_assert_cmpint (ks_time_tick_step (864e12, 1000, 100), ==, G_GINT64_CONSTANT (86400000000000));
 
   {
-    g_autofree char *a = ks_time_format_tick (1500000, 500000);
-    g_autofree char *b = ks_time_format_tick (2000000000, 1000000000);
-    g_autofree char *c = ks_time_format_tick (1200, 200);
-    g_autofree char *d = ks_time_format_tick (G_GINT64_CONSTANT (5400000000000), G_GINT64_CONSTANT (900000000000));
-    g_autofree char *e = ks_time_format_tick (250000, 50000);
+    g_autofree char *a = ks_time_format_tick (1500000, 500000, 3000000);
+    g_autofree char *b = ks_time_format_tick (2000000000, 1000000000, 5000000000);
+    g_autofree char *c = ks_time_format_tick (1200, 200, 1400);
+    g_autofree char *d = ks_time_format_tick (G_GINT64_CONSTANT (5400000000000), G_GINT64_CONSTANT (900000000000),
+                                              G_GINT64_CONSTANT (7200000000000));
+    g_autofree char *e = ks_time_format_tick (250000, 50000, 400000);
+    /* Deep in a trace: 106.2 ms rather than 106200 µs, and the same unit
+     * for 0 on that axis. */
+    g_autofree char *f = ks_time_format_tick (106200000, 200000, 107000000);
+    g_autofree char *g = ks_time_format_tick (0, 200000, 107000000);
+    g_autofree char *h = ks_time_format_tick (300, 100, 800);
 
     g_assert_cmpstr (a, ==, "1.5 ms");
     g_assert_cmpstr (b, ==, "2 s");
-    g_assert_cmpstr (c, ==, "1200 ns");
+    g_assert_cmpstr (c, ==, "1.2 µs");
     g_assert_cmpstr (d, ==, "1:30:00");
     g_assert_cmpstr (e, ==, "250 µs");
+    g_assert_cmpstr (f, ==, "106.2 ms");
+    g_assert_cmpstr (g, ==, "0.0 ms");
+    g_assert_cmpstr (h, ==, "300 ns");
   }
   {
     g_autofree char *a = ks_time_format_duration (850);
