@@ -91,6 +91,7 @@ typedef struct
   guint32         memcpy_names[11][8][8];
   guint32         memset_names[8];
   guint32         sync_names[G_N_ELEMENTS (ks_sqlite_sync_names)];
+  guint8          mem_kinds[16];  /* the file's memory kind ids -> KsMemoryKind */
 
   GArray         *open_ranges;    /* OpenRange */
   gint64          max_end;
@@ -1359,6 +1360,55 @@ col_name (Reader       *r,
   return FALSE;
 }
 
+static inline guint8
+mem_kind (Reader *r,
+          gint64  id)
+{
+  return id >= 0 && id < (gint64)G_N_ELEMENTS (r->mem_kinds) ? r->mem_kinds[id] : KS_MEM_UNKNOWN;
+}
+
+/* Memory kinds are numbered as the file's ENUM_CUDA_MEM_KIND says (Nsight
+ * counts from Pageable = 0, CUPTI from Unknown = 0); without that table,
+ * as Nsight numbers them. */
+static gboolean
+load_mem_kinds (Reader  *r,
+                GError **error)
+{
+  static const struct { const char *suffix; KsMemoryKind kind; } names[] = {
+    { "DEVICE_STATIC", KS_MEM_DEVICE_STATIC }, { "MANAGED_STATIC", KS_MEM_MANAGED_STATIC },
+    { "PAGEABLE", KS_MEM_PAGEABLE }, { "PINNED", KS_MEM_PINNED }, { "DEVICE", KS_MEM_DEVICE },
+    { "ARRAY", KS_MEM_ARRAY }, { "MANAGED", KS_MEM_MANAGED },
+  };
+  static const char * const columns[] = { "id", "name" };
+  sqlite3_stmt *stmt;
+  gboolean failed = FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (r->mem_kinds); i++)
+    r->mem_kinds[i] = ks_sqlite_mem_kind_from_nsys (i);
+
+  if (!(stmt = select_columns (r, "ENUM_CUDA_MEM_KIND", columns, 2, 2, NULL, error)))
+    return error == NULL || *error == NULL;
+
+  while (next_row (r, stmt, &failed, error))
+    {
+      gint64 id = col_i64 (stmt, 0);
+      const char *name = (const char *)sqlite3_column_text (stmt, 1);
+      guint8 kind = KS_MEM_UNKNOWN;
+
+      if (id < 0 || id >= (gint64)G_N_ELEMENTS (r->mem_kinds) || name == NULL)
+        continue;
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        if (g_str_has_suffix (name, names[i].suffix))
+          {
+            kind = names[i].kind;
+            break;
+          }
+      r->mem_kinds[id] = kind;
+    }
+
+  return finish_stmt (r, stmt, failed);
+}
+
 static gboolean
 load_kernels (Reader  *r,
               GError **error)
@@ -1420,8 +1470,8 @@ load_memcpy (Reader  *r,
       memset (&info, 0, sizeof info);
       info.copy.bytes = (guint64)col_i64 (stmt, 6);
       info.copy.copy_kind = ks_sqlite_copy_kind_from_nsys (col_i64 (stmt, 7));
-      info.copy.src_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : ks_sqlite_mem_kind_from_nsys (col_i64 (stmt, 8));
-      info.copy.dst_kind = col_null (stmt, 9) ? KS_MEM_UNKNOWN : ks_sqlite_mem_kind_from_nsys (col_i64 (stmt, 9));
+      info.copy.src_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
+      info.copy.dst_kind = col_null (stmt, 9) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 9));
       if (!col_name (r, stmt, 10, &name))
         name = memcpy_name (r, &info);
 
@@ -1455,7 +1505,7 @@ load_memset (Reader  *r,
       memset (&info, 0, sizeof info);
       info.copy.value = (guint8)col_i64 (stmt, 6);
       info.copy.bytes = (guint64)col_i64 (stmt, 7);
-      info.copy.dst_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : ks_sqlite_mem_kind_from_nsys (col_i64 (stmt, 8));
+      info.copy.dst_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
       if (!col_name (r, stmt, 9, &name))
         name = memset_name (r, &info);
 
@@ -2026,7 +2076,7 @@ ks_sqlite_reader_load (GFile         *file,
     "GPU_METRICS", "KS_MEMORY_EVENTS", "CUDA_GPU_MEMORY_USAGE_EVENTS",
   };
   static const LoadFunc steps[] = {
-    load_gpus, load_session, load_ks_slices, load_runtime, load_osrt, load_nvtx,
+    load_mem_kinds, load_gpus, load_session, load_ks_slices, load_runtime, load_osrt, load_nvtx,
     load_kernels, load_memcpy, load_memset, load_sync, load_instants, load_flows,
     load_counters, load_gpu_metrics, load_memory_events, load_diagnostics,
   };

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "ks-kscope-writer.h"
+#include "ks-record-writer.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
 
@@ -915,6 +916,79 @@ test_cancel (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
+/* What kinescope-cli record writes opens here: CUPTI's memory kind
+ * numbers (the file's ENUM_CUDA_MEM_KIND says so), API names with
+ * Nsight's suffix, context-wide syncs on stream -1. */
+static void
+test_recorder_file (void)
+{
+  g_autofree char *path = temp_path ("run.kscope");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsRecordWriter *w;
+  KsWireKernel k = { 0 };
+  KsWireMemcpy m = { 0 };
+  KsWireApi a = { 0 };
+  KsWireSync sy = { 0 };
+  KsTraceCounts counts;
+  const KsTrack *stream;
+
+  w = ks_record_writer_new (path, 1000000, G_GINT64_CONSTANT (1700000000000000000), &error);
+  g_assert_no_error (error);
+  ks_record_writer_add_process (w, 4242, "python3");
+  ks_record_writer_add_thread (w, 4242, 4242, "python3", "main");
+
+  a.start = 1000100; a.end = 1000200; a.tid = 4242; a.correlation_id = 7;
+  a.event_class = 0;
+  ks_record_writer_add_api (w, 4242, &a, ks_record_writer_intern (w, "cudaLaunchKernel_v7000"));
+  a.start = 1000300; a.end = 1000400; a.correlation_id = 8;
+  ks_record_writer_add_api (w, 4242, &a, ks_record_writer_intern (w, "cudaMemcpyAsync_v3020"));
+
+  k.start = 1000250; k.end = 1000500; k.device_id = 0; k.stream_id = 7; k.correlation_id = 7;
+  k.grid[0] = 64; k.grid[1] = 1; k.grid[2] = 1; k.block[0] = 256; k.block[1] = 1; k.block[2] = 1;
+  k.registers = 24; k.static_shared = 100; k.dynamic_shared = 28;
+  ks_record_writer_add_kernel (w, 4242, &k, ks_record_writer_intern (w, "void gemm<float>(int)"),
+                               ks_record_writer_intern (w, "gemm"), 0);
+  m.start = 1000600; m.end = 1000700; m.bytes = 1 << 20; m.device_id = 0; m.stream_id = 7;
+  m.correlation_id = 8; m.copy_kind = 1; m.src_kind = 1; m.dst_kind = 3;  /* CUPTI: Pageable, Device */
+  ks_record_writer_add_memcpy (w, 4242, &m);
+  sy.start = 1000800; sy.end = 1000900; sy.stream_id = G_MAXUINT32; sy.sync_type = 4;
+  ks_record_writer_add_sync (w, 4242, 0, &sy);
+
+  g_assert_true (ks_record_writer_finish (w, 1001000, TRUE, &error));
+  g_assert_no_error (error);
+  ks_record_writer_free (w);
+
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_KSCOPE);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "source_format"), ==, "cupti");
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "complete"), ==, "1");
+
+  ks_trace_get_counts (trace, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 2);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 1);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMCPY], ==, 1);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_SYNC], ==, 1);
+  g_assert_cmpuint (counts.launch_flows, ==, 2);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_MEMCPY, "Memcpy HtoD (Pageable -> Device)"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_SYNC, "Context Sync"), ==, 1);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_KERNEL, "void gemm<float>(int)"), ==, 1);
+
+  stream = find_stream (trace, trace->processes[0].group, 0, 7);
+  g_assert_nonnull (stream);
+  g_assert_cmpuint (stream->gpu[0].kernel.shared_memory, ==, 128);
+  g_assert_cmpuint (stream->gpu[1].copy.src_kind, ==, KS_MEM_PAGEABLE);
+  g_assert_cmpuint (stream->gpu[1].copy.dst_kind, ==, KS_MEM_DEVICE);
+  g_assert_nonnull (find_stream (trace, trace->processes[0].group, 0, -1));
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[0].name), ==, "python3");
+  g_assert_cmpint (trace->processes[0].pid, ==, 4242);
+
+  remove_path (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -924,6 +998,7 @@ main (int   argc,
   g_test_add_func ("/sqlite/nsys/cloverleaf", test_cloverleaf);
   g_test_add_func ("/sqlite/nsys/loader", test_loader_dispatch);
   g_test_add_func ("/sqlite/nsys/corpus", test_corpus);
+  g_test_add_func ("/sqlite/kscope/recorder", test_recorder_file);
   g_test_add_data_func ("/sqlite/nsys/schema-2.9.1", "nsys-2022.2.1_schema-2.9.1.sql", test_export);
   g_test_add_data_func ("/sqlite/nsys/schema-3.16.1", "nsys-2024.6.2_schema-3.16.1.sql", test_export);
   g_test_add_func ("/sqlite/bad/corrupt", test_bad_corrupt);
