@@ -31,6 +31,7 @@ struct _KsSelectionPage
   GCancellable     *range_cancellable;
   KsRangeStats     *range_stats;
   gboolean          busy;
+  gboolean          range_first;
 
   GHashTable       *values;    /* "group\037title" -> value */
   GtkWidget        *group;     /* group being filled */
@@ -69,7 +70,10 @@ add_row (KsSelectionPage *self,
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (label), 1.0);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 28);
+  gtk_label_set_justify (GTK_LABEL (label), GTK_JUSTIFY_RIGHT);
+  /* Short values never wrap; long ones (kernel names) wrap at 22 chars. */
+  gtk_label_set_width_chars (GTK_LABEL (label), MIN (22, (int)g_utf8_strlen (value, -1)));
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 30);
   gtk_widget_add_css_class (label, "dim-label");
   gtk_widget_add_css_class (label, "numeric");
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
@@ -88,6 +92,15 @@ add_row_take (KsSelectionPage *self,
 {
   add_row (self, title, value);
   g_free (value);
+}
+
+/* A time since the trace start, to the nanosecond. */
+static char *
+format_timestamp (gint64 ns)
+{
+  if (ABS (ns) < G_GINT64_CONSTANT (1000000000))
+    return g_strdup_printf ("%.6f ms", ns / 1e6);
+  return g_strdup_printf ("%.9f s", ns / 1e9);
 }
 
 static char *
@@ -292,7 +305,7 @@ add_slice (KsSelectionPage *self,
                                 ? ks_trace_string (trace, track->category[slice])
                                 : ks_slice_kind_to_string (kind));
   add_row (self, _("Kind"), ks_slice_kind_to_string (kind));
-  add_row_take (self, _("Start"), ks_time_format_duration (track->start[slice]));
+  add_row_take (self, _("Start"), format_timestamp (track->start[slice]));
   add_row_take (self, _("Duration"), ks_time_format_duration (track->end[slice] - track->start[slice]));
   add_row_take (self, _("Self time"), ks_time_format_duration (ks_track_self_time (track, slice)));
   add_row_take (self, track->kind == KS_TRACK_STREAM ? _("Stream") : _("Thread"),
@@ -363,8 +376,8 @@ add_range (KsSelectionPage *self,
            gint64           end)
 {
   begin_group (self, _("Range"));
-  add_row_take (self, _("Start"), ks_time_format_duration (start));
-  add_row_take (self, _("End"), ks_time_format_duration (end));
+  add_row_take (self, _("Start"), format_timestamp (start));
+  add_row_take (self, _("End"), format_timestamp (end));
   add_row_take (self, _("Duration"), ks_time_format_duration (end - start));
 
   if (self->busy || self->range_stats == NULL)
@@ -419,12 +432,22 @@ rebuild (KsSelectionPage *self)
   has_slice = ks_session_get_selected_slice (self->session, &track, &slice);
   has_range = ks_session_get_range (self->session, &start, &end);
 
+  /* What the user chose last comes first. */
+  if (has_range && self->range_first)
+    add_range (self, trace, start, end);
   if (has_slice)
     add_slice (self, trace, track, slice);
-  if (has_range)
+  if (has_range && !self->range_first)
     add_range (self, trace, start, end);
 
   gtk_stack_set_visible_child_name (self->stack, has_slice || has_range ? "details" : "empty");
+}
+
+static void
+selection_changed_cb (KsSelectionPage *self)
+{
+  self->range_first = FALSE;
+  rebuild (self);
 }
 
 static void
@@ -461,6 +484,7 @@ range_changed_cb (KsSelectionPage *self)
 
   if (ks_session_get_range (self->session, &start, &end))
     {
+      self->range_first = TRUE;
       self->busy = TRUE;
       self->range_cancellable = g_cancellable_new ();
       ks_range_stats_compute_async (ks_session_get_trace (self->session), start, end,
@@ -510,7 +534,7 @@ ks_selection_page_set_session (KsSelectionPage  *self,
 
   if (session != NULL)
     {
-      g_signal_connect_object (session, "selection-changed", G_CALLBACK (rebuild), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "selection-changed", G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "range-changed", G_CALLBACK (range_changed_cb), self, G_CONNECT_SWAPPED);
     }
 
