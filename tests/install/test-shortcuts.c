@@ -23,7 +23,9 @@
 
 #include <adwaita.h>
 
+#include "ks-about.h"
 #include "ks-application.h"
+#include "ks-preferences-window.h"
 #include "ks-window.h"
 
 typedef struct
@@ -427,6 +429,107 @@ log_writer_cb (GLogLevelFlags   log_level,
   return g_log_writer_default (log_level, fields, n_fields, user_data);
 }
 
+static void
+collect_menu_actions (GMenuModel *model,
+                      GPtrArray  *actions)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autoptr(GMenuLinkIter) links = g_menu_model_iterate_item_links (model, i);
+      char *action = NULL;
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &action))
+        g_ptr_array_add (actions, action);
+      while (g_menu_link_iter_next (links))
+        {
+          g_autoptr(GMenuModel) link = g_menu_link_iter_get_value (links);
+
+          collect_menu_actions (link, actions);
+        }
+    }
+}
+
+static GtkMenuButton *
+find_primary_menu_button (GtkWidget *widget)
+{
+  GtkWidget *child;
+
+  if (GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (widget)))
+    return GTK_MENU_BUTTON (widget);
+  for (child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkMenuButton *found = find_primary_menu_button (child);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWindow *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return window;
+    }
+  return NULL;
+}
+
+/* The primary menu offers Preferences, Keyboard Shortcuts and About, and
+ * each opens its window. */
+static void
+test_primary_menu (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  GtkMenuButton *button = find_primary_menu_button (GTK_WIDGET (fixture->window));
+  g_autoptr(GPtrArray) actions = g_ptr_array_new_with_free_func (g_free);
+  const char *wanted[] = { "app.preferences", "win.show-help-overlay", "app.about" };
+  GtkWindow *prefs, *about;
+  g_autofree char *debug_info = NULL;
+  g_autofree char *version = NULL;
+
+  g_assert_nonnull (button);
+  collect_menu_actions (gtk_menu_button_get_menu_model (button), actions);
+  for (guint i = 0; i < G_N_ELEMENTS (wanted); i++)
+    {
+      gboolean found = FALSE;
+
+      for (guint j = 0; j < actions->len; j++)
+        found |= g_str_equal (g_ptr_array_index (actions, j), wanted[i]);
+      if (!found)
+        g_error ("the primary menu lacks %s", wanted[i]);
+      g_assert_true (action_exists (fixture, wanted[i]));
+    }
+
+  g_action_group_activate_action (G_ACTION_GROUP (fixture->app), "preferences", NULL);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  prefs = find_toplevel (KS_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (prefs);
+  g_assert_true (gtk_window_get_transient_for (prefs) == GTK_WINDOW (fixture->window));
+  gtk_window_destroy (prefs);
+
+  g_action_group_activate_action (G_ACTION_GROUP (fixture->app), "about", NULL);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  about = find_toplevel (ADW_TYPE_ABOUT_WINDOW);
+  g_assert_nonnull (about);
+  g_object_get (about, "debug-info", &debug_info, "version", &version, NULL);
+  g_assert_cmpstr (version, ==, PACKAGE_VERSION);
+  g_assert_nonnull (strstr (debug_info, "GTK 4."));
+  g_assert_nonnull (strstr (debug_info, "SQLite 3."));
+  g_assert_nonnull (strstr (debug_info, "yajl 2."));
+  gtk_window_destroy (about);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -441,6 +544,9 @@ main (int   argc,
               fixture_set_up, test_shortcuts_listed_exist, fixture_tear_down);
   g_test_add ("/shortcuts/bound-are-listed", Fixture, NULL,
               fixture_set_up, test_shortcuts_bound_are_listed, fixture_tear_down);
+
+  g_test_add ("/menu/primary", Fixture, NULL,
+              fixture_set_up, test_primary_menu, fixture_tear_down);
 
   return g_test_run ();
 }
