@@ -1117,94 +1117,6 @@ load_session (Reader  *r,
 
 /* Slice tables */
 
-static gboolean
-load_ks_slices (Reader  *r,
-                GError **error)
-{
-  static const char * const columns[] = {
-    "start", "end", "globalTid", "trackId", "kind", "nameId", "categoryId",
-    "correlationId", "externalId", "args",
-  };
-  sqlite3_stmt *stmt;
-
-  if (!(stmt = select_columns (r, "KS_SLICES", columns, G_N_ELEMENTS (columns), 2, NULL, error)))
-    return error == NULL || *error == NULL;
-
-  READ_ROWS (stmt)
-    {
-      guint32 track = mapped_track (r, stmt, 3, 2);
-      gint64 kind = col_i64 (stmt, 4);
-
-      if (track == NONE)
-        {
-          r->skipped++;
-          continue;
-        }
-      if (kind < 0 || kind >= KS_N_SLICE_KINDS)
-        kind = KS_SLICE_GENERIC;
-
-      add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 1), kind,
-                 sid (r, col_i64 (stmt, 5)), sid (r, col_i64 (stmt, 6)),
-                 col_u32 (stmt, 7), col_u32 (stmt, 8), col_args (r, stmt, 9), NULL);
-    }
-
-  return finish_stmt (r, stmt, error != NULL && *error != NULL);
-}
-
-static gboolean
-load_runtime (Reader  *r,
-              GError **error)
-{
-  static const char * const columns[] = {
-    "start", "end", "nameId", "eventClass", "globalTid", "correlationId",
-    "categoryId", "externalId", "args",
-  };
-  sqlite3_stmt *stmt;
-
-  if (!(stmt = select_columns (r, "CUPTI_ACTIVITY_KIND_RUNTIME", columns, G_N_ELEMENTS (columns), 3, NULL, error)))
-    return error == NULL || *error == NULL;
-
-  READ_ROWS (stmt)
-    {
-      gint64 klass = col_i64 (stmt, 3);
-      KsSliceKind kind = klass == KS_NSYS_CLASS_CUDA_DRIVER || klass == 13
-                         ? KS_SLICE_CUDA_DRIVER : KS_SLICE_CUDA_RUNTIME;
-      guint32 track = ks_trace_builder_get_thread_track (r->b, reader_thread (r, col_i64 (stmt, 4)));
-
-      add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 1), kind,
-                 api_sid (r, col_i64 (stmt, 2)), col_category (r, stmt, 6, kind),
-                 col_u32 (stmt, 5), col_ext (r, stmt, 7),
-                 r->kscope ? col_args (r, stmt, 8) : 0, NULL);
-    }
-
-  return finish_stmt (r, stmt, error != NULL && *error != NULL);
-}
-
-static gboolean
-load_osrt (Reader  *r,
-           GError **error)
-{
-  static const char * const columns[] = {
-    "start", "end", "nameId", "globalTid", "categoryId", "correlationId", "externalId", "args",
-  };
-  sqlite3_stmt *stmt;
-
-  if (!(stmt = select_columns (r, "OSRT_API", columns, G_N_ELEMENTS (columns), 3, NULL, error)))
-    return error == NULL || *error == NULL;
-
-  READ_ROWS (stmt)
-    {
-      guint32 track = ks_trace_builder_get_thread_track (r->b, reader_thread (r, col_i64 (stmt, 3)));
-
-      add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 1), KS_SLICE_OSRT,
-                 sid (r, col_i64 (stmt, 2)), col_category (r, stmt, 4, KS_SLICE_OSRT),
-                 col_ext (r, stmt, 5), col_ext (r, stmt, 6),
-                 r->kscope ? col_args (r, stmt, 7) : 0, NULL);
-    }
-
-  return finish_stmt (r, stmt, error != NULL && *error != NULL);
-}
-
 static char *
 domain_key (gint64 gtid,
             gint64 domain)
@@ -1409,141 +1321,341 @@ load_mem_kinds (Reader  *r,
   return finish_stmt (r, stmt, failed);
 }
 
-static gboolean
-load_kernels (Reader  *r,
-              GError **error)
+/* The slice tables, merged
+ *
+ * A track's slices come from several tables (a thread's operators from
+ * KS_SLICES, its CUDA calls from CUPTI_ACTIVITY_KIND_RUNTIME...), each
+ * written track by track in time order. Reading the tables side by side
+ * and always taking the row that comes first hands the builder every
+ * track already sorted, which spares it a sort per track. */
+
+typedef guint32 (*SourceTrack) (Reader       *r,
+                                sqlite3_stmt *stmt);
+typedef void    (*SourceEmit)  (Reader       *r,
+                                sqlite3_stmt *stmt,
+                                guint32       track,
+                                gint64        start,
+                                gint64        end);
+
+typedef struct
 {
-  static const char * const columns[] = {
-    "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-    "demangledName", "shortName", "registersPerThread", "gridX", "gridY", "gridZ",
-    "blockX", "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory",
-    "categoryId", "externalId", "args",
-  };
-  sqlite3_stmt *stmt;
+  sqlite3_stmt *stmt;      /* NULL once the table is read */
+  SourceTrack   track_of;  /* NONE skips the row */
+  SourceEmit    emit;
+  guint32       track;
+  gint64        start;
+  gint64        end;
+} Source;
 
-  if (!(stmt = select_columns (r, "CUPTI_ACTIVITY_KIND_KERNEL", columns, G_N_ELEMENTS (columns), 4, NULL, error)))
-    return error == NULL || *error == NULL;
+static guint32
+ks_slice_track (Reader       *r,
+                sqlite3_stmt *stmt)
+{
+  gint64 id = col_i64 (stmt, 3);
 
-  READ_ROWS (stmt)
+  if (id >= 0 && id < r->n_track_map && r->track_map[id] != NONE)
+    return r->track_map[id];
+  return mapped_track (r, stmt, 3, 2);
+}
+
+static void
+ks_slice_emit (Reader       *r,
+               sqlite3_stmt *stmt,
+               guint32       track,
+               gint64        start,
+               gint64        end)
+{
+  gint64 kind = col_i64 (stmt, 4);
+
+  if (kind < 0 || kind >= KS_N_SLICE_KINDS)
+    kind = KS_SLICE_GENERIC;
+  add_slice (r, track, start, end, kind, sid (r, col_i64 (stmt, 5)), sid (r, col_i64 (stmt, 6)),
+             col_u32 (stmt, 7), col_u32 (stmt, 8), col_args (r, stmt, 9), NULL);
+}
+
+static guint32
+runtime_track (Reader       *r,
+               sqlite3_stmt *stmt)
+{
+  return ks_trace_builder_get_thread_track (r->b, reader_thread (r, col_i64 (stmt, 4)));
+}
+
+static void
+runtime_emit (Reader       *r,
+              sqlite3_stmt *stmt,
+              guint32       track,
+              gint64        start,
+              gint64        end)
+{
+  gint64 klass = col_i64 (stmt, 3);
+  KsSliceKind kind = klass == KS_NSYS_CLASS_CUDA_DRIVER || klass == 13
+                     ? KS_SLICE_CUDA_DRIVER : KS_SLICE_CUDA_RUNTIME;
+
+  add_slice (r, track, start, end, kind,
+             api_sid (r, col_i64 (stmt, 2)), col_category (r, stmt, 6, kind),
+             col_u32 (stmt, 5), col_ext (r, stmt, 7),
+             r->kscope ? col_args (r, stmt, 8) : 0, NULL);
+}
+
+static guint32
+osrt_track (Reader       *r,
+            sqlite3_stmt *stmt)
+{
+  return ks_trace_builder_get_thread_track (r->b, reader_thread (r, col_i64 (stmt, 3)));
+}
+
+static void
+osrt_emit (Reader       *r,
+           sqlite3_stmt *stmt,
+           guint32       track,
+           gint64        start,
+           gint64        end)
+{
+  add_slice (r, track, start, end, KS_SLICE_OSRT,
+             sid (r, col_i64 (stmt, 2)), col_category (r, stmt, 4, KS_SLICE_OSRT),
+             col_ext (r, stmt, 5), col_ext (r, stmt, 6),
+             r->kscope ? col_args (r, stmt, 7) : 0, NULL);
+}
+
+/* GPU tables: deviceId, streamId, globalPid in columns 2, 3, 5. */
+static guint32
+gpu_track (Reader       *r,
+           sqlite3_stmt *stmt)
+{
+  return stream_track (r, stmt, 5, col_i64 (stmt, 2), col_i64 (stmt, 3));
+}
+
+static void
+kernel_emit (Reader       *r,
+             sqlite3_stmt *stmt,
+             guint32       track,
+             gint64        start,
+             gint64        end)
+{
+  KsGpuInfo info;
+  guint32 name = col_null (stmt, 6) ? sid (r, col_i64 (stmt, 7)) : sid (r, col_i64 (stmt, 6));
+
+  memset (&info, 0, sizeof info);
+  info.kernel.grid[0] = col_u32 (stmt, 9);
+  info.kernel.grid[1] = col_u32 (stmt, 10);
+  info.kernel.grid[2] = col_u32 (stmt, 11);
+  info.kernel.block[0] = (guint16)col_i64 (stmt, 12);
+  info.kernel.block[1] = (guint16)col_i64 (stmt, 13);
+  info.kernel.block[2] = (guint16)col_i64 (stmt, 14);
+  info.kernel.registers = (guint16)col_i64 (stmt, 8);
+  info.kernel.shared_memory = col_u32 (stmt, 15) + col_u32 (stmt, 16);
+
+  add_slice (r, track, start, end, KS_SLICE_KERNEL, name,
+             col_category (r, stmt, 17, KS_SLICE_KERNEL), col_u32 (stmt, 4),
+             col_ext (r, stmt, 18), r->kscope ? col_args (r, stmt, 19) : 0, &info);
+}
+
+static void
+memcpy_emit (Reader       *r,
+             sqlite3_stmt *stmt,
+             guint32       track,
+             gint64        start,
+             gint64        end)
+{
+  KsGpuInfo info;
+  guint32 name;
+
+  memset (&info, 0, sizeof info);
+  info.copy.bytes = (guint64)col_i64 (stmt, 6);
+  info.copy.copy_kind = ks_sqlite_copy_kind_from_nsys (col_i64 (stmt, 7));
+  info.copy.src_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
+  info.copy.dst_kind = col_null (stmt, 9) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 9));
+  if (!col_name (r, stmt, 10, &name))
+    name = memcpy_name (r, &info);
+
+  add_slice (r, track, start, end, KS_SLICE_MEMCPY, name,
+             col_category (r, stmt, 11, KS_SLICE_MEMCPY), col_u32 (stmt, 4),
+             col_ext (r, stmt, 12), r->kscope ? col_args (r, stmt, 13) : 0, &info);
+}
+
+static void
+memset_emit (Reader       *r,
+             sqlite3_stmt *stmt,
+             guint32       track,
+             gint64        start,
+             gint64        end)
+{
+  KsGpuInfo info;
+  guint32 name;
+
+  memset (&info, 0, sizeof info);
+  info.copy.value = (guint8)col_i64 (stmt, 6);
+  info.copy.bytes = (guint64)col_i64 (stmt, 7);
+  info.copy.dst_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
+  if (!col_name (r, stmt, 9, &name))
+    name = memset_name (r, &info);
+
+  add_slice (r, track, start, end, KS_SLICE_MEMSET, name,
+             col_category (r, stmt, 10, KS_SLICE_MEMSET), col_u32 (stmt, 4),
+             col_ext (r, stmt, 11), r->kscope ? col_args (r, stmt, 12) : 0, &info);
+}
+
+static void
+sync_emit (Reader       *r,
+           sqlite3_stmt *stmt,
+           guint32       track,
+           gint64        start,
+           gint64        end)
+{
+  guint32 name;
+
+  if (!col_name (r, stmt, 7, &name))
+    name = sync_name (r, col_i64 (stmt, 6));
+
+  add_slice (r, track, start, end, KS_SLICE_SYNC, name,
+             col_category (r, stmt, 8, KS_SLICE_SYNC), col_u32 (stmt, 4),
+             col_ext (r, stmt, 9), r->kscope ? col_args (r, stmt, 10) : 0, NULL);
+}
+
+static const char * const ks_slice_columns[] = {
+  "start", "end", "globalTid", "trackId", "kind", "nameId", "categoryId",
+  "correlationId", "externalId", "args",
+};
+/* When every row names its track the thread column is left unread: a
+ * result column costs SQLite about as much as the builder spends on a row. */
+static const char * const ks_slice_track_columns[] = {
+  "start", "end", "", "trackId", "kind", "nameId", "categoryId",
+  "correlationId", "externalId", "args",
+};
+static const char * const runtime_columns[] = {
+  "start", "end", "nameId", "eventClass", "globalTid", "correlationId",
+  "categoryId", "externalId", "args",
+};
+static const char * const osrt_columns[] = {
+  "start", "end", "nameId", "globalTid", "categoryId", "correlationId", "externalId", "args",
+};
+static const char * const kernel_columns[] = {
+  "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+  "demangledName", "shortName", "registersPerThread", "gridX", "gridY", "gridZ",
+  "blockX", "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory",
+  "categoryId", "externalId", "args",
+};
+static const char * const memcpy_columns[] = {
+  "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+  "bytes", "copyKind", "srcKind", "dstKind", "nameId", "categoryId", "externalId", "args",
+};
+static const char * const memset_columns[] = {
+  "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+  "value", "bytes", "memKind", "nameId", "categoryId", "externalId", "args",
+};
+static const char * const sync_columns[] = {
+  "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+  "syncType", "nameId", "categoryId", "externalId", "args",
+};
+
+/* Steps @src to its next usable row; its stmt is NULL at the end. */
+static gboolean
+source_advance (Reader  *r,
+                Source  *src,
+                GError **error)
+{
+  for (;;)
     {
-      KsGpuInfo info;
-      guint32 track = stream_track (r, stmt, 5, col_i64 (stmt, 2), col_i64 (stmt, 3));
-      guint32 name = col_null (stmt, 6) ? sid (r, col_i64 (stmt, 7)) : sid (r, col_i64 (stmt, 6));
+      int rc = sqlite3_step (src->stmt);
+      guint32 track;
 
-      memset (&info, 0, sizeof info);
-      info.kernel.grid[0] = col_u32 (stmt, 9);
-      info.kernel.grid[1] = col_u32 (stmt, 10);
-      info.kernel.grid[2] = col_u32 (stmt, 11);
-      info.kernel.block[0] = (guint16)col_i64 (stmt, 12);
-      info.kernel.block[1] = (guint16)col_i64 (stmt, 13);
-      info.kernel.block[2] = (guint16)col_i64 (stmt, 14);
-      info.kernel.registers = (guint16)col_i64 (stmt, 8);
-      info.kernel.shared_memory = col_u32 (stmt, 15) + col_u32 (stmt, 16);
+      if (rc != SQLITE_ROW)
+        {
+          g_clear_pointer (&src->stmt, sqlite3_finalize);
+          if (rc != SQLITE_DONE)
+            return set_sqlite_error (r, rc, error);
+          return TRUE;
+        }
 
-      add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 1), KS_SLICE_KERNEL, name,
-                 col_category (r, stmt, 17, KS_SLICE_KERNEL), col_u32 (stmt, 4),
-                 col_ext (r, stmt, 18), r->kscope ? col_args (r, stmt, 19) : 0, &info);
+      track = src->track_of (r, src->stmt);
+      if (track != NONE)
+        {
+          src->track = track;
+          src->start = col_ts (r, src->stmt, 0);
+          src->end = MAX (col_ts (r, src->stmt, 1), src->start);
+          return TRUE;
+        }
+
+      r->skipped++;
+      if (!row_done (r, error))
+        return FALSE;
     }
+}
 
-  return finish_stmt (r, stmt, error != NULL && *error != NULL);
+/* Builder order: by track, then start, longer first. */
+static inline gboolean
+source_before (const Source *a,
+               const Source *b)
+{
+  if (a->track != b->track)
+    return a->track < b->track;
+  if (a->start != b->start)
+    return a->start < b->start;
+  return a->end > b->end;
 }
 
 static gboolean
-load_memcpy (Reader  *r,
+load_slices (Reader  *r,
              GError **error)
 {
-  static const char * const columns[] = {
-    "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-    "bytes", "copyKind", "srcKind", "dstKind", "nameId", "categoryId", "externalId", "args",
-  };
-  sqlite3_stmt *stmt;
+  GHashTable *ks_columns = table_columns (r, "KS_SLICES", NULL);
+  gboolean by_track = r->track_map != NULL && ks_columns != NULL && g_hash_table_contains (ks_columns, "trackId");
+  Source sources[8];
+  guint n = 0;
+  gboolean ok = TRUE;
 
-  if (!(stmt = select_columns (r, "CUPTI_ACTIVITY_KIND_MEMCPY", columns, G_N_ELEMENTS (columns), 4, NULL, error)))
-    return error == NULL || *error == NULL;
+#define ADD_SOURCE(table, columns, n_required, where, track_func, emit_func)                       \
+  G_STMT_START {                                                                                   \
+    sqlite3_stmt *stmt_ = select_columns (r, table, columns, G_N_ELEMENTS (columns), n_required,   \
+                                          where, error);                                           \
+    if (stmt_ == NULL && *error != NULL)                                                           \
+      goto out;                                                                                    \
+    if (stmt_ != NULL)                                                                             \
+      {                                                                                            \
+        sources[n].stmt = stmt_;                                                                   \
+        sources[n].track_of = track_func;                                                          \
+        sources[n].emit = emit_func;                                                               \
+        n++;                                                                                       \
+      }                                                                                            \
+  } G_STMT_END
 
-  READ_ROWS (stmt)
+  if (by_track)
     {
-      KsGpuInfo info;
-      guint32 track = stream_track (r, stmt, 5, col_i64 (stmt, 2), col_i64 (stmt, 3));
-      guint32 name;
+      ADD_SOURCE ("KS_SLICES", ks_slice_track_columns, 2, "trackId IS NOT NULL", ks_slice_track, ks_slice_emit);
+      ADD_SOURCE ("KS_SLICES", ks_slice_columns, 2, "trackId IS NULL", ks_slice_track, ks_slice_emit);
+    }
+  else
+    ADD_SOURCE ("KS_SLICES", ks_slice_columns, 2, NULL, ks_slice_track, ks_slice_emit);
+  ADD_SOURCE ("CUPTI_ACTIVITY_KIND_RUNTIME", runtime_columns, 3, NULL, runtime_track, runtime_emit);
+  ADD_SOURCE ("OSRT_API", osrt_columns, 3, NULL, osrt_track, osrt_emit);
+  ADD_SOURCE ("CUPTI_ACTIVITY_KIND_KERNEL", kernel_columns, 4, NULL, gpu_track, kernel_emit);
+  ADD_SOURCE ("CUPTI_ACTIVITY_KIND_MEMCPY", memcpy_columns, 4, NULL, gpu_track, memcpy_emit);
+  ADD_SOURCE ("CUPTI_ACTIVITY_KIND_MEMSET", memset_columns, 4, NULL, gpu_track, memset_emit);
+  ADD_SOURCE ("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_columns, 4, NULL, gpu_track, sync_emit);
 
-      memset (&info, 0, sizeof info);
-      info.copy.bytes = (guint64)col_i64 (stmt, 6);
-      info.copy.copy_kind = ks_sqlite_copy_kind_from_nsys (col_i64 (stmt, 7));
-      info.copy.src_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
-      info.copy.dst_kind = col_null (stmt, 9) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 9));
-      if (!col_name (r, stmt, 10, &name))
-        name = memcpy_name (r, &info);
+#undef ADD_SOURCE
 
-      add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 1), KS_SLICE_MEMCPY, name,
-                 col_category (r, stmt, 11, KS_SLICE_MEMCPY), col_u32 (stmt, 4),
-                 col_ext (r, stmt, 12), r->kscope ? col_args (r, stmt, 13) : 0, &info);
+  for (guint i = 0; i < n && ok; i++)
+    ok = source_advance (r, &sources[i], error);
+
+  while (ok)
+    {
+      Source *best = NULL;
+
+      for (guint i = 0; i < n; i++)
+        if (sources[i].stmt != NULL && (best == NULL || source_before (&sources[i], best)))
+          best = &sources[i];
+      if (best == NULL)
+        break;
+
+      best->emit (r, best->stmt, best->track, best->start, best->end);
+      ok = row_done (r, error) && source_advance (r, best, error);
     }
 
-  return finish_stmt (r, stmt, error != NULL && *error != NULL);
-}
-
-static gboolean
-load_memset (Reader  *r,
-             GError **error)
-{
-  static const char * const columns[] = {
-    "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-    "value", "bytes", "memKind", "nameId", "categoryId", "externalId", "args",
-  };
-  sqlite3_stmt *stmt;
-
-  if (!(stmt = select_columns (r, "CUPTI_ACTIVITY_KIND_MEMSET", columns, G_N_ELEMENTS (columns), 4, NULL, error)))
-    return error == NULL || *error == NULL;
-
-  READ_ROWS (stmt)
-    {
-      KsGpuInfo info;
-      guint32 track = stream_track (r, stmt, 5, col_i64 (stmt, 2), col_i64 (stmt, 3));
-      guint32 name;
-
-      memset (&info, 0, sizeof info);
-      info.copy.value = (guint8)col_i64 (stmt, 6);
-      info.copy.bytes = (guint64)col_i64 (stmt, 7);
-      info.copy.dst_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
-      if (!col_name (r, stmt, 9, &name))
-        name = memset_name (r, &info);
-
-      add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 1), KS_SLICE_MEMSET, name,
-                 col_category (r, stmt, 10, KS_SLICE_MEMSET), col_u32 (stmt, 4),
-                 col_ext (r, stmt, 11), r->kscope ? col_args (r, stmt, 12) : 0, &info);
-    }
-
-  return finish_stmt (r, stmt, error != NULL && *error != NULL);
-}
-
-static gboolean
-load_sync (Reader  *r,
-           GError **error)
-{
-  static const char * const columns[] = {
-    "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-    "syncType", "nameId", "categoryId", "externalId", "args",
-  };
-  sqlite3_stmt *stmt;
-
-  if (!(stmt = select_columns (r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", columns, G_N_ELEMENTS (columns), 4, NULL, error)))
-    return error == NULL || *error == NULL;
-
-  READ_ROWS (stmt)
-    {
-      guint32 track = stream_track (r, stmt, 5, col_i64 (stmt, 2), col_i64 (stmt, 3));
-      guint32 name;
-
-      if (!col_name (r, stmt, 7, &name))
-        name = sync_name (r, col_i64 (stmt, 6));
-
-      add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 1), KS_SLICE_SYNC, name,
-                 col_category (r, stmt, 8, KS_SLICE_SYNC), col_u32 (stmt, 4),
-                 col_ext (r, stmt, 9), r->kscope ? col_args (r, stmt, 10) : 0, NULL);
-    }
-
-  return finish_stmt (r, stmt, error != NULL && *error != NULL);
+out:
+  for (guint i = 0; i < n; i++)
+    g_clear_pointer (&sources[i].stmt, sqlite3_finalize);
+  return ok && *error == NULL;
 }
 
 /* Everything else */
@@ -2076,8 +2188,7 @@ ks_sqlite_reader_load (GFile         *file,
     "GPU_METRICS", "KS_MEMORY_EVENTS", "CUDA_GPU_MEMORY_USAGE_EVENTS",
   };
   static const LoadFunc steps[] = {
-    load_mem_kinds, load_gpus, load_session, load_ks_slices, load_runtime, load_osrt, load_nvtx,
-    load_kernels, load_memcpy, load_memset, load_sync, load_instants, load_flows,
+    load_mem_kinds, load_gpus, load_session, load_slices, load_nvtx, load_instants, load_flows,
     load_counters, load_gpu_metrics, load_memory_events, load_diagnostics,
   };
   Reader r;
