@@ -4,13 +4,17 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   ks-bench-load [--gzip-baseline] FILE...
+ *   ks-bench-load [--gzip-baseline] [--yajl-baseline] FILE...
  *
  * Each file is loaded in a child process of its own (so that the peak
- * RSS is that file's) and gets one row: file size, JSON size, load time,
- * MB of JSON per second, events per second, resident bytes per event
- * with and without strings/args, and peak RSS. With --gzip-baseline,
- * .gz files are also timed with `gzip -dc FILE > /dev/null`.
+ * RSS is that file's) and gets one row: file and JSON size, events, wall
+ * and CPU time of the load, MB of JSON per wall second and per CPU
+ * second, events per second, model bytes per event with strings and
+ * args (B/ev) and without (B/ev*), peak RSS and peak RSS per event. With
+ * --gzip-baseline, .gz files are also timed with `gzip -dc FILE >
+ * /dev/null` (wall clock) and the ratio of the load to it is printed;
+ * with --yajl-baseline, the rate of yajl alone with empty callbacks over
+ * the same bytes (the ceiling for a yajl-based reader) is added.
  */
 
 #include "config.h"
@@ -22,6 +26,8 @@
 #include <unistd.h>
 
 #include <gio/gio.h>
+
+#include <yajl/yajl_parse.h>
 
 #include "ks-gzip.h"
 #include "ks-trace-loader.h"
@@ -59,6 +65,50 @@ json_size (const char *path)
   return total;
 }
 
+/* The ceiling: yajl alone, with callbacks that do nothing, over the
+ * same (decompressed) bytes; CPU seconds. */
+static int noop (void *ctx) { return 1; }
+static int noop_bool (void *ctx, int b) { return 1; }
+static int noop_num (void *ctx, const char *s, size_t l) { return 1; }
+static int noop_str (void *ctx, const unsigned char *s, size_t l) { return 1; }
+
+static double
+yajl_baseline (const char *path)
+{
+  static const yajl_callbacks cb = {
+    noop, noop_bool, NULL, NULL, noop_num, noop_str, noop, noop_str, noop, noop, noop,
+  };
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  g_autoptr(KsGzip) gz = g_str_has_suffix (path, ".gz") ? ks_gzip_new () : NULL;
+  g_autofree guint8 *buf = g_malloc (1 << 20);
+  g_autofree guint8 *out = g_malloc (1 << 20);
+  yajl_handle h = yajl_alloc (&cb, NULL, NULL);
+  struct rusage ru0, ru1;
+  gssize n;
+
+  if (in == NULL)
+    return -1;
+  yajl_config (h, yajl_allow_trailing_garbage, 1);
+  getrusage (RUSAGE_SELF, &ru0);
+  while ((n = g_input_stream_read (G_INPUT_STREAM (in), buf, 1 << 20, NULL, NULL)) > 0)
+    {
+      if (gz == NULL)
+        {
+          yajl_parse (h, buf, n);
+          continue;
+        }
+      ks_gzip_set_input (gz, buf, n);
+      for (gssize got; (got = ks_gzip_inflate (gz, out, 1 << 20, NULL)) > 0;)
+        yajl_parse (h, out, got);
+    }
+  yajl_complete_parse (h);
+  getrusage (RUSAGE_SELF, &ru1);
+  yajl_free (h);
+  return (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) + (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+         (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) + (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+}
+
 static double
 gzip_baseline (const char *path)
 {
@@ -72,6 +122,8 @@ gzip_baseline (const char *path)
     return -1;
   return (g_get_monotonic_time () - t0) / 1e6;
 }
+
+static gboolean with_yajl;
 
 static int
 measure (const char *path,
@@ -114,14 +166,19 @@ measure (const char *path,
   cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) + (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
         (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) + (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
 
-  printf ("%-34s %9.1f %9.1f %8.2f %7.2f %8.1f %9.2f %8.1f %8.1f %9.0f",
+  printf ("%-22s %8.1f %8.1f %9.2f %7.2f %7.2f %7.1f %7.1f %8.2f %6.1f %7.1f %8.1f %8.0f",
           g_path_get_basename (path),
           (info ? g_file_info_get_size (info) : 0) / 1e6,
-          json / 1e6, secs, cpu, json / 1e6 / secs, events / secs / 1e6,
+          json / 1e6, events / 1e6, secs, cpu, json / 1e6 / secs, json / 1e6 / cpu,
+          events / secs / 1e6,
           (double)total / events, (double)(total - strings) / events,
-          ru1.ru_maxrss / 1024.0);
+          ru1.ru_maxrss / 1024.0, ru1.ru_maxrss * 1024.0 / events);
   if (gz_s >= 0)
-    printf (" %8.2f %6.2fx", gz_s, secs / gz_s);
+    printf (" %11.2f %6.2fx", gz_s, secs / gz_s);
+  else if (baseline)
+    printf (" %11s %7s", "", "");
+  if (with_yajl)
+    printf (" %10.1f", json / 1e6 / yajl_baseline (path));
   printf ("\n");
   fflush (stdout);
   return 0;
@@ -135,20 +192,28 @@ main (int    argc,
   int first = 1;
   int status = 0;
 
-  if (argc > 1 && strcmp (argv[1], "--gzip-baseline") == 0)
+  for (; first < argc && g_str_has_prefix (argv[first], "--"); first++)
     {
-      baseline = TRUE;
-      first = 2;
+      if (strcmp (argv[first], "--gzip-baseline") == 0)
+        baseline = TRUE;
+      else if (strcmp (argv[first], "--yajl-baseline") == 0)
+        with_yajl = TRUE;
+      else
+        {
+          g_printerr ("ks-bench-load: unknown option %s\n", argv[first]);
+          return 2;
+        }
     }
   if (first >= argc)
     {
-      g_printerr ("usage: ks-bench-load [--gzip-baseline] FILE...\n");
+      g_printerr ("usage: ks-bench-load [--gzip-baseline] [--yajl-baseline] FILE...\n");
       return 2;
     }
 
-  printf ("%-34s %9s %9s %8s %7s %8s %9s %8s %8s %9s%s\n",
-          "file", "file MB", "JSON MB", "load s", "cpu s", "MB/s", "Mevent/s",
-          "B/event", "B/ev-str", "peak MiB", baseline ? "  gzip -dc  ratio" : "");
+  printf ("%-22s %8s %8s %9s %7s %7s %7s %7s %8s %6s %7s %8s %8s%s%s\n",
+          "file", "file MB", "JSON MB", "M events", "wall s", "cpu s", "MB/s", "MB/cpu-s",
+          "Mev/s", "B/ev", "B/ev*", "peak MiB", "RSS B/ev", baseline ? "  gzip -dc s  ratio" : "",
+          with_yajl ? " yajl MB/cpu-s" : "");
   fflush (stdout);
 
   for (int i = first; i < argc; i++)

@@ -2048,11 +2048,12 @@ handle_async (Reader *r,
           r->n_unmatched_end++;
           return;
         }
-      /* Match by name when it has one, else the innermost. */
+      /* Match by name when it has one, else the innermost; look only near
+       * the top so that a hostile file cannot make this quadratic. */
       i = stack->len - 1;
       if (ev->name != 0)
         {
-          for (guint j = stack->len; j > 0; j--)
+          for (guint j = stack->len; j > 0 && j + 64 > stack->len; j--)
             if (g_array_index (stack, OpenSlice, j - 1).name == ev->name)
               {
                 i = j - 1;
