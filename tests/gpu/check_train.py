@@ -5,7 +5,10 @@
     check_train.py FILE.kscope TORCH_TRACE.json A:B
 
 Counts the kernels whose launch call lies inside the NVTX ranges
-"step A" .. "step B-1" of the recording, and the kernel events of the
+"step A" .. "step B-1" of the recording (on any thread of the process:
+backward kernels are launched by the autograd engine's thread; the steps
+end with torch.cuda.synchronize, so nothing leaks across), and the kernel
+events of the
 torch.profiler trace of the same steps (another run of the same
 deterministic program); they must be equal. Also checks that the NVTX
 ranges nest: forward/backward/optimizer inside their step, on the thread
@@ -36,10 +39,10 @@ inner = db.execute("SELECT start, end, globalTid, text FROM NVTX_EVENTS WHERE ev
 check("forward/backward/optimizer nest in a step on the same thread",
       all(any(s[2] == r[2] and s[0] <= r[0] and r[1] <= s[1] for s in steps) for r in inner), f"{len(inner)} ranges")
 
-rows = db.execute("SELECT r.start, r.end, r.globalTid FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+rows = db.execute("SELECT r.start, r.end, r.globalTid / 16777216 FROM CUPTI_ACTIVITY_KIND_KERNEL k "
                   "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
                   "AND r.globalTid / 16777216 = k.globalPid / 16777216").fetchall()
-ours = sum(1 for r in rows if any(s[2] == r[2] and s[0] <= r[0] and r[1] <= s[1] for s in window))
+ours = sum(1 for r in rows if any(s[2] // 16777216 == r[2] and s[0] <= r[0] and r[1] <= s[1] for s in window))
 total = db.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
 correlated = len(rows)
 check("every kernel joins its launch call", correlated == total, f"{correlated}/{total}")

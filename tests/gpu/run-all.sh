@@ -29,11 +29,21 @@ run $PY "$HERE/check_selftest.py" "$OUT/self-range.kscope" range || fail=1
 
 step "PyTorch: plain, under kinescope-cli record, under torch.profiler (overhead)"
 export PYTHONUNBUFFERED=1
-run $PY "$HERE/train.py" --steps 200 --result "$OUT/plain.json"
-run $KCLI record -f -o "$OUT/train.kscope" -- $PY "$HERE/train.py" --steps 200 --result "$OUT/recorded.json" || fail=1
-run $PY "$HERE/train.py" --steps 200 --profile-steps 20:200 --torch-profiler "$OUT/torch-trace.json" --result "$OUT/torchprof.json"
-run $PY "$HERE/check_train.py" "$OUT/train.kscope" "$OUT/torch-trace.json" 20:200 || fail=1
-run $PY "$HERE/overhead.py" "$OUT/plain.json" "$OUT/recorded.json" "$OUT/torchprof.json" 20 200 | tee "$OUT/overhead.txt"
+S=300
+run $PY "$HERE/train.py" --steps $S --result "$OUT/plain.json"
+run $KCLI record -f -o "$OUT/train.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/recorded.json" || fail=1
+run $PY "$HERE/train.py" --steps $S --profile-steps 20:$S --torch-profiler "$OUT/torch-trace.json" --result "$OUT/torchprof.json"
+run $PY "$HERE/check_train.py" "$OUT/train.kscope" "$OUT/torch-trace.json" 20:$S || fail=1
+# What each part of the collector costs, on the same loop.
+KINESCOPE_CUPTI_CLOCK=callback run $KCLI record -f -o "$OUT/v1.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-clock.json" > /dev/null
+KINESCOPE_CUPTI_DRIVER=0 run $KCLI record -f -o "$OUT/v2.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-nodriver.json" > /dev/null
+run $KCLI record -f -t cuda,nvtx -o "$OUT/v3.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-nometrics.json" > /dev/null
+KINESCOPE_CUPTI_DRIVER=0 KINESCOPE_CUPTI_SYNC=0 run $KCLI record -f -t cuda,nvtx -o "$OUT/v4.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-minimal.json" > /dev/null
+run $PY "$HERE/train.py" --steps $S --result "$OUT/plain2.json"
+run $PY "$HERE/overhead.py" 20 $S "no profiler=$OUT/plain.json" "kinescope-cli record (default)=$OUT/recorded.json" \
+  "torch.profiler (CPU+CUDA)=$OUT/torchprof.json" "record, KINESCOPE_CUPTI_CLOCK=callback=$OUT/v-clock.json" \
+  "record, no driver API=$OUT/v-nodriver.json" "record -t cuda,nvtx (no NVML)=$OUT/v-nometrics.json" \
+  "record -t cuda,nvtx, no driver API, no sync=$OUT/v-minimal.json" "no profiler, again=$OUT/plain2.json" | tee "$OUT/overhead.txt"
 
 step "PyTorch with -t osrt (DataLoader worker processes)"
 run $KCLI record -f -t cuda,nvtx,osrt,gpu-metrics -o "$OUT/osrt.kscope" -- $PY "$HERE/train.py" --steps 40 || fail=1

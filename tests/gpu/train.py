@@ -41,20 +41,23 @@ def main():
     p.add_argument("--torch-profiler")
     p.add_argument("--result")
     p.add_argument("--forever", action="store_true")
+    p.add_argument("--width", type=int, default=1024)
+    p.add_argument("--batch", type=int, default=256)
     args = p.parse_args()
     a, b = (int(v) for v in args.profile_steps.split(":"))
 
     torch.manual_seed(0)
     dev = torch.device("cuda")
+    w = args.width
     model = nn.Sequential(
-        nn.Linear(512, 1024), nn.ReLU(),
-        nn.Linear(1024, 1024), nn.ReLU(),
-        nn.Linear(1024, 1024), nn.ReLU(),
-        nn.Linear(1024, 10),
+        nn.Linear(512, w), nn.ReLU(),
+        nn.Linear(w, w), nn.ReLU(),
+        nn.Linear(w, w), nn.ReLU(),
+        nn.Linear(w, 10),
     ).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    loader = DataLoader(Synthetic(256 * 64, 512), batch_size=256, shuffle=False,
+    loader = DataLoader(Synthetic(args.batch * 64, 512), batch_size=args.batch, shuffle=False,
                         num_workers=args.workers, pin_memory=True, persistent_workers=args.workers > 0)
 
     prof = None
@@ -94,7 +97,7 @@ def main():
 
     if args.result:
         with open(args.result, "w") as f:
-            json.dump({"step_times": times, "loss": float(loss)}, f)
+            json.dump({"step_times": times, "loss": float(loss.detach())}, f)
     print(f"done {step} steps, median step {sorted(times[10:])[len(times[10:]) // 2] * 1e3:.3f} ms")
 
 

@@ -278,11 +278,70 @@ poll_buffers (KsOutBuf *out)
                               ks_cupti_decoder_zero_time_records (decoder));
 }
 
+/* The API calls that matter for the timeline: launches, copies, sets,
+ * synchronization, allocation, events. Everything else (cudaGetDevice and
+ * friends, called hundreds of times per step by frameworks) is not
+ * recorded. */
+static bool
+is_essential_api (const char *name)
+{
+  static const char * const keep[] = {
+    "Launch", "Memcpy", "Memset", "Synchronize", "Malloc", "Free", "HostAlloc",
+    "EventRecord", "EventQuery", "StreamWaitEvent", "Profiler", "MemPrefetch",
+  };
+
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+    if (strstr (name, keep[i]) != NULL)
+      return true;
+  return false;
+}
+
+static void
+restrict_to_essential_apis (void)
+{
+  const char *name;
+
+  if (api.GetCallbackName == NULL)
+    return;
+  if (api.ActivityEnableRuntimeApi != NULL)
+    for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+      {
+        name = NULL;
+        if (api.GetCallbackName (CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS
+            && name != NULL && !is_essential_api (name))
+          api.ActivityEnableRuntimeApi (cbid, 0);
+      }
+  if (api.ActivityEnableDriverApi != NULL)
+    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+      {
+        name = NULL;
+        if (api.GetCallbackName (CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS
+            && name != NULL && !is_essential_api (name))
+          api.ActivityEnableDriverApi (cbid, 0);
+      }
+}
+
+/* Whether $name equals @value (unset: FALSE). */
+static bool
+env_flag (const char *name,
+          const char *value)
+{
+  const char *v = getenv (name);
+
+  return v != NULL && strcmp (v, value) == 0;
+}
+
 static void
 enable_trace_kinds (bool on)
 {
   for (size_t i = 0; i < sizeof trace_kinds / sizeof trace_kinds[0]; i++)
     {
+      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_DRIVER && env_flag ("KINESCOPE_CUPTI_DRIVER", "0"))
+        continue;
+      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME && env_flag ("KINESCOPE_CUPTI_RUNTIME", "0"))
+        continue;
+      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && env_flag ("KINESCOPE_CUPTI_SYNC", "0"))
+        continue;
       if (on)
         api.ActivityEnable (trace_kinds[i]);
       else
@@ -297,6 +356,8 @@ enable_trace_kinds (bool on)
     }
 
   /* Per-cbid settings must follow the kind's enable, which resets them. */
+  if (on && env_flag ("KINESCOPE_CUPTI_API", "essential"))
+    restrict_to_essential_apis ();
   if (on && api.ActivityEnableRuntimeApi != NULL)
     for (size_t i = 0; i < sizeof quiet_runtime / sizeof quiet_runtime[0]; i++)
       api.ActivityEnableRuntimeApi (quiet_runtime[i], 0);
@@ -407,9 +468,12 @@ ks_cupti_init (void)
   if (api.SetThreadIdType != NULL)
     api.SetThreadIdType (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 
-  /* One clock: CUPTI stamps with CLOCK_REALTIME by default; move it onto
-   * CLOCK_MONOTONIC, or measure the offset when that is refused. */
-  if (api.RegisterTimestampCallback == NULL
+  /* One clock: CUPTI stamps with CLOCK_REALTIME by default. Its records
+   * are shifted onto CLOCK_MONOTONIC by an offset measured here (cheap);
+   * KINESCOPE_CUPTI_CLOCK=callback makes CUPTI call our clock instead,
+   * which survives NTP steps but costs time in every launch. */
+  if (!env_flag ("KINESCOPE_CUPTI_CLOCK", "callback")
+      || api.RegisterTimestampCallback == NULL
       || api.RegisterTimestampCallback (timestamp_cb) != CUPTI_SUCCESS)
     {
       before = (int64_t) ks_inject_now ();
@@ -418,8 +482,8 @@ ks_cupti_init (void)
       after = (int64_t) ks_inject_now ();
       clock_offset = (before + (after - before) / 2) - (int64_t) cupti_now;
       ks_channel_diag (KS_WIRE_DIAG_INFO, KS_WIRE_DIAG_CODE_GENERIC,
-                       "CUPTI timestamps shifted by %lld ns onto CLOCK_MONOTONIC",
-                       (long long) clock_offset);
+                       "CUPTI timestamps of pid %d shifted by %lld ns onto CLOCK_MONOTONIC",
+                       (int) getpid (), (long long) clock_offset);
     }
 
   if (api.Subscribe_v2 != NULL)
