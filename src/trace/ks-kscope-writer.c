@@ -25,6 +25,8 @@
 /* Rows per transaction: large enough that commits cost nothing, small
  * enough that SQLite's dirty page cache stays bounded. */
 #define BATCH_ROWS 262144
+/* Rows between two looks at the progress and the cancellable. */
+#define PROGRESS_ROWS 16384
 
 typedef enum
 {
@@ -424,13 +426,12 @@ insert_row (Writer        *w,
     return set_sqlite_error (w, rc, error);
 
   w->rows[id]++;
-  w->done++;
+  if (++w->done % PROGRESS_ROWS == 0 && !report_progress (w, error))
+    return FALSE;
   if (++w->pending >= BATCH_ROWS)
     {
       w->pending = 0;
       if (!exec (w, "COMMIT; BEGIN", error))
-        return FALSE;
-      if (!report_progress (w, error))
         return FALSE;
     }
 
