@@ -1015,6 +1015,9 @@ gpu_track (Reader      *r,
 
   if (device < -1 || device > G_MAXINT16)
     device = -1;
+  /* device-wide synchronisation: CUPTI's stream id -1 written unsigned */
+  if (stream == G_MAXUINT32)
+    stream = -1;
 
   if (r->cache_gpu_kind == track_kind && r->cache_gpu_device == device && r->cache_gpu_stream == stream)
     return r->cache_gpu_track;

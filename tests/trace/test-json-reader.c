@@ -417,7 +417,9 @@ test_array_form_and_kineto_memory (void)
     "\"args\":{\"Device Type\":1,\"Device Id\":1,\"Addr\":18446744073709551615,\"Bytes\":-512,"
     "\"Total Allocated\":1024,\"Total Reserved\":4096}},"
     "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":40,\"tid\":41,\"ts\":12,"
-    "\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Addr\":1,\"Bytes\":64}}"
+    "\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Addr\":1,\"Bytes\":64}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":1,\"tid\":-1,\"ts\":13,\"dur\":1,"
+    "\"args\":{\"stream\":4294967295,\"device\":1,\"correlation\":9}}"
     "]";
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = load_text (json, -1, &error);
@@ -438,12 +440,19 @@ test_array_form_and_kineto_memory (void)
   g_assert_cmpint (trace->memory_events[1].device, ==, -1);
   g_assert_cmpint (trace->memory_events[1].total_allocated, ==, -1);
 
+  g_assert_cmpuint (c.by_kind[KS_SLICE_SYNC], ==, 1);
   for (guint32 t = 0; t < trace->n_tracks; t++)
     if (trace->tracks[t].kind == KS_TRACK_STREAM)
       {
         const KsTrack *track = &trace->tracks[t];
 
         g_assert_cmpint (track->device, ==, 1);
+        if (track->stream == -1)
+          {
+            /* device-wide synchronisation: stream 2^32 - 1 in the file */
+            g_assert_cmpuint (track->slice_kind[0], ==, KS_SLICE_SYNC);
+            continue;
+          }
         g_assert_cmpint (track->stream, ==, 3);
         g_assert_cmpuint (track->gpu[0].kernel.grid[2], ==, 4);
         g_assert_cmpuint (track->gpu[0].kernel.block[0], ==, 32);
