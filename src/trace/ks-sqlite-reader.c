@@ -2225,6 +2225,9 @@ ks_sqlite_reader_load (GFile         *file,
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
     r.category[k] = ks_trace_builder_intern (r.b, ks_sqlite_default_category (k));
+  /* Our own files say where they came from (KS_META); an export is its own source. */
+  if (!r.kscope)
+    ks_trace_builder_set_metadata (r.b, "source_name", r.display);
 
   if (r.kscope && (version = user_version (&r)) > KS_KSCOPE_FORMAT_VERSION)
     ks_trace_builder_add_warning (r.b, _("The file was written in a newer format (version %d); "

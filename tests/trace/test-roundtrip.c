@@ -566,6 +566,7 @@ test_nsys_export (void)
   back = assert_round_trip (trace);
   g_assert_cmpstr (ks_trace_get_metadata (back, "source_format"), ==, "nsys-sqlite");
   g_assert_cmpstr (ks_trace_get_metadata (back, "nsys_version"), ==, "2024.5.1.113");
+  g_assert_nonnull (g_strrstr (ks_trace_get_metadata (back, "source_name"), "perlmutter-cloverleaf-cuda.sqlite"));
 }
 
 int
