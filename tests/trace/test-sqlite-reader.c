@@ -989,6 +989,70 @@ test_recorder_file (void)
   remove_path (path);
 }
 
+/* Random damage anywhere in a .kscope: a trace or an error naming the
+ * file, never a crash. Seeded, so a failure repeats. */
+static void
+test_bad_random_damage (void)
+{
+  g_autofree char *src = cloverleaf_path ();
+  g_autofree char *kscope = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *damaged = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GFile) out = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261129);
+  gsize size;
+  guint loaded = 0, refused = 0;
+
+  if (src == NULL)
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+
+  trace = load (src, &error);
+  g_assert_no_error (error);
+  kscope = temp_path ("source.kscope");
+  out = g_file_new_for_path (kscope);
+  g_assert_true (ks_kscope_write (trace, out, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (kscope, &contents, &size, NULL));
+  damaged = temp_path ("damaged.kscope");
+
+  for (guint round = 0; round < 120; round++)
+    {
+      g_autofree char *copy = g_memdup2 (contents, size);
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(KsTrace) result = NULL;
+      guint n = 1 + g_rand_int_range (rand, 0, 64);
+
+      for (guint i = 0; i < n; i++)
+        copy[g_rand_int_range (rand, 0, size)] = (char)g_rand_int_range (rand, 0, 256);
+      g_assert_true (g_file_set_contents (damaged, copy, size, NULL));
+
+      result = load (damaged, &local_error);
+      if (result != NULL)
+        {
+          g_assert_no_error (local_error);
+          loaded++;
+        }
+      else
+        {
+          g_assert_nonnull (local_error);
+          g_assert_nonnull (strstr (local_error->message, "damaged.kscope"));
+          refused++;
+        }
+    }
+
+  g_test_message ("%u damaged copies loaded, %u refused", loaded, refused);
+  g_assert_cmpuint (loaded + refused, ==, 120);
+  g_assert_cmpuint (refused, >, 0);
+
+  remove_path (kscope);
+  remove_path (damaged);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1006,6 +1070,7 @@ main (int   argc,
   g_test_add_func ("/sqlite/bad/not-a-trace", test_bad_not_trace);
   g_test_add_func ("/sqlite/bad/files", test_bad_files);
   g_test_add_func ("/sqlite/bad/references", test_bad_references);
+  g_test_add_func ("/sqlite/bad/random-damage", test_bad_random_damage);
   g_test_add_func ("/sqlite/cancel", test_cancel);
 
   return g_test_run ();
