@@ -706,6 +706,63 @@ intern (Reader     *r,
   return id;
 }
 
+#if defined(__SSE2__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+# define KS_HAVE_SSSE3_DISPATCH 1
+# include <tmmintrin.h>
+
+/* For each 8-bit keep mask, the indices of the kept bytes, packed to the
+ * front: one pshufb then moves 8 bytes at once. */
+static guint64 compact_index[256];
+static gboolean have_ssse3;
+
+static void
+compact_init (void)
+{
+  static gsize done;
+
+  if (g_once_init_enter (&done))
+    {
+      for (guint m = 0; m < 256; m++)
+        {
+          guint64 idx = 0;
+          guint k = 0;
+
+          for (guint b = 0; b < 8; b++)
+            if (m & (1u << b))
+              idx |= (guint64)b << (8 * k++);
+          for (; k < 8; k++)
+            idx |= (guint64)0x80 << (8 * k);
+          compact_index[m] = idx;
+        }
+      have_ssse3 = __builtin_cpu_supports ("ssse3");
+      g_once_init_leave (&done, 1);
+    }
+}
+
+__attribute__((target ("ssse3")))
+static char *
+compact16_ssse3 (char    *out,
+                 __m128i  v,
+                 guint    keep)
+{
+  guint lo = keep & 0xff;
+  guint hi = keep >> 8;
+  __m128i idx = _mm_set_epi64x ((gint64)(compact_index[hi] + G_GUINT64_CONSTANT (0x0808080808080808)),
+                                (gint64)compact_index[lo]);
+  __m128i packed = _mm_shuffle_epi8 (v, idx);
+  guint n_lo = __builtin_popcount (lo);
+
+  _mm_storel_epi64 ((void *)out, packed);
+  _mm_storel_epi64 ((void *)(out + n_lo), _mm_srli_si128 (packed, 8));
+  return out + n_lo + __builtin_popcount (hi);
+}
+#else
+static void
+compact_init (void)
+{
+}
+#endif
+
 /* Args capture: compact JSON (whitespace outside strings dropped). */
 
 static void
@@ -780,6 +837,10 @@ args_append (Reader       *r,
                 keep = ~(white & ~inside) & 0xffff;
                 if (keep == 0xffff)
                   _mm_storeu_si128 ((void *)out, v), out += 16;
+#ifdef KS_HAVE_SSSE3_DISPATCH
+                else if (have_ssse3)
+                  out = compact16_ssse3 (out, v, keep);
+#endif
                 else
                   while (keep != 0)
                     {
@@ -2584,6 +2645,7 @@ reader_new (KsTraceBuilder *builder,
 {
   Reader *r = g_new0 (Reader, 1);
 
+  compact_init ();
   r->builder = builder;
   r->progress = progress;
   r->cancellable = cancellable;
