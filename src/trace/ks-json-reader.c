@@ -215,6 +215,17 @@ typedef struct
   gint64  tid;
 } ThreadKey;
 
+#define THREAD_CACHE_SIZE 4
+
+typedef struct
+{
+  gboolean valid;
+  gint64   pid;
+  gint64   tid;
+  guint32  thread;
+  guint32  track;
+} ThreadCache;
+
 #define INTERN_CACHE_SIZE 8192
 
 typedef struct
@@ -283,14 +294,9 @@ typedef struct
   GArray         *metadata;       /* Metadata */
   GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
 
-  /* one-entry caches */
-  gboolean        cache_valid;
-  gboolean        cache_pid_is_string;
-  gint64          cache_pid;
-  gboolean        cache_tid_is_string;
-  gint64          cache_tid;
-  guint32         cache_thread;
-  guint32         cache_track;
+  /* small caches in front of the hash tables */
+  ThreadCache     thread_cache[THREAD_CACHE_SIZE];
+  guint           thread_cache_next;
   gint64          cache_gpu_device;
   gint64          cache_gpu_stream;
   int             cache_gpu_kind;
@@ -1009,38 +1015,44 @@ lookup_thread_in (Reader   *r,
   return thread;
 }
 
-/* The thread (and its track) of the current event, through a one-entry
- * cache: consecutive events mostly come from the same thread. */
+/* The thread (and its track) of the current event, through a small
+ * cache of numeric (pid, tid) pairs: events come from a few threads in
+ * turn (Kineto's main and autograd threads). */
 static guint32
 event_thread (Reader  *r,
               guint32 *track)
 {
   Event *ev = &r->ev;
+  gboolean numeric = ev->pid.set && ev->tid.set && !ev->pid.is_string && !ev->tid.is_string;
   guint32 process, thread;
+  ThreadCache *c;
 
-  if (r->cache_valid && ev->pid.set && ev->tid.set &&
-      !ev->pid.is_string && !ev->tid.is_string &&
-      !r->cache_pid_is_string && !r->cache_tid_is_string &&
-      ev->pid.num == r->cache_pid && ev->tid.num == r->cache_tid)
-    {
-      *track = r->cache_track;
-      return r->cache_thread;
-    }
+  if (numeric)
+    for (guint i = 0; i < THREAD_CACHE_SIZE; i++)
+      {
+        c = &r->thread_cache[i];
+        if (c->valid && c->pid == ev->pid.num && c->tid == ev->tid.num)
+          {
+            *track = c->track;
+            return c->thread;
+          }
+      }
 
   process = lookup_process (r, &ev->pid, TRUE);
   thread = lookup_thread_in (r, process, &ev->tid, TRUE);
   *track = ks_trace_builder_get_thread_track (r->builder, thread);
 
-  r->cache_valid = TRUE;
-  r->cache_pid_is_string = ev->pid.is_string;
-  r->cache_pid = ev->pid.num;
-  r->cache_tid_is_string = ev->tid.is_string;
-  r->cache_tid = ev->tid.num;
-  r->cache_thread = thread;
-  r->cache_track = *track;
+  if (numeric)
+    {
+      c = &r->thread_cache[r->thread_cache_next++ % THREAD_CACHE_SIZE];
+      c->valid = TRUE;
+      c->pid = ev->pid.num;
+      c->tid = ev->tid.num;
+      c->thread = thread;
+      c->track = *track;
+    }
   return thread;
 }
-
 
 static guint32
 gpu_track (Reader      *r,
@@ -2624,7 +2636,7 @@ reader_reset_file (Reader *r)
   r->max_ts = G_MININT64;
   r->n_items = 0;
   r->n_events = 0;
-  r->cache_valid = FALSE;
+  memset (r->thread_cache, 0, sizeof r->thread_cache);
   r->cache_gpu_kind = -1;
   r->n_bad_ts = r->n_no_ph = r->n_not_object = r->n_unmatched_end = 0;
   r->n_unclosed = r->n_unknown_ph = r->n_dropped_flows = r->n_too_deep = r->n_big_args = 0;
