@@ -320,6 +320,9 @@ typedef struct
   guint64         n_too_deep;
   guint64         n_big_args;
   GString        *unknown_phases;
+  gboolean        syntax_error;
+  guint64         syntax_offset;
+  char           *syntax_text;
 
   /* names repeat: a direct-mapped cache in front of the builder's table */
   InternSlot      intern_cache[INTERN_CACHE_SIZE];
@@ -2628,6 +2631,7 @@ reader_reset_file (Reader *r)
   r->in_event = FALSE;
   r->in_args = FALSE;
   r->in_id2 = FALSE;
+  r->syntax_error = FALSE;
   r->buf_offset = 0;
   r->ts_offset = 0;
   r->have_base_time = FALSE;
@@ -2710,6 +2714,7 @@ reader_free (Reader *r)
   g_byte_array_unref (r->kind_by_cat);
   g_hash_table_unref (r->used_pids);
   g_string_free (r->unknown_phases, TRUE);
+  g_free (r->syntax_text);
   g_clear_error (&r->error);
   if (r->yajl != NULL)
     yajl_free (r->yajl);
@@ -2743,6 +2748,10 @@ parse_chunk (Reader        *r,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: invalid JSON at byte %" G_GUINT64_FORMAT ": %s"),
                    r->name, offset, text);
+      r->syntax_error = TRUE;
+      r->syntax_offset = offset;
+      g_free (r->syntax_text);
+      r->syntax_text = g_steal_pointer (&text);
       return FALSE;
     }
 
@@ -2782,6 +2791,77 @@ read_some (GInputStream  *stream,
   if (!g_input_stream_read_all (stream, buf, len, &got, cancellable, error))
     return -1;
   return got;
+}
+
+/* The line of a syntax error: only computed when there is one, by
+ * reading the (seekable) stream again up to the offending byte. */
+static guint64
+count_lines (GInputStream *stream,
+             gboolean      gzip,
+             guint64       upto)
+{
+  g_autofree guint8 *buf = NULL;
+  g_autofree guint8 *out = NULL;
+  g_autoptr(KsGzip) gz = NULL;
+  guint64 done = 0, lines = 1;
+  gssize n;
+
+  if (!G_IS_SEEKABLE (stream) || !g_seekable_can_seek (G_SEEKABLE (stream)) ||
+      !g_seekable_seek (G_SEEKABLE (stream), 0, G_SEEK_SET, NULL, NULL))
+    return 0;
+
+  buf = g_malloc (READ_CHUNK);
+  if (gzip)
+    {
+      gz = ks_gzip_new ();
+      out = g_malloc (READ_CHUNK);
+    }
+
+  while (done < upto && (n = g_input_stream_read (stream, buf, READ_CHUNK, NULL, NULL)) > 0)
+    {
+      const guint8 *data = buf;
+      gssize len = n;
+
+      if (gz != NULL)
+        ks_gzip_set_input (gz, buf, n);
+      do
+        {
+          const guint8 *p, *end;
+
+          if (gz != NULL)
+            {
+              len = ks_gzip_inflate (gz, out, READ_CHUNK, NULL);
+              if (len <= 0)
+                break;
+              data = out;
+            }
+          end = data + MIN ((guint64)len, upto - done);
+          for (p = data; (p = memchr (p, '\n', end - p)) != NULL; p++)
+            lines++;
+          done += len;
+        }
+      while (gz != NULL && done < upto);
+    }
+  return lines;
+}
+
+static void
+add_syntax_line (Reader        *r,
+                 GInputStream  *stream,
+                 gboolean       gzip,
+                 GError       **error)
+{
+  guint64 line;
+
+  if (!r->syntax_error || error == NULL)
+    return;
+  line = count_lines (stream, gzip, r->syntax_offset);
+  if (line == 0)
+    return;
+  g_clear_error (error);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               _("%s: invalid JSON at line %" G_GUINT64_FORMAT ", byte %" G_GUINT64_FORMAT ": %s"),
+               r->name, line, r->syntax_offset, r->syntax_text);
 }
 
 /* Compressed input is inflated by a worker thread while this one parses:
@@ -2930,7 +3010,10 @@ read_stream (Reader        *r,
       while (n > 0)
         {
           if (!parse_chunk (r, cbuf, n, error))
-            return FALSE;
+            {
+              add_syntax_line (r, stream, FALSE, error);
+              return FALSE;
+            }
           if (!report_progress (r, raw_read, base, span, size, error))
             return FALSE;
           n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
@@ -2997,7 +3080,10 @@ read_stream (Reader        *r,
       g_async_queue_unref (src.free);
 
       if (!ok)
-        return FALSE;
+        {
+          add_syntax_line (r, stream, TRUE, error);
+          return FALSE;
+        }
       if (src.truncated)
         {
           truncated = TRUE;

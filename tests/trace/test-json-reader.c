@@ -500,10 +500,36 @@ test_bad_syntax (void)
 {
   static const char nul[] = "[{\"ph\":\"X\",\"ts\":1,\"dur\":1},\0{\"ph\":\"X\"}]";
 
-  assert_load_fails (nul, sizeof nul - 1, "invalid JSON at byte 28");
+  assert_load_fails (nul, sizeof nul - 1, "invalid JSON at line 1, byte 28");
+  assert_load_fails ("[\n{\"ph\":\"X\",\"ts\":1},\n\n{\"ph\" \"X\"}]", -1, "invalid JSON at line 4, byte 31");
   assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,,}]", -1, "invalid JSON");
   assert_load_fails ("{\"traceEvents\":[{\"ph\":\"X\" \"ts\":1}]}", -1, "invalid JSON");
   assert_load_fails ("[{\"ph\":\"X\",\"name\":\"\xff\xfe\",\"ts\":1}]", -1, "invalid JSON");
+}
+
+/* the same through gzip: the line is found by inflating again */
+static void
+test_bad_syntax_gzip (void)
+{
+  const char *json = "{\"traceEvents\":[\n{\"ph\":\"X\",\"ts\":1},\n{\"ph\":\"X\",,}]}";
+  g_autoptr(GZlibCompressor) comp = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
+  g_autoptr(GInputStream) raw = g_memory_input_stream_new_from_data (json, strlen (json), NULL);
+  g_autoptr(GInputStream) in = g_converter_input_stream_new (raw, G_CONVERTER (comp));
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree char *path = NULL;
+
+  g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, &error);
+  g_assert_no_error (error);
+  path = write_temp ("syntax.json.gz", g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out)),
+                     g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out)));
+  trace = load_path (path, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (error);
+  g_assert_true (g_str_has_prefix (error->message, path));
+  g_assert_nonnull (strstr (error->message, "invalid JSON at line 3, byte "));
+  remove_temp (path);
 }
 
 static void
@@ -962,6 +988,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/empty", test_bad_empty);
   g_test_add_func ("/json/bad/not-trace", test_bad_not_trace);
   g_test_add_func ("/json/bad/syntax", test_bad_syntax);
+  g_test_add_func ("/json/bad/syntax-gzip", test_bad_syntax_gzip);
   g_test_add_func ("/json/bad/deep-nesting", test_bad_deep_nesting);
   g_test_add_func ("/json/bad/types-and-numbers", test_bad_types_and_numbers);
   g_test_add_func ("/json/bad/truncated-json", test_truncated_json);
