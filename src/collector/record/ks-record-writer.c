@@ -168,7 +168,11 @@ fail (KsRecordWriter *self)
 
   code = sqlite3_errcode (self->db);
   sys_errno = sqlite3_system_errno (self->db);
-  if (code == SQLITE_FULL || sys_errno == ENOSPC || sys_errno == EFBIG || sys_errno == EDQUOT)
+  g_debug ("SQLite error %d (extended %d), errno %d: %s", code, sqlite3_extended_errcode (self->db),
+           sys_errno, sqlite3_errmsg (self->db));
+  /* A short write (errno 0) means the file system took no more bytes. */
+  if (code == SQLITE_FULL || sys_errno == ENOSPC || sys_errno == EFBIG || sys_errno == EDQUOT
+      || (sqlite3_extended_errcode (self->db) == SQLITE_IOERR_WRITE && sys_errno == 0))
     g_set_error (&self->error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
                  _("Could not write “%s”: the disk is full or the file size limit was reached"),
                  self->path);

@@ -1,0 +1,124 @@
+/* nvtx-app.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* A CPU-only program with known NVTX activity, recorded by the collector
+ * tests through NVTX_INJECTION64_PATH (no GPU involved):
+ *
+ *   main thread, default domain: push "outer" { 3 × push "inner" / pop },
+ *     pop; mark "tick"; start "async" ended by a second thread;
+ *   domain "ksdomain": push "d-range" (ARGB 0xFF00FF00, category 7,
+ *     payload int64 -42), mark with a registered string "registered";
+ *   a second thread named "worker" via nvtxNameOsThreadA;
+ *   argv[1] = "sleep" adds 5 × 20 ms nanosleep and one contended mutex
+ *   (for -t osrt); "forever" then blocks until killed; "many" pushes
+ *   200000 more ranges (to fill a file quickly). */
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static nvtxRangeId_t async_id;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *
+worker (void *data)
+{
+  nvtxNameOsThreadA ((uint32_t) syscall (SYS_gettid), "worker");
+  nvtxRangeEnd (async_id);
+  nvtxRangePushA ("worker-range");
+  if (data != NULL)
+    {
+      /* Hold the lock the main thread is about to wait for. */
+      pthread_mutex_lock (&lock);
+      usleep (30000);
+      pthread_mutex_unlock (&lock);
+    }
+  nvtxRangePop ();
+  return NULL;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *mode = argc > 1 ? argv[1] : "";
+  nvtxDomainHandle_t domain;
+  nvtxStringHandle_t registered;
+  nvtxEventAttributes_t attr;
+  pthread_t thread;
+  struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+  nvtxRangePushA ("outer");
+  for (int i = 0; i < 3; i++)
+    {
+      nvtxRangePushA ("inner");
+      nvtxRangePop ();
+    }
+  nvtxRangePop ();
+  nvtxMarkA ("tick");
+
+  async_id = nvtxRangeStartA ("async");
+
+  domain = nvtxDomainCreateA ("ksdomain");
+  registered = nvtxDomainRegisterStringA (domain, "registered");
+  memset (&attr, 0, sizeof attr);
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.category = 7;
+  attr.colorType = NVTX_COLOR_ARGB;
+  attr.color = 0xFF00FF00;
+  attr.payloadType = NVTX_PAYLOAD_TYPE_INT64;
+  attr.payload.llValue = -42;
+  attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attr.message.ascii = "d-range";
+  nvtxDomainRangePushEx (domain, &attr);
+
+  memset (&attr, 0, sizeof attr);
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  attr.message.registered = registered;
+  nvtxDomainMarkEx (domain, &attr);
+  nvtxDomainRangePop (domain);
+
+  if (strcmp (mode, "sleep") == 0 || strcmp (mode, "forever") == 0)
+    {
+      for (int i = 0; i < 5; i++)
+        nanosleep (&ts, NULL);
+      pthread_create (&thread, NULL, worker, (void *) 1);
+      usleep (5000);
+      pthread_mutex_lock (&lock);
+      pthread_mutex_unlock (&lock);
+    }
+  else
+    pthread_create (&thread, NULL, worker, NULL);
+  pthread_join (thread, NULL);
+
+  if (strcmp (mode, "many") == 0)
+    for (int i = 0; i < 200000; i++)
+      {
+        nvtxRangePushA ("a fairly long range name that makes the file grow quickly");
+        nvtxRangePop ();
+      }
+
+  if (strcmp (mode, "forever") == 0)
+    {
+      nvtxRangePushA ("waiting");
+      printf ("ready\n");
+      fflush (stdout);
+      for (;;)
+        pause ();
+    }
+
+  return 0;
+}

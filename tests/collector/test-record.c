@@ -1,0 +1,592 @@
+/* test-record.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* `kinescope-cli record` end to end on CPU-only commands: exit status,
+ * missing commands, overwriting, NVTX through NVTX_INJECTION64_PATH (no
+ * GPU needed), OS runtime calls, the NVTX capture range, signals to the
+ * recorder and to the command, a killed recorder, a file size limit, the
+ * NVML sampler against a stand-in library, and progress lines.
+ *
+ * argv after the GTest options: kinescope-cli, the directory of
+ * libkinescope-inject.so (or "-" when it was not built), nvtx-app, the
+ * fake NVML library. */
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *cli_path;
+static const char *inject_dir;
+static const char *nvtx_app;
+static const char *fake_nvml;
+static char *tmp_dir;
+
+typedef struct
+{
+  int   status;   /* exit status of kinescope-cli */
+  char *out;
+  char *err;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static char *
+out_path (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+static char **
+make_env (void)
+{
+  char **env = g_get_environ ();
+
+  env = g_environ_setenv (env, "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
+  env = g_environ_setenv (env, "KINESCOPE_NVML_LIBRARY", fake_nvml, TRUE);
+  return env;
+}
+
+static void
+limit_file_size (gpointer data)
+{
+  struct rlimit rl;
+
+  rl.rlim_cur = rl.rlim_max = GPOINTER_TO_SIZE (data);
+  setrlimit (RLIMIT_FSIZE, &rl);
+}
+
+static void
+run_cli (Result      *r,
+         gsize        fsize_limit,
+         const char  *first,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) env = make_env ();
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+  int wait_status = 0;
+  va_list args;
+
+  g_ptr_array_add (argv, (char *) cli_path);
+  g_ptr_array_add (argv, (char *) "record");
+  va_start (args, first);
+  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  memset (r, 0, sizeof *r);
+  g_spawn_sync (tmp_dir, (char **) argv->pdata, env, 0,
+                fsize_limit ? limit_file_size : NULL, GSIZE_TO_POINTER (fsize_limit),
+                &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r->status = WEXITSTATUS (wait_status);
+}
+
+static sqlite3 *
+open_db (const char *path)
+{
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  return db;
+}
+
+static gint64
+query_int (sqlite3    *db,
+           const char *sql)
+{
+  sqlite3_stmt *s = NULL;
+  gint64 value = -1;
+
+  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  if (sqlite3_step (s) == SQLITE_ROW)
+    value = sqlite3_column_int64 (s, 0);
+  sqlite3_finalize (s);
+  return value;
+}
+
+static char *
+query_text (sqlite3    *db,
+            const char *sql)
+{
+  sqlite3_stmt *s = NULL;
+  char *value = NULL;
+
+  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  if (sqlite3_step (s) == SQLITE_ROW && sqlite3_column_text (s, 0) != NULL)
+    value = g_strdup ((const char *) sqlite3_column_text (s, 0));
+  sqlite3_finalize (s);
+  return value;
+}
+
+static void
+assert_meta (sqlite3    *db,
+             const char *name,
+             const char *want)
+{
+  g_autofree char *sql = g_strdup_printf ("SELECT value FROM KS_META WHERE name = '%s'", name);
+  g_autofree char *value = query_text (db, sql);
+
+  g_assert_cmpstr (value, ==, want);
+}
+
+static gboolean
+need_inject (void)
+{
+  if (g_str_equal (inject_dir, "-"))
+    {
+      g_test_skip ("libkinescope-inject.so was not built (no CUDA toolkit)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+test_exit_status (void)
+{
+  g_autofree char *path = out_path ("exit.kscope");
+  Result r;
+  sqlite3 *db;
+
+  run_cli (&r, 0, "-o", path, "--", "sh", "-c", "exit 3", NULL);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "exited with status 3"));
+  g_assert_nonnull (strstr (r.err, "no CUDA activity was recorded"));
+  result_clear (&r);
+
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "PRAGMA application_id"), ==, 0x4B53434F);
+  assert_meta (db, "complete", "1");
+  assert_meta (db, "end_reason", "command-exited");
+  assert_meta (db, "source_format", "cupti");
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs > 0"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT duration > 0 FROM ANALYSIS_DETAILS"), ==, 1);
+  sqlite3_close (db);
+
+  /* Killed by a signal: 128 + signal, like a shell. */
+  run_cli (&r, 0, "-f", "-o", path, "--", "sh", "-c", "kill -9 $$", NULL);
+  g_assert_cmpint (r.status, ==, 137);
+  result_clear (&r);
+  db = open_db (path);
+  assert_meta (db, "complete", "0");
+  assert_meta (db, "end_reason", "command-killed");
+  sqlite3_close (db);
+}
+
+static void
+test_missing_command (void)
+{
+  g_autofree char *path = out_path ("missing.kscope");
+  Result r;
+
+  run_cli (&r, 0, "-o", path, "--", "kinescope-no-such-command", NULL);
+  g_assert_cmpint (r.status, ==, 127);
+  g_assert_nonnull (strstr (r.err, "kinescope-no-such-command: command not found"));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+
+  run_cli (&r, 0, "-o", path, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  result_clear (&r);
+
+  run_cli (&r, 0, "-t", "cuda,bogus", "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "bogus"));
+  result_clear (&r);
+}
+
+static void
+test_overwrite (void)
+{
+  g_autofree char *path = out_path ("exists.kscope");
+  g_autofree char *named = out_path ("named");
+  g_autofree char *named_kscope = out_path ("named.kscope");
+  Result r;
+
+  g_assert_true (g_file_set_contents (path, "not a trace", -1, NULL));
+  run_cli (&r, 0, "-o", path, "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "--force"));
+  result_clear (&r);
+
+  run_cli (&r, 0, "--force", "-o", path, "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  /* -o without the extension gets it, as nsys does */
+  run_cli (&r, 0, "-o", named, "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_test (named_kscope, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+}
+
+static void
+test_default_name (void)
+{
+  g_autofree char *dir = g_build_filename (tmp_dir, "names", NULL);
+  g_autofree char *first = g_build_filename (dir, "report1.kscope", NULL);
+  g_autofree char *second = g_build_filename (dir, "report2.kscope", NULL);
+  g_auto(GStrv) env = make_env ();
+  const char *argv[] = { cli_path, "record", "--", "true", NULL };
+  int wait_status;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  for (int i = 0; i < 2; i++)
+    {
+      g_assert_true (g_spawn_sync (dir, (char **) argv, env, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                   NULL, NULL, NULL, NULL, &wait_status, NULL));
+      g_assert_cmpint (WEXITSTATUS (wait_status), ==, 0);
+    }
+  g_assert_true (g_file_test (first, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (second, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_nvtx (void)
+{
+  g_autofree char *path = out_path ("nvtx.kscope");
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "NVTX ranges       7 (2 marks)"));
+  result_clear (&r);
+
+  db = open_db (path);
+  assert_meta (db, "complete", "1");
+  /* outer, 3 × inner, d-range, worker-range */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 59"), ==, 6);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = 'inner'"), ==, 3);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS i, NVTX_EVENTS o WHERE i.text = 'inner' "
+                                  "AND o.text = 'outer' AND i.start >= o.start AND i.end <= o.end "
+                                  "AND i.globalTid = o.globalTid"), ==, 3);
+  /* marks: "tick" and the registered string in domain ksdomain */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 34 AND text = 'tick' AND end IS NULL"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId "
+                                  "WHERE n.eventType = 34 AND s.value = 'registered' AND n.domainId = "
+                                  "(SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'ksdomain')"), ==, 1);
+  /* the domain range carries colour, category and payload */
+  g_assert_cmpint (query_int (db, "SELECT color FROM NVTX_EVENTS WHERE text = 'd-range'"), ==, 0xFF00FF00);
+  g_assert_cmpint (query_int (db, "SELECT category FROM NVTX_EVENTS WHERE text = 'd-range'"), ==, 7);
+  g_assert_cmpint (query_int (db, "SELECT int64Value FROM NVTX_EVENTS WHERE text = 'd-range'"), ==, -42);
+  g_assert_cmpint (query_int (db, "SELECT domainId > 0 FROM NVTX_EVENTS WHERE text = 'd-range'"), ==, 1);
+  /* start/end range ended by the worker thread */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 60 AND text = 'async' "
+                                  "AND rangeId > 0 AND endGlobalTid != globalTid AND end > start"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS w JOIN ThreadNames t ON t.globalTid = w.globalTid "
+                                  "JOIN StringIds s ON s.id = t.nameId WHERE w.text = 'worker-range' AND s.value = 'worker'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_THREADS WHERE role = 'main'"), ==, 1);
+  sqlite3_close (db);
+}
+
+static void
+test_osrt (void)
+{
+  g_autofree char *path = out_path ("osrt.kscope");
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 0, "-t", "nvtx,osrt", "-o", path, "--", nvtx_app, "sleep", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId "
+                                  "WHERE s.value = 'nanosleep' AND o.end - o.start >= 20000000"), ==, 5);
+  /* the main thread waited for the lock the worker held for 30 ms */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId "
+                                  "WHERE s.value = 'pthread_mutex_lock' AND o.end - o.start >= 1000000 "
+                                  "AND o.globalTid % 16777216 = o.globalTid / 16777216 % 16777216"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM OSRT_API WHERE eventClass != 27"), ==, 0);
+  g_assert_cmpint (query_int (db, "SELECT MIN(end - start) >= 10000 FROM OSRT_API"), ==, 1);
+  sqlite3_close (db);
+}
+
+static void
+test_capture_nvtx (void)
+{
+  g_autofree char *path = out_path ("capture.kscope");
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 0, "-t", "nvtx", "--capture-range=nvtx:outer", "-o", path, "--", nvtx_app, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  db = open_db (path);
+  /* only "outer" and what happened inside it */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)"), ==, 4);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'inner'"), ==, 3);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text IN ('tick', 'd-range', 'async')"), ==, 0);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'capture'"), ==, 2);
+  sqlite3_close (db);
+}
+
+/* Starts `kinescope-cli record -- nvtx-app forever` and waits until the
+ * program printed "ready". Returns the recorder's pid; *child gets the
+ * program's. */
+static GPid
+start_forever (const char *path,
+               GPid       *child,
+               int        *out_fd)
+{
+  const char *argv[] = { cli_path, "record", "-t", "nvtx", "-o", path, "--", nvtx_app, "forever", NULL };
+  g_auto(GStrv) env = make_env ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *children_path = NULL;
+  g_autofree char *children = NULL;
+  GPid pid;
+  char buf[64];
+  gssize n;
+
+  g_spawn_async_with_pipes (tmp_dir, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+                            NULL, NULL, &pid, NULL, out_fd, NULL, &error);
+  g_assert_no_error (error);
+  n = read (*out_fd, buf, sizeof buf - 1);
+  g_assert_cmpint (n, >, 0);
+  buf[n] = 0;
+  g_assert_nonnull (strstr (buf, "ready"));
+
+  children_path = g_strdup_printf ("/proc/%d/task/%d/children", pid, pid);
+  g_assert_true (g_file_get_contents (children_path, &children, NULL, NULL));
+  *child = (GPid) g_ascii_strtoll (children, NULL, 10);
+  g_assert_cmpint (*child, >, 0);
+  /* more than the writer's commit interval */
+  g_usleep (600 * 1000);
+  return pid;
+}
+
+static int
+wait_for (GPid pid)
+{
+  int status = 0;
+
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  return status;
+}
+
+static void
+check_cut_short (const char *path,
+                 const char *reason)
+{
+  sqlite3 *db = open_db (path);
+  g_autofree char *ok = query_text (db, "PRAGMA integrity_check");
+
+  g_assert_cmpstr (ok, ==, "ok");
+  assert_meta (db, "complete", "0");
+  if (reason != NULL)
+    assert_meta (db, "end_reason", reason);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'inner'"), ==, 3);
+  sqlite3_close (db);
+}
+
+static void
+test_signal_recorder (gconstpointer data)
+{
+  int signo = GPOINTER_TO_INT (data);
+  g_autofree char *path = out_path (signo == SIGINT ? "sigint.kscope" : "sigterm.kscope");
+  GPid child;
+  GPid pid;
+  int out_fd;
+  int status;
+
+  if (!need_inject ())
+    return;
+
+  pid = start_forever (path, &child, &out_fd);
+  kill (pid, signo);
+  status = wait_for (pid);
+  close (out_fd);
+  /* the recorder passed SIGINT on, and the program died of it */
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 128 + SIGINT);
+  g_assert_cmpint (kill (child, 0), ==, -1);
+  check_cut_short (path, "interrupted");
+}
+
+static void
+test_kill_command (void)
+{
+  g_autofree char *path = out_path ("child-killed.kscope");
+  GPid child;
+  GPid pid;
+  int out_fd;
+  int status;
+
+  if (!need_inject ())
+    return;
+
+  pid = start_forever (path, &child, &out_fd);
+  kill (child, SIGKILL);
+  status = wait_for (pid);
+  close (out_fd);
+  g_assert_cmpint (WEXITSTATUS (status), ==, 128 + SIGKILL);
+  check_cut_short (path, "command-killed");
+}
+
+static void
+test_kill_recorder (void)
+{
+  g_autofree char *path = out_path ("recorder-killed.kscope");
+  GPid child;
+  GPid pid;
+  int out_fd;
+
+  if (!need_inject ())
+    return;
+
+  pid = start_forever (path, &child, &out_fd);
+  kill (pid, SIGKILL);
+  wait_for (pid);
+  kill (child, SIGKILL);
+  close (out_fd);
+  /* Nothing ran in the recorder: what was committed is there. */
+  check_cut_short (path, NULL);
+}
+
+static void
+test_file_size_limit (void)
+{
+  g_autofree char *path = out_path ("limit.kscope");
+  Result r;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 256 * 1024, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "the disk is full or the file size limit was reached"));
+  g_assert_nonnull (strstr (r.err, path));
+  result_clear (&r);
+}
+
+static void
+test_gpu_metrics (void)
+{
+  g_autofree char *path = out_path ("nvml.kscope");
+  Result r;
+  sqlite3 *db;
+
+  run_cli (&r, 0, "-t", "gpu-metrics", "--gpu-metrics-frequency", "50", "-o", path, "--", "sleep", "0.3", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "(2 GPUs)"));
+  result_clear (&r);
+
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTERS"), ==, 10);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM TARGET_INFO_GPU"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM TARGET_INFO_GPU WHERE name = 'Fake GPU 1' "
+                                  "AND uuid = 'GPU-00000000-0000-0000-0000-000000000001' "
+                                  "AND busLocation = '00000000:02:00.0' AND totalMemory = 85899345920"), ==, 1);
+#define SAMPLES(counter, device, cond) \
+  "SELECT COUNT(*), SUM(" cond ") FROM KS_COUNTER_SAMPLES s JOIN KS_COUNTERS c ON c.id = s.counterId " \
+  "WHERE c.name = '" counter "' AND c.deviceId = " device
+  g_assert_cmpint (query_int (db, SAMPLES ("GPU utilization", "0", "s.value = 37")), >, 0);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTER_SAMPLES s JOIN KS_COUNTERS c ON c.id = s.counterId "
+                                  "WHERE NOT ((c.name = 'GPU utilization' AND s.value = 37 + 36 * c.deviceId) "
+                                  "OR (c.name = 'GPU memory used' AND s.value = (c.deviceId + 1) * 1073741824) "
+                                  "OR (c.name = 'GPU temperature' AND s.value = 55) "
+                                  "OR (c.name = 'GPU power' AND s.value = 123.456) "
+                                  "OR (c.name = 'SM clock' AND s.value = 1410))"), ==, 0);
+  /* GPU 1 has no temperature sensor */
+  g_assert_cmpint (query_int (db, SAMPLES ("GPU temperature", "1", "1")), ==, 0);
+  g_assert_cmpint (query_int (db, SAMPLES ("GPU temperature", "0", "1")), >, 0);
+  g_assert_cmpint (query_int (db, "SELECT MIN(timestamp) >= 0 FROM KS_COUNTER_SAMPLES"), ==, 1);
+  sqlite3_close (db);
+}
+
+static void
+test_progress (void)
+{
+  g_autofree char *path = out_path ("progress.kscope");
+  g_auto(GStrv) lines = NULL;
+  Result r;
+  gboolean recording = FALSE;
+
+  run_cli (&r, 0, "--progress-fd", "1", "-t", "gpu-metrics", "-o", path, "--", "sleep", "1.2", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (g_strstrip (r.out), "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "{\"state\":\"recording\"") && strstr (lines[i], "\"name\":\"Fake GPU 0\"")
+        && strstr (lines[i], "\"utilization\":37"))
+      recording = TRUE;
+  g_assert_true (recording);
+  g_assert_true (g_str_has_prefix (lines[g_strv_length (lines) - 1], "{\"state\":\"done\""));
+  g_assert_nonnull (strstr (lines[g_strv_length (lines) - 1], "\"exit_status\":0,\"complete\":true"));
+  result_clear (&r);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  if (argc < 5)
+    g_error ("usage: test-record KINESCOPE_CLI INJECT_DIR NVTX_APP FAKE_NVML");
+  cli_path = argv[1];
+  inject_dir = argv[2];
+  nvtx_app = argv[3];
+  fake_nvml = argv[4];
+  tmp_dir = g_dir_make_tmp ("ks-test-record-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+
+  g_test_add_func ("/collector/record/exit-status", test_exit_status);
+  g_test_add_func ("/collector/record/missing-command", test_missing_command);
+  g_test_add_func ("/collector/record/overwrite", test_overwrite);
+  g_test_add_func ("/collector/record/default-name", test_default_name);
+  g_test_add_func ("/collector/record/nvtx", test_nvtx);
+  g_test_add_func ("/collector/record/osrt", test_osrt);
+  g_test_add_func ("/collector/record/capture-nvtx", test_capture_nvtx);
+  g_test_add_data_func ("/collector/record/sigint", GINT_TO_POINTER (SIGINT), test_signal_recorder);
+  g_test_add_data_func ("/collector/record/sigterm", GINT_TO_POINTER (SIGTERM), test_signal_recorder);
+  g_test_add_func ("/collector/record/command-sigkill", test_kill_command);
+  g_test_add_func ("/collector/record/recorder-sigkill", test_kill_recorder);
+  g_test_add_func ("/collector/record/file-size-limit", test_file_size_limit);
+  g_test_add_func ("/collector/record/gpu-metrics", test_gpu_metrics);
+  g_test_add_func ("/collector/record/progress", test_progress);
+
+  ret = g_test_run ();
+  if (ret == 0)
+    {
+      g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmp_dir);
+
+      /* tmp_dir comes from g_dir_make_tmp: a plain name of ours */
+      ret = system (cmd) == 0 ? 0 : 1;
+    }
+  g_free (tmp_dir);
+  return ret;
+}
