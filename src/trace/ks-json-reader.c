@@ -3044,6 +3044,7 @@ read_stream (Reader        *r,
       for (guint i = 0; i < N_BLOCKS; i++)
         {
           blocks[i].data = g_malloc (READ_CHUNK);
+          blocks[i].error = NULL;
           g_async_queue_push (src.free, &blocks[i]);
         }
       thread = g_thread_new ("ks-inflate", gz_source_thread, &src);
@@ -3075,7 +3076,10 @@ read_stream (Reader        *r,
 
       g_thread_join (thread);
       for (guint i = 0; i < N_BLOCKS; i++)
-        g_free (blocks[i].data);
+        {
+          g_free (blocks[i].data);
+          g_clear_error (&blocks[i].error);
+        }
       g_async_queue_unref (src.full);
       g_async_queue_unref (src.free);
 
