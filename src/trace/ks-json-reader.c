@@ -2282,17 +2282,14 @@ handle_instant (Reader *r)
   inst.args = event_args (r);
   inst.track = KS_NO_INDEX;
   inst.process = KS_NO_INDEX;
-  if (ev->scope == 'g')
-    ;
-  else if (ev->scope == 'p')
+  /* scope: "g" global (no track, no process), "p" process, else thread */
+  if (ev->scope == 'p')
     inst.process = lookup_process (r, &ev->pid, TRUE);
-  else
+  else if (ev->scope != 'g')
     {
-      guint32 thread = event_thread (r, &track);
-
+      event_thread (r, &track);
       inst.track = track;
-      inst.process = ks_trace_builder_get_n_threads (r->builder) > thread
-                     ? lookup_process (r, &ev->pid, TRUE) : KS_NO_INDEX;
+      inst.process = lookup_process (r, &ev->pid, TRUE);
     }
   ks_trace_builder_add_instant (r->builder, &inst);
 }
