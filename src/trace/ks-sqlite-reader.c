@@ -1417,6 +1417,40 @@ osrt_emit (Reader       *r,
              r->kscope ? col_args (r, stmt, 7) : 0, NULL);
 }
 
+/* cuBLAS and cuDNN calls (CUBLAS_EVENTS, CUDNN_EVENTS): library API
+ * ranges on the calling thread. */
+static void
+library_emit (Reader       *r,
+              sqlite3_stmt *stmt,
+              guint32       track,
+              gint64        start,
+              gint64        end,
+              const char   *category)
+{
+  add_slice (r, track, start, end, KS_SLICE_GENERIC, sid (r, col_i64 (stmt, 2)),
+             ks_trace_builder_intern (r->b, category), 0, 0, 0, NULL);
+}
+
+static void
+cublas_emit (Reader       *r,
+             sqlite3_stmt *stmt,
+             guint32       track,
+             gint64        start,
+             gint64        end)
+{
+  library_emit (r, stmt, track, start, end, "cublas");
+}
+
+static void
+cudnn_emit (Reader       *r,
+            sqlite3_stmt *stmt,
+            guint32       track,
+            gint64        start,
+            gint64        end)
+{
+  library_emit (r, stmt, track, start, end, "cudnn");
+}
+
 /* GPU tables: deviceId, streamId, globalPid in columns 2, 3, 5. */
 static guint32
 gpu_track (Reader       *r,
@@ -1529,6 +1563,9 @@ static const char * const runtime_columns[] = {
 static const char * const osrt_columns[] = {
   "start", "end", "nameId", "globalTid", "categoryId", "correlationId", "externalId", "args",
 };
+static const char * const library_columns[] = {
+  "start", "end", "nameId", "globalTid",
+};
 static const char * const kernel_columns[] = {
   "start", "end", "deviceId", "streamId", "correlationId", "globalPid",
   "demangledName", "shortName", "registersPerThread", "gridX", "gridY", "gridZ",
@@ -1600,7 +1637,7 @@ load_slices (Reader  *r,
 {
   GHashTable *ks_columns = table_columns (r, "KS_SLICES", NULL);
   gboolean by_track = r->track_map != NULL && ks_columns != NULL && g_hash_table_contains (ks_columns, "trackId");
-  Source sources[8];
+  Source sources[10];
   guint n = 0;
   gboolean ok = TRUE;
 
@@ -1628,6 +1665,8 @@ load_slices (Reader  *r,
     ADD_SOURCE ("KS_SLICES", ks_slice_columns, 2, NULL, ks_slice_track, ks_slice_emit);
   ADD_SOURCE ("CUPTI_ACTIVITY_KIND_RUNTIME", runtime_columns, 3, NULL, runtime_track, runtime_emit);
   ADD_SOURCE ("OSRT_API", osrt_columns, 3, NULL, osrt_track, osrt_emit);
+  ADD_SOURCE ("CUBLAS_EVENTS", library_columns, 4, NULL, osrt_track, cublas_emit);
+  ADD_SOURCE ("CUDNN_EVENTS", library_columns, 4, NULL, osrt_track, cudnn_emit);
   ADD_SOURCE ("CUPTI_ACTIVITY_KIND_KERNEL", kernel_columns, 4, NULL, gpu_track, kernel_emit);
   ADD_SOURCE ("CUPTI_ACTIVITY_KIND_MEMCPY", memcpy_columns, 4, NULL, gpu_track, memcpy_emit);
   ADD_SOURCE ("CUPTI_ACTIVITY_KIND_MEMSET", memset_columns, 4, NULL, gpu_track, memset_emit);
@@ -2184,7 +2223,8 @@ ks_sqlite_reader_load (GFile         *file,
   static const char * const counted[] = {
     "StringIds", "KS_SLICES", "CUPTI_ACTIVITY_KIND_RUNTIME", "OSRT_API", "NVTX_EVENTS",
     "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "KS_INSTANTS", "KS_FLOWS", "KS_COUNTER_SAMPLES",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUBLAS_EVENTS", "CUDNN_EVENTS", "KS_INSTANTS",
+    "KS_FLOWS", "KS_COUNTER_SAMPLES",
     "GPU_METRICS", "KS_MEMORY_EVENTS", "CUDA_GPU_MEMORY_USAGE_EVENTS",
   };
   static const LoadFunc steps[] = {

@@ -395,7 +395,17 @@ make_export (const char *dump_name,
       g_clear_pointer (&sql, g_free);
       g_free (stmt);
     }
-  /* Only the 2.x export created the memory usage table. */
+  /* Only the 2.x export created the cuBLAS and memory usage tables. */
+  if ((stmt = create_statement (dump, "CUBLAS_EVENTS")))
+    {
+      exec_sql (db, stmt);
+      sql = g_strdup_printf ("INSERT INTO CUBLAS_EVENTS (start, end, eventClass, globalTid, nameId) VALUES"
+                             " (1210, 1215, 29, %" G_GINT64_FORMAT ", 13)", GTID (1, 100, 100));
+      exec_sql (db, sql);
+      g_clear_pointer (&sql, g_free);
+      g_free (stmt);
+    }
+
   if ((stmt = create_statement (dump, "CUDA_GPU_MEMORY_USAGE_EVENTS")))
     {
       exec_sql (db, stmt);
@@ -413,7 +423,8 @@ make_export (const char *dump_name,
             "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cuLaunchKernel'),"
             " (3, 'void kernelA<float>(int)'), (4, 'kernelA'), (5, 'cudaMemcpyAsync_v3020'),"
             " (6, 'Registered range'), (7, 'main'), (8, 'worker'), (9, 'pthread_mutex_lock'),"
-            " (10, 'cudaMemsetAsync_v3020'), (11, 'cudaStreamSynchronize_v3020'), (12, 'kernelB');"
+            " (10, 'cudaMemsetAsync_v3020'), (11, 'cudaStreamSynchronize_v3020'), (12, 'kernelB'),"
+            " (13, 'cublasSgemm_v2');"
             "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1600000000000000000, '2020-09-13T12:26:40', NULL);"
             "INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, maxWarpsPerSm, threadsPerWarp,"
             " computeMajor, computeMinor, maxThreadsPerBlock) VALUES"
@@ -517,6 +528,8 @@ check_export (KsTrace  *trace,
   g_assert_cmpuint (counts.by_kind[KS_SLICE_SYNC], ==, 2);
   g_assert_cmpuint (counts.by_kind[KS_SLICE_NVTX], ==, 4);
   g_assert_cmpuint (counts.by_kind[KS_SLICE_OSRT], ==, 2);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_GENERIC], ==, v2 ? 1 : 0);
+  g_assert_cmpuint (count_named (trace, KS_SLICE_GENERIC, "cublasSgemm_v2"), ==, v2 ? 1 : 0);
   g_assert_cmpuint (counts.instants, ==, 1);
   g_assert_cmpuint (counts.memory_events, ==, v2 ? 2 : 0);
   g_assert_cmpuint (counts.counter_samples, ==, v2 ? 0 : 3);
