@@ -3236,6 +3236,13 @@ is_trace_name (const char *name)
   return g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz");
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *)a, *(const char * const *)b);
+}
+
 static GPtrArray *
 list_trace_files (GFile         *folder,
                   GCancellable  *cancellable,
@@ -3265,7 +3272,7 @@ list_trace_files (GFile         *folder,
         g_ptr_array_add (names, g_strdup (g_file_info_get_name (info)));
     }
 
-  g_ptr_array_sort (names, (GCompareFunc)(void (*) (void))g_strcmp0);
+  g_ptr_array_sort (names, compare_names);
   files = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < names->len; i++)
     g_ptr_array_add (files, g_file_get_child (folder, g_ptr_array_index (names, i)));

@@ -767,6 +767,9 @@ test_folder (void)
   g_assert_true (groups[0] && groups[1]);
   for (guint32 i = 0; i < trace->n_processes; i++)
     g_assert_cmpuint (trace->processes[i].group, <, 2);
+  /* files are read in name order: seed_cnn (pid 455) is group 0 */
+  g_assert_cmpuint (trace->processes[ks_trace_find_process (trace, 455)].group, ==, 0);
+  g_assert_cmpuint (trace->processes[ks_trace_find_process (trace, 625)].group, ==, 1);
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
