@@ -785,6 +785,57 @@ test_folder (void)
   g_rmdir (dir);
 }
 
+/* Two ranks whose processes have the same pid (containers): kept apart. */
+static void
+test_folder_same_pid (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-folder-XXXXXX", NULL);
+  g_autofree char *src = fixture_path ("seed_cnn.pt.trace.json.gz");
+  const char *names[] = { "rank0.pt.trace.json.gz", "rank1.pt.trace.json.gz" };
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  KsTraceCounts c;
+  guint renamed = 0;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *dst = g_build_filename (dir, names[i], NULL);
+
+      g_assert_true (g_file_set_contents (dst, data, len, NULL));
+    }
+
+  trace = ks_trace_load (folder, NULL, NULL, &error);
+  g_assert_no_error (error);
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (trace->n_processes, ==, 4);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, 2 * 210);
+  /* correlation ids repeat between the files but link within each */
+  g_assert_cmpuint (c.launch_flows, ==, 2 * 237);
+  g_assert_cmpuint (c.flows - c.launch_flows, ==, 2 * 48);
+  for (guint32 i = 0; i < trace->n_processes; i++)
+    if (g_strcmp0 (ks_trace_string (trace, trace->processes[i].original), "455") == 0)
+      {
+        renamed++;
+        g_assert_cmpuint (trace->processes[i].group, ==, 1);
+        g_assert_cmpint (trace->processes[i].pid, >=, 0x800000);
+        g_assert_cmpstr (ks_trace_string (trace, trace->processes[i].name), ==, "python3");
+      }
+  g_assert_cmpuint (renamed, ==, 1);
+  g_assert_cmpuint (trace->processes[ks_trace_find_process (trace, 455)].group, ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *dst = g_build_filename (dir, names[i], NULL);
+
+      g_unlink (dst);
+    }
+  g_rmdir (dir);
+}
+
 static void
 test_detect (void)
 {
@@ -998,6 +1049,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/truncated-gzip", test_truncated_gzip);
   g_test_add_func ("/json/bad/files", test_bad_files);
   g_test_add_func ("/json/folder", test_folder);
+  g_test_add_func ("/json/folder-same-pid", test_folder_same_pid);
   g_test_add_func ("/json/detect", test_detect);
   g_test_add_func ("/json/async", test_async);
   g_test_add_func ("/json/corpus", test_corpus);
