@@ -30,6 +30,7 @@
 static int n_streams = 4;
 static int n_kernels = 1100000;      /* per stream */
 static int n_cpu_units = 120000;     /* per thread; 3 slices each */
+static int n_threads = 10000;        /* the many-rows trace */
 
 static KsTrace *
 build_trace (void)
@@ -111,6 +112,34 @@ build_trace (void)
     ks_trace_builder_add_counter_sample (b, util, t, g_rand_double_range (rand, 0, 100));
 
   g_rand_free (rand);
+  return ks_trace_builder_finish (b, NULL, &error);
+}
+
+/* Many rows: @count threads in processes of 100 threads, 50 slices
+ * of two levels each. */
+static KsTrace *
+build_threads_trace (int count)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 name = ks_trace_builder_intern (b, "work");
+  guint32 inner = ks_trace_builder_intern (b, "inner");
+
+  for (int i = 0; i < count; i++)
+    {
+      guint32 p = ks_trace_builder_get_process (b, 1000 + i / 100);
+      guint32 th = ks_trace_builder_get_thread (b, p, 100000 + i);
+      guint32 track = ks_trace_builder_get_thread_track (b, th);
+
+      for (int k = 0; k < 50; k++)
+        {
+          gint64 t = 1000000 + (gint64)k * 1000000 + (i % 7) * 10000;
+
+          ks_trace_builder_add_slice (b, track, t, t + 600000, KS_SLICE_GENERIC, name, 0, 0, 0, 0, NULL);
+          ks_trace_builder_add_slice (b, track, t + 100000, t + 300000, KS_SLICE_GENERIC, inner, 0, 0, 0, 0, NULL);
+        }
+    }
+
   return ks_trace_builder_finish (b, NULL, &error);
 }
 
@@ -209,6 +238,7 @@ main (int   argc,
   GOptionEntry entries[] = {
     { "streams", 0, 0, G_OPTION_ARG_INT, &n_streams, "GPU streams", "N" },
     { "kernels", 0, 0, G_OPTION_ARG_INT, &n_kernels, "Kernels per stream", "N" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &n_threads, "Threads of the many-rows trace", "N" },
     { NULL }
   };
 
@@ -298,6 +328,46 @@ main (int   argc,
   row ("panning at 1/1000 of the trace", panning);
   printf ("\nresident memory while panning: %ld KiB before 1000 pans, %ld KiB after (%+ld KiB)\n",
           rss_before, rss_after, rss_after - rss_before);
+
+  /* Thousands of threads: rows outside the viewport cost nothing. */
+  {
+    g_autoptr(KsTrace) many = build_threads_trace (n_threads);
+    g_autoptr(KsSession) many_session = ks_session_new (many);
+    g_autoptr(GArray) scrolled = g_array_new (FALSE, FALSE, sizeof (double));
+    GtkWidget *scroller = gtk_scrolled_window_new ();
+    GtkWidget *many_timeline = ks_timeline_new ();
+    GtkAdjustment *vadj;
+    gint64 layout_start;
+    double layout_ms;
+
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_EXTERNAL);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), many_timeline);
+    gtk_window_set_child (GTK_WINDOW (window), scroller);
+    layout_start = g_get_monotonic_time ();
+    ks_timeline_set_session (KS_TIMELINE (many_timeline), many_session);
+    layout_ms = (g_get_monotonic_time () - layout_start) / 1000.0;
+
+    done = FALSE;
+    g_timeout_add (500, timeout_cb, &done);
+    while (!done)
+      g_main_context_iteration (NULL, TRUE);
+
+    vadj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (many_timeline));
+    for (int i = 0; i < 100; i++)
+      {
+        double upper = gtk_adjustment_get_upper (vadj) - gtk_adjustment_get_page_size (vadj);
+
+        gtk_adjustment_set_value (vadj, g_rand_double_range (rand, 0, MAX (1, upper)));
+        ks_session_set_visible (many_session, (i % 2), many->duration_ns + (i % 2));
+        g_array_append_val (scrolled, (double) { frame_ms (many_timeline, renderer) });
+      }
+
+    printf ("\n%d threads in %d processes (%u tracks): rows laid out in %.1f ms, content %.0f px tall\n",
+            n_threads, (n_threads + 99) / 100, many->n_tracks, layout_ms, gtk_adjustment_get_upper (vadj));
+    printf ("| frames (ms)                                  |      n |   median |      p90 |      p99 |      max |\n");
+    printf ("|---|---:|---:|---:|---:|---:|\n");
+    row ("random vertical scroll positions, whole trace", scrolled);
+  }
 
   g_rand_free (rand);
   gtk_window_destroy (GTK_WINDOW (window));

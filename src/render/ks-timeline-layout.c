@@ -305,6 +305,8 @@ build_rows (KsTimelineLayout *self)
   g_autofree guint8 *placed = g_new0 (guint8, MAX (1, trace->n_tracks));
   g_autofree guint8 *counter_placed = g_new0 (guint8, MAX (1, trace->n_counters));
   guint other_group = KS_NO_INDEX;
+  GArray **proc_tracks;
+  GArray **proc_counters;
 
   g_ptr_array_set_size (children, trace->n_tracks);
 
@@ -383,41 +385,64 @@ build_rows (KsTimelineLayout *self)
     g_array_append_val (procs, p);
   g_array_sort_with_data (procs, compare_processes, trace);
 
+  /* Tracks and counters bucketed by process first, so that thousands
+   * of processes and threads cost one pass. */
+  proc_tracks = g_new0 (GArray *, MAX (1, trace->n_processes));
+  proc_counters = g_new0 (GArray *, MAX (1, trace->n_processes));
+  for (guint j = 0; j < order->len; j++)
+    {
+      guint32 t = g_array_index (order, guint32, j);
+      const KsTrack *track = &trace->tracks[t];
+
+      if (placed[t] || track->process >= trace->n_processes || track->device >= 0)
+        continue;
+      if (track->parent != KS_NO_INDEX && track->parent < trace->n_tracks && track->parent != t)
+        continue;
+      if (proc_tracks[track->process] == NULL)
+        proc_tracks[track->process] = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_array_append_val (proc_tracks[track->process], t);
+    }
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    {
+      guint32 p = trace->counters[c].process;
+
+      if (counter_placed[c] || p >= trace->n_processes)
+        continue;
+      if (proc_counters[p] == NULL)
+        proc_counters[p] = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_array_append_val (proc_counters[p], c);
+    }
+
   for (guint i = 0; i < procs->len; i++)
     {
       guint32 p = g_array_index (procs, guint32, i);
-      guint group = KS_NO_INDEX;
+      guint group;
 
-      for (guint j = 0; j < order->len; j++)
+      if (proc_tracks[p] == NULL && proc_counters[p] == NULL)
+        continue;
+
+      group = add_row (self, KS_ROW_GROUP, p, KS_NO_INDEX, 0, process_label (trace, p));
+      g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_PROCESS;
+
+      for (guint j = 0; proc_tracks[p] != NULL && j < proc_tracks[p]->len; j++)
+        add_track_with_children (self, g_array_index (proc_tracks[p], guint32, j), group, 1, children, placed);
+
+      for (guint j = 0; proc_counters[p] != NULL && j < proc_counters[p]->len; j++)
         {
-          guint32 t = g_array_index (order, guint32, j);
-          const KsTrack *track = &trace->tracks[t];
+          guint32 c = g_array_index (proc_counters[p], guint32, j);
 
-          if (placed[t] || track->process != p || track->device >= 0)
-            continue;
-          if (track->parent != KS_NO_INDEX && track->parent < trace->n_tracks && track->parent != t)
-            continue;
-          if (group == KS_NO_INDEX)
-            {
-              group = add_row (self, KS_ROW_GROUP, p, KS_NO_INDEX, 0, process_label (trace, p));
-              g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_PROCESS;
-            }
-          add_track_with_children (self, t, group, 1, children, placed);
-        }
-
-      for (guint32 c = 0; c < trace->n_counters; c++)
-        {
-          if (counter_placed[c] || trace->counters[c].process != p)
-            continue;
-          if (group == KS_NO_INDEX)
-            {
-              group = add_row (self, KS_ROW_GROUP, p, KS_NO_INDEX, 0, process_label (trace, p));
-              g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_PROCESS;
-            }
           counter_placed[c] = TRUE;
           add_row (self, KS_ROW_COUNTER, c, group, 1, counter_label (trace, &trace->counters[c]));
         }
     }
+
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    {
+      g_clear_pointer (&proc_tracks[p], g_array_unref);
+      g_clear_pointer (&proc_counters[p], g_array_unref);
+    }
+  g_free (proc_tracks);
+  g_free (proc_counters);
 
   /* Whatever belongs to no process or GPU. */
   for (guint j = 0; j < order->len; j++)
