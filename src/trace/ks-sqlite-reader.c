@@ -100,6 +100,8 @@ typedef struct
   guint64         rows_total;
   guint64         rows_done;
   guint64         skipped;
+
+  char           *recovery_dir;   /* a rolled-back copy of a file left with a hot journal */
 } Reader;
 
 /* Errors */
@@ -2025,6 +2027,68 @@ interrupt_cb (void *data)
   return g_cancellable_is_cancelled (data) ? 1 : 0;
 }
 
+/* A recording cut short mid-transaction leaves a hot journal beside the
+ * database; only a writer can roll it back. The file and its journal are
+ * copied aside and the copy is opened instead, so the original stays
+ * untouched and what was committed reads consistently. */
+static gboolean
+copy_for_recovery (Reader      *r,
+                   const char  *path,
+                   char       **out_path,
+                   GError     **error)
+{
+  g_autofree char *journal = g_strconcat (path, "-journal", NULL);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_journal = NULL;
+  g_autoptr(GFile) src = NULL;
+  g_autoptr(GFile) dst = NULL;
+  GStatBuf st;
+
+  *out_path = NULL;
+  if (g_stat (journal, &st) != 0 || st.st_size == 0)
+    return TRUE;
+
+  r->recovery_dir = g_dir_make_tmp ("kinescope-recover-XXXXXX", error);
+  if (r->recovery_dir == NULL)
+    return FALSE;
+  copy = g_build_filename (r->recovery_dir, base, NULL);
+  copy_journal = g_strconcat (copy, "-journal", NULL);
+
+  src = g_file_new_for_path (path);
+  dst = g_file_new_for_path (copy);
+  if (!g_file_copy (src, dst, G_FILE_COPY_NONE, r->cancellable, NULL, NULL, error))
+    return FALSE;
+  g_clear_object (&src);
+  g_clear_object (&dst);
+  src = g_file_new_for_path (journal);
+  dst = g_file_new_for_path (copy_journal);
+  if (!g_file_copy (src, dst, G_FILE_COPY_NONE, r->cancellable, NULL, NULL, error))
+    return FALSE;
+
+  *out_path = g_steal_pointer (&copy);
+  return TRUE;
+}
+
+static void
+remove_recovery (Reader *r)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (r->recovery_dir == NULL)
+    return;
+  if ((dir = g_dir_open (r->recovery_dir, 0, NULL)))
+    while ((name = g_dir_read_name (dir)))
+      {
+        g_autofree char *child = g_build_filename (r->recovery_dir, name, NULL);
+
+        g_unlink (child);
+      }
+  g_rmdir (r->recovery_dir);
+  g_clear_pointer (&r->recovery_dir, g_free);
+}
+
 static gboolean
 open_database (Reader      *r,
                const char  *path,
@@ -2033,7 +2097,10 @@ open_database (Reader      *r,
   sqlite3_stmt *stmt = NULL;
   int rc;
 
-  rc = sqlite3_open_v2 (path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+  /* A private copy may be written: that is how SQLite rolls it back. */
+  rc = sqlite3_open_v2 (path, &r->db,
+                        (r->recovery_dir ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX,
+                        NULL);
   if (rc != SQLITE_OK)
     return set_sqlite_error (r, rc, error);
 
@@ -2159,6 +2226,7 @@ static void
 reader_clear (Reader *r)
 {
   g_clear_pointer (&r->db, sqlite3_close);
+  remove_recovery (r);
   g_clear_pointer (&r->display, g_free);
   g_clear_pointer (&r->b, ks_trace_builder_free);
   g_clear_pointer (&r->tables, g_hash_table_unref);
@@ -2234,6 +2302,7 @@ ks_sqlite_reader_load (GFile         *file,
   Reader r;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *recovered = NULL;
   KsTraceBuilder *builder;
   KsTrace *trace;
   int version;
@@ -2258,7 +2327,8 @@ ks_sqlite_reader_load (GFile         *file,
     }
 
   if (!check_header (path, r.display, &local_error) ||
-      !open_database (&r, path, &local_error) ||
+      !copy_for_recovery (&r, path, &recovered, &local_error) ||
+      !open_database (&r, recovered ? recovered : path, &local_error) ||
       !check_trace (&r, &local_error))
     goto failed;
 
@@ -2268,6 +2338,10 @@ ks_sqlite_reader_load (GFile         *file,
   /* Our own files say where they came from (KS_META); an export is its own source. */
   if (!r.kscope)
     ks_trace_builder_set_metadata (r.b, "source_name", r.display);
+
+  if (recovered != NULL)
+    ks_trace_builder_add_warning (r.b, _("The file was left in the middle of a write (its journal "
+                                         "was beside it); what was last being written is left out"));
 
   if (r.kscope && (version = user_version (&r)) > KS_KSCOPE_FORMAT_VERSION)
     ks_trace_builder_add_warning (r.b, _("The file was written in a newer format (version %d); "
@@ -2325,6 +2399,7 @@ ks_sqlite_reader_load (GFile         *file,
 
   /* The database is no longer needed while the builder sorts and links. */
   g_clear_pointer (&r.db, sqlite3_close);
+  remove_recovery (&r);
   builder = g_steal_pointer (&r.b);
   trace = ks_trace_builder_finish (builder, cancellable, &local_error);
   if (trace == NULL)

@@ -1066,6 +1066,88 @@ test_bad_random_damage (void)
   remove_path (damaged);
 }
 
+static void
+copy_file (const char *from,
+           const char *to)
+{
+  g_autofree char *contents = NULL;
+  gsize size;
+
+  g_assert_true (g_file_get_contents (from, &contents, &size, NULL));
+  g_assert_true (g_file_set_contents (to, contents, size, NULL));
+}
+
+/* A recording killed in the middle of a transaction leaves its journal
+ * beside the file; what was committed still loads, and the file and its
+ * journal are left as they were. */
+static void
+test_hot_journal (void)
+{
+  g_autofree char *src = cloverleaf_path ();
+  g_autofree char *live = NULL;
+  g_autofree char *live_journal = NULL;
+  g_autofree char *crashed = NULL;
+  g_autofree char *crashed_journal = NULL;
+  g_autofree char *committed = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTrace) back = NULL;
+  g_autoptr(GFile) out = NULL;
+  KsTraceCounts counts;
+  gsize committed_size, before_size, after_size;
+  sqlite3 *db = NULL;
+
+  if (src == NULL)
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+
+  trace = load (src, &error);
+  g_assert_no_error (error);
+  live = temp_path ("live.kscope");
+  out = g_file_new_for_path (live);
+  g_assert_true (ks_kscope_write (trace, out, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (live, &committed, &committed_size, NULL));
+
+  /* A transaction big enough to spill into the file, then a "crash". */
+  g_assert_cmpint (sqlite3_open (live, &db), ==, SQLITE_OK);
+  exec_sql (db, "PRAGMA journal_mode = DELETE; PRAGMA cache_size = 8; BEGIN;"
+                "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME;"
+                "UPDATE StringIds SET value = 'overwritten';");
+  crashed = temp_path ("crashed.kscope");
+  crashed_journal = g_strconcat (crashed, "-journal", NULL);
+  live_journal = g_strconcat (live, "-journal", NULL);
+  copy_file (live, crashed);
+  copy_file (live_journal, crashed_journal);
+  exec_sql (db, "ROLLBACK");
+  sqlite3_close (db);
+
+  g_assert_true (g_file_get_contents (crashed, &before, &before_size, NULL));
+  g_assert_false (before_size == committed_size && memcmp (before, committed, before_size) == 0);
+
+  back = load (crashed, &error);
+  g_assert_no_error (error);
+  ks_trace_get_counts (back, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 1312);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME] + counts.by_kind[KS_SLICE_CUDA_DRIVER], ==, 3048);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (back, "warnings"), "middle of a write"));
+  g_assert_cmpuint (count_named (back, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel"), ==, 1312);
+
+  /* Read-only: the damaged file and its journal are exactly as they were. */
+  g_assert_true (g_file_test (crashed_journal, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (crashed, &after, &after_size, NULL));
+  g_assert_cmpuint (after_size, ==, before_size);
+  g_assert_cmpint (memcmp (after, before, after_size), ==, 0);
+
+  g_unlink (crashed_journal);
+  remove_path (crashed);
+  remove_path (live);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1076,6 +1158,7 @@ main (int   argc,
   g_test_add_func ("/sqlite/nsys/loader", test_loader_dispatch);
   g_test_add_func ("/sqlite/nsys/corpus", test_corpus);
   g_test_add_func ("/sqlite/kscope/recorder", test_recorder_file);
+  g_test_add_func ("/sqlite/kscope/hot-journal", test_hot_journal);
   g_test_add_data_func ("/sqlite/nsys/schema-2.9.1", "nsys-2022.2.1_schema-2.9.1.sql", test_export);
   g_test_add_data_func ("/sqlite/nsys/schema-3.16.1", "nsys-2024.6.2_schema-3.16.1.sql", test_export);
   g_test_add_func ("/sqlite/bad/corrupt", test_bad_corrupt);
