@@ -13,8 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #ifdef __SSE2__
 # include <emmintrin.h>
@@ -2847,23 +2845,14 @@ count_lines (GInputStream *stream,
 static void
 add_syntax_line (Reader        *r,
                  GInputStream  *stream,
-                 const guint8  *map,
                  gboolean       gzip,
                  GError       **error)
 {
-  guint64 line = 1;
+  guint64 line;
 
   if (!r->syntax_error || error == NULL)
     return;
-  if (map != NULL)
-    {
-      const guint8 *end = map + r->syntax_offset;
-
-      for (const guint8 *p = map; (p = memchr (p, '\n', end - p)) != NULL; p++)
-        line++;
-    }
-  else
-    line = count_lines (stream, gzip, r->syntax_offset);
+  line = count_lines (stream, gzip, r->syntax_offset);
   if (line == 0)
     return;
   g_clear_error (error);
@@ -2970,7 +2959,6 @@ gz_source_thread (gpointer data)
 static gboolean
 read_stream (Reader        *r,
              GInputStream  *stream,
-             GMappedFile   *mapped,
              goffset        size,
              double         base,
              double         span,
@@ -2979,9 +2967,6 @@ read_stream (Reader        *r,
   g_autofree guint8 *cbuf = g_malloc (READ_CHUNK);
   g_autoptr(KsGzip) gz = NULL;
   GError *local_error = NULL;
-  const guint8 *map = NULL;
-  gsize map_len = 0;
-  const guint8 *head = cbuf;
   gssize first;
   gboolean truncated = FALSE;
   guint64 raw_read = 0;
@@ -2993,15 +2978,7 @@ read_stream (Reader        *r,
   r->yajl = yajl_alloc (&callbacks, NULL, r);
   yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
 
-  if (mapped != NULL)
-    {
-      map = (const guint8 *)g_mapped_file_get_contents (mapped);
-      map_len = g_mapped_file_get_length (mapped);
-      first = map != NULL ? (gssize)MIN (map_len, READ_CHUNK) : 0;
-      head = map;
-    }
-  else
-    first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
+  first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
   if (first < 0)
     {
       g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
@@ -3012,7 +2989,7 @@ read_stream (Reader        *r,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: the file is empty"), r->name);
       return FALSE;
     }
-  if (first >= 4 && memcmp (head, "PK\x03\x04", 4) == 0)
+  if (first >= 4 && memcmp (cbuf, "PK\x03\x04", 4) == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    _("%s: zip archives are not supported; extract the trace first"), r->name);
@@ -3023,40 +3000,7 @@ read_stream (Reader        *r,
   if (r->progress != NULL)
     ks_progress_set_message (r->progress, _("Reading events…"));
 
-  if (map != NULL)
-    {
-      /* Parsed straight from the page cache, no copy; what is parsed is
-       * given back so that the mapping does not grow the resident set. */
-      gsize off = 0, dropped = 0;
-
-      g_assert (!ks_gzip_has_magic (map, map_len));
-#ifdef MADV_SEQUENTIAL
-      madvise ((void *)map, map_len, MADV_SEQUENTIAL);
-#endif
-      while (off < map_len)
-        {
-          gsize n = MIN (READ_CHUNK, map_len - off);
-
-          if (!parse_chunk (r, map + off, n, error))
-            {
-              add_syntax_line (r, NULL, map, FALSE, error);
-              return FALSE;
-            }
-          off += n;
-          if (!report_progress (r, off, base, span, size, error))
-            return FALSE;
-#ifdef MADV_DONTNEED
-          if (off - dropped >= 8 * READ_CHUNK)
-            {
-              gsize end = off & ~(gsize)(sysconf (_SC_PAGESIZE) - 1);
-
-              madvise ((void *)(map + dropped), end - dropped, MADV_DONTNEED);
-              dropped = end;
-            }
-#endif
-        }
-    }
-  else if (!ks_gzip_has_magic (cbuf, first))
+  if (!ks_gzip_has_magic (cbuf, first))
     {
       gssize n = first;
 
@@ -3064,7 +3008,7 @@ read_stream (Reader        *r,
         {
           if (!parse_chunk (r, cbuf, n, error))
             {
-              add_syntax_line (r, stream, NULL, FALSE, error);
+              add_syntax_line (r, stream, FALSE, error);
               return FALSE;
             }
           if (!report_progress (r, raw_read, base, span, size, error))
@@ -3138,7 +3082,7 @@ read_stream (Reader        *r,
 
       if (!ok)
         {
-          add_syntax_line (r, stream, NULL, TRUE, error);
+          add_syntax_line (r, stream, TRUE, error);
           return FALSE;
         }
       if (src.truncated)
@@ -3258,36 +3202,6 @@ finish_trace (Reader        *r,
   return trace;
 }
 
-/* A local uncompressed file is mapped, anything else is streamed. */
-static gboolean
-read_file (Reader        *r,
-           GFile         *file,
-           goffset        size,
-           double         base,
-           double         span,
-           GError       **error)
-{
-  g_autofree char *path = g_file_get_path (file);
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GFileInputStream) stream = NULL;
-  GError *local_error = NULL;
-
-  if (path != NULL)
-    mapped = g_mapped_file_new (path, FALSE, NULL);
-  if (mapped != NULL && g_mapped_file_get_length (mapped) >= 2 &&
-      !ks_gzip_has_magic ((const guint8 *)g_mapped_file_get_contents (mapped), 2))
-    return read_stream (r, NULL, mapped, size, base, span, error);
-  g_clear_pointer (&mapped, g_mapped_file_unref);
-
-  stream = g_file_read (file, r->cancellable, &local_error);
-  if (stream == NULL)
-    {
-      g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
-      return FALSE;
-    }
-  return read_stream (r, G_INPUT_STREAM (stream), NULL, size, base, span, error);
-}
-
 KsTrace *
 ks_json_reader_load_stream (GInputStream  *stream,
                             const char    *name,
@@ -3304,7 +3218,7 @@ ks_json_reader_load_stream (GInputStream  *stream,
 
   r->name = name ? name : "";
   ks_trace_builder_set_metadata (builder, "source_name", r->name);
-  if (read_stream (r, stream, NULL, size, 0.0, 0.95, error))
+  if (read_stream (r, stream, size, 0.0, 0.95, error))
     {
       finish_file (r, TRUE);
       trace = finish_trace (r, error);
@@ -3424,6 +3338,7 @@ load_folder (GFile         *folder,
     {
       GFile *file = g_ptr_array_index (files, i);
       g_autofree char *name = g_file_get_parse_name (file);
+      g_autoptr(GFileInputStream) stream = NULL;
       GError *local_error = NULL;
       goffset size = g_array_index (sizes, goffset, i);
       double base = total > 0 ? 0.95 * done / total : 0;
@@ -3436,7 +3351,10 @@ load_folder (GFile         *folder,
       r->group = i;
       ks_trace_builder_set_group (builder, i);
 
-      if (read_file (r, file, size, base, span, &local_error))
+      /* Each rank's file has its own base time: align them on the first. */
+      stream = g_file_read (file, cancellable, &local_error);
+      if (stream != NULL &&
+          read_stream (r, G_INPUT_STREAM (stream), size, base, span, &local_error))
         {
           finish_file (r, loaded == 0);
           loaded++;
@@ -3448,6 +3366,8 @@ load_folder (GFile         *folder,
         }
       else
         {
+          if (stream == NULL)
+            g_prefix_error (&local_error, "%s: ", name);
           if (failures->len > 0)
             g_string_append_c (failures, '\n');
           g_string_append (failures, local_error->message);
@@ -3480,12 +3400,10 @@ ks_json_reader_load (GFile         *file,
                      GCancellable  *cancellable,
                      GError       **error)
 {
+  g_autoptr(GFileInputStream) stream = NULL;
   g_autoptr(GFileInfo) info = NULL;
   g_autofree char *name = NULL;
   GError *local_error = NULL;
-  KsTraceBuilder *builder;
-  KsTrace *trace = NULL;
-  Reader *r;
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
@@ -3501,17 +3419,13 @@ ks_json_reader_load (GFile         *file,
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
     return load_folder (file, progress, cancellable, error);
 
-  builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
-  r = reader_new (builder, progress, cancellable);
-  r->name = name;
-  ks_trace_builder_set_metadata (builder, "source_name", name);
-  if (read_file (r, file, g_file_info_get_size (info), 0.0, 0.95, error))
+  stream = g_file_read (file, cancellable, &local_error);
+  if (stream == NULL)
     {
-      finish_file (r, TRUE);
-      trace = finish_trace (r, error);
+      g_propagate_prefixed_error (error, local_error, "%s: ", name);
+      return NULL;
     }
-  if (r->builder != NULL)
-    ks_trace_builder_free (r->builder);
-  reader_free (r);
-  return trace;
+
+  return ks_json_reader_load_stream (G_INPUT_STREAM (stream), name, g_file_info_get_size (info),
+                                     progress, cancellable, error);
 }
