@@ -1198,6 +1198,19 @@ fit_selection_action (GtkWidget  *widget,
 }
 
 static void
+clear_selection_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  KsTimeline *self = (KsTimeline *)widget;
+
+  if (self->session == NULL)
+    return;
+  ks_session_clear_selection (self->session);
+  ks_session_clear_range (self->session);
+}
+
+static void
 dark_changed_cb (KsTimeline      *self,
                  GParamSpec      *pspec,
                  AdwStyleManager *manager)
@@ -1381,6 +1394,7 @@ ks_timeline_class_init (KsTimelineClass *klass)
   gtk_widget_class_install_action (widget_class, "timeline.zoom-out", NULL, zoom_out_action);
   gtk_widget_class_install_action (widget_class, "timeline.pan", "i", pan_action);
   gtk_widget_class_install_action (widget_class, "timeline.fit-selection", NULL, fit_selection_action);
+  gtk_widget_class_install_action (widget_class, "timeline.clear-selection", NULL, clear_selection_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, 0, "timeline.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, 0, "timeline.zoom-out", NULL);
@@ -1389,6 +1403,7 @@ ks_timeline_class_init (KsTimelineClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, 0, "timeline.pan", "i", -1);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, 0, "timeline.pan", "i", 1);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, 0, "timeline.fit-selection", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "timeline.clear-selection", NULL);
 }
 
 static void
