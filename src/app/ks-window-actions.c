@@ -11,6 +11,8 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-record-dialog.h"
+#include "ks-recording-view.h"
 #include "ks-window-private.h"
 
 static void
@@ -239,6 +241,71 @@ _ks_window_actions_update (KsWindow *self)
                                  has_trace && ks_session_can_go_forward (self->session));
 }
 
+static void
+record_finished_cb (KsRecordingView *view,
+                    const char      *path,
+                    int              status,
+                    const char      *message,
+                    KsWindow        *self)
+{
+  g_autoptr(GFile) file = NULL;
+  GtkApplication *app;
+
+  /* Without a trace the view stays open and shows the recorder's message. */
+  if (path == NULL)
+    return;
+
+  file = g_file_new_for_path (path);
+  app = gtk_window_get_application (GTK_WINDOW (self));
+  if (ks_window_is_empty (self) || app == NULL)
+    ks_window_open (self, file);
+  else
+    {
+      KsWindow *window = ks_window_new (app);
+
+      gtk_window_present (GTK_WINDOW (window));
+      ks_window_open (window, file);
+    }
+  gtk_window_close (GTK_WINDOW (view));
+}
+
+static void
+record_start_cb (KsRecordDialog *dialog,
+                 char          **arguments,
+                 const char     *directory,
+                 char          **environment,
+                 KsWindow       *self)
+{
+  KsRecordingView *view = ks_recording_view_new (GTK_WINDOW (self));
+  g_autoptr(GError) error = NULL;
+
+  g_signal_connect_object (view, "finished", G_CALLBACK (record_finished_cb), self, 0);
+  if (!ks_recording_view_start (view, (const char * const *) arguments, directory,
+                                (const char * const *) environment, &error))
+    {
+      GtkWidget *alert = adw_message_dialog_new (GTK_WINDOW (self), _("Could Not Start Recording"),
+                                                 error->message);
+
+      adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (alert), "close", _("_Close"));
+      gtk_window_present (GTK_WINDOW (alert));
+      gtk_window_destroy (GTK_WINDOW (view));
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (view));
+}
+
+static void
+record_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  KsRecordDialog *dialog = ks_record_dialog_new (GTK_WINDOW (self));
+
+  g_signal_connect_object (dialog, "start", G_CALLBACK (record_start_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 void
 _ks_window_class_actions_init (KsWindowClass *klass)
 {
@@ -246,6 +313,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
   gtk_widget_class_install_action (widget_class, "win.close", NULL, close_action);
   gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
@@ -258,6 +326,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.forward", NULL, forward_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.record", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.find-next", NULL);

@@ -420,6 +420,14 @@ ks_cli_record (int    argc,
       output = with_suffix;
     }
 
+  /* Absolute, so that the summary and the progress lines name it fully. */
+  {
+    char *absolute = g_canonicalize_filename (output, NULL);
+
+    g_free (output);
+    output = absolute;
+  }
+
   if (!command_exists (command[0]))
     {
       g_printerr (_("kinescope-cli record: %s: command not found\n"), command[0]);

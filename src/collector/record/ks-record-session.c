@@ -1104,6 +1104,7 @@ io_thread (gpointer data)
       g_mutex_lock (&self->mutex);
       stopping = self->stopping;
       deadline = self->stop_deadline_us;
+      self->stats.events = ks_record_writer_get_counts (self->writer)->rows;
       self->stats.dropped = self->dropped_total;
       for (guint i = 0; i < self->connections->len; i++)
         {

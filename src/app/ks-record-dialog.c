@@ -1,0 +1,383 @@
+/* ks-record-dialog.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-record-dialog"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-record-dialog.h"
+
+enum {
+  CAPTURE_NONE,
+  CAPTURE_CUDA_PROFILER_API,
+  CAPTURE_NVTX,
+};
+
+struct _KsRecordDialog
+{
+  AdwWindow        parent_instance;
+
+  GtkEntry        *command_entry;
+  GtkEntry        *directory_entry;
+  GtkEntry        *environment_entry;
+  GtkCheckButton  *cuda_check;
+  GtkCheckButton  *nvtx_check;
+  GtkCheckButton  *osrt_check;
+  GtkCheckButton  *metrics_check;
+  GtkSpinButton   *frequency_spin;
+  GtkDropDown     *capture_dropdown;
+  AdwActionRow    *nvtx_row;
+  GtkEntry        *nvtx_entry;
+  GtkLabel        *error_label;
+  GtkButton       *start_button;
+
+  GSettings       *settings;
+  GtkFileChooserNative *chooser;
+};
+
+G_DEFINE_FINAL_TYPE (KsRecordDialog, ks_record_dialog, ADW_TYPE_WINDOW)
+
+enum {
+  START,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static GSettings *
+lookup_settings (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema == NULL)
+    {
+      g_warning ("GSettings schema %s is not installed; recording options are not remembered", APP_ID);
+      return NULL;
+    }
+  return g_settings_new_full (schema, NULL, NULL);
+}
+
+static gboolean
+strv_has (char       **strv,
+          const char  *word)
+{
+  return strv != NULL && g_strv_contains ((const char * const *) strv, word);
+}
+
+static void
+update_sensitivity (KsRecordDialog *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->nvtx_row),
+                          gtk_drop_down_get_selected (self->capture_dropdown) == CAPTURE_NVTX);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->frequency_spin),
+                            gtk_check_button_get_active (self->metrics_check));
+}
+
+static void
+load_settings (KsRecordDialog *self)
+{
+  g_autofree char *command = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *capture = NULL;
+  g_auto(GStrv) environment = NULL;
+  g_auto(GStrv) trace = NULL;
+  g_autofree char *env_text = NULL;
+
+  if (self->settings == NULL)
+    {
+      gtk_check_button_set_active (self->cuda_check, TRUE);
+      gtk_check_button_set_active (self->nvtx_check, TRUE);
+      gtk_check_button_set_active (self->osrt_check, TRUE);
+      gtk_check_button_set_active (self->metrics_check, TRUE);
+      gtk_editable_set_text (GTK_EDITABLE (self->directory_entry), g_get_home_dir ());
+      return;
+    }
+
+  command = g_settings_get_string (self->settings, "record-command");
+  directory = g_settings_get_string (self->settings, "record-directory");
+  environment = g_settings_get_strv (self->settings, "record-environment");
+  trace = g_settings_get_strv (self->settings, "record-trace");
+  capture = g_settings_get_string (self->settings, "record-capture-range");
+
+  gtk_editable_set_text (GTK_EDITABLE (self->command_entry), command);
+  gtk_editable_set_text (GTK_EDITABLE (self->directory_entry), *directory ? directory : g_get_home_dir ());
+  env_text = g_strjoinv (" ", environment);
+  gtk_editable_set_text (GTK_EDITABLE (self->environment_entry), env_text);
+  gtk_check_button_set_active (self->cuda_check, strv_has (trace, "cuda"));
+  gtk_check_button_set_active (self->nvtx_check, strv_has (trace, "nvtx"));
+  gtk_check_button_set_active (self->osrt_check, strv_has (trace, "osrt"));
+  gtk_check_button_set_active (self->metrics_check, strv_has (trace, "gpu-metrics"));
+  gtk_spin_button_set_value (self->frequency_spin,
+                             g_settings_get_int (self->settings, "record-gpu-metrics-frequency"));
+
+  if (g_str_equal (capture, "cudaProfilerApi"))
+    gtk_drop_down_set_selected (self->capture_dropdown, CAPTURE_CUDA_PROFILER_API);
+  else if (g_str_has_prefix (capture, "nvtx:"))
+    {
+      gtk_drop_down_set_selected (self->capture_dropdown, CAPTURE_NVTX);
+      gtk_editable_set_text (GTK_EDITABLE (self->nvtx_entry), capture + 5);
+    }
+  else
+    gtk_drop_down_set_selected (self->capture_dropdown, CAPTURE_NONE);
+}
+
+static char **
+trace_list (KsRecordDialog *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (gtk_check_button_get_active (self->cuda_check))
+    g_strv_builder_add (builder, "cuda");
+  if (gtk_check_button_get_active (self->nvtx_check))
+    g_strv_builder_add (builder, "nvtx");
+  if (gtk_check_button_get_active (self->osrt_check))
+    g_strv_builder_add (builder, "osrt");
+  if (gtk_check_button_get_active (self->metrics_check))
+    g_strv_builder_add (builder, "gpu-metrics");
+  return g_strv_builder_end (builder);
+}
+
+static char *
+capture_range (KsRecordDialog *self)
+{
+  switch (gtk_drop_down_get_selected (self->capture_dropdown))
+    {
+    case CAPTURE_CUDA_PROFILER_API:
+      return g_strdup ("cudaProfilerApi");
+    case CAPTURE_NVTX:
+      return g_strconcat ("nvtx:", gtk_editable_get_text (GTK_EDITABLE (self->nvtx_entry)), NULL);
+    default:
+      return g_strdup ("none");
+    }
+}
+
+static char **
+parse_environment (KsRecordDialog  *self,
+                   GError         **error)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->environment_entry));
+  g_auto(GStrv) words = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *stripped = g_strstrip (g_strdup (text));
+  int n = 0;
+
+  if (*stripped == 0)
+    return g_new0 (char *, 1);
+  if (!g_shell_parse_argv (text, &n, &words, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("The environment could not be read: %s"), local_error->message);
+      return NULL;
+    }
+  for (int i = 0; i < n; i++)
+    {
+      const char *eq = strchr (words[i], '=');
+
+      if (eq == NULL || eq == words[i])
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       _("“%s” is not a NAME=VALUE pair"), words[i]);
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&words);
+}
+
+char **
+ks_record_dialog_build_arguments (KsRecordDialog  *self,
+                                  GError         **error)
+{
+  const char *command = gtk_editable_get_text (GTK_EDITABLE (self->command_entry));
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_auto(GStrv) trace = trace_list (self);
+  g_autofree char *trace_text = NULL;
+  g_autofree char *capture = capture_range (self);
+  g_autofree char *frequency = NULL;
+
+  g_return_val_if_fail (KS_IS_RECORD_DIALOG (self), NULL);
+
+  if (!g_shell_parse_argv (command, NULL, &argv, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("Enter the command line to record (%s)"), local_error->message);
+      return NULL;
+    }
+  if (g_str_equal (capture, "nvtx:"))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("Enter the name of the NVTX range that starts the recording"));
+      return NULL;
+    }
+
+  trace_text = g_strv_length (trace) > 0 ? g_strjoinv (",", trace) : g_strdup ("none");
+  frequency = g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->frequency_spin));
+
+  g_strv_builder_add_many (builder, "record", "-t", trace_text, NULL);
+  g_strv_builder_add (builder, "--capture-range");
+  g_strv_builder_add (builder, capture);
+  g_strv_builder_add_many (builder, "--gpu-metrics-frequency", frequency, "--", NULL);
+  g_strv_builder_addv (builder, (const char **) argv);
+  return g_strv_builder_end (builder);
+}
+
+static void
+show_error (KsRecordDialog *self,
+            const char     *message)
+{
+  gtk_label_set_label (self->error_label, message);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+}
+
+static void
+start_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  KsRecordDialog *self = KS_RECORD_DIALOG (widget);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = NULL;
+  g_auto(GStrv) environment = NULL;
+  g_auto(GStrv) trace = NULL;
+  g_autofree char *capture = NULL;
+  const char *directory = gtk_editable_get_text (GTK_EDITABLE (self->directory_entry));
+
+  args = ks_record_dialog_build_arguments (self, &error);
+  if (args != NULL)
+    environment = parse_environment (self, &error);
+  if (error == NULL && !g_file_test (directory, G_FILE_TEST_IS_DIR))
+    g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 _("The working folder “%s” does not exist"), directory);
+  if (error != NULL)
+    {
+      show_error (self, error->message);
+      return;
+    }
+
+  if (self->settings != NULL)
+    {
+      trace = trace_list (self);
+      capture = capture_range (self);
+      g_settings_delay (self->settings);
+      g_settings_set_string (self->settings, "record-command",
+                             gtk_editable_get_text (GTK_EDITABLE (self->command_entry)));
+      g_settings_set_string (self->settings, "record-directory", directory);
+      g_settings_set_strv (self->settings, "record-environment", (const char * const *) environment);
+      g_settings_set_strv (self->settings, "record-trace", (const char * const *) trace);
+      g_settings_set_string (self->settings, "record-capture-range", capture);
+      g_settings_set_int (self->settings, "record-gpu-metrics-frequency",
+                          gtk_spin_button_get_value_as_int (self->frequency_spin));
+      g_settings_apply (self->settings);
+    }
+
+  g_signal_emit (self, signals[START], 0, args, directory, environment);
+  gtk_window_close (GTK_WINDOW (self));
+}
+
+static void
+chooser_response_cb (KsRecordDialog       *self,
+                     int                   response,
+                     GtkFileChooserNative *chooser)
+{
+  g_autoptr(GFile) folder = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  if (folder != NULL && g_file_peek_path (folder) != NULL)
+    gtk_editable_set_text (GTK_EDITABLE (self->directory_entry), g_file_peek_path (folder));
+  g_clear_object (&self->chooser);
+}
+
+static void
+choose_directory_cb (KsRecordDialog *self)
+{
+  g_clear_object (&self->chooser);
+  self->chooser = gtk_file_chooser_native_new (_("Working Folder"), GTK_WINDOW (self),
+                                               GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                               _("_Select"), _("_Cancel"));
+  g_signal_connect_object (self->chooser, "response", G_CALLBACK (chooser_response_cb),
+                           self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+static void
+ks_record_dialog_dispose (GObject *object)
+{
+  KsRecordDialog *self = KS_RECORD_DIALOG (object);
+
+  g_clear_object (&self->settings);
+  g_clear_object (&self->chooser);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_RECORD_DIALOG);
+
+  G_OBJECT_CLASS (ks_record_dialog_parent_class)->dispose (object);
+}
+
+static void
+ks_record_dialog_class_init (KsRecordDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_record_dialog_dispose;
+
+  /**
+   * KsRecordDialog::start:
+   * @arguments: arguments of kinescope-cli, from "record" on
+   * @directory: the working folder
+   * @environment: NAME=VALUE additions
+   */
+  signals[START] = g_signal_new ("start", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                 NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                 G_TYPE_STRV, G_TYPE_STRING, G_TYPE_STRV);
+
+  gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-record-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, command_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, directory_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, environment_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, cuda_check);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, nvtx_check);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, osrt_check);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, metrics_check);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, frequency_spin);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, capture_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, nvtx_row);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, nvtx_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, error_label);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, start_button);
+  gtk_widget_class_bind_template_callback (widget_class, choose_directory_cb);
+
+  gtk_widget_class_install_action (widget_class, "record.start", NULL, start_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+}
+
+static void
+ks_record_dialog_init (KsRecordDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = lookup_settings ();
+  load_settings (self);
+  update_sensitivity (self);
+  g_signal_connect_object (self->capture_dropdown, "notify::selected",
+                           G_CALLBACK (update_sensitivity), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->metrics_check, "notify::active",
+                           G_CALLBACK (update_sensitivity), self, G_CONNECT_SWAPPED);
+}
+
+KsRecordDialog *
+ks_record_dialog_new (GtkWindow *parent)
+{
+  return g_object_new (KS_TYPE_RECORD_DIALOG,
+                       "transient-for", parent,
+                       NULL);
+}

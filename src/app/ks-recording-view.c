@@ -1,0 +1,476 @@
+/* ks-recording-view.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-recording-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <glib-unix.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gio/gunixinputstream.h>
+
+#include "ks-recording-view.h"
+
+#define PROGRESS_FD 3
+
+struct _KsRecordingView
+{
+  AdwWindow          parent_instance;
+
+  AdwWindowTitle    *window_title;
+  GtkLabel          *elapsed_label;
+  GtkLabel          *status_label;
+  GtkLevelBar       *gpu_level;
+  GtkLabel          *gpu_label;
+  GtkLevelBar       *memory_level;
+  GtkLabel          *memory_label;
+  GtkLabel          *events_label;
+  GtkLabel          *processes_label;
+  GtkButton         *stop_button;
+
+  GSubprocess       *process;
+  GDataInputStream  *progress;
+  GInputStream      *errors;
+  GString           *error_text;
+  GCancellable      *cancellable;
+  char              *output;
+  char              *state;
+  guint64            events;
+  gboolean           stopping;
+};
+
+G_DEFINE_FINAL_TYPE (KsRecordingView, ks_recording_view, ADW_TYPE_WINDOW)
+
+enum {
+  FINISHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static char *
+find_cli (void)
+{
+  const char *env = g_getenv ("KINESCOPE_CLI");
+  g_autofree char *installed = g_build_filename (BINDIR, "kinescope-cli", NULL);
+
+  if (env != NULL && *env)
+    return g_strdup (env);
+  if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
+    return g_steal_pointer (&installed);
+  return g_strdup ("kinescope-cli");
+}
+
+/* Progress lines are flat JSON objects written by ks-cli-record.c; the
+ * few fields shown here are picked out by name. */
+static char *
+json_field (const char *line,
+            const char *name)
+{
+  g_autofree char *key = g_strdup_printf ("\"%s\":", name);
+  const char *p = strstr (line, key);
+  const char *end;
+
+  if (p == NULL)
+    return NULL;
+  p += strlen (key);
+  if (*p == '"')
+    {
+      g_autofree char *raw = NULL;
+
+      for (end = p + 1; *end && *end != '"'; end++)
+        if (*end == '\\' && end[1])
+          end++;
+      raw = g_strndup (p + 1, (gsize) (end - p - 1));
+      return g_strcompress (raw);
+    }
+  for (end = p; *end && *end != ',' && *end != '}' && *end != ']'; end++)
+    ;
+  return g_strndup (p, (gsize) (end - p));
+}
+
+static gint64
+json_int (const char *line,
+          const char *name,
+          gint64      fallback)
+{
+  g_autofree char *v = json_field (line, name);
+
+  return v ? g_ascii_strtoll (v, NULL, 10) : fallback;
+}
+
+static void
+show_progress (KsRecordingView *self,
+               const char      *line)
+{
+  g_autofree char *state = json_field (line, "state");
+  g_autofree char *elapsed = json_field (line, "elapsed");
+  const char *gpus = strstr (line, "\"gpus\":[{");
+  char text[64];
+
+  if (state == NULL)
+    return;
+  g_free (self->state);
+  self->state = g_strdup (state);
+
+  if (g_str_equal (state, "done"))
+    {
+      g_free (self->output);
+      self->output = json_field (line, "output");
+      return;
+    }
+  if (g_str_equal (state, "failed"))
+    {
+      g_autofree char *message = json_field (line, "message");
+
+      if (message != NULL)
+        g_string_append_printf (self->error_text, "%s\n", message);
+      return;
+    }
+
+  if (elapsed != NULL)
+    {
+      int seconds = (int) g_ascii_strtod (elapsed, NULL);
+
+      g_snprintf (text, sizeof text, "%d:%02d", seconds / 60, seconds % 60);
+      gtk_label_set_label (self->elapsed_label, text);
+    }
+  self->events = (guint64) json_int (line, "events", 0);
+  g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, self->events);
+  gtk_label_set_label (self->events_label, text);
+  g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, json_int (line, "processes", 0));
+  gtk_label_set_label (self->processes_label, text);
+  if (!self->stopping)
+    gtk_label_set_label (self->status_label, _("Recording; the trace opens when the program ends"));
+
+  if (gpus != NULL)
+    {
+      /* the first GPU */
+      gint64 util = json_int (gpus, "utilization", -1);
+      gint64 used = json_int (gpus, "memory_used", -1);
+      gint64 total = json_int (gpus, "memory_total", -1);
+
+      if (util >= 0)
+        {
+          gtk_level_bar_set_value (self->gpu_level, (double) util);
+          g_snprintf (text, sizeof text, "%d %%", (int) util);
+          gtk_label_set_label (self->gpu_label, text);
+        }
+      if (used >= 0 && total > 0)
+        {
+          g_autofree char *u = g_format_size ((guint64) used);
+          g_autofree char *t = g_format_size ((guint64) total);
+          g_autofree char *both = g_strdup_printf ("%s / %s", u, t);
+
+          gtk_level_bar_set_value (self->memory_level, (double) used / (double) total);
+          gtk_label_set_label (self->memory_label, both);
+        }
+    }
+}
+
+static void read_progress (KsRecordingView *self);
+
+static void
+read_line_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(KsRecordingView) self = user_data;
+  g_autofree char *line = NULL;
+  g_autoptr(GError) error = NULL;
+
+  line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result, NULL, &error);
+  if (line == NULL)
+    return;
+  show_progress (self, line);
+  read_progress (self);
+}
+
+static void
+read_progress (KsRecordingView *self)
+{
+  g_data_input_stream_read_line_async (self->progress, G_PRIORITY_DEFAULT, self->cancellable,
+                                       read_line_cb, g_object_ref (self));
+}
+
+static void read_errors (KsRecordingView *self);
+
+static void
+read_errors_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(KsRecordingView) self = user_data;
+  g_autoptr(GBytes) bytes = NULL;
+
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, NULL);
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
+    return;
+  g_string_append_len (self->error_text, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes));
+  /* keep the end: that is where the recorder's messages are */
+  if (self->error_text->len > 8192)
+    g_string_erase (self->error_text, 0, (gssize) (self->error_text->len - 4096));
+  read_errors (self);
+}
+
+static void
+read_errors (KsRecordingView *self)
+{
+  g_input_stream_read_bytes_async (self->errors, 4096, G_PRIORITY_DEFAULT, self->cancellable,
+                                   read_errors_cb, g_object_ref (self));
+}
+
+/* The lines of the recorder's own messages, without the program's output. */
+static char *
+recorder_messages (KsRecordingView *self)
+{
+  g_auto(GStrv) lines = g_strsplit (self->error_text->str, "\n", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "kinescope-cli") || g_str_has_prefix (lines[i], "Warning:")
+        || g_str_has_prefix (lines[i], "Note:"))
+      g_string_append_printf (out, "%s%s", out->len ? "\n" : "", lines[i]);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+wait_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(KsRecordingView) self = user_data;
+  g_autofree char *messages = NULL;
+  int status = -1;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  if (g_subprocess_get_if_exited (G_SUBPROCESS (source)))
+    status = g_subprocess_get_exit_status (G_SUBPROCESS (source));
+
+  /* the last progress line may still be in the pipe */
+  if (self->output == NULL && self->progress != NULL)
+    {
+      g_autofree char *line = NULL;
+
+      while ((line = g_data_input_stream_read_line_utf8 (self->progress, NULL, NULL, NULL)) != NULL)
+        {
+          show_progress (self, line);
+          g_clear_pointer (&line, g_free);
+        }
+    }
+
+  messages = recorder_messages (self);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->stop_button), FALSE);
+  adw_window_title_set_title (self->window_title, _("Recording Finished"));
+  if (self->output != NULL)
+    gtk_label_set_label (self->status_label, messages && *messages ? messages : _("Opening the trace…"));
+  else
+    gtk_label_set_label (self->status_label, messages && *messages ? messages : _("The recording failed"));
+
+  g_signal_emit (self, signals[FINISHED], 0, self->output, status, messages);
+}
+
+gboolean
+ks_recording_view_start (KsRecordingView     *self,
+                         const char * const  *arguments,
+                         const char          *directory,
+                         const char * const  *environment,
+                         GError             **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *cli = find_cli ();
+  g_autoptr(GInputStream) pipe_in = NULL;
+  int fds[2];
+
+  g_return_val_if_fail (KS_IS_RECORDING_VIEW (self), FALSE);
+  g_return_val_if_fail (self->process == NULL, FALSE);
+
+  if (!g_unix_open_pipe (fds, FD_CLOEXEC, error))
+    return FALSE;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_take_fd (launcher, fds[1], PROGRESS_FD);
+
+  if (g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
+    {
+      /* The program runs on the host, next to the host's kinescope-cli
+       * and collector libraries; the sandbox could not inject them. */
+      g_ptr_array_add (argv, g_strdup ("flatpak-spawn"));
+      g_ptr_array_add (argv, g_strdup ("--host"));
+      g_ptr_array_add (argv, g_strdup_printf ("--forward-fd=%d", PROGRESS_FD));
+      g_ptr_array_add (argv, g_strdup_printf ("--directory=%s", directory));
+      for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
+        g_ptr_array_add (argv, g_strdup_printf ("--env=%s", environment[i]));
+      g_ptr_array_add (argv, g_strdup ("kinescope-cli"));
+    }
+  else
+    {
+      g_subprocess_launcher_set_cwd (launcher, directory);
+      for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
+        {
+          g_autofree char *name = g_strndup (environment[i], (gsize) (strchr (environment[i], '=') - environment[i]));
+
+          g_subprocess_launcher_setenv (launcher, name, strchr (environment[i], '=') + 1, TRUE);
+        }
+      g_ptr_array_add (argv, g_strdup (cli));
+    }
+
+  g_ptr_array_add (argv, g_strdup (arguments[0]));
+  g_ptr_array_add (argv, g_strdup ("--progress-fd"));
+  g_ptr_array_add (argv, g_strdup_printf ("%d", PROGRESS_FD));
+  for (guint i = 1; arguments[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (arguments[i]));
+  g_ptr_array_add (argv, NULL);
+
+  self->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
+  if (self->process == NULL)
+    {
+      close (fds[0]);
+      return FALSE;
+    }
+
+  pipe_in = g_unix_input_stream_new (fds[0], TRUE);
+  self->progress = g_data_input_stream_new (pipe_in);
+  self->errors = g_object_ref (g_subprocess_get_stderr_pipe (self->process));
+  read_progress (self);
+  read_errors (self);
+  g_subprocess_wait_async (self->process, NULL, wait_cb, g_object_ref (self));
+  return TRUE;
+}
+
+void
+ks_recording_view_stop (KsRecordingView *self)
+{
+  g_return_if_fail (KS_IS_RECORDING_VIEW (self));
+
+  if (self->process == NULL || self->stopping)
+    return;
+  self->stopping = TRUE;
+  gtk_label_set_label (self->status_label, _("Stopping; waiting for the program to end…"));
+  g_subprocess_send_signal (self->process, SIGINT);
+}
+
+const char *
+ks_recording_view_get_output (KsRecordingView *self)
+{
+  g_return_val_if_fail (KS_IS_RECORDING_VIEW (self), NULL);
+  return self->output;
+}
+
+guint64
+ks_recording_view_get_events (KsRecordingView *self)
+{
+  g_return_val_if_fail (KS_IS_RECORDING_VIEW (self), 0);
+  return self->events;
+}
+
+static void
+stop_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  ks_recording_view_stop (KS_RECORDING_VIEW (widget));
+}
+
+static gboolean
+ks_recording_view_close_request (GtkWindow *window)
+{
+  KsRecordingView *self = KS_RECORDING_VIEW (window);
+
+  /* Closing the window while recording means Stop. */
+  if (self->process != NULL && !g_subprocess_get_if_exited (self->process)
+      && !g_subprocess_get_if_signaled (self->process) && self->state != NULL
+      && !g_str_equal (self->state, "done"))
+    {
+      ks_recording_view_stop (self);
+      return TRUE;
+    }
+  return GTK_WINDOW_CLASS (ks_recording_view_parent_class)->close_request (window);
+}
+
+static void
+ks_recording_view_dispose (GObject *object)
+{
+  KsRecordingView *self = KS_RECORDING_VIEW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->progress);
+  g_clear_object (&self->errors);
+  g_clear_object (&self->process);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_RECORDING_VIEW);
+
+  G_OBJECT_CLASS (ks_recording_view_parent_class)->dispose (object);
+}
+
+static void
+ks_recording_view_finalize (GObject *object)
+{
+  KsRecordingView *self = KS_RECORDING_VIEW (object);
+
+  g_string_free (self->error_text, TRUE);
+  g_free (self->output);
+  g_free (self->state);
+
+  G_OBJECT_CLASS (ks_recording_view_parent_class)->finalize (object);
+}
+
+static void
+ks_recording_view_class_init (KsRecordingViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = ks_recording_view_dispose;
+  object_class->finalize = ks_recording_view_finalize;
+  window_class->close_request = ks_recording_view_close_request;
+
+  /**
+   * KsRecordingView::finished:
+   * @path: (nullable): the trace written, or %NULL when recording failed
+   * @status: the exit status of kinescope-cli (the program's)
+   * @message: (nullable): the recorder's warnings and errors
+   */
+  signals[FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                    NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                    G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-recording-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, window_title);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, elapsed_label);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, status_label);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, gpu_level);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, gpu_label);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, memory_level);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, memory_label);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, events_label);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, processes_label);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordingView, stop_button);
+
+  gtk_widget_class_install_action (widget_class, "recording.stop", NULL, stop_action);
+}
+
+static void
+ks_recording_view_init (KsRecordingView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->cancellable = g_cancellable_new ();
+  self->error_text = g_string_new (NULL);
+}
+
+KsRecordingView *
+ks_recording_view_new (GtkWindow *parent)
+{
+  return g_object_new (KS_TYPE_RECORDING_VIEW,
+                       "transient-for", parent,
+                       NULL);
+}
