@@ -171,6 +171,7 @@ ks_range_stats_compute (KsTrace      *trace,
   g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
 
   stats = g_new0 (KsRangeStats, 1);
+  stats->trace = g_object_ref (trace);
   stats->start = MIN (start, end);
   stats->end = MAX (start, end);
   stats->gpus = g_array_new (FALSE, FALSE, sizeof (KsRangeGpu));
@@ -228,6 +229,7 @@ ks_range_stats_free (KsRangeStats *stats)
 {
   if (stats == NULL)
     return;
+  g_object_unref (stats->trace);
   g_array_unref (stats->gpus);
   g_array_unref (stats->kernels);
   g_array_unref (stats->operators);

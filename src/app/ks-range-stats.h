@@ -33,6 +33,7 @@ typedef struct
 
 typedef struct
 {
+  KsTrace *trace;            /* the trace these statistics are of */
   gint64  start;
   gint64  end;
   guint64 n_slices;          /* slices of any kind intersecting the range */
