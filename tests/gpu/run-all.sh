@@ -34,22 +34,29 @@ run $PY "$HERE/train.py" --steps $S --result "$OUT/plain.json"
 run $KCLI record -f -o "$OUT/train.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/recorded.json" || fail=1
 run $PY "$HERE/train.py" --steps $S --profile-steps 20:$S --torch-profiler "$OUT/torch-trace.json" --result "$OUT/torchprof.json"
 run $PY "$HERE/check_train.py" "$OUT/train.kscope" "$OUT/torch-trace.json" 20:$S || fail=1
-# What each part of the collector costs, on the same loop.
-KINESCOPE_CUPTI_CLOCK=callback run $KCLI record -f -o "$OUT/v1.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-clock.json" > /dev/null
-KINESCOPE_CUPTI_DRIVER=0 run $KCLI record -f -o "$OUT/v2.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-nodriver.json" > /dev/null
-run $KCLI record -f -t cuda,nvtx -o "$OUT/v3.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-nometrics.json" > /dev/null
-KINESCOPE_CUPTI_DRIVER=0 KINESCOPE_CUPTI_SYNC=0 run $KCLI record -f -t cuda,nvtx -o "$OUT/v4.kscope" -- $PY "$HERE/train.py" --steps $S --result "$OUT/v-minimal.json" > /dev/null
-run $PY "$HERE/train.py" --steps $S --result "$OUT/plain2.json"
-run $PY "$HERE/overhead.py" 20 $S "no profiler=$OUT/plain.json" "kinescope-cli record (default)=$OUT/recorded.json" \
-  "torch.profiler (CPU+CUDA)=$OUT/torchprof.json" "record, KINESCOPE_CUPTI_CLOCK=callback=$OUT/v-clock.json" \
-  "record, no driver API=$OUT/v-nodriver.json" "record -t cuda,nvtx (no NVML)=$OUT/v-nometrics.json" \
-  "record -t cuda,nvtx, no driver API, no sync=$OUT/v-minimal.json" "no profiler, again=$OUT/plain2.json" | tee "$OUT/overhead.txt"
+run $PY "$HERE/overhead.py" 20 $S "no profiler=$OUT/plain.json" "kinescope-cli record=$OUT/recorded.json" \
+  "torch.profiler (CPU+CUDA)=$OUT/torchprof.json" | tee "$OUT/overhead.txt"
 
 step "PyTorch with -t osrt (DataLoader worker processes)"
 run $KCLI record -f -t cuda,nvtx,osrt,gpu-metrics -o "$OUT/osrt.kscope" -- $PY "$HERE/train.py" --steps 40 || fail=1
 run sqlite3 "$OUT/osrt.kscope" "SELECT pid, name FROM PROCESSES" \
   "SELECT s.value, COUNT(*), SUM(o.end - o.start) FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId GROUP BY 1 ORDER BY 3 DESC LIMIT 8" 2>/dev/null \
   || $PY -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); print(d.execute('SELECT pid,name FROM PROCESSES').fetchall()); print(d.execute('SELECT s.value, COUNT(*), SUM(o.end-o.start) FROM OSRT_API o JOIN StringIds s ON s.id=o.nameId GROUP BY 1 ORDER BY 3 DESC LIMIT 8').fetchall())" "$OUT/osrt.kscope"
+
+step "torchrun: the rank process is injected"
+run $KCLI record -f -o "$OUT/torchrun.kscope" -- $PY -m torch.distributed.run --nproc-per-node=1 "$HERE/train.py" --steps 20 --workers 0 || fail=1
+$PY - "$OUT/torchrun.kscope" <<'PYEOF' || fail=1
+import sqlite3, sys
+d = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+procs = d.execute("SELECT pid, name FROM PROCESSES").fetchall()
+kpids = d.execute("SELECT DISTINCT globalPid / 16777216 FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+print("processes", procs, "processes with kernels", kpids)
+sys.exit(0 if len(procs) >= 2 and len(kpids) == 1 else 1)
+PYEOF
+
+step "torch.compile: Triton kernels through the driver API"
+run $KCLI record -f -o "$OUT/compile.kscope" -- $PY "$HERE/compile_check.py" run || fail=1
+run $PY "$HERE/compile_check.py" check "$OUT/compile.kscope" || fail=1
 
 step "torch.profiler inside a recorded program (second CUPTI client)"
 run $KCLI record -f -o "$OUT/conflict.kscope" -- $PY "$HERE/train.py" --steps 40 --profile-steps 20:30 --torch-profiler "$OUT/conflict-torch.json" 2>&1 | tail -20
