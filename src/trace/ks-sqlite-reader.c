@@ -537,9 +537,11 @@ api_sid (Reader *r,
       gsize len = strlen (name);
       const char *p = name + len;
 
+      /* Nsight's suffix is a CUDA version (_v3020, _v11000); a short one
+       * is part of the API's own name (cuMemAlloc_v2). */
       while (p > name && g_ascii_isdigit (p[-1]))
         p--;
-      if (p < name + len && p - name >= 3 && p[-1] == 'v' && p[-2] == '_')
+      if (name + len - p >= 4 && p - name >= 3 && p[-1] == 'v' && p[-2] == '_')
         bid = ks_trace_builder_intern_len (r->b, name, (p - 2) - name);
     }
 

@@ -569,6 +569,60 @@ test_nsys_export (void)
   g_assert_nonnull (g_strrstr (ks_trace_get_metadata (back, "source_name"), "perlmutter-cloverleaf-cuda.sqlite"));
 }
 
+/* Every trace of the corpus that loads comes back the same from .kscope:
+ * string pids, async rows, counters, flows of every kind, old and new
+ * category names. */
+static void
+test_corpus (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *corpus = shared ? g_build_filename (shared, "corpus", NULL) : NULL;
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+  guint done = 0;
+
+  if (corpus == NULL || !g_file_test (corpus, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("the shared corpus (KS_SHARED_DIR/corpus) is absent");
+      return;
+    }
+
+  g_ptr_array_add (dirs, g_strdup (corpus));
+  while (dirs->len > 0)
+    {
+      g_autofree char *dir_path = g_ptr_array_steal_index (dirs, dirs->len - 1);
+      g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+      const char *name;
+
+      while (dir && (name = g_dir_read_name (dir)))
+        {
+          g_autofree char *child = g_build_filename (dir_path, name, NULL);
+          g_autoptr(GFile) file = NULL;
+          g_autoptr(GError) error = NULL;
+          g_autoptr(KsTrace) trace = NULL;
+          g_autoptr(KsTrace) back = NULL;
+
+          if (g_file_test (child, G_FILE_TEST_IS_DIR))
+            {
+              g_ptr_array_add (dirs, g_steal_pointer (&child));
+              continue;
+            }
+          if (!g_str_has_suffix (name, ".json") && !g_str_has_suffix (name, ".json.gz"))
+            continue;
+
+          file = g_file_new_for_path (child);
+          trace = ks_json_reader_load (file, NULL, NULL, &error);
+          if (trace == NULL)
+            continue;  /* not a trace: the JSON tests check the message */
+
+          g_test_message ("%s", child);
+          back = assert_round_trip (trace);
+          done++;
+        }
+    }
+
+  g_assert_cmpuint (done, >=, 30);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -592,6 +646,7 @@ main (int   argc,
       g_test_add_data_func (name, fixtures[i], test_json_fixture);
     }
   g_test_add_func ("/roundtrip/nsys-export", test_nsys_export);
+  g_test_add_func ("/roundtrip/corpus", test_corpus);
 
   return g_test_run ();
 }

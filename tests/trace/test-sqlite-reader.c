@@ -424,7 +424,7 @@ make_export (const char *dump_name,
             " (3, 'void kernelA<float>(int)'), (4, 'kernelA'), (5, 'cudaMemcpyAsync_v3020'),"
             " (6, 'Registered range'), (7, 'main'), (8, 'worker'), (9, 'pthread_mutex_lock'),"
             " (10, 'cudaMemsetAsync_v3020'), (11, 'cudaStreamSynchronize_v3020'), (12, 'kernelB'),"
-            " (13, 'cublasSgemm_v2');"
+            " (13, 'cublasSgemm_v2'), (14, 'cuMemAlloc_v2');"
             "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1600000000000000000, '2020-09-13T12:26:40', NULL);"
             "INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, maxWarpsPerSm, threadsPerWarp,"
             " computeMajor, computeMinor, maxThreadsPerBlock) VALUES"
@@ -447,8 +447,9 @@ make_export (const char *dump_name,
       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue) VALUES"
       " (1000, 1100, 0, %" G_GINT64_FORMAT ", 1, 1, 0), (1200, 1250, 1, %" G_GINT64_FORMAT ", 2, 2, 0),"
       " (1300, 1350, 0, %" G_GINT64_FORMAT ", 3, 5, 0), (1360, 1370, 0, %" G_GINT64_FORMAT ", 4, 10, 0),"
-      " (1500, 2000, 0, %" G_GINT64_FORMAT ", 5, 11, 0), (1000, 1050, 0, %" G_GINT64_FORMAT ", 1, 1, 0);",
-      a, a, a, a, a, b1);
+      " (1500, 2000, 0, %" G_GINT64_FORMAT ", 5, 11, 0), (1000, 1050, 0, %" G_GINT64_FORMAT ", 1, 1, 0),"
+      " (1260, 1270, 1, %" G_GINT64_FORMAT ", 0, 14, 0);",
+      a, a, a, a, a, b1, a);
     g_string_append_printf (s,
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,"
       " demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
@@ -521,7 +522,7 @@ check_export (KsTrace  *trace,
 
   ks_trace_get_counts (trace, &counts);
   g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 5);
-  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_DRIVER], ==, 1);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_DRIVER], ==, 2);
   g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 3);
   g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMCPY], ==, 1);
   g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMSET], ==, 1);
@@ -568,6 +569,8 @@ check_export (KsTrace  *trace,
   g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel"), ==, 2);
   g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_RUNTIME, "cudaMemsetAsync"), ==, 1);
   g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_DRIVER, "cuLaunchKernel"), ==, 1);
+  /* "_v2" is part of the API's name, not Nsight's version suffix. */
+  g_assert_cmpuint (count_named (trace, KS_SLICE_CUDA_DRIVER, "cuMemAlloc_v2"), ==, 1);
   g_assert_cmpuint (count_named (trace, KS_SLICE_KERNEL, "void kernelA<float>(int)"), ==, 2);
   g_assert_cmpuint (count_named (trace, KS_SLICE_MEMCPY, "Memcpy DtoH (Device -> Pinned)"), ==, 1);
   g_assert_cmpuint (count_named (trace, KS_SLICE_MEMSET, "Memset (Device)"), ==, 1);
