@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ks-session.h"
 #include "ks-timeline.h"
@@ -143,6 +144,19 @@ build_threads_trace (int count)
   return ks_trace_builder_finish (b, NULL, &error);
 }
 
+/* CPU time of this thread: on a busy machine wall time also counts the
+ * time other processes had the core. */
+static double cpu_ms_last;
+
+static double
+thread_cpu_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static double
 frame_ms (GtkWidget   *timeline,
           GskRenderer *renderer)
@@ -150,6 +164,7 @@ frame_ms (GtkWidget   *timeline,
   GtkSnapshot *snapshot;
   GskRenderNode *node;
   GdkTexture *texture;
+  double cpu_start = thread_cpu_ms ();
   gint64 start = g_get_monotonic_time ();
 
   snapshot = gtk_snapshot_new ();
@@ -161,6 +176,7 @@ frame_ms (GtkWidget   *timeline,
   g_object_unref (texture);
   gsk_render_node_unref (node);
 
+  cpu_ms_last = thread_cpu_ms () - cpu_start;
   return (g_get_monotonic_time () - start) / 1000.0;
 }
 
@@ -205,14 +221,35 @@ timeout_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Each array holds (wall, cpu) pairs. */
 static void
 row (const char *what,
-     GArray     *values)
+     GArray     *pairs)
 {
-  printf ("| %-44s | %6u | %8.2f | %8.2f | %8.2f | %8.2f |\n", what, values->len,
-          percentile (values, 50), percentile (values, 90), percentile (values, 99),
-          percentile (values, 100));
+  g_autoptr(GArray) wall = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) cpu = g_array_new (FALSE, FALSE, sizeof (double));
+
+  for (guint i = 0; i + 1 < pairs->len; i += 2)
+    {
+      g_array_append_val (wall, g_array_index (pairs, double, i));
+      g_array_append_val (cpu, g_array_index (pairs, double, i + 1));
+    }
+  printf ("| %-44s | %5u | %7.2f | %7.2f | %7.2f | %7.2f | %7.2f | %7.2f |\n", what, wall->len,
+          percentile (wall, 50), percentile (wall, 90), percentile (wall, 99), percentile (wall, 100),
+          percentile (cpu, 50), percentile (cpu, 99));
 }
+
+static void
+record (GArray *pairs,
+        double  wall)
+{
+  g_array_append_val (pairs, wall);
+  g_array_append_val (pairs, cpu_ms_last);
+}
+
+#define HEADER \
+  "| frames (ms)                                  |     n | median |     p90 |     p99 |     max | CPU med | CPU p99 |\n" \
+  "|---|---:|---:|---:|---:|---:|---:|---:|\n"
 
 int
 main (int   argc,
@@ -220,6 +257,7 @@ main (int   argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *load_average = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsSession) session = NULL;
   g_autoptr(GArray) zoomed_out = g_array_new (FALSE, FALSE, sizeof (double));
@@ -256,6 +294,11 @@ main (int   argc,
   gtk_init ();
   adw_init ();
 
+  if (g_file_get_contents ("/proc/loadavg", &load_average, NULL, NULL))
+    g_strstrip (load_average);
+  else
+    load_average = g_strdup ("unknown");
+
   build_start = g_get_monotonic_time ();
   trace = build_trace ();
   build_s = (g_get_monotonic_time () - build_start) / 1e6;
@@ -287,12 +330,12 @@ main (int   argc,
   for (int i = 0; i < 60; i++)
     {
       ks_session_set_visible (session, (i % 2), d + (i % 2));
-      g_array_append_val (zoomed_out, (double) { frame_ms (timeline, renderer) });
+      record (zoomed_out, frame_ms (timeline, renderer));
     }
 
   /* Unchanged view (hover or selection redraws): cached row nodes. */
   for (int i = 0; i < 60; i++)
-    g_array_append_val (cached, (double) { frame_ms (timeline, renderer) });
+    record (cached, frame_ms (timeline, renderer));
 
   /* 200 random positions, zoom from the whole trace down to a millionth of it. */
   rand = g_rand_new_with_seed (7);
@@ -302,7 +345,7 @@ main (int   argc,
       double mid = g_rand_double_range (rand, 0, d);
 
       ks_session_set_visible (session, mid - span / 2, mid + span / 2);
-      g_array_append_val (random_pos, (double) { frame_ms (timeline, renderer) });
+      record (random_pos, frame_ms (timeline, renderer));
     }
 
   /* Memory while panning: 1000 pans of 2 % at 1/1000 of the trace. */
@@ -316,12 +359,12 @@ main (int   argc,
   for (int i = 0; i < 1000; i++)
     {
       ks_session_pan (session, d / 1000 * 0.02);
-      g_array_append_val (panning, (double) { frame_ms (timeline, renderer) });
+      record (panning, frame_ms (timeline, renderer));
     }
   rss_after = rss_kib ();
 
-  printf ("| frames (ms)                                  |      n |   median |      p90 |      p99 |      max |\n");
-  printf ("|---|---:|---:|---:|---:|---:|\n");
+  printf ("load average at start: %s\n", load_average);
+  printf (HEADER);
   row ("fully zoomed out (content redrawn)", zoomed_out);
   row ("unchanged view (cached row nodes)", cached);
   row ("200 random zoom/pan positions", random_pos);
@@ -359,13 +402,12 @@ main (int   argc,
 
         gtk_adjustment_set_value (vadj, g_rand_double_range (rand, 0, MAX (1, upper)));
         ks_session_set_visible (many_session, (i % 2), many->duration_ns + (i % 2));
-        g_array_append_val (scrolled, (double) { frame_ms (many_timeline, renderer) });
+        record (scrolled, frame_ms (many_timeline, renderer));
       }
 
     printf ("\n%d threads in %d processes (%u tracks): rows laid out in %.1f ms, content %.0f px tall\n",
             n_threads, (n_threads + 99) / 100, many->n_tracks, layout_ms, gtk_adjustment_get_upper (vadj));
-    printf ("| frames (ms)                                  |      n |   median |      p90 |      p99 |      max |\n");
-    printf ("|---|---:|---:|---:|---:|---:|\n");
+    printf (HEADER);
     row ("random vertical scroll positions, whole trace", scrolled);
   }
 
