@@ -679,6 +679,7 @@ assign_launchers (Writer *w)
   g_autoptr(GHashTable) first_gpu = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autofree guint32 *first_process = g_new (guint32, MAX (trace->n_tracks, 1));
+  g_autoptr(GHashTable) group_process = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint32 implied = 0;
 
   w->launcher = g_new0 (guint32 *, MAX (trace->n_tracks, 1));
@@ -758,6 +759,26 @@ assign_launchers (Writer *w)
         }
     }
 
+  /* Per group, the first process that calls CUDA, else its first process. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_THREAD || g_hash_table_contains (group_process, GUINT_TO_POINTER (track->group + 1)))
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (is_cuda_api (track->slice_kind[i]))
+          {
+            g_hash_table_insert (group_process, GUINT_TO_POINTER (track->group + 1),
+                                 GUINT_TO_POINTER (track->process + 1));
+            break;
+          }
+    }
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    if (!g_hash_table_contains (group_process, GUINT_TO_POINTER (trace->processes[p].group + 1)))
+      g_hash_table_insert (group_process, GUINT_TO_POINTER (trace->processes[p].group + 1),
+                           GUINT_TO_POINTER (p + 1));
+
   /* Activity whose launch is not in the trace belongs to the first
    * launching process of its stream, else to a process of its group. */
   for (guint32 t = 0; t < trace->n_tracks; t++)
@@ -769,24 +790,7 @@ assign_launchers (Writer *w)
         continue;
 
       if (process == KS_NO_INDEX)
-        {
-          for (guint32 u = 0; u < trace->n_tracks && process == KS_NO_INDEX; u++)
-            {
-              const KsTrack *other = &trace->tracks[u];
-
-              if (other->kind != KS_TRACK_THREAD || other->group != track->group)
-                continue;
-              for (guint32 i = 0; i < other->n_slices; i++)
-                if (is_cuda_api (other->slice_kind[i]))
-                  {
-                    process = other->process;
-                    break;
-                  }
-            }
-        }
-      for (guint32 p = 0; p < trace->n_processes && process == KS_NO_INDEX; p++)
-        if (trace->processes[p].group == track->group)
-          process = p;
+        process = GPOINTER_TO_UINT (g_hash_table_lookup (group_process, GUINT_TO_POINTER (track->group + 1))) - 1;
 
       w->track_gpid[t] = process != KS_NO_INDEX ? w->process_gpid[process] : -1;
       for (guint32 i = 0; i < track->n_slices; i++)
