@@ -11,6 +11,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "ks-json-reader.h"
 #include "ks-kscope-writer.h"
 #include "ks-record-writer.h"
 #include "ks-sqlite-reader.h"
@@ -1151,6 +1152,70 @@ test_hot_journal (void)
   remove_path (live);
 }
 
+typedef struct
+{
+  GArray       *fractions;
+  GCancellable *cancel_at_first;
+} ProgressLog;
+
+static void
+progress_changed (KsProgress *progress,
+                  gpointer    user_data)
+{
+  ProgressLog *log = user_data;
+  double f = ks_progress_get_fraction (progress);
+
+  g_array_append_val (log->fractions, f);
+  if (log->cancel_at_first != NULL && f > 0.0 && f < 0.9)
+    g_cancellable_cancel (log->cancel_at_first);
+}
+
+/* Progress moves forward while rows are read, and a cancellation in the
+ * middle stops the load. */
+static void
+test_progress_and_cancel (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *path = temp_path ("progress.kscope");
+  g_autoptr(GFile) in = g_file_new_for_path (json);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_json_reader_load (in, NULL, NULL, &error);
+  g_autoptr(KsTrace) back = NULL;
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  ProgressLog log = { g_array_new (FALSE, FALSE, sizeof (double)), NULL };
+  guint between = 0;
+
+  g_assert_no_error (error);
+  g_assert_true (ks_kscope_write (trace, file, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  ks_progress_set_notify (progress, progress_changed, &log, NULL);
+  back = ks_sqlite_reader_load (file, progress, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+  for (guint i = 1; i < log.fractions->len; i++)
+    {
+      double f = g_array_index (log.fractions, double, i);
+
+      g_assert_cmpfloat (f, >=, g_array_index (log.fractions, double, i - 1));
+      if (f > 0.0 && f < 0.9)
+        between++;
+    }
+  g_assert_cmpuint (between, >, 0);
+  g_assert_cmpfloat (g_array_index (log.fractions, double, log.fractions->len - 1), ==, 1.0);
+  g_clear_object (&back);
+
+  log.cancel_at_first = cancellable;
+  back = ks_sqlite_reader_load (file, progress, cancellable, &error);
+  g_assert_null (back);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  g_array_unref (log.fractions);
+  remove_path (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1171,6 +1236,7 @@ main (int   argc,
   g_test_add_func ("/sqlite/bad/references", test_bad_references);
   g_test_add_func ("/sqlite/bad/random-damage", test_bad_random_damage);
   g_test_add_func ("/sqlite/cancel", test_cancel);
+  g_test_add_func ("/sqlite/progress", test_progress_and_cancel);
 
   return g_test_run ();
 }
