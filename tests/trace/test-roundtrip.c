@@ -623,6 +623,48 @@ test_corpus (void)
   g_assert_cmpuint (done, >=, 30);
 }
 
+static void
+cancel_on_progress (KsProgress *progress,
+                    gpointer    user_data)
+{
+  double f = ks_progress_get_fraction (progress);
+
+  if (f > 0.0 && f < 1.0)
+    g_cancellable_cancel (user_data);
+}
+
+/* Cancelled halfway through, a save leaves the old file and nothing else. */
+static void
+test_cancel_midway (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *path = temp_path ("midway.kscope");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *contents = NULL;
+  g_autoptr(GFile) in = g_file_new_for_path (json);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_json_reader_load (in, NULL, NULL, &error);
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GDir) d = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, "previous", -1, NULL));
+
+  ks_progress_set_notify (progress, cancel_on_progress, g_object_ref (cancellable), g_object_unref);
+  g_assert_false (ks_kscope_write (trace, file, progress, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "previous");
+  d = g_dir_open (dir, 0, NULL);
+  g_assert_cmpstr (g_dir_read_name (d), ==, "midway.kscope");
+  g_assert_null (g_dir_read_name (d));
+
+  remove_path (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -639,6 +681,7 @@ main (int   argc,
   g_test_add_func ("/roundtrip/hand-built", test_hand_built);
   g_test_add_func ("/roundtrip/nsight-sql", test_nsight_sql);
   g_test_add_func ("/roundtrip/atomic-write", test_atomic_write);
+  g_test_add_func ("/roundtrip/cancel-midway", test_cancel_midway);
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {
       g_autofree char *name = g_strdup_printf ("/roundtrip/json/%s", fixtures[i]);
