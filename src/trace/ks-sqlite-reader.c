@@ -1351,14 +1351,22 @@ typedef struct
   gint64        end;
 } Source;
 
+/* Rows known to name their track (trackId IS NOT NULL). */
 static guint32
-ks_slice_track (Reader       *r,
-                sqlite3_stmt *stmt)
+ks_slice_track_by_id (Reader       *r,
+                      sqlite3_stmt *stmt)
 {
   gint64 id = col_i64 (stmt, 3);
 
   if (id >= 0 && id < r->n_track_map && r->track_map[id] != NONE)
     return r->track_map[id];
+  return NONE;
+}
+
+static guint32
+ks_slice_track (Reader       *r,
+                sqlite3_stmt *stmt)
+{
   return mapped_track (r, stmt, 3, 2);
 }
 
@@ -1662,7 +1670,7 @@ load_slices (Reader  *r,
 
   if (by_track)
     {
-      ADD_SOURCE ("KS_SLICES", ks_slice_track_columns, 2, "trackId IS NOT NULL", ks_slice_track, ks_slice_emit);
+      ADD_SOURCE ("KS_SLICES", ks_slice_track_columns, 2, "trackId IS NOT NULL", ks_slice_track_by_id, ks_slice_emit);
       ADD_SOURCE ("KS_SLICES", ks_slice_columns, 2, "trackId IS NULL", ks_slice_track, ks_slice_emit);
     }
   else

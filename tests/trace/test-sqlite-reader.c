@@ -890,7 +890,8 @@ test_bad_references (void)
             " nameId INTEGER, categoryId INTEGER, correlationId INTEGER, externalId INTEGER, args TEXT);"
             "INSERT INTO KS_SLICES VALUES (10, 5, NULL, 0, 99, 1, 9000000000000, NULL, NULL, '{}'),"
             " (9223372036854775807, -9223372036854775808, NULL, 0, 1, 424242, NULL, NULL, NULL, NULL),"
-            " (20, 30, NULL, 77, 1, 1, NULL, NULL, NULL, NULL);"
+            " (20, 30, NULL, 77, 1, 1, NULL, NULL, NULL, NULL),"
+            " (40, 50, 16777218, NULL, 1, 1, NULL, NULL, NULL, NULL);"
             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
             " globalPid INTEGER, demangledName TEXT);"
             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 9999999999, 'seven', NULL, 'not an id');");
@@ -902,11 +903,16 @@ test_bad_references (void)
   g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "newer format"));
   g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "skipped"));
   g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "StringIds"));
-  /* The thread track and the one stream the kernel row names. */
-  g_assert_cmpuint (trace->n_tracks, ==, 2);
+  /* The saved thread track, the thread a row names by globalTid only,
+   * and the one stream the kernel row names. */
+  g_assert_cmpuint (trace->n_tracks, ==, 3);
   g_assert_cmpuint (trace->tracks[0].n_slices, ==, 2);
   g_assert_cmpstr (ks_trace_string (trace, trace->tracks[0].category[0]), ==, "far away");
+  g_assert_cmpuint (trace->tracks[1].kind, ==, KS_TRACK_THREAD);
+  g_assert_cmpint (trace->threads[trace->tracks[1].thread].tid, ==, 2);
   g_assert_cmpuint (trace->tracks[1].n_slices, ==, 1);
+  g_assert_cmpuint (trace->tracks[2].kind, ==, KS_TRACK_STREAM);
+  g_assert_cmpuint (trace->tracks[2].n_slices, ==, 1);
 
   remove_path (path);
 }
