@@ -289,6 +289,84 @@ test_rows (void)
 }
 
 /* The longest slice named @name. */
+/* The row model on a trace with every kind of track. */
+static void
+test_rows_all_kinds (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint32 p = ks_trace_builder_get_process (b, 42);
+  guint32 th1 = ks_trace_builder_get_thread (b, p, 42);
+  guint32 th2 = ks_trace_builder_get_thread (b, p, 43);
+  guint32 t_th1 = ks_trace_builder_get_thread_track (b, th1);
+  guint32 t_th2 = ks_trace_builder_get_thread_track (b, th2);
+  guint32 t_nvtx = ks_trace_builder_get_nvtx_track (b, th1);
+  guint32 t_s7 = ks_trace_builder_get_stream_track (b, 0, 7);
+  guint32 t_s13 = ks_trace_builder_get_stream_track (b, 0, 13);
+  guint32 t_ann = ks_trace_builder_get_gpu_annotation_track (b, 0, 7);
+  guint32 t_async = ks_trace_builder_get_async_track (b, p, "requests");
+  guint32 util = ks_trace_builder_get_counter (b, "GPU utilization", "%", 0, KS_NO_INDEX);
+  guint32 mem = ks_trace_builder_get_counter (b, "allocated", "bytes", -1, p);
+  guint32 n = ks_trace_builder_intern (b, "x");
+  const char *expected[] = {
+    "GPU 0", "GPU utilization (%)", "stream 7", "annotations, stream 7", "stream 13",
+    "process 42", "thread 42", "NVTX", "thread 43", "requests", "allocated (bytes)",
+  };
+  const guint16 indents[] = { 0, 1, 1, 2, 1, 0, 1, 2, 1, 1, 1 };
+
+  ks_trace_builder_set_thread_info (b, th1, NULL, NULL, 0);
+  ks_trace_builder_set_thread_info (b, th2, NULL, NULL, 1);
+  ks_trace_builder_add_slice (b, t_th1, 0, 100, KS_SLICE_CPU_OP, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_th1, 10, 50, KS_SLICE_CPU_OP, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_th2, 0, 100, KS_SLICE_CPU_OP, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_nvtx, 0, 100, KS_SLICE_NVTX, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_s7, 0, 100, KS_SLICE_KERNEL, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_s13, 0, 100, KS_SLICE_MEMCPY, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_ann, 0, 100, KS_SLICE_GPU_ANNOTATION, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_async, 0, 100, KS_SLICE_ASYNC, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_counter_sample (b, util, 0, 50);
+  ks_trace_builder_add_counter_sample (b, mem, 0, 1024);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, i);
+
+      g_assert_cmpstr (row->label, ==, expected[i]);
+      g_assert_cmpuint (row->indent, ==, indents[i]);
+    }
+
+  /* Thread 42 has two nesting levels, so two lanes. */
+  g_assert_cmpuint (ks_timeline_layout_get_row (layout, 6)->n_lanes, ==, 2);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 6)->height, ==, 2 * KS_LANE_HEIGHT + 2 * KS_ROW_PADDING);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 1)->kind, ==, KS_ROW_COUNTER);
+  g_assert_cmpuint (ks_timeline_layout_find_track_row (layout, t_nvtx), ==, 7);
+  g_assert_cmpuint (ks_timeline_layout_find_counter_row (layout, mem), ==, 10);
+
+  /* Copies are drawn narrower than kernels, in the copy colour. */
+  {
+    KsTimeView view = { 0, 0.1, 1000 };
+    KsPrims prims;
+    KsPrimRect kernel, copy;
+
+    ks_prims_init (&prims);
+    ks_timeline_layout_build_prims (layout, 2, &view, ks_theme_get (FALSE), NULL, &prims);
+    kernel = g_array_index (prims.rects, KsPrimRect, 0);
+    ks_prims_reset (&prims);
+    ks_timeline_layout_build_prims (layout, 4, &view, ks_theme_get (FALSE), NULL, &prims);
+    copy = g_array_index (prims.rects, KsPrimRect, 0);
+    g_assert_cmpfloat (copy.h, <, kernel.h);
+    g_assert_cmphex (copy.color, ==, ks_palette_copy_color (KS_SLICE_MEMCPY, 0, FALSE));
+    g_assert_cmphex (kernel.color, ==, ks_palette_name_color ("x", KS_SLICE_KERNEL, FALSE));
+    ks_prims_clear (&prims);
+  }
+}
+
 static guint32
 find_slice (KsTrace    *trace,
             const char *name,
@@ -428,6 +506,7 @@ main (int   argc,
   g_test_add_func ("/render/lod-folding", test_lod_folding);
   g_test_add_func ("/render/lod-counter", test_lod_counter);
   g_test_add_func ("/render/rows", test_rows);
+  g_test_add_func ("/render/rows-all-kinds", test_rows_all_kinds);
   g_test_add_func ("/render/png", test_png);
 
   return g_test_run ();
