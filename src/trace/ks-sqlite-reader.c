@@ -971,7 +971,7 @@ load_tracks (Reader  *r,
       const char *name = (const char *)sqlite3_column_text (stmt, 2);
       guint32 group = col_u32 (stmt, 8);
       gint64 device = CLAMP (col_i64 (stmt, 5), G_MININT32, G_MAXINT32);
-      gint64 stream = col_i64 (stmt, 6);
+      gint64 stream = col_i64 (stmt, 6) == KS_NSYS_NO_STREAM ? -1 : col_i64 (stmt, 6);
       guint32 track = NONE;
 
       if (id < 0 || id >= r->n_track_map)
@@ -998,8 +998,7 @@ load_tracks (Reader  *r,
                                           : ks_trace_builder_get_gpu_annotation_track (r->b, (gint32)device, stream);
           if (kind == KS_TRACK_STREAM && col_null (stmt, 3))
             {
-              char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, device,
-                                           stream == -1 ? KS_NSYS_NO_STREAM : stream);
+              char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, device, stream);
 
               if (!g_hash_table_contains (r->orphan_streams, key))
                 g_hash_table_insert (r->orphan_streams, key, GUINT_TO_POINTER (group));

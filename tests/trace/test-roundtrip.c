@@ -261,6 +261,11 @@ build_everything (void)
   ks_trace_builder_add_slice (b, tr_other_stream, T + 130, T + 140, KS_SLICE_KERNEL,
                               ks_trace_builder_intern (b, "other_kernel"),
                               ks_trace_builder_intern (b, "kernel"), 41, 0, 0, &kinfo);
+  /* A third group with GPU work and no process at all. */
+  ks_trace_builder_set_group (b, 2);
+  ks_trace_builder_add_slice (b, ks_trace_builder_get_stream_track (b, 0, -1), T + 600, T + 610, KS_SLICE_SYNC,
+                              ks_trace_builder_intern (b, "Context Sync"),
+                              ks_trace_builder_intern (b, "cuda_sync"), 0, 0, 0, NULL);
   ks_trace_builder_set_group (b, 0);
 
   /* Flows other than launches, bound to a parent that shares its start
