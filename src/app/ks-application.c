@@ -19,6 +19,10 @@
 struct _KsApplication
 {
   AdwApplication parent_instance;
+
+  /* --record given to the first instance: open the dialog once the
+   * window exists. */
+  gboolean       record_on_activate;
 };
 
 G_DEFINE_FINAL_TYPE (KsApplication, ks_application, ADW_TYPE_APPLICATION)
@@ -26,11 +30,18 @@ G_DEFINE_FINAL_TYPE (KsApplication, ks_application, ADW_TYPE_APPLICATION)
 static void
 ks_application_activate (GApplication *app)
 {
+  KsApplication *self = KS_APPLICATION (app);
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
     window = GTK_WINDOW (ks_window_new (GTK_APPLICATION (app)));
   gtk_window_present (window);
+
+  if (self->record_on_activate)
+    {
+      self->record_on_activate = FALSE;
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL);
+    }
 }
 
 static KsWindow *
@@ -105,8 +116,24 @@ about_activated (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (ks_about_window_new (parent)));
 }
 
+/* "Record New Session" of the desktop file (kinescope --record), also
+ * when Kinescope already runs: the dialog opens on the active window. */
+static void
+record_activated (GSimpleAction *action,
+                  GVariant      *param,
+                  gpointer       user_data)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  if (window == NULL)
+    window = GTK_WINDOW (ks_window_new (GTK_APPLICATION (user_data)));
+  gtk_window_present (window);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL);
+}
+
 static const GActionEntry app_actions[] = {
   { "new-window", new_window_activated },
+  { "record", record_activated },
   { "preferences", preferences_activated },
   { "about", about_activated },
   { "quit", quit_activated },
@@ -126,12 +153,40 @@ ks_application_startup (GApplication *app)
                                          (const char *[]) { "<Control>comma", NULL });
 }
 
+static int
+ks_application_handle_local_options (GApplication *app,
+                                     GVariantDict *options)
+{
+  KsApplication *self = KS_APPLICATION (app);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_variant_dict_contains (options, "record"))
+    return -1;
+
+  if (!g_application_register (app, NULL, &error))
+    {
+      g_printerr ("kinescope: %s\n", error->message);
+      return 1;
+    }
+
+  /* A running Kinescope opens the dialog; otherwise this one starts. */
+  if (g_application_get_is_remote (app))
+    {
+      g_action_group_activate_action (G_ACTION_GROUP (app), "record", NULL);
+      return 0;
+    }
+
+  self->record_on_activate = TRUE;
+  return -1;
+}
+
 static void
 ks_application_class_init (KsApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
   app_class->activate = ks_application_activate;
+  app_class->handle_local_options = ks_application_handle_local_options;
   app_class->open = ks_application_open;
   app_class->startup = ks_application_startup;
 }
@@ -139,7 +194,13 @@ ks_application_class_init (KsApplicationClass *klass)
 static void
 ks_application_init (KsApplication *self)
 {
+  static const GOptionEntry entries[] = {
+    { "record", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Open the Record New Session dialog"), NULL },
+    { NULL }
+  };
+
   g_set_application_name (_("Kinescope"));
+  g_application_add_main_option_entries (G_APPLICATION (self), entries);
 }
 
 KsApplication *

@@ -267,11 +267,29 @@ def check_install(tmp):
                p.stdout + p.stderr)
         ok(os.path.isfile(os.path.join(share, 'icons', 'hicolor', 'scalable', 'apps',
                                        APP_ID + '.svg')), 'the desktop file icon exists')
+        check_desktop_entry(os.path.join(share, 'applications', desktop_id), bin_dir)
         check_thumbnail(root, bindir, kscope, converted, tmp)
 
 
 def run_bytes(argv):
     return subprocess.run(argv, check=True, stdout=subprocess.PIPE).stdout
+
+
+def check_desktop_entry(path, bin_dir):
+    """The launcher runs the installed binary, and "Record New Session"
+    runs it with --record."""
+    kf = configparser.ConfigParser(interpolation=None)
+    kf.optionxform = str
+    kf.read(path, encoding='utf-8')
+    entry = kf['Desktop Entry']
+    exe = entry.get('Exec', '').split()[0]
+    ok(os.access(os.path.join(bin_dir, exe), os.X_OK), 'desktop file runs the installed ' + exe)
+    ok('record' in entry.get('Actions', '').split(';') and
+       kf.has_section('Desktop Action record') and
+       kf['Desktop Action record'].get('Exec') == 'kinescope --record',
+       'desktop action "Record New Session" runs kinescope --record')
+    ok('Name[zh_CN]' in entry and 'Comment[zh_CN]' in entry,
+       'the desktop file carries the zh_CN translation')
 
 
 def check_thumbnailer_entry(path, root, bindir):

@@ -26,6 +26,7 @@
 #include "ks-about.h"
 #include "ks-application.h"
 #include "ks-preferences-window.h"
+#include "ks-record-dialog.h"
 #include "ks-window.h"
 
 typedef struct
@@ -253,16 +254,12 @@ iterate_until_loaded (KsWindow *window)
 
 static KsApplication *application;
 
-static void
-fixture_set_up (Fixture       *fixture,
-                gconstpointer  data)
+/* One application per process: it sets the application name. */
+static KsApplication *
+ensure_application (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"),
-                                            "loader_bound.pt.trace.json.gz", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
 
-  /* One application per process: it sets the application name. */
   if (application == NULL)
     {
       application = ks_application_new ();
@@ -272,7 +269,19 @@ fixture_set_up (Fixture       *fixture,
       g_application_register (G_APPLICATION (application), NULL, &error);
       g_assert_no_error (error);
     }
-  fixture->app = application;
+
+  return application;
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"),
+                                            "loader_bound.pt.trace.json.gz", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  fixture->app = ensure_application ();
 
   fixture->window = ks_window_new (GTK_APPLICATION (fixture->app));
   gtk_window_present (GTK_WINDOW (fixture->window));
@@ -530,6 +539,45 @@ test_primary_menu (Fixture       *fixture,
     ;
 }
 
+static gboolean
+check_record_dialog_cb (gpointer user_data)
+{
+  gboolean *found = user_data;
+  GtkWindow *dialog = find_toplevel (KS_TYPE_RECORD_DIALOG);
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  *found = dialog != NULL && KS_IS_WINDOW (gtk_window_get_transient_for (dialog));
+
+  /* Close everything; the application then quits. */
+  for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i - 1);
+
+      gtk_window_destroy (window);
+    }
+  g_application_quit (G_APPLICATION (application));
+
+  return G_SOURCE_REMOVE;
+}
+
+/* `kinescope --record`, the desktop file's "Record New Session" action,
+ * opens a window with the Record New Session dialog on it. */
+static void
+test_record_option (void)
+{
+  char *argv[] = { (char *)"kinescope", (char *)"--record", NULL };
+  gboolean found = FALSE;
+  int status;
+
+  ensure_application ();
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (application), "record"));
+  g_timeout_add (1500, check_record_dialog_cb, &found);
+  status = g_application_run (G_APPLICATION (application), 2, argv);
+
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (found);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -547,6 +595,7 @@ main (int   argc,
 
   g_test_add ("/menu/primary", Fixture, NULL,
               fixture_set_up, test_primary_menu, fixture_tear_down);
+  g_test_add_func ("/app/record-option", test_record_option);
 
   return g_test_run ();
 }
