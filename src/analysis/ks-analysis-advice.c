@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ format_duration (gint64 ns)
     return g_strdup_printf (_("%.2f ms"), ns / 1e6);
   if (ns >= 1000)
     return g_strdup_printf (_("%.1f µs"), ns / 1e3);
-  return g_strdup_printf (_("%" G_GINT64_FORMAT " ns"), ns);
+  return g_strdup_printf (_("%" PRId64 " ns"), ns);
 }
 
 static KsAdvice *
@@ -377,7 +378,7 @@ rule_launch_bound (KsAnalysis *self,
       advice = add_advice (self, "launch-bound", gpu->device,
                            g_strdup_printf (_("Many tiny kernels on GPU %d"), gpu->device),
                            g_strdup (_("Most kernels finish faster than the CPU can launch the next one, so the GPU waits for launches. Fuse operations (torch.compile), use CUDA Graphs, or give each kernel more work with larger batches.")),
-                           g_strdup_printf (_("%" G_GUINT64_FORMAT " kernels with a median duration of %s; the GPU is busy %.1f %% of the window."),
+                           g_strdup_printf (_("%" PRIu64 " kernels with a median duration of %s; the GPU is busy %.1f %% of the window."),
                                             gpu->n_kernels, median_text, gpu->busy_pct));
 
       places = g_array_new (FALSE, FALSE, sizeof (Place));

@@ -11,6 +11,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <yajl/yajl_tree.h>
 
 #include "ks-range-stats.h"
@@ -108,7 +109,7 @@ format_bytes (guint64 bytes)
 {
   g_autofree char *size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
 
-  return g_strdup_printf (_("%s (%" G_GUINT64_FORMAT " bytes)"), size, bytes);
+  return g_strdup_printf (_("%s (%" PRIu64 " bytes)"), size, bytes);
 }
 
 static char *
@@ -361,8 +362,8 @@ add_entries (KsSelectionPage *self,
     {
       const KsRangeEntry *e = &g_array_index (entries, KsRangeEntry, i);
       g_autofree char *dur = ks_time_format_duration (e->total_ns);
-      g_autofree char *value = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %" G_GUINT64_FORMAT " call",
-                                                             "%s · %" G_GUINT64_FORMAT " calls", e->count),
+      g_autofree char *value = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %" PRIu64 " call",
+                                                             "%s · %" PRIu64 " calls", e->count),
                                                 dur, e->count);
 
       add_row (self, ks_trace_string (trace, e->name), value);

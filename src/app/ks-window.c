@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #include "ks-time-format.h"
 #include "ks-trace-loader.h"
@@ -161,7 +162,7 @@ _ks_window_set_status (KsWindow *self)
     }
 
   dur = ks_time_format_duration (trace->duration_ns);
-  text = g_strdup_printf (_("%" G_GUINT64_FORMAT " events (%" G_GUINT64_FORMAT " on the GPU) · %u threads · %s"),
+  text = g_strdup_printf (_("%" PRIu64 " events (%" PRIu64 " on the GPU) · %u threads · %s"),
                           events, gpu, trace->n_threads, dur);
 
   warnings = ks_trace_get_metadata (trace, "warnings");

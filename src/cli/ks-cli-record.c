@@ -20,6 +20,7 @@
 #include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -280,15 +281,15 @@ print_summary (Record          *r,
   g_printerr (_("  Duration          %.2f s\n"), stats.elapsed_s);
   g_printerr (_("  Processes         %u (%u using CUDA)\n"),
               ks_record_session_get_n_processes (r->session), stats.cuda_processes);
-  g_printerr (_("  Kernels           %" G_GUINT64_FORMAT "\n"), c->kernels);
-  g_printerr (_("  Memcpy / memset   %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT "\n"), c->memcpys, c->memsets);
-  g_printerr (_("  CUDA API calls    %" G_GUINT64_FORMAT "\n"), c->api_calls);
-  g_printerr (_("  NVTX ranges       %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " marks)\n"), c->nvtx_ranges, c->nvtx_marks);
+  g_printerr (_("  Kernels           %" PRIu64 "\n"), c->kernels);
+  g_printerr (_("  Memcpy / memset   %" PRIu64 " / %" PRIu64 "\n"), c->memcpys, c->memsets);
+  g_printerr (_("  CUDA API calls    %" PRIu64 "\n"), c->api_calls);
+  g_printerr (_("  NVTX ranges       %" PRIu64 " (%" PRIu64 " marks)\n"), c->nvtx_ranges, c->nvtx_marks);
   if (trace & KS_RECORD_TRACE_OSRT)
-    g_printerr (_("  OS runtime calls  %" G_GUINT64_FORMAT "\n"), c->osrt_calls);
+    g_printerr (_("  OS runtime calls  %" PRIu64 "\n"), c->osrt_calls);
   if (trace & KS_RECORD_TRACE_GPU_METRICS)
-    g_printerr (_("  GPU samples       %" G_GUINT64_FORMAT " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
-  g_printerr (_("  Dropped           %" G_GUINT64_FORMAT "\n"), ks_record_session_get_dropped (r->session));
+    g_printerr (_("  GPU samples       %" PRIu64 " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
+  g_printerr (_("  Dropped           %" PRIu64 "\n"), ks_record_session_get_dropped (r->session));
   g_printerr (_("  Output            %s (%s)\n"), r->output, size);
 
   if (conflict != NULL)

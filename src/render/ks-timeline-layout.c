@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -180,18 +181,18 @@ track_label (KsTrace       *trace,
             return g_strdup_printf ("%s (%s)", tname, tid);
           if (*orig)
             return g_strdup (orig);
-          return g_strdup_printf (_("thread %" G_GINT64_FORMAT), th->tid);
+          return g_strdup_printf (_("thread %" PRId64), th->tid);
         }
       break;
 
     case KS_TRACK_STREAM:
       if (*name == 0)
-        return g_strdup_printf (_("stream %" G_GINT64_FORMAT), track->stream);
+        return g_strdup_printf (_("stream %" PRId64), track->stream);
       break;
 
     case KS_TRACK_GPU_ANNOTATION:
       if (*name == 0)
-        return g_strdup_printf (_("annotations, stream %" G_GINT64_FORMAT), track->stream);
+        return g_strdup_printf (_("annotations, stream %" PRId64), track->stream);
       break;
 
     case KS_TRACK_NVTX:

@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #if HAVE_ISAL
 # include <isa-l/igzip_lib.h>
@@ -153,8 +154,8 @@ ks_gzip_inflate (KsGzip  *self,
           {
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                          ret == ISAL_INCORRECT_CHECKSUM
-                           ? _("gzip checksum mismatch near compressed byte %" G_GUINT64_FORMAT)
-                           : _("corrupt gzip data near compressed byte %" G_GUINT64_FORMAT),
+                           ? _("gzip checksum mismatch near compressed byte %" PRIu64)
+                           : _("corrupt gzip data near compressed byte %" PRIu64),
                          self->total_in);
             return -1;
           }
@@ -184,7 +185,7 @@ ks_gzip_inflate (KsGzip  *self,
         else if (ret != Z_OK && ret != Z_BUF_ERROR)
           {
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                         _("corrupt gzip data near compressed byte %" G_GUINT64_FORMAT),
+                         _("corrupt gzip data near compressed byte %" PRIu64),
                          self->total_in);
             return -1;
           }

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1751,7 +1752,7 @@ check_depth (Reader *r)
 {
   if (r->depth >= MAX_NESTING)
     {
-      reader_fail (r, _("JSON nested deeper than %d levels at byte %" G_GUINT64_FORMAT),
+      reader_fail (r, _("JSON nested deeper than %d levels at byte %" PRIu64),
                    MAX_NESTING, current_offset (r));
       return FALSE;
     }
@@ -2576,31 +2577,31 @@ report_problems (Reader *r)
   KsTraceBuilder *b = r->builder;
 
   if (r->n_bad_ts > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " events without a valid timestamp or duration were skipped"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " events without a valid timestamp or duration were skipped"),
                                   r->name, r->n_bad_ts);
   if (r->n_no_ph > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " objects without a phase (\"ph\") were skipped"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " objects without a phase (\"ph\") were skipped"),
                                   r->name, r->n_no_ph);
   if (r->n_not_object > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " items of the event list are not objects and were skipped"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " items of the event list are not objects and were skipped"),
                                   r->name, r->n_not_object);
   if (r->n_unmatched_end > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " end events had no matching begin and were ignored"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " end events had no matching begin and were ignored"),
                                   r->name, r->n_unmatched_end);
   if (r->n_unclosed > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " begin events had no matching end and were closed at the end of the trace"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " begin events had no matching end and were closed at the end of the trace"),
                                   r->name, r->n_unclosed);
   if (r->n_too_deep > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " begin events nested more than %d deep were skipped"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " begin events nested more than %d deep were skipped"),
                                   r->name, r->n_too_deep, MAX_OPEN_SLICES);
   if (r->n_dropped_flows > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " flow events without an id or a partner were skipped"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " flow events without an id or a partner were skipped"),
                                   r->name, r->n_dropped_flows);
   if (r->n_big_args > 0)
-    ks_trace_builder_add_warning (b, _("%s: the arguments of %" G_GUINT64_FORMAT " events were larger than %d bytes and were dropped"),
+    ks_trace_builder_add_warning (b, _("%s: the arguments of %" PRIu64 " events were larger than %d bytes and were dropped"),
                                   r->name, r->n_big_args, MAX_ARGS_LEN);
   if (r->n_unknown_ph > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " events of unsupported phases (%s) were ignored"),
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " events of unsupported phases (%s) were ignored"),
                                   r->name, r->n_unknown_ph, r->unknown_phases->str);
 }
 
@@ -2743,7 +2744,7 @@ parse_chunk (Reader        *r,
 
       yajl_free_error (r->yajl, msg);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: invalid JSON at byte %" G_GUINT64_FORMAT ": %s"),
+                   _("%s: invalid JSON at byte %" PRIu64 ": %s"),
                    r->name, offset, text);
       r->syntax_error = TRUE;
       r->syntax_offset = offset;
@@ -2857,7 +2858,7 @@ add_syntax_line (Reader        *r,
     return;
   g_clear_error (error);
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               _("%s: invalid JSON at line %" G_GUINT64_FORMAT ", byte %" G_GUINT64_FORMAT ": %s"),
+               _("%s: invalid JSON at line %" PRIu64 ", byte %" PRIu64 ": %s"),
                r->name, line, r->syntax_offset, r->syntax_text);
 }
 
@@ -3089,7 +3090,7 @@ read_stream (Reader        *r,
         {
           truncated = TRUE;
           ks_trace_builder_add_warning (r->builder,
-                                        _("%s: the compressed data ends early (at compressed byte %" G_GUINT64_FORMAT "): the file was truncated"),
+                                        _("%s: the compressed data ends early (at compressed byte %" PRIu64 "): the file was truncated"),
                                         r->name, ks_gzip_get_total_in (gz));
         }
     }
@@ -3114,7 +3115,7 @@ read_stream (Reader        *r,
     {
       if (!truncated)
         ks_trace_builder_add_warning (r->builder,
-                                      _("%s: the file was truncated at byte %" G_GUINT64_FORMAT "; the events before it were loaded"),
+                                      _("%s: the file was truncated at byte %" PRIu64 "; the events before it were loaded"),
                                       r->name, r->buf_offset);
       truncated = TRUE;
     }
@@ -3122,7 +3123,7 @@ read_stream (Reader        *r,
   if (truncated && r->n_events == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: the file was truncated at byte %" G_GUINT64_FORMAT " before the first complete event"),
+                   _("%s: the file was truncated at byte %" PRIu64 " before the first complete event"),
                    r->name, r->buf_offset);
       return FALSE;
     }
@@ -3143,7 +3144,7 @@ read_stream (Reader        *r,
   if (r->n_events == 0 && r->n_items > 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: not a trace: none of the %" G_GUINT64_FORMAT " items of the list is a trace event"),
+                   _("%s: not a trace: none of the %" PRIu64 " items of the list is a trace event"),
                    r->name, r->n_items);
       return FALSE;
     }
