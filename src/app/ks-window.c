@@ -15,6 +15,7 @@
 #include "ks-time-format.h"
 #include "ks-trace-loader.h"
 #include "ks-window-private.h"
+#include "pages/ks-analysis-pages.h"
 
 #define DEMO_TRACE "loader_bound.pt.trace.json.gz"
 #define N_RECENT   5
@@ -691,6 +692,10 @@ ks_window_init (KsWindow *self)
 
   _ks_window_search_init (self);
   _ks_window_actions_update (self);
+
+  /* Summary, Gaps, Operators, Kernels and Memory pages, and the ]/[ keys */
+  g_object_set_data_full (G_OBJECT (self), "ks-analysis-pages",
+                          ks_analysis_pages_new (self), g_object_unref);
 }
 
 KsWindow *

@@ -1,0 +1,487 @@
+/* ks-gaps-page.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-gaps-page"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-gaps-page.h"
+#include "ks-page-table.h"
+#include "ks-time-format.h"
+
+struct _KsGapsPage
+{
+  GtkWidget            parent_instance;
+
+  GtkSearchEntry      *search_entry;
+  GtkToggleButton     *largest_button;
+  GtkToggleButton     *time_button;
+  GtkButton           *highlight_button;
+  GtkLabel            *count_label;
+  GtkColumnView       *view;
+
+  GtkColumnViewColumn *start_column;
+  GtkColumnViewColumn *duration_column;
+  KsPageTable          table;
+  char                *needle;   /* casefolded filter text */
+
+  KsTrace             *trace;
+  KsAnalysis          *analysis;
+  const KsGap         *gaps;
+  guint                n_gaps;
+};
+
+G_DEFINE_FINAL_TYPE (KsGapsPage, ks_gaps_page, GTK_TYPE_WIDGET)
+
+enum { PROP_0, PROP_ORDER_BY_TIME, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static char *
+cause_text (KsGapsPage  *self,
+            const KsGap *gap)
+{
+  if (gap->cause_name != 0)
+    return g_strdup_printf ("%s: %s", ks_gap_cause_get_title (gap->cause),
+                            ks_trace_string (self->trace, gap->cause_name));
+  return g_strdup (ks_gap_cause_get_title (gap->cause));
+}
+
+/* Cells */
+
+static char *
+start_text (gpointer page,
+            guint    i)
+{
+  return ks_time_format_duration (((KsGapsPage *)page)->gaps[i].start);
+}
+
+static char *
+duration_text (gpointer page,
+               guint    i)
+{
+  const KsGap *g = &((KsGapsPage *)page)->gaps[i];
+
+  return ks_time_format_duration (g->end - g->start);
+}
+
+static char *
+device_text (gpointer page,
+             guint    i)
+{
+  return g_strdup_printf ("%d", ((KsGapsPage *)page)->gaps[i].device);
+}
+
+static char *
+class_text (gpointer page,
+            guint    i)
+{
+  return g_strdup (ks_gap_class_get_title (((KsGapsPage *)page)->gaps[i].klass));
+}
+
+static char *
+cause_cell_text (gpointer page,
+                 guint    i)
+{
+  return cause_text (page, &((KsGapsPage *)page)->gaps[i]);
+}
+
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+static int
+start_compare (gpointer page,
+               guint    a,
+               guint    b)
+{
+  const KsGap *g = ((KsGapsPage *)page)->gaps;
+  int c = CMP (g[a].start, g[b].start);
+
+  return c ? c : CMP (g[a].device, g[b].device);
+}
+
+static int
+duration_compare (gpointer page,
+                  guint    a,
+                  guint    b)
+{
+  const KsGap *g = ((KsGapsPage *)page)->gaps;
+  int c = CMP (g[a].end - g[a].start, g[b].end - g[b].start);
+
+  /* Equal lengths stay in time order whichever way the column sorts */
+  return c ? c : -start_compare (page, a, b);
+}
+
+static int
+device_compare (gpointer page,
+                guint    a,
+                guint    b)
+{
+  const KsGap *g = ((KsGapsPage *)page)->gaps;
+
+  return CMP (g[a].device, g[b].device);
+}
+
+static int
+class_compare (gpointer page,
+               guint    a,
+               guint    b)
+{
+  const KsGap *g = ((KsGapsPage *)page)->gaps;
+
+  return CMP (g[a].klass, g[b].klass);
+}
+
+static int
+cause_compare (gpointer page,
+               guint    a,
+               guint    b)
+{
+  g_autofree char *ta = cause_cell_text (page, a);
+  g_autofree char *tb = cause_cell_text (page, b);
+
+  return g_utf8_collate (ta, tb);
+}
+
+static gboolean
+filter_row (gpointer page,
+            guint    i)
+{
+  KsGapsPage *self = page;
+  g_autofree char *cause = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *folded = NULL;
+
+  if (self->needle == NULL || self->needle[0] == 0)
+    return TRUE;
+  cause = cause_cell_text (self, i);
+  text = g_strdup_printf ("%s %s", ks_gap_class_get_title (self->gaps[i].klass), cause);
+  folded = g_utf8_casefold (text, -1);
+  return strstr (folded, self->needle) != NULL;
+}
+
+static void
+update_count (KsGapsPage *self)
+{
+  g_autofree char *text = NULL;
+  guint shown = ks_page_table_get_n_shown (&self->table);
+
+  if (self->analysis == NULL)
+    text = g_strdup (_("No trace"));
+  else
+    {
+      g_autofree char *threshold =
+        ks_time_format_duration (ks_analysis_get_options (self->analysis)->gap_threshold_ns);
+
+      if (shown == self->n_gaps)
+        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u gap longer than %s",
+                                             "%u gaps longer than %s", self->n_gaps),
+                                self->n_gaps, threshold);
+      else
+        text = g_strdup_printf (_("%u of %u gaps longer than %s"), shown, self->n_gaps, threshold);
+    }
+  gtk_label_set_text (self->count_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->count_label), ks_metric_get_definition (KS_METRIC_GAP));
+}
+
+static void
+apply_order (KsGapsPage *self)
+{
+  guint position = gtk_single_selection_get_selected (self->table.selection);
+  guint selected = G_MAXUINT;
+
+  if (self->analysis != NULL && position != GTK_INVALID_LIST_POSITION)
+    selected = ks_page_table_get_index_at (&self->table, position);
+
+  if (gtk_toggle_button_get_active (self->time_button))
+    gtk_column_view_sort_by_column (self->view, self->start_column, GTK_SORT_ASCENDING);
+  else
+    gtk_column_view_sort_by_column (self->view, self->duration_column, GTK_SORT_DESCENDING);
+
+  /* Keep the selected gap, so ] and [ go on from it in the new order */
+  if (selected != G_MAXUINT)
+    {
+      position = ks_page_table_find_index (&self->table, selected);
+      gtk_single_selection_set_selected (self->table.selection,
+                                         position != G_MAXUINT ? position : GTK_INVALID_LIST_POSITION);
+    }
+}
+
+static void
+order_toggled_cb (KsGapsPage *self)
+{
+  apply_order (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORDER_BY_TIME]);
+}
+
+static void
+search_changed_cb (KsGapsPage *self)
+{
+  g_free (self->needle);
+  self->needle = g_utf8_casefold (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), -1);
+  ks_page_table_refilter (&self->table);
+  update_count (self);
+}
+
+static void
+emit_navigate (KsGapsPage  *self,
+               const KsGap *gap)
+{
+  gint64 margin = MAX ((gap->end - gap->start) / 10, 1000);
+
+  g_signal_emit (self, signals[NAVIGATE], 0, gap->start - margin, gap->end + margin);
+}
+
+static void
+activate_cb (KsGapsPage *self,
+             guint       position)
+{
+  guint i = ks_page_table_get_index_at (&self->table, position);
+
+  if (i == G_MAXUINT)
+    return;
+  gtk_single_selection_set_selected (self->table.selection, position);
+  emit_navigate (self, &self->gaps[i]);
+}
+
+static void
+highlight_clicked_cb (KsGapsPage *self)
+{
+  const KsGap *gap = ks_gaps_page_get_selected (self);
+
+  if (gap != NULL && gap->cause_name != 0)
+    g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)gap->cause_name);
+}
+
+static void
+selection_changed_cb (KsGapsPage *self)
+{
+  const KsGap *gap = ks_gaps_page_get_selected (self);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->highlight_button), gap != NULL && gap->cause_name != 0);
+}
+
+const KsGap *
+ks_gaps_page_get_selected (KsGapsPage *self)
+{
+  guint position;
+  guint i;
+
+  g_return_val_if_fail (KS_IS_GAPS_PAGE (self), NULL);
+
+  if (self->analysis == NULL)
+    return NULL;
+  position = gtk_single_selection_get_selected (self->table.selection);
+  if (position == GTK_INVALID_LIST_POSITION)
+    return NULL;
+  i = ks_page_table_get_index_at (&self->table, position);
+  return i < self->n_gaps ? &self->gaps[i] : NULL;
+}
+
+static void
+scroll_to (KsGapsPage *self,
+           guint       position)
+{
+  /* GtkColumnView has no scroll API before GTK 4.12: its list does. */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->view));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      gtk_widget_activate_action (child, "list.scroll-to-item", "u", position);
+}
+
+gboolean
+ks_gaps_page_step (KsGapsPage *self,
+                   int         direction)
+{
+  guint n, position, next;
+  guint i;
+
+  g_return_val_if_fail (KS_IS_GAPS_PAGE (self), FALSE);
+
+  n = self->analysis ? ks_page_table_get_n_shown (&self->table) : 0;
+  if (n == 0)
+    return FALSE;
+
+  position = gtk_single_selection_get_selected (self->table.selection);
+  if (position == GTK_INVALID_LIST_POSITION)
+    next = direction >= 0 ? 0 : n - 1;
+  else if (direction >= 0)
+    {
+      if (position + 1 >= n)
+        return FALSE;
+      next = position + 1;
+    }
+  else
+    {
+      if (position == 0)
+        return FALSE;
+      next = position - 1;
+    }
+
+  gtk_single_selection_set_selected (self->table.selection, next);
+  scroll_to (self, next);
+  i = ks_page_table_get_index_at (&self->table, next);
+  emit_navigate (self, &self->gaps[i]);
+  return TRUE;
+}
+
+gboolean
+ks_gaps_page_get_order_by_time (KsGapsPage *self)
+{
+  g_return_val_if_fail (KS_IS_GAPS_PAGE (self), FALSE);
+  return gtk_toggle_button_get_active (self->time_button);
+}
+
+void
+ks_gaps_page_set_order_by_time (KsGapsPage *self,
+                                gboolean    by_time)
+{
+  g_return_if_fail (KS_IS_GAPS_PAGE (self));
+
+  if (by_time == ks_gaps_page_get_order_by_time (self))
+    return;
+  gtk_toggle_button_set_active (by_time ? self->time_button : self->largest_button, TRUE);
+}
+
+void
+ks_gaps_page_set_analysis (KsGapsPage *self,
+                           KsTrace    *trace,
+                           KsAnalysis *analysis)
+{
+  g_return_if_fail (KS_IS_GAPS_PAGE (self));
+
+  /* Drop the rows before the records they point at go */
+  ks_page_table_set_n (&self->table, 0);
+  g_set_object (&self->trace, trace);
+  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->gaps = NULL;
+  self->n_gaps = 0;
+  if (self->analysis != NULL)
+    self->gaps = ks_analysis_get_gaps (self->analysis, &self->n_gaps);
+  ks_page_table_set_n (&self->table, self->n_gaps);
+  apply_order (self);
+  update_count (self);
+  selection_changed_cb (self);
+}
+
+static void
+ks_gaps_page_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  KsGapsPage *self = KS_GAPS_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ORDER_BY_TIME:
+      g_value_set_boolean (value, ks_gaps_page_get_order_by_time (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_gaps_page_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  KsGapsPage *self = KS_GAPS_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ORDER_BY_TIME:
+      ks_gaps_page_set_order_by_time (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_gaps_page_dispose (GObject *object)
+{
+  KsGapsPage *self = (KsGapsPage *)object;
+  GtkWidget *child;
+
+  ks_page_table_clear (&self->table);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_GAPS_PAGE);
+  /* The template's root has no id, so it is not unparented by the above */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->trace);
+  g_clear_pointer (&self->needle, g_free);
+
+  G_OBJECT_CLASS (ks_gaps_page_parent_class)->dispose (object);
+}
+
+static void
+ks_gaps_page_class_init (KsGapsPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_gaps_page_dispose;
+  object_class->get_property = ks_gaps_page_get_property;
+  object_class->set_property = ks_gaps_page_set_property;
+
+  properties[PROP_ORDER_BY_TIME] =
+    g_param_spec_boolean ("order-by-time", NULL, NULL, FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[NAVIGATE] = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
+  signals[HIGHLIGHT] = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-gaps-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsGapsPage, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsGapsPage, largest_button);
+  gtk_widget_class_bind_template_child (widget_class, KsGapsPage, time_button);
+  gtk_widget_class_bind_template_child (widget_class, KsGapsPage, highlight_button);
+  gtk_widget_class_bind_template_child (widget_class, KsGapsPage, count_label);
+  gtk_widget_class_bind_template_child (widget_class, KsGapsPage, view);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, order_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, highlight_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, activate_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_gaps_page_init (KsGapsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  ks_page_table_init (&self->table, self->view, filter_row, self);
+  self->start_column = ks_page_table_add_column (&self->table, _("Start"), _("When the GPU went idle"),
+                                                 start_text, start_compare, self, TRUE);
+  self->duration_column = ks_page_table_add_column (&self->table, _("Duration"),
+                                                    ks_metric_get_definition (KS_METRIC_GAP),
+                                                    duration_text, duration_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("GPU"), NULL, device_text, device_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Class"), NULL, class_text, class_compare, self, FALSE);
+  ks_page_table_add_column (&self->table, _("CPU Was In"), NULL, cause_cell_text, cause_compare, self, FALSE);
+  g_signal_connect_object (self->table.selection, "notify::selected",
+                           G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
+  apply_order (self);
+  update_count (self);
+}
+
+GtkWidget *
+ks_gaps_page_new (void)
+{
+  return g_object_new (KS_TYPE_GAPS_PAGE, NULL);
+}

@@ -1,0 +1,321 @@
+/* ks-kernels-page.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-kernels-page"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <inttypes.h>
+#include <math.h>
+
+#include "ks-kernels-page.h"
+#include "ks-page-charts.h"
+#include "ks-page-table.h"
+#include "ks-time-format.h"
+
+struct _KsKernelsPage
+{
+  GtkWidget             parent_instance;
+
+  GtkSearchEntry       *search_entry;
+  GtkColumnView        *view;
+  GtkLabel             *latency_label;
+  GtkDrawingArea       *latency_area;
+  GtkColumnViewColumn  *total_column;
+
+  KsPageTable           table;
+  char                 *needle;
+
+  KsTrace              *trace;
+  KsAnalysis           *analysis;
+  const KsKernelStats  *kernels;
+  guint                 n_kernels;
+};
+
+G_DEFINE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, GTK_TYPE_WIDGET)
+
+enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+#define K(p) (((KsKernelsPage *)(p))->kernels)
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+static char *
+name_text (gpointer p,
+           guint    i)
+{
+  return g_strdup (ks_trace_string (((KsKernelsPage *)p)->trace, K (p)[i].name));
+}
+
+static int
+name_compare (gpointer p,
+              guint    a,
+              guint    b)
+{
+  KsKernelsPage *self = p;
+
+  return g_strcmp0 (ks_trace_string (self->trace, K (p)[a].name), ks_trace_string (self->trace, K (p)[b].name));
+}
+
+static char *
+calls_text (gpointer p,
+            guint    i)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, K (p)[i].calls);
+}
+
+static int
+calls_compare (gpointer p,
+               guint    a,
+               guint    b)
+{
+  return CMP (K (p)[a].calls, K (p)[b].calls);
+}
+
+#define DURATION_COLUMN(field)                                      \
+  static char *                                                     \
+  field##_text (gpointer p,                                         \
+                guint    i)                                         \
+  {                                                                 \
+    return ks_time_format_duration ((gint64)llround (K (p)[i].field)); \
+  }                                                                 \
+  static int                                                        \
+  field##_compare (gpointer p,                                      \
+                   guint    a,                                      \
+                   guint    b)                                      \
+  {                                                                 \
+    return CMP (K (p)[a].field, K (p)[b].field);                    \
+  }
+
+DURATION_COLUMN (total_ns)
+DURATION_COLUMN (mean_ns)
+DURATION_COLUMN (min_ns)
+DURATION_COLUMN (max_ns)
+
+static char *
+share_text (gpointer p,
+            guint    i)
+{
+  return g_strdup_printf ("%.1f %%", 100.0 * K (p)[i].share);
+}
+
+static int
+share_compare (gpointer p,
+               guint    a,
+               guint    b)
+{
+  return CMP (K (p)[a].share, K (p)[b].share);
+}
+
+static char *
+occupancy_text (gpointer p,
+                guint    i)
+{
+  if (K (p)[i].occupancy_pct < 0)
+    return g_strdup ("—");
+  return g_strdup_printf ("%.0f %%", K (p)[i].occupancy_pct);
+}
+
+static int
+occupancy_compare (gpointer p,
+                   guint    a,
+                   guint    b)
+{
+  return CMP (K (p)[a].occupancy_pct, K (p)[b].occupancy_pct);
+}
+
+static char *
+grid_text (gpointer p,
+           guint    i)
+{
+  const KsKernelStats *k = &K (p)[i];
+
+  return g_strdup_printf ("%u×%u×%u%s", k->grid[0], k->grid[1], k->grid[2], k->config_varies ? " *" : "");
+}
+
+static char *
+block_text (gpointer p,
+            guint    i)
+{
+  const KsKernelStats *k = &K (p)[i];
+
+  return g_strdup_printf ("%u×%u×%u", k->block[0], k->block[1], k->block[2]);
+}
+
+static char *
+registers_text (gpointer p,
+                guint    i)
+{
+  return g_strdup_printf ("%u", K (p)[i].registers);
+}
+
+static int
+registers_compare (gpointer p,
+                   guint    a,
+                   guint    b)
+{
+  return CMP (K (p)[a].registers, K (p)[b].registers);
+}
+
+static gboolean
+filter_row (gpointer p,
+            guint    i)
+{
+  KsKernelsPage *self = p;
+  g_autofree char *folded = NULL;
+
+  if (self->needle == NULL || self->needle[0] == 0)
+    return TRUE;
+  folded = g_utf8_casefold (ks_trace_string (self->trace, self->kernels[i].name), -1);
+  return strstr (folded, self->needle) != NULL;
+}
+
+static void
+search_changed_cb (KsKernelsPage *self)
+{
+  g_free (self->needle);
+  self->needle = g_utf8_casefold (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), -1);
+  ks_page_table_refilter (&self->table);
+}
+
+static void
+activate_cb (KsKernelsPage *self,
+             guint          position)
+{
+  guint i = ks_page_table_get_index_at (&self->table, position);
+  const KsKernelStats *k;
+  const KsTrack *track;
+
+  if (i == G_MAXUINT)
+    return;
+  k = &self->kernels[i];
+  g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)k->name);
+  track = &self->trace->tracks[k->longest_track];
+  g_signal_emit (self, signals[NAVIGATE], 0, track->start[k->longest_slice], track->end[k->longest_slice]);
+}
+
+static void
+draw_latency_cb (GtkDrawingArea *area,
+                 cairo_t        *cr,
+                 int             width,
+                 int             height,
+                 gpointer        user_data)
+{
+  KsKernelsPage *self = user_data;
+  GdkRGBA fg;
+
+  if (self->analysis == NULL)
+    return;
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  ks_chart_draw_latency (cr, width, height, &fg, ks_analysis_get_launch_latency (self->analysis));
+}
+
+void
+ks_kernels_page_set_analysis (KsKernelsPage *self,
+                              KsTrace       *trace,
+                              KsAnalysis    *analysis)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (KS_IS_KERNELS_PAGE (self));
+
+  ks_page_table_set_n (&self->table, 0);
+  g_set_object (&self->trace, trace);
+  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->kernels = NULL;
+  self->n_kernels = 0;
+  if (self->analysis != NULL)
+    {
+      const KsLaunchLatency *lat = ks_analysis_get_launch_latency (self->analysis);
+      g_autofree char *p50 = ks_time_format_duration (lat->p50_ns);
+      g_autofree char *p90 = ks_time_format_duration (lat->p90_ns);
+      g_autofree char *p99 = ks_time_format_duration (lat->p99_ns);
+
+      self->kernels = ks_analysis_get_kernels (self->analysis, &self->n_kernels);
+      text = g_strdup_printf (_("Launch latency of %" PRIu64 " kernels: p50 %s, p90 %s, p99 %s"),
+                              lat->count, p50, p90, p99);
+    }
+  gtk_label_set_text (self->latency_label, text ? text : "");
+  ks_page_table_set_n (&self->table, self->n_kernels);
+  gtk_column_view_sort_by_column (self->view, self->total_column, GTK_SORT_DESCENDING);
+  gtk_widget_queue_draw (GTK_WIDGET (self->latency_area));
+}
+
+static void
+ks_kernels_page_dispose (GObject *object)
+{
+  KsKernelsPage *self = (KsKernelsPage *)object;
+  GtkWidget *child;
+
+  ks_page_table_clear (&self->table);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_KERNELS_PAGE);
+  /* The template's root has no id, so it is not unparented by the above */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->trace);
+  g_clear_pointer (&self->needle, g_free);
+
+  G_OBJECT_CLASS (ks_kernels_page_parent_class)->dispose (object);
+}
+
+static void
+ks_kernels_page_class_init (KsKernelsPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_kernels_page_dispose;
+
+  signals[NAVIGATE] = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
+  signals[HIGHLIGHT] = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-kernels-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsKernelsPage, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsKernelsPage, view);
+  gtk_widget_class_bind_template_child (widget_class, KsKernelsPage, latency_label);
+  gtk_widget_class_bind_template_child (widget_class, KsKernelsPage, latency_area);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, activate_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_kernels_page_init (KsKernelsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  ks_page_table_init (&self->table, self->view, filter_row, self);
+  ks_page_table_add_column (&self->table, _("Kernel"), NULL, name_text, name_compare, self, FALSE);
+  ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
+  self->total_column = ks_page_table_add_column (&self->table, _("Total"), ks_metric_get_definition (KS_METRIC_KERNEL_TIME),
+                                                 total_ns_text, total_ns_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Mean"), NULL, mean_ns_text, mean_ns_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Min"), NULL, min_ns_text, min_ns_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Max"), NULL, max_ns_text, max_ns_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Share"), ks_metric_get_definition (KS_METRIC_KERNEL_SHARE),
+                            share_text, share_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Occupancy"), ks_metric_get_definition (KS_METRIC_OCCUPANCY),
+                            occupancy_text, occupancy_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Grid"), _("Grid of the first call; * when calls differ"),
+                            grid_text, NULL, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Block"), NULL, block_text, NULL, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Registers"), _("Registers per thread"),
+                            registers_text, registers_compare, self, TRUE);
+  gtk_drawing_area_set_draw_func (self->latency_area, draw_latency_cb, self, NULL);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->latency_area), ks_metric_get_definition (KS_METRIC_LAUNCH_LATENCY));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->latency_label), ks_metric_get_definition (KS_METRIC_LAUNCH_LATENCY));
+}
+
+GtkWidget *
+ks_kernels_page_new (void)
+{
+  return g_object_new (KS_TYPE_KERNELS_PAGE, NULL);
+}

@@ -1,0 +1,323 @@
+/* ks-memory-page.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-memory-page"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-memory-page.h"
+#include "ks-page-charts.h"
+#include "ks-page-table.h"
+#include "ks-time-format.h"
+
+struct _KsMemoryPage
+{
+  GtkWidget            parent_instance;
+
+  GtkDropDown         *device_dropdown;
+  GtkLabel            *peak_label;
+  GtkDrawingArea      *chart;
+  GtkLabel            *legend_label;
+  GtkColumnView       *view;
+
+  KsPageTable          table;
+
+  KsTrace             *trace;
+  KsAnalysis          *analysis;
+  const KsMemoryCurve *curves;
+  guint                n_curves;
+  const KsAllocation  *allocs;
+  guint                n_allocs;
+  gint32               device;
+};
+
+G_DEFINE_FINAL_TYPE (KsMemoryPage, ks_memory_page, GTK_TYPE_WIDGET)
+
+enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+#define A(p) (((KsMemoryPage *)(p))->allocs)
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+static char *
+size_text (gpointer p,
+           guint    i)
+{
+  return g_format_size (A (p)[i].bytes);
+}
+
+static int
+size_compare (gpointer p,
+              guint    a,
+              guint    b)
+{
+  return CMP (A (p)[a].bytes, A (p)[b].bytes);
+}
+
+static char *
+alloc_text (gpointer p,
+            guint    i)
+{
+  return ks_time_format_duration (A (p)[i].alloc_ts);
+}
+
+static int
+alloc_compare (gpointer p,
+               guint    a,
+               guint    b)
+{
+  return CMP (A (p)[a].alloc_ts, A (p)[b].alloc_ts);
+}
+
+static char *
+lifetime_text (gpointer p,
+               guint    i)
+{
+  if (A (p)[i].lifetime_ns < 0)
+    return g_strdup (_("not freed"));
+  return ks_time_format_duration (A (p)[i].lifetime_ns);
+}
+
+static int
+lifetime_compare (gpointer p,
+                  guint    a,
+                  guint    b)
+{
+  /* Never freed sorts as the longest */
+  gint64 la = A (p)[a].lifetime_ns < 0 ? G_MAXINT64 : A (p)[a].lifetime_ns;
+  gint64 lb = A (p)[b].lifetime_ns < 0 ? G_MAXINT64 : A (p)[b].lifetime_ns;
+
+  return CMP (la, lb);
+}
+
+static char *
+operator_text (gpointer p,
+               guint    i)
+{
+  return g_strdup (ks_trace_string (((KsMemoryPage *)p)->trace, A (p)[i].operator_name));
+}
+
+static int
+operator_compare (gpointer p,
+                  guint    a,
+                  guint    b)
+{
+  KsMemoryPage *self = p;
+
+  return g_strcmp0 (ks_trace_string (self->trace, A (p)[a].operator_name),
+                    ks_trace_string (self->trace, A (p)[b].operator_name));
+}
+
+static gboolean
+filter_row (gpointer p,
+            guint    i)
+{
+  return A (p)[i].device == ((KsMemoryPage *)p)->device;
+}
+
+static const KsMemoryCurve *
+current_curve (KsMemoryPage *self)
+{
+  for (guint i = 0; i < self->n_curves; i++)
+    if (self->curves[i].device == self->device)
+      return &self->curves[i];
+  return NULL;
+}
+
+static void
+draw_cb (GtkDrawingArea *area,
+         cairo_t        *cr,
+         int             width,
+         int             height,
+         gpointer        user_data)
+{
+  KsMemoryPage *self = user_data;
+  GdkRGBA fg;
+
+  if (self->analysis == NULL)
+    return;
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  ks_chart_draw_memory (cr, width, height, &fg, current_curve (self));
+}
+
+static void
+update_device (KsMemoryPage *self)
+{
+  const KsMemoryCurve *curve = current_curve (self);
+  g_autofree char *text = NULL;
+
+  if (curve != NULL)
+    {
+      g_autofree char *peak = g_format_size (curve->peak_allocated);
+      g_autofree char *at = ks_time_format_duration (curve->peak_allocated_ts);
+      g_autofree char *resv = curve->peak_reserved >= 0 ? g_format_size (curve->peak_reserved) : g_strdup ("—");
+
+      if (curve->peak_operator != 0)
+        text = g_strdup_printf (_("Peak %s at %s in %s; reserved up to %s"), peak, at,
+                                ks_trace_string (self->trace, curve->peak_operator), resv);
+      else
+        text = g_strdup_printf (_("Peak %s at %s; reserved up to %s"), peak, at, resv);
+      if (curve->total_memory > 0)
+        {
+          g_autofree char *cap = g_format_size (curve->total_memory);
+          char *full = g_strdup_printf (_("%s, of %s"), text, cap);
+
+          g_free (text);
+          text = full;
+        }
+    }
+  else if (self->analysis != NULL)
+    text = g_strdup (_("The trace has no memory events"));
+
+  gtk_label_set_text (self->peak_label, text ? text : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->peak_label), ks_metric_get_definition (KS_METRIC_MEMORY_PEAK));
+  ks_page_table_refilter (&self->table);
+  gtk_widget_queue_draw (GTK_WIDGET (self->chart));
+}
+
+static void
+device_changed_cb (KsMemoryPage *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->device_dropdown);
+
+  if (selected < self->n_curves)
+    self->device = self->curves[selected].device;
+  update_device (self);
+}
+
+static void
+activate_cb (KsMemoryPage *self,
+             guint         position)
+{
+  guint i = ks_page_table_get_index_at (&self->table, position);
+  const KsAllocation *a;
+
+  if (i == G_MAXUINT)
+    return;
+  a = &self->allocs[i];
+  if (a->operator_name != 0)
+    g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)a->operator_name);
+  g_signal_emit (self, signals[NAVIGATE], 0, a->alloc_ts, a->free_ts >= 0 ? a->free_ts : a->alloc_ts);
+}
+
+void
+ks_memory_page_set_analysis (KsMemoryPage *self,
+                             KsTrace      *trace,
+                             KsAnalysis   *analysis)
+{
+  g_autoptr(GtkStringList) devices = gtk_string_list_new (NULL);
+
+  g_return_if_fail (KS_IS_MEMORY_PAGE (self));
+
+  ks_page_table_set_n (&self->table, 0);
+  g_set_object (&self->trace, trace);
+  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->curves = NULL;
+  self->allocs = NULL;
+  self->n_curves = self->n_allocs = 0;
+  self->device = -2;
+
+  if (self->analysis != NULL)
+    {
+      self->curves = ks_analysis_get_memory_curves (self->analysis, &self->n_curves);
+      self->allocs = ks_analysis_get_allocations (self->analysis, &self->n_allocs);
+    }
+  for (guint i = 0; i < self->n_curves; i++)
+    {
+      g_autofree char *name = NULL;
+
+      if (self->curves[i].device >= 0)
+        name = g_strdup_printf (_("GPU %d"), self->curves[i].device);
+      else
+        name = g_strdup (_("Host"));
+      gtk_string_list_append (devices, name);
+    }
+  if (self->n_curves > 0)
+    self->device = self->curves[0].device;
+
+  ks_page_table_set_n (&self->table, self->n_allocs);
+  g_signal_handlers_block_by_func (self->device_dropdown, device_changed_cb, self);
+  gtk_drop_down_set_model (self->device_dropdown, G_LIST_MODEL (devices));
+  gtk_drop_down_set_selected (self->device_dropdown, 0);
+  g_signal_handlers_unblock_by_func (self->device_dropdown, device_changed_cb, self);
+  gtk_widget_set_visible (GTK_WIDGET (self->device_dropdown), self->n_curves > 1);
+  update_device (self);
+}
+
+static void
+ks_memory_page_dispose (GObject *object)
+{
+  KsMemoryPage *self = (KsMemoryPage *)object;
+  GtkWidget *child;
+
+  ks_page_table_clear (&self->table);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_MEMORY_PAGE);
+  /* The template's root has no id, so it is not unparented by the above */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->trace);
+
+  G_OBJECT_CLASS (ks_memory_page_parent_class)->dispose (object);
+}
+
+static void
+ks_memory_page_class_init (KsMemoryPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_memory_page_dispose;
+
+  signals[NAVIGATE] = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
+  signals[HIGHLIGHT] = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-memory-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, device_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, peak_label);
+  gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, chart);
+  gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, legend_label);
+  gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, view);
+  gtk_widget_class_bind_template_callback (widget_class, device_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, activate_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_memory_page_init (KsMemoryPage *self)
+{
+  g_autofree char *legend = NULL;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->device = -2;
+  ks_page_table_init (&self->table, self->view, filter_row, self);
+  ks_page_table_add_column (&self->table, _("Size"), NULL, size_text, size_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Allocated At"), NULL, alloc_text, alloc_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_ALLOCATION_LIFETIME),
+                            ks_metric_get_definition (KS_METRIC_ALLOCATION_LIFETIME),
+                            lifetime_text, lifetime_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, _("Operator"), NULL, operator_text, operator_compare, self, FALSE);
+  gtk_drawing_area_set_draw_func (self->chart, draw_cb, self, NULL);
+
+  legend = g_markup_printf_escaped ("<span foreground=\"#3584e4\">■</span> %s   "
+                                    "<span foreground=\"#e66100\">━</span> %s",
+                                    ks_metric_get_title (KS_METRIC_MEMORY_ALLOCATED),
+                                    ks_metric_get_title (KS_METRIC_MEMORY_RESERVED));
+  gtk_label_set_markup (self->legend_label, legend);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->chart), ks_metric_get_definition (KS_METRIC_MEMORY_ALLOCATED));
+}
+
+GtkWidget *
+ks_memory_page_new (void)
+{
+  return g_object_new (KS_TYPE_MEMORY_PAGE, NULL);
+}

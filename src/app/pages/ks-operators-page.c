@@ -1,0 +1,257 @@
+/* ks-operators-page.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-operators-page"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-operators-page.h"
+#include "ks-page-table.h"
+#include "ks-time-format.h"
+
+struct _KsOperatorsPage
+{
+  GtkWidget              parent_instance;
+
+  GtkSearchEntry        *search_entry;
+  GtkToggleButton       *shape_button;
+  GtkColumnView         *view;
+  GtkColumnViewColumn   *dims_column;
+  GtkColumnViewColumn   *device_column;
+
+  KsPageTable            table;
+  char                  *needle;
+
+  KsTrace               *trace;
+  KsAnalysis            *analysis;
+  const KsOperatorStats *ops;
+  guint                  n_ops;
+};
+
+G_DEFINE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, GTK_TYPE_WIDGET)
+
+enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+#define OPS(p) (((KsOperatorsPage *)(p))->ops)
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+static char *
+name_text (gpointer p,
+           guint    i)
+{
+  return g_strdup (ks_trace_string (((KsOperatorsPage *)p)->trace, OPS (p)[i].name));
+}
+
+static char *
+dims_text (gpointer p,
+           guint    i)
+{
+  return g_strdup (OPS (p)[i].input_dims ? OPS (p)[i].input_dims : "");
+}
+
+static char *
+calls_text (gpointer p,
+            guint    i)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, OPS (p)[i].calls);
+}
+
+#define DURATION_COLUMN(field)                                      \
+  static char *                                                     \
+  field##_text (gpointer p,                                         \
+                guint    i)                                         \
+  {                                                                 \
+    return ks_time_format_duration (OPS (p)[i].field);              \
+  }                                                                 \
+  static int                                                        \
+  field##_compare (gpointer p,                                      \
+                   guint    a,                                      \
+                   guint    b)                                      \
+  {                                                                 \
+    return CMP (OPS (p)[a].field, OPS (p)[b].field);                \
+  }
+
+DURATION_COLUMN (host_total_ns)
+DURATION_COLUMN (host_self_ns)
+DURATION_COLUMN (device_total_ns)
+DURATION_COLUMN (device_self_ns)
+
+static int
+name_compare (gpointer p,
+              guint    a,
+              guint    b)
+{
+  KsOperatorsPage *self = p;
+
+  return g_strcmp0 (ks_trace_string (self->trace, OPS (p)[a].name), ks_trace_string (self->trace, OPS (p)[b].name));
+}
+
+static int
+dims_compare (gpointer p,
+              guint    a,
+              guint    b)
+{
+  return g_strcmp0 (OPS (p)[a].input_dims, OPS (p)[b].input_dims);
+}
+
+static int
+calls_compare (gpointer p,
+               guint    a,
+               guint    b)
+{
+  return CMP (OPS (p)[a].calls, OPS (p)[b].calls);
+}
+
+static gboolean
+filter_row (gpointer p,
+            guint    i)
+{
+  KsOperatorsPage *self = p;
+  g_autofree char *folded = NULL;
+
+  if (self->needle == NULL || self->needle[0] == 0)
+    return TRUE;
+  folded = g_utf8_casefold (ks_trace_string (self->trace, self->ops[i].name), -1);
+  return strstr (folded, self->needle) != NULL;
+}
+
+static void
+reload (KsOperatorsPage *self)
+{
+  gboolean by_shape = gtk_toggle_button_get_active (self->shape_button);
+
+  ks_page_table_set_n (&self->table, 0);
+  self->ops = NULL;
+  self->n_ops = 0;
+  if (self->analysis != NULL)
+    self->ops = ks_analysis_get_operators (self->analysis,
+                                           by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE : KS_OPERATOR_BY_NAME,
+                                           &self->n_ops);
+  gtk_column_view_column_set_visible (self->dims_column, by_shape);
+  ks_page_table_set_n (&self->table, self->n_ops);
+}
+
+static void
+shape_toggled_cb (KsOperatorsPage *self)
+{
+  reload (self);
+}
+
+static void
+search_changed_cb (KsOperatorsPage *self)
+{
+  g_free (self->needle);
+  self->needle = g_utf8_casefold (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), -1);
+  ks_page_table_refilter (&self->table);
+}
+
+static void
+activate_cb (KsOperatorsPage *self,
+             guint            position)
+{
+  guint i = ks_page_table_get_index_at (&self->table, position);
+  const KsOperatorStats *op;
+  const KsTrack *track;
+
+  if (i == G_MAXUINT)
+    return;
+  op = &self->ops[i];
+  g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)op->name);
+  if (op->longest_track == KS_NO_INDEX)
+    return;
+  track = &self->trace->tracks[op->longest_track];
+  g_signal_emit (self, signals[NAVIGATE], 0, track->start[op->longest_slice], track->end[op->longest_slice]);
+}
+
+void
+ks_operators_page_set_analysis (KsOperatorsPage *self,
+                                KsTrace         *trace,
+                                KsAnalysis      *analysis)
+{
+  g_return_if_fail (KS_IS_OPERATORS_PAGE (self));
+
+  ks_page_table_set_n (&self->table, 0);
+  g_set_object (&self->trace, trace);
+  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  reload (self);
+  gtk_column_view_sort_by_column (self->view, self->device_column, GTK_SORT_DESCENDING);
+}
+
+static void
+ks_operators_page_dispose (GObject *object)
+{
+  KsOperatorsPage *self = (KsOperatorsPage *)object;
+  GtkWidget *child;
+
+  ks_page_table_clear (&self->table);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_OPERATORS_PAGE);
+  /* The template's root has no id, so it is not unparented by the above */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->trace);
+  g_clear_pointer (&self->needle, g_free);
+
+  G_OBJECT_CLASS (ks_operators_page_parent_class)->dispose (object);
+}
+
+static void
+ks_operators_page_class_init (KsOperatorsPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_operators_page_dispose;
+
+  signals[NAVIGATE] = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
+  signals[HIGHLIGHT] = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-operators-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsOperatorsPage, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsOperatorsPage, shape_button);
+  gtk_widget_class_bind_template_child (widget_class, KsOperatorsPage, view);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, shape_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, activate_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_operators_page_init (KsOperatorsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  ks_page_table_init (&self->table, self->view, filter_row, self);
+  ks_page_table_add_column (&self->table, _("Operator"), NULL, name_text, name_compare, self, FALSE);
+  self->dims_column = ks_page_table_add_column (&self->table, _("Input Shapes"), NULL,
+                                                dims_text, dims_compare, self, FALSE);
+  ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_HOST_TOTAL),
+                            ks_metric_get_definition (KS_METRIC_HOST_TOTAL),
+                            host_total_ns_text, host_total_ns_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_HOST_SELF),
+                            ks_metric_get_definition (KS_METRIC_HOST_SELF),
+                            host_self_ns_text, host_self_ns_compare, self, TRUE);
+  self->device_column = ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_DEVICE_TOTAL),
+                                                  ks_metric_get_definition (KS_METRIC_DEVICE_TOTAL),
+                                                  device_total_ns_text, device_total_ns_compare, self, TRUE);
+  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_DEVICE_SELF),
+                            ks_metric_get_definition (KS_METRIC_DEVICE_SELF),
+                            device_self_ns_text, device_self_ns_compare, self, TRUE);
+  gtk_column_view_column_set_visible (self->dims_column, FALSE);
+}
+
+GtkWidget *
+ks_operators_page_new (void)
+{
+  return g_object_new (KS_TYPE_OPERATORS_PAGE, NULL);
+}

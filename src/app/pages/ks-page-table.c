@@ -1,0 +1,197 @@
+/* ks-page-table.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-page-table"
+
+#include "config.h"
+
+#include "ks-page-table.h"
+
+typedef struct
+{
+  KsCellTextFunc    text;
+  KsCellCompareFunc compare;
+  KsRowFilterFunc   filter;
+  gpointer          page;
+  char             *tooltip;
+  gboolean          numeric;
+} Column;
+
+static void
+column_free (gpointer data)
+{
+  Column *c = data;
+
+  g_free (c->tooltip);
+  g_free (c);
+}
+
+static gboolean
+filter_cb (gpointer item,
+           gpointer user_data)
+{
+  Column *c = user_data;
+
+  return c->filter (c->page, ks_row_item_get_index (item));
+}
+
+void
+ks_page_table_init (KsPageTable     *table,
+                    GtkColumnView   *view,
+                    KsRowFilterFunc  filter,
+                    gpointer         page)
+{
+  Column *c = g_new0 (Column, 1);
+
+  c->filter = filter;
+  c->page = page;
+
+  table->view = view;
+  table->model = ks_index_model_new ();
+  table->filter = gtk_custom_filter_new (filter_cb, c, column_free);
+  table->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (table->model)),
+                                                   g_object_ref (GTK_FILTER (table->filter)));
+  table->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (table->filter_model)),
+                                               g_object_ref (gtk_column_view_get_sorter (view)));
+  table->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (table->sort_model)));
+  gtk_single_selection_set_autoselect (table->selection, FALSE);
+  gtk_single_selection_set_can_unselect (table->selection, TRUE);
+  gtk_column_view_set_model (view, GTK_SELECTION_MODEL (table->selection));
+}
+
+void
+ks_page_table_clear (KsPageTable *table)
+{
+  if (table->view != NULL)
+    gtk_column_view_set_model (table->view, NULL);
+  g_clear_object (&table->selection);
+  g_clear_object (&table->sort_model);
+  g_clear_object (&table->filter_model);
+  g_clear_object (&table->filter);
+  g_clear_object (&table->model);
+  table->view = NULL;
+}
+
+void
+ks_page_table_set_n (KsPageTable *table,
+                     guint        n)
+{
+  ks_index_model_set_n (table->model, n);
+}
+
+void
+ks_page_table_refilter (KsPageTable *table)
+{
+  gtk_filter_changed (GTK_FILTER (table->filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+guint
+ks_page_table_get_n_shown (KsPageTable *table)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (table->selection));
+}
+
+guint
+ks_page_table_get_index_at (KsPageTable *table,
+                            guint        position)
+{
+  g_autoptr(KsRowItem) item = g_list_model_get_item (G_LIST_MODEL (table->selection), position);
+
+  return item != NULL ? ks_row_item_get_index (item) : G_MAXUINT;
+}
+
+guint
+ks_page_table_find_index (KsPageTable *table,
+                          guint        index)
+{
+  guint n = ks_page_table_get_n_shown (table);
+
+  for (guint i = 0; i < n; i++)
+    if (ks_page_table_get_index_at (table, i) == index)
+      return i;
+  return G_MAXUINT;
+}
+
+static void
+setup_cb (GtkSignalListItemFactory *factory,
+          GtkListItem              *list_item,
+          Column                   *c)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), c->numeric ? 1.0 : 0.0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), c->numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+  if (c->numeric)
+    gtk_widget_add_css_class (label, "numeric");
+  gtk_list_item_set_child (list_item, label);
+}
+
+static void
+bind_cb (GtkSignalListItemFactory *factory,
+         GtkListItem              *list_item,
+         Column                   *c)
+{
+  GtkWidget *label = gtk_list_item_get_child (list_item);
+  KsRowItem *item = gtk_list_item_get_item (list_item);
+  g_autofree char *text = c->text (c->page, ks_row_item_get_index (item));
+
+  gtk_label_set_text (GTK_LABEL (label), text);
+  /* Names get their full text, numbers the definition of the column */
+  gtk_widget_set_tooltip_text (label, c->numeric ? c->tooltip : text);
+}
+
+static int
+compare_cb (gconstpointer a,
+            gconstpointer b,
+            gpointer      user_data)
+{
+  Column *c = user_data;
+
+  return c->compare (c->page, ks_row_item_get_index ((KsRowItem *)a), ks_row_item_get_index ((KsRowItem *)b));
+}
+
+GtkColumnViewColumn *
+ks_page_table_add_column (KsPageTable       *table,
+                          const char        *title,
+                          const char        *tooltip,
+                          KsCellTextFunc     text,
+                          KsCellCompareFunc  compare,
+                          gpointer           page,
+                          gboolean           numeric)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  GtkColumnViewColumn *column;
+  Column *c = g_new0 (Column, 1);
+
+  c->text = text;
+  c->compare = compare;
+  c->page = page;
+  c->tooltip = g_strdup (tooltip);
+  c->numeric = numeric;
+
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), c);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), c);
+  g_object_set_data_full (G_OBJECT (factory), "ks-column", c, column_free);
+
+  column = gtk_column_view_column_new (title, factory);
+  gtk_column_view_column_set_resizable (column, TRUE);
+  gtk_column_view_column_set_expand (column, !numeric);
+  if (compare != NULL)
+    {
+      Column *sc = g_new0 (Column, 1);
+      GtkCustomSorter *sorter;
+
+      sc->compare = compare;
+      sc->page = page;
+      sorter = gtk_custom_sorter_new (compare_cb, sc, column_free);
+      gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));
+      g_object_unref (sorter);
+    }
+  gtk_column_view_append_column (table->view, column);
+  g_object_unref (column);
+  return column;
+}

@@ -1,0 +1,61 @@
+/* ks-page-table.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "ks-index-model.h"
+
+G_BEGIN_DECLS
+
+/* The model chain of an analysis table: rows 0 .. n - 1 of a record
+ * array, filtered by the page, sorted by the clicked column header. */
+
+typedef char *(*KsCellTextFunc)    (gpointer page,
+                                    guint    index);
+typedef int   (*KsCellCompareFunc) (gpointer page,
+                                    guint    a,
+                                    guint    b);
+typedef gboolean (*KsRowFilterFunc) (gpointer page,
+                                     guint    index);
+
+typedef struct
+{
+  GtkColumnView      *view;
+  KsIndexModel       *model;
+  GtkCustomFilter    *filter;
+  GtkFilterListModel *filter_model;
+  GtkSortListModel   *sort_model;
+  GtkSingleSelection *selection;
+} KsPageTable;
+
+void                 ks_page_table_init         (KsPageTable       *table,
+                                                 GtkColumnView     *view,
+                                                 KsRowFilterFunc    filter,
+                                                 gpointer           page);
+void                 ks_page_table_clear        (KsPageTable       *table);
+void                 ks_page_table_set_n        (KsPageTable       *table,
+                                                 guint              n);
+void                 ks_page_table_refilter     (KsPageTable       *table);
+/* Rows shown after filtering. */
+guint                ks_page_table_get_n_shown  (KsPageTable       *table);
+/* The record index of the row at @position as shown, or G_MAXUINT. */
+guint                ks_page_table_get_index_at (KsPageTable       *table,
+                                                 guint              position);
+/* The position at which record @index is shown, or G_MAXUINT. */
+guint                ks_page_table_find_index   (KsPageTable       *table,
+                                                 guint              index);
+GtkColumnViewColumn *ks_page_table_add_column   (KsPageTable       *table,
+                                                 const char        *title,
+                                                 const char        *tooltip,
+                                                 KsCellTextFunc     text,
+                                                 KsCellCompareFunc  compare,
+                                                 gpointer           page,
+                                                 gboolean           numeric);
+
+G_END_DECLS

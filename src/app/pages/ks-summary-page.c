@@ -1,0 +1,418 @@
+/* ks-summary-page.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-summary-page"
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "ks-page-charts.h"
+#include "ks-summary-page.h"
+#include "ks-time-format.h"
+
+struct _KsSummaryPage
+{
+  GtkWidget   parent_instance;
+
+  GtkStack   *stack;
+  GtkBox     *box;
+
+  KsTrace    *trace;
+  KsAnalysis *analysis;
+};
+
+G_DEFINE_FINAL_TYPE (KsSummaryPage, ks_summary_page, GTK_TYPE_WIDGET)
+
+enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void
+get_fg (GtkWidget *widget,
+        GdkRGBA   *fg)
+{
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), fg);
+}
+
+static GtkWidget *
+value_row (GtkWidget  *group,
+           const char *title,
+           const char *value,
+           const char *subtitle,
+           KsMetric    metric)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *label = gtk_label_new (value);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  if (subtitle != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "numeric");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
+  gtk_widget_set_tooltip_text (row, ks_metric_get_definition (metric));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+  return row;
+}
+
+/* Places: a row that emits "navigate" when activated. */
+static void
+place_activated_cb (AdwActionRow  *row,
+                    KsSummaryPage *self)
+{
+  gint64 *range = g_object_get_data (G_OBJECT (row), "ks-range");
+
+  g_signal_emit (self, signals[NAVIGATE], 0, range[0], range[1]);
+}
+
+static void
+make_place (KsSummaryPage *self,
+            GtkWidget     *row,
+            gint64         start,
+            gint64         end)
+{
+  gint64 *range = g_new (gint64, 2);
+
+  range[0] = start;
+  range[1] = end;
+  g_object_set_data_full (G_OBJECT (row), "ks-range", range, g_free);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("find-location-symbolic"));
+  g_signal_connect_object (row, "activated", G_CALLBACK (place_activated_cb), self, 0);
+}
+
+static void
+highlight_clicked_cb (GtkButton     *button,
+                      KsSummaryPage *self)
+{
+  guint name = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "ks-name"));
+
+  g_signal_emit (self, signals[HIGHLIGHT], 0, name);
+}
+
+static void
+draw_utilization_cb (GtkDrawingArea *area,
+                     cairo_t        *cr,
+                     int             width,
+                     int             height,
+                     gpointer        user_data)
+{
+  KsSummaryPage *self = g_object_get_data (G_OBJECT (area), "ks-page");
+  gint32 device = GPOINTER_TO_INT (user_data);
+  GdkRGBA fg;
+
+  if (self->analysis == NULL)
+    return;
+  get_fg (GTK_WIDGET (area), &fg);
+  ks_chart_draw_utilization (cr, width, height, &fg, ks_analysis_get_gpu (self->analysis, device));
+}
+
+static void
+draw_steps_cb (GtkDrawingArea *area,
+               cairo_t        *cr,
+               int             width,
+               int             height,
+               gpointer        user_data)
+{
+  KsSummaryPage *self = user_data;
+  const KsStep *steps;
+  guint n;
+  GdkRGBA fg;
+
+  if (self->analysis == NULL)
+    return;
+  get_fg (GTK_WIDGET (area), &fg);
+  steps = ks_analysis_get_steps (self->analysis, &n);
+  ks_chart_draw_steps (cr, width, height, &fg, steps, n);
+}
+
+static void
+add_gpu (KsSummaryPage      *self,
+         const KsGpuSummary *gpu)
+{
+  GtkWidget *group = adw_preferences_group_new ();
+  GtkWidget *area;
+  GtkWidget *row;
+  g_autofree char *title = NULL;
+  g_autofree char *busy = g_strdup_printf ("%.1f %%", gpu->busy_pct);
+  g_autofree char *busy_sub = NULL;
+  g_autofree char *busy_time = ks_time_format_duration (gpu->busy_in_window_ns);
+  g_autofree char *window = ks_time_format_duration (gpu->window_ns);
+  g_autofree char *kernel_time = ks_time_format_duration (gpu->kernel_time_ns);
+  g_autofree char *kernels = NULL;
+  g_autofree char *gap_total = ks_time_format_duration (gpu->gap_total_ns);
+  g_autofree char *gap_largest = ks_time_format_duration (gpu->largest_gap_ns);
+  g_autofree char *gaps = NULL;
+  g_autofree char *gaps_sub = NULL;
+  g_autofree char *p50 = ks_time_format_duration (gpu->latency.p50_ns);
+  g_autofree char *p90 = ks_time_format_duration (gpu->latency.p90_ns);
+  g_autofree char *latency = NULL;
+
+  if (gpu->name != 0)
+    title = g_strdup_printf (_("GPU %d · %s"), gpu->device, ks_trace_string (self->trace, gpu->name));
+  else
+    title = g_strdup_printf (_("GPU %d"), gpu->device);
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), title);
+
+  busy_sub = g_strdup_printf (gpu->window_is_steps ? _("%s of %s in ProfilerStep spans")
+                                                   : _("%s of %s from first to last GPU activity"),
+                              busy_time, window);
+  row = value_row (group, ks_metric_get_title (KS_METRIC_BUSY_PCT), busy, busy_sub, KS_METRIC_BUSY_PCT);
+  gtk_widget_set_name (row, "busy-row");
+
+  area = gtk_drawing_area_new ();
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 64);
+  gtk_widget_set_margin_top (area, 6);
+  gtk_widget_set_tooltip_text (area, ks_metric_get_definition (KS_METRIC_UTILIZATION));
+  g_object_set_data (G_OBJECT (area), "ks-page", self);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_utilization_cb,
+                                  GINT_TO_POINTER (gpu->device), NULL);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
+
+  kernels = g_strdup_printf ("%" G_GUINT64_FORMAT " · %s", gpu->n_kernels, kernel_time);
+  value_row (group, ks_metric_get_title (KS_METRIC_KERNEL_TIME), kernels, NULL, KS_METRIC_KERNEL_TIME);
+
+  gaps = g_strdup_printf ("%u · %s", gpu->n_gaps, gap_total);
+  gaps_sub = g_strdup_printf (_("Largest %s"), gap_largest);
+  row = value_row (group, _("Idle gaps"), gaps, gaps_sub, KS_METRIC_GAP);
+  if (gpu->n_gaps > 0)
+    {
+      const guint *order = ks_analysis_get_gaps_by_duration (self->analysis, NULL);
+      const KsGap *all = ks_analysis_get_gaps (self->analysis, NULL);
+      guint n;
+
+      ks_analysis_get_gaps (self->analysis, &n);
+      for (guint i = 0; i < n; i++)
+        if (all[order[i]].device == gpu->device)
+          {
+            make_place (self, row, all[order[i]].start, all[order[i]].end);
+            break;
+          }
+    }
+
+  latency = g_strdup_printf (_("p50 %s · p90 %s"), p50, p90);
+  value_row (group, ks_metric_get_title (KS_METRIC_LAUNCH_LATENCY), latency, NULL, KS_METRIC_LAUNCH_LATENCY);
+
+  gtk_box_append (self->box, group);
+}
+
+static void
+add_steps (KsSummaryPage *self)
+{
+  GtkWidget *group, *area, *flow;
+  gint64 parts[KS_N_STEP_PARTS] = { 0 };
+  gint64 total = 0;
+  const KsStep *steps;
+  guint n;
+
+  steps = ks_analysis_get_steps (self->analysis, &n);
+  if (n == 0)
+    return;
+
+  for (guint i = 0; i < n; i++)
+    {
+      for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+        parts[p] += steps[i].parts[p];
+      total += steps[i].end - steps[i].start;
+    }
+
+  group = adw_preferences_group_new ();
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), ks_metric_get_title (KS_METRIC_STEP_BREAKDOWN));
+  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
+                                         ks_metric_get_definition (KS_METRIC_STEP_BREAKDOWN));
+
+  area = gtk_drawing_area_new ();
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), MIN (n, 24) * 18);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_steps_cb, self, NULL);
+  gtk_widget_set_name (area, "step-chart");
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
+
+  /* Legend with the share of each part over all steps */
+  flow = gtk_flow_box_new ();
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (flow), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (flow), 4);
+  gtk_widget_set_margin_top (flow, 6);
+  for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+    {
+      GtkWidget *item = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+      GtkWidget *swatch = gtk_label_new ("■");
+      g_autofree char *text = g_strdup_printf ("%s %.1f %%", ks_step_part_get_title (p),
+                                               total > 0 ? 100.0 * parts[p] / total : 0.0);
+      g_autofree char *markup = NULL;
+
+      markup = g_markup_printf_escaped ("<span foreground=\"%s\">■</span>", ks_chart_step_part_hex (p));
+      gtk_label_set_markup (GTK_LABEL (swatch), markup);
+      gtk_box_append (GTK_BOX (item), swatch);
+      gtk_box_append (GTK_BOX (item), gtk_label_new (text));
+      gtk_widget_set_tooltip_text (item, ks_metric_get_definition (KS_METRIC_STEP_KERNEL + p));
+      gtk_flow_box_append (GTK_FLOW_BOX (flow), item);
+    }
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), flow);
+
+  gtk_box_append (self->box, group);
+}
+
+static void
+add_advice (KsSummaryPage *self)
+{
+  GtkWidget *group = adw_preferences_group_new ();
+  const KsAdvice *advice;
+  guint n;
+
+  advice = ks_analysis_get_advice (self->analysis, &n);
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Advice"));
+  gtk_widget_set_name (group, "advice-group");
+
+  if (n == 0)
+    {
+      GtkWidget *row = adw_action_row_new ();
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No rule found a problem"));
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      const KsAdvice *a = &advice[i];
+      GtkWidget *expander = adw_expander_row_new ();
+      GtkWidget *text = gtk_label_new (a->text);
+      GtkWidget *evidence = gtk_label_new (a->evidence);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), a->title);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (expander), FALSE);
+      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), a->evidence);
+      gtk_widget_set_name (expander, a->rule);
+
+      for (GtkWidget *l = text; l != NULL; l = (l == text ? evidence : NULL))
+        {
+          gtk_label_set_wrap (GTK_LABEL (l), TRUE);
+          gtk_label_set_xalign (GTK_LABEL (l), 0.0);
+          gtk_label_set_selectable (GTK_LABEL (l), TRUE);
+          gtk_widget_set_margin_start (l, 12);
+          gtk_widget_set_margin_end (l, 12);
+          gtk_widget_set_margin_top (l, 6);
+          gtk_widget_set_margin_bottom (l, 6);
+        }
+      gtk_widget_add_css_class (evidence, "dim-label");
+      adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), text);
+      adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), evidence);
+
+      for (guint r = 0; r < a->n_ranges; r++)
+        {
+          GtkWidget *row = adw_action_row_new ();
+          g_autofree char *s = ks_time_format_duration (a->ranges[r].start);
+          g_autofree char *d = ks_time_format_duration (a->ranges[r].end - a->ranges[r].start);
+          g_autofree char *label = g_strdup_printf (_("At %s, %s long"), s, d);
+
+          adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), label);
+          make_place (self, row, a->ranges[r].start, a->ranges[r].end);
+          adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), row);
+        }
+
+      if (a->highlight_name != 0)
+        {
+          GtkWidget *button = gtk_button_new_with_label (_("Show Occurrences"));
+          g_autofree char *tip = g_strdup_printf (_("Outline every “%s” in the timeline"),
+                                                  ks_trace_string (self->trace, a->highlight_name));
+
+          gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+          gtk_widget_set_tooltip_text (button, tip);
+          g_object_set_data (G_OBJECT (button), "ks-name", GUINT_TO_POINTER (a->highlight_name));
+          g_signal_connect_object (button, "clicked", G_CALLBACK (highlight_clicked_cb), self, 0);
+          adw_expander_row_add_action (ADW_EXPANDER_ROW (expander), button);
+        }
+
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), expander);
+    }
+
+  gtk_box_append (self->box, group);
+}
+
+static void
+rebuild (KsSummaryPage *self)
+{
+  GtkWidget *child;
+  const KsGpuSummary *gpus;
+  guint n;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->box))) != NULL)
+    gtk_box_remove (self->box, child);
+
+  if (self->analysis == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      return;
+    }
+
+  gpus = ks_analysis_get_gpus (self->analysis, &n);
+  for (guint i = 0; i < n; i++)
+    add_gpu (self, &gpus[i]);
+  add_steps (self);
+  add_advice (self);
+  gtk_stack_set_visible_child_name (self->stack, "content");
+}
+
+void
+ks_summary_page_set_analysis (KsSummaryPage *self,
+                              KsTrace       *trace,
+                              KsAnalysis    *analysis)
+{
+  g_return_if_fail (KS_IS_SUMMARY_PAGE (self));
+
+  g_set_object (&self->trace, trace);
+  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  rebuild (self);
+}
+
+static void
+ks_summary_page_dispose (GObject *object)
+{
+  KsSummaryPage *self = (KsSummaryPage *)object;
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_SUMMARY_PAGE);
+  /* The template's root has no id, so it is not unparented by the above */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->trace);
+
+  G_OBJECT_CLASS (ks_summary_page_parent_class)->dispose (object);
+}
+
+static void
+ks_summary_page_class_init (KsSummaryPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_summary_page_dispose;
+
+  signals[NAVIGATE] = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
+  signals[HIGHLIGHT] = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-summary-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, KsSummaryPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, KsSummaryPage, box);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+ks_summary_page_init (KsSummaryPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GtkWidget *
+ks_summary_page_new (void)
+{
+  return g_object_new (KS_TYPE_SUMMARY_PAGE, NULL);
+}

@@ -1,0 +1,327 @@
+/* test-pages-gaps.c: the analysis pages in the window, gap navigation
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "ks-window.h"
+#include "pages/ks-analysis-pages.h"
+#include "pages/ks-gaps-page.h"
+
+/* Gaps of loader_bound (> 10 µs), computed independently with a python3
+ * union of kernel/memcpy/memset intervals inside the ProfilerStep spans:
+ * the three largest, and the first three in time order. */
+#define LB_FILE "loader_bound.pt.trace.json.gz"
+static const gint64 largest[][2] = {
+  { 442639, 33305178 },
+  { 103942129, 133285778 },
+  { 40058717, 69343606 },
+};
+static const gint64 by_time[][2] = {
+  { 442639, 33305178 },
+  { 33611994, 33775450 },
+  { 33776186, 34244761 },
+};
+#define LB_N_GAPS 133
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  *(gboolean *)data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+#define WAIT_FOR(cond)                                                  \
+  G_STMT_START {                                                        \
+    gboolean timed_out_ = FALSE;                                        \
+    guint id_ = g_timeout_add (20000, timeout_cb, &timed_out_);         \
+    while (!(cond) && !timed_out_)                                      \
+      g_main_context_iteration (NULL, TRUE);                            \
+    if (!timed_out_)                                                    \
+      g_source_remove (id_);                                            \
+    g_assert_true (cond);                                               \
+  } G_STMT_END
+
+static GtkWidget *
+find_descendant (GtkWidget *widget,
+                 GType      type,
+                 const char *name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type) &&
+          (name == NULL || g_strcmp0 (gtk_widget_get_name (child), name) == 0))
+        return child;
+      found = find_descendant (child, type, name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The first row that leads to a place in the timeline */
+static GtkWidget *
+find_place (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (ADW_IS_ACTION_ROW (child) && g_object_get_data (G_OBJECT (child), "ks-range") != NULL)
+        return child;
+      found = find_place (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static KsWindow *
+open_window (KsAnalysisPages **pages)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsWindow *window = ks_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+
+  *pages = g_object_get_data (G_OBJECT (window), "ks-analysis-pages");
+  g_assert_true (KS_IS_ANALYSIS_PAGES (*pages));
+  WAIT_FOR (ks_analysis_pages_get_analysis (*pages) != NULL);
+  g_assert_false (ks_analysis_pages_get_busy (*pages));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  return window;
+}
+
+/* The selected range is the gap, and the view shows it with a margin. */
+static void
+assert_at_gap (KsSession    *session,
+               const gint64  gap[2])
+{
+  gint64 r0, r1;
+  double v0, v1;
+
+  g_assert_true (ks_session_get_range (session, &r0, &r1));
+  g_assert_cmpint (r0, ==, gap[0]);
+  g_assert_cmpint (r1, ==, gap[1]);
+  ks_session_get_visible (session, &v0, &v1);
+  g_assert_cmpfloat (v0, <, gap[0]);
+  g_assert_cmpfloat (v1, >, gap[1]);
+  /* zoomed to it: the gap fills most of the view */
+  g_assert_cmpfloat (gap[1] - gap[0], >, 0.6 * (v1 - v0));
+}
+
+static void
+test_keys_largest_first (void)
+{
+  KsAnalysisPages *pages;
+  KsWindow *window = open_window (&pages);
+  KsSession *session = ks_window_get_session (window);
+  GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
+  g_autoptr(GListModel) controllers = NULL;
+  gboolean next_key = FALSE, prev_key = FALSE;
+
+  g_assert_true (KS_IS_GAPS_PAGE (gaps_page));
+  g_assert_nonnull (ks_window_get_page (window, "summary"));
+  g_assert_nonnull (ks_window_get_page (window, "operators"));
+  g_assert_nonnull (ks_window_get_page (window, "kernels"));
+  g_assert_nonnull (ks_window_get_page (window, "memory"));
+  g_assert_false (ks_gaps_page_get_order_by_time (KS_GAPS_PAGE (gaps_page)));
+
+  /* ] and [ are bound to the gap actions on the window */
+  controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (c)); j++)
+        {
+          g_autoptr(GtkShortcut) s = g_list_model_get_item (G_LIST_MODEL (c), j);
+          g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (s));
+          g_autofree char *action = gtk_shortcut_action_to_string (gtk_shortcut_get_action (s));
+
+          if (g_str_equal (trigger, "bracketright") && g_str_equal (action, "action(analysis.next-gap)"))
+            next_key = TRUE;
+          if (g_str_equal (trigger, "bracketleft") && g_str_equal (action, "action(analysis.previous-gap)"))
+            prev_key = TRUE;
+        }
+    }
+  g_assert_true (next_key);
+  g_assert_true (prev_key);
+
+  /* ] three times: the three largest gaps, the Gaps page shown */
+  for (guint i = 0; i < G_N_ELEMENTS (largest); i++)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL));
+      assert_at_gap (session, largest[i]);
+    }
+  g_assert_true (gtk_stack_get_visible_child (GTK_STACK (gtk_widget_get_parent (gaps_page))) == gaps_page);
+
+  /* [ goes back */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.previous-gap", NULL));
+  assert_at_gap (session, largest[1]);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.previous-gap", NULL));
+  assert_at_gap (session, largest[0]);
+  /* and stops at the first */
+  g_assert_false (ks_analysis_pages_step_gap (pages, -1));
+  assert_at_gap (session, largest[0]);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_time_order_toggle (void)
+{
+  KsAnalysisPages *pages;
+  KsWindow *window = open_window (&pages);
+  KsSession *session = ks_window_get_session (window);
+  GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
+  GtkWidget *time_button;
+  GtkWidget *view;
+  g_autoptr(GSettings) settings = NULL;
+  GtkSelectionModel *model;
+
+  ks_window_show_page (window, "gaps");
+  time_button = find_descendant (gaps_page, GTK_TYPE_TOGGLE_BUTTON, NULL);
+  /* the second toggle of the pair is "Time" */
+  time_button = gtk_widget_get_next_sibling (time_button);
+  g_assert_true (GTK_IS_TOGGLE_BUTTON (time_button));
+  view = find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
+  model = gtk_column_view_get_model (GTK_COLUMN_VIEW (view));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, LB_N_GAPS);
+
+  /* The largest gap first, then click Time: ] goes on in time order
+   * from the selected gap */
+  g_assert_true (ks_analysis_pages_step_gap (pages, 1));
+  assert_at_gap (session, largest[0]);
+  g_assert_true (gtk_widget_activate (time_button));
+  WAIT_FOR (ks_gaps_page_get_order_by_time (KS_GAPS_PAGE (gaps_page)));
+  for (guint i = 1; i < G_N_ELEMENTS (by_time); i++)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL));
+      assert_at_gap (session, by_time[i]);
+    }
+
+  /* The order is a setting when the schema is installed */
+  if (g_settings_schema_source_lookup (g_settings_schema_source_get_default (), "org.kinescope.Kinescope", TRUE))
+    {
+      g_autofree char *order = NULL;
+
+      settings = g_settings_new ("org.kinescope.Kinescope");
+      order = g_settings_get_string (settings, "gap-order");
+      g_assert_cmpstr (order, ==, "time");
+      g_settings_set_string (settings, "gap-order", "duration");
+      g_assert_false (ks_gaps_page_get_order_by_time (KS_GAPS_PAGE (gaps_page)));
+    }
+
+  /* Activating a row zooms to that gap: the third row in duration order */
+  g_signal_emit_by_name (view, "activate", 2u);
+  assert_at_gap (session, largest[2]);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_filter_and_threshold (void)
+{
+  KsAnalysisPages *pages;
+  KsWindow *window = open_window (&pages);
+  GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
+  GtkWidget *entry = find_descendant (gaps_page, GTK_TYPE_SEARCH_ENTRY, NULL);
+  GtkWidget *view = find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
+  GListModel *model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  g_autoptr(GSettings) settings = NULL;
+
+  /* Typing a cause keeps only those gaps: the 4 DataLoader ones */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "dataloader");
+  WAIT_FOR (g_list_model_get_n_items (model) == 4);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  WAIT_FOR (g_list_model_get_n_items (model) == LB_N_GAPS);
+
+  /* A new threshold recomputes: 5 gaps are longer than 1 ms */
+  if (g_settings_schema_source_lookup (g_settings_schema_source_get_default (), "org.kinescope.Kinescope", TRUE))
+    {
+      settings = g_settings_new ("org.kinescope.Kinescope");
+      g_settings_set_double (settings, "gap-threshold-us", 1000.0);
+      WAIT_FOR (ks_analysis_pages_get_analysis (pages) != NULL &&
+                ks_analysis_get_options (ks_analysis_pages_get_analysis (pages))->gap_threshold_ns == 1000000);
+      WAIT_FOR (g_list_model_get_n_items (model) == 5);
+      g_settings_reset (settings, "gap-threshold-us");
+      WAIT_FOR (ks_analysis_pages_get_analysis (pages) != NULL &&
+                g_list_model_get_n_items (model) == LB_N_GAPS);
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_summary_advice (void)
+{
+  KsAnalysisPages *pages;
+  KsWindow *window = open_window (&pages);
+  KsSession *session = ks_window_get_session (window);
+  GtkWidget *summary = ks_window_get_page (window, "summary");
+  GtkWidget *advice, *row;
+  double v0, v1;
+
+  ks_window_show_page (window, "summary");
+  gtk_test_widget_wait_for_draw (summary);
+
+  /* One expander per advice, named by its rule */
+  advice = find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "dataloader");
+  g_assert_nonnull (advice);
+  g_assert_nonnull (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "low-gpu-busy"));
+  g_assert_nonnull (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "pageable-memcpy"));
+  g_assert_nonnull (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "sync-calls"));
+  g_assert_null (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "amp"));
+
+  /* Its first place is the longest DataLoader call: activating it zooms there */
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (advice), TRUE);
+  row = find_place (advice);
+  g_assert_nonnull (row);
+  g_signal_emit_by_name (row, "activated");
+  ks_session_get_visible (session, &v0, &v1);
+  /* enumerate(DataLoader) of ProfilerStep#2: 520.462 µs .. 32.838 ms */
+  g_assert_cmpfloat (v0, <=, 520462);
+  g_assert_cmpfloat (v1, >=, 32837568);
+  g_assert_cmpfloat (v1 - v0, <, 40000000);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display (run under xvfb-run)\n");
+      return 77;
+    }
+
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  adw_init ();
+
+  g_test_add_func ("/app/pages/gaps/keys-largest-first", test_keys_largest_first);
+  g_test_add_func ("/app/pages/gaps/time-order-toggle", test_time_order_toggle);
+  g_test_add_func ("/app/pages/gaps/filter-and-threshold", test_filter_and_threshold);
+  g_test_add_func ("/app/pages/summary/advice", test_summary_advice);
+
+  return g_test_run ();
+}
