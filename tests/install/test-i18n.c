@@ -15,6 +15,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <locale.h>
 
 #include "ks-application.h"
@@ -140,6 +141,8 @@ test_i18n_catalogue (void)
   /* The catalogue is found and used for our domain. */
   g_assert_cmpstr (_("Preferences"), ==, "首选项");
   g_assert_cmpstr (g_dgettext (GETTEXT_PACKAGE, "Idle gap threshold"), ==, "空闲间隙阈值");
+  /* Messages with <inttypes.h> macros are found and keep their conversion. */
+  g_assert_cmpstr (_("%" PRId64 " ns"), ==, "%" PRId64 " 纳秒");
 }
 
 static void
