@@ -185,7 +185,10 @@ main (int   argc,
   trace = ks_session_get_trace (session);
   iterate_for (1500);
 
-  /* 1. The whole trace: GPU idle while the DataLoader works. */
+  /* 1. The whole trace, GPU idle while the DataLoader works, and the
+   *    idle gaps ranked in the side panel. */
+  ks_window_show_page (window, "gaps");
+  iterate_for (1500);
   if (!save (GTK_WIDGET (window), argv[2], "timeline.png", &error))
     goto failed;
 
