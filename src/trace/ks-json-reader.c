@@ -2948,7 +2948,8 @@ gz_source_thread (gpointer data)
         }
       b->error = NULL;
       b->len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
-      b->raw_read = src->raw_read;
+      /* compressed bytes inflated so far: finer than bytes read */
+      b->raw_read = ks_gzip_get_total_in (src->gz);
       g_async_queue_push (src->full, b);
       if (b->len <= 0)
         break;

@@ -905,6 +905,57 @@ test_async (void)
   g_main_loop_unref (d.loop);
 }
 
+/* Cancelling while the inflate thread runs stops both threads cleanly. */
+static void
+cancel_on_progress (KsProgress *progress,
+                    gpointer    user_data)
+{
+  if (ks_progress_get_fraction (progress) > 0.0)
+    g_cancellable_cancel (user_data);
+}
+
+static void
+test_cancel_midway (void)
+{
+  g_autofree char *path = fixture_path ("gpt_3steps.pt.trace.json.gz");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+
+  ks_progress_set_notify (progress, cancel_on_progress, g_object_ref (cancellable), g_object_unref);
+  trace = ks_trace_load (file, progress, cancellable, &error);
+  g_assert_null (trace);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  /* it stopped early: the fixture inflates to 13 blocks of 1 MiB */
+  g_assert_cmpfloat (ks_progress_get_fraction (progress), <, 0.5);
+
+  /* the same on the uncompressed text */
+  {
+    g_autoptr(GFileInputStream) raw = g_file_read (file, NULL, NULL);
+    g_autoptr(GZlibDecompressor) dec = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+    g_autoptr(GInputStream) in = g_converter_input_stream_new (G_INPUT_STREAM (raw), G_CONVERTER (dec));
+    g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+    g_autoptr(KsProgress) progress2 = ks_progress_new ();
+    g_autoptr(GCancellable) cancellable2 = g_cancellable_new ();
+    g_autoptr(GFile) plain = NULL;
+    g_autofree char *plain_path = NULL;
+
+    g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, NULL);
+    plain_path = write_temp ("plain.json", g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out)),
+                             g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out)));
+    plain = g_file_new_for_path (plain_path);
+    g_clear_error (&error);
+    ks_progress_set_notify (progress2, cancel_on_progress, g_object_ref (cancellable2), g_object_unref);
+    trace = ks_trace_load (plain, progress2, cancellable2, &error);
+    g_assert_null (trace);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_cmpfloat (ks_progress_get_fraction (progress2), <, 0.5);
+    remove_temp (plain_path);
+  }
+}
+
 /* Every file of the shared corpus opens, or fails with a message that
  * names it. */
 static void
@@ -1052,6 +1103,7 @@ main (int    argc,
   g_test_add_func ("/json/folder-same-pid", test_folder_same_pid);
   g_test_add_func ("/json/detect", test_detect);
   g_test_add_func ("/json/async", test_async);
+  g_test_add_func ("/json/cancel-midway", test_cancel_midway);
   g_test_add_func ("/json/corpus", test_corpus);
   g_test_add_func ("/json/corpus-counts", test_corpus_counts);
   return g_test_run ();
