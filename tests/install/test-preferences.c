@@ -173,6 +173,55 @@ test_preferences_follow_settings (void)
   iterate ();
 }
 
+/* The schema holds exactly the keys the application reads, with their
+ * types and defaults. */
+static void
+test_schema_keys (void)
+{
+  static const struct {
+    const char *name;
+    const char *type;
+    const char *default_value;
+  } expected[] = {
+    { "busy-includes-copies", "b", "false" },
+    { "gap-order", "s", "'duration'" },
+    { "gap-threshold-us", "d", "10.0" },
+    { "record-capture-range", "s", "'none'" },
+    { "record-command", "s", "''" },
+    { "record-directory", "s", "''" },
+    { "record-environment", "as", "@as []" },
+    { "record-gpu-metrics-frequency", "i", "10" },
+    { "record-trace", "as", "['cuda', 'nvtx', 'osrt']" },
+    { "window-height", "i", "800" },
+    { "window-maximized", "b", "false" },
+    { "window-width", "i", "1280" },
+  };
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  g_auto(GStrv) keys = NULL;
+
+  g_assert_nonnull (schema);
+  g_assert_cmpstr (g_settings_schema_get_path (schema), ==, "/org/kinescope/Kinescope/");
+
+  keys = g_settings_schema_list_keys (schema);
+  g_assert_cmpuint (g_strv_length (keys), ==, G_N_ELEMENTS (expected));
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autoptr(GSettingsSchemaKey) key = NULL;
+      g_autoptr(GVariant) value = NULL;
+      g_autofree char *printed = NULL;
+
+      g_assert_true (g_settings_schema_has_key (schema, expected[i].name));
+      key = g_settings_schema_get_key (schema, expected[i].name);
+      g_assert_cmpstr (g_variant_type_peek_string (g_settings_schema_key_get_value_type (key)), ==,
+                       expected[i].type);
+      value = g_settings_schema_key_get_default_value (key);
+      printed = g_variant_print (value, TRUE);
+      g_assert_cmpstr (printed, ==, expected[i].default_value);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -182,6 +231,7 @@ main (int   argc,
   /* A switch flips at the end of its animation; no animations, no waiting. */
   g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
 
+  g_test_add_func ("/preferences/schema-keys", test_schema_keys);
   g_test_add_func ("/preferences/defaults", test_preferences_defaults);
   g_test_add_func ("/preferences/write-settings", test_preferences_write_settings);
   g_test_add_func ("/preferences/follow-settings", test_preferences_follow_settings);
