@@ -1829,17 +1829,43 @@ load_counters (Reader  *r,
 
 /* Nsight GPU metrics (--gpu-metrics-device): the low 32 bits of typeId
  * are the GPU. */
+typedef struct
+{
+  gint64  type;
+  gint64  metric;
+  guint32 counter;
+} Metric;
+
+static guint
+metric_hash (gconstpointer p)
+{
+  const Metric *m = p;
+
+  return g_int64_hash (&m->type) ^ (g_int64_hash (&m->metric) * 31);
+}
+
+static gboolean
+metric_equal (gconstpointer a,
+              gconstpointer b)
+{
+  const Metric *ma = a;
+  const Metric *mb = b;
+
+  return ma->type == mb->type && ma->metric == mb->metric;
+}
+
+/* Nsight GPU metrics (--gpu-metrics-device): the low 32 bits of typeId
+ * are the GPU. Samples of all metrics interleave, so the lookup per row
+ * allocates nothing. */
 static gboolean
 load_gpu_metrics (Reader  *r,
                   GError **error)
 {
   static const char * const columns[] = { "typeId", "metricId", "metricName" };
   static const char * const sample_columns[] = { "timestamp", "typeId", "metricId", "value" };
-  g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) ids = g_hash_table_new_full (metric_hash, metric_equal, g_free, NULL);
   sqlite3_stmt *stmt;
   gboolean failed = FALSE;
-  gint64 last_type = G_MININT64, last_metric = G_MININT64;
-  guint32 last_counter = NONE;
 
   if (!has_table (r, "GPU_METRICS"))
     return TRUE;
@@ -1852,7 +1878,7 @@ load_gpu_metrics (Reader  *r,
       g_autofree char *unit = NULL;
       const char *open, *close;
       gint32 device = (gint32)(col_i64 (stmt, 0) & 0xffffffff);
-      guint32 counter;
+      Metric *m;
 
       if (name == NULL)
         continue;
@@ -1860,11 +1886,11 @@ load_gpu_metrics (Reader  *r,
       if ((open = strrchr (name, '[')) && (close = strchr (open, ']')))
         unit = g_strndup (open + 1, close - open - 1);
 
-      counter = ks_trace_builder_get_counter (r->b, name, unit, device, KS_NO_INDEX);
-      g_hash_table_insert (ids,
-                           g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT,
-                                            col_i64 (stmt, 0), col_i64 (stmt, 1)),
-                           GUINT_TO_POINTER (counter + 1));
+      m = g_new (Metric, 1);
+      m->type = col_i64 (stmt, 0);
+      m->metric = col_i64 (stmt, 1);
+      m->counter = ks_trace_builder_get_counter (r->b, name, unit, device, KS_NO_INDEX);
+      g_hash_table_replace (ids, m, m);
     }
   if (!finish_stmt (r, stmt, failed))
     return FALSE;
@@ -1874,24 +1900,15 @@ load_gpu_metrics (Reader  *r,
 
   READ_ROWS (stmt)
     {
-      gint64 type = col_i64 (stmt, 1);
-      gint64 metric = col_i64 (stmt, 2);
+      Metric key = { col_i64 (stmt, 1), col_i64 (stmt, 2), 0 };
+      const Metric *m = g_hash_table_lookup (ids, &key);
 
-      if (type != last_type || metric != last_metric)
-        {
-          g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, type, metric);
-          gpointer value = g_hash_table_lookup (ids, key);
-
-          last_type = type;
-          last_metric = metric;
-          last_counter = value ? GPOINTER_TO_UINT (value) - 1 : NONE;
-        }
-      if (last_counter == NONE)
+      if (m == NULL)
         {
           r->skipped++;
           continue;
         }
-      ks_trace_builder_add_counter_sample (r->b, last_counter, col_ts (r, stmt, 0),
+      ks_trace_builder_add_counter_sample (r->b, m->counter, col_ts (r, stmt, 0),
                                            sqlite3_column_double (stmt, 3));
     }
 
