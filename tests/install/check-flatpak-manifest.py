@@ -84,6 +84,27 @@ need('yajl' in names, 'yajl (not in the GNOME runtime) is not built')
 app = manifest['modules'][-1] if manifest.get('modules') else {}
 need(app.get('buildsystem') == 'meson', 'the app is not built with meson')
 
+# Every -Dname=value of the app is an option of this project (or a meson
+# built-in one), with a value it accepts.
+with open(os.path.join(root, 'meson_options.txt'), encoding='utf-8') as f:
+    options_text = f.read()
+project_options = dict(re.findall(r"option\('([^']+)',\s*type:\s*'([^']+)'", options_text))
+builtin = {'buildtype', 'prefix', 'libdir', 'b_lto', 'b_ndebug', 'optimization', 'debug'}
+for opt in app.get('config-opts', []):
+    m = re.fullmatch(r'-D([A-Za-z0-9_]+)=(.*)', opt)
+    if not m:
+        errors.append('kinescope: config-opt %s is not -Dname=value' % opt)
+        continue
+    name, value = m.groups()
+    if name in builtin:
+        continue
+    kind = project_options.get(name)
+    need(kind is not None, 'kinescope: -D%s is not an option of meson_options.txt' % name)
+    if kind == 'feature':
+        need(value in ('enabled', 'disabled', 'auto'), 'kinescope: -D%s=%s is not a feature value' % (name, value))
+    elif kind == 'boolean':
+        need(value in ('true', 'false'), 'kinescope: -D%s=%s is not a boolean' % (name, value))
+
 flatpak_builder = shutil.which('flatpak-builder')
 if flatpak_builder:
     # flatpak-builder makes its state folder in the working directory.
