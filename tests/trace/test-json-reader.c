@@ -405,6 +405,40 @@ test_chrome_features (void)
   g_assert_nonnull (strstr (warnings (trace), "1 begin events had no matching end"));
 }
 
+/* Async ranges and flows keyed by id2 {"local"|"global"} instead of id. */
+static void
+test_id2 (void)
+{
+  const char *json =
+    "[{\"ph\":\"b\",\"cat\":\"c\",\"id2\":{\"local\":\"0x7\"},\"name\":\"r\",\"pid\":1,\"ts\":1},"
+    "{\"ph\":\"b\",\"cat\":\"c\",\"id2\":{\"global\":\"0x8\"},\"name\":\"r\",\"pid\":1,\"ts\":2},"
+    "{\"ph\":\"e\",\"cat\":\"c\",\"id2\":{\"global\":\"0x8\"},\"name\":\"r\",\"pid\":1,\"ts\":3},"
+    "{\"ph\":\"e\",\"cat\":\"c\",\"id2\":{\"local\":\"0x7\"},\"name\":\"r\",\"pid\":1,\"ts\":5},"
+    "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2},"
+    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":2},"
+    "{\"ph\":\"s\",\"cat\":\"f\",\"id2\":{\"local\":\"1\"},\"pid\":1,\"tid\":1,\"ts\":1.5},"
+    "{\"ph\":\"f\",\"cat\":\"f\",\"id2\":{\"local\":\"1\"},\"bp\":\"e\",\"pid\":1,\"tid\":2,\"ts\":4}]";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  KsTraceCounts c;
+
+  g_assert_no_error (error);
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_ASYNC], ==, 2);
+  g_assert_cmpuint (c.flows, ==, 1);
+  g_assert_cmpstr (warnings (trace), ==, "");
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_ASYNC)
+      {
+        const KsTrack *track = &trace->tracks[t];
+
+        /* [1,5) and [2,3): both "r", the second nested in the first */
+        g_assert_cmpuint (track->n_slices, ==, 2);
+        g_assert_cmpint (track->end[0] - track->start[0], ==, 4000);
+        g_assert_cmpint (track->end[1] - track->start[1], ==, 1000);
+      }
+}
+
 static void
 test_array_form_and_kineto_memory (void)
 {
@@ -1090,6 +1124,7 @@ main (int    argc,
   g_test_add_func ("/json/fixture-details", test_fixture_details);
   g_test_add_func ("/json/chrome-features", test_chrome_features);
   g_test_add_func ("/json/array-form-memory", test_array_form_and_kineto_memory);
+  g_test_add_func ("/json/id2", test_id2);
   g_test_add_func ("/json/bad/empty", test_bad_empty);
   g_test_add_func ("/json/bad/not-trace", test_bad_not_trace);
   g_test_add_func ("/json/bad/syntax", test_bad_syntax);
