@@ -1138,6 +1138,9 @@ load_nvtx (Reader  *r,
   g_autoptr(GHashTable) domains = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sqlite3_stmt *stmt;
   gboolean failed = FALSE;
+  gint64 last_domain = G_MININT64;
+  gint64 last_domain_process = G_MININT64;
+  guint32 last_domain_category = 0;
 
   /* Domain names and NVTX thread names first: ranges refer to them. */
   if (!(stmt = select_columns (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2,
@@ -1184,11 +1187,21 @@ load_nvtx (Reader  *r,
 
       if (!col_null (stmt, 6))
         {
-          g_autofree char *key = domain_key (gtid, col_i64 (stmt, 6));
-          gpointer value;
+          gint64 domain = col_i64 (stmt, 6);
 
-          if (g_hash_table_lookup_extended (domains, key, NULL, &value))
-            category = GPOINTER_TO_UINT (value);
+          /* Ranges of one domain and process come in runs. */
+          if (domain != last_domain || gid_process (gtid) != last_domain_process)
+            {
+              g_autofree char *key = domain_key (gtid, domain);
+              gpointer value;
+
+              last_domain = domain;
+              last_domain_process = gid_process (gtid);
+              last_domain_category = category;
+              if (g_hash_table_lookup_extended (domains, key, NULL, &value))
+                last_domain_category = GPOINTER_TO_UINT (value);
+            }
+          category = last_domain_category;
         }
 
       if (type == KS_NSYS_NVTX_MARK || type == KS_NSYS_NVTXT_MARK)
