@@ -670,6 +670,19 @@ test_cancel_midway (void)
   remove_path (path);
 }
 
+/* A trace with nothing in it saves and loads. */
+static void
+test_empty (void)
+{
+  g_autoptr(KsTrace) trace = ks_trace_builder_finish (ks_trace_builder_new (KS_FORMAT_CHROME_JSON), NULL, NULL);
+  g_autoptr(KsTrace) back = NULL;
+
+  g_assert_nonnull (trace);
+  back = assert_round_trip (trace);
+  g_assert_cmpuint (back->n_tracks, ==, 0);
+  g_assert_cmpint (back->duration_ns, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -684,6 +697,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/roundtrip/hand-built", test_hand_built);
+  g_test_add_func ("/roundtrip/empty", test_empty);
   g_test_add_func ("/roundtrip/nsight-sql", test_nsight_sql);
   g_test_add_func ("/roundtrip/atomic-write", test_atomic_write);
   g_test_add_func ("/roundtrip/cancel-midway", test_cancel_midway);
