@@ -188,6 +188,7 @@ typedef struct
   guint32  external_id;
   guint8   kind;
   guint32  root;             /* async: name of the outermost open range */
+  char    *args_text;        /* B: its args, merged with the E's at the end */
 } OpenSlice;
 
 typedef struct
@@ -1953,6 +1954,22 @@ event_args (Reader *r)
   return ks_trace_builder_add_args (r->builder, r->args->str, r->args->len);
 }
 
+/* The event's args as a new string, or NULL when it has none. */
+static char *
+event_args_text (Reader *r)
+{
+  if (!r->ev.has_args)
+    return NULL;
+  if (r->args_overflow)
+    {
+      r->n_big_args++;
+      return NULL;
+    }
+  if (r->args->len <= 2)   /* {} */
+    return NULL;
+  return g_strndup (r->args->str, r->args->len);
+}
+
 static inline void
 note_time (Reader *r,
            gint64  ts)
@@ -1961,6 +1978,14 @@ note_time (Reader *r,
     r->min_ts = ts;
   if (ts > r->max_ts)
     r->max_ts = ts;
+}
+
+static void
+open_slice_clear (gpointer data)
+{
+  OpenSlice *o = data;
+
+  g_clear_pointer (&o->args_text, g_free);
 }
 
 static GArray *
@@ -1980,6 +2005,7 @@ thread_stack (Reader  *r,
   if (stack == NULL && create)
     {
       stack = g_array_new (FALSE, FALSE, sizeof (OpenSlice));
+      g_array_set_clear_func (stack, open_slice_clear);
       g_ptr_array_index (r->open_slices, thread) = stack;
     }
   return stack;
@@ -2042,11 +2068,29 @@ handle_begin (Reader *r)
   o.ts = ev->ts;
   o.name = ev->name;
   o.cat = ev->cat;
-  o.args = event_args (r);
+  o.args_text = event_args_text (r);
   o.correlation = ev->correlation;
   o.external_id = ev->external_id;
   o.kind = kind_is_gpu (ev->kind) ? KS_SLICE_GENERIC : ev->kind;
   g_array_append_val (stack, o);
+}
+
+/* The args of a B/E pair: the union of both objects (Chrome merges them). */
+static guint32
+begin_end_args (Reader    *r,
+                OpenSlice *o,
+                gboolean   with_end)
+{
+  g_autofree char *begin = g_steal_pointer (&o->args_text);
+  g_autofree char *end = with_end ? event_args_text (r) : NULL;
+  g_autofree char *merged = NULL;
+  const char *text;
+
+  if (begin != NULL && end != NULL)
+    text = merged = g_strdup_printf ("%.*s,%s", (int)strlen (begin) - 1, begin, end + 1);
+  else
+    text = begin != NULL ? begin : end;
+  return text != NULL ? ks_trace_builder_add_args (r->builder, text, strlen (text)) : 0;
 }
 
 static void
@@ -2064,7 +2108,7 @@ handle_end (Reader *r)
     }
   o = &g_array_index (stack, OpenSlice, stack->len - 1);
   ks_trace_builder_add_slice (r->builder, track, o->ts, r->ev.ts, o->kind, o->name, o->cat,
-                              o->correlation, o->external_id, o->args, NULL);
+                              o->correlation, o->external_id, begin_end_args (r, o, TRUE), NULL);
   g_array_set_size (stack, stack->len - 1);
 }
 
@@ -2546,7 +2590,8 @@ close_open_slices (Reader *r)
           OpenSlice *o = &g_array_index (stack, OpenSlice, i);
 
           ks_trace_builder_add_slice (r->builder, track, o->ts, MAX (r->max_ts, o->ts), o->kind,
-                                      o->name, o->cat, o->correlation, o->external_id, o->args, NULL);
+                                      o->name, o->cat, o->correlation, o->external_id,
+                                      begin_end_args (r, o, FALSE), NULL);
           r->n_unclosed++;
         }
       g_array_set_size (stack, 0);

@@ -405,6 +405,31 @@ test_chrome_features (void)
   g_assert_nonnull (strstr (warnings (trace), "1 begin events had no matching end"));
 }
 
+/* B/E args: the union of both objects; a B left open keeps its own. */
+static void
+test_begin_end_args (void)
+{
+  const char *json =
+    "[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"x\":1}},"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":2,\"args\":{ \"y\" : \"two\" }},"
+    "{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":3},"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":4,\"args\":{\"z\":[3]}},"
+    "{\"ph\":\"B\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":5,\"args\":{\"open\":true}},"
+    "{\"ph\":\"B\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":6,\"args\":{}},"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":7}]";
+  const char *expect[] = { "{\"x\":1,\"y\":\"two\"}", "{\"z\":[3]}", "{\"open\":true}", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  const KsTrack *track;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_threads, ==, 1);
+  track = &trace->tracks[trace->threads[0].track];
+  g_assert_cmpuint (track->n_slices, ==, 4);
+  for (guint32 i = 0; i < track->n_slices; i++)
+    g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, expect[i]);
+}
+
 /* Async ranges and flows keyed by id2 {"local"|"global"} instead of id. */
 static void
 test_id2 (void)
@@ -1125,6 +1150,7 @@ main (int    argc,
   g_test_add_func ("/json/chrome-features", test_chrome_features);
   g_test_add_func ("/json/array-form-memory", test_array_form_and_kineto_memory);
   g_test_add_func ("/json/id2", test_id2);
+  g_test_add_func ("/json/begin-end-args", test_begin_end_args);
   g_test_add_func ("/json/bad/empty", test_bad_empty);
   g_test_add_func ("/json/bad/not-trace", test_bad_not_trace);
   g_test_add_func ("/json/bad/syntax", test_bad_syntax);
