@@ -29,6 +29,8 @@ static const gint64 by_time[][2] = {
 };
 #define LB_N_GAPS 133
 
+static char *screenshot_dir;
+
 static gboolean
 timeout_cb (gpointer data)
 {
@@ -66,6 +68,45 @@ find_descendant (GtkWidget *widget,
         return found;
     }
   return NULL;
+}
+
+static void
+spin (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, timeout_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Saves the window's content as PNG when KS_TEST_SCREENSHOT_DIR is set. */
+static void
+save_screenshot (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+
+  if (screenshot_dir == NULL)
+    return;
+  /* let the page transitions finish */
+  spin (800);
+  widget = adw_application_window_get_content (ADW_APPLICATION_WINDOW (widget));
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (widget), gtk_widget_get_height (widget));
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node == NULL)
+    return;
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
+                                                              gtk_widget_get_height (widget)));
+  path = g_build_filename (screenshot_dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
 }
 
 /* The first row that leads to a place in the timeline */
@@ -181,6 +222,8 @@ test_keys_largest_first (void)
   /* and stops at the first */
   g_assert_false (ks_analysis_pages_step_gap (pages, -1));
   assert_at_gap (session, largest[0]);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  save_screenshot (GTK_WIDGET (window), "pages-gaps.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -301,6 +344,9 @@ test_summary_advice (void)
   g_assert_cmpfloat (v0, <=, 520462);
   g_assert_cmpfloat (v1, >=, 32837568);
   g_assert_cmpfloat (v1 - v0, <, 40000000);
+  ks_window_show_page (window, "summary");
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  save_screenshot (GTK_WIDGET (window), "pages-summary.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -317,6 +363,7 @@ main (int   argc,
 
   gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   adw_init ();
+  screenshot_dir = (char *)g_getenv ("KS_TEST_SCREENSHOT_DIR");
 
   g_test_add_func ("/app/pages/gaps/keys-largest-first", test_keys_largest_first);
   g_test_add_func ("/app/pages/gaps/time-order-toggle", test_time_order_toggle);

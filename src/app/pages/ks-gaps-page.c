@@ -28,6 +28,7 @@ struct _KsGapsPage
 
   GtkColumnViewColumn *start_column;
   GtkColumnViewColumn *duration_column;
+  GtkColumnViewColumn *device_column;
   KsPageTable          table;
   char                *needle;   /* casefolded filter text */
 
@@ -365,7 +366,13 @@ ks_gaps_page_set_analysis (KsGapsPage *self,
   self->gaps = NULL;
   self->n_gaps = 0;
   if (self->analysis != NULL)
-    self->gaps = ks_analysis_get_gaps (self->analysis, &self->n_gaps);
+    {
+      guint n_gpus = 0;
+
+      self->gaps = ks_analysis_get_gaps (self->analysis, &self->n_gaps);
+      ks_analysis_get_gpus (self->analysis, &n_gpus);
+      gtk_column_view_column_set_visible (self->device_column, n_gpus > 1);
+    }
   ks_page_table_set_n (&self->table, self->n_gaps);
   apply_order (self);
   update_count (self);
@@ -463,17 +470,24 @@ ks_gaps_page_class_init (KsGapsPageClass *klass)
 static void
 ks_gaps_page_init (KsGapsPage *self)
 {
+  GtkColumnViewColumn *class_column;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
-  self->start_column = ks_page_table_add_column (&self->table, _("Start"), _("When the GPU went idle"),
-                                                 start_text, start_compare, self, TRUE);
   self->duration_column = ks_page_table_add_column (&self->table, _("Duration"),
                                                     ks_metric_get_definition (KS_METRIC_GAP),
                                                     duration_text, duration_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("GPU"), NULL, device_text, device_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Class"), NULL, class_text, class_compare, self, FALSE);
+  self->start_column = ks_page_table_add_column (&self->table, _("Start"), _("When the GPU went idle"),
+                                                 start_text, start_compare, self, TRUE);
+  class_column = ks_page_table_add_column (&self->table, _("Class"), NULL, class_text, class_compare, self, FALSE);
   ks_page_table_add_column (&self->table, _("CPU Was In"), NULL, cause_cell_text, cause_compare, self, FALSE);
+  self->device_column = ks_page_table_add_column (&self->table, _("GPU"), NULL, device_text, device_compare, self, TRUE);
+  /* Room for the cause, the column that says why */
+  gtk_column_view_column_set_fixed_width (self->duration_column, 76);
+  gtk_column_view_column_set_fixed_width (self->start_column, 76);
+  gtk_column_view_column_set_fixed_width (class_column, 84);
+  gtk_column_view_column_set_expand (class_column, FALSE);
   g_signal_connect_object (self->table.selection, "notify::selected",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
   apply_order (self);
