@@ -481,7 +481,7 @@ ks_cupti_init (void)
         api.GetTimestamp (&cupti_now);
       after = (int64_t) ks_inject_now ();
       clock_offset = (before + (after - before) / 2) - (int64_t) cupti_now;
-      ks_channel_diag (KS_WIRE_DIAG_INFO, KS_WIRE_DIAG_CODE_GENERIC,
+      ks_channel_diag (KS_WIRE_DIAG_INFO, KS_WIRE_DIAG_CODE_CUPTI_INFO,
                        "CUPTI timestamps of pid %d shifted by %lld ns onto CLOCK_MONOTONIC",
                        (int) getpid (), (long long) clock_offset);
     }

@@ -804,7 +804,9 @@ handle_message (KsRecordConnection *c,
 
         NEED (KsWireDiag);
         text = msg_text (h, sizeof *m);
-        ks_record_writer_add_diagnostic (w, m->timestamp, severity_name (m->severity), "cupti", text);
+        /* Facts about the set-up are capture settings, not problems. */
+        if (m->code != KS_WIRE_DIAG_CODE_CUPTI_INFO)
+          ks_record_writer_add_diagnostic (w, m->timestamp, severity_name (m->severity), "cupti", text);
         if (m->code == KS_WIRE_DIAG_CODE_OTHER_SUBSCRIBER)
           {
             g_mutex_lock (&self->mutex);
