@@ -745,12 +745,12 @@ compact_init (void)
             idx |= (guint64)0x80 << (8 * k);
           compact_index[m] = idx;
         }
-      have_ssse3 = __builtin_cpu_supports ("ssse3");
+      have_ssse3 = __builtin_cpu_supports ("ssse3") && __builtin_cpu_supports ("popcnt");
       g_once_init_leave (&done, 1);
     }
 }
 
-__attribute__((target ("ssse3")))
+__attribute__((target ("ssse3,popcnt")))
 static char *
 compact16_ssse3 (char    *out,
                  __m128i  v,
@@ -833,6 +833,7 @@ args_append (Reader       *r,
                                                                   _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
                                                                                 _mm_cmpeq_epi8 (v, cr))));
             guint inside, keep;
+            gboolean odd_quotes;
 
             if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, backslash)) == 0)
               {
@@ -843,6 +844,8 @@ args_append (Reader       *r,
                 inside ^= inside << 2;
                 inside ^= inside << 4;
                 inside ^= inside << 8;
+                /* bit 15 is the parity of the block's quotes */
+                odd_quotes = (inside & 0x8000) != 0;
                 if (in_string)
                   inside = ~inside;
                 keep = ~(white & ~inside) & 0xffff;
@@ -858,7 +861,7 @@ args_append (Reader       *r,
                       *out++ = p[i + __builtin_ctz (keep)];
                       keep &= keep - 1;
                     }
-                if (__builtin_popcount (quotes) & 1)
+                if (odd_quotes)
                   in_string = !in_string;
                 i += 16;
                 continue;
