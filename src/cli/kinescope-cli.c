@@ -56,8 +56,9 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
-  g_set_prgname ("kinescope-cli");
 
+  /* The program name is set once: "kinescope-cli COMMAND" for a
+   * subcommand, so that its --help and messages name it. */
   if (argc < 2)
     {
       print_usage (stderr);
@@ -65,6 +66,20 @@ main (int    argc,
     }
 
   name = argv[1];
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (commands[i].name, name) == 0)
+      {
+        g_autofree char *prgname = g_strdup_printf ("kinescope-cli %s", name);
+        int status;
+
+        g_set_prgname (prgname);
+        argv[1] = prgname;
+        status = commands[i].run (argc - 1, argv + 1);
+        argv[1] = (char *)name;
+        return status;
+      }
+
+  g_set_prgname ("kinescope-cli");
   if (strcmp (name, "--help") == 0 || strcmp (name, "-h") == 0 || strcmp (name, "help") == 0)
     {
       print_usage (stdout);
@@ -75,18 +90,6 @@ main (int    argc,
       printf ("kinescope-cli %s\n", PACKAGE_VERSION);
       return KS_CLI_OK;
     }
-
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (commands[i].name, name) == 0)
-      {
-        g_autofree char *prgname = g_strdup_printf ("kinescope-cli %s", name);
-        int status;
-
-        argv[1] = prgname;
-        status = commands[i].run (argc - 1, argv + 1);
-        argv[1] = (char *)name;
-        return status;
-      }
 
   fprintf (stderr, _("kinescope-cli: unknown command “%s”\n\n"), name);
   print_usage (stderr);

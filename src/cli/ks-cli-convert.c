@@ -36,7 +36,7 @@ ks_cli_convert (int    argc,
     { NULL }
   };
 
-  context = g_option_context_new (_("INPUT OUTPUT.kscope — save a trace as .kscope"));
+  context = g_option_context_new (_("— save a trace as .kscope"));
   g_option_context_set_summary (context,
                                 _("Reads any trace Kinescope opens (PyTorch/Chrome JSON, .json.gz, a\n"
                                   "tensorboard_trace_handler folder, an Nsight Systems SQLite export) and\n"

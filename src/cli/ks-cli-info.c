@@ -238,7 +238,7 @@ ks_cli_info (int    argc,
     { NULL }
   };
 
-  context = g_option_context_new (_("FILE — describe a trace"));
+  context = g_option_context_new (_("— describe a trace"));
   g_option_context_set_summary (context,
                                 _("Prints the format, duration, processes, threads, GPUs, streams and\n"
                                   "event counts by kind of a trace (PyTorch/Chrome JSON, .kscope or an\n"
