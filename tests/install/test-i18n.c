@@ -182,10 +182,15 @@ test_i18n_loaded_window (void)
   g_assert_false (ks_window_get_loading (window));
   iterate ();
 
-  /* The side panel's empty selection page. */
+  /* The side panel: its analysis pages and the empty selection page. */
   texts = texts_of (GTK_WIDGET (window));
   assert_text (texts, "未选中任何内容");
+  assert_text (texts, "概览");
+  assert_text (texts, "间隙");
+  assert_text (texts, "算子");
+  assert_text (texts, "内核");
   assert_no_text (texts, "Nothing Selected");
+  assert_no_text (texts, "Summary");
 
   gtk_window_destroy (GTK_WINDOW (window));
   iterate ();
