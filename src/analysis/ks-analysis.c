@@ -300,10 +300,8 @@ context_init (Context                 *ctx,
         }
     }
 
-  for (guint32 i = 0; i < trace->n_gpus; i++)
-    if (_ks_context_device_wanted (ctx, trace->gpus[i].device))
-      ensure_device (ctx, trace->gpus[i].device);
-
+  /* Only GPUs with streams: device property lists name every visible GPU,
+   * used or not. */
   g_array_sort (ctx->devices, compare_devices);
   g_array_sort (ctx->step_refs, compare_steps);
 
