@@ -20,6 +20,7 @@
 
 #include "ks-record-dialog.h"
 #include "ks-recording-view.h"
+#include "ks-window.h"
 
 static char *tmp_dir;
 
@@ -230,6 +231,82 @@ test_invalid_input (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+static GtkWidget *
+find_menu_button (GtkWidget  *widget,
+                  const char *label)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_MENU_BUTTON (c) && g_strcmp0 (gtk_menu_button_get_label (GTK_MENU_BUTTON (c)), label) == 0)
+        return c;
+      if ((found = find_menu_button (c, label)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static KsRecordDialog *
+find_dialog (void)
+{
+  g_autoptr(GListModel) toplevels = g_object_ref (gtk_window_get_toplevels ());
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (KS_IS_RECORD_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return KS_RECORD_DIALOG (w);
+    }
+  return NULL;
+}
+
+/* From the window: Profile ▸ Record New Session…, Start, and the trace
+ * opens in the window when the program ends. */
+static void
+test_window_profile_menu (void)
+{
+  KsWindow *window = ks_window_new (NULL);
+  GtkWidget *profile;
+  GMenuModel *menu;
+  g_autofree char *action = NULL;
+  KsRecordDialog *dialog;
+  gboolean never = FALSE;
+  gint64 end;
+
+  gtk_window_present (GTK_WINDOW (window));
+  profile = find_menu_button (GTK_WIDGET (window), "_Profile");
+  g_assert_nonnull (profile);
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (profile));
+  g_assert_nonnull (menu);
+  /* the first item of the first section */
+  menu = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+  g_assert_cmpstr (action, ==, "win.record");
+  g_object_unref (menu);
+
+  g_assert_true (ks_window_is_empty (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL));
+  dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
+  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")), "sleep 0.8");
+  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")), tmp_dir);
+  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "environment_entry")), "");
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "cuda_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "nvtx_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "osrt_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "metrics_check")), TRUE);
+  g_signal_emit_by_name (child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+
+  end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (ks_window_is_empty (window) && g_get_monotonic_time () < end)
+    iterate_until (&never, 20);
+  g_assert_false (ks_window_is_empty (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -248,6 +325,7 @@ main (int    argc,
   g_test_add_func ("/collector/dialog/record", test_record_and_settings);
   g_test_add_func ("/collector/dialog/stop", test_stop);
   g_test_add_func ("/collector/dialog/invalid", test_invalid_input);
+  g_test_add_func ("/collector/dialog/window-profile-menu", test_window_profile_menu);
   ret = g_test_run ();
   g_free (tmp_dir);
   return ret;
