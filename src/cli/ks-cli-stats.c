@@ -495,7 +495,10 @@ table_gpus (Printer *p)
       g_autofree char *p50 = fmt_dur (g->latency.p50_ns);
       g_autofree char *p90 = fmt_dur (g->latency.p90_ns);
 
-      g_string_append_printf (out, _("GPU %d: %s\n"), g->device, gpu_name (p, g));
+      if (g->name != 0)
+        g_string_append_printf (out, _("GPU %d: %s\n"), g->device, gpu_name (p, g));
+      else
+        g_string_append_printf (out, _("GPU %d\n"), g->device);
       g_string_append_printf (out, "  %-24s %.1f %%  (%s / %s, %s)\n", _("Busy:"), g->busy_pct, biw, window,
                               g->window_is_steps ? _("window = ProfilerStep spans") : _("window = first to last GPU activity"));
       g_string_append_printf (out, "  %-24s %s\n", _("Busy, whole trace:"), busy);
