@@ -255,7 +255,6 @@ ks_trace_load (GFile         *file,
                GCancellable  *cancellable,
                GError       **error)
 {
-  g_autofree char *name = NULL;
   KsFormat format;
   KsTrace *trace;
   gint64 t0 = g_get_monotonic_time ();
@@ -263,7 +262,6 @@ ks_trace_load (GFile         *file,
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
   format = ks_trace_detect_format (file, error);
-  name = g_file_get_parse_name (file);
 
   switch (format)
     {
