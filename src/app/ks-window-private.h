@@ -50,6 +50,8 @@ struct _KsWindow
   KsSession            *session;
   GCancellable         *load_cancellable;
   gpointer              relay;
+  guint64               n_events;     /* slices of the trace, counted once */
+  guint64               n_gpu_events;
 
   /* Search */
   guint8               *matches;     /* per string id */

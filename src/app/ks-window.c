@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 #include <inttypes.h>
 
+#include "ks-range-stats.h"
 #include "ks-time-format.h"
 #include "ks-trace-loader.h"
 #include "ks-window-private.h"
@@ -137,8 +138,7 @@ void
 _ks_window_set_status (KsWindow *self)
 {
   KsTrace *trace;
-  KsTraceCounts counts;
-  guint64 events = 0, gpu = 0;
+  guint64 events, gpu;
   guint32 track, slice;
   gint64 start, end;
   g_autofree char *dur = NULL;
@@ -154,13 +154,8 @@ _ks_window_set_status (KsWindow *self)
     }
 
   trace = ks_session_get_trace (self->session);
-  ks_trace_get_counts (trace, &counts);
-  for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
-    {
-      events += counts.by_kind[k];
-      if (ks_slice_kind_is_gpu (k))
-        gpu += counts.by_kind[k];
-    }
+  events = self->n_events;
+  gpu = self->n_gpu_events;
 
   dur = ks_time_format_duration (trace->duration_ns);
   text = g_strdup_printf (_("%" PRIu64 " events (%" PRIu64 " on the GPU) · %u threads · %s"),
@@ -206,6 +201,19 @@ session_selection_changed_cb (KsWindow  *self,
 
   if (ks_session_get_selected_slice (session, &track, &slice))
     {
+      KsTrace *trace = ks_session_get_trace (session);
+      double start = trace->tracks[track].start[slice];
+      double end = trace->tracks[track].end[slice];
+      double t0, t1;
+
+      /* A slice chosen elsewhere (a flow's other end, a search match)
+       * may lie outside the view: centre it, keeping the zoom. */
+      ks_session_get_visible (session, &t0, &t1);
+      if (end < t0 || start > t1)
+        {
+          ks_session_push_history (session);
+          ks_session_set_visible (session, (start + end - (t1 - t0)) / 2, (start + end + (t1 - t0)) / 2);
+        }
       ks_timeline_reveal_track (self->timeline, track);
       gtk_stack_set_visible_child_name (self->side_stack, "selection");
     }
@@ -229,6 +237,37 @@ session_visible_changed_cb (KsWindow  *self,
 }
 
 static void
+busy_stats_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(KsWindow) self = user_data;
+  g_autoptr(KsRangeStats) stats = ks_range_stats_compute_finish (result, NULL);
+  g_autoptr(GString) subtitle = NULL;
+  KsTrace *trace;
+
+  if (stats == NULL || self->session == NULL || ks_session_get_trace (self->session) != stats->trace)
+    return;
+
+  /* "GPU busy" as the TensorBoard plugin and HTA define it: the union of
+   * kernel intervals per device, here over the whole trace. */
+  trace = ks_session_get_trace (self->session);
+  subtitle = g_string_new (adw_window_title_get_subtitle (self->window_title));
+  for (guint i = 0; i < stats->gpus->len; i++)
+    {
+      const KsRangeGpu *g = &g_array_index (stats->gpus, KsRangeGpu, i);
+
+      if (stats->gpus->len == 1)
+        g_string_append_printf (subtitle, _(" · GPU busy %.1f %%"),
+                                100.0 * g->busy_ns / MAX (1, trace->duration_ns));
+      else
+        g_string_append_printf (subtitle, _(" · GPU %d busy %.1f %%"), g->device,
+                                100.0 * g->busy_ns / MAX (1, trace->duration_ns));
+    }
+  adw_window_title_set_subtitle (self->window_title, subtitle->str);
+}
+
+static void
 set_trace (KsWindow *self,
            KsTrace  *trace,
            GFile    *file)
@@ -246,6 +285,16 @@ set_trace (KsWindow *self,
     {
       g_autofree char *dur = ks_time_format_duration (trace->duration_ns);
       g_autofree char *subtitle = g_strdup_printf ("%s · %s", ks_format_to_string (trace->format), dur);
+      KsTraceCounts counts;
+
+      ks_trace_get_counts (trace, &counts);
+      self->n_events = self->n_gpu_events = 0;
+      for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
+        {
+          self->n_events += counts.by_kind[k];
+          if (ks_slice_kind_is_gpu (k))
+            self->n_gpu_events += counts.by_kind[k];
+        }
 
       self->session = ks_session_new (trace);
       g_signal_connect_object (self->session, "selection-changed",
@@ -258,6 +307,7 @@ set_trace (KsWindow *self,
       adw_window_title_set_title (self->window_title, name);
       adw_window_title_set_subtitle (self->window_title, subtitle);
       gtk_window_set_title (GTK_WINDOW (self), name);
+      ks_range_stats_compute_async (trace, 0, trace->duration_ns, NULL, busy_stats_cb, g_object_ref (self));
     }
   else
     {
@@ -295,12 +345,22 @@ show_error (KsWindow   *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+#define RECENT_APP_NAME "Kinescope"
+
 static void
 add_recent (GFile *file)
 {
   g_autofree char *uri = g_file_get_uri (file);
+  g_autofree char *basename = g_file_get_basename (file);
+  g_autofree char *content_type = g_content_type_guess (basename, NULL, 0, NULL);
+  g_autofree char *mime = g_content_type_get_mime_type (content_type);
+  GtkRecentData data = { 0 };
 
-  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  /* Registered under a fixed name: the empty window lists only these. */
+  data.mime_type = mime ? mime : (char *)"application/octet-stream";
+  data.app_name = (char *)RECENT_APP_NAME;
+  data.app_exec = (char *)"kinescope %u";
+  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
 }
 
 static void
@@ -466,13 +526,13 @@ drop_cb (KsWindow      *self,
          double         y,
          GtkDropTarget *target)
 {
-  GSList *files;
+  g_autoptr(GSList) files = NULL;
   GtkApplication *app;
 
-  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST) || g_value_get_boxed (value) == NULL)
     return FALSE;
 
-  files = g_value_get_boxed (value);
+  files = gdk_file_list_get_files (g_value_get_boxed (value));
   if (files == NULL)
     return FALSE;
 
@@ -538,8 +598,7 @@ update_recent (KsWindow *self)
       GtkWidget *row;
 
       /* Only traces this application opened, still present. */
-      if (!gtk_recent_info_has_application (info, g_get_application_name () ? g_get_application_name () : "kinescope") &&
-          !gtk_recent_info_has_application (info, g_get_prgname () ? g_get_prgname () : "kinescope"))
+      if (!gtk_recent_info_has_application (info, RECENT_APP_NAME))
         continue;
       if (!gtk_recent_info_exists (info))
         continue;
@@ -561,6 +620,57 @@ update_recent (KsWindow *self)
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
 
   gtk_widget_set_visible (self->recent_group, shown > 0);
+}
+
+/* Window size and maximized state, when the schema is installed (tests
+ * without it still run). */
+static GSettings *
+window_settings (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source == NULL)
+    return NULL;
+  schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema == NULL || !g_settings_schema_has_key (schema, "window-width"))
+    return NULL;
+  return g_settings_new (APP_ID);
+}
+
+static void
+restore_window_state (KsWindow *self)
+{
+  g_autoptr(GSettings) settings = window_settings ();
+  int width, height;
+
+  if (settings == NULL)
+    return;
+
+  width = g_settings_get_int (settings, "window-width");
+  height = g_settings_get_int (settings, "window-height");
+  if (width > 0 && height > 0)
+    gtk_window_set_default_size (GTK_WINDOW (self), width, height);
+  if (g_settings_get_boolean (settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+}
+
+static gboolean
+ks_window_close_request (GtkWindow *window)
+{
+  g_autoptr(GSettings) settings = window_settings ();
+
+  if (settings != NULL)
+    {
+      int width, height;
+
+      gtk_window_get_default_size (window, &width, &height);
+      g_settings_set_int (settings, "window-width", width);
+      g_settings_set_int (settings, "window-height", height);
+      g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (window));
+    }
+
+  return GTK_WINDOW_CLASS (ks_window_parent_class)->close_request (window);
 }
 
 static void
@@ -635,6 +745,7 @@ ks_window_class_init (KsWindowClass *klass)
   object_class->dispose = ks_window_dispose;
   object_class->finalize = ks_window_finalize;
   object_class->get_property = ks_window_get_property;
+  GTK_WINDOW_CLASS (klass)->close_request = ks_window_close_request;
 
   properties[PROP_SESSION] =
     g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
@@ -679,6 +790,7 @@ ks_window_init (KsWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->match_current = -1;
+  restore_window_state (self);
 
   target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect_swapped (target, "drop", G_CALLBACK (drop_cb), self);

@@ -148,6 +148,55 @@ find_child (GtkWidget  *root,
   return NULL;
 }
 
+static GtkWidget *
+find_action_row (GtkWidget  *root,
+                 const char *title)
+{
+  if (ADW_IS_ACTION_ROW (root) &&
+      g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)), title) == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_action_row (c, title);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The empty window's list of recent traces. */
+static GtkWidget *
+find_recent_list (GtkWidget *root)
+{
+  if (GTK_IS_LIST_BOX (root) && g_strcmp0 (gtk_widget_get_name (root), "recent-list") == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_recent_list (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The window's main stack: empty, loading, trace. */
+static GtkWidget *
+find_main_stack (GtkWidget *root)
+{
+  if (GTK_IS_STACK (root) && gtk_stack_get_child_by_name (GTK_STACK (root), "loading") != NULL)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_main_stack (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static guint32
 find_longest (KsTrace    *trace,
               const char *name,
@@ -336,6 +385,29 @@ test_select_kernel (void)
   g_assert_cmpuint (ks_timeline_get_n_flow_arrows (timeline), ==, 1);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   save_screenshot (GTK_WIDGET (window), "window-kernel.png");
+
+  /* The flow's row leads to the launch call, and back. */
+  {
+    GtkWidget *row = find_action_row (GTK_WIDGET (page), "Launched by");
+    guint32 launch_track, launch_slice;
+
+    g_assert_nonnull (row);
+    g_signal_emit_by_name (row, "activated");
+    g_assert_true (ks_session_get_selected_slice (session, &launch_track, &launch_slice));
+    g_assert_cmpstr (ks_trace_string (trace, trace->tracks[launch_track].name_id[launch_slice]), ==, "cudaLaunchKernelExC");
+    g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launches"), ==, LB_KERNEL_NAME);
+    row = find_action_row (GTK_WIDGET (page), "Launches");
+    g_assert_nonnull (row);
+    g_signal_emit_by_name (row, "activated");
+    g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
+    g_assert_cmpuint (sel_slice, ==, slice);
+  }
+
+  /* Escape clears the selection; clicking the kernel selects it again. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.clear-selection", NULL));
+  g_assert_false (ks_session_get_selected_slice (session, NULL, NULL));
+  click (timeline, 1, x, y);
+  g_assert_true (ks_session_get_selected_slice (session, NULL, NULL));
 
   /* Double-click zooms to the kernel (with a 5 % margin each side). */
   click (timeline, 2, x, y);
@@ -579,6 +651,136 @@ test_application_open (void)
   g_object_unref (files[1]);
 }
 
+/* A Chrome trace of @n nested slices pairs, big enough to take a while. */
+static char *
+write_big_trace (guint n)
+{
+  g_autoptr(GString) json = g_string_sized_new (n * 120);
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd;
+
+  g_string_append (json, "{\"traceEvents\": [\n");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (json,
+                            "{\"ph\":\"X\",\"name\":\"outer_%u\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":8},\n"
+                            "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":4},\n",
+                            i % 97, i % 4, i * 10, i % 4, i * 10 + 2);
+  g_string_append (json, "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1}]}\n");
+
+  fd = g_file_open_tmp ("ks-big-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (write (fd, json->str, json->len), ==, (gssize)json->len);
+  close (fd);
+  return path;
+}
+
+static gboolean
+count_tick_cb (gpointer data)
+{
+  (*(guint *)data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_load_progress_and_cancel (void)
+{
+  g_autofree char *path = write_big_trace (400000);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsWindow *window = ks_window_new (NULL);
+  GtkWidget *stack = find_main_stack (GTK_WIDGET (window));
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n_toplevels, ticks = 0, tick_id;
+
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  n_toplevels = g_list_model_get_n_items (toplevels);
+
+  /* The main loop keeps running while the file loads: a 10 ms timer
+   * fires many times before the trace is there. */
+  tick_id = g_timeout_add (10, count_tick_cb, &ticks);
+  ks_window_open (window, file);
+  g_assert_true (ks_window_get_loading (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "loading");
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_source_remove (tick_id);
+  g_assert_nonnull (ks_window_get_session (window));
+  g_assert_cmpuint (ks_session_get_trace (ks_window_get_session (window))->tracks[0].n_slices, >, 0);
+  g_assert_cmpuint (ticks, >=, 3);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "trace");
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* Cancel: back to the empty window, no trace and no error dialog. */
+  window = ks_window_new (NULL);
+  stack = find_main_stack (GTK_WIDGET (window));
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-load", NULL));
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_null (ks_window_get_session (window));
+  g_assert_true (ks_window_is_empty (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "empty");
+  spin (100);
+  g_assert_cmpuint (g_list_model_get_n_items (toplevels), ==, n_toplevels);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+}
+
+static void
+test_drop_and_recent (void)
+{
+  g_autoptr(GFile) file = fixture ("seed_cnn.pt.trace.json.gz");
+  g_autofree char *uri = g_file_get_uri (file);
+  KsWindow *window = ks_window_new (NULL);
+  GtkEventController *target = NULL;
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  g_autoptr(GSList) list = g_slist_append (NULL, file);
+  GValue value = G_VALUE_INIT;
+  gboolean handled = FALSE;
+
+  gtk_window_present (GTK_WINDOW (window));
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DROP_TARGET (c))
+        target = c;
+    }
+  g_assert_nonnull (target);
+
+  /* Dropping a file list opens the first file in this window. */
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (list));
+  g_signal_emit_by_name (target, "drop", &value, 100.0, 100.0, &handled);
+  g_value_unset (&value);
+  g_assert_true (handled);
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+  g_assert_true (g_file_equal (ks_window_get_file (window), file));
+
+  /* It is now a recent file, listed in a new empty window. */
+  g_assert_true (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = ks_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  {
+    GtkWidget *list_box = find_recent_list (GTK_WIDGET (window));
+    GtkListBoxRow *row;
+
+    g_assert_nonnull (list_box);
+    WAIT_FOR (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list_box), 0) != NULL);
+    row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (list_box), 0);
+    g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "seed_cnn.pt.trace.json.gz");
+
+    /* Activating it opens the trace. */
+    g_signal_emit_by_name (list_box, "row-activated", row);
+    WAIT_FOR (ks_window_get_session (window) != NULL);
+    g_assert_true (g_file_equal (ks_window_get_file (window), file));
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -589,7 +791,8 @@ main (int   argc,
       return 77;
     }
 
-  gtk_test_init (&argc, &argv, NULL);
+  /* Isolated XDG folders: the recent files list starts empty. */
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   adw_init ();
 
   screenshot_dir = (char *)g_getenv ("KS_TEST_SCREENSHOT_DIR");
@@ -600,6 +803,8 @@ main (int   argc,
   g_test_add_func ("/app/window/search", test_search);
   g_test_add_func ("/app/window/bad-file", test_bad_file);
   g_test_add_func ("/app/window/application-open", test_application_open);
+  g_test_add_func ("/app/window/load-progress-and-cancel", test_load_progress_and_cancel);
+  g_test_add_func ("/app/window/drop-and-recent", test_drop_and_recent);
 
   return g_test_run ();
 }
