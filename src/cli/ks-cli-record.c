@@ -520,7 +520,7 @@ ks_cli_record (int    argc,
     status = 1;
 
   /* Cut short: the command was killed or crashed, or we were stopped. */
-  complete = (r.end == END_COMMAND_EXITED || r.end == END_DURATION) && !WIFSIGNALED (r.wait_status);
+  complete = r.end == END_DURATION || (r.end == END_COMMAND_EXITED && !WIFSIGNALED (r.wait_status));
   switch (r.end)
     {
     case END_INTERRUPTED: end_reason = "interrupted"; break;

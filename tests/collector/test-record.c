@@ -196,6 +196,24 @@ test_exit_status (void)
 }
 
 static void
+test_duration (void)
+{
+  g_autofree char *path = out_path ("duration.kscope");
+  Result r;
+  sqlite3 *db;
+
+  /* --duration ends the command (SIGINT) and is a planned, complete end */
+  run_cli (&r, 0, "--duration", "0.4", "-t", "gpu-metrics", "-o", path, "--", "sleep", "30", NULL);
+  g_assert_cmpint (r.status, ==, 128 + SIGINT);
+  g_assert_nonnull (strstr (r.err, "after the requested duration"));
+  result_clear (&r);
+  db = open_db (path);
+  assert_meta (db, "complete", "1");
+  assert_meta (db, "end_reason", "duration");
+  sqlite3_close (db);
+}
+
+static void
 test_missing_command (void)
 {
   g_autofree char *path = out_path ("missing.kscope");
@@ -566,6 +584,7 @@ main (int    argc,
 
   g_test_add_func ("/collector/record/exit-status", test_exit_status);
   g_test_add_func ("/collector/record/missing-command", test_missing_command);
+  g_test_add_func ("/collector/record/duration", test_duration);
   g_test_add_func ("/collector/record/overwrite", test_overwrite);
   g_test_add_func ("/collector/record/default-name", test_default_name);
   g_test_add_func ("/collector/record/nvtx", test_nvtx);
