@@ -50,6 +50,7 @@ struct _KsWindow
   KsSession            *session;
   GCancellable         *load_cancellable;
   gpointer              relay;
+  KsTrace              *busy_trace;   /* not a reference: compared only */
   guint64               n_events;     /* slices of the trace, counted once */
   guint64               n_gpu_events;
 

@@ -12,7 +12,7 @@
 #include <glib/gi18n.h>
 #include <inttypes.h>
 
-#include "ks-range-stats.h"
+#include "ks-analysis.h"
 #include "ks-time-format.h"
 #include "ks-trace-loader.h"
 #include "ks-window-private.h"
@@ -237,32 +237,29 @@ session_visible_changed_cb (KsWindow  *self,
 }
 
 static void
-busy_stats_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
+busy_analysis_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
 {
   g_autoptr(KsWindow) self = user_data;
-  g_autoptr(KsRangeStats) stats = ks_range_stats_compute_finish (result, NULL);
+  g_autoptr(KsAnalysis) analysis = ks_analysis_compute_finish (result, NULL);
   g_autoptr(GString) subtitle = NULL;
-  KsTrace *trace;
+  const KsGpuSummary *gpus;
+  guint n_gpus = 0;
 
-  if (stats == NULL || self->session == NULL || ks_session_get_trace (self->session) != stats->trace)
+  if (analysis == NULL || self->session == NULL || self->busy_trace != ks_session_get_trace (self->session))
     return;
 
-  /* "GPU busy" as the TensorBoard plugin and HTA define it: the union of
-   * kernel intervals per device, here over the whole trace. */
-  trace = ks_session_get_trace (self->session);
+  /* The same figure as the Summary page (default options): GPU busy
+   * over the ProfilerStep spans, or first to last GPU activity. */
+  gpus = ks_analysis_get_gpus (analysis, &n_gpus);
   subtitle = g_string_new (adw_window_title_get_subtitle (self->window_title));
-  for (guint i = 0; i < stats->gpus->len; i++)
+  for (guint i = 0; i < n_gpus; i++)
     {
-      const KsRangeGpu *g = &g_array_index (stats->gpus, KsRangeGpu, i);
-
-      if (stats->gpus->len == 1)
-        g_string_append_printf (subtitle, _(" · GPU busy %.1f %%"),
-                                100.0 * g->busy_ns / MAX (1, trace->duration_ns));
+      if (n_gpus == 1)
+        g_string_append_printf (subtitle, _(" · GPU busy %.1f %%"), gpus[i].busy_pct);
       else
-        g_string_append_printf (subtitle, _(" · GPU %d busy %.1f %%"), g->device,
-                                100.0 * g->busy_ns / MAX (1, trace->duration_ns));
+        g_string_append_printf (subtitle, _(" · GPU %d busy %.1f %%"), gpus[i].device, gpus[i].busy_pct);
     }
   adw_window_title_set_subtitle (self->window_title, subtitle->str);
 }
@@ -307,7 +304,8 @@ set_trace (KsWindow *self,
       adw_window_title_set_title (self->window_title, name);
       adw_window_title_set_subtitle (self->window_title, subtitle);
       gtk_window_set_title (GTK_WINDOW (self), name);
-      ks_range_stats_compute_async (trace, 0, trace->duration_ns, NULL, busy_stats_cb, g_object_ref (self));
+      self->busy_trace = trace;
+      ks_analysis_compute_async (trace, NULL, NULL, NULL, busy_analysis_cb, g_object_ref (self));
     }
   else
     {
@@ -321,6 +319,10 @@ set_trace (KsWindow *self,
   ks_selection_page_set_session (self->selection_page, self->session,
                                  ks_timeline_get_layout (self->timeline));
 
+  /* A new trace opens on the first side page (the analysis summary when
+   * there is one); selecting something switches to "selection". */
+  if (trace != NULL)
+    gtk_stack_set_visible_child (self->side_stack, gtk_widget_get_first_child (GTK_WIDGET (self->side_stack)));
   gtk_stack_set_visible_child_name (self->main_stack, trace != NULL ? "trace" : "empty");
   if (trace != NULL)
     gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
