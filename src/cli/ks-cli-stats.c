@@ -498,7 +498,10 @@ table_gpus (Printer *p)
       if (g->name != 0)
         g_string_append_printf (out, _("GPU %d: %s\n"), g->device, gpu_name (p, g));
       else
-        g_string_append_printf (out, _("GPU %d\n"), g->device);
+        {
+          g_string_append_printf (out, _("GPU %d"), g->device);
+          g_string_append_c (out, '\n');
+        }
       g_string_append_printf (out, "  %-24s %.1f %%  (%s / %s, %s)\n", _("Busy:"), g->busy_pct, biw, window,
                               g->window_is_steps ? _("window = ProfilerStep spans") : _("window = first to last GPU activity"));
       g_string_append_printf (out, "  %-24s %s\n", _("Busy, whole trace:"), busy);
