@@ -417,6 +417,21 @@ ks_record_connection_new (KsRecordSession *session)
   return c;
 }
 
+/* KS_THREADS.role, from what PyTorch names its threads */
+static const char *
+thread_role (gint64      pid,
+             gint64      tid,
+             const char *name)
+{
+  if (name != NULL && g_str_has_prefix (name, "pt_data_worker"))
+    return "dataloader";
+  if (name != NULL && (g_str_has_prefix (name, "pt_autograd") || g_str_has_prefix (name, "autograd")))
+    return "autograd";
+  if (tid == pid)
+    return "main";
+  return NULL;
+}
+
 static void
 connection_write_threads (KsRecordConnection *c)
 {
@@ -432,8 +447,7 @@ connection_write_threads (KsRecordConnection *c)
 
       if (name == NULL)
         name = value;
-      ks_record_writer_add_thread (c->session->writer, c->pid, tid, name,
-                                   tid == c->pid ? "main" : NULL);
+      ks_record_writer_add_thread (c->session->writer, c->pid, tid, name, thread_role (c->pid, tid, name));
     }
   g_hash_table_remove_all (c->threads);
 }
