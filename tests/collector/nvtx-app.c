@@ -13,6 +13,8 @@
  *   domain "ksdomain": push "d-range" (ARGB 0xFF00FF00, category 7,
  *     payload int64 -42), mark with a registered string "registered";
  *   a second thread named "worker" via nvtxNameOsThreadA;
+ *   a wide-character mark L"wïde ✓", category 7 named "seven", a
+ *   start/end range "measured" with a double payload 2.5;
  *   argv[1] = "sleep" adds 5 × 20 ms nanosleep and one contended mutex
  *   (for -t osrt); "forever" then blocks until killed; "many" pushes
  *   200000 more ranges (to fill a file quickly). */
@@ -68,6 +70,17 @@ main (int    argc,
   nvtxMarkA ("tick");
 
   async_id = nvtxRangeStartA ("async");
+
+  nvtxMarkW (L"w\u00efde \u2713");
+  nvtxNameCategoryA (7, "seven");
+  memset (&attr, 0, sizeof attr);
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.payloadType = NVTX_PAYLOAD_TYPE_DOUBLE;
+  attr.payload.dValue = 2.5;
+  attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attr.message.ascii = "measured";
+  nvtxRangeEnd (nvtxRangeStartEx (&attr));
 
   domain = nvtxDomainCreateA ("ksdomain");
   registered = nvtxDomainRegisterStringA (domain, "registered");

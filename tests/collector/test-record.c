@@ -293,7 +293,7 @@ test_nvtx (void)
 
   run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.err, "NVTX ranges       7 (2 marks)"));
+  g_assert_nonnull (strstr (r.err, "NVTX ranges       8 (3 marks)"));
   result_clear (&r);
 
   db = open_db (path);
@@ -320,6 +320,10 @@ test_nvtx (void)
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS w JOIN ThreadNames t ON t.globalTid = w.globalTid "
                                   "JOIN StringIds s ON s.id = t.nameId WHERE w.text = 'worker-range' AND s.value = 'worker'"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_THREADS WHERE role = 'main'"), ==, 1);
+  /* wide strings arrive as UTF-8; categories are named; double payloads */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 34 AND text = 'w\xc3\xaf" "de \xe2\x9c\x93'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 33 AND category = 7 AND text = 'seven'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT doubleValue * 10 FROM NVTX_EVENTS WHERE eventType = 60 AND text = 'measured'"), ==, 25);
   sqlite3_close (db);
 }
 
