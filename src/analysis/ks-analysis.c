@@ -20,7 +20,18 @@ G_DEFINE_FINAL_TYPE (KsAnalysis, ks_analysis, G_TYPE_OBJECT)
 #define CACHE_SIZE 8
 
 static GMutex cache_mutex;
+static GCond cache_cond;
 static GQuark cache_quark;
+
+/* Computations under way, so that one set of options for a trace is
+ * computed once (the trace is not referenced: its caller holds it). */
+typedef struct
+{
+  KsTrace           *trace;
+  KsAnalysisOptions  options;
+} Pending;
+
+static GArray *pending;
 
 static void
 advice_clear (gpointer data)
@@ -450,13 +461,47 @@ get_cache (KsTrace *trace)
   return cache;
 }
 
+/* Under cache_mutex */
+static KsAnalysis *
+lookup_locked (KsTrace                 *trace,
+               const KsAnalysisOptions *options)
+{
+  GPtrArray *cache = get_cache (trace);
+
+  for (guint i = 0; i < cache->len; i++)
+    {
+      KsAnalysis *a = g_ptr_array_index (cache, i);
+
+      if (options_equal (&a->options, options))
+        return g_object_ref (a);
+    }
+  return NULL;
+}
+
+/* Under cache_mutex: the computation of these options for this trace
+ * running in some thread, or -1. */
+static int
+find_pending_locked (KsTrace                 *trace,
+                     const KsAnalysisOptions *options)
+{
+  if (pending == NULL)
+    return -1;
+  for (guint i = 0; i < pending->len; i++)
+    {
+      const Pending *p = &g_array_index (pending, Pending, i);
+
+      if (p->trace == trace && options_equal (&p->options, options))
+        return i;
+    }
+  return -1;
+}
+
 KsAnalysis *
 ks_analysis_lookup_cached (KsTrace                 *trace,
                            const KsAnalysisOptions *options)
 {
   KsAnalysisOptions defaults;
-  KsAnalysis *found = NULL;
-  GPtrArray *cache;
+  KsAnalysis *found;
 
   g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
 
@@ -467,17 +512,7 @@ ks_analysis_lookup_cached (KsTrace                 *trace,
     }
 
   g_mutex_lock (&cache_mutex);
-  cache = get_cache (trace);
-  for (guint i = 0; i < cache->len; i++)
-    {
-      KsAnalysis *a = g_ptr_array_index (cache, i);
-
-      if (options_equal (&a->options, options))
-        {
-          found = g_object_ref (a);
-          break;
-        }
-    }
+  found = lookup_locked (trace, options);
   g_mutex_unlock (&cache_mutex);
 
   return found;
@@ -498,6 +533,8 @@ ks_analysis_compute (KsTrace                  *trace,
   KsAnalysisOptions defaults;
   KsAnalysis *analysis;
   GPtrArray *cache;
+  Pending mine;
+  int i;
 
   g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
   g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
@@ -508,32 +545,48 @@ ks_analysis_compute (KsTrace                  *trace,
       options = &defaults;
     }
 
-  analysis = ks_analysis_lookup_cached (trace, options);
-  if (analysis != NULL)
-    return analysis;
-
-  analysis = compute (trace, options, progress, cancellable, error);
-  if (analysis == NULL)
-    return NULL;
-
+  /* The window's header and its pages may ask for the same analysis at
+   * once: the second waits for the first instead of computing it again. */
   g_mutex_lock (&cache_mutex);
-  cache = get_cache (trace);
-  for (guint i = 0; i < cache->len; i++)
+  for (;;)
     {
-      KsAnalysis *a = g_ptr_array_index (cache, i);
-
-      /* Another thread finished the same options first: share its result. */
-      if (options_equal (&a->options, options))
+      analysis = lookup_locked (trace, options);
+      if (analysis != NULL)
         {
-          g_object_unref (analysis);
-          analysis = g_object_ref (a);
           g_mutex_unlock (&cache_mutex);
           return analysis;
         }
+      if (find_pending_locked (trace, options) < 0)
+        break;
+      if (g_cancellable_is_cancelled (cancellable))
+        {
+          g_mutex_unlock (&cache_mutex);
+          g_cancellable_set_error_if_cancelled (cancellable, error);
+          return NULL;
+        }
+      g_cond_wait_until (&cache_cond, &cache_mutex, g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
     }
-  if (cache->len >= CACHE_SIZE)
-    g_ptr_array_remove_index (cache, 0);
-  g_ptr_array_add (cache, g_object_ref (analysis));
+  if (pending == NULL)
+    pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  mine.trace = trace;
+  mine.options = *options;
+  g_array_append_val (pending, mine);
+  g_mutex_unlock (&cache_mutex);
+
+  analysis = compute (trace, options, progress, cancellable, error);
+
+  g_mutex_lock (&cache_mutex);
+  i = find_pending_locked (trace, options);
+  if (i >= 0)
+    g_array_remove_index_fast (pending, i);
+  if (analysis != NULL)
+    {
+      cache = get_cache (trace);
+      if (cache->len >= CACHE_SIZE)
+        g_ptr_array_remove_index (cache, 0);
+      g_ptr_array_add (cache, g_object_ref (analysis));
+    }
+  g_cond_broadcast (&cache_cond);
   g_mutex_unlock (&cache_mutex);
 
   return analysis;

@@ -786,6 +786,45 @@ test_async (void)
 }
 
 static void
+count_cb (KsProgress *progress,
+          gpointer    user_data)
+{
+  g_atomic_int_inc ((int *)user_data);
+}
+
+/* Two requests for the same analysis at once compute it once. */
+static void
+test_shared_computation (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(KsAnalysis) b = NULL;
+  g_autoptr(KsProgress) pa = ks_progress_new ();
+  g_autoptr(KsProgress) pb = ks_progress_new ();
+  int na = 0, nb = 0;
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 20000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  for (guint i = 0; i < 20000; i++)
+    launch (&f, f.main_track, 1000 * i, 1000 * i + 300, "cudaLaunchKernel",
+            1000 * i + 400, 1000 * i + 900, KS_SLICE_KERNEL, "k");
+  trace = fixture_finish (&f);
+
+  ks_progress_set_notify (pa, count_cb, &na, NULL);
+  ks_progress_set_notify (pb, count_cb, &nb, NULL);
+  ks_analysis_compute_async (trace, NULL, pa, NULL, compute_cb, &a);
+  ks_analysis_compute_async (trace, NULL, pb, NULL, compute_cb, &b);
+  while (a == NULL || b == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_true (a == b);
+  g_assert_cmpuint (ks_analysis_get_gpu (a, 0)->n_kernels, ==, 20000);
+  /* only one of them ran the passes and reported progress */
+  g_assert_true ((na > 0) != (nb > 0));
+}
+
+static void
 test_definitions (void)
 {
   for (guint m = 0; m < KS_N_METRICS; m++)
@@ -815,6 +854,7 @@ main (int   argc,
   g_test_add_func ("/analysis/device-filter", test_device_filter);
   g_test_add_func ("/analysis/cache", test_cache);
   g_test_add_func ("/analysis/async", test_async);
+  g_test_add_func ("/analysis/shared-computation", test_shared_computation);
   g_test_add_func ("/analysis/definitions", test_definitions);
 
   return g_test_run ();
