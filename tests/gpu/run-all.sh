@@ -37,6 +37,22 @@ run $PY "$HERE/check_train.py" "$OUT/train.kscope" "$OUT/torch-trace.json" 20:$S
 run $PY "$HERE/overhead.py" 20 $S "no profiler=$OUT/plain.json" "kinescope-cli record=$OUT/recorded.json" \
   "torch.profiler (CPU+CUDA)=$OUT/torchprof.json" | tee "$OUT/overhead.txt"
 
+step "PyTorch with --capture-range=nvtx:step 25"
+run $KCLI record -f --capture-range="nvtx:step 25" -o "$OUT/nvtx-range.kscope" -- $PY "$HERE/train.py" --steps 40 || fail=1
+$PY - "$OUT/train.kscope" "$OUT/nvtx-range.kscope" <<'PYEOF' || fail=1
+import sqlite3, sys
+full = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+part = sqlite3.connect(f"file:{sys.argv[2]}?mode=ro", uri=True)
+s = full.execute("SELECT start, end FROM NVTX_EVENTS WHERE text = 'step 25'").fetchone()
+want = full.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                    "ON r.correlationId = k.correlationId AND r.globalTid / 16777216 = k.globalPid / 16777216 "
+                    "WHERE r.start >= ? AND r.end <= ?", s).fetchone()[0]
+got = part.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+steps = [r[0] for r in part.execute("SELECT text FROM NVTX_EVENTS WHERE eventType = 59 AND text LIKE 'step %'")]
+print("kernels in step 25 of the full recording", want, "recorded with the range", got, "step ranges", steps)
+sys.exit(0 if got == want and steps == ["step 25"] else 1)
+PYEOF
+
 step "PyTorch with -t osrt (DataLoader worker processes)"
 run $KCLI record -f -t cuda,nvtx,osrt,gpu-metrics -o "$OUT/osrt.kscope" -- $PY "$HERE/train.py" --steps 40 || fail=1
 run sqlite3 "$OUT/osrt.kscope" "SELECT pid, name FROM PROCESSES" \
