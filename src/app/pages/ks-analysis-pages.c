@@ -36,6 +36,7 @@ struct _KsAnalysisPages
   KsAnalysis         *analysis;
   GCancellable       *cancellable;
   guint8             *matches;       /* per string id, given to the timeline */
+  guint               recompute_id;
 };
 
 G_DEFINE_FINAL_TYPE (KsAnalysisPages, ks_analysis_pages, G_TYPE_OBJECT)
@@ -68,6 +69,8 @@ get_options (KsAnalysisPages   *self,
       options->gap_threshold_ns = (gint64)(g_settings_get_double (self->settings, "gap-threshold-us") * 1000.0 + 0.5);
       options->busy_includes_copies = g_settings_get_boolean (self->settings, "busy-includes-copies");
     }
+  else
+    options->busy_includes_copies = ks_summary_page_get_include_copies (self->summary);
 }
 
 typedef struct
@@ -98,6 +101,7 @@ compute_cb (GObject      *source,
   if (analysis == NULL)
     g_warning ("Analysis failed: %s", error->message);
   g_set_object (&self->analysis, analysis);
+  ks_summary_page_set_busy (self->summary, FALSE);
   set_pages (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
@@ -122,17 +126,40 @@ recompute (KsAnalysisPages *self)
 
   if (trace == NULL)
     {
+      ks_summary_page_set_busy (self->summary, FALSE);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
       return;
     }
 
   get_options (self, &options);
   self->cancellable = g_cancellable_new ();
+  ks_summary_page_set_busy (self->summary, TRUE);
   pending = g_new0 (Pending, 1);
   pending->self = g_object_ref (self);
   pending->cancellable = g_object_ref (self->cancellable);
   ks_analysis_compute_async (trace, &options, NULL, self->cancellable, compute_cb, pending);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+static gboolean
+recompute_idle_cb (gpointer user_data)
+{
+  KsAnalysisPages *self = user_data;
+
+  self->recompute_id = 0;
+  if (self->trace != NULL)
+    recompute (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Options change from inside the pages' own handlers (a switch being
+ * toggled): rebuild the pages later, not under the widget's feet. */
+static void
+queue_recompute (KsAnalysisPages *self)
+{
+  if (self->recompute_id == 0)
+    self->recompute_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, recompute_idle_cb,
+                                          g_object_ref (self), g_object_unref);
 }
 
 static void
@@ -158,7 +185,25 @@ settings_changed_cb (KsAnalysisPages *self,
       return;
     }
   if (self->trace != NULL)
-    recompute (self);
+    queue_recompute (self);
+}
+
+/* The Summary's switch: a setting when there are settings, else the
+ * analysis is recomputed with the switch's value. */
+static void
+include_copies_changed_cb (KsAnalysisPages *self)
+{
+  gboolean on = ks_summary_page_get_include_copies (self->summary);
+
+  if (self->analysis != NULL && !!ks_analysis_get_options (self->analysis)->busy_includes_copies == on)
+    return;
+  if (self->settings != NULL)
+    {
+      if (g_settings_get_boolean (self->settings, "busy-includes-copies") != on)
+        g_settings_set_boolean (self->settings, "busy-includes-copies", on);
+    }
+  else if (self->trace != NULL)
+    queue_recompute (self);
 }
 
 static void
@@ -348,6 +393,8 @@ ks_analysis_pages_new (KsWindow *window)
     }
   g_signal_connect_object (self->gaps, "notify::order-by-time", G_CALLBACK (order_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->summary, "notify::include-copies", G_CALLBACK (include_copies_changed_cb), self,
+                           G_CONNECT_SWAPPED);
 
   self->actions = g_simple_action_group_new ();
   g_action_map_add_action_entries (G_ACTION_MAP (self->actions), entries, G_N_ELEMENTS (entries), self);
@@ -377,6 +424,7 @@ ks_analysis_pages_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->recompute_id, g_source_remove);
   if (self->window != NULL)
     {
       g_object_weak_unref (G_OBJECT (self->window), window_gone_cb, self);

@@ -20,14 +20,20 @@ struct _KsSummaryPage
 {
   GtkWidget   parent_instance;
 
-  GtkStack   *stack;
-  GtkBox     *box;
+  GtkStack      *stack;
+  GtkBox        *box;
+  AdwStatusPage *status;
 
   KsTrace    *trace;
   KsAnalysis *analysis;
+  gboolean    include_copies;
+  gboolean    busy;
 };
 
 G_DEFINE_FINAL_TYPE (KsSummaryPage, ks_summary_page, GTK_TYPE_WIDGET)
+
+enum { PROP_0, PROP_INCLUDE_COPIES, N_PROPS };
+static GParamSpec *properties[N_PROPS];
 
 enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -165,6 +171,21 @@ add_gpu (KsSummaryPage      *self,
                               busy_time, window);
   row = value_row (group, ks_metric_get_title (KS_METRIC_BUSY_PCT), busy, busy_sub, KS_METRIC_BUSY_PCT);
   gtk_widget_set_name (row, "busy-row");
+
+  {
+    GtkWidget *copies = adw_action_row_new ();
+    GtkWidget *toggle = gtk_switch_new ();
+
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (copies), _("Count Copies as Busy"));
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (copies), _("memcpy and memset besides kernels"));
+    gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
+    gtk_switch_set_active (GTK_SWITCH (toggle), self->include_copies);
+    gtk_widget_set_name (toggle, "include-copies");
+    g_object_bind_property (self, "include-copies", toggle, "active", G_BINDING_BIDIRECTIONAL);
+    adw_action_row_add_suffix (ADW_ACTION_ROW (copies), toggle);
+    adw_action_row_set_activatable_widget (ADW_ACTION_ROW (copies), toggle);
+    adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), copies);
+  }
 
   area = gtk_drawing_area_new ();
   gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 64);
@@ -346,6 +367,8 @@ rebuild (KsSummaryPage *self)
 
   if (self->analysis == NULL)
     {
+      adw_status_page_set_title (self->status, self->busy ? _("Analysing…") : _("No Analysis Yet"));
+      adw_status_page_set_description (self->status, self->busy ? NULL : _("Open a trace to see where the GPU time goes."));
       gtk_stack_set_visible_child_name (self->stack, "empty");
       return;
     }
@@ -367,7 +390,80 @@ ks_summary_page_set_analysis (KsSummaryPage *self,
 
   g_set_object (&self->trace, trace);
   g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  if (self->analysis != NULL &&
+      !!ks_analysis_get_options (self->analysis)->busy_includes_copies != !!self->include_copies)
+    {
+      self->include_copies = ks_analysis_get_options (self->analysis)->busy_includes_copies;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_COPIES]);
+    }
   rebuild (self);
+}
+
+void
+ks_summary_page_set_busy (KsSummaryPage *self,
+                          gboolean       busy)
+{
+  g_return_if_fail (KS_IS_SUMMARY_PAGE (self));
+
+  self->busy = !!busy;
+  if (self->analysis == NULL)
+    rebuild (self);
+}
+
+gboolean
+ks_summary_page_get_include_copies (KsSummaryPage *self)
+{
+  g_return_val_if_fail (KS_IS_SUMMARY_PAGE (self), FALSE);
+  return self->include_copies;
+}
+
+void
+ks_summary_page_set_include_copies (KsSummaryPage *self,
+                                    gboolean       include_copies)
+{
+  g_return_if_fail (KS_IS_SUMMARY_PAGE (self));
+
+  include_copies = !!include_copies;
+  if (self->include_copies == include_copies)
+    return;
+  self->include_copies = include_copies;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_COPIES]);
+}
+
+static void
+ks_summary_page_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  KsSummaryPage *self = KS_SUMMARY_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_INCLUDE_COPIES:
+      g_value_set_boolean (value, self->include_copies);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_summary_page_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  KsSummaryPage *self = KS_SUMMARY_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_INCLUDE_COPIES:
+      ks_summary_page_set_include_copies (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -393,6 +489,13 @@ ks_summary_page_class_init (KsSummaryPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_summary_page_dispose;
+  object_class->get_property = ks_summary_page_get_property;
+  object_class->set_property = ks_summary_page_set_property;
+
+  properties[PROP_INCLUDE_COPIES] =
+    g_param_spec_boolean ("include-copies", NULL, NULL, FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[NAVIGATE] = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                     0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
@@ -402,6 +505,7 @@ ks_summary_page_class_init (KsSummaryPageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-summary-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsSummaryPage, stack);
   gtk_widget_class_bind_template_child (widget_class, KsSummaryPage, box);
+  gtk_widget_class_bind_template_child (widget_class, KsSummaryPage, status);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -30,5 +30,13 @@ GtkWidget *ks_summary_page_new          (void);
 void       ks_summary_page_set_analysis (KsSummaryPage *self,
                                          KsTrace       *trace,
                                          KsAnalysis    *analysis);
+/* Shows that an analysis is being computed while there is none. */
+void       ks_summary_page_set_busy     (KsSummaryPage *self,
+                                         gboolean       busy);
+/* The "Count Copies as Busy" switch ("include-copies"); follows the
+ * options of the analysis shown. */
+gboolean   ks_summary_page_get_include_copies (KsSummaryPage *self);
+void       ks_summary_page_set_include_copies (KsSummaryPage *self,
+                                               gboolean       include_copies);
 
 G_END_DECLS
