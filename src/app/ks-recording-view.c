@@ -44,6 +44,7 @@ struct _KsRecordingView
   char              *state;
   guint64            events;
   gboolean           stopping;
+  gboolean           exited;
 };
 
 G_DEFINE_FINAL_TYPE (KsRecordingView, ks_recording_view, ADW_TYPE_WINDOW)
@@ -251,6 +252,7 @@ wait_cb (GObject      *source,
   int status = -1;
 
   g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  self->exited = TRUE;
   if (g_subprocess_get_if_exited (G_SUBPROCESS (source)))
     status = g_subprocess_get_exit_status (G_SUBPROCESS (source));
 
@@ -386,9 +388,7 @@ ks_recording_view_close_request (GtkWindow *window)
   KsRecordingView *self = KS_RECORDING_VIEW (window);
 
   /* Closing the window while recording means Stop. */
-  if (self->process != NULL && !g_subprocess_get_if_exited (self->process)
-      && !g_subprocess_get_if_signaled (self->process) && self->state != NULL
-      && !g_str_equal (self->state, "done"))
+  if (self->process != NULL && !self->exited)
     {
       ks_recording_view_stop (self);
       return TRUE;
