@@ -169,6 +169,7 @@ progress_cb (gpointer data)
 
   if (ks_record_session_failed (r->session))
     begin_stop (r, END_WRITE_FAILED);
+  ks_record_session_scan_processes (r->session);
 
   if (r->progress_fd < 0)
     return G_SOURCE_CONTINUE;

@@ -196,6 +196,25 @@ test_exit_status (void)
 }
 
 static void
+test_descendants (void)
+{
+  g_autofree char *path = out_path ("descendants.kscope");
+  Result r;
+  sqlite3 *db;
+
+  /* processes that never connect (no CUDA, no NVTX) are listed too */
+  run_cli (&r, 0, "-t", "cuda", "-o", path, "--", "sh", "-c", "sleep 1.5 & sleep 1.5; wait", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "Processes         3 (0 using CUDA)"));
+  result_clear (&r);
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES WHERE name = 'sleep'"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES WHERE name = 'sh'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES WHERE globalPid = pid * 16777216"), ==, 3);
+  sqlite3_close (db);
+}
+
+static void
 test_duration (void)
 {
   g_autofree char *path = out_path ("duration.kscope");
@@ -589,6 +608,7 @@ main (int    argc,
   g_test_add_func ("/collector/record/exit-status", test_exit_status);
   g_test_add_func ("/collector/record/missing-command", test_missing_command);
   g_test_add_func ("/collector/record/duration", test_duration);
+  g_test_add_func ("/collector/record/descendants", test_descendants);
   g_test_add_func ("/collector/record/overwrite", test_overwrite);
   g_test_add_func ("/collector/record/default-name", test_default_name);
   g_test_add_func ("/collector/record/nvtx", test_nvtx);

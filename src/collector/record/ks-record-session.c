@@ -38,6 +38,21 @@ typedef struct
 
 typedef struct
 {
+  gint64  pid;
+  char   *name;
+} SeenProcess;
+
+static void
+seen_process_free (gpointer data)
+{
+  SeenProcess *p = data;
+
+  g_free (p->name);
+  g_free (p);
+}
+
+typedef struct
+{
   guint32 demangled;
   guint32 shortname;
   guint32 mangled;
@@ -91,6 +106,8 @@ struct _KsRecordSession
   KsRecordStats    stats;
   char            *cupti_conflict;
   GAsyncQueue     *samples;
+  GAsyncQueue     *seen_processes;   /* SeenProcess from the /proc scan */
+  GHashTable      *scanned;          /* pid → TRUE, main thread only */
 
   GPtrArray       *connections;   /* owned by the IO thread until it exits */
   GHashTable      *processes;     /* pid → TRUE, rows written */
@@ -241,6 +258,8 @@ ks_record_session_new (const char             *output_path,
   g_mutex_init (&self->mutex);
   g_cond_init (&self->cond);
   self->samples = g_async_queue_new_full (g_free);
+  self->seen_processes = g_async_queue_new_full (seen_process_free);
+  self->scanned = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_record_connection_free);
   self->processes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   self->gpu_counters = g_array_new (FALSE, TRUE, sizeof (guint32));
@@ -974,6 +993,21 @@ nvml_thread (gpointer data)
 }
 
 static void
+write_seen_processes (KsRecordSession *self)
+{
+  SeenProcess *p;
+
+  while ((p = g_async_queue_try_pop (self->seen_processes)) != NULL)
+    {
+      write_process (self, p->pid, p->name);
+      seen_process_free (p);
+    }
+  g_mutex_lock (&self->mutex);
+  self->stats.processes = g_hash_table_size (self->processes);
+  g_mutex_unlock (&self->mutex);
+}
+
+static void
 write_samples (KsRecordSession *self)
 {
   NvmlSampleItem *item;
@@ -1115,6 +1149,7 @@ io_thread (gpointer data)
         accept_connections (self);
 
       write_samples (self);
+      write_seen_processes (self);
       ks_record_writer_commit_if_due (self->writer);
 
       g_mutex_lock (&self->mutex);
@@ -1193,6 +1228,72 @@ ks_record_session_start (KsRecordSession *self)
       self->nvml_thread = g_thread_new ("ks-nvml", nvml_thread, self);
     }
   self->io_thread = g_thread_new ("ks-record-io", io_thread, self);
+}
+
+/* Processes of the job that never use CUDA or NVTX (DataLoader workers,
+ * shells) never connect; they are found here, as descendants of the
+ * command in /proc, so that PROCESSES lists the whole job. */
+void
+ks_record_session_scan_processes (KsRecordSession *self)
+{
+  g_autoptr(GHashTable) parent = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) queue = g_ptr_array_new ();
+  g_autoptr(GDir) dir = NULL;
+  const char *entry;
+
+  if (self->command_pid <= 0 || (dir = g_dir_open ("/proc", 0, NULL)) == NULL)
+    return;
+
+  while ((entry = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *stat = NULL;
+      const char *close_paren;
+      gint64 pid;
+      gint64 ppid = 0;
+
+      if (!g_ascii_isdigit (entry[0]))
+        continue;
+      pid = g_ascii_strtoll (entry, NULL, 10);
+      path = g_strdup_printf ("/proc/%s/stat", entry);
+      if (!g_file_get_contents (path, &stat, NULL, NULL))
+        continue;
+      /* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+      close_paren = strrchr (stat, ')');
+      if (close_paren != NULL && sscanf (close_paren + 1, " %*c %" G_GINT64_FORMAT, &ppid) == 1)
+        g_hash_table_insert (parent, GINT_TO_POINTER ((int) pid), GINT_TO_POINTER ((int) ppid));
+    }
+
+  g_ptr_array_add (queue, GINT_TO_POINTER ((int) self->command_pid));
+  for (guint i = 0; i < queue->len; i++)
+    {
+      int pid = GPOINTER_TO_INT (g_ptr_array_index (queue, i));
+      GHashTableIter iter;
+      gpointer key;
+      gpointer value;
+
+      {
+        g_autofree char *path = g_strdup_printf ("/proc/%d/comm", pid);
+        g_autofree char *name = NULL;
+
+        /* new, or renamed by exec() since the last scan */
+        if (g_file_get_contents (path, &name, NULL, NULL)
+            && g_strcmp0 (g_strchomp (name), g_hash_table_lookup (self->scanned, GINT_TO_POINTER (pid))) != 0)
+          {
+            SeenProcess *p = g_new0 (SeenProcess, 1);
+
+            p->pid = pid;
+            p->name = g_strdup (name);
+            g_hash_table_insert (self->scanned, GINT_TO_POINTER (pid), g_steal_pointer (&name));
+            g_async_queue_push (self->seen_processes, p);
+          }
+      }
+
+      g_hash_table_iter_init (&iter, parent);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (GPOINTER_TO_INT (value) == pid)
+          g_ptr_array_add (queue, key);
+    }
 }
 
 void
@@ -1315,6 +1416,7 @@ ks_record_session_finish (KsRecordSession  *self,
     g_thread_join (g_steal_pointer (&self->nvml_thread));
   g_thread_join (g_steal_pointer (&self->io_thread));
   write_samples (self);
+  write_seen_processes (self);
 
   if (self->command_pid > 0 && !g_hash_table_contains (self->processes, &(gint64) { self->command_pid }))
     write_process (self, self->command_pid, self->command_name);
@@ -1398,6 +1500,8 @@ ks_record_session_free (KsRecordSession *self)
   g_hash_table_destroy (self->processes);
   g_array_unref (self->gpu_counters);
   g_async_queue_unref (self->samples);
+  g_async_queue_unref (self->seen_processes);
+  g_hash_table_unref (self->scanned);
   g_mutex_clear (&self->mutex);
   g_cond_clear (&self->cond);
   g_free (self->options.capture_range);

@@ -74,6 +74,8 @@ char            *ks_record_trace_to_string      (KsRecordTrace            trace)
 void             ks_record_session_set_command  (KsRecordSession         *self,
                                                  GPid                     pid,
                                                  const char * const      *argv);
+/* Lists the command's descendants from /proc (call every few hundred ms). */
+void             ks_record_session_scan_processes (KsRecordSession     *self);
 void             ks_record_session_get_stats    (KsRecordSession         *self,
                                                  KsRecordStats           *stats);
 /* Whether a process reported that another CUPTI client holds CUPTI;
