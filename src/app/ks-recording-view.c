@@ -303,12 +303,20 @@ ks_recording_view_start (KsRecordingView     *self,
 
   if (g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
     {
+      g_autoptr(GKeyFile) info = g_key_file_new ();
+      g_autofree char *app_path = NULL;
+
       /* The program runs on the host, next to the host's kinescope-cli
        * and collector libraries; the sandbox could not inject them. */
       g_ptr_array_add (argv, g_strdup ("flatpak-spawn"));
       g_ptr_array_add (argv, g_strdup ("--host"));
       g_ptr_array_add (argv, g_strdup_printf ("--forward-fd=%d", PROGRESS_FD));
       g_ptr_array_add (argv, g_strdup_printf ("--directory=%s", directory));
+      /* Our collector library depends on libc only: a host kinescope-cli
+       * without one of its own can load it from the installed Flatpak. */
+      if (g_key_file_load_from_file (info, "/.flatpak-info", G_KEY_FILE_NONE, NULL)
+          && (app_path = g_key_file_get_string (info, "Instance", "app-path", NULL)) != NULL)
+        g_ptr_array_add (argv, g_strdup_printf ("--env=KINESCOPE_INJECT_FALLBACK_DIR=%s/lib/kinescope", app_path));
       for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
         g_ptr_array_add (argv, g_strdup_printf ("--env=%s", environment[i]));
       g_ptr_array_add (argv, g_strdup ("kinescope-cli"));

@@ -218,6 +218,11 @@ find_inject_dir (void)
       return KS_INJECT_BUILDDIR;
   }
 #endif
+  /* Set by the Flatpak'ed window: the sandbox's copy, seen from the host,
+   * for a host kinescope-cli built without the CUDA toolkit. */
+  env = g_getenv ("KINESCOPE_INJECT_FALLBACK_DIR");
+  if (env != NULL && *env)
+    return env;
   return NULL;
 }
 
