@@ -776,29 +776,20 @@ compact_init (void)
 
 /* Args capture: compact JSON (whitespace outside strings dropped). */
 
-static void
-args_append (Reader       *r,
-             const guint8 *p,
-             gsize         n)
+/* Copies JSON text from @p to @out without the white space outside
+ * strings; @in_string and @escape carry the lexer state from one call to
+ * the next. @out may be @p (it never gets ahead of the input) and needs
+ * 16 bytes of room past the result. Returns the bytes written. */
+static gsize
+compact_json (const guint8 *p,
+              gsize         n,
+              char         *out_start,
+              gboolean     *in_string_io,
+              gboolean     *escape_io)
 {
-  gboolean in_string = r->args_in_string;
-  gboolean escape = r->args_escape;
-  gsize len;
-  char *out;
-
-  if (r->args_overflow)
-    return;
-  if (r->args->len + n > MAX_ARGS_LEN)
-    {
-      r->args_overflow = TRUE;
-      return;
-    }
-
-  len = r->args->len;
-  /* room for n bytes plus a 16-byte store past the end */
-  if (r->args->allocated_len < len + n + 17)
-    g_string_set_size (r->args, len + n + 16), g_string_truncate (r->args, len);
-  out = r->args->str + len;
+  gboolean in_string = *in_string_io;
+  gboolean escape = *escape_io;
+  char *out = out_start;
 
   /* 16 bytes at a time: white space outside strings is dropped by mask;
    * a block with a backslash is done byte by byte. */
@@ -899,10 +890,32 @@ args_append (Reader       *r,
       }
   }
 
-  r->args->len = out - r->args->str;
+  *in_string_io = in_string;
+  *escape_io = escape;
+  return out - out_start;
+}
+
+static void
+args_append (Reader       *r,
+             const guint8 *p,
+             gsize         n)
+{
+  gsize len;
+
+  if (r->args_overflow)
+    return;
+  if (r->args->len + n > MAX_ARGS_LEN)
+    {
+      r->args_overflow = TRUE;
+      return;
+    }
+
+  len = r->args->len;
+  /* room for n bytes plus a 16-byte store past the end */
+  if (r->args->allocated_len < len + n + 17)
+    g_string_set_size (r->args, len + n + 16), g_string_truncate (r->args, len);
+  r->args->len = len + compact_json (p, n, r->args->str + len, &r->args_in_string, &r->args_escape);
   r->args->str[r->args->len] = 0;
-  r->args_in_string = in_string;
-  r->args_escape = escape;
 }
 
 /* Processes and threads */
