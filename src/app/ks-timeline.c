@@ -789,6 +789,30 @@ ks_timeline_snapshot (GtkWidget   *widget,
   append_rect (snapshot, KS_HEADER_WIDTH - 1, 0, 1, height, theme->row_separator);
   draw_ruler (self, snapshot, pl, theme, &view, width, height);
   draw_overlays (self, snapshot, pl, theme, &view, width, height);
+
+  /* Time cursor: a hairline under the pointer and its time in the ruler. */
+  if (self->pointer_inside && self->pointer_x >= KS_HEADER_WIDTH && self->drag_mode != DRAG_PAN)
+    {
+      double t = view.t0 + (self->pointer_x - KS_HEADER_WIDTH) * view.ns_per_px;
+      gint64 step = MAX (1, ks_time_tick_step (view.ns_per_px * view.width, view.width, 110) / 100);
+      g_autofree char *label = ks_time_format_tick ((gint64)llround (t / step) * step, step,
+                                                    (gint64)MAX (fabs (view.t0), fabs (view.t0 + view.ns_per_px * view.width)));
+      int tw;
+
+      append_rect (snapshot, floor (self->pointer_x), KS_RULER_HEIGHT, 1, height - KS_RULER_HEIGHT,
+                   theme->dark ? 0xffffff40 : 0x00000040);
+      pango_layout_set_text (pl, label, -1);
+      pango_layout_set_width (pl, -1);
+      pango_layout_get_pixel_size (pl, &tw, NULL);
+      tw += 8;
+      {
+        double lx = MIN (self->pointer_x - tw / 2.0, width - tw);
+
+        lx = MAX (lx, KS_HEADER_WIDTH);
+        append_rect (snapshot, lx, 2, tw, KS_RULER_HEIGHT - 5, theme->foreground);
+        draw_text (snapshot, pl, label, lx + 4, 2, tw - 8, KS_RULER_HEIGHT - 5, theme->background);
+      }
+    }
 }
 
 /* Input ------------------------------------------------------------------ */
@@ -854,6 +878,9 @@ motion_cb (KsTimeline               *self,
   self->pointer_y = y;
   self->pointer_inside = TRUE;
   update_hover (self);
+  /* The time cursor follows the pointer; row nodes stay cached. */
+  if (x >= KS_HEADER_WIDTH)
+    gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void
@@ -862,6 +889,7 @@ leave_cb (KsTimeline               *self,
 {
   self->pointer_inside = FALSE;
   update_hover (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static gboolean

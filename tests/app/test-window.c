@@ -325,6 +325,20 @@ test_navigate (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
   assert_visible (session, t0, t1);
 
+  /* Clicking the overview strip centres the view there, keeping the span. */
+  {
+    GtkWidget *overview = find_child (GTK_WIDGET (window), "KsOverview");
+    GtkEventController *odrag = find_controller (overview, "ks-overview-drag");
+    int ow = gtk_widget_get_width (overview) - KS_HEADER_WIDTH;
+
+    ks_session_get_visible (session, &t0, &t1);
+    g_signal_emit_by_name (odrag, "drag-begin", KS_HEADER_WIDTH + ow * 0.25, 10.0);
+    g_signal_emit_by_name (odrag, "drag-end", 0.0, 0.0);
+    assert_visible (session, 0.25 * d - (t1 - t0) / 2, 0.25 * d + (t1 - t0) / 2);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
+    assert_visible (session, t0, t1);
+  }
+
   /* Clicking a group header collapses it. */
   {
     const KsRow *gpu = ks_timeline_layout_get_row (layout, 0);
