@@ -81,9 +81,9 @@ static void ks_timeline_scrollable_init (GtkScrollableInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (KsTimeline, ks_timeline, GTK_TYPE_WIDGET,
                                G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, ks_timeline_scrollable_init))
 
+/* GtkScrollable's properties, overridden. */
 enum {
   PROP_0,
-  N_PROPS,
   PROP_HADJUSTMENT,
   PROP_VADJUSTMENT,
   PROP_HSCROLL_POLICY,
