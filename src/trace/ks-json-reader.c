@@ -230,6 +230,14 @@ typedef struct
 
 #define INTERN_CACHE_SIZE 8192
 
+/* Lexer state of compact_json() between calls. */
+typedef struct
+{
+  gboolean in_string;
+  gboolean escape;
+  gboolean prev_word;   /* the last byte was part of a number or literal */
+} CompactState;
+
 typedef struct
 {
   const char *str;
@@ -270,8 +278,7 @@ typedef struct
   /* args capture */
   GString        *args;
   gsize           args_from;      /* offset in buf where the pending capture starts */
-  gboolean        args_in_string;
-  gboolean        args_escape;
+  CompactState    args_state;
   gboolean        args_overflow;
 
   Event           ev;
@@ -776,122 +783,157 @@ compact_init (void)
 
 /* Args capture: compact JSON (whitespace outside strings dropped). */
 
+static inline gboolean
+is_word_byte (guint8 c)
+{
+  return g_ascii_isalnum (c) || c == '.' || c == '+' || c == '-';
+}
+
 /* Copies JSON text from @p to @out without the white space outside
- * strings; @in_string and @escape carry the lexer state from one call to
- * the next. @out may be @p (it never gets ahead of the input) and needs
- * 16 bytes of room past the result. Returns the bytes written. */
+ * strings. With @separators, one byte of white space after a number or
+ * literal stays, so that "1 2" does not become "12" before it has been
+ * parsed; text yajl has already accepted needs none. @state carries the lexer state from one call to the
+ * next; any split of the input gives the same output. @out may be @p (it
+ * never gets ahead of the input) and needs 16 bytes of room past the
+ * result. Returns the bytes written. */
 static gsize
 compact_json (const guint8 *p,
               gsize         n,
               char         *out_start,
-              gboolean     *in_string_io,
-              gboolean     *escape_io)
+              CompactState *state,
+              gboolean      separators)
 {
-  gboolean in_string = *in_string_io;
-  gboolean escape = *escape_io;
+  gboolean in_string = state->in_string;
+  gboolean escape = state->escape;
+  gboolean prev_word = state->prev_word;
   char *out = out_start;
-
-  /* 16 bytes at a time: white space outside strings is dropped by mask;
-   * a block with a backslash is done byte by byte. */
-  {
-    gsize i = 0;
+  gsize i = 0;
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8 ('"');
-    const __m128i backslash = _mm_set1_epi8 ('\\');
-    const __m128i space = _mm_set1_epi8 (' ');
-    const __m128i newline = _mm_set1_epi8 ('\n');
-    const __m128i tab = _mm_set1_epi8 ('\t');
-    const __m128i cr = _mm_set1_epi8 ('\r');
+  const __m128i quote = _mm_set1_epi8 ('"');
+  const __m128i backslash = _mm_set1_epi8 ('\\');
+  const __m128i space = _mm_set1_epi8 (' ');
+  const __m128i newline = _mm_set1_epi8 ('\n');
+  const __m128i tab = _mm_set1_epi8 ('\t');
+  const __m128i cr = _mm_set1_epi8 ('\r');
+  const __m128i dot = _mm_set1_epi8 ('.');
+  const __m128i plus = _mm_set1_epi8 ('+');
+  const __m128i minus = _mm_set1_epi8 ('-');
+  const __m128i lower_bit = _mm_set1_epi8 (0x20);
+  const __m128i before_0 = _mm_set1_epi8 ('0' - 1);
+  const __m128i after_9 = _mm_set1_epi8 ('9' + 1);
+  const __m128i before_a = _mm_set1_epi8 ('a' - 1);
+  const __m128i after_z = _mm_set1_epi8 ('z' + 1);
 #endif
 
-    if (escape && n > 0)
-      {
-        *out++ = p[i++];
-        escape = FALSE;
-      }
+  if (escape && n > 0)
+    {
+      *out++ = p[i++];
+      escape = FALSE;
+      prev_word = FALSE;
+    }
 
-    while (i < n)
-      {
-        gsize stop = n;
+  while (i < n)
+    {
+      gsize stop = n;
 
 #ifdef __SSE2__
-        if (i + 16 <= n)
-          {
-            __m128i v = _mm_loadu_si128 ((const void *)(p + i));
-            guint quotes = (guint)_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, quote));
-            guint white = (guint)_mm_movemask_epi8 (_mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, space),
-                                                                                _mm_cmpeq_epi8 (v, newline)),
-                                                                  _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
-                                                                                _mm_cmpeq_epi8 (v, cr))));
-            guint inside, keep;
-            gboolean odd_quotes;
+      if (i + 16 <= n)
+        {
+          __m128i v = _mm_loadu_si128 ((const void *)(p + i));
 
-            if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, backslash)) == 0)
-              {
-                /* Without escapes, the bytes inside strings are those after
-                 * an odd number of quotes: a prefix XOR of the quote bits. */
-                inside = quotes;
-                inside ^= inside << 1;
-                inside ^= inside << 2;
-                inside ^= inside << 4;
-                inside ^= inside << 8;
-                /* bit 15 is the parity of the block's quotes */
-                odd_quotes = (inside & 0x8000) != 0;
-                if (in_string)
-                  inside = ~inside;
-                keep = ~(white & ~inside) & 0xffff;
-                if (keep == 0xffff)
-                  _mm_storeu_si128 ((void *)out, v), out += 16;
+          if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, backslash)) == 0)
+            {
+              /* Bytes > 0x7f are negative to the signed compares, so
+               * they never fall in the ASCII ranges. */
+              __m128i lower = _mm_or_si128 (v, lower_bit);
+              __m128i word = _mm_or_si128 (_mm_or_si128 (_mm_and_si128 (_mm_cmpgt_epi8 (v, before_0),
+                                                                        _mm_cmpgt_epi8 (after_9, v)),
+                                                         _mm_and_si128 (_mm_cmpgt_epi8 (lower, before_a),
+                                                                        _mm_cmpgt_epi8 (after_z, lower))),
+                                           _mm_or_si128 (_mm_cmpeq_epi8 (v, dot),
+                                                         _mm_or_si128 (_mm_cmpeq_epi8 (v, plus),
+                                                                       _mm_cmpeq_epi8 (v, minus))));
+              guint word_bits = (guint)_mm_movemask_epi8 (word);
+              guint quotes = (guint)_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, quote));
+              guint white = (guint)_mm_movemask_epi8 (_mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, space),
+                                                                                  _mm_cmpeq_epi8 (v, newline)),
+                                                                    _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
+                                                                                  _mm_cmpeq_epi8 (v, cr))));
+              guint after_word = separators ? ((word_bits << 1) | (prev_word ? 1 : 0)) & 0xffff : 0;
+              guint inside, keep;
+              gboolean odd_quotes;
+
+              /* Without escapes, the bytes inside strings are those after
+               * an odd number of quotes: a prefix XOR of the quote bits. */
+              inside = quotes;
+              inside ^= inside << 1;
+              inside ^= inside << 2;
+              inside ^= inside << 4;
+              inside ^= inside << 8;
+              /* bit 15 is the parity of the block's quotes */
+              odd_quotes = (inside & 0x8000) != 0;
+              if (in_string)
+                inside = ~inside;
+              keep = ~(white & ~inside & ~after_word) & 0xffff;
+              if (keep == 0xffff)
+                _mm_storeu_si128 ((void *)out, v), out += 16;
 #ifdef KS_HAVE_SSSE3_DISPATCH
-                else if (have_ssse3)
-                  out = compact16_ssse3 (out, v, keep);
+              else if (have_ssse3)
+                out = compact16_ssse3 (out, v, keep);
 #endif
-                else
-                  while (keep != 0)
-                    {
-                      *out++ = p[i + __builtin_ctz (keep)];
-                      keep &= keep - 1;
-                    }
-                if (odd_quotes)
-                  in_string = !in_string;
-                i += 16;
-                continue;
-              }
-            stop = i + 16;
-          }
-#endif
-
-        while (i < stop)
-          {
-            guint8 c = p[i++];
-
-            if (in_string)
-              {
-                *out++ = c;
-                if (c == '"')
-                  in_string = FALSE;
-                else if (c == '\\')
+              else
+                while (keep != 0)
                   {
-                    if (i < n)
-                      *out++ = p[i++];
-                    else
-                      escape = TRUE;
+                    *out++ = p[i + __builtin_ctz (keep)];
+                    keep &= keep - 1;
                   }
-              }
-            else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+              if (odd_quotes)
+                in_string = !in_string;
+              prev_word = (word_bits & 0x8000) != 0;
+              i += 16;
               continue;
-            else
-              {
-                *out++ = c;
-                if (c == '"')
-                  in_string = TRUE;
-              }
-          }
-      }
-  }
+            }
+          stop = i + 16;
+        }
+#endif
 
-  *in_string_io = in_string;
-  *escape_io = escape;
+      while (i < stop)
+        {
+          guint8 c = p[i++];
+          gboolean word = is_word_byte (c);
+
+          if (in_string)
+            {
+              *out++ = c;
+              if (c == '"')
+                in_string = FALSE;
+              else if (c == '\\')
+                {
+                  if (i < n)
+                    {
+                      c = p[i++];
+                      *out++ = c;
+                      word = is_word_byte (c);
+                    }
+                  else
+                    escape = TRUE;
+                }
+            }
+          else if ((c == ' ' || c == '\n' || c == '\r' || c == '\t') && !(separators && prev_word))
+            ;
+          else
+            {
+              *out++ = c;
+              if (c == '"')
+                in_string = TRUE;
+            }
+          prev_word = word;
+        }
+    }
+
+  state->in_string = in_string;
+  state->escape = escape;
+  state->prev_word = prev_word;
   return out - out_start;
 }
 
@@ -914,7 +956,7 @@ args_append (Reader       *r,
   /* room for n bytes plus a 16-byte store past the end */
   if (r->args->allocated_len < len + n + 17)
     g_string_set_size (r->args, len + n + 16), g_string_truncate (r->args, len);
-  r->args->len = len + compact_json (p, n, r->args->str + len, &r->args_in_string, &r->args_escape);
+  r->args->len = len + compact_json (p, n, r->args->str + len, &r->args_state, FALSE);
   r->args->str[r->args->len] = 0;
 }
 
@@ -1805,8 +1847,7 @@ cb_start_map (void *ctx)
               r->arg = A_OTHER;
               g_string_truncate (r->args, 0);
               r->args_from = consumed > 0 ? consumed - 1 : 0;
-              r->args_in_string = FALSE;
-              r->args_escape = FALSE;
+              memset (&r->args_state, 0, sizeof r->args_state);
               r->args_overflow = FALSE;
             }
           else if (r->field == F_ID2)
