@@ -22,6 +22,7 @@ struct _KsMemoryPage
 
   GtkDropDown         *device_dropdown;
   GtkLabel            *peak_label;
+  GtkLabel            *reserved_label;
   GtkDrawingArea      *chart;
   GtkLabel            *legend_label;
   GtkColumnView       *view;
@@ -150,7 +151,8 @@ static void
 update_device (KsMemoryPage *self)
 {
   const KsMemoryCurve *curve = current_curve (self);
-  g_autofree char *text = NULL;
+  g_autofree char *peak_text = NULL;
+  g_autofree char *resv_text = NULL;
 
   if (curve != NULL)
     {
@@ -159,24 +161,26 @@ update_device (KsMemoryPage *self)
       g_autofree char *resv = curve->peak_reserved >= 0 ? g_format_size (curve->peak_reserved) : g_strdup ("—");
 
       if (curve->peak_operator != 0)
-        text = g_strdup_printf (_("Peak %s at %s in %s; reserved up to %s"), peak, at,
-                                ks_trace_string (self->trace, curve->peak_operator), resv);
+        peak_text = g_strdup_printf (_("Peak %s at %s in %s"), peak, at,
+                                     ks_trace_string (self->trace, curve->peak_operator));
       else
-        text = g_strdup_printf (_("Peak %s at %s; reserved up to %s"), peak, at, resv);
+        peak_text = g_strdup_printf (_("Peak %s at %s"), peak, at);
       if (curve->total_memory > 0)
         {
           g_autofree char *cap = g_format_size (curve->total_memory);
-          char *full = g_strdup_printf (_("%s, of %s"), text, cap);
 
-          g_free (text);
-          text = full;
+          resv_text = g_strdup_printf (_("Reserved up to %s of %s"), resv, cap);
         }
+      else
+        resv_text = g_strdup_printf (_("Reserved up to %s"), resv);
     }
   else if (self->analysis != NULL)
-    text = g_strdup (_("The trace has no memory events"));
+    peak_text = g_strdup (_("The trace has no memory events"));
 
-  gtk_label_set_text (self->peak_label, text ? text : "");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->peak_label), ks_metric_get_definition (KS_METRIC_MEMORY_PEAK));
+  gtk_label_set_text (self->peak_label, peak_text ? peak_text : "");
+  gtk_label_set_text (self->reserved_label, resv_text ? resv_text : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->peak_label), peak_text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->reserved_label), ks_metric_get_definition (KS_METRIC_MEMORY_RESERVED));
   ks_page_table_refilter (&self->table);
   gtk_widget_queue_draw (GTK_WIDGET (self->chart));
 }
@@ -283,6 +287,7 @@ ks_memory_page_class_init (KsMemoryPageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-memory-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, device_dropdown);
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, peak_label);
+  gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, reserved_label);
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, chart);
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, legend_label);
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, view);
