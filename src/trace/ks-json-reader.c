@@ -329,8 +329,11 @@ typedef struct
   guint64         n_too_deep;
   guint64         n_big_args;
   GString        *unknown_phases;
-  gboolean        syntax_error;
-  guint64         syntax_offset;
+  gboolean        syntax_error;   /* parse stopped by invalid JSON ... */
+  gboolean        nesting_error;  /* ... or by too deep nesting */
+  guint64         syntax_offset;  /* where, in the compacted text */
+  CompactState    stream_state;   /* white space is dropped before yajl sees it */
+  guint64         orig_offset;    /* bytes of the original text parsed */
   char           *syntax_text;
 
   /* names repeat: a direct-mapped cache in front of the builder's table */
@@ -1811,8 +1814,10 @@ check_depth (Reader *r)
 {
   if (r->depth >= MAX_NESTING)
     {
-      reader_fail (r, _("JSON nested deeper than %d levels at byte %" PRIu64),
-                   MAX_NESTING, current_offset (r));
+      /* where: see relocate_error() */
+      r->nesting_error = TRUE;
+      r->syntax_offset = current_offset (r);
+      reader_fail (r, _("JSON nested deeper than %d levels"), MAX_NESTING);
       return FALSE;
     }
   return TRUE;
@@ -2732,6 +2737,9 @@ reader_reset_file (Reader *r)
   r->in_args = FALSE;
   r->in_id2 = FALSE;
   r->syntax_error = FALSE;
+  r->nesting_error = FALSE;
+  memset (&r->stream_state, 0, sizeof r->stream_state);
+  r->orig_offset = 0;
   r->buf_offset = 0;
   r->ts_offset = 0;
   r->have_base_time = FALSE;
@@ -2893,31 +2901,37 @@ read_some (GInputStream  *stream,
   return got;
 }
 
-/* The line of a syntax error: only computed when there is one, by
- * reading the (seekable) stream again up to the offending byte. */
-static guint64
-count_lines (GInputStream *stream,
-             gboolean      gzip,
-             guint64       upto)
+/* yajl parses the compacted text, so its offsets are mapped back to the
+ * file's: only when there is an error, by reading the (seekable) stream
+ * again and compacting it the same way up to the offending byte. */
+static gboolean
+locate_offset (GInputStream *stream,
+               gboolean      gzip,
+               guint64       target,
+               guint64      *orig_out,
+               guint64      *line_out)
 {
   g_autofree guint8 *buf = NULL;
   g_autofree guint8 *out = NULL;
+  g_autofree char *scratch = NULL;
   g_autoptr(KsGzip) gz = NULL;
-  guint64 done = 0, lines = 1;
+  CompactState state = { 0 };
+  guint64 orig = 0, done = 0, lines = 1;
   gssize n;
 
   if (!G_IS_SEEKABLE (stream) || !g_seekable_can_seek (G_SEEKABLE (stream)) ||
       !g_seekable_seek (G_SEEKABLE (stream), 0, G_SEEK_SET, NULL, NULL))
-    return 0;
+    return FALSE;
 
   buf = g_malloc (READ_CHUNK);
+  scratch = g_malloc (READ_CHUNK + 16);
   if (gzip)
     {
       gz = ks_gzip_new ();
       out = g_malloc (READ_CHUNK);
     }
 
-  while (done < upto && (n = g_input_stream_read (stream, buf, READ_CHUNK, NULL, NULL)) > 0)
+  while (done < target && (n = g_input_stream_read (stream, buf, READ_CHUNK, NULL, NULL)) > 0)
     {
       const guint8 *data = buf;
       gssize len = n;
@@ -2926,7 +2940,8 @@ count_lines (GInputStream *stream,
         ks_gzip_set_input (gz, buf, n);
       do
         {
-          const guint8 *p, *end;
+          CompactState before = state;
+          gsize m;
 
           if (gz != NULL)
             {
@@ -2935,33 +2950,64 @@ count_lines (GInputStream *stream,
                 break;
               data = out;
             }
-          end = data + MIN ((guint64)len, upto - done);
-          for (p = data; (p = memchr (p, '\n', end - p)) != NULL; p++)
-            lines++;
-          done += len;
+          m = compact_json (data, len, scratch, &state, TRUE);
+          if (done + m < target)
+            {
+              for (const guint8 *p = data; (p = memchr (p, '\n', data + len - p)) != NULL; p++)
+                lines++;
+              done += m;
+              orig += len;
+              continue;
+            }
+          /* the block with the target: byte by byte */
+          state = before;
+          for (gssize k = 0; k < len && done < target; k++)
+            {
+              done += compact_json (data + k, 1, scratch, &state, TRUE);
+              if (data[k] == '\n')
+                lines++;
+              orig++;
+            }
+          break;
         }
-      while (gz != NULL && done < upto);
+      while (gz != NULL && done < target);
     }
-  return lines;
+
+  *orig_out = orig;
+  *line_out = lines;
+  return TRUE;
 }
 
+/* Rewrites the error of a failed parse with the line and byte of the
+ * original file. */
 static void
-add_syntax_line (Reader        *r,
-                 GInputStream  *stream,
-                 gboolean       gzip,
-                 GError       **error)
+relocate_error (Reader        *r,
+                GInputStream  *stream,
+                gboolean       gzip,
+                GError       **error)
 {
-  guint64 line;
+  guint64 orig = 0, line = 0;
+  gboolean located;
 
-  if (!r->syntax_error || error == NULL)
+  if ((!r->syntax_error && !r->nesting_error) || error == NULL)
     return;
-  line = count_lines (stream, gzip, r->syntax_offset);
-  if (line == 0)
-    return;
+
+  located = stream != NULL && locate_offset (stream, gzip, r->syntax_offset, &orig, &line);
   g_clear_error (error);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               _("%s: invalid JSON at line %" PRIu64 ", byte %" PRIu64 ": %s"),
-               r->name, line, r->syntax_offset, r->syntax_text);
+  if (r->nesting_error && located)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: JSON nested deeper than %d levels at line %" PRIu64 ", byte %" PRIu64),
+                 r->name, MAX_NESTING, line, orig);
+  else if (r->nesting_error)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: JSON nested deeper than %d levels"), r->name, MAX_NESTING);
+  else if (located)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: invalid JSON at line %" PRIu64 ", byte %" PRIu64 ": %s"),
+                 r->name, line, orig, r->syntax_text);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: invalid JSON: %s"), r->name, r->syntax_text);
 }
 
 /* Compressed input is inflated by a worker thread while this one parses:
@@ -2973,7 +3019,8 @@ add_syntax_line (Reader        *r,
 typedef struct
 {
   guint8 *data;
-  gssize  len;           /* > 0 data, 0 end, -1 error */
+  gssize  orig_len;      /* inflated bytes: > 0 data, 0 end, -1 error */
+  gsize   len;           /* the same without white space (may be 0) */
   GError *error;
   guint64 raw_read;      /* compressed bytes read so far */
 } Block;
@@ -2991,6 +3038,7 @@ typedef struct
   GAsyncQueue  *full;
   GAsyncQueue  *free;
   gint          stop;
+  CompactState  compact;
 } GzSource;
 
 /* Inflates the next block of output; 0 at the end of the data. */
@@ -3049,11 +3097,14 @@ gz_source_thread (gpointer data)
           break;
         }
       b->error = NULL;
-      b->len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
+      b->orig_len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
+      /* White space is dropped here, on this thread's time: yajl then
+       * has a fifth less to lex (Kineto indents its JSON). */
+      b->len = b->orig_len > 0 ? compact_json (b->data, b->orig_len, (char *)b->data, &src->compact, TRUE) : 0;
       /* compressed bytes inflated so far: finer than bytes read */
       b->raw_read = ks_gzip_get_total_in (src->gz);
       g_async_queue_push (src->full, b);
-      if (b->len <= 0)
+      if (b->orig_len <= 0)
         break;
     }
   return NULL;
@@ -3068,7 +3119,8 @@ read_stream (Reader        *r,
              double         span,
              GError       **error)
 {
-  g_autofree guint8 *cbuf = g_malloc (READ_CHUNK);
+  /* 16 bytes of room for compact_json() */
+  g_autofree guint8 *cbuf = g_malloc (READ_CHUNK + 16);
   g_autoptr(KsGzip) gz = NULL;
   GError *local_error = NULL;
   gssize first;
@@ -3110,11 +3162,14 @@ read_stream (Reader        *r,
 
       while (n > 0)
         {
-          if (!parse_chunk (r, cbuf, n, error))
+          gsize m = compact_json (cbuf, n, (char *)cbuf, &r->stream_state, TRUE);
+
+          if (!parse_chunk (r, cbuf, m, error))
             {
-              add_syntax_line (r, stream, FALSE, error);
+              relocate_error (r, stream, FALSE, error);
               return FALSE;
             }
+          r->orig_offset += n;
           if (!report_progress (r, raw_read, base, span, size, error))
             return FALSE;
           n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
@@ -3144,7 +3199,7 @@ read_stream (Reader        *r,
       src.free = g_async_queue_new ();
       for (guint i = 0; i < N_BLOCKS; i++)
         {
-          blocks[i].data = g_malloc (READ_CHUNK);
+          blocks[i].data = g_malloc (READ_CHUNK + 16);
           blocks[i].error = NULL;
           g_async_queue_push (src.free, &blocks[i]);
         }
@@ -3154,16 +3209,17 @@ read_stream (Reader        *r,
         {
           Block *b = g_async_queue_pop (src.full);
 
-          if (b->len < 0)
+          if (b->orig_len < 0)
             {
               g_propagate_prefixed_error (error, b->error, "%s: ", r->name);
               b->error = NULL;
               ok = FALSE;
               break;
             }
-          if (b->len == 0)
+          if (b->orig_len == 0)
             break;
           raw_read = b->raw_read;
+          r->orig_offset += b->orig_len;
           if (!parse_chunk (r, b->data, b->len, error) ||
               !report_progress (r, raw_read, base, span, size, error))
             {
@@ -3186,7 +3242,7 @@ read_stream (Reader        *r,
 
       if (!ok)
         {
-          add_syntax_line (r, stream, TRUE, error);
+          relocate_error (r, stream, TRUE, error);
           return FALSE;
         }
       if (src.truncated)
@@ -3219,7 +3275,7 @@ read_stream (Reader        *r,
       if (!truncated)
         ks_trace_builder_add_warning (r->builder,
                                       _("%s: the file was truncated at byte %" PRIu64 "; the events before it were loaded"),
-                                      r->name, r->buf_offset);
+                                      r->name, r->orig_offset);
       truncated = TRUE;
     }
 
@@ -3227,7 +3283,7 @@ read_stream (Reader        *r,
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: the file was truncated at byte %" PRIu64 " before the first complete event"),
-                   r->name, r->buf_offset);
+                   r->name, r->orig_offset);
       return FALSE;
     }
   if (r->top == 's')
