@@ -422,7 +422,7 @@ void
 _ks_analysis_gaps (KsAnalysis *self,
                    Context    *ctx)
 {
-  g_autoptr(GHashTable) causes = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GHashTable) causes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 threshold = MAX (ctx->options.gap_threshold_ns, 0);
   KsGap *gaps;
@@ -500,14 +500,7 @@ _ks_analysis_gaps (KsAnalysis *self,
     }
 
   for (guint i = 0; i < keys->len; i++)
-    {
-      gpointer orig_key, value;
-
-      g_hash_table_lookup_extended (causes, &g_array_index (keys, gint64, i), &orig_key, &value);
-      g_array_append_vals (self->gap_causes, value, 1);
-      g_free (orig_key);
-      g_free (value);
-    }
+    g_array_append_vals (self->gap_causes, g_hash_table_lookup (causes, &g_array_index (keys, gint64, i)), 1);
   g_array_sort (self->gap_causes, compare_causes);
 
   self->gaps_by_duration = g_new (guint, MAX (self->gaps->len, 1));
