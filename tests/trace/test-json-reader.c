@@ -554,6 +554,31 @@ test_bad_not_trace (void)
   assert_load_fails ("\"traceEvents\"", -1, "neither an object nor a list");
 }
 
+/* White space is dropped before parsing: positions must still be the
+ * file's, also past the 1 MiB read blocks, and "1 2" must not become 12. */
+static void
+test_bad_syntax_far (void)
+{
+  g_autoptr(GString) json = g_string_new ("[\n");
+  g_autofree char *expect = NULL;
+  gsize prefix;
+  guint lines = 2;
+
+  while (json->len < 3 * 1024 * 1024)
+    {
+      g_string_append (json, "  {\"ph\": \"X\", \"name\": \"a b\", \"ts\": 1.5, \"dur\": 2 },\n");
+      lines++;
+    }
+  prefix = json->len;
+  g_string_append (json, "  {\"ph\" \"X\"}]");
+  /* yajl stops after the token "X": 2 spaces + {"ph" "X" */
+  expect = g_strdup_printf ("invalid JSON at line %u, byte %" G_GSIZE_FORMAT ":", lines, prefix + 11);
+  assert_load_fails (json->str, json->len, expect);
+
+  assert_load_fails ("[{\"ph\":\"X\",\"ts\":1 2}]", -1, "invalid JSON at line 1, byte 18");
+  assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,\"a\":true\n\tfalse}]", -1, "invalid JSON at line 2, byte ");
+}
+
 static void
 test_bad_syntax (void)
 {
@@ -1155,6 +1180,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/not-trace", test_bad_not_trace);
   g_test_add_func ("/json/bad/syntax", test_bad_syntax);
   g_test_add_func ("/json/bad/syntax-gzip", test_bad_syntax_gzip);
+  g_test_add_func ("/json/bad/syntax-far", test_bad_syntax_far);
   g_test_add_func ("/json/bad/deep-nesting", test_bad_deep_nesting);
   g_test_add_func ("/json/bad/types-and-numbers", test_bad_types_and_numbers);
   g_test_add_func ("/json/bad/truncated-json", test_truncated_json);
