@@ -1161,7 +1161,8 @@ ks_timeline_query_tooltip (GtkWidget  *widget,
   return TRUE;
 }
 
-/* Keyboard actions: W/S zoom at the pointer, A/D pan, F fits. */
+/* Keyboard actions: W/S zoom at the pointer, A/D pan, F fits; the
+ * window binds their keys. */
 
 static void
 zoom_in_action (GtkWidget  *widget,
@@ -1424,14 +1425,11 @@ ks_timeline_class_init (KsTimelineClass *klass)
   gtk_widget_class_install_action (widget_class, "timeline.fit-selection", NULL, fit_selection_action);
   gtk_widget_class_install_action (widget_class, "timeline.clear-selection", NULL, clear_selection_action);
 
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, 0, "timeline.zoom-in", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, 0, "timeline.zoom-out", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, 0, "timeline.pan", "i", -1);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, 0, "timeline.pan", "i", 1);
+  /* W/S/A/D/F and Esc are window shortcuts (ks-window-actions.c), so they
+   * work with the focus anywhere; the arrows move the focus elsewhere and
+   * pan only here. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, 0, "timeline.pan", "i", -1);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, 0, "timeline.pan", "i", 1);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, 0, "timeline.fit-selection", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "timeline.clear-selection", NULL);
 }
 
 static void

@@ -207,6 +207,42 @@ fit_selection_action (GtkWidget  *widget,
   gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.fit-selection", NULL);
 }
 
+/* The timeline's keys (W/S zoom at the pointer, A/D pan, F fit, Esc)
+ * work wherever the focus is in the window: they are window shortcuts,
+ * which run as the key event bubbles up, so a focused text field that
+ * takes the key (search, filters) keeps it. */
+static void
+timeline_zoom_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->timeline),
+                              g_variant_get_int32 (param) > 0 ? "timeline.zoom-in" : "timeline.zoom-out",
+                              NULL);
+}
+
+static void
+timeline_pan_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.pan", "i", g_variant_get_int32 (param));
+}
+
+static void
+clear_selection_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.clear-selection", NULL);
+}
+
 static void
 back_action (GtkWidget  *widget,
              const char *action_name,
@@ -252,6 +288,9 @@ _ks_window_actions_update (KsWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-all", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-selection", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-zoom", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-pan", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-selection", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.back",
                                  has_trace && ks_session_can_go_back (self->session));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.forward",
@@ -340,6 +379,9 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.zoom", "i", zoom_action);
   gtk_widget_class_install_action (widget_class, "win.fit-all", NULL, fit_all_action);
   gtk_widget_class_install_action (widget_class, "win.fit-selection", NULL, fit_selection_action);
+  gtk_widget_class_install_action (widget_class, "win.timeline-zoom", "i", timeline_zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.timeline-pan", "i", timeline_pan_action);
+  gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL, clear_selection_action);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "win.forward", NULL, forward_action);
 
@@ -358,4 +400,10 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK, "win.fit-all", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.forward", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, 0, "win.timeline-zoom", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, 0, "win.timeline-zoom", "i", -1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, 0, "win.timeline-pan", "i", -1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, 0, "win.timeline-pan", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, 0, "win.fit-selection", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.clear-selection", NULL);
 }

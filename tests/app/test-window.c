@@ -16,6 +16,11 @@
 #include "ks-selection-page.h"
 #include "ks-window.h"
 
+#ifdef HAVE_XTST
+#include <gdk/x11/gdkx.h>
+#include <X11/extensions/XTest.h>
+#endif
+
 /* Expected values computed from the fixture JSON with a separate python3
  * script (durations are the JSON's microseconds, formatted to three
  * significant digits as the page shows them). */
@@ -576,6 +581,111 @@ test_search (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+#ifdef HAVE_XTST
+/* A real key press through the X server (XTEST), so that the event goes
+ * through GTK's whole dispatch: focus widget, then bubbling up. */
+static void
+press_key (GtkWidget *widget,
+           guint      keyval)
+{
+  Display *xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (widget));
+  KeyCode code = XKeysymToKeycode (xd, keyval);
+
+  g_assert_cmpuint (code, !=, 0);
+  XTestFakeKeyEvent (xd, code, True, CurrentTime);
+  XTestFakeKeyEvent (xd, code, False, CurrentTime);
+  XFlush (xd);
+}
+#endif
+
+/* The timeline keys work with the focus on another widget (a side panel
+ * tab), but not while typing in a text field. */
+static void
+test_keys_anywhere (void)
+{
+#ifdef HAVE_XTST
+  KsWindow *window;
+  KsSession *session;
+  KsTrace *trace;
+  GtkWidget *switcher, *tab, *entry;
+  GdkSurface *surface;
+  Display *xd;
+  double t0, t1, s0, s1, d;
+  guint32 track, slice;
+
+  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()))
+    {
+      g_test_skip ("key presses are synthesised with XTEST, which needs X11");
+      return;
+    }
+
+  window = open_window (LB_FILE);
+  session = ks_window_get_session (window);
+  trace = ks_session_get_trace (session);
+  d = trace->duration_ns;
+
+  /* Without a window manager nobody gives the window the keyboard. */
+  surface = gtk_native_get_surface (GTK_NATIVE (window));
+  xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
+  XSetInputFocus (xd, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+  WAIT_FOR (gtk_window_is_active (GTK_WINDOW (window)));
+
+  switcher = find_child (GTK_WIDGET (window), "GtkStackSwitcher");
+  g_assert_nonnull (switcher);
+  tab = gtk_widget_get_first_child (switcher);
+  g_assert_true (gtk_widget_grab_focus (tab));
+  g_assert_true (gtk_window_get_focus (GTK_WINDOW (window)) == tab);
+
+  /* W zooms in by 0.8 (about the centre: the pointer is not over it). */
+  assert_visible (session, 0, d);
+  press_key (tab, GDK_KEY_w);
+  WAIT_FOR ((ks_session_get_visible (session, &t0, &t1), t1 - t0 < d * 0.9));
+  g_assert_cmpfloat_with_epsilon (t1 - t0, 0.8 * d, 1.0);
+
+  /* D pans right by a tenth of the view, A back. */
+  press_key (tab, GDK_KEY_d);
+  WAIT_FOR ((ks_session_get_visible (session, &s0, &s1), s0 > t0 + 1));
+  assert_visible (session, t0 + 0.1 * (t1 - t0), t1 + 0.1 * (t1 - t0));
+  press_key (tab, GDK_KEY_a);
+  WAIT_FOR ((ks_session_get_visible (session, &s0, &s1), s0 < t0 + 1));
+  assert_visible (session, t0, t1);
+
+  /* S zooms out again. */
+  press_key (tab, GDK_KEY_s);
+  WAIT_FOR ((ks_session_get_visible (session, &s0, &s1), s1 - s0 > d * 0.9));
+  g_assert_cmpfloat_with_epsilon (s1 - s0, d, 1.0);
+
+  /* F fits the selected slice; Esc clears the selection. */
+  slice = find_longest (trace, LB_KERNEL_NAME, &track);
+  ks_session_select_slice (session, track, slice);
+  g_assert_true (gtk_widget_grab_focus (tab));
+  press_key (tab, GDK_KEY_f);
+  WAIT_FOR ((ks_session_get_visible (session, &s0, &s1), s1 - s0 < d * 0.5));
+  g_assert_cmpfloat (s0, <=, trace->tracks[track].start[slice]);
+  g_assert_cmpfloat (s1, >=, trace->tracks[track].end[slice]);
+  g_assert_cmpfloat (s1 - s0, <, 2.0 * (trace->tracks[track].end[slice] - trace->tracks[track].start[slice]));
+  press_key (tab, GDK_KEY_Escape);
+  WAIT_FOR (!ks_session_get_selected_slice (session, NULL, NULL));
+
+  /* In the search field the letters are text, not commands. */
+  ks_session_get_visible (session, &t0, &t1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.find", NULL));
+  entry = gtk_window_get_focus (GTK_WINDOW (window));
+  g_assert_true (GTK_IS_TEXT (entry));
+  /* Let the search bar finish revealing before typing into it. */
+  spin (500);
+  press_key (entry, GDK_KEY_w);
+  press_key (entry, GDK_KEY_s);
+  WAIT_FOR (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (entry)), "ws") == 0);
+  spin (100);
+  assert_visible (session, t0, t1);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+#else
+  g_test_skip ("built without XTEST (libxtst-dev)");
+#endif
+}
+
 static void
 test_bad_file (void)
 {
@@ -815,6 +925,7 @@ main (int   argc,
   g_test_add_func ("/app/window/select-kernel", test_select_kernel);
   g_test_add_func ("/app/window/range", test_range);
   g_test_add_func ("/app/window/search", test_search);
+  g_test_add_func ("/app/window/keys-anywhere", test_keys_anywhere);
   g_test_add_func ("/app/window/bad-file", test_bad_file);
   g_test_add_func ("/app/window/application-open", test_application_open);
   g_test_add_func ("/app/window/load-progress-and-cancel", test_load_progress_and_cancel);
