@@ -12,7 +12,13 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "ks-render.h"
 #include "ks-window-private.h"
+
+/* A match narrower than this at the current zoom is zoomed to, so that
+ * it is as wide as MATCH_ZOOM_PX. */
+#define MATCH_MIN_PX  (2 * KS_FOLD_MIN_PX)
+#define MATCH_ZOOM_PX 80.0
 
 static int
 compare_matches (gconstpointer a,
@@ -143,7 +149,7 @@ _ks_window_search_step (KsWindow *self,
 {
   const KsMatch *m;
   KsTrace *trace;
-  double t0, t1, start, end;
+  double t0, t1, start, end, width;
   guint n;
 
   if (self->session == NULL || self->match_list == NULL || self->match_list->len == 0)
@@ -170,10 +176,20 @@ _ks_window_search_step (KsWindow *self,
   start = trace->tracks[m->track].start[m->slice];
   end = trace->tracks[m->track].end[m->slice];
 
-  /* Bring the match into view: keep the zoom when it fits, otherwise fit it. */
+  /* Bring the match into view: keep the zoom when it fits and is wide
+   * enough to be drawn on its own, otherwise zoom so that it is (a slice
+   * narrower than the fold width is drawn inside a folded block). */
   ks_session_get_visible (self->session, &t0, &t1);
+  width = MAX (1, gtk_widget_get_width (GTK_WIDGET (self->timeline)) - KS_HEADER_WIDTH);
   if (end - start > (t1 - t0) * 0.9)
     ks_session_fit (self->session, (gint64)start, (gint64)end);
+  else if ((end - start) * width / (t1 - t0) < MATCH_MIN_PX)
+    {
+      double span = MAX (end - start, 100.0) * width / MATCH_ZOOM_PX;
+
+      ks_session_push_history (self->session);
+      ks_session_set_visible (self->session, (start + end) / 2 - span / 2, (start + end) / 2 + span / 2);
+    }
   else if (start < t0 || end > t1)
     {
       ks_session_push_history (self->session);

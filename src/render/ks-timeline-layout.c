@@ -714,6 +714,7 @@ ks_lod_slices (const KsTrack    *track,
       item.first = s;
       item.last = s;
       item.count = 1;
+      item.pos = i;
       item.depth = depth;
       item.folded = FALSE;
 
@@ -877,6 +878,41 @@ push_rect (KsPrims *prims,
   g_array_append_val (prims->rects, r);
 }
 
+/* Matches too small to draw on their own: a tick of the match colour,
+ * at least 2 px wide, where each one lies inside its folded block (one
+ * per pixel column at most). */
+static void
+push_folded_matches (const KsTrack    *track,
+                     guint             depth,
+                     const KsLodItem  *it,
+                     const KsTimeView *view,
+                     const guint8     *matches,
+                     float             y,
+                     float             h,
+                     KsColor           color,
+                     KsPrims          *prims)
+{
+  const guint32 *idx = track->by_depth[depth];
+  float last_x = -G_MAXFLOAT;
+
+  for (guint32 k = it->pos; k < it->pos + it->count; k++)
+    {
+      guint32 s = idx[k];
+      float x0, x1;
+
+      if (!matches[track->name_id[s]])
+        continue;
+      x0 = (track->start[s] - view->t0) / view->ns_per_px;
+      x1 = (track->end[s] - view->t0) / view->ns_per_px;
+      x0 = MAX (MIN (x0, it->x1 - 2), it->x0);
+      if (x0 < last_x + 2 || x0 > view->width + 2)
+        continue;
+      x1 = MAX (x1, x0 + 2);
+      push_rect (prims, x0, y, x1 - x0, h, color);
+      last_x = x0;
+    }
+}
+
 static void
 build_slice_prims (KsTimelineLayout *self,
                    const KsRow      *row,
@@ -956,6 +992,8 @@ build_slice_prims (KsTimelineLayout *self,
               push_rect (prims, x0, y, MIN (2, w), h, oc);
               push_rect (prims, x1 - MIN (2, w), y, MIN (2, w), h, oc);
             }
+          else if (matches != NULL && it->folded)
+            push_folded_matches (track, d, it, view, matches, y, h, theme->match_outline, prims);
         }
     }
 }

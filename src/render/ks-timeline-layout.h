@@ -78,6 +78,8 @@ typedef struct
   guint32  first;          /* first slice index */
   guint32  last;           /* last slice index; == first unless folded */
   guint32  count;          /* slices held: 1, or the number folded */
+  guint32  pos;            /* position of first in the depth's by_depth index;
+                            * the item holds positions pos .. pos + count - 1 */
   guint8   depth;
   guint8   folded;
 } KsLodItem;

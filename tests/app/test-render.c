@@ -194,6 +194,69 @@ test_lod_folding (void)
   g_assert_cmpfloat_with_epsilon (it->x0, -5000.0, 1e-6);
 }
 
+/* Search matches too small to draw on their own are ticked inside their
+ * folded block, at their own place. */
+static void
+test_folded_matches (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 p = ks_trace_builder_get_process (b, 1);
+  guint32 th = ks_trace_builder_get_thread (b, p, 1);
+  guint32 track = ks_trace_builder_get_thread_track (b, th);
+  guint32 small = ks_trace_builder_intern (b, "small");
+  guint32 needle = ks_trace_builder_intern (b, "needle");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree guint8 *matches = NULL;
+  const KsTheme *theme = ks_theme_get (FALSE);
+  KsTimelineLayout *layout;
+  KsTimeView view = { 0, 1000, 2000 };
+  KsPrims prims;
+  guint row, n_ticks = 0;
+
+  /* Two runs of 10 ns slices every 20 ns, from 0 and from 100 µs; the
+   * 501st slice of the first run, at 10 µs, is the only "needle". */
+  for (int i = 0; i < 1000; i++)
+    ks_trace_builder_add_slice (b, track, i * 20, i * 20 + 10, KS_SLICE_GENERIC,
+                                i == 500 ? needle : small, 0, 0, 0, 0, NULL);
+  for (int i = 0; i < 50; i++)
+    ks_trace_builder_add_slice (b, track, 100000 + i * 20, 100000 + i * 20 + 10, KS_SLICE_GENERIC,
+                                small, 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  row = ks_timeline_layout_find_track_row (layout, 0);
+  g_assert_cmpuint (row, !=, KS_NO_INDEX);
+  matches = g_new0 (guint8, trace->n_strings);
+  matches[ks_trace_lookup_string (trace, "needle")] = 1;
+
+  /* Without a search nothing has the match colour. */
+  ks_prims_init (&prims);
+  ks_timeline_layout_build_prims (layout, row, &view, theme, NULL, &prims);
+  for (guint i = 0; i < prims.rects->len; i++)
+    g_assert_cmphex (g_array_index (prims.rects, KsPrimRect, i).color, !=, theme->match_outline);
+
+  /* 1 µs per pixel: both runs fold; one tick, 2 px wide, at 10 µs = 10 px. */
+  ks_prims_reset (&prims);
+  ks_timeline_layout_build_prims (layout, row, &view, theme, matches, &prims);
+  for (guint i = 0; i < prims.rects->len; i++)
+    {
+      const KsPrimRect *r = &g_array_index (prims.rects, KsPrimRect, i);
+
+      if (r->color != theme->match_outline)
+        continue;
+      n_ticks++;
+      g_assert_cmpfloat_with_epsilon (r->x, 10.0, 1e-3);
+      g_assert_cmpfloat_with_epsilon (r->w, 2.0, 1e-3);
+      g_assert_cmpfloat (r->h, >, KS_LANE_HEIGHT / 2);
+    }
+  g_assert_cmpuint (n_ticks, ==, 1);
+
+  ks_prims_clear (&prims);
+  ks_timeline_layout_free (layout);
+}
+
 static void
 test_lod_counter (void)
 {
@@ -504,6 +567,7 @@ main (int   argc,
 
   g_test_add_func ("/render/ticks", test_ticks);
   g_test_add_func ("/render/lod-folding", test_lod_folding);
+  g_test_add_func ("/render/folded-matches", test_folded_matches);
   g_test_add_func ("/render/lod-counter", test_lod_counter);
   g_test_add_func ("/render/rows", test_rows);
   g_test_add_func ("/render/rows-all-kinds", test_rows_all_kinds);

@@ -686,6 +686,95 @@ test_keys_anywhere (void)
 #endif
 }
 
+/* Whether the timeline draws the slice on its own at the current view,
+ * rather than inside a folded block. */
+static gboolean
+drawn_alone (KsTimeline *timeline,
+             guint32     t,
+             guint32     slice)
+{
+  KsSession *session = ks_timeline_get_session (timeline);
+  const KsTrack *track = &ks_session_get_trace (session)->tracks[t];
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (KsLodItem));
+  KsTimeView view;
+  double t0, t1;
+
+  ks_session_get_visible (session, &t0, &t1);
+  view.t0 = t0;
+  view.width = gtk_widget_get_width (GTK_WIDGET (timeline)) - KS_HEADER_WIDTH;
+  view.ns_per_px = (t1 - t0) / view.width;
+  ks_lod_slices (track, track->depth[slice], &view, KS_FOLD_MIN_PX, items);
+  for (guint i = 0; i < items->len; i++)
+    {
+      const KsLodItem *it = &g_array_index (items, KsLodItem, i);
+
+      if (it->first == slice)
+        return !it->folded;
+      for (guint32 k = it->pos; k < it->pos + it->count; k++)
+        if (track->by_depth[track->depth[slice]][k] == slice)
+          return FALSE;
+    }
+  return FALSE;
+}
+
+/* Stepping through matches too small to see at the current zoom zooms
+ * in until each is drawn on its own. */
+static void
+test_search_folded (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  GtkWidget *entry = find_child (GTK_WIDGET (window), "GtkSearchEntry");
+  GtkLabel *count;
+  guint32 track, slice, first_track = 0, first_slice = 0;
+  double t0, t1;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.find", NULL));
+  count = GTK_LABEL (gtk_widget_get_last_child (gtk_widget_get_parent (entry)));
+
+  /* 8 host-to-device copies: 306.816 µs at 33.305 ms is the first, four
+   * are under 1 µs; the whole 287 ms trace is in view. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "memcpy htod");
+  WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "8 matches") == 0);
+  for (guint32 t = 0; t < trace->n_tracks && first_slice == 0; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      if (g_str_equal (ks_trace_string (trace, trace->tracks[t].name_id[i]), LB_MEMCPY_NAME))
+        {
+          first_track = t;
+          first_slice = i;
+          break;
+        }
+  g_assert_cmpint (trace->tracks[first_track].end[first_slice] - trace->tracks[first_track].start[first_slice], ==, 306816);
+  g_assert_false (drawn_alone (timeline, first_track, first_slice));
+
+  for (guint k = 1; k <= 8; k++)
+    {
+      g_autofree char *expected = g_strdup_printf ("%u of 8", k);
+      const KsTrack *t;
+      double x, y;
+
+      g_signal_emit_by_name (entry, "activate");
+      g_assert_cmpstr (gtk_label_get_label (count), ==, expected);
+      g_assert_true (ks_session_get_selected_slice (session, &track, &slice));
+      t = &trace->tracks[track];
+      g_assert_cmpstr (ks_trace_string (trace, t->name_id[slice]), ==, LB_MEMCPY_NAME);
+      if (k == 1)
+        g_assert_true (track == first_track && slice == first_slice);
+
+      /* In view, wide enough to be drawn alone, its row scrolled to. */
+      ks_session_get_visible (session, &t0, &t1);
+      g_assert_cmpfloat (t0, <=, t->start[slice]);
+      g_assert_cmpfloat (t1, >=, t->end[slice]);
+      g_assert_true (drawn_alone (timeline, track, slice));
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_bad_file (void)
 {
@@ -925,6 +1014,7 @@ main (int   argc,
   g_test_add_func ("/app/window/select-kernel", test_select_kernel);
   g_test_add_func ("/app/window/range", test_range);
   g_test_add_func ("/app/window/search", test_search);
+  g_test_add_func ("/app/window/search-folded", test_search_folded);
   g_test_add_func ("/app/window/keys-anywhere", test_keys_anywhere);
   g_test_add_func ("/app/window/bad-file", test_bad_file);
   g_test_add_func ("/app/window/application-open", test_application_open);
