@@ -39,6 +39,7 @@ run_cli (Run        *r,
   g_autofree char *cli = g_build_filename (root ? root : ".", "src", "cli", "kinescope-cli", NULL);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
+  g_auto(GStrv) envp = NULL;
   const char *arg;
   va_list ap;
   int wait_status = 0;
@@ -51,8 +52,10 @@ run_cli (Run        *r,
   va_end (ap);
   g_ptr_array_add (argv, NULL);
 
+  /* Numbers in tables follow the locale: pin it */
+  envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
   memset (r, 0, sizeof *r);
-  g_spawn_sync (NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+  g_spawn_sync (NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
                 &r->out, &r->err, &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
