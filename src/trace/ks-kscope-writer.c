@@ -19,6 +19,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "ks-kscope-schema.h"
 #include "ks-kscope-writer.h"
 #include "ks-sqlite-private.h"
 
@@ -28,291 +29,34 @@
 /* Rows between two looks at the progress and the cancellable. */
 #define PROGRESS_ROWS 16384
 
-typedef enum
-{
-  T_STRING_IDS,
-  T_PROCESSES,
-  T_THREAD_NAMES,
-  T_SESSION_START,
-  T_ANALYSIS_DETAILS,
-  T_GPU,
-  T_CUDA_STREAM,
-  T_KERNEL,
-  T_MEMCPY,
-  T_MEMSET,
-  T_RUNTIME,
-  T_SYNC,
-  T_NVTX,
-  T_OSRT,
-  T_KS_META,
-  T_KS_PROCESSES,
-  T_KS_THREADS,
-  T_KS_TRACKS,
-  T_KS_SLICES,
-  T_KS_INSTANTS,
-  T_KS_FLOWS,
-  T_KS_COUNTERS,
-  T_KS_COUNTER_SAMPLES,
-  T_KS_MEMORY_EVENTS,
-  T_KS_DIAGNOSTICS,
-  N_TABLES
-} TableId;
-
-typedef struct
-{
-  const char *name;
-  const char *columns;  /* CREATE TABLE body */
-  const char *insert;   /* parameters, in column order */
-  const char *indexes;  /* run after the data, may be NULL */
-} TableDef;
-
-/* Nsight tables keep Nsight's column names and order; the columns after
- * theirs (categoryId, externalId, args, nameId where Nsight has none...)
- * hold what the model has and Nsight lacks, NULL when it is the default. */
-static const TableDef tables[N_TABLES] = {
-  [T_STRING_IDS] = { "StringIds",
-    "id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL",
-    "?,?", NULL },
-  [T_PROCESSES] = { "PROCESSES",
-    "globalPid INTEGER, pid INTEGER, name TEXT",
-    "?,?,?", NULL },
-  [T_THREAD_NAMES] = { "ThreadNames",
-    "nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER",
-    "?,?,?", NULL },
-  [T_SESSION_START] = { "TARGET_INFO_SESSION_START_TIME",
-    "utcEpochNs INTEGER, utcTime TEXT, localTime TEXT",
-    "?,?,?", NULL },
-  [T_ANALYSIS_DETAILS] = { "ANALYSIS_DETAILS",
-    "globalVid INTEGER NOT NULL, duration INTEGER NOT NULL, startTime INTEGER NOT NULL, "
-    "stopTime INTEGER NOT NULL",
-    "?,?,?,?", NULL },
-  [T_GPU] = { "TARGET_INFO_GPU",
-    "vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT, "
-    "l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, clockRate INTEGER, "
-    "smCount INTEGER, uuid TEXT, maxRegistersPerBlock INTEGER, maxShmemPerBlock INTEGER, "
-    "maxShmemPerSm INTEGER, maxRegistersPerSm INTEGER, threadsPerWarp INTEGER, "
-    "maxWarpsPerSm INTEGER, maxThreadsPerBlock INTEGER, computeMajor INTEGER, "
-    "computeMinor INTEGER, maxThreadsPerSm INTEGER",
-    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?", NULL },
-  [T_CUDA_STREAM] = { "TARGET_INFO_CUDA_STREAM",
-    "streamId INTEGER NOT NULL, hwId INTEGER NOT NULL, vmId INTEGER NOT NULL, "
-    "processId INTEGER NOT NULL, contextId INTEGER NOT NULL, priority INTEGER NOT NULL, "
-    "flag INTEGER NOT NULL, deviceId INTEGER",
-    "?,?,?,?,?,?,?,?", NULL },
-  [T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL",
-    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
-    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
-    "globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, "
-    "mangledName INTEGER, launchType INTEGER, registersPerThread INTEGER NOT NULL, "
-    "gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, "
-    "blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, "
-    "staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL, "
-    "localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, "
-    "gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER, "
-    "categoryId INTEGER, externalId INTEGER, args TEXT",
-    "?,?,?,0,?,?,?,?,?,NULL,0,?,?,?,?,?,?,?,?,0,0,0,0,NULL,NULL,?,?,?",
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_KERNEL_stream ON CUPTI_ACTIVITY_KIND_KERNEL (deviceId, streamId, start);"
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_KERNEL_correlation ON CUPTI_ACTIVITY_KIND_KERNEL (globalPid, correlationId);" },
-  [T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY",
-    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
-    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
-    "globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, "
-    "dstKind INTEGER, srcDeviceId INTEGER, dstDeviceId INTEGER, graphNodeId INTEGER, "
-    "nameId INTEGER, categoryId INTEGER, externalId INTEGER, args TEXT",
-    "?,?,?,0,?,?,?,?,?,?,?,NULL,NULL,NULL,?,?,?,?",
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMCPY_stream ON CUPTI_ACTIVITY_KIND_MEMCPY (deviceId, streamId, start);"
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMCPY_correlation ON CUPTI_ACTIVITY_KIND_MEMCPY (globalPid, correlationId);" },
-  [T_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET",
-    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
-    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
-    "globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL, graphNodeId INTEGER, "
-    "memKind INTEGER, nameId INTEGER, categoryId INTEGER, externalId INTEGER, args TEXT",
-    "?,?,?,0,?,?,?,?,?,NULL,?,?,?,?,?",
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMSET_stream ON CUPTI_ACTIVITY_KIND_MEMSET (deviceId, streamId, start);"
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_MEMSET_correlation ON CUPTI_ACTIVITY_KIND_MEMSET (globalPid, correlationId);" },
-  [T_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME",
-    "start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, "
-    "globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, "
-    "returnValue INTEGER NOT NULL, callchainId INTEGER, "
-    "categoryId INTEGER, externalId INTEGER, args TEXT",
-    "?,?,?,?,?,?,0,NULL,?,?,?",
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_RUNTIME_thread ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid, start);"
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_RUNTIME_correlation ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId, globalTid);" },
-  [T_SYNC] = { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-    "start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
-    "contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, "
-    "globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL, "
-    "nameId INTEGER, categoryId INTEGER, externalId INTEGER, args TEXT",
-    "?,?,?,0,?,?,?,?,4294967295,?,?,?,?",
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_SYNCHRONIZATION_stream ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (deviceId, streamId, start);"
-    "CREATE INDEX CUPTI_ACTIVITY_KIND_SYNCHRONIZATION_correlation ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (globalPid, correlationId);" },
-  [T_NVTX] = { "NVTX_EVENTS",
-    "start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, "
-    "category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, "
-    "textId INTEGER, domainId INTEGER, jsonText TEXT, "
-    "correlationId INTEGER, externalId INTEGER",
-    "?,?,?,NULL,NULL,NULL,?,?,?,?,?,?,?,?",
-    "CREATE INDEX NVTX_EVENTS_thread ON NVTX_EVENTS (globalTid, start);" },
-  [T_OSRT] = { "OSRT_API",
-    "start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, "
-    "globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, "
-    "nestingLevel INTEGER, callchainId INTEGER NOT NULL, "
-    "categoryId INTEGER, correlationId INTEGER, externalId INTEGER, args TEXT",
-    "?,?,27,?,?,0,?,0,?,?,?,?",
-    "CREATE INDEX OSRT_API_thread ON OSRT_API (globalTid, start);" },
-  [T_KS_META] = { "KS_META",
-    "name TEXT PRIMARY KEY, value TEXT",
-    "?,?", NULL },
-  [T_KS_PROCESSES] = { "KS_PROCESSES",
-    "globalPid INTEGER NOT NULL, pid INTEGER NOT NULL, originalPid TEXT, name TEXT, "
-    "label TEXT, sortIndex INTEGER, groupId INTEGER",
-    "?,?,?,?,?,?,?", NULL },
-  [T_KS_THREADS] = { "KS_THREADS",
-    "globalTid INTEGER NOT NULL, pid INTEGER, tid INTEGER, originalPid TEXT, "
-    "originalTid TEXT, name TEXT, role TEXT, globalPid INTEGER, sortIndex INTEGER",
-    "?,?,?,?,?,?,?,?,?", NULL },
-  [T_KS_TRACKS] = { "KS_TRACKS",
-    "id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT, globalPid INTEGER, "
-    "globalTid INTEGER, deviceId INTEGER, streamId INTEGER, sortIndex INTEGER, "
-    "parentId INTEGER, groupId INTEGER",
-    "?,?,?,?,?,?,?,?,?,?", NULL },
-  [T_KS_SLICES] = { "KS_SLICES",
-    "start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER, trackId INTEGER, "
-    "kind INTEGER NOT NULL, nameId INTEGER, categoryId INTEGER, correlationId INTEGER, "
-    "externalId INTEGER, args TEXT",
-    "?,?,?,?,?,?,?,?,?,?",
-    "CREATE INDEX KS_SLICES_thread ON KS_SLICES (globalTid, start);"
-    "CREATE INDEX KS_SLICES_track ON KS_SLICES (trackId, start);" },
-  [T_KS_INSTANTS] = { "KS_INSTANTS",
-    "timestamp INTEGER NOT NULL, globalTid INTEGER, trackId INTEGER, globalPid INTEGER, "
-    "nameId INTEGER, categoryId INTEGER, args TEXT",
-    "?,?,?,?,?,?,?",
-    "CREATE INDEX KS_INSTANTS_time ON KS_INSTANTS (timestamp);" },
-  [T_KS_FLOWS] = { "KS_FLOWS",
-    "id INTEGER PRIMARY KEY, categoryId INTEGER, fromTimestamp INTEGER NOT NULL, "
-    "fromGlobalTid INTEGER, toTimestamp INTEGER NOT NULL, toGlobalTid INTEGER, "
-    "fromTrackId INTEGER, toTrackId INTEGER, kind INTEGER",
-    "?,?,?,?,?,?,?,?,?", NULL },
-  [T_KS_COUNTERS] = { "KS_COUNTERS",
-    "id INTEGER PRIMARY KEY, name TEXT, unit TEXT, deviceId INTEGER, globalPid INTEGER, "
-    "description TEXT",
-    "?,?,?,?,?,NULL", NULL },
-  [T_KS_COUNTER_SAMPLES] = { "KS_COUNTER_SAMPLES",
-    "counterId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value REAL",
-    "?,?,?",
-    "CREATE INDEX KS_COUNTER_SAMPLES_counter ON KS_COUNTER_SAMPLES (counterId, timestamp);" },
-  [T_KS_MEMORY_EVENTS] = { "KS_MEMORY_EVENTS",
-    "timestamp INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, address INTEGER, "
-    "bytes INTEGER, totalAllocated INTEGER, totalReserved INTEGER",
-    "?,?,?,?,?,?,?",
-    "CREATE INDEX KS_MEMORY_EVENTS_time ON KS_MEMORY_EVENTS (timestamp);" },
-  [T_KS_DIAGNOSTICS] = { "KS_DIAGNOSTICS",
-    "timestamp INTEGER, severity TEXT, source TEXT, text TEXT",
-    "?,?,?,?", NULL },
-};
-
-typedef struct
-{
-  gint64 id;
-  const char *name;
-  const char *label;
-} EnumRow;
-
-/* The lookup tables of the enums used above, with Nsight's values. */
-static const EnumRow enum_mem_kind[] = {
-  { 0, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable" },
-  { 1, "CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned" },
-  { 2, "CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device" },
-  { 3, "CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array" },
-  { 4, "CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed" },
-  { 5, "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static" },
-  { 6, "CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static" },
-  { 7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown" },
-  { 0, NULL, NULL }
-};
-
-static const EnumRow enum_memcpy_oper[] = {
-  { 0, "CUDA_MEMCPY_KIND_UNKNOWN", "Unknown" },
-  { 1, "CUDA_MEMCPY_KIND_HTOD", "Host-to-Device" },
-  { 2, "CUDA_MEMCPY_KIND_DTOH", "Device-to-Host" },
-  { 3, "CUDA_MEMCPY_KIND_HTOA", "Host-to-Array" },
-  { 4, "CUDA_MEMCPY_KIND_ATOH", "Array-to-Host" },
-  { 5, "CUDA_MEMCPY_KIND_ATOA", "Array-to-Array" },
-  { 6, "CUDA_MEMCPY_KIND_ATOD", "Array-to-Device" },
-  { 7, "CUDA_MEMCPY_KIND_DTOA", "Device-to-Array" },
-  { 8, "CUDA_MEMCPY_KIND_DTOD", "Device-to-Device" },
-  { 9, "CUDA_MEMCPY_KIND_HTOH", "Host-to-Host" },
-  { 10, "CUDA_MEMCPY_KIND_PTOP", "Peer-to-Peer" },
-  { 11, "CUDA_MEMCPY_KIND_UVM_HTOD", "Unified Host-to-Device" },
-  { 12, "CUDA_MEMCPY_KIND_UVM_DTOH", "Unified Device-to-Host" },
-  { 13, "CUDA_MEMCPY_KIND_UVM_DTOD", "Unified Device-to-Device" },
-  { 0, NULL, NULL }
-};
-
-static const EnumRow enum_sync_type[] = {
-  { 0, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN", "Unknown" },
-  { 1, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE", "Event sync" },
-  { 2, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT", "Stream wait sync" },
-  { 3, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE", "Stream sync" },
-  { 4, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE", "Context sync" },
-  { 0, NULL, NULL }
-};
-
-static const EnumRow enum_launch_type[] = {
-  { 0, "CUDA_KERNEL_LAUNCH_TYPE_UNKNOWN", "Unknown" },
-  { 1, "CUDA_KERNEL_LAUNCH_TYPE_REGULAR", "Regular" },
-  { 2, "CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE", "Coop Single Device" },
-  { 3, "CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE", "Coop Multi Device" },
-  { 0, NULL, NULL }
-};
-
-static const EnumRow enum_stream_type[] = {
-  { 0, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_UNKNOWN", "Unknown stream type" },
-  { 1, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT", "Default stream" },
-  { 2, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING", "Non-blocking stream" },
-  { 3, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL", "Null stream" },
-  { 0, NULL, NULL }
-};
-
-static const EnumRow enum_event_class[] = {
-  { 0, "TRACE_PROCESS_EVENT_CUDA_RUNTIME", "CUDA runtime" },
-  { 1, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "CUDA driver" },
-  { 13, "TRACE_PROCESS_EVENT_CUDA_EGL_DRIVER", "CUDA EGL driver" },
-  { 27, "TRACE_PROCESS_EVENT_OS_RUNTIME", "OSRT runtime" },
-  { 28, "TRACE_PROCESS_EVENT_CUDNN", "cuDNN" },
-  { 29, "TRACE_PROCESS_EVENT_CUBLAS", "cuBLAS" },
-  { 31, "TRACE_PROCESS_EVENT_OS_RUNTIME_START", "OSRT start" },
-  { 32, "TRACE_PROCESS_EVENT_OS_RUNTIME_FINISH", "OSRT finish" },
-  { 0, NULL, NULL }
-};
-
-static const EnumRow enum_event_type[] = {
-  { 33, "NvtxCategory", "NvtxCategory" },
-  { 34, "NvtxMark", "NvtxMark" },
-  { 39, "NvtxThread", "NvtxThread" },
-  { 59, "NvtxPushPopRange", "NvtxPushPopRange" },
-  { 60, "NvtxStartEndRange", "NvtxStartEndRange" },
-  { 70, "NvtxtPushPopRange", "NvtxtPushPopRange" },
-  { 71, "NvtxtStartEndRange", "NvtxtStartEndRange" },
-  { 75, "NvtxDomainCreate", "NvtxDomainCreate" },
-  { 76, "NvtxDomainDestroy", "NvtxDomainDestroy" },
-  { 0, NULL, NULL }
-};
-
-typedef struct
-{
-  const char *name;
-  const EnumRow *rows;
-} EnumTable;
-
-static const EnumTable enum_tables[] = {
-  { "ENUM_CUDA_MEM_KIND", enum_mem_kind },
-  { "ENUM_CUDA_MEMCPY_OPER", enum_memcpy_oper },
-  { "ENUM_CUPTI_SYNC_TYPE", enum_sync_type },
-  { "ENUM_CUDA_KERNEL_LAUNCH_TYPE", enum_launch_type },
-  { "ENUM_CUPTI_STREAM_TYPE", enum_stream_type },
-  { "ENUM_NSYS_EVENT_CLASS", enum_event_class },
-  { "ENUM_NSYS_EVENT_TYPE", enum_event_type },
+/* The columns each table gets from a saved trace (see
+ * ks_kscope_schema_prepare_insert()); parameters in this order. A table
+ * missing here gets every column, in the order of its definition. */
+static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
+  [KS_KSCOPE_KERNEL] =
+    "start, end, deviceId, contextId = 0, streamId, correlationId, globalPid, demangledName, "
+    "shortName, launchType = 0, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+    "staticSharedMemory, dynamicSharedMemory = 0, localMemoryPerThread = 0, localMemoryTotal = 0, "
+    "gridId = 0, categoryId, externalId, args",
+  [KS_KSCOPE_MEMCPY] =
+    "start, end, deviceId, contextId = 0, streamId, correlationId, globalPid, bytes, copyKind, "
+    "srcKind, dstKind, nameId, categoryId, externalId, args",
+  [KS_KSCOPE_MEMSET] =
+    "start, end, deviceId, contextId = 0, streamId, correlationId, globalPid, value, bytes, "
+    "memKind, nameId, categoryId, externalId, args",
+  [KS_KSCOPE_RUNTIME] =
+    "start, end, eventClass, globalTid, correlationId, nameId, returnValue = 0, categoryId, "
+    "externalId, args",
+  [KS_KSCOPE_SYNC] =
+    "start, end, deviceId, contextId = 0, streamId, correlationId, globalPid, syncType, "
+    "eventId = 4294967295, nameId, categoryId, externalId, args",
+  [KS_KSCOPE_NVTX] =
+    "start, end, eventType, text, globalTid, endGlobalTid, textId, domainId, jsonText, "
+    "correlationId, externalId",
+  [KS_KSCOPE_OSRT] =
+    "start, end, eventClass = 27, globalTid, nameId, returnValue = 0, nestingLevel, "
+    "callchainId = 0, categoryId, correlationId, externalId, args",
+  [KS_KSCOPE_KS_COUNTERS] = "id, name, unit, deviceId, globalPid",
 };
 
 typedef struct
@@ -323,8 +67,8 @@ typedef struct
   GCancellable   *cancellable;
   char           *display;          /* file name for messages */
 
-  sqlite3_stmt   *stmts[N_TABLES];
-  guint64         rows[N_TABLES];
+  sqlite3_stmt   *stmts[KS_KSCOPE_N_TABLES];
+  guint64         rows[KS_KSCOPE_N_TABLES];
   guint64         pending;          /* rows in the open transaction */
   guint64         done;
   guint64         total;
@@ -374,25 +118,19 @@ exec (Writer      *w,
 }
 
 static sqlite3_stmt *
-table_stmt (Writer   *w,
-            TableId   id,
-            GError  **error)
+table_stmt (Writer         *w,
+            KsKscopeTable   id,
+            GError        **error)
 {
-  const TableDef *def = &tables[id];
-  g_autofree char *create = NULL;
-  g_autofree char *insert = NULL;
   int rc;
 
   if (w->stmts[id] != NULL)
     return w->stmts[id];
 
   /* Tables are created on their first row, so absent means empty. */
-  create = g_strdup_printf ("CREATE TABLE %s (%s)", def->name, def->columns);
-  if (!exec (w, create, error))
-    return NULL;
-
-  insert = g_strdup_printf ("INSERT INTO %s VALUES (%s)", def->name, def->insert);
-  rc = sqlite3_prepare_v3 (w->db, insert, -1, SQLITE_PREPARE_PERSISTENT, &w->stmts[id], NULL);
+  rc = ks_kscope_schema_create_table (w->db, id);
+  if (rc == SQLITE_OK)
+    rc = ks_kscope_schema_prepare_insert (w->db, id, insert_columns[id], &w->stmts[id]);
   if (rc != SQLITE_OK)
     {
       set_sqlite_error (w, rc, error);
@@ -415,7 +153,7 @@ report_progress (Writer  *w,
 
 static gboolean
 insert_row (Writer        *w,
-            TableId        id,
+            KsKscopeTable        id,
             sqlite3_stmt  *stmt,
             GError       **error)
 {
@@ -540,11 +278,11 @@ string_id (Writer      *w,
   id = w->next_string++;
   g_hash_table_insert (w->extra_strings, g_strdup (str), GUINT_TO_POINTER (id));
 
-  if (!(stmt = table_stmt (w, T_STRING_IDS, error)))
+  if (!(stmt = table_stmt (w, KS_KSCOPE_STRING_IDS, error)))
     return FALSE;
   bind_i64 (stmt, 1, id);
   sqlite3_bind_text (stmt, 2, str, -1, SQLITE_TRANSIENT);
-  if (!insert_row (w, T_STRING_IDS, stmt, error))
+  if (!insert_row (w, KS_KSCOPE_STRING_IDS, stmt, error))
     return FALSE;
 
   *out_id = id;
@@ -807,14 +545,14 @@ write_strings (Writer  *w,
 {
   sqlite3_stmt *stmt;
 
-  if (!(stmt = table_stmt (w, T_STRING_IDS, error)))
+  if (!(stmt = table_stmt (w, KS_KSCOPE_STRING_IDS, error)))
     return FALSE;
 
   for (guint32 i = 0; i < w->trace->n_strings; i++)
     {
       bind_i64 (stmt, 1, i);
       bind_text (stmt, 2, w->trace->strings[i]);
-      if (!insert_row (w, T_STRING_IDS, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_STRING_IDS, stmt, error))
         return FALSE;
     }
 
@@ -831,11 +569,11 @@ write_meta (Writer      *w,
 
   if (value == NULL)
     return TRUE;
-  if (!(stmt = table_stmt (w, T_KS_META, error)))
+  if (!(stmt = table_stmt (w, KS_KSCOPE_META, error)))
     return FALSE;
   sqlite3_bind_text (stmt, 1, name, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (stmt, 2, value, -1, SQLITE_TRANSIENT);
-  return insert_row (w, T_KS_META, stmt, error);
+  return insert_row (w, KS_KSCOPE_META, stmt, error);
 }
 
 static const char *
@@ -858,35 +596,30 @@ write_metadata (Writer  *w,
 {
   KsTrace *trace = w->trace;
   g_autofree char *version = g_strdup_printf ("%d", KS_KSCOPE_FORMAT_VERSION);
-  g_autofree char *producer = g_strdup_printf ("kinescope-cli %s", PACKAGE_VERSION);
   g_autofree char *origin = g_strdup_printf ("%" G_GINT64_FORMAT, trace->origin_ns);
   g_autoptr(GList) keys = NULL;
   const char *value;
-
-  if (!write_meta (w, "format_version", version, error))
-    return FALSE;
-
   /* Provenance survives a .kscope → .kscope copy unchanged. */
-  value = ks_trace_get_metadata (trace, "producer");
-  if (!write_meta (w, "producer", value ? value : producer, error))
+  const struct { const char *key; const char *fallback; } file_keys[] = {
+    { KS_KSCOPE_META_PRODUCER, ks_kscope_producer () },
+    { KS_KSCOPE_META_SOURCE_FORMAT, source_format (trace) },
+    { KS_KSCOPE_META_SOURCE_NAME, NULL },
+    { KS_KSCOPE_META_COMPLETE, "1" },
+    { KS_KSCOPE_META_DROPPED_RECORDS, "0" },
+    { KS_KSCOPE_META_CLOCK, "source" },
+  };
+
+  if (!write_meta (w, KS_KSCOPE_META_FORMAT_VERSION, version, error))
     return FALSE;
-  value = ks_trace_get_metadata (trace, "source_format");
-  if (!write_meta (w, "source_format", value ? value : source_format (trace), error))
-    return FALSE;
-  if (!write_meta (w, "source_name", ks_trace_get_metadata (trace, "source_name"), error))
-    return FALSE;
-  value = ks_trace_get_metadata (trace, "complete");
-  if (!write_meta (w, "complete", value ? value : "1", error))
-    return FALSE;
-  value = ks_trace_get_metadata (trace, "dropped_records");
-  if (!write_meta (w, "dropped_records", value ? value : "0", error))
-    return FALSE;
-  value = ks_trace_get_metadata (trace, "clock");
-  if (!write_meta (w, "clock", value ? value : "source", error))
-    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (file_keys); i++)
+    {
+      value = ks_trace_get_metadata (trace, file_keys[i].key);
+      if (!write_meta (w, file_keys[i].key, value ? value : file_keys[i].fallback, error))
+        return FALSE;
+    }
   /* Times are stored from the trace start; origin_ns places that start
    * on the source's own clock. */
-  if (!write_meta (w, "origin_ns", origin, error))
+  if (!write_meta (w, KS_KSCOPE_META_ORIGIN_NS, origin, error))
     return FALSE;
 
   keys = g_hash_table_get_keys (trace->metadata);
@@ -900,13 +633,13 @@ write_metadata (Writer  *w,
       /* Warnings go to KS_DIAGNOSTICS; the load time is the last load's. */
       if (strcmp (key, "warnings") == 0 || strcmp (key, "load_time_ms") == 0)
         continue;
-      for (guint i = 0; i < G_N_ELEMENTS (ks_sqlite_meta_keys); i++)
-        if (strcmp (key, ks_sqlite_meta_keys[i]) == 0)
+      for (guint i = 0; ks_kscope_file_meta_keys[i] != NULL; i++)
+        if (strcmp (key, ks_kscope_file_meta_keys[i]) == 0)
           reserved = TRUE;
       if (reserved)
         continue;
 
-      name = g_strconcat (KS_SQLITE_METADATA_PREFIX, key, NULL);
+      name = g_strconcat (KS_KSCOPE_META_METADATA_PREFIX, key, NULL);
       if (!write_meta (w, name, g_hash_table_lookup (trace->metadata, key), error))
         return FALSE;
     }
@@ -918,15 +651,15 @@ write_metadata (Writer  *w,
       g_auto(GStrv) lines = g_strsplit (value, "\n", -1);
       sqlite3_stmt *stmt;
 
-      if (!(stmt = table_stmt (w, T_KS_DIAGNOSTICS, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_DIAGNOSTICS, error)))
         return FALSE;
       for (guint i = 0; lines[i] != NULL; i++)
         {
           bind_null (stmt, 1);
-          bind_text (stmt, 2, "warning");
+          bind_text (stmt, 2, KS_KSCOPE_SEVERITY_WARNING);
           bind_text (stmt, 3, "import");
           bind_text (stmt, 4, lines[i]);
-          if (!insert_row (w, T_KS_DIAGNOSTICS, stmt, error))
+          if (!insert_row (w, KS_KSCOPE_KS_DIAGNOSTICS, stmt, error))
             return FALSE;
         }
     }
@@ -960,15 +693,15 @@ write_processes_and_threads (Writer  *w,
     {
       const KsProcess *proc = &trace->processes[p];
 
-      if (!(stmt = table_stmt (w, T_PROCESSES, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_PROCESSES, error)))
         return FALSE;
       bind_i64 (stmt, 1, w->process_gpid[p]);
       bind_i64 (stmt, 2, w->process_gpid[p] >> KS_GID_PID_SHIFT);
       bind_string (w, stmt, 3, proc->name);
-      if (!insert_row (w, T_PROCESSES, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_PROCESSES, stmt, error))
         return FALSE;
 
-      if (!(stmt = table_stmt (w, T_KS_PROCESSES, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_PROCESSES, error)))
         return FALSE;
       bind_i64 (stmt, 1, w->process_gpid[p]);
       bind_i64 (stmt, 2, proc->pid);
@@ -977,7 +710,7 @@ write_processes_and_threads (Writer  *w,
       bind_string (w, stmt, 5, proc->label);
       bind_i64 (stmt, 6, proc->sort_index);
       bind_i64 (stmt, 7, proc->group);
-      if (!insert_row (w, T_KS_PROCESSES, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_KS_PROCESSES, stmt, error))
         return FALSE;
     }
 
@@ -988,16 +721,16 @@ write_processes_and_threads (Writer  *w,
 
       if (thread->name != 0)
         {
-          if (!(stmt = table_stmt (w, T_THREAD_NAMES, error)))
+          if (!(stmt = table_stmt (w, KS_KSCOPE_THREAD_NAMES, error)))
             return FALSE;
           bind_i64 (stmt, 1, thread->name);
           bind_null (stmt, 2);
           bind_i64 (stmt, 3, w->thread_gtid[t]);
-          if (!insert_row (w, T_THREAD_NAMES, stmt, error))
+          if (!insert_row (w, KS_KSCOPE_THREAD_NAMES, stmt, error))
             return FALSE;
         }
 
-      if (!(stmt = table_stmt (w, T_KS_THREADS, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_THREADS, error)))
         return FALSE;
       bind_i64 (stmt, 1, w->thread_gtid[t]);
       bind_i64 (stmt, 2, proc->pid);
@@ -1008,7 +741,7 @@ write_processes_and_threads (Writer  *w,
       bind_text (stmt, 7, thread_role (trace, thread));
       bind_i64 (stmt, 8, w->process_gpid[thread->process]);
       bind_i64 (stmt, 9, thread->sort_index);
-      if (!insert_row (w, T_KS_THREADS, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_KS_THREADS, stmt, error))
         return FALSE;
     }
 
@@ -1030,22 +763,22 @@ write_session (Writer  *w,
       g_autofree char *utc_text = utc ? g_date_time_format (utc, "%Y-%m-%dT%H:%M:%S") : NULL;
       g_autofree char *local_text = local ? g_date_time_format (local, "%Y-%m-%dT%H:%M:%S") : NULL;
 
-      if (!(stmt = table_stmt (w, T_SESSION_START, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_SESSION_START, error)))
         return FALSE;
       bind_i64 (stmt, 1, trace->start_utc_ns);
       bind_text (stmt, 2, utc_text);
       bind_text (stmt, 3, local_text);
-      if (!insert_row (w, T_SESSION_START, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_SESSION_START, stmt, error))
         return FALSE;
     }
 
-  if (!(stmt = table_stmt (w, T_ANALYSIS_DETAILS, error)))
+  if (!(stmt = table_stmt (w, KS_KSCOPE_ANALYSIS_DETAILS, error)))
     return FALSE;
   bind_i64 (stmt, 1, 0);
   bind_i64 (stmt, 2, trace->duration_ns);
   bind_i64 (stmt, 3, 0);
   bind_i64 (stmt, 4, trace->duration_ns);
-  return insert_row (w, T_ANALYSIS_DETAILS, stmt, error);
+  return insert_row (w, KS_KSCOPE_ANALYSIS_DETAILS, stmt, error);
 }
 
 static gboolean
@@ -1059,7 +792,7 @@ write_gpus (Writer  *w,
       const KsGpu *gpu = &trace->gpus[g];
       sqlite3_stmt *stmt;
 
-      if (!(stmt = table_stmt (w, T_GPU, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_GPU, error)))
         return FALSE;
       bind_i64 (stmt, 1, 0);
       bind_i64 (stmt, 2, gpu->device);
@@ -1084,7 +817,7 @@ write_gpus (Writer  *w,
       bind_i64 (stmt, 18, gpu->compute_major);
       bind_i64 (stmt, 19, gpu->compute_minor);
       bind_i64 (stmt, 20, gpu->max_threads_per_sm);
-      if (!insert_row (w, T_GPU, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_GPU, stmt, error))
         return FALSE;
     }
 
@@ -1108,7 +841,7 @@ write_tracks (Writer  *w,
     {
       const KsTrack *track = &trace->tracks[t];
 
-      if (!(stmt = table_stmt (w, T_KS_TRACKS, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_TRACKS, error)))
         return FALSE;
       bind_i64 (stmt, 1, t);
       bind_text (stmt, 2, ks_sqlite_track_kinds[track->kind]);
@@ -1129,12 +862,12 @@ write_tracks (Writer  *w,
       else
         bind_null (stmt, 9);
       bind_i64 (stmt, 10, track->group);
-      if (!insert_row (w, T_KS_TRACKS, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_KS_TRACKS, stmt, error))
         return FALSE;
 
       if (track->kind == KS_TRACK_STREAM)
         {
-          if (!(stmt = table_stmt (w, T_CUDA_STREAM, error)))
+          if (!(stmt = table_stmt (w, KS_KSCOPE_CUDA_STREAM, error)))
             return FALSE;
           bind_i64 (stmt, 1, stream_to_nsys (track->stream));
           bind_i64 (stmt, 2, 0);
@@ -1144,7 +877,7 @@ write_tracks (Writer  *w,
           bind_i64 (stmt, 6, 0);
           bind_i64 (stmt, 7, 0);
           bind_i64 (stmt, 8, track->device);
-          if (!insert_row (w, T_CUDA_STREAM, stmt, error))
+          if (!insert_row (w, KS_KSCOPE_CUDA_STREAM, stmt, error))
             return FALSE;
         }
     }
@@ -1183,7 +916,7 @@ nvtx_domain (Writer   *w,
   domain = ++w->next_domain;
   g_hash_table_insert (w->domains, g_steal_pointer (&key), GUINT_TO_POINTER (domain));
 
-  if (!(stmt = table_stmt (w, T_NVTX, error)))
+  if (!(stmt = table_stmt (w, KS_KSCOPE_NVTX, error)))
     return FALSE;
   bind_i64 (stmt, 1, 0);
   bind_null (stmt, 2);
@@ -1196,7 +929,7 @@ nvtx_domain (Writer   *w,
   bind_null (stmt, 9);
   bind_null (stmt, 10);
   bind_null (stmt, 11);
-  if (!insert_row (w, T_NVTX, stmt, error))
+  if (!insert_row (w, KS_KSCOPE_NVTX, stmt, error))
     return FALSE;
 
   *out_domain = domain;
@@ -1212,7 +945,7 @@ write_ks_slice (Writer         *w,
 {
   sqlite3_stmt *stmt;
 
-  if (!(stmt = table_stmt (w, T_KS_SLICES, error)))
+  if (!(stmt = table_stmt (w, KS_KSCOPE_KS_SLICES, error)))
     return FALSE;
   bind_i64 (stmt, 1, track->start[i]);
   bind_i64 (stmt, 2, track->end[i]);
@@ -1224,7 +957,7 @@ write_ks_slice (Writer         *w,
   bind_nonzero (stmt, 8, track->correlation[i]);
   bind_nonzero (stmt, 9, track->external_id[i]);
   bind_text (stmt, 10, ks_trace_slice_args (w->trace, track, i));
-  return insert_row (w, T_KS_SLICES, stmt, error);
+  return insert_row (w, KS_KSCOPE_KS_SLICES, stmt, error);
 }
 
 static gboolean
@@ -1241,7 +974,7 @@ write_thread_slice (Writer         *w,
     {
     case KS_SLICE_CUDA_RUNTIME:
     case KS_SLICE_CUDA_DRIVER:
-      if (!(stmt = table_stmt (w, T_RUNTIME, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_RUNTIME, error)))
         return FALSE;
       bind_i64 (stmt, 1, track->start[i]);
       bind_i64 (stmt, 2, track->end[i]);
@@ -1252,10 +985,10 @@ write_thread_slice (Writer         *w,
       bind_category (w, stmt, 7, kind, track->category[i]);
       bind_nonzero (stmt, 8, track->external_id[i]);
       bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
-      return insert_row (w, T_RUNTIME, stmt, error);
+      return insert_row (w, KS_KSCOPE_RUNTIME, stmt, error);
 
     case KS_SLICE_OSRT:
-      if (!(stmt = table_stmt (w, T_OSRT, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_OSRT, error)))
         return FALSE;
       bind_i64 (stmt, 1, track->start[i]);
       bind_i64 (stmt, 2, track->end[i]);
@@ -1266,7 +999,7 @@ write_thread_slice (Writer         *w,
       bind_nonzero (stmt, 7, track->correlation[i]);
       bind_nonzero (stmt, 8, track->external_id[i]);
       bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
-      return insert_row (w, T_OSRT, stmt, error);
+      return insert_row (w, KS_KSCOPE_OSRT, stmt, error);
 
     default:
       return write_ks_slice (w, track, i, gtid, error);
@@ -1299,7 +1032,7 @@ write_nvtx_slice (Writer         *w,
         type = KS_NSYS_NVTX_START_END;
     }
 
-  if (!(stmt = table_stmt (w, T_NVTX, error)))
+  if (!(stmt = table_stmt (w, KS_KSCOPE_NVTX, error)))
     return FALSE;
   bind_i64 (stmt, 1, track->start[i]);
   bind_i64 (stmt, 2, track->end[i]);
@@ -1318,7 +1051,7 @@ write_nvtx_slice (Writer         *w,
   bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
   bind_nonzero (stmt, 10, track->correlation[i]);
   bind_nonzero (stmt, 11, track->external_id[i]);
-  return insert_row (w, T_NVTX, stmt, error);
+  return insert_row (w, KS_KSCOPE_NVTX, stmt, error);
 }
 
 static gboolean
@@ -1344,7 +1077,7 @@ write_gpu_slice (Writer         *w,
 
         if (!string_id (w, short_name, &short_id, error))
           return FALSE;
-        if (!(stmt = table_stmt (w, T_KERNEL, error)))
+        if (!(stmt = table_stmt (w, KS_KSCOPE_KERNEL, error)))
           return FALSE;
         bind_i64 (stmt, 1, track->start[i]);
         bind_i64 (stmt, 2, track->end[i]);
@@ -1365,14 +1098,14 @@ write_gpu_slice (Writer         *w,
         bind_category (w, stmt, 17, kind, track->category[i]);
         bind_nonzero (stmt, 18, track->external_id[i]);
         bind_text (stmt, 19, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, T_KERNEL, stmt, error);
+        return insert_row (w, KS_KSCOPE_KERNEL, stmt, error);
       }
 
     case KS_SLICE_MEMCPY:
       {
         g_autofree char *implied = ks_sqlite_memcpy_name (info);
 
-        if (!(stmt = table_stmt (w, T_MEMCPY, error)))
+        if (!(stmt = table_stmt (w, KS_KSCOPE_MEMCPY, error)))
           return FALSE;
         bind_i64 (stmt, 1, track->start[i]);
         bind_i64 (stmt, 2, track->end[i]);
@@ -1382,8 +1115,8 @@ write_gpu_slice (Writer         *w,
         bind_gid (stmt, 6, gpid);
         bind_i64 (stmt, 7, (gint64)info->copy.bytes);
         bind_i64 (stmt, 8, info->copy.copy_kind);
-        bind_i64 (stmt, 9, ks_sqlite_mem_kind_to_nsys (info->copy.src_kind));
-        bind_i64 (stmt, 10, ks_sqlite_mem_kind_to_nsys (info->copy.dst_kind));
+        bind_i64 (stmt, 9, ks_kscope_mem_kind_from_cupti (info->copy.src_kind));
+        bind_i64 (stmt, 10, ks_kscope_mem_kind_from_cupti (info->copy.dst_kind));
         if (strcmp (implied, name) != 0)
           bind_i64 (stmt, 11, track->name_id[i]);
         else
@@ -1391,14 +1124,14 @@ write_gpu_slice (Writer         *w,
         bind_category (w, stmt, 12, kind, track->category[i]);
         bind_nonzero (stmt, 13, track->external_id[i]);
         bind_text (stmt, 14, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, T_MEMCPY, stmt, error);
+        return insert_row (w, KS_KSCOPE_MEMCPY, stmt, error);
       }
 
     case KS_SLICE_MEMSET:
       {
         g_autofree char *implied = ks_sqlite_memset_name (info);
 
-        if (!(stmt = table_stmt (w, T_MEMSET, error)))
+        if (!(stmt = table_stmt (w, KS_KSCOPE_MEMSET, error)))
           return FALSE;
         bind_i64 (stmt, 1, track->start[i]);
         bind_i64 (stmt, 2, track->end[i]);
@@ -1408,7 +1141,7 @@ write_gpu_slice (Writer         *w,
         bind_gid (stmt, 6, gpid);
         bind_i64 (stmt, 7, info->copy.value);
         bind_i64 (stmt, 8, (gint64)info->copy.bytes);
-        bind_i64 (stmt, 9, ks_sqlite_mem_kind_to_nsys (info->copy.dst_kind));
+        bind_i64 (stmt, 9, ks_kscope_mem_kind_from_cupti (info->copy.dst_kind));
         if (strcmp (implied, name) != 0)
           bind_i64 (stmt, 10, track->name_id[i]);
         else
@@ -1416,7 +1149,7 @@ write_gpu_slice (Writer         *w,
         bind_category (w, stmt, 11, kind, track->category[i]);
         bind_nonzero (stmt, 12, track->external_id[i]);
         bind_text (stmt, 13, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, T_MEMSET, stmt, error);
+        return insert_row (w, KS_KSCOPE_MEMSET, stmt, error);
       }
 
     case KS_SLICE_SYNC:
@@ -1428,7 +1161,7 @@ write_gpu_slice (Writer         *w,
             info->copy.dst_kind || info->copy.value)
           break;
 
-        if (!(stmt = table_stmt (w, T_SYNC, error)))
+        if (!(stmt = table_stmt (w, KS_KSCOPE_SYNC, error)))
           return FALSE;
         bind_i64 (stmt, 1, track->start[i]);
         bind_i64 (stmt, 2, track->end[i]);
@@ -1444,7 +1177,7 @@ write_gpu_slice (Writer         *w,
         bind_category (w, stmt, 9, kind, track->category[i]);
         bind_nonzero (stmt, 10, track->external_id[i]);
         bind_text (stmt, 11, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, T_SYNC, stmt, error);
+        return insert_row (w, KS_KSCOPE_SYNC, stmt, error);
       }
 
     default:
@@ -1576,7 +1309,7 @@ write_flows (Writer  *w,
       const KsTrack *to = &trace->tracks[flow->to_track];
       sqlite3_stmt *stmt;
 
-      if (!(stmt = table_stmt (w, T_KS_FLOWS, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_FLOWS, error)))
         return FALSE;
       bind_i64 (stmt, 1, f - w->n_implied_flows);
       bind_i64 (stmt, 2, flow->category);
@@ -1587,7 +1320,7 @@ write_flows (Writer  *w,
       bind_i64 (stmt, 7, flow->from_track);
       bind_i64 (stmt, 8, flow->to_track);
       bind_i64 (stmt, 9, flow->kind);
-      if (!insert_row (w, T_KS_FLOWS, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_KS_FLOWS, stmt, error))
         return FALSE;
     }
 
@@ -1605,7 +1338,7 @@ write_counters (Writer  *w,
       const KsCounter *counter = &trace->counters[c];
       sqlite3_stmt *stmt;
 
-      if (!(stmt = table_stmt (w, T_KS_COUNTERS, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_COUNTERS, error)))
         return FALSE;
       bind_i64 (stmt, 1, c);
       bind_text (stmt, 2, ks_trace_string (trace, counter->name));
@@ -1615,17 +1348,17 @@ write_counters (Writer  *w,
       else
         bind_null (stmt, 4);
       bind_gid (stmt, 5, counter->process != KS_NO_INDEX ? w->process_gpid[counter->process] : -1);
-      if (!insert_row (w, T_KS_COUNTERS, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_KS_COUNTERS, stmt, error))
         return FALSE;
 
       for (guint32 i = 0; i < counter->n_samples; i++)
         {
-          if (!(stmt = table_stmt (w, T_KS_COUNTER_SAMPLES, error)))
+          if (!(stmt = table_stmt (w, KS_KSCOPE_KS_COUNTER_SAMPLES, error)))
             return FALSE;
           bind_i64 (stmt, 1, c);
           bind_i64 (stmt, 2, counter->ts[i]);
           sqlite3_bind_double (stmt, 3, counter->value[i]);
-          if (!insert_row (w, T_KS_COUNTER_SAMPLES, stmt, error))
+          if (!insert_row (w, KS_KSCOPE_KS_COUNTER_SAMPLES, stmt, error))
             return FALSE;
         }
     }
@@ -1644,7 +1377,7 @@ write_memory_events (Writer  *w,
       const KsMemoryEvent *ev = &trace->memory_events[i];
       sqlite3_stmt *stmt;
 
-      if (!(stmt = table_stmt (w, T_KS_MEMORY_EVENTS, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_MEMORY_EVENTS, error)))
         return FALSE;
       bind_i64 (stmt, 1, ev->ts);
       bind_gid (stmt, 2, ev->thread != KS_NO_INDEX ? w->thread_gtid[ev->thread] : -1);
@@ -1659,7 +1392,7 @@ write_memory_events (Writer  *w,
         bind_i64 (stmt, 7, ev->total_reserved);
       else
         bind_null (stmt, 7);
-      if (!insert_row (w, T_KS_MEMORY_EVENTS, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_KS_MEMORY_EVENTS, stmt, error))
         return FALSE;
     }
 
@@ -1678,7 +1411,7 @@ write_instants (Writer  *w,
       const KsTrack *track = inst->track != KS_NO_INDEX ? &trace->tracks[inst->track] : NULL;
       sqlite3_stmt *stmt;
 
-      if (!(stmt = table_stmt (w, T_KS_INSTANTS, error)))
+      if (!(stmt = table_stmt (w, KS_KSCOPE_KS_INSTANTS, error)))
         return FALSE;
       bind_i64 (stmt, 1, inst->ts);
       bind_gid (stmt, 2, track && track->thread != KS_NO_INDEX ? w->thread_gtid[track->thread] : -1);
@@ -1690,7 +1423,7 @@ write_instants (Writer  *w,
       bind_i64 (stmt, 5, inst->name);
       bind_i64 (stmt, 6, inst->category);
       bind_text (stmt, 7, inst->args ? trace->args + (inst->args - 1) : NULL);
-      if (!insert_row (w, T_KS_INSTANTS, stmt, error))
+      if (!insert_row (w, KS_KSCOPE_KS_INSTANTS, stmt, error))
         return FALSE;
     }
 
@@ -1701,41 +1434,24 @@ static gboolean
 write_enums (Writer  *w,
              GError **error)
 {
-  g_autoptr(GString) sql = g_string_new (NULL);
-  static const char * const slice_kinds[KS_N_SLICE_KINDS] = {
-    "Generic", "CPU operator", "Python function", "User annotation", "CUDA runtime",
-    "CUDA driver", "NVTX range", "OS runtime", "Async", "GPU annotation", "Kernel",
-    "Memcpy", "Memset", "Synchronization",
-  };
+  int rc = ks_kscope_schema_write_enums (w->db);
 
-  for (guint i = 0; i < G_N_ELEMENTS (enum_tables); i++)
-    {
-      g_string_append_printf (sql,
-                              "CREATE TABLE %s (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);",
-                              enum_tables[i].name);
-      for (const EnumRow *row = enum_tables[i].rows; row->name != NULL; row++)
-        g_string_append_printf (sql, "INSERT INTO %s VALUES (%" G_GINT64_FORMAT ", '%s', '%s');",
-                                enum_tables[i].name, row->id, row->name, row->label);
-    }
-
-  /* KS_SLICES.kind */
-  g_string_append (sql, "CREATE TABLE ENUM_KS_SLICE_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);");
-  for (guint i = 0; i < KS_N_SLICE_KINDS; i++)
-    g_string_append_printf (sql, "INSERT INTO ENUM_KS_SLICE_KIND VALUES (%u, '%s', '%s');",
-                            i, ks_slice_kind_to_string (i), slice_kinds[i]);
-
-  return exec (w, sql->str, error);
+  if (rc != SQLITE_OK)
+    return set_sqlite_error (w, rc, error);
+  return TRUE;
 }
 
 static gboolean
 write_indexes (Writer  *w,
                GError **error)
 {
-  for (guint i = 0; i < N_TABLES; i++)
-    if (w->rows[i] > 0 && tables[i].indexes != NULL)
+  for (guint i = 0; i < KS_KSCOPE_N_TABLES; i++)
+    if (w->rows[i] > 0)
       {
-        if (!exec (w, tables[i].indexes, error))
-          return FALSE;
+        int rc = ks_kscope_schema_create_indexes (w->db, i);
+
+        if (rc != SQLITE_OK)
+          return set_sqlite_error (w, rc, error);
       }
   return TRUE;
 }
@@ -1744,24 +1460,21 @@ static gboolean
 write_all (Writer  *w,
            GError **error)
 {
-  char *sql;
-  gboolean ok;
+  int rc;
 
   /* A fresh temporary file that nobody else sees: no journal, no syncs
    * until the end; the rename is what makes it visible. */
-  sql = g_strdup_printf ("PRAGMA page_size = 16384;"
-                         "PRAGMA journal_mode = OFF;"
-                         "PRAGMA synchronous = OFF;"
-                         "PRAGMA locking_mode = EXCLUSIVE;"
-                         "PRAGMA temp_store = MEMORY;"
-                         "PRAGMA cache_size = -65536;"
-                         "PRAGMA application_id = %d;"
-                         "PRAGMA user_version = %d;"
-                         "BEGIN;",
-                         KS_KSCOPE_APPLICATION_ID, KS_KSCOPE_FORMAT_VERSION);
-  ok = exec (w, sql, error);
-  g_free (sql);
-  if (!ok)
+  if (!exec (w, "PRAGMA page_size = 16384;"
+                "PRAGMA journal_mode = OFF;"
+                "PRAGMA synchronous = OFF;"
+                "PRAGMA locking_mode = EXCLUSIVE;"
+                "PRAGMA temp_store = MEMORY;"
+                "PRAGMA cache_size = -65536;", error))
+    return FALSE;
+  rc = ks_kscope_schema_identify (w->db);
+  if (rc != SQLITE_OK)
+    return set_sqlite_error (w, rc, error);
+  if (!exec (w, "BEGIN", error))
     return FALSE;
 
   if (!write_strings (w, error) ||
@@ -1792,7 +1505,7 @@ write_all (Writer  *w,
 static void
 writer_clear (Writer *w)
 {
-  for (guint i = 0; i < N_TABLES; i++)
+  for (guint i = 0; i < KS_KSCOPE_N_TABLES; i++)
     g_clear_pointer (&w->stmts[i], sqlite3_finalize);
   g_clear_pointer (&w->db, sqlite3_close);
   if (w->launcher != NULL)
@@ -1904,7 +1617,7 @@ ks_kscope_write (KsTrace       *trace,
     set_sqlite_error (&w, rc, error);
   else if (write_all (&w, error))
     {
-      for (guint i = 0; i < N_TABLES; i++)
+      for (guint i = 0; i < KS_KSCOPE_N_TABLES; i++)
         g_clear_pointer (&w.stmts[i], sqlite3_finalize);
       rc = sqlite3_close (w.db);
       w.db = NULL;

@@ -7,14 +7,11 @@
 
 #pragma once
 
+#include "ks-kscope-schema.h"
 #include "ks-progress.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
-
-/* The .kscope format: application id "KSCO", schema version 1. */
-#define KS_KSCOPE_APPLICATION_ID 0x4B53434F
-#define KS_KSCOPE_FORMAT_VERSION 1
 
 /* Saves @trace as a .kscope database (see TRACE_FORMAT.md). The file is
  * written beside @file under a temporary name and renamed over it when

@@ -9,17 +9,13 @@
 
 #include <string.h>
 
+#include "ks-kscope-schema.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
 
 /* Conventions shared by the .kscope writer and the SQLite reader, so that
  * what one writes the other reads back the same. */
-
-/* globalTid = (hw << 56) | (vm << 48) | (pid << 24) | tid */
-#define KS_GID_PID_SHIFT 24
-#define KS_GID_MASK      G_GINT64_CONSTANT (0xffffff)
-#define KS_GID_LIMIT     G_GINT64_CONSTANT (0x1000000)
 
 /* CUPTI's "no stream" (CUPTI_SYNCHRONIZATION_INVALID_VALUE); -1 in the model. */
 #define KS_NSYS_NO_STREAM G_GINT64_CONSTANT (0xffffffff)
@@ -67,24 +63,6 @@ ks_sqlite_default_category (KsSliceKind kind)
     case KS_N_SLICE_KINDS:
     default:                    return "";
     }
-}
-
-/* Nsight's ENUM_CUDA_MEM_KIND counts from Pageable = 0 and puts Unknown
- * last; the model keeps CUPTI's numbering (Unknown = 0). */
-static inline gint64
-ks_sqlite_mem_kind_to_nsys (guint8 kind)
-{
-  if (kind == KS_MEM_UNKNOWN || kind > KS_MEM_MANAGED_STATIC)
-    return 7;
-  return kind - 1;
-}
-
-static inline guint8
-ks_sqlite_mem_kind_from_nsys (gint64 kind)
-{
-  if (kind < 0 || kind > 6)
-    return KS_MEM_UNKNOWN;
-  return (guint8)(kind + 1);
 }
 
 static inline guint8
@@ -145,13 +123,5 @@ static const char * const ks_sqlite_track_kinds[KS_N_TRACK_KINDS] = {
   [KS_TRACK_STREAM] = "stream",
   [KS_TRACK_GPU_ANNOTATION] = "gpu_annotation",
 };
-
-/* KS_META keys that describe the file rather than the trace; they appear
- * in the loaded trace's metadata under the same names. */
-static const char * const ks_sqlite_meta_keys[] = {
-  "producer", "source_format", "source_name", "complete", "dropped_records", "clock",
-};
-
-#define KS_SQLITE_METADATA_PREFIX "metadata."
 
 G_END_DECLS

@@ -556,7 +556,7 @@ api_sid (Reader *r,
 static gint64
 gid_pid (gint64 gid)
 {
-  return (gid >> KS_GID_PID_SHIFT) & KS_GID_MASK;
+  return ks_kscope_pid_of (gid);
 }
 
 static gint64
@@ -775,18 +775,18 @@ load_meta (Reader  *r,
       if (name == NULL || value == NULL)
         continue;
 
-      if (strcmp (name, "origin_ns") == 0)
+      if (strcmp (name, KS_KSCOPE_META_ORIGIN_NS) == 0)
         {
           gint64 origin = g_ascii_strtoll (value, NULL, 10);
 
           r->shift = CLAMP (origin, -TS_LIMIT, TS_LIMIT);
         }
-      else if (g_str_has_prefix (name, KS_SQLITE_METADATA_PREFIX))
-        ks_trace_builder_set_metadata (r->b, name + strlen (KS_SQLITE_METADATA_PREFIX), value);
+      else if (g_str_has_prefix (name, KS_KSCOPE_META_METADATA_PREFIX))
+        ks_trace_builder_set_metadata (r->b, name + strlen (KS_KSCOPE_META_METADATA_PREFIX), value);
       else
         {
-          for (guint i = 0; i < G_N_ELEMENTS (ks_sqlite_meta_keys); i++)
-            if (strcmp (name, ks_sqlite_meta_keys[i]) == 0)
+          for (guint i = 0; ks_kscope_file_meta_keys[i] != NULL; i++)
+            if (strcmp (name, ks_kscope_file_meta_keys[i]) == 0)
               ks_trace_builder_set_metadata (r->b, name, value);
         }
     }
@@ -1312,7 +1312,7 @@ load_mem_kinds (Reader  *r,
   gboolean failed = FALSE;
 
   for (guint i = 0; i < G_N_ELEMENTS (r->mem_kinds); i++)
-    r->mem_kinds[i] = ks_sqlite_mem_kind_from_nsys (i);
+    r->mem_kinds[i] = ks_kscope_mem_kind_to_cupti (i);
 
   if (!(stmt = select_columns (r, "ENUM_CUDA_MEM_KIND", columns, 2, 2, NULL, error)))
     return error == NULL || *error == NULL;
