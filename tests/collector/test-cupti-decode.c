@@ -313,9 +313,19 @@ test_decode (void)
   g_assert_cmpstr (text, ==, "cuLaunchKernel");
   g_clear_pointer (&text, g_free);
   g_assert_cmpint (q (db, "SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1"), ==, ((gint64) 4242 << 24) | 4243);
-  g_assert_cmpint (q (db, "SELECT bytes * 100 + copyKind * 10 + srcKind FROM CUPTI_ACTIVITY_KIND_MEMCPY"), ==, (1 << 20) * 100 + 10 + 2);
-  g_assert_cmpint (q (db, "SELECT dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY"), ==, 3);
-  g_assert_cmpint (q (db, "SELECT bytes FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE streamId = 14 AND memKind = 3"), ==, 512 << 10);
+  /* Nsight's numbers: Pageable 0, Pinned 1, Device 2 (CUPTI: 1, 2, 3) */
+  g_assert_cmpint (q (db, "SELECT bytes * 100 + copyKind * 10 + srcKind FROM CUPTI_ACTIVITY_KIND_MEMCPY"), ==, (1 << 20) * 100 + 10 + 1);
+  g_assert_cmpint (q (db, "SELECT dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY"), ==, 2);
+  text = qs (db, "SELECT s.label || ' -> ' || d.label FROM CUPTI_ACTIVITY_KIND_MEMCPY m "
+                 "JOIN ENUM_CUDA_MEM_KIND s ON s.id = m.srcKind JOIN ENUM_CUDA_MEM_KIND d ON d.id = m.dstKind");
+  g_assert_cmpstr (text, ==, "Pinned -> Device");
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (q (db, "SELECT bytes FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE streamId = 14 AND memKind = 2"), ==, 512 << 10);
+  /* CUPTI's Regular launch is 0, Nsight's 1 */
+  text = qs (db, "SELECT e.label FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN ENUM_CUDA_KERNEL_LAUNCH_TYPE e "
+                 "ON e.id = k.launchType WHERE k.correlationId = 11");
+  g_assert_cmpstr (text, ==, "Regular");
+  g_clear_pointer (&text, g_free);
   g_assert_cmpint (q (db, "SELECT syncType * 100 + streamId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), ==, 313);
   g_assert_cmpint (q (db, "SELECT eventId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), ==, -1);
   g_assert_cmpint (q (db, "SELECT COUNT(*) FROM TARGET_INFO_CUDA_STREAM WHERE streamId = 13 AND priority = -1 AND processId = 4242"), ==, 1);

@@ -11,6 +11,8 @@
 
 #include "ks-record-writer.h"
 
+#include "ks-kscope-schema.h"
+
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib/gi18n.h>
@@ -19,134 +21,46 @@
 
 #define COMMIT_INTERVAL_US (250 * 1000)
 
-typedef enum
-{
-  T_STRINGS,
-  T_PROCESSES,
-  T_THREAD_NAMES,
-  T_KS_THREADS,
-  T_KERNEL,
-  T_MEMCPY,
-  T_MEMSET,
-  T_RUNTIME,
-  T_SYNC,
-  T_NVTX,
-  T_OSRT,
-  T_STREAM,
-  T_GPU,
-  T_COUNTERS,
-  T_SAMPLES,
-  T_MEMORY,
-  T_DIAG,
-  T_CAPTURE,
-  N_TABLES
-} Table;
-
-typedef struct
-{
-  const char *name;
-  const char *create;
-  const char *insert;
-} TableDef;
-
-static const TableDef tables[N_TABLES] = {
-  [T_STRINGS] = { "StringIds",
-    "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL)",
-    "INSERT INTO StringIds (id, value) VALUES (?, ?)" },
-  [T_PROCESSES] = { "PROCESSES",
-    "CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT)",
-    "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?, ?, ?)" },
-  [T_THREAD_NAMES] = { "ThreadNames",
-    "CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER)",
-    "INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES (?, NULL, ?)" },
-  [T_KS_THREADS] = { "KS_THREADS",
-    "CREATE TABLE KS_THREADS (globalTid INTEGER, pid INTEGER, tid INTEGER, originalPid TEXT, "
-    "originalTid TEXT, name TEXT, role TEXT)",
-    "INSERT INTO KS_THREADS (globalTid, pid, tid, originalPid, originalTid, name, role) "
-    "VALUES (?, ?, ?, NULL, NULL, ?, ?)" },
-  [T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL",
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
-    "correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, "
-    "shortName INTEGER NOT NULL, mangledName INTEGER, launchType INTEGER, cacheConfig INTEGER, "
-    "registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, "
-    "gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, "
-    "staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL, "
-    "localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL, "
-    "sharedMemoryExecuted INTEGER, graphNodeId INTEGER, graphId INTEGER)",
-    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-  [T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY",
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
-    "correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, "
-    "srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, dstDeviceId INTEGER, graphNodeId INTEGER, "
-    "runtimeCorrelationId INTEGER)",
-    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-  [T_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
-    "correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL, "
-    "graphNodeId INTEGER, memKind INTEGER)",
-    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-  [T_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME",
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-    "eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, "
-    "returnValue INTEGER NOT NULL, callchainId INTEGER)",
-    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, ?, ?, ?, NULL)" },
-  [T_SYNC] = { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
-    "correlationId INTEGER, globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL)",
-    "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-  [T_NVTX] = { "NVTX_EVENTS",
-    "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, "
-    "rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, "
-    "endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, "
-    "doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL)",
-    "INSERT INTO NVTX_EVENTS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-  [T_OSRT] = { "OSRT_API",
-    "CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, "
-    "globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER, "
-    "callchainId INTEGER NOT NULL)",
-    "INSERT INTO OSRT_API VALUES (?, ?, 27, ?, ?, ?, 0, 0)" },
-  [T_STREAM] = { "TARGET_INFO_CUDA_STREAM",
-    "CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER NOT NULL, hwId INTEGER NOT NULL, "
-    "vmId INTEGER NOT NULL, processId INTEGER NOT NULL, contextId INTEGER NOT NULL, "
-    "priority INTEGER NOT NULL, flag INTEGER NOT NULL)",
-    "INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (?, 0, 0, ?, ?, ?, ?)" },
-  [T_GPU] = { "TARGET_INFO_GPU",
-    "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, "
-    "busLocation TEXT, totalMemory INTEGER, smCount INTEGER, uuid TEXT, computeMajor INTEGER, "
-    "computeMinor INTEGER, maxThreadsPerBlock INTEGER, maxWarpsPerSm INTEGER, maxShmemPerSm INTEGER, "
-    "maxRegistersPerSm INTEGER, threadsPerWarp INTEGER, clockRate INTEGER, memoryBandwidth INTEGER, "
-    "l2CacheSize INTEGER)",
-    "INSERT INTO TARGET_INFO_GPU VALUES (0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-  [T_COUNTERS] = { "KS_COUNTERS",
-    "CREATE TABLE KS_COUNTERS (id INTEGER PRIMARY KEY, name TEXT NOT NULL, unit TEXT, "
-    "deviceId INTEGER, globalPid INTEGER, description TEXT)",
-    "INSERT INTO KS_COUNTERS VALUES (?, ?, ?, ?, NULL, ?)" },
-  [T_SAMPLES] = { "KS_COUNTER_SAMPLES",
-    "CREATE TABLE KS_COUNTER_SAMPLES (counterId INTEGER NOT NULL, timestamp INTEGER NOT NULL, value REAL)",
-    "INSERT INTO KS_COUNTER_SAMPLES VALUES (?, ?, ?)" },
-  [T_MEMORY] = { "KS_MEMORY_EVENTS",
-    "CREATE TABLE KS_MEMORY_EVENTS (timestamp INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER, "
-    "address INTEGER, bytes INTEGER, totalAllocated INTEGER, totalReserved INTEGER)",
-    "INSERT INTO KS_MEMORY_EVENTS VALUES (?, ?, ?, ?, ?, ?, NULL)" },
-  [T_DIAG] = { "KS_DIAGNOSTICS",
-    "CREATE TABLE KS_DIAGNOSTICS (timestamp INTEGER, severity TEXT, source TEXT, text TEXT)",
-    "INSERT INTO KS_DIAGNOSTICS VALUES (?, ?, ?, ?)" },
-  [T_CAPTURE] = { "META_DATA_CAPTURE",
-    "CREATE TABLE META_DATA_CAPTURE (name TEXT NOT NULL, value TEXT)",
-    "INSERT INTO META_DATA_CAPTURE VALUES (?, ?)" },
+/* The columns each table gets from a recording (see
+ * ks_kscope_schema_prepare_insert()); parameters in this order. A table
+ * missing here gets every column, in the order of its definition. */
+static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
+  [KS_KSCOPE_THREAD_NAMES] = "nameId, globalTid",
+  [KS_KSCOPE_ANALYSIS_DETAILS] = "globalVid = 0, duration, startTime = 0, stopTime",
+  [KS_KSCOPE_GPU] =
+    "vmId = 0, id, name, busLocation, totalMemory, smCount, uuid, computeMajor, computeMinor, "
+    "maxThreadsPerBlock, maxWarpsPerSm, maxShmemPerSm, maxRegistersPerSm, threadsPerWarp, "
+    "clockRate, memoryBandwidth, l2CacheSize",
+  [KS_KSCOPE_CUDA_STREAM] = "streamId, hwId = 0, vmId = 0, processId, contextId, priority, flag",
+  [KS_KSCOPE_KERNEL] =
+    "start, end, deviceId, contextId, streamId, correlationId, globalPid, demangledName, "
+    "shortName, mangledName, launchType, cacheConfig, registersPerThread, gridX, gridY, gridZ, "
+    "blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
+    "localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId, graphId",
+  [KS_KSCOPE_MEMCPY] =
+    "start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, "
+    "srcKind, dstKind, srcDeviceId, dstDeviceId, graphNodeId, runtimeCorrelationId",
+  [KS_KSCOPE_MEMSET] =
+    "start, end, deviceId, contextId, streamId, correlationId, globalPid, value, bytes, "
+    "graphNodeId, memKind",
+  [KS_KSCOPE_RUNTIME] = "start, end, eventClass, globalTid, correlationId, nameId, returnValue",
+  [KS_KSCOPE_SYNC] =
+    "start, end, deviceId, contextId, streamId, correlationId, globalPid, syncType, eventId",
+  [KS_KSCOPE_NVTX] =
+    "start, end, eventType, rangeId, category, color, text, globalTid, endGlobalTid, textId, "
+    "domainId, uint64Value, int64Value, doubleValue, uint32Value, int32Value, floatValue",
+  [KS_KSCOPE_OSRT] =
+    "start, end, eventClass = 27, globalTid, nameId, returnValue, nestingLevel = 0, callchainId = 0",
+  [KS_KSCOPE_KS_THREADS] = "globalTid, pid, tid, name, role, globalPid",
+  [KS_KSCOPE_KS_COUNTERS] = "id, name, unit, deviceId, description",
+  [KS_KSCOPE_KS_MEMORY_EVENTS] = "timestamp, globalTid, deviceId, address, bytes, totalAllocated",
 };
 
 struct _KsRecordWriter
 {
   sqlite3        *db;
   char           *path;
-  sqlite3_stmt   *stmts[N_TABLES];
-  sqlite3_stmt   *meta_stmt;
+  sqlite3_stmt   *stmts[KS_KSCOPE_N_TABLES];
   GHashTable     *strings;      /* text → id */
   guint32         next_string;
   guint32         next_counter;
@@ -195,18 +109,18 @@ exec (KsRecordWriter *self,
   return TRUE;
 }
 
+/* Tables are created when their first row arrives. */
 static sqlite3_stmt *
 stmt (KsRecordWriter *self,
-      Table           table)
+      KsKscopeTable   table)
 {
   if (self->error != NULL)
     return NULL;
   if (self->stmts[table] == NULL)
     {
-      if (!exec (self, tables[table].create))
-        return NULL;
-      if (sqlite3_prepare_v3 (self->db, tables[table].insert, -1, SQLITE_PREPARE_PERSISTENT,
-                              &self->stmts[table], NULL) != SQLITE_OK)
+      if (ks_kscope_schema_create_table (self->db, table) != SQLITE_OK ||
+          ks_kscope_schema_prepare_insert (self->db, table, insert_columns[table],
+                                           &self->stmts[table]) != SQLITE_OK)
         {
           fail (self);
           return NULL;
@@ -216,13 +130,20 @@ stmt (KsRecordWriter *self,
 }
 
 static void
-step (KsRecordWriter *self,
-      sqlite3_stmt   *s)
+step_uncounted (KsRecordWriter *self,
+                sqlite3_stmt   *s)
 {
   if (sqlite3_step (s) != SQLITE_DONE)
     fail (self);
   sqlite3_reset (s);
   sqlite3_clear_bindings (s);
+}
+
+static void
+step (KsRecordWriter *self,
+      sqlite3_stmt   *s)
+{
+  step_uncounted (self, s);
   self->counts.rows++;
 }
 
@@ -249,13 +170,13 @@ ks_record_writer_set_meta (KsRecordWriter *self,
                            const char     *name,
                            const char     *value)
 {
-  if (self->error != NULL)
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_META);
+
+  if (s == NULL)
     return;
-  sqlite3_bind_text (self->meta_stmt, 1, name, -1, SQLITE_TRANSIENT);
-  bind_text_or_null (self->meta_stmt, 2, value);
-  if (sqlite3_step (self->meta_stmt) != SQLITE_DONE)
-    fail (self);
-  sqlite3_reset (self->meta_stmt);
+  sqlite3_bind_text (s, 1, name, -1, SQLITE_TRANSIENT);
+  bind_text_or_null (s, 2, value);
+  step_uncounted (self, s);
 }
 
 KsRecordWriter *
@@ -269,7 +190,8 @@ ks_record_writer_new (const char  *path,
   g_autoptr(GDateTime) local = NULL;
   g_autofree char *utc_text = NULL;
   g_autofree char *local_text = NULL;
-  g_autofree char *sql = NULL;
+  g_autofree char *version = NULL;
+  sqlite3_stmt *s;
   int rc;
 
   self = g_new0 (KsRecordWriter, 1);
@@ -290,33 +212,37 @@ ks_record_writer_new (const char  *path,
       return NULL;
     }
 
-  exec (self, "PRAGMA application_id = 1263747919");  /* 0x4B53434F "KSCO" */
-  exec (self, "PRAGMA user_version = 1");
+  if (ks_kscope_schema_identify (self->db) != SQLITE_OK)
+    fail (self);
   exec (self, "PRAGMA journal_mode = DELETE");
   exec (self, "PRAGMA synchronous = NORMAL");
   exec (self, "PRAGMA cache_size = -32768");
-  exec (self, "CREATE TABLE KS_META (name TEXT PRIMARY KEY, value TEXT)");
-  if (self->error == NULL
-      && sqlite3_prepare_v3 (self->db, "INSERT OR REPLACE INTO KS_META (name, value) VALUES (?, ?)",
-                             -1, SQLITE_PREPARE_PERSISTENT, &self->meta_stmt, NULL) != SQLITE_OK)
-    fail (self);
 
+  /* complete = 0 until finish says otherwise: a recording cut short
+   * says so. The lookup tables go in the first commit, so that every
+   * state the file can be left in has them. */
   exec (self, "BEGIN");
-  ks_record_writer_set_meta (self, "format_version", "1");
-  ks_record_writer_set_meta (self, "producer", "kinescope-cli " PACKAGE_VERSION);
-  ks_record_writer_set_meta (self, "source_format", "cupti");
-  ks_record_writer_set_meta (self, "complete", "0");
-  ks_record_writer_set_meta (self, "dropped_records", "0");
-  ks_record_writer_set_meta (self, "clock", "CLOCK_MONOTONIC");
+  version = g_strdup_printf ("%d", KS_KSCOPE_FORMAT_VERSION);
+  ks_record_writer_set_meta (self, KS_KSCOPE_META_FORMAT_VERSION, version);
+  ks_record_writer_set_meta (self, KS_KSCOPE_META_PRODUCER, ks_kscope_producer ());
+  ks_record_writer_set_meta (self, KS_KSCOPE_META_SOURCE_FORMAT, "cupti");
+  ks_record_writer_set_meta (self, KS_KSCOPE_META_COMPLETE, "0");
+  ks_record_writer_set_meta (self, KS_KSCOPE_META_DROPPED_RECORDS, "0");
+  ks_record_writer_set_meta (self, KS_KSCOPE_META_CLOCK, "CLOCK_MONOTONIC");
+  if (self->error == NULL && ks_kscope_schema_write_enums (self->db) != SQLITE_OK)
+    fail (self);
 
   utc = g_date_time_new_from_unix_utc (start_utc_ns / 1000000000);
   local = utc ? g_date_time_to_local (utc) : NULL;
   utc_text = utc ? g_date_time_format_iso8601 (utc) : g_strdup ("");
   local_text = local ? g_date_time_format_iso8601 (local) : g_strdup ("");
-  sql = g_strdup_printf ("CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
-                         "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (%" G_GINT64_FORMAT ", '%s', '%s')",
-                         start_utc_ns, utc_text, local_text);
-  exec (self, sql);
+  if ((s = stmt (self, KS_KSCOPE_SESSION_START)) != NULL)
+    {
+      sqlite3_bind_int64 (s, 1, start_utc_ns);
+      sqlite3_bind_text (s, 2, utc_text, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text (s, 3, local_text, -1, SQLITE_TRANSIENT);
+      step_uncounted (self, s);
+    }
   ks_record_writer_commit (self);
 
   if (self->error != NULL)
@@ -334,9 +260,8 @@ ks_record_writer_free (KsRecordWriter *self)
 {
   if (self == NULL)
     return;
-  for (guint i = 0; i < N_TABLES; i++)
+  for (guint i = 0; i < KS_KSCOPE_N_TABLES; i++)
     g_clear_pointer (&self->stmts[i], sqlite3_finalize);
-  g_clear_pointer (&self->meta_stmt, sqlite3_finalize);
   if (self->db != NULL)
     {
       if (sqlite3_get_autocommit (self->db) == 0)
@@ -395,7 +320,7 @@ ks_record_writer_intern (KsRecordWriter *self,
 
   id = self->next_string++;
   g_hash_table_insert (self->strings, g_strdup (text), GUINT_TO_POINTER (id));
-  if ((s = stmt (self, T_STRINGS)) != NULL)
+  if ((s = stmt (self, KS_KSCOPE_STRING_IDS)) != NULL)
     {
       sqlite3_bind_int64 (s, 1, id);
       sqlite3_bind_text (s, 2, text, -1, SQLITE_TRANSIENT);
@@ -409,7 +334,7 @@ ks_record_writer_add_capture_meta (KsRecordWriter *self,
                                    const char     *name,
                                    const char     *value)
 {
-  sqlite3_stmt *s = stmt (self, T_CAPTURE);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_CAPTURE);
 
   if (s == NULL)
     return;
@@ -423,11 +348,11 @@ ks_record_writer_add_process (KsRecordWriter *self,
                               gint64          pid,
                               const char     *name)
 {
-  sqlite3_stmt *s = stmt (self, T_PROCESSES);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_PROCESSES);
 
   if (s == NULL)
     return;
-  sqlite3_bind_int64 (s, 1, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, 1, ks_kscope_global_pid (pid));
   sqlite3_bind_int64 (s, 2, pid);
   bind_text_or_null (s, 3, name);
   step (self, s);
@@ -440,7 +365,7 @@ ks_record_writer_rename_process (KsRecordWriter *self,
 {
   sqlite3_stmt *s = NULL;
 
-  if (self->error != NULL || self->stmts[T_PROCESSES] == NULL)
+  if (self->error != NULL || self->stmts[KS_KSCOPE_PROCESSES] == NULL)
     return;
   if (sqlite3_prepare_v2 (self->db, "UPDATE PROCESSES SET name = ? WHERE pid = ?", -1, &s, NULL) != SQLITE_OK)
     {
@@ -467,20 +392,21 @@ ks_record_writer_add_thread (KsRecordWriter *self,
   if (name != NULL && *name)
     {
       name_id = ks_record_writer_intern (self, name);
-      if ((s = stmt (self, T_THREAD_NAMES)) != NULL)
+      if ((s = stmt (self, KS_KSCOPE_THREAD_NAMES)) != NULL)
         {
           sqlite3_bind_int64 (s, 1, name_id);
-          sqlite3_bind_int64 (s, 2, ks_global_tid (pid, tid));
+          sqlite3_bind_int64 (s, 2, ks_kscope_global_tid (pid, tid));
           step (self, s);
         }
     }
-  if ((s = stmt (self, T_KS_THREADS)) != NULL)
+  if ((s = stmt (self, KS_KSCOPE_KS_THREADS)) != NULL)
     {
-      sqlite3_bind_int64 (s, 1, ks_global_tid (pid, tid));
+      sqlite3_bind_int64 (s, 1, ks_kscope_global_tid (pid, tid));
       sqlite3_bind_int64 (s, 2, pid);
       sqlite3_bind_int64 (s, 3, tid);
       bind_text_or_null (s, 4, name);
       bind_text_or_null (s, 5, role);
+      sqlite3_bind_int64 (s, 6, ks_kscope_global_pid (pid));
       step (self, s);
     }
 }
@@ -493,7 +419,7 @@ ks_record_writer_add_kernel (KsRecordWriter     *self,
                              guint32             short_id,
                              guint32             mangled_id)
 {
-  sqlite3_stmt *s = stmt (self, T_KERNEL);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_KERNEL);
   int i = 1;
 
   if (s == NULL)
@@ -504,11 +430,11 @@ ks_record_writer_add_kernel (KsRecordWriter     *self,
   sqlite3_bind_int64 (s, i++, k->context_id);
   sqlite3_bind_int64 (s, i++, k->stream_id);
   sqlite3_bind_int64 (s, i++, k->correlation_id);
-  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
   sqlite3_bind_int64 (s, i++, demangled_id);
   sqlite3_bind_int64 (s, i++, short_id);
   sqlite3_bind_int64 (s, i++, mangled_id);
-  sqlite3_bind_int64 (s, i++, k->launch_type);
+  sqlite3_bind_int64 (s, i++, ks_kscope_launch_type_from_cupti (k->launch_type));
   sqlite3_bind_int64 (s, i++, k->cache_config);
   sqlite3_bind_int64 (s, i++, k->registers);
   for (int d = 0; d < 3; d++)
@@ -532,7 +458,7 @@ ks_record_writer_add_memcpy (KsRecordWriter     *self,
                              gint64              pid,
                              const KsWireMemcpy *m)
 {
-  sqlite3_stmt *s = stmt (self, T_MEMCPY);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_MEMCPY);
   int i = 1;
 
   if (s == NULL)
@@ -543,11 +469,11 @@ ks_record_writer_add_memcpy (KsRecordWriter     *self,
   sqlite3_bind_int64 (s, i++, m->context_id);
   sqlite3_bind_int64 (s, i++, m->stream_id);
   sqlite3_bind_int64 (s, i++, m->correlation_id);
-  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
   sqlite3_bind_int64 (s, i++, (gint64) m->bytes);
-  sqlite3_bind_int64 (s, i++, m->copy_kind);
-  sqlite3_bind_int64 (s, i++, m->src_kind);
-  sqlite3_bind_int64 (s, i++, m->dst_kind);
+  sqlite3_bind_int64 (s, i++, ks_kscope_copy_kind_from_cupti (m->copy_kind));
+  sqlite3_bind_int64 (s, i++, ks_kscope_mem_kind_from_cupti (m->src_kind));
+  sqlite3_bind_int64 (s, i++, ks_kscope_mem_kind_from_cupti (m->dst_kind));
   sqlite3_bind_int64 (s, i++, m->src_device_id);
   sqlite3_bind_int64 (s, i++, m->dst_device_id);
   sqlite3_bind_int64 (s, i++, (gint64) m->graph_node_id);
@@ -561,7 +487,7 @@ ks_record_writer_add_memset (KsRecordWriter     *self,
                              gint64              pid,
                              const KsWireMemset *m)
 {
-  sqlite3_stmt *s = stmt (self, T_MEMSET);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_MEMSET);
   int i = 1;
 
   if (s == NULL)
@@ -572,11 +498,11 @@ ks_record_writer_add_memset (KsRecordWriter     *self,
   sqlite3_bind_int64 (s, i++, m->context_id);
   sqlite3_bind_int64 (s, i++, m->stream_id);
   sqlite3_bind_int64 (s, i++, m->correlation_id);
-  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
   sqlite3_bind_int64 (s, i++, m->value);
   sqlite3_bind_int64 (s, i++, (gint64) m->bytes);
   sqlite3_bind_int64 (s, i++, (gint64) m->graph_node_id);
-  sqlite3_bind_int64 (s, i++, m->mem_kind);
+  sqlite3_bind_int64 (s, i++, ks_kscope_mem_kind_from_cupti (m->mem_kind));
   step (self, s);
   self->counts.memsets++;
 }
@@ -587,7 +513,7 @@ ks_record_writer_add_api (KsRecordWriter  *self,
                           const KsWireApi *a,
                           guint32          name_id)
 {
-  sqlite3_stmt *s = stmt (self, T_RUNTIME);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_RUNTIME);
   int i = 1;
 
   if (s == NULL)
@@ -595,7 +521,7 @@ ks_record_writer_add_api (KsRecordWriter  *self,
   sqlite3_bind_int64 (s, i++, rel (self, a->start));
   sqlite3_bind_int64 (s, i++, rel (self, a->end));
   sqlite3_bind_int64 (s, i++, a->event_class);
-  sqlite3_bind_int64 (s, i++, ks_global_tid (pid, a->tid));
+  sqlite3_bind_int64 (s, i++, ks_kscope_global_tid (pid, a->tid));
   sqlite3_bind_int64 (s, i++, a->correlation_id);
   sqlite3_bind_int64 (s, i++, name_id);
   sqlite3_bind_int64 (s, i++, a->return_value);
@@ -609,7 +535,7 @@ ks_record_writer_add_sync (KsRecordWriter   *self,
                            guint32           device_id,
                            const KsWireSync *sy)
 {
-  sqlite3_stmt *s = stmt (self, T_SYNC);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_SYNC);
   int i = 1;
 
   if (s == NULL)
@@ -621,8 +547,8 @@ ks_record_writer_add_sync (KsRecordWriter   *self,
   /* CUPTI reports stream 0xFFFFFFFF for context-wide syncs */
   sqlite3_bind_int64 (s, i++, sy->stream_id == G_MAXUINT32 ? -1 : (gint64) sy->stream_id);
   sqlite3_bind_int64 (s, i++, sy->correlation_id);
-  sqlite3_bind_int64 (s, i++, ks_global_pid (pid));
-  sqlite3_bind_int64 (s, i++, sy->sync_type);
+  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
+  sqlite3_bind_int64 (s, i++, ks_kscope_sync_type_from_cupti (sy->sync_type));
   sqlite3_bind_int64 (s, i++, sy->event_id == G_MAXUINT32 ? -1 : (gint64) sy->event_id);
   step (self, s);
   self->counts.syncs++;
@@ -638,13 +564,13 @@ ks_record_writer_add_memory (KsRecordWriter *self,
                              gint64          bytes,
                              gint64          total_allocated)
 {
-  sqlite3_stmt *s = stmt (self, T_MEMORY);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_KS_MEMORY_EVENTS);
   int i = 1;
 
   if (s == NULL)
     return;
   sqlite3_bind_int64 (s, i++, rel (self, timestamp));
-  sqlite3_bind_int64 (s, i++, ks_global_tid (pid, tid));
+  sqlite3_bind_int64 (s, i++, ks_kscope_global_tid (pid, tid));
   sqlite3_bind_int64 (s, i++, device_id);
   sqlite3_bind_int64 (s, i++, (gint64) address);
   sqlite3_bind_int64 (s, i++, bytes);
@@ -658,7 +584,7 @@ ks_record_writer_add_stream (KsRecordWriter     *self,
                              gint64              pid,
                              const KsWireStream *st)
 {
-  sqlite3_stmt *s = stmt (self, T_STREAM);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_CUDA_STREAM);
   int i = 1;
 
   if (s == NULL)
@@ -667,7 +593,7 @@ ks_record_writer_add_stream (KsRecordWriter     *self,
   sqlite3_bind_int64 (s, i++, pid);
   sqlite3_bind_int64 (s, i++, st->context_id);
   sqlite3_bind_int64 (s, i++, (gint32) st->priority);
-  sqlite3_bind_int64 (s, i++, st->flag);
+  sqlite3_bind_int64 (s, i++, ks_kscope_stream_flag_from_cupti (st->flag));
   step (self, s);
 }
 
@@ -689,7 +615,7 @@ ks_record_writer_add_nvtx (KsRecordWriter *self,
                            guint           payload_type,
                            guint64         payload)
 {
-  sqlite3_stmt *s = stmt (self, T_NVTX);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_NVTX);
   int payload_col;
 
   if (s == NULL)
@@ -705,9 +631,9 @@ ks_record_writer_add_nvtx (KsRecordWriter *self,
   if (has_color)
     sqlite3_bind_int64 (s, 6, color);
   bind_text_or_null (s, 7, text);
-  sqlite3_bind_int64 (s, 8, ks_global_tid (pid, tid));
+  sqlite3_bind_int64 (s, 8, ks_kscope_global_tid (pid, tid));
   if (event_type == KS_NVTX_START_END && end_tid != 0)
-    sqlite3_bind_int64 (s, 9, ks_global_tid (pid, end_tid));
+    sqlite3_bind_int64 (s, 9, ks_kscope_global_tid (pid, end_tid));
   if (text_id != 0)
     sqlite3_bind_int64 (s, 10, text_id);
   sqlite3_bind_int64 (s, 11, domain_id);
@@ -795,11 +721,11 @@ ks_record_writer_add_osrt (KsRecordWriter   *self,
   if (o->function >= KS_OSRT_N_FUNCTIONS)
     return;
   name_id = ks_record_writer_intern (self, osrt_names[o->function]);
-  if ((s = stmt (self, T_OSRT)) == NULL)
+  if ((s = stmt (self, KS_KSCOPE_OSRT)) == NULL)
     return;
   sqlite3_bind_int64 (s, 1, rel (self, o->start));
   sqlite3_bind_int64 (s, 2, rel (self, o->end));
-  sqlite3_bind_int64 (s, 3, ks_global_tid (pid, o->tid));
+  sqlite3_bind_int64 (s, 3, ks_kscope_global_tid (pid, o->tid));
   sqlite3_bind_int64 (s, 4, name_id);
   sqlite3_bind_int64 (s, 5, o->return_value);
   step (self, s);
@@ -813,7 +739,7 @@ ks_record_writer_add_counter (KsRecordWriter *self,
                               gint            device_id,
                               const char     *description)
 {
-  sqlite3_stmt *s = stmt (self, T_COUNTERS);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_KS_COUNTERS);
   guint32 id = self->next_counter++;
 
   if (s == NULL)
@@ -834,7 +760,7 @@ ks_record_writer_add_sample (KsRecordWriter *self,
                              guint64         timestamp,
                              double          value)
 {
-  sqlite3_stmt *s = stmt (self, T_SAMPLES);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_KS_COUNTER_SAMPLES);
 
   if (s == NULL)
     return;
@@ -852,7 +778,7 @@ ks_record_writer_add_diagnostic (KsRecordWriter *self,
                                  const char     *source,
                                  const char     *text)
 {
-  sqlite3_stmt *s = stmt (self, T_DIAG);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_KS_DIAGNOSTICS);
 
   if (s == NULL)
     return;
@@ -867,7 +793,7 @@ void
 ks_record_writer_add_gpu (KsRecordWriter    *self,
                           const KsRecordGpu *g)
 {
-  sqlite3_stmt *s = stmt (self, T_GPU);
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_GPU);
   int i = 1;
 
   if (s == NULL)
@@ -892,58 +818,12 @@ ks_record_writer_add_gpu (KsRecordWriter    *self,
 }
 
 static void
-write_enums (KsRecordWriter *self)
-{
-  static const char *sql =
-    "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
-    "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown'),"
-    "(1,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device'),(2,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host'),"
-    "(3,'CUDA_MEMCPY_KIND_HTOA','Host-to-Array'),(4,'CUDA_MEMCPY_KIND_ATOH','Array-to-Host'),"
-    "(5,'CUDA_MEMCPY_KIND_ATOA','Array-to-Array'),(6,'CUDA_MEMCPY_KIND_ATOD','Array-to-Device'),"
-    "(7,'CUDA_MEMCPY_KIND_DTOA','Device-to-Array'),(8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device'),"
-    "(9,'CUDA_MEMCPY_KIND_HTOH','Host-to-Host'),(10,'CUDA_MEMCPY_KIND_PTOP','Peer-to-Peer');"
-    "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
-    "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0,'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN','Unknown'),"
-    "(1,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable'),(2,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned'),"
-    "(3,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device'),(4,'CUDA_MEMOPR_MEMORY_KIND_ARRAY','Array'),"
-    "(5,'CUDA_MEMOPR_MEMORY_KIND_MANAGED','Managed'),(6,'CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC','Device Static'),"
-    "(7,'CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC','Managed Static');"
-    "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
-    "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (27,'TRACE_PROCESS_EVENT_OS_RUNTIME','OS Runtime API'),"
-    "(33,'NVTX_CATEGORY','NVTX Category'),(34,'NVTX_MARK','NVTX Mark'),"
-    "(59,'NVTX_PUSHPOP_RANGE','NVTX PushPop Range'),(60,'NVTX_STARTEND_RANGE','NVTX StartEnd Range'),"
-    "(75,'NVTX_DOMAIN_CREATE','NVTX Domain Create');"
-    "CREATE TABLE ENUM_NSYS_EVENT_CLASS (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
-    "INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES (0,'TRACE_PROCESS_EVENT_CUDA_RUNTIME','CUDA Runtime API'),"
-    "(1,'TRACE_PROCESS_EVENT_CUDA_DRIVER','CUDA Driver API'),(27,'TRACE_PROCESS_EVENT_OS_RUNTIME','OS Runtime API');"
-    "CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);"
-    "INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN','Unknown'),"
-    "(1,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE','Event sync'),"
-    "(2,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT','Stream wait event'),"
-    "(3,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE','Stream sync'),"
-    "(4,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE','Context sync');";
-
-  exec (self, sql);
-}
-
-static void
 create_indexes (KsRecordWriter *self)
 {
-  static const struct { Table table; const char *sql; } indexes[] = {
-    { T_KERNEL, "CREATE INDEX ks_kernel_stream ON CUPTI_ACTIVITY_KIND_KERNEL (deviceId, streamId, start)" },
-    { T_MEMCPY, "CREATE INDEX ks_memcpy_stream ON CUPTI_ACTIVITY_KIND_MEMCPY (deviceId, streamId, start)" },
-    { T_MEMSET, "CREATE INDEX ks_memset_stream ON CUPTI_ACTIVITY_KIND_MEMSET (deviceId, streamId, start)" },
-    { T_SYNC, "CREATE INDEX ks_sync_stream ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (deviceId, streamId, start)" },
-    { T_RUNTIME, "CREATE INDEX ks_runtime_tid ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid, start)" },
-    { T_RUNTIME, "CREATE INDEX ks_runtime_corr ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid / 16777216, correlationId)" },
-    { T_NVTX, "CREATE INDEX ks_nvtx_tid ON NVTX_EVENTS (globalTid, start)" },
-    { T_OSRT, "CREATE INDEX ks_osrt_tid ON OSRT_API (globalTid, start)" },
-    { T_SAMPLES, "CREATE INDEX ks_samples ON KS_COUNTER_SAMPLES (counterId, timestamp)" },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (indexes); i++)
-    if (self->stmts[indexes[i].table] != NULL)
-      exec (self, indexes[i].sql);
+  for (guint i = 0; i < KS_KSCOPE_N_TABLES; i++)
+    if (self->error == NULL && self->stmts[i] != NULL &&
+        ks_kscope_schema_create_indexes (self->db, i) != SQLITE_OK)
+      fail (self);
 }
 
 gboolean
@@ -952,20 +832,20 @@ ks_record_writer_finish (KsRecordWriter  *self,
                          gboolean         complete,
                          GError         **error)
 {
-  g_autofree char *sql = NULL;
   gint64 duration = rel (self, end_mono_ns);
+  sqlite3_stmt *s;
 
   if (self->error == NULL)
     {
-      write_enums (self);
-      sql = g_strdup_printf ("CREATE TABLE ANALYSIS_DETAILS (globalVid INTEGER NOT NULL, duration INTEGER NOT NULL, "
-                             "startTime INTEGER NOT NULL, stopTime INTEGER NOT NULL);"
-                             "INSERT INTO ANALYSIS_DETAILS VALUES (0, %" G_GINT64_FORMAT ", 0, %" G_GINT64_FORMAT ")",
-                             duration, duration);
-      exec (self, sql);
+      if ((s = stmt (self, KS_KSCOPE_ANALYSIS_DETAILS)) != NULL)
+        {
+          sqlite3_bind_int64 (s, 1, duration);
+          sqlite3_bind_int64 (s, 2, duration);
+          step_uncounted (self, s);
+        }
       ks_record_writer_commit (self);
       create_indexes (self);
-      ks_record_writer_set_meta (self, "complete", complete ? "1" : "0");
+      ks_record_writer_set_meta (self, KS_KSCOPE_META_COMPLETE, complete ? "1" : "0");
       if (self->error == NULL && sqlite3_get_autocommit (self->db) == 0)
         exec (self, "COMMIT");
     }

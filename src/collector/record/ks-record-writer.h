@@ -14,7 +14,8 @@
 G_BEGIN_DECLS
 
 /* Writes a recording straight into a .kscope database (TRACE_FORMAT.md):
- * Nsight-compatible tables plus KS_*. Rows go into one open transaction
+ * Nsight-compatible tables plus KS_*, defined by ks-kscope-schema.h as
+ * for ks_kscope_write(), with CUPTI's enum values turned into Nsight's. Rows go into one open transaction
  * that is committed at least every 250 ms, so a recorder or a program that
  * is killed leaves a database holding everything up to the last commit,
  * with KS_META complete = 0 (written first, set to 1 by finish). Tables
@@ -166,18 +167,5 @@ gboolean        ks_record_writer_finish         (KsRecordWriter      *self,
                                                  guint64              end_mono_ns,
                                                  gboolean             complete,
                                                  GError             **error);
-
-static inline gint64
-ks_global_tid (gint64 pid,
-               gint64 tid)
-{
-  return (pid << 24) | (tid & 0xFFFFFF);
-}
-
-static inline gint64
-ks_global_pid (gint64 pid)
-{
-  return pid << 24;
-}
 
 G_END_DECLS
