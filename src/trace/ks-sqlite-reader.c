@@ -2000,9 +2000,11 @@ load_diagnostics (Reader  *r,
       const char *severity = (const char *)sqlite3_column_text (stmt, 0);
       const char *text = (const char *)sqlite3_column_text (stmt, 1);
 
-      if (text == NULL)
+      /* Informational rows (a capture range that started, a note on
+       * the sampler) are part of the record, not a problem with it. */
+      if (text == NULL || !ks_kscope_severity_is_problem (severity))
         continue;
-      if (severity == NULL || strcmp (severity, "warning") == 0)
+      if (g_ascii_strcasecmp (severity, KS_KSCOPE_SEVERITY_WARNING) == 0)
         ks_trace_builder_add_warning (r->b, "%s", text);
       else
         ks_trace_builder_add_warning (r->b, "%s: %s", severity, text);
