@@ -49,14 +49,12 @@ compare_entries (gconstpointer a,
   return ea->name < eb->name ? -1 : ea->name > eb->name;
 }
 
-static void
-account (GHashTable *table,
-         GArray     *entries,
-         guint32     name,
-         gint64      clipped)
+static KsRangeEntry *
+entry_for (GHashTable *table,
+           GArray     *entries,
+           guint32     name)
 {
   gpointer pos;
-  KsRangeEntry *e;
 
   if (!g_hash_table_lookup_extended (table, GUINT_TO_POINTER (name), NULL, &pos))
     {
@@ -66,7 +64,17 @@ account (GHashTable *table,
       pos = GUINT_TO_POINTER (entries->len);
       g_hash_table_insert (table, GUINT_TO_POINTER (name), pos);
     }
-  e = &g_array_index (entries, KsRangeEntry, GPOINTER_TO_UINT (pos) - 1);
+  return &g_array_index (entries, KsRangeEntry, GPOINTER_TO_UINT (pos) - 1);
+}
+
+static void
+account (GHashTable *table,
+         GArray     *entries,
+         guint32     name,
+         gint64      clipped)
+{
+  KsRangeEntry *e = entry_for (table, entries, name);
+
   e->count++;
   e->total_ns += clipped;
 }
@@ -100,7 +108,19 @@ visit_slice (const KsTrack *track,
       break;
 
     case KS_SLICE_CPU_OP:
-      account (w->operators, w->stats->operators, track->name_id[slice], clipped);
+      {
+        guint32 p;
+
+        /* Self time: the enclosing operator gives up the part that runs
+         * in this one, so nested operators are not counted twice. */
+        account (w->operators, w->stats->operators, track->name_id[slice], clipped);
+        for (p = ks_track_parent_slice (track, slice); p != KS_NO_INDEX; p = ks_track_parent_slice (track, p))
+          if (track->slice_kind[p] == KS_SLICE_CPU_OP)
+            {
+              entry_for (w->operators, w->stats->operators, track->name_id[p])->total_ns -= clipped;
+              break;
+            }
+      }
       break;
 
     case KS_SLICE_GENERIC:

@@ -16,7 +16,8 @@ G_BEGIN_DECLS
 /* Statistics of a selected time range: GPU busy time per device (the
  * union of kernel intervals clipped to the range, as the TensorBoard
  * plugin and HTA define it), and the kernels and operators that spent
- * the most time inside it (durations clipped to the range). */
+ * the most time inside it (durations clipped to the range; for
+ * operators their self time, without the nested operators they call). */
 
 typedef struct
 {
@@ -39,7 +40,7 @@ typedef struct
   guint64 n_slices;          /* slices of any kind intersecting the range */
   GArray *gpus;              /* KsRangeGpu, by device */
   GArray *kernels;           /* KsRangeEntry, longest total first */
-  GArray *operators;         /* KsRangeEntry (cpu_op), longest total first */
+  GArray *operators;         /* KsRangeEntry (cpu_op), total = self time, longest first */
 } KsRangeStats;
 
 KsRangeStats *ks_range_stats_compute        (KsTrace              *trace,

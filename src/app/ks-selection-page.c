@@ -352,12 +352,14 @@ static void
 add_entries (KsSelectionPage *self,
              KsTrace         *trace,
              GArray          *entries,
-             const char      *title)
+             const char      *title,
+             const char      *description)
 {
   if (entries->len == 0)
     return;
 
   begin_group (self, title);
+  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->group), description);
   for (guint i = 0; i < MIN (TOP_N, entries->len); i++)
     {
       const KsRangeEntry *e = &g_array_index (entries, KsRangeEntry, i);
@@ -405,8 +407,10 @@ add_range (KsSelectionPage *self,
         }
     }
 
-  add_entries (self, trace, self->range_stats->kernels, _("Top Kernels"));
-  add_entries (self, trace, self->range_stats->operators, _("Top Operators"));
+  add_entries (self, trace, self->range_stats->kernels, _("Top Kernels"),
+               _("GPU time inside the range"));
+  add_entries (self, trace, self->range_stats->operators, _("Top Operators"),
+               _("Self time inside the range: each operator without the operators it calls"));
 }
 
 static void

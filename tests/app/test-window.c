@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "ks-application.h"
+#include "ks-range-stats.h"
 #include "ks-render-cairo.h"
 #include "ks-selection-page.h"
 #include "ks-window.h"
@@ -506,11 +507,42 @@ test_range (void)
   expected = g_strdup_printf ("%.1f %% (4.60 ms)", 100.0 * LB_KERNEL_UNION_NS / (end - start));
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "GPU Busy", "GPU 0"), ==, expected);
 
-  /* Top kernel: 4 calls, 977.184 µs; top operators: aten::randn 128
-   * calls 26.92 ms, aten::normal_ 128 calls 24.93 ms. */
+  /* Top kernel: 4 calls, 977.184 µs. Top operators by self time (the
+   * operators they call taken out): aten::normal_ 128 calls 24.93 ms;
+   * aten::randn, which calls it, 26.92 ms in all but 1.22 ms of its own. */
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Kernels", LB_KERNEL_NAME), ==, "977 µs · 4 calls");
-  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::randn"), ==, "26.9 ms · 128 calls");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::normal_"), ==, "24.9 ms · 128 calls");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::avg_pool2d"), ==, "8.50 ms · 128 calls");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::cat"), ==, "6.48 ms · 4 calls");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::randn"), ==, "1.22 ms · 128 calls");
+
+  /* The same in nanoseconds, in order; the self times add up to the
+   * time of the outermost operators, 59.731595 ms. */
+  {
+    g_autoptr(KsRangeStats) stats = ks_range_stats_compute (trace, start, end, NULL);
+    static const struct { const char *name; guint64 count; gint64 self_ns; } top[] = {
+      { "aten::normal_", 128, 24931614 },
+      { "aten::avg_pool2d", 128, 8503123 },
+      { "aten::cat", 4, 6478017 },
+      { "aten::copy_", 8, 2798954 },
+      { "aten::cudnn_convolution", 8, 1491563 },
+      { "aten::convolution_backward", 8, 1366340 },
+      { "aten::randn", 128, 1223884 },
+    };
+    gint64 sum = 0;
+
+    for (guint i = 0; i < G_N_ELEMENTS (top); i++)
+      {
+        const KsRangeEntry *e = &g_array_index (stats->operators, KsRangeEntry, i);
+
+        g_assert_cmpstr (ks_trace_string (trace, e->name), ==, top[i].name);
+        g_assert_cmpuint (e->count, ==, top[i].count);
+        g_assert_cmpint (e->total_ns, ==, top[i].self_ns);
+      }
+    for (guint i = 0; i < stats->operators->len; i++)
+      sum += g_array_index (stats->operators, KsRangeEntry, i).total_ns;
+    g_assert_cmpint (sum, ==, 59731595);
+  }
 
   /* A narrower range: the 2 ms around the longest kernel holds it whole. */
   {
