@@ -363,12 +363,17 @@ add_entries (KsSelectionPage *self,
   for (guint i = 0; i < MIN (TOP_N, entries->len); i++)
     {
       const KsRangeEntry *e = &g_array_index (entries, KsRangeEntry, i);
+      const char *name = ks_trace_string (trace, e->name);
       g_autofree char *dur = ks_time_format_duration (e->total_ns);
       g_autofree char *value = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %" PRIu64 " call",
                                                              "%s · %" PRIu64 " calls", e->count),
                                                 dur, e->count);
+      GtkWidget *row = add_row (self, name, value);
 
-      add_row (self, ks_trace_string (trace, e->name), value);
+      /* Templated kernel names run to hundreds of characters: two lines,
+       * the whole name in the tooltip. */
+      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
+      gtk_widget_set_tooltip_text (row, name);
     }
 }
 

@@ -511,6 +511,14 @@ test_range (void)
    * operators they call taken out): aten::normal_ 128 calls 24.93 ms;
    * aten::randn, which calls it, 26.92 ms in all but 1.22 ms of its own. */
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Kernels", LB_KERNEL_NAME), ==, "977 µs · 4 calls");
+  /* Its 150-character name takes two lines at most, all of it in the tooltip. */
+  {
+    GtkWidget *row = find_action_row (GTK_WIDGET (page), LB_KERNEL_NAME);
+
+    g_assert_nonnull (row);
+    g_assert_cmpint (adw_action_row_get_title_lines (ADW_ACTION_ROW (row)), ==, 2);
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (row), ==, LB_KERNEL_NAME);
+  }
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::normal_"), ==, "24.9 ms · 128 calls");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::avg_pool2d"), ==, "8.50 ms · 128 calls");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Operators", "aten::cat"), ==, "6.48 ms · 4 calls");
