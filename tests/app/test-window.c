@@ -775,7 +775,7 @@ test_search_folded (void)
   count = GTK_LABEL (gtk_widget_get_last_child (gtk_widget_get_parent (entry)));
 
   /* 8 host-to-device copies: 306.816 µs at 33.305 ms is the first, four
-   * are under 1 µs; the whole 287 ms trace is in view. */
+   * are under 1 µs; the whole 150 ms trace is in view. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "memcpy htod");
   WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "8 matches") == 0);
   for (guint32 t = 0; t < trace->n_tracks && first_slice == 0; t++)
