@@ -293,7 +293,9 @@ ks_kernels_page_init (KsKernelsPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
-  ks_page_table_add_column (&self->table, _("Kernel"), NULL, name_text, name_compare, self, FALSE);
+  /* Names are long: give them room and let the numbers scroll */
+  gtk_column_view_column_set_fixed_width (ks_page_table_add_column (&self->table, _("Kernel"), NULL, name_text,
+                                                                    name_compare, self, FALSE), 200);
   ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
   self->total_column = ks_page_table_add_column (&self->table, _("Total"), ks_metric_get_definition (KS_METRIC_KERNEL_TIME),
                                                  total_ns_text, total_ns_compare, self, TRUE);

@@ -231,7 +231,9 @@ ks_operators_page_init (KsOperatorsPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
-  ks_page_table_add_column (&self->table, _("Operator"), NULL, name_text, name_compare, self, FALSE);
+  /* Names are long: give them room and let the numbers scroll */
+  gtk_column_view_column_set_fixed_width (ks_page_table_add_column (&self->table, _("Operator"), NULL, name_text,
+                                                                    name_compare, self, FALSE), 200);
   self->dims_column = ks_page_table_add_column (&self->table, _("Input Shapes"), NULL,
                                                 dims_text, dims_compare, self, FALSE);
   ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
