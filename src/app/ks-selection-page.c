@@ -64,16 +64,24 @@ add_row (KsSelectionPage *self,
 {
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *label = gtk_label_new (value);
+  PangoAttrList *attrs = pango_attr_list_new ();
+  int len = (int)g_utf8_strlen (value, -1);
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  /* Short values never wrap (width-chars counts average characters, so
+   * a wide 15-letter name would still break); long ones (kernel names)
+   * wrap at 22 chars, without the hyphens Pango would insert, which
+   * would read as part of an identifier. */
+  gtk_label_set_wrap (GTK_LABEL (label), len > 22);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+  gtk_label_set_attributes (GTK_LABEL (label), attrs);
+  pango_attr_list_unref (attrs);
   gtk_label_set_xalign (GTK_LABEL (label), 1.0);
   gtk_label_set_justify (GTK_LABEL (label), GTK_JUSTIFY_RIGHT);
-  /* Short values never wrap; long ones (kernel names) wrap at 22 chars. */
-  gtk_label_set_width_chars (GTK_LABEL (label), MIN (22, (int)g_utf8_strlen (value, -1)));
+  gtk_label_set_width_chars (GTK_LABEL (label), MIN (22, len));
   gtk_label_set_max_width_chars (GTK_LABEL (label), 30);
   gtk_widget_add_css_class (label, "dim-label");
   gtk_widget_add_css_class (label, "numeric");

@@ -171,6 +171,24 @@ find_action_row (GtkWidget  *root,
   return NULL;
 }
 
+/* The value label (right-hand side of a row) showing @text under @root. */
+static GtkLabel *
+find_label (GtkWidget  *root,
+            const char *text)
+{
+  if (GTK_IS_LABEL (root) && gtk_widget_has_css_class (root, "numeric") &&
+      g_strcmp0 (gtk_label_get_label (GTK_LABEL (root)), text) == 0)
+    return GTK_LABEL (root);
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkLabel *found = find_label (c, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* The empty window's list of recent traces. */
 static GtkWidget *
 find_recent_list (GtkWidget *root)
@@ -415,6 +433,27 @@ test_select_kernel (void)
     g_signal_emit_by_name (row, "activated");
     g_assert_true (ks_session_get_selected_slice (session, &launch_track, &launch_slice));
     g_assert_cmpstr (ks_trace_string (trace, trace->tracks[launch_track].name_id[launch_slice]), ==, "cudaLaunchKernelExC");
+    /* A short name never wraps, however wide its letters; a long one
+     * (the kernel's, in the flow row) wraps without inserted hyphens. */
+    {
+      GtkLabel *value = find_label (GTK_WIDGET (page), "cudaLaunchKernelExC");
+      GtkLabel *long_value = find_label (GTK_WIDGET (page), LB_KERNEL_NAME);
+      PangoAttrIterator *iter;
+      PangoAttrInt *hyphens;
+
+      g_assert_nonnull (value);
+      g_assert_nonnull (long_value);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      g_assert_false (gtk_label_get_wrap (value));
+      g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (value)), ==, 1);
+      g_assert_true (gtk_label_get_wrap (long_value));
+      g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (long_value)), >, 1);
+      iter = pango_attr_list_get_iterator (gtk_label_get_attributes (long_value));
+      hyphens = (PangoAttrInt *) pango_attr_iterator_get (iter, PANGO_ATTR_INSERT_HYPHENS);
+      g_assert_nonnull (hyphens);
+      g_assert_false (hyphens->value);
+      pango_attr_iterator_destroy (iter);
+    }
     g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launches"), ==, LB_KERNEL_NAME);
     row = find_action_row (GTK_WIDGET (page), "Launches");
     g_assert_nonnull (row);
