@@ -930,6 +930,16 @@ track_finish (TrackBuilder *tb,
 #undef SHRINK
 
 static int
+compare_gpus (gconstpointer a,
+              gconstpointer b)
+{
+  const KsGpu *ga = a;
+  const KsGpu *gb = b;
+
+  return (ga->device > gb->device) - (ga->device < gb->device);
+}
+
+static int
 compare_memory_events (gconstpointer a,
                        gconstpointer b)
 {
@@ -1121,6 +1131,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->processes = (KsProcess *)(gpointer)g_array_free (g_steal_pointer (&self->processes), FALSE);
   trace->n_threads = self->threads->len;
   trace->threads = (KsThread *)(gpointer)g_array_free (g_steal_pointer (&self->threads), FALSE);
+  g_array_sort (self->gpus, compare_gpus);
   trace->n_gpus = self->gpus->len;
   trace->gpus = (KsGpu *)(gpointer)g_array_free (g_steal_pointer (&self->gpus), FALSE);
 
