@@ -299,6 +299,29 @@ thread_label (KsTrace *trace,
   return g_strdup_printf ("%" G_GINT64_FORMAT, th->tid);
 }
 
+/* The process of a step, and whether steps come from several processes
+ * (a folder of ranks), when their names alone would be ambiguous. */
+static gint64
+step_pid (Printer      *p,
+          const KsStep *step)
+{
+  guint32 process = p->trace->tracks[step->track].process;
+
+  return process < p->trace->n_processes ? p->trace->processes[process].pid : -1;
+}
+
+static gboolean
+steps_from_several_processes (Printer *p)
+{
+  guint n;
+  const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
+
+  for (guint i = 1; i < n; i++)
+    if (step_pid (p, &steps[i]) != step_pid (p, &steps[0]))
+      return TRUE;
+  return FALSE;
+}
+
 /* Summary */
 
 static void
@@ -365,6 +388,7 @@ json_steps (Printer *p,
     {
       json_open (j, NULL, '{');
       json_str (j, "name", ks_trace_string (p->trace, steps[i].name));
+      json_int (j, "pid", step_pid (p, &steps[i]));
       json_int (j, "start_ns", steps[i].start);
       json_int (j, "dur_ns", steps[i].end - steps[i].start);
       json_open (j, "breakdown_ns", '{');
@@ -524,6 +548,8 @@ static void
 table_steps (Printer *p)
 {
   GString *out = p->out;
+  gboolean several;
+  int width = 18;
   guint n;
   const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
 
@@ -531,14 +557,28 @@ table_steps (Printer *p)
     return;
 
   g_string_append_printf (out, "\n%s\n", _("Step time breakdown:"));
-  cell (out, _("Step"), 18, FALSE);
+  several = steps_from_several_processes (p);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/%" G_GINT64_FORMAT, ks_trace_string (p->trace, steps[i].name),
+                                               step_pid (p, &steps[i]));
+
+      width = MAX (width, (int)g_utf8_strlen (several ? name : ks_trace_string (p->trace, steps[i].name), -1));
+    }
+  width = MIN (width, 48);
+  cell (out, _("Step"), width, FALSE);
   cell (out, _("Duration"), 11, TRUE);
   for (guint k = 0; k < KS_N_STEP_PARTS; k++)
     cell (out, ks_step_part_get_title (k), 11, TRUE);
   end_row (out);
   for (guint i = 0; i < n; i++)
     {
-      cell (out, ks_trace_string (p->trace, steps[i].name), 18, FALSE);
+      g_autofree char *name = several ? g_strdup_printf ("%s/%" G_GINT64_FORMAT,
+                                                         ks_trace_string (p->trace, steps[i].name),
+                                                         step_pid (p, &steps[i]))
+                                      : g_strdup (ks_trace_string (p->trace, steps[i].name));
+
+      cell (out, name, width, FALSE);
       cell_dur (out, steps[i].end - steps[i].start, 11);
       for (guint k = 0; k < KS_N_STEP_PARTS; k++)
         cell_dur (out, steps[i].parts[k], 11);
