@@ -15,7 +15,9 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ks-analysis.h"
 #include "ks-trace-loader.h"
@@ -191,6 +193,66 @@ test_loader_bound_causes (void)
   }
 }
 
+/* A folder of two ranks (from the HTA corpus): each GPU's window is its
+ * own rank's ProfilerStep spans; numbers from the same python3 union. */
+static void
+test_folder_of_ranks (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *rank0 = g_build_filename (shared ? shared : ".", "corpus", "hta", "timeline_analysis",
+                                             "sampled_rank-0.json.gz", NULL);
+  g_autofree char *rank1 = g_build_filename (shared ? shared : ".", "corpus", "hta", "trace_filter",
+                                             "sampled_rank-1.json.gz", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *link0 = NULL;
+  g_autofree char *link1 = NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(GError) error = NULL;
+  const KsGpuSummary *gpus;
+  guint n;
+
+  if (!g_file_test (rank0, G_FILE_TEST_EXISTS) || !g_file_test (rank1, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the corpus (KS_SHARED_DIR/corpus/hta) is not available");
+      return;
+    }
+
+  dir = g_dir_make_tmp ("ks-ranks-XXXXXX", &error);
+  g_assert_no_error (error);
+  link0 = g_build_filename (dir, "rank-0.json.gz", NULL);
+  link1 = g_build_filename (dir, "rank-1.json.gz", NULL);
+  g_assert_cmpint (symlink (rank0, link0), ==, 0);
+  g_assert_cmpint (symlink (rank1, link1), ==, 0);
+
+  folder = g_file_new_for_path (dir);
+  trace = ks_trace_load (folder, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+
+  gpus = ks_analysis_get_gpus (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (gpus[0].device, ==, 0);
+  g_assert_cmpuint (gpus[0].n_kernels, ==, 1154);
+  g_assert_cmpint (gpus[0].busy_ns, ==, 547303000);
+  g_assert_cmpint (gpus[0].window_ns, ==, 1230240000);
+  g_assert_cmpuint (gpus[0].n_gaps, ==, 726);
+  g_assert_cmpint (gpus[0].gap_total_ns, ==, 681746000);
+  g_assert_cmpint (gpus[1].device, ==, 1);
+  g_assert_cmpuint (gpus[1].n_kernels, ==, 1104);
+  g_assert_cmpint (gpus[1].busy_ns, ==, 575496000);
+  g_assert_cmpint (gpus[1].window_ns, ==, 1238543000);
+  g_assert_cmpuint (gpus[1].n_gaps, ==, 634);
+  g_assert_cmpint (gpus[1].largest_gap_ns, ==, 64046000);
+  ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 4);
+
+  g_unlink (link0);
+  g_unlink (link1);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -204,6 +266,7 @@ main (int   argc,
       g_test_add_data_func (name, &expected[i], test_fixture);
     }
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
+  g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
 
   return g_test_run ();
 }
