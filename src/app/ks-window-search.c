@@ -158,13 +158,11 @@ _ks_window_search_step (KsWindow *self,
   n = self->match_list->len;
   if (self->match_current < 0)
     {
-      /* Start from the first match after the middle of the view. */
-      double mid;
+      /* Start from the first match that starts in the view. */
       guint i;
 
       ks_session_get_visible (self->session, &t0, &t1);
-      mid = t0;
-      for (i = 0; i < n && g_array_index (self->match_list, KsMatch, i).start < mid; i++)
+      for (i = 0; i < n && g_array_index (self->match_list, KsMatch, i).start < t0; i++)
         ;
       self->match_current = direction > 0 ? (int)(i % n) : (int)((i + n - 1) % n);
     }

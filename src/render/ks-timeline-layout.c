@@ -23,9 +23,113 @@ struct _KsTimelineLayout
   GArray  *visible;            /* guint row indices */
   int      height;
   guint   *track_rows;         /* track -> row */
-  guint   *counter_rows;       /* counter -> row */
+  guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
+  GArray  *memory;             /* MemorySeries, counter index trace->n_counters + i */
 };
+
+/* PyTorch reports allocator state as memory events, not counters: the
+ * allocated bytes of each process and device drawn as a counter row. */
+typedef struct
+{
+  KsCounter counter;
+  guint32   process;
+} MemorySeries;
+
+static const KsCounter *
+layout_counter (KsTimelineLayout *self,
+                guint32           index)
+{
+  if (index < self->trace->n_counters)
+    return &self->trace->counters[index];
+  return &g_array_index (self->memory, MemorySeries, index - self->trace->n_counters).counter;
+}
+
+static guint32
+n_layout_counters (KsTimelineLayout *self)
+{
+  return self->trace->n_counters + self->memory->len;
+}
+
+static void
+build_memory_series (KsTimelineLayout *self)
+{
+  KsTrace *trace = self->trace;
+  g_autoptr(GHashTable) series = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GPtrArray) ts = g_ptr_array_new ();
+  g_autoptr(GPtrArray) values = g_ptr_array_new ();
+
+  self->memory = g_array_new (FALSE, TRUE, sizeof (MemorySeries));
+
+  for (guint32 i = 0; i < trace->n_memory_events; i++)
+    {
+      const KsMemoryEvent *e = &trace->memory_events[i];
+      guint32 process;
+      gint64 key, *stored;
+      gpointer pos;
+      double v;
+
+      if (e->total_allocated < 0 || e->thread >= trace->n_threads)
+        continue;
+      process = trace->threads[e->thread].process;
+      if (process >= trace->n_processes)
+        continue;
+
+      key = ((gint64)process << 17) | (gint64)(e->device + 1);
+      if (!g_hash_table_lookup_extended (series, &key, NULL, &pos))
+        {
+          MemorySeries m = { { 0 } };
+
+          m.counter.device = e->device;
+          m.counter.process = process;
+          m.process = process;
+          g_array_append_val (self->memory, m);
+          g_ptr_array_add (ts, g_array_new (FALSE, FALSE, sizeof (gint64)));
+          g_ptr_array_add (values, g_array_new (FALSE, FALSE, sizeof (double)));
+          stored = g_new (gint64, 1);
+          *stored = key;
+          pos = GUINT_TO_POINTER (self->memory->len);
+          g_hash_table_insert (series, stored, pos);
+        }
+      v = (double)e->total_allocated;
+      g_array_append_val (g_ptr_array_index (ts, GPOINTER_TO_UINT (pos) - 1), e->ts);
+      g_array_append_val (g_ptr_array_index (values, GPOINTER_TO_UINT (pos) - 1), v);
+    }
+
+  for (guint i = 0; i < self->memory->len; i++)
+    {
+      MemorySeries *m = &g_array_index (self->memory, MemorySeries, i);
+      GArray *t = g_ptr_array_index (ts, i);
+      GArray *v = g_ptr_array_index (values, i);
+
+      m->counter.n_samples = t->len;
+      m->counter.ts = (gint64 *)(gpointer)g_array_free (t, FALSE);
+      m->counter.value = (double *)(gpointer)g_array_free (v, FALSE);
+    }
+
+  {
+    GHashTableIter iter;
+    gpointer k;
+
+    g_hash_table_iter_init (&iter, series);
+    while (g_hash_table_iter_next (&iter, &k, NULL))
+      g_free (k);
+  }
+}
+
+static char *
+memory_label (const MemorySeries *m)
+{
+  g_autofree char *peak = NULL;
+  double max = 0;
+
+  for (guint32 i = 0; i < m->counter.n_samples; i++)
+    max = MAX (max, m->counter.value[i]);
+  peak = g_format_size_full ((guint64)max, G_FORMAT_SIZE_IEC_UNITS);
+  if (m->counter.device < 0)
+    return g_strdup_printf (_("CPU memory, peak %s"), peak);
+  return g_strdup_printf (_("GPU %d memory, peak %s"), m->counter.device, peak);
+}
 
 static int
 compare_gint32 (gint32 a,
@@ -129,7 +233,7 @@ add_row (KsTimelineLayout *self,
 
     case KS_ROW_COUNTER:
       {
-        const KsCounter *c = &self->trace->counters[index];
+        const KsCounter *c = layout_counter (self, index);
         double lo = 0, hi = 0;
 
         for (guint32 i = 0; i < c->n_samples; i++)
@@ -435,6 +539,14 @@ build_rows (KsTimelineLayout *self)
           counter_placed[c] = TRUE;
           add_row (self, KS_ROW_COUNTER, c, group, 1, counter_label (trace, &trace->counters[c]));
         }
+
+      for (guint j = 0; j < self->memory->len; j++)
+        {
+          const MemorySeries *m = &g_array_index (self->memory, MemorySeries, j);
+
+          if (m->process == p)
+            add_row (self, KS_ROW_COUNTER, trace->n_counters + j, group, 1, memory_label (m));
+        }
     }
 
   for (guint32 p = 0; p < trace->n_processes; p++)
@@ -509,9 +621,10 @@ ks_timeline_layout_new (KsTrace *trace)
   self->rows = g_array_new (FALSE, TRUE, sizeof (KsRow));
   self->visible = g_array_new (FALSE, FALSE, sizeof (guint));
   self->track_rows = g_new (guint, MAX (1, trace->n_tracks));
-  self->counter_rows = g_new (guint, MAX (1, trace->n_counters));
+  build_memory_series (self);
+  self->counter_rows = g_new (guint, MAX (1, n_layout_counters (self)));
   memset (self->track_rows, 0xff, sizeof (guint) * MAX (1, trace->n_tracks));
-  memset (self->counter_rows, 0xff, sizeof (guint) * MAX (1, trace->n_counters));
+  memset (self->counter_rows, 0xff, sizeof (guint) * MAX (1, n_layout_counters (self)));
 
   build_rows (self);
   relayout (self);
@@ -531,6 +644,12 @@ ks_timeline_layout_free (KsTimelineLayout *self)
   g_array_unref (self->visible);
   g_free (self->track_rows);
   g_free (self->counter_rows);
+  for (guint i = 0; i < self->memory->len; i++)
+    {
+      g_free (g_array_index (self->memory, MemorySeries, i).counter.ts);
+      g_free (g_array_index (self->memory, MemorySeries, i).counter.value);
+    }
+  g_array_unref (self->memory);
   g_free (self->name_colors[0]);
   g_free (self->name_colors[1]);
   g_object_unref (self->trace);
@@ -1005,7 +1124,7 @@ build_counter_prims (KsTimelineLayout *self,
                      const KsTheme    *theme,
                      KsPrims          *prims)
 {
-  const KsCounter *counter = &self->trace->counters[row->index];
+  const KsCounter *counter = layout_counter (self, row->index);
   g_autofree float *mins = g_new (float, MAX (1, view->width));
   g_autofree float *maxs = g_new (float, MAX (1, view->width));
   g_autofree gboolean *has = g_new (gboolean, MAX (1, view->width));

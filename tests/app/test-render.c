@@ -257,6 +257,72 @@ test_folded_matches (void)
   ks_timeline_layout_free (layout);
 }
 
+/* Allocator events (PyTorch's [memory] instants) become a counter row of
+ * allocated bytes per process and device, at the end of the process. */
+static void
+test_memory_rows (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTimelineLayout *layout;
+  guint32 p = ks_trace_builder_get_process (b, 7);
+  guint32 th = ks_trace_builder_get_thread (b, p, 7);
+  guint32 t = ks_trace_builder_get_thread_track (b, th);
+  guint32 n = ks_trace_builder_intern (b, "x");
+  /* GPU 0: 1 MiB at 0, 3 MiB at 100 ns, 0.5 MiB at 200 ns; host: 4 bytes
+   * at 50 ns; one event with no total, which is left out. */
+  const KsMemoryEvent events[] = {
+    { 0, 0x10, 1048576, 1048576, 2097152, th, 0 },
+    { 50, 0x20, 4, 4, -1, th, -1 },
+    { 100, 0x30, 2097152, 3145728, 4194304, th, 0 },
+    { 150, 0x40, 8, -1, -1, th, 0 },
+    { 200, 0x10, -2621440, 524288, 4194304, th, 0 },
+  };
+  const char *expected[] = { "process 7", "thread 7", "GPU 0 memory, peak 3.0\u00a0MiB", "CPU memory, peak 4 bytes" };
+  const KsRow *row;
+  KsTimeView view = { 0, 1, 300 };
+  KsPrims prims;
+  float top_y = G_MAXFLOAT, top_x = 0;
+
+  ks_trace_builder_add_slice (b, t, 0, 300, KS_SLICE_CPU_OP, n, 0, 0, 0, 0, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (events); i++)
+    ks_trace_builder_add_memory_event (b, &events[i]);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpstr (ks_timeline_layout_get_row (layout, i)->label, ==, expected[i]);
+
+  row = ks_timeline_layout_get_row (layout, 2);
+  g_assert_cmpint (row->kind, ==, KS_ROW_COUNTER);
+  g_assert_cmpuint (row->indent, ==, 1);
+  g_assert_cmpuint (row->group, ==, 0);
+  g_assert_cmpfloat (row->counter_min, ==, 0);
+  g_assert_cmpfloat (row->counter_max, ==, 3145728);
+
+  /* The line is highest from 100 to 200 ns (1 ns per pixel). */
+  ks_prims_init (&prims);
+  ks_timeline_layout_build_prims (layout, 2, &view, ks_theme_get (FALSE), NULL, &prims);
+  g_assert_cmpuint (prims.rects->len, >, 0);
+  for (guint i = 0; i < prims.rects->len; i++)
+    {
+      const KsPrimRect *r = &g_array_index (prims.rects, KsPrimRect, i);
+
+      if (r->y < top_y)
+        {
+          top_y = r->y;
+          top_x = r->x;
+        }
+    }
+  g_assert_cmpfloat (top_x, >=, 100);
+  g_assert_cmpfloat (top_x, <, 200);
+  ks_prims_clear (&prims);
+  ks_timeline_layout_free (layout);
+}
+
 static void
 test_lod_counter (void)
 {
@@ -569,6 +635,7 @@ main (int   argc,
   g_test_add_func ("/render/lod-folding", test_lod_folding);
   g_test_add_func ("/render/folded-matches", test_folded_matches);
   g_test_add_func ("/render/lod-counter", test_lod_counter);
+  g_test_add_func ("/render/memory-rows", test_memory_rows);
   g_test_add_func ("/render/rows", test_rows);
   g_test_add_func ("/render/rows-all-kinds", test_rows_all_kinds);
   g_test_add_func ("/render/png", test_png);
