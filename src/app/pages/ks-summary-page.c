@@ -279,6 +279,59 @@ add_steps (KsSummaryPage *self)
   gtk_box_append (self->box, group);
 }
 
+/* Where the idle time goes: gap time per cause, largest first; a row
+ * leads to the largest gap of its cause. */
+static void
+add_causes (KsSummaryPage *self)
+{
+  GtkWidget *group;
+  const KsGapCauseTotal *causes;
+  const KsGap *gaps;
+  const guint *order;
+  guint n, n_gaps;
+
+  causes = ks_analysis_get_gap_causes (self->analysis, &n);
+  if (n == 0)
+    return;
+  gaps = ks_analysis_get_gaps (self->analysis, &n_gaps);
+  order = ks_analysis_get_gaps_by_duration (self->analysis, NULL);
+
+  group = adw_preferences_group_new ();
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Idle Time by Cause"));
+  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
+                                         ks_metric_get_definition (KS_METRIC_GAP_CAUSE));
+  gtk_widget_set_name (group, "causes-group");
+
+  for (guint i = 0; i < MIN (n, 5); i++)
+    {
+      g_autofree char *title = NULL;
+      g_autofree char *total = ks_time_format_duration (causes[i].total_ns);
+      g_autofree char *value = g_strdup_printf ("%u · %s", causes[i].count, total);
+      GtkWidget *row;
+
+      if (causes[i].name != 0)
+        title = g_strdup_printf ("%s: %s", ks_gap_cause_get_title (causes[i].cause),
+                                 ks_trace_string (self->trace, causes[i].name));
+      else
+        title = g_strdup (ks_gap_cause_get_title (causes[i].cause));
+      row = value_row (group, title, value, NULL, KS_METRIC_GAP_CAUSE);
+      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
+
+      for (guint g = 0; g < n_gaps; g++)
+        {
+          const KsGap *gap = &gaps[order[g]];
+
+          if (gap->cause == causes[i].cause && gap->cause_name == causes[i].name)
+            {
+              make_place (self, row, gap->start, gap->end);
+              break;
+            }
+        }
+    }
+
+  gtk_box_append (self->box, group);
+}
+
 static void
 add_advice (KsSummaryPage *self)
 {
@@ -376,6 +429,7 @@ rebuild (KsSummaryPage *self)
   gpus = ks_analysis_get_gpus (self->analysis, &n);
   for (guint i = 0; i < n; i++)
     add_gpu (self, &gpus[i]);
+  add_causes (self);
   add_steps (self);
   add_advice (self);
   gtk_stack_set_visible_child_name (self->stack, "content");
