@@ -253,6 +253,29 @@ test_folded_matches (void)
     }
   g_assert_cmpuint (n_ticks, ==, 1);
 
+  /* Every slice matching: one tick per 2 px, not one per slice; the
+   * 20 px of the first run hold 9 (at 0, 2, ... 16 px: a tick stays
+   * inside its block), the second run one. */
+  matches[ks_trace_lookup_string (trace, "small")] = 1;
+  ks_prims_reset (&prims);
+  ks_timeline_layout_build_prims (layout, row, &view, theme, matches, &prims);
+  {
+    float last = -10;
+
+    n_ticks = 0;
+    for (guint i = 0; i < prims.rects->len; i++)
+      {
+        const KsPrimRect *r = &g_array_index (prims.rects, KsPrimRect, i);
+
+        if (r->color != theme->match_outline)
+          continue;
+        n_ticks++;
+        g_assert_cmpfloat (r->x, >=, last + 2 - 1e-3);
+        last = r->x;
+      }
+  }
+  g_assert_cmpuint (n_ticks, ==, 10);
+
   ks_prims_clear (&prims);
   ks_timeline_layout_free (layout);
 }
