@@ -360,6 +360,20 @@ parse_int64 (const char *s,
       if (len == 1)
         return FALSE;
     }
+  if (len - i <= 18)
+    {
+      /* below 10^18: no overflow check per digit */
+      for (; i < len; i++)
+        {
+          guint d = (guchar)s[i] - '0';
+
+          if (d > 9)
+            return FALSE;
+          v = v * 10 + d;
+        }
+      *out = neg ? -(gint64)v : (gint64)v;
+      return TRUE;
+    }
   for (; i < len; i++)
     {
       guint d = (guchar)s[i] - '0';
@@ -400,7 +414,7 @@ parse_uint64 (const char *s,
 
       if (d > 9)
         return FALSE;
-      if (v > (G_MAXUINT64 - d) / 10)
+      if (i >= 19 && v > (G_MAXUINT64 - d) / 10)
         return FALSE;
       v = v * 10 + d;
     }
@@ -440,6 +454,7 @@ parse_us (const char *s,
   guint64 frac = 0;
   guint nfrac = 0;
   gsize i = 0;
+  gsize end;
   gint64 ns;
 
   if (len > 0 && s[0] == '-')
@@ -450,16 +465,22 @@ parse_us (const char *s,
   if (i >= len)
     return FALSE;
 
-  for (; i < len; i++)
+  /* leading zeros, then at most 16 digits without overflow checks */
+  while (i < len && s[i] == '0')
+    i++;
+  end = MIN (len, i + 16);
+  for (; i < end; i++)
     {
       guint d = (guchar)s[i] - '0';
 
       if (d > 9)
         break;
-      if (ip > 999999999999999ull)   /* beyond 10^15 us: the slow path checks range */
-        goto slow;
       ip = ip * 10 + d;
     }
+  if (i == end && i < len && (guint)((guchar)s[i] - '0') <= 9)
+    goto slow;
+  if (ip > (guint64)(G_MAXINT64 - 1000) / 1000)
+    goto slow;
   if (i < len && s[i] == '.')
     {
       i++;
