@@ -1117,22 +1117,75 @@ click_released_cb (KsTimeline      *self,
   ks_session_select_slice (self->session, hit.track, hit.slice);
 }
 
-static gboolean
-ks_timeline_query_tooltip (GtkWidget  *widget,
-                           int         x,
-                           int         y,
-                           gboolean    keyboard,
-                           GtkTooltip *tooltip)
+/* The value of a counter row at the pointer: the last sample at or
+ * before its time. */
+static char *
+counter_tooltip (KsTimeline   *self,
+                 const KsRow  *row,
+                 double        x)
 {
-  KsTimeline *self = (KsTimeline *)widget;
+  const KsCounter *c = ks_timeline_layout_get_counter (self->layout, row->index);
+  KsTrace *trace = ks_session_get_trace (self->session);
+  double t = ks_timeline_x_to_time (self, x);
+  guint32 lo = 0, hi = c->n_samples;
+  g_autofree char *value = NULL;
+  g_autofree char *when = NULL;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if ((double)c->ts[mid] <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0)
+    return NULL;
+
+  if (ks_timeline_layout_counter_is_bytes (self->layout, row->index))
+    value = g_format_size_full ((guint64)MAX (0, c->value[lo - 1]), G_FORMAT_SIZE_IEC_UNITS);
+  else if (*ks_trace_string (trace, c->unit))
+    value = g_strdup_printf ("%.4g %s", c->value[lo - 1], ks_trace_string (trace, c->unit));
+  else
+    value = g_strdup_printf ("%.4g", c->value[lo - 1]);
+  when = ks_time_format_duration (c->ts[lo - 1]);
+
+  return g_markup_printf_escaped (_("<b>%s</b>\n%s since %s"), row->label, value, when);
+}
+
+char *
+ks_timeline_dup_tooltip_markup (KsTimeline   *self,
+                                double        x,
+                                double        y,
+                                GdkRectangle *area)
+{
   KsTrace *trace;
   KsHit hit;
   g_autofree char *dur = NULL;
-  g_autofree char *markup = NULL;
+  char *markup;
   double cy;
 
-  if (keyboard || !hit_at (self, x, y, &hit))
-    return FALSE;
+  g_return_val_if_fail (KS_IS_TIMELINE (self), NULL);
+
+  if (area != NULL)
+    area->width = area->height = 0;
+
+  if (!hit_at (self, x, y, &hit))
+    {
+      guint r;
+      const KsRow *row;
+
+      if (self->layout == NULL || x < KS_HEADER_WIDTH || y < KS_RULER_HEIGHT)
+        return NULL;
+      r = ks_timeline_layout_row_at_y (self->layout, y - KS_RULER_HEIGHT + scroll_offset (self));
+      if (r == KS_NO_INDEX)
+        return NULL;
+      row = ks_timeline_layout_get_row (self->layout, r);
+      if (row->kind != KS_ROW_COUNTER)
+        return NULL;
+      return counter_tooltip (self, row, x);
+    }
 
   trace = ks_session_get_trace (self->session);
   dur = ks_time_format_duration (hit.end - hit.start);
@@ -1145,19 +1198,37 @@ ks_timeline_query_tooltip (GtkWidget  *widget,
                                       ks_trace_string (trace, trace->tracks[hit.track].name_id[hit.slice]),
                                       dur,
                                       ks_slice_kind_to_string (trace->tracks[hit.track].slice_kind[hit.slice]));
-  gtk_tooltip_set_markup (tooltip, markup);
 
-  if (slice_content_y (self, hit.track, hit.slice, &cy))
+  if (area != NULL && slice_content_y (self, hit.track, hit.slice, &cy))
     {
-      GdkRectangle area;
-
-      area.x = (int)floor (KS_HEADER_WIDTH + MAX (hit.x0, 0));
-      area.width = MAX (1, (int)ceil (MIN (hit.x1, time_area_width (self)) - MAX (hit.x0, 0)));
-      area.y = (int)(KS_RULER_HEIGHT + cy - scroll_offset (self));
-      area.height = KS_LANE_HEIGHT;
-      gtk_tooltip_set_tip_area (tooltip, &area);
+      area->x = (int)floor (KS_HEADER_WIDTH + MAX (hit.x0, 0));
+      area->width = MAX (1, (int)ceil (MIN (hit.x1, time_area_width (self)) - MAX (hit.x0, 0)));
+      area->y = (int)(KS_RULER_HEIGHT + cy - scroll_offset (self));
+      area->height = KS_LANE_HEIGHT;
     }
 
+  return markup;
+}
+
+static gboolean
+ks_timeline_query_tooltip (GtkWidget  *widget,
+                           int         x,
+                           int         y,
+                           gboolean    keyboard,
+                           GtkTooltip *tooltip)
+{
+  KsTimeline *self = (KsTimeline *)widget;
+  g_autofree char *markup = NULL;
+  GdkRectangle area;
+
+  if (keyboard)
+    return FALSE;
+  markup = ks_timeline_dup_tooltip_markup (self, x, y, &area);
+  if (markup == NULL)
+    return FALSE;
+  gtk_tooltip_set_markup (tooltip, markup);
+  if (area.width > 0)
+    gtk_tooltip_set_tip_area (tooltip, &area);
   return TRUE;
 }
 

@@ -49,5 +49,11 @@ void              ks_timeline_toggle_group     (KsTimeline    *self,
                                                 guint          row);
 /* Number of slice arrows (launch flows) drawn for the current selection. */
 guint             ks_timeline_get_n_flow_arrows (KsTimeline   *self);
+/* What the tooltip at (@x, @y) says, or NULL; @area (may be NULL) gets
+ * the slice's rectangle, or a zero size. */
+char             *ks_timeline_dup_tooltip_markup (KsTimeline   *self,
+                                                  double        x,
+                                                  double        y,
+                                                  GdkRectangle *area);
 
 G_END_DECLS

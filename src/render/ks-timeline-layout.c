@@ -695,6 +695,29 @@ ks_timeline_layout_find_counter_row (KsTimelineLayout *self,
   return self->counter_rows[counter];
 }
 
+const KsCounter *
+ks_timeline_layout_get_counter (KsTimelineLayout *self,
+                                guint32           index)
+{
+  g_return_val_if_fail (index < n_layout_counters (self), NULL);
+
+  return layout_counter (self, index);
+}
+
+gboolean
+ks_timeline_layout_counter_is_bytes (KsTimelineLayout *self,
+                                     guint32           index)
+{
+  const char *unit;
+
+  g_return_val_if_fail (index < n_layout_counters (self), FALSE);
+
+  if (index >= self->trace->n_counters)
+    return TRUE;
+  unit = ks_trace_string (self->trace, self->trace->counters[index].unit);
+  return g_str_equal (unit, "bytes") || g_str_equal (unit, "B");
+}
+
 void
 ks_timeline_layout_set_expanded (KsTimelineLayout *self,
                                  guint             row,

@@ -854,6 +854,72 @@ test_search_folded (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Tooltips: a slice's name, duration and kind; a folded block's count;
+ * a counter row's value at the pointer (the GPU memory row built from
+ * the allocator's events: 65.2 MiB allocated at 39.962350 ms, the last
+ * event before 60 ms; 328.6 MiB at most). */
+static void
+test_tooltips (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+  KsTrace *trace = ks_session_get_trace (session);
+  GtkAdjustment *vadj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (timeline));
+  g_autofree char *markup = NULL;
+  g_autofree char *expected = NULL;
+  const KsRow *mem_row = NULL;
+  guint32 track = 0, slice;
+  GdkRectangle area;
+  double x, y;
+
+  /* The longest kernel, 246 µs. */
+  slice = find_longest (trace, LB_KERNEL_NAME, &track);
+  ks_session_set_visible (session, trace->tracks[track].start[slice] - 100000,
+                          trace->tracks[track].end[slice] + 100000);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+  markup = ks_timeline_dup_tooltip_markup (timeline, x, y, &area);
+  expected = g_strdup_printf ("<b>%s</b>\n246 µs · kernel", LB_KERNEL_NAME);
+  g_assert_cmpstr (markup, ==, expected);
+  g_assert_cmpint (area.width, >, 0);
+  g_assert_cmpint (area.x, <=, (int)x);
+  g_assert_cmpint (area.x + area.width, >=, (int)x);
+  g_clear_pointer (&markup, g_free);
+
+  /* The whole trace: the 176 kernels fold into a few blocks. */
+  ks_session_fit_all (session);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+  markup = ks_timeline_dup_tooltip_markup (timeline, x, y, NULL);
+  g_assert_nonnull (markup);
+  g_assert_true (g_str_has_prefix (markup, "<b>"));
+  g_assert_nonnull (strstr (markup, "events</b> folded"));
+  g_clear_pointer (&markup, g_free);
+
+  /* The GPU memory row, scrolled into view. */
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+      if (row->kind == KS_ROW_COUNTER && g_str_has_prefix (row->label, "GPU 0 memory"))
+        mem_row = row;
+    }
+  g_assert_nonnull (mem_row);
+  g_assert_cmpstr (mem_row->label, ==, "GPU 0 memory, peak 328.6\u00a0MiB");
+  gtk_adjustment_set_value (vadj, mem_row->y - 100);
+  y = KS_RULER_HEIGHT + mem_row->y - gtk_adjustment_get_value (vadj) + mem_row->height / 2.0;
+  markup = ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, 60e6), y, NULL);
+  g_assert_cmpstr (markup, ==, "<b>GPU 0 memory, peak 328.6\u00a0MiB</b>\n65.2\u00a0MiB since 40.0 ms");
+  g_clear_pointer (&markup, g_free);
+
+  /* Before the first allocation (at 32.98 ms) there is nothing to say. */
+  g_assert_null (ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, 30e6), y, NULL));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_bad_file (void)
 {
@@ -1094,6 +1160,7 @@ main (int   argc,
   g_test_add_func ("/app/window/range", test_range);
   g_test_add_func ("/app/window/search", test_search);
   g_test_add_func ("/app/window/search-folded", test_search_folded);
+  g_test_add_func ("/app/window/tooltips", test_tooltips);
   g_test_add_func ("/app/window/keys-anywhere", test_keys_anywhere);
   g_test_add_func ("/app/window/bad-file", test_bad_file);
   g_test_add_func ("/app/window/application-open", test_application_open);
