@@ -297,7 +297,7 @@ add_causes (KsSummaryPage *self)
   order = ks_analysis_get_gaps_by_duration (self->analysis, NULL);
 
   group = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Idle Time by Cause"));
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), ks_metric_get_title (KS_METRIC_GAP_CAUSE));
   adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
                                          ks_metric_get_definition (KS_METRIC_GAP_CAUSE));
   gtk_widget_set_name (group, "causes-group");
