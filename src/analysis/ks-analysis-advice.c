@@ -286,6 +286,7 @@ rule_sync_calls (KsAnalysis *self,
   g_autofree char *time_text = NULL;
   gint64 time = 0;
   guint32 top = 0;
+  gboolean in_steps = FALSE;
   KsAdvice *advice;
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
@@ -314,9 +315,13 @@ rule_sync_calls (KsAnalysis *self,
   if (places->len == 0)
     return;
 
+  for (guint i = 0; i < self->gpus->len; i++)
+    in_steps |= g_array_index (self->gpus, KsGpuSummary, i).window_is_steps;
+
   time_text = format_duration (time);
   advice = add_advice (self, "sync-calls", -1,
-                       g_strdup (_("Synchronizing CUDA calls in the steps")),
+                       g_strdup (in_steps ? _("Synchronizing CUDA calls in the steps")
+                                          : _("Synchronizing CUDA calls while the GPU works")),
                        g_strdup (_("Calls such as cudaDeviceSynchronize, cudaStreamSynchronize or a synchronous cudaMemcpy make the CPU wait for the GPU, so the GPU runs dry while the CPU catches up. In PyTorch they come from .item(), .cpu(), printing tensors or torch.cuda.synchronize(). Avoid them in the training loop, or use events (cudaStreamWaitEvent) instead of host synchronization.")),
                        g_strdup_printf (ngettext ("%u synchronizing call, %s in total; most time in %s.",
                                                   "%u synchronizing calls, %s in total; most time in %s.",

@@ -227,8 +227,13 @@ test_no_steps_window (void)
   cpu (&f, f.main_track, 0, 50000, KS_SLICE_CPU_OP, "aten::empty", NULL);
   gpu_work (&f, f.stream, 100000, 200000, KS_SLICE_KERNEL, "k", 0, NULL, NULL);
   gpu_work (&f, f.stream, 400000, 500000, KS_SLICE_MEMSET, "Memset (Device)", 0, NULL, NULL);
+  cpu (&f, f.main_track, 210000, 390000, KS_SLICE_CUDA_RUNTIME, "cudaDeviceSynchronize", NULL);
   trace = fixture_finish (&f);
   a = analyse (trace, 10000, FALSE);
+
+  /* Without steps, advice does not speak of them */
+  g_assert_cmpstr (find_advice (a, "sync-calls")->title, ==,
+                   "Synchronizing CUDA calls while the GPU works");
 
   gpu = ks_analysis_get_gpu (a, 0);
   g_assert_nonnull (gpu);
@@ -351,6 +356,7 @@ test_gap_classes (void)
     const KsAdvice *advice = find_advice (def, "sync-calls");
 
     g_assert_nonnull (advice);
+    g_assert_cmpstr (advice->title, ==, "Synchronizing CUDA calls in the steps");
     g_assert_cmpuint (advice->n_ranges, ==, 1);
     g_assert_cmpint (advice->ranges[0].start, ==, 305000);
     g_assert_cmpstr (ks_trace_string (trace, advice->highlight_name), ==, "cudaStreamSynchronize");
