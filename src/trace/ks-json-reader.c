@@ -236,6 +236,8 @@ typedef struct
   gboolean in_string;
   gboolean escape;
   gboolean prev_word;   /* the last byte was part of a number or literal */
+  gboolean pending;     /* in white space after one: a separator if a word follows */
+  guint8   sep;         /* the last byte of that white space */
 } CompactState;
 
 typedef struct
@@ -278,7 +280,6 @@ typedef struct
   /* args capture */
   GString        *args;
   gsize           args_from;      /* offset in buf where the pending capture starts */
-  CompactState    args_state;
   gboolean        args_overflow;
 
   Event           ev;
@@ -805,7 +806,7 @@ compact_init (void)
 }
 #endif
 
-/* Args capture: compact JSON (whitespace outside strings dropped). */
+/* White space outside strings, dropped before yajl sees the text */
 
 static inline gboolean
 is_word_byte (guint8 c)
@@ -814,9 +815,10 @@ is_word_byte (guint8 c)
 }
 
 /* Copies JSON text from @p to @out without the white space outside
- * strings. With @separators, one byte of white space after a number or
- * literal stays, so that "1 2" does not become "12" before it has been
- * parsed; text yajl has already accepted needs none. @state carries the lexer state from one call to the
+ * strings, except that white space between two numbers or literals
+ * becomes its last byte, so that "1 2" does not become "12" before it
+ * has been parsed. Valid JSON never has such a pair, so argument text cut
+ * from the result is compact JSON as it is. @state carries the lexer state from one call to the
  * next; any split of the input gives the same output. @out may be @p (it
  * never gets ahead of the input) and needs 16 bytes of room past the
  * result. Returns the bytes written. */
@@ -824,12 +826,13 @@ static gsize
 compact_json (const guint8 *p,
               gsize         n,
               char         *out_start,
-              CompactState *state,
-              gboolean      separators)
+              CompactState *state)
 {
   gboolean in_string = state->in_string;
   gboolean escape = state->escape;
   gboolean prev_word = state->prev_word;
+  gboolean pending = state->pending;
+  guint8 sep = state->sep;
   char *out = out_start;
   gsize i = 0;
 #ifdef __SSE2__
@@ -883,8 +886,7 @@ compact_json (const guint8 *p,
                                                                                   _mm_cmpeq_epi8 (v, newline)),
                                                                     _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
                                                                                   _mm_cmpeq_epi8 (v, cr))));
-              guint after_word = separators ? ((word_bits << 1) | (prev_word ? 1 : 0)) & 0xffff : 0;
-              guint inside, keep;
+              guint inside, white_out, starts, runs, keep;
               gboolean odd_quotes;
 
               /* Without escapes, the bytes inside strings are those after
@@ -898,7 +900,18 @@ compact_json (const guint8 *p,
               odd_quotes = (inside & 0x8000) != 0;
               if (in_string)
                 inside = ~inside;
-              keep = ~(white & ~inside & ~after_word) & 0xffff;
+              white_out = white & ~inside & 0xffff;
+              keep = ~white_out & 0xffff;
+              /* runs of white space that follow a word byte: adding
+               * their first bits carries through each run */
+              starts = ((word_bits << 1) | (prev_word || pending ? 1 : 0)) & white_out;
+              runs = ((white_out + starts) ^ white_out) & white_out;
+              if (pending && (word_bits & 1) != 0)
+                *out++ = sep;
+              /* the last byte of a run, where a word follows it */
+              keep |= runs & (word_bits >> 1);
+              pending = (runs & 0x8000) != 0;
+              sep = p[i + 15];
               if (keep == 0xffff)
                 _mm_storeu_si128 ((void *)out, v), out += 16;
 #ifdef KS_HAVE_SSSE3_DISPATCH
@@ -943,10 +956,16 @@ compact_json (const guint8 *p,
                     escape = TRUE;
                 }
             }
-          else if ((c == ' ' || c == '\n' || c == '\r' || c == '\t') && !(separators && prev_word))
-            ;
+          else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+            {
+              pending = prev_word || pending;
+              sep = c;
+            }
           else
             {
+              if (pending && word)
+                *out++ = sep;
+              pending = FALSE;
               *out++ = c;
               if (c == '"')
                 in_string = TRUE;
@@ -958,6 +977,8 @@ compact_json (const guint8 *p,
   state->in_string = in_string;
   state->escape = escape;
   state->prev_word = prev_word;
+  state->pending = pending;
+  state->sep = sep;
   return out - out_start;
 }
 
@@ -966,8 +987,6 @@ args_append (Reader       *r,
              const guint8 *p,
              gsize         n)
 {
-  gsize len;
-
   if (r->args_overflow)
     return;
   if (r->args->len + n > MAX_ARGS_LEN)
@@ -976,12 +995,8 @@ args_append (Reader       *r,
       return;
     }
 
-  len = r->args->len;
-  /* room for n bytes plus a 16-byte store past the end */
-  if (r->args->allocated_len < len + n + 17)
-    g_string_set_size (r->args, len + n + 16), g_string_truncate (r->args, len);
-  r->args->len = len + compact_json (p, n, r->args->str + len, &r->args_state, FALSE);
-  r->args->str[r->args->len] = 0;
+  /* the text yajl sees is compact already (see compact_json()) */
+  g_string_append_len (r->args, (const char *)p, n);
 }
 
 /* Processes and threads */
@@ -1873,7 +1888,6 @@ cb_start_map (void *ctx)
               r->arg = A_OTHER;
               g_string_truncate (r->args, 0);
               r->args_from = consumed > 0 ? consumed - 1 : 0;
-              memset (&r->args_state, 0, sizeof r->args_state);
               r->args_overflow = FALSE;
             }
           else if (r->field == F_ID2)
@@ -2971,7 +2985,7 @@ locate_offset (GInputStream *stream,
                 break;
               data = out;
             }
-          m = compact_json (data, len, scratch, &state, TRUE);
+          m = compact_json (data, len, scratch, &state);
           if (done + m < target)
             {
               for (const guint8 *p = data; (p = memchr (p, '\n', data + len - p)) != NULL; p++)
@@ -2984,7 +2998,16 @@ locate_offset (GInputStream *stream,
           state = before;
           for (gssize k = 0; k < len && done < target; k++)
             {
-              done += compact_json (data + k, 1, scratch, &state, TRUE);
+              gsize m1 = compact_json (data + k, 1, scratch, &state);
+
+              /* a separator comes out with the word after it but stands
+               * for the white space before */
+              if (m1 == 2 && done + 1 >= target)
+                {
+                  done++;
+                  break;
+                }
+              done += m1;
               if (data[k] == '\n')
                 lines++;
               orig++;
@@ -3121,7 +3144,7 @@ gz_source_thread (gpointer data)
       b->orig_len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
       /* White space is dropped here, on this thread's time: yajl then
        * has a fifth less to lex (Kineto indents its JSON). */
-      b->len = b->orig_len > 0 ? compact_json (b->data, b->orig_len, (char *)b->data, &src->compact, TRUE) : 0;
+      b->len = b->orig_len > 0 ? compact_json (b->data, b->orig_len, (char *)b->data, &src->compact) : 0;
       /* compressed bytes inflated so far: finer than bytes read */
       b->raw_read = ks_gzip_get_total_in (src->gz);
       g_async_queue_push (src->full, b);
@@ -3183,7 +3206,7 @@ read_stream (Reader        *r,
 
       while (n > 0)
         {
-          gsize m = compact_json (cbuf, n, (char *)cbuf, &r->stream_state, TRUE);
+          gsize m = compact_json (cbuf, n, (char *)cbuf, &r->stream_state);
 
           if (!parse_chunk (r, cbuf, m, error))
             {

@@ -554,6 +554,39 @@ test_bad_not_trace (void)
   assert_load_fails ("\"traceEvents\"", -1, "neither an object nor a list");
 }
 
+/* Args keep no white space outside their strings, wherever the read
+ * blocks cut them and however the white space runs. */
+static void
+test_args_white_space (void)
+{
+  g_autoptr(GString) json = g_string_new ("[\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  const KsTrack *track;
+  const char *expect = "{\"k s\":12,\"t\":[true,null,-1.5e3],\"u\":{\"v\":\"a \\\" b\"}}";
+  guint n = 0;
+
+  while (json->len < 3 * 1024 * 1024)
+    {
+      g_string_append_printf (json,
+                              "%*s{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, "
+                              "\"ts\": %u, \"dur\": 1 ,\n  \"args\": { \"k s\" : 12 \n ,\t\"t\" : "
+                              "[ true , null ,\n\r -1.5e3 ] , \"u\" : { \"v\" : \"a \\\" b\" } \n }\n}",
+                              (int)(n % 23), "", n * 2);
+      g_string_append (json, n % 7 == 0 ? " ,\n" : ",");
+      n++;
+    }
+  g_string_append (json, "{\"ph\":\"i\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":0}]");
+
+  trace = load_text (json->str, json->len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_threads, ==, 1);
+  track = &trace->tracks[trace->threads[0].track];
+  g_assert_cmpuint (track->n_slices, ==, n);
+  for (guint32 i = 0; i < track->n_slices; i++)
+    g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, expect);
+}
+
 /* White space is dropped before parsing: positions must still be the
  * file's, also past the 1 MiB read blocks, and "1 2" must not become 12. */
 static void
@@ -576,6 +609,8 @@ test_bad_syntax_far (void)
   assert_load_fails (json->str, json->len, expect);
 
   assert_load_fails ("[{\"ph\":\"X\",\"ts\":1 2}]", -1, "invalid JSON at line 1, byte 18");
+  /* the error is at the second number, after all the white space */
+  assert_load_fails ("[{\"ph\":\"X\",\"ts\":1 \n 2}]", -1, "invalid JSON at line 2, byte 20");
   assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,\"a\":true\n\tfalse}]", -1, "invalid JSON at line 2, byte ");
 }
 
@@ -1176,6 +1211,7 @@ main (int    argc,
   g_test_add_func ("/json/array-form-memory", test_array_form_and_kineto_memory);
   g_test_add_func ("/json/id2", test_id2);
   g_test_add_func ("/json/begin-end-args", test_begin_end_args);
+  g_test_add_func ("/json/args-white-space", test_args_white_space);
   g_test_add_func ("/json/bad/empty", test_bad_empty);
   g_test_add_func ("/json/bad/not-trace", test_bad_not_trace);
   g_test_add_func ("/json/bad/syntax", test_bad_syntax);
