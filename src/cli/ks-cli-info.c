@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-cli.h"
+#include "ks-cli-common.h"
 #include "ks-trace-loader.h"
 
 /* The summary counts of `info`. cpu_slice is every CPU-side slice that
@@ -73,32 +74,6 @@ count_streams (KsTrace *trace)
   return n;
 }
 
-static void
-json_string (GString    *out,
-             const char *s)
-{
-  g_string_append_c (out, '"');
-  for (const char *p = s; p && *p; p++)
-    {
-      guchar c = *p;
-
-      switch (c)
-        {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (c < 0x20)
-            g_string_append_printf (out, "\\u%04x", c);
-          else
-            g_string_append_c (out, c);
-        }
-    }
-  g_string_append_c (out, '"');
-}
-
 static char *
 format_duration (gint64 ns)
 {
@@ -122,9 +97,9 @@ print_json (const char *path,
   summarise (trace, &s, &c);
 
   g_string_append (out, "\"file\":");
-  json_string (out, path);
+  ks_cli_json_string (out, path);
   g_string_append (out, ",\"format\":");
-  json_string (out, ks_format_to_string (trace->format));
+  ks_cli_json_string (out, ks_format_to_string (trace->format));
   g_string_append_printf (out, ",\"duration_ns\":%" G_GINT64_FORMAT, trace->duration_ns);
   g_string_append_printf (out, ",\"start_utc_ns\":%" G_GINT64_FORMAT, trace->start_utc_ns);
   g_string_append_printf (out, ",\"processes\":%u,\"threads\":%u,\"gpus\":%u,\"streams\":%u,\"tracks\":%u",
@@ -150,7 +125,7 @@ print_json (const char *path,
     {
       if (i)
         g_string_append_c (out, ',');
-      json_string (out, ks_trace_string (trace, trace->gpus[i].name));
+      ks_cli_json_string (out, ks_trace_string (trace, trace->gpus[i].name));
     }
   g_string_append_printf (out, "],\"load_time_ms\":%.1f", load_ms);
   g_string_append (out, ",\"warnings\":[");
@@ -162,7 +137,7 @@ print_json (const char *path,
         {
           if (i)
             g_string_append_c (out, ',');
-          json_string (out, lines[i]);
+          ks_cli_json_string (out, lines[i]);
         }
     }
   g_string_append (out, "]}\n");
@@ -226,7 +201,6 @@ ks_cli_info (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) file = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_autofree char *format = NULL;
   g_auto(GStrv) files = NULL;
@@ -260,15 +234,11 @@ ks_cli_info (int    argc,
       return KS_CLI_USAGE;
     }
 
-  file = g_file_new_for_commandline_arg (files[0]);
   t0 = g_get_monotonic_time ();
-  trace = ks_trace_load (file, NULL, NULL, &error);
+  trace = ks_cli_load_trace ("info", files[0]);
   load_ms = (g_get_monotonic_time () - t0) / 1000.0;
   if (trace == NULL)
-    {
-      g_printerr ("kinescope-cli info: %s\n", error->message);
-      return KS_CLI_FAILED;
-    }
+    return KS_CLI_FAILED;
 
   if (format != NULL && strcmp (format, "json") == 0)
     print_json (files[0], trace, load_ms);

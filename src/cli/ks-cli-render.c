@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-cli.h"
+#include "ks-cli-common.h"
 #include "ks-render.h"
 #include "ks-trace-loader.h"
 
@@ -67,7 +68,6 @@ ks_cli_render (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) file = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsTimelineLayout) layout = NULL;
   g_autofree char *output = NULL;
@@ -119,13 +119,9 @@ ks_cli_render (int    argc,
       return KS_CLI_USAGE;
     }
 
-  file = g_file_new_for_commandline_arg (argv[1]);
-  trace = ks_trace_load (file, NULL, NULL, &error);
+  trace = ks_cli_load_trace ("render", argv[1]);
   if (trace == NULL)
-    {
-      g_printerr ("kinescope-cli render: %s\n", error->message);
-      return KS_CLI_FAILED;
-    }
+    return KS_CLI_FAILED;
 
   layout = ks_timeline_layout_new (trace);
   if (height == 0)

@@ -17,6 +17,7 @@
 
 #include "ks-analysis.h"
 #include "ks-cli.h"
+#include "ks-cli-common.h"
 #include "ks-trace-loader.h"
 
 #define SUMMARY_TOP 10
@@ -58,32 +59,6 @@ typedef struct
 } Json;
 
 static void
-json_escape (GString    *out,
-             const char *s)
-{
-  g_string_append_c (out, '"');
-  for (const char *p = s; p && *p; p++)
-    {
-      guchar c = *p;
-
-      switch (c)
-        {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (c < 0x20)
-            g_string_append_printf (out, "\\u%04x", c);
-          else
-            g_string_append_c (out, c);
-        }
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
 json_sep (Json       *j,
           const char *key)
 {
@@ -92,7 +67,7 @@ json_sep (Json       *j,
   j->first[j->depth] = FALSE;
   if (key != NULL)
     {
-      json_escape (j->s, key);
+      ks_cli_json_string (j->s, key);
       g_string_append_c (j->s, ':');
     }
 }
@@ -126,7 +101,7 @@ json_str (Json       *j,
   if (value == NULL)
     g_string_append (j->s, "null");
   else
-    json_escape (j->s, value);
+    ks_cli_json_string (j->s, value);
 }
 
 static void
@@ -1141,7 +1116,6 @@ ks_cli_stats (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) file = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsAnalysis) analysis = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
@@ -1244,13 +1218,9 @@ ks_cli_stats (int    argc,
       return KS_CLI_USAGE;
     }
 
-  file = g_file_new_for_commandline_arg (files[0]);
-  trace = ks_trace_load (file, NULL, NULL, &error);
+  trace = ks_cli_load_trace ("stats", files[0]);
   if (trace == NULL)
-    {
-      g_printerr ("kinescope-cli stats: %s\n", error->message);
-      return KS_CLI_FAILED;
-    }
+    return KS_CLI_FAILED;
 
   ks_analysis_options_init (&options);
   options.gap_threshold_ns = (gint64)llround (gap_min_us * 1000.0);
