@@ -258,13 +258,9 @@ static void
 ks_memory_page_dispose (GObject *object)
 {
   KsMemoryPage *self = (KsMemoryPage *)object;
-  GtkWidget *child;
 
   ks_page_table_clear (&self->table);
-  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_MEMORY_PAGE);
-  /* The template's root has no id, so it is not unparented by the above */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_MEMORY_PAGE);
   g_clear_object (&self->analysis);
   g_clear_object (&self->trace);
 

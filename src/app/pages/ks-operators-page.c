@@ -188,13 +188,9 @@ static void
 ks_operators_page_dispose (GObject *object)
 {
   KsOperatorsPage *self = (KsOperatorsPage *)object;
-  GtkWidget *child;
 
   ks_page_table_clear (&self->table);
-  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_OPERATORS_PAGE);
-  /* The template's root has no id, so it is not unparented by the above */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_OPERATORS_PAGE);
   g_clear_object (&self->analysis);
   g_clear_object (&self->trace);
   g_clear_pointer (&self->needle, g_free);

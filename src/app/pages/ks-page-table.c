@@ -195,3 +195,14 @@ ks_page_table_add_column (KsPageTable       *table,
   g_object_unref (column);
   return column;
 }
+
+void
+ks_page_dispose_template (GtkWidget *page,
+                          GType      type)
+{
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (page, type);
+  while ((child = gtk_widget_get_first_child (page)) != NULL)
+    gtk_widget_unparent (child);
+}

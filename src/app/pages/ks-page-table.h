@@ -58,4 +58,9 @@ GtkColumnViewColumn *ks_page_table_add_column   (KsPageTable       *table,
                                                  gpointer           page,
                                                  gboolean           numeric);
 
+/* Disposes the template of @page (a widget of @type) and unparents its
+ * root, which has no id and so is left in place by GTK. */
+void                 ks_page_dispose_template   (GtkWidget         *page,
+                                                 GType              type);
+
 G_END_DECLS

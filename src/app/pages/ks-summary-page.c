@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-page-charts.h"
+#include "ks-page-table.h"
 #include "ks-summary-page.h"
 #include "ks-time-format.h"
 
@@ -524,12 +525,8 @@ static void
 ks_summary_page_dispose (GObject *object)
 {
   KsSummaryPage *self = (KsSummaryPage *)object;
-  GtkWidget *child;
 
-  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_SUMMARY_PAGE);
-  /* The template's root has no id, so it is not unparented by the above */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_SUMMARY_PAGE);
   g_clear_object (&self->analysis);
   g_clear_object (&self->trace);
 
