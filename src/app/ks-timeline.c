@@ -1236,16 +1236,21 @@ ks_timeline_query_tooltip (GtkWidget  *widget,
  * window binds their keys. */
 
 static void
+zoom_step (KsTimeline *self,
+           double      factor)
+{
+  if (self->session == NULL)
+    return;
+  ks_session_push_history (self->session);
+  ks_session_zoom (self->session, factor, anchor_time (self));
+}
+
+static void
 zoom_in_action (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *param)
 {
-  KsTimeline *self = (KsTimeline *)widget;
-
-  if (self->session == NULL)
-    return;
-  ks_session_push_history (self->session);
-  ks_session_zoom (self->session, 0.8, anchor_time (self));
+  zoom_step ((KsTimeline *)widget, 0.8);
 }
 
 static void
@@ -1253,12 +1258,7 @@ zoom_out_action (GtkWidget  *widget,
                  const char *action_name,
                  GVariant   *param)
 {
-  KsTimeline *self = (KsTimeline *)widget;
-
-  if (self->session == NULL)
-    return;
-  ks_session_push_history (self->session);
-  ks_session_zoom (self->session, 1.25, anchor_time (self));
+  zoom_step ((KsTimeline *)widget, 1.25);
 }
 
 static void
