@@ -154,6 +154,31 @@ rel (KsRecordWriter *self,
   return (gint64) t - (gint64) self->start_mono;
 }
 
+/* The leading columns shared by the kernel, memcpy and memset tables;
+ * returns the next column. */
+static int
+bind_gpu_activity (KsRecordWriter *self,
+                   sqlite3_stmt   *s,
+                   gint64          pid,
+                   guint64         start,
+                   guint64         end,
+                   guint32         device_id,
+                   guint32         context_id,
+                   guint32         stream_id,
+                   guint32         correlation_id)
+{
+  int i = 1;
+
+  sqlite3_bind_int64 (s, i++, rel (self, start));
+  sqlite3_bind_int64 (s, i++, rel (self, end));
+  sqlite3_bind_int64 (s, i++, device_id);
+  sqlite3_bind_int64 (s, i++, context_id);
+  sqlite3_bind_int64 (s, i++, stream_id);
+  sqlite3_bind_int64 (s, i++, correlation_id);
+  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
+  return i;
+}
+
 static void
 bind_text_or_null (sqlite3_stmt *s,
                    int           i,
@@ -420,17 +445,12 @@ ks_record_writer_add_kernel (KsRecordWriter     *self,
                              guint32             mangled_id)
 {
   sqlite3_stmt *s = stmt (self, KS_KSCOPE_KERNEL);
-  int i = 1;
+  int i;
 
   if (s == NULL)
     return;
-  sqlite3_bind_int64 (s, i++, rel (self, k->start));
-  sqlite3_bind_int64 (s, i++, rel (self, k->end));
-  sqlite3_bind_int64 (s, i++, k->device_id);
-  sqlite3_bind_int64 (s, i++, k->context_id);
-  sqlite3_bind_int64 (s, i++, k->stream_id);
-  sqlite3_bind_int64 (s, i++, k->correlation_id);
-  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
+  i = bind_gpu_activity (self, s, pid, k->start, k->end, k->device_id,
+                         k->context_id, k->stream_id, k->correlation_id);
   sqlite3_bind_int64 (s, i++, demangled_id);
   sqlite3_bind_int64 (s, i++, short_id);
   sqlite3_bind_int64 (s, i++, mangled_id);
@@ -459,17 +479,12 @@ ks_record_writer_add_memcpy (KsRecordWriter     *self,
                              const KsWireMemcpy *m)
 {
   sqlite3_stmt *s = stmt (self, KS_KSCOPE_MEMCPY);
-  int i = 1;
+  int i;
 
   if (s == NULL)
     return;
-  sqlite3_bind_int64 (s, i++, rel (self, m->start));
-  sqlite3_bind_int64 (s, i++, rel (self, m->end));
-  sqlite3_bind_int64 (s, i++, m->device_id);
-  sqlite3_bind_int64 (s, i++, m->context_id);
-  sqlite3_bind_int64 (s, i++, m->stream_id);
-  sqlite3_bind_int64 (s, i++, m->correlation_id);
-  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
+  i = bind_gpu_activity (self, s, pid, m->start, m->end, m->device_id,
+                         m->context_id, m->stream_id, m->correlation_id);
   sqlite3_bind_int64 (s, i++, (gint64) m->bytes);
   sqlite3_bind_int64 (s, i++, ks_kscope_copy_kind_from_cupti (m->copy_kind));
   sqlite3_bind_int64 (s, i++, ks_kscope_mem_kind_from_cupti (m->src_kind));
@@ -488,17 +503,12 @@ ks_record_writer_add_memset (KsRecordWriter     *self,
                              const KsWireMemset *m)
 {
   sqlite3_stmt *s = stmt (self, KS_KSCOPE_MEMSET);
-  int i = 1;
+  int i;
 
   if (s == NULL)
     return;
-  sqlite3_bind_int64 (s, i++, rel (self, m->start));
-  sqlite3_bind_int64 (s, i++, rel (self, m->end));
-  sqlite3_bind_int64 (s, i++, m->device_id);
-  sqlite3_bind_int64 (s, i++, m->context_id);
-  sqlite3_bind_int64 (s, i++, m->stream_id);
-  sqlite3_bind_int64 (s, i++, m->correlation_id);
-  sqlite3_bind_int64 (s, i++, ks_kscope_global_pid (pid));
+  i = bind_gpu_activity (self, s, pid, m->start, m->end, m->device_id,
+                         m->context_id, m->stream_id, m->correlation_id);
   sqlite3_bind_int64 (s, i++, m->value);
   sqlite3_bind_int64 (s, i++, (gint64) m->bytes);
   sqlite3_bind_int64 (s, i++, (gint64) m->graph_node_id);
