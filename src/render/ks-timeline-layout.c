@@ -290,6 +290,9 @@ track_label (KsTrace       *trace,
       break;
 
     case KS_TRACK_STREAM:
+      /* CUPTI reports device-wide synchronization on no stream. */
+      if (*name == 0 && track->stream < 0)
+        return g_strdup (_("device-wide synchronization"));
       if (*name == 0)
         return g_strdup_printf (_("stream %" PRId64), track->stream);
       break;

@@ -440,7 +440,30 @@ test_rows (void)
   g_assert_cmpuint (ks_timeline_layout_row_at_y (layout, KS_GROUP_HEIGHT + 1), ==, stream_row);
 }
 
-/* The longest slice named @name. */
+/* CUPTI puts device-wide synchronization on stream -1: its row says so. */
+static void
+test_device_sync_row (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_NSYS_SQLITE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint32 t_sync = ks_trace_builder_get_stream_track (b, 0, -1);
+  guint32 t_s7 = ks_trace_builder_get_stream_track (b, 0, 7);
+  guint32 n = ks_trace_builder_intern (b, "x");
+
+  ks_trace_builder_add_slice (b, t_sync, 0, 100, KS_SLICE_SYNC, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_s7, 0, 100, KS_SLICE_KERNEL, n, 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  g_assert_cmpstr (ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t_sync))->label,
+                   ==, "device-wide synchronization");
+  g_assert_cmpstr (ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t_s7))->label,
+                   ==, "stream 7");
+}
+
 /* The row model on a trace with every kind of track. */
 static void
 test_rows_all_kinds (void)
@@ -661,6 +684,7 @@ main (int   argc,
   g_test_add_func ("/render/memory-rows", test_memory_rows);
   g_test_add_func ("/render/rows", test_rows);
   g_test_add_func ("/render/rows-all-kinds", test_rows_all_kinds);
+  g_test_add_func ("/render/device-sync-row", test_device_sync_row);
   g_test_add_func ("/render/png", test_png);
 
   return g_test_run ();
