@@ -1054,6 +1054,52 @@ write_nvtx_slice (Writer         *w,
   return insert_row (w, KS_KSCOPE_NVTX, stmt, error);
 }
 
+/* The columns every GPU activity table starts with. */
+static void
+bind_gpu_columns (sqlite3_stmt  *stmt,
+                  const KsTrack *track,
+                  guint32        i,
+                  gint64         gpid)
+{
+  bind_i64 (stmt, 1, track->start[i]);
+  bind_i64 (stmt, 2, track->end[i]);
+  bind_i64 (stmt, 3, track->device);
+  bind_i64 (stmt, 4, stream_to_nsys (track->stream));
+  bind_nonzero (stmt, 5, track->correlation[i]);
+  bind_gid (stmt, 6, gpid);
+}
+
+/* A name the reader derives from the record itself is not stored. */
+static void
+bind_name_unless_implied (sqlite3_stmt *stmt,
+                          int           col,
+                          guint32       name_id,
+                          const char   *name,
+                          const char   *implied)
+{
+  if (strcmp (implied, name) != 0)
+    bind_i64 (stmt, col, name_id);
+  else
+    bind_null (stmt, col);
+}
+
+/* Binds the columns every GPU activity table ends with, from @col on,
+ * and inserts the row. */
+static gboolean
+insert_gpu_row (Writer         *w,
+                KsKscopeTable   table,
+                sqlite3_stmt   *stmt,
+                int             col,
+                const KsTrack  *track,
+                guint32         i,
+                GError        **error)
+{
+  bind_category (w, stmt, col, track->slice_kind[i], track->category[i]);
+  bind_nonzero (stmt, col + 1, track->external_id[i]);
+  bind_text (stmt, col + 2, ks_trace_slice_args (w->trace, track, i));
+  return insert_row (w, table, stmt, error);
+}
+
 static gboolean
 write_gpu_slice (Writer         *w,
                  guint32         t,
@@ -1079,12 +1125,7 @@ write_gpu_slice (Writer         *w,
           return FALSE;
         if (!(stmt = table_stmt (w, KS_KSCOPE_KERNEL, error)))
           return FALSE;
-        bind_i64 (stmt, 1, track->start[i]);
-        bind_i64 (stmt, 2, track->end[i]);
-        bind_i64 (stmt, 3, track->device);
-        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
-        bind_nonzero (stmt, 5, track->correlation[i]);
-        bind_gid (stmt, 6, gpid);
+        bind_gpu_columns (stmt, track, i, gpid);
         bind_i64 (stmt, 7, track->name_id[i]);
         bind_i64 (stmt, 8, short_id);
         bind_i64 (stmt, 9, info->kernel.registers);
@@ -1095,10 +1136,7 @@ write_gpu_slice (Writer         *w,
         bind_i64 (stmt, 14, info->kernel.block[1]);
         bind_i64 (stmt, 15, info->kernel.block[2]);
         bind_i64 (stmt, 16, info->kernel.shared_memory);
-        bind_category (w, stmt, 17, kind, track->category[i]);
-        bind_nonzero (stmt, 18, track->external_id[i]);
-        bind_text (stmt, 19, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, KS_KSCOPE_KERNEL, stmt, error);
+        return insert_gpu_row (w, KS_KSCOPE_KERNEL, stmt, 17, track, i, error);
       }
 
     case KS_SLICE_MEMCPY:
@@ -1107,24 +1145,13 @@ write_gpu_slice (Writer         *w,
 
         if (!(stmt = table_stmt (w, KS_KSCOPE_MEMCPY, error)))
           return FALSE;
-        bind_i64 (stmt, 1, track->start[i]);
-        bind_i64 (stmt, 2, track->end[i]);
-        bind_i64 (stmt, 3, track->device);
-        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
-        bind_nonzero (stmt, 5, track->correlation[i]);
-        bind_gid (stmt, 6, gpid);
+        bind_gpu_columns (stmt, track, i, gpid);
         bind_i64 (stmt, 7, (gint64)info->copy.bytes);
         bind_i64 (stmt, 8, info->copy.copy_kind);
         bind_i64 (stmt, 9, ks_kscope_mem_kind_from_cupti (info->copy.src_kind));
         bind_i64 (stmt, 10, ks_kscope_mem_kind_from_cupti (info->copy.dst_kind));
-        if (strcmp (implied, name) != 0)
-          bind_i64 (stmt, 11, track->name_id[i]);
-        else
-          bind_null (stmt, 11);
-        bind_category (w, stmt, 12, kind, track->category[i]);
-        bind_nonzero (stmt, 13, track->external_id[i]);
-        bind_text (stmt, 14, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, KS_KSCOPE_MEMCPY, stmt, error);
+        bind_name_unless_implied (stmt, 11, track->name_id[i], name, implied);
+        return insert_gpu_row (w, KS_KSCOPE_MEMCPY, stmt, 12, track, i, error);
       }
 
     case KS_SLICE_MEMSET:
@@ -1133,23 +1160,12 @@ write_gpu_slice (Writer         *w,
 
         if (!(stmt = table_stmt (w, KS_KSCOPE_MEMSET, error)))
           return FALSE;
-        bind_i64 (stmt, 1, track->start[i]);
-        bind_i64 (stmt, 2, track->end[i]);
-        bind_i64 (stmt, 3, track->device);
-        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
-        bind_nonzero (stmt, 5, track->correlation[i]);
-        bind_gid (stmt, 6, gpid);
+        bind_gpu_columns (stmt, track, i, gpid);
         bind_i64 (stmt, 7, info->copy.value);
         bind_i64 (stmt, 8, (gint64)info->copy.bytes);
         bind_i64 (stmt, 9, ks_kscope_mem_kind_from_cupti (info->copy.dst_kind));
-        if (strcmp (implied, name) != 0)
-          bind_i64 (stmt, 10, track->name_id[i]);
-        else
-          bind_null (stmt, 10);
-        bind_category (w, stmt, 11, kind, track->category[i]);
-        bind_nonzero (stmt, 12, track->external_id[i]);
-        bind_text (stmt, 13, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, KS_KSCOPE_MEMSET, stmt, error);
+        bind_name_unless_implied (stmt, 10, track->name_id[i], name, implied);
+        return insert_gpu_row (w, KS_KSCOPE_MEMSET, stmt, 11, track, i, error);
       }
 
     case KS_SLICE_SYNC:
@@ -1163,21 +1179,10 @@ write_gpu_slice (Writer         *w,
 
         if (!(stmt = table_stmt (w, KS_KSCOPE_SYNC, error)))
           return FALSE;
-        bind_i64 (stmt, 1, track->start[i]);
-        bind_i64 (stmt, 2, track->end[i]);
-        bind_i64 (stmt, 3, track->device);
-        bind_i64 (stmt, 4, stream_to_nsys (track->stream));
-        bind_nonzero (stmt, 5, track->correlation[i]);
-        bind_gid (stmt, 6, gpid);
+        bind_gpu_columns (stmt, track, i, gpid);
         bind_i64 (stmt, 7, type);
-        if (strcmp (ks_sqlite_sync_name (type), name) != 0)
-          bind_i64 (stmt, 8, track->name_id[i]);
-        else
-          bind_null (stmt, 8);
-        bind_category (w, stmt, 9, kind, track->category[i]);
-        bind_nonzero (stmt, 10, track->external_id[i]);
-        bind_text (stmt, 11, ks_trace_slice_args (w->trace, track, i));
-        return insert_row (w, KS_KSCOPE_SYNC, stmt, error);
+        bind_name_unless_implied (stmt, 8, track->name_id[i], name, ks_sqlite_sync_name (type));
+        return insert_gpu_row (w, KS_KSCOPE_SYNC, stmt, 9, track, i, error);
       }
 
     default:
