@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 
+#include "ks-test-gtk.h"
 #include "ks-window.h"
 #include "pages/ks-analysis-pages.h"
 #include "pages/ks-gaps-page.h"
@@ -31,54 +32,7 @@ static const gint64 by_time[][2] = {
 
 static char *screenshot_dir;
 
-static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *)data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-#define WAIT_FOR(cond)                                                  \
-  G_STMT_START {                                                        \
-    gboolean timed_out_ = FALSE;                                        \
-    guint id_ = g_timeout_add (20000, timeout_cb, &timed_out_);         \
-    while (!(cond) && !timed_out_)                                      \
-      g_main_context_iteration (NULL, TRUE);                            \
-    if (!timed_out_)                                                    \
-      g_source_remove (id_);                                            \
-    g_assert_true (cond);                                               \
-  } G_STMT_END
-
-static GtkWidget *
-find_descendant (GtkWidget *widget,
-                 GType      type,
-                 const char *name)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found;
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type) &&
-          (name == NULL || g_strcmp0 (gtk_widget_get_name (child), name) == 0))
-        return child;
-      found = find_descendant (child, type, name);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static void
-spin (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
+#define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 20000)
 
 /* Saves the window's content as PNG when KS_TEST_SCREENSHOT_DIR is set. */
 static void
@@ -94,7 +48,7 @@ save_screenshot (GtkWidget  *widget,
   if (screenshot_dir == NULL)
     return;
   /* let the page transitions finish */
-  spin (800);
+  ks_test_spin (800);
   widget = adw_application_window_get_content (ADW_APPLICATION_WINDOW (widget));
   paintable = gtk_widget_paintable_new (widget);
   snapshot = gtk_snapshot_new ();
@@ -241,11 +195,11 @@ test_time_order_toggle (void)
   GtkSelectionModel *model;
 
   ks_window_show_page (window, "gaps");
-  time_button = find_descendant (gaps_page, GTK_TYPE_TOGGLE_BUTTON, NULL);
+  time_button = ks_test_find_descendant (gaps_page, GTK_TYPE_TOGGLE_BUTTON, NULL);
   /* the second toggle of the pair is "Time" */
   time_button = gtk_widget_get_next_sibling (time_button);
   g_assert_true (GTK_IS_TOGGLE_BUTTON (time_button));
-  view = find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
+  view = ks_test_find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
   model = gtk_column_view_get_model (GTK_COLUMN_VIEW (view));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, LB_N_GAPS);
 
@@ -286,8 +240,8 @@ test_filter_and_threshold (void)
   KsAnalysisPages *pages;
   KsWindow *window = open_window (&pages);
   GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
-  GtkWidget *entry = find_descendant (gaps_page, GTK_TYPE_SEARCH_ENTRY, NULL);
-  GtkWidget *view = find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
+  GtkWidget *entry = ks_test_find_descendant (gaps_page, GTK_TYPE_SEARCH_ENTRY, NULL);
+  GtkWidget *view = ks_test_find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
   GListModel *model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
   g_autoptr(GSettings) settings = NULL;
 
@@ -329,7 +283,7 @@ test_summary_advice (void)
   /* Idle time by cause: the DataLoader first; its row leads to the
    * largest gap */
   {
-    GtkWidget *causes = find_descendant (summary, ADW_TYPE_PREFERENCES_GROUP, "causes-group");
+    GtkWidget *causes = ks_test_find_descendant (summary, ADW_TYPE_PREFERENCES_GROUP, "causes-group");
     GtkWidget *place;
 
     g_assert_nonnull (causes);
@@ -345,12 +299,12 @@ test_summary_advice (void)
   }
 
   /* One expander per advice, named by its rule */
-  advice = find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "dataloader");
+  advice = ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "dataloader");
   g_assert_nonnull (advice);
-  g_assert_nonnull (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "low-gpu-busy"));
-  g_assert_nonnull (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "pageable-memcpy"));
-  g_assert_nonnull (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "sync-calls"));
-  g_assert_null (find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "amp"));
+  g_assert_nonnull (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "low-gpu-busy"));
+  g_assert_nonnull (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "pageable-memcpy"));
+  g_assert_nonnull (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "sync-calls"));
+  g_assert_null (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "amp"));
 
   /* Its first place is the longest DataLoader call: activating it zooms there */
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (advice), TRUE);
@@ -369,7 +323,7 @@ test_summary_advice (void)
   /* Count Copies as Busy: the busy time becomes the union of kernels,
    * memcpy and memset in the window, 6032324 of 138630810 ns (python3) */
   {
-    GtkWidget *toggle = find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
+    GtkWidget *toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
     KsAnalysis *analysis;
 
     g_assert_nonnull (toggle);
@@ -379,7 +333,7 @@ test_summary_advice (void)
               ks_analysis_get_options (analysis)->busy_includes_copies);
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->busy_in_window_ns, ==, 6032324);
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->window_ns, ==, 138630810);
-    toggle = find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
+    toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
     g_assert_true (gtk_switch_get_active (GTK_SWITCH (toggle)));
   }
 

@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 
+#include "ks-test-gtk.h"
 #include "ks-trace-loader.h"
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-memory-page.h"
@@ -49,44 +50,9 @@ highlight_cb (GtkWidget *page,
   ev->highlighted = name;
 }
 
-static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *)data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
 /* Runs the main loop until @cond holds or 10 s pass (search entries wait
  * a moment before they report a change). */
-#define WAIT_FOR(cond)                                                  \
-  G_STMT_START {                                                        \
-    gboolean timed_out_ = FALSE;                                        \
-    guint id_ = g_timeout_add (10000, timeout_cb, &timed_out_);         \
-    while (!(cond) && !timed_out_)                                      \
-      g_main_context_iteration (NULL, TRUE);                            \
-    if (!timed_out_)                                                    \
-      g_source_remove (id_);                                            \
-    g_assert_true (cond);                                               \
-  } G_STMT_END
-
-static GtkWidget *
-find_descendant (GtkWidget *widget,
-                 GType      type)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found;
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
-        return child;
-      found = find_descendant (child, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
+#define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 10000)
 
 static KsTrace *
 load (void)
@@ -150,7 +116,7 @@ test_operators (void)
   g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &ev);
   ks_operators_page_set_analysis (KS_OPERATORS_PAGE (page), trace, analysis);
 
-  view = find_descendant (page, GTK_TYPE_COLUMN_VIEW);
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
   model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
   ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n_name);
   ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME_AND_SHAPE, &n_shape);
@@ -167,7 +133,7 @@ test_operators (void)
   g_assert_cmpint (ev.end, ==, track->end[ops[0].longest_slice]);
 
   /* Filtering by name */
-  entry = find_descendant (page, GTK_TYPE_SEARCH_ENTRY);
+  entry = ks_test_find_descendant (page, GTK_TYPE_SEARCH_ENTRY, NULL);
   gtk_editable_set_text (GTK_EDITABLE (entry), "convolution");
   WAIT_FOR (g_list_model_get_n_items (model) < n_name);
   g_assert_cmpuint (g_list_model_get_n_items (model), >, 0);
@@ -180,7 +146,7 @@ test_operators (void)
   WAIT_FOR (g_list_model_get_n_items (model) == n_name);
 
   /* By shape: a click on the toggle regroups */
-  shape = find_descendant (page, GTK_TYPE_TOGGLE_BUTTON);
+  shape = ks_test_find_descendant (page, GTK_TYPE_TOGGLE_BUTTON, NULL);
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (shape), TRUE);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_shape);
   g_assert_cmpuint (n_shape, >, n_name);
@@ -205,7 +171,7 @@ test_kernels (void)
   ks_kernels_page_set_analysis (KS_KERNELS_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
 
-  view = find_descendant (page, GTK_TYPE_COLUMN_VIEW);
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
   model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
   ks_analysis_get_kernels (analysis, &n);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, n);
@@ -243,7 +209,7 @@ test_memory (void)
   ks_memory_page_set_analysis (KS_MEMORY_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
 
-  view = find_descendant (page, GTK_TYPE_COLUMN_VIEW);
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
   model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
   allocs = ks_analysis_get_allocations (analysis, &n_allocs);
 
@@ -263,7 +229,7 @@ test_memory (void)
   }
 
   /* Host memory from the device drop-down */
-  dropdown = find_descendant (page, GTK_TYPE_DROP_DOWN);
+  dropdown = ks_test_find_descendant (page, GTK_TYPE_DROP_DOWN, NULL);
   g_assert_true (gtk_widget_get_visible (dropdown));
   gtk_drop_down_set_selected (GTK_DROP_DOWN (dropdown), 1);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_allocs - LB_GPU_ALLOCATIONS);

@@ -15,6 +15,7 @@
 #include "ks-range-stats.h"
 #include "ks-render-cairo.h"
 #include "ks-selection-page.h"
+#include "ks-test-gtk.h"
 #include "ks-window.h"
 
 #ifdef HAVE_XTST
@@ -33,34 +34,8 @@
 
 static char *screenshot_dir;
 
-static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *)data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
 /* Runs the main loop until @cond holds or 20 s pass. */
-#define WAIT_FOR(cond)                                                  \
-  G_STMT_START {                                                        \
-    gboolean timed_out_ = FALSE;                                        \
-    guint id_ = g_timeout_add (20000, timeout_cb, &timed_out_);         \
-    while (!(cond) && !timed_out_)                                      \
-      g_main_context_iteration (NULL, TRUE);                            \
-    if (!timed_out_)                                                    \
-      g_source_remove (id_);                                            \
-    g_assert_true (cond);                                               \
-  } G_STMT_END
-
-static void
-spin (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
+#define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 20000)
 
 static GFile *
 fixture (const char *name)
@@ -313,7 +288,7 @@ test_navigate (void)
   g_assert_true (ks_session_can_go_back (session));
 
   /* A pinch to twice the size halves the span, anchored the same way. */
-  spin (600);
+  ks_test_spin (600);
   g_signal_emit_by_name (zoom, "begin", NULL);
   g_signal_emit_by_name (zoom, "scale-changed", 2.0);
   ks_session_get_visible (session, &t0, &t1);
@@ -325,7 +300,7 @@ test_navigate (void)
     double nspp = (t1 - t0) / (gtk_widget_get_width (GTK_WIDGET (timeline)) - KS_HEADER_WIDTH);
     double before0 = t0, before1 = t1;
 
-    spin (600);
+    ks_test_spin (600);
     drag (timeline, KS_HEADER_WIDTH + 600, 10, -200, 0);
     assert_visible (session, before0 + 200 * nspp, before1 + 200 * nspp);
     save_screenshot (GTK_WIDGET (window), "window-zoomed.png");
@@ -752,11 +727,11 @@ test_keys_anywhere (void)
   entry = gtk_window_get_focus (GTK_WINDOW (window));
   g_assert_true (GTK_IS_TEXT (entry));
   /* Let the search bar finish revealing before typing into it. */
-  spin (500);
+  ks_test_spin (500);
   press_key (entry, GDK_KEY_w);
   press_key (entry, GDK_KEY_s);
   WAIT_FOR (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (entry)), "ws") == 0);
-  spin (100);
+  ks_test_spin (100);
   assert_visible (session, t0, t1);
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -1078,7 +1053,7 @@ test_load_progress_and_cancel (void)
   g_assert_null (ks_window_get_session (window));
   g_assert_true (ks_window_is_empty (window));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "empty");
-  spin (100);
+  ks_test_spin (100);
   g_assert_cmpuint (g_list_model_get_n_items (toplevels), ==, n_toplevels);
 
   gtk_window_destroy (GTK_WINDOW (window));

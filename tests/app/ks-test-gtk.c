@@ -1,0 +1,48 @@
+/* ks-test-gtk.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "ks-test-gtk.h"
+
+gboolean
+ks_test_timeout_cb (gpointer data)
+{
+  *(gboolean *)data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+ks_test_spin (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, ks_test_timeout_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+GtkWidget *
+ks_test_find_descendant (GtkWidget  *widget,
+                         GType       type,
+                         const char *name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type) &&
+          (name == NULL || g_strcmp0 (gtk_widget_get_name (child), name) == 0))
+        return child;
+      found = ks_test_find_descendant (child, type, name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}

@@ -1,0 +1,39 @@
+/* ks-test-gtk.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* Runs the main loop until @cond holds or @ms milliseconds pass, then
+ * asserts @cond. */
+#define KS_TEST_WAIT_FOR(cond, ms)                                        \
+  G_STMT_START {                                                          \
+    gboolean timed_out_ = FALSE;                                          \
+    guint id_ = g_timeout_add ((ms), ks_test_timeout_cb, &timed_out_);    \
+    while (!(cond) && !timed_out_)                                        \
+      g_main_context_iteration (NULL, TRUE);                              \
+    if (!timed_out_)                                                      \
+      g_source_remove (id_);                                              \
+    g_assert_true (cond);                                                 \
+  } G_STMT_END
+
+/* Sets the gboolean at @data and removes itself. */
+gboolean   ks_test_timeout_cb      (gpointer    data);
+
+/* Runs the main loop for @ms milliseconds. */
+void       ks_test_spin            (guint       ms);
+
+/* The first descendant of @widget (depth first) of @type, and named
+ * @name unless that is NULL. */
+GtkWidget *ks_test_find_descendant (GtkWidget  *widget,
+                                    GType       type,
+                                    const char *name);
+
+G_END_DECLS
