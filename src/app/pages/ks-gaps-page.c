@@ -158,14 +158,13 @@ filter_row (gpointer page,
   KsGapsPage *self = page;
   g_autofree char *cause = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *folded = NULL;
 
+  /* Building the text costs; skip it when there is nothing to find */
   if (self->needle == NULL || self->needle[0] == 0)
     return TRUE;
   cause = cause_cell_text (self, i);
   text = g_strdup_printf ("%s %s", ks_gap_class_get_title (self->gaps[i].klass), cause);
-  folded = g_utf8_casefold (text, -1);
-  return strstr (folded, self->needle) != NULL;
+  return ks_page_text_matches (text, self->needle);
 }
 
 static void
@@ -225,9 +224,7 @@ order_toggled_cb (KsGapsPage *self)
 static void
 search_changed_cb (KsGapsPage *self)
 {
-  g_free (self->needle);
-  self->needle = g_utf8_casefold (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), -1);
-  ks_page_table_refilter (&self->table);
+  ks_page_table_search (&self->table, &self->needle, GTK_EDITABLE (self->search_entry));
   update_count (self);
 }
 

@@ -167,20 +167,14 @@ filter_row (gpointer p,
             guint    i)
 {
   KsKernelsPage *self = p;
-  g_autofree char *folded = NULL;
 
-  if (self->needle == NULL || self->needle[0] == 0)
-    return TRUE;
-  folded = g_utf8_casefold (ks_trace_string (self->trace, self->kernels[i].name), -1);
-  return strstr (folded, self->needle) != NULL;
+  return ks_page_text_matches (ks_trace_string (self->trace, self->kernels[i].name), self->needle);
 }
 
 static void
 search_changed_cb (KsKernelsPage *self)
 {
-  g_free (self->needle);
-  self->needle = g_utf8_casefold (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), -1);
-  ks_page_table_refilter (&self->table);
+  ks_page_table_search (&self->table, &self->needle, GTK_EDITABLE (self->search_entry));
 }
 
 static void

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "ks-page-table.h"
 
 typedef struct
@@ -205,4 +207,26 @@ ks_page_dispose_template (GtkWidget *page,
   gtk_widget_dispose_template (page, type);
   while ((child = gtk_widget_get_first_child (page)) != NULL)
     gtk_widget_unparent (child);
+}
+
+void
+ks_page_table_search (KsPageTable  *table,
+                      char        **needle,
+                      GtkEditable  *entry)
+{
+  g_free (*needle);
+  *needle = g_utf8_casefold (gtk_editable_get_text (entry), -1);
+  ks_page_table_refilter (table);
+}
+
+gboolean
+ks_page_text_matches (const char *text,
+                      const char *needle)
+{
+  g_autofree char *folded = NULL;
+
+  if (needle == NULL || needle[0] == 0)
+    return TRUE;
+  folded = g_utf8_casefold (text, -1);
+  return strstr (folded, needle) != NULL;
 }

@@ -58,6 +58,15 @@ GtkColumnViewColumn *ks_page_table_add_column   (KsPageTable       *table,
                                                  gpointer           page,
                                                  gboolean           numeric);
 
+/* Replaces *@needle by the case-folded text of @entry and filters again. */
+void                 ks_page_table_search       (KsPageTable       *table,
+                                                 char             **needle,
+                                                 GtkEditable       *entry);
+/* Whether case-folded @text holds @needle (already folded); an empty
+ * needle matches everything. */
+gboolean             ks_page_text_matches       (const char        *text,
+                                                 const char        *needle);
+
 /* Disposes the template of @page (a widget of @type) and unparents its
  * root, which has no id and so is left in place by GTK. */
 void                 ks_page_dispose_template   (GtkWidget         *page,
