@@ -20,6 +20,7 @@
 
 #include "ks-application.h"
 #include "ks-preferences-window.h"
+#include "ks-test-log.h"
 #include "ks-window.h"
 
 static KsApplication *application;
@@ -272,26 +273,6 @@ test_i18n_gsettings_schema (void)
   g_assert_cmpstr (g_settings_schema_key_get_summary (key), ==, "空闲间隙阈值");
 }
 
-/* A layout warning GTK 4.8 gives while the window loads is not what this
- * test is about: it is printed, not fatal. Anything else stays fatal. */
-static GLogWriterOutput
-log_writer_cb (GLogLevelFlags   log_level,
-               const GLogField *fields,
-               gsize            n_fields,
-               gpointer         user_data)
-{
-  for (gsize i = 0; i < n_fields; i++)
-    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0 &&
-        (log_level & G_LOG_LEVEL_WARNING) != 0 &&
-        strstr (fields[i].value, "but sizes must be >= 0") != NULL)
-      {
-        g_printerr ("%s\n", (const char *)fields[i].value);
-        return G_LOG_WRITER_HANDLED;
-      }
-
-  return g_log_writer_default (log_level, fields, n_fields, user_data);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -300,7 +281,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   const char *messages;
 
-  g_log_set_writer_func (log_writer_cb, NULL, NULL);
+  g_log_set_writer_func (ks_test_log_writer, NULL, NULL);
   g_setenv ("LANGUAGE", "zh_CN", TRUE);
   gtk_disable_setlocale ();
   setlocale (LC_ALL, "");

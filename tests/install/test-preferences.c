@@ -18,6 +18,7 @@
 
 #include "ks-application.h"
 #include "ks-preferences-window.h"
+#include "ks-test-log.h"
 #include "ks-window.h"
 
 static GSettings *
@@ -313,31 +314,11 @@ test_preferences_applied (void)
   g_settings_reset (settings, "busy-includes-copies");
 }
 
-/* A layout warning GTK 4.8 gives while the window loads is not what this
- * test is about: it is printed, not fatal. Anything else stays fatal. */
-static GLogWriterOutput
-log_writer_cb (GLogLevelFlags   log_level,
-               const GLogField *fields,
-               gsize            n_fields,
-               gpointer         user_data)
-{
-  for (gsize i = 0; i < n_fields; i++)
-    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0 &&
-        (log_level & G_LOG_LEVEL_WARNING) != 0 &&
-        strstr (fields[i].value, "but sizes must be >= 0") != NULL)
-      {
-        g_printerr ("%s\n", (const char *)fields[i].value);
-        return G_LOG_WRITER_HANDLED;
-      }
-
-  return g_log_writer_default (log_level, fields, n_fields, user_data);
-}
-
 int
 main (int   argc,
       char *argv[])
 {
-  g_log_set_writer_func (log_writer_cb, NULL, NULL);
+  g_log_set_writer_func (ks_test_log_writer, NULL, NULL);
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
   /* A switch flips at the end of its animation; no animations, no waiting. */
