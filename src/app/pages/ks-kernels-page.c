@@ -262,10 +262,7 @@ ks_kernels_page_class_init (KsKernelsPageClass *klass)
 
   object_class->dispose = ks_kernels_page_dispose;
 
-  signals[NAVIGATE] = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                    0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
-  signals[HIGHLIGHT] = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-kernels-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsKernelsPage, search_entry);
