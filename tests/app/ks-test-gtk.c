@@ -7,7 +7,24 @@
 
 #include "config.h"
 
+#include <adwaita.h>
+
 #include "ks-test-gtk.h"
+
+gboolean
+ks_test_init_gtk (int    *argc,
+                  char ***argv)
+{
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display (run under xvfb-run)\n");
+      return FALSE;
+    }
+
+  gtk_test_init (argc, argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  adw_init ();
+  return TRUE;
+}
 
 gboolean
 ks_test_timeout_cb (gpointer data)

@@ -24,6 +24,12 @@ G_BEGIN_DECLS
     g_assert_true (cond);                                                 \
   } G_STMT_END
 
+/* Initializes GTK and libadwaita for a test with isolated XDG folders;
+ * without a display, prints a TAP skip line and returns FALSE (the test
+ * then exits with 77). */
+gboolean   ks_test_init_gtk        (int        *argc,
+                                    char     ***argv);
+
 /* Sets the gboolean at @data and removes itself. */
 gboolean   ks_test_timeout_cb      (gpointer    data);
 

@@ -255,14 +255,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
-    {
-      g_print ("1..0 # SKIP no display (run under xvfb-run)\n");
-      return 77;
-    }
-
-  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  adw_init ();
+  if (!ks_test_init_gtk (&argc, &argv))
+    return 77;
 
   g_test_add_func ("/app/pages/operators", test_operators);
   g_test_add_func ("/app/pages/kernels", test_kernels);
