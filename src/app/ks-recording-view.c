@@ -45,6 +45,7 @@ struct _KsRecordingView
   guint64            events;
   gboolean           stopping;
   gboolean           exited;
+  gboolean           sandboxed;
 };
 
 G_DEFINE_FINAL_TYPE (KsRecordingView, ks_recording_view, ADW_TYPE_WINDOW)
@@ -253,6 +254,28 @@ recorder_messages (KsRecordingView *self)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* flatpak-spawn's line when the host could not run the command (a
+ * program not on the host's PATH, a missing folder): the reason, or NULL.
+ * flatpak-spawn is not translated, so the prefix is stable. */
+static char *
+host_start_failure (KsRecordingView *self)
+{
+  static const char prefix[] = "Portal call failed: ";
+  g_auto(GStrv) lines = g_strsplit (self->error_text->str, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], prefix))
+      {
+        const char *reason = lines[i] + strlen (prefix);
+
+        /* the session helper's wrapping adds nothing for the user */
+        if (g_str_has_prefix (reason, "Failed to start command: "))
+          reason += strlen ("Failed to start command: ");
+        return g_strdup (reason);
+      }
+  return NULL;
+}
+
 static void
 wait_cb (GObject      *source,
          GAsyncResult *result,
@@ -280,6 +303,21 @@ wait_cb (GObject      *source,
     }
 
   messages = recorder_messages (self);
+  if (self->sandboxed && self->state == NULL)
+    {
+      g_autofree char *reason = host_start_failure (self);
+
+      /* flatpak-spawn could not start kinescope-cli on the host: say so,
+       * not just "failed". */
+      if (reason != NULL)
+        {
+          g_free (messages);
+          messages = g_strdup_printf (_("kinescope-cli could not be started on the host: %s\n"
+                                        "Recording from the Flatpak needs kinescope-cli installed on the host, "
+                                        "on the PATH of the desktop session (for example in /usr/local/bin)."),
+                                      reason);
+        }
+    }
   gtk_widget_set_sensitive (GTK_WIDGET (self->stop_button), FALSE);
   adw_window_title_set_title (self->window_title, _("Recording Finished"));
   if (self->output != NULL)
@@ -288,6 +326,114 @@ wait_cb (GObject      *source,
     gtk_label_set_label (self->status_label, messages && *messages ? messages : _("The recording failed"));
 
   g_signal_emit (self, signals[FINISHED], 0, self->output, status, messages);
+}
+
+/* Inside Flatpak the recorder runs on the host (see host_command ()).
+ *
+ * Test hook: KINESCOPE_TEST_FLATPAK_INFO names a file to use instead of
+ * /.flatpak-info, so that a test can take the sandboxed branch outside
+ * a sandbox, with a stand-in flatpak-spawn first in PATH. When it is
+ * unset nothing changes: /.flatpak-info exists only inside Flatpak, and
+ * flatpak-spawn is the runtime's, found through PATH. */
+#define FLATPAK_SPAWN "flatpak-spawn"
+
+static const char *
+sandbox_info_path (void)
+{
+  const char *env = g_getenv ("KINESCOPE_TEST_FLATPAK_INFO");
+
+  return env != NULL && *env ? env : "/.flatpak-info";
+}
+
+/* @path is @folder or inside it. */
+static gboolean
+path_within (const char *path,
+             const char *folder)
+{
+  gsize len = strlen (folder);
+
+  return strncmp (path, folder, len) == 0 && (path[len] == 0 || path[len] == '/');
+}
+
+/* Folders the sandbox does not share with the host, even with
+ * --filesystem=host: the host would write the trace to its own folder of
+ * that name, where the window cannot open it. Unless the user shared it
+ * (flatpak override --filesystem=/tmp), which /.flatpak-info lists. */
+static gboolean
+sandbox_private_folder (GKeyFile   *info,
+                        const char *directory)
+{
+  static const char * const private_folders[] = { "/tmp", "/var/tmp", "/app", "/usr", NULL };
+  g_autofree char *path = g_canonicalize_filename (directory, NULL);
+  g_auto(GStrv) shared = g_key_file_get_string_list (info, "Context", "filesystems", NULL, NULL);
+
+  for (guint i = 0; private_folders[i] != NULL; i++)
+    {
+      if (!path_within (path, private_folders[i]))
+        continue;
+      for (guint j = 0; shared != NULL && shared[j] != NULL; j++)
+        {
+          g_autofree char *name = g_strdup (shared[j]);
+          char *mode = strrchr (name, ':');
+
+          /* /tmp, /tmp:rw, /tmp/shared:ro … */
+          if (mode != NULL)
+            *mode = 0;
+          if (name[0] == '/' && path_within (path, name))
+            return FALSE;
+        }
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The command that starts kinescope-cli inside Flatpak: the program to
+ * profile needs the host's Python, CUDA and driver, so kinescope-cli runs
+ * there, found on the PATH of the desktop session (flatpak-session-helper
+ * looks it up in its own environment). flatpak-spawn gives the host
+ * command file descriptors 0–2 and those named by --forward-fd only, and
+ * the environment of the session plus --env, not ours: the sandbox's
+ * PATH and library paths would be wrong there. It forwards SIGINT (to
+ * the host command's process group; kinescope-cli puts the program in a
+ * group of its own) and SIGTERM, so Stop works as without Flatpak. */
+static gboolean
+host_command (GPtrArray           *argv,
+              const char          *directory,
+              const char * const  *environment,
+              GError             **error)
+{
+  g_autoptr(GKeyFile) info = g_key_file_new ();
+  g_autofree char *app_path = NULL;
+
+  /* Unreadable, it still marks the sandbox; there is just no app-path. */
+  if (g_key_file_load_from_file (info, sandbox_info_path (), G_KEY_FILE_NONE, NULL))
+    app_path = g_key_file_get_string (info, "Instance", "app-path", NULL);
+
+  if (sandbox_private_folder (info, directory))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("The working folder “%s” exists only inside Kinescope’s sandbox; the program runs on the host, "
+                     "where that path is a different folder. Choose a folder in your home folder or on a shared disk."),
+                   directory);
+      return FALSE;
+    }
+
+  g_ptr_array_add (argv, g_strdup (FLATPAK_SPAWN));
+  g_ptr_array_add (argv, g_strdup ("--host"));
+  /* Should flatpak-spawn die (a Stop that comes before it knows the host
+   * process kills it), the host command gets SIGINT and still writes its
+   * trace, instead of recording on unseen. */
+  g_ptr_array_add (argv, g_strdup ("--watch-bus"));
+  g_ptr_array_add (argv, g_strdup_printf ("--forward-fd=%d", PROGRESS_FD));
+  g_ptr_array_add (argv, g_strdup_printf ("--directory=%s", directory));
+  /* Our collector library depends on libc only: a host kinescope-cli
+   * without one of its own can load it from the installed Flatpak. */
+  if (app_path != NULL)
+    g_ptr_array_add (argv, g_strdup_printf ("--env=KINESCOPE_INJECT_FALLBACK_DIR=%s/lib/kinescope", app_path));
+  for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup_printf ("--env=%s", environment[i]));
+  g_ptr_array_add (argv, g_strdup ("kinescope-cli"));
+  return TRUE;
 }
 
 gboolean
@@ -299,49 +445,39 @@ ks_recording_view_start (KsRecordingView     *self,
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *cli = find_cli ();
   g_autoptr(GInputStream) pipe_in = NULL;
   int fds[2];
 
   g_return_val_if_fail (KS_IS_RECORDING_VIEW (self), FALSE);
   g_return_val_if_fail (self->process == NULL, FALSE);
 
+  self->sandboxed = g_file_test (sandbox_info_path (), G_FILE_TEST_EXISTS);
+  if (self->sandboxed)
+    {
+      if (!host_command (argv, directory, environment, error))
+        return FALSE;
+    }
+  else
+    g_ptr_array_add (argv, find_cli ());
+
   if (!g_unix_open_pipe (fds, FD_CLOEXEC, error))
     return FALSE;
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_take_fd (launcher, fds[1], PROGRESS_FD);
-
-  if (g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
-    {
-      g_autoptr(GKeyFile) info = g_key_file_new ();
-      g_autofree char *app_path = NULL;
-
-      /* The program runs on the host, next to the host's kinescope-cli
-       * and collector libraries; the sandbox could not inject them. */
-      g_ptr_array_add (argv, g_strdup ("flatpak-spawn"));
-      g_ptr_array_add (argv, g_strdup ("--host"));
-      g_ptr_array_add (argv, g_strdup_printf ("--forward-fd=%d", PROGRESS_FD));
-      g_ptr_array_add (argv, g_strdup_printf ("--directory=%s", directory));
-      /* Our collector library depends on libc only: a host kinescope-cli
-       * without one of its own can load it from the installed Flatpak. */
-      if (g_key_file_load_from_file (info, "/.flatpak-info", G_KEY_FILE_NONE, NULL)
-          && (app_path = g_key_file_get_string (info, "Instance", "app-path", NULL)) != NULL)
-        g_ptr_array_add (argv, g_strdup_printf ("--env=KINESCOPE_INJECT_FALLBACK_DIR=%s/lib/kinescope", app_path));
-      for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
-        g_ptr_array_add (argv, g_strdup_printf ("--env=%s", environment[i]));
-      g_ptr_array_add (argv, g_strdup ("kinescope-cli"));
-    }
-  else
+  if (!self->sandboxed)
     {
       g_subprocess_launcher_set_cwd (launcher, directory);
       for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
         {
-          g_autofree char *name = g_strndup (environment[i], (gsize) (strchr (environment[i], '=') - environment[i]));
+          const char *eq = strchr (environment[i], '=');
+          g_autofree char *name = NULL;
 
-          g_subprocess_launcher_setenv (launcher, name, strchr (environment[i], '=') + 1, TRUE);
+          if (eq == NULL)
+            continue;
+          name = g_strndup (environment[i], (gsize) (eq - environment[i]));
+          g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
         }
-      g_ptr_array_add (argv, g_strdup (cli));
     }
 
   g_ptr_array_add (argv, g_strdup (arguments[0]));
