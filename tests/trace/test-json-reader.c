@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "ks-json-reader.h"
@@ -585,6 +586,150 @@ test_args_white_space (void)
   g_assert_cmpuint (track->n_slices, ==, n);
   for (guint32 i = 0; i < track->n_slices; i++)
     g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, expect);
+}
+
+/* Text that exercises the white-space dropping: escapes, quotes and
+ * white space inside strings, runs of white space across 16- and
+ * 64-byte blocks, multi-byte UTF-8. */
+static GString *
+tricky_json (void)
+{
+  GString *json = g_string_new ("{\"traceEvents\": [\n");
+
+  for (guint n = 0; n < 3000; n++)
+    {
+      /* escapes in every seventh event only: the others leave whole
+       * 64-byte blocks without a backslash */
+      gboolean escapes = n % 7 == 0;
+
+      g_string_append_printf (json,
+                              "%*s{ \"ph\" : \"X\",\"name\":\"op %u %s\xc3\xa9 %.*s\" , \"pid\": %u, "
+                              "\"tid\" :%u, \"ts\": %u.%03u ,%*s\"dur\" : %u,\n\t\"args\": {%*s\"s\": \"%.*s %s\",\r\n"
+                              " \"q%s\":[ %u ,\t-%u.5e-3,\t\t\"%s\" , \"   \", [ ]%*s], \"u\": \"\xe6\x97\xb6 %s\" }}%s",
+                              (int)(n % 71), "", n % 13, escapes ? "\\\\ \\\" \\u00e9 " : "", (int)(n % 61),
+                              "abcdefghij klmnopqrstuvwxyz 0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghij",
+                              1 + n % 3, n % 5, n * 7, n % 1000, (int)(n % 37), "", 1 + n % 9,
+                              (int)(n % 67), "", (int)(n % 50), "x y z  x y z  x y z x y z x y z x y z x y z x",
+                              escapes ? "\\\\" : "", escapes ? "\\\\" : "", n, n % 11, escapes ? "\\\\" : "",
+                              (int)(n % 5), "", escapes ? "\\n" : "", n + 1 < 3000 ? " ,\n" : "\n");
+    }
+  g_string_append (json, "]}\n");
+  return json;
+}
+
+/* A digest of the names and argument texts of every slice. */
+static char *
+slices_digest (KsTrace *trace)
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint64 n = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          const char *args = ks_trace_slice_args (trace, track, i);
+          const char *name = ks_trace_string (trace, track->name_id[i]);
+
+          g_checksum_update (sum, (const guchar *)name, strlen (name) + 1);
+          if (args != NULL)
+            g_checksum_update (sum, (const guchar *)args, strlen (args) + 1);
+          n++;
+        }
+    }
+  return g_strdup_printf ("%" G_GUINT64_FORMAT " slices %s", n, g_checksum_get_string (sum));
+}
+
+static char *
+load_tricky_digest (void)
+{
+  g_autoptr(GString) json = tricky_json ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json->str, json->len, &error);
+
+  g_assert_no_error (error);
+  return slices_digest (trace);
+}
+
+/* The 64-byte (AVX-512) and the 16-byte white-space dropping give the
+ * same model. */
+static void
+test_compaction_paths (void)
+{
+  g_autofree char *digest = NULL;
+  g_autofree char *expect = NULL;
+
+  if (g_test_subprocess ())
+    {
+      digest = load_tricky_digest ();
+      g_print ("%s\n", digest);
+      return;
+    }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (!__builtin_cpu_supports ("avx512bw") || !__builtin_cpu_supports ("avx512vbmi2"))
+#endif
+    {
+      g_test_skip ("this processor has no AVX-512 VBMI2: only one path to test");
+      return;
+    }
+
+  digest = load_tricky_digest ();
+  g_assert_true (g_str_has_prefix (digest, "3000 slices "));
+  expect = g_strdup_printf ("%s\n", digest);
+  g_setenv ("KS_JSON_NO_AVX512", "1", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("KS_JSON_NO_AVX512");
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout (expect);
+}
+
+static void
+shrink_on_progress (KsProgress *progress,
+                    gpointer    user_data)
+{
+  const char *path = user_data;
+  static gboolean done;
+
+  /* two of the six blocks parsed: the rest of the file is mapped */
+  if (!done && ks_progress_get_fraction (progress) > 0.3)
+    {
+      done = TRUE;
+      g_assert_no_errno (truncate (path, 1536 * 1024));
+    }
+}
+
+/* Another program truncating a plain file while it is read (mapped): the
+ * text ends where the file now ends, as with any file cut short. */
+static void
+test_shrunk_while_reading (void)
+{
+  g_autoptr(GString) json = g_string_new ("[\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+  guint n = 0;
+
+  while (json->len < 6 * 1024 * 1024)
+    g_string_append_printf (json, "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": 1},\n",
+                            n++ * 2);
+  g_string_append (json, "{\"ph\":\"i\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":0}]");
+  path = write_temp ("shrinking.json", json->str, json->len);
+  file = g_file_new_for_path (path);
+
+  ks_progress_set_notify (progress, shrink_on_progress, g_strdup (path), g_free);
+  trace = ks_trace_load (file, progress, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (warnings (trace), "truncated"));
+  g_assert_cmpuint (trace->n_threads, ==, 1);
+  /* at least the blocks parsed before the truncation, at most its size */
+  g_assert_cmpuint (trace->tracks[trace->threads[0].track].n_slices, >=, n / 3 - 1);
+  g_assert_cmpuint (trace->tracks[trace->threads[0].track].n_slices, <, n / 2);
+  remove_temp (path);
 }
 
 /* White space is dropped before parsing: positions must still be the
@@ -1212,6 +1357,8 @@ main (int    argc,
   g_test_add_func ("/json/id2", test_id2);
   g_test_add_func ("/json/begin-end-args", test_begin_end_args);
   g_test_add_func ("/json/args-white-space", test_args_white_space);
+  g_test_add_func ("/json/compaction-paths", test_compaction_paths);
+  g_test_add_func ("/json/shrunk-while-reading", test_shrunk_while_reading);
   g_test_add_func ("/json/bad/empty", test_bad_empty);
   g_test_add_func ("/json/bad/not-trace", test_bad_not_trace);
   g_test_add_func ("/json/bad/syntax", test_bad_syntax);
