@@ -850,6 +850,8 @@ compact64_avx512 (const guint8  *p,
       __m512i lower;
       guint64 quotes, white, word, inside, white_out, starts, runs, keep;
 
+      /* the hardware prefetcher stops at page boundaries */
+      _mm_prefetch ((const char *)p + i + 1024, _MM_HINT_T0);
       if (_mm512_cmpeq_epi8_mask (v, backslash) != 0)
         break;
       quotes = _mm512_cmpeq_epi8_mask (v, quote);
