@@ -287,6 +287,8 @@ typedef struct
   GString        *args;
   gsize           args_from;      /* offset in buf where the pending capture starts */
   gboolean        args_overflow;
+  const char     *args_direct;    /* the args text when it lies whole in buf */
+  gsize           args_direct_len;
 
   Event           ev;
 
@@ -1995,6 +1997,7 @@ cb_start_map (void *ctx)
               g_string_truncate (r->args, 0);
               r->args_from = consumed > 0 ? consumed - 1 : 0;
               r->args_overflow = FALSE;
+              r->args_direct = NULL;
             }
           else if (r->field == F_ID2)
             r->in_id2 = TRUE;
@@ -2006,6 +2009,7 @@ cb_start_map (void *ctx)
     {
       r->in_event = TRUE;
       r->field = F_OTHER;
+      r->args_direct = NULL;
       r->n_items++;
       event_reset (&r->ev);
       return 1;
@@ -2044,7 +2048,15 @@ cb_end_map (void *ctx)
             {
               gsize consumed = yajl_get_bytes_consumed (r->yajl);
 
-              if (consumed > r->args_from)
+              /* usually the whole text lies in this block: used from
+               * there unless the block ends before the event does */
+              if (r->args->len == 0 && !r->args_overflow && consumed > r->args_from
+                  && consumed - r->args_from <= MAX_ARGS_LEN)
+                {
+                  r->args_direct = (const char *)r->buf + r->args_from;
+                  r->args_direct_len = consumed - r->args_from;
+                }
+              else if (consumed > r->args_from)
                 args_append (r, r->buf + r->args_from, consumed - r->args_from);
               r->in_args = FALSE;
             }
@@ -2152,6 +2164,8 @@ event_args (Reader *r)
       r->n_big_args++;
       return 0;
     }
+  if (r->args_direct != NULL)
+    return r->args_direct_len <= 2 ? 0 : ks_trace_builder_add_args (r->builder, r->args_direct, r->args_direct_len);
   if (r->args->len <= 2)   /* {} */
     return 0;
   return ks_trace_builder_add_args (r->builder, r->args->str, r->args->len);
@@ -2168,6 +2182,8 @@ event_args_text (Reader *r)
       r->n_big_args++;
       return NULL;
     }
+  if (r->args_direct != NULL)
+    return r->args_direct_len <= 2 ? NULL : g_strndup (r->args_direct, r->args_direct_len);
   if (r->args->len <= 2)   /* {} */
     return NULL;
   return g_strndup (r->args->str, r->args->len);
@@ -2876,6 +2892,7 @@ reader_reset_file (Reader *r)
   r->top_key = K_OTHER;
   r->in_event = FALSE;
   r->in_args = FALSE;
+  r->args_direct = NULL;
   r->in_id2 = FALSE;
   r->syntax_error = FALSE;
   r->nesting_error = FALSE;
@@ -3004,6 +3021,12 @@ parse_chunk (Reader        *r,
       return FALSE;
     }
 
+  if (r->args_direct != NULL)
+    {
+      /* the block is about to be reused */
+      g_string_append_len (r->args, r->args_direct, r->args_direct_len);
+      r->args_direct = NULL;
+    }
   if (r->in_args)
     {
       if (n > r->args_from)
