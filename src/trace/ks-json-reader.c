@@ -1878,12 +1878,21 @@ cb_boolean (void *ctx,
   return cb_null (ctx);
 }
 
+/* Most values of a trace lie in arguments nothing reads (input shapes,
+ * sequence numbers): they are only copied with the argument text. */
+static inline gboolean
+scalar_unused (const Reader *r)
+{
+  return r->in_args && r->arg == A_OTHER && r->ev.ph != 'C' && r->ev.ph != 0;
+}
+
 static int
 cb_number (void       *ctx,
            const char *s,
            size_t      len)
 {
-  on_scalar (ctx, FALSE, s, len);
+  if (!scalar_unused (ctx))
+    on_scalar (ctx, FALSE, s, len);
   return 1;
 }
 
@@ -1892,7 +1901,8 @@ cb_string (void                *ctx,
            const unsigned char *s,
            size_t               len)
 {
-  on_scalar (ctx, TRUE, (const char *)s, len);
+  if (!scalar_unused (ctx))
+    on_scalar (ctx, TRUE, (const char *)s, len);
   return 1;
 }
 
