@@ -1469,7 +1469,7 @@ write_all (Writer  *w,
 
   /* A fresh temporary file that nobody else sees: no journal, no syncs
    * until the end; the rename is what makes it visible. */
-  if (!exec (w, "PRAGMA page_size = 16384;"
+  if (!exec (w, "PRAGMA page_size = 65536;"
                 "PRAGMA journal_mode = OFF;"
                 "PRAGMA synchronous = OFF;"
                 "PRAGMA locking_mode = EXCLUSIVE;"
