@@ -1,60 +1,82 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Step time of train.py without a profiler, under kinescope-cli record and
-# under torch.profiler, interleaved REPEAT times; then, once each, variants
-# that switch parts of the collector off.
+# Recording overhead of train.py, two ways:
 #
-#   tests/gpu/overhead-matrix.sh OUTDIR
+#   tests/gpu/overhead-matrix.sh OUTDIR [table|onoff|all]
+#
+# table: for each model, rounds of three processes in turn (no profiler,
+#   under kinescope-cli record, under torch.profiler); a round repeated
+#   REPEAT_<MODEL> times; per process the median step time, per mode the
+#   median of those.
+# onoff: one process per line under kinescope-cli record
+#   --capture-range=cudaProfilerApi with train.py --toggle, so that CUPTI is
+#   on and off in alternate blocks of steps of the same process; the
+#   difference between on and off blocks does not carry the process-to-
+#   process spread of the table. The variants switch parts of the
+#   collector off (see ks-inject-cupti.c); "control" runs without a
+#   recorder and must come out near 0.
 set -u
 OUT=${1:-/tmp/kinescope-overhead}
+WHAT=${2:-all}
 KCLI=${KCLI:-kinescope-cli}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=${PYTHON:-python3}
-S=${STEPS:-300}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 t () { "$@" > /dev/null 2>&1 || echo "failed: $*"; }
 
-for size in small large; do
-  if [ $size = small ]; then A="--width 1024 --batch 256"; n=3; else A="--width 8192 --batch 2048"; n=2; fi
-  for i in $(seq $n); do
-    R="$OUT/$size-$i"
-    t $PY "$HERE/train.py" $A --steps $S --result "$R-plain.json"
-    t $KCLI record -f -o "$OUT/$size.kscope" -- $PY "$HERE/train.py" $A --steps $S --result "$R-record.json"
-    t $PY "$HERE/train.py" $A --steps $S --profile-steps 20:$S --torch-profiler "$OUT/$size-torch.json" --result "$R-torchprof.json"
-  done
-done
-R="$OUT/small"
-A="--width 1024 --batch 256"
-KINESCOPE_CUPTI_API=essential t $KCLI record -f -o "$R-v.kscope" -- $PY "$HERE/train.py" $A --steps $S --result "$R-essential.json"
-KINESCOPE_CUPTI_DRIVER=0 t $KCLI record -f -o "$R-v.kscope" -- $PY "$HERE/train.py" $A --steps $S --result "$R-nodriver.json"
-t $KCLI record -f -t nvtx,gpu-metrics -o "$R-v.kscope" -- $PY "$HERE/train.py" $A --steps $S --result "$R-nocuda.json"
-KINESCOPE_CUPTI_CLOCK=callback t $KCLI record -f -o "$R-v.kscope" -- $PY "$HERE/train.py" $A --steps $S --result "$R-clockcb.json"
-t $PY "$HERE/train.py" $A --steps $S --result "$R-plain-last.json"
+# model name, train.py arguments, steps, repeats
+MODELS=(
+  "small|--width 1024 --batch 256|${STEPS_SMALL:-400}|${REPEAT_SMALL:-5}"
+  "gpt|--model gpt --width 512 --batch 32|${STEPS_GPT:-120}|${REPEAT_GPT:-3}"
+  "large|--width 8192 --batch 2048|${STEPS_LARGE:-150}|${REPEAT_LARGE:-2}"
+)
 
-for size in small large; do
-  echo
-  echo "### $size model, steps 20..$((S - 1)), each run in order"
-  set --
-  for f in "$OUT/$size"-[0-9]-*.json; do
-    set -- "$@" "$(basename "$f" .json)=$f"
+if [ "$WHAT" != onoff ]; then
+  for m in "${MODELS[@]}"; do
+    IFS='|' read -r name args steps n <<< "$m"
+    for i in $(seq "$n"); do
+      R="$OUT/$name-$i"
+      t $PY "$HERE/train.py" $args --steps "$steps" --result "$R-plain.json"
+      t $KCLI record -f -o "$OUT/$name.kscope" -- $PY "$HERE/train.py" $args --steps "$steps" --result "$R-record.json"
+      t $PY "$HERE/train.py" $args --steps "$steps" --profile-steps "20:$steps" \
+        --torch-profiler "$OUT/$name-torch.json" --result "$R-torchprof.json"
+    done
+    echo "### $name: kernels of the recording against torch.profiler, steps 20..$((steps - 1))"
+    $PY "$HERE/check_train.py" "$OUT/$name.kscope" "$OUT/$name-torch.json" "20:$steps" | grep -E "kernels in steps|failure"
   done
-  $PY "$HERE/overhead.py" 20 $S "$@"
-  $PY - "$OUT" $size $S <<'PYEOF'
-import glob, json, statistics, sys
-out, size, last = sys.argv[1], sys.argv[2], int(sys.argv[3])
-med = {}
-for kind in ("plain", "record", "torchprof"):
-    runs = [statistics.median(json.load(open(f))["step_times"][20:last]) * 1e3
-            for f in sorted(glob.glob(f"{out}/{size}-[0-9]-{kind}.json"))]
-    med[kind] = statistics.median(runs)
-    print(f"{kind}: runs {', '.join(f'{r:.3f}' for r in runs)} ms; median {med[kind]:.3f} ms "
-          f"({100 * (med[kind] / med['plain'] - 1):+.1f} % vs. no profiler)")
-PYEOF
-  $PY "$HERE/check_train.py" "$OUT/$size.kscope" "$OUT/$size-torch.json" 20:$S | grep -E "kernels in steps"
-done
-echo
-echo "### small model, variants (one run each)"
-$PY "$HERE/overhead.py" 20 $S "no profiler=$R-1-plain.json" "KINESCOPE_CUPTI_API=essential=$R-essential.json" \
-  "no driver API records=$R-nodriver.json" "-t nvtx,gpu-metrics (no CUPTI)=$R-nocuda.json" \
-  "KINESCOPE_CUPTI_CLOCK=callback=$R-clockcb.json" "no profiler, last=$R-plain-last.json"
+  echo
+  $PY "$HERE/overhead_summary.py" table "$OUT" "${MODELS[@]}"
+fi
+
+if [ "$WHAT" != table ]; then
+  # model, toggle block, steps, variant, environment
+  ONOFF=(
+    "small|50|2020|control|"
+    "small|50|2020|default|"
+    "small|50|2020|KINESCOPE_CUPTI_POOL=0|KINESCOPE_CUPTI_POOL=0"
+    "small|50|2020|KINESCOPE_CUPTI_PER_THREAD=0|KINESCOPE_CUPTI_PER_THREAD=0"
+    "gpt|20|420|control|"
+    "gpt|20|420|default|"
+    "gpt|20|420|KINESCOPE_CUPTI_POOL=0|KINESCOPE_CUPTI_POOL=0"
+    "large|10|210|default|"
+  )
+  set --
+  for v in "${ONOFF[@]}"; do
+    IFS='|' read -r name block steps variant envs <<< "$v"
+    for m in "${MODELS[@]}"; do
+      IFS='|' read -r mname args _ _ <<< "$m"
+      [ "$mname" = "$name" ] && break
+    done
+    R="$OUT/onoff-$name-${variant//[^A-Za-z0-9_.-]/_}.json"
+    if [ "$variant" = control ]; then
+      t $PY "$HERE/train.py" $args --steps "$steps" --toggle "$block" --result "$R"
+    else
+      t env $envs $KCLI record -f --capture-range=cudaProfilerApi -o "$OUT/onoff.kscope" -- \
+        $PY "$HERE/train.py" $args --steps "$steps" --toggle "$block" --result "$R"
+    fi
+    set -- "$@" "$name: $variant=$R"
+  done
+  echo
+  $PY "$HERE/overhead_summary.py" onoff "$@"
+fi

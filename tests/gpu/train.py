@@ -3,13 +3,18 @@
 """A small training loop for checking the collector on PyTorch.
 
     train.py [--steps N] [--workers W] [--profile-steps A:B] [--torch-profiler OUT.json]
-             [--result OUT.json]
+             [--result OUT.json] [--model mlp|gpt] [--width W] [--batch B] [--toggle N]
 
-An MLP on synthetic data served by a DataLoader with W worker processes;
-each step is an NVTX range "step N" with "forward", "backward" and
-"optimizer" inside (torch.cuda.nvtx). Step times (CUDA-synchronized wall
-clock) go to --result. With --torch-profiler, steps A..B-1 run under
-torch.profiler (CPU + CUDA activities) and its trace is exported."""
+An MLP (or, with --model gpt, a small GPT-style decoder trained on token
+sequences with AdamW under bf16 autocast) on synthetic data served by a
+DataLoader with W worker processes; each step is an NVTX range "step N"
+with "forward", "backward" and "optimizer" inside (torch.cuda.nvtx). Step
+times (CUDA-synchronized wall clock) go to --result. With --torch-profiler,
+steps A..B-1 run under torch.profiler (CPU + CUDA activities) and its trace
+is exported. With --toggle N, cudaProfilerStop and cudaProfilerStart
+alternate every N steps (outside the timed part), so that a recording with
+--capture-range=cudaProfilerApi is on and off in turn in one process; the
+result then says for each step whether it was inside a capture range."""
 
 import argparse
 import json
@@ -17,6 +22,7 @@ import time
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -33,6 +39,53 @@ class Synthetic(Dataset):
         return self.x[i], self.y[i]
 
 
+class Tokens(Dataset):
+    def __init__(self, n, seq, vocab):
+        g = torch.Generator().manual_seed(0)
+        self.t = torch.randint(0, vocab, (n, seq + 1), generator=g)
+
+    def __len__(self):
+        return len(self.t)
+
+    def __getitem__(self, i):
+        return self.t[i, :-1], self.t[i, 1:]
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, 4 * d)
+        self.out = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab, seq, d, layers, heads):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(seq, d)
+        self.blocks = nn.Sequential(*(Block(d, heads) for _ in range(layers)))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):
+        pos = torch.arange(idx.shape[1], device=idx.device)
+        x = self.blocks(self.tok(idx) + self.pos(pos))
+        return self.head(self.ln(x))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=60)
@@ -43,25 +96,37 @@ def main():
     p.add_argument("--forever", action="store_true")
     p.add_argument("--width", type=int, default=1024)
     p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--model", choices=("mlp", "gpt"), default="mlp")
+    p.add_argument("--toggle", type=int, default=0)
     args = p.parse_args()
     a, b = (int(v) for v in args.profile_steps.split(":"))
 
     torch.manual_seed(0)
     dev = torch.device("cuda")
     w = args.width
-    model = nn.Sequential(
-        nn.Linear(512, w), nn.ReLU(),
-        nn.Linear(w, w), nn.ReLU(),
-        nn.Linear(w, w), nn.ReLU(),
-        nn.Linear(w, 10),
-    ).to(dev)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    if args.model == "gpt":
+        # --width is the model dimension, --batch the sequences per step
+        vocab, seq = 8192, 256
+        model = GPT(vocab, seq, w, layers=6, heads=8).to(dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+        data = Tokens(args.batch * 64, seq, vocab)
+    else:
+        model = nn.Sequential(
+            nn.Linear(512, w), nn.ReLU(),
+            nn.Linear(w, w), nn.ReLU(),
+            nn.Linear(w, w), nn.ReLU(),
+            nn.Linear(w, 10),
+        ).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        data = Synthetic(args.batch * 64, 512)
     loss_fn = nn.CrossEntropyLoss()
-    loader = DataLoader(Synthetic(args.batch * 64, 512), batch_size=args.batch, shuffle=False,
+    loader = DataLoader(data, batch_size=args.batch, shuffle=False,
                         num_workers=args.workers, pin_memory=True, persistent_workers=args.workers > 0)
 
     prof = None
     times = []
+    capturing = []
+    on = False
     step = 0
     while step < args.steps or args.forever:
         for x, y in loader:
@@ -71,13 +136,25 @@ def main():
                 prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                           torch.profiler.ProfilerActivity.CUDA])
                 prof.__enter__()
+            if args.toggle and step % args.toggle == 0:
+                torch.cuda.synchronize()
+                on = not on
+                if on:
+                    torch.cuda.profiler.start()
+                else:
+                    torch.cuda.profiler.stop()
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             torch.cuda.nvtx.range_push(f"step {step}")
             x = x.to(dev, non_blocking=True)
             y = y.to(dev, non_blocking=True)
             torch.cuda.nvtx.range_push("forward")
-            loss = loss_fn(model(x), y)
+            if args.model == "gpt":
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    logits = model(x)
+                loss = loss_fn(logits.float().view(-1, logits.shape[-1]), y.view(-1))
+            else:
+                loss = loss_fn(model(x), y)
             torch.cuda.nvtx.range_pop()
             torch.cuda.nvtx.range_push("backward")
             opt.zero_grad(set_to_none=True)
@@ -89,6 +166,7 @@ def main():
             torch.cuda.nvtx.range_pop()
             torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
+            capturing.append(on)
             if prof is not None and step == b - 1:
                 prof.__exit__(None, None, None)
                 prof.export_chrome_trace(args.torch_profiler)
@@ -97,7 +175,7 @@ def main():
 
     if args.result:
         with open(args.result, "w") as f:
-            json.dump({"step_times": times, "loss": float(loss.detach())}, f)
+            json.dump({"step_times": times, "capturing": capturing, "loss": float(loss.detach())}, f)
     print(f"done {step} steps, median step {sorted(times[10:])[len(times[10:]) // 2] * 1e3:.3f} ms")
 
 

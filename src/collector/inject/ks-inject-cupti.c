@@ -15,8 +15,19 @@
  *
  * Activity buffers are handed out from bufferRequested and queued by
  * bufferCompleted; the channel's sender thread decodes them
- * (ks_cupti_decoder_decode) and frees them. The application's threads
- * never decode. */
+ * (ks_cupti_decoder_decode), zeroes them and keeps a few for reuse. The
+ * application's threads never decode.
+ *
+ * Switches for measuring the recording overhead (tests/gpu/overhead-matrix.sh),
+ * not for normal use: KINESCOPE_CUPTI_RUNTIME, _DRIVER = 0 (no records of
+ * that API) or select (only the calls is_essential_api() keeps, enabled by
+ * callback id with the kind off); KINESCOPE_CUPTI_API=essential (the kinds
+ * on, the other calls' records off); KINESCOPE_CUPTI_SYNC=0;
+ * KINESCOPE_CUPTI_POOL=0 (CUPTI zeroes fresh buffers itself);
+ * KINESCOPE_CUPTI_BUFFER_KB, KINESCOPE_CUPTI_FLUSH_MS;
+ * KINESCOPE_CUPTI_PINNED=1 (CUPTI's device buffers in pinned host memory);
+ * KINESCOPE_CUPTI_PER_THREAD=0 (one activity buffer per context instead of
+ * per thread); KINESCOPE_CUPTI_CLOCK=callback. */
 
 #include "ks-inject-private.h"
 
@@ -32,6 +43,7 @@
 #define CUPTI_BUFFER_SIZE     (8u * 1024u * 1024u)
 #define CUPTI_MAX_OUTSTANDING 64   /* 512 MiB of host buffers at most */
 #define FLUSH_INTERVAL_NS     (250u * 1000u * 1000u)
+#define POOL_MAX              4    /* zeroed buffers kept for reuse */
 
 typedef CUptiResult (*GetNextRecordFunc) (uint8_t *, size_t, CUpti_Activity **);
 typedef CUptiResult (*GetCallbackNameFunc) (CUpti_CallbackDomain, uint32_t, const char **);
@@ -81,6 +93,12 @@ static uint64_t         last_flush_ns;
 static char             foreign_client[128];
 static __thread int     self_call;         /* inside our own call into libcupti */
 static atomic_bool      foreign_reported;
+static size_t           buffer_size = CUPTI_BUFFER_SIZE;
+static uint64_t         flush_interval_ns = FLUSH_INTERVAL_NS;
+static bool             use_pool;
+static pthread_mutex_t  pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t         *pool[POOL_MAX];
+static int              pool_len;
 
 static const CUpti_ActivityKind trace_kinds[] = {
   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
@@ -192,17 +210,59 @@ buffer_requested (uint8_t **buffer,
   void *mem = NULL;
 
   *max_records = 0;
-  if (atomic_fetch_add (&outstanding, 1) >= CUPTI_MAX_OUTSTANDING
-      || posix_memalign (&mem, 8, CUPTI_BUFFER_SIZE) != 0)
+  *buffer = NULL;
+  *size = 0;
+  if (atomic_fetch_add (&outstanding, 1) >= CUPTI_MAX_OUTSTANDING)
     {
       /* A NULL buffer makes CUPTI drop records; it counts them. */
       atomic_fetch_sub (&outstanding, 1);
-      *buffer = NULL;
-      *size = 0;
+      return;
+    }
+  if (use_pool)
+    {
+      /* Already zeroed, and its pages already mapped, by the sender
+       * thread: otherwise CUPTI zeroes every new buffer on the thread
+       * that needs it, the application's, several times a second. */
+      pthread_mutex_lock (&pool_mutex);
+      if (pool_len > 0)
+        mem = pool[--pool_len];
+      pthread_mutex_unlock (&pool_mutex);
+      if (mem == NULL)
+        mem = calloc (1, buffer_size);
+    }
+  else if (posix_memalign (&mem, 8, buffer_size) != 0)
+    mem = NULL;
+  if (mem == NULL)
+    {
+      atomic_fetch_sub (&outstanding, 1);
       return;
     }
   *buffer = mem;
-  *size = CUPTI_BUFFER_SIZE;
+  *size = buffer_size;
+}
+
+/* Runs on the sender thread, after decoding; only this thread adds to
+ * the pool, so room seen here is still there after the memset. */
+static void
+release_buffer (uint8_t *data)
+{
+  bool keep = false;
+
+  if (use_pool)
+    {
+      pthread_mutex_lock (&pool_mutex);
+      keep = pool_len < POOL_MAX;
+      pthread_mutex_unlock (&pool_mutex);
+    }
+  if (!keep)
+    {
+      free (data);
+      return;
+    }
+  memset (data, 0, buffer_size);
+  pthread_mutex_lock (&pool_mutex);
+  pool[pool_len++] = data;
+  pthread_mutex_unlock (&pool_mutex);
 }
 
 static void CUPTIAPI
@@ -252,7 +312,7 @@ poll_buffers (KsOutBuf *out)
   uint64_t now = ks_inject_now ();
 
   /* Partially filled buffers only come back when flushed. */
-  if (tracing && now - last_flush_ns >= FLUSH_INTERVAL_NS)
+  if (tracing && now - last_flush_ns >= flush_interval_ns)
     {
       last_flush_ns = now;
       api.ActivityFlushAll (0);
@@ -268,7 +328,7 @@ poll_buffers (KsOutBuf *out)
       QueuedBuffer *next = list->next;
 
       ks_cupti_decoder_decode (decoder, list->data, list->valid, clock_offset, out);
-      free (list->data);
+      release_buffer (list->data);
       free (list);
       atomic_fetch_sub (&outstanding, 1);
       list = next;
@@ -288,6 +348,7 @@ is_essential_api (const char *name)
   static const char * const keep[] = {
     "Launch", "Memcpy", "Memset", "Synchronize", "Malloc", "Free", "HostAlloc",
     "EventRecord", "EventQuery", "StreamWaitEvent", "Profiler", "MemPrefetch",
+    "MemAlloc", "MemCreate", "MemMap", "MemUnmap", "MemRelease",
   };
 
   for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
@@ -296,29 +357,28 @@ is_essential_api (const char *name)
   return false;
 }
 
+/* Switches the records of the essential calls of one domain on or off
+ * (@essential) or those of every other call (!@essential). */
 static void
-restrict_to_essential_apis (void)
+set_apis (CUpti_CallbackDomain domain,
+          bool                 essential,
+          uint8_t              enable)
 {
   const char *name;
+  uint32_t size = domain == CUPTI_CB_DOMAIN_DRIVER_API ? CUPTI_DRIVER_TRACE_CBID_SIZE
+                                                       : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+  CUptiResult (*set) (CUpti_CallbackId, uint8_t) =
+    domain == CUPTI_CB_DOMAIN_DRIVER_API ? api.ActivityEnableDriverApi : api.ActivityEnableRuntimeApi;
 
-  if (api.GetCallbackName == NULL)
+  if (api.GetCallbackName == NULL || set == NULL)
     return;
-  if (api.ActivityEnableRuntimeApi != NULL)
-    for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
-      {
-        name = NULL;
-        if (api.GetCallbackName (CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS
-            && name != NULL && !is_essential_api (name))
-          api.ActivityEnableRuntimeApi (cbid, 0);
-      }
-  if (api.ActivityEnableDriverApi != NULL)
-    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-      {
-        name = NULL;
-        if (api.GetCallbackName (CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS
-            && name != NULL && !is_essential_api (name))
-          api.ActivityEnableDriverApi (cbid, 0);
-      }
+  for (uint32_t cbid = 1; cbid < size; cbid++)
+    {
+      name = NULL;
+      if (api.GetCallbackName (domain, cbid, &name) == CUPTI_SUCCESS
+          && name != NULL && is_essential_api (name) == essential)
+        set (cbid, enable);
+    }
 }
 
 /* Whether $name equals @value (unset: FALSE). */
@@ -331,37 +391,63 @@ env_flag (const char *name,
   return v != NULL && strcmp (v, value) == 0;
 }
 
+static size_t
+env_size (const char *name,
+          size_t      fallback)
+{
+  const char *v = getenv (name);
+
+  return v != NULL && *v ? (size_t) strtoull (v, NULL, 10) : fallback;
+}
+
+static void
+set_kind (CUpti_ActivityKind kind,
+          bool               on)
+{
+  if (on)
+    api.ActivityEnable (kind);
+  else
+    api.ActivityDisable (kind);
+}
+
 static void
 enable_trace_kinds (bool on)
 {
+  /* KINESCOPE_CUPTI_RUNTIME / _DRIVER: 1 (all calls, the kind), select
+   * (only the essential calls, by callback id, kind off), 0 (none). */
+  bool runtime_select = env_flag ("KINESCOPE_CUPTI_RUNTIME", "select");
+  bool driver_select = env_flag ("KINESCOPE_CUPTI_DRIVER", "select");
+
   for (size_t i = 0; i < sizeof trace_kinds / sizeof trace_kinds[0]; i++)
     {
-      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_DRIVER && env_flag ("KINESCOPE_CUPTI_DRIVER", "0"))
+      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_DRIVER
+          && (env_flag ("KINESCOPE_CUPTI_DRIVER", "0") || driver_select))
         continue;
-      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME && env_flag ("KINESCOPE_CUPTI_RUNTIME", "0"))
+      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME
+          && (env_flag ("KINESCOPE_CUPTI_RUNTIME", "0") || runtime_select))
         continue;
       if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && env_flag ("KINESCOPE_CUPTI_SYNC", "0"))
         continue;
-      if (on)
-        api.ActivityEnable (trace_kinds[i]);
-      else
-        api.ActivityDisable (trace_kinds[i]);
+      set_kind (trace_kinds[i], on);
     }
   if (ks_inject_config.cuda_memory)
-    {
-      if (on)
-        api.ActivityEnable (CUPTI_ACTIVITY_KIND_MEMORY2);
-      else
-        api.ActivityDisable (CUPTI_ACTIVITY_KIND_MEMORY2);
-    }
+    set_kind (CUPTI_ACTIVITY_KIND_MEMORY2, on);
+
+  if (runtime_select)
+    set_apis (CUPTI_CB_DOMAIN_RUNTIME_API, true, on);
+  if (driver_select)
+    set_apis (CUPTI_CB_DOMAIN_DRIVER_API, true, on);
 
   /* Per-cbid settings must follow the kind's enable, which resets them. */
   if (on && env_flag ("KINESCOPE_CUPTI_API", "essential"))
-    restrict_to_essential_apis ();
-  if (on && api.ActivityEnableRuntimeApi != NULL)
+    {
+      set_apis (CUPTI_CB_DOMAIN_RUNTIME_API, false, 0);
+      set_apis (CUPTI_CB_DOMAIN_DRIVER_API, false, 0);
+    }
+  if (on && !runtime_select && api.ActivityEnableRuntimeApi != NULL)
     for (size_t i = 0; i < sizeof quiet_runtime / sizeof quiet_runtime[0]; i++)
       api.ActivityEnableRuntimeApi (quiet_runtime[i], 0);
-  if (on && api.ActivityEnableDriverApi != NULL)
+  if (on && !driver_select && api.ActivityEnableDriverApi != NULL)
     for (size_t i = 0; i < sizeof quiet_driver / sizeof quiet_driver[0]; i++)
       api.ActivityEnableDriverApi (quiet_driver[i], 0);
 }
@@ -535,6 +621,37 @@ ks_cupti_init (void)
   if (decoder == NULL)
     return false;
 
+  buffer_size = env_size ("KINESCOPE_CUPTI_BUFFER_KB", CUPTI_BUFFER_SIZE / 1024) * 1024;
+  if (buffer_size < 64 * 1024)
+    buffer_size = CUPTI_BUFFER_SIZE;
+  flush_interval_ns = env_size ("KINESCOPE_CUPTI_FLUSH_MS", FLUSH_INTERVAL_NS / 1000000) * 1000000;
+  use_pool = !env_flag ("KINESCOPE_CUPTI_POOL", "0");
+  /* Attributes that CUPTI reads when the buffer callbacks are registered. */
+  if (api.ActivitySetAttribute != NULL)
+    {
+      size_t n;
+      uint8_t flag;
+
+      if (use_pool)
+        {
+          flag = 1;
+          n = sizeof flag;
+          api.ActivitySetAttribute (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &n, &flag);
+        }
+      if (env_flag ("KINESCOPE_CUPTI_PINNED", "1"))
+        {
+          flag = 1;
+          n = sizeof flag;
+          api.ActivitySetAttribute (CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &n, &flag);
+        }
+      if (env_flag ("KINESCOPE_CUPTI_PER_THREAD", "0"))
+        {
+          flag = 0;
+          n = sizeof flag;
+          api.ActivitySetAttribute (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &n, &flag);
+        }
+    }
+
   self_call++;
   r = api.ActivityRegisterCallbacks (buffer_requested, buffer_completed);
   self_call--;
@@ -577,6 +694,7 @@ ks_cupti_after_fork (void)
   tracing = false;
   queue_head = queue_tail = NULL;
   pthread_mutex_init (&queue_mutex, NULL);
+  pthread_mutex_init (&pool_mutex, NULL);
 }
 
 /* Exported under CUPTI's own names and preloaded, so that a second CUPTI
