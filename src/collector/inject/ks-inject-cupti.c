@@ -395,9 +395,7 @@ static size_t
 env_size (const char *name,
           size_t      fallback)
 {
-  const char *v = getenv (name);
-
-  return v != NULL && *v ? (size_t) strtoull (v, NULL, 10) : fallback;
+  return (size_t) ks_inject_parse_u64 (getenv (name), fallback);
 }
 
 static void

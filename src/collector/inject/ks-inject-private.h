@@ -43,6 +43,8 @@ extern KsInjectConfig ks_inject_config;
 
 void     ks_inject_config_load     (void);
 uint64_t ks_inject_now             (void);
+uint64_t ks_inject_parse_u64       (const char *text,
+                                    uint64_t    fallback);
 uint32_t ks_inject_gettid          (void);
 bool     ks_inject_capturing       (void);
 uint64_t ks_inject_last_capture_stop (void);

@@ -72,7 +72,7 @@ config_load_once (void)
   c->trace_nvtx = list_has (trace, "nvtx");
   c->trace_osrt = list_has (trace, "osrt");
   c->cuda_memory = memory == NULL || strcmp (memory, "0") != 0;
-  c->osrt_threshold_ns = threshold ? strtoull (threshold, NULL, 10) : 10000;
+  c->osrt_threshold_ns = ks_inject_parse_u64 (threshold, 10000);
 
   if (capture == NULL || strcmp (capture, "none") == 0 || !*capture)
     c->capture_mode = KS_CAPTURE_NONE;
@@ -85,6 +85,28 @@ config_load_once (void)
     }
 
   atomic_store (&capturing, c->capture_mode == KS_CAPTURE_NONE);
+}
+
+/* A decimal number from the environment; @fallback when unset, empty or
+ * not a number. Not strtoull(): built against glibc 2.38 or later with
+ * _GNU_SOURCE it becomes __isoc23_strtoull, which the older glibc of the
+ * host (the library is loaded into programs there, also from the Flatpak)
+ * does not have. */
+uint64_t
+ks_inject_parse_u64 (const char *text,
+                     uint64_t    fallback)
+{
+  uint64_t v = 0;
+
+  if (text == NULL || *text == '\0')
+    return fallback;
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p < '0' || *p > '9' || v > (UINT64_MAX - (uint64_t) (*p - '0')) / 10)
+        return fallback;
+      v = v * 10 + (uint64_t) (*p - '0');
+    }
+  return v;
 }
 
 void
