@@ -3202,6 +3202,7 @@ relocate_error (Reader        *r,
  * ending there, like any file cut short. */
 
 #define MAP_WINDOW (16 * 1024 * 1024)
+#define MAP_ALIGN  (2 * 1024 * 1024)   /* where the page cache holds huge pages */
 
 static __thread sigjmp_buf *bus_jump;
 static struct sigaction     bus_previous;
@@ -3295,7 +3296,7 @@ read_mapped (Reader        *r,
 
   while (pos < end)
     {
-      goffset start = pos & ~(goffset) (page - 1);
+      goffset start = pos & ~(goffset) (MAP_ALIGN - 1);
       gsize len = (gsize) MIN ((goffset) MAP_WINDOW, end - start);
       guint8 *map = mmap (NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, start);
       gboolean cut = FALSE;
