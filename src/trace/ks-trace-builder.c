@@ -1101,14 +1101,37 @@ flow_slice (const KsTrack *track,
   return s;
 }
 
+typedef struct
+{
+  guint64 key;     /* group << 32 | correlation */
+  guint64 where;   /* track << 32 | slice */
+} CorrEntry;
+
+static int
+compare_corr (gconstpointer a,
+              gconstpointer b)
+{
+  const CorrEntry *ea = a;
+  const CorrEntry *eb = b;
+
+  if (ea->key != eb->key)
+    return ea->key < eb->key ? -1 : 1;
+  return (ea->where > eb->where) - (ea->where < eb->where);
+}
+
 static void
 link_flows (KsTraceBuilder *self,
             KsTrace        *trace)
 {
-  g_autoptr(GHashTable) gpu_by_corr = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
+  g_autoptr(GArray) gpu = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
   g_autoptr(GArray) flows = g_array_new (FALSE, FALSE, sizeof (KsFlow));
+  g_autofree guint8 *linked = NULL;
+  guint32 launch_cat = 0;
+  guint n_gpu = 0;
 
-  /* GPU side: (group, correlation) -> (track, slice) of the first activity. */
+  /* GPU side: (group, correlation) -> (track, slice) of the first
+   * activity, as a sorted array: far cheaper than a hash table of
+   * millions of allocated keys. */
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
       const KsTrack *track = &trace->tracks[t];
@@ -1117,59 +1140,65 @@ link_flows (KsTraceBuilder *self,
         continue;
 
       for (guint32 i = 0; i < track->n_slices; i++)
-        {
-          Key key = { track->group, track->correlation[i], 0 };
+        if (track->correlation[i] != 0)
+          {
+            CorrEntry e = { (guint64)track->group << 32 | track->correlation[i], (guint64)t << 32 | i };
 
-          if (track->correlation[i] == 0 || g_hash_table_contains (gpu_by_corr, &key))
-            continue;
-          g_hash_table_insert (gpu_by_corr, key_new (key.a, key.b, 0),
-                               GUINT_TO_POINTER (((guint64)t << 32 | i) + 1));
-        }
+            g_array_append_val (gpu, e);
+          }
     }
+  g_array_sort (gpu, compare_corr);
+  /* the first activity of each id stays */
+  for (guint k = 0; k < gpu->len; k++)
+    if (n_gpu == 0 || g_array_index (gpu, CorrEntry, n_gpu - 1).key != g_array_index (gpu, CorrEntry, k).key)
+      g_array_index (gpu, CorrEntry, n_gpu++) = g_array_index (gpu, CorrEntry, k);
+  g_array_set_size (gpu, n_gpu);
+  linked = g_new0 (guint8, MAX (n_gpu, 1));
 
-  if (g_hash_table_size (gpu_by_corr) > 0)
+  for (guint32 t = 0; n_gpu > 0 && t < trace->n_tracks; t++)
     {
-      guint32 launch_cat = 0;
+      const KsTrack *track = &trace->tracks[t];
 
-      for (guint32 t = 0; t < trace->n_tracks; t++)
+      if (track->kind != KS_TRACK_THREAD)
+        continue;
+
+      for (guint32 i = 0; i < track->n_slices; i++)
         {
-          const KsTrack *track = &trace->tracks[t];
+          guint64 key = (guint64)track->group << 32 | track->correlation[i];
+          const CorrEntry *e = (const CorrEntry *)(gpointer)gpu->data;
+          guint lo = 0, hi = n_gpu;
+          KsFlow f;
 
-          if (track->kind != KS_TRACK_THREAD)
+          if (track->correlation[i] == 0 ||
+              (track->slice_kind[i] != KS_SLICE_CUDA_RUNTIME &&
+               track->slice_kind[i] != KS_SLICE_CUDA_DRIVER))
             continue;
 
-          for (guint32 i = 0; i < track->n_slices; i++)
+          while (lo < hi)
             {
-              Key key = { track->group, track->correlation[i], 0 };
-              gpointer value;
-              guint64 v;
-              KsFlow f;
+              guint mid = lo + (hi - lo) / 2;
 
-              if (track->correlation[i] == 0 ||
-                  (track->slice_kind[i] != KS_SLICE_CUDA_RUNTIME &&
-                   track->slice_kind[i] != KS_SLICE_CUDA_DRIVER))
-                continue;
-
-              value = g_hash_table_lookup (gpu_by_corr, &key);
-              if (value == NULL)
-                continue;
-
-              /* Each GPU activity has one launch; later API calls with the
-               * same id (rare, broken files) do not link again. */
-              g_hash_table_remove (gpu_by_corr, &key);
-
-              if (launch_cat == 0)
-                launch_cat = ks_trace_builder_intern (self, "ac2g");
-
-              v = GPOINTER_TO_SIZE (value) - 1;
-              f.from_track = t;
-              f.from_slice = i;
-              f.to_track = (guint32)(v >> 32);
-              f.to_slice = (guint32)(v & 0xffffffff);
-              f.category = launch_cat;
-              f.kind = KS_FLOW_LAUNCH;
-              g_array_append_val (flows, f);
+              if (e[mid].key < key)
+                lo = mid + 1;
+              else
+                hi = mid;
             }
+          /* Each GPU activity has one launch; later API calls with the
+           * same id (rare, broken files) do not link again. */
+          if (lo == n_gpu || e[lo].key != key || linked[lo])
+            continue;
+          linked[lo] = 1;
+
+          if (launch_cat == 0)
+            launch_cat = ks_trace_builder_intern (self, "ac2g");
+
+          f.from_track = t;
+          f.from_slice = i;
+          f.to_track = (guint32)(e[lo].where >> 32);
+          f.to_slice = (guint32)(e[lo].where & 0xffffffff);
+          f.category = launch_cat;
+          f.kind = KS_FLOW_LAUNCH;
+          g_array_append_val (flows, f);
         }
     }
 
