@@ -32,7 +32,7 @@
 #include "ks-test-gtk.h"
 #include "ks-window.h"
 
-static char *work_dir;     /* the working folder, outside /tmp */
+static char *work_dir;     /* the working folder */
 static char *app_path;     /* [Instance] app-path of the stand-in info */
 static char *host_bin;     /* flatpak-spawn and kinescope-cli */
 static char *spawn_bin;    /* flatpak-spawn only */
@@ -314,16 +314,22 @@ test_private_folder (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *tmp = g_strdup ("/tmp/ks-test-flatpak-XXXXXX");
   g_autofree char *shared_info = g_build_filename (work_dir, "shared-tmp.flatpak-info", NULL);
+  g_autofree char *private_info = g_build_filename (work_dir, "private-tmp.flatpak-info", NULL);
   gsize before = log_size ();
   Run run = { 0 };
 
   g_assert_nonnull (g_mkdtemp (tmp));
   g_object_ref_sink (view);
+  /* the default of a sandbox: /tmp not shared */
+  g_assert_true (g_file_set_contents (private_info, "[Context]\nfilesystems=host;xdg-run/gvfsd;\n", -1, NULL));
+  g_setenv ("KINESCOPE_TEST_FLATPAK_INFO", private_info, TRUE);
   g_assert_false (ks_recording_view_start (view, arguments, tmp, NULL, &error));
+  g_setenv ("KINESCOPE_TEST_FLATPAK_INFO", info_path, TRUE);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
   g_assert_nonnull (strstr (error->message, tmp));
   g_assert_cmpuint (log_size (), ==, before);
   g_object_unref (view);
+  g_unlink (private_info);
 
   /* shared with flatpak override --filesystem=/tmp */
   g_assert_true (g_file_set_contents (shared_info,
@@ -390,8 +396,10 @@ main (int    argc,
   g_unsetenv ("KINESCOPE_CLI");
   g_setenv ("KINESCOPE_NVML_LIBRARY", argv[3], TRUE);
 
-  /* Not in /tmp, which the sandboxed branch refuses; the isolated
-   * folders of the test are in /tmp too. */
+  /* The build tree may lie in /tmp, which a sandbox keeps to itself: the
+   * stand-in sandbox shares /tmp and /var/tmp with the host (as after
+   * flatpak override --filesystem=/tmp), and test_private_folder checks
+   * the refusal without that. */
   root = g_build_filename (g_getenv ("G_TEST_BUILDDIR") ? g_getenv ("G_TEST_BUILDDIR") : ".",
                            "ks-test-flatpak-XXXXXX", NULL);
   g_assert_nonnull (g_mkdtemp (root));
@@ -412,7 +420,7 @@ main (int    argc,
 
   info = g_strdup_printf ("[Application]\nname=" APP_ID "\n\n"
                           "[Instance]\napp-path=%s\n\n"
-                          "[Context]\nfilesystems=host;xdg-run/gvfsd;\n", app_path);
+                          "[Context]\nfilesystems=host;xdg-run/gvfsd;/tmp:rw;/var/tmp:rw;\n", app_path);
   g_assert_true (g_file_set_contents (info_path, info, -1, NULL));
   g_setenv ("KINESCOPE_TEST_FLATPAK_INFO", info_path, TRUE);
   g_setenv ("KS_TEST_FLATPAK_SPAWN_LOG", spawn_log, TRUE);
