@@ -287,6 +287,8 @@ typedef struct
   GString        *args;
   gsize           args_from;      /* offset in buf where the pending capture starts */
   gboolean        args_overflow;
+  yajl_callbacks  cbs;            /* what yajl calls; see mute_scalars() */
+  gboolean        scalars_muted;
   const char     *args_direct;    /* the args text when it lies whole in buf */
   gsize           args_direct_len;
 
@@ -1906,6 +1908,22 @@ cb_string (void                *ctx,
   return 1;
 }
 
+/* Scalars under an argument key nothing reads need no callback at all:
+ * yajl skips a NULL one (and does not even decode such a string). yajl
+ * keeps a pointer to r->cbs, so this takes effect at the next token. */
+static inline void
+mute_scalars (Reader   *r,
+              gboolean  mute)
+{
+  if (mute == r->scalars_muted)
+    return;
+  r->scalars_muted = mute;
+  r->cbs.yajl_null = mute ? NULL : cb_null;
+  r->cbs.yajl_boolean = mute ? NULL : cb_boolean;
+  r->cbs.yajl_number = mute ? NULL : cb_number;
+  r->cbs.yajl_string = mute ? NULL : cb_string;
+}
+
 static int
 cb_map_key (void                *ctx,
             const unsigned char *key,
@@ -1921,6 +1939,7 @@ cb_map_key (void                *ctx,
       else if (r->in_args && d == r->events_depth + 2)
         {
           r->arg = classify_arg (key, len);
+          mute_scalars (r, scalar_unused (r));
           if ((r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
             {
               GString *k = r->ev.counter_key[r->ev.n_counter_args];
@@ -2020,6 +2039,7 @@ cb_start_map (void *ctx)
       r->in_event = TRUE;
       r->field = F_OTHER;
       r->args_direct = NULL;
+      mute_scalars (r, FALSE);
       r->n_items++;
       event_reset (&r->ev);
       return 1;
@@ -2058,6 +2078,7 @@ cb_end_map (void *ctx)
             {
               gsize consumed = yajl_get_bytes_consumed (r->yajl);
 
+              mute_scalars (r, FALSE);
               /* usually the whole text lies in this block: used from
                * there unless the block ends before the event does */
               if (r->args->len == 0 && !r->args_overflow && consumed > r->args_from
@@ -2903,6 +2924,8 @@ reader_reset_file (Reader *r)
   r->in_event = FALSE;
   r->in_args = FALSE;
   r->args_direct = NULL;
+  r->cbs = callbacks;
+  r->scalars_muted = FALSE;
   r->in_id2 = FALSE;
   r->syntax_error = FALSE;
   r->nesting_error = FALSE;
@@ -3460,7 +3483,7 @@ read_stream (Reader        *r,
   reader_reset_file (r);
   if (r->yajl != NULL)
     yajl_free (r->yajl);
-  r->yajl = yajl_alloc (&callbacks, NULL, r);
+  r->yajl = yajl_alloc (&r->cbs, NULL, r);
   yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
 
   first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
