@@ -1784,8 +1784,8 @@ set_top_value (Reader     *r,
           r->have_base_time = TRUE;
           r->base_time = v;
           /* Files of one folder each count from their own base time. */
-          if (r->have_base0)
-            r->ts_offset = v - r->base0;
+          if (r->have_base0 && __builtin_sub_overflow (v, r->base0, &r->ts_offset))
+            r->ts_offset = 0;   /* absurd base times: the file's own clock */
         }
     }
   if (r->top_key_text->len == 0 || r->top_key_text->len > 64 || len > 4096)
@@ -2748,7 +2748,11 @@ handle_event (Reader *r)
       return;
     }
 
-  ts = ev->ts + r->ts_offset;
+  if (__builtin_add_overflow (ev->ts, r->ts_offset, &ts))
+    {
+      r->n_bad_ts++;
+      return;
+    }
   ev->ts = ts;
   note_time (r, ts);
 
@@ -2758,12 +2762,11 @@ handle_event (Reader *r)
       end = ts;
       if (ev->has_dur && ev->dur > 0)
         {
-          if (ev->dur > G_MAXINT64 - ts)
+          if (__builtin_add_overflow (ts, ev->dur, &end))
             {
               r->n_bad_ts++;
               return;
             }
-          end = ts + ev->dur;
         }
       note_time (r, end);
       add_complete (r, ts, end);

@@ -845,6 +845,28 @@ test_bad_types_and_numbers (void)
       }
 }
 
+/* Times before the trace's zero are valid: a negative start with a
+ * duration is a slice, not an overflow. */
+static void
+test_negative_ts (void)
+{
+  const char *json =
+    "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":1,\"ts\":-1,\"dur\":9},"
+    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":1,\"ts\":-4611686018427387,\"dur\":9223372036854774}]";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  const KsTrack *track;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_threads, ==, 1);
+  track = &trace->tracks[trace->threads[0].track];
+  g_assert_cmpuint (track->n_slices, ==, 2);
+  /* b first: it starts earlier */
+  g_assert_cmpint (track->end[0] - track->start[0], ==, G_GINT64_CONSTANT (9223372036854774000));
+  g_assert_cmpint (track->end[1] - track->start[1], ==, 9000);
+  g_assert_cmpint (track->start[1] - track->start[0], ==, G_GINT64_CONSTANT (4611686018427386000));
+}
+
 static void
 test_truncated_json (void)
 {
@@ -1366,6 +1388,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/syntax-far", test_bad_syntax_far);
   g_test_add_func ("/json/bad/deep-nesting", test_bad_deep_nesting);
   g_test_add_func ("/json/bad/types-and-numbers", test_bad_types_and_numbers);
+  g_test_add_func ("/json/negative-ts", test_negative_ts);
   g_test_add_func ("/json/bad/truncated-json", test_truncated_json);
   g_test_add_func ("/json/bad/truncated-gzip", test_truncated_gzip);
   g_test_add_func ("/json/bad/files", test_bad_files);
