@@ -410,6 +410,28 @@ parse_int64 (const char *s,
   return TRUE;
 }
 
+/* The value of eight ASCII decimal digits at @s, if they are that. */
+static inline gboolean
+eight_digits (const char *s,
+              guint64    *value)
+{
+  guint64 v;
+
+  memcpy (&v, s, 8);
+  /* every byte 0x30..0x39: high nibble 3, and adding 6 stays below 0x40 */
+  if ((v & G_GUINT64_CONSTANT (0xF0F0F0F0F0F0F0F0)) != G_GUINT64_CONSTANT (0x3030303030303030)
+      || ((v + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xF0F0F0F0F0F0F0F0))
+         != G_GUINT64_CONSTANT (0x3030303030303030))
+    return FALSE;
+  /* little-endian: the first digit is the lowest byte */
+  v -= G_GUINT64_CONSTANT (0x3030303030303030);
+  v = (v * 10 + (v >> 8)) & G_GUINT64_CONSTANT (0x00FF00FF00FF00FF);
+  v = (v * 100 + (v >> 16)) & G_GUINT64_CONSTANT (0x0000FFFF0000FFFF);
+  v = (v * 10000 + (v >> 32)) & G_GUINT64_CONSTANT (0x00000000FFFFFFFF);
+  *value = v;
+  return TRUE;
+}
+
 static gboolean
 parse_uint64 (const char *s,
               gsize       len,
@@ -480,6 +502,16 @@ parse_us (const char *s,
   while (i < len && s[i] == '0')
     i++;
   end = MIN (len, i + 16);
+  /* timestamps have 13 or more digits: eight at a time */
+  while (i + 8 <= end)
+    {
+      guint64 eight;
+
+      if (!eight_digits (s + i, &eight))
+        break;
+      ip = ip * 100000000u + eight;
+      i += 8;
+    }
   for (; i < end; i++)
     {
       guint d = (guchar)s[i] - '0';
