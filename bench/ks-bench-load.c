@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   ks-bench-load [--gzip-baseline] [--yajl-baseline] FILE...
+ *   ks-bench-load [--gzip-baseline] [--yajl-baseline] [--repeat N] FILE...
  *
  * Each file is loaded in a child process of its own (so that the peak
  * RSS is that file's) and gets one row: file and JSON size, events, wall
@@ -14,12 +14,16 @@
  * --gzip-baseline, .gz files are also timed with `gzip -dc FILE >
  * /dev/null` (wall clock) and the ratio of the load to it is printed;
  * with --yajl-baseline, the rate of yajl alone with empty callbacks over
- * the same bytes (the ceiling for a yajl-based reader) is added.
+ * the same bytes (the ceiling for a yajl-based reader) is added. With
+ * --repeat N, every file is loaded N times (one row each) and a line
+ * with the best and the median MB per CPU second follows: one load on a
+ * shared machine varies by several percent.
  */
 
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -127,7 +131,8 @@ static gboolean with_yajl;
 
 static int
 measure (const char *path,
-         gboolean    baseline)
+         gboolean    baseline,
+         int         report_fd)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, 0, NULL, NULL);
@@ -181,7 +186,24 @@ measure (const char *path,
     printf (" %10.1f", json / 1e6 / yajl_baseline (path));
   printf ("\n");
   fflush (stdout);
+  if (report_fd >= 0)
+    {
+      double rate = json / 1e6 / cpu;
+
+      if (write (report_fd, &rate, sizeof rate) != sizeof rate)
+        return 1;
+    }
   return 0;
+}
+
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *)a;
+  double y = *(const double *)b;
+
+  return (x > y) - (x < y);
 }
 
 int
@@ -191,6 +213,7 @@ main (int    argc,
   gboolean baseline = FALSE;
   int first = 1;
   int status = 0;
+  int repeat = 1;
 
   for (; first < argc && g_str_has_prefix (argv[first], "--"); first++)
     {
@@ -198,6 +221,8 @@ main (int    argc,
         baseline = TRUE;
       else if (strcmp (argv[first], "--yajl-baseline") == 0)
         with_yajl = TRUE;
+      else if (strcmp (argv[first], "--repeat") == 0 && first + 1 < argc && atoi (argv[first + 1]) > 0)
+        repeat = atoi (argv[++first]);
       else
         {
           g_printerr ("ks-bench-load: unknown option %s\n", argv[first]);
@@ -206,7 +231,7 @@ main (int    argc,
     }
   if (first >= argc)
     {
-      g_printerr ("usage: ks-bench-load [--gzip-baseline] [--yajl-baseline] FILE...\n");
+      g_printerr ("usage: ks-bench-load [--gzip-baseline] [--yajl-baseline] [--repeat N] FILE...\n");
       return 2;
     }
 
@@ -218,14 +243,42 @@ main (int    argc,
 
   for (int i = first; i < argc; i++)
     {
-      pid_t pid = fork ();
-      int st;
+      g_autoptr(GArray) rates = g_array_new (FALSE, FALSE, sizeof (double));
 
-      if (pid == 0)
-        _exit (measure (argv[i], baseline));
-      waitpid (pid, &st, 0);
-      if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
-        status = 1;
+      for (int k = 0; k < repeat; k++)
+        {
+          int fds[2];
+          pid_t pid;
+          int st;
+          double rate;
+
+          if (pipe (fds) != 0)
+            return 1;
+          pid = fork ();
+          if (pid == 0)
+            {
+              close (fds[0]);
+              _exit (measure (argv[i], baseline, fds[1]));
+            }
+          close (fds[1]);
+          if (read (fds[0], &rate, sizeof rate) == sizeof rate)
+            g_array_append_val (rates, rate);
+          close (fds[0]);
+          waitpid (pid, &st, 0);
+          if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
+            status = 1;
+        }
+      if (repeat > 1 && rates->len > 0)
+        {
+          g_autofree char *name = g_path_get_basename (argv[i]);
+
+          g_array_sort (rates, compare_doubles);
+          printf ("%-22s %u loads: MB per CPU second best %.1f, median %.1f, worst %.1f\n", name, rates->len,
+                  g_array_index (rates, double, rates->len - 1),
+                  g_array_index (rates, double, rates->len / 2),
+                  g_array_index (rates, double, 0));
+          fflush (stdout);
+        }
     }
   return status;
 }
