@@ -24,12 +24,10 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
-#include "ks-record-dialog.h"
-#include "ks-recording-view.h"
 #include "ks-test-gtk.h"
+#include "ks-test-recording.h"
 #include "ks-window.h"
 
 static char *work_dir;     /* the working folder */
@@ -39,107 +37,15 @@ static char *spawn_bin;    /* flatpak-spawn only */
 static char *spawn_log;
 static char *info_path;
 
-typedef struct
-{
-  KsRecordingView *view;
-  char            *path;
-  char            *message;
-  int              status;
-  gboolean         done;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  if (run->view != NULL)
-    {
-      gtk_window_destroy (GTK_WINDOW (run->view));
-      g_object_unref (run->view);
-    }
-  g_free (run->path);
-  g_free (run->message);
-}
-
-static void
-finished_cb (KsRecordingView *view,
-             const char      *path,
-             int              status,
-             const char      *message,
-             Run             *run)
-{
-  run->path = g_strdup (path);
-  run->message = g_strdup (message);
-  run->status = status;
-  run->done = TRUE;
-}
-
-static void
-start_cb (KsRecordDialog *dialog,
-          char          **arguments,
-          const char     *directory,
-          char          **environment,
-          Run            *run)
-{
-  g_autoptr(GError) error = NULL;
-
-  run->view = ks_recording_view_new (NULL);
-  g_object_ref_sink (run->view);
-  g_signal_connect (run->view, "finished", G_CALLBACK (finished_cb), run);
-  g_assert_true (ks_recording_view_start (run->view, (const char * const *) arguments, directory,
-                                          (const char * const *) environment, &error));
-  g_assert_no_error (error);
-  gtk_window_present (GTK_WINDOW (run->view));
-}
-
-static GtkWidget *
-child (gpointer    widget,
-       GType       type,
-       const char *name)
-{
-  GObject *object = gtk_widget_get_template_child (GTK_WIDGET (widget), type, name);
-
-  g_assert_nonnull (object);
-  return GTK_WIDGET (object);
-}
-
-static char *
-meta (const char *path,
-      const char *name)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *s = NULL;
-  char *value = NULL;
-
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
-  sqlite3_prepare_v2 (db, "SELECT value FROM KS_META WHERE name = ?", -1, &s, NULL);
-  sqlite3_bind_text (s, 1, name, -1, SQLITE_STATIC);
-  if (sqlite3_step (s) == SQLITE_ROW)
-    value = g_strdup ((const char *) sqlite3_column_text (s, 0));
-  sqlite3_finalize (s);
-  sqlite3_close (db);
-  return value;
-}
-
 /* Fills the dialog and presses Start. */
 static void
 start_recording (const char *command,
                  const char *directory,
-                 Run        *run)
+                 KsTestRun  *run)
 {
-  KsRecordDialog *dialog = ks_record_dialog_new (NULL);
+  KsRecordDialog *dialog = ks_test_record_dialog (command, directory, run);
 
-  gtk_window_present (GTK_WINDOW (dialog));
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")), command);
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")), directory);
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "environment_entry")),
-                         "KS_TEST_VALUE=hello KS_OTHER='two words'");
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "cuda_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "nvtx_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "osrt_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "metrics_check")), TRUE);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "frequency_spin")), 20);
-  g_signal_connect (dialog, "start", G_CALLBACK (start_cb), run);
-  g_signal_emit_by_name (child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+  g_signal_emit_by_name (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
   g_assert_nonnull (run->view);
 }
 
@@ -173,7 +79,7 @@ read_file (const char *name)
 static void
 test_record (void)
 {
-  Run run = { 0 };
+  KsTestRun run = { 0 };
   const char *command = "sh -c 'pwd -P > where; "
                         "printf \"%s\\n\" \"$KINESCOPE_INJECT_FALLBACK_DIR\" \"$KS_TEST_VALUE $KS_OTHER\" > env; "
                         "sleep 1.2'";
@@ -227,13 +133,13 @@ test_record (void)
   g_assert_cmpstr (env, ==, expected_env);
 
   /* progress came through the forwarded descriptor */
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (child (run.view, KS_TYPE_RECORDING_VIEW, "gpu_label"))), ==, "37 %");
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (ks_test_template_child (run.view, KS_TYPE_RECORDING_VIEW, "gpu_label"))), ==, "37 %");
   g_assert_cmpuint (ks_recording_view_get_events (run.view), >, 0);
 
   /* the trace is complete and opens */
   g_assert_true (g_str_has_prefix (run.path, work_dir));
   g_assert_true (g_str_has_suffix (run.path, "/report1.kscope"));
-  complete = meta (run.path, "complete");
+  complete = ks_test_kscope_meta (run.path, "complete");
   g_assert_cmpstr (complete, ==, "1");
   window = ks_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
@@ -242,7 +148,7 @@ test_record (void)
   KS_TEST_WAIT_FOR (!ks_window_is_empty (window), 30000);
   gtk_window_destroy (GTK_WINDOW (window));
 
-  run_clear (&run);
+  ks_test_run_clear (&run);
 }
 
 /* Stop sends SIGINT to flatpak-spawn, which is not the recorder: only
@@ -250,27 +156,12 @@ test_record (void)
 static void
 test_stop (void)
 {
-  Run run = { 0 };
-  g_autofree char *complete = NULL;
-  g_autofree char *reason = NULL;
+  KsTestRun run = { 0 };
 
   start_recording ("sleep 60", work_dir, &run);
-  /* recording: progress (with the stand-in GPU) came back through the
-   * forwarded descriptor, however long a loaded machine took to start */
-  KS_TEST_WAIT_FOR (run.done ||
-                    g_str_equal (gtk_label_get_label (GTK_LABEL (child (run.view, KS_TYPE_RECORDING_VIEW, "gpu_label"))),
-                                 "37 %"), 30000);
-  g_assert_false (run.done);
-  g_signal_emit_by_name (child (run.view, KS_TYPE_RECORDING_VIEW, "stop_button"), "clicked");
-  KS_TEST_WAIT_FOR (run.done, 30000);
-  g_assert_cmpint (run.status, ==, 130);
-  g_assert_nonnull (run.path);
-  complete = meta (run.path, "complete");
-  reason = meta (run.path, "end_reason");
-  g_assert_cmpstr (complete, ==, "0");
-  g_assert_cmpstr (reason, ==, "interrupted");
-
-  run_clear (&run);
+  /* progress comes back through the forwarded descriptor first */
+  ks_test_run_stop (&run);
+  ks_test_run_clear (&run);
 }
 
 /* No kinescope-cli on the host: the view ends with a message that says
@@ -278,7 +169,7 @@ test_stop (void)
 static void
 test_no_host_cli (void)
 {
-  Run run = { 0 };
+  KsTestRun run = { 0 };
   g_autofree char *saved_path = g_strdup (g_getenv ("PATH"));
   const char *status;
 
@@ -293,11 +184,11 @@ test_no_host_cli (void)
   /* the host's reason follows, without the session helper's wrapping */
   g_assert_true (g_str_has_prefix (run.message + strlen ("kinescope-cli could not be started on the host: "),
                                    "Failed to execute child process"));
-  status = gtk_label_get_label (GTK_LABEL (child (run.view, KS_TYPE_RECORDING_VIEW, "status_label")));
+  status = gtk_label_get_label (GTK_LABEL (ks_test_template_child (run.view, KS_TYPE_RECORDING_VIEW, "status_label")));
   g_assert_cmpstr (status, ==, run.message);
-  g_assert_false (gtk_widget_get_sensitive (child (run.view, KS_TYPE_RECORDING_VIEW, "stop_button")));
+  g_assert_false (gtk_widget_get_sensitive (ks_test_template_child (run.view, KS_TYPE_RECORDING_VIEW, "stop_button")));
 
-  run_clear (&run);
+  ks_test_run_clear (&run);
 }
 
 static gsize
@@ -320,7 +211,7 @@ test_private_folder (void)
   g_autofree char *shared_info = g_build_filename (work_dir, "shared-tmp.flatpak-info", NULL);
   g_autofree char *private_info = g_build_filename (work_dir, "private-tmp.flatpak-info", NULL);
   gsize before = log_size ();
-  Run run = { 0 };
+  KsTestRun run = { 0 };
 
   g_assert_nonnull (g_mkdtemp (tmp));
   g_object_ref_sink (view);
@@ -348,7 +239,7 @@ test_private_folder (void)
   g_assert_cmpuint (log_size (), >, before);
   g_unlink (run.path);
   g_rmdir (tmp);
-  run_clear (&run);
+  ks_test_run_clear (&run);
   g_unlink (shared_info);
 }
 

@@ -16,115 +16,24 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
-#include <sqlite3.h>
 
-#include "ks-record-dialog.h"
-#include "ks-recording-view.h"
+#include "ks-test-gtk.h"
+#include "ks-test-recording.h"
 #include "ks-window.h"
 
 static char *tmp_dir;
 
-typedef struct
-{
-  KsRecordingView *view;
-  char            *path;
-  int              status;
-  gboolean         done;
-} Run;
-
-static void
-finished_cb (KsRecordingView *view,
-             const char      *path,
-             int              status,
-             const char      *message,
-             Run             *run)
-{
-  run->path = g_strdup (path);
-  run->status = status;
-  run->done = TRUE;
-}
-
-static void
-start_cb (KsRecordDialog *dialog,
-          char          **arguments,
-          const char     *directory,
-          char          **environment,
-          Run            *run)
-{
-  g_autoptr(GError) error = NULL;
-
-  run->view = ks_recording_view_new (NULL);
-  g_object_ref_sink (run->view);
-  g_signal_connect (run->view, "finished", G_CALLBACK (finished_cb), run);
-  g_assert_true (ks_recording_view_start (run->view, (const char * const *) arguments, directory,
-                                          (const char * const *) environment, &error));
-  g_assert_no_error (error);
-  gtk_window_present (GTK_WINDOW (run->view));
-}
-
-static GtkWidget *
-child (gpointer    widget,
-       GType       type,
-       const char *name)
-{
-  GObject *object = gtk_widget_get_template_child (GTK_WIDGET (widget), type, name);
-
-  g_assert_nonnull (object);
-  return GTK_WIDGET (object);
-}
-
-static void
-iterate_until (gboolean *flag,
-               guint     max_ms)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) max_ms * 1000;
-
-  while (!*flag && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE), g_usleep (1000);
-}
-
-static char *
-meta (const char *path,
-      const char *name)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *s = NULL;
-  char *value = NULL;
-
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
-  sqlite3_prepare_v2 (db, "SELECT value FROM KS_META WHERE name = ?", -1, &s, NULL);
-  sqlite3_bind_text (s, 1, name, -1, SQLITE_STATIC);
-  if (sqlite3_step (s) == SQLITE_ROW)
-    value = g_strdup ((const char *) sqlite3_column_text (s, 0));
-  sqlite3_finalize (s);
-  sqlite3_close (db);
-  return value;
-}
-
 static KsRecordDialog *
 make_dialog (const char *command,
-             Run        *run)
+             KsTestRun  *run)
 {
-  KsRecordDialog *dialog = ks_record_dialog_new (NULL);
-
-  gtk_window_present (GTK_WINDOW (dialog));
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")), command);
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")), tmp_dir);
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "environment_entry")),
-                         "KS_TEST_VALUE=hello KS_OTHER='two words'");
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "cuda_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "nvtx_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "osrt_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "metrics_check")), TRUE);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "frequency_spin")), 20);
-  g_signal_connect (dialog, "start", G_CALLBACK (start_cb), run);
-  return dialog;
+  return ks_test_record_dialog (command, tmp_dir, run);
 }
 
 static void
 test_record_and_settings (void)
 {
-  Run run = { 0 };
+  KsTestRun run = { 0 };
   KsRecordDialog *dialog;
   g_autoptr(GSettings) settings = g_settings_new (APP_ID);
   g_autofree char *marker_path = g_build_filename (tmp_dir, "marker", NULL);
@@ -136,16 +45,15 @@ test_record_and_settings (void)
   const char *gpu;
 
   dialog = make_dialog ("sh -c 'echo \"$KS_TEST_VALUE $KS_OTHER\" > marker; sleep 1.2'", &run);
-  g_signal_emit_by_name (child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+  g_signal_emit_by_name (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
   g_assert_nonnull (run.view);
 
-  iterate_until (&run.done, 20000);
-  g_assert_true (run.done);
+  KS_TEST_WAIT_FOR (run.done, 20000);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_nonnull (run.path);
   g_assert_true (g_str_has_prefix (run.path, tmp_dir));
   g_assert_true (g_str_has_suffix (run.path, "/report1.kscope"));
-  complete = meta (run.path, "complete");
+  complete = ks_test_kscope_meta (run.path, "complete");
   g_assert_cmpstr (complete, ==, "1");
 
   /* ran in the working folder with the environment additions */
@@ -153,7 +61,7 @@ test_record_and_settings (void)
   g_assert_cmpstr (marker, ==, "hello two words\n");
 
   /* the live view showed the stand-in GPU */
-  gpu = gtk_label_get_label (GTK_LABEL (child (run.view, KS_TYPE_RECORDING_VIEW, "gpu_label")));
+  gpu = gtk_label_get_label (GTK_LABEL (ks_test_template_child (run.view, KS_TYPE_RECORDING_VIEW, "gpu_label")));
   g_assert_cmpstr (gpu, ==, "37 %");
   g_assert_cmpuint (ks_recording_view_get_events (run.view), >, 0);
   g_assert_cmpstr (ks_recording_view_get_output (run.view), ==, run.path);
@@ -171,61 +79,42 @@ test_record_and_settings (void)
 
   /* a new dialog starts from what was remembered */
   dialog = ks_record_dialog_new (NULL);
-  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry"))),
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry"))),
                    ==, "sh -c 'echo \"$KS_TEST_VALUE $KS_OTHER\" > marker; sleep 1.2'");
-  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "cuda_check"))));
-  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "frequency_spin"))), ==, 20);
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "cuda_check"))));
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "frequency_spin"))), ==, 20);
   gtk_window_destroy (GTK_WINDOW (dialog));
 
-  gtk_window_destroy (GTK_WINDOW (run.view));
-  g_object_unref (run.view);
-  g_free (run.path);
+  ks_test_run_clear (&run);
 }
 
 static void
 test_stop (void)
 {
-  Run run = { 0 };
+  KsTestRun run = { 0 };
   KsRecordDialog *dialog;
-  g_autofree char *complete = NULL;
-  g_autofree char *reason = NULL;
-  gboolean never = FALSE;
 
   dialog = make_dialog ("sleep 30", &run);
-  g_signal_emit_by_name (child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+  g_signal_emit_by_name (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
   g_assert_nonnull (run.view);
-
-  /* let it record a moment, then press Stop */
-  iterate_until (&never, 1200);
-  g_signal_emit_by_name (child (run.view, KS_TYPE_RECORDING_VIEW, "stop_button"), "clicked");
-  iterate_until (&run.done, 20000);
-  g_assert_true (run.done);
-  g_assert_cmpint (run.status, ==, 130);
-  g_assert_nonnull (run.path);
-  complete = meta (run.path, "complete");
-  reason = meta (run.path, "end_reason");
-  g_assert_cmpstr (complete, ==, "0");
-  g_assert_cmpstr (reason, ==, "interrupted");
-
-  gtk_window_destroy (GTK_WINDOW (run.view));
-  g_object_unref (run.view);
-  g_free (run.path);
+  ks_test_run_stop (&run);
+  ks_test_run_clear (&run);
 }
 
 static void
 test_invalid_input (void)
 {
-  Run run = { 0 };
+  KsTestRun run = { 0 };
   KsRecordDialog *dialog = make_dialog ("echo 'unterminated", &run);
-  GtkWidget *error_label = child (dialog, KS_TYPE_RECORD_DIALOG, "error_label");
+  GtkWidget *error_label = ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "error_label");
 
-  g_signal_emit_by_name (child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+  g_signal_emit_by_name (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
   g_assert_null (run.view);
   g_assert_true (gtk_widget_get_visible (error_label));
 
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")), "true");
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")), "/nonexistent/folder");
-  g_signal_emit_by_name (child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+  gtk_editable_set_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")), "true");
+  gtk_editable_set_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")), "/nonexistent/folder");
+  g_signal_emit_by_name (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
   g_assert_null (run.view);
   g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (error_label)), "/nonexistent/folder"));
   gtk_window_destroy (GTK_WINDOW (dialog));
@@ -272,8 +161,6 @@ test_window_profile_menu (void)
   GMenuModel *menu;
   g_autofree char *action = NULL;
   KsRecordDialog *dialog;
-  gboolean never = FALSE;
-  gint64 end;
 
   gtk_window_present (GTK_WINDOW (window));
   profile = find_menu_button (GTK_WIDGET (window), "_Profile");
@@ -291,19 +178,16 @@ test_window_profile_menu (void)
   dialog = find_dialog ();
   g_assert_nonnull (dialog);
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")), "sleep 0.8");
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")), tmp_dir);
-  gtk_editable_set_text (GTK_EDITABLE (child (dialog, KS_TYPE_RECORD_DIALOG, "environment_entry")), "");
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "cuda_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "nvtx_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "osrt_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dialog, KS_TYPE_RECORD_DIALOG, "metrics_check")), TRUE);
-  g_signal_emit_by_name (child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+  gtk_editable_set_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")), "sleep 0.8");
+  gtk_editable_set_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")), tmp_dir);
+  gtk_editable_set_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "environment_entry")), "");
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "cuda_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "nvtx_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "osrt_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "metrics_check")), TRUE);
+  g_signal_emit_by_name (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
 
-  end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-  while (ks_window_is_empty (window) && g_get_monotonic_time () < end)
-    iterate_until (&never, 20);
-  g_assert_false (ks_window_is_empty (window));
+  KS_TEST_WAIT_FOR (!ks_window_is_empty (window), 30000);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
