@@ -3253,7 +3253,7 @@ relocate_error (Reader        *r,
 
 /* Plain files are mapped a window at a time rather than read(): yajl
  * parses a compacted copy either way, so mapping saves the kernel's copy
- * of every byte (about a twentieth of the load). Only compact_json()
+ * of every byte (a few percent of a load). Only compact_json()
  * touches the mapping. If another program truncates the file meanwhile,
  * that access raises SIGBUS; the handler jumps back out of the compaction
  * (which holds no locks and allocates nothing) and the file is treated as
