@@ -98,6 +98,14 @@ warnings (KsTrace *trace)
   return w ? w : "";
 }
 
+/* The track of the trace's one thread. */
+static const KsTrack *
+only_thread_track (KsTrace *trace)
+{
+  g_assert_cmpuint (trace->n_threads, ==, 1);
+  return &trace->tracks[trace->threads[0].track];
+}
+
 static void
 sum_kind (KsTrace     *trace,
           KsSliceKind  kind,
@@ -424,8 +432,7 @@ test_begin_end_args (void)
   const KsTrack *track;
 
   g_assert_no_error (error);
-  g_assert_cmpuint (trace->n_threads, ==, 1);
-  track = &trace->tracks[trace->threads[0].track];
+  track = only_thread_track (trace);
   g_assert_cmpuint (track->n_slices, ==, 4);
   for (guint32 i = 0; i < track->n_slices; i++)
     g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, expect[i]);
@@ -581,8 +588,7 @@ test_args_white_space (void)
 
   trace = load_text (json->str, json->len, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (trace->n_threads, ==, 1);
-  track = &trace->tracks[trace->threads[0].track];
+  track = only_thread_track (trace);
   g_assert_cmpuint (track->n_slices, ==, n);
   for (guint32 i = 0; i < track->n_slices; i++)
     g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, expect);
@@ -725,10 +731,9 @@ test_shrunk_while_reading (void)
   trace = ks_trace_load (file, progress, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (warnings (trace), "truncated"));
-  g_assert_cmpuint (trace->n_threads, ==, 1);
   /* at least the blocks parsed before the truncation, at most its size */
-  g_assert_cmpuint (trace->tracks[trace->threads[0].track].n_slices, >=, n / 3 - 1);
-  g_assert_cmpuint (trace->tracks[trace->threads[0].track].n_slices, <, n / 2);
+  g_assert_cmpuint (only_thread_track (trace)->n_slices, >=, n / 3 - 1);
+  g_assert_cmpuint (only_thread_track (trace)->n_slices, <, n / 2);
   remove_temp (path);
 }
 
@@ -858,8 +863,7 @@ test_negative_ts (void)
   const KsTrack *track;
 
   g_assert_no_error (error);
-  g_assert_cmpuint (trace->n_threads, ==, 1);
-  track = &trace->tracks[trace->threads[0].track];
+  track = only_thread_track (trace);
   g_assert_cmpuint (track->n_slices, ==, 2);
   /* b first: it starts earlier */
   g_assert_cmpint (track->end[0] - track->start[0], ==, G_GINT64_CONSTANT (9223372036854774000));
