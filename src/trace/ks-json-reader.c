@@ -1943,6 +1943,9 @@ cb_string (void                *ctx,
 /* Scalars under an argument key nothing reads need no callback at all:
  * yajl skips a NULL one (and does not even decode such a string). yajl
  * keeps a pointer to r->cbs, so this takes effect at the next token. */
+static int cb_start_array (void *ctx);
+static int cb_end_array (void *ctx);
+
 static inline void
 mute_scalars (Reader   *r,
               gboolean  mute)
@@ -1954,6 +1957,8 @@ mute_scalars (Reader   *r,
   r->cbs.yajl_boolean = mute ? NULL : cb_boolean;
   r->cbs.yajl_number = mute ? NULL : cb_number;
   r->cbs.yajl_string = mute ? NULL : cb_string;
+  r->cbs.yajl_start_array = mute ? NULL : cb_start_array;
+  r->cbs.yajl_end_array = mute ? NULL : cb_end_array;
 }
 
 static int

@@ -811,6 +811,47 @@ test_bad_deep_nesting (void)
   assert_load_fails (json->str, json->len, "nested deeper than");
 }
 
+/* Arrays under an argument nothing reads reach no callback (the reader
+ * does not count their depth): deep ones load, closed or cut short. */
+static void
+test_deep_unused_arg (void)
+{
+  g_autoptr(GString) json = g_string_new ("[{\"ph\":\"X\",\"name\":\"deep\",\"pid\":1,\"tid\":1,"
+                                          "\"ts\":1,\"dur\":2,\"args\":{\"x\":");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTrace) cut = NULL;
+  const KsTrack *track;
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (json, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (json, ']');
+  g_string_append (json, ",\"External id\":7}},"
+                         "{\"ph\":\"X\",\"name\":\"after\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1}]");
+
+  trace = load_text (json->str, json->len, &error);
+  g_assert_no_error (error);
+  track = only_thread_track (trace);
+  g_assert_cmpuint (track->n_slices, ==, 2);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[0]), ==, "deep");
+  g_assert_cmpuint (track->external_id[0], ==, 7);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[1]), ==, "after");
+
+  /* the same text cut inside the arrays: the events before it survive */
+  g_string_truncate (json, 0);
+  g_string_append (json, "[{\"ph\":\"X\",\"name\":\"before\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+                         "{\"ph\":\"X\",\"name\":\"deep\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{\"x\":");
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (json, '[');
+  cut = load_text (json->str, json->len, &error);
+  g_assert_no_error (error);
+  track = only_thread_track (cut);
+  g_assert_cmpuint (track->n_slices, ==, 1);
+  g_assert_cmpstr (ks_trace_string (cut, track->name_id[0]), ==, "before");
+  g_assert_nonnull (strstr (ks_trace_get_metadata (cut, "warnings"), "truncated"));
+}
+
 static void
 test_bad_types_and_numbers (void)
 {
@@ -1391,6 +1432,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/syntax-gzip", test_bad_syntax_gzip);
   g_test_add_func ("/json/bad/syntax-far", test_bad_syntax_far);
   g_test_add_func ("/json/bad/deep-nesting", test_bad_deep_nesting);
+  g_test_add_func ("/json/deep-unused-arg", test_deep_unused_arg);
   g_test_add_func ("/json/bad/types-and-numbers", test_bad_types_and_numbers);
   g_test_add_func ("/json/negative-ts", test_negative_ts);
   g_test_add_func ("/json/bad/truncated-json", test_truncated_json);
