@@ -1379,13 +1379,47 @@ event_reset (Event *ev)
   ev->copy_kind = ev->src_kind = ev->dst_kind = 0;
 }
 
+static inline guint64
+load64 (const guint8 *p)
+{
+  guint64 v;
+
+  memcpy (&v, p, 8);
+  return v;
+}
+
+static inline guint32
+load32 (const guint8 *p)
+{
+  guint32 v;
+
+  memcpy (&v, p, 4);
+  return v;
+}
+
 static inline gboolean
 key_is (const unsigned char *key,
         size_t               len,
         const char          *lit,
         size_t               lit_len)
 {
-  return len == lit_len && memcmp (key, lit, len) == 0;
+  /* Overlapping loads of the literal fold into constants, so that no
+   * path through the key callbacks calls memcmp (which would make every
+   * call of them save registers). */
+  if (len != lit_len)
+    return FALSE;
+  if (len > 24)
+    return memcmp (key, lit, len) == 0;
+  if (len > 16)
+    return load64 (key) == load64 ((const guint8 *)lit) && load64 (key + 8) == load64 ((const guint8 *)lit + 8) &&
+           load64 (key + len - 8) == load64 ((const guint8 *)lit + len - 8);
+  if (len >= 8)
+    return load64 (key) == load64 ((const guint8 *)lit) &&
+           load64 (key + len - 8) == load64 ((const guint8 *)lit + len - 8);
+  if (len >= 4)
+    return load32 (key) == load32 ((const guint8 *)lit) &&
+           load32 (key + len - 4) == load32 ((const guint8 *)lit + len - 4);
+  return memcmp (key, lit, len) == 0;
 }
 
 #define KEY_IS(lit) key_is (key, len, lit, sizeof (lit) - 1)
@@ -1532,7 +1566,98 @@ classify_gpu_field (const unsigned char *key,
 
 /* Values */
 
-static void
+/* The values of an event's own fields, one out-of-line function each:
+ * set_event_field() then only tail-calls, and the yajl callbacks that
+ * inline it save no registers on their way. They return 1 for yajl. */
+static G_GNUC_NO_INLINE int
+field_name (Reader     *r,
+            const char *s,
+            gsize       len)
+{
+  Event *ev = &r->ev;
+
+  ev->name = intern (r, s, len);
+  if (len >= 6 && s[0] == 'M' && s[1] == 'e' && s[2] == 'm')
+    parse_copy_name (ev, s, len);
+  else if (len == 8 && memcmp (s, "[memory]", 8) == 0)
+    ev->name_special = NAME_MEMORY;
+  else if (len == 12 && memcmp (s, "process_name", 12) == 0)
+    ev->name_special = NAME_PROCESS_NAME;
+  else if (len == 14 && memcmp (s, "process_labels", 14) == 0)
+    ev->name_special = NAME_PROCESS_LABELS;
+  else if (len == 18 && memcmp (s, "process_sort_index", 18) == 0)
+    ev->name_special = NAME_PROCESS_SORT_INDEX;
+  else if (len == 11 && memcmp (s, "thread_name", 11) == 0)
+    ev->name_special = NAME_THREAD_NAME;
+  else if (len == 17 && memcmp (s, "thread_sort_index", 17) == 0)
+    ev->name_special = NAME_THREAD_SORT_INDEX;
+  return 1;
+}
+
+static G_GNUC_NO_INLINE int
+field_cat (Reader     *r,
+           const char *s,
+           gsize       len)
+{
+  Event *ev = &r->ev;
+
+  ev->cat = intern (r, s, len);
+  if (ev->cat < r->kind_by_cat->len && r->kind_by_cat->data[ev->cat] != 0)
+    ev->kind = r->kind_by_cat->data[ev->cat] - 1;
+  else
+    {
+      gboolean kineto = FALSE;
+
+      ev->kind = kind_from_category (s, len, &kineto);
+      if (kineto)
+        r->kineto = TRUE;
+      if (ev->cat >= r->kind_by_cat->len)
+        {
+          guint old = r->kind_by_cat->len;
+
+          g_byte_array_set_size (r->kind_by_cat, ev->cat + 1);
+          memset (r->kind_by_cat->data + old, 0, r->kind_by_cat->len - old);
+        }
+      r->kind_by_cat->data[ev->cat] = ev->kind + 1;
+    }
+  return 1;
+}
+
+static G_GNUC_NO_INLINE int
+field_ident (Ident      *id,
+             const char *s,
+             gsize       len)
+{
+  ident_set_text (id, s, len);
+  return 1;
+}
+
+static G_GNUC_NO_INLINE int
+field_time (Event      *ev,
+            gboolean   *has,
+            gint64     *to,
+            const char *s,
+            gsize       len)
+{
+  if (parse_us (s, len, to))
+    *has = TRUE;
+  else
+    ev->bad_ts = TRUE;
+  return 1;
+}
+
+static G_GNUC_NO_INLINE int
+field_id (Event      *ev,
+          const char *s,
+          gsize       len)
+{
+  ev->has_id = TRUE;
+  g_string_truncate (ev->id, 0);
+  g_string_append_len (ev->id, s, len);
+  return 1;
+}
+
+static inline int
 set_event_field (Reader     *r,
                  gboolean    is_string,
                  const char *s,
@@ -1545,96 +1670,45 @@ set_event_field (Reader     *r,
     case F_PH:
       if (is_string && len >= 1)
         ev->ph = s[0];
-      break;
+      return 1;
 
     case F_NAME:
-      if (!is_string)
-        break;
-      ev->name = intern (r, s, len);
-      if (len >= 6 && s[0] == 'M' && s[1] == 'e' && s[2] == 'm')
-        parse_copy_name (ev, s, len);
-      else if (len == 8 && memcmp (s, "[memory]", 8) == 0)
-        ev->name_special = NAME_MEMORY;
-      else if (len == 12 && memcmp (s, "process_name", 12) == 0)
-        ev->name_special = NAME_PROCESS_NAME;
-      else if (len == 14 && memcmp (s, "process_labels", 14) == 0)
-        ev->name_special = NAME_PROCESS_LABELS;
-      else if (len == 18 && memcmp (s, "process_sort_index", 18) == 0)
-        ev->name_special = NAME_PROCESS_SORT_INDEX;
-      else if (len == 11 && memcmp (s, "thread_name", 11) == 0)
-        ev->name_special = NAME_THREAD_NAME;
-      else if (len == 17 && memcmp (s, "thread_sort_index", 17) == 0)
-        ev->name_special = NAME_THREAD_SORT_INDEX;
-      break;
+      return is_string ? field_name (r, s, len) : 1;
 
     case F_CAT:
-      if (!is_string)
-        break;
-      ev->cat = intern (r, s, len);
-      if (ev->cat < r->kind_by_cat->len && r->kind_by_cat->data[ev->cat] != 0)
-        ev->kind = r->kind_by_cat->data[ev->cat] - 1;
-      else
-        {
-          gboolean kineto = FALSE;
-
-          ev->kind = kind_from_category (s, len, &kineto);
-          if (kineto)
-            r->kineto = TRUE;
-          if (ev->cat >= r->kind_by_cat->len)
-            {
-              guint old = r->kind_by_cat->len;
-
-              g_byte_array_set_size (r->kind_by_cat, ev->cat + 1);
-              memset (r->kind_by_cat->data + old, 0, r->kind_by_cat->len - old);
-            }
-          r->kind_by_cat->data[ev->cat] = ev->kind + 1;
-        }
-      break;
+      return is_string ? field_cat (r, s, len) : 1;
 
     case F_PID:
-      ident_set_text (&ev->pid, s, len);
-      break;
+      return field_ident (&ev->pid, s, len);
 
     case F_TID:
-      ident_set_text (&ev->tid, s, len);
-      break;
+      return field_ident (&ev->tid, s, len);
 
     case F_TS:
-      if (parse_us (s, len, &ev->ts))
-        ev->has_ts = TRUE;
-      else
-        ev->bad_ts = TRUE;
-      break;
+      return field_time (ev, &ev->has_ts, &ev->ts, s, len);
 
     case F_DUR:
-      if (parse_us (s, len, &ev->dur))
-        ev->has_dur = TRUE;
-      else
-        ev->bad_ts = TRUE;
-      break;
+      return field_time (ev, &ev->has_dur, &ev->dur, s, len);
 
     case F_ID:
     case F_BIND_ID:
-      ev->has_id = TRUE;
-      g_string_truncate (ev->id, 0);
-      g_string_append_len (ev->id, s, len);
-      break;
+      return field_id (ev, s, len);
 
     case F_BP:
       if (is_string && len >= 1)
         ev->bp = s[0];
-      break;
+      return 1;
 
     case F_S:
       if (is_string && len >= 1)
         ev->scope = s[0];
-      break;
+      return 1;
 
     case F_ID2:
     case F_ARGS:
     case F_OTHER:
     default:
-      break;
+      return 1;
     }
 }
 
@@ -1828,7 +1902,7 @@ set_top_value (Reader     *r,
   ks_trace_builder_set_metadata (r->builder, r->top_key_text->str, value);
 }
 
-static void
+static G_GNUC_NO_INLINE int
 on_scalar (Reader     *r,
            gboolean    is_string,
            const char *s,
@@ -1839,8 +1913,8 @@ on_scalar (Reader     *r,
   if (r->in_event)
     {
       if (d == r->events_depth + 1)
-        set_event_field (r, is_string, s, len);
-      else if (r->in_args)
+        return set_event_field (r, is_string, s, len);
+      if (r->in_args)
         {
           if (d == r->events_depth + 2)
             {
@@ -1868,24 +1942,25 @@ on_scalar (Reader     *r,
           g_string_truncate (r->ev.id, 0);
           g_string_append_len (r->ev.id, s, len);
         }
-      return;
+      return 1;
     }
 
   if (r->events_depth > 0 && d == r->events_depth)
     {
       r->n_items++;
       r->n_not_object++;
-      return;
+      return 1;
     }
   if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
     {
       set_gpu_field (r, is_string, s, len);
-      return;
+      return 1;
     }
   if (r->top == '{' && d == 1)
     set_top_value (r, is_string, s, len);
   else if (d == 0)
     r->top = 's';
+  return 1;
 }
 
 /* yajl callbacks */
@@ -1927,8 +2002,11 @@ cb_number (void       *ctx,
            const char *s,
            size_t      len)
 {
-  on_scalar (ctx, FALSE, s, len);
-  return 1;
+  Reader *r = ctx;
+
+  if (G_LIKELY (r->in_event) && r->depth == r->events_depth + 1)
+    return set_event_field (r, FALSE, s, len);
+  return on_scalar (r, FALSE, s, len);
 }
 
 static int
@@ -1936,8 +2014,11 @@ cb_string (void                *ctx,
            const unsigned char *s,
            size_t               len)
 {
-  on_scalar (ctx, TRUE, (const char *)s, len);
-  return 1;
+  Reader *r = ctx;
+
+  if (G_LIKELY (r->in_event) && r->depth == r->events_depth + 1)
+    return set_event_field (r, TRUE, (const char *)s, len);
+  return on_scalar (r, TRUE, (const char *)s, len);
 }
 
 /* Scalars under an argument key nothing reads need no callback at all:
@@ -1961,32 +2042,27 @@ mute_scalars (Reader   *r,
   r->cbs.yajl_end_array = mute ? NULL : cb_end_array;
 }
 
-static int
-cb_map_key (void                *ctx,
-            const unsigned char *key,
-            size_t               len)
+/* Keys of counter arguments are kept with their values. Out of line, like
+ * the keys outside events, so that the hot path of cb_map_key() saves no
+ * registers. */
+static G_GNUC_NO_INLINE int
+keep_counter_key (Reader              *r,
+                  const unsigned char *key,
+                  size_t               len)
 {
-  Reader *r = ctx;
+  GString *k = r->ev.counter_key[r->ev.n_counter_args];
+
+  g_string_truncate (k, 0);
+  g_string_append_len (k, (const char *)key, len);
+  return 1;
+}
+
+static G_GNUC_NO_INLINE int
+top_map_key (Reader              *r,
+             const unsigned char *key,
+             size_t               len)
+{
   int d = r->depth;
-
-  if (r->in_event)
-    {
-      if (d == r->events_depth + 1)
-        r->field = classify_field (key, len);
-      else if (r->in_args && d == r->events_depth + 2)
-        {
-          r->arg = classify_arg (key, len);
-          mute_scalars (r, scalar_unused (r));
-          if ((r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
-            {
-              GString *k = r->ev.counter_key[r->ev.n_counter_args];
-
-              g_string_truncate (k, 0);
-              g_string_append_len (k, (const char *)key, len);
-            }
-        }
-      return 1;
-    }
 
   if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
     r->gpu_field = classify_gpu_field (key, len);
@@ -2013,6 +2089,28 @@ cb_map_key (void                *ctx,
         }
       else
         r->top_key = K_OTHER;
+    }
+  return 1;
+}
+
+static int
+cb_map_key (void                *ctx,
+            const unsigned char *key,
+            size_t               len)
+{
+  Reader *r = ctx;
+  int d = r->depth;
+
+  if (G_UNLIKELY (!r->in_event))
+    return top_map_key (r, key, len);
+  if (d == r->events_depth + 1)
+    r->field = classify_field (key, len);
+  else if (r->in_args && d == r->events_depth + 2)
+    {
+      r->arg = classify_arg (key, len);
+      mute_scalars (r, scalar_unused (r));
+      if (G_UNLIKELY (r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
+        return keep_counter_key (r, key, len);
     }
   return 1;
 }
