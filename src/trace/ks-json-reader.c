@@ -860,18 +860,22 @@ compact64_avx512 (const guint8  *p,
 {
   const __m512i quote = _mm512_set1_epi8 ('"');
   const __m512i backslash = _mm512_set1_epi8 ('\\');
-  const __m512i space = _mm512_set1_epi8 (' ');
-  const __m512i newline = _mm512_set1_epi8 ('\n');
-  const __m512i tab = _mm512_set1_epi8 ('\t');
-  const __m512i cr = _mm512_set1_epi8 ('\r');
-  const __m512i dot = _mm512_set1_epi8 ('.');
-  const __m512i plus = _mm512_set1_epi8 ('+');
-  const __m512i minus = _mm512_set1_epi8 ('-');
-  const __m512i lower_bit = _mm512_set1_epi8 (0x20);
-  const __m512i zero = _mm512_set1_epi8 ('0');
-  const __m512i ten = _mm512_set1_epi8 (10);
-  const __m512i a = _mm512_set1_epi8 ('a');
-  const __m512i letters = _mm512_set1_epi8 (26);
+  /* Bytes are classified by two table lookups, one per nibble, ANDed
+   * (as simdjson does): bit 0 tab, newline, carriage return; bit 1 space;
+   * bit 2 quote and comma; bit 3 colon; bit 4 brackets and braces. Any
+   * other byte outside a string is taken for part of a word: a superset
+   * of the number and literal characters, which is all the separator
+   * rule below needs (in valid JSON no two words meet). */
+#define LO_NIBBLES 2, 0, 4, 0, 0, 0, 0, 0, 0, 1, 9, 16, 4, 17, 0, 0
+#define HI_NIBBLES 1, 0, 6, 8, 0, 16, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0
+  static const guint8 lo_bytes[64] __attribute__ ((aligned (64))) = { LO_NIBBLES, LO_NIBBLES, LO_NIBBLES, LO_NIBBLES };
+  static const guint8 hi_bytes[64] __attribute__ ((aligned (64))) = { HI_NIBBLES, HI_NIBBLES, HI_NIBBLES, HI_NIBBLES };
+#undef LO_NIBBLES
+#undef HI_NIBBLES
+  const __m512i lo_table = _mm512_load_si512 ((const void *) lo_bytes);
+  const __m512i hi_table = _mm512_load_si512 ((const void *) hi_bytes);
+  const __m512i nibble = _mm512_set1_epi8 (0x0f);
+  const __m512i white_bits = _mm512_set1_epi8 (3);
   const __m128i ones = _mm_set1_epi8 (-1);
   gboolean in_string = st->in_string;
   gboolean prev_word = st->prev_word;
@@ -883,7 +887,7 @@ compact64_avx512 (const guint8  *p,
   while (i + 64 <= n)
     {
       __m512i v = _mm512_loadu_si512 ((const void *)(p + i));
-      __m512i lower;
+      __m512i cls;
       guint64 quotes, white, word, inside, white_out, starts, runs, keep;
 
       /* the hardware prefetcher stops at page boundaries */
@@ -891,14 +895,10 @@ compact64_avx512 (const guint8  *p,
       if (_mm512_cmpeq_epi8_mask (v, backslash) != 0)
         break;
       quotes = _mm512_cmpeq_epi8_mask (v, quote);
-      white = _mm512_cmpeq_epi8_mask (v, space) | _mm512_cmpeq_epi8_mask (v, newline)
-              | _mm512_cmpeq_epi8_mask (v, tab) | _mm512_cmpeq_epi8_mask (v, cr);
-      /* unsigned ranges: bytes above 0x7f are never words */
-      lower = _mm512_or_si512 (v, lower_bit);
-      word = _mm512_cmplt_epu8_mask (_mm512_sub_epi8 (v, zero), ten)
-             | _mm512_cmplt_epu8_mask (_mm512_sub_epi8 (lower, a), letters)
-             | _mm512_cmpeq_epi8_mask (v, dot) | _mm512_cmpeq_epi8_mask (v, plus)
-             | _mm512_cmpeq_epi8_mask (v, minus);
+      cls = _mm512_and_si512 (_mm512_shuffle_epi8 (lo_table, _mm512_and_si512 (v, nibble)),
+                              _mm512_shuffle_epi8 (hi_table, _mm512_and_si512 (_mm512_srli_epi16 (v, 4), nibble)));
+      white = _mm512_test_epi8_mask (cls, white_bits);
+      word = ~(guint64) _mm512_test_epi8_mask (cls, cls);
       inside = (guint64)_mm_cvtsi128_si64 (_mm_clmulepi64_si128 (_mm_cvtsi64_si128 ((gint64)quotes), ones, 0));
       if (in_string)
         inside = ~inside;

@@ -764,6 +764,39 @@ test_bad_syntax_far (void)
   assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,\"a\":true\n\tfalse}]", -1, "invalid JSON at line 2, byte ");
 }
 
+/* Two words that only white space parts must stay apart wherever the
+ * 64-, 16- and 1-byte loops meet them; in a subprocess the same again
+ * without AVX-512. */
+static void
+test_bad_words_apart (void)
+{
+  static const char *bad[] = { "1 2", "1\t\t-2", "tru e", "true false", "nu\nll", "1.5 e3", "1 )" };
+
+  if (g_test_subprocess () || g_getenv ("KS_JSON_NO_AVX512") == NULL)
+    {
+      for (guint b = 0; b < G_N_ELEMENTS (bad); b++)
+        for (guint pad = 0; pad < 140; pad += 3)
+          {
+            g_autoptr(GString) json = g_string_new ("[");
+            g_autoptr(GError) error = NULL;
+            g_autoptr(KsTrace) trace = NULL;
+
+            g_string_append_printf (json, "%*s{\"ph\":\"X\",\"name\":\"%*s\",\"ts\":0,\"args\":{\"v\":%s}}]",
+                                    (int)pad, "", (int)(pad % 70), "", bad[b]);
+            trace = load_text (json->str, json->len, &error);
+            g_assert_null (trace);
+            g_assert_nonnull (strstr (error->message, "invalid JSON"));
+          }
+      if (g_test_subprocess ())
+        return;
+    }
+
+  g_setenv ("KS_JSON_NO_AVX512", "1", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("KS_JSON_NO_AVX512");
+  g_test_trap_assert_passed ();
+}
+
 static void
 test_bad_syntax (void)
 {
@@ -1433,6 +1466,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/syntax-far", test_bad_syntax_far);
   g_test_add_func ("/json/bad/deep-nesting", test_bad_deep_nesting);
   g_test_add_func ("/json/deep-unused-arg", test_deep_unused_arg);
+  g_test_add_func ("/json/bad/words-apart", test_bad_words_apart);
   g_test_add_func ("/json/bad/types-and-numbers", test_bad_types_and_numbers);
   g_test_add_func ("/json/negative-ts", test_negative_ts);
   g_test_add_func ("/json/bad/truncated-json", test_truncated_json);
