@@ -15,9 +15,16 @@
 #   process spread of the table. The variants switch parts of the
 #   collector off (see ks-inject-cupti.c); "control" runs without a
 #   recorder and must come out near 0.
+# parts: rounds of small-model processes in turn, each part of the
+#   recording alone: no profiler, the default recording, CUPTI attached
+#   with its activity kinds never switched on (a capture range that never
+#   starts), no CUPTI (NVTX and NVML only), CUPTI only. Rounds go on until
+#   PARTS_SECONDS (default 480) would be exceeded or REPEAT_PARTS are done;
+#   the order turns by one each round.
 set -u
 OUT=${1:-/tmp/kinescope-overhead}
 WHAT=${2:-all}
+PIN=${PIN:-}
 KCLI=${KCLI:-kinescope-cli}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=${PYTHON:-python3}
@@ -31,6 +38,38 @@ MODELS=(
   "gpt|--model gpt --width 512 --batch 32|${STEPS_GPT:-120}|${REPEAT_GPT:-3}"
   "large|--width 8192 --batch 2048|${STEPS_LARGE:-150}|${REPEAT_LARGE:-2}"
 )
+
+if [ "$WHAT" = parts ]; then
+  PARTS=(
+    "plain|"
+    "record|"
+    "attached|--capture-range=cudaProfilerApi"
+    "no-cupti|-t nvtx,gpu-metrics"
+    "cupti-only|-t cuda"
+  )
+  steps=${STEPS_PARTS:-300}
+  args="--width 1024 --batch 256 --steps $steps"
+  t0=$(date +%s)
+  for i in $(seq "${REPEAT_PARTS:-12}"); do
+    rs=$(date +%s)
+    for j in $(seq 0 $((${#PARTS[@]} - 1))); do
+      IFS='|' read -r name opts <<< "${PARTS[$(( (j + i) % ${#PARTS[@]} ))]}"
+      R="$OUT/parts-$name-$i.json"
+      if [ "$name" = plain ]; then
+        t $PIN $PY "$HERE/train.py" $args --result "$R"
+      else
+        t $PIN $KCLI record -f $opts -o "$OUT/parts.kscope" -- $PY "$HERE/train.py" $args --result "$R"
+      fi
+    done
+    now=$(date +%s)
+    echo "round $i: $((now - rs)) s"
+    [ $((now - t0 + now - rs)) -gt "${PARTS_SECONDS:-480}" ] && break
+  done
+  names=()
+  for p in "${PARTS[@]}"; do names+=("${p%%|*}"); done
+  $PY "$HERE/overhead_summary.py" parts "$OUT" "$steps" "${names[@]}"
+  exit 0
+fi
 
 if [ "$WHAT" != onoff ]; then
   for m in "${MODELS[@]}"; do

@@ -4,6 +4,7 @@
 
     overhead_summary.py table OUTDIR NAME|ARGS|STEPS|REPEATS...
     overhead_summary.py onoff LABEL=RESULT.json...
+    overhead_summary.py parts OUTDIR STEPS MODE...
 
 table: per model and mode (plain, record, torchprof), the median step time
 of steps 20..STEPS-1 of each process OUTDIR/NAME-I-MODE.json; the median
@@ -15,7 +16,10 @@ onoff: train.py --toggle results. Steps are grouped into the blocks in
 which the capture range was on or off; the first 3 steps of each block and
 steps before 20 are left out. Reported: median of all on steps against all
 off steps, and the median and quartiles over neighbouring on/off block
-pairs of (on median / off median - 1)."""
+pairs of (on median / off median - 1).
+
+parts: like table, for OUTDIR/parts-MODE-I.json; the first MODE is the
+reference; also the quartiles of the same-round ratios."""
 
 import glob
 import json
@@ -83,7 +87,34 @@ def onoff(args):
               f"{statistics.median(pairs):+.1f} % | {q[0]:+.1f} .. {q[2]:+.1f} % | {len(pairs)} |")
 
 
+def parts(out, steps, modes):
+    runs = {}
+    for mode in modes:
+        runs[mode] = {}
+        for i in range(1, 1000):
+            try:
+                t = json.load(open(f"{out}/parts-{mode}-{i}.json"))["step_times"][20:steps]
+            except FileNotFoundError:
+                continue
+            runs[mode][i] = statistics.median(t) * 1e3
+    base = runs[modes[0]]
+    print("| part | processes | median step (ms) | vs. no profiler | same round: median | quartiles |")
+    print("|---|---|---|---|---|---|")
+    for mode in modes:
+        r = runs[mode]
+        if not r:
+            print(f"| {mode} | 0 | | | | |")
+            continue
+        med = statistics.median(r.values())
+        ratios = [100 * (r[i] / base[i] - 1) for i in r if i in base]
+        q = statistics.quantiles(ratios, n=4) if len(ratios) >= 2 else [0, 0, 0]
+        print(f"| {mode} | {len(r)} | {med:.3f} | {100 * (med / statistics.median(base.values()) - 1):+.1f} % | "
+              f"{statistics.median(ratios):+.1f} % | {q[0]:+.1f} .. {q[2]:+.1f} % |")
+
+
 if sys.argv[1] == "table":
     table(sys.argv[2], sys.argv[3:])
+elif sys.argv[1] == "parts":
+    parts(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
 else:
     onoff(sys.argv[2:])
