@@ -197,11 +197,17 @@ typedef struct
   char    *args_text;        /* B: its args, merged with the E's at the end */
 } OpenSlice;
 
+/* An id that is a plain decimal number is its own key; any other id text
+ * is numbered through Reader.flow_ids, tagged with the top bit. */
+#define FLOW_ID_TEXT (G_GUINT64_CONSTANT (1) << 63)
+
 typedef struct
 {
+  guint64 id;
+  guint32 cat;
   guint32 track;
-  char    phase;
   gint64  ts;
+  char    phase;
 } FlowPoint;
 
 typedef struct
@@ -310,7 +316,8 @@ typedef struct
   GHashTable     *tid_str_map;    /* char* -> synthetic tid */
   GPtrArray      *open_slices;    /* per thread: GArray of OpenSlice, or NULL */
   GHashTable     *open_async;     /* char* key -> GArray of OpenSlice */
-  GHashTable     *flows;          /* char* "cat\x1fid" -> GArray of FlowPoint */
+  GArray         *flows;          /* FlowPoint, grouped by (cat, id) at the end */
+  GHashTable     *flow_ids;       /* char* id text -> index + 1 */
   GArray         *metadata;       /* Metadata */
   GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
 
@@ -2592,6 +2599,33 @@ handle_async (Reader *r,
     }
 }
 
+static guint64
+flow_id (Reader     *r,
+         const char *text,
+         gsize       len)
+{
+  gpointer value;
+
+  /* canonical decimals only: "07" and "7" are different ids */
+  if (len > 0 && len <= 18 && (text[0] != '0' || len == 1))
+    {
+      guint64 v = 0;
+      gsize i;
+
+      for (i = 0; i < len && g_ascii_isdigit (text[i]); i++)
+        v = v * 10 + (guint64) (text[i] - '0');
+      if (i == len)
+        return v;
+    }
+  value = g_hash_table_lookup (r->flow_ids, text);
+  if (value == NULL)
+    {
+      value = GUINT_TO_POINTER (g_hash_table_size (r->flow_ids) + 1);
+      g_hash_table_insert (r->flow_ids, g_strndup (text, len), value);
+    }
+  return FLOW_ID_TEXT | (GPOINTER_TO_UINT (value) - 1);
+}
+
 /* Flow events are collected per (category, id) and chained in time
  * order at the end of the file: writers do not emit them sorted (Kineto
  * writes a backward thread's "f" before the forward "s"). */
@@ -2600,8 +2634,6 @@ handle_flow (Reader *r)
 {
   Event *ev = &r->ev;
   const char *cat = ks_trace_builder_get_string (r->builder, ev->cat);
-  g_autofree char *key = NULL;
-  GArray *points;
   FlowPoint p;
 
   if (is_launch_flow_category (r, cat))
@@ -2615,14 +2647,9 @@ handle_flow (Reader *r)
   event_thread (r, &p.track);
   p.ts = ev->ts;
   p.phase = ev->ph;
-  key = g_strdup_printf ("%u\x1f%s", ev->cat, ev->id->str);
-  points = g_hash_table_lookup (r->flows, key);
-  if (points == NULL)
-    {
-      points = g_array_new (FALSE, FALSE, sizeof (FlowPoint));
-      g_hash_table_insert (r->flows, g_steal_pointer (&key), points);
-    }
-  g_array_append_val (points, p);
+  p.cat = ev->cat;
+  p.id = flow_id (r, ev->id->str, ev->id->len);
+  g_array_append_val (r->flows, p);
 }
 
 static int
@@ -2637,49 +2664,54 @@ compare_flow_points (gconstpointer a,
 {
   const FlowPoint *pa = a, *pb = b;
 
+  if (pa->cat != pb->cat)
+    return pa->cat < pb->cat ? -1 : 1;
+  if (pa->id != pb->id)
+    return pa->id < pb->id ? -1 : 1;
   if (pa->ts != pb->ts)
     return pa->ts < pb->ts ? -1 : 1;
   return phase_rank (pa->phase) - phase_rank (pb->phase);
 }
 
+/* Chains each (category, id) group in time order; g_array_sort() is
+ * stable, so points at the same time keep the file's order. */
 static void
 link_flows (Reader *r)
 {
-  GHashTableIter iter;
-  gpointer key, value;
+  const FlowPoint *prev = NULL;
 
-  g_hash_table_iter_init (&iter, r->flows);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  g_array_sort (r->flows, compare_flow_points);
+  for (guint i = 0; i < r->flows->len; i++)
     {
-      GArray *points = value;
-      const FlowPoint *prev = NULL;
-      guint32 cat = (guint32)g_ascii_strtoull (key, NULL, 10);
+      const FlowPoint *p = &g_array_index (r->flows, FlowPoint, i);
 
-      g_array_sort (points, compare_flow_points);
-      for (guint i = 0; i < points->len; i++)
+      if (i > 0 && (p->cat != p[-1].cat || p->id != p[-1].id))
         {
-          const FlowPoint *p = &g_array_index (points, FlowPoint, i);
-
-          if (p->phase == 's')
-            {
-              if (prev != NULL)
-                r->n_dropped_flows++;
-              prev = p;
-              continue;
-            }
-          if (prev == NULL)
-            {
-              r->n_dropped_flows++;
-              continue;
-            }
-          ks_trace_builder_add_flow (r->builder, prev->track, prev->ts, p->track, p->ts, cat,
-                                     KS_FLOW_OTHER);
-          prev = p->phase == 't' ? p : NULL;
+          /* a new group: an open start in the last one had no end */
+          if (prev != NULL)
+            r->n_dropped_flows++;
+          prev = NULL;
         }
-      if (prev != NULL)
-        r->n_dropped_flows++;
+      if (p->phase == 's')
+        {
+          if (prev != NULL)
+            r->n_dropped_flows++;
+          prev = p;
+          continue;
+        }
+      if (prev == NULL)
+        {
+          r->n_dropped_flows++;
+          continue;
+        }
+      ks_trace_builder_add_flow (r->builder, prev->track, prev->ts, p->track, p->ts, p->cat,
+                                 KS_FLOW_OTHER);
+      prev = p->phase == 't' ? p : NULL;
     }
-  g_hash_table_remove_all (r->flows);
+  if (prev != NULL)
+    r->n_dropped_flows++;
+  g_array_set_size (r->flows, 0);
+  g_hash_table_remove_all (r->flow_ids);
 }
 
 static void
@@ -3049,7 +3081,8 @@ reader_reset_file (Reader *r)
   g_hash_table_remove_all (r->tid_str_map);
   g_ptr_array_set_size (r->open_slices, 0);
   g_hash_table_remove_all (r->open_async);
-  g_hash_table_remove_all (r->flows);
+  g_array_set_size (r->flows, 0);
+  g_hash_table_remove_all (r->flow_ids);
   g_array_set_size (r->metadata, 0);
   g_byte_array_set_size (r->kind_by_cat, 0);
 
@@ -3117,7 +3150,8 @@ reader_new (KsTraceBuilder *builder,
   r->tid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->open_slices = g_ptr_array_new_with_free_func (free_stack);
   r->open_async = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_stack);
-  r->flows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_stack);
+  r->flows = g_array_new (FALSE, FALSE, sizeof (FlowPoint));
+  r->flow_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->metadata = g_array_new (FALSE, FALSE, sizeof (Metadata));
   g_array_set_clear_func (r->metadata, metadata_clear);
   r->kind_by_cat = g_byte_array_new ();
@@ -3146,7 +3180,8 @@ reader_free (Reader *r)
   g_hash_table_unref (r->tid_str_map);
   g_ptr_array_unref (r->open_slices);
   g_hash_table_unref (r->open_async);
-  g_hash_table_unref (r->flows);
+  g_array_unref (r->flows);
+  g_hash_table_unref (r->flow_ids);
   g_array_unref (r->metadata);
   g_byte_array_unref (r->kind_by_cat);
   g_hash_table_unref (r->used_pids);

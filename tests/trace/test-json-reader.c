@@ -764,6 +764,65 @@ test_bad_syntax_far (void)
   assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,\"a\":true\n\tfalse}]", -1, "invalid JSON at line 2, byte ");
 }
 
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* Flow points are chained per (category, id) in time order: numeric and
+ * string ids alike, "7" and "07" apart, the same id in two categories
+ * apart, "t" steps continuing a chain, points without a partner dropped. */
+static void
+test_flow_ids (void)
+{
+  g_autoptr(GString) json = g_string_new ("[");
+  /* one slice around each point, named after its time */
+  static const struct { int tid, ts; } slices[] = {
+    { 1, 10 }, { 1, 20 }, { 2, 30 }, { 2, 40 }, { 1, 50 }, { 1, 60 }, { 2, 70 }, { 2, 80 }, { 1, 90 },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *joined = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (slices); i++)
+    g_string_append_printf (json, "{\"ph\":\"X\",\"name\":\"s%d\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":10},",
+                            slices[i].ts, slices[i].tid, slices[i].ts - 5);
+  g_string_append (json,
+    /* 7 in "c": s at 10, t at 20, f at 30 (written out of order) */
+    "{\"ph\":\"f\",\"cat\":\"c\",\"id\":7,\"pid\":1,\"tid\":2,\"ts\":30,\"bp\":\"e\"},"
+    "{\"ph\":\"s\",\"cat\":\"c\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":10},"
+    "{\"ph\":\"t\",\"cat\":\"c\",\"id\":\"7\",\"pid\":1,\"tid\":1,\"ts\":20},"
+    /* "07": only an end, dropped; 7 in "d": only a start, dropped */
+    "{\"ph\":\"f\",\"cat\":\"c\",\"id\":\"07\",\"pid\":1,\"tid\":2,\"ts\":40,\"bp\":\"e\"},"
+    "{\"ph\":\"s\",\"cat\":\"d\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":50},"
+    /* a string id, and a number too long to be a key of its own */
+    "{\"ph\":\"s\",\"cat\":\"c\",\"id\":\"0x1f\",\"pid\":1,\"tid\":1,\"ts\":60},"
+    "{\"ph\":\"f\",\"cat\":\"c\",\"id\":\"0x1f\",\"pid\":1,\"tid\":2,\"ts\":70,\"bp\":\"e\"},"
+    "{\"ph\":\"s\",\"cat\":\"c\",\"id\":123456789012345678901,\"pid\":1,\"tid\":2,\"ts\":80},"
+    "{\"ph\":\"f\",\"cat\":\"c\",\"id\":123456789012345678901,\"pid\":1,\"tid\":1,\"ts\":90,\"bp\":\"e\"}]");
+
+  trace = load_text (json->str, json->len, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < trace->n_flows; i++)
+    {
+      const KsFlow *f = &trace->flows[i];
+
+      g_assert_cmpuint (f->kind, ==, KS_FLOW_OTHER);
+      g_assert_cmpstr (ks_trace_string (trace, f->category), ==, "c");
+      g_ptr_array_add (pairs, g_strdup_printf ("%s>%s",
+                                               ks_trace_string (trace, trace->tracks[f->from_track].name_id[f->from_slice]),
+                                               ks_trace_string (trace, trace->tracks[f->to_track].name_id[f->to_slice])));
+    }
+  g_ptr_array_sort_with_data (pairs, compare_strings, NULL);
+  g_ptr_array_add (pairs, NULL);
+  joined = g_strjoinv (" ", (char **) pairs->pdata);
+  g_assert_cmpstr (joined, ==, "s10>s20 s20>s30 s60>s70 s80>s90");
+}
+
 /* Two words that only white space parts must stay apart wherever the
  * 64-, 16- and 1-byte loops meet them; in a subprocess the same again
  * without AVX-512. */
@@ -1467,6 +1526,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/deep-nesting", test_bad_deep_nesting);
   g_test_add_func ("/json/deep-unused-arg", test_deep_unused_arg);
   g_test_add_func ("/json/bad/words-apart", test_bad_words_apart);
+  g_test_add_func ("/json/flow-ids", test_flow_ids);
   g_test_add_func ("/json/bad/types-and-numbers", test_bad_types_and_numbers);
   g_test_add_func ("/json/negative-ts", test_negative_ts);
   g_test_add_func ("/json/bad/truncated-json", test_truncated_json);
