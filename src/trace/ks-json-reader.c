@@ -753,6 +753,58 @@ current_offset (Reader *r)
   return r->buf_offset + (r->yajl ? yajl_get_bytes_consumed (r->yajl) : 0);
 }
 
+static inline guint64
+load64 (const guint8 *p)
+{
+  guint64 v;
+
+  memcpy (&v, p, 8);
+  return v;
+}
+
+static inline guint32
+load32 (const guint8 *p)
+{
+  guint32 v;
+
+  memcpy (&v, p, 4);
+  return v;
+}
+
+/* Whether @len bytes at @a and @b are equal. Up to 24 bytes by
+ * overlapping loads, without a call: against a literal they fold into
+ * constants, so that no path through the key callbacks calls memcmp
+ * (which would make every call of them save registers), and the short
+ * names and categories of the intern cache are compared inline too. */
+static inline gboolean
+same_bytes (const guint8 *a,
+            const guint8 *b,
+            gsize         len)
+{
+  if (len > 24)
+    return memcmp (a, b, len) == 0;
+  if (len > 16)
+    return load64 (a) == load64 (b) && load64 (a + 8) == load64 (b + 8) &&
+           load64 (a + len - 8) == load64 (b + len - 8);
+  if (len >= 8)
+    return load64 (a) == load64 (b) && load64 (a + len - 8) == load64 (b + len - 8);
+  if (len >= 4)
+    return load32 (a) == load32 (b) && load32 (a + len - 4) == load32 (b + len - 4);
+  for (gsize i = 0; i < len; i++)
+    if (a[i] != b[i])
+      return FALSE;
+  return TRUE;
+}
+
+static inline gboolean
+key_is (const unsigned char *key,
+        size_t               len,
+        const char          *lit,
+        size_t               lit_len)
+{
+  return len == lit_len && same_bytes (key, (const guint8 *) lit, len);
+}
+
 static guint32
 intern (Reader     *r,
         const char *s,
@@ -783,7 +835,7 @@ intern (Reader     *r,
     }
   h ^= h >> 29;
   slot = &r->intern_cache[(h * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9)) >> 51];
-  if (slot->str != NULL && slot->len == len && memcmp (slot->str, s, len) == 0)
+  if (slot->str != NULL && slot->len == len && same_bytes ((const guint8 *) slot->str, (const guint8 *) s, len))
     return slot->id;
 
   id = ks_trace_builder_intern_len (r->builder, s, len);
@@ -1384,49 +1436,6 @@ event_reset (Event *ev)
   ev->has_arg_name = ev->has_labels = ev->has_sort_index = FALSE;
   ev->n_counter_args = 0;
   ev->copy_kind = ev->src_kind = ev->dst_kind = 0;
-}
-
-static inline guint64
-load64 (const guint8 *p)
-{
-  guint64 v;
-
-  memcpy (&v, p, 8);
-  return v;
-}
-
-static inline guint32
-load32 (const guint8 *p)
-{
-  guint32 v;
-
-  memcpy (&v, p, 4);
-  return v;
-}
-
-static inline gboolean
-key_is (const unsigned char *key,
-        size_t               len,
-        const char          *lit,
-        size_t               lit_len)
-{
-  /* Overlapping loads of the literal fold into constants, so that no
-   * path through the key callbacks calls memcmp (which would make every
-   * call of them save registers). */
-  if (len != lit_len)
-    return FALSE;
-  if (len > 24)
-    return memcmp (key, lit, len) == 0;
-  if (len > 16)
-    return load64 (key) == load64 ((const guint8 *)lit) && load64 (key + 8) == load64 ((const guint8 *)lit + 8) &&
-           load64 (key + len - 8) == load64 ((const guint8 *)lit + len - 8);
-  if (len >= 8)
-    return load64 (key) == load64 ((const guint8 *)lit) &&
-           load64 (key + len - 8) == load64 ((const guint8 *)lit + len - 8);
-  if (len >= 4)
-    return load32 (key) == load32 ((const guint8 *)lit) &&
-           load32 (key + len - 4) == load32 ((const guint8 *)lit + len - 4);
-  return memcmp (key, lit, len) == 0;
 }
 
 #define KEY_IS(lit) key_is (key, len, lit, sizeof (lit) - 1)
