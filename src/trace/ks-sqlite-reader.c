@@ -1655,6 +1655,22 @@ source_before (const Source *a,
   return a->end > b->end;
 }
 
+/* Whether some KS_SLICES row lacks a track (older files). Usually none
+ * does, and the slices are then read without a WHERE that tests every
+ * row; an error here takes the careful way. */
+static gboolean
+slices_without_track (Reader *r)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = SQLITE_ERROR;
+
+  if (sqlite3_prepare_v2 (r->db, "SELECT 1 FROM KS_SLICES WHERE trackId IS NULL LIMIT 1", -1, &stmt,
+                          NULL) == SQLITE_OK)
+    rc = sqlite3_step (stmt);
+  sqlite3_finalize (stmt);
+  return rc != SQLITE_DONE;
+}
+
 static gboolean
 load_slices (Reader  *r,
              GError **error)
@@ -1680,7 +1696,9 @@ load_slices (Reader  *r,
       }                                                                                            \
   } G_STMT_END
 
-  if (by_track)
+  if (by_track && !slices_without_track (r))
+    ADD_SOURCE ("KS_SLICES", ks_slice_track_columns, 2, NULL, ks_slice_track_by_id, ks_slice_emit);
+  else if (by_track)
     {
       ADD_SOURCE ("KS_SLICES", ks_slice_track_columns, 2, "trackId IS NOT NULL", ks_slice_track_by_id, ks_slice_emit);
       ADD_SOURCE ("KS_SLICES", ks_slice_columns, 2, "trackId IS NULL", ks_slice_track, ks_slice_emit);
