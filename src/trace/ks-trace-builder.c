@@ -22,6 +22,7 @@ typedef struct
 {
   KsTrack  meta;            /* columns unused while building */
   guint32  cap;
+  guint32  ready;           /* slices whose column pages are paged in */
   gint64  *start;
   gint64  *end;
   guint32 *name_id;
@@ -287,25 +288,60 @@ ks_trace_builder_get_string (KsTraceBuilder *self,
 #endif
 #define ARGS_PAGE_IN (2 * 1024 * 1024)
 
+/* Pages in the whole pages of [@from, @to) with one call: on a virtual
+ * machine a page fault per 4 KiB costs several times more. */
+static void
+page_in (const void *from,
+         const void *to)
+{
+  static gboolean unsupported;
+  guintptr page = 4096;
+  guintptr a = ((guintptr) from + page - 1) & ~(page - 1);
+  guintptr b = (guintptr) to & ~(page - 1);
+
+  if (b > a && !unsupported && madvise ((void *) a, b - a, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+    unsupported = TRUE;
+}
+
 /* Argument text is most of a trace's memory (a hundred bytes an event),
- * written once from front to back. Paging it in 2 MiB ahead with one call
- * costs a fraction of taking a fault on every new page. */
+ * written once from front to back: paged in 2 MiB ahead. */
 static void
 args_page_in (KsTraceBuilder *self,
               gsize           needed)
 {
-  static gboolean unsupported;
-  gsize page = 4096;
-  guintptr from, to;
+  gsize to;
 
-  if (needed <= self->args_ready || unsupported)
+  if (needed <= self->args_ready)
     return;
-  from = ((guintptr) self->args + self->args_ready + page - 1) & ~(guintptr) (page - 1);
-  to = MIN ((guintptr) self->args + self->args_ready + ARGS_PAGE_IN,
-            (guintptr) self->args + self->args_cap) & ~(guintptr) (page - 1);
-  if (to > from && madvise ((void *) from, to - from, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
-    unsupported = TRUE;
-  self->args_ready = MAX (needed, (gsize) (to - (guintptr) self->args));
+  to = MIN (self->args_ready + ARGS_PAGE_IN, self->args_cap);
+  page_in (self->args + self->args_ready, self->args + to);
+  self->args_ready = MAX (needed, to);
+}
+
+/* The columns of a large track likewise, 64 Ki slices ahead. Small tracks
+ * are left to page faults: they share heap pages. */
+#define TRACK_PAGE_IN_MIN (16 * 1024)
+#define TRACK_PAGE_IN     (64 * 1024)
+
+static void
+track_page_in (TrackBuilder *tb,
+               guint32       n)
+{
+  guint32 to = (guint32) MIN ((guint64) n + TRACK_PAGE_IN, tb->cap);
+
+#define PAGE_IN_COLUMN(col) page_in (tb->col + n, tb->col + to)
+  PAGE_IN_COLUMN (start);
+  PAGE_IN_COLUMN (end);
+  PAGE_IN_COLUMN (name_id);
+  PAGE_IN_COLUMN (category);
+  PAGE_IN_COLUMN (correlation);
+  PAGE_IN_COLUMN (external_id);
+  PAGE_IN_COLUMN (args);
+  PAGE_IN_COLUMN (slice_kind);
+  if (tb->gpu != NULL)
+    PAGE_IN_COLUMN (gpu);
+#undef PAGE_IN_COLUMN
+  tb->ready = to;
 }
 
 guint32
@@ -685,6 +721,8 @@ ks_trace_builder_add_slice (KsTraceBuilder  *self,
   n = tb->meta.n_slices;
   if (n == tb->cap && !track_grow (tb))
     return FALSE;
+  if (n >= tb->ready && tb->cap >= TRACK_PAGE_IN_MIN)
+    track_page_in (tb, n);
 
   if (end < start)
     end = start;
@@ -974,7 +1012,7 @@ track_finish (TrackBuilder *tb,
   tb->name_id = tb->category = tb->correlation = tb->external_id = tb->args = NULL;
   tb->slice_kind = NULL;
   tb->gpu = NULL;
-  tb->cap = 0;
+  tb->cap = tb->ready = 0;
 
   track->depth = g_new (guint8, MAX (n, 1));
 
