@@ -288,6 +288,21 @@ table_rows (Reader     *r,
   return MAX (n, 0);
 }
 
+/* The size of the database, from its header's page count. */
+static guint64
+database_bytes (Reader *r)
+{
+  sqlite3_stmt *stmt = NULL;
+  guint64 bytes = 0;
+
+  if (sqlite3_prepare_v2 (r->db, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                          -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW)
+    bytes = (guint64) MAX (sqlite3_column_int64 (stmt, 0), 0);
+  sqlite3_finalize (stmt);
+  return bytes;
+}
+
 /* Rows */
 
 static gboolean
@@ -2408,6 +2423,16 @@ ks_sqlite_reader_load (GFile         *file,
 
   for (guint i = 0; i < G_N_ELEMENTS (counted); i++)
     r.rows_total += table_rows (&r, counted[i]);
+  if (r.kscope)
+    {
+      /* No row is smaller than 16 bytes: a hostile max(rowid) reserves
+       * no more than the file could hold. */
+      guint64 most = database_bytes (&r) / 16;
+
+      ks_trace_builder_expect (r.b, MIN ((guint64) table_rows (&r, "KS_MEMORY_EVENTS"), most),
+                               MIN ((guint64) table_rows (&r, "KS_FLOWS"), most),
+                               MIN ((guint64) table_rows (&r, "KS_INSTANTS"), most));
+    }
 
   if (!load_meta (&r, &local_error) ||
       (!r.kscope && !load_export_meta (&r, &local_error)) ||

@@ -344,6 +344,32 @@ track_page_in (TrackBuilder *tb,
   tb->ready = to;
 }
 
+/* Room for @n more elements of @array, paged in. */
+static void
+array_reserve (GArray *array,
+               guint64 n)
+{
+  guint len = array->len;
+  gsize size = g_array_get_element_size (array);
+
+  if (n < TRACK_PAGE_IN_MIN || n > G_MAXUINT - len)
+    return;
+  g_array_set_size (array, len + (guint) n);
+  page_in (array->data + (gsize) len * size, array->data + (gsize) array->len * size);
+  g_array_set_size (array, len);
+}
+
+void
+ks_trace_builder_expect (KsTraceBuilder *self,
+                         guint64         memory_events,
+                         guint64         flows,
+                         guint64         instants)
+{
+  array_reserve (self->memory_events, memory_events);
+  array_reserve (self->flows, flows);
+  array_reserve (self->instants, instants);
+}
+
 guint32
 ks_trace_builder_add_args (KsTraceBuilder *self,
                            const char     *json,
@@ -1015,6 +1041,8 @@ track_finish (TrackBuilder *tb,
   tb->cap = tb->ready = 0;
 
   track->depth = g_new (guint8, MAX (n, 1));
+  if (n >= TRACK_PAGE_IN_MIN)
+    page_in (track->depth, track->depth + n);
 
   for (guint32 i = 0; i < n; i++)
     {
@@ -1043,6 +1071,8 @@ track_finish (TrackBuilder *tb,
   track->n_by_depth = g_new0 (guint32, MAX (max_depth, 1));
 
   all = g_new (guint32, MAX (n, 1));
+  if (n >= TRACK_PAGE_IN_MIN)
+    page_in (all, all + n);
   if (max_depth > 0)
     {
       guint32 offset = 0;
@@ -1166,6 +1196,13 @@ link_flows (KsTraceBuilder *self,
   g_autofree guint8 *linked = NULL;
   guint32 launch_cat = 0;
   guint n_gpu = 0;
+  guint64 n_stream_slices = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_STREAM)
+      n_stream_slices += trace->tracks[t].n_slices;
+  array_reserve (gpu, n_stream_slices);
+  array_reserve (flows, self->flows->len + n_stream_slices);
 
   /* GPU side: (group, correlation) -> (track, slice) of the first
    * activity, as a sorted array: far cheaper than a hash table of

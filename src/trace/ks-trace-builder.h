@@ -129,6 +129,12 @@ void            ks_trace_builder_add_counter_sample
                                                    guint32           counter,
                                                    gint64            ts,
                                                    double            value);
+/* How many memory events, flows and instants are coming, when the reader
+ * knows: room is made for them at once. */
+void            ks_trace_builder_expect           (KsTraceBuilder   *self,
+                                                   guint64           memory_events,
+                                                   guint64           flows,
+                                                   guint64           instants);
 void            ks_trace_builder_add_memory_event (KsTraceBuilder   *self,
                                                    const KsMemoryEvent *event);
 void            ks_trace_builder_add_instant      (KsTraceBuilder   *self,
