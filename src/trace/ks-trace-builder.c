@@ -1107,6 +1107,18 @@ compare_gpus (gconstpointer a,
   return (ga->device > gb->device) - (ga->device < gb->device);
 }
 
+static gboolean
+array_is_sorted (GArray       *array,
+                 GCompareFunc  compare)
+{
+  gsize size = g_array_get_element_size (array);
+
+  for (guint i = 1; i < array->len; i++)
+    if (compare (array->data + (gsize) (i - 1) * size, array->data + (gsize) i * size) > 0)
+      return FALSE;
+  return TRUE;
+}
+
 static int
 compare_memory_events (gconstpointer a,
                        gconstpointer b)
@@ -1222,7 +1234,8 @@ link_flows (KsTraceBuilder *self,
             g_array_append_val (gpu, e);
           }
     }
-  g_array_sort (gpu, compare_corr);
+  if (!array_is_sorted (gpu, compare_corr))
+    g_array_sort (gpu, compare_corr);
   /* the first activity of each id stays */
   for (guint k = 0; k < gpu->len; k++)
     if (n_gpu == 0 || g_array_index (gpu, CorrEntry, n_gpu - 1).key != g_array_index (gpu, CorrEntry, k).key)
@@ -1374,14 +1387,17 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
         counter->ts[i] -= origin;
     }
 
-  /* Memory events and instants: stable sort by time */
-  g_array_sort (self->memory_events, compare_memory_events);
+  /* Memory events and instants: stable sort by time, unless they came in
+   * order (as a .kscope and most profilers give them) */
+  if (!array_is_sorted (self->memory_events, compare_memory_events))
+    g_array_sort (self->memory_events, compare_memory_events);
   trace->n_memory_events = self->memory_events->len;
   trace->memory_events = (KsMemoryEvent *)(gpointer)g_array_free (g_steal_pointer (&self->memory_events), FALSE);
   for (guint32 i = 0; i < trace->n_memory_events; i++)
     trace->memory_events[i].ts -= origin;
 
-  g_array_sort (self->instants, compare_instants);
+  if (!array_is_sorted (self->instants, compare_instants))
+    g_array_sort (self->instants, compare_instants);
   trace->n_instants = self->instants->len;
   trace->instants = (KsInstant *)(gpointer)g_array_free (g_steal_pointer (&self->instants), FALSE);
   for (guint32 i = 0; i < trace->n_instants; i++)
