@@ -377,9 +377,11 @@ col_args (Reader       *r,
 {
   const char *text = (const char *)sqlite3_column_text (stmt, col);
 
+  /* strlen() rather than sqlite3_column_bytes(): argument text is kept
+   * NUL-terminated anyway, and an API call costs more than the scan. */
   if (text == NULL)
     return 0;
-  return ks_trace_builder_add_args (r->b, text, sqlite3_column_bytes (stmt, col));
+  return ks_trace_builder_add_args (r->b, text, strlen (text));
 }
 
 /* Strings */
