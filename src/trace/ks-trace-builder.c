@@ -286,7 +286,7 @@ ks_trace_builder_get_string (KsTraceBuilder *self,
 #ifndef MADV_POPULATE_WRITE
 # define MADV_POPULATE_WRITE 23
 #endif
-#define ARGS_PAGE_IN (2 * 1024 * 1024)
+#define ARGS_PAGE_IN (512 * 1024)
 
 /* Pages in the whole pages of [@from, @to) with one call: on a virtual
  * machine a page fault per 4 KiB costs several times more. */
@@ -321,7 +321,7 @@ args_page_in (KsTraceBuilder *self,
 /* The columns of a large track likewise, 64 Ki slices ahead. Small tracks
  * are left to page faults: they share heap pages. */
 #define TRACK_PAGE_IN_MIN (16 * 1024)
-#define TRACK_PAGE_IN     (64 * 1024)
+#define TRACK_PAGE_IN     (16 * 1024)
 
 static void
 track_page_in (TrackBuilder *tb,
