@@ -895,7 +895,12 @@ test_bad_references (void)
             " (40, 50, 16777218, NULL, 1, 1, NULL, NULL, NULL, NULL);"
             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
             " globalPid INTEGER, demangledName TEXT);"
-            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 9999999999, 'seven', NULL, 'not an id');");
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 9999999999, 'seven', NULL, 'not an id');"
+            /* a rowid that promises far more rows than the file holds */
+            "CREATE TABLE KS_MEMORY_EVENTS (timestamp INTEGER NOT NULL, globalTid INTEGER, deviceId INTEGER,"
+            " address INTEGER, bytes INTEGER, totalAllocated INTEGER, totalReserved INTEGER);"
+            "INSERT INTO KS_MEMORY_EVENTS (rowid, timestamp, deviceId, address, bytes)"
+            " VALUES (2000000000, 15, 0, 4096, 512);");
   sqlite3_close (db);
 
   trace = load (path, &error);
@@ -914,6 +919,8 @@ test_bad_references (void)
   g_assert_cmpuint (trace->tracks[1].n_slices, ==, 1);
   g_assert_cmpuint (trace->tracks[2].kind, ==, KS_TRACK_STREAM);
   g_assert_cmpuint (trace->tracks[2].n_slices, ==, 1);
+  g_assert_cmpuint (trace->n_memory_events, ==, 1);
+  g_assert_cmpint (trace->memory_events[0].bytes, ==, 512);
 
   remove_path (path);
 }
