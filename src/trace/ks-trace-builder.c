@@ -304,7 +304,8 @@ page_in (const void *from,
 }
 
 /* Argument text is most of a trace's memory (a hundred bytes an event),
- * written once from front to back: paged in 2 MiB ahead. */
+ * written once from front to back: paged in 512 KiB ahead. Small steps
+ * keep what is paged in past the end small. */
 static void
 args_page_in (KsTraceBuilder *self,
               gsize           needed)
@@ -318,7 +319,7 @@ args_page_in (KsTraceBuilder *self,
   self->args_ready = MAX (needed, to);
 }
 
-/* The columns of a large track likewise, 64 Ki slices ahead. Small tracks
+/* The columns of a large track likewise, 16 Ki slices ahead. Small tracks
  * are left to page faults: they share heap pages. */
 #define TRACK_PAGE_IN_MIN (16 * 1024)
 #define TRACK_PAGE_IN     (16 * 1024)
