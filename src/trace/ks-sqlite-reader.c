@@ -2427,8 +2427,9 @@ ks_sqlite_reader_load (GFile         *file,
     r.rows_total += table_rows (&r, counted[i]);
   if (r.kscope)
     {
-      /* No row is smaller than 16 bytes: a hostile max(rowid) reserves
-       * no more than the file could hold. */
+      /* A hint, not a limit: at most one row per 16 bytes of the file
+       * (these tables' rows are larger), so that a hostile max(rowid)
+       * cannot make the builder reserve much. */
       guint64 most = database_bytes (&r) / 16;
 
       ks_trace_builder_expect (r.b, MIN ((guint64) table_rows (&r, "KS_MEMORY_EVENTS"), most),
