@@ -417,14 +417,32 @@ parse_int64 (const char *s,
   return TRUE;
 }
 
+/* Unaligned little-endian loads. */
+static inline guint64
+load64 (const guint8 *p)
+{
+  guint64 v;
+
+  memcpy (&v, p, 8);
+  return v;
+}
+
+static inline guint32
+load32 (const guint8 *p)
+{
+  guint32 v;
+
+  memcpy (&v, p, 4);
+  return v;
+}
+
 /* The value of eight ASCII decimal digits at @s, if they are that. */
 static inline gboolean
 eight_digits (const char *s,
               guint64    *value)
 {
-  guint64 v;
+  guint64 v = load64 ((const guint8 *) s);
 
-  memcpy (&v, s, 8);
   /* every byte 0x30..0x39: high nibble 3, and adding 6 stays below 0x40 */
   if ((v & G_GUINT64_CONSTANT (0xF0F0F0F0F0F0F0F0)) != G_GUINT64_CONSTANT (0x3030303030303030)
       || ((v + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xF0F0F0F0F0F0F0F0))
@@ -753,24 +771,6 @@ current_offset (Reader *r)
   return r->buf_offset + (r->yajl ? yajl_get_bytes_consumed (r->yajl) : 0);
 }
 
-static inline guint64
-load64 (const guint8 *p)
-{
-  guint64 v;
-
-  memcpy (&v, p, 8);
-  return v;
-}
-
-static inline guint32
-load32 (const guint8 *p)
-{
-  guint32 v;
-
-  memcpy (&v, p, 4);
-  return v;
-}
-
 /* Whether @len bytes at @a and @b are equal. Up to 24 bytes by
  * overlapping loads, without a call: against a literal they fold into
  * constants, so that no path through the key callbacks calls memcmp
@@ -817,11 +817,10 @@ intern (Reader     *r,
 
   if (len >= 8)
     {
-      guint64 a, b, c;
+      guint64 a = load64 ((const guint8 *) s);
+      guint64 b = load64 ((const guint8 *) s + len - 8);
+      guint64 c = load64 ((const guint8 *) s + len / 2 - 4);
 
-      memcpy (&a, s, 8);
-      memcpy (&b, s + len - 8, 8);
-      memcpy (&c, s + len / 2 - 4, 8);
       h ^= a * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
       h ^= b * G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
       h ^= c * G_GUINT64_CONSTANT (0x94d049bb133111eb);
@@ -1926,10 +1925,10 @@ on_scalar (Reader     *r,
 {
   int d = r->depth;
 
+  /* an event's own fields (d == events_depth + 1) never come here:
+   * cb_number() and cb_string() hand them to set_event_field() */
   if (r->in_event)
     {
-      if (d == r->events_depth + 1)
-        return set_event_field (r, is_string, s, len);
       if (r->in_args)
         {
           if (d == r->events_depth + 2)
