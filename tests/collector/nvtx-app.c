@@ -17,7 +17,8 @@
  *   start/end range "measured" with a double payload 2.5;
  *   argv[1] = "sleep" adds 5 × 20 ms nanosleep and one contended mutex
  *   (for -t osrt); "forever" then blocks until killed; "many" pushes
- *   200000 more ranges (to fill a file quickly). */
+ *   200000 more ranges (to fill a file quickly); "fork" pushes
+ *   "parent-range" around a forked child that pushes "child-range". */
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -25,7 +26,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +119,22 @@ main (int    argc,
   else
     pthread_create (&thread, NULL, worker, NULL);
   pthread_join (thread, NULL);
+
+  if (strcmp (mode, "fork") == 0)
+    {
+      pid_t child;
+
+      nvtxRangePushA ("parent-range");
+      child = fork ();
+      if (child == 0)
+        {
+          nvtxRangePushA ("child-range");
+          nvtxRangePop ();
+          exit (0);
+        }
+      waitpid (child, NULL, 0);
+      nvtxRangePop ();
+    }
 
   if (strcmp (mode, "many") == 0)
     for (int i = 0; i < 200000; i++)

@@ -346,6 +346,32 @@ test_nvtx (void)
   sqlite3_close (db);
 }
 
+/* A forked child's ranges are its own thread's, not the parent's (the
+ * thread id is cached per thread and must be renewed after fork). */
+static void
+test_nvtx_fork (void)
+{
+  g_autofree char *path = out_path ("nvtx-fork.kscope");
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, "fork", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'child-range'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS c JOIN KS_THREADS ct ON ct.globalTid = c.globalTid, "
+                                  "NVTX_EVENTS p JOIN KS_THREADS pt ON pt.globalTid = p.globalTid "
+                                  "WHERE c.text = 'child-range' AND p.text = 'parent-range' "
+                                  "AND ct.tid = ct.pid AND pt.tid = pt.pid AND ct.pid != pt.pid "
+                                  "AND c.start >= p.start AND c.end <= p.end"), ==, 1);
+  sqlite3_close (db);
+}
+
 static void
 test_osrt (void)
 {
@@ -612,6 +638,7 @@ main (int    argc,
   g_test_add_func ("/collector/record/overwrite", test_overwrite);
   g_test_add_func ("/collector/record/default-name", test_default_name);
   g_test_add_func ("/collector/record/nvtx", test_nvtx);
+  g_test_add_func ("/collector/record/nvtx-fork", test_nvtx_fork);
   g_test_add_func ("/collector/record/osrt", test_osrt);
   g_test_add_func ("/collector/record/capture-nvtx", test_capture_nvtx);
   g_test_add_data_func ("/collector/record/sigint", GINT_TO_POINTER (SIGINT), test_signal_recorder);

@@ -124,19 +124,36 @@ ks_inject_now (void)
   return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
 
+/* Bumped in every forked child: a thread's cached tid is stale there.
+ * (getpid() is a system call since glibc 2.25, too slow for each NVTX
+ * call.) */
+static atomic_uint     fork_generation = 1;
+static pthread_once_t  fork_watch_once = PTHREAD_ONCE_INIT;
+
+static void
+bump_fork_generation (void)
+{
+  atomic_fetch_add_explicit (&fork_generation, 1, memory_order_relaxed);
+}
+
+static void
+watch_forks (void)
+{
+  pthread_atfork (NULL, NULL, bump_fork_generation);
+}
+
 uint32_t
 ks_inject_gettid (void)
 {
   static __thread uint32_t cached_tid;
-  static __thread pid_t cached_pid;
-  pid_t pid = getpid ();
+  static __thread unsigned cached_generation;   /* 0: not cached */
+  unsigned generation = atomic_load_explicit (&fork_generation, memory_order_relaxed);
 
-  /* getpid() is cached by glibc; it changes in a forked child, whose
-   * thread keeps the TLS of the forking thread. */
-  if (cached_tid == 0 || cached_pid != pid)
+  if (__builtin_expect (cached_generation != generation, 0))
     {
+      pthread_once (&fork_watch_once, watch_forks);
       cached_tid = (uint32_t) syscall (SYS_gettid);
-      cached_pid = pid;
+      cached_generation = generation;
     }
   return cached_tid;
 }
