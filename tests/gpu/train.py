@@ -18,6 +18,7 @@ result then says for each step whether it was inside a capture range."""
 
 import argparse
 import json
+import os
 import time
 
 import torch
@@ -98,6 +99,8 @@ def main():
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--model", choices=("mlp", "gpt"), default="mlp")
     p.add_argument("--toggle", type=int, default=0)
+    p.add_argument("--pin-main", type=int, default=-1,
+                   help="run the main thread on this CPU alone once the DataLoader has started")
     args = p.parse_args()
     a, b = (int(v) for v in args.profile_steps.split(":"))
 
@@ -132,6 +135,10 @@ def main():
         for x, y in loader:
             if step >= args.steps and not args.forever:
                 break
+            if step == 0 and args.pin_main >= 0:
+                # The calling thread only: workers, the pin-memory thread and
+                # CUDA's threads keep the CPUs they started with.
+                os.sched_setaffinity(0, {args.pin_main})
             if args.torch_profiler and step == a:
                 prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                           torch.profiler.ProfilerActivity.CUDA])
