@@ -340,6 +340,56 @@ test_decode (void)
   g_rmdir (dir);
 }
 
+/* API rows from callbacks: driver calls inside a runtime call are left
+ * out, as activity records leave them out, until the depth is lost to a
+ * switch off and on; exits without a known start give no row. */
+static void
+test_api_callbacks (void)
+{
+  KsApiNesting n = { 0, 0 };
+  CUpti_CallbackData data;
+  KsWireApi msg;
+  int runtime_error = 2;             /* cudaErrorMemoryAllocation */
+  CUresult driver_error = CUDA_ERROR_INVALID_VALUE;
+
+  g_assert_true (ks_api_nesting_keep (&n, 1, FALSE, TRUE));    /* cudaLaunchKernel enters */
+  g_assert_false (ks_api_nesting_keep (&n, 1, TRUE, TRUE));    /* its cuLaunchKernel */
+  g_assert_false (ks_api_nesting_keep (&n, 1, TRUE, FALSE));
+  g_assert_true (ks_api_nesting_keep (&n, 1, FALSE, FALSE));   /* cudaLaunchKernel exits */
+  g_assert_true (ks_api_nesting_keep (&n, 1, TRUE, TRUE));     /* Triton's own cuLaunchKernel */
+  g_assert_true (ks_api_nesting_keep (&n, 1, TRUE, FALSE));
+  g_assert_true (ks_api_nesting_keep (&n, 1, FALSE, FALSE));   /* an exit whose entry was missed */
+  g_assert_cmpint (n.runtime_depth, ==, 0);
+  g_assert_true (ks_api_nesting_keep (&n, 1, FALSE, TRUE));    /* entered, then switched off */
+  g_assert_false (ks_api_nesting_keep (&n, 1, TRUE, TRUE));
+  g_assert_true (ks_api_nesting_keep (&n, 2, TRUE, TRUE));     /* switched on again */
+
+  memset (&data, 0, sizeof data);
+  data.correlationId = 77;
+  data.functionReturnValue = &runtime_error;
+  g_assert_true (ks_api_message_from_callback (&msg, FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                               &data, 1000, 2500, 4242, 9));
+  g_assert_cmpuint (msg.h.type, ==, KS_WIRE_API);
+  g_assert_cmpuint (msg.h.size, ==, sizeof msg);
+  g_assert_cmpuint (msg.start, ==, 1000);
+  g_assert_cmpuint (msg.end, ==, 2500);
+  g_assert_cmpuint (msg.tid, ==, 4242);
+  g_assert_cmpuint (msg.correlation_id, ==, 77);
+  g_assert_cmpuint (msg.return_value, ==, 2);
+  g_assert_cmpuint (msg.name_id, ==, 9);
+  g_assert_cmpuint (msg.cbid, ==, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+  g_assert_cmpuint (msg.event_class, ==, KS_WIRE_API_RUNTIME);
+
+  data.functionReturnValue = &driver_error;
+  g_assert_true (ks_api_message_from_callback (&msg, TRUE, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                                               &data, 5, 5, 1, 3));
+  g_assert_cmpuint (msg.return_value, ==, CUDA_ERROR_INVALID_VALUE);
+  g_assert_cmpuint (msg.event_class, ==, KS_WIRE_API_DRIVER);
+
+  g_assert_false (ks_api_message_from_callback (&msg, TRUE, 1, &data, 0, 5, 1, 3));
+  g_assert_false (ks_api_message_from_callback (&msg, TRUE, 1, &data, 6, 5, 1, 3));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -349,5 +399,6 @@ main (int    argc,
     g_error ("usage: test-cupti-decode LIBCUPTI");
   cupti_library = argv[1];
   g_test_add_func ("/collector/cupti/decode", test_decode);
+  g_test_add_func ("/collector/cupti/api-callbacks", test_api_callbacks);
   return g_test_run ();
 }

@@ -5,7 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-/* CUPTI Activity API tracing.
+/* CUPTI tracing: kernels, copies, memsets, synchronization and memory
+ * from activity records; the CUDA API rows from callbacks (see
+ * set_api_callbacks() for why).
  *
  * libcupti is opened with dlopen, never linked: a PyTorch process already
  * maps its own copy (pip's nvidia/cu13/lib/libcupti.so.13) and a second
@@ -18,16 +20,23 @@
  * (ks_cupti_decoder_decode), zeroes them and keeps a few for reuse. The
  * application's threads never decode.
  *
- * Switches for measuring the recording overhead (tests/gpu/overhead-matrix.sh),
- * not for normal use: KINESCOPE_CUPTI_RUNTIME, _DRIVER = 0 (no records of
- * that API) or select (only the calls is_essential_api() keeps, enabled by
- * callback id with the kind off); KINESCOPE_CUPTI_API=essential (the kinds
- * on, the other calls' records off); KINESCOPE_CUPTI_SYNC=0;
+ * Switches for measuring the recording overhead (tests/gpu/overhead-matrix.sh,
+ * tests/gpu/launchbench.cu), not for normal use:
+ * KINESCOPE_CUPTI_API_SOURCE=activity (API rows from the activity kinds
+ * RUNTIME and DRIVER; the next two switches apply to it);
+ * KINESCOPE_CUPTI_RUNTIME, _DRIVER = 0 (no records of that API) or select
+ * (only the calls is_essential_api() keeps, enabled by callback id with
+ * the kind off); KINESCOPE_CUPTI_API=essential (the kinds on, the other
+ * calls' records off); KINESCOPE_CUPTI_SYNC=0;
  * KINESCOPE_CUPTI_POOL=0 (CUPTI zeroes fresh buffers itself);
  * KINESCOPE_CUPTI_BUFFER_KB, KINESCOPE_CUPTI_FLUSH_MS;
  * KINESCOPE_CUPTI_PINNED=1 (CUPTI's device buffers in pinned host memory);
  * KINESCOPE_CUPTI_PER_THREAD=0 (one activity buffer per context instead of
- * per thread); KINESCOPE_CUPTI_CLOCK=callback. */
+ * per thread); KINESCOPE_CUPTI_CLOCK=callback; KINESCOPE_CUPTI_KERNEL=serial
+ * (CUPTI_ACTIVITY_KIND_KERNEL instead of CONCURRENT_KERNEL);
+ * KINESCOPE_CUPTI_ALL_SYNC=0 (no records of event and stream queries
+ * that find work unfinished); KINESCOPE_CUPTI_FLUSH_PERIOD_MS (CUPTI's
+ * own worker thread period). */
 
 #include "ks-inject-private.h"
 
@@ -44,6 +53,7 @@
 #define CUPTI_MAX_OUTSTANDING 64   /* 512 MiB of host buffers at most */
 #define FLUSH_INTERVAL_NS     (250u * 1000u * 1000u)
 #define POOL_MAX              4    /* zeroed buffers kept for reuse */
+#define CUPTI_CBID_TABLE      4096 /* above the largest runtime and driver callback ids */
 
 typedef CUptiResult (*GetNextRecordFunc) (uint8_t *, size_t, CUpti_Activity **);
 typedef CUptiResult (*GetCallbackNameFunc) (CUpti_CallbackDomain, uint32_t, const char **);
@@ -65,6 +75,8 @@ typedef struct
   CUptiResult (*ActivityEnableRuntimeApi) (CUpti_CallbackId, uint8_t);
   CUptiResult (*ActivityEnableDriverApi) (CUpti_CallbackId, uint8_t);
   CUptiResult (*ActivitySetAttribute) (CUpti_ActivityAttribute, size_t *, void *);
+  CUptiResult (*ActivityEnableAllSyncRecords) (uint8_t);
+  CUptiResult (*ActivityFlushPeriod) (uint32_t);
   CUptiResult (*GetResultString) (CUptiResult, const char **);
   GetNextRecordFunc   GetNextRecord;
   GetCallbackNameFunc GetCallbackName;
@@ -96,6 +108,10 @@ static atomic_bool      foreign_reported;
 static size_t           buffer_size = CUPTI_BUFFER_SIZE;
 static uint64_t         flush_interval_ns = FLUSH_INTERVAL_NS;
 static bool             use_pool;
+static bool             api_by_callback;   /* API rows from callbacks, not activity records */
+static atomic_bool      api_callbacks_on;
+static atomic_uint      api_generation;     /* bumped when the callbacks go on */
+static _Atomic uint32_t api_name_ids[2][CUPTI_CBID_TABLE];
 static pthread_mutex_t  pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t         *pool[POOL_MAX];
 static int              pool_len;
@@ -110,8 +126,8 @@ static const CUpti_ActivityKind trace_kinds[] = {
   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 };
 
-/* Calls that happen constantly and say nothing about the workload
- * (kineto filters the same ones). */
+/* Calls that happen constantly and say nothing about the workload: not
+ * recorded, and with API callbacks not even intercepted. */
 static const CUpti_CallbackId quiet_runtime[] = {
   CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
   CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
@@ -119,6 +135,10 @@ static const CUpti_CallbackId quiet_runtime[] = {
   CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
   CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
   CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020,
 };
 
 static const CUpti_CallbackId quiet_driver[] = {
@@ -129,7 +149,21 @@ static const CUpti_CallbackId quiet_driver[] = {
   CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
   CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
   CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
+  CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+  CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
+  CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
+  CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+  CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
+  CUPTI_DRIVER_TRACE_CBID_cuStreamGetId,
+  CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx,
 };
+
+#define N_QUIET_RUNTIME (sizeof quiet_runtime / sizeof quiet_runtime[0])
+#define N_QUIET_DRIVER  (sizeof quiet_driver / sizeof quiet_driver[0])
 
 static const char *
 result_string (CUptiResult r)
@@ -186,6 +220,8 @@ load_api (void)
   LOAD (ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords");
   LOAD (ActivityEnableRuntimeApi, "cuptiActivityEnableRuntimeApi");
   LOAD (ActivityEnableDriverApi, "cuptiActivityEnableDriverApi");
+  LOAD (ActivityEnableAllSyncRecords, "cuptiActivityEnableAllSyncRecords");
+  LOAD (ActivityFlushPeriod, "cuptiActivityFlushPeriod");
   LOAD (ActivitySetAttribute, "cuptiActivitySetAttribute");
   LOAD (GetResultString, "cuptiGetResultString");
   LOAD (GetNextRecord, "cuptiActivityGetNextRecord");
@@ -338,17 +374,17 @@ poll_buffers (KsOutBuf *out)
                               ks_cupti_decoder_zero_time_records (decoder));
 }
 
-/* The API calls that matter for the timeline: launches, copies, sets,
- * synchronization, allocation, events. Everything else (cudaGetDevice and
- * friends, called hundreds of times per step by frameworks) is not
- * recorded. */
+/* The API calls that matter most for the timeline: launches, copies,
+ * sets, synchronization, allocation, events, module loads. The driver
+ * calls that get a callback; for the runtime, only the experiment
+ * switches use it. */
 static bool
 is_essential_api (const char *name)
 {
   static const char * const keep[] = {
     "Launch", "Memcpy", "Memset", "Synchronize", "Malloc", "Free", "HostAlloc",
     "EventRecord", "EventQuery", "StreamWaitEvent", "Profiler", "MemPrefetch",
-    "MemAlloc", "MemCreate", "MemMap", "MemUnmap", "MemRelease",
+    "MemAlloc", "MemCreate", "MemMap", "MemUnmap", "MemRelease", "ModuleLoad", "LibraryLoad",
   };
 
   for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
@@ -378,6 +414,59 @@ set_apis (CUpti_CallbackDomain domain,
       if (api.GetCallbackName (domain, cbid, &name) == CUPTI_SUCCESS
           && name != NULL && is_essential_api (name) == essential)
         set (cbid, enable);
+    }
+}
+
+static bool
+is_quiet_api (CUpti_CallbackDomain domain,
+              CUpti_CallbackId     cbid)
+{
+  const CUpti_CallbackId *list = domain == CUPTI_CB_DOMAIN_DRIVER_API ? quiet_driver : quiet_runtime;
+  size_t n = domain == CUPTI_CB_DOMAIN_DRIVER_API ? N_QUIET_DRIVER : N_QUIET_RUNTIME;
+
+  for (size_t i = 0; i < n; i++)
+    if (list[i] == cbid)
+      return true;
+  return false;
+}
+
+static bool
+is_profiler_api (CUpti_CallbackDomain domain,
+                 CUpti_CallbackId     cbid)
+{
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart || cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+  return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+         || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+}
+
+/* Switches our API callbacks: every runtime call but the quiet ones, and
+ * the driver calls that launch, copy, set, wait, allocate or load (how
+ * Triton and torch.compile launch). A call without a callback passes
+ * CUPTI untouched, which the activity kinds RUNTIME and DRIVER cannot
+ * offer: with either on, CUPTI steps into every call of both APIs,
+ * cudaGetDevice included, and into the driver calls inside each runtime
+ * call. The profiler start/stop callbacks stay on for the capture range. */
+static void
+set_api_callbacks (bool on)
+{
+  const char *name;
+
+  if (on)
+    atomic_fetch_add (&api_generation, 1);
+  atomic_store (&api_callbacks_on, on);
+  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+    if (!is_quiet_api (CUPTI_CB_DOMAIN_RUNTIME_API, cbid)
+        && !is_profiler_api (CUPTI_CB_DOMAIN_RUNTIME_API, cbid))
+      api.EnableCallback (on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+    {
+      name = NULL;
+      if (!is_profiler_api (CUPTI_CB_DOMAIN_DRIVER_API, cbid)
+          && api.GetCallbackName != NULL
+          && api.GetCallbackName (CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS
+          && name != NULL && is_essential_api (name))
+        api.EnableCallback (on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
     }
 }
 
@@ -419,17 +508,24 @@ enable_trace_kinds (bool on)
   for (size_t i = 0; i < sizeof trace_kinds / sizeof trace_kinds[0]; i++)
     {
       if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_DRIVER
-          && (env_flag ("KINESCOPE_CUPTI_DRIVER", "0") || driver_select))
+          && (env_flag ("KINESCOPE_CUPTI_DRIVER", "0") || driver_select || api_by_callback))
         continue;
       if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME
-          && (env_flag ("KINESCOPE_CUPTI_RUNTIME", "0") || runtime_select))
+          && (env_flag ("KINESCOPE_CUPTI_RUNTIME", "0") || runtime_select || api_by_callback))
         continue;
       if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && env_flag ("KINESCOPE_CUPTI_SYNC", "0"))
         continue;
+      if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && env_flag ("KINESCOPE_CUPTI_KERNEL", "serial"))
+        {
+          set_kind (CUPTI_ACTIVITY_KIND_KERNEL, on);
+          continue;
+        }
       set_kind (trace_kinds[i], on);
     }
   if (ks_inject_config.cuda_memory)
     set_kind (CUPTI_ACTIVITY_KIND_MEMORY2, on);
+  if (api_by_callback)
+    set_api_callbacks (on);
 
   if (runtime_select)
     set_apis (CUPTI_CB_DOMAIN_RUNTIME_API, true, on);
@@ -467,6 +563,58 @@ ks_cupti_capture_changed (bool on)
     enable_trace_kinds (true);
 }
 
+/* The name an activity record would give the call (cudaLaunchKernel_v7000). */
+static uint32_t
+api_name_id (CUpti_CallbackDomain      domain,
+             CUpti_CallbackId          cbid,
+             const CUpti_CallbackData *data)
+{
+  int driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+  const char *name = NULL;
+  uint32_t id = cbid < CUPTI_CBID_TABLE
+                ? atomic_load_explicit (&api_name_ids[driver][cbid], memory_order_relaxed) : 0;
+
+  if (id != 0)
+    return id;
+  if (api.GetCallbackName == NULL || api.GetCallbackName (domain, cbid, &name) != CUPTI_SUCCESS
+      || name == NULL)
+    name = data->functionName;
+  /* Two threads may both intern it; ks_channel_intern() gives both the
+   * same id. */
+  id = ks_channel_intern (name);
+  if (cbid < CUPTI_CBID_TABLE)
+    atomic_store_explicit (&api_name_ids[driver][cbid], id, memory_order_relaxed);
+  return id;
+}
+
+/* One row of the CUDA API: the start is kept in CUPTI's per-call slot
+ * from the entry to the exit callback. Both times come from our clock. */
+static void
+record_api_call (CUpti_CallbackDomain      domain,
+                 CUpti_CallbackId          cbid,
+                 const CUpti_CallbackData *data)
+{
+  static __thread KsApiNesting nesting;
+  bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+  bool enter = data->callbackSite == CUPTI_API_ENTER;
+  uint64_t end;
+  KsWireApi msg;
+
+  if (!ks_api_nesting_keep (&nesting, atomic_load_explicit (&api_generation, memory_order_relaxed),
+                            driver, enter)
+      || ks_inject_internal_thread)
+    return;
+  if (enter)
+    {
+      *data->correlationData = ks_inject_now ();
+      return;
+    }
+  end = ks_inject_now ();
+  if (ks_api_message_from_callback (&msg, driver, cbid, data, *data->correlationData, end,
+                                    ks_inject_gettid (), api_name_id (domain, cbid, data)))
+    ks_channel_emit (&msg, sizeof msg);
+}
+
 static void CUPTIAPI
 api_callback (void                 *userdata,
               CUpti_CallbackDomain  domain,
@@ -494,6 +642,11 @@ api_callback (void                 *userdata,
       is_start = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000;
       is_stop = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
     }
+
+  if (atomic_load_explicit (&api_callbacks_on, memory_order_relaxed))
+    record_api_call (domain, cbid, data);
+  if (!is_start && !is_stop)
+    return;
 
   if (is_stop && data->callbackSite == CUPTI_API_ENTER)
     {
@@ -624,6 +777,7 @@ ks_cupti_init (void)
     buffer_size = CUPTI_BUFFER_SIZE;
   flush_interval_ns = env_size ("KINESCOPE_CUPTI_FLUSH_MS", FLUSH_INTERVAL_NS / 1000000) * 1000000;
   use_pool = !env_flag ("KINESCOPE_CUPTI_POOL", "0");
+  api_by_callback = !env_flag ("KINESCOPE_CUPTI_API_SOURCE", "activity");
   /* Attributes that CUPTI reads when the buffer callbacks are registered. */
   if (api.ActivitySetAttribute != NULL)
     {
@@ -667,6 +821,11 @@ ks_cupti_init (void)
   api.ActivityEnable (CUPTI_ACTIVITY_KIND_CONTEXT);
   api.ActivityEnable (CUPTI_ACTIVITY_KIND_STREAM);
 
+  if (env_flag ("KINESCOPE_CUPTI_ALL_SYNC", "0") && api.ActivityEnableAllSyncRecords != NULL)
+    api.ActivityEnableAllSyncRecords (0);
+  if (getenv ("KINESCOPE_CUPTI_FLUSH_PERIOD_MS") != NULL && api.ActivityFlushPeriod != NULL)
+    api.ActivityFlushPeriod ((uint32_t) env_size ("KINESCOPE_CUPTI_FLUSH_PERIOD_MS", 0));
+
   tracing = true;
   last_flush_ns = ks_inject_now ();
   ks_channel_set_poll_func (poll_buffers);
@@ -690,6 +849,8 @@ ks_cupti_after_fork (void)
   /* CUDA cannot be used in a child forked after cuInit; our CUPTI state
    * belongs to the parent. */
   tracing = false;
+  atomic_store (&api_callbacks_on, false);
+  memset (api_name_ids, 0, sizeof api_name_ids);
   queue_head = queue_tail = NULL;
   pthread_mutex_init (&queue_mutex, NULL);
   pthread_mutex_init (&pool_mutex, NULL);

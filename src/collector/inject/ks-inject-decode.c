@@ -472,3 +472,56 @@ ks_cupti_decoder_decode (KsCuptiDecoder *self,
 
   return n;
 }
+
+bool
+ks_api_nesting_keep (KsApiNesting *nesting,
+                     unsigned      generation,
+                     bool          driver,
+                     bool          enter)
+{
+  if (nesting->generation != generation)
+    {
+      nesting->generation = generation;
+      nesting->runtime_depth = 0;
+    }
+  if (driver)
+    return nesting->runtime_depth == 0;
+  if (enter)
+    nesting->runtime_depth++;
+  else if (nesting->runtime_depth > 0)
+    nesting->runtime_depth--;
+  return true;
+}
+
+/* Fills @msg for the exit callback of a call entered at @start; FALSE for
+ * a call entered before the callbacks went on, whose start is unknown. */
+bool
+ks_api_message_from_callback (KsWireApi  *msg,
+                              bool        driver,
+                              uint32_t    cbid,
+                              const void *callback_data,
+                              uint64_t    start,
+                              uint64_t    end,
+                              uint32_t    tid,
+                              uint32_t    name_id)
+{
+  const CUpti_CallbackData *data = callback_data;
+
+  if (start == 0 || start > end)
+    return false;
+
+  memset (msg, 0, sizeof *msg);
+  msg->h.size = sizeof *msg;
+  msg->h.type = KS_WIRE_API;
+  msg->start = start;
+  msg->end = end;
+  msg->tid = tid;
+  msg->correlation_id = data->correlationId;
+  if (data->functionReturnValue != NULL)
+    msg->return_value = driver ? (uint32_t) *(const CUresult *) data->functionReturnValue
+                               : (uint32_t) *(const int *) data->functionReturnValue;
+  msg->name_id = name_id;
+  msg->cbid = cbid;
+  msg->event_class = driver ? KS_WIRE_API_DRIVER : KS_WIRE_API_RUNTIME;
+  return true;
+}

@@ -121,5 +121,28 @@ size_t          ks_cupti_decoder_decode  (KsCuptiDecoder *decoder,
                                           KsOutBuf       *out);
 uint64_t        ks_cupti_decoder_zero_time_records (KsCuptiDecoder *decoder);
 
+/* API rows from CUPTI callbacks. The driver calls a runtime call makes
+ * inside reach the callback too; activity records leave them out, and so
+ * does ks_api_nesting_keep(). @generation restarts the depth each time
+ * the callbacks go on (exits may have been missed while off). */
+typedef struct
+{
+  unsigned generation;
+  int      runtime_depth;
+} KsApiNesting;
+
+bool ks_api_nesting_keep      (KsApiNesting             *nesting,
+                               unsigned                  generation,
+                               bool                      driver,
+                               bool                      enter);
+bool ks_api_message_from_callback (KsWireApi           *msg,
+                                   bool                 driver,
+                                   uint32_t             cbid,
+                                   const void          *callback_data,
+                                   uint64_t             start,
+                                   uint64_t             end,
+                                   uint32_t             tid,
+                                   uint32_t             name_id);
+
 /* ks-inject-nvtx.c */
 void ks_nvtx_after_fork (void);
