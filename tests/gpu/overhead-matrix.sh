@@ -74,6 +74,7 @@ fi
 if [ "$WHAT" != onoff ]; then
   for m in "${MODELS[@]}"; do
     IFS='|' read -r name args steps n <<< "$m"
+    [ "$n" -gt 0 ] || continue
     for i in $(seq "$n"); do
       R="$OUT/$name-$i"
       t $PY "$HERE/train.py" $args --steps "$steps" --result "$R-plain.json"
