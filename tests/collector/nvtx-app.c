@@ -18,7 +18,9 @@
  *   argv[1] = "sleep" adds 5 × 20 ms nanosleep and one contended mutex
  *   (for -t osrt); "forever" then blocks until killed; "many" pushes
  *   200000 more ranges (to fill a file quickly); "fork" pushes
- *   "parent-range" around a forked child that pushes "child-range". */
+ *   "parent-range" around a forked child that pushes "child-range";
+ *   "deep" nests 130 "deep" ranges, 2 more than the collector keeps, and
+ *   exits 3 if a push or pop returns a level other than NVTX's. */
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -134,6 +136,16 @@ main (int    argc,
         }
       waitpid (child, NULL, 0);
       nvtxRangePop ();
+    }
+
+  if (strcmp (mode, "deep") == 0)
+    {
+      for (int i = 0; i < 130; i++)
+        if (nvtxRangePushA ("deep") != i)
+          return 3;
+      for (int i = 129; i >= 0; i--)
+        if (nvtxRangePop () != i)
+          return 3;
     }
 
   if (strcmp (mode, "many") == 0)

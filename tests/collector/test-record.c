@@ -372,6 +372,29 @@ test_nvtx_fork (void)
   sqlite3_close (db);
 }
 
+/* Ranges nested deeper than the collector keeps are counted as dropped;
+ * the levels NVTX returns stay right on the way in and out. */
+static void
+test_nvtx_deep (void)
+{
+  g_autofree char *path = out_path ("nvtx-deep.kscope");
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, "deep", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "Dropped           2\n"));
+  result_clear (&r);
+
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'deep'"), ==, 128);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT start) FROM NVTX_EVENTS WHERE text = 'deep'"), ==, 128);
+  sqlite3_close (db);
+}
+
 static void
 test_osrt (void)
 {
@@ -639,6 +662,7 @@ main (int    argc,
   g_test_add_func ("/collector/record/default-name", test_default_name);
   g_test_add_func ("/collector/record/nvtx", test_nvtx);
   g_test_add_func ("/collector/record/nvtx-fork", test_nvtx_fork);
+  g_test_add_func ("/collector/record/nvtx-deep", test_nvtx_deep);
   g_test_add_func ("/collector/record/osrt", test_osrt);
   g_test_add_func ("/collector/record/capture-nvtx", test_capture_nvtx);
   g_test_add_data_func ("/collector/record/sigint", GINT_TO_POINTER (SIGINT), test_signal_recorder);

@@ -445,30 +445,47 @@ ks_channel_set_cupti_drops (uint64_t n_dropped,
   atomic_store (&cupti_zero_time, zero_time);
 }
 
-bool
-ks_channel_emit (const void *msg,
-                 uint32_t    size)
+/* Room for @size bytes at the end of the front buffer, the buffer lock
+ * held; NULL (lock released, drop counted) when it is full or the channel
+ * cannot start. emit_commit() ends it. */
+static uint8_t *
+emit_reserve (uint32_t size)
 {
-  bool need_wake;
-
   if (atomic_load_explicit (&state, memory_order_acquire) != STATE_RUNNING
       && !ks_channel_start ())
-    return false;
+    return NULL;
 
   lock_buffer ();
   if (front_len + size > BUFFER_SIZE)
     {
       unlock_buffer ();
       ks_channel_count_drop ();
-      return false;
+      return NULL;
     }
-  memcpy (front + front_len, msg, size);
-  need_wake = front_len < BUFFER_SIZE / 2 && front_len + size >= BUFFER_SIZE / 2;
+  return front + front_len;
+}
+
+static void
+emit_commit (uint32_t size)
+{
+  bool need_wake = front_len < BUFFER_SIZE / 2 && front_len + size >= BUFFER_SIZE / 2;
+
   front_len += size;
   unlock_buffer ();
-
   if (need_wake)
     ks_channel_wake ();
+}
+
+bool
+ks_channel_emit (const void *msg,
+                 uint32_t    size)
+{
+  uint8_t *dst = emit_reserve (size);
+
+  if (dst == NULL)
+    return false;
+  memcpy (dst, msg, size);
+  emit_commit (size);
   return true;
 }
 
@@ -478,8 +495,8 @@ ks_channel_emit_text (void       *msg,
                       const char *text,
                       size_t      text_len)
 {
-  uint8_t buf[sizeof (KsWireNvtx) + KS_WIRE_MAX_TEXT + 16];
   uint32_t size;
+  uint8_t *dst;
 
   if (fixed_size > sizeof (KsWireNvtx))
     return false;
@@ -487,11 +504,17 @@ ks_channel_emit_text (void       *msg,
     text_len = KS_WIRE_MAX_TEXT;
   size = ks_wire_align (fixed_size + (uint32_t) text_len + 1);
   ((KsWireHeader *) msg)->size = size;
-  memcpy (buf, msg, fixed_size);
+
+  /* Straight into the buffer: the text is copied once. */
+  dst = emit_reserve (size);
+  if (dst == NULL)
+    return false;
+  memcpy (dst, msg, fixed_size);
   if (text_len)
-    memcpy (buf + fixed_size, text, text_len);
-  memset (buf + fixed_size + text_len, 0, size - fixed_size - text_len);
-  return ks_channel_emit (buf, size);
+    memcpy (dst + fixed_size, text, text_len);
+  memset (dst + fixed_size + text_len, 0, size - fixed_size - text_len);
+  emit_commit (size);
+  return true;
 }
 
 void

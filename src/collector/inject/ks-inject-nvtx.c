@@ -303,25 +303,39 @@ maybe_close_capture (const OpenRange *r,
     ks_inject_set_capturing (false, end);
 }
 
-static int
-push_range (OpenRange *tmpl)
+/* The slot the next push of this thread fills in place (a range is
+ * 560 bytes, not worth a copy per push), or NULL when there is no stack
+ * or it is too deep (counted as a drop; push_refused() gives the level). */
+static OpenRange *
+push_slot (RangeStack **stack,
+           uint32_t     domain_id)
 {
   RangeStack *s = get_stack ();
-  int depth;
 
+  *stack = s;
   if (s == NULL)
-    return -1;
+    return NULL;
   if (s->depth >= MAX_DEPTH)
     {
       s->overflow++;
       ks_channel_count_drop ();
-      return s->depth + s->overflow - 1;
+      return NULL;
     }
-  depth = s->depth;
-  s->ranges[depth] = *tmpl;
-  maybe_open_capture (&s->ranges[depth]);
-  s->depth++;
-  return depth;
+  init_range (&s->ranges[s->depth], domain_id);
+  return &s->ranges[s->depth];
+}
+
+static int
+push_done (RangeStack *s)
+{
+  maybe_open_capture (&s->ranges[s->depth]);
+  return s->depth++;
+}
+
+static int
+push_refused (RangeStack *s)
+{
+  return s == NULL ? -1 : s->depth + s->overflow - 1;
 }
 
 static int
@@ -523,32 +537,38 @@ h_RangeEnd (nvtxRangeId_t id)
 static int
 h_RangePushEx (const nvtxEventAttributes_t *a)
 {
-  OpenRange r;
+  RangeStack *s;
+  OpenRange *r = push_slot (&s, 0);
 
-  init_range (&r, 0);
-  fill_from_attributes (&r, a);
-  return push_range (&r);
+  if (r == NULL)
+    return push_refused (s);
+  fill_from_attributes (r, a);
+  return push_done (s);
 }
 
 static int
 h_RangePushA (const char *message)
 {
-  OpenRange r;
+  RangeStack *s;
+  OpenRange *r = push_slot (&s, 0);
 
-  init_range (&r, 0);
-  set_text_ascii (&r, message);
-  return push_range (&r);
+  if (r == NULL)
+    return push_refused (s);
+  set_text_ascii (r, message);
+  return push_done (s);
 }
 
 static int
 h_RangePushW (const wchar_t *message)
 {
-  OpenRange r;
+  RangeStack *s;
+  OpenRange *r = push_slot (&s, 0);
 
-  init_range (&r, 0);
-  r.text_len = (uint16_t) utf8_from_wide (message, r.text, MAX_MESSAGE);
-  r.text_kind = KS_WIRE_NVTX_TEXT_INLINE;
-  return push_range (&r);
+  if (r == NULL)
+    return push_refused (s);
+  r->text_len = (uint16_t) utf8_from_wide (message, r->text, MAX_MESSAGE);
+  r->text_kind = KS_WIRE_NVTX_TEXT_INLINE;
+  return push_done (s);
 }
 
 static int
@@ -649,11 +669,13 @@ static int
 h_DomainRangePushEx (nvtxDomainHandle_t           domain,
                      const nvtxEventAttributes_t *a)
 {
-  OpenRange r;
+  RangeStack *s;
+  OpenRange *r = push_slot (&s, domain_id_of (domain));
 
-  init_range (&r, domain_id_of (domain));
-  fill_from_attributes (&r, a);
-  return push_range (&r);
+  if (r == NULL)
+    return push_refused (s);
+  fill_from_attributes (r, a);
+  return push_done (s);
 }
 
 static int
