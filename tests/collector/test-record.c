@@ -300,22 +300,41 @@ test_default_name (void)
   g_assert_true (g_file_test (second, G_FILE_TEST_EXISTS));
 }
 
+/* Records nvtx-app @mode (NULL: the plain run) with `-t @trace` and
+ * @option (NULL: none) into @file, checks that it exited with 0 and opens
+ * the result; *@summary (when not NULL) gets what the recorder printed. */
+static sqlite3 *
+record_nvtx_app (const char  *file,
+                 const char  *trace,
+                 const char  *option,
+                 const char  *mode,
+                 char       **summary)
+{
+  g_autofree char *path = out_path (file);
+  Result r;
+
+  if (option != NULL)
+    run_cli (&r, 0, "-t", trace, option, "-o", path, "--", nvtx_app, mode, NULL);
+  else
+    run_cli (&r, 0, "-t", trace, "-o", path, "--", nvtx_app, mode, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  if (summary != NULL)
+    *summary = g_steal_pointer (&r.err);
+  result_clear (&r);
+  return open_db (path);
+}
+
 static void
 test_nvtx (void)
 {
-  g_autofree char *path = out_path ("nvtx.kscope");
-  Result r;
+  g_autofree char *summary = NULL;
   sqlite3 *db;
 
   if (!need_inject ())
     return;
 
-  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.err, "NVTX ranges       8 (3 marks)"));
-  result_clear (&r);
-
-  db = open_db (path);
+  db = record_nvtx_app ("nvtx.kscope", "nvtx", NULL, NULL, &summary);
+  g_assert_nonnull (strstr (summary, "NVTX ranges       8 (3 marks)"));
   assert_meta (db, "complete", "1");
   /* outer, 3 × inner, d-range, worker-range */
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 59"), ==, 6);
@@ -351,18 +370,12 @@ test_nvtx (void)
 static void
 test_nvtx_fork (void)
 {
-  g_autofree char *path = out_path ("nvtx-fork.kscope");
-  Result r;
   sqlite3 *db;
 
   if (!need_inject ())
     return;
 
-  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, "fork", NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
-
-  db = open_db (path);
+  db = record_nvtx_app ("nvtx-fork.kscope", "nvtx", NULL, "fork", NULL);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'child-range'"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS c JOIN KS_THREADS ct ON ct.globalTid = c.globalTid, "
                                   "NVTX_EVENTS p JOIN KS_THREADS pt ON pt.globalTid = p.globalTid "
@@ -377,19 +390,14 @@ test_nvtx_fork (void)
 static void
 test_nvtx_deep (void)
 {
-  g_autofree char *path = out_path ("nvtx-deep.kscope");
-  Result r;
+  g_autofree char *summary = NULL;
   sqlite3 *db;
 
   if (!need_inject ())
     return;
 
-  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, "deep", NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.err, "Dropped           2\n"));
-  result_clear (&r);
-
-  db = open_db (path);
+  db = record_nvtx_app ("nvtx-deep.kscope", "nvtx", NULL, "deep", &summary);
+  g_assert_nonnull (strstr (summary, "Dropped           2\n"));
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'deep'"), ==, 128);
   g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT start) FROM NVTX_EVENTS WHERE text = 'deep'"), ==, 128);
   sqlite3_close (db);
@@ -398,18 +406,12 @@ test_nvtx_deep (void)
 static void
 test_osrt (void)
 {
-  g_autofree char *path = out_path ("osrt.kscope");
-  Result r;
   sqlite3 *db;
 
   if (!need_inject ())
     return;
 
-  run_cli (&r, 0, "-t", "nvtx,osrt", "-o", path, "--", nvtx_app, "sleep", NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
-
-  db = open_db (path);
+  db = record_nvtx_app ("osrt.kscope", "nvtx,osrt", NULL, "sleep", NULL);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId "
                                   "WHERE s.value = 'nanosleep' AND o.end - o.start >= 20000000"), ==, 5);
   /* the main thread waited for the lock the worker held for 30 ms */
@@ -424,18 +426,12 @@ test_osrt (void)
 static void
 test_capture_nvtx (void)
 {
-  g_autofree char *path = out_path ("capture.kscope");
-  Result r;
   sqlite3 *db;
 
   if (!need_inject ())
     return;
 
-  run_cli (&r, 0, "-t", "nvtx", "--capture-range=nvtx:outer", "-o", path, "--", nvtx_app, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
-
-  db = open_db (path);
+  db = record_nvtx_app ("capture.kscope", "nvtx", "--capture-range=nvtx:outer", NULL, NULL);
   /* only "outer" and what happened inside it */
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)"), ==, 4);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'inner'"), ==, 3);
