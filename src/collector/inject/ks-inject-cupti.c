@@ -525,7 +525,12 @@ enable_trace_kinds (bool on)
   if (ks_inject_config.cuda_memory)
     set_kind (CUPTI_ACTIVITY_KIND_MEMORY2, on);
   if (api_by_callback)
-    set_api_callbacks (on);
+    {
+      /* The per-call activity settings below are for the activity kinds;
+       * with callbacks they would only add a second row per call. */
+      set_api_callbacks (on);
+      return;
+    }
 
   if (runtime_select)
     set_apis (CUPTI_CB_DOMAIN_RUNTIME_API, true, on);
