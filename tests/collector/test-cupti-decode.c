@@ -390,6 +390,77 @@ test_api_callbacks (void)
   g_assert_false (ks_api_message_from_callback (&msg, TRUE, 1, &data, 6, 5, 1, 3));
 }
 
+/* The calls that get an API callback. Those PyTorch makes around every
+ * kernel (cudaGetDevice 10 to 13 times, cuCtxGetDevice inside it,
+ * cuDevicePrimaryCtxGetState, cuKernelGetName...) must get none, or CUPTI
+ * steps into each of them; launches by either API, copies, sets,
+ * synchronization and module loads must get one. */
+static void
+test_callback_choice (void)
+{
+  CUptiResult (*get_name) (CUpti_CallbackDomain, CUpti_CallbackId, const char **);
+  const char *name;
+  void *cupti = dlopen (cupti_library, RTLD_NOW | RTLD_LOCAL);
+  static const char * const driver_wanted[] = {
+    "cuLaunchKernel", "cuLaunchKernelEx", "cuMemcpyHtoDAsync_v2", "cuMemsetD8Async",
+    "cuStreamSynchronize", "cuEventRecord", "cuMemAlloc_v2", "cuModuleLoadData", "cuLibraryLoadData",
+  };
+  static const char * const driver_unwanted[] = {
+    "cuCtxGetDevice", "cuCtxGetDevice_v2", "cuDevicePrimaryCtxGetState", "cuKernelGetName",
+    "cuKernelGetAttribute", "cuGetErrorString", "cuCtxGetCurrent", "cuDeviceGet",
+    "cuDriverGetVersion", "cuCtxGetLimit", "cuStreamIsCapturing", "cuProfilerStart",
+  };
+  guint found = 0;
+  guint wanted = 0;
+
+  if (cupti == NULL)
+    {
+      g_test_skip_printf ("libcupti could not be loaded: %s", dlerror ());
+      return;
+    }
+  get_name = dlsym (cupti, "cuptiGetCallbackName");
+  g_assert_nonnull (get_name);
+
+  g_assert_false (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice"));
+  g_assert_false (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, NULL));
+  g_assert_false (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000, NULL));
+  g_assert_false (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, NULL));
+  g_assert_true (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, NULL));
+  g_assert_true (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, NULL));
+  g_assert_true (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, NULL));
+  g_assert_true (ks_api_wants_callback (FALSE, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, NULL));
+
+  for (guint cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+    {
+      gboolean want;
+
+      name = NULL;
+      if (get_name (CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || name == NULL)
+        continue;
+      want = ks_api_wants_callback (TRUE, cbid, name);
+      wanted += want;
+      for (gsize i = 0; i < G_N_ELEMENTS (driver_wanted); i++)
+        if (g_str_equal (name, driver_wanted[i]))
+          {
+            g_assert_true (want);
+            found++;
+          }
+      for (gsize i = 0; i < G_N_ELEMENTS (driver_unwanted); i++)
+        if (g_str_equal (name, driver_unwanted[i]))
+          {
+            g_assert_false (want);
+            found++;
+          }
+    }
+  /* Every listed name exists in this libcupti (cuCtxGetDevice has one
+   * cbid per version, both listed, both found). */
+  g_assert_cmpuint (found, ==, G_N_ELEMENTS (driver_wanted) + G_N_ELEMENTS (driver_unwanted));
+  /* A chosen few, not the whole driver API. */
+  g_assert_cmpuint (wanted, >, 50);
+  g_assert_cmpuint (wanted, <, CUPTI_DRIVER_TRACE_CBID_SIZE / 3);
+  dlclose (cupti);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -400,5 +471,6 @@ main (int    argc,
   cupti_library = argv[1];
   g_test_add_func ("/collector/cupti/decode", test_decode);
   g_test_add_func ("/collector/cupti/api-callbacks", test_api_callbacks);
+  g_test_add_func ("/collector/cupti/callback-choice", test_callback_choice);
   return g_test_run ();
 }

@@ -12,7 +12,10 @@
  * For each kind of call (an empty kernel launch by the runtime and by the
  * driver, a 4 KiB memset, an event record, an event query, cudaGetDevice,
  * cudaGetLastError, an NVTX push/pop pair) it times blocks of B calls with
- * CLOCK_MONOTONIC, the stream synchronized outside the timed part. With
+ * CLOCK_MONOTONIC, the stream synchronized outside the timed part. The
+ * last row is GPU time: B empty kernels queued behind a 5 ms spin kernel,
+ * timed between two CUDA events, so that what tracing adds on the GPU to
+ * each kernel shows apart from the CPU's launch cost. With
  * --toggle every round runs its blocks once between cudaProfilerStart and
  * cudaProfilerStop and once after, so that a recording with
  * --capture-range=cudaProfilerApi is on and off in the same process.
@@ -45,6 +48,15 @@ empty (int *p, int a, int b, int c)
     p[0] = a + b + c;
 }
 
+__global__ void
+spin (long long cycles)
+{
+  long long t0 = clock64 ();
+
+  while (clock64 () - t0 < cycles)
+    ;
+}
+
 static double
 now_ns (void)
 {
@@ -55,11 +67,12 @@ now_ns (void)
 }
 
 enum { OP_LAUNCH, OP_CU_LAUNCH, OP_MEMSET, OP_EVENT_RECORD, OP_EVENT_QUERY,
-       OP_GET_DEVICE, OP_GET_LAST_ERROR, OP_NVTX, N_OPS };
+       OP_GET_DEVICE, OP_GET_LAST_ERROR, OP_NVTX, OP_GPU_KERNEL, N_OPS };
 
 static const char * const op_names[N_OPS] = {
   "cudaLaunchKernel", "cuLaunchKernel", "cudaMemsetAsync", "cudaEventRecord",
   "cudaEventQuery", "cudaGetDevice", "cudaGetLastError", "nvtx push+pop",
+  "kernel, GPU time",
 };
 
 int
@@ -72,6 +85,9 @@ main (int    argc,
   int cpu = -1;
   cudaStream_t s;
   cudaEvent_t ev;
+  cudaEvent_t gpu_start;
+  cudaEvent_t gpu_end;
+  int clock_khz;
   CUfunction fn;
   int *buf;
   int dev;
@@ -96,6 +112,9 @@ main (int    argc,
 
   CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
   CHECK (cudaEventCreateWithFlags (&ev, cudaEventDisableTiming));
+  CHECK (cudaEventCreate (&gpu_start));
+  CHECK (cudaEventCreate (&gpu_end));
+  CHECK (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrClockRate, 0));
   CHECK (cudaMalloc (&buf, 4096));
   CHECK (cudaGetFuncBySymbol (&fn, (const void *) empty));
   if (toggle)
@@ -129,6 +148,21 @@ main (int    argc,
 
             CHECK (cudaEventRecord (ev, s));
             CHECK (cudaStreamSynchronize (s));
+            if (op == OP_GPU_KERNEL)
+              {
+                float ms = 0;
+
+                spin<<<1, 1, 0, s>>> (5LL * clock_khz);
+                CHECK (cudaEventRecord (gpu_start, s));
+                for (int i = 0; i < block; i++)
+                  empty<<<1, 32, 0, s>>> (buf, a, b, c);
+                CHECK (cudaEventRecord (gpu_end, s));
+                CHECK (cudaEventSynchronize (gpu_end));
+                CHECK (cudaEventElapsedTime (&ms, gpu_start, gpu_end));
+                if (r > 0)
+                  samples[phase][op].push_back (ms * 1e6 / block);
+                continue;
+              }
             t0 = now_ns ();
             for (int i = 0; i < block; i++)
               switch (op)

@@ -23,17 +23,20 @@
  * Switches for measuring the recording overhead (tests/gpu/overhead-matrix.sh,
  * tests/gpu/launchbench.cu), not for normal use:
  * KINESCOPE_CUPTI_API_SOURCE=activity (API rows from the activity kinds
- * RUNTIME and DRIVER; the next two switches apply to it);
- * KINESCOPE_CUPTI_RUNTIME, _DRIVER = 0 (no records of that API) or select
- * (only the calls is_essential_api() keeps, enabled by callback id with
- * the kind off); KINESCOPE_CUPTI_API=essential (the kinds on, the other
- * calls' records off); KINESCOPE_CUPTI_SYNC=0;
+ * RUNTIME and DRIVER);
+ * KINESCOPE_CUPTI_RUNTIME, _DRIVER = 0 (no rows of that API) or, with
+ * API_SOURCE=activity, select (only the calls ks_api_is_essential() keeps,
+ * enabled by callback id with the kind off); KINESCOPE_CUPTI_API=essential
+ * (API_SOURCE=activity: the kinds on, the other calls' records off);
+ * KINESCOPE_CUPTI_SYNC=0;
  * KINESCOPE_CUPTI_POOL=0 (CUPTI zeroes fresh buffers itself);
  * KINESCOPE_CUPTI_BUFFER_KB, KINESCOPE_CUPTI_FLUSH_MS;
  * KINESCOPE_CUPTI_PINNED=1 (CUPTI's device buffers in pinned host memory);
  * KINESCOPE_CUPTI_PER_THREAD=0 (one activity buffer per context instead of
  * per thread); KINESCOPE_CUPTI_CLOCK=callback; KINESCOPE_CUPTI_KERNEL=serial
  * (CUPTI_ACTIVITY_KIND_KERNEL instead of CONCURRENT_KERNEL);
+ * KINESCOPE_CUPTI_ACTIVITY=0 (no activity kinds: the API rows alone);
+ * KINESCOPE_CUPTI_HOOKS (see remove_activity_hooks());
  * KINESCOPE_CUPTI_ALL_SYNC=0 (no records of event and stream queries
  * that find work unfinished); KINESCOPE_CUPTI_FLUSH_PERIOD_MS (CUPTI's
  * own worker thread period). */
@@ -110,6 +113,7 @@ static uint64_t         flush_interval_ns = FLUSH_INTERVAL_NS;
 static bool             use_pool;
 static bool             api_by_callback;   /* API rows from callbacks, not activity records */
 static atomic_bool      api_callbacks_on;
+static atomic_bool      hooks_pending;     /* remove_activity_hooks() due on the sender thread */
 static atomic_uint      api_generation;     /* bumped when the callbacks go on */
 static _Atomic uint32_t api_name_ids[2][CUPTI_CBID_TABLE];
 static pthread_mutex_t  pool_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -126,44 +130,6 @@ static const CUpti_ActivityKind trace_kinds[] = {
   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 };
 
-/* Calls that happen constantly and say nothing about the workload: not
- * recorded, and with API callbacks not even intercepted. */
-static const CUpti_CallbackId quiet_runtime[] = {
-  CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
-  CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
-  CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
-  CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
-  CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
-  CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
-  CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
-  CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
-  CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
-  CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020,
-};
-
-static const CUpti_CallbackId quiet_driver[] = {
-  CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
-  CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
-  CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
-  CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
-  CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
-  CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
-  CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
-  CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
-  CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
-  CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
-  CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
-  CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
-  CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
-  CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
-  CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,
-  CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
-  CUPTI_DRIVER_TRACE_CBID_cuStreamGetId,
-  CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx,
-};
-
-#define N_QUIET_RUNTIME (sizeof quiet_runtime / sizeof quiet_runtime[0])
-#define N_QUIET_DRIVER  (sizeof quiet_driver / sizeof quiet_driver[0])
 
 static const char *
 result_string (CUptiResult r)
@@ -340,12 +306,17 @@ buffer_completed (CUcontext  ctx,
   ks_channel_wake ();
 }
 
+static void remove_activity_hooks (void);
+
 /* Runs on the channel's sender thread. */
 static void
 poll_buffers (KsOutBuf *out)
 {
   QueuedBuffer *list;
   uint64_t now = ks_inject_now ();
+
+  if (atomic_exchange (&hooks_pending, false))
+    remove_activity_hooks ();
 
   /* Partially filled buffers only come back when flushed. */
   if (tracing && now - last_flush_ns >= flush_interval_ns)
@@ -374,24 +345,6 @@ poll_buffers (KsOutBuf *out)
                               ks_cupti_decoder_zero_time_records (decoder));
 }
 
-/* The API calls that matter most for the timeline: launches, copies,
- * sets, synchronization, allocation, events, module loads. The driver
- * calls that get a callback; for the runtime, only the experiment
- * switches use it. */
-static bool
-is_essential_api (const char *name)
-{
-  static const char * const keep[] = {
-    "Launch", "Memcpy", "Memset", "Synchronize", "Malloc", "Free", "HostAlloc",
-    "EventRecord", "EventQuery", "StreamWaitEvent", "Profiler", "MemPrefetch",
-    "MemAlloc", "MemCreate", "MemMap", "MemUnmap", "MemRelease", "ModuleLoad", "LibraryLoad",
-  };
-
-  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-    if (strstr (name, keep[i]) != NULL)
-      return true;
-  return false;
-}
 
 /* Switches the records of the essential calls of one domain on or off
  * (@essential) or those of every other call (!@essential). */
@@ -412,63 +365,11 @@ set_apis (CUpti_CallbackDomain domain,
     {
       name = NULL;
       if (api.GetCallbackName (domain, cbid, &name) == CUPTI_SUCCESS
-          && name != NULL && is_essential_api (name) == essential)
+          && name != NULL && ks_api_is_essential (name) == essential)
         set (cbid, enable);
     }
 }
 
-static bool
-is_quiet_api (CUpti_CallbackDomain domain,
-              CUpti_CallbackId     cbid)
-{
-  const CUpti_CallbackId *list = domain == CUPTI_CB_DOMAIN_DRIVER_API ? quiet_driver : quiet_runtime;
-  size_t n = domain == CUPTI_CB_DOMAIN_DRIVER_API ? N_QUIET_DRIVER : N_QUIET_RUNTIME;
-
-  for (size_t i = 0; i < n; i++)
-    if (list[i] == cbid)
-      return true;
-  return false;
-}
-
-static bool
-is_profiler_api (CUpti_CallbackDomain domain,
-                 CUpti_CallbackId     cbid)
-{
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-    return cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart || cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
-  return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
-         || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
-}
-
-/* Switches our API callbacks: every runtime call but the quiet ones, and
- * the driver calls that launch, copy, set, wait, allocate or load (how
- * Triton and torch.compile launch). A call without a callback passes
- * CUPTI untouched, which the activity kinds RUNTIME and DRIVER cannot
- * offer: with either on, CUPTI steps into every call of both APIs,
- * cudaGetDevice included, and into the driver calls inside each runtime
- * call. The profiler start/stop callbacks stay on for the capture range. */
-static void
-set_api_callbacks (bool on)
-{
-  const char *name;
-
-  if (on)
-    atomic_fetch_add (&api_generation, 1);
-  atomic_store (&api_callbacks_on, on);
-  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
-    if (!is_quiet_api (CUPTI_CB_DOMAIN_RUNTIME_API, cbid)
-        && !is_profiler_api (CUPTI_CB_DOMAIN_RUNTIME_API, cbid))
-      api.EnableCallback (on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-    {
-      name = NULL;
-      if (!is_profiler_api (CUPTI_CB_DOMAIN_DRIVER_API, cbid)
-          && api.GetCallbackName != NULL
-          && api.GetCallbackName (CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS
-          && name != NULL && is_essential_api (name))
-        api.EnableCallback (on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-    }
-}
 
 /* Whether $name equals @value (unset: FALSE). */
 static bool
@@ -478,6 +379,68 @@ env_flag (const char *name,
   const char *v = getenv (name);
 
   return v != NULL && strcmp (v, value) == 0;
+}
+
+/* ks_api_wants_callback(), less what the experiment switches leave out. */
+static bool
+wants_api_callback (CUpti_CallbackDomain domain,
+                    CUpti_CallbackId     cbid)
+{
+  bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+  const char *name = NULL;
+
+  if (env_flag (driver ? "KINESCOPE_CUPTI_DRIVER" : "KINESCOPE_CUPTI_RUNTIME", "0"))
+    return false;
+  if (api.GetCallbackName == NULL || api.GetCallbackName (domain, cbid, &name) != CUPTI_SUCCESS)
+    name = NULL;
+  return ks_api_wants_callback (driver, cbid, name);
+}
+
+/* Switches our API callbacks. A call without a callback passes CUPTI
+ * untouched, which the activity kinds RUNTIME and DRIVER cannot offer:
+ * with either on, CUPTI steps into every call of both APIs, cudaGetDevice
+ * included, and into the driver calls inside each runtime call. */
+static void
+set_api_callbacks (bool on)
+{
+  if (on)
+    atomic_fetch_add (&api_generation, 1);
+  atomic_store (&api_callbacks_on, on);
+  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+    if (wants_api_callback (CUPTI_CB_DOMAIN_RUNTIME_API, cbid))
+      api.EnableCallback (on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+    if (wants_api_callback (CUPTI_CB_DOMAIN_DRIVER_API, cbid))
+      api.EnableCallback (on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+}
+
+/* Even with the kinds RUNTIME and DRIVER off, the other activity kinds
+ * make CUPTI step into every runtime and driver call (cudaGetDevice took
+ * 350 ns instead of 45, and PyTorch calls it 10 to 13 times per kernel)
+ * until the call's activity records are switched off one by one. Our own
+ * callbacks are not affected by these switches.
+ * KINESCOPE_CUPTI_HOOKS: unwanted (default: the calls without a callback
+ * of ours), all, quiet (the quiet lists only), keep (none). */
+static void
+remove_activity_hooks (void)
+{
+  const char *mode = getenv ("KINESCOPE_CUPTI_HOOKS");
+  bool all = mode != NULL && strcmp (mode, "all") == 0;
+  bool quiet = mode != NULL && strcmp (mode, "quiet") == 0;
+
+  if ((mode != NULL && strcmp (mode, "keep") == 0)
+      || api.ActivityEnableRuntimeApi == NULL || api.ActivityEnableDriverApi == NULL)
+    return;
+  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+    if (!ks_api_is_profiler (false, cbid)
+        && (all || (quiet ? ks_api_is_quiet (false, cbid)
+                          : !wants_api_callback (CUPTI_CB_DOMAIN_RUNTIME_API, cbid))))
+      api.ActivityEnableRuntimeApi (cbid, 0);
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+    if (!ks_api_is_profiler (true, cbid)
+        && (all || (quiet ? ks_api_is_quiet (true, cbid)
+                          : !wants_api_callback (CUPTI_CB_DOMAIN_DRIVER_API, cbid))))
+      api.ActivityEnableDriverApi (cbid, 0);
 }
 
 static size_t
@@ -504,8 +467,9 @@ enable_trace_kinds (bool on)
    * (only the essential calls, by callback id, kind off), 0 (none). */
   bool runtime_select = env_flag ("KINESCOPE_CUPTI_RUNTIME", "select");
   bool driver_select = env_flag ("KINESCOPE_CUPTI_DRIVER", "select");
+  bool no_activity = env_flag ("KINESCOPE_CUPTI_ACTIVITY", "0");
 
-  for (size_t i = 0; i < sizeof trace_kinds / sizeof trace_kinds[0]; i++)
+  for (size_t i = 0; i < sizeof trace_kinds / sizeof trace_kinds[0] && !no_activity; i++)
     {
       if (trace_kinds[i] == CUPTI_ACTIVITY_KIND_DRIVER
           && (env_flag ("KINESCOPE_CUPTI_DRIVER", "0") || driver_select || api_by_callback))
@@ -522,13 +486,15 @@ enable_trace_kinds (bool on)
         }
       set_kind (trace_kinds[i], on);
     }
-  if (ks_inject_config.cuda_memory)
+  if (ks_inject_config.cuda_memory && !no_activity)
     set_kind (CUPTI_ACTIVITY_KIND_MEMORY2, on);
   if (api_by_callback)
     {
       /* The per-call activity settings below are for the activity kinds;
        * with callbacks they would only add a second row per call. */
       set_api_callbacks (on);
+      if (on)
+        remove_activity_hooks ();
       return;
     }
 
@@ -544,11 +510,13 @@ enable_trace_kinds (bool on)
       set_apis (CUPTI_CB_DOMAIN_DRIVER_API, false, 0);
     }
   if (on && !runtime_select && api.ActivityEnableRuntimeApi != NULL)
-    for (size_t i = 0; i < sizeof quiet_runtime / sizeof quiet_runtime[0]; i++)
-      api.ActivityEnableRuntimeApi (quiet_runtime[i], 0);
+    for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+      if (ks_api_is_quiet (false, cbid))
+        api.ActivityEnableRuntimeApi (cbid, 0);
   if (on && !driver_select && api.ActivityEnableDriverApi != NULL)
-    for (size_t i = 0; i < sizeof quiet_driver / sizeof quiet_driver[0]; i++)
-      api.ActivityEnableDriverApi (quiet_driver[i], 0);
+    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+      if (ks_api_is_quiet (true, cbid))
+        api.ActivityEnableDriverApi (cbid, 0);
 }
 
 void
@@ -565,7 +533,14 @@ ks_cupti_capture_changed (bool on)
       ks_channel_wake ();
     }
   else
-    enable_trace_kinds (true);
+    {
+      enable_trace_kinds (true);
+      /* Switched on in the cudaProfilerStart callback, the kinds went on
+       * hooking every call after remove_activity_hooks() (cudaGetDevice
+       * 220-430 ns); run again from our own thread, the hooks stay off. */
+      atomic_store (&hooks_pending, true);
+      ks_channel_wake ();
+    }
 }
 
 /* The name an activity record would give the call (cudaLaunchKernel_v7000). */

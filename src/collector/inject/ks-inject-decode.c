@@ -525,3 +525,90 @@ ks_api_message_from_callback (KsWireApi  *msg,
   msg->event_class = driver ? KS_WIRE_API_DRIVER : KS_WIRE_API_RUNTIME;
   return true;
 }
+
+/* Calls that happen constantly and say nothing about the workload: not
+ * recorded, and with API callbacks not even intercepted. */
+static const CUpti_CallbackId quiet_runtime[] = {
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020,
+};
+
+static const CUpti_CallbackId quiet_driver[] = {
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+  CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+  CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+  CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+  CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
+  CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+  CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
+  CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
+  CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+  CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,
+  CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
+  CUPTI_DRIVER_TRACE_CBID_cuStreamGetId,
+  CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx,
+};
+
+#define N_QUIET_RUNTIME (sizeof quiet_runtime / sizeof quiet_runtime[0])
+#define N_QUIET_DRIVER  (sizeof quiet_driver / sizeof quiet_driver[0])
+
+bool
+ks_api_is_quiet (bool     driver,
+                 uint32_t cbid)
+{
+  const CUpti_CallbackId *list = driver ? quiet_driver : quiet_runtime;
+  size_t n = driver ? N_QUIET_DRIVER : N_QUIET_RUNTIME;
+
+  for (size_t i = 0; i < n; i++)
+    if (list[i] == cbid)
+      return true;
+  return false;
+}
+
+bool
+ks_api_is_profiler (bool     driver,
+                    uint32_t cbid)
+{
+  if (driver)
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart || cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+  return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+         || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+}
+
+bool
+ks_api_is_essential (const char *name)
+{
+  static const char * const keep[] = {
+    "Launch", "Memcpy", "Memset", "Synchronize", "Malloc", "Free", "HostAlloc",
+    "EventRecord", "EventQuery", "StreamWaitEvent", "Profiler", "MemPrefetch",
+    "MemAlloc", "MemCreate", "MemMap", "MemUnmap", "MemRelease", "ModuleLoad", "LibraryLoad",
+  };
+
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+    if (strstr (name, keep[i]) != NULL)
+      return true;
+  return false;
+}
+
+bool
+ks_api_wants_callback (bool        driver,
+                       uint32_t    cbid,
+                       const char *name)
+{
+  if (ks_api_is_profiler (driver, cbid) || ks_api_is_quiet (driver, cbid))
+    return false;
+  return !driver || (name != NULL && ks_api_is_essential (name));
+}

@@ -135,6 +135,20 @@ bool ks_api_nesting_keep      (KsApiNesting             *nesting,
                                unsigned                  generation,
                                bool                      driver,
                                bool                      enter);
+/* Which calls get an API callback: every runtime call but the quiet ones
+ * (constant queries such as cudaGetDevice, which PyTorch makes about 13
+ * times per kernel), and the driver calls that launch, copy, set, wait,
+ * allocate or load, by @name (how Triton and torch.compile launch). Never
+ * the profiler start/stop calls: their callbacks are on all the time, for
+ * the capture range. */
+bool ks_api_is_quiet          (bool                      driver,
+                               uint32_t                  cbid);
+bool ks_api_is_profiler       (bool                      driver,
+                               uint32_t                  cbid);
+bool ks_api_is_essential      (const char               *name);
+bool ks_api_wants_callback    (bool                      driver,
+                               uint32_t                  cbid,
+                               const char               *name);
 bool ks_api_message_from_callback (KsWireApi           *msg,
                                    bool                 driver,
                                    uint32_t             cbid,
