@@ -130,7 +130,6 @@ static const CUpti_ActivityKind trace_kinds[] = {
   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 };
 
-
 static const char *
 result_string (CUptiResult r)
 {
@@ -345,7 +344,6 @@ poll_buffers (KsOutBuf *out)
                               ks_cupti_decoder_zero_time_records (decoder));
 }
 
-
 /* Switches the records of the essential calls of one domain on or off
  * (@essential) or those of every other call (!@essential). */
 static void
@@ -369,7 +367,6 @@ set_apis (CUpti_CallbackDomain domain,
         set (cbid, enable);
     }
 }
-
 
 /* Whether $name equals @value (unset: FALSE). */
 static bool
@@ -537,9 +534,14 @@ ks_cupti_capture_changed (bool on)
       enable_trace_kinds (true);
       /* Switched on in the cudaProfilerStart callback, the kinds went on
        * hooking every call after remove_activity_hooks() (cudaGetDevice
-       * 220-430 ns); run again from our own thread, the hooks stay off. */
-      atomic_store (&hooks_pending, true);
-      ks_channel_wake ();
+       * 220-430 ns); run again from our own thread, the hooks stay off.
+       * (With API rows from activity records, those calls' records are
+       * wanted.) */
+      if (api_by_callback)
+        {
+          atomic_store (&hooks_pending, true);
+          ks_channel_wake ();
+        }
     }
 }
 
