@@ -475,7 +475,7 @@ load_strings (Reader  *r,
     }
 
   if (!(stmt = select_columns (r, "StringIds", columns, 2, 2, NULL, error)))
-    return FALSE;
+    return error == NULL || *error == NULL;   /* skipped, with a warning */
 
   while (next_row (r, stmt, &failed, error))
     {

@@ -925,6 +925,39 @@ test_bad_references (void)
   remove_path (path);
 }
 
+/* An export whose StringIds lacks a column (found by fuzz-sqlite-reader):
+ * the table is skipped with a warning and the rows load without names;
+ * it used to fail without an error, and the CLI crashed on it. */
+static void
+test_bad_string_table (void)
+{
+  g_autofree char *path = temp_path ("no-value.sqlite");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTraceCounts counts;
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db,
+            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, text TEXT);"
+            "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000');"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+            " eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER);"
+            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1100, 0, 1677721700, 1, 1, 0),"
+            " (1200, 1300, 0, 1677721700, 2, 1, 0);");
+  sqlite3_close (db);
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NSYS_SQLITE);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "Table StringIds has no column value"));
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "missing StringIds rows"));
+  ks_trace_get_counts (trace, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 2);
+
+  remove_path (path);
+}
+
 static void
 test_cancel (void)
 {
@@ -1653,6 +1686,7 @@ main (int   argc,
   g_test_add_func ("/sqlite/bad/not-a-trace", test_bad_not_trace);
   g_test_add_func ("/sqlite/bad/files", test_bad_files);
   g_test_add_func ("/sqlite/bad/references", test_bad_references);
+  g_test_add_func ("/sqlite/bad/string-table", test_bad_string_table);
   g_test_add_func ("/sqlite/bad/random-damage", test_bad_random_damage);
   g_test_add_func ("/sqlite/cancel", test_cancel);
   g_test_add_func ("/sqlite/progress", test_progress_and_cancel);
