@@ -92,20 +92,24 @@ group_in (GArray  *groups,
   return FALSE;
 }
 
+/* The smallest 1-2-5 × 1 µs bucket that covers @extent in
+ * MAX_UTIL_BUCKETS; divided, not multiplied, so that a trace spanning
+ * centuries (a damaged timestamp) cannot overflow. */
 static gint64
 nice_bucket (gint64 extent)
 {
+  static const int mult[] = { 1, 2, 5 };
+  gint64 need = extent / MAX_UTIL_BUCKETS + (extent % MAX_UTIL_BUCKETS != 0);
   gint64 unit = 1000;
 
-  for (;;)
+  while (unit <= G_MAXINT64 / 10)
     {
-      static const int mult[] = { 1, 2, 5 };
-
       for (guint i = 0; i < G_N_ELEMENTS (mult); i++)
-        if (unit * mult[i] * MAX_UTIL_BUCKETS >= extent)
+        if (unit * mult[i] >= need)
           return unit * mult[i];
       unit *= 10;
     }
+  return need;
 }
 
 static void

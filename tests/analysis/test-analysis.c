@@ -215,6 +215,35 @@ test_busy (void)
   }
 }
 
+/* A kernel with a damaged timestamp, 9·10^18 ns (285 years) later, as a
+ * hostile recording can hold (found by fuzz-record-wire): the utilization
+ * buckets still number at most 200 and nothing overflows (the bucket size
+ * came out at 3.2·10^18 ns, 2 buckets). */
+static void
+test_huge_extent (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsGpuSummary *gpu;
+  guint n;
+
+  fixture_init (&f);
+  gpu_work (&f, f.stream, 100000, 200000, KS_SLICE_KERNEL, "k1", 0, NULL, NULL);
+  gpu_work (&f, f.stream, G_GINT64_CONSTANT (9000000000000000000), G_GINT64_CONSTANT (9000000000000100000),
+            KS_SLICE_KERNEL, "k1", 0, NULL, NULL);
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+  gpu = ks_analysis_get_gpus (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (gpu->n_kernels, ==, 2);
+  g_assert_cmpint (gpu->busy_ns, ==, 200000);
+  /* 9e18 ns in at most 200 buckets: 5e16 ns each, the 1-2-5 step above */
+  g_assert_cmpint (gpu->util_bucket_ns, ==, G_GINT64_CONSTANT (50000000000000000));
+  g_assert_cmpuint (gpu->n_util, <=, 200);
+  g_assert_cmpuint (gpu->n_util, >=, 100);
+}
+
 static void
 test_no_steps_window (void)
 {
@@ -851,6 +880,7 @@ main (int   argc,
 
   g_test_add_func ("/analysis/busy", test_busy);
   g_test_add_func ("/analysis/no-steps-window", test_no_steps_window);
+  g_test_add_func ("/analysis/huge-extent", test_huge_extent);
   g_test_add_func ("/analysis/gap-classes", test_gap_classes);
   g_test_add_func ("/analysis/step-breakdown", test_step_breakdown);
   g_test_add_func ("/analysis/operators", test_operators);
