@@ -16,6 +16,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 
 #include "ks-test-gtk.h"
 #include "ks-test-recording.h"
@@ -209,12 +210,21 @@ main (int    argc,
   g_setenv ("KINESCOPE_NVML_LIBRARY", argv[2], TRUE);
   adw_init ();
   tmp_dir = g_dir_make_tmp ("ks-test-dialog-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+  g_setenv ("TMPDIR", tmp_dir, TRUE);
 
   g_test_add_func ("/collector/dialog/record", test_record_and_settings);
   g_test_add_func ("/collector/dialog/stop", test_stop);
   g_test_add_func ("/collector/dialog/invalid", test_invalid_input);
   g_test_add_func ("/collector/dialog/window-profile-menu", test_window_profile_menu);
   ret = g_test_run ();
+  if (ret == 0)
+    {
+      g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmp_dir);
+
+      /* tmp_dir comes from g_dir_make_tmp: a plain name of ours */
+      ret = system (cmd) == 0 ? 0 : 1;
+    }
   g_free (tmp_dir);
   return ret;
 }

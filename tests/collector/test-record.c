@@ -649,6 +649,8 @@ main (int    argc,
   fake_nvml = argv[4];
   tmp_dir = g_dir_make_tmp ("ks-test-record-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
+  /* The recorders' socket folders too, left behind by the SIGKILL tests. */
+  g_setenv ("TMPDIR", tmp_dir, TRUE);
 
   g_test_add_func ("/collector/record/exit-status", test_exit_status);
   g_test_add_func ("/collector/record/missing-command", test_missing_command);
