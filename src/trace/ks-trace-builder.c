@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <glib/gi18n.h>
+
 #include "ks-trace-builder.h"
 #include "ks-trace-private.h"
 
@@ -92,6 +94,7 @@ struct _KsTraceBuilder
   guint32       group;
   gint64        min_ts;
   gint64        max_ts;
+  guint64       out_of_range;   /* events left out by time_ok() */
   gint64        start_utc;
   gboolean      have_start_utc;
   guint64       n_events;
@@ -221,6 +224,21 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->instants, g_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
   g_free (self);
+}
+
+/* Times 2^62 ns (146 years) or more from the clock's zero are refused,
+ * so that any two times of a trace differ by less than G_MAXINT64: a
+ * damaged timestamp must not overflow every duration. */
+#define MAX_ABS_TS (G_GINT64_CONSTANT (1) << 62)
+
+static inline gboolean
+time_ok (KsTraceBuilder *self,
+         gint64          ts)
+{
+  if (G_LIKELY (ts > -MAX_ABS_TS && ts < MAX_ABS_TS))
+    return TRUE;
+  self->out_of_range++;
+  return FALSE;
 }
 
 static inline void
@@ -744,6 +762,8 @@ ks_trace_builder_add_slice (KsTraceBuilder  *self,
 
   g_return_val_if_fail (track < self->tracks->len, FALSE);
 
+  if (!time_ok (self, start) || (end > start && !time_ok (self, end)))
+    return FALSE;
   tb = get_tb (self, track);
   n = tb->meta.n_slices;
   if (n == tb->cap && !track_grow (tb))
@@ -859,6 +879,8 @@ ks_trace_builder_add_counter_sample (KsTraceBuilder *self,
 
   g_return_if_fail (counter < self->counters->len);
 
+  if (!time_ok (self, ts))
+    return;
   cs = g_ptr_array_index (self->counter_samples, counter);
   if (cs->ts->len > 0 && g_array_index (cs->ts, gint64, cs->ts->len - 1) > ts)
     cs->sorted = FALSE;
@@ -872,6 +894,8 @@ void
 ks_trace_builder_add_memory_event (KsTraceBuilder      *self,
                                    const KsMemoryEvent *event)
 {
+  if (!time_ok (self, event->ts))
+    return;
   g_array_append_val (self->memory_events, *event);
   note_ts (self, event->ts);
   self->n_events++;
@@ -881,6 +905,8 @@ void
 ks_trace_builder_add_instant (KsTraceBuilder  *self,
                               const KsInstant *instant)
 {
+  if (!time_ok (self, instant->ts))
+    return;
   g_array_append_val (self->instants, *instant);
   note_ts (self, instant->ts);
   self->n_events++;
@@ -1326,6 +1352,17 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
 
   trace = g_object_new (KS_TYPE_TRACE, NULL);
   trace->format = self->format;
+  if (self->out_of_range > 0)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, self->out_of_range);
+
+      ks_trace_builder_add_warning (self, g_dngettext (GETTEXT_PACKAGE,
+                                                       "%s event with an impossible time (146 years or "
+                                                       "more from the clock's zero) was left out",
+                                                       "%s events with impossible times (146 years or "
+                                                       "more from the clock's zero) were left out",
+                                                       self->out_of_range), n);
+    }
 
   origin = self->min_ts == G_MAXINT64 ? 0 : self->min_ts;
   trace->origin_ns = origin;

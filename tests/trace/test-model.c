@@ -7,6 +7,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "ks-trace-builder.h"
 
 /* Slices on one thread, times in absolute ns starting at 1000:
@@ -179,6 +181,40 @@ test_model_launch_flows (void)
   g_assert_cmpuint (trace->tracks[gpu].gpu[0].kernel.grid[0], ==, 4);
 }
 
+/* Times from a damaged file, at the ends of the int64 range (found by
+ * fuzz-record-wire): they are left out with a warning, and the duration
+ * of the rest does not overflow. */
+static void
+test_model_far_times (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  guint32 p = ks_trace_builder_get_process (b, 42);
+  guint32 track = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, p, 43));
+  guint32 counter = ks_trace_builder_get_counter (b, "GPU utilization", "%", 0, G_MAXUINT32);
+  guint32 name = ks_trace_builder_intern (b, "x");
+  KsInstant instant = { 0 };
+
+  ks_trace_builder_add_slice (b, track, 1000, 1100, KS_SLICE_GENERIC, name, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, track, G_GINT64_CONSTANT (4611686018427387904),
+                              G_GINT64_CONSTANT (4611686018427387904), KS_SLICE_GENERIC, name, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, track, 1200, G_MAXINT64, KS_SLICE_GENERIC, name, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_counter_sample (b, counter, G_MININT64, 50.0);
+  ks_trace_builder_add_counter_sample (b, counter, 1050, 40.0);
+  instant.ts = -G_GINT64_CONSTANT (4611686018427387905);
+  instant.name = name;
+  ks_trace_builder_add_instant (b, &instant);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (trace->tracks[track].n_slices, ==, 1);
+  g_assert_cmpint (trace->origin_ns, ==, 1000);
+  g_assert_cmpint (trace->duration_ns, ==, 100);
+  g_assert_cmpuint (trace->n_instants, ==, 0);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "4 events with impossible times"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -188,5 +224,6 @@ main (int    argc,
   g_test_add_func ("/model/ranges", test_model_ranges);
   g_test_add_func ("/model/parent-self", test_model_parent_self);
   g_test_add_func ("/model/launch-flows", test_model_launch_flows);
+  g_test_add_func ("/model/far-times", test_model_far_times);
   return g_test_run ();
 }
