@@ -17,6 +17,7 @@
 
 #include <yajl/yajl_parse.h>
 
+#include "fuzz-common.h"
 #include "ks-json-reader.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -36,31 +37,15 @@ plain_yajl_accepts (const uint8_t *data,
   return ok;
 }
 
-static gboolean
-visit (const KsTrack *track,
-       guint32        slice,
-       gpointer       user_data)
-{
-  guint64 *n = user_data;
-
-  (*n)++;
-  return TRUE;
-}
-
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
-  static gboolean initialised;
   GInputStream *stream;
   KsTrace *trace;
   GError *error = NULL;
 
-  if (!initialised)
-    {
-      g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-      initialised = TRUE;
-    }
+  fuzz_init ();
 
   stream = g_memory_input_stream_new_from_data (data, size, NULL);
   trace = ks_json_reader_load_stream (stream, "fuzz.json", size, NULL, NULL, &error);
@@ -76,36 +61,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       return 0;
     }
 
-  {
-    KsTraceCounts counts;
-    guint64 n = 0;
-
-    ks_trace_get_counts (trace, &counts);
-    for (guint32 t = 0; t < trace->n_tracks; t++)
-      {
-        const KsTrack *track = &trace->tracks[t];
-
-        ks_track_foreach_in_range (track, 0, trace->duration_ns + 1, visit, &n);
-        for (guint32 i = 0; i < track->n_slices; i++)
-          {
-            const char *args = ks_trace_slice_args (trace, track, i);
-
-            g_assert (track->start[i] <= track->end[i]);
-            g_assert (track->name_id[i] < trace->n_strings);
-            if (args != NULL)
-              g_assert (args[0] == '{');
-            ks_track_parent_slice (track, i);
-            ks_track_self_time (track, i);
-          }
-      }
-    for (guint32 i = 0; i < trace->n_flows; i++)
-      {
-        g_assert (trace->flows[i].from_track < trace->n_tracks);
-        g_assert (trace->flows[i].from_slice < trace->tracks[trace->flows[i].from_track].n_slices);
-        g_assert (trace->flows[i].to_slice < trace->tracks[trace->flows[i].to_track].n_slices);
-      }
-  }
-
+  fuzz_walk_trace (trace, TRUE);
   g_object_unref (trace);
   return 0;
 }

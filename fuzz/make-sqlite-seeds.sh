@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Seeds for fuzz-sqlite-reader: small SQLite traces, 512-byte pages so that
+# the fuzzer's mutations land on rows rather than empty space.
+#
+#   fuzz/make-sqlite-seeds.sh KINESCOPE_CLI OUTDIR
+#
+# .kscope files converted from the JSON seeds in fuzz/corpus, and an
+# export with the Nsight Systems tables and columns the reader maps.
+set -eu
+CLI=$1
+OUT=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$OUT"
+
+for f in kineto.json flows.json async.json begin-end.json x-event.json; do
+  "$CLI" convert "$HERE/corpus/$f" "$OUT/${f%.json}.kscope" > /dev/null
+done
+
+rm -f "$OUT/nsys.sqlite"
+sqlite3 "$OUT/nsys.sqlite" <<'SQL'
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER, name TEXT, totalMemory INTEGER, smCount INTEGER,
+  maxWarpsPerSm INTEGER, threadsPerWarp INTEGER, computeMajor INTEGER, computeMinor INTEGER, maxThreadsPerBlock INTEGER);
+CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
+CREATE TABLE ThreadNames (nameId INTEGER, priority INTEGER, globalTid INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER,
+  globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,
+  shortName INTEGER, registersPerThread INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER,
+  blockY INTEGER, blockZ INTEGER, staticSharedMemory INTEGER, dynamicSharedMemory INTEGER,
+  localMemoryPerThread INTEGER, localMemoryTotal INTEGER, gridId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, bytes INTEGER,
+  copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+  contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, value INTEGER,
+  bytes INTEGER, memKind INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  syncType INTEGER, eventId INTEGER);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,
+  globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);
+CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER,
+  globalTid INTEGER, nameId INTEGER);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.16.1');
+INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cuLaunchKernel'), (3, 'void kernelA<float>(int)'),
+  (4, 'kernelA'), (5, 'cudaMemcpyAsync_v3020'), (6, 'Registered range'), (7, 'main'), (8, 'worker'),
+  (9, 'pthread_mutex_lock'), (10, 'cudaMemsetAsync_v3020'), (11, 'cudaStreamSynchronize_v3020');
+INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1600000000000000000, '2020-09-13T12:26:40', NULL);
+INSERT INTO TARGET_INFO_GPU VALUES (281474976710656, 0, 'Test GPU', 16000000000, 80, 48, 32, 7, 5, 1024);
+-- globalPid = pid << 24, globalTid = (pid << 24) | tid
+INSERT INTO PROCESSES VALUES (1677721600, 100, 'app'), (3355443200, 200, 'app2');
+INSERT INTO ThreadNames VALUES (7, 10, 1677721700), (8, 10, 3355443401);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1100, 0, 1677721700, 1, 1, 0),
+  (1200, 1250, 1, 1677721700, 2, 2, 0), (1300, 1350, 0, 1677721700, 3, 5, 0),
+  (1360, 1370, 0, 1677721700, 4, 10, 0), (1500, 2000, 0, 1677721700, 5, 11, 0),
+  (1000, 1050, 0, 3355443401, 1, 1, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (1150, 1400, 0, 1, 7, 1, 1677721600, 3, 4, 40, 10, 2, 1, 128, 1, 1, 1024, 512, 0, 0, 1),
+  (1400, 1500, 0, 1, 7, 2, 1677721600, 3, 4, 16, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 2),
+  (1100, 1300, 0, 1, 7, 1, 3355443200, 3, 4, 40, 10, 2, 1, 128, 1, 1, 1024, 512, 0, 0, 3);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1500, 1600, 0, 1, 7, 3, 1677721600, 4096, 2, 2, 1);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (1600, 1650, 0, 1, 7, 4, 1677721600, 0, 256, 2);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (1650, 1990, 0, 1, 7, 5, 1677721600, 3, 4294967295);
+INSERT INTO NVTX_EVENTS VALUES (0, NULL, 75, 'MyLib', 1677721700, NULL, NULL, 1),
+  (900, 3000, 59, 'outer', 1677721700, NULL, NULL, NULL), (950, 1200, 59, NULL, 1677721700, NULL, 6, 1),
+  (1000, 2500, 60, 'async', 1677721700, 1677721700, NULL, NULL), (1800, NULL, 34, 'checkpoint', 1677721700, NULL, NULL, NULL);
+INSERT INTO OSRT_API VALUES (1700, 1900, 27, 3355443401, 9);
+SQL
+
+for f in "$OUT"/*.kscope "$OUT/nsys.sqlite"; do
+  sqlite3 "$f" "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;" > /dev/null
+done
+ls -l "$OUT"
