@@ -937,7 +937,7 @@ ks_gap_cause_get_title (KsGapCause cause)
 {
   static const char * const titles[KS_N_GAP_CAUSES] = {
     N_("DataLoader"), N_("Synchronization"), N_("OS runtime call"), N_("NVTX range"),
-    N_("Operator"), N_("Python"), N_("Many CPU operations"), N_("No CPU activity"),
+    N_("Operator"), N_("Python"), N_("Many CPU operations"), N_("Nothing recorded"),
     N_("Unknown"),
   };
 

@@ -134,7 +134,7 @@ typedef enum
   KS_GAP_CAUSE_OPERATOR,         /* innermost PyTorch operator or annotation */
   KS_GAP_CAUSE_PYTHON,           /* innermost Python frame */
   KS_GAP_CAUSE_CPU_BUSY,         /* many short CPU operations, none dominant */
-  KS_GAP_CAUSE_NO_CPU_ACTIVITY,  /* the thread recorded nothing */
+  KS_GAP_CAUSE_NO_CPU_ACTIVITY,  /* the launching thread recorded nothing (it may still have run) */
   KS_GAP_CAUSE_UNKNOWN,          /* no launching thread known */
   KS_N_GAP_CAUSES
 } KsGapCause;
