@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "fuzz-common.h"
 #include "ks-analysis.h"
 
@@ -36,6 +38,29 @@ fuzz_init (void)
       g_log_set_default_handler (abort_on_message, NULL);
       initialised = TRUE;
     }
+}
+
+static char *temp_dir;
+static char *temp_path;
+
+static void
+remove_temp (void)
+{
+  g_unlink (temp_path);
+  g_rmdir (temp_dir);
+}
+
+const char *
+fuzz_temp_file (const char *name)
+{
+  if (temp_path == NULL)
+    {
+      temp_dir = g_dir_make_tmp ("ks-fuzz-XXXXXX", NULL);
+      g_assert (temp_dir != NULL);
+      temp_path = g_build_filename (temp_dir, name, NULL);
+      atexit (remove_temp);
+    }
+  return temp_path;
 }
 
 static gboolean

@@ -285,7 +285,7 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
-  static char *path;
+  const char *path = fuzz_temp_file ("wire.kscope");
   KsRecordOptions options = { 0 };
   g_autoptr(GFile) file = NULL;
   GError *error = NULL;
@@ -298,14 +298,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   uint64_t base = (uint64_t) g_get_monotonic_time () * 1000;   /* CLOCK_MONOTONIC, as the recorder's */
 
   fuzz_init ();
-  if (path == NULL)
-    {
-      char *dir = g_dir_make_tmp ("ks-fuzz-wire-XXXXXX", NULL);
-
-      g_assert (dir != NULL);
-      path = g_build_filename (dir, "wire.kscope", NULL);
-      g_free (dir);
-    }
   g_unlink (path);
 
   options.capture_range = (char *) "none";

@@ -16,8 +16,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
 #include "fuzz-common.h"
 #include "ks-sqlite-reader.h"
 
@@ -29,21 +27,13 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
-  static char *path;
+  const char *path = fuzz_temp_file ("fuzz.kscope");
   g_autoptr(GFile) file = NULL;
   g_autofree guint8 *copy = NULL;
   GError *error = NULL;
   KsTrace *trace;
 
   fuzz_init ();
-  if (path == NULL)
-    {
-      char *dir = g_dir_make_tmp ("ks-fuzz-sqlite-XXXXXX", NULL);
-
-      g_assert (dir != NULL);
-      path = g_build_filename (dir, "fuzz.kscope", NULL);
-      g_free (dir);
-    }
 
   copy = g_memdup2 (data, size);
   if (size >= sizeof magic)
