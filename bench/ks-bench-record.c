@@ -72,11 +72,7 @@ main (int    argc,
   session = ks_record_session_new (path, &options, &error);
   g_assert_no_error (error);
   conn = ks_record_connection_new (session);
-  hello.h.size = sizeof hello;
-  hello.h.type = KS_WIRE_HELLO;
-  hello.magic = KS_WIRE_MAGIC;
-  hello.version = KS_WIRE_VERSION;
-  hello.pid = 1234;
+  ks_wire_hello_init (&hello, 1234);
   ks_record_connection_feed (conn, (const guint8 *) &hello, sizeof hello);
 
   /* 8 kernel names and the launch API name */

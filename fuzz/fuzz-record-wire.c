@@ -306,11 +306,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_assert_no_error (error);
 
   conn = ks_record_connection_new (session);
-  hello.h.size = sizeof hello;
-  hello.h.type = KS_WIRE_HELLO;
-  hello.magic = KS_WIRE_MAGIC;
-  hello.version = KS_WIRE_VERSION;
-  hello.pid = 4242;
+  ks_wire_hello_init (&hello, 4242);
   g_assert (ks_record_connection_feed (conn, (const guint8 *) &hello, sizeof hello));
   if (size > 0)
     memcpy (copy, data, size);

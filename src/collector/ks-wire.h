@@ -22,6 +22,7 @@
  * No GLib here: the injection library includes it too. */
 
 #include <stdint.h>
+#include <string.h>
 
 #define KS_WIRE_MAGIC   0x4B535731u /* "KSW1" */
 #define KS_WIRE_VERSION 1u
@@ -373,6 +374,19 @@ static inline uint32_t
 ks_wire_align (uint32_t size)
 {
   return (size + 7u) & ~7u;
+}
+
+/* A HELLO for @pid without a name (h.size covers the fixed part only). */
+static inline void
+ks_wire_hello_init (KsWireHello *m,
+                    int64_t      pid)
+{
+  memset (m, 0, sizeof *m);
+  m->h.size = sizeof *m;
+  m->h.type = KS_WIRE_HELLO;
+  m->magic = KS_WIRE_MAGIC;
+  m->version = KS_WIRE_VERSION;
+  m->pid = pid;
 }
 
 /* Environment shared between the recorder and the injection library. */

@@ -264,11 +264,7 @@ test_decode (void)
   g_assert_cmpuint (ks_cupti_decoder_zero_time_records (decoder), ==, 1);
 
   conn = ks_record_connection_new (session);
-  hello.h.size = sizeof hello;
-  hello.h.type = KS_WIRE_HELLO;
-  hello.magic = KS_WIRE_MAGIC;
-  hello.version = KS_WIRE_VERSION;
-  hello.pid = 4242;
+  ks_wire_hello_init (&hello, 4242);
   g_assert_true (ks_record_connection_feed (conn, (const guint8 *) &hello, sizeof hello));
   /* in two pieces, split inside a message, as a socket may deliver it */
   g_assert_true (ks_record_connection_feed (conn, out.data, 37));

@@ -306,11 +306,7 @@ connect_and_hello (void)
       return false;
     }
 
-  memset (&hello, 0, sizeof hello);
-  hello.h.type = KS_WIRE_HELLO;
-  hello.magic = KS_WIRE_MAGIC;
-  hello.version = KS_WIRE_VERSION;
-  hello.pid = getpid ();
+  ks_wire_hello_init (&hello, getpid ());
   hello.ppid = getppid ();
   hello.mono_ns = ks_inject_now ();
   clock_gettime (CLOCK_REALTIME, &ts);
