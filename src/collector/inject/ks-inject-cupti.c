@@ -116,6 +116,7 @@ static atomic_bool      api_callbacks_on;
 static atomic_bool      hooks_pending;     /* remove_activity_hooks() due on the sender thread */
 static atomic_uint      api_generation;     /* bumped when the callbacks go on */
 static _Atomic uint32_t api_name_ids[2][CUPTI_CBID_TABLE];
+static bool             api_wanted[2][CUPTI_CBID_TABLE];   /* choose_api_callbacks() */
 static pthread_mutex_t  pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t         *pool[POOL_MAX];
 static int              pool_len;
@@ -378,19 +379,35 @@ env_flag (const char *name,
   return v != NULL && strcmp (v, value) == 0;
 }
 
-/* ks_api_wants_callback(), less what the experiment switches leave out. */
+/* ks_api_wants_callback(), less what the experiment switches leave out,
+ * for every call: decided once, since each capture range start asks for
+ * all of them two or three times on the application's thread. */
+static void
+choose_api_callbacks (void)
+{
+  for (int driver = 0; driver < 2; driver++)
+    {
+      CUpti_CallbackDomain domain = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+      uint32_t size = driver ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+
+      if (env_flag (driver ? "KINESCOPE_CUPTI_DRIVER" : "KINESCOPE_CUPTI_RUNTIME", "0"))
+        continue;
+      for (uint32_t cbid = 1; cbid < size && cbid < CUPTI_CBID_TABLE; cbid++)
+        {
+          const char *name = NULL;
+
+          if (api.GetCallbackName == NULL || api.GetCallbackName (domain, cbid, &name) != CUPTI_SUCCESS)
+            name = NULL;
+          api_wanted[driver][cbid] = ks_api_wants_callback (driver, cbid, name);
+        }
+    }
+}
+
 static bool
 wants_api_callback (CUpti_CallbackDomain domain,
                     CUpti_CallbackId     cbid)
 {
-  bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-  const char *name = NULL;
-
-  if (env_flag (driver ? "KINESCOPE_CUPTI_DRIVER" : "KINESCOPE_CUPTI_RUNTIME", "0"))
-    return false;
-  if (api.GetCallbackName == NULL || api.GetCallbackName (domain, cbid, &name) != CUPTI_SUCCESS)
-    name = NULL;
-  return ks_api_wants_callback (driver, cbid, name);
+  return cbid < CUPTI_CBID_TABLE && api_wanted[domain == CUPTI_CB_DOMAIN_DRIVER_API][cbid];
 }
 
 /* Switches our API callbacks. A call without a callback passes CUPTI
@@ -760,6 +777,7 @@ ks_cupti_init (void)
   flush_interval_ns = env_size ("KINESCOPE_CUPTI_FLUSH_MS", FLUSH_INTERVAL_NS / 1000000) * 1000000;
   use_pool = !env_flag ("KINESCOPE_CUPTI_POOL", "0");
   api_by_callback = !env_flag ("KINESCOPE_CUPTI_API_SOURCE", "activity");
+  choose_api_callbacks ();
   /* Attributes that CUPTI reads when the buffer callbacks are registered. */
   if (api.ActivitySetAttribute != NULL)
     {
