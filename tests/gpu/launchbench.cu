@@ -13,9 +13,11 @@
  * driver, a 4 KiB memset, an event record, an event query, cudaGetDevice,
  * cudaGetLastError, an NVTX push/pop pair) it times blocks of B calls with
  * CLOCK_MONOTONIC, the stream synchronized outside the timed part. The
- * last row is GPU time: B empty kernels queued behind a 5 ms spin kernel,
+ * last two rows are GPU time: B kernels queued behind a 5 ms spin kernel,
  * timed between two CUDA events, so that what tracing adds on the GPU to
- * each kernel shows apart from the CPU's launch cost. With
+ * each kernel shows apart from the CPU's launch cost; empty kernels of one
+ * block, then kernels of 1 024 blocks doing a little arithmetic, the size
+ * of a small training model's elementwise kernels. With
  * --toggle every round runs its blocks once between cudaProfilerStart and
  * cudaProfilerStop and once after, so that a recording with
  * --capture-range=cudaProfilerApi is on and off in the same process.
@@ -57,6 +59,17 @@ spin (long long cycles)
     ;
 }
 
+__global__ void
+work (float *p, int n)
+{
+  float x = threadIdx.x;
+
+  for (int i = 0; i < n; i++)
+    x = x * 0.999f + 1.0f;
+  if (x == -1.0f)
+    p[0] = x;
+}
+
 static double
 now_ns (void)
 {
@@ -67,12 +80,13 @@ now_ns (void)
 }
 
 enum { OP_LAUNCH, OP_CU_LAUNCH, OP_MEMSET, OP_EVENT_RECORD, OP_EVENT_QUERY,
-       OP_GET_DEVICE, OP_GET_LAST_ERROR, OP_NVTX, OP_GPU_KERNEL, N_OPS };
+       OP_GET_DEVICE, OP_GET_LAST_ERROR, OP_NVTX, OP_GPU_KERNEL, OP_GPU_WIDE, N_OPS };
 
 static const char * const op_names[N_OPS] = {
   "cudaLaunchKernel", "cuLaunchKernel", "cudaMemsetAsync", "cudaEventRecord",
   "cudaEventQuery", "cudaGetDevice", "cudaGetLastError", "nvtx push+pop",
   "kernel, GPU time",
+  "wide kernel, GPU",
 };
 
 int
@@ -148,14 +162,17 @@ main (int    argc,
 
             CHECK (cudaEventRecord (ev, s));
             CHECK (cudaStreamSynchronize (s));
-            if (op == OP_GPU_KERNEL)
+            if (op == OP_GPU_KERNEL || op == OP_GPU_WIDE)
               {
                 float ms = 0;
 
                 spin<<<1, 1, 0, s>>> (5LL * clock_khz);
                 CHECK (cudaEventRecord (gpu_start, s));
                 for (int i = 0; i < block; i++)
-                  empty<<<1, 32, 0, s>>> (buf, a, b, c);
+                  if (op == OP_GPU_WIDE)
+                    work<<<1024, 256, 0, s>>> ((float *) buf, 64);
+                  else
+                    empty<<<1, 32, 0, s>>> (buf, a, b, c);
                 CHECK (cudaEventRecord (gpu_end, s));
                 CHECK (cudaEventSynchronize (gpu_end));
                 CHECK (cudaEventElapsedTime (&ms, gpu_start, gpu_end));

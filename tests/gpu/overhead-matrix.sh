@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Recording overhead of train.py, two ways:
 #
-#   tests/gpu/overhead-matrix.sh OUTDIR [table|onoff|all]
+#   tests/gpu/overhead-matrix.sh OUTDIR [table|onoff|all|parts|pairs]
 #
 # table: for each model, rounds of three processes in turn (no profiler,
 #   under kinescope-cli record, under torch.profiler); a round repeated
@@ -15,12 +15,19 @@
 #   process spread of the table. The variants switch parts of the
 #   collector off (see ks-inject-cupti.c); "control" runs without a
 #   recorder and must come out near 0.
+# pairs: train.py --toggle 1, CUPTI on and off every other step of one
+#   process, each on step against the off steps either side of it: the
+#   recording, its API rows alone, its activity kinds alone, and mincupti.c
+#   (the least a CUPTI kernel tracer does), with a control without any.
 # parts: rounds of small-model processes in turn, each part of the
 #   recording alone: no profiler, the default recording, CUPTI attached
 #   with its activity kinds never switched on (a capture range that never
 #   starts), no CUPTI (NVTX and NVML only), CUPTI only. Rounds go on until
 #   PARTS_SECONDS (default 480) would be exceeded or REPEAT_PARTS are done;
-#   the order turns by one each round.
+#   the order turns by one each round. PARTS_MODEL=gpt measures the GPT
+#   model instead. PARTS_SET=floor compares the recording with the least a
+#   CUPTI kernel tracer does (mincupti.c: kernel, memcpy and memset records
+#   only); it needs gcc and the CUPTI headers in $CUDA_HOME/include.
 set -u
 OUT=${1:-/tmp/kinescope-overhead}
 WHAT=${2:-all}
@@ -39,27 +46,84 @@ MODELS=(
   "large|--width 8192 --batch 2048|${STEPS_LARGE:-150}|${REPEAT_LARGE:-2}"
 )
 
-if [ "$WHAT" = parts ]; then
-  PARTS=(
-    "plain|"
-    "record|"
-    "attached|--capture-range=cudaProfilerApi"
-    "no-cupti|-t nvtx,gpu-metrics"
-    "cupti-only|-t cuda"
+if [ "$WHAT" = pairs ]; then
+  # train.py --toggle 1: CUPTI's kinds on and off every other step of one
+  # process, under the recorder's capture range or under mincupti.c's.
+  MINCUPTI="$OUT/mincupti.so"
+  gcc -O2 -shared -fPIC -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$MINCUPTI" \
+    "$HERE/mincupti.c" -ldl -lpthread || exit 1
+  PAIRS=(
+    "control|plain|"
+    "record|record|"
+    "API rows only|record|KINESCOPE_CUPTI_ACTIVITY=0"
+    "kinds only|record|--no-cuda-memory KINESCOPE_CUPTI_RUNTIME=0 KINESCOPE_CUPTI_DRIVER=0 KINESCOPE_CUPTI_SYNC=0"
+    "mincupti|env|CUDA_INJECTION64_PATH=$MINCUPTI MINCUPTI_TOGGLE=1"
   )
+  set --
+  for rep in $(seq "${REPEAT_PAIRS:-1}"); do
+    for m in "small|--width 1024 --batch 256 --steps ${STEPS_SMALL:-600}" \
+             "gpt|--model gpt --width 512 --batch 32 --steps ${STEPS_GPT:-300}"; do
+      IFS='|' read -r model args <<< "$m"
+      for p in "${PAIRS[@]}"; do
+        IFS='|' read -r name how opts <<< "$p"
+        R="$OUT/pairs-$model-${name// /_}-$rep.json"
+        envs=() cli=()
+        for o in $opts; do
+          case $o in KINESCOPE_*=*|CUDA_*=*|MINCUPTI_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
+        done
+        case $how in
+          plain) t $PIN $PY "$HERE/train.py" $args --toggle 1 --result "$R" ;;
+          env) t env "${envs[@]}" $PIN $PY "$HERE/train.py" $args --toggle 1 --result "$R" ;;
+          record) t env "${envs[@]}" $PIN $KCLI record -f --capture-range=cudaProfilerApi "${cli[@]}" \
+                    -o "$OUT/pairs.kscope" -- $PY "$HERE/train.py" $args --toggle 1 --result "$R" ;;
+        esac
+        set -- "$@" "$model: $name ($rep)=$R"
+      done
+    done
+  done
+  $PY "$HERE/overhead_summary.py" onoff "$@"
+  exit 0
+fi
+
+if [ "$WHAT" = parts ]; then
+  # name, how it runs (plain, record or env), kinescope-cli options or environment
+  if [ "${PARTS_SET:-}" = floor ]; then
+    MINCUPTI="$OUT/mincupti.so"
+    gcc -O2 -shared -fPIC -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$MINCUPTI" \
+      "$HERE/mincupti.c" -ldl -lpthread || exit 1
+    PARTS=(
+      "plain|plain|"
+      "record|record|"
+      "mincupti|env|CUDA_INJECTION64_PATH=$MINCUPTI"
+    )
+  else
+    PARTS=(
+      "plain|plain|"
+      "record|record|"
+      "attached|record|--capture-range=cudaProfilerApi"
+      "no-cupti|record|-t nvtx,gpu-metrics"
+      "cupti-only|record|-t cuda"
+    )
+  fi
   steps=${STEPS_PARTS:-300}
   args="--width 1024 --batch 256 --steps $steps"
+  [ "${PARTS_MODEL:-small}" = gpt ] && args="--model gpt --width 512 --batch 32 --steps $steps"
   t0=$(date +%s)
   for i in $(seq "${REPEAT_PARTS:-12}"); do
     rs=$(date +%s)
     for j in $(seq 0 $((${#PARTS[@]} - 1))); do
-      IFS='|' read -r name opts <<< "${PARTS[$(( (j + i) % ${#PARTS[@]} ))]}"
+      IFS='|' read -r name how opts <<< "${PARTS[$(( (j + i) % ${#PARTS[@]} ))]}"
       R="$OUT/parts-$name-$i.json"
-      if [ "$name" = plain ]; then
-        t $PIN $PY "$HERE/train.py" $args --result "$R"
-      else
-        t $PIN $KCLI record -f $opts -o "$OUT/parts.kscope" -- $PY "$HERE/train.py" $args --result "$R"
-      fi
+      envs=() cli=()
+      for o in $opts; do
+        case $o in KINESCOPE_*=*|CUDA_*=*|MINCUPTI_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
+      done
+      case $how in
+        plain) t $PIN $PY "$HERE/train.py" $args --result "$R" ;;
+        env) t env "${envs[@]}" $PIN $PY "$HERE/train.py" $args --result "$R" ;;
+        record) t env "${envs[@]}" $PIN $KCLI record -f "${cli[@]}" -o "$OUT/parts.kscope" -- \
+                  $PY "$HERE/train.py" $args --result "$R" ;;
+      esac
     done
     now=$(date +%s)
     echo "round $i: $((now - rs)) s"

@@ -16,10 +16,13 @@ onoff: train.py --toggle results. Steps are grouped into the blocks in
 which the capture range was on or off; the first 3 steps of each block and
 steps before 20 are left out. Reported: median of all on steps against all
 off steps, and the median and quartiles over neighbouring on/off block
-pairs of (on median / off median - 1).
+pairs of (on median / off median - 1). With --toggle 1 (on and off every
+other step), each on step is compared with the mean of its two off
+neighbours instead.
 
 parts: like table, for OUTDIR/parts-MODE-I.json; the first MODE is the
-reference; also the quartiles of the same-round ratios."""
+reference; also the quartiles of the same-round ratios, and one line per
+process with train.py's probes of the machine's speed."""
 
 import glob
 import json
@@ -57,6 +60,21 @@ def table(out, models):
                   f"{100 * (med / base - 1):+.1f} % | {rounds:+.1f} % |")
 
 
+def step_pairs(label, d):
+    """train.py --toggle 1: on and off alternate every step, so each on step
+    is compared with the mean of the off steps either side of it, which
+    cancels any drift of the machine slower than two steps."""
+    t, c = d["step_times"], d["capturing"]
+    ratios = [100 * (t[i] / ((t[i - 1] + t[i + 1]) / 2) - 1)
+              for i in range(20, len(t) - 1) if c[i] and not c[i - 1] and not c[i + 1]]
+    on = [t[i] for i in range(20, len(t)) if c[i]]
+    off = [t[i] for i in range(20, len(t)) if not c[i]]
+    q = statistics.quantiles(ratios, n=4)
+    mon, moff = statistics.median(on) * 1e3, statistics.median(off) * 1e3
+    return (f"| {label} | {mon:.3f} | {moff:.3f} | {100 * (mon / moff - 1):+.1f} % | "
+            f"{statistics.median(ratios):+.1f} % | {q[0]:+.1f} .. {q[2]:+.1f} % | {len(ratios)} steps |")
+
+
 def onoff(args):
     print("| run | on (ms) | off (ms) | on vs. off | block pairs: median | quartiles | pairs |")
     print("|---|---|---|---|---|---|---|")
@@ -66,6 +84,9 @@ def onoff(args):
             d = json.load(open(path))
         except FileNotFoundError:
             print(f"| {label} | (no result) | | | | | |")
+            continue
+        if len(d["step_times"]) > 1 and d["capturing"][0] != d["capturing"][1]:
+            print(step_pairs(label, d))
             continue
         blocks = []
         for i, (x, on) in enumerate(zip(d["step_times"], d["capturing"])):
@@ -89,14 +110,25 @@ def onoff(args):
 
 def parts(out, steps, modes):
     runs = {}
+    probes = []
     for mode in modes:
         runs[mode] = {}
         for i in range(1, 1000):
             try:
-                t = json.load(open(f"{out}/parts-{mode}-{i}.json"))["step_times"][20:steps]
+                d = json.load(open(f"{out}/parts-{mode}-{i}.json"))
             except FileNotFoundError:
                 continue
-            runs[mode][i] = statistics.median(t) * 1e3
+            runs[mode][i] = statistics.median(d["step_times"][20:steps]) * 1e3
+            if "probe_mem_ms" in d:
+                probes.append((mode, i, runs[mode][i], d["probe_cpu_ms"], d["probe_mem_ms"]))
+    if probes:
+        # Whether a process ran in the machine's fast or slow mode shows in
+        # the probes taken before CUDA started; one line per process.
+        print("| part | round | median step (ms) | probe: interpreter (ms) | probe: gather (ms) |")
+        print("|---|---|---|---|---|")
+        for mode, i, med, cpu, mem in sorted(probes, key=lambda p: (p[1], modes.index(p[0]))):
+            print(f"| {mode} | {i} | {med:.3f} | {cpu:.2f} | {mem:.2f} |")
+        print()
     base = runs[modes[0]]
     print("| part | processes | median step (ms) | vs. no profiler | same round: median | quartiles |")
     print("|---|---|---|---|---|---|")

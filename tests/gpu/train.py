@@ -27,6 +27,29 @@ import torch.nn.functional as F
 from torch.utils.data import DataLoader, Dataset
 
 
+def machine_probe():
+    """How fast this process's CPU and memory are, before any CUDA work:
+    the GPU machine runs each process in a fast or a slow mode (the same
+    calls 20 to 30 % apart), and these numbers tell which, apart from
+    any profiler. Best of 5, in ms: an interpreter loop, and a random
+    gather over 128 MiB (memory latency)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    g = torch.Generator().manual_seed(1)
+    table = torch.arange(1 << 24, dtype=torch.int64)
+    index = torch.randperm(1 << 24, generator=g)[: 1 << 21]
+    cpu, mem = [], []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        sum(i * i for i in range(100000))
+        cpu.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        table[index].sum()
+        mem.append(time.perf_counter() - t0)
+    torch.set_num_threads(threads)
+    return {"probe_cpu_ms": min(cpu) * 1e3, "probe_mem_ms": min(mem) * 1e3}
+
+
 class Synthetic(Dataset):
     def __init__(self, n, dim):
         g = torch.Generator().manual_seed(0)
@@ -104,6 +127,7 @@ def main():
     args = p.parse_args()
     a, b = (int(v) for v in args.profile_steps.split(":"))
 
+    probe = machine_probe()
     torch.manual_seed(0)
     dev = torch.device("cuda")
     w = args.width
@@ -182,7 +206,8 @@ def main():
 
     if args.result:
         with open(args.result, "w") as f:
-            json.dump({"step_times": times, "capturing": capturing, "loss": float(loss.detach())}, f)
+            json.dump({"step_times": times, "capturing": capturing, "loss": float(loss.detach()),
+                       **probe}, f)
     print(f"done {step} steps, median step {sorted(times[10:])[len(times[10:]) // 2] * 1e3:.3f} ms")
 
 
