@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ks-analysis-private.h"
+#include "ks-occupancy.h"
 
 #define STACK_DEPTH 256
 
@@ -277,6 +278,28 @@ compare_kernels (gconstpointer a,
   return (ka->name > kb->name) - (ka->name < kb->name);
 }
 
+/* Computed from the launch and the GPU where both are known, so that
+ * recordings, Nsight exports and PyTorch traces get the same figure;
+ * otherwise the PyTorch profiler's own, when the event carries it. */
+static gboolean
+kernel_occupancy (const KsTrace *trace,
+                  const KsTrack *track,
+                  const KsGpu   *gpu,
+                  guint32        s,
+                  double        *pct)
+{
+  KsOccupancy o;
+  const char *args;
+
+  if (gpu != NULL && track->gpu != NULL && ks_occupancy_compute (gpu, &track->gpu[s], &o))
+    {
+      *pct = o.achieved_pct;
+      return TRUE;
+    }
+  args = ks_trace_slice_args (trace, track, s);
+  return args != NULL && ks_args_get_double (args, "est. achieved occupancy %", pct);
+}
+
 void
 _ks_analysis_kernels (KsAnalysis *self,
                       Context    *ctx)
@@ -295,11 +318,11 @@ _ks_analysis_kernels (KsAnalysis *self,
         {
           guint32 t = g_array_index (ds->streams, guint32, i);
           const KsTrack *track = &trace->tracks[t];
+          const KsGpu *gpu = ks_trace_find_gpu (trace, track->device);
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
               gint64 dur = track->end[s] - track->start[s];
-              const char *args;
               KsKernelStats *k;
               double occ;
               guint gi;
@@ -347,8 +370,7 @@ _ks_analysis_kernels (KsAnalysis *self,
                    k->registers != track->gpu[s].kernel.registers))
                 k->config_varies = TRUE;
 
-              args = ks_trace_slice_args (trace, track, s);
-              if (args != NULL && ks_args_get_double (args, "est. achieved occupancy %", &occ))
+              if (kernel_occupancy (trace, track, gpu, s, &occ))
                 {
                   g_array_index (occ_weight, double, gi) += dur;
                   g_array_index (occ_sum, double, gi) += occ * dur;

@@ -866,7 +866,7 @@ static const struct {
     N_("The kernel's total time divided by the total time of all kernels on the analysed GPUs.") },
   [KS_METRIC_OCCUPANCY] = {
     N_("Est. achieved occupancy"),
-    N_("The profiler's estimate of achieved occupancy (“est. achieved occupancy %”), averaged over the calls weighted by duration.") },
+    N_("The blocks of the kernel that fit on one SM at once (limited by its registers, shared memory and threads), at most the grid's blocks per SM, times the threads per block over the SM's thread limit; averaged over the calls weighted by duration. The PyTorch profiler's definition, computed from the launch and the GPU's properties. Without them, the value the PyTorch profiler wrote.") },
   [KS_METRIC_LAUNCH_LATENCY] = {
     N_("Launch latency"),
     N_("Kernel start minus the end of the CUDA call that launched it (Nsight Systems' queue time), 0 when the kernel started before the call returned. Queue time is not inherently bad: it means the GPU was busy with earlier work. Launches that are always immediate may mean an idle GPU.") },

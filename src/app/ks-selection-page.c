@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <yajl/yajl_tree.h>
 
+#include "ks-occupancy.h"
 #include "ks-range-stats.h"
 #include "ks-selection-page.h"
 #include "ks-time-format.h"
@@ -290,6 +291,41 @@ add_flows (KsSelectionPage *self,
     }
 }
 
+static const char *
+occupancy_limit_to_string (KsOccupancyLimit limit)
+{
+  switch (limit)
+    {
+    case KS_OCCUPANCY_LIMIT_WARPS: return _("threads per SM");
+    case KS_OCCUPANCY_LIMIT_REGISTERS: return _("registers");
+    case KS_OCCUPANCY_LIMIT_SHARED_MEMORY: return _("shared memory");
+    case KS_OCCUPANCY_LIMIT_BLOCKS: return _("blocks per SM");
+    case KS_OCCUPANCY_LIMIT_NONE:
+    default: return "";
+    }
+}
+
+/* Occupancy is estimated from the launch and the GPU, so it is shown for
+ * every kernel whose GPU the trace describes. */
+static void
+add_occupancy (KsSelectionPage *self,
+               const KsGpu     *gpu,
+               const KsGpuInfo *kernel)
+{
+  KsOccupancy o;
+
+  if (gpu == NULL || !ks_occupancy_compute (gpu, kernel, &o))
+    return;
+  add_row_take (self, _("Theoretical occupancy"),
+                /* Translators: "75 % (12 blocks per SM, limited by registers)" */
+                g_strdup_printf (ngettext ("%.0f %% (%u block per SM, limited by %s)",
+                                           "%.0f %% (%u blocks per SM, limited by %s)",
+                                           o.active_blocks),
+                                 o.theoretical_pct, o.active_blocks,
+                                 occupancy_limit_to_string (o.limit)));
+  add_row_take (self, _("Est. achieved occupancy"), g_strdup_printf ("%.0f %%", o.achieved_pct));
+}
+
 static void
 add_slice (KsSelectionPage *self,
            KsTrace         *trace,
@@ -331,6 +367,7 @@ add_slice (KsSelectionPage *self,
       add_row_take (self, _("Block"), g_strdup_printf ("%u × %u × %u", g->kernel.block[0], g->kernel.block[1], g->kernel.block[2]));
       add_row_take (self, _("Registers per thread"), g_strdup_printf ("%u", g->kernel.registers));
       add_row_take (self, _("Shared memory"), format_bytes (g->kernel.shared_memory));
+      add_occupancy (self, ks_trace_find_gpu (trace, track->device), g);
     }
   else if ((kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET) && track->gpu != NULL)
     {

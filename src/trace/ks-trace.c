@@ -228,6 +228,17 @@ ks_trace_find_process (KsTrace *self,
   return KS_NO_INDEX;
 }
 
+/* The properties of GPU @device, or NULL when the trace has none. */
+const KsGpu *
+ks_trace_find_gpu (const KsTrace *self,
+                   gint32         device)
+{
+  for (guint32 i = 0; i < self->n_gpus; i++)
+    if (self->gpus[i].device == device)
+      return &self->gpus[i];
+  return NULL;
+}
+
 gsize
 ks_trace_get_memory_size (KsTrace *self,
                           gsize   *strings_and_args)

@@ -319,6 +319,8 @@ guint32      ks_trace_lookup_string      (KsTrace         *self,
                                           const char      *str);
 guint32      ks_trace_find_process       (KsTrace         *self,
                                           gint64           pid);
+const KsGpu *ks_trace_find_gpu           (const KsTrace   *self,
+                                          gint32           device);
 gsize        ks_trace_get_memory_size    (KsTrace         *self,
                                           gsize           *strings_and_args);
 

@@ -391,6 +391,11 @@ test_select_kernel (void)
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Block"), ==, "128 × 1 × 1");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Registers per thread"), ==, "236");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Shared memory"), ==, "128.0\u00a0KiB (131072 bytes)");
+  /* 128 KiB + 1 KiB of shared memory leave room for one block of 4 warps
+   * of the SM's 64 (the profiler's own estimate in the file says 0). */
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Theoretical occupancy"), ==,
+                   "6 % (1 block per SM, limited by shared memory)");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Est. achieved occupancy"), ==, "6 %");
   /* Its launch: cudaLaunchKernelExC ended 99.235 µs before the kernel started. */
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launched by"), ==, "cudaLaunchKernelExC");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launch latency"), ==, "99.2 µs");

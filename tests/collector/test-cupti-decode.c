@@ -139,6 +139,13 @@ test_decode (void)
   d->computeCapabilityMajor = 9;
   d->computeCapabilityMinor = 0;
   d->coreClockRate = 1980000;
+  d->maxThreadsPerBlock = 1024;
+  d->maxWarpsPerMultiprocessor = 64;
+  d->numThreadsPerWarp = 32;
+  d->maxRegistersPerBlock = 65536;
+  d->maxRegistersPerMultiprocessor = 65536;
+  d->maxSharedMemoryPerBlock = 49152;
+  d->maxSharedMemoryPerMultiprocessor = 233472;
   memset (&d->uuid, 0xab, sizeof d->uuid);
 
   st = add_record (sizeof *st);
@@ -330,6 +337,12 @@ test_decode (void)
   g_assert_cmpint (q (db, "SELECT totalAllocated FROM KS_MEMORY_EVENTS WHERE bytes < 0"), ==, 0);
   text = qs (db, "SELECT name || ' ' || uuid || ' ' || smCount || ' ' || computeMajor || ' ' || clockRate FROM TARGET_INFO_GPU");
   g_assert_cmpstr (text, ==, "NVIDIA Test GPU GPU-abababab-abab-abab-abab-abababababab 132 9 1980000000");
+  g_clear_pointer (&text, g_free);
+  /* What an occupancy estimate needs. */
+  text = qs (db, "SELECT maxThreadsPerBlock || ' ' || maxThreadsPerSm || ' ' || maxWarpsPerSm || ' ' || threadsPerWarp "
+                 "|| ' ' || maxRegistersPerBlock || ' ' || maxRegistersPerSm || ' ' || maxShmemPerBlock "
+                 "|| ' ' || maxShmemPerSm FROM TARGET_INFO_GPU");
+  g_assert_cmpstr (text, ==, "1024 2048 64 32 65536 65536 49152 233472");
   g_clear_pointer (&text, g_free);
   sqlite3_close (db);
   g_unlink (path);

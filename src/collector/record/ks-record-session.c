@@ -733,6 +733,8 @@ handle_message (KsRecordConnection *c,
         gpu->max_warps_per_sm = m->max_warps_per_sm;
         gpu->max_shmem_per_sm = m->max_shmem_per_sm;
         gpu->max_registers_per_sm = m->max_registers_per_sm;
+        gpu->max_shmem_per_block = m->max_shmem_per_block;
+        gpu->max_registers_per_block = m->max_registers_per_block;
         gpu->threads_per_warp = m->threads_per_warp;
         gpu->clock_rate_hz = (guint64) m->clock_rate_khz * 1000;
         gpu->l2_cache_size = m->l2_cache_size;

@@ -29,8 +29,8 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
   [KS_KSCOPE_ANALYSIS_DETAILS] = "globalVid = 0, duration, startTime = 0, stopTime",
   [KS_KSCOPE_GPU] =
     "vmId = 0, id, name, busLocation, totalMemory, smCount, uuid, computeMajor, computeMinor, "
-    "maxThreadsPerBlock, maxWarpsPerSm, maxShmemPerSm, maxRegistersPerSm, threadsPerWarp, "
-    "clockRate, memoryBandwidth, l2CacheSize",
+    "maxThreadsPerBlock, maxWarpsPerSm, maxShmemPerSm, maxRegistersPerSm, maxShmemPerBlock, "
+    "maxRegistersPerBlock, threadsPerWarp, maxThreadsPerSm, clockRate, memoryBandwidth, l2CacheSize",
   [KS_KSCOPE_CUDA_STREAM] = "streamId, hwId = 0, vmId = 0, processId, contextId, priority, flag",
   [KS_KSCOPE_KERNEL] =
     "start, end, deviceId, contextId, streamId, correlationId, globalPid, demangledName, "
@@ -820,7 +820,10 @@ ks_record_writer_add_gpu (KsRecordWriter    *self,
   sqlite3_bind_int64 (s, i++, g->max_warps_per_sm);
   sqlite3_bind_int64 (s, i++, g->max_shmem_per_sm);
   sqlite3_bind_int64 (s, i++, g->max_registers_per_sm);
+  sqlite3_bind_int64 (s, i++, g->max_shmem_per_block);
+  sqlite3_bind_int64 (s, i++, g->max_registers_per_block);
   sqlite3_bind_int64 (s, i++, g->threads_per_warp);
+  sqlite3_bind_int64 (s, i++, (gint64) g->max_warps_per_sm * g->threads_per_warp);
   sqlite3_bind_int64 (s, i++, (gint64) g->clock_rate_hz);
   sqlite3_bind_int64 (s, i++, (gint64) g->memory_bandwidth);
   sqlite3_bind_int64 (s, i++, g->l2_cache_size);

@@ -153,6 +153,8 @@ typedef struct
   guint    max_warps_per_sm;
   guint    max_shmem_per_sm;
   guint    max_registers_per_sm;
+  guint    max_shmem_per_block;
+  guint    max_registers_per_block;
   guint    threads_per_warp;
   guint64  clock_rate_hz;
   guint    l2_cache_size;
