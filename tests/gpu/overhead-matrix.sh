@@ -44,6 +44,7 @@ MODELS=(
   "small|--width 1024 --batch 256|${STEPS_SMALL:-400}|${REPEAT_SMALL:-5}"
   "gpt|--model gpt --width 512 --batch 32|${STEPS_GPT:-120}|${REPEAT_GPT:-3}"
   "large|--width 8192 --batch 2048|${STEPS_LARGE:-150}|${REPEAT_LARGE:-2}"
+  "cnn|--model cnn --batch 64|${STEPS_CNN:-150}|${REPEAT_CNN:-3}"
 )
 
 if [ "$WHAT" = pairs ]; then

@@ -3,10 +3,11 @@
 """A small training loop for checking the collector on PyTorch.
 
     train.py [--steps N] [--workers W] [--profile-steps A:B] [--torch-profiler OUT.json]
-             [--result OUT.json] [--model mlp|gpt] [--width W] [--batch B] [--toggle N]
+             [--result OUT.json] [--model mlp|gpt|cnn] [--width W] [--batch B] [--toggle N]
 
 An MLP (or, with --model gpt, a small GPT-style decoder trained on token
-sequences with AdamW under bf16 autocast) on synthetic data served by a
+sequences with AdamW under bf16 autocast; with --model cnn, the CNN of the
+seed_cnn fixture on 64x64 images) on synthetic data served by a
 DataLoader with W worker processes; each step is an NVTX range "step N"
 with "forward", "backward" and "optimizer" inside (torch.cuda.nvtx). Step
 times (CUDA-synchronized wall clock) go to --result. With --torch-profiler,
@@ -75,6 +76,30 @@ class Tokens(Dataset):
         return self.t[i, :-1], self.t[i, 1:]
 
 
+class Images(Dataset):
+    def __init__(self, n, size):
+        g = torch.Generator().manual_seed(0)
+        self.x = torch.randn(n, 3, size, size, generator=g)
+        self.y = torch.randint(0, 10, (n,), generator=g)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
+def seed_cnn():
+    """The CNN of the seed_cnn fixture: three 3x3 convolutions with batch
+    norm, a max pool, global average pooling and a linear classifier."""
+    return nn.Sequential(
+        nn.Conv2d(3, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(),
+        nn.Conv2d(64, 128, 3, padding=1), nn.BatchNorm2d(128), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(128, 256, 3, padding=1), nn.BatchNorm2d(256), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(256, 10),
+    )
+
+
 class Block(nn.Module):
     def __init__(self, d, heads):
         super().__init__()
@@ -120,7 +145,7 @@ def main():
     p.add_argument("--forever", action="store_true")
     p.add_argument("--width", type=int, default=1024)
     p.add_argument("--batch", type=int, default=256)
-    p.add_argument("--model", choices=("mlp", "gpt"), default="mlp")
+    p.add_argument("--model", choices=("mlp", "gpt", "cnn"), default="mlp")
     p.add_argument("--toggle", type=int, default=0)
     p.add_argument("--pin-main", type=int, default=-1,
                    help="run the main thread on this CPU alone once the DataLoader has started")
@@ -131,7 +156,12 @@ def main():
     torch.manual_seed(0)
     dev = torch.device("cuda")
     w = args.width
-    if args.model == "gpt":
+    if args.model == "cnn":
+        # 64x64 RGB images; --width is ignored
+        model = seed_cnn().to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        data = Images(args.batch * 8, 64)
+    elif args.model == "gpt":
         # --width is the model dimension, --batch the sequences per step
         vocab, seq = 8192, 256
         model = GPT(vocab, seq, w, layers=6, heads=8).to(dev)
