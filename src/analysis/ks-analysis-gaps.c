@@ -136,10 +136,11 @@ probe_thread_cb (const KsTrack *track,
 
 typedef struct
 {
-  gint64  r0;
-  gint64  r1;
-  guint32 inner;
-  gint64  inner_dur;
+  gint64        r0;
+  gint64        r1;
+  guint32       inner;
+  gint64        inner_dur;
+  const guint8 *name_flags;
 } NvtxProbe;
 
 static gboolean
@@ -151,6 +152,9 @@ probe_nvtx_cb (const KsTrack *track,
   gint64 ov = MIN (track->end[s], p->r1) - MAX (track->start[s], p->r0);
   gint64 dur = track->end[s] - track->start[s];
 
+  /* The step itself is not what the thread was doing in it. */
+  if (p->name_flags[track->name_id[s]] & NAME_STEP_RANGE)
+    return TRUE;
   if (ov * 2 >= p->r1 - p->r0 && ov > 0 && (p->inner == KS_NO_INDEX || dur < p->inner_dur))
     {
       p->inner = s;
@@ -169,7 +173,7 @@ attribute (Context *ctx,
   const KsTrack *track;
   guint32 track_id;
   guint32 nvtx_track;
-  NvtxProbe np = { r0, r1, KS_NO_INDEX, 0 };
+  NvtxProbe np = { r0, r1, KS_NO_INDEX, 0, ctx->name_flags };
   Probe p;
 
   gap->cause = KS_GAP_CAUSE_UNKNOWN;

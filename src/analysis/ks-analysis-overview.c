@@ -239,7 +239,7 @@ _ks_analysis_overview (KsAnalysis *self,
             }
         }
 
-      /* The window: this device's process group's ProfilerStep spans */
+      /* The window: this device's process group's steps */
       for (guint i = 0; i < ctx->step_refs->len; i++)
         {
           const KsStep *step = &g_array_index (ctx->step_refs, KsStep, i);
@@ -304,6 +304,7 @@ step_sets_build (Context  *ctx,
   KsTrace *trace = ctx->trace;
   g_autoptr(GArray) streams = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) nvtx = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint32 group = trace->processes[process].group;
   KsRangeSet parts[KS_N_STEP_PARTS - 1];
 
@@ -322,8 +323,13 @@ step_sets_build (Context  *ctx,
         }
     }
   for (guint32 t = 0; t < trace->n_tracks; t++)
-    if (trace->tracks[t].kind == KS_TRACK_THREAD && trace->tracks[t].process == process)
-      g_array_append_val (threads, t);
+    if (trace->tracks[t].process == process)
+      {
+        if (trace->tracks[t].kind == KS_TRACK_THREAD)
+          g_array_append_val (threads, t);
+        else if (trace->tracks[t].kind == KS_TRACK_NVTX)
+          g_array_append_val (nvtx, t);
+      }
 
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
     ks_range_set_init (&parts[i]);
@@ -343,6 +349,9 @@ step_sets_build (Context  *ctx,
   union_of_tracks (ctx, (guint32 *)(gpointer)threads->data, threads->len,
                    KIND_BIT (KS_SLICE_CPU_OP) | KIND_BIT (KS_SLICE_USER_ANNOTATION),
                    0, NAME_PROFILER_STEP, &parts[KS_STEP_CPU_EXEC]);
+  /* A recording's annotations are its NVTX ranges, the steps aside. */
+  union_of_tracks (ctx, (guint32 *)(gpointer)nvtx->data, nvtx->len,
+                   KIND_BIT (KS_SLICE_NVTX), 0, NAME_STEP_RANGE, &parts[KS_STEP_CPU_EXEC]);
 
   sets->cum[0] = parts[0];
   for (guint i = 1; i < G_N_ELEMENTS (parts); i++)

@@ -71,6 +71,7 @@ enum
   NAME_MEMCPY_ASYNC   = 1 << 4,  /* cudaMemcpy*Async / cuMemcpy*Async */
   NAME_PAGEABLE       = 1 << 5,  /* a memcpy name that says Pageable */
   NAME_TC_KERNEL      = 1 << 6,  /* a kernel whose name says it uses tensor cores */
+  NAME_STEP_RANGE     = 1 << 7,  /* "step 12", "iteration 12": an NVTX range around a step */
 };
 
 typedef struct

@@ -129,6 +129,30 @@ has_prefix_any (const char         *s,
   return FALSE;
 }
 
+/* What training loops name the NVTX range around one step: "step 12",
+ * "Step_12", "iteration 12", "iter#12", "train_step 12", "batch 12". */
+static gboolean
+is_step_range_name (const char *s)
+{
+  static const char * const words[] = {
+    "train_step", "train step", "training step", "step", "iteration", "iter", "batch", NULL
+  };
+  const char *p = NULL;
+
+  for (guint i = 0; words[i] != NULL && p == NULL; i++)
+    if (g_ascii_strncasecmp (s, words[i], strlen (words[i])) == 0)
+      p = s + strlen (words[i]);
+  if (p == NULL)
+    return FALSE;
+  if (*p == ' ' || *p == '_' || *p == '#' || *p == ':' || *p == '-')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  return *p == '\0';
+}
+
 static guint8
 classify_name (const char *s)
 {
@@ -167,6 +191,8 @@ classify_name (const char *s)
     flags |= NAME_DATALOADER;
   if (g_str_has_prefix (s, "ProfilerStep#"))
     flags |= NAME_PROFILER_STEP;
+  else if (is_step_range_name (s))
+    flags |= NAME_STEP_RANGE;
   for (guint i = 0; tc_names[i] != NULL; i++)
     if (strcmp (s, tc_names[i]) == 0)
       flags |= NAME_TC_ELIGIBLE;
@@ -245,6 +271,43 @@ ensure_device (Context *ctx,
   return &g_array_index (ctx->devices, DeviceState, ctx->devices->len - 1);
 }
 
+/* Without ProfilerStep#N (a recording, an Nsight export), the steps are
+ * the NVTX ranges named like one: the outermost of them on each thread, so
+ * that "iteration 3" around "step 3" counts once. */
+static void
+collect_nvtx_steps (Context *ctx)
+{
+  KsTrace *trace = ctx->trace;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+      gint64 kept_end = G_MININT64;
+
+      if (track->kind != KS_TRACK_NVTX)
+        continue;
+      /* Slices are in start order, longer first: one that contains
+       * another comes before it. */
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          KsStep step;
+
+          if (track->slice_kind[i] != KS_SLICE_NVTX
+              || !(ctx->name_flags[track->name_id[i]] & NAME_STEP_RANGE)
+              || track->end[i] <= kept_end)
+            continue;
+          memset (&step, 0, sizeof step);
+          step.name = track->name_id[i];
+          step.track = t;
+          step.slice = i;
+          step.start = track->start[i];
+          step.end = track->end[i];
+          kept_end = step.end;
+          g_array_append_val (ctx->step_refs, step);
+        }
+    }
+}
+
 static void
 context_init (Context                 *ctx,
               KsTrace                 *trace,
@@ -310,6 +373,9 @@ context_init (Context                 *ctx,
             }
         }
     }
+
+  if (ctx->step_refs->len == 0)
+    collect_nvtx_steps (ctx);
 
   /* Only GPUs with streams: device property lists name every visible GPU,
    * used or not. */
@@ -803,7 +869,7 @@ static const struct {
     N_("Length of the union of all kernel intervals on this GPU over the whole trace (with memcpy and memset when “Include copies” is on).") },
   [KS_METRIC_WINDOW] = {
     N_("Window"),
-    N_("The time the busy share is measured against: the union of the ProfilerStep#N spans when the trace has them, otherwise from the start of the first to the end of the last GPU activity on the device.") },
+    N_("The time the busy share is measured against: the union of the steps when the trace has them, otherwise from the start of the first to the end of the last GPU activity on the device. The steps are the ProfilerStep#N spans of a PyTorch trace, or else the NVTX ranges named like a step (“step 12”, “iteration 12”, “iter_12”, “train_step 12”, “batch 12”).") },
   [KS_METRIC_KERNEL_TIME] = {
     N_("Kernel time"),
     N_("Sum of the durations of all kernels on this GPU. Concurrent kernels each count, so it can exceed the busy time.") },
@@ -824,7 +890,7 @@ static const struct {
     N_("What the thread that launched the next GPU operation was doing during the gap (for host waits, until it started that launch): a synchronising CUDA call or a DataLoader __next__ covering at least half of it, else the innermost NVTX range, operator, annotation or Python frame covering at least half of it.") },
   [KS_METRIC_STEP_BREAKDOWN] = {
     N_("Step time breakdown"),
-    N_("Each ProfilerStep#N is split into kernel, memcpy, memset, runtime, DataLoader, CPU exec and other time. Each category only claims time not already claimed by one before it, so the parts add up to the step time (the TensorBoard profiler's definition).") },
+    N_("Each step (ProfilerStep#N, or else an NVTX range named like “step 12” or “iteration 12”) is split into kernel, memcpy, memset, runtime, DataLoader, CPU exec and other time. Each category only claims time not already claimed by one before it, so the parts add up to the step time (the TensorBoard profiler's definition).") },
   [KS_METRIC_STEP_KERNEL] = {
     N_("Kernel"),
     N_("Time in the step during which at least one kernel runs on the GPU.") },
@@ -842,7 +908,7 @@ static const struct {
     N_("Time in the step spent in enumerate(DataLoader)… calls, not already counted above.") },
   [KS_METRIC_STEP_CPU_EXEC] = {
     N_("CPU exec"),
-    N_("Time in the step spent in PyTorch operators and annotations on the CPU, not already counted above.") },
+    N_("Time in the step spent in PyTorch operators, annotations and NVTX ranges on the CPU, not already counted above.") },
   [KS_METRIC_STEP_OTHER] = {
     N_("Other"),
     N_("The rest of the step: none of the above was running.") },

@@ -251,7 +251,7 @@ busy_analysis_cb (GObject      *object,
     return;
 
   /* The same figure as the Summary page (default options): GPU busy
-   * over the ProfilerStep spans, or first to last GPU activity. */
+   * over the steps, or first to last GPU activity. */
   gpus = ks_analysis_get_gpus (analysis, &n_gpus);
   subtitle = g_string_new (adw_window_title_get_subtitle (self->window_title));
   for (guint i = 0; i < n_gpus; i++)

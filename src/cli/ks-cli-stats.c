@@ -502,7 +502,7 @@ table_gpus (Printer *p)
           g_string_append_c (out, '\n');
         }
       g_string_append_printf (out, "  %-24s %.1f %%  (%s / %s, %s)\n", _("Busy:"), g->busy_pct, biw, window,
-                              g->window_is_steps ? _("window = ProfilerStep spans") : _("window = first to last GPU activity"));
+                              g->window_is_steps ? _("window = steps") : _("window = first to last GPU activity"));
       g_string_append_printf (out, "  %-24s %s\n", _("Busy, whole trace:"), busy);
       g_string_append_printf (out, "  %-24s %" G_GUINT64_FORMAT " (%s)\n", _("Kernels:"), g->n_kernels, kt);
       g_string_append_printf (out, "  %-24s %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT "\n",
@@ -1157,7 +1157,8 @@ ks_cli_stats (int    argc,
                                     _("Definitions:\n"
                                       "  busy %: length of the union of kernel intervals on a GPU inside the\n"
                                       "    window, divided by the window (never adds up concurrent kernels).\n"
-                                      "  window: the union of ProfilerStep#N spans, else first to last GPU activity.\n"
+                                      "  window: the union of the steps (ProfilerStep#N, else NVTX ranges named\n"
+                                      "    like \"step 12\" or \"iteration 12\"), else first to last GPU activity.\n"
                                       "  idle gap: time in the window with no kernel, memcpy or memset on the GPU,\n"
                                       "    classified host wait / kernel wait / other with HTA's rule.\n"
                                       "  launch latency: kernel start minus the end of its launch call, at least 0.\n"

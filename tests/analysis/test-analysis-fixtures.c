@@ -253,6 +253,36 @@ test_folder_of_ranks (void)
   g_rmdir (dir);
 }
 
+/* A recording made with kinescope-cli record (tests/data/README.md): no
+ * ProfilerStep#N, so the NVTX ranges "step 0".."step 59" are the steps.
+ * Numbers from a python3 union over the file's SQLite tables. */
+static void
+test_recording_steps (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("small_mlp_60steps.kscope");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 0);
+  const KsStep *steps;
+  guint n;
+
+  g_assert_nonnull (gpu);
+  g_assert_cmpuint (gpu->n_kernels, ==, 1978);
+  g_assert_true (gpu->window_is_steps);
+  g_assert_cmpint (gpu->window_ns, ==, 432078709);
+  g_assert_cmpint (gpu->busy_ns, ==, 16075039);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, 16075039);
+
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 60);
+  g_assert_cmpstr (ks_trace_string (trace, steps[0].name), ==, "step 0");
+  g_assert_cmpstr (ks_trace_string (trace, steps[59].name), ==, "step 59");
+  g_assert_cmpstr (ks_trace_string (trace, steps[10].name), ==, "step 10");
+  g_assert_cmpint (steps[10].end - steps[10].start, ==, 2028550);
+  g_assert_cmpint (steps[10].parts[KS_STEP_KERNEL], ==, 268700);
+  /* forward, backward and optimizer are NVTX ranges: CPU exec. */
+  g_assert_cmpint (steps[10].parts[KS_STEP_CPU_EXEC], >, steps[10].parts[KS_STEP_OTHER]);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -267,6 +297,7 @@ main (int   argc,
     }
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
+  g_test_add_func ("/analysis/fixture/recording-steps", test_recording_steps);
 
   return g_test_run ();
 }

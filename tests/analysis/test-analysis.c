@@ -460,6 +460,88 @@ test_step_breakdown (void)
   }
 }
 
+/* Steps from NVTX ranges, as a recording has them */
+
+static KsTrace *
+make_nvtx_step_trace (gboolean with_profiler_step)
+{
+  Fixture f;
+  guint32 nvtx;
+
+  fixture_init (&f);
+  nvtx = ks_trace_builder_get_nvtx_track (f.b, f.main_thread);
+  /* "iteration 1" holds "step 1": one step, the outer one. */
+  cpu (&f, nvtx, 0, 1000000, KS_SLICE_NVTX, "iteration 1", NULL);
+  cpu (&f, nvtx, 0, 900000, KS_SLICE_NVTX, "step 1", NULL);
+  cpu (&f, nvtx, 1000000, 2000000, KS_SLICE_NVTX, "Step_2", NULL);
+  cpu (&f, nvtx, 1100000, 1250000, KS_SLICE_NVTX, "forward", NULL);
+  /* Not steps. */
+  cpu (&f, nvtx, 2000000, 2500000, KS_SLICE_NVTX, "stepper 3", NULL);
+  cpu (&f, nvtx, 2500000, 2520000, KS_SLICE_NVTX, "step", NULL);
+  cpu (&f, nvtx, 2520000, 2540000, KS_SLICE_NVTX, "epoch 0", NULL);
+  cpu (&f, nvtx, 2540000, 2560000, KS_SLICE_NVTX, "step 4b", NULL);
+  cpu (&f, nvtx, 2600000, 3000000, KS_SLICE_NVTX, "batch#3", NULL);
+  if (with_profiler_step)
+    cpu (&f, f.main_track, 2600000, 3000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#7", NULL);
+
+  launch (&f, f.main_track, 90000, 95000, "cudaLaunchKernel", 100000, 300000, KS_SLICE_KERNEL, "k1");
+  launch (&f, f.main_track, 1150000, 1160000, "cudaLaunchKernel", 1200000, 1300000, KS_SLICE_KERNEL, "k2");
+  launch (&f, f.main_track, 1650000, 1660000, "cudaLaunchKernel", 1700000, 1800000, KS_SLICE_KERNEL, "k3");
+  launch (&f, f.main_track, 2050000, 2060000, "cudaLaunchKernel", 2100000, 2200000, KS_SLICE_KERNEL, "k4");
+  launch (&f, f.main_track, 2650000, 2660000, "cudaLaunchKernel", 2700000, 2800000, KS_SLICE_KERNEL, "k5");
+  return fixture_finish (&f);
+}
+
+static void
+test_nvtx_steps (void)
+{
+  g_autoptr(KsTrace) trace = make_nvtx_step_trace (FALSE);
+  g_autoptr(KsAnalysis) a = analyse (trace, 10000, FALSE);
+  g_autoptr(KsTrace) both = make_nvtx_step_trace (TRUE);
+  g_autoptr(KsAnalysis) b = analyse (both, 10000, FALSE);
+  const char *names[] = { "iteration 1", "Step_2", "batch#3" };
+  const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 0);
+  const KsStep *steps;
+  const KsGap *gaps;
+  gboolean seen = FALSE;
+  guint n;
+
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (names));
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpstr (ks_trace_string (trace, steps[i].name), ==, names[i]);
+
+  /* The window is the steps: 2.5 ms, "stepper 3" and k4 in it left out. */
+  g_assert_true (gpu->window_is_steps);
+  g_assert_cmpint (gpu->window_ns, ==, 2400000);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, 500000);
+
+  /* Step_2: k2 and k3, their two launch calls, "forward" as CPU exec
+   * where neither a kernel (50 µs) nor a launch (10 µs) claimed it first,
+   * the rest other. */
+  g_assert_cmpint (steps[1].parts[KS_STEP_KERNEL], ==, 200000);
+  g_assert_cmpint (steps[1].parts[KS_STEP_RUNTIME], ==, 20000);
+  g_assert_cmpint (steps[1].parts[KS_STEP_CPU_EXEC], ==, 150000 - 50000 - 10000);
+  g_assert_cmpint (steps[1].parts[KS_STEP_OTHER], ==, 1000000 - 200000 - 20000 - 90000);
+
+  /* In the gap between k2 and k3 only the step range covers the thread:
+   * the step is not a cause. */
+  gaps = ks_analysis_get_gaps (a, &n);
+  for (guint i = 0; i < n; i++)
+    if (gaps[i].start == 1300000)
+      {
+        g_assert_cmpint (gaps[i].end, ==, 1700000);
+        g_assert_cmpint (gaps[i].cause, !=, KS_GAP_CAUSE_NVTX);
+        seen = TRUE;
+      }
+  g_assert_true (seen);
+
+  /* ProfilerStep#N, when there is one, are the steps. */
+  steps = ks_analysis_get_steps (b, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (ks_trace_string (both, steps[0].name), ==, "ProfilerStep#7");
+}
+
 /* Operators, kernels, launch latency, AMP advice */
 
 static KsTrace *
@@ -894,6 +976,7 @@ main (int   argc,
   g_test_add_func ("/analysis/async", test_async);
   g_test_add_func ("/analysis/shared-computation", test_shared_computation);
   g_test_add_func ("/analysis/definitions", test_definitions);
+  g_test_add_func ("/analysis/nvtx-steps", test_nvtx_steps);
 
   return g_test_run ();
 }

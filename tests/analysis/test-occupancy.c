@@ -254,6 +254,36 @@ test_kernel_table (void)
   g_assert_cmpuint (with_estimate, ==, n);
 }
 
+/* A recording: the GPU's properties come from CUPTI, and no kernel
+ * event carries an estimate of its own. */
+static void
+test_recording (void)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+  g_autoptr(KsTrace) trace = load (dir ? dir : ".", "small_mlp_60steps.kscope");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  const KsKernelStats *kernels;
+  gboolean seen = FALSE;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  kernels = ks_analysis_get_kernels (analysis, &n);
+  g_assert_cmpuint (n, >, 10);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpfloat (kernels[i].occupancy_pct, >=, 0);
+      /* 8 × 32 blocks of 64 threads over 132 SMs, 12 of them fitting. */
+      if (g_str_has_prefix (ks_trace_string (trace, kernels[i].name),
+                            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize32x32x8"))
+        {
+          g_assert_cmpfloat_with_epsilon (kernels[i].occupancy_pct, 100.0 * 256 / 132 * 64 / 2048, 1e-9);
+          seen = TRUE;
+        }
+    }
+  g_assert_true (seen);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -263,5 +293,6 @@ main (int    argc,
   g_test_add_func ("/analysis/occupancy/fixtures", test_fixtures);
   g_test_add_func ("/analysis/occupancy/corpus", test_corpus);
   g_test_add_func ("/analysis/occupancy/kernel-table", test_kernel_table);
+  g_test_add_func ("/analysis/occupancy/recording", test_recording);
   return g_test_run ();
 }

@@ -167,7 +167,7 @@ add_gpu (KsSummaryPage      *self,
     title = g_strdup_printf (_("GPU %d"), gpu->device);
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), title);
 
-  busy_sub = g_strdup_printf (gpu->window_is_steps ? _("%s of %s in ProfilerStep spans")
+  busy_sub = g_strdup_printf (gpu->window_is_steps ? _("%s of %s in steps")
                                                    : _("%s of %s from first to last GPU activity"),
                               busy_time, window);
   row = value_row (group, ks_metric_get_title (KS_METRIC_BUSY_PCT), busy, busy_sub, KS_METRIC_BUSY_PCT);
