@@ -271,6 +271,23 @@ ensure_device (Context *ctx,
   return &g_array_index (ctx->devices, DeviceState, ctx->devices->len - 1);
 }
 
+static void
+add_step (Context *ctx,
+          guint32  track_index,
+          guint32  slice)
+{
+  const KsTrack *track = &ctx->trace->tracks[track_index];
+  KsStep step;
+
+  memset (&step, 0, sizeof step);
+  step.name = track->name_id[slice];
+  step.track = track_index;
+  step.slice = slice;
+  step.start = track->start[slice];
+  step.end = track->end[slice];
+  g_array_append_val (ctx->step_refs, step);
+}
+
 /* Without ProfilerStep#N (a recording, an Nsight export), the steps are
  * the NVTX ranges named like one: the outermost of them on each thread, so
  * that "iteration 3" around "step 3" counts once. */
@@ -290,20 +307,12 @@ collect_nvtx_steps (Context *ctx)
        * another comes before it. */
       for (guint32 i = 0; i < track->n_slices; i++)
         {
-          KsStep step;
-
           if (track->slice_kind[i] != KS_SLICE_NVTX
               || !(ctx->name_flags[track->name_id[i]] & NAME_STEP_RANGE)
               || track->end[i] <= kept_end)
             continue;
-          memset (&step, 0, sizeof step);
-          step.name = track->name_id[i];
-          step.track = t;
-          step.slice = i;
-          step.start = track->start[i];
-          step.end = track->end[i];
-          kept_end = step.end;
-          g_array_append_val (ctx->step_refs, step);
+          add_step (ctx, t, i);
+          kept_end = track->end[i];
         }
     }
 }
@@ -358,19 +367,8 @@ context_init (Context                 *ctx,
       if (track->kind == KS_TRACK_THREAD)
         {
           for (guint32 i = 0; i < track->n_slices; i++)
-            {
-              KsStep step;
-
-              if (!(ctx->name_flags[track->name_id[i]] & NAME_PROFILER_STEP))
-                continue;
-              memset (&step, 0, sizeof step);
-              step.name = track->name_id[i];
-              step.track = t;
-              step.slice = i;
-              step.start = track->start[i];
-              step.end = track->end[i];
-              g_array_append_val (ctx->step_refs, step);
-            }
+            if (ctx->name_flags[track->name_id[i]] & NAME_PROFILER_STEP)
+              add_step (ctx, t, i);
         }
     }
 

@@ -160,20 +160,20 @@ load (const char *dir,
   return trace;
 }
 
-static void
-test_fixtures (void)
+typedef struct
 {
-  const char *dir = g_getenv ("KS_FIXTURES_DIR");
-  const struct { const char *file; Tally expected; } cases[] = {
-    { "gpt_3steps.pt.trace.json.gz", { 1737, 1392, 0, 345 } },
-    { "loader_bound.pt.trace.json.gz", { 176, 164, 0, 12 } },
-    { "seed_cnn.pt.trace.json.gz", { 210, 192, 0, 18 } },
-    { "workers_pinned.pt.trace.json.gz", { 88, 88, 0, 0 } },
-  };
+  const char *file;
+  Tally       expected;
+} FileCase;
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+static void
+check_files (const char     *dir,
+             const FileCase *cases,
+             guint           n)
+{
+  for (guint i = 0; i < n; i++)
     {
-      g_autoptr(KsTrace) trace = load (dir ? dir : ".", cases[i].file);
+      g_autoptr(KsTrace) trace = load (dir, cases[i].file);
       Tally t = { 0 };
 
       compare_with_profiler (trace, &t);
@@ -185,13 +185,27 @@ test_fixtures (void)
     }
 }
 
+static void
+test_fixtures (void)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+  const FileCase cases[] = {
+    { "gpt_3steps.pt.trace.json.gz", { 1737, 1392, 0, 345 } },
+    { "loader_bound.pt.trace.json.gz", { 176, 164, 0, 12 } },
+    { "seed_cnn.pt.trace.json.gz", { 210, 192, 0, 18 } },
+    { "workers_pinned.pt.trace.json.gz", { 88, 88, 0, 0 } },
+  };
+
+  check_files (dir ? dir : ".", cases, G_N_ELEMENTS (cases));
+}
+
 /* A100 (sm_80) and other traces from other projects. */
 static void
 test_corpus (void)
 {
   const char *shared = g_getenv ("KS_SHARED_DIR");
   g_autofree char *corpus = shared ? g_build_filename (shared, "corpus", "hta", NULL) : NULL;
-  const struct { const char *file; Tally expected; } cases[] = {
+  const FileCase cases[] = {
     { "negative_queue_length_values_check/rank0.json.gz", { 6080, 6000, 0, 80 } },
     { "trace_diff/test/test.json.gz", { 9876, 9536, 340, 0 } },
     { "trace_diff/control/control.json.gz", { 8568, 7344, 0, 1224 } },
@@ -205,18 +219,7 @@ test_corpus (void)
       return;
     }
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(KsTrace) trace = load (corpus, cases[i].file);
-      Tally t = { 0 };
-
-      compare_with_profiler (trace, &t);
-      g_test_message ("%s: %u kernels", cases[i].file, t.kernels);
-      g_assert_cmpuint (t.kernels, ==, cases[i].expected.kernels);
-      g_assert_cmpuint (t.equal, ==, cases[i].expected.equal);
-      g_assert_cmpuint (t.half, ==, cases[i].expected.half);
-      g_assert_cmpuint (t.large_shared, ==, cases[i].expected.large_shared);
-    }
+  check_files (corpus, cases, G_N_ELEMENTS (cases));
 }
 
 /* The kernel table uses the estimate: the fixture's large cuBLAS kernel

@@ -39,6 +39,32 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 t () { "$@" > /dev/null 2>&1 || echo "failed: $*"; }
 
+# One train.py process, how (plain, env or record) with opts: the
+# KINESCOPE_*, CUDA_* and MINCUPTI_* words go to the environment, the
+# others to kinescope-cli record.
+#   run_train HOW "OPTS" RESULT.json TRAIN.PY-ARGUMENTS...
+run_train () {
+  local how=$1 opts=$2 result=$3 o
+  local envs=() cli=()
+  shift 3
+  for o in $opts; do
+    case $o in KINESCOPE_*=*|CUDA_*=*|MINCUPTI_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
+  done
+  case $how in
+    plain) t $PIN $PY "$HERE/train.py" "$@" --result "$result" ;;
+    env) t env "${envs[@]}" $PIN $PY "$HERE/train.py" "$@" --result "$result" ;;
+    record) t env "${envs[@]}" $PIN $KCLI record -f "${cli[@]}" -o "$OUT/run.kscope" -- \
+              $PY "$HERE/train.py" "$@" --result "$result" ;;
+  esac
+}
+
+# mincupti.c, built into OUTDIR
+build_mincupti () {
+  MINCUPTI="$OUT/mincupti.so"
+  gcc -O2 -shared -fPIC -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$MINCUPTI" \
+    "$HERE/mincupti.c" -ldl -lpthread || exit 1
+}
+
 # model name, train.py arguments, steps, repeats
 MODELS=(
   "small|--width 1024 --batch 256|${STEPS_SMALL:-400}|${REPEAT_SMALL:-5}"
@@ -50,14 +76,12 @@ MODELS=(
 if [ "$WHAT" = pairs ]; then
   # train.py --toggle 1: CUPTI's kinds on and off every other step of one
   # process, under the recorder's capture range or under mincupti.c's.
-  MINCUPTI="$OUT/mincupti.so"
-  gcc -O2 -shared -fPIC -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$MINCUPTI" \
-    "$HERE/mincupti.c" -ldl -lpthread || exit 1
+  build_mincupti
   PAIRS=(
     "control|plain|"
-    "record|record|"
-    "API rows only|record|KINESCOPE_CUPTI_ACTIVITY=0"
-    "kinds only|record|--no-cuda-memory KINESCOPE_CUPTI_RUNTIME=0 KINESCOPE_CUPTI_DRIVER=0 KINESCOPE_CUPTI_SYNC=0"
+    "record|record|--capture-range=cudaProfilerApi"
+    "API rows only|record|--capture-range=cudaProfilerApi KINESCOPE_CUPTI_ACTIVITY=0"
+    "kinds only|record|--capture-range=cudaProfilerApi --no-cuda-memory KINESCOPE_CUPTI_RUNTIME=0 KINESCOPE_CUPTI_DRIVER=0 KINESCOPE_CUPTI_SYNC=0"
     "mincupti|env|CUDA_INJECTION64_PATH=$MINCUPTI MINCUPTI_TOGGLE=1"
   )
   set --
@@ -68,16 +92,7 @@ if [ "$WHAT" = pairs ]; then
       for p in "${PAIRS[@]}"; do
         IFS='|' read -r name how opts <<< "$p"
         R="$OUT/pairs-$model-${name// /_}-$rep.json"
-        envs=() cli=()
-        for o in $opts; do
-          case $o in KINESCOPE_*=*|CUDA_*=*|MINCUPTI_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
-        done
-        case $how in
-          plain) t $PIN $PY "$HERE/train.py" $args --toggle 1 --result "$R" ;;
-          env) t env "${envs[@]}" $PIN $PY "$HERE/train.py" $args --toggle 1 --result "$R" ;;
-          record) t env "${envs[@]}" $PIN $KCLI record -f --capture-range=cudaProfilerApi "${cli[@]}" \
-                    -o "$OUT/pairs.kscope" -- $PY "$HERE/train.py" $args --toggle 1 --result "$R" ;;
-        esac
+        run_train "$how" "$opts" "$R" $args --toggle 1
         set -- "$@" "$model: $name ($rep)=$R"
       done
     done
@@ -89,9 +104,7 @@ fi
 if [ "$WHAT" = parts ]; then
   # name, how it runs (plain, record or env), kinescope-cli options or environment
   if [ "${PARTS_SET:-}" = floor ]; then
-    MINCUPTI="$OUT/mincupti.so"
-    gcc -O2 -shared -fPIC -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$MINCUPTI" \
-      "$HERE/mincupti.c" -ldl -lpthread || exit 1
+    build_mincupti
     PARTS=(
       "plain|plain|"
       "record|record|"
@@ -115,16 +128,7 @@ if [ "$WHAT" = parts ]; then
     for j in $(seq 0 $((${#PARTS[@]} - 1))); do
       IFS='|' read -r name how opts <<< "${PARTS[$(( (j + i) % ${#PARTS[@]} ))]}"
       R="$OUT/parts-$name-$i.json"
-      envs=() cli=()
-      for o in $opts; do
-        case $o in KINESCOPE_*=*|CUDA_*=*|MINCUPTI_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
-      done
-      case $how in
-        plain) t $PIN $PY "$HERE/train.py" $args --result "$R" ;;
-        env) t env "${envs[@]}" $PIN $PY "$HERE/train.py" $args --result "$R" ;;
-        record) t env "${envs[@]}" $PIN $KCLI record -f "${cli[@]}" -o "$OUT/parts.kscope" -- \
-                  $PY "$HERE/train.py" $args --result "$R" ;;
-      esac
+      run_train "$how" "$opts" "$R" $args
     done
     now=$(date +%s)
     echo "round $i: $((now - rs)) s"
