@@ -16,11 +16,12 @@
 #define _GNU_SOURCE
 #include <cupti.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "open-cupti.h"
 
 #define TABLE 4096
 
@@ -28,7 +29,6 @@ static atomic_ulong calls[2][TABLE];
 static atomic_ulong nested[2][TABLE];
 static __thread int runtime_depth;
 static CUptiResult (*get_name) (CUpti_CallbackDomain, CUpti_CallbackId, const char **);
-static char cupti_path[4096];
 
 static void CUPTIAPI
 on_call (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
@@ -76,18 +76,6 @@ write_counts (void)
     fclose (f);
 }
 
-/* The copy of libcupti the program already maps (PyTorch brings its own). */
-static int
-find_cupti (struct dl_phdr_info *info, size_t size, void *data)
-{
-  if (info->dlpi_name != NULL && strstr (info->dlpi_name, "libcupti.so") != NULL)
-    {
-      snprintf (cupti_path, sizeof cupti_path, "%s", info->dlpi_name);
-      return 1;
-    }
-  return 0;
-}
-
 int InitializeInjection (void) __attribute__((visibility ("default")));
 
 int
@@ -98,13 +86,9 @@ InitializeInjection (void)
   CUpti_SubscriberHandle sub;
   void *h;
 
-  dl_iterate_phdr (find_cupti, NULL);
-  h = dlopen (cupti_path[0] ? cupti_path : "libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+  h = open_cupti ("apicount");
   if (h == NULL)
-    {
-      fprintf (stderr, "apicount: %s\n", dlerror ());
-      return 0;
-    }
+    return 0;
   subscribe = dlsym (h, "cuptiSubscribe");
   enable_domain = dlsym (h, "cuptiEnableDomain");
   get_name = dlsym (h, "cuptiGetCallbackName");

@@ -24,13 +24,14 @@
 #define _GNU_SOURCE
 #include <cupti.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "open-cupti.h"
 
 #define BUFFER_SIZE (8u << 20)
 #define POOL 4
@@ -55,7 +56,6 @@ static atomic_ulong records;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *pool[POOL];
 static int pool_len;
-static char cupti_path[4096];
 
 static void CUPTIAPI
 buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
@@ -230,17 +230,6 @@ report (void)
     fclose (f);
 }
 
-static int
-find_cupti (struct dl_phdr_info *info, size_t size, void *data)
-{
-  if (info->dlpi_name != NULL && strstr (info->dlpi_name, "libcupti.so") != NULL)
-    {
-      snprintf (cupti_path, sizeof cupti_path, "%s", info->dlpi_name);
-      return 1;
-    }
-  return 0;
-}
-
 int InitializeInjection (void) __attribute__((visibility ("default")));
 
 int
@@ -253,14 +242,9 @@ InitializeInjection (void)
   size_t n = sizeof flag;
   void *h;
 
-  /* The copy of libcupti the program already maps (PyTorch brings its own). */
-  dl_iterate_phdr (find_cupti, NULL);
-  h = dlopen (cupti_path[0] ? cupti_path : "libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+  h = open_cupti ("mincupti");
   if (h == NULL)
-    {
-      fprintf (stderr, "mincupti: %s\n", dlerror ());
-      return 0;
-    }
+    return 0;
   api.enable = dlsym (h, "cuptiActivityEnable");
   api.register_callbacks = dlsym (h, "cuptiActivityRegisterCallbacks");
   api.next_record = dlsym (h, "cuptiActivityGetNextRecord");
@@ -275,7 +259,7 @@ InitializeInjection (void)
   if (!api.enable || !api.register_callbacks || !api.next_record || !api.flush_all
       || !api.enable_runtime || !api.enable_driver || !api.set_attribute || !api.disable)
     {
-      fprintf (stderr, "mincupti: %s lacks the activity API\n", cupti_path);
+      fprintf (stderr, "mincupti: this libcupti lacks the activity API\n");
       return 0;
     }
 
