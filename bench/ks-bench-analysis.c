@@ -91,7 +91,15 @@ build_trace (guint64  units,
   gpu.device = 0;
   gpu.name = ks_trace_builder_intern (b, "Synthetic GPU");
   gpu.total_memory = G_GUINT64_CONSTANT (80) << 30;
+  /* An H200's limits, so that the kernel pass estimates occupancy. */
   gpu.compute_major = 9;
+  gpu.sm_count = 132;
+  gpu.max_threads_per_block = 1024;
+  gpu.max_threads_per_sm = 2048;
+  gpu.registers_per_block = gpu.registers_per_sm = 65536;
+  gpu.shared_memory_per_block = 49152;
+  gpu.shared_memory_per_sm = 233472;
+  gpu.warp_size = 32;
   ks_trace_builder_add_gpu (b, &gpu);
 
   for (guint i = 0; i < N_STREAMS; i++)
