@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "ks-analysis-private.h"
-#include "ks-occupancy.h"
 
 #define STACK_DEPTH 256
 
@@ -278,28 +277,6 @@ compare_kernels (gconstpointer a,
   return (ka->name > kb->name) - (ka->name < kb->name);
 }
 
-/* Computed from the launch and the GPU where both are known, so that
- * recordings, Nsight exports and PyTorch traces get the same figure;
- * otherwise the PyTorch profiler's own, when the event carries it. */
-static gboolean
-kernel_occupancy (const KsTrace *trace,
-                  const KsTrack *track,
-                  const KsGpu   *gpu,
-                  guint32        s,
-                  double        *pct)
-{
-  KsOccupancy o;
-  const char *args;
-
-  if (gpu != NULL && track->gpu != NULL && ks_occupancy_compute (gpu, &track->gpu[s], &o))
-    {
-      *pct = o.achieved_pct;
-      return TRUE;
-    }
-  args = ks_trace_slice_args (trace, track, s);
-  return args != NULL && ks_args_get_double (args, "est. achieved occupancy %", pct);
-}
-
 void
 _ks_analysis_kernels (KsAnalysis *self,
                       Context    *ctx)
@@ -324,7 +301,7 @@ _ks_analysis_kernels (KsAnalysis *self,
             {
               gint64 dur = track->end[s] - track->start[s];
               KsKernelStats *k;
-              double occ;
+              double occ, sm_eff;
               guint gi;
 
               if (track->slice_kind[s] != KS_SLICE_KERNEL)
@@ -370,7 +347,8 @@ _ks_analysis_kernels (KsAnalysis *self,
                    k->registers != track->gpu[s].kernel.registers))
                 k->config_varies = TRUE;
 
-              if (kernel_occupancy (trace, track, gpu, s, &occ))
+              _ks_kernel_estimates (trace, track, gpu, s, &occ, &sm_eff);
+              if (occ >= 0)
                 {
                   g_array_index (occ_weight, double, gi) += dur;
                   g_array_index (occ_sum, double, gi) += occ * dur;

@@ -152,6 +152,56 @@ latency_finish (KsLaunchLatency *lat,
   lat->p99_ns = _ks_select_nth (v, n, (n - 1) * 99 / 100);
 }
 
+/* The TensorBoard profiler's GPU summary estimates, over each kernel's
+ * time inside the window: SM efficiency is the sum of min(blocks / SMs, 1)
+ * × time over the window, so idle time lowers it; occupancy is the
+ * time-weighted mean, so idle time does not. */
+static void
+kernel_estimates (Context      *ctx,
+                  DeviceState  *ds,
+                  KsGpuSummary *sum)
+{
+  KsTrace *trace = ctx->trace;
+  const KsGpu *gpu = ks_trace_find_gpu (trace, ds->device);
+  gint64 window = ks_range_set_total (&ds->window);
+  double sm_sum = 0, occ_sum = 0, occ_weight = 0;
+  gboolean have_sm = FALSE;
+
+  sum->est_sm_efficiency_pct = -1;
+  sum->est_occupancy_pct = -1;
+  for (guint i = 0; i < ds->streams->len; i++)
+    {
+      const KsTrack *track = &trace->tracks[g_array_index (ds->streams, guint32, i)];
+
+      for (guint32 s = 0; s < track->n_slices; s++)
+        {
+          double occ, sm_eff;
+          gint64 inside;
+
+          if (track->slice_kind[s] != KS_SLICE_KERNEL)
+            continue;
+          inside = ks_range_set_measure (&ds->window, track->start[s], track->end[s]);
+          if (inside <= 0)
+            continue;
+          _ks_kernel_estimates (trace, track, gpu, s, &occ, &sm_eff);
+          if (sm_eff >= 0)
+            {
+              sm_sum += sm_eff * inside;
+              have_sm = TRUE;
+            }
+          if (occ >= 0)
+            {
+              occ_sum += occ * inside;
+              occ_weight += inside;
+            }
+        }
+    }
+  if (have_sm && window > 0)
+    sum->est_sm_efficiency_pct = MIN (sm_sum / window, 100.0);
+  if (occ_weight > 0)
+    sum->est_occupancy_pct = occ_sum / occ_weight;
+}
+
 void
 _ks_analysis_overview (KsAnalysis *self,
                        Context    *ctx)
@@ -252,6 +302,7 @@ _ks_analysis_overview (KsAnalysis *self,
         ks_range_set_add (&ds->window, ds->activity.r[0].start, ds->activity.r[ds->activity.n - 1].end);
       ks_range_set_seal (&ds->window);
 
+      kernel_estimates (ctx, ds, &sum);
       sum.busy_ns = ks_range_set_total (&ds->busy);
       sum.window_ns = ks_range_set_total (&ds->window);
       sum.busy_in_window_ns = ks_range_set_measure_set (&ds->busy, &ds->window);

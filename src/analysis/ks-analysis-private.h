@@ -57,6 +57,15 @@ const char *ks_args_find          (const char       *json,
 gboolean    ks_args_get_int       (const char       *json,
                                    const char       *key,
                                    gint64           *value);
+/* A kernel's estimated achieved occupancy and SM efficiency (percent),
+ * from its launch and @gpu when both are known, else from the PyTorch
+ * profiler's arguments; each < 0 when unknown. */
+void        _ks_kernel_estimates  (const KsTrace    *trace,
+                                   const KsTrack    *track,
+                                   const KsGpu      *gpu,
+                                   guint32           slice,
+                                   double           *occupancy_pct,
+                                   double           *sm_efficiency_pct);
 gboolean    ks_args_get_double    (const char       *json,
                                    const char       *key,
                                    double           *value);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ks-analysis-private.h"
+#include "ks-occupancy.h"
 
 void
 ks_range_set_init (KsRangeSet *set)
@@ -378,4 +379,38 @@ _ks_select_nth (gint64 *v,
         return v[k];
     }
   return v[k];
+}
+
+/* Computed from the launch and the GPU where both are known, so that
+ * recordings, Nsight exports and PyTorch traces get the same figures;
+ * otherwise what the PyTorch profiler wrote into the event. */
+void
+_ks_kernel_estimates (const KsTrace *trace,
+                      const KsTrack *track,
+                      const KsGpu   *gpu,
+                      guint32        slice,
+                      double        *occupancy_pct,
+                      double        *sm_efficiency_pct)
+{
+  const char *args;
+  KsOccupancy o;
+  double v;
+
+  *occupancy_pct = -1;
+  *sm_efficiency_pct = -1;
+  if (gpu != NULL && track->gpu != NULL && ks_occupancy_compute (gpu, &track->gpu[slice], &o))
+    {
+      const guint32 *grid = track->gpu[slice].kernel.grid;
+
+      *occupancy_pct = o.achieved_pct;
+      *sm_efficiency_pct = 100.0 * MIN ((double) grid[0] * grid[1] * grid[2] / gpu->sm_count, 1.0);
+      return;
+    }
+  args = ks_trace_slice_args (trace, track, slice);
+  if (args == NULL)
+    return;
+  if (ks_args_get_double (args, "est. achieved occupancy %", &v))
+    *occupancy_pct = v;
+  if (ks_args_get_double (args, "blocks per SM", &v) && v >= 0)
+    *sm_efficiency_pct = 100.0 * MIN (v, 1.0);
 }

@@ -928,6 +928,9 @@ static const struct {
   [KS_METRIC_KERNEL_SHARE] = {
     N_("Share of GPU time"),
     N_("The kernel's total time divided by the total time of all kernels on the analysed GPUs.") },
+  [KS_METRIC_SM_EFFICIENCY] = {
+    N_("Est. SM efficiency"),
+    N_("The share of the GPU's SMs that had work: each kernel counts min(its blocks / the SM count, 1) for its time in the window, summed and divided by the window, so idle time lowers it. The TensorBoard profiler's estimate, from the launch and the GPU's properties, else from the PyTorch profiler's blocks per SM.") },
   [KS_METRIC_OCCUPANCY] = {
     N_("Est. achieved occupancy"),
     N_("The blocks of the kernel that fit on one SM at once (limited by its registers, shared memory and threads), at most the grid's blocks per SM, times the threads per block over the SM's thread limit; averaged over the calls weighted by duration. The PyTorch profiler's definition, computed from the launch and the GPU's properties. Without them, the value the PyTorch profiler wrote.") },

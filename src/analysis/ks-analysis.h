@@ -86,6 +86,11 @@ typedef struct
   gint64          largest_gap_ns;
   gint64          gap_class_ns[3];    /* per KsGapClass */
 
+  /* The TensorBoard profiler's estimates over the kernels in the window,
+   * < 0 when no kernel's launch geometry and GPU are known. */
+  double          est_sm_efficiency_pct;
+  double          est_occupancy_pct;
+
   /* Busy fraction (0..1) of consecutive buckets from util_start. */
   gint64          util_start;
   gint64          util_bucket_ns;
@@ -278,6 +283,7 @@ typedef enum
   KS_METRIC_MEMORY_RESERVED,
   KS_METRIC_MEMORY_PEAK,
   KS_METRIC_ALLOCATION_LIFETIME,
+  KS_METRIC_SM_EFFICIENCY,
   KS_N_METRICS
 } KsMetric;
 

@@ -327,6 +327,14 @@ json_gpus (Printer *p,
       json_int (j, "window_end_ns", g->window_end);
       json_int (j, "busy_in_window_ns", g->busy_in_window_ns);
       json_num (j, "busy_pct", g->busy_pct);
+      if (g->est_sm_efficiency_pct >= 0)
+        json_num (j, "est_sm_efficiency_pct", g->est_sm_efficiency_pct);
+      else
+        json_str (j, "est_sm_efficiency_pct", NULL);
+      if (g->est_occupancy_pct >= 0)
+        json_num (j, "est_occupancy_pct", g->est_occupancy_pct);
+      else
+        json_str (j, "est_occupancy_pct", NULL);
       json_open (j, "gaps", '{');
       json_int (j, "count", g->n_gaps);
       json_int (j, "total_ns", g->gap_total_ns);
@@ -507,6 +515,10 @@ table_gpus (Printer *p)
       g_string_append_printf (out, "  %-24s %" G_GUINT64_FORMAT " (%s)\n", _("Kernels:"), g->n_kernels, kt);
       g_string_append_printf (out, "  %-24s %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT "\n",
                               _("Memcpy / memset:"), g->n_memcpy, g->n_memset);
+      if (g->est_sm_efficiency_pct >= 0)
+        g_string_append_printf (out, "  %-24s %.1f %%\n", _("Est. SM efficiency:"), g->est_sm_efficiency_pct);
+      if (g->est_occupancy_pct >= 0)
+        g_string_append_printf (out, "  %-24s %.1f %%\n", _("Est. occupancy:"), g->est_occupancy_pct);
       g_string_append_printf (out, "  %-24s %u, %s (%s %s)\n", _("Idle gaps:"), g->n_gaps, gt, _("largest"), gl);
       for (guint c = 0; c < KS_N_GAP_CLASSES; c++)
         {

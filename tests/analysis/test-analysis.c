@@ -173,6 +173,9 @@ test_busy (void)
   gpu = ks_analysis_get_gpus (a, &n);
   g_assert_cmpuint (n, ==, 1);
   g_assert_cmpint (gpu->device, ==, 0);
+  /* Neither the GPU's limits nor the kernels' geometry are known. */
+  g_assert_cmpfloat (gpu->est_sm_efficiency_pct, <, 0);
+  g_assert_cmpfloat (gpu->est_occupancy_pct, <, 0);
   g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "Test GPU");
   g_assert_cmpuint (gpu->n_kernels, ==, 4);
   g_assert_cmpint (gpu->kernel_time_ns, ==, 100000 + 150000 + 100000 + 100000);
@@ -598,6 +601,11 @@ test_operators (void)
   const KsKernelStats *kernels;
   const KsLaunchLatency *lat;
   guint n;
+
+  /* Without the GPU's limits the profiler's own estimates count,
+   * weighted by time: (50 × 500 + 20 × 100) / 600; no blocks per SM. */
+  g_assert_cmpfloat_with_epsilon (ks_analysis_get_gpu (a, 0)->est_occupancy_pct, 45.0, 1e-9);
+  g_assert_cmpfloat (ks_analysis_get_gpu (a, 0)->est_sm_efficiency_pct, <, 0);
 
   ops = ks_analysis_get_operators (a, KS_OPERATOR_BY_NAME, &n);
   g_assert_cmpuint (n, ==, 2);

@@ -287,6 +287,34 @@ test_recording (void)
   g_assert_true (seen);
 }
 
+/* The GPU summary's SM efficiency and occupancy, against a separate
+ * python3 implementation of the same rules over the fixture files
+ * (window: the union of the steps; weights: each kernel's time in it). */
+static void
+test_gpu_summary (void)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+  const struct { const char *file; double sm_efficiency; double occupancy; } cases[] = {
+    { "gpt_3steps.pt.trace.json.gz", 9.139563120, 53.298625875 },
+    { "loader_bound.pt.trace.json.gz", 3.122472411, 54.839759315 },
+    { "seed_cnn.pt.trace.json.gz", 31.496220206, 50.797152250 },
+    { "workers_pinned.pt.trace.json.gz", 2.233534368, 55.014813896 },
+    { "small_mlp_60steps.kscope", 2.664904892, 7.450110242 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(KsTrace) trace = load (dir ? dir : ".", cases[i].file);
+      g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+      const KsGpuSummary *gpu = ks_analysis_get_gpu (analysis, 0);
+
+      g_test_message ("%s: SM efficiency %.9f, occupancy %.9f", cases[i].file,
+                      gpu->est_sm_efficiency_pct, gpu->est_occupancy_pct);
+      g_assert_cmpfloat_with_epsilon (gpu->est_sm_efficiency_pct, cases[i].sm_efficiency, 1e-6);
+      g_assert_cmpfloat_with_epsilon (gpu->est_occupancy_pct, cases[i].occupancy, 1e-6);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -297,5 +325,6 @@ main (int    argc,
   g_test_add_func ("/analysis/occupancy/corpus", test_corpus);
   g_test_add_func ("/analysis/occupancy/kernel-table", test_kernel_table);
   g_test_add_func ("/analysis/occupancy/recording", test_recording);
+  g_test_add_func ("/analysis/occupancy/gpu-summary", test_gpu_summary);
   return g_test_run ();
 }

@@ -267,6 +267,19 @@ test_filter_and_threshold (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+has_label (GtkWidget  *widget,
+           const char *text)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if ((GTK_IS_LABEL (child) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), text) == 0)
+        || has_label (child, text))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 test_summary_advice (void)
 {
@@ -305,6 +318,20 @@ test_summary_advice (void)
   g_assert_nonnull (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "pageable-memcpy"));
   g_assert_nonnull (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "sync-calls"));
   g_assert_null (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "amp"));
+
+  /* The estimates of the GPU summary, with their definitions as tooltips:
+   * 3.1 % and 54.8 % for this trace (tests/analysis/test-occupancy.c). */
+  {
+    GtkWidget *sm = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "sm-efficiency-row");
+    GtkWidget *occ = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "occupancy-row");
+    g_assert_nonnull (sm);
+    g_assert_nonnull (occ);
+    g_assert_true (has_label (sm, "3.1 %"));
+    g_assert_true (has_label (occ, "54.8 %"));
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (sm), ==, ks_metric_get_definition (KS_METRIC_SM_EFFICIENCY));
+    g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (occ)), ==,
+                     ks_metric_get_title (KS_METRIC_OCCUPANCY));
+  }
 
   /* Its first place is the longest DataLoader call: activating it zooms there */
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (advice), TRUE);

@@ -200,6 +200,21 @@ add_gpu (KsSummaryPage      *self,
   kernels = g_strdup_printf ("%" G_GUINT64_FORMAT " · %s", gpu->n_kernels, kernel_time);
   value_row (group, ks_metric_get_title (KS_METRIC_KERNEL_TIME), kernels, NULL, KS_METRIC_KERNEL_TIME);
 
+  if (gpu->est_sm_efficiency_pct >= 0)
+    {
+      g_autofree char *v = g_strdup_printf ("%.1f %%", gpu->est_sm_efficiency_pct);
+
+      row = value_row (group, ks_metric_get_title (KS_METRIC_SM_EFFICIENCY), v, NULL, KS_METRIC_SM_EFFICIENCY);
+      gtk_widget_set_name (row, "sm-efficiency-row");
+    }
+  if (gpu->est_occupancy_pct >= 0)
+    {
+      g_autofree char *v = g_strdup_printf ("%.1f %%", gpu->est_occupancy_pct);
+
+      row = value_row (group, ks_metric_get_title (KS_METRIC_OCCUPANCY), v, NULL, KS_METRIC_OCCUPANCY);
+      gtk_widget_set_name (row, "occupancy-row");
+    }
+
   gaps = g_strdup_printf ("%u · %s", gpu->n_gaps, gap_total);
   gaps_sub = g_strdup_printf (_("Largest %s"), gap_largest);
   row = value_row (group, _("Idle gaps"), gaps, gaps_sub, KS_METRIC_GAP);
