@@ -45,9 +45,9 @@ max_blocks_per_sm (guint major,
     }
 }
 
-static inline guint
-round_up (guint x,
-          guint unit)
+static inline guint64
+round_up (guint64 x,
+          guint64 unit)
 {
   return (x + unit - 1) / unit * unit;
 }
@@ -80,7 +80,8 @@ ks_occupancy_compute (const KsGpu     *gpu,
   double per_sm;
 
   memset (out, 0, sizeof *out);
-  if (block_limit == 0 || warp == 0 || gpu->sm_count == 0 || gpu->max_threads_per_sm < warp
+  /* Properties from a file: anything out of a GPU's range means unknown. */
+  if (block_limit == 0 || warp == 0 || warp > 1024 || gpu->sm_count == 0 || gpu->max_threads_per_sm < warp
       || gpu->registers_per_sm == 0 || gpu->shared_memory_per_sm == 0 || threads == 0 || blocks == 0)
     return FALSE;
 
@@ -101,13 +102,11 @@ ks_occupancy_compute (const KsGpu     *gpu,
   /* Registers, allocated per warp in each partition of the SM. */
   if (registers > 0 && active > 0)
     {
-      guint per_warp = round_up (registers * warp, 256);
-      guint warps = (gpu->registers_per_sm / partitions / per_warp) * partitions;
-      guint by_registers = warps / warps_per_block;
+      guint64 per_warp = round_up ((guint64) registers * warp, 256);
+      guint by_registers = 0;
 
-      if ((guint64) per_warp * round_up (warps_per_block, partitions) > registers_per_block
-          || registers > 256)
-        by_registers = 0;
+      if (registers <= 256 && per_warp * round_up (warps_per_block, partitions) <= registers_per_block)
+        by_registers = (guint) ((gpu->registers_per_sm / partitions / per_warp) * partitions / warps_per_block);
       if (by_registers < active)
         {
           active = by_registers;
@@ -117,7 +116,7 @@ ks_occupancy_compute (const KsGpu     *gpu,
 
   /* Shared memory, with the carve-out at its largest: the kernel ran, so
    * a block needing more than the default limit had opted in to more. */
-  smem = round_up (kernel->kernel.shared_memory + smem_reserved, smem_unit);
+  smem = round_up ((guint64) kernel->kernel.shared_memory + smem_reserved, smem_unit);
   if (active > 0)
     {
       guint by_smem = smem > 0 ? (guint) MIN (gpu->shared_memory_per_sm / smem, G_MAXUINT) : G_MAXUINT;

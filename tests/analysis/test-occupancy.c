@@ -89,6 +89,13 @@ test_rules (void)
   sm86.shared_memory_per_sm = 102400;
   check (&sm86, launch (1 << 20, 32, 16, 0), 16, KS_OCCUPANCY_LIMIT_BLOCKS, 100.0 * 16 * 32 / 1536, 100.0 * 16 * 32 / 1536);
 
+  /* Values no launch can have, as a damaged file may hold them. */
+  check (&h200, launch (G_MAXUINT32, 1024, G_MAXUINT16, G_MAXUINT32), 0, KS_OCCUPANCY_LIMIT_REGISTERS, 0, 0);
+  unknown.warp_size = G_MAXUINT32;
+  unknown.max_threads_per_sm = G_MAXUINT32;
+  g_assert_false (ks_occupancy_compute (&unknown, &k, &o));
+  unknown = h200;
+
   /* Nothing is guessed when a property or the geometry is missing. */
   unknown.registers_per_sm = 0;
   g_assert_false (ks_occupancy_compute (&unknown, &k, &o));
