@@ -537,7 +537,8 @@ table_steps (Printer *p)
   GString *out = p->out;
   gboolean several;
   int width = 18;
-  guint n;
+  guint n, shown;
+  double mean[KS_N_STEP_PARTS + 1] = { 0 };
   const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
 
   if (n == 0)
@@ -558,6 +559,9 @@ table_steps (Printer *p)
   for (guint k = 0; k < KS_N_STEP_PARTS; k++)
     cell (out, ks_step_part_get_title (k), 11, TRUE);
   end_row (out);
+  /* A recording can have thousands of NVTX steps: the first ones, then
+   * their mean. */
+  shown = limited (p, n, 20);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *name = several ? g_strdup_printf ("%s/%" G_GINT64_FORMAT,
@@ -565,10 +569,27 @@ table_steps (Printer *p)
                                                          step_pid (p, &steps[i]))
                                       : g_strdup (ks_trace_string (p->trace, steps[i].name));
 
+      mean[KS_N_STEP_PARTS] += (double) (steps[i].end - steps[i].start) / n;
+      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
+        mean[k] += (double) steps[i].parts[k] / n;
+      if (i >= shown)
+        continue;
       cell (out, name, width, FALSE);
       cell_dur (out, steps[i].end - steps[i].start, 11);
       for (guint k = 0; k < KS_N_STEP_PARTS; k++)
         cell_dur (out, steps[i].parts[k], 11);
+      end_row (out);
+    }
+  if (shown < n)
+    g_string_append_printf (out, _("… %u more (use --limit)\n"), n - shown);
+  if (n > 1)
+    {
+      g_autofree char *label = g_strdup_printf (_("mean of %u"), n);
+
+      cell (out, label, width, FALSE);
+      cell_dur (out, (gint64) (mean[KS_N_STEP_PARTS] + 0.5), 11);
+      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
+        cell_dur (out, (gint64) (mean[k] + 0.5), 11);
       end_row (out);
     }
 }
@@ -700,7 +721,8 @@ report_summary (Printer *p)
       const KsGpuSummary *gpus = ks_analysis_get_gpus (p->analysis, &n);
 
       g_string_append (p->out, "device,name,kernels,kernel_time_ns,busy_ns,window_ns,busy_in_window_ns,busy_pct,"
-                               "gaps,gap_total_ns,largest_gap_ns,host_wait_ns,kernel_wait_ns,other_wait_ns\n");
+                               "gaps,gap_total_ns,largest_gap_ns,host_wait_ns,kernel_wait_ns,other_wait_ns,"
+                               "est_sm_efficiency_pct,est_occupancy_pct\n");
       for (guint i = 0; i < n; i++)
         {
           csv_int (p->out, gpus[i].device, FALSE);
@@ -716,7 +738,16 @@ report_summary (Printer *p)
           csv_int (p->out, gpus[i].largest_gap_ns, FALSE);
           csv_int (p->out, gpus[i].gap_class_ns[KS_GAP_HOST_WAIT], FALSE);
           csv_int (p->out, gpus[i].gap_class_ns[KS_GAP_KERNEL_WAIT], FALSE);
-          csv_int (p->out, gpus[i].gap_class_ns[KS_GAP_OTHER], TRUE);
+          csv_int (p->out, gpus[i].gap_class_ns[KS_GAP_OTHER], FALSE);
+          /* Empty when unknown. */
+          if (gpus[i].est_sm_efficiency_pct >= 0)
+            csv_num (p->out, gpus[i].est_sm_efficiency_pct, FALSE);
+          else
+            g_string_append_c (p->out, ',');
+          if (gpus[i].est_occupancy_pct >= 0)
+            csv_num (p->out, gpus[i].est_occupancy_pct, TRUE);
+          else
+            g_string_append_c (p->out, '\n');
         }
     }
   else

@@ -213,6 +213,31 @@ test_gap_threshold (void)
     }
 }
 
+/* A recording's 60 NVTX steps: the first 20, then their mean. */
+static void
+test_recording_steps (void)
+{
+  g_autofree char *path = fixture ("small_mlp_60steps.kscope");
+  Run r;
+
+  run_cli (&r, path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "window = steps"));
+  g_assert_nonnull (strstr (r.out, "\nstep 19 "));
+  g_assert_null (strstr (r.out, "\nstep 20 "));
+  g_assert_nonnull (strstr (r.out, "… 40 more (use --limit)\n"));
+  g_assert_nonnull (strstr (r.out, "\nmean of 60 "));
+  g_assert_nonnull (strstr (r.out, "Est. SM efficiency:      2.7 %"));
+  g_assert_nonnull (strstr (r.out, "Est. occupancy:          7.5 %"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--limit", "60", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nstep 59 "));
+  g_assert_null (strstr (r.out, "more (use --limit)"));
+  run_clear (&r);
+}
+
 static void
 test_reports (void)
 {
@@ -225,6 +250,8 @@ test_reports (void)
   lines = g_strsplit (r.out, "\n", -1);
   g_assert_true (g_str_has_prefix (lines[0], "device,name,kernels,kernel_time_ns,busy_ns,window_ns"));
   g_assert_true (g_str_has_prefix (lines[1], "0,NVIDIA H200,176,4600263,4600263,138630810,4600263,3.3184,133,"));
+  g_assert_true (g_str_has_suffix (lines[0], ",est_sm_efficiency_pct,est_occupancy_pct"));
+  g_assert_true (g_str_has_suffix (lines[1], ",3.1225,54.8398"));
   run_clear (&r);
 
   run_cli (&r, path, NULL);
@@ -322,6 +349,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/summary-json", test_summary_json);
   g_test_add_func ("/analysis/cli/gap-threshold", test_gap_threshold);
   g_test_add_func ("/analysis/cli/reports", test_reports);
+  g_test_add_func ("/analysis/cli/recording-steps", test_recording_steps);
   g_test_add_func ("/analysis/cli/errors", test_errors);
 
   return g_test_run ();
