@@ -4,7 +4,7 @@
  * The fixtures and the shared corpus check the estimate against the one
  * the PyTorch profiler wrote into each kernel event ("est. achieved
  * occupancy %", computed by CUDA's own calculator and rounded half up in
- * single precision), on H200, A100 and other GPUs.
+ * single precision), on H200, A100 and V100 GPUs.
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -206,7 +206,7 @@ test_fixtures (void)
   check_files (dir ? dir : ".", cases, G_N_ELEMENTS (cases));
 }
 
-/* A100 (sm_80) and other traces from other projects. */
+/* A100 (sm_80) and V100 (sm_70) traces from other projects. */
 static void
 test_corpus (void)
 {
