@@ -66,8 +66,9 @@ buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
   if (pool_len > 0)
     b = pool[--pool_len];
   pthread_mutex_unlock (&pool_lock);
+  /* Zeroed, as CUPTI is told (below). */
   if (b == NULL)
-    b = aligned_alloc (8, BUFFER_SIZE);
+    b = calloc (1, BUFFER_SIZE);
   *buffer = b;
   *size = b ? BUFFER_SIZE : 0;
   *max_records = 0;
