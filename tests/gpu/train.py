@@ -6,8 +6,8 @@
              [--result OUT.json] [--model mlp|gpt|cnn] [--width W] [--batch B] [--toggle N]
 
 An MLP (or, with --model gpt, a small GPT-style decoder trained on token
-sequences with AdamW under bf16 autocast; with --model cnn, the CNN of the
-seed_cnn fixture on 64x64 images) on synthetic data served by a
+sequences with AdamW under bf16 autocast; with --model cnn, a CNN with the
+seed_cnn fixture's layers on 64x64 images) on synthetic data served by a
 DataLoader with W worker processes; each step is an NVTX range "step N"
 with "forward", "backward" and "optimizer" inside (torch.cuda.nvtx). Step
 times (CUDA-synchronized wall clock) go to --result. With --torch-profiler,
@@ -90,8 +90,10 @@ class Images(Dataset):
 
 
 def seed_cnn():
-    """The CNN of the seed_cnn fixture: three 3x3 convolutions with batch
-    norm, a max pool, global average pooling and a linear classifier."""
+    """A CNN with the layers of the seed_cnn fixture (its convolution,
+    batch norm, max pool and linear shapes): three 3x3 convolutions with
+    batch norm and ReLU, a max pool, global average pooling and a linear
+    classifier."""
     return nn.Sequential(
         nn.Conv2d(3, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(),
         nn.Conv2d(64, 128, 3, padding=1), nn.BatchNorm2d(128), nn.ReLU(), nn.MaxPool2d(2),
