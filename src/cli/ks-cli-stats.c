@@ -30,6 +30,7 @@ typedef enum
   REPORT_KERNELS,
   REPORT_MEMORY,
   REPORT_ADVICE,
+  REPORT_STEPS,
 } Report;
 
 typedef enum
@@ -532,7 +533,8 @@ table_gpus (Printer *p)
 }
 
 static void
-table_steps (Printer *p)
+table_steps (Printer *p,
+             guint    default_rows)
 {
   GString *out = p->out;
   gboolean several;
@@ -561,7 +563,7 @@ table_steps (Printer *p)
   end_row (out);
   /* A recording can have thousands of NVTX steps: the first ones, then
    * their mean. */
-  shown = limited (p, n, 20);
+  shown = limited (p, n, default_rows);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *name = several ? g_strdup_printf ("%s/%" G_GINT64_FORMAT,
@@ -753,7 +755,7 @@ report_summary (Printer *p)
   else
     {
       table_gpus (p);
-      table_steps (p);
+      table_steps (p, 20);
       g_string_append_printf (p->out, "\n%s\n", _("Top kernels:"));
       table_kernels (p, SUMMARY_TOP);
       g_string_append_printf (p->out, "\n%s\n", _("Top operators:"));
@@ -1153,6 +1155,45 @@ report_advice (Printer *p)
     table_advice (p);
 }
 
+/* Every step with its breakdown: a recording's step times as a series. */
+static void
+report_steps (Printer *p)
+{
+  guint n;
+  const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
+
+  if (p->format == FORMAT_JSON)
+    {
+      Json j = { p->out, 0, { TRUE } };
+
+      json_open (&j, NULL, '{');
+      json_steps (p, &j);
+      json_close (&j, '}');
+      g_string_append_c (p->out, '\n');
+    }
+  else if (p->format == FORMAT_CSV)
+    {
+      g_string_append (p->out, "name,pid,start_ns,dur_ns");
+      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
+        g_string_append_printf (p->out, ",%s_ns", ks_step_part_to_string (k));
+      g_string_append_c (p->out, '\n');
+      for (guint i = 0; i < n; i++)
+        {
+          csv_field (p->out, ks_trace_string (p->trace, steps[i].name), FALSE);
+          csv_int (p->out, step_pid (p, &steps[i]), FALSE);
+          csv_int (p->out, steps[i].start, FALSE);
+          csv_int (p->out, steps[i].end - steps[i].start, FALSE);
+          for (guint k = 0; k < KS_N_STEP_PARTS; k++)
+            csv_int (p->out, steps[i].parts[k], k + 1 == KS_N_STEP_PARTS);
+        }
+    }
+  else if (n == 0)
+    g_string_append_printf (p->out, "%s\n",
+                            _("No steps: the trace has neither ProfilerStep#N nor NVTX ranges named like a step."));
+  else
+    table_steps (p, 0);
+}
+
 int
 ks_cli_stats (int    argc,
               char **argv)
@@ -1172,12 +1213,12 @@ ks_cli_stats (int    argc,
   int limit = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
-  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", NULL };
+  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory or advice"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice or steps"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -1296,6 +1337,7 @@ ks_cli_stats (int    argc,
     case REPORT_KERNELS:   report_kernels (&printer); break;
     case REPORT_MEMORY:    report_memory (&printer); break;
     case REPORT_ADVICE:    report_advice (&printer); break;
+    case REPORT_STEPS:     report_steps (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -15,6 +15,8 @@
 #include <yajl/yajl_tree.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -236,6 +238,59 @@ test_recording_steps (void)
   g_assert_nonnull (strstr (r.out, "\nstep 59 "));
   g_assert_null (strstr (r.out, "more (use --limit)"));
   run_clear (&r);
+
+  /* --report steps: every step, as a series to plot. */
+  run_cli (&r, path, "--report", "steps", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nstep 59 "));
+  g_assert_nonnull (strstr (r.out, "\nmean of 60 "));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "steps", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    g_auto(GStrv) lines = g_strsplit (r.out, "\n", -1);
+
+    g_assert_cmpuint (g_strv_length (lines), ==, 1 + 60 + 1);
+    g_assert_cmpstr (lines[0], ==, "name,pid,start_ns,dur_ns,kernel_ns,memcpy_ns,memset_ns,runtime_ns,"
+                                   "dataloader_ns,cpu_exec_ns,other_ns");
+    /* step 10: 2028550 ns, 268700 ns of kernels (python3 over the file) */
+    g_assert_true (g_str_has_prefix (lines[11], "step 10,668,"));
+    g_assert_nonnull (strstr (lines[11], ",2028550,268700,"));
+  }
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "steps", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    yajl_val root = parse (r.out);
+    const char *key[] = { "steps", NULL };
+    yajl_val steps = yajl_tree_get (root, key, yajl_t_array);
+
+    g_assert_nonnull (steps);
+    g_assert_cmpuint (YAJL_GET_ARRAY (steps)->len, ==, 60);
+    yajl_tree_free (root);
+  }
+  run_clear (&r);
+
+  /* A trace without steps says so. */
+  {
+    static const char trace[] =
+      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+      "\"ts\":10,\"dur\":5,\"args\":{\"device\":0,\"stream\":7}}]}";
+    g_autoptr(GError) error = NULL;
+    g_autofree char *tmp = NULL;
+    int fd = g_file_open_tmp ("ks-no-steps-XXXXXX.json", &tmp, &error);
+
+    g_assert_no_error (error);
+    close (fd);
+    g_assert_true (g_file_set_contents (tmp, trace, -1, NULL));
+    run_cli (&r, tmp, "--report", "steps", NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_nonnull (strstr (r.out, "No steps"));
+    run_clear (&r);
+    g_unlink (tmp);
+  }
 }
 
 static void
