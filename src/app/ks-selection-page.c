@@ -29,6 +29,7 @@ struct _KsSelectionPage
   GtkBox           *box;
 
   KsSession        *session;
+  KsAnalysis       *analysis;
   KsTimelineLayout *layout;
   GCancellable     *range_cancellable;
   KsRangeStats     *range_stats;
@@ -326,6 +327,39 @@ add_occupancy (KsSelectionPage *self,
   add_row_take (self, _("Est. achieved occupancy"), g_strdup_printf ("%.0f %%", o.achieved_pct));
 }
 
+/* A ProfilerStep#N, or an NVTX range the analysis took for a step: its
+ * breakdown, as on the Summary page. */
+static void
+add_step (KsSelectionPage *self,
+          KsTrace         *trace,
+          guint32          track_index,
+          guint32          slice)
+{
+  const KsStep *steps;
+  guint n;
+
+  if (self->analysis == NULL)
+    return;
+  steps = ks_analysis_get_steps (self->analysis, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 dur = steps[i].end - steps[i].start;
+
+      if (steps[i].track != track_index || steps[i].slice != slice)
+        continue;
+      begin_group (self, ks_metric_get_title (KS_METRIC_STEP_BREAKDOWN));
+      gtk_widget_set_tooltip_text (self->group, ks_metric_get_definition (KS_METRIC_STEP_BREAKDOWN));
+      for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+        {
+          g_autofree char *time = ks_time_format_duration (steps[i].parts[p]);
+
+          add_row_take (self, ks_step_part_get_title (p),
+                        g_strdup_printf ("%s (%.1f %%)", time, dur > 0 ? 100.0 * steps[i].parts[p] / dur : 0.0));
+        }
+      return;
+    }
+}
+
 static void
 add_slice (KsSelectionPage *self,
            KsTrace         *trace,
@@ -389,6 +423,7 @@ add_slice (KsSelectionPage *self,
         add_row_take (self, _("Throughput"), g_strdup_printf (_("%.2f GB/s"), (double)g->copy.bytes / dur));
     }
 
+  add_step (self, trace, track_index, slice);
   add_flows (self, trace, track_index, slice);
   add_args (self, ks_trace_slice_args (trace, track, slice));
 }
@@ -596,6 +631,16 @@ ks_selection_page_set_session (KsSelectionPage  *self,
   rebuild (self);
 }
 
+void
+ks_selection_page_set_analysis (KsSelectionPage *self,
+                                KsAnalysis      *analysis)
+{
+  g_return_if_fail (KS_IS_SELECTION_PAGE (self));
+
+  if (g_set_object (&self->analysis, analysis))
+    rebuild (self);
+}
+
 static void
 ks_selection_page_dispose (GObject *object)
 {
@@ -606,6 +651,7 @@ ks_selection_page_dispose (GObject *object)
   g_cancellable_cancel (self->range_cancellable);
   g_clear_object (&self->range_cancellable);
   g_clear_object (&self->session);
+  g_clear_object (&self->analysis);
   g_clear_pointer (&self->range_stats, ks_range_stats_free);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_SELECTION_PAGE);

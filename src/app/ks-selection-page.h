@@ -9,6 +9,7 @@
 
 #include <gtk/gtk.h>
 
+#include "ks-analysis.h"
 #include "ks-session.h"
 #include "ks-timeline-layout.h"
 
@@ -27,6 +28,10 @@ void        ks_selection_page_set_session  (KsSelectionPage  *self,
                                             KsSession        *session,
                                             KsTimelineLayout *layout);
 /* TRUE while range statistics are being computed. */
+/* The analysis of the session's trace, NULL while there is none: a
+ * selected step then shows its breakdown. */
+void        ks_selection_page_set_analysis (KsSelectionPage  *self,
+                                            KsAnalysis       *analysis);
 gboolean    ks_selection_page_get_busy     (KsSelectionPage  *self);
 /* The value shown beside @title in the group titled @group, or NULL. */
 const char *ks_selection_page_lookup_value (KsSelectionPage  *self,

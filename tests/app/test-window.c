@@ -487,6 +487,35 @@ test_select_kernel (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A selected step shows its breakdown once the analysis is there:
+ * ProfilerStep#2 of loader_bound, 39.54 ms of which 32.32 ms in the
+ * DataLoader (the numbers of test-analysis-fixtures.c). */
+static void
+test_select_step (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  KsSelectionPage *page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  const char *group = "Step time breakdown";
+  guint32 track = 0, slice;
+
+  slice = find_longest (trace, "ProfilerStep#2", &track);
+  ks_session_select_slice (session, track, slice);
+  WAIT_FOR (ks_selection_page_lookup_value (page, group, "Kernel") != NULL);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Name"), ==, "ProfilerStep#2");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, group, "Kernel"), ==, "1.15 ms (2.9 %)");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, group, "DataLoader"), ==, "32.3 ms (81.7 %)");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, group, "Other"), ==, "1.52 ms (3.8 %)");
+
+  /* Not a step: no breakdown. */
+  slice = find_longest (trace, LB_KERNEL_NAME, &track);
+  ks_session_select_slice (session, track, slice);
+  g_assert_null (ks_selection_page_lookup_value (page, group, "Kernel"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_range (void)
 {
@@ -1131,6 +1160,7 @@ main (int   argc,
 
   g_test_add_func ("/app/window/navigate", test_navigate);
   g_test_add_func ("/app/window/select-kernel", test_select_kernel);
+  g_test_add_func ("/app/window/select-step", test_select_step);
   g_test_add_func ("/app/window/range", test_range);
   g_test_add_func ("/app/window/search", test_search);
   g_test_add_func ("/app/window/search-folded", test_search_folded);

@@ -16,6 +16,7 @@
 #include "ks-kernels-page.h"
 #include "ks-memory-page.h"
 #include "ks-operators-page.h"
+#include "ks-selection-page.h"
 #include "ks-summary-page.h"
 
 struct _KsAnalysisPages
@@ -57,6 +58,8 @@ set_pages (KsAnalysisPages *self)
   ks_operators_page_set_analysis (self->operators, trace, self->analysis);
   ks_kernels_page_set_analysis (self->kernels, trace, self->analysis);
   ks_memory_page_set_analysis (self->memory, trace, self->analysis);
+  ks_selection_page_set_analysis (KS_SELECTION_PAGE (ks_window_get_page (self->window, "selection")),
+                                  self->analysis);
 }
 
 static void
