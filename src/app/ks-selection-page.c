@@ -331,7 +331,6 @@ add_occupancy (KsSelectionPage *self,
  * breakdown, as on the Summary page. */
 static void
 add_step (KsSelectionPage *self,
-          KsTrace         *trace,
           guint32          track_index,
           guint32          slice)
 {
@@ -423,7 +422,7 @@ add_slice (KsSelectionPage *self,
         add_row_take (self, _("Throughput"), g_strdup_printf (_("%.2f GB/s"), (double)g->copy.bytes / dur));
     }
 
-  add_step (self, trace, track_index, slice);
+  add_step (self, track_index, slice);
   add_flows (self, trace, track_index, slice);
   add_args (self, ks_trace_slice_args (trace, track, slice));
 }

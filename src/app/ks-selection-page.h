@@ -27,11 +27,11 @@ GtkWidget  *ks_selection_page_new          (void);
 void        ks_selection_page_set_session  (KsSelectionPage  *self,
                                             KsSession        *session,
                                             KsTimelineLayout *layout);
-/* TRUE while range statistics are being computed. */
 /* The analysis of the session's trace, NULL while there is none: a
  * selected step then shows its breakdown. */
 void        ks_selection_page_set_analysis (KsSelectionPage  *self,
                                             KsAnalysis       *analysis);
+/* TRUE while range statistics are being computed. */
 gboolean    ks_selection_page_get_busy     (KsSelectionPage  *self);
 /* The value shown beside @title in the group titled @group, or NULL. */
 const char *ks_selection_page_lookup_value (KsSelectionPage  *self,
