@@ -159,10 +159,10 @@ latency_finish (KsLaunchLatency *lat,
 static void
 kernel_estimates (Context      *ctx,
                   DeviceState  *ds,
+                  const KsGpu  *gpu,
                   KsGpuSummary *sum)
 {
   KsTrace *trace = ctx->trace;
-  const KsGpu *gpu = ks_trace_find_gpu (trace, ds->device);
   gint64 window = ks_range_set_total (&ds->window);
   double sm_sum = 0, occ_sum = 0, occ_weight = 0;
   gboolean have_sm = FALSE;
@@ -218,17 +218,16 @@ _ks_analysis_overview (KsAnalysis *self,
       DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
       const guint32 *streams = (const guint32 *)(gpointer)ds->streams->data;
       g_autoptr(GArray) latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+      const KsGpu *gpu = ks_trace_find_gpu (trace, ds->device);
       KsGpuSummary sum;
 
       memset (&sum, 0, sizeof sum);
       sum.device = ds->device;
-
-      for (guint32 i = 0; i < trace->n_gpus; i++)
-        if (trace->gpus[i].device == ds->device)
-          {
-            sum.name = trace->gpus[i].name;
-            sum.total_memory = trace->gpus[i].total_memory;
-          }
+      if (gpu != NULL)
+        {
+          sum.name = gpu->name;
+          sum.total_memory = gpu->total_memory;
+        }
 
       union_of_tracks (ctx, streams, ds->streams->len, KIND_BIT (KS_SLICE_KERNEL), 0, 0, &ds->kernels);
       union_of_tracks (ctx, streams, ds->streams->len, busy_kinds, 0, 0, &ds->busy);
@@ -302,7 +301,7 @@ _ks_analysis_overview (KsAnalysis *self,
         ks_range_set_add (&ds->window, ds->activity.r[0].start, ds->activity.r[ds->activity.n - 1].end);
       ks_range_set_seal (&ds->window);
 
-      kernel_estimates (ctx, ds, &sum);
+      kernel_estimates (ctx, ds, gpu, &sum);
       sum.busy_ns = ks_range_set_total (&ds->busy);
       sum.window_ns = ks_range_set_total (&ds->window);
       sum.busy_in_window_ns = ks_range_set_measure_set (&ds->busy, &ds->window);

@@ -359,9 +359,10 @@ static char *
 gpu_label (KsTrace *trace,
            gint32   device)
 {
-  for (guint32 i = 0; i < trace->n_gpus; i++)
-    if (trace->gpus[i].device == device && *ks_trace_string (trace, trace->gpus[i].name))
-      return g_strdup_printf (_("GPU %d · %s"), device, ks_trace_string (trace, trace->gpus[i].name));
+  const KsGpu *gpu = ks_trace_find_gpu (trace, device);
+
+  if (gpu != NULL && *ks_trace_string (trace, gpu->name))
+    return g_strdup_printf (_("GPU %d · %s"), device, ks_trace_string (trace, gpu->name));
   return g_strdup_printf (_("GPU %d"), device);
 }
 

@@ -63,3 +63,22 @@ ks_test_find_descendant (GtkWidget  *widget,
     }
   return NULL;
 }
+
+GtkWidget *
+ks_test_find_label (GtkWidget  *widget,
+                    const char *prefix)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_LABEL (child) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (child)), prefix))
+        return child;
+      found = ks_test_find_label (child, prefix);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}

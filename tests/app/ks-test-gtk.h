@@ -42,4 +42,8 @@ GtkWidget *ks_test_find_descendant (GtkWidget  *widget,
                                     GType       type,
                                     const char *name);
 
+/* The first descendant label of @widget whose text starts with @prefix. */
+GtkWidget *ks_test_find_label      (GtkWidget  *widget,
+                                    const char *prefix);
+
 G_END_DECLS

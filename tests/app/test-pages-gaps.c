@@ -267,19 +267,6 @@ test_filter_and_threshold (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-static gboolean
-has_label (GtkWidget  *widget,
-           const char *text)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    if ((GTK_IS_LABEL (child) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), text) == 0)
-        || has_label (child, text))
-      return TRUE;
-  return FALSE;
-}
-
 static void
 test_summary_advice (void)
 {
@@ -326,8 +313,8 @@ test_summary_advice (void)
     GtkWidget *occ = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "occupancy-row");
     g_assert_nonnull (sm);
     g_assert_nonnull (occ);
-    g_assert_true (has_label (sm, "3.1 %"));
-    g_assert_true (has_label (occ, "54.8 %"));
+    g_assert_nonnull (ks_test_find_label (sm, "3.1 %"));
+    g_assert_nonnull (ks_test_find_label (occ, "54.8 %"));
     g_assert_cmpstr (gtk_widget_get_tooltip_text (sm), ==, ks_metric_get_definition (KS_METRIC_SM_EFFICIENCY));
     g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (occ)), ==,
                      ks_metric_get_title (KS_METRIC_OCCUPANCY));

@@ -78,26 +78,6 @@ show (GtkWidget *page)
   return window;
 }
 
-/* A label whose text starts with @prefix */
-static GtkWidget *
-find_label (GtkWidget  *widget,
-            const char *prefix)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found;
-
-      if (GTK_IS_LABEL (child) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (child)), prefix))
-        return child;
-      found = find_label (child, prefix);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static void
 test_operators (void)
 {
@@ -182,7 +162,7 @@ test_kernels (void)
   g_assert_cmpint (ev.end - ev.start, ==, 246080);
 
   /* The latency summary below the table */
-  g_assert_nonnull (find_label (page, "Launch latency of 176 kernels: p50 1.22"));
+  g_assert_nonnull (ks_test_find_label (page, "Launch latency of 176 kernels: p50 1.22"));
 
   /* No analysis: an empty table */
   ks_kernels_page_set_analysis (KS_KERNELS_PAGE (page), NULL, NULL);
@@ -224,8 +204,8 @@ test_memory (void)
     g_autofree char *peak_text = g_strdup_printf ("Peak %s at 37.4 ms in aten::convolution_backward", peak);
     g_autofree char *resv_text = g_strdup_printf ("Reserved up to %s of %s", resv, cap);
 
-    g_assert_nonnull (find_label (page, peak_text));
-    g_assert_nonnull (find_label (page, resv_text));
+    g_assert_nonnull (ks_test_find_label (page, peak_text));
+    g_assert_nonnull (ks_test_find_label (page, resv_text));
   }
 
   /* Host memory from the device drop-down */
