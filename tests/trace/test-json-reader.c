@@ -1099,7 +1099,7 @@ test_bad_files (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_autofree char *empty = write_temp ("empty.json", "", 0);
-  g_autofree char *zip = write_temp ("trace.zip", "PK\x03\x04 rest of a zip", 20);
+  g_autofree char *zip = write_temp ("trace.zip", "PK\x03\x04 rest of a zip", 18);
   g_autofree char *csv = write_temp ("gpu.csv", "timestamp, index\n1, 2\n", 22);
   g_autofree char *dir = g_dir_make_tmp ("ks-empty-XXXXXX", NULL);
 
