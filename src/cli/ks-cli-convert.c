@@ -65,11 +65,15 @@ ks_cli_convert (int    argc,
       g_printerr (_("%s: INPUT and OUTPUT are the same file\n"), g_get_prgname ());
       return KS_CLI_USAGE;
     }
+  /* Said before the long read; the writer checks again, atomically. */
   if (!force && g_file_query_exists (out, NULL))
     {
       g_printerr (_("kinescope-cli convert: %s exists (use --force to replace it)\n"), files[1]);
       return KS_CLI_FAILED;
     }
+
+  /* Ctrl-C or a kill during the save leaves no hidden temporary file. */
+  ks_kscope_write_remove_temp_on_signals ();
 
   t0 = g_get_monotonic_time ();
   trace = ks_trace_load (in, NULL, NULL, &error);
@@ -80,11 +84,15 @@ ks_cli_convert (int    argc,
     }
   t1 = g_get_monotonic_time ();
 
-  if (force)
-    g_file_delete (out, NULL, NULL);
-  if (!ks_kscope_write (trace, out, NULL, NULL, &error))
+  /* The old file is replaced only by a complete new one: it survives a
+   * full disk or a kill. */
+  if (!ks_kscope_write_full (trace, out, force ? KS_KSCOPE_WRITE_REPLACE : KS_KSCOPE_WRITE_NONE,
+                             NULL, NULL, &error))
     {
-      g_printerr ("kinescope-cli convert: %s\n", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        g_printerr (_("kinescope-cli convert: %s exists (use --force to replace it)\n"), files[1]);
+      else
+        g_printerr ("kinescope-cli convert: %s\n", error->message);
       return KS_CLI_FAILED;
     }
 
