@@ -1088,6 +1088,7 @@ report_memory (Printer *p)
           json_close (&j, '}');
         }
       json_close (&j, ']');
+      json_int (&j, "ignored_events", ks_analysis_get_n_ignored_memory_events (p->analysis));
       json_int (&j, "allocation_count", n_allocs);
       json_open (&j, "allocations", '[');
       for (guint i = 0; i < shown; i++)
@@ -1392,5 +1393,8 @@ ks_cli_stats (int    argc,
     }
 
   ks_cli_write (stdout, out->str);
+  /* On stderr, so that CSV and JSON stay clean. */
+  for (const char * const *w = ks_analysis_get_warnings (analysis); *w != NULL; w++)
+    ks_cli_printerr (_("Warning: %s\n"), *w);
   return KS_CLI_OK;
 }

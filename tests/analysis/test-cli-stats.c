@@ -705,6 +705,54 @@ test_hostile_messages (void)
   g_rmdir (dir);
 }
 
+/* A memory event of INT64_MAX bytes (9.2 EB): left out with a warning;
+ * the peak is that of the other events. */
+static void
+test_impossible_memory (void)
+{
+  static const char trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":100,"
+    "\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":20,"
+    "\"args\":{\"Bytes\":4096,\"Device Id\":0,\"Device Type\":1,\"Addr\":4096}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":30,"
+    "\"args\":{\"Bytes\":9223372036854775807,\"Device Id\":0,\"Device Type\":1,\"Addr\":8192}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":40,"
+    "\"args\":{\"Bytes\":1024,\"Device Id\":0,\"Device Type\":1,\"Addr\":16384}}]}";
+  const char *json_args[] = { NULL, "--report", "memory", "--format", "json", NULL };
+  const char *table_args[] = { NULL, "--report", "memory", NULL };
+  g_autofree char *dir = g_dir_make_tmp ("ks-memory-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "eb.json", NULL);
+  yajl_val root, dev;
+  Run r;
+
+  g_assert_true (g_file_set_contents (path, trace, -1, NULL));
+  json_args[0] = table_args[0] = path;
+
+  run_command (&r, "stats", json_args);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  dev = item (get (root, "devices", NULL), 0);
+  g_assert_cmpint (get_int (dev, "points", NULL), ==, 2);
+  g_assert_cmpint (get_int (dev, "peak_allocated", NULL), ==, 5120);
+  g_assert_cmpint (get_int (root, "ignored_events", NULL), ==, 1);
+  g_assert_cmpint (get_int (root, "allocation_count", NULL), ==, 2);
+  yajl_tree_free (root);
+  g_assert_nonnull (strstr (r.err, "Warning: 1 memory event with an impossible size (over 1 PiB) was left out"));
+  run_clear (&r);
+
+  run_command (&r, "stats", table_args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Peak allocated:      5.1\xc2\xa0kB"));
+  g_assert_null (strstr (r.out, "EB"));
+  g_assert_nonnull (strstr (r.err, "impossible size"));
+  run_clear (&r);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* record --progress-fd writes JSON lines; an output name with control
  * characters and a newline keeps them valid, one object a line. */
 static void
@@ -746,6 +794,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/hostile-names", test_hostile_names);
   g_test_add_func ("/analysis/cli/hostile-messages", test_hostile_messages);
   g_test_add_func ("/analysis/cli/hostile-progress", test_hostile_progress);
+  g_test_add_func ("/analysis/cli/impossible-memory", test_impossible_memory);
 
   return g_test_run ();
 }
