@@ -135,28 +135,34 @@ ks_cli_write (FILE       *stream,
   fflush (stream);
 }
 
+static void G_GNUC_PRINTF (2, 0)
+vprint (FILE       *stream,
+        const char *format,
+        va_list     ap)
+{
+  g_autofree char *text = g_strdup_vprintf (format, ap);
+
+  ks_cli_write (stream, text);
+}
+
 void
 ks_cli_print (const char *format,
               ...)
 {
-  g_autofree char *text = NULL;
   va_list ap;
 
   va_start (ap, format);
-  text = g_strdup_vprintf (format, ap);
+  vprint (stdout, format, ap);
   va_end (ap);
-  ks_cli_write (stdout, text);
 }
 
 void
 ks_cli_printerr (const char *format,
                  ...)
 {
-  g_autofree char *text = NULL;
   va_list ap;
 
   va_start (ap, format);
-  text = g_strdup_vprintf (format, ap);
+  vprint (stderr, format, ap);
   va_end (ap);
-  ks_cli_write (stderr, text);
 }

@@ -523,6 +523,23 @@ parse_csv (const char *text)
   return g_steal_pointer (&records);
 }
 
+/* The array @key of the JSON object @text has an item named @name. */
+static void
+assert_json_lists_name (const char *text,
+                        const char *key,
+                        const char *name)
+{
+  yajl_val root = parse (text);
+  yajl_val list = get (root, key, NULL);
+  gboolean found = FALSE;
+
+  for (guint i = 0; i < YAJL_GET_ARRAY (list)->len; i++)
+    found |= g_strcmp0 (get_str (item (list, i), "name"), name) == 0;
+  if (!found)
+    g_error ("no %s named %s in %s", key, name, text);
+  yajl_tree_free (root);
+}
+
 static char *
 write_hostile_trace (const char *dir)
 {
@@ -609,28 +626,10 @@ test_hostile_names (void)
 
   /* JSON holds the names as they are. */
   run_cli (&r, path, "--report", "kernels", "--format", "json", NULL);
-  {
-    yajl_val root = parse (r.out);
-    yajl_val kernels = get (root, "kernels", NULL);
-    gboolean found = FALSE;
-
-    for (guint i = 0; i < YAJL_GET_ARRAY (kernels)->len; i++)
-      found |= g_strcmp0 (get_str (item (kernels, i), "name"), EVIL_KERNEL) == 0;
-    g_assert_true (found);
-    yajl_tree_free (root);
-  }
+  assert_json_lists_name (r.out, "kernels", EVIL_KERNEL);
   run_clear (&r);
   run_cli (&r, path, "--report", "operators", "--format", "json", NULL);
-  {
-    yajl_val root = parse (r.out);
-    yajl_val ops = get (root, "operators", NULL);
-    gboolean found = FALSE;
-
-    for (guint i = 0; i < YAJL_GET_ARRAY (ops)->len; i++)
-      found |= g_strcmp0 (get_str (item (ops, i), "name"), EVIL_OPERATOR) == 0;
-    g_assert_true (found);
-    yajl_tree_free (root);
-  }
+  assert_json_lists_name (r.out, "operators", EVIL_OPERATOR);
   run_clear (&r);
 
   /* info, as text and as JSON */
