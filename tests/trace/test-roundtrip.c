@@ -744,6 +744,22 @@ test_no_replace (void)
   remove_path (path);
 }
 
+/* complete=0 is written first and set last: a trace that says it was cut
+ * short (a recording stopped early) keeps saying so. */
+static void
+test_complete_kept (void)
+{
+  g_autoptr(KsTraceBuilder) b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTrace) back = NULL;
+
+  ks_trace_builder_set_metadata (b, "complete", "0");
+  trace = ks_trace_builder_finish (g_steal_pointer (&b), NULL, NULL);
+  g_assert_nonnull (trace);
+  back = assert_round_trip (trace);
+  g_assert_cmpstr (ks_trace_get_metadata (back, "complete"), ==, "0");
+}
+
 /* A trace with nothing in it saves and loads. */
 static void
 test_empty (void)
@@ -776,6 +792,7 @@ main (int   argc,
   g_test_add_func ("/roundtrip/atomic-write", test_atomic_write);
   g_test_add_func ("/roundtrip/cancel-midway", test_cancel_midway);
   g_test_add_func ("/roundtrip/no-replace", test_no_replace);
+  g_test_add_func ("/roundtrip/complete-kept", test_complete_kept);
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {
       g_autofree char *name = g_strdup_printf ("/roundtrip/json/%s", fixtures[i]);
