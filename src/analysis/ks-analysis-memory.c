@@ -13,13 +13,50 @@
 
 #include "ks-analysis-private.h"
 
+/* Sizes and totals past this are no memory a process had: a hostile or
+ * broken trace (INT64_MAX bytes is 9.2 EB). Such events are left out
+ * and counted, so that sums cannot overflow and the peak means something. */
+#define MAX_PLAUSIBLE_BYTES (G_GINT64_CONSTANT (1) << 50)
+
 typedef struct
 {
   gint32  device;
   GArray *points;      /* KsMemoryPoint */
+  GArray *events;      /* guint32: the event behind each point */
   gint64  running;     /* sum of bytes, when the events carry no totals */
   gint64  reserved;
 } CurveBuilder;
+
+static gboolean
+plausible_event (const KsMemoryEvent *ev)
+{
+  return ev->bytes >= -MAX_PLAUSIBLE_BYTES && ev->bytes <= MAX_PLAUSIBLE_BYTES &&
+         ev->total_allocated >= -1 && ev->total_allocated <= MAX_PLAUSIBLE_BYTES &&
+         ev->total_reserved >= -1 && ev->total_reserved <= MAX_PLAUSIBLE_BYTES;
+}
+
+/* An allocator counter's sample as bytes; FALSE when impossible (NaN too). */
+static gboolean
+plausible_sample (double  value,
+                  gint64 *bytes)
+{
+  if (!(value >= 0 && value <= (double)MAX_PLAUSIBLE_BYTES))
+    return FALSE;
+  *bytes = (gint64)value;
+  return TRUE;
+}
+
+/* 2^32 plausible events can still add up past INT64_MAX. */
+static gint64
+saturating_add (gint64 a,
+                gint64 b)
+{
+  gint64 sum;
+
+  if (__builtin_add_overflow (a, b, &sum))
+    return b > 0 ? G_MAXINT64 : G_MININT64;
+  return sum;
+}
 
 static gboolean
 memory_device_wanted (Context *ctx,
@@ -101,12 +138,20 @@ curve_from_counters (KsAnalysis *self,
           (i < alloc->n_samples && alloc->ts[i] <= resv->ts[j]))
         {
           p.ts = alloc->ts[i];
-          cur_a = (gint64)alloc->value[i++];
+          if (!plausible_sample (alloc->value[i++], &cur_a))
+            {
+              self->n_ignored_memory++;
+              continue;
+            }
         }
       else
         {
           p.ts = resv->ts[j];
-          cur_r = (gint64)resv->value[j++];
+          if (!plausible_sample (resv->value[j++], &cur_r))
+            {
+              self->n_ignored_memory++;
+              continue;
+            }
         }
       p.allocated = cur_a;
       p.reserved = cur_r;
@@ -147,6 +192,11 @@ _ks_analysis_memory (KsAnalysis *self,
 
       if (!memory_device_wanted (ctx, ev->device))
         continue;
+      if (!plausible_event (ev))
+        {
+          self->n_ignored_memory++;
+          continue;
+        }
 
       for (guint i = 0; i < builders->len; i++)
         if (g_array_index (builders, CurveBuilder, i).device == ev->device)
@@ -157,18 +207,20 @@ _ks_analysis_memory (KsAnalysis *self,
 
           fresh.device = ev->device;
           fresh.points = g_array_new (FALSE, FALSE, sizeof (KsMemoryPoint));
+          fresh.events = g_array_new (FALSE, FALSE, sizeof (guint32));
           fresh.reserved = -1;
           g_array_append_val (builders, fresh);
           cb = &g_array_index (builders, CurveBuilder, builders->len - 1);
         }
 
-      cb->running += ev->bytes;
+      cb->running = saturating_add (cb->running, ev->bytes);
       p.ts = ev->ts;
       p.allocated = ev->total_allocated >= 0 ? ev->total_allocated : cb->running;
       if (ev->total_reserved >= 0)
         cb->reserved = ev->total_reserved;
       p.reserved = cb->reserved;
       g_array_append_val (cb->points, p);
+      g_array_append_val (cb->events, e);
 
       /* Allocations, matched with their free by device and address */
       memset (&key, 0, sizeof key);
@@ -233,33 +285,20 @@ _ks_analysis_memory (KsAnalysis *self,
         }
       if (cb->points->len > 0)
         {
-          guint seen = 0;
+          const KsMemoryEvent *ev = &trace->memory_events[g_array_index (cb->events, guint32, peak)];
+          guint32 op = _ks_context_operator_at (ctx, ev->thread, ev->ts);
 
           curve.peak_allocated = pts[peak].allocated;
           curve.peak_allocated_ts = pts[peak].ts;
-
-          /* The event behind the peak point: the (peak + 1)-th event of this device */
-          for (guint32 e = 0; e < trace->n_memory_events; e++)
-            {
-              const KsMemoryEvent *ev = &trace->memory_events[e];
-
-              if (ev->device != cb->device)
-                continue;
-              if (seen++ == peak)
-                {
-                  guint32 op = _ks_context_operator_at (ctx, ev->thread, ev->ts);
-
-                  curve.peak_thread = ev->thread;
-                  if (op != KS_NO_INDEX)
-                    curve.peak_operator = trace->tracks[trace->threads[ev->thread].track].name_id[op];
-                  break;
-                }
-            }
+          curve.peak_thread = ev->thread;
+          if (op != KS_NO_INDEX)
+            curve.peak_operator = trace->tracks[trace->threads[ev->thread].track].name_id[op];
         }
 
       curve.n_points = cb->points->len;
       curve.points = (KsMemoryPoint *)(gpointer)g_array_free (cb->points, FALSE);
       cb->points = NULL;
+      g_clear_pointer (&cb->events, g_array_unref);
       g_array_append_val (self->memory, curve);
     }
 

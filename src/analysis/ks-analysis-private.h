@@ -136,7 +136,9 @@ struct _KsAnalysis
   KsLaunchLatency    latency;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
+  guint              n_ignored_memory;  /* memory events and samples of impossible sizes */
   GArray            *advice;        /* KsAdvice */
+  GPtrArray         *warnings;      /* char*, NULL-terminated */
 };
 
 void     _ks_analysis_overview    (KsAnalysis       *self,

@@ -68,6 +68,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->memory, g_array_unref);
   g_clear_pointer (&self->allocations, g_array_unref);
   g_clear_pointer (&self->advice, g_array_unref);
+  g_clear_pointer (&self->warnings, g_ptr_array_unref);
 
   G_OBJECT_CLASS (ks_analysis_parent_class)->finalize (object);
 }
@@ -95,6 +96,7 @@ ks_analysis_init (KsAnalysis *self)
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
+  self->warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
 }
 
 void
@@ -503,6 +505,14 @@ compute (KsTrace                  *trace,
       passes[i].pass (self, &ctx);
     }
 
+  if (self->n_ignored_memory > 0)
+    g_ptr_array_add (self->warnings,
+                     g_strdup_printf (ngettext ("%u memory event with an impossible size (over 1 PiB) was left "
+                                                "out of the memory analysis",
+                                                "%u memory events with impossible sizes (over 1 PiB) were left "
+                                                "out of the memory analysis", self->n_ignored_memory),
+                                      self->n_ignored_memory));
+
   set_progress (&ctx, 1.0, NULL);
   context_clear (&ctx);
   return g_steal_pointer (&self);
@@ -851,6 +861,27 @@ ks_analysis_get_advice (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->advice, KsAdvice, n_advice);
+}
+
+guint
+ks_analysis_get_n_ignored_memory_events (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), 0);
+
+  return self->n_ignored_memory;
+}
+
+const char * const *
+ks_analysis_get_warnings (KsAnalysis *self)
+{
+  static const char * const none[] = { NULL };
+
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+
+  /* A null-terminated array that never grew has no pdata yet. */
+  if (self->warnings->pdata == NULL)
+    return none;
+  return (const char * const *)self->warnings->pdata;
 }
 
 /* Labels and definitions */

@@ -342,6 +342,14 @@ const KsAllocation    *ks_analysis_get_allocations      (KsAnalysis             
                                                          guint                    *n_allocations);
 const KsAdvice        *ks_analysis_get_advice           (KsAnalysis               *self,
                                                          guint                    *n_advice);
+/* Memory events and allocator samples left out because no process has
+ * that much memory (sizes or totals past 1 PiB, e.g. INT64_MAX bytes in a
+ * hostile trace, or not a number): the curves and peaks are of the rest. */
+guint                  ks_analysis_get_n_ignored_memory_events
+                                                        (KsAnalysis               *self);
+/* What the analysis had to leave out, one translated sentence each;
+ * NULL-terminated, empty when nothing was. */
+const char * const    *ks_analysis_get_warnings         (KsAnalysis               *self);
 
 /* Latency histogram edges: n + 1 values (the last is G_MAXINT64). */
 const gint64          *ks_analysis_latency_bucket_edges (guint                    *n_edges);

@@ -43,6 +43,10 @@ struct _KsWindow
   KsSelectionPage      *selection_page;
   GtkLabel             *status_label;
   GtkLabel             *status_detail;
+  GtkRevealer          *warnings_revealer;
+  GtkWidget            *warnings_box;
+  GtkLabel             *warnings_label;
+  GtkLabel             *warnings_more;
 
   /* State */
   GFile                *file;
@@ -53,6 +57,7 @@ struct _KsWindow
   KsTrace              *busy_trace;   /* not a reference: compared only */
   guint64               n_events;     /* slices of the trace, counted once */
   guint64               n_gpu_events;
+  gboolean              warnings_closed;  /* the banner's close button, for this trace */
 
   /* Search */
   guint8               *matches;     /* per string id */

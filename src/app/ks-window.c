@@ -193,6 +193,65 @@ _ks_window_set_status (KsWindow *self)
   gtk_label_set_label (self->status_detail, detail->str);
 }
 
+/* The banner lists the trace's load warnings and what the analysis had
+ * to leave out: the first in full width, a count of the others, all of
+ * them in the tooltip. */
+static void
+update_warnings (KsWindow   *self,
+                 KsAnalysis *analysis)
+{
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *all = NULL;
+  const char *warnings;
+
+  if (self->session != NULL)
+    {
+      warnings = ks_trace_get_metadata (ks_session_get_trace (self->session), "warnings");
+      if (warnings != NULL && *warnings)
+        {
+          g_auto(GStrv) split = g_strsplit (warnings, "\n", -1);
+
+          for (guint i = 0; split[i] != NULL; i++)
+            if (*split[i])
+              g_ptr_array_add (lines, g_strdup (split[i]));
+        }
+      for (const char * const *w = analysis ? ks_analysis_get_warnings (analysis) : NULL; w && *w; w++)
+        g_ptr_array_add (lines, g_strdup (*w));
+    }
+
+  if (lines->len == 0)
+    {
+      gtk_revealer_set_reveal_child (self->warnings_revealer, FALSE);
+      gtk_label_set_text (self->warnings_label, "");
+      gtk_label_set_text (self->warnings_more, "");
+      gtk_widget_set_tooltip_text (self->warnings_box, NULL);
+      return;
+    }
+
+  gtk_label_set_text (self->warnings_label, g_ptr_array_index (lines, 0));
+  if (lines->len > 1)
+    {
+      g_autofree char *more = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "and %u more warning",
+                                                            "and %u more warnings", lines->len - 1),
+                                               lines->len - 1);
+
+      gtk_label_set_text (self->warnings_more, more);
+    }
+  else
+    gtk_label_set_text (self->warnings_more, "");
+  g_ptr_array_add (lines, NULL);
+  all = g_strjoinv ("\n", (char **)lines->pdata);
+  gtk_widget_set_tooltip_text (self->warnings_box, all);
+  gtk_revealer_set_reveal_child (self->warnings_revealer, !self->warnings_closed);
+}
+
+static void
+warnings_close_cb (KsWindow *self)
+{
+  self->warnings_closed = TRUE;
+  gtk_revealer_set_reveal_child (self->warnings_revealer, FALSE);
+}
+
 static void
 session_selection_changed_cb (KsWindow  *self,
                               KsSession *session)
@@ -249,6 +308,8 @@ busy_analysis_cb (GObject      *object,
 
   if (analysis == NULL || self->session == NULL || self->busy_trace != ks_session_get_trace (self->session))
     return;
+
+  update_warnings (self, analysis);
 
   /* The same figure as the Summary page (default options): GPU busy
    * over the steps, or first to last GPU activity. */
@@ -327,6 +388,9 @@ set_trace (KsWindow *self,
   if (trace != NULL)
     gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 
+  /* A new trace shows its own warnings, even after the last ones were closed. */
+  self->warnings_closed = FALSE;
+  update_warnings (self, NULL);
   _ks_window_set_status (self);
   _ks_window_actions_update (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
@@ -780,6 +844,11 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, selection_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_detail);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_revealer);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_box);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_label);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_more);
+  gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
 
   _ks_window_class_actions_init (klass);
 }

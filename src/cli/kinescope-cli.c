@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-cli.h"
+#include "ks-cli-common.h"
 
 typedef struct
 {
@@ -38,12 +39,15 @@ static const Command commands[] = {
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "%s\n  kinescope-cli COMMAND [OPTION…] [ARGUMENT…]\n\n%s\n",
-           _("Usage:"), _("Commands:"));
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  g_string_append_printf (text, "%s\n  kinescope-cli COMMAND [OPTION…] [ARGUMENT…]\n\n%s\n",
+                          _("Usage:"), _("Commands:"));
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
-  fprintf (out, "\n%s\n", _("Run “kinescope-cli COMMAND --help” for the options of a command."));
-  fprintf (out, "%s\n", _("Options: --help, --version"));
+    g_string_append_printf (text, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+  g_string_append_printf (text, "\n%s\n", _("Run “kinescope-cli COMMAND --help” for the options of a command."));
+  g_string_append_printf (text, "%s\n", _("Options: --help, --version"));
+  ks_cli_write (out, text->str);
 }
 
 int
@@ -87,11 +91,11 @@ main (int    argc,
     }
   if (strcmp (name, "--version") == 0 || strcmp (name, "-V") == 0)
     {
-      printf ("kinescope-cli %s\n", PACKAGE_VERSION);
+      ks_cli_print ("kinescope-cli %s\n", PACKAGE_VERSION);
       return KS_CLI_OK;
     }
 
-  fprintf (stderr, _("kinescope-cli: unknown command “%s”\n\n"), name);
+  ks_cli_printerr (_("kinescope-cli: unknown command “%s”\n\n"), name);
   print_usage (stderr);
   return KS_CLI_USAGE;
 }

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <gio/gio.h>
 
 #include "ks-cli-common.h"
@@ -24,7 +26,7 @@ ks_cli_load_trace (const char *command,
 
   trace = ks_trace_load (file, NULL, NULL, &error);
   if (trace == NULL)
-    g_printerr ("kinescope-cli %s: %s\n", command, error->message);
+    ks_cli_printerr ("kinescope-cli %s: %s\n", command, error->message);
   return trace;
 }
 
@@ -32,11 +34,19 @@ void
 ks_cli_json_string (GString    *out,
                     const char *s)
 {
-  g_string_append_c (out, '"');
-  for (const char *p = s; p && *p; p++)
-    {
-      guchar c = *p;
+  const char *p = s;
 
+  g_string_append_c (out, '"');
+  while (p != NULL && *p)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar)-1 || c == (gunichar)-2)
+        {
+          g_string_append (out, "\\ufffd");
+          p++;
+          continue;
+        }
       switch (c)
         {
         case '"': g_string_append (out, "\\\""); break;
@@ -45,11 +55,114 @@ ks_cli_json_string (GString    *out,
         case '\r': g_string_append (out, "\\r"); break;
         case '\t': g_string_append (out, "\\t"); break;
         default:
-          if (c < 0x20)
+          if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
             g_string_append_printf (out, "\\u%04x", c);
           else
-            g_string_append_c (out, c);
+            g_string_append_len (out, p, g_utf8_next_char (p) - p);
         }
+      p = g_utf8_next_char (p);
     }
   g_string_append_c (out, '"');
+}
+
+void
+ks_cli_append_text (GString        *out,
+                    const char     *s,
+                    gssize          len,
+                    KsCliTextFlags  flags)
+{
+  const char *p = s;
+  const char *end;
+
+  if (s == NULL)
+    return;
+  end = s + (len < 0 ? strlen (s) : (gsize)len);
+
+  while (p < end)
+    {
+      const char *run = p;
+      gunichar c;
+
+      /* Plain text goes in one piece. */
+      while (p < end && (guchar)*p >= 0x20 && (guchar)*p < 0x7f)
+        p++;
+      g_string_append_len (out, run, p - run);
+      if (p == end)
+        break;
+
+      c = g_utf8_get_char_validated (p, end - p);
+      if (c == (gunichar)-1 || c == (gunichar)-2)
+        {
+          g_string_append_printf (out, "\\x%02x", (guchar)*p);
+          p++;
+          continue;
+        }
+      if (c == '\n' && (flags & KS_CLI_TEXT_KEEP_NEWLINES))
+        g_string_append_c (out, '\n');
+      else if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\r')
+        g_string_append (out, "\\r");
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", c);
+      else if (c >= 0x80 && c <= 0x9f)
+        g_string_append_printf (out, "\\u%04x", c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+}
+
+char *
+ks_cli_escape (const char *s)
+{
+  GString *out = g_string_new (NULL);
+
+  ks_cli_append_text (out, s, -1, KS_CLI_TEXT_ONE_LINE);
+  return g_string_free (out, FALSE);
+}
+
+void
+ks_cli_write (FILE       *stream,
+              const char *text)
+{
+  g_autoptr(GString) out = g_string_sized_new (text ? strlen (text) : 0);
+
+  ks_cli_append_text (out, text, -1, KS_CLI_TEXT_KEEP_NEWLINES);
+  fwrite (out->str, 1, out->len, stream);
+  fflush (stream);
+}
+
+static void G_GNUC_PRINTF (2, 0)
+vprint (FILE       *stream,
+        const char *format,
+        va_list     ap)
+{
+  g_autofree char *text = g_strdup_vprintf (format, ap);
+
+  ks_cli_write (stream, text);
+}
+
+void
+ks_cli_print (const char *format,
+              ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  vprint (stdout, format, ap);
+  va_end (ap);
+}
+
+void
+ks_cli_printerr (const char *format,
+                 ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  vprint (stderr, format, ap);
+  va_end (ap);
 }

@@ -7,6 +7,8 @@
 
 #pragma once
 
+#include <stdio.h>
+
 #include <glib.h>
 
 #include "ks-trace.h"
@@ -18,8 +20,41 @@ G_BEGIN_DECLS
 KsTrace *ks_cli_load_trace   (const char *command,
                               const char *arg);
 
-/* Appends @s to @out as a quoted, escaped JSON string. */
+/* Appends @s to @out as a quoted, escaped JSON string: every control
+ * character (C0, DEL, C1) as \uXXXX, bytes that are not UTF-8 as U+FFFD,
+ * so the output is valid JSON and safe on a terminal. */
 void     ks_cli_json_string  (GString    *out,
                               const char *s);
+
+typedef enum
+{
+  KS_CLI_TEXT_ONE_LINE      = 0,
+  KS_CLI_TEXT_KEEP_NEWLINES = 1 << 0,
+} KsCliTextFlags;
+
+/* Appends @len bytes of @s (-1: up to the NUL) to @out with every control
+ * character made visible, so that names from a trace cannot drive the
+ * terminal (ESC [2J, OSC title strings, BEL...): \n, \r and \t as those
+ * two characters, other C0 controls and DEL as \x1b, C1 controls
+ * (U+0080–U+009F) as \u009b and bytes that are not UTF-8 as \xff. A
+ * newline stays a newline with KS_CLI_TEXT_KEEP_NEWLINES. Every text
+ * that kinescope-cli writes goes through here. */
+void     ks_cli_append_text  (GString        *out,
+                              const char     *s,
+                              gssize          len,
+                              KsCliTextFlags  flags);
+
+/* @s escaped as ks_cli_append_text() does, on one line: for a table cell. */
+char    *ks_cli_escape       (const char     *s);
+
+/* Writes @text to @stream, escaped, newlines kept. */
+void     ks_cli_write        (FILE           *stream,
+                              const char     *text);
+
+/* printf() and g_printerr() through ks_cli_write(). */
+void     ks_cli_print        (const char     *format,
+                              ...) G_GNUC_PRINTF (1, 2);
+void     ks_cli_printerr     (const char     *format,
+                              ...) G_GNUC_PRINTF (1, 2);
 
 G_END_DECLS

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-cli.h"
+#include "ks-cli-common.h"
 #include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
@@ -27,6 +28,7 @@ ks_cli_convert (int    argc,
   g_autoptr(GFile) out = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_auto(GStrv) files = NULL;
+  g_autofree char *shown = NULL;
   gboolean force = FALSE;
   gint64 t0, t1;
   const char *warnings;
@@ -44,17 +46,17 @@ ks_cli_convert (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      ks_cli_printerr ("%s: %s\n", g_get_prgname (), error->message);
       return KS_CLI_USAGE;
     }
   if (files == NULL || g_strv_length (files) != 2)
     {
-      g_printerr (_("%s: expected INPUT and OUTPUT.kscope (see --help)\n"), g_get_prgname ());
+      ks_cli_printerr (_("%s: expected INPUT and OUTPUT.kscope (see --help)\n"), g_get_prgname ());
       return KS_CLI_USAGE;
     }
   if (!g_str_has_suffix (files[1], ".kscope"))
     {
-      g_printerr (_("%s: the output file name must end in .kscope: %s\n"), g_get_prgname (), files[1]);
+      ks_cli_printerr (_("%s: the output file name must end in .kscope: %s\n"), g_get_prgname (), files[1]);
       return KS_CLI_USAGE;
     }
 
@@ -62,37 +64,46 @@ ks_cli_convert (int    argc,
   out = g_file_new_for_commandline_arg (files[1]);
   if (g_file_equal (in, out))
     {
-      g_printerr (_("%s: INPUT and OUTPUT are the same file\n"), g_get_prgname ());
+      ks_cli_printerr (_("%s: INPUT and OUTPUT are the same file\n"), g_get_prgname ());
       return KS_CLI_USAGE;
     }
+  /* Said before the long read; the writer checks again, atomically. */
   if (!force && g_file_query_exists (out, NULL))
     {
-      g_printerr (_("kinescope-cli convert: %s exists (use --force to replace it)\n"), files[1]);
+      ks_cli_printerr (_("kinescope-cli convert: %s exists (use --force to replace it)\n"), files[1]);
       return KS_CLI_FAILED;
     }
+
+  /* Ctrl-C or a kill during the save leaves no hidden temporary file. */
+  ks_kscope_write_remove_temp_on_signals ();
 
   t0 = g_get_monotonic_time ();
   trace = ks_trace_load (in, NULL, NULL, &error);
   if (trace == NULL)
     {
-      g_printerr ("kinescope-cli convert: %s\n", error->message);
+      ks_cli_printerr ("kinescope-cli convert: %s\n", error->message);
       return KS_CLI_FAILED;
     }
   t1 = g_get_monotonic_time ();
 
-  if (force)
-    g_file_delete (out, NULL, NULL);
-  if (!ks_kscope_write (trace, out, NULL, NULL, &error))
+  /* The old file is replaced only by a complete new one: it survives a
+   * full disk or a kill. */
+  if (!ks_kscope_write_full (trace, out, force ? KS_KSCOPE_WRITE_REPLACE : KS_KSCOPE_WRITE_NONE,
+                             NULL, NULL, &error))
     {
-      g_printerr ("kinescope-cli convert: %s\n", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        ks_cli_printerr (_("kinescope-cli convert: %s exists (use --force to replace it)\n"), files[1]);
+      else
+        ks_cli_printerr ("kinescope-cli convert: %s\n", error->message);
       return KS_CLI_FAILED;
     }
 
   warnings = ks_trace_get_metadata (trace, "warnings");
   if (warnings != NULL)
-    g_printerr ("%s\n%s\n", _("Warnings:"), warnings);
-  printf (_("Wrote %s (%s, read in %.2f s, written in %.2f s)\n"), files[1],
-          ks_format_to_string (trace->format), (t1 - t0) / 1e6,
-          (g_get_monotonic_time () - t1) / 1e6);
+    ks_cli_printerr ("%s\n%s\n", _("Warnings:"), warnings);
+  shown = ks_cli_escape (files[1]);
+  ks_cli_print (_("Wrote %s (%s, read in %.2f s, written in %.2f s)\n"), shown,
+                ks_format_to_string (trace->format), (t1 - t0) / 1e6,
+                (g_get_monotonic_time () - t1) / 1e6);
   return KS_CLI_OK;
 }

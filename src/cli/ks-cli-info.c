@@ -141,7 +141,7 @@ print_json (const char *path,
         }
     }
   g_string_append (out, "]}\n");
-  fputs (out->str, stdout);
+  ks_cli_write (stdout, out->str);
 }
 
 static void
@@ -151,14 +151,15 @@ print_text (const char *path,
 {
   const char *warnings = ks_trace_get_metadata (trace, "warnings");
   g_autofree char *duration = format_duration (trace->duration_ns);
+  g_autofree char *shown_path = ks_cli_escape (path);
   KsTraceCounts c;
   Summary s;
 
   summarise (trace, &s, &c);
 
-  printf ("%-16s %s\n", _("File:"), path);
-  printf ("%-16s %s\n", _("Format:"), ks_format_to_string (trace->format));
-  printf ("%-16s %s (%" G_GINT64_FORMAT " ns)\n", _("Duration:"), duration, trace->duration_ns);
+  ks_cli_print ("%-16s %s\n", _("File:"), shown_path);
+  ks_cli_print ("%-16s %s\n", _("Format:"), ks_format_to_string (trace->format));
+  ks_cli_print ("%-16s %s (%" G_GINT64_FORMAT " ns)\n", _("Duration:"), duration, trace->duration_ns);
   if (trace->start_utc_ns != 0)
     {
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (trace->start_utc_ns / 1000000000);
@@ -167,32 +168,36 @@ print_text (const char *path,
         {
           g_autofree char *text = g_date_time_format_iso8601 (dt);
 
-          printf ("%-16s %s\n", _("Start:"), text);
+          ks_cli_print ("%-16s %s\n", _("Start:"), text);
         }
     }
-  printf ("%-16s %u\n", _("Processes:"), trace->n_processes);
-  printf ("%-16s %u\n", _("Threads:"), trace->n_threads);
-  printf ("%-16s %u\n", _("GPUs:"), trace->n_gpus);
+  ks_cli_print ("%-16s %u\n", _("Processes:"), trace->n_processes);
+  ks_cli_print ("%-16s %u\n", _("Threads:"), trace->n_threads);
+  ks_cli_print ("%-16s %u\n", _("GPUs:"), trace->n_gpus);
   for (guint32 i = 0; i < trace->n_gpus; i++)
-    printf ("  %d: %s\n", trace->gpus[i].device, ks_trace_string (trace, trace->gpus[i].name));
-  printf ("%-16s %u\n", _("Streams:"), count_streams (trace));
-  printf ("%s\n", _("Events:"));
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("kernels"), s.kernel);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("memcpy"), s.memcpy);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("memset"), s.memset);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("GPU synchronization"), s.sync);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("CUDA API calls"), s.cuda_api);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("CPU slices"), s.cpu_slice);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("NVTX ranges"), s.nvtx);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("GPU annotations"), s.gpu_annotation);
-  printf ("  %-22s %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " %s)\n", _("flows"), s.flow,
-          s.launch_flow, _("launch"));
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("memory events"), s.memory_event);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("counter samples"), s.counter_sample);
-  printf ("  %-22s %" G_GUINT64_FORMAT "\n", _("instants"), s.instant);
-  printf ("%-16s %.1f ms\n", _("Load time:"), load_ms);
+    {
+      g_autofree char *name = ks_cli_escape (ks_trace_string (trace, trace->gpus[i].name));
+
+      ks_cli_print ("  %d: %s\n", trace->gpus[i].device, name);
+    }
+  ks_cli_print ("%-16s %u\n", _("Streams:"), count_streams (trace));
+  ks_cli_print ("%s\n", _("Events:"));
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("kernels"), s.kernel);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("memcpy"), s.memcpy);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("memset"), s.memset);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("GPU synchronization"), s.sync);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("CUDA API calls"), s.cuda_api);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("CPU slices"), s.cpu_slice);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("NVTX ranges"), s.nvtx);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("GPU annotations"), s.gpu_annotation);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " %s)\n", _("flows"), s.flow,
+                s.launch_flow, _("launch"));
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("memory events"), s.memory_event);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("counter samples"), s.counter_sample);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("instants"), s.instant);
+  ks_cli_print ("%-16s %.1f ms\n", _("Load time:"), load_ms);
   if (warnings != NULL)
-    printf ("%s\n%s\n", _("Warnings:"), warnings);
+    ks_cli_print ("%s\n%s\n", _("Warnings:"), warnings);
 }
 
 int
@@ -220,17 +225,17 @@ ks_cli_info (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      ks_cli_printerr ("%s: %s\n", g_get_prgname (), error->message);
       return KS_CLI_USAGE;
     }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
-      g_printerr (_("%s: expected exactly one FILE (see --help)\n"), g_get_prgname ());
+      ks_cli_printerr (_("%s: expected exactly one FILE (see --help)\n"), g_get_prgname ());
       return KS_CLI_USAGE;
     }
   if (format != NULL && strcmp (format, "text") != 0 && strcmp (format, "json") != 0)
     {
-      g_printerr (_("%s: unknown output format “%s” (text or json)\n"), g_get_prgname (), format);
+      ks_cli_printerr (_("%s: unknown output format “%s” (text or json)\n"), g_get_prgname (), format);
       return KS_CLI_USAGE;
     }
 

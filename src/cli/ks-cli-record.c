@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "ks-cli.h"
+#include "ks-cli-common.h"
 #include "ks-record-session.h"
 
 #include <errno.h>
@@ -109,7 +110,7 @@ on_signal_cb (gpointer data)
   Record *r = data;
 
   if (r->progress_fd < 0)
-    g_printerr (_("kinescope-cli record: stopping, waiting for the command to end…\n"));
+    ks_cli_printerr (_("kinescope-cli record: stopping, waiting for the command to end…\n"));
   begin_stop (r, END_INTERRUPTED);
   return G_SOURCE_CONTINUE;
 }
@@ -182,12 +183,11 @@ progress_cb (gpointer data)
                           stats.kernels, stats.nvtx_ranges, stats.dropped);
   for (guint i = 0; i < stats.n_gpus; i++)
     {
-      g_autofree char *name = g_strescape (stats.gpus[i].name, NULL);
-
-      g_string_append_printf (json, "%s{\"index\":%u,\"name\":\"%s\",\"utilization\":%d,"
-                              "\"memory_used\":%" G_GINT64_FORMAT ",\"memory_total\":%" G_GINT64_FORMAT "}",
-                              i ? "," : "", i, name, stats.gpus[i].utilization,
-                              stats.gpus[i].memory_used, stats.gpus[i].memory_total);
+      g_string_append_printf (json, "%s{\"index\":%u,\"name\":", i ? "," : "", i);
+      ks_cli_json_string (json, stats.gpus[i].name);
+      g_string_append_printf (json, ",\"utilization\":%d,\"memory_used\":%" G_GINT64_FORMAT
+                              ",\"memory_total\":%" G_GINT64_FORMAT "}",
+                              stats.gpus[i].utilization, stats.gpus[i].memory_used, stats.gpus[i].memory_total);
     }
   g_string_append (json, "]}\n");
   write_progress (r, json->str);
@@ -264,39 +264,43 @@ print_summary (Record          *r,
   switch (r->end)
     {
     case END_INTERRUPTED:
-      g_printerr (_("Recording interrupted; %s ended with status %d\n"), command, status);
+      ks_cli_printerr (_("Recording interrupted; %s ended with status %d\n"), command, status);
       break;
     case END_DURATION:
-      g_printerr (_("Recording stopped after the requested duration; %s ended with status %d\n"), command, status);
+      ks_cli_printerr (_("Recording stopped after the requested duration; %s ended with status %d\n"), command, status);
       break;
     case END_WRITE_FAILED:
-      g_printerr (_("Recording stopped: the trace could not be written; %s ended with status %d\n"), command, status);
+      ks_cli_printerr (_("Recording stopped: the trace could not be written; %s ended with status %d\n"), command, status);
       break;
     case END_NONE:
     case END_COMMAND_EXITED:
     default:
-      g_printerr (_("Recording ended: %s exited with status %d\n"), command, status);
+      ks_cli_printerr (_("Recording ended: %s exited with status %d\n"), command, status);
       break;
     }
 
-  g_printerr (_("  Duration          %.2f s\n"), stats.elapsed_s);
-  g_printerr (_("  Processes         %u (%u using CUDA)\n"),
-              ks_record_session_get_n_processes (r->session), stats.cuda_processes);
-  g_printerr (_("  Kernels           %" PRIu64 "\n"), c->kernels);
-  g_printerr (_("  Memcpy / memset   %" PRIu64 " / %" PRIu64 "\n"), c->memcpys, c->memsets);
-  g_printerr (_("  CUDA API calls    %" PRIu64 "\n"), c->api_calls);
-  g_printerr (_("  NVTX ranges       %" PRIu64 " (%" PRIu64 " marks)\n"), c->nvtx_ranges, c->nvtx_marks);
+  ks_cli_printerr (_("  Duration          %.2f s\n"), stats.elapsed_s);
+  ks_cli_printerr (_("  Processes         %u (%u using CUDA)\n"),
+                    ks_record_session_get_n_processes (r->session), stats.cuda_processes);
+  ks_cli_printerr (_("  Kernels           %" PRIu64 "\n"), c->kernels);
+  ks_cli_printerr (_("  Memcpy / memset   %" PRIu64 " / %" PRIu64 "\n"), c->memcpys, c->memsets);
+  ks_cli_printerr (_("  CUDA API calls    %" PRIu64 "\n"), c->api_calls);
+  ks_cli_printerr (_("  NVTX ranges       %" PRIu64 " (%" PRIu64 " marks)\n"), c->nvtx_ranges, c->nvtx_marks);
   if (trace & KS_RECORD_TRACE_OSRT)
-    g_printerr (_("  OS runtime calls  %" PRIu64 "\n"), c->osrt_calls);
+    ks_cli_printerr (_("  OS runtime calls  %" PRIu64 "\n"), c->osrt_calls);
   if (trace & KS_RECORD_TRACE_GPU_METRICS)
-    g_printerr (_("  GPU samples       %" PRIu64 " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
-  g_printerr (_("  Dropped           %" PRIu64 "\n"), ks_record_session_get_dropped (r->session));
-  g_printerr (_("  Output            %s (%s)\n"), r->output, size);
+    ks_cli_printerr (_("  GPU samples       %" PRIu64 " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
+  ks_cli_printerr (_("  Dropped           %" PRIu64 "\n"), ks_record_session_get_dropped (r->session));
+  {
+    g_autofree char *output = ks_cli_escape (r->output);
+
+    ks_cli_printerr (_("  Output            %s (%s)\n"), output, size);
+  }
 
   if (conflict != NULL)
-    g_printerr (_("Warning: %s\n"), conflict);
+    ks_cli_printerr (_("Warning: %s\n"), conflict);
   else if ((trace & KS_RECORD_TRACE_CUDA) && c->kernels == 0 && c->api_calls == 0 && c->memcpys == 0)
-    g_printerr (_("Note: no CUDA activity was recorded (the command made no CUDA calls that reached the collector)\n"));
+    ks_cli_printerr (_("Note: no CUDA activity was recorded (the command made no CUDA calls that reached the collector)\n"));
 }
 
 static gboolean
@@ -362,8 +366,7 @@ ks_cli_record (int    argc,
   guint sighup_id;
   guint progress_id;
   guint duration_id = 0;
-  g_autofree char *done = NULL;
-  g_autofree char *escaped = NULL;
+  g_autoptr(GString) done = NULL;
 
   context = g_option_context_new (_("[--] COMMAND [ARGS…] — record a program’s GPU and CPU activity"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -374,7 +377,7 @@ ks_cli_record (int    argc,
                                   "NVML GPU metrics). Exits with the command's exit status."));
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      g_printerr ("kinescope-cli record: %s\n", error->message);
+      ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
       return 2;
     }
 
@@ -383,14 +386,14 @@ ks_cli_record (int    argc,
     command++;
   if (command[0] == NULL)
     {
-      g_printerr (_("kinescope-cli record: no command given (kinescope-cli record -- COMMAND [ARGS…])\n"));
+      ks_cli_printerr (_("kinescope-cli record: no command given (kinescope-cli record -- COMMAND [ARGS…])\n"));
       return 2;
     }
 
   options.trace = KS_RECORD_TRACE_CUDA | KS_RECORD_TRACE_NVTX | KS_RECORD_TRACE_GPU_METRICS;
   if (trace_text != NULL && !parse_trace (trace_text, &options.trace, &error))
     {
-      g_printerr ("kinescope-cli record: %s\n", error->message);
+      ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
       return 2;
     }
   if (capture == NULL)
@@ -398,12 +401,12 @@ ks_cli_record (int    argc,
   if (!g_str_equal (capture, "none") && !g_str_equal (capture, "cudaProfilerApi")
       && !(g_str_has_prefix (capture, "nvtx:") && capture[5] != 0))
     {
-      g_printerr (_("kinescope-cli record: unknown capture range “%s” (use none, cudaProfilerApi or nvtx:NAME)\n"), capture);
+      ks_cli_printerr (_("kinescope-cli record: unknown capture range “%s” (use none, cudaProfilerApi or nvtx:NAME)\n"), capture);
       return 2;
     }
   if (frequency < 1 || frequency > 100 || delay < 0 || duration < 0 || osrt_threshold < 0)
     {
-      g_printerr (_("kinescope-cli record: --gpu-metrics-frequency must be 1–100; --delay, --duration and --osrt-threshold must not be negative\n"));
+      ks_cli_printerr (_("kinescope-cli record: --gpu-metrics-frequency must be 1–100; --delay, --duration and --osrt-threshold must not be negative\n"));
       return 2;
     }
   options.capture_range = capture;
@@ -432,7 +435,7 @@ ks_cli_record (int    argc,
 
   if (!command_exists (command[0]))
     {
-      g_printerr (_("kinescope-cli record: %s: command not found\n"), command[0]);
+      ks_cli_printerr (_("kinescope-cli record: %s: command not found\n"), command[0]);
       return 127;
     }
 
@@ -440,7 +443,7 @@ ks_cli_record (int    argc,
     {
       if (!force)
         {
-          g_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
+          ks_cli_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
           return 1;
         }
       journal = g_strconcat (output, "-journal", NULL);
@@ -448,7 +451,7 @@ ks_cli_record (int    argc,
         {
           int saved = errno;
 
-          g_printerr (_("kinescope-cli record: could not remove “%s”: %s\n"), output, g_strerror (saved));
+          ks_cli_printerr (_("kinescope-cli record: could not remove “%s”: %s\n"), output, g_strerror (saved));
           return 1;
         }
       g_unlink (journal);
@@ -461,13 +464,13 @@ ks_cli_record (int    argc,
   r.session = ks_record_session_new (output, &options, &error);
   if (r.session == NULL)
     {
-      g_printerr ("kinescope-cli record: %s\n", error->message);
+      ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
       return 1;
     }
   if (ks_record_session_get_inject_dir (r.session) == NULL
       && (options.trace & (KS_RECORD_TRACE_CUDA | KS_RECORD_TRACE_NVTX | KS_RECORD_TRACE_OSRT)))
-    g_printerr (_("kinescope-cli record: warning: libkinescope-inject.so was not found "
-                  "(set KINESCOPE_INJECT_DIR); only GPU metrics are recorded\n"));
+    ks_cli_printerr (_("kinescope-cli record: warning: libkinescope-inject.so was not found "
+                        "(set KINESCOPE_INJECT_DIR); only GPU metrics are recorded\n"));
 
   r.output = output;
   r.progress_fd = progress_fd;
@@ -482,7 +485,7 @@ ks_cli_record (int    argc,
                       G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_CHILD_INHERITS_STDIN,
                       child_setup, GINT_TO_POINTER (r.own_group), &r.pid, &error))
     {
-      g_printerr ("kinescope-cli record: %s: %s\n", command[0], error->message);
+      ks_cli_printerr ("kinescope-cli record: %s: %s\n", command[0], error->message);
       g_clear_error (&error);
       ks_record_session_finish (r.session, 0, FALSE, "spawn-failed", &error);
       ks_record_session_free (r.session);
@@ -537,11 +540,12 @@ ks_cli_record (int    argc,
   /* Processes of the job may still be sending their last buffers. */
   if (!ks_record_session_finish (r.session, 3000, complete, end_reason, &error))
     {
-      g_printerr ("kinescope-cli record: %s\n", error->message);
-      escaped = g_strescape (error->message, NULL);
-      done = g_strdup_printf ("{\"state\":\"failed\",\"message\":\"%s\",\"exit_status\":%d}\n", escaped, status);
+      ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
+      done = g_string_new ("{\"state\":\"failed\",\"message\":");
+      ks_cli_json_string (done, error->message);
+      g_string_append_printf (done, ",\"exit_status\":%d}\n", status);
       if (r.progress_fd >= 0)
-        write_progress (&r, done);
+        write_progress (&r, done->str);
       ks_record_session_free (r.session);
       g_main_loop_unref (r.loop);
       return 1;
@@ -550,10 +554,11 @@ ks_cli_record (int    argc,
   print_summary (&r, command[0], status, options.trace);
   if (r.progress_fd >= 0)
     {
-      escaped = g_strescape (output, NULL);
-      done = g_strdup_printf ("{\"state\":\"done\",\"output\":\"%s\",\"exit_status\":%d,\"complete\":%s}\n",
-                              escaped, status, complete ? "true" : "false");
-      write_progress (&r, done);
+      done = g_string_new ("{\"state\":\"done\",\"output\":");
+      ks_cli_json_string (done, output);
+      g_string_append_printf (done, ",\"exit_status\":%d,\"complete\":%s}\n",
+                              status, complete ? "true" : "false");
+      write_progress (&r, done->str);
     }
 
   ks_record_session_free (r.session);

@@ -94,28 +94,28 @@ ks_cli_render (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+      ks_cli_printerr ("%s: %s\n", g_get_prgname (), error->message);
       return KS_CLI_USAGE;
     }
   if (argc != 2)
     {
-      g_printerr (_("%s: expected exactly one FILE (see --help)\n"), g_get_prgname ());
+      ks_cli_printerr (_("%s: expected exactly one FILE (see --help)\n"), g_get_prgname ());
       return KS_CLI_USAGE;
     }
   if (output == NULL)
     {
-      g_printerr (_("%s: an output file is needed: -o out.png\n"), g_get_prgname ());
+      ks_cli_printerr (_("%s: an output file is needed: -o out.png\n"), g_get_prgname ());
       return KS_CLI_USAGE;
     }
   if (size != NULL && !parse_size (size, &width, &height))
     {
-      g_printerr (_("%s: invalid size “%s” (expected WxH, e.g. 1600x900)\n"), g_get_prgname (), size);
+      ks_cli_printerr (_("%s: invalid size “%s” (expected WxH, e.g. 1600x900)\n"), g_get_prgname (), size);
       return KS_CLI_USAGE;
     }
   if (range != NULL && !parse_range (range, &start, &end))
     {
-      g_printerr (_("%s: invalid range “%s” (expected START:END with START < END, e.g. 10ms:20ms)\n"),
-                  g_get_prgname (), range);
+      ks_cli_printerr (_("%s: invalid range “%s” (expected START:END with START < END, e.g. 10ms:20ms)\n"),
+                        g_get_prgname (), range);
       return KS_CLI_USAGE;
     }
 
@@ -137,7 +137,7 @@ ks_cli_render (int    argc,
 
   if (!ks_render_png (layout, &options, output, &error))
     {
-      g_printerr ("kinescope-cli render: %s\n", error->message);
+      ks_cli_printerr ("kinescope-cli render: %s\n", error->message);
       return KS_CLI_FAILED;
     }
 

@@ -139,15 +139,20 @@ json_bool (Json       *j,
 
 /* CSV */
 
+/* RFC 4180: quoted when it holds a comma, a quote or a newline. Control
+ * characters other than the newline are escaped like everywhere else. */
 static void
 csv_field (GString    *out,
            const char *s,
            gboolean    last)
 {
-  if (s != NULL && strpbrk (s, ",\"\n\r") != NULL)
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  ks_cli_append_text (text, s, -1, KS_CLI_TEXT_KEEP_NEWLINES);
+  if (strpbrk (text->str, ",\"\n") != NULL)
     {
       g_string_append_c (out, '"');
-      for (const char *p = s; *p; p++)
+      for (const char *p = text->str; *p; p++)
         {
           if (*p == '"')
             g_string_append_c (out, '"');
@@ -155,8 +160,8 @@ csv_field (GString    *out,
         }
       g_string_append_c (out, '"');
     }
-  else if (s != NULL)
-    g_string_append (out, s);
+  else
+    g_string_append_len (out, text->str, text->len);
   g_string_append_c (out, last ? '\n' : ',');
 }
 
@@ -195,13 +200,15 @@ fmt_dur (gint64 ns)
   return g_strdup_printf ("%" G_GINT64_FORMAT " ns", ns);
 }
 
-/* Appends @s padded to @width display columns (UTF-8 aware), cut with … */
+/* Appends @s, escaped, padded to @width display columns (UTF-8 aware),
+ * cut with … */
 static void
 cell (GString    *out,
-      const char *s,
+      const char *text,
       int         width,
       gboolean    right)
 {
+  g_autofree char *s = ks_cli_escape (text);
   glong len = g_utf8_strlen (s, -1);
 
   if (len > width)
@@ -232,6 +239,14 @@ cell_dur (GString *out,
   g_autofree char *s = fmt_dur (ns);
 
   cell (out, s, width, TRUE);
+}
+
+/* A name from the trace in running text: escaped, on one line. */
+static void
+append_name (GString    *out,
+             const char *name)
+{
+  ks_cli_append_text (out, name, -1, KS_CLI_TEXT_ONE_LINE);
 }
 
 static void
@@ -296,6 +311,20 @@ steps_from_several_processes (Printer *p)
     if (step_pid (p, &steps[i]) != step_pid (p, &steps[0]))
       return TRUE;
   return FALSE;
+}
+
+/* A step's name in a table, escaped; NAME/PID when steps come from
+ * several processes. */
+static char *
+step_label (Printer      *p,
+            const KsStep *step,
+            gboolean      several)
+{
+  g_autofree char *name = ks_cli_escape (ks_trace_string (p->trace, step->name));
+
+  if (several)
+    return g_strdup_printf ("%s/%" G_GINT64_FORMAT, name, step_pid (p, step));
+  return g_steal_pointer (&name);
 }
 
 /* Summary */
@@ -504,7 +533,11 @@ table_gpus (Printer *p)
       g_autofree char *p90 = fmt_dur (g->latency.p90_ns);
 
       if (g->name != 0)
-        g_string_append_printf (out, _("GPU %d: %s\n"), g->device, gpu_name (p, g));
+        {
+          g_autofree char *name = ks_cli_escape (gpu_name (p, g));
+
+          g_string_append_printf (out, _("GPU %d: %s\n"), g->device, name);
+        }
       else
         {
           g_string_append_printf (out, _("GPU %d"), g->device);
@@ -550,10 +583,9 @@ table_steps (Printer *p,
   several = steps_from_several_processes (p);
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *name = g_strdup_printf ("%s/%" G_GINT64_FORMAT, ks_trace_string (p->trace, steps[i].name),
-                                               step_pid (p, &steps[i]));
+      g_autofree char *name = step_label (p, &steps[i], several);
 
-      width = MAX (width, (int)g_utf8_strlen (several ? name : ks_trace_string (p->trace, steps[i].name), -1));
+      width = MAX (width, (int)g_utf8_strlen (name, -1));
     }
   width = MIN (width, 48);
   cell (out, _("Step"), width, FALSE);
@@ -566,10 +598,7 @@ table_steps (Printer *p,
   shown = limited (p, n, default_rows);
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *name = several ? g_strdup_printf ("%s/%" G_GINT64_FORMAT,
-                                                         ks_trace_string (p->trace, steps[i].name),
-                                                         step_pid (p, &steps[i]))
-                                      : g_strdup (ks_trace_string (p->trace, steps[i].name));
+      g_autofree char *name = step_label (p, &steps[i], several);
 
       mean[KS_N_STEP_PARTS] += (double) (steps[i].end - steps[i].start) / n;
       for (guint k = 0; k < KS_N_STEP_PARTS; k++)
@@ -637,7 +666,7 @@ table_kernels (Printer *p,
       cell (out, grid, 14, FALSE);
       cell (out, block, 12, FALSE);
       cell (out, regs, 4, TRUE);
-      g_string_append (out, ks_trace_string (p->trace, k[i].name));
+      append_name (out, ks_trace_string (p->trace, k[i].name));
       end_row (out);
     }
 }
@@ -669,9 +698,12 @@ table_operators (Printer *p,
       cell_dur (out, o[i].host_self_ns, 11);
       cell_dur (out, o[i].device_total_ns, 11);
       cell_dur (out, o[i].device_self_ns, 11);
-      g_string_append (out, ks_trace_string (p->trace, o[i].name));
+      append_name (out, ks_trace_string (p->trace, o[i].name));
       if (p->by_shape && o[i].input_dims != NULL && o[i].input_dims[0])
-        g_string_append_printf (out, " %s", o[i].input_dims);
+        {
+          g_string_append_c (out, ' ');
+          append_name (out, o[i].input_dims);
+        }
       end_row (out);
     }
 }
@@ -690,7 +722,15 @@ table_advice (Printer *p)
     }
   for (guint i = 0; i < n; i++)
     {
-      g_string_append_printf (out, "• %s [%s]\n  %s\n  %s\n", a[i].title, a[i].rule, a[i].text, a[i].evidence);
+      g_string_append (out, "• ");
+      append_name (out, a[i].title);
+      g_string_append (out, " [");
+      append_name (out, a[i].rule);
+      g_string_append (out, "]\n  ");
+      append_name (out, a[i].text);
+      g_string_append (out, "\n  ");
+      append_name (out, a[i].evidence);
+      g_string_append_c (out, '\n');
       for (guint r = 0; r < a[i].n_ranges; r++)
         {
           g_autofree char *s = fmt_dur (a[i].ranges[r].start);
@@ -860,7 +900,10 @@ report_gaps (Printer *p)
       cell (out, ks_gap_class_get_title (g->klass), 12, FALSE);
       g_string_append (out, ks_gap_cause_get_title (g->cause));
       if (g->cause_name != 0)
-        g_string_append_printf (out, ": %s", ks_trace_string (p->trace, g->cause_name));
+        {
+          g_string_append (out, ": ");
+          append_name (out, ks_trace_string (p->trace, g->cause_name));
+        }
       end_row (out);
     }
   if (shown < n)
@@ -881,7 +924,10 @@ report_gaps (Printer *p)
       cell_dur (out, causes[i].largest_ns, 11);
       g_string_append (out, ks_gap_cause_get_title (causes[i].cause));
       if (causes[i].name != 0)
-        g_string_append_printf (out, ": %s", ks_trace_string (p->trace, causes[i].name));
+        {
+          g_string_append (out, ": ");
+          append_name (out, ks_trace_string (p->trace, causes[i].name));
+        }
       end_row (out);
     }
 }
@@ -1042,6 +1088,7 @@ report_memory (Printer *p)
           json_close (&j, '}');
         }
       json_close (&j, ']');
+      json_int (&j, "ignored_events", ks_analysis_get_n_ignored_memory_events (p->analysis));
       json_int (&j, "allocation_count", n_allocs);
       json_open (&j, "allocations", '[');
       for (guint i = 0; i < shown; i++)
@@ -1092,7 +1139,11 @@ report_memory (Printer *p)
         g_string_append_printf (out, "%s\n", _("Host memory:"));
       g_string_append_printf (out, "  %-20s %s %s %s", _("Peak allocated:"), pa, _("at"), at);
       if (c->peak_operator != 0)
-        g_string_append_printf (out, " (%s)", ks_trace_string (p->trace, c->peak_operator));
+        {
+          g_string_append (out, " (");
+          append_name (out, ks_trace_string (p->trace, c->peak_operator));
+          g_string_append_c (out, ')');
+        }
       g_string_append_c (out, '\n');
       g_string_append_printf (out, "  %-20s %s\n", _("Peak reserved:"), pr);
       g_string_append_printf (out, "  %-20s %s\n", _("Capacity:"), cap);
@@ -1116,7 +1167,7 @@ report_memory (Printer *p)
           cell (out, size, 10, TRUE);
           cell_dur (out, allocs[i].alloc_ts, 12);
           cell_dur (out, allocs[i].lifetime_ns, 11);
-          g_string_append (out, ks_trace_string (p->trace, allocs[i].operator_name));
+          append_name (out, ks_trace_string (p->trace, allocs[i].operator_name));
           end_row (out);
         }
       if (shown < n_allocs)
@@ -1251,12 +1302,12 @@ ks_cli_stats (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      g_printerr ("kinescope-cli stats: %s\n", error->message);
+      ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
       return KS_CLI_USAGE;
     }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
-      g_printerr (_("kinescope-cli stats: expected exactly one FILE (see --help)\n"));
+      ks_cli_printerr (_("kinescope-cli stats: expected exactly one FILE (see --help)\n"));
       return KS_CLI_USAGE;
     }
   if (report != NULL)
@@ -1271,7 +1322,7 @@ ks_cli_stats (int    argc,
           }
       if (!found)
         {
-          g_printerr (_("kinescope-cli stats: unknown report “%s”\n"), report);
+          ks_cli_printerr (_("kinescope-cli stats: unknown report “%s”\n"), report);
           return KS_CLI_USAGE;
         }
     }
@@ -1288,18 +1339,18 @@ ks_cli_stats (int    argc,
           }
       if (!found)
         {
-          g_printerr (_("kinescope-cli stats: unknown output format “%s” (table, csv or json)\n"), format);
+          ks_cli_printerr (_("kinescope-cli stats: unknown output format “%s” (table, csv or json)\n"), format);
           return KS_CLI_USAGE;
         }
     }
   if (group_by != NULL && strcmp (group_by, "name") != 0 && strcmp (group_by, "shape") != 0)
     {
-      g_printerr (_("kinescope-cli stats: --group-by takes name or shape\n"));
+      ks_cli_printerr (_("kinescope-cli stats: --group-by takes name or shape\n"));
       return KS_CLI_USAGE;
     }
   if (!(gap_min_us >= 0) || gap_min_us > 1e12 || limit < 0 || device < -1)
     {
-      g_printerr (_("kinescope-cli stats: --gap-min-us, --limit and --device take values of 0 or more\n"));
+      ks_cli_printerr (_("kinescope-cli stats: --gap-min-us, --limit and --device take values of 0 or more\n"));
       return KS_CLI_USAGE;
     }
 
@@ -1314,12 +1365,12 @@ ks_cli_stats (int    argc,
   analysis = ks_analysis_compute (trace, &options, NULL, NULL, &error);
   if (analysis == NULL)
     {
-      g_printerr ("kinescope-cli stats: %s: %s\n", files[0], error->message);
+      ks_cli_printerr ("kinescope-cli stats: %s: %s\n", files[0], error->message);
       return KS_CLI_FAILED;
     }
   if (device >= 0 && ks_analysis_get_gpu (analysis, device) == NULL)
     {
-      g_printerr (_("kinescope-cli stats: %s: the trace has no GPU %d\n"), files[0], device);
+      ks_cli_printerr (_("kinescope-cli stats: %s: the trace has no GPU %d\n"), files[0], device);
       return KS_CLI_FAILED;
     }
 
@@ -1341,6 +1392,9 @@ ks_cli_stats (int    argc,
     default:               g_assert_not_reached ();
     }
 
-  fwrite (out->str, 1, out->len, stdout);
+  ks_cli_write (stdout, out->str);
+  /* On stderr, so that CSV and JSON stay clean. */
+  for (const char * const *w = ks_analysis_get_warnings (analysis); *w != NULL; w++)
+    ks_cli_printerr (_("Warning: %s\n"), *w);
   return KS_CLI_OK;
 }

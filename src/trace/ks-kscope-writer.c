@@ -7,11 +7,17 @@
 
 #define G_LOG_DOMAIN "ks-kscope-writer"
 
+#define _GNU_SOURCE  /* renameat2() */
+
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,6 +91,7 @@ typedef struct
   guint32         next_domain;
 
   guint32         default_category[KS_N_SLICE_KINDS];
+  const char     *complete;         /* KS_META complete once the last row is in */
 } Writer;
 
 static gboolean
@@ -92,13 +99,26 @@ set_sqlite_error (Writer  *w,
                   int      rc,
                   GError **error)
 {
+  int saved = errno;  /* before anything else: the failed write's reason */
   const char *msg = w->db ? sqlite3_errmsg (w->db) : sqlite3_errstr (rc);
   int code = G_IO_ERROR_FAILED;
+  int ext = w->db ? sqlite3_extended_errcode (w->db) : rc;
+  int sys = w->db ? sqlite3_system_errno (w->db) : 0;
 
   if (rc == SQLITE_FULL)
     code = G_IO_ERROR_NO_SPACE;
   else if (rc == SQLITE_PERM || rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN)
     code = G_IO_ERROR_PERMISSION_DENIED;
+
+  /* SQLite says "disk I/O error"; the system says why (EFBIG, EIO...). */
+  if (sys == 0 && (ext == SQLITE_IOERR_WRITE || ext == SQLITE_IOERR_FSYNC || ext == SQLITE_IOERR_TRUNCATE))
+    sys = saved;
+  if ((rc & 0xff) == SQLITE_IOERR && sys != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (sys),
+                   _("Could not write “%s”: %s (%s)"), w->display, msg, g_strerror (sys));
+      return FALSE;
+    }
 
   g_set_error (error, G_IO_ERROR, code,
                _("Could not write “%s”: %s"), w->display, msg);
@@ -614,7 +634,15 @@ write_metadata (Writer  *w,
   for (guint i = 0; i < G_N_ELEMENTS (file_keys); i++)
     {
       value = ks_trace_get_metadata (trace, file_keys[i].key);
-      if (!write_meta (w, file_keys[i].key, value ? value : file_keys[i].fallback, error))
+      value = value ? value : file_keys[i].fallback;
+      /* A file cut short by a kill says so: complete until the last
+       * transaction sets the real value (see finish_complete()). */
+      if (strcmp (file_keys[i].key, KS_KSCOPE_META_COMPLETE) == 0)
+        {
+          w->complete = value;
+          value = "0";
+        }
+      if (!write_meta (w, file_keys[i].key, value, error))
         return FALSE;
     }
   /* Times are stored from the trace start; origin_ns places that start
@@ -1461,6 +1489,30 @@ write_indexes (Writer  *w,
   return TRUE;
 }
 
+/* In the last transaction: the file holds everything, so it may say
+ * what the trace says about being complete. */
+static gboolean
+finish_complete (Writer  *w,
+                 GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  rc = sqlite3_prepare_v2 (w->db, "UPDATE KS_META SET value = ? WHERE name = '" KS_KSCOPE_META_COMPLETE "'",
+                           -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, w->complete, -1, SQLITE_STATIC);
+      rc = sqlite3_step (stmt);
+      if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_OK)
+    return set_sqlite_error (w, rc, error);
+  return TRUE;
+}
+
 static gboolean
 write_all (Writer  *w,
            GError **error)
@@ -1482,8 +1534,14 @@ write_all (Writer  *w,
   if (!exec (w, "BEGIN", error))
     return FALSE;
 
+  /* KS_META first, committed on its own: from here on, a file left by
+   * a process killed mid-write says complete=0. */
+  if (!write_metadata (w, error) ||
+      !exec (w, "COMMIT; BEGIN", error))
+    return FALSE;
+  w->pending = 0;
+
   if (!write_strings (w, error) ||
-      !write_metadata (w, error) ||
       !write_session (w, error) ||
       !write_processes_and_threads (w, error) ||
       !write_gpus (w, error) ||
@@ -1501,7 +1559,8 @@ write_all (Writer  *w,
   if (w->progress != NULL)
     ks_progress_set_message (w->progress, _("Indexing"));
 
-  if (!write_indexes (w, error))
+  if (!write_indexes (w, error) ||
+      !finish_complete (w, error))
     return FALSE;
 
   return exec (w, "COMMIT", error);
@@ -1544,12 +1603,148 @@ sync_file (const char  *path,
   return FALSE;
 }
 
+/* The temporary file of the save in progress, for the signal handler:
+ * a fixed buffer, since the handler may neither allocate nor lock. */
+static char signal_temp[PATH_MAX];
+static volatile sig_atomic_t signal_temp_set;
+static gboolean signal_cleanup;
+
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void
+remove_temp_on_signal (int sig)
+{
+  int saved = errno;
+
+  if (signal_temp_set)
+    unlink (signal_temp);
+  errno = saved;
+  /* SA_RESETHAND restored the default action and @sig stays blocked
+   * until this returns: then it ends the process as it would have. */
+  raise (sig);
+}
+
+void
+ks_kscope_write_remove_temp_on_signals (void)
+{
+  struct sigaction sa;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = remove_temp_on_signal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset (&sa.sa_mask);
+  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    sigaddset (&sa.sa_mask, cleanup_signals[i]);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    {
+      struct sigaction old;
+
+      /* An ignored signal (nohup) stays ignored. */
+      if (sigaction (cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        continue;
+      sigaction (cleanup_signals[i], &sa, NULL);
+    }
+  signal_cleanup = TRUE;
+}
+
+/* Blocks the cleanup signals while the temporary file's name and its
+ * existence change together, so that the handler never sees one
+ * without the other. */
+static void
+block_cleanup_signals (sigset_t *old)
+{
+  sigset_t set;
+
+  sigemptyset (&set);
+  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    sigaddset (&set, cleanup_signals[i]);
+  pthread_sigmask (SIG_BLOCK, &set, old);
+}
+
+static void
+track_temp (const char *path)
+{
+  sigset_t old;
+
+  if (!signal_cleanup)
+    return;
+  block_cleanup_signals (&old);
+  if (path != NULL && g_strlcpy (signal_temp, path, sizeof signal_temp) < sizeof signal_temp)
+    signal_temp_set = 1;
+  else
+    signal_temp_set = 0;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+}
+
+static gboolean
+set_errno_error (int          saved,
+                 const char  *display,
+                 GError     **error)
+{
+  if (saved == EEXIST)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                 _("Could not write “%s”: the file already exists"), display);
+  else
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                 _("Could not write “%s”: %s"), display, g_strerror (saved));
+  return FALSE;
+}
+
+/* Gives the finished temporary file its name: over an old file when
+ * @replace, else only if the name is free, decided atomically by the
+ * kernel (a file that appeared during the save is never replaced). */
+static gboolean
+publish (const char  *temp,
+         const char  *path,
+         gboolean     replace,
+         const char  *display,
+         GError     **error)
+{
+  struct stat st;
+  int saved;
+
+  if (replace)
+    {
+      if (g_rename (temp, path) == 0)
+        return TRUE;
+      return set_errno_error (errno, display, error);
+    }
+
+#if HAVE_RENAMEAT2
+  if (renameat2 (AT_FDCWD, temp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+    return TRUE;
+  saved = errno;
+  /* EINVAL: a file system without RENAME_NOREPLACE; try a hard link. */
+  if (saved != EINVAL && saved != ENOSYS && saved != EOPNOTSUPP)
+    return set_errno_error (saved, display, error);
+#endif
+
+  /* link() fails with EEXIST as atomically; the temporary name goes after. */
+  if (link (temp, path) == 0)
+    {
+      g_unlink (temp);
+      return TRUE;
+    }
+  saved = errno;
+  if (saved != EPERM && saved != ENOSYS && saved != EOPNOTSUPP && saved != EXDEV)
+    return set_errno_error (saved, display, error);
+
+  /* Neither (FAT, some network file systems): look, then rename. */
+  if (g_lstat (path, &st) == 0)
+    return set_errno_error (EEXIST, display, error);
+  if (g_rename (temp, path) == 0)
+    return TRUE;
+  return set_errno_error (errno, display, error);
+}
+
 gboolean
-ks_kscope_write (KsTrace       *trace,
-                 GFile         *file,
-                 KsProgress    *progress,
-                 GCancellable  *cancellable,
-                 GError       **error)
+ks_kscope_write_full (KsTrace             *trace,
+                      GFile               *file,
+                      KsKscopeWriteFlags   flags,
+                      KsProgress          *progress,
+                      GCancellable        *cancellable,
+                      GError             **error)
 {
   Writer w = { 0 };
   g_autofree char *path = NULL;
@@ -1557,6 +1752,7 @@ ks_kscope_write (KsTrace       *trace,
   g_autofree char *base = NULL;
   g_autofree char *tmpl = NULL;
   gboolean ok = FALSE;
+  sigset_t old_mask;
   int fd;
   int rc;
 
@@ -1576,21 +1772,28 @@ ks_kscope_write (KsTrace       *trace,
   dir = g_path_get_dirname (path);
   base = g_path_get_basename (path);
   tmpl = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  if (signal_cleanup)
+    block_cleanup_signals (&old_mask);
   fd = g_mkstemp_full (tmpl, O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0)
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   _("Could not write “%s”: %s"), w.display, g_strerror (saved));
+      if (signal_cleanup)
+        pthread_sigmask (SIG_SETMASK, &old_mask, NULL);
+      set_errno_error (saved, w.display, error);
       writer_clear (&w);
       return FALSE;
     }
+  track_temp (tmpl);
+  if (signal_cleanup)
+    pthread_sigmask (SIG_SETMASK, &old_mask, NULL);
   g_close (fd, NULL);
 
   w.trace = trace;
   w.progress = progress;
   w.cancellable = cancellable;
+  w.complete = "1";
   w.extra_strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   w.next_string = MAX (trace->n_strings, 1);
   w.domains = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -1630,23 +1833,34 @@ ks_kscope_write (KsTrace       *trace,
         set_sqlite_error (&w, rc, error);
       else if (sync_file (tmpl, w.display, error))
         {
-          if (g_rename (tmpl, path) == 0)
-            ok = TRUE;
-          else
-            {
-              int saved = errno;
-
-              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                           _("Could not write “%s”: %s"), w.display, g_strerror (saved));
-            }
+          if (signal_cleanup)
+            block_cleanup_signals (&old_mask);
+          ok = publish (tmpl, path, (flags & KS_KSCOPE_WRITE_REPLACE) != 0, w.display, error);
+          if (ok)
+            track_temp (NULL);
+          if (signal_cleanup)
+            pthread_sigmask (SIG_SETMASK, &old_mask, NULL);
         }
     }
 
   writer_clear (&w);
   if (!ok)
-    g_unlink (tmpl);
+    {
+      g_unlink (tmpl);
+      track_temp (NULL);
+    }
   else if (progress != NULL)
     ks_progress_set_fraction (progress, 1.0);
 
   return ok;
+}
+
+gboolean
+ks_kscope_write (KsTrace       *trace,
+                 GFile         *file,
+                 KsProgress    *progress,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  return ks_kscope_write_full (trace, file, KS_KSCOPE_WRITE_REPLACE, progress, cancellable, error);
 }

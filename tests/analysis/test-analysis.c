@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "ks-analysis.h"
@@ -769,6 +770,86 @@ test_memory (void)
   g_assert_null (find_advice (a, "launch-bound"));
 }
 
+/* A hostile trace's 9.2 EB allocation (INT64_MAX bytes) and totals no
+ * machine has: they are left out, counted, and the peak is that of the
+ * plausible events; nothing overflows (run under -fsanitize=undefined). */
+static void
+test_memory_impossible (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsMemoryCurve *curves;
+  const KsAllocation *allocs;
+  guint n;
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 1000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  gpu_work (&f, f.stream, 0, 1000, KS_SLICE_KERNEL, "k", 0, NULL, NULL);
+  /* Without totals the curve is the running sum of the sizes. */
+  add_mem (&f, 100, 0x10, 1000, -1, -1);
+  add_mem (&f, 200, 0x20, G_MAXINT64, -1, -1);
+  add_mem (&f, 300, 0x30, 500, -1, -1);
+  add_mem (&f, 400, 0x20, -G_MAXINT64, -1, -1);
+  add_mem (&f, 500, 0x40, G_MININT64, -1, -1);
+  add_mem (&f, 600, 0x50, 8, G_MAXINT64, G_MAXINT64);
+  add_mem (&f, 700, 0x30, -500, -1, -1);
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  curves = ks_analysis_get_memory_curves (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (curves->n_points, ==, 3);
+  g_assert_cmpint (curves->peak_allocated, ==, 1500);
+  g_assert_cmpint (curves->peak_allocated_ts, ==, 300);
+  g_assert_cmpint (curves->points[2].allocated, ==, 1000);
+  g_assert_cmpint (curves->peak_reserved, ==, -1);
+
+  allocs = ks_analysis_get_allocations (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (allocs[0].bytes, ==, 1000);
+  g_assert_cmpint (allocs[1].bytes, ==, 500);
+  g_assert_cmpint (allocs[1].lifetime_ns, ==, 400);
+
+  g_assert_cmpuint (ks_analysis_get_n_ignored_memory_events (a), ==, 4);
+  {
+    const char * const *warnings = ks_analysis_get_warnings (a);
+
+    g_assert_nonnull (warnings);
+    g_assert_nonnull (warnings[0]);
+    g_assert_nonnull (strstr (warnings[0], "4 memory events"));
+    g_assert_null (warnings[1]);
+  }
+}
+
+/* Allocator counters with impossible values: left out the same way. */
+static void
+test_memory_impossible_counters (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsMemoryCurve *curves;
+  guint32 counter;
+  guint n;
+
+  fixture_init (&f);
+  gpu_work (&f, f.stream, 0, 1000, KS_SLICE_KERNEL, "k", 0, NULL, NULL);
+  counter = ks_trace_builder_get_counter (f.b, "Memory Allocated", "bytes", 0, KS_NO_INDEX);
+  ks_trace_builder_add_counter_sample (f.b, counter, BASE + 100, 2048);
+  ks_trace_builder_add_counter_sample (f.b, counter, BASE + 200, 1e30);
+  ks_trace_builder_add_counter_sample (f.b, counter, BASE + 300, NAN);
+  ks_trace_builder_add_counter_sample (f.b, counter, BASE + 400, 4096);
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  curves = ks_analysis_get_memory_curves (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (curves->n_points, ==, 2);
+  g_assert_cmpint (curves->peak_allocated, ==, 4096);
+  g_assert_cmpuint (ks_analysis_get_n_ignored_memory_events (a), ==, 2);
+}
+
 /* Pageable copies and tiny kernels */
 
 static void
@@ -978,6 +1059,8 @@ main (int   argc,
   g_test_add_func ("/analysis/operators", test_operators);
   g_test_add_func ("/analysis/amp-not-when-half", test_amp_not_when_half);
   g_test_add_func ("/analysis/memory", test_memory);
+  g_test_add_func ("/analysis/memory-impossible", test_memory_impossible);
+  g_test_add_func ("/analysis/memory-impossible-counters", test_memory_impossible_counters);
   g_test_add_func ("/analysis/pageable-and-tiny", test_pageable_and_tiny);
   g_test_add_func ("/analysis/device-filter", test_device_filter);
   g_test_add_func ("/analysis/cache", test_cache);

@@ -1094,6 +1094,147 @@ test_load_progress_and_cancel (void)
   g_unlink (path);
 }
 
+/* The fixture's JSON cut at @bytes, in a file of the test. */
+static char *
+write_truncated (const char *name,
+                 gsize       bytes)
+{
+  g_autofree char *fixture_path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+  g_autoptr(GFile) gz = g_file_new_for_path (fixture_path);
+  g_autoptr(GFileInputStream) raw = g_file_read (gz, NULL, NULL);
+  g_autoptr(GZlibDecompressor) dec = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr(GInputStream) in = g_converter_input_stream_new (G_INPUT_STREAM (raw), G_CONVERTER (dec));
+  g_autofree char *buf = g_malloc (bytes);
+  g_autoptr(GError) error = NULL;
+  gsize got = 0;
+  char *path = NULL;
+  int fd;
+
+  g_assert_true (g_input_stream_read_all (in, buf, bytes, &got, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (got, ==, bytes);
+  fd = g_file_open_tmp ("ks-truncated-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, buf, bytes, NULL));
+  return path;
+}
+
+static KsWindow *
+open_file (GFile *file)
+{
+  KsWindow *window = ks_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  return window;
+}
+
+/* A trace with load warnings shows them in a banner at the top of the
+ * window (a truncated JSON: the cut and the flows it orphaned); one
+ * without shows none. */
+static void
+test_load_warnings (void)
+{
+  g_autofree char *path = write_truncated ("seed_cnn.pt.trace.json.gz", 200000);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) clean = fixture ("seed_cnn.pt.trace.json.gz");
+  g_autofree char *cut = g_strdup_printf ("%s: the file was truncated at byte 200000", path);
+  KsWindow *window = open_file (file);
+  GtkWidget *banner = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_REVEALER, "load-warnings");
+  GtkWidget *first, *more, *close;
+  const char *tooltip;
+
+  g_assert_nonnull (banner);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (ks_session_get_trace (ks_window_get_session (window)), "warnings"),
+                            "truncated at byte 200000"));
+  g_assert_true (gtk_revealer_get_reveal_child (GTK_REVEALER (banner)));
+  WAIT_FOR (gtk_revealer_get_child_revealed (GTK_REVEALER (banner)));
+  g_assert_true (gtk_widget_get_mapped (banner));
+  g_assert_cmpint (gtk_widget_get_height (banner), >, 0);
+
+  /* The first warning in full, the others counted, all in the tooltip. */
+  first = ks_test_find_label (banner, cut);
+  g_assert_nonnull (first);
+  {
+    g_auto(GStrv) lines = g_strsplit (ks_trace_get_metadata (ks_session_get_trace (ks_window_get_session (window)),
+                                                             "warnings"), "\n", -1);
+
+    g_assert_cmpuint (g_strv_length (lines), ==, 2);
+    g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (first)), ==, lines[0]);
+  }
+  more = ks_test_find_label (banner, "and 1 more warning");
+  g_assert_nonnull (more);
+  tooltip = gtk_widget_get_tooltip_text (gtk_widget_get_parent (first));
+  g_assert_nonnull (tooltip);
+  g_assert_nonnull (strstr (tooltip, cut));
+  g_assert_nonnull (strstr (tooltip, "flow events without an id or a partner were skipped"));
+  save_screenshot (GTK_WIDGET (window), "load-warnings.png");
+
+  /* Closed, it stays closed for this trace. */
+  close = ks_test_find_descendant (banner, GTK_TYPE_BUTTON, NULL);
+  g_assert_nonnull (close);
+  g_signal_emit_by_name (close, "clicked");
+  g_assert_false (gtk_revealer_get_reveal_child (GTK_REVEALER (banner)));
+  WAIT_FOR (!gtk_revealer_get_child_revealed (GTK_REVEALER (banner)));
+
+  /* A trace without warnings: no banner. */
+  ks_window_open (window, clean);
+  WAIT_FOR (ks_window_get_file (window) != NULL && g_file_equal (ks_window_get_file (window), clean));
+  g_assert_null (ks_trace_get_metadata (ks_session_get_trace (ks_window_get_session (window)), "warnings"));
+  ks_test_spin (300);
+  g_assert_false (gtk_revealer_get_reveal_child (GTK_REVEALER (banner)));
+  g_assert_false (gtk_revealer_get_child_revealed (GTK_REVEALER (banner)));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* Again with warnings: a new trace shows its banner even after a close. */
+  window = open_file (file);
+  banner = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_REVEALER, "load-warnings");
+  g_assert_true (gtk_revealer_get_reveal_child (GTK_REVEALER (banner)));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = open_file (clean);
+  banner = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_REVEALER, "load-warnings");
+  g_assert_false (gtk_revealer_get_reveal_child (GTK_REVEALER (banner)));
+  g_assert_false (gtk_widget_get_mapped (gtk_revealer_get_child (GTK_REVEALER (banner))));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  g_unlink (path);
+}
+
+/* What the analysis leaves out (a 9.2 EB allocation) joins the banner. */
+static void
+test_analysis_warnings (void)
+{
+  static const char trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":100,"
+    "\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":30,"
+    "\"args\":{\"Bytes\":9223372036854775807,\"Device Id\":0,\"Device Type\":1,\"Addr\":8192}}]}";
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  KsWindow *window;
+  GtkWidget *banner;
+  int fd = g_file_open_tmp ("ks-eb-XXXXXX.json", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, trace, -1, NULL));
+  file = g_file_new_for_path (path);
+
+  window = open_file (file);
+  banner = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_REVEALER, "load-warnings");
+  WAIT_FOR (gtk_revealer_get_reveal_child (GTK_REVEALER (banner)));
+  g_assert_nonnull (ks_test_find_label (banner, "1 memory event with an impossible size (over 1 PiB)"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+}
+
 static void
 test_drop_and_recent (void)
 {
@@ -1170,6 +1311,8 @@ main (int   argc,
   g_test_add_func ("/app/window/application-open", test_application_open);
   g_test_add_func ("/app/window/load-progress-and-cancel", test_load_progress_and_cancel);
   g_test_add_func ("/app/window/drop-and-recent", test_drop_and_recent);
+  g_test_add_func ("/app/window/load-warnings", test_load_warnings);
+  g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
 
   return g_test_run ();
 }

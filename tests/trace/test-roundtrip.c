@@ -670,6 +670,96 @@ test_cancel_midway (void)
   remove_path (path);
 }
 
+typedef struct
+{
+  const char *path;
+  gboolean    created;
+} Appear;
+
+static void
+create_on_progress (KsProgress *progress,
+                    gpointer    user_data)
+{
+  Appear *appear = user_data;
+  double f = ks_progress_get_fraction (progress);
+
+  if (!appear->created && f > 0.0 && f < 1.0)
+    {
+      g_assert_true (g_file_set_contents (appear->path, "appeared meanwhile", -1, NULL));
+      appear->created = TRUE;
+    }
+}
+
+/* Without KS_KSCOPE_WRITE_REPLACE a save never replaces a file, even one
+ * that another program creates while the trace is being written. */
+static void
+test_no_replace (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *path = temp_path ("noreplace.kscope");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *contents = NULL;
+  g_autoptr(GFile) in = g_file_new_for_path (json);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_json_reader_load (in, NULL, NULL, &error);
+  g_autoptr(KsTrace) back = NULL;
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autoptr(GDir) d = NULL;
+  Appear appear = { path, FALSE };
+
+  g_assert_no_error (error);
+
+  /* Where nothing is, it writes. */
+  g_assert_true (ks_kscope_write_full (trace, file, KS_KSCOPE_WRITE_NONE, NULL, NULL, &error));
+  g_assert_no_error (error);
+  back = ks_sqlite_reader_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->n_tracks, ==, trace->n_tracks);
+  g_assert_cmpstr (ks_trace_get_metadata (back, "complete"), ==, "1");
+
+  /* An existing file is left alone. */
+  g_assert_true (g_file_set_contents (path, "older", -1, NULL));
+  g_assert_false (ks_kscope_write_full (trace, file, KS_KSCOPE_WRITE_NONE, NULL, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_assert_nonnull (strstr (error->message, "noreplace.kscope"));
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "older");
+  g_clear_pointer (&contents, g_free);
+
+  /* So is one that appears while the trace is written. */
+  g_unlink (path);
+  ks_progress_set_notify (progress, create_on_progress, &appear, NULL);
+  g_assert_false (ks_kscope_write_full (trace, file, KS_KSCOPE_WRITE_NONE, progress, NULL, &error));
+  g_assert_true (appear.created);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "appeared meanwhile");
+
+  d = g_dir_open (dir, 0, NULL);
+  g_assert_cmpstr (g_dir_read_name (d), ==, "noreplace.kscope");
+  g_assert_null (g_dir_read_name (d));
+
+  remove_path (path);
+}
+
+/* complete=0 is written first and set last: a trace that says it was cut
+ * short (a recording stopped early) keeps saying so. */
+static void
+test_complete_kept (void)
+{
+  g_autoptr(KsTraceBuilder) b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTrace) back = NULL;
+
+  ks_trace_builder_set_metadata (b, "complete", "0");
+  trace = ks_trace_builder_finish (g_steal_pointer (&b), NULL, NULL);
+  g_assert_nonnull (trace);
+  back = assert_round_trip (trace);
+  g_assert_cmpstr (ks_trace_get_metadata (back, "complete"), ==, "0");
+}
+
 /* A trace with nothing in it saves and loads. */
 static void
 test_empty (void)
@@ -701,6 +791,8 @@ main (int   argc,
   g_test_add_func ("/roundtrip/nsight-sql", test_nsight_sql);
   g_test_add_func ("/roundtrip/atomic-write", test_atomic_write);
   g_test_add_func ("/roundtrip/cancel-midway", test_cancel_midway);
+  g_test_add_func ("/roundtrip/no-replace", test_no_replace);
+  g_test_add_func ("/roundtrip/complete-kept", test_complete_kept);
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {
       g_autofree char *name = g_strdup_printf ("/roundtrip/json/%s", fixtures[i]);
