@@ -60,8 +60,13 @@ typedef struct
   uint16_t reserved;
 } KsWireHeader;
 
-/* HELLO flags */
+/* HELLO flags, in h.reserved */
 #define KS_WIRE_HELLO_CUDA_INJECTED 0x1u  /* arrived through CUDA_INJECTION64_PATH */
+/* The same process again on a new connection, its earlier one having been
+ * closed under it (a program that closes every descriptor): ids, domains
+ * and counters carry on from that connection, whose HELLO had the same
+ * mono_ns. */
+#define KS_WIRE_HELLO_RESUMED       0x2u
 
 typedef struct
 {

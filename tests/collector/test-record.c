@@ -6,14 +6,15 @@
  */
 
 /* `kinescope-cli record` end to end on CPU-only commands: exit status,
- * missing commands, overwriting, NVTX through NVTX_INJECTION64_PATH (no
- * GPU needed), OS runtime calls, the NVTX capture range, signals to the
+ * missing commands, overwriting, NVTX through
+ * NVTX_INJECTION64_PATH (no GPU needed), OS runtime calls, a program that
+ * closes the collector's socket, the NVTX capture range, signals to the
  * recorder and to the command, a killed recorder, a file size limit, the
  * NVML sampler against a stand-in library, and progress lines.
  *
  * argv after the GTest options: kinescope-cli, the directory of
  * libkinescope-inject.so (or "-" when it was not built), nvtx-app, the
- * fake NVML library. */
+ * fake NVML library, fd-closer (or "-"), wire-resume. */
 
 #include "config.h"
 
@@ -30,6 +31,8 @@ static const char *cli_path;
 static const char *inject_dir;
 static const char *nvtx_app;
 static const char *fake_nvml;
+static const char *fd_closer;
+static const char *wire_resume;
 static char *tmp_dir;
 
 typedef struct
@@ -423,6 +426,69 @@ test_osrt (void)
   sqlite3_close (db);
 }
 
+/* The program closes every descriptor above 2, the collector's socket
+ * among them, and then opens a socket pair, which takes the lowest free
+ * numbers: everything it does is still recorded, and nothing of the
+ * collector's lands on its sockets. */
+static void
+test_closed_fds (gconstpointer data)
+{
+  const char *mode = data;
+  g_autofree char *name = g_strdup_printf ("fds-%s.kscope", mode);
+  g_autofree char *path = out_path (name);
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 0, "-t", "nvtx,osrt", "-o", path, "--", fd_closer, mode, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "done\n");
+  g_assert_nonnull (strstr (r.err, "Dropped           0\n"));
+  result_clear (&r);
+
+  db = open_db (path);
+  assert_meta (db, "dropped_records", "0");
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId "
+                                  "WHERE s.value = 'nanosleep'"), ==, 23);
+  /* the string and the domain registered before the close still name
+   * the marks made after it */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId "
+                                  "WHERE n.eventType = 34 AND s.value = 'kept' AND n.domainId = "
+                                  "(SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'fd-domain')"), ==, 21);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 75"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_THREADS WHERE role = 'main'"), ==, 1);
+  sqlite3_close (db);
+}
+
+/* The recorder's side of that, with the first connection still open when
+ * the process comes back on a second one: what came on the first is kept,
+ * the message it cut short is taken whole from the second, and the
+ * library's running drop count is not added twice. */
+static void
+test_resume_open (void)
+{
+  g_autofree char *path = out_path ("resume-open.kscope");
+  Result r;
+  sqlite3 *db;
+
+  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", wire_resume, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "Dropped           3\n"));
+  result_clear (&r);
+
+  db = open_db (path);
+  assert_meta (db, "dropped_records", "3");
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId "
+                                  "WHERE n.eventType = 34 AND s.value = 'kept'"), ==, 3);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS"), ==, 3);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE text LIKE 'malformed%'"), ==, 0);
+  sqlite3_close (db);
+}
+
 static void
 test_capture_nvtx (void)
 {
@@ -641,12 +707,14 @@ main (int    argc,
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (argc < 5)
-    g_error ("usage: test-record KINESCOPE_CLI INJECT_DIR NVTX_APP FAKE_NVML");
+  if (argc < 7)
+    g_error ("usage: test-record KINESCOPE_CLI INJECT_DIR NVTX_APP FAKE_NVML FD_CLOSER WIRE_RESUME");
   cli_path = argv[1];
   inject_dir = argv[2];
   nvtx_app = argv[3];
   fake_nvml = argv[4];
+  fd_closer = argv[5];
+  wire_resume = argv[6];
   tmp_dir = g_dir_make_tmp ("ks-test-record-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
   /* The recorders' socket folders too, left behind by the SIGKILL tests. */
@@ -662,6 +730,9 @@ main (int    argc,
   g_test_add_func ("/collector/record/nvtx-fork", test_nvtx_fork);
   g_test_add_func ("/collector/record/nvtx-deep", test_nvtx_deep);
   g_test_add_func ("/collector/record/osrt", test_osrt);
+  g_test_add_data_func ("/collector/record/closed-fds", "close", test_closed_fds);
+  g_test_add_data_func ("/collector/record/close-range", "close-range", test_closed_fds);
+  g_test_add_func ("/collector/record/resume-open", test_resume_open);
   g_test_add_func ("/collector/record/capture-nvtx", test_capture_nvtx);
   g_test_add_data_func ("/collector/record/sigint", GINT_TO_POINTER (SIGINT), test_signal_recorder);
   g_test_add_data_func ("/collector/record/sigterm", GINT_TO_POINTER (SIGTERM), test_signal_recorder);

@@ -58,6 +58,13 @@ typedef struct
   guint32 mangled;
 } KernelNames;
 
+enum
+{
+  CLOSING_NOT,
+  CLOSING_ENDED,       /* the process closed it */
+  CLOSING_MALFORMED,   /* we do */
+};
+
 struct _KsRecordConnection
 {
   KsRecordSession *session;
@@ -65,8 +72,12 @@ struct _KsRecordConnection
   GByteArray      *buffer;
   gint64           pid;
   char            *name;
+  guint64          hello_mono;   /* a resumed connection's HELLO has the same */
   gboolean         hello;
   gboolean         bye;
+  gboolean         superseded;   /* its process went on on a new connection */
+  int              closing;      /* CLOSING_*, set while reading */
+  gint64           detached_at;  /* closed without a goodbye, kept to be resumed */
   gboolean         has_cuda;
   GHashTable      *strings;      /* local id → global id */
   GHashTable      *texts;        /* local id → text (owned), for kernel names */
@@ -110,6 +121,7 @@ struct _KsRecordSession
   GHashTable      *scanned;          /* pid → TRUE, main thread only */
 
   GPtrArray       *connections;   /* owned by the IO thread until it exits */
+  GPtrArray       *detached;      /* closed without BYE: may be resumed */
   GHashTable      *processes;     /* pid → TRUE, rows written */
   guint            n_cuda_processes;
   guint32          next_domain;
@@ -266,6 +278,7 @@ ks_record_session_new (const char             *output_path,
   self->seen_processes = g_async_queue_new_full (seen_process_free);
   self->scanned = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_record_connection_free);
+  self->detached = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_record_connection_free);
   self->processes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   self->gpu_counters = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->cupti_gpus = g_ptr_array_new ();
@@ -591,6 +604,82 @@ bump_stat (KsRecordSession *self,
   g_mutex_unlock (&self->mutex);
 }
 
+/* Reads what @c has waiting, until the socket is empty or closed. */
+static void
+connection_drain (KsRecordConnection *c)
+{
+  g_autofree guint8 *buf = NULL;
+  ssize_t r;
+
+  if (c->fd < 0)
+    return;
+  buf = g_malloc (64 * 1024);
+  while ((r = read (c->fd, buf, 64 * 1024)) > 0 || (r < 0 && errno == EINTR))
+    if (r > 0 && !ks_record_connection_feed (c, buf, (gsize) r))
+      break;
+}
+
+#define SWAP_FIELD(a, b, field) \
+  G_STMT_START { __typeof__ ((a)->field) t_ = (a)->field; (a)->field = (b)->field; (b)->field = t_; } G_STMT_END
+
+/* The program closed its socket and the library connected again
+ * (ks-inject-channel.c): @c takes over the ids, domains, threads and
+ * counters of the connection it had, found by pid and first HELLO. */
+static void
+connection_resume (KsRecordConnection *c)
+{
+  KsRecordSession *self = c->session;
+  KsRecordConnection *old = NULL;
+  gboolean was_detached = FALSE;
+
+  for (guint i = 0; i < self->connections->len && old == NULL; i++)
+    {
+      KsRecordConnection *o = g_ptr_array_index (self->connections, i);
+
+      if (o != c && o->hello && !o->bye && !o->superseded && o->pid == c->pid && o->hello_mono == c->hello_mono)
+        old = o;
+    }
+  if (old != NULL)
+    {
+      /* Not closed here yet: what it sent before the close comes first.
+       * A message cut short stays in its buffer; it is sent again whole. */
+      connection_drain (old);
+      old->superseded = TRUE;
+    }
+  else
+    for (guint i = 0; i < self->detached->len; i++)
+      {
+        KsRecordConnection *o = g_ptr_array_index (self->detached, i);
+
+        if (o->pid == c->pid && o->hello_mono == c->hello_mono)
+          {
+            old = g_ptr_array_steal_index_fast (self->detached, i);
+            was_detached = TRUE;
+            break;
+          }
+      }
+  if (old == NULL)
+    return;
+
+  SWAP_FIELD (c, old, strings);
+  SWAP_FIELD (c, old, texts);
+  SWAP_FIELD (c, old, kernels);
+  SWAP_FIELD (c, old, domains);
+  SWAP_FIELD (c, old, contexts);
+  SWAP_FIELD (c, old, threads);
+  SWAP_FIELD (c, old, nvtx_names);
+  memcpy (c->allocated, old->allocated, sizeof c->allocated);
+  c->has_cuda = old->has_cuda;
+  c->channel_dropped = old->channel_dropped;
+  c->cupti_dropped = old->cupti_dropped;
+  c->cupti_zero_time = old->cupti_zero_time;
+  old->channel_dropped = old->cupti_dropped = old->cupti_zero_time = 0;
+  /* its threads are @c's now */
+  old->hello = FALSE;
+  if (was_detached)
+    ks_record_connection_free (old);
+}
+
 static gboolean
 handle_message (KsRecordConnection *c,
                 const KsWireHeader *h)
@@ -612,8 +701,11 @@ handle_message (KsRecordConnection *c,
           return FALSE;
         c->hello = TRUE;
         c->pid = m->pid;
+        c->hello_mono = m->mono_ns;
         c->name = g_strdup (msg_text (h, sizeof *m));
         write_process (self, c->pid, c->name);
+        if (h->reserved & KS_WIRE_HELLO_RESUMED)
+          connection_resume (c);
         g_mutex_lock (&self->mutex);
         self->stats.processes = g_hash_table_size (self->processes);
         g_mutex_unlock (&self->mutex);
@@ -1045,14 +1137,74 @@ write_samples (KsRecordSession *self)
 
 /* Receiving thread: owns the connections and the writer while it runs. */
 
+/* How long a connection that ended without a goodbye waits to be
+ * resumed; the library connects again within a tick or two. */
+#define DETACHED_KEEP_US (5 * G_USEC_PER_SEC)
+
+/* Done with @c: its drops join the total. */
+static void
+retire_connection (KsRecordSession    *self,
+                   KsRecordConnection *c)
+{
+  self->dropped_total += c->channel_dropped + c->cupti_dropped;
+  ks_record_connection_free (c);
+}
+
+/* With @may_resume, a connection that ended without a goodbye is kept a
+ * while: the program may have closed the socket under the library, which
+ * then connects again and resumes it (connection_resume()). */
 static void
 close_connection (KsRecordSession *self,
-                  guint            index)
+                  guint            index,
+                  gboolean         may_resume)
 {
-  g_ptr_array_remove_index_fast (self->connections, index);
+  KsRecordConnection *c = g_ptr_array_steal_index (self->connections, index);
+
+  if (may_resume && c->hello && !c->bye && !c->superseded)
+    {
+      close (c->fd);
+      c->fd = -1;
+      c->detached_at = g_get_monotonic_time ();
+      g_ptr_array_add (self->detached, c);
+    }
+  else
+    retire_connection (self, c);
   g_mutex_lock (&self->mutex);
   self->open_connections = self->connections->len;
   g_mutex_unlock (&self->mutex);
+}
+
+static void
+expire_detached (KsRecordSession *self,
+                 gint64           detached_before)
+{
+  for (guint i = self->detached->len; i > 0; i--)
+    {
+      KsRecordConnection *c = g_ptr_array_index (self->detached, i - 1);
+
+      if (c->detached_at < detached_before)
+        retire_connection (self, g_ptr_array_steal_index_fast (self->detached, i - 1));
+    }
+}
+
+static guint64
+count_dropped (KsRecordSession *self)
+{
+  guint64 n = self->dropped_total;
+
+  for (guint i = 0; i < self->connections->len; i++)
+    {
+      KsRecordConnection *c = g_ptr_array_index (self->connections, i);
+
+      n += c->channel_dropped + c->cupti_dropped;
+    }
+  for (guint i = 0; i < self->detached->len; i++)
+    {
+      KsRecordConnection *c = g_ptr_array_index (self->detached, i);
+
+      n += c->channel_dropped + c->cupti_dropped;
+    }
+  return n;
 }
 
 static void
@@ -1115,13 +1267,14 @@ io_thread (gpointer data)
             ;
         }
 
-      /* Walk backwards: closing swaps the last connection into place. */
-      for (guint i = n; i > 0; i--)
+      /* Oldest first, so that a process that came back on a new
+       * connection (connection_resume()) has its earlier one read first;
+       * closing waits for the end of the walk. */
+      for (guint i = 0; i < n; i++)
         {
-          KsRecordConnection *c = g_ptr_array_index (self->connections, i - 1);
-          gboolean closed = FALSE;
+          KsRecordConnection *c = g_ptr_array_index (self->connections, i);
 
-          if (!(fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
+          if (c->superseded || !(fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
           for (;;)
             {
@@ -1135,25 +1288,28 @@ io_thread (gpointer data)
                                                                "; its connection was closed", c->pid);
 
                       ks_record_writer_add_diagnostic (self->writer, now_mono (), "error", "recorder", text);
-                      closed = TRUE;
+                      c->closing = CLOSING_MALFORMED;
                       break;
                     }
                   continue;
                 }
               if (r < 0 && (errno == EAGAIN || errno == EINTR))
                 break;
-              closed = TRUE;
+              c->closing = CLOSING_ENDED;
               break;
             }
-          if (closed)
-            {
-              self->dropped_total += c->channel_dropped + c->cupti_dropped;
-              close_connection (self, i - 1);
-            }
+        }
+      for (guint i = n; i > 0; i--)
+        {
+          KsRecordConnection *c = g_ptr_array_index (self->connections, i - 1);
+
+          if (c->superseded || c->closing != CLOSING_NOT)
+            close_connection (self, i - 1, c->closing == CLOSING_ENDED);
         }
 
       if (fds[0].revents & POLLIN)
         accept_connections (self);
+      expire_detached (self, g_get_monotonic_time () - DETACHED_KEEP_US);
 
       write_samples (self);
       write_seen_processes (self);
@@ -1163,13 +1319,7 @@ io_thread (gpointer data)
       stopping = self->stopping;
       deadline = self->stop_deadline_us;
       self->stats.events = ks_record_writer_get_counts (self->writer)->rows;
-      self->stats.dropped = self->dropped_total;
-      for (guint i = 0; i < self->connections->len; i++)
-        {
-          KsRecordConnection *c = g_ptr_array_index (self->connections, i);
-
-          self->stats.dropped += c->channel_dropped + c->cupti_dropped;
-        }
+      self->stats.dropped = count_dropped (self);
       g_mutex_unlock (&self->mutex);
 
       if (ks_record_writer_get_error (self->writer) != NULL)
@@ -1179,18 +1329,15 @@ io_thread (gpointer data)
           g_mutex_unlock (&self->mutex);
           break;
         }
+
       if (stopping && (self->connections->len == 0 || g_get_monotonic_time () >= deadline))
         break;
     }
 
   /* Connections still open at the deadline: keep what they sent. */
   while (self->connections->len > 0)
-    {
-      KsRecordConnection *c = g_ptr_array_index (self->connections, self->connections->len - 1);
-
-      self->dropped_total += c->channel_dropped + c->cupti_dropped;
-      close_connection (self, self->connections->len - 1);
-    }
+    close_connection (self, self->connections->len - 1, FALSE);
+  expire_detached (self, G_MAXINT64);
   write_samples (self);
   return NULL;
 }
@@ -1503,6 +1650,7 @@ ks_record_session_free (KsRecordSession *self)
     }
   g_ptr_array_unref (self->cupti_gpus);
   g_ptr_array_unref (self->connections);
+  g_ptr_array_unref (self->detached);
   g_hash_table_unref (self->gpu_uuids);
   g_hash_table_destroy (self->processes);
   g_array_unref (self->gpu_counters);
