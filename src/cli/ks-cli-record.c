@@ -34,7 +34,6 @@ typedef enum
   END_COMMAND_EXITED,
   END_INTERRUPTED,
   END_DURATION,
-  END_WRITE_FAILED,
 } EndReason;
 
 typedef struct
@@ -50,6 +49,8 @@ typedef struct
   int              escalation;     /* 0: SIGINT sent, 1: SIGTERM sent, 2: SIGKILL sent */
   int              progress_fd;
   char            *output;
+  const char      *command;
+  gboolean         write_failed;   /* and said so */
 } Record;
 
 static void
@@ -160,6 +161,26 @@ write_progress (Record     *r,
     }
 }
 
+/* Writing stopped (a full disk): the command goes on to its end, its
+ * events no longer written. Says so once, with where the file ends. */
+static void
+report_write_failure (Record     *r,
+                      const char *message)
+{
+  KsRecordStats stats;
+
+  r->write_failed = TRUE;
+  ks_record_session_get_stats (r->session, &stats);
+  g_printerr ("kinescope-cli record: %s\n", message);
+  if (r->child_done)
+    g_printerr (_("kinescope-cli record: the recording stopped at %.2f s, with %" PRIu64 " events in the file\n"),
+                stats.written_until_s, stats.events);
+  else
+    g_printerr (_("kinescope-cli record: the recording stopped at %.2f s, with %" PRIu64 " events in the file; "
+                  "%s keeps running, and what it does from now on is not recorded\n"),
+                stats.written_until_s, stats.events, r->command);
+}
+
 static gboolean
 progress_cb (gpointer data)
 {
@@ -167,8 +188,13 @@ progress_cb (gpointer data)
   KsRecordStats stats;
   g_autoptr(GString) json = g_string_new (NULL);
 
-  if (ks_record_session_failed (r->session))
-    begin_stop (r, END_WRITE_FAILED);
+  if (!r->write_failed)
+    {
+      g_autofree char *message = ks_record_session_dup_write_error (r->session);
+
+      if (message != NULL)
+        report_write_failure (r, message);
+    }
   ks_record_session_scan_processes (r->session);
 
   if (r->progress_fd < 0)
@@ -261,16 +287,16 @@ print_summary (Record          *r,
 
   ks_record_session_get_stats (r->session, &stats);
 
-  switch (r->end)
+  if (r->write_failed)
+    g_printerr (_("Recording stopped at %.2f s: the trace could not be written; %s ended with status %d\n"),
+                stats.written_until_s, command, status);
+  else switch (r->end)
     {
     case END_INTERRUPTED:
       g_printerr (_("Recording interrupted; %s ended with status %d\n"), command, status);
       break;
     case END_DURATION:
       g_printerr (_("Recording stopped after the requested duration; %s ended with status %d\n"), command, status);
-      break;
-    case END_WRITE_FAILED:
-      g_printerr (_("Recording stopped: the trace could not be written; %s ended with status %d\n"), command, status);
       break;
     case END_NONE:
     case END_COMMAND_EXITED:
@@ -291,6 +317,8 @@ print_summary (Record          *r,
   if (trace & KS_RECORD_TRACE_GPU_METRICS)
     g_printerr (_("  GPU samples       %" PRIu64 " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
   g_printerr (_("  Dropped           %" PRIu64 "\n"), ks_record_session_get_dropped (r->session));
+  if (r->write_failed)
+    g_printerr (_("  Not written       %" PRIu64 " (after %.2f s)\n"), stats.unwritten, stats.written_until_s);
   g_printerr (_("  Output            %s (%s)\n"), r->output, size);
 
   if (conflict != NULL)
@@ -356,7 +384,9 @@ ks_cli_record (int    argc,
   char **command;
   int status;
   gboolean complete;
+  gboolean ok;
   const char *end_reason;
+  g_autofree char *write_error = NULL;
   guint sigint_id;
   guint sigterm_id;
   guint sighup_id;
@@ -470,6 +500,7 @@ ks_cli_record (int    argc,
                   "(set KINESCOPE_INJECT_DIR); only GPU metrics are recorded\n"));
 
   r.output = output;
+  r.command = command[0];
   r.progress_fd = progress_fd;
   r.loop = g_main_loop_new (NULL, FALSE);
   /* With a terminal, the command stays in our process group so that it
@@ -526,7 +557,6 @@ ks_cli_record (int    argc,
     {
     case END_INTERRUPTED: end_reason = "interrupted"; break;
     case END_DURATION: end_reason = "duration"; break;
-    case END_WRITE_FAILED: end_reason = "write-failed"; break;
     case END_NONE:
     case END_COMMAND_EXITED:
     default:
@@ -534,29 +564,28 @@ ks_cli_record (int    argc,
       break;
     }
 
-  /* Processes of the job may still be sending their last buffers. */
-  if (!ks_record_session_finish (r.session, 3000, complete, end_reason, &error))
-    {
-      g_printerr ("kinescope-cli record: %s\n", error->message);
-      escaped = g_strescape (error->message, NULL);
-      done = g_strdup_printf ("{\"state\":\"failed\",\"message\":\"%s\",\"exit_status\":%d}\n", escaped, status);
-      if (r.progress_fd >= 0)
-        write_progress (&r, done);
-      ks_record_session_free (r.session);
-      g_main_loop_unref (r.loop);
-      return 1;
-    }
+  /* Processes of the job may still be sending their last buffers. When
+   * writing stopped (perhaps only now), the file is still a recording:
+   * what came before, marked as cut short there. */
+  ok = ks_record_session_finish (r.session, 3000, complete, end_reason, &error);
+  write_error = ks_record_session_dup_write_error (r.session);
+  if (write_error != NULL && !r.write_failed)
+    report_write_failure (&r, write_error);
 
   print_summary (&r, command[0], status, options.trace);
+  /* finish() says when not even the reason could be written */
+  if (!ok && g_strcmp0 (error->message, write_error) != 0)
+    g_printerr ("kinescope-cli record: %s\n", error->message);
   if (r.progress_fd >= 0)
     {
       escaped = g_strescape (output, NULL);
       done = g_strdup_printf ("{\"state\":\"done\",\"output\":\"%s\",\"exit_status\":%d,\"complete\":%s}\n",
-                              escaped, status, complete ? "true" : "false");
+                              escaped, status, complete && ok ? "true" : "false");
       write_progress (&r, done);
     }
 
   ks_record_session_free (r.session);
   g_main_loop_unref (r.loop);
-  return status;
+  /* the command's status, unless the trace could not be written */
+  return ok ? status : 1;
 }

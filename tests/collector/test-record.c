@@ -104,6 +104,22 @@ run_cli (Result      *r,
   r->status = WEXITSTATUS (wait_status);
 }
 
+/* `kinescope-cli info @path` */
+static void
+run_info (Result     *r,
+          const char *path)
+{
+  const char *argv[] = { cli_path, "info", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  memset (r, 0, sizeof *r);
+  g_spawn_sync (tmp_dir, (char **) argv, NULL, 0, NULL, NULL, &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r->status = WEXITSTATUS (wait_status);
+}
+
 static sqlite3 *
 open_db (const char *path)
 {
@@ -628,19 +644,102 @@ test_kill_recorder (void)
   check_cut_short (path, NULL);
 }
 
+/* NVTX_EVENTS rows matching @where; 0 when the table was never written. */
+static gint64
+count_nvtx (sqlite3    *db,
+            const char *where)
+{
+  g_autofree char *sql = g_strdup_printf ("SELECT COUNT(*) FROM NVTX_EVENTS WHERE %s", where);
+
+  if (query_int (db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'NVTX_EVENTS'") == 0)
+    return 0;
+  return query_int (db, sql);
+}
+
+/* The NVTX rows of a whole `nvtx-app many` run. */
+static gint64
+count_many_rows (void)
+{
+  g_autofree char *path = out_path ("many.kscope");
+  g_autofree char *dropped = NULL;
+  Result r;
+  sqlite3 *db;
+  gint64 rows;
+
+  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  db = open_db (path);
+  dropped = query_text (db, "SELECT value FROM KS_META WHERE name = 'dropped_records'");
+  rows = query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS") + g_ascii_strtoll (dropped, NULL, 10);
+  sqlite3_close (db);
+  return rows;
+}
+
+/* The disk fills (a file size limit here): the program runs to its end,
+ * the file keeps what was written and says where and why it stops, and
+ * every event after that is counted. */
 static void
 test_file_size_limit (void)
 {
   g_autofree char *path = out_path ("limit.kscope");
+  g_autofree char *until = NULL;
+  g_autofree char *unwritten = NULL;
+  g_autofree char *dropped = NULL;
+  g_autofree char *ok = NULL;
+  const char *stopped;
   Result r;
+  sqlite3 *db;
+  double stopped_s = -1;
+  gint64 total;
+  gint64 ranges = -1;
+  gint64 marks = -1;
 
   if (!need_inject ())
     return;
 
-  run_cli (&r, 256 * 1024, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
+  total = count_many_rows ();
+  /* about 40 % of the file; one commit (250 ms) is some 700 kB */
+  run_cli (&r, 2 * 1024 * 1024, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
   g_assert_cmpint (r.status, ==, 1);
+  /* not interrupted: it printed its last line and exited on its own */
+  g_assert_cmpstr (r.out, ==, "many: done\n");
+  g_assert_nonnull (strstr (r.err, "nvtx-app ended with status 0"));
   g_assert_nonnull (strstr (r.err, "the disk is full or the file size limit was reached"));
   g_assert_nonnull (strstr (r.err, path));
+  stopped = strstr (r.err, "recording stopped at ");
+  g_assert_nonnull (stopped);
+  g_assert_cmpint (sscanf (stopped, "recording stopped at %lf s", &stopped_s), ==, 1);
+  g_assert_nonnull (strstr (r.err, "NVTX ranges       "));
+  g_assert_cmpint (sscanf (strstr (r.err, "NVTX ranges       "), "NVTX ranges %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT,
+                           &ranges, &marks), ==, 2);
+
+  db = open_db (path);
+  ok = query_text (db, "PRAGMA integrity_check");
+  g_assert_cmpstr (ok, ==, "ok");
+  assert_meta (db, "complete", "0");
+  assert_meta (db, "end_reason", "disk-full");
+  until = query_text (db, "SELECT value FROM KS_META WHERE name = 'written_until_ns'");
+  unwritten = query_text (db, "SELECT value FROM KS_META WHERE name = 'unwritten_records'");
+  dropped = query_text (db, "SELECT value FROM KS_META WHERE name = 'dropped_records'");
+  g_assert_nonnull (until);
+  g_assert_nonnull (unwritten);
+  g_assert_nonnull (dropped);
+  /* where it stopped, as the recorder said */
+  g_assert_cmpfloat (g_ascii_strtoll (until, NULL, 10) / 1e9, >, 0);
+  g_assert_cmpfloat (ABS (g_ascii_strtoll (until, NULL, 10) / 1e9 - stopped_s), <, 0.006);
+  g_assert_cmpint (count_nvtx (db, "eventType IN (59, 60)"), ==, ranges);
+  g_assert_cmpint (count_nvtx (db, "eventType = 34"), ==, marks);
+  g_assert_cmpint (g_ascii_strtoll (unwritten, NULL, 10), >, 0);
+  /* every event of the program: in the file, not written, or dropped */
+  g_assert_cmpint (count_nvtx (db, "1") + g_ascii_strtoll (unwritten, NULL, 10)
+                   + g_ascii_strtoll (dropped, NULL, 10), ==, total);
+  sqlite3_close (db);
+  result_clear (&r);
+
+  /* and it opens */
+  run_info (&r, path);
+  g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
 }
 

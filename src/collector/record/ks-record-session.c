@@ -111,7 +111,7 @@ struct _KsRecordSession
   GCond            cond;
   gboolean         stop_nvml;
   gboolean         stopping;
-  gboolean         failed;
+  char            *write_error;   /* once writing stopped */
   gint64           stop_deadline_us;
   guint            open_connections;
   KsRecordStats    stats;
@@ -1231,6 +1231,20 @@ accept_connections (KsRecordSession *self)
   g_mutex_unlock (&self->mutex);
 }
 
+/* Called with the mutex held, by the thread that writes. */
+static void
+note_write_failure (KsRecordSession *self)
+{
+  const GError *error = ks_record_writer_get_error (self->writer);
+
+  if (error == NULL)
+    return;
+  if (self->write_error == NULL)
+    self->write_error = g_strdup (error->message);
+  self->stats.written_until_s = (ks_record_writer_get_written_until (self->writer) - self->start_mono) / 1e9;
+  self->stats.unwritten = ks_record_writer_get_unwritten (self->writer);
+}
+
 static gpointer
 io_thread (gpointer data)
 {
@@ -1320,15 +1334,10 @@ io_thread (gpointer data)
       deadline = self->stop_deadline_us;
       self->stats.events = ks_record_writer_get_counts (self->writer)->rows;
       self->stats.dropped = count_dropped (self);
+      /* Writing stopped: keep reading, so that no process ever waits for
+       * us, and count what is not written. */
+      note_write_failure (self);
       g_mutex_unlock (&self->mutex);
-
-      if (ks_record_writer_get_error (self->writer) != NULL)
-        {
-          g_mutex_lock (&self->mutex);
-          self->failed = TRUE;
-          g_mutex_unlock (&self->mutex);
-          break;
-        }
 
       if (stopping && (self->connections->len == 0 || g_get_monotonic_time () >= deadline))
         break;
@@ -1360,15 +1369,15 @@ ks_record_trace_to_string (KsRecordTrace trace)
   return g_string_free (s, FALSE);
 }
 
-gboolean
-ks_record_session_failed (KsRecordSession *self)
+char *
+ks_record_session_dup_write_error (KsRecordSession *self)
 {
-  gboolean failed;
+  char *message;
 
   g_mutex_lock (&self->mutex);
-  failed = self->failed;
+  message = g_strdup (self->write_error);
   g_mutex_unlock (&self->mutex);
-  return failed;
+  return message;
 }
 
 void
@@ -1552,6 +1561,7 @@ ks_record_session_finish (KsRecordSession  *self,
 {
   g_autofree char *dropped = NULL;
   char wake = 1;
+  gboolean ok;
 
   ks_record_session_start (self);
 
@@ -1587,7 +1597,7 @@ ks_record_session_finish (KsRecordSession  *self,
       ks_record_writer_add_diagnostic (self->writer, now_mono (), "warning", "recorder", text);
     }
   if (end_reason != NULL)
-    ks_record_writer_set_meta (self->writer, "end_reason", end_reason);
+    ks_record_writer_set_meta (self->writer, KS_RECORD_META_END_REASON, end_reason);
   {
     g_autofree char *trace = ks_record_trace_to_string (self->options.trace);
 
@@ -1595,7 +1605,11 @@ ks_record_session_finish (KsRecordSession  *self,
   }
   ks_record_writer_add_capture_meta (self->writer, "capture_range", self->options.capture_range);
 
-  return ks_record_writer_finish (self->writer, now_mono (), complete, error);
+  ok = ks_record_writer_finish (self->writer, now_mono (), complete, error);
+  g_mutex_lock (&self->mutex);
+  note_write_failure (self);
+  g_mutex_unlock (&self->mutex);
+  return ok;
 }
 
 const KsRecordCounts *
@@ -1665,5 +1679,6 @@ ks_record_session_free (KsRecordSession *self)
   g_free (self->socket_path);
   g_free (self->inject_dir);
   g_free (self->command_name);
+  g_free (self->write_error);
   g_free (self);
 }

@@ -45,6 +45,10 @@ typedef struct
   guint64  kernels;
   guint64  nvtx_ranges;
   guint64  dropped;
+  /* once writing stopped: up to when the file holds events (from the
+   * start), and how many arrived after */
+  double   written_until_s;
+  guint64  unwritten;
   guint    n_gpus;
   /* latest NVML sample per GPU, up to 8 */
   struct {
@@ -68,8 +72,10 @@ char           **ks_record_session_build_environ (KsRecordSession        *self,
                                                  char                   **environ_);
 /* Starts the receiving and sampling threads. */
 void             ks_record_session_start        (KsRecordSession         *self);
-/* TRUE once writing failed (disk full...); finish() then says why. */
-gboolean         ks_record_session_failed       (KsRecordSession         *self);
+/* The error that stopped writing (disk full...), or NULL. Recording goes
+ * on without writing, so that the command runs to its end; finish() marks
+ * the file. */
+char            *ks_record_session_dup_write_error (KsRecordSession      *self);
 char            *ks_record_trace_to_string      (KsRecordTrace            trace);
 void             ks_record_session_set_command  (KsRecordSession         *self,
                                                  GPid                     pid,
