@@ -17,6 +17,7 @@
 #include "ks-record-session.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -252,6 +253,7 @@ parse_trace (const char     *value,
   return TRUE;
 }
 
+/* The first free reportN.kscope of the current folder, absolute. */
 static char *
 default_output (void)
 {
@@ -260,7 +262,7 @@ default_output (void)
       g_autofree char *name = g_strdup_printf ("report%u.kscope", n);
 
       if (!g_file_test (name, G_FILE_TEST_EXISTS))
-        return g_steal_pointer (&name);
+        return g_canonicalize_filename (name, NULL);
     }
 }
 
@@ -359,6 +361,7 @@ ks_cli_record (int    argc,
   double duration = 0;
   int frequency = 10;
   gboolean force = FALSE;
+  gboolean default_name;
   gboolean no_cuda_memory = FALSE;
   gint64 osrt_threshold = 10000;
   int progress_fd = -1;
@@ -378,7 +381,6 @@ ks_cli_record (int    argc,
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) env = NULL;
-  g_autofree char *journal = NULL;
   KsRecordOptions options = { 0 };
   Record r = { 0 };
   char **command;
@@ -442,7 +444,8 @@ ks_cli_record (int    argc,
   options.osrt_threshold_ns = (guint64) osrt_threshold;
   options.cuda_memory = !no_cuda_memory;
 
-  if (output == NULL)
+  default_name = output == NULL;
+  if (default_name)
     output = default_output ();
   else if (!g_str_has_suffix (output, ".kscope"))
     {
@@ -466,32 +469,27 @@ ks_cli_record (int    argc,
       return 127;
     }
 
-  if (g_file_test (output, G_FILE_TEST_EXISTS))
-    {
-      if (!force)
-        {
-          g_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
-          return 1;
-        }
-      journal = g_strconcat (output, "-journal", NULL);
-      if (g_unlink (output) != 0)
-        {
-          int saved = errno;
-
-          g_printerr (_("kinescope-cli record: could not remove “%s”: %s\n"), output, g_strerror (saved));
-          return 1;
-        }
-      g_unlink (journal);
-    }
-
   /* A file size limit must turn into a write error, not kill us. */
   signal (SIGXFSZ, SIG_IGN);
   signal (SIGPIPE, SIG_IGN);
 
-  r.session = ks_record_session_new (output, &options, &error);
+  /* The output is claimed here, before the command starts: a second
+   * recorder on it stops now. A default name taken meanwhile by another
+   * recorder moves on to the next. */
+  options.overwrite = force;
+  while ((r.session = ks_record_session_new (output, &options, &error)) == NULL
+         && default_name && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+    {
+      g_clear_error (&error);
+      g_free (output);
+      output = default_output ();
+    }
   if (r.session == NULL)
     {
-      g_printerr ("kinescope-cli record: %s\n", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        g_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
+      else
+        g_printerr ("kinescope-cli record: %s\n", error->message);
       return 1;
     }
   if (ks_record_session_get_inject_dir (r.session) == NULL
@@ -516,8 +514,8 @@ ks_cli_record (int    argc,
       g_printerr ("kinescope-cli record: %s: %s\n", command[0], error->message);
       g_clear_error (&error);
       ks_record_session_finish (r.session, 0, FALSE, "spawn-failed", &error);
+      ks_record_session_remove_output (r.session);
       ks_record_session_free (r.session);
-      g_unlink (output);
       g_main_loop_unref (r.loop);
       return 127;
     }

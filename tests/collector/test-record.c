@@ -6,7 +6,7 @@
  */
 
 /* `kinescope-cli record` end to end on CPU-only commands: exit status,
- * missing commands, overwriting, NVTX through
+ * missing commands, overwriting, two recorders on one file, NVTX through
  * NVTX_INJECTION64_PATH (no GPU needed), OS runtime calls, a program that
  * closes the collector's socket, the NVTX capture range, signals to the
  * recorder and to the command, a killed recorder, a file size limit, the
@@ -644,6 +644,157 @@ test_kill_recorder (void)
   check_cut_short (path, NULL);
 }
 
+/* A second recorder on a file that is being recorded is refused before
+ * it starts its program, with --force too; the first one's file is left
+ * alone. */
+static void
+test_output_in_use (void)
+{
+  g_autofree char *path = out_path ("in-use.kscope");
+  g_autofree char *marker = out_path ("in-use-started");
+  g_autofree char *script = g_strdup_printf ("touch '%s'", marker);
+  GPid child;
+  GPid pid;
+  int out_fd;
+  Result r;
+
+  if (!need_inject ())
+    return;
+
+  pid = start_forever (path, &child, &out_fd);
+
+  run_cli (&r, 0, "-o", path, "--", "sh", "-c", script, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is being written by another recording"));
+  g_assert_nonnull (strstr (r.err, path));
+  result_clear (&r);
+  run_cli (&r, 0, "--force", "-o", path, "--", "sh", "-c", script, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is being written by another recording"));
+  result_clear (&r);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+
+  kill (pid, SIGINT);
+  wait_for (pid);
+  close (out_fd);
+  check_cut_short (path, "interrupted");
+
+  /* finished: --force replaces it */
+  run_cli (&r, 0, "--force", "-o", path, "--", "sh", "-c", script, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+}
+
+/* Someone reads the file while it is recorded (kinescope-cli info, the
+ * window): the writer waits for the reader instead of failing. */
+static void
+test_output_read_meanwhile (void)
+{
+  g_autofree char *path = out_path ("read-meanwhile.kscope");
+  const char *argv[] = { cli_path, "record", "-t", "gpu-metrics", "--gpu-metrics-frequency", "50",
+                         "-o", path, "--", "sleep", "1.5", NULL };
+  g_auto(GStrv) env = make_env ();
+  g_autoptr(GError) error = NULL;
+  sqlite3 *reader = NULL;
+  GPid pid;
+  int status;
+
+  g_spawn_async (tmp_dir, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+                 NULL, NULL, &pid, &error);
+  g_assert_no_error (error);
+  /* samples are being written: hold a read transaction over two commits */
+  g_usleep (500 * 1000);
+  g_assert_cmpint (sqlite3_open_v2 (path, &reader, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (reader, "BEGIN; SELECT COUNT(*) FROM KS_COUNTER_SAMPLES", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_usleep (600 * 1000);
+  sqlite3_exec (reader, "COMMIT", NULL, NULL, NULL);
+  sqlite3_close (reader);
+
+  status = wait_for (pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  reader = open_db (path);
+  assert_meta (reader, "complete", "1");
+  assert_meta (reader, "end_reason", "command-exited");
+  sqlite3_close (reader);
+}
+
+/* Two recorders started together on a new file: exactly one runs its
+ * program and writes the file; the other fails without starting it. */
+static void
+test_output_race (gconstpointer data)
+{
+  gboolean force = GPOINTER_TO_INT (data);
+  g_auto(GStrv) env = make_env ();
+
+  for (int round = 0; round < 5; round++)
+    {
+      g_autofree char *name = g_strdup_printf ("race-%d-%d.kscope", force, round);
+      g_autofree char *log_name = g_strdup_printf ("race-%d-%d.log", force, round);
+      g_autofree char *path = out_path (name);
+      g_autofree char *log = out_path (log_name);
+      g_autofree char *script = g_strdup_printf ("echo started >> '%s'; sleep 0.3", log);
+      g_autofree char *started = NULL;
+      g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                                                           | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+      g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+      GSubprocess *procs[2];
+      char *errs[2];
+      int winners = 0;
+      sqlite3 *db;
+
+      g_subprocess_launcher_set_environ (launcher, env);
+      g_subprocess_launcher_set_cwd (launcher, tmp_dir);
+      g_ptr_array_add (argv, (char *) cli_path);
+      g_ptr_array_add (argv, (char *) "record");
+      if (force)
+        g_ptr_array_add (argv, (char *) "--force");
+      g_ptr_array_add (argv, (char *) "-o");
+      g_ptr_array_add (argv, path);
+      g_ptr_array_add (argv, (char *) "--");
+      g_ptr_array_add (argv, (char *) "sh");
+      g_ptr_array_add (argv, (char *) "-c");
+      g_ptr_array_add (argv, script);
+      g_ptr_array_add (argv, NULL);
+      for (int i = 0; i < 2; i++)
+        {
+          g_autoptr(GError) error = NULL;
+
+          procs[i] = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+          g_assert_no_error (error);
+        }
+      for (int i = 0; i < 2; i++)
+        {
+          g_autoptr(GError) error = NULL;
+
+          g_subprocess_communicate_utf8 (procs[i], NULL, NULL, NULL, &errs[i], &error);
+          g_assert_no_error (error);
+          if (g_subprocess_get_exit_status (procs[i]) == 0)
+            winners++;
+          else
+            {
+              g_assert_cmpint (g_subprocess_get_exit_status (procs[i]), ==, 1);
+              g_assert_true (strstr (errs[i], "is being written by another recording") != NULL
+                             || (!force && strstr (errs[i], "already exists") != NULL));
+            }
+        }
+      g_assert_cmpint (winners, ==, 1);
+      g_assert_true (g_file_get_contents (log, &started, NULL, NULL));
+      g_assert_cmpstr (started, ==, "started\n");
+
+      db = open_db (path);
+      assert_meta (db, "complete", "1");
+      assert_meta (db, "end_reason", "command-exited");
+      sqlite3_close (db);
+      for (int i = 0; i < 2; i++)
+        {
+          g_free (errs[i]);
+          g_object_unref (procs[i]);
+        }
+    }
+}
+
 /* NVTX_EVENTS rows matching @where; 0 when the table was never written. */
 static gint64
 count_nvtx (sqlite3    *db,
@@ -824,6 +975,10 @@ main (int    argc,
   g_test_add_func ("/collector/record/duration", test_duration);
   g_test_add_func ("/collector/record/descendants", test_descendants);
   g_test_add_func ("/collector/record/overwrite", test_overwrite);
+  g_test_add_func ("/collector/record/output-in-use", test_output_in_use);
+  g_test_add_func ("/collector/record/output-read-meanwhile", test_output_read_meanwhile);
+  g_test_add_data_func ("/collector/record/output-race", GINT_TO_POINTER (FALSE), test_output_race);
+  g_test_add_data_func ("/collector/record/output-race-force", GINT_TO_POINTER (TRUE), test_output_race);
   g_test_add_func ("/collector/record/default-name", test_default_name);
   g_test_add_func ("/collector/record/nvtx", test_nvtx);
   g_test_add_func ("/collector/record/nvtx-fork", test_nvtx_fork);

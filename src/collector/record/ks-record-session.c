@@ -100,6 +100,7 @@ struct _KsRecordSession
   char            *socket_path;
   char            *inject_dir;
   int              listen_fd;
+  int              claim_fd;      /* holds the output's lock: claim_output() */
   int              wake_pipe[2];
   KsRecordWriter  *writer;
   guint64          start_mono;
@@ -256,6 +257,146 @@ now_utc_ns (void)
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
+/* 0 once @fd holds the claim, EAGAIN when another recording does, or an
+ * errno. Read-only, it takes a shared lock: enough to learn that nobody
+ * writes the file. */
+static int
+lock_output (int      fd,
+             gboolean writable)
+{
+  struct flock fl = { .l_type = writable ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+  if (fcntl (fd, F_OFD_SETLK, &fl) == 0)
+    return 0;
+  /* before Linux 3.15: a process lock, which SQLite's close() of the
+   * file would drop, but it closes it only when we are done */
+  if (errno == EINVAL && fcntl (fd, F_SETLK, &fl) == 0)
+    return 0;
+  /* a file system without locks: O_EXCL alone guards the file */
+  if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS)
+    return 0;
+  return errno == EACCES ? EAGAIN : errno;
+}
+
+static gboolean
+output_in_use (int fd)
+{
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+  if (fcntl (fd, F_OFD_GETLK, &fl) != 0 && (errno != EINVAL || fcntl (fd, F_GETLK, &fl) != 0))
+    return FALSE;
+  return fl.l_type != F_UNLCK;
+}
+
+static gboolean
+same_file (int         fd,
+           const char *path)
+{
+  GStatBuf a;
+  GStatBuf b;
+
+  return fstat (fd, &a) == 0 && g_stat (path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static void
+remove_sidecars (const char *path)
+{
+  static const char * const suffixes[] = { "-journal", "-wal", "-shm" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *sidecar = g_strconcat (path, suffixes[i], NULL);
+
+      g_unlink (sidecar);
+    }
+}
+
+/* One recording per file: claims @path before anything starts, with a
+ * lock on its first byte held until the session is freed. It is an
+ * open-file-description lock, which SQLite's own locks and closes in this
+ * process leave alone; SQLite locks bytes from 1 GiB on, so readers of
+ * the file are not in the way either. A new file is created with O_EXCL;
+ * one that exists is replaced only with @overwrite and only when nobody
+ * holds its lock, by removing it and creating it anew, so that two
+ * recorders never write one file. Returns the locked descriptor, or -1. */
+static int
+claim_output (const char  *path,
+              gboolean     overwrite,
+              GError     **error)
+{
+  for (guint attempt = 0; attempt < 8; attempt++)
+    {
+      int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      gboolean created = fd >= 0;
+      gboolean writable = TRUE;
+      int err;
+
+      if (fd < 0 && errno == EEXIST)
+        {
+          fd = open (path, O_RDWR | O_CLOEXEC);
+          if (fd < 0 && errno == EACCES)
+            {
+              writable = FALSE;
+              fd = open (path, O_RDONLY | O_CLOEXEC);
+            }
+          /* removed meanwhile */
+          if (fd < 0 && errno == ENOENT)
+            continue;
+        }
+      if (fd < 0)
+        {
+          err = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                       _("Could not create “%s”: %s"), path, g_strerror (err));
+          return -1;
+        }
+
+      /* Only looking: a lock taken here could stop a recorder that has
+       * just created the file and is about to lock it. */
+      if (!created && !overwrite)
+        {
+          gboolean busy = output_in_use (fd);
+
+          close (fd);
+          if (busy)
+            break;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, _("“%s” already exists"), path);
+          return -1;
+        }
+
+      err = lock_output (fd, writable);
+      if (err == 0 && !same_file (fd, path))
+        {
+          /* replaced between open and lock: look again */
+          close (fd);
+          continue;
+        }
+      if (err == 0 && created)
+        return fd;
+      close (fd);
+      if (err == EAGAIN)
+        break;
+      if (err != 0)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                       _("Could not create “%s”: %s"), path, g_strerror (err));
+          return -1;
+        }
+      /* Nobody records into it: replace it, with what SQLite kept beside it. */
+      if (g_unlink (path) != 0 && errno != ENOENT)
+        {
+          err = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                       _("Could not remove “%s”: %s"), path, g_strerror (err));
+          return -1;
+        }
+      remove_sidecars (path);
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, _("“%s” is being written by another recording"), path);
+  return -1;
+}
+
 KsRecordSession *
 ks_record_session_new (const char             *output_path,
                        const KsRecordOptions  *options,
@@ -271,6 +412,7 @@ ks_record_session_new (const char             *output_path,
   self->options.capture_range = g_strdup (options->capture_range ? options->capture_range : "none");
   self->output_path = g_strdup (output_path);
   self->listen_fd = -1;
+  self->claim_fd = -1;
   self->wake_pipe[0] = self->wake_pipe[1] = -1;
   g_mutex_init (&self->mutex);
   g_cond_init (&self->cond);
@@ -287,6 +429,10 @@ ks_record_session_new (const char             *output_path,
 
   inject_dir = find_inject_dir ();
   self->inject_dir = g_strdup (inject_dir);
+
+  self->claim_fd = claim_output (output_path, options->overwrite, error);
+  if (self->claim_fd < 0)
+    goto fail;
 
   self->socket_dir = g_dir_make_tmp ("kinescope-XXXXXX", error);
   if (self->socket_dir == NULL)
@@ -327,8 +473,18 @@ ks_record_session_new (const char             *output_path,
   return self;
 
 fail:
+  /* ours, and empty */
+  if (self->claim_fd >= 0)
+    ks_record_session_remove_output (self);
   ks_record_session_free (self);
   return NULL;
+}
+
+void
+ks_record_session_remove_output (KsRecordSession *self)
+{
+  g_unlink (self->output_path);
+  remove_sidecars (self->output_path);
 }
 
 const char *
@@ -1642,6 +1798,9 @@ ks_record_session_free (KsRecordSession *self)
       ks_record_session_finish (self, 0, FALSE, NULL, &ignored);
     }
   g_clear_pointer (&self->writer, ks_record_writer_free);
+  /* after SQLite let go of the file */
+  if (self->claim_fd >= 0)
+    close (self->claim_fd);
   g_clear_pointer (&self->nvml, ks_nvml_close);
   if (self->listen_fd >= 0)
     close (self->listen_fd);

@@ -34,6 +34,7 @@ typedef struct
   guint         gpu_metrics_hz;
   guint64       osrt_threshold_ns;
   gboolean      cuda_memory;
+  gboolean      overwrite;           /* replace an existing output file */
 } KsRecordOptions;
 
 typedef struct
@@ -61,10 +62,16 @@ typedef struct
 
 typedef struct _KsRecordSession KsRecordSession;
 
+/* Fails at once, with G_IO_ERROR_BUSY, when another recording writes
+ * @output_path, and with G_IO_ERROR_EXISTS when it exists and
+ * options->overwrite is not set; the file is this session's until it is
+ * freed. */
 KsRecordSession *ks_record_session_new          (const char              *output_path,
                                                  const KsRecordOptions   *options,
                                                  GError                 **error);
 void             ks_record_session_free         (KsRecordSession         *self);
+/* Removes the output file (before free(): while it is still ours). */
+void             ks_record_session_remove_output (KsRecordSession        *self);
 
 /* Directory holding libkinescope-inject.so (and -osrt), or NULL. */
 const char      *ks_record_session_get_inject_dir (KsRecordSession       *self);

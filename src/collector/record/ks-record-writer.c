@@ -272,6 +272,9 @@ ks_record_writer_new (const char  *path,
       return NULL;
     }
 
+  /* a reader of the file (kinescope-cli info, the window) may hold it
+   * for a moment: wait for it rather than fail */
+  sqlite3_busy_timeout (self->db, 1000);
   if (ks_kscope_schema_identify (self->db) != SQLITE_OK)
     fail (self);
   /* The journal stays between transactions (its header zeroed): on a
