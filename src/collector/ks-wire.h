@@ -381,6 +381,19 @@ ks_wire_align (uint32_t size)
   return (size + 7u) & ~7u;
 }
 
+/* The header of the message at @data, when a whole one lies in the @len
+ * bytes there (its size at least the header's); 0 otherwise. */
+static inline int
+ks_wire_whole_message (const uint8_t *data,
+                       size_t         len,
+                       KsWireHeader  *h)
+{
+  if (len < sizeof *h)
+    return 0;
+  memcpy (h, data, sizeof *h);
+  return h->size >= sizeof *h && h->size <= len;
+}
+
 /* A HELLO for @pid without a name (h.size covers the fixed part only). */
 static inline void
 ks_wire_hello_init (KsWireHello *m,

@@ -210,15 +210,11 @@ whole_messages (const uint8_t *data,
                 uint64_t      *n)
 {
   size_t offset = 0;
+  KsWireHeader h;
 
   *n = 0;
-  while (len - offset >= sizeof (KsWireHeader))
+  while (ks_wire_whole_message (data + offset, len - offset, &h))
     {
-      KsWireHeader h;
-
-      memcpy (&h, data + offset, sizeof h);
-      if (h.size < sizeof h || h.size > len - offset)
-        break;
       offset += h.size;
       (*n)++;
     }
