@@ -62,7 +62,7 @@ enum
 {
   CLOSING_NOT,
   CLOSING_ENDED,       /* the process closed it */
-  CLOSING_MALFORMED,   /* we do */
+  CLOSING_MALFORMED,   /* we close it: it sent what cannot be parsed */
 };
 
 struct _KsRecordConnection
