@@ -237,14 +237,10 @@ rebase_times (guint8   *data,
               uint64_t  base)
 {
   gsize offset = 0;
+  KsWireHeader h;
 
-  while (size - offset >= sizeof (KsWireHeader))
+  while (ks_wire_whole_message (data + offset, size - offset, &h))
     {
-      KsWireHeader h;
-
-      memcpy (&h, data + offset, sizeof h);
-      if (h.size < sizeof h || h.size > size - offset)
-        break;
       switch (h.type)
         {
         case KS_WIRE_KERNEL: case KS_WIRE_MEMCPY: case KS_WIRE_MEMSET: case KS_WIRE_API:

@@ -18,6 +18,7 @@
 #include "ks-record-session.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -35,7 +36,6 @@ typedef enum
   END_COMMAND_EXITED,
   END_INTERRUPTED,
   END_DURATION,
-  END_WRITE_FAILED,
 } EndReason;
 
 typedef struct
@@ -51,6 +51,8 @@ typedef struct
   int              escalation;     /* 0: SIGINT sent, 1: SIGTERM sent, 2: SIGKILL sent */
   int              progress_fd;
   char            *output;
+  const char      *command;
+  gboolean         write_failed;   /* and said so */
 } Record;
 
 static void
@@ -161,6 +163,26 @@ write_progress (Record     *r,
     }
 }
 
+/* Writing stopped (a full disk): the command goes on to its end, its
+ * events no longer written. Says so once, with where the file ends. */
+static void
+report_write_failure (Record     *r,
+                      const char *message)
+{
+  KsRecordStats stats;
+
+  r->write_failed = TRUE;
+  ks_record_session_get_stats (r->session, &stats);
+  ks_cli_printerr ("kinescope-cli record: %s\n", message);
+  if (r->child_done)
+    ks_cli_printerr (_("kinescope-cli record: the recording stopped at %.2f s, with %" PRIu64 " events in the file\n"),
+                stats.written_until_s, stats.events);
+  else
+    ks_cli_printerr (_("kinescope-cli record: the recording stopped at %.2f s, with %" PRIu64 " events in the file; "
+                  "%s keeps running, and what it does from now on is not recorded\n"),
+                stats.written_until_s, stats.events, r->command);
+}
+
 static gboolean
 progress_cb (gpointer data)
 {
@@ -168,8 +190,13 @@ progress_cb (gpointer data)
   KsRecordStats stats;
   g_autoptr(GString) json = g_string_new (NULL);
 
-  if (ks_record_session_failed (r->session))
-    begin_stop (r, END_WRITE_FAILED);
+  if (!r->write_failed)
+    {
+      g_autofree char *message = ks_record_session_dup_write_error (r->session);
+
+      if (message != NULL)
+        report_write_failure (r, message);
+    }
   ks_record_session_scan_processes (r->session);
 
   if (r->progress_fd < 0)
@@ -226,6 +253,7 @@ parse_trace (const char     *value,
   return TRUE;
 }
 
+/* The first free reportN.kscope of the current folder, absolute. */
 static char *
 default_output (void)
 {
@@ -234,7 +262,7 @@ default_output (void)
       g_autofree char *name = g_strdup_printf ("report%u.kscope", n);
 
       if (!g_file_test (name, G_FILE_TEST_EXISTS))
-        return g_steal_pointer (&name);
+        return g_canonicalize_filename (name, NULL);
     }
 }
 
@@ -261,16 +289,16 @@ print_summary (Record          *r,
 
   ks_record_session_get_stats (r->session, &stats);
 
-  switch (r->end)
+  if (r->write_failed)
+    ks_cli_printerr (_("Recording stopped at %.2f s: the trace could not be written; %s ended with status %d\n"),
+                stats.written_until_s, command, status);
+  else switch (r->end)
     {
     case END_INTERRUPTED:
       ks_cli_printerr (_("Recording interrupted; %s ended with status %d\n"), command, status);
       break;
     case END_DURATION:
       ks_cli_printerr (_("Recording stopped after the requested duration; %s ended with status %d\n"), command, status);
-      break;
-    case END_WRITE_FAILED:
-      ks_cli_printerr (_("Recording stopped: the trace could not be written; %s ended with status %d\n"), command, status);
       break;
     case END_NONE:
     case END_COMMAND_EXITED:
@@ -291,6 +319,8 @@ print_summary (Record          *r,
   if (trace & KS_RECORD_TRACE_GPU_METRICS)
     ks_cli_printerr (_("  GPU samples       %" PRIu64 " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
   ks_cli_printerr (_("  Dropped           %" PRIu64 "\n"), ks_record_session_get_dropped (r->session));
+  if (r->write_failed)
+    ks_cli_printerr (_("  Not written       %" PRIu64 " (after %.2f s)\n"), stats.unwritten, stats.written_until_s);
   {
     g_autofree char *output = ks_cli_escape (r->output);
 
@@ -335,6 +365,7 @@ ks_cli_record (int    argc,
   double duration = 0;
   int frequency = 10;
   gboolean force = FALSE;
+  gboolean default_name;
   gboolean no_cuda_memory = FALSE;
   gint64 osrt_threshold = 10000;
   int progress_fd = -1;
@@ -354,13 +385,14 @@ ks_cli_record (int    argc,
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) env = NULL;
-  g_autofree char *journal = NULL;
   KsRecordOptions options = { 0 };
   Record r = { 0 };
   char **command;
   int status;
   gboolean complete;
+  gboolean ok;
   const char *end_reason;
+  g_autofree char *write_error = NULL;
   guint sigint_id;
   guint sigterm_id;
   guint sighup_id;
@@ -415,7 +447,8 @@ ks_cli_record (int    argc,
   options.osrt_threshold_ns = (guint64) osrt_threshold;
   options.cuda_memory = !no_cuda_memory;
 
-  if (output == NULL)
+  default_name = output == NULL;
+  if (default_name)
     output = default_output ();
   else if (!g_str_has_suffix (output, ".kscope"))
     {
@@ -439,32 +472,27 @@ ks_cli_record (int    argc,
       return 127;
     }
 
-  if (g_file_test (output, G_FILE_TEST_EXISTS))
-    {
-      if (!force)
-        {
-          ks_cli_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
-          return 1;
-        }
-      journal = g_strconcat (output, "-journal", NULL);
-      if (g_unlink (output) != 0)
-        {
-          int saved = errno;
-
-          ks_cli_printerr (_("kinescope-cli record: could not remove “%s”: %s\n"), output, g_strerror (saved));
-          return 1;
-        }
-      g_unlink (journal);
-    }
-
   /* A file size limit must turn into a write error, not kill us. */
   signal (SIGXFSZ, SIG_IGN);
   signal (SIGPIPE, SIG_IGN);
 
-  r.session = ks_record_session_new (output, &options, &error);
+  /* The output is claimed here, before the command starts: a second
+   * recorder on it stops now. A default name taken meanwhile by another
+   * recorder moves on to the next. */
+  options.overwrite = force;
+  while ((r.session = ks_record_session_new (output, &options, &error)) == NULL
+         && default_name && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+    {
+      g_clear_error (&error);
+      g_free (output);
+      output = default_output ();
+    }
   if (r.session == NULL)
     {
-      ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        ks_cli_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
+      else
+        ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
       return 1;
     }
   if (ks_record_session_get_inject_dir (r.session) == NULL
@@ -473,6 +501,7 @@ ks_cli_record (int    argc,
                         "(set KINESCOPE_INJECT_DIR); only GPU metrics are recorded\n"));
 
   r.output = output;
+  r.command = command[0];
   r.progress_fd = progress_fd;
   r.loop = g_main_loop_new (NULL, FALSE);
   /* With a terminal, the command stays in our process group so that it
@@ -488,8 +517,8 @@ ks_cli_record (int    argc,
       ks_cli_printerr ("kinescope-cli record: %s: %s\n", command[0], error->message);
       g_clear_error (&error);
       ks_record_session_finish (r.session, 0, FALSE, "spawn-failed", &error);
+      ks_record_session_remove_output (r.session);
       ks_record_session_free (r.session);
-      g_unlink (output);
       g_main_loop_unref (r.loop);
       return 127;
     }
@@ -529,7 +558,6 @@ ks_cli_record (int    argc,
     {
     case END_INTERRUPTED: end_reason = "interrupted"; break;
     case END_DURATION: end_reason = "duration"; break;
-    case END_WRITE_FAILED: end_reason = "write-failed"; break;
     case END_NONE:
     case END_COMMAND_EXITED:
     default:
@@ -537,31 +565,29 @@ ks_cli_record (int    argc,
       break;
     }
 
-  /* Processes of the job may still be sending their last buffers. */
-  if (!ks_record_session_finish (r.session, 3000, complete, end_reason, &error))
-    {
-      ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
-      done = g_string_new ("{\"state\":\"failed\",\"message\":");
-      ks_cli_json_string (done, error->message);
-      g_string_append_printf (done, ",\"exit_status\":%d}\n", status);
-      if (r.progress_fd >= 0)
-        write_progress (&r, done->str);
-      ks_record_session_free (r.session);
-      g_main_loop_unref (r.loop);
-      return 1;
-    }
+  /* Processes of the job may still be sending their last buffers. When
+   * writing stopped (perhaps only now), the file is still a recording:
+   * what came before, marked as cut short there. */
+  ok = ks_record_session_finish (r.session, 3000, complete, end_reason, &error);
+  write_error = ks_record_session_dup_write_error (r.session);
+  if (write_error != NULL && !r.write_failed)
+    report_write_failure (&r, write_error);
 
   print_summary (&r, command[0], status, options.trace);
+  /* finish() says when not even the reason could be written */
+  if (!ok && g_strcmp0 (error->message, write_error) != 0)
+    ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
   if (r.progress_fd >= 0)
     {
       done = g_string_new ("{\"state\":\"done\",\"output\":");
       ks_cli_json_string (done, output);
       g_string_append_printf (done, ",\"exit_status\":%d,\"complete\":%s}\n",
-                              status, complete ? "true" : "false");
+                              status, complete && ok ? "true" : "false");
       write_progress (&r, done->str);
     }
 
   ks_record_session_free (r.session);
   g_main_loop_unref (r.loop);
-  return status;
+  /* the command's status, unless the trace could not be written */
+  return ok ? status : 1;
 }

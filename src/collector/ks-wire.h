@@ -60,8 +60,13 @@ typedef struct
   uint16_t reserved;
 } KsWireHeader;
 
-/* HELLO flags */
+/* HELLO flags, in h.reserved */
 #define KS_WIRE_HELLO_CUDA_INJECTED 0x1u  /* arrived through CUDA_INJECTION64_PATH */
+/* The same process again on a new connection, its earlier one having been
+ * closed under it (a program that closes every descriptor): ids, domains
+ * and counters carry on from that connection, whose HELLO had the same
+ * mono_ns. */
+#define KS_WIRE_HELLO_RESUMED       0x2u
 
 typedef struct
 {
@@ -374,6 +379,19 @@ static inline uint32_t
 ks_wire_align (uint32_t size)
 {
   return (size + 7u) & ~7u;
+}
+
+/* The header of the message at @data, when a whole one lies in the @len
+ * bytes there (its size at least the header's); 0 otherwise. */
+static inline int
+ks_wire_whole_message (const uint8_t *data,
+                       size_t         len,
+                       KsWireHeader  *h)
+{
+  if (len < sizeof *h)
+    return 0;
+  memcpy (h, data, sizeof *h);
+  return h->size >= sizeof *h && h->size <= len;
 }
 
 /* A HELLO for @pid without a name (h.size covers the fixed part only). */

@@ -17,7 +17,8 @@
  *   start/end range "measured" with a double payload 2.5;
  *   argv[1] = "sleep" adds 5 × 20 ms nanosleep and one contended mutex
  *   (for -t osrt); "forever" then blocks until killed; "many" pushes
- *   200000 more ranges (to fill a file quickly); "fork" pushes
+ *   40000 more ranges in 20 bursts 100 ms apart (to fill a file within a
+ *   few commits) and prints "many: done" at its end; "fork" pushes
  *   "parent-range" around a forked child that pushes "child-range";
  *   "deep" nests 130 "deep" ranges, 2 more than the collector keeps, and
  *   exits 3 if a push or pop returns a level other than NVTX's. */
@@ -149,11 +150,20 @@ main (int    argc,
     }
 
   if (strcmp (mode, "many") == 0)
-    for (int i = 0; i < 200000; i++)
-      {
-        nvtxRangePushA ("a fairly long range name that makes the file grow quickly");
-        nvtxRangePop ();
-      }
+    {
+      struct timespec pause_ts = { 0, 100 * 1000 * 1000 };
+
+      for (int burst = 0; burst < 20; burst++)
+        {
+          for (int i = 0; i < 2000; i++)
+            {
+              nvtxRangePushA ("a fairly long range name that makes the file grow quickly");
+              nvtxRangePop ();
+            }
+          nanosleep (&pause_ts, NULL);
+        }
+      printf ("many: done\n");
+    }
 
   if (strcmp (mode, "forever") == 0)
     {

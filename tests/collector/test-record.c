@@ -6,14 +6,15 @@
  */
 
 /* `kinescope-cli record` end to end on CPU-only commands: exit status,
- * missing commands, overwriting, NVTX through NVTX_INJECTION64_PATH (no
- * GPU needed), OS runtime calls, the NVTX capture range, signals to the
+ * missing commands, overwriting, two recorders on one file, NVTX through
+ * NVTX_INJECTION64_PATH (no GPU needed), OS runtime calls, a program that
+ * closes the collector's socket, the NVTX capture range, signals to the
  * recorder and to the command, a killed recorder, a file size limit, the
  * NVML sampler against a stand-in library, and progress lines.
  *
  * argv after the GTest options: kinescope-cli, the directory of
  * libkinescope-inject.so (or "-" when it was not built), nvtx-app, the
- * fake NVML library. */
+ * fake NVML library, fd-closer (or "-"), wire-resume. */
 
 #include "config.h"
 
@@ -30,6 +31,8 @@ static const char *cli_path;
 static const char *inject_dir;
 static const char *nvtx_app;
 static const char *fake_nvml;
+static const char *fd_closer;
+static const char *wire_resume;
 static char *tmp_dir;
 
 typedef struct
@@ -96,6 +99,22 @@ run_cli (Result      *r,
   g_spawn_sync (tmp_dir, (char **) argv->pdata, env, 0,
                 fsize_limit ? limit_file_size : NULL, GSIZE_TO_POINTER (fsize_limit),
                 &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r->status = WEXITSTATUS (wait_status);
+}
+
+/* `kinescope-cli info @path` */
+static void
+run_info (Result     *r,
+          const char *path)
+{
+  const char *argv[] = { cli_path, "info", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  memset (r, 0, sizeof *r);
+  g_spawn_sync (tmp_dir, (char **) argv, NULL, 0, NULL, NULL, &r->out, &r->err, &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
   r->status = WEXITSTATUS (wait_status);
@@ -423,6 +442,69 @@ test_osrt (void)
   sqlite3_close (db);
 }
 
+/* The program closes every descriptor above 2, the collector's socket
+ * among them, and then opens a socket pair, which takes the lowest free
+ * numbers: everything it does is still recorded, and nothing of the
+ * collector's lands on its sockets. */
+static void
+test_closed_fds (gconstpointer data)
+{
+  const char *mode = data;
+  g_autofree char *name = g_strdup_printf ("fds-%s.kscope", mode);
+  g_autofree char *path = out_path (name);
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  run_cli (&r, 0, "-t", "nvtx,osrt", "-o", path, "--", fd_closer, mode, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "done\n");
+  g_assert_nonnull (strstr (r.err, "Dropped           0\n"));
+  result_clear (&r);
+
+  db = open_db (path);
+  assert_meta (db, "dropped_records", "0");
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId "
+                                  "WHERE s.value = 'nanosleep'"), ==, 23);
+  /* the string and the domain registered before the close still name
+   * the marks made after it */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId "
+                                  "WHERE n.eventType = 34 AND s.value = 'kept' AND n.domainId = "
+                                  "(SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'fd-domain')"), ==, 21);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType = 75"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_THREADS WHERE role = 'main'"), ==, 1);
+  sqlite3_close (db);
+}
+
+/* The recorder's side of that, with the first connection still open when
+ * the process comes back on a second one: what came on the first is kept,
+ * the message it cut short is taken whole from the second, and the
+ * library's running drop count is not added twice. */
+static void
+test_resume_open (void)
+{
+  g_autofree char *path = out_path ("resume-open.kscope");
+  Result r;
+  sqlite3 *db;
+
+  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", wire_resume, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "Dropped           3\n"));
+  result_clear (&r);
+
+  db = open_db (path);
+  assert_meta (db, "dropped_records", "3");
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId "
+                                  "WHERE n.eventType = 34 AND s.value = 'kept'"), ==, 3);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS"), ==, 3);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE text LIKE 'malformed%'"), ==, 0);
+  sqlite3_close (db);
+}
+
 static void
 test_capture_nvtx (void)
 {
@@ -562,19 +644,253 @@ test_kill_recorder (void)
   check_cut_short (path, NULL);
 }
 
+/* A second recorder on a file that is being recorded is refused before
+ * it starts its program, with --force too; the first one's file is left
+ * alone. */
 static void
-test_file_size_limit (void)
+test_output_in_use (void)
 {
-  g_autofree char *path = out_path ("limit.kscope");
+  g_autofree char *path = out_path ("in-use.kscope");
+  g_autofree char *marker = out_path ("in-use-started");
+  g_autofree char *script = g_strdup_printf ("touch '%s'", marker);
+  GPid child;
+  GPid pid;
+  int out_fd;
   Result r;
 
   if (!need_inject ())
     return;
 
-  run_cli (&r, 256 * 1024, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
+  pid = start_forever (path, &child, &out_fd);
+
+  run_cli (&r, 0, "-o", path, "--", "sh", "-c", script, NULL);
   g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is being written by another recording"));
+  g_assert_nonnull (strstr (r.err, path));
+  result_clear (&r);
+  run_cli (&r, 0, "--force", "-o", path, "--", "sh", "-c", script, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is being written by another recording"));
+  result_clear (&r);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+
+  kill (pid, SIGINT);
+  wait_for (pid);
+  close (out_fd);
+  check_cut_short (path, "interrupted");
+
+  /* finished: --force replaces it */
+  run_cli (&r, 0, "--force", "-o", path, "--", "sh", "-c", script, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+}
+
+/* Someone reads the file while it is recorded (kinescope-cli info, the
+ * window): the writer waits for the reader instead of failing. */
+static void
+test_output_read_meanwhile (void)
+{
+  g_autofree char *path = out_path ("read-meanwhile.kscope");
+  const char *argv[] = { cli_path, "record", "-t", "gpu-metrics", "--gpu-metrics-frequency", "50",
+                         "-o", path, "--", "sleep", "1.5", NULL };
+  g_auto(GStrv) env = make_env ();
+  g_autoptr(GError) error = NULL;
+  sqlite3 *reader = NULL;
+  GPid pid;
+  int status;
+
+  g_spawn_async (tmp_dir, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+                 NULL, NULL, &pid, &error);
+  g_assert_no_error (error);
+  /* samples are being written: hold a read transaction over two commits */
+  g_usleep (500 * 1000);
+  g_assert_cmpint (sqlite3_open_v2 (path, &reader, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (reader, "BEGIN; SELECT COUNT(*) FROM KS_COUNTER_SAMPLES", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_usleep (600 * 1000);
+  sqlite3_exec (reader, "COMMIT", NULL, NULL, NULL);
+  sqlite3_close (reader);
+
+  status = wait_for (pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  reader = open_db (path);
+  assert_meta (reader, "complete", "1");
+  assert_meta (reader, "end_reason", "command-exited");
+  sqlite3_close (reader);
+}
+
+/* Two recorders started together on a new file: exactly one runs its
+ * program and writes the file; the other fails without starting it. */
+static void
+test_output_race (gconstpointer data)
+{
+  gboolean force = GPOINTER_TO_INT (data);
+  g_auto(GStrv) env = make_env ();
+
+  for (int round = 0; round < 5; round++)
+    {
+      g_autofree char *name = g_strdup_printf ("race-%d-%d.kscope", force, round);
+      g_autofree char *log_name = g_strdup_printf ("race-%d-%d.log", force, round);
+      g_autofree char *path = out_path (name);
+      g_autofree char *log = out_path (log_name);
+      g_autofree char *script = g_strdup_printf ("echo started >> '%s'; sleep 0.3", log);
+      g_autofree char *started = NULL;
+      g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                                                           | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+      g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+      GSubprocess *procs[2];
+      char *errs[2];
+      int winners = 0;
+      sqlite3 *db;
+
+      g_subprocess_launcher_set_environ (launcher, env);
+      g_subprocess_launcher_set_cwd (launcher, tmp_dir);
+      g_ptr_array_add (argv, (char *) cli_path);
+      g_ptr_array_add (argv, (char *) "record");
+      if (force)
+        g_ptr_array_add (argv, (char *) "--force");
+      g_ptr_array_add (argv, (char *) "-o");
+      g_ptr_array_add (argv, path);
+      g_ptr_array_add (argv, (char *) "--");
+      g_ptr_array_add (argv, (char *) "sh");
+      g_ptr_array_add (argv, (char *) "-c");
+      g_ptr_array_add (argv, script);
+      g_ptr_array_add (argv, NULL);
+      for (int i = 0; i < 2; i++)
+        {
+          g_autoptr(GError) error = NULL;
+
+          procs[i] = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+          g_assert_no_error (error);
+        }
+      for (int i = 0; i < 2; i++)
+        {
+          g_autoptr(GError) error = NULL;
+
+          g_subprocess_communicate_utf8 (procs[i], NULL, NULL, NULL, &errs[i], &error);
+          g_assert_no_error (error);
+          if (g_subprocess_get_exit_status (procs[i]) == 0)
+            winners++;
+          else
+            {
+              g_assert_cmpint (g_subprocess_get_exit_status (procs[i]), ==, 1);
+              g_assert_true (strstr (errs[i], "is being written by another recording") != NULL
+                             || (!force && strstr (errs[i], "already exists") != NULL));
+            }
+        }
+      g_assert_cmpint (winners, ==, 1);
+      g_assert_true (g_file_get_contents (log, &started, NULL, NULL));
+      g_assert_cmpstr (started, ==, "started\n");
+
+      db = open_db (path);
+      assert_meta (db, "complete", "1");
+      assert_meta (db, "end_reason", "command-exited");
+      sqlite3_close (db);
+      for (int i = 0; i < 2; i++)
+        {
+          g_free (errs[i]);
+          g_object_unref (procs[i]);
+        }
+    }
+}
+
+/* NVTX_EVENTS rows matching @where; 0 when the table was never written. */
+static gint64
+count_nvtx (sqlite3    *db,
+            const char *where)
+{
+  g_autofree char *sql = g_strdup_printf ("SELECT COUNT(*) FROM NVTX_EVENTS WHERE %s", where);
+
+  if (query_int (db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'NVTX_EVENTS'") == 0)
+    return 0;
+  return query_int (db, sql);
+}
+
+/* The NVTX rows of a whole `nvtx-app many` run. */
+static gint64
+count_many_rows (void)
+{
+  g_autofree char *path = out_path ("many.kscope");
+  g_autofree char *dropped = NULL;
+  Result r;
+  sqlite3 *db;
+  gint64 rows;
+
+  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  db = open_db (path);
+  dropped = query_text (db, "SELECT value FROM KS_META WHERE name = 'dropped_records'");
+  rows = query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS") + g_ascii_strtoll (dropped, NULL, 10);
+  sqlite3_close (db);
+  return rows;
+}
+
+/* The disk fills (a file size limit here): the program runs to its end,
+ * the file keeps what was written and says where and why it stops, and
+ * every event after that is counted. */
+static void
+test_file_size_limit (void)
+{
+  g_autofree char *path = out_path ("limit.kscope");
+  g_autofree char *until = NULL;
+  g_autofree char *unwritten = NULL;
+  g_autofree char *dropped = NULL;
+  g_autofree char *ok = NULL;
+  const char *stopped;
+  Result r;
+  sqlite3 *db;
+  double stopped_s = -1;
+  gint64 total;
+  gint64 ranges = -1;
+  gint64 marks = -1;
+
+  if (!need_inject ())
+    return;
+
+  total = count_many_rows ();
+  /* about 40 % of the file; one commit (250 ms) is some 700 kB */
+  run_cli (&r, 2 * 1024 * 1024, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  /* not interrupted: it printed its last line and exited on its own */
+  g_assert_cmpstr (r.out, ==, "many: done\n");
+  g_assert_nonnull (strstr (r.err, "nvtx-app ended with status 0"));
   g_assert_nonnull (strstr (r.err, "the disk is full or the file size limit was reached"));
   g_assert_nonnull (strstr (r.err, path));
+  stopped = strstr (r.err, "recording stopped at ");
+  g_assert_nonnull (stopped);
+  g_assert_cmpint (sscanf (stopped, "recording stopped at %lf s", &stopped_s), ==, 1);
+  g_assert_nonnull (strstr (r.err, "NVTX ranges       "));
+  g_assert_cmpint (sscanf (strstr (r.err, "NVTX ranges       "), "NVTX ranges %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT,
+                           &ranges, &marks), ==, 2);
+
+  db = open_db (path);
+  ok = query_text (db, "PRAGMA integrity_check");
+  g_assert_cmpstr (ok, ==, "ok");
+  assert_meta (db, "complete", "0");
+  assert_meta (db, "end_reason", "disk-full");
+  until = query_text (db, "SELECT value FROM KS_META WHERE name = 'written_until_ns'");
+  unwritten = query_text (db, "SELECT value FROM KS_META WHERE name = 'unwritten_records'");
+  dropped = query_text (db, "SELECT value FROM KS_META WHERE name = 'dropped_records'");
+  g_assert_nonnull (until);
+  g_assert_nonnull (unwritten);
+  g_assert_nonnull (dropped);
+  /* where it stopped, as the recorder said */
+  g_assert_cmpfloat (g_ascii_strtoll (until, NULL, 10) / 1e9, >, 0);
+  g_assert_cmpfloat (ABS (g_ascii_strtoll (until, NULL, 10) / 1e9 - stopped_s), <, 0.006);
+  g_assert_cmpint (count_nvtx (db, "eventType IN (59, 60)"), ==, ranges);
+  g_assert_cmpint (count_nvtx (db, "eventType = 34"), ==, marks);
+  g_assert_cmpint (g_ascii_strtoll (unwritten, NULL, 10), >, 0);
+  /* every event of the program: in the file, not written, or dropped */
+  g_assert_cmpint (count_nvtx (db, "1") + g_ascii_strtoll (unwritten, NULL, 10)
+                   + g_ascii_strtoll (dropped, NULL, 10), ==, total);
+  sqlite3_close (db);
+  result_clear (&r);
+
+  /* and it opens */
+  run_info (&r, path);
+  g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
 }
 
@@ -641,12 +957,14 @@ main (int    argc,
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (argc < 5)
-    g_error ("usage: test-record KINESCOPE_CLI INJECT_DIR NVTX_APP FAKE_NVML");
+  if (argc < 7)
+    g_error ("usage: test-record KINESCOPE_CLI INJECT_DIR NVTX_APP FAKE_NVML FD_CLOSER WIRE_RESUME");
   cli_path = argv[1];
   inject_dir = argv[2];
   nvtx_app = argv[3];
   fake_nvml = argv[4];
+  fd_closer = argv[5];
+  wire_resume = argv[6];
   tmp_dir = g_dir_make_tmp ("ks-test-record-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
   /* The recorders' socket folders too, left behind by the SIGKILL tests. */
@@ -657,11 +975,18 @@ main (int    argc,
   g_test_add_func ("/collector/record/duration", test_duration);
   g_test_add_func ("/collector/record/descendants", test_descendants);
   g_test_add_func ("/collector/record/overwrite", test_overwrite);
+  g_test_add_func ("/collector/record/output-in-use", test_output_in_use);
+  g_test_add_func ("/collector/record/output-read-meanwhile", test_output_read_meanwhile);
+  g_test_add_data_func ("/collector/record/output-race", GINT_TO_POINTER (FALSE), test_output_race);
+  g_test_add_data_func ("/collector/record/output-race-force", GINT_TO_POINTER (TRUE), test_output_race);
   g_test_add_func ("/collector/record/default-name", test_default_name);
   g_test_add_func ("/collector/record/nvtx", test_nvtx);
   g_test_add_func ("/collector/record/nvtx-fork", test_nvtx_fork);
   g_test_add_func ("/collector/record/nvtx-deep", test_nvtx_deep);
   g_test_add_func ("/collector/record/osrt", test_osrt);
+  g_test_add_data_func ("/collector/record/closed-fds", "close", test_closed_fds);
+  g_test_add_data_func ("/collector/record/close-range", "close-range", test_closed_fds);
+  g_test_add_func ("/collector/record/resume-open", test_resume_open);
   g_test_add_func ("/collector/record/capture-nvtx", test_capture_nvtx);
   g_test_add_data_func ("/collector/record/sigint", GINT_TO_POINTER (SIGINT), test_signal_recorder);
   g_test_add_data_func ("/collector/record/sigterm", GINT_TO_POINTER (SIGTERM), test_signal_recorder);

@@ -12,7 +12,26 @@
  * library swaps the buffer every tick (50 ms, or sooner when it fills
  * past half) and writes it to the recorder's Unix socket. When the buffer
  * is full the event is dropped and counted, so a slow recorder costs
- * events, never the application's time. */
+ * events, never the application's time.
+ *
+ * The program may close the socket under us: daemons and Python's
+ * os.closerange() close every descriptor they did not open, and what they
+ * open next takes the lowest free numbers, ours among them. So the socket
+ * is moved near the top of the first 1024 descriptors, away from those
+ * numbers, and before each write the sender checks with fstat() that the
+ * descriptor still is our socket (same device and inode). When it is not,
+ * the number is the program's now and is left alone: the sender connects
+ * again with a HELLO marked KS_WIRE_HELLO_RESUMED, so that the recorder
+ * carries the process's string ids, domains and counters on, and sends
+ * again from the first message the recorder did not get whole. What was
+ * sent before the close waits in the recorder's socket buffer, so nothing
+ * is lost; what cannot be delivered is counted as dropped. That costs one
+ * fstat() per write. Wrapping close(), close_range() and closefrom()
+ * instead would work only when preloaded, would cost every close of the
+ * program and would still miss the raw system calls. What is left is a
+ * program that puts a socket of its own on that very number between the
+ * check and the write, which needs it to fill a thousand descriptors or
+ * dup2() onto ours; send() refuses anything that is not a socket. */
 
 #include "ks-inject-private.h"
 
@@ -25,7 +44,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -44,6 +66,10 @@ static uint8_t          *back;
 static size_t            front_len;
 static atomic_int        state;
 static int               sock_fd = -1;
+static dev_t             sock_dev;
+static ino_t             sock_ino;
+static uint64_t          hello_mono;     /* mono_ns of the first HELLO, to resume with */
+static bool              recorder_gone;  /* it closed our connection: stop */
 static pid_t             owner_pid;
 static pthread_t         sender;
 static pthread_mutex_t   wake_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -137,26 +163,223 @@ ks_outbuf_clear (KsOutBuf *out)
 }
 
 static bool
-send_all (const uint8_t *data,
-          size_t         len)
+socket_still_ours (void)
 {
-  while (len > 0)
+  struct stat st;
+
+  return sock_fd >= 0 && fstat (sock_fd, &st) == 0 && S_ISSOCK (st.st_mode)
+         && st.st_dev == sock_dev && st.st_ino == sock_ino;
+}
+
+/* Writes @len bytes; 0, or the errno that stopped it with *@sent bytes
+ * out. */
+static int
+send_raw (const uint8_t *data,
+          size_t         len,
+          size_t        *sent)
+{
+  *sent = 0;
+  while (*sent < len)
     {
-      ssize_t n = send (sock_fd, data, len, MSG_NOSIGNAL);
+      ssize_t n = send (sock_fd, data + *sent, len - *sent, MSG_NOSIGNAL);
 
       if (n < 0)
         {
+          struct pollfd pfd = { sock_fd, POLLOUT, 0 };
+
           if (errno == EINTR)
             continue;
+          /* The program made every descriptor non-blocking. */
+          if (errno == EAGAIN)
+            {
+              poll (&pfd, 1, 100);
+              continue;
+            }
+          return errno;
+        }
+      *sent += (size_t) n;
+    }
+  return 0;
+}
+
+/* The length of the whole messages @data starts with, at most @len;
+ * *@n gets their number. */
+static size_t
+whole_messages (const uint8_t *data,
+                size_t         len,
+                uint64_t      *n)
+{
+  size_t offset = 0;
+  KsWireHeader h;
+
+  *n = 0;
+  while (ks_wire_whole_message (data + offset, len - offset, &h))
+    {
+      offset += h.size;
+      (*n)++;
+    }
+  return offset;
+}
+
+/* Moves @fd near the top of the first 1024 descriptors (or of a lower
+ * limit), where nothing the program opens next will land. Not higher:
+ * the kernel's table grows to the largest number in use. */
+static int
+move_out_of_the_way (int fd)
+{
+  struct rlimit rl;
+  rlim_t top = 1024;
+  int moved;
+
+  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < top)
+    top = rl.rlim_cur;
+  if (top < 64 || fd >= (int) top - 32)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, (int) top - 32);
+  if (moved < 0)
+    return fd;
+  close (fd);
+  return moved;
+}
+
+static void
+read_comm (char   *name,
+           size_t  size)
+{
+  int fd = open ("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+  ssize_t n = -1;
+
+  if (fd >= 0)
+    {
+      n = read (fd, name, size - 1);
+      close (fd);
+    }
+  if (n <= 0)
+    n = 0;
+  name[n] = 0;
+  if (n > 0 && name[n - 1] == '\n')
+    name[n - 1] = 0;
+}
+
+/* Connects and says HELLO (with @flags); 0 or an errno. */
+static int
+connect_and_hello (uint16_t flags)
+{
+  struct sockaddr_un addr;
+  KsWireHello hello;
+  struct timespec ts;
+  struct stat st;
+  char comm[64];
+  uint8_t msg[sizeof hello + 72];
+  uint32_t size;
+  size_t sent;
+  int fd;
+  int err;
+
+  sock_fd = -1;
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return errno;
+
+  memset (&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  memcpy (addr.sun_path, ks_inject_config.socket_path, sizeof addr.sun_path - 1);
+  if (connect (fd, (struct sockaddr *) &addr, sizeof addr) != 0 || fstat (fd, &st) != 0)
+    {
+      err = errno;
+      close (fd);
+      return err;
+    }
+  fd = move_out_of_the_way (fd);
+  sock_fd = fd;
+  sock_dev = st.st_dev;
+  sock_ino = st.st_ino;
+
+  if (!(flags & KS_WIRE_HELLO_RESUMED))
+    hello_mono = ks_inject_now ();
+  ks_wire_hello_init (&hello, getpid ());
+  hello.h.reserved = flags;
+  hello.ppid = getppid ();
+  hello.mono_ns = hello_mono;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  hello.realtime_ns = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+
+  read_comm (comm, sizeof comm);
+  size = ks_wire_align ((uint32_t) (sizeof hello + strlen (comm) + 1));
+  hello.h.size = size;
+  memset (msg, 0, sizeof msg);
+  memcpy (msg, &hello, sizeof hello);
+  memcpy (msg + sizeof hello, comm, strlen (comm));
+
+  err = send_raw (msg, size, &sent);
+  if (err != 0)
+    {
+      close (sock_fd);
+      sock_fd = -1;
+    }
+  return err;
+}
+
+/* After a write failed with @err: true when a new connection took over. */
+static bool
+reconnect_after (int err)
+{
+  /* The recorder closed the connection: it is gone or refused us. */
+  if (err == EPIPE || err == ECONNRESET || err == ENOTCONN)
+    {
+      recorder_gone = true;
+      return false;
+    }
+  /* Not ours any more: the program closed it (EBADF), or the number holds
+   * something of the program's. Never close it. */
+  if (socket_still_ours ())
+    return false;
+  err = connect_and_hello (KS_WIRE_HELLO_RESUMED);
+  if (err == ECONNREFUSED || err == ENOENT)
+    recorder_gone = true;
+  return err == 0;
+}
+
+/* Sends whole messages; false when some could not be delivered, which
+ * are then counted as dropped when they are events (@events). */
+static bool
+deliver (const uint8_t *data,
+         size_t         len,
+         bool           events)
+{
+  size_t done = 0;
+  bool resumed = false;
+
+  while (done < len)
+    {
+      size_t sent = 0;
+      uint64_t n;
+      int err = socket_still_ours () ? send_raw (data + done, len - done, &sent) : EBADF;
+
+      if (err == 0)
+        return true;
+      /* A message cut short is sent again whole: the recorder throws the
+       * piece away with the connection it came on. */
+      done += whole_messages (data + done, sent, &n);
+      if (resumed || !reconnect_after (err))
+        {
+          whole_messages (data + done, len - done, &n);
+          if (events)
+            atomic_fetch_add (&dropped, n);
           return false;
         }
-      data += n;
-      len -= (size_t) n;
+      resumed = true;
     }
   return true;
 }
 
-static void
+static uint64_t
+total_drops (void)
+{
+  return atomic_load (&dropped) + atomic_load (&cupti_dropped) + atomic_load (&cupti_zero_time);
+}
+
+static bool
 send_drops (void)
 {
   KsWireDrops msg = { { sizeof msg, KS_WIRE_DROPS, 0 } };
@@ -164,15 +387,14 @@ send_drops (void)
   msg.channel_dropped = atomic_load (&dropped);
   msg.cupti_dropped = atomic_load (&cupti_dropped);
   msg.cupti_zero_time = atomic_load (&cupti_zero_time);
-  send_all ((const uint8_t *) &msg, sizeof msg);
+  return deliver ((const uint8_t *) &msg, sizeof msg, false);
 }
 
-static bool
+static void
 drain_once (void)
 {
   uint8_t *data;
   size_t len;
-  bool ok = true;
 
   lock_buffer ();
   data = front;
@@ -183,17 +405,15 @@ drain_once (void)
   unlock_buffer ();
 
   if (len > 0)
-    ok = send_all (data, len);
+    deliver (data, len, true);
 
-  if (ok && poll_func != NULL)
+  if (poll_func != NULL)
     {
       ks_outbuf_clear (&decode_out);
       poll_func (&decode_out);
       if (decode_out.len > 0)
-        ok = send_all (decode_out.data, decode_out.len);
+        deliver (decode_out.data, decode_out.len, true);
     }
-
-  return ok;
 }
 
 static void *
@@ -227,16 +447,13 @@ sender_thread (void *data)
       stopping = stop_requested;
       pthread_mutex_unlock (&wake_mutex);
 
-      if (!drain_once ())
+      drain_once ();
+      if (recorder_gone)
         break;
 
-      now_drops = atomic_load (&dropped) + atomic_load (&cupti_dropped)
-                  + atomic_load (&cupti_zero_time);
-      if (now_drops != last_drops || stopping)
-        {
-          send_drops ();
-          last_drops = now_drops;
-        }
+      now_drops = total_drops ();
+      if ((now_drops != last_drops || stopping) && send_drops ())
+        last_drops = now_drops;
 
       pthread_mutex_lock (&wake_mutex);
       flush_done = serving;
@@ -248,7 +465,9 @@ sender_thread (void *data)
           KsWireBye bye = { { sizeof bye, KS_WIRE_BYE, 0 }, ks_inject_now () };
 
           drain_once ();
-          send_all ((const uint8_t *) &bye, sizeof bye);
+          if (total_drops () != last_drops)
+            send_drops ();
+          deliver ((const uint8_t *) &bye, sizeof bye, false);
           break;
         }
     }
@@ -264,72 +483,14 @@ sender_thread (void *data)
 }
 
 static void
-read_comm (char   *name,
-           size_t  size)
-{
-  int fd = open ("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-  ssize_t n = -1;
-
-  if (fd >= 0)
-    {
-      n = read (fd, name, size - 1);
-      close (fd);
-    }
-  if (n <= 0)
-    n = 0;
-  name[n] = 0;
-  if (n > 0 && name[n - 1] == '\n')
-    name[n - 1] = 0;
-}
-
-static bool
-connect_and_hello (void)
-{
-  struct sockaddr_un addr;
-  KsWireHello hello;
-  struct timespec ts;
-  char comm[64];
-  uint8_t msg[sizeof hello + 72];
-  uint32_t size;
-
-  sock_fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (sock_fd < 0)
-    return false;
-
-  memset (&addr, 0, sizeof addr);
-  addr.sun_family = AF_UNIX;
-  memcpy (addr.sun_path, ks_inject_config.socket_path, sizeof addr.sun_path - 1);
-  if (connect (sock_fd, (struct sockaddr *) &addr, sizeof addr) != 0)
-    {
-      close (sock_fd);
-      sock_fd = -1;
-      return false;
-    }
-
-  ks_wire_hello_init (&hello, getpid ());
-  hello.ppid = getppid ();
-  hello.mono_ns = ks_inject_now ();
-  clock_gettime (CLOCK_REALTIME, &ts);
-  hello.realtime_ns = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-
-  read_comm (comm, sizeof comm);
-  size = ks_wire_align ((uint32_t) (sizeof hello + strlen (comm) + 1));
-  hello.h.size = size;
-  memset (msg, 0, sizeof msg);
-  memcpy (msg, &hello, sizeof hello);
-  memcpy (msg + sizeof hello, comm, strlen (comm));
-
-  return send_all (msg, size);
-}
-
-static void
 after_fork_child (void)
 {
   /* The parent's thread does not exist here and its socket belongs to the
    * parent's stream: start over lazily, as a new process. */
-  if (sock_fd >= 0)
+  if (socket_still_ours ())
     close (sock_fd);
   sock_fd = -1;
+  recorder_gone = false;
   atomic_flag_clear (&buf_lock);
   front_len = 0;
   pthread_mutex_init (&wake_mutex, NULL);
@@ -395,7 +556,7 @@ ks_channel_start (void)
       front = malloc (BUFFER_SIZE);
       back = malloc (BUFFER_SIZE);
     }
-  if (front == NULL || back == NULL || !connect_and_hello ())
+  if (front == NULL || back == NULL || connect_and_hello (0) != 0)
     {
       atomic_store (&state, STATE_DEAD);
       goto out;

@@ -58,6 +58,13 @@ typedef struct
   guint32 mangled;
 } KernelNames;
 
+enum
+{
+  CLOSING_NOT,
+  CLOSING_ENDED,       /* the process closed it */
+  CLOSING_MALFORMED,   /* we close it: it sent what cannot be parsed */
+};
+
 struct _KsRecordConnection
 {
   KsRecordSession *session;
@@ -65,8 +72,12 @@ struct _KsRecordConnection
   GByteArray      *buffer;
   gint64           pid;
   char            *name;
+  guint64          hello_mono;   /* a resumed connection's HELLO has the same */
   gboolean         hello;
   gboolean         bye;
+  gboolean         superseded;   /* its process went on on a new connection */
+  int              closing;      /* CLOSING_*, set while reading */
+  gint64           detached_at;  /* closed without a goodbye, kept to be resumed */
   gboolean         has_cuda;
   GHashTable      *strings;      /* local id → global id */
   GHashTable      *texts;        /* local id → text (owned), for kernel names */
@@ -89,6 +100,7 @@ struct _KsRecordSession
   char            *socket_path;
   char            *inject_dir;
   int              listen_fd;
+  int              claim_fd;      /* holds the output's lock: claim_output() */
   int              wake_pipe[2];
   KsRecordWriter  *writer;
   guint64          start_mono;
@@ -100,7 +112,7 @@ struct _KsRecordSession
   GCond            cond;
   gboolean         stop_nvml;
   gboolean         stopping;
-  gboolean         failed;
+  char            *write_error;   /* once writing stopped */
   gint64           stop_deadline_us;
   guint            open_connections;
   KsRecordStats    stats;
@@ -110,6 +122,7 @@ struct _KsRecordSession
   GHashTable      *scanned;          /* pid → TRUE, main thread only */
 
   GPtrArray       *connections;   /* owned by the IO thread until it exits */
+  GPtrArray       *detached;      /* closed without BYE: may be resumed */
   GHashTable      *processes;     /* pid → TRUE, rows written */
   guint            n_cuda_processes;
   guint32          next_domain;
@@ -244,6 +257,146 @@ now_utc_ns (void)
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
+/* 0 once @fd holds the claim, EAGAIN when another recording does, or an
+ * errno. Read-only, it takes a shared lock: enough to learn that nobody
+ * writes the file. */
+static int
+lock_output (int      fd,
+             gboolean writable)
+{
+  struct flock fl = { .l_type = writable ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+  if (fcntl (fd, F_OFD_SETLK, &fl) == 0)
+    return 0;
+  /* before Linux 3.15: a process lock, which SQLite's close() of the
+   * file would drop, but it closes it only when we are done */
+  if (errno == EINVAL && fcntl (fd, F_SETLK, &fl) == 0)
+    return 0;
+  /* a file system without locks: O_EXCL alone guards the file */
+  if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS)
+    return 0;
+  return errno == EACCES ? EAGAIN : errno;
+}
+
+static gboolean
+output_in_use (int fd)
+{
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+  if (fcntl (fd, F_OFD_GETLK, &fl) != 0 && (errno != EINVAL || fcntl (fd, F_GETLK, &fl) != 0))
+    return FALSE;
+  return fl.l_type != F_UNLCK;
+}
+
+static gboolean
+same_file (int         fd,
+           const char *path)
+{
+  GStatBuf a;
+  GStatBuf b;
+
+  return fstat (fd, &a) == 0 && g_stat (path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static void
+remove_sidecars (const char *path)
+{
+  static const char * const suffixes[] = { "-journal", "-wal", "-shm" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *sidecar = g_strconcat (path, suffixes[i], NULL);
+
+      g_unlink (sidecar);
+    }
+}
+
+/* One recording per file: claims @path before anything starts, with a
+ * lock on its first byte held until the session is freed. It is an
+ * open-file-description lock, which SQLite's own locks and closes in this
+ * process leave alone; SQLite locks bytes from 1 GiB on, so readers of
+ * the file are not in the way either. A new file is created with O_EXCL;
+ * one that exists is replaced only with @overwrite and only when nobody
+ * holds its lock, by removing it and creating it anew, so that two
+ * recorders never write one file. Returns the locked descriptor, or -1. */
+static int
+claim_output (const char  *path,
+              gboolean     overwrite,
+              GError     **error)
+{
+  for (guint attempt = 0; attempt < 8; attempt++)
+    {
+      int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      gboolean created = fd >= 0;
+      gboolean writable = TRUE;
+      int err;
+
+      if (fd < 0 && errno == EEXIST)
+        {
+          fd = open (path, O_RDWR | O_CLOEXEC);
+          if (fd < 0 && errno == EACCES)
+            {
+              writable = FALSE;
+              fd = open (path, O_RDONLY | O_CLOEXEC);
+            }
+          /* removed meanwhile */
+          if (fd < 0 && errno == ENOENT)
+            continue;
+        }
+      if (fd < 0)
+        {
+          err = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                       _("Could not create “%s”: %s"), path, g_strerror (err));
+          return -1;
+        }
+
+      /* Only looking: a lock taken here could stop a recorder that has
+       * just created the file and is about to lock it. */
+      if (!created && !overwrite)
+        {
+          gboolean busy = output_in_use (fd);
+
+          close (fd);
+          if (busy)
+            break;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, _("“%s” already exists"), path);
+          return -1;
+        }
+
+      err = lock_output (fd, writable);
+      if (err == 0 && !same_file (fd, path))
+        {
+          /* replaced between open and lock: look again */
+          close (fd);
+          continue;
+        }
+      if (err == 0 && created)
+        return fd;
+      close (fd);
+      if (err == EAGAIN)
+        break;
+      if (err != 0)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                       _("Could not create “%s”: %s"), path, g_strerror (err));
+          return -1;
+        }
+      /* Nobody records into it: replace it, with what SQLite kept beside it. */
+      if (g_unlink (path) != 0 && errno != ENOENT)
+        {
+          err = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                       _("Could not remove “%s”: %s"), path, g_strerror (err));
+          return -1;
+        }
+      remove_sidecars (path);
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, _("“%s” is being written by another recording"), path);
+  return -1;
+}
+
 KsRecordSession *
 ks_record_session_new (const char             *output_path,
                        const KsRecordOptions  *options,
@@ -259,6 +412,7 @@ ks_record_session_new (const char             *output_path,
   self->options.capture_range = g_strdup (options->capture_range ? options->capture_range : "none");
   self->output_path = g_strdup (output_path);
   self->listen_fd = -1;
+  self->claim_fd = -1;
   self->wake_pipe[0] = self->wake_pipe[1] = -1;
   g_mutex_init (&self->mutex);
   g_cond_init (&self->cond);
@@ -266,6 +420,7 @@ ks_record_session_new (const char             *output_path,
   self->seen_processes = g_async_queue_new_full (seen_process_free);
   self->scanned = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_record_connection_free);
+  self->detached = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_record_connection_free);
   self->processes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   self->gpu_counters = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->cupti_gpus = g_ptr_array_new ();
@@ -274,6 +429,10 @@ ks_record_session_new (const char             *output_path,
 
   inject_dir = find_inject_dir ();
   self->inject_dir = g_strdup (inject_dir);
+
+  self->claim_fd = claim_output (output_path, options->overwrite, error);
+  if (self->claim_fd < 0)
+    goto fail;
 
   self->socket_dir = g_dir_make_tmp ("kinescope-XXXXXX", error);
   if (self->socket_dir == NULL)
@@ -314,8 +473,18 @@ ks_record_session_new (const char             *output_path,
   return self;
 
 fail:
+  /* ours, and empty */
+  if (self->claim_fd >= 0)
+    ks_record_session_remove_output (self);
   ks_record_session_free (self);
   return NULL;
+}
+
+void
+ks_record_session_remove_output (KsRecordSession *self)
+{
+  g_unlink (self->output_path);
+  remove_sidecars (self->output_path);
 }
 
 const char *
@@ -591,6 +760,82 @@ bump_stat (KsRecordSession *self,
   g_mutex_unlock (&self->mutex);
 }
 
+/* Reads what @c has waiting, until the socket is empty or closed. */
+static void
+connection_drain (KsRecordConnection *c)
+{
+  g_autofree guint8 *buf = NULL;
+  ssize_t r;
+
+  if (c->fd < 0)
+    return;
+  buf = g_malloc (64 * 1024);
+  while ((r = read (c->fd, buf, 64 * 1024)) > 0 || (r < 0 && errno == EINTR))
+    if (r > 0 && !ks_record_connection_feed (c, buf, (gsize) r))
+      break;
+}
+
+#define SWAP_FIELD(a, b, field) \
+  G_STMT_START { __typeof__ ((a)->field) t_ = (a)->field; (a)->field = (b)->field; (b)->field = t_; } G_STMT_END
+
+/* The program closed its socket and the library connected again
+ * (ks-inject-channel.c): @c takes over the ids, domains, threads and
+ * counters of the connection it had, found by pid and first HELLO. */
+static void
+connection_resume (KsRecordConnection *c)
+{
+  KsRecordSession *self = c->session;
+  KsRecordConnection *old = NULL;
+  gboolean was_detached = FALSE;
+
+  for (guint i = 0; i < self->connections->len && old == NULL; i++)
+    {
+      KsRecordConnection *o = g_ptr_array_index (self->connections, i);
+
+      if (o != c && o->hello && !o->bye && !o->superseded && o->pid == c->pid && o->hello_mono == c->hello_mono)
+        old = o;
+    }
+  if (old != NULL)
+    {
+      /* Not closed here yet: what it sent before the close comes first.
+       * A message cut short stays in its buffer; it is sent again whole. */
+      connection_drain (old);
+      old->superseded = TRUE;
+    }
+  else
+    for (guint i = 0; i < self->detached->len; i++)
+      {
+        KsRecordConnection *o = g_ptr_array_index (self->detached, i);
+
+        if (o->pid == c->pid && o->hello_mono == c->hello_mono)
+          {
+            old = g_ptr_array_steal_index_fast (self->detached, i);
+            was_detached = TRUE;
+            break;
+          }
+      }
+  if (old == NULL)
+    return;
+
+  SWAP_FIELD (c, old, strings);
+  SWAP_FIELD (c, old, texts);
+  SWAP_FIELD (c, old, kernels);
+  SWAP_FIELD (c, old, domains);
+  SWAP_FIELD (c, old, contexts);
+  SWAP_FIELD (c, old, threads);
+  SWAP_FIELD (c, old, nvtx_names);
+  memcpy (c->allocated, old->allocated, sizeof c->allocated);
+  c->has_cuda = old->has_cuda;
+  c->channel_dropped = old->channel_dropped;
+  c->cupti_dropped = old->cupti_dropped;
+  c->cupti_zero_time = old->cupti_zero_time;
+  old->channel_dropped = old->cupti_dropped = old->cupti_zero_time = 0;
+  /* its threads are @c's now */
+  old->hello = FALSE;
+  if (was_detached)
+    ks_record_connection_free (old);
+}
+
 static gboolean
 handle_message (KsRecordConnection *c,
                 const KsWireHeader *h)
@@ -612,8 +857,11 @@ handle_message (KsRecordConnection *c,
           return FALSE;
         c->hello = TRUE;
         c->pid = m->pid;
+        c->hello_mono = m->mono_ns;
         c->name = g_strdup (msg_text (h, sizeof *m));
         write_process (self, c->pid, c->name);
+        if (h->reserved & KS_WIRE_HELLO_RESUMED)
+          connection_resume (c);
         g_mutex_lock (&self->mutex);
         self->stats.processes = g_hash_table_size (self->processes);
         g_mutex_unlock (&self->mutex);
@@ -1045,14 +1293,74 @@ write_samples (KsRecordSession *self)
 
 /* Receiving thread: owns the connections and the writer while it runs. */
 
+/* How long a connection that ended without a goodbye waits to be
+ * resumed; the library connects again within a tick or two. */
+#define DETACHED_KEEP_US (5 * G_USEC_PER_SEC)
+
+/* Done with @c: its drops join the total. */
+static void
+retire_connection (KsRecordSession    *self,
+                   KsRecordConnection *c)
+{
+  self->dropped_total += c->channel_dropped + c->cupti_dropped;
+  ks_record_connection_free (c);
+}
+
+/* With @may_resume, a connection that ended without a goodbye is kept a
+ * while: the program may have closed the socket under the library, which
+ * then connects again and resumes it (connection_resume()). */
 static void
 close_connection (KsRecordSession *self,
-                  guint            index)
+                  guint            index,
+                  gboolean         may_resume)
 {
-  g_ptr_array_remove_index_fast (self->connections, index);
+  KsRecordConnection *c = g_ptr_array_steal_index (self->connections, index);
+
+  if (may_resume && c->hello && !c->bye && !c->superseded)
+    {
+      close (c->fd);
+      c->fd = -1;
+      c->detached_at = g_get_monotonic_time ();
+      g_ptr_array_add (self->detached, c);
+    }
+  else
+    retire_connection (self, c);
   g_mutex_lock (&self->mutex);
   self->open_connections = self->connections->len;
   g_mutex_unlock (&self->mutex);
+}
+
+static void
+expire_detached (KsRecordSession *self,
+                 gint64           detached_before)
+{
+  for (guint i = self->detached->len; i > 0; i--)
+    {
+      KsRecordConnection *c = g_ptr_array_index (self->detached, i - 1);
+
+      if (c->detached_at < detached_before)
+        retire_connection (self, g_ptr_array_steal_index_fast (self->detached, i - 1));
+    }
+}
+
+static guint64
+count_dropped (KsRecordSession *self)
+{
+  guint64 n = self->dropped_total;
+
+  for (guint i = 0; i < self->connections->len; i++)
+    {
+      KsRecordConnection *c = g_ptr_array_index (self->connections, i);
+
+      n += c->channel_dropped + c->cupti_dropped;
+    }
+  for (guint i = 0; i < self->detached->len; i++)
+    {
+      KsRecordConnection *c = g_ptr_array_index (self->detached, i);
+
+      n += c->channel_dropped + c->cupti_dropped;
+    }
+  return n;
 }
 
 static void
@@ -1077,6 +1385,20 @@ accept_connections (KsRecordSession *self)
   g_mutex_lock (&self->mutex);
   self->open_connections = self->connections->len;
   g_mutex_unlock (&self->mutex);
+}
+
+/* Called with the mutex held, by the thread that writes. */
+static void
+note_write_failure (KsRecordSession *self)
+{
+  const GError *error = ks_record_writer_get_error (self->writer);
+
+  if (error == NULL)
+    return;
+  if (self->write_error == NULL)
+    self->write_error = g_strdup (error->message);
+  self->stats.written_until_s = (ks_record_writer_get_written_until (self->writer) - self->start_mono) / 1e9;
+  self->stats.unwritten = ks_record_writer_get_unwritten (self->writer);
 }
 
 static gpointer
@@ -1115,13 +1437,14 @@ io_thread (gpointer data)
             ;
         }
 
-      /* Walk backwards: closing swaps the last connection into place. */
-      for (guint i = n; i > 0; i--)
+      /* Oldest first, so that a process that came back on a new
+       * connection (connection_resume()) has its earlier one read first;
+       * closing waits for the end of the walk. */
+      for (guint i = 0; i < n; i++)
         {
-          KsRecordConnection *c = g_ptr_array_index (self->connections, i - 1);
-          gboolean closed = FALSE;
+          KsRecordConnection *c = g_ptr_array_index (self->connections, i);
 
-          if (!(fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
+          if (c->superseded || !(fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
           for (;;)
             {
@@ -1135,25 +1458,28 @@ io_thread (gpointer data)
                                                                "; its connection was closed", c->pid);
 
                       ks_record_writer_add_diagnostic (self->writer, now_mono (), "error", "recorder", text);
-                      closed = TRUE;
+                      c->closing = CLOSING_MALFORMED;
                       break;
                     }
                   continue;
                 }
               if (r < 0 && (errno == EAGAIN || errno == EINTR))
                 break;
-              closed = TRUE;
+              c->closing = CLOSING_ENDED;
               break;
             }
-          if (closed)
-            {
-              self->dropped_total += c->channel_dropped + c->cupti_dropped;
-              close_connection (self, i - 1);
-            }
+        }
+      for (guint i = n; i > 0; i--)
+        {
+          KsRecordConnection *c = g_ptr_array_index (self->connections, i - 1);
+
+          if (c->superseded || c->closing != CLOSING_NOT)
+            close_connection (self, i - 1, c->closing == CLOSING_ENDED);
         }
 
       if (fds[0].revents & POLLIN)
         accept_connections (self);
+      expire_detached (self, g_get_monotonic_time () - DETACHED_KEEP_US);
 
       write_samples (self);
       write_seen_processes (self);
@@ -1163,34 +1489,20 @@ io_thread (gpointer data)
       stopping = self->stopping;
       deadline = self->stop_deadline_us;
       self->stats.events = ks_record_writer_get_counts (self->writer)->rows;
-      self->stats.dropped = self->dropped_total;
-      for (guint i = 0; i < self->connections->len; i++)
-        {
-          KsRecordConnection *c = g_ptr_array_index (self->connections, i);
-
-          self->stats.dropped += c->channel_dropped + c->cupti_dropped;
-        }
+      self->stats.dropped = count_dropped (self);
+      /* Writing stopped: keep reading, so that no process ever waits for
+       * us, and count what is not written. */
+      note_write_failure (self);
       g_mutex_unlock (&self->mutex);
 
-      if (ks_record_writer_get_error (self->writer) != NULL)
-        {
-          g_mutex_lock (&self->mutex);
-          self->failed = TRUE;
-          g_mutex_unlock (&self->mutex);
-          break;
-        }
       if (stopping && (self->connections->len == 0 || g_get_monotonic_time () >= deadline))
         break;
     }
 
   /* Connections still open at the deadline: keep what they sent. */
   while (self->connections->len > 0)
-    {
-      KsRecordConnection *c = g_ptr_array_index (self->connections, self->connections->len - 1);
-
-      self->dropped_total += c->channel_dropped + c->cupti_dropped;
-      close_connection (self, self->connections->len - 1);
-    }
+    close_connection (self, self->connections->len - 1, FALSE);
+  expire_detached (self, G_MAXINT64);
   write_samples (self);
   return NULL;
 }
@@ -1213,15 +1525,15 @@ ks_record_trace_to_string (KsRecordTrace trace)
   return g_string_free (s, FALSE);
 }
 
-gboolean
-ks_record_session_failed (KsRecordSession *self)
+char *
+ks_record_session_dup_write_error (KsRecordSession *self)
 {
-  gboolean failed;
+  char *message;
 
   g_mutex_lock (&self->mutex);
-  failed = self->failed;
+  message = g_strdup (self->write_error);
   g_mutex_unlock (&self->mutex);
-  return failed;
+  return message;
 }
 
 void
@@ -1405,6 +1717,7 @@ ks_record_session_finish (KsRecordSession  *self,
 {
   g_autofree char *dropped = NULL;
   char wake = 1;
+  gboolean ok;
 
   ks_record_session_start (self);
 
@@ -1440,7 +1753,7 @@ ks_record_session_finish (KsRecordSession  *self,
       ks_record_writer_add_diagnostic (self->writer, now_mono (), "warning", "recorder", text);
     }
   if (end_reason != NULL)
-    ks_record_writer_set_meta (self->writer, "end_reason", end_reason);
+    ks_record_writer_set_meta (self->writer, KS_RECORD_META_END_REASON, end_reason);
   {
     g_autofree char *trace = ks_record_trace_to_string (self->options.trace);
 
@@ -1448,7 +1761,11 @@ ks_record_session_finish (KsRecordSession  *self,
   }
   ks_record_writer_add_capture_meta (self->writer, "capture_range", self->options.capture_range);
 
-  return ks_record_writer_finish (self->writer, now_mono (), complete, error);
+  ok = ks_record_writer_finish (self->writer, now_mono (), complete, error);
+  g_mutex_lock (&self->mutex);
+  note_write_failure (self);
+  g_mutex_unlock (&self->mutex);
+  return ok;
 }
 
 const KsRecordCounts *
@@ -1481,6 +1798,9 @@ ks_record_session_free (KsRecordSession *self)
       ks_record_session_finish (self, 0, FALSE, NULL, &ignored);
     }
   g_clear_pointer (&self->writer, ks_record_writer_free);
+  /* after SQLite let go of the file */
+  if (self->claim_fd >= 0)
+    close (self->claim_fd);
   g_clear_pointer (&self->nvml, ks_nvml_close);
   if (self->listen_fd >= 0)
     close (self->listen_fd);
@@ -1503,6 +1823,7 @@ ks_record_session_free (KsRecordSession *self)
     }
   g_ptr_array_unref (self->cupti_gpus);
   g_ptr_array_unref (self->connections);
+  g_ptr_array_unref (self->detached);
   g_hash_table_unref (self->gpu_uuids);
   g_hash_table_destroy (self->processes);
   g_array_unref (self->gpu_counters);
@@ -1517,5 +1838,6 @@ ks_record_session_free (KsRecordSession *self)
   g_free (self->socket_path);
   g_free (self->inject_dir);
   g_free (self->command_name);
+  g_free (self->write_error);
   g_free (self);
 }

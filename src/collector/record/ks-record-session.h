@@ -34,6 +34,7 @@ typedef struct
   guint         gpu_metrics_hz;
   guint64       osrt_threshold_ns;
   gboolean      cuda_memory;
+  gboolean      overwrite;           /* replace an existing output file */
 } KsRecordOptions;
 
 typedef struct
@@ -45,6 +46,10 @@ typedef struct
   guint64  kernels;
   guint64  nvtx_ranges;
   guint64  dropped;
+  /* once writing stopped: up to when the file holds events (from the
+   * start), and how many arrived after */
+  double   written_until_s;
+  guint64  unwritten;
   guint    n_gpus;
   /* latest NVML sample per GPU, up to 8 */
   struct {
@@ -57,10 +62,16 @@ typedef struct
 
 typedef struct _KsRecordSession KsRecordSession;
 
+/* Fails at once, with G_IO_ERROR_BUSY, when another recording writes
+ * @output_path, and with G_IO_ERROR_EXISTS when it exists and
+ * options->overwrite is not set; the file is this session's until it is
+ * freed. */
 KsRecordSession *ks_record_session_new          (const char              *output_path,
                                                  const KsRecordOptions   *options,
                                                  GError                 **error);
 void             ks_record_session_free         (KsRecordSession         *self);
+/* Removes the output file (before free(): while it is still ours). */
+void             ks_record_session_remove_output (KsRecordSession        *self);
 
 /* Directory holding libkinescope-inject.so (and -osrt), or NULL. */
 const char      *ks_record_session_get_inject_dir (KsRecordSession       *self);
@@ -68,8 +79,10 @@ char           **ks_record_session_build_environ (KsRecordSession        *self,
                                                  char                   **environ_);
 /* Starts the receiving and sampling threads. */
 void             ks_record_session_start        (KsRecordSession         *self);
-/* TRUE once writing failed (disk full...); finish() then says why. */
-gboolean         ks_record_session_failed       (KsRecordSession         *self);
+/* The error that stopped writing (disk full...), or NULL. Recording goes
+ * on without writing, so that the command runs to its end; finish() marks
+ * the file. */
+char            *ks_record_session_dup_write_error (KsRecordSession      *self);
 char            *ks_record_trace_to_string      (KsRecordTrace            trace);
 void             ks_record_session_set_command  (KsRecordSession         *self,
                                                  GPid                     pid,

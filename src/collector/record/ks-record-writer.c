@@ -56,6 +56,20 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
   [KS_KSCOPE_KS_MEMORY_EVENTS] = "timestamp, globalTid, deviceId, address, bytes, totalAllocated",
 };
 
+/* The tables whose rows are the program's events: what is not written
+ * of them after a failure is counted. */
+static const gboolean event_tables[KS_KSCOPE_N_TABLES] = {
+  [KS_KSCOPE_KERNEL] = TRUE,
+  [KS_KSCOPE_MEMCPY] = TRUE,
+  [KS_KSCOPE_MEMSET] = TRUE,
+  [KS_KSCOPE_RUNTIME] = TRUE,
+  [KS_KSCOPE_SYNC] = TRUE,
+  [KS_KSCOPE_NVTX] = TRUE,
+  [KS_KSCOPE_OSRT] = TRUE,
+  [KS_KSCOPE_KS_MEMORY_EVENTS] = TRUE,
+  [KS_KSCOPE_KS_COUNTER_SAMPLES] = TRUE,
+};
+
 struct _KsRecordWriter
 {
   sqlite3        *db;
@@ -69,6 +83,12 @@ struct _KsRecordWriter
   gint64          last_commit_us;
   GError         *error;
   KsRecordCounts  counts;
+  /* As of the last commit: what the file holds when writing fails. */
+  KsRecordCounts  committed;
+  guint64         committed_mono;
+  guint64         events;        /* event rows asked for */
+  guint64         committed_events;
+  GPtrArray      *pending_meta;  /* name, value, …: KS_META set after a failure */
 };
 
 static void
@@ -93,6 +113,11 @@ fail (KsRecordWriter *self)
   else
     g_set_error (&self->error, G_IO_ERROR, G_IO_ERROR_FAILED,
                  _("Could not write “%s”: %s"), self->path, sqlite3_errmsg (self->db));
+
+  /* Writing stops here: back to the last commit, which the file holds. */
+  if (sqlite3_get_autocommit (self->db) == 0)
+    sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+  self->counts = self->committed;
 }
 
 static gboolean
@@ -114,6 +139,8 @@ static sqlite3_stmt *
 stmt (KsRecordWriter *self,
       KsKscopeTable   table)
 {
+  if (event_tables[table])
+    self->events++;
   if (self->error != NULL)
     return NULL;
   if (self->stmts[table] == NULL)
@@ -195,9 +222,16 @@ ks_record_writer_set_meta (KsRecordWriter *self,
                            const char     *name,
                            const char     *value)
 {
-  sqlite3_stmt *s = stmt (self, KS_KSCOPE_META);
+  sqlite3_stmt *s;
 
-  if (s == NULL)
+  /* Kept for write_stop_meta(). */
+  if (self->error != NULL)
+    {
+      g_ptr_array_add (self->pending_meta, g_strdup (name));
+      g_ptr_array_add (self->pending_meta, g_strdup (value));
+      return;
+    }
+  if ((s = stmt (self, KS_KSCOPE_META)) == NULL)
     return;
   sqlite3_bind_text (s, 1, name, -1, SQLITE_TRANSIENT);
   bind_text_or_null (s, 2, value);
@@ -226,6 +260,7 @@ ks_record_writer_new (const char  *path,
   self->next_counter = 1;
   self->start_mono = start_mono_ns;
   self->start_utc = start_utc_ns;
+  self->pending_meta = g_ptr_array_new_with_free_func (g_free);
 
   rc = sqlite3_open_v2 (path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
   if (rc != SQLITE_OK)
@@ -237,9 +272,15 @@ ks_record_writer_new (const char  *path,
       return NULL;
     }
 
+  /* a reader of the file (kinescope-cli info, the window) may hold it
+   * for a moment: wait for it rather than fail */
+  sqlite3_busy_timeout (self->db, 1000);
   if (ks_kscope_schema_identify (self->db) != SQLITE_OK)
     fail (self);
-  exec (self, "PRAGMA journal_mode = DELETE");
+  /* The journal stays between transactions (its header zeroed): on a
+   * full disk, the rows that say the recording stopped still have room
+   * in it. finish() deletes it. */
+  exec (self, "PRAGMA journal_mode = PERSIST");
   exec (self, "PRAGMA synchronous = NORMAL");
   exec (self, "PRAGMA cache_size = -32768");
 
@@ -294,6 +335,7 @@ ks_record_writer_free (KsRecordWriter *self)
       sqlite3_close (self->db);
     }
   g_clear_pointer (&self->strings, g_hash_table_unref);
+  g_clear_pointer (&self->pending_meta, g_ptr_array_unref);
   g_clear_error (&self->error);
   g_free (self->path);
   g_free (self);
@@ -319,7 +361,31 @@ ks_record_writer_commit (KsRecordWriter *self)
   if (sqlite3_get_autocommit (self->db) == 0 && !exec (self, "COMMIT"))
     return FALSE;
   self->last_commit_us = g_get_monotonic_time ();
+  /* g_get_monotonic_time() is CLOCK_MONOTONIC, the recording's clock */
+  self->committed_mono = (guint64) self->last_commit_us * 1000;
+  self->committed = self->counts;
+  self->committed_events = self->events;
   return exec (self, "BEGIN");
+}
+
+guint64
+ks_record_writer_get_written_until (KsRecordWriter *self)
+{
+  return self->committed_mono;
+}
+
+guint64
+ks_record_writer_get_unwritten (KsRecordWriter *self)
+{
+  return self->error != NULL ? self->events - self->committed_events : 0;
+}
+
+const char *
+ks_record_writer_get_end_reason (KsRecordWriter *self)
+{
+  if (self->error == NULL)
+    return NULL;
+  return g_error_matches (self->error, G_IO_ERROR, G_IO_ERROR_NO_SPACE) ? "disk-full" : "write-failed";
 }
 
 gboolean
@@ -839,6 +905,46 @@ create_indexes (KsRecordWriter *self)
       fail (self);
 }
 
+/* After a failure: says in KS_META that the recording stops at the last
+ * commit, and why. These few rows fit in KS_META's page and the kept
+ * journal, so this works on a full disk too; when even that fails, the
+ * file still says complete = 0, written with the first commit. */
+static gboolean
+write_stop_meta (KsRecordWriter *self)
+{
+  sqlite3_stmt *s = self->stmts[KS_KSCOPE_META];
+  g_autofree char *until = g_strdup_printf ("%" G_GINT64_FORMAT, rel (self, self->committed_mono));
+  g_autofree char *unwritten = g_strdup_printf ("%" G_GUINT64_FORMAT, ks_record_writer_get_unwritten (self));
+  const char *last[] = {
+    KS_KSCOPE_META_COMPLETE, "0",
+    KS_RECORD_META_END_REASON, ks_record_writer_get_end_reason (self),
+    KS_RECORD_META_WRITTEN_UNTIL, until,
+    KS_RECORD_META_UNWRITTEN, unwritten,
+    KS_RECORD_META_WRITE_ERROR, self->error->message,
+  };
+  gboolean ok = TRUE;
+
+  /* these win over what the caller set */
+  for (guint i = 0; i < G_N_ELEMENTS (last); i++)
+    g_ptr_array_add (self->pending_meta, g_strdup (last[i]));
+
+  if (s == NULL || sqlite3_exec (self->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+    return FALSE;
+  for (guint i = 0; ok && i + 1 < self->pending_meta->len; i += 2)
+    {
+      sqlite3_bind_text (s, 1, g_ptr_array_index (self->pending_meta, i), -1, SQLITE_TRANSIENT);
+      bind_text_or_null (s, 2, g_ptr_array_index (self->pending_meta, i + 1));
+      ok = sqlite3_step (s) == SQLITE_DONE;
+      sqlite3_reset (s);
+      sqlite3_clear_bindings (s);
+    }
+  if (ok && sqlite3_exec (self->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+    return TRUE;
+  if (sqlite3_get_autocommit (self->db) == 0)
+    sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+  return FALSE;
+}
+
 gboolean
 ks_record_writer_finish (KsRecordWriter  *self,
                          guint64          end_mono_ns,
@@ -865,11 +971,22 @@ ks_record_writer_finish (KsRecordWriter  *self,
 
   if (self->error != NULL)
     {
-      /* Keep what was committed: drop the failed transaction only. */
-      if (sqlite3_get_autocommit (self->db) == 0)
-        sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
-      g_propagate_error (error, g_error_copy (self->error));
+      GError *failure = g_error_copy (self->error);
+
+      if (!write_stop_meta (self))
+        {
+          g_autofree char *message = g_strdup_printf (_("%s; the file says it is incomplete, but not why"),
+                                                      failure->message);
+
+          g_free (failure->message);
+          failure->message = g_steal_pointer (&message);
+        }
+      sqlite3_exec (self->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+      g_propagate_error (error, failure);
       return FALSE;
     }
+  /* Deletes the kept journal. All is committed: should that fail, an
+   * empty journal stays beside the file, which readers ignore. */
+  sqlite3_exec (self->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
   return TRUE;
 }

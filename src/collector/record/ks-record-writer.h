@@ -22,10 +22,32 @@ G_BEGIN_DECLS
  * are created when their first row arrives. Times are given as absolute
  * CLOCK_MONOTONIC ns and stored relative to the session start.
  *
- * Not thread-safe: one thread writes. After the first error every call is
- * a no-op and ks_record_writer_get_error() says what happened. */
+ * Not thread-safe: one thread writes. At the first error (a full disk)
+ * writing stops: the open transaction is rolled back, so the file holds
+ * what the last commit did, every call after it is a no-op,
+ * ks_record_writer_get_error() says what happened and finish() marks the
+ * file as stopped there. */
 
 typedef struct _KsRecordWriter KsRecordWriter;
+
+/* KS_META keys of a recording, besides ks-kscope-schema.h's.
+ * end_reason: why the recording ended (kebab-case):
+ *   command-exited   the command exited by itself (complete = 1)
+ *   command-killed   the command was killed by a signal (complete = 0)
+ *   interrupted      the recorder was stopped: Ctrl+C, SIGTERM, SIGHUP,
+ *                    the Stop button (complete = 0)
+ *   duration         --duration ran out (complete = 1)
+ *   spawn-failed     the command could not be started (the file is removed)
+ *   disk-full        writing stopped: no space left or the file size limit
+ *                    (complete = 0)
+ *   write-failed     writing stopped for another reason (complete = 0)
+ * With disk-full and write-failed, written_until_ns says up to when (from
+ * the recording's start) the file holds events, unwritten_records how
+ * many events arrived after that, and write_error the error. */
+#define KS_RECORD_META_END_REASON    "end_reason"
+#define KS_RECORD_META_WRITTEN_UNTIL "written_until_ns"
+#define KS_RECORD_META_UNWRITTEN     "unwritten_records"
+#define KS_RECORD_META_WRITE_ERROR   "write_error"
 
 typedef struct
 {
@@ -54,6 +76,12 @@ guint32         ks_record_writer_intern         (KsRecordWriter      *self,
                                                  const char          *text);
 gboolean        ks_record_writer_commit_if_due  (KsRecordWriter      *self);
 gboolean        ks_record_writer_commit         (KsRecordWriter      *self);
+/* CLOCK_MONOTONIC ns of the last commit */
+guint64         ks_record_writer_get_written_until (KsRecordWriter   *self);
+/* Event rows that were not written because writing had stopped. */
+guint64         ks_record_writer_get_unwritten  (KsRecordWriter      *self);
+/* "disk-full" or "write-failed" once writing stopped, else NULL */
+const char     *ks_record_writer_get_end_reason (KsRecordWriter      *self);
 
 void            ks_record_writer_set_meta       (KsRecordWriter      *self,
                                                  const char          *name,
@@ -164,7 +192,9 @@ void            ks_record_writer_add_gpu        (KsRecordWriter      *self,
                                                  const KsRecordGpu   *gpu);
 
 /* Writes ANALYSIS_DETAILS, builds the indexes, sets complete and commits.
- * The database stays valid whatever @complete says. */
+ * The database stays valid whatever @complete says. When writing stopped,
+ * writes complete = 0, the end reason and where it stopped instead, and
+ * returns the error. */
 gboolean        ks_record_writer_finish         (KsRecordWriter      *self,
                                                  guint64              end_mono_ns,
                                                  gboolean             complete,
