@@ -83,6 +83,7 @@ struct _KsTraceBuilder
   GHashTable   *track_index;    /* Key(kind|group, device, stream) -> index + 1 */
   GHashTable   *async_index;    /* "process\x1fname" -> index + 1 */
   GArray       *gpus;           /* KsGpu */
+  GHashTable   *gpu_index;      /* device -> index + 1 */
   GArray       *flows;          /* PendingFlow */
   GArray       *counters;       /* KsCounter (samples kept apart) */
   GPtrArray    *counter_samples;/* CounterSamples */
@@ -180,6 +181,7 @@ ks_trace_builder_new (KsFormat format)
   self->track_index = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
   self->async_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpus = g_array_new (FALSE, TRUE, sizeof (KsGpu));
+  self->gpu_index = g_hash_table_new (NULL, NULL);
   self->flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
   self->counters = g_array_new (FALSE, TRUE, sizeof (KsCounter));
   self->counter_samples = g_ptr_array_new_with_free_func (counter_samples_free);
@@ -216,6 +218,7 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->track_index, g_hash_table_unref);
   g_clear_pointer (&self->async_index, g_hash_table_unref);
   g_clear_pointer (&self->gpus, g_array_unref);
+  g_clear_pointer (&self->gpu_index, g_hash_table_unref);
   g_clear_pointer (&self->flows, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
   g_clear_pointer (&self->counter_samples, g_ptr_array_unref);
@@ -806,17 +809,17 @@ void
 ks_trace_builder_add_gpu (KsTraceBuilder *self,
                           const KsGpu    *gpu)
 {
-  for (guint i = 0; i < self->gpus->len; i++)
-    {
-      KsGpu *g = &g_array_index (self->gpus, KsGpu, i);
+  /* A file may list a great many GPUs (or one many times): no scan. */
+  gpointer key = GINT_TO_POINTER (gpu->device);
+  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (self->gpu_index, key));
 
-      if (g->device == gpu->device)
-        {
-          *g = *gpu;
-          return;
-        }
+  if (index != 0)
+    {
+      g_array_index (self->gpus, KsGpu, index - 1) = *gpu;
+      return;
     }
   g_array_append_val (self->gpus, *gpu);
+  g_hash_table_insert (self->gpu_index, key, GUINT_TO_POINTER (self->gpus->len));
 }
 
 void

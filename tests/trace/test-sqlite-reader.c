@@ -690,6 +690,81 @@ test_export (gconstpointer data)
   remove_path (path);
 }
 
+/* An export whose TARGET_INFO_GPU has 300,000 rows (a hostile file; it
+ * took 33 s while GPUs were looked up one by one): every device, in order,
+ * a later row of a device replacing an earlier one, and the kernels on
+ * their streams. */
+static void
+test_many_gpus (void)
+{
+  g_autofree char *path = make_export ("nsys-2024.6.2_schema-3.16.1.sql", FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTraceCounts counts;
+  const KsGpu *gpu;
+  sqlite3 *db = NULL;
+
+  if (path == NULL)
+    {
+      g_test_skip ("the Nsight schema dumps of the corpus (KS_SHARED_DIR) are absent");
+      return;
+    }
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  /* Devices 300000 down to 1 (the export's device 0 stays), then 1000
+   * of them again with other properties. */
+  exec_sql (db,
+            "WITH RECURSIVE n(i) AS (SELECT 300000 UNION ALL SELECT i - 1 FROM n WHERE i > 1)"
+            " INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, maxWarpsPerSm,"
+            " threadsPerWarp, computeMajor, computeMinor, maxThreadsPerBlock)"
+            " SELECT 281474976710656, i, 'GPU ' || i, i * 1000, i % 200, 64, 32, 9, 0, 1024 FROM n;"
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 7 FROM n WHERE i < 6994)"
+            " INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, maxWarpsPerSm,"
+            " threadsPerWarp, computeMajor, computeMinor, maxThreadsPerBlock)"
+            " SELECT 281474976710656, i, 'Replaced ' || i, 1, 1, 48, 32, 8, 6, 512 FROM n;");
+  g_assert_cmpint (sqlite3_changes (db), ==, 1000);
+  sqlite3_close (db);
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_gpus, ==, 300001);
+  for (guint32 i = 0; i < trace->n_gpus; i++)
+    g_assert_cmpint (trace->gpus[i].device, ==, (gint32) i);
+
+  gpu = ks_trace_find_gpu (trace, 0);
+  g_assert_true (gpu == &trace->gpus[0]);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "Test GPU");
+  g_assert_cmpuint (gpu->sm_count, ==, 80);
+
+  gpu = ks_trace_find_gpu (trace, 123457);
+  g_assert_nonnull (gpu);
+  g_assert_cmpint (gpu->device, ==, 123457);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "GPU 123457");
+  g_assert_cmpuint (gpu->total_memory, ==, G_GUINT64_CONSTANT (123457000));
+  g_assert_cmpuint (gpu->sm_count, ==, 57);
+  g_assert_cmpuint (gpu->max_threads_per_sm, ==, 64 * 32);
+
+  /* 6994 = 1 + 7 * 999: the last device written twice. */
+  gpu = ks_trace_find_gpu (trace, 6994);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "Replaced 6994");
+  g_assert_cmpuint (gpu->compute_major, ==, 8);
+  g_assert_cmpuint (gpu->max_threads_per_block, ==, 512);
+  gpu = ks_trace_find_gpu (trace, 6995);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "GPU 6995");
+  g_assert_cmpuint (gpu->compute_major, ==, 9);
+
+  g_assert_null (ks_trace_find_gpu (trace, 300001));
+  g_assert_null (ks_trace_find_gpu (trace, -1));
+  g_assert_true (ks_trace_find_gpu (trace, 300000) == &trace->gpus[300000]);
+
+  /* The rest of the export reads as without them. */
+  ks_trace_get_counts (trace, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 3);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMCPY], ==, 1);
+
+  remove_path (path);
+}
+
 static void
 assert_bad (const char *path,
             GIOErrorEnum code,
@@ -1683,6 +1758,7 @@ main (int   argc,
   g_test_add_func ("/sqlite/kscope/diagnostics-severity", test_diagnostics_severity);
   g_test_add_data_func ("/sqlite/nsys/schema-2.9.1", "nsys-2022.2.1_schema-2.9.1.sql", test_export);
   g_test_add_data_func ("/sqlite/nsys/schema-3.16.1", "nsys-2024.6.2_schema-3.16.1.sql", test_export);
+  g_test_add_func ("/sqlite/nsys/many-gpus", test_many_gpus);
   g_test_add_func ("/sqlite/bad/corrupt", test_bad_corrupt);
   g_test_add_func ("/sqlite/bad/truncated", test_bad_truncated);
   g_test_add_func ("/sqlite/bad/not-a-trace", test_bad_not_trace);
