@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "ks-sqlite-private.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-builder.h"
+#include "ks-trace-private.h"
 
 #define NONE        G_MAXUINT32
 #define ROWS_PER_CHECK 16384
@@ -101,7 +101,7 @@ typedef struct
   guint64         rows_done;
   guint64         skipped;
 
-  char           *recovery_dir;   /* a rolled-back copy of a file left with a hot journal */
+  gboolean        journal_beside; /* left in the middle of a write: not rolled back */
 } Reader;
 
 /* Errors */
@@ -115,6 +115,11 @@ sqlite_error (Reader     *r,
   switch (rc & 0xff)
     {
     case SQLITE_CORRUPT:
+      /* What was half written is in the file: the journal was not replayed. */
+      if (r->journal_beside)
+        return g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                            _("“%s” is damaged: %s (it was left in the middle of a write, and its "
+                              "-journal is not replayed)"), r->display, msg);
       return g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                           _("“%s” is damaged: %s"), r->display, msg);
     case SQLITE_NOTADB:
@@ -2060,14 +2065,8 @@ check_header (const char  *path,
   int fd;
   int saved;
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   _("Could not open “%s”: %s"), display, g_strerror (saved));
-      return FALSE;
-    }
+  if ((fd = _ks_trace_open_regular_file (path, display, error)) < 0)
+    return FALSE;
 
   do
     n = read (fd, header, sizeof header);
@@ -2103,66 +2102,42 @@ interrupt_cb (void *data)
   return g_cancellable_is_cancelled (data) ? 1 : 0;
 }
 
-/* A recording cut short mid-transaction leaves a hot journal beside the
- * database; only a writer can roll it back. The file and its journal are
- * copied aside and the copy is opened instead, so the original stays
- * untouched and what was committed reads consistently. */
+/* Whether @path has a non-empty file @suffix beside it: looked at with
+ * lstat() only, so that nothing beside the input is followed or opened. */
 static gboolean
-copy_for_recovery (Reader      *r,
-                   const char  *path,
-                   char       **out_path,
-                   GError     **error)
+nonempty_beside (const char *path,
+                 const char *suffix)
 {
-  g_autofree char *journal = g_strconcat (path, "-journal", NULL);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *copy = NULL;
-  g_autofree char *copy_journal = NULL;
-  g_autoptr(GFile) src = NULL;
-  g_autoptr(GFile) dst = NULL;
+  g_autofree char *name = g_strconcat (path, suffix, NULL);
   GStatBuf st;
 
-  *out_path = NULL;
-  if (g_stat (journal, &st) != 0 || st.st_size == 0)
-    return TRUE;
-
-  r->recovery_dir = g_dir_make_tmp ("kinescope-recover-XXXXXX", error);
-  if (r->recovery_dir == NULL)
-    return FALSE;
-  copy = g_build_filename (r->recovery_dir, base, NULL);
-  copy_journal = g_strconcat (copy, "-journal", NULL);
-
-  src = g_file_new_for_path (path);
-  dst = g_file_new_for_path (copy);
-  if (!g_file_copy (src, dst, G_FILE_COPY_NONE, r->cancellable, NULL, NULL, error))
-    return FALSE;
-  g_clear_object (&src);
-  g_clear_object (&dst);
-  src = g_file_new_for_path (journal);
-  dst = g_file_new_for_path (copy_journal);
-  if (!g_file_copy (src, dst, G_FILE_COPY_NONE, r->cancellable, NULL, NULL, error))
-    return FALSE;
-
-  *out_path = g_steal_pointer (&copy);
-  return TRUE;
+  return g_lstat (name, &st) == 0 && st.st_size > 0;
 }
 
-static void
-remove_recovery (Reader *r)
+int
+ks_sqlite_open_untrusted (const char  *path,
+                          sqlite3    **db)
 {
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
+  g_autofree char *absolute = g_canonicalize_filename (path, NULL);
+  g_autofree char *escaped = g_uri_escape_string (absolute, "/", FALSE);
+  g_autofree char *uri = g_strconcat ("file://", escaped, "?mode=ro&immutable=1", NULL);
+  int rc;
 
-  if (r->recovery_dir == NULL)
-    return;
-  if ((dir = g_dir_open (r->recovery_dir, 0, NULL)))
-    while ((name = g_dir_read_name (dir)))
-      {
-        g_autofree char *child = g_build_filename (r->recovery_dir, name, NULL);
+  /* Immutable: no locks, no hot-journal check and so no rollback (which
+   * writes the file, and deletes whatever file a journal names as its
+   * super-journal), no -wal or -shm opened or created beside the file. */
+  rc = sqlite3_open_v2 (uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc != SQLITE_OK)
+    return rc;
 
-        g_unlink (child);
-      }
-  g_rmdir (r->recovery_dir);
-  g_clear_pointer (&r->recovery_dir, g_free);
+  /* Someone else's file: no triggers, views or schema-defined functions,
+   * and no way for a query to write. */
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+  return sqlite3_exec (*db, "PRAGMA trusted_schema = OFF; PRAGMA query_only = ON;", NULL, NULL, NULL);
 }
 
 static gboolean
@@ -2173,21 +2148,13 @@ open_database (Reader      *r,
   sqlite3_stmt *stmt = NULL;
   int rc;
 
-  /* A private copy may be written: that is how SQLite rolls it back. */
-  rc = sqlite3_open_v2 (path, &r->db,
-                        (r->recovery_dir ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX,
-                        NULL);
-  if (rc != SQLITE_OK)
-    return set_sqlite_error (r, rc, error);
+  /* A recording killed in the middle of a transaction leaves a hot
+   * journal. It is not replayed: the file loads as it was left, with what
+   * was committed and whatever part of the unfinished transaction SQLite
+   * had already written into it. */
+  r->journal_beside = nonempty_beside (path, "-journal");
 
-  /* Someone else's file: no triggers, views or schema-defined functions,
-   * and no way for a query to write. */
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
-  rc = sqlite3_exec (r->db, "PRAGMA trusted_schema = OFF; PRAGMA query_only = ON;", NULL, NULL, NULL);
+  rc = ks_sqlite_open_untrusted (path, &r->db);
   if (rc != SQLITE_OK)
     return set_sqlite_error (r, rc, error);
 
@@ -2302,7 +2269,6 @@ static void
 reader_clear (Reader *r)
 {
   g_clear_pointer (&r->db, sqlite3_close);
-  remove_recovery (r);
   g_clear_pointer (&r->display, g_free);
   g_clear_pointer (&r->b, ks_trace_builder_free);
   g_clear_pointer (&r->tables, g_hash_table_unref);
@@ -2378,7 +2344,6 @@ ks_sqlite_reader_load (GFile         *file,
   Reader r;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *recovered = NULL;
   KsTraceBuilder *builder;
   KsTrace *trace;
   int version;
@@ -2403,8 +2368,7 @@ ks_sqlite_reader_load (GFile         *file,
     }
 
   if (!check_header (path, r.display, &local_error) ||
-      !copy_for_recovery (&r, path, &recovered, &local_error) ||
-      !open_database (&r, recovered ? recovered : path, &local_error) ||
+      !open_database (&r, path, &local_error) ||
       !check_trace (&r, &local_error))
     goto failed;
 
@@ -2415,9 +2379,13 @@ ks_sqlite_reader_load (GFile         *file,
   if (!r.kscope)
     ks_trace_builder_set_metadata (r.b, "source_name", r.display);
 
-  if (recovered != NULL)
-    ks_trace_builder_add_warning (r.b, _("The file was left in the middle of a write (its journal "
-                                         "was beside it); what was last being written is left out"));
+  if (r.journal_beside)
+    ks_trace_builder_add_warning (r.b, _("The file was left in the middle of a write (a -journal file "
+                                         "is beside it); the journal was not replayed, so only what the "
+                                         "database file itself holds was read"));
+  if (nonempty_beside (path, "-wal"))
+    ks_trace_builder_add_warning (r.b, _("Changes in the -wal file beside the database were not read; "
+                                         "only what the database file itself holds was read"));
 
   if (r.kscope && (version = user_version (&r)) > KS_KSCOPE_FORMAT_VERSION)
     ks_trace_builder_add_warning (r.b, _("The file was written in a newer format (version %d); "
@@ -2486,7 +2454,6 @@ ks_sqlite_reader_load (GFile         *file,
 
   /* The database is no longer needed while the builder sorts and links. */
   g_clear_pointer (&r.db, sqlite3_close);
-  remove_recovery (&r);
   builder = g_steal_pointer (&r.b);
   trace = ks_trace_builder_finish (builder, cancellable, &local_error);
   if (trace == NULL)
