@@ -102,6 +102,8 @@ typedef struct
   guint64         skipped;
 
   gboolean        journal_beside; /* left in the middle of a write: not rolled back */
+  gboolean        cut_short;      /* KS_META complete = 0 */
+  char           *end_reason;     /* KS_META end_reason */
 } Reader;
 
 /* Errors */
@@ -797,6 +799,17 @@ load_meta (Reader  *r,
       if (name == NULL || value == NULL)
         continue;
 
+      if (strcmp (name, KS_KSCOPE_META_COMPLETE) == 0)
+        r->cut_short = strcmp (value, "0") == 0;
+      /* The recorder's row, or a copy's "metadata." one. */
+      if (strcmp (name, KS_KSCOPE_META_END_REASON) == 0 ||
+          strcmp (name, KS_KSCOPE_META_METADATA_PREFIX KS_KSCOPE_META_END_REASON) == 0)
+        {
+          g_free (r->end_reason);
+          r->end_reason = g_strdup (value);
+          ks_trace_builder_set_metadata (r->b, KS_KSCOPE_META_END_REASON, value);
+        }
+
       if (strcmp (name, KS_KSCOPE_META_ORIGIN_NS) == 0)
         {
           gint64 origin = g_ascii_strtoll (value, NULL, 10);
@@ -814,6 +827,48 @@ load_meta (Reader  *r,
     }
 
   return finish_stmt (r, stmt, failed);
+}
+
+/* A recording that says complete = 0 was cut short; its end_reason (as
+ * kinescope-cli record writes it, src/cli/ks-cli-record.c) says how. */
+static void
+warn_cut_short (Reader *r)
+{
+  static const struct { const char *reason; const char *text; } reasons[] = {
+    { "interrupted", N_("The recording was cut short: it was interrupted (Ctrl+C or a stop signal to "
+                        "the recorder) before the program ended") },
+    { "command-killed", N_("The recording was cut short: the program was killed by a signal or crashed") },
+    { "write-failed", N_("The recording was cut short: the trace could not be written (a full disk or "
+                         "a write error), so the recorder stopped") },
+    { "spawn-failed", N_("The recording was cut short: the program could not be started") },
+    { "command-exited", N_("The recording was cut short: the program exited before the recorder "
+                           "finished the file") },
+    { "duration", N_("The recording was cut short while it was stopping at the requested duration") },
+  };
+  g_autofree char *shown = NULL;
+
+  if (!r->kscope || !r->cut_short)
+    return;
+
+  /* No reason: the recorder itself never got to finish the file. */
+  if (r->end_reason == NULL)
+    {
+      ks_trace_builder_add_warning (r->b, "%s", _("The recording was cut short: the recorder stopped before it "
+                                                  "finished the file (it was killed or crashed); what happened "
+                                                  "after its last save is missing"));
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (reasons); i++)
+    if (strcmp (r->end_reason, reasons[i].reason) == 0)
+      {
+        ks_trace_builder_add_warning (r->b, "%s", _(reasons[i].text));
+        return;
+      }
+
+  /* Someone else's text: one short line of it. */
+  shown = g_utf8_make_valid (r->end_reason, MIN (strlen (r->end_reason), 80));
+  g_strdelimit (shown, "\n\r\t", ' ');
+  ks_trace_builder_add_warning (r->b, _("The recording was cut short (the recorder gave the reason “%s”)"), shown);
 }
 
 /* Nsight's export metadata: the product and schema versions. */
@@ -2270,6 +2325,7 @@ reader_clear (Reader *r)
 {
   g_clear_pointer (&r->db, sqlite3_close);
   g_clear_pointer (&r->display, g_free);
+  g_clear_pointer (&r->end_reason, g_free);
   g_clear_pointer (&r->b, ks_trace_builder_free);
   g_clear_pointer (&r->tables, g_hash_table_unref);
   g_clear_pointer (&r->smap, g_free);
@@ -2405,8 +2461,11 @@ ks_sqlite_reader_load (GFile         *file,
                                MIN ((guint64) table_rows (&r, "KS_INSTANTS"), most));
     }
 
-  if (!load_meta (&r, &local_error) ||
-      (!r.kscope && !load_export_meta (&r, &local_error)) ||
+  if (!load_meta (&r, &local_error))
+    goto failed;
+  warn_cut_short (&r);
+
+  if ((!r.kscope && !load_export_meta (&r, &local_error)) ||
       (has_table (&r, "StringIds") && !load_strings (&r, &local_error)) ||
       !load_processes (&r, &local_error) ||
       !load_threads (&r, &local_error) ||

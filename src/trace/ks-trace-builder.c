@@ -435,6 +435,19 @@ ks_trace_builder_set_metadata (KsTraceBuilder *self,
     g_hash_table_insert (self->metadata, g_strdup (key), g_strdup (value));
 }
 
+/* Whether @line is one of the lines of @text. */
+static gboolean
+has_line (const char *text,
+          const char *line)
+{
+  gsize len = strlen (line);
+
+  for (const char *p = text; (p = strstr (p, line)) != NULL; p++)
+    if ((p == text || p[-1] == '\n') && (p[len] == 0 || p[len] == '\n'))
+      return TRUE;
+  return FALSE;
+}
+
 void
 ks_trace_builder_add_warning (KsTraceBuilder *self,
                               const char     *format,
@@ -448,7 +461,11 @@ ks_trace_builder_add_warning (KsTraceBuilder *self,
   text = g_strdup_vprintf (format, args);
   va_end (args);
 
+  /* Once each: a .kscope copy keeps its source's load warnings among its
+   * diagnostics, and the reader may find the same again. */
   old = g_hash_table_lookup (self->metadata, "warnings");
+  if (old != NULL && has_line (old, text))
+    return;
   if (old != NULL)
     {
       g_autofree char *joined = g_strconcat (old, "\n", text, NULL);

@@ -12,7 +12,7 @@
  * a -journal that is a symlink to a huge sparse file, a -wal) must not
  * be replayed, followed, copied or written, and the folder must be left
  * exactly as it was. Special files (FIFOs, devices) are refused without
- * blocking.
+ * blocking. A recording cut short says why in the load warnings.
  *
  * Every hostile file is made here, by the test: the journal with SQLite's
  * own format (https://www.sqlite.org/fileformat.html, "The Rollback
@@ -38,6 +38,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
 #include "test-sqlite-util.h"
@@ -750,6 +751,107 @@ test_device (void)
     assert_special_refused ("/dev/zero", "character device");
 }
 
+/* Recordings cut short */
+
+static const struct
+{
+  const char *end_reason;  /* NULL: no end_reason row */
+  const char *complete;
+  const char *warning;     /* NULL: none */
+} cut_short[] = {
+  { "interrupted", "0",
+    "The recording was cut short: it was interrupted (Ctrl+C or a stop signal to the recorder) before the program ended" },
+  { "command-killed", "0",
+    "The recording was cut short: the program was killed by a signal or crashed" },
+  { "write-failed", "0",
+    "The recording was cut short: the trace could not be written (a full disk or a write error), so the recorder stopped" },
+  { "spawn-failed", "0",
+    "The recording was cut short: the program could not be started" },
+  { "command-exited", "0",
+    "The recording was cut short: the program exited before the recorder finished the file" },
+  { "duration", "0",
+    "The recording was cut short while it was stopping at the requested duration" },
+  { NULL, "0",
+    "The recording was cut short: the recorder stopped before it finished the file (it was killed or crashed); "
+    "what happened after its last save is missing" },
+  { "out-of-cheese", "0",
+    "The recording was cut short (the recorder gave the reason “out-of-cheese”)" },
+  { "duration", "1", NULL },
+  { "command-exited", "1", NULL },
+  { "command-killed", NULL, NULL },
+};
+
+static void
+test_cut_short (void)
+{
+  g_autofree char *dir = make_dir ("cut-short");
+
+  for (guint i = 0; i < G_N_ELEMENTS (cut_short); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("cut-%u.kscope", i);
+      g_autofree char *path = copy_recording (dir, name);
+      g_autofree char *sql = NULL;
+      g_autoptr(KsTrace) trace = NULL;
+      g_autoptr(GError) error = NULL;
+      const char *warnings;
+
+      sql = sqlite3_mprintf ("DELETE FROM KS_META WHERE name IN ('complete', 'end_reason');"
+                             "INSERT INTO KS_META SELECT 'complete', %Q WHERE %Q IS NOT NULL;"
+                             "INSERT INTO KS_META SELECT 'end_reason', %Q WHERE %Q IS NOT NULL;",
+                             cut_short[i].complete, cut_short[i].complete,
+                             cut_short[i].end_reason, cut_short[i].end_reason);
+      exec_on (path, sql);
+      sqlite3_free (g_steal_pointer (&sql));
+
+      trace = load (path, &error);
+      g_assert_no_error (error);
+      warnings = ks_trace_get_metadata (trace, "warnings");
+      g_test_message ("%s, complete %s: %s", cut_short[i].end_reason, cut_short[i].complete, warnings);
+      if (cut_short[i].warning == NULL)
+        g_assert_null (warnings);
+      else
+        g_assert_cmpstr (warnings, ==, cut_short[i].warning);
+    }
+
+  remove_tree (dir);
+}
+
+/* kinescope-cli info says it; a copy saved with ks_kscope_write() says it
+ * once, with the same reason. */
+static void
+test_cut_short_info_and_copy (void)
+{
+  g_autofree char *dir = make_dir ("cut-short-info");
+  g_autofree char *path = copy_recording (dir, "interrupted.kscope");
+  g_autofree char *copy = g_build_filename (dir, "copy.kscope", NULL);
+  g_autoptr(GFile) out_file = g_file_new_for_path (copy);
+  g_autofree char *out = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTrace) again = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *json_argv[] = { cli_path, "info", "--format", "json", path, NULL };
+
+  exec_on (path, "UPDATE KS_META SET value = '0' WHERE name = 'complete';"
+                 "UPDATE KS_META SET value = 'interrupted' WHERE name = 'end_reason';");
+
+  g_assert_cmpint (run_info (path, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, cut_short[0].warning));
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_tool (json_argv, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"warnings\":[\"The recording was cut short: it was interrupted"));
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "end_reason"), ==, "interrupted");
+  g_assert_true (ks_kscope_write (trace, out_file, NULL, NULL, &error));
+  g_assert_no_error (error);
+  again = load (copy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ks_trace_get_metadata (again, "warnings"), ==, cut_short[0].warning);
+
+  remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -779,6 +881,8 @@ main (int   argc,
   g_test_add_func ("/hostile/uri-characters", test_uri_characters);
   g_test_add_func ("/hostile/fifo", test_fifo);
   g_test_add_func ("/hostile/device", test_device);
+  g_test_add_func ("/hostile/cut-short", test_cut_short);
+  g_test_add_func ("/hostile/cut-short-info-and-copy", test_cut_short_info_and_copy);
 
   status = g_test_run ();
 

@@ -1698,7 +1698,8 @@ test_same_schema (void)
 }
 
 /* A recording cut short (the recorder killed after a commit) has the
- * lookup tables already, says complete = 0, and reads back right. */
+ * lookup tables already, says complete = 0, reads back right, and the
+ * load says it was cut short. */
 static void
 test_cut_short (void)
 {
@@ -1719,6 +1720,12 @@ test_cut_short (void)
   trace = load (path, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (ks_trace_get_metadata (trace, "complete"), ==, "0");
+  /* The recorder never finished: no end_reason. The diagnostics follow. */
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "warnings"), ==,
+                   "The recording was cut short: the recorder stopped before it finished the file "
+                   "(it was killed or crashed); what happened after its last save is missing\n"
+                   "no NVML: GPU metrics are not sampled\n"
+                   "error: CUPTI_ERROR_NOT_INITIALIZED");
   stream = find_stream (trace, trace->processes[0].group, 0, 7);
   g_assert_nonnull (stream);
   g_assert_cmpuint (stream->n_slices, ==, 4);
