@@ -17,7 +17,7 @@
 #include "ks-occupancy.h"
 #include "ks-range-stats.h"
 #include "ks-selection-page.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 #define TOP_N 10
 

@@ -14,7 +14,7 @@
 #include <math.h>
 
 #include "ks-render-cairo.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 #include "ks-timeline.h"
 
 #define DRAG_THRESHOLD 4.0

@@ -9,13 +9,13 @@
 
 #include "config.h"
 
-#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <glib/gi18n.h>
 
 #include "ks-cli.h"
+#include "ks-paths.h"
 
 typedef struct
 {
@@ -52,10 +52,7 @@ main (int    argc,
 {
   const char *name;
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  ks_i18n_init ();
 
   /* The program name is set once: "kinescope-cli COMMAND" for a
    * subcommand, so that its --help and messages name it. */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ks-render-cairo.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 void
 ks_render_options_init (KsRenderOptions *options,

@@ -160,6 +160,8 @@ def check_install(tmp):
             if not name.endswith('.so'):
                 ok(os.access(path, os.X_OK), 'executable ' + d)
 
+    check_no_build_paths(destdir, installed_paths, tmp)
+
     schemas = os.path.join(share, 'glib-2.0', 'schemas')
     p = run(['glib-compile-schemas', '--strict', schemas], check=False)
     ok(p.returncode == 0 and os.path.exists(os.path.join(schemas, 'gschemas.compiled')),
@@ -269,6 +271,28 @@ def check_install(tmp):
                                        APP_ID + '.svg')), 'the desktop file icon exists')
         check_desktop_entry(os.path.join(share, 'applications', desktop_id), bin_dir)
         check_thumbnail(root, bindir, kscope, converted, tmp)
+
+
+def check_no_build_paths(destdir, installed_paths, tmp):
+    """Installed programs and libraries name neither the build tree nor the
+    source tree: run from the build tree they find its files at run time
+    (src/common/ks-paths.c), installed they use the prefix alone. The debug
+    information is left out of the search: it records the compiler's working
+    folder for debuggers, and distributions ship it apart."""
+    roots = {os.path.realpath(build_root), os.path.realpath(source_root)}
+    stripped = os.path.join(tmp, 'stripped')
+    for d in installed_paths:
+        path = destdir + d
+        if not os.path.isfile(path) or os.path.islink(path) or not is_elf(path):
+            continue
+        p = run(['objcopy', '--strip-debug', path, stripped], check=False)
+        if not ok(p.returncode == 0, 'objcopy --strip-debug ' + d, p.stderr):
+            continue
+        p = run(['strings', '-a', stripped], check=False)
+        found = sorted({line for line in p.stdout.splitlines()
+                        if any(r in line for r in roots)})
+        ok(p.returncode == 0 and not found,
+           'strings of %s name no build or source folder' % d, '\n'.join(found))
 
 
 def run_bytes(argv):

@@ -16,7 +16,7 @@
 #include "ks-kernels-page.h"
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 struct _KsKernelsPage
 {

@@ -14,7 +14,7 @@
 #include "ks-memory-page.h"
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 struct _KsMemoryPage
 {

@@ -13,7 +13,7 @@
 
 #include "ks-operators-page.h"
 #include "ks-page-table.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 struct _KsOperatorsPage
 {

@@ -13,7 +13,7 @@
 #include <pango/pangocairo.h>
 
 #include "ks-page-charts.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 #define LABEL_H 14.0
 

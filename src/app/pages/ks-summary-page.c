@@ -15,7 +15,7 @@
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
 #include "ks-summary-page.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 struct _KsSummaryPage
 {
