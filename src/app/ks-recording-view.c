@@ -16,6 +16,7 @@
 
 #include <gio/gunixinputstream.h>
 
+#include "ks-format.h"
 #include "ks-paths.h"
 #include "ks-recording-view.h"
 
@@ -175,8 +176,8 @@ show_progress (KsRecordingView *self,
         }
       if (used >= 0 && total > 0)
         {
-          g_autofree char *u = g_format_size ((guint64) used);
-          g_autofree char *t = g_format_size ((guint64) total);
+          g_autofree char *u = ks_format_bytes ((guint64) used);
+          g_autofree char *t = ks_format_bytes ((guint64) total);
           g_autofree char *both = g_strdup_printf ("%s / %s", u, t);
 
           gtk_level_bar_set_value (self->memory_level, (double) used / (double) total);

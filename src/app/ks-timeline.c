@@ -13,8 +13,8 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
-#include "ks-render-cairo.h"
 #include "ks-format.h"
+#include "ks-render-cairo.h"
 #include "ks-timeline.h"
 
 #define DRAG_THRESHOLD 4.0
@@ -1144,7 +1144,7 @@ counter_tooltip (KsTimeline   *self,
     return NULL;
 
   if (ks_timeline_layout_counter_is_bytes (self->layout, row->index))
-    value = g_format_size_full ((guint64)MAX (0, c->value[lo - 1]), G_FORMAT_SIZE_IEC_UNITS);
+    value = ks_format_bytes ((guint64)MAX (0, c->value[lo - 1]));
   else if (*ks_trace_string (trace, c->unit))
     value = g_strdup_printf ("%.4g %s", c->value[lo - 1], ks_trace_string (trace, c->unit));
   else

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "ks-cli.h"
+#include "ks-format.h"
 #include "ks-record-session.h"
 
 #include <errno.h>
@@ -245,7 +246,7 @@ format_size (const char *path)
 
   if (g_stat (path, &st) != 0)
     return g_strdup ("?");
-  return g_format_size ((guint64) st.st_size);
+  return ks_format_bytes ((guint64) st.st_size);
 }
 
 static void

@@ -177,9 +177,14 @@ ks_time_format_duration (gint64 ns)
 char *
 ks_time_format_timestamp (gint64 ns)
 {
-  if (ABS (ns) < NS_PER_S)
-    return g_strdup_printf ("%.6f ms", ns / 1e6);
-  return g_strdup_printf ("%.9f s", ns / 1e9);
+  const char *sign = ns < 0 ? "−" : "";
+  gint64 a = ns < 0 ? -ns : ns;
+
+  if (a < NS_PER_S)
+    return g_strdup_printf ("%s%" G_GINT64_FORMAT ".%06" G_GINT64_FORMAT " ms",
+                            sign, a / NS_PER_MS, a % NS_PER_MS);
+  return g_strdup_printf ("%s%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT " s",
+                          sign, a / NS_PER_S, a % NS_PER_S);
 }
 
 char *

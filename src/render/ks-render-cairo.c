@@ -14,8 +14,8 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
-#include "ks-render-cairo.h"
 #include "ks-format.h"
+#include "ks-render-cairo.h"
 
 void
 ks_render_options_init (KsRenderOptions *options,

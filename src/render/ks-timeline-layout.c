@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ks-format.h"
 #include "ks-timeline-layout.h"
 
 struct _KsTimelineLayout
@@ -125,7 +126,7 @@ memory_label (const MemorySeries *m)
 
   for (guint32 i = 0; i < m->counter.n_samples; i++)
     max = MAX (max, m->counter.value[i]);
-  peak = g_format_size_full ((guint64)max, G_FORMAT_SIZE_IEC_UNITS);
+  peak = ks_format_bytes ((guint64)max);
   if (m->counter.device < 0)
     return g_strdup_printf (_("CPU memory, peak %s"), peak);
   return g_strdup_printf (_("GPU %d memory, peak %s"), m->counter.device, peak);

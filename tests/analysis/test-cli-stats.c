@@ -319,7 +319,7 @@ test_reports (void)
   run_cli (&r, path, "--report", "gaps", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "133 idle gaps"));
-  g_assert_nonnull (strstr (r.out, "32.863 ms"));
+  g_assert_nonnull (strstr (r.out, "32.9 ms"));
   g_assert_nonnull (strstr (r.out, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"));
   run_clear (&r);
 
