@@ -457,6 +457,14 @@ ks_window_get_timeline (KsWindow *self)
   return self->timeline;
 }
 
+KsOverview *
+ks_window_get_overview (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+
+  return self->overview;
+}
+
 GFile *
 ks_window_get_file (KsWindow *self)
 {
