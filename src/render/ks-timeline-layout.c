@@ -996,6 +996,7 @@ ks_prims_init (KsPrims *prims)
 {
   prims->rects = g_array_new (FALSE, FALSE, sizeof (KsPrimRect));
   prims->texts = g_array_new (FALSE, FALSE, sizeof (KsPrimText));
+  prims->strings = g_string_chunk_new (256);
 }
 
 void
@@ -1003,6 +1004,7 @@ ks_prims_clear (KsPrims *prims)
 {
   g_clear_pointer (&prims->rects, g_array_unref);
   g_clear_pointer (&prims->texts, g_array_unref);
+  g_clear_pointer (&prims->strings, g_string_chunk_free);
 }
 
 void
@@ -1010,6 +1012,7 @@ ks_prims_reset (KsPrims *prims)
 {
   g_array_set_size (prims->rects, 0);
   g_array_set_size (prims->texts, 0);
+  g_string_chunk_clear (prims->strings);
 }
 
 static inline void
@@ -1023,6 +1026,104 @@ push_rect (KsPrims *prims,
   KsPrimRect r = { x, y, w, h, color };
 
   g_array_append_val (prims->rects, r);
+}
+
+static inline void
+push_text (KsPrims    *prims,
+           float       x,
+           float       y,
+           float       w,
+           float       h,
+           KsColor     color,
+           const char *text,
+           gboolean    bold)
+{
+  KsPrimText t = { x, y, w, h, color, text, bold };
+
+  g_array_append_val (prims->texts, t);
+}
+
+/* Ticks at least this far apart; a label gets this width less a margin. */
+#define TICK_MIN_PX   110
+#define TICK_LABEL_PX 105
+
+gint64
+ks_time_view_tick_step (const KsTimeView *view)
+{
+  return ks_time_tick_step (view->ns_per_px * view->width, view->width, TICK_MIN_PX);
+}
+
+void
+ks_timeline_layout_build_ruler (const KsTimeView *view,
+                                const KsTheme    *theme,
+                                int               width,
+                                int               height,
+                                int               header_width,
+                                int               ruler_height,
+                                KsPrims          *prims)
+{
+  double span = view->ns_per_px * view->width;
+  double t1 = view->t0 + span;
+  gint64 step = ks_time_view_tick_step (view);
+  /* Minor ticks split 1-2-5 steps in fifths or halves, when 4 px apart. */
+  gint64 minor = step % 5 == 0 ? step / 5 : step / 2;
+  gint64 scale = (gint64)MAX (fabs (view->t0), fabs (t1));
+  gint64 t;
+
+  push_rect (prims, 0, 0, width, ruler_height, theme->ruler_background);
+  push_rect (prims, 0, ruler_height - 1, width, 1, theme->row_separator);
+
+  if (minor > 0 && span / minor < view->width / 4.0)
+    for (t = (gint64)floor (view->t0 / minor) * minor; t <= t1; t += minor)
+      {
+        double x = floor (header_width + (t - view->t0) / view->ns_per_px);
+
+        if (x >= header_width)
+          push_rect (prims, x, ruler_height - 5, 1, 4, theme->dim_foreground);
+      }
+
+  for (t = (gint64)floor (view->t0 / step) * step; t <= t1; t += step)
+    {
+      double x = floor (header_width + (t - view->t0) / view->ns_per_px);
+      g_autofree char *label = NULL;
+
+      if (x < header_width)
+        continue;
+      label = ks_time_format_tick (t, step, scale);
+      push_rect (prims, x, 2, 1, ruler_height - 3, theme->dim_foreground);
+      push_rect (prims, x, ruler_height, 1, height - ruler_height, theme->grid);
+      push_text (prims, x + 3, 0, TICK_LABEL_PX, ruler_height - 4, theme->foreground,
+                 g_string_chunk_insert (prims->strings, label), FALSE);
+    }
+
+  push_rect (prims, 0, 0, header_width, ruler_height, theme->header_background);
+}
+
+void
+ks_timeline_layout_build_header (KsTimelineLayout *self,
+                                 guint             r,
+                                 const KsTheme    *theme,
+                                 int               width,
+                                 int               header_width,
+                                 KsPrims          *prims)
+{
+  const KsRow *row;
+
+  g_return_if_fail (r < self->rows->len);
+
+  row = &g_array_index (self->rows, KsRow, r);
+  if (row->kind == KS_ROW_GROUP)
+    {
+      g_autofree char *text = g_strdup_printf ("%s %s", row->expanded ? "▾" : "▸", row->label);
+
+      push_rect (prims, 0, 0, width, row->height, theme->group_background);
+      push_text (prims, 6, 0, width - 12, row->height, theme->foreground,
+                 g_string_chunk_insert (prims->strings, text), TRUE);
+    }
+  else
+    push_text (prims, 6 + row->indent * 12, KS_ROW_PADDING, header_width - 12 - row->indent * 12,
+               MIN (KS_LANE_HEIGHT, row->height), theme->dim_foreground, row->label, FALSE);
+  push_rect (prims, 0, row->height - 1, width, 1, theme->row_separator);
 }
 
 /* Matches too small to draw on their own: a tick of the match colour,
@@ -1136,6 +1237,7 @@ build_slice_prims (KsTimelineLayout *self,
                   t.h = h;
                   t.color = ks_palette_text_color (color);
                   t.text = ks_trace_string (self->trace, track->name_id[it->first]);
+                  t.bold = FALSE;
                   g_array_append_val (prims->texts, t);
                 }
             }
