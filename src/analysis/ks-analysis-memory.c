@@ -12,14 +12,48 @@
 #include <string.h>
 
 #include "ks-analysis-private.h"
+#include "ks-memory-series.h"
 
 typedef struct
 {
   gint32  device;
   GArray *points;      /* KsMemoryPoint */
-  gint64  running;     /* sum of bytes, when the events carry no totals */
-  gint64  reserved;
+  gint64  allocated;   /* the sum of the device's memory series */
+  gint64  reserved;    /* of those that know it, -1 while none does */
 } CurveBuilder;
+
+/* Current values of each memory series, as the events are walked. */
+typedef struct
+{
+  const KsMemorySeriesSet *set;
+  gint64                  *allocated;  /* per series */
+  gint64                  *reserved;
+} SeriesWalk;
+
+/* The device's curve at event @e: the sum of its processes' series (an
+ * event that adds no sample to its series leaves the curve as it is). */
+static void
+curve_point (CurveBuilder *cb,
+             SeriesWalk   *w,
+             guint32       e,
+             KsMemoryPoint *p)
+{
+  guint32 s = w->set->event_series[e];
+  guint32 k = w->set->event_sample[e];
+  const KsMemorySeries *m = &w->set->series[s];
+  gint64 a = k != KS_NO_INDEX ? (gint64)m->allocated.value[k] : w->allocated[s];
+  gint64 r = k != KS_NO_INDEX ? m->reserved[k] : -1;
+
+  cb->allocated = ks_memory_add_bytes (cb->allocated, ks_memory_add_bytes (a, -w->allocated[s]));
+  w->allocated[s] = a;
+  if (r >= 0)
+    {
+      cb->reserved = ks_memory_add_bytes (MAX (cb->reserved, 0), ks_memory_add_bytes (r, -MAX (w->reserved[s], 0)));
+      w->reserved[s] = r;
+    }
+  p->allocated = cb->allocated;
+  p->reserved = cb->reserved;
+}
 
 static gboolean
 memory_device_wanted (Context *ctx,
@@ -136,6 +170,13 @@ _ks_analysis_memory (KsAnalysis *self,
   g_autoptr(GArray) builders = g_array_new (FALSE, TRUE, sizeof (CurveBuilder));
   g_autoptr(GHashTable) live = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                                       (GDestroyNotify)g_bytes_unref, NULL);
+  SeriesWalk walk;
+
+  walk.set = ks_memory_series_get (trace);
+  walk.allocated = g_new0 (gint64, MAX (1, walk.set->n_series));
+  walk.reserved = g_new (gint64, MAX (1, walk.set->n_series));
+  for (guint i = 0; i < walk.set->n_series; i++)
+    walk.reserved[i] = -1;
 
   for (guint32 e = 0; e < trace->n_memory_events; e++)
     {
@@ -162,12 +203,8 @@ _ks_analysis_memory (KsAnalysis *self,
           cb = &g_array_index (builders, CurveBuilder, builders->len - 1);
         }
 
-      cb->running += ev->bytes;
       p.ts = ev->ts;
-      p.allocated = ev->total_allocated >= 0 ? ev->total_allocated : cb->running;
-      if (ev->total_reserved >= 0)
-        cb->reserved = ev->total_reserved;
-      p.reserved = cb->reserved;
+      curve_point (cb, &walk, e, &p);
       g_array_append_val (cb->points, p);
 
       /* Allocations, matched with their free by device and address */
@@ -262,6 +299,9 @@ _ks_analysis_memory (KsAnalysis *self,
       cb->points = NULL;
       g_array_append_val (self->memory, curve);
     }
+
+  g_free (walk.allocated);
+  g_free (walk.reserved);
 
   /* GPUs without memory events: allocator counters, if any */
   for (guint d = 0; d < ctx->devices->len; d++)

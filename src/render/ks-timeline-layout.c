@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ks-format.h"
+#include "ks-memory-series.h"
 #include "ks-timeline-layout.h"
 
 struct _KsTimelineLayout
@@ -26,16 +27,8 @@ struct _KsTimelineLayout
   guint   *track_rows;         /* track -> row */
   guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
-  GArray  *memory;             /* MemorySeries, counter index trace->n_counters + i */
+  GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
 };
-
-/* PyTorch reports allocator state as memory events, not counters: the
- * allocated bytes of each process and device drawn as a counter row. */
-typedef struct
-{
-  KsCounter counter;
-  guint32   process;
-} MemorySeries;
 
 static const KsCounter *
 layout_counter (KsTimelineLayout *self,
@@ -43,7 +36,7 @@ layout_counter (KsTimelineLayout *self,
 {
   if (index < self->trace->n_counters)
     return &self->trace->counters[index];
-  return &g_array_index (self->memory, MemorySeries, index - self->trace->n_counters).counter;
+  return &g_array_index (self->memory, const KsMemorySeries *, index - self->trace->n_counters)->allocated;
 }
 
 static guint32
@@ -52,84 +45,35 @@ n_layout_counters (KsTimelineLayout *self)
   return self->trace->n_counters + self->memory->len;
 }
 
+/* The memory series that belong to a process, drawn as counter rows of
+ * allocated bytes under it. */
 static void
-build_memory_series (KsTimelineLayout *self)
+find_memory_series (KsTimelineLayout *self)
 {
-  KsTrace *trace = self->trace;
-  g_autoptr(GHashTable) series = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr(GPtrArray) ts = g_ptr_array_new ();
-  g_autoptr(GPtrArray) values = g_ptr_array_new ();
+  const KsMemorySeriesSet *set = ks_memory_series_get (self->trace);
 
-  self->memory = g_array_new (FALSE, TRUE, sizeof (MemorySeries));
+  self->memory = g_array_new (FALSE, FALSE, sizeof (const KsMemorySeries *));
+  for (guint i = 0; i < set->n_series; i++)
+    if (set->series[i].process != KS_NO_INDEX)
+      {
+        const KsMemorySeries *m = &set->series[i];
 
-  for (guint32 i = 0; i < trace->n_memory_events; i++)
-    {
-      const KsMemoryEvent *e = &trace->memory_events[i];
-      guint32 process;
-      gint64 key, *stored;
-      gpointer pos;
-      double v;
-
-      if (e->total_allocated < 0 || e->thread >= trace->n_threads)
-        continue;
-      process = trace->threads[e->thread].process;
-      if (process >= trace->n_processes)
-        continue;
-
-      key = ((gint64)process << 17) | (gint64)(e->device + 1);
-      if (!g_hash_table_lookup_extended (series, &key, NULL, &pos))
-        {
-          MemorySeries m = { { 0 } };
-
-          m.counter.device = e->device;
-          m.counter.process = process;
-          m.process = process;
-          g_array_append_val (self->memory, m);
-          g_ptr_array_add (ts, g_array_new (FALSE, FALSE, sizeof (gint64)));
-          g_ptr_array_add (values, g_array_new (FALSE, FALSE, sizeof (double)));
-          stored = g_new (gint64, 1);
-          *stored = key;
-          pos = GUINT_TO_POINTER (self->memory->len);
-          g_hash_table_insert (series, stored, pos);
-        }
-      v = (double)e->total_allocated;
-      g_array_append_val (g_ptr_array_index (ts, GPOINTER_TO_UINT (pos) - 1), e->ts);
-      g_array_append_val (g_ptr_array_index (values, GPOINTER_TO_UINT (pos) - 1), v);
-    }
-
-  for (guint i = 0; i < self->memory->len; i++)
-    {
-      MemorySeries *m = &g_array_index (self->memory, MemorySeries, i);
-      GArray *t = g_ptr_array_index (ts, i);
-      GArray *v = g_ptr_array_index (values, i);
-
-      m->counter.n_samples = t->len;
-      m->counter.ts = (gint64 *)(gpointer)g_array_free (t, FALSE);
-      m->counter.value = (double *)(gpointer)g_array_free (v, FALSE);
-    }
-
-  {
-    GHashTableIter iter;
-    gpointer k;
-
-    g_hash_table_iter_init (&iter, series);
-    while (g_hash_table_iter_next (&iter, &k, NULL))
-      g_free (k);
-  }
+        g_array_append_val (self->memory, m);
+      }
 }
 
 static char *
-memory_label (const MemorySeries *m)
+memory_label (const KsMemorySeries *m)
 {
   g_autofree char *peak = NULL;
   double max = 0;
 
-  for (guint32 i = 0; i < m->counter.n_samples; i++)
-    max = MAX (max, m->counter.value[i]);
+  for (guint32 i = 0; i < m->allocated.n_samples; i++)
+    max = MAX (max, m->allocated.value[i]);
   peak = ks_format_bytes ((guint64)max);
-  if (m->counter.device < 0)
+  if (m->device < 0)
     return g_strdup_printf (_("CPU memory, peak %s"), peak);
-  return g_strdup_printf (_("GPU %d memory, peak %s"), m->counter.device, peak);
+  return g_strdup_printf (_("GPU %d memory, peak %s"), m->device, peak);
 }
 
 static int
@@ -547,7 +491,7 @@ build_rows (KsTimelineLayout *self)
 
       for (guint j = 0; j < self->memory->len; j++)
         {
-          const MemorySeries *m = &g_array_index (self->memory, MemorySeries, j);
+          const KsMemorySeries *m = g_array_index (self->memory, const KsMemorySeries *, j);
 
           if (m->process == p)
             add_row (self, KS_ROW_COUNTER, trace->n_counters + j, group, 1, memory_label (m));
@@ -626,7 +570,7 @@ ks_timeline_layout_new (KsTrace *trace)
   self->rows = g_array_new (FALSE, TRUE, sizeof (KsRow));
   self->visible = g_array_new (FALSE, FALSE, sizeof (guint));
   self->track_rows = g_new (guint, MAX (1, trace->n_tracks));
-  build_memory_series (self);
+  find_memory_series (self);
   self->counter_rows = g_new (guint, MAX (1, n_layout_counters (self)));
   memset (self->track_rows, 0xff, sizeof (guint) * MAX (1, trace->n_tracks));
   memset (self->counter_rows, 0xff, sizeof (guint) * MAX (1, n_layout_counters (self)));
@@ -649,11 +593,6 @@ ks_timeline_layout_free (KsTimelineLayout *self)
   g_array_unref (self->visible);
   g_free (self->track_rows);
   g_free (self->counter_rows);
-  for (guint i = 0; i < self->memory->len; i++)
-    {
-      g_free (g_array_index (self->memory, MemorySeries, i).counter.ts);
-      g_free (g_array_index (self->memory, MemorySeries, i).counter.value);
-    }
   g_array_unref (self->memory);
   g_free (self->name_colors[0]);
   g_free (self->name_colors[1]);

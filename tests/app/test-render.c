@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
+#include "ks-analysis.h"
 #include "ks-render.h"
 #include "ks-trace-builder.h"
 #include "ks-trace-loader.h"
@@ -282,6 +283,25 @@ test_memory_rows (void)
   g_assert_cmpfloat (top_x, >=, 100);
   g_assert_cmpfloat (top_x, <, 200);
   ks_prims_clear (&prims);
+
+  /* The analysis' memory curve is made of the same series: the event
+   * without a total moves neither (it used to count as 8 more bytes in
+   * the analysis, a peak of 3145736 at 150 ns). */
+  {
+    g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+    const KsMemoryCurve *curves;
+    guint n_curves = 0;
+
+    g_assert_no_error (error);
+    curves = ks_analysis_get_memory_curves (analysis, &n_curves);
+    g_assert_cmpuint (n_curves, ==, 2);
+    g_assert_cmpint (curves[0].device, ==, 0);
+    g_assert_cmpint (curves[0].peak_allocated, ==, (gint64)row->counter_max);
+    g_assert_cmpint (curves[0].peak_allocated_ts, ==, 100);
+    g_assert_cmpuint (curves[0].n_points, ==, 4);
+    g_assert_cmpint (curves[0].points[2].allocated, ==, 3145728);
+    g_assert_cmpint (curves[0].points[3].allocated, ==, 524288);
+  }
   ks_timeline_layout_free (layout);
 }
 
