@@ -15,31 +15,13 @@
 #define MINUTE (60 * S)
 #define H  (60 * MINUTE)
 
+/* Compares and frees a formatted @text. */
 static void
-assert_duration (gint64      ns,
-                 const char *expected)
+assert_text (char       *text,
+             const char *expected)
 {
-  g_autofree char *text = ks_time_format_duration (ns);
-
   g_assert_cmpstr (text, ==, expected);
-}
-
-static void
-assert_bytes (guint64     bytes,
-              const char *expected)
-{
-  g_autofree char *text = ks_format_bytes (bytes);
-
-  g_assert_cmpstr (text, ==, expected);
-}
-
-static void
-assert_timestamp (gint64      ns,
-                  const char *expected)
-{
-  g_autofree char *text = ks_time_format_timestamp (ns);
-
-  g_assert_cmpstr (text, ==, expected);
+  g_free (text);
 }
 
 static void
@@ -108,60 +90,60 @@ test_ticks (void)
 static void
 test_duration (void)
 {
-  assert_duration (0, "0 ns");
-  assert_duration (1, "1 ns");
-  assert_duration (999, "999 ns");
-  assert_duration (1 * US, "1.00 µs");
-  assert_duration (1234, "1.23 µs");
-  assert_duration (9994, "9.99 µs");
-  assert_duration (9995, "10.0 µs");
-  assert_duration (99949, "99.9 µs");
-  assert_duration (99950, "100 µs");
-  assert_duration (246 * US, "246 µs");
-  assert_duration (999 * US, "999 µs");
-  assert_duration (1 * MS, "1.00 ms");
-  assert_duration (4600263, "4.60 ms");
-  assert_duration (32863000, "32.9 ms");
-  assert_duration (150213307, "150 ms");
-  assert_duration (1 * S, "1.00 s");
-  assert_duration (10271590981, "10.3 s");
-  assert_duration (59 * S, "59.0 s");
-  assert_duration (1 * MINUTE, "1 min 00 s");
-  assert_duration (123 * S, "2 min 03 s");
-  assert_duration (59 * MINUTE + 59 * S, "59 min 59 s");
-  assert_duration (1 * H, "1 h 00 min");
-  assert_duration (1 * H + 2 * MINUTE + 30 * S, "1 h 02 min");
-  assert_duration (49 * H, "49 h 00 min");
-  assert_duration (-850, "−850 ns");
-  assert_duration (-12400, "−12.4 µs");
-  assert_duration (-123 * S, "−2 min 03 s");
+  assert_text (ks_time_format_duration (0), "0 ns");
+  assert_text (ks_time_format_duration (1), "1 ns");
+  assert_text (ks_time_format_duration (999), "999 ns");
+  assert_text (ks_time_format_duration (1 * US), "1.00 µs");
+  assert_text (ks_time_format_duration (1234), "1.23 µs");
+  assert_text (ks_time_format_duration (9994), "9.99 µs");
+  assert_text (ks_time_format_duration (9995), "10.0 µs");
+  assert_text (ks_time_format_duration (99949), "99.9 µs");
+  assert_text (ks_time_format_duration (99950), "100 µs");
+  assert_text (ks_time_format_duration (246 * US), "246 µs");
+  assert_text (ks_time_format_duration (999 * US), "999 µs");
+  assert_text (ks_time_format_duration (1 * MS), "1.00 ms");
+  assert_text (ks_time_format_duration (4600263), "4.60 ms");
+  assert_text (ks_time_format_duration (32863000), "32.9 ms");
+  assert_text (ks_time_format_duration (150213307), "150 ms");
+  assert_text (ks_time_format_duration (1 * S), "1.00 s");
+  assert_text (ks_time_format_duration (10271590981), "10.3 s");
+  assert_text (ks_time_format_duration (59 * S), "59.0 s");
+  assert_text (ks_time_format_duration (1 * MINUTE), "1 min 00 s");
+  assert_text (ks_time_format_duration (123 * S), "2 min 03 s");
+  assert_text (ks_time_format_duration (59 * MINUTE + 59 * S), "59 min 59 s");
+  assert_text (ks_time_format_duration (1 * H), "1 h 00 min");
+  assert_text (ks_time_format_duration (1 * H + 2 * MINUTE + 30 * S), "1 h 02 min");
+  assert_text (ks_time_format_duration (49 * H), "49 h 00 min");
+  assert_text (ks_time_format_duration (-850), "−850 ns");
+  assert_text (ks_time_format_duration (-12400), "−12.4 µs");
+  assert_text (ks_time_format_duration (-123 * S), "−2 min 03 s");
 }
 
 /* A point in the trace, to the nanosecond. */
 static void
 test_timestamp (void)
 {
-  assert_timestamp (0, "0.000000 ms");
-  assert_timestamp (39962350, "39.962350 ms");
-  assert_timestamp (-1500, "−0.001500 ms");
-  assert_timestamp (999999999, "999.999999 ms");
-  assert_timestamp (1 * S, "1.000000000 s");
-  assert_timestamp (12 * S + 1, "12.000000001 s");
+  assert_text (ks_time_format_timestamp (0), "0.000000 ms");
+  assert_text (ks_time_format_timestamp (39962350), "39.962350 ms");
+  assert_text (ks_time_format_timestamp (-1500), "−0.001500 ms");
+  assert_text (ks_time_format_timestamp (999999999), "999.999999 ms");
+  assert_text (ks_time_format_timestamp (1 * S), "1.000000000 s");
+  assert_text (ks_time_format_timestamp (12 * S + 1), "12.000000001 s");
 }
 
 /* Binary units everywhere, with a space that does not break. */
 static void
 test_bytes (void)
 {
-  assert_bytes (0, "0 bytes");
-  assert_bytes (1, "1 byte");
-  assert_bytes (1023, "1023 bytes");
-  assert_bytes (1024, "1.0\u00a0KiB");
-  assert_bytes (131072, "128.0\u00a0KiB");
-  assert_bytes (3538944, "3.4\u00a0MiB");
-  assert_bytes (G_GUINT64_CONSTANT (344562176), "328.6\u00a0MiB");
-  assert_bytes (G_GUINT64_CONSTANT (85899345920), "80.0\u00a0GiB");
-  assert_bytes (G_GUINT64_CONSTANT (1) << 40, "1.0\u00a0TiB");
+  assert_text (ks_format_bytes (0), "0 bytes");
+  assert_text (ks_format_bytes (1), "1 byte");
+  assert_text (ks_format_bytes (1023), "1023 bytes");
+  assert_text (ks_format_bytes (1024), "1.0\u00a0KiB");
+  assert_text (ks_format_bytes (131072), "128.0\u00a0KiB");
+  assert_text (ks_format_bytes (3538944), "3.4\u00a0MiB");
+  assert_text (ks_format_bytes (G_GUINT64_CONSTANT (344562176)), "328.6\u00a0MiB");
+  assert_text (ks_format_bytes (G_GUINT64_CONSTANT (85899345920)), "80.0\u00a0GiB");
+  assert_text (ks_format_bytes (G_GUINT64_CONSTANT (1) << 40), "1.0\u00a0TiB");
 }
 
 int

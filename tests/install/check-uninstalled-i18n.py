@@ -21,25 +21,9 @@ import sys
 import tempfile
 import time
 
+from ks_tap import finish, ok, skip
+
 build_root, source_root = sys.argv[1:3]
-results = []
-
-
-def ok(cond, what, detail=''):
-    results.append((bool(cond), what, detail))
-    return bool(cond)
-
-
-def finish():
-    print('1..%d' % len(results))
-    failed = 0
-    for i, (good, what, detail) in enumerate(results, 1):
-        print('%s %d - %s' % ('ok' if good else 'not ok', i, what))
-        if not good:
-            failed += 1
-            for line in detail.strip().splitlines():
-                print('# ' + line)
-    sys.exit(1 if failed else 0)
 
 
 def chinese_env(tmp):
@@ -88,10 +72,10 @@ def window_names():
 def check_app(env, how, tmp):
     app = os.path.join(build_root, 'src', 'app', 'kinescope')
     if not os.path.exists(app):
-        results.append((True, 'application not built # SKIP', ''))
+        skip('application not built')
         return
     if not os.environ.get('DISPLAY') or not shutil.which('xwininfo'):
-        results.append((True, 'no display or no xwininfo: the application is not started # SKIP', ''))
+        skip('no display or no xwininfo: the application is not started')
         return
 
     home = os.path.join(tmp, 'home')

@@ -18,16 +18,12 @@ import subprocess
 import sys
 import tempfile
 
+from ks_tap import finish, ok
+
 APP_ID = 'org.kinescope.Kinescope'
 KSCOPE_APPLICATION_ID = 0x4B53434F  # "KSCO"
 
 meson, build_root, source_root = sys.argv[1:4]
-results = []
-
-
-def ok(cond, what, detail=''):
-    results.append((bool(cond), what, detail))
-    return bool(cond)
 
 
 def run(argv, env=None, check=True, cwd=None):
@@ -56,18 +52,6 @@ def option(options, name):
 def is_elf(path):
     with open(path, 'rb') as f:
         return f.read(4) == b'\x7fELF'
-
-
-def finish():
-    print('1..%d' % len(results))
-    failed = 0
-    for i, (good, what, detail) in enumerate(results, 1):
-        print('%s %d - %s' % ('ok' if good else 'not ok', i, what))
-        if not good:
-            failed += 1
-            for line in detail.strip().splitlines():
-                print('# ' + line)
-    sys.exit(1 if failed else 0)
 
 
 def main():
