@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ks-analysis-private.h"
+#include "ks-format.h"
 
 #define LOW_BUSY_PCT          50.0   /* TensorBoard: utilization < 0.5 */
 #define DATALOADER_SHARE      0.05   /* TensorBoard: DataLoader > 5 % of step time */
@@ -42,18 +43,6 @@ compare_places (gconstpointer a,
   if (pa->dur != pb->dur)
     return pa->dur > pb->dur ? -1 : 1;
   return (pa->start > pb->start) - (pa->start < pb->start);
-}
-
-static char *
-format_duration (gint64 ns)
-{
-  if (ns >= 1000000000)
-    return g_strdup_printf (_("%.2f s"), ns / 1e9);
-  if (ns >= 1000000)
-    return g_strdup_printf (_("%.2f ms"), ns / 1e6);
-  if (ns >= 1000)
-    return g_strdup_printf (_("%.1f µs"), ns / 1e3);
-  return g_strdup_printf (_("%" PRId64 " ns"), ns);
 }
 
 static KsAdvice *
@@ -122,9 +111,9 @@ rule_low_busy (KsAnalysis *self,
       if (gpu->window_ns <= 0 || gpu->busy_pct >= LOW_BUSY_PCT)
         continue;
 
-      busy = format_duration (gpu->busy_in_window_ns);
-      window = format_duration (gpu->window_ns);
-      gap_total = format_duration (gpu->gap_total_ns);
+      busy = ks_time_format_duration (gpu->busy_in_window_ns);
+      window = ks_time_format_duration (gpu->window_ns);
+      gap_total = ks_time_format_duration (gpu->gap_total_ns);
       advice = add_advice (self, "low-gpu-busy", gpu->device,
                            g_strdup_printf (_("GPU %d is idle most of the time"), gpu->device),
                            g_strdup_printf (_("GPU %d runs kernels only %.1f %% of the time. The idle gaps show what the CPU was doing instead. A larger batch size may help; note that it can affect the speed and stability of convergence."),
@@ -166,8 +155,8 @@ rule_dataloader (KsAnalysis *self,
   if (share <= DATALOADER_SHARE)
     return;
 
-  dl_text = format_duration (dl);
-  step_text = format_duration (total);
+  dl_text = ks_time_format_duration (dl);
+  step_text = ks_time_format_duration (total);
   advice = add_advice (self, "dataloader", -1,
                        g_strdup (_("Input loading takes much of the step time")),
                        g_strdup_printf (_("%.1f %% of the step time is in DataLoader. Set num_workers when constructing the DataLoader to load data in several processes, and pin_memory=True for faster copies."),
@@ -249,8 +238,8 @@ rule_pageable_memcpy (KsAnalysis *self,
   if (places->len == 0)
     return;
 
-  time_text = format_duration (time);
-  bytes_text = g_format_size (bytes);
+  time_text = ks_time_format_duration (time);
+  bytes_text = ks_format_bytes (bytes);
   advice = add_advice (self, "pageable-memcpy", -1,
                        g_strdup (_("Asynchronous copies use pageable memory")),
                        g_strdup (_("Asynchronous memcpy calls on pageable host memory block the CPU and run synchronously, which leaves the GPU idle. Use pinned memory instead, for example pin_memory=True in the DataLoader and tensor.to(device, non_blocking=True).")),
@@ -318,7 +307,7 @@ rule_sync_calls (KsAnalysis *self,
   for (guint i = 0; i < self->gpus->len; i++)
     in_steps |= g_array_index (self->gpus, KsGpuSummary, i).window_is_steps;
 
-  time_text = format_duration (time);
+  time_text = ks_time_format_duration (time);
   advice = add_advice (self, "sync-calls", -1,
                        g_strdup (in_steps ? _("Synchronizing CUDA calls in the steps")
                                           : _("Synchronizing CUDA calls while the GPU works")),
@@ -379,7 +368,7 @@ rule_launch_bound (KsAnalysis *self,
       if (median >= TINY_KERNEL_NS)
         continue;
 
-      median_text = format_duration (median);
+      median_text = ks_time_format_duration (median);
       advice = add_advice (self, "launch-bound", gpu->device,
                            g_strdup_printf (_("Many tiny kernels on GPU %d"), gpu->device),
                            g_strdup (_("Most kernels finish faster than the CPU can launch the next one, so the GPU waits for launches. Fuse operations (torch.compile), use CUDA Graphs, or give each kernel more work with larger batches.")),
@@ -428,7 +417,7 @@ rule_amp (KsAnalysis *self,
   if (share < TC_SHARE)
     return;
 
-  tc_text = format_duration (ctx->tc_fp32_device_ns);
+  tc_text = ks_time_format_duration (ctx->tc_fp32_device_ns);
   advice = add_advice (self, "amp", -1,
                        g_strdup (_("Tensor cores left unused")),
                        g_strdup_printf (_("Kernels taking %.1f %% of the GPU time are launched by operators that could use tensor cores (matrix multiplications and convolutions) but run in float32. Enable automatic mixed precision (torch.autocast with float16 or bfloat16) to speed them up."),
@@ -466,8 +455,8 @@ rule_memory_capacity (KsAnalysis *self,
       if ((double)peak <= MEMORY_NEAR_CAPACITY * curve->total_memory)
         continue;
 
-      peak_text = g_format_size (peak);
-      cap_text = g_format_size (curve->total_memory);
+      peak_text = ks_format_bytes (peak);
+      cap_text = ks_format_bytes (curve->total_memory);
       advice = add_advice (self, "memory-capacity", curve->device,
                            g_strdup_printf (_("GPU %d memory is nearly full"), curve->device),
                            g_strdup_printf (_("Memory use reaches %.1f %% of the capacity of GPU %d. Gradient checkpointing or automatic mixed precision reduce it; an out-of-memory error is close."),

@@ -12,27 +12,48 @@
 #include <string.h>
 
 #include "ks-analysis-private.h"
-
-/* Sizes and totals past this are no memory a process had: a hostile or
- * broken trace (INT64_MAX bytes is 9.2 EB). Such events are left out
- * and counted, so that sums cannot overflow and the peak means something. */
-#define MAX_PLAUSIBLE_BYTES (G_GINT64_CONSTANT (1) << 50)
+#include "ks-memory-series.h"
 
 typedef struct
 {
   gint32  device;
   GArray *points;      /* KsMemoryPoint */
   GArray *events;      /* guint32: the event behind each point */
-  gint64  running;     /* sum of bytes, when the events carry no totals */
-  gint64  reserved;
+  gint64  allocated;   /* the sum of the device's memory series */
+  gint64  reserved;    /* of those that know it, -1 while none does */
 } CurveBuilder;
 
-static gboolean
-plausible_event (const KsMemoryEvent *ev)
+/* Current values of each memory series, as the events are walked. */
+typedef struct
 {
-  return ev->bytes >= -MAX_PLAUSIBLE_BYTES && ev->bytes <= MAX_PLAUSIBLE_BYTES &&
-         ev->total_allocated >= -1 && ev->total_allocated <= MAX_PLAUSIBLE_BYTES &&
-         ev->total_reserved >= -1 && ev->total_reserved <= MAX_PLAUSIBLE_BYTES;
+  const KsMemorySeriesSet *set;
+  gint64                  *allocated;  /* per series */
+  gint64                  *reserved;
+} SeriesWalk;
+
+/* The device's curve at event @e: the sum of its processes' series (an
+ * event that adds no sample to its series leaves the curve as it is). */
+static void
+curve_point (CurveBuilder *cb,
+             SeriesWalk   *w,
+             guint32       e,
+             KsMemoryPoint *p)
+{
+  guint32 s = w->set->event_series[e];
+  guint32 k = w->set->event_sample[e];
+  const KsMemorySeries *m = &w->set->series[s];
+  gint64 a = k != KS_NO_INDEX ? (gint64)m->allocated.value[k] : w->allocated[s];
+  gint64 r = k != KS_NO_INDEX ? m->reserved[k] : -1;
+
+  cb->allocated = ks_memory_add_bytes (cb->allocated, ks_memory_add_bytes (a, -w->allocated[s]));
+  w->allocated[s] = a;
+  if (r >= 0)
+    {
+      cb->reserved = ks_memory_add_bytes (MAX (cb->reserved, 0), ks_memory_add_bytes (r, -MAX (w->reserved[s], 0)));
+      w->reserved[s] = r;
+    }
+  p->allocated = cb->allocated;
+  p->reserved = cb->reserved;
 }
 
 /* An allocator counter's sample as bytes; FALSE when impossible (NaN too). */
@@ -40,22 +61,10 @@ static gboolean
 plausible_sample (double  value,
                   gint64 *bytes)
 {
-  if (!(value >= 0 && value <= (double)MAX_PLAUSIBLE_BYTES))
+  if (!(value >= 0 && value <= (double)KS_MEMORY_MAX_PLAUSIBLE_BYTES))
     return FALSE;
   *bytes = (gint64)value;
   return TRUE;
-}
-
-/* 2^32 plausible events can still add up past INT64_MAX. */
-static gint64
-saturating_add (gint64 a,
-                gint64 b)
-{
-  gint64 sum;
-
-  if (__builtin_add_overflow (a, b, &sum))
-    return b > 0 ? G_MAXINT64 : G_MININT64;
-  return sum;
 }
 
 static gboolean
@@ -181,6 +190,13 @@ _ks_analysis_memory (KsAnalysis *self,
   g_autoptr(GArray) builders = g_array_new (FALSE, TRUE, sizeof (CurveBuilder));
   g_autoptr(GHashTable) live = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                                       (GDestroyNotify)g_bytes_unref, NULL);
+  SeriesWalk walk;
+
+  walk.set = ks_memory_series_get (trace);
+  walk.allocated = g_new0 (gint64, MAX (1, walk.set->n_series));
+  walk.reserved = g_new (gint64, MAX (1, walk.set->n_series));
+  for (guint i = 0; i < walk.set->n_series; i++)
+    walk.reserved[i] = -1;
 
   for (guint32 e = 0; e < trace->n_memory_events; e++)
     {
@@ -192,7 +208,7 @@ _ks_analysis_memory (KsAnalysis *self,
 
       if (!memory_device_wanted (ctx, ev->device))
         continue;
-      if (!plausible_event (ev))
+      if (!ks_memory_event_is_plausible (ev))
         {
           self->n_ignored_memory++;
           continue;
@@ -213,12 +229,8 @@ _ks_analysis_memory (KsAnalysis *self,
           cb = &g_array_index (builders, CurveBuilder, builders->len - 1);
         }
 
-      cb->running = saturating_add (cb->running, ev->bytes);
       p.ts = ev->ts;
-      p.allocated = ev->total_allocated >= 0 ? ev->total_allocated : cb->running;
-      if (ev->total_reserved >= 0)
-        cb->reserved = ev->total_reserved;
-      p.reserved = cb->reserved;
+      curve_point (cb, &walk, e, &p);
       g_array_append_val (cb->points, p);
       g_array_append_val (cb->events, e);
 
@@ -301,6 +313,9 @@ _ks_analysis_memory (KsAnalysis *self,
       g_clear_pointer (&cb->events, g_array_unref);
       g_array_append_val (self->memory, curve);
     }
+
+  g_free (walk.allocated);
+  g_free (walk.reserved);
 
   /* GPUs without memory events: allocator counters, if any */
   for (guint d = 0; d < ctx->devices->len; d++)

@@ -202,6 +202,61 @@ kernel_estimates (Context      *ctx,
     sum->est_occupancy_pct = occ_sum / occ_weight;
 }
 
+/* The whole trace in KS_TRACE_BUSY_BUCKETS buckets, measured on the same
+ * busy sets as the GPU summaries. */
+static void
+trace_busy (KsAnalysis *self,
+            Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  KsTraceBusy *tb = &self->trace_busy;
+  gint64 span = MAX (1, trace->duration_ns);
+  KsRangeSet cpu;
+
+  tb->bucket_ns = span / KS_TRACE_BUSY_BUCKETS + (span % KS_TRACE_BUSY_BUCKETS != 0);
+  tb->n_buckets = (guint)(span / tb->bucket_ns + (span % tb->bucket_ns != 0));
+  tb->busy = g_new0 (double, tb->n_buckets);
+  tb->gpu = ctx->devices->len > 0;
+
+  ks_range_set_init (&cpu);
+  if (!tb->gpu)
+    {
+      g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+
+      /* Top-level slices only: the nested ones lie inside them. */
+      for (guint32 t = 0; t < trace->n_tracks; t++)
+        {
+          const KsTrack *track = &trace->tracks[t];
+
+          if (track->kind != KS_TRACK_THREAD || track->max_depth == 0)
+            continue;
+          for (guint32 k = 0; k < track->n_by_depth[0]; k++)
+            {
+              guint32 s = track->by_depth[0][k];
+              KsTimeRange r = { track->start[s], track->end[s] };
+
+              g_array_append_val (ranges, r);
+            }
+        }
+      ks_range_set_add_unsorted (&cpu, (KsTimeRange *)(gpointer)ranges->data, ranges->len);
+    }
+  ks_range_set_seal (&cpu);
+
+  for (guint b = 0; b < tb->n_buckets; b++)
+    {
+      gint64 b0 = b * tb->bucket_ns;
+      gint64 b1 = MIN (b0 + tb->bucket_ns, span);
+      double sum = 0;
+
+      if (!tb->gpu)
+        sum = ks_range_set_measure (&cpu, b0, b1);
+      for (guint d = 0; d < ctx->devices->len; d++)
+        sum += ks_range_set_measure (&g_array_index (ctx->devices, DeviceState, d).busy, b0, b1);
+      tb->busy[b] = sum / ((double)(b1 - b0) * MAX (1u, ctx->devices->len));
+    }
+  ks_range_set_clear (&cpu);
+}
+
 void
 _ks_analysis_overview (KsAnalysis *self,
                        Context    *ctx)
@@ -336,6 +391,7 @@ _ks_analysis_overview (KsAnalysis *self,
     }
 
   latency_finish (&self->latency, all_latencies);
+  trace_busy (self, ctx);
 }
 
 /* Step breakdown */

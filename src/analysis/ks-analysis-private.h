@@ -8,45 +8,11 @@
 #pragma once
 
 #include "ks-analysis.h"
+#include "ks-range-set.h"
 
 G_BEGIN_DECLS
 
-/* Sorted, disjoint, non-empty time ranges with prefix sums of their
- * lengths, so the covered length of any span is two binary searches. */
-typedef struct
-{
-  KsTimeRange *r;
-  gint64      *cum;      /* cum[i] = length of r[0..i), n + 1 entries once sealed */
-  guint        n;
-  guint        cap;
-} KsRangeSet;
-
-void     ks_range_set_init        (KsRangeSet       *set);
-void     ks_range_set_clear       (KsRangeSet       *set);
-/* Appends a range starting at or after the previous one's start; merges. */
-void     ks_range_set_add         (KsRangeSet       *set,
-                                   gint64            start,
-                                   gint64            end);
-/* Computes the prefix sums; call once after the last add. */
-void     ks_range_set_seal        (KsRangeSet       *set);
-gint64   ks_range_set_total       (const KsRangeSet *set);
-/* Covered length within [t0, t1); the set must be sealed. */
-gint64   ks_range_set_measure     (const KsRangeSet *set,
-                                   gint64            t0,
-                                   gint64            t1);
-/* Covered length of @a within the ranges of @b (both sealed). */
-gint64   ks_range_set_measure_set (const KsRangeSet *a,
-                                   const KsRangeSet *b);
-/* @out = @a ∪ @b, sealed. */
-void     ks_range_set_union       (const KsRangeSet *a,
-                                   const KsRangeSet *b,
-                                   KsRangeSet       *out);
-/* Adds the union of the slices of @track whose kind bit is set in @kinds. */
-void     ks_range_set_add_track   (KsRangeSet       *set,
-                                   const KsTrack    *track,
-                                   guint32           kinds);
-
-#define KIND_BIT(k) (1u << (k))
+#define KIND_BIT(k) KS_SLICE_KIND_BIT (k)
 #define GPU_WORK_KINDS (KIND_BIT (KS_SLICE_KERNEL) | KIND_BIT (KS_SLICE_MEMCPY) | KIND_BIT (KS_SLICE_MEMSET))
 
 /* The text of the value of top-level @key in the JSON object @json, with
@@ -134,6 +100,7 @@ struct _KsAnalysis
   GStringChunk      *strings;       /* input dims texts */
   GArray            *kernels;       /* KsKernelStats */
   KsLaunchLatency    latency;
+  KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
   guint              n_ignored_memory;  /* memory events and samples of impossible sizes */

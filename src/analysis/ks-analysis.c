@@ -56,6 +56,7 @@ ks_analysis_finalize (GObject *object)
     for (guint i = 0; i < self->memory->len; i++)
       g_free (g_array_index (self->memory, KsMemoryCurve, i).points);
 
+  g_clear_pointer (&self->trace_busy.busy, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->gaps, g_array_unref);
@@ -777,6 +778,14 @@ ks_analysis_get_gpu (KsAnalysis *self,
     if (g_array_index (self->gpus, KsGpuSummary, i).device == device)
       return &g_array_index (self->gpus, KsGpuSummary, i);
   return NULL;
+}
+
+const KsTraceBusy *
+ks_analysis_get_trace_busy (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+
+  return &self->trace_busy;
 }
 
 const KsStep *

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "ks-progress.h"
+#include "ks-range-set.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
@@ -36,12 +37,6 @@ typedef struct
 #define KS_ANALYSIS_KERNEL_WAIT_NS 30
 
 void ks_analysis_options_init (KsAnalysisOptions *options);
-
-typedef struct
-{
-  gint64 start;
-  gint64 end;
-} KsTimeRange;
 
 #define KS_LATENCY_N_BUCKETS 20
 
@@ -99,6 +94,22 @@ typedef struct
 
   KsLaunchLatency latency;
 } KsGpuSummary;
+
+/* Busy time across the whole trace, for the strip above the timeline:
+ * the busy fraction (0..1) of n_buckets (at most KS_TRACE_BUSY_BUCKETS)
+ * equal buckets from 0 to the trace's duration. With GPUs, the mean over the analysed GPUs of their
+ * busy intervals (busy_ns: the union of their kernels, plus copies when
+ * asked), so that the buckets add up to the GPU summaries; a trace with
+ * no GPU work gets the union of its CPU threads' activity instead. */
+#define KS_TRACE_BUSY_BUCKETS 4096
+
+typedef struct
+{
+  gboolean        gpu;                /* FALSE: CPU activity, no GPU was analysed */
+  gint64          bucket_ns;
+  guint           n_buckets;
+  double         *busy;
+} KsTraceBusy;
 
 typedef enum
 {
@@ -335,6 +346,7 @@ const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis             
                                                          guint                    *n_kernels);
 /* Over all analysed GPUs. */
 const KsLaunchLatency *ks_analysis_get_launch_latency   (KsAnalysis               *self);
+const KsTraceBusy     *ks_analysis_get_trace_busy       (KsAnalysis               *self);
 const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis               *self,
                                                          guint                    *n_curves);
 /* In allocation order. */

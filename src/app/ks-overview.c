@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "ks-analysis.h"
 #include "ks-overview.h"
 #include "ks-palette.h"
 #include "ks-render-cairo.h"
@@ -23,11 +24,11 @@ struct _KsOverview
 {
   GtkWidget  parent_instance;
 
-  KsSession *session;
-  float     *density;         /* busy fraction per column of the time area */
-  int        density_width;
-  gboolean   gpu;
-  double     drag_span;
+  KsSession  *session;
+  KsAnalysis *analysis;       /* of the session's trace, or NULL until there is one */
+  float      *density;        /* busy fraction per column of the time area */
+  int         density_width;
+  double      drag_span;
 };
 
 G_DEFINE_FINAL_TYPE (KsOverview, ks_overview, GTK_TYPE_WIDGET)
@@ -44,57 +45,41 @@ trace_span (KsOverview *self)
   return MAX (1000.0, (double)ks_session_get_trace (self->session)->duration_ns);
 }
 
-/* Busy time per column: the time covered by activity, capped at the
- * column's length (concurrent work is not summed beyond 100 %). */
+/* The analysis' busy buckets (the interval union, computed once with the
+ * analysis) spread over the pixel columns: each column gets the busy time
+ * of the buckets it overlaps, so that the strip adds up to the same busy
+ * time as the Summary. */
 static void
 compute_density (KsOverview *self,
                  int         width)
 {
-  KsTrace *trace = ks_session_get_trace (self->session);
+  const KsTraceBusy *tb = ks_analysis_get_trace_busy (self->analysis);
   double nspp = trace_span (self) / width;
-  gboolean any_gpu = FALSE;
+  gint64 end = (gint64)tb->n_buckets * tb->bucket_ns;
+  guint b = 0;
 
   g_free (self->density);
   self->density = g_new0 (float, width);
   self->density_width = width;
 
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    if (trace->tracks[t].kind == KS_TRACK_STREAM && trace->tracks[t].n_slices > 0)
-      any_gpu = TRUE;
-  self->gpu = any_gpu;
-
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    {
-      const KsTrack *track = &trace->tracks[t];
-
-      if (any_gpu ? track->kind != KS_TRACK_STREAM : track->kind != KS_TRACK_THREAD)
-        continue;
-      if (track->max_depth == 0)
-        continue;
-
-      /* Depth 0 only: nested slices lie inside their parents. */
-      for (guint32 k = 0; k < track->n_by_depth[0]; k++)
-        {
-          guint32 s = track->by_depth[0][k];
-          double a = track->start[s] / nspp;
-          double b = track->end[s] / nspp;
-          int c0 = CLAMP ((int)a, 0, width - 1);
-          int c1 = CLAMP ((int)b, 0, width - 1);
-
-          if (c0 == c1)
-            self->density[c0] += b - a;
-          else
-            {
-              self->density[c0] += (c0 + 1) - a;
-              for (int c = c0 + 1; c < c1; c++)
-                self->density[c] += 1;
-              self->density[c1] += b - c1;
-            }
-        }
-    }
-
   for (int c = 0; c < width; c++)
-    self->density[c] = MIN (1.0f, self->density[c]);
+    {
+      double c0 = c * nspp, c1 = (c + 1) * nspp;
+      double busy = 0;
+
+      while (b < tb->n_buckets && (double)(b + 1) * tb->bucket_ns <= c0)
+        b++;
+      for (guint k = b; k < tb->n_buckets && (double)k * tb->bucket_ns < c1; k++)
+        {
+          double b0 = (double)k * tb->bucket_ns;
+          double b1 = MIN ((double)(k + 1) * tb->bucket_ns, (double)end);
+          double len = MIN (b1, c1) - MAX (b0, c0);
+
+          if (len > 0)
+            busy += tb->busy[k] * len;
+        }
+      self->density[c] = (float)CLAMP (busy / nspp, 0.0, 1.0);
+    }
 }
 
 static void
@@ -126,19 +111,21 @@ ks_overview_snapshot (GtkWidget   *widget,
   double t0, t1, x0, x1, span;
   GdkRGBA fg = { KS_COLOR_R (theme->dim_foreground), KS_COLOR_G (theme->dim_foreground),
                  KS_COLOR_B (theme->dim_foreground), 1 };
+  gboolean gpu;
   int th;
 
   append_rect (snapshot, 0, 0, width, height, theme->ruler_background);
   append_rect (snapshot, 0, 0, KS_HEADER_WIDTH, height, theme->header_background);
   append_rect (snapshot, 0, height - 1, width, 1, theme->row_separator);
 
-  if (self->session == NULL)
+  if (self->session == NULL || self->analysis == NULL)
     return;
 
+  gpu = ks_analysis_get_trace_busy (self->analysis)->gpu;
   if (self->density == NULL || self->density_width != aw)
     compute_density (self, aw);
 
-  pl = gtk_widget_create_pango_layout (widget, self->gpu ? _("GPU busy (whole trace)") : _("CPU activity (whole trace)"));
+  pl = gtk_widget_create_pango_layout (widget, gpu ? _("GPU busy (whole trace)") : _("CPU activity (whole trace)"));
   pango_layout_get_pixel_size (pl, NULL, &th);
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (6, (height - th) / 2.0));
@@ -157,7 +144,7 @@ ks_overview_snapshot (GtkWidget   *widget,
 
           append_rect (snapshot, KS_HEADER_WIDTH + c, height - 3 - h, 1, h, busy);
         }
-      else if (self->gpu)
+      else if (gpu)
         append_rect (snapshot, KS_HEADER_WIDTH + c, height - 5, 1, 3, idle);
     }
 
@@ -238,10 +225,23 @@ ks_overview_set_session (KsOverview *self,
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_set_object (&self->session, session);
+  g_clear_object (&self->analysis);
   g_clear_pointer (&self->density, g_free);
   if (session != NULL)
     g_signal_connect_object (session, "visible-changed",
                              G_CALLBACK (visible_changed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+ks_overview_set_analysis (KsOverview *self,
+                          KsAnalysis *analysis)
+{
+  g_return_if_fail (KS_IS_OVERVIEW (self));
+
+  if (!g_set_object (&self->analysis, analysis))
+    return;
+  g_clear_pointer (&self->density, g_free);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -268,6 +268,7 @@ ks_overview_dispose (GObject *object)
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
+  g_clear_object (&self->analysis);
   g_clear_pointer (&self->density, g_free);
 
   G_OBJECT_CLASS (ks_overview_parent_class)->dispose (object);
@@ -308,6 +309,16 @@ ks_overview_init (KsOverview *self)
 
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (redraw_cb), self, G_CONNECT_SWAPPED);
+}
+
+const float *
+ks_overview_get_columns (KsOverview *self,
+                         guint      *n_columns)
+{
+  g_return_val_if_fail (KS_IS_OVERVIEW (self), NULL);
+
+  *n_columns = self->density != NULL ? self->density_width : 0;
+  return self->density;
 }
 
 GtkWidget *

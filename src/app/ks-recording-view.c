@@ -16,6 +16,8 @@
 
 #include <gio/gunixinputstream.h>
 
+#include "ks-format.h"
+#include "ks-paths.h"
 #include "ks-recording-view.h"
 
 #define PROGRESS_FD 3
@@ -62,20 +64,16 @@ find_cli (void)
 {
   const char *env = g_getenv ("KINESCOPE_CLI");
   g_autofree char *installed = g_build_filename (BINDIR, "kinescope-cli", NULL);
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *built = NULL;
 
   if (env != NULL && *env)
     return g_strdup (env);
   /* Run from the build tree (the README's first command): use the
    * kinescope-cli built beside us, not an installed one of another
    * version, nor none at all. */
-  if (exe != NULL && g_str_has_prefix (exe, KS_BUILD_ROOT "/"))
-    {
-      g_autofree char *built = g_build_filename (KS_CLI_BUILDDIR, "kinescope-cli", NULL);
-
-      if (g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))
-        return g_steal_pointer (&built);
-    }
+  built = ks_paths_find_built ("src", "cli", "kinescope-cli", NULL);
+  if (built != NULL && g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))
+    return g_steal_pointer (&built);
   if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
     return g_steal_pointer (&installed);
   return g_strdup ("kinescope-cli");
@@ -178,8 +176,8 @@ show_progress (KsRecordingView *self,
         }
       if (used >= 0 && total > 0)
         {
-          g_autofree char *u = g_format_size ((guint64) used);
-          g_autofree char *t = g_format_size ((guint64) total);
+          g_autofree char *u = ks_format_bytes ((guint64) used);
+          g_autofree char *t = ks_format_bytes ((guint64) total);
           g_autofree char *both = g_strdup_printf ("%s / %s", u, t);
 
           gtk_level_bar_set_value (self->memory_level, (double) used / (double) total);

@@ -14,10 +14,10 @@
 #include <inttypes.h>
 #include <yajl/yajl_tree.h>
 
+#include "ks-format.h"
 #include "ks-occupancy.h"
 #include "ks-range-stats.h"
 #include "ks-selection-page.h"
-#include "ks-time-format.h"
 
 #define TOP_N 10
 
@@ -105,19 +105,10 @@ add_row_take (KsSelectionPage *self,
   g_free (value);
 }
 
-/* A time since the trace start, to the nanosecond. */
-static char *
-format_timestamp (gint64 ns)
-{
-  if (ABS (ns) < G_GINT64_CONSTANT (1000000000))
-    return g_strdup_printf ("%.6f ms", ns / 1e6);
-  return g_strdup_printf ("%.9f s", ns / 1e9);
-}
-
 static char *
 format_bytes (guint64 bytes)
 {
-  g_autofree char *size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *size = ks_format_bytes (bytes);
 
   return g_strdup_printf (_("%s (%" PRIu64 " bytes)"), size, bytes);
 }
@@ -383,7 +374,7 @@ add_slice (KsSelectionPage *self,
                                 ? ks_trace_string (trace, track->category[slice])
                                 : ks_slice_kind_to_string (kind));
   add_row (self, _("Kind"), ks_slice_kind_to_string (kind));
-  add_row_take (self, _("Start"), format_timestamp (track->start[slice]));
+  add_row_take (self, _("Start"), ks_time_format_timestamp (track->start[slice]));
   add_row_take (self, _("Duration"), ks_time_format_duration (track->end[slice] - track->start[slice]));
   add_row_take (self, _("Self time"), ks_time_format_duration (ks_track_self_time (track, slice)));
   add_row_take (self, track->kind == KS_TRACK_STREAM ? _("Stream") : _("Thread"),
@@ -463,8 +454,8 @@ add_range (KsSelectionPage *self,
            gint64           end)
 {
   begin_group (self, _("Range"));
-  add_row_take (self, _("Start"), format_timestamp (start));
-  add_row_take (self, _("End"), format_timestamp (end));
+  add_row_take (self, _("Start"), ks_time_format_timestamp (start));
+  add_row_take (self, _("End"), ks_time_format_timestamp (end));
   add_row_take (self, _("Duration"), ks_time_format_duration (end - start));
 
   if (self->busy || self->range_stats == NULL)

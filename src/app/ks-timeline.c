@@ -13,8 +13,8 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "ks-format.h"
 #include "ks-render-cairo.h"
-#include "ks-time-format.h"
 #include "ks-timeline.h"
 
 #define DRAG_THRESHOLD 4.0
@@ -423,6 +423,39 @@ ks_timeline_set_matches (KsTimeline   *self,
 
 /* Drawing ---------------------------------------------------------------- */
 
+/* The primitives, shifted by (@dx, @dy); group titles in @bold. */
+static void
+replay (GtkSnapshot   *snapshot,
+        PangoLayout   *pl,
+        PangoLayout   *bold,
+        const KsPrims *prims,
+        double         dx,
+        double         dy)
+{
+  for (guint i = 0; i < prims->rects->len; i++)
+    {
+      const KsPrimRect *pr = &g_array_index (prims->rects, KsPrimRect, i);
+
+      append_rect (snapshot, dx + pr->x, dy + pr->y, pr->w, pr->h, pr->color);
+    }
+  for (guint i = 0; i < prims->texts->len; i++)
+    {
+      const KsPrimText *pt = &g_array_index (prims->texts, KsPrimText, i);
+      PangoLayout *layout = pt->bold && bold != NULL ? bold : pl;
+      GdkRGBA rgba;
+      int th;
+
+      pango_layout_set_text (layout, pt->text, -1);
+      pango_layout_set_width (layout, (int)(MAX (1, pt->w) * PANGO_SCALE));
+      pango_layout_get_pixel_size (layout, NULL, &th);
+      rgba_from (&rgba, pt->color);
+      gtk_snapshot_save (snapshot);
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (dx + pt->x, dy + pt->y + (pt->h - th) / 2));
+      gtk_snapshot_append_layout (snapshot, layout, &rgba);
+      gtk_snapshot_restore (snapshot);
+    }
+}
+
 static GskRenderNode *
 build_row_node (KsTimeline       *self,
                 guint             r,
@@ -437,27 +470,7 @@ build_row_node (KsTimeline       *self,
   ks_timeline_layout_build_prims (self->layout, r, view, theme, self->matches, &prims);
 
   snapshot = gtk_snapshot_new ();
-  for (guint i = 0; i < prims.rects->len; i++)
-    {
-      const KsPrimRect *pr = &g_array_index (prims.rects, KsPrimRect, i);
-
-      append_rect (snapshot, pr->x, pr->y, pr->w, pr->h, pr->color);
-    }
-  for (guint i = 0; i < prims.texts->len; i++)
-    {
-      const KsPrimText *pt = &g_array_index (prims.texts, KsPrimText, i);
-      GdkRGBA rgba;
-      int th;
-
-      pango_layout_set_text (pl, pt->text, -1);
-      pango_layout_set_width (pl, (int)(pt->w * PANGO_SCALE));
-      pango_layout_get_pixel_size (pl, NULL, &th);
-      rgba_from (&rgba, pt->color);
-      gtk_snapshot_save (snapshot);
-      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (pt->x, pt->y + (pt->h - th) / 2));
-      gtk_snapshot_append_layout (snapshot, pl, &rgba);
-      gtk_snapshot_restore (snapshot);
-    }
+  replay (snapshot, pl, NULL, &prims, 0, 0);
   ks_prims_clear (&prims);
 
   return gtk_snapshot_free_to_node (snapshot);
@@ -495,38 +508,12 @@ draw_ruler (KsTimeline       *self,
             int               width,
             int               height)
 {
-  double span = view->ns_per_px * view->width;
-  double t1 = view->t0 + span;
-  gint64 step = ks_time_tick_step (span, view->width, 110);
-  gint64 minor = step % 5 == 0 ? step / 5 : step / 2;
-  gint64 t;
+  KsPrims prims;
 
-  append_rect (snapshot, 0, 0, width, KS_RULER_HEIGHT, theme->ruler_background);
-  append_rect (snapshot, 0, KS_RULER_HEIGHT - 1, width, 1, theme->row_separator);
-
-  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (KS_HEADER_WIDTH, 0, view->width, height));
-
-  if (minor > 0 && span / minor < view->width / 4.0)
-    for (t = (gint64)floor (view->t0 / minor) * minor; t <= t1; t += minor)
-      append_rect (snapshot, floor (KS_HEADER_WIDTH + (t - view->t0) / view->ns_per_px),
-                   KS_RULER_HEIGHT - 5, 1, 4, theme->dim_foreground);
-
-  for (t = (gint64)floor (view->t0 / step) * step; t <= t1; t += step)
-    {
-      double x = floor (KS_HEADER_WIDTH + (t - view->t0) / view->ns_per_px);
-      g_autofree char *label = NULL;
-
-      if (x < KS_HEADER_WIDTH)
-        continue;
-      label = ks_time_format_tick (t, step, (gint64)MAX (fabs (view->t0), fabs (t1)));
-      append_rect (snapshot, x, 2, 1, KS_RULER_HEIGHT - 3, theme->dim_foreground);
-      append_rect (snapshot, x, KS_RULER_HEIGHT, 1, height - KS_RULER_HEIGHT, theme->grid);
-      draw_text (snapshot, pl, label, x + 3, 0, 105, KS_RULER_HEIGHT - 4, theme->foreground);
-    }
-
-  gtk_snapshot_pop (snapshot);
-
-  append_rect (snapshot, 0, 0, KS_HEADER_WIDTH, KS_RULER_HEIGHT, theme->header_background);
+  ks_prims_init (&prims);
+  ks_timeline_layout_build_ruler (view, theme, width, height, KS_HEADER_WIDTH, KS_RULER_HEIGHT, &prims);
+  replay (snapshot, pl, NULL, &prims, 0, 0);
+  ks_prims_clear (&prims);
 }
 
 static void
@@ -700,6 +687,7 @@ ks_timeline_snapshot (GtkWidget   *widget,
   PangoFontDescription *font;
   const KsTheme *theme;
   KsTimeView view;
+  KsPrims headers;
   double scroll;
   guint n_visible;
 
@@ -740,38 +728,26 @@ ks_timeline_snapshot (GtkWidget   *widget,
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, KS_RULER_HEIGHT, width, height - KS_RULER_HEIGHT));
 
+  ks_prims_init (&headers);
   n_visible = ks_timeline_layout_get_n_visible (self->layout);
   for (guint pos = ks_timeline_layout_position_at_y (self->layout, scroll); pos < n_visible; pos++)
     {
       guint r = ks_timeline_layout_get_visible (self->layout, pos);
       const KsRow *row = ks_timeline_layout_get_row (self->layout, r);
       double y = KS_RULER_HEIGHT + row->y - scroll;
-      GskRenderNode *node;
+      GskRenderNode *node = NULL;
 
       if (y >= height)
         break;
 
-      if (row->kind == KS_ROW_GROUP)
-        {
-          g_autofree char *text = g_strdup_printf ("%s %s", row->expanded ? "▾" : "▸", row->label);
-
-          append_rect (snapshot, 0, y, width, row->height, theme->group_background);
-          draw_text (snapshot, bold, text, 6, y, width - 12, row->height, theme->foreground);
-          append_rect (snapshot, 0, y + row->height - 1, width, 1, theme->row_separator);
-          continue;
-        }
-
-      draw_text (snapshot, pl, row->label, 6 + row->indent * 12, y + KS_ROW_PADDING,
-                 KS_HEADER_WIDTH - 12 - row->indent * 12,
-                 MIN (KS_LANE_HEIGHT, row->height), theme->dim_foreground);
-
-      if (!g_hash_table_lookup_extended (self->row_nodes, GUINT_TO_POINTER (r), NULL, (gpointer *)&node))
+      if (row->kind != KS_ROW_GROUP &&
+          !g_hash_table_lookup_extended (self->row_nodes, GUINT_TO_POINTER (r), NULL, (gpointer *)&node))
         {
           node = build_row_node (self, r, &view, theme, pl);
           g_hash_table_insert (self->row_nodes, GUINT_TO_POINTER (r), node);
         }
 
-      if (node != NULL)
+      if (row->kind != KS_ROW_GROUP && node != NULL)
         {
           gtk_snapshot_save (snapshot);
           gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (KS_HEADER_WIDTH, y, view.width, row->height));
@@ -781,8 +757,11 @@ ks_timeline_snapshot (GtkWidget   *widget,
           gtk_snapshot_restore (snapshot);
         }
 
-      append_rect (snapshot, 0, y + row->height - 1, width, 1, theme->row_separator);
+      ks_prims_reset (&headers);
+      ks_timeline_layout_build_header (self->layout, r, theme, width, KS_HEADER_WIDTH, &headers);
+      replay (snapshot, pl, bold, &headers, 0, y);
     }
+  ks_prims_clear (&headers);
 
   gtk_snapshot_pop (snapshot);
 
@@ -794,7 +773,7 @@ ks_timeline_snapshot (GtkWidget   *widget,
   if (self->pointer_inside && self->pointer_x >= KS_HEADER_WIDTH && self->drag_mode != DRAG_PAN)
     {
       double t = view.t0 + (self->pointer_x - KS_HEADER_WIDTH) * view.ns_per_px;
-      gint64 step = MAX (1, ks_time_tick_step (view.ns_per_px * view.width, view.width, 110) / 100);
+      gint64 step = MAX (1, ks_time_view_tick_step (&view) / 100);
       g_autofree char *label = ks_time_format_tick ((gint64)llround (t / step) * step, step,
                                                     (gint64)MAX (fabs (view.t0), fabs (view.t0 + view.ns_per_px * view.width)));
       int tw;
@@ -1144,7 +1123,7 @@ counter_tooltip (KsTimeline   *self,
     return NULL;
 
   if (ks_timeline_layout_counter_is_bytes (self->layout, row->index))
-    value = g_format_size_full ((guint64)MAX (0, c->value[lo - 1]), G_FORMAT_SIZE_IEC_UNITS);
+    value = ks_format_bytes ((guint64)MAX (0, c->value[lo - 1]));
   else if (*ks_trace_string (trace, c->unit))
     value = g_strdup_printf ("%.4g %s", c->value[lo - 1], ks_trace_string (trace, c->unit));
   else

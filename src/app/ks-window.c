@@ -13,7 +13,8 @@
 #include <inttypes.h>
 
 #include "ks-analysis.h"
-#include "ks-time-format.h"
+#include "ks-format.h"
+#include "ks-paths.h"
 #include "ks-trace-loader.h"
 #include "ks-window-private.h"
 #include "pages/ks-analysis-pages.h"
@@ -95,34 +96,14 @@ relay_notify_cb (KsProgress *progress,
 GFile *
 ks_window_find_demo_trace (void)
 {
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *built = ks_paths_find_built ("data", DEMO_TRACE, NULL);
   g_autofree char *installed = g_build_filename (PKGDATADIR, DEMO_TRACE, NULL);
 
+  /* Run from the build tree, the build copies the demo trace to <build>/data. */
+  if (built != NULL)
+    return g_file_new_for_path (built);
   if (g_file_test (installed, G_FILE_TEST_IS_REGULAR))
     return g_file_new_for_path (installed);
-
-  /* Run from the build tree: the executable lies two or three folders
-   * below the build root, whose source tree has data/. */
-  if (g_file_test (KS_SOURCE_DATADIR "/" DEMO_TRACE, G_FILE_TEST_IS_REGULAR))
-    return g_file_new_for_path (KS_SOURCE_DATADIR "/" DEMO_TRACE);
-
-  if (exe != NULL)
-    {
-      g_autofree char *dir = g_path_get_dirname (exe);
-
-      for (guint up = 0; up < 4; up++)
-        {
-          g_autofree char *candidate = g_build_filename (dir, "data", DEMO_TRACE, NULL);
-          char *parent;
-
-          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
-            return g_file_new_for_path (candidate);
-          parent = g_path_get_dirname (dir);
-          g_free (dir);
-          dir = parent;
-        }
-    }
-
   return NULL;
 }
 
@@ -538,6 +519,14 @@ ks_window_get_timeline (KsWindow *self)
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
   return self->timeline;
+}
+
+KsOverview *
+ks_window_get_overview (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+
+  return self->overview;
 }
 
 GFile *

@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 
+#include "ks-overview.h"
 #include "ks-session.h"
 #include "ks-timeline.h"
 
@@ -28,6 +29,7 @@ gboolean    ks_window_get_loading  (KsWindow       *self);
 /* The session of the open trace (notify::session when it changes), or NULL. */
 KsSession  *ks_window_get_session  (KsWindow       *self);
 KsTimeline *ks_window_get_timeline (KsWindow       *self);
+KsOverview *ks_window_get_overview (KsWindow       *self);
 GFile      *ks_window_get_file     (KsWindow       *self);
 
 /* Side panel pages: the Selection page is built in; analysis pages are

@@ -7,10 +7,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-#include <locale.h>
-
 #include "ks-application.h"
+#include "ks-paths.h"
 
 int
 main (int   argc,
@@ -18,10 +16,7 @@ main (int   argc,
 {
   g_autoptr(KsApplication) app = NULL;
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  ks_i18n_init ();
 
   app = ks_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -9,7 +9,6 @@
 
 #include "config.h"
 
-#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +16,7 @@
 
 #include "ks-cli.h"
 #include "ks-cli-common.h"
+#include "ks-paths.h"
 
 typedef struct
 {
@@ -56,10 +56,7 @@ main (int    argc,
 {
   const char *name;
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  ks_i18n_init ();
 
   /* The program name is set once: "kinescope-cli COMMAND" for a
    * subcommand, so that its --help and messages name it. */

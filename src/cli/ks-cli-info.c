@@ -14,8 +14,9 @@
 
 #include <glib/gi18n.h>
 
-#include "ks-cli.h"
 #include "ks-cli-common.h"
+#include "ks-cli.h"
+#include "ks-format.h"
 #include "ks-trace-loader.h"
 
 /* The summary counts of `info`. cpu_slice is every CPU-side slice that
@@ -72,16 +73,6 @@ count_streams (KsTrace *trace)
     if (trace->tracks[t].kind == KS_TRACK_STREAM)
       n++;
   return n;
-}
-
-static char *
-format_duration (gint64 ns)
-{
-  if (ns >= 10 * G_GINT64_CONSTANT (1000000000))
-    return g_strdup_printf ("%.3f s", ns / 1e9);
-  if (ns >= 1000000)
-    return g_strdup_printf ("%.3f ms", ns / 1e6);
-  return g_strdup_printf ("%.3f µs", ns / 1e3);
 }
 
 static void
@@ -150,7 +141,7 @@ print_text (const char *path,
             double      load_ms)
 {
   const char *warnings = ks_trace_get_metadata (trace, "warnings");
-  g_autofree char *duration = format_duration (trace->duration_ns);
+  g_autofree char *duration = ks_time_format_duration (trace->duration_ns);
   g_autofree char *shown_path = ks_cli_escape (path);
   KsTraceCounts c;
   Summary s;

@@ -15,6 +15,7 @@
 
 #include "ks-cli.h"
 #include "ks-cli-common.h"
+#include "ks-format.h"
 #include "ks-record-session.h"
 
 #include <errno.h>
@@ -273,7 +274,7 @@ format_size (const char *path)
 
   if (g_stat (path, &st) != 0)
     return g_strdup ("?");
-  return g_format_size ((guint64) st.st_size);
+  return ks_format_bytes ((guint64) st.st_size);
 }
 
 static void

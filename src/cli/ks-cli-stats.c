@@ -16,8 +16,9 @@
 #include <glib/gi18n.h>
 
 #include "ks-analysis.h"
-#include "ks-cli.h"
 #include "ks-cli-common.h"
+#include "ks-cli.h"
+#include "ks-format.h"
 #include "ks-trace-loader.h"
 
 #define SUMMARY_TOP 10
@@ -186,20 +187,6 @@ csv_num (GString *out,
 
 /* Tables */
 
-static char *
-fmt_dur (gint64 ns)
-{
-  if (ns < 0)
-    return g_strdup ("-");
-  if (ns >= G_GINT64_CONSTANT (1000000000))
-    return g_strdup_printf ("%.3f s", ns / 1e9);
-  if (ns >= 1000000)
-    return g_strdup_printf ("%.3f ms", ns / 1e6);
-  if (ns >= 1000)
-    return g_strdup_printf ("%.3f µs", ns / 1e3);
-  return g_strdup_printf ("%" G_GINT64_FORMAT " ns", ns);
-}
-
 /* Appends @s, escaped, padded to @width display columns (UTF-8 aware),
  * cut with … */
 static void
@@ -236,7 +223,7 @@ cell_dur (GString *out,
           gint64   ns,
           int      width)
 {
-  g_autofree char *s = fmt_dur (ns);
+  g_autofree char *s = ks_time_format_duration (ns);
 
   cell (out, s, width, TRUE);
 }
@@ -523,14 +510,14 @@ table_gpus (Printer *p)
   for (guint i = 0; i < n; i++)
     {
       const KsGpuSummary *g = &gpus[i];
-      g_autofree char *kt = fmt_dur (g->kernel_time_ns);
-      g_autofree char *busy = fmt_dur (g->busy_ns);
-      g_autofree char *window = fmt_dur (g->window_ns);
-      g_autofree char *biw = fmt_dur (g->busy_in_window_ns);
-      g_autofree char *gt = fmt_dur (g->gap_total_ns);
-      g_autofree char *gl = fmt_dur (g->largest_gap_ns);
-      g_autofree char *p50 = fmt_dur (g->latency.p50_ns);
-      g_autofree char *p90 = fmt_dur (g->latency.p90_ns);
+      g_autofree char *kt = ks_time_format_duration (g->kernel_time_ns);
+      g_autofree char *busy = ks_time_format_duration (g->busy_ns);
+      g_autofree char *window = ks_time_format_duration (g->window_ns);
+      g_autofree char *biw = ks_time_format_duration (g->busy_in_window_ns);
+      g_autofree char *gt = ks_time_format_duration (g->gap_total_ns);
+      g_autofree char *gl = ks_time_format_duration (g->largest_gap_ns);
+      g_autofree char *p50 = ks_time_format_duration (g->latency.p50_ns);
+      g_autofree char *p90 = ks_time_format_duration (g->latency.p90_ns);
 
       if (g->name != 0)
         {
@@ -556,7 +543,7 @@ table_gpus (Printer *p)
       g_string_append_printf (out, "  %-24s %u, %s (%s %s)\n", _("Idle gaps:"), g->n_gaps, gt, _("largest"), gl);
       for (guint c = 0; c < KS_N_GAP_CLASSES; c++)
         {
-          g_autofree char *d = fmt_dur (g->gap_class_ns[c]);
+          g_autofree char *d = ks_time_format_duration (g->gap_class_ns[c]);
 
           g_string_append_printf (out, "    %-22s %s\n", ks_gap_class_get_title (c), d);
         }
@@ -733,8 +720,8 @@ table_advice (Printer *p)
       g_string_append_c (out, '\n');
       for (guint r = 0; r < a[i].n_ranges; r++)
         {
-          g_autofree char *s = fmt_dur (a[i].ranges[r].start);
-          g_autofree char *e = fmt_dur (a[i].ranges[r].end);
+          g_autofree char *s = ks_time_format_duration (a[i].ranges[r].start);
+          g_autofree char *e = ks_time_format_duration (a[i].ranges[r].end);
 
           g_string_append_printf (out, "    %s %s – %s\n", _("at"), s, e);
         }
@@ -879,7 +866,7 @@ report_gaps (Printer *p)
       return;
     }
 
-  threshold = fmt_dur (ks_analysis_get_options (p->analysis)->gap_threshold_ns);
+  threshold = ks_time_format_duration (ks_analysis_get_options (p->analysis)->gap_threshold_ns);
   g_string_append_printf (out, ngettext ("%u idle gap longer than %s, largest first:\n",
                                          "%u idle gaps longer than %s, largest first:\n", n),
                           n, threshold);
@@ -1037,17 +1024,17 @@ report_kernels (Printer *p)
     }
   else
     {
-      g_autofree char *p50 = fmt_dur (lat->p50_ns);
-      g_autofree char *p90 = fmt_dur (lat->p90_ns);
-      g_autofree char *p99 = fmt_dur (lat->p99_ns);
-      g_autofree char *mx = fmt_dur (lat->max_ns);
+      g_autofree char *p50 = ks_time_format_duration (lat->p50_ns);
+      g_autofree char *p90 = ks_time_format_duration (lat->p90_ns);
+      g_autofree char *p99 = ks_time_format_duration (lat->p99_ns);
+      g_autofree char *mx = ks_time_format_duration (lat->max_ns);
 
       table_kernels (p, limited (p, n, 30));
       g_string_append_printf (p->out, "\n%s %" G_GUINT64_FORMAT " %s: p50 %s, p90 %s, p99 %s, max %s\n",
                               _("Launch latency of"), lat->count, _("kernels"), p50, p90, p99, mx);
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
         {
-          g_autofree char *from = fmt_dur (edges[b]);
+          g_autofree char *from = ks_time_format_duration (edges[b]);
 
           if (lat->histogram[b] == 0)
             continue;
@@ -1128,10 +1115,10 @@ report_memory (Printer *p)
   for (guint i = 0; i < n_curves; i++)
     {
       const KsMemoryCurve *c = &curves[i];
-      g_autofree char *pa = g_format_size (c->peak_allocated);
-      g_autofree char *pr = c->peak_reserved >= 0 ? g_format_size (c->peak_reserved) : g_strdup ("-");
-      g_autofree char *cap = c->total_memory ? g_format_size (c->total_memory) : g_strdup ("-");
-      g_autofree char *at = fmt_dur (c->peak_allocated_ts);
+      g_autofree char *pa = ks_format_bytes (c->peak_allocated);
+      g_autofree char *pr = c->peak_reserved >= 0 ? ks_format_bytes (c->peak_reserved) : g_strdup ("-");
+      g_autofree char *cap = c->total_memory ? ks_format_bytes (c->total_memory) : g_strdup ("-");
+      g_autofree char *at = ks_time_format_duration (c->peak_allocated_ts);
 
       if (c->device >= 0)
         g_string_append_printf (out, _("GPU %d memory:\n"), c->device);
@@ -1161,7 +1148,7 @@ report_memory (Printer *p)
       for (guint i = 0; i < shown; i++)
         {
           g_autofree char *dev = g_strdup_printf ("%d", allocs[i].device);
-          g_autofree char *size = g_format_size (allocs[i].bytes);
+          g_autofree char *size = ks_format_bytes (allocs[i].bytes);
 
           cell (out, dev, 3, TRUE);
           cell (out, size, 10, TRUE);

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "ks-render-cairo.h"
-#include "ks-time-format.h"
 
 void
 ks_render_options_init (KsRenderOptions *options,
@@ -81,47 +80,40 @@ draw_text (cairo_t     *cr,
   pango_cairo_show_layout (cr, layout);
 }
 
+/* The primitives, shifted by (@dx, @dy). */
 static void
-draw_ruler (cairo_t               *cr,
-            PangoLayout           *layout,
-            const KsRenderOptions *o,
-            const KsTheme         *theme,
-            const KsTimeView      *view)
+replay (cairo_t              *cr,
+        PangoLayout          *layout,
+        PangoFontDescription *font,
+        const KsPrims        *prims,
+        double                dx,
+        double                dy)
 {
-  double x0 = o->header_width;
-  gint64 step = ks_time_tick_step (o->t1 - o->t0, view->width, 110);
-  gint64 minor = step % 5 == 0 ? step / 5 : step / 2;
-  gint64 t;
+  gboolean bold = FALSE;
 
-  fill_rect (cr, 0, 0, o->width, o->ruler_height, theme->ruler_background);
-  fill_rect (cr, 0, o->ruler_height - 1, o->width, 1, theme->row_separator);
-
-  if (minor > 0 && (o->t1 - o->t0) / minor * 1.0 < view->width / 4.0)
+  for (guint i = 0; i < prims->rects->len; i++)
     {
-      for (t = (gint64)floor (o->t0 / minor) * minor; t <= o->t1; t += minor)
+      const KsPrimRect *pr = &g_array_index (prims->rects, KsPrimRect, i);
+
+      fill_rect (cr, dx + pr->x, dy + pr->y, pr->w, pr->h, pr->color);
+    }
+  for (guint i = 0; i < prims->texts->len; i++)
+    {
+      const KsPrimText *pt = &g_array_index (prims->texts, KsPrimText, i);
+
+      if (!!pt->bold != bold)
         {
-          double x = x0 + (t - o->t0) / view->ns_per_px;
-
-          if (x >= x0)
-            fill_rect (cr, floor (x), o->ruler_height - 5, 1, 4, theme->dim_foreground);
+          bold = !!pt->bold;
+          pango_font_description_set_weight (font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+          pango_layout_set_font_description (layout, font);
         }
+      draw_text (cr, layout, pt->text, dx + pt->x, dy + pt->y, pt->w, pt->h, pt->color);
     }
-
-  for (t = (gint64)floor (o->t0 / step) * step; t <= o->t1; t += step)
+  if (bold)
     {
-      double x = x0 + (t - o->t0) / view->ns_per_px;
-      g_autofree char *label = NULL;
-
-      if (x < x0)
-        continue;
-      fill_rect (cr, floor (x), 2, 1, o->ruler_height - 3, theme->dim_foreground);
-      /* Grid line through the rows. */
-      fill_rect (cr, floor (x), o->ruler_height, 1, o->height - o->ruler_height, theme->grid);
-      label = ks_time_format_tick (t, step, (gint64)MAX (fabs (o->t0), fabs (o->t1)));
-      draw_text (cr, layout, label, floor (x) + 3, 0, 105, o->ruler_height - 4, theme->foreground);
+      pango_font_description_set_weight (font, PANGO_WEIGHT_NORMAL);
+      pango_layout_set_font_description (layout, font);
     }
-
-  fill_rect (cr, 0, 0, o->header_width, o->ruler_height, theme->header_background);
 }
 
 void
@@ -166,52 +158,28 @@ ks_render_cairo (KsTimelineLayout      *layout,
       if (y >= o->height)
         break;
 
-      if (row->kind == KS_ROW_GROUP)
+      if (row->kind != KS_ROW_GROUP)
         {
-          g_autofree char *text = g_strdup_printf ("%s %s", row->expanded ? "▾" : "▸", row->label);
-
-          fill_rect (cr, 0, y, o->width, row->height, theme->group_background);
-          pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
-          pango_layout_set_font_description (pl, font);
-          draw_text (cr, pl, text, 6, y, o->width - 12, row->height, theme->foreground);
-          pango_font_description_set_weight (font, PANGO_WEIGHT_NORMAL);
-          pango_layout_set_font_description (pl, font);
-          continue;
+          ks_prims_reset (&prims);
+          ks_timeline_layout_build_prims (layout, r, &view, theme, o->matches, &prims);
+          cairo_save (cr);
+          cairo_rectangle (cr, o->header_width, y, view.width, row->height);
+          cairo_clip (cr);
+          replay (cr, pl, font, &prims, o->header_width, y);
+          cairo_restore (cr);
         }
-
-      draw_text (cr, pl, row->label, 6 + row->indent * 12, y + KS_ROW_PADDING,
-                 o->header_width - 12 - row->indent * 12,
-                 MIN (KS_LANE_HEIGHT, row->height), theme->dim_foreground);
 
       ks_prims_reset (&prims);
-      ks_timeline_layout_build_prims (layout, r, &view, theme, o->matches, &prims);
-
-      cairo_save (cr);
-      cairo_rectangle (cr, o->header_width, y, view.width, row->height);
-      cairo_clip (cr);
-      cairo_translate (cr, o->header_width, y);
-
-      for (guint i = 0; i < prims.rects->len; i++)
-        {
-          const KsPrimRect *pr = &g_array_index (prims.rects, KsPrimRect, i);
-
-          fill_rect (cr, pr->x, pr->y, pr->w, pr->h, pr->color);
-        }
-      for (guint i = 0; i < prims.texts->len; i++)
-        {
-          const KsPrimText *pt = &g_array_index (prims.texts, KsPrimText, i);
-
-          draw_text (cr, pl, pt->text, pt->x, pt->y, pt->w, pt->h, pt->color);
-        }
-      cairo_restore (cr);
-
-      fill_rect (cr, 0, y + row->height - 1, o->width, 1, theme->row_separator);
+      ks_timeline_layout_build_header (layout, r, theme, o->width, o->header_width, &prims);
+      replay (cr, pl, font, &prims, 0, y);
     }
 
+  ks_prims_reset (&prims);
+  ks_timeline_layout_build_ruler (&view, theme, o->width, o->height, o->header_width, o->ruler_height, &prims);
   cairo_save (cr);
   cairo_rectangle (cr, 0, 0, o->width, o->height);
   cairo_clip (cr);
-  draw_ruler (cr, pl, o, theme, &view);
+  replay (cr, pl, font, &prims, 0, 0);
   cairo_restore (cr);
 
   fill_rect (cr, o->header_width - 1, 0, 1, o->height, theme->row_separator);

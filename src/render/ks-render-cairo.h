@@ -13,9 +13,6 @@
 
 G_BEGIN_DECLS
 
-#define KS_HEADER_WIDTH  220
-#define KS_RULER_HEIGHT  26
-
 typedef struct
 {
   int           width;         /* whole picture, pixels */

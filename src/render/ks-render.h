@@ -7,7 +7,7 @@
 
 #pragma once
 
+#include "ks-format.h"
 #include "ks-palette.h"
 #include "ks-render-cairo.h"
-#include "ks-time-format.h"
 #include "ks-timeline-layout.h"

@@ -14,6 +14,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "ks-format.h"
+#include "ks-memory-series.h"
 #include "ks-timeline-layout.h"
 
 struct _KsTimelineLayout
@@ -25,16 +27,8 @@ struct _KsTimelineLayout
   guint   *track_rows;         /* track -> row */
   guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
-  GArray  *memory;             /* MemorySeries, counter index trace->n_counters + i */
+  GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
 };
-
-/* PyTorch reports allocator state as memory events, not counters: the
- * allocated bytes of each process and device drawn as a counter row. */
-typedef struct
-{
-  KsCounter counter;
-  guint32   process;
-} MemorySeries;
 
 static const KsCounter *
 layout_counter (KsTimelineLayout *self,
@@ -42,7 +36,7 @@ layout_counter (KsTimelineLayout *self,
 {
   if (index < self->trace->n_counters)
     return &self->trace->counters[index];
-  return &g_array_index (self->memory, MemorySeries, index - self->trace->n_counters).counter;
+  return &g_array_index (self->memory, const KsMemorySeries *, index - self->trace->n_counters)->allocated;
 }
 
 static guint32
@@ -51,84 +45,35 @@ n_layout_counters (KsTimelineLayout *self)
   return self->trace->n_counters + self->memory->len;
 }
 
+/* The memory series that belong to a process, drawn as counter rows of
+ * allocated bytes under it. */
 static void
-build_memory_series (KsTimelineLayout *self)
+find_memory_series (KsTimelineLayout *self)
 {
-  KsTrace *trace = self->trace;
-  g_autoptr(GHashTable) series = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr(GPtrArray) ts = g_ptr_array_new ();
-  g_autoptr(GPtrArray) values = g_ptr_array_new ();
+  const KsMemorySeriesSet *set = ks_memory_series_get (self->trace);
 
-  self->memory = g_array_new (FALSE, TRUE, sizeof (MemorySeries));
+  self->memory = g_array_new (FALSE, FALSE, sizeof (const KsMemorySeries *));
+  for (guint i = 0; i < set->n_series; i++)
+    if (set->series[i].process != KS_NO_INDEX)
+      {
+        const KsMemorySeries *m = &set->series[i];
 
-  for (guint32 i = 0; i < trace->n_memory_events; i++)
-    {
-      const KsMemoryEvent *e = &trace->memory_events[i];
-      guint32 process;
-      gint64 key, *stored;
-      gpointer pos;
-      double v;
-
-      if (e->total_allocated < 0 || e->thread >= trace->n_threads)
-        continue;
-      process = trace->threads[e->thread].process;
-      if (process >= trace->n_processes)
-        continue;
-
-      key = ((gint64)process << 17) | (gint64)(e->device + 1);
-      if (!g_hash_table_lookup_extended (series, &key, NULL, &pos))
-        {
-          MemorySeries m = { { 0 } };
-
-          m.counter.device = e->device;
-          m.counter.process = process;
-          m.process = process;
-          g_array_append_val (self->memory, m);
-          g_ptr_array_add (ts, g_array_new (FALSE, FALSE, sizeof (gint64)));
-          g_ptr_array_add (values, g_array_new (FALSE, FALSE, sizeof (double)));
-          stored = g_new (gint64, 1);
-          *stored = key;
-          pos = GUINT_TO_POINTER (self->memory->len);
-          g_hash_table_insert (series, stored, pos);
-        }
-      v = (double)e->total_allocated;
-      g_array_append_val (g_ptr_array_index (ts, GPOINTER_TO_UINT (pos) - 1), e->ts);
-      g_array_append_val (g_ptr_array_index (values, GPOINTER_TO_UINT (pos) - 1), v);
-    }
-
-  for (guint i = 0; i < self->memory->len; i++)
-    {
-      MemorySeries *m = &g_array_index (self->memory, MemorySeries, i);
-      GArray *t = g_ptr_array_index (ts, i);
-      GArray *v = g_ptr_array_index (values, i);
-
-      m->counter.n_samples = t->len;
-      m->counter.ts = (gint64 *)(gpointer)g_array_free (t, FALSE);
-      m->counter.value = (double *)(gpointer)g_array_free (v, FALSE);
-    }
-
-  {
-    GHashTableIter iter;
-    gpointer k;
-
-    g_hash_table_iter_init (&iter, series);
-    while (g_hash_table_iter_next (&iter, &k, NULL))
-      g_free (k);
-  }
+        g_array_append_val (self->memory, m);
+      }
 }
 
 static char *
-memory_label (const MemorySeries *m)
+memory_label (const KsMemorySeries *m)
 {
   g_autofree char *peak = NULL;
   double max = 0;
 
-  for (guint32 i = 0; i < m->counter.n_samples; i++)
-    max = MAX (max, m->counter.value[i]);
-  peak = g_format_size_full ((guint64)max, G_FORMAT_SIZE_IEC_UNITS);
-  if (m->counter.device < 0)
+  for (guint32 i = 0; i < m->allocated.n_samples; i++)
+    max = MAX (max, m->allocated.value[i]);
+  peak = ks_format_bytes ((guint64)max);
+  if (m->device < 0)
     return g_strdup_printf (_("CPU memory, peak %s"), peak);
-  return g_strdup_printf (_("GPU %d memory, peak %s"), m->counter.device, peak);
+  return g_strdup_printf (_("GPU %d memory, peak %s"), m->device, peak);
 }
 
 static int
@@ -546,7 +491,7 @@ build_rows (KsTimelineLayout *self)
 
       for (guint j = 0; j < self->memory->len; j++)
         {
-          const MemorySeries *m = &g_array_index (self->memory, MemorySeries, j);
+          const KsMemorySeries *m = g_array_index (self->memory, const KsMemorySeries *, j);
 
           if (m->process == p)
             add_row (self, KS_ROW_COUNTER, trace->n_counters + j, group, 1, memory_label (m));
@@ -625,7 +570,7 @@ ks_timeline_layout_new (KsTrace *trace)
   self->rows = g_array_new (FALSE, TRUE, sizeof (KsRow));
   self->visible = g_array_new (FALSE, FALSE, sizeof (guint));
   self->track_rows = g_new (guint, MAX (1, trace->n_tracks));
-  build_memory_series (self);
+  find_memory_series (self);
   self->counter_rows = g_new (guint, MAX (1, n_layout_counters (self)));
   memset (self->track_rows, 0xff, sizeof (guint) * MAX (1, trace->n_tracks));
   memset (self->counter_rows, 0xff, sizeof (guint) * MAX (1, n_layout_counters (self)));
@@ -648,11 +593,6 @@ ks_timeline_layout_free (KsTimelineLayout *self)
   g_array_unref (self->visible);
   g_free (self->track_rows);
   g_free (self->counter_rows);
-  for (guint i = 0; i < self->memory->len; i++)
-    {
-      g_free (g_array_index (self->memory, MemorySeries, i).counter.ts);
-      g_free (g_array_index (self->memory, MemorySeries, i).counter.value);
-    }
   g_array_unref (self->memory);
   g_free (self->name_colors[0]);
   g_free (self->name_colors[1]);
@@ -995,6 +935,7 @@ ks_prims_init (KsPrims *prims)
 {
   prims->rects = g_array_new (FALSE, FALSE, sizeof (KsPrimRect));
   prims->texts = g_array_new (FALSE, FALSE, sizeof (KsPrimText));
+  prims->strings = g_string_chunk_new (256);
 }
 
 void
@@ -1002,6 +943,7 @@ ks_prims_clear (KsPrims *prims)
 {
   g_clear_pointer (&prims->rects, g_array_unref);
   g_clear_pointer (&prims->texts, g_array_unref);
+  g_clear_pointer (&prims->strings, g_string_chunk_free);
 }
 
 void
@@ -1009,6 +951,7 @@ ks_prims_reset (KsPrims *prims)
 {
   g_array_set_size (prims->rects, 0);
   g_array_set_size (prims->texts, 0);
+  g_string_chunk_clear (prims->strings);
 }
 
 static inline void
@@ -1022,6 +965,104 @@ push_rect (KsPrims *prims,
   KsPrimRect r = { x, y, w, h, color };
 
   g_array_append_val (prims->rects, r);
+}
+
+static inline void
+push_text (KsPrims    *prims,
+           float       x,
+           float       y,
+           float       w,
+           float       h,
+           KsColor     color,
+           const char *text,
+           gboolean    bold)
+{
+  KsPrimText t = { x, y, w, h, color, text, bold };
+
+  g_array_append_val (prims->texts, t);
+}
+
+/* Ticks at least this far apart; a label gets this width less a margin. */
+#define TICK_MIN_PX   110
+#define TICK_LABEL_PX 105
+
+gint64
+ks_time_view_tick_step (const KsTimeView *view)
+{
+  return ks_time_tick_step (view->ns_per_px * view->width, view->width, TICK_MIN_PX);
+}
+
+void
+ks_timeline_layout_build_ruler (const KsTimeView *view,
+                                const KsTheme    *theme,
+                                int               width,
+                                int               height,
+                                int               header_width,
+                                int               ruler_height,
+                                KsPrims          *prims)
+{
+  double span = view->ns_per_px * view->width;
+  double t1 = view->t0 + span;
+  gint64 step = ks_time_view_tick_step (view);
+  /* Minor ticks split 1-2-5 steps in fifths or halves, when 4 px apart. */
+  gint64 minor = step % 5 == 0 ? step / 5 : step / 2;
+  gint64 scale = (gint64)MAX (fabs (view->t0), fabs (t1));
+  gint64 t;
+
+  push_rect (prims, 0, 0, width, ruler_height, theme->ruler_background);
+  push_rect (prims, 0, ruler_height - 1, width, 1, theme->row_separator);
+
+  if (minor > 0 && span / minor < view->width / 4.0)
+    for (t = (gint64)floor (view->t0 / minor) * minor; t <= t1; t += minor)
+      {
+        double x = floor (header_width + (t - view->t0) / view->ns_per_px);
+
+        if (x >= header_width)
+          push_rect (prims, x, ruler_height - 5, 1, 4, theme->dim_foreground);
+      }
+
+  for (t = (gint64)floor (view->t0 / step) * step; t <= t1; t += step)
+    {
+      double x = floor (header_width + (t - view->t0) / view->ns_per_px);
+      g_autofree char *label = NULL;
+
+      if (x < header_width)
+        continue;
+      label = ks_time_format_tick (t, step, scale);
+      push_rect (prims, x, 2, 1, ruler_height - 3, theme->dim_foreground);
+      push_rect (prims, x, ruler_height, 1, height - ruler_height, theme->grid);
+      push_text (prims, x + 3, 0, TICK_LABEL_PX, ruler_height - 4, theme->foreground,
+                 g_string_chunk_insert (prims->strings, label), FALSE);
+    }
+
+  push_rect (prims, 0, 0, header_width, ruler_height, theme->header_background);
+}
+
+void
+ks_timeline_layout_build_header (KsTimelineLayout *self,
+                                 guint             r,
+                                 const KsTheme    *theme,
+                                 int               width,
+                                 int               header_width,
+                                 KsPrims          *prims)
+{
+  const KsRow *row;
+
+  g_return_if_fail (r < self->rows->len);
+
+  row = &g_array_index (self->rows, KsRow, r);
+  if (row->kind == KS_ROW_GROUP)
+    {
+      g_autofree char *text = g_strdup_printf ("%s %s", row->expanded ? "▾" : "▸", row->label);
+
+      push_rect (prims, 0, 0, width, row->height, theme->group_background);
+      push_text (prims, 6, 0, width - 12, row->height, theme->foreground,
+                 g_string_chunk_insert (prims->strings, text), TRUE);
+    }
+  else
+    push_text (prims, 6 + row->indent * 12, KS_ROW_PADDING, header_width - 12 - row->indent * 12,
+               MIN (KS_LANE_HEIGHT, row->height), theme->dim_foreground, row->label, FALSE);
+  push_rect (prims, 0, row->height - 1, width, 1, theme->row_separator);
 }
 
 /* Matches too small to draw on their own: a tick of the match colour,
@@ -1135,6 +1176,7 @@ build_slice_prims (KsTimelineLayout *self,
                   t.h = h;
                   t.color = ks_palette_text_color (color);
                   t.text = ks_trace_string (self->trace, track->name_id[it->first]);
+                  t.bold = FALSE;
                   g_array_append_val (prims->texts, t);
                 }
             }

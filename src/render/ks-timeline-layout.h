@@ -26,6 +26,11 @@ G_BEGIN_DECLS
  * how many slices it holds. Counters are reduced to min/max per pixel
  * column. */
 
+/* The picture: a column of row headers on the left, the ruler across the
+ * top, the rows' time area below and to the right. */
+#define KS_HEADER_WIDTH    220
+#define KS_RULER_HEIGHT    26
+
 #define KS_LANE_HEIGHT     18
 #define KS_ROW_PADDING     2
 #define KS_GROUP_HEIGHT    26
@@ -100,15 +105,18 @@ typedef struct
   float       w;
   float       h;
   KsColor     color;
-  const char *text;        /* owned by the trace */
+  const char *text;        /* owned by the trace or by the prims' strings */
+  gboolean    bold;        /* group headers */
 } KsPrimText;
 
-/* Drawing primitives of one row, in pixels relative to the row's top
- * left corner in the time area. */
+/* Drawing primitives, replayed by each backend (cairo for pictures, GTK
+ * for the window): the rectangles first, then the texts, each in one line
+ * ellipsized to its width and centred in its height. */
 typedef struct
 {
-  GArray *rects;           /* KsPrimRect */
-  GArray *texts;           /* KsPrimText */
+  GArray       *rects;     /* KsPrimRect */
+  GArray       *texts;     /* KsPrimText */
+  GStringChunk *strings;   /* texts made for these prims (tick labels) */
 } KsPrims;
 
 typedef struct _KsTimelineLayout KsTimelineLayout;
@@ -173,8 +181,33 @@ KsColor           ks_timeline_layout_slice_color      (KsTimelineLayout  *self,
 void              ks_prims_init                       (KsPrims           *prims);
 void              ks_prims_clear                      (KsPrims           *prims);
 void              ks_prims_reset                      (KsPrims           *prims);
-/* The primitives of @row for @view. @matches, when given, has one byte
- * per string id: slices whose name is set are outlined. */
+/* The spacing of the ticks of @view's time axis: the smallest "nice" step
+ * at least 110 px apart (labels fit between them). */
+gint64            ks_time_view_tick_step              (const KsTimeView  *view);
+/* The ruler of a @width × @height picture whose time area, right of a
+ * @header_width column, shows @view: its band @ruler_height tall, minor
+ * and major ticks, the major ticks' labels, and their grid lines through
+ * the rows below; in picture coordinates. */
+void              ks_timeline_layout_build_ruler      (const KsTimeView  *view,
+                                                       const KsTheme     *theme,
+                                                       int                width,
+                                                       int                height,
+                                                       int                header_width,
+                                                       int                ruler_height,
+                                                       KsPrims           *prims);
+/* The header of @row in a picture @width wide with a @header_width column
+ * of labels: a group's band and title, or a row's label, and the line
+ * under the row; relative to the row's top left corner in the picture.
+ * Drawn after the row's content. */
+void              ks_timeline_layout_build_header     (KsTimelineLayout  *self,
+                                                       guint              row,
+                                                       const KsTheme     *theme,
+                                                       int                width,
+                                                       int                header_width,
+                                                       KsPrims           *prims);
+/* The primitives of @row for @view, relative to the row's top left
+ * corner in the time area. @matches, when given, has one byte per string
+ * id: slices whose name is set are outlined. */
 void              ks_timeline_layout_build_prims      (KsTimelineLayout  *self,
                                                        guint              row,
                                                        const KsTimeView  *view,

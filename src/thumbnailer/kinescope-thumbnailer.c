@@ -19,8 +19,8 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <locale.h>
 
+#include "ks-paths.h"
 #include "ks-render.h"
 #include "ks-trace-loader.h"
 
@@ -169,10 +169,7 @@ main (int   argc,
     { NULL }
   };
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  ks_i18n_init ();
 
   context = g_option_context_new (NULL);
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);

@@ -898,7 +898,7 @@ test_pageable_and_tiny (void)
   g_assert_cmpint (advice->ranges[0].end, ==, 2004000);
   g_test_message ("%s", advice->evidence);
   g_assert_nonnull (strstr (advice->evidence, "1 asynchronous copy"));
-  g_assert_nonnull (strstr (advice->evidence, "4.1"));
+  g_assert_nonnull (strstr (advice->evidence, "4.0\u00a0KiB, 1.00 µs"));
 
   g_assert_null (find_advice (a, "dataloader"));
   g_assert_null (find_advice (a, "sync-calls"));
@@ -1045,6 +1045,50 @@ test_definitions (void)
   g_assert_cmpstr (ks_gap_cause_to_string (KS_GAP_CAUSE_DATALOADER), ==, "dataloader");
 }
 
+/* Without GPU work the whole-trace busy buckets are the union of the CPU
+ * threads' activity: nested and overlapping slices count once. */
+static void
+test_trace_busy_cpu (void)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  guint32 process = ks_trace_builder_get_process (b, 100);
+  guint32 t1 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, process, 100));
+  guint32 t2 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, process, 101));
+  guint32 name = ks_trace_builder_intern (b, "work");
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsTraceBusy *tb;
+  double busy = 0;
+
+  ks_trace_builder_add_slice (b, t1, BASE, BASE + 100000, KS_SLICE_CPU_OP, name, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t1, BASE + 10000, BASE + 20000, KS_SLICE_CPU_OP, name, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t2, BASE + 50000, BASE + 150000, KS_SLICE_PYTHON, name, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t1, BASE + 300000, BASE + 400000, KS_SLICE_CPU_OP, name, 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  a = analyse (trace, 10000, FALSE);
+
+  tb = ks_analysis_get_trace_busy (a);
+  g_assert_false (tb->gpu);
+  /* 400 µs in 4096 buckets of 98 ns (the last one shorter). */
+  g_assert_cmpint (tb->bucket_ns, ==, 98);
+  g_assert_cmpuint (tb->n_buckets, ==, 4082);
+  for (guint i = 0; i < tb->n_buckets; i++)
+    {
+      gint64 b0 = i * tb->bucket_ns;
+      gint64 b1 = MIN (b0 + tb->bucket_ns, trace->duration_ns);
+
+      busy += tb->busy[i] * (b1 - b0);
+      if (b1 <= 150000 || b0 >= 300000)
+        g_assert_cmpfloat (tb->busy[i], ==, 1.0);
+      else if (b0 >= 150000 && b1 <= 300000)
+        g_assert_cmpfloat (tb->busy[i], ==, 0.0);
+    }
+  /* [0, 150 µs) and [300, 400 µs) */
+  g_assert_cmpfloat_with_epsilon (busy, 250000.0, 1e-6);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1068,6 +1112,7 @@ main (int   argc,
   g_test_add_func ("/analysis/shared-computation", test_shared_computation);
   g_test_add_func ("/analysis/definitions", test_definitions);
   g_test_add_func ("/analysis/nvtx-steps", test_nvtx_steps);
+  g_test_add_func ("/analysis/trace-busy-cpu", test_trace_busy_cpu);
 
   return g_test_run ();
 }

@@ -197,12 +197,9 @@ test_memory (void)
    * at 37430791 ns, in aten::convolution_backward; 1413480448 reserved) */
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, LB_GPU_ALLOCATIONS);
   {
-    /* g_format_size () puts a no-break space before the unit in UTF-8 locales */
-    g_autofree char *peak = g_format_size (344528384);
-    g_autofree char *resv = g_format_size (1413480448);
-    g_autofree char *cap = g_format_size (G_GUINT64_CONSTANT (150109880320));
-    g_autofree char *peak_text = g_strdup_printf ("Peak %s at 37.4 ms in aten::convolution_backward", peak);
-    g_autofree char *resv_text = g_strdup_printf ("Reserved up to %s of %s", resv, cap);
+    /* Binary units, with a no-break space before the unit */
+    const char *peak_text = "Peak 328.6\u00a0MiB at 37.4 ms in aten::convolution_backward";
+    const char *resv_text = "Reserved up to 1.3\u00a0GiB of 139.8\u00a0GiB";
 
     g_assert_nonnull (ks_test_find_label (page, peak_text));
     g_assert_nonnull (ks_test_find_label (page, resv_text));

@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
+#include "ks-analysis.h"
 #include "ks-render.h"
 #include "ks-trace-builder.h"
 #include "ks-trace-loader.h"
@@ -29,67 +30,6 @@ load_fixture (const char *name)
   g_assert_no_error (error);
   g_assert_nonnull (trace);
   return trace;
-}
-
-static void
-test_ticks (void)
-{
-  /* 1 s over 1000 px, ticks >= 100 px apart: 100 ms. */
-  g_assert_cmpint (ks_time_tick_step (1e9, 1000, 100), ==, 100000000);
-  /* 3.3 ms: wanted 330 µs, next 1-2-5 step is 500 µs. */
-  g_assert_cmpint (ks_time_tick_step (3.3e6, 1000, 100), ==, 500000);
-  /* 1.5 µs: wanted 150 ns -> 200 ns. */
-  g_assert_cmpint (ks_time_tick_step (1500, 1000, 100), ==, 200);
-  /* Below a nanosecond per tick the step stays 1 ns. */
-  g_assert_cmpint (ks_time_tick_step (7, 1000, 100), ==, 1);
-  /* 2 h: wanted 12 min -> 15 min. */
-  g_assert_cmpint (ks_time_tick_step (7.2e12, 1000, 100), ==, G_GINT64_CONSTANT (900000000000));
-  /* 10 days: wanted 1 day. */
-  g_assert_cmpint (ks_time_tick_step (864e12, 1000, 100), ==, G_GINT64_CONSTANT (86400000000000));
-
-  {
-    g_autofree char *a = ks_time_format_tick (1500000, 500000, 3000000);
-    g_autofree char *b = ks_time_format_tick (2000000000, 1000000000, 5000000000);
-    g_autofree char *c = ks_time_format_tick (1200, 200, 1400);
-    g_autofree char *d = ks_time_format_tick (G_GINT64_CONSTANT (5400000000000), G_GINT64_CONSTANT (900000000000),
-                                              G_GINT64_CONSTANT (7200000000000));
-    g_autofree char *e = ks_time_format_tick (250000, 50000, 400000);
-    /* Deep in a trace: 106.2 ms rather than 106200 µs, and the same unit
-     * for 0 on that axis. */
-    g_autofree char *f = ks_time_format_tick (106200000, 200000, 107000000);
-    g_autofree char *g = ks_time_format_tick (0, 200000, 107000000);
-    g_autofree char *h = ks_time_format_tick (300, 100, 800);
-
-    g_assert_cmpstr (a, ==, "1.5 ms");
-    g_assert_cmpstr (b, ==, "2 s");
-    g_assert_cmpstr (c, ==, "1.2 µs");
-    g_assert_cmpstr (d, ==, "1:30:00");
-    g_assert_cmpstr (e, ==, "250 µs");
-    g_assert_cmpstr (f, ==, "106.2 ms");
-    g_assert_cmpstr (g, ==, "0.0 ms");
-    g_assert_cmpstr (h, ==, "300 ns");
-  }
-  {
-    g_autofree char *a = ks_time_format_duration (850);
-    g_autofree char *b = ks_time_format_duration (12400);
-    g_autofree char *c = ks_time_format_duration (1250000000);
-    g_autofree char *d = ks_time_format_duration (G_GINT64_CONSTANT (123000000000));
-    gint64 ns = 0;
-
-    g_assert_cmpstr (a, ==, "850 ns");
-    g_assert_cmpstr (b, ==, "12.4 µs");
-    g_assert_cmpstr (c, ==, "1.25 s");
-    g_assert_cmpstr (d, ==, "2 min 03 s");
-
-    g_assert_true (ks_time_parse ("1.5ms", &ns));
-    g_assert_cmpint (ns, ==, 1500000);
-    g_assert_true (ks_time_parse ("400 us", &ns));
-    g_assert_cmpint (ns, ==, 400000);
-    g_assert_true (ks_time_parse ("1500", &ns));
-    g_assert_cmpint (ns, ==, 1500);
-    g_assert_false (ks_time_parse ("12 parsecs", &ns));
-    g_assert_false (ks_time_parse ("", &ns));
-  }
 }
 
 /* One thread: 1000 slices of 10 ns every 20 ns from 0, a second run of
@@ -343,6 +283,25 @@ test_memory_rows (void)
   g_assert_cmpfloat (top_x, >=, 100);
   g_assert_cmpfloat (top_x, <, 200);
   ks_prims_clear (&prims);
+
+  /* The analysis' memory curve is made of the same series: the event
+   * without a total moves neither (it used to count as 8 more bytes in
+   * the analysis, a peak of 3145736 at 150 ns). */
+  {
+    g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+    const KsMemoryCurve *curves;
+    guint n_curves = 0;
+
+    g_assert_no_error (error);
+    curves = ks_analysis_get_memory_curves (analysis, &n_curves);
+    g_assert_cmpuint (n_curves, ==, 2);
+    g_assert_cmpint (curves[0].device, ==, 0);
+    g_assert_cmpint (curves[0].peak_allocated, ==, (gint64)row->counter_max);
+    g_assert_cmpint (curves[0].peak_allocated_ts, ==, 100);
+    g_assert_cmpuint (curves[0].n_points, ==, 4);
+    g_assert_cmpint (curves[0].points[2].allocated, ==, 3145728);
+    g_assert_cmpint (curves[0].points[3].allocated, ==, 524288);
+  }
   ks_timeline_layout_free (layout);
 }
 
@@ -677,7 +636,6 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/render/ticks", test_ticks);
   g_test_add_func ("/render/lod-folding", test_lod_folding);
   g_test_add_func ("/render/folded-matches", test_folded_matches);
   g_test_add_func ("/render/lod-counter", test_lod_counter);

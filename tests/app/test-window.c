@@ -1289,6 +1289,131 @@ test_drop_and_recent (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static int
+compare_ints (gconstpointer a,
+              gconstpointer b)
+{
+  return *(const int *)a - *(const int *)b;
+}
+
+/* Pixel columns of the time area where row @y of a B8G8R8A8 picture
+ * shows @color (ticks are drawn opaque). */
+static GArray *
+columns_of_color (const guchar *data,
+                  gsize         stride,
+                  int           width,
+                  int           y,
+                  KsColor       color)
+{
+  GArray *xs = g_array_new (FALSE, FALSE, sizeof (int));
+
+  for (int x = KS_HEADER_WIDTH; x < width; x++)
+    {
+      const guchar *p = data + y * stride + 4 * x;
+
+      if (ABS (p[2] - (int)((color >> 24) & 0xff)) <= 8 &&
+          ABS (p[1] - (int)((color >> 16) & 0xff)) <= 8 &&
+          ABS (p[0] - (int)((color >> 8) & 0xff)) <= 8)
+        g_array_append_val (xs, x);
+    }
+  return xs;
+}
+
+static void
+assert_same_columns (GArray     *a,
+                     GArray     *b,
+                     const char *what)
+{
+  for (guint i = 0; i < MAX (a->len, b->len); i++)
+    if (i >= a->len || i >= b->len || g_array_index (a, int, i) != g_array_index (b, int, i))
+      g_error ("%s: tick %u at x = %d, expected %d", what, i,
+               i < a->len ? g_array_index (a, int, i) : -1,
+               i < b->len ? g_array_index (b, int, i) : -1);
+}
+
+/* The window's ruler and `kinescope-cli render`'s replay the same
+ * primitives of the layout: their ticks fall on the same pixel columns,
+ * the ones that ks_timeline_layout_build_ruler() lays out. */
+static void
+test_ruler_backends (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+  KsSession *session = ks_window_get_session (window);
+  const KsTheme *theme = ks_theme_get (FALSE);
+  int width = gtk_widget_get_width (GTK_WIDGET (timeline));
+  int height = gtk_widget_get_height (GTK_WIDGET (timeline));
+  int y = KS_RULER_HEIGHT - 3;   /* below the labels: major and minor ticks only */
+  g_autoptr(GArray) expected = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GArray) from_gtk = NULL;
+  g_autoptr(GArray) from_cairo = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree guchar *pixels = NULL;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  GtkSnapshot *snapshot;
+  KsRenderOptions options;
+  KsTimeView view;
+  KsPrims prims;
+  double t0, t1;
+
+  g_assert_false (adw_style_manager_get_dark (adw_style_manager_get_default ()));
+
+  /* A view with minor ticks as well: 2 ms from 40 ms. */
+  ks_session_set_visible (session, 40e6, 42e6);
+  ks_session_get_visible (session, &t0, &t1);
+
+  ks_render_options_init (&options, ks_session_get_trace (session), width, height);
+  options.t0 = t0;
+  options.t1 = t1;
+  ks_render_options_view (&options, &view);
+
+  ks_prims_init (&prims);
+  ks_timeline_layout_build_ruler (&view, theme, width, height, KS_HEADER_WIDTH, KS_RULER_HEIGHT, &prims);
+  for (guint i = 0; i < prims.rects->len; i++)
+    {
+      const KsPrimRect *r = &g_array_index (prims.rects, KsPrimRect, i);
+      int x = (int)r->x;
+
+      if (r->color == theme->dim_foreground && r->y <= y && r->y + r->h > y && r->w == 1 && x < width)
+        g_array_append_val (expected, x);
+    }
+  /* Major and minor ticks coincide every few ticks: each column once. */
+  g_array_sort (expected, compare_ints);
+  for (guint i = 1; i < expected->len; i++)
+    if (g_array_index (expected, int, i) == g_array_index (expected, int, i - 1))
+      g_array_remove_index (expected, i--);
+  ks_prims_clear (&prims);
+  g_assert_cmpuint (expected->len, >, 10);
+
+  /* The window, as GTK draws it. */
+  snapshot = gtk_snapshot_new ();
+  GTK_WIDGET_GET_CLASS (timeline)->snapshot (GTK_WIDGET (timeline), snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (GTK_WIDGET (timeline))),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  pixels = g_malloc (4 * (gsize)width * height);
+  gdk_texture_download (texture, pixels, 4 * width);
+  from_gtk = columns_of_color (pixels, 4 * width, width, y, theme->dim_foreground);
+
+  /* The picture, as cairo draws it. */
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cr = cairo_create (surface);
+  ks_render_cairo (layout, cr, &options);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  from_cairo = columns_of_color (cairo_image_surface_get_data (surface),
+                                 cairo_image_surface_get_stride (surface), width, y, theme->dim_foreground);
+  cairo_surface_destroy (surface);
+
+  assert_same_columns (from_gtk, expected, "window");
+  assert_same_columns (from_cairo, expected, "picture");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1313,6 +1438,7 @@ main (int   argc,
   g_test_add_func ("/app/window/drop-and-recent", test_drop_and_recent);
   g_test_add_func ("/app/window/load-warnings", test_load_warnings);
   g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
+  g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
 
   return g_test_run ();
 }

@@ -143,7 +143,7 @@ test_i18n_catalogue (void)
   g_assert_cmpstr (_("Preferences"), ==, "首选项");
   g_assert_cmpstr (g_dgettext (GETTEXT_PACKAGE, "Idle gap threshold"), ==, "空闲间隙阈值");
   /* Messages with <inttypes.h> macros are found and keep their conversion. */
-  g_assert_cmpstr (_("%" PRId64 " ns"), ==, "%" PRId64 " 纳秒");
+  g_assert_cmpstr (_("%s (%" PRIu64 " bytes)"), ==, "%s（%" PRIu64 " 字节）");
 }
 
 static void

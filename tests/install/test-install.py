@@ -18,16 +18,12 @@ import subprocess
 import sys
 import tempfile
 
+from ks_tap import finish, ok
+
 APP_ID = 'org.kinescope.Kinescope'
 KSCOPE_APPLICATION_ID = 0x4B53434F  # "KSCO"
 
 meson, build_root, source_root = sys.argv[1:4]
-results = []
-
-
-def ok(cond, what, detail=''):
-    results.append((bool(cond), what, detail))
-    return bool(cond)
 
 
 def run(argv, env=None, check=True, cwd=None):
@@ -56,18 +52,6 @@ def option(options, name):
 def is_elf(path):
     with open(path, 'rb') as f:
         return f.read(4) == b'\x7fELF'
-
-
-def finish():
-    print('1..%d' % len(results))
-    failed = 0
-    for i, (good, what, detail) in enumerate(results, 1):
-        print('%s %d - %s' % ('ok' if good else 'not ok', i, what))
-        if not good:
-            failed += 1
-            for line in detail.strip().splitlines():
-                print('# ' + line)
-    sys.exit(1 if failed else 0)
 
 
 def main():
@@ -159,6 +143,8 @@ def check_install(tmp):
             ok(is_elf(path), 'ELF file ' + d)
             if not name.endswith('.so'):
                 ok(os.access(path, os.X_OK), 'executable ' + d)
+
+    check_no_build_paths(destdir, installed_paths, tmp)
 
     schemas = os.path.join(share, 'glib-2.0', 'schemas')
     p = run(['glib-compile-schemas', '--strict', schemas], check=False)
@@ -269,6 +255,28 @@ def check_install(tmp):
                                        APP_ID + '.svg')), 'the desktop file icon exists')
         check_desktop_entry(os.path.join(share, 'applications', desktop_id), bin_dir)
         check_thumbnail(root, bindir, kscope, converted, tmp)
+
+
+def check_no_build_paths(destdir, installed_paths, tmp):
+    """Installed programs and libraries name neither the build tree nor the
+    source tree: run from the build tree they find its files at run time
+    (src/common/ks-paths.c), installed they use the prefix alone. The debug
+    information is left out of the search: it records the compiler's working
+    folder for debuggers, and distributions ship it apart."""
+    roots = {os.path.realpath(build_root), os.path.realpath(source_root)}
+    stripped = os.path.join(tmp, 'stripped')
+    for d in installed_paths:
+        path = destdir + d
+        if not os.path.isfile(path) or os.path.islink(path) or not is_elf(path):
+            continue
+        p = run(['objcopy', '--strip-debug', path, stripped], check=False)
+        if not ok(p.returncode == 0, 'objcopy --strip-debug ' + d, p.stderr):
+            continue
+        p = run(['strings', '-a', stripped], check=False)
+        found = sorted({line for line in p.stdout.splitlines()
+                        if any(r in line for r in roots)})
+        ok(p.returncode == 0 and not found,
+           'strings of %s name no build or source folder' % d, '\n'.join(found))
 
 
 def run_bytes(argv):

@@ -16,6 +16,7 @@
 #include "ks-kernels-page.h"
 #include "ks-memory-page.h"
 #include "ks-operators-page.h"
+#include "ks-overview.h"
 #include "ks-selection-page.h"
 #include "ks-summary-page.h"
 
@@ -60,6 +61,8 @@ set_pages (KsAnalysisPages *self)
   ks_memory_page_set_analysis (self->memory, trace, self->analysis);
   ks_selection_page_set_analysis (KS_SELECTION_PAGE (ks_window_get_page (self->window, "selection")),
                                   self->analysis);
+  /* The strip above the timeline draws the Summary's busy time. */
+  ks_overview_set_analysis (ks_window_get_overview (self->window), self->analysis);
 }
 
 static void

@@ -11,9 +11,9 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-format.h"
 #include "ks-gaps-page.h"
 #include "ks-page-table.h"
-#include "ks-time-format.h"
 
 struct _KsGapsPage
 {

@@ -13,10 +13,10 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "ks-format.h"
 #include "ks-kernels-page.h"
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
-#include "ks-time-format.h"
 
 struct _KsKernelsPage
 {

@@ -11,10 +11,10 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-format.h"
 #include "ks-memory-page.h"
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
-#include "ks-time-format.h"
 
 struct _KsMemoryPage
 {
@@ -50,7 +50,7 @@ static char *
 size_text (gpointer p,
            guint    i)
 {
-  return g_format_size (A (p)[i].bytes);
+  return ks_format_bytes (A (p)[i].bytes);
 }
 
 static int
@@ -156,9 +156,9 @@ update_device (KsMemoryPage *self)
 
   if (curve != NULL)
     {
-      g_autofree char *peak = g_format_size (curve->peak_allocated);
+      g_autofree char *peak = ks_format_bytes (curve->peak_allocated);
       g_autofree char *at = ks_time_format_duration (curve->peak_allocated_ts);
-      g_autofree char *resv = curve->peak_reserved >= 0 ? g_format_size (curve->peak_reserved) : g_strdup ("—");
+      g_autofree char *resv = curve->peak_reserved >= 0 ? ks_format_bytes (curve->peak_reserved) : g_strdup ("—");
 
       if (curve->peak_operator != 0)
         peak_text = g_strdup_printf (_("Peak %s at %s in %s"), peak, at,
@@ -167,7 +167,7 @@ update_device (KsMemoryPage *self)
         peak_text = g_strdup_printf (_("Peak %s at %s"), peak, at);
       if (curve->total_memory > 0)
         {
-          g_autofree char *cap = g_format_size (curve->total_memory);
+          g_autofree char *cap = ks_format_bytes (curve->total_memory);
 
           resv_text = g_strdup_printf (_("Reserved up to %s of %s"), resv, cap);
         }

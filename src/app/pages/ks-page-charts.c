@@ -12,8 +12,8 @@
 #include <glib/gi18n.h>
 #include <pango/pangocairo.h>
 
+#include "ks-format.h"
 #include "ks-page-charts.h"
-#include "ks-time-format.h"
 
 #define LABEL_H 14.0
 
@@ -154,7 +154,7 @@ ks_chart_draw_steps (cairo_t      *cr,
 static char *
 format_bytes_axis (gint64 bytes)
 {
-  return g_format_size (MAX (bytes, 0));
+  return ks_format_bytes (MAX (bytes, 0));
 }
 
 void

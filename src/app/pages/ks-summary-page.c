@@ -12,10 +12,10 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "ks-format.h"
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
 #include "ks-summary-page.h"
-#include "ks-time-format.h"
 
 struct _KsSummaryPage
 {

@@ -13,6 +13,7 @@
 #include "ks-record-session.h"
 
 #include "ks-nvml.h"
+#include "ks-paths.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -215,22 +216,31 @@ short_kernel_name (const char *demangled)
 static const char *
 find_inject_dir (void)
 {
+  static gsize once;
+  static char *built_dir;
   const char *env = g_getenv ("KINESCOPE_INJECT_DIR");
   g_autofree char *installed = NULL;
 
   if (env != NULL && *env)
     return env;
+
+  /* Run from the build tree: the library built beside us, not an
+   * installed one of another version. */
+  if (g_once_init_enter (&once))
+    {
+      g_autofree char *built = ks_paths_find_built ("src", "collector", "inject",
+                                                    "libkinescope-inject.so", NULL);
+
+      if (built != NULL)
+        built_dir = g_path_get_dirname (built);
+      g_once_init_leave (&once, 1);
+    }
+  if (built_dir != NULL)
+    return built_dir;
+
   installed = g_build_filename (PKGLIBDIR, "libkinescope-inject.so", NULL);
   if (g_file_test (installed, G_FILE_TEST_EXISTS))
     return PKGLIBDIR;
-#ifdef KS_INJECT_BUILDDIR
-  {
-    g_autofree char *built = g_build_filename (KS_INJECT_BUILDDIR, "libkinescope-inject.so", NULL);
-
-    if (g_file_test (built, G_FILE_TEST_EXISTS))
-      return KS_INJECT_BUILDDIR;
-  }
-#endif
   /* Set by the Flatpak'ed window: the sandbox's copy, seen from the host,
    * for a host kinescope-cli built without the CUDA toolkit. */
   env = g_getenv ("KINESCOPE_INJECT_FALLBACK_DIR");

@@ -1,11 +1,11 @@
-/* ks-time-format.c
+/* ks-format.c
  *
  * Copyright 2026 The Kinescope authors
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#define G_LOG_DOMAIN "ks-time-format"
+#define G_LOG_DOMAIN "ks-format"
 
 #include "config.h"
 
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ks-time-format.h"
+#include "ks-format.h"
 
 #define NS_PER_US  G_GINT64_CONSTANT (1000)
 #define NS_PER_MS  G_GINT64_CONSTANT (1000000)
@@ -172,6 +172,25 @@ ks_time_format_duration (gint64 ns)
   if (v >= 9.995)
     return g_strdup_printf ("%s%.1f %s", sign, v, unit);
   return g_strdup_printf ("%s%.2f %s", sign, v, unit);
+}
+
+char *
+ks_time_format_timestamp (gint64 ns)
+{
+  const char *sign = ns < 0 ? "−" : "";
+  gint64 a = ns < 0 ? -ns : ns;
+
+  if (a < NS_PER_S)
+    return g_strdup_printf ("%s%" G_GINT64_FORMAT ".%06" G_GINT64_FORMAT " ms",
+                            sign, a / NS_PER_MS, a % NS_PER_MS);
+  return g_strdup_printf ("%s%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT " s",
+                          sign, a / NS_PER_S, a % NS_PER_S);
+}
+
+char *
+ks_format_bytes (guint64 bytes)
+{
+  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
 }
 
 gboolean

@@ -1,4 +1,4 @@
-/* ks-time-format.h
+/* ks-format.h
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -10,6 +10,12 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
+
+/* How every part of Kinescope writes times and sizes for people: the
+ * command line, the analysis' advice, the timeline and the pages. One
+ * unit system: SI time units (ns, µs, ms, s, then min and h) and binary
+ * byte units (KiB, MiB, GiB). Machine output (CSV, JSON) writes plain
+ * integers instead. */
 
 /* Tick spacing for a time axis: the smallest "nice" step (1, 2 or 5
  * times a power of ten nanoseconds; above ten seconds 15 s, 30 s, 1, 2,
@@ -29,6 +35,14 @@ char   *ks_time_format_tick      (gint64  t_ns,
 /* A human duration with three significant digits: "850 ns",
  * "12.4 µs", "1.25 s", "2 min 03 s", "1 h 02 min". */
 char   *ks_time_format_duration  (gint64  ns);
+
+/* A point in time since the trace start, to the nanosecond:
+ * "39.962350 ms" below one second, "12.000000001 s" from there. */
+char   *ks_time_format_timestamp (gint64  ns);
+
+/* A size in binary units: "512 bytes", "128.0 KiB", "3.4 MiB" (the
+ * space before the unit does not break). */
+char   *ks_format_bytes          (guint64 bytes);
 
 /* Parses "12.5ms", "3 s", "400us", "1500" (ns), "1.2e6ns". */
 gboolean ks_time_parse           (const char *text,

@@ -9,13 +9,8 @@
 
 #include "config.h"
 
+#include "ks-range-set.h"
 #include "ks-range-stats.h"
-
-typedef struct
-{
-  gint64 start;
-  gint64 end;
-} Interval;
 
 typedef struct
 {
@@ -24,19 +19,10 @@ typedef struct
   KsRangeStats *stats;
   GHashTable   *kernels;     /* name id -> KsRangeEntry* (index + 1 in array) */
   GHashTable   *operators;
-  GArray       *intervals;   /* Interval of the current device */
+  GArray       *intervals;   /* KsTimeRange: kernels of the current device, clipped */
   GCancellable *cancellable;
   gboolean      cancelled;
 } Walk;
-
-static int
-compare_intervals (gconstpointer a,
-                   gconstpointer b)
-{
-  const Interval *ia = a, *ib = b;
-
-  return ia->start < ib->start ? -1 : ia->start > ib->start;
-}
 
 static int
 compare_entries (gconstpointer a,
@@ -99,7 +85,7 @@ visit_slice (const KsTrack *track,
     {
     case KS_SLICE_KERNEL:
       {
-        Interval iv = { a, b };
+        KsTimeRange iv = { a, b };
 
         account (w->kernels, w->stats->kernels, track->name_id[slice], clipped);
         if (b > a)
@@ -146,26 +132,14 @@ visit_slice (const KsTrack *track,
 static gint64
 union_length (GArray *intervals)
 {
-  gint64 total = 0, cur_start = 0, cur_end = G_MININT64;
+  KsRangeSet set;
+  gint64 total;
 
-  g_array_sort (intervals, compare_intervals);
-  for (guint i = 0; i < intervals->len; i++)
-    {
-      const Interval *iv = &g_array_index (intervals, Interval, i);
-
-      if (iv->start > cur_end)
-        {
-          if (cur_end > cur_start)
-            total += cur_end - cur_start;
-          cur_start = iv->start;
-          cur_end = iv->end;
-        }
-      else
-        cur_end = MAX (cur_end, iv->end);
-    }
-  if (cur_end > cur_start)
-    total += cur_end - cur_start;
-
+  ks_range_set_init (&set);
+  ks_range_set_add_unsorted (&set, (KsTimeRange *)(gpointer)intervals->data, intervals->len);
+  ks_range_set_seal (&set);
+  total = ks_range_set_total (&set);
+  ks_range_set_clear (&set);
   return total;
 }
 
@@ -203,7 +177,7 @@ ks_range_stats_compute (KsTrace      *trace,
   w.stats = stats;
   w.kernels = g_hash_table_new (NULL, NULL);
   w.operators = g_hash_table_new (NULL, NULL);
-  w.intervals = g_array_new (FALSE, FALSE, sizeof (Interval));
+  w.intervals = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
   w.cancellable = cancellable;
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
