@@ -779,6 +779,33 @@ test_hostile_progress (void)
   g_rmdir (dir);
 }
 
+/* A folder named 训练 and a file name with a quote and a backslash: the
+ * progress lines parse and the last one names the file exactly. */
+static void
+test_progress_path (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-训练-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "a\"b\\c.kscope", NULL);
+  const char *args[] = { "--progress-fd", "1", "-o", out, "--", "true", NULL };
+  g_auto(GStrv) lines = NULL;
+  yajl_val done;
+  Run r;
+
+  run_command (&r, "record", args);
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (g_strstrip (r.out), "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    yajl_tree_free (parse (lines[i]));
+  done = parse (lines[g_strv_length (lines) - 1]);
+  g_assert_cmpstr (get_str (done, "state"), ==, "done");
+  g_assert_cmpstr (get_str (done, "output"), ==, out);
+  yajl_tree_free (done);
+  run_clear (&r);
+
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -793,6 +820,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/hostile-names", test_hostile_names);
   g_test_add_func ("/analysis/cli/hostile-messages", test_hostile_messages);
   g_test_add_func ("/analysis/cli/hostile-progress", test_hostile_progress);
+  g_test_add_func ("/analysis/cli/progress-path", test_progress_path);
   g_test_add_func ("/analysis/cli/impossible-memory", test_impossible_memory);
 
   return g_test_run ();
