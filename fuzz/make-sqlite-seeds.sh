@@ -6,7 +6,10 @@
 #   fuzz/make-sqlite-seeds.sh KINESCOPE_CLI OUTDIR
 #
 # .kscope files converted from the JSON seeds in fuzz/corpus, and an
-# export with the Nsight Systems tables and columns the reader maps.
+# export with the Nsight Systems tables and columns the reader maps; then
+# the hostile shapes of tests/trace/test-hostile-files.c that fit in one
+# file: recordings cut short (complete = 0, with and without an
+# end_reason), a .kscope in WAL mode, an export listing 500 GPUs.
 set -eu
 CLI=$1
 OUT=$2
@@ -72,7 +75,22 @@ INSERT INTO NVTX_EVENTS VALUES (0, NULL, 75, 'MyLib', 1677721700, NULL, NULL, 1)
 INSERT INTO OSRT_API VALUES (1700, 1900, 27, 3355443401, 9);
 SQL
 
-for f in "$OUT"/*.kscope "$OUT/nsys.sqlite"; do
+cp "$OUT/kineto.kscope" "$OUT/cut-short-interrupted.kscope"
+sqlite3 "$OUT/cut-short-interrupted.kscope" \
+  "UPDATE KS_META SET value = '0' WHERE name = 'complete';
+   INSERT OR REPLACE INTO KS_META VALUES ('end_reason', 'interrupted');"
+cp "$OUT/kineto.kscope" "$OUT/cut-short-no-reason.kscope"
+sqlite3 "$OUT/cut-short-no-reason.kscope" \
+  "UPDATE KS_META SET value = '0' WHERE name = 'complete'; DELETE FROM KS_META WHERE name = 'end_reason';"
+cp "$OUT/kineto.kscope" "$OUT/wal-mode.kscope"
+cp "$OUT/nsys.sqlite" "$OUT/many-gpus.sqlite"
+sqlite3 "$OUT/many-gpus.sqlite" \
+  "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+   INSERT INTO TARGET_INFO_GPU SELECT 281474976710656, i, 'GPU ' || i, i * 1000, i % 200, 64, 32, 9, 0, 1024 FROM n;"
+
+for f in "$OUT"/*.kscope "$OUT"/*.sqlite; do
   sqlite3 "$f" "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;" > /dev/null
 done
+# Header bytes 18 and 19 say 2: the reader must not look for a -wal.
+sqlite3 "$OUT/wal-mode.kscope" "PRAGMA journal_mode=WAL;" > /dev/null
 ls -l "$OUT"

@@ -62,6 +62,9 @@ typedef enum
 #define KS_KSCOPE_META_DROPPED_RECORDS "dropped_records"
 #define KS_KSCOPE_META_CLOCK           "clock"
 #define KS_KSCOPE_META_ORIGIN_NS       "origin_ns"
+/* why a recording ended (kinescope-cli record); a loaded trace has it in
+ * its metadata, and a copy keeps it as "metadata.end_reason" */
+#define KS_KSCOPE_META_END_REASON      "end_reason"
 /* one KS_META row per metadata entry of a trace: "metadata.KEY" */
 #define KS_KSCOPE_META_METADATA_PREFIX "metadata."
 

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
@@ -22,6 +23,7 @@
 #include "ks-sqlite-private.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-builder.h"
+#include "ks-trace-private.h"
 
 #define NONE        G_MAXUINT32
 #define ROWS_PER_CHECK 16384
@@ -101,7 +103,9 @@ typedef struct
   guint64         rows_done;
   guint64         skipped;
 
-  char           *recovery_dir;   /* a rolled-back copy of a file left with a hot journal */
+  gboolean        journal_beside; /* left in the middle of a write: not rolled back */
+  gboolean        cut_short;      /* KS_META complete = 0 */
+  char           *end_reason;     /* KS_META end_reason */
 } Reader;
 
 /* Errors */
@@ -115,6 +119,11 @@ sqlite_error (Reader     *r,
   switch (rc & 0xff)
     {
     case SQLITE_CORRUPT:
+      /* What was half written is in the file: the journal was not replayed. */
+      if (r->journal_beside)
+        return g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                            _("“%s” is damaged: %s (it was left in the middle of a write, and its "
+                              "-journal is not replayed)"), r->display, msg);
       return g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                           _("“%s” is damaged: %s"), r->display, msg);
     case SQLITE_NOTADB:
@@ -792,6 +801,17 @@ load_meta (Reader  *r,
       if (name == NULL || value == NULL)
         continue;
 
+      if (strcmp (name, KS_KSCOPE_META_COMPLETE) == 0)
+        r->cut_short = strcmp (value, "0") == 0;
+      /* The recorder's row, or a copy's "metadata." one. */
+      if (strcmp (name, KS_KSCOPE_META_END_REASON) == 0 ||
+          strcmp (name, KS_KSCOPE_META_METADATA_PREFIX KS_KSCOPE_META_END_REASON) == 0)
+        {
+          g_free (r->end_reason);
+          r->end_reason = g_strdup (value);
+          ks_trace_builder_set_metadata (r->b, KS_KSCOPE_META_END_REASON, value);
+        }
+
       if (strcmp (name, KS_KSCOPE_META_ORIGIN_NS) == 0)
         {
           gint64 origin = g_ascii_strtoll (value, NULL, 10);
@@ -809,6 +829,50 @@ load_meta (Reader  *r,
     }
 
   return finish_stmt (r, stmt, failed);
+}
+
+/* A recording that says complete = 0 was cut short; its end_reason (as
+ * kinescope-cli record writes it, src/cli/ks-cli-record.c) says how. */
+static void
+warn_cut_short (Reader *r)
+{
+  static const struct { const char *reason; const char *text; } reasons[] = {
+    { "interrupted", N_("The recording was cut short: it was interrupted (Ctrl+C or a stop signal to "
+                        "the recorder) before the program ended") },
+    { "command-killed", N_("The recording was cut short: the program was killed by a signal or crashed") },
+    { "disk-full", N_("The recording was cut short: the disk was full (or a quota or file size limit "
+                      "was reached), so writing stopped while the program ran on unrecorded") },
+    { "write-failed", N_("The recording was cut short: the trace could not be written, so writing "
+                         "stopped while the program ran on unrecorded") },
+    { "spawn-failed", N_("The recording was cut short: the program could not be started") },
+    { "command-exited", N_("The recording was cut short: the program exited before the recorder "
+                           "finished the file") },
+    { "duration", N_("The recording was cut short while it was stopping at the requested duration") },
+  };
+  g_autofree char *shown = NULL;
+
+  if (!r->kscope || !r->cut_short)
+    return;
+
+  /* No reason: the recorder itself never got to finish the file. */
+  if (r->end_reason == NULL)
+    {
+      ks_trace_builder_add_warning (r->b, "%s", _("The recording was cut short: the recorder stopped before it "
+                                                  "finished the file (it was killed or crashed); what happened "
+                                                  "after its last save is missing"));
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (reasons); i++)
+    if (strcmp (r->end_reason, reasons[i].reason) == 0)
+      {
+        ks_trace_builder_add_warning (r->b, "%s", _(reasons[i].text));
+        return;
+      }
+
+  /* Someone else's text: one short line of it. */
+  shown = g_utf8_make_valid (r->end_reason, MIN (strlen (r->end_reason), 80));
+  g_strdelimit (shown, "\n\r\t", ' ');
+  ks_trace_builder_add_warning (r->b, _("The recording was cut short (the recorder gave the reason “%s”)"), shown);
 }
 
 /* Nsight's export metadata: the product and schema versions. */
@@ -2060,14 +2124,8 @@ check_header (const char  *path,
   int fd;
   int saved;
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   _("Could not open “%s”: %s"), display, g_strerror (saved));
-      return FALSE;
-    }
+  if ((fd = _ks_trace_open_regular_file (path, display, error)) < 0)
+    return FALSE;
 
   do
     n = read (fd, header, sizeof header);
@@ -2103,66 +2161,70 @@ interrupt_cb (void *data)
   return g_cancellable_is_cancelled (data) ? 1 : 0;
 }
 
-/* A recording cut short mid-transaction leaves a hot journal beside the
- * database; only a writer can roll it back. The file and its journal are
- * copied aside and the copy is opened instead, so the original stays
- * untouched and what was committed reads consistently. */
+/* Whether @path has a non-empty file @suffix beside it: looked at with
+ * lstat() only, so that nothing beside the input is followed or opened. */
 static gboolean
-copy_for_recovery (Reader      *r,
-                   const char  *path,
-                   char       **out_path,
-                   GError     **error)
+nonempty_beside (const char *path,
+                 const char *suffix)
 {
-  g_autofree char *journal = g_strconcat (path, "-journal", NULL);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *copy = NULL;
-  g_autofree char *copy_journal = NULL;
-  g_autoptr(GFile) src = NULL;
-  g_autoptr(GFile) dst = NULL;
+  g_autofree char *name = g_strconcat (path, suffix, NULL);
   GStatBuf st;
 
-  *out_path = NULL;
-  if (g_stat (journal, &st) != 0 || st.st_size == 0)
-    return TRUE;
-
-  r->recovery_dir = g_dir_make_tmp ("kinescope-recover-XXXXXX", error);
-  if (r->recovery_dir == NULL)
-    return FALSE;
-  copy = g_build_filename (r->recovery_dir, base, NULL);
-  copy_journal = g_strconcat (copy, "-journal", NULL);
-
-  src = g_file_new_for_path (path);
-  dst = g_file_new_for_path (copy);
-  if (!g_file_copy (src, dst, G_FILE_COPY_NONE, r->cancellable, NULL, NULL, error))
-    return FALSE;
-  g_clear_object (&src);
-  g_clear_object (&dst);
-  src = g_file_new_for_path (journal);
-  dst = g_file_new_for_path (copy_journal);
-  if (!g_file_copy (src, dst, G_FILE_COPY_NONE, r->cancellable, NULL, NULL, error))
-    return FALSE;
-
-  *out_path = g_steal_pointer (&copy);
-  return TRUE;
+  return g_lstat (name, &st) == 0 && st.st_size > 0;
 }
 
-static void
-remove_recovery (Reader *r)
+/* A rollback journal is hot, by SQLite's own rule, only when its first
+ * byte is not zero: the header's magic is written just before the first
+ * page of the database file is changed, and a journal kept between
+ * transactions (journal_mode = PERSIST, as the recorder keeps it) has its
+ * header zeroed at each commit. Only that byte is read, from a regular
+ * file that is not a link, without blocking. */
+static gboolean
+hot_journal_beside (const char *path)
 {
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
+  g_autofree char *name = g_strconcat (path, "-journal", NULL);
+  guint8 head = 0;
+  struct stat st;
+  gboolean hot = FALSE;
+  int fd;
 
-  if (r->recovery_dir == NULL)
-    return;
-  if ((dir = g_dir_open (r->recovery_dir, 0, NULL)))
-    while ((name = g_dir_read_name (dir)))
-      {
-        g_autofree char *child = g_build_filename (r->recovery_dir, name, NULL);
+  if (!nonempty_beside (path, "-journal"))
+    return FALSE;
+  fd = open (name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return TRUE;  /* there, but unreadable: it may be hot */
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    hot = TRUE;
+  else
+    hot = read (fd, &head, 1) != 1 || head != 0;
+  close (fd);
+  return hot;
+}
 
-        g_unlink (child);
-      }
-  g_rmdir (r->recovery_dir);
-  g_clear_pointer (&r->recovery_dir, g_free);
+int
+ks_sqlite_open_untrusted (const char  *path,
+                          sqlite3    **db)
+{
+  g_autofree char *absolute = g_canonicalize_filename (path, NULL);
+  g_autofree char *escaped = g_uri_escape_string (absolute, "/", FALSE);
+  g_autofree char *uri = g_strconcat ("file://", escaped, "?mode=ro&immutable=1", NULL);
+  int rc;
+
+  /* Immutable: no locks, no hot-journal check and so no rollback (which
+   * writes the file, and deletes whatever file a journal names as its
+   * super-journal), no -wal or -shm opened or created beside the file. */
+  rc = sqlite3_open_v2 (uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc != SQLITE_OK)
+    return rc;
+
+  /* Someone else's file: no triggers, views or schema-defined functions,
+   * and no way for a query to write. */
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+  sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+  return sqlite3_exec (*db, "PRAGMA trusted_schema = OFF; PRAGMA query_only = ON;", NULL, NULL, NULL);
 }
 
 static gboolean
@@ -2173,21 +2235,13 @@ open_database (Reader      *r,
   sqlite3_stmt *stmt = NULL;
   int rc;
 
-  /* A private copy may be written: that is how SQLite rolls it back. */
-  rc = sqlite3_open_v2 (path, &r->db,
-                        (r->recovery_dir ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX,
-                        NULL);
-  if (rc != SQLITE_OK)
-    return set_sqlite_error (r, rc, error);
+  /* A recording killed in the middle of a transaction leaves a hot
+   * journal. It is not replayed: the file loads as it was left, with what
+   * was committed and whatever part of the unfinished transaction SQLite
+   * had already written into it. */
+  r->journal_beside = hot_journal_beside (path);
 
-  /* Someone else's file: no triggers, views or schema-defined functions,
-   * and no way for a query to write. */
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
-  sqlite3_db_config (r->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
-  rc = sqlite3_exec (r->db, "PRAGMA trusted_schema = OFF; PRAGMA query_only = ON;", NULL, NULL, NULL);
+  rc = ks_sqlite_open_untrusted (path, &r->db);
   if (rc != SQLITE_OK)
     return set_sqlite_error (r, rc, error);
 
@@ -2302,8 +2356,8 @@ static void
 reader_clear (Reader *r)
 {
   g_clear_pointer (&r->db, sqlite3_close);
-  remove_recovery (r);
   g_clear_pointer (&r->display, g_free);
+  g_clear_pointer (&r->end_reason, g_free);
   g_clear_pointer (&r->b, ks_trace_builder_free);
   g_clear_pointer (&r->tables, g_hash_table_unref);
   g_clear_pointer (&r->smap, g_free);
@@ -2378,7 +2432,6 @@ ks_sqlite_reader_load (GFile         *file,
   Reader r;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *recovered = NULL;
   KsTraceBuilder *builder;
   KsTrace *trace;
   int version;
@@ -2403,8 +2456,7 @@ ks_sqlite_reader_load (GFile         *file,
     }
 
   if (!check_header (path, r.display, &local_error) ||
-      !copy_for_recovery (&r, path, &recovered, &local_error) ||
-      !open_database (&r, recovered ? recovered : path, &local_error) ||
+      !open_database (&r, path, &local_error) ||
       !check_trace (&r, &local_error))
     goto failed;
 
@@ -2415,9 +2467,13 @@ ks_sqlite_reader_load (GFile         *file,
   if (!r.kscope)
     ks_trace_builder_set_metadata (r.b, "source_name", r.display);
 
-  if (recovered != NULL)
-    ks_trace_builder_add_warning (r.b, _("The file was left in the middle of a write (its journal "
-                                         "was beside it); what was last being written is left out"));
+  if (r.journal_beside)
+    ks_trace_builder_add_warning (r.b, _("The file was left in the middle of a write (a -journal file "
+                                         "is beside it); the journal was not replayed, so only what the "
+                                         "database file itself holds was read"));
+  if (nonempty_beside (path, "-wal"))
+    ks_trace_builder_add_warning (r.b, _("Changes in the -wal file beside the database were not read; "
+                                         "only what the database file itself holds was read"));
 
   if (r.kscope && (version = user_version (&r)) > KS_KSCOPE_FORMAT_VERSION)
     ks_trace_builder_add_warning (r.b, _("The file was written in a newer format (version %d); "
@@ -2437,8 +2493,11 @@ ks_sqlite_reader_load (GFile         *file,
                                MIN ((guint64) table_rows (&r, "KS_INSTANTS"), most));
     }
 
-  if (!load_meta (&r, &local_error) ||
-      (!r.kscope && !load_export_meta (&r, &local_error)) ||
+  if (!load_meta (&r, &local_error))
+    goto failed;
+  warn_cut_short (&r);
+
+  if ((!r.kscope && !load_export_meta (&r, &local_error)) ||
       (has_table (&r, "StringIds") && !load_strings (&r, &local_error)) ||
       !load_processes (&r, &local_error) ||
       !load_threads (&r, &local_error) ||
@@ -2486,7 +2545,6 @@ ks_sqlite_reader_load (GFile         *file,
 
   /* The database is no longer needed while the builder sorts and links. */
   g_clear_pointer (&r.db, sqlite3_close);
-  remove_recovery (&r);
   builder = g_steal_pointer (&r.b);
   trace = ks_trace_builder_finish (builder, cancellable, &local_error);
   if (trace == NULL)

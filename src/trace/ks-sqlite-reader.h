@@ -7,6 +7,8 @@
 
 #pragma once
 
+#include <sqlite3.h>
+
 #include "ks-progress.h"
 #include "ks-trace.h"
 
@@ -20,5 +22,14 @@ KsTrace *ks_sqlite_reader_load (GFile         *file,
                                 KsProgress    *progress,
                                 GCancellable  *cancellable,
                                 GError       **error);
+
+/* Opens the database @path for reading only, as a file that may be
+ * hostile: read-only and immutable (nothing beside it, such as a -journal
+ * or a -wal, is read, replayed or created; the file itself is never
+ * written), defensive, no triggers, views or extensions. Returns the
+ * SQLite result code; *@db is set even when it fails, for
+ * sqlite3_errmsg() and sqlite3_close(). */
+int      ks_sqlite_open_untrusted (const char    *path,
+                                   sqlite3      **db);
 
 G_END_DECLS

@@ -83,6 +83,7 @@ struct _KsTraceBuilder
   GHashTable   *track_index;    /* Key(kind|group, device, stream) -> index + 1 */
   GHashTable   *async_index;    /* "process\x1fname" -> index + 1 */
   GArray       *gpus;           /* KsGpu */
+  GHashTable   *gpu_index;      /* device -> index + 1 */
   GArray       *flows;          /* PendingFlow */
   GArray       *counters;       /* KsCounter (samples kept apart) */
   GPtrArray    *counter_samples;/* CounterSamples */
@@ -180,6 +181,7 @@ ks_trace_builder_new (KsFormat format)
   self->track_index = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
   self->async_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpus = g_array_new (FALSE, TRUE, sizeof (KsGpu));
+  self->gpu_index = g_hash_table_new (NULL, NULL);
   self->flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
   self->counters = g_array_new (FALSE, TRUE, sizeof (KsCounter));
   self->counter_samples = g_ptr_array_new_with_free_func (counter_samples_free);
@@ -216,6 +218,7 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->track_index, g_hash_table_unref);
   g_clear_pointer (&self->async_index, g_hash_table_unref);
   g_clear_pointer (&self->gpus, g_array_unref);
+  g_clear_pointer (&self->gpu_index, g_hash_table_unref);
   g_clear_pointer (&self->flows, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
   g_clear_pointer (&self->counter_samples, g_ptr_array_unref);
@@ -432,6 +435,19 @@ ks_trace_builder_set_metadata (KsTraceBuilder *self,
     g_hash_table_insert (self->metadata, g_strdup (key), g_strdup (value));
 }
 
+/* Whether @line is one of the lines of @text. */
+static gboolean
+has_line (const char *text,
+          const char *line)
+{
+  gsize len = strlen (line);
+
+  for (const char *p = text; (p = strstr (p, line)) != NULL; p++)
+    if ((p == text || p[-1] == '\n') && (p[len] == 0 || p[len] == '\n'))
+      return TRUE;
+  return FALSE;
+}
+
 void
 ks_trace_builder_add_warning (KsTraceBuilder *self,
                               const char     *format,
@@ -445,7 +461,11 @@ ks_trace_builder_add_warning (KsTraceBuilder *self,
   text = g_strdup_vprintf (format, args);
   va_end (args);
 
+  /* Once each: a .kscope copy keeps its source's load warnings among its
+   * diagnostics, and the reader may find the same again. */
   old = g_hash_table_lookup (self->metadata, "warnings");
+  if (old != NULL && has_line (old, text))
+    return;
   if (old != NULL)
     {
       g_autofree char *joined = g_strconcat (old, "\n", text, NULL);
@@ -806,17 +826,17 @@ void
 ks_trace_builder_add_gpu (KsTraceBuilder *self,
                           const KsGpu    *gpu)
 {
-  for (guint i = 0; i < self->gpus->len; i++)
-    {
-      KsGpu *g = &g_array_index (self->gpus, KsGpu, i);
+  /* A file may list a great many GPUs (or one many times): no scan. */
+  gpointer key = GINT_TO_POINTER (gpu->device);
+  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (self->gpu_index, key));
 
-      if (g->device == gpu->device)
-        {
-          *g = *gpu;
-          return;
-        }
+  if (index != 0)
+    {
+      g_array_index (self->gpus, KsGpu, index - 1) = *gpu;
+      return;
     }
   g_array_append_val (self->gpus, *gpu);
+  g_hash_table_insert (self->gpu_index, key, GUINT_TO_POINTER (self->gpus->len));
 }
 
 void

@@ -9,15 +9,21 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include <gio/gunixinputstream.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <sqlite3.h>
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
+#include "ks-trace-private.h"
 
 #define SNIFF_LEN (64 * 1024)
 #define SQLITE_MAGIC "SQLite format 3"
@@ -108,6 +114,83 @@ ks_trace_detect_format_from_data (const guint8 *data,
   return sniff_json (data, len);
 }
 
+static void
+set_not_regular (const char  *display,
+                 mode_t       mode,
+                 GError     **error)
+{
+  if (S_ISFIFO (mode))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                 _("%s: a named pipe (FIFO), not a trace file; only regular files and folders can be opened"),
+                 display);
+  else if (S_ISCHR (mode))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                 _("%s: a character device, not a trace file; only regular files and folders can be opened"),
+                 display);
+  else if (S_ISBLK (mode))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                 _("%s: a block device, not a trace file; only regular files and folders can be opened"),
+                 display);
+  else if (S_ISSOCK (mode))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                 _("%s: a socket, not a trace file; only regular files and folders can be opened"),
+                 display);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                 _("%s: a special file, not a trace file; only regular files and folders can be opened"),
+                 display);
+}
+
+/* Opens @path for reading, or fails with an error naming @display.
+ * Only a regular file opens (a symlink to one too: the user chose it): a
+ * FIFO would block open() and every read() for good, and opening a
+ * device can act on it, so the type is checked before the open, and
+ * again on the open file, in case it was swapped in between; O_NONBLOCK
+ * keeps that open from waiting on a FIFO. */
+int
+_ks_trace_open_regular_file (const char  *path,
+                             const char  *display,
+                             GError     **error)
+{
+  GStatBuf st;
+  int fd, saved;
+
+  if (g_stat (path, &st) != 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "%s: %s", display, g_strerror (saved));
+      return -1;
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   _("%s: a folder, not a trace file"), display);
+      return -1;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      set_not_regular (display, st.st_mode, error);
+      return -1;
+    }
+
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "%s: %s", display, g_strerror (saved));
+      return -1;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      set_not_regular (display, st.st_mode, error);
+      g_close (fd, NULL);
+      return -1;
+    }
+  return fd;
+}
+
 /* A database without our application id is an Nsight Systems export
  * when it has StringIds and CUPTI or NVTX tables (TRACE_FORMAT.md). */
 static gboolean
@@ -124,7 +207,7 @@ check_nsys_tables (GFile   *file,
   if (path == NULL)
     return TRUE;   /* not a local file: the reader will tell */
 
-  rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL);
+  rc = ks_sqlite_open_untrusted (path, &db);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &stmt, NULL);
   if (rc != SQLITE_OK)
@@ -172,7 +255,8 @@ ks_trace_detect_format (GFile   *file,
                         GError **error)
 {
   g_autofree char *name = NULL;
-  g_autoptr(GFileInputStream) stream = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GInputStream) stream = NULL;
   g_autofree guint8 *data = NULL;
   GError *local_error = NULL;
   gsize len = 0;
@@ -193,14 +277,36 @@ ks_trace_detect_format (GFile   *file,
       return KS_FORMAT_KINETO_JSON;
     }
 
-  stream = g_file_read (file, NULL, &local_error);
-  if (stream == NULL)
+  path = g_file_get_path (file);
+  if (path != NULL)
     {
-      g_propagate_prefixed_error (error, local_error, "%s: ", name);
-      return KS_FORMAT_UNKNOWN;
+      int fd = _ks_trace_open_regular_file (path, name, error);
+
+      if (fd < 0)
+        return KS_FORMAT_UNKNOWN;
+      stream = g_unix_input_stream_new (fd, TRUE);
+    }
+  else
+    {
+      /* Not a local file (a GVfs location): no FIFOs there, but the type
+       * is asked all the same. */
+      g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                                                     G_FILE_QUERY_INFO_NONE, NULL, NULL);
+
+      if (info != NULL && g_file_info_get_file_type (info) == G_FILE_TYPE_SPECIAL)
+        {
+          set_not_regular (name, 0, error);
+          return KS_FORMAT_UNKNOWN;
+        }
+      stream = G_INPUT_STREAM (g_file_read (file, NULL, &local_error));
+      if (stream == NULL)
+        {
+          g_propagate_prefixed_error (error, local_error, "%s: ", name);
+          return KS_FORMAT_UNKNOWN;
+        }
     }
   data = g_malloc (SNIFF_LEN);
-  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), data, SNIFF_LEN, &len, NULL, &local_error))
+  if (!g_input_stream_read_all (stream, data, SNIFF_LEN, &len, NULL, &local_error))
     {
       g_propagate_prefixed_error (error, local_error, "%s: ", name);
       return KS_FORMAT_UNKNOWN;

@@ -13,4 +13,8 @@ G_BEGIN_DECLS
 
 void _ks_track_clear (KsTrack *track);
 
+int  _ks_trace_open_regular_file (const char  *path,
+                                  const char  *display,
+                                  GError     **error);
+
 G_END_DECLS

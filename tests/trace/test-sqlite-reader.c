@@ -19,6 +19,7 @@
 #include "ks-trace-loader.h"
 
 #include "test-sqlite-compare.h"
+#include "test-sqlite-util.h"
 
 #define GPID(vm, pid)       (((gint64)(vm) << 48) | ((gint64)(pid) << 24))
 #define GTID(vm, pid, tid)  (GPID (vm, pid) | (tid))
@@ -343,16 +344,6 @@ create_statement (const char *dump,
   end = strstr (start, ");\n");
   g_assert_nonnull (end);
   return g_strndup (start, end + 2 - start);
-}
-
-static void
-exec_sql (sqlite3    *db,
-          const char *sql)
-{
-  char *msg = NULL;
-
-  if (sqlite3_exec (db, sql, NULL, NULL, &msg) != SQLITE_OK)
-    g_error ("%s: %s", sql, msg);
 }
 
 /* A small export built from the real CREATE TABLE text of an Nsight
@@ -687,6 +678,81 @@ test_export (gconstpointer data)
   assert_traces_equal (trace, back, FALSE);
 
   remove_path (kscope);
+  remove_path (path);
+}
+
+/* An export whose TARGET_INFO_GPU has 300,000 rows (a hostile file; it
+ * took 33 s while GPUs were looked up one by one): every device, in order,
+ * a later row of a device replacing an earlier one, and the kernels on
+ * their streams. */
+static void
+test_many_gpus (void)
+{
+  g_autofree char *path = make_export ("nsys-2024.6.2_schema-3.16.1.sql", FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTraceCounts counts;
+  const KsGpu *gpu;
+  sqlite3 *db = NULL;
+
+  if (path == NULL)
+    {
+      g_test_skip ("the Nsight schema dumps of the corpus (KS_SHARED_DIR) are absent");
+      return;
+    }
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  /* Devices 300000 down to 1 (the export's device 0 stays), then 1000
+   * of them again with other properties. */
+  exec_sql (db,
+            "WITH RECURSIVE n(i) AS (SELECT 300000 UNION ALL SELECT i - 1 FROM n WHERE i > 1)"
+            " INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, maxWarpsPerSm,"
+            " threadsPerWarp, computeMajor, computeMinor, maxThreadsPerBlock)"
+            " SELECT 281474976710656, i, 'GPU ' || i, i * 1000, i % 200, 64, 32, 9, 0, 1024 FROM n;"
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 7 FROM n WHERE i < 6994)"
+            " INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, maxWarpsPerSm,"
+            " threadsPerWarp, computeMajor, computeMinor, maxThreadsPerBlock)"
+            " SELECT 281474976710656, i, 'Replaced ' || i, 1, 1, 48, 32, 8, 6, 512 FROM n;");
+  g_assert_cmpint (sqlite3_changes (db), ==, 1000);
+  sqlite3_close (db);
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_gpus, ==, 300001);
+  for (guint32 i = 0; i < trace->n_gpus; i++)
+    g_assert_cmpint (trace->gpus[i].device, ==, (gint32) i);
+
+  gpu = ks_trace_find_gpu (trace, 0);
+  g_assert_true (gpu == &trace->gpus[0]);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "Test GPU");
+  g_assert_cmpuint (gpu->sm_count, ==, 80);
+
+  gpu = ks_trace_find_gpu (trace, 123457);
+  g_assert_nonnull (gpu);
+  g_assert_cmpint (gpu->device, ==, 123457);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "GPU 123457");
+  g_assert_cmpuint (gpu->total_memory, ==, G_GUINT64_CONSTANT (123457000));
+  g_assert_cmpuint (gpu->sm_count, ==, 57);
+  g_assert_cmpuint (gpu->max_threads_per_sm, ==, 64 * 32);
+
+  /* 6994 = 1 + 7 * 999: the last device written twice. */
+  gpu = ks_trace_find_gpu (trace, 6994);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "Replaced 6994");
+  g_assert_cmpuint (gpu->compute_major, ==, 8);
+  g_assert_cmpuint (gpu->max_threads_per_block, ==, 512);
+  gpu = ks_trace_find_gpu (trace, 6995);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "GPU 6995");
+  g_assert_cmpuint (gpu->compute_major, ==, 9);
+
+  g_assert_null (ks_trace_find_gpu (trace, 300001));
+  g_assert_null (ks_trace_find_gpu (trace, -1));
+  g_assert_true (ks_trace_find_gpu (trace, 300000) == &trace->gpus[300000]);
+
+  /* The rest of the export reads as without them. */
+  ks_trace_get_counts (trace, &counts);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 3);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_MEMCPY], ==, 1);
+
   remove_path (path);
 }
 
@@ -1119,22 +1185,36 @@ test_bad_random_damage (void)
   remove_path (damaged);
 }
 
-static void
-copy_file (const char *from,
-           const char *to)
+/* The count of @table in the database file @path alone, as SQLite reads
+ * it when told that nothing else exists. */
+static gint64
+count_in_file (const char *path,
+               const char *table)
 {
-  g_autofree char *contents = NULL;
-  gsize size;
+  g_autofree char *uri = g_strdup_printf ("file:%s?immutable=1", path);
+  g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM %s", table);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gint64 n = -1;
 
-  g_assert_true (g_file_get_contents (from, &contents, &size, NULL));
-  g_assert_true (g_file_set_contents (to, contents, size, NULL));
+  g_assert_cmpint (sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return n;
 }
 
 /* A recording killed in the middle of a transaction leaves its journal
- * beside the file; what was committed still loads, and the file and its
- * journal are left as they were. */
+ * beside the file. The journal is not replayed (a rollback writes the
+ * file, and a journal from someone else could name any file as its
+ * super-journal, which the rollback deletes): what the database file
+ * holds loads, with a warning, and the file and its journal are left as
+ * they were. With @spill, the transaction was big enough for SQLite to
+ * write some of it into the file before the "crash". */
 static void
-test_hot_journal (void)
+check_hot_journal (gboolean spill)
 {
   g_autofree char *src = cloverleaf_path ();
   g_autofree char *live = NULL;
@@ -1144,12 +1224,15 @@ test_hot_journal (void)
   g_autofree char *committed = NULL;
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
+  g_autofree char *journal_before = NULL;
+  g_autofree char *journal_after = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsTrace) back = NULL;
   g_autoptr(GFile) out = NULL;
   KsTraceCounts counts;
-  gsize committed_size, before_size, after_size;
+  gsize committed_size, before_size, after_size, journal_size, journal_after_size;
+  gint64 kernels, runtime;
   sqlite3 *db = NULL;
 
   if (src == NULL)
@@ -1166,11 +1249,13 @@ test_hot_journal (void)
   g_assert_no_error (error);
   g_assert_true (g_file_get_contents (live, &committed, &committed_size, NULL));
 
-  /* A transaction big enough to spill into the file, then a "crash". */
+  /* A transaction, then a "crash": the files copied as they are. */
   g_assert_cmpint (sqlite3_open (live, &db), ==, SQLITE_OK);
-  exec_sql (db, "PRAGMA journal_mode = DELETE; PRAGMA cache_size = 8; BEGIN;"
-                "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME;"
-                "UPDATE StringIds SET value = 'overwritten';");
+  exec_sql (db, spill ? "PRAGMA journal_mode = DELETE; PRAGMA cache_size = 8; BEGIN;"
+                        "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME;"
+                        "UPDATE StringIds SET value = 'overwritten';"
+                      : "PRAGMA journal_mode = DELETE; BEGIN;"
+                        "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; UPDATE StringIds SET value = 'overwritten';");
   crashed = temp_path ("crashed.kscope");
   crashed_journal = g_strconcat (crashed, "-journal", NULL);
   live_journal = g_strconcat (live, "-journal", NULL);
@@ -1180,25 +1265,57 @@ test_hot_journal (void)
   sqlite3_close (db);
 
   g_assert_true (g_file_get_contents (crashed, &before, &before_size, NULL));
-  g_assert_false (before_size == committed_size && memcmp (before, committed, before_size) == 0);
+  g_assert_true (g_file_get_contents (crashed_journal, &journal_before, &journal_size, NULL));
+  g_assert_cmpuint (journal_size, >, 0);
+  /* Spilled, the file holds part of the transaction; else none of it. */
+  g_assert_true (spill != (before_size == committed_size && memcmp (before, committed, before_size) == 0));
+  kernels = count_in_file (crashed, "CUPTI_ACTIVITY_KIND_KERNEL");
+  runtime = count_in_file (crashed, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  g_test_message ("the file alone holds %" G_GINT64_FORMAT " kernels, %" G_GINT64_FORMAT " runtime calls",
+                  kernels, runtime);
+  if (!spill)
+    {
+      g_assert_cmpint (kernels, ==, 1312);
+      g_assert_cmpint (runtime, ==, 3048);
+    }
 
   back = load (crashed, &error);
   g_assert_no_error (error);
   ks_trace_get_counts (back, &counts);
-  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, 1312);
-  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME] + counts.by_kind[KS_SLICE_CUDA_DRIVER], ==, 3048);
-  g_assert_nonnull (strstr (ks_trace_get_metadata (back, "warnings"), "middle of a write"));
-  g_assert_cmpuint (count_named (back, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel"), ==, 1312);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_KERNEL], ==, kernels);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_CUDA_RUNTIME] + counts.by_kind[KS_SLICE_CUDA_DRIVER], ==, runtime);
+  /* Unspilled, the journal's header is still zero: the file was not
+   * touched, nothing is missing, and nothing is said. */
+  g_assert_cmpstr (ks_trace_get_metadata (back, "warnings"), ==,
+                   spill ? "The file was left in the middle of a write (a -journal file is beside it); the journal "
+                           "was not replayed, so only what the database file itself holds was read"
+                         : NULL);
+  if (!spill)
+    g_assert_cmpuint (count_named (back, KS_SLICE_CUDA_RUNTIME, "cudaLaunchKernel"), ==, 1312);
 
-  /* Read-only: the damaged file and its journal are exactly as they were. */
-  g_assert_true (g_file_test (crashed_journal, G_FILE_TEST_EXISTS));
+  /* Read-only: the file and its journal are exactly as they were. */
   g_assert_true (g_file_get_contents (crashed, &after, &after_size, NULL));
   g_assert_cmpuint (after_size, ==, before_size);
   g_assert_cmpint (memcmp (after, before, after_size), ==, 0);
+  g_assert_true (g_file_get_contents (crashed_journal, &journal_after, &journal_after_size, NULL));
+  g_assert_cmpuint (journal_after_size, ==, journal_size);
+  g_assert_cmpint (memcmp (journal_after, journal_before, journal_size), ==, 0);
 
   g_unlink (crashed_journal);
   remove_path (crashed);
   remove_path (live);
+}
+
+static void
+test_hot_journal (void)
+{
+  check_hot_journal (FALSE);
+}
+
+static void
+test_hot_journal_spilled (void)
+{
+  check_hot_journal (TRUE);
 }
 
 typedef struct
@@ -1584,7 +1701,8 @@ test_same_schema (void)
 }
 
 /* A recording cut short (the recorder killed after a commit) has the
- * lookup tables already, says complete = 0, and reads back right. */
+ * lookup tables already, says complete = 0, reads back right, and the
+ * load says it was cut short. */
 static void
 test_cut_short (void)
 {
@@ -1605,6 +1723,12 @@ test_cut_short (void)
   trace = load (path, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (ks_trace_get_metadata (trace, "complete"), ==, "0");
+  /* The recorder never finished: no end_reason. The diagnostics follow. */
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "warnings"), ==,
+                   "The recording was cut short: the recorder stopped before it finished the file "
+                   "(it was killed or crashed); what happened after its last save is missing\n"
+                   "no NVML: GPU metrics are not sampled\n"
+                   "error: CUPTI_ERROR_NOT_INITIALIZED");
   stream = find_stream (trace, trace->processes[0].group, 0, 7);
   g_assert_nonnull (stream);
   g_assert_cmpuint (stream->n_slices, ==, 4);
@@ -1678,11 +1802,13 @@ main (int   argc,
   g_test_add_func ("/sqlite/nsys/corpus", test_corpus);
   g_test_add_func ("/sqlite/kscope/recorder", test_recorder_file);
   g_test_add_func ("/sqlite/kscope/hot-journal", test_hot_journal);
+  g_test_add_func ("/sqlite/kscope/hot-journal-spilled", test_hot_journal_spilled);
   g_test_add_func ("/sqlite/kscope/schema/recorder-and-writer", test_same_schema);
   g_test_add_func ("/sqlite/kscope/schema/cut-short", test_cut_short);
   g_test_add_func ("/sqlite/kscope/diagnostics-severity", test_diagnostics_severity);
   g_test_add_data_func ("/sqlite/nsys/schema-2.9.1", "nsys-2022.2.1_schema-2.9.1.sql", test_export);
   g_test_add_data_func ("/sqlite/nsys/schema-3.16.1", "nsys-2024.6.2_schema-3.16.1.sql", test_export);
+  g_test_add_func ("/sqlite/nsys/many-gpus", test_many_gpus);
   g_test_add_func ("/sqlite/bad/corrupt", test_bad_corrupt);
   g_test_add_func ("/sqlite/bad/truncated", test_bad_truncated);
   g_test_add_func ("/sqlite/bad/not-a-trace", test_bad_not_trace);
