@@ -81,6 +81,19 @@ json_finish (Printer      *p,
   g_string_append_c (p->out, '\n');
 }
 
+/* A JSON object of one member: the list of @report, at most @n_rows. */
+static void
+json_list (Printer  *p,
+           KsReport *report,
+           guint     n_rows)
+{
+  g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+  ks_json_begin_object (json, NULL);
+  ks_report_write_json (report, json, NULL, n_rows);
+  json_finish (p, json);
+}
+
 /* Summary */
 
 static void
@@ -325,13 +338,7 @@ report_operators (Printer *p)
   guint n = limited (p, operators->n_rows, 30);
 
   if (p->format == KS_REPORT_JSON)
-    {
-      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
-
-      ks_json_begin_object (json, NULL);
-      write_list (p, operators, json, NULL, n);
-      json_finish (p, json);
-    }
+    json_list (p, operators, n);
   else
     write_list (p, operators, NULL, NULL, n);
 }
@@ -466,13 +473,7 @@ report_advice (Printer *p)
   g_autoptr(KsReport) advice = ks_report_new_advice (p->trace, p->analysis);
 
   if (p->format == KS_REPORT_JSON)
-    {
-      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
-
-      ks_json_begin_object (json, NULL);
-      write_list (p, advice, json, NULL, G_MAXUINT);
-      json_finish (p, json);
-    }
+    json_list (p, advice, G_MAXUINT);
   else if (p->format == KS_REPORT_CSV)
     write_list (p, advice, NULL, NULL, G_MAXUINT);
   else
@@ -486,13 +487,7 @@ report_steps (Printer *p)
   g_autoptr(KsReport) steps = ks_report_new_steps (p->trace, p->analysis);
 
   if (p->format == KS_REPORT_JSON)
-    {
-      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
-
-      ks_json_begin_object (json, NULL);
-      write_list (p, steps, json, NULL, G_MAXUINT);
-      json_finish (p, json);
-    }
+    json_list (p, steps, G_MAXUINT);
   else if (p->format == KS_REPORT_CSV)
     write_list (p, steps, NULL, NULL, G_MAXUINT);
   else if (steps->n_rows == 0)
