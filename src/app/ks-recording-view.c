@@ -18,6 +18,7 @@
 
 #include "ks-format.h"
 #include "ks-paths.h"
+#include "ks-json-writer.h"
 #include "ks-recording-view.h"
 
 #define PROGRESS_FD 3
@@ -79,94 +80,65 @@ find_cli (void)
   return g_strdup ("kinescope-cli");
 }
 
-/* Progress lines are flat JSON objects written by ks-cli-record.c; the
- * few fields shown here are picked out by name. */
-static char *
-json_field (const char *line,
-            const char *name)
-{
-  g_autofree char *key = g_strdup_printf ("\"%s\":", name);
-  const char *p = strstr (line, key);
-  const char *end;
-
-  if (p == NULL)
-    return NULL;
-  p += strlen (key);
-  if (*p == '"')
-    {
-      g_autofree char *raw = NULL;
-
-      for (end = p + 1; *end && *end != '"'; end++)
-        if (*end == '\\' && end[1])
-          end++;
-      raw = g_strndup (p + 1, (gsize) (end - p - 1));
-      return g_strcompress (raw);
-    }
-  for (end = p; *end && *end != ',' && *end != '}' && *end != ']'; end++)
-    ;
-  return g_strndup (p, (gsize) (end - p));
-}
-
-static gint64
-json_int (const char *line,
-          const char *name,
-          gint64      fallback)
-{
-  g_autofree char *v = json_field (line, name);
-
-  return v ? g_ascii_strtoll (v, NULL, 10) : fallback;
-}
-
 static void
 show_progress (KsRecordingView *self,
                const char      *line)
 {
-  g_autofree char *state = json_field (line, "state");
-  g_autofree char *elapsed = json_field (line, "elapsed");
-  const char *gpus = strstr (line, "\"gpus\":[{");
+  /* Progress lines are JSON objects written by ks-cli-record.c; a line
+   * that is not one is ignored. */
+  yajl_val root = ks_json_parse (line, NULL);
+  const char *state = ks_json_get_string (root, "state");
+  double elapsed = ks_json_get_double (root, "elapsed", -1);
+  yajl_val gpus = ks_json_get_array (root, "gpus");
   char text[64];
 
   if (state == NULL)
-    return;
+    {
+      yajl_tree_free (root);
+      return;
+    }
   g_free (self->state);
   self->state = g_strdup (state);
 
   if (g_str_equal (state, "done"))
     {
       g_free (self->output);
-      self->output = json_field (line, "output");
+      self->output = g_strdup (ks_json_get_string (root, "output"));
+      yajl_tree_free (root);
       return;
     }
   if (g_str_equal (state, "failed"))
     {
-      g_autofree char *message = json_field (line, "message");
+      const char *message = ks_json_get_string (root, "message");
 
       if (message != NULL)
         g_string_append_printf (self->error_text, "%s\n", message);
+      yajl_tree_free (root);
       return;
     }
 
-  if (elapsed != NULL)
+  if (elapsed >= 0)
     {
-      int seconds = (int) g_ascii_strtod (elapsed, NULL);
+      int seconds = (int) elapsed;
 
       g_snprintf (text, sizeof text, "%d:%02d", seconds / 60, seconds % 60);
       gtk_label_set_label (self->elapsed_label, text);
     }
-  self->events = (guint64) json_int (line, "events", 0);
+  self->events = (guint64) ks_json_get_int (root, "events", 0);
   g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, self->events);
   gtk_label_set_label (self->events_label, text);
-  g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, json_int (line, "processes", 0));
+  g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, ks_json_get_int (root, "processes", 0));
   gtk_label_set_label (self->processes_label, text);
   if (!self->stopping)
     gtk_label_set_label (self->status_label, _("Recording; the trace opens when the program ends"));
 
-  if (gpus != NULL)
+  if (gpus != NULL && YAJL_GET_ARRAY (gpus)->len > 0)
     {
       /* the first GPU */
-      gint64 util = json_int (gpus, "utilization", -1);
-      gint64 used = json_int (gpus, "memory_used", -1);
-      gint64 total = json_int (gpus, "memory_total", -1);
+      yajl_val gpu = YAJL_GET_ARRAY (gpus)->values[0];
+      gint64 util = ks_json_get_int (gpu, "utilization", -1);
+      gint64 used = ks_json_get_int (gpu, "memory_used", -1);
+      gint64 total = ks_json_get_int (gpu, "memory_total", -1);
 
       if (util >= 0)
         {
@@ -184,6 +156,7 @@ show_progress (KsRecordingView *self,
           gtk_label_set_label (self->memory_label, both);
         }
     }
+  yajl_tree_free (root);
 }
 
 static void read_progress (KsRecordingView *self);

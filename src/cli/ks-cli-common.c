@@ -31,41 +31,6 @@ ks_cli_load_trace (const char *command,
 }
 
 void
-ks_cli_json_string (GString    *out,
-                    const char *s)
-{
-  const char *p = s;
-
-  g_string_append_c (out, '"');
-  while (p != NULL && *p)
-    {
-      gunichar c = g_utf8_get_char_validated (p, -1);
-
-      if (c == (gunichar)-1 || c == (gunichar)-2)
-        {
-          g_string_append (out, "\\ufffd");
-          p++;
-          continue;
-        }
-      switch (c)
-        {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
-            g_string_append_printf (out, "\\u%04x", c);
-          else
-            g_string_append_len (out, p, g_utf8_next_char (p) - p);
-        }
-      p = g_utf8_next_char (p);
-    }
-  g_string_append_c (out, '"');
-}
-
-void
 ks_cli_append_text (GString        *out,
                     const char     *s,
                     gssize          len,

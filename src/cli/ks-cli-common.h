@@ -20,12 +20,6 @@ G_BEGIN_DECLS
 KsTrace *ks_cli_load_trace   (const char *command,
                               const char *arg);
 
-/* Appends @s to @out as a quoted, escaped JSON string: every control
- * character (C0, DEL, C1) as \uXXXX, bytes that are not UTF-8 as U+FFFD,
- * so the output is valid JSON and safe on a terminal. */
-void     ks_cli_json_string  (GString    *out,
-                              const char *s);
-
 typedef enum
 {
   KS_CLI_TEXT_ONE_LINE      = 0,

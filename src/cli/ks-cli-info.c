@@ -17,6 +17,7 @@
 #include "ks-cli-common.h"
 #include "ks-cli.h"
 #include "ks-format.h"
+#include "ks-json-writer.h"
 #include "ks-trace-loader.h"
 
 /* The summary counts of `info`. cpu_slice is every CPU-side slice that
@@ -80,59 +81,53 @@ print_json (const char *path,
             KsTrace    *trace,
             double      load_ms)
 {
-  g_autoptr(GString) out = g_string_new ("{");
+  g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
   const char *warnings = ks_trace_get_metadata (trace, "warnings");
   KsTraceCounts c;
   Summary s;
+  const struct { const char *key; const guint64 *value; } counts[] = {
+    { "kernel", &s.kernel }, { "memcpy", &s.memcpy }, { "memset", &s.memset }, { "sync", &s.sync },
+    { "cuda_api", &s.cuda_api }, { "cpu_slice", &s.cpu_slice }, { "nvtx", &s.nvtx },
+    { "gpu_annotation", &s.gpu_annotation }, { "flow", &s.flow }, { "launch_flow", &s.launch_flow },
+    { "memory_event", &s.memory_event }, { "counter_sample", &s.counter_sample }, { "instant", &s.instant },
+  };
 
   summarise (trace, &s, &c);
 
-  g_string_append (out, "\"file\":");
-  ks_cli_json_string (out, path);
-  g_string_append (out, ",\"format\":");
-  ks_cli_json_string (out, ks_format_to_string (trace->format));
-  g_string_append_printf (out, ",\"duration_ns\":%" G_GINT64_FORMAT, trace->duration_ns);
-  g_string_append_printf (out, ",\"start_utc_ns\":%" G_GINT64_FORMAT, trace->start_utc_ns);
-  g_string_append_printf (out, ",\"processes\":%u,\"threads\":%u,\"gpus\":%u,\"streams\":%u,\"tracks\":%u",
-                          trace->n_processes, trace->n_threads, trace->n_gpus,
-                          count_streams (trace), trace->n_tracks);
-  g_string_append_printf (out,
-                          ",\"counts\":{\"kernel\":%" G_GUINT64_FORMAT ",\"memcpy\":%" G_GUINT64_FORMAT
-                          ",\"memset\":%" G_GUINT64_FORMAT ",\"sync\":%" G_GUINT64_FORMAT
-                          ",\"cuda_api\":%" G_GUINT64_FORMAT ",\"cpu_slice\":%" G_GUINT64_FORMAT
-                          ",\"nvtx\":%" G_GUINT64_FORMAT ",\"gpu_annotation\":%" G_GUINT64_FORMAT
-                          ",\"flow\":%" G_GUINT64_FORMAT ",\"launch_flow\":%" G_GUINT64_FORMAT
-                          ",\"memory_event\":%" G_GUINT64_FORMAT ",\"counter_sample\":%" G_GUINT64_FORMAT
-                          ",\"instant\":%" G_GUINT64_FORMAT "}",
-                          s.kernel, s.memcpy, s.memset, s.sync, s.cuda_api, s.cpu_slice, s.nvtx,
-                          s.gpu_annotation, s.flow, s.launch_flow, s.memory_event, s.counter_sample,
-                          s.instant);
-  g_string_append (out, ",\"by_kind\":{");
+  ks_json_begin_object (json, NULL);
+  ks_json_string (json, "file", path);
+  ks_json_string (json, "format", ks_format_to_string (trace->format));
+  ks_json_int (json, "duration_ns", trace->duration_ns);
+  ks_json_int (json, "start_utc_ns", trace->start_utc_ns);
+  ks_json_int (json, "processes", trace->n_processes);
+  ks_json_int (json, "threads", trace->n_threads);
+  ks_json_int (json, "gpus", trace->n_gpus);
+  ks_json_int (json, "streams", count_streams (trace));
+  ks_json_int (json, "tracks", trace->n_tracks);
+  ks_json_begin_object (json, "counts");
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    ks_json_int (json, counts[i].key, *counts[i].value);
+  ks_json_end_object (json);
+  ks_json_begin_object (json, "by_kind");
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
-    g_string_append_printf (out, "%s\"%s\":%" G_GUINT64_FORMAT, k ? "," : "",
-                            ks_slice_kind_to_string (k), c.by_kind[k]);
-  g_string_append (out, "},\"gpu_names\":[");
+    ks_json_int (json, ks_slice_kind_to_string (k), c.by_kind[k]);
+  ks_json_end_object (json);
+  ks_json_begin_array (json, "gpu_names");
   for (guint32 i = 0; i < trace->n_gpus; i++)
-    {
-      if (i)
-        g_string_append_c (out, ',');
-      ks_cli_json_string (out, ks_trace_string (trace, trace->gpus[i].name));
-    }
-  g_string_append_printf (out, "],\"load_time_ms\":%.1f", load_ms);
-  g_string_append (out, ",\"warnings\":[");
+    ks_json_string (json, NULL, ks_trace_string (trace, trace->gpus[i].name));
+  ks_json_end_array (json);
+  ks_json_double (json, "load_time_ms", load_ms, 1);
+  ks_json_begin_array (json, "warnings");
   if (warnings != NULL)
     {
       g_auto(GStrv) lines = g_strsplit (warnings, "\n", -1);
 
       for (guint i = 0; lines[i]; i++)
-        {
-          if (i)
-            g_string_append_c (out, ',');
-          ks_cli_json_string (out, lines[i]);
-        }
+        ks_json_string (json, NULL, lines[i]);
     }
-  g_string_append (out, "]}\n");
-  ks_cli_write (stdout, out->str);
+  ks_json_end_array (json);
+  ks_json_end_object (json);
+  ks_cli_print ("%s\n", ks_json_writer_get_text (json));
 }
 
 static void

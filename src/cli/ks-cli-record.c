@@ -16,6 +16,7 @@
 #include "ks-cli.h"
 #include "ks-cli-common.h"
 #include "ks-format.h"
+#include "ks-json-writer.h"
 #include "ks-record-session.h"
 
 #include <errno.h>
@@ -189,7 +190,8 @@ progress_cb (gpointer data)
 {
   Record *r = data;
   KsRecordStats stats;
-  g_autoptr(GString) json = g_string_new (NULL);
+  g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+  g_autofree char *line = NULL;
 
   if (!r->write_failed)
     {
@@ -204,21 +206,30 @@ progress_cb (gpointer data)
     return G_SOURCE_CONTINUE;
 
   ks_record_session_get_stats (r->session, &stats);
-  g_string_append_printf (json, "{\"state\":\"recording\",\"elapsed\":%.3f,\"events\":%" G_GUINT64_FORMAT
-                          ",\"processes\":%u,\"cuda_processes\":%u,\"kernels\":%" G_GUINT64_FORMAT
-                          ",\"nvtx_ranges\":%" G_GUINT64_FORMAT ",\"dropped\":%" G_GUINT64_FORMAT ",\"gpus\":[",
-                          stats.elapsed_s, stats.events, stats.processes, stats.cuda_processes,
-                          stats.kernels, stats.nvtx_ranges, stats.dropped);
+  ks_json_begin_object (json, NULL);
+  ks_json_string (json, "state", "recording");
+  ks_json_double (json, "elapsed", stats.elapsed_s, 3);
+  ks_json_int (json, "events", stats.events);
+  ks_json_int (json, "processes", stats.processes);
+  ks_json_int (json, "cuda_processes", stats.cuda_processes);
+  ks_json_int (json, "kernels", stats.kernels);
+  ks_json_int (json, "nvtx_ranges", stats.nvtx_ranges);
+  ks_json_int (json, "dropped", stats.dropped);
+  ks_json_begin_array (json, "gpus");
   for (guint i = 0; i < stats.n_gpus; i++)
     {
-      g_string_append_printf (json, "%s{\"index\":%u,\"name\":", i ? "," : "", i);
-      ks_cli_json_string (json, stats.gpus[i].name);
-      g_string_append_printf (json, ",\"utilization\":%d,\"memory_used\":%" G_GINT64_FORMAT
-                              ",\"memory_total\":%" G_GINT64_FORMAT "}",
-                              stats.gpus[i].utilization, stats.gpus[i].memory_used, stats.gpus[i].memory_total);
+      ks_json_begin_object (json, NULL);
+      ks_json_int (json, "index", i);
+      ks_json_string (json, "name", stats.gpus[i].name);
+      ks_json_int (json, "utilization", stats.gpus[i].utilization);
+      ks_json_int (json, "memory_used", stats.gpus[i].memory_used);
+      ks_json_int (json, "memory_total", stats.gpus[i].memory_total);
+      ks_json_end_object (json);
     }
-  g_string_append (json, "]}\n");
-  write_progress (r, json->str);
+  ks_json_end_array (json);
+  ks_json_end_object (json);
+  line = g_strconcat (ks_json_writer_get_text (json), "\n", NULL);
+  write_progress (r, line);
   return G_SOURCE_CONTINUE;
 }
 
@@ -399,7 +410,6 @@ ks_cli_record (int    argc,
   guint sighup_id;
   guint progress_id;
   guint duration_id = 0;
-  g_autoptr(GString) done = NULL;
 
   context = g_option_context_new (_("[--] COMMAND [ARGS…] — record a program’s GPU and CPU activity"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -580,11 +590,17 @@ ks_cli_record (int    argc,
     ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
   if (r.progress_fd >= 0)
     {
-      done = g_string_new ("{\"state\":\"done\",\"output\":");
-      ks_cli_json_string (done, output);
-      g_string_append_printf (done, ",\"exit_status\":%d,\"complete\":%s}\n",
-                              status, complete && ok ? "true" : "false");
-      write_progress (&r, done->str);
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+      g_autofree char *line = NULL;
+
+      ks_json_begin_object (json, NULL);
+      ks_json_string (json, "state", "done");
+      ks_json_string (json, "output", output);
+      ks_json_int (json, "exit_status", status);
+      ks_json_bool (json, "complete", complete && ok);
+      ks_json_end_object (json);
+      line = g_strconcat (ks_json_writer_get_text (json), "\n", NULL);
+      write_progress (&r, line);
     }
 
   ks_record_session_free (r.session);

@@ -16,9 +16,12 @@
 #include <glib/gi18n.h>
 
 #include "ks-analysis.h"
-#include "ks-cli-common.h"
 #include "ks-cli.h"
+#include "ks-cli-common.h"
+#include "ks-cli-table.h"
 #include "ks-format.h"
+#include "ks-json-writer.h"
+#include "ks-report.h"
 #include "ks-trace-loader.h"
 
 #define SUMMARY_TOP 10
@@ -34,199 +37,19 @@ typedef enum
   REPORT_STEPS,
 } Report;
 
-typedef enum
-{
-  FORMAT_TABLE,
-  FORMAT_CSV,
-  FORMAT_JSON,
-} Format;
+/* The columns, CSV and JSON of every list come from ks-report.c; what
+ * is here is the prose around the tables and the order of the parts. */
 
 typedef struct
 {
-  KsTrace    *trace;
-  KsAnalysis *analysis;
-  Format      format;
-  guint       limit;      /* rows of lists, 0 = all */
-  gboolean    by_shape;
-  GString    *out;
+  KsTrace        *trace;
+  KsAnalysis     *analysis;
+  KsReportFormat  format;
+  guint           limit;      /* rows of lists, 0 = all */
+  gboolean        by_shape;
+  GString        *out;
 } Printer;
 
-/* JSON: a tiny writer that tracks where commas go */
-
-typedef struct
-{
-  GString *s;
-  guint    depth;
-  gboolean first[32];
-} Json;
-
-static void
-json_sep (Json       *j,
-          const char *key)
-{
-  if (!j->first[j->depth])
-    g_string_append_c (j->s, ',');
-  j->first[j->depth] = FALSE;
-  if (key != NULL)
-    {
-      ks_cli_json_string (j->s, key);
-      g_string_append_c (j->s, ':');
-    }
-}
-
-static void
-json_open (Json       *j,
-           const char *key,
-           char        bracket)
-{
-  json_sep (j, key);
-  g_string_append_c (j->s, bracket);
-  j->depth++;
-  g_assert (j->depth < G_N_ELEMENTS (j->first));
-  j->first[j->depth] = TRUE;
-}
-
-static void
-json_close (Json *j,
-            char  bracket)
-{
-  j->depth--;
-  g_string_append_c (j->s, bracket);
-}
-
-static void
-json_str (Json       *j,
-          const char *key,
-          const char *value)
-{
-  json_sep (j, key);
-  if (value == NULL)
-    g_string_append (j->s, "null");
-  else
-    ks_cli_json_string (j->s, value);
-}
-
-static void
-json_int (Json       *j,
-          const char *key,
-          gint64      value)
-{
-  json_sep (j, key);
-  g_string_append_printf (j->s, "%" G_GINT64_FORMAT, value);
-}
-
-static void
-json_num (Json       *j,
-          const char *key,
-          double      value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  json_sep (j, key);
-  if (!isfinite (value))
-    g_string_append (j->s, "null");
-  else
-    g_string_append (j->s, g_ascii_formatd (buf, sizeof buf, "%.4f", value));
-}
-
-static void
-json_bool (Json       *j,
-           const char *key,
-           gboolean    value)
-{
-  json_sep (j, key);
-  g_string_append (j->s, value ? "true" : "false");
-}
-
-/* CSV */
-
-/* RFC 4180: quoted when it holds a comma, a quote or a newline. Control
- * characters other than the newline are escaped like everywhere else. */
-static void
-csv_field (GString    *out,
-           const char *s,
-           gboolean    last)
-{
-  g_autoptr(GString) text = g_string_new (NULL);
-
-  ks_cli_append_text (text, s, -1, KS_CLI_TEXT_KEEP_NEWLINES);
-  if (strpbrk (text->str, ",\"\n") != NULL)
-    {
-      g_string_append_c (out, '"');
-      for (const char *p = text->str; *p; p++)
-        {
-          if (*p == '"')
-            g_string_append_c (out, '"');
-          g_string_append_c (out, *p);
-        }
-      g_string_append_c (out, '"');
-    }
-  else
-    g_string_append_len (out, text->str, text->len);
-  g_string_append_c (out, last ? '\n' : ',');
-}
-
-static void
-csv_int (GString *out,
-         gint64   v,
-         gboolean last)
-{
-  g_string_append_printf (out, "%" G_GINT64_FORMAT "%c", v, last ? '\n' : ',');
-}
-
-static void
-csv_num (GString *out,
-         double   v,
-         gboolean last)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.4f", v));
-  g_string_append_c (out, last ? '\n' : ',');
-}
-
-/* Tables */
-
-/* Appends @s, escaped, padded to @width display columns (UTF-8 aware),
- * cut with … */
-static void
-cell (GString    *out,
-      const char *text,
-      int         width,
-      gboolean    right)
-{
-  g_autofree char *s = ks_cli_escape (text);
-  glong len = g_utf8_strlen (s, -1);
-
-  if (len > width)
-    {
-      const char *cut = g_utf8_offset_to_pointer (s, width - 1);
-
-      g_string_append_len (out, s, cut - s);
-      g_string_append (out, "…");
-    }
-  else
-    {
-      if (right)
-        for (glong i = len; i < width; i++)
-          g_string_append_c (out, ' ');
-      g_string_append (out, s);
-      if (!right)
-        for (glong i = len; i < width; i++)
-          g_string_append_c (out, ' ');
-    }
-  g_string_append_c (out, ' ');
-}
-
-static void
-cell_dur (GString *out,
-          gint64   ns,
-          int      width)
-{
-  g_autofree char *s = ks_time_format_duration (ns);
-
-  cell (out, s, width, TRUE);
-}
 
 /* A name from the trace in running text: escaped, on one line. */
 static void
@@ -236,14 +59,6 @@ append_name (GString    *out,
   ks_cli_append_text (out, name, -1, KS_CLI_TEXT_ONE_LINE);
 }
 
-static void
-end_row (GString *out)
-{
-  while (out->len > 0 && out->str[out->len - 1] == ' ')
-    g_string_truncate (out, out->len - 1);
-  g_string_append_c (out, '\n');
-}
-
 static guint
 limited (Printer *p,
          guint    n,
@@ -251,254 +66,35 @@ limited (Printer *p,
 {
   guint limit = p->limit;
 
-  if (limit == 0 && p->format == FORMAT_TABLE)
+  if (limit == 0 && p->format == KS_REPORT_TABLE)
     limit = table_default;
   return limit == 0 ? n : MIN (n, limit);
 }
 
-static const char *
-gpu_name (Printer            *p,
-          const KsGpuSummary *gpu)
+/* One JSON object as the whole output, on one line. */
+static void
+json_finish (Printer      *p,
+             KsJsonWriter *json)
 {
-  return ks_trace_string (p->trace, gpu->name);
+  ks_json_end_object (json);
+  g_string_append (p->out, ks_json_writer_get_text (json));
+  g_string_append_c (p->out, '\n');
 }
 
-static char *
-thread_label (KsTrace *trace,
-              guint32  thread)
+/* A JSON object of one member: the list of @report, at most @n_rows. */
+static void
+json_list (Printer  *p,
+           KsReport *report,
+           guint     n_rows)
 {
-  const KsThread *th;
+  g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
 
-  if (thread >= trace->n_threads)
-    return g_strdup ("");
-  th = &trace->threads[thread];
-  if (th->name != 0)
-    return g_strdup_printf ("%s (%" G_GINT64_FORMAT ")", ks_trace_string (trace, th->name), th->tid);
-  return g_strdup_printf ("%" G_GINT64_FORMAT, th->tid);
-}
-
-/* The process of a step, and whether steps come from several processes
- * (a folder of ranks), when their names alone would be ambiguous. */
-static gint64
-step_pid (Printer      *p,
-          const KsStep *step)
-{
-  guint32 process = p->trace->tracks[step->track].process;
-
-  return process < p->trace->n_processes ? p->trace->processes[process].pid : -1;
-}
-
-static gboolean
-steps_from_several_processes (Printer *p)
-{
-  guint n;
-  const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
-
-  for (guint i = 1; i < n; i++)
-    if (step_pid (p, &steps[i]) != step_pid (p, &steps[0]))
-      return TRUE;
-  return FALSE;
-}
-
-/* A step's name in a table, escaped; NAME/PID when steps come from
- * several processes. */
-static char *
-step_label (Printer      *p,
-            const KsStep *step,
-            gboolean      several)
-{
-  g_autofree char *name = ks_cli_escape (ks_trace_string (p->trace, step->name));
-
-  if (several)
-    return g_strdup_printf ("%s/%" G_GINT64_FORMAT, name, step_pid (p, step));
-  return g_steal_pointer (&name);
+  ks_json_begin_object (json, NULL);
+  ks_report_write_json (report, json, NULL, n_rows);
+  json_finish (p, json);
 }
 
 /* Summary */
-
-static void
-json_gpus (Printer *p,
-           Json    *j)
-{
-  guint n;
-  const KsGpuSummary *gpus = ks_analysis_get_gpus (p->analysis, &n);
-
-  json_open (j, "gpus", '[');
-  for (guint i = 0; i < n; i++)
-    {
-      const KsGpuSummary *g = &gpus[i];
-
-      json_open (j, NULL, '{');
-      json_int (j, "device", g->device);
-      json_str (j, "name", gpu_name (p, g));
-      json_int (j, "kernels", g->n_kernels);
-      json_int (j, "kernel_time_ns", g->kernel_time_ns);
-      json_int (j, "memcpy", g->n_memcpy);
-      json_int (j, "memcpy_time_ns", g->memcpy_time_ns);
-      json_int (j, "memset", g->n_memset);
-      json_int (j, "memset_time_ns", g->memset_time_ns);
-      json_int (j, "busy_ns", g->busy_ns);
-      json_int (j, "window_ns", g->window_ns);
-      json_str (j, "window", g->window_is_steps ? "steps" : "activity");
-      json_int (j, "window_start_ns", g->window_start);
-      json_int (j, "window_end_ns", g->window_end);
-      json_int (j, "busy_in_window_ns", g->busy_in_window_ns);
-      json_num (j, "busy_pct", g->busy_pct);
-      if (g->est_sm_efficiency_pct >= 0)
-        json_num (j, "est_sm_efficiency_pct", g->est_sm_efficiency_pct);
-      else
-        json_str (j, "est_sm_efficiency_pct", NULL);
-      if (g->est_occupancy_pct >= 0)
-        json_num (j, "est_occupancy_pct", g->est_occupancy_pct);
-      else
-        json_str (j, "est_occupancy_pct", NULL);
-      json_open (j, "gaps", '{');
-      json_int (j, "count", g->n_gaps);
-      json_int (j, "total_ns", g->gap_total_ns);
-      json_int (j, "largest_ns", g->largest_gap_ns);
-      for (guint c = 0; c < KS_N_GAP_CLASSES; c++)
-        {
-          g_autofree char *key = g_strdup_printf ("%s_ns", ks_gap_class_to_string (c));
-
-          json_int (j, key, g->gap_class_ns[c]);
-        }
-      json_close (j, '}');
-      json_open (j, "launch_latency", '{');
-      json_int (j, "count", g->latency.count);
-      json_int (j, "p50_ns", g->latency.p50_ns);
-      json_int (j, "p90_ns", g->latency.p90_ns);
-      json_int (j, "p99_ns", g->latency.p99_ns);
-      json_int (j, "max_ns", g->latency.max_ns);
-      json_num (j, "mean_ns", g->latency.mean_ns);
-      json_close (j, '}');
-      json_close (j, '}');
-    }
-  json_close (j, ']');
-}
-
-static void
-json_steps (Printer *p,
-            Json    *j)
-{
-  guint n;
-  const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
-
-  json_open (j, "steps", '[');
-  for (guint i = 0; i < n; i++)
-    {
-      json_open (j, NULL, '{');
-      json_str (j, "name", ks_trace_string (p->trace, steps[i].name));
-      json_int (j, "pid", step_pid (p, &steps[i]));
-      json_int (j, "start_ns", steps[i].start);
-      json_int (j, "dur_ns", steps[i].end - steps[i].start);
-      json_open (j, "breakdown_ns", '{');
-      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-        json_int (j, ks_step_part_to_string (k), steps[i].parts[k]);
-      json_close (j, '}');
-      json_close (j, '}');
-    }
-  json_close (j, ']');
-}
-
-static void
-json_kernels (Printer    *p,
-              Json       *j,
-              const char *key,
-              guint       max)
-{
-  guint n;
-  const KsKernelStats *k = ks_analysis_get_kernels (p->analysis, &n);
-
-  n = MIN (n, max);
-  json_open (j, key, '[');
-  for (guint i = 0; i < n; i++)
-    {
-      json_open (j, NULL, '{');
-      json_str (j, "name", ks_trace_string (p->trace, k[i].name));
-      json_int (j, "calls", k[i].calls);
-      json_int (j, "total_ns", k[i].total_ns);
-      json_num (j, "mean_ns", k[i].mean_ns);
-      json_int (j, "min_ns", k[i].min_ns);
-      json_int (j, "max_ns", k[i].max_ns);
-      json_num (j, "share", k[i].share);
-      json_open (j, "grid", '[');
-      for (guint d = 0; d < 3; d++)
-        json_int (j, NULL, k[i].grid[d]);
-      json_close (j, ']');
-      json_open (j, "block", '[');
-      for (guint d = 0; d < 3; d++)
-        json_int (j, NULL, k[i].block[d]);
-      json_close (j, ']');
-      json_int (j, "registers", k[i].registers);
-      json_bool (j, "config_varies", k[i].config_varies);
-      if (k[i].occupancy_pct >= 0)
-        json_num (j, "est_occupancy_pct", k[i].occupancy_pct);
-      else
-        json_str (j, "est_occupancy_pct", NULL);
-      json_close (j, '}');
-    }
-  json_close (j, ']');
-}
-
-static void
-json_operators (Printer    *p,
-                Json       *j,
-                const char *key,
-                guint       max)
-{
-  guint n;
-  const KsOperatorStats *o = ks_analysis_get_operators (p->analysis,
-                                                        p->by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE
-                                                                    : KS_OPERATOR_BY_NAME, &n);
-
-  n = MIN (n, max);
-  json_open (j, key, '[');
-  for (guint i = 0; i < n; i++)
-    {
-      json_open (j, NULL, '{');
-      json_str (j, "name", ks_trace_string (p->trace, o[i].name));
-      if (p->by_shape)
-        json_str (j, "input_dims", o[i].input_dims);
-      json_int (j, "calls", o[i].calls);
-      json_int (j, "host_total_ns", o[i].host_total_ns);
-      json_int (j, "host_self_ns", o[i].host_self_ns);
-      json_int (j, "device_total_ns", o[i].device_total_ns);
-      json_int (j, "device_self_ns", o[i].device_self_ns);
-      json_close (j, '}');
-    }
-  json_close (j, ']');
-}
-
-static void
-json_advice (Printer *p,
-             Json    *j)
-{
-  guint n;
-  const KsAdvice *a = ks_analysis_get_advice (p->analysis, &n);
-
-  json_open (j, "advice", '[');
-  for (guint i = 0; i < n; i++)
-    {
-      json_open (j, NULL, '{');
-      json_str (j, "rule", a[i].rule);
-      json_str (j, "title", a[i].title);
-      json_str (j, "text", a[i].text);
-      json_str (j, "evidence", a[i].evidence);
-      if (a[i].device >= 0)
-        json_int (j, "device", a[i].device);
-      json_open (j, "ranges", '[');
-      for (guint r = 0; r < a[i].n_ranges; r++)
-        {
-          json_open (j, NULL, '{');
-          json_int (j, "start_ns", a[i].ranges[r].start);
-          json_int (j, "end_ns", a[i].ranges[r].end);
-          json_close (j, '}');
-        }
-      json_close (j, ']');
-      json_close (j, '}');
-    }
-  json_close (j, ']');
-}
 
 static void
 table_gpus (Printer *p)
@@ -521,7 +117,7 @@ table_gpus (Printer *p)
 
       if (g->name != 0)
         {
-          g_autofree char *name = ks_cli_escape (gpu_name (p, g));
+          g_autofree char *name = ks_cli_escape (ks_trace_string (p->trace, g->name));
 
           g_string_append_printf (out, _("GPU %d: %s\n"), g->device, name);
         }
@@ -556,142 +152,55 @@ static void
 table_steps (Printer *p,
              guint    default_rows)
 {
+  g_autoptr(KsReport) report = ks_report_new_steps (p->trace, p->analysis);
   GString *out = p->out;
-  gboolean several;
-  int width = 18;
-  guint n, shown;
+  KsCliTable table;
+  guint n = report->n_rows, shown;
   double mean[KS_N_STEP_PARTS + 1] = { 0 };
-  const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
+  const KsStep *steps = report->rows;
 
   if (n == 0)
     return;
 
   g_string_append_printf (out, "\n%s\n", _("Step time breakdown:"));
-  several = steps_from_several_processes (p);
+  ks_cli_table_init (&table, report);
+  /* The step names set the width of their column. */
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *name = step_label (p, &steps[i], several);
+      g_autofree char *text = ks_report_get_text (report, table.columns[0], i);
+      g_autofree char *name = ks_cli_escape (text);
 
-      width = MAX (width, (int)g_utf8_strlen (name, -1));
+      table.widths[0] = MAX (table.widths[0], (int)g_utf8_strlen (name, -1));
     }
-  width = MIN (width, 48);
-  cell (out, _("Step"), width, FALSE);
-  cell (out, _("Duration"), 11, TRUE);
-  for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-    cell (out, ks_step_part_get_title (k), 11, TRUE);
-  end_row (out);
+  table.widths[0] = MIN (table.widths[0], 48);
+  ks_cli_table_header (&table, out);
   /* A recording can have thousands of NVTX steps: the first ones, then
    * their mean. */
   shown = limited (p, n, default_rows);
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *name = step_label (p, &steps[i], several);
-
       mean[KS_N_STEP_PARTS] += (double) (steps[i].end - steps[i].start) / n;
       for (guint k = 0; k < KS_N_STEP_PARTS; k++)
         mean[k] += (double) steps[i].parts[k] / n;
-      if (i >= shown)
-        continue;
-      cell (out, name, width, FALSE);
-      cell_dur (out, steps[i].end - steps[i].start, 11);
-      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-        cell_dur (out, steps[i].parts[k], 11);
-      end_row (out);
+      if (i < shown)
+        ks_cli_table_row (&table, out, i);
     }
   if (shown < n)
     g_string_append_printf (out, _("… %u more (use --limit)\n"), n - shown);
   if (n > 1)
     {
       g_autofree char *label = g_strdup_printf (_("mean of %u"), n);
+      g_autofree char *dur = ks_time_format_duration ((gint64) (mean[KS_N_STEP_PARTS] + 0.5));
 
-      cell (out, label, width, FALSE);
-      cell_dur (out, (gint64) (mean[KS_N_STEP_PARTS] + 0.5), 11);
+      ks_cli_table_cell (out, label, table.widths[0], FALSE);
+      ks_cli_table_cell (out, dur, 11, TRUE);
       for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-        cell_dur (out, (gint64) (mean[k] + 0.5), 11);
-      end_row (out);
-    }
-}
-
-static void
-table_kernels (Printer *p,
-               guint    max)
-{
-  GString *out = p->out;
-  guint n;
-  const KsKernelStats *k = ks_analysis_get_kernels (p->analysis, &n);
-
-  n = MIN (n, max);
-  cell (out, _("Calls"), 7, TRUE);
-  cell (out, _("Total"), 11, TRUE);
-  cell (out, _("Mean"), 11, TRUE);
-  cell (out, _("Min"), 11, TRUE);
-  cell (out, _("Max"), 11, TRUE);
-  cell (out, _("Share"), 7, TRUE);
-  cell (out, _("Occ."), 5, TRUE);
-  cell (out, _("Grid"), 14, FALSE);
-  cell (out, _("Block"), 12, FALSE);
-  cell (out, _("Regs"), 4, TRUE);
-  g_string_append (out, _("Kernel"));
-  end_row (out);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *calls = g_strdup_printf ("%" G_GUINT64_FORMAT, k[i].calls);
-      g_autofree char *share = g_strdup_printf ("%.1f%%", 100 * k[i].share);
-      g_autofree char *occ = k[i].occupancy_pct >= 0 ? g_strdup_printf ("%.0f%%", k[i].occupancy_pct) : g_strdup ("-");
-      g_autofree char *grid = g_strdup_printf ("%u,%u,%u%s", k[i].grid[0], k[i].grid[1], k[i].grid[2],
-                                               k[i].config_varies ? "*" : "");
-      g_autofree char *block = g_strdup_printf ("%u,%u,%u", k[i].block[0], k[i].block[1], k[i].block[2]);
-      g_autofree char *regs = g_strdup_printf ("%u", k[i].registers);
-
-      cell (out, calls, 7, TRUE);
-      cell_dur (out, k[i].total_ns, 11);
-      cell_dur (out, (gint64)llround (k[i].mean_ns), 11);
-      cell_dur (out, k[i].min_ns, 11);
-      cell_dur (out, k[i].max_ns, 11);
-      cell (out, share, 7, TRUE);
-      cell (out, occ, 5, TRUE);
-      cell (out, grid, 14, FALSE);
-      cell (out, block, 12, FALSE);
-      cell (out, regs, 4, TRUE);
-      append_name (out, ks_trace_string (p->trace, k[i].name));
-      end_row (out);
-    }
-}
-
-static void
-table_operators (Printer *p,
-                 guint    max)
-{
-  GString *out = p->out;
-  guint n;
-  const KsOperatorStats *o = ks_analysis_get_operators (p->analysis,
-                                                        p->by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE
-                                                                    : KS_OPERATOR_BY_NAME, &n);
-
-  n = MIN (n, max);
-  cell (out, _("Calls"), 7, TRUE);
-  cell (out, _("Host total"), 11, TRUE);
-  cell (out, _("Host self"), 11, TRUE);
-  cell (out, _("Dev. total"), 11, TRUE);
-  cell (out, _("Dev. self"), 11, TRUE);
-  g_string_append (out, _("Operator"));
-  end_row (out);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *calls = g_strdup_printf ("%" G_GUINT64_FORMAT, o[i].calls);
-
-      cell (out, calls, 7, TRUE);
-      cell_dur (out, o[i].host_total_ns, 11);
-      cell_dur (out, o[i].host_self_ns, 11);
-      cell_dur (out, o[i].device_total_ns, 11);
-      cell_dur (out, o[i].device_self_ns, 11);
-      append_name (out, ks_trace_string (p->trace, o[i].name));
-      if (p->by_shape && o[i].input_dims != NULL && o[i].input_dims[0])
         {
-          g_string_append_c (out, ' ');
-          append_name (out, o[i].input_dims);
+          g_autofree char *part = ks_time_format_duration ((gint64) (mean[k] + 0.5));
+
+          ks_cli_table_cell (out, part, 11, TRUE);
         }
-      end_row (out);
+      ks_cli_table_end_row (out);
     }
 }
 
@@ -728,65 +237,53 @@ table_advice (Printer *p)
     }
 }
 
+/* One list of a report in the chosen format, at most @n rows. */
+static void
+write_list (Printer        *p,
+            const KsReport *report,
+            KsJsonWriter   *json,
+            const char     *key,
+            guint           n)
+{
+  if (p->format == KS_REPORT_JSON)
+    ks_report_write_json (report, json, key, n);
+  else if (p->format == KS_REPORT_CSV)
+    ks_report_write_csv (report, p->out, n, ks_cli_csv_escape);
+  else
+    ks_cli_table_write (report, p->out, n);
+}
+
 static void
 report_summary (Printer *p)
 {
-  if (p->format == FORMAT_JSON)
-    {
-      Json j = { p->out, 0, { TRUE } };
+  g_autoptr(KsReport) gpus = ks_report_new_gpus (p->trace, p->analysis);
+  g_autoptr(KsReport) kernels = ks_report_new_kernels (p->trace, p->analysis);
+  g_autoptr(KsReport) operators = ks_report_new_operators (p->trace, p->analysis, p->by_shape);
 
-      json_open (&j, NULL, '{');
-      json_gpus (p, &j);
-      json_steps (p, &j);
-      json_kernels (p, &j, "top_kernels", SUMMARY_TOP);
-      json_operators (p, &j, "top_operators", SUMMARY_TOP);
-      json_advice (p, &j);
-      json_close (&j, '}');
-      g_string_append_c (p->out, '\n');
-    }
-  else if (p->format == FORMAT_CSV)
+  if (p->format == KS_REPORT_JSON)
     {
-      guint n;
-      const KsGpuSummary *gpus = ks_analysis_get_gpus (p->analysis, &n);
+      g_autoptr(KsReport) steps = ks_report_new_steps (p->trace, p->analysis);
+      g_autoptr(KsReport) advice = ks_report_new_advice (p->trace, p->analysis);
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
 
-      g_string_append (p->out, "device,name,kernels,kernel_time_ns,busy_ns,window_ns,busy_in_window_ns,busy_pct,"
-                               "gaps,gap_total_ns,largest_gap_ns,host_wait_ns,kernel_wait_ns,other_wait_ns,"
-                               "est_sm_efficiency_pct,est_occupancy_pct\n");
-      for (guint i = 0; i < n; i++)
-        {
-          csv_int (p->out, gpus[i].device, FALSE);
-          csv_field (p->out, gpu_name (p, &gpus[i]), FALSE);
-          csv_int (p->out, gpus[i].n_kernels, FALSE);
-          csv_int (p->out, gpus[i].kernel_time_ns, FALSE);
-          csv_int (p->out, gpus[i].busy_ns, FALSE);
-          csv_int (p->out, gpus[i].window_ns, FALSE);
-          csv_int (p->out, gpus[i].busy_in_window_ns, FALSE);
-          csv_num (p->out, gpus[i].busy_pct, FALSE);
-          csv_int (p->out, gpus[i].n_gaps, FALSE);
-          csv_int (p->out, gpus[i].gap_total_ns, FALSE);
-          csv_int (p->out, gpus[i].largest_gap_ns, FALSE);
-          csv_int (p->out, gpus[i].gap_class_ns[KS_GAP_HOST_WAIT], FALSE);
-          csv_int (p->out, gpus[i].gap_class_ns[KS_GAP_KERNEL_WAIT], FALSE);
-          csv_int (p->out, gpus[i].gap_class_ns[KS_GAP_OTHER], FALSE);
-          /* Empty when unknown. */
-          if (gpus[i].est_sm_efficiency_pct >= 0)
-            csv_num (p->out, gpus[i].est_sm_efficiency_pct, FALSE);
-          else
-            g_string_append_c (p->out, ',');
-          if (gpus[i].est_occupancy_pct >= 0)
-            csv_num (p->out, gpus[i].est_occupancy_pct, TRUE);
-          else
-            g_string_append_c (p->out, '\n');
-        }
+      ks_json_begin_object (json, NULL);
+      write_list (p, gpus, json, NULL, G_MAXUINT);
+      write_list (p, steps, json, NULL, G_MAXUINT);
+      write_list (p, kernels, json, "top_kernels", SUMMARY_TOP);
+      write_list (p, operators, json, "top_operators", SUMMARY_TOP);
+      write_list (p, advice, json, NULL, G_MAXUINT);
+      json_finish (p, json);
     }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, gpus, NULL, NULL, G_MAXUINT);
   else
     {
       table_gpus (p);
       table_steps (p, 20);
       g_string_append_printf (p->out, "\n%s\n", _("Top kernels:"));
-      table_kernels (p, SUMMARY_TOP);
+      write_list (p, kernels, NULL, NULL, SUMMARY_TOP);
       g_string_append_printf (p->out, "\n%s\n", _("Top operators:"));
-      table_operators (p, SUMMARY_TOP);
+      write_list (p, operators, NULL, NULL, SUMMARY_TOP);
       g_string_append_printf (p->out, "\n%s\n", _("Advice:"));
       table_advice (p);
     }
@@ -795,233 +292,95 @@ report_summary (Printer *p)
 static void
 report_gaps (Printer *p)
 {
-  guint n, n_causes, shown;
-  const KsGap *gaps = ks_analysis_get_gaps (p->analysis, &n);
-  const guint *order = ks_analysis_get_gaps_by_duration (p->analysis, NULL);
-  const KsGapCauseTotal *causes = ks_analysis_get_gap_causes (p->analysis, &n_causes);
+  g_autoptr(KsReport) gaps = ks_report_new_gaps (p->trace, p->analysis);
+  g_autoptr(KsReport) causes = ks_report_new_gap_causes (p->trace, p->analysis);
+  gint64 threshold_ns = ks_analysis_get_options (p->analysis)->gap_threshold_ns;
+  guint n = gaps->n_rows;
+  guint shown = limited (p, n, 30);
   g_autofree char *threshold = NULL;
   GString *out = p->out;
 
-  shown = limited (p, n, 30);
-
-  if (p->format == FORMAT_JSON)
+  if (p->format == KS_REPORT_JSON)
     {
-      Json j = { out, 0, { TRUE } };
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
 
-      json_open (&j, NULL, '{');
-      json_int (&j, "threshold_ns", ks_analysis_get_options (p->analysis)->gap_threshold_ns);
-      json_int (&j, "count", n);
-      json_open (&j, "gaps", '[');
-      for (guint i = 0; i < shown; i++)
-        {
-          const KsGap *g = &gaps[order[i]];
-          g_autofree char *thread = thread_label (p->trace, g->thread);
-
-          json_open (&j, NULL, '{');
-          json_int (&j, "device", g->device);
-          json_int (&j, "start_ns", g->start);
-          json_int (&j, "end_ns", g->end);
-          json_int (&j, "dur_ns", g->end - g->start);
-          json_str (&j, "class", ks_gap_class_to_string (g->klass));
-          json_str (&j, "cause", ks_gap_cause_to_string (g->cause));
-          json_str (&j, "cause_name", ks_trace_string (p->trace, g->cause_name));
-          json_str (&j, "thread", thread);
-          json_close (&j, '}');
-        }
-      json_close (&j, ']');
-      json_open (&j, "causes", '[');
-      for (guint i = 0; i < n_causes; i++)
-        {
-          json_open (&j, NULL, '{');
-          json_str (&j, "cause", ks_gap_cause_to_string (causes[i].cause));
-          json_str (&j, "name", ks_trace_string (p->trace, causes[i].name));
-          json_int (&j, "count", causes[i].count);
-          json_int (&j, "total_ns", causes[i].total_ns);
-          json_int (&j, "largest_ns", causes[i].largest_ns);
-          json_close (&j, '}');
-        }
-      json_close (&j, ']');
-      json_close (&j, '}');
-      g_string_append_c (out, '\n');
+      ks_json_begin_object (json, NULL);
+      ks_json_int (json, "threshold_ns", threshold_ns);
+      ks_json_int (json, "count", n);
+      write_list (p, gaps, json, NULL, shown);
+      write_list (p, causes, json, NULL, G_MAXUINT);
+      json_finish (p, json);
       return;
     }
 
-  if (p->format == FORMAT_CSV)
+  if (p->format == KS_REPORT_CSV)
     {
-      g_string_append (out, "device,start_ns,end_ns,dur_ns,class,cause,cause_name,thread\n");
-      for (guint i = 0; i < shown; i++)
-        {
-          const KsGap *g = &gaps[order[i]];
-          g_autofree char *thread = thread_label (p->trace, g->thread);
-
-          csv_int (out, g->device, FALSE);
-          csv_int (out, g->start, FALSE);
-          csv_int (out, g->end, FALSE);
-          csv_int (out, g->end - g->start, FALSE);
-          csv_field (out, ks_gap_class_to_string (g->klass), FALSE);
-          csv_field (out, ks_gap_cause_to_string (g->cause), FALSE);
-          csv_field (out, ks_trace_string (p->trace, g->cause_name), FALSE);
-          csv_field (out, thread, TRUE);
-        }
+      write_list (p, gaps, NULL, NULL, shown);
       return;
     }
 
-  threshold = ks_time_format_duration (ks_analysis_get_options (p->analysis)->gap_threshold_ns);
+  threshold = ks_time_format_duration (threshold_ns);
   g_string_append_printf (out, ngettext ("%u idle gap longer than %s, largest first:\n",
                                          "%u idle gaps longer than %s, largest first:\n", n),
                           n, threshold);
-  cell (out, _("GPU"), 3, TRUE);
-  cell (out, _("Start"), 12, TRUE);
-  cell (out, _("Duration"), 11, TRUE);
-  cell (out, _("Class"), 12, FALSE);
-  g_string_append (out, _("CPU was in"));
-  end_row (out);
-  for (guint i = 0; i < shown; i++)
-    {
-      const KsGap *g = &gaps[order[i]];
-      g_autofree char *dev = g_strdup_printf ("%d", g->device);
-
-      cell (out, dev, 3, TRUE);
-      cell_dur (out, g->start, 12);
-      cell_dur (out, g->end - g->start, 11);
-      cell (out, ks_gap_class_get_title (g->klass), 12, FALSE);
-      g_string_append (out, ks_gap_cause_get_title (g->cause));
-      if (g->cause_name != 0)
-        {
-          g_string_append (out, ": ");
-          append_name (out, ks_trace_string (p->trace, g->cause_name));
-        }
-      end_row (out);
-    }
+  write_list (p, gaps, NULL, NULL, shown);
   if (shown < n)
     g_string_append_printf (out, _("… %u more (use --limit)\n"), n - shown);
 
   g_string_append_printf (out, "\n%s\n", _("Gap time by cause:"));
-  cell (out, _("Gaps"), 6, TRUE);
-  cell (out, _("Total"), 11, TRUE);
-  cell (out, _("Largest"), 11, TRUE);
-  g_string_append (out, _("Cause"));
-  end_row (out);
-  for (guint i = 0; i < n_causes; i++)
-    {
-      g_autofree char *count = g_strdup_printf ("%u", causes[i].count);
-
-      cell (out, count, 6, TRUE);
-      cell_dur (out, causes[i].total_ns, 11);
-      cell_dur (out, causes[i].largest_ns, 11);
-      g_string_append (out, ks_gap_cause_get_title (causes[i].cause));
-      if (causes[i].name != 0)
-        {
-          g_string_append (out, ": ");
-          append_name (out, ks_trace_string (p->trace, causes[i].name));
-        }
-      end_row (out);
-    }
+  write_list (p, causes, NULL, NULL, G_MAXUINT);
 }
 
 static void
 report_operators (Printer *p)
 {
-  guint n;
+  g_autoptr(KsReport) operators = ks_report_new_operators (p->trace, p->analysis, p->by_shape);
+  guint n = limited (p, operators->n_rows, 30);
 
-  ks_analysis_get_operators (p->analysis, p->by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE : KS_OPERATOR_BY_NAME, &n);
-
-  if (p->format == FORMAT_JSON)
-    {
-      Json j = { p->out, 0, { TRUE } };
-
-      json_open (&j, NULL, '{');
-      json_operators (p, &j, "operators", limited (p, n, 0));
-      json_close (&j, '}');
-      g_string_append_c (p->out, '\n');
-    }
-  else if (p->format == FORMAT_CSV)
-    {
-      const KsOperatorStats *o = ks_analysis_get_operators (p->analysis,
-                                                            p->by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE
-                                                                        : KS_OPERATOR_BY_NAME, &n);
-
-      g_string_append (p->out, "name,input_dims,calls,host_total_ns,host_self_ns,device_total_ns,device_self_ns\n");
-      n = limited (p, n, 0);
-      for (guint i = 0; i < n; i++)
-        {
-          csv_field (p->out, ks_trace_string (p->trace, o[i].name), FALSE);
-          csv_field (p->out, o[i].input_dims, FALSE);
-          csv_int (p->out, o[i].calls, FALSE);
-          csv_int (p->out, o[i].host_total_ns, FALSE);
-          csv_int (p->out, o[i].host_self_ns, FALSE);
-          csv_int (p->out, o[i].device_total_ns, FALSE);
-          csv_int (p->out, o[i].device_self_ns, TRUE);
-        }
-    }
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, operators, n);
   else
-    table_operators (p, limited (p, n, 30));
+    write_list (p, operators, NULL, NULL, n);
 }
 
 static void
 report_kernels (Printer *p)
 {
+  g_autoptr(KsReport) kernels = ks_report_new_kernels (p->trace, p->analysis);
   const KsLaunchLatency *lat = ks_analysis_get_launch_latency (p->analysis);
-  guint n, n_edges;
+  guint n_edges;
   const gint64 *edges = ks_analysis_latency_bucket_edges (&n_edges);
+  guint n = limited (p, kernels->n_rows, 30);
 
-  ks_analysis_get_kernels (p->analysis, &n);
-
-  if (p->format == FORMAT_JSON)
+  if (p->format == KS_REPORT_JSON)
     {
-      Json j = { p->out, 0, { TRUE } };
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
 
-      json_open (&j, NULL, '{');
-      json_kernels (p, &j, "kernels", limited (p, n, 0));
-      json_open (&j, "launch_latency", '{');
-      json_int (&j, "count", lat->count);
-      json_int (&j, "clamped", lat->n_clamped);
-      json_int (&j, "min_ns", lat->min_ns);
-      json_int (&j, "p50_ns", lat->p50_ns);
-      json_int (&j, "p90_ns", lat->p90_ns);
-      json_int (&j, "p99_ns", lat->p99_ns);
-      json_int (&j, "max_ns", lat->max_ns);
-      json_num (&j, "mean_ns", lat->mean_ns);
-      json_open (&j, "histogram", '[');
+      ks_json_begin_object (json, NULL);
+      write_list (p, kernels, json, NULL, n);
+      ks_json_begin_object (json, "launch_latency");
+      ks_json_int (json, "count", lat->count);
+      ks_json_int (json, "clamped", lat->n_clamped);
+      ks_json_int (json, "min_ns", lat->min_ns);
+      ks_json_int (json, "p50_ns", lat->p50_ns);
+      ks_json_int (json, "p90_ns", lat->p90_ns);
+      ks_json_int (json, "p99_ns", lat->p99_ns);
+      ks_json_int (json, "max_ns", lat->max_ns);
+      ks_json_double (json, "mean_ns", lat->mean_ns, 4);
+      ks_json_begin_array (json, "histogram");
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
         {
-          json_open (&j, NULL, '{');
-          json_int (&j, "from_ns", edges[b]);
-          json_int (&j, "count", lat->histogram[b]);
-          json_close (&j, '}');
+          ks_json_begin_object (json, NULL);
+          ks_json_int (json, "from_ns", edges[b]);
+          ks_json_int (json, "count", lat->histogram[b]);
+          ks_json_end_object (json);
         }
-      json_close (&j, ']');
-      json_close (&j, '}');
-      json_close (&j, '}');
-      g_string_append_c (p->out, '\n');
+      ks_json_end_array (json);
+      ks_json_end_object (json);
+      json_finish (p, json);
     }
-  else if (p->format == FORMAT_CSV)
-    {
-      const KsKernelStats *k = ks_analysis_get_kernels (p->analysis, &n);
-
-      g_string_append (p->out, "name,calls,total_ns,mean_ns,min_ns,max_ns,share,grid_x,grid_y,grid_z,"
-                               "block_x,block_y,block_z,registers,est_occupancy_pct\n");
-      n = limited (p, n, 0);
-      for (guint i = 0; i < n; i++)
-        {
-          csv_field (p->out, ks_trace_string (p->trace, k[i].name), FALSE);
-          csv_int (p->out, k[i].calls, FALSE);
-          csv_int (p->out, k[i].total_ns, FALSE);
-          csv_num (p->out, k[i].mean_ns, FALSE);
-          csv_int (p->out, k[i].min_ns, FALSE);
-          csv_int (p->out, k[i].max_ns, FALSE);
-          csv_num (p->out, k[i].share, FALSE);
-          for (guint d = 0; d < 3; d++)
-            csv_int (p->out, k[i].grid[d], FALSE);
-          for (guint d = 0; d < 3; d++)
-            csv_int (p->out, k[i].block[d], FALSE);
-          csv_int (p->out, k[i].registers, FALSE);
-          if (k[i].occupancy_pct >= 0)
-            csv_num (p->out, k[i].occupancy_pct, TRUE);
-          else
-            csv_field (p->out, "", TRUE);
-        }
-    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, kernels, NULL, NULL, n);
   else
     {
       g_autofree char *p50 = ks_time_format_duration (lat->p50_ns);
@@ -1029,7 +388,7 @@ report_kernels (Printer *p)
       g_autofree char *p99 = ks_time_format_duration (lat->p99_ns);
       g_autofree char *mx = ks_time_format_duration (lat->max_ns);
 
-      table_kernels (p, limited (p, n, 30));
+      write_list (p, kernels, NULL, NULL, n);
       g_string_append_printf (p->out, "\n%s %" G_GUINT64_FORMAT " %s: p50 %s, p90 %s, p99 %s, max %s\n",
                               _("Launch latency of"), lat->count, _("kernels"), p50, p90, p99, mx);
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
@@ -1046,67 +405,30 @@ report_kernels (Printer *p)
 static void
 report_memory (Printer *p)
 {
-  guint n_curves, n_allocs, shown;
-  const KsMemoryCurve *curves = ks_analysis_get_memory_curves (p->analysis, &n_curves);
-  const KsAllocation *allocs = ks_analysis_get_allocations (p->analysis, &n_allocs);
+  g_autoptr(KsReport) devices = ks_report_new_memory (p->trace, p->analysis);
+  g_autoptr(KsReport) allocations = ks_report_new_allocations (p->trace, p->analysis);
+  const KsMemoryCurve *curves = devices->rows;
+  guint n_curves = devices->n_rows;
+  guint n_allocs = allocations->n_rows;
+  guint shown = limited (p, n_allocs, 20);
   GString *out = p->out;
 
-  shown = limited (p, n_allocs, 20);
-
-  if (p->format == FORMAT_JSON)
+  if (p->format == KS_REPORT_JSON)
     {
-      Json j = { out, 0, { TRUE } };
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
 
-      json_open (&j, NULL, '{');
-      json_open (&j, "devices", '[');
-      for (guint i = 0; i < n_curves; i++)
-        {
-          const KsMemoryCurve *c = &curves[i];
-
-          json_open (&j, NULL, '{');
-          json_int (&j, "device", c->device);
-          json_int (&j, "points", c->n_points);
-          json_int (&j, "peak_allocated", c->peak_allocated);
-          json_int (&j, "peak_allocated_ns", c->peak_allocated_ts);
-          json_str (&j, "peak_operator", ks_trace_string (p->trace, c->peak_operator));
-          json_int (&j, "peak_reserved", c->peak_reserved);
-          json_int (&j, "peak_reserved_ns", c->peak_reserved_ts);
-          json_int (&j, "total_memory", c->total_memory);
-          json_close (&j, '}');
-        }
-      json_close (&j, ']');
-      json_int (&j, "ignored_events", ks_analysis_get_n_ignored_memory_events (p->analysis));
-      json_int (&j, "allocation_count", n_allocs);
-      json_open (&j, "allocations", '[');
-      for (guint i = 0; i < shown; i++)
-        {
-          json_open (&j, NULL, '{');
-          json_int (&j, "device", allocs[i].device);
-          json_int (&j, "bytes", allocs[i].bytes);
-          json_int (&j, "alloc_ns", allocs[i].alloc_ts);
-          json_int (&j, "free_ns", allocs[i].free_ts);
-          json_int (&j, "lifetime_ns", allocs[i].lifetime_ns);
-          json_str (&j, "operator", ks_trace_string (p->trace, allocs[i].operator_name));
-          json_close (&j, '}');
-        }
-      json_close (&j, ']');
-      json_close (&j, '}');
-      g_string_append_c (out, '\n');
+      ks_json_begin_object (json, NULL);
+      write_list (p, devices, json, NULL, G_MAXUINT);
+      ks_json_int (json, "ignored_events", ks_analysis_get_n_ignored_memory_events (p->analysis));
+      ks_json_int (json, "allocation_count", n_allocs);
+      write_list (p, allocations, json, NULL, shown);
+      json_finish (p, json);
       return;
     }
 
-  if (p->format == FORMAT_CSV)
+  if (p->format == KS_REPORT_CSV)
     {
-      g_string_append (out, "device,bytes,alloc_ns,free_ns,lifetime_ns,operator\n");
-      for (guint i = 0; i < shown; i++)
-        {
-          csv_int (out, allocs[i].device, FALSE);
-          csv_int (out, allocs[i].bytes, FALSE);
-          csv_int (out, allocs[i].alloc_ts, FALSE);
-          csv_int (out, allocs[i].free_ts, FALSE);
-          csv_int (out, allocs[i].lifetime_ns, FALSE);
-          csv_field (out, ks_trace_string (p->trace, allocs[i].operator_name), TRUE);
-        }
+      write_list (p, allocations, NULL, NULL, shown);
       return;
     }
 
@@ -1139,24 +461,7 @@ report_memory (Printer *p)
   if (n_allocs > 0)
     {
       g_string_append_printf (out, "\n%s\n", _("Allocations:"));
-      cell (out, _("Dev"), 3, TRUE);
-      cell (out, _("Size"), 10, TRUE);
-      cell (out, _("Allocated"), 12, TRUE);
-      cell (out, _("Lifetime"), 11, TRUE);
-      g_string_append (out, _("Operator"));
-      end_row (out);
-      for (guint i = 0; i < shown; i++)
-        {
-          g_autofree char *dev = g_strdup_printf ("%d", allocs[i].device);
-          g_autofree char *size = ks_format_bytes (allocs[i].bytes);
-
-          cell (out, dev, 3, TRUE);
-          cell (out, size, 10, TRUE);
-          cell_dur (out, allocs[i].alloc_ts, 12);
-          cell_dur (out, allocs[i].lifetime_ns, 11);
-          append_name (out, ks_trace_string (p->trace, allocs[i].operator_name));
-          end_row (out);
-        }
+      write_list (p, allocations, NULL, NULL, shown);
       if (shown < n_allocs)
         g_string_append_printf (out, _("… %u more (use --limit)\n"), n_allocs - shown);
     }
@@ -1165,30 +470,12 @@ report_memory (Printer *p)
 static void
 report_advice (Printer *p)
 {
-  if (p->format == FORMAT_JSON)
-    {
-      Json j = { p->out, 0, { TRUE } };
+  g_autoptr(KsReport) advice = ks_report_new_advice (p->trace, p->analysis);
 
-      json_open (&j, NULL, '{');
-      json_advice (p, &j);
-      json_close (&j, '}');
-      g_string_append_c (p->out, '\n');
-    }
-  else if (p->format == FORMAT_CSV)
-    {
-      guint n;
-      const KsAdvice *a = ks_analysis_get_advice (p->analysis, &n);
-
-      g_string_append (p->out, "rule,device,title,text,evidence\n");
-      for (guint i = 0; i < n; i++)
-        {
-          csv_field (p->out, a[i].rule, FALSE);
-          csv_int (p->out, a[i].device, FALSE);
-          csv_field (p->out, a[i].title, FALSE);
-          csv_field (p->out, a[i].text, FALSE);
-          csv_field (p->out, a[i].evidence, TRUE);
-        }
-    }
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, advice, G_MAXUINT);
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, advice, NULL, NULL, G_MAXUINT);
   else
     table_advice (p);
 }
@@ -1197,35 +484,13 @@ report_advice (Printer *p)
 static void
 report_steps (Printer *p)
 {
-  guint n;
-  const KsStep *steps = ks_analysis_get_steps (p->analysis, &n);
+  g_autoptr(KsReport) steps = ks_report_new_steps (p->trace, p->analysis);
 
-  if (p->format == FORMAT_JSON)
-    {
-      Json j = { p->out, 0, { TRUE } };
-
-      json_open (&j, NULL, '{');
-      json_steps (p, &j);
-      json_close (&j, '}');
-      g_string_append_c (p->out, '\n');
-    }
-  else if (p->format == FORMAT_CSV)
-    {
-      g_string_append (p->out, "name,pid,start_ns,dur_ns");
-      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-        g_string_append_printf (p->out, ",%s_ns", ks_step_part_to_string (k));
-      g_string_append_c (p->out, '\n');
-      for (guint i = 0; i < n; i++)
-        {
-          csv_field (p->out, ks_trace_string (p->trace, steps[i].name), FALSE);
-          csv_int (p->out, step_pid (p, &steps[i]), FALSE);
-          csv_int (p->out, steps[i].start, FALSE);
-          csv_int (p->out, steps[i].end - steps[i].start, FALSE);
-          for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-            csv_int (p->out, steps[i].parts[k], k + 1 == KS_N_STEP_PARTS);
-        }
-    }
-  else if (n == 0)
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, steps, G_MAXUINT);
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, steps, NULL, NULL, G_MAXUINT);
+  else if (steps->n_rows == 0)
     g_string_append_printf (p->out, "%s\n",
                             _("No steps: the trace has neither ProfilerStep#N nor NVTX ranges named like a step."));
   else
@@ -1313,7 +578,7 @@ ks_cli_stats (int    argc,
           return KS_CLI_USAGE;
         }
     }
-  printer.format = FORMAT_TABLE;
+  printer.format = KS_REPORT_TABLE;
   if (format != NULL)
     {
       gboolean found = FALSE;

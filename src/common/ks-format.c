@@ -146,18 +146,18 @@ char *
 ks_time_format_duration (gint64 ns)
 {
   const char *sign = ns < 0 ? "−" : "";
-  gint64 a = ns < 0 ? -ns : ns;
+  guint64 a = ns < 0 ? -(guint64)ns : (guint64)ns;
   double v;
   const char *unit;
 
   if (a >= NS_PER_H)
-    return g_strdup_printf ("%s%" G_GINT64_FORMAT " h %02" G_GINT64_FORMAT " min",
+    return g_strdup_printf ("%s%" G_GUINT64_FORMAT " h %02" G_GUINT64_FORMAT " min",
                             sign, a / NS_PER_H, (a / NS_PER_MIN) % 60);
   if (a >= NS_PER_MIN)
-    return g_strdup_printf ("%s%" G_GINT64_FORMAT " min %02" G_GINT64_FORMAT " s",
+    return g_strdup_printf ("%s%" G_GUINT64_FORMAT " min %02" G_GUINT64_FORMAT " s",
                             sign, a / NS_PER_MIN, (a / NS_PER_S) % 60);
   if (a < NS_PER_US)
-    return g_strdup_printf ("%s%" G_GINT64_FORMAT " ns", sign, a);
+    return g_strdup_printf ("%s%" G_GUINT64_FORMAT " ns", sign, a);
 
   if (a >= NS_PER_S)
     v = (double)a / NS_PER_S, unit = "s";
@@ -178,12 +178,12 @@ char *
 ks_time_format_timestamp (gint64 ns)
 {
   const char *sign = ns < 0 ? "−" : "";
-  gint64 a = ns < 0 ? -ns : ns;
+  guint64 a = ns < 0 ? -(guint64)ns : (guint64)ns;
 
   if (a < NS_PER_S)
-    return g_strdup_printf ("%s%" G_GINT64_FORMAT ".%06" G_GINT64_FORMAT " ms",
+    return g_strdup_printf ("%s%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT " ms",
                             sign, a / NS_PER_MS, a % NS_PER_MS);
-  return g_strdup_printf ("%s%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT " s",
+  return g_strdup_printf ("%s%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT " s",
                           sign, a / NS_PER_S, a % NS_PER_S);
 }
 

@@ -752,13 +752,52 @@ test_impossible_memory (void)
   g_rmdir (dir);
 }
 
-/* record --progress-fd writes JSON lines; an output name with control
- * characters and a newline keeps them valid, one object a line. */
+/* The kernels report of the hostile trace, exactly: the table header
+ * and cells placed by the column descriptors, CSV with the three-axis
+ * columns expanded, JSON members named by the keys. */
 static void
-test_hostile_progress (void)
+test_report_exact (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("ks-hostile-XXXXXX", NULL);
-  g_autofree char *out = g_build_filename (dir, "\x1b[2Jrec\nord\x7f.kscope", NULL);
+  g_autofree char *path = write_hostile_trace (dir);
+  Run r;
+
+  run_cli (&r, path, "--report", "kernels", "--format", "csv", NULL);
+  g_assert_cmpstr (r.out, ==,
+                   "name,calls,total_ns,mean_ns,min_ns,max_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z,"
+                   "registers,est_occupancy_pct\n"
+                   "k2\\x1b[0m,1,50000,50000.0000,50000,50000,0.7143,1,1,1,32,1,1,16,\n"
+                   SHOWN_KERNEL ",1,20000,20000.0000,20000,20000,0.2857,1,1,1,32,1,1,16,\n");
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "kernels", "--format", "json", NULL);
+  g_assert_true (g_str_has_prefix (r.out,
+                                   "{\"kernels\":[{\"name\":\"k2\\u001b[0m\",\"calls\":1,\"total_ns\":50000,"
+                                   "\"mean_ns\":50000.0000,\"min_ns\":50000,\"max_ns\":50000,\"share\":0.7143,"
+                                   "\"grid\":[1,1,1],\"block\":[32,1,1],\"registers\":16,\"config_varies\":false,"
+                                   "\"est_occupancy_pct\":null},"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "kernels", NULL);
+  g_assert_true (g_str_has_prefix (r.out,
+                                   "  Calls       Total        Mean         Min         Max   Share  Occ. Grid   "
+                                   "        Block        Regs Kernel\n"));
+  g_assert_nonnull (strstr (r.out, "   71.4%     - 1,1,1          32,1,1         16 k2\\x1b[0m\n"));
+  run_clear (&r);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Records `true` into @name in a new folder named after @dir_template
+ * with --progress-fd: every line parses as JSON, the last one names the
+ * file exactly, and nothing written can drive a terminal. */
+static void
+check_progress (const char *dir_template,
+                const char *name)
+{
+  g_autofree char *dir = g_dir_make_tmp (dir_template, NULL);
+  g_autofree char *out = g_build_filename (dir, name, NULL);
   const char *args[] = { "--progress-fd", "1", "-o", out, "--", "true", NULL };
   g_auto(GStrv) lines = NULL;
   yajl_val done;
@@ -767,6 +806,8 @@ test_hostile_progress (void)
   run_command (&r, "record", args);
   g_assert_cmpint (r.status, ==, 0);
   lines = g_strsplit (g_strstrip (r.out), "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    yajl_tree_free (parse (lines[i]));
   done = parse (lines[g_strv_length (lines) - 1]);
   g_assert_cmpstr (get_str (done, "state"), ==, "done");
   g_assert_cmpstr (get_str (done, "output"), ==, out);
@@ -777,6 +818,21 @@ test_hostile_progress (void)
 
   g_unlink (out);
   g_rmdir (dir);
+}
+
+/* An output name with control characters and a newline keeps the
+ * progress lines valid, one object a line. */
+static void
+test_hostile_progress (void)
+{
+  check_progress ("ks-hostile-XXXXXX", "\x1b[2Jrec\nord\x7f.kscope");
+}
+
+/* A folder named 训练 and a file name with a quote and a backslash. */
+static void
+test_progress_path (void)
+{
+  check_progress ("ks-训练-XXXXXX", "a\"b\\c.kscope");
 }
 
 int
@@ -793,6 +849,8 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/hostile-names", test_hostile_names);
   g_test_add_func ("/analysis/cli/hostile-messages", test_hostile_messages);
   g_test_add_func ("/analysis/cli/hostile-progress", test_hostile_progress);
+  g_test_add_func ("/analysis/cli/progress-path", test_progress_path);
+  g_test_add_func ("/analysis/cli/report-exact", test_report_exact);
   g_test_add_func ("/analysis/cli/impossible-memory", test_impossible_memory);
 
   return g_test_run ();

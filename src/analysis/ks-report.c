@@ -1,0 +1,1101 @@
+/* ks-report.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One file over 800 lines on purpose: the column descriptors of every
+ * report lie side by side, so that keys, titles and places in each
+ * format are read and checked together, next to the writers they drive.
+ */
+
+#define G_LOG_DOMAIN "ks-report"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "ks-format.h"
+#include "ks-report.h"
+
+#define TABLE KS_REPORT_TABLE
+#define CSV   KS_REPORT_CSV
+#define JSON  KS_REPORT_JSON
+
+void
+ks_report_value_clear (KsReportValue *value)
+{
+  g_free (value->owned);
+  memset (value, 0, sizeof *value);
+}
+
+static void
+set_int (KsReportValue *v,
+         gint64         i)
+{
+  v->type = KS_REPORT_VALUE_INT;
+  v->i = i;
+}
+
+static void
+set_double (KsReportValue *v,
+            double         d)
+{
+  v->type = KS_REPORT_VALUE_DOUBLE;
+  v->d = d;
+}
+
+/* Estimates are < 0 when unknown. */
+static void
+set_estimate (KsReportValue *v,
+              double         d)
+{
+  if (d >= 0)
+    set_double (v, d);
+}
+
+static void
+set_string (KsReportValue *v,
+            const char    *s)
+{
+  v->type = KS_REPORT_VALUE_STRING;
+  v->s = s;
+}
+
+static void
+take_string (KsReportValue *v,
+             char          *s)
+{
+  set_string (v, s);
+  v->owned = s;
+}
+
+static void
+set_dim3 (KsReportValue *v,
+          gint64         x,
+          gint64         y,
+          gint64         z)
+{
+  v->type = KS_REPORT_VALUE_DIM3;
+  v->dim[0] = x;
+  v->dim[1] = y;
+  v->dim[2] = z;
+}
+
+static const char *
+str (const KsReport *r,
+     guint32         id)
+{
+  return ks_trace_string (r->trace, id);
+}
+
+/* GPUs (the summary) */
+
+#define GPU(r, i) (&((const KsGpuSummary *)(r)->rows)[i])
+
+static void
+gpu_get (const KsReport       *r,
+         const KsReportColumn *c,
+         guint                 i,
+         KsReportValue        *v)
+{
+  const KsGpuSummary *g = GPU (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, g->device); break;
+    case 1: set_string (v, str (r, g->name)); break;
+    case 2: set_int (v, g->n_kernels); break;
+    case 3: set_int (v, g->kernel_time_ns); break;
+    case 4: set_int (v, g->n_memcpy); break;
+    case 5: set_int (v, g->memcpy_time_ns); break;
+    case 6: set_int (v, g->n_memset); break;
+    case 7: set_int (v, g->memset_time_ns); break;
+    case 8: set_int (v, g->busy_ns); break;
+    case 9: set_int (v, g->window_ns); break;
+    case 10: set_string (v, g->window_is_steps ? "steps" : "activity"); break;
+    case 11: set_int (v, g->window_start); break;
+    case 12: set_int (v, g->window_end); break;
+    case 13: set_int (v, g->busy_in_window_ns); break;
+    case 14: set_double (v, g->busy_pct); break;
+    case 15: set_estimate (v, g->est_sm_efficiency_pct); break;
+    case 16: set_estimate (v, g->est_occupancy_pct); break;
+    case 17: set_int (v, g->n_gaps); break;
+    case 18: set_int (v, g->gap_total_ns); break;
+    case 19: set_int (v, g->largest_gap_ns); break;
+    case 20: case 21: case 22: set_int (v, g->gap_class_ns[c->arg - 20]); break;
+    case 23: set_int (v, g->latency.count); break;
+    case 24: set_int (v, g->latency.p50_ns); break;
+    case 25: set_int (v, g->latency.p90_ns); break;
+    case 26: set_int (v, g->latency.p99_ns); break;
+    case 27: set_int (v, g->latency.max_ns); break;
+    case 28: set_double (v, g->latency.mean_ns); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define G_COL(k_, jk_, grp_, unit_, a_, csv_, json_) \
+  { .key = k_, .json_key = jk_, .group = grp_, .metric = -1, .unit = unit_, .get = gpu_get, .arg = a_, \
+    .pos = { 0, csv_, json_ }, .flags = KS_REPORT_COLUMN_NO_PAGE }
+
+static const KsReportColumn gpu_columns[] = {
+  G_COL ("device", NULL, NULL, KS_REPORT_UNIT_COUNT, 0, 1, 1),
+  G_COL ("name", NULL, NULL, KS_REPORT_UNIT_TEXT, 1, 2, 2),
+  G_COL ("kernels", NULL, NULL, KS_REPORT_UNIT_COUNT, 2, 3, 3),
+  G_COL ("kernel_time_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 3, 4, 4),
+  G_COL ("memcpy", NULL, NULL, KS_REPORT_UNIT_COUNT, 4, 0, 5),
+  G_COL ("memcpy_time_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 5, 0, 6),
+  G_COL ("memset", NULL, NULL, KS_REPORT_UNIT_COUNT, 6, 0, 7),
+  G_COL ("memset_time_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 7, 0, 8),
+  G_COL ("busy_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 8, 5, 9),
+  G_COL ("window_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 9, 6, 10),
+  G_COL ("window", NULL, NULL, KS_REPORT_UNIT_TEXT, 10, 0, 11),
+  G_COL ("window_start_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 11, 0, 12),
+  G_COL ("window_end_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 12, 0, 13),
+  G_COL ("busy_in_window_ns", NULL, NULL, KS_REPORT_UNIT_DURATION, 13, 7, 14),
+  G_COL ("busy_pct", NULL, NULL, KS_REPORT_UNIT_PERCENT, 14, 8, 15),
+  G_COL ("est_sm_efficiency_pct", NULL, NULL, KS_REPORT_UNIT_PERCENT, 15, 15, 16),
+  G_COL ("est_occupancy_pct", NULL, NULL, KS_REPORT_UNIT_PERCENT, 16, 16, 17),
+  G_COL ("gaps", "count", "gaps", KS_REPORT_UNIT_COUNT, 17, 9, 18),
+  G_COL ("gap_total_ns", "total_ns", "gaps", KS_REPORT_UNIT_DURATION, 18, 10, 19),
+  G_COL ("largest_gap_ns", "largest_ns", "gaps", KS_REPORT_UNIT_DURATION, 19, 11, 20),
+  G_COL ("host_wait_ns", NULL, "gaps", KS_REPORT_UNIT_DURATION, 20, 12, 21),
+  G_COL ("kernel_wait_ns", NULL, "gaps", KS_REPORT_UNIT_DURATION, 21, 13, 22),
+  G_COL ("other_wait_ns", "other_ns", "gaps", KS_REPORT_UNIT_DURATION, 22, 14, 23),
+  G_COL ("latency_count", "count", "launch_latency", KS_REPORT_UNIT_COUNT, 23, 0, 24),
+  G_COL ("latency_p50_ns", "p50_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 24, 0, 25),
+  G_COL ("latency_p90_ns", "p90_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 25, 0, 26),
+  G_COL ("latency_p99_ns", "p99_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 26, 0, 27),
+  G_COL ("latency_max_ns", "max_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 27, 0, 28),
+  G_COL ("latency_mean_ns", "mean_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 28, 0, 29),
+};
+
+/* Steps */
+
+#define STEP(r, i) (&((const KsStep *)(r)->rows)[i])
+
+static gint64
+step_pid (const KsReport *r,
+          const KsStep   *step)
+{
+  guint32 process = r->trace->tracks[step->track].process;
+
+  return process < r->trace->n_processes ? r->trace->processes[process].pid : -1;
+}
+
+static void
+step_get (const KsReport       *r,
+          const KsReportColumn *c,
+          guint                 i,
+          KsReportValue        *v)
+{
+  const KsStep *s = STEP (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, s->name)); break;
+    case 1: set_int (v, step_pid (r, s)); break;
+    case 2: set_int (v, s->start); break;
+    case 3: set_int (v, s->end - s->start); break;
+    default: set_int (v, s->parts[c->arg - 4]); break;
+    }
+}
+
+/* NAME/PID when steps come from several processes (a folder of ranks),
+ * where their names alone would be ambiguous. */
+static char *
+step_name_text (const KsReport       *r,
+                const KsReportColumn *c,
+                guint                 i)
+{
+  const KsStep *s = STEP (r, i);
+
+  if (r->several)
+    return g_strdup_printf ("%s/%" G_GINT64_FORMAT, str (r, s->name), step_pid (r, s));
+  return g_strdup (str (r, s->name));
+}
+
+#define S_PART(k_, jk_, title_, metric_, a_) \
+  { .key = k_, .json_key = jk_, .group = "breakdown_ns", .title = title_, .metric = metric_, \
+    .unit = KS_REPORT_UNIT_DURATION, .get = step_get, .arg = a_, .pos = { a_, a_ + 1, a_ + 1 }, .width = 11 }
+
+static const KsReportColumn step_columns[] = {
+  { .key = "name", .title = N_("Step"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = step_get,
+    .text = step_name_text, .arg = 0, .pos = { 1, 1, 1 }, .width = 18, .flags = KS_REPORT_COLUMN_LEFT },
+  { .key = "pid", .title = N_("Process"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = step_get,
+    .arg = 1, .pos = { 0, 2, 2 } },
+  { .key = "start_ns", .title = N_("Start"), .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = step_get,
+    .arg = 2, .pos = { 0, 3, 3 } },
+  { .key = "dur_ns", .title = N_("Duration"), .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = step_get,
+    .arg = 3, .pos = { 2, 4, 4 }, .width = 11 },
+  S_PART ("kernel_ns", "kernel", NULL, KS_METRIC_STEP_KERNEL, 4),
+  S_PART ("memcpy_ns", "memcpy", NULL, KS_METRIC_STEP_MEMCPY, 5),
+  S_PART ("memset_ns", "memset", NULL, KS_METRIC_STEP_MEMSET, 6),
+  S_PART ("runtime_ns", "runtime", NULL, KS_METRIC_STEP_RUNTIME, 7),
+  S_PART ("dataloader_ns", "dataloader", NULL, KS_METRIC_STEP_DATALOADER, 8),
+  S_PART ("cpu_exec_ns", "cpu_exec", NULL, KS_METRIC_STEP_CPU_EXEC, 9),
+  S_PART ("other_ns", "other", NULL, KS_METRIC_STEP_OTHER, 10),
+};
+
+/* Kernels */
+
+#define KERNEL(r, i) (&((const KsKernelStats *)(r)->rows)[i])
+
+static void
+kernel_get (const KsReport       *r,
+            const KsReportColumn *c,
+            guint                 i,
+            KsReportValue        *v)
+{
+  const KsKernelStats *k = KERNEL (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, k->name)); break;
+    case 1: set_int (v, k->calls); break;
+    case 2: set_int (v, k->total_ns); break;
+    case 3: set_double (v, k->mean_ns); break;
+    case 4: set_int (v, k->min_ns); break;
+    case 5: set_int (v, k->max_ns); break;
+    case 6: set_double (v, k->share); break;
+    case 7: set_dim3 (v, k->grid[0], k->grid[1], k->grid[2]); break;
+    case 8: set_dim3 (v, k->block[0], k->block[1], k->block[2]); break;
+    case 9: set_int (v, k->registers); break;
+    case 10: v->type = KS_REPORT_VALUE_BOOL; v->i = k->config_varies; break;
+    case 11: set_estimate (v, k->occupancy_pct); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+/* The first call's grid; * when calls differ. */
+static char *
+grid_text (const KsReport       *r,
+           const KsReportColumn *c,
+           guint                 i)
+{
+  const KsKernelStats *k = KERNEL (r, i);
+
+  return g_strdup_printf ("%u,%u,%u%s", k->grid[0], k->grid[1], k->grid[2], k->config_varies ? "*" : "");
+}
+
+#define K_COL(k_, title_, abbrev_, tooltip_, metric_, unit_, dec_, a_, table_, csv_, json_, width_, flags_) \
+  { .key = k_, .title = title_, .abbrev = abbrev_, .tooltip = tooltip_, .metric = metric_, .unit = unit_, \
+    .decimals = dec_, .get = kernel_get, .arg = a_, .pos = { table_, csv_, json_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn kernel_columns[] = {
+  K_COL ("name", N_("Kernel"), NULL, NULL, -1, KS_REPORT_UNIT_TEXT, 0, 0, 11, 1, 1, 0, KS_REPORT_COLUMN_LEFT),
+  K_COL ("calls", N_("Calls"), NULL, NULL, -1, KS_REPORT_UNIT_COUNT, 0, 1, 1, 2, 2, 7, 0),
+  K_COL ("total_ns", N_("Total"), NULL, NULL, KS_METRIC_KERNEL_TIME, KS_REPORT_UNIT_DURATION, 0, 2, 2, 3, 3, 11, 0),
+  K_COL ("mean_ns", N_("Mean"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 3, 3, 4, 4, 11, 0),
+  K_COL ("min_ns", N_("Min"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 4, 4, 5, 5, 11, 0),
+  K_COL ("max_ns", N_("Max"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 5, 5, 6, 6, 11, 0),
+  K_COL ("share", N_("Share"), NULL, NULL, KS_METRIC_KERNEL_SHARE, KS_REPORT_UNIT_RATIO, 1, 6, 6, 7, 7, 7, 0),
+  K_COL ("est_occupancy_pct", N_("Occupancy"), N_("Occ."), NULL, KS_METRIC_OCCUPANCY, KS_REPORT_UNIT_PERCENT,
+         0, 11, 7, 15, 12, 5, 0),
+  { .key = "grid", .title = N_("Grid"), .tooltip = N_("Grid of the first call; * when calls differ"), .metric = -1,
+    .unit = KS_REPORT_UNIT_DIM3, .get = kernel_get, .text = grid_text, .arg = 7, .pos = { 8, 8, 8 }, .width = 14,
+    .flags = KS_REPORT_COLUMN_LEFT },
+  K_COL ("block", N_("Block"), NULL, NULL, -1, KS_REPORT_UNIT_DIM3, 0, 8, 9, 11, 9, 12, KS_REPORT_COLUMN_LEFT),
+  K_COL ("registers", N_("Registers"), N_("Regs"), N_("Registers per thread"), -1, KS_REPORT_UNIT_COUNT,
+         0, 9, 10, 14, 10, 4, 0),
+  K_COL ("config_varies", N_("Varies"), NULL, NULL, -1, KS_REPORT_UNIT_BOOL, 0, 10, 0, 0, 11, 0,
+         KS_REPORT_COLUMN_NO_PAGE),
+};
+
+/* Operators */
+
+#define OPERATOR(r, i) (&((const KsOperatorStats *)(r)->rows)[i])
+
+static void
+operator_get (const KsReport       *r,
+              const KsReportColumn *c,
+              guint                 i,
+              KsReportValue        *v)
+{
+  const KsOperatorStats *o = OPERATOR (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, o->name)); break;
+    case 1: set_string (v, o->input_dims); break;
+    case 2: set_int (v, o->calls); break;
+    case 3: set_int (v, o->host_total_ns); break;
+    case 4: set_int (v, o->host_self_ns); break;
+    case 5: set_int (v, o->device_total_ns); break;
+    case 6: set_int (v, o->device_self_ns); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+/* The text table has no room for a column of shapes: they follow the name. */
+static char *
+operator_name_text (const KsReport       *r,
+                    const KsReportColumn *c,
+                    guint                 i)
+{
+  const KsOperatorStats *o = OPERATOR (r, i);
+
+  if (r->by_shape && o->input_dims != NULL && o->input_dims[0])
+    return g_strdup_printf ("%s %s", str (r, o->name), o->input_dims);
+  return g_strdup (str (r, o->name));
+}
+
+#define O_COL(k_, title_, abbrev_, metric_, unit_, a_, table_, csv_, json_, width_) \
+  { .key = k_, .title = title_, .abbrev = abbrev_, .metric = metric_, .unit = unit_, .get = operator_get, \
+    .arg = a_, .pos = { table_, csv_, json_ }, .width = width_ }
+
+static const KsReportColumn operator_columns[] = {
+  { .key = "name", .title = N_("Operator"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = operator_get,
+    .arg = 0, .pos = { 0, 1, 1 }, .flags = KS_REPORT_COLUMN_LEFT },
+  { .key = "input_dims", .title = N_("Input Shapes"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT,
+    .get = operator_get, .arg = 1, .pos = { 0, 2, 2 }, .flags = KS_REPORT_COLUMN_LEFT },
+  O_COL ("calls", N_("Calls"), NULL, -1, KS_REPORT_UNIT_COUNT, 2, 1, 3, 3, 7),
+  O_COL ("host_total_ns", NULL, N_("Host total"), KS_METRIC_HOST_TOTAL, KS_REPORT_UNIT_DURATION,
+         3, 2, 4, 4, 11),
+  O_COL ("host_self_ns", NULL, N_("Host self"), KS_METRIC_HOST_SELF, KS_REPORT_UNIT_DURATION,
+         4, 3, 5, 5, 11),
+  O_COL ("device_total_ns", NULL, N_("Dev. total"), KS_METRIC_DEVICE_TOTAL, KS_REPORT_UNIT_DURATION,
+         5, 4, 6, 6, 11),
+  O_COL ("device_self_ns", NULL, N_("Dev. self"), KS_METRIC_DEVICE_SELF, KS_REPORT_UNIT_DURATION,
+         6, 5, 7, 7, 11),
+  { .key = "label", .title = N_("Operator"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = operator_get,
+    .text = operator_name_text, .arg = 0, .pos = { 6, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT | KS_REPORT_COLUMN_NO_PAGE },
+};
+
+/* Gaps */
+
+#define GAP(r, i) (&((const KsGap *)(r)->rows)[i])
+
+static char *
+thread_label (KsTrace *trace,
+              guint32  thread)
+{
+  const KsThread *th;
+
+  if (thread >= trace->n_threads)
+    return g_strdup ("");
+  th = &trace->threads[thread];
+  if (th->name != 0)
+    return g_strdup_printf ("%s (%" G_GINT64_FORMAT ")", ks_trace_string (trace, th->name), th->tid);
+  return g_strdup_printf ("%" G_GINT64_FORMAT, th->tid);
+}
+
+static void
+gap_get (const KsReport       *r,
+         const KsReportColumn *c,
+         guint                 i,
+         KsReportValue        *v)
+{
+  const KsGap *g = GAP (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, g->device); break;
+    case 1: set_int (v, g->start); break;
+    case 2: set_int (v, g->end); break;
+    case 3: set_int (v, g->end - g->start); break;
+    case 4: set_string (v, ks_gap_class_to_string (g->klass)); break;
+    case 5: set_string (v, ks_gap_cause_to_string (g->cause)); break;
+    case 6: set_string (v, str (r, g->cause_name)); break;
+    case 7: take_string (v, thread_label (r->trace, g->thread)); break;
+    /* What people read: the cause and the name of its slice */
+    case 8:
+      if (g->cause_name != 0)
+        take_string (v, g_strdup_printf ("%s: %s", ks_gap_cause_get_title (g->cause), str (r, g->cause_name)));
+      else
+        set_string (v, ks_gap_cause_get_title (g->cause));
+      break;
+    default: g_assert_not_reached ();
+    }
+}
+
+static char *
+gap_class_text (const KsReport       *r,
+                const KsReportColumn *c,
+                guint                 i)
+{
+  return g_strdup (ks_gap_class_get_title (GAP (r, i)->klass));
+}
+
+#define GAP_COL(k_, title_, tooltip_, metric_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .tooltip = tooltip_, .metric = metric_, .unit = unit_, .get = gap_get, .arg = a_, \
+    .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn gap_columns[] = {
+  GAP_COL ("device", N_("GPU"), NULL, -1, KS_REPORT_UNIT_COUNT, 0, 1, 1, 3, 0),
+  GAP_COL ("start_ns", N_("Start"), N_("When the GPU went idle"), -1, KS_REPORT_UNIT_DURATION, 1, 2, 2, 12, 0),
+  GAP_COL ("end_ns", N_("End"), NULL, -1, KS_REPORT_UNIT_DURATION, 2, 0, 3, 0, KS_REPORT_COLUMN_NO_PAGE),
+  GAP_COL ("dur_ns", N_("Duration"), NULL, KS_METRIC_GAP, KS_REPORT_UNIT_DURATION, 3, 3, 4, 11, 0),
+  { .key = "class", .title = N_("Class"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = gap_get,
+    .text = gap_class_text, .arg = 4, .pos = { 4, 5, 5 }, .width = 12, .flags = KS_REPORT_COLUMN_LEFT },
+  GAP_COL ("cause", N_("Cause"), NULL, -1, KS_REPORT_UNIT_TEXT, 5, 0, 6, 0, KS_REPORT_COLUMN_NO_PAGE),
+  GAP_COL ("cause_name", N_("Cause Name"), NULL, -1, KS_REPORT_UNIT_TEXT, 6, 0, 7, 0, KS_REPORT_COLUMN_NO_PAGE),
+  GAP_COL ("thread", N_("Thread"), NULL, -1, KS_REPORT_UNIT_TEXT, 7, 0, 8, 0, KS_REPORT_COLUMN_NO_PAGE),
+  { .key = "cpu_was_in", .title = N_("CPU Was In"), .abbrev = N_("CPU was in"), .metric = KS_METRIC_GAP_CAUSE,
+    .unit = KS_REPORT_UNIT_TEXT, .get = gap_get, .arg = 8, .pos = { 5, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT },
+};
+
+#define CAUSE(r, i) (&((const KsGapCauseTotal *)(r)->rows)[i])
+
+static void
+cause_get (const KsReport       *r,
+           const KsReportColumn *c,
+           guint                 i,
+           KsReportValue        *v)
+{
+  const KsGapCauseTotal *t = CAUSE (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, ks_gap_cause_to_string (t->cause)); break;
+    case 1: set_string (v, str (r, t->name)); break;
+    case 2: set_int (v, t->count); break;
+    case 3: set_int (v, t->total_ns); break;
+    case 4: set_int (v, t->largest_ns); break;
+    case 5:
+      if (t->name != 0)
+        take_string (v, g_strdup_printf ("%s: %s", ks_gap_cause_get_title (t->cause), str (r, t->name)));
+      else
+        set_string (v, ks_gap_cause_get_title (t->cause));
+      break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define C_COL(k_, title_, unit_, a_, table_, json_, width_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = cause_get, .arg = a_, \
+    .pos = { table_, 0, json_ }, .width = width_ }
+
+static const KsReportColumn cause_columns[] = {
+  C_COL ("cause", N_("Cause"), KS_REPORT_UNIT_TEXT, 0, 0, 1, 0),
+  C_COL ("name", N_("Name"), KS_REPORT_UNIT_TEXT, 1, 0, 2, 0),
+  C_COL ("count", N_("Gaps"), KS_REPORT_UNIT_COUNT, 2, 1, 3, 6),
+  C_COL ("total_ns", N_("Total"), KS_REPORT_UNIT_DURATION, 3, 2, 4, 11),
+  C_COL ("largest_ns", N_("Largest"), KS_REPORT_UNIT_DURATION, 4, 3, 5, 11),
+  C_COL ("title", N_("Cause"), KS_REPORT_UNIT_TEXT, 5, 4, 0, 0),
+};
+
+/* Memory: the curves of each device, and the allocations */
+
+#define CURVE(r, i) (&((const KsMemoryCurve *)(r)->rows)[i])
+
+static void
+curve_get (const KsReport       *r,
+           const KsReportColumn *c,
+           guint                 i,
+           KsReportValue        *v)
+{
+  const KsMemoryCurve *m = CURVE (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, m->device); break;
+    case 1: set_int (v, m->n_points); break;
+    case 2: set_int (v, m->peak_allocated); break;
+    case 3: set_int (v, m->peak_allocated_ts); break;
+    case 4: set_string (v, str (r, m->peak_operator)); break;
+    case 5: set_int (v, m->peak_reserved); break;
+    case 6: set_int (v, m->peak_reserved_ts); break;
+    case 7: set_int (v, m->total_memory); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define M_COL(k_, unit_, a_) \
+  { .key = k_, .metric = -1, .unit = unit_, .get = curve_get, .arg = a_, .pos = { 0, 0, a_ + 1 }, \
+    .flags = KS_REPORT_COLUMN_NO_PAGE }
+
+static const KsReportColumn curve_columns[] = {
+  M_COL ("device", KS_REPORT_UNIT_COUNT, 0),
+  M_COL ("points", KS_REPORT_UNIT_COUNT, 1),
+  M_COL ("peak_allocated", KS_REPORT_UNIT_BYTES, 2),
+  M_COL ("peak_allocated_ns", KS_REPORT_UNIT_DURATION, 3),
+  M_COL ("peak_operator", KS_REPORT_UNIT_TEXT, 4),
+  M_COL ("peak_reserved", KS_REPORT_UNIT_BYTES, 5),
+  M_COL ("peak_reserved_ns", KS_REPORT_UNIT_DURATION, 6),
+  M_COL ("total_memory", KS_REPORT_UNIT_BYTES, 7),
+};
+
+#define ALLOC(r, i) (&((const KsAllocation *)(r)->rows)[i])
+
+static void
+alloc_get (const KsReport       *r,
+           const KsReportColumn *c,
+           guint                 i,
+           KsReportValue        *v)
+{
+  const KsAllocation *a = ALLOC (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, a->device); break;
+    case 1: set_int (v, a->bytes); break;
+    case 2: set_int (v, a->alloc_ts); break;
+    case 3: set_int (v, a->free_ts); break;
+    case 4: set_int (v, a->lifetime_ns); break;
+    case 5: set_string (v, str (r, a->operator_name)); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define A_COL(k_, title_, abbrev_, metric_, unit_, a_, table_, width_, flags_) \
+  { .key = k_, .title = title_, .abbrev = abbrev_, .metric = metric_, .unit = unit_, .get = alloc_get, .arg = a_, \
+    .pos = { table_, a_ + 1, a_ + 1 }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn allocation_columns[] = {
+  A_COL ("device", N_("Device"), N_("Dev"), -1, KS_REPORT_UNIT_COUNT, 0, 1, 3, KS_REPORT_COLUMN_NO_PAGE),
+  A_COL ("bytes", N_("Size"), NULL, -1, KS_REPORT_UNIT_BYTES, 1, 2, 10, 0),
+  A_COL ("alloc_ns", N_("Allocated At"), N_("Allocated"), -1, KS_REPORT_UNIT_DURATION, 2, 3, 12, 0),
+  A_COL ("free_ns", N_("Freed At"), NULL, -1, KS_REPORT_UNIT_DURATION, 3, 0, 0, KS_REPORT_COLUMN_NO_PAGE),
+  A_COL ("lifetime_ns", N_("Lifetime"), NULL, KS_METRIC_ALLOCATION_LIFETIME, KS_REPORT_UNIT_DURATION, 4, 4, 11, 0),
+  A_COL ("operator", N_("Operator"), NULL, -1, KS_REPORT_UNIT_TEXT, 5, 5, 0, KS_REPORT_COLUMN_LEFT),
+};
+
+/* Advice */
+
+#define ADVICE(r, i) (&((const KsAdvice *)(r)->rows)[i])
+
+static void
+advice_get (const KsReport       *r,
+            const KsReportColumn *c,
+            guint                 i,
+            KsReportValue        *v)
+{
+  const KsAdvice *a = ADVICE (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, a->rule); break;
+    case 1: set_string (v, a->title); break;
+    case 2: set_string (v, a->text); break;
+    case 3: set_string (v, a->evidence); break;
+    case 4: set_int (v, a->device); break;
+    case 5:
+      v->type = KS_REPORT_VALUE_RANGES;
+      v->ranges = a->ranges;
+      v->n_ranges = a->n_ranges;
+      break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define AD_COL(k_, unit_, a_, csv_, json_, flags_) \
+  { .key = k_, .metric = -1, .unit = unit_, .get = advice_get, .arg = a_, .pos = { 0, csv_, json_ }, \
+    .flags = KS_REPORT_COLUMN_NO_PAGE | flags_ }
+
+static const KsReportColumn advice_columns[] = {
+  AD_COL ("rule", KS_REPORT_UNIT_TEXT, 0, 1, 1, 0),
+  AD_COL ("title", KS_REPORT_UNIT_TEXT, 1, 3, 2, 0),
+  AD_COL ("text", KS_REPORT_UNIT_TEXT, 2, 4, 3, 0),
+  AD_COL ("evidence", KS_REPORT_UNIT_TEXT, 3, 5, 4, 0),
+  AD_COL ("device", KS_REPORT_UNIT_COUNT, 4, 2, 5, KS_REPORT_COLUMN_OMIT_NEGATIVE),
+  AD_COL ("ranges", KS_REPORT_UNIT_RANGES, 5, 0, 6, 0),
+};
+
+/* Reports */
+
+const KsReportColumn *
+ks_report_kernel_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (kernel_columns);
+  return kernel_columns;
+}
+
+const KsReportColumn *
+ks_report_operator_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (operator_columns);
+  return operator_columns;
+}
+
+const KsReportColumn *
+ks_report_gap_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (gap_columns);
+  return gap_columns;
+}
+
+const KsReportColumn *
+ks_report_allocation_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (allocation_columns);
+  return allocation_columns;
+}
+
+const KsReportColumn *
+ks_report_find_column (const KsReportColumn *columns,
+                       guint                 n,
+                       const char           *key)
+{
+  for (guint i = 0; i < n; i++)
+    if (strcmp (columns[i].key, key) == 0)
+      return &columns[i];
+  g_return_val_if_reached (NULL);
+}
+
+static KsReport *
+report_new (KsTrace              *trace,
+            KsAnalysis           *analysis,
+            const char           *key,
+            const KsReportColumn *columns,
+            guint                 n_columns,
+            gconstpointer         rows,
+            guint                 n_rows)
+{
+  KsReport *r = g_new0 (KsReport, 1);
+
+  g_assert (n_columns <= 64);
+  r->key = key;
+  r->columns = columns;
+  r->n_columns = n_columns;
+  r->trace = g_object_ref (trace);
+  r->analysis = g_object_ref (analysis);
+  r->rows = rows;
+  r->n_rows = n_rows;
+  return r;
+}
+
+#define NEW(key, columns, rows, n) report_new (trace, analysis, key, columns, G_N_ELEMENTS (columns), rows, n)
+
+KsReport *
+ks_report_new_gpus (KsTrace    *trace,
+                    KsAnalysis *analysis)
+{
+  guint n;
+  const KsGpuSummary *rows = ks_analysis_get_gpus (analysis, &n);
+
+  return NEW ("gpus", gpu_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_steps (KsTrace    *trace,
+                     KsAnalysis *analysis)
+{
+  guint n;
+  const KsStep *rows = ks_analysis_get_steps (analysis, &n);
+  KsReport *r = NEW ("steps", step_columns, rows, n);
+
+  for (guint k = 0; k < KS_N_STEP_PARTS; k++)
+    g_assert (strcmp (step_columns[4 + k].json_key, ks_step_part_to_string (k)) == 0);
+  for (guint i = 1; i < n; i++)
+    if (step_pid (r, &rows[i]) != step_pid (r, &rows[0]))
+      r->several = TRUE;
+  return r;
+}
+
+KsReport *
+ks_report_new_kernels (KsTrace    *trace,
+                       KsAnalysis *analysis)
+{
+  guint n;
+  const KsKernelStats *rows = ks_analysis_get_kernels (analysis, &n);
+
+  return NEW ("kernels", kernel_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_operators (KsTrace    *trace,
+                         KsAnalysis *analysis,
+                         gboolean    by_shape)
+{
+  guint n;
+  const KsOperatorStats *rows = ks_analysis_get_operators (analysis,
+                                                           by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE
+                                                                    : KS_OPERATOR_BY_NAME, &n);
+  KsReport *r = NEW ("operators", operator_columns, rows, n);
+
+  r->by_shape = by_shape;
+  /* Grouped by name there are no shapes; CSV keeps its columns fixed. */
+  if (!by_shape)
+    r->hidden[JSON] |= 1 << 1;
+  return r;
+}
+
+KsReport *
+ks_report_new_gaps (KsTrace    *trace,
+                    KsAnalysis *analysis)
+{
+  guint n;
+  const KsGap *rows = ks_analysis_get_gaps (analysis, &n);
+  KsReport *r = NEW ("gaps", gap_columns, rows, n);
+
+  /* Largest first */
+  r->order = ks_analysis_get_gaps_by_duration (analysis, NULL);
+  return r;
+}
+
+KsReport *
+ks_report_new_gap_causes (KsTrace    *trace,
+                          KsAnalysis *analysis)
+{
+  guint n;
+  const KsGapCauseTotal *rows = ks_analysis_get_gap_causes (analysis, &n);
+
+  return NEW ("causes", cause_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_memory (KsTrace    *trace,
+                      KsAnalysis *analysis)
+{
+  guint n;
+  const KsMemoryCurve *rows = ks_analysis_get_memory_curves (analysis, &n);
+
+  return NEW ("devices", curve_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_allocations (KsTrace    *trace,
+                           KsAnalysis *analysis)
+{
+  guint n;
+  const KsAllocation *rows = ks_analysis_get_allocations (analysis, &n);
+
+  return NEW ("allocations", allocation_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_advice (KsTrace    *trace,
+                      KsAnalysis *analysis)
+{
+  guint n;
+  const KsAdvice *rows = ks_analysis_get_advice (analysis, &n);
+
+  return NEW ("advice", advice_columns, rows, n);
+}
+
+void
+ks_report_free (KsReport *report)
+{
+  if (report == NULL)
+    return;
+  g_object_unref (report->trace);
+  g_object_unref (report->analysis);
+  g_free (report);
+}
+
+guint
+ks_report_get_format_columns (const KsReport        *report,
+                              KsReportFormat         format,
+                              const KsReportColumn **out,
+                              guint                  max)
+{
+  guint n = 0;
+
+  /* By place: columns are few, a selection is enough. */
+  for (guint place = 1; place <= 255 && n < max; place++)
+    for (guint c = 0; c < report->n_columns; c++)
+      if (report->columns[c].pos[format] == place && !(report->hidden[format] & (G_GUINT64_CONSTANT (1) << c)))
+        out[n++] = &report->columns[c];
+  return n;
+}
+
+guint
+ks_report_row_index (const KsReport *report,
+                     guint           row)
+{
+  return report->order != NULL ? report->order[row] : row;
+}
+
+void
+ks_report_get_value (const KsReport       *report,
+                     const KsReportColumn *column,
+                     guint                 index,
+                     KsReportValue        *value)
+{
+  memset (value, 0, sizeof *value);
+  column->get (report, column, index, value);
+}
+
+char *
+ks_report_get_text (const KsReport       *report,
+                    const KsReportColumn *column,
+                    guint                 index)
+{
+  g_auto(KsReportValue) v = { 0 };
+
+  if (column->text != NULL)
+    return column->text (report, column, index);
+
+  ks_report_get_value (report, column, index, &v);
+  switch (v.type)
+    {
+    case KS_REPORT_VALUE_NONE:
+      return g_strdup ("-");
+    case KS_REPORT_VALUE_STRING:
+      return g_strdup (v.s != NULL ? v.s : "");
+    case KS_REPORT_VALUE_BOOL:
+      return g_strdup (v.i ? _("yes") : _("no"));
+    case KS_REPORT_VALUE_DIM3:
+      return g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT,
+                              v.dim[0], v.dim[1], v.dim[2]);
+    case KS_REPORT_VALUE_RANGES:
+      return g_strdup_printf ("%u", v.n_ranges);
+    case KS_REPORT_VALUE_INT:
+    case KS_REPORT_VALUE_DOUBLE:
+    default:
+      break;
+    }
+
+  switch (column->unit)
+    {
+    case KS_REPORT_UNIT_DURATION:
+      return ks_time_format_duration (v.type == KS_REPORT_VALUE_INT ? v.i : (gint64)llround (v.d));
+    case KS_REPORT_UNIT_BYTES:
+      return ks_format_bytes ((guint64)MAX (v.i, 0));
+    case KS_REPORT_UNIT_PERCENT:
+      return g_strdup_printf ("%.*f%%", (int)column->decimals, v.type == KS_REPORT_VALUE_INT ? (double)v.i : v.d);
+    case KS_REPORT_UNIT_RATIO:
+      return g_strdup_printf ("%.*f%%", (int)column->decimals, 100 * v.d);
+    case KS_REPORT_UNIT_TEXT:
+    case KS_REPORT_UNIT_COUNT:
+    case KS_REPORT_UNIT_DIM3:
+    case KS_REPORT_UNIT_BOOL:
+    case KS_REPORT_UNIT_RANGES:
+    default:
+      if (v.type == KS_REPORT_VALUE_DOUBLE)
+        return g_strdup_printf ("%.*f", (int)column->decimals, v.d);
+      return g_strdup_printf ("%" G_GINT64_FORMAT, v.i);
+    }
+}
+
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+int
+ks_report_compare (const KsReport       *report,
+                   const KsReportColumn *column,
+                   guint                 a,
+                   guint                 b)
+{
+  g_auto(KsReportValue) va = { 0 };
+  g_auto(KsReportValue) vb = { 0 };
+
+  ks_report_get_value (report, column, a, &va);
+  ks_report_get_value (report, column, b, &vb);
+  /* Absent values sort before every other. */
+  if (va.type != vb.type)
+    return CMP (va.type, vb.type);
+  switch (va.type)
+    {
+    case KS_REPORT_VALUE_STRING: return g_strcmp0 (va.s, vb.s);
+    case KS_REPORT_VALUE_DOUBLE: return CMP (va.d, vb.d);
+    case KS_REPORT_VALUE_DIM3:
+      for (guint d = 0; d < 3; d++)
+        if (va.dim[d] != vb.dim[d])
+          return CMP (va.dim[d], vb.dim[d]);
+      return 0;
+    case KS_REPORT_VALUE_RANGES: return CMP (va.n_ranges, vb.n_ranges);
+    case KS_REPORT_VALUE_NONE: return 0;
+    case KS_REPORT_VALUE_INT:
+    case KS_REPORT_VALUE_BOOL:
+    default: return CMP (va.i, vb.i);
+    }
+}
+
+const char *
+ks_report_column_get_title (const KsReportColumn *column)
+{
+  if (column->title != NULL)
+    return _(column->title);
+  if (column->metric >= 0)
+    return ks_metric_get_title (column->metric);
+  return column->key;
+}
+
+const char *
+ks_report_column_get_tooltip (const KsReportColumn *column)
+{
+  if (column->tooltip != NULL)
+    return _(column->tooltip);
+  if (column->metric >= 0)
+    return ks_metric_get_definition (column->metric);
+  return NULL;
+}
+
+/* CSV */
+
+/* RFC 4180: quoted when it holds a comma, a quote or a newline. */
+static void
+csv_field (GString     *out,
+           const char  *s,
+           void       (*escape) (GString *out, const char *s))
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  if (escape != NULL)
+    escape (text, s);
+  else if (s != NULL)
+    g_string_append (text, s);
+  if (strpbrk (text->str, ",\"\n") == NULL)
+    {
+      g_string_append_len (out, text->str, text->len);
+      return;
+    }
+  g_string_append_c (out, '"');
+  for (const char *p = text->str; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_double (GString *out,
+               double   d)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.4f", d));
+}
+
+void
+ks_report_write_csv (const KsReport  *report,
+                     GString         *out,
+                     guint            n_rows,
+                     void           (*escape) (GString *out, const char *s))
+{
+  const KsReportColumn *cols[64];
+  guint n = ks_report_get_format_columns (report, CSV, cols, G_N_ELEMENTS (cols));
+  static const char * const axes[] = { "x", "y", "z" };
+
+  for (guint c = 0; c < n; c++)
+    {
+      if (c > 0)
+        g_string_append_c (out, ',');
+      if (cols[c]->unit == KS_REPORT_UNIT_DIM3)
+        g_string_append_printf (out, "%s_%s,%s_%s,%s_%s", cols[c]->key, axes[0], cols[c]->key, axes[1],
+                                cols[c]->key, axes[2]);
+      else
+        g_string_append (out, cols[c]->key);
+    }
+  g_string_append_c (out, '\n');
+
+  n_rows = MIN (n_rows, report->n_rows);
+  for (guint row = 0; row < n_rows; row++)
+    {
+      guint index = ks_report_row_index (report, row);
+
+      for (guint c = 0; c < n; c++)
+        {
+          g_auto(KsReportValue) v = { 0 };
+
+          if (c > 0)
+            g_string_append_c (out, ',');
+          ks_report_get_value (report, cols[c], index, &v);
+          switch (v.type)
+            {
+            case KS_REPORT_VALUE_INT:
+            case KS_REPORT_VALUE_BOOL:
+              g_string_append_printf (out, "%" G_GINT64_FORMAT, v.i);
+              break;
+            case KS_REPORT_VALUE_DOUBLE:
+              append_double (out, v.d);
+              break;
+            case KS_REPORT_VALUE_STRING:
+              csv_field (out, v.s, escape);
+              break;
+            case KS_REPORT_VALUE_DIM3:
+              g_string_append_printf (out, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT,
+                                      v.dim[0], v.dim[1], v.dim[2]);
+              break;
+            case KS_REPORT_VALUE_NONE:
+            case KS_REPORT_VALUE_RANGES:
+            default:
+              break;
+            }
+        }
+      g_string_append_c (out, '\n');
+    }
+}
+
+/* JSON */
+
+static void
+json_value (KsJsonWriter         *json,
+            const char           *key,
+            const KsReportColumn *column,
+            const KsReportValue  *v)
+{
+  switch (v->type)
+    {
+    case KS_REPORT_VALUE_INT:
+      if (v->i >= 0 || !(column->flags & KS_REPORT_COLUMN_OMIT_NEGATIVE))
+        ks_json_int (json, key, v->i);
+      break;
+    case KS_REPORT_VALUE_DOUBLE:
+      ks_json_double (json, key, v->d, 4);
+      break;
+    case KS_REPORT_VALUE_STRING:
+      ks_json_string (json, key, v->s);
+      break;
+    case KS_REPORT_VALUE_BOOL:
+      ks_json_bool (json, key, v->i != 0);
+      break;
+    case KS_REPORT_VALUE_DIM3:
+      ks_json_begin_array (json, key);
+      for (guint d = 0; d < 3; d++)
+        ks_json_int (json, NULL, v->dim[d]);
+      ks_json_end_array (json);
+      break;
+    case KS_REPORT_VALUE_RANGES:
+      ks_json_begin_array (json, key);
+      for (guint r = 0; r < v->n_ranges; r++)
+        {
+          ks_json_begin_object (json, NULL);
+          ks_json_int (json, "start_ns", v->ranges[r].start);
+          ks_json_int (json, "end_ns", v->ranges[r].end);
+          ks_json_end_object (json);
+        }
+      ks_json_end_array (json);
+      break;
+    case KS_REPORT_VALUE_NONE:
+    default:
+      ks_json_null (json, key);
+      break;
+    }
+}
+
+void
+ks_report_write_json (const KsReport *report,
+                      KsJsonWriter   *json,
+                      const char     *key,
+                      guint           n_rows)
+{
+  const KsReportColumn *cols[64];
+  guint n = ks_report_get_format_columns (report, JSON, cols, G_N_ELEMENTS (cols));
+
+  n_rows = MIN (n_rows, report->n_rows);
+  ks_json_begin_array (json, key != NULL ? key : report->key);
+  for (guint row = 0; row < n_rows; row++)
+    {
+      guint index = ks_report_row_index (report, row);
+      const char *group = NULL;
+
+      ks_json_begin_object (json, NULL);
+      for (guint c = 0; c < n; c++)
+        {
+          g_auto(KsReportValue) v = { 0 };
+
+          /* Consecutive members of one group make a nested object. */
+          if (g_strcmp0 (group, cols[c]->group) != 0)
+            {
+              if (group != NULL)
+                ks_json_end_object (json);
+              group = cols[c]->group;
+              if (group != NULL)
+                ks_json_begin_object (json, group);
+            }
+          ks_report_get_value (report, cols[c], index, &v);
+          json_value (json, cols[c]->json_key != NULL ? cols[c]->json_key : cols[c]->key, cols[c], &v);
+        }
+      if (group != NULL)
+        ks_json_end_object (json);
+      ks_json_end_object (json);
+    }
+  ks_json_end_array (json);
+}

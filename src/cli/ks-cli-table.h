@@ -1,0 +1,54 @@
+/* ks-cli-table.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "ks-report.h"
+
+G_BEGIN_DECLS
+
+/* The text table of a report: its columns in their table order, padded
+ * to their widths, the last one unpadded; every cell escaped with
+ * ks_cli_append_text(). */
+typedef struct
+{
+  const KsReport       *report;
+  const KsReportColumn *columns[64];
+  int                   widths[64];
+  guint                 n_columns;
+} KsCliTable;
+
+void ks_cli_table_init   (KsCliTable     *table,
+                          const KsReport *report);
+void ks_cli_table_header (KsCliTable     *table,
+                          GString        *out);
+/* @index: a row of the analysis array. */
+void ks_cli_table_row    (KsCliTable     *table,
+                          GString        *out,
+                          guint           index);
+/* Header and the first @n_rows rows in the report's order. */
+void ks_cli_table_write  (const KsReport *report,
+                          GString        *out,
+                          guint           n_rows);
+
+/* Appends @text, escaped, padded to @width display columns (UTF-8
+ * aware), cut with …, and a space. */
+void ks_cli_table_cell   (GString        *out,
+                          const char     *text,
+                          int             width,
+                          gboolean        right);
+/* Ends a row: trailing spaces dropped. */
+void ks_cli_table_end_row (GString       *out);
+
+/* A CSV field's escaping: like ks_cli_append_text(), newlines kept
+ * (the CSV writer quotes them). */
+void ks_cli_csv_escape   (GString        *out,
+                          const char     *s);
+
+G_END_DECLS
