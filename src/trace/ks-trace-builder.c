@@ -1243,6 +1243,9 @@ ks_trace_builder_add_flow (KsTraceBuilder *self,
 
   if (self->failed != FAILED_NONE)
     return;
+  /* finish() shifts both ends by the origin */
+  if (!time_ok (self, from_ts) || !time_ok (self, to_ts))
+    return;
   g_array_append_val (self->flows, f);
   self->n_events++;
 }
@@ -1940,7 +1943,17 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->origin_ns = origin;
   trace->duration_ns = self->max_ts >= self->min_ts ? self->max_ts - self->min_ts : 0;
   if (self->have_start_utc)
-    trace->start_utc_ns = self->start_utc + origin;
+    {
+      gint64 utc;
+
+      /* A damaged base time (baseTimeNanoseconds near the ends of int64)
+       * would overflow or give a date before 1970. */
+      if (__builtin_add_overflow (self->start_utc, origin, &utc) || utc < 0)
+        ks_trace_builder_add_warning (self, _("The wall-clock start time of the trace is out of range "
+                                              "and was left out"));
+      else
+        trace->start_utc_ns = utc;
+    }
 
   /* Tracks */
   arena.blocks = g_ptr_array_new_with_free_func (g_free);

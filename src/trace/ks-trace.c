@@ -352,7 +352,7 @@ ks_track_foreach_in_range (const KsTrack *track,
       const guint32 *idx = track->by_depth[d];
       guint32 n = track->n_by_depth[d];
       /* Include zero-length slices that sit exactly at t0. */
-      guint32 i = ks_track_depth_lower_bound (track, d, t0 - 1);
+      guint32 i = ks_track_depth_lower_bound (track, d, t0 > G_MININT64 ? t0 - 1 : t0);
 
       for (; i < n; i++)
         {

@@ -4,8 +4,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Traces with a million threads or streams, and one more than the model
- * holds. The files are written by the tests themselves.
+ * Traces with a million threads or streams, one more than the model
+ * holds, and times at the ends of the int64 range. The files are written
+ * by the tests themselves.
  */
 
 #include "config.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "ks-trace-builder.h"
@@ -63,6 +65,19 @@ load_and_remove (const char  *path,
 
   g_unlink (path);
   return trace;
+}
+
+static KsTrace *
+load_text (const char  *json,
+           GError     **error)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("ks-times-XXXXXX.json", &path, NULL);
+
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  return load_and_remove (path, error);
 }
 
 static gint64
@@ -197,6 +212,97 @@ test_builder_limits (void)
     }
 }
 
+/* baseTimeNanoseconds at the ends of the int64 range: the wall clock of
+ * time 0 would overflow (and printed a negative start); it is dropped
+ * with a warning and the trace loads. */
+static void
+test_base_time_overflow (void)
+{
+  const char *base[] = { "9223372036854775807", "-9223372036854775808", "9223372036854775000" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (base); i++)
+    {
+      g_autofree char *json = g_strdup_printf (
+        "{\"schemaVersion\":1,\"baseTimeNanoseconds\":%s,\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1000000,\"dur\":5}]}",
+        base[i]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = load_text (json, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (trace->n_tracks, ==, 1);
+      g_assert_cmpint (trace->origin_ns, ==, G_GINT64_CONSTANT (1000000000));
+      g_assert_cmpint (trace->duration_ns, ==, 5000);
+      g_assert_cmpint (trace->start_utc_ns, ==, 0);
+      g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "wall-clock start"));
+    }
+}
+
+/* Timestamps and durations next to the int64 limits, in every kind of
+ * event whose times reach the builder, in a trace whose own times are
+ * microseconds since the epoch (as Kineto's): no arithmetic overflows
+ * (the sanitizer build checks that; a flow from -9e18 ns overflowed when
+ * shifted by the origin), impossible times are left out with a warning,
+ * and what is left has sane times. */
+static void
+test_extreme_times (void)
+{
+#define T0 "17000000000000"   /* the trace's times are T0 followed by two digits */
+  const char *json =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":" T0 "10,\"dur\":5},"
+    /* 9.2e18 µs does not fit in ns; INT64_MAX µs neither */
+    "{\"ph\":\"X\",\"name\":\"far\",\"pid\":1,\"tid\":1,\"ts\":9223372036854775,\"dur\":1},"
+    "{\"ph\":\"X\",\"name\":\"far\",\"pid\":1,\"tid\":1,\"ts\":9223372036854775807,\"dur\":1},"
+    "{\"ph\":\"X\",\"name\":\"far\",\"pid\":1,\"tid\":1,\"ts\":-9223372036854775808,\"dur\":1},"
+    /* ts fits, ts + dur does not; then it does, but past 2^62 ns */
+    "{\"ph\":\"X\",\"name\":\"long\",\"pid\":1,\"tid\":1,\"ts\":" T0 "20,\"dur\":9223372036854775},"
+    "{\"ph\":\"X\",\"name\":\"long\",\"pid\":1,\"tid\":1,\"ts\":4611686018427387,\"dur\":4611686018427387},"
+    /* a negative duration: a zero-length slice; one past -2^63 ns: left out */
+    "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":" T0 "30,\"dur\":-5},"
+    "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":" T0 "40,\"dur\":-9223372036854776},"
+    "{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":-9000000000000000},"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":" T0 "10},"
+    "{\"ph\":\"B\",\"name\":\"b2\",\"pid\":1,\"tid\":2,\"ts\":" T0 "11},"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":" T0 "12},"
+    "{\"ph\":\"s\",\"cat\":\"fwd\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":" T0 "11},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"fwd\",\"id\":1,\"pid\":1,\"tid\":2,\"ts\":9000000000000000},"
+    "{\"ph\":\"s\",\"cat\":\"fwd\",\"id\":2,\"pid\":1,\"tid\":1,\"ts\":-9000000000000000},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"fwd\",\"id\":2,\"pid\":1,\"tid\":2,\"ts\":" T0 "11.5},"
+    "{\"ph\":\"s\",\"cat\":\"fwd\",\"id\":3,\"pid\":1,\"tid\":1,\"ts\":" T0 "11},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"fwd\",\"id\":3,\"pid\":1,\"tid\":2,\"ts\":" T0 "11.5},"
+    "{\"ph\":\"C\",\"name\":\"c\",\"pid\":1,\"ts\":9000000000000000,\"args\":{\"v\":1}},"
+    "{\"ph\":\"C\",\"name\":\"c\",\"pid\":1,\"ts\":" T0 "13,\"args\":{\"v\":2}},"
+    "{\"ph\":\"i\",\"name\":\"i\",\"pid\":1,\"tid\":1,\"ts\":-9000000000000000,\"s\":\"t\"},"
+    "{\"ph\":\"i\",\"name\":\"i\",\"pid\":1,\"tid\":1,\"ts\":" T0 "14,\"s\":\"t\"},"
+    "{\"ph\":\"b\",\"cat\":\"a\",\"name\":\"async\",\"id\":5,\"pid\":1,\"ts\":-9000000000000000},"
+    "{\"ph\":\"e\",\"cat\":\"a\",\"name\":\"async\",\"id\":5,\"pid\":1,\"ts\":" T0 "15}"
+    "]}";
+#undef T0
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, &error);
+  KsTraceCounts counts;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->origin_ns, ==, G_GINT64_CONSTANT (1700000000000010000));
+  g_assert_cmpint (trace->duration_ns, ==, 20000);
+  ks_trace_get_counts (trace, &counts);
+  /* ok, neg and b2 */
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_GENERIC], ==, 3);
+  g_assert_cmpuint (counts.by_kind[KS_SLICE_ASYNC], ==, 0);
+  g_assert_cmpuint (counts.counter_samples, ==, 1);
+  g_assert_cmpuint (counts.instants, ==, 1);
+  /* only flow 3 has both ends inside the trace */
+  g_assert_cmpuint (counts.flows, ==, 1);
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      {
+        g_assert_cmpint (trace->tracks[t].start[i], >=, 0);
+        g_assert_cmpint (trace->tracks[t].end[i], <=, trace->duration_ns);
+      }
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "events with impossible times"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -206,5 +312,7 @@ main (int    argc,
   g_test_add_data_func ("/limits/too-many-threads", GINT_TO_POINTER (SHAPE_THREADS), test_too_many);
   g_test_add_data_func ("/limits/too-many-streams", GINT_TO_POINTER (SHAPE_STREAMS), test_too_many);
   g_test_add_func ("/limits/builder", test_builder_limits);
+  g_test_add_func ("/limits/base-time-overflow", test_base_time_overflow);
+  g_test_add_func ("/limits/extreme-times", test_extreme_times);
   return g_test_run ();
 }
