@@ -223,12 +223,6 @@ typedef struct
   gint64   sort_index;
 } Metadata;
 
-typedef struct
-{
-  guint32 process;
-  gint64  tid;
-} ThreadKey;
-
 #define THREAD_CACHE_SIZE 4
 
 typedef struct
@@ -312,7 +306,6 @@ typedef struct
   guint64         n_events;
   GHashTable     *pid_map;        /* gint64* -> process + 1 */
   GHashTable     *pid_str_map;    /* char* -> process + 1 */
-  GHashTable     *thread_map;     /* ThreadKey* -> thread + 1 */
   GHashTable     *tid_str_map;    /* char* -> synthetic tid */
   GPtrArray      *open_slices;    /* per thread: GArray of OpenSlice, or NULL */
   GHashTable     *open_async;     /* char* key -> GArray of OpenSlice */
@@ -1253,31 +1246,14 @@ lookup_process (Reader   *r,
   return process;
 }
 
-static guint
-thread_key_hash (gconstpointer p)
-{
-  const ThreadKey *k = p;
-
-  return k->process * 2654435761u ^ g_int64_hash (&k->tid);
-}
-
-static gboolean
-thread_key_equal (gconstpointer a,
-                  gconstpointer b)
-{
-  const ThreadKey *ka = a, *kb = b;
-
-  return ka->process == kb->process && ka->tid == kb->tid;
-}
-
 static guint32
 lookup_thread_in (Reader   *r,
                   guint32   process,
                   Ident    *tid,
                   gboolean  create)
 {
-  ThreadKey key = { process, 0 };
   gpointer value;
+  gint64 effective;
   guint32 thread;
   gboolean synthetic = FALSE;
 
@@ -1298,22 +1274,20 @@ lookup_thread_in (Reader   *r,
           value = GSIZE_TO_POINTER ((gsize)r->next_synthetic++);
           g_hash_table_insert (r->tid_str_map, g_strdup (tid->str->str), value);
         }
-      key.tid = (gint64)GPOINTER_TO_SIZE (value);
+      effective = (gint64)GPOINTER_TO_SIZE (value);
       synthetic = TRUE;
     }
   else
-    key.tid = tid->num;
+    effective = tid->num;
 
-  value = g_hash_table_lookup (r->thread_map, &key);
-  if (value != NULL)
-    return GPOINTER_TO_UINT (value) - 1;
-  if (!create)
-    return KS_NO_INDEX;
+  /* The builder's own index: a second table here cost 60 bytes a thread. */
+  thread = ks_trace_builder_find_thread (r->builder, process, effective);
+  if (thread != KS_NO_INDEX || !create)
+    return thread;
 
-  thread = ks_trace_builder_get_thread (r->builder, process, key.tid);
+  thread = ks_trace_builder_get_thread (r->builder, process, effective);
   if (synthetic)
     ks_trace_builder_set_thread_info (r->builder, thread, NULL, tid->str->str, G_MININT32);
-  g_hash_table_insert (r->thread_map, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (thread + 1));
   return thread;
 }
 
@@ -2510,6 +2484,10 @@ handle_end (Reader *r)
   ks_trace_builder_add_slice (r->builder, track, o->ts, r->ev.ts, o->kind, o->name, o->cat,
                               o->correlation, o->external_id, begin_end_args (r, o, TRUE), NULL);
   g_array_set_size (stack, stack->len - 1);
+  /* Only open slices cost memory: with a million threads, empty stacks
+   * cost as much as the rest of the model. */
+  if (stack->len == 0)
+    g_clear_pointer (&g_ptr_array_index (r->open_slices, thread), g_array_unref);
 }
 
 static char *
@@ -2589,6 +2567,9 @@ handle_async (Reader *r,
                                   o->ts, ev->ts, KS_SLICE_ASYNC, o->name, o->cat,
                                   o->correlation, o->external_id, o->args, NULL);
       g_array_remove_index (stack, i);
+      /* ids are often used once: keep only the open ones */
+      if (stack->len == 0)
+        g_hash_table_remove (r->open_async, key);
     }
   else
     {
@@ -3085,7 +3066,6 @@ reader_reset_file (Reader *r)
 {
   g_hash_table_remove_all (r->pid_map);
   g_hash_table_remove_all (r->pid_str_map);
-  g_hash_table_remove_all (r->thread_map);
   g_hash_table_remove_all (r->tid_str_map);
   g_ptr_array_set_size (r->open_slices, 0);
   g_hash_table_remove_all (r->open_async);
@@ -3154,7 +3134,6 @@ reader_new (KsTraceBuilder *builder,
     r->ev.counter_key[i] = g_string_new (NULL);
   r->pid_map = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r->pid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  r->thread_map = g_hash_table_new_full (thread_key_hash, thread_key_equal, g_free, NULL);
   r->tid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->open_slices = g_ptr_array_new_with_free_func (free_stack);
   r->open_async = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_stack);
@@ -3184,7 +3163,6 @@ reader_free (Reader *r)
     g_string_free (r->ev.counter_key[i], TRUE);
   g_hash_table_unref (r->pid_map);
   g_hash_table_unref (r->pid_str_map);
-  g_hash_table_unref (r->thread_map);
   g_hash_table_unref (r->tid_str_map);
   g_ptr_array_unref (r->open_slices);
   g_hash_table_unref (r->open_async);
@@ -3261,7 +3239,9 @@ report_progress (Reader        *r,
 {
   if (r->progress != NULL && size > 0)
     ks_progress_set_fraction (r->progress, base + span * MIN (1.0, (double)done / (double)size));
-  return !g_cancellable_set_error_if_cancelled (r->cancellable, error);
+  /* past the builder's limits the rest of the file would be read for nothing */
+  return !g_cancellable_set_error_if_cancelled (r->cancellable, error) &&
+         ks_trace_builder_check (r->builder, error);
 }
 
 static gssize

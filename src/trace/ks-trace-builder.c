@@ -19,13 +19,28 @@
 #include "ks-trace-private.h"
 
 #define MAX_DEPTH 255
+#define PACKED_MAX KS_TRACK_PACKED_MAX
 
+/* A track while it is built. Its columns are one block (a track of at
+ * most PACKED_MAX slices: one allocation, grown from one slice) or one
+ * array each (larger tracks: realloc() grows them in place, and they are
+ * paged in ahead); the column pointers are valid either way. */
 typedef struct
 {
-  KsTrack  meta;            /* columns unused while building */
-  guint32  cap;
+  guint8   kind;            /* KsTrackKind */
+  guint8   sorted;
+  guint32  name;
+  guint32  process;
+  guint32  thread;
+  guint32  parent;
+  gint32   device;
+  gint32   sort_index;
+  guint32  group;
+  gint64   stream;
+  guint32  n_slices;
+  guint32  cap;             /* > PACKED_MAX: one array per column */
   guint32  ready;           /* slices whose column pages are paged in */
-  gint64  *start;
+  gint64  *start;           /* packed: the block */
   gint64  *end;
   guint32 *name_id;
   guint32 *category;
@@ -33,10 +48,7 @@ typedef struct
   guint32 *external_id;
   guint32 *args;
   guint8  *slice_kind;
-  KsGpuInfo *gpu;
-  gboolean sorted;
-  gint64   last_start;
-  gint64   last_end;
+  KsGpuInfo *gpu;           /* stream tracks only */
 } TrackBuilder;
 
 typedef struct
@@ -56,12 +68,39 @@ typedef struct
   gint64  c;
 } Key;
 
+/* An open-addressing table of ids whose keys are read back from the
+ * builder's own arrays: 4 to 8 bytes an entry, where a GHashTable with
+ * an allocated key cost about 70. Slots hold id + 1, 0 when empty. */
+typedef void (*KeyOfFunc) (KsTraceBuilder *self,
+                           guint32         id,
+                           Key            *key);
+
+typedef struct
+{
+  guint32  *slots;
+  guint32   size;           /* a power of two, or 0 */
+  guint32   n;
+  KeyOfFunc key_of;
+} IdIndex;
+
 typedef struct
 {
   GArray  *ts;
   GArray  *value;
   gboolean sorted;
 } CounterSamples;
+
+/* What stopped the builder: past it, everything added is dropped and
+ * finish() fails with a message that says which. */
+typedef enum
+{
+  FAILED_NONE = 0,
+  FAILED_PROCESSES,
+  FAILED_THREADS,
+  FAILED_TRACKS,
+  FAILED_COUNTERS,
+  FAILED_MEMORY,
+} Failure;
 
 struct _KsTraceBuilder
 {
@@ -75,13 +114,13 @@ struct _KsTraceBuilder
   gsize         args_ready;     /* bytes of args known to be paged in */
 
   GArray       *processes;      /* KsProcess */
-  GHashTable   *process_index;  /* gint64* pid -> index + 1 */
+  IdIndex       process_index;  /* by pid */
   GArray       *threads;        /* KsThread */
-  GHashTable   *thread_index;   /* Key(process, tid) -> index + 1 */
+  IdIndex       thread_index;   /* by (process, tid) */
   GArray       *nvtx_tracks;    /* per thread: nvtx track + 1 */
-  GPtrArray    *tracks;         /* TrackBuilder */
-  GHashTable   *track_index;    /* Key(kind|group, device, stream) -> index + 1 */
-  GHashTable   *async_index;    /* "process\x1fname" -> index + 1 */
+  GArray       *tracks;         /* TrackBuilder */
+  IdIndex       track_index;    /* GPU tracks by (kind, group, device, stream),
+                                 * async tracks by (process, name) */
   GArray       *gpus;           /* KsGpu */
   GHashTable   *gpu_index;      /* device -> index + 1 */
   GArray       *flows;          /* PendingFlow */
@@ -92,6 +131,13 @@ struct _KsTraceBuilder
   GArray       *instants;       /* KsInstant */
   GHashTable   *metadata;
 
+  /* One past the limit of each kind: see new_row() */
+  guint32       sink_process;
+  guint32       sink_thread;
+  guint32       sink_track;
+  guint32       sink_counter;
+  Failure       failed;
+
   guint32       group;
   gint64        min_ts;
   gint64        max_ts;
@@ -101,52 +147,197 @@ struct _KsTraceBuilder
   guint64       n_events;
 };
 
-static guint
-key_hash (gconstpointer p)
+static inline TrackBuilder *
+get_tb (KsTraceBuilder *self,
+        guint32         track)
 {
-  const Key *k = p;
-
-  return (guint)(k->a * 2654435761u) ^ g_int64_hash (&k->b) ^ (g_int64_hash (&k->c) * 31);
+  return &g_array_index (self->tracks, TrackBuilder, track);
 }
 
-static gboolean
-key_equal (gconstpointer a,
-           gconstpointer b)
+static inline guint64
+mix64 (guint64 x)
 {
-  const Key *ka = a;
-  const Key *kb = b;
+  x ^= x >> 30;
+  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  x ^= x >> 27;
+  x *= G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  x ^= x >> 31;
+  return x;
+}
 
+static inline guint32
+key_hash (const Key *k)
+{
+  return (guint32) mix64 (mix64 (mix64 (k->a) ^ (guint64) k->b) ^ (guint64) k->c);
+}
+
+static inline gboolean
+key_equal (const Key *ka,
+           const Key *kb)
+{
   return ka->a == kb->a && ka->b == kb->b && ka->c == kb->c;
 }
 
-static Key *
-key_new (guint32 a,
-         gint64  b,
-         gint64  c)
+/* The slot of @key in @index: the one holding its id, or the empty one
+ * where it goes. The index has at least one empty slot. */
+static guint32 *
+id_index_slot (KsTraceBuilder *self,
+               const IdIndex  *index,
+               const Key      *key)
 {
-  Key *k = g_new (Key, 1);
+  guint32 mask = index->size - 1;
+  guint32 i = key_hash (key) & mask;
 
-  k->a = a;
-  k->b = b;
-  k->c = c;
-  return k;
+  for (;;)
+    {
+      guint32 v = index->slots[i];
+      Key k;
+
+      if (v == 0)
+        return &index->slots[i];
+      index->key_of (self, v - 1, &k);
+      if (key_equal (&k, key))
+        return &index->slots[i];
+      i = (i + 1) & mask;
+    }
+}
+
+static guint32
+id_index_find (KsTraceBuilder *self,
+               const IdIndex  *index,
+               const Key      *key)
+{
+  if (index->n == 0)
+    return KS_NO_INDEX;
+  return *id_index_slot (self, index, key) - 1;
+}
+
+/* Adds @id, whose key is not in @index yet. At most 3/4 full; the
+ * limits on ids keep the table below 2^21 slots. */
+static void
+id_index_add (KsTraceBuilder *self,
+              IdIndex        *index,
+              guint32         id)
+{
+  Key key;
+
+  if ((guint64) (index->n + 1) * 4 > (guint64) index->size * 3)
+    {
+      IdIndex grown = { NULL, index->size ? index->size * 2 : 64, 0, index->key_of };
+
+      grown.slots = g_new0 (guint32, grown.size);
+      for (guint32 i = 0; i < index->size; i++)
+        if (index->slots[i] != 0)
+          {
+            index->key_of (self, index->slots[i] - 1, &key);
+            *id_index_slot (self, &grown, &key) = index->slots[i];
+            grown.n++;
+          }
+      g_free (index->slots);
+      *index = grown;
+    }
+
+  index->key_of (self, id, &key);
+  *id_index_slot (self, index, &key) = id + 1;
+  index->n++;
 }
 
 static void
-track_builder_free (gpointer data)
+process_key (KsTraceBuilder *self,
+             guint32         id,
+             Key            *key)
+{
+  key->a = 0;
+  key->b = g_array_index (self->processes, KsProcess, id).pid;
+  key->c = 0;
+}
+
+static void
+thread_key (KsTraceBuilder *self,
+            guint32         id,
+            Key            *key)
+{
+  const KsThread *t = &g_array_index (self->threads, KsThread, id);
+
+  key->a = t->process;
+  key->b = t->tid;
+  key->c = 0;
+}
+
+/* GPU tracks are found by kind, group, device and stream; async tracks
+ * by process and name. */
+static void
+track_key (KsTraceBuilder *self,
+           guint32         id,
+           Key            *key)
+{
+  const TrackBuilder *tb = get_tb (self, id);
+
+  if (tb->kind == KS_TRACK_ASYNC)
+    {
+      key->a = (guint32) KS_TRACK_ASYNC << 24;
+      key->b = tb->process;
+      key->c = tb->name;
+    }
+  else
+    {
+      key->a = ((guint32) tb->kind << 24) | tb->group;
+      key->b = tb->device;
+      key->c = tb->stream;
+    }
+}
+
+/* Points the columns of a packed track at @block, of room for @cap. */
+static void
+track_set_block (TrackBuilder *tb,
+                 guint8       *block,
+                 guint32       cap)
+{
+  tb->start = (gint64 *)(gpointer) block;
+  tb->end = tb->start + cap;
+  block = (guint8 *)(tb->end + cap);
+  if (tb->kind == KS_TRACK_STREAM)
+    {
+      tb->gpu = (KsGpuInfo *)(gpointer) block;
+      block = (guint8 *)(tb->gpu + cap);
+    }
+  tb->name_id = (guint32 *)(gpointer) block;
+  tb->category = tb->name_id + cap;
+  tb->correlation = tb->category + cap;
+  tb->external_id = tb->correlation + cap;
+  tb->args = tb->external_id + cap;
+  tb->slice_kind = (guint8 *)(tb->args + cap);
+}
+
+static gsize
+track_block_size (guint8  kind,
+                  guint32 cap)
+{
+  gsize per_slice = 2 * sizeof (gint64) + 5 * sizeof (guint32) + 1;
+
+  if (kind == KS_TRACK_STREAM)
+    per_slice += sizeof (KsGpuInfo);
+  return per_slice * cap;
+}
+
+static void
+track_builder_clear (gpointer data)
 {
   TrackBuilder *tb = data;
 
+  if (tb->cap > PACKED_MAX)
+    {
+      g_free (tb->end);
+      g_free (tb->name_id);
+      g_free (tb->category);
+      g_free (tb->correlation);
+      g_free (tb->external_id);
+      g_free (tb->args);
+      g_free (tb->slice_kind);
+      g_free (tb->gpu);
+    }
   g_free (tb->start);
-  g_free (tb->end);
-  g_free (tb->name_id);
-  g_free (tb->category);
-  g_free (tb->correlation);
-  g_free (tb->external_id);
-  g_free (tb->args);
-  g_free (tb->slice_kind);
-  g_free (tb->gpu);
-  g_free (tb);
+  memset (tb, 0, sizeof *tb);
 }
 
 static void
@@ -173,13 +364,13 @@ ks_trace_builder_new (KsFormat format)
   self->args_cap = 4096;
   self->args = g_malloc (self->args_cap);
   self->processes = g_array_new (FALSE, TRUE, sizeof (KsProcess));
-  self->process_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->process_index.key_of = process_key;
   self->threads = g_array_new (FALSE, TRUE, sizeof (KsThread));
-  self->thread_index = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
+  self->thread_index.key_of = thread_key;
   self->nvtx_tracks = g_array_new (FALSE, TRUE, sizeof (guint32));
-  self->tracks = g_ptr_array_new_with_free_func (track_builder_free);
-  self->track_index = g_hash_table_new_full (key_hash, key_equal, g_free, NULL);
-  self->async_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->tracks = g_array_new (FALSE, TRUE, sizeof (TrackBuilder));
+  g_array_set_clear_func (self->tracks, track_builder_clear);
+  self->track_index.key_of = track_key;
   self->gpus = g_array_new (FALSE, TRUE, sizeof (KsGpu));
   self->gpu_index = g_hash_table_new (NULL, NULL);
   self->flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
@@ -189,6 +380,7 @@ ks_trace_builder_new (KsFormat format)
   self->memory_events = g_array_new (FALSE, FALSE, sizeof (KsMemoryEvent));
   self->instants = g_array_new (FALSE, FALSE, sizeof (KsInstant));
   self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->sink_process = self->sink_thread = self->sink_track = self->sink_counter = KS_NO_INDEX;
   self->min_ts = G_MAXINT64;
   self->max_ts = G_MININT64;
 
@@ -210,13 +402,12 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->string_index, g_hash_table_unref);
   g_clear_pointer (&self->args, g_free);
   g_clear_pointer (&self->processes, g_array_unref);
-  g_clear_pointer (&self->process_index, g_hash_table_unref);
+  g_clear_pointer (&self->process_index.slots, g_free);
   g_clear_pointer (&self->threads, g_array_unref);
-  g_clear_pointer (&self->thread_index, g_hash_table_unref);
+  g_clear_pointer (&self->thread_index.slots, g_free);
   g_clear_pointer (&self->nvtx_tracks, g_array_unref);
-  g_clear_pointer (&self->tracks, g_ptr_array_unref);
-  g_clear_pointer (&self->track_index, g_hash_table_unref);
-  g_clear_pointer (&self->async_index, g_hash_table_unref);
+  g_clear_pointer (&self->tracks, g_array_unref);
+  g_clear_pointer (&self->track_index.slots, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
   g_clear_pointer (&self->gpu_index, g_hash_table_unref);
   g_clear_pointer (&self->flows, g_array_unref);
@@ -227,6 +418,88 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->instants, g_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
   g_free (self);
+}
+
+/* Limits */
+
+gboolean
+ks_trace_builder_check (KsTraceBuilder  *self,
+                        GError         **error)
+{
+  const char *name;
+  g_autofree char *events = NULL;
+  g_autofree char *message = NULL;
+
+  if (G_LIKELY (self->failed == FAILED_NONE))
+    return TRUE;
+
+  switch (self->failed)
+    {
+    case FAILED_PROCESSES:
+      message = g_strdup_printf (_("more than %u processes, the most a trace can have"),
+                                 KS_TRACE_BUILDER_MAX_ROWS);
+      break;
+    case FAILED_THREADS:
+      message = g_strdup_printf (_("more than %u threads, the most a trace can have"),
+                                 KS_TRACE_BUILDER_MAX_ROWS);
+      break;
+    case FAILED_TRACKS:
+      message = g_strdup_printf (_("more than %u tracks (threads, GPU streams, NVTX and async rows), "
+                                   "the most a trace can have"), KS_TRACE_BUILDER_MAX_ROWS);
+      break;
+    case FAILED_COUNTERS:
+      message = g_strdup_printf (_("more than %u counters, the most a trace can have"),
+                                 KS_TRACE_BUILDER_MAX_ROWS);
+      break;
+    case FAILED_MEMORY:
+    case FAILED_NONE:
+    default:
+      events = g_strdup_printf ("%" G_GUINT64_FORMAT, self->n_events);
+      message = g_strdup_printf (_("not enough memory for the trace (after %s events)"), events);
+      break;
+    }
+
+  name = g_hash_table_lookup (self->metadata, "source_name");
+  if (name != NULL && *name != 0)
+    g_set_error (error, G_IO_ERROR, self->failed == FAILED_MEMORY ? G_IO_ERROR_FAILED : G_IO_ERROR_INVALID_DATA,
+                 "%s: %s", name, message);
+  else
+    g_set_error_literal (error, G_IO_ERROR,
+                         self->failed == FAILED_MEMORY ? G_IO_ERROR_FAILED : G_IO_ERROR_INVALID_DATA, message);
+  return FALSE;
+}
+
+/* The index of a new row of a kind that has @n: @n, or past the limit
+ * the kind's @sink (the builder fails then). The sink is made once, not
+ * indexed, and handed out for every later key, so that readers keep
+ * valid indexes until they stop. Returns FALSE when *id is an existing
+ * row (the sink), TRUE when the caller appends it. */
+static gboolean
+new_row (KsTraceBuilder *self,
+         guint           n,
+         Failure         failure,
+         guint32        *sink,
+         guint32        *id)
+{
+  *id = n;
+  if (G_LIKELY (n < KS_TRACE_BUILDER_MAX_ROWS))
+    return TRUE;
+  if (self->failed == FAILED_NONE)
+    self->failed = failure;
+  if (*sink != KS_NO_INDEX)
+    {
+      *id = *sink;
+      return FALSE;
+    }
+  *sink = n;
+  return TRUE;
+}
+
+static void
+fail_memory (KsTraceBuilder *self)
+{
+  if (self->failed == FAILED_NONE)
+    self->failed = FAILED_MEMORY;
 }
 
 /* Times 2^62 ns (146 years) or more from the clock's zero are refused,
@@ -366,6 +639,10 @@ track_page_in (TrackBuilder *tb,
   tb->ready = to;
 }
 
+/* Reservations on a count a file states are capped: the count is a
+ * hint, and a hostile one must not make an allocation fail. */
+#define RESERVE_MAX_BYTES ((gsize) 256 << 20)
+
 /* Room for @n more elements of @array, paged in. */
 static void
 array_reserve (GArray *array,
@@ -374,6 +651,7 @@ array_reserve (GArray *array,
   guint len = array->len;
   gsize size = g_array_get_element_size (array);
 
+  n = MIN (n, RESERVE_MAX_BYTES / size);
   if (n < TRACK_PAGE_IN_MIN || n > G_MAXUINT - len)
     return;
   g_array_set_size (array, len + (guint) n);
@@ -408,9 +686,19 @@ ks_trace_builder_add_args (KsTraceBuilder *self,
 
   if (self->args_len + len + 1 > self->args_cap)
     {
-      while (self->args_len + len + 1 > self->args_cap)
-        self->args_cap *= 2;
-      self->args = g_realloc (self->args, self->args_cap);
+      gsize cap = self->args_cap;
+      char *grown;
+
+      while (self->args_len + len + 1 > cap)
+        cap *= 2;
+      grown = g_try_realloc (self->args, cap);
+      if (grown == NULL)
+        {
+          fail_memory (self);
+          return 0;
+        }
+      self->args = grown;
+      self->args_cap = cap;
       self->args_ready = MIN (self->args_ready, self->args_len);
     }
   args_page_in (self, self->args_len + len + 1);
@@ -506,20 +794,20 @@ guint32
 ks_trace_builder_get_process (KsTraceBuilder *self,
                               gint64          pid)
 {
-  gpointer value = g_hash_table_lookup (self->process_index, &pid);
+  Key key = { 0, pid, 0 };
+  guint32 id = id_index_find (self, &self->process_index, &key);
   KsProcess p = { 0 };
-  gint64 *key;
 
-  if (value != NULL)
-    return GPOINTER_TO_UINT (value) - 1;
+  if (id != KS_NO_INDEX ||
+      !new_row (self, self->processes->len, FAILED_PROCESSES, &self->sink_process, &id))
+    return id;
 
   p.pid = pid;
   p.group = self->group;
   g_array_append_val (self->processes, p);
-  key = g_new (gint64, 1);
-  *key = pid;
-  g_hash_table_insert (self->process_index, key, GUINT_TO_POINTER (self->processes->len));
-  return self->processes->len - 1;
+  if (id != self->sink_process)
+    id_index_add (self, &self->process_index, id);
+  return id;
 }
 
 void
@@ -546,28 +834,38 @@ ks_trace_builder_set_process_info (KsTraceBuilder *self,
 }
 
 guint32
+ks_trace_builder_find_thread (KsTraceBuilder *self,
+                              guint32         process,
+                              gint64          tid)
+{
+  Key key = { process, tid, 0 };
+
+  return id_index_find (self, &self->thread_index, &key);
+}
+
+guint32
 ks_trace_builder_get_thread (KsTraceBuilder *self,
                              guint32         process,
                              gint64          tid)
 {
-  Key key = { process, tid, 0 };
-  gpointer value = g_hash_table_lookup (self->thread_index, &key);
+  guint32 id = ks_trace_builder_find_thread (self, process, tid);
   KsThread t = { 0 };
   guint32 none = 0;
 
   g_return_val_if_fail (process < self->processes->len, KS_NO_INDEX);
 
-  if (value != NULL)
-    return GPOINTER_TO_UINT (value) - 1;
+  if (id != KS_NO_INDEX ||
+      !new_row (self, self->threads->len, FAILED_THREADS, &self->sink_thread, &id))
+    return id;
 
   t.process = process;
   t.tid = tid;
   t.track = KS_NO_INDEX;
   g_array_append_val (self->threads, t);
   g_array_append_val (self->nvtx_tracks, none);
-  g_hash_table_insert (self->thread_index, key_new (process, tid, 0),
-                       GUINT_TO_POINTER (self->threads->len));
-  return self->threads->len - 1;
+  if (id != self->sink_thread)
+    id_index_add (self, &self->thread_index, id);
+  return id;
 }
 
 void
@@ -590,32 +888,28 @@ ks_trace_builder_set_thread_info (KsTraceBuilder *self,
     t->sort_index = sort_index;
 }
 
+/* A new track, or the sink (see new_row()): callers leave the sink as it
+ * is and out of their index. */
 static guint32
 new_track (KsTraceBuilder *self,
            KsTrackKind     kind)
 {
-  TrackBuilder *tb = g_new0 (TrackBuilder, 1);
+  TrackBuilder tb = { 0 };
+  guint32 id;
 
-  tb->meta.kind = kind;
-  tb->meta.id = self->tracks->len;
-  tb->meta.process = KS_NO_INDEX;
-  tb->meta.thread = KS_NO_INDEX;
-  tb->meta.parent = KS_NO_INDEX;
-  tb->meta.device = -1;
-  tb->meta.stream = -1;
-  tb->meta.group = self->group;
-  tb->sorted = TRUE;
-  tb->last_start = G_MININT64;
-  tb->last_end = G_MAXINT64;
-  g_ptr_array_add (self->tracks, tb);
-  return tb->meta.id;
-}
+  if (!new_row (self, self->tracks->len, FAILED_TRACKS, &self->sink_track, &id))
+    return id;
 
-static inline TrackBuilder *
-get_tb (KsTraceBuilder *self,
-        guint32         track)
-{
-  return g_ptr_array_index (self->tracks, track);
+  tb.kind = kind;
+  tb.process = KS_NO_INDEX;
+  tb.thread = KS_NO_INDEX;
+  tb.parent = KS_NO_INDEX;
+  tb.device = -1;
+  tb.stream = -1;
+  tb.group = self->group;
+  tb.sorted = TRUE;
+  g_array_append_val (self->tracks, tb);
+  return id;
 }
 
 guint32
@@ -633,11 +927,13 @@ ks_trace_builder_get_thread_track (KsTraceBuilder *self,
     return t->track;
 
   id = new_track (self, KS_TRACK_THREAD);
-  tb = get_tb (self, id);
-  tb->meta.thread = thread;
-  tb->meta.process = t->process;
-  tb->meta.group = g_array_index (self->processes, KsProcess, t->process).group;
   t->track = id;
+  if (id == self->sink_track)
+    return id;
+  tb = get_tb (self, id);
+  tb->thread = thread;
+  tb->process = t->process;
+  tb->group = g_array_index (self->processes, KsProcess, t->process).group;
   return id;
 }
 
@@ -647,7 +943,8 @@ ks_trace_builder_get_nvtx_track (KsTraceBuilder *self,
 {
   guint32 *slot;
   TrackBuilder *tb;
-  guint32 id, parent;
+  const TrackBuilder *ptb;
+  guint32 id, parent, name;
 
   g_return_val_if_fail (thread < self->threads->len, KS_NO_INDEX);
 
@@ -656,15 +953,18 @@ ks_trace_builder_get_nvtx_track (KsTraceBuilder *self,
     return *slot - 1;
 
   parent = ks_trace_builder_get_thread_track (self, thread);
+  name = ks_trace_builder_intern (self, "NVTX");
   id = new_track (self, KS_TRACK_NVTX);
-  tb = get_tb (self, id);
-  tb->meta.thread = thread;
-  tb->meta.process = get_tb (self, parent)->meta.process;
-  tb->meta.group = get_tb (self, parent)->meta.group;
-  tb->meta.parent = parent;
-  tb->meta.name = ks_trace_builder_intern (self, "NVTX");
-  /* the slot array may have moved while interning? no: separate array */
   g_array_index (self->nvtx_tracks, guint32, thread) = id + 1;
+  if (id == self->sink_track || parent == self->sink_track)
+    return id;
+  tb = get_tb (self, id);
+  ptb = get_tb (self, parent);
+  tb->thread = thread;
+  tb->process = ptb->process;
+  tb->group = ptb->group;
+  tb->parent = parent;
+  tb->name = name;
   return id;
 }
 
@@ -675,18 +975,19 @@ get_gpu_track (KsTraceBuilder *self,
                gint64          stream)
 {
   Key key = { ((guint32)kind << 24) | self->group, device, stream };
-  gpointer value = g_hash_table_lookup (self->track_index, &key);
+  guint32 id = id_index_find (self, &self->track_index, &key);
   TrackBuilder *tb;
-  guint32 id;
 
-  if (value != NULL)
-    return GPOINTER_TO_UINT (value) - 1;
+  if (id != KS_NO_INDEX)
+    return id;
 
   id = new_track (self, kind);
+  if (id == self->sink_track)
+    return id;
   tb = get_tb (self, id);
-  tb->meta.device = device;
-  tb->meta.stream = stream;
-  g_hash_table_insert (self->track_index, key_new (key.a, key.b, key.c), GUINT_TO_POINTER (id + 1));
+  tb->device = device;
+  tb->stream = stream;
+  id_index_add (self, &self->track_index, id);
   return id;
 }
 
@@ -706,7 +1007,8 @@ ks_trace_builder_get_gpu_annotation_track (KsTraceBuilder *self,
   guint32 parent = get_gpu_track (self, KS_TRACK_STREAM, device, stream);
   guint32 id = get_gpu_track (self, KS_TRACK_GPU_ANNOTATION, device, stream);
 
-  get_tb (self, id)->meta.parent = parent;
+  if (id != self->sink_track)
+    get_tb (self, id)->parent = parent;
   return id;
 }
 
@@ -715,19 +1017,21 @@ ks_trace_builder_get_async_track (KsTraceBuilder *self,
                                   guint32         process,
                                   const char     *name)
 {
-  g_autofree char *key = g_strdup_printf ("%u\x1f%s", process, name ? name : "");
-  gpointer value = g_hash_table_lookup (self->async_index, key);
+  guint32 name_id = ks_trace_builder_intern (self, name);
+  Key key = { (guint32) KS_TRACK_ASYNC << 24, process, name_id };
+  guint32 id = id_index_find (self, &self->track_index, &key);
   TrackBuilder *tb;
-  guint32 id;
 
-  if (value != NULL)
-    return GPOINTER_TO_UINT (value) - 1;
+  if (id != KS_NO_INDEX)
+    return id;
 
   id = new_track (self, KS_TRACK_ASYNC);
+  if (id == self->sink_track)
+    return id;
   tb = get_tb (self, id);
-  tb->meta.process = process;
-  tb->meta.name = ks_trace_builder_intern (self, name);
-  g_hash_table_insert (self->async_index, g_steal_pointer (&key), GUINT_TO_POINTER (id + 1));
+  tb->process = process;
+  tb->name = name_id;
+  id_index_add (self, &self->track_index, id);
   return id;
 }
 
@@ -737,32 +1041,135 @@ ks_trace_builder_set_track_sort_index (KsTraceBuilder *self,
                                        gint32          sort_index)
 {
   g_return_if_fail (track < self->tracks->len);
-  get_tb (self, track)->meta.sort_index = sort_index;
+  get_tb (self, track)->sort_index = sort_index;
 }
 
+/* Moves a packed track into a block for @cap slices. */
 static gboolean
-track_grow (TrackBuilder *tb)
+track_repack (TrackBuilder *tb,
+              guint32       cap)
 {
-  guint64 cap = tb->cap ? (guint64)tb->cap * 2 : 64;
+  guint8 *block = g_try_malloc (track_block_size (tb->kind, cap));
+  TrackBuilder old = *tb;
+  guint32 n = tb->n_slices;
+
+  if (block == NULL)
+    return FALSE;
+  track_set_block (tb, block, cap);
+  if (n > 0)
+    {
+      memcpy (tb->start, old.start, n * sizeof (gint64));
+      memcpy (tb->end, old.end, n * sizeof (gint64));
+      memcpy (tb->name_id, old.name_id, n * sizeof (guint32));
+      memcpy (tb->category, old.category, n * sizeof (guint32));
+      memcpy (tb->correlation, old.correlation, n * sizeof (guint32));
+      memcpy (tb->external_id, old.external_id, n * sizeof (guint32));
+      memcpy (tb->args, old.args, n * sizeof (guint32));
+      memcpy (tb->slice_kind, old.slice_kind, n);
+      if (tb->gpu != NULL)
+        memcpy (tb->gpu, old.gpu, n * sizeof (KsGpuInfo));
+    }
+  g_free (old.start);
+  tb->cap = cap;
+  return TRUE;
+}
+
+/* Gives a packed track an array per column, of room for @cap slices. */
+static gboolean
+track_unpack (TrackBuilder *tb,
+              guint32       cap)
+{
+  guint32 n = tb->n_slices;
+  TrackBuilder grown = *tb;
+
+  grown.start = g_try_new (gint64, cap);
+  grown.end = g_try_new (gint64, cap);
+  grown.name_id = g_try_new (guint32, cap);
+  grown.category = g_try_new (guint32, cap);
+  grown.correlation = g_try_new (guint32, cap);
+  grown.external_id = g_try_new (guint32, cap);
+  grown.args = g_try_new (guint32, cap);
+  grown.slice_kind = g_try_new (guint8, cap);
+  grown.gpu = tb->gpu != NULL ? g_try_new (KsGpuInfo, cap) : NULL;
+  grown.cap = cap;
+  if (grown.start == NULL || grown.end == NULL || grown.name_id == NULL || grown.category == NULL ||
+      grown.correlation == NULL || grown.external_id == NULL || grown.args == NULL ||
+      grown.slice_kind == NULL || (tb->gpu != NULL && grown.gpu == NULL))
+    {
+      track_builder_clear (&grown);
+      return FALSE;
+    }
+
+  memcpy (grown.start, tb->start, n * sizeof (gint64));
+  memcpy (grown.end, tb->end, n * sizeof (gint64));
+  memcpy (grown.name_id, tb->name_id, n * sizeof (guint32));
+  memcpy (grown.category, tb->category, n * sizeof (guint32));
+  memcpy (grown.correlation, tb->correlation, n * sizeof (guint32));
+  memcpy (grown.external_id, tb->external_id, n * sizeof (guint32));
+  memcpy (grown.args, tb->args, n * sizeof (guint32));
+  memcpy (grown.slice_kind, tb->slice_kind, n);
+  if (tb->gpu != NULL)
+    memcpy (grown.gpu, tb->gpu, n * sizeof (KsGpuInfo));
+  g_free (tb->start);
+  *tb = grown;
+  return TRUE;
+}
+
+#define RENEW_COLUMN(type, column) \
+  G_STMT_START {                                                   \
+    type *grown = g_try_renew (type, tb->column, cap);             \
+    if (grown == NULL)                                             \
+      return FALSE;                                                \
+    tb->column = grown;                                            \
+  } G_STMT_END
+
+/* Grows the arrays of a large track. A column already grown when a
+ * later one fails is merely larger than cap. */
+static gboolean
+track_renew (TrackBuilder *tb,
+             guint32       cap)
+{
+  RENEW_COLUMN (gint64, start);
+  RENEW_COLUMN (gint64, end);
+  RENEW_COLUMN (guint32, name_id);
+  RENEW_COLUMN (guint32, category);
+  RENEW_COLUMN (guint32, correlation);
+  RENEW_COLUMN (guint32, external_id);
+  RENEW_COLUMN (guint32, args);
+  RENEW_COLUMN (guint8, slice_kind);
+  if (tb->gpu != NULL)
+    RENEW_COLUMN (KsGpuInfo, gpu);
+  tb->cap = cap;
+  return TRUE;
+}
+
+/* Room for twice as many slices. FALSE when the track is full or memory
+ * ran out (then the builder has failed). */
+static gboolean
+track_grow (KsTraceBuilder *self,
+            TrackBuilder   *tb)
+{
+  guint64 cap = tb->cap ? (guint64)tb->cap * 2 : 1;
+  gboolean ok;
 
   if (cap > G_MAXUINT32 - 1)
     cap = G_MAXUINT32 - 1;
   if (cap <= tb->cap)
     return FALSE;
 
-  tb->start = g_renew (gint64, tb->start, cap);
-  tb->end = g_renew (gint64, tb->end, cap);
-  tb->name_id = g_renew (guint32, tb->name_id, cap);
-  tb->category = g_renew (guint32, tb->category, cap);
-  tb->correlation = g_renew (guint32, tb->correlation, cap);
-  tb->external_id = g_renew (guint32, tb->external_id, cap);
-  tb->args = g_renew (guint32, tb->args, cap);
-  tb->slice_kind = g_renew (guint8, tb->slice_kind, cap);
-  if (tb->meta.kind == KS_TRACK_STREAM)
-    tb->gpu = g_renew (KsGpuInfo, tb->gpu, cap);
-  tb->cap = cap;
-  return TRUE;
+  if (cap <= PACKED_MAX)
+    ok = track_repack (tb, cap);
+  else if (tb->cap <= PACKED_MAX)
+    ok = track_unpack (tb, cap);
+  else
+    ok = track_renew (tb, cap);
+
+  if (!ok)
+    fail_memory (self);
+  return ok;
 }
+
+#undef RENEW_COLUMN
 
 gboolean
 ks_trace_builder_add_slice (KsTraceBuilder  *self,
@@ -782,17 +1189,22 @@ ks_trace_builder_add_slice (KsTraceBuilder  *self,
 
   g_return_val_if_fail (track < self->tracks->len, FALSE);
 
+  if (G_UNLIKELY (self->failed != FAILED_NONE))
+    return FALSE;
   if (!time_ok (self, start) || (end > start && !time_ok (self, end)))
     return FALSE;
   tb = get_tb (self, track);
-  n = tb->meta.n_slices;
-  if (n == tb->cap && !track_grow (tb))
+  n = tb->n_slices;
+  if (n == tb->cap && !track_grow (self, tb))
     return FALSE;
   if (n >= tb->ready && tb->cap >= TRACK_PAGE_IN_MIN)
     track_page_in (tb, n);
 
   if (end < start)
     end = start;
+
+  if (n > 0 && (start < tb->start[n - 1] || (start == tb->start[n - 1] && end > tb->end[n - 1])))
+    tb->sorted = FALSE;
 
   tb->start[n] = start;
   tb->end[n] = end;
@@ -809,12 +1221,7 @@ ks_trace_builder_add_slice (KsTraceBuilder  *self,
       else
         memset (&tb->gpu[n], 0, sizeof (KsGpuInfo));
     }
-
-  if (start < tb->last_start || (start == tb->last_start && end > tb->last_end))
-    tb->sorted = FALSE;
-  tb->last_start = start;
-  tb->last_end = end;
-  tb->meta.n_slices = n + 1;
+  tb->n_slices = n + 1;
 
   note_ts (self, start);
   note_ts (self, end);
@@ -853,6 +1260,11 @@ ks_trace_builder_add_flow (KsTraceBuilder *self,
   g_return_if_fail (from_track < self->tracks->len);
   g_return_if_fail (to_track < self->tracks->len);
 
+  if (self->failed != FAILED_NONE)
+    return;
+  /* finish() shifts both ends by the origin */
+  if (!time_ok (self, from_ts) || !time_ok (self, to_ts))
+    return;
   g_array_append_val (self->flows, f);
   self->n_events++;
 }
@@ -868,9 +1280,12 @@ ks_trace_builder_get_counter (KsTraceBuilder *self,
   gpointer value = g_hash_table_lookup (self->counter_index, key);
   KsCounter c = { 0 };
   CounterSamples *cs;
+  guint32 id;
 
   if (value != NULL)
     return GPOINTER_TO_UINT (value) - 1;
+  if (!new_row (self, self->counters->len, FAILED_COUNTERS, &self->sink_counter, &id))
+    return id;
 
   c.name = ks_trace_builder_intern (self, name);
   c.unit = ks_trace_builder_intern (self, unit);
@@ -884,9 +1299,9 @@ ks_trace_builder_get_counter (KsTraceBuilder *self,
   cs->sorted = TRUE;
   g_ptr_array_add (self->counter_samples, cs);
 
-  g_hash_table_insert (self->counter_index, g_steal_pointer (&key),
-                       GUINT_TO_POINTER (self->counters->len));
-  return self->counters->len - 1;
+  if (id != self->sink_counter)
+    g_hash_table_insert (self->counter_index, g_steal_pointer (&key), GUINT_TO_POINTER (id + 1));
+  return id;
 }
 
 void
@@ -899,7 +1314,7 @@ ks_trace_builder_add_counter_sample (KsTraceBuilder *self,
 
   g_return_if_fail (counter < self->counters->len);
 
-  if (!time_ok (self, ts))
+  if (self->failed != FAILED_NONE || !time_ok (self, ts))
     return;
   cs = g_ptr_array_index (self->counter_samples, counter);
   if (cs->ts->len > 0 && g_array_index (cs->ts, gint64, cs->ts->len - 1) > ts)
@@ -914,7 +1329,7 @@ void
 ks_trace_builder_add_memory_event (KsTraceBuilder      *self,
                                    const KsMemoryEvent *event)
 {
-  if (!time_ok (self, event->ts))
+  if (self->failed != FAILED_NONE || !time_ok (self, event->ts))
     return;
   g_array_append_val (self->memory_events, *event);
   note_ts (self, event->ts);
@@ -925,7 +1340,7 @@ void
 ks_trace_builder_add_instant (KsTraceBuilder  *self,
                               const KsInstant *instant)
 {
-  if (!time_ok (self, instant->ts))
+  if (self->failed != FAILED_NONE || !time_ok (self, instant->ts))
     return;
   g_array_append_val (self->instants, *instant);
   note_ts (self, instant->ts);
@@ -1023,7 +1438,7 @@ sort_slices (const TrackBuilder *tb,
 static void
 track_sort (TrackBuilder *tb)
 {
-  guint32 n = tb->meta.n_slices;
+  guint32 n = tb->n_slices;
   g_autofree guint32 *perm = NULL;
   g_autofree gpointer spare8 = NULL;
   g_autofree gpointer spare4 = NULL;
@@ -1052,26 +1467,225 @@ track_sort (TrackBuilder *tb)
 
 #undef PERMUTE
 
-#define SHRINK(type, column) \
-  (type *)(n ? g_realloc (tb->column, sizeof (type) * n) : (g_free (tb->column), g_malloc (sizeof (type))))
-
-/* Moves the builder's columns into @track, with depths and per-depth
- * indexes, times shifted by @origin. */
-static void
-track_finish (TrackBuilder *tb,
-              KsTrack      *track,
-              gint64        origin)
+/* Nesting depths of the slices (start, end)[perm[i]] (perm NULL: in
+ * order), which are sorted; shifted by @origin into out_start/out_end
+ * (which may be the input). counts[d] is the number at depth d. Returns
+ * the deepest depth + 1, 0 for no slices. */
+static guint32
+track_depths (const gint64  *start,
+              const gint64  *end,
+              const guint32 *perm,
+              guint32        n,
+              gint64         origin,
+              gint64        *out_start,
+              gint64        *out_end,
+              guint8        *depth,
+              guint32       *counts)
 {
-  guint32 n = tb->meta.n_slices;
-  guint32 counts[MAX_DEPTH + 1] = { 0 };
   gint64 stack[MAX_DEPTH + 1];
   guint32 sp = 0;
   guint32 max_depth = 0;
+
+  for (guint32 i = 0; i < n; i++)
+    {
+      guint32 k = perm ? perm[i] : i;
+      gint64 s = start[k];
+      gint64 e = end[k];
+
+      while (sp > 0 && stack[sp - 1] <= s)
+        sp--;
+
+      /* Slices deeper than MAX_DEPTH share the last level; they are
+       * drawn there but may be missed by range queries. */
+      if (sp > MAX_DEPTH)
+        sp = MAX_DEPTH;
+      depth[i] = sp;
+      counts[sp]++;
+      if (sp + 1 > max_depth)
+        max_depth = sp + 1;
+      stack[sp++] = e;
+
+      /* both within MAX_ABS_TS of 0: no overflow */
+      out_start[i] = s - origin;
+      out_end[i] = e - origin;
+    }
+
+  return max_depth;
+}
+
+/* Fills by_depth[] (pointing into @all, n_slices long) and n_by_depth[]
+ * (zeroed) of @track from its depths and the @counts of each. */
+static void
+track_index_depths (KsTrack       *track,
+                    guint32       *all,
+                    const guint32 *counts)
+{
+  guint32 offset = 0;
+
+  track->by_depth[0] = all;
+  for (guint32 d = 0; d < track->max_depth; d++)
+    {
+      track->by_depth[d] = all + offset;
+      offset += counts[d];
+    }
+  for (guint32 i = 0; i < track->n_slices; i++)
+    {
+      guint8 d = track->depth[i];
+
+      track->by_depth[d][track->n_by_depth[d]++] = i;
+    }
+}
+
+static void
+track_copy_meta (const TrackBuilder *tb,
+                 guint32             id,
+                 KsTrack            *track)
+{
+  track->kind = tb->kind;
+  track->id = id;
+  track->name = tb->name;
+  track->process = tb->process;
+  track->thread = tb->thread;
+  track->parent = tb->parent;
+  track->device = tb->device;
+  track->stream = tb->stream;
+  track->sort_index = tb->sort_index;
+  track->group = tb->group;
+  track->n_slices = tb->n_slices;
+}
+
+/* The trace's blocks for small tracks: carved from blocks of 64 KiB
+ * growing to 4 MiB, freed with the trace. */
+typedef struct
+{
+  GPtrArray *blocks;
+  guint8    *pos;
+  gsize      left;
+} Arena;
+
+#define ARENA_BLOCK_MIN (64 * 1024)
+#define ARENA_BLOCK_MAX (4 * 1024 * 1024)
+
+static gpointer
+arena_alloc (Arena *arena,
+             gsize  size)
+{
+  gpointer p;
+
+  size = (size + 7) & ~(gsize) 7;
+  if (size > arena->left)
+    {
+      gsize block = MIN ((gsize) ARENA_BLOCK_MIN << MIN (arena->blocks->len, 6), ARENA_BLOCK_MAX);
+
+      block = MAX (block, size);
+      arena->pos = g_malloc (block);
+      arena->left = block;
+      g_ptr_array_add (arena->blocks, arena->pos);
+    }
+  p = arena->pos;
+  arena->pos += size;
+  arena->left -= size;
+  return p;
+}
+
+/* A track of at most PACKED_MAX slices: sorted, depths and index
+ * computed, and copied with its times shifted by @origin into one piece
+ * of @arena. The builder's block is freed. */
+static void
+track_finish_packed (TrackBuilder *tb,
+                     guint32       id,
+                     KsTrack      *track,
+                     gint64        origin,
+                     Arena        *arena)
+{
+  guint32 n = tb->n_slices;
+  guint32 perm[PACKED_MAX];
+  gint64 start[PACKED_MAX];
+  gint64 end[PACKED_MAX];
+  guint8 depth[PACKED_MAX];
+  guint32 counts[PACKED_MAX + 1] = { 0 };
+  guint32 depths;
+  gsize size;
+  guint8 *p;
+
+  g_assert (n <= PACKED_MAX);
+
+  for (guint32 i = 0; i < n; i++)
+    perm[i] = i;
+  if (!tb->sorted)
+    sort_slices (tb, perm, n);
+
+  track_copy_meta (tb, id, track);
+  track->max_depth = track_depths (tb->start, tb->end, perm, n, origin, start, end, depth, counts);
+  depths = MAX (track->max_depth, 1);
+
+  /* by size of element, so that each column is aligned */
+  size = n * 2 * sizeof (gint64) + depths * sizeof (guint32 *) +
+         n * 6 * sizeof (guint32) + depths * sizeof (guint32) + n * 2;
+  if (tb->gpu != NULL)
+    size += n * sizeof (KsGpuInfo);
+  p = arena_alloc (arena, size);
+
+  track->start = (gint64 *)(gpointer) p;
+  track->end = track->start + n;
+  p = (guint8 *)(track->end + n);
+  if (tb->gpu != NULL)
+    {
+      track->gpu = (KsGpuInfo *)(gpointer) p;
+      p = (guint8 *)(track->gpu + n);
+    }
+  track->by_depth = (guint32 **)(gpointer) p;
+  track->name_id = (guint32 *)(gpointer)(track->by_depth + depths);
+  track->category = track->name_id + n;
+  track->correlation = track->category + n;
+  track->external_id = track->correlation + n;
+  track->args = track->external_id + n;
+  track->n_by_depth = track->args + n + n;    /* the index lies between */
+  track->slice_kind = (guint8 *)(track->n_by_depth + depths);
+  track->depth = track->slice_kind + n;
+
+  memcpy (track->start, start, n * sizeof (gint64));
+  memcpy (track->end, end, n * sizeof (gint64));
+  memcpy (track->depth, depth, n);
+  for (guint32 i = 0; i < n; i++)
+    {
+      guint32 k = perm[i];
+
+      track->name_id[i] = tb->name_id[k];
+      track->category[i] = tb->category[k];
+      track->correlation[i] = tb->correlation[k];
+      track->external_id[i] = tb->external_id[k];
+      track->args[i] = tb->args[k];
+      track->slice_kind[i] = tb->slice_kind[k];
+      if (tb->gpu != NULL)
+        track->gpu[i] = tb->gpu[k];
+    }
+  memset (track->n_by_depth, 0, depths * sizeof (guint32));
+  track_index_depths (track, track->args + n, counts);
+
+  track_builder_clear (tb);
+}
+
+#define SHRINK(type, column) \
+  (type *)(n ? g_realloc (tb->column, sizeof (type) * n) : (g_free (tb->column), g_malloc (sizeof (type))))
+
+/* A larger track: its own arrays move into @track (shrunk to size),
+ * sorted, times shifted by @origin, with depths and per-depth index. */
+static void
+track_finish (TrackBuilder *tb,
+              guint32       id,
+              KsTrack      *track,
+              gint64        origin)
+{
+  guint32 n = tb->n_slices;
+  guint32 counts[MAX_DEPTH + 1] = { 0 };
   guint32 *all;
+
+  g_assert (tb->cap > PACKED_MAX && n > PACKED_MAX);
 
   track_sort (tb);
 
-  *track = tb->meta;
+  track_copy_meta (tb, id, track);
   track->start = SHRINK (gint64, start);
   track->end = SHRINK (gint64, end);
   track->name_id = SHRINK (guint32, name_id);
@@ -1081,65 +1695,21 @@ track_finish (TrackBuilder *tb,
   track->args = SHRINK (guint32, args);
   track->slice_kind = SHRINK (guint8, slice_kind);
   track->gpu = tb->gpu ? SHRINK (KsGpuInfo, gpu) : NULL;
-  tb->start = tb->end = NULL;
-  tb->name_id = tb->category = tb->correlation = tb->external_id = tb->args = NULL;
-  tb->slice_kind = NULL;
-  tb->gpu = NULL;
-  tb->cap = tb->ready = 0;
+  memset (tb, 0, sizeof *tb);
 
-  track->depth = g_new (guint8, MAX (n, 1));
+  track->depth = g_new (guint8, n);
   if (n >= TRACK_PAGE_IN_MIN)
     page_in (track->depth, track->depth + n);
 
-  for (guint32 i = 0; i < n; i++)
-    {
-      gint64 s = track->start[i];
-      gint64 e = track->end[i];
+  track->max_depth = track_depths (track->start, track->end, NULL, n, origin,
+                                   track->start, track->end, track->depth, counts);
+  track->by_depth = g_new0 (guint32 *, track->max_depth);
+  track->n_by_depth = g_new0 (guint32, track->max_depth);
 
-      while (sp > 0 && stack[sp - 1] <= s)
-        sp--;
-
-      /* Slices deeper than MAX_DEPTH share the last level; they are
-       * drawn there but may be missed by range queries. */
-      if (sp > MAX_DEPTH)
-        sp = MAX_DEPTH;
-      track->depth[i] = sp;
-      counts[sp]++;
-      if (sp + 1 > max_depth)
-        max_depth = sp + 1;
-      stack[sp++] = e;
-
-      track->start[i] = s - origin;
-      track->end[i] = e - origin;
-    }
-
-  track->max_depth = max_depth;
-  track->by_depth = g_new0 (guint32 *, MAX (max_depth, 1));
-  track->n_by_depth = g_new0 (guint32, MAX (max_depth, 1));
-
-  all = g_new (guint32, MAX (n, 1));
+  all = g_new (guint32, n);
   if (n >= TRACK_PAGE_IN_MIN)
     page_in (all, all + n);
-  if (max_depth > 0)
-    {
-      guint32 offset = 0;
-
-      for (guint32 d = 0; d < max_depth; d++)
-        {
-          track->by_depth[d] = all + offset;
-          offset += counts[d];
-        }
-      for (guint32 i = 0; i < n; i++)
-        {
-          guint8 d = track->depth[i];
-
-          track->by_depth[d][track->n_by_depth[d]++] = i;
-        }
-    }
-  else
-    {
-      track->by_depth[0] = all;
-    }
+  track_index_depths (track, all, counts);
 }
 
 #undef SHRINK
@@ -1365,10 +1935,14 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   g_autoptr(KsTraceBuilder) builder = self;
   g_autoptr(KsTrace) trace = NULL;
   gint64 origin;
+  Arena arena = { NULL, NULL, 0 };
   GHashTableIter iter;
   gpointer key, value;
 
   g_return_val_if_fail (self != NULL, NULL);
+
+  if (!ks_trace_builder_check (self, error))
+    return NULL;
 
   trace = g_object_new (KS_TYPE_TRACE, NULL);
   trace->format = self->format;
@@ -1388,18 +1962,35 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->origin_ns = origin;
   trace->duration_ns = self->max_ts >= self->min_ts ? self->max_ts - self->min_ts : 0;
   if (self->have_start_utc)
-    trace->start_utc_ns = self->start_utc + origin;
+    {
+      gint64 utc;
+
+      /* A damaged base time (baseTimeNanoseconds near the ends of int64)
+       * would overflow or give a date before 1970. */
+      if (__builtin_add_overflow (self->start_utc, origin, &utc) || utc < 0)
+        ks_trace_builder_add_warning (self, _("The wall-clock start time of the trace is out of range "
+                                              "and was left out"));
+      else
+        trace->start_utc_ns = utc;
+    }
 
   /* Tracks */
+  arena.blocks = g_ptr_array_new_with_free_func (g_free);
+  trace->track_storage = arena.blocks;
   trace->n_tracks = self->tracks->len;
   trace->tracks = g_new0 (KsTrack, MAX (trace->n_tracks, 1));
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      TrackBuilder *tb = get_tb (self, t);
+
+      if ((t & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
-      track_finish (get_tb (self, t), &trace->tracks[t], origin);
+      if (tb->n_slices <= PACKED_MAX)
+        track_finish_packed (tb, t, &trace->tracks[t], origin, &arena);
+      else
+        track_finish (tb, t, &trace->tracks[t], origin);
     }
-  g_ptr_array_set_size (self->tracks, 0);
+  g_clear_pointer (&self->tracks, g_array_unref);
 
   /* Strings (before flows intern "ac2g": keep strings open until the end) */
   trace->n_processes = self->processes->len;

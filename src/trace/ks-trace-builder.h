@@ -19,6 +19,13 @@ G_BEGIN_DECLS
 
 typedef struct _KsTraceBuilder KsTraceBuilder;
 
+/* The most processes, threads, tracks and counters a trace can have:
+ * far beyond real traces (a few thousand rows), and what keeps a hostile
+ * file within memory. Past it the builder drops what it is given and
+ * finish() fails with a message naming the file ("source_name") and the
+ * limit. Each small track costs a few hundred bytes. */
+#define KS_TRACE_BUILDER_MAX_ROWS 1000000u
+
 KsTraceBuilder *ks_trace_builder_new              (KsFormat          format);
 void            ks_trace_builder_free             (KsTraceBuilder   *self);
 
@@ -58,6 +65,10 @@ void            ks_trace_builder_set_process_info (KsTraceBuilder   *self,
 guint32         ks_trace_builder_get_thread       (KsTraceBuilder   *self,
                                                    guint32           process,
                                                    gint64            tid);
+/* The thread of (@process, @tid), or KS_NO_INDEX when there is none yet. */
+guint32         ks_trace_builder_find_thread      (KsTraceBuilder   *self,
+                                                   guint32           process,
+                                                   gint64            tid);
 void            ks_trace_builder_set_thread_info  (KsTraceBuilder   *self,
                                                    guint32           thread,
                                                    const char       *name,
@@ -93,7 +104,8 @@ void            ks_trace_builder_set_track_sort_index
 
 /* Adds a slice; @end < @start is clamped to @start. @gpu may be NULL
  * (it is only kept on stream tracks). Returns FALSE when the slice was
- * refused (the track is full: more than G_MAXUINT32 - 1 slices). */
+ * refused (the track is full: more than G_MAXUINT32 - 1 slices; a time
+ * 2^62 ns or more from the clock's zero; the builder has failed). */
 gboolean        ks_trace_builder_add_slice        (KsTraceBuilder   *self,
                                                    guint32           track,
                                                    gint64            start,
@@ -141,6 +153,12 @@ void            ks_trace_builder_add_instant      (KsTraceBuilder   *self,
                                                    const KsInstant  *instant);
 
 guint64         ks_trace_builder_get_n_events     (KsTraceBuilder   *self);
+
+/* FALSE, with @error set, once the trace went past a limit (see
+ * KS_TRACE_BUILDER_MAX_ROWS) or memory ran out: a reader can stop there
+ * instead of reading the rest for nothing. */
+gboolean        ks_trace_builder_check            (KsTraceBuilder   *self,
+                                                   GError          **error);
 
 /* Sorts, computes depths, links flows, shifts times and returns the trace.
  * The builder is consumed (freed) whether or not this succeeds. */

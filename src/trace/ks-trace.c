@@ -39,6 +39,7 @@ ks_trace_finalize (GObject *object)
   g_free (self->strings);
   g_clear_pointer ((GStringChunk **)&self->storage, g_string_chunk_free);
   g_clear_pointer (&self->string_index, g_hash_table_unref);
+  g_clear_pointer (&self->track_storage, g_ptr_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
 
   G_OBJECT_CLASS (ks_trace_parent_class)->finalize (object);
@@ -58,9 +59,12 @@ ks_trace_init (KsTrace *self)
   self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
+/* Small tracks live in the trace's track_storage, freed with it. */
 void
 _ks_track_clear (KsTrack *track)
 {
+  if (_ks_track_is_packed (track))
+    return;
   g_clear_pointer (&track->start, g_free);
   g_clear_pointer (&track->end, g_free);
   g_clear_pointer (&track->name_id, g_free);
@@ -357,7 +361,7 @@ ks_track_foreach_in_range (const KsTrack *track,
       const guint32 *idx = track->by_depth[d];
       guint32 n = track->n_by_depth[d];
       /* Include zero-length slices that sit exactly at t0. */
-      guint32 i = ks_track_depth_lower_bound (track, d, t0 - 1);
+      guint32 i = ks_track_depth_lower_bound (track, d, t0 > G_MININT64 ? t0 - 1 : t0);
 
       for (; i < n; i++)
         {

@@ -273,6 +273,7 @@ struct _KsTrace
   /*< private >*/
   gpointer       storage;
   GHashTable    *string_index;       /* char* -> id */
+  GPtrArray     *track_storage;      /* blocks holding the small tracks' columns */
 };
 
 typedef struct
