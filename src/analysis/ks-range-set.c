@@ -211,6 +211,9 @@ ks_range_set_add_unsorted (KsRangeSet  *set,
                            KsTimeRange *ranges,
                            gsize        n)
 {
+  /* qsort's array must not be NULL, even when empty */
+  if (n == 0)
+    return;
   qsort (ranges, n, sizeof *ranges, compare_ranges);
   for (gsize i = 0; i < n; i++)
     ks_range_set_add (set, ranges[i].start, ranges[i].end);
