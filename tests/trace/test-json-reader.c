@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+#include <zlib.h>
 
 #include "ks-json-reader.h"
 #include "ks-trace-loader.h"
@@ -1498,6 +1499,94 @@ test_corpus_counts (void)
     }
 }
 
+/* Hostile and broken files */
+
+/* Compresses @len bytes at @data as one gzip member with zlib, ending a
+ * deflate block (Z_FULL_FLUSH: byte-aligned, no back references across
+ * it) after every @flush_every input bytes; the compressed offsets where
+ * the blocks after those flushes start go to @flush_points. */
+static GByteArray *
+gzip_with_flushes (const char *data,
+                   gsize       len,
+                   gsize       flush_every,
+                   GArray     *flush_points)
+{
+  GByteArray *out = g_byte_array_new ();
+  z_stream z = { 0 };
+  guint8 buf[64 * 1024];
+  gsize done = 0;
+  int ret;
+
+  g_assert_cmpint (deflateInit2 (&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
+  do
+    {
+      gsize n = MIN (flush_every, len - done);
+      int flush = done + n < len ? Z_FULL_FLUSH : Z_FINISH;
+
+      z.next_in = (Bytef *)data + done;
+      z.avail_in = n;
+      do
+        {
+          z.next_out = buf;
+          z.avail_out = sizeof buf;
+          ret = deflate (&z, flush);
+          g_assert_cmpint (ret, !=, Z_STREAM_ERROR);
+          g_byte_array_append (out, buf, sizeof buf - z.avail_out);
+        }
+      while (z.avail_out == 0);
+      done += n;
+      if (flush == Z_FULL_FLUSH && flush_points != NULL)
+        {
+          guint64 at = out->len;
+
+          g_array_append_val (flush_points, at);
+        }
+    }
+  while (done < len);
+  g_assert_cmpint (ret, ==, Z_STREAM_END);
+  deflateEnd (&z);
+  return out;
+}
+
+/* A damaged gzip block: the error names a compressed offset near it. */
+static void
+test_gzip_corrupt_offset (void)
+{
+  g_autoptr(GString) json = g_string_new ("[\n");
+  g_autoptr(GArray) flushes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GByteArray) gz = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree char *path = NULL;
+  const char *near;
+  guint64 at, reported;
+  guint n;
+
+  for (n = 0; json->len < 6 * 1024 * 1024; n++)
+    g_string_append_printf (json, "{\"ph\":\"X\",\"name\":\"op %u\",\"pid\":1,\"tid\":1,\"ts\":%u,\"dur\":1},\n",
+                            (n * 2654435761u) % 100003, n * 3);
+  g_string_append (json, "{\"ph\":\"i\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":0}]");
+  gz = gzip_with_flushes (json->str, json->len, 64 * 1024, flushes);
+  g_assert_cmpuint (flushes->len, >, 20);
+  /* a block header of type 3 (reserved) in the middle of the file */
+  at = g_array_index (flushes, guint64, flushes->len / 2);
+  g_assert_cmpuint (at, >, 100000);
+  gz->data[at] = 0xff;
+  path = write_temp ("flipped.json.gz", gz->data, gz->len);
+
+  trace = load_path (path, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (error);
+  g_test_message ("%s (block at %" G_GUINT64_FORMAT ")", error->message, at);
+  g_assert_true (g_str_has_prefix (error->message, path));
+  near = strstr (error->message, "near compressed byte ");
+  g_assert_nonnull (near);
+  reported = g_ascii_strtoull (near + strlen ("near compressed byte "), NULL, 10);
+  g_assert_cmpuint (reported + 16, >=, at);
+  g_assert_cmpuint (reported, <=, at + 16);
+  remove_temp (path);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1539,5 +1628,6 @@ main (int    argc,
   g_test_add_func ("/json/cancel-midway", test_cancel_midway);
   g_test_add_func ("/json/corpus", test_corpus);
   g_test_add_func ("/json/corpus-counts", test_corpus_counts);
+  g_test_add_func ("/json/bad/gzip-corrupt-offset", test_gzip_corrupt_offset);
   return g_test_run ();
 }
