@@ -331,6 +331,8 @@ typedef struct
 
   /* whole load */
   GHashTable     *used_pids;      /* pids of earlier files (folder loads) */
+  GArray         *gpus;           /* KsGpu, the last description of each device */
+  GHashTable     *gpu_index;      /* device -> index in gpus + 1 */
   gboolean        have_base0;     /* wall clock of the first file's clock zero */
   gint64          base0;
   guint32         next_synthetic;
@@ -2204,6 +2206,32 @@ cb_start_map (void *ctx)
   return 1;
 }
 
+/* GPUs go to the builder once each, in device order, when the load ends:
+ * a file may describe thousands, and repeat them. */
+static void
+remember_gpu (Reader *r)
+{
+  gpointer key = GINT_TO_POINTER (r->gpu.device);
+  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (r->gpu_index, key));
+
+  if (index != 0)
+    g_array_index (r->gpus, KsGpu, index - 1) = r->gpu;
+  else
+    {
+      g_array_append_val (r->gpus, r->gpu);
+      g_hash_table_insert (r->gpu_index, key, GUINT_TO_POINTER (r->gpus->len));
+    }
+}
+
+static int
+compare_gpu_devices (gconstpointer a,
+                     gconstpointer b)
+{
+  const KsGpu *ga = a, *gb = b;
+
+  return (ga->device > gb->device) - (ga->device < gb->device);
+}
+
 static int
 cb_end_map (void *ctx)
 {
@@ -2246,11 +2274,8 @@ cb_end_map (void *ctx)
       return 1;
     }
 
-  if (r->gpu_depth > 0 && d == r->gpu_depth)
-    {
-      if (r->gpu.device >= 0)
-        ks_trace_builder_add_gpu (r->builder, &r->gpu);
-    }
+  if (r->gpu_depth > 0 && d == r->gpu_depth && r->gpu.device >= 0)
+    remember_gpu (r);
   return 1;
 }
 
@@ -3164,6 +3189,8 @@ reader_new (KsTraceBuilder *builder,
   g_array_set_clear_func (r->metadata, metadata_clear);
   r->kind_by_cat = g_byte_array_new ();
   r->used_pids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  r->gpus = g_array_new (FALSE, FALSE, sizeof (KsGpu));
+  r->gpu_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   r->unknown_phases = g_string_new (NULL);
   r->next_synthetic = SYNTHETIC_ID_BASE;
   reader_reset_file (r);
@@ -3193,6 +3220,8 @@ reader_free (Reader *r)
   g_array_unref (r->metadata);
   g_byte_array_unref (r->kind_by_cat);
   g_hash_table_unref (r->used_pids);
+  g_array_unref (r->gpus);
+  g_hash_table_unref (r->gpu_index);
   g_string_free (r->unknown_phases, TRUE);
   g_free (r->syntax_text);
   g_clear_error (&r->error);
@@ -3892,6 +3921,10 @@ finish_trace (Reader        *r,
   KsTraceBuilder *builder = g_steal_pointer (&r->builder);
   KsTrace *trace;
   gboolean kineto = r->any_kineto;
+
+  g_array_sort (r->gpus, compare_gpu_devices);
+  for (guint i = 0; i < r->gpus->len; i++)
+    ks_trace_builder_add_gpu (builder, &g_array_index (r->gpus, KsGpu, i));
 
   if (r->progress != NULL)
     ks_progress_set_message (r->progress, _("Indexing…"));

@@ -806,6 +806,12 @@ void
 ks_trace_builder_add_gpu (KsTraceBuilder *self,
                           const KsGpu    *gpu)
 {
+  /* readers that add them in device order never search */
+  if (self->gpus->len == 0 || g_array_index (self->gpus, KsGpu, self->gpus->len - 1).device < gpu->device)
+    {
+      g_array_append_val (self->gpus, *gpu);
+      return;
+    }
   for (guint i = 0; i < self->gpus->len; i++)
     {
       KsGpu *g = &g_array_index (self->gpus, KsGpu, i);

@@ -233,10 +233,19 @@ const KsGpu *
 ks_trace_find_gpu (const KsTrace *self,
                    gint32         device)
 {
-  for (guint32 i = 0; i < self->n_gpus; i++)
-    if (self->gpus[i].device == device)
-      return &self->gpus[i];
-  return NULL;
+  guint32 lo = 0, hi = self->n_gpus;
+
+  /* sorted by device (ks_trace_builder_finish()) */
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (self->gpus[mid].device < device)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < self->n_gpus && self->gpus[lo].device == device ? &self->gpus[lo] : NULL;
 }
 
 gsize

@@ -254,7 +254,7 @@ struct _KsTrace
   guint32        n_processes;
   KsThread      *threads;
   guint32        n_threads;
-  KsGpu         *gpus;
+  KsGpu         *gpus;              /* sorted by device */
   guint32        n_gpus;
   KsFlow        *flows;
   guint32        n_flows;

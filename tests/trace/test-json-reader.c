@@ -1587,6 +1587,60 @@ test_gzip_corrupt_offset (void)
   remove_temp (path);
 }
 
+/* 100,000 GPUs in "deviceProperties", in no order, one given twice: all
+ * there, the last description of each. */
+static void
+test_many_device_properties (void)
+{
+  g_autoptr(GString) json = g_string_new ("{\"deviceProperties\":[");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  const guint n = 100000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint id = (i * 7919u) % n;
+
+      g_string_append_printf (json, "%s{\"id\":%u,\"name\":\"GPU %u\",\"totalGlobalMem\":%" G_GUINT64_FORMAT ","
+                              "\"computeMajor\":%u,\"computeMinor\":%u,\"numSms\":%u,\"warpSize\":32,"
+                              "\"maxThreadsPerBlock\":1024,\"regsPerMultiprocessor\":%u}",
+                              i > 0 ? "," : "", id, id, (guint64)id * 1024 + 1, id % 10, id % 7,
+                              1 + id % 200, 65536 + id);
+    }
+  g_string_append (json, ",{\"id\":5,\"name\":\"again\",\"numSms\":7}],\"traceEvents\":["
+                         "{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":1,"
+                         "\"args\":{\"device\":99999,\"stream\":7}}]}");
+  trace = load_text (json->str, json->len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_gpus, ==, n);
+  for (guint id = 0; id < n; id++)
+    {
+      const KsGpu *gpu = ks_trace_find_gpu (trace, id);
+      g_autofree char *name = g_strdup_printf ("GPU %u", id);
+
+      g_assert_nonnull (gpu);
+      g_assert_true (gpu == &trace->gpus[id]);
+      g_assert_cmpint (gpu->device, ==, id);
+      if (id == 5)
+        {
+          g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "again");
+          g_assert_cmpuint (gpu->sm_count, ==, 7);
+          g_assert_cmpuint (gpu->total_memory, ==, 0);
+          continue;
+        }
+      g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, name);
+      g_assert_cmpuint (gpu->total_memory, ==, (guint64)id * 1024 + 1);
+      g_assert_cmpuint (gpu->compute_major, ==, id % 10);
+      g_assert_cmpuint (gpu->compute_minor, ==, id % 7);
+      g_assert_cmpuint (gpu->sm_count, ==, 1 + id % 200);
+      g_assert_cmpuint (gpu->warp_size, ==, 32);
+      g_assert_cmpuint (gpu->max_threads_per_block, ==, 1024);
+      g_assert_cmpuint (gpu->registers_per_sm, ==, 65536 + id);
+    }
+  g_assert_null (ks_trace_find_gpu (trace, n));
+  g_assert_null (ks_trace_find_gpu (trace, -1));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1629,5 +1683,6 @@ main (int    argc,
   g_test_add_func ("/json/corpus", test_corpus);
   g_test_add_func ("/json/corpus-counts", test_corpus_counts);
   g_test_add_func ("/json/bad/gzip-corrupt-offset", test_gzip_corrupt_offset);
+  g_test_add_func ("/json/many-device-properties", test_many_device_properties);
   return g_test_run ();
 }
