@@ -1365,6 +1365,7 @@ compact_json (const guint8 *p,
   const __m128i quote = _mm_set1_epi8 ('"');
   const __m128i upper_n = _mm_set1_epi8 ('N');
   const __m128i upper_i = _mm_set1_epi8 ('I');
+  __m128i high = _mm_setzero_si128 ();   /* the OR of all blocks: their top bits */
   const __m128i backslash = _mm_set1_epi8 ('\\');
   const __m128i space = _mm_set1_epi8 (' ');
   const __m128i newline = _mm_set1_epi8 ('\n');
@@ -1446,8 +1447,7 @@ compact_json (const guint8 *p,
               odd_quotes = (inside & 0x8000) != 0;
               if (in_string)
                 inside = ~inside;
-              if (_mm_movemask_epi8 (v) != 0)
-                seen |= SEEN_NON_ASCII;
+              high = _mm_or_si128 (high, v);
               if (((guint)_mm_movemask_epi8 (_mm_or_si128 (_mm_cmpeq_epi8 (v, upper_n), _mm_cmpeq_epi8 (v, upper_i)))
                    & ~inside & 0xffff) != 0)
                 seen |= SEEN_LETTER;
@@ -1539,6 +1539,10 @@ compact_json (const guint8 *p,
   state->in_string = in_string;
   state->escape = escape;
   state->prev_word = prev_word;
+#ifdef __SSE2__
+  if (_mm_movemask_epi8 (high) != 0)
+    seen |= SEEN_NON_ASCII;
+#endif
   state->pending = pending;
   state->sep = sep;
   state->seen = seen;

@@ -1885,6 +1885,33 @@ test_tokens_across_blocks (void)
   g_assert_nonnull (strstr (expect, "1 events without a valid timestamp"));
 }
 
+/* The same files through the 16-byte white-space dropping (no AVX-512):
+ * it notes NaN, long numbers and bytes above 0x7f on its own. */
+static void
+test_hostile_16_byte_path (void)
+{
+  if (g_test_subprocess ())
+    {
+      test_invalid_utf8 ();
+      test_nan_infinity_bom ();
+      test_long_number ();
+      return;
+    }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (!__builtin_cpu_supports ("avx512bw") || !__builtin_cpu_supports ("avx512vbmi2"))
+#endif
+    {
+      g_test_skip ("this processor has no AVX-512 VBMI2: the other tests took the 16-byte path");
+      return;
+    }
+
+  g_setenv ("KS_JSON_NO_AVX512", "1", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("KS_JSON_NO_AVX512");
+  g_test_trap_assert_passed ();
+}
+
 /* A damaged gzip block: the error names a compressed offset near it. */
 static void
 test_gzip_corrupt_offset (void)
@@ -2024,6 +2051,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/long-number", test_long_number);
   g_test_add_func ("/json/bad/long-string", test_long_string);
   g_test_add_func ("/json/bad/tokens-across-blocks", test_tokens_across_blocks);
+  g_test_add_func ("/json/bad/hostile-16-byte-path", test_hostile_16_byte_path);
   g_test_add_func ("/json/bad/gzip-corrupt-offset", test_gzip_corrupt_offset);
   g_test_add_func ("/json/many-device-properties", test_many_device_properties);
   return g_test_run ();
