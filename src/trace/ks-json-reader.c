@@ -376,7 +376,8 @@ typedef struct
    * whole: see parse_chunk(). */
   GByteArray     *carry;
   gboolean        carry_string;   /* a string (else a number or a literal) */
-  guint64         carry_offset;   /* where it starts in the compacted text */
+  gsize           carry_quote;    /* where in carry a string starts (see parse_chunk()) */
+  guint64         carry_offset;   /* where carry starts in the compacted text */
   gboolean        skip_string;    /* in the rest of a string cut at MAX_STRING_LEN ... */
   gboolean        skip_escaped;   /* ... after an unpaired backslash */
   gboolean        text_ascii;     /* the text yajl parses now has no byte above 0x7f */
@@ -3818,6 +3819,19 @@ open_token_start (const guint8 *p,
   return n;
 }
 
+/* Empties the held-back token, and lets go of the room a long one took. */
+static void
+clear_carry (Reader *r)
+{
+  if (r->carry->len > 4 * READ_CHUNK)
+    {
+      g_byte_array_unref (r->carry);
+      r->carry = g_byte_array_new ();
+    }
+  else
+    g_byte_array_set_size (r->carry, 0);
+}
+
 /* The rest of the held-back token from the next block. Returns the bytes
  * of @data it takes (all of them while it goes on), or -1 on an error. */
 static gssize
@@ -3829,7 +3843,7 @@ continue_carry (Reader        *r,
   GByteArray *token = r->carry;
   gboolean escaped = FALSE;
   gssize e;
-  gsize take, length, kept;
+  gsize text, take, length, kept;
   guint64 stream_len;
 
   if (!r->carry_string)
@@ -3848,16 +3862,17 @@ continue_carry (Reader        *r,
         return n;
       if (!feed_word (r, token->data, token->len, error))
         return -1;
-      g_byte_array_set_size (token, 0);
+      clear_carry (r);
       return end;
     }
 
   /* whether the text so far ends in an unpaired backslash */
-  for (gsize k = token->len; k > 1 && token->data[k - 1] == '\\'; k--)
+  text = r->carry_quote + 1;
+  for (gsize k = token->len; k > text && token->data[k - 1] == '\\'; k--)
     escaped = !escaped;
   e = find_string_end (data, n, &escaped);
   take = e < 0 ? n : (gsize) e + 1;
-  length = token->len - 1 + (e < 0 ? n : (gsize) e);   /* of the text, without quotes */
+  length = token->len - text + (e < 0 ? n : (gsize) e);   /* of the text, without quotes */
 
   if (length <= MAX_STRING_LEN)
     {
@@ -3866,21 +3881,21 @@ continue_carry (Reader        *r,
         return n;
       if (!feed_string (r, token, token->len, error))
         return -1;
-      g_byte_array_set_size (token, 0);
+      clear_carry (r);
       return take;
     }
 
   /* Too long: yajl gets the first MAX_STRING_LEN bytes of its text, and
    * the rest, up to the closing quote, is passed over. */
   stream_len = token->len + take;
-  g_byte_array_append (token, data, MAX_STRING_LEN - (token->len - 1));
-  kept = 1 + string_cut_point (token->data + 1, token->len - 1);
+  g_byte_array_append (token, data, MAX_STRING_LEN - (token->len - text));
+  kept = text + string_cut_point (token->data + text, token->len - text);
   g_byte_array_set_size (token, kept);
   g_byte_array_append (token, (const guint8 *) "\"", 1);
   r->n_cut_strings++;
   if (!feed_string (r, token, kept, error))
     return -1;
-  g_byte_array_set_size (token, 0);
+  clear_carry (r);
   r->buf_offset += stream_len - kept;
   if (e < 0)
     {
@@ -3934,6 +3949,11 @@ parse_chunk (Reader        *r,
     }
 
   t = open_token_start (data, i, n, in_string, &is_string);
+  /* The byte before a string (a colon, comma or bracket) is held back
+   * with it: yajl copies the first token after the end of a text into a
+   * buffer of its own, which for a long string would be another copy. */
+  r->carry_quote = is_string && t > i && t < n ? 1 : 0;
+  t -= r->carry_quote;
   if (!feed_text (r, data + i, t - i, seen, error))
     return FALSE;
   if (t < n)
@@ -3957,7 +3977,7 @@ parse_carry (Reader  *r,
   if (r->carry->len > 0)
     ok = r->carry_string ? feed_string (r, r->carry, r->carry->len, error)
                          : feed_word (r, r->carry->data, r->carry->len, error);
-  g_byte_array_set_size (r->carry, 0);
+  clear_carry (r);
   return ok;
 }
 
