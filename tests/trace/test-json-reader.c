@@ -660,6 +660,28 @@ load_tricky_digest (void)
   return slices_digest (trace);
 }
 
+/* Whether this processor drops white space 64 bytes at a time (AVX-512). */
+static gboolean
+have_avx512 (void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports ("avx512bw") && __builtin_cpu_supports ("avx512vbmi2");
+#else
+  return FALSE;
+#endif
+}
+
+/* Runs the current test again in a subprocess that drops white space 16
+ * bytes at a time, and expects it to pass. */
+static void
+trap_without_avx512 (void)
+{
+  g_setenv ("KS_JSON_NO_AVX512", "1", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("KS_JSON_NO_AVX512");
+  g_test_trap_assert_passed ();
+}
+
 /* The 64-byte (AVX-512) and the 16-byte white-space dropping give the
  * same model. */
 static void
@@ -675,9 +697,7 @@ test_compaction_paths (void)
       return;
     }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (!__builtin_cpu_supports ("avx512bw") || !__builtin_cpu_supports ("avx512vbmi2"))
-#endif
+  if (!have_avx512 ())
     {
       g_test_skip ("this processor has no AVX-512 VBMI2: only one path to test");
       return;
@@ -686,10 +706,7 @@ test_compaction_paths (void)
   digest = load_tricky_digest ();
   g_assert_true (g_str_has_prefix (digest, "3000 slices "));
   expect = g_strdup_printf ("%s\n", digest);
-  g_setenv ("KS_JSON_NO_AVX512", "1", TRUE);
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_unsetenv ("KS_JSON_NO_AVX512");
-  g_test_trap_assert_passed ();
+  trap_without_avx512 ();
   g_test_trap_assert_stdout (expect);
 }
 
@@ -851,10 +868,7 @@ test_bad_words_apart (void)
         return;
     }
 
-  g_setenv ("KS_JSON_NO_AVX512", "1", TRUE);
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_unsetenv ("KS_JSON_NO_AVX512");
-  g_test_trap_assert_passed ();
+  trap_without_avx512 ();
 }
 
 static void
@@ -1898,18 +1912,12 @@ test_hostile_16_byte_path (void)
       return;
     }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (!__builtin_cpu_supports ("avx512bw") || !__builtin_cpu_supports ("avx512vbmi2"))
-#endif
+  if (!have_avx512 ())
     {
       g_test_skip ("this processor has no AVX-512 VBMI2: the other tests took the 16-byte path");
       return;
     }
-
-  g_setenv ("KS_JSON_NO_AVX512", "1", TRUE);
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_unsetenv ("KS_JSON_NO_AVX512");
-  g_test_trap_assert_passed ();
+  trap_without_avx512 ();
 }
 
 /* A damaged gzip block: the error names a compressed offset near it. */
