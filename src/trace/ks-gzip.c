@@ -152,11 +152,16 @@ ks_gzip_inflate (KsGzip  *self,
         ret = isal_inflate (&self->state);
         if (ret < 0)
           {
+            /* where it stopped: what it took of this input, less the
+             * bytes still unread in its bit buffer */
+            gsize taken = MIN ((gsize)(self->state.next_in - self->in), chunk);
+            gsize buffered = MAX (self->state.read_in_length, 0) / 8;
+
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                          ret == ISAL_INCORRECT_CHECKSUM
                            ? _("gzip checksum mismatch near compressed byte %" PRIu64)
                            : _("corrupt gzip data near compressed byte %" PRIu64),
-                         self->total_in);
+                         self->total_in + (taken - MIN (buffered, taken)));
             return -1;
           }
         made = (out_len - produced) - self->state.avail_out;
@@ -177,6 +182,7 @@ ks_gzip_inflate (KsGzip  *self,
 
         ret = inflate (&self->z, Z_NO_FLUSH);
         made = (out_len - produced) - self->z.avail_out;
+        /* on an error next_in stops at the byte zlib choked on */
         consume (self, chunk - self->z.avail_in);
         produced += made;
 

@@ -41,6 +41,8 @@
 #define READ_CHUNK      (1024 * 1024)
 #define MAX_NESTING     128
 #define MAX_ARGS_LEN    (1024 * 1024)
+#define MAX_NUMBER_LEN  4096                 /* longer numbers (or words) stop the load */
+#define MAX_STRING_LEN  (16 * 1024 * 1024)   /* longer strings are cut there */
 #define MAX_OPEN_SLICES 4096
 #define MAX_COUNTER_ARGS 8
 #define SYNTHETIC_ID_BASE 0x800000   /* above Linux pid_max (2^22), within 24 bits */
@@ -236,6 +238,16 @@ typedef struct
 
 #define INTERN_CACHE_SIZE 8192
 
+/* What compact_json() saw, for the slower checks that only some blocks
+ * need (see feed_text()). */
+enum
+{
+  SEEN_NON_ASCII = 1 << 0,   /* a byte above 0x7f */
+  SEEN_BACKSLASH = 1 << 1,   /* an escape in a string */
+  SEEN_LETTER    = 1 << 2,   /* N or I outside strings: NaN, Infinity */
+  SEEN_LONG_WORD = 1 << 3,   /* 64 bytes of one number or word */
+};
+
 /* Lexer state of compact_json() between calls. */
 typedef struct
 {
@@ -244,6 +256,7 @@ typedef struct
   gboolean prev_word;   /* the last byte was part of a number or literal */
   gboolean pending;     /* in white space after one: a separator if a word follows */
   guint8   sep;         /* the last byte of that white space */
+  guint8   seen;        /* SEEN_*, gathered until the caller clears them */
 } CompactState;
 
 typedef struct
@@ -324,6 +337,8 @@ typedef struct
 
   /* whole load */
   GHashTable     *used_pids;      /* pids of earlier files (folder loads) */
+  GArray         *gpus;           /* KsGpu, the last description of each device */
+  GHashTable     *gpu_index;      /* device -> index in gpus + 1 */
   gboolean        have_base0;     /* wall clock of the first file's clock zero */
   gint64          base0;
   guint32         next_synthetic;
@@ -339,13 +354,28 @@ typedef struct
   guint64         n_dropped_flows;
   guint64         n_too_deep;
   guint64         n_big_args;
+  guint64         n_cut_strings;
+  guint64         n_invalid_utf8; /* sequences replaced with U+FFFD */
   GString        *unknown_phases;
   gboolean        syntax_error;   /* parse stopped by invalid JSON ... */
-  gboolean        nesting_error;  /* ... or by too deep nesting */
+  gboolean        nesting_error;  /* ... or by too deep nesting ... */
+  gboolean        number_error;   /* ... or by a number over MAX_NUMBER_LEN */
   guint64         syntax_offset;  /* where, in the compacted text */
   CompactState    stream_state;   /* white space is dropped before yajl sees it */
   guint64         orig_offset;    /* bytes of the original text parsed */
   char           *syntax_text;
+
+  /* A token that a block boundary cuts is held back and handed to yajl
+   * whole: see parse_chunk(). */
+  GByteArray     *carry;
+  gboolean        carry_string;   /* a string (else a number or a literal) */
+  gsize           carry_quote;    /* where in carry a string starts (see parse_chunk()) */
+  guint64         carry_offset;   /* where carry starts in the compacted text */
+  gboolean        skip_string;    /* in the rest of a string cut at MAX_STRING_LEN ... */
+  gboolean        skip_escaped;   /* ... after an unpaired backslash */
+  gboolean        text_ascii;     /* the text yajl parses now has no byte above 0x7f */
+  gboolean        args_ascii;     /* nor had the args text captured so far */
+  GString        *utf8_scratch;
 
   /* names repeat: a direct-mapped cache in front of the builder's table */
   InternSlot      intern_cache[INTERN_CACHE_SIZE];
@@ -593,8 +623,300 @@ to_u32 (gint64 v)
   return v >= 0 && v <= G_MAXUINT32 ? (guint32)v : 0;
 }
 
+/* Text */
+
+/* The length of the well-formed UTF-8 sequence at @p (Unicode's table
+ * 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), or
+ * minus the length of the ill-formed bytes there that one U+FFFD
+ * replaces (its maximal subpart, as Python and browsers count). */
+static int
+utf8_sequence (const guint8 *p,
+               gsize         n)
+{
+  guint8 c = p[0], lo = 0x80, hi = 0xbf;
+  int need;
+
+  if (c < 0x80)
+    return 1;
+  if (c < 0xc2)
+    return -1;
+  if (c < 0xe0)
+    need = 1;
+  else if (c < 0xf0)
+    {
+      need = 2;
+      if (c == 0xe0)
+        lo = 0xa0;
+      else if (c == 0xed)
+        hi = 0x9f;
+    }
+  else if (c < 0xf5)
+    {
+      need = 3;
+      if (c == 0xf0)
+        lo = 0x90;
+      else if (c == 0xf4)
+        hi = 0x8f;
+    }
+  else
+    return -1;
+
+  if (n < 2 || p[1] < lo || p[1] > hi)
+    return -1;
+  for (int k = 2; k <= need; k++)
+    if ((gsize) k >= n || (p[k] & 0xc0) != 0x80)
+      return -k;
+  return need + 1;
+}
+
+static inline gboolean
+is_ascii (const guint8 *p,
+          gsize         n)
+{
+  guint64 any = 0;
+  gsize i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    any |= load64 (p + i);
+  for (; i < n; i++)
+    any |= p[i];
+  return (any & G_GUINT64_CONSTANT (0x8080808080808080)) == 0;
+}
+
+/* How many bytes at the start of @p are valid UTF-8. */
+static gsize
+utf8_valid_prefix (const guint8 *p,
+                   gsize         n)
+{
+  gsize i = 0;
+
+  while (i < n)
+    {
+      int k;
+
+      while (i + 8 <= n && (load64 (p + i) & G_GUINT64_CONSTANT (0x8080808080808080)) == 0)
+        i += 8;
+      if (i < n && p[i] < 0x80)
+        {
+          i++;
+          continue;
+        }
+      if (i >= n)
+        break;
+      k = utf8_sequence (p + i, n - i);
+      if (k < 0)
+        return i;
+      i += k;
+    }
+  return n;
+}
+
+/* @s itself when it is valid UTF-8, else a copy (in Reader.utf8_scratch,
+ * valid until the next call) with each invalid sequence replaced by
+ * U+FFFD, counted for the load's warning. yajl, told not to validate,
+ * hands strings over as the file has them. */
+static const char *
+valid_utf8 (Reader     *r,
+            const char *s,
+            gsize      *len)
+{
+  const guint8 *p = (const guint8 *) s;
+  gsize n = *len;
+  gsize i = utf8_valid_prefix (p, n);
+  gsize done = 0;
+  GString *out = r->utf8_scratch;
+
+  if (i == n)
+    return s;
+  g_string_truncate (out, 0);
+  while (i < n)
+    {
+      int k = utf8_sequence (p + i, n - i);
+
+      g_string_append_len (out, s + done, i - done);
+      g_string_append (out, "\xef\xbf\xbd");
+      r->n_invalid_utf8++;
+      i += -k;
+      done = i;
+      i += utf8_valid_prefix (p + i, n - i);
+    }
+  g_string_append_len (out, s + done, n - done);
+  *len = out->len;
+  return out->str;
+}
+
+/* g_string_append_len() of @s made valid UTF-8: for strings the reader
+ * keeps. Text of pure ASCII, the usual case, needs no look. */
 static void
-ident_set_text (Ident      *id,
+append_valid_utf8 (Reader     *r,
+                   GString    *to,
+                   const char *s,
+                   gsize       len)
+{
+  if (!r->text_ascii)
+    s = valid_utf8 (r, s, &len);
+  g_string_append_len (to, s, len);
+}
+
+static gboolean
+hex4 (const guint8 *p,
+      guint        *out)
+{
+  guint v = 0;
+
+  for (guint k = 0; k < 4; k++)
+    {
+      guint c = p[k] | 0x20;
+      guint d;
+
+      if (p[k] >= '0' && p[k] <= '9')
+        d = p[k] - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else
+        return FALSE;
+      v = v << 4 | d;
+    }
+  *out = v;
+  return TRUE;
+}
+
+/* Escaped surrogates that do not pair become \ufffd, in place: yajl would
+ * write a lone low one as invalid UTF-8, replace a lone high one by "?"
+ * and drop the byte after it, and mix a high one with any \u escape that
+ * follows. @p holds whole strings. */
+static void
+fix_escapes (Reader *r,
+             guint8 *p,
+             gsize   n)
+{
+  guint8 *end = p + n;
+  guint8 *q = memchr (p, '\\', n);
+
+  while (q != NULL)
+    {
+      guint8 *after = q;
+      guint cp, low;
+
+      while (after < end && *after == '\\')
+        after++;
+      /* an odd run ends in an escape; pairs are escaped backslashes */
+      if (((after - q) & 1) != 0 && end - after >= 5 && after[0] == 'u' && hex4 (after + 1, &cp)
+          && (cp & 0xf800) == 0xd800)
+        {
+          if (cp < 0xdc00 && end - after >= 11 && after[5] == '\\' && after[6] == 'u'
+              && hex4 (after + 7, &low) && (low & 0xfc00) == 0xdc00)
+            after += 11;
+          else
+            {
+              memcpy (after + 1, "fffd", 4);
+              r->n_invalid_utf8++;
+              after += 5;
+            }
+        }
+      q = after < end ? memchr (after, '\\', end - after) : NULL;
+    }
+}
+
+/* The index of the quote that ends a string whose text goes on at @p, or
+ * -1 when @p ends first; *escaped tells whether the byte before @p was an
+ * unpaired backslash, and at -1 whether the last byte of @p is. */
+static gssize
+find_string_end (const guint8 *p,
+                 gsize         n,
+                 gboolean     *escaped)
+{
+  gsize from = 0, i, run = 0;
+  const guint8 *q;
+
+  if (*escaped)
+    {
+      if (n == 0)
+        return -1;
+      from = 1;
+      *escaped = FALSE;
+    }
+  for (i = from; (q = memchr (p + i, '"', n - i)) != NULL; i = (q - p) + 1)
+    {
+      gsize k = q - p;
+
+      run = 0;
+      while (k - run > from && p[k - run - 1] == '\\')
+        run++;
+      if ((run & 1) == 0)
+        return k;
+    }
+  run = 0;
+  while (n - run > from && p[n - run - 1] == '\\')
+    run++;
+  *escaped = (run & 1) != 0;
+  return -1;
+}
+
+/* Where to cut the text of a string of @n bytes at @p, at most @n: not
+ * inside an escape or a UTF-8 sequence, nor between the two escapes of a
+ * surrogate pair. */
+static gsize
+string_cut_point (const guint8 *p,
+                  gsize         n)
+{
+  const guint8 *q;
+  gsize i = 0, high_at = G_MAXSIZE;
+  guint cp;
+
+  while ((q = memchr (p + i, '\\', n - i)) != NULL)
+    {
+      gsize b = q - p;
+      gsize len = b + 1 < n && p[b + 1] == 'u' ? 6 : 2;
+
+      if (b + len > n)
+        {
+          n = b;
+          break;
+        }
+      /* a high surrogate: its pair must come along */
+      high_at = len == 6 && hex4 (p + b + 2, &cp) && cp >= 0xd800 && cp < 0xdc00 ? b : G_MAXSIZE;
+      i = b + len;
+      if (i >= n)
+        break;
+    }
+  if (high_at != G_MAXSIZE && high_at + 6 == n)
+    n = high_at;
+
+  for (gsize k = 1; k <= 3 && k <= n; k++)
+    {
+      guint8 c = p[n - k];
+
+      if (c < 0x80)
+        break;
+      if (c >= 0xc0)
+        {
+          if (k < (gsize) (c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2))
+            n -= k;
+          break;
+        }
+    }
+  return n;
+}
+
+/* NaN, Infinity and -Infinity, which Python's json module writes, as the
+ * strings that yajl parses in their place; NULL for other words. */
+static const char *
+nonfinite_string (const guint8 *p,
+                  gsize         len)
+{
+  if (len == 3 && memcmp (p, "NaN", 3) == 0)
+    return "\"NaN\"";
+  if (len == 8 && memcmp (p, "Infinity", 8) == 0)
+    return "\"Infinity\"";
+  if (len == 9 && memcmp (p, "-Infinity", 9) == 0)
+    return "\"-Infinity\"";
+  return NULL;
+}
+
+static void
+ident_set_text (Reader     *r,
+                Ident      *id,
                 const char *s,
                 gsize       len)
 {
@@ -610,7 +932,7 @@ ident_set_text (Ident      *id,
     {
       id->is_string = TRUE;
       g_string_truncate (id->str, 0);
-      g_string_append_len (id->str, s, len);
+      append_valid_utf8 (r, id->str, s, len);
     }
 }
 
@@ -830,6 +1152,15 @@ intern (Reader     *r,
   if (slot->str != NULL && slot->len == len && same_bytes ((const guint8 *) slot->str, (const guint8 *) s, len))
     return slot->id;
 
+  if (!r->text_ascii)
+    {
+      gsize valid_len = len;
+      const char *valid = valid_utf8 (r, s, &valid_len);
+
+      /* the cache holds the file's text: not this */
+      if (valid != s)
+        return ks_trace_builder_intern_len (r->builder, valid, valid_len);
+    }
   id = ks_trace_builder_intern_len (r->builder, s, len);
   text = ks_trace_builder_get_string (r->builder, id);
   /* strings with a NUL inside were cut there: never cache them */
@@ -916,9 +1247,10 @@ compact64_avx512 (const guint8  *p,
    * bit 2 quote and comma; bit 3 colon; bit 4 brackets and braces. Any
    * other byte outside a string is taken for part of a word: a superset
    * of the number and literal characters, which is all the separator
-   * rule below needs (in valid JSON no two words meet). */
-#define LO_NIBBLES 2, 0, 4, 0, 0, 0, 0, 0, 0, 1, 9, 16, 4, 17, 0, 0
-#define HI_NIBBLES 1, 0, 6, 8, 0, 16, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0
+   * rule below needs (in valid JSON no two words meet). Bit 5 marks N
+   * and I, which are part of a word too. */
+#define LO_NIBBLES 2, 0, 4, 0, 0, 0, 0, 0, 0, 33, 9, 16, 4, 17, 32, 0
+#define HI_NIBBLES 1, 0, 6, 8, 32, 16, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0
   static const guint8 lo_bytes[64] __attribute__ ((aligned (64))) = { LO_NIBBLES, LO_NIBBLES, LO_NIBBLES, LO_NIBBLES };
   static const guint8 hi_bytes[64] __attribute__ ((aligned (64))) = { HI_NIBBLES, HI_NIBBLES, HI_NIBBLES, HI_NIBBLES };
 #undef LO_NIBBLES
@@ -927,7 +1259,10 @@ compact64_avx512 (const guint8  *p,
   const __m512i hi_table = _mm512_load_si512 ((const void *) hi_bytes);
   const __m512i nibble = _mm512_set1_epi8 (0x0f);
   const __m512i white_bits = _mm512_set1_epi8 (3);
+  const __m512i class_bits = _mm512_set1_epi8 (31);
+  const __m512i letter_bits = _mm512_set1_epi8 (32);
   const __m128i ones = _mm_set1_epi8 (-1);
+  guint64 high = 0, letters = 0, long_words = 0;
   gboolean in_string = st->in_string;
   gboolean prev_word = st->prev_word;
   gboolean pending = st->pending;
@@ -949,10 +1284,13 @@ compact64_avx512 (const guint8  *p,
       cls = _mm512_and_si512 (_mm512_shuffle_epi8 (lo_table, _mm512_and_si512 (v, nibble)),
                               _mm512_shuffle_epi8 (hi_table, _mm512_and_si512 (_mm512_srli_epi16 (v, 4), nibble)));
       white = _mm512_test_epi8_mask (cls, white_bits);
-      word = ~(guint64) _mm512_test_epi8_mask (cls, cls);
+      word = ~(guint64) _mm512_test_epi8_mask (cls, class_bits);
       inside = (guint64)_mm_cvtsi128_si64 (_mm_clmulepi64_si128 (_mm_cvtsi64_si128 ((gint64)quotes), ones, 0));
       if (in_string)
         inside = ~inside;
+      high |= _mm512_movepi8_mask (v);
+      letters |= _mm512_test_epi8_mask (cls, letter_bits) & ~inside;
+      long_words |= (word & ~inside) == ~(guint64) 0;
       white_out = white & ~inside;
       keep = ~white_out;
       starts = ((word << 1) | (prev_word || pending ? 1 : 0)) & white_out;
@@ -974,6 +1312,8 @@ compact64_avx512 (const guint8  *p,
   st->prev_word = prev_word;
   st->pending = pending;
   st->sep = sep;
+  st->seen |= (high != 0 ? SEEN_NON_ASCII : 0) | (letters != 0 ? SEEN_LETTER : 0) |
+              (long_words != 0 ? SEEN_LONG_WORD : 0);
   *outp = out;
   return i;
 }
@@ -1011,10 +1351,15 @@ compact_json (const guint8 *p,
   gboolean prev_word = state->prev_word;
   gboolean pending = state->pending;
   guint8 sep = state->sep;
+  guint seen = state->seen;
+  guint word_blocks = 0;     /* 16-byte blocks in a row of nothing but a word */
   char *out = out_start;
   gsize i = 0;
 #ifdef __SSE2__
   const __m128i quote = _mm_set1_epi8 ('"');
+  const __m128i upper_n = _mm_set1_epi8 ('N');
+  const __m128i upper_i = _mm_set1_epi8 ('I');
+  __m128i high = _mm_setzero_si128 ();   /* the OR of all blocks: their top bits */
   const __m128i backslash = _mm_set1_epi8 ('\\');
   const __m128i space = _mm_set1_epi8 (' ');
   const __m128i newline = _mm_set1_epi8 ('\n');
@@ -1032,6 +1377,8 @@ compact_json (const guint8 *p,
 
   if (escape && n > 0)
     {
+      if (p[0] >= 0x80)
+        seen |= SEEN_NON_ASCII;
       *out++ = p[i++];
       escape = FALSE;
       prev_word = FALSE;
@@ -1044,13 +1391,14 @@ compact_json (const guint8 *p,
 #ifdef KS_HAVE_SSSE3_DISPATCH
       if (have_avx512 && i + 64 <= n)
         {
-          CompactState st = { in_string, FALSE, prev_word, pending, sep };
+          CompactState st = { in_string, FALSE, prev_word, pending, sep, seen };
           gsize done = compact64_avx512 (p + i, n - i, &out, &st);
 
           in_string = st.in_string;
           prev_word = st.prev_word;
           pending = st.pending;
           sep = st.sep;
+          seen = st.seen;
           i += done;
           if (done > 0)
             continue;
@@ -1093,6 +1441,13 @@ compact_json (const guint8 *p,
               odd_quotes = (inside & 0x8000) != 0;
               if (in_string)
                 inside = ~inside;
+              high = _mm_or_si128 (high, v);
+              if (((guint)_mm_movemask_epi8 (_mm_or_si128 (_mm_cmpeq_epi8 (v, upper_n), _mm_cmpeq_epi8 (v, upper_i)))
+                   & ~inside & 0xffff) != 0)
+                seen |= SEEN_LETTER;
+              word_blocks = (word_bits & ~inside & 0xffff) == 0xffff ? word_blocks + 1 : 0;
+              if (word_blocks >= 4)
+                seen |= SEEN_LONG_WORD;
               white_out = white & ~inside & 0xffff;
               keep = ~white_out & 0xffff;
               /* runs of white space that follow a word byte: adding
@@ -1124,6 +1479,7 @@ compact_json (const guint8 *p,
               continue;
             }
           stop = i + 16;
+          word_blocks = 0;
         }
 #endif
 
@@ -1132,6 +1488,8 @@ compact_json (const guint8 *p,
           guint8 c = p[i++];
           gboolean word = is_word_byte (c);
 
+          if (c >= 0x80)
+            seen |= SEEN_NON_ASCII;
           if (in_string)
             {
               *out++ = c;
@@ -1139,11 +1497,14 @@ compact_json (const guint8 *p,
                 in_string = FALSE;
               else if (c == '\\')
                 {
+                  seen |= SEEN_BACKSLASH;
                   if (i < n)
                     {
                       c = p[i++];
                       *out++ = c;
                       word = is_word_byte (c);
+                      if (c >= 0x80)
+                        seen |= SEEN_NON_ASCII;
                     }
                   else
                     escape = TRUE;
@@ -1162,6 +1523,8 @@ compact_json (const guint8 *p,
               *out++ = c;
               if (c == '"')
                 in_string = TRUE;
+              else if (c == 'N' || c == 'I')
+                seen |= SEEN_LETTER;
             }
           prev_word = word;
         }
@@ -1170,8 +1533,13 @@ compact_json (const guint8 *p,
   state->in_string = in_string;
   state->escape = escape;
   state->prev_word = prev_word;
+#ifdef __SSE2__
+  if (_mm_movemask_epi8 (high) != 0)
+    seen |= SEEN_NON_ASCII;
+#endif
   state->pending = pending;
   state->sep = sep;
+  state->seen = seen;
   return out - out_start;
 }
 
@@ -1613,11 +1981,12 @@ field_cat (Reader     *r,
 }
 
 static G_GNUC_NO_INLINE int
-field_ident (Ident      *id,
+field_ident (Reader     *r,
+             Ident      *id,
              const char *s,
              gsize       len)
 {
-  ident_set_text (id, s, len);
+  ident_set_text (r, id, s, len);
   return 1;
 }
 
@@ -1636,13 +2005,15 @@ field_time (Event      *ev,
 }
 
 static G_GNUC_NO_INLINE int
-field_id (Event      *ev,
+field_id (Reader     *r,
           const char *s,
           gsize       len)
 {
+  Event *ev = &r->ev;
+
   ev->has_id = TRUE;
   g_string_truncate (ev->id, 0);
-  g_string_append_len (ev->id, s, len);
+  append_valid_utf8 (r, ev->id, s, len);
   return 1;
 }
 
@@ -1668,10 +2039,10 @@ set_event_field (Reader     *r,
       return is_string ? field_cat (r, s, len) : 1;
 
     case F_PID:
-      return field_ident (&ev->pid, s, len);
+      return field_ident (r, &ev->pid, s, len);
 
     case F_TID:
-      return field_ident (&ev->tid, s, len);
+      return field_ident (r, &ev->tid, s, len);
 
     case F_TS:
       return field_time (ev, &ev->has_ts, &ev->ts, s, len);
@@ -1681,7 +2052,7 @@ set_event_field (Reader     *r,
 
     case F_ID:
     case F_BIND_ID:
-      return field_id (ev, s, len);
+      return field_id (r, s, len);
 
     case F_BP:
       if (is_string && len >= 1)
@@ -1779,7 +2150,7 @@ set_arg (Reader     *r,
       if (is_string)
         {
           g_string_truncate (ev->arg_name, 0);
-          g_string_append_len (ev->arg_name, s, len);
+          append_valid_utf8 (r, ev->arg_name, s, len);
           ev->has_arg_name = TRUE;
         }
       break;
@@ -1787,7 +2158,7 @@ set_arg (Reader     *r,
       if (is_string)
         {
           g_string_truncate (ev->labels, 0);
-          g_string_append_len (ev->labels, s, len);
+          append_valid_utf8 (r, ev->labels, s, len);
           ev->has_labels = TRUE;
         }
       break;
@@ -1835,7 +2206,7 @@ set_gpu_field (Reader     *r,
   if (r->gpu_field == G_NAME)
     {
       if (is_string)
-        r->gpu.name = ks_trace_builder_intern_len (r->builder, s, len);
+        r->gpu.name = intern (r, s, len);
       return;
     }
   if (!is_int)
@@ -1885,9 +2256,9 @@ set_top_value (Reader     *r,
     }
   if (r->top_key_text->len == 0 || r->top_key_text->len > 64 || len > 4096)
     return;
+  if (!r->text_ascii)
+    s = valid_utf8 (r, s, &len);
   value = g_strndup (s, len);
-  if (!g_utf8_validate (value, -1, NULL))
-    return;
   ks_trace_builder_set_metadata (r->builder, r->top_key_text->str, value);
 }
 
@@ -1926,11 +2297,7 @@ on_scalar (Reader     *r,
             set_array_arg (r, s, len);
         }
       else if (r->in_id2 && d == r->events_depth + 2)
-        {
-          r->ev.has_id = TRUE;
-          g_string_truncate (r->ev.id, 0);
-          g_string_append_len (r->ev.id, s, len);
-        }
+        field_id (r, s, len);
       return 1;
     }
 
@@ -2042,7 +2409,7 @@ keep_counter_key (Reader              *r,
   GString *k = r->ev.counter_key[r->ev.n_counter_args];
 
   g_string_truncate (k, 0);
-  g_string_append_len (k, (const char *)key, len);
+  append_valid_utf8 (r, k, (const char *)key, len);
   return 1;
 }
 
@@ -2058,7 +2425,7 @@ top_map_key (Reader              *r,
   else if (r->top == '{' && d == 1)
     {
       g_string_truncate (r->top_key_text, 0);
-      g_string_append_len (r->top_key_text, (const char *)key, len);
+      append_valid_utf8 (r, r->top_key_text, (const char *)key, len);
       if (key_is (key, len, "traceEvents", 11))
         r->top_key = K_TRACE_EVENTS;
       else if (key_is (key, len, "deviceProperties", 16) || key_is (key, len, "computeProperties", 17))
@@ -2145,6 +2512,7 @@ cb_start_map (void *ctx)
               gsize consumed = yajl_get_bytes_consumed (r->yajl);
 
               r->in_args = TRUE;
+              r->args_ascii = r->text_ascii;
               r->ev.has_args = TRUE;
               r->arg = A_OTHER;
               g_string_truncate (r->args, 0);
@@ -2176,6 +2544,32 @@ cb_start_map (void *ctx)
       r->gpu_field = G_OTHER;
     }
   return 1;
+}
+
+/* GPUs go to the builder once each, in device order, when the load ends:
+ * a file may describe thousands, and repeat them. */
+static void
+remember_gpu (Reader *r)
+{
+  gpointer key = GINT_TO_POINTER (r->gpu.device);
+  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (r->gpu_index, key));
+
+  if (index != 0)
+    g_array_index (r->gpus, KsGpu, index - 1) = r->gpu;
+  else
+    {
+      g_array_append_val (r->gpus, r->gpu);
+      g_hash_table_insert (r->gpu_index, key, GUINT_TO_POINTER (r->gpus->len));
+    }
+}
+
+static int
+compare_gpu_devices (gconstpointer a,
+                     gconstpointer b)
+{
+  const KsGpu *ga = a, *gb = b;
+
+  return (ga->device > gb->device) - (ga->device < gb->device);
 }
 
 static int
@@ -2220,11 +2614,8 @@ cb_end_map (void *ctx)
       return 1;
     }
 
-  if (r->gpu_depth > 0 && d == r->gpu_depth)
-    {
-      if (r->gpu.device >= 0)
-        ks_trace_builder_add_gpu (r->builder, &r->gpu);
-    }
+  if (r->gpu_depth > 0 && d == r->gpu_depth && r->gpu.device >= 0)
+    remember_gpu (r);
   return 1;
 }
 
@@ -2309,27 +2700,14 @@ static const yajl_callbacks callbacks = {
 
 /* Events */
 
-static guint32
-event_args (Reader *r)
+/* The text of the event's args (valid UTF-8), or NULL when it has none. */
+static const char *
+event_args_json (Reader *r,
+                 gsize  *len)
 {
-  if (!r->ev.has_args)
-    return 0;
-  if (r->args_overflow)
-    {
-      r->n_big_args++;
-      return 0;
-    }
-  if (r->args_direct != NULL)
-    return r->args_direct_len <= 2 ? 0 : ks_trace_builder_add_args (r->builder, r->args_direct, r->args_direct_len);
-  if (r->args->len <= 2)   /* {} */
-    return 0;
-  return ks_trace_builder_add_args (r->builder, r->args->str, r->args->len);
-}
+  const char *text = r->args->str;
 
-/* The event's args as a new string, or NULL when it has none. */
-static char *
-event_args_text (Reader *r)
-{
+  *len = r->args->len;
   if (!r->ev.has_args)
     return NULL;
   if (r->args_overflow)
@@ -2338,10 +2716,32 @@ event_args_text (Reader *r)
       return NULL;
     }
   if (r->args_direct != NULL)
-    return r->args_direct_len <= 2 ? NULL : g_strndup (r->args_direct, r->args_direct_len);
-  if (r->args->len <= 2)   /* {} */
+    {
+      text = r->args_direct;
+      *len = r->args_direct_len;
+    }
+  if (*len <= 2)   /* {} */
     return NULL;
-  return g_strndup (r->args->str, r->args->len);
+  return r->args_ascii ? text : valid_utf8 (r, text, len);
+}
+
+static guint32
+event_args (Reader *r)
+{
+  gsize len;
+  const char *text = event_args_json (r, &len);
+
+  return text != NULL ? ks_trace_builder_add_args (r->builder, text, len) : 0;
+}
+
+/* The event's args as a new string, or NULL when it has none. */
+static char *
+event_args_text (Reader *r)
+{
+  gsize len;
+  const char *text = event_args_json (r, &len);
+
+  return text != NULL ? g_strndup (text, len) : NULL;
 }
 
 static inline void
@@ -2789,12 +3189,12 @@ handle_metadata (Reader *r)
     {
     case NAME_PROCESS_NAME:
     case NAME_THREAD_NAME:
-      if (!ev->has_arg_name || !g_utf8_validate_len (ev->arg_name->str, ev->arg_name->len, NULL))
+      if (!ev->has_arg_name)
         return;
       m.value = g_strndup (ev->arg_name->str, ev->arg_name->len);
       break;
     case NAME_PROCESS_LABELS:
-      if (!ev->has_labels || !g_utf8_validate_len (ev->labels->str, ev->labels->len, NULL))
+      if (!ev->has_labels)
         return;
       m.value = g_strndup (ev->labels->str, ev->labels->len);
       break;
@@ -3057,6 +3457,13 @@ report_problems (Reader *r)
   if (r->n_unknown_ph > 0)
     ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " events of unsupported phases (%s) were ignored"),
                                   r->name, r->n_unknown_ph, r->unknown_phases->str);
+  if (r->n_cut_strings > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " strings longer than %d MiB were cut to their first %d MiB"),
+                                  r->name, r->n_cut_strings, MAX_STRING_LEN >> 20, MAX_STRING_LEN >> 20);
+  if (r->n_invalid_utf8 > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " invalid UTF-8 sequences or unpaired surrogates were "
+                                       "replaced with U+FFFD"),
+                                  r->name, r->n_invalid_utf8);
 }
 
 /* Driving the parse */
@@ -3088,6 +3495,11 @@ reader_reset_file (Reader *r)
   r->in_id2 = FALSE;
   r->syntax_error = FALSE;
   r->nesting_error = FALSE;
+  r->number_error = FALSE;
+  g_byte_array_set_size (r->carry, 0);
+  r->skip_string = FALSE;
+  r->text_ascii = TRUE;
+  r->args_ascii = TRUE;
   memset (&r->stream_state, 0, sizeof r->stream_state);
   r->orig_offset = 0;
   r->buf_offset = 0;
@@ -3102,6 +3514,7 @@ reader_reset_file (Reader *r)
   r->cache_gpu_kind = -1;
   r->n_bad_ts = r->n_no_ph = r->n_not_object = r->n_unmatched_end = 0;
   r->n_unclosed = r->n_unknown_ph = r->n_dropped_flows = r->n_too_deep = r->n_big_args = 0;
+  r->n_cut_strings = r->n_invalid_utf8 = 0;
   g_string_truncate (r->unknown_phases, 0);
 }
 
@@ -3143,7 +3556,11 @@ reader_new (KsTraceBuilder *builder,
   g_array_set_clear_func (r->metadata, metadata_clear);
   r->kind_by_cat = g_byte_array_new ();
   r->used_pids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  r->gpus = g_array_new (FALSE, FALSE, sizeof (KsGpu));
+  r->gpu_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   r->unknown_phases = g_string_new (NULL);
+  r->carry = g_byte_array_new ();
+  r->utf8_scratch = g_string_new (NULL);
   r->next_synthetic = SYNTHETIC_ID_BASE;
   reader_reset_file (r);
   return r;
@@ -3171,7 +3588,11 @@ reader_free (Reader *r)
   g_array_unref (r->metadata);
   g_byte_array_unref (r->kind_by_cat);
   g_hash_table_unref (r->used_pids);
+  g_array_unref (r->gpus);
+  g_hash_table_unref (r->gpu_index);
   g_string_free (r->unknown_phases, TRUE);
+  g_byte_array_unref (r->carry);
+  g_string_free (r->utf8_scratch, TRUE);
   g_free (r->syntax_text);
   g_clear_error (&r->error);
   if (r->yajl != NULL)
@@ -3179,14 +3600,26 @@ reader_free (Reader *r)
   g_free (r);
 }
 
+/* Hands @n bytes of compacted text to yajl; they stand for @stream_len
+ * bytes of it (a replacement token may differ in length). */
 static gboolean
-parse_chunk (Reader        *r,
-             const guint8  *data,
-             gsize          n,
-             GError       **error)
+feed (Reader        *r,
+      const guint8  *data,
+      gsize          n,
+      gsize          stream_len,
+      gboolean       ascii,
+      GError       **error)
 {
   yajl_status status;
 
+  if (n == 0)
+    {
+      r->buf_offset += stream_len;
+      return TRUE;
+    }
+  if (r->in_args)
+    r->args_ascii &= ascii;
+  r->text_ascii = ascii;
   r->buf = data;
   r->buf_len = n;
   status = yajl_parse (r->yajl, data, n);
@@ -3215,7 +3648,7 @@ parse_chunk (Reader        *r,
 
   if (r->args_direct != NULL)
     {
-      /* the block is about to be reused */
+      /* the text is about to be reused */
       g_string_append_len (r->args, r->args_direct, r->args_direct_len);
       r->args_direct = NULL;
     }
@@ -3225,8 +3658,314 @@ parse_chunk (Reader        *r,
         args_append (r, data + r->args_from, n - r->args_from);
       r->args_from = 0;
     }
-  r->buf_offset += n;
+  r->buf_offset += stream_len;
   return TRUE;
+}
+
+/* The error for a number (or word) longer than MAX_NUMBER_LEN that
+ * starts at @offset of the compacted text; relocate_error() adds where. */
+static gboolean
+fail_long_number (Reader   *r,
+                  guint64   offset,
+                  GError  **error)
+{
+  r->number_error = TRUE;
+  r->syntax_offset = offset;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               _("%s: a number longer than %d bytes"), r->name, MAX_NUMBER_LEN);
+  return FALSE;
+}
+
+static gboolean
+feed_word (Reader        *r,
+           const guint8  *p,
+           gsize          len,
+           GError       **error)
+{
+  const char *s = nonfinite_string (p, len);
+
+  if (s != NULL)
+    return feed (r, (const guint8 *) s, strlen (s), len, TRUE, error);
+  return feed (r, p, len, len, TRUE, error);
+}
+
+/* A string token, whole (or as much of it as the file has). */
+static gboolean
+feed_string (Reader        *r,
+             GByteArray    *token,
+             gsize          stream_len,
+             GError       **error)
+{
+  if (memchr (token->data, '\\', token->len) != NULL)
+    fix_escapes (r, token->data, token->len);
+  return feed (r, token->data, token->len, stream_len, is_ascii (token->data, token->len), error);
+}
+
+/* Text that starts and ends between tokens, with what compact_json() saw
+ * in it: escapes are checked, and the rare blocks with NaN, Infinity or
+ * a long number are lexed here as well. */
+static gboolean
+feed_text (Reader        *r,
+           guint8        *p,
+           gsize          n,
+           guint          seen,
+           GError       **error)
+{
+  gboolean ascii = (seen & SEEN_NON_ASCII) == 0;
+  gsize from = 0, i = 0;
+
+  if (seen & SEEN_BACKSLASH)
+    fix_escapes (r, p, n);
+  if ((seen & (SEEN_LETTER | SEEN_LONG_WORD)) == 0)
+    return feed (r, p, n, n, ascii, error);
+
+  while (i < n)
+    {
+      const char *s;
+      gsize j;
+
+      if (p[i] == '"')
+        {
+          gboolean escaped = FALSE;
+          gssize e = find_string_end (p + i + 1, n - i - 1, &escaped);
+
+          if (e < 0)
+            break;
+          i += e + 2;
+          continue;
+        }
+      if (!is_word_byte (p[i]))
+        {
+          i++;
+          continue;
+        }
+      for (j = i + 1; j < n && is_word_byte (p[j]); j++)
+        ;
+      if (j - i > MAX_NUMBER_LEN)
+        return feed (r, p + from, i - from, i - from, ascii, error) &&
+               fail_long_number (r, r->buf_offset, error);
+      s = nonfinite_string (p + i, j - i);
+      if (s != NULL)
+        {
+          if (!feed (r, p + from, i - from, i - from, ascii, error) ||
+              !feed (r, (const guint8 *) s, strlen (s), j - i, TRUE, error))
+            return FALSE;
+          from = j;
+        }
+      i = j;
+    }
+  return feed (r, p + from, n - from, n - from, ascii, error);
+}
+
+/* Where the token that the end of a block cuts starts, or @n when the
+ * block ends between tokens; @from is between tokens. */
+static gsize
+open_token_start (const guint8 *p,
+                  gsize         from,
+                  gsize         n,
+                  gboolean      in_string,
+                  gboolean     *is_string)
+{
+  if (in_string)
+    {
+      /* the last quote that is not escaped opens it */
+      for (gsize k = n; k > from; k--)
+        if (p[k - 1] == '"')
+          {
+            gsize run = 0;
+
+            while (k - 1 - run > from && p[k - 2 - run] == '\\')
+              run++;
+            if ((run & 1) == 0)
+              {
+                *is_string = TRUE;
+                return k - 1;
+              }
+          }
+      /* not in a string after all (invalid JSON): yajl will say so */
+      return n;
+    }
+  if (n > from && is_word_byte (p[n - 1]))
+    {
+      gsize k = n - 1;
+
+      while (k > from && is_word_byte (p[k - 1]))
+        k--;
+      *is_string = FALSE;
+      return k;
+    }
+  return n;
+}
+
+/* Empties the held-back token, and lets go of the room a long one took. */
+static void
+clear_carry (Reader *r)
+{
+  if (r->carry->len > 4 * READ_CHUNK)
+    {
+      g_byte_array_unref (r->carry);
+      r->carry = g_byte_array_new ();
+    }
+  else
+    g_byte_array_set_size (r->carry, 0);
+}
+
+/* The rest of the held-back token from the next block. Returns the bytes
+ * of @data it takes (all of them while it goes on), or -1 on an error. */
+static gssize
+continue_carry (Reader        *r,
+                guint8        *data,
+                gsize          n,
+                GError       **error)
+{
+  GByteArray *token = r->carry;
+  gboolean escaped = FALSE;
+  gssize e;
+  gsize text, take, length, kept;
+  guint64 stream_len;
+
+  if (!r->carry_string)
+    {
+      gsize end = 0;
+
+      while (end < n && is_word_byte (data[end]))
+        end++;
+      if (token->len + end > MAX_NUMBER_LEN)
+        {
+          fail_long_number (r, r->carry_offset, error);
+          return -1;
+        }
+      g_byte_array_append (token, data, end);
+      if (end == n)
+        return n;
+      if (!feed_word (r, token->data, token->len, error))
+        return -1;
+      clear_carry (r);
+      return end;
+    }
+
+  /* whether the text so far ends in an unpaired backslash */
+  text = r->carry_quote + 1;
+  for (gsize k = token->len; k > text && token->data[k - 1] == '\\'; k--)
+    escaped = !escaped;
+  e = find_string_end (data, n, &escaped);
+  take = e < 0 ? n : (gsize) e + 1;
+  length = token->len - text + (e < 0 ? n : (gsize) e);   /* of the text, without quotes */
+
+  if (length <= MAX_STRING_LEN)
+    {
+      g_byte_array_append (token, data, take);
+      if (e < 0)
+        return n;
+      if (!feed_string (r, token, token->len, error))
+        return -1;
+      clear_carry (r);
+      return take;
+    }
+
+  /* Too long: yajl gets the first MAX_STRING_LEN bytes of its text, and
+   * the rest, up to the closing quote, is passed over. */
+  stream_len = token->len + take;
+  g_byte_array_append (token, data, MAX_STRING_LEN - (token->len - text));
+  kept = text + string_cut_point (token->data + text, token->len - text);
+  g_byte_array_set_size (token, kept);
+  g_byte_array_append (token, (const guint8 *) "\"", 1);
+  r->n_cut_strings++;
+  if (!feed_string (r, token, kept, error))
+    return -1;
+  clear_carry (r);
+  r->buf_offset += stream_len - kept;
+  if (e < 0)
+    {
+      r->skip_string = TRUE;
+      r->skip_escaped = escaped;
+    }
+  return take;
+}
+
+/* Parses one block of compacted text; @seen and @in_string are what
+ * compact_json() saw in it and its state at the end.
+ *
+ * yajl keeps a token that a block cuts and lexes it again from its start
+ * with every block that follows, which made long tokens quadratic (a
+ * 64 MB number took 10 s). So the token that the end of a block cuts is
+ * held back here (Reader.carry) and handed to yajl whole once it ends:
+ * linear, and it lets a number be refused, and a string cut, at a limit. */
+static gboolean
+parse_chunk (Reader        *r,
+             guint8        *data,
+             gsize          n,
+             guint          seen,
+             gboolean       in_string,
+             GError       **error)
+{
+  gboolean is_string = FALSE;
+  gsize i = 0, t;
+
+  if (r->skip_string)
+    {
+      gssize e = find_string_end (data, n, &r->skip_escaped);
+
+      if (e < 0)
+        {
+          r->buf_offset += n;
+          return TRUE;
+        }
+      r->skip_string = FALSE;
+      i = e + 1;
+      r->buf_offset += i;
+    }
+  else if (r->carry->len > 0)
+    {
+      gssize used = continue_carry (r, data, n, error);
+
+      if (used < 0)
+        return FALSE;
+      if (r->carry->len > 0 || r->skip_string)
+        return TRUE;
+      i = used;
+    }
+
+  t = open_token_start (data, i, n, in_string, &is_string);
+  /* The byte before a string (a colon, comma or bracket) is held back
+   * with it: yajl copies the first token after the end of a text into a
+   * buffer of its own, which for a long string would be another copy. */
+  r->carry_quote = is_string && t > i && t < n ? 1 : 0;
+  t -= r->carry_quote;
+  if (!feed_text (r, data + i, t - i, seen, error))
+    return FALSE;
+  if (t < n)
+    {
+      r->carry_string = is_string;
+      r->carry_offset = r->buf_offset;
+      g_byte_array_append (r->carry, data + t, n - t);
+      if (!is_string && r->carry->len > MAX_NUMBER_LEN)
+        return fail_long_number (r, r->carry_offset, error);
+    }
+  return TRUE;
+}
+
+/* At the end of the text: the token held back, cut short. */
+static gboolean
+parse_carry (Reader  *r,
+             GError **error)
+{
+  gboolean ok = TRUE;
+
+  if (r->carry->len > 0)
+    ok = r->carry_string ? feed_string (r, r->carry, r->carry->len, error)
+                         : feed_word (r, r->carry->data, r->carry->len, error);
+  clear_carry (r);
+  return ok;
+}
+
+static guint
+take_seen (CompactState *state)
+{
+  guint seen = state->seen;
+
+  state->seen = 0;
+  return seen;
 }
 
 static gboolean
@@ -3259,6 +3998,15 @@ read_some (GInputStream  *stream,
   return got;
 }
 
+/* The length of a UTF-8 byte order mark at @p (some editors and tools
+ * write one): skipped. */
+static inline gsize
+bom_length (const guint8 *p,
+            gsize         n)
+{
+  return n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf ? 3 : 0;
+}
+
 /* yajl parses the compacted text, so its offsets are mapped back to the
  * file's: only when there is an error, by reading the (seekable) stream
  * again and compacting it the same way up to the offending byte. */
@@ -3275,6 +4023,7 @@ locate_offset (GInputStream *stream,
   g_autoptr(KsGzip) gz = NULL;
   CompactState state = { 0 };
   guint64 orig = 0, done = 0, lines = 1;
+  gboolean first = TRUE;
   gssize n;
 
   if (!G_IS_SEEKABLE (stream) || !g_seekable_can_seek (G_SEEKABLE (stream)) ||
@@ -3307,6 +4056,15 @@ locate_offset (GInputStream *stream,
               if (len <= 0)
                 break;
               data = out;
+            }
+          if (first)
+            {
+              gsize bom = bom_length (data, len);
+
+              first = FALSE;
+              data += bom;
+              len -= bom;
+              orig += bom;
             }
           m = compact_json (data, len, scratch, &state);
           if (done + m < target)
@@ -3356,12 +4114,23 @@ relocate_error (Reader        *r,
   guint64 orig = 0, line = 0;
   gboolean located;
 
-  if ((!r->syntax_error && !r->nesting_error) || error == NULL)
+  if ((!r->syntax_error && !r->nesting_error && !r->number_error) || error == NULL)
     return;
 
-  located = stream != NULL && locate_offset (stream, gzip, r->syntax_offset, &orig, &line);
+  /* a number: its first byte (the white space before it is not its) */
+  located = stream != NULL && locate_offset (stream, gzip, r->syntax_offset + (r->number_error ? 1 : 0),
+                                             &orig, &line);
+  if (located && r->number_error && orig > 0)
+    orig--;
   g_clear_error (error);
-  if (r->nesting_error && located)
+  if (r->number_error && located)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: a number longer than %d bytes at line %" PRIu64 ", byte %" PRIu64),
+                 r->name, MAX_NUMBER_LEN, line, orig);
+  else if (r->number_error)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: a number longer than %d bytes"), r->name, MAX_NUMBER_LEN);
+  else if (r->nesting_error && located)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                  _("%s: JSON nested deeper than %d levels at line %" PRIu64 ", byte %" PRIu64),
                  r->name, MAX_NESTING, line, orig);
@@ -3498,7 +4267,7 @@ read_mapped (Reader        *r,
               end = pos;
               break;
             }
-          if (!parse_chunk (r, cbuf, m, error))
+          if (!parse_chunk (r, cbuf, m, take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               munmap (map, len);
               relocate_error (r, stream, FALSE, error);
@@ -3530,11 +4299,13 @@ read_mapped (Reader        *r,
 
 typedef struct
 {
-  guint8 *data;
-  gssize  orig_len;      /* inflated bytes: > 0 data, 0 end, -1 error */
-  gsize   len;           /* the same without white space (may be 0) */
-  GError *error;
-  guint64 raw_read;      /* compressed bytes read so far */
+  guint8  *data;
+  gssize   orig_len;     /* inflated bytes: > 0 data, 0 end, -1 error */
+  gsize    len;          /* the same without white space (may be 0) */
+  guint    seen;         /* and what compact_json() saw in them */
+  gboolean in_string;    /* the text ends inside a string */
+  GError  *error;
+  guint64  raw_read;     /* compressed bytes read so far */
 } Block;
 
 typedef struct
@@ -3550,6 +4321,7 @@ typedef struct
   GAsyncQueue  *full;
   GAsyncQueue  *free;
   gint          stop;
+  gboolean      started;     /* the first block is out (it may start with a BOM) */
   CompactState  compact;
 } GzSource;
 
@@ -3612,7 +4384,16 @@ gz_source_thread (gpointer data)
       b->orig_len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
       /* White space is dropped here, on this thread's time: yajl then
        * has a fifth less to lex (Kineto indents its JSON). */
-      b->len = b->orig_len > 0 ? compact_json (b->data, b->orig_len, (char *)b->data, &src->compact) : 0;
+      b->len = 0;
+      if (b->orig_len > 0)
+        {
+          gsize bom = src->started ? 0 : bom_length (b->data, b->orig_len);
+
+          src->started = TRUE;
+          b->len = compact_json (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
+        }
+      b->seen = take_seen (&src->compact);
+      b->in_string = src->compact.in_string;
       /* compressed bytes inflated so far: finer than bytes read */
       b->raw_read = ks_gzip_get_total_in (src->gz);
       g_async_queue_push (src->full, b);
@@ -3645,6 +4426,8 @@ read_stream (Reader        *r,
     yajl_free (r->yajl);
   r->yajl = yajl_alloc (&r->cbs, NULL, r);
   yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
+  /* invalid UTF-8 is replaced where strings are kept, not refused */
+  yajl_config (r->yajl, yajl_dont_validate_strings, 1);
 
   first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
   if (first < 0)
@@ -3671,13 +4454,15 @@ read_stream (Reader        *r,
   if (!ks_gzip_has_magic (cbuf, first))
     {
       gssize n = first;
+      gsize bom = bom_length (cbuf, first);
       gboolean mapped = FALSE;
 
       while (n > 0)
         {
-          gsize m = compact_json (cbuf, n, (char *)cbuf, &r->stream_state);
+          gsize m = compact_json (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
 
-          if (!parse_chunk (r, cbuf, m, error))
+          bom = 0;
+          if (!parse_chunk (r, cbuf, m, take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               relocate_error (r, stream, FALSE, error);
               return FALSE;
@@ -3739,7 +4524,7 @@ read_stream (Reader        *r,
             break;
           raw_read = b->raw_read;
           r->orig_offset += b->orig_len;
-          if (!parse_chunk (r, b->data, b->len, error) ||
+          if (!parse_chunk (r, b->data, b->len, b->seen, b->in_string, error) ||
               !report_progress (r, raw_read, base, span, size, error))
             {
               ok = FALSE;
@@ -3773,6 +4558,11 @@ read_stream (Reader        *r,
         }
     }
 
+  if (!parse_carry (r, error))
+    {
+      relocate_error (r, stream, gz != NULL, error);
+      return FALSE;
+    }
   status = yajl_complete_parse (r->yajl);
   if (r->error != NULL)
     {
@@ -3872,6 +4662,10 @@ finish_trace (Reader        *r,
   KsTraceBuilder *builder = g_steal_pointer (&r->builder);
   KsTrace *trace;
   gboolean kineto = r->any_kineto;
+
+  g_array_sort (r->gpus, compare_gpu_devices);
+  for (guint i = 0; i < r->gpus->len; i++)
+    ks_trace_builder_add_gpu (builder, &g_array_index (r->gpus, KsGpu, i));
 
   if (r->progress != NULL)
     ks_progress_set_message (r->progress, _("Indexing…"));

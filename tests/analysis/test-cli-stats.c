@@ -835,6 +835,38 @@ test_progress_path (void)
   check_progress ("ks-训练-XXXXXX", "a\"b\\c.kscope");
 }
 
+/* Invalid UTF-8 in a trace's names (here a code point past U+10FFFF, an
+ * encoded surrogate and an escaped one, which yajl lets through) never
+ * reaches the JSON output: the reader replaced it with U+FFFD. */
+static void
+test_invalid_utf8 (void)
+{
+  static const char trace[] =
+    "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\xf4\x90\x80\x80\\udfff\",\"pid\":0,\"tid\":7,"
+    "\"ts\":10,\"dur\":5,\"args\":{\"device\":0,\"stream\":7}}],"
+    "\"deviceProperties\":[{\"id\":0,\"name\":\"H\xed\xa0\x80\",\"numSms\":132}]}";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = NULL;
+  int fd = g_file_open_tmp ("ks-utf8-XXXXXX.json", &tmp, &error);
+  yajl_val root;
+  Run r;
+
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (tmp, trace, -1, NULL));
+  run_cli (&r, tmp, "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_utf8_validate (r.out, -1, NULL));
+  root = parse (r.out);
+  g_assert_cmpstr (YAJL_GET_STRING (get (item (get (root, "gpus", NULL), 0), "name", NULL)), ==,
+                   "H\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  g_assert_cmpstr (YAJL_GET_STRING (get (item (get (root, "top_kernels", NULL), 0), "name", NULL)), ==,
+                   "k\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  yajl_tree_free (root);
+  run_clear (&r);
+  g_unlink (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -852,6 +884,8 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/progress-path", test_progress_path);
   g_test_add_func ("/analysis/cli/report-exact", test_report_exact);
   g_test_add_func ("/analysis/cli/impossible-memory", test_impossible_memory);
+
+  g_test_add_func ("/analysis/cli/invalid-utf8", test_invalid_utf8);
 
   return g_test_run ();
 }
