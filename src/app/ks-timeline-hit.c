@@ -1,0 +1,228 @@
+/* ks-timeline-hit.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-timeline"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "ks-format.h"
+#include "ks-timeline-private.h"
+
+/* Hit-testing: the slice or folded block under a point, a slice's
+ * place in the widget, the hover and the tooltip. */
+
+/* Row and lane geometry: content y of a slice's lane, or FALSE. */
+gboolean
+_ks_timeline_slice_content_y (KsTimeline *self,
+                              guint32     track,
+                              guint32     slice,
+                              double     *y)
+{
+  KsTrace *trace = ks_session_get_trace (self->session);
+  guint r = ks_timeline_layout_find_track_row (self->layout, track);
+  const KsRow *row;
+
+  if (r == KS_NO_INDEX)
+    return FALSE;
+  row = ks_timeline_layout_get_row (self->layout, r);
+  if (row->y < 0)
+    return FALSE;
+  *y = row->y + ks_timeline_layout_lane_y (trace->tracks[track].depth[slice]);
+  return TRUE;
+}
+
+gboolean
+ks_timeline_get_slice_point (KsTimeline *self,
+                             guint32     track,
+                             guint32     slice,
+                             double     *x,
+                             double     *y)
+{
+  KsTrace *trace;
+  double cy, t0, t1, wy;
+
+  g_return_val_if_fail (KS_IS_TIMELINE (self), FALSE);
+
+  if (self->session == NULL)
+    return FALSE;
+  trace = ks_session_get_trace (self->session);
+  if (track >= trace->n_tracks || slice >= trace->tracks[track].n_slices)
+    return FALSE;
+  if (!_ks_timeline_slice_content_y (self, track, slice, &cy))
+    return FALSE;
+
+  wy = KS_RULER_HEIGHT + cy - scroll_offset (self) + KS_LANE_HEIGHT / 2.0;
+  if (wy < KS_RULER_HEIGHT || wy >= gtk_widget_get_height (GTK_WIDGET (self)))
+    return FALSE;
+
+  ks_session_get_visible (self->session, &t0, &t1);
+  t0 = MAX (t0, (double)trace->tracks[track].start[slice]);
+  t1 = MIN (t1, (double)trace->tracks[track].end[slice]);
+  if (x)
+    *x = ks_timeline_time_to_x (self, (t0 + t1) / 2);
+  if (y)
+    *y = wy;
+  return TRUE;
+}
+
+gboolean
+_ks_timeline_hit_at (KsTimeline *self,
+                     double      x,
+                     double      y,
+                     KsHit      *hit)
+{
+  KsTimeView view;
+  double cy;
+  guint r;
+  const KsRow *row;
+
+  if (self->layout == NULL || x < KS_HEADER_WIDTH || y < KS_RULER_HEIGHT)
+    return FALSE;
+
+  cy = y - KS_RULER_HEIGHT + scroll_offset (self);
+  r = ks_timeline_layout_row_at_y (self->layout, cy);
+  if (r == KS_NO_INDEX)
+    return FALSE;
+  row = ks_timeline_layout_get_row (self->layout, r);
+  get_view (self, &view);
+  return ks_timeline_layout_hit (self->layout, r, &view, x - KS_HEADER_WIDTH, cy - row->y, hit);
+}
+
+void
+_ks_timeline_update_hover (KsTimeline *self)
+{
+  KsHit hit;
+  gboolean has = self->pointer_inside && _ks_timeline_hit_at (self, self->pointer_x, self->pointer_y, &hit);
+
+  if (has != self->has_hover ||
+      (has && (hit.track != self->hover.track || hit.slice != self->hover.slice ||
+               hit.count != self->hover.count || hit.x0 != self->hover.x0)))
+    {
+      self->has_hover = has;
+      if (has)
+        self->hover = hit;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+/* The value of a counter row at the pointer: the last sample at or
+ * before its time. */
+static char *
+counter_tooltip (KsTimeline   *self,
+                 const KsRow  *row,
+                 double        x)
+{
+  const KsCounter *c = ks_timeline_layout_get_counter (self->layout, row->index);
+  KsTrace *trace = ks_session_get_trace (self->session);
+  double t = ks_timeline_x_to_time (self, x);
+  guint32 lo = 0, hi = c->n_samples;
+  g_autofree char *value = NULL;
+  g_autofree char *when = NULL;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if ((double)c->ts[mid] <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0)
+    return NULL;
+
+  if (ks_timeline_layout_counter_is_bytes (self->layout, row->index))
+    value = ks_format_bytes ((guint64)MAX (0, c->value[lo - 1]));
+  else if (*ks_trace_string (trace, c->unit))
+    value = g_strdup_printf ("%.4g %s", c->value[lo - 1], ks_trace_string (trace, c->unit));
+  else
+    value = g_strdup_printf ("%.4g", c->value[lo - 1]);
+  when = ks_time_format_duration (c->ts[lo - 1]);
+
+  return g_markup_printf_escaped (_("<b>%s</b>\n%s since %s"), row->label, value, when);
+}
+
+char *
+ks_timeline_dup_tooltip_markup (KsTimeline   *self,
+                                double        x,
+                                double        y,
+                                GdkRectangle *area)
+{
+  KsTrace *trace;
+  KsHit hit;
+  g_autofree char *dur = NULL;
+  char *markup;
+  double cy;
+
+  g_return_val_if_fail (KS_IS_TIMELINE (self), NULL);
+
+  if (area != NULL)
+    area->width = area->height = 0;
+
+  if (!_ks_timeline_hit_at (self, x, y, &hit))
+    {
+      guint r;
+      const KsRow *row;
+
+      if (self->layout == NULL || x < KS_HEADER_WIDTH || y < KS_RULER_HEIGHT)
+        return NULL;
+      r = ks_timeline_layout_row_at_y (self->layout, y - KS_RULER_HEIGHT + scroll_offset (self));
+      if (r == KS_NO_INDEX)
+        return NULL;
+      row = ks_timeline_layout_get_row (self->layout, r);
+      if (row->kind != KS_ROW_COUNTER)
+        return NULL;
+      return counter_tooltip (self, row, x);
+    }
+
+  trace = ks_session_get_trace (self->session);
+  dur = ks_time_format_duration (hit.end - hit.start);
+
+  if (hit.count > 1)
+    markup = g_markup_printf_escaped (_("<b>%u events</b> folded (too small to draw)\n%s\nClick to zoom in"),
+                                      hit.count, dur);
+  else
+    markup = g_markup_printf_escaped ("<b>%s</b>\n%s · %s",
+                                      ks_trace_string (trace, trace->tracks[hit.track].name_id[hit.slice]),
+                                      dur,
+                                      ks_slice_kind_to_string (trace->tracks[hit.track].slice_kind[hit.slice]));
+
+  if (area != NULL && _ks_timeline_slice_content_y (self, hit.track, hit.slice, &cy))
+    {
+      area->x = (int)floor (KS_HEADER_WIDTH + MAX (hit.x0, 0));
+      area->width = MAX (1, (int)ceil (MIN (hit.x1, time_area_width (self)) - MAX (hit.x0, 0)));
+      area->y = (int)(KS_RULER_HEIGHT + cy - scroll_offset (self));
+      area->height = KS_LANE_HEIGHT;
+    }
+
+  return markup;
+}
+
+gboolean
+_ks_timeline_query_tooltip (GtkWidget  *widget,
+                            int         x,
+                            int         y,
+                            gboolean    keyboard,
+                            GtkTooltip *tooltip)
+{
+  KsTimeline *self = (KsTimeline *)widget;
+  g_autofree char *markup = NULL;
+  GdkRectangle area;
+
+  if (keyboard)
+    return FALSE;
+  markup = ks_timeline_dup_tooltip_markup (self, x, y, &area);
+  if (markup == NULL)
+    return FALSE;
+  gtk_tooltip_set_markup (tooltip, markup);
+  if (area.width > 0)
+    gtk_tooltip_set_tip_area (tooltip, &area);
+  return TRUE;
+}

@@ -1,0 +1,212 @@
+/* ks-timeline-overlays.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-timeline"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "ks-format.h"
+#include "ks-timeline-private.h"
+
+/* What is drawn over the rows: the selected or dragged range, the
+ * hovered slice, the selected slice and its flow arrows. */
+
+void
+_ks_timeline_compute_arrows (KsTimeline *self)
+{
+  KsTrace *trace;
+  guint32 track, slice;
+
+  g_array_set_size (self->arrows, 0);
+
+  if (self->session == NULL || !ks_session_get_selected_slice (self->session, &track, &slice))
+    return;
+
+  trace = ks_session_get_trace (self->session);
+  for (guint32 i = 0; i < trace->n_flows; i++)
+    {
+      const KsFlow *f = &trace->flows[i];
+
+      if ((f->from_track == track && f->from_slice == slice) ||
+          (f->to_track == track && f->to_slice == slice))
+        {
+          FlowArrow a = { f->from_track, f->from_slice, f->to_track, f->to_slice, f->kind };
+
+          g_array_append_val (self->arrows, a);
+        }
+    }
+}
+
+guint
+ks_timeline_get_n_flow_arrows (KsTimeline *self)
+{
+  g_return_val_if_fail (KS_IS_TIMELINE (self), 0);
+
+  return self->arrows->len;
+}
+
+static void
+outline (GtkSnapshot *snapshot,
+         double       x,
+         double       y,
+         double       w,
+         double       h,
+         double       t,
+         KsColor      c)
+{
+  append_rect (snapshot, x - t, y - t, w + 2 * t, t, c);
+  append_rect (snapshot, x - t, y + h, w + 2 * t, t, c);
+  append_rect (snapshot, x - t, y, t, h, c);
+  append_rect (snapshot, x + w, y, t, h, c);
+}
+
+static void
+draw_arrow (GtkSnapshot   *snapshot,
+            const KsTheme *theme,
+            double         x0,
+            double         y0,
+            double         x1,
+            double         y1,
+            int            width,
+            int            height)
+{
+  graphene_rect_t bounds;
+  cairo_t *cr;
+  double angle = atan2 (y1 - y0, x1 - x0);
+  double minx = MIN (x0, x1) - 10, maxx = MAX (x0, x1) + 10;
+  double miny = MIN (y0, y1) - 10, maxy = MAX (y0, y1) + 10;
+
+  /* Keep the cairo node as small as the arrow (it is rasterised on the CPU). */
+  minx = MAX (minx, KS_HEADER_WIDTH);
+  maxx = MIN (maxx, width);
+  miny = MAX (miny, KS_RULER_HEIGHT);
+  maxy = MIN (maxy, height);
+  if (maxx <= minx || maxy <= miny)
+    return;
+
+  graphene_rect_init (&bounds, minx, miny, maxx - minx, maxy - miny);
+  cr = gtk_snapshot_append_cairo (snapshot, &bounds);
+  cairo_set_source_rgba (cr, KS_COLOR_R (theme->flow), KS_COLOR_G (theme->flow),
+                         KS_COLOR_B (theme->flow), 1.0);
+  cairo_set_line_width (cr, 1.5);
+  cairo_move_to (cr, x0, y0);
+  cairo_line_to (cr, x1, y1);
+  cairo_stroke (cr);
+  cairo_move_to (cr, x1, y1);
+  cairo_line_to (cr, x1 - 8 * cos (angle - 0.4), y1 - 8 * sin (angle - 0.4));
+  cairo_line_to (cr, x1 - 8 * cos (angle + 0.4), y1 - 8 * sin (angle + 0.4));
+  cairo_close_path (cr);
+  cairo_fill (cr);
+  cairo_arc (cr, x0, y0, 2.5, 0, 2 * G_PI);
+  cairo_fill (cr);
+  cairo_destroy (cr);
+}
+
+void
+_ks_timeline_draw_overlays (KsTimeline       *self,
+                            GtkSnapshot      *snapshot,
+                            PangoLayout      *pl,
+                            const KsTheme    *theme,
+                            const KsTimeView *view,
+                            int               width,
+                            int               height)
+{
+  KsTrace *trace = ks_session_get_trace (self->session);
+  double scroll = scroll_offset (self);
+  gint64 rs, re;
+  guint32 track, slice;
+
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (KS_HEADER_WIDTH, KS_RULER_HEIGHT,
+                                                         view->width, height - KS_RULER_HEIGHT));
+
+  /* Selected range, or the one being dragged. */
+  if (self->drag_mode == DRAG_SELECT && fabs (self->drag_x - self->drag_start_x) >= DRAG_THRESHOLD)
+    {
+      double a = MIN (self->drag_x, self->drag_start_x), b = MAX (self->drag_x, self->drag_start_x);
+
+      append_rect (snapshot, a, KS_RULER_HEIGHT, b - a, height - KS_RULER_HEIGHT, theme->range_fill);
+      append_rect (snapshot, a, KS_RULER_HEIGHT, 1, height, theme->counter_line);
+      append_rect (snapshot, b, KS_RULER_HEIGHT, 1, height, theme->counter_line);
+    }
+  else if (ks_session_get_range (self->session, &rs, &re))
+    {
+      double a = KS_HEADER_WIDTH + (rs - view->t0) / view->ns_per_px;
+      double b = KS_HEADER_WIDTH + (re - view->t0) / view->ns_per_px;
+
+      a = MAX (a, KS_HEADER_WIDTH - 2);
+      b = MIN (b, width + 2);
+      if (b > a)
+        {
+          append_rect (snapshot, a, KS_RULER_HEIGHT, b - a, height - KS_RULER_HEIGHT, theme->range_fill);
+          append_rect (snapshot, a, KS_RULER_HEIGHT, 1, height, theme->counter_line);
+          append_rect (snapshot, b, KS_RULER_HEIGHT, 1, height, theme->counter_line);
+        }
+    }
+
+  /* Hover. */
+  if (self->has_hover)
+    {
+      double cy;
+
+      if (_ks_timeline_slice_content_y (self, self->hover.track, self->hover.slice, &cy))
+        outline (snapshot,
+                 KS_HEADER_WIDTH + self->hover.x0,
+                 KS_RULER_HEIGHT + cy - scroll,
+                 MAX (1, self->hover.x1 - self->hover.x0), KS_LANE_HEIGHT - 1, 1,
+                 theme->dim_foreground);
+    }
+
+  /* Selection and its flows. */
+  if (ks_session_get_selected_slice (self->session, &track, &slice))
+    {
+      const KsTrack *t = &trace->tracks[track];
+      double cy;
+
+      if (_ks_timeline_slice_content_y (self, track, slice, &cy))
+        {
+          double x0 = KS_HEADER_WIDTH + (t->start[slice] - view->t0) / view->ns_per_px;
+          double x1 = KS_HEADER_WIDTH + (t->end[slice] - view->t0) / view->ns_per_px;
+
+          x0 = MAX (x0, KS_HEADER_WIDTH - 3);
+          x1 = MIN (x1, width + 3);
+          outline (snapshot, x0, KS_RULER_HEIGHT + cy - scroll, MAX (1, x1 - x0),
+                   KS_LANE_HEIGHT - 1, 2, theme->selection);
+        }
+
+      for (guint i = 0; i < self->arrows->len; i++)
+        {
+          const FlowArrow *a = &g_array_index (self->arrows, FlowArrow, i);
+          const KsTrack *ft = &trace->tracks[a->from_track];
+          const KsTrack *tt = &trace->tracks[a->to_track];
+          double fy, ty, fx, tx;
+
+          if (!_ks_timeline_slice_content_y (self, a->from_track, a->from_slice, &fy) ||
+              !_ks_timeline_slice_content_y (self, a->to_track, a->to_slice, &ty))
+            continue;
+
+          fx = KS_HEADER_WIDTH + (ft->end[a->from_slice] - view->t0) / view->ns_per_px;
+          tx = KS_HEADER_WIDTH + (tt->start[a->to_slice] - view->t0) / view->ns_per_px;
+          fy = KS_RULER_HEIGHT + fy - scroll + KS_LANE_HEIGHT / 2.0;
+          ty = KS_RULER_HEIGHT + ty - scroll + KS_LANE_HEIGHT / 2.0;
+          draw_arrow (snapshot, theme, fx, fy, tx, ty, width, height);
+
+          if (a->kind == KS_FLOW_LAUNCH)
+            {
+              gint64 latency = MAX (0, tt->start[a->to_slice] - ft->end[a->from_slice]);
+              g_autofree char *dur = ks_time_format_duration (latency);
+              g_autofree char *text = g_strdup_printf (_("launch latency %s"), dur);
+
+              _ks_timeline_draw_text (snapshot, pl, text, (fx + tx) / 2 + 4, (fy + ty) / 2 - 16, 180, 14, theme->flow);
+            }
+        }
+    }
+
+  gtk_snapshot_pop (snapshot);
+}

@@ -1,0 +1,247 @@
+/* ks-timeline-layout-lod.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-timeline-layout"
+
+#include "config.h"
+
+#include <math.h>
+
+#include "ks-timeline-layout-private.h"
+
+/* Level of detail: the slices and counter values one frame shows, and
+ * the slice or folded block under a point. */
+
+/* First index in by_depth[depth][from..n) whose slice ends at or after @t. */
+static guint32
+end_lower_bound (const KsTrack *track,
+                 const guint32 *idx,
+                 guint32        from,
+                 guint32        n,
+                 double         t)
+{
+  guint32 lo = from, hi = n;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if ((double)track->end[idx[mid]] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return lo;
+}
+
+void
+ks_lod_slices (const KsTrack    *track,
+               guint             depth,
+               const KsTimeView *view,
+               double            fold_px,
+               GArray           *items)
+{
+  const guint32 *idx;
+  guint32 n, i;
+  double t0, t1, min_ns, nspp;
+
+  if (depth >= track->max_depth || view->width <= 0 || view->ns_per_px <= 0)
+    return;
+
+  idx = track->by_depth[depth];
+  n = track->n_by_depth[depth];
+  nspp = view->ns_per_px;
+  t0 = view->t0;
+  t1 = view->t0 + view->width * nspp;
+  min_ns = fold_px * nspp;
+
+  /* First slice ending at or after t0 (zero-length slices at t0 count). */
+  i = end_lower_bound (track, idx, 0, n, t0);
+
+  while (i < n)
+    {
+      guint32 s = idx[i];
+      double start = track->start[s];
+      double end = track->end[s];
+      KsLodItem item;
+
+      if (start > t1)
+        break;
+
+      item.first = s;
+      item.last = s;
+      item.count = 1;
+      item.pos = i;
+      item.depth = depth;
+      item.folded = FALSE;
+
+      if (end - start >= min_ns)
+        {
+          i++;
+        }
+      else
+        {
+          /* Fold: jump over every slice that ends before the fold's end
+           * plus the minimum width, then keep going while the next slice
+           * is small and close (Tracy's PreprocessZoneLevel). */
+          double rend = end;
+          guint32 first_i = i;
+
+          i++;
+          for (;;)
+            {
+              guint32 j = end_lower_bound (track, idx, i, n, rend + min_ns);
+              guint32 c;
+              double cs, ce;
+
+              if (j > i)
+                {
+                  rend = MAX (rend, (double)track->end[idx[j - 1]]);
+                  i = j;
+                }
+              if (i >= n)
+                break;
+              c = idx[i];
+              cs = track->start[c];
+              ce = track->end[c];
+              if (cs > t1 || cs - rend >= min_ns || ce - cs >= min_ns)
+                break;
+              rend = MAX (rend, ce);
+              i++;
+            }
+
+          item.last = idx[i - 1];
+          item.count = i - first_i;
+          item.folded = item.count > 1;
+          end = rend;
+        }
+
+      item.x0 = (start - t0) / nspp;
+      item.x1 = (end - t0) / nspp;
+      if (item.folded && item.x1 - item.x0 < fold_px)
+        item.x1 = item.x0 + fold_px;
+      g_array_append_val (items, item);
+    }
+}
+
+void
+ks_lod_counter (const KsCounter  *counter,
+                const KsTimeView *view,
+                float            *col_min,
+                float            *col_max,
+                gboolean         *has)
+{
+  guint32 lo = 0, hi = counter->n_samples;
+  gboolean have_carry = FALSE;
+  double carry = 0;
+
+  /* First sample at or after t0; the one before it holds at t0. */
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if ((double)counter->ts[mid] < view->t0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo > 0)
+    {
+      have_carry = TRUE;
+      carry = counter->value[lo - 1];
+    }
+
+  for (int col = 0; col < view->width; col++)
+    {
+      double col_end = view->t0 + (col + 1) * view->ns_per_px;
+      double vmin = carry, vmax = carry;
+      gboolean any = have_carry;
+
+      while (lo < counter->n_samples && (double)counter->ts[lo] < col_end)
+        {
+          double v = counter->value[lo++];
+
+          if (!isfinite (v))
+            continue;
+          if (!any)
+            vmin = vmax = v;
+          vmin = MIN (vmin, v);
+          vmax = MAX (vmax, v);
+          carry = v;
+          any = have_carry = TRUE;
+        }
+
+      has[col] = any;
+      col_min[col] = vmin;
+      col_max[col] = vmax;
+    }
+}
+
+gboolean
+ks_timeline_layout_hit (KsTimelineLayout *self,
+                        guint             row_index,
+                        const KsTimeView *view,
+                        double            x,
+                        double            y_in_row,
+                        KsHit            *hit)
+{
+  const KsRow *row;
+  const KsTrack *track;
+  g_autoptr(GArray) items = NULL;
+  int depth;
+  guint lo, hi;
+
+  g_return_val_if_fail (row_index < self->rows->len, FALSE);
+
+  row = &g_array_index (self->rows, KsRow, row_index);
+  if (row->kind != KS_ROW_SLICES)
+    return FALSE;
+
+  track = &self->trace->tracks[row->index];
+  depth = (int)floor ((y_in_row - KS_ROW_PADDING) / KS_LANE_HEIGHT);
+  if (depth < 0 || depth >= (int)track->max_depth)
+    return FALSE;
+
+  items = g_array_new (FALSE, FALSE, sizeof (KsLodItem));
+  ks_lod_slices (track, depth, view, KS_FOLD_MIN_PX, items);
+
+  /* Items are in x order; find the last one starting at or before x. */
+  lo = 0;
+  hi = items->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (items, KsLodItem, mid).x0 <= x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  for (guint k = lo > 0 ? lo - 1 : 0; k < items->len && k <= lo; k++)
+    {
+      const KsLodItem *it = &g_array_index (items, KsLodItem, k);
+
+      /* Slices thinner than a pixel are drawn one pixel wide. */
+      if (x >= it->x0 - 0.5 && x < MAX (it->x1, it->x0 + 1) + 0.5)
+        {
+          hit->track = row->index;
+          hit->slice = it->first;
+          hit->last = it->last;
+          hit->count = it->count;
+          hit->start = track->start[it->first];
+          hit->end = MAX (track->end[it->first], track->end[it->last]);
+          hit->x0 = it->x0;
+          hit->x1 = it->x1;
+          hit->depth = depth;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}

@@ -1,0 +1,52 @@
+/* ks-timeline-layout-private.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-memory-series.h"
+#include "ks-timeline-layout.h"
+
+G_BEGIN_DECLS
+
+/* KsTimelineLayout is written in four files, each with one job:
+ * ks-timeline-layout.c (its lifetime, which rows are visible and where),
+ * ks-timeline-layout-rows.c (building and ordering the rows, their
+ * labels), ks-timeline-layout-lod.c (level of detail and hit-testing)
+ * and ks-timeline-layout-prims.c (the drawing primitives: rows, headers,
+ * the ruler). They share this struct. */
+
+struct _KsTimelineLayout
+{
+  KsTrace *trace;
+  GArray  *rows;               /* KsRow */
+  GArray  *visible;            /* guint row indices */
+  int      height;
+  guint   *track_rows;         /* track -> row */
+  guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
+  KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
+  GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
+};
+
+static inline const KsCounter *
+layout_counter (KsTimelineLayout *self,
+                guint32           index)
+{
+  if (index < self->trace->n_counters)
+    return &self->trace->counters[index];
+  return &g_array_index (self->memory, const KsMemorySeries *, index - self->trace->n_counters)->allocated;
+}
+
+static inline guint32
+n_layout_counters (KsTimelineLayout *self)
+{
+  return self->trace->n_counters + self->memory->len;
+}
+
+/* ks-timeline-layout-rows.c: every row, in display order; run once. */
+void _ks_timeline_layout_build_rows (KsTimelineLayout *self);
+
+G_END_DECLS

@@ -1,0 +1,493 @@
+/* ks-timeline-layout-rows.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-timeline-layout"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "ks-format.h"
+#include "ks-timeline-layout-private.h"
+
+/* The rows: GPUs (counters, then streams with their annotation rows),
+ * then processes (threads with their NVTX rows, async rows, counters,
+ * memory), then whatever belongs to neither; and their labels. */
+
+static char *
+memory_label (const KsMemorySeries *m)
+{
+  g_autofree char *peak = NULL;
+  double max = 0;
+
+  for (guint32 i = 0; i < m->allocated.n_samples; i++)
+    max = MAX (max, m->allocated.value[i]);
+  peak = ks_format_bytes ((guint64)max);
+  if (m->device < 0)
+    return g_strdup_printf (_("CPU memory, peak %s"), peak);
+  return g_strdup_printf (_("GPU %d memory, peak %s"), m->device, peak);
+}
+
+static int
+compare_gint32 (gint32 a,
+                gint32 b)
+{
+  return a < b ? -1 : a > b;
+}
+
+static int
+compare_gint64 (gint64 a,
+                gint64 b)
+{
+  return a < b ? -1 : a > b;
+}
+
+static int
+compare_processes (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  KsTrace *trace = user_data;
+  const KsProcess *pa = &trace->processes[*(const guint32 *)a];
+  const KsProcess *pb = &trace->processes[*(const guint32 *)b];
+  int r;
+
+  if ((r = compare_gint32 (pa->sort_index, pb->sort_index)))
+    return r;
+  if ((r = compare_gint32 (pa->group, pb->group)))
+    return r;
+  return compare_gint64 (pa->pid, pb->pid);
+}
+
+static int
+compare_tracks (gconstpointer a,
+                gconstpointer b,
+                gpointer      user_data)
+{
+  KsTrace *trace = user_data;
+  const KsTrack *ta = &trace->tracks[*(const guint32 *)a];
+  const KsTrack *tb = &trace->tracks[*(const guint32 *)b];
+  int r;
+
+  if ((r = compare_gint32 (ta->kind, tb->kind)))
+    return r;
+  if (ta->kind == KS_TRACK_THREAD && ta->thread != KS_NO_INDEX && tb->thread != KS_NO_INDEX)
+    {
+      const KsThread *ha = &trace->threads[ta->thread];
+      const KsThread *hb = &trace->threads[tb->thread];
+
+      if ((r = compare_gint32 (ha->sort_index, hb->sort_index)))
+        return r;
+      if ((r = compare_gint64 (ha->tid, hb->tid)))
+        return r;
+    }
+  if ((r = compare_gint32 (ta->sort_index, tb->sort_index)))
+    return r;
+  if ((r = compare_gint32 (ta->group, tb->group)))
+    return r;
+  if ((r = compare_gint64 (ta->stream, tb->stream)))
+    return r;
+  return compare_gint32 (ta->id, tb->id);
+}
+
+static void
+array_unref0 (gpointer data)
+{
+  if (data != NULL)
+    g_array_unref (data);
+}
+
+static guint
+add_row (KsTimelineLayout *self,
+         KsRowKind         kind,
+         guint32           index,
+         guint             group,
+         guint16           indent,
+         char             *label)
+{
+  KsRow row = { 0 };
+
+  row.kind = kind;
+  row.index = index;
+  row.group = group == KS_NO_INDEX ? self->rows->len : group;
+  row.indent = indent;
+  row.label = label;
+  row.y = -1;
+  row.expanded = TRUE;
+  row.n_lanes = 1;
+
+  switch (kind)
+    {
+    case KS_ROW_GROUP:
+      row.height = KS_GROUP_HEIGHT;
+      break;
+
+    case KS_ROW_SLICES:
+      row.n_lanes = MAX (1, self->trace->tracks[index].max_depth);
+      row.height = row.n_lanes * KS_LANE_HEIGHT + 2 * KS_ROW_PADDING;
+      self->track_rows[index] = self->rows->len;
+      break;
+
+    case KS_ROW_COUNTER:
+      {
+        const KsCounter *c = layout_counter (self, index);
+        double lo = 0, hi = 0;
+
+        for (guint32 i = 0; i < c->n_samples; i++)
+          {
+            if (isfinite (c->value[i]))
+              {
+                lo = MIN (lo, c->value[i]);
+                hi = MAX (hi, c->value[i]);
+              }
+          }
+        if (hi <= lo)
+          hi = lo + 1;
+        row.counter_min = lo;
+        row.counter_max = hi;
+        row.height = KS_COUNTER_HEIGHT;
+        self->counter_rows[index] = self->rows->len;
+      }
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  g_array_append_val (self->rows, row);
+  return self->rows->len - 1;
+}
+
+static char *
+track_label (KsTrace       *trace,
+             const KsTrack *track)
+{
+  const char *name = ks_trace_string (trace, track->name);
+
+  switch (track->kind)
+    {
+    case KS_TRACK_THREAD:
+      if (track->thread != KS_NO_INDEX)
+        {
+          const KsThread *th = &trace->threads[track->thread];
+          const char *tname = ks_trace_string (trace, th->name);
+          const char *orig = ks_trace_string (trace, th->original);
+
+          g_autofree char *tid = *orig ? g_strdup (orig) : g_strdup_printf ("%" G_GINT64_FORMAT, th->tid);
+
+          /* Kineto names threads "thread 455 (python3)" already. */
+          if (*tname && strstr (tname, tid) != NULL)
+            return g_strdup (tname);
+          if (*tname)
+            return g_strdup_printf ("%s (%s)", tname, tid);
+          if (*orig)
+            return g_strdup (orig);
+          return g_strdup_printf (_("thread %" PRId64), th->tid);
+        }
+      break;
+
+    case KS_TRACK_STREAM:
+      /* CUPTI reports device-wide synchronization on no stream. */
+      if (*name == 0 && track->stream < 0)
+        return g_strdup (_("device-wide synchronization"));
+      if (*name == 0)
+        return g_strdup_printf (_("stream %" PRId64), track->stream);
+      break;
+
+    case KS_TRACK_GPU_ANNOTATION:
+      if (*name == 0)
+        return g_strdup_printf (_("annotations, stream %" PRId64), track->stream);
+      break;
+
+    case KS_TRACK_NVTX:
+      if (*name == 0)
+        return g_strdup (_("NVTX"));
+      break;
+
+    case KS_TRACK_ASYNC:
+    case KS_N_TRACK_KINDS:
+    default:
+      break;
+    }
+
+  if (*name)
+    return g_strdup (name);
+  return g_strdup_printf (_("track %u"), track->id);
+}
+
+static char *
+counter_label (KsTrace         *trace,
+               const KsCounter *c)
+{
+  const char *unit = ks_trace_string (trace, c->unit);
+
+  if (*unit)
+    return g_strdup_printf ("%s (%s)", ks_trace_string (trace, c->name), unit);
+  return g_strdup (ks_trace_string (trace, c->name));
+}
+
+static void
+add_track_with_children (KsTimelineLayout *self,
+                         guint32           track,
+                         guint             group,
+                         guint16           indent,
+                         GPtrArray        *children,
+                         guint8           *placed)
+{
+  KsTrace *trace = self->trace;
+
+  if (placed[track])
+    return;
+  placed[track] = TRUE;
+  add_row (self, KS_ROW_SLICES, track, group, indent,
+           track_label (trace, &trace->tracks[track]));
+
+  if (children != NULL && children->pdata[track] != NULL)
+    {
+      GArray *kids = children->pdata[track];
+
+      for (guint i = 0; i < kids->len; i++)
+        add_track_with_children (self, g_array_index (kids, guint32, i), group,
+                                 indent + 1, NULL, placed);
+    }
+}
+
+static char *
+gpu_label (KsTrace *trace,
+           gint32   device)
+{
+  const KsGpu *gpu = ks_trace_find_gpu (trace, device);
+
+  if (gpu != NULL && *ks_trace_string (trace, gpu->name))
+    return g_strdup_printf (_("GPU %d · %s"), device, ks_trace_string (trace, gpu->name));
+  return g_strdup_printf (_("GPU %d"), device);
+}
+
+static char *
+process_label (KsTrace *trace,
+               guint32  p)
+{
+  const KsProcess *proc = &trace->processes[p];
+  const char *name = ks_trace_string (trace, proc->name);
+  const char *label = ks_trace_string (trace, proc->label);
+  const char *orig = ks_trace_string (trace, proc->original);
+  g_autofree char *pid = *orig ? g_strdup (orig) : g_strdup_printf ("%" G_GINT64_FORMAT, proc->pid);
+
+  if (*name && *label)
+    return g_strdup_printf (_("%s (pid %s, %s)"), name, pid, label);
+  if (*name)
+    return g_strdup_printf (_("%s (pid %s)"), name, pid);
+  return g_strdup_printf (_("process %s"), pid);
+}
+
+static int
+compare_devices (gconstpointer a,
+                 gconstpointer b)
+{
+  return compare_gint32 (*(const gint32 *)a, *(const gint32 *)b);
+}
+
+static int
+compare_counters (gconstpointer a,
+                  gconstpointer b,
+                  gpointer      user_data)
+{
+  KsTrace *trace = user_data;
+  const KsCounter *ca = &trace->counters[*(const guint32 *)a];
+  const KsCounter *cb = &trace->counters[*(const guint32 *)b];
+
+  return g_strcmp0 (ks_trace_string (trace, ca->name), ks_trace_string (trace, cb->name));
+}
+
+void
+_ks_timeline_layout_build_rows (KsTimelineLayout *self)
+{
+  KsTrace *trace = self->trace;
+  g_autoptr(GArray) devices = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) procs = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) counters = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GPtrArray) children = g_ptr_array_new_full (trace->n_tracks, array_unref0);
+  g_autofree guint8 *placed = g_new0 (guint8, MAX (1, trace->n_tracks));
+  g_autofree guint8 *counter_placed = g_new0 (guint8, MAX (1, trace->n_counters));
+  guint other_group = KS_NO_INDEX;
+  GArray **proc_tracks;
+  GArray **proc_counters;
+
+  g_ptr_array_set_size (children, trace->n_tracks);
+
+  /* All tracks in display order; children (NVTX under threads,
+   * annotations under streams) are attached to their parent. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    g_array_append_val (order, t);
+  g_array_sort_with_data (order, compare_tracks, trace);
+  for (guint i = 0; i < order->len; i++)
+    {
+      guint32 t = g_array_index (order, guint32, i);
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->parent != KS_NO_INDEX && track->parent < trace->n_tracks && track->parent != t)
+        {
+          if (children->pdata[track->parent] == NULL)
+            children->pdata[track->parent] = g_array_new (FALSE, FALSE, sizeof (guint32));
+          g_array_append_val ((GArray *)children->pdata[track->parent], t);
+        }
+    }
+
+  /* GPUs: every device that has a stream, a counter or a description. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].device >= 0)
+      g_array_append_val (devices, trace->tracks[t].device);
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    if (trace->counters[c].device >= 0)
+      g_array_append_val (devices, trace->counters[c].device);
+  g_array_sort (devices, compare_devices);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      gint32 dev = g_array_index (devices, gint32, i);
+      guint group;
+
+      if (i > 0 && g_array_index (devices, gint32, i - 1) == dev)
+        continue;
+
+      group = add_row (self, KS_ROW_GROUP, (guint32)dev, KS_NO_INDEX, 0, gpu_label (trace, dev));
+      g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_GPU;
+
+      g_array_set_size (counters, 0);
+      for (guint32 c = 0; c < trace->n_counters; c++)
+        if (trace->counters[c].device == dev)
+          g_array_append_val (counters, c);
+      g_array_sort_with_data (counters, compare_counters, trace);
+      for (guint j = 0; j < counters->len; j++)
+        {
+          guint32 c = g_array_index (counters, guint32, j);
+
+          counter_placed[c] = TRUE;
+          add_row (self, KS_ROW_COUNTER, c, group, 1, counter_label (trace, &trace->counters[c]));
+        }
+
+      for (guint j = 0; j < order->len; j++)
+        {
+          guint32 t = g_array_index (order, guint32, j);
+          const KsTrack *track = &trace->tracks[t];
+
+          if (track->kind == KS_TRACK_STREAM && track->device == dev)
+            add_track_with_children (self, t, group, 1, children, placed);
+        }
+      /* Annotation rows whose stream has no activity of its own. */
+      for (guint j = 0; j < order->len; j++)
+        {
+          guint32 t = g_array_index (order, guint32, j);
+          const KsTrack *track = &trace->tracks[t];
+
+          if (track->kind == KS_TRACK_GPU_ANNOTATION && track->device == dev)
+            add_track_with_children (self, t, group, 1, children, placed);
+        }
+    }
+
+  /* Processes. */
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    g_array_append_val (procs, p);
+  g_array_sort_with_data (procs, compare_processes, trace);
+
+  /* Tracks and counters bucketed by process first, so that thousands
+   * of processes and threads cost one pass. */
+  proc_tracks = g_new0 (GArray *, MAX (1, trace->n_processes));
+  proc_counters = g_new0 (GArray *, MAX (1, trace->n_processes));
+  for (guint j = 0; j < order->len; j++)
+    {
+      guint32 t = g_array_index (order, guint32, j);
+      const KsTrack *track = &trace->tracks[t];
+
+      if (placed[t] || track->process >= trace->n_processes || track->device >= 0)
+        continue;
+      if (track->parent != KS_NO_INDEX && track->parent < trace->n_tracks && track->parent != t)
+        continue;
+      if (proc_tracks[track->process] == NULL)
+        proc_tracks[track->process] = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_array_append_val (proc_tracks[track->process], t);
+    }
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    {
+      guint32 p = trace->counters[c].process;
+
+      if (counter_placed[c] || p >= trace->n_processes)
+        continue;
+      if (proc_counters[p] == NULL)
+        proc_counters[p] = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_array_append_val (proc_counters[p], c);
+    }
+
+  for (guint i = 0; i < procs->len; i++)
+    {
+      guint32 p = g_array_index (procs, guint32, i);
+      guint group;
+
+      if (proc_tracks[p] == NULL && proc_counters[p] == NULL)
+        continue;
+
+      group = add_row (self, KS_ROW_GROUP, p, KS_NO_INDEX, 0, process_label (trace, p));
+      g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_PROCESS;
+
+      for (guint j = 0; proc_tracks[p] != NULL && j < proc_tracks[p]->len; j++)
+        add_track_with_children (self, g_array_index (proc_tracks[p], guint32, j), group, 1, children, placed);
+
+      for (guint j = 0; proc_counters[p] != NULL && j < proc_counters[p]->len; j++)
+        {
+          guint32 c = g_array_index (proc_counters[p], guint32, j);
+
+          counter_placed[c] = TRUE;
+          add_row (self, KS_ROW_COUNTER, c, group, 1, counter_label (trace, &trace->counters[c]));
+        }
+
+      for (guint j = 0; j < self->memory->len; j++)
+        {
+          const KsMemorySeries *m = g_array_index (self->memory, const KsMemorySeries *, j);
+
+          if (m->process == p)
+            add_row (self, KS_ROW_COUNTER, trace->n_counters + j, group, 1, memory_label (m));
+        }
+    }
+
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    {
+      g_clear_pointer (&proc_tracks[p], g_array_unref);
+      g_clear_pointer (&proc_counters[p], g_array_unref);
+    }
+  g_free (proc_tracks);
+  g_free (proc_counters);
+
+  /* Whatever belongs to no process or GPU. */
+  for (guint j = 0; j < order->len; j++)
+    {
+      guint32 t = g_array_index (order, guint32, j);
+
+      if (placed[t])
+        continue;
+      if (other_group == KS_NO_INDEX)
+        {
+          other_group = add_row (self, KS_ROW_GROUP, 0, KS_NO_INDEX, 0, g_strdup (_("Other")));
+          g_array_index (self->rows, KsRow, other_group).group_kind = KS_GROUP_OTHER;
+        }
+      add_track_with_children (self, t, other_group, 1, NULL, placed);
+    }
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    {
+      if (counter_placed[c])
+        continue;
+      if (other_group == KS_NO_INDEX)
+        {
+          other_group = add_row (self, KS_ROW_GROUP, 0, KS_NO_INDEX, 0, g_strdup (_("Counters")));
+          g_array_index (self->rows, KsRow, other_group).group_kind = KS_GROUP_OTHER;
+        }
+      add_row (self, KS_ROW_COUNTER, c, other_group, 1, counter_label (trace, &trace->counters[c]));
+    }
+}
