@@ -20,7 +20,7 @@
 
 struct _KsKernelsPage
 {
-  GtkWidget             parent_instance;
+  KsPage                parent_instance;
 
   GtkSearchEntry       *search_entry;
   GtkColumnView        *view;
@@ -31,16 +31,14 @@ struct _KsKernelsPage
   KsPageTable           table;
   char                 *needle;
 
+  /* Borrowed from KsPage, set by refill */
   KsTrace              *trace;
   KsAnalysis           *analysis;
   const KsKernelStats  *kernels;
   guint                 n_kernels;
 };
 
-G_DEFINE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, GTK_TYPE_WIDGET)
-
-enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
-static guint signals[N_SIGNALS];
+G_DEFINE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, KS_TYPE_PAGE)
 
 #define K(p) (((KsKernelsPage *)(p))->kernels)
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -188,9 +186,9 @@ activate_cb (KsKernelsPage *self,
   if (i == G_MAXUINT)
     return;
   k = &self->kernels[i];
-  g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)k->name);
+  ks_page_highlight (KS_PAGE (self), (guint)k->name);
   track = &self->trace->tracks[k->longest_track];
-  g_signal_emit (self, signals[NAVIGATE], 0, track->start[k->longest_slice], track->end[k->longest_slice]);
+  ks_page_navigate (KS_PAGE (self), track->start[k->longest_slice], track->end[k->longest_slice]);
 }
 
 static void
@@ -209,18 +207,17 @@ draw_latency_cb (GtkDrawingArea *area,
   ks_chart_draw_latency (cr, width, height, &fg, ks_analysis_get_launch_latency (self->analysis));
 }
 
-void
-ks_kernels_page_set_analysis (KsKernelsPage *self,
-                              KsTrace       *trace,
-                              KsAnalysis    *analysis)
+static void
+ks_kernels_page_refill (KsPage     *page,
+                        KsTrace    *trace,
+                        KsAnalysis *analysis)
 {
+  KsKernelsPage *self = KS_KERNELS_PAGE (page);
   g_autofree char *text = NULL;
 
-  g_return_if_fail (KS_IS_KERNELS_PAGE (self));
-
   ks_page_table_set_n (&self->table, 0);
-  g_set_object (&self->trace, trace);
-  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->trace = trace;
+  self->analysis = analysis;
   self->kernels = NULL;
   self->n_kernels = 0;
   if (self->analysis != NULL)
@@ -247,8 +244,6 @@ ks_kernels_page_dispose (GObject *object)
 
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_KERNELS_PAGE);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->trace);
   g_clear_pointer (&self->needle, g_free);
 
   G_OBJECT_CLASS (ks_kernels_page_parent_class)->dispose (object);
@@ -261,8 +256,7 @@ ks_kernels_page_class_init (KsKernelsPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_kernels_page_dispose;
-
-  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
+  KS_PAGE_CLASS (klass)->refill = ks_kernels_page_refill;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-kernels-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsKernelsPage, search_entry);

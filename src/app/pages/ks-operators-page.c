@@ -17,7 +17,7 @@
 
 struct _KsOperatorsPage
 {
-  GtkWidget              parent_instance;
+  KsPage                 parent_instance;
 
   GtkSearchEntry        *search_entry;
   GtkToggleButton       *shape_button;
@@ -28,16 +28,14 @@ struct _KsOperatorsPage
   KsPageTable            table;
   char                  *needle;
 
+  /* Borrowed from KsPage, set by refill */
   KsTrace               *trace;
   KsAnalysis            *analysis;
   const KsOperatorStats *ops;
   guint                  n_ops;
 };
 
-G_DEFINE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, GTK_TYPE_WIDGET)
-
-enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
-static guint signals[N_SIGNALS];
+G_DEFINE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, KS_TYPE_PAGE)
 
 #define OPS(p) (((KsOperatorsPage *)(p))->ops)
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -157,23 +155,23 @@ activate_cb (KsOperatorsPage *self,
   if (i == G_MAXUINT)
     return;
   op = &self->ops[i];
-  g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)op->name);
+  ks_page_highlight (KS_PAGE (self), (guint)op->name);
   if (op->longest_track == KS_NO_INDEX)
     return;
   track = &self->trace->tracks[op->longest_track];
-  g_signal_emit (self, signals[NAVIGATE], 0, track->start[op->longest_slice], track->end[op->longest_slice]);
+  ks_page_navigate (KS_PAGE (self), track->start[op->longest_slice], track->end[op->longest_slice]);
 }
 
-void
-ks_operators_page_set_analysis (KsOperatorsPage *self,
-                                KsTrace         *trace,
-                                KsAnalysis      *analysis)
+static void
+ks_operators_page_refill (KsPage     *page,
+                          KsTrace    *trace,
+                          KsAnalysis *analysis)
 {
-  g_return_if_fail (KS_IS_OPERATORS_PAGE (self));
+  KsOperatorsPage *self = KS_OPERATORS_PAGE (page);
 
   ks_page_table_set_n (&self->table, 0);
-  g_set_object (&self->trace, trace);
-  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->trace = trace;
+  self->analysis = analysis;
   reload (self);
   gtk_column_view_sort_by_column (self->view, self->device_column, GTK_SORT_DESCENDING);
 }
@@ -185,8 +183,6 @@ ks_operators_page_dispose (GObject *object)
 
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_OPERATORS_PAGE);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->trace);
   g_clear_pointer (&self->needle, g_free);
 
   G_OBJECT_CLASS (ks_operators_page_parent_class)->dispose (object);
@@ -199,8 +195,7 @@ ks_operators_page_class_init (KsOperatorsPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_operators_page_dispose;
-
-  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
+  KS_PAGE_CLASS (klass)->refill = ks_operators_page_refill;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-operators-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsOperatorsPage, search_entry);

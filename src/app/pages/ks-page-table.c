@@ -199,28 +199,6 @@ ks_page_table_add_column (KsPageTable       *table,
 }
 
 void
-ks_page_class_add_signals (gpointer  klass,
-                           guint    *navigate,
-                           guint    *highlight)
-{
-  *navigate = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                            0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
-  *highlight = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                             0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
-}
-
-void
-ks_page_dispose_template (GtkWidget *page,
-                          GType      type)
-{
-  GtkWidget *child;
-
-  gtk_widget_dispose_template (page, type);
-  while ((child = gtk_widget_get_first_child (page)) != NULL)
-    gtk_widget_unparent (child);
-}
-
-void
 ks_page_table_search (KsPageTable  *table,
                       char        **needle,
                       GtkEditable  *entry)

@@ -67,16 +67,4 @@ void                 ks_page_table_search       (KsPageTable       *table,
 gboolean             ks_page_text_matches       (const char        *text,
                                                  const char        *needle);
 
-/* Adds the signals every analysis page has: "navigate" (gint64 start,
- * gint64 end), to show a range in the timeline, and "highlight" (guint
- * string id), to mark the slices of a name. */
-void                 ks_page_class_add_signals  (gpointer           klass,
-                                                 guint             *navigate,
-                                                 guint             *highlight);
-
-/* Disposes the template of @page (a widget of @type) and unparents its
- * root, which has no id and so is left in place by GTK. */
-void                 ks_page_dispose_template   (GtkWidget         *page,
-                                                 GType              type);
-
 G_END_DECLS
