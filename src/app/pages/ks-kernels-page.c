@@ -40,126 +40,6 @@ struct _KsKernelsPage
 
 G_DEFINE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, KS_TYPE_PAGE)
 
-#define K(p) (((KsKernelsPage *)(p))->kernels)
-#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
-static char *
-name_text (gpointer p,
-           guint    i)
-{
-  return g_strdup (ks_trace_string (((KsKernelsPage *)p)->trace, K (p)[i].name));
-}
-
-static int
-name_compare (gpointer p,
-              guint    a,
-              guint    b)
-{
-  KsKernelsPage *self = p;
-
-  return g_strcmp0 (ks_trace_string (self->trace, K (p)[a].name), ks_trace_string (self->trace, K (p)[b].name));
-}
-
-static char *
-calls_text (gpointer p,
-            guint    i)
-{
-  return g_strdup_printf ("%" G_GUINT64_FORMAT, K (p)[i].calls);
-}
-
-static int
-calls_compare (gpointer p,
-               guint    a,
-               guint    b)
-{
-  return CMP (K (p)[a].calls, K (p)[b].calls);
-}
-
-#define DURATION_COLUMN(field)                                      \
-  static char *                                                     \
-  field##_text (gpointer p,                                         \
-                guint    i)                                         \
-  {                                                                 \
-    return ks_time_format_duration ((gint64)llround (K (p)[i].field)); \
-  }                                                                 \
-  static int                                                        \
-  field##_compare (gpointer p,                                      \
-                   guint    a,                                      \
-                   guint    b)                                      \
-  {                                                                 \
-    return CMP (K (p)[a].field, K (p)[b].field);                    \
-  }
-
-DURATION_COLUMN (total_ns)
-DURATION_COLUMN (mean_ns)
-DURATION_COLUMN (min_ns)
-DURATION_COLUMN (max_ns)
-
-static char *
-share_text (gpointer p,
-            guint    i)
-{
-  return g_strdup_printf ("%.1f %%", 100.0 * K (p)[i].share);
-}
-
-static int
-share_compare (gpointer p,
-               guint    a,
-               guint    b)
-{
-  return CMP (K (p)[a].share, K (p)[b].share);
-}
-
-static char *
-occupancy_text (gpointer p,
-                guint    i)
-{
-  if (K (p)[i].occupancy_pct < 0)
-    return g_strdup ("—");
-  return g_strdup_printf ("%.0f %%", K (p)[i].occupancy_pct);
-}
-
-static int
-occupancy_compare (gpointer p,
-                   guint    a,
-                   guint    b)
-{
-  return CMP (K (p)[a].occupancy_pct, K (p)[b].occupancy_pct);
-}
-
-static char *
-grid_text (gpointer p,
-           guint    i)
-{
-  const KsKernelStats *k = &K (p)[i];
-
-  return g_strdup_printf ("%u×%u×%u%s", k->grid[0], k->grid[1], k->grid[2], k->config_varies ? " *" : "");
-}
-
-static char *
-block_text (gpointer p,
-            guint    i)
-{
-  const KsKernelStats *k = &K (p)[i];
-
-  return g_strdup_printf ("%u×%u×%u", k->block[0], k->block[1], k->block[2]);
-}
-
-static char *
-registers_text (gpointer p,
-                guint    i)
-{
-  return g_strdup_printf ("%u", K (p)[i].registers);
-}
-
-static int
-registers_compare (gpointer p,
-                   guint    a,
-                   guint    b)
-{
-  return CMP (K (p)[a].registers, K (p)[b].registers);
-}
-
 static gboolean
 filter_row (gpointer p,
             guint    i)
@@ -215,7 +95,7 @@ ks_kernels_page_refill (KsPage     *page,
   KsKernelsPage *self = KS_KERNELS_PAGE (page);
   g_autofree char *text = NULL;
 
-  ks_page_table_set_n (&self->table, 0);
+  ks_page_table_set_report (&self->table, NULL);
   self->trace = trace;
   self->analysis = analysis;
   self->kernels = NULL;
@@ -232,7 +112,7 @@ ks_kernels_page_refill (KsPage     *page,
                               lat->count, p50, p90, p99);
     }
   gtk_label_set_text (self->latency_label, text ? text : "");
-  ks_page_table_set_n (&self->table, self->n_kernels);
+  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_kernels (trace, self->analysis) : NULL);
   gtk_column_view_sort_by_column (self->view, self->total_column, GTK_SORT_DESCENDING);
   gtk_widget_queue_draw (GTK_WIDGET (self->latency_area));
 }
@@ -271,27 +151,17 @@ ks_kernels_page_class_init (KsKernelsPageClass *klass)
 static void
 ks_kernels_page_init (KsKernelsPage *self)
 {
+  const KsReportColumn *columns;
+  guint n;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
+  columns = ks_report_kernel_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
   /* Names are long: give them room and let the numbers scroll */
-  gtk_column_view_column_set_fixed_width (ks_page_table_add_column (&self->table, _("Kernel"), NULL, name_text,
-                                                                    name_compare, self, FALSE), 200);
-  ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
-  self->total_column = ks_page_table_add_column (&self->table, _("Total"), ks_metric_get_definition (KS_METRIC_KERNEL_TIME),
-                                                 total_ns_text, total_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Mean"), NULL, mean_ns_text, mean_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Min"), NULL, min_ns_text, min_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Max"), NULL, max_ns_text, max_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Share"), ks_metric_get_definition (KS_METRIC_KERNEL_SHARE),
-                            share_text, share_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Occupancy"), ks_metric_get_definition (KS_METRIC_OCCUPANCY),
-                            occupancy_text, occupancy_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Grid"), _("Grid of the first call; * when calls differ"),
-                            grid_text, NULL, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Block"), NULL, block_text, NULL, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Registers"), _("Registers per thread"),
-                            registers_text, registers_compare, self, TRUE);
+  gtk_column_view_column_set_fixed_width (ks_page_table_get_report_column (&self->table, "name"), 200);
+  self->total_column = ks_page_table_get_report_column (&self->table, "total_ns");
   gtk_drawing_area_set_draw_func (self->latency_area, draw_latency_cb, self, NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->latency_area), ks_metric_get_definition (KS_METRIC_LAUNCH_LATENCY));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->latency_label), ks_metric_get_definition (KS_METRIC_LAUNCH_LATENCY));

@@ -37,76 +37,6 @@ struct _KsOperatorsPage
 
 G_DEFINE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, KS_TYPE_PAGE)
 
-#define OPS(p) (((KsOperatorsPage *)(p))->ops)
-#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
-static char *
-name_text (gpointer p,
-           guint    i)
-{
-  return g_strdup (ks_trace_string (((KsOperatorsPage *)p)->trace, OPS (p)[i].name));
-}
-
-static char *
-dims_text (gpointer p,
-           guint    i)
-{
-  return g_strdup (OPS (p)[i].input_dims ? OPS (p)[i].input_dims : "");
-}
-
-static char *
-calls_text (gpointer p,
-            guint    i)
-{
-  return g_strdup_printf ("%" G_GUINT64_FORMAT, OPS (p)[i].calls);
-}
-
-#define DURATION_COLUMN(field)                                      \
-  static char *                                                     \
-  field##_text (gpointer p,                                         \
-                guint    i)                                         \
-  {                                                                 \
-    return ks_time_format_duration (OPS (p)[i].field);              \
-  }                                                                 \
-  static int                                                        \
-  field##_compare (gpointer p,                                      \
-                   guint    a,                                      \
-                   guint    b)                                      \
-  {                                                                 \
-    return CMP (OPS (p)[a].field, OPS (p)[b].field);                \
-  }
-
-DURATION_COLUMN (host_total_ns)
-DURATION_COLUMN (host_self_ns)
-DURATION_COLUMN (device_total_ns)
-DURATION_COLUMN (device_self_ns)
-
-static int
-name_compare (gpointer p,
-              guint    a,
-              guint    b)
-{
-  KsOperatorsPage *self = p;
-
-  return g_strcmp0 (ks_trace_string (self->trace, OPS (p)[a].name), ks_trace_string (self->trace, OPS (p)[b].name));
-}
-
-static int
-dims_compare (gpointer p,
-              guint    a,
-              guint    b)
-{
-  return g_strcmp0 (OPS (p)[a].input_dims, OPS (p)[b].input_dims);
-}
-
-static int
-calls_compare (gpointer p,
-               guint    a,
-               guint    b)
-{
-  return CMP (OPS (p)[a].calls, OPS (p)[b].calls);
-}
-
 static gboolean
 filter_row (gpointer p,
             guint    i)
@@ -121,7 +51,7 @@ reload (KsOperatorsPage *self)
 {
   gboolean by_shape = gtk_toggle_button_get_active (self->shape_button);
 
-  ks_page_table_set_n (&self->table, 0);
+  ks_page_table_set_report (&self->table, NULL);
   self->ops = NULL;
   self->n_ops = 0;
   if (self->analysis != NULL)
@@ -129,7 +59,8 @@ reload (KsOperatorsPage *self)
                                            by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE : KS_OPERATOR_BY_NAME,
                                            &self->n_ops);
   gtk_column_view_column_set_visible (self->dims_column, by_shape);
-  ks_page_table_set_n (&self->table, self->n_ops);
+  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_operators (self->trace, self->analysis, by_shape)
+                                                         : NULL);
 }
 
 static void
@@ -169,7 +100,7 @@ ks_operators_page_refill (KsPage     *page,
 {
   KsOperatorsPage *self = KS_OPERATORS_PAGE (page);
 
-  ks_page_table_set_n (&self->table, 0);
+  ks_page_table_set_report (&self->table, NULL);
   self->trace = trace;
   self->analysis = analysis;
   reload (self);
@@ -210,27 +141,18 @@ ks_operators_page_class_init (KsOperatorsPageClass *klass)
 static void
 ks_operators_page_init (KsOperatorsPage *self)
 {
+  const KsReportColumn *columns;
+  guint n;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
+  columns = ks_report_operator_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
   /* Names are long: give them room and let the numbers scroll */
-  gtk_column_view_column_set_fixed_width (ks_page_table_add_column (&self->table, _("Operator"), NULL, name_text,
-                                                                    name_compare, self, FALSE), 200);
-  self->dims_column = ks_page_table_add_column (&self->table, _("Input Shapes"), NULL,
-                                                dims_text, dims_compare, self, FALSE);
-  ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_HOST_TOTAL),
-                            ks_metric_get_definition (KS_METRIC_HOST_TOTAL),
-                            host_total_ns_text, host_total_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_HOST_SELF),
-                            ks_metric_get_definition (KS_METRIC_HOST_SELF),
-                            host_self_ns_text, host_self_ns_compare, self, TRUE);
-  self->device_column = ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_DEVICE_TOTAL),
-                                                  ks_metric_get_definition (KS_METRIC_DEVICE_TOTAL),
-                                                  device_total_ns_text, device_total_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_DEVICE_SELF),
-                            ks_metric_get_definition (KS_METRIC_DEVICE_SELF),
-                            device_self_ns_text, device_self_ns_compare, self, TRUE);
+  gtk_column_view_column_set_fixed_width (ks_page_table_get_report_column (&self->table, "name"), 200);
+  self->dims_column = ks_page_table_get_report_column (&self->table, "input_dims");
+  self->device_column = ks_page_table_get_report_column (&self->table, "device_total_ns");
   gtk_column_view_column_set_visible (self->dims_column, FALSE);
 }
 
