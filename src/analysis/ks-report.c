@@ -278,7 +278,7 @@ grid_text (const KsReport       *r,
 {
   const KsKernelStats *k = KERNEL (r, i);
 
-  return g_strdup_printf ("%u,%u,%u%s", k->grid[0], k->grid[1], k->grid[2], k->config_varies ? "*" : "");
+  return g_strdup_printf ("%u×%u×%u%s", k->grid[0], k->grid[1], k->grid[2], k->config_varies ? " *" : "");
 }
 
 #define K_COL(k_, title_, abbrev_, tooltip_, metric_, unit_, dec_, a_, table_, csv_, json_, width_, flags_) \
@@ -830,7 +830,7 @@ ks_report_get_text (const KsReport       *report,
     case KS_REPORT_VALUE_BOOL:
       return g_strdup (v.i ? _("yes") : _("no"));
     case KS_REPORT_VALUE_DIM3:
-      return g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT,
+      return g_strdup_printf ("%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT,
                               v.dim[0], v.dim[1], v.dim[2]);
     case KS_REPORT_VALUE_RANGES:
       return g_strdup_printf ("%u", v.n_ranges);
@@ -847,9 +847,9 @@ ks_report_get_text (const KsReport       *report,
     case KS_REPORT_UNIT_BYTES:
       return ks_format_bytes ((guint64)MAX (v.i, 0));
     case KS_REPORT_UNIT_PERCENT:
-      return g_strdup_printf ("%.*f%%", (int)column->decimals, v.type == KS_REPORT_VALUE_INT ? (double)v.i : v.d);
+      return g_strdup_printf ("%.*f %%", (int)column->decimals, v.type == KS_REPORT_VALUE_INT ? (double)v.i : v.d);
     case KS_REPORT_UNIT_RATIO:
-      return g_strdup_printf ("%.*f%%", (int)column->decimals, 100 * v.d);
+      return g_strdup_printf ("%.*f %%", (int)column->decimals, 100 * v.d);
     case KS_REPORT_UNIT_TEXT:
     case KS_REPORT_UNIT_COUNT:
     case KS_REPORT_UNIT_DIM3:

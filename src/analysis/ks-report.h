@@ -160,7 +160,8 @@ void      ks_report_get_value       (const KsReport       *report,
                                      const KsReportColumn *column,
                                      guint                 index,
                                      KsReportValue        *value);
-/* The human form: what a table cell and a page cell show. */
+/* The human form: what a table cell and a page cell show ("12.3 %",
+ * "1×2×3", a grid "1×2×3 *" when calls differ, "-" when absent). */
 char     *ks_report_get_text        (const KsReport       *report,
                                      const KsReportColumn *column,
                                      guint                 index);

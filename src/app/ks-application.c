@@ -27,6 +27,29 @@ struct _KsApplication
 
 G_DEFINE_FINAL_TYPE (KsApplication, ks_application, ADW_TYPE_APPLICATION)
 
+/* Not an instance member: windows work without an application (the
+ * tests, the window of a recording) and still share the one instance. */
+static GSettings *settings;
+
+GSettings *
+ks_application_get_settings (void)
+{
+  static gsize initialized;
+
+  if (g_once_init_enter (&initialized))
+    {
+      GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+      g_autoptr(GSettingsSchema) schema = NULL;
+
+      if (source != NULL)
+        schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+      if (schema != NULL)
+        settings = g_settings_new_full (schema, NULL, NULL);
+      g_once_init_leave (&initialized, 1);
+    }
+  return settings;
+}
+
 static void
 ks_application_activate (GApplication *app)
 {
@@ -103,7 +126,7 @@ preferences_activated (GSimpleAction *action,
 {
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
 
-  gtk_window_present (GTK_WINDOW (ks_preferences_window_new (parent, NULL)));
+  gtk_window_present (GTK_WINDOW (ks_preferences_window_new (parent, ks_application_get_settings ())));
 }
 
 static void

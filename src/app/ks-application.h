@@ -15,6 +15,10 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KsApplication, ks_application, KS, APPLICATION, AdwApplication)
 
-KsApplication *ks_application_new (void);
+KsApplication *ks_application_new          (void);
+/* The settings of schema APP_ID: one GSettings for the whole process,
+ * which every window, page and dialog shares, made on first use; NULL
+ * when the schema is not installed (then the defaults apply). */
+GSettings     *ks_application_get_settings (void);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-application.h"
 #include "ks-preferences-window.h"
 
 /* Positions in the gap order combo row, in the order of the .ui model. */
@@ -96,8 +97,13 @@ ks_preferences_window_constructed (GObject *object)
 
   G_OBJECT_CLASS (ks_preferences_window_parent_class)->constructed (object);
 
+  if (self->settings == NULL && ks_application_get_settings () != NULL)
+    self->settings = g_object_ref (ks_application_get_settings ());
   if (self->settings == NULL)
-    self->settings = g_settings_new (APP_ID);
+    {
+      g_critical ("GSettings schema %s is not installed: there are no preferences to edit", APP_ID);
+      return;
+    }
 
   ks_preferences_window_bind (self);
 }
@@ -175,8 +181,8 @@ ks_preferences_window_class_init (KsPreferencesWindowClass *klass)
   /**
    * KsPreferencesWindow:settings:
    *
-   * The settings edited, of schema org.kinescope.Kinescope. A new
-   * #GSettings for that schema when not given.
+   * The settings edited, of schema org.kinescope.Kinescope; the
+   * application's (ks_application_get_settings()) when not given.
    */
   properties [PROP_SETTINGS] =
     g_param_spec_object ("settings", NULL, NULL,

@@ -42,9 +42,31 @@ struct _KsSession
   gboolean has_range;
   gint64   range_start;
   gint64   range_end;
+
+  KsAnalysisOptions  options;
+  KsAnalysis        *analysis;
+  GCancellable      *cancellable;   /* of the analysis being computed */
+  guint              recompute_id;
 };
 
 G_DEFINE_FINAL_TYPE (KsSession, ks_session, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_TRACE,
+  PROP_ANALYSIS,
+  PROP_BUSY,
+  PROP_VISIBLE_START,
+  PROP_VISIBLE_END,
+  PROP_SELECTED_TRACK,
+  PROP_SELECTED_SLICE,
+  PROP_HAS_RANGE,
+  PROP_RANGE_START,
+  PROP_RANGE_END,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 enum {
   VISIBLE_CHANGED,
@@ -54,6 +76,19 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+static void
+ks_session_dispose (GObject *object)
+{
+  KsSession *self = (KsSession *)object;
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->recompute_id, g_source_remove);
+  g_clear_object (&self->analysis);
+
+  G_OBJECT_CLASS (ks_session_parent_class)->dispose (object);
+}
 
 static void
 ks_session_finalize (GObject *object)
@@ -68,11 +103,94 @@ ks_session_finalize (GObject *object)
 }
 
 static void
+ks_session_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  KsSession *self = KS_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      g_value_set_object (value, self->trace);
+      break;
+    case PROP_ANALYSIS:
+      g_value_set_object (value, self->analysis);
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, ks_session_get_busy (self));
+      break;
+    case PROP_VISIBLE_START:
+      g_value_set_double (value, self->t0);
+      break;
+    case PROP_VISIBLE_END:
+      g_value_set_double (value, self->t1);
+      break;
+    case PROP_SELECTED_TRACK:
+      g_value_set_uint (value, self->sel_track);
+      break;
+    case PROP_SELECTED_SLICE:
+      g_value_set_uint (value, self->sel_slice);
+      break;
+    case PROP_HAS_RANGE:
+      g_value_set_boolean (value, self->has_range);
+      break;
+    case PROP_RANGE_START:
+      g_value_set_int64 (value, self->range_start);
+      break;
+    case PROP_RANGE_END:
+      g_value_set_int64 (value, self->range_end);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_session_set_property (GObject      *object,
+                         guint         prop_id,
+                         const GValue *value,
+                         GParamSpec   *pspec)
+{
+  KsSession *self = KS_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      ks_session_set_trace (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 ks_session_class_init (KsSessionClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->dispose = ks_session_dispose;
   object_class->finalize = ks_session_finalize;
+  object_class->get_property = ks_session_get_property;
+  object_class->set_property = ks_session_set_property;
+
+#define RO (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
+  properties[PROP_TRACE] =
+    g_param_spec_object ("trace", NULL, NULL, KS_TYPE_TRACE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_ANALYSIS] = g_param_spec_object ("analysis", NULL, NULL, KS_TYPE_ANALYSIS, RO);
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, RO);
+  properties[PROP_VISIBLE_START] = g_param_spec_double ("visible-start", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, RO);
+  properties[PROP_VISIBLE_END] = g_param_spec_double ("visible-end", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, RO);
+  /* KS_NO_INDEX when no slice is selected */
+  properties[PROP_SELECTED_TRACK] = g_param_spec_uint ("selected-track", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX, RO);
+  properties[PROP_SELECTED_SLICE] = g_param_spec_uint ("selected-slice", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX, RO);
+  properties[PROP_HAS_RANGE] = g_param_spec_boolean ("has-range", NULL, NULL, FALSE, RO);
+  properties[PROP_RANGE_START] = g_param_spec_int64 ("range-start", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
+  properties[PROP_RANGE_END] = g_param_spec_int64 ("range-end", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
+#undef RO
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[VISIBLE_CHANGED] =
     g_signal_new ("visible-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -92,27 +210,174 @@ ks_session_init (KsSession *self)
   self->forward = g_array_new (FALSE, FALSE, sizeof (Span));
   self->sel_track = KS_NO_INDEX;
   self->sel_slice = KS_NO_INDEX;
+  self->t1 = 1000.0;
+  ks_analysis_options_init (&self->options);
 }
 
 static double
 trace_span (KsSession *self)
 {
-  return MAX (1000.0, (double)self->trace->duration_ns);
+  return MAX (1000.0, self->trace != NULL ? (double)self->trace->duration_ns : 0.0);
 }
 
 KsSession *
 ks_session_new (KsTrace *trace)
 {
-  KsSession *self;
+  g_return_val_if_fail (!trace || KS_IS_TRACE (trace), NULL);
 
-  g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
+  return g_object_new (KS_TYPE_SESSION, "trace", trace, NULL);
+}
 
-  self = g_object_new (KS_TYPE_SESSION, NULL);
-  self->trace = g_object_ref (trace);
+typedef struct
+{
+  KsSession    *self;
+  GCancellable *cancellable;
+} Pending;
+
+static void
+compute_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Pending *pending = user_data;
+  g_autoptr(KsSession) self = pending->self;
+  g_autoptr(GCancellable) cancellable = pending->cancellable;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsAnalysis) analysis = ks_analysis_compute_finish (result, &error);
+
+  g_free (pending);
+
+  /* A newer trace or newer options took over meanwhile. */
+  if (cancellable != self->cancellable)
+    return;
+
+  g_clear_object (&self->cancellable);
+  if (analysis == NULL)
+    g_warning ("Analysis failed: %s", error->message);
+  g_set_object (&self->analysis, analysis);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+/* Drops the analysis and starts computing the current trace's. */
+static void
+recompute (KsSession *self)
+{
+  gboolean had = self->analysis != NULL;
+  gboolean was_busy = self->cancellable != NULL;
+  Pending *pending;
+
+  g_clear_handle_id (&self->recompute_id, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->analysis);
+
+  if (self->trace != NULL)
+    {
+      self->cancellable = g_cancellable_new ();
+      pending = g_new0 (Pending, 1);
+      pending->self = g_object_ref (self);
+      pending->cancellable = g_object_ref (self->cancellable);
+      ks_analysis_compute_async (self->trace, &self->options, NULL, self->cancellable, compute_cb, pending);
+    }
+
+  /* busy first: a page that sees the analysis go tells "Analysing…" */
+  if (was_busy != (self->cancellable != NULL))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  if (had)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+}
+
+static gboolean
+recompute_idle_cb (gpointer user_data)
+{
+  KsSession *self = user_data;
+
+  self->recompute_id = 0;
+  recompute (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+ks_session_set_trace (KsSession *self,
+                      KsTrace   *trace)
+{
+  gboolean had_selection, had_range;
+
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (!trace || KS_IS_TRACE (trace));
+
+  if (!g_set_object (&self->trace, trace))
+    return;
+
+  had_selection = self->sel_track != KS_NO_INDEX;
+  had_range = self->has_range;
   self->t0 = 0;
   self->t1 = trace_span (self);
+  g_array_set_size (self->back, 0);
+  g_array_set_size (self->forward, 0);
+  self->last_push_usec = 0;
+  self->sel_track = self->sel_slice = KS_NO_INDEX;
+  self->has_range = FALSE;
+  self->range_start = self->range_end = 0;
 
-  return self;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_START]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_END]);
+  if (had_selection)
+    {
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_TRACK]);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_SLICE]);
+    }
+  if (had_range)
+    {
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RANGE]);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_START]);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_END]);
+    }
+  recompute (self);
+}
+
+KsAnalysis *
+ks_session_get_analysis (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  return self->analysis;
+}
+
+gboolean
+ks_session_get_busy (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), FALSE);
+
+  return self->cancellable != NULL;
+}
+
+const KsAnalysisOptions *
+ks_session_get_analysis_options (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  return &self->options;
+}
+
+void
+ks_session_set_analysis_options (KsSession               *self,
+                                 const KsAnalysisOptions *options)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (options != NULL);
+
+  if (options->gap_threshold_ns == self->options.gap_threshold_ns &&
+      !!options->busy_includes_copies == !!self->options.busy_includes_copies &&
+      options->device == self->options.device)
+    return;
+
+  self->options = *options;
+  if (self->trace != NULL && self->recompute_id == 0)
+    self->recompute_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, recompute_idle_cb,
+                                          g_object_ref (self), g_object_unref);
 }
 
 KsTrace *
@@ -183,6 +448,8 @@ ks_session_set_visible (KsSession *self,
 
   self->t0 = t0;
   self->t1 = t1;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_START]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_END]);
   g_signal_emit (self, signals[VISIBLE_CHANGED], 0);
 }
 
@@ -322,12 +589,30 @@ ks_session_fit (KsSession *self,
   ks_session_set_visible (self, start - margin, start + span + margin);
 }
 
+static void
+notify_selection (KsSession *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_TRACK]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_SLICE]);
+  g_signal_emit (self, signals[SELECTION_CHANGED], 0);
+}
+
+static void
+notify_range (KsSession *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RANGE]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_START]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_END]);
+  g_signal_emit (self, signals[RANGE_CHANGED], 0);
+}
+
 void
 ks_session_select_slice (KsSession *self,
                          guint32    track,
                          guint32    slice)
 {
   g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (self->trace != NULL);
   g_return_if_fail (track < self->trace->n_tracks);
   g_return_if_fail (slice < self->trace->tracks[track].n_slices);
 
@@ -336,7 +621,7 @@ ks_session_select_slice (KsSession *self,
 
   self->sel_track = track;
   self->sel_slice = slice;
-  g_signal_emit (self, signals[SELECTION_CHANGED], 0);
+  notify_selection (self);
 }
 
 void
@@ -349,7 +634,7 @@ ks_session_clear_selection (KsSession *self)
 
   self->sel_track = KS_NO_INDEX;
   self->sel_slice = KS_NO_INDEX;
-  g_signal_emit (self, signals[SELECTION_CHANGED], 0);
+  notify_selection (self);
 }
 
 gboolean
@@ -386,7 +671,7 @@ ks_session_select_range (KsSession *self,
   self->has_range = TRUE;
   self->range_start = start;
   self->range_end = end;
-  g_signal_emit (self, signals[RANGE_CHANGED], 0);
+  notify_range (self);
 }
 
 void
@@ -398,7 +683,7 @@ ks_session_clear_range (KsSession *self)
     return;
 
   self->has_range = FALSE;
-  g_signal_emit (self, signals[RANGE_CHANGED], 0);
+  notify_range (self);
 }
 
 gboolean

@@ -9,21 +9,46 @@
 
 #include <gio/gio.h>
 
+#include "ks-analysis.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
 
-/* What the user looks at in one trace: the visible time span with its
- * zoom history, the selected slice and the selected time range. Every
- * view of a window shares one session and follows its signals:
- * "visible-changed", "selection-changed" and "range-changed". */
+/* What the user looks at in a window: the trace, its analysis, the
+ * visible time span with its zoom history, the selected slice and the
+ * selected time range. Every view of a window shares one session and
+ * follows its properties (trace, analysis, busy, visible-start,
+ * visible-end, selected-track, selected-slice, has-range, range-start,
+ * range-end; all notify) or its signals "visible-changed",
+ * "selection-changed" and "range-changed".
+ *
+ * A new trace resets the view, the selection and the range: listeners
+ * of notify::trace rebuild from scratch (the *-changed signals are not
+ * emitted for that reset, the property notifications are, after
+ * notify::trace). The session then computes the trace's analysis in the
+ * background: "busy" is TRUE meanwhile and "analysis" is NULL. */
 
 #define KS_TYPE_SESSION (ks_session_get_type ())
 
 G_DECLARE_FINAL_TYPE (KsSession, ks_session, KS, SESSION, GObject)
 
+/* @trace may be NULL: a session with nothing to show yet. */
 KsSession  *ks_session_new                 (KsTrace    *trace);
 KsTrace    *ks_session_get_trace           (KsSession  *self);
+void        ks_session_set_trace           (KsSession  *self,
+                                            KsTrace    *trace);
+
+/* The analysis of the trace, or NULL while there is none (no trace, or
+ * being computed, or it failed). */
+KsAnalysis *ks_session_get_analysis        (KsSession  *self);
+gboolean    ks_session_get_busy            (KsSession  *self);
+const KsAnalysisOptions *
+            ks_session_get_analysis_options (KsSession *self);
+/* The options of the next analyses; when they differ, the trace is
+ * analysed again from an idle (callers are often handlers of the
+ * widgets the new analysis rebuilds). */
+void        ks_session_set_analysis_options (KsSession               *self,
+                                             const KsAnalysisOptions *options);
 
 void        ks_session_get_visible         (KsSession  *self,
                                             double     *t0,

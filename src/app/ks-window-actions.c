@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-application.h"
 #include "ks-record-dialog.h"
 #include "ks-recording-view.h"
 #include "ks-window-private.h"
@@ -362,6 +363,161 @@ record_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* The analysis: its options, the pages' requests, the gap keys. */
+
+void
+_ks_window_analysis_get_options (KsWindow          *self,
+                                 KsAnalysisOptions *options)
+{
+  GSettings *settings = ks_application_get_settings ();
+
+  ks_analysis_options_init (options);
+  if (settings != NULL)
+    {
+      options->gap_threshold_ns = (gint64)(g_settings_get_double (settings, "gap-threshold-us") * 1000.0 + 0.5);
+      options->busy_includes_copies = g_settings_get_boolean (settings, "busy-includes-copies");
+    }
+  else
+    options->busy_includes_copies = ks_summary_page_get_include_copies (self->summary_page);
+}
+
+static void
+update_analysis_options (KsWindow *self)
+{
+  KsAnalysisOptions options;
+
+  if (self->session == NULL)
+    return;
+  _ks_window_analysis_get_options (self, &options);
+  ks_session_set_analysis_options (self->session, &options);
+}
+
+static void
+settings_changed_cb (KsWindow   *self,
+                     const char *key)
+{
+  update_analysis_options (self);
+}
+
+/* The Summary's switch: a setting when there are settings, else the
+ * option of this window's analyses. */
+static void
+include_copies_changed_cb (KsWindow *self)
+{
+  GSettings *settings = ks_application_get_settings ();
+  gboolean on = ks_summary_page_get_include_copies (self->summary_page);
+
+  if (settings == NULL)
+    update_analysis_options (self);
+  else if (g_settings_get_boolean (settings, "busy-includes-copies") != on)
+    g_settings_set_boolean (settings, "busy-includes-copies", on);
+}
+
+static gboolean
+gap_order_get_mapping (GValue   *value,
+                       GVariant *variant,
+                       gpointer  user_data)
+{
+  g_value_set_boolean (value, g_strcmp0 (g_variant_get_string (variant, NULL), "time") == 0);
+  return TRUE;
+}
+
+static GVariant *
+gap_order_set_mapping (const GValue       *value,
+                       const GVariantType *expected_type,
+                       gpointer            user_data)
+{
+  return g_variant_new_string (g_value_get_boolean (value) ? "time" : "duration");
+}
+
+void
+_ks_window_analysis_init (KsWindow *self)
+{
+  GSettings *settings = ks_application_get_settings ();
+
+  if (settings != NULL)
+    {
+      g_settings_bind_with_mapping (settings, "gap-order", self->gaps_page, "order-by-time",
+                                    G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
+                                    NULL, NULL);
+      g_signal_connect_object (settings, "changed", G_CALLBACK (settings_changed_cb), self, G_CONNECT_SWAPPED);
+    }
+  g_signal_connect_object (self->summary_page, "notify::include-copies",
+                           G_CALLBACK (include_copies_changed_cb), self, G_CONNECT_SWAPPED);
+}
+
+void
+_ks_window_analysis_trace_changed (KsWindow *self)
+{
+  /* The timeline borrows the buffer */
+  if (self->highlight != NULL && self->timeline != NULL)
+    ks_timeline_set_matches (self->timeline, NULL);
+  g_clear_pointer (&self->highlight, g_free);
+}
+
+static void
+page_navigate_cb (KsWindow *self,
+                  gint64    start,
+                  gint64    end,
+                  KsPage   *page)
+{
+  if (self->session == NULL)
+    return;
+
+  ks_session_fit (self->session, start, end);
+
+  /* A gap is also marked as the selected range; the window then shows
+   * the Selection page, but the user is going through the gap list. */
+  if (KS_IS_GAPS_PAGE (page))
+    {
+      const KsGap *gap = ks_gaps_page_get_selected (KS_GAPS_PAGE (page));
+
+      if (gap != NULL)
+        ks_session_select_range (self->session, gap->start, gap->end);
+      ks_window_show_page (self, "gaps");
+    }
+}
+
+static void
+page_highlight_cb (KsWindow *self,
+                   guint     name,
+                   KsPage   *page)
+{
+  KsTrace *trace = self->session != NULL ? ks_session_get_trace (self->session) : NULL;
+  guint8 *matches;
+
+  if (trace == NULL || name >= trace->n_strings)
+    return;
+
+  matches = g_new0 (guint8, trace->n_strings);
+  matches[name] = 1;
+  ks_timeline_set_matches (self->timeline, matches);
+  g_free (self->highlight);
+  self->highlight = matches;
+}
+
+/* ] and [: the next or previous gap in the order the Gaps page shows. */
+static void
+step_gap_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  if (self->session != NULL && ks_session_get_analysis (self->session) != NULL)
+    ks_gaps_page_step (self->gaps_page, g_str_equal (action_name, "analysis.next-gap") ? 1 : -1);
+}
+
+static void
+toggle_gap_order_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  ks_gaps_page_set_order_by_time (self->gaps_page, !ks_gaps_page_get_order_by_time (self->gaps_page));
+}
+
 void
 _ks_window_class_actions_init (KsWindowClass *klass)
 {
@@ -384,6 +540,11 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL, clear_selection_action);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "win.forward", NULL, forward_action);
+  gtk_widget_class_install_action (widget_class, "analysis.next-gap", NULL, step_gap_action);
+  gtk_widget_class_install_action (widget_class, "analysis.previous-gap", NULL, step_gap_action);
+  gtk_widget_class_install_action (widget_class, "analysis.toggle-gap-order", NULL, toggle_gap_order_action);
+  gtk_widget_class_bind_template_callback (widget_class, page_navigate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, page_highlight_cb);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.record", NULL);
@@ -406,4 +567,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, 0, "win.timeline-pan", "i", 1);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, 0, "win.fit-selection", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.clear-selection", NULL);
+  /* Unless a text field takes them, like the keys above */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "analysis.next-gap", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "analysis.previous-gap", NULL);
 }

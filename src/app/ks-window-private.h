@@ -10,6 +10,11 @@
 #include "ks-overview.h"
 #include "ks-selection-page.h"
 #include "ks-window.h"
+#include "pages/ks-gaps-page.h"
+#include "pages/ks-kernels-page.h"
+#include "pages/ks-memory-page.h"
+#include "pages/ks-operators-page.h"
+#include "pages/ks-summary-page.h"
 
 G_BEGIN_DECLS
 
@@ -41,6 +46,8 @@ struct _KsWindow
   KsTimeline           *timeline;
   GtkStack             *side_stack;
   KsSelectionPage      *selection_page;
+  KsSummaryPage        *summary_page;
+  KsGapsPage           *gaps_page;
   GtkLabel             *status_label;
   GtkLabel             *status_detail;
   GtkRevealer          *warnings_revealer;
@@ -51,10 +58,9 @@ struct _KsWindow
   /* State */
   GFile                *file;
   GFile                *loading_file;
-  KsSession            *session;
+  KsSession            *session;      /* from the first trace on */
   GCancellable         *load_cancellable;
   gpointer              relay;
-  KsTrace              *busy_trace;   /* not a reference: compared only */
   guint64               n_events;     /* slices of the trace, counted once */
   guint64               n_gpu_events;
   gboolean              warnings_closed;  /* the banner's close button, for this trace */
@@ -63,6 +69,9 @@ struct _KsWindow
   guint8               *matches;     /* per string id */
   GArray               *match_list;  /* KsMatch, by start */
   int                   match_current;
+
+  /* The name a page asked to highlight, as timeline matches */
+  guint8               *highlight;
 };
 
 void _ks_window_class_actions_init (KsWindowClass *klass);
@@ -71,6 +80,19 @@ void _ks_window_search_init        (KsWindow      *self);
 void _ks_window_search_clear       (KsWindow      *self);
 void _ks_window_search_step        (KsWindow      *self,
                                     int            direction);
+/* ks-window-status.c */
 void _ks_window_set_status         (KsWindow      *self);
+void _ks_window_update_subtitle    (KsWindow      *self);
+/* The trace's load warnings and what @analysis (may be NULL) left out. */
+void _ks_window_update_warnings    (KsWindow      *self,
+                                    KsAnalysis    *analysis);
+
+/* ks-window-actions.c: the analysis side of the window. Options come
+ * from the application's settings (or, without them, from the Summary
+ * page's switch); the ]/[ keys step through the Gaps page. */
+void _ks_window_analysis_init          (KsWindow          *self);
+void _ks_window_analysis_get_options   (KsWindow          *self,
+                                        KsAnalysisOptions *options);
+void _ks_window_analysis_trace_changed (KsWindow          *self);
 
 G_END_DECLS

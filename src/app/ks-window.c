@@ -17,7 +17,7 @@
 #include "ks-paths.h"
 #include "ks-trace-loader.h"
 #include "ks-window-private.h"
-#include "pages/ks-analysis-pages.h"
+#include "ks-application.h"
 
 #define DEMO_TRACE "loader_bound.pt.trace.json.gz"
 #define N_RECENT   5
@@ -115,117 +115,6 @@ file_display_name (GFile *file)
   return g_filename_display_name (basename ? basename : "");
 }
 
-void
-_ks_window_set_status (KsWindow *self)
-{
-  KsTrace *trace;
-  guint64 events, gpu;
-  guint32 track, slice;
-  gint64 start, end;
-  g_autofree char *dur = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(GString) detail = g_string_new (NULL);
-  const char *warnings;
-
-  if (self->session == NULL)
-    {
-      gtk_label_set_label (self->status_label, "");
-      gtk_label_set_label (self->status_detail, "");
-      return;
-    }
-
-  trace = ks_session_get_trace (self->session);
-  events = self->n_events;
-  gpu = self->n_gpu_events;
-
-  dur = ks_time_format_duration (trace->duration_ns);
-  text = g_strdup_printf (_("%" PRIu64 " events (%" PRIu64 " on the GPU) · %u threads · %s"),
-                          events, gpu, trace->n_threads, dur);
-
-  warnings = ks_trace_get_metadata (trace, "warnings");
-  if (warnings != NULL && *warnings)
-    {
-      g_auto(GStrv) lines = g_strsplit (warnings, "\n", -1);
-      g_autofree char *full = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %u load warning",
-                                                            "%s · %u load warnings", g_strv_length (lines)),
-                                               text, g_strv_length (lines));
-
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), warnings);
-      g_free (text);
-      text = g_steal_pointer (&full);
-    }
-  gtk_label_set_label (self->status_label, text);
-
-  if (ks_session_get_selected_slice (self->session, &track, &slice))
-    {
-      g_autofree char *d = ks_time_format_duration (trace->tracks[track].end[slice] - trace->tracks[track].start[slice]);
-
-      g_string_append_printf (detail, _("Selected: %s (%s)"),
-                              ks_trace_string (trace, trace->tracks[track].name_id[slice]), d);
-    }
-  if (ks_session_get_range (self->session, &start, &end))
-    {
-      g_autofree char *d = ks_time_format_duration (end - start);
-
-      if (detail->len)
-        g_string_append (detail, " · ");
-      g_string_append_printf (detail, _("Range: %s"), d);
-    }
-  gtk_label_set_label (self->status_detail, detail->str);
-}
-
-/* The banner lists the trace's load warnings and what the analysis had
- * to leave out: the first in full width, a count of the others, all of
- * them in the tooltip. */
-static void
-update_warnings (KsWindow   *self,
-                 KsAnalysis *analysis)
-{
-  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *all = NULL;
-  const char *warnings;
-
-  if (self->session != NULL)
-    {
-      warnings = ks_trace_get_metadata (ks_session_get_trace (self->session), "warnings");
-      if (warnings != NULL && *warnings)
-        {
-          g_auto(GStrv) split = g_strsplit (warnings, "\n", -1);
-
-          for (guint i = 0; split[i] != NULL; i++)
-            if (*split[i])
-              g_ptr_array_add (lines, g_strdup (split[i]));
-        }
-      for (const char * const *w = analysis ? ks_analysis_get_warnings (analysis) : NULL; w && *w; w++)
-        g_ptr_array_add (lines, g_strdup (*w));
-    }
-
-  if (lines->len == 0)
-    {
-      gtk_revealer_set_reveal_child (self->warnings_revealer, FALSE);
-      gtk_label_set_text (self->warnings_label, "");
-      gtk_label_set_text (self->warnings_more, "");
-      gtk_widget_set_tooltip_text (self->warnings_box, NULL);
-      return;
-    }
-
-  gtk_label_set_text (self->warnings_label, g_ptr_array_index (lines, 0));
-  if (lines->len > 1)
-    {
-      g_autofree char *more = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "and %u more warning",
-                                                            "and %u more warnings", lines->len - 1),
-                                               lines->len - 1);
-
-      gtk_label_set_text (self->warnings_more, more);
-    }
-  else
-    gtk_label_set_text (self->warnings_more, "");
-  g_ptr_array_add (lines, NULL);
-  all = g_strjoinv ("\n", (char **)lines->pdata);
-  gtk_widget_set_tooltip_text (self->warnings_box, all);
-  gtk_revealer_set_reveal_child (self->warnings_revealer, !self->warnings_closed);
-}
-
 static void
 warnings_close_cb (KsWindow *self)
 {
@@ -277,53 +166,39 @@ session_visible_changed_cb (KsWindow  *self,
 }
 
 static void
-busy_analysis_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+session_analysis_changed_cb (KsWindow   *self,
+                             GParamSpec *pspec,
+                             KsSession  *session)
 {
-  g_autoptr(KsWindow) self = user_data;
-  g_autoptr(KsAnalysis) analysis = ks_analysis_compute_finish (result, NULL);
-  g_autoptr(GString) subtitle = NULL;
-  const KsGpuSummary *gpus;
-  guint n_gpus = 0;
+  KsAnalysis *analysis = ks_session_get_analysis (session);
 
-  if (analysis == NULL || self->session == NULL || self->busy_trace != ks_session_get_trace (self->session))
+  if (ks_session_get_trace (session) == NULL)
     return;
 
-  update_warnings (self, analysis);
-
-  /* The same figure as the Summary page (default options): GPU busy
-   * over the steps, or first to last GPU activity. */
-  gpus = ks_analysis_get_gpus (analysis, &n_gpus);
-  subtitle = g_string_new (adw_window_title_get_subtitle (self->window_title));
-  for (guint i = 0; i < n_gpus; i++)
-    {
-      if (n_gpus == 1)
-        g_string_append_printf (subtitle, _(" · GPU busy %.1f %%"), gpus[i].busy_pct);
-      else
-        g_string_append_printf (subtitle, _(" · GPU %d busy %.1f %%"), gpus[i].device, gpus[i].busy_pct);
-    }
-  adw_window_title_set_subtitle (self->window_title, subtitle->str);
+  /* The strip above the timeline draws the Summary's busy time. */
+  ks_overview_set_analysis (self->overview, analysis);
+  ks_selection_page_set_analysis (self->selection_page, analysis);
+  /* Kept while the next analysis is computed, as before it came. */
+  if (analysis == NULL)
+    return;
+  _ks_window_update_warnings (self, analysis);
+  _ks_window_update_subtitle (self);
 }
 
+/* Everything that shows the trace starts over. */
 static void
-set_trace (KsWindow *self,
-           KsTrace  *trace,
-           GFile    *file)
+session_trace_changed_cb (KsWindow   *self,
+                          GParamSpec *pspec,
+                          KsSession  *session)
 {
-  g_autofree char *name = file ? file_display_name (file) : NULL;
+  KsTrace *trace = ks_session_get_trace (session);
+  g_autofree char *name = self->file ? file_display_name (self->file) : NULL;
 
   _ks_window_search_clear (self);
-
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_clear_object (&self->session);
-  g_set_object (&self->file, file);
+  _ks_window_analysis_trace_changed (self);
 
   if (trace != NULL)
     {
-      g_autofree char *dur = ks_time_format_duration (trace->duration_ns);
-      g_autofree char *subtitle = g_strdup_printf ("%s · %s", ks_format_to_string (trace->format), dur);
       KsTraceCounts counts;
 
       ks_trace_get_counts (trace, &counts);
@@ -335,19 +210,9 @@ set_trace (KsWindow *self,
             self->n_gpu_events += counts.by_kind[k];
         }
 
-      self->session = ks_session_new (trace);
-      g_signal_connect_object (self->session, "selection-changed",
-                               G_CALLBACK (session_selection_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (self->session, "range-changed",
-                               G_CALLBACK (session_range_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (self->session, "visible-changed",
-                               G_CALLBACK (session_visible_changed_cb), self, G_CONNECT_SWAPPED);
-
-      adw_window_title_set_title (self->window_title, name);
-      adw_window_title_set_subtitle (self->window_title, subtitle);
-      gtk_window_set_title (GTK_WINDOW (self), name);
-      self->busy_trace = trace;
-      ks_analysis_compute_async (trace, NULL, NULL, NULL, busy_analysis_cb, g_object_ref (self));
+      adw_window_title_set_title (self->window_title, name ? name : "");
+      gtk_window_set_title (GTK_WINDOW (self), name ? name : "");
+      _ks_window_update_subtitle (self);
     }
   else
     {
@@ -356,13 +221,15 @@ set_trace (KsWindow *self,
       gtk_window_set_title (GTK_WINDOW (self), _("Kinescope"));
     }
 
-  ks_timeline_set_session (self->timeline, self->session);
-  ks_overview_set_session (self->overview, self->session);
-  ks_selection_page_set_session (self->selection_page, self->session,
+  /* The views take the session again: the timeline's layout is of one trace. */
+  ks_timeline_set_session (self->timeline, NULL);
+  ks_timeline_set_session (self->timeline, trace != NULL ? session : NULL);
+  ks_overview_set_session (self->overview, trace != NULL ? session : NULL);
+  ks_selection_page_set_session (self->selection_page, trace != NULL ? session : NULL,
                                  ks_timeline_get_layout (self->timeline));
 
-  /* A new trace opens on the first side page (the analysis summary when
-   * there is one); selecting something switches to "selection". */
+  /* A new trace opens on the first side page (the analysis summary);
+   * selecting something switches to "selection". */
   if (trace != NULL)
     gtk_stack_set_visible_child (self->side_stack, gtk_widget_get_first_child (GTK_WIDGET (self->side_stack)));
   gtk_stack_set_visible_child_name (self->main_stack, trace != NULL ? "trace" : "empty");
@@ -371,10 +238,44 @@ set_trace (KsWindow *self,
 
   /* A new trace shows its own warnings, even after the last ones were closed. */
   self->warnings_closed = FALSE;
-  update_warnings (self, NULL);
+  _ks_window_update_warnings (self, NULL);
   _ks_window_set_status (self);
   _ks_window_actions_update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+static void
+set_trace (KsWindow *self,
+           KsTrace  *trace,
+           GFile    *file)
+{
+  g_set_object (&self->file, file);
+
+  /* The session is made with the first trace and kept: its pages and
+   * views follow it through the traces the window shows. */
+  if (self->session == NULL)
+    {
+      KsAnalysisOptions options;
+
+      self->session = ks_session_new (NULL);
+      _ks_window_analysis_get_options (self, &options);
+      ks_session_set_analysis_options (self->session, &options);
+      g_signal_connect_object (self->session, "selection-changed",
+                               G_CALLBACK (session_selection_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "range-changed",
+                               G_CALLBACK (session_range_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "visible-changed",
+                               G_CALLBACK (session_visible_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "notify::trace",
+                               G_CALLBACK (session_trace_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "notify::analysis",
+                               G_CALLBACK (session_analysis_changed_cb), self, G_CONNECT_SWAPPED);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+    }
+
+  if (ks_session_get_trace (self->session) == trace)
+    session_trace_changed_cb (self, NULL, self->session);
+  else
+    ks_session_set_trace (self->session, trace);
 }
 
 static void
@@ -537,24 +438,6 @@ ks_window_get_file (KsWindow *self)
   return self->file;
 }
 
-void
-ks_window_add_page (KsWindow   *self,
-                    GtkWidget  *page,
-                    const char *name,
-                    const char *title)
-{
-  g_return_if_fail (KS_IS_WINDOW (self));
-  g_return_if_fail (GTK_IS_WIDGET (page));
-  g_return_if_fail (name != NULL);
-
-  /* Analysis pages go before "Selection", which stays last. */
-  gtk_stack_add_titled (self->side_stack, page, name, title);
-  g_object_ref (self->selection_page);
-  gtk_stack_remove (self->side_stack, GTK_WIDGET (self->selection_page));
-  gtk_stack_add_titled (self->side_stack, GTK_WIDGET (self->selection_page), "selection", _("Selection"));
-  g_object_unref (self->selection_page);
-}
-
 GtkWidget *
 ks_window_get_page (KsWindow   *self,
                     const char *name)
@@ -677,26 +560,10 @@ update_recent (KsWindow *self)
   gtk_widget_set_visible (self->recent_group, shown > 0);
 }
 
-/* Window size and maximized state, when the schema is installed (tests
- * without it still run). */
-static GSettings *
-window_settings (void)
-{
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-
-  if (source == NULL)
-    return NULL;
-  schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
-  if (schema == NULL || !g_settings_schema_has_key (schema, "window-width"))
-    return NULL;
-  return g_settings_new (APP_ID);
-}
-
 static void
 restore_window_state (KsWindow *self)
 {
-  g_autoptr(GSettings) settings = window_settings ();
+  GSettings *settings = ks_application_get_settings ();
   int width, height;
 
   if (settings == NULL)
@@ -713,7 +580,7 @@ restore_window_state (KsWindow *self)
 static gboolean
 ks_window_close_request (GtkWindow *window)
 {
-  g_autoptr(GSettings) settings = window_settings ();
+  GSettings *settings = ks_application_get_settings ();
 
   if (settings != NULL)
     {
@@ -763,6 +630,7 @@ ks_window_dispose (GObject *object)
         }
   g_clear_pointer (&self->relay, relay_unref);
   _ks_window_search_clear (self);
+  _ks_window_analysis_trace_changed (self);
 
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
@@ -813,6 +681,11 @@ ks_window_class_init (KsWindowClass *klass)
   g_type_ensure (KS_TYPE_OVERVIEW);
   g_type_ensure (KS_TYPE_TIMELINE);
   g_type_ensure (KS_TYPE_SELECTION_PAGE);
+  g_type_ensure (KS_TYPE_SUMMARY_PAGE);
+  g_type_ensure (KS_TYPE_GAPS_PAGE);
+  g_type_ensure (KS_TYPE_OPERATORS_PAGE);
+  g_type_ensure (KS_TYPE_KERNELS_PAGE);
+  g_type_ensure (KS_TYPE_MEMORY_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
@@ -831,6 +704,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, selection_page);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, summary_page);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, gaps_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_detail);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_revealer);
@@ -862,12 +737,12 @@ ks_window_init (KsWindow *self)
                            G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
   update_recent (self);
 
-  _ks_window_search_init (self);
-  _ks_window_actions_update (self);
+  /* The panel shows the selection until a trace is open */
+  gtk_stack_set_visible_child_name (self->side_stack, "selection");
 
-  /* Summary, Gaps, Operators, Kernels and Memory pages, and the ]/[ keys */
-  g_object_set_data_full (G_OBJECT (self), "ks-analysis-pages",
-                          ks_analysis_pages_new (self), g_object_unref);
+  _ks_window_search_init (self);
+  _ks_window_analysis_init (self);
+  _ks_window_actions_update (self);
 }
 
 KsWindow *

@@ -26,18 +26,16 @@ void        ks_window_open         (KsWindow       *self,
 /* TRUE when the window shows no trace and is not loading one. */
 gboolean    ks_window_is_empty     (KsWindow       *self);
 gboolean    ks_window_get_loading  (KsWindow       *self);
-/* The session of the open trace (notify::session when it changes), or NULL. */
+/* The window's session, from the first trace it shows on (notify::session
+ * then), else NULL. Later traces replace the session's trace. */
 KsSession  *ks_window_get_session  (KsWindow       *self);
 KsTimeline *ks_window_get_timeline (KsWindow       *self);
 KsOverview *ks_window_get_overview (KsWindow       *self);
 GFile      *ks_window_get_file     (KsWindow       *self);
 
-/* Side panel pages: the Selection page is built in; analysis pages are
- * added with this (they follow the window's session). */
-void        ks_window_add_page     (KsWindow       *self,
-                                    GtkWidget      *page,
-                                    const char     *name,
-                                    const char     *title);
+/* Side panel pages, declared in ks-window.ui: "summary", "gaps",
+ * "operators", "kernels", "memory" (KsPage, following the session) and
+ * "selection". */
 GtkWidget  *ks_window_get_page     (KsWindow       *self,
                                     const char     *name);
 void        ks_window_show_page    (KsWindow       *self,

@@ -782,7 +782,7 @@ test_report_exact (void)
   g_assert_true (g_str_has_prefix (r.out,
                                    "  Calls       Total        Mean         Min         Max   Share  Occ. Grid   "
                                    "        Block        Regs Kernel\n"));
-  g_assert_nonnull (strstr (r.out, "   71.4%     - 1,1,1          32,1,1         16 k2\\x1b[0m\n"));
+  g_assert_nonnull (strstr (r.out, "  71.4 %     - 1×1×1          32×1×1         16 k2\\x1b[0m\n"));
   run_clear (&r);
 
   g_unlink (path);

@@ -11,8 +11,9 @@
 
 #include "ks-test-gtk.h"
 #include "ks-window.h"
-#include "pages/ks-analysis-pages.h"
+#include "ks-trace-loader.h"
 #include "pages/ks-gaps-page.h"
+#include "pages/ks-kernels-page.h"
 
 /* Gaps of loader_bound (> 10 µs), computed independently with a python3
  * union of kernel/memcpy/memset intervals inside the ProfilerStep spans:
@@ -82,8 +83,17 @@ find_place (GtkWidget *widget)
   return NULL;
 }
 
+/* What ] and [ do: the next or previous gap, when there is an analysis. */
+static gboolean
+step_gap (KsWindow *window,
+          int       direction)
+{
+  return ks_session_get_analysis (ks_window_get_session (window)) != NULL &&
+         ks_gaps_page_step (KS_GAPS_PAGE (ks_window_get_page (window, "gaps")), direction);
+}
+
 static KsWindow *
-open_window (KsAnalysisPages **pages)
+open_window (void)
 {
   g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
@@ -94,10 +104,9 @@ open_window (KsAnalysisPages **pages)
   ks_window_open (window, file);
   WAIT_FOR (ks_window_get_session (window) != NULL);
 
-  *pages = g_object_get_data (G_OBJECT (window), "ks-analysis-pages");
-  g_assert_true (KS_IS_ANALYSIS_PAGES (*pages));
-  WAIT_FOR (ks_analysis_pages_get_analysis (*pages) != NULL);
-  g_assert_false (ks_analysis_pages_get_busy (*pages));
+  g_assert_true (KS_IS_SESSION (ks_window_get_session (window)));
+  WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL);
+  g_assert_false (ks_session_get_busy (ks_window_get_session (window)));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   return window;
 }
@@ -123,8 +132,7 @@ assert_at_gap (KsSession    *session,
 static void
 test_keys_largest_first (void)
 {
-  KsAnalysisPages *pages;
-  KsWindow *window = open_window (&pages);
+  KsWindow *window = open_window ();
   KsSession *session = ks_window_get_session (window);
   GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
   g_autoptr(GListModel) controllers = NULL;
@@ -174,7 +182,7 @@ test_keys_largest_first (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.previous-gap", NULL));
   assert_at_gap (session, largest[0]);
   /* and stops at the first */
-  g_assert_false (ks_analysis_pages_step_gap (pages, -1));
+  g_assert_false (step_gap (window, -1));
   assert_at_gap (session, largest[0]);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "pages-gaps.png");
@@ -185,8 +193,7 @@ test_keys_largest_first (void)
 static void
 test_time_order_toggle (void)
 {
-  KsAnalysisPages *pages;
-  KsWindow *window = open_window (&pages);
+  KsWindow *window = open_window ();
   KsSession *session = ks_window_get_session (window);
   GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
   GtkWidget *time_button;
@@ -205,7 +212,7 @@ test_time_order_toggle (void)
 
   /* The largest gap first, then click Time: ] goes on in time order
    * from the selected gap */
-  g_assert_true (ks_analysis_pages_step_gap (pages, 1));
+  g_assert_true (step_gap (window, 1));
   assert_at_gap (session, largest[0]);
   g_assert_true (gtk_widget_activate (time_button));
   WAIT_FOR (ks_gaps_page_get_order_by_time (KS_GAPS_PAGE (gaps_page)));
@@ -237,8 +244,7 @@ test_time_order_toggle (void)
 static void
 test_filter_and_threshold (void)
 {
-  KsAnalysisPages *pages;
-  KsWindow *window = open_window (&pages);
+  KsWindow *window = open_window ();
   GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
   GtkWidget *entry = ks_test_find_descendant (gaps_page, GTK_TYPE_SEARCH_ENTRY, NULL);
   GtkWidget *view = ks_test_find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
@@ -256,11 +262,11 @@ test_filter_and_threshold (void)
     {
       settings = g_settings_new ("org.kinescope.Kinescope");
       g_settings_set_double (settings, "gap-threshold-us", 1000.0);
-      WAIT_FOR (ks_analysis_pages_get_analysis (pages) != NULL &&
-                ks_analysis_get_options (ks_analysis_pages_get_analysis (pages))->gap_threshold_ns == 1000000);
+      WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL &&
+                ks_analysis_get_options (ks_session_get_analysis (ks_window_get_session (window)))->gap_threshold_ns == 1000000);
       WAIT_FOR (g_list_model_get_n_items (model) == 5);
       g_settings_reset (settings, "gap-threshold-us");
-      WAIT_FOR (ks_analysis_pages_get_analysis (pages) != NULL &&
+      WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL &&
                 g_list_model_get_n_items (model) == LB_N_GAPS);
     }
 
@@ -270,8 +276,7 @@ test_filter_and_threshold (void)
 static void
 test_summary_advice (void)
 {
-  KsAnalysisPages *pages;
-  KsWindow *window = open_window (&pages);
+  KsWindow *window = open_window ();
   KsSession *session = ks_window_get_session (window);
   GtkWidget *summary = ks_window_get_page (window, "summary");
   GtkWidget *advice, *row;
@@ -343,13 +348,84 @@ test_summary_advice (void)
     g_assert_nonnull (toggle);
     g_assert_false (gtk_switch_get_active (GTK_SWITCH (toggle)));
     gtk_switch_set_active (GTK_SWITCH (toggle), TRUE);
-    WAIT_FOR ((analysis = ks_analysis_pages_get_analysis (pages)) != NULL &&
+    WAIT_FOR ((analysis = ks_session_get_analysis (ks_window_get_session (window))) != NULL &&
               ks_analysis_get_options (analysis)->busy_includes_copies);
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->busy_in_window_ns, ==, 6032324);
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->window_ns, ==, 138630810);
     toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
     g_assert_true (gtk_switch_get_active (GTK_SWITCH (toggle)));
   }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+count_notify_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 guint      *count)
+{
+  (*count)++;
+}
+
+/* The pages of the window template follow the session by binding: a
+ * new trace on the session empties them, its analysis refills them; a
+ * page's "navigate" moves the session's view. */
+static void
+test_session_binding (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(KsAnalysis) expected = NULL;
+  g_autoptr(KsAnalysis) first = NULL;
+  KsWindow *window = open_window ();
+  KsSession *session = ks_window_get_session (window);
+  GtkWidget *page = ks_window_get_page (window, "kernels");
+  GtkWidget *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  GListModel *model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  guint n_first, n_second, notified = 0;
+  double v0, v1;
+
+  g_assert_no_error (error);
+  g_assert_true (KS_IS_KERNELS_PAGE (page));
+  g_assert_true (ks_page_get_session (KS_PAGE (page)) == session);
+  first = g_object_ref (ks_session_get_analysis (session));
+  g_assert_true (ks_page_get_analysis (KS_PAGE (page)) == first);
+  ks_analysis_get_kernels (first, &n_first);
+  g_assert_cmpuint (n_first, >, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_first);
+
+  expected = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  ks_analysis_get_kernels (expected, &n_second);
+  g_assert_cmpuint (n_second, >, 0);
+  g_assert_cmpuint (n_second, !=, n_first);
+
+  /* The new trace: the old analysis goes at once, the page empties */
+  g_signal_connect (page, "notify::analysis", G_CALLBACK (count_notify_cb), &notified);
+  ks_session_set_trace (session, trace);
+  g_assert_true (ks_session_get_busy (session));
+  g_assert_null (ks_session_get_analysis (session));
+  g_assert_null (ks_page_get_analysis (KS_PAGE (page)));
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 0);
+  /* the timeline follows the session's trace too */
+  g_assert_true (ks_session_get_trace (ks_timeline_get_session (ks_window_get_timeline (window))) == trace);
+
+  WAIT_FOR (ks_session_get_analysis (session) != NULL);
+  g_assert_false (ks_session_get_busy (session));
+  g_assert_cmpuint (notified, ==, 2);
+  g_assert_true (ks_page_get_analysis (KS_PAGE (page)) == ks_session_get_analysis (session));
+  g_assert_true (ks_page_get_trace (KS_PAGE (page)) == trace);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_second);
+
+  /* navigate: the view shows the range with a 5 % margin */
+  g_signal_emit_by_name (page, "navigate", (gint64)2000000, (gint64)3000000);
+  ks_session_get_visible (session, &v0, &v1);
+  g_assert_cmpfloat_with_epsilon (v0, 1950000.0, 1.0);
+  g_assert_cmpfloat_with_epsilon (v1, 3050000.0, 1.0);
+  g_assert_true (ks_session_can_go_back (session));
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -366,6 +442,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/gaps/time-order-toggle", test_time_order_toggle);
   g_test_add_func ("/app/pages/gaps/filter-and-threshold", test_filter_and_threshold);
   g_test_add_func ("/app/pages/summary/advice", test_summary_advice);
+  g_test_add_func ("/app/pages/session-binding", test_session_binding);
 
   return g_test_run ();
 }

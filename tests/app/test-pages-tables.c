@@ -94,7 +94,7 @@ test_operators (void)
 
   g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
   g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &ev);
-  ks_operators_page_set_analysis (KS_OPERATORS_PAGE (page), trace, analysis);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
 
   view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
   model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
@@ -148,7 +148,7 @@ test_kernels (void)
 
   g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
   g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &ev);
-  ks_kernels_page_set_analysis (KS_KERNELS_PAGE (page), trace, analysis);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
 
   view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
@@ -165,7 +165,7 @@ test_kernels (void)
   g_assert_nonnull (ks_test_find_label (page, "Launch latency of 176 kernels: p50 1.22"));
 
   /* No analysis: an empty table */
-  ks_kernels_page_set_analysis (KS_KERNELS_PAGE (page), NULL, NULL);
+  ks_page_set_analysis (KS_PAGE (page), NULL, NULL);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 0);
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -186,7 +186,7 @@ test_memory (void)
 
   g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
   g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &ev);
-  ks_memory_page_set_analysis (KS_MEMORY_PAGE (page), trace, analysis);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
 
   view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);

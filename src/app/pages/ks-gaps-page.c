@@ -17,7 +17,7 @@
 
 struct _KsGapsPage
 {
-  GtkWidget            parent_instance;
+  KsPage               parent_instance;
 
   GtkSearchEntry      *search_entry;
   GtkToggleButton     *largest_button;
@@ -32,19 +32,17 @@ struct _KsGapsPage
   KsPageTable          table;
   char                *needle;   /* casefolded filter text */
 
+  /* Borrowed from KsPage, set by refill */
   KsTrace             *trace;
   KsAnalysis          *analysis;
   const KsGap         *gaps;
   guint                n_gaps;
 };
 
-G_DEFINE_FINAL_TYPE (KsGapsPage, ks_gaps_page, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (KsGapsPage, ks_gaps_page, KS_TYPE_PAGE)
 
 enum { PROP_0, PROP_ORDER_BY_TIME, N_PROPS };
 static GParamSpec *properties[N_PROPS];
-
-enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
-static guint signals[N_SIGNALS];
 
 static char *
 cause_text (KsGapsPage  *self,
@@ -234,7 +232,7 @@ emit_navigate (KsGapsPage  *self,
 {
   gint64 margin = MAX ((gap->end - gap->start) / 10, 1000);
 
-  g_signal_emit (self, signals[NAVIGATE], 0, gap->start - margin, gap->end + margin);
+  ks_page_navigate (KS_PAGE (self), gap->start - margin, gap->end + margin);
 }
 
 static void
@@ -255,7 +253,7 @@ highlight_clicked_cb (KsGapsPage *self)
   const KsGap *gap = ks_gaps_page_get_selected (self);
 
   if (gap != NULL && gap->cause_name != 0)
-    g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)gap->cause_name);
+    ks_page_highlight (KS_PAGE (self), (guint)gap->cause_name);
 }
 
 static void
@@ -349,17 +347,17 @@ ks_gaps_page_set_order_by_time (KsGapsPage *self,
   gtk_toggle_button_set_active (by_time ? self->time_button : self->largest_button, TRUE);
 }
 
-void
-ks_gaps_page_set_analysis (KsGapsPage *self,
-                           KsTrace    *trace,
-                           KsAnalysis *analysis)
+static void
+ks_gaps_page_refill (KsPage     *page,
+                     KsTrace    *trace,
+                     KsAnalysis *analysis)
 {
-  g_return_if_fail (KS_IS_GAPS_PAGE (self));
+  KsGapsPage *self = KS_GAPS_PAGE (page);
 
   /* Drop the rows before the records they point at go */
   ks_page_table_set_n (&self->table, 0);
-  g_set_object (&self->trace, trace);
-  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->trace = trace;
+  self->analysis = analysis;
   self->gaps = NULL;
   self->n_gaps = 0;
   if (self->analysis != NULL)
@@ -419,8 +417,6 @@ ks_gaps_page_dispose (GObject *object)
 
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_GAPS_PAGE);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->trace);
   g_clear_pointer (&self->needle, g_free);
 
   G_OBJECT_CLASS (ks_gaps_page_parent_class)->dispose (object);
@@ -433,6 +429,7 @@ ks_gaps_page_class_init (KsGapsPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_gaps_page_dispose;
+  KS_PAGE_CLASS (klass)->refill = ks_gaps_page_refill;
   object_class->get_property = ks_gaps_page_get_property;
   object_class->set_property = ks_gaps_page_set_property;
 
@@ -440,8 +437,6 @@ ks_gaps_page_class_init (KsGapsPageClass *klass)
     g_param_spec_boolean ("order-by-time", NULL, NULL, FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-gaps-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsGapsPage, search_entry);

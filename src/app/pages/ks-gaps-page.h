@@ -7,9 +7,7 @@
 
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "ks-analysis.h"
+#include "ks-page.h"
 
 G_BEGIN_DECLS
 
@@ -23,12 +21,9 @@ G_BEGIN_DECLS
 
 #define KS_TYPE_GAPS_PAGE (ks_gaps_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (KsGapsPage, ks_gaps_page, KS, GAPS_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsGapsPage, ks_gaps_page, KS, GAPS_PAGE, KsPage)
 
 GtkWidget *ks_gaps_page_new               (void);
-void       ks_gaps_page_set_analysis      (KsGapsPage *self,
-                                           KsTrace    *trace,
-                                           KsAnalysis *analysis);
 gboolean   ks_gaps_page_get_order_by_time (KsGapsPage *self);
 void       ks_gaps_page_set_order_by_time (KsGapsPage *self,
                                            gboolean    by_time);

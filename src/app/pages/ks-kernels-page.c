@@ -20,7 +20,7 @@
 
 struct _KsKernelsPage
 {
-  GtkWidget             parent_instance;
+  KsPage                parent_instance;
 
   GtkSearchEntry       *search_entry;
   GtkColumnView        *view;
@@ -31,136 +31,14 @@ struct _KsKernelsPage
   KsPageTable           table;
   char                 *needle;
 
+  /* Borrowed from KsPage, set by refill */
   KsTrace              *trace;
   KsAnalysis           *analysis;
   const KsKernelStats  *kernels;
   guint                 n_kernels;
 };
 
-G_DEFINE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, GTK_TYPE_WIDGET)
-
-enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
-static guint signals[N_SIGNALS];
-
-#define K(p) (((KsKernelsPage *)(p))->kernels)
-#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
-static char *
-name_text (gpointer p,
-           guint    i)
-{
-  return g_strdup (ks_trace_string (((KsKernelsPage *)p)->trace, K (p)[i].name));
-}
-
-static int
-name_compare (gpointer p,
-              guint    a,
-              guint    b)
-{
-  KsKernelsPage *self = p;
-
-  return g_strcmp0 (ks_trace_string (self->trace, K (p)[a].name), ks_trace_string (self->trace, K (p)[b].name));
-}
-
-static char *
-calls_text (gpointer p,
-            guint    i)
-{
-  return g_strdup_printf ("%" G_GUINT64_FORMAT, K (p)[i].calls);
-}
-
-static int
-calls_compare (gpointer p,
-               guint    a,
-               guint    b)
-{
-  return CMP (K (p)[a].calls, K (p)[b].calls);
-}
-
-#define DURATION_COLUMN(field)                                      \
-  static char *                                                     \
-  field##_text (gpointer p,                                         \
-                guint    i)                                         \
-  {                                                                 \
-    return ks_time_format_duration ((gint64)llround (K (p)[i].field)); \
-  }                                                                 \
-  static int                                                        \
-  field##_compare (gpointer p,                                      \
-                   guint    a,                                      \
-                   guint    b)                                      \
-  {                                                                 \
-    return CMP (K (p)[a].field, K (p)[b].field);                    \
-  }
-
-DURATION_COLUMN (total_ns)
-DURATION_COLUMN (mean_ns)
-DURATION_COLUMN (min_ns)
-DURATION_COLUMN (max_ns)
-
-static char *
-share_text (gpointer p,
-            guint    i)
-{
-  return g_strdup_printf ("%.1f %%", 100.0 * K (p)[i].share);
-}
-
-static int
-share_compare (gpointer p,
-               guint    a,
-               guint    b)
-{
-  return CMP (K (p)[a].share, K (p)[b].share);
-}
-
-static char *
-occupancy_text (gpointer p,
-                guint    i)
-{
-  if (K (p)[i].occupancy_pct < 0)
-    return g_strdup ("—");
-  return g_strdup_printf ("%.0f %%", K (p)[i].occupancy_pct);
-}
-
-static int
-occupancy_compare (gpointer p,
-                   guint    a,
-                   guint    b)
-{
-  return CMP (K (p)[a].occupancy_pct, K (p)[b].occupancy_pct);
-}
-
-static char *
-grid_text (gpointer p,
-           guint    i)
-{
-  const KsKernelStats *k = &K (p)[i];
-
-  return g_strdup_printf ("%u×%u×%u%s", k->grid[0], k->grid[1], k->grid[2], k->config_varies ? " *" : "");
-}
-
-static char *
-block_text (gpointer p,
-            guint    i)
-{
-  const KsKernelStats *k = &K (p)[i];
-
-  return g_strdup_printf ("%u×%u×%u", k->block[0], k->block[1], k->block[2]);
-}
-
-static char *
-registers_text (gpointer p,
-                guint    i)
-{
-  return g_strdup_printf ("%u", K (p)[i].registers);
-}
-
-static int
-registers_compare (gpointer p,
-                   guint    a,
-                   guint    b)
-{
-  return CMP (K (p)[a].registers, K (p)[b].registers);
-}
+G_DEFINE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, KS_TYPE_PAGE)
 
 static gboolean
 filter_row (gpointer p,
@@ -188,9 +66,9 @@ activate_cb (KsKernelsPage *self,
   if (i == G_MAXUINT)
     return;
   k = &self->kernels[i];
-  g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)k->name);
+  ks_page_highlight (KS_PAGE (self), (guint)k->name);
   track = &self->trace->tracks[k->longest_track];
-  g_signal_emit (self, signals[NAVIGATE], 0, track->start[k->longest_slice], track->end[k->longest_slice]);
+  ks_page_navigate (KS_PAGE (self), track->start[k->longest_slice], track->end[k->longest_slice]);
 }
 
 static void
@@ -209,18 +87,17 @@ draw_latency_cb (GtkDrawingArea *area,
   ks_chart_draw_latency (cr, width, height, &fg, ks_analysis_get_launch_latency (self->analysis));
 }
 
-void
-ks_kernels_page_set_analysis (KsKernelsPage *self,
-                              KsTrace       *trace,
-                              KsAnalysis    *analysis)
+static void
+ks_kernels_page_refill (KsPage     *page,
+                        KsTrace    *trace,
+                        KsAnalysis *analysis)
 {
+  KsKernelsPage *self = KS_KERNELS_PAGE (page);
   g_autofree char *text = NULL;
 
-  g_return_if_fail (KS_IS_KERNELS_PAGE (self));
-
-  ks_page_table_set_n (&self->table, 0);
-  g_set_object (&self->trace, trace);
-  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  ks_page_table_set_report (&self->table, NULL);
+  self->trace = trace;
+  self->analysis = analysis;
   self->kernels = NULL;
   self->n_kernels = 0;
   if (self->analysis != NULL)
@@ -235,7 +112,7 @@ ks_kernels_page_set_analysis (KsKernelsPage *self,
                               lat->count, p50, p90, p99);
     }
   gtk_label_set_text (self->latency_label, text ? text : "");
-  ks_page_table_set_n (&self->table, self->n_kernels);
+  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_kernels (trace, self->analysis) : NULL);
   gtk_column_view_sort_by_column (self->view, self->total_column, GTK_SORT_DESCENDING);
   gtk_widget_queue_draw (GTK_WIDGET (self->latency_area));
 }
@@ -247,8 +124,6 @@ ks_kernels_page_dispose (GObject *object)
 
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_KERNELS_PAGE);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->trace);
   g_clear_pointer (&self->needle, g_free);
 
   G_OBJECT_CLASS (ks_kernels_page_parent_class)->dispose (object);
@@ -261,8 +136,7 @@ ks_kernels_page_class_init (KsKernelsPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_kernels_page_dispose;
-
-  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
+  KS_PAGE_CLASS (klass)->refill = ks_kernels_page_refill;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-kernels-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsKernelsPage, search_entry);
@@ -277,27 +151,17 @@ ks_kernels_page_class_init (KsKernelsPageClass *klass)
 static void
 ks_kernels_page_init (KsKernelsPage *self)
 {
+  const KsReportColumn *columns;
+  guint n;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
+  columns = ks_report_kernel_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
   /* Names are long: give them room and let the numbers scroll */
-  gtk_column_view_column_set_fixed_width (ks_page_table_add_column (&self->table, _("Kernel"), NULL, name_text,
-                                                                    name_compare, self, FALSE), 200);
-  ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
-  self->total_column = ks_page_table_add_column (&self->table, _("Total"), ks_metric_get_definition (KS_METRIC_KERNEL_TIME),
-                                                 total_ns_text, total_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Mean"), NULL, mean_ns_text, mean_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Min"), NULL, min_ns_text, min_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Max"), NULL, max_ns_text, max_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Share"), ks_metric_get_definition (KS_METRIC_KERNEL_SHARE),
-                            share_text, share_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Occupancy"), ks_metric_get_definition (KS_METRIC_OCCUPANCY),
-                            occupancy_text, occupancy_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Grid"), _("Grid of the first call; * when calls differ"),
-                            grid_text, NULL, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Block"), NULL, block_text, NULL, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Registers"), _("Registers per thread"),
-                            registers_text, registers_compare, self, TRUE);
+  gtk_column_view_column_set_fixed_width (ks_page_table_get_report_column (&self->table, "name"), 200);
+  self->total_column = ks_page_table_get_report_column (&self->table, "total_ns");
   gtk_drawing_area_set_draw_func (self->latency_area, draw_latency_cb, self, NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->latency_area), ks_metric_get_definition (KS_METRIC_LAUNCH_LATENCY));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->latency_label), ks_metric_get_definition (KS_METRIC_LAUNCH_LATENCY));

@@ -7,9 +7,7 @@
 
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "ks-analysis.h"
+#include "ks-page.h"
 
 G_BEGIN_DECLS
 
@@ -22,11 +20,8 @@ G_BEGIN_DECLS
 
 #define KS_TYPE_KERNELS_PAGE (ks_kernels_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, KS, KERNELS_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsKernelsPage, ks_kernels_page, KS, KERNELS_PAGE, KsPage)
 
 GtkWidget *ks_kernels_page_new          (void);
-void       ks_kernels_page_set_analysis (KsKernelsPage *self,
-                                         KsTrace       *trace,
-                                         KsAnalysis    *analysis);
 
 G_END_DECLS

@@ -18,7 +18,7 @@
 
 struct _KsMemoryPage
 {
-  GtkWidget            parent_instance;
+  KsPage               parent_instance;
 
   GtkDropDown         *device_dropdown;
   GtkLabel            *peak_label;
@@ -29,6 +29,7 @@ struct _KsMemoryPage
 
   KsPageTable          table;
 
+  /* Borrowed from KsPage, set by refill */
   KsTrace             *trace;
   KsAnalysis          *analysis;
   const KsMemoryCurve *curves;
@@ -38,10 +39,7 @@ struct _KsMemoryPage
   gint32               device;
 };
 
-G_DEFINE_FINAL_TYPE (KsMemoryPage, ks_memory_page, GTK_TYPE_WIDGET)
-
-enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
-static guint signals[N_SIGNALS];
+G_DEFINE_FINAL_TYPE (KsMemoryPage, ks_memory_page, KS_TYPE_PAGE)
 
 #define A(p) (((KsMemoryPage *)(p))->allocs)
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -206,22 +204,21 @@ activate_cb (KsMemoryPage *self,
     return;
   a = &self->allocs[i];
   if (a->operator_name != 0)
-    g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)a->operator_name);
-  g_signal_emit (self, signals[NAVIGATE], 0, a->alloc_ts, a->free_ts >= 0 ? a->free_ts : a->alloc_ts);
+    ks_page_highlight (KS_PAGE (self), (guint)a->operator_name);
+  ks_page_navigate (KS_PAGE (self), a->alloc_ts, a->free_ts >= 0 ? a->free_ts : a->alloc_ts);
 }
 
-void
-ks_memory_page_set_analysis (KsMemoryPage *self,
-                             KsTrace      *trace,
-                             KsAnalysis   *analysis)
+static void
+ks_memory_page_refill (KsPage     *page,
+                       KsTrace    *trace,
+                       KsAnalysis *analysis)
 {
+  KsMemoryPage *self = KS_MEMORY_PAGE (page);
   g_autoptr(GtkStringList) devices = gtk_string_list_new (NULL);
 
-  g_return_if_fail (KS_IS_MEMORY_PAGE (self));
-
   ks_page_table_set_n (&self->table, 0);
-  g_set_object (&self->trace, trace);
-  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->trace = trace;
+  self->analysis = analysis;
   self->curves = NULL;
   self->allocs = NULL;
   self->n_curves = self->n_allocs = 0;
@@ -261,8 +258,6 @@ ks_memory_page_dispose (GObject *object)
 
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_MEMORY_PAGE);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->trace);
 
   G_OBJECT_CLASS (ks_memory_page_parent_class)->dispose (object);
 }
@@ -274,8 +269,7 @@ ks_memory_page_class_init (KsMemoryPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_memory_page_dispose;
-
-  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
+  KS_PAGE_CLASS (klass)->refill = ks_memory_page_refill;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-memory-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, device_dropdown);

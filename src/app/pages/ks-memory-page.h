@@ -7,9 +7,7 @@
 
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "ks-analysis.h"
+#include "ks-page.h"
 
 G_BEGIN_DECLS
 
@@ -23,11 +21,8 @@ G_BEGIN_DECLS
 
 #define KS_TYPE_MEMORY_PAGE (ks_memory_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (KsMemoryPage, ks_memory_page, KS, MEMORY_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsMemoryPage, ks_memory_page, KS, MEMORY_PAGE, KsPage)
 
 GtkWidget *ks_memory_page_new          (void);
-void       ks_memory_page_set_analysis (KsMemoryPage *self,
-                                        KsTrace      *trace,
-                                        KsAnalysis   *analysis);
 
 G_END_DECLS

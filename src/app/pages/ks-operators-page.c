@@ -17,7 +17,7 @@
 
 struct _KsOperatorsPage
 {
-  GtkWidget              parent_instance;
+  KsPage                 parent_instance;
 
   GtkSearchEntry        *search_entry;
   GtkToggleButton       *shape_button;
@@ -28,86 +28,14 @@ struct _KsOperatorsPage
   KsPageTable            table;
   char                  *needle;
 
+  /* Borrowed from KsPage, set by refill */
   KsTrace               *trace;
   KsAnalysis            *analysis;
   const KsOperatorStats *ops;
   guint                  n_ops;
 };
 
-G_DEFINE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, GTK_TYPE_WIDGET)
-
-enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
-static guint signals[N_SIGNALS];
-
-#define OPS(p) (((KsOperatorsPage *)(p))->ops)
-#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
-static char *
-name_text (gpointer p,
-           guint    i)
-{
-  return g_strdup (ks_trace_string (((KsOperatorsPage *)p)->trace, OPS (p)[i].name));
-}
-
-static char *
-dims_text (gpointer p,
-           guint    i)
-{
-  return g_strdup (OPS (p)[i].input_dims ? OPS (p)[i].input_dims : "");
-}
-
-static char *
-calls_text (gpointer p,
-            guint    i)
-{
-  return g_strdup_printf ("%" G_GUINT64_FORMAT, OPS (p)[i].calls);
-}
-
-#define DURATION_COLUMN(field)                                      \
-  static char *                                                     \
-  field##_text (gpointer p,                                         \
-                guint    i)                                         \
-  {                                                                 \
-    return ks_time_format_duration (OPS (p)[i].field);              \
-  }                                                                 \
-  static int                                                        \
-  field##_compare (gpointer p,                                      \
-                   guint    a,                                      \
-                   guint    b)                                      \
-  {                                                                 \
-    return CMP (OPS (p)[a].field, OPS (p)[b].field);                \
-  }
-
-DURATION_COLUMN (host_total_ns)
-DURATION_COLUMN (host_self_ns)
-DURATION_COLUMN (device_total_ns)
-DURATION_COLUMN (device_self_ns)
-
-static int
-name_compare (gpointer p,
-              guint    a,
-              guint    b)
-{
-  KsOperatorsPage *self = p;
-
-  return g_strcmp0 (ks_trace_string (self->trace, OPS (p)[a].name), ks_trace_string (self->trace, OPS (p)[b].name));
-}
-
-static int
-dims_compare (gpointer p,
-              guint    a,
-              guint    b)
-{
-  return g_strcmp0 (OPS (p)[a].input_dims, OPS (p)[b].input_dims);
-}
-
-static int
-calls_compare (gpointer p,
-               guint    a,
-               guint    b)
-{
-  return CMP (OPS (p)[a].calls, OPS (p)[b].calls);
-}
+G_DEFINE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, KS_TYPE_PAGE)
 
 static gboolean
 filter_row (gpointer p,
@@ -123,7 +51,7 @@ reload (KsOperatorsPage *self)
 {
   gboolean by_shape = gtk_toggle_button_get_active (self->shape_button);
 
-  ks_page_table_set_n (&self->table, 0);
+  ks_page_table_set_report (&self->table, NULL);
   self->ops = NULL;
   self->n_ops = 0;
   if (self->analysis != NULL)
@@ -131,7 +59,8 @@ reload (KsOperatorsPage *self)
                                            by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE : KS_OPERATOR_BY_NAME,
                                            &self->n_ops);
   gtk_column_view_column_set_visible (self->dims_column, by_shape);
-  ks_page_table_set_n (&self->table, self->n_ops);
+  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_operators (self->trace, self->analysis, by_shape)
+                                                         : NULL);
 }
 
 static void
@@ -157,23 +86,23 @@ activate_cb (KsOperatorsPage *self,
   if (i == G_MAXUINT)
     return;
   op = &self->ops[i];
-  g_signal_emit (self, signals[HIGHLIGHT], 0, (guint)op->name);
+  ks_page_highlight (KS_PAGE (self), (guint)op->name);
   if (op->longest_track == KS_NO_INDEX)
     return;
   track = &self->trace->tracks[op->longest_track];
-  g_signal_emit (self, signals[NAVIGATE], 0, track->start[op->longest_slice], track->end[op->longest_slice]);
+  ks_page_navigate (KS_PAGE (self), track->start[op->longest_slice], track->end[op->longest_slice]);
 }
 
-void
-ks_operators_page_set_analysis (KsOperatorsPage *self,
-                                KsTrace         *trace,
-                                KsAnalysis      *analysis)
+static void
+ks_operators_page_refill (KsPage     *page,
+                          KsTrace    *trace,
+                          KsAnalysis *analysis)
 {
-  g_return_if_fail (KS_IS_OPERATORS_PAGE (self));
+  KsOperatorsPage *self = KS_OPERATORS_PAGE (page);
 
-  ks_page_table_set_n (&self->table, 0);
-  g_set_object (&self->trace, trace);
-  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  ks_page_table_set_report (&self->table, NULL);
+  self->trace = trace;
+  self->analysis = analysis;
   reload (self);
   gtk_column_view_sort_by_column (self->view, self->device_column, GTK_SORT_DESCENDING);
 }
@@ -185,8 +114,6 @@ ks_operators_page_dispose (GObject *object)
 
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_OPERATORS_PAGE);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->trace);
   g_clear_pointer (&self->needle, g_free);
 
   G_OBJECT_CLASS (ks_operators_page_parent_class)->dispose (object);
@@ -199,8 +126,7 @@ ks_operators_page_class_init (KsOperatorsPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_operators_page_dispose;
-
-  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
+  KS_PAGE_CLASS (klass)->refill = ks_operators_page_refill;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-operators-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsOperatorsPage, search_entry);
@@ -215,27 +141,18 @@ ks_operators_page_class_init (KsOperatorsPageClass *klass)
 static void
 ks_operators_page_init (KsOperatorsPage *self)
 {
+  const KsReportColumn *columns;
+  guint n;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
+  columns = ks_report_operator_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
   /* Names are long: give them room and let the numbers scroll */
-  gtk_column_view_column_set_fixed_width (ks_page_table_add_column (&self->table, _("Operator"), NULL, name_text,
-                                                                    name_compare, self, FALSE), 200);
-  self->dims_column = ks_page_table_add_column (&self->table, _("Input Shapes"), NULL,
-                                                dims_text, dims_compare, self, FALSE);
-  ks_page_table_add_column (&self->table, _("Calls"), NULL, calls_text, calls_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_HOST_TOTAL),
-                            ks_metric_get_definition (KS_METRIC_HOST_TOTAL),
-                            host_total_ns_text, host_total_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_HOST_SELF),
-                            ks_metric_get_definition (KS_METRIC_HOST_SELF),
-                            host_self_ns_text, host_self_ns_compare, self, TRUE);
-  self->device_column = ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_DEVICE_TOTAL),
-                                                  ks_metric_get_definition (KS_METRIC_DEVICE_TOTAL),
-                                                  device_total_ns_text, device_total_ns_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_DEVICE_SELF),
-                            ks_metric_get_definition (KS_METRIC_DEVICE_SELF),
-                            device_self_ns_text, device_self_ns_compare, self, TRUE);
+  gtk_column_view_column_set_fixed_width (ks_page_table_get_report_column (&self->table, "name"), 200);
+  self->dims_column = ks_page_table_get_report_column (&self->table, "input_dims");
+  self->device_column = ks_page_table_get_report_column (&self->table, "device_total_ns");
   gtk_column_view_column_set_visible (self->dims_column, FALSE);
 }
 

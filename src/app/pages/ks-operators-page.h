@@ -7,9 +7,7 @@
 
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "ks-analysis.h"
+#include "ks-page.h"
 
 G_BEGIN_DECLS
 
@@ -21,11 +19,8 @@ G_BEGIN_DECLS
 
 #define KS_TYPE_OPERATORS_PAGE (ks_operators_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, KS, OPERATORS_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsOperatorsPage, ks_operators_page, KS, OPERATORS_PAGE, KsPage)
 
 GtkWidget *ks_operators_page_new          (void);
-void       ks_operators_page_set_analysis (KsOperatorsPage *self,
-                                           KsTrace         *trace,
-                                           KsAnalysis      *analysis);
 
 G_END_DECLS

@@ -15,12 +15,16 @@
 
 typedef struct
 {
-  KsCellTextFunc    text;
-  KsCellCompareFunc compare;
-  KsRowFilterFunc   filter;
-  gpointer          page;
-  char             *tooltip;
-  gboolean          numeric;
+  KsCellTextFunc        text;
+  KsCellCompareFunc     compare;
+  KsRowFilterFunc       filter;
+  gpointer              page;
+  char                 *tooltip;
+  gboolean              numeric;
+  /* A report column: the text and the compare of @report_column over
+   * the table's report */
+  KsPageTable          *table;
+  const KsReportColumn *report_column;
 } Column;
 
 static void
@@ -75,6 +79,7 @@ ks_page_table_clear (KsPageTable *table)
   g_clear_object (&table->filter_model);
   g_clear_object (&table->filter);
   g_clear_object (&table->model);
+  g_clear_pointer (&table->report, ks_report_free);
   table->view = NULL;
 }
 
@@ -132,6 +137,15 @@ setup_cb (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (list_item, label);
 }
 
+static char *
+column_text (Column *c,
+             guint   index)
+{
+  if (c->report_column != NULL)
+    return ks_report_get_text (c->table->report, c->report_column, index);
+  return c->text (c->page, index);
+}
+
 static void
 bind_cb (GtkSignalListItemFactory *factory,
          GtkListItem              *list_item,
@@ -139,7 +153,7 @@ bind_cb (GtkSignalListItemFactory *factory,
 {
   GtkWidget *label = gtk_list_item_get_child (list_item);
   KsRowItem *item = gtk_list_item_get_item (list_item);
-  g_autofree char *text = c->text (c->page, ks_row_item_get_index (item));
+  g_autofree char *text = column_text (c, ks_row_item_get_index (item));
 
   gtk_label_set_text (GTK_LABEL (label), text);
   /* Names get their full text, numbers the definition of the column */
@@ -152,8 +166,44 @@ compare_cb (gconstpointer a,
             gpointer      user_data)
 {
   Column *c = user_data;
+  guint ia = ks_row_item_get_index ((KsRowItem *)a);
+  guint ib = ks_row_item_get_index ((KsRowItem *)b);
 
-  return c->compare (c->page, ks_row_item_get_index ((KsRowItem *)a), ks_row_item_get_index ((KsRowItem *)b));
+  if (c->report_column != NULL)
+    return ks_report_compare (c->table->report, c->report_column, ia, ib);
+  return c->compare (c->page, ia, ib);
+}
+
+/* Takes @c; @sorted: the column sorts (with a copy of @c). */
+static GtkColumnViewColumn *
+append_column (KsPageTable *table,
+               const char  *title,
+               Column      *c,
+               gboolean     sorted)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  GtkColumnViewColumn *column;
+
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), c);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), c);
+  g_object_set_data_full (G_OBJECT (factory), "ks-column", c, column_free);
+
+  column = gtk_column_view_column_new (title, factory);
+  gtk_column_view_column_set_resizable (column, TRUE);
+  gtk_column_view_column_set_expand (column, !c->numeric);
+  if (sorted)
+    {
+      Column *sc = g_memdup2 (c, sizeof *c);
+      GtkCustomSorter *sorter;
+
+      sc->tooltip = NULL;
+      sorter = gtk_custom_sorter_new (compare_cb, sc, column_free);
+      gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));
+      g_object_unref (sorter);
+    }
+  gtk_column_view_append_column (table->view, column);
+  g_object_unref (column);
+  return column;
 }
 
 GtkColumnViewColumn *
@@ -165,8 +215,6 @@ ks_page_table_add_column (KsPageTable       *table,
                           gpointer           page,
                           gboolean           numeric)
 {
-  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
-  GtkColumnViewColumn *column;
   Column *c = g_new0 (Column, 1);
 
   c->text = text;
@@ -174,50 +222,60 @@ ks_page_table_add_column (KsPageTable       *table,
   c->page = page;
   c->tooltip = g_strdup (tooltip);
   c->numeric = numeric;
+  return append_column (table, title, c, compare != NULL);
+}
 
-  g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), c);
-  g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), c);
-  g_object_set_data_full (G_OBJECT (factory), "ks-column", c, column_free);
+GtkColumnViewColumn *
+ks_page_table_add_report_column (KsPageTable          *table,
+                                 const KsReportColumn *column)
+{
+  Column *c = g_new0 (Column, 1);
+  GtkColumnViewColumn *view_column;
 
-  column = gtk_column_view_column_new (title, factory);
-  gtk_column_view_column_set_resizable (column, TRUE);
-  gtk_column_view_column_set_expand (column, !numeric);
-  if (compare != NULL)
+  c->table = table;
+  c->report_column = column;
+  c->numeric = column->unit != KS_REPORT_UNIT_TEXT;
+  c->tooltip = g_strdup (ks_report_column_get_tooltip (column));
+  view_column = append_column (table, ks_report_column_get_title (column), c, TRUE);
+  g_object_set_data (G_OBJECT (view_column), "ks-report-key", (gpointer)column->key);
+  return view_column;
+}
+
+void
+ks_page_table_add_report_columns (KsPageTable          *table,
+                                  const KsReportColumn *columns,
+                                  guint                 n)
+{
+  for (guint i = 0; i < n; i++)
+    if (!(columns[i].flags & KS_REPORT_COLUMN_NO_PAGE))
+      ks_page_table_add_report_column (table, &columns[i]);
+}
+
+GtkColumnViewColumn *
+ks_page_table_get_report_column (KsPageTable *table,
+                                 const char  *key)
+{
+  GListModel *columns = gtk_column_view_get_columns (table->view);
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
     {
-      Column *sc = g_new0 (Column, 1);
-      GtkCustomSorter *sorter;
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
 
-      sc->compare = compare;
-      sc->page = page;
-      sorter = gtk_custom_sorter_new (compare_cb, sc, column_free);
-      gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));
-      g_object_unref (sorter);
+      if (g_strcmp0 (g_object_get_data (G_OBJECT (column), "ks-report-key"), key) == 0)
+        return column;
     }
-  gtk_column_view_append_column (table->view, column);
-  g_object_unref (column);
-  return column;
+  return NULL;
 }
 
 void
-ks_page_class_add_signals (gpointer  klass,
-                           guint    *navigate,
-                           guint    *highlight)
+ks_page_table_set_report (KsPageTable *table,
+                          KsReport    *report)
 {
-  *navigate = g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                            0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
-  *highlight = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                             0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
-}
-
-void
-ks_page_dispose_template (GtkWidget *page,
-                          GType      type)
-{
-  GtkWidget *child;
-
-  gtk_widget_dispose_template (page, type);
-  while ((child = gtk_widget_get_first_child (page)) != NULL)
-    gtk_widget_unparent (child);
+  /* Drop the rows before the report they read goes */
+  ks_index_model_set_n (table->model, 0);
+  g_clear_pointer (&table->report, ks_report_free);
+  table->report = report;
+  ks_index_model_set_n (table->model, report != NULL ? report->n_rows : 0);
 }
 
 void

@@ -10,6 +10,7 @@
 #include <gtk/gtk.h>
 
 #include "ks-index-model.h"
+#include "ks-report.h"
 
 G_BEGIN_DECLS
 
@@ -32,6 +33,7 @@ typedef struct
   GtkFilterListModel *filter_model;
   GtkSortListModel   *sort_model;
   GtkSingleSelection *selection;
+  KsReport           *report;   /* what the report columns show, or NULL */
 } KsPageTable;
 
 void                 ks_page_table_init         (KsPageTable       *table,
@@ -58,6 +60,24 @@ GtkColumnViewColumn *ks_page_table_add_column   (KsPageTable       *table,
                                                  gpointer           page,
                                                  gboolean           numeric);
 
+/* Columns from the report model's descriptors: the title, the tooltip
+ * (numbers: the metric's definition), the cell text (the report's human
+ * form) and the sort (the report's typed compare) are the ones
+ * kinescope-cli stats uses. The cells read the table's report, set with
+ * ks_page_table_set_report(). */
+GtkColumnViewColumn *ks_page_table_add_report_column  (KsPageTable          *table,
+                                                       const KsReportColumn *column);
+/* One column per descriptor the pages show (not KS_REPORT_COLUMN_NO_PAGE), in order. */
+void                 ks_page_table_add_report_columns (KsPageTable          *table,
+                                                       const KsReportColumn *columns,
+                                                       guint                 n);
+/* The column added for descriptor @key, or NULL. */
+GtkColumnViewColumn *ks_page_table_get_report_column  (KsPageTable          *table,
+                                                       const char           *key);
+/* Shows @report's rows (takes it; NULL: none). */
+void                 ks_page_table_set_report         (KsPageTable          *table,
+                                                       KsReport             *report);
+
 /* Replaces *@needle by the case-folded text of @entry and filters again. */
 void                 ks_page_table_search       (KsPageTable       *table,
                                                  char             **needle,
@@ -66,17 +86,5 @@ void                 ks_page_table_search       (KsPageTable       *table,
  * needle matches everything. */
 gboolean             ks_page_text_matches       (const char        *text,
                                                  const char        *needle);
-
-/* Adds the signals every analysis page has: "navigate" (gint64 start,
- * gint64 end), to show a range in the timeline, and "highlight" (guint
- * string id), to mark the slices of a name. */
-void                 ks_page_class_add_signals  (gpointer           klass,
-                                                 guint             *navigate,
-                                                 guint             *highlight);
-
-/* Disposes the template of @page (a widget of @type) and unparents its
- * root, which has no id and so is left in place by GTK. */
-void                 ks_page_dispose_template   (GtkWidget         *page,
-                                                 GType              type);
 
 G_END_DECLS

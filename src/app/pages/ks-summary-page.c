@@ -19,25 +19,23 @@
 
 struct _KsSummaryPage
 {
-  GtkWidget   parent_instance;
+  KsPage      parent_instance;
 
   GtkStack      *stack;
   GtkBox        *box;
   AdwStatusPage *status;
 
+  /* Borrowed from KsPage, set by refill */
   KsTrace    *trace;
   KsAnalysis *analysis;
   gboolean    include_copies;
   gboolean    busy;
 };
 
-G_DEFINE_FINAL_TYPE (KsSummaryPage, ks_summary_page, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (KsSummaryPage, ks_summary_page, KS_TYPE_PAGE)
 
-enum { PROP_0, PROP_INCLUDE_COPIES, N_PROPS };
+enum { PROP_0, PROP_INCLUDE_COPIES, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
-
-enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
-static guint signals[N_SIGNALS];
 
 static void
 get_fg (GtkWidget *widget,
@@ -75,7 +73,7 @@ place_activated_cb (AdwActionRow  *row,
 {
   gint64 *range = g_object_get_data (G_OBJECT (row), "ks-range");
 
-  g_signal_emit (self, signals[NAVIGATE], 0, range[0], range[1]);
+  ks_page_navigate (KS_PAGE (self), range[0], range[1]);
 }
 
 static void
@@ -100,7 +98,7 @@ highlight_clicked_cb (GtkButton     *button,
 {
   guint name = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "ks-name"));
 
-  g_signal_emit (self, signals[HIGHLIGHT], 0, name);
+  ks_page_highlight (KS_PAGE (self), name);
 }
 
 static void
@@ -451,15 +449,15 @@ rebuild (KsSummaryPage *self)
   gtk_stack_set_visible_child_name (self->stack, "content");
 }
 
-void
-ks_summary_page_set_analysis (KsSummaryPage *self,
-                              KsTrace       *trace,
-                              KsAnalysis    *analysis)
+static void
+ks_summary_page_refill (KsPage     *page,
+                        KsTrace    *trace,
+                        KsAnalysis *analysis)
 {
-  g_return_if_fail (KS_IS_SUMMARY_PAGE (self));
+  KsSummaryPage *self = KS_SUMMARY_PAGE (page);
 
-  g_set_object (&self->trace, trace);
-  g_set_object (&self->analysis, (trace != NULL ? analysis : NULL));
+  self->trace = trace;
+  self->analysis = analysis;
   if (self->analysis != NULL &&
       !!ks_analysis_get_options (self->analysis)->busy_includes_copies != !!self->include_copies)
     {
@@ -475,9 +473,13 @@ ks_summary_page_set_busy (KsSummaryPage *self,
 {
   g_return_if_fail (KS_IS_SUMMARY_PAGE (self));
 
-  self->busy = !!busy;
+  busy = !!busy;
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
   if (self->analysis == NULL)
     rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
 gboolean
@@ -513,6 +515,9 @@ ks_summary_page_get_property (GObject    *object,
     case PROP_INCLUDE_COPIES:
       g_value_set_boolean (value, self->include_copies);
       break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, self->busy);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -531,6 +536,9 @@ ks_summary_page_set_property (GObject      *object,
     case PROP_INCLUDE_COPIES:
       ks_summary_page_set_include_copies (self, g_value_get_boolean (value));
       break;
+    case PROP_BUSY:
+      ks_summary_page_set_busy (self, g_value_get_boolean (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -542,8 +550,6 @@ ks_summary_page_dispose (GObject *object)
   KsSummaryPage *self = (KsSummaryPage *)object;
 
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_SUMMARY_PAGE);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->trace);
 
   G_OBJECT_CLASS (ks_summary_page_parent_class)->dispose (object);
 }
@@ -555,15 +561,17 @@ ks_summary_page_class_init (KsSummaryPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_summary_page_dispose;
+  KS_PAGE_CLASS (klass)->refill = ks_summary_page_refill;
   object_class->get_property = ks_summary_page_get_property;
   object_class->set_property = ks_summary_page_set_property;
 
   properties[PROP_INCLUDE_COPIES] =
     g_param_spec_boolean ("include-copies", NULL, NULL, FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  ks_page_class_add_signals (klass, &signals[NAVIGATE], &signals[HIGHLIGHT]);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-summary-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsSummaryPage, stack);

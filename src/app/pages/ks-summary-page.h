@@ -7,9 +7,7 @@
 
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "ks-analysis.h"
+#include "ks-page.h"
 
 G_BEGIN_DECLS
 
@@ -23,14 +21,11 @@ G_BEGIN_DECLS
 
 #define KS_TYPE_SUMMARY_PAGE (ks_summary_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (KsSummaryPage, ks_summary_page, KS, SUMMARY_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (KsSummaryPage, ks_summary_page, KS, SUMMARY_PAGE, KsPage)
 
 GtkWidget *ks_summary_page_new          (void);
-/* @trace and @analysis may be NULL (nothing to show). */
-void       ks_summary_page_set_analysis (KsSummaryPage *self,
-                                         KsTrace       *trace,
-                                         KsAnalysis    *analysis);
-/* Shows that an analysis is being computed while there is none. */
+/* Shows that an analysis is being computed while there is none
+ * ("busy", bound to the session's in the window). */
 void       ks_summary_page_set_busy     (KsSummaryPage *self,
                                          gboolean       busy);
 /* The "Count Copies as Busy" switch ("include-copies"); follows the

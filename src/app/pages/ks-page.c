@@ -1,0 +1,243 @@
+/* ks-page.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-page"
+
+#include "config.h"
+
+#include "ks-page.h"
+
+typedef struct
+{
+  KsSession  *session;
+  GBinding   *binding;    /* session:analysis -> self:analysis */
+  KsTrace    *trace;
+  KsAnalysis *analysis;
+} KsPagePrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE (KsPage, ks_page, GTK_TYPE_WIDGET)
+
+enum { PROP_0, PROP_SESSION, PROP_ANALYSIS, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+KsSession *
+ks_page_get_session (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_val_if_fail (KS_IS_PAGE (self), NULL);
+
+  return priv->session;
+}
+
+void
+ks_page_set_session (KsPage    *self,
+                     KsSession *session)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_if_fail (KS_IS_PAGE (self));
+  g_return_if_fail (!session || KS_IS_SESSION (session));
+
+  if (priv->session == session)
+    return;
+
+  g_clear_pointer (&priv->binding, g_binding_unbind);
+  g_set_object (&priv->session, session);
+  if (session != NULL)
+    priv->binding = g_object_bind_property (session, "analysis", self, "analysis", G_BINDING_SYNC_CREATE);
+  else
+    ks_page_set_analysis (self, NULL, NULL);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+KsAnalysis *
+ks_page_get_analysis (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_val_if_fail (KS_IS_PAGE (self), NULL);
+
+  return priv->analysis;
+}
+
+KsTrace *
+ks_page_get_trace (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_val_if_fail (KS_IS_PAGE (self), NULL);
+
+  return priv->trace;
+}
+
+void
+ks_page_set_analysis (KsPage     *self,
+                      KsTrace    *trace,
+                      KsAnalysis *analysis)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+  gboolean changed;
+
+  g_return_if_fail (KS_IS_PAGE (self));
+  g_return_if_fail (!trace || KS_IS_TRACE (trace));
+  g_return_if_fail (!analysis || KS_IS_ANALYSIS (analysis));
+
+  /* An analysis means nothing without its trace */
+  if (trace == NULL)
+    analysis = NULL;
+  if (analysis == NULL)
+    trace = NULL;
+
+  changed = g_set_object (&priv->analysis, analysis);
+  g_set_object (&priv->trace, trace);
+
+  /* Refilled even when unchanged: the caller asks for fresh rows */
+  if (KS_PAGE_GET_CLASS (self)->refill != NULL)
+    KS_PAGE_GET_CLASS (self)->refill (self, priv->trace, priv->analysis);
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+}
+
+void
+ks_page_navigate (KsPage *self,
+                  gint64  start,
+                  gint64  end)
+{
+  g_return_if_fail (KS_IS_PAGE (self));
+
+  g_signal_emit (self, signals[NAVIGATE], 0, start, end);
+}
+
+void
+ks_page_highlight (KsPage *self,
+                   guint   name)
+{
+  g_return_if_fail (KS_IS_PAGE (self));
+
+  g_signal_emit (self, signals[HIGHLIGHT], 0, name);
+}
+
+void
+ks_page_dispose_template (GtkWidget *page,
+                          GType      type)
+{
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (page, type);
+  while ((child = gtk_widget_get_first_child (page)) != NULL)
+    gtk_widget_unparent (child);
+}
+
+static void
+ks_page_dispose (GObject *object)
+{
+  KsPage *self = (KsPage *)object;
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  /* The subclass has disposed its widgets already: no refill now */
+  g_clear_pointer (&priv->binding, g_binding_unbind);
+  g_clear_object (&priv->session);
+  g_clear_object (&priv->analysis);
+  g_clear_object (&priv->trace);
+
+  G_OBJECT_CLASS (ks_page_parent_class)->dispose (object);
+}
+
+/* Pages start empty, refilled once their own init has run. */
+static void
+ks_page_constructed (GObject *object)
+{
+  KsPage *self = (KsPage *)object;
+
+  G_OBJECT_CLASS (ks_page_parent_class)->constructed (object);
+
+  if (KS_PAGE_GET_CLASS (self)->refill != NULL)
+    KS_PAGE_GET_CLASS (self)->refill (self, NULL, NULL);
+}
+
+static void
+ks_page_get_property (GObject    *object,
+                      guint       prop_id,
+                      GValue     *value,
+                      GParamSpec *pspec)
+{
+  KsPage *self = KS_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, ks_page_get_session (self));
+      break;
+    case PROP_ANALYSIS:
+      g_value_set_object (value, ks_page_get_analysis (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_page_set_property (GObject      *object,
+                      guint         prop_id,
+                      const GValue *value,
+                      GParamSpec   *pspec)
+{
+  KsPage *self = KS_PAGE (object);
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      ks_page_set_session (self, g_value_get_object (value));
+      break;
+    case PROP_ANALYSIS:
+      /* The session's analysis is of the session's trace */
+      if (priv->analysis != g_value_get_object (value))
+        ks_page_set_analysis (self, priv->session ? ks_session_get_trace (priv->session) : priv->trace,
+                              g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_page_class_init (KsPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = ks_page_constructed;
+  object_class->dispose = ks_page_dispose;
+  object_class->get_property = ks_page_get_property;
+  object_class->set_property = ks_page_set_property;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_ANALYSIS] =
+    g_param_spec_object ("analysis", NULL, NULL, KS_TYPE_ANALYSIS,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[NAVIGATE] =
+    g_signal_new ("navigate", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  G_STRUCT_OFFSET (KsPageClass, navigate), NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
+  signals[HIGHLIGHT] =
+    g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  G_STRUCT_OFFSET (KsPageClass, highlight), NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_UINT);
+}
+
+static void
+ks_page_init (KsPage *self)
+{
+}

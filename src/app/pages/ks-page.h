@@ -1,0 +1,70 @@
+/* ks-page.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "ks-analysis.h"
+#include "ks-session.h"
+
+G_BEGIN_DECLS
+
+/* An analysis page of the side panel. It follows a session: its
+ * "analysis" property is bound to the session's, and every change of it
+ * refills the page through the refill vfunc (with NULL: empty). A page
+ * without a session shows what ks_page_set_analysis() gives it.
+ *
+ * Signals: "navigate" (gint64 start_ns, gint64 end_ns), to show a range
+ * in the timeline, and "highlight" (guint string id), to mark the slices
+ * of a name. */
+
+#define KS_TYPE_PAGE (ks_page_get_type ())
+
+G_DECLARE_DERIVABLE_TYPE (KsPage, ks_page, KS, PAGE, GtkWidget)
+
+struct _KsPageClass
+{
+  GtkWidgetClass parent_class;
+
+  /* Shows @analysis of @trace; both NULL: nothing. */
+  void (*refill)    (KsPage     *self,
+                     KsTrace    *trace,
+                     KsAnalysis *analysis);
+
+  /* Signals */
+  void (*navigate)  (KsPage     *self,
+                     gint64      start,
+                     gint64      end);
+  void (*highlight) (KsPage     *self,
+                     guint       name);
+
+  gpointer _reserved[8];
+};
+
+KsSession  *ks_page_get_session  (KsPage     *self);
+void        ks_page_set_session  (KsPage     *self,
+                                  KsSession  *session);
+KsAnalysis *ks_page_get_analysis (KsPage     *self);
+/* The trace of the analysis shown, or NULL. */
+KsTrace    *ks_page_get_trace    (KsPage     *self);
+/* Shows @analysis of @trace and refills. */
+void        ks_page_set_analysis (KsPage     *self,
+                                  KsTrace    *trace,
+                                  KsAnalysis *analysis);
+void        ks_page_navigate     (KsPage     *self,
+                                  gint64      start,
+                                  gint64      end);
+void        ks_page_highlight    (KsPage     *self,
+                                  guint       name);
+
+/* Disposes the template of @page (a widget of @type) and unparents its
+ * root, which has no id and so is left in place by GTK. */
+void        ks_page_dispose_template (GtkWidget *page,
+                                      GType      type);
+
+G_END_DECLS
