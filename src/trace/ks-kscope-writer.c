@@ -25,6 +25,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "ks-kscope-conventions.h"
 #include "ks-kscope-schema.h"
 #include "ks-kscope-writer.h"
 #include "ks-sqlite-private.h"
@@ -307,46 +308,6 @@ string_id (Writer      *w,
 
   *out_id = id;
   return TRUE;
-}
-
-/* Nsight's shortName: the function name without return type, scope,
- * template arguments and parameters. */
-static char *
-kernel_short_name (const char *name)
-{
-  const char *end = name + strlen (name);
-  const char *p;
-  const char *begin = name;
-  int depth = 0;
-
-  for (p = name; *p; p++)
-    {
-      if (*p == '<')
-        {
-          if (depth == 0)
-            end = p;
-          depth++;
-        }
-      else if (*p == '>' && depth > 0)
-        depth--;
-      else if (*p == '(' && depth == 0)
-        {
-          if (p < end)
-            end = p;
-          break;
-        }
-      if (depth == 0 && p < end)
-        {
-          if (*p == ' ')
-            begin = p + 1;
-          else if (*p == ':' && p[1] == ':')
-            begin = p + 2;
-        }
-    }
-
-  if (begin >= end)
-    return g_strdup (name);
-  return g_strndup (begin, end - begin);
 }
 
 static void
@@ -695,21 +656,6 @@ write_metadata (Writer  *w,
   return TRUE;
 }
 
-static const char *
-thread_role (KsTrace        *trace,
-             const KsThread *thread)
-{
-  const char *name = ks_trace_string (trace, thread->name);
-
-  if (trace->processes[thread->process].pid == thread->tid)
-    return "main";
-  if (g_str_has_prefix (name, "pt_autograd"))
-    return "autograd";
-  if (strstr (name, "DataLoader") != NULL || strstr (name, "dataloader") != NULL)
-    return "dataloader";
-  return NULL;
-}
-
 static gboolean
 write_processes_and_threads (Writer  *w,
                              GError **error)
@@ -766,7 +712,7 @@ write_processes_and_threads (Writer  *w,
       bind_string (w, stmt, 4, proc->original);
       bind_string (w, stmt, 5, thread->original);
       bind_string (w, stmt, 6, thread->name);
-      bind_text (stmt, 7, thread_role (trace, thread));
+      bind_text (stmt, 7, ks_kscope_thread_role (proc->pid, thread->tid, ks_trace_string (trace, thread->name)));
       bind_i64 (stmt, 8, w->process_gpid[thread->process]);
       bind_i64 (stmt, 9, thread->sort_index);
       if (!insert_row (w, KS_KSCOPE_KS_THREADS, stmt, error))
@@ -1146,7 +1092,7 @@ write_gpu_slice (Writer         *w,
     {
     case KS_SLICE_KERNEL:
       {
-        g_autofree char *short_name = kernel_short_name (name);
+        g_autofree char *short_name = ks_kscope_kernel_short_name (name);
         guint32 short_id;
 
         if (!string_id (w, short_name, &short_id, error))
@@ -1263,72 +1209,6 @@ write_slices (Writer  *w,
   return TRUE;
 }
 
-/* Same rule as the builder's flow binding: the deepest slice containing
- * @ts, else the first slice starting at or after it. */
-static guint32
-resolve_flow_end (const KsTrack *track,
-                  gint64         ts)
-{
-  guint32 s = ks_track_slice_at (track, ts, G_MAXUINT);
-
-  if (s == KS_NO_INDEX && track->n_slices > 0)
-    {
-      guint32 lo = 0, hi = track->n_slices;
-
-      while (lo < hi)
-        {
-          guint32 mid = lo + (hi - lo) / 2;
-
-          if (track->start[mid] < ts)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      if (lo < track->n_slices)
-        s = lo;
-    }
-
-  return s;
-}
-
-/* A time that binds a flow end back to @slice when the file is read: its
- * start, or a moment inside it that none of its children covers. */
-static gint64
-flow_time (const KsTrack *track,
-           guint32        slice)
-{
-  gint64 start = track->start[slice];
-  gint64 end = track->end[slice];
-  guint depth = track->depth[slice] + 1;
-
-  if (resolve_flow_end (track, start) == slice)
-    return start;
-  if (start > G_MININT64 && resolve_flow_end (track, start - 1) == slice)
-    return start - 1;
-
-  if (depth < track->max_depth)
-    {
-      const guint32 *idx = track->by_depth[depth];
-      guint32 n = track->n_by_depth[depth];
-      guint32 k = ks_track_depth_lower_bound (track, depth, start);
-
-      for (guint tries = 0; k < n && tries < 64; k++, tries++)
-        {
-          guint32 c = idx[k];
-
-          if (track->start[c] >= end)
-            break;
-          if (track->end[c] < end && resolve_flow_end (track, track->end[c]) == slice)
-            return track->end[c];
-        }
-    }
-
-  if (end > start && resolve_flow_end (track, end - 1) == slice)
-    return end - 1;
-
-  return start;
-}
-
 static gboolean
 write_flows (Writer  *w,
              GError **error)
@@ -1346,9 +1226,9 @@ write_flows (Writer  *w,
         return FALSE;
       bind_i64 (stmt, 1, f - w->n_implied_flows);
       bind_i64 (stmt, 2, flow->category);
-      bind_i64 (stmt, 3, flow_time (from, flow->from_slice));
+      bind_i64 (stmt, 3, ks_kscope_flow_end_time (from, flow->from_slice));
       bind_gid (stmt, 4, from->kind == KS_TRACK_THREAD ? w->thread_gtid[from->thread] : -1);
-      bind_i64 (stmt, 5, flow_time (to, flow->to_slice));
+      bind_i64 (stmt, 5, ks_kscope_flow_end_time (to, flow->to_slice));
       bind_gid (stmt, 6, to->kind == KS_TRACK_THREAD ? w->thread_gtid[to->thread] : -1);
       bind_i64 (stmt, 7, flow->from_track);
       bind_i64 (stmt, 8, flow->to_track);
