@@ -207,6 +207,8 @@ ks_record_server_thread (gpointer data)
       stopping = self->stopping;
       deadline = self->stop_deadline_us;
       self->stats.events = ks_record_writer_get_counts (self->writer)->rows;
+      self->stats.api_calls = ks_record_writer_get_counts (self->writer)->api_calls;
+      self->stats.samples = ks_record_writer_get_counts (self->writer)->counter_samples;
       self->stats.dropped = count_dropped (self);
       /* Writing stopped: keep reading, so that no process ever waits for
        * us, and count what is not written. */

@@ -482,6 +482,7 @@ ks_record_session_finish (KsRecordSession  *self,
                           GError          **error)
 {
   g_autofree char *dropped = NULL;
+  const KsRecordCounts *counts;
   char wake = 1;
   gboolean ok;
 
@@ -530,6 +531,13 @@ ks_record_session_finish (KsRecordSession  *self,
   ok = ks_record_writer_finish (self->writer, ks_record_now_mono (), complete, error);
   g_mutex_lock (&self->mutex);
   ks_record_session_note_write_failure (self);
+  /* the final counts, all threads done */
+  counts = ks_record_writer_get_counts (self->writer);
+  self->stats.events = counts->rows;
+  self->stats.api_calls = counts->api_calls;
+  self->stats.samples = counts->counter_samples;
+  self->stats.dropped = self->dropped_total;
+  self->stats.processes = g_hash_table_size (self->processes);
   g_mutex_unlock (&self->mutex);
   return ok;
 }
