@@ -403,6 +403,12 @@ ks_recorder_apply_progress (KsRecorder *self,
       return TRUE;
     }
 
+  if (!g_str_equal (state, "recording") && !g_str_equal (state, "stopping"))
+    {
+      yajl_tree_free (root);
+      return FALSE;
+    }
+
   stats = self->stats;
   stats.elapsed_s = ks_json_get_double (root, "elapsed", stats.elapsed_s);
   stats.events = (guint64) ks_json_get_int (root, "events", 0);
