@@ -18,7 +18,7 @@
 
 #include "ks-format.h"
 #include "ks-paths.h"
-#include "ks-json-writer.h"
+#include "ks-recorder.h"
 #include "ks-recording-view.h"
 
 #define PROGRESS_FD 3
@@ -43,9 +43,8 @@ struct _KsRecordingView
   GInputStream      *errors;
   GString           *error_text;
   GCancellable      *cancellable;
-  char              *output;
-  char              *state;
-  guint64            events;
+  KsRecorder        *recorder;
+  gboolean           heard;       /* a progress line came */
   gboolean           stopping;
   gboolean           exited;
   gboolean           sandboxed;
@@ -80,70 +79,40 @@ find_cli (void)
   return g_strdup ("kinescope-cli");
 }
 
+/* The labels, from what the recorder says (its properties follow the
+ * progress lines of ks-cli-record.c). */
 static void
-show_progress (KsRecordingView *self,
-               const char      *line)
+recorder_notify_cb (KsRecorder      *recorder,
+                    GParamSpec      *pspec,
+                    KsRecordingView *self)
 {
-  /* Progress lines are JSON objects written by ks-cli-record.c; a line
-   * that is not one is ignored. */
-  yajl_val root = ks_json_parse (line, NULL);
-  const char *state = ks_json_get_string (root, "state");
-  double elapsed = ks_json_get_double (root, "elapsed", -1);
-  yajl_val gpus = ks_json_get_array (root, "gpus");
+  KsRecordStats stats;
   char text[64];
+  int seconds;
 
-  if (state == NULL)
-    {
-      yajl_tree_free (root);
-      return;
-    }
-  g_free (self->state);
-  self->state = g_strdup (state);
-
-  if (g_str_equal (state, "done"))
-    {
-      g_free (self->output);
-      self->output = g_strdup (ks_json_get_string (root, "output"));
-      yajl_tree_free (root);
-      return;
-    }
-  if (g_str_equal (state, "failed"))
-    {
-      const char *message = ks_json_get_string (root, "message");
-
-      if (message != NULL)
-        g_string_append_printf (self->error_text, "%s\n", message);
-      yajl_tree_free (root);
-      return;
-    }
-
-  if (elapsed >= 0)
-    {
-      int seconds = (int) elapsed;
-
-      g_snprintf (text, sizeof text, "%d:%02d", seconds / 60, seconds % 60);
-      gtk_label_set_label (self->elapsed_label, text);
-    }
-  self->events = (guint64) ks_json_get_int (root, "events", 0);
-  g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, self->events);
+  if (ks_recorder_get_state (recorder) == KS_RECORDER_STATE_IDLE)
+    return;
+  ks_recorder_get_stats (recorder, &stats);
+  seconds = (int) stats.elapsed_s;
+  g_snprintf (text, sizeof text, "%d:%02d", seconds / 60, seconds % 60);
+  gtk_label_set_label (self->elapsed_label, text);
+  g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, stats.events);
   gtk_label_set_label (self->events_label, text);
-  g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, ks_json_get_int (root, "processes", 0));
+  g_snprintf (text, sizeof text, "%u", stats.processes);
   gtk_label_set_label (self->processes_label, text);
-  if (!self->stopping)
+  if (!self->stopping && !self->exited)
     gtk_label_set_label (self->status_label, _("Recording; the trace opens when the program ends"));
 
-  if (gpus != NULL && YAJL_GET_ARRAY (gpus)->len > 0)
+  /* the first GPU */
+  if (stats.n_gpus > 0)
     {
-      /* the first GPU */
-      yajl_val gpu = YAJL_GET_ARRAY (gpus)->values[0];
-      gint64 util = ks_json_get_int (gpu, "utilization", -1);
-      gint64 used = ks_json_get_int (gpu, "memory_used", -1);
-      gint64 total = ks_json_get_int (gpu, "memory_total", -1);
+      gint64 used = stats.gpus[0].memory_used;
+      gint64 total = stats.gpus[0].memory_total;
 
-      if (util >= 0)
+      if (stats.gpus[0].utilization >= 0)
         {
-          gtk_level_bar_set_value (self->gpu_level, (double) util);
-          g_snprintf (text, sizeof text, "%d %%", (int) util);
+          gtk_level_bar_set_value (self->gpu_level, (double) stats.gpus[0].utilization);
+          g_snprintf (text, sizeof text, "%d %%", stats.gpus[0].utilization);
           gtk_label_set_label (self->gpu_label, text);
         }
       if (used >= 0 && total > 0)
@@ -156,7 +125,15 @@ show_progress (KsRecordingView *self,
           gtk_label_set_label (self->memory_label, both);
         }
     }
-  yajl_tree_free (root);
+}
+
+static void
+show_progress (KsRecordingView *self,
+               const char      *line)
+{
+  /* A line that is not a progress line is ignored. */
+  if (ks_recorder_apply_progress (self->recorder, line))
+    self->heard = TRUE;
 }
 
 static void read_progress (KsRecordingView *self);
@@ -262,7 +239,7 @@ wait_cb (GObject      *source,
     status = g_subprocess_get_exit_status (G_SUBPROCESS (source));
 
   /* the last progress line may still be in the pipe */
-  if (self->output == NULL && self->progress != NULL)
+  if (ks_recorder_get_output (self->recorder) == NULL && self->progress != NULL)
     {
       g_autofree char *line = NULL;
 
@@ -274,7 +251,7 @@ wait_cb (GObject      *source,
     }
 
   messages = recorder_messages (self);
-  if (self->sandboxed && self->state == NULL)
+  if (self->sandboxed && !self->heard)
     {
       g_autofree char *reason = host_start_failure (self);
 
@@ -291,12 +268,12 @@ wait_cb (GObject      *source,
     }
   gtk_widget_set_sensitive (GTK_WIDGET (self->stop_button), FALSE);
   adw_window_title_set_title (self->window_title, _("Recording Finished"));
-  if (self->output != NULL)
+  if (ks_recorder_get_output (self->recorder) != NULL)
     gtk_label_set_label (self->status_label, messages && *messages ? messages : _("Opening the trace…"));
   else
     gtk_label_set_label (self->status_label, messages && *messages ? messages : _("The recording failed"));
 
-  g_signal_emit (self, signals[FINISHED], 0, self->output, status, messages);
+  g_signal_emit (self, signals[FINISHED], 0, ks_recorder_get_output (self->recorder), status, messages);
 }
 
 /* Inside Flatpak the recorder runs on the host (see host_command ()).
@@ -490,14 +467,17 @@ const char *
 ks_recording_view_get_output (KsRecordingView *self)
 {
   g_return_val_if_fail (KS_IS_RECORDING_VIEW (self), NULL);
-  return self->output;
+  return ks_recorder_get_output (self->recorder);
 }
 
 guint64
 ks_recording_view_get_events (KsRecordingView *self)
 {
+  KsRecordStats stats;
+
   g_return_val_if_fail (KS_IS_RECORDING_VIEW (self), 0);
-  return self->events;
+  ks_recorder_get_stats (self->recorder, &stats);
+  return stats.events;
 }
 
 static void
@@ -532,6 +512,8 @@ ks_recording_view_dispose (GObject *object)
   g_clear_object (&self->progress);
   g_clear_object (&self->errors);
   g_clear_object (&self->process);
+  /* kept until finalize: a late wait_cb() still asks it */
+  g_signal_handlers_disconnect_by_data (self->recorder, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_RECORDING_VIEW);
 
   G_OBJECT_CLASS (ks_recording_view_parent_class)->dispose (object);
@@ -543,8 +525,7 @@ ks_recording_view_finalize (GObject *object)
   KsRecordingView *self = KS_RECORDING_VIEW (object);
 
   g_string_free (self->error_text, TRUE);
-  g_free (self->output);
-  g_free (self->state);
+  g_object_unref (self->recorder);
 
   G_OBJECT_CLASS (ks_recording_view_parent_class)->finalize (object);
 }
@@ -591,6 +572,8 @@ ks_recording_view_init (KsRecordingView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
   self->error_text = g_string_new (NULL);
+  self->recorder = ks_recorder_new ();
+  g_signal_connect (self->recorder, "notify", G_CALLBACK (recorder_notify_cb), self);
 }
 
 KsRecordingView *

@@ -17,7 +17,7 @@
 #include "ks-cli-common.h"
 #include "ks-format.h"
 #include "ks-json-writer.h"
-#include "ks-record-session.h"
+#include "ks-recorder.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -32,81 +32,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef enum
-{
-  END_NONE,
-  END_COMMAND_EXITED,
-  END_INTERRUPTED,
-  END_DURATION,
-} EndReason;
-
 typedef struct
 {
   GMainLoop       *loop;
+  KsRecorder      *recorder;
   KsRecordSession *session;
-  GPid             pid;
-  gboolean         own_group;
-  gboolean         child_done;
-  int              wait_status;
-  EndReason        end;
-  guint            escalate_id;
-  int              escalation;     /* 0: SIGINT sent, 1: SIGTERM sent, 2: SIGKILL sent */
   int              progress_fd;
   char            *output;
   const char      *command;
   gboolean         write_failed;   /* and said so */
+  gboolean         finished;
+  guint            duration_id;
+  int              status;
+  GError          *error;          /* why the trace could not be finished */
 } Record;
-
-static void
-signal_command (Record *r,
-                int     signo)
-{
-  if (r->child_done || r->pid <= 0)
-    return;
-  /* The whole job: DataLoader workers and torchrun ranks too. */
-  if (r->own_group)
-    kill (-r->pid, signo);
-  else
-    kill (r->pid, signo);
-}
-
-static gboolean
-escalate_cb (gpointer data)
-{
-  Record *r = data;
-
-  if (r->child_done)
-    {
-      r->escalate_id = 0;
-      return G_SOURCE_REMOVE;
-    }
-  r->escalation++;
-  signal_command (r, r->escalation == 1 ? SIGTERM : SIGKILL);
-  if (r->escalation >= 2)
-    {
-      r->escalate_id = 0;
-      return G_SOURCE_REMOVE;
-    }
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-begin_stop (Record    *r,
-            EndReason  reason)
-{
-  if (r->end != END_NONE)
-    {
-      /* A second Ctrl+C: do not wait any longer. */
-      if (reason == END_INTERRUPTED)
-        signal_command (r, SIGKILL);
-      return;
-    }
-  r->end = reason;
-  /* SIGINT first: Python turns it into KeyboardInterrupt and runs its
-   * exit handlers, which flush the collector. */
-  signal_command (r, SIGINT);
-  r->escalate_id = g_timeout_add_seconds (3, escalate_cb, r);
-}
 
 static gboolean
 on_signal_cb (gpointer data)
@@ -115,7 +54,7 @@ on_signal_cb (gpointer data)
 
   if (r->progress_fd < 0)
     ks_cli_printerr (_("kinescope-cli record: stopping, waiting for the command to end…\n"));
-  begin_stop (r, END_INTERRUPTED);
+  ks_recorder_stop (r->recorder, KS_RECORDER_STOP_INTERRUPTED);
   return G_SOURCE_CONTINUE;
 }
 
@@ -124,23 +63,9 @@ duration_cb (gpointer data)
 {
   Record *r = data;
 
-  begin_stop (r, END_DURATION);
+  r->duration_id = 0;
+  ks_recorder_stop (r->recorder, KS_RECORDER_STOP_DURATION);
   return G_SOURCE_REMOVE;
-}
-
-static void
-child_exited_cb (GPid     pid,
-                 int      status,
-                 gpointer data)
-{
-  Record *r = data;
-
-  r->child_done = TRUE;
-  r->wait_status = status;
-  if (r->end == END_NONE)
-    r->end = END_COMMAND_EXITED;
-  g_spawn_close_pid (pid);
-  g_main_loop_quit (r->loop);
 }
 
 static void
@@ -176,7 +101,7 @@ report_write_failure (Record     *r,
   r->write_failed = TRUE;
   ks_record_session_get_stats (r->session, &stats);
   ks_cli_printerr ("kinescope-cli record: %s\n", message);
-  if (r->child_done)
+  if (r->finished || ks_recorder_get_state (r->recorder) >= KS_RECORDER_STATE_FINISHED)
     ks_cli_printerr (_("kinescope-cli record: the recording stopped at %.2f s, with %" PRIu64 " events in the file\n"),
                 stats.written_until_s, stats.events);
   else
@@ -185,52 +110,48 @@ report_write_failure (Record     *r,
                 stats.written_until_s, stats.events, r->command);
 }
 
-static gboolean
-progress_cb (gpointer data)
+static void
+write_error_cb (KsRecorder *recorder,
+                GParamSpec *pspec,
+                gpointer    data)
 {
   Record *r = data;
-  KsRecordStats stats;
-  g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+  g_autofree char *message = NULL;
+
+  g_object_get (recorder, "write-error", &message, NULL);
+  if (message != NULL && !r->write_failed)
+    report_write_failure (r, message);
+}
+
+/* One progress line each time the recorder looks (twice a second). */
+static void
+elapsed_cb (KsRecorder *recorder,
+            GParamSpec *pspec,
+            gpointer    data)
+{
+  Record *r = data;
+  KsRecorderState state = ks_recorder_get_state (recorder);
   g_autofree char *line = NULL;
 
-  if (!r->write_failed)
-    {
-      g_autofree char *message = ks_record_session_dup_write_error (r->session);
-
-      if (message != NULL)
-        report_write_failure (r, message);
-    }
-  ks_record_session_scan_processes (r->session);
-
-  if (r->progress_fd < 0)
-    return G_SOURCE_CONTINUE;
-
-  ks_record_session_get_stats (r->session, &stats);
-  ks_json_begin_object (json, NULL);
-  ks_json_string (json, "state", "recording");
-  ks_json_double (json, "elapsed", stats.elapsed_s, 3);
-  ks_json_int (json, "events", stats.events);
-  ks_json_int (json, "processes", stats.processes);
-  ks_json_int (json, "cuda_processes", stats.cuda_processes);
-  ks_json_int (json, "kernels", stats.kernels);
-  ks_json_int (json, "nvtx_ranges", stats.nvtx_ranges);
-  ks_json_int (json, "dropped", stats.dropped);
-  ks_json_begin_array (json, "gpus");
-  for (guint i = 0; i < stats.n_gpus; i++)
-    {
-      ks_json_begin_object (json, NULL);
-      ks_json_int (json, "index", i);
-      ks_json_string (json, "name", stats.gpus[i].name);
-      ks_json_int (json, "utilization", stats.gpus[i].utilization);
-      ks_json_int (json, "memory_used", stats.gpus[i].memory_used);
-      ks_json_int (json, "memory_total", stats.gpus[i].memory_total);
-      ks_json_end_object (json);
-    }
-  ks_json_end_array (json);
-  ks_json_end_object (json);
-  line = g_strconcat (ks_json_writer_get_text (json), "\n", NULL);
+  if (r->progress_fd < 0 || (state != KS_RECORDER_STATE_RECORDING && state != KS_RECORDER_STATE_STOPPING))
+    return;
+  line = ks_recorder_to_progress (recorder);
   write_progress (r, line);
-  return G_SOURCE_CONTINUE;
+}
+
+static void
+finished_cb (KsRecorder   *recorder,
+             int           status,
+             const GError *error,
+             gpointer      data)
+{
+  Record *r = data;
+
+  r->finished = TRUE;
+  r->status = status;
+  if (error != NULL)
+    r->error = g_error_copy (error);
+  g_main_loop_quit (r->loop);
 }
 
 static gboolean
@@ -304,20 +225,12 @@ print_summary (Record          *r,
   if (r->write_failed)
     ks_cli_printerr (_("Recording stopped at %.2f s: the trace could not be written; %s ended with status %d\n"),
                 stats.written_until_s, command, status);
-  else switch (r->end)
-    {
-    case END_INTERRUPTED:
-      ks_cli_printerr (_("Recording interrupted; %s ended with status %d\n"), command, status);
-      break;
-    case END_DURATION:
-      ks_cli_printerr (_("Recording stopped after the requested duration; %s ended with status %d\n"), command, status);
-      break;
-    case END_NONE:
-    case END_COMMAND_EXITED:
-    default:
-      ks_cli_printerr (_("Recording ended: %s exited with status %d\n"), command, status);
-      break;
-    }
+  else if (g_strcmp0 (ks_recorder_get_end_reason (r->recorder), "interrupted") == 0)
+    ks_cli_printerr (_("Recording interrupted; %s ended with status %d\n"), command, status);
+  else if (g_strcmp0 (ks_recorder_get_end_reason (r->recorder), "duration") == 0)
+    ks_cli_printerr (_("Recording stopped after the requested duration; %s ended with status %d\n"), command, status);
+  else
+    ks_cli_printerr (_("Recording ended: %s exited with status %d\n"), command, status);
 
   ks_cli_printerr (_("  Duration          %.2f s\n"), stats.elapsed_s);
   ks_cli_printerr (_("  Processes         %u (%u using CUDA)\n"),
@@ -356,16 +269,6 @@ command_exists (const char *program)
   return found != NULL;
 }
 
-static void
-child_setup (gpointer data)
-{
-  gboolean own_group = GPOINTER_TO_INT (data);
-
-  if (own_group)
-    setpgid (0, 0);
-  signal (SIGXFSZ, SIG_DFL);
-}
-
 int
 ks_cli_record (int    argc,
                char **argv)
@@ -396,20 +299,14 @@ ks_cli_record (int    argc,
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) env = NULL;
   KsRecordOptions options = { 0 };
   Record r = { 0 };
   char **command;
-  int status;
-  gboolean complete;
   gboolean ok;
-  const char *end_reason;
   g_autofree char *write_error = NULL;
   guint sigint_id;
   guint sigterm_id;
   guint sighup_id;
-  guint progress_id;
-  guint duration_id = 0;
 
   context = g_option_context_new (_("[--] COMMAND [ARGS…] — record a program’s GPU and CPU activity"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -491,14 +388,14 @@ ks_cli_record (int    argc,
    * recorder on it stops now. A default name taken meanwhile by another
    * recorder moves on to the next. */
   options.overwrite = force;
-  while ((r.session = ks_record_session_new (output, &options, &error)) == NULL
+  while ((r.recorder = ks_recorder_new_for_file (output, &options, &error)) == NULL
          && default_name && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
     {
       g_clear_error (&error);
       g_free (output);
       output = default_output ();
     }
-  if (r.session == NULL)
+  if (r.recorder == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
         ks_cli_printerr (_("kinescope-cli record: “%s” already exists (use --force to overwrite it)\n"), output);
@@ -506,6 +403,7 @@ ks_cli_record (int    argc,
         ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
       return 1;
     }
+  r.session = ks_recorder_get_session (r.recorder);
   if (ks_record_session_get_inject_dir (r.session) == NULL
       && (options.trace & (KS_RECORD_TRACE_CUDA | KS_RECORD_TRACE_NVTX | KS_RECORD_TRACE_OSRT)))
     ks_cli_printerr (_("kinescope-cli record: warning: libkinescope-inject.so was not found "
@@ -515,96 +413,53 @@ ks_cli_record (int    argc,
   r.command = command[0];
   r.progress_fd = progress_fd;
   r.loop = g_main_loop_new (NULL, FALSE);
+  g_signal_connect (r.recorder, "notify::elapsed", G_CALLBACK (elapsed_cb), &r);
+  g_signal_connect (r.recorder, "notify::write-error", G_CALLBACK (write_error_cb), &r);
+  g_signal_connect (r.recorder, "finished", G_CALLBACK (finished_cb), &r);
+
   /* With a terminal, the command stays in our process group so that it
    * can read from it and gets Ctrl+C itself; otherwise it gets its own
    * group and the whole job is signalled at once. */
-  r.own_group = !isatty (STDIN_FILENO);
-
-  env = ks_record_session_build_environ (r.session, g_get_environ ());
-  if (!g_spawn_async (NULL, command, env,
-                      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_CHILD_INHERITS_STDIN,
-                      child_setup, GINT_TO_POINTER (r.own_group), &r.pid, &error))
+  if (!ks_recorder_spawn (r.recorder, (const char * const *) command, !isatty (STDIN_FILENO), &error))
     {
       ks_cli_printerr ("kinescope-cli record: %s: %s\n", command[0], error->message);
-      g_clear_error (&error);
-      ks_record_session_finish (r.session, 0, FALSE, "spawn-failed", &error);
-      ks_record_session_remove_output (r.session);
-      ks_record_session_free (r.session);
+      g_object_unref (r.recorder);
       g_main_loop_unref (r.loop);
       return 127;
     }
 
-  ks_record_session_set_command (r.session, r.pid, (const char * const *) command);
-  ks_record_session_start (r.session);
-
-  g_child_watch_add (r.pid, child_exited_cb, &r);
   sigint_id = g_unix_signal_add (SIGINT, on_signal_cb, &r);
   sigterm_id = g_unix_signal_add (SIGTERM, on_signal_cb, &r);
   sighup_id = g_unix_signal_add (SIGHUP, on_signal_cb, &r);
-  progress_id = g_timeout_add (500, progress_cb, &r);
   if (duration > 0)
-    duration_id = g_timeout_add ((guint) (duration * 1000), duration_cb, &r);
+    r.duration_id = g_timeout_add ((guint) (duration * 1000), duration_cb, &r);
 
   g_main_loop_run (r.loop);
 
   g_source_remove (sigint_id);
   g_source_remove (sigterm_id);
   g_source_remove (sighup_id);
-  g_source_remove (progress_id);
-  if (duration_id != 0 && r.end != END_DURATION)
-    g_source_remove (duration_id);
-  if (r.escalate_id != 0)
-    g_source_remove (r.escalate_id);
+  g_clear_handle_id (&r.duration_id, g_source_remove);
 
-  if (WIFEXITED (r.wait_status))
-    status = WEXITSTATUS (r.wait_status);
-  else if (WIFSIGNALED (r.wait_status))
-    status = 128 + WTERMSIG (r.wait_status);
-  else
-    status = 1;
-
-  /* Cut short: the command was killed or crashed, or we were stopped. */
-  complete = r.end == END_DURATION || (r.end == END_COMMAND_EXITED && !WIFSIGNALED (r.wait_status));
-  switch (r.end)
-    {
-    case END_INTERRUPTED: end_reason = "interrupted"; break;
-    case END_DURATION: end_reason = "duration"; break;
-    case END_NONE:
-    case END_COMMAND_EXITED:
-    default:
-      end_reason = WIFSIGNALED (r.wait_status) ? "command-killed" : "command-exited";
-      break;
-    }
-
-  /* Processes of the job may still be sending their last buffers. When
-   * writing stopped (perhaps only now), the file is still a recording:
-   * what came before, marked as cut short there. */
-  ok = ks_record_session_finish (r.session, 3000, complete, end_reason, &error);
+  ok = r.error == NULL;
   write_error = ks_record_session_dup_write_error (r.session);
   if (write_error != NULL && !r.write_failed)
     report_write_failure (&r, write_error);
 
-  print_summary (&r, command[0], status, options.trace);
+  print_summary (&r, command[0], r.status, options.trace);
   /* finish() says when not even the reason could be written */
-  if (!ok && g_strcmp0 (error->message, write_error) != 0)
-    ks_cli_printerr ("kinescope-cli record: %s\n", error->message);
+  if (!ok && g_strcmp0 (r.error->message, write_error) != 0)
+    ks_cli_printerr ("kinescope-cli record: %s\n", r.error->message);
   if (r.progress_fd >= 0)
     {
-      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
-      g_autofree char *line = NULL;
+      g_autofree char *line = ks_recorder_to_done (r.recorder, r.status, ks_recorder_get_complete (r.recorder) && ok);
 
-      ks_json_begin_object (json, NULL);
-      ks_json_string (json, "state", "done");
-      ks_json_string (json, "output", output);
-      ks_json_int (json, "exit_status", status);
-      ks_json_bool (json, "complete", complete && ok);
-      ks_json_end_object (json);
-      line = g_strconcat (ks_json_writer_get_text (json), "\n", NULL);
       write_progress (&r, line);
     }
 
-  ks_record_session_free (r.session);
+  g_object_unref (r.recorder);
   g_main_loop_unref (r.loop);
+  g_clear_error (&r.error);
   /* the command's status, unless the trace could not be written */
-  return ok ? status : 1;
+  return ok ? r.status : 1;
 }

@@ -44,7 +44,9 @@ typedef struct
   guint    processes;
   guint    cuda_processes;
   guint64  kernels;
+  guint64  api_calls;
   guint64  nvtx_ranges;
+  guint64  samples;         /* GPU counter samples */
   guint64  dropped;
   /* once writing stopped: up to when the file holds events (from the
    * start), and how many arrived after */

@@ -5,6 +5,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+/* One file: each add_*() is a row of one Nsight table, all sharing the
+ * statement cache, the timed commits and the stop-on-first-write-error
+ * rule; split, those rules would be spread over every part. */
+
 #define G_LOG_DOMAIN "ks-record-writer"
 
 #include "config.h"
