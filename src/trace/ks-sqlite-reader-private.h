@@ -1,0 +1,415 @@
+/* ks-sqlite-reader-private.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <sqlite3.h>
+
+#include "ks-progress.h"
+#include "ks-sqlite-private.h"
+#include "ks-trace-builder.h"
+
+G_BEGIN_DECLS
+
+/* The SQLite reader, in four parts that share this state:
+ *
+ *   ks-sqlite-util.c    opening a file that may be hostile, errors, the
+ *                       schema, SELECTs of columns looked up by name
+ *   ks-sqlite-nsight.c  the tables of an Nsight Systems export, which a
+ *                       .kscope shares (StringIds, CUPTI_ACTIVITY_KIND_*,
+ *                       NVTX_EVENTS, OSRT_API, TARGET_INFO_*...)
+ *   ks-sqlite-kscope.c  the KS_* tables of a .kscope
+ *   ks-sqlite-reader.c  processes and threads of both, the slice tables
+ *                       merged, and the steps run in order
+ *
+ * Every function that can fail returns FALSE (or KS_SQLITE_FAILED) with
+ * *error set, and only then: a table that is absent, or that lacks a
+ * column it cannot be read without (a warning says so), is not a failure. */
+
+#define KS_SQLITE_NONE           G_MAXUINT32
+#define KS_SQLITE_ROWS_PER_CHECK 16384
+/* Timestamps are clamped to ±2^62 ns (146 years) so that no sum overflows. */
+#define KS_SQLITE_TS_LIMIT       (G_GINT64_CONSTANT (1) << 62)
+
+typedef enum
+{
+  KS_SQLITE_READ,    /* the table is there (a SELECT: its statement is ready) */
+  KS_SQLITE_ABSENT,  /* no such table, or it lacks a column it needs (warned) */
+  KS_SQLITE_FAILED,  /* *error is set */
+} KsSqliteResult;
+
+typedef struct
+{
+  guint32 process;
+  guint32 group;
+} KsSqliteProc;
+
+typedef struct
+{
+  guint32 track;
+  gint64  start;
+  guint32 name;
+  guint32 category;
+  guint32 correlation;
+  guint32 external_id;
+  guint32 args;
+} KsSqliteOpenRange;
+
+typedef struct
+{
+  sqlite3        *db;
+  char           *display;
+  KsTraceBuilder *b;
+  KsProgress     *progress;
+  GCancellable   *cancellable;
+  gboolean        kscope;
+  gint64          shift;          /* added to every stored time */
+
+  GHashTable     *tables;         /* table name -> GHashTable of column names */
+
+  /* StringIds: dense arrays when the ids allow, else hash tables. */
+  gint64          n_dense;
+  guint32        *smap;           /* db id -> builder id, KS_SQLITE_NONE while unresolved */
+  const char    **svalues;        /* db id -> text (Nsight files, resolved lazily) */
+  GHashTable     *sparse_values;  /* gint64 id -> char* */
+  GHashTable     *sparse_map;     /* gint64 id -> builder id + 1 */
+  GStringChunk   *chunk;
+  GHashTable     *api_names;      /* gint64 db id -> builder id + 1, suffix stripped */
+  guint64         unknown_strings;
+
+  GHashTable     *procs;          /* gint64 globalPid -> KsSqliteProc */
+  GHashTable     *pid_owner;      /* gint64 pid -> gint64 globalPid */
+  GHashTable     *threads;        /* gint64 globalTid -> thread + 1 */
+  guint32         next_group;
+  gboolean        have_ks_processes;
+  gboolean        have_ks_threads;
+  GHashTable     *process_names;  /* gint64 globalPid -> char* (Nsight PROCESSES) */
+  GHashTable     *thread_names;   /* gint64 globalTid -> gint64 string id */
+  GHashTable     *nvtx_thread_names; /* gint64 globalTid -> char* */
+
+  guint32        *track_map;      /* KS_TRACKS.id -> builder track */
+  guint32         n_track_map;
+  GHashTable     *orphan_streams; /* "device/stream" -> group, streams of no process */
+
+  /* Lookup caches: consecutive rows usually hit the same track. */
+  gint64          last_gtid;
+  guint32         last_thread;
+  gint64          last_stream_key[3];
+  guint32         last_stream_track;
+
+  guint32         category[KS_N_SLICE_KINDS];
+  guint32         memcpy_names[11][8][8];
+  guint32         memset_names[8];
+  guint32         sync_names[G_N_ELEMENTS (ks_sqlite_sync_names)];
+  guint8          mem_kinds[16];  /* the file's memory kind ids -> KsMemoryKind */
+
+  GArray         *open_ranges;    /* KsSqliteOpenRange */
+  gint64          max_end;
+  gboolean        have_end;
+
+  guint64         rows_total;
+  guint64         rows_done;
+  guint64         skipped;
+
+  gboolean        journal_beside; /* left in the middle of a write: not rolled back */
+  gboolean        cut_short;      /* KS_META complete = 0 */
+  char           *end_reason;     /* KS_META end_reason */
+} KsSqliteReader;
+
+/* ks-sqlite-util.c */
+
+gboolean       _ks_sqlite_set_error        (KsSqliteReader      *r,
+                                            int                  rc,
+                                            GError             **error);
+gboolean       _ks_sqlite_check_header     (const char          *path,
+                                            const char          *display,
+                                            GError             **error);
+gboolean       _ks_sqlite_nonempty_beside  (const char          *path,
+                                            const char          *suffix);
+gboolean       _ks_sqlite_open             (KsSqliteReader      *r,
+                                            const char          *path,
+                                            GError             **error);
+gboolean       _ks_sqlite_has_table        (KsSqliteReader      *r,
+                                            const char          *table);
+KsSqliteResult _ks_sqlite_table_columns    (KsSqliteReader      *r,
+                                            const char          *table,
+                                            GHashTable         **columns,
+                                            GError             **error);
+KsSqliteResult _ks_sqlite_select           (KsSqliteReader      *r,
+                                            const char          *table,
+                                            const char * const  *columns,
+                                            guint                n_columns,
+                                            guint                n_required,
+                                            const char          *where,
+                                            sqlite3_stmt       **stmt,
+                                            GError             **error);
+gint64         _ks_sqlite_table_rows       (KsSqliteReader      *r,
+                                            const char          *table);
+guint64        _ks_sqlite_database_bytes   (KsSqliteReader      *r);
+int            _ks_sqlite_user_version     (KsSqliteReader      *r);
+void           _ks_sqlite_report_progress  (KsSqliteReader      *r);
+
+/* ks-sqlite-reader.c: processes, threads and the slice merge */
+
+KsSqliteProc  *_ks_sqlite_register_process (KsSqliteReader      *r,
+                                            gint64               gpid,
+                                            guint32              process,
+                                            guint32              group);
+KsSqliteProc  *_ks_sqlite_reader_process   (KsSqliteReader      *r,
+                                            gint64               gpid);
+void           _ks_sqlite_register_thread  (KsSqliteReader      *r,
+                                            gint64               gtid,
+                                            guint32              thread);
+guint32        _ks_sqlite_reader_thread    (KsSqliteReader      *r,
+                                            gint64               gtid);
+
+/* A slice table read side by side with the others (ks-sqlite-reader.c,
+ * "The slice tables, merged"): @track_of gives a row's track, or
+ * KS_SQLITE_NONE to skip it; @emit hands the row to the builder. */
+typedef guint32 (*KsSqliteSourceTrack) (KsSqliteReader *r,
+                                        sqlite3_stmt   *stmt);
+typedef void    (*KsSqliteSourceEmit)  (KsSqliteReader *r,
+                                        sqlite3_stmt   *stmt,
+                                        guint32         track,
+                                        gint64          start,
+                                        gint64          end);
+
+typedef struct
+{
+  sqlite3_stmt        *stmt;      /* NULL once the table is read */
+  KsSqliteSourceTrack  track_of;
+  KsSqliteSourceEmit   emit;
+  guint32              track;
+  gint64               start;
+  gint64               end;
+} KsSqliteSource;
+
+#define KS_SQLITE_MAX_SOURCES 10
+
+typedef struct
+{
+  KsSqliteSource source[KS_SQLITE_MAX_SOURCES];
+  guint          n;
+} KsSqliteSources;
+
+/* Adds @table's rows (columns 0 and 1 are start and end) to @sources;
+ * an absent table adds nothing. */
+gboolean _ks_sqlite_add_source (KsSqliteReader      *r,
+                                KsSqliteSources     *sources,
+                                const char          *table,
+                                const char * const  *columns,
+                                guint                n_columns,
+                                guint                n_required,
+                                const char          *where,
+                                KsSqliteSourceTrack  track_of,
+                                KsSqliteSourceEmit   emit,
+                                GError             **error);
+
+/* ks-sqlite-nsight.c */
+
+guint32  _ks_sqlite_sid_slow                    (KsSqliteReader  *r,
+                                                 gint64           id);
+gboolean _ks_sqlite_nsight_load_export_meta     (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_strings         (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_process_names   (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_thread_names    (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_mem_kinds       (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_gpus            (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_session         (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_add_slice_sources    (KsSqliteReader  *r,
+                                                 KsSqliteSources *sources,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_nvtx            (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_gpu_metrics     (KsSqliteReader  *r,
+                                                 GError         **error);
+gboolean _ks_sqlite_nsight_load_memory_usage    (KsSqliteReader  *r,
+                                                 GError         **error);
+void     _ks_sqlite_nsight_apply_names          (KsSqliteReader  *r);
+
+/* ks-sqlite-kscope.c */
+
+gboolean       _ks_sqlite_kscope_load_meta          (KsSqliteReader  *r,
+                                                     GError         **error);
+void           _ks_sqlite_kscope_warn_cut_short     (KsSqliteReader  *r);
+KsSqliteResult _ks_sqlite_kscope_load_processes     (KsSqliteReader  *r,
+                                                     GError         **error);
+KsSqliteResult _ks_sqlite_kscope_load_threads       (KsSqliteReader  *r,
+                                                     GError         **error);
+gboolean       _ks_sqlite_kscope_load_tracks        (KsSqliteReader  *r,
+                                                     GError         **error);
+gboolean       _ks_sqlite_kscope_add_slice_sources  (KsSqliteReader  *r,
+                                                     KsSqliteSources *sources,
+                                                     GError         **error);
+gboolean       _ks_sqlite_kscope_load_instants      (KsSqliteReader  *r,
+                                                     GError         **error);
+gboolean       _ks_sqlite_kscope_load_flows         (KsSqliteReader  *r,
+                                                     GError         **error);
+gboolean       _ks_sqlite_kscope_load_counters      (KsSqliteReader  *r,
+                                                     GError         **error);
+gboolean       _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,
+                                                     GError         **error);
+gboolean       _ks_sqlite_kscope_load_diagnostics   (KsSqliteReader  *r,
+                                                     GError         **error);
+
+/* Rows and columns, on every row of every table: inline. The column
+ * readers keep short names, as they are on nearly every line of the
+ * table readers. */
+
+/* Counts a row read; checks for cancellation and reports progress now
+ * and then. FALSE, with @error set, when cancelled. */
+static inline gboolean
+ks_sqlite_row_done (KsSqliteReader  *r,
+                    GError         **error)
+{
+  if (G_UNLIKELY (++r->rows_done % KS_SQLITE_ROWS_PER_CHECK == 0))
+    {
+      if (g_cancellable_set_error_if_cancelled (r->cancellable, error))
+        return FALSE;
+      _ks_sqlite_report_progress (r);
+    }
+  return TRUE;
+}
+
+/* Steps @stmt: TRUE on a row; FALSE at the end, with *@failed and @error
+ * set when stepping failed. */
+static inline gboolean
+ks_sqlite_next_row (KsSqliteReader  *r,
+                    sqlite3_stmt    *stmt,
+                    gboolean        *failed,
+                    GError         **error)
+{
+  int rc = sqlite3_step (stmt);
+
+  if (G_LIKELY (rc == SQLITE_ROW))
+    return TRUE;
+  if (rc != SQLITE_DONE)
+    {
+      _ks_sqlite_set_error (r, rc, error);
+      *failed = TRUE;
+    }
+  return FALSE;
+}
+
+/* Finalizes @stmt: the result of the loop that read it. */
+static inline gboolean
+ks_sqlite_finish (sqlite3_stmt *stmt,
+                  gboolean      failed)
+{
+  sqlite3_finalize (stmt);
+  return !failed;
+}
+
+/* The rows of @stmt, one per pass, with a check for cancellation after
+ * each; @failed says at the end whether it stopped on an error. */
+#define KS_SQLITE_READ_ROWS(r, stmt, failed, error)                   \
+  for (failed = FALSE;                                                \
+       !failed && ks_sqlite_next_row (r, stmt, &failed, error);       \
+       failed = failed || !ks_sqlite_row_done (r, error))
+
+static inline gboolean
+col_null (sqlite3_stmt *stmt,
+          int           col)
+{
+  return sqlite3_column_type (stmt, col) == SQLITE_NULL;
+}
+
+static inline gint64
+col_i64 (sqlite3_stmt *stmt,
+         int           col)
+{
+  return sqlite3_column_int64 (stmt, col);
+}
+
+static inline gint64
+col_ts (KsSqliteReader *r,
+        sqlite3_stmt   *stmt,
+        int             col)
+{
+  gint64 v = sqlite3_column_int64 (stmt, col);
+
+  return CLAMP (v, -KS_SQLITE_TS_LIMIT, KS_SQLITE_TS_LIMIT) + r->shift;
+}
+
+static inline guint32
+col_u32 (sqlite3_stmt *stmt,
+         int           col)
+{
+  return (guint32)sqlite3_column_int64 (stmt, col);
+}
+
+static inline guint32
+col_args (KsSqliteReader *r,
+          sqlite3_stmt   *stmt,
+          int             col)
+{
+  const char *text = (const char *)sqlite3_column_text (stmt, col);
+
+  /* strlen() rather than sqlite3_column_bytes(): argument text is kept
+   * NUL-terminated anyway, and an API call costs more than the scan. */
+  if (text == NULL)
+    return 0;
+  return ks_trace_builder_add_args (r->b, text, strlen (text));
+}
+
+/* The builder's id for StringIds row @id. */
+static inline guint32
+sid (KsSqliteReader *r,
+     gint64          id)
+{
+  if (G_LIKELY (id >= 0 && id < r->n_dense && r->smap[id] != KS_SQLITE_NONE))
+    return r->smap[id];
+  return _ks_sqlite_sid_slow (r, id);
+}
+
+/* The process part of a globalPid or globalTid. */
+static inline gint64
+ks_sqlite_gid_process (gint64 gid)
+{
+  return gid & ~KS_GID_MASK;
+}
+
+/* The key of KsSqliteReader.orphan_streams. */
+static inline char *
+ks_sqlite_orphan_stream_key (gint64 device,
+                             gint64 stream)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, device, stream);
+}
+
+static inline void
+add_slice (KsSqliteReader  *r,
+           guint32          track,
+           gint64           start,
+           gint64           end,
+           KsSliceKind      kind,
+           guint32          name,
+           guint32          category,
+           guint32          correlation,
+           guint32          external_id,
+           guint32          args,
+           const KsGpuInfo *gpu)
+{
+  if (end < start)
+    end = start;
+  if (!r->have_end || end > r->max_end)
+    {
+      r->max_end = end;
+      r->have_end = TRUE;
+    }
+  ks_trace_builder_add_slice (r->b, track, start, end, kind, name, category,
+                              correlation, external_id, args, gpu);
+}
+
+G_END_DECLS
