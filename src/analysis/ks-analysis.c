@@ -5,6 +5,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+/* KsAnalysis: the object, its cache on the trace, and the first pass that
+ * every analysis shares (steps, devices, the operator index). One file,
+ * since the passes in ks-analysis-*.c all start from the context built
+ * here and the getters return what those passes fill in. */
+
 #define G_LOG_DOMAIN "ks-analysis"
 
 #include "config.h"

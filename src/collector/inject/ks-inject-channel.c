@@ -5,7 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-/* The way out of the traced process.
+/* The way out of the traced process. One file because the buffer, the
+ * sender thread and the reconnection share state that no other part of
+ * the library may see or lock.
  *
  * Application threads append finished messages to an in-memory buffer
  * under a spin lock (a memcpy, no system call). One thread of the

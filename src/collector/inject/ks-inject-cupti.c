@@ -6,6 +6,8 @@
  */
 
 /* CUPTI tracing: kernels, copies, memsets, synchronization and memory
+ * (one file: everything here runs on the one CUPTI subscriber, its
+ * callbacks and its activity buffers)
  * from activity records; the CUDA API rows from callbacks (see
  * set_api_callbacks() for why).
  *

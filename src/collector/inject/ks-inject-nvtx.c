@@ -6,6 +6,8 @@
  */
 
 /* NVTX injection: our own InitializeInjectionNvtx2, as Nsight Systems has.
+ * One file: the handlers fill one export table and share the per-thread
+ * and process-wide range state.
  *
  * Every module built with the header-only NVTX3 calls it once at its
  * first NVTX call (torch, libtorch_cuda, NCCL, the program itself...), and
