@@ -6,10 +6,9 @@
  */
 
 /* CUPTI tracing: kernels, copies, memsets, synchronization and memory
- * (one file: everything here runs on the one CUPTI subscriber, its
- * callbacks and its activity buffers)
  * from activity records; the CUDA API rows from callbacks (see
- * set_api_callbacks() for why).
+ * set_api_callbacks() for why). One file: all of it runs on the one CUPTI
+ * subscriber, its callbacks and its activity buffers.
  *
  * libcupti is opened with dlopen, never linked: a PyTorch process already
  * maps its own copy (pip's nvidia/cu13/lib/libcupti.so.13) and a second
