@@ -506,6 +506,7 @@ ks_cli_stats (int    argc,
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsAnalysis) analysis = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
+  const char *load_warnings;
   g_autofree char *report = NULL;
   g_autofree char *format = NULL;
   g_autofree char *group_by = NULL;
@@ -645,7 +646,16 @@ ks_cli_stats (int    argc,
     }
 
   ks_cli_write (stdout, out->str);
-  /* On stderr, so that CSV and JSON stay clean. */
+  /* On stderr, so that CSV and JSON stay clean: what the load said (a
+   * recording cut short, a truncated file), then the analysis. */
+  if ((load_warnings = ks_trace_get_metadata (trace, "warnings")) != NULL)
+    {
+      g_auto(GStrv) lines = g_strsplit (load_warnings, "\n", -1);
+
+      for (guint i = 0; lines[i] != NULL; i++)
+        if (*lines[i] != '\0')
+          ks_cli_printerr (_("Warning: %s\n"), lines[i]);
+    }
   for (const char * const *w = ks_analysis_get_warnings (analysis); *w != NULL; w++)
     ks_cli_printerr (_("Warning: %s\n"), *w);
   return KS_CLI_OK;

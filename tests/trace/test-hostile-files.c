@@ -834,6 +834,9 @@ test_cut_short_info_and_copy (void)
   g_autoptr(KsTrace) again = NULL;
   g_autoptr(GError) error = NULL;
   const char *json_argv[] = { cli_path, "info", "--format", "json", path, NULL };
+  const char *stats_argv[] = { cli_path, "stats", "--format", "json", path, NULL };
+  g_autofree char *err = NULL;
+  g_autofree char *expected = NULL;
 
   exec_on (path, "UPDATE KS_META SET value = '0' WHERE name = 'complete';"
                  "UPDATE KS_META SET value = 'interrupted' WHERE name = 'end_reason';");
@@ -843,6 +846,13 @@ test_cut_short_info_and_copy (void)
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run_tool (json_argv, &out, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "\"warnings\":[\"The recording was cut short: it was interrupted"));
+  g_clear_pointer (&out, g_free);
+
+  /* stats says it on stderr, so that its JSON stays clean */
+  g_assert_cmpint (run_tool (stats_argv, &out, &err), ==, 0);
+  g_assert_null (strstr (out, "cut short"));
+  expected = g_strdup_printf ("Warning: %s\n", cut_short[0].warning);
+  g_assert_nonnull (strstr (err, expected));
 
   trace = load (path, &error);
   g_assert_no_error (error);
