@@ -139,7 +139,7 @@ gpu_get (const KsReport       *r,
 
 #define G_COL(k_, jk_, grp_, unit_, a_, csv_, json_) \
   { .key = k_, .json_key = jk_, .group = grp_, .metric = -1, .unit = unit_, .get = gpu_get, .arg = a_, \
-    .pos = { 0, csv_, json_ }, .flags = KS_REPORT_COLUMN_NO_PAGE }
+    .pos = { 0, csv_, json_ } }
 
 static const KsReportColumn gpu_columns[] = {
   G_COL ("device", NULL, NULL, KS_REPORT_UNIT_COUNT, 0, 1, 1),
@@ -281,28 +281,29 @@ grid_text (const KsReport       *r,
   return g_strdup_printf ("%u×%u×%u%s", k->grid[0], k->grid[1], k->grid[2], k->config_varies ? " *" : "");
 }
 
-#define K_COL(k_, title_, abbrev_, tooltip_, metric_, unit_, dec_, a_, table_, csv_, json_, width_, flags_) \
+#define K_COL(k_, title_, abbrev_, tooltip_, metric_, unit_, dec_, a_, table_, csv_, json_, page_, width_, flags_) \
   { .key = k_, .title = title_, .abbrev = abbrev_, .tooltip = tooltip_, .metric = metric_, .unit = unit_, \
-    .decimals = dec_, .get = kernel_get, .arg = a_, .pos = { table_, csv_, json_ }, .width = width_, .flags = flags_ }
+    .decimals = dec_, .get = kernel_get, .arg = a_, .pos = { table_, csv_, json_, page_ }, .width = width_, \
+    .flags = flags_ }
 
 static const KsReportColumn kernel_columns[] = {
-  K_COL ("name", N_("Kernel"), NULL, NULL, -1, KS_REPORT_UNIT_TEXT, 0, 0, 11, 1, 1, 0, KS_REPORT_COLUMN_LEFT),
-  K_COL ("calls", N_("Calls"), NULL, NULL, -1, KS_REPORT_UNIT_COUNT, 0, 1, 1, 2, 2, 7, 0),
-  K_COL ("total_ns", N_("Total"), NULL, NULL, KS_METRIC_KERNEL_TIME, KS_REPORT_UNIT_DURATION, 0, 2, 2, 3, 3, 11, 0),
-  K_COL ("mean_ns", N_("Mean"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 3, 3, 4, 4, 11, 0),
-  K_COL ("min_ns", N_("Min"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 4, 4, 5, 5, 11, 0),
-  K_COL ("max_ns", N_("Max"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 5, 5, 6, 6, 11, 0),
-  K_COL ("share", N_("Share"), NULL, NULL, KS_METRIC_KERNEL_SHARE, KS_REPORT_UNIT_RATIO, 1, 6, 6, 7, 7, 7, 0),
+  K_COL ("name", N_("Kernel"), NULL, NULL, -1, KS_REPORT_UNIT_TEXT, 0, 0, 11, 1, 1, 1, 0, KS_REPORT_COLUMN_LEFT),
+  K_COL ("calls", N_("Calls"), NULL, NULL, -1, KS_REPORT_UNIT_COUNT, 0, 1, 1, 2, 2, 2, 7, 0),
+  K_COL ("total_ns", N_("Total"), NULL, NULL, KS_METRIC_KERNEL_TIME, KS_REPORT_UNIT_DURATION, 0, 2, 2, 3, 3, 3, 11, 0),
+  K_COL ("mean_ns", N_("Mean"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 3, 3, 4, 4, 4, 11, 0),
+  K_COL ("min_ns", N_("Min"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 4, 4, 5, 5, 5, 11, 0),
+  K_COL ("max_ns", N_("Max"), NULL, NULL, -1, KS_REPORT_UNIT_DURATION, 0, 5, 5, 6, 6, 6, 11, 0),
+  K_COL ("share", N_("Share"), NULL, NULL, KS_METRIC_KERNEL_SHARE, KS_REPORT_UNIT_RATIO, 1, 6, 6, 7, 7, 7, 7, 0),
   K_COL ("est_occupancy_pct", N_("Occupancy"), N_("Occ."), NULL, KS_METRIC_OCCUPANCY, KS_REPORT_UNIT_PERCENT,
-         0, 11, 7, 15, 12, 5, 0),
+         0, 11, 7, 15, 12, 8, 5, 0),
   { .key = "grid", .title = N_("Grid"), .tooltip = N_("Grid of the first call; * when calls differ"), .metric = -1,
-    .unit = KS_REPORT_UNIT_DIM3, .get = kernel_get, .text = grid_text, .arg = 7, .pos = { 8, 8, 8 }, .width = 14,
+    .unit = KS_REPORT_UNIT_DIM3, .get = kernel_get, .text = grid_text, .arg = 7, .pos = { 8, 8, 8, 9 }, .width = 14,
     .flags = KS_REPORT_COLUMN_LEFT },
-  K_COL ("block", N_("Block"), NULL, NULL, -1, KS_REPORT_UNIT_DIM3, 0, 8, 9, 11, 9, 12, KS_REPORT_COLUMN_LEFT),
+  K_COL ("block", N_("Block"), NULL, NULL, -1, KS_REPORT_UNIT_DIM3, 0, 8, 9, 11, 9, 10, 12,
+         KS_REPORT_COLUMN_LEFT),
   K_COL ("registers", N_("Registers"), N_("Regs"), N_("Registers per thread"), -1, KS_REPORT_UNIT_COUNT,
-         0, 9, 10, 14, 10, 4, 0),
-  K_COL ("config_varies", N_("Varies"), NULL, NULL, -1, KS_REPORT_UNIT_BOOL, 0, 10, 0, 0, 11, 0,
-         KS_REPORT_COLUMN_NO_PAGE),
+         0, 9, 10, 14, 10, 11, 4, 0),
+  K_COL ("config_varies", N_("Varies"), NULL, NULL, -1, KS_REPORT_UNIT_BOOL, 0, 10, 0, 0, 11, 0, 0, 0),
 };
 
 /* Operators */
@@ -343,15 +344,16 @@ operator_name_text (const KsReport       *r,
   return g_strdup (str (r, o->name));
 }
 
+/* The page shows the columns in their CSV order. */
 #define O_COL(k_, title_, abbrev_, metric_, unit_, a_, table_, csv_, json_, width_) \
   { .key = k_, .title = title_, .abbrev = abbrev_, .metric = metric_, .unit = unit_, .get = operator_get, \
-    .arg = a_, .pos = { table_, csv_, json_ }, .width = width_ }
+    .arg = a_, .pos = { table_, csv_, json_, csv_ }, .width = width_ }
 
 static const KsReportColumn operator_columns[] = {
   { .key = "name", .title = N_("Operator"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = operator_get,
-    .arg = 0, .pos = { 0, 1, 1 }, .flags = KS_REPORT_COLUMN_LEFT },
+    .arg = 0, .pos = { 0, 1, 1, 1 }, .flags = KS_REPORT_COLUMN_LEFT },
   { .key = "input_dims", .title = N_("Input Shapes"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT,
-    .get = operator_get, .arg = 1, .pos = { 0, 2, 2 }, .flags = KS_REPORT_COLUMN_LEFT },
+    .get = operator_get, .arg = 1, .pos = { 0, 2, 2, 2 }, .flags = KS_REPORT_COLUMN_LEFT },
   O_COL ("calls", N_("Calls"), NULL, -1, KS_REPORT_UNIT_COUNT, 2, 1, 3, 3, 7),
   O_COL ("host_total_ns", NULL, N_("Host total"), KS_METRIC_HOST_TOTAL, KS_REPORT_UNIT_DURATION,
          3, 2, 4, 4, 11),
@@ -362,7 +364,7 @@ static const KsReportColumn operator_columns[] = {
   O_COL ("device_self_ns", NULL, N_("Dev. self"), KS_METRIC_DEVICE_SELF, KS_REPORT_UNIT_DURATION,
          6, 5, 7, 7, 11),
   { .key = "label", .title = N_("Operator"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = operator_get,
-    .text = operator_name_text, .arg = 0, .pos = { 6, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT | KS_REPORT_COLUMN_NO_PAGE },
+    .text = operator_name_text, .arg = 0, .pos = { 6, 0, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT },
 };
 
 /* Gaps */
@@ -420,22 +422,67 @@ gap_class_text (const KsReport       *r,
   return g_strdup (ks_gap_class_get_title (GAP (r, i)->klass));
 }
 
-#define GAP_COL(k_, title_, tooltip_, metric_, unit_, a_, table_, machine_, width_, flags_) \
-  { .key = k_, .title = title_, .tooltip = tooltip_, .metric = metric_, .unit = unit_, .get = gap_get, .arg = a_, \
-    .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 
+/* Gaps of several GPUs can start together. */
+static int
+gap_start_compare (const KsReport       *r,
+                   const KsReportColumn *c,
+                   guint                 a,
+                   guint                 b)
+{
+  const KsGap *ga = GAP (r, a);
+  const KsGap *gb = GAP (r, b);
+  int cmp = CMP (ga->start, gb->start);
+
+  return cmp != 0 ? cmp : CMP (ga->device, gb->device);
+}
+
+/* Equal lengths stay in time order when the longest come first, the
+ * Gaps page's order. */
+static int
+gap_duration_compare (const KsReport       *r,
+                      const KsReportColumn *c,
+                      guint                 a,
+                      guint                 b)
+{
+  const KsGap *ga = GAP (r, a);
+  const KsGap *gb = GAP (r, b);
+  int cmp = CMP (ga->end - ga->start, gb->end - gb->start);
+
+  return cmp != 0 ? cmp : -gap_start_compare (r, c, a, b);
+}
+
+/* Classes in their own order, not that of their names. */
+static int
+gap_class_compare (const KsReport       *r,
+                   const KsReportColumn *c,
+                   guint                 a,
+                   guint                 b)
+{
+  return CMP (GAP (r, a)->klass, GAP (r, b)->klass);
+}
+
+#define GAP_COL(k_, title_, tooltip_, metric_, unit_, a_, table_, machine_, page_, width_, compare_) \
+  { .key = k_, .title = title_, .tooltip = tooltip_, .metric = metric_, .unit = unit_, .get = gap_get, \
+    .compare = compare_, .arg = a_, .pos = { table_, machine_, machine_, page_ }, .width = width_ }
+
+/* The Gaps page leads with what it sorts by: the duration, the start. */
 static const KsReportColumn gap_columns[] = {
-  GAP_COL ("device", N_("GPU"), NULL, -1, KS_REPORT_UNIT_COUNT, 0, 1, 1, 3, 0),
-  GAP_COL ("start_ns", N_("Start"), N_("When the GPU went idle"), -1, KS_REPORT_UNIT_DURATION, 1, 2, 2, 12, 0),
-  GAP_COL ("end_ns", N_("End"), NULL, -1, KS_REPORT_UNIT_DURATION, 2, 0, 3, 0, KS_REPORT_COLUMN_NO_PAGE),
-  GAP_COL ("dur_ns", N_("Duration"), NULL, KS_METRIC_GAP, KS_REPORT_UNIT_DURATION, 3, 3, 4, 11, 0),
+  GAP_COL ("device", N_("GPU"), NULL, -1, KS_REPORT_UNIT_COUNT, 0, 1, 1, 5, 3, NULL),
+  GAP_COL ("start_ns", N_("Start"), N_("When the GPU went idle"), -1, KS_REPORT_UNIT_DURATION, 1, 2, 2, 2, 12,
+           gap_start_compare),
+  GAP_COL ("end_ns", N_("End"), NULL, -1, KS_REPORT_UNIT_DURATION, 2, 0, 3, 0, 0, NULL),
+  GAP_COL ("dur_ns", N_("Duration"), NULL, KS_METRIC_GAP, KS_REPORT_UNIT_DURATION, 3, 3, 4, 1, 11,
+           gap_duration_compare),
   { .key = "class", .title = N_("Class"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = gap_get,
-    .text = gap_class_text, .arg = 4, .pos = { 4, 5, 5 }, .width = 12, .flags = KS_REPORT_COLUMN_LEFT },
-  GAP_COL ("cause", N_("Cause"), NULL, -1, KS_REPORT_UNIT_TEXT, 5, 0, 6, 0, KS_REPORT_COLUMN_NO_PAGE),
-  GAP_COL ("cause_name", N_("Cause Name"), NULL, -1, KS_REPORT_UNIT_TEXT, 6, 0, 7, 0, KS_REPORT_COLUMN_NO_PAGE),
-  GAP_COL ("thread", N_("Thread"), NULL, -1, KS_REPORT_UNIT_TEXT, 7, 0, 8, 0, KS_REPORT_COLUMN_NO_PAGE),
+    .text = gap_class_text, .compare = gap_class_compare, .arg = 4, .pos = { 4, 5, 5, 3 }, .width = 12,
+    .flags = KS_REPORT_COLUMN_LEFT },
+  GAP_COL ("cause", N_("Cause"), NULL, -1, KS_REPORT_UNIT_TEXT, 5, 0, 6, 0, 0, NULL),
+  GAP_COL ("cause_name", N_("Cause Name"), NULL, -1, KS_REPORT_UNIT_TEXT, 6, 0, 7, 0, 0, NULL),
+  GAP_COL ("thread", N_("Thread"), NULL, -1, KS_REPORT_UNIT_TEXT, 7, 0, 8, 0, 0, NULL),
   { .key = "cpu_was_in", .title = N_("CPU Was In"), .abbrev = N_("CPU was in"), .metric = KS_METRIC_GAP_CAUSE,
-    .unit = KS_REPORT_UNIT_TEXT, .get = gap_get, .arg = 8, .pos = { 5, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT },
+    .unit = KS_REPORT_UNIT_TEXT, .get = gap_get, .arg = 8, .pos = { 5, 0, 0, 4 }, .flags = KS_REPORT_COLUMN_LEFT },
 };
 
 #define CAUSE(r, i) (&((const KsGapCauseTotal *)(r)->rows)[i])
@@ -505,8 +552,7 @@ curve_get (const KsReport       *r,
 }
 
 #define M_COL(k_, unit_, a_) \
-  { .key = k_, .metric = -1, .unit = unit_, .get = curve_get, .arg = a_, .pos = { 0, 0, a_ + 1 }, \
-    .flags = KS_REPORT_COLUMN_NO_PAGE }
+  { .key = k_, .metric = -1, .unit = unit_, .get = curve_get, .arg = a_, .pos = { 0, 0, a_ + 1 } }
 
 static const KsReportColumn curve_columns[] = {
   M_COL ("device", KS_REPORT_UNIT_COUNT, 0),
@@ -541,17 +587,44 @@ alloc_get (const KsReport       *r,
     }
 }
 
-#define A_COL(k_, title_, abbrev_, metric_, unit_, a_, table_, width_, flags_) \
+/* The lifetime of an allocation never freed is -1 in CSV and JSON; people
+ * read that it was not freed. */
+static char *
+lifetime_text (const KsReport       *r,
+               const KsReportColumn *c,
+               guint                 i)
+{
+  gint64 lifetime = ALLOC (r, i)->lifetime_ns;
+
+  return lifetime >= 0 ? ks_time_format_duration (lifetime) : g_strdup (_("not freed"));
+}
+
+/* Never freed lives to the end of the trace and on: the longest. */
+static int
+lifetime_compare (const KsReport       *r,
+                  const KsReportColumn *c,
+                  guint                 a,
+                  guint                 b)
+{
+  gint64 la = ALLOC (r, a)->lifetime_ns;
+  gint64 lb = ALLOC (r, b)->lifetime_ns;
+
+  return CMP (la < 0 ? G_MAXINT64 : la, lb < 0 ? G_MAXINT64 : lb);
+}
+
+#define A_COL(k_, title_, abbrev_, metric_, unit_, a_, table_, page_, width_, flags_) \
   { .key = k_, .title = title_, .abbrev = abbrev_, .metric = metric_, .unit = unit_, .get = alloc_get, .arg = a_, \
-    .pos = { table_, a_ + 1, a_ + 1 }, .width = width_, .flags = flags_ }
+    .pos = { table_, a_ + 1, a_ + 1, page_ }, .width = width_, .flags = flags_ }
 
 static const KsReportColumn allocation_columns[] = {
-  A_COL ("device", N_("Device"), N_("Dev"), -1, KS_REPORT_UNIT_COUNT, 0, 1, 3, KS_REPORT_COLUMN_NO_PAGE),
-  A_COL ("bytes", N_("Size"), NULL, -1, KS_REPORT_UNIT_BYTES, 1, 2, 10, 0),
-  A_COL ("alloc_ns", N_("Allocated At"), N_("Allocated"), -1, KS_REPORT_UNIT_DURATION, 2, 3, 12, 0),
-  A_COL ("free_ns", N_("Freed At"), NULL, -1, KS_REPORT_UNIT_DURATION, 3, 0, 0, KS_REPORT_COLUMN_NO_PAGE),
-  A_COL ("lifetime_ns", N_("Lifetime"), NULL, KS_METRIC_ALLOCATION_LIFETIME, KS_REPORT_UNIT_DURATION, 4, 4, 11, 0),
-  A_COL ("operator", N_("Operator"), NULL, -1, KS_REPORT_UNIT_TEXT, 5, 5, 0, KS_REPORT_COLUMN_LEFT),
+  A_COL ("device", N_("Device"), N_("Dev"), -1, KS_REPORT_UNIT_COUNT, 0, 1, 0, 3, 0),
+  A_COL ("bytes", N_("Size"), NULL, -1, KS_REPORT_UNIT_BYTES, 1, 2, 1, 10, 0),
+  A_COL ("alloc_ns", N_("Allocated At"), N_("Allocated"), -1, KS_REPORT_UNIT_DURATION, 2, 3, 2, 12, 0),
+  A_COL ("free_ns", N_("Freed At"), NULL, -1, KS_REPORT_UNIT_DURATION, 3, 0, 0, 0, 0),
+  { .key = "lifetime_ns", .title = N_("Lifetime"), .metric = KS_METRIC_ALLOCATION_LIFETIME,
+    .unit = KS_REPORT_UNIT_DURATION, .get = alloc_get, .text = lifetime_text, .compare = lifetime_compare, .arg = 4,
+    .pos = { 4, 5, 5, 3 }, .width = 11 },
+  A_COL ("operator", N_("Operator"), NULL, -1, KS_REPORT_UNIT_TEXT, 5, 5, 4, 0, KS_REPORT_COLUMN_LEFT),
 };
 
 /* Advice */
@@ -584,7 +657,7 @@ advice_get (const KsReport       *r,
 
 #define AD_COL(k_, unit_, a_, csv_, json_, flags_) \
   { .key = k_, .metric = -1, .unit = unit_, .get = advice_get, .arg = a_, .pos = { 0, csv_, json_ }, \
-    .flags = KS_REPORT_COLUMN_NO_PAGE | flags_ }
+    .flags = flags_ }
 
 static const KsReportColumn advice_columns[] = {
   AD_COL ("rule", KS_REPORT_UNIT_TEXT, 0, 1, 1, 0),
@@ -777,20 +850,40 @@ ks_report_free (KsReport *report)
   g_free (report);
 }
 
+static guint
+columns_by_place (const KsReportColumn  *columns,
+                  guint                  n_columns,
+                  KsReportFormat         format,
+                  guint64                hidden,
+                  const KsReportColumn **out,
+                  guint                  max)
+{
+  guint n = 0;
+
+  /* By place: columns are few, a selection is enough. */
+  for (guint place = 1; place <= 255 && n < max; place++)
+    for (guint c = 0; c < n_columns && n < max; c++)
+      if (columns[c].pos[format] == place && !(hidden & (G_GUINT64_CONSTANT (1) << c)))
+        out[n++] = &columns[c];
+  return n;
+}
+
 guint
 ks_report_get_format_columns (const KsReport        *report,
                               KsReportFormat         format,
                               const KsReportColumn **out,
                               guint                  max)
 {
-  guint n = 0;
+  return columns_by_place (report->columns, report->n_columns, format, report->hidden[format], out, max);
+}
 
-  /* By place: columns are few, a selection is enough. */
-  for (guint place = 1; place <= 255 && n < max; place++)
-    for (guint c = 0; c < report->n_columns; c++)
-      if (report->columns[c].pos[format] == place && !(report->hidden[format] & (G_GUINT64_CONSTANT (1) << c)))
-        out[n++] = &report->columns[c];
-  return n;
+guint
+ks_report_get_page_columns (const KsReportColumn  *columns,
+                            guint                  n,
+                            const KsReportColumn **out,
+                            guint                  max)
+{
+  return columns_by_place (columns, n, KS_REPORT_PAGE, 0, out, max);
 }
 
 guint
@@ -862,8 +955,6 @@ ks_report_get_text (const KsReport       *report,
     }
 }
 
-#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
 int
 ks_report_compare (const KsReport       *report,
                    const KsReportColumn *column,
@@ -873,6 +964,8 @@ ks_report_compare (const KsReport       *report,
   g_auto(KsReportValue) va = { 0 };
   g_auto(KsReportValue) vb = { 0 };
 
+  if (column->compare != NULL)
+    return column->compare (report, column, a, b);
   ks_report_get_value (report, column, a, &va);
   ks_report_get_value (report, column, b, &vb);
   /* Absent values sort before every other. */

@@ -58,6 +58,7 @@ typedef enum
   KS_REPORT_TABLE,
   KS_REPORT_CSV,
   KS_REPORT_JSON,
+  KS_REPORT_PAGE,            /* the columns of a page's GtkColumnView */
   KS_REPORT_N_FORMATS
 } KsReportFormat;
 
@@ -65,7 +66,6 @@ typedef enum
 {
   KS_REPORT_COLUMN_LEFT          = 1 << 0, /* text table: aligned left */
   KS_REPORT_COLUMN_OMIT_NEGATIVE = 1 << 1, /* JSON: no member when the integer is < 0 */
-  KS_REPORT_COLUMN_NO_PAGE       = 1 << 2, /* not a column of the pages */
 } KsReportColumnFlags;
 
 typedef struct _KsReport       KsReport;
@@ -79,6 +79,10 @@ typedef void  (*KsReportGetFunc)  (const KsReport       *report,
 typedef char *(*KsReportTextFunc) (const KsReport       *report,
                                    const KsReportColumn *column,
                                    guint                 index);
+typedef int   (*KsReportCompareFunc) (const KsReport       *report,
+                                      const KsReportColumn *column,
+                                      guint                 a,
+                                      guint                 b);
 
 struct _KsReportColumn
 {
@@ -94,6 +98,7 @@ struct _KsReportColumn
   guint                decimals;  /* human form of doubles */
   KsReportGetFunc      get;
   KsReportTextFunc     text;      /* human form when the unit's is not right */
+  KsReportCompareFunc  compare;   /* the pages' sort when the value's is not right */
   guint                arg;       /* for @get: a step part, a gap class... */
   /* Place in each format, from 1; 0: not in it. */
   guint8               pos[KS_REPORT_N_FORMATS];
@@ -126,6 +131,12 @@ const KsReportColumn *ks_report_allocation_columns (guint *n);
 const KsReportColumn *ks_report_find_column        (const KsReportColumn *columns,
                                                     guint                 n,
                                                     const char           *key);
+/* The columns of @columns that a page shows, in the page's order;
+ * returns how many. */
+guint                 ks_report_get_page_columns   (const KsReportColumn  *columns,
+                                                    guint                  n,
+                                                    const KsReportColumn **out,
+                                                    guint                  max);
 
 /* Reports over @analysis; they hold a reference to it and to @trace. */
 KsReport *ks_report_new_gpus        (KsTrace    *trace,
@@ -165,6 +176,8 @@ void      ks_report_get_value       (const KsReport       *report,
 char     *ks_report_get_text        (const KsReport       *report,
                                      const KsReportColumn *column,
                                      guint                 index);
+/* The order of the pages: @column's compare, else by value, absent
+ * values first. */
 int       ks_report_compare         (const KsReport       *report,
                                      const KsReportColumn *column,
                                      guint                 a,

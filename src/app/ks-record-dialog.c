@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-application.h"
 #include "ks-record-dialog.h"
 
 enum {
@@ -50,20 +51,30 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static GSettings *
-lookup_settings (void)
+/* The remembered environment as the entry reads it back: words that the
+ * shell would split or unquote are quoted, the others shown as typed. */
+static char *
+environment_to_text (char **environment)
 {
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
 
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
-  if (schema == NULL)
+  for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
     {
-      g_warning ("GSettings schema %s is not installed; recording options are not remembered", APP_ID);
-      return NULL;
+      g_auto(GStrv) words = NULL;
+
+      if (i > 0)
+        g_string_append_c (text, ' ');
+      if (g_shell_parse_argv (environment[i], NULL, &words, NULL) && g_strv_length (words) == 1 &&
+          g_str_equal (words[0], environment[i]))
+        g_string_append (text, environment[i]);
+      else
+        {
+          g_autofree char *quoted = g_shell_quote (environment[i]);
+
+          g_string_append (text, quoted);
+        }
     }
-  return g_settings_new_full (schema, NULL, NULL);
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
 static gboolean
@@ -110,7 +121,7 @@ load_settings (KsRecordDialog *self)
 
   gtk_editable_set_text (GTK_EDITABLE (self->command_entry), command);
   gtk_editable_set_text (GTK_EDITABLE (self->directory_entry), *directory ? directory : g_get_home_dir ());
-  env_text = g_strjoinv (" ", environment);
+  env_text = environment_to_text (environment);
   gtk_editable_set_text (GTK_EDITABLE (self->environment_entry), env_text);
   gtk_check_button_set_active (self->cuda_check, strv_has (trace, "cuda"));
   gtk_check_button_set_active (self->nvtx_check, strv_has (trace, "nvtx"));
@@ -268,7 +279,8 @@ start_action (GtkWidget  *widget,
     {
       trace = trace_list (self);
       capture = capture_range (self);
-      g_settings_delay (self->settings);
+      /* No g_settings_delay(): the instance is the whole process's, and
+       * delaying it would hold back every later write to it too. */
       g_settings_set_string (self->settings, "record-command",
                              gtk_editable_get_text (GTK_EDITABLE (self->command_entry)));
       g_settings_set_string (self->settings, "record-directory", directory);
@@ -277,7 +289,6 @@ start_action (GtkWidget  *widget,
       g_settings_set_string (self->settings, "record-capture-range", capture);
       g_settings_set_int (self->settings, "record-gpu-metrics-frequency",
                           gtk_spin_button_get_value_as_int (self->frequency_spin));
-      g_settings_apply (self->settings);
     }
 
   g_signal_emit (self, signals[START], 0, args, directory, environment);
@@ -365,7 +376,11 @@ ks_record_dialog_init (KsRecordDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->settings = lookup_settings ();
+  /* The application's: one GSettings per process */
+  if (ks_application_get_settings () != NULL)
+    self->settings = g_object_ref (ks_application_get_settings ());
+  else
+    g_warning ("GSettings schema %s is not installed; recording options are not remembered", APP_ID);
   load_settings (self);
   update_sensitivity (self);
   g_signal_connect_object (self->capture_dropdown, "notify::selected",

@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 
+#include "ks-report.h"
 #include "ks-test-gtk.h"
 #include "ks-window.h"
 #include "ks-trace-loader.h"
@@ -430,6 +431,90 @@ test_session_binding (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The labels of the first row of @view's list, in column order. */
+static GPtrArray *
+first_row_labels (GtkWidget *view)
+{
+  GPtrArray *labels = g_ptr_array_new ();
+  GtkWidget *list = ks_test_find_descendant (view, GTK_TYPE_LIST_VIEW, NULL);
+
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL && labels->len == 0;
+       row = gtk_widget_get_next_sibling (row))
+    for (GtkWidget *cell = gtk_widget_get_first_child (row); cell != NULL; cell = gtk_widget_get_next_sibling (cell))
+      {
+        GtkWidget *label = ks_test_find_descendant (cell, GTK_TYPE_LABEL, NULL);
+
+        if (label != NULL && gtk_widget_get_visible (cell))
+          g_ptr_array_add (labels, label);
+      }
+  return labels;
+}
+
+/* The columns of the Gaps page are the report's gap descriptors, in the
+ * page's order (what it sorts by first): the same titles, tooltips and
+ * cell text as kinescope-cli stats --report gaps. */
+static void
+test_columns_from_report (void)
+{
+  static const char * const keys[] = { "dur_ns", "start_ns", "class", "cpu_was_in", "device" };
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsReport) report = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
+  const KsReportColumn *descriptors;
+  GtkWidget *page = ks_gaps_page_new ();
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view;
+  GListModel *columns;
+  guint n_descriptors;
+
+  g_assert_no_error (error);
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  report = ks_report_new_gaps (trace, analysis);
+  descriptors = ks_report_gap_columns (&n_descriptors);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 600);
+  gtk_window_set_child (GTK_WINDOW (window), page);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+  g_assert_cmpuint (g_list_model_get_n_items (columns), ==, G_N_ELEMENTS (keys));
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+      const KsReportColumn *descriptor = ks_report_find_column (descriptors, n_descriptors, keys[i]);
+
+      g_assert_cmpstr (g_object_get_data (G_OBJECT (column), "ks-report-key"), ==, keys[i]);
+      g_assert_cmpstr (gtk_column_view_column_get_title (column), ==, ks_report_column_get_title (descriptor));
+    }
+
+  /* Largest first: the first row is the report's first; one GPU, so no
+   * GPU column. Numbers carry the column's definition, names their text. */
+  labels = first_row_labels (view);
+  g_assert_cmpuint (labels->len, ==, 4);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const KsReportColumn *descriptor = ks_report_find_column (descriptors, n_descriptors, keys[i]);
+      g_autofree char *text = ks_report_get_text (report, descriptor, ks_report_row_index (report, 0));
+      const char *tooltip = descriptor->unit != KS_REPORT_UNIT_TEXT ? ks_report_column_get_tooltip (descriptor) : text;
+
+      g_assert_cmpstr (gtk_label_get_text (labels->pdata[i]), ==, text);
+      g_assert_cmpstr (gtk_widget_get_tooltip_text (labels->pdata[i]), ==, tooltip);
+    }
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (labels->pdata[0]), ==, ks_metric_get_definition (KS_METRIC_GAP));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (labels->pdata[1]), ==, "When the GPU went idle");
+  g_assert_cmpstr (gtk_label_get_text (labels->pdata[3]), ==,
+                   "DataLoader: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -441,6 +526,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/gaps/keys-largest-first", test_keys_largest_first);
   g_test_add_func ("/app/pages/gaps/time-order-toggle", test_time_order_toggle);
   g_test_add_func ("/app/pages/gaps/filter-and-threshold", test_filter_and_threshold);
+  g_test_add_func ("/app/pages/gaps/columns-from-report", test_columns_from_report);
   g_test_add_func ("/app/pages/summary/advice", test_summary_advice);
   g_test_add_func ("/app/pages/session-binding", test_session_binding);
 

@@ -8,9 +8,12 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <glib/gstdio.h>
 
+#include "ks-report.h"
 #include "ks-test-gtk.h"
 #include "ks-trace-loader.h"
+#include "pages/ks-row-item.h"
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
@@ -228,6 +231,128 @@ test_memory (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Four allocations on GPU 0: two freed (after 40 µs and 970 µs), two
+ * never freed, one at each end of the trace. */
+static const char lifetime_trace[] =
+  "{\"traceEvents\":["
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":100,"
+  "\"args\":{\"device\":0,\"stream\":7}},"
+#define MEM(ts, bytes, addr) \
+  "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":" \
+  #ts ",\"args\":{\"Bytes\":" #bytes ",\"Device Id\":0,\"Device Type\":1,\"Addr\":" #addr "}}"
+  MEM (10, 4096, 4096) ","
+  MEM (20, 8192, 16384) ","
+  MEM (30, 2048, 65536) ","
+  MEM (40, 1024, 131072) ","
+  MEM (50, -4096, 4096) ","
+  MEM (1000, -2048, 65536)
+#undef MEM
+  "]}";
+
+static GtkColumnViewColumn *
+find_column (GtkColumnView *view,
+             const char    *title)
+{
+  GListModel *columns = gtk_column_view_get_columns (view);
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
+        return column;
+    }
+  return NULL;
+}
+
+/* Sorted by Lifetime, longest first, the allocations never freed lead:
+ * they live to the end of the trace and beyond. The report says so in
+ * words; its machine value stays -1. */
+static void
+test_memory_lifetime (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-lifetime-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "lifetime.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsReport) report = NULL;
+  const KsReportColumn *columns, *lifetime;
+  GtkWidget *page, *window, *view;
+  GtkColumnViewColumn *column;
+  GListModel *model;
+  const KsAllocation *allocs;
+  guint n_allocs, n_columns;
+  /* Times from the first event, at 10 µs */
+  static const gint64 expected_alloc_ts[] = { 10000, 30000, 20000, 0 };
+
+  g_assert_true (g_file_set_contents (path, lifetime_trace, -1, NULL));
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  allocs = ks_analysis_get_allocations (analysis, &n_allocs);
+  g_assert_cmpuint (n_allocs, ==, 4);
+
+  columns = ks_report_allocation_columns (&n_columns);
+  lifetime = ks_report_find_column (columns, n_columns, "lifetime_ns");
+  report = ks_report_new_allocations (trace, analysis);
+  for (guint i = 0; i < n_allocs; i++)
+    {
+      g_auto(KsReportValue) value = { 0 };
+      g_autofree char *text = ks_report_get_text (report, lifetime, i);
+
+      ks_report_get_value (report, lifetime, i, &value);
+      g_assert_cmpint (value.i, ==, allocs[i].lifetime_ns);
+      if (allocs[i].free_ts < 0)
+        {
+          g_assert_cmpint (value.i, ==, -1);
+          g_assert_cmpstr (text, ==, "not freed");
+        }
+      else
+        g_assert_cmpstr (text, !=, "not freed");
+    }
+
+  page = ks_memory_page_new ();
+  window = show (page);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 4);
+
+  column = find_column (GTK_COLUMN_VIEW (view), ks_report_column_get_title (lifetime));
+  g_assert_nonnull (column);
+  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (view), column, GTK_SORT_DESCENDING);
+  for (guint position = 0; position < 4; position++)
+    {
+      g_autoptr(KsRowItem) item = g_list_model_get_item (model, position);
+      const KsAllocation *a = &allocs[ks_row_item_get_index (item)];
+
+      g_assert_cmpint (a->alloc_ts, ==, expected_alloc_ts[position]);
+      if (position < 2)
+        g_assert_cmpint (a->free_ts, <, 0);
+      else
+        g_assert_cmpint (a->free_ts, >=, 0);
+    }
+  gtk_test_widget_wait_for_draw (window);
+  g_assert_nonnull (ks_test_find_label (page, "not freed"));
+
+  /* Shortest first: the unfreed ones go last */
+  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (view), column, GTK_SORT_ASCENDING);
+  {
+    g_autoptr(KsRowItem) first = g_list_model_get_item (model, 0);
+    g_autoptr(KsRowItem) last = g_list_model_get_item (model, 3);
+
+    g_assert_cmpint (allocs[ks_row_item_get_index (first)].alloc_ts, ==, 0);
+    g_assert_cmpint (allocs[ks_row_item_get_index (last)].free_ts, <, 0);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -238,6 +363,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/operators", test_operators);
   g_test_add_func ("/app/pages/kernels", test_kernels);
   g_test_add_func ("/app/pages/memory", test_memory);
+  g_test_add_func ("/app/pages/memory-lifetime", test_memory_lifetime);
 
   return g_test_run ();
 }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ks-application.h"
 #include "ks-test-gtk.h"
 #include "ks-test-recording.h"
 #include "ks-window.h"
@@ -149,6 +150,70 @@ test_record (void)
   gtk_window_destroy (GTK_WINDOW (window));
 
   ks_test_run_clear (&run);
+}
+
+static void
+set_true (gboolean *flag)
+{
+  *flag = TRUE;
+}
+
+/* The dialog reads and writes the application's GSettings, the one
+ * instance of the process, and leaves it writing through: what it saves
+ * is there at once, and so is what others write after it. A remembered
+ * environment with spaces and quotes in its values comes back as it was. */
+static void
+test_shared_settings (void)
+{
+  GSettings *settings = ks_application_get_settings ();
+  g_autoptr(GSettings) other = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *directory = NULL;
+  g_auto(GStrv) environment = NULL;
+  static const char * const remembered[] = { "PLAIN=1", "SPACED=two words", "QUOTED=it's \"so\"", "EMPTY=", NULL };
+  KsRecordDialog *dialog;
+  gboolean started = FALSE;
+  guint refs;
+
+  g_assert_nonnull (settings);
+  g_settings_set_string (settings, "record-command", "python3 train.py --epochs 1");
+  g_settings_set_strv (settings, "record-environment", remembered);
+  refs = G_OBJECT (settings)->ref_count;
+  dialog = ks_record_dialog_new (NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  g_signal_connect_swapped (dialog, "start", G_CALLBACK (set_true), &started);
+  /* it holds the application's instance, not one of its own */
+  g_assert_cmpuint (G_OBJECT (settings)->ref_count, ==, refs + 1);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG,
+                                                                                "command_entry"))),
+                   ==, "python3 train.py --epochs 1");
+  /* the plain one as typed, the others quoted */
+  g_assert_true (g_str_has_prefix (gtk_editable_get_text (GTK_EDITABLE (ks_test_template_child (dialog,
+                                                                                                KS_TYPE_RECORD_DIALOG,
+                                                                                                "environment_entry"))),
+                                   "PLAIN=1 "));
+
+  gtk_editable_set_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "command_entry")),
+                         "python3 train.py --epochs 2");
+  gtk_editable_set_text (GTK_EDITABLE (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "directory_entry")),
+                         work_dir);
+  g_signal_emit_by_name (ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, "start_button"), "clicked");
+  g_assert_true (started);
+  command = g_settings_get_string (settings, "record-command");
+  directory = g_settings_get_string (settings, "record-directory");
+  g_assert_cmpstr (command, ==, "python3 train.py --epochs 2");
+  g_assert_cmpstr (directory, ==, work_dir);
+  environment = g_settings_get_strv (settings, "record-environment");
+  g_assert_true (g_strv_equal ((const char * const *) environment, remembered));
+  g_assert_false (g_settings_get_has_unapplied (settings));
+
+  g_settings_set_double (settings, "gap-threshold-us", 250.0);
+  other = g_settings_new (APP_ID);
+  g_assert_cmpfloat (g_settings_get_double (other, "gap-threshold-us"), ==, 250.0);
+  g_settings_reset (settings, "gap-threshold-us");
+  g_settings_reset (settings, "record-command");
+  g_settings_reset (settings, "record-directory");
+  g_settings_reset (settings, "record-environment");
 }
 
 /* Stop sends SIGINT to flatpak-spawn, which is not the recorder: only
@@ -326,6 +391,7 @@ main (int    argc,
   g_test_add_func ("/app/record-flatpak/stop", test_stop);
   g_test_add_func ("/app/record-flatpak/no-host-cli", test_no_host_cli);
   g_test_add_func ("/app/record-flatpak/private-folder", test_private_folder);
+  g_test_add_func ("/app/record-flatpak/shared-settings", test_shared_settings);
   ret = g_test_run ();
 
   remove_tree (root);

@@ -29,6 +29,8 @@ struct _KsGapsPage
   GtkColumnViewColumn *start_column;
   GtkColumnViewColumn *duration_column;
   GtkColumnViewColumn *device_column;
+  const KsReportColumn *class_descriptor;
+  const KsReportColumn *cause_descriptor;
   KsPageTable          table;
   char                *needle;   /* casefolded filter text */
 
@@ -44,124 +46,22 @@ G_DEFINE_FINAL_TYPE (KsGapsPage, ks_gaps_page, KS_TYPE_PAGE)
 enum { PROP_0, PROP_ORDER_BY_TIME, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-static char *
-cause_text (KsGapsPage  *self,
-            const KsGap *gap)
-{
-  if (gap->cause_name != 0)
-    return g_strdup_printf ("%s: %s", ks_gap_cause_get_title (gap->cause),
-                            ks_trace_string (self->trace, gap->cause_name));
-  return g_strdup (ks_gap_cause_get_title (gap->cause));
-}
-
-/* Cells */
-
-static char *
-start_text (gpointer page,
-            guint    i)
-{
-  return ks_time_format_duration (((KsGapsPage *)page)->gaps[i].start);
-}
-
-static char *
-duration_text (gpointer page,
-               guint    i)
-{
-  const KsGap *g = &((KsGapsPage *)page)->gaps[i];
-
-  return ks_time_format_duration (g->end - g->start);
-}
-
-static char *
-device_text (gpointer page,
-             guint    i)
-{
-  return g_strdup_printf ("%d", ((KsGapsPage *)page)->gaps[i].device);
-}
-
-static char *
-class_text (gpointer page,
-            guint    i)
-{
-  return g_strdup (ks_gap_class_get_title (((KsGapsPage *)page)->gaps[i].klass));
-}
-
-static char *
-cause_cell_text (gpointer page,
-                 guint    i)
-{
-  return cause_text (page, &((KsGapsPage *)page)->gaps[i]);
-}
-
-#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
-static int
-start_compare (gpointer page,
-               guint    a,
-               guint    b)
-{
-  const KsGap *g = ((KsGapsPage *)page)->gaps;
-  int c = CMP (g[a].start, g[b].start);
-
-  return c ? c : CMP (g[a].device, g[b].device);
-}
-
-static int
-duration_compare (gpointer page,
-                  guint    a,
-                  guint    b)
-{
-  const KsGap *g = ((KsGapsPage *)page)->gaps;
-  int c = CMP (g[a].end - g[a].start, g[b].end - g[b].start);
-
-  /* Equal lengths stay in time order whichever way the column sorts */
-  return c ? c : -start_compare (page, a, b);
-}
-
-static int
-device_compare (gpointer page,
-                guint    a,
-                guint    b)
-{
-  const KsGap *g = ((KsGapsPage *)page)->gaps;
-
-  return CMP (g[a].device, g[b].device);
-}
-
-static int
-class_compare (gpointer page,
-               guint    a,
-               guint    b)
-{
-  const KsGap *g = ((KsGapsPage *)page)->gaps;
-
-  return CMP (g[a].klass, g[b].klass);
-}
-
-static int
-cause_compare (gpointer page,
-               guint    a,
-               guint    b)
-{
-  g_autofree char *ta = cause_cell_text (page, a);
-  g_autofree char *tb = cause_cell_text (page, b);
-
-  return g_utf8_collate (ta, tb);
-}
-
 static gboolean
 filter_row (gpointer page,
             guint    i)
 {
   KsGapsPage *self = page;
+  g_autofree char *klass = NULL;
   g_autofree char *cause = NULL;
   g_autofree char *text = NULL;
 
   /* Building the text costs; skip it when there is nothing to find */
   if (self->needle == NULL || self->needle[0] == 0)
     return TRUE;
-  cause = cause_cell_text (self, i);
-  text = g_strdup_printf ("%s %s", ks_gap_class_get_title (self->gaps[i].klass), cause);
+  /* What the row shows */
+  klass = ks_report_get_text (self->table.report, self->class_descriptor, i);
+  cause = ks_report_get_text (self->table.report, self->cause_descriptor, i);
+  text = g_strdup_printf ("%s %s", klass, cause);
   return ks_page_text_matches (text, self->needle);
 }
 
@@ -355,7 +255,7 @@ ks_gaps_page_refill (KsPage     *page,
   KsGapsPage *self = KS_GAPS_PAGE (page);
 
   /* Drop the rows before the records they point at go */
-  ks_page_table_set_n (&self->table, 0);
+  ks_page_table_set_report (&self->table, NULL);
   self->trace = trace;
   self->analysis = analysis;
   self->gaps = NULL;
@@ -368,7 +268,7 @@ ks_gaps_page_refill (KsPage     *page,
       ks_analysis_get_gpus (self->analysis, &n_gpus);
       gtk_column_view_column_set_visible (self->device_column, n_gpus > 1);
     }
-  ks_page_table_set_n (&self->table, self->n_gaps);
+  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_gaps (trace, self->analysis) : NULL);
   apply_order (self);
   update_count (self);
   selection_changed_cb (self);
@@ -455,19 +355,21 @@ ks_gaps_page_class_init (KsGapsPageClass *klass)
 static void
 ks_gaps_page_init (KsGapsPage *self)
 {
+  const KsReportColumn *columns;
   GtkColumnViewColumn *class_column;
+  guint n;
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
-  self->duration_column = ks_page_table_add_column (&self->table, _("Duration"),
-                                                    ks_metric_get_definition (KS_METRIC_GAP),
-                                                    duration_text, duration_compare, self, TRUE);
-  self->start_column = ks_page_table_add_column (&self->table, _("Start"), _("When the GPU went idle"),
-                                                 start_text, start_compare, self, TRUE);
-  class_column = ks_page_table_add_column (&self->table, _("Class"), NULL, class_text, class_compare, self, FALSE);
-  ks_page_table_add_column (&self->table, _("CPU Was In"), NULL, cause_cell_text, cause_compare, self, FALSE);
-  self->device_column = ks_page_table_add_column (&self->table, _("GPU"), NULL, device_text, device_compare, self, TRUE);
+  columns = ks_report_gap_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
+  self->class_descriptor = ks_report_find_column (columns, n, "class");
+  self->cause_descriptor = ks_report_find_column (columns, n, "cpu_was_in");
+  self->duration_column = ks_page_table_get_report_column (&self->table, "dur_ns");
+  self->start_column = ks_page_table_get_report_column (&self->table, "start_ns");
+  self->device_column = ks_page_table_get_report_column (&self->table, "device");
+  class_column = ks_page_table_get_report_column (&self->table, "class");
   /* Room for the cause, the column that says why */
   gtk_column_view_column_set_fixed_width (self->duration_column, 76);
   gtk_column_view_column_set_fixed_width (self->start_column, 76);

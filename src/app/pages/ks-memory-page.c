@@ -41,83 +41,13 @@ struct _KsMemoryPage
 
 G_DEFINE_FINAL_TYPE (KsMemoryPage, ks_memory_page, KS_TYPE_PAGE)
 
-#define A(p) (((KsMemoryPage *)(p))->allocs)
-#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
-
-static char *
-size_text (gpointer p,
-           guint    i)
-{
-  return ks_format_bytes (A (p)[i].bytes);
-}
-
-static int
-size_compare (gpointer p,
-              guint    a,
-              guint    b)
-{
-  return CMP (A (p)[a].bytes, A (p)[b].bytes);
-}
-
-static char *
-alloc_text (gpointer p,
-            guint    i)
-{
-  return ks_time_format_duration (A (p)[i].alloc_ts);
-}
-
-static int
-alloc_compare (gpointer p,
-               guint    a,
-               guint    b)
-{
-  return CMP (A (p)[a].alloc_ts, A (p)[b].alloc_ts);
-}
-
-static char *
-lifetime_text (gpointer p,
-               guint    i)
-{
-  if (A (p)[i].lifetime_ns < 0)
-    return g_strdup (_("not freed"));
-  return ks_time_format_duration (A (p)[i].lifetime_ns);
-}
-
-static int
-lifetime_compare (gpointer p,
-                  guint    a,
-                  guint    b)
-{
-  /* Never freed sorts as the longest */
-  gint64 la = A (p)[a].lifetime_ns < 0 ? G_MAXINT64 : A (p)[a].lifetime_ns;
-  gint64 lb = A (p)[b].lifetime_ns < 0 ? G_MAXINT64 : A (p)[b].lifetime_ns;
-
-  return CMP (la, lb);
-}
-
-static char *
-operator_text (gpointer p,
-               guint    i)
-{
-  return g_strdup (ks_trace_string (((KsMemoryPage *)p)->trace, A (p)[i].operator_name));
-}
-
-static int
-operator_compare (gpointer p,
-                  guint    a,
-                  guint    b)
-{
-  KsMemoryPage *self = p;
-
-  return g_strcmp0 (ks_trace_string (self->trace, A (p)[a].operator_name),
-                    ks_trace_string (self->trace, A (p)[b].operator_name));
-}
-
 static gboolean
 filter_row (gpointer p,
             guint    i)
 {
-  return A (p)[i].device == ((KsMemoryPage *)p)->device;
+  KsMemoryPage *self = p;
+
+  return self->allocs[i].device == self->device;
 }
 
 static const KsMemoryCurve *
@@ -216,7 +146,7 @@ ks_memory_page_refill (KsPage     *page,
   KsMemoryPage *self = KS_MEMORY_PAGE (page);
   g_autoptr(GtkStringList) devices = gtk_string_list_new (NULL);
 
-  ks_page_table_set_n (&self->table, 0);
+  ks_page_table_set_report (&self->table, NULL);
   self->trace = trace;
   self->analysis = analysis;
   self->curves = NULL;
@@ -242,7 +172,7 @@ ks_memory_page_refill (KsPage     *page,
   if (self->n_curves > 0)
     self->device = self->curves[0].device;
 
-  ks_page_table_set_n (&self->table, self->n_allocs);
+  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_allocations (trace, self->analysis) : NULL);
   g_signal_handlers_block_by_func (self->device_dropdown, device_changed_cb, self);
   gtk_drop_down_set_model (self->device_dropdown, G_LIST_MODEL (devices));
   gtk_drop_down_set_selected (self->device_dropdown, 0);
@@ -287,17 +217,15 @@ static void
 ks_memory_page_init (KsMemoryPage *self)
 {
   g_autofree char *legend = NULL;
+  const KsReportColumn *columns;
+  guint n;
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->device = -2;
   ks_page_table_init (&self->table, self->view, filter_row, self);
-  ks_page_table_add_column (&self->table, _("Size"), NULL, size_text, size_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Allocated At"), NULL, alloc_text, alloc_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, ks_metric_get_title (KS_METRIC_ALLOCATION_LIFETIME),
-                            ks_metric_get_definition (KS_METRIC_ALLOCATION_LIFETIME),
-                            lifetime_text, lifetime_compare, self, TRUE);
-  ks_page_table_add_column (&self->table, _("Operator"), NULL, operator_text, operator_compare, self, FALSE);
+  columns = ks_report_allocation_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
   gtk_drawing_area_set_draw_func (self->chart, draw_cb, self, NULL);
 
   legend = g_markup_printf_escaped ("<span foreground=\"#3584e4\">■</span> %s   "

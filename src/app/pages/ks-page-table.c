@@ -15,16 +15,18 @@
 
 typedef struct
 {
-  KsCellTextFunc        text;
-  KsCellCompareFunc     compare;
-  KsRowFilterFunc       filter;
-  gpointer              page;
-  char                 *tooltip;
-  gboolean              numeric;
-  /* A report column: the text and the compare of @report_column over
-   * the table's report */
+  KsRowFilterFunc filter;
+  gpointer        page;
+} Filter;
+
+/* A column: the text and the compare of @report_column over the
+ * table's report */
+typedef struct
+{
   KsPageTable          *table;
   const KsReportColumn *report_column;
+  char                 *tooltip;
+  gboolean              numeric;
 } Column;
 
 static void
@@ -40,9 +42,9 @@ static gboolean
 filter_cb (gpointer item,
            gpointer user_data)
 {
-  Column *c = user_data;
+  Filter *f = user_data;
 
-  return c->filter (c->page, ks_row_item_get_index (item));
+  return f->filter (f->page, ks_row_item_get_index (item));
 }
 
 void
@@ -51,14 +53,14 @@ ks_page_table_init (KsPageTable     *table,
                     KsRowFilterFunc  filter,
                     gpointer         page)
 {
-  Column *c = g_new0 (Column, 1);
+  Filter *f = g_new0 (Filter, 1);
 
-  c->filter = filter;
-  c->page = page;
+  f->filter = filter;
+  f->page = page;
 
   table->view = view;
   table->model = ks_index_model_new ();
-  table->filter = gtk_custom_filter_new (filter_cb, c, column_free);
+  table->filter = gtk_custom_filter_new (filter_cb, f, g_free);
   table->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (table->model)),
                                                    g_object_ref (GTK_FILTER (table->filter)));
   table->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (table->filter_model)),
@@ -81,13 +83,6 @@ ks_page_table_clear (KsPageTable *table)
   g_clear_object (&table->model);
   g_clear_pointer (&table->report, ks_report_free);
   table->view = NULL;
-}
-
-void
-ks_page_table_set_n (KsPageTable *table,
-                     guint        n)
-{
-  ks_index_model_set_n (table->model, n);
 }
 
 void
@@ -137,15 +132,6 @@ setup_cb (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (list_item, label);
 }
 
-static char *
-column_text (Column *c,
-             guint   index)
-{
-  if (c->report_column != NULL)
-    return ks_report_get_text (c->table->report, c->report_column, index);
-  return c->text (c->page, index);
-}
-
 static void
 bind_cb (GtkSignalListItemFactory *factory,
          GtkListItem              *list_item,
@@ -153,7 +139,7 @@ bind_cb (GtkSignalListItemFactory *factory,
 {
   GtkWidget *label = gtk_list_item_get_child (list_item);
   KsRowItem *item = gtk_list_item_get_item (list_item);
-  g_autofree char *text = column_text (c, ks_row_item_get_index (item));
+  g_autofree char *text = ks_report_get_text (c->table->report, c->report_column, ks_row_item_get_index (item));
 
   gtk_label_set_text (GTK_LABEL (label), text);
   /* Names get their full text, numbers the definition of the column */
@@ -169,76 +155,41 @@ compare_cb (gconstpointer a,
   guint ia = ks_row_item_get_index ((KsRowItem *)a);
   guint ib = ks_row_item_get_index ((KsRowItem *)b);
 
-  if (c->report_column != NULL)
-    return ks_report_compare (c->table->report, c->report_column, ia, ib);
-  return c->compare (c->page, ia, ib);
+  return ks_report_compare (c->table->report, c->report_column, ia, ib);
 }
 
-/* Takes @c; @sorted: the column sorts (with a copy of @c). */
-static GtkColumnViewColumn *
-append_column (KsPageTable *table,
-               const char  *title,
-               Column      *c,
-               gboolean     sorted)
+GtkColumnViewColumn *
+ks_page_table_add_report_column (KsPageTable          *table,
+                                 const KsReportColumn *report_column)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
   GtkColumnViewColumn *column;
+  GtkCustomSorter *sorter;
+  Column *c = g_new0 (Column, 1);
+  Column *sc;
+
+  c->table = table;
+  c->report_column = report_column;
+  c->numeric = report_column->unit != KS_REPORT_UNIT_TEXT;
+  c->tooltip = g_strdup (ks_report_column_get_tooltip (report_column));
 
   g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), c);
   g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), c);
   g_object_set_data_full (G_OBJECT (factory), "ks-column", c, column_free);
 
-  column = gtk_column_view_column_new (title, factory);
+  column = gtk_column_view_column_new (ks_report_column_get_title (report_column), factory);
   gtk_column_view_column_set_resizable (column, TRUE);
   gtk_column_view_column_set_expand (column, !c->numeric);
-  if (sorted)
-    {
-      Column *sc = g_memdup2 (c, sizeof *c);
-      GtkCustomSorter *sorter;
-
-      sc->tooltip = NULL;
-      sorter = gtk_custom_sorter_new (compare_cb, sc, column_free);
-      gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));
-      g_object_unref (sorter);
-    }
+  /* The sorter may outlive the factory: it gets its own copy */
+  sc = g_memdup2 (c, sizeof *c);
+  sc->tooltip = NULL;
+  sorter = gtk_custom_sorter_new (compare_cb, sc, column_free);
+  gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));
+  g_object_unref (sorter);
+  g_object_set_data (G_OBJECT (column), "ks-report-key", (gpointer)report_column->key);
   gtk_column_view_append_column (table->view, column);
   g_object_unref (column);
   return column;
-}
-
-GtkColumnViewColumn *
-ks_page_table_add_column (KsPageTable       *table,
-                          const char        *title,
-                          const char        *tooltip,
-                          KsCellTextFunc     text,
-                          KsCellCompareFunc  compare,
-                          gpointer           page,
-                          gboolean           numeric)
-{
-  Column *c = g_new0 (Column, 1);
-
-  c->text = text;
-  c->compare = compare;
-  c->page = page;
-  c->tooltip = g_strdup (tooltip);
-  c->numeric = numeric;
-  return append_column (table, title, c, compare != NULL);
-}
-
-GtkColumnViewColumn *
-ks_page_table_add_report_column (KsPageTable          *table,
-                                 const KsReportColumn *column)
-{
-  Column *c = g_new0 (Column, 1);
-  GtkColumnViewColumn *view_column;
-
-  c->table = table;
-  c->report_column = column;
-  c->numeric = column->unit != KS_REPORT_UNIT_TEXT;
-  c->tooltip = g_strdup (ks_report_column_get_tooltip (column));
-  view_column = append_column (table, ks_report_column_get_title (column), c, TRUE);
-  g_object_set_data (G_OBJECT (view_column), "ks-report-key", (gpointer)column->key);
-  return view_column;
 }
 
 void
@@ -246,9 +197,11 @@ ks_page_table_add_report_columns (KsPageTable          *table,
                                   const KsReportColumn *columns,
                                   guint                 n)
 {
-  for (guint i = 0; i < n; i++)
-    if (!(columns[i].flags & KS_REPORT_COLUMN_NO_PAGE))
-      ks_page_table_add_report_column (table, &columns[i]);
+  const KsReportColumn *shown[64];
+  guint n_shown = ks_report_get_page_columns (columns, n, shown, G_N_ELEMENTS (shown));
+
+  for (guint i = 0; i < n_shown; i++)
+    ks_page_table_add_report_column (table, shown[i]);
 }
 
 GtkColumnViewColumn *

@@ -17,11 +17,6 @@ G_BEGIN_DECLS
 /* The model chain of an analysis table: rows 0 .. n - 1 of a record
  * array, filtered by the page, sorted by the clicked column header. */
 
-typedef char *(*KsCellTextFunc)    (gpointer page,
-                                    guint    index);
-typedef int   (*KsCellCompareFunc) (gpointer page,
-                                    guint    a,
-                                    guint    b);
 typedef gboolean (*KsRowFilterFunc) (gpointer page,
                                      guint    index);
 
@@ -41,8 +36,6 @@ void                 ks_page_table_init         (KsPageTable       *table,
                                                  KsRowFilterFunc    filter,
                                                  gpointer           page);
 void                 ks_page_table_clear        (KsPageTable       *table);
-void                 ks_page_table_set_n        (KsPageTable       *table,
-                                                 guint              n);
 void                 ks_page_table_refilter     (KsPageTable       *table);
 /* Rows shown after filtering. */
 guint                ks_page_table_get_n_shown  (KsPageTable       *table);
@@ -52,14 +45,6 @@ guint                ks_page_table_get_index_at (KsPageTable       *table,
 /* The position at which record @index is shown, or G_MAXUINT. */
 guint                ks_page_table_find_index   (KsPageTable       *table,
                                                  guint              index);
-GtkColumnViewColumn *ks_page_table_add_column   (KsPageTable       *table,
-                                                 const char        *title,
-                                                 const char        *tooltip,
-                                                 KsCellTextFunc     text,
-                                                 KsCellCompareFunc  compare,
-                                                 gpointer           page,
-                                                 gboolean           numeric);
-
 /* Columns from the report model's descriptors: the title, the tooltip
  * (numbers: the metric's definition), the cell text (the report's human
  * form) and the sort (the report's typed compare) are the ones
@@ -67,7 +52,7 @@ GtkColumnViewColumn *ks_page_table_add_column   (KsPageTable       *table,
  * ks_page_table_set_report(). */
 GtkColumnViewColumn *ks_page_table_add_report_column  (KsPageTable          *table,
                                                        const KsReportColumn *column);
-/* One column per descriptor the pages show (not KS_REPORT_COLUMN_NO_PAGE), in order. */
+/* One column per descriptor the pages show, in the pages' order (KS_REPORT_PAGE). */
 void                 ks_page_table_add_report_columns (KsPageTable          *table,
                                                        const KsReportColumn *columns,
                                                        guint                 n);
