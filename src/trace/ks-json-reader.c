@@ -30,6 +30,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
+#include "ks-json-scan.h"
 #include "ks-trace-builder.h"
 
 /* The reader is a push parser: yajl calls back for every token and a
@@ -238,27 +239,6 @@ typedef struct
 
 #define INTERN_CACHE_SIZE 8192
 
-/* What compact_json() saw, for the slower checks that only some blocks
- * need (see feed_text()). */
-enum
-{
-  SEEN_NON_ASCII = 1 << 0,   /* a byte above 0x7f */
-  SEEN_BACKSLASH = 1 << 1,   /* an escape in a string */
-  SEEN_LETTER    = 1 << 2,   /* N or I outside strings: NaN, Infinity */
-  SEEN_LONG_WORD = 1 << 3,   /* 64 bytes of one number or word */
-};
-
-/* Lexer state of compact_json() between calls. */
-typedef struct
-{
-  gboolean in_string;
-  gboolean escape;
-  gboolean prev_word;   /* the last byte was part of a number or literal */
-  gboolean pending;     /* in white space after one: a separator if a word follows */
-  guint8   sep;         /* the last byte of that white space */
-  guint8   seen;        /* SEEN_*, gathered until the caller clears them */
-} CompactState;
-
 typedef struct
 {
   const char *str;
@@ -361,7 +341,7 @@ typedef struct
   gboolean        nesting_error;  /* ... or by too deep nesting ... */
   gboolean        number_error;   /* ... or by a number over MAX_NUMBER_LEN */
   guint64         syntax_offset;  /* where, in the compacted text */
-  CompactState    stream_state;   /* white space is dropped before yajl sees it */
+  KsJsonCompactState    stream_state;   /* white space is dropped before yajl sees it */
   guint64         orig_offset;    /* bytes of the original text parsed */
   char           *syntax_text;
 
@@ -383,240 +363,6 @@ typedef struct
 
 /* Number parsing */
 
-static gboolean
-parse_int64 (const char *s,
-             gsize       len,
-             gint64     *out)
-{
-  gboolean neg = FALSE;
-  guint64 v = 0;
-  gsize i = 0;
-
-  if (len == 0)
-    return FALSE;
-  if (s[0] == '-')
-    {
-      neg = TRUE;
-      i = 1;
-      if (len == 1)
-        return FALSE;
-    }
-  if (len - i <= 18)
-    {
-      /* below 10^18: no overflow check per digit */
-      for (; i < len; i++)
-        {
-          guint d = (guchar)s[i] - '0';
-
-          if (d > 9)
-            return FALSE;
-          v = v * 10 + d;
-        }
-      *out = neg ? -(gint64)v : (gint64)v;
-      return TRUE;
-    }
-  for (; i < len; i++)
-    {
-      guint d = (guchar)s[i] - '0';
-
-      if (d > 9)
-        return FALSE;
-      if (v > (G_MAXUINT64 - d) / 10)
-        return FALSE;
-      v = v * 10 + d;
-    }
-  if (neg)
-    {
-      if (v > (guint64)G_MAXINT64 + 1)
-        return FALSE;
-      *out = (gint64)(0 - v);
-    }
-  else
-    {
-      if (v > G_MAXINT64)
-        return FALSE;
-      *out = (gint64)v;
-    }
-  return TRUE;
-}
-
-/* Unaligned little-endian loads. */
-static inline guint64
-load64 (const guint8 *p)
-{
-  guint64 v;
-
-  memcpy (&v, p, 8);
-  return v;
-}
-
-static inline guint32
-load32 (const guint8 *p)
-{
-  guint32 v;
-
-  memcpy (&v, p, 4);
-  return v;
-}
-
-/* The value of eight ASCII decimal digits at @s, if they are that. */
-static inline gboolean
-eight_digits (const char *s,
-              guint64    *value)
-{
-  guint64 v = load64 ((const guint8 *) s);
-
-  /* every byte 0x30..0x39: high nibble 3, and adding 6 stays below 0x40 */
-  if ((v & G_GUINT64_CONSTANT (0xF0F0F0F0F0F0F0F0)) != G_GUINT64_CONSTANT (0x3030303030303030)
-      || ((v + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xF0F0F0F0F0F0F0F0))
-         != G_GUINT64_CONSTANT (0x3030303030303030))
-    return FALSE;
-  /* little-endian: the first digit is the lowest byte */
-  v -= G_GUINT64_CONSTANT (0x3030303030303030);
-  v = (v * 10 + (v >> 8)) & G_GUINT64_CONSTANT (0x00FF00FF00FF00FF);
-  v = (v * 100 + (v >> 16)) & G_GUINT64_CONSTANT (0x0000FFFF0000FFFF);
-  v = (v * 10000 + (v >> 32)) & G_GUINT64_CONSTANT (0x00000000FFFFFFFF);
-  *value = v;
-  return TRUE;
-}
-
-static gboolean
-parse_uint64 (const char *s,
-              gsize       len,
-              guint64    *out)
-{
-  guint64 v = 0;
-
-  if (len == 0)
-    return FALSE;
-  for (gsize i = 0; i < len; i++)
-    {
-      guint d = (guchar)s[i] - '0';
-
-      if (d > 9)
-        return FALSE;
-      if (i >= 19 && v > (G_MAXUINT64 - d) / 10)
-        return FALSE;
-      v = v * 10 + d;
-    }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-parse_double (const char *s,
-              gsize       len,
-              double     *out)
-{
-  char buf[64];
-  char *end = NULL;
-  double v;
-
-  if (len == 0 || len >= sizeof buf)
-    return FALSE;
-  memcpy (buf, s, len);
-  buf[len] = 0;
-  v = g_ascii_strtod (buf, &end);
-  if (end != buf + len || !isfinite (v))
-    return FALSE;
-  *out = v;
-  return TRUE;
-}
-
-/* Microseconds as JSON number text to integer nanoseconds, exactly for
- * plain decimals ("5110156003714.387"), through double otherwise. */
-static gboolean
-parse_us (const char *s,
-          gsize       len,
-          gint64     *out_ns)
-{
-  gboolean neg = FALSE;
-  guint64 ip = 0;
-  guint64 frac = 0;
-  guint nfrac = 0;
-  gsize i = 0;
-  gsize end;
-  gint64 ns;
-
-  if (len > 0 && s[0] == '-')
-    {
-      neg = TRUE;
-      i = 1;
-    }
-  if (i >= len)
-    return FALSE;
-
-  /* leading zeros, then at most 16 digits without overflow checks */
-  while (i < len && s[i] == '0')
-    i++;
-  end = MIN (len, i + 16);
-  /* timestamps have 13 or more digits: eight at a time */
-  while (i + 8 <= end)
-    {
-      guint64 eight;
-
-      if (!eight_digits (s + i, &eight))
-        break;
-      ip = ip * 100000000u + eight;
-      i += 8;
-    }
-  for (; i < end; i++)
-    {
-      guint d = (guchar)s[i] - '0';
-
-      if (d > 9)
-        break;
-      ip = ip * 10 + d;
-    }
-  if (i == end && i < len && (guint)((guchar)s[i] - '0') <= 9)
-    goto slow;
-  if (ip > (guint64)(G_MAXINT64 - 1000) / 1000)
-    goto slow;
-  if (i < len && s[i] == '.')
-    {
-      i++;
-      if (i >= len)
-        goto slow;
-      for (; i < len; i++)
-        {
-          guint d = (guchar)s[i] - '0';
-
-          if (d > 9)
-            break;
-          if (nfrac < 4)
-            {
-              frac = frac * 10 + d;
-              nfrac++;
-            }
-        }
-    }
-  if (i != len)
-    goto slow;
-
-  while (nfrac < 4)
-    {
-      frac *= 10;
-      nfrac++;
-    }
-  /* frac is in 0.1 ns units: round half up */
-  ns = (gint64)(ip * 1000 + (frac + 5) / 10);
-  *out_ns = neg ? -ns : ns;
-  return TRUE;
-
-slow:
-  {
-    double v;
-
-    if (!parse_double (s, len, &v))
-      return FALSE;
-    v *= 1000.0;
-    if (!(v > -9.2e18 && v < 9.2e18))
-      return FALSE;
-    *out_ns = (gint64)llround (v);
-    return TRUE;
-  }
-}
-
 static inline guint32
 to_u32 (gint64 v)
 {
@@ -624,92 +370,6 @@ to_u32 (gint64 v)
 }
 
 /* Text */
-
-/* The length of the well-formed UTF-8 sequence at @p (Unicode's table
- * 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), or
- * minus the length of the ill-formed bytes there that one U+FFFD
- * replaces (its maximal subpart, as Python and browsers count). */
-static int
-utf8_sequence (const guint8 *p,
-               gsize         n)
-{
-  guint8 c = p[0], lo = 0x80, hi = 0xbf;
-  int need;
-
-  if (c < 0x80)
-    return 1;
-  if (c < 0xc2)
-    return -1;
-  if (c < 0xe0)
-    need = 1;
-  else if (c < 0xf0)
-    {
-      need = 2;
-      if (c == 0xe0)
-        lo = 0xa0;
-      else if (c == 0xed)
-        hi = 0x9f;
-    }
-  else if (c < 0xf5)
-    {
-      need = 3;
-      if (c == 0xf0)
-        lo = 0x90;
-      else if (c == 0xf4)
-        hi = 0x8f;
-    }
-  else
-    return -1;
-
-  if (n < 2 || p[1] < lo || p[1] > hi)
-    return -1;
-  for (int k = 2; k <= need; k++)
-    if ((gsize) k >= n || (p[k] & 0xc0) != 0x80)
-      return -k;
-  return need + 1;
-}
-
-static inline gboolean
-is_ascii (const guint8 *p,
-          gsize         n)
-{
-  guint64 any = 0;
-  gsize i = 0;
-
-  for (; i + 8 <= n; i += 8)
-    any |= load64 (p + i);
-  for (; i < n; i++)
-    any |= p[i];
-  return (any & G_GUINT64_CONSTANT (0x8080808080808080)) == 0;
-}
-
-/* How many bytes at the start of @p are valid UTF-8. */
-static gsize
-utf8_valid_prefix (const guint8 *p,
-                   gsize         n)
-{
-  gsize i = 0;
-
-  while (i < n)
-    {
-      int k;
-
-      while (i + 8 <= n && (load64 (p + i) & G_GUINT64_CONSTANT (0x8080808080808080)) == 0)
-        i += 8;
-      if (i < n && p[i] < 0x80)
-        {
-          i++;
-          continue;
-        }
-      if (i >= n)
-        break;
-      k = utf8_sequence (p + i, n - i);
-      if (k < 0)
-        return i;
-      i += k;
-    }
-  return n;
-}
 
 /* @s itself when it is valid UTF-8, else a copy (in Reader.utf8_scratch,
  * valid until the next call) with each invalid sequence replaced by
@@ -722,7 +382,7 @@ valid_utf8 (Reader     *r,
 {
   const guint8 *p = (const guint8 *) s;
   gsize n = *len;
-  gsize i = utf8_valid_prefix (p, n);
+  gsize i = ks_json_utf8_valid_prefix (p, n);
   gsize done = 0;
   GString *out = r->utf8_scratch;
 
@@ -731,14 +391,14 @@ valid_utf8 (Reader     *r,
   g_string_truncate (out, 0);
   while (i < n)
     {
-      int k = utf8_sequence (p + i, n - i);
+      int k = ks_json_utf8_sequence (p + i, n - i);
 
       g_string_append_len (out, s + done, i - done);
       g_string_append (out, "\xef\xbf\xbd");
       r->n_invalid_utf8++;
       i += -k;
       done = i;
-      i += utf8_valid_prefix (p + i, n - i);
+      i += ks_json_utf8_valid_prefix (p + i, n - i);
     }
   g_string_append_len (out, s + done, n - done);
   *len = out->len;
@@ -756,29 +416,6 @@ append_valid_utf8 (Reader     *r,
   if (!r->text_ascii)
     s = valid_utf8 (r, s, &len);
   g_string_append_len (to, s, len);
-}
-
-static gboolean
-hex4 (const guint8 *p,
-      guint        *out)
-{
-  guint v = 0;
-
-  for (guint k = 0; k < 4; k++)
-    {
-      guint c = p[k] | 0x20;
-      guint d;
-
-      if (p[k] >= '0' && p[k] <= '9')
-        d = p[k] - '0';
-      else if (c >= 'a' && c <= 'f')
-        d = c - 'a' + 10;
-      else
-        return FALSE;
-      v = v << 4 | d;
-    }
-  *out = v;
-  return TRUE;
 }
 
 /* Escaped surrogates that do not pair become \ufffd, in place: yajl would
@@ -801,11 +438,11 @@ fix_escapes (Reader *r,
       while (after < end && *after == '\\')
         after++;
       /* an odd run ends in an escape; pairs are escaped backslashes */
-      if (((after - q) & 1) != 0 && end - after >= 5 && after[0] == 'u' && hex4 (after + 1, &cp)
+      if (((after - q) & 1) != 0 && end - after >= 5 && after[0] == 'u' && ks_json_hex4 (after + 1, &cp)
           && (cp & 0xf800) == 0xd800)
         {
           if (cp < 0xdc00 && end - after >= 11 && after[5] == '\\' && after[6] == 'u'
-              && hex4 (after + 7, &low) && (low & 0xfc00) == 0xdc00)
+              && ks_json_hex4 (after + 7, &low) && (low & 0xfc00) == 0xdc00)
             after += 11;
           else
             {
@@ -818,102 +455,6 @@ fix_escapes (Reader *r,
     }
 }
 
-/* The index of the quote that ends a string whose text goes on at @p, or
- * -1 when @p ends first; *escaped tells whether the byte before @p was an
- * unpaired backslash, and at -1 whether the last byte of @p is. */
-static gssize
-find_string_end (const guint8 *p,
-                 gsize         n,
-                 gboolean     *escaped)
-{
-  gsize from = 0, i, run = 0;
-  const guint8 *q;
-
-  if (*escaped)
-    {
-      if (n == 0)
-        return -1;
-      from = 1;
-      *escaped = FALSE;
-    }
-  for (i = from; (q = memchr (p + i, '"', n - i)) != NULL; i = (q - p) + 1)
-    {
-      gsize k = q - p;
-
-      run = 0;
-      while (k - run > from && p[k - run - 1] == '\\')
-        run++;
-      if ((run & 1) == 0)
-        return k;
-    }
-  run = 0;
-  while (n - run > from && p[n - run - 1] == '\\')
-    run++;
-  *escaped = (run & 1) != 0;
-  return -1;
-}
-
-/* Where to cut the text of a string of @n bytes at @p, at most @n: not
- * inside an escape or a UTF-8 sequence, nor between the two escapes of a
- * surrogate pair. */
-static gsize
-string_cut_point (const guint8 *p,
-                  gsize         n)
-{
-  const guint8 *q;
-  gsize i = 0, high_at = G_MAXSIZE;
-  guint cp;
-
-  while ((q = memchr (p + i, '\\', n - i)) != NULL)
-    {
-      gsize b = q - p;
-      gsize len = b + 1 < n && p[b + 1] == 'u' ? 6 : 2;
-
-      if (b + len > n)
-        {
-          n = b;
-          break;
-        }
-      /* a high surrogate: its pair must come along */
-      high_at = len == 6 && hex4 (p + b + 2, &cp) && cp >= 0xd800 && cp < 0xdc00 ? b : G_MAXSIZE;
-      i = b + len;
-      if (i >= n)
-        break;
-    }
-  if (high_at != G_MAXSIZE && high_at + 6 == n)
-    n = high_at;
-
-  for (gsize k = 1; k <= 3 && k <= n; k++)
-    {
-      guint8 c = p[n - k];
-
-      if (c < 0x80)
-        break;
-      if (c >= 0xc0)
-        {
-          if (k < (gsize) (c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2))
-            n -= k;
-          break;
-        }
-    }
-  return n;
-}
-
-/* NaN, Infinity and -Infinity, which Python's json module writes, as the
- * strings that yajl parses in their place; NULL for other words. */
-static const char *
-nonfinite_string (const guint8 *p,
-                  gsize         len)
-{
-  if (len == 3 && memcmp (p, "NaN", 3) == 0)
-    return "\"NaN\"";
-  if (len == 8 && memcmp (p, "Infinity", 8) == 0)
-    return "\"Infinity\"";
-  if (len == 9 && memcmp (p, "-Infinity", 9) == 0)
-    return "\"-Infinity\"";
-  return NULL;
-}
-
 static void
 ident_set_text (Reader     *r,
                 Ident      *id,
@@ -923,7 +464,7 @@ ident_set_text (Reader     *r,
   gint64 v;
 
   id->set = TRUE;
-  if (parse_int64 (s, len, &v))
+  if (ks_json_parse_int64 (s, len, &v))
     {
       id->is_string = FALSE;
       id->num = v;
@@ -1099,12 +640,12 @@ same_bytes (const guint8 *a,
   if (len > 24)
     return memcmp (a, b, len) == 0;
   if (len > 16)
-    return load64 (a) == load64 (b) && load64 (a + 8) == load64 (b + 8) &&
-           load64 (a + len - 8) == load64 (b + len - 8);
+    return ks_json_load64 (a) == ks_json_load64 (b) && ks_json_load64 (a + 8) == ks_json_load64 (b + 8) &&
+           ks_json_load64 (a + len - 8) == ks_json_load64 (b + len - 8);
   if (len >= 8)
-    return load64 (a) == load64 (b) && load64 (a + len - 8) == load64 (b + len - 8);
+    return ks_json_load64 (a) == ks_json_load64 (b) && ks_json_load64 (a + len - 8) == ks_json_load64 (b + len - 8);
   if (len >= 4)
-    return load32 (a) == load32 (b) && load32 (a + len - 4) == load32 (b + len - 4);
+    return ks_json_load32 (a) == ks_json_load32 (b) && ks_json_load32 (a + len - 4) == ks_json_load32 (b + len - 4);
   for (gsize i = 0; i < len; i++)
     if (a[i] != b[i])
       return FALSE;
@@ -1132,9 +673,9 @@ intern (Reader     *r,
 
   if (len >= 8)
     {
-      guint64 a = load64 ((const guint8 *) s);
-      guint64 b = load64 ((const guint8 *) s + len - 8);
-      guint64 c = load64 ((const guint8 *) s + len / 2 - 4);
+      guint64 a = ks_json_load64 ((const guint8 *) s);
+      guint64 b = ks_json_load64 ((const guint8 *) s + len - 8);
+      guint64 c = ks_json_load64 ((const guint8 *) s + len / 2 - 4);
 
       h ^= a * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
       h ^= b * G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
@@ -1173,376 +714,6 @@ intern (Reader     *r,
   return id;
 }
 
-#if defined(__SSE2__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-# define KS_HAVE_SSSE3_DISPATCH 1
-# include <immintrin.h>
-
-/* For each 8-bit keep mask, the indices of the kept bytes, packed to the
- * front: one pshufb then moves 8 bytes at once. */
-static guint64 compact_index[256];
-static gboolean have_ssse3;
-static gboolean have_avx512;
-
-static void
-compact_init (void)
-{
-  static gsize done;
-
-  if (g_once_init_enter (&done))
-    {
-      for (guint m = 0; m < 256; m++)
-        {
-          guint64 idx = 0;
-          guint k = 0;
-
-          for (guint b = 0; b < 8; b++)
-            if (m & (1u << b))
-              idx |= (guint64)b << (8 * k++);
-          for (; k < 8; k++)
-            idx |= (guint64)0x80 << (8 * k);
-          compact_index[m] = idx;
-        }
-      have_ssse3 = __builtin_cpu_supports ("ssse3") && __builtin_cpu_supports ("popcnt");
-      have_avx512 = __builtin_cpu_supports ("avx512bw") && __builtin_cpu_supports ("avx512vbmi2")
-                    && __builtin_cpu_supports ("pclmul") && __builtin_cpu_supports ("popcnt")
-                    /* for comparing the two paths */
-                    && g_getenv ("KS_JSON_NO_AVX512") == NULL;
-      g_once_init_leave (&done, 1);
-    }
-}
-
-__attribute__((target ("ssse3,popcnt")))
-static char *
-compact16_ssse3 (char    *out,
-                 __m128i  v,
-                 guint    keep)
-{
-  guint lo = keep & 0xff;
-  guint hi = keep >> 8;
-  __m128i idx = _mm_set_epi64x ((gint64)(compact_index[hi] + G_GUINT64_CONSTANT (0x0808080808080808)),
-                                (gint64)compact_index[lo]);
-  __m128i packed = _mm_shuffle_epi8 (v, idx);
-  guint n_lo = __builtin_popcount (lo);
-
-  _mm_storel_epi64 ((void *)out, packed);
-  _mm_storel_epi64 ((void *)(out + n_lo), _mm_srli_si128 (packed, 8));
-  return out + n_lo + __builtin_popcount (hi);
-}
-
-/* compact_json() 64 bytes at a time: the same masks as its 16-byte loop,
- * a carry-less multiply for the prefix XOR of the quotes, and VBMI2's
- * byte compress for the packing. Stops before the first block with a
- * backslash (the byte loop handles escapes). Returns the bytes consumed. */
-__attribute__((target ("avx512f,avx512bw,avx512vbmi2,pclmul,popcnt")))
-static gsize
-compact64_avx512 (const guint8  *p,
-                  gsize          n,
-                  char         **outp,
-                  CompactState  *st)
-{
-  const __m512i quote = _mm512_set1_epi8 ('"');
-  const __m512i backslash = _mm512_set1_epi8 ('\\');
-  /* Bytes are classified by two table lookups, one per nibble, ANDed
-   * (as simdjson does): bit 0 tab, newline, carriage return; bit 1 space;
-   * bit 2 quote and comma; bit 3 colon; bit 4 brackets and braces. Any
-   * other byte outside a string is taken for part of a word: a superset
-   * of the number and literal characters, which is all the separator
-   * rule below needs (in valid JSON no two words meet). Bit 5 marks N
-   * and I, which are part of a word too. */
-#define LO_NIBBLES 2, 0, 4, 0, 0, 0, 0, 0, 0, 33, 9, 16, 4, 17, 32, 0
-#define HI_NIBBLES 1, 0, 6, 8, 32, 16, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0
-  static const guint8 lo_bytes[64] __attribute__ ((aligned (64))) = { LO_NIBBLES, LO_NIBBLES, LO_NIBBLES, LO_NIBBLES };
-  static const guint8 hi_bytes[64] __attribute__ ((aligned (64))) = { HI_NIBBLES, HI_NIBBLES, HI_NIBBLES, HI_NIBBLES };
-#undef LO_NIBBLES
-#undef HI_NIBBLES
-  const __m512i lo_table = _mm512_load_si512 ((const void *) lo_bytes);
-  const __m512i hi_table = _mm512_load_si512 ((const void *) hi_bytes);
-  const __m512i nibble = _mm512_set1_epi8 (0x0f);
-  const __m512i white_bits = _mm512_set1_epi8 (3);
-  const __m512i class_bits = _mm512_set1_epi8 (31);
-  const __m512i letter_bits = _mm512_set1_epi8 (32);
-  const __m128i ones = _mm_set1_epi8 (-1);
-  guint64 high = 0, letters = 0, long_words = 0;
-  gboolean in_string = st->in_string;
-  gboolean prev_word = st->prev_word;
-  gboolean pending = st->pending;
-  guint8 sep = st->sep;
-  char *out = *outp;
-  gsize i = 0;
-
-  while (i + 64 <= n)
-    {
-      __m512i v = _mm512_loadu_si512 ((const void *)(p + i));
-      __m512i cls;
-      guint64 quotes, white, word, inside, white_out, starts, runs, keep;
-
-      /* the hardware prefetcher stops at page boundaries */
-      _mm_prefetch ((const char *)p + i + 1024, _MM_HINT_T0);
-      if (_mm512_cmpeq_epi8_mask (v, backslash) != 0)
-        break;
-      quotes = _mm512_cmpeq_epi8_mask (v, quote);
-      cls = _mm512_and_si512 (_mm512_shuffle_epi8 (lo_table, _mm512_and_si512 (v, nibble)),
-                              _mm512_shuffle_epi8 (hi_table, _mm512_and_si512 (_mm512_srli_epi16 (v, 4), nibble)));
-      white = _mm512_test_epi8_mask (cls, white_bits);
-      word = ~(guint64) _mm512_test_epi8_mask (cls, class_bits);
-      inside = (guint64)_mm_cvtsi128_si64 (_mm_clmulepi64_si128 (_mm_cvtsi64_si128 ((gint64)quotes), ones, 0));
-      if (in_string)
-        inside = ~inside;
-      high |= _mm512_movepi8_mask (v);
-      letters |= _mm512_test_epi8_mask (cls, letter_bits) & ~inside;
-      long_words |= (word & ~inside) == ~(guint64) 0;
-      white_out = white & ~inside;
-      keep = ~white_out;
-      starts = ((word << 1) | (prev_word || pending ? 1 : 0)) & white_out;
-      runs = ((white_out + starts) ^ white_out) & white_out;
-      if (pending && (word & 1) != 0)
-        *out++ = sep;
-      keep |= runs & (word >> 1);
-      pending = (runs >> 63) != 0;
-      sep = p[i + 63];
-      _mm512_storeu_si512 ((void *)out, _mm512_maskz_compress_epi8 (keep, v));
-      out += __builtin_popcountll (keep);
-      if (__builtin_popcountll (quotes) & 1)
-        in_string = !in_string;
-      prev_word = (word >> 63) != 0;
-      i += 64;
-    }
-
-  st->in_string = in_string;
-  st->prev_word = prev_word;
-  st->pending = pending;
-  st->sep = sep;
-  st->seen |= (high != 0 ? SEEN_NON_ASCII : 0) | (letters != 0 ? SEEN_LETTER : 0) |
-              (long_words != 0 ? SEEN_LONG_WORD : 0);
-  *outp = out;
-  return i;
-}
-#else
-static void
-compact_init (void)
-{
-}
-#endif
-
-/* White space outside strings, dropped before yajl sees the text */
-
-static inline gboolean
-is_word_byte (guint8 c)
-{
-  return g_ascii_isalnum (c) || c == '.' || c == '+' || c == '-';
-}
-
-/* Copies JSON text from @p to @out without the white space outside
- * strings, except that white space between two numbers or literals
- * becomes its last byte, so that "1 2" does not become "12" before it
- * has been parsed. Valid JSON never has such a pair, so argument text cut
- * from the result is compact JSON as it is. @state carries the lexer state from one call to the
- * next; any split of the input gives the same output. @out may be @p (it
- * never gets ahead of the input) and needs 16 bytes of room past the
- * result. Returns the bytes written. */
-static gsize
-compact_json (const guint8 *p,
-              gsize         n,
-              char         *out_start,
-              CompactState *state)
-{
-  gboolean in_string = state->in_string;
-  gboolean escape = state->escape;
-  gboolean prev_word = state->prev_word;
-  gboolean pending = state->pending;
-  guint8 sep = state->sep;
-  guint seen = state->seen;
-  guint word_blocks = 0;     /* 16-byte blocks in a row of nothing but a word */
-  char *out = out_start;
-  gsize i = 0;
-#ifdef __SSE2__
-  const __m128i quote = _mm_set1_epi8 ('"');
-  const __m128i upper_n = _mm_set1_epi8 ('N');
-  const __m128i upper_i = _mm_set1_epi8 ('I');
-  __m128i high = _mm_setzero_si128 ();   /* the OR of all blocks: their top bits */
-  const __m128i backslash = _mm_set1_epi8 ('\\');
-  const __m128i space = _mm_set1_epi8 (' ');
-  const __m128i newline = _mm_set1_epi8 ('\n');
-  const __m128i tab = _mm_set1_epi8 ('\t');
-  const __m128i cr = _mm_set1_epi8 ('\r');
-  const __m128i dot = _mm_set1_epi8 ('.');
-  const __m128i plus = _mm_set1_epi8 ('+');
-  const __m128i minus = _mm_set1_epi8 ('-');
-  const __m128i lower_bit = _mm_set1_epi8 (0x20);
-  const __m128i before_0 = _mm_set1_epi8 ('0' - 1);
-  const __m128i after_9 = _mm_set1_epi8 ('9' + 1);
-  const __m128i before_a = _mm_set1_epi8 ('a' - 1);
-  const __m128i after_z = _mm_set1_epi8 ('z' + 1);
-#endif
-
-  if (escape && n > 0)
-    {
-      if (p[0] >= 0x80)
-        seen |= SEEN_NON_ASCII;
-      *out++ = p[i++];
-      escape = FALSE;
-      prev_word = FALSE;
-    }
-
-  while (i < n)
-    {
-      gsize stop = n;
-
-#ifdef KS_HAVE_SSSE3_DISPATCH
-      if (have_avx512 && i + 64 <= n)
-        {
-          CompactState st = { in_string, FALSE, prev_word, pending, sep, seen };
-          gsize done = compact64_avx512 (p + i, n - i, &out, &st);
-
-          in_string = st.in_string;
-          prev_word = st.prev_word;
-          pending = st.pending;
-          sep = st.sep;
-          seen = st.seen;
-          i += done;
-          if (done > 0)
-            continue;
-        }
-#endif
-#ifdef __SSE2__
-      if (i + 16 <= n)
-        {
-          __m128i v = _mm_loadu_si128 ((const void *)(p + i));
-
-          if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, backslash)) == 0)
-            {
-              /* Bytes > 0x7f are negative to the signed compares, so
-               * they never fall in the ASCII ranges. */
-              __m128i lower = _mm_or_si128 (v, lower_bit);
-              __m128i word = _mm_or_si128 (_mm_or_si128 (_mm_and_si128 (_mm_cmpgt_epi8 (v, before_0),
-                                                                        _mm_cmpgt_epi8 (after_9, v)),
-                                                         _mm_and_si128 (_mm_cmpgt_epi8 (lower, before_a),
-                                                                        _mm_cmpgt_epi8 (after_z, lower))),
-                                           _mm_or_si128 (_mm_cmpeq_epi8 (v, dot),
-                                                         _mm_or_si128 (_mm_cmpeq_epi8 (v, plus),
-                                                                       _mm_cmpeq_epi8 (v, minus))));
-              guint word_bits = (guint)_mm_movemask_epi8 (word);
-              guint quotes = (guint)_mm_movemask_epi8 (_mm_cmpeq_epi8 (v, quote));
-              guint white = (guint)_mm_movemask_epi8 (_mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, space),
-                                                                                  _mm_cmpeq_epi8 (v, newline)),
-                                                                    _mm_or_si128 (_mm_cmpeq_epi8 (v, tab),
-                                                                                  _mm_cmpeq_epi8 (v, cr))));
-              guint inside, white_out, starts, runs, keep;
-              gboolean odd_quotes;
-
-              /* Without escapes, the bytes inside strings are those after
-               * an odd number of quotes: a prefix XOR of the quote bits. */
-              inside = quotes;
-              inside ^= inside << 1;
-              inside ^= inside << 2;
-              inside ^= inside << 4;
-              inside ^= inside << 8;
-              /* bit 15 is the parity of the block's quotes */
-              odd_quotes = (inside & 0x8000) != 0;
-              if (in_string)
-                inside = ~inside;
-              high = _mm_or_si128 (high, v);
-              if (((guint)_mm_movemask_epi8 (_mm_or_si128 (_mm_cmpeq_epi8 (v, upper_n), _mm_cmpeq_epi8 (v, upper_i)))
-                   & ~inside & 0xffff) != 0)
-                seen |= SEEN_LETTER;
-              word_blocks = (word_bits & ~inside & 0xffff) == 0xffff ? word_blocks + 1 : 0;
-              if (word_blocks >= 4)
-                seen |= SEEN_LONG_WORD;
-              white_out = white & ~inside & 0xffff;
-              keep = ~white_out & 0xffff;
-              /* runs of white space that follow a word byte: adding
-               * their first bits carries through each run */
-              starts = ((word_bits << 1) | (prev_word || pending ? 1 : 0)) & white_out;
-              runs = ((white_out + starts) ^ white_out) & white_out;
-              if (pending && (word_bits & 1) != 0)
-                *out++ = sep;
-              /* the last byte of a run, where a word follows it */
-              keep |= runs & (word_bits >> 1);
-              pending = (runs & 0x8000) != 0;
-              sep = p[i + 15];
-              if (keep == 0xffff)
-                _mm_storeu_si128 ((void *)out, v), out += 16;
-#ifdef KS_HAVE_SSSE3_DISPATCH
-              else if (have_ssse3)
-                out = compact16_ssse3 (out, v, keep);
-#endif
-              else
-                while (keep != 0)
-                  {
-                    *out++ = p[i + __builtin_ctz (keep)];
-                    keep &= keep - 1;
-                  }
-              if (odd_quotes)
-                in_string = !in_string;
-              prev_word = (word_bits & 0x8000) != 0;
-              i += 16;
-              continue;
-            }
-          stop = i + 16;
-          word_blocks = 0;
-        }
-#endif
-
-      while (i < stop)
-        {
-          guint8 c = p[i++];
-          gboolean word = is_word_byte (c);
-
-          if (c >= 0x80)
-            seen |= SEEN_NON_ASCII;
-          if (in_string)
-            {
-              *out++ = c;
-              if (c == '"')
-                in_string = FALSE;
-              else if (c == '\\')
-                {
-                  seen |= SEEN_BACKSLASH;
-                  if (i < n)
-                    {
-                      c = p[i++];
-                      *out++ = c;
-                      word = is_word_byte (c);
-                      if (c >= 0x80)
-                        seen |= SEEN_NON_ASCII;
-                    }
-                  else
-                    escape = TRUE;
-                }
-            }
-          else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-            {
-              pending = prev_word || pending;
-              sep = c;
-            }
-          else
-            {
-              if (pending && word)
-                *out++ = sep;
-              pending = FALSE;
-              *out++ = c;
-              if (c == '"')
-                in_string = TRUE;
-              else if (c == 'N' || c == 'I')
-                seen |= SEEN_LETTER;
-            }
-          prev_word = word;
-        }
-    }
-
-  state->in_string = in_string;
-  state->escape = escape;
-  state->prev_word = prev_word;
-#ifdef __SSE2__
-  if (_mm_movemask_epi8 (high) != 0)
-    seen |= SEEN_NON_ASCII;
-#endif
-  state->pending = pending;
-  state->sep = sep;
-  state->seen = seen;
-  return out - out_start;
-}
-
 static void
 args_append (Reader       *r,
              const guint8 *p,
@@ -1556,7 +727,7 @@ args_append (Reader       *r,
       return;
     }
 
-  /* the text yajl sees is compact already (see compact_json()) */
+  /* the text yajl sees is compact already (see ks_json_compact()) */
   g_string_append_len (r->args, (const char *)p, n);
 }
 
@@ -1997,7 +1168,7 @@ field_time (Event      *ev,
             const char *s,
             gsize       len)
 {
-  if (parse_us (s, len, to))
+  if (ks_json_parse_us (s, len, to))
     *has = TRUE;
   else
     ev->bad_ts = TRUE;
@@ -2084,7 +1255,7 @@ set_arg (Reader     *r,
 
   if (r->arg == A_OTHER)
     return;
-  is_int = !is_string && parse_int64 (s, len, &v);
+  is_int = !is_string && ks_json_parse_int64 (s, len, &v);
 
   switch (r->arg)
     {
@@ -2128,7 +1299,7 @@ set_arg (Reader     *r,
       break;
     case A_ADDR:
       if (!is_string)
-        parse_uint64 (s, len, &ev->addr);
+        ks_json_parse_uint64 (s, len, &ev->addr);
       break;
     case A_TOTAL_ALLOCATED:
       if (is_int)
@@ -2186,7 +1357,7 @@ set_array_arg (Reader     *r,
   gint64 v;
   int i = r->arg_index++;
 
-  if (i > 2 || !parse_int64 (s, len, &v))
+  if (i > 2 || !ks_json_parse_int64 (s, len, &v))
     return;
   if (r->arg == A_GRID)
     r->ev.gpu.kernel.grid[i] = (guint32)CLAMP (v, 0, G_MAXUINT32);
@@ -2201,7 +1372,7 @@ set_gpu_field (Reader     *r,
                gsize       len)
 {
   gint64 v = 0;
-  gboolean is_int = !is_string && parse_int64 (s, len, &v);
+  gboolean is_int = !is_string && ks_json_parse_int64 (s, len, &v);
 
   if (r->gpu_field == G_NAME)
     {
@@ -2245,7 +1416,7 @@ set_top_value (Reader     *r,
     {
       gint64 v;
 
-      if (!is_string && parse_int64 (s, len, &v))
+      if (!is_string && ks_json_parse_int64 (s, len, &v))
         {
           r->have_base_time = TRUE;
           r->base_time = v;
@@ -2284,7 +1455,7 @@ on_scalar (Reader     *r,
                 {
                   double v;
 
-                  if (parse_double (s, len, &v))
+                  if (ks_json_parse_double (s, len, &v))
                     r->ev.counter_value[r->ev.n_counter_args++] = v;
                   else
                     {
@@ -3532,7 +2703,7 @@ reader_new (KsTraceBuilder *builder,
 {
   Reader *r = g_new0 (Reader, 1);
 
-  compact_init ();
+  ks_json_compact_init ();
   r->builder = builder;
   r->progress = progress;
   r->cancellable = cancellable;
@@ -3682,7 +2853,7 @@ feed_word (Reader        *r,
            gsize          len,
            GError       **error)
 {
-  const char *s = nonfinite_string (p, len);
+  const char *s = ks_json_nonfinite_string (p, len);
 
   if (s != NULL)
     return feed (r, (const guint8 *) s, strlen (s), len, TRUE, error);
@@ -3698,10 +2869,10 @@ feed_string (Reader        *r,
 {
   if (memchr (token->data, '\\', token->len) != NULL)
     fix_escapes (r, token->data, token->len);
-  return feed (r, token->data, token->len, stream_len, is_ascii (token->data, token->len), error);
+  return feed (r, token->data, token->len, stream_len, ks_json_is_ascii (token->data, token->len), error);
 }
 
-/* Text that starts and ends between tokens, with what compact_json() saw
+/* Text that starts and ends between tokens, with what ks_json_compact() saw
  * in it: escapes are checked, and the rare blocks with NaN, Infinity or
  * a long number are lexed here as well. */
 static gboolean
@@ -3711,12 +2882,12 @@ feed_text (Reader        *r,
            guint          seen,
            GError       **error)
 {
-  gboolean ascii = (seen & SEEN_NON_ASCII) == 0;
+  gboolean ascii = (seen & KS_JSON_SEEN_NON_ASCII) == 0;
   gsize from = 0, i = 0;
 
-  if (seen & SEEN_BACKSLASH)
+  if (seen & KS_JSON_SEEN_BACKSLASH)
     fix_escapes (r, p, n);
-  if ((seen & (SEEN_LETTER | SEEN_LONG_WORD)) == 0)
+  if ((seen & (KS_JSON_SEEN_LETTER | KS_JSON_SEEN_LONG_WORD)) == 0)
     return feed (r, p, n, n, ascii, error);
 
   while (i < n)
@@ -3727,24 +2898,24 @@ feed_text (Reader        *r,
       if (p[i] == '"')
         {
           gboolean escaped = FALSE;
-          gssize e = find_string_end (p + i + 1, n - i - 1, &escaped);
+          gssize e = ks_json_find_string_end (p + i + 1, n - i - 1, &escaped);
 
           if (e < 0)
             break;
           i += e + 2;
           continue;
         }
-      if (!is_word_byte (p[i]))
+      if (!ks_json_is_word_byte (p[i]))
         {
           i++;
           continue;
         }
-      for (j = i + 1; j < n && is_word_byte (p[j]); j++)
+      for (j = i + 1; j < n && ks_json_is_word_byte (p[j]); j++)
         ;
       if (j - i > MAX_NUMBER_LEN)
         return feed (r, p + from, i - from, i - from, ascii, error) &&
                fail_long_number (r, r->buf_offset, error);
-      s = nonfinite_string (p + i, j - i);
+      s = ks_json_nonfinite_string (p + i, j - i);
       if (s != NULL)
         {
           if (!feed (r, p + from, i - from, i - from, ascii, error) ||
@@ -3755,46 +2926,6 @@ feed_text (Reader        *r,
       i = j;
     }
   return feed (r, p + from, n - from, n - from, ascii, error);
-}
-
-/* Where the token that the end of a block cuts starts, or @n when the
- * block ends between tokens; @from is between tokens. */
-static gsize
-open_token_start (const guint8 *p,
-                  gsize         from,
-                  gsize         n,
-                  gboolean      in_string,
-                  gboolean     *is_string)
-{
-  if (in_string)
-    {
-      /* the last quote that is not escaped opens it */
-      for (gsize k = n; k > from; k--)
-        if (p[k - 1] == '"')
-          {
-            gsize run = 0;
-
-            while (k - 1 - run > from && p[k - 2 - run] == '\\')
-              run++;
-            if ((run & 1) == 0)
-              {
-                *is_string = TRUE;
-                return k - 1;
-              }
-          }
-      /* not in a string after all (invalid JSON): yajl will say so */
-      return n;
-    }
-  if (n > from && is_word_byte (p[n - 1]))
-    {
-      gsize k = n - 1;
-
-      while (k > from && is_word_byte (p[k - 1]))
-        k--;
-      *is_string = FALSE;
-      return k;
-    }
-  return n;
 }
 
 /* Empties the held-back token, and lets go of the room a long one took. */
@@ -3828,7 +2959,7 @@ continue_carry (Reader        *r,
     {
       gsize end = 0;
 
-      while (end < n && is_word_byte (data[end]))
+      while (end < n && ks_json_is_word_byte (data[end]))
         end++;
       if (token->len + end > MAX_NUMBER_LEN)
         {
@@ -3848,7 +2979,7 @@ continue_carry (Reader        *r,
   text = r->carry_quote + 1;
   for (gsize k = token->len; k > text && token->data[k - 1] == '\\'; k--)
     escaped = !escaped;
-  e = find_string_end (data, n, &escaped);
+  e = ks_json_find_string_end (data, n, &escaped);
   take = e < 0 ? n : (gsize) e + 1;
   length = token->len - text + (e < 0 ? n : (gsize) e);   /* of the text, without quotes */
 
@@ -3867,7 +2998,7 @@ continue_carry (Reader        *r,
    * the rest, up to the closing quote, is passed over. */
   stream_len = token->len + take;
   g_byte_array_append (token, data, MAX_STRING_LEN - (token->len - text));
-  kept = text + string_cut_point (token->data + text, token->len - text);
+  kept = text + ks_json_string_cut_point (token->data + text, token->len - text);
   g_byte_array_set_size (token, kept);
   g_byte_array_append (token, (const guint8 *) "\"", 1);
   r->n_cut_strings++;
@@ -3884,7 +3015,7 @@ continue_carry (Reader        *r,
 }
 
 /* Parses one block of compacted text; @seen and @in_string are what
- * compact_json() saw in it and its state at the end.
+ * ks_json_compact() saw in it and its state at the end.
  *
  * yajl keeps a token that a block cuts and lexes it again from its start
  * with every block that follows, which made long tokens quadratic (a
@@ -3904,7 +3035,7 @@ parse_chunk (Reader        *r,
 
   if (r->skip_string)
     {
-      gssize e = find_string_end (data, n, &r->skip_escaped);
+      gssize e = ks_json_find_string_end (data, n, &r->skip_escaped);
 
       if (e < 0)
         {
@@ -3926,7 +3057,7 @@ parse_chunk (Reader        *r,
       i = used;
     }
 
-  t = open_token_start (data, i, n, in_string, &is_string);
+  t = ks_json_open_token_start (data, i, n, in_string, &is_string);
   /* The byte before a string (a colon, comma or bracket) is held back
    * with it: yajl copies the first token after the end of a text into a
    * buffer of its own, which for a long string would be another copy. */
@@ -3960,7 +3091,7 @@ parse_carry (Reader  *r,
 }
 
 static guint
-take_seen (CompactState *state)
+take_seen (KsJsonCompactState *state)
 {
   guint seen = state->seen;
 
@@ -3998,15 +3129,6 @@ read_some (GInputStream  *stream,
   return got;
 }
 
-/* The length of a UTF-8 byte order mark at @p (some editors and tools
- * write one): skipped. */
-static inline gsize
-bom_length (const guint8 *p,
-            gsize         n)
-{
-  return n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf ? 3 : 0;
-}
-
 /* yajl parses the compacted text, so its offsets are mapped back to the
  * file's: only when there is an error, by reading the (seekable) stream
  * again and compacting it the same way up to the offending byte. */
@@ -4021,7 +3143,7 @@ locate_offset (GInputStream *stream,
   g_autofree guint8 *out = NULL;
   g_autofree char *scratch = NULL;
   g_autoptr(KsGzip) gz = NULL;
-  CompactState state = { 0 };
+  KsJsonCompactState state = { 0 };
   guint64 orig = 0, done = 0, lines = 1;
   gboolean first = TRUE;
   gssize n;
@@ -4047,7 +3169,7 @@ locate_offset (GInputStream *stream,
         ks_gzip_set_input (gz, buf, n);
       do
         {
-          CompactState before = state;
+          KsJsonCompactState before = state;
           gsize m;
 
           if (gz != NULL)
@@ -4059,14 +3181,14 @@ locate_offset (GInputStream *stream,
             }
           if (first)
             {
-              gsize bom = bom_length (data, len);
+              gsize bom = ks_json_bom_length (data, len);
 
               first = FALSE;
               data += bom;
               len -= bom;
               orig += bom;
             }
-          m = compact_json (data, len, scratch, &state);
+          m = ks_json_compact (data, len, scratch, &state);
           if (done + m < target)
             {
               for (const guint8 *p = data; (p = memchr (p, '\n', data + len - p)) != NULL; p++)
@@ -4079,7 +3201,7 @@ locate_offset (GInputStream *stream,
           state = before;
           for (gssize k = 0; k < len && done < target; k++)
             {
-              gsize m1 = compact_json (data + k, 1, scratch, &state);
+              gsize m1 = ks_json_compact (data + k, 1, scratch, &state);
 
               /* a separator comes out with the word after it but stands
                * for the white space before */
@@ -4148,7 +3270,7 @@ relocate_error (Reader        *r,
 
 /* Plain files are mapped a window at a time rather than read(): yajl
  * parses a compacted copy either way, so mapping saves the kernel's copy
- * of every byte (a few percent of a load). Only compact_json()
+ * of every byte (a few percent of a load). Only ks_json_compact()
  * touches the mapping. If another program truncates the file meanwhile,
  * that access raises SIGBUS; the handler jumps back out of the compaction
  * (which holds no locks and allocates nothing) and the file is treated as
@@ -4196,17 +3318,17 @@ sigbus_guard_init (void)
   return ok;
 }
 
-/* compact_json() over mapped bytes; FALSE (and @state untouched) when
+/* ks_json_compact() over mapped bytes; FALSE (and @state untouched) when
  * the bytes vanished under it. */
 static gboolean
 compact_mapped (const guint8 *p,
                 gsize         n,
                 char         *out,
-                CompactState *state,
+                KsJsonCompactState *state,
                 gsize        *written)
 {
   sigjmp_buf jump;
-  CompactState saved = *state;
+  KsJsonCompactState saved = *state;
 
   if (sigsetjmp (jump, 0) != 0)
     {
@@ -4214,7 +3336,7 @@ compact_mapped (const guint8 *p,
       return FALSE;
     }
   bus_jump = &jump;
-  *written = compact_json (p, n, out, state);
+  *written = ks_json_compact (p, n, out, state);
   bus_jump = NULL;
   return TRUE;
 }
@@ -4302,7 +3424,7 @@ typedef struct
   guint8  *data;
   gssize   orig_len;     /* inflated bytes: > 0 data, 0 end, -1 error */
   gsize    len;          /* the same without white space (may be 0) */
-  guint    seen;         /* and what compact_json() saw in them */
+  guint    seen;         /* and what ks_json_compact() saw in them */
   gboolean in_string;    /* the text ends inside a string */
   GError  *error;
   guint64  raw_read;     /* compressed bytes read so far */
@@ -4322,7 +3444,7 @@ typedef struct
   GAsyncQueue  *free;
   gint          stop;
   gboolean      started;     /* the first block is out (it may start with a BOM) */
-  CompactState  compact;
+  KsJsonCompactState  compact;
 } GzSource;
 
 /* Inflates the next block of output; 0 at the end of the data. */
@@ -4387,10 +3509,10 @@ gz_source_thread (gpointer data)
       b->len = 0;
       if (b->orig_len > 0)
         {
-          gsize bom = src->started ? 0 : bom_length (b->data, b->orig_len);
+          gsize bom = src->started ? 0 : ks_json_bom_length (b->data, b->orig_len);
 
           src->started = TRUE;
-          b->len = compact_json (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
+          b->len = ks_json_compact (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
         }
       b->seen = take_seen (&src->compact);
       b->in_string = src->compact.in_string;
@@ -4412,7 +3534,7 @@ read_stream (Reader        *r,
              double         span,
              GError       **error)
 {
-  /* 16 bytes of room for compact_json() */
+  /* 16 bytes of room for ks_json_compact() */
   g_autofree guint8 *cbuf = g_malloc (READ_CHUNK + 16);
   g_autoptr(KsGzip) gz = NULL;
   GError *local_error = NULL;
@@ -4454,12 +3576,12 @@ read_stream (Reader        *r,
   if (!ks_gzip_has_magic (cbuf, first))
     {
       gssize n = first;
-      gsize bom = bom_length (cbuf, first);
+      gsize bom = ks_json_bom_length (cbuf, first);
       gboolean mapped = FALSE;
 
       while (n > 0)
         {
-          gsize m = compact_json (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
+          gsize m = ks_json_compact (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
 
           bom = 0;
           if (!parse_chunk (r, cbuf, m, take_seen (&r->stream_state), r->stream_state.in_string, error))
