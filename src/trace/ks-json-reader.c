@@ -29,337 +29,8 @@
 #include <yajl/yajl_parse.h>
 
 #include "ks-gzip.h"
-#include "ks-json-reader.h"
-#include "ks-json-scan.h"
-#include "ks-trace-builder.h"
+#include "ks-json-reader-private.h"
 
-/* The reader is a push parser: yajl calls back for every token and a
- * small state machine keyed on nesting depth picks out the events. One
- * event's fields are collected in Event and turned into model rows when
- * its object closes; "args" are copied as compact JSON text straight from
- * the input bytes, so nothing is reformatted. */
-
-#define READ_CHUNK      (1024 * 1024)
-#define MAX_NESTING     128
-#define MAX_ARGS_LEN    (1024 * 1024)
-#define MAX_NUMBER_LEN  4096                 /* longer numbers (or words) stop the load */
-#define MAX_STRING_LEN  (16 * 1024 * 1024)   /* longer strings are cut there */
-#define MAX_OPEN_SLICES 4096
-#define MAX_COUNTER_ARGS 8
-#define SYNTHETIC_ID_BASE 0x800000   /* above Linux pid_max (2^22), within 24 bits */
-
-typedef enum
-{
-  F_OTHER = 0,
-  F_PH,
-  F_NAME,
-  F_CAT,
-  F_PID,
-  F_TID,
-  F_TS,
-  F_DUR,
-  F_ID,
-  F_ID2,
-  F_BIND_ID,
-  F_BP,
-  F_S,
-  F_ARGS,
-} Field;
-
-typedef enum
-{
-  A_OTHER = 0,
-  A_EXTERNAL_ID,
-  A_CORRELATION,
-  A_DEVICE,
-  A_STREAM,
-  A_GRID,
-  A_BLOCK,
-  A_REGISTERS,
-  A_SHARED_MEMORY,
-  A_BYTES,             /* memcpy/memset "bytes" */
-  A_MEM_BYTES,         /* [memory] "Bytes" */
-  A_ADDR,
-  A_TOTAL_ALLOCATED,
-  A_TOTAL_RESERVED,
-  A_DEVICE_TYPE,
-  A_DEVICE_ID,
-  A_NAME,
-  A_LABELS,
-  A_SORT_INDEX,
-  A_VALUE,
-} Arg;
-
-typedef enum
-{
-  K_OTHER = 0,
-  K_TRACE_EVENTS,
-  K_DEVICE_PROPERTIES,
-  K_BASE_TIME,
-  K_KINETO_HINT,       /* schemaVersion and friends */
-} TopKey;
-
-typedef enum
-{
-  G_OTHER = 0,
-  G_ID,
-  G_NAME,
-  G_TOTAL_MEM,
-  G_MAJOR,
-  G_MINOR,
-  G_MAX_THREADS_BLOCK,
-  G_MAX_THREADS_SM,
-  G_REGS_BLOCK,
-  G_REGS_SM,
-  G_WARP,
-  G_SHMEM_BLOCK,
-  G_SHMEM_SM,
-  G_NUM_SMS,
-} GpuField;
-
-typedef struct
-{
-  gboolean set;
-  gboolean is_string;
-  gint64   num;
-  GString *str;
-} Ident;
-
-typedef struct
-{
-  char     ph;
-  char     bp;
-  char     scope;
-  gboolean has_ts;
-  gboolean has_dur;
-  gboolean bad_ts;
-  gint64   ts;
-  gint64   dur;
-  guint32  name;
-  guint32  cat;
-  KsSliceKind kind;
-  int      name_special;      /* NAME_* below */
-  Ident    pid;
-  Ident    tid;
-  gboolean has_id;
-  GString *id;
-
-  /* from args */
-  gboolean has_args;
-  guint32  external_id;
-  guint32  correlation;
-  gboolean has_device;
-  gint64   device;
-  gboolean has_stream;
-  gint64   stream;
-  KsGpuInfo gpu;
-  guint32  registers;
-  guint64  shared_memory;
-  guint64  bytes;
-  gint64   mem_bytes;
-  guint64  addr;
-  gint64   total_allocated;
-  gint64   total_reserved;
-  gint64   device_type;
-  gint64   device_id;
-  GString *arg_name;
-  gboolean has_arg_name;
-  GString *labels;
-  gboolean has_labels;
-  gboolean has_sort_index;
-  gint64   sort_index;
-  guint    n_counter_args;
-  GString *counter_key[MAX_COUNTER_ARGS];
-  double   counter_value[MAX_COUNTER_ARGS];
-  guint8   copy_kind;
-  guint8   src_kind;
-  guint8   dst_kind;
-} Event;
-
-enum
-{
-  NAME_PLAIN = 0,
-  NAME_MEMORY,
-  NAME_PROCESS_NAME,
-  NAME_PROCESS_LABELS,
-  NAME_PROCESS_SORT_INDEX,
-  NAME_THREAD_NAME,
-  NAME_THREAD_SORT_INDEX,
-};
-
-typedef struct
-{
-  gint64   ts;
-  guint32  name;
-  guint32  cat;
-  guint32  args;
-  guint32  correlation;
-  guint32  external_id;
-  guint8   kind;
-  guint32  root;             /* async: name of the outermost open range */
-  char    *args_text;        /* B: its args, merged with the E's at the end */
-} OpenSlice;
-
-/* An id that is a plain decimal number is its own key; any other id text
- * is numbered through Reader.flow_ids, tagged with the top bit. */
-#define FLOW_ID_TEXT (G_GUINT64_CONSTANT (1) << 63)
-
-typedef struct
-{
-  guint64 id;
-  guint32 cat;
-  guint32 track;
-  gint64  ts;
-  char    phase;
-} FlowPoint;
-
-typedef struct
-{
-  int      type;             /* NAME_PROCESS_* / NAME_THREAD_* */
-  gboolean pid_is_string;
-  gint64   pid;
-  char    *pid_str;
-  gboolean tid_is_string;
-  gint64   tid;
-  char    *tid_str;
-  char    *value;
-  gint64   sort_index;
-} Metadata;
-
-#define THREAD_CACHE_SIZE 4
-
-typedef struct
-{
-  gboolean valid;
-  gint64   pid;
-  gint64   tid;
-  guint32  thread;
-  guint32  track;
-} ThreadCache;
-
-#define INTERN_CACHE_SIZE 8192
-
-typedef struct
-{
-  const char *str;
-  gsize       len;
-  guint32     id;
-} InternSlot;
-
-typedef struct
-{
-  KsTraceBuilder *builder;
-  const char     *name;           /* for messages */
-  KsProgress     *progress;
-  GCancellable   *cancellable;
-  GError         *error;          /* set by callbacks to stop the parse */
-
-  yajl_handle     yajl;
-  const guint8   *buf;
-  gsize           buf_len;
-  guint64         buf_offset;     /* decompressed offset of buf[0] */
-
-  /* structure */
-  int             depth;
-  int             top;            /* 0 none, '{' or '[' */
-  int             events_depth;   /* depth at which event objects open, 0 when not in the events array */
-  gboolean        saw_events;     /* a traceEvents array (or top-level array) was opened */
-  int             gpu_depth;
-  TopKey          top_key;
-  GString        *top_key_text;
-  gboolean        in_event;
-  Field           field;
-  gboolean        in_args;
-  gboolean        in_id2;
-  Arg             arg;
-  int             arg_index;
-  GpuField        gpu_field;
-  KsGpu           gpu;
-
-  /* args capture */
-  GString        *args;
-  gsize           args_from;      /* offset in buf where the pending capture starts */
-  gboolean        args_overflow;
-  yajl_callbacks  cbs;            /* what yajl calls; see mute_scalars() */
-  gboolean        scalars_muted;
-  const char     *args_direct;    /* the args text when it lies whole in buf */
-  gsize           args_direct_len;
-
-  Event           ev;
-
-  /* per file */
-  guint32         group;
-  gint64          ts_offset;
-  gboolean        have_base_time;
-  gint64          base_time;
-  gboolean        kineto;
-  gint64          min_ts;
-  gint64          max_ts;
-  guint64         n_items;
-  guint64         n_events;
-  GHashTable     *pid_map;        /* gint64* -> process + 1 */
-  GHashTable     *pid_str_map;    /* char* -> process + 1 */
-  GHashTable     *tid_str_map;    /* char* -> synthetic tid */
-  GPtrArray      *open_slices;    /* per thread: GArray of OpenSlice, or NULL */
-  GHashTable     *open_async;     /* char* key -> GArray of OpenSlice */
-  GArray         *flows;          /* FlowPoint, grouped by (cat, id) at the end */
-  GHashTable     *flow_ids;       /* char* id text -> index + 1 */
-  GArray         *metadata;       /* Metadata */
-  GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
-
-  /* small caches in front of the hash tables */
-  ThreadCache     thread_cache[THREAD_CACHE_SIZE];
-  guint           thread_cache_next;
-  gint64          cache_gpu_device;
-  gint64          cache_gpu_stream;
-  int             cache_gpu_kind;
-  guint32         cache_gpu_track;
-
-  /* whole load */
-  GHashTable     *used_pids;      /* pids of earlier files (folder loads) */
-  GArray         *gpus;           /* KsGpu, the last description of each device */
-  GHashTable     *gpu_index;      /* device -> index in gpus + 1 */
-  gboolean        have_base0;     /* wall clock of the first file's clock zero */
-  gint64          base0;
-  guint32         next_synthetic;
-  gboolean        any_kineto;
-
-  /* problems, reported once as warnings */
-  guint64         n_bad_ts;
-  guint64         n_no_ph;
-  guint64         n_not_object;
-  guint64         n_unmatched_end;
-  guint64         n_unclosed;
-  guint64         n_unknown_ph;
-  guint64         n_dropped_flows;
-  guint64         n_too_deep;
-  guint64         n_big_args;
-  guint64         n_cut_strings;
-  guint64         n_invalid_utf8; /* sequences replaced with U+FFFD */
-  GString        *unknown_phases;
-  gboolean        syntax_error;   /* parse stopped by invalid JSON ... */
-  gboolean        nesting_error;  /* ... or by too deep nesting ... */
-  gboolean        number_error;   /* ... or by a number over MAX_NUMBER_LEN */
-  guint64         syntax_offset;  /* where, in the compacted text */
-  KsJsonCompactState    stream_state;   /* white space is dropped before yajl sees it */
-  guint64         orig_offset;    /* bytes of the original text parsed */
-  char           *syntax_text;
-
-  /* A token that a block boundary cuts is held back and handed to yajl
-   * whole: see parse_chunk(). */
-  GByteArray     *carry;
-  gboolean        carry_string;   /* a string (else a number or a literal) */
-  gsize           carry_quote;    /* where in carry a string starts (see parse_chunk()) */
-  guint64         carry_offset;   /* where carry starts in the compacted text */
-  gboolean        skip_string;    /* in the rest of a string cut at MAX_STRING_LEN ... */
-  gboolean        skip_escaped;   /* ... after an unpaired backslash */
-  gboolean        text_ascii;     /* the text yajl parses now has no byte above 0x7f */
-  gboolean        args_ascii;     /* nor had the args text captured so far */
-  GString        *utf8_scratch;
-
-  /* names repeat: a direct-mapped cache in front of the builder's table */
-  InternSlot      intern_cache[INTERN_CACHE_SIZE];
-} Reader;
 
 /* Number parsing */
 
@@ -1649,7 +1320,7 @@ check_depth (Reader *r)
 {
   if (r->depth >= MAX_NESTING)
     {
-      /* where: see relocate_error() */
+      /* where: see ks_json_relocate_error() */
       r->nesting_error = TRUE;
       r->syntax_offset = current_offset (r);
       reader_fail (r, _("JSON nested deeper than %d levels"), MAX_NESTING);
@@ -2235,8 +1906,8 @@ compare_flow_points (gconstpointer a,
 
 /* Chains each (category, id) group in time order; g_array_sort() is
  * stable, so points at the same time keep the file's order. */
-static void
-link_flows (Reader *r)
+void
+ks_json_link_flows (Reader *r)
 {
   const FlowPoint *prev = NULL;
 
@@ -2394,8 +2065,8 @@ handle_metadata (Reader *r)
 /* Metadata events name processes and threads that have events; applied
  * at the end so that they never create empty ones (Kineto names its GPU
  * "processes", whose events go to stream tracks). */
-static void
-apply_metadata (Reader *r)
+void
+ks_json_apply_metadata (Reader *r)
 {
   Ident pid = { 0 }, tid = { 0 };
 
@@ -2551,8 +2222,8 @@ handle_event (Reader *r)
 }
 
 /* Closes what B and b events left open at the last timestamp. */
-static void
-close_open_slices (Reader *r)
+void
+ks_json_close_open_slices (Reader *r)
 {
   GHashTableIter iter;
   gpointer key, value;
@@ -2596,8 +2267,8 @@ close_open_slices (Reader *r)
     }
 }
 
-static void
-report_problems (Reader *r)
+void
+ks_json_report_problems (Reader *r)
 {
   KsTraceBuilder *b = r->builder;
 
@@ -2639,8 +2310,8 @@ report_problems (Reader *r)
 
 /* Driving the parse */
 
-static void
-reader_reset_file (Reader *r)
+void
+ks_json_reader_reset_file (Reader *r)
 {
   g_hash_table_remove_all (r->pid_map);
   g_hash_table_remove_all (r->pid_str_map);
@@ -2733,7 +2404,7 @@ reader_new (KsTraceBuilder *builder,
   r->carry = g_byte_array_new ();
   r->utf8_scratch = g_string_new (NULL);
   r->next_synthetic = SYNTHETIC_ID_BASE;
-  reader_reset_file (r);
+  ks_json_reader_reset_file (r);
   return r;
 }
 
@@ -2834,7 +2505,7 @@ feed (Reader        *r,
 }
 
 /* The error for a number (or word) longer than MAX_NUMBER_LEN that
- * starts at @offset of the compacted text; relocate_error() adds where. */
+ * starts at @offset of the compacted text; ks_json_relocate_error() adds where. */
 static gboolean
 fail_long_number (Reader   *r,
                   guint64   offset,
@@ -3022,13 +2693,13 @@ continue_carry (Reader        *r,
  * 64 MB number took 10 s). So the token that the end of a block cuts is
  * held back here (Reader.carry) and handed to yajl whole once it ends:
  * linear, and it lets a number be refused, and a string cut, at a limit. */
-static gboolean
-parse_chunk (Reader        *r,
-             guint8        *data,
-             gsize          n,
-             guint          seen,
-             gboolean       in_string,
-             GError       **error)
+gboolean
+ks_json_parse_chunk (Reader        *r,
+                     guint8        *data,
+                     gsize          n,
+                     guint          seen,
+                     gboolean       in_string,
+                     GError       **error)
 {
   gboolean is_string = FALSE;
   gsize i = 0, t;
@@ -3077,9 +2748,9 @@ parse_chunk (Reader        *r,
 }
 
 /* At the end of the text: the token held back, cut short. */
-static gboolean
-parse_carry (Reader  *r,
-             GError **error)
+gboolean
+ks_json_parse_carry (Reader  *r,
+                     GError **error)
 {
   gboolean ok = TRUE;
 
@@ -3090,663 +2761,13 @@ parse_carry (Reader  *r,
   return ok;
 }
 
-static guint
-take_seen (KsJsonCompactState *state)
+guint
+ks_json_take_seen (KsJsonCompactState *state)
 {
   guint seen = state->seen;
 
   state->seen = 0;
   return seen;
-}
-
-static gboolean
-report_progress (Reader        *r,
-                 guint64        done,
-                 double         base,
-                 double         span,
-                 goffset        size,
-                 GError       **error)
-{
-  if (r->progress != NULL && size > 0)
-    ks_progress_set_fraction (r->progress, base + span * MIN (1.0, (double)done / (double)size));
-  /* past the builder's limits the rest of the file would be read for nothing */
-  return !g_cancellable_set_error_if_cancelled (r->cancellable, error) &&
-         ks_trace_builder_check (r->builder, error);
-}
-
-static gssize
-read_some (GInputStream  *stream,
-           guint8        *buf,
-           gsize          len,
-           GCancellable  *cancellable,
-           GError       **error)
-{
-  gsize got = 0;
-
-  /* Fill the buffer: short reads would only make more yajl calls. */
-  if (!g_input_stream_read_all (stream, buf, len, &got, cancellable, error))
-    return -1;
-  return got;
-}
-
-/* yajl parses the compacted text, so its offsets are mapped back to the
- * file's: only when there is an error, by reading the (seekable) stream
- * again and compacting it the same way up to the offending byte. */
-static gboolean
-locate_offset (GInputStream *stream,
-               gboolean      gzip,
-               guint64       target,
-               guint64      *orig_out,
-               guint64      *line_out)
-{
-  g_autofree guint8 *buf = NULL;
-  g_autofree guint8 *out = NULL;
-  g_autofree char *scratch = NULL;
-  g_autoptr(KsGzip) gz = NULL;
-  KsJsonCompactState state = { 0 };
-  guint64 orig = 0, done = 0, lines = 1;
-  gboolean first = TRUE;
-  gssize n;
-
-  if (!G_IS_SEEKABLE (stream) || !g_seekable_can_seek (G_SEEKABLE (stream)) ||
-      !g_seekable_seek (G_SEEKABLE (stream), 0, G_SEEK_SET, NULL, NULL))
-    return FALSE;
-
-  buf = g_malloc (READ_CHUNK);
-  scratch = g_malloc (READ_CHUNK + 16);
-  if (gzip)
-    {
-      gz = ks_gzip_new ();
-      out = g_malloc (READ_CHUNK);
-    }
-
-  while (done < target && (n = g_input_stream_read (stream, buf, READ_CHUNK, NULL, NULL)) > 0)
-    {
-      const guint8 *data = buf;
-      gssize len = n;
-
-      if (gz != NULL)
-        ks_gzip_set_input (gz, buf, n);
-      do
-        {
-          KsJsonCompactState before = state;
-          gsize m;
-
-          if (gz != NULL)
-            {
-              len = ks_gzip_inflate (gz, out, READ_CHUNK, NULL);
-              if (len <= 0)
-                break;
-              data = out;
-            }
-          if (first)
-            {
-              gsize bom = ks_json_bom_length (data, len);
-
-              first = FALSE;
-              data += bom;
-              len -= bom;
-              orig += bom;
-            }
-          m = ks_json_compact (data, len, scratch, &state);
-          if (done + m < target)
-            {
-              for (const guint8 *p = data; (p = memchr (p, '\n', data + len - p)) != NULL; p++)
-                lines++;
-              done += m;
-              orig += len;
-              continue;
-            }
-          /* the block with the target: byte by byte */
-          state = before;
-          for (gssize k = 0; k < len && done < target; k++)
-            {
-              gsize m1 = ks_json_compact (data + k, 1, scratch, &state);
-
-              /* a separator comes out with the word after it but stands
-               * for the white space before */
-              if (m1 == 2 && done + 1 >= target)
-                {
-                  done++;
-                  break;
-                }
-              done += m1;
-              if (data[k] == '\n')
-                lines++;
-              orig++;
-            }
-          break;
-        }
-      while (gz != NULL && done < target);
-    }
-
-  *orig_out = orig;
-  *line_out = lines;
-  return TRUE;
-}
-
-/* Rewrites the error of a failed parse with the line and byte of the
- * original file. */
-static void
-relocate_error (Reader        *r,
-                GInputStream  *stream,
-                gboolean       gzip,
-                GError       **error)
-{
-  guint64 orig = 0, line = 0;
-  gboolean located;
-
-  if ((!r->syntax_error && !r->nesting_error && !r->number_error) || error == NULL)
-    return;
-
-  /* a number: its first byte (the white space before it is not its) */
-  located = stream != NULL && locate_offset (stream, gzip, r->syntax_offset + (r->number_error ? 1 : 0),
-                                             &orig, &line);
-  if (located && r->number_error && orig > 0)
-    orig--;
-  g_clear_error (error);
-  if (r->number_error && located)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 _("%s: a number longer than %d bytes at line %" PRIu64 ", byte %" PRIu64),
-                 r->name, MAX_NUMBER_LEN, line, orig);
-  else if (r->number_error)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 _("%s: a number longer than %d bytes"), r->name, MAX_NUMBER_LEN);
-  else if (r->nesting_error && located)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 _("%s: JSON nested deeper than %d levels at line %" PRIu64 ", byte %" PRIu64),
-                 r->name, MAX_NESTING, line, orig);
-  else if (r->nesting_error)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 _("%s: JSON nested deeper than %d levels"), r->name, MAX_NESTING);
-  else if (located)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 _("%s: invalid JSON at line %" PRIu64 ", byte %" PRIu64 ": %s"),
-                 r->name, line, orig, r->syntax_text);
-  else
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 _("%s: invalid JSON: %s"), r->name, r->syntax_text);
-}
-
-/* Plain files are mapped a window at a time rather than read(): yajl
- * parses a compacted copy either way, so mapping saves the kernel's copy
- * of every byte (a few percent of a load). Only ks_json_compact()
- * touches the mapping. If another program truncates the file meanwhile,
- * that access raises SIGBUS; the handler jumps back out of the compaction
- * (which holds no locks and allocates nothing) and the file is treated as
- * ending there, like any file cut short. */
-
-#define MAP_WINDOW (16 * 1024 * 1024)
-#define MAP_ALIGN  (2 * 1024 * 1024)   /* where the page cache holds huge pages */
-
-static __thread sigjmp_buf *bus_jump;
-static struct sigaction     bus_previous;
-
-static void
-on_sigbus (int        sig,
-           siginfo_t *info,
-           void      *context)
-{
-  sigjmp_buf *jump = bus_jump;
-
-  if (jump != NULL)
-    {
-      bus_jump = NULL;
-      siglongjmp (*jump, 1);
-    }
-  /* not ours: the previous disposition handles the fault when it
-   * happens again on return */
-  sigaction (SIGBUS, &bus_previous, NULL);
-}
-
-static gboolean
-sigbus_guard_init (void)
-{
-  static gsize done;
-  static gboolean ok;
-
-  if (g_once_init_enter (&done))
-    {
-      struct sigaction sa = { 0 };
-
-      sa.sa_sigaction = on_sigbus;
-      sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-      sigemptyset (&sa.sa_mask);
-      ok = sigaction (SIGBUS, &sa, &bus_previous) == 0;
-      g_once_init_leave (&done, 1);
-    }
-  return ok;
-}
-
-/* ks_json_compact() over mapped bytes; FALSE (and @state untouched) when
- * the bytes vanished under it. */
-static gboolean
-compact_mapped (const guint8 *p,
-                gsize         n,
-                char         *out,
-                KsJsonCompactState *state,
-                gsize        *written)
-{
-  sigjmp_buf jump;
-  KsJsonCompactState saved = *state;
-
-  if (sigsetjmp (jump, 0) != 0)
-    {
-      *state = saved;
-      return FALSE;
-    }
-  bus_jump = &jump;
-  *written = ks_json_compact (p, n, out, state);
-  bus_jump = NULL;
-  return TRUE;
-}
-
-/* Parses the rest of a regular file's text through the mapping, from the
- * stream's position up to the size the file has now; the stream is left
- * after what was parsed, so that reading on picks up anything appended
- * since. Files that cannot be mapped are left to read(). */
-static gboolean
-read_mapped (Reader        *r,
-             GInputStream  *stream,
-             guint8        *cbuf,
-             guint64       *raw_read,
-             double         base,
-             double         span,
-             goffset        size,
-             GError       **error)
-{
-  struct stat st;
-  goffset pos, end;
-  int fd;
-
-  if (!G_IS_FILE_DESCRIPTOR_BASED (stream) || !G_IS_SEEKABLE (stream)
-      || !sigbus_guard_init ())
-    return TRUE;
-  fd = g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (stream));
-  pos = g_seekable_tell (G_SEEKABLE (stream));
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || pos < 0 || (goffset) lseek (fd, 0, SEEK_CUR) != pos)
-    return TRUE;
-  end = st.st_size;
-
-  while (pos < end)
-    {
-      goffset start = pos & ~(goffset) (MAP_ALIGN - 1);
-      gsize len = (gsize) MIN ((goffset) MAP_WINDOW, end - start);
-      guint8 *map = mmap (NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, start);
-      gboolean cut = FALSE;
-
-      if (map == MAP_FAILED)
-        break;
-      for (gsize off = (gsize) (pos - start); off < len;)
-        {
-          gsize k = MIN ((gsize) READ_CHUNK, len - off);
-          gsize m = 0;
-
-          if (!compact_mapped (map + off, k, (char *) cbuf, &r->stream_state, &m))
-            {
-              /* truncated meanwhile: the text ends here */
-              cut = TRUE;
-              end = pos;
-              break;
-            }
-          if (!parse_chunk (r, cbuf, m, take_seen (&r->stream_state), r->stream_state.in_string, error))
-            {
-              munmap (map, len);
-              relocate_error (r, stream, FALSE, error);
-              return FALSE;
-            }
-          r->orig_offset += k;
-          *raw_read += k;
-          pos += k;
-          off += k;
-          if (!report_progress (r, *raw_read, base, span, size, error))
-            {
-              munmap (map, len);
-              return FALSE;
-            }
-        }
-      munmap (map, len);
-      if (cut)
-        break;
-    }
-
-  return g_seekable_seek (G_SEEKABLE (stream), pos, G_SEEK_SET, r->cancellable, error);
-}
-
-/* Compressed input is inflated by a worker thread while this one parses:
- * the two halves of the work overlap on machines with two cores. Blocks
- * travel through two queues, full and free, and always come back. */
-
-#define N_BLOCKS 4
-
-typedef struct
-{
-  guint8  *data;
-  gssize   orig_len;     /* inflated bytes: > 0 data, 0 end, -1 error */
-  gsize    len;          /* the same without white space (may be 0) */
-  guint    seen;         /* and what ks_json_compact() saw in them */
-  gboolean in_string;    /* the text ends inside a string */
-  GError  *error;
-  guint64  raw_read;     /* compressed bytes read so far */
-} Block;
-
-typedef struct
-{
-  GInputStream *stream;
-  GCancellable *cancellable;
-  KsGzip       *gz;
-  guint8       *cbuf;
-  gssize        first;       /* bytes already in cbuf, or -1 */
-  gboolean      eof;
-  gboolean      truncated;
-  guint64       raw_read;
-  GAsyncQueue  *full;
-  GAsyncQueue  *free;
-  gint          stop;
-  gboolean      started;     /* the first block is out (it may start with a BOM) */
-  KsJsonCompactState  compact;
-} GzSource;
-
-/* Inflates the next block of output; 0 at the end of the data. */
-static gssize
-gz_source_next (GzSource  *src,
-                guint8    *out,
-                gsize      cap,
-                GError   **error)
-{
-  gssize n;
-
-  for (;;)
-    {
-      if (ks_gzip_get_avail_in (src->gz) == 0 && !src->eof)
-        {
-          gssize got;
-
-          if (src->first >= 0)
-            {
-              got = src->first;
-              src->first = -1;
-            }
-          else
-            {
-              got = read_some (src->stream, src->cbuf, READ_CHUNK, src->cancellable, error);
-              if (got < 0)
-                return -1;
-              src->raw_read += got;
-            }
-          if (got == 0)
-            src->eof = TRUE;
-          else
-            ks_gzip_set_input (src->gz, src->cbuf, got);
-        }
-      n = ks_gzip_inflate (src->gz, out, cap, error);
-      if (n != 0 || src->eof || ks_gzip_get_avail_in (src->gz) > 0)
-        break;
-    }
-  if (n == 0 && !ks_gzip_is_complete (src->gz))
-    src->truncated = TRUE;
-  return n;
-}
-
-static gpointer
-gz_source_thread (gpointer data)
-{
-  GzSource *src = data;
-
-  for (;;)
-    {
-      Block *b = g_async_queue_pop (src->free);
-
-      if (g_atomic_int_get (&src->stop))
-        {
-          g_async_queue_push (src->full, b);
-          break;
-        }
-      b->error = NULL;
-      b->orig_len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
-      /* White space is dropped here, on this thread's time: yajl then
-       * has a fifth less to lex (Kineto indents its JSON). */
-      b->len = 0;
-      if (b->orig_len > 0)
-        {
-          gsize bom = src->started ? 0 : ks_json_bom_length (b->data, b->orig_len);
-
-          src->started = TRUE;
-          b->len = ks_json_compact (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
-        }
-      b->seen = take_seen (&src->compact);
-      b->in_string = src->compact.in_string;
-      /* compressed bytes inflated so far: finer than bytes read */
-      b->raw_read = ks_gzip_get_total_in (src->gz);
-      g_async_queue_push (src->full, b);
-      if (b->orig_len <= 0)
-        break;
-    }
-  return NULL;
-}
-
-/* Parses one JSON document from @stream into the builder. */
-static gboolean
-read_stream (Reader        *r,
-             GInputStream  *stream,
-             goffset        size,
-             double         base,
-             double         span,
-             GError       **error)
-{
-  /* 16 bytes of room for ks_json_compact() */
-  g_autofree guint8 *cbuf = g_malloc (READ_CHUNK + 16);
-  g_autoptr(KsGzip) gz = NULL;
-  GError *local_error = NULL;
-  gssize first;
-  gboolean truncated = FALSE;
-  guint64 raw_read = 0;
-  yajl_status status;
-
-  reader_reset_file (r);
-  if (r->yajl != NULL)
-    yajl_free (r->yajl);
-  r->yajl = yajl_alloc (&r->cbs, NULL, r);
-  yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
-  /* invalid UTF-8 is replaced where strings are kept, not refused */
-  yajl_config (r->yajl, yajl_dont_validate_strings, 1);
-
-  first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
-  if (first < 0)
-    {
-      g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
-      return FALSE;
-    }
-  if (first == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: the file is empty"), r->name);
-      return FALSE;
-    }
-  if (first >= 4 && memcmp (cbuf, "PK\x03\x04", 4) == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: zip archives are not supported; extract the trace first"), r->name);
-      return FALSE;
-    }
-
-  raw_read = first;
-  if (r->progress != NULL)
-    ks_progress_set_message (r->progress, _("Reading events…"));
-
-  if (!ks_gzip_has_magic (cbuf, first))
-    {
-      gssize n = first;
-      gsize bom = ks_json_bom_length (cbuf, first);
-      gboolean mapped = FALSE;
-
-      while (n > 0)
-        {
-          gsize m = ks_json_compact (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
-
-          bom = 0;
-          if (!parse_chunk (r, cbuf, m, take_seen (&r->stream_state), r->stream_state.in_string, error))
-            {
-              relocate_error (r, stream, FALSE, error);
-              return FALSE;
-            }
-          r->orig_offset += n;
-          if (!report_progress (r, raw_read, base, span, size, error))
-            return FALSE;
-          if (!mapped)
-            {
-              mapped = TRUE;
-              if (!read_mapped (r, stream, cbuf, &raw_read, base, span, size, error))
-                return FALSE;
-            }
-          n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
-          if (n < 0)
-            {
-              g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
-              return FALSE;
-            }
-          raw_read += n;
-        }
-    }
-  else
-    {
-      GzSource src = { 0 };
-      Block blocks[N_BLOCKS];
-      GThread *thread;
-      gboolean ok = TRUE;
-
-      gz = ks_gzip_new ();
-      src.stream = stream;
-      src.cancellable = r->cancellable;
-      src.gz = gz;
-      src.cbuf = cbuf;
-      src.first = first;
-      src.raw_read = first;
-      src.full = g_async_queue_new ();
-      src.free = g_async_queue_new ();
-      for (guint i = 0; i < N_BLOCKS; i++)
-        {
-          blocks[i].data = g_malloc (READ_CHUNK + 16);
-          blocks[i].error = NULL;
-          g_async_queue_push (src.free, &blocks[i]);
-        }
-      thread = g_thread_new ("ks-inflate", gz_source_thread, &src);
-
-      for (;;)
-        {
-          Block *b = g_async_queue_pop (src.full);
-
-          if (b->orig_len < 0)
-            {
-              g_propagate_prefixed_error (error, b->error, "%s: ", r->name);
-              b->error = NULL;
-              ok = FALSE;
-              break;
-            }
-          if (b->orig_len == 0)
-            break;
-          raw_read = b->raw_read;
-          r->orig_offset += b->orig_len;
-          if (!parse_chunk (r, b->data, b->len, b->seen, b->in_string, error) ||
-              !report_progress (r, raw_read, base, span, size, error))
-            {
-              ok = FALSE;
-              g_atomic_int_set (&src.stop, 1);
-              g_async_queue_push (src.free, b);
-              break;
-            }
-          g_async_queue_push (src.free, b);
-        }
-
-      g_thread_join (thread);
-      for (guint i = 0; i < N_BLOCKS; i++)
-        {
-          g_free (blocks[i].data);
-          g_clear_error (&blocks[i].error);
-        }
-      g_async_queue_unref (src.full);
-      g_async_queue_unref (src.free);
-
-      if (!ok)
-        {
-          relocate_error (r, stream, TRUE, error);
-          return FALSE;
-        }
-      if (src.truncated)
-        {
-          truncated = TRUE;
-          ks_trace_builder_add_warning (r->builder,
-                                        _("%s: the compressed data ends early (at compressed byte %" PRIu64 "): the file was truncated"),
-                                        r->name, ks_gzip_get_total_in (gz));
-        }
-    }
-
-  if (!parse_carry (r, error))
-    {
-      relocate_error (r, stream, gz != NULL, error);
-      return FALSE;
-    }
-  status = yajl_complete_parse (r->yajl);
-  if (r->error != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&r->error));
-      return FALSE;
-    }
-  if (r->top == 0)
-    {
-      if (truncated)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     _("%s: the compressed file was truncated before any JSON"), r->name);
-      else
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     _("%s: not a JSON file (nothing but white space)"), r->name);
-      return FALSE;
-    }
-  if (status != yajl_status_ok)
-    {
-      if (!truncated)
-        ks_trace_builder_add_warning (r->builder,
-                                      _("%s: the file was truncated at byte %" PRIu64 "; the events before it were loaded"),
-                                      r->name, r->orig_offset);
-      truncated = TRUE;
-    }
-
-  if (truncated && r->n_events == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: the file was truncated at byte %" PRIu64 " before the first complete event"),
-                   r->name, r->orig_offset);
-      return FALSE;
-    }
-  if (r->top == 's')
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: not a trace: the JSON value is neither an object nor a list"), r->name);
-      return FALSE;
-    }
-  if (r->top == '{' && !r->saw_events)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: not a trace: a JSON object without a \"traceEvents\" list "
-                     "(an execution trace, a Google Cloud trace or other data?)"),
-                   r->name);
-      return FALSE;
-    }
-  if (r->n_events == 0 && r->n_items > 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: not a trace: none of the %" PRIu64 " items of the list is a trace event"),
-                   r->name, r->n_items);
-      return FALSE;
-    }
-
-  close_open_slices (r);
-  link_flows (r);
-  apply_metadata (r);
-  report_problems (r);
-  if (r->kineto)
-    r->any_kineto = TRUE;
-
-  return TRUE;
 }
 
 /* Once per file, after parsing: pids of this file are taken for the
@@ -3813,7 +2834,7 @@ ks_json_reader_load_stream (GInputStream  *stream,
 
   r->name = name ? name : "";
   ks_trace_builder_set_metadata (builder, "source_name", r->name);
-  if (read_stream (r, stream, size, 0.0, 0.95, error))
+  if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
     {
       finish_file (r, TRUE);
       trace = finish_trace (r, error);
@@ -3949,7 +2970,7 @@ load_folder (GFile         *folder,
       /* Each rank's file has its own base time: align them on the first. */
       stream = g_file_read (file, cancellable, &local_error);
       if (stream != NULL &&
-          read_stream (r, G_INPUT_STREAM (stream), size, base, span, &local_error))
+          ks_json_read_stream (r, G_INPUT_STREAM (stream), size, base, span, &local_error))
         {
           finish_file (r, loaded == 0);
           loaded++;

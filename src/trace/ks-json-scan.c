@@ -22,8 +22,8 @@
 
 gboolean
 ks_json_parse_int64 (const char *s,
-             gsize       len,
-             gint64     *out)
+                     gsize       len,
+                     gint64     *out)
 {
   gboolean neg = FALSE;
   guint64 v = 0;
@@ -100,8 +100,8 @@ eight_digits (const char *s,
 
 gboolean
 ks_json_parse_uint64 (const char *s,
-              gsize       len,
-              guint64    *out)
+                      gsize       len,
+                      guint64    *out)
 {
   guint64 v = 0;
 
@@ -123,8 +123,8 @@ ks_json_parse_uint64 (const char *s,
 
 gboolean
 ks_json_parse_double (const char *s,
-              gsize       len,
-              double     *out)
+                      gsize       len,
+                      double     *out)
 {
   char buf[64];
   char *end = NULL;
@@ -145,8 +145,8 @@ ks_json_parse_double (const char *s,
  * plain decimals ("5110156003714.387"), through double otherwise. */
 gboolean
 ks_json_parse_us (const char *s,
-          gsize       len,
-          gint64     *out_ns)
+                  gsize       len,
+                  gint64     *out_ns)
 {
   gboolean neg = FALSE;
   guint64 ip = 0;
@@ -241,7 +241,7 @@ slow:
  * replaces (its maximal subpart, as Python and browsers count). */
 int
 ks_json_utf8_sequence (const guint8 *p,
-               gsize         n)
+                       gsize         n)
 {
   guint8 c = p[0], lo = 0x80, hi = 0xbf;
   int need;
@@ -282,7 +282,7 @@ ks_json_utf8_sequence (const guint8 *p,
 /* How many bytes at the start of @p are valid UTF-8. */
 gsize
 ks_json_utf8_valid_prefix (const guint8 *p,
-                   gsize         n)
+                           gsize         n)
 {
   gsize i = 0;
 
@@ -309,7 +309,7 @@ ks_json_utf8_valid_prefix (const guint8 *p,
 
 gboolean
 ks_json_hex4 (const guint8 *p,
-      guint        *out)
+              guint        *out)
 {
   guint v = 0;
 
@@ -335,8 +335,8 @@ ks_json_hex4 (const guint8 *p,
  * unpaired backslash, and at -1 whether the last byte of @p is. */
 gssize
 ks_json_find_string_end (const guint8 *p,
-                 gsize         n,
-                 gboolean     *escaped)
+                         gsize         n,
+                         gboolean     *escaped)
 {
   gsize from = 0, i, run = 0;
   const guint8 *q;
@@ -370,7 +370,7 @@ ks_json_find_string_end (const guint8 *p,
  * surrogate pair. */
 gsize
 ks_json_string_cut_point (const guint8 *p,
-                  gsize         n)
+                          gsize         n)
 {
   const guint8 *q;
   gsize i = 0, high_at = G_MAXSIZE;
@@ -415,7 +415,7 @@ ks_json_string_cut_point (const guint8 *p,
  * strings that yajl parses in their place; NULL for other words. */
 const char *
 ks_json_nonfinite_string (const guint8 *p,
-                  gsize         len)
+                          gsize         len)
 {
   if (len == 3 && memcmp (p, "NaN", 3) == 0)
     return "\"NaN\"";
@@ -587,9 +587,9 @@ ks_json_compact_init (void)
  * result. Returns the bytes written. */
 gsize
 ks_json_compact (const guint8 *p,
-              gsize         n,
-              char         *out_start,
-              KsJsonCompactState *state)
+                 gsize         n,
+                 char         *out_start,
+                 KsJsonCompactState *state)
 {
   gboolean in_string = state->in_string;
   gboolean escape = state->escape;
@@ -792,10 +792,10 @@ ks_json_compact (const guint8 *p,
  * block ends between tokens; @from is between tokens. */
 gsize
 ks_json_open_token_start (const guint8 *p,
-                  gsize         from,
-                  gsize         n,
-                  gboolean      in_string,
-                  gboolean     *is_string)
+                          gsize         from,
+                          gsize         n,
+                          gboolean      in_string,
+                          gboolean     *is_string)
 {
   if (in_string)
     {
