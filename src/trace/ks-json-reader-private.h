@@ -343,31 +343,43 @@ typedef struct
   InternSlot      intern_cache[INTERN_CACHE_SIZE];
 } Reader;
 
+/* What yajl calls (ks-json-callbacks.c); see ks_json_mute_scalars(). */
+extern const yajl_callbacks ks_json_callbacks;
+
+void ks_json_reader_fail (Reader     *r,
+                          const char *format,
+                          ...) G_GNUC_PRINTF (2, 3);
+
 /* @PROTOS-BEGIN@ */
 
 /* ks-json-reader.c */
 
+void ks_json_parse_copy_name (Event      *ev,
+                              const char *s,
+                              gsize       len);
+
+KsSliceKind ks_json_kind_from_category (const char *cat,
+                                        gsize       len,
+                                        gboolean   *kineto);
+
+void ks_json_event_reset (Event *ev);
+
+int ks_json_on_scalar (Reader     *r,
+                       gboolean    is_string,
+                       const char *s,
+                       gsize       len);
+
 void ks_json_link_flows (Reader *r);
 
 void ks_json_apply_metadata (Reader *r);
+
+void ks_json_handle_event (Reader *r);
 
 void ks_json_close_open_slices (Reader *r);
 
 void ks_json_report_problems (Reader *r);
 
 void ks_json_reader_reset_file (Reader *r);
-
-gboolean ks_json_parse_chunk (Reader        *r,
-                              guint8        *data,
-                              gsize          n,
-                              guint          seen,
-                              gboolean       in_string,
-                              GError       **error);
-
-gboolean ks_json_parse_carry (Reader  *r,
-                              GError **error);
-
-guint ks_json_take_seen (KsJsonCompactState *state);
 
 /* ks-json-source.c */
 
@@ -382,6 +394,53 @@ gboolean ks_json_read_stream (Reader        *r,
                               double         base,
                               double         span,
                               GError       **error);
+
+/* ks-json-tokenizer.c */
+
+const char *ks_json_valid_utf8 (Reader     *r,
+                                const char *s,
+                                gsize      *len);
+
+void ks_json_append_valid_utf8 (Reader     *r,
+                                GString    *to,
+                                const char *s,
+                                gsize       len);
+
+guint64 ks_json_current_offset (Reader *r);
+
+void ks_json_args_append (Reader       *r,
+                          const guint8 *p,
+                          gsize         n);
+
+gboolean ks_json_parse_chunk (Reader        *r,
+                              guint8        *data,
+                              gsize          n,
+                              guint          seen,
+                              gboolean       in_string,
+                              GError       **error);
+
+gboolean ks_json_parse_carry (Reader  *r,
+                              GError **error);
+
+guint ks_json_take_seen (KsJsonCompactState *state);
+
+/* ks-json-callbacks.c */
+
+guint32 ks_json_intern (Reader     *r,
+                        const char *s,
+                        gsize       len);
+
+void ks_json_ident_set_text (Reader     *r,
+                             Ident      *id,
+                             const char *s,
+                             gsize       len);
+
+int ks_json_field_id (Reader     *r,
+                      const char *s,
+                      gsize       len);
+
+int ks_json_compare_gpu_devices (gconstpointer a,
+                                 gconstpointer b);
 
 /* @PROTOTYPES@ */
 

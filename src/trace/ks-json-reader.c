@@ -42,111 +42,6 @@ to_u32 (gint64 v)
 
 /* Text */
 
-/* @s itself when it is valid UTF-8, else a copy (in Reader.utf8_scratch,
- * valid until the next call) with each invalid sequence replaced by
- * U+FFFD, counted for the load's warning. yajl, told not to validate,
- * hands strings over as the file has them. */
-static const char *
-valid_utf8 (Reader     *r,
-            const char *s,
-            gsize      *len)
-{
-  const guint8 *p = (const guint8 *) s;
-  gsize n = *len;
-  gsize i = ks_json_utf8_valid_prefix (p, n);
-  gsize done = 0;
-  GString *out = r->utf8_scratch;
-
-  if (i == n)
-    return s;
-  g_string_truncate (out, 0);
-  while (i < n)
-    {
-      int k = ks_json_utf8_sequence (p + i, n - i);
-
-      g_string_append_len (out, s + done, i - done);
-      g_string_append (out, "\xef\xbf\xbd");
-      r->n_invalid_utf8++;
-      i += -k;
-      done = i;
-      i += ks_json_utf8_valid_prefix (p + i, n - i);
-    }
-  g_string_append_len (out, s + done, n - done);
-  *len = out->len;
-  return out->str;
-}
-
-/* g_string_append_len() of @s made valid UTF-8: for strings the reader
- * keeps. Text of pure ASCII, the usual case, needs no look. */
-static void
-append_valid_utf8 (Reader     *r,
-                   GString    *to,
-                   const char *s,
-                   gsize       len)
-{
-  if (!r->text_ascii)
-    s = valid_utf8 (r, s, &len);
-  g_string_append_len (to, s, len);
-}
-
-/* Escaped surrogates that do not pair become \ufffd, in place: yajl would
- * write a lone low one as invalid UTF-8, replace a lone high one by "?"
- * and drop the byte after it, and mix a high one with any \u escape that
- * follows. @p holds whole strings. */
-static void
-fix_escapes (Reader *r,
-             guint8 *p,
-             gsize   n)
-{
-  guint8 *end = p + n;
-  guint8 *q = memchr (p, '\\', n);
-
-  while (q != NULL)
-    {
-      guint8 *after = q;
-      guint cp, low;
-
-      while (after < end && *after == '\\')
-        after++;
-      /* an odd run ends in an escape; pairs are escaped backslashes */
-      if (((after - q) & 1) != 0 && end - after >= 5 && after[0] == 'u' && ks_json_hex4 (after + 1, &cp)
-          && (cp & 0xf800) == 0xd800)
-        {
-          if (cp < 0xdc00 && end - after >= 11 && after[5] == '\\' && after[6] == 'u'
-              && ks_json_hex4 (after + 7, &low) && (low & 0xfc00) == 0xdc00)
-            after += 11;
-          else
-            {
-              memcpy (after + 1, "fffd", 4);
-              r->n_invalid_utf8++;
-              after += 5;
-            }
-        }
-      q = after < end ? memchr (after, '\\', end - after) : NULL;
-    }
-}
-
-static void
-ident_set_text (Reader     *r,
-                Ident      *id,
-                const char *s,
-                gsize       len)
-{
-  gint64 v;
-
-  id->set = TRUE;
-  if (ks_json_parse_int64 (s, len, &v))
-    {
-      id->is_string = FALSE;
-      id->num = v;
-    }
-  else
-    {
-      id->is_string = TRUE;
-      g_string_truncate (id->str, 0);
-      append_valid_utf8 (r, id->str, s, len);
-    }
-}
 
 /* Memcpy/memset names carry the copy and memory kinds:
  * "Memcpy HtoD (Pageable -> Device)", "Memset (Device)". */
@@ -174,10 +69,10 @@ memory_kind_from_text (const char *s,
   return KS_MEM_UNKNOWN;
 }
 
-static void
-parse_copy_name (Event      *ev,
-                 const char *s,
-                 gsize       len)
+void
+ks_json_parse_copy_name (Event      *ev,
+                         const char *s,
+                         gsize       len)
 {
   static const char *copy_kinds[] = {
     NULL, "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
@@ -216,10 +111,10 @@ parse_copy_name (Event      *ev,
 
 /* Categories */
 
-static KsSliceKind
-kind_from_category (const char *cat,
-                    gsize       len,
-                    gboolean   *kineto)
+KsSliceKind
+ks_json_kind_from_category (const char *cat,
+                            gsize       len,
+                            gboolean   *kineto)
 {
   static const struct { const char *cat; KsSliceKind kind; } map[] = {
     { "cpu_op", KS_SLICE_CPU_OP },
@@ -267,139 +162,6 @@ is_launch_flow_category (Reader     *r,
          strcmp (cat, "async_cpu_to_gpu") == 0 ||
          strcmp (cat, "async_gpu") == 0 ||
          (r->kineto && strcmp (cat, "async") == 0);
-}
-
-/* Errors */
-
-static void
-reader_fail (Reader     *r,
-             const char *format,
-             ...) G_GNUC_PRINTF (2, 3);
-
-static void
-reader_fail (Reader     *r,
-             const char *format,
-             ...)
-{
-  g_autofree char *msg = NULL;
-  va_list args;
-
-  if (r->error != NULL)
-    return;
-  va_start (args, format);
-  msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  r->error = g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", r->name, msg);
-}
-
-static guint64
-current_offset (Reader *r)
-{
-  return r->buf_offset + (r->yajl ? yajl_get_bytes_consumed (r->yajl) : 0);
-}
-
-/* Whether @len bytes at @a and @b are equal. Up to 24 bytes by
- * overlapping loads, without a call: against a literal they fold into
- * constants, so that no path through the key callbacks calls memcmp
- * (which would make every call of them save registers), and the short
- * names and categories of the intern cache are compared inline too. */
-static inline gboolean
-same_bytes (const guint8 *a,
-            const guint8 *b,
-            gsize         len)
-{
-  if (len > 24)
-    return memcmp (a, b, len) == 0;
-  if (len > 16)
-    return ks_json_load64 (a) == ks_json_load64 (b) && ks_json_load64 (a + 8) == ks_json_load64 (b + 8) &&
-           ks_json_load64 (a + len - 8) == ks_json_load64 (b + len - 8);
-  if (len >= 8)
-    return ks_json_load64 (a) == ks_json_load64 (b) && ks_json_load64 (a + len - 8) == ks_json_load64 (b + len - 8);
-  if (len >= 4)
-    return ks_json_load32 (a) == ks_json_load32 (b) && ks_json_load32 (a + len - 4) == ks_json_load32 (b + len - 4);
-  for (gsize i = 0; i < len; i++)
-    if (a[i] != b[i])
-      return FALSE;
-  return TRUE;
-}
-
-static inline gboolean
-key_is (const unsigned char *key,
-        size_t               len,
-        const char          *lit,
-        size_t               lit_len)
-{
-  return len == lit_len && same_bytes (key, (const guint8 *) lit, len);
-}
-
-static guint32
-intern (Reader     *r,
-        const char *s,
-        gsize       len)
-{
-  guint64 h = len * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
-  InternSlot *slot;
-  guint32 id;
-  const char *text;
-
-  if (len >= 8)
-    {
-      guint64 a = ks_json_load64 ((const guint8 *) s);
-      guint64 b = ks_json_load64 ((const guint8 *) s + len - 8);
-      guint64 c = ks_json_load64 ((const guint8 *) s + len / 2 - 4);
-
-      h ^= a * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-      h ^= b * G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-      h ^= c * G_GUINT64_CONSTANT (0x94d049bb133111eb);
-    }
-  else
-    {
-      guint64 a = 0;
-
-      memcpy (&a, s, len);
-      h ^= a * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-    }
-  h ^= h >> 29;
-  slot = &r->intern_cache[(h * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9)) >> 51];
-  if (slot->str != NULL && slot->len == len && same_bytes ((const guint8 *) slot->str, (const guint8 *) s, len))
-    return slot->id;
-
-  if (!r->text_ascii)
-    {
-      gsize valid_len = len;
-      const char *valid = valid_utf8 (r, s, &valid_len);
-
-      /* the cache holds the file's text: not this */
-      if (valid != s)
-        return ks_trace_builder_intern_len (r->builder, valid, valid_len);
-    }
-  id = ks_trace_builder_intern_len (r->builder, s, len);
-  text = ks_trace_builder_get_string (r->builder, id);
-  /* strings with a NUL inside were cut there: never cache them */
-  if (strlen (text) == len)
-    {
-      slot->str = text;
-      slot->len = len;
-      slot->id = id;
-    }
-  return id;
-}
-
-static void
-args_append (Reader       *r,
-             const guint8 *p,
-             gsize         n)
-{
-  if (r->args_overflow)
-    return;
-  if (r->args->len + n > MAX_ARGS_LEN)
-    {
-      r->args_overflow = TRUE;
-      return;
-    }
-
-  /* the text yajl sees is compact already (see ks_json_compact()) */
-  g_string_append_len (r->args, (const char *)p, n);
 }
 
 /* Processes and threads */
@@ -591,8 +353,8 @@ gpu_track (Reader      *r,
   return r->cache_gpu_track;
 }
 
-static void
-event_reset (Event *ev)
+void
+ks_json_event_reset (Event *ev)
 {
   ev->ph = 0;
   ev->bp = 0;
@@ -621,298 +383,7 @@ event_reset (Event *ev)
   ev->copy_kind = ev->src_kind = ev->dst_kind = 0;
 }
 
-#define KEY_IS(lit) key_is (key, len, lit, sizeof (lit) - 1)
-
-static Field
-classify_field (const unsigned char *key,
-                size_t               len)
-{
-  switch (len)
-    {
-    case 1:
-      if (key[0] == 's')
-        return F_S;
-      break;
-    case 2:
-      if (KEY_IS ("ph"))
-        return F_PH;
-      if (KEY_IS ("ts"))
-        return F_TS;
-      if (KEY_IS ("id"))
-        return F_ID;
-      if (KEY_IS ("bp"))
-        return F_BP;
-      break;
-    case 3:
-      if (KEY_IS ("pid"))
-        return F_PID;
-      if (KEY_IS ("tid"))
-        return F_TID;
-      if (KEY_IS ("cat"))
-        return F_CAT;
-      if (KEY_IS ("dur"))
-        return F_DUR;
-      if (KEY_IS ("id2"))
-        return F_ID2;
-      break;
-    case 4:
-      if (KEY_IS ("name"))
-        return F_NAME;
-      if (KEY_IS ("args"))
-        return F_ARGS;
-      break;
-    case 7:
-      if (KEY_IS ("bind_id"))
-        return F_BIND_ID;
-      break;
-    default:
-      break;
-    }
-  return F_OTHER;
-}
-
-static Arg
-classify_arg (const unsigned char *key,
-              size_t               len)
-{
-  switch (len)
-    {
-    case 4:
-      if (KEY_IS ("grid"))
-        return A_GRID;
-      if (KEY_IS ("Addr"))
-        return A_ADDR;
-      if (KEY_IS ("name"))
-        return A_NAME;
-      break;
-    case 5:
-      if (KEY_IS ("block"))
-        return A_BLOCK;
-      if (KEY_IS ("bytes"))
-        return A_BYTES;
-      if (KEY_IS ("Bytes"))
-        return A_MEM_BYTES;
-      if (KEY_IS ("value"))
-        return A_VALUE;
-      break;
-    case 6:
-      if (KEY_IS ("device"))
-        return A_DEVICE;
-      if (KEY_IS ("stream"))
-        return A_STREAM;
-      if (KEY_IS ("labels"))
-        return A_LABELS;
-      break;
-    case 9:
-      if (KEY_IS ("Device Id"))
-        return A_DEVICE_ID;
-      break;
-    case 10:
-      if (KEY_IS ("sort_index"))
-        return A_SORT_INDEX;
-      break;
-    case 11:
-      if (KEY_IS ("External id") || KEY_IS ("external id"))
-        return A_EXTERNAL_ID;
-      if (KEY_IS ("correlation"))
-        return A_CORRELATION;
-      if (KEY_IS ("Device Type"))
-        return A_DEVICE_TYPE;
-      break;
-    case 13:
-      if (KEY_IS ("shared memory"))
-        return A_SHARED_MEMORY;
-      break;
-    case 14:
-      if (KEY_IS ("Total Reserved"))
-        return A_TOTAL_RESERVED;
-      break;
-    case 15:
-      if (KEY_IS ("Total Allocated"))
-        return A_TOTAL_ALLOCATED;
-      break;
-    case 20:
-      if (KEY_IS ("registers per thread"))
-        return A_REGISTERS;
-      break;
-    default:
-      break;
-    }
-  return A_OTHER;
-}
-
-static GpuField
-classify_gpu_field (const unsigned char *key,
-                    size_t               len)
-{
-  static const struct { const char *key; GpuField field; } map[] = {
-    { "id", G_ID }, { "name", G_NAME }, { "totalGlobalMem", G_TOTAL_MEM },
-    { "computeMajor", G_MAJOR }, { "computeMinor", G_MINOR },
-    { "maxThreadsPerBlock", G_MAX_THREADS_BLOCK },
-    { "maxThreadsPerMultiprocessor", G_MAX_THREADS_SM },
-    { "regsPerBlock", G_REGS_BLOCK }, { "regsPerMultiprocessor", G_REGS_SM },
-    { "warpSize", G_WARP }, { "sharedMemPerBlock", G_SHMEM_BLOCK },
-    { "sharedMemPerMultiprocessor", G_SHMEM_SM }, { "numSms", G_NUM_SMS },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
-    if (key_is (key, len, map[i].key, strlen (map[i].key)))
-      return map[i].field;
-  return G_OTHER;
-}
-
 #undef KEY_IS
-
-/* Values */
-
-/* The values of an event's own fields, one out-of-line function each:
- * set_event_field() then only tail-calls, and the yajl callbacks that
- * inline it save no registers on their way. They return 1 for yajl. */
-static G_GNUC_NO_INLINE int
-field_name (Reader     *r,
-            const char *s,
-            gsize       len)
-{
-  Event *ev = &r->ev;
-
-  ev->name = intern (r, s, len);
-  if (len >= 6 && s[0] == 'M' && s[1] == 'e' && s[2] == 'm')
-    parse_copy_name (ev, s, len);
-  else if (len == 8 && memcmp (s, "[memory]", 8) == 0)
-    ev->name_special = NAME_MEMORY;
-  else if (len == 12 && memcmp (s, "process_name", 12) == 0)
-    ev->name_special = NAME_PROCESS_NAME;
-  else if (len == 14 && memcmp (s, "process_labels", 14) == 0)
-    ev->name_special = NAME_PROCESS_LABELS;
-  else if (len == 18 && memcmp (s, "process_sort_index", 18) == 0)
-    ev->name_special = NAME_PROCESS_SORT_INDEX;
-  else if (len == 11 && memcmp (s, "thread_name", 11) == 0)
-    ev->name_special = NAME_THREAD_NAME;
-  else if (len == 17 && memcmp (s, "thread_sort_index", 17) == 0)
-    ev->name_special = NAME_THREAD_SORT_INDEX;
-  return 1;
-}
-
-static G_GNUC_NO_INLINE int
-field_cat (Reader     *r,
-           const char *s,
-           gsize       len)
-{
-  Event *ev = &r->ev;
-
-  ev->cat = intern (r, s, len);
-  if (ev->cat < r->kind_by_cat->len && r->kind_by_cat->data[ev->cat] != 0)
-    ev->kind = r->kind_by_cat->data[ev->cat] - 1;
-  else
-    {
-      gboolean kineto = FALSE;
-
-      ev->kind = kind_from_category (s, len, &kineto);
-      if (kineto)
-        r->kineto = TRUE;
-      if (ev->cat >= r->kind_by_cat->len)
-        {
-          guint old = r->kind_by_cat->len;
-
-          g_byte_array_set_size (r->kind_by_cat, ev->cat + 1);
-          memset (r->kind_by_cat->data + old, 0, r->kind_by_cat->len - old);
-        }
-      r->kind_by_cat->data[ev->cat] = ev->kind + 1;
-    }
-  return 1;
-}
-
-static G_GNUC_NO_INLINE int
-field_ident (Reader     *r,
-             Ident      *id,
-             const char *s,
-             gsize       len)
-{
-  ident_set_text (r, id, s, len);
-  return 1;
-}
-
-static G_GNUC_NO_INLINE int
-field_time (Event      *ev,
-            gboolean   *has,
-            gint64     *to,
-            const char *s,
-            gsize       len)
-{
-  if (ks_json_parse_us (s, len, to))
-    *has = TRUE;
-  else
-    ev->bad_ts = TRUE;
-  return 1;
-}
-
-static G_GNUC_NO_INLINE int
-field_id (Reader     *r,
-          const char *s,
-          gsize       len)
-{
-  Event *ev = &r->ev;
-
-  ev->has_id = TRUE;
-  g_string_truncate (ev->id, 0);
-  append_valid_utf8 (r, ev->id, s, len);
-  return 1;
-}
-
-static inline int
-set_event_field (Reader     *r,
-                 gboolean    is_string,
-                 const char *s,
-                 gsize       len)
-{
-  Event *ev = &r->ev;
-
-  switch (r->field)
-    {
-    case F_PH:
-      if (is_string && len >= 1)
-        ev->ph = s[0];
-      return 1;
-
-    case F_NAME:
-      return is_string ? field_name (r, s, len) : 1;
-
-    case F_CAT:
-      return is_string ? field_cat (r, s, len) : 1;
-
-    case F_PID:
-      return field_ident (r, &ev->pid, s, len);
-
-    case F_TID:
-      return field_ident (r, &ev->tid, s, len);
-
-    case F_TS:
-      return field_time (ev, &ev->has_ts, &ev->ts, s, len);
-
-    case F_DUR:
-      return field_time (ev, &ev->has_dur, &ev->dur, s, len);
-
-    case F_ID:
-    case F_BIND_ID:
-      return field_id (r, s, len);
-
-    case F_BP:
-      if (is_string && len >= 1)
-        ev->bp = s[0];
-      return 1;
-
-    case F_S:
-      if (is_string && len >= 1)
-        ev->scope = s[0];
-      return 1;
-
-    case F_ID2:
-    case F_ARGS:
-    case F_OTHER:
-    default:
-      return 1;
-    }
-}
 
 static void
 set_arg (Reader     *r,
@@ -992,7 +463,7 @@ set_arg (Reader     *r,
       if (is_string)
         {
           g_string_truncate (ev->arg_name, 0);
-          append_valid_utf8 (r, ev->arg_name, s, len);
+          ks_json_append_valid_utf8 (r, ev->arg_name, s, len);
           ev->has_arg_name = TRUE;
         }
       break;
@@ -1000,7 +471,7 @@ set_arg (Reader     *r,
       if (is_string)
         {
           g_string_truncate (ev->labels, 0);
-          append_valid_utf8 (r, ev->labels, s, len);
+          ks_json_append_valid_utf8 (r, ev->labels, s, len);
           ev->has_labels = TRUE;
         }
       break;
@@ -1048,7 +519,7 @@ set_gpu_field (Reader     *r,
   if (r->gpu_field == G_NAME)
     {
       if (is_string)
-        r->gpu.name = intern (r, s, len);
+        r->gpu.name = ks_json_intern (r, s, len);
       return;
     }
   if (!is_int)
@@ -1099,16 +570,16 @@ set_top_value (Reader     *r,
   if (r->top_key_text->len == 0 || r->top_key_text->len > 64 || len > 4096)
     return;
   if (!r->text_ascii)
-    s = valid_utf8 (r, s, &len);
+    s = ks_json_valid_utf8 (r, s, &len);
   value = g_strndup (s, len);
   ks_trace_builder_set_metadata (r->builder, r->top_key_text->str, value);
 }
 
-static G_GNUC_NO_INLINE int
-on_scalar (Reader     *r,
-           gboolean    is_string,
-           const char *s,
-           gsize       len)
+G_GNUC_NO_INLINE int
+ks_json_on_scalar (Reader     *r,
+                   gboolean    is_string,
+                   const char *s,
+                   gsize       len)
 {
   int d = r->depth;
 
@@ -1139,7 +610,7 @@ on_scalar (Reader     *r,
             set_array_arg (r, s, len);
         }
       else if (r->in_id2 && d == r->events_depth + 2)
-        field_id (r, s, len);
+        ks_json_field_id (r, s, len);
       return 1;
     }
 
@@ -1160,385 +631,6 @@ on_scalar (Reader     *r,
     r->top = 's';
   return 1;
 }
-
-/* yajl callbacks */
-
-static int
-cb_null (void *ctx)
-{
-  Reader *r = ctx;
-
-  if (r->events_depth > 0 && !r->in_event && r->depth == r->events_depth)
-    {
-      r->n_items++;
-      r->n_not_object++;
-    }
-  else if (r->depth == 0)
-    r->top = 's';
-  return 1;
-}
-
-static int
-cb_boolean (void *ctx,
-            int   value)
-{
-  return cb_null (ctx);
-}
-
-/* Most values of a trace lie in arguments nothing reads (input shapes,
- * sequence numbers): they are only copied with the argument text. */
-static inline gboolean
-scalar_unused (const Reader *r)
-{
-  return r->in_args && r->arg == A_OTHER && r->ev.ph != 'C' && r->ev.ph != 0;
-}
-
-/* While scalar_unused() holds, mute_scalars() has taken these two off
- * yajl's table: they are called for values somebody reads. */
-static int
-cb_number (void       *ctx,
-           const char *s,
-           size_t      len)
-{
-  Reader *r = ctx;
-
-  if (G_LIKELY (r->in_event) && r->depth == r->events_depth + 1)
-    return set_event_field (r, FALSE, s, len);
-  return on_scalar (r, FALSE, s, len);
-}
-
-static int
-cb_string (void                *ctx,
-           const unsigned char *s,
-           size_t               len)
-{
-  Reader *r = ctx;
-
-  if (G_LIKELY (r->in_event) && r->depth == r->events_depth + 1)
-    return set_event_field (r, TRUE, (const char *)s, len);
-  return on_scalar (r, TRUE, (const char *)s, len);
-}
-
-/* Scalars under an argument key nothing reads need no callback at all:
- * yajl skips a NULL one (and does not even decode such a string). yajl
- * keeps a pointer to r->cbs, so this takes effect at the next token. */
-static int cb_start_array (void *ctx);
-static int cb_end_array (void *ctx);
-
-static inline void
-mute_scalars (Reader   *r,
-              gboolean  mute)
-{
-  if (mute == r->scalars_muted)
-    return;
-  r->scalars_muted = mute;
-  r->cbs.yajl_null = mute ? NULL : cb_null;
-  r->cbs.yajl_boolean = mute ? NULL : cb_boolean;
-  r->cbs.yajl_number = mute ? NULL : cb_number;
-  r->cbs.yajl_string = mute ? NULL : cb_string;
-  r->cbs.yajl_start_array = mute ? NULL : cb_start_array;
-  r->cbs.yajl_end_array = mute ? NULL : cb_end_array;
-}
-
-/* Keys of counter arguments are kept with their values. Out of line, like
- * the keys outside events, so that the hot path of cb_map_key() saves no
- * registers. */
-static G_GNUC_NO_INLINE int
-keep_counter_key (Reader              *r,
-                  const unsigned char *key,
-                  size_t               len)
-{
-  GString *k = r->ev.counter_key[r->ev.n_counter_args];
-
-  g_string_truncate (k, 0);
-  append_valid_utf8 (r, k, (const char *)key, len);
-  return 1;
-}
-
-static G_GNUC_NO_INLINE int
-top_map_key (Reader              *r,
-             const unsigned char *key,
-             size_t               len)
-{
-  int d = r->depth;
-
-  if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
-    r->gpu_field = classify_gpu_field (key, len);
-  else if (r->top == '{' && d == 1)
-    {
-      g_string_truncate (r->top_key_text, 0);
-      append_valid_utf8 (r, r->top_key_text, (const char *)key, len);
-      if (key_is (key, len, "traceEvents", 11))
-        r->top_key = K_TRACE_EVENTS;
-      else if (key_is (key, len, "deviceProperties", 16) || key_is (key, len, "computeProperties", 17))
-        {
-          r->top_key = K_DEVICE_PROPERTIES;
-          r->kineto = TRUE;
-        }
-      else if (key_is (key, len, "baseTimeNanoseconds", 19))
-        {
-          r->top_key = K_BASE_TIME;
-          r->kineto = TRUE;
-        }
-      else if (key_is (key, len, "schemaVersion", 13))
-        {
-          r->top_key = K_KINETO_HINT;
-          r->kineto = TRUE;
-        }
-      else
-        r->top_key = K_OTHER;
-    }
-  return 1;
-}
-
-static int
-cb_map_key (void                *ctx,
-            const unsigned char *key,
-            size_t               len)
-{
-  Reader *r = ctx;
-  int d = r->depth;
-
-  if (G_UNLIKELY (!r->in_event))
-    return top_map_key (r, key, len);
-  if (d == r->events_depth + 1)
-    r->field = classify_field (key, len);
-  else if (r->in_args && d == r->events_depth + 2)
-    {
-      r->arg = classify_arg (key, len);
-      mute_scalars (r, scalar_unused (r));
-      if (G_UNLIKELY (r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
-        return keep_counter_key (r, key, len);
-    }
-  return 1;
-}
-
-static void handle_event (Reader *r);
-
-static gboolean
-check_depth (Reader *r)
-{
-  if (r->depth >= MAX_NESTING)
-    {
-      /* where: see ks_json_relocate_error() */
-      r->nesting_error = TRUE;
-      r->syntax_offset = current_offset (r);
-      reader_fail (r, _("JSON nested deeper than %d levels"), MAX_NESTING);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static int
-cb_start_map (void *ctx)
-{
-  Reader *r = ctx;
-  int d = r->depth;
-
-  if (!check_depth (r))
-    return 0;
-  r->depth++;
-
-  if (d == 0)
-    {
-      r->top = '{';
-      return 1;
-    }
-
-  if (r->in_event)
-    {
-      if (d == r->events_depth + 1)
-        {
-          if (r->field == F_ARGS)
-            {
-              gsize consumed = yajl_get_bytes_consumed (r->yajl);
-
-              r->in_args = TRUE;
-              r->args_ascii = r->text_ascii;
-              r->ev.has_args = TRUE;
-              r->arg = A_OTHER;
-              g_string_truncate (r->args, 0);
-              r->args_from = consumed > 0 ? consumed - 1 : 0;
-              r->args_overflow = FALSE;
-              r->args_direct = NULL;
-            }
-          else if (r->field == F_ID2)
-            r->in_id2 = TRUE;
-        }
-      return 1;
-    }
-
-  if (r->events_depth > 0 && d == r->events_depth)
-    {
-      r->in_event = TRUE;
-      r->field = F_OTHER;
-      r->args_direct = NULL;
-      mute_scalars (r, FALSE);
-      r->n_items++;
-      event_reset (&r->ev);
-      return 1;
-    }
-
-  if (r->gpu_depth > 0 && d == r->gpu_depth)
-    {
-      memset (&r->gpu, 0, sizeof r->gpu);
-      r->gpu.device = -1;
-      r->gpu_field = G_OTHER;
-    }
-  return 1;
-}
-
-/* GPUs go to the builder once each, in device order, when the load ends:
- * a file may describe thousands, and repeat them. */
-static void
-remember_gpu (Reader *r)
-{
-  gpointer key = GINT_TO_POINTER (r->gpu.device);
-  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (r->gpu_index, key));
-
-  if (index != 0)
-    g_array_index (r->gpus, KsGpu, index - 1) = r->gpu;
-  else
-    {
-      g_array_append_val (r->gpus, r->gpu);
-      g_hash_table_insert (r->gpu_index, key, GUINT_TO_POINTER (r->gpus->len));
-    }
-}
-
-static int
-compare_gpu_devices (gconstpointer a,
-                     gconstpointer b)
-{
-  const KsGpu *ga = a, *gb = b;
-
-  return (ga->device > gb->device) - (ga->device < gb->device);
-}
-
-static int
-cb_end_map (void *ctx)
-{
-  Reader *r = ctx;
-  int d;
-
-  r->depth--;
-  d = r->depth;
-
-  if (r->in_event)
-    {
-      if (d == r->events_depth)
-        {
-          r->in_event = FALSE;
-          handle_event (r);
-          if (r->error != NULL)
-            return 0;
-        }
-      else if (d == r->events_depth + 1)
-        {
-          if (r->in_args)
-            {
-              gsize consumed = yajl_get_bytes_consumed (r->yajl);
-
-              mute_scalars (r, FALSE);
-              /* usually the whole text lies in this block: used from
-               * there unless the block ends before the event does */
-              if (r->args->len == 0 && !r->args_overflow && consumed > r->args_from
-                  && consumed - r->args_from <= MAX_ARGS_LEN)
-                {
-                  r->args_direct = (const char *)r->buf + r->args_from;
-                  r->args_direct_len = consumed - r->args_from;
-                }
-              else if (consumed > r->args_from)
-                args_append (r, r->buf + r->args_from, consumed - r->args_from);
-              r->in_args = FALSE;
-            }
-          r->in_id2 = FALSE;
-        }
-      return 1;
-    }
-
-  if (r->gpu_depth > 0 && d == r->gpu_depth && r->gpu.device >= 0)
-    remember_gpu (r);
-  return 1;
-}
-
-static int
-cb_start_array (void *ctx)
-{
-  Reader *r = ctx;
-  int d = r->depth;
-
-  if (!check_depth (r))
-    return 0;
-  r->depth++;
-
-  if (d == 0)
-    {
-      r->top = '[';
-      r->events_depth = 1;
-      r->saw_events = TRUE;
-      return 1;
-    }
-
-  if (r->in_event)
-    {
-      if (r->in_args && d == r->events_depth + 2)
-        r->arg_index = 0;
-      return 1;
-    }
-
-  if (r->events_depth > 0 && d == r->events_depth)
-    {
-      /* an array where an event should be */
-      r->n_items++;
-      r->n_not_object++;
-      return 1;
-    }
-
-  if (r->top == '{' && d == 1)
-    {
-      if (r->top_key == K_TRACE_EVENTS && r->events_depth == 0)
-        {
-          r->events_depth = 2;
-          r->saw_events = TRUE;
-        }
-      else if (r->top_key == K_DEVICE_PROPERTIES && r->gpu_depth == 0)
-        r->gpu_depth = 2;
-    }
-  return 1;
-}
-
-static int
-cb_end_array (void *ctx)
-{
-  Reader *r = ctx;
-  int d;
-
-  r->depth--;
-  d = r->depth;
-
-  if (!r->in_event)
-    {
-      if (r->events_depth > 0 && d == r->events_depth - 1)
-        r->events_depth = 0;
-      if (r->gpu_depth > 0 && d == r->gpu_depth - 1)
-        r->gpu_depth = 0;
-    }
-  return 1;
-}
-
-static const yajl_callbacks callbacks = {
-  cb_null,
-  cb_boolean,
-  NULL,
-  NULL,
-  cb_number,
-  cb_string,
-  cb_start_map,
-  cb_map_key,
-  cb_end_map,
-  cb_start_array,
-  cb_end_array,
-};
 
 /* Events */
 
@@ -1564,7 +656,7 @@ event_args_json (Reader *r,
     }
   if (*len <= 2)   /* {} */
     return NULL;
-  return r->args_ascii ? text : valid_utf8 (r, text, len);
+  return r->args_ascii ? text : ks_json_valid_utf8 (r, text, len);
 }
 
 static guint32
@@ -2121,8 +1213,8 @@ ks_json_apply_metadata (Reader *r)
   g_string_free (tid.str, TRUE);
 }
 
-static void
-handle_event (Reader *r)
+void
+ks_json_handle_event (Reader *r)
 {
   Event *ev = &r->ev;
   gint64 ts, end;
@@ -2332,7 +1424,7 @@ ks_json_reader_reset_file (Reader *r)
   r->in_event = FALSE;
   r->in_args = FALSE;
   r->args_direct = NULL;
-  r->cbs = callbacks;
+  r->cbs = ks_json_callbacks;
   r->scalars_muted = FALSE;
   r->in_id2 = FALSE;
   r->syntax_error = FALSE;
@@ -2442,334 +1534,6 @@ reader_free (Reader *r)
   g_free (r);
 }
 
-/* Hands @n bytes of compacted text to yajl; they stand for @stream_len
- * bytes of it (a replacement token may differ in length). */
-static gboolean
-feed (Reader        *r,
-      const guint8  *data,
-      gsize          n,
-      gsize          stream_len,
-      gboolean       ascii,
-      GError       **error)
-{
-  yajl_status status;
-
-  if (n == 0)
-    {
-      r->buf_offset += stream_len;
-      return TRUE;
-    }
-  if (r->in_args)
-    r->args_ascii &= ascii;
-  r->text_ascii = ascii;
-  r->buf = data;
-  r->buf_len = n;
-  status = yajl_parse (r->yajl, data, n);
-
-  if (status == yajl_status_client_canceled || r->error != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&r->error));
-      return FALSE;
-    }
-  if (status == yajl_status_error)
-    {
-      guchar *msg = yajl_get_error (r->yajl, 0, data, n);
-      g_autofree char *text = g_strstrip (g_strdup ((const char *)msg));
-      guint64 offset = current_offset (r);
-
-      yajl_free_error (r->yajl, msg);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: invalid JSON at byte %" PRIu64 ": %s"),
-                   r->name, offset, text);
-      r->syntax_error = TRUE;
-      r->syntax_offset = offset;
-      g_free (r->syntax_text);
-      r->syntax_text = g_steal_pointer (&text);
-      return FALSE;
-    }
-
-  if (r->args_direct != NULL)
-    {
-      /* the text is about to be reused */
-      g_string_append_len (r->args, r->args_direct, r->args_direct_len);
-      r->args_direct = NULL;
-    }
-  if (r->in_args)
-    {
-      if (n > r->args_from)
-        args_append (r, data + r->args_from, n - r->args_from);
-      r->args_from = 0;
-    }
-  r->buf_offset += stream_len;
-  return TRUE;
-}
-
-/* The error for a number (or word) longer than MAX_NUMBER_LEN that
- * starts at @offset of the compacted text; ks_json_relocate_error() adds where. */
-static gboolean
-fail_long_number (Reader   *r,
-                  guint64   offset,
-                  GError  **error)
-{
-  r->number_error = TRUE;
-  r->syntax_offset = offset;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               _("%s: a number longer than %d bytes"), r->name, MAX_NUMBER_LEN);
-  return FALSE;
-}
-
-static gboolean
-feed_word (Reader        *r,
-           const guint8  *p,
-           gsize          len,
-           GError       **error)
-{
-  const char *s = ks_json_nonfinite_string (p, len);
-
-  if (s != NULL)
-    return feed (r, (const guint8 *) s, strlen (s), len, TRUE, error);
-  return feed (r, p, len, len, TRUE, error);
-}
-
-/* A string token, whole (or as much of it as the file has). */
-static gboolean
-feed_string (Reader        *r,
-             GByteArray    *token,
-             gsize          stream_len,
-             GError       **error)
-{
-  if (memchr (token->data, '\\', token->len) != NULL)
-    fix_escapes (r, token->data, token->len);
-  return feed (r, token->data, token->len, stream_len, ks_json_is_ascii (token->data, token->len), error);
-}
-
-/* Text that starts and ends between tokens, with what ks_json_compact() saw
- * in it: escapes are checked, and the rare blocks with NaN, Infinity or
- * a long number are lexed here as well. */
-static gboolean
-feed_text (Reader        *r,
-           guint8        *p,
-           gsize          n,
-           guint          seen,
-           GError       **error)
-{
-  gboolean ascii = (seen & KS_JSON_SEEN_NON_ASCII) == 0;
-  gsize from = 0, i = 0;
-
-  if (seen & KS_JSON_SEEN_BACKSLASH)
-    fix_escapes (r, p, n);
-  if ((seen & (KS_JSON_SEEN_LETTER | KS_JSON_SEEN_LONG_WORD)) == 0)
-    return feed (r, p, n, n, ascii, error);
-
-  while (i < n)
-    {
-      const char *s;
-      gsize j;
-
-      if (p[i] == '"')
-        {
-          gboolean escaped = FALSE;
-          gssize e = ks_json_find_string_end (p + i + 1, n - i - 1, &escaped);
-
-          if (e < 0)
-            break;
-          i += e + 2;
-          continue;
-        }
-      if (!ks_json_is_word_byte (p[i]))
-        {
-          i++;
-          continue;
-        }
-      for (j = i + 1; j < n && ks_json_is_word_byte (p[j]); j++)
-        ;
-      if (j - i > MAX_NUMBER_LEN)
-        return feed (r, p + from, i - from, i - from, ascii, error) &&
-               fail_long_number (r, r->buf_offset, error);
-      s = ks_json_nonfinite_string (p + i, j - i);
-      if (s != NULL)
-        {
-          if (!feed (r, p + from, i - from, i - from, ascii, error) ||
-              !feed (r, (const guint8 *) s, strlen (s), j - i, TRUE, error))
-            return FALSE;
-          from = j;
-        }
-      i = j;
-    }
-  return feed (r, p + from, n - from, n - from, ascii, error);
-}
-
-/* Empties the held-back token, and lets go of the room a long one took. */
-static void
-clear_carry (Reader *r)
-{
-  if (r->carry->len > 4 * READ_CHUNK)
-    {
-      g_byte_array_unref (r->carry);
-      r->carry = g_byte_array_new ();
-    }
-  else
-    g_byte_array_set_size (r->carry, 0);
-}
-
-/* The rest of the held-back token from the next block. Returns the bytes
- * of @data it takes (all of them while it goes on), or -1 on an error. */
-static gssize
-continue_carry (Reader        *r,
-                guint8        *data,
-                gsize          n,
-                GError       **error)
-{
-  GByteArray *token = r->carry;
-  gboolean escaped = FALSE;
-  gssize e;
-  gsize text, take, length, kept;
-  guint64 stream_len;
-
-  if (!r->carry_string)
-    {
-      gsize end = 0;
-
-      while (end < n && ks_json_is_word_byte (data[end]))
-        end++;
-      if (token->len + end > MAX_NUMBER_LEN)
-        {
-          fail_long_number (r, r->carry_offset, error);
-          return -1;
-        }
-      g_byte_array_append (token, data, end);
-      if (end == n)
-        return n;
-      if (!feed_word (r, token->data, token->len, error))
-        return -1;
-      clear_carry (r);
-      return end;
-    }
-
-  /* whether the text so far ends in an unpaired backslash */
-  text = r->carry_quote + 1;
-  for (gsize k = token->len; k > text && token->data[k - 1] == '\\'; k--)
-    escaped = !escaped;
-  e = ks_json_find_string_end (data, n, &escaped);
-  take = e < 0 ? n : (gsize) e + 1;
-  length = token->len - text + (e < 0 ? n : (gsize) e);   /* of the text, without quotes */
-
-  if (length <= MAX_STRING_LEN)
-    {
-      g_byte_array_append (token, data, take);
-      if (e < 0)
-        return n;
-      if (!feed_string (r, token, token->len, error))
-        return -1;
-      clear_carry (r);
-      return take;
-    }
-
-  /* Too long: yajl gets the first MAX_STRING_LEN bytes of its text, and
-   * the rest, up to the closing quote, is passed over. */
-  stream_len = token->len + take;
-  g_byte_array_append (token, data, MAX_STRING_LEN - (token->len - text));
-  kept = text + ks_json_string_cut_point (token->data + text, token->len - text);
-  g_byte_array_set_size (token, kept);
-  g_byte_array_append (token, (const guint8 *) "\"", 1);
-  r->n_cut_strings++;
-  if (!feed_string (r, token, kept, error))
-    return -1;
-  clear_carry (r);
-  r->buf_offset += stream_len - kept;
-  if (e < 0)
-    {
-      r->skip_string = TRUE;
-      r->skip_escaped = escaped;
-    }
-  return take;
-}
-
-/* Parses one block of compacted text; @seen and @in_string are what
- * ks_json_compact() saw in it and its state at the end.
- *
- * yajl keeps a token that a block cuts and lexes it again from its start
- * with every block that follows, which made long tokens quadratic (a
- * 64 MB number took 10 s). So the token that the end of a block cuts is
- * held back here (Reader.carry) and handed to yajl whole once it ends:
- * linear, and it lets a number be refused, and a string cut, at a limit. */
-gboolean
-ks_json_parse_chunk (Reader        *r,
-                     guint8        *data,
-                     gsize          n,
-                     guint          seen,
-                     gboolean       in_string,
-                     GError       **error)
-{
-  gboolean is_string = FALSE;
-  gsize i = 0, t;
-
-  if (r->skip_string)
-    {
-      gssize e = ks_json_find_string_end (data, n, &r->skip_escaped);
-
-      if (e < 0)
-        {
-          r->buf_offset += n;
-          return TRUE;
-        }
-      r->skip_string = FALSE;
-      i = e + 1;
-      r->buf_offset += i;
-    }
-  else if (r->carry->len > 0)
-    {
-      gssize used = continue_carry (r, data, n, error);
-
-      if (used < 0)
-        return FALSE;
-      if (r->carry->len > 0 || r->skip_string)
-        return TRUE;
-      i = used;
-    }
-
-  t = ks_json_open_token_start (data, i, n, in_string, &is_string);
-  /* The byte before a string (a colon, comma or bracket) is held back
-   * with it: yajl copies the first token after the end of a text into a
-   * buffer of its own, which for a long string would be another copy. */
-  r->carry_quote = is_string && t > i && t < n ? 1 : 0;
-  t -= r->carry_quote;
-  if (!feed_text (r, data + i, t - i, seen, error))
-    return FALSE;
-  if (t < n)
-    {
-      r->carry_string = is_string;
-      r->carry_offset = r->buf_offset;
-      g_byte_array_append (r->carry, data + t, n - t);
-      if (!is_string && r->carry->len > MAX_NUMBER_LEN)
-        return fail_long_number (r, r->carry_offset, error);
-    }
-  return TRUE;
-}
-
-/* At the end of the text: the token held back, cut short. */
-gboolean
-ks_json_parse_carry (Reader  *r,
-                     GError **error)
-{
-  gboolean ok = TRUE;
-
-  if (r->carry->len > 0)
-    ok = r->carry_string ? feed_string (r, r->carry, r->carry->len, error)
-                         : feed_word (r, r->carry->data, r->carry->len, error);
-  clear_carry (r);
-  return ok;
-}
-
-guint
-ks_json_take_seen (KsJsonCompactState *state)
-{
-  guint seen = state->seen;
-
-  state->seen = 0;
-  return seen;
-}
-
 /* Once per file, after parsing: pids of this file are taken for the
  * next ones, and the clock's wall time is noted. */
 static void
@@ -2806,7 +1570,7 @@ finish_trace (Reader        *r,
   KsTrace *trace;
   gboolean kineto = r->any_kineto;
 
-  g_array_sort (r->gpus, compare_gpu_devices);
+  g_array_sort (r->gpus, ks_json_compare_gpu_devices);
   for (guint i = 0; i < r->gpus->len; i++)
     ks_trace_builder_add_gpu (builder, &g_array_index (r->gpus, KsGpu, i));
 
