@@ -353,8 +353,8 @@ field_time (Event      *ev,
 
 G_GNUC_NO_INLINE int
 ks_json_field_id (Reader     *r,
-                  const char *s,
-                  gsize       len)
+                          const char *s,
+                          gsize       len)
 {
   Event *ev = &r->ev;
 
@@ -643,32 +643,6 @@ cb_start_map (void *ctx)
   return 1;
 }
 
-/* GPUs go to the builder once each, in device order, when the load ends:
- * a file may describe thousands, and repeat them. */
-static void
-remember_gpu (Reader *r)
-{
-  gpointer key = GINT_TO_POINTER (r->gpu.device);
-  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (r->gpu_index, key));
-
-  if (index != 0)
-    g_array_index (r->gpus, KsGpu, index - 1) = r->gpu;
-  else
-    {
-      g_array_append_val (r->gpus, r->gpu);
-      g_hash_table_insert (r->gpu_index, key, GUINT_TO_POINTER (r->gpus->len));
-    }
-}
-
-int
-ks_json_compare_gpu_devices (gconstpointer a,
-                             gconstpointer b)
-{
-  const KsGpu *ga = a, *gb = b;
-
-  return (ga->device > gb->device) - (ga->device < gb->device);
-}
-
 static int
 cb_end_map (void *ctx)
 {
@@ -712,7 +686,7 @@ cb_end_map (void *ctx)
     }
 
   if (r->gpu_depth > 0 && d == r->gpu_depth && r->gpu.device >= 0)
-    remember_gpu (r);
+    ks_json_remember_gpu (r);
   return 1;
 }
 

@@ -343,24 +343,21 @@ typedef struct
   InternSlot      intern_cache[INTERN_CACHE_SIZE];
 } Reader;
 
-/* What yajl calls (ks-json-callbacks.c); see ks_json_mute_scalars(). */
+/* What yajl calls (ks-json-callbacks.c); see mute_scalars(). */
 extern const yajl_callbacks ks_json_callbacks;
 
 void ks_json_reader_fail (Reader     *r,
                           const char *format,
                           ...) G_GNUC_PRINTF (2, 3);
 
+static inline guint32
+to_u32 (gint64 v)
+{
+  return v >= 0 && v <= G_MAXUINT32 ? (guint32)v : 0;
+}
 /* @PROTOS-BEGIN@ */
 
 /* ks-json-reader.c */
-
-void ks_json_parse_copy_name (Event      *ev,
-                              const char *s,
-                              gsize       len);
-
-KsSliceKind ks_json_kind_from_category (const char *cat,
-                                        gsize       len,
-                                        gboolean   *kineto);
 
 void ks_json_event_reset (Event *ev);
 
@@ -380,6 +377,18 @@ void ks_json_close_open_slices (Reader *r);
 void ks_json_report_problems (Reader *r);
 
 void ks_json_reader_reset_file (Reader *r);
+
+Reader *ks_json_reader_new (KsTraceBuilder *builder,
+                            KsProgress     *progress,
+                            GCancellable   *cancellable);
+
+void ks_json_reader_free (Reader *r);
+
+void ks_json_finish_file (Reader  *r,
+                          gboolean first_file);
+
+KsTrace *ks_json_finish_trace (Reader        *r,
+                               GError       **error);
 
 /* ks-json-source.c */
 
@@ -439,8 +448,42 @@ int ks_json_field_id (Reader     *r,
                       const char *s,
                       gsize       len);
 
+/* ks-json-kineto.c */
+
+void ks_json_parse_copy_name (Event      *ev,
+                              const char *s,
+                              gsize       len);
+
+KsSliceKind ks_json_kind_from_category (const char *cat,
+                                        gsize       len,
+                                        gboolean   *kineto);
+
+gboolean ks_json_is_launch_flow_category (Reader     *r,
+                                          const char *cat);
+
+guint32 ks_json_gpu_track (Reader      *r,
+                           KsSliceKind  kind);
+
+void ks_json_set_gpu_field (Reader     *r,
+                            gboolean    is_string,
+                            const char *s,
+                            gsize       len);
+
+void ks_json_remember_gpu (Reader *r);
+
 int ks_json_compare_gpu_devices (gconstpointer a,
                                  gconstpointer b);
+
+/* ks-json-folder.c */
+
+GPtrArray *ks_json_list_trace_files (GFile         *folder,
+                                     GCancellable  *cancellable,
+                                     GError       **error);
+
+KsTrace *ks_json_load_folder (GFile         *folder,
+                              KsProgress    *progress,
+                              GCancellable  *cancellable,
+                              GError       **error);
 
 /* @PROTOTYPES@ */
 

@@ -32,136 +32,11 @@
 #include "ks-json-reader-private.h"
 
 
-/* Number parsing */
-
-static inline guint32
-to_u32 (gint64 v)
-{
-  return v >= 0 && v <= G_MAXUINT32 ? (guint32)v : 0;
-}
-
-/* Text */
-
-
-/* Memcpy/memset names carry the copy and memory kinds:
- * "Memcpy HtoD (Pageable -> Device)", "Memset (Device)". */
-static guint8
-memory_kind_from_text (const char *s,
-                       gsize       len)
-{
-  static const struct { const char *name; guint8 kind; } kinds[] = {
-    { "Pageable", KS_MEM_PAGEABLE },
-    { "Pinned", KS_MEM_PINNED },
-    { "Device Static", KS_MEM_DEVICE_STATIC },
-    { "Device", KS_MEM_DEVICE },
-    { "Array", KS_MEM_ARRAY },
-    { "Managed Static", KS_MEM_MANAGED_STATIC },
-    { "Managed", KS_MEM_MANAGED },
-  };
-
-  while (len > 0 && s[0] == ' ')
-    s++, len--;
-  while (len > 0 && s[len - 1] == ' ')
-    len--;
-  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
-    if (strlen (kinds[i].name) == len && memcmp (kinds[i].name, s, len) == 0)
-      return kinds[i].kind;
-  return KS_MEM_UNKNOWN;
-}
-
-void
-ks_json_parse_copy_name (Event      *ev,
-                         const char *s,
-                         gsize       len)
-{
-  static const char *copy_kinds[] = {
-    NULL, "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
-  };
-  const char *open, *close, *arrow;
-  gsize pos;
-
-  if (len >= 11 && memcmp (s, "Memcpy ", 7) == 0)
-    {
-      for (guint k = 1; k < G_N_ELEMENTS (copy_kinds); k++)
-        if (memcmp (s + 7, copy_kinds[k], 4) == 0)
-          {
-            ev->copy_kind = k;
-            break;
-          }
-    }
-  else if (!(len >= 6 && memcmp (s, "Memset", 6) == 0))
-    return;
-
-  open = memchr (s, '(', len);
-  if (open == NULL)
-    return;
-  pos = open - s + 1;
-  close = memchr (open, ')', len - (open - s));
-  if (close == NULL)
-    return;
-  arrow = g_strstr_len (open, close - open, "->");
-  if (arrow != NULL)
-    {
-      ev->src_kind = memory_kind_from_text (s + pos, arrow - (s + pos));
-      ev->dst_kind = memory_kind_from_text (arrow + 2, close - (arrow + 2));
-    }
-  else
-    ev->dst_kind = memory_kind_from_text (s + pos, close - (s + pos));
-}
-
-/* Categories */
-
-KsSliceKind
-ks_json_kind_from_category (const char *cat,
-                            gsize       len,
-                            gboolean   *kineto)
-{
-  static const struct { const char *cat; KsSliceKind kind; } map[] = {
-    { "cpu_op", KS_SLICE_CPU_OP },
-    { "python_function", KS_SLICE_PYTHON },
-    { "user_annotation", KS_SLICE_USER_ANNOTATION },
-    { "cuda_runtime", KS_SLICE_CUDA_RUNTIME },
-    { "cuda_driver", KS_SLICE_CUDA_DRIVER },
-    { "gpu_user_annotation", KS_SLICE_GPU_ANNOTATION },
-    { "kernel", KS_SLICE_KERNEL },
-    { "gpu_memcpy", KS_SLICE_MEMCPY },
-    { "gpu_memset", KS_SLICE_MEMSET },
-    { "cuda_sync", KS_SLICE_SYNC },
-    { "osrt", KS_SLICE_OSRT },
-    /* PyTorch 1.8/1.9 names */
-    { "Operator", KS_SLICE_CPU_OP },
-    { "Runtime", KS_SLICE_CUDA_RUNTIME },
-    { "Kernel", KS_SLICE_KERNEL },
-    { "Memcpy", KS_SLICE_MEMCPY },
-    { "Memset", KS_SLICE_MEMSET },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
-    if (strlen (map[i].cat) == len && memcmp (map[i].cat, cat, len) == 0)
-      {
-        *kineto = TRUE;
-        return map[i].kind;
-      }
-  return KS_SLICE_GENERIC;
-}
-
 static inline gboolean
 kind_is_gpu (KsSliceKind kind)
 {
   return kind == KS_SLICE_KERNEL || kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET ||
          kind == KS_SLICE_SYNC || kind == KS_SLICE_GPU_ANNOTATION;
-}
-
-/* Flows that Kineto writes for CPU launch -> GPU work: implied by the
- * correlation ids, so not stored. */
-static gboolean
-is_launch_flow_category (Reader     *r,
-                         const char *cat)
-{
-  return strcmp (cat, "ac2g") == 0 ||
-         strcmp (cat, "async_cpu_to_gpu") == 0 ||
-         strcmp (cat, "async_gpu") == 0 ||
-         (r->kineto && strcmp (cat, "async") == 0);
 }
 
 /* Processes and threads */
@@ -300,57 +175,6 @@ event_thread (Reader  *r,
       c->track = *track;
     }
   return thread;
-}
-
-static guint32
-gpu_track (Reader      *r,
-           KsSliceKind  kind)
-{
-  Event *ev = &r->ev;
-  gint64 device, stream;
-  int track_kind = kind == KS_SLICE_GPU_ANNOTATION ? 1 : 0;
-
-  /* Kineto puts the device in "pid" and the stream in "tid" as well as
-   * in args; annotations only have the former. */
-  if (ev->has_device)
-    device = ev->device;
-  else if (ev->pid.set && !ev->pid.is_string)
-    device = ev->pid.num;
-  else
-    device = 0;
-
-  if (ev->has_stream)
-    stream = ev->stream;
-  else if (ev->tid.set && !ev->tid.is_string)
-    stream = ev->tid.num;
-  else if (ev->tid.set)
-    {
-      /* "stream 7" */
-      const char *s = ev->tid.str->str;
-      const char *digits = s + strcspn (s, "0123456789");
-
-      stream = *digits ? g_ascii_strtoll (digits, NULL, 10) : 0;
-    }
-  else
-    stream = 0;
-
-  if (device < -1 || device > G_MAXINT16)
-    device = -1;
-  /* device-wide synchronisation: CUPTI's stream id -1 written unsigned */
-  if (stream == G_MAXUINT32)
-    stream = -1;
-
-  if (r->cache_gpu_kind == track_kind && r->cache_gpu_device == device && r->cache_gpu_stream == stream)
-    return r->cache_gpu_track;
-
-  r->cache_gpu_kind = track_kind;
-  r->cache_gpu_device = device;
-  r->cache_gpu_stream = stream;
-  if (track_kind)
-    r->cache_gpu_track = ks_trace_builder_get_gpu_annotation_track (r->builder, (gint32)device, stream);
-  else
-    r->cache_gpu_track = ks_trace_builder_get_stream_track (r->builder, (gint32)device, stream);
-  return r->cache_gpu_track;
 }
 
 void
@@ -508,45 +332,6 @@ set_array_arg (Reader     *r,
 }
 
 static void
-set_gpu_field (Reader     *r,
-               gboolean    is_string,
-               const char *s,
-               gsize       len)
-{
-  gint64 v = 0;
-  gboolean is_int = !is_string && ks_json_parse_int64 (s, len, &v);
-
-  if (r->gpu_field == G_NAME)
-    {
-      if (is_string)
-        r->gpu.name = ks_json_intern (r, s, len);
-      return;
-    }
-  if (!is_int)
-    return;
-
-  switch (r->gpu_field)
-    {
-    case G_ID: r->gpu.device = (gint32)CLAMP (v, -1, G_MAXINT32); break;
-    case G_TOTAL_MEM: r->gpu.total_memory = v > 0 ? (guint64)v : 0; break;
-    case G_MAJOR: r->gpu.compute_major = to_u32 (v); break;
-    case G_MINOR: r->gpu.compute_minor = to_u32 (v); break;
-    case G_MAX_THREADS_BLOCK: r->gpu.max_threads_per_block = to_u32 (v); break;
-    case G_MAX_THREADS_SM: r->gpu.max_threads_per_sm = to_u32 (v); break;
-    case G_REGS_BLOCK: r->gpu.registers_per_block = to_u32 (v); break;
-    case G_REGS_SM: r->gpu.registers_per_sm = to_u32 (v); break;
-    case G_WARP: r->gpu.warp_size = to_u32 (v); break;
-    case G_SHMEM_BLOCK: r->gpu.shared_memory_per_block = to_u32 (v); break;
-    case G_SHMEM_SM: r->gpu.shared_memory_per_sm = to_u32 (v); break;
-    case G_NUM_SMS: r->gpu.sm_count = to_u32 (v); break;
-    case G_NAME:
-    case G_OTHER:
-    default:
-      break;
-    }
-}
-
-static void
 set_top_value (Reader     *r,
                gboolean    is_string,
                const char *s,
@@ -577,9 +362,9 @@ set_top_value (Reader     *r,
 
 G_GNUC_NO_INLINE int
 ks_json_on_scalar (Reader     *r,
-                   gboolean    is_string,
-                   const char *s,
-                   gsize       len)
+                           gboolean    is_string,
+                           const char *s,
+                           gsize       len)
 {
   int d = r->depth;
 
@@ -622,7 +407,7 @@ ks_json_on_scalar (Reader     *r,
     }
   if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
     {
-      set_gpu_field (r, is_string, s, len);
+      ks_json_set_gpu_field (r, is_string, s, len);
       return 1;
     }
   if (r->top == '{' && d == 1)
@@ -732,7 +517,7 @@ add_complete (Reader *r,
     {
       KsGpuInfo *gpu = &ev->gpu;
 
-      track = gpu_track (r, kind);
+      track = ks_json_gpu_track (r, kind);
       if (kind == KS_SLICE_KERNEL)
         {
           gpu->kernel.registers = ev->registers;
@@ -959,7 +744,7 @@ handle_flow (Reader *r)
   const char *cat = ks_trace_builder_get_string (r->builder, ev->cat);
   FlowPoint p;
 
-  if (is_launch_flow_category (r, cat))
+  if (ks_json_is_launch_flow_category (r, cat))
     return;
   if (!ev->has_id)
     {
@@ -1459,10 +1244,10 @@ free_stack (gpointer data)
     g_array_unref (data);
 }
 
-static Reader *
-reader_new (KsTraceBuilder *builder,
-            KsProgress     *progress,
-            GCancellable   *cancellable)
+Reader *
+ks_json_reader_new (KsTraceBuilder *builder,
+                    KsProgress     *progress,
+                    GCancellable   *cancellable)
 {
   Reader *r = g_new0 (Reader, 1);
 
@@ -1500,8 +1285,8 @@ reader_new (KsTraceBuilder *builder,
   return r;
 }
 
-static void
-reader_free (Reader *r)
+void
+ks_json_reader_free (Reader *r)
 {
   g_string_free (r->top_key_text, TRUE);
   g_string_free (r->args, TRUE);
@@ -1536,9 +1321,9 @@ reader_free (Reader *r)
 
 /* Once per file, after parsing: pids of this file are taken for the
  * next ones, and the clock's wall time is noted. */
-static void
-finish_file (Reader  *r,
-             gboolean first_file)
+void
+ks_json_finish_file (Reader  *r,
+                     gboolean first_file)
 {
   GHashTableIter iter;
   gpointer key;
@@ -1562,9 +1347,9 @@ finish_file (Reader  *r,
     }
 }
 
-static KsTrace *
-finish_trace (Reader        *r,
-              GError       **error)
+KsTrace *
+ks_json_finish_trace (Reader        *r,
+                      GError       **error)
 {
   KsTraceBuilder *builder = g_steal_pointer (&r->builder);
   KsTrace *trace;
@@ -1591,7 +1376,7 @@ ks_json_reader_load_stream (GInputStream  *stream,
                             GError       **error)
 {
   KsTraceBuilder *builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
-  Reader *r = reader_new (builder, progress, cancellable);
+  Reader *r = ks_json_reader_new (builder, progress, cancellable);
   KsTrace *trace = NULL;
 
   g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
@@ -1600,63 +1385,14 @@ ks_json_reader_load_stream (GInputStream  *stream,
   ks_trace_builder_set_metadata (builder, "source_name", r->name);
   if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
     {
-      finish_file (r, TRUE);
-      trace = finish_trace (r, error);
+      ks_json_finish_file (r, TRUE);
+      trace = ks_json_finish_trace (r, error);
     }
 
   if (r->builder != NULL)
     ks_trace_builder_free (r->builder);
-  reader_free (r);
+  ks_json_reader_free (r);
   return trace;
-}
-
-static gboolean
-is_trace_name (const char *name)
-{
-  return g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz");
-}
-
-static int
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (*(const char * const *)a, *(const char * const *)b);
-}
-
-static GPtrArray *
-list_trace_files (GFile         *folder,
-                  GCancellable  *cancellable,
-                  GError       **error)
-{
-  g_autoptr(GFileEnumerator) children = NULL;
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *files;
-
-  children = g_file_enumerate_children (folder,
-                                        G_FILE_ATTRIBUTE_STANDARD_NAME ","
-                                        G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                                        G_FILE_QUERY_INFO_NONE, cancellable, error);
-  if (children == NULL)
-    return NULL;
-
-  for (;;)
-    {
-      GFileInfo *info = NULL;
-
-      if (!g_file_enumerator_iterate (children, &info, NULL, cancellable, error))
-        return NULL;
-      if (info == NULL)
-        break;
-      if (g_file_info_get_file_type (info) == G_FILE_TYPE_REGULAR &&
-          is_trace_name (g_file_info_get_name (info)))
-        g_ptr_array_add (names, g_strdup (g_file_info_get_name (info)));
-    }
-
-  g_ptr_array_sort (names, compare_names);
-  files = g_ptr_array_new_with_free_func (g_object_unref);
-  for (guint i = 0; i < names->len; i++)
-    g_ptr_array_add (files, g_file_get_child (folder, g_ptr_array_index (names, i)));
-  return files;
 }
 
 gboolean
@@ -1666,112 +1402,8 @@ ks_json_reader_is_trace_folder (GFile *file)
 
   if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
     return FALSE;
-  files = list_trace_files (file, NULL, NULL);
+  files = ks_json_list_trace_files (file, NULL, NULL);
   return files != NULL && files->len > 0;
-}
-
-static KsTrace *
-load_folder (GFile         *folder,
-             KsProgress    *progress,
-             GCancellable  *cancellable,
-             GError       **error)
-{
-  g_autoptr(GPtrArray) files = NULL;
-  g_autofree char *folder_name = g_file_get_parse_name (folder);
-  g_autoptr(GArray) sizes = g_array_new (FALSE, TRUE, sizeof (goffset));
-  KsTraceBuilder *builder;
-  Reader *r;
-  KsTrace *trace = NULL;
-  goffset total = 0, done = 0;
-  guint loaded = 0;
-  g_autoptr(GString) failures = g_string_new (NULL);
-
-  files = list_trace_files (folder, cancellable, error);
-  if (files == NULL)
-    {
-      g_prefix_error (error, "%s: ", folder_name);
-      return NULL;
-    }
-  if (files->len == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("%s: the folder holds no trace files (*.json, *.json.gz)"), folder_name);
-      return NULL;
-    }
-
-  for (guint i = 0; i < files->len; i++)
-    {
-      g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
-                                                     G_FILE_ATTRIBUTE_STANDARD_SIZE,
-                                                     G_FILE_QUERY_INFO_NONE, cancellable, NULL);
-      goffset size = info ? g_file_info_get_size (info) : 0;
-
-      g_array_append_val (sizes, size);
-      total += size;
-    }
-
-  builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
-  r = reader_new (builder, progress, cancellable);
-  ks_trace_builder_set_metadata (builder, "source_name", folder_name);
-
-  for (guint i = 0; i < files->len; i++)
-    {
-      GFile *file = g_ptr_array_index (files, i);
-      g_autofree char *name = g_file_get_parse_name (file);
-      g_autoptr(GFileInputStream) stream = NULL;
-      GError *local_error = NULL;
-      goffset size = g_array_index (sizes, goffset, i);
-      double base = total > 0 ? 0.95 * done / total : 0;
-      double span = total > 0 ? 0.95 * size / total : 0;
-
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        goto out;
-
-      r->name = name;
-      r->group = i;
-      ks_trace_builder_set_group (builder, i);
-
-      /* Each rank's file has its own base time: align them on the first. */
-      stream = g_file_read (file, cancellable, &local_error);
-      if (stream != NULL &&
-          ks_json_read_stream (r, G_INPUT_STREAM (stream), size, base, span, &local_error))
-        {
-          finish_file (r, loaded == 0);
-          loaded++;
-        }
-      else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_propagate_error (error, local_error);
-          goto out;
-        }
-      else
-        {
-          if (stream == NULL)
-            g_prefix_error (&local_error, "%s: ", name);
-          if (failures->len > 0)
-            g_string_append_c (failures, '\n');
-          g_string_append (failures, local_error->message);
-          ks_trace_builder_add_warning (builder, "%s", local_error->message);
-          g_clear_error (&local_error);
-        }
-      done += size;
-      r->name = NULL;
-    }
-
-  if (loaded == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: none of the trace files could be read:\n%s"), folder_name, failures->str);
-      goto out;
-    }
-
-  trace = finish_trace (r, error);
-
-out:
-  if (r->builder != NULL)
-    ks_trace_builder_free (r->builder);
-  reader_free (r);
-  return trace;
 }
 
 KsTrace *
@@ -1797,7 +1429,7 @@ ks_json_reader_load (GFile         *file,
       return NULL;
     }
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-    return load_folder (file, progress, cancellable, error);
+    return ks_json_load_folder (file, progress, cancellable, error);
 
   stream = g_file_read (file, cancellable, &local_error);
   if (stream == NULL)
