@@ -353,8 +353,8 @@ field_time (Event      *ev,
 
 G_GNUC_NO_INLINE int
 ks_json_field_id (Reader     *r,
-                          const char *s,
-                          gsize       len)
+                  const char *s,
+                  gsize       len)
 {
   Event *ev = &r->ev;
 

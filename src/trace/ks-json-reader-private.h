@@ -15,12 +15,6 @@
 
 G_BEGIN_DECLS
 
-/* The reader is a push parser: yajl calls back for every token and a
- * small state machine keyed on nesting depth picks out the events. One
- * event's fields are collected in Event and turned into model rows when
- * its object closes; "args" are copied as compact JSON text straight from
- * the input bytes, so nothing is reformatted. */
-
 #define READ_CHUNK      (1024 * 1024)
 #define MAX_NESTING     128
 #define MAX_ARGS_LEN    (1024 * 1024)
@@ -359,23 +353,6 @@ to_u32 (gint64 v)
 
 /* ks-json-reader.c */
 
-void ks_json_event_reset (Event *ev);
-
-int ks_json_on_scalar (Reader     *r,
-                       gboolean    is_string,
-                       const char *s,
-                       gsize       len);
-
-void ks_json_link_flows (Reader *r);
-
-void ks_json_apply_metadata (Reader *r);
-
-void ks_json_handle_event (Reader *r);
-
-void ks_json_close_open_slices (Reader *r);
-
-void ks_json_report_problems (Reader *r);
-
 void ks_json_reader_reset_file (Reader *r);
 
 Reader *ks_json_reader_new (KsTraceBuilder *builder,
@@ -484,6 +461,29 @@ KsTrace *ks_json_load_folder (GFile         *folder,
                               KsProgress    *progress,
                               GCancellable  *cancellable,
                               GError       **error);
+
+/* ks-json-args.c */
+
+void ks_json_event_reset (Event *ev);
+
+int ks_json_on_scalar (Reader     *r,
+                       gboolean    is_string,
+                       const char *s,
+                       gsize       len);
+
+/* ks-json-events.c */
+
+void ks_json_link_flows (Reader *r);
+
+void ks_json_metadata_clear (gpointer data);
+
+void ks_json_apply_metadata (Reader *r);
+
+void ks_json_handle_event (Reader *r);
+
+void ks_json_close_open_slices (Reader *r);
+
+void ks_json_report_problems (Reader *r);
 
 /* @PROTOTYPES@ */
 
