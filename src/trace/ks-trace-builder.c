@@ -15,6 +15,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-kscope-conventions.h"
 #include "ks-trace-builder.h"
 #include "ks-trace-private.h"
 
@@ -1770,34 +1771,6 @@ compare_samples (gconstpointer a,
   return (ia > ib) - (ia < ib);
 }
 
-/* The slice a flow end binds to: the deepest one enclosing @ts, else the
- * first one starting at or after it (Chrome's binding for "f" events). */
-static guint32
-flow_slice (const KsTrack *track,
-            gint64         ts)
-{
-  guint32 s = ks_track_slice_at (track, ts, G_MAXUINT);
-
-  if (s == KS_NO_INDEX && track->n_slices > 0)
-    {
-      guint32 lo = 0, hi = track->n_slices;
-
-      while (lo < hi)
-        {
-          guint32 mid = lo + (hi - lo) / 2;
-
-          if (track->start[mid] < ts)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      if (lo < track->n_slices)
-        s = lo;
-    }
-
-  return s;
-}
-
 typedef struct
 {
   guint64 key;     /* group << 32 | correlation */
@@ -1914,8 +1887,8 @@ link_flows (KsTraceBuilder *self,
 
       f.from_track = pf->from_track;
       f.to_track = pf->to_track;
-      f.from_slice = flow_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
-      f.to_slice = flow_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
+      f.from_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
+      f.to_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
       f.category = pf->category;
       f.kind = pf->kind;
       if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)
