@@ -221,37 +221,6 @@ note_time (Reader *r,
 }
 
 static void
-open_slice_clear (gpointer data)
-{
-  OpenSlice *o = data;
-
-  g_clear_pointer (&o->args_text, g_free);
-}
-
-static GArray *
-thread_stack (Reader  *r,
-              guint32  thread,
-              gboolean create)
-{
-  GArray *stack;
-
-  if (thread >= r->open_slices->len)
-    {
-      if (!create)
-        return NULL;
-      g_ptr_array_set_size (r->open_slices, thread + 1);
-    }
-  stack = g_ptr_array_index (r->open_slices, thread);
-  if (stack == NULL && create)
-    {
-      stack = g_array_new (FALSE, FALSE, sizeof (OpenSlice));
-      g_array_set_clear_func (stack, open_slice_clear);
-      g_ptr_array_index (r->open_slices, thread) = stack;
-    }
-  return stack;
-}
-
-static void
 add_complete (Reader *r,
               gint64  ts,
               gint64  end)
@@ -295,65 +264,38 @@ static void
 handle_begin (Reader *r)
 {
   Event *ev = &r->ev;
-  guint32 track;
-  guint32 thread = event_thread (r, &track);
-  GArray *stack = thread_stack (r, thread, TRUE);
-  OpenSlice o = { 0 };
+  KsOpenRange o = { 0 };
+  guint32 thread = event_thread (r, &o.track);
 
-  if (stack->len >= MAX_OPEN_SLICES)
+  if (ks_trace_builder_get_n_open_ranges (r->builder, thread) >= MAX_OPEN_SLICES)
     {
       r->n_too_deep++;
       return;
     }
-  o.ts = ev->ts;
+  o.start = ev->ts;
   o.name = ev->name;
-  o.cat = ev->cat;
+  o.category = ev->cat;
   o.args_text = event_args_text (r);
   o.correlation = ev->correlation;
   o.external_id = ev->external_id;
   o.kind = kind_is_gpu (ev->kind) ? KS_SLICE_GENERIC : ev->kind;
-  g_array_append_val (stack, o);
+  ks_trace_builder_begin_range (r->builder, thread, &o);
 }
 
-/* The args of a B/E pair: the union of both objects (Chrome merges them). */
-static guint32
-begin_end_args (Reader    *r,
-                OpenSlice *o,
-                gboolean   with_end)
-{
-  g_autofree char *begin = g_steal_pointer (&o->args_text);
-  g_autofree char *end = with_end ? event_args_text (r) : NULL;
-  g_autofree char *merged = NULL;
-  const char *text;
-
-  if (begin != NULL && end != NULL)
-    text = merged = g_strdup_printf ("%.*s,%s", (int)strlen (begin) - 1, begin, end + 1);
-  else
-    text = begin != NULL ? begin : end;
-  return text != NULL ? ks_trace_builder_add_args (r->builder, text, strlen (text)) : 0;
-}
-
+/* The builder merges the args of a B/E pair: the union of both objects,
+ * as Chrome does. */
 static void
 handle_end (Reader *r)
 {
   guint32 track;
   guint32 thread = event_thread (r, &track);
-  GArray *stack = thread_stack (r, thread, FALSE);
-  OpenSlice *o;
 
-  if (stack == NULL || stack->len == 0)
+  if (ks_trace_builder_get_n_open_ranges (r->builder, thread) == 0)
     {
       r->n_unmatched_end++;
       return;
     }
-  o = &g_array_index (stack, OpenSlice, stack->len - 1);
-  ks_trace_builder_add_slice (r->builder, track, o->ts, r->ev.ts, o->kind, o->name, o->cat,
-                              o->correlation, o->external_id, begin_end_args (r, o, TRUE), NULL);
-  g_array_set_size (stack, stack->len - 1);
-  /* Only open slices cost memory: with a million threads, empty stacks
-   * cost as much as the rest of the model. */
-  if (stack->len == 0)
-    g_clear_pointer (&g_ptr_array_index (r->open_slices, thread), g_array_unref);
+  ks_trace_builder_end_range (r->builder, thread, r->ev.ts, event_args_text (r));
 }
 
 static char *
@@ -383,11 +325,11 @@ handle_async (Reader *r,
 
   if (phase == 'b')
     {
-      OpenSlice o = { 0 };
+      AsyncRange o = { 0 };
 
       if (stack == NULL)
         {
-          stack = g_array_new (FALSE, FALSE, sizeof (OpenSlice));
+          stack = g_array_new (FALSE, FALSE, sizeof (AsyncRange));
           g_hash_table_insert (r->open_async, g_steal_pointer (&key), stack);
         }
       if (stack->len >= MAX_OPEN_SLICES)
@@ -403,12 +345,12 @@ handle_async (Reader *r,
       o.external_id = ev->external_id;
       o.kind = KS_SLICE_ASYNC;
       /* Nested ranges go on the row of the outermost one of their id. */
-      o.root = stack->len > 0 ? g_array_index (stack, OpenSlice, 0).root : ev->name;
+      o.root = stack->len > 0 ? g_array_index (stack, AsyncRange, 0).root : ev->name;
       g_array_append_val (stack, o);
     }
   else if (phase == 'e')
     {
-      OpenSlice *o;
+      AsyncRange *o;
       guint i;
 
       if (stack == NULL || stack->len == 0)
@@ -422,13 +364,13 @@ handle_async (Reader *r,
       if (ev->name != 0)
         {
           for (guint j = stack->len; j > 0 && j + 64 > stack->len; j--)
-            if (g_array_index (stack, OpenSlice, j - 1).name == ev->name)
+            if (g_array_index (stack, AsyncRange, j - 1).name == ev->name)
               {
                 i = j - 1;
                 break;
               }
         }
-      o = &g_array_index (stack, OpenSlice, i);
+      o = &g_array_index (stack, AsyncRange, i);
       ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
                                   o->ts, ev->ts, KS_SLICE_ASYNC, o->name, o->cat,
                                   o->correlation, o->external_id, o->args, NULL);
@@ -445,7 +387,7 @@ handle_async (Reader *r,
       inst.process = process;
       inst.track = async_track (r, process,
                                 stack != NULL && stack->len > 0
-                                  ? g_array_index (stack, OpenSlice, 0).root
+                                  ? g_array_index (stack, AsyncRange, 0).root
                                   : ev->name);
       inst.name = ev->name;
       inst.category = ev->cat;
@@ -845,32 +787,15 @@ ks_json_handle_event (Reader *r)
     }
 }
 
-/* Closes what B and b events left open at the last timestamp. */
+/* Closes what B and b events left open at the last timestamp: B/E
+ * pairs are the builder's, async ranges are kept here. */
 void
 ks_json_close_open_slices (Reader *r)
 {
   GHashTableIter iter;
   gpointer key, value;
 
-  for (guint t = 0; t < r->open_slices->len; t++)
-    {
-      GArray *stack = g_ptr_array_index (r->open_slices, t);
-      guint32 track;
-
-      if (stack == NULL || stack->len == 0)
-        continue;
-      track = ks_trace_builder_get_thread_track (r->builder, t);
-      for (guint i = 0; i < stack->len; i++)
-        {
-          OpenSlice *o = &g_array_index (stack, OpenSlice, i);
-
-          ks_trace_builder_add_slice (r->builder, track, o->ts, MAX (r->max_ts, o->ts), o->kind,
-                                      o->name, o->cat, o->correlation, o->external_id,
-                                      begin_end_args (r, o, FALSE), NULL);
-          r->n_unclosed++;
-        }
-      g_array_set_size (stack, 0);
-    }
+  r->n_unclosed += ks_trace_builder_close_open_ranges (r->builder, r->max_ts);
 
   g_hash_table_iter_init (&iter, r->open_async);
   while (g_hash_table_iter_next (&iter, &key, &value))
@@ -880,7 +805,7 @@ ks_json_close_open_slices (Reader *r)
 
       for (guint i = 0; i < stack->len; i++)
         {
-          OpenSlice *o = &g_array_index (stack, OpenSlice, i);
+          AsyncRange *o = &g_array_index (stack, AsyncRange, i);
 
           ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
                                       o->ts, MAX (r->max_ts, o->ts), KS_SLICE_ASYNC,

@@ -173,8 +173,7 @@ typedef struct
   guint32  external_id;
   guint8   kind;
   guint32  root;             /* async: name of the outermost open range */
-  char    *args_text;        /* B: its args, merged with the E's at the end */
-} OpenSlice;
+} AsyncRange;
 
 /* An id that is a plain decimal number is its own key; any other id text
  * is numbered through Reader.flow_ids, tagged with the top bit. */
@@ -276,8 +275,7 @@ typedef struct
   GHashTable     *pid_map;        /* gint64* -> process + 1 */
   GHashTable     *pid_str_map;    /* char* -> process + 1 */
   GHashTable     *tid_str_map;    /* char* -> synthetic tid */
-  GPtrArray      *open_slices;    /* per thread: GArray of OpenSlice, or NULL */
-  GHashTable     *open_async;     /* char* key -> GArray of OpenSlice */
+  GHashTable     *open_async;     /* char* key -> GArray of AsyncRange */
   GArray         *flows;          /* FlowPoint, grouped by (cat, id) at the end */
   GHashTable     *flow_ids;       /* char* id text -> index + 1 */
   GArray         *metadata;       /* Metadata */

@@ -40,7 +40,6 @@ ks_json_reader_reset_file (Reader *r)
   g_hash_table_remove_all (r->pid_map);
   g_hash_table_remove_all (r->pid_str_map);
   g_hash_table_remove_all (r->tid_str_map);
-  g_ptr_array_set_size (r->open_slices, 0);
   g_hash_table_remove_all (r->open_async);
   g_array_set_size (r->flows, 0);
   g_hash_table_remove_all (r->flow_ids);
@@ -114,7 +113,6 @@ ks_json_reader_new (KsTraceBuilder *builder,
   r->pid_map = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r->pid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->tid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  r->open_slices = g_ptr_array_new_with_free_func (free_stack);
   r->open_async = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_stack);
   r->flows = g_array_new (FALSE, FALSE, sizeof (FlowPoint));
   r->flow_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -147,7 +145,6 @@ ks_json_reader_free (Reader *r)
   g_hash_table_unref (r->pid_map);
   g_hash_table_unref (r->pid_str_map);
   g_hash_table_unref (r->tid_str_map);
-  g_ptr_array_unref (r->open_slices);
   g_hash_table_unref (r->open_async);
   g_array_unref (r->flows);
   g_hash_table_unref (r->flow_ids);

@@ -124,6 +124,7 @@ struct _KsTraceBuilder
   GArray       *memory_events;  /* KsMemoryEvent */
   GArray       *instants;       /* KsInstant */
   GHashTable   *metadata;
+  GPtrArray    *open_ranges;    /* per stack: GArray of KsOpenRange, or NULL */
 
   /* One past the limit of each kind: see _ks_builder_new_row() */
   guint32       sink_process;

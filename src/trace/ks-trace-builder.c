@@ -22,6 +22,14 @@
 
 #include "ks-trace-builder-private.h"
 
+/* Stacks of open ranges are NULL while empty. */
+static void
+free_range_stack (gpointer data)
+{
+  if (data != NULL)
+    g_array_unref (data);
+}
+
 static void
 counter_samples_free (gpointer data)
 {
@@ -62,6 +70,7 @@ ks_trace_builder_new (KsFormat format)
   self->memory_events = g_array_new (FALSE, FALSE, sizeof (KsMemoryEvent));
   self->instants = g_array_new (FALSE, FALSE, sizeof (KsInstant));
   self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->open_ranges = g_ptr_array_new_with_free_func (free_range_stack);
   self->sink_process = self->sink_thread = self->sink_track = self->sink_counter = KS_NO_INDEX;
   self->min_ts = G_MAXINT64;
   self->max_ts = G_MININT64;
@@ -99,6 +108,7 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->memory_events, g_array_unref);
   g_clear_pointer (&self->instants, g_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
+  g_clear_pointer (&self->open_ranges, g_ptr_array_unref);
   g_free (self);
 }
 
