@@ -8,9 +8,10 @@
 #define G_LOG_DOMAIN "ks-json-reader"
 
 /* Trace-event semantics: each event, once its object closes, becomes
- * rows of the builder by its phase: complete and begin/end slices, async
- * ranges, flows, instants, counters and metadata. Processes and threads
- * are numbered here, and a file's problems reported once, as warnings. */
+ * rows of the builder by its phase: complete slices, begin/end pairs
+ * (paired by the builder), async ranges, instants, counters and metadata;
+ * flows are in ks-json-flows.c. Processes and threads are numbered here,
+ * and a file's problems reported once, as warnings. */
 
 #include "config.h"
 
@@ -130,9 +131,9 @@ lookup_thread_in (Reader   *r,
 /* The thread (and its track) of the current event, through a small
  * cache of numeric (pid, tid) pairs: events come from a few threads in
  * turn (Kineto's main and autograd threads). */
-static guint32
-event_thread (Reader  *r,
-              guint32 *track)
+guint32
+ks_json_event_thread (Reader  *r,
+                      guint32 *track)
 {
   Event *ev = &r->ev;
   gboolean numeric = ev->pid.set && ev->tid.set && !ev->pid.is_string && !ev->tid.is_string;
@@ -254,7 +255,7 @@ add_complete (Reader *r,
     }
   else
     {
-      event_thread (r, &track);
+      ks_json_event_thread (r, &track);
       ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
                                   ev->correlation, ev->external_id, event_args (r), NULL);
     }
@@ -265,7 +266,7 @@ handle_begin (Reader *r)
 {
   Event *ev = &r->ev;
   KsOpenRange o = { 0 };
-  guint32 thread = event_thread (r, &o.track);
+  guint32 thread = ks_json_event_thread (r, &o.track);
 
   if (ks_trace_builder_get_n_open_ranges (r->builder, thread) >= MAX_OPEN_SLICES)
     {
@@ -288,7 +289,7 @@ static void
 handle_end (Reader *r)
 {
   guint32 track;
-  guint32 thread = event_thread (r, &track);
+  guint32 thread = ks_json_event_thread (r, &track);
 
   if (ks_trace_builder_get_n_open_ranges (r->builder, thread) == 0)
     {
@@ -396,121 +397,6 @@ handle_async (Reader *r,
     }
 }
 
-static guint64
-flow_id (Reader     *r,
-         const char *text,
-         gsize       len)
-{
-  gpointer value;
-
-  /* canonical decimals only: "07" and "7" are different ids */
-  if (len > 0 && len <= 18 && (text[0] != '0' || len == 1))
-    {
-      guint64 v = 0;
-      gsize i;
-
-      for (i = 0; i < len && g_ascii_isdigit (text[i]); i++)
-        v = v * 10 + (guint64) (text[i] - '0');
-      if (i == len)
-        return v;
-    }
-  value = g_hash_table_lookup (r->flow_ids, text);
-  if (value == NULL)
-    {
-      value = GUINT_TO_POINTER (g_hash_table_size (r->flow_ids) + 1);
-      g_hash_table_insert (r->flow_ids, g_strndup (text, len), value);
-    }
-  return FLOW_ID_TEXT | (GPOINTER_TO_UINT (value) - 1);
-}
-
-/* Flow events are collected per (category, id) and chained in time
- * order at the end of the file: writers do not emit them sorted (Kineto
- * writes a backward thread's "f" before the forward "s"). */
-static void
-handle_flow (Reader *r)
-{
-  Event *ev = &r->ev;
-  const char *cat = ks_trace_builder_get_string (r->builder, ev->cat);
-  FlowPoint p;
-
-  if (ks_json_is_launch_flow_category (r, cat))
-    return;
-  if (!ev->has_id)
-    {
-      r->n_dropped_flows++;
-      return;
-    }
-
-  event_thread (r, &p.track);
-  p.ts = ev->ts;
-  p.phase = ev->ph;
-  p.cat = ev->cat;
-  p.id = flow_id (r, ev->id->str, ev->id->len);
-  g_array_append_val (r->flows, p);
-}
-
-static int
-phase_rank (char phase)
-{
-  return phase == 's' ? 0 : phase == 't' ? 1 : 2;
-}
-
-static int
-compare_flow_points (gconstpointer a,
-                     gconstpointer b)
-{
-  const FlowPoint *pa = a, *pb = b;
-
-  if (pa->cat != pb->cat)
-    return pa->cat < pb->cat ? -1 : 1;
-  if (pa->id != pb->id)
-    return pa->id < pb->id ? -1 : 1;
-  if (pa->ts != pb->ts)
-    return pa->ts < pb->ts ? -1 : 1;
-  return phase_rank (pa->phase) - phase_rank (pb->phase);
-}
-
-/* Chains each (category, id) group in time order; g_array_sort() is
- * stable, so points at the same time keep the file's order. */
-void
-ks_json_link_flows (Reader *r)
-{
-  const FlowPoint *prev = NULL;
-
-  g_array_sort (r->flows, compare_flow_points);
-  for (guint i = 0; i < r->flows->len; i++)
-    {
-      const FlowPoint *p = &g_array_index (r->flows, FlowPoint, i);
-
-      if (i > 0 && (p->cat != p[-1].cat || p->id != p[-1].id))
-        {
-          /* a new group: an open start in the last one had no end */
-          if (prev != NULL)
-            r->n_dropped_flows++;
-          prev = NULL;
-        }
-      if (p->phase == 's')
-        {
-          if (prev != NULL)
-            r->n_dropped_flows++;
-          prev = p;
-          continue;
-        }
-      if (prev == NULL)
-        {
-          r->n_dropped_flows++;
-          continue;
-        }
-      ks_trace_builder_add_flow (r->builder, prev->track, prev->ts, p->track, p->ts, p->cat,
-                                 KS_FLOW_OTHER);
-      prev = p->phase == 't' ? p : NULL;
-    }
-  if (prev != NULL)
-    r->n_dropped_flows++;
-  g_array_set_size (r->flows, 0);
-  g_hash_table_remove_all (r->flow_ids);
-}
-
 static void
 handle_instant (Reader *r)
 {
@@ -527,7 +413,7 @@ handle_instant (Reader *r)
       m.bytes = ev->mem_bytes;
       m.total_allocated = ev->total_allocated;
       m.total_reserved = ev->total_reserved;
-      m.thread = event_thread (r, &track);
+      m.thread = ks_json_event_thread (r, &track);
       /* c10::DeviceType: 0 is the CPU */
       m.device = ev->device_type == 0 || ev->device_type < 0 ? -1
                  : (gint16)CLAMP (ev->device_id, -1, G_MAXINT16);
@@ -546,7 +432,7 @@ handle_instant (Reader *r)
     inst.process = lookup_process (r, &ev->pid, TRUE);
   else if (ev->scope != 'g')
     {
-      event_thread (r, &track);
+      ks_json_event_thread (r, &track);
       inst.track = track;
       inst.process = lookup_process (r, &ev->pid, TRUE);
     }
@@ -773,7 +659,7 @@ ks_json_handle_event (Reader *r)
     case 's':
     case 't':
     case 'f':
-      handle_flow (r);
+      ks_json_handle_flow (r);
       break;
 
     default:

@@ -347,8 +347,6 @@ to_u32 (gint64 v)
 {
   return v >= 0 && v <= G_MAXUINT32 ? (guint32)v : 0;
 }
-/* @PROTOS-BEGIN@ */
-
 /* ks-json-reader.c */
 
 void ks_json_reader_reset_file (Reader *r);
@@ -471,7 +469,8 @@ int ks_json_on_scalar (Reader     *r,
 
 /* ks-json-events.c */
 
-void ks_json_link_flows (Reader *r);
+guint32 ks_json_event_thread (Reader  *r,
+                              guint32 *track);
 
 void ks_json_metadata_clear (gpointer data);
 
@@ -483,6 +482,10 @@ void ks_json_close_open_slices (Reader *r);
 
 void ks_json_report_problems (Reader *r);
 
-/* @PROTOTYPES@ */
+/* ks-json-flows.c */
+
+void ks_json_handle_flow (Reader *r);
+
+void ks_json_link_flows (Reader *r);
 
 G_END_DECLS

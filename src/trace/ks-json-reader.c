@@ -28,6 +28,7 @@
  *   ks-json-callbacks.c  yajl callbacks and an event's own fields
  *   ks-json-args.c       args and top-level values
  *   ks-json-events.c     trace-event semantics into the builder
+ *   ks-json-flows.c      flow events, chained per (category, id)
  *   ks-json-kineto.c     the PyTorch Profiler dialect
  *   ks-json-folder.c     tensorboard_trace_handler folders
  *

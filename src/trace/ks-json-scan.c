@@ -7,7 +7,11 @@
 
 /* Pure functions over JSON text: numbers, UTF-8, string ends and the
  * white-space compaction that runs before yajl. None of them keeps
- * state of its own, so each is unit tested (tests/trace/test-json-scan.c). */
+ * state of its own, so each is unit tested (tests/trace/test-json-scan.c).
+ *
+ * It is one file of over 800 lines because of the white-space compaction:
+ * its AVX-512, SSSE3 and scalar paths must give the same bytes for any
+ * split of the input, and are easiest to keep so side by side. */
 
 #include "config.h"
 

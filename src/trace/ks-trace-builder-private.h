@@ -178,8 +178,6 @@ note_ts (KsTraceBuilder *self,
   if (ts > self->max_ts)
     self->max_ts = ts;
 }
-/* @PROTOS-BEGIN@ */
-
 /* ks-trace-builder.c */
 
 gboolean _ks_builder_new_row (KsTraceBuilder *self,
@@ -214,7 +212,5 @@ void _ks_builder_track_key (KsTraceBuilder *self,
                             Key            *key);
 
 void _ks_builder_track_builder_clear (gpointer data);
-
-/* @PROTOTYPES@ */
 
 G_END_DECLS
