@@ -519,10 +519,18 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
       else if (col_null (stmt, 2))
         {
           /* Never closed: it lasts to the end of the trace. */
-          KsSqliteOpenRange open = { track, col_ts (r, stmt, 0), name, category,
-                             col_ext (r, stmt, 8), col_ext (r, stmt, 9), args };
+          KsOpenRange open = { 0 };
 
-          g_array_append_val (r->open_ranges, open);
+          open.start = col_ts (r, stmt, 0);
+          open.track = track;
+          open.name = name;
+          open.category = category;
+          open.correlation = col_ext (r, stmt, 8);
+          open.external_id = col_ext (r, stmt, 9);
+          open.args = args;
+          open.kind = KS_SLICE_NVTX;
+          /* one stack, so that they close in the order they came */
+          ks_trace_builder_begin_range (r->b, 0, &open);
         }
       else
         add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 2), KS_SLICE_NVTX,

@@ -50,17 +50,6 @@ typedef struct
 
 typedef struct
 {
-  guint32 track;
-  gint64  start;
-  guint32 name;
-  guint32 category;
-  guint32 correlation;
-  guint32 external_id;
-  guint32 args;
-} KsSqliteOpenRange;
-
-typedef struct
-{
   sqlite3        *db;
   char           *display;
   KsTraceBuilder *b;
@@ -107,7 +96,6 @@ typedef struct
   guint32         sync_names[G_N_ELEMENTS (ks_sqlite_sync_names)];
   guint8          mem_kinds[16];  /* the file's memory kind ids -> KsMemoryKind */
 
-  GArray         *open_ranges;    /* KsSqliteOpenRange */
   gint64          max_end;
   gboolean        have_end;
 

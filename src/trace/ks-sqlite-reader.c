@@ -257,24 +257,19 @@ check_trace (KsSqliteReader  *r,
 }
 
 /* NVTX ranges that were never closed last to the end of the trace, which
- * is known only once every table is read: NVTX_EVENTS only collects them
- * (ks-sqlite-nsight.c), and this is all that is done with them. */
+ * is known only once every table is read: NVTX_EVENTS only opens them in
+ * the builder (ks-sqlite-nsight.c), and the builder closes them. */
 static void
 close_open_ranges (KsSqliteReader *r)
 {
-  for (guint i = 0; i < r->open_ranges->len; i++)
-    {
-      const KsSqliteOpenRange *o = &g_array_index (r->open_ranges, KsSqliteOpenRange, i);
+  guint n = (guint) ks_trace_builder_close_open_ranges (r->b, r->max_end);
 
-      add_slice (r, o->track, o->start, MAX (o->start, r->max_end), KS_SLICE_NVTX,
-                 o->name, o->category, o->correlation, o->external_id, o->args, NULL);
-    }
-  if (r->open_ranges->len > 0)
+  if (n > 0)
     ks_trace_builder_add_warning (r->b, g_dngettext (GETTEXT_PACKAGE,
                                                      "%u NVTX range was never closed; it lasts to the end of the trace",
                                                      "%u NVTX ranges were never closed; they last to the end of the trace",
-                                                     r->open_ranges->len),
-                                  r->open_ranges->len);
+                                                     n),
+                                  n);
 }
 
 static void
@@ -299,7 +294,6 @@ reader_clear (KsSqliteReader *r)
   g_clear_pointer (&r->nvtx_thread_names, g_hash_table_unref);
   g_clear_pointer (&r->track_map, g_free);
   g_clear_pointer (&r->orphan_streams, g_hash_table_unref);
-  g_clear_pointer (&r->open_ranges, g_array_unref);
 }
 
 static void
@@ -327,7 +321,6 @@ reader_init (KsSqliteReader *r,
   r->process_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   r->thread_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r->nvtx_thread_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  r->open_ranges = g_array_new (FALSE, FALSE, sizeof (KsSqliteOpenRange));
   r->last_thread = KS_SQLITE_NONE;
   r->last_stream_track = KS_SQLITE_NONE;
   memset (r->memcpy_names, 0xff, sizeof r->memcpy_names);

@@ -118,6 +118,38 @@ gboolean        ks_trace_builder_add_slice        (KsTraceBuilder   *self,
                                                    guint32           args,
                                                    const KsGpuInfo  *gpu);
 
+/* Begin/end pairing (ks-trace-builder-ranges.c). A range opened on
+ * @stack (any number: a thread index, say) becomes a slice on its track
+ * when ks_trace_builder_end_range() ends the innermost one of the stack,
+ * with the begin's and the end's args merged; FALSE when the stack has
+ * none open. ks_trace_builder_close_open_ranges() ends every range still
+ * open at @end (or at its start, when later; @end then moves with it),
+ * stack by stack, and returns how many it closed. */
+typedef struct
+{
+  gint64       start;
+  guint32      track;
+  guint32      name;
+  guint32      category;
+  guint32      correlation;
+  guint32      external_id;
+  guint32      args;        /* interned args, used when args_text is NULL */
+  char        *args_text;   /* args as JSON text: the builder takes it */
+  KsSliceKind  kind;
+} KsOpenRange;
+
+guint           ks_trace_builder_get_n_open_ranges (KsTraceBuilder *self,
+                                                    guint32         stack);
+void            ks_trace_builder_begin_range       (KsTraceBuilder *self,
+                                                    guint32         stack,
+                                                    KsOpenRange    *range);
+gboolean        ks_trace_builder_end_range         (KsTraceBuilder *self,
+                                                    guint32         stack,
+                                                    gint64          end,
+                                                    char           *end_args_text);
+guint64         ks_trace_builder_close_open_ranges (KsTraceBuilder *self,
+                                                    gint64          end);
+
 void            ks_trace_builder_add_gpu          (KsTraceBuilder   *self,
                                                    const KsGpu      *gpu);
 /* A flow between the slices enclosing (from_track, from_ts) and

@@ -215,6 +215,71 @@ test_model_far_times (void)
   g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "4 events with impossible times"));
 }
 
+/* Begin/end pairing in the builder: innermost first per stack, the
+ * args of both ends merged, and what is left open closed at the end (or
+ * at its own start, when that is later). */
+static void
+test_model_open_ranges (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 p = ks_trace_builder_get_process (b, 1);
+  guint32 t1 = ks_trace_builder_get_thread (b, p, 1);
+  guint32 t2 = ks_trace_builder_get_thread (b, p, 2);
+  guint32 k1 = ks_trace_builder_get_thread_track (b, t1);
+  guint32 k2 = ks_trace_builder_get_thread_track (b, t2);
+  KsOpenRange o = { 0 };
+  const KsTrack *track;
+
+  o.track = k1;
+  o.kind = KS_SLICE_GENERIC;
+  o.start = 1000;
+  o.name = ks_trace_builder_intern (b, "outer");
+  o.args_text = g_strdup ("{\"a\":1}");
+  ks_trace_builder_begin_range (b, t1, &o);
+  g_assert_null (o.args_text);   /* taken */
+  o.start = 1010;
+  o.name = ks_trace_builder_intern (b, "inner");
+  o.args_text = g_strdup ("{\"i\":3}");
+  ks_trace_builder_begin_range (b, t1, &o);
+  o.track = k2;
+  o.start = 1500;
+  o.name = ks_trace_builder_intern (b, "late");
+  o.args = ks_trace_builder_add_args (b, "{\"z\":0}", 7);
+  ks_trace_builder_begin_range (b, t2, &o);
+  /* on a later stack: its end moves with "late" */
+  o.start = 1300;
+  o.name = ks_trace_builder_intern (b, "after");
+  ks_trace_builder_begin_range (b, 99, &o);
+  g_assert_cmpuint (ks_trace_builder_get_n_open_ranges (b, t1), ==, 2);
+  g_assert_cmpuint (ks_trace_builder_get_n_open_ranges (b, t2), ==, 1);
+  g_assert_cmpuint (ks_trace_builder_get_n_open_ranges (b, 77), ==, 0);
+
+  /* an end without a begin on its stack */
+  g_assert_false (ks_trace_builder_end_range (b, 77, 1020, NULL));
+  g_assert_true (ks_trace_builder_end_range (b, t1, 1020, g_strdup ("{\"b\":2}")));
+  g_assert_cmpuint (ks_trace_builder_get_n_open_ranges (b, t1), ==, 1);
+  /* "outer" at 1200; "late" starts after that and keeps its start */
+  g_assert_cmpuint (ks_trace_builder_close_open_ranges (b, 1200), ==, 3);
+  g_assert_cmpuint (ks_trace_builder_get_n_open_ranges (b, t1), ==, 0);
+  g_assert_cmpuint (ks_trace_builder_close_open_ranges (b, 1200), ==, 0);
+
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  track = &trace->tracks[k1];
+  g_assert_cmpuint (track->n_slices, ==, 2);
+  g_assert_cmpint (track->end[find (trace, track, "inner")] - track->start[find (trace, track, "inner")], ==, 10);
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "inner")), ==, "{\"i\":3,\"b\":2}");
+  g_assert_cmpint (track->end[find (trace, track, "outer")] - track->start[find (trace, track, "outer")], ==, 200);
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "outer")), ==, "{\"a\":1}");
+  track = &trace->tracks[k2];
+  g_assert_cmpuint (track->n_slices, ==, 2);
+  g_assert_cmpint (track->end[find (trace, track, "late")], ==, track->start[find (trace, track, "late")]);
+  g_assert_cmpint (track->end[find (trace, track, "after")] - track->start[find (trace, track, "after")], ==, 200);
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "late")), ==, "{\"z\":0}");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -225,5 +290,6 @@ main (int    argc,
   g_test_add_func ("/model/parent-self", test_model_parent_self);
   g_test_add_func ("/model/launch-flows", test_model_launch_flows);
   g_test_add_func ("/model/far-times", test_model_far_times);
+  g_test_add_func ("/model/open-ranges", test_model_open_ranges);
   return g_test_run ();
 }

@@ -1,0 +1,259 @@
+/* ks-json-args.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-json-reader"
+
+/* Values that are not an event's own fields: the args the model keeps
+ * columns for (External id, correlation, device, stream, grid, ...),
+ * counter values, and the scalars of the top-level object. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-json-reader-private.h"
+
+void
+ks_json_event_reset (Event *ev)
+{
+  ev->ph = 0;
+  ev->bp = 0;
+  ev->scope = 0;
+  ev->has_ts = ev->has_dur = ev->bad_ts = FALSE;
+  ev->ts = ev->dur = 0;
+  ev->name = ev->cat = 0;
+  ev->kind = KS_SLICE_GENERIC;
+  ev->name_special = NAME_PLAIN;
+  ev->pid.set = ev->tid.set = FALSE;
+  ev->has_id = FALSE;
+  ev->has_args = FALSE;
+  ev->external_id = ev->correlation = 0;
+  ev->has_device = ev->has_stream = FALSE;
+  memset (&ev->gpu, 0, sizeof ev->gpu);
+  ev->registers = 0;
+  ev->shared_memory = 0;
+  ev->bytes = 0;
+  ev->mem_bytes = 0;
+  ev->addr = 0;
+  ev->total_allocated = ev->total_reserved = -1;
+  ev->device_type = -1;
+  ev->device_id = -1;
+  ev->has_arg_name = ev->has_labels = ev->has_sort_index = FALSE;
+  ev->n_counter_args = 0;
+  ev->copy_kind = ev->src_kind = ev->dst_kind = 0;
+}
+
+#undef KEY_IS
+
+static void
+set_arg (Reader     *r,
+         gboolean    is_string,
+         const char *s,
+         gsize       len)
+{
+  Event *ev = &r->ev;
+  gint64 v = 0;
+  gboolean is_int;
+
+  if (r->arg == A_OTHER)
+    return;
+  is_int = !is_string && ks_json_parse_int64 (s, len, &v);
+
+  switch (r->arg)
+    {
+    case A_EXTERNAL_ID:
+      if (is_int)
+        ev->external_id = to_u32 (v);
+      break;
+    case A_CORRELATION:
+      if (is_int)
+        ev->correlation = to_u32 (v);
+      break;
+    case A_DEVICE:
+      if (is_int)
+        {
+          ev->has_device = TRUE;
+          ev->device = v;
+        }
+      break;
+    case A_STREAM:
+      if (is_int)
+        {
+          ev->has_stream = TRUE;
+          ev->stream = v;
+        }
+      break;
+    case A_REGISTERS:
+      if (is_int)
+        ev->registers = (guint32)CLAMP (v, 0, G_MAXUINT16);
+      break;
+    case A_SHARED_MEMORY:
+      if (is_int)
+        ev->shared_memory = (guint64)CLAMP (v, 0, G_MAXUINT32);
+      break;
+    case A_BYTES:
+      if (is_int && v >= 0)
+        ev->bytes = (guint64)v;
+      break;
+    case A_MEM_BYTES:
+      if (is_int)
+        ev->mem_bytes = v;
+      break;
+    case A_ADDR:
+      if (!is_string)
+        ks_json_parse_uint64 (s, len, &ev->addr);
+      break;
+    case A_TOTAL_ALLOCATED:
+      if (is_int)
+        ev->total_allocated = v;
+      break;
+    case A_TOTAL_RESERVED:
+      if (is_int)
+        ev->total_reserved = v;
+      break;
+    case A_DEVICE_TYPE:
+      if (is_int)
+        ev->device_type = v;
+      break;
+    case A_DEVICE_ID:
+      if (is_int)
+        ev->device_id = v;
+      break;
+    case A_NAME:
+      if (is_string)
+        {
+          g_string_truncate (ev->arg_name, 0);
+          ks_json_append_valid_utf8 (r, ev->arg_name, s, len);
+          ev->has_arg_name = TRUE;
+        }
+      break;
+    case A_LABELS:
+      if (is_string)
+        {
+          g_string_truncate (ev->labels, 0);
+          ks_json_append_valid_utf8 (r, ev->labels, s, len);
+          ev->has_labels = TRUE;
+        }
+      break;
+    case A_SORT_INDEX:
+      if (is_int)
+        {
+          ev->has_sort_index = TRUE;
+          ev->sort_index = v;
+        }
+      break;
+    case A_GRID:
+    case A_BLOCK:
+    case A_VALUE:
+    case A_OTHER:
+    default:
+      break;
+    }
+}
+
+static void
+set_array_arg (Reader     *r,
+               const char *s,
+               gsize       len)
+{
+  gint64 v;
+  int i = r->arg_index++;
+
+  if (i > 2 || !ks_json_parse_int64 (s, len, &v))
+    return;
+  if (r->arg == A_GRID)
+    r->ev.gpu.kernel.grid[i] = (guint32)CLAMP (v, 0, G_MAXUINT32);
+  else
+    r->ev.gpu.kernel.block[i] = (guint16)CLAMP (v, 0, G_MAXUINT16);
+}
+
+static void
+set_top_value (Reader     *r,
+               gboolean    is_string,
+               const char *s,
+               gsize       len)
+{
+  g_autofree char *value = NULL;
+
+  if (r->top_key == K_BASE_TIME)
+    {
+      gint64 v;
+
+      if (!is_string && ks_json_parse_int64 (s, len, &v))
+        {
+          r->have_base_time = TRUE;
+          r->base_time = v;
+          /* Files of one folder each count from their own base time. */
+          if (r->have_base0 && __builtin_sub_overflow (v, r->base0, &r->ts_offset))
+            r->ts_offset = 0;   /* absurd base times: the file's own clock */
+        }
+    }
+  if (r->top_key_text->len == 0 || r->top_key_text->len > 64 || len > 4096)
+    return;
+  if (!r->text_ascii)
+    s = ks_json_valid_utf8 (r, s, &len);
+  value = g_strndup (s, len);
+  ks_trace_builder_set_metadata (r->builder, r->top_key_text->str, value);
+}
+
+G_GNUC_NO_INLINE int
+ks_json_on_scalar (Reader     *r,
+                   gboolean    is_string,
+                   const char *s,
+                   gsize       len)
+{
+  int d = r->depth;
+
+  /* an event's own fields (d == events_depth + 1) never come here:
+   * cb_number() and cb_string() hand them to set_event_field() */
+  if (r->in_event)
+    {
+      if (r->in_args)
+        {
+          if (d == r->events_depth + 2)
+            {
+              set_arg (r, is_string, s, len);
+              if (!is_string && (r->ev.ph == 'C' || r->ev.ph == 0) &&
+                  r->ev.n_counter_args < MAX_COUNTER_ARGS)
+                {
+                  double v;
+
+                  if (ks_json_parse_double (s, len, &v))
+                    r->ev.counter_value[r->ev.n_counter_args++] = v;
+                  else
+                    {
+                      /* keep key and value aligned */
+                      g_string_truncate (r->ev.counter_key[r->ev.n_counter_args], 0);
+                    }
+                }
+            }
+          else if (d == r->events_depth + 3 && (r->arg == A_GRID || r->arg == A_BLOCK) && !is_string)
+            set_array_arg (r, s, len);
+        }
+      else if (r->in_id2 && d == r->events_depth + 2)
+        ks_json_field_id (r, s, len);
+      return 1;
+    }
+
+  if (r->events_depth > 0 && d == r->events_depth)
+    {
+      r->n_items++;
+      r->n_not_object++;
+      return 1;
+    }
+  if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
+    {
+      ks_json_set_gpu_field (r, is_string, s, len);
+      return 1;
+    }
+  if (r->top == '{' && d == 1)
+    set_top_value (r, is_string, s, len);
+  else if (d == 0)
+    r->top = 's';
+  return 1;
+}
+

@@ -1,0 +1,491 @@
+/* ks-json-reader-private.h: what the files of the JSON reader share
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <yajl/yajl_parse.h>
+
+#include "ks-json-reader.h"
+#include "ks-json-scan.h"
+#include "ks-trace-builder.h"
+
+G_BEGIN_DECLS
+
+#define READ_CHUNK      (1024 * 1024)
+#define MAX_NESTING     128
+#define MAX_ARGS_LEN    (1024 * 1024)
+#define MAX_NUMBER_LEN  4096                 /* longer numbers (or words) stop the load */
+#define MAX_STRING_LEN  (16 * 1024 * 1024)   /* longer strings are cut there */
+#define MAX_OPEN_SLICES 4096
+#define MAX_COUNTER_ARGS 8
+#define SYNTHETIC_ID_BASE 0x800000   /* above Linux pid_max (2^22), within 24 bits */
+
+typedef enum
+{
+  F_OTHER = 0,
+  F_PH,
+  F_NAME,
+  F_CAT,
+  F_PID,
+  F_TID,
+  F_TS,
+  F_DUR,
+  F_ID,
+  F_ID2,
+  F_BIND_ID,
+  F_BP,
+  F_S,
+  F_ARGS,
+} Field;
+
+typedef enum
+{
+  A_OTHER = 0,
+  A_EXTERNAL_ID,
+  A_CORRELATION,
+  A_DEVICE,
+  A_STREAM,
+  A_GRID,
+  A_BLOCK,
+  A_REGISTERS,
+  A_SHARED_MEMORY,
+  A_BYTES,             /* memcpy/memset "bytes" */
+  A_MEM_BYTES,         /* [memory] "Bytes" */
+  A_ADDR,
+  A_TOTAL_ALLOCATED,
+  A_TOTAL_RESERVED,
+  A_DEVICE_TYPE,
+  A_DEVICE_ID,
+  A_NAME,
+  A_LABELS,
+  A_SORT_INDEX,
+  A_VALUE,
+} Arg;
+
+typedef enum
+{
+  K_OTHER = 0,
+  K_TRACE_EVENTS,
+  K_DEVICE_PROPERTIES,
+  K_BASE_TIME,
+  K_KINETO_HINT,       /* schemaVersion and friends */
+} TopKey;
+
+typedef enum
+{
+  G_OTHER = 0,
+  G_ID,
+  G_NAME,
+  G_TOTAL_MEM,
+  G_MAJOR,
+  G_MINOR,
+  G_MAX_THREADS_BLOCK,
+  G_MAX_THREADS_SM,
+  G_REGS_BLOCK,
+  G_REGS_SM,
+  G_WARP,
+  G_SHMEM_BLOCK,
+  G_SHMEM_SM,
+  G_NUM_SMS,
+} GpuField;
+
+typedef struct
+{
+  gboolean set;
+  gboolean is_string;
+  gint64   num;
+  GString *str;
+} Ident;
+
+typedef struct
+{
+  char     ph;
+  char     bp;
+  char     scope;
+  gboolean has_ts;
+  gboolean has_dur;
+  gboolean bad_ts;
+  gint64   ts;
+  gint64   dur;
+  guint32  name;
+  guint32  cat;
+  KsSliceKind kind;
+  int      name_special;      /* NAME_* below */
+  Ident    pid;
+  Ident    tid;
+  gboolean has_id;
+  GString *id;
+
+  /* from args */
+  gboolean has_args;
+  guint32  external_id;
+  guint32  correlation;
+  gboolean has_device;
+  gint64   device;
+  gboolean has_stream;
+  gint64   stream;
+  KsGpuInfo gpu;
+  guint32  registers;
+  guint64  shared_memory;
+  guint64  bytes;
+  gint64   mem_bytes;
+  guint64  addr;
+  gint64   total_allocated;
+  gint64   total_reserved;
+  gint64   device_type;
+  gint64   device_id;
+  GString *arg_name;
+  gboolean has_arg_name;
+  GString *labels;
+  gboolean has_labels;
+  gboolean has_sort_index;
+  gint64   sort_index;
+  guint    n_counter_args;
+  GString *counter_key[MAX_COUNTER_ARGS];
+  double   counter_value[MAX_COUNTER_ARGS];
+  guint8   copy_kind;
+  guint8   src_kind;
+  guint8   dst_kind;
+} Event;
+
+enum
+{
+  NAME_PLAIN = 0,
+  NAME_MEMORY,
+  NAME_PROCESS_NAME,
+  NAME_PROCESS_LABELS,
+  NAME_PROCESS_SORT_INDEX,
+  NAME_THREAD_NAME,
+  NAME_THREAD_SORT_INDEX,
+};
+
+typedef struct
+{
+  gint64   ts;
+  guint32  name;
+  guint32  cat;
+  guint32  args;
+  guint32  correlation;
+  guint32  external_id;
+  guint8   kind;
+  guint32  root;             /* async: name of the outermost open range */
+} AsyncRange;
+
+/* An id that is a plain decimal number is its own key; any other id text
+ * is numbered through Reader.flow_ids, tagged with the top bit. */
+#define FLOW_ID_TEXT (G_GUINT64_CONSTANT (1) << 63)
+
+typedef struct
+{
+  guint64 id;
+  guint32 cat;
+  guint32 track;
+  gint64  ts;
+  char    phase;
+} FlowPoint;
+
+typedef struct
+{
+  int      type;             /* NAME_PROCESS_* / NAME_THREAD_* */
+  gboolean pid_is_string;
+  gint64   pid;
+  char    *pid_str;
+  gboolean tid_is_string;
+  gint64   tid;
+  char    *tid_str;
+  char    *value;
+  gint64   sort_index;
+} Metadata;
+
+#define THREAD_CACHE_SIZE 4
+
+typedef struct
+{
+  gboolean valid;
+  gint64   pid;
+  gint64   tid;
+  guint32  thread;
+  guint32  track;
+} ThreadCache;
+
+#define INTERN_CACHE_SIZE 8192
+
+typedef struct
+{
+  const char *str;
+  gsize       len;
+  guint32     id;
+} InternSlot;
+
+typedef struct
+{
+  KsTraceBuilder *builder;
+  const char     *name;           /* for messages */
+  KsProgress     *progress;
+  GCancellable   *cancellable;
+  GError         *error;          /* set by callbacks to stop the parse */
+
+  yajl_handle     yajl;
+  const guint8   *buf;
+  gsize           buf_len;
+  guint64         buf_offset;     /* decompressed offset of buf[0] */
+
+  /* structure */
+  int             depth;
+  int             top;            /* 0 none, '{' or '[' */
+  int             events_depth;   /* depth at which event objects open, 0 when not in the events array */
+  gboolean        saw_events;     /* a traceEvents array (or top-level array) was opened */
+  int             gpu_depth;
+  TopKey          top_key;
+  GString        *top_key_text;
+  gboolean        in_event;
+  Field           field;
+  gboolean        in_args;
+  gboolean        in_id2;
+  Arg             arg;
+  int             arg_index;
+  GpuField        gpu_field;
+  KsGpu           gpu;
+
+  /* args capture */
+  GString        *args;
+  gsize           args_from;      /* offset in buf where the pending capture starts */
+  gboolean        args_overflow;
+  yajl_callbacks  cbs;            /* what yajl calls; see mute_scalars() */
+  gboolean        scalars_muted;
+  const char     *args_direct;    /* the args text when it lies whole in buf */
+  gsize           args_direct_len;
+
+  Event           ev;
+
+  /* per file */
+  guint32         group;
+  gint64          ts_offset;
+  gboolean        have_base_time;
+  gint64          base_time;
+  gboolean        kineto;
+  gint64          min_ts;
+  gint64          max_ts;
+  guint64         n_items;
+  guint64         n_events;
+  GHashTable     *pid_map;        /* gint64* -> process + 1 */
+  GHashTable     *pid_str_map;    /* char* -> process + 1 */
+  GHashTable     *tid_str_map;    /* char* -> synthetic tid */
+  GHashTable     *open_async;     /* char* key -> GArray of AsyncRange */
+  GArray         *flows;          /* FlowPoint, grouped by (cat, id) at the end */
+  GHashTable     *flow_ids;       /* char* id text -> index + 1 */
+  GArray         *metadata;       /* Metadata */
+  GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
+
+  /* small caches in front of the hash tables */
+  ThreadCache     thread_cache[THREAD_CACHE_SIZE];
+  guint           thread_cache_next;
+  gint64          cache_gpu_device;
+  gint64          cache_gpu_stream;
+  int             cache_gpu_kind;
+  guint32         cache_gpu_track;
+
+  /* whole load */
+  GHashTable     *used_pids;      /* pids of earlier files (folder loads) */
+  GArray         *gpus;           /* KsGpu, the last description of each device */
+  GHashTable     *gpu_index;      /* device -> index in gpus + 1 */
+  gboolean        have_base0;     /* wall clock of the first file's clock zero */
+  gint64          base0;
+  guint32         next_synthetic;
+  gboolean        any_kineto;
+
+  /* problems, reported once as warnings */
+  guint64         n_bad_ts;
+  guint64         n_no_ph;
+  guint64         n_not_object;
+  guint64         n_unmatched_end;
+  guint64         n_unclosed;
+  guint64         n_unknown_ph;
+  guint64         n_dropped_flows;
+  guint64         n_too_deep;
+  guint64         n_big_args;
+  guint64         n_cut_strings;
+  guint64         n_invalid_utf8; /* sequences replaced with U+FFFD */
+  GString        *unknown_phases;
+  gboolean        syntax_error;   /* parse stopped by invalid JSON ... */
+  gboolean        nesting_error;  /* ... or by too deep nesting ... */
+  gboolean        number_error;   /* ... or by a number over MAX_NUMBER_LEN */
+  guint64         syntax_offset;  /* where, in the compacted text */
+  KsJsonCompactState    stream_state;   /* white space is dropped before yajl sees it */
+  guint64         orig_offset;    /* bytes of the original text parsed */
+  char           *syntax_text;
+
+  /* A token that a block boundary cuts is held back and handed to yajl
+   * whole: see ks_json_parse_chunk(). */
+  GByteArray     *carry;
+  gboolean        carry_string;   /* a string (else a number or a literal) */
+  gsize           carry_quote;    /* where in carry a string starts (see ks_json_parse_chunk()) */
+  guint64         carry_offset;   /* where carry starts in the compacted text */
+  gboolean        skip_string;    /* in the rest of a string cut at MAX_STRING_LEN ... */
+  gboolean        skip_escaped;   /* ... after an unpaired backslash */
+  gboolean        text_ascii;     /* the text yajl parses now has no byte above 0x7f */
+  gboolean        args_ascii;     /* nor had the args text captured so far */
+  GString        *utf8_scratch;
+
+  /* names repeat: a direct-mapped cache in front of the builder's table */
+  InternSlot      intern_cache[INTERN_CACHE_SIZE];
+} Reader;
+
+/* What yajl calls (ks-json-callbacks.c); see mute_scalars(). */
+extern const yajl_callbacks ks_json_callbacks;
+
+void ks_json_reader_fail (Reader     *r,
+                          const char *format,
+                          ...) G_GNUC_PRINTF (2, 3);
+
+static inline guint32
+to_u32 (gint64 v)
+{
+  return v >= 0 && v <= G_MAXUINT32 ? (guint32)v : 0;
+}
+/* ks-json-reader.c */
+
+void ks_json_reader_reset_file (Reader *r);
+
+Reader *ks_json_reader_new (KsTraceBuilder *builder,
+                            KsProgress     *progress,
+                            GCancellable   *cancellable);
+
+void ks_json_reader_free (Reader *r);
+
+void ks_json_finish_file (Reader  *r,
+                          gboolean first_file);
+
+KsTrace *ks_json_finish_trace (Reader        *r,
+                               GError       **error);
+
+/* ks-json-source.c */
+
+void ks_json_relocate_error (Reader        *r,
+                             GInputStream  *stream,
+                             gboolean       gzip,
+                             GError       **error);
+
+gboolean ks_json_read_stream (Reader        *r,
+                              GInputStream  *stream,
+                              goffset        size,
+                              double         base,
+                              double         span,
+                              GError       **error);
+
+/* ks-json-tokenizer.c */
+
+const char *ks_json_valid_utf8 (Reader     *r,
+                                const char *s,
+                                gsize      *len);
+
+void ks_json_append_valid_utf8 (Reader     *r,
+                                GString    *to,
+                                const char *s,
+                                gsize       len);
+
+guint64 ks_json_current_offset (Reader *r);
+
+void ks_json_args_append (Reader       *r,
+                          const guint8 *p,
+                          gsize         n);
+
+gboolean ks_json_parse_chunk (Reader        *r,
+                              guint8        *data,
+                              gsize          n,
+                              guint          seen,
+                              gboolean       in_string,
+                              GError       **error);
+
+gboolean ks_json_parse_carry (Reader  *r,
+                              GError **error);
+
+guint ks_json_take_seen (KsJsonCompactState *state);
+
+/* ks-json-callbacks.c */
+
+guint32 ks_json_intern (Reader     *r,
+                        const char *s,
+                        gsize       len);
+
+void ks_json_ident_set_text (Reader     *r,
+                             Ident      *id,
+                             const char *s,
+                             gsize       len);
+
+int ks_json_field_id (Reader     *r,
+                      const char *s,
+                      gsize       len);
+
+/* ks-json-kineto.c */
+
+void ks_json_parse_copy_name (Event      *ev,
+                              const char *s,
+                              gsize       len);
+
+KsSliceKind ks_json_kind_from_category (const char *cat,
+                                        gsize       len,
+                                        gboolean   *kineto);
+
+gboolean ks_json_is_launch_flow_category (Reader     *r,
+                                          const char *cat);
+
+guint32 ks_json_gpu_track (Reader      *r,
+                           KsSliceKind  kind);
+
+void ks_json_set_gpu_field (Reader     *r,
+                            gboolean    is_string,
+                            const char *s,
+                            gsize       len);
+
+void ks_json_remember_gpu (Reader *r);
+
+int ks_json_compare_gpu_devices (gconstpointer a,
+                                 gconstpointer b);
+
+/* ks-json-folder.c */
+
+GPtrArray *ks_json_list_trace_files (GFile         *folder,
+                                     GCancellable  *cancellable,
+                                     GError       **error);
+
+KsTrace *ks_json_load_folder (GFile         *folder,
+                              KsProgress    *progress,
+                              GCancellable  *cancellable,
+                              GError       **error);
+
+/* ks-json-args.c */
+
+void ks_json_event_reset (Event *ev);
+
+int ks_json_on_scalar (Reader     *r,
+                       gboolean    is_string,
+                       const char *s,
+                       gsize       len);
+
+/* ks-json-events.c */
+
+guint32 ks_json_event_thread (Reader  *r,
+                              guint32 *track);
+
+void ks_json_metadata_clear (gpointer data);
+
+void ks_json_apply_metadata (Reader *r);
+
+void ks_json_handle_event (Reader *r);
+
+void ks_json_close_open_slices (Reader *r);
+
+void ks_json_report_problems (Reader *r);
+
+/* ks-json-flows.c */
+
+void ks_json_handle_flow (Reader *r);
+
+void ks_json_link_flows (Reader *r);
+
+G_END_DECLS

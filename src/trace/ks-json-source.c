@@ -1,0 +1,680 @@
+/* ks-json-source.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-json-reader"
+
+/* Where the reader's text comes from: a mapped file, read 16 MiB at a
+ * time, or a stream inflated by a thread of its own. Each block is
+ * compacted and handed to the tokenizer; an error's offset in the
+ * compacted text is mapped back to the file's here. */
+
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <string.h>
+
+#include <gio/gfiledescriptorbased.h>
+#include <glib/gi18n.h>
+
+#include "ks-gzip.h"
+#include "ks-json-reader-private.h"
+
+static gboolean
+report_progress (Reader        *r,
+                 guint64        done,
+                 double         base,
+                 double         span,
+                 goffset        size,
+                 GError       **error)
+{
+  if (r->progress != NULL && size > 0)
+    ks_progress_set_fraction (r->progress, base + span * MIN (1.0, (double)done / (double)size));
+  /* past the builder's limits the rest of the file would be read for nothing */
+  return !g_cancellable_set_error_if_cancelled (r->cancellable, error) &&
+         ks_trace_builder_check (r->builder, error);
+}
+
+static gssize
+read_some (GInputStream  *stream,
+           guint8        *buf,
+           gsize          len,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  gsize got = 0;
+
+  /* Fill the buffer: short reads would only make more yajl calls. */
+  if (!g_input_stream_read_all (stream, buf, len, &got, cancellable, error))
+    return -1;
+  return got;
+}
+
+/* yajl parses the compacted text, so its offsets are mapped back to the
+ * file's: only when there is an error, by reading the (seekable) stream
+ * again and compacting it the same way up to the offending byte. */
+static gboolean
+locate_offset (GInputStream *stream,
+               gboolean      gzip,
+               guint64       target,
+               guint64      *orig_out,
+               guint64      *line_out)
+{
+  g_autofree guint8 *buf = NULL;
+  g_autofree guint8 *out = NULL;
+  g_autofree char *scratch = NULL;
+  g_autoptr(KsGzip) gz = NULL;
+  KsJsonCompactState state = { 0 };
+  guint64 orig = 0, done = 0, lines = 1;
+  gboolean first = TRUE;
+  gssize n;
+
+  if (!G_IS_SEEKABLE (stream) || !g_seekable_can_seek (G_SEEKABLE (stream)) ||
+      !g_seekable_seek (G_SEEKABLE (stream), 0, G_SEEK_SET, NULL, NULL))
+    return FALSE;
+
+  buf = g_malloc (READ_CHUNK);
+  scratch = g_malloc (READ_CHUNK + 16);
+  if (gzip)
+    {
+      gz = ks_gzip_new ();
+      out = g_malloc (READ_CHUNK);
+    }
+
+  while (done < target && (n = g_input_stream_read (stream, buf, READ_CHUNK, NULL, NULL)) > 0)
+    {
+      const guint8 *data = buf;
+      gssize len = n;
+
+      if (gz != NULL)
+        ks_gzip_set_input (gz, buf, n);
+      do
+        {
+          KsJsonCompactState before = state;
+          gsize m;
+
+          if (gz != NULL)
+            {
+              len = ks_gzip_inflate (gz, out, READ_CHUNK, NULL);
+              if (len <= 0)
+                break;
+              data = out;
+            }
+          if (first)
+            {
+              gsize bom = ks_json_bom_length (data, len);
+
+              first = FALSE;
+              data += bom;
+              len -= bom;
+              orig += bom;
+            }
+          m = ks_json_compact (data, len, scratch, &state);
+          if (done + m < target)
+            {
+              for (const guint8 *p = data; (p = memchr (p, '\n', data + len - p)) != NULL; p++)
+                lines++;
+              done += m;
+              orig += len;
+              continue;
+            }
+          /* the block with the target: byte by byte */
+          state = before;
+          for (gssize k = 0; k < len && done < target; k++)
+            {
+              gsize m1 = ks_json_compact (data + k, 1, scratch, &state);
+
+              /* a separator comes out with the word after it but stands
+               * for the white space before */
+              if (m1 == 2 && done + 1 >= target)
+                {
+                  done++;
+                  break;
+                }
+              done += m1;
+              if (data[k] == '\n')
+                lines++;
+              orig++;
+            }
+          break;
+        }
+      while (gz != NULL && done < target);
+    }
+
+  *orig_out = orig;
+  *line_out = lines;
+  return TRUE;
+}
+
+/* Rewrites the error of a failed parse with the line and byte of the
+ * original file. */
+void
+ks_json_relocate_error (Reader        *r,
+                        GInputStream  *stream,
+                        gboolean       gzip,
+                        GError       **error)
+{
+  guint64 orig = 0, line = 0;
+  gboolean located;
+
+  if ((!r->syntax_error && !r->nesting_error && !r->number_error) || error == NULL)
+    return;
+
+  /* a number: its first byte (the white space before it is not its) */
+  located = stream != NULL && locate_offset (stream, gzip, r->syntax_offset + (r->number_error ? 1 : 0),
+                                             &orig, &line);
+  if (located && r->number_error && orig > 0)
+    orig--;
+  g_clear_error (error);
+  if (r->number_error && located)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: a number longer than %d bytes at line %" PRIu64 ", byte %" PRIu64),
+                 r->name, MAX_NUMBER_LEN, line, orig);
+  else if (r->number_error)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: a number longer than %d bytes"), r->name, MAX_NUMBER_LEN);
+  else if (r->nesting_error && located)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: JSON nested deeper than %d levels at line %" PRIu64 ", byte %" PRIu64),
+                 r->name, MAX_NESTING, line, orig);
+  else if (r->nesting_error)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: JSON nested deeper than %d levels"), r->name, MAX_NESTING);
+  else if (located)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: invalid JSON at line %" PRIu64 ", byte %" PRIu64 ": %s"),
+                 r->name, line, orig, r->syntax_text);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("%s: invalid JSON: %s"), r->name, r->syntax_text);
+}
+
+/* Plain files are mapped a window at a time rather than read(): yajl
+ * parses a compacted copy either way, so mapping saves the kernel's copy
+ * of every byte (a few percent of a load). Only ks_json_compact()
+ * touches the mapping. If another program truncates the file meanwhile,
+ * that access raises SIGBUS; the handler jumps back out of the compaction
+ * (which holds no locks and allocates nothing) and the file is treated as
+ * ending there, like any file cut short. */
+
+#define MAP_WINDOW (16 * 1024 * 1024)
+#define MAP_ALIGN  (2 * 1024 * 1024)   /* where the page cache holds huge pages */
+
+static __thread sigjmp_buf *bus_jump;
+static struct sigaction     bus_previous;
+
+static void
+on_sigbus (int        sig,
+           siginfo_t *info,
+           void      *context)
+{
+  sigjmp_buf *jump = bus_jump;
+
+  if (jump != NULL)
+    {
+      bus_jump = NULL;
+      siglongjmp (*jump, 1);
+    }
+  /* not ours: the previous disposition handles the fault when it
+   * happens again on return */
+  sigaction (SIGBUS, &bus_previous, NULL);
+}
+
+static gboolean
+sigbus_guard_init (void)
+{
+  static gsize done;
+  static gboolean ok;
+
+  if (g_once_init_enter (&done))
+    {
+      struct sigaction sa = { 0 };
+
+      sa.sa_sigaction = on_sigbus;
+      sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+      sigemptyset (&sa.sa_mask);
+      ok = sigaction (SIGBUS, &sa, &bus_previous) == 0;
+      g_once_init_leave (&done, 1);
+    }
+  return ok;
+}
+
+/* ks_json_compact() over mapped bytes; FALSE (and @state untouched) when
+ * the bytes vanished under it. */
+static gboolean
+compact_mapped (const guint8 *p,
+                gsize         n,
+                char         *out,
+                KsJsonCompactState *state,
+                gsize        *written)
+{
+  sigjmp_buf jump;
+  KsJsonCompactState saved = *state;
+
+  if (sigsetjmp (jump, 0) != 0)
+    {
+      *state = saved;
+      return FALSE;
+    }
+  bus_jump = &jump;
+  *written = ks_json_compact (p, n, out, state);
+  bus_jump = NULL;
+  return TRUE;
+}
+
+/* Parses the rest of a regular file's text through the mapping, from the
+ * stream's position up to the size the file has now; the stream is left
+ * after what was parsed, so that reading on picks up anything appended
+ * since. Files that cannot be mapped are left to read(). */
+static gboolean
+read_mapped (Reader        *r,
+             GInputStream  *stream,
+             guint8        *cbuf,
+             guint64       *raw_read,
+             double         base,
+             double         span,
+             goffset        size,
+             GError       **error)
+{
+  struct stat st;
+  goffset pos, end;
+  int fd;
+
+  if (!G_IS_FILE_DESCRIPTOR_BASED (stream) || !G_IS_SEEKABLE (stream)
+      || !sigbus_guard_init ())
+    return TRUE;
+  fd = g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (stream));
+  pos = g_seekable_tell (G_SEEKABLE (stream));
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || pos < 0 || (goffset) lseek (fd, 0, SEEK_CUR) != pos)
+    return TRUE;
+  end = st.st_size;
+
+  while (pos < end)
+    {
+      goffset start = pos & ~(goffset) (MAP_ALIGN - 1);
+      gsize len = (gsize) MIN ((goffset) MAP_WINDOW, end - start);
+      guint8 *map = mmap (NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, start);
+      gboolean cut = FALSE;
+
+      if (map == MAP_FAILED)
+        break;
+      for (gsize off = (gsize) (pos - start); off < len;)
+        {
+          gsize k = MIN ((gsize) READ_CHUNK, len - off);
+          gsize m = 0;
+
+          if (!compact_mapped (map + off, k, (char *) cbuf, &r->stream_state, &m))
+            {
+              /* truncated meanwhile: the text ends here */
+              cut = TRUE;
+              end = pos;
+              break;
+            }
+          if (!ks_json_parse_chunk (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+            {
+              munmap (map, len);
+              ks_json_relocate_error (r, stream, FALSE, error);
+              return FALSE;
+            }
+          r->orig_offset += k;
+          *raw_read += k;
+          pos += k;
+          off += k;
+          if (!report_progress (r, *raw_read, base, span, size, error))
+            {
+              munmap (map, len);
+              return FALSE;
+            }
+        }
+      munmap (map, len);
+      if (cut)
+        break;
+    }
+
+  return g_seekable_seek (G_SEEKABLE (stream), pos, G_SEEK_SET, r->cancellable, error);
+}
+
+/* Compressed input is inflated by a worker thread while this one parses:
+ * the two halves of the work overlap on machines with two cores. Blocks
+ * travel through two queues, full and free, and always come back. */
+
+#define N_BLOCKS 4
+
+typedef struct
+{
+  guint8  *data;
+  gssize   orig_len;     /* inflated bytes: > 0 data, 0 end, -1 error */
+  gsize    len;          /* the same without white space (may be 0) */
+  guint    seen;         /* and what ks_json_compact() saw in them */
+  gboolean in_string;    /* the text ends inside a string */
+  GError  *error;
+  guint64  raw_read;     /* compressed bytes read so far */
+} Block;
+
+typedef struct
+{
+  GInputStream *stream;
+  GCancellable *cancellable;
+  KsGzip       *gz;
+  guint8       *cbuf;
+  gssize        first;       /* bytes already in cbuf, or -1 */
+  gboolean      eof;
+  gboolean      truncated;
+  guint64       raw_read;
+  GAsyncQueue  *full;
+  GAsyncQueue  *free;
+  gint          stop;
+  gboolean      started;     /* the first block is out (it may start with a BOM) */
+  KsJsonCompactState  compact;
+} GzSource;
+
+/* Inflates the next block of output; 0 at the end of the data. */
+static gssize
+gz_source_next (GzSource  *src,
+                guint8    *out,
+                gsize      cap,
+                GError   **error)
+{
+  gssize n;
+
+  for (;;)
+    {
+      if (ks_gzip_get_avail_in (src->gz) == 0 && !src->eof)
+        {
+          gssize got;
+
+          if (src->first >= 0)
+            {
+              got = src->first;
+              src->first = -1;
+            }
+          else
+            {
+              got = read_some (src->stream, src->cbuf, READ_CHUNK, src->cancellable, error);
+              if (got < 0)
+                return -1;
+              src->raw_read += got;
+            }
+          if (got == 0)
+            src->eof = TRUE;
+          else
+            ks_gzip_set_input (src->gz, src->cbuf, got);
+        }
+      n = ks_gzip_inflate (src->gz, out, cap, error);
+      if (n != 0 || src->eof || ks_gzip_get_avail_in (src->gz) > 0)
+        break;
+    }
+  if (n == 0 && !ks_gzip_is_complete (src->gz))
+    src->truncated = TRUE;
+  return n;
+}
+
+static gpointer
+gz_source_thread (gpointer data)
+{
+  GzSource *src = data;
+
+  for (;;)
+    {
+      Block *b = g_async_queue_pop (src->free);
+
+      if (g_atomic_int_get (&src->stop))
+        {
+          g_async_queue_push (src->full, b);
+          break;
+        }
+      b->error = NULL;
+      b->orig_len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
+      /* White space is dropped here, on this thread's time: yajl then
+       * has a fifth less to lex (Kineto indents its JSON). */
+      b->len = 0;
+      if (b->orig_len > 0)
+        {
+          gsize bom = src->started ? 0 : ks_json_bom_length (b->data, b->orig_len);
+
+          src->started = TRUE;
+          b->len = ks_json_compact (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
+        }
+      b->seen = ks_json_take_seen (&src->compact);
+      b->in_string = src->compact.in_string;
+      /* compressed bytes inflated so far: finer than bytes read */
+      b->raw_read = ks_gzip_get_total_in (src->gz);
+      g_async_queue_push (src->full, b);
+      if (b->orig_len <= 0)
+        break;
+    }
+  return NULL;
+}
+
+/* Parses one JSON document from @stream into the builder. */
+gboolean
+ks_json_read_stream (Reader        *r,
+                     GInputStream  *stream,
+                     goffset        size,
+                     double         base,
+                     double         span,
+                     GError       **error)
+{
+  /* 16 bytes of room for ks_json_compact() */
+  g_autofree guint8 *cbuf = g_malloc (READ_CHUNK + 16);
+  g_autoptr(KsGzip) gz = NULL;
+  GError *local_error = NULL;
+  gssize first;
+  gboolean truncated = FALSE;
+  guint64 raw_read = 0;
+  yajl_status status;
+
+  ks_json_reader_reset_file (r);
+  if (r->yajl != NULL)
+    yajl_free (r->yajl);
+  r->yajl = yajl_alloc (&r->cbs, NULL, r);
+  yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
+  /* invalid UTF-8 is replaced where strings are kept, not refused */
+  yajl_config (r->yajl, yajl_dont_validate_strings, 1);
+
+  first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
+  if (first < 0)
+    {
+      g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
+      return FALSE;
+    }
+  if (first == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: the file is empty"), r->name);
+      return FALSE;
+    }
+  if (first >= 4 && memcmp (cbuf, "PK\x03\x04", 4) == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: zip archives are not supported; extract the trace first"), r->name);
+      return FALSE;
+    }
+
+  raw_read = first;
+  if (r->progress != NULL)
+    ks_progress_set_message (r->progress, _("Reading events…"));
+
+  if (!ks_gzip_has_magic (cbuf, first))
+    {
+      gssize n = first;
+      gsize bom = ks_json_bom_length (cbuf, first);
+      gboolean mapped = FALSE;
+
+      while (n > 0)
+        {
+          gsize m = ks_json_compact (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
+
+          bom = 0;
+          if (!ks_json_parse_chunk (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+            {
+              ks_json_relocate_error (r, stream, FALSE, error);
+              return FALSE;
+            }
+          r->orig_offset += n;
+          if (!report_progress (r, raw_read, base, span, size, error))
+            return FALSE;
+          if (!mapped)
+            {
+              mapped = TRUE;
+              if (!read_mapped (r, stream, cbuf, &raw_read, base, span, size, error))
+                return FALSE;
+            }
+          n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
+          if (n < 0)
+            {
+              g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
+              return FALSE;
+            }
+          raw_read += n;
+        }
+    }
+  else
+    {
+      GzSource src = { 0 };
+      Block blocks[N_BLOCKS];
+      GThread *thread;
+      gboolean ok = TRUE;
+
+      gz = ks_gzip_new ();
+      src.stream = stream;
+      src.cancellable = r->cancellable;
+      src.gz = gz;
+      src.cbuf = cbuf;
+      src.first = first;
+      src.raw_read = first;
+      src.full = g_async_queue_new ();
+      src.free = g_async_queue_new ();
+      for (guint i = 0; i < N_BLOCKS; i++)
+        {
+          blocks[i].data = g_malloc (READ_CHUNK + 16);
+          blocks[i].error = NULL;
+          g_async_queue_push (src.free, &blocks[i]);
+        }
+      thread = g_thread_new ("ks-inflate", gz_source_thread, &src);
+
+      for (;;)
+        {
+          Block *b = g_async_queue_pop (src.full);
+
+          if (b->orig_len < 0)
+            {
+              g_propagate_prefixed_error (error, b->error, "%s: ", r->name);
+              b->error = NULL;
+              ok = FALSE;
+              break;
+            }
+          if (b->orig_len == 0)
+            break;
+          raw_read = b->raw_read;
+          r->orig_offset += b->orig_len;
+          if (!ks_json_parse_chunk (r, b->data, b->len, b->seen, b->in_string, error) ||
+              !report_progress (r, raw_read, base, span, size, error))
+            {
+              ok = FALSE;
+              g_atomic_int_set (&src.stop, 1);
+              g_async_queue_push (src.free, b);
+              break;
+            }
+          g_async_queue_push (src.free, b);
+        }
+
+      g_thread_join (thread);
+      for (guint i = 0; i < N_BLOCKS; i++)
+        {
+          g_free (blocks[i].data);
+          g_clear_error (&blocks[i].error);
+        }
+      g_async_queue_unref (src.full);
+      g_async_queue_unref (src.free);
+
+      if (!ok)
+        {
+          ks_json_relocate_error (r, stream, TRUE, error);
+          return FALSE;
+        }
+      if (src.truncated)
+        {
+          truncated = TRUE;
+          ks_trace_builder_add_warning (r->builder,
+                                        _("%s: the compressed data ends early (at compressed byte %" PRIu64 "): the file was truncated"),
+                                        r->name, ks_gzip_get_total_in (gz));
+        }
+    }
+
+  if (!ks_json_parse_carry (r, error))
+    {
+      ks_json_relocate_error (r, stream, gz != NULL, error);
+      return FALSE;
+    }
+  status = yajl_complete_parse (r->yajl);
+  if (r->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&r->error));
+      return FALSE;
+    }
+  if (r->top == 0)
+    {
+      if (truncated)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: the compressed file was truncated before any JSON"), r->name);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: not a JSON file (nothing but white space)"), r->name);
+      return FALSE;
+    }
+  if (status != yajl_status_ok)
+    {
+      if (!truncated)
+        ks_trace_builder_add_warning (r->builder,
+                                      _("%s: the file was truncated at byte %" PRIu64 "; the events before it were loaded"),
+                                      r->name, r->orig_offset);
+      truncated = TRUE;
+    }
+
+  if (truncated && r->n_events == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: the file was truncated at byte %" PRIu64 " before the first complete event"),
+                   r->name, r->orig_offset);
+      return FALSE;
+    }
+  if (r->top == 's')
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: not a trace: the JSON value is neither an object nor a list"), r->name);
+      return FALSE;
+    }
+  if (r->top == '{' && !r->saw_events)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: not a trace: a JSON object without a \"traceEvents\" list "
+                     "(an execution trace, a Google Cloud trace or other data?)"),
+                   r->name);
+      return FALSE;
+    }
+  if (r->n_events == 0 && r->n_items > 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: not a trace: none of the %" PRIu64 " items of the list is a trace event"),
+                   r->name, r->n_items);
+      return FALSE;
+    }
+
+  ks_json_close_open_slices (r);
+  ks_json_link_flows (r);
+  ks_json_apply_metadata (r);
+  ks_json_report_problems (r);
+  if (r->kineto)
+    r->any_kineto = TRUE;
+
+  return TRUE;
+}

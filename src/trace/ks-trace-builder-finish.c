@@ -1,0 +1,713 @@
+/* ks-trace-builder-finish.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-trace-builder"
+
+/* Finishing a trace: each track sorted and nested (depths and the
+ * per-depth index), counters, instants and memory events sorted, and
+ * flows and correlations linked to the slices at their ends. */
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <glib/gi18n.h>
+
+#include "ks-kscope-conventions.h"
+#include "ks-trace-builder-private.h"
+
+/* Start first; at equal starts parents (longer) before children; then
+ * the order of arrival. */
+static inline gboolean
+slice_before (const TrackBuilder *tb,
+              guint32             a,
+              guint32             b)
+{
+  if (tb->start[a] != tb->start[b])
+    return tb->start[a] < tb->start[b];
+  if (tb->end[a] != tb->end[b])
+    return tb->end[a] > tb->end[b];
+  return a < b;
+}
+
+/* A natural merge sort of @perm: profilers write each thread's events
+ * almost in order (a few out-of-order stretches), so the runs already in
+ * order are few and long and merging them is close to one pass. Random
+ * input costs what a merge sort costs. */
+static void
+sort_slices (const TrackBuilder *tb,
+             guint32            *perm,
+             guint32             n)
+{
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint32 *tmp = NULL;
+  guint32 *src = perm;
+  guint32 *dst;
+
+  for (guint32 i = 0; i < n; i++)
+    if (i == 0 || slice_before (tb, src[i], src[i - 1]))
+      g_array_append_val (runs, i);
+  if (runs->len < 2)
+    return;
+
+  tmp = g_new (guint32, n);
+  dst = tmp;
+  while (runs->len > 1)
+    {
+      guint32 *bounds = (guint32 *)runs->data;
+      guint32 n_runs = runs->len;
+      guint32 kept = 0;
+      guint32 *swap;
+
+      for (guint32 r = 0; r < n_runs; r += 2)
+        {
+          guint32 lo = bounds[r];
+          guint32 mid = r + 1 < n_runs ? bounds[r + 1] : n;
+          guint32 hi = r + 2 < n_runs ? bounds[r + 2] : n;
+          guint32 i = lo, j = mid, k = lo;
+
+          while (i < mid && j < hi)
+            dst[k++] = slice_before (tb, src[j], src[i]) ? src[j++] : src[i++];
+          while (i < mid)
+            dst[k++] = src[i++];
+          while (j < hi)
+            dst[k++] = src[j++];
+          bounds[kept++] = lo;
+        }
+      g_array_set_size (runs, kept);
+      swap = src;
+      src = dst;
+      dst = swap;
+    }
+  if (src != perm)
+    memcpy (perm, src, sizeof (guint32) * n);
+}
+
+/* Position i takes the element at perm[i]. The column is gathered into
+ * @spare (allocated on first use) and its old storage becomes the spare
+ * of the next column of the same element size: one new array per size
+ * instead of one per column, fewer pages to fault in. */
+#define PERMUTE(type, column, spare)                           \
+  G_STMT_START {                                               \
+    type *dst = spare ? (type *)spare : g_new (type, n);       \
+    for (guint32 i = 0; i < n; i++)                            \
+      dst[i] = tb->column[perm[i]];                            \
+    spare = tb->column;                                        \
+    tb->column = dst;                                          \
+  } G_STMT_END
+
+static void
+track_sort (TrackBuilder *tb)
+{
+  guint32 n = tb->n_slices;
+  g_autofree guint32 *perm = NULL;
+  g_autofree gpointer spare8 = NULL;
+  g_autofree gpointer spare4 = NULL;
+  g_autofree gpointer spare1 = NULL;
+  g_autofree gpointer spare_gpu = NULL;
+
+  if (tb->sorted || n < 2)
+    return;
+
+  perm = g_new (guint32, n);
+  for (guint32 i = 0; i < n; i++)
+    perm[i] = i;
+  sort_slices (tb, perm, n);
+
+  PERMUTE (gint64, start, spare8);
+  PERMUTE (gint64, end, spare8);
+  PERMUTE (guint32, name_id, spare4);
+  PERMUTE (guint32, category, spare4);
+  PERMUTE (guint32, correlation, spare4);
+  PERMUTE (guint32, external_id, spare4);
+  PERMUTE (guint32, args, spare4);
+  PERMUTE (guint8, slice_kind, spare1);
+  if (tb->gpu != NULL)
+    PERMUTE (KsGpuInfo, gpu, spare_gpu);
+}
+
+#undef PERMUTE
+
+/* Nesting depths of the slices (start, end)[perm[i]] (perm NULL: in
+ * order), which are sorted; shifted by @origin into out_start/out_end
+ * (which may be the input). counts[d] is the number at depth d. Returns
+ * the deepest depth + 1, 0 for no slices. */
+static guint32
+track_depths (const gint64  *start,
+              const gint64  *end,
+              const guint32 *perm,
+              guint32        n,
+              gint64         origin,
+              gint64        *out_start,
+              gint64        *out_end,
+              guint8        *depth,
+              guint32       *counts)
+{
+  gint64 stack[MAX_DEPTH + 1];
+  guint32 sp = 0;
+  guint32 max_depth = 0;
+
+  for (guint32 i = 0; i < n; i++)
+    {
+      guint32 k = perm ? perm[i] : i;
+      gint64 s = start[k];
+      gint64 e = end[k];
+
+      while (sp > 0 && stack[sp - 1] <= s)
+        sp--;
+
+      /* Slices deeper than MAX_DEPTH share the last level; they are
+       * drawn there but may be missed by range queries. */
+      if (sp > MAX_DEPTH)
+        sp = MAX_DEPTH;
+      depth[i] = sp;
+      counts[sp]++;
+      if (sp + 1 > max_depth)
+        max_depth = sp + 1;
+      stack[sp++] = e;
+
+      /* both within MAX_ABS_TS of 0: no overflow */
+      out_start[i] = s - origin;
+      out_end[i] = e - origin;
+    }
+
+  return max_depth;
+}
+
+/* Fills by_depth[] (pointing into @all, n_slices long) and n_by_depth[]
+ * (zeroed) of @track from its depths and the @counts of each. */
+static void
+track_index_depths (KsTrack       *track,
+                    guint32       *all,
+                    const guint32 *counts)
+{
+  guint32 offset = 0;
+
+  track->by_depth[0] = all;
+  for (guint32 d = 0; d < track->max_depth; d++)
+    {
+      track->by_depth[d] = all + offset;
+      offset += counts[d];
+    }
+  for (guint32 i = 0; i < track->n_slices; i++)
+    {
+      guint8 d = track->depth[i];
+
+      track->by_depth[d][track->n_by_depth[d]++] = i;
+    }
+}
+
+static void
+track_copy_meta (const TrackBuilder *tb,
+                 guint32             id,
+                 KsTrack            *track)
+{
+  track->kind = tb->kind;
+  track->id = id;
+  track->name = tb->name;
+  track->process = tb->process;
+  track->thread = tb->thread;
+  track->parent = tb->parent;
+  track->device = tb->device;
+  track->stream = tb->stream;
+  track->sort_index = tb->sort_index;
+  track->group = tb->group;
+  track->n_slices = tb->n_slices;
+}
+
+/* The trace's blocks for small tracks: carved from blocks of 64 KiB
+ * growing to 4 MiB, freed with the trace. */
+typedef struct
+{
+  GPtrArray *blocks;
+  guint8    *pos;
+  gsize      left;
+} Arena;
+
+#define ARENA_BLOCK_MIN (64 * 1024)
+#define ARENA_BLOCK_MAX (4 * 1024 * 1024)
+
+static gpointer
+arena_alloc (Arena *arena,
+             gsize  size)
+{
+  gpointer p;
+
+  size = (size + 7) & ~(gsize) 7;
+  if (size > arena->left)
+    {
+      gsize block = MIN ((gsize) ARENA_BLOCK_MIN << MIN (arena->blocks->len, 6), ARENA_BLOCK_MAX);
+
+      block = MAX (block, size);
+      arena->pos = g_malloc (block);
+      arena->left = block;
+      g_ptr_array_add (arena->blocks, arena->pos);
+    }
+  p = arena->pos;
+  arena->pos += size;
+  arena->left -= size;
+  return p;
+}
+
+/* A track of at most PACKED_MAX slices: sorted, depths and index
+ * computed, and copied with its times shifted by @origin into one piece
+ * of @arena. The builder's block is freed. */
+static void
+track_finish_packed (TrackBuilder *tb,
+                     guint32       id,
+                     KsTrack      *track,
+                     gint64        origin,
+                     Arena        *arena)
+{
+  guint32 n = tb->n_slices;
+  guint32 perm[PACKED_MAX];
+  gint64 start[PACKED_MAX];
+  gint64 end[PACKED_MAX];
+  guint8 depth[PACKED_MAX];
+  guint32 counts[PACKED_MAX + 1] = { 0 };
+  guint32 depths;
+  gsize size;
+  guint8 *p;
+
+  g_assert (n <= PACKED_MAX);
+
+  for (guint32 i = 0; i < n; i++)
+    perm[i] = i;
+  if (!tb->sorted)
+    sort_slices (tb, perm, n);
+
+  track_copy_meta (tb, id, track);
+  track->max_depth = track_depths (tb->start, tb->end, perm, n, origin, start, end, depth, counts);
+  depths = MAX (track->max_depth, 1);
+
+  /* by size of element, so that each column is aligned */
+  size = n * 2 * sizeof (gint64) + depths * sizeof (guint32 *) +
+         n * 6 * sizeof (guint32) + depths * sizeof (guint32) + n * 2;
+  if (tb->gpu != NULL)
+    size += n * sizeof (KsGpuInfo);
+  p = arena_alloc (arena, size);
+
+  track->start = (gint64 *)(gpointer) p;
+  track->end = track->start + n;
+  p = (guint8 *)(track->end + n);
+  if (tb->gpu != NULL)
+    {
+      track->gpu = (KsGpuInfo *)(gpointer) p;
+      p = (guint8 *)(track->gpu + n);
+    }
+  track->by_depth = (guint32 **)(gpointer) p;
+  track->name_id = (guint32 *)(gpointer)(track->by_depth + depths);
+  track->category = track->name_id + n;
+  track->correlation = track->category + n;
+  track->external_id = track->correlation + n;
+  track->args = track->external_id + n;
+  track->n_by_depth = track->args + n + n;    /* the index lies between */
+  track->slice_kind = (guint8 *)(track->n_by_depth + depths);
+  track->depth = track->slice_kind + n;
+
+  memcpy (track->start, start, n * sizeof (gint64));
+  memcpy (track->end, end, n * sizeof (gint64));
+  memcpy (track->depth, depth, n);
+  for (guint32 i = 0; i < n; i++)
+    {
+      guint32 k = perm[i];
+
+      track->name_id[i] = tb->name_id[k];
+      track->category[i] = tb->category[k];
+      track->correlation[i] = tb->correlation[k];
+      track->external_id[i] = tb->external_id[k];
+      track->args[i] = tb->args[k];
+      track->slice_kind[i] = tb->slice_kind[k];
+      if (tb->gpu != NULL)
+        track->gpu[i] = tb->gpu[k];
+    }
+  memset (track->n_by_depth, 0, depths * sizeof (guint32));
+  track_index_depths (track, track->args + n, counts);
+
+  _ks_builder_track_builder_clear (tb);
+}
+
+#define SHRINK(type, column) \
+  (type *)(n ? g_realloc (tb->column, sizeof (type) * n) : (g_free (tb->column), g_malloc (sizeof (type))))
+
+/* A larger track: its own arrays move into @track (shrunk to size),
+ * sorted, times shifted by @origin, with depths and per-depth index. */
+static void
+track_finish (TrackBuilder *tb,
+              guint32       id,
+              KsTrack      *track,
+              gint64        origin)
+{
+  guint32 n = tb->n_slices;
+  guint32 counts[MAX_DEPTH + 1] = { 0 };
+  guint32 *all;
+
+  g_assert (tb->cap > PACKED_MAX && n > PACKED_MAX);
+
+  track_sort (tb);
+
+  track_copy_meta (tb, id, track);
+  track->start = SHRINK (gint64, start);
+  track->end = SHRINK (gint64, end);
+  track->name_id = SHRINK (guint32, name_id);
+  track->category = SHRINK (guint32, category);
+  track->correlation = SHRINK (guint32, correlation);
+  track->external_id = SHRINK (guint32, external_id);
+  track->args = SHRINK (guint32, args);
+  track->slice_kind = SHRINK (guint8, slice_kind);
+  track->gpu = tb->gpu ? SHRINK (KsGpuInfo, gpu) : NULL;
+  memset (tb, 0, sizeof *tb);
+
+  track->depth = g_new (guint8, n);
+  if (n >= TRACK_PAGE_IN_MIN)
+    _ks_builder_page_in (track->depth, track->depth + n);
+
+  track->max_depth = track_depths (track->start, track->end, NULL, n, origin,
+                                   track->start, track->end, track->depth, counts);
+  track->by_depth = g_new0 (guint32 *, track->max_depth);
+  track->n_by_depth = g_new0 (guint32, track->max_depth);
+
+  all = g_new (guint32, n);
+  if (n >= TRACK_PAGE_IN_MIN)
+    _ks_builder_page_in (all, all + n);
+  track_index_depths (track, all, counts);
+}
+
+#undef SHRINK
+
+static int
+compare_gpus (gconstpointer a,
+              gconstpointer b)
+{
+  const KsGpu *ga = a;
+  const KsGpu *gb = b;
+
+  return (ga->device > gb->device) - (ga->device < gb->device);
+}
+
+static gboolean
+array_is_sorted (GArray       *array,
+                 GCompareFunc  compare)
+{
+  gsize size = g_array_get_element_size (array);
+
+  for (guint i = 1; i < array->len; i++)
+    if (compare (array->data + (gsize) (i - 1) * size, array->data + (gsize) i * size) > 0)
+      return FALSE;
+  return TRUE;
+}
+
+static int
+compare_memory_events (gconstpointer a,
+                       gconstpointer b)
+{
+  const KsMemoryEvent *ea = a;
+  const KsMemoryEvent *eb = b;
+
+  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
+}
+
+static int
+compare_instants (gconstpointer a,
+                  gconstpointer b)
+{
+  const KsInstant *ea = a;
+  const KsInstant *eb = b;
+
+  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
+}
+
+static int
+compare_samples (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  const gint64 *ts = user_data;
+  guint32 ia = *(const guint32 *)a;
+  guint32 ib = *(const guint32 *)b;
+
+  if (ts[ia] != ts[ib])
+    return ts[ia] < ts[ib] ? -1 : 1;
+  return (ia > ib) - (ia < ib);
+}
+
+typedef struct
+{
+  guint64 key;     /* group << 32 | correlation */
+  guint64 where;   /* track << 32 | slice */
+} CorrEntry;
+
+static int
+compare_corr (gconstpointer a,
+              gconstpointer b)
+{
+  const CorrEntry *ea = a;
+  const CorrEntry *eb = b;
+
+  if (ea->key != eb->key)
+    return ea->key < eb->key ? -1 : 1;
+  return (ea->where > eb->where) - (ea->where < eb->where);
+}
+
+static void
+link_flows (KsTraceBuilder *self,
+            KsTrace        *trace)
+{
+  g_autoptr(GArray) gpu = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
+  g_autoptr(GArray) flows = g_array_new (FALSE, FALSE, sizeof (KsFlow));
+  g_autofree guint8 *linked = NULL;
+  guint32 launch_cat = 0;
+  guint n_gpu = 0;
+  guint64 n_stream_slices = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_STREAM)
+      n_stream_slices += trace->tracks[t].n_slices;
+  _ks_builder_array_reserve (gpu, n_stream_slices);
+  _ks_builder_array_reserve (flows, self->flows->len + n_stream_slices);
+
+  /* GPU side: (group, correlation) -> (track, slice) of the first
+   * activity, as a sorted array: far cheaper than a hash table of
+   * millions of allocated keys. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_STREAM)
+        continue;
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (track->correlation[i] != 0)
+          {
+            CorrEntry e = { (guint64)track->group << 32 | track->correlation[i], (guint64)t << 32 | i };
+
+            g_array_append_val (gpu, e);
+          }
+    }
+  if (!array_is_sorted (gpu, compare_corr))
+    g_array_sort (gpu, compare_corr);
+  /* the first activity of each id stays */
+  for (guint k = 0; k < gpu->len; k++)
+    if (n_gpu == 0 || g_array_index (gpu, CorrEntry, n_gpu - 1).key != g_array_index (gpu, CorrEntry, k).key)
+      g_array_index (gpu, CorrEntry, n_gpu++) = g_array_index (gpu, CorrEntry, k);
+  g_array_set_size (gpu, n_gpu);
+  linked = g_new0 (guint8, MAX (n_gpu, 1));
+
+  for (guint32 t = 0; n_gpu > 0 && t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_THREAD)
+        continue;
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          guint64 key = (guint64)track->group << 32 | track->correlation[i];
+          const CorrEntry *e = (const CorrEntry *)(gpointer)gpu->data;
+          guint lo = 0, hi = n_gpu;
+          KsFlow f;
+
+          if (track->correlation[i] == 0 ||
+              (track->slice_kind[i] != KS_SLICE_CUDA_RUNTIME &&
+               track->slice_kind[i] != KS_SLICE_CUDA_DRIVER))
+            continue;
+
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (e[mid].key < key)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          /* Each GPU activity has one launch; later API calls with the
+           * same id (rare, broken files) do not link again. */
+          if (lo == n_gpu || e[lo].key != key || linked[lo])
+            continue;
+          linked[lo] = 1;
+
+          if (launch_cat == 0)
+            launch_cat = ks_trace_builder_intern (self, "ac2g");
+
+          f.from_track = t;
+          f.from_slice = i;
+          f.to_track = (guint32)(e[lo].where >> 32);
+          f.to_slice = (guint32)(e[lo].where & 0xffffffff);
+          f.category = launch_cat;
+          f.kind = KS_FLOW_LAUNCH;
+          g_array_append_val (flows, f);
+        }
+    }
+
+  for (guint i = 0; i < self->flows->len; i++)
+    {
+      const PendingFlow *pf = &g_array_index (self->flows, PendingFlow, i);
+      KsFlow f;
+
+      f.from_track = pf->from_track;
+      f.to_track = pf->to_track;
+      f.from_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
+      f.to_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
+      f.category = pf->category;
+      f.kind = pf->kind;
+      if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)
+        continue;
+      g_array_append_val (flows, f);
+    }
+
+  trace->n_flows = flows->len;
+  trace->flows = (KsFlow *)(gpointer)g_array_free (g_steal_pointer (&flows), FALSE);
+}
+
+KsTrace *
+ks_trace_builder_finish (KsTraceBuilder  *self,
+                         GCancellable    *cancellable,
+                         GError         **error)
+{
+  g_autoptr(KsTraceBuilder) builder = self;
+  g_autoptr(KsTrace) trace = NULL;
+  gint64 origin;
+  Arena arena = { NULL, NULL, 0 };
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (!ks_trace_builder_check (self, error))
+    return NULL;
+
+  trace = g_object_new (KS_TYPE_TRACE, NULL);
+  trace->format = self->format;
+  if (self->out_of_range > 0)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, self->out_of_range);
+
+      ks_trace_builder_add_warning (self, g_dngettext (GETTEXT_PACKAGE,
+                                                       "%s event with an impossible time (146 years or "
+                                                       "more from the clock's zero) was left out",
+                                                       "%s events with impossible times (146 years or "
+                                                       "more from the clock's zero) were left out",
+                                                       self->out_of_range), n);
+    }
+
+  origin = self->min_ts == G_MAXINT64 ? 0 : self->min_ts;
+  trace->origin_ns = origin;
+  trace->duration_ns = self->max_ts >= self->min_ts ? self->max_ts - self->min_ts : 0;
+  if (self->have_start_utc)
+    {
+      gint64 utc;
+
+      /* A damaged base time (baseTimeNanoseconds near the ends of int64)
+       * would overflow or give a date before 1970. */
+      if (__builtin_add_overflow (self->start_utc, origin, &utc) || utc < 0)
+        ks_trace_builder_add_warning (self, _("The wall-clock start time of the trace is out of range "
+                                              "and was left out"));
+      else
+        trace->start_utc_ns = utc;
+    }
+
+  /* Tracks */
+  arena.blocks = g_ptr_array_new_with_free_func (g_free);
+  trace->track_storage = arena.blocks;
+  trace->n_tracks = self->tracks->len;
+  trace->tracks = g_new0 (KsTrack, MAX (trace->n_tracks, 1));
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      TrackBuilder *tb = get_tb (self, t);
+
+      if ((t & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (tb->n_slices <= PACKED_MAX)
+        track_finish_packed (tb, t, &trace->tracks[t], origin, &arena);
+      else
+        track_finish (tb, t, &trace->tracks[t], origin);
+    }
+  g_clear_pointer (&self->tracks, g_array_unref);
+
+  /* Strings (before flows intern "ac2g": keep strings open until the end) */
+  trace->n_processes = self->processes->len;
+  trace->processes = (KsProcess *)(gpointer)g_array_free (g_steal_pointer (&self->processes), FALSE);
+  trace->n_threads = self->threads->len;
+  trace->threads = (KsThread *)(gpointer)g_array_free (g_steal_pointer (&self->threads), FALSE);
+  g_array_sort (self->gpus, compare_gpus);
+  trace->n_gpus = self->gpus->len;
+  trace->gpus = (KsGpu *)(gpointer)g_array_free (g_steal_pointer (&self->gpus), FALSE);
+
+  /* Counters */
+  trace->n_counters = self->counters->len;
+  trace->counters = (KsCounter *)(gpointer)g_array_free (g_steal_pointer (&self->counters), FALSE);
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    {
+      CounterSamples *cs = g_ptr_array_index (self->counter_samples, c);
+      KsCounter *counter = &trace->counters[c];
+      guint32 n = cs->ts->len;
+
+      counter->n_samples = n;
+      counter->ts = (gint64 *)(gpointer)g_array_free (g_steal_pointer (&cs->ts), FALSE);
+      counter->value = (double *)(gpointer)g_array_free (g_steal_pointer (&cs->value), FALSE);
+
+      if (!cs->sorted)
+        {
+          g_autofree guint32 *perm = g_new (guint32, n);
+          g_autofree gint64 *ts = g_new (gint64, n);
+          g_autofree double *val = g_new (double, n);
+
+          for (guint32 i = 0; i < n; i++)
+            perm[i] = i;
+          g_qsort_with_data (perm, n, sizeof (guint32), compare_samples, counter->ts);
+          for (guint32 i = 0; i < n; i++)
+            {
+              ts[i] = counter->ts[perm[i]];
+              val[i] = counter->value[perm[i]];
+            }
+          memcpy (counter->ts, ts, n * sizeof (gint64));
+          memcpy (counter->value, val, n * sizeof (double));
+        }
+
+      for (guint32 i = 0; i < n; i++)
+        counter->ts[i] -= origin;
+    }
+
+  /* Memory events and instants: stable sort by time, unless they came in
+   * order (as a .kscope and most profilers give them) */
+  if (!array_is_sorted (self->memory_events, compare_memory_events))
+    g_array_sort (self->memory_events, compare_memory_events);
+  trace->n_memory_events = self->memory_events->len;
+  trace->memory_events = (KsMemoryEvent *)(gpointer)g_array_free (g_steal_pointer (&self->memory_events), FALSE);
+  for (guint32 i = 0; i < trace->n_memory_events; i++)
+    trace->memory_events[i].ts -= origin;
+
+  if (!array_is_sorted (self->instants, compare_instants))
+    g_array_sort (self->instants, compare_instants);
+  trace->n_instants = self->instants->len;
+  trace->instants = (KsInstant *)(gpointer)g_array_free (g_steal_pointer (&self->instants), FALSE);
+  for (guint32 i = 0; i < trace->n_instants; i++)
+    trace->instants[i].ts -= origin;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  link_flows (self, trace);
+
+  /* Strings last: link_flows may intern. */
+  trace->n_strings = self->strings->len;
+  trace->strings = (const char **)g_ptr_array_free (g_steal_pointer (&self->strings), FALSE);
+  trace->storage = g_steal_pointer (&self->chunk);
+  trace->string_index = g_steal_pointer (&self->string_index);
+
+  trace->args_len = self->args_len;
+  trace->args = g_realloc (g_steal_pointer (&self->args), MAX (self->args_len, 1));
+
+  g_hash_table_iter_init (&iter, self->metadata);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_hash_table_insert (trace->metadata, g_strdup (key), g_strdup (value));
+
+  return g_steal_pointer (&trace);
+}
