@@ -72,12 +72,16 @@ skip_value (const char *p)
   return p;
 }
 
+/* A walk over the members of the object, each name read as a string
+ * (with its escapes) and each value skipped whole, so that a nested
+ * member or a string holding the key's text is never taken for the
+ * top-level member. Linear in the text; no allocation (the analyses call
+ * it for every kernel and operator). */
 const char *
 ks_args_find (const char *json,
               const char *key,
               gsize      *len)
 {
-  char needle[128];
   gsize key_len;
   const char *p;
 
@@ -85,37 +89,39 @@ ks_args_find (const char *json,
     return NULL;
 
   key_len = strlen (key);
-  if (key_len + 3 > sizeof needle)
+  p = skip_ws (json);
+  if (*p != '{')
     return NULL;
-  needle[0] = '"';
-  memcpy (needle + 1, key, key_len);
-  needle[key_len + 1] = '"';
-  needle[key_len + 2] = 0;
-
-  /* The quoted key followed by a colon: a member name. Argument objects
-   * are flat in practice, so the first such member is the top-level one;
-   * a string value that merely contains the text is not followed by ':'. */
-  for (p = strstr (json, needle); p != NULL; p = strstr (p + 1, needle))
+  for (p = skip_ws (p + 1); *p == '"'; p = skip_ws (p + 1))
     {
+      const char *name = p + 1;
+      const char *name_end = skip_string (p);
       const char *value, *value_end;
 
-      if (p > json && p[-1] == '\\')
-        continue;
-      value = skip_ws (p + key_len + 2);
-      if (*value != ':')
-        continue;
-      value = skip_ws (value + 1);
+      if (*name_end == '\0')
+        return NULL;  /* cut inside a name */
+      p = skip_ws (name_end);
+      if (*p != ':')
+        return NULL;
+      value = skip_ws (p + 1);
       value_end = skip_value (value);
-      while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\n'))
-        value_end--;
-      if (*value == '"' && value_end - value >= 2)
+      if ((gsize)(name_end - 1 - name) == key_len && memcmp (name, key, key_len) == 0)
         {
-          value++;
-          value_end--;
+          while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\t' ||
+                                       value_end[-1] == '\n' || value_end[-1] == '\r'))
+            value_end--;
+          if (*value == '"' && value_end - value >= 2)
+            {
+              value++;
+              value_end--;
+            }
+          if (len != NULL)
+            *len = value_end - value;
+          return value;
         }
-      if (len != NULL)
-        *len = value_end - value;
-      return value;
+      p = skip_ws (value_end);
+      if (*p != ',')
+        return NULL;
     }
 
   return NULL;

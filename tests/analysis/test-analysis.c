@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ks-analysis.h"
+#include "ks-analysis-private.h"
 #include "ks-trace-builder.h"
 
 /* Absolute times of the hand-made traces start here; the builder makes
@@ -1089,6 +1090,43 @@ test_trace_busy_cpu (void)
   g_assert_cmpfloat_with_epsilon (busy, 250000.0, 1e-6);
 }
 
+/* Argument look-ups read the top-level members of the object: a nested
+ * member or a string holding the key's text is never taken for it. */
+static void
+test_args_top_level (void)
+{
+  gsize len = 0;
+  const char *v;
+  gint64 i = 0;
+
+  v = ks_args_find ("{\"a\":{\"device\":1},\"device\":0}", "device", &len);
+  g_assert_nonnull (v);
+  g_assert_cmpmem (v, len, "0", 1);
+
+  v = ks_args_find ("{\"name\":\"x \\\"device\\\": 5\",\"device\": 3 }", "device", &len);
+  g_assert_nonnull (v);
+  g_assert_cmpmem (v, len, "3", 1);
+
+  v = ks_args_find ("{\"list\":[{\"stream\":9},[1,2]],\"stream\":\"7\"}", "stream", &len);
+  g_assert_nonnull (v);
+  g_assert_cmpmem (v, len, "7", 1);
+
+  v = ks_args_find ("{\"Input Dims\": [[2, 3], []], \"External id\": 12}", "Input Dims", &len);
+  g_assert_nonnull (v);
+  g_assert_cmpmem (v, len, "[[2, 3], []]", 12);
+
+  g_assert_true (ks_args_get_int ("{ \"grid\" : [1,1,1], \"registers per thread\" : 32 }",
+                                  "registers per thread", &i));
+  g_assert_cmpint (i, ==, 32);
+
+  g_assert_null (ks_args_find ("{\"a\":{\"device\":1}}", "device", NULL));
+  g_assert_null (ks_args_find ("{\"note\":\"\\\"device\\\":2\"}", "device", NULL));
+  g_assert_null (ks_args_find ("[\"device\",1]", "device", NULL));
+  g_assert_null (ks_args_find ("{\"device", "device", NULL));
+  g_assert_null (ks_args_find ("{\"x\":1,", "device", NULL));
+  g_assert_null (ks_args_find (NULL, "device", NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1096,6 +1134,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/analysis/busy", test_busy);
+  g_test_add_func ("/analysis/args/top-level", test_args_top_level);
   g_test_add_func ("/analysis/no-steps-window", test_no_steps_window);
   g_test_add_func ("/analysis/huge-extent", test_huge_extent);
   g_test_add_func ("/analysis/gap-classes", test_gap_classes);
