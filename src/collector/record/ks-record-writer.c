@@ -893,7 +893,9 @@ ks_record_writer_add_gpu (KsRecordWriter    *self,
   sqlite3_bind_int64 (s, i++, g->max_shmem_per_block);
   sqlite3_bind_int64 (s, i++, g->max_registers_per_block);
   sqlite3_bind_int64 (s, i++, g->threads_per_warp);
-  sqlite3_bind_int64 (s, i++, (gint64) g->max_warps_per_sm * g->threads_per_warp);
+  /* Two 32-bit values from the wire: their product fits in 64 unsigned bits. */
+  sqlite3_bind_int64 (s, i++, (gint64) MIN ((guint64) g->max_warps_per_sm * g->threads_per_warp,
+                                            (guint64) G_MAXINT64));
   sqlite3_bind_int64 (s, i++, (gint64) g->clock_rate_hz);
   sqlite3_bind_int64 (s, i++, (gint64) g->memory_bandwidth);
   sqlite3_bind_int64 (s, i++, g->l2_cache_size);
