@@ -50,6 +50,8 @@ typedef enum
   KS_WIRE_CAPTURE,
   KS_WIRE_DIAG,
   KS_WIRE_BYE,
+  KS_WIRE_PY_SAMPLE,
+  KS_WIRE_ALLOCATOR,
   KS_WIRE_N_TYPES
 } KsWireType;
 
@@ -394,6 +396,44 @@ ks_wire_whole_message (const uint8_t *data,
   return h->size >= sizeof *h && h->size <= len;
 }
 
+/* One sampled Python call stack of one thread, innermost frame first.
+ * File and function names are KS_WIRE_STRING ids; line is the frame's
+ * current line. Sent by the Python side (sitecustomize) through the
+ * injection library's ks_inject_python_sample(). */
+#define KS_WIRE_PY_MAX_FRAMES 256u
+
+typedef struct
+{
+  uint32_t file_id;
+  uint32_t function_id;
+  uint32_t line;
+} KsWirePyFrame;
+
+typedef struct
+{
+  KsWireHeader h;
+  uint64_t timestamp;
+  uint32_t tid;
+  uint32_t n_frames;
+  /* followed by n_frames KsWirePyFrame */
+} KsWirePySample;
+
+/* One event of PyTorch's CUDA caching allocator: a block handed out
+ * (bytes > 0) or given back (bytes < 0), with the allocator's totals for
+ * the device after it. tid 0: the thread is not known (the allocator's
+ * history does not say), the reader places it. */
+typedef struct
+{
+  KsWireHeader h;
+  uint64_t timestamp;
+  uint64_t address;
+  int64_t  bytes;
+  int64_t  total_allocated;
+  int64_t  total_reserved;
+  uint32_t device_id;
+  uint32_t tid;
+} KsWireAllocator;
+
 /* A HELLO for @pid without a name (h.size covers the fixed part only). */
 static inline void
 ks_wire_hello_init (KsWireHello *m,
@@ -414,3 +454,7 @@ ks_wire_hello_init (KsWireHello *m,
 #define KS_ENV_CUPTI_PATH      "KINESCOPE_CUPTI_PATH"
 #define KS_ENV_OSRT_THRESHOLD  "KINESCOPE_OSRT_THRESHOLD_NS"
 #define KS_ENV_CUDA_MEMORY     "KINESCOPE_CUDA_MEMORY"     /* 0 | 1 */
+/* The Python side: what sitecustomize turns on in Python processes,
+ * "pytorch=autograd-shapes-nvtx|autograd-nvtx|none;memory=0|1;sampling=HZ" (HZ 0: off) */
+#define KS_ENV_PYTHON          "KINESCOPE_PYTHON"
+#define KS_ENV_INJECT_LIBRARY  "KINESCOPE_INJECT_LIBRARY" /* path of libkinescope-inject.so for ctypes */
