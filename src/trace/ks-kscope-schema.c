@@ -145,6 +145,18 @@ static const TableDef tables[KS_KSCOPE_N_TABLES] = {
     "CREATE INDEX KS_MEMORY_EVENTS_time ON KS_MEMORY_EVENTS (timestamp);" },
   [KS_KSCOPE_KS_DIAGNOSTICS] = { "KS_DIAGNOSTICS",
     "timestamp INTEGER, severity TEXT, source TEXT, text TEXT", NULL },
+  /* Sampled call stacks, as Nsight stores its CPU samples: one event per
+   * sample, one callchain row per frame (stackDepth 0 innermost).
+   * lineNumber is ours: the Python frame's current line. */
+  [KS_KSCOPE_COMPOSITE_EVENTS] = { "COMPOSITE_EVENTS",
+    "id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER, "
+    "threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL",
+    "CREATE INDEX COMPOSITE_EVENTS_thread ON COMPOSITE_EVENTS (globalTid, start);" },
+  [KS_KSCOPE_SAMPLING_CALLCHAINS] = { "SAMPLING_CALLCHAINS",
+    "id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL, "
+    "kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER, "
+    "originalIP INTEGER, unwindMethod INTEGER, stackDepth INTEGER NOT NULL, "
+    "lineNumber INTEGER, PRIMARY KEY (id, stackDepth)", NULL },
 };
 
 const char * const ks_kscope_file_meta_keys[] = {

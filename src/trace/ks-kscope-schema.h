@@ -50,6 +50,8 @@ typedef enum
   KS_KSCOPE_KS_COUNTER_SAMPLES,
   KS_KSCOPE_KS_MEMORY_EVENTS,
   KS_KSCOPE_KS_DIAGNOSTICS,
+  KS_KSCOPE_COMPOSITE_EVENTS,
+  KS_KSCOPE_SAMPLING_CALLCHAINS,
   KS_KSCOPE_N_TABLES
 } KsKscopeTable;
 
@@ -62,6 +64,8 @@ typedef enum
 #define KS_KSCOPE_META_DROPPED_RECORDS "dropped_records"
 #define KS_KSCOPE_META_CLOCK           "clock"
 #define KS_KSCOPE_META_ORIGIN_NS       "origin_ns"
+/* what the Python side of a recording turned on (KINESCOPE_PYTHON) */
+#define KS_KSCOPE_META_PYTHON          "python"
 /* why a recording ended (kinescope-cli record); a loaded trace has it in
  * its metadata, and a copy keeps it as "metadata.end_reason" */
 #define KS_KSCOPE_META_END_REASON      "end_reason"
