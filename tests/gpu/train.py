@@ -4,6 +4,7 @@
 
     train.py [--steps N] [--workers W] [--profile-steps A:B] [--torch-profiler OUT.json]
              [--result OUT.json] [--model mlp|gpt|cnn] [--width W] [--batch B] [--toggle N]
+             [--seed-settings] [--annotate-steps] [--loader-work N]
 
 An MLP (or, with --model gpt, a small GPT-style decoder trained on token
 sequences with AdamW under bf16 autocast; with --model cnn, a CNN with the
@@ -15,7 +16,12 @@ steps A..B-1 run under torch.profiler (CPU + CUDA activities) and its trace
 is exported. With --toggle N, cudaProfilerStop and cudaProfilerStart
 alternate every N steps (outside the timed part), so that a recording with
 --capture-range=cudaProfilerApi is on and off in turn in one process; the
-result then says for each step whether it was inside a capture range."""
+result then says for each step whether it was inside a capture range.
+--seed-settings adds record_shapes, profile_memory and with_stack to
+torch.profiler; --annotate-steps wraps each step in record_function as
+well, so that both a recording and torch.profiler mark the same steps;
+--loader-work N makes each sample cost N pure-Python iterations in
+decode_sample(), a loader-bound program."""
 
 import argparse
 import json
@@ -62,6 +68,29 @@ class Synthetic(Dataset):
 
     def __getitem__(self, i):
         return self.x[i], self.y[i]
+
+
+def decode_sample(x, work):
+    """Pure-Python work per sample (--loader-work), standing in for image
+    decoding or tokenization: the loop a DataLoader-bound program spends
+    its time in."""
+    acc = 0
+    for i in range(work):
+        acc = (acc * 31 + i) % 1000003
+    return x + (acc % 2) * 0.0
+
+
+class Slow(Dataset):
+    def __init__(self, inner, work):
+        self.inner = inner
+        self.work = work
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, i):
+        x, y = self.inner[i]
+        return decode_sample(x, self.work), y
 
 
 class Tokens(Dataset):
@@ -143,6 +172,12 @@ def main():
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--profile-steps", default="20:30")
     p.add_argument("--torch-profiler")
+    p.add_argument("--seed-settings", action="store_true",
+                   help="torch.profiler with record_shapes, profile_memory and with_stack")
+    p.add_argument("--annotate-steps", action="store_true",
+                   help="also wrap each step in record_function('step N'), which both torch.profiler and a recording see")
+    p.add_argument("--loader-work", type=int, default=0,
+                   help="pure-Python iterations per sample in the DataLoader (a loader-bound program)")
     p.add_argument("--result")
     p.add_argument("--forever", action="store_true")
     p.add_argument("--width", type=int, default=1024)
@@ -178,6 +213,8 @@ def main():
         ).to(dev)
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         data = Synthetic(args.batch * 64, 512)
+    if args.loader_work:
+        data = Slow(data, args.loader_work)
     loss_fn = nn.CrossEntropyLoss()
     loader = DataLoader(data, batch_size=args.batch, shuffle=False,
                         num_workers=args.workers, pin_memory=True, persistent_workers=args.workers > 0)
@@ -196,8 +233,9 @@ def main():
                 # CUDA's threads keep the CPUs they started with.
                 os.sched_setaffinity(0, {args.pin_main})
             if args.torch_profiler and step == a:
+                seed = dict(record_shapes=True, profile_memory=True, with_stack=True) if args.seed_settings else {}
                 prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
-                                                          torch.profiler.ProfilerActivity.CUDA])
+                                                          torch.profiler.ProfilerActivity.CUDA], **seed)
                 prof.__enter__()
             if args.toggle and step % args.toggle == 0:
                 torch.cuda.synchronize()
@@ -209,6 +247,9 @@ def main():
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             torch.cuda.nvtx.range_push(f"step {step}")
+            annotation = torch.profiler.record_function(f"step {step}") if args.annotate_steps else None
+            if annotation is not None:
+                annotation.__enter__()
             x = x.to(dev, non_blocking=True)
             y = y.to(dev, non_blocking=True)
             torch.cuda.nvtx.range_push("forward")
@@ -226,6 +267,8 @@ def main():
             torch.cuda.nvtx.range_push("optimizer")
             opt.step()
             torch.cuda.nvtx.range_pop()
+            if annotation is not None:
+                annotation.__exit__(None, None, None)
             torch.cuda.nvtx.range_pop()
             torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
