@@ -75,20 +75,26 @@ nvtx = [(s, e, tid, t if t is not None else strings.get(tid_text, ""))
             "SELECT start, end, globalTid, text, textId FROM NVTX_EVENTS WHERE eventType = 59 AND end IS NOT NULL")]
 win_k = sorted((s, e) for s, e, _, t in nvtx if re.fullmatch(r"step (\d+)", t) and a <= int(t.split()[1]) < b)
 check("recording: step ranges", len(win_k) == b - a, f"{len(win_k)}")
+launch_rows = db.execute(
+    "SELECT r.start, r.globalTid, k.demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+    "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+    "AND r.globalTid / 16777216 = k.globalPid / 16777216 ORDER BY r.start").fetchall()
+# The threads that launch kernels (the main thread, the autograd engine's):
+# torch.profiler sees operators only there, while a recording also has the
+# DataLoader's pin-memory thread.
+launchers_k = {r[1] for r in launch_rows}
 ops_k = [(s, e, tid, op_name(t)) for s, e, tid, t in nvtx]
 ops_k = [o for o in ops_k if o[3] is not None]
+ops_in_k = [o for o in ops_k if o[2] in launchers_k]
 all_counts_k = collections.Counter(o[3] for o in ops_k)
-count_k = collections.Counter(o[3] for o in ops_k if in_windows(win_k, o[0], o[1]) and not o[3].startswith("step "))
+count_k = collections.Counter(o[3] for o in ops_in_k if in_windows(win_k, o[0], o[1]) and not o[3].startswith("step "))
 by_thread_k = collections.defaultdict(list)
 for s, e, tid, n in ops_k:
     by_thread_k[tid].append((s, e, n))
 for v in by_thread_k.values():
     v.sort()
 kern_k = collections.defaultdict(list)
-for rs, tid, name in db.execute(
-        "SELECT r.start, r.globalTid, k.demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
-        "AND r.globalTid / 16777216 = k.globalPid / 16777216 ORDER BY r.start"):
+for rs, tid, name in launch_rows:
     if in_windows(win_k, rs, rs):
         kern_k[strings.get(name, "")].append(innermost(by_thread_k.get(tid, []), rs))
 mem_k = db.execute("SELECT timestamp, bytes, totalAllocated FROM KS_MEMORY_EVENTS "
@@ -104,19 +110,22 @@ win_t = sorted((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in cpu
                if e["cat"] == "user_annotation" and re.fullmatch(r"step (\d+)", e["name"])
                and a <= int(e["name"].split()[1]) < b)
 check("torch.profiler: step annotations", len(win_t) == b - a, f"{len(win_t)}")
-count_t = collections.Counter(e["name"] for e in cpu if in_windows(win_t, ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
+launch = {}
+for e in events:
+    if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
+        launch[e["args"]["correlation"]] = e
+kernels_t = [e for e in events if e.get("cat") == "kernel"]
+launchers_t = {(launch[k["args"]["correlation"]]["pid"], launch[k["args"]["correlation"]]["tid"])
+               for k in kernels_t if k["args"].get("correlation") in launch}
+count_t = collections.Counter(e["name"] for e in cpu if (e["pid"], e["tid"]) in launchers_t and in_windows(win_t, ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
                               and not e["name"].startswith("step "))
 by_thread_t = collections.defaultdict(list)
 for e in cpu:
     by_thread_t[(e["pid"], e["tid"])].append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"]))
 for v in by_thread_t.values():
     v.sort()
-launch = {}
-for e in events:
-    if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
-        launch[e["args"]["correlation"]] = e
 kern_t = collections.defaultdict(list)
-for e in sorted((e for e in events if e.get("cat") == "kernel"),
+for e in sorted(kernels_t,
                 key=lambda e: float(launch.get(e["args"].get("correlation"), {"ts": e["ts"]})["ts"])):
     r = launch.get(e["args"].get("correlation"))
     if r is None:
