@@ -322,6 +322,26 @@ test_chain (void)
   g_assert_true (g_file_get_contents (log, &log_text, NULL, NULL));
   g_assert_cmpstr (log_text, ==, "sitecustomize ran as sitecustomize\nsitecustomize ran as sitecustomize\n");
 
+  /* no sitecustomize of the program's: none, and not a word from site.py */
+  {
+    const char *argv_rec[] = { cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
+                               python, "-c", "import sys; print(sys.path, 'sitecustomize' in sys.modules)", NULL };
+    const char *argv_plain[] = { python, "-c", "import sys; print(sys.path, 'sitecustomize' in sys.modules)", NULL };
+    g_auto(GStrv) env_rec = g_environ_setenv (g_environ_unsetenv (g_get_environ (), "PYTHONPATH"),
+                                              "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
+    g_auto(GStrv) env_plain = g_environ_unsetenv (g_get_environ (), "PYTHONPATH");
+    g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+    g_autoptr(GError) error = NULL;
+    int st;
+
+    g_spawn_sync (tmp_dir, (char **) argv_plain, env_plain, 0, NULL, NULL, &o1, &e1, &st, &error);
+    g_assert_no_error (error);
+    g_spawn_sync (tmp_dir, (char **) argv_rec, env_rec, 0, NULL, NULL, &o2, &e2, &st, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (o2, ==, o1);
+    g_assert_null (strstr (e2, "sitecustomize"));
+  }
+
   /* a program's sitecustomize that fails is reported by site.py as without us */
   {
     g_autofree char *bad_dir = tmp_file ("bad-site");
