@@ -121,6 +121,195 @@ test_invalid_input (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+#define CHILD(dialog, name) ks_test_template_child (dialog, KS_TYPE_RECORD_DIALOG, name)
+
+/* The Python options of the dialog's command line: what lies between
+ * the GPU metrics frequency and the "--" before the program. */
+static char *
+python_arguments (KsRecordDialog *dialog)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = ks_record_dialog_build_arguments (dialog, &error);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) python = NULL;
+  guint i = 0;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (args);
+  while (args[i] != NULL && !g_str_equal (args[i], "--gpu-metrics-frequency"))
+    i++;
+  g_assert_nonnull (args[i]);
+  g_assert_nonnull (args[i + 1]);
+  for (i += 2; args[i] != NULL && !g_str_equal (args[i], "--"); i++)
+    g_strv_builder_add (builder, args[i]);
+  g_assert_nonnull (args[i]);
+  python = g_strv_builder_end (builder);
+  return g_strjoinv (" ", python);
+}
+
+/* Opens the drop-down from its button, and points at row @position of
+ * its list and clicks it: the list selects the row under the pointer
+ * (single-click activation), the drop-down takes the selected one. */
+static void
+choose_from_drop_down (GtkWidget *dropdown,
+                       guint      position)
+{
+  GtkWidget *button = ks_test_find_descendant (dropdown, GTK_TYPE_TOGGLE_BUTTON, NULL);
+  GtkWidget *list;
+
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+  list = ks_test_find_descendant (dropdown, GTK_TYPE_LIST_VIEW, NULL);
+  g_assert_nonnull (list);
+  g_assert_true (gtk_selection_model_select_item (gtk_list_view_get_model (GTK_LIST_VIEW (list)), position, TRUE));
+  g_signal_emit_by_name (list, "activate", position);
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (dropdown)), ==, position);
+}
+
+/* Types @text into the spin button, and Enter when @enter. */
+static void
+type_into_spin (GtkWidget  *spin,
+                const char *text,
+                gboolean    enter)
+{
+  GtkWidget *entry = ks_test_find_descendant (spin, GTK_TYPE_TEXT, NULL);
+
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+  if (enter)
+    g_signal_emit_by_name (entry, "activate");
+}
+
+static void
+start_cb (KsRecordDialog  *dialog,
+          char           **arguments,
+          const char      *directory,
+          char           **environment,
+          char          ***started)
+{
+  *started = g_strdupv (arguments);
+}
+
+static const char * const python_keys[] = {
+  "record-pytorch", "record-pytorch-memory", "record-python-sampling", "record-python-sampling-frequency",
+};
+
+/* The Python group offers what kinescope-cli record takes, with the
+ * same defaults, and the switch that makes another moot greys it. */
+static void
+test_python_options (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_auto(GStrv) started = NULL;
+  g_autofree char *pytorch = NULL;
+  KsRecordDialog *dialog;
+  GtkWidget *operators, *memory, *sampling, *frequency;
+  char *text;
+
+  /* a switch flips at the end of its animation; without one, at the click */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (python_keys); i++)
+    g_settings_reset (settings, python_keys[i]);
+  dialog = ks_record_dialog_new (NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), "python3 train.py");
+  operators = CHILD (dialog, "pytorch_dropdown");
+  memory = CHILD (dialog, "pytorch_memory_switch");
+  sampling = CHILD (dialog, "sampling_switch");
+  frequency = CHILD (dialog, "sampling_frequency_spin");
+
+  /* the defaults are the recorder's */
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=true "
+                             "--python-sampling=true --python-sampling-frequency=1000");
+  g_free (text);
+  g_assert_true (gtk_widget_is_sensitive (memory));
+  g_assert_true (gtk_widget_is_sensitive (frequency));
+
+  /* a click on the memory row flips its switch */
+  adw_action_row_activate (ADW_ACTION_ROW (CHILD (dialog, "pytorch_memory_row")));
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (memory)));
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=false "
+                             "--python-sampling=true --python-sampling-frequency=1000");
+  g_free (text);
+
+  /* operators off: memory has nothing to go with, and is neither offered nor passed */
+  choose_from_drop_down (operators, 2);
+  g_assert_false (gtk_widget_is_sensitive (memory));
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=none --python-sampling=true --python-sampling-frequency=1000");
+  g_free (text);
+
+  choose_from_drop_down (operators, 1);
+  g_assert_true (gtk_widget_is_sensitive (memory));
+  gtk_widget_activate (memory);
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
+                             "--python-sampling=true --python-sampling-frequency=1000");
+  g_free (text);
+
+  /* sampling off greys the frequency and leaves it off the command line */
+  adw_action_row_activate (ADW_ACTION_ROW (CHILD (dialog, "sampling_row")));
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (sampling)));
+  g_assert_false (gtk_widget_is_sensitive (frequency));
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true --python-sampling=false");
+  g_free (text);
+
+  adw_action_row_activate (ADW_ACTION_ROW (CHILD (dialog, "sampling_row")));
+  g_assert_true (gtk_widget_is_sensitive (frequency));
+  type_into_spin (frequency, "250", TRUE);
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
+                             "--python-sampling=true --python-sampling-frequency=250");
+  g_free (text);
+  /* the recorder's range, 1–10000 Hz */
+  type_into_spin (frequency, "20000", TRUE);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (frequency)), ==, 10000);
+  type_into_spin (frequency, "0", TRUE);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (frequency)), ==, 1);
+  /* typed, no Enter, and Start: what was typed is what records */
+  type_into_spin (frequency, "250", FALSE);
+
+  /* Start hands on these options and remembers them */
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp_dir);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "environment_entry")), "");
+  g_signal_connect (dialog, "start", G_CALLBACK (start_cb), &started);
+  g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
+  g_assert_nonnull (started);
+  g_assert_true (g_strv_contains ((const char * const *) started, "--pytorch=autograd-nvtx"));
+  g_assert_true (g_strv_contains ((const char * const *) started, "--python-sampling-frequency=250"));
+  pytorch = g_settings_get_string (settings, "record-pytorch");
+  g_assert_cmpstr (pytorch, ==, "autograd-nvtx");
+  g_assert_true (g_settings_get_boolean (settings, "record-pytorch-memory"));
+  g_assert_true (g_settings_get_boolean (settings, "record-python-sampling"));
+  g_assert_cmpint (g_settings_get_int (settings, "record-python-sampling-frequency"), ==, 250);
+
+  /* and the next dialog opens with them */
+  dialog = ks_record_dialog_new (NULL);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), "python3 train.py");
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
+                             "--python-sampling=true --python-sampling-frequency=250");
+  g_free (text);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  /* the remembered "off" states come back greyed */
+  g_settings_set_string (settings, "record-pytorch", "none");
+  g_settings_set_boolean (settings, "record-python-sampling", FALSE);
+  dialog = ks_record_dialog_new (NULL);
+  g_assert_false (gtk_widget_is_sensitive (CHILD (dialog, "pytorch_memory_switch")));
+  g_assert_false (gtk_widget_is_sensitive (CHILD (dialog, "sampling_frequency_spin")));
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), "python3 train.py");
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=none --python-sampling=false");
+  g_free (text);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  for (guint i = 0; i < G_N_ELEMENTS (python_keys); i++)
+    g_settings_reset (settings, python_keys[i]);
+}
+
 static GtkWidget *
 find_menu_button (GtkWidget  *widget,
                   const char *label)
@@ -216,6 +405,7 @@ main (int    argc,
   g_test_add_func ("/collector/dialog/record", test_record_and_settings);
   g_test_add_func ("/collector/dialog/stop", test_stop);
   g_test_add_func ("/collector/dialog/invalid", test_invalid_input);
+  g_test_add_func ("/collector/dialog/python-options", test_python_options);
   g_test_add_func ("/collector/dialog/window-profile-menu", test_window_profile_menu);
   ret = g_test_run ();
   if (ret == 0)
