@@ -126,6 +126,7 @@ probe_thread_cb (const KsTrack *track,
     case KS_SLICE_MEMCPY:
     case KS_SLICE_MEMSET:
     case KS_SLICE_SYNC:
+    case KS_SLICE_SAMPLE:
     case KS_N_SLICE_KINDS:
     default:
       break;

@@ -336,6 +336,7 @@ _ks_analysis_overview (KsAnalysis *self,
                 case KS_SLICE_ASYNC:
                 case KS_SLICE_GPU_ANNOTATION:
                 case KS_SLICE_SYNC:
+                case KS_SLICE_SAMPLE:
                 case KS_N_SLICE_KINDS:
                 default:
                   break;

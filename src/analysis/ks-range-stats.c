@@ -121,6 +121,7 @@ visit_slice (const KsTrack *track,
     case KS_SLICE_MEMCPY:
     case KS_SLICE_MEMSET:
     case KS_SLICE_SYNC:
+    case KS_SLICE_SAMPLE:
     case KS_N_SLICE_KINDS:
     default:
       break;

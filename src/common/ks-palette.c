@@ -136,6 +136,7 @@ ks_palette_name_color (const char  *name,
       break;
 
     case KS_SLICE_PYTHON:
+    case KS_SLICE_SAMPLE:
       sat = 0.30 + ((h >> 9) % 15) / 100.0;
       light = dark ? 0.42 : 0.74;
       break;

@@ -211,6 +211,9 @@ track_label (KsTrace       *trace,
         return g_strdup (_("NVTX"));
       break;
 
+    case KS_TRACK_SAMPLES:
+      return g_strdup (_("Python samples"));
+
     case KS_TRACK_ASYNC:
     case KS_N_TRACK_KINDS:
     default:

@@ -273,7 +273,7 @@ static const EnumTable enum_tables[] = {
 static const char * const slice_kind_labels[KS_N_SLICE_KINDS] = {
   "Generic", "CPU operator", "Python function", "User annotation", "CUDA runtime",
   "CUDA driver", "NVTX range", "OS runtime", "Async", "GPU annotation", "Kernel",
-  "Memcpy", "Memset", "Synchronization",
+  "Memcpy", "Memset", "Synchronization", "Python sample",
 };
 
 gboolean

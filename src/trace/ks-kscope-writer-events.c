@@ -177,6 +177,9 @@ ks_kscope_writer_tracks (Writer  *w,
     {
       const KsTrack *track = &trace->tracks[t];
 
+      /* made again from the samples on load */
+      if (track->kind == KS_TRACK_SAMPLES)
+        continue;
       if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_KS_TRACKS, error)))
         return FALSE;
       bind_i64 (stmt, 1, t);
@@ -538,6 +541,8 @@ ks_kscope_writer_slices (Writer  *w,
     {
       const KsTrack *track = &trace->tracks[t];
 
+      if (track->kind == KS_TRACK_SAMPLES)
+        continue;
       for (guint32 i = 0; i < track->n_slices; i++)
         {
           gboolean ok;
@@ -555,6 +560,7 @@ ks_kscope_writer_slices (Writer  *w,
               break;
             case KS_TRACK_ASYNC:
             case KS_TRACK_GPU_ANNOTATION:
+            case KS_TRACK_SAMPLES:
             case KS_N_TRACK_KINDS:
             default:
               ok = write_ks_slice (w, track, i,

@@ -278,6 +278,8 @@ _ks_sqlite_kscope_load_tracks (KsSqliteReader  *r,
           }
           break;
 
+        case KS_TRACK_SAMPLES:
+
         case KS_N_TRACK_KINDS:
         default:
           break;

@@ -60,6 +60,7 @@ ks_sqlite_default_category (KsSliceKind kind)
     case KS_SLICE_USER_ANNOTATION:
     case KS_SLICE_ASYNC:
     case KS_SLICE_GPU_ANNOTATION:
+    case KS_SLICE_SAMPLE:
     case KS_N_SLICE_KINDS:
     default:                    return "";
     }
@@ -122,6 +123,7 @@ static const char * const ks_sqlite_track_kinds[KS_N_TRACK_KINDS] = {
   [KS_TRACK_ASYNC] = "async",
   [KS_TRACK_STREAM] = "stream",
   [KS_TRACK_GPU_ANNOTATION] = "gpu_annotation",
+  [KS_TRACK_SAMPLES] = "samples",
 };
 
 G_END_DECLS

@@ -580,6 +580,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
 
   g_return_val_if_fail (self != NULL, NULL);
 
+  if (self->failed == FAILED_NONE)
+    _ks_builder_finish_samples (self);
   if (!ks_trace_builder_check (self, error))
     return NULL;
 
@@ -683,6 +685,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->memory_events = (KsMemoryEvent *)(gpointer)g_array_free (g_steal_pointer (&self->memory_events), FALSE);
   for (guint32 i = 0; i < trace->n_memory_events; i++)
     trace->memory_events[i].ts -= origin;
+
+  _ks_builder_take_samples (self, trace, origin);
 
   if (!array_is_sorted (self->instants, compare_instants))
     g_array_sort (self->instants, compare_instants);

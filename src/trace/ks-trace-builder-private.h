@@ -125,6 +125,11 @@ struct _KsTraceBuilder
   GArray       *instants;       /* KsInstant */
   GHashTable   *metadata;
   GPtrArray    *open_ranges;    /* per stack: GArray of KsOpenRange, or NULL */
+  GArray       *stack_nodes;    /* KsStackNode */
+  IdIndex       stack_node_index; /* by (parent, function << 32 | file, line) */
+  GArray       *samples;        /* KsSample, absolute times */
+  guint64       samples_dropped;  /* past KS_TRACE_BUILDER_MAX_ROWS samples or frames */
+  guint64       samples_cut;      /* stacks deeper than KS_TRACE_MAX_STACK_DEPTH */
 
   /* One past the limit of each kind: see _ks_builder_new_row() */
   guint32       sink_process;
@@ -212,5 +217,28 @@ void _ks_builder_track_key (KsTraceBuilder *self,
                             Key            *key);
 
 void _ks_builder_track_builder_clear (gpointer data);
+
+guint32 _ks_builder_new_track (KsTraceBuilder *self,
+                               KsTrackKind     kind);
+
+guint32 _ks_builder_id_index_find (KsTraceBuilder *self,
+                                   const IdIndex  *index,
+                                   const Key      *key);
+
+void _ks_builder_id_index_add (KsTraceBuilder *self,
+                               IdIndex        *index,
+                               guint32         id);
+
+/* ks-trace-builder-samples.c */
+
+void _ks_builder_stack_node_key (KsTraceBuilder *self,
+                                 guint32         id,
+                                 Key            *key);
+
+void _ks_builder_finish_samples (KsTraceBuilder *self);
+
+void _ks_builder_take_samples (KsTraceBuilder *self,
+                               KsTrace        *trace,
+                               gint64          origin);
 
 G_END_DECLS

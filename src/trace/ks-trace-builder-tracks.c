@@ -69,8 +69,8 @@ id_index_slot (KsTraceBuilder *self,
     }
 }
 
-static guint32
-id_index_find (KsTraceBuilder *self,
+guint32
+_ks_builder_id_index_find (KsTraceBuilder *self,
                const IdIndex  *index,
                const Key      *key)
 {
@@ -81,8 +81,8 @@ id_index_find (KsTraceBuilder *self,
 
 /* Adds @id, whose key is not in @index yet. At most 3/4 full; the
  * limits on ids keep the table below 2^21 slots. */
-static void
-id_index_add (KsTraceBuilder *self,
+void
+_ks_builder_id_index_add (KsTraceBuilder *self,
               IdIndex        *index,
               guint32         id)
 {
@@ -224,7 +224,7 @@ ks_trace_builder_get_process (KsTraceBuilder *self,
                               gint64          pid)
 {
   Key key = { 0, pid, 0 };
-  guint32 id = id_index_find (self, &self->process_index, &key);
+  guint32 id = _ks_builder_id_index_find (self, &self->process_index, &key);
   KsProcess p = { 0 };
 
   if (id != KS_NO_INDEX ||
@@ -235,7 +235,7 @@ ks_trace_builder_get_process (KsTraceBuilder *self,
   p.group = self->group;
   g_array_append_val (self->processes, p);
   if (id != self->sink_process)
-    id_index_add (self, &self->process_index, id);
+    _ks_builder_id_index_add (self, &self->process_index, id);
   return id;
 }
 
@@ -269,7 +269,7 @@ ks_trace_builder_find_thread (KsTraceBuilder *self,
 {
   Key key = { process, tid, 0 };
 
-  return id_index_find (self, &self->thread_index, &key);
+  return _ks_builder_id_index_find (self, &self->thread_index, &key);
 }
 
 guint32
@@ -293,7 +293,7 @@ ks_trace_builder_get_thread (KsTraceBuilder *self,
   g_array_append_val (self->threads, t);
   g_array_append_val (self->nvtx_tracks, none);
   if (id != self->sink_thread)
-    id_index_add (self, &self->thread_index, id);
+    _ks_builder_id_index_add (self, &self->thread_index, id);
   return id;
 }
 
@@ -319,8 +319,8 @@ ks_trace_builder_set_thread_info (KsTraceBuilder *self,
 
 /* A new track, or the sink (see _ks_builder_new_row()): callers leave the sink as it
  * is and out of their index. */
-static guint32
-new_track (KsTraceBuilder *self,
+guint32
+_ks_builder_new_track (KsTraceBuilder *self,
            KsTrackKind     kind)
 {
   TrackBuilder tb = { 0 };
@@ -355,7 +355,7 @@ ks_trace_builder_get_thread_track (KsTraceBuilder *self,
   if (t->track != KS_NO_INDEX)
     return t->track;
 
-  id = new_track (self, KS_TRACK_THREAD);
+  id = _ks_builder_new_track (self, KS_TRACK_THREAD);
   t->track = id;
   if (id == self->sink_track)
     return id;
@@ -383,7 +383,7 @@ ks_trace_builder_get_nvtx_track (KsTraceBuilder *self,
 
   parent = ks_trace_builder_get_thread_track (self, thread);
   name = ks_trace_builder_intern (self, "NVTX");
-  id = new_track (self, KS_TRACK_NVTX);
+  id = _ks_builder_new_track (self, KS_TRACK_NVTX);
   g_array_index (self->nvtx_tracks, guint32, thread) = id + 1;
   if (id == self->sink_track || parent == self->sink_track)
     return id;
@@ -404,19 +404,19 @@ get_gpu_track (KsTraceBuilder *self,
                gint64          stream)
 {
   Key key = { ((guint32)kind << 24) | self->group, device, stream };
-  guint32 id = id_index_find (self, &self->track_index, &key);
+  guint32 id = _ks_builder_id_index_find (self, &self->track_index, &key);
   TrackBuilder *tb;
 
   if (id != KS_NO_INDEX)
     return id;
 
-  id = new_track (self, kind);
+  id = _ks_builder_new_track (self, kind);
   if (id == self->sink_track)
     return id;
   tb = get_tb (self, id);
   tb->device = device;
   tb->stream = stream;
-  id_index_add (self, &self->track_index, id);
+  _ks_builder_id_index_add (self, &self->track_index, id);
   return id;
 }
 
@@ -448,19 +448,19 @@ ks_trace_builder_get_async_track (KsTraceBuilder *self,
 {
   guint32 name_id = ks_trace_builder_intern (self, name);
   Key key = { (guint32) KS_TRACK_ASYNC << 24, process, name_id };
-  guint32 id = id_index_find (self, &self->track_index, &key);
+  guint32 id = _ks_builder_id_index_find (self, &self->track_index, &key);
   TrackBuilder *tb;
 
   if (id != KS_NO_INDEX)
     return id;
 
-  id = new_track (self, KS_TRACK_ASYNC);
+  id = _ks_builder_new_track (self, KS_TRACK_ASYNC);
   if (id == self->sink_track)
     return id;
   tb = get_tb (self, id);
   tb->process = process;
   tb->name = name_id;
-  id_index_add (self, &self->track_index, id);
+  _ks_builder_id_index_add (self, &self->track_index, id);
   return id;
 }
 

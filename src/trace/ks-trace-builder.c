@@ -71,6 +71,9 @@ ks_trace_builder_new (KsFormat format)
   self->instants = g_array_new (FALSE, FALSE, sizeof (KsInstant));
   self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->open_ranges = g_ptr_array_new_with_free_func (free_range_stack);
+  self->stack_nodes = g_array_new (FALSE, FALSE, sizeof (KsStackNode));
+  self->stack_node_index.key_of = _ks_builder_stack_node_key;
+  self->samples = g_array_new (FALSE, FALSE, sizeof (KsSample));
   self->sink_process = self->sink_thread = self->sink_track = self->sink_counter = KS_NO_INDEX;
   self->min_ts = G_MAXINT64;
   self->max_ts = G_MININT64;
@@ -109,6 +112,9 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->instants, g_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
   g_clear_pointer (&self->open_ranges, g_ptr_array_unref);
+  g_clear_pointer (&self->stack_nodes, g_array_unref);
+  g_clear_pointer (&self->stack_node_index.slots, g_free);
+  g_clear_pointer (&self->samples, g_array_unref);
   g_free (self);
 }
 

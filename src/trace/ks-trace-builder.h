@@ -184,6 +184,29 @@ void            ks_trace_builder_add_memory_event (KsTraceBuilder   *self,
 void            ks_trace_builder_add_instant      (KsTraceBuilder   *self,
                                                    const KsInstant  *instant);
 
+/* Sampled stacks (ks-trace-builder-samples.c). A sample of @thread at
+ * @ts whose stack is @frames, innermost first (string ids; line 0 when
+ * unknown). Stacks deeper than KS_TRACE_MAX_STACK_DEPTH keep their
+ * innermost frames. Samples and stack nodes each count against
+ * KS_TRACE_BUILDER_MAX_ROWS: past it a sample is left out (FALSE) and
+ * finish() says how many in a load warning. finish() sorts the samples
+ * by (thread, time) and draws each thread's as a KS_TRACK_SAMPLES track
+ * under its thread track (see ks-trace.h). */
+#define KS_TRACE_MAX_STACK_DEPTH 256u
+
+typedef struct
+{
+  guint32 function;
+  guint32 file;
+  guint32 line;
+} KsSampleFrame;
+
+gboolean        ks_trace_builder_add_sample       (KsTraceBuilder   *self,
+                                                   guint32           thread,
+                                                   gint64            ts,
+                                                   const KsSampleFrame *frames,
+                                                   guint             n_frames);
+
 guint64         ks_trace_builder_get_n_events     (KsTraceBuilder   *self);
 
 /* FALSE, with @error set, once the trace went past a limit (see

@@ -35,6 +35,8 @@ ks_trace_finalize (GObject *object)
   g_free (self->flows);
   g_free (self->memory_events);
   g_free (self->instants);
+  g_free (self->stack_nodes);
+  g_free (self->samples);
   g_free ((gpointer)self->args);
   g_free (self->strings);
   g_clear_pointer ((GStringChunk **)&self->storage, g_string_chunk_free);
@@ -113,6 +115,7 @@ ks_slice_kind_to_string (KsSliceKind kind)
     [KS_SLICE_MEMCPY] = "memcpy",
     [KS_SLICE_MEMSET] = "memset",
     [KS_SLICE_SYNC] = "sync",
+    [KS_SLICE_SAMPLE] = "sample",
   };
 
   if ((guint)kind >= KS_N_SLICE_KINDS)
@@ -203,6 +206,7 @@ ks_trace_get_counts (KsTrace       *self,
 
   counts->memory_events = self->n_memory_events;
   counts->instants = self->n_instants;
+  counts->samples = self->n_samples;
 }
 
 guint32
@@ -281,6 +285,8 @@ ks_trace_get_memory_size (KsTrace *self,
   total += self->n_flows * sizeof (KsFlow);
   total += self->n_memory_events * sizeof (KsMemoryEvent);
   total += self->n_instants * sizeof (KsInstant);
+  total += self->n_stack_nodes * sizeof (KsStackNode);
+  total += self->n_samples * sizeof (KsSample);
 
   strings += self->args_len;
   strings += self->n_strings * sizeof (char *);
@@ -456,4 +462,36 @@ ks_track_self_time (const KsTrack *track,
     }
 
   return MAX (self, 0);
+}
+
+const KsSample *
+ks_trace_thread_samples (const KsTrace *self,
+                         guint32        thread,
+                         guint32       *n_samples)
+{
+  guint32 lo = 0, hi = self->n_samples, first;
+
+  /* sorted by thread: two binary searches */
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (self->samples[mid].thread < thread)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  first = lo;
+  hi = self->n_samples;
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (self->samples[mid].thread <= thread)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  *n_samples = lo - first;
+  return lo > first ? &self->samples[first] : NULL;
 }

@@ -43,6 +43,7 @@ typedef enum
   KS_SLICE_MEMCPY,
   KS_SLICE_MEMSET,
   KS_SLICE_SYNC,            /* CUDA synchronization on the GPU side */
+  KS_SLICE_SAMPLE,          /* a sampled stack frame over time (KS_TRACK_SAMPLES) */
   KS_N_SLICE_KINDS
 } KsSliceKind;
 
@@ -53,6 +54,7 @@ typedef enum
   KS_TRACK_ASYNC,           /* a Chrome async row of a process */
   KS_TRACK_STREAM,          /* one CUDA stream of one GPU */
   KS_TRACK_GPU_ANNOTATION,  /* GPU user annotations of one stream (parent = stream track) */
+  KS_TRACK_SAMPLES,         /* sampled stacks of one thread, flame style (parent = its thread track) */
   KS_N_TRACK_KINDS
 } KsTrackKind;
 
@@ -223,6 +225,25 @@ typedef struct
   guint32  args;             /* as KsTrack.args */
 } KsInstant;
 
+/* One frame of the sampled stacks' prefix tree: the same (function,
+ * file, line) under the same parent is one node, so a stack is the
+ * path from its innermost node up to a root. */
+typedef struct
+{
+  guint32  function;         /* string id */
+  guint32  file;             /* string id */
+  guint32  line;             /* 0 when unknown */
+  guint32  parent;           /* caller's node, or KS_NO_INDEX for an outermost frame */
+  guint32  depth;            /* 0 for an outermost frame */
+} KsStackNode;
+
+typedef struct
+{
+  gint64   ts;
+  guint32  thread;           /* index in KsTrace.threads */
+  guint32  node;             /* KsTrace.stack_nodes index of the innermost frame */
+} KsSample;
+
 typedef enum
 {
   KS_FORMAT_UNKNOWN = 0,
@@ -264,6 +285,10 @@ struct _KsTrace
   guint32        n_memory_events;
   KsInstant     *instants;           /* sorted by ts */
   guint32        n_instants;
+  KsStackNode   *stack_nodes;        /* parents before children */
+  guint32        n_stack_nodes;
+  KsSample      *samples;            /* sorted by (thread, ts) */
+  guint32        n_samples;
 
   const char    *args;               /* arena of NUL-terminated JSON objects */
   gsize          args_len;
@@ -284,6 +309,7 @@ typedef struct
   guint64 memory_events;
   guint64 counter_samples;
   guint64 instants;
+  guint64 samples;
 } KsTraceCounts;
 
 #define KS_TYPE_TRACE (ks_trace_get_type ())
@@ -347,6 +373,12 @@ guint32      ks_track_slice_at           (const KsTrack   *track,
 /* The enclosing slice (depth - 1) of @slice, or KS_NO_INDEX. */
 guint32      ks_track_parent_slice       (const KsTrack   *track,
                                           guint32          slice);
+/* The samples of @thread: *n_samples of them from the returned one
+ * (NULL when none), in time order. */
+const KsSample *ks_trace_thread_samples  (const KsTrace   *self,
+                                          guint32          thread,
+                                          guint32         *n_samples);
+
 /* Duration of @slice minus the durations of its direct children. */
 gint64       ks_track_self_time          (const KsTrack   *track,
                                           guint32          slice);

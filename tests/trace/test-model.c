@@ -280,6 +280,123 @@ test_model_open_ranges (void)
   g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "late")), ==, "{\"z\":0}");
 }
 
+/* Samples of one thread every 10 ns from 1000, then a pause of 100 ns
+ * (more than 4 intervals), given out of order:
+ *   1000 main>a   1010 main>a   1020 main>b   1030 main>b>c
+ *   1130 main>b   1140 other
+ * and one sample of a second thread. */
+static void
+test_model_samples (void)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  guint32 p = ks_trace_builder_get_process (b, 42);
+  guint32 t1 = ks_trace_builder_get_thread (b, p, 43);
+  guint32 t2 = ks_trace_builder_get_thread (b, p, 44);
+  guint32 file = ks_trace_builder_intern (b, "/src/app.py");
+  KsSampleFrame main_ = { ks_trace_builder_intern (b, "main"), file, 1 };
+  KsSampleFrame fa = { ks_trace_builder_intern (b, "a"), file, 10 };
+  KsSampleFrame fb = { ks_trace_builder_intern (b, "b"), file, 20 };
+  KsSampleFrame fc = { ks_trace_builder_intern (b, "c"), file, 30 };
+  KsSampleFrame other = { ks_trace_builder_intern (b, "other"), file, 40 };
+  struct { gint64 ts; KsSampleFrame f[3]; guint n; } samples[] = {
+    { 1030, { fc, fb, main_ }, 3 }, { 1000, { fa, main_ }, 2 }, { 1020, { fb, main_ }, 2 },
+    { 1010, { fa, main_ }, 2 }, { 1140, { other }, 1 }, { 1130, { fb, main_ }, 2 },
+  };
+  const struct { const char *name; guint depth; gint64 s, e; guint n; } want[] = {
+    { "main", 0, 0, 40, 4 }, { "a", 1, 0, 20, 2 }, { "b", 1, 20, 40, 2 }, { "c", 2, 30, 40, 1 },
+    { "main", 0, 130, 140, 1 }, { "b", 1, 130, 140, 1 }, { "other", 0, 140, 150, 1 },
+  };
+  g_autoptr(KsTrace) trace = NULL;
+  const KsTrack *track = NULL;
+  const KsSample *s;
+  guint32 n;
+
+  for (guint i = 0; i < G_N_ELEMENTS (samples); i++)
+    g_assert_true (ks_trace_builder_add_sample (b, t1, samples[i].ts, samples[i].f, samples[i].n));
+  g_assert_true (ks_trace_builder_add_sample (b, t2, 1200, &main_, 1));
+  g_assert_false (ks_trace_builder_add_sample (b, t2, 1300, &main_, 0));
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (trace->n_samples, ==, 7);
+  /* main, a, b, c under b, other: main of thread 2 is the same node */
+  g_assert_cmpuint (trace->n_stack_nodes, ==, 5);
+  s = ks_trace_thread_samples (trace, t1, &n);
+  g_assert_cmpuint (n, ==, 6);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpint (s[i - 1].ts, <, s[i].ts);
+  g_assert_cmpint (s[3].ts, ==, 30);
+  g_assert_cmpstr (ks_trace_string (trace, trace->stack_nodes[s[3].node].function), ==, "c");
+  g_assert_cmpuint (trace->stack_nodes[s[3].node].depth, ==, 2);
+  g_assert_cmpuint (trace->stack_nodes[s[3].node].line, ==, 30);
+  g_assert_cmpstr (ks_trace_string (trace, trace->stack_nodes[trace->stack_nodes[s[3].node].parent].function),
+                   ==, "b");
+
+  for (guint32 i = 0; i < trace->n_tracks; i++)
+    if (trace->tracks[i].kind == KS_TRACK_SAMPLES && trace->tracks[i].thread == t1)
+      track = &trace->tracks[i];
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->parent, ==, trace->threads[t1].track);
+  g_assert_cmpuint (track->n_slices, ==, G_N_ELEMENTS (want));
+  g_assert_cmpuint (track->max_depth, ==, 3);
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      guint32 k = KS_NO_INDEX;
+      g_autofree char *args = g_strdup_printf ("{\"file\":\"/src/app.py\",\"line\":%s,\"samples\":%u}",
+                                               strcmp (want[i].name, "main") == 0 ? "1"
+                                               : strcmp (want[i].name, "a") == 0 ? "10"
+                                               : strcmp (want[i].name, "b") == 0 ? "20"
+                                               : strcmp (want[i].name, "c") == 0 ? "30" : "40",
+                                               want[i].n);
+
+      for (guint32 j = 0; j < track->n_slices; j++)
+        if (track->start[j] == want[i].s && track->depth[j] == want[i].depth)
+          k = j;
+      g_assert_cmpuint (k, !=, KS_NO_INDEX);
+      g_assert_cmpuint (track->slice_kind[k], ==, KS_SLICE_SAMPLE);
+      g_assert_cmpstr (ks_trace_string (trace, track->name_id[k]), ==, want[i].name);
+      g_assert_cmpint (track->end[k], ==, want[i].e);
+      g_assert_cmpstr (ks_trace_slice_args (trace, track, k), ==, args);
+    }
+
+  /* a single sample lasts the default 1 ms */
+  track = NULL;
+  for (guint32 i = 0; i < trace->n_tracks; i++)
+    if (trace->tracks[i].kind == KS_TRACK_SAMPLES && trace->tracks[i].thread == t2)
+      track = &trace->tracks[i];
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_slices, ==, 1);
+  g_assert_cmpint (track->end[0] - track->start[0], ==, 1000000);
+}
+
+/* Stacks deeper than the most kept lose their outer frames, and say so. */
+static void
+test_model_samples_deep (void)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  guint32 p = ks_trace_builder_get_process (b, 1);
+  guint32 t = ks_trace_builder_get_thread (b, p, 1);
+  g_autofree KsSampleFrame *frames = g_new0 (KsSampleFrame, 1000);
+  g_autoptr(KsTrace) trace = NULL;
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("f%u", i);
+
+      frames[i].function = ks_trace_builder_intern (b, name);
+      frames[i].line = i;
+    }
+  g_assert_true (ks_trace_builder_add_sample (b, t, 5, frames, 1000));
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_stack_nodes, ==, KS_TRACE_MAX_STACK_DEPTH);
+  g_assert_cmpstr (ks_trace_string (trace, trace->stack_nodes[trace->samples[0].node].function), ==, "f0");
+  g_assert_cmpuint (trace->stack_nodes[trace->samples[0].node].depth, ==, KS_TRACE_MAX_STACK_DEPTH - 1);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "deeper than 256 frames"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -291,5 +408,7 @@ main (int    argc,
   g_test_add_func ("/model/launch-flows", test_model_launch_flows);
   g_test_add_func ("/model/far-times", test_model_far_times);
   g_test_add_func ("/model/open-ranges", test_model_open_ranges);
+  g_test_add_func ("/model/samples", test_model_samples);
+  g_test_add_func ("/model/samples-deep", test_model_samples_deep);
   return g_test_run ();
 }
