@@ -186,6 +186,24 @@ parse_trace (const char     *value,
   return TRUE;
 }
 
+/* --OPTION=true|false; unset: true. */
+static gboolean
+parse_bool (const char *option,
+            const char *value,
+            gboolean   *out)
+{
+  if (value == NULL || g_str_equal (value, "true"))
+    *out = TRUE;
+  else if (g_str_equal (value, "false"))
+    *out = FALSE;
+  else
+    {
+      ks_cli_printerr (_("kinescope-cli record: %s must be true or false, not “%s”\n"), option, value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The first free reportN.kscope of the current folder, absolute. */
 static char *
 default_output (void)
@@ -284,6 +302,10 @@ ks_cli_record (int    argc,
   gboolean no_cuda_memory = FALSE;
   gint64 osrt_threshold = 10000;
   int progress_fd = -1;
+  g_autofree char *pytorch = NULL;
+  g_autofree char *pytorch_memory = NULL;
+  g_autofree char *python_sampling = NULL;
+  gint64 python_frequency = 1000;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write the trace to FILE (default: reportN.kscope)"), N_("FILE") },
     { "trace", 't', 0, G_OPTION_ARG_STRING, &trace_text, N_("What to record: cuda,nvtx,osrt,gpu-metrics (default: cuda,nvtx,gpu-metrics)"), N_("LIST") },
@@ -293,6 +315,10 @@ ks_cli_record (int    argc,
     { "gpu-metrics-frequency", 0, 0, G_OPTION_ARG_INT, &frequency, N_("NVML samples per second per GPU (1–100, default 10)"), N_("HZ") },
     { "osrt-threshold", 0, 0, G_OPTION_ARG_INT64, &osrt_threshold, N_("Record OS runtime calls lasting at least NS nanoseconds (default 10000)"), N_("NS") },
     { "no-cuda-memory", 0, 0, G_OPTION_ARG_NONE, &no_cuda_memory, N_("Do not record CUDA memory allocation events"), NULL },
+    { "pytorch", 0, 0, G_OPTION_ARG_STRING, &pytorch, N_("PyTorch operators as NVTX ranges: autograd-shapes-nvtx, autograd-nvtx or none (default autograd-shapes-nvtx)"), N_("MODE") },
+    { "pytorch-memory", 0, 0, G_OPTION_ARG_STRING, &pytorch_memory, N_("Record PyTorch’s CUDA caching allocator: true or false (default true)"), N_("BOOL") },
+    { "python-sampling", 0, 0, G_OPTION_ARG_STRING, &python_sampling, N_("Sample the Python call stacks of every thread: true or false (default true)"), N_("BOOL") },
+    { "python-sampling-frequency", 0, 0, G_OPTION_ARG_INT64, &python_frequency, N_("Python stack samples per second (1–10000, default 1000)"), N_("HZ") },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, N_("Overwrite the output file"), NULL },
     { "progress-fd", 0, 0, G_OPTION_ARG_INT, &progress_fd, N_("Write progress as JSON lines to file descriptor FD"), N_("FD") },
     { NULL }
@@ -354,6 +380,23 @@ ks_cli_record (int    argc,
   options.gpu_metrics_hz = (guint) frequency;
   options.osrt_threshold_ns = (guint64) osrt_threshold;
   options.cuda_memory = !no_cuda_memory;
+  if (pytorch == NULL)
+    pytorch = g_strdup ("autograd-shapes-nvtx");
+  if (!ks_record_pytorch_mode_is_valid (pytorch))
+    {
+      ks_cli_printerr (_("kinescope-cli record: unknown --pytorch “%s” (use autograd-shapes-nvtx, autograd-nvtx or none)\n"), pytorch);
+      return 2;
+    }
+  if (!parse_bool ("--pytorch-memory", pytorch_memory, &options.pytorch_memory)
+      || !parse_bool ("--python-sampling", python_sampling, &options.python_sampling))
+    return 2;
+  if (python_frequency < 1 || python_frequency > 10000)
+    {
+      ks_cli_printerr (_("kinescope-cli record: --python-sampling-frequency must be 1–10000\n"));
+      return 2;
+    }
+  options.pytorch = pytorch;
+  options.python_sampling_hz = (guint) python_frequency;
 
   default_name = output == NULL;
   if (default_name)

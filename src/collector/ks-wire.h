@@ -328,6 +328,7 @@ typedef struct
 #define KS_WIRE_DIAG_CODE_OTHER_SUBSCRIBER   1  /* another CUPTI client holds the subscriber slot */
 #define KS_WIRE_DIAG_CODE_CUPTI_UNAVAILABLE  2
 #define KS_WIRE_DIAG_CODE_CUPTI_INFO         3  /* version and path of the libcupti in use */
+#define KS_WIRE_DIAG_CODE_PYTHON             4  /* from the Python side (sitecustomize) */
 
 typedef struct
 {

@@ -88,6 +88,44 @@ ks_paths_find_built (const char *first_element,
   return g_steal_pointer (&path);
 }
 
+static gboolean
+has_sitecustomize (const char *dir)
+{
+  g_autofree char *file = g_build_filename (dir, "sitecustomize.py", NULL);
+
+  return g_file_test (file, G_FILE_TEST_IS_REGULAR);
+}
+
+char *
+ks_paths_find_python_dir (const char *inject_dir)
+{
+  const char *env = g_getenv ("KINESCOPE_PYTHON_DIR");
+  g_autofree char *built = NULL;
+  g_autofree char *beside = NULL;
+  g_autofree char *installed = NULL;
+
+  if (env != NULL && *env)
+    return has_sitecustomize (env) ? g_strdup (env) : NULL;
+
+  /* Run from the build tree: the copy built beside us, as for the
+   * injection library. */
+  built = ks_paths_find_built ("src", "collector", "python", "sitecustomize.py", NULL);
+  if (built != NULL)
+    return g_path_get_dirname (built);
+
+  if (inject_dir != NULL)
+    {
+      beside = g_build_filename (inject_dir, "python", NULL);
+      if (has_sitecustomize (beside))
+        return g_steal_pointer (&beside);
+    }
+
+  installed = g_build_filename (PKGLIBDIR, "python", NULL);
+  if (has_sitecustomize (installed))
+    return g_steal_pointer (&installed);
+  return NULL;
+}
+
 const char *
 ks_paths_get_locale_dir (void)
 {

@@ -35,6 +35,14 @@ char       *ks_paths_find_built     (const char *first_element,
  * LANG/LC_MESSAGES/kinescope.mo) from the build tree, else LOCALEDIR. */
 const char *ks_paths_get_locale_dir (void);
 
+/* The folder of the recorder's Python side (sitecustomize.py and
+ * _kinescope_python.py): $KINESCOPE_PYTHON_DIR, else the build tree's
+ * src/collector/python when the program runs from it, else @inject_dir's
+ * python/ (the installed layout, also the Flatpak's copy seen from the
+ * host), else PKGLIBDIR/python. NULL when none has sitecustomize.py.
+ * Transfer full. */
+char       *ks_paths_find_python_dir (const char *inject_dir) G_GNUC_MALLOC;
+
 /* The locale from the environment and our text domain, bound to
  * ks_paths_get_locale_dir(): the first thing each program's main() does. */
 void        ks_i18n_init            (void);

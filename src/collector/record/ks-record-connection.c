@@ -526,7 +526,8 @@ handle_message (KsRecordConnection *c,
         text = msg_text (h, sizeof *m);
         /* Facts about the set-up are capture settings, not problems. */
         if (m->code != KS_WIRE_DIAG_CODE_CUPTI_INFO)
-          ks_record_writer_add_diagnostic (w, m->timestamp, severity_name (m->severity), "cupti", text);
+          ks_record_writer_add_diagnostic (w, m->timestamp, severity_name (m->severity),
+                                           m->code == KS_WIRE_DIAG_CODE_PYTHON ? "python" : "cupti", text);
         if (m->code == KS_WIRE_DIAG_CODE_OTHER_SUBSCRIBER)
           {
             g_mutex_lock (&self->mutex);
@@ -536,6 +537,49 @@ handle_message (KsRecordConnection *c,
           }
         else if (m->code == KS_WIRE_DIAG_CODE_CUPTI_INFO)
           ks_record_writer_add_capture_meta (w, "cupti", text);
+      }
+      break;
+
+    case KS_WIRE_PY_SAMPLE:
+      {
+        const KsWirePySample *m = (const void *) h;
+        const KsWirePyFrame *frames = (const void *) (m + 1);
+        guint32 symbols[KS_WIRE_PY_MAX_FRAMES];
+        guint32 modules[KS_WIRE_PY_MAX_FRAMES];
+        guint32 lines[KS_WIRE_PY_MAX_FRAMES];
+
+        NEED (KsWirePySample);
+        /* the frames must lie inside the message */
+        if (m->n_frames > KS_WIRE_PY_MAX_FRAMES
+            || (h->size - sizeof *m) / sizeof (KsWirePyFrame) < m->n_frames)
+          return FALSE;
+        if (m->timestamp < self->filter_from || m->n_frames == 0)
+          break;
+        see_thread (c, m->tid);
+        for (guint i = 0; i < m->n_frames; i++)
+          {
+            KsWirePyFrame f;
+
+            memcpy (&f, frames + i, sizeof f);
+            symbols[i] = global_string (c, f.function_id);
+            modules[i] = global_string (c, f.file_id);
+            lines[i] = f.line;
+          }
+        ks_record_writer_add_python_sample (w, c->pid, m->timestamp, m->tid, m->n_frames,
+                                            symbols, modules, lines);
+        bump_stat (self, &self->stats.python_samples, 1);
+      }
+      break;
+
+    case KS_WIRE_ALLOCATOR:
+      {
+        const KsWireAllocator *m = (const void *) h;
+
+        NEED (KsWireAllocator);
+        if (m->timestamp < self->filter_from)
+          break;
+        see_thread (c, m->tid);
+        ks_record_writer_add_allocator (w, c->pid, m);
       }
       break;
 

@@ -83,6 +83,7 @@ struct _KsRecordSession
   char            *socket_dir;
   char            *socket_path;
   char            *inject_dir;
+  char            *python_dir;      /* our sitecustomize, or NULL */
   int              listen_fd;
   int              claim_fd;      /* holds the output's lock: claim_output() */
   int              wake_pipe[2];

@@ -12,6 +12,7 @@
 
 #include "ks-record-private.h"
 
+#include "ks-kscope-schema.h"
 #include "ks-paths.h"
 
 #include <errno.h>
@@ -229,6 +230,9 @@ ks_record_session_new (const char             *output_path,
   self = g_new0 (KsRecordSession, 1);
   self->options = *options;
   self->options.capture_range = g_strdup (options->capture_range ? options->capture_range : "none");
+  self->options.pytorch = g_strdup (options->pytorch ? options->pytorch : "autograd-shapes-nvtx");
+  if (self->options.python_sampling_hz == 0)
+    self->options.python_sampling_hz = 1000;
   self->output_path = g_strdup (output_path);
   self->listen_fd = -1;
   self->claim_fd = -1;
@@ -248,6 +252,8 @@ ks_record_session_new (const char             *output_path,
 
   inject_dir = find_inject_dir ();
   self->inject_dir = g_strdup (inject_dir);
+  if (inject_dir != NULL)
+    self->python_dir = ks_paths_find_python_dir (inject_dir);
 
   self->claim_fd = claim_output (output_path, options->overwrite, error);
   if (self->claim_fd < 0)
@@ -317,6 +323,7 @@ ks_record_session_build_environ (KsRecordSession  *self,
   g_autofree char *inject = NULL;
   g_autofree char *osrt = NULL;
   g_autofree char *threshold = NULL;
+  g_autofree char *python = NULL;
 
   env = g_environ_setenv (env, KS_ENV_SOCKET, self->socket_path, TRUE);
   if (t & KS_RECORD_TRACE_CUDA)
@@ -348,7 +355,38 @@ ks_record_session_build_environ (KsRecordSession  *self,
     env = prepend_path (env, "LD_PRELOAD", osrt);
   if (t & KS_RECORD_TRACE_CUDA)
     env = prepend_path (env, "LD_PRELOAD", inject);
+
+  /* The Python side: our sitecustomize first on the path (it takes
+   * itself off again and runs the program's own), and the library it
+   * reports through, by the same path as above, so that ctypes gets the
+   * copy CUDA or NVTX loaded. */
+  python = ks_record_options_to_python (&self->options);
+  if (python != NULL && self->python_dir != NULL)
+    {
+      env = prepend_path (env, "PYTHONPATH", self->python_dir);
+      env = g_environ_setenv (env, KS_ENV_PYTHON, python, TRUE);
+      env = g_environ_setenv (env, KS_ENV_INJECT_LIBRARY, inject, TRUE);
+    }
   return env;
+}
+
+gboolean
+ks_record_pytorch_mode_is_valid (const char *value)
+{
+  return g_strcmp0 (value, "autograd-shapes-nvtx") == 0 || g_strcmp0 (value, "autograd-nvtx") == 0
+         || g_strcmp0 (value, "none") == 0;
+}
+
+char *
+ks_record_options_to_python (const KsRecordOptions *options)
+{
+  const char *pytorch = options->pytorch != NULL ? options->pytorch : "autograd-shapes-nvtx";
+  gboolean memory = options->pytorch_memory && !g_str_equal (pytorch, "none");
+  guint hz = options->python_sampling ? (options->python_sampling_hz ? options->python_sampling_hz : 1000) : 0;
+
+  if (g_str_equal (pytorch, "none") && hz == 0)
+    return NULL;
+  return g_strdup_printf ("pytorch=%s;memory=%d;sampling=%u", pytorch, memory ? 1 : 0, hz);
 }
 
 void
@@ -527,6 +565,20 @@ ks_record_session_finish (KsRecordSession  *self,
     ks_record_writer_add_capture_meta (self->writer, "trace", trace);
   }
   ks_record_writer_add_capture_meta (self->writer, "capture_range", self->options.capture_range);
+  {
+    g_autofree char *python = ks_record_options_to_python (&self->options);
+    g_autofree char *hz = g_strdup_printf ("%u", self->options.python_sampling_hz);
+
+    ks_record_writer_add_capture_meta (self->writer, "pytorch", self->options.pytorch);
+    ks_record_writer_add_capture_meta (self->writer, "pytorch_memory",
+                                       self->options.pytorch_memory ? "true" : "false");
+    ks_record_writer_add_capture_meta (self->writer, "python_sampling",
+                                       self->options.python_sampling ? "true" : "false");
+    ks_record_writer_add_capture_meta (self->writer, "python_sampling_frequency", hz);
+    /* what the Python side was told; "none" when it was not started */
+    ks_record_writer_set_meta (self->writer, KS_KSCOPE_META_PYTHON,
+                               python != NULL && self->python_dir != NULL ? python : "none");
+  }
 
   ok = ks_record_writer_finish (self->writer, ks_record_now_mono (), complete, error);
   g_mutex_lock (&self->mutex);
@@ -607,6 +659,8 @@ ks_record_session_free (KsRecordSession *self)
   g_mutex_clear (&self->mutex);
   g_cond_clear (&self->cond);
   g_free (self->options.capture_range);
+  g_free (self->options.pytorch);
+  g_free (self->python_dir);
   g_free (self->output_path);
   g_free (self->socket_dir);
   g_free (self->socket_path);

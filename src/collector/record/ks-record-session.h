@@ -35,6 +35,14 @@ typedef struct
   guint64       osrt_threshold_ns;
   gboolean      cuda_memory;
   gboolean      overwrite;           /* replace an existing output file */
+  /* The Python side (KINESCOPE_PYTHON): PyTorch's NVTX emission
+   * ("autograd-shapes-nvtx", "autograd-nvtx" or "none"; NULL: the first),
+   * its caching-allocator events, and stack sampling at python_sampling_hz
+   * (1–10000; 0 with python_sampling: 1000). */
+  char         *pytorch;
+  gboolean      pytorch_memory;
+  gboolean      python_sampling;
+  guint         python_sampling_hz;
 } KsRecordOptions;
 
 typedef struct
@@ -47,6 +55,7 @@ typedef struct
   guint64  api_calls;
   guint64  nvtx_ranges;
   guint64  samples;         /* GPU counter samples */
+  guint64  python_samples;  /* sampled Python stacks */
   guint64  dropped;
   /* once writing stopped: up to when the file holds events (from the
    * start), and how many arrived after */
@@ -86,6 +95,11 @@ void             ks_record_session_start        (KsRecordSession         *self);
  * the file. */
 char            *ks_record_session_dup_write_error (KsRecordSession      *self);
 char            *ks_record_trace_to_string      (KsRecordTrace            trace);
+/* Whether @value is a --pytorch mode. */
+gboolean         ks_record_pytorch_mode_is_valid (const char             *value);
+/* KINESCOPE_PYTHON for @options, or NULL when the Python side has nothing
+ * to do. */
+char            *ks_record_options_to_python    (const KsRecordOptions   *options);
 void             ks_record_session_set_command  (KsRecordSession         *self,
                                                  GPid                     pid,
                                                  const char * const      *argv);

@@ -16,6 +16,7 @@
 #include "ks-record-writer.h"
 
 #include "ks-kscope-schema.h"
+#include "ks-record-writer-private.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -57,7 +58,10 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
     "start, end, eventClass = 27, globalTid, nameId, returnValue, nestingLevel = 0, callchainId = 0",
   [KS_KSCOPE_KS_THREADS] = "globalTid, pid, tid, name, role, globalPid",
   [KS_KSCOPE_KS_COUNTERS] = "id, name, unit, deviceId, description",
-  [KS_KSCOPE_KS_MEMORY_EVENTS] = "timestamp, globalTid, deviceId, address, bytes, totalAllocated",
+  [KS_KSCOPE_KS_MEMORY_EVENTS] =
+    "timestamp, globalTid, deviceId, address, bytes, totalAllocated, totalReserved",
+  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, cpuCycles = 0",
+  [KS_KSCOPE_SAMPLING_CALLCHAINS] = "id, symbol, module, stackDepth, lineNumber",
 };
 
 /* The tables whose rows are the program's events: what is not written
@@ -72,28 +76,9 @@ static const gboolean event_tables[KS_KSCOPE_N_TABLES] = {
   [KS_KSCOPE_OSRT] = TRUE,
   [KS_KSCOPE_KS_MEMORY_EVENTS] = TRUE,
   [KS_KSCOPE_KS_COUNTER_SAMPLES] = TRUE,
+  [KS_KSCOPE_COMPOSITE_EVENTS] = TRUE,
 };
 
-struct _KsRecordWriter
-{
-  sqlite3        *db;
-  char           *path;
-  sqlite3_stmt   *stmts[KS_KSCOPE_N_TABLES];
-  GHashTable     *strings;      /* text → id */
-  guint32         next_string;
-  guint32         next_counter;
-  guint64         start_mono;
-  gint64          start_utc;
-  gint64          last_commit_us;
-  GError         *error;
-  KsRecordCounts  counts;
-  /* As of the last commit: what the file holds when writing fails. */
-  KsRecordCounts  committed;
-  guint64         committed_mono;
-  guint64         events;        /* event rows asked for */
-  guint64         committed_events;
-  GPtrArray      *pending_meta;  /* name, value, …: KS_META set after a failure */
-};
 
 static void
 fail (KsRecordWriter *self)
@@ -183,6 +168,31 @@ rel (KsRecordWriter *self,
      guint64         t)
 {
   return (gint64) t - (gint64) self->start_mono;
+}
+
+sqlite3_stmt *
+ks_record_writer_stmt (KsRecordWriter *self,
+                       KsKscopeTable   table)
+{
+  return stmt (self, table);
+}
+
+void
+ks_record_writer_step (KsRecordWriter *self,
+                       sqlite3_stmt   *s,
+                       gboolean        counted)
+{
+  if (counted)
+    step (self, s);
+  else
+    step_uncounted (self, s);
+}
+
+gint64
+ks_record_writer_rel (KsRecordWriter *self,
+                      guint64         t)
+{
+  return rel (self, t);
 }
 
 /* The leading columns shared by the kernel, memcpy and memset tables;

@@ -61,6 +61,7 @@ typedef struct
   guint64 nvtx_marks;
   guint64 osrt_calls;
   guint64 counter_samples;
+  guint64 python_samples;
   guint64 rows;
 } KsRecordCounts;
 
@@ -129,6 +130,20 @@ void            ks_record_writer_add_memory     (KsRecordWriter      *self,
                                                  guint64              address,
                                                  gint64               bytes,
                                                  gint64               total_allocated);
+/* One sampled Python stack, innermost frame first: StringIds ids of each
+ * frame's function and file, and its line (ks-record-writer-samples.c). */
+void            ks_record_writer_add_python_sample (KsRecordWriter   *self,
+                                                 gint64               pid,
+                                                 guint64              timestamp,
+                                                 gint64               tid,
+                                                 guint                n_frames,
+                                                 const guint32       *symbols,
+                                                 const guint32       *modules,
+                                                 const guint32       *lines);
+/* One event of PyTorch's caching allocator, with its totals. */
+void            ks_record_writer_add_allocator  (KsRecordWriter        *self,
+                                                 gint64                 pid,
+                                                 const KsWireAllocator *a);
 void            ks_record_writer_add_stream     (KsRecordWriter      *self,
                                                  gint64               pid,
                                                  const KsWireStream  *s);

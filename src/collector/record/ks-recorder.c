@@ -46,6 +46,12 @@ struct _KsRecorder
   guint            tick_id;
   gboolean         complete;
   const char      *end_reason;
+
+  /* the Python side's options (KsRecordOptions) */
+  char            *pytorch;
+  gboolean         pytorch_memory;
+  gboolean         python_sampling;
+  guint            python_sampling_frequency;
 };
 
 G_DEFINE_ENUM_TYPE (KsRecorderState, ks_recorder_state,
@@ -73,6 +79,10 @@ enum
   PROP_DROPPED,
   PROP_GPUS,
   PROP_WRITE_ERROR,
+  PROP_PYTORCH,
+  PROP_PYTORCH_MEMORY,
+  PROP_PYTHON_SAMPLING,
+  PROP_PYTHON_SAMPLING_FREQUENCY,
   N_PROPS
 };
 
@@ -476,7 +486,62 @@ ks_recorder_get_property (GObject    *object,
     case PROP_DROPPED: g_value_set_uint64 (value, self->stats.dropped); break;
     case PROP_GPUS: g_value_set_variant (value, gpus_variant (self)); break;
     case PROP_WRITE_ERROR: g_value_set_string (value, self->write_error); break;
+    case PROP_PYTORCH: g_value_set_string (value, self->pytorch); break;
+    case PROP_PYTORCH_MEMORY: g_value_set_boolean (value, self->pytorch_memory); break;
+    case PROP_PYTHON_SAMPLING: g_value_set_boolean (value, self->python_sampling); break;
+    case PROP_PYTHON_SAMPLING_FREQUENCY: g_value_set_uint (value, self->python_sampling_frequency); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_recorder_set_property (GObject      *object,
+                          guint         prop_id,
+                          const GValue *value,
+                          GParamSpec   *pspec)
+{
+  KsRecorder *self = KS_RECORDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_PYTORCH:
+      {
+        const char *mode = g_value_get_string (value);
+
+        if (mode == NULL)
+          mode = "autograd-shapes-nvtx";
+        g_return_if_fail (ks_record_pytorch_mode_is_valid (mode));
+        if (g_strcmp0 (self->pytorch, mode) != 0)
+          {
+            g_free (self->pytorch);
+            self->pytorch = g_strdup (mode);
+            g_object_notify_by_pspec (object, pspec);
+          }
+      }
+      break;
+    case PROP_PYTORCH_MEMORY:
+      if (self->pytorch_memory != g_value_get_boolean (value))
+        {
+          self->pytorch_memory = g_value_get_boolean (value);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+    case PROP_PYTHON_SAMPLING:
+      if (self->python_sampling != g_value_get_boolean (value))
+        {
+          self->python_sampling = g_value_get_boolean (value);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+    case PROP_PYTHON_SAMPLING_FREQUENCY:
+      if (self->python_sampling_frequency != g_value_get_uint (value))
+        {
+          self->python_sampling_frequency = g_value_get_uint (value);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -498,6 +563,7 @@ ks_recorder_finalize (GObject *object)
   g_clear_pointer (&self->session, ks_record_session_free);
   g_free (self->output);
   g_free (self->write_error);
+  g_free (self->pytorch);
   G_OBJECT_CLASS (ks_recorder_parent_class)->finalize (object);
 }
 
@@ -508,6 +574,7 @@ ks_recorder_class_init (KsRecorderClass *klass)
   GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
 
   object_class->get_property = ks_recorder_get_property;
+  object_class->set_property = ks_recorder_set_property;
   object_class->dispose = ks_recorder_dispose;
   object_class->finalize = ks_recorder_finalize;
 
@@ -527,6 +594,18 @@ ks_recorder_class_init (KsRecorderClass *klass)
   properties[PROP_GPUS] = g_param_spec_variant ("gpus", NULL, NULL, G_VARIANT_TYPE ("a(sixx)"), NULL, flags);
   /* why writing stopped (a full disk); the command runs on unrecorded */
   properties[PROP_WRITE_ERROR] = g_param_spec_string ("write-error", NULL, NULL, NULL, flags);
+  /* The Python side's options (kinescope-cli record --pytorch,
+   * --pytorch-memory, --python-sampling, --python-sampling-frequency):
+   * what the session was started with (new_for_file()), or what a
+   * recording shown from progress lines is to be started with. */
+  properties[PROP_PYTORCH] = g_param_spec_string ("pytorch", NULL, NULL, "autograd-shapes-nvtx",
+                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PYTORCH_MEMORY] = g_param_spec_boolean ("pytorch-memory", NULL, NULL, TRUE,
+                                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PYTHON_SAMPLING] = g_param_spec_boolean ("python-sampling", NULL, NULL, TRUE,
+                                                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PYTHON_SAMPLING_FREQUENCY] = g_param_spec_uint ("python-sampling-frequency", NULL, NULL, 1, 10000, 1000,
+                                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -543,6 +622,10 @@ ks_recorder_init (KsRecorder *self)
 {
   for (guint i = 0; i < G_N_ELEMENTS (self->stats.gpus); i++)
     self->stats.gpus[i].utilization = -1;
+  self->pytorch = g_strdup ("autograd-shapes-nvtx");
+  self->pytorch_memory = TRUE;
+  self->python_sampling = TRUE;
+  self->python_sampling_frequency = 1000;
 }
 
 KsRecorder *
@@ -564,6 +647,11 @@ ks_recorder_new_for_file (const char             *output,
   self = ks_recorder_new ();
   self->session = session;
   self->output = g_strdup (output);
+  g_free (self->pytorch);
+  self->pytorch = g_strdup (options->pytorch != NULL ? options->pytorch : "autograd-shapes-nvtx");
+  self->pytorch_memory = options->pytorch_memory;
+  self->python_sampling = options->python_sampling;
+  self->python_sampling_frequency = options->python_sampling_hz ? options->python_sampling_hz : 1000;
   return self;
 }
 

@@ -1,0 +1,519 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# The Python side of a Kinescope recording, loaded by our sitecustomize in
+# every Python process the recorder starts (PYTHONPATH stays set, so that
+# subprocesses, DataLoader workers and torchrun ranks are recorded too):
+#
+# - hands over to the sitecustomize Python would have run without us, so
+#   that the program sees the same sys.path and the same sitecustomize;
+# - samples the Python stacks of every thread (KINESCOPE_PYTHON sampling=HZ);
+# - once torch is imported, turns on its NVTX emission of operators
+#   (pytorch=autograd-nvtx|autograd-shapes-nvtx) on the importing thread and
+#   on every thread started later, stepping aside while the program runs a
+#   profiler of its own;
+# - records the CUDA caching allocator's history from CUDA's initialisation
+#   and sends it at exit (memory=1).
+#
+# Everything reaches the recorder through libkinescope-inject.so
+# (KINESCOPE_INJECT_LIBRARY), the copy already in the process. Nothing here
+# may raise into the program: failures become recorder diagnostics.
+
+import _thread
+import array
+import atexit
+import ctypes
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import threading
+import time
+
+MAX_FRAMES = 256
+DIAG_INFO = 0
+DIAG_WARNING = 1
+DIAG_ERROR = 2
+# Entries the allocator keeps (its history is a ring buffer)
+MEMORY_MAX_ENTRIES = 1000000
+
+_lib = None
+_config = None
+_sampler = None
+
+
+def parse_config(text):
+    """KINESCOPE_PYTHON "pytorch=…;memory=0|1;sampling=HZ" → (dict, problems)."""
+    config = {'pytorch': 'autograd-shapes-nvtx', 'memory': True, 'sampling': 1000}
+    problems = []
+    for item in (text or '').split(';'):
+        if not item:
+            continue
+        key, _, value = item.partition('=')
+        if key == 'pytorch' and value in ('autograd-shapes-nvtx', 'autograd-nvtx', 'none'):
+            config['pytorch'] = value
+        elif key == 'memory' and value in ('0', '1'):
+            config['memory'] = value == '1'
+        elif key == 'sampling' and value.isdigit() and int(value) <= 10000:
+            config['sampling'] = int(value)
+        else:
+            problems.append(item)
+    return config, problems
+
+
+def diag(severity, text):
+    if _lib is not None:
+        try:
+            _lib.ks_inject_python_diag(severity, text.encode('utf-8', 'replace'))
+        except Exception:
+            pass
+
+
+def _load_library():
+    path = os.environ.get('KINESCOPE_INJECT_LIBRARY')
+    if not path:
+        return None
+    # The same path as CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and
+    # LD_PRELOAD: the dynamic linker returns the copy already loaded.
+    lib = ctypes.CDLL(path)
+    lib.ks_inject_python_begin.restype = ctypes.c_int
+    lib.ks_inject_python_begin.argtypes = []
+    lib.ks_inject_python_sampler_thread.restype = None
+    lib.ks_inject_python_sampler_thread.argtypes = []
+    lib.ks_inject_python_intern.restype = ctypes.c_uint32
+    lib.ks_inject_python_intern.argtypes = [ctypes.c_char_p]
+    lib.ks_inject_python_sample.restype = None
+    lib.ks_inject_python_sample.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32,
+                                            ctypes.c_void_p]
+    lib.ks_inject_python_allocator.restype = None
+    lib.ks_inject_python_allocator.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64,
+                                               ctypes.c_int64, ctypes.c_int64, ctypes.c_uint32,
+                                               ctypes.c_uint32]
+    lib.ks_inject_python_diag.restype = None
+    lib.ks_inject_python_diag.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
+    lib.ks_inject_python_flush.restype = None
+    lib.ks_inject_python_flush.argtypes = []
+    return lib
+
+
+# --- the sitecustomize chain ------------------------------------------------
+
+def _same_dir(entry, here):
+    try:
+        return os.path.realpath(entry or os.curdir) == here
+    except (TypeError, ValueError, OSError):
+        return False
+
+
+def _chain(here):
+    """Runs the sitecustomize Python would have found without us, as module
+    sitecustomize, and lets its exceptions through unchanged."""
+    for entry in [e for e in sys.path if _same_dir(e, here)]:
+        sys.path.remove(entry)
+        sys.path_importer_cache.pop(entry, None)
+    sys.modules.pop('sitecustomize', None)
+    spec = importlib.machinery.PathFinder.find_spec('sitecustomize', sys.path)
+    if spec is None:
+        # as the import would have said: site.py ignores exactly this
+        raise ImportError("No module named 'sitecustomize'", name='sitecustomize')
+    module = importlib.util.module_from_spec(spec)
+    sys.modules['sitecustomize'] = module
+    spec.loader.exec_module(module)
+
+
+def start(sitecustomize_file):
+    global _lib, _config, _sampler
+
+    here = os.path.realpath(os.path.dirname(os.path.abspath(sitecustomize_file)))
+    try:
+        _lib = _load_library()
+        if _lib is not None and _lib.ks_inject_python_begin() != 1:
+            _lib = None
+    except Exception:
+        # not recorded (no library, or not this architecture's): say nothing
+        _lib = None
+
+    if _lib is not None:
+        try:
+            _config, problems = parse_config(os.environ.get('KINESCOPE_PYTHON'))
+            for item in problems:
+                diag(DIAG_WARNING, 'KINESCOPE_PYTHON: ignored “%s”' % item)
+            if _config['sampling'] > 0:
+                _sampler = Sampler(_lib, _config['sampling'])
+                _sampler.start()
+            if _config['pytorch'] != 'none':
+                TorchFinder.install()
+            os.register_at_fork(after_in_child=_after_fork_child)
+            _wrap_os_exit()
+        except Exception as e:
+            diag(DIAG_ERROR, 'the Python side could not start: %s: %s' % (type(e).__name__, e))
+
+    _chain(here)
+
+
+def _after_fork_child():
+    global _lib
+    try:
+        # a new connection, with its own string ids
+        if _lib.ks_inject_python_begin() != 1:
+            return
+        if _sampler is not None:
+            _sampler.restart_in_child()
+    except Exception as e:
+        diag(DIAG_ERROR, 'the Python side could not restart after fork: %s' % e)
+
+
+def _wrap_os_exit():
+    real_exit = os._exit
+
+    # os._exit() skips the exit hooks: multiprocessing's forked workers end
+    # that way, and what they sampled last would be lost.
+    def _exit(status):
+        try:
+            if _sampler is not None:
+                _sampler.stop()
+            _lib.ks_inject_python_flush()
+        except BaseException:
+            pass
+        real_exit(status)
+
+    _exit.__doc__ = real_exit.__doc__
+    _exit.__name__ = real_exit.__name__
+    _exit.__qualname__ = real_exit.__qualname__
+    os._exit = _exit
+
+
+# --- stack sampling ---------------------------------------------------------
+
+class Sampler:
+    """One thread of ours (_thread, so invisible to threading.enumerate())
+    that reads sys._current_frames() HZ times a second."""
+
+    def __init__(self, lib, hz):
+        self.lib = lib
+        self.interval_ns = 1000000000 // hz
+        self.codes = {}
+        self.running = False
+        self.wake = None
+        self.done = None
+
+    def start(self):
+        self.wake = _thread.allocate_lock()
+        self.wake.acquire()
+        self.done = _thread.allocate_lock()
+        self.done.acquire()
+        self.running = True
+        _thread.start_new_thread(self._run, ())
+        atexit.register(self.stop)
+
+    def stop(self):
+        if not self.running:
+            return
+        self.running = False
+        try:
+            self.wake.release()
+        except RuntimeError:
+            pass
+        self.done.acquire(timeout=2.0)
+
+    def restart_in_child(self):
+        # The parent's ids were sent on the parent's connection, and its
+        # sampler thread does not exist here.
+        self.codes = {}
+        self.running = False
+        self.start()
+
+    def _ids(self, code):
+        intern = self.lib.ks_inject_python_intern
+        name = getattr(code, 'co_qualname', code.co_name)
+        ids = (intern(code.co_filename.encode('utf-8', 'surrogateescape')),
+               intern(name.encode('utf-8', 'surrogateescape')))
+        self.codes[code] = ids
+        return ids
+
+    def _run(self):
+        try:
+            self.lib.ks_inject_python_sampler_thread()
+            self._loop()
+        except Exception as e:
+            diag(DIAG_ERROR, 'Python sampling stopped: %s: %s' % (type(e).__name__, e))
+        finally:
+            self.done.release()
+
+    def _loop(self):
+        current_frames = sys._current_frames
+        monotonic_ns = time.monotonic_ns
+        get_ident = _thread.get_ident
+        active = threading._active
+        main = threading.main_thread
+        sample = self.lib.ks_inject_python_sample
+        codes = self.codes
+        ids_of = self._ids
+        wake = self.wake
+        interval = self.interval_ns
+        me = get_ident()
+        next_ns = monotonic_ns()
+
+        while self.running:
+            if codes is not self.codes:
+                codes = self.codes
+            now = monotonic_ns()
+            main_thread = main()
+            for ident, frame in current_frames().items():
+                if ident == me:
+                    continue
+                thread = active.get(ident)
+                if thread is None:
+                    if ident != main_thread.ident:
+                        continue    # a _thread thread: its kernel tid is not known
+                    thread = main_thread
+                tid = thread.native_id
+                if tid is None:
+                    continue
+                frames = []
+                n = 0
+                while frame is not None and n < MAX_FRAMES:
+                    code = frame.f_code
+                    ids = codes.get(code)
+                    if ids is None:
+                        ids = ids_of(code)
+                    frames += (ids[0], ids[1], frame.f_lineno or 0)
+                    frame = frame.f_back
+                    n += 1
+                buf = array.array('I', frames)
+                sample(now, tid, n, buf.buffer_info()[0])
+            frame = None
+            next_ns += interval
+            delay = next_ns - monotonic_ns()
+            if delay <= 0:
+                # behind (a long pause): carry on from now, without a burst
+                next_ns = monotonic_ns()
+                delay = 0
+            if wake.acquire(timeout=delay / 1e9):
+                break
+
+
+# --- PyTorch ----------------------------------------------------------------
+
+class TorchFinder:
+    """Waits for the top-level torch module to finish importing."""
+
+    installed = None
+
+    @classmethod
+    def install(cls):
+        cls.installed = cls()
+        sys.meta_path.insert(0, cls.installed)
+
+    def __init__(self):
+        self.busy = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name != 'torch' or self.busy:
+            return None
+        self.busy = True
+        try:
+            spec = None
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, 'find_spec'):
+                    continue
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
+        finally:
+            self.busy = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, 'exec_module'):
+            return spec
+        real_exec = spec.loader.exec_module
+
+        def exec_module(module):
+            real_exec(module)
+            try:
+                sys.meta_path.remove(self)
+            except ValueError:
+                pass
+            torch_imported(module)
+
+        # on this loader only: torch.__loader__ stays what it was
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def torch_imported(torch):
+    try:
+        if _config['pytorch'] != 'none':
+            TorchNvtx(torch, _config['pytorch'] == 'autograd-shapes-nvtx').install()
+        if _config['memory']:
+            TorchMemory(torch).install()
+    except Exception as e:
+        diag(DIAG_ERROR, 'PyTorch recording could not start: %s: %s' % (type(e).__name__, e))
+
+
+class TorchNvtx:
+    """torch.autograd.profiler.emit_nvtx without its torch.cuda.synchronize()
+    (which would initialise CUDA), on every thread, out of the way of the
+    program's own profilers."""
+
+    STARTS = ('_prepare_profiler', '_enable_profiler', '_enable_profiler_legacy')
+    STOPS = ('_disable_profiler', '_disable_profiler_legacy')
+
+    def __init__(self, torch, record_shapes):
+        autograd = torch.autograd
+        profiler = autograd.profiler
+        self.enable = autograd._enable_profiler
+        self.disable = autograd._disable_profiler
+        self.config_class = autograd.ProfilerConfig
+        self.state = autograd.ProfilerState.NVTX
+        self.experimental = getattr(profiler, '_ExperimentalConfig', None)
+        self.record_shapes = record_shapes
+        self.modules = [autograd, profiler]
+        legacy = getattr(autograd, 'profiler_legacy', None)
+        if legacy is not None:
+            self.modules.append(legacy)
+        self.local = threading.local()
+        self.reported = set()
+
+    def config(self):
+        # the arguments torch 2.x's emit_nvtx passes
+        if self.experimental is not None:
+            return self.config_class(self.state, self.record_shapes, False, False, False, False,
+                                     self.experimental())
+        return self.config_class(self.state, self.record_shapes, False, False, False)
+
+    def enable_here(self):
+        try:
+            self.enable(self.config(), set())
+            self.local.ours = True
+        except Exception as e:
+            text = 'PyTorch operators are not recorded: %s' % str(e).split('\n')[0]
+            if text not in self.reported:
+                self.reported.add(text)
+                diag(DIAG_WARNING, text)
+
+    def _step_aside(self):
+        if getattr(self.local, 'ours', False):
+            self.local.ours = False
+            self.local.aside = True
+            try:
+                self.disable()
+            except Exception:
+                pass
+
+    def _come_back(self):
+        if getattr(self.local, 'aside', False):
+            self.local.aside = False
+            self.enable_here()
+
+    def _wrap_start(self, real):
+        def wrapper(*args, **kwargs):
+            self._step_aside()
+            return real(*args, **kwargs)
+        return self._like(wrapper, real)
+
+    def _wrap_stop(self, real):
+        def wrapper(*args, **kwargs):
+            try:
+                return real(*args, **kwargs)
+            finally:
+                self._come_back()
+        return self._like(wrapper, real)
+
+    @staticmethod
+    def _like(wrapper, real):
+        for attr in ('__name__', '__qualname__', '__doc__'):
+            try:
+                setattr(wrapper, attr, getattr(real, attr))
+            except (AttributeError, TypeError):
+                pass
+        wrapper.__wrapped__ = real
+        return wrapper
+
+    def install(self):
+        wrappers = {}
+        for module in self.modules:
+            for names, wrap in ((self.STARTS, self._wrap_start), (self.STOPS, self._wrap_stop)):
+                for name in names:
+                    real = module.__dict__.get(name)
+                    if real is None:
+                        continue
+                    if id(real) not in wrappers:
+                        wrappers[id(real)] = (real, wrap(real))
+                    setattr(module, name, wrappers[id(real)][1])
+
+        real_bootstrap = threading.Thread._bootstrap_inner
+        nvtx = self
+
+        def _bootstrap_inner(thread):
+            nvtx.enable_here()
+            return real_bootstrap(thread)
+
+        threading.Thread._bootstrap_inner = _bootstrap_inner
+        self.enable_here()
+
+
+class TorchMemory:
+    """The CUDA caching allocator's history, from right after CUDA starts."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.recording = False
+
+    def install(self):
+        self.torch.cuda._lazy_call(self._cuda_initialized)
+        # after torch's own exit hooks were registered: runs before them
+        atexit.register(self._at_exit)
+
+    def _cuda_initialized(self):
+        try:
+            self.torch.cuda.memory._record_memory_history(enabled='all', context=None,
+                                                          stacks='python',
+                                                          max_entries=MEMORY_MAX_ENTRIES)
+            self.recording = True
+        except Exception as e:
+            diag(DIAG_WARNING, 'PyTorch allocator events are not recorded: %s' % e)
+
+    def _at_exit(self):
+        if not self.recording:
+            return
+        try:
+            self.send(self.torch.cuda.memory._snapshot())
+        except Exception as e:
+            diag(DIAG_WARNING, 'PyTorch allocator events could not be read: %s: %s'
+                 % (type(e).__name__, e))
+
+    def send(self, snapshot):
+        # time_us is CLOCK_REALTIME; ours is CLOCK_MONOTONIC
+        offset_ns = time.time_ns() - time.monotonic_ns()
+        allocator = _lib.ks_inject_python_allocator
+        untimed = 0
+        for device, trace in enumerate(snapshot.get('device_traces') or []):
+            allocated = 0
+            reserved = 0
+            if len(trace) >= MEMORY_MAX_ENTRIES:
+                diag(DIAG_WARNING, 'device %d: only the last %d allocator events were kept; '
+                     'the totals count from the first of them' % (device, len(trace)))
+            for entry in trace:
+                action = entry.get('action')
+                size = int(entry.get('size') or 0)
+                if action in ('segment_alloc', 'segment_map'):
+                    reserved += size
+                    continue
+                if action in ('segment_free', 'segment_unmap'):
+                    reserved -= size
+                    continue
+                if action == 'alloc':
+                    allocated += size
+                    delta = size
+                elif action == 'free_requested':
+                    allocated -= size
+                    delta = -size
+                else:
+                    continue
+                time_us = entry.get('time_us')
+                if time_us is None:
+                    untimed += 1
+                    continue
+                allocator(int(time_us) * 1000 - offset_ns, int(entry.get('addr') or 0), delta,
+                          allocated, reserved, device, 0)
+        if untimed:
+            diag(DIAG_WARNING, '%d PyTorch allocator events have no time (time_us) and were '
+                 'left out' % untimed)

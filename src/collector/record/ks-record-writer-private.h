@@ -1,0 +1,54 @@
+/* ks-record-writer-private.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+/* What the writer's files (ks-record-writer.c, ks-record-writer-samples.c)
+ * share. */
+
+#include <sqlite3.h>
+
+#include "ks-kscope-schema.h"
+#include "ks-record-writer.h"
+
+G_BEGIN_DECLS
+
+struct _KsRecordWriter
+{
+  sqlite3        *db;
+  char           *path;
+  sqlite3_stmt   *stmts[KS_KSCOPE_N_TABLES];
+  GHashTable     *strings;      /* text → id */
+  guint32         next_string;
+  guint32         next_counter;
+  guint64         start_mono;
+  gint64          start_utc;
+  gint64          last_commit_us;
+  GError         *error;
+  KsRecordCounts  counts;
+  /* As of the last commit: what the file holds when writing fails. */
+  KsRecordCounts  committed;
+  guint64         committed_mono;
+  guint64         events;        /* event rows asked for */
+  guint64         committed_events;
+  GPtrArray      *pending_meta;  /* name, value, …: KS_META set after a failure */
+  gint64          next_sample;   /* COMPOSITE_EVENTS.id */
+};
+
+/* The insert statement of @table (created with its first row), or NULL
+ * once writing stopped. */
+sqlite3_stmt *ks_record_writer_stmt (KsRecordWriter *self,
+                                     KsKscopeTable   table);
+/* Runs and resets @s; @counted: one more row of the file. */
+void          ks_record_writer_step (KsRecordWriter *self,
+                                     sqlite3_stmt   *s,
+                                     gboolean        counted);
+/* @t (CLOCK_MONOTONIC ns) from the session's start */
+gint64        ks_record_writer_rel  (KsRecordWriter *self,
+                                     guint64         t);
+
+G_END_DECLS
