@@ -16,7 +16,7 @@
 #include "ks-render-cairo.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
-#include "ks-trace-builder.h"
+#include "ks-test-samples.h"
 #include "ks-window.h"
 
 #ifdef HAVE_XTST
@@ -868,58 +868,6 @@ test_search_folded (void)
  * a counter row's value at the pointer (the GPU memory row built from
  * the allocator's events: 65.2 MiB allocated at 39.962350 ms, the last
  * event before 60 ms; 328.6 MiB at most). */
-/* One Python thread sampled every millisecond for 20 ms: ten samples
- * in decode_batch under load_batch, then ten in step under train; all
- * under <module>. */
-#define PY_LOADER "/work/job/loader.py"
-#define PY_TRAIN  "/work/job/train.py"
-
-static KsTrace *
-sampled_trace (void)
-{
-  g_autoptr(GError) error = NULL;
-  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
-  guint32 p = ks_trace_builder_get_process (b, 4200);
-  guint32 t = ks_trace_builder_get_thread (b, p, 4200);
-  guint32 loader = ks_trace_builder_intern (b, PY_LOADER);
-  guint32 train = ks_trace_builder_intern (b, PY_TRAIN);
-  const KsSampleFrame decode[] = {
-    { ks_trace_builder_intern (b, "decode_batch"), loader, 80 },
-    { ks_trace_builder_intern (b, "load_batch"), loader, 57 },
-    { ks_trace_builder_intern (b, "train"), train, 5 },
-    { ks_trace_builder_intern (b, "<module>"), train, 10 },
-  };
-  const KsSampleFrame step[] = {
-    { ks_trace_builder_intern (b, "step"), train, 31 },
-    decode[2], decode[3],
-  };
-  KsTrace *trace;
-
-  for (gint64 k = 0; k < 20; k++)
-    g_assert_true (k < 10 ? ks_trace_builder_add_sample (b, t, 1000000 + k * 1000000, decode, G_N_ELEMENTS (decode))
-                          : ks_trace_builder_add_sample (b, t, 1000000 + k * 1000000, step, G_N_ELEMENTS (step)));
-  trace = ks_trace_builder_finish (b, NULL, &error);
-  g_assert_no_error (error);
-  return trace;
-}
-
-static guint32
-find_sample_slice (KsTrace    *trace,
-                   const char *name,
-                   guint32    *track_out)
-{
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    if (trace->tracks[t].kind == KS_TRACK_SAMPLES)
-      for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
-        if (g_str_equal (ks_trace_string (trace, trace->tracks[t].name_id[i]), name))
-          {
-            *track_out = t;
-            return i;
-          }
-  g_assert_not_reached ();
-  return KS_NO_INDEX;
-}
-
 static GtkWidget *
 find_group (GtkWidget  *widget,
             const char *title)
@@ -972,7 +920,7 @@ test_python_samples (void)
   KsSession *session = ks_window_get_session (window);
   KsTimeline *timeline = ks_window_get_timeline (window);
   KsSelectionPage *page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
-  g_autoptr(KsTrace) trace = sampled_trace ();
+  g_autoptr(KsTrace) trace = ks_test_sampled_trace ();
   KsTimelineLayout *layout;
   const KsRow *row;
   g_autofree char *markup = NULL;
@@ -983,7 +931,7 @@ test_python_samples (void)
   ks_session_set_trace (session, trace);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   layout = ks_timeline_get_layout (timeline);
-  slice = find_sample_slice (trace, "decode_batch", &track);
+  slice = ks_test_find_sample_slice (trace, "decode_batch", &track);
   row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, track));
   g_assert_cmpstr (row->label, ==, "Python samples");
   g_assert_cmpuint (trace->tracks[track].depth[slice], ==, 3);
@@ -995,11 +943,11 @@ test_python_samples (void)
 
   markup = ks_timeline_dup_tooltip_markup (timeline, x, y, NULL);
   g_assert_cmpstr (markup, ==,
-                   "<b>decode_batch</b>\n" PY_LOADER ":80\n10 samples · 10.0 ms\n"
-                   "\ndecode_batch  <small>" PY_LOADER ":80</small>"
-                   "\nload_batch  <small>" PY_LOADER ":57</small>"
-                   "\ntrain  <small>" PY_TRAIN ":5</small>"
-                   "\n&lt;module&gt;  <small>" PY_TRAIN ":10</small>");
+                   "<b>decode_batch</b>\n" KS_TEST_PY_LOADER ":80\n10 samples · 10.0 ms\n"
+                   "\ndecode_batch  <small>" KS_TEST_PY_LOADER ":80</small>"
+                   "\nload_batch  <small>" KS_TEST_PY_LOADER ":57</small>"
+                   "\ntrain  <small>" KS_TEST_PY_TRAIN ":5</small>"
+                   "\n&lt;module&gt;  <small>" KS_TEST_PY_TRAIN ":10</small>");
 
   click (timeline, 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
@@ -1009,25 +957,25 @@ test_python_samples (void)
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Kind"), ==, "sample");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Duration"), ==, "10.0 ms");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Function"), ==, "decode_batch");
-  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Location"), ==, PY_LOADER ":80");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Location"), ==, KS_TEST_PY_LOADER ":80");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Samples"), ==, "10");
   /* the frame's args are the rows above, not an Arguments group again */
   g_assert_null (ks_selection_page_lookup_value (page, "Arguments", "file"));
   stack = group_rows (page, "Stack");
   g_assert_cmpstr (stack, ==,
-                   "decode_batch = " PY_LOADER ":80\n"
-                   "load_batch = " PY_LOADER ":57\n"
-                   "train = " PY_TRAIN ":5\n"
-                   "<module> = " PY_TRAIN ":10");
+                   "decode_batch = " KS_TEST_PY_LOADER ":80\n"
+                   "load_batch = " KS_TEST_PY_LOADER ":57\n"
+                   "train = " KS_TEST_PY_TRAIN ":5\n"
+                   "<module> = " KS_TEST_PY_TRAIN ":10");
   g_clear_pointer (&stack, g_free);
 
   /* the outermost frame: its stack is itself, with all twenty samples */
-  slice = find_sample_slice (trace, "<module>", &track);
+  slice = ks_test_find_sample_slice (trace, "<module>", &track);
   g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
   click (timeline, 1, x, y);
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Samples"), ==, "20");
   stack = group_rows (page, "Stack");
-  g_assert_cmpstr (stack, ==, "<module> = " PY_TRAIN ":10");
+  g_assert_cmpstr (stack, ==, "<module> = " KS_TEST_PY_TRAIN ":10");
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
