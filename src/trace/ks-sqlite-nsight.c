@@ -25,6 +25,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-sqlite-reader-private.h"
+#include "ks-torch-nvtx.h"
 
 /* Strings */
 
@@ -426,6 +427,120 @@ domain_key (gint64 gtid,
   return g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ks_sqlite_gid_process (gtid), domain);
 }
 
+/* An operator with a sequence number, for the forward -> backward flows. */
+typedef struct
+{
+  gint64  process;          /* globalPid */
+  gint64  seq;
+  gint64  start;
+  gint64  end;
+  guint32 thread;
+  guint32 track;
+  gboolean backward;
+} TorchSeq;
+
+/* A range of PyTorch's NVTX emission becomes the operator (or
+ * record_function annotation) a Kineto trace would have, on its thread. */
+static void
+torch_op (KsSqliteReader *r,
+          GArray         *ops,
+          sqlite3_stmt   *stmt,
+          guint32         thread,
+          KsTorchOp      *op)
+{
+  KsSliceKind kind = strstr (op->name, "::") != NULL ? KS_SLICE_CPU_OP : KS_SLICE_USER_ANNOTATION;
+  guint32 track = ks_trace_builder_get_thread_track (r->b, thread);
+  guint32 name = ks_trace_builder_intern (r->b, op->name);
+  guint32 category = ks_trace_builder_intern (r->b, kind == KS_SLICE_CPU_OP ? "cpu_op" : "user_annotation");
+  g_autofree char *json = ks_torch_op_args (op);
+  guint32 args = ks_trace_builder_add_args (r->b, json, strlen (json));
+  gint64 start = col_ts (r, stmt, 0);
+
+  if (col_null (stmt, 2))
+    {
+      KsOpenRange open = { 0 };
+
+      open.start = start;
+      open.track = track;
+      open.name = name;
+      open.category = category;
+      open.correlation = col_ext (r, stmt, 8);
+      open.external_id = col_ext (r, stmt, 9);
+      open.args = args;
+      open.kind = kind;
+      ks_trace_builder_begin_range (r->b, 0, &open);
+      return;
+    }
+
+  add_slice (r, track, start, col_ts (r, stmt, 2), kind, name, category,
+             col_ext (r, stmt, 8), col_ext (r, stmt, 9), args, NULL);
+  if (op->seq >= 0)
+    {
+      TorchSeq e;
+
+      e.process = ks_sqlite_gid_process (col_i64 (stmt, 3));
+      e.seq = op->seq;
+      e.start = start;
+      e.end = MAX (col_ts (r, stmt, 2), start);
+      e.thread = thread;
+      e.track = track;
+      e.backward = ks_torch_op_is_backward (op);
+      g_array_append_val (ops, e);
+    }
+}
+
+static int
+compare_torch_seq (gconstpointer a,
+                   gconstpointer b)
+{
+  const TorchSeq *x = a;
+  const TorchSeq *y = b;
+
+  if (x->process != y->process)
+    return x->process < y->process ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return (x->end < y->end) - (x->end > y->end);
+}
+
+/* Forward -> backward, as Kineto links them: from the outermost forward
+ * operator with the sequence number on another thread than the
+ * backward's to each "autograd::engine::evaluate_function: ..." with it. */
+static void
+link_fwdbwd (KsSqliteReader *r,
+             GArray         *ops)
+{
+  const TorchSeq *e = (const TorchSeq *) (gpointer) ops->data;
+  guint32 category = 0;
+
+  if (ops->len == 0)
+    return;
+  g_array_sort (ops, compare_torch_seq);
+  for (guint first = 0, k = 1; k <= ops->len; k++)
+    {
+      if (k < ops->len && e[k].process == e[first].process && e[k].seq == e[first].seq)
+        continue;
+      for (guint b = first; b < k; b++)
+        {
+          if (!e[b].backward)
+            continue;
+          /* sorted by start, longer first: the first is the outermost */
+          for (guint f = first; f < k; f++)
+            if (!e[f].backward && e[f].thread != e[b].thread)
+              {
+                if (category == 0)
+                  category = ks_trace_builder_intern (r->b, "fwdbwd");
+                ks_trace_builder_add_slice_flow (r->b, e[f].track, e[f].start, e[f].end,
+                                                 e[b].track, e[b].start, e[b].end, category, KS_FLOW_OTHER);
+                break;
+              }
+        }
+      first = k;
+    }
+}
+
 gboolean
 _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
                              GError         **error)
@@ -441,6 +556,7 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
   gint64 last_domain = G_MININT64;
   gint64 last_domain_process = G_MININT64;
   guint32 last_domain_category = 0;
+  g_autoptr(GArray) ops = g_array_new (FALSE, FALSE, sizeof (TorchSeq));
 
   /* Domain names and NVTX thread names first: ranges refer to them. */
   if ((found = _ks_sqlite_select (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2,
@@ -479,11 +595,27 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
       gint64 type = col_i64 (stmt, 1);
       gint64 gtid = col_i64 (stmt, 3);
       const char *text = (const char *)sqlite3_column_text (stmt, 4);
-      guint32 name = text ? ks_trace_builder_intern (r->b, text) : sid (r, col_i64 (stmt, 5));
+      guint32 name = text ? 0 : sid (r, col_i64 (stmt, 5));
       guint32 category = r->category[KS_SLICE_NVTX];
       guint32 thread = _ks_sqlite_reader_thread (r, gtid);
-      guint32 track = ks_trace_builder_get_nvtx_track (r->b, thread);
-      guint32 args = r->kscope ? col_args (r, stmt, 7) : 0;
+      guint32 track;
+      guint32 args;
+      KsTorchOp op;
+
+      /* PyTorch's operators, before their text is interned: an op_id
+       * makes each one unique. */
+      if ((type == KS_NSYS_NVTX_PUSH_POP || type == KS_NSYS_NVTXT_PUSH_POP) &&
+          ks_torch_nvtx_parse (text ? text : ks_trace_builder_get_string (r->b, name), &op))
+        {
+          torch_op (r, ops, stmt, thread, &op);
+          ks_torch_op_clear (&op);
+          continue;
+        }
+
+      if (text != NULL)
+        name = ks_trace_builder_intern (r->b, text);
+      track = ks_trace_builder_get_nvtx_track (r->b, thread);
+      args = r->kscope ? col_args (r, stmt, 7) : 0;
 
       if (!col_null (stmt, 6))
         {
@@ -537,7 +669,10 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
                    name, category, col_ext (r, stmt, 8), col_ext (r, stmt, 9), args, NULL);
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  if (!ks_sqlite_finish (stmt, failed))
+    return FALSE;
+  link_fwdbwd (r, ops);
+  return TRUE;
 }
 
 static guint32

@@ -455,6 +455,31 @@ compare_corr (gconstpointer a,
   return (ea->where > eb->where) - (ea->where < eb->where);
 }
 
+/* The outermost slice of @track spanning exactly [@start, @end) (times
+ * relative to the origin), or KS_NO_INDEX. */
+static guint32
+exact_slice (const KsTrack *track,
+             gint64         start,
+             gint64         end)
+{
+  guint32 lo = 0, hi = track->n_slices;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (track->start[mid] < start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  /* at equal starts longer ones come first */
+  for (; lo < track->n_slices && track->start[lo] == start && track->end[lo] >= end; lo++)
+    if (track->end[lo] == end)
+      return lo;
+  return KS_NO_INDEX;
+}
+
 static void
 link_flows (KsTraceBuilder *self,
             KsTrace        *trace)
@@ -553,8 +578,18 @@ link_flows (KsTraceBuilder *self,
 
       f.from_track = pf->from_track;
       f.to_track = pf->to_track;
-      f.from_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
-      f.to_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
+      if (pf->from_end != G_MININT64)
+        {
+          f.from_slice = exact_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns,
+                                      pf->from_end - trace->origin_ns);
+          f.to_slice = exact_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns,
+                                    pf->to_end - trace->origin_ns);
+        }
+      else
+        {
+          f.from_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
+          f.to_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
+        }
       f.category = pf->category;
       f.kind = pf->kind;
       if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)

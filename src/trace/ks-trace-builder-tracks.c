@@ -684,7 +684,7 @@ ks_trace_builder_add_flow (KsTraceBuilder *self,
                            guint32         category,
                            KsFlowKind      kind)
 {
-  PendingFlow f = { from_track, to_track, from_ts, to_ts, category, kind };
+  PendingFlow f = { from_track, to_track, from_ts, to_ts, G_MININT64, G_MININT64, category, kind };
 
   g_return_if_fail (from_track < self->tracks->len);
   g_return_if_fail (to_track < self->tracks->len);
@@ -693,6 +693,32 @@ ks_trace_builder_add_flow (KsTraceBuilder *self,
     return;
   /* finish() shifts both ends by the origin */
   if (!time_ok (self, from_ts) || !time_ok (self, to_ts))
+    return;
+  g_array_append_val (self->flows, f);
+  self->n_events++;
+}
+
+void
+ks_trace_builder_add_slice_flow (KsTraceBuilder *self,
+                                 guint32         from_track,
+                                 gint64          from_start,
+                                 gint64          from_end,
+                                 guint32         to_track,
+                                 gint64          to_start,
+                                 gint64          to_end,
+                                 guint32         category,
+                                 KsFlowKind      kind)
+{
+  PendingFlow f = { from_track, to_track, from_start, to_start, MAX (from_end, from_start),
+                    MAX (to_end, to_start), category, kind };
+
+  g_return_if_fail (from_track < self->tracks->len);
+  g_return_if_fail (to_track < self->tracks->len);
+
+  if (self->failed != FAILED_NONE)
+    return;
+  if (!time_ok (self, from_start) || !time_ok (self, to_start) ||
+      !time_ok (self, f.from_end) || !time_ok (self, f.to_end))
     return;
   g_array_append_val (self->flows, f);
   self->n_events++;

@@ -163,6 +163,18 @@ void            ks_trace_builder_add_flow         (KsTraceBuilder   *self,
                                                    gint64            to_ts,
                                                    guint32           category,
                                                    KsFlowKind        kind);
+/* A flow between the slices spanning exactly [@from_start, @from_end)
+ * and [@to_start, @to_end) (the outermost one where several do),
+ * resolved in finish; dropped when either is not there. */
+void            ks_trace_builder_add_slice_flow   (KsTraceBuilder   *self,
+                                                   guint32           from_track,
+                                                   gint64            from_start,
+                                                   gint64            from_end,
+                                                   guint32           to_track,
+                                                   gint64            to_start,
+                                                   gint64            to_end,
+                                                   guint32           category,
+                                                   KsFlowKind        kind);
 guint32         ks_trace_builder_get_counter      (KsTraceBuilder   *self,
                                                    const char       *name,
                                                    const char       *unit,

@@ -1,0 +1,231 @@
+/* ks-torch-nvtx.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-torch-nvtx"
+
+/* Decoding PyTorch's operator NVTX text into an operator: see
+ * ks-torch-nvtx.h for the grammar. */
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "ks-torch-nvtx.h"
+
+#define OP_ID " op_id = "
+#define SEQ ", seq = "
+#define SIZES ", sizes = "
+#define INPUTS ", input_op_ids = "
+/* deeper lists are not shapes */
+#define MAX_NESTING 16
+
+/* A decimal integer (optionally negative) at *p: moved past it. */
+static gboolean
+parse_int (const char **p,
+           gint64      *value)
+{
+  const char *s = *p;
+  char *end = NULL;
+  gint64 v;
+
+  if (!(g_ascii_isdigit (*s) || (*s == '-' && g_ascii_isdigit (s[1]))))
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoll (s, &end, 10);
+  if (errno != 0 || end == s)
+    return FALSE;
+  *value = v;
+  *p = end;
+  return TRUE;
+}
+
+static gboolean
+skip_spaces (const char **p)
+{
+  while (**p == ' ')
+    (*p)++;
+  return TRUE;
+}
+
+/* A list of integers or of such lists, "[[2, 3], [], [4]]", copied to
+ * @out compactly. */
+static gboolean
+parse_shape (const char **p,
+             GString     *out,
+             guint        nesting)
+{
+  const char *s = *p;
+
+  if (*s != '[' || nesting > MAX_NESTING)
+    return FALSE;
+  g_string_append_c (out, '[');
+  s++;
+  skip_spaces (&s);
+  if (*s != ']')
+    for (;;)
+      {
+        gint64 v;
+
+        if (*s == '[')
+          {
+            if (!parse_shape (&s, out, nesting + 1))
+              return FALSE;
+          }
+        else if (parse_int (&s, &v))
+          g_string_append_printf (out, "%" G_GINT64_FORMAT, v);
+        else
+          return FALSE;
+        skip_spaces (&s);
+        if (*s == ']')
+          break;
+        if (*s != ',')
+          return FALSE;
+        g_string_append_c (out, ',');
+        s++;
+        skip_spaces (&s);
+      }
+  g_string_append_c (out, ']');
+  *p = s + 1;
+  return TRUE;
+}
+
+/* "[(12,0), (0,-1)]": how many pairs. */
+static gboolean
+parse_inputs (const char **p,
+              guint       *n)
+{
+  const char *s = *p;
+
+  *n = 0;
+  if (*s++ != '[')
+    return FALSE;
+  skip_spaces (&s);
+  if (*s != ']')
+    for (;;)
+      {
+        gint64 a, b;
+
+        if (*s++ != '(' || !parse_int (&s, &a) || !skip_spaces (&s) || *s++ != ',' ||
+            !skip_spaces (&s) || !parse_int (&s, &b) || *s++ != ')')
+          return FALSE;
+        (*n)++;
+        skip_spaces (&s);
+        if (*s == ']')
+          break;
+        if (*s++ != ',')
+          return FALSE;
+        skip_spaces (&s);
+      }
+  *p = s + 1;
+  return TRUE;
+}
+
+/* What follows ", op_id = " at @tail, to the end of the text. */
+static gboolean
+parse_tail (const char *tail,
+            KsTorchOp  *op)
+{
+  const char *s = tail;
+  g_autoptr(GString) dims = NULL;
+
+  if (!g_ascii_isdigit (*s) || !parse_int (&s, &op->op_id))
+    return FALSE;
+  if (g_str_has_prefix (s, SIZES))
+    {
+      s += strlen (SIZES);
+      dims = g_string_new (NULL);
+      if (!parse_shape (&s, dims, 0))
+        return FALSE;
+    }
+  if (g_str_has_prefix (s, INPUTS))
+    {
+      s += strlen (INPUTS);
+      if (!parse_inputs (&s, &op->n_inputs))
+        return FALSE;
+    }
+  if (*s != 0)
+    return FALSE;
+  op->input_dims = dims ? g_string_free (g_steal_pointer (&dims), FALSE) : NULL;
+  return TRUE;
+}
+
+gboolean
+ks_torch_nvtx_parse (const char *text,
+                     KsTorchOp  *op)
+{
+  const char *at = NULL;
+  gsize name_len;
+
+  memset (op, 0, sizeof *op);
+  op->seq = -1;
+  if (text == NULL)
+    return FALSE;
+
+  /* the last ", op_id = " whose tail parses */
+  for (const char *p = strstr (text, "," OP_ID); p != NULL; p = strstr (p + 1, "," OP_ID))
+    at = p;
+  while (at != NULL)
+    {
+      if (at > text && parse_tail (at + strlen ("," OP_ID), op))
+        break;
+      op->n_inputs = 0;
+      /* an earlier one, in a name */
+      {
+        const char *prev = NULL;
+
+        for (const char *p = strstr (text, "," OP_ID); p != NULL && p < at; p = strstr (p + 1, "," OP_ID))
+          prev = p;
+        at = prev;
+      }
+    }
+  if (at == NULL)
+    return FALSE;
+
+  name_len = at - text;
+  /* ", seq = N" right before */
+  for (const char *p = text; (p = strstr (p, SEQ)) != NULL && p < at; p++)
+    {
+      const char *s = p + strlen (SEQ);
+      gint64 seq;
+
+      if (g_ascii_isdigit (*s) && parse_int (&s, &seq) && s == at && p > text)
+        {
+          op->seq = seq;
+          name_len = p - text;
+          break;
+        }
+    }
+  op->name = g_strndup (text, name_len);
+  return TRUE;
+}
+
+void
+ks_torch_op_clear (KsTorchOp *op)
+{
+  g_clear_pointer (&op->name, g_free);
+  g_clear_pointer (&op->input_dims, g_free);
+}
+
+gboolean
+ks_torch_op_is_backward (const KsTorchOp *op)
+{
+  return g_str_has_prefix (op->name, "autograd::engine::evaluate_function: ");
+}
+
+char *
+ks_torch_op_args (const KsTorchOp *op)
+{
+  GString *s = g_string_new ("{");
+
+  if (op->seq >= 0)
+    g_string_append_printf (s, "\"Sequence number\":%" G_GINT64_FORMAT ",", op->seq);
+  if (op->input_dims != NULL)
+    g_string_append_printf (s, "\"Input Dims\":%s,", op->input_dims);
+  g_string_append_printf (s, "\"Record function id\":%" G_GINT64_FORMAT "}", op->op_id);
+  return g_string_free (s, FALSE);
+}
