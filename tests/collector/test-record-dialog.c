@@ -10,19 +10,25 @@
  * on a CPU-only command (GPU metrics from the NVML stand-in), and check
  * the trace, the live numbers, the remembered settings and Stop.
  *
- * argv after the GTest options: kinescope-cli, the fake NVML library. */
+ * argv after the GTest options: kinescope-cli, the fake NVML library,
+ * the directory of libkinescope-inject.so and torch-nvtx-app (both "-"
+ * when the injection library is not built). */
 
 #include "config.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ks-test-gtk.h"
 #include "ks-test-recording.h"
 #include "ks-window.h"
+#include "pages/ks-page.h"
 
 static char *tmp_dir;
+static const char *inject_dir;
+static const char *torch_app;
 
 static KsRecordDialog *
 make_dialog (const char *command,
@@ -381,6 +387,88 @@ test_window_profile_menu (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static void
+highlight_cb (GtkWidget *page,
+              guint      name,
+              guint     *highlighted)
+{
+  *highlighted = name;
+}
+
+/* A recording of PyTorch's operator NVTX text, made from the Profile
+ * menu (torch-nvtx-app emits exactly what emit_nvtx does, two steps of
+ * forward and backward): the Operators page of the window it opens in
+ * lists each CPU operator, and no annotation among them. */
+static void
+test_window_torch_operators (void)
+{
+  static const char * const want[] = {
+    "aten::addmm", "aten::linear", "aten::relu", "aten::t", "aten::threshold_backward",
+    "autograd::engine::evaluate_function: AddmmBackward0",
+    "autograd::engine::evaluate_function: ReluBackward0",
+  };
+  KsWindow *window;
+  KsRecordDialog *dialog;
+  KsSession *session;
+  KsTrace *trace;
+  GtkWidget *page, *view;
+  GListModel *model;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  guint highlighted = 0;
+
+  if (g_str_equal (inject_dir, "-"))
+    {
+      g_test_skip ("libkinescope-inject.so was not built (no CUDA toolkit)");
+      return;
+    }
+
+  window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL));
+  dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), torch_app);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp_dir);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "environment_entry")), "");
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "cuda_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "nvtx_check")), TRUE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "osrt_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "metrics_check")), FALSE);
+  g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
+
+  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 30000);
+  session = ks_window_get_session (window);
+  KS_TEST_WAIT_FOR (ks_session_get_trace (session) != NULL && ks_session_get_analysis (session) != NULL, 30000);
+  trace = ks_session_get_trace (session);
+
+  page = ks_window_get_page (window, "operators");
+  g_assert_true (ks_page_get_analysis (KS_PAGE (page)) == ks_session_get_analysis (session));
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  g_assert_nonnull (view);
+  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, G_N_ELEMENTS (want));
+  /* a row's activation marks its operator's slices: the row's name */
+  g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &highlighted);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_signal_emit_by_name (view, "activate", i);
+      g_ptr_array_add (names, (gpointer) ks_trace_string (trace, highlighted));
+    }
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    g_assert_cmpstr (g_ptr_array_index (names, i), ==, want[i]);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -389,8 +477,12 @@ main (int    argc,
 
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   gtk_test_init (&argc, &argv, NULL);
-  if (argc < 3)
-    g_error ("usage: test-record-dialog KINESCOPE_CLI FAKE_NVML");
+  if (argc < 5)
+    g_error ("usage: test-record-dialog KINESCOPE_CLI FAKE_NVML INJECT_DIR TORCH_NVTX_APP");
+  inject_dir = argv[3];
+  torch_app = argv[4];
+  if (!g_str_equal (inject_dir, "-"))
+    g_setenv ("KINESCOPE_INJECT_DIR", inject_dir, TRUE);
   /* No KINESCOPE_CLI: this test runs from the build tree, where the
    * window must find the kinescope-cli built beside it (argv[1]). */
   g_unsetenv ("KINESCOPE_CLI");
@@ -407,6 +499,7 @@ main (int    argc,
   g_test_add_func ("/collector/dialog/invalid", test_invalid_input);
   g_test_add_func ("/collector/dialog/python-options", test_python_options);
   g_test_add_func ("/collector/dialog/window-profile-menu", test_window_profile_menu);
+  g_test_add_func ("/collector/dialog/window-torch-operators", test_window_torch_operators);
   ret = g_test_run ();
   if (ret == 0)
     {
