@@ -13,7 +13,7 @@
  *
  * KS_FUZZ_WRITE_SEEDS=DIR writes a few valid streams into DIR and exits:
  * launches with their kernels and names, nested NVTX ranges, the rest of
- * the message types. See README.md, "Fuzzing".
+ * the message types, and the Python side's samples and allocator events. See README.md, "Fuzzing".
  */
 
 #include "config.h"
@@ -214,6 +214,50 @@ write_seeds (const char *dir)
     stream_add (s, &bye, sizeof bye, KS_WIRE_BYE, NULL);
   }
   write_seed (dir, "other", s);
+
+  /* The Python side: names, a shallow and a deepest stack, allocator
+   * events of two devices. */
+  s = g_byte_array_new ();
+  {
+    KsWireString str = { { 0 } };
+    struct {
+      KsWirePySample s;
+      KsWirePyFrame  f[KS_WIRE_PY_MAX_FRAMES];
+    } py;
+    KsWireAllocator al = { { 0 } };
+
+    str.id = 1;
+    stream_add (s, &str, sizeof str, KS_WIRE_STRING, "/srv/train.py");
+    str.id = 2;
+    stream_add (s, &str, sizeof str, KS_WIRE_STRING, "Trainer.step");
+    str.id = 3;
+    stream_add (s, &str, sizeof str, KS_WIRE_STRING, "<module>");
+    memset (&py, 0, sizeof py);
+    py.s.timestamp = t + 100;
+    py.s.tid = 4242;
+    py.s.n_frames = 2;
+    py.f[0] = (KsWirePyFrame) { 1, 2, 57 };
+    py.f[1] = (KsWirePyFrame) { 1, 3, 120 };
+    stream_add (s, &py, sizeof py.s + 2 * sizeof py.f[0], KS_WIRE_PY_SAMPLE, NULL);
+    py.s.timestamp = t + 1100;
+    py.s.n_frames = KS_WIRE_PY_MAX_FRAMES;
+    for (guint i = 0; i < KS_WIRE_PY_MAX_FRAMES; i++)
+      py.f[i] = (KsWirePyFrame) { 1, 2 + (i % 2), i };
+    stream_add (s, &py, sizeof py, KS_WIRE_PY_SAMPLE, NULL);
+    al.timestamp = t + 2000;
+    al.address = 0x7f0000000000;
+    al.bytes = 512;
+    al.total_allocated = 512;
+    al.total_reserved = 2 << 20;
+    stream_add (s, &al, sizeof al, KS_WIRE_ALLOCATOR, NULL);
+    al.timestamp = t + 3000;
+    al.bytes = -512;
+    al.total_allocated = 0;
+    al.device_id = 1;
+    al.tid = 4242;
+    stream_add (s, &al, sizeof al, KS_WIRE_ALLOCATOR, NULL);
+  }
+  write_seed (dir, "python", s);
 }
 
 static void
@@ -252,6 +296,7 @@ rebase_times (guint8   *data,
             }
           break;
         case KS_WIRE_MEMORY: case KS_WIRE_NVTX_DOMAIN: case KS_WIRE_CAPTURE: case KS_WIRE_DIAG:
+        case KS_WIRE_PY_SAMPLE: case KS_WIRE_ALLOCATOR:
           if (h.size >= sizeof h + 8)
             add_time (data + offset, sizeof h, base);
           break;

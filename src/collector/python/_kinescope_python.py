@@ -192,6 +192,9 @@ class Sampler:
         self.lib = lib
         self.interval_ns = 1000000000 // hz
         self.codes = {}
+        # idents whose Thread.native_id is stale: the thread that forked,
+        # which Python 3.11 leaves with the parent's id
+        self.forked = {}
         self.running = False
         self.wake = None
         self.done = None
@@ -219,6 +222,7 @@ class Sampler:
         # The parent's ids were sent on the parent's connection, and its
         # sampler thread does not exist here.
         self.codes = {}
+        self.forked = {_thread.get_ident(): threading.get_native_id()}
         self.running = False
         self.start()
 
@@ -251,6 +255,7 @@ class Sampler:
         wake = self.wake
         interval = self.interval_ns
         me = get_ident()
+        forked = self.forked
         next_ns = monotonic_ns()
 
         while self.running:
@@ -266,7 +271,7 @@ class Sampler:
                     if ident != main_thread.ident:
                         continue    # a _thread thread: its kernel tid is not known
                     thread = main_thread
-                tid = thread.native_id
+                tid = forked.get(ident) or thread.native_id
                 if tid is None:
                     continue
                 frames = []
@@ -515,5 +520,5 @@ class TorchMemory:
                 allocator(int(time_us) * 1000 - offset_ns, int(entry.get('addr') or 0), delta,
                           allocated, reserved, device, 0)
         if untimed:
-            diag(DIAG_WARNING, '%d PyTorch allocator events have no time (time_us) and were '
-                 'left out' % untimed)
+            diag(DIAG_WARNING, 'PyTorch allocator events without a time (time_us), left out: %d'
+                 % untimed)

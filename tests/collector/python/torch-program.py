@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Uses the fake torch (fake-torch/) as a training script would: imports it,
+# starts a thread, initialises CUDA (unless "no-cuda"), runs the program's
+# own profilers (emit_nvtx, then profile), and exits.
+
+import sys
+import threading
+
+import torch
+from torch._log import log
+
+mode = sys.argv[1] if len(sys.argv) > 1 else ''
+
+log('program-after-import')
+t = threading.Thread(target=lambda: log('worker-runs'), name='worker')
+t.start()
+t.join()
+if mode != 'no-cuda':
+    torch.cuda.init()
+    with torch.autograd.profiler.emit_nvtx(record_shapes=True):
+        log('inside-emit-nvtx')
+    with torch.autograd.profiler.profile():
+        log('inside-profile')
+log('program-end')

@@ -1,0 +1,706 @@
+/* test-record-python.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* `kinescope-cli record` of real python3 programs (tests/collector/python):
+ * sampled stacks in COMPOSITE_EVENTS / SAMPLING_CALLCHAINS with the right
+ * functions, files, lines and threads; the program's own sitecustomize
+ * and sys.path left as they are; programs that exit at once, fork, or
+ * empty sys.path; and PyTorch's side against a stand-in torch package
+ * (python/fake-torch) that logs every call the recorder makes.
+ *
+ * argv after the GTest options: kinescope-cli, the directory of
+ * libkinescope-inject.so (or "-"), tests/collector/python, python3 (or
+ * "-"). */
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "ks-trace-loader.h"
+
+static const char *cli_path;
+static const char *inject_dir;
+static const char *py_dir;
+static const char *python;
+static char *tmp_dir;
+
+static gboolean
+need_python (void)
+{
+  if (g_str_equal (inject_dir, "-"))
+    {
+      g_test_skip ("libkinescope-inject.so was not built (no CUDA toolkit)");
+      return FALSE;
+    }
+  if (g_str_equal (python, "-"))
+    {
+      g_test_skip ("no python3");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+py_file (const char *name)
+{
+  return g_build_filename (py_dir, name, NULL);
+}
+
+static char *
+tmp_file (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+/* Runs argv (NULL-terminated after @first) with @env_extra ("NAME=VALUE",
+ * NULL-terminated, may be NULL) added; returns the exit status. */
+static int
+spawn (char               **out,
+       const char * const  *env_extra,
+       const char          *first,
+       ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) env = g_get_environ ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  int wait_status = 0;
+  va_list args;
+
+  env = g_environ_setenv (env, "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
+  env = g_environ_unsetenv (env, "PYTHONPATH");
+  for (guint i = 0; env_extra != NULL && env_extra[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (env_extra[i], "=", 2);
+
+      env = g_environ_setenv (env, kv[0], kv[1], TRUE);
+    }
+  va_start (args, first);
+  for (const char *a = first; a != NULL; a = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync (tmp_dir, (char **) argv->pdata, env, out == NULL ? G_SPAWN_STDOUT_TO_DEV_NULL : 0,
+                NULL, NULL, out, &err, &wait_status, &error);
+  g_assert_no_error (error);
+  if (!WIFEXITED (wait_status) || WEXITSTATUS (wait_status) != 0)
+    g_test_message ("%s: %s", first, err);
+  g_assert_true (WIFEXITED (wait_status));
+  return WEXITSTATUS (wait_status);
+}
+
+static sqlite3 *
+open_db (const char *path)
+{
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  return db;
+}
+
+static gint64 query_int (sqlite3    *db,
+                         const char *format,
+                         ...) G_GNUC_PRINTF (2, 3);
+
+static gint64
+query_int (sqlite3    *db,
+           const char *format,
+           ...)
+{
+  g_autofree char *sql = NULL;
+  sqlite3_stmt *s = NULL;
+  gint64 value = -1;
+  va_list args;
+
+  va_start (args, format);
+  sql = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  if (sqlite3_step (s) == SQLITE_ROW)
+    value = sqlite3_column_int64 (s, 0);
+  sqlite3_finalize (s);
+  return value;
+}
+
+static gboolean
+has_table (sqlite3    *db,
+           const char *name)
+{
+  return query_int (db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", name) == 1;
+}
+
+/* The line of @file that holds the comment "# @marker". */
+static guint
+marker_line (const char *file,
+             const char *marker)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *tag = g_strdup_printf ("# %s", marker);
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents (file, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_suffix (lines[i], tag))
+      return i + 1;
+  g_assert_not_reached ();
+}
+
+/* Samples whose innermost frame is @function at @file:@line, on threads
+ * of pid @pid (0: any) with tid = pid (@main) or not. */
+static gint64
+count_samples (sqlite3    *db,
+               const char *function,
+               const char *file,
+               guint       line,
+               const char *thread_cond)
+{
+  return query_int (db,
+                    "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+                    "JOIN SAMPLING_CALLCHAINS c ON c.id = e.id AND c.stackDepth = 0 "
+                    "JOIN StringIds f ON f.id = c.symbol JOIN StringIds m ON m.id = c.module "
+                    "JOIN KS_THREADS t ON t.globalTid = e.globalTid "
+                    "WHERE f.value = '%s' AND m.value = '%s' AND c.lineNumber = %u AND %s",
+                    function, file, line, thread_cond);
+}
+
+static void
+assert_loads (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_trace_load (file, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  g_object_unref (trace);
+}
+
+static char *
+record (const char         *name,
+        const char * const *env_extra,
+        const char         *option,
+        const char         *script,
+        const char         *arg,
+        int                 want_status)
+{
+  char *out = tmp_file (name);
+  g_autofree char *program = py_file (script);
+
+  g_assert_cmpint (spawn (NULL, env_extra, cli_path, "record", "-f", "-t", "nvtx", "-o", out,
+                          option != NULL ? option : "--python-sampling=true",
+                          "--", python, program, arg, NULL), ==, want_status);
+  return out;
+}
+
+static void
+test_sampling (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *script = py_file ("sampling.py");
+  guint spin = marker_line (script, "SPIN");
+  guint nap = marker_line (script, "NAP");
+  gint64 n_spin;
+  gint64 n_nap;
+  gint64 span_ns;
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  path = record ("sampling.kscope", NULL, NULL, "sampling.py", "1.0", 0);
+  db = open_db (path);
+
+  n_spin = count_samples (db, "spin", script, spin, "t.tid = t.pid");
+  n_nap = count_samples (db, "nap", script, nap, "t.tid != t.pid");
+  g_test_message ("spin %" G_GINT64_FORMAT ", nap %" G_GINT64_FORMAT, n_spin, n_nap);
+  /* at least 100 samples a second of the busy thread, over 1 s */
+  g_assert_cmpint (n_spin, >=, 100);
+  g_assert_cmpint (n_nap, >=, 100);
+  /* the frames below: <module> calls spin(); Thread.run calls nap() */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+                                  "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.id AND c0.stackDepth = 0 "
+                                  "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.id AND c1.stackDepth = 1 "
+                                  "JOIN StringIds f ON f.id = c1.symbol WHERE c0.lineNumber = %u "
+                                  "AND f.value = '<module>'", spin), ==, n_spin);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+                                  "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.id AND c0.stackDepth = 0 "
+                                  "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.id AND c1.stackDepth = 1 "
+                                  "JOIN StringIds f ON f.id = c1.symbol WHERE c0.lineNumber = %u "
+                                  "AND f.value = 'Thread.run'", nap), ==, n_nap);
+  /* Nsight's columns: cpu and threadState NULL, cpuCycles 0 */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS WHERE cpu IS NOT NULL "
+                                  "OR threadState IS NOT NULL OR cpuCycles != 0"), ==, 0);
+  /* the sampler's own thread is not sampled, nor are other threads */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT globalTid) FROM COMPOSITE_EVENTS"), ==, 2);
+  /* the samples lie within the second the program ran */
+  span_ns = query_int (db, "SELECT MAX(start) - MIN(start) FROM COMPOSITE_EVENTS");
+  g_assert_cmpint (span_ns, >, 800000000);
+  g_assert_cmpint (span_ns, <, 1500000000);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
+                                  "AND value = 'pytorch=autograd-shapes-nvtx;memory=1;sampling=1000'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM META_DATA_CAPTURE WHERE "
+                                  "(name = 'python_sampling_frequency' AND value = '1000') "
+                                  "OR (name = 'pytorch' AND value = 'autograd-shapes-nvtx') "
+                                  "OR (name = 'pytorch_memory' AND value = 'true') "
+                                  "OR (name = 'python_sampling' AND value = 'true')"), ==, 4);
+  sqlite3_close (db);
+  assert_loads (path);
+}
+
+/* --python-sampling-frequency: about as many samples as asked for */
+static void
+test_sampling_frequency (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *script = py_file ("sampling.py");
+  gint64 n;
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  path = record ("sampling-50.kscope", NULL, "--python-sampling-frequency=50", "sampling.py", "1.0", 0);
+  db = open_db (path);
+  n = count_samples (db, "nap", script, marker_line (script, "NAP"), "t.tid != t.pid");
+  g_assert_cmpint (n, >=, 40);
+  g_assert_cmpint (n, <=, 55);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
+                                  "AND value = 'pytorch=autograd-shapes-nvtx;memory=1;sampling=50'"), ==, 1);
+  sqlite3_close (db);
+}
+
+static void
+test_bad_options (void)
+{
+  static const char * const bad[] = {
+    "--pytorch=autograd", "--pytorch-memory=yes", "--python-sampling=1",
+    "--python-sampling-frequency=0", "--python-sampling-frequency=10001",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *out = tmp_file ("bad.kscope");
+
+      g_assert_cmpint (spawn (NULL, NULL, cli_path, "record", "-f", "-o", out, bad[i], "--", "true", NULL), ==, 2);
+      g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+    }
+}
+
+/* The program's own sitecustomize runs, as module sitecustomize, and
+ * sys.path is what it is without the recorder. */
+static void
+test_chain (void)
+{
+  g_autofree char *chain_dir = py_file ("chain");
+  g_autofree char *program = py_file ("chain-program.py");
+  g_autofree char *log = tmp_file ("chain.log");
+  g_autofree char *pythonpath = g_strconcat ("PYTHONPATH=", chain_dir, NULL);
+  g_autofree char *log_env = g_strconcat ("CHAIN_LOG=", log, NULL);
+  const char *env[] = { pythonpath, log_env, NULL };
+  g_autofree char *plain = NULL;
+  g_autofree char *recorded = NULL;
+  g_autofree char *log_text = NULL;
+  g_autofree char *out = tmp_file ("chain.kscope");
+
+  if (!need_python ())
+    return;
+  g_unlink (log);
+  g_assert_cmpint (spawn (&plain, env, python, program, NULL), ==, 0);
+  g_assert_cmpint (spawn (&recorded, env, cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
+                          python, program, NULL), ==, 0);
+  g_assert_nonnull (strstr (plain, "chain/sitecustomize.py"));
+  g_assert_cmpstr (recorded, ==, plain);
+  g_assert_true (g_file_get_contents (log, &log_text, NULL, NULL));
+  g_assert_cmpstr (log_text, ==, "sitecustomize ran as sitecustomize\nsitecustomize ran as sitecustomize\n");
+
+  /* no sitecustomize of the program's: none, and not a word from site.py */
+  {
+    const char *argv_rec[] = { cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
+                               python, "-c", "import sys; print(sys.path, 'sitecustomize' in sys.modules)", NULL };
+    const char *argv_plain[] = { python, "-c", "import sys; print(sys.path, 'sitecustomize' in sys.modules)", NULL };
+    g_auto(GStrv) env_rec = g_environ_setenv (g_environ_unsetenv (g_get_environ (), "PYTHONPATH"),
+                                              "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
+    g_auto(GStrv) env_plain = g_environ_unsetenv (g_get_environ (), "PYTHONPATH");
+    g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+    g_autoptr(GError) error = NULL;
+    int st;
+
+    g_spawn_sync (tmp_dir, (char **) argv_plain, env_plain, 0, NULL, NULL, &o1, &e1, &st, &error);
+    g_assert_no_error (error);
+    g_spawn_sync (tmp_dir, (char **) argv_rec, env_rec, 0, NULL, NULL, &o2, &e2, &st, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (o2, ==, o1);
+    g_assert_null (strstr (e2, "sitecustomize"));
+  }
+
+  /* a program's sitecustomize that fails is reported by site.py as without us */
+  {
+    g_autofree char *bad_dir = tmp_file ("bad-site");
+    g_autofree char *bad_file = g_build_filename (bad_dir, "sitecustomize.py", NULL);
+    const char *argv_plain[] = { python, "-c", "import sys; print(sys.path)", NULL };
+    g_autoptr(GError) error = NULL;
+    g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+    g_auto(GStrv) env1 = g_environ_setenv (g_get_environ (), "PYTHONPATH", bad_dir, TRUE);
+    int st;
+
+    g_mkdir_with_parents (bad_dir, 0700);
+    g_assert_true (g_file_set_contents (bad_file, "raise ValueError('broken site')\n", -1, NULL));
+    g_spawn_sync (tmp_dir, (char **) argv_plain, env1, 0, NULL, NULL, &o1, &e1, &st, &error);
+    g_assert_no_error (error);
+    {
+      const char *argv_rec[] = { cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
+                                 python, "-c", "import sys; print(sys.path)", NULL };
+      g_auto(GStrv) env2 = g_environ_setenv (g_get_environ (), "PYTHONPATH", bad_dir, TRUE);
+
+      env2 = g_environ_setenv (env2, "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
+      g_spawn_sync (tmp_dir, (char **) argv_rec, env2, 0, NULL, NULL, &o2, &e2, &st, &error);
+      g_assert_no_error (error);
+    }
+    g_assert_cmpstr (o2, ==, o1);
+    g_assert_nonnull (strstr (e1, "Error in sitecustomize; set PYTHONVERBOSE for traceback:\nValueError: broken site\n"));
+    g_assert_nonnull (strstr (e2, "Error in sitecustomize; set PYTHONVERBOSE for traceback:\nValueError: broken site\n"));
+  }
+}
+
+/* Exits while the sampler starts: the status is the program's and the
+ * recording complete. */
+static void
+test_exit_at_start (void)
+{
+  g_autofree char *out = tmp_file ("exit.kscope");
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  g_assert_cmpint (spawn (NULL, NULL, cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
+                          python, "-c", "import sys; sys.exit(7)", NULL), ==, 7);
+  g_assert_cmpint (spawn (NULL, NULL, cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
+                          python, "-c", "import os; os._exit(5)", NULL), ==, 5);
+  db = open_db (out);
+  g_assert_cmpint (query_int (db, "SELECT value FROM KS_META WHERE name = 'complete'"), ==, 1);
+  sqlite3_close (db);
+}
+
+/* The child's samples are the child's: its own pid and thread. */
+static void
+test_fork (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *script = py_file ("fork.py");
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  path = record ("fork.kscope", NULL, NULL, "fork.py", NULL, 0);
+  db = open_db (path);
+  g_assert_cmpint (count_samples (db, "child_spin", script, marker_line (script, "CHILD"),
+                                  "t.tid = t.pid AND t.pid != (SELECT MIN(pid) FROM KS_THREADS)"), >=, 50);
+  g_assert_cmpint (count_samples (db, "child_spin", script, marker_line (script, "CHILD"),
+                                  "t.pid = (SELECT MIN(pid) FROM KS_THREADS)"), ==, 0);
+  g_assert_cmpint (count_samples (db, "parent_wait", script, marker_line (script, "PARENT"),
+                                  "t.tid = t.pid AND t.pid = (SELECT MIN(pid) FROM KS_THREADS)"), >=, 50);
+  sqlite3_close (db);
+  assert_loads (path);
+}
+
+static void
+test_path_clear (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *script = py_file ("path-clear.py");
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  path = record ("path-clear.kscope", NULL, NULL, "path-clear.py", NULL, 0);
+  db = open_db (path);
+  /* in the parent and in the forked child */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT t.pid) FROM COMPOSITE_EVENTS e "
+                                  "JOIN SAMPLING_CALLCHAINS c ON c.id = e.id AND c.stackDepth = 0 "
+                                  "JOIN StringIds f ON f.id = c.symbol "
+                                  "JOIN KS_THREADS t ON t.globalTid = e.globalTid "
+                                  "WHERE f.value = 'after_clear' AND c.lineNumber = %u",
+                                  marker_line (script, "CLEARED")), ==, 2);
+  g_assert_false (has_table (db, "KS_DIAGNOSTICS") && query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python'") > 0);
+  sqlite3_close (db);
+}
+
+/* --- PyTorch, against python/fake-torch ---------------------------------- */
+
+typedef struct
+{
+  char  *log;
+  char  *path;
+} TorchRun;
+
+static void
+torch_run_clear (TorchRun *r)
+{
+  g_free (r->log);
+  g_free (r->path);
+}
+
+static void
+record_torch (TorchRun   *r,
+              const char *name,
+              const char *option,
+              const char *mode)
+{
+  g_autofree char *fake = py_file ("fake-torch");
+  g_autofree char *log = tmp_file ("torch.log");
+  g_autofree char *pythonpath = g_strconcat ("PYTHONPATH=", fake, NULL);
+  g_autofree char *log_env = g_strconcat ("FAKE_TORCH_LOG=", log, NULL);
+  const char *env[] = { pythonpath, log_env, NULL };
+
+  g_unlink (log);
+  r->path = record (name, env, option, "torch-program.py", mode, 0);
+  g_assert_true (g_file_get_contents (log, &r->log, NULL, NULL));
+  g_test_message ("%s", r->log);
+}
+
+/* The value of "tid=N" of the first log line with @call. */
+static char *
+tid_of (const char *log,
+        const char *call)
+{
+  g_auto(GStrv) lines = g_strsplit (log, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *space = strchr (lines[i], ' ');
+
+      if (space != NULL && g_str_has_prefix (space + 1, call))
+        return g_strndup (lines[i], space - lines[i]);
+    }
+  return NULL;
+}
+
+/* The log without tids: the calls, in order. */
+static char *
+calls_of (const char *log)
+{
+  g_auto(GStrv) lines = g_strsplit (log, "\n", -1);
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *space = strchr (lines[i], ' ');
+      g_autofree char *text = g_strdup (space != NULL ? space + 1 : lines[i]);
+      char *mono = strstr (text, " mono_ns=");
+
+      if (mono != NULL)
+        *mono = 0;
+      if (*text)
+        g_string_append_printf (s, "%s\n", text);
+    }
+  return g_string_free (s, FALSE);
+}
+
+#define OURS "enable NVTX shapes=True experimental=True activities=set()\n"
+
+static void
+test_torch (void)
+{
+  TorchRun r = { 0 };
+  g_autofree char *calls = NULL;
+  g_autofree char *main_tid = NULL;
+  g_autofree char *worker_tid = NULL;
+  g_autofree char *first_enable = NULL;
+  g_autofree char *worker_enable = NULL;
+  sqlite3 *db;
+  gint64 t0;
+
+  if (!need_python ())
+    return;
+  record_torch (&r, "torch.kscope", NULL, NULL);
+  calls = calls_of (r.log);
+  g_assert_cmpstr (calls, ==,
+                   "imported\n"
+                   OURS                                   /* the importing thread, at once */
+                   "program-after-import\n"
+                   OURS                                   /* the new thread */
+                   "worker-runs\n"
+                   "cuda-init\n"
+                   "record-memory-history enabled=all context=None stacks=python max_entries=1000000\n"
+                   /* emit_nvtx: ours steps aside, theirs runs, ours comes back */
+                   "synchronize\n"
+                   "disable\n"
+                   "enable NVTX shapes=True experimental=True activities=set()\n"
+                   "inside-emit-nvtx\n"
+                   "synchronize\n"
+                   "disable\n"
+                   OURS
+                   /* torch.autograd.profiler.profile: the same around prepare + enable */
+                   "disable\n"
+                   "prepare KINETO\n"
+                   "enable KINETO shapes=False experimental=True activities={'CPU'}\n"
+                   "inside-profile\n"
+                   "disable\n"
+                   OURS
+                   "program-end\n"
+                   "snapshot\n");
+  main_tid = tid_of (r.log, "imported");
+  first_enable = tid_of (r.log, "enable");
+  g_assert_cmpstr (first_enable, ==, main_tid);
+  worker_tid = tid_of (r.log, "worker-runs");
+  g_assert_cmpstr (worker_tid, !=, main_tid);
+  worker_enable = g_strdup_printf ("%s " OURS, worker_tid);
+  g_assert_nonnull (strstr (r.log, worker_enable));
+
+  db = open_db (r.path);
+  /* the fixed history: totals from the segments, times 1 ms apart */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
+  t0 = query_int (db, "SELECT MIN(timestamp) FROM KS_MEMORY_EVENTS");
+  g_assert_cmpint (t0, >, 0);
+  g_assert_cmpint (t0, <, query_int (db, "SELECT duration FROM ANALYSIS_DETAILS"));
+  {
+    static const struct { int dev; gint64 bytes, allocated, reserved; int ms; } want[] = {
+      { 0, 512, 512, 2 << 20, 2 },
+      { 0, 1024, 1536, 2 << 20, 3 },
+      { 0, -512, 1024, 2 << 20, 4 },
+      { 0, 4096, 5120, 6 << 20, 7 },
+      { 1, 128, 384, 1 << 20, 10 },
+      { 1, -128, 256, 1 << 20, 11 },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+      g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS WHERE deviceId = %d "
+                                      "AND bytes = %" G_GINT64_FORMAT " AND totalAllocated = %" G_GINT64_FORMAT
+                                      " AND totalReserved = %" G_GINT64_FORMAT " AND timestamp = %" G_GINT64_FORMAT
+                                      " AND globalTid = (SELECT globalPid FROM KS_THREADS LIMIT 1)",
+                                      want[i].dev, want[i].bytes, want[i].allocated, want[i].reserved,
+                                      t0 + (gint64) (want[i].ms - 2) * 1000000), ==, 1);
+  }
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python' AND text = "
+                                  "'PyTorch allocator events without a time (time_us), left out: 1'"), ==, 1);
+  sqlite3_close (db);
+  assert_loads (r.path);
+  torch_run_clear (&r);
+}
+
+/* No CUDA: the allocator's history is never asked for. */
+static void
+test_torch_no_cuda (void)
+{
+  TorchRun r = { 0 };
+  g_autofree char *calls = NULL;
+
+  if (!need_python ())
+    return;
+  record_torch (&r, "torch-no-cuda.kscope", NULL, "no-cuda");
+  calls = calls_of (r.log);
+  g_assert_cmpstr (calls, ==, "imported\n" OURS "program-after-import\n" OURS "worker-runs\nprogram-end\n");
+  torch_run_clear (&r);
+}
+
+static void
+test_torch_off (void)
+{
+  TorchRun r = { 0 };
+  g_autofree char *calls = NULL;
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+
+  record_torch (&r, "torch-none.kscope", "--pytorch=none", "no-cuda");
+  calls = calls_of (r.log);
+  g_assert_cmpstr (calls, ==, "imported\nprogram-after-import\nworker-runs\nprogram-end\n");
+  db = open_db (r.path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
+                                  "AND value = 'pytorch=none;memory=0;sampling=1000'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"), >, 0);
+  sqlite3_close (db);
+  torch_run_clear (&r);
+
+  record_torch (&r, "torch-no-memory.kscope", "--pytorch-memory=false", NULL);
+  g_assert_null (strstr (r.log, "record-memory-history"));
+  g_assert_null (strstr (r.log, "snapshot"));
+  g_assert_nonnull (strstr (r.log, OURS));
+  db = open_db (r.path);
+  g_assert_false (has_table (db, "KS_MEMORY_EVENTS"));
+  sqlite3_close (db);
+  torch_run_clear (&r);
+
+  record_torch (&r, "torch-no-sampling.kscope", "--python-sampling=false", NULL);
+  g_assert_nonnull (strstr (r.log, "record-memory-history"));
+  db = open_db (r.path);
+  g_assert_false (has_table (db, "COMPOSITE_EVENTS"));
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
+  sqlite3_close (db);
+  torch_run_clear (&r);
+}
+
+/* Nothing at all: no PYTHONPATH, the program runs as without us. */
+static void
+test_all_off (void)
+{
+  g_autofree char *out = tmp_file ("off.kscope");
+  g_autofree char *printed = NULL;
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  g_assert_cmpint (spawn (&printed, NULL, cli_path, "record", "-f", "-t", "nvtx", "-o", out,
+                          "--pytorch=none", "--python-sampling=false", "--",
+                          python, "-c", "import os; print(os.environ.get('PYTHONPATH'), os.environ.get('KINESCOPE_PYTHON'))",
+                          NULL), ==, 0);
+  g_assert_cmpstr (printed, ==, "None None\n");
+  db = open_db (out);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' AND value = 'none'"), ==, 1);
+  sqlite3_close (db);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  if (argc < 5)
+    g_error ("usage: %s KINESCOPE-CLI INJECT-DIR PYTHON-DIR PYTHON3", argv[0]);
+  cli_path = argv[1];
+  inject_dir = argv[2];
+  py_dir = argv[3];
+  python = argv[4];
+  tmp_dir = g_dir_make_tmp ("ks-record-python-XXXXXX", NULL);
+
+  g_test_add_func ("/collector/python/sampling", test_sampling);
+  g_test_add_func ("/collector/python/sampling-frequency", test_sampling_frequency);
+  g_test_add_func ("/collector/python/bad-options", test_bad_options);
+  g_test_add_func ("/collector/python/chain", test_chain);
+  g_test_add_func ("/collector/python/exit-at-start", test_exit_at_start);
+  g_test_add_func ("/collector/python/fork", test_fork);
+  g_test_add_func ("/collector/python/path-clear", test_path_clear);
+  g_test_add_func ("/collector/python/torch", test_torch);
+  g_test_add_func ("/collector/python/torch-no-cuda", test_torch_no_cuda);
+  g_test_add_func ("/collector/python/torch-off", test_torch_off);
+  g_test_add_func ("/collector/python/all-off", test_all_off);
+  ret = g_test_run ();
+
+  {
+    g_autoptr(GFile) dir = g_file_new_for_path (tmp_dir);
+    g_autoptr(GFileEnumerator) e = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                                              G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+    GFileInfo *info;
+
+    while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
+      {
+        g_autoptr(GFile) child = g_file_get_child (dir, g_file_info_get_name (info));
+
+        g_file_delete (child, NULL, NULL);
+        g_object_unref (info);
+      }
+  }
+  return ret;
+}
