@@ -130,16 +130,23 @@ find_child (GtkWidget  *root,
   return NULL;
 }
 
+/* The first action row, or preferences group, under @root titled @title. */
 static GtkWidget *
-find_action_row (GtkWidget  *root,
-                 const char *title)
+find_titled (GtkWidget  *root,
+             GType       type,
+             const char *title)
 {
-  if (ADW_IS_ACTION_ROW (root) &&
-      g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)), title) == 0)
+  const char *t = NULL;
+
+  if (type == ADW_TYPE_ACTION_ROW && ADW_IS_ACTION_ROW (root))
+    t = adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root));
+  else if (type == ADW_TYPE_PREFERENCES_GROUP && ADW_IS_PREFERENCES_GROUP (root))
+    t = adw_preferences_group_get_title (ADW_PREFERENCES_GROUP (root));
+  if (g_strcmp0 (t, title) == 0)
     return root;
   for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
     {
-      GtkWidget *found = find_action_row (c, title);
+      GtkWidget *found = find_titled (c, type, title);
 
       if (found != NULL)
         return found;
@@ -407,7 +414,7 @@ test_select_kernel (void)
 
   /* The flow's row leads to the launch call, and back. */
   {
-    GtkWidget *row = find_action_row (GTK_WIDGET (page), "Launched by");
+    GtkWidget *row = find_titled (GTK_WIDGET (page), ADW_TYPE_ACTION_ROW, "Launched by");
     guint32 launch_track, launch_slice;
 
     g_assert_nonnull (row);
@@ -436,7 +443,7 @@ test_select_kernel (void)
       pango_attr_iterator_destroy (iter);
     }
     g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launches"), ==, LB_KERNEL_NAME);
-    row = find_action_row (GTK_WIDGET (page), "Launches");
+    row = find_titled (GTK_WIDGET (page), ADW_TYPE_ACTION_ROW, "Launches");
     g_assert_nonnull (row);
     g_signal_emit_by_name (row, "activated");
     g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
@@ -562,7 +569,7 @@ test_range (void)
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Kernels", LB_KERNEL_NAME), ==, "977 µs · 4 calls");
   /* Its 150-character name takes two lines at most, all of it in the tooltip. */
   {
-    GtkWidget *row = find_action_row (GTK_WIDGET (page), LB_KERNEL_NAME);
+    GtkWidget *row = find_titled (GTK_WIDGET (page), ADW_TYPE_ACTION_ROW, LB_KERNEL_NAME);
 
     g_assert_nonnull (row);
     g_assert_cmpint (adw_action_row_get_title_lines (ADW_ACTION_ROW (row)), ==, 2);
@@ -864,34 +871,13 @@ test_search_folded (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-/* Tooltips: a slice's name, duration and kind; a folded block's count;
- * a counter row's value at the pointer (the GPU memory row built from
- * the allocator's events: 65.2 MiB allocated at 39.962350 ms, the last
- * event before 60 ms; 328.6 MiB at most). */
-static GtkWidget *
-find_group (GtkWidget  *widget,
-            const char *title)
-{
-  if (ADW_IS_PREFERENCES_GROUP (widget) &&
-      g_strcmp0 (adw_preferences_group_get_title (ADW_PREFERENCES_GROUP (widget)), title) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_group (c, title);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* "title = value" of each row of the selection page's group @title, in order. */
 static char *
 group_rows (KsSelectionPage *page,
             const char      *title)
 {
   g_autoptr(GString) out = g_string_new (NULL);
-  GtkWidget *group = find_group (GTK_WIDGET (page), title);
+  GtkWidget *group = find_titled (GTK_WIDGET (page), ADW_TYPE_PREFERENCES_GROUP, title);
   GtkWidget *list;
 
   g_assert_nonnull (group);
@@ -980,6 +966,10 @@ test_python_samples (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Tooltips: a slice's name, duration and kind; a folded block's count;
+ * a counter row's value at the pointer (the GPU memory row built from
+ * the allocator's events: 65.2 MiB allocated at 39.962350 ms, the last
+ * event before 60 ms; 328.6 MiB at most). */
 static void
 test_tooltips (void)
 {
