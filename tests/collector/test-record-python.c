@@ -434,6 +434,30 @@ test_path_clear (void)
   sqlite3_close (db);
 }
 
+/* The library ctypes loads is the copy LD_PRELOAD (and CUDA, NVTX) put
+ * in the process: one mapping of one file. */
+static void
+test_same_library (void)
+{
+  g_autofree char *out = tmp_file ("same.kscope");
+  g_autofree char *printed = NULL;
+  const char *program =
+    "import ctypes, os\n"
+    "ctypes.CDLL(os.environ['KINESCOPE_INJECT_LIBRARY'])\n"
+    "files = set()\n"
+    "for line in open('/proc/self/maps'):\n"
+    "    f = line.split()\n"
+    "    if len(f) >= 6 and f[5].endswith('libkinescope-inject.so'):\n"
+    "        files.add((f[3], f[4]))\n"
+    "print(len(files), os.environ['LD_PRELOAD'].count('libkinescope-inject.so'))\n";
+
+  if (!need_python ())
+    return;
+  g_assert_cmpint (spawn (&printed, NULL, cli_path, "record", "-f", "-t", "cuda,nvtx,osrt", "-o", out, "--",
+                          python, "-c", program, NULL), ==, 0);
+  g_assert_cmpstr (printed, ==, "1 1\n");
+}
+
 /* --- PyTorch, against python/fake-torch ---------------------------------- */
 
 typedef struct
@@ -682,6 +706,7 @@ main (int    argc,
   g_test_add_func ("/collector/python/exit-at-start", test_exit_at_start);
   g_test_add_func ("/collector/python/fork", test_fork);
   g_test_add_func ("/collector/python/path-clear", test_path_clear);
+  g_test_add_func ("/collector/python/same-library", test_same_library);
   g_test_add_func ("/collector/python/torch", test_torch);
   g_test_add_func ("/collector/python/torch-no-cuda", test_torch_no_cuda);
   g_test_add_func ("/collector/python/torch-off", test_torch_off);

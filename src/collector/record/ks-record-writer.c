@@ -163,11 +163,15 @@ step (KsRecordWriter *self,
   self->counts.rows++;
 }
 
+/* Saturated: a time from a process that is 2^63 ns or more away from
+ * the start (a garbled message) must not overflow. */
 static inline gint64
 rel (KsRecordWriter *self,
      guint64         t)
 {
-  return (gint64) t - (gint64) self->start_mono;
+  if (t >= self->start_mono)
+    return (gint64) MIN (t - self->start_mono, (guint64) G_MAXINT64);
+  return -(gint64) MIN (self->start_mono - t, (guint64) G_MAXINT64);
 }
 
 sqlite3_stmt *
