@@ -97,6 +97,7 @@ struct _KsAnalysis
   guint             *gaps_by_duration;
   GArray            *gap_causes;    /* KsGapCauseTotal */
   GArray            *operators[2];  /* KsOperatorStats per grouping */
+  GArray            *samples;       /* KsSampleStats */
   GStringChunk      *strings;       /* input dims texts */
   GArray            *kernels;       /* KsKernelStats */
   KsLaunchLatency    latency;
@@ -115,6 +116,8 @@ void     _ks_analysis_steps       (KsAnalysis       *self,
 void     _ks_analysis_gaps        (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_operators   (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_samples     (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_kernels     (KsAnalysis       *self,
                                    Context          *ctx);

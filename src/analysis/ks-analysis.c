@@ -69,6 +69,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->gap_causes, g_array_unref);
   g_clear_pointer (&self->operators[0], g_array_unref);
   g_clear_pointer (&self->operators[1], g_array_unref);
+  g_clear_pointer (&self->samples, g_array_unref);
   g_clear_pointer (&self->strings, g_string_chunk_free);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->memory, g_array_unref);
@@ -96,6 +97,7 @@ ks_analysis_init (KsAnalysis *self)
   self->gap_causes = g_array_new (FALSE, TRUE, sizeof (KsGapCauseTotal));
   self->operators[0] = g_array_new (FALSE, TRUE, sizeof (KsOperatorStats));
   self->operators[1] = g_array_new (FALSE, TRUE, sizeof (KsOperatorStats));
+  self->samples = g_array_new (FALSE, TRUE, sizeof (KsSampleStats));
   self->strings = g_string_chunk_new (4096);
   self->kernels = g_array_new (FALSE, TRUE, sizeof (KsKernelStats));
   self->memory = g_array_new (FALSE, TRUE, sizeof (KsMemoryCurve));
@@ -491,6 +493,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_steps, N_("Breaking down steps") },
     { _ks_analysis_gaps, N_("Finding idle gaps") },
     { _ks_analysis_operators, N_("Summing operators") },
+    { _ks_analysis_samples, N_("Summing sampled stacks") },
     { _ks_analysis_kernels, N_("Summing kernels") },
     { _ks_analysis_memory, N_("Following memory") },
     { _ks_analysis_advice, N_("Checking advice rules") },
@@ -826,6 +829,14 @@ ks_analysis_get_gap_causes (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->gap_causes, KsGapCauseTotal, n_causes);
+}
+
+const KsSampleStats *
+ks_analysis_get_sample_stats (KsAnalysis *self,
+                              guint      *n_rows)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->samples, KsSampleStats, n_rows);
 }
 
 const KsOperatorStats *

@@ -200,6 +200,18 @@ typedef struct
   guint32      longest_slice;
 } KsOperatorStats;
 
+/* A frame of the sampled stacks of one thread: how many samples had it
+ * innermost (self) and anywhere in the stack (total, once a sample). */
+typedef struct
+{
+  guint32  thread;               /* index in KsTrace.threads */
+  guint32  function;             /* string ids */
+  guint32  file;
+  guint32  line;
+  guint64  self;
+  guint64  total;
+} KsSampleStats;
+
 typedef struct
 {
   guint32  name;                 /* string id */
@@ -341,6 +353,10 @@ const KsGapCauseTotal *ks_analysis_get_gap_causes       (KsAnalysis             
 const KsOperatorStats *ks_analysis_get_operators        (KsAnalysis               *self,
                                                          KsOperatorGrouping        grouping,
                                                          guint                    *n_operators);
+/* Per thread (in thread order) the frames by (function, file, line),
+ * by total then self samples, descending. */
+const KsSampleStats   *ks_analysis_get_sample_stats     (KsAnalysis               *self,
+                                                         guint                    *n_rows);
 /* Sorted by total time, descending. */
 const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis               *self,
                                                          guint                    *n_kernels);

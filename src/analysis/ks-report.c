@@ -525,6 +525,54 @@ static const KsReportColumn cause_columns[] = {
   C_COL ("title", N_("Cause"), KS_REPORT_UNIT_TEXT, 5, 4, 0, 0),
 };
 
+/* Sampled stacks: frames per thread by self and total samples */
+
+#define SAMPLE(r, i) (&((const KsSampleStats *)(r)->rows)[i])
+
+static void
+sample_get (const KsReport       *r,
+            const KsReportColumn *c,
+            guint                 i,
+            KsReportValue        *v)
+{
+  const KsSampleStats *st = SAMPLE (r, i);
+
+  switch (c->arg)
+    {
+    case 0:
+      {
+        const KsThread *th = &r->trace->threads[st->thread];
+
+        if (th->name != 0)
+          set_string (v, str (r, th->name));
+        else if (th->original != 0)
+          set_string (v, str (r, th->original));
+        else
+          take_string (v, g_strdup_printf ("%" G_GINT64_FORMAT, th->tid));
+      }
+      break;
+    case 1: set_string (v, str (r, st->function)); break;
+    case 2: set_string (v, str (r, st->file)); break;
+    case 3: set_int (v, st->line); break;
+    case 4: set_int (v, st->self); break;
+    case 5: set_int (v, st->total); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define S_COL(k_, title_, unit_, a_, pos_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = sample_get, .arg = a_, \
+    .pos = { pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn sample_columns[] = {
+  S_COL ("thread", N_("Thread"), KS_REPORT_UNIT_TEXT, 0, 1, 18, KS_REPORT_COLUMN_LEFT),
+  S_COL ("function", N_("Function"), KS_REPORT_UNIT_TEXT, 1, 2, 28, KS_REPORT_COLUMN_LEFT),
+  S_COL ("file", N_("File"), KS_REPORT_UNIT_TEXT, 2, 3, 28, KS_REPORT_COLUMN_LEFT),
+  S_COL ("line", N_("Line"), KS_REPORT_UNIT_COUNT, 3, 4, 6, 0),
+  S_COL ("self", N_("Self"), KS_REPORT_UNIT_COUNT, 4, 5, 8, 0),
+  S_COL ("total", N_("Total"), KS_REPORT_UNIT_COUNT, 5, 6, 0, 0),
+};
+
 /* Memory: the curves of each device, and the allocations */
 
 #define CURVE(r, i) (&((const KsMemoryCurve *)(r)->rows)[i])
@@ -808,6 +856,16 @@ ks_report_new_gap_causes (KsTrace    *trace,
   const KsGapCauseTotal *rows = ks_analysis_get_gap_causes (analysis, &n);
 
   return NEW ("causes", cause_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_samples (KsTrace    *trace,
+                       KsAnalysis *analysis)
+{
+  guint n;
+  const KsSampleStats *rows = ks_analysis_get_sample_stats (analysis, &n);
+
+  return NEW ("samples", sample_columns, rows, n);
 }
 
 KsReport *

@@ -156,6 +156,8 @@ KsReport *ks_report_new_memory      (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_allocations (KsTrace    *trace,
                                      KsAnalysis *analysis);
+KsReport *ks_report_new_samples     (KsTrace    *trace,
+                                     KsAnalysis *analysis);
 KsReport *ks_report_new_advice      (KsTrace    *trace,
                                      KsAnalysis *analysis);
 void      ks_report_free            (KsReport   *report);

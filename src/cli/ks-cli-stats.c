@@ -35,6 +35,7 @@ typedef enum
   REPORT_MEMORY,
   REPORT_ADVICE,
   REPORT_STEPS,
+  REPORT_SAMPLES,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -497,6 +498,22 @@ report_steps (Printer *p)
     table_steps (p, 0);
 }
 
+/* Sampled stacks: per thread, the frames by self and total samples. */
+static void
+report_samples (Printer *p)
+{
+  g_autoptr(KsReport) samples = ks_report_new_samples (p->trace, p->analysis);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, samples, G_MAXUINT);
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, samples, NULL, NULL, G_MAXUINT);
+  else if (samples->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("The trace has no sampled stacks."));
+  else
+    write_list (p, samples, NULL, NULL, G_MAXUINT);
+}
+
 int
 ks_cli_stats (int    argc,
               char **argv)
@@ -517,12 +534,12 @@ ks_cli_stats (int    argc,
   int limit = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
-  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", NULL };
+  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice or steps"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps or samples"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -642,6 +659,7 @@ ks_cli_stats (int    argc,
     case REPORT_MEMORY:    report_memory (&printer); break;
     case REPORT_ADVICE:    report_advice (&printer); break;
     case REPORT_STEPS:     report_steps (&printer); break;
+    case REPORT_SAMPLES:   report_samples (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -711,3 +711,47 @@ ks_kscope_writer_instants (Writer  *w,
   return TRUE;
 }
 
+
+/* Sampled stacks as Nsight stores CPU samples: an event per sample and a
+ * callchain row per frame, innermost at stackDepth 0, with our line. */
+gboolean
+ks_kscope_writer_samples (Writer  *w,
+                          GError **error)
+{
+  KsTrace *trace = w->trace;
+
+  for (guint32 i = 0; i < trace->n_samples; i++)
+    {
+      const KsSample *sample = &trace->samples[i];
+      sqlite3_stmt *stmt;
+      guint depth = 0;
+
+      if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_COMPOSITE_EVENTS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, i);
+      bind_i64 (stmt, 2, sample->ts);
+      bind_gid (stmt, 3, w->thread_gtid[sample->thread]);
+      if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_COMPOSITE_EVENTS, stmt, error))
+        return FALSE;
+
+      for (guint32 n = sample->node; n != KS_NO_INDEX; n = trace->stack_nodes[n].parent, depth++)
+        {
+          const KsStackNode *node = &trace->stack_nodes[n];
+
+          if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_SAMPLING_CALLCHAINS, error)))
+            return FALSE;
+          bind_i64 (stmt, 1, i);
+          bind_i64 (stmt, 2, node->function);
+          bind_i64 (stmt, 3, node->file);
+          bind_i64 (stmt, 4, depth);
+          if (node->line > 0)
+            bind_i64 (stmt, 5, node->line);
+          else
+            bind_null (stmt, 5);
+          if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_SAMPLING_CALLCHAINS, stmt, error))
+            return FALSE;
+        }
+    }
+
+  return TRUE;
+}

@@ -169,6 +169,8 @@ gboolean       ks_kscope_writer_counters               (Writer *w,
                                                         GError **error);
 gboolean       ks_kscope_writer_memory_events          (Writer *w,
                                                         GError **error);
+gboolean       ks_kscope_writer_samples                (Writer *w,
+                                                        GError **error);
 gboolean       ks_kscope_writer_instants               (Writer *w,
                                                         GError **error);
 

@@ -65,6 +65,8 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
     "start, end, eventClass = 27, globalTid, nameId, returnValue = 0, nestingLevel, "
     "callchainId = 0, categoryId, correlationId, externalId, args",
   [KS_KSCOPE_KS_COUNTERS] = "id, name, unit, deviceId, globalPid",
+  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, cpuCycles = 0",
+  [KS_KSCOPE_SAMPLING_CALLCHAINS] = "id, symbol, module, stackDepth, lineNumber",
 };
 
 
@@ -296,6 +298,7 @@ write_all (Writer  *w,
       !ks_kscope_writer_counters (w, error) ||
       !ks_kscope_writer_memory_events (w, error) ||
       !ks_kscope_writer_instants (w, error) ||
+      !ks_kscope_writer_samples (w, error) ||
       !write_enums (w, error))
     return FALSE;
 

@@ -141,6 +141,11 @@ guint64        _ks_sqlite_database_bytes   (KsSqliteReader      *r);
 int            _ks_sqlite_user_version     (KsSqliteReader      *r);
 void           _ks_sqlite_report_progress  (KsSqliteReader      *r);
 
+/* ks-sqlite-samples.c */
+
+gboolean       _ks_sqlite_load_samples     (KsSqliteReader      *r,
+                                            GError             **error);
+
 /* ks-sqlite-reader.c: processes, threads and the slice merge */
 
 KsSqliteProc  *_ks_sqlite_register_process (KsSqliteReader      *r,

@@ -342,6 +342,7 @@ static const LoadStep steps[] = {
   _ks_sqlite_nsight_load_session,
   load_slices,
   _ks_sqlite_nsight_load_nvtx,
+  _ks_sqlite_load_samples,
   _ks_sqlite_kscope_load_instants,
   _ks_sqlite_kscope_load_flows,
   _ks_sqlite_kscope_load_counters,
@@ -408,7 +409,8 @@ ks_sqlite_reader_load (GFile         *file,
     "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUBLAS_EVENTS", "CUDNN_EVENTS", "KS_INSTANTS",
     "KS_FLOWS", "KS_COUNTER_SAMPLES",
-    "GPU_METRICS", "KS_MEMORY_EVENTS", "CUDA_GPU_MEMORY_USAGE_EVENTS",
+    "GPU_METRICS", "KS_MEMORY_EVENTS", "CUDA_GPU_MEMORY_USAGE_EVENTS", "COMPOSITE_EVENTS",
+    "SAMPLING_CALLCHAINS",
   };
   KsSqliteReader r;
   g_autoptr(GError) local_error = NULL;

@@ -282,6 +282,11 @@ _ks_builder_finish_samples (KsTraceBuilder *self)
     return;
   g_array_sort (self->samples, compare_samples);
   s = (const KsSample *) (gpointer) self->samples->data;
+  /* Threads' own tracks first, then the sample tracks: the order a
+   * .kscope copy, whose KS_TRACKS holds the former, makes them in. */
+  for (guint32 k = 0; k < n; k++)
+    if (k == 0 || s[k].thread != s[k - 1].thread)
+      ks_trace_builder_get_thread_track (self, s[k].thread);
   for (guint32 first = 0, k = 1; k <= n; k++)
     if (k == n || s[k].thread != s[first].thread)
       {

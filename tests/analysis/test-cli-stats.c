@@ -16,6 +16,7 @@
 
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 typedef struct
@@ -867,6 +868,112 @@ test_invalid_utf8 (void)
   g_unlink (tmp);
 }
 
+/* --report samples on the corpus' Nsight export (1531 CPU samples): self
+ * and total of every (thread, function, file) computed here in SQL from
+ * the export's own rows, in every format. */
+static void
+test_report_samples (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *path = shared ? g_build_filename (shared, "corpus", "pipit", "cloverleaf-nsys",
+                                                     "perlmutter-cloverleaf-cuda.sqlite", NULL) : NULL;
+  g_autoptr(GHashTable) want = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) got = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTableIter iter;
+  gpointer key, value;
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  yajl_val root, rows;
+  Run r;
+  const char *prev_thread = NULL;
+  gint64 prev_total = G_MAXINT64;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the Nsight export of the corpus (KS_SHARED_DIR) is absent");
+      return;
+    }
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+    "SELECT (SELECT s.value FROM ThreadNames n JOIN StringIds s ON s.id = n.nameId WHERE n.globalTid = e.globalTid), "
+    "f.value, m.value, SUM(c.stackDepth = 0), COUNT(DISTINCT c.id) "
+    "FROM SAMPLING_CALLCHAINS c JOIN COMPOSITE_EVENTS e ON e.id = c.id "
+    "JOIN StringIds f ON f.id = c.symbol JOIN StringIds m ON m.id = c.module "
+    "GROUP BY e.globalTid, f.value, m.value", -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    {
+      char *k = g_strdup_printf ("%s|%s|%s", sqlite3_column_text (stmt, 0), sqlite3_column_text (stmt, 1),
+                                 sqlite3_column_text (stmt, 2));
+      gint64 *v = g_hash_table_lookup (want, k);
+
+      if (v == NULL)
+        {
+          v = g_new0 (gint64, 2);
+          g_hash_table_insert (want, g_strdup (k), v);
+        }
+      v[0] += sqlite3_column_int64 (stmt, 3);
+      v[1] += sqlite3_column_int64 (stmt, 4);
+      g_free (k);
+    }
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  g_assert_cmpuint (g_hash_table_size (want), >, 10);
+
+  run_cli (&r, "--report", "samples", "--format", "json", path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = yajl_tree_parse (r.out, NULL, 0);
+  g_assert_nonnull (root);
+  rows = get (root, "samples", NULL);
+  g_assert_true (YAJL_IS_ARRAY (rows));
+  for (guint i = 0; i < rows->u.array.len; i++)
+    {
+      yajl_val row = rows->u.array.values[i];
+      const char *thread = get_str (row, "thread");
+      g_autofree char *k = g_strdup_printf ("%s|%s|%s", thread, get_str (row, "function"), get_str (row, "file"));
+      gint64 *v = g_hash_table_lookup (got, k);
+      gint64 total = get_int (row, "total", NULL);
+
+      g_assert_cmpint (get_int (row, "line", NULL), ==, 0);
+      g_assert_cmpint (get_int (row, "self", NULL), <=, total);
+      /* by total within a thread */
+      if (prev_thread != NULL && strcmp (prev_thread, thread) == 0)
+        g_assert_cmpint (total, <=, prev_total);
+      prev_thread = thread;
+      prev_total = total;
+      if (v == NULL)
+        {
+          v = g_new0 (gint64, 2);
+          g_hash_table_insert (got, g_strdup (k), v);
+        }
+      v[0] += get_int (row, "self", NULL);
+      v[1] += total;
+    }
+  g_assert_cmpuint (g_hash_table_size (got), ==, g_hash_table_size (want));
+  g_hash_table_iter_init (&iter, want);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      gint64 *w = value, *g = g_hash_table_lookup (got, key);
+
+      g_test_message ("%s", (const char *) key);
+      g_assert_nonnull (g);
+      g_assert_cmpint (g[0], ==, w[0]);
+      g_assert_cmpint (g[1], ==, w[1]);
+    }
+  yajl_tree_free (root);
+  run_clear (&r);
+
+  run_cli (&r, "--report", "samples", "--format", "csv", path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "thread,function,file,line,self,total\ncuda-cloverleaf,main,"));
+  run_clear (&r);
+  run_cli (&r, "--report", "samples", path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Function"));
+  g_assert_nonnull (strstr (r.out, "cudaDeviceSynchronize"));
+  run_clear (&r);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -883,6 +990,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/hostile-progress", test_hostile_progress);
   g_test_add_func ("/analysis/cli/progress-path", test_progress_path);
   g_test_add_func ("/analysis/cli/report-exact", test_report_exact);
+  g_test_add_func ("/analysis/cli/report-samples", test_report_samples);
   g_test_add_func ("/analysis/cli/impossible-memory", test_impossible_memory);
 
   g_test_add_func ("/analysis/cli/invalid-utf8", test_invalid_utf8);

@@ -339,6 +339,19 @@ build_everything (void)
   inst.process = p_str;
   ks_trace_builder_add_instant (b, &inst);
 
+  /* Python samples on two threads; a frame with no line */
+  {
+    guint32 file = ks_trace_builder_intern (b, "/work/train.py");
+    KsSampleFrame outer = { ks_trace_builder_intern (b, "main"), file, 90 };
+    KsSampleFrame step = { ks_trace_builder_intern (b, "Trainer.step"), file, 57 };
+    KsSampleFrame native = { ks_trace_builder_intern (b, "<native>"), 0, 0 };
+    KsSampleFrame stack[3] = { native, step, outer };
+
+    for (guint i = 0; i < 5; i++)
+      ks_trace_builder_add_sample (b, t_main, T + 1000 * i, stack + (i % 3 == 0 ? 0 : 1), i % 3 == 0 ? 3 : 2);
+    ks_trace_builder_add_sample (b, t_worker, T + 20, &outer, 1);
+  }
+
   return ks_trace_builder_finish (b, NULL, NULL);
 }
 
@@ -355,6 +368,7 @@ test_hand_built (void)
   ks_trace_get_counts (trace, &counts);
   g_assert_cmpuint (counts.launch_flows, ==, 6 + 1);
   g_assert_cmpuint (counts.flows, ==, 6 + 3);
+  g_assert_cmpuint (counts.samples, ==, 6);
 
   back = assert_round_trip (trace);
   g_assert_cmpstr (ks_trace_get_metadata (back, "source_format"), ==, "chrome-json");

@@ -200,6 +200,24 @@ assert_traces_equal (KsTrace  *a,
         }
     }
 
+  /* samples: times, threads and whole stacks */
+  g_assert_cmpuint (a->n_samples, ==, b->n_samples);
+  g_assert_cmpuint (a->n_stack_nodes, ==, b->n_stack_nodes);
+  for (guint32 i = 0; i < a->n_samples; i++)
+    {
+      guint32 na = a->samples[i].node, nb = b->samples[i].node;
+
+      g_assert_cmpint (a->samples[i].ts, ==, b->samples[i].ts);
+      g_assert_cmpuint (a->samples[i].thread, ==, b->samples[i].thread);
+      for (; na != KS_NO_INDEX && nb != KS_NO_INDEX; na = a->stack_nodes[na].parent, nb = b->stack_nodes[nb].parent)
+        {
+          assert_same_string (a, a->stack_nodes[na].function, b, b->stack_nodes[nb].function);
+          assert_same_string (a, a->stack_nodes[na].file, b, b->stack_nodes[nb].file);
+          g_assert_cmpuint (a->stack_nodes[na].line, ==, b->stack_nodes[nb].line);
+        }
+      g_assert_cmpuint (na, ==, nb);
+    }
+
   g_assert_cmpuint (a->n_memory_events, ==, b->n_memory_events);
   for (guint32 i = 0; i < a->n_memory_events; i++)
     {
