@@ -97,23 +97,6 @@ open_window (const char *name)
   return window;
 }
 
-static GtkEventController *
-find_controller (GtkWidget  *widget,
-                 const char *name)
-{
-  g_autoptr(GListModel) list = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
-    {
-      g_autoptr(GtkEventController) c = g_list_model_get_item (list, i);
-
-      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
-        return c;
-    }
-  g_assert_not_reached ();
-  return NULL;
-}
-
 static GtkWidget *
 find_child (GtkWidget  *root,
             const char *type_name)
@@ -227,27 +210,13 @@ find_longest (KsTrace    *trace,
 }
 
 static void
-click (KsTimeline *timeline,
-       int         n_press,
-       double      x,
-       double      y)
-{
-  GtkEventController *motion = find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
-  GtkEventController *gesture = find_controller (GTK_WIDGET (timeline), "ks-timeline-click");
-
-  g_signal_emit_by_name (motion, "motion", x, y);
-  g_signal_emit_by_name (gesture, "pressed", n_press, x, y);
-  g_signal_emit_by_name (gesture, "released", n_press, x, y);
-}
-
-static void
 drag (KsTimeline *timeline,
       double      x,
       double      y,
       double      dx,
       double      dy)
 {
-  GtkEventController *gesture = find_controller (GTK_WIDGET (timeline), "ks-timeline-drag");
+  GtkEventController *gesture = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-drag");
 
   g_signal_emit_by_name (gesture, "drag-begin", x, y);
   g_signal_emit_by_name (gesture, "drag-update", dx / 2, dy / 2);
@@ -274,8 +243,8 @@ test_navigate (void)
   KsSession *session = ks_window_get_session (window);
   KsTimeline *timeline = ks_window_get_timeline (window);
   KsTrace *trace = ks_session_get_trace (session);
-  GtkEventController *motion = find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
-  GtkEventController *zoom = find_controller (GTK_WIDGET (timeline), "ks-timeline-zoom");
+  GtkEventController *motion = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
+  GtkEventController *zoom = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-zoom");
   KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
   double d = trace->duration_ns, t0, t1, anchor, x;
 
@@ -335,7 +304,7 @@ test_navigate (void)
   /* Clicking the overview strip centres the view there, keeping the span. */
   {
     GtkWidget *overview = find_child (GTK_WIDGET (window), "KsOverview");
-    GtkEventController *odrag = find_controller (overview, "ks-overview-drag");
+    GtkEventController *odrag = ks_test_find_controller (overview, "ks-overview-drag");
     int ow = gtk_widget_get_width (overview) - KS_HEADER_WIDTH;
 
     ks_session_get_visible (session, &t0, &t1);
@@ -353,10 +322,10 @@ test_navigate (void)
 
     g_assert_cmpint (gpu->kind, ==, KS_ROW_GROUP);
     g_assert_true (gpu->expanded);
-    click (timeline, 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
+    ks_test_click_timeline (GTK_WIDGET (timeline), 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
     g_assert_false (ks_timeline_layout_get_row (layout, 0)->expanded);
     g_assert_cmpint (ks_timeline_layout_get_height (layout), <, height);
-    click (timeline, 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
+    ks_test_click_timeline (GTK_WIDGET (timeline), 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
     g_assert_true (ks_timeline_layout_get_row (layout, 0)->expanded);
     g_assert_cmpint (ks_timeline_layout_get_height (layout), ==, height);
   }
@@ -385,7 +354,7 @@ test_select_kernel (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
 
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
   g_assert_cmpuint (sel_track, ==, track);
   g_assert_cmpuint (sel_slice, ==, slice);
@@ -453,11 +422,11 @@ test_select_kernel (void)
   /* Escape clears the selection; clicking the kernel selects it again. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.clear-selection", NULL));
   g_assert_false (ks_session_get_selected_slice (session, NULL, NULL));
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, NULL, NULL));
 
   /* Double-click zooms to the kernel (with a 5 % margin each side). */
-  click (timeline, 2, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 2, x, y);
   ks_session_get_visible (session, &t0, &t1);
   g_assert_cmpfloat_with_epsilon (t0, ks - 0.05 * (ke - ks), 1.0);
   g_assert_cmpfloat_with_epsilon (t1, ke + 0.05 * (ke - ks), 1.0);
@@ -474,7 +443,7 @@ test_select_kernel (void)
                           trace->tracks[track].end[slice] + 200000);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
   g_assert_cmpuint (sel_slice, ==, slice);
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Kind"), ==, "memcpy");
@@ -487,7 +456,7 @@ test_select_kernel (void)
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launch latency"), ==, "0 ns");
 
   /* Clicking empty space clears the selection. */
-  click (timeline, 1, gtk_widget_get_width (GTK_WIDGET (timeline)) - 2,
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, gtk_widget_get_width (GTK_WIDGET (timeline)) - 2,
          gtk_widget_get_height (GTK_WIDGET (timeline)) - 2);
   g_assert_false (ks_session_get_selected_slice (session, NULL, NULL));
   g_assert_null (ks_selection_page_lookup_value (page, "Slice", "Name"));
@@ -935,7 +904,7 @@ test_python_samples (void)
                    "\ntrain  <small>" KS_TEST_PY_TRAIN ":5</small>"
                    "\n&lt;module&gt;  <small>" KS_TEST_PY_TRAIN ":10</small>");
 
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
   g_assert_cmpuint (sel_track, ==, track);
   g_assert_cmpuint (sel_slice, ==, slice);
@@ -958,7 +927,7 @@ test_python_samples (void)
   /* the outermost frame: its stack is itself, with all twenty samples */
   slice = ks_test_find_sample_slice (trace, "<module>", &track);
   g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Samples"), ==, "20");
   stack = group_rows (page, "Stack");
   g_assert_cmpstr (stack, ==, "<module> = " KS_TEST_PY_TRAIN ":10");

@@ -12,7 +12,7 @@
  *
  * argv after the GTest options: kinescope-cli, the fake NVML library,
  * the directory of libkinescope-inject.so and torch-nvtx-app (both "-"
- * when the injection library is not built). */
+ * when the injection library is not built), python3 (or "-"). */
 
 #include "config.h"
 
@@ -23,12 +23,14 @@
 
 #include "ks-test-gtk.h"
 #include "ks-test-recording.h"
+#include "ks-selection-page.h"
 #include "ks-window.h"
 #include "pages/ks-page.h"
 
 static char *tmp_dir;
 static const char *inject_dir;
 static const char *torch_app;
+static const char *python_path;
 
 static KsRecordDialog *
 make_dialog (const char *command,
@@ -469,6 +471,140 @@ test_window_torch_operators (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A Python program that spins in one line of spin() under work() */
+static const char busy_py[] =
+  "import time\n"
+  "def spin(seconds):\n"
+  "    end = time.monotonic() + seconds\n"
+  "    while time.monotonic() < end: pass\n"
+  "def work():\n"
+  "    spin(0.5)\n"
+  "work()\n";
+
+/* The samples in [@start, @end) of @thread whose innermost frame is @function. */
+static guint
+count_samples (KsTrace    *trace,
+               guint32     thread,
+               gint64      start,
+               gint64      end,
+               const char *function)
+{
+  guint32 n = 0;
+  const KsSample *s = ks_trace_thread_samples (trace, thread, &n);
+  guint count = 0;
+
+  for (guint32 i = 0; i < n; i++)
+    if (s[i].ts >= start && s[i].ts < end &&
+        g_str_equal (ks_trace_string (trace, trace->stack_nodes[s[i].node].function), function))
+      count++;
+  return count;
+}
+
+/* A Python program recorded from the Profile menu with the dialog's
+ * defaults: its main thread's Python samples row, and a click on the
+ * frame it spun in shows that frame and its callers. */
+static void
+test_window_python_samples (void)
+{
+  g_autofree char *script = g_build_filename (tmp_dir, "busy.py", NULL);
+  g_autofree char *quoted_python = NULL;
+  g_autofree char *quoted_script = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *spin_at = g_strdup_printf ("%s:4", script);
+  g_autofree char *stack = NULL;
+  g_autofree char *count = NULL;
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GError) error = NULL;
+  guint32 track = KS_NO_INDEX, slice = KS_NO_INDEX, sel_track, sel_slice;
+  KsWindow *window;
+  KsRecordDialog *dialog;
+  KsSession *session;
+  KsTimeline *timeline;
+  KsSelectionPage *page;
+  KsTimelineLayout *layout;
+  KsTrace *trace;
+  const KsTrack *t;
+  double x, y;
+
+  if (g_str_equal (inject_dir, "-") || g_str_equal (python_path, "-"))
+    {
+      g_test_skip ("libkinescope-inject.so was not built, or no python3");
+      return;
+    }
+  g_assert_true (g_file_set_contents (script, busy_py, -1, &error));
+  g_assert_no_error (error);
+  quoted_python = g_shell_quote (python_path);
+  quoted_script = g_shell_quote (script);
+  command = g_strdup_printf ("%s %s", quoted_python, quoted_script);
+  for (guint i = 0; i < G_N_ELEMENTS (python_keys); i++)
+    g_settings_reset (settings, python_keys[i]);
+
+  window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL));
+  dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), command);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp_dir);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "environment_entry")), "");
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "cuda_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "nvtx_check")), TRUE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "osrt_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "metrics_check")), FALSE);
+  g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
+
+  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 30000);
+  session = ks_window_get_session (window);
+  KS_TEST_WAIT_FOR (ks_session_get_trace (session) != NULL && ks_session_get_analysis (session) != NULL, 30000);
+  trace = ks_session_get_trace (session);
+  timeline = ks_window_get_timeline (window);
+  layout = ks_timeline_get_layout (timeline);
+  page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+
+  /* the longest stretch spent in spin() */
+  for (guint32 k = 0; k < trace->n_tracks; k++)
+    if (trace->tracks[k].kind == KS_TRACK_SAMPLES)
+      for (guint32 i = 0; i < trace->tracks[k].n_slices; i++)
+        if (g_str_equal (ks_trace_string (trace, trace->tracks[k].name_id[i]), "spin") &&
+            (slice == KS_NO_INDEX ||
+             trace->tracks[k].end[i] - trace->tracks[k].start[i] >
+             trace->tracks[track].end[slice] - trace->tracks[track].start[slice]))
+          {
+            track = k;
+            slice = i;
+          }
+  g_assert_cmpuint (slice, !=, KS_NO_INDEX);
+  t = &trace->tracks[track];
+  g_assert_cmpstr (ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, track))->label,
+                   ==, "Python samples");
+  /* 0.5 s at 1000 Hz: hundreds of samples, whatever the machine's load */
+  g_assert_cmpint (t->end[slice] - t->start[slice], >, 100000000);
+
+  ks_session_set_visible (session, t->start[slice], t->end[slice]);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
+  g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
+  g_assert_cmpuint (sel_track, ==, track);
+  g_assert_cmpuint (sel_slice, ==, slice);
+
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Function"), ==, "spin");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Location"), ==, spin_at);
+  count = g_strdup_printf ("%u", count_samples (trace, t->thread, t->start[slice], t->end[slice], "spin"));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Samples"), ==, count);
+  /* the stack: spin, called from work() at line 6, called from the module at line 7 */
+  stack = g_strdup_printf ("%s:6", script);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Stack", "spin"), ==, spin_at);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Stack", "work"), ==, stack);
+  g_clear_pointer (&stack, g_free);
+  stack = g_strdup_printf ("%s:7", script);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Stack", "<module>"), ==, stack);
+  g_assert_cmpuint (trace->tracks[track].depth[slice], ==, 2);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -481,6 +617,7 @@ main (int    argc,
     g_error ("usage: test-record-dialog KINESCOPE_CLI FAKE_NVML INJECT_DIR TORCH_NVTX_APP");
   inject_dir = argv[3];
   torch_app = argv[4];
+  python_path = argc > 5 ? argv[5] : "-";
   if (!g_str_equal (inject_dir, "-"))
     g_setenv ("KINESCOPE_INJECT_DIR", inject_dir, TRUE);
   /* No KINESCOPE_CLI: this test runs from the build tree, where the
@@ -500,6 +637,7 @@ main (int    argc,
   g_test_add_func ("/collector/dialog/python-options", test_python_options);
   g_test_add_func ("/collector/dialog/window-profile-menu", test_window_profile_menu);
   g_test_add_func ("/collector/dialog/window-torch-operators", test_window_torch_operators);
+  g_test_add_func ("/collector/dialog/window-python-samples", test_window_python_samples);
   ret = g_test_run ();
   if (ret == 0)
     {
