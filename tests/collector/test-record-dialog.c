@@ -389,6 +389,36 @@ test_window_profile_menu (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A window that records @command from its Profile menu (NVTX only,
+ * the Python options as remembered), once it shows the trace and its
+ * analysis. */
+static KsWindow *
+record_in_window (const char *command)
+{
+  KsWindow *window = ks_window_new (NULL);
+  KsRecordDialog *dialog;
+  KsSession *session;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL));
+  dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), command);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp_dir);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "environment_entry")), "");
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "cuda_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "nvtx_check")), TRUE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "osrt_check")), FALSE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "metrics_check")), FALSE);
+  g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
+
+  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 30000);
+  session = ks_window_get_session (window);
+  KS_TEST_WAIT_FOR (ks_session_get_trace (session) != NULL && ks_session_get_analysis (session) != NULL, 30000);
+  return window;
+}
+
 static int
 compare_names (gconstpointer a,
                gconstpointer b)
@@ -417,7 +447,6 @@ test_window_torch_operators (void)
     "autograd::engine::evaluate_function: ReluBackward0",
   };
   KsWindow *window;
-  KsRecordDialog *dialog;
   KsSession *session;
   KsTrace *trace;
   GtkWidget *page, *view;
@@ -431,24 +460,8 @@ test_window_torch_operators (void)
       return;
     }
 
-  window = ks_window_new (NULL);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
-  gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL));
-  dialog = find_dialog ();
-  g_assert_nonnull (dialog);
-  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), torch_app);
-  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp_dir);
-  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "environment_entry")), "");
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "cuda_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "nvtx_check")), TRUE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "osrt_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "metrics_check")), FALSE);
-  g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
-
-  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 30000);
+  window = record_in_window (torch_app);
   session = ks_window_get_session (window);
-  KS_TEST_WAIT_FOR (ks_session_get_trace (session) != NULL && ks_session_get_analysis (session) != NULL, 30000);
   trace = ks_session_get_trace (session);
 
   page = ks_window_get_page (window, "operators");
@@ -517,7 +530,6 @@ test_window_python_samples (void)
   g_autoptr(GError) error = NULL;
   guint32 track = KS_NO_INDEX, slice = KS_NO_INDEX, sel_track, sel_slice;
   KsWindow *window;
-  KsRecordDialog *dialog;
   KsSession *session;
   KsTimeline *timeline;
   KsSelectionPage *page;
@@ -539,24 +551,8 @@ test_window_python_samples (void)
   for (guint i = 0; i < G_N_ELEMENTS (python_keys); i++)
     g_settings_reset (settings, python_keys[i]);
 
-  window = ks_window_new (NULL);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
-  gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.record", NULL));
-  dialog = find_dialog ();
-  g_assert_nonnull (dialog);
-  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), command);
-  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp_dir);
-  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "environment_entry")), "");
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "cuda_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "nvtx_check")), TRUE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "osrt_check")), FALSE);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (CHILD (dialog, "metrics_check")), FALSE);
-  g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
-
-  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 30000);
+  window = record_in_window (command);
   session = ks_window_get_session (window);
-  KS_TEST_WAIT_FOR (ks_session_get_trace (session) != NULL && ks_session_get_analysis (session) != NULL, 30000);
   trace = ks_session_get_trace (session);
   timeline = ks_window_get_timeline (window);
   layout = ks_timeline_get_layout (timeline);
