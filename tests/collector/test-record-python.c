@@ -98,6 +98,20 @@ spawn (char               **out,
   return WEXITSTATUS (wait_status);
 }
 
+/* @argv with exactly @env, stdout and stderr kept */
+static void
+spawn_env (const char * const  *argv,
+           char               **env,
+           char               **out,
+           char               **err)
+{
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_spawn_sync (tmp_dir, (char **) argv, env, 0, NULL, NULL, out, err, &status, &error);
+  g_assert_no_error (error);
+}
+
 static sqlite3 *
 open_db (const char *path)
 {
@@ -331,13 +345,9 @@ test_chain (void)
                                               "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
     g_auto(GStrv) env_plain = g_environ_unsetenv (g_get_environ (), "PYTHONPATH");
     g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
-    g_autoptr(GError) error = NULL;
-    int st;
 
-    g_spawn_sync (tmp_dir, (char **) argv_plain, env_plain, 0, NULL, NULL, &o1, &e1, &st, &error);
-    g_assert_no_error (error);
-    g_spawn_sync (tmp_dir, (char **) argv_rec, env_rec, 0, NULL, NULL, &o2, &e2, &st, &error);
-    g_assert_no_error (error);
+    spawn_env (argv_plain, env_plain, &o1, &e1);
+    spawn_env (argv_rec, env_rec, &o2, &e2);
     g_assert_cmpstr (o2, ==, o1);
     g_assert_null (strstr (e2, "sitecustomize"));
   }
@@ -347,24 +357,17 @@ test_chain (void)
     g_autofree char *bad_dir = tmp_file ("bad-site");
     g_autofree char *bad_file = g_build_filename (bad_dir, "sitecustomize.py", NULL);
     const char *argv_plain[] = { python, "-c", "import sys; print(sys.path)", NULL };
-    g_autoptr(GError) error = NULL;
+    const char *argv_rec[] = { cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
+                               python, "-c", "import sys; print(sys.path)", NULL };
     g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
     g_auto(GStrv) env1 = g_environ_setenv (g_get_environ (), "PYTHONPATH", bad_dir, TRUE);
-    int st;
+    g_auto(GStrv) env2 = g_environ_setenv (g_environ_setenv (g_get_environ (), "PYTHONPATH", bad_dir, TRUE),
+                                           "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
 
     g_mkdir_with_parents (bad_dir, 0700);
     g_assert_true (g_file_set_contents (bad_file, "raise ValueError('broken site')\n", -1, NULL));
-    g_spawn_sync (tmp_dir, (char **) argv_plain, env1, 0, NULL, NULL, &o1, &e1, &st, &error);
-    g_assert_no_error (error);
-    {
-      const char *argv_rec[] = { cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
-                                 python, "-c", "import sys; print(sys.path)", NULL };
-      g_auto(GStrv) env2 = g_environ_setenv (g_get_environ (), "PYTHONPATH", bad_dir, TRUE);
-
-      env2 = g_environ_setenv (env2, "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
-      g_spawn_sync (tmp_dir, (char **) argv_rec, env2, 0, NULL, NULL, &o2, &e2, &st, &error);
-      g_assert_no_error (error);
-    }
+    spawn_env (argv_plain, env1, &o1, &e1);
+    spawn_env (argv_rec, env2, &o2, &e2);
     g_assert_cmpstr (o2, ==, o1);
     g_assert_nonnull (strstr (e1, "Error in sitecustomize; set PYTHONVERBOSE for traceback:\nValueError: broken site\n"));
     g_assert_nonnull (strstr (e2, "Error in sitecustomize; set PYTHONVERBOSE for traceback:\nValueError: broken site\n"));

@@ -243,50 +243,46 @@ class Sampler:
         finally:
             self.done.release()
 
-    def _loop(self):
-        current_frames = sys._current_frames
-        monotonic_ns = time.monotonic_ns
-        get_ident = _thread.get_ident
-        active = threading._active
-        main = threading.main_thread
-        sample = self.lib.ks_inject_python_sample
+    def sample_all(self, now):
+        """One round: every thread's stack but the calling one's."""
         codes = self.codes
-        ids_of = self._ids
+        forked = self.forked
+        sample = self.lib.ks_inject_python_sample
+        active = threading._active
+        main_thread = threading.main_thread()
+        me = _thread.get_ident()
+        for ident, frame in sys._current_frames().items():
+            if ident == me:
+                continue
+            thread = active.get(ident)
+            if thread is None:
+                if ident != main_thread.ident:
+                    continue    # a _thread thread: its kernel tid is not known
+                thread = main_thread
+            tid = forked.get(ident) or thread.native_id
+            if tid is None:
+                continue
+            frames = []
+            n = 0
+            while frame is not None and n < MAX_FRAMES:
+                code = frame.f_code
+                ids = codes.get(code)
+                if ids is None:
+                    ids = self._ids(code)
+                frames += (ids[0], ids[1], frame.f_lineno or 0)
+                frame = frame.f_back
+                n += 1
+            buf = array.array('I', frames)
+            sample(now, tid, n, buf.buffer_info()[0])
+
+    def _loop(self):
+        monotonic_ns = time.monotonic_ns
         wake = self.wake
         interval = self.interval_ns
-        me = get_ident()
-        forked = self.forked
         next_ns = monotonic_ns()
 
         while self.running:
-            if codes is not self.codes:
-                codes = self.codes
-            now = monotonic_ns()
-            main_thread = main()
-            for ident, frame in current_frames().items():
-                if ident == me:
-                    continue
-                thread = active.get(ident)
-                if thread is None:
-                    if ident != main_thread.ident:
-                        continue    # a _thread thread: its kernel tid is not known
-                    thread = main_thread
-                tid = forked.get(ident) or thread.native_id
-                if tid is None:
-                    continue
-                frames = []
-                n = 0
-                while frame is not None and n < MAX_FRAMES:
-                    code = frame.f_code
-                    ids = codes.get(code)
-                    if ids is None:
-                        ids = ids_of(code)
-                    frames += (ids[0], ids[1], frame.f_lineno or 0)
-                    frame = frame.f_back
-                    n += 1
-                buf = array.array('I', frames)
-                sample(now, tid, n, buf.buffer_info()[0])
-            frame = None
+            self.sample_all(monotonic_ns())
             next_ns += interval
             delay = next_ns - monotonic_ns()
             if delay <= 0:
