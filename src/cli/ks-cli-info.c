@@ -39,6 +39,7 @@ typedef struct
   guint64 memory_event;
   guint64 counter_sample;
   guint64 instant;
+  guint64 sample;
 } Summary;
 
 static void
@@ -63,6 +64,7 @@ summarise (KsTrace *trace,
   s->memory_event = c->memory_events;
   s->counter_sample = c->counter_samples;
   s->instant = c->instants;
+  s->sample = c->samples;
 }
 
 static guint
@@ -90,6 +92,7 @@ print_json (const char *path,
     { "cuda_api", &s.cuda_api }, { "cpu_slice", &s.cpu_slice }, { "nvtx", &s.nvtx },
     { "gpu_annotation", &s.gpu_annotation }, { "flow", &s.flow }, { "launch_flow", &s.launch_flow },
     { "memory_event", &s.memory_event }, { "counter_sample", &s.counter_sample }, { "instant", &s.instant },
+    { "stack_sample", &s.sample },
   };
 
   summarise (trace, &s, &c);
@@ -181,6 +184,7 @@ print_text (const char *path,
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("memory events"), s.memory_event);
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("counter samples"), s.counter_sample);
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("instants"), s.instant);
+  ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("stack samples"), s.sample);
   ks_cli_print ("%-16s %.1f ms\n", _("Load time:"), load_ms);
   if (warnings != NULL)
     ks_cli_print ("%s\n%s\n", _("Warnings:"), warnings);

@@ -427,6 +427,38 @@ domain_key (gint64 gtid,
   return g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ks_sqlite_gid_process (gtid), domain);
 }
 
+/* The range of an NVTX_EVENTS row (start 0, end 2, correlation 8,
+ * external id 9) as a slice of @kind on @track. */
+static void
+nvtx_range (KsSqliteReader *r,
+            sqlite3_stmt   *stmt,
+            guint32         track,
+            KsSliceKind     kind,
+            guint32         name,
+            guint32         category,
+            guint32         args)
+{
+  if (col_null (stmt, 2))
+    {
+      /* Never closed: it lasts to the end of the trace. */
+      KsOpenRange open = { 0 };
+
+      open.start = col_ts (r, stmt, 0);
+      open.track = track;
+      open.name = name;
+      open.category = category;
+      open.correlation = col_ext (r, stmt, 8);
+      open.external_id = col_ext (r, stmt, 9);
+      open.args = args;
+      open.kind = kind;
+      /* one stack, so that they close in the order they came */
+      ks_trace_builder_begin_range (r->b, 0, &open);
+    }
+  else
+    add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 2), kind,
+               name, category, col_ext (r, stmt, 8), col_ext (r, stmt, 9), args, NULL);
+}
+
 /* An operator with a sequence number, for the forward -> backward flows. */
 typedef struct
 {
@@ -456,25 +488,8 @@ torch_op (KsSqliteReader *r,
   guint32 args = ks_trace_builder_add_args (r->b, json, strlen (json));
   gint64 start = col_ts (r, stmt, 0);
 
-  if (col_null (stmt, 2))
-    {
-      KsOpenRange open = { 0 };
-
-      open.start = start;
-      open.track = track;
-      open.name = name;
-      open.category = category;
-      open.correlation = col_ext (r, stmt, 8);
-      open.external_id = col_ext (r, stmt, 9);
-      open.args = args;
-      open.kind = kind;
-      ks_trace_builder_begin_range (r->b, 0, &open);
-      return;
-    }
-
-  add_slice (r, track, start, col_ts (r, stmt, 2), kind, name, category,
-             col_ext (r, stmt, 8), col_ext (r, stmt, 9), args, NULL);
-  if (op->seq >= 0)
+  nvtx_range (r, stmt, track, kind, name, category, args);
+  if (op->seq >= 0 && !col_null (stmt, 2))
     {
       TorchSeq e;
 
@@ -648,25 +663,8 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
           inst.args = args;
           ks_trace_builder_add_instant (r->b, &inst);
         }
-      else if (col_null (stmt, 2))
-        {
-          /* Never closed: it lasts to the end of the trace. */
-          KsOpenRange open = { 0 };
-
-          open.start = col_ts (r, stmt, 0);
-          open.track = track;
-          open.name = name;
-          open.category = category;
-          open.correlation = col_ext (r, stmt, 8);
-          open.external_id = col_ext (r, stmt, 9);
-          open.args = args;
-          open.kind = KS_SLICE_NVTX;
-          /* one stack, so that they close in the order they came */
-          ks_trace_builder_begin_range (r->b, 0, &open);
-        }
       else
-        add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 2), KS_SLICE_NVTX,
-                   name, category, col_ext (r, stmt, 8), col_ext (r, stmt, 9), args, NULL);
+        nvtx_range (r, stmt, track, KS_SLICE_NVTX, name, category, args);
     }
 
   if (!ks_sqlite_finish (stmt, failed))

@@ -67,7 +67,8 @@ test_info_json (void)
     "\"flow\":3321,",                /* 1989 launch + 1332 fwdbwd */
     "\"memory_event\":4614,",
     "\"counter_sample\":0,",
-    "\"instant\":2}",
+    "\"instant\":2,",
+    "\"stack_sample\":0}",
     "\"gpu_names\":[\"NVIDIA H200\"]",
   };
 
