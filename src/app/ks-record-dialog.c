@@ -20,6 +20,14 @@ enum {
   CAPTURE_NVTX,
 };
 
+/* The rows of pytorch_dropdown, as kinescope-cli record --pytorch names them */
+static const char * const pytorch_modes[] = {
+  "autograd-shapes-nvtx",
+  "autograd-nvtx",
+  "none",
+};
+#define PYTORCH_NONE 2
+
 struct _KsRecordDialog
 {
   AdwWindow        parent_instance;
@@ -35,6 +43,12 @@ struct _KsRecordDialog
   GtkDropDown     *capture_dropdown;
   AdwActionRow    *nvtx_row;
   GtkEntry        *nvtx_entry;
+  GtkDropDown     *pytorch_dropdown;
+  AdwActionRow    *pytorch_memory_row;
+  GtkSwitch       *pytorch_memory_switch;
+  AdwActionRow    *sampling_row;
+  GtkSwitch       *sampling_switch;
+  GtkSpinButton   *sampling_frequency_spin;
   GtkLabel        *error_label;
   GtkButton       *start_button;
 
@@ -91,6 +105,20 @@ update_sensitivity (KsRecordDialog *self)
                           gtk_drop_down_get_selected (self->capture_dropdown) == CAPTURE_NVTX);
   gtk_widget_set_sensitive (GTK_WIDGET (self->frequency_spin),
                             gtk_check_button_get_active (self->metrics_check));
+  /* The recorder takes allocator events only along with operators */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->pytorch_memory_row),
+                            gtk_drop_down_get_selected (self->pytorch_dropdown) != PYTORCH_NONE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->sampling_frequency_spin),
+                            gtk_switch_get_active (self->sampling_switch));
+}
+
+static guint
+pytorch_mode_index (const char *mode)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (pytorch_modes); i++)
+    if (g_str_equal (mode, pytorch_modes[i]))
+      return i;
+  return 0;
 }
 
 static void
@@ -99,6 +127,7 @@ load_settings (KsRecordDialog *self)
   g_autofree char *command = NULL;
   g_autofree char *directory = NULL;
   g_autofree char *capture = NULL;
+  g_autofree char *pytorch = NULL;
   g_auto(GStrv) environment = NULL;
   g_auto(GStrv) trace = NULL;
   g_autofree char *env_text = NULL;
@@ -109,6 +138,10 @@ load_settings (KsRecordDialog *self)
       gtk_check_button_set_active (self->nvtx_check, TRUE);
       gtk_check_button_set_active (self->osrt_check, TRUE);
       gtk_check_button_set_active (self->metrics_check, TRUE);
+      gtk_drop_down_set_selected (self->pytorch_dropdown, 0);
+      gtk_switch_set_active (self->pytorch_memory_switch, TRUE);
+      gtk_switch_set_active (self->sampling_switch, TRUE);
+      gtk_spin_button_set_value (self->sampling_frequency_spin, 1000);
       gtk_editable_set_text (GTK_EDITABLE (self->directory_entry), g_get_home_dir ());
       return;
     }
@@ -129,6 +162,14 @@ load_settings (KsRecordDialog *self)
   gtk_check_button_set_active (self->metrics_check, strv_has (trace, "gpu-metrics"));
   gtk_spin_button_set_value (self->frequency_spin,
                              g_settings_get_int (self->settings, "record-gpu-metrics-frequency"));
+  pytorch = g_settings_get_string (self->settings, "record-pytorch");
+  gtk_drop_down_set_selected (self->pytorch_dropdown, pytorch_mode_index (pytorch));
+  gtk_switch_set_active (self->pytorch_memory_switch,
+                         g_settings_get_boolean (self->settings, "record-pytorch-memory"));
+  gtk_switch_set_active (self->sampling_switch,
+                         g_settings_get_boolean (self->settings, "record-python-sampling"));
+  gtk_spin_button_set_value (self->sampling_frequency_spin,
+                             g_settings_get_int (self->settings, "record-python-sampling-frequency"));
 
   if (g_str_equal (capture, "cudaProfilerApi"))
     gtk_drop_down_set_selected (self->capture_dropdown, CAPTURE_CUDA_PROFILER_API);
@@ -168,6 +209,39 @@ capture_range (KsRecordDialog *self)
       return g_strconcat ("nvtx:", gtk_editable_get_text (GTK_EDITABLE (self->nvtx_entry)), NULL);
     default:
       return g_strdup ("none");
+    }
+}
+
+static const char *
+pytorch_mode (KsRecordDialog *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->pytorch_dropdown);
+
+  return selected < G_N_ELEMENTS (pytorch_modes) ? pytorch_modes[selected] : pytorch_modes[0];
+}
+
+/* The Python options in the form kinescope-cli record takes them; an
+ * option that its switch makes moot (memory without operators, the
+ * frequency without sampling) is left to the recorder's rule. */
+static void
+add_python_arguments (KsRecordDialog *self,
+                      GStrvBuilder   *builder)
+{
+  const char *pytorch = pytorch_mode (self);
+  gboolean sampling = gtk_switch_get_active (self->sampling_switch);
+  g_autofree char *pytorch_arg = g_strconcat ("--pytorch=", pytorch, NULL);
+
+  g_strv_builder_add (builder, pytorch_arg);
+  if (!g_str_equal (pytorch, "none"))
+    g_strv_builder_add (builder, gtk_switch_get_active (self->pytorch_memory_switch)
+                                 ? "--pytorch-memory=true" : "--pytorch-memory=false");
+  g_strv_builder_add (builder, sampling ? "--python-sampling=true" : "--python-sampling=false");
+  if (sampling)
+    {
+      g_autofree char *frequency = g_strdup_printf ("--python-sampling-frequency=%d",
+                                                    gtk_spin_button_get_value_as_int (self->sampling_frequency_spin));
+
+      g_strv_builder_add (builder, frequency);
     }
 }
 
@@ -218,6 +292,10 @@ ks_record_dialog_build_arguments (KsRecordDialog  *self,
 
   g_return_val_if_fail (KS_IS_RECORD_DIALOG (self), NULL);
 
+  /* A number typed without Enter is not yet the spin buttons' value */
+  gtk_spin_button_update (self->frequency_spin);
+  gtk_spin_button_update (self->sampling_frequency_spin);
+
   if (!g_shell_parse_argv (command, NULL, &argv, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
@@ -237,7 +315,9 @@ ks_record_dialog_build_arguments (KsRecordDialog  *self,
   g_strv_builder_add_many (builder, "record", "-t", trace_text, NULL);
   g_strv_builder_add (builder, "--capture-range");
   g_strv_builder_add (builder, capture);
-  g_strv_builder_add_many (builder, "--gpu-metrics-frequency", frequency, "--", NULL);
+  g_strv_builder_add_many (builder, "--gpu-metrics-frequency", frequency, NULL);
+  add_python_arguments (self, builder);
+  g_strv_builder_add (builder, "--");
   g_strv_builder_addv (builder, (const char **) argv);
   return g_strv_builder_end (builder);
 }
@@ -289,6 +369,13 @@ start_action (GtkWidget  *widget,
       g_settings_set_string (self->settings, "record-capture-range", capture);
       g_settings_set_int (self->settings, "record-gpu-metrics-frequency",
                           gtk_spin_button_get_value_as_int (self->frequency_spin));
+      g_settings_set_string (self->settings, "record-pytorch", pytorch_mode (self));
+      g_settings_set_boolean (self->settings, "record-pytorch-memory",
+                              gtk_switch_get_active (self->pytorch_memory_switch));
+      g_settings_set_boolean (self->settings, "record-python-sampling",
+                              gtk_switch_get_active (self->sampling_switch));
+      g_settings_set_int (self->settings, "record-python-sampling-frequency",
+                          gtk_spin_button_get_value_as_int (self->sampling_frequency_spin));
     }
 
   g_signal_emit (self, signals[START], 0, args, directory, environment);
@@ -363,6 +450,12 @@ ks_record_dialog_class_init (KsRecordDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, capture_dropdown);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, nvtx_row);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, nvtx_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, pytorch_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, pytorch_memory_row);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, pytorch_memory_switch);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, sampling_row);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, sampling_switch);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, sampling_frequency_spin);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, error_label);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, start_button);
   gtk_widget_class_bind_template_callback (widget_class, choose_directory_cb);
@@ -386,6 +479,10 @@ ks_record_dialog_init (KsRecordDialog *self)
   g_signal_connect_object (self->capture_dropdown, "notify::selected",
                            G_CALLBACK (update_sensitivity), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->metrics_check, "notify::active",
+                           G_CALLBACK (update_sensitivity), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->pytorch_dropdown, "notify::selected",
+                           G_CALLBACK (update_sensitivity), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sampling_switch, "notify::active",
                            G_CALLBACK (update_sensitivity), self, G_CONNECT_SWAPPED);
 }
 

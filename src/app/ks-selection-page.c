@@ -17,6 +17,7 @@
 #include "ks-format.h"
 #include "ks-occupancy.h"
 #include "ks-range-stats.h"
+#include "ks-sample-stack.h"
 #include "ks-selection-page.h"
 
 #define TOP_N 10
@@ -350,6 +351,39 @@ add_step (KsSelectionPage *self,
     }
 }
 
+/* A Python samples slice: its frame and the whole stack it is in, which
+ * say more than its args would. FALSE when @slice is not one. */
+static gboolean
+add_sample_stack (KsSelectionPage *self,
+                  KsTrace         *trace,
+                  guint32          track,
+                  guint32          slice)
+{
+  g_autoptr(GArray) stack = ks_sample_stack_new (trace, track, slice);
+  const KsSampleStackFrame *frame;
+
+  if (stack == NULL)
+    return FALSE;
+
+  frame = &g_array_index (stack, KsSampleStackFrame, 0);
+  begin_group (self, _("Python Frame"));
+  add_row (self, _("Function"), frame->function);
+  add_row (self, _("Location"), frame->location);
+  add_row_take (self, _("Samples"), g_strdup_printf ("%" G_GUINT64_FORMAT, frame->samples));
+
+  begin_group (self, _("Stack"));
+  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->group),
+                                         _("Innermost frame first, out to the thread’s first"));
+  for (guint i = 0; i < stack->len; i++)
+    {
+      const KsSampleStackFrame *f = &g_array_index (stack, KsSampleStackFrame, i);
+      GtkWidget *row = add_row (self, f->function, f->location);
+
+      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
+    }
+  return TRUE;
+}
+
 static void
 add_slice (KsSelectionPage *self,
            KsTrace         *trace,
@@ -415,7 +449,8 @@ add_slice (KsSelectionPage *self,
 
   add_step (self, track_index, slice);
   add_flows (self, trace, track_index, slice);
-  add_args (self, ks_trace_slice_args (trace, track, slice));
+  if (!add_sample_stack (self, trace, track_index, slice))
+    add_args (self, ks_trace_slice_args (trace, track, slice));
 }
 
 static void

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "ks-format.h"
+#include "ks-sample-stack.h"
 #include "ks-timeline-private.h"
 
 /* Hit-testing: the slice or folded block under a point, a slice's
@@ -149,6 +150,64 @@ counter_tooltip (KsTimeline   *self,
   return g_markup_printf_escaped (_("<b>%s</b>\n%s since %s"), row->label, value, when);
 }
 
+/* A tooltip is no place for a 200-frame stack; the selection has it all */
+#define TOOLTIP_STACK_FRAMES 12
+
+static void append_markup (GString    *markup,
+                           const char *format,
+                           ...) G_GNUC_PRINTF (2, 3);
+
+static void
+append_markup (GString    *markup,
+               const char *format,
+               ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_markup_vprintf_escaped (format, args);
+  va_end (args);
+  g_string_append (markup, text);
+}
+
+/* A Python samples slice: the frame, its count and its stack, innermost
+ * first. NULL when the slice is not one. */
+static char *
+sample_tooltip (KsTrace     *trace,
+                const KsHit *hit,
+                const char  *duration)
+{
+  g_autoptr(GArray) stack = ks_sample_stack_new (trace, hit->track, hit->slice);
+  g_autoptr(GString) markup = NULL;
+  g_autofree char *samples = NULL;
+  const KsSampleStackFrame *frame;
+
+  if (stack == NULL)
+    return NULL;
+
+  frame = &g_array_index (stack, KsSampleStackFrame, 0);
+  samples = ks_sample_stack_format_samples (frame->samples);
+  markup = g_string_new (NULL);
+  append_markup (markup, "<b>%s</b>\n%s\n%s · %s\n", frame->function, frame->location, samples, duration);
+  for (guint i = 0; i < MIN (stack->len, TOOLTIP_STACK_FRAMES); i++)
+    {
+      const KsSampleStackFrame *f = &g_array_index (stack, KsSampleStackFrame, i);
+
+      append_markup (markup, "\n%s  <small>%s</small>", f->function, f->location);
+    }
+  if (stack->len > TOOLTIP_STACK_FRAMES)
+    {
+      guint more = stack->len - TOOLTIP_STACK_FRAMES;
+      g_autofree char *line = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "… and %u more frame",
+                                                            "… and %u more frames", more),
+                                               more);
+
+      append_markup (markup, "\n<i>%s</i>", line);
+    }
+  return g_string_free (g_steal_pointer (&markup), FALSE);
+}
+
 char *
 ks_timeline_dup_tooltip_markup (KsTimeline   *self,
                                 double        x,
@@ -188,6 +247,8 @@ ks_timeline_dup_tooltip_markup (KsTimeline   *self,
   if (hit.count > 1)
     markup = g_markup_printf_escaped (_("<b>%u events</b> folded (too small to draw)\n%s\nClick to zoom in"),
                                       hit.count, dur);
+  else if ((markup = sample_tooltip (trace, &hit, dur)) != NULL)
+    ;
   else
     markup = g_markup_printf_escaped ("<b>%s</b>\n%s · %s",
                                       ks_trace_string (trace, trace->tracks[hit.track].name_id[hit.slice]),

@@ -82,3 +82,34 @@ ks_test_find_label (GtkWidget  *widget,
     }
   return NULL;
 }
+
+GtkEventController *
+ks_test_find_controller (GtkWidget  *widget,
+                         const char *name)
+{
+  g_autoptr(GListModel) list = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (list, i);
+
+      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
+        return c;
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+void
+ks_test_click_timeline (GtkWidget *timeline,
+                        int        n_press,
+                        double     x,
+                        double     y)
+{
+  GtkEventController *motion = ks_test_find_controller (timeline, "ks-timeline-motion");
+  GtkEventController *gesture = ks_test_find_controller (timeline, "ks-timeline-click");
+
+  g_signal_emit_by_name (motion, "motion", x, y);
+  g_signal_emit_by_name (gesture, "pressed", n_press, x, y);
+  g_signal_emit_by_name (gesture, "released", n_press, x, y);
+}

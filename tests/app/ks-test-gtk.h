@@ -46,4 +46,15 @@ GtkWidget *ks_test_find_descendant (GtkWidget  *widget,
 GtkWidget *ks_test_find_label      (GtkWidget  *widget,
                                     const char *prefix);
 
+/* The event controller of @widget named @name; asserts there is one. */
+GtkEventController *ks_test_find_controller (GtkWidget  *widget,
+                                             const char *name);
+
+/* A click (@n_press presses) on the timeline at (@x, @y), through its
+ * own motion and click controllers. */
+void       ks_test_click_timeline  (GtkWidget  *timeline,
+                                    int         n_press,
+                                    double      x,
+                                    double      y);
+
 G_END_DECLS

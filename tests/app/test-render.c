@@ -12,6 +12,7 @@
 
 #include "ks-analysis.h"
 #include "ks-render.h"
+#include "ks-test-samples.h"
 #include "ks-trace-builder.h"
 #include "ks-trace-loader.h"
 
@@ -630,6 +631,85 @@ test_png (void)
   g_unlink (path);
 }
 
+/* The Python samples row under its thread draws its frames flame-style:
+ * each frame's colour in its own lane over its own time, and nothing in
+ * a lane where no frame was that deep. */
+static void
+test_png_samples (void)
+{
+  g_autoptr(KsTrace) trace = ks_test_sampled_trace ();
+  g_autoptr(KsTimelineLayout) layout = ks_timeline_layout_new (trace);
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  cairo_surface_t *surface;
+  const KsTrack *track;
+  const KsRow *row;
+  KsRenderOptions options;
+  KsTimeView view;
+  guint32 t = 0, decode, step, module;
+  int fd, row_top;
+
+  fd = g_file_open_tmp ("ks-render-XXXXXX.png", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+
+  decode = ks_test_find_sample_slice (trace, "decode_batch", &t);
+  step = ks_test_find_sample_slice (trace, "step", &t);
+  module = ks_test_find_sample_slice (trace, "<module>", &t);
+  track = &trace->tracks[t];
+  row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t));
+  g_assert_cmpint (row->y, >=, 0);
+  g_assert_cmpuint (row->n_lanes, ==, 4);
+
+  ks_render_options_init (&options, trace, 1200, 500);
+  g_assert_true (ks_render_png (layout, &options, path, &error));
+  g_assert_no_error (error);
+  surface = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  ks_render_options_view (&options, &view);
+  row_top = options.ruler_height + row->y;
+
+  /* each slice's colour across the middle half of it, in its lane (but
+   * where a grid line crosses) */
+  {
+    const guint32 slices[] = { decode, step, module };
+
+    for (guint i = 0; i < G_N_ELEMENTS (slices); i++)
+      {
+        guint32 s = slices[i];
+        double quarter = (track->end[s] - track->start[s]) / 4.0;
+        int x0 = options.header_width + (int)((track->start[s] + quarter - view.t0) / view.ns_per_px);
+        int x1 = options.header_width + (int)((track->end[s] - quarter - view.t0) / view.ns_per_px);
+        int y = row_top + ks_timeline_layout_lane_y (track->depth[s]) + 3;
+        KsColor want = ks_timeline_layout_slice_color (layout, track, s, FALSE);
+        int same = 0;
+
+        g_assert_cmpint (x1 - x0, >, 100);
+        for (int x = x0; x < x1; x++)
+          same += pixel_at (surface, x, y) == want;
+        g_assert_cmpint (same, >, (x1 - x0) * 9 / 10);
+      }
+  }
+  /* no frame three deep under step: decode_batch's lane is empty there */
+  {
+    double quarter = (track->end[step] - track->start[step]) / 4.0;
+    int x0 = options.header_width + (int)((track->start[step] + quarter - view.t0) / view.ns_per_px);
+    int x1 = options.header_width + (int)((track->end[step] - quarter - view.t0) / view.ns_per_px);
+    int y = row_top + ks_timeline_layout_lane_y (track->depth[decode]) + 3;
+    KsColor decode_color = ks_timeline_layout_slice_color (layout, track, decode, FALSE);
+    KsColor step_color = ks_timeline_layout_slice_color (layout, track, step, FALSE);
+
+    for (int x = x0; x < x1; x++)
+      {
+        g_assert_cmphex (pixel_at (surface, x, y), !=, decode_color);
+        g_assert_cmphex (pixel_at (surface, x, y), !=, step_color);
+      }
+  }
+
+  cairo_surface_destroy (surface);
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -644,6 +724,7 @@ main (int   argc,
   g_test_add_func ("/render/rows-all-kinds", test_rows_all_kinds);
   g_test_add_func ("/render/device-sync-row", test_device_sync_row);
   g_test_add_func ("/render/png", test_png);
+  g_test_add_func ("/render/png-samples", test_png_samples);
 
   return g_test_run ();
 }

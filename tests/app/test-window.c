@@ -16,6 +16,7 @@
 #include "ks-render-cairo.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
+#include "ks-test-samples.h"
 #include "ks-window.h"
 
 #ifdef HAVE_XTST
@@ -96,23 +97,6 @@ open_window (const char *name)
   return window;
 }
 
-static GtkEventController *
-find_controller (GtkWidget  *widget,
-                 const char *name)
-{
-  g_autoptr(GListModel) list = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
-    {
-      g_autoptr(GtkEventController) c = g_list_model_get_item (list, i);
-
-      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
-        return c;
-    }
-  g_assert_not_reached ();
-  return NULL;
-}
-
 static GtkWidget *
 find_child (GtkWidget  *root,
             const char *type_name)
@@ -129,16 +113,23 @@ find_child (GtkWidget  *root,
   return NULL;
 }
 
+/* The first action row, or preferences group, under @root titled @title. */
 static GtkWidget *
-find_action_row (GtkWidget  *root,
-                 const char *title)
+find_titled (GtkWidget  *root,
+             GType       type,
+             const char *title)
 {
-  if (ADW_IS_ACTION_ROW (root) &&
-      g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)), title) == 0)
+  const char *t = NULL;
+
+  if (type == ADW_TYPE_ACTION_ROW && ADW_IS_ACTION_ROW (root))
+    t = adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root));
+  else if (type == ADW_TYPE_PREFERENCES_GROUP && ADW_IS_PREFERENCES_GROUP (root))
+    t = adw_preferences_group_get_title (ADW_PREFERENCES_GROUP (root));
+  if (g_strcmp0 (t, title) == 0)
     return root;
   for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
     {
-      GtkWidget *found = find_action_row (c, title);
+      GtkWidget *found = find_titled (c, type, title);
 
       if (found != NULL)
         return found;
@@ -219,27 +210,13 @@ find_longest (KsTrace    *trace,
 }
 
 static void
-click (KsTimeline *timeline,
-       int         n_press,
-       double      x,
-       double      y)
-{
-  GtkEventController *motion = find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
-  GtkEventController *gesture = find_controller (GTK_WIDGET (timeline), "ks-timeline-click");
-
-  g_signal_emit_by_name (motion, "motion", x, y);
-  g_signal_emit_by_name (gesture, "pressed", n_press, x, y);
-  g_signal_emit_by_name (gesture, "released", n_press, x, y);
-}
-
-static void
 drag (KsTimeline *timeline,
       double      x,
       double      y,
       double      dx,
       double      dy)
 {
-  GtkEventController *gesture = find_controller (GTK_WIDGET (timeline), "ks-timeline-drag");
+  GtkEventController *gesture = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-drag");
 
   g_signal_emit_by_name (gesture, "drag-begin", x, y);
   g_signal_emit_by_name (gesture, "drag-update", dx / 2, dy / 2);
@@ -266,8 +243,8 @@ test_navigate (void)
   KsSession *session = ks_window_get_session (window);
   KsTimeline *timeline = ks_window_get_timeline (window);
   KsTrace *trace = ks_session_get_trace (session);
-  GtkEventController *motion = find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
-  GtkEventController *zoom = find_controller (GTK_WIDGET (timeline), "ks-timeline-zoom");
+  GtkEventController *motion = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
+  GtkEventController *zoom = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-zoom");
   KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
   double d = trace->duration_ns, t0, t1, anchor, x;
 
@@ -327,7 +304,7 @@ test_navigate (void)
   /* Clicking the overview strip centres the view there, keeping the span. */
   {
     GtkWidget *overview = find_child (GTK_WIDGET (window), "KsOverview");
-    GtkEventController *odrag = find_controller (overview, "ks-overview-drag");
+    GtkEventController *odrag = ks_test_find_controller (overview, "ks-overview-drag");
     int ow = gtk_widget_get_width (overview) - KS_HEADER_WIDTH;
 
     ks_session_get_visible (session, &t0, &t1);
@@ -345,10 +322,10 @@ test_navigate (void)
 
     g_assert_cmpint (gpu->kind, ==, KS_ROW_GROUP);
     g_assert_true (gpu->expanded);
-    click (timeline, 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
+    ks_test_click_timeline (GTK_WIDGET (timeline), 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
     g_assert_false (ks_timeline_layout_get_row (layout, 0)->expanded);
     g_assert_cmpint (ks_timeline_layout_get_height (layout), <, height);
-    click (timeline, 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
+    ks_test_click_timeline (GTK_WIDGET (timeline), 1, 20, KS_RULER_HEIGHT + gpu->y + 5);
     g_assert_true (ks_timeline_layout_get_row (layout, 0)->expanded);
     g_assert_cmpint (ks_timeline_layout_get_height (layout), ==, height);
   }
@@ -377,7 +354,7 @@ test_select_kernel (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
 
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
   g_assert_cmpuint (sel_track, ==, track);
   g_assert_cmpuint (sel_slice, ==, slice);
@@ -406,7 +383,7 @@ test_select_kernel (void)
 
   /* The flow's row leads to the launch call, and back. */
   {
-    GtkWidget *row = find_action_row (GTK_WIDGET (page), "Launched by");
+    GtkWidget *row = find_titled (GTK_WIDGET (page), ADW_TYPE_ACTION_ROW, "Launched by");
     guint32 launch_track, launch_slice;
 
     g_assert_nonnull (row);
@@ -435,7 +412,7 @@ test_select_kernel (void)
       pango_attr_iterator_destroy (iter);
     }
     g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launches"), ==, LB_KERNEL_NAME);
-    row = find_action_row (GTK_WIDGET (page), "Launches");
+    row = find_titled (GTK_WIDGET (page), ADW_TYPE_ACTION_ROW, "Launches");
     g_assert_nonnull (row);
     g_signal_emit_by_name (row, "activated");
     g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
@@ -445,11 +422,11 @@ test_select_kernel (void)
   /* Escape clears the selection; clicking the kernel selects it again. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.clear-selection", NULL));
   g_assert_false (ks_session_get_selected_slice (session, NULL, NULL));
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, NULL, NULL));
 
   /* Double-click zooms to the kernel (with a 5 % margin each side). */
-  click (timeline, 2, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 2, x, y);
   ks_session_get_visible (session, &t0, &t1);
   g_assert_cmpfloat_with_epsilon (t0, ks - 0.05 * (ke - ks), 1.0);
   g_assert_cmpfloat_with_epsilon (t1, ke + 0.05 * (ke - ks), 1.0);
@@ -466,7 +443,7 @@ test_select_kernel (void)
                           trace->tracks[track].end[slice] + 200000);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
-  click (timeline, 1, x, y);
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
   g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
   g_assert_cmpuint (sel_slice, ==, slice);
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Kind"), ==, "memcpy");
@@ -479,7 +456,7 @@ test_select_kernel (void)
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launch latency"), ==, "0 ns");
 
   /* Clicking empty space clears the selection. */
-  click (timeline, 1, gtk_widget_get_width (GTK_WIDGET (timeline)) - 2,
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, gtk_widget_get_width (GTK_WIDGET (timeline)) - 2,
          gtk_widget_get_height (GTK_WIDGET (timeline)) - 2);
   g_assert_false (ks_session_get_selected_slice (session, NULL, NULL));
   g_assert_null (ks_selection_page_lookup_value (page, "Slice", "Name"));
@@ -561,7 +538,7 @@ test_range (void)
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Top Kernels", LB_KERNEL_NAME), ==, "977 µs · 4 calls");
   /* Its 150-character name takes two lines at most, all of it in the tooltip. */
   {
-    GtkWidget *row = find_action_row (GTK_WIDGET (page), LB_KERNEL_NAME);
+    GtkWidget *row = find_titled (GTK_WIDGET (page), ADW_TYPE_ACTION_ROW, LB_KERNEL_NAME);
 
     g_assert_nonnull (row);
     g_assert_cmpint (adw_action_row_get_title_lines (ADW_ACTION_ROW (row)), ==, 2);
@@ -859,6 +836,101 @@ test_search_folded (void)
       gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
       g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
     }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* "title = value" of each row of the selection page's group @title, in order. */
+static char *
+group_rows (KsSelectionPage *page,
+            const char      *title)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  GtkWidget *group = find_titled (GTK_WIDGET (page), ADW_TYPE_PREFERENCES_GROUP, title);
+  GtkWidget *list;
+
+  g_assert_nonnull (group);
+  list = ks_test_find_descendant (group, GTK_TYPE_LIST_BOX, NULL);
+  g_assert_nonnull (list);
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+    {
+      const char *name;
+
+      if (!ADW_IS_ACTION_ROW (row))
+        continue;
+      name = adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row));
+      if (out->len > 0)
+        g_string_append_c (out, '\n');
+      g_string_append_printf (out, "%s = %s", name, ks_selection_page_lookup_value (page, title, name));
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The Python samples row under the thread: hover shows the frame and its
+ * stack, a click selects the frame and the page shows the whole stack. */
+static void
+test_python_samples (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsSelectionPage *page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  g_autoptr(KsTrace) trace = ks_test_sampled_trace ();
+  KsTimelineLayout *layout;
+  const KsRow *row;
+  g_autofree char *markup = NULL;
+  g_autofree char *stack = NULL;
+  guint32 track = 0, slice, sel_track, sel_slice;
+  double x, y;
+
+  ks_session_set_trace (session, trace);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  layout = ks_timeline_get_layout (timeline);
+  slice = ks_test_find_sample_slice (trace, "decode_batch", &track);
+  row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, track));
+  g_assert_cmpstr (row->label, ==, "Python samples");
+  g_assert_cmpuint (trace->tracks[track].depth[slice], ==, 3);
+  g_assert_cmpint (trace->tracks[track].end[slice] - trace->tracks[track].start[slice], ==, 10000000);
+
+  ks_session_fit_all (session);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+
+  markup = ks_timeline_dup_tooltip_markup (timeline, x, y, NULL);
+  g_assert_cmpstr (markup, ==,
+                   "<b>decode_batch</b>\n" KS_TEST_PY_LOADER ":80\n10 samples · 10.0 ms\n"
+                   "\ndecode_batch  <small>" KS_TEST_PY_LOADER ":80</small>"
+                   "\nload_batch  <small>" KS_TEST_PY_LOADER ":57</small>"
+                   "\ntrain  <small>" KS_TEST_PY_TRAIN ":5</small>"
+                   "\n&lt;module&gt;  <small>" KS_TEST_PY_TRAIN ":10</small>");
+
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
+  g_assert_true (ks_session_get_selected_slice (session, &sel_track, &sel_slice));
+  g_assert_cmpuint (sel_track, ==, track);
+  g_assert_cmpuint (sel_slice, ==, slice);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Name"), ==, "decode_batch");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Kind"), ==, "sample");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Duration"), ==, "10.0 ms");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Function"), ==, "decode_batch");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Location"), ==, KS_TEST_PY_LOADER ":80");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Samples"), ==, "10");
+  /* the frame's args are the rows above, not an Arguments group again */
+  g_assert_null (ks_selection_page_lookup_value (page, "Arguments", "file"));
+  stack = group_rows (page, "Stack");
+  g_assert_cmpstr (stack, ==,
+                   "decode_batch = " KS_TEST_PY_LOADER ":80\n"
+                   "load_batch = " KS_TEST_PY_LOADER ":57\n"
+                   "train = " KS_TEST_PY_TRAIN ":5\n"
+                   "<module> = " KS_TEST_PY_TRAIN ":10");
+  g_clear_pointer (&stack, g_free);
+
+  /* the outermost frame: its stack is itself, with all twenty samples */
+  slice = ks_test_find_sample_slice (trace, "<module>", &track);
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Python Frame", "Samples"), ==, "20");
+  stack = group_rows (page, "Stack");
+  g_assert_cmpstr (stack, ==, "<module> = " KS_TEST_PY_TRAIN ":10");
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -1431,6 +1503,7 @@ main (int   argc,
   g_test_add_func ("/app/window/search", test_search);
   g_test_add_func ("/app/window/search-folded", test_search_folded);
   g_test_add_func ("/app/window/tooltips", test_tooltips);
+  g_test_add_func ("/app/window/python-samples", test_python_samples);
   g_test_add_func ("/app/window/keys-anywhere", test_keys_anywhere);
   g_test_add_func ("/app/window/bad-file", test_bad_file);
   g_test_add_func ("/app/window/application-open", test_application_open);

@@ -195,6 +195,10 @@ test_schema_keys (void)
     { "record-directory", "s", "''" },
     { "record-environment", "as", "@as []" },
     { "record-gpu-metrics-frequency", "i", "10" },
+    { "record-python-sampling", "b", "true" },
+    { "record-python-sampling-frequency", "i", "1000" },
+    { "record-pytorch", "s", "'autograd-shapes-nvtx'" },
+    { "record-pytorch-memory", "b", "true" },
     { "record-trace", "as", "['cuda', 'nvtx', 'osrt']" },
     { "window-height", "i", "800" },
     { "window-maximized", "b", "false" },
@@ -224,6 +228,27 @@ test_schema_keys (void)
       printed = g_variant_print (value, TRUE);
       g_assert_cmpstr (printed, ==, expected[i].default_value);
     }
+
+  /* the Python options take what kinescope-cli record takes */
+  {
+    g_autoptr(GSettingsSchemaKey) frequency = g_settings_schema_get_key (schema, "record-python-sampling-frequency");
+    g_autoptr(GSettingsSchemaKey) pytorch = g_settings_schema_get_key (schema, "record-pytorch");
+    g_autoptr(GVariant) lowest = g_variant_ref_sink (g_variant_new_int32 (1));
+    g_autoptr(GVariant) highest = g_variant_ref_sink (g_variant_new_int32 (10000));
+    g_autoptr(GVariant) zero = g_variant_ref_sink (g_variant_new_int32 (0));
+    g_autoptr(GVariant) above = g_variant_ref_sink (g_variant_new_int32 (10001));
+    g_autoptr(GVariant) none = g_variant_ref_sink (g_variant_new_string ("none"));
+    g_autoptr(GVariant) shapes = g_variant_ref_sink (g_variant_new_string ("autograd-nvtx"));
+    g_autoptr(GVariant) other = g_variant_ref_sink (g_variant_new_string ("cuda"));
+
+    g_assert_true (g_settings_schema_key_range_check (frequency, lowest));
+    g_assert_true (g_settings_schema_key_range_check (frequency, highest));
+    g_assert_false (g_settings_schema_key_range_check (frequency, zero));
+    g_assert_false (g_settings_schema_key_range_check (frequency, above));
+    g_assert_true (g_settings_schema_key_range_check (pytorch, none));
+    g_assert_true (g_settings_schema_key_range_check (pytorch, shapes));
+    g_assert_false (g_settings_schema_key_range_check (pytorch, other));
+  }
 }
 
 static gboolean
