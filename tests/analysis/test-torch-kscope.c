@@ -324,11 +324,120 @@ test_allocator_events (void)
   remove_recording (path);
 }
 
+static gboolean
+is_operator (const Range *r)
+{
+  return strstr (r->name, "op_id") != NULL;
+}
+
+/* Operators' device time is that of the kernels launched inside them:
+ * total for every operator around the launch, self for the innermost. */
+static void
+test_operator_device_time (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(KsTrace) trace = load_recording (&path);
+  g_autoptr(KsAnalysis) analysis = analyse (trace);
+  const KsOperatorStats *ops;
+  guint n_ops, n_expected = 0;
+
+  ops = ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n_ops);
+  for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
+    {
+      const Range *r = &ranges[i];
+      const KsOperatorStats *op = NULL;
+      gint64 total = 0, self = 0, host_self = r->end - r->start;
+
+      if (!is_operator (r))
+        continue;
+      n_expected++;
+      for (guint k = 0; k < n_ops; k++)
+        if (name_is (ks_trace_string (trace, ops[k].name), r->name))
+          op = &ops[k];
+      g_assert_nonnull (op);
+
+      for (guint l = 0; l < G_N_ELEMENTS (launches); l++)
+        {
+          const Launch *la = &launches[l];
+          gint64 dur = la->k_end - la->k_start;
+
+          if (la->tid != r->tid || la->api_start < r->start || la->api_end > r->end)
+            continue;
+          total += dur;
+          if (operator_at (la->tid, la->api_start) == r->name)
+            self += dur;
+        }
+      for (guint j = 0; j < G_N_ELEMENTS (ranges); j++)
+        if (j != i && is_operator (&ranges[j]) && ranges[j].tid == r->tid &&
+            ranges[j].start >= r->start && ranges[j].end <= r->end &&
+            ranges[j].end - ranges[j].start < r->end - r->start)
+          {
+            /* only the direct children: none here is nested twice under another */
+            host_self -= ranges[j].end - ranges[j].start;
+          }
+
+      g_test_message ("%s: device %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, r->name, total, self);
+      g_assert_cmpuint (op->calls, ==, 1);
+      g_assert_cmpint (op->host_total_ns, ==, r->end - r->start);
+      g_assert_cmpint (op->host_self_ns, ==, host_self);
+      g_assert_cmpint (op->device_total_ns, ==, total);
+      g_assert_cmpint (op->device_self_ns, ==, self);
+    }
+  g_assert_cmpuint (n_ops, ==, n_expected);
+
+  remove_recording (path);
+}
+
+/* The "step 0" NVTX range is the step; each nanosecond of it goes to the
+ * first of kernel, runtime call and operator that covers it. */
+static void
+test_step_breakdown (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(KsTrace) trace = load_recording (&path);
+  g_autoptr(KsAnalysis) analysis = analyse (trace);
+  const Range *step = &ranges[0];
+  gint64 parts[KS_N_STEP_PARTS] = { 0 };
+  const KsStep *steps;
+  guint n_steps;
+
+  for (gint64 t = step->start; t < step->end; t++)
+    {
+      KsStepPart part = KS_STEP_OTHER;
+
+      for (guint l = 0; l < G_N_ELEMENTS (launches); l++)
+        if (launches[l].k_start <= t && t < launches[l].k_end)
+          part = KS_STEP_KERNEL;
+      for (guint l = 0; l < G_N_ELEMENTS (launches) && part == KS_STEP_OTHER; l++)
+        if (launches[l].api_start <= t && t < launches[l].api_end)
+          part = KS_STEP_RUNTIME;
+      for (guint i = 0; i < G_N_ELEMENTS (ranges) && part == KS_STEP_OTHER; i++)
+        if (is_operator (&ranges[i]) && ranges[i].start <= t && t < ranges[i].end)
+          part = KS_STEP_CPU_EXEC;
+      parts[part]++;
+    }
+
+  steps = ks_analysis_get_steps (analysis, &n_steps);
+  g_assert_cmpuint (n_steps, ==, 1);
+  g_assert_cmpint (steps[0].start, ==, step->start);
+  g_assert_cmpint (steps[0].end, ==, step->end);
+  for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+    {
+      g_test_message ("%s: %" G_GINT64_FORMAT, ks_step_part_to_string (p), parts[p]);
+      g_assert_cmpint (steps[0].parts[p], ==, parts[p]);
+    }
+  g_assert_cmpint (parts[KS_STEP_CPU_EXEC], >, 0);
+
+  remove_recording (path);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/torch-kscope/allocator-events", test_allocator_events);
+  g_test_add_func ("/torch-kscope/operator-device-time", test_operator_device_time);
+  g_test_add_func ("/torch-kscope/step-breakdown", test_step_breakdown);
   return g_test_run ();
 }
