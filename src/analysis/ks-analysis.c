@@ -455,17 +455,10 @@ _ks_context_operator_at (Context *ctx,
                          guint32  thread,
                          gint64   ts)
 {
-  const KsTrack *track;
-  guint32 s;
-
   if (thread >= ctx->trace->n_threads || ctx->trace->threads[thread].track == KS_NO_INDEX)
     return KS_NO_INDEX;
 
-  track = &ctx->trace->tracks[ctx->trace->threads[thread].track];
-  s = ks_track_slice_at (track, ts, G_MAXUINT);
-  while (s != KS_NO_INDEX && track->slice_kind[s] != KS_SLICE_CPU_OP)
-    s = ks_track_parent_slice (track, s);
-  return s;
+  return ks_track_operator_at (&ctx->trace->tracks[ctx->trace->threads[thread].track], ts);
 }
 
 /* Computing */

@@ -636,10 +636,8 @@ place_memory_events (KsTrace *trace)
       for (guint k = 0; k < by_process[p]->len; k++)
         {
           const KsTrack *track = g_ptr_array_index (by_process[p], k);
-          guint32 s = ks_track_slice_at (track, ev->ts, G_MAXUINT);
+          guint32 s = ks_track_operator_at (track, ev->ts);
 
-          while (s != KS_NO_INDEX && track->slice_kind[s] != KS_SLICE_CPU_OP)
-            s = ks_track_parent_slice (track, s);
           if (s != KS_NO_INDEX && track->depth[s] > best_depth)
             {
               best_depth = track->depth[s];
