@@ -7,8 +7,9 @@
 #
 # .kscope files converted from the JSON seeds in fuzz/corpus, and an
 # export with the Nsight Systems tables and columns the reader maps; then
-# the hostile shapes of tests/trace/test-hostile-files.c that fit in one
-# file: recordings cut short (complete = 0, with and without an
+# a .kscope with what a recording with Python adds (sampled stacks,
+# operator NVTX text, allocator events); then the hostile shapes of
+# tests/trace/test-hostile-files.c that fit in one file: recordings cut short (complete = 0, with and without an
 # end_reason), a .kscope in WAL mode, an export listing 500 GPUs.
 set -eu
 CLI=$1
@@ -83,6 +84,46 @@ cp "$OUT/kineto.kscope" "$OUT/cut-short-no-reason.kscope"
 sqlite3 "$OUT/cut-short-no-reason.kscope" \
   "UPDATE KS_META SET value = '0' WHERE name = 'complete'; DELETE FROM KS_META WHERE name = 'end_reason';"
 cp "$OUT/kineto.kscope" "$OUT/wal-mode.kscope"
+# What a recording with Python adds: sampled stacks (one frame deeper
+# than the other, a frame whose line is NULL as in Nsight's exports),
+# PyTorch's operator NVTX text forward and backward, and caching-allocator
+# events without a thread next to a CUDA-level row.
+cp "$OUT/kineto.kscope" "$OUT/python-samples.kscope"
+sqlite3 "$OUT/python-samples.kscope" <<'SQL'
+CREATE TABLE IF NOT EXISTS COMPOSITE_EVENTS (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER,
+  threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL,
+  module INTEGER NOT NULL, kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER,
+  originalIP INTEGER, unwindMethod INTEGER, stackDepth INTEGER NOT NULL, lineNumber INTEGER,
+  PRIMARY KEY (id, stackDepth));
+CREATE TABLE IF NOT EXISTS NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);
+INSERT INTO StringIds (id, value) VALUES (900001, 'decode_batch'), (900002, '/data/pkg/loader.py'),
+  (900003, 'main'), (900004, 'train.py');
+INSERT INTO COMPOSITE_EVENTS (id, start, globalTid, cpuCycles)
+  SELECT 1, 100, globalTid, 0 FROM KS_THREADS LIMIT 1;
+INSERT INTO COMPOSITE_EVENTS (id, start, globalTid, cpuCycles)
+  SELECT 2, 1100, globalTid, 0 FROM KS_THREADS LIMIT 1;
+INSERT INTO COMPOSITE_EVENTS (id, start, globalTid, cpuCycles)
+  SELECT 3, 2100, globalTid, 0 FROM KS_THREADS LIMIT 1;
+INSERT INTO SAMPLING_CALLCHAINS (id, symbol, module, stackDepth, lineNumber) VALUES
+  (1, 900001, 900002, 0, 57), (1, 900003, 900004, 1, 10), (2, 900003, 900004, 0, 10),
+  (3, 900001, 900002, 0, NULL), (3, 900003, 900004, 1, 10);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid)
+  SELECT 50, 900, 59, 'aten::addmm, seq = 3, op_id = 7, sizes = [[4], [2, 3], [3, 4]], input_op_ids = [(5,0), (0,-1)]', globalTid
+  FROM KS_THREADS LIMIT 1;
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid)
+  SELECT 60, 800, 59, 'my block, part 2, op_id = 8', globalTid FROM KS_THREADS LIMIT 1;
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid)
+  SELECT 1000, 1900, 59, 'autograd::engine::evaluate_function: AddmmBackward0, seq = 3, op_id = 9', globalTid
+  FROM KS_THREADS ORDER BY globalTid DESC LIMIT 1;
+INSERT INTO KS_MEMORY_EVENTS (timestamp, globalTid, deviceId, address, bytes, totalAllocated, totalReserved)
+  SELECT 70, globalPid, 0, 4096, 2097152, 2097152, NULL FROM KS_THREADS LIMIT 1;
+INSERT INTO KS_MEMORY_EVENTS (timestamp, globalTid, deviceId, address, bytes, totalAllocated, totalReserved)
+  SELECT 80, globalPid, 0, 4096, 512, 512, 2097152 FROM KS_THREADS LIMIT 1;
+INSERT INTO KS_MEMORY_EVENTS (timestamp, globalTid, deviceId, address, bytes, totalAllocated, totalReserved)
+  SELECT 1500, globalPid, 0, 4096, -512, 0, 2097152 FROM KS_THREADS LIMIT 1;
+SQL
 cp "$OUT/nsys.sqlite" "$OUT/many-gpus.sqlite"
 sqlite3 "$OUT/many-gpus.sqlite" \
   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)

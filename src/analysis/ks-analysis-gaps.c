@@ -164,6 +164,63 @@ probe_nvtx_cb (const KsTrack *track,
   return TRUE;
 }
 
+typedef struct
+{
+  gint64  r0;
+  gint64  r1;
+  guint32 inner;
+} SampleProbe;
+
+/* Frames nest by depth in a flame track: the deepest one covering half
+ * the region is the innermost frame the thread spent it in. */
+static gboolean
+probe_samples_cb (const KsTrack *track,
+                  guint32        s,
+                  gpointer       user_data)
+{
+  SampleProbe *p = user_data;
+  gint64 ov = MIN (track->end[s], p->r1) - MAX (track->start[s], p->r0);
+
+  if (track->slice_kind[s] == KS_SLICE_SAMPLE && ov > 0 && ov * 2 >= p->r1 - p->r0 &&
+      (p->inner == KS_NO_INDEX || track->depth[s] > track->depth[p->inner]))
+    p->inner = s;
+  return TRUE;
+}
+
+/* The innermost sampled frame of @thread in the region, KS_NO_INDEX when
+ * its samples name none. */
+static guint32
+sampled_frame (Context *ctx,
+               guint32  thread,
+               gint64   r0,
+               gint64   r1,
+               guint32 *out_track)
+{
+  SampleProbe p = { r0, r1, KS_NO_INDEX };
+
+  *out_track = thread < ctx->trace->n_threads ? ctx->samples_of_thread[thread] : KS_NO_INDEX;
+  if (*out_track != KS_NO_INDEX)
+    ks_track_foreach_in_range (&ctx->trace->tracks[*out_track], r0, r1, probe_samples_cb, &p);
+  return p.inner;
+}
+
+/* The thread of @thread's process whose tid is the pid: Python's main
+ * thread, which the sampler sees while another thread (autograd's, a
+ * launcher's) makes the CUDA calls. */
+static guint32
+main_thread_of (const KsTrace *trace,
+                guint32        thread)
+{
+  guint32 process = trace->threads[thread].process;
+
+  if (process >= trace->n_processes)
+    return KS_NO_INDEX;
+  for (guint32 i = 0; i < trace->n_threads; i++)
+    if (trace->threads[i].process == process && trace->threads[i].tid == trace->processes[process].pid)
+      return i;
+  return KS_NO_INDEX;
+}
+
 static void
 attribute (Context *ctx,
            KsGap   *gap,
@@ -175,6 +232,7 @@ attribute (Context *ctx,
   guint32 track_id;
   guint32 nvtx_track;
   NvtxProbe np = { r0, r1, KS_NO_INDEX, 0, ctx->name_flags };
+  guint32 frame, frame_track, main;
   Probe p;
 
   gap->cause = KS_GAP_CAUSE_UNKNOWN;
@@ -185,9 +243,6 @@ attribute (Context *ctx,
   if (gap->thread >= trace->n_threads)
     return;
   track_id = trace->threads[gap->thread].track;
-  if (track_id == KS_NO_INDEX)
-    return;
-  track = &trace->tracks[track_id];
 
   memset (&p, 0, sizeof p);
   p.ctx = ctx;
@@ -195,7 +250,11 @@ attribute (Context *ctx,
   p.r1 = r1;
   p.sync_best = p.dl_best = p.osrt_best = KS_NO_INDEX;
   p.op_inner = p.py_inner = p.busiest = KS_NO_INDEX;
-  ks_track_foreach_in_range (track, r0, r1, probe_thread_cb, &p);
+  if (track_id != KS_NO_INDEX)
+    {
+      track = &trace->tracks[track_id];
+      ks_track_foreach_in_range (track, r0, r1, probe_thread_cb, &p);
+    }
 
   nvtx_track = ctx->nvtx_of_thread[gap->thread];
   if (nvtx_track != KS_NO_INDEX)
@@ -223,6 +282,11 @@ attribute (Context *ctx,
     SET_CAUSE (KS_GAP_CAUSE_PYTHON, track_id, p.py_inner);
   else if (p.busiest != KS_NO_INDEX)
     SET_CAUSE (KS_GAP_CAUSE_CPU_BUSY, track_id, p.busiest);
+  else if ((frame = sampled_frame (ctx, gap->thread, r0, r1, &frame_track)) != KS_NO_INDEX)
+    SET_CAUSE (KS_GAP_CAUSE_PYTHON, frame_track, frame);
+  else if ((main = main_thread_of (trace, gap->thread)) != KS_NO_INDEX && main != gap->thread &&
+           (frame = sampled_frame (ctx, main, r0, r1, &frame_track)) != KS_NO_INDEX)
+    SET_CAUSE (KS_GAP_CAUSE_PYTHON, frame_track, frame);
   else
     gap->cause = KS_GAP_CAUSE_NO_CPU_ACTIVITY;
 
@@ -420,15 +484,20 @@ compare_causes (gconstpointer a,
     return ca->total_ns > cb->total_ns ? -1 : 1;
   if (ca->cause != cb->cause)
     return ca->cause < cb->cause ? -1 : 1;
-  return (ca->name > cb->name) - (ca->name < cb->name);
+  if (ca->name != cb->name)
+    return ca->name < cb->name ? -1 : 1;
+  /* the same function sampled at different places: first seen first */
+  if (ca->track != cb->track)
+    return ca->track < cb->track ? -1 : 1;
+  return (ca->slice > cb->slice) - (ca->slice < cb->slice);
 }
 
 void
 _ks_analysis_gaps (KsAnalysis *self,
                    Context    *ctx)
 {
-  g_autoptr(GHashTable) causes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GHashTable) causes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
   gint64 threshold = MAX (ctx->options.gap_threshold_ns, 0);
   KsGap *gaps;
 
@@ -480,7 +549,7 @@ _ks_analysis_gaps (KsAnalysis *self,
       KsGpuSummary *sum = (KsGpuSummary *)ks_analysis_get_gpu (self, gap->device);
       gint64 dur = gap->end - gap->start;
       KsGapCauseTotal *total;
-      gint64 key;
+      g_autofree char *key = NULL;
 
       classify_gap (ctx, ds, gap);
 
@@ -489,15 +558,26 @@ _ks_analysis_gaps (KsAnalysis *self,
       sum->largest_gap_ns = MAX (sum->largest_gap_ns, dur);
       sum->gap_class_ns[gap->klass] += dur;
 
-      key = ((gint64)gap->cause << 32) | gap->cause_name;
-      total = g_hash_table_lookup (causes, &key);
+      /* A sampled frame is its function at one place in one file */
+      key = g_strdup_printf ("%u %u", gap->cause, gap->cause_name);
+      if (gap->cause == KS_GAP_CAUSE_PYTHON)
+        {
+          g_autofree char *where = ks_gap_cause_format_name (ctx->trace, gap->cause, gap->cause_name,
+                                                             gap->cause_track, gap->cause_slice);
+          g_autofree char *plain = key;
+
+          key = g_strdup_printf ("%s %s", plain, where);
+        }
+      total = g_hash_table_lookup (causes, key);
       if (total == NULL)
         {
-          g_array_append_val (keys, key);
+          g_ptr_array_add (keys, g_strdup (key));
           total = g_new0 (KsGapCauseTotal, 1);
           total->cause = gap->cause;
           total->name = gap->cause_name;
-          g_hash_table_insert (causes, g_memdup2 (&key, sizeof key), total);
+          total->track = gap->cause_track;
+          total->slice = gap->cause_slice;
+          g_hash_table_insert (causes, g_steal_pointer (&key), total);
         }
       total->count++;
       total->total_ns += dur;
@@ -505,7 +585,7 @@ _ks_analysis_gaps (KsAnalysis *self,
     }
 
   for (guint i = 0; i < keys->len; i++)
-    g_array_append_vals (self->gap_causes, g_hash_table_lookup (causes, &g_array_index (keys, gint64, i)), 1);
+    g_array_append_vals (self->gap_causes, g_hash_table_lookup (causes, g_ptr_array_index (keys, i)), 1);
   g_array_sort (self->gap_causes, compare_causes);
 
   self->gaps_by_duration = g_new (guint, MAX (self->gaps->len, 1));

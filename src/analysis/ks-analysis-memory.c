@@ -206,7 +206,9 @@ _ks_analysis_memory (KsAnalysis *self,
       struct { gint64 device; guint64 address; } key;
       g_autoptr(GBytes) kbytes = NULL;
 
-      if (!memory_device_wanted (ctx, ev->device))
+      /* A CUDA-level row next to the allocator's own events counts
+       * bytes the allocator's reserved total already has. */
+      if (!memory_device_wanted (ctx, ev->device) || !ks_memory_series_uses (walk.set, trace, e))
         continue;
       if (!ks_memory_event_is_plausible (ev))
         {

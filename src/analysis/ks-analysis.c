@@ -345,8 +345,9 @@ context_init (Context                 *ctx,
     ctx->name_flags[i] = classify_name (trace->strings[i]);
 
   ctx->nvtx_of_thread = g_new (guint32, MAX (trace->n_threads, 1));
+  ctx->samples_of_thread = g_new (guint32, MAX (trace->n_threads, 1));
   for (guint32 i = 0; i < trace->n_threads; i++)
-    ctx->nvtx_of_thread[i] = KS_NO_INDEX;
+    ctx->nvtx_of_thread[i] = ctx->samples_of_thread[i] = KS_NO_INDEX;
 
   ctx->launch_of_gpu = g_new0 (guint32 *, MAX (trace->n_tracks, 1));
   ctx->launch_of_cpu = g_new0 (guint32 *, MAX (trace->n_tracks, 1));
@@ -360,6 +361,8 @@ context_init (Context                 *ctx,
 
       if (track->kind == KS_TRACK_NVTX && track->thread < trace->n_threads)
         ctx->nvtx_of_thread[track->thread] = t;
+      if (track->kind == KS_TRACK_SAMPLES && track->thread < trace->n_threads)
+        ctx->samples_of_thread[track->thread] = t;
 
       if (track->kind == KS_TRACK_STREAM && _ks_context_device_wanted (ctx, track->device))
         {
@@ -429,6 +432,7 @@ context_clear (Context *ctx)
   g_free (ctx->launch_of_cpu);
   g_free (ctx->name_flags);
   g_free (ctx->nvtx_of_thread);
+  g_free (ctx->samples_of_thread);
 
   for (guint i = 0; i < ctx->devices->len; i++)
     {
@@ -451,17 +455,10 @@ _ks_context_operator_at (Context *ctx,
                          guint32  thread,
                          gint64   ts)
 {
-  const KsTrack *track;
-  guint32 s;
-
   if (thread >= ctx->trace->n_threads || ctx->trace->threads[thread].track == KS_NO_INDEX)
     return KS_NO_INDEX;
 
-  track = &ctx->trace->tracks[ctx->trace->threads[thread].track];
-  s = ks_track_slice_at (track, ts, G_MAXUINT);
-  while (s != KS_NO_INDEX && track->slice_kind[s] != KS_SLICE_CPU_OP)
-    s = ks_track_parent_slice (track, s);
-  return s;
+  return ks_track_operator_at (&ctx->trace->tracks[ctx->trace->threads[thread].track], ts);
 }
 
 /* Computing */
@@ -1078,6 +1075,57 @@ ks_gap_cause_to_string (KsGapCause cause)
 
   g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");
   return names[cause];
+}
+
+char *
+ks_gap_cause_format_name (const KsTrace *trace,
+                          KsGapCause     cause,
+                          guint32        name,
+                          guint32        track,
+                          guint32        slice)
+{
+  const KsTrack *t;
+  const char *args, *file;
+  g_autofree char *path = NULL;
+  g_autofree char *base = NULL;
+  gint64 line = 0;
+  gsize len;
+
+  g_return_val_if_fail (trace != NULL, g_strdup (""));
+
+  if (cause != KS_GAP_CAUSE_PYTHON || track >= trace->n_tracks)
+    return g_strdup (ks_trace_string (trace, name));
+  t = &trace->tracks[track];
+  if (slice >= t->n_slices || t->slice_kind[slice] != KS_SLICE_SAMPLE)
+    return g_strdup (ks_trace_string (trace, name));
+
+  /* A sampled frame keeps where it was in its args */
+  args = ks_trace_slice_args (trace, t, slice);
+  file = args != NULL ? ks_args_find (args, "file", &len) : NULL;
+  if (file == NULL || !ks_args_get_int (args, "line", &line))
+    return g_strdup (ks_trace_string (trace, name));
+  {
+    g_autofree char *escaped = g_strndup (file, len);
+
+    path = g_strcompress (escaped);
+  }
+  base = g_path_get_basename (path);
+  return g_strdup_printf ("%s:%" G_GINT64_FORMAT " %s", base, line, ks_trace_string (trace, name));
+}
+
+char *
+ks_gap_cause_format (const KsTrace *trace,
+                     KsGapCause     cause,
+                     guint32        name,
+                     guint32        track,
+                     guint32        slice)
+{
+  g_autofree char *what = ks_gap_cause_format_name (trace, cause, name, track, slice);
+
+  if (what[0] == 0)
+    return g_strdup (ks_gap_cause_get_title (cause));
+  /* TRANSLATORS: a gap's cause, then what it names: "Python: loader.py:57 decode_batch" */
+  return g_strdup_printf (C_("gap cause", "%s: %s"), ks_gap_cause_get_title (cause), what);
 }
 
 const gint64 *

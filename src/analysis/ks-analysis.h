@@ -176,6 +176,8 @@ typedef struct
 {
   guint8   cause;                /* KsGapCause */
   guint32  name;                 /* string id, 0 for causes without a name */
+  guint32  track;                /* the cause slice of its first gap, or KS_NO_INDEX */
+  guint32  slice;
   guint    count;
   gint64   total_ns;
   gint64   largest_ns;
@@ -392,5 +394,19 @@ const char            *ks_gap_class_get_title           (KsGapClass             
 const char            *ks_gap_class_to_string           (KsGapClass                klass);
 const char            *ks_gap_cause_get_title           (KsGapCause                cause);
 const char            *ks_gap_cause_to_string           (KsGapCause                cause);
+/* What a gap's cause names: the slice's name, or for a sampled Python
+ * frame "loader.py:57 decode_batch" (file basename, line, function);
+ * "" when it names nothing. */
+char                  *ks_gap_cause_format_name         (const KsTrace            *trace,
+                                                         KsGapCause                cause,
+                                                         guint32                   name,
+                                                         guint32                   track,
+                                                         guint32                   slice);
+/* The same after the cause's title: "Python: loader.py:57 decode_batch". */
+char                  *ks_gap_cause_format              (const KsTrace            *trace,
+                                                         KsGapCause                cause,
+                                                         guint32                   name,
+                                                         guint32                   track,
+                                                         guint32                   slice);
 
 G_END_DECLS

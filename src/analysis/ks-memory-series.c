@@ -101,7 +101,11 @@ build (KsTrace *trace)
       set->event_series[i] = GPOINTER_TO_UINT (pos) - 1;
       if (e->total_allocated >= 0 && ks_memory_event_is_plausible (e))
         g_array_index (builders, Builder, set->event_series[i]).totals = TRUE;
+      if (e->total_reserved >= 0 && ks_memory_event_is_plausible (e))
+        g_array_index (series, KsMemorySeries, set->event_series[i]).allocator = TRUE;
     }
+  set->n_series = series->len;
+  set->series = (KsMemorySeries *)(gpointer)series->data;
 
   for (guint32 i = 0; i < trace->n_memory_events; i++)
     {
@@ -109,7 +113,7 @@ build (KsTrace *trace)
       Builder *b = &g_array_index (builders, Builder, set->event_series[i]);
       double v;
 
-      if (!ks_memory_event_is_plausible (e))
+      if (!ks_memory_event_is_plausible (e) || !ks_memory_series_uses (set, trace, i))
         {
           set->event_sample[i] = KS_NO_INDEX;
           continue;
@@ -143,6 +147,16 @@ build (KsTrace *trace)
   set->n_series = series->len;
   set->series = (KsMemorySeries *)(gpointer)g_array_free (g_steal_pointer (&series), FALSE);
   return set;
+}
+
+gboolean
+ks_memory_series_uses (const KsMemorySeriesSet *set,
+                       const KsTrace           *trace,
+                       guint32                  e)
+{
+  g_return_val_if_fail (e < trace->n_memory_events, FALSE);
+
+  return !set->series[set->event_series[e]].allocator || trace->memory_events[e].total_reserved >= 0;
 }
 
 const KsMemorySeriesSet *

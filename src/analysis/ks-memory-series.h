@@ -20,7 +20,11 @@ G_BEGIN_DECLS
  * A series whose events carry the allocator's "Total Allocated" takes its
  * samples from those totals, and an event of it without one adds no
  * sample; a series whose events carry none sums their allocations and
- * frees (saturating, so that a damaged trace cannot overflow it). */
+ * frees (saturating, so that a damaged trace cannot overflow it).
+ *
+ * A series with caching-allocator events (their reserved total known)
+ * leaves out its CUDA-level cudaMalloc/cudaFree rows: those are the
+ * allocator's reserved segments, the same bytes counted a second time. */
 
 typedef struct
 {
@@ -28,6 +32,7 @@ typedef struct
   guint32    process;      /* process index, KS_NO_INDEX when the events name none */
   KsCounter  allocated;    /* one sample per event: ts and bytes; device and process set */
   gint64    *reserved;     /* per sample, bytes, -1 while unknown */
+  gboolean   allocator;    /* has caching-allocator events: see ks_memory_series_uses() */
 } KsMemorySeries;
 
 typedef struct
@@ -49,6 +54,12 @@ gboolean                 ks_memory_event_is_plausible (const KsMemoryEvent *ev);
 /* @a + @b, held at the ends of the range rather than overflowing. */
 gint64                   ks_memory_add_bytes  (gint64   a,
                                                gint64   b);
+
+/* Whether memory event @e of the trace counts in its series (FALSE for
+ * the CUDA-level rows of a series that has allocator events). */
+gboolean                 ks_memory_series_uses (const KsMemorySeriesSet *set,
+                                                const KsTrace           *trace,
+                                                guint32                  e);
 
 /* The series of @trace (owned by it). Thread-safe. */
 const KsMemorySeriesSet *ks_memory_series_get (KsTrace *trace);

@@ -401,14 +401,13 @@ gap_get (const KsReport       *r,
     case 3: set_int (v, g->end - g->start); break;
     case 4: set_string (v, ks_gap_class_to_string (g->klass)); break;
     case 5: set_string (v, ks_gap_cause_to_string (g->cause)); break;
-    case 6: set_string (v, str (r, g->cause_name)); break;
+    case 6:
+      take_string (v, ks_gap_cause_format_name (r->trace, g->cause, g->cause_name, g->cause_track, g->cause_slice));
+      break;
     case 7: take_string (v, thread_label (r->trace, g->thread)); break;
     /* What people read: the cause and the name of its slice */
     case 8:
-      if (g->cause_name != 0)
-        take_string (v, g_strdup_printf ("%s: %s", ks_gap_cause_get_title (g->cause), str (r, g->cause_name)));
-      else
-        set_string (v, ks_gap_cause_get_title (g->cause));
+      take_string (v, ks_gap_cause_format (r->trace, g->cause, g->cause_name, g->cause_track, g->cause_slice));
       break;
     default: g_assert_not_reached ();
     }
@@ -498,16 +497,11 @@ cause_get (const KsReport       *r,
   switch (c->arg)
     {
     case 0: set_string (v, ks_gap_cause_to_string (t->cause)); break;
-    case 1: set_string (v, str (r, t->name)); break;
+    case 1: take_string (v, ks_gap_cause_format_name (r->trace, t->cause, t->name, t->track, t->slice)); break;
     case 2: set_int (v, t->count); break;
     case 3: set_int (v, t->total_ns); break;
     case 4: set_int (v, t->largest_ns); break;
-    case 5:
-      if (t->name != 0)
-        take_string (v, g_strdup_printf ("%s: %s", ks_gap_cause_get_title (t->cause), str (r, t->name)));
-      else
-        set_string (v, ks_gap_cause_get_title (t->cause));
-      break;
+    case 5: take_string (v, ks_gap_cause_format (r->trace, t->cause, t->name, t->track, t->slice)); break;
     default: g_assert_not_reached ();
     }
 }

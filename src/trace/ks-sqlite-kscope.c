@@ -552,13 +552,23 @@ _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,
       KsMemoryEvent ev = { 0 };
 
       ev.ts = col_ts (r, stmt, 0);
-      ev.thread = col_null (stmt, 1) ? KS_NO_INDEX : _ks_sqlite_reader_thread (r, col_i64 (stmt, 1));
       ev.device = col_null (stmt, 2) ? -1 : (gint16)col_i64 (stmt, 2);
       ev.address = (guint64)col_i64 (stmt, 3);
       ev.bytes = col_i64 (stmt, 4);
       ev.total_allocated = col_null (stmt, 5) ? -1 : col_i64 (stmt, 5);
       ev.total_reserved = col_null (stmt, 6) ? -1 : col_i64 (stmt, 6);
-      ks_trace_builder_add_memory_event (r->b, &ev);
+      /* A caching-allocator event that did not know its thread names
+       * only its process (tid 0): the builder finds the thread. */
+      if (!col_null (stmt, 1) && ev.total_reserved >= 0 && (col_i64 (stmt, 1) & KS_GID_MASK) == 0)
+        {
+          ev.thread = KS_NO_INDEX;
+          ks_trace_builder_add_process_memory_event (r->b, &ev, _ks_sqlite_reader_process (r, col_i64 (stmt, 1))->process);
+        }
+      else
+        {
+          ev.thread = col_null (stmt, 1) ? KS_NO_INDEX : _ks_sqlite_reader_thread (r, col_i64 (stmt, 1));
+          ks_trace_builder_add_memory_event (r->b, &ev);
+        }
     }
 
   return ks_sqlite_finish (stmt, failed);

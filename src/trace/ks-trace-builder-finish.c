@@ -601,6 +601,55 @@ link_flows (KsTraceBuilder *self,
   trace->flows = (KsFlow *)(gpointer)g_array_free (g_steal_pointer (&flows), FALSE);
 }
 
+/* The thread of an allocator event that named none: of its process's
+ * threads, the one whose deepest operator contains the event's time
+ * (the operator that allocated), else the stand-in main thread. */
+static void
+place_memory_events (KsTrace *trace)
+{
+  g_autofree GPtrArray **by_process = g_new0 (GPtrArray *, MAX (trace->n_processes, 1));
+
+  for (guint32 i = 0; i < trace->n_threads; i++)
+    {
+      guint32 p = trace->threads[i].process;
+
+      if (p >= trace->n_processes || trace->threads[i].track == KS_NO_INDEX)
+        continue;
+      if (by_process[p] == NULL)
+        by_process[p] = g_ptr_array_new ();
+      g_ptr_array_add (by_process[p], &trace->tracks[trace->threads[i].track]);
+    }
+
+  for (guint32 e = 0; e < trace->n_memory_events; e++)
+    {
+      KsMemoryEvent *ev = &trace->memory_events[e];
+      guint32 main, p;
+      int best_depth = -1;
+
+      if (!(ev->thread & KS_BUILDER_UNPLACED))
+        continue;
+      main = ev->thread & ~KS_BUILDER_UNPLACED;
+      ev->thread = main;
+      p = trace->threads[main].process;
+      if (p >= trace->n_processes || by_process[p] == NULL)
+        continue;
+      for (guint k = 0; k < by_process[p]->len; k++)
+        {
+          const KsTrack *track = g_ptr_array_index (by_process[p], k);
+          guint32 s = ks_track_operator_at (track, ev->ts);
+
+          if (s != KS_NO_INDEX && track->depth[s] > best_depth)
+            {
+              best_depth = track->depth[s];
+              ev->thread = track->thread;
+            }
+        }
+    }
+
+  for (guint32 p = 0; p < trace->n_processes; p++)
+    g_clear_pointer (&by_process[p], g_ptr_array_unref);
+}
+
 KsTrace *
 ks_trace_builder_finish (KsTraceBuilder  *self,
                          GCancellable    *cancellable,
@@ -720,6 +769,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->memory_events = (KsMemoryEvent *)(gpointer)g_array_free (g_steal_pointer (&self->memory_events), FALSE);
   for (guint32 i = 0; i < trace->n_memory_events; i++)
     trace->memory_events[i].ts -= origin;
+  if (self->unplaced_memory > 0)
+    place_memory_events (trace);
 
   _ks_builder_take_samples (self, trace, origin);
 

@@ -10,6 +10,9 @@
 #include "ks-trace-builder.h"
 #include "ks-trace-private.h"
 
+/* Marks a memory event's thread as a stand-in (see unplaced_memory). */
+#define KS_BUILDER_UNPLACED 0x80000000u
+
 G_BEGIN_DECLS
 
 #define MAX_DEPTH 255
@@ -124,6 +127,9 @@ struct _KsTraceBuilder
   GPtrArray    *counter_samples;/* CounterSamples */
   GHashTable   *counter_index;  /* "name\x1fdevice\x1fprocess" -> index + 1 */
   GArray       *memory_events;  /* KsMemoryEvent */
+  /* Events whose thread is to be found at finish: thread is the main
+   * thread of their process | KS_BUILDER_UNPLACED. */
+  guint64       unplaced_memory;
   GArray       *instants;       /* KsInstant */
   GHashTable   *metadata;
   GPtrArray    *open_ranges;    /* per stack: GArray of KsOpenRange, or NULL */

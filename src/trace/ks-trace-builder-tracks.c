@@ -792,6 +792,29 @@ ks_trace_builder_add_memory_event (KsTraceBuilder      *self,
 }
 
 void
+ks_trace_builder_add_process_memory_event (KsTraceBuilder      *self,
+                                           const KsMemoryEvent *event,
+                                           guint32              process)
+{
+  KsMemoryEvent ev = *event;
+  guint32 main;
+
+  g_return_if_fail (process < self->processes->len);
+
+  if (self->failed != FAILED_NONE || !time_ok (self, event->ts))
+    return;
+  /* Made now: finish cannot add threads, and the event falls back on it */
+  main = ks_trace_builder_get_thread (self, process, g_array_index (self->processes, KsProcess, process).pid);
+  if (main == KS_NO_INDEX)
+    return;
+  ev.thread = main | KS_BUILDER_UNPLACED;
+  g_array_append_val (self->memory_events, ev);
+  self->unplaced_memory++;
+  note_ts (self, event->ts);
+  self->n_events++;
+}
+
+void
 ks_trace_builder_add_instant (KsTraceBuilder  *self,
                               const KsInstant *instant)
 {

@@ -193,6 +193,15 @@ void            ks_trace_builder_expect           (KsTraceBuilder   *self,
                                                    guint64           instants);
 void            ks_trace_builder_add_memory_event (KsTraceBuilder   *self,
                                                    const KsMemoryEvent *event);
+/* A memory event of @process whose thread is unknown (a caching-allocator
+ * event reported from Python): finish places it on the thread of the
+ * process with the deepest KS_SLICE_CPU_OP containing its time, else on
+ * the process's main thread (tid = pid), as a profiler that saw the
+ * thread would have. */
+void            ks_trace_builder_add_process_memory_event
+                                                  (KsTraceBuilder   *self,
+                                                   const KsMemoryEvent *event,
+                                                   guint32           process);
 void            ks_trace_builder_add_instant      (KsTraceBuilder   *self,
                                                    const KsInstant  *instant);
 

@@ -410,6 +410,17 @@ ks_track_slice_at (const KsTrack *track,
 }
 
 guint32
+ks_track_operator_at (const KsTrack *track,
+                      gint64         t)
+{
+  guint32 s = ks_track_slice_at (track, t, G_MAXUINT);
+
+  while (s != KS_NO_INDEX && track->slice_kind[s] != KS_SLICE_CPU_OP)
+    s = ks_track_parent_slice (track, s);
+  return s;
+}
+
+guint32
 ks_track_parent_slice (const KsTrack *track,
                        guint32        slice)
 {

@@ -370,6 +370,9 @@ guint32      ks_track_depth_lower_bound  (const KsTrack   *track,
 guint32      ks_track_slice_at           (const KsTrack   *track,
                                           gint64           t,
                                           guint            max_depth);
+/* The deepest KS_SLICE_CPU_OP slice on @track containing @t, or KS_NO_INDEX. */
+guint32      ks_track_operator_at        (const KsTrack   *track,
+                                          gint64           t);
 /* The enclosing slice (depth - 1) of @slice, or KS_NO_INDEX. */
 guint32      ks_track_parent_slice       (const KsTrack   *track,
                                           guint32          slice);

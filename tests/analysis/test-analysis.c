@@ -12,6 +12,7 @@
 
 #include "ks-analysis.h"
 #include "ks-analysis-private.h"
+#include "ks-report.h"
 #include "ks-trace-builder.h"
 
 /* Absolute times of the hand-made traces start here; the builder makes
@@ -397,6 +398,157 @@ test_gap_classes (void)
     g_assert_cmpint (advice->ranges[0].start, ==, 305000);
     g_assert_cmpstr (ks_trace_string (trace, advice->highlight_name), ==, "cudaStreamSynchronize");
   }
+}
+
+/* Gap causes from sampled Python stacks */
+
+/* @n frames, innermost first, sampled on @thread every @every ns from
+ * @t0 to @t1 (both included). */
+static void
+sample_run (Fixture           *f,
+            guint32            thread,
+            gint64             t0,
+            gint64             t1,
+            gint64             every,
+            const char * const frames[][2],
+            const guint        lines[],
+            guint              n)
+{
+  KsSampleFrame stack[8];
+
+  g_assert_cmpuint (n, <=, G_N_ELEMENTS (stack));
+  for (guint i = 0; i < n; i++)
+    {
+      stack[i].function = ks_trace_builder_intern (f->b, frames[i][0]);
+      stack[i].file = ks_trace_builder_intern (f->b, frames[i][1]);
+      stack[i].line = lines[i];
+    }
+  for (gint64 t = t0; t <= t1; t += every)
+    g_assert_true (ks_trace_builder_add_sample (f->b, thread, BASE + t, stack, n));
+}
+
+static const char * const loader_frames[][2] = {
+  { "decode_batch", "/data/pkg/loader.py" }, { "load", "/data/pkg/loader.py" }, { "main", "train.py" },
+};
+static const guint loader_lines[] = { 57, 40, 10 };
+static const char * const forward_frames[][2] = {
+  { "Net.forward", "/srv/model/model.py" }, { "main", "train.py" },
+};
+static const guint forward_lines[] = { 88, 10 };
+static const char * const hook_frames[][2] = {
+  { "backward_hook", "/usr/lib/python3/dist-packages/torch/autograd/graph.py" },
+};
+static const guint hook_lines[] = { 744 };
+
+static KsTrace *
+make_sampled_gap_trace (void)
+{
+  Fixture f;
+
+  fixture_init (&f);
+  launch (&f, f.main_track, 0, 1000, "cudaLaunchKernel", 1000, 2000, KS_SLICE_KERNEL, "k1");
+  /* host wait 2000-100000, the main thread in decode_batch */
+  launch (&f, f.main_track, 100000, 100500, "cudaLaunchKernel", 101000, 102000, KS_SLICE_KERNEL, "k2");
+  /* host wait 102000-250000 before the autograd thread's launch: that
+   * thread recorded nothing, the main thread was in forward */
+  launch (&f, f.second_track, 250000, 250500, "cudaLaunchKernel", 251000, 252000, KS_SLICE_KERNEL, "k3");
+  /* host wait 252000-350000: the launching thread's own samples win */
+  launch (&f, f.second_track, 350000, 350500, "cudaLaunchKernel", 351000, 352000, KS_SLICE_KERNEL, "k4");
+
+  sample_run (&f, f.main_thread, 0, 140000, 10000, loader_frames, loader_lines, 3);
+  sample_run (&f, f.main_thread, 150000, 300000, 10000, forward_frames, forward_lines, 2);
+  sample_run (&f, f.second_thread, 260000, 340000, 10000, hook_frames, hook_lines, 1);
+  return fixture_finish (&f);
+}
+
+/* What a gap's text must be, made from the frame the way the reports say
+ * it: basename, line, function. */
+static char *
+expected_python_text (const char * const frame[2],
+                      guint              line)
+{
+  g_autofree char *base = g_path_get_basename (frame[1]);
+
+  return g_strdup_printf ("Python: %s:%u %s", base, line, frame[0]);
+}
+
+static void
+test_gap_python_samples (void)
+{
+  static const struct {
+    gint64  start;
+    gint64  end;
+    guint   frame;   /* 0 loader, 1 forward, 2 hook */
+    gboolean main;   /* from the main thread's samples */
+  } expected[] = {
+    { 2000, 101000, 0, TRUE },
+    { 102000, 251000, 1, TRUE },
+    { 252000, 351000, 2, FALSE },
+  };
+  const char * const *frames[] = { loader_frames[0], forward_frames[0], hook_frames[0] };
+  const guint lines[] = { loader_lines[0], forward_lines[0], hook_lines[0] };
+  g_autoptr(KsTrace) trace = make_sampled_gap_trace ();
+  g_autoptr(KsAnalysis) analysis = analyse (trace, 10000, FALSE);
+  KsReport *report = ks_report_new_gaps (trace, analysis);
+  KsReport *causes_report = ks_report_new_gap_causes (trace, analysis);
+  const KsReportColumn *columns, *was_in, *name_column;
+  const KsReportColumn *cause_cols[16];
+  const KsReportColumn *title_column = NULL;
+  const KsGapCauseTotal *causes;
+  const KsGap *gaps;
+  guint n, n_columns, n_causes;
+
+  columns = ks_report_gap_columns (&n_columns);
+  was_in = ks_report_find_column (columns, n_columns, "cpu_was_in");
+  name_column = ks_report_find_column (columns, n_columns, "cause_name");
+  g_assert_nonnull (was_in);
+  g_assert_nonnull (name_column);
+
+  gaps = ks_analysis_get_gaps (analysis, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *want = expected_python_text (frames[expected[i].frame], lines[expected[i].frame]);
+      g_autofree char *text = ks_report_get_text (report, was_in, i);
+      g_autofree char *name = ks_report_get_text (report, name_column, i);
+      const KsTrack *track;
+
+      g_assert_cmpint (gaps[i].start, ==, expected[i].start);
+      g_assert_cmpint (gaps[i].end, ==, expected[i].end);
+      g_assert_cmpint (gaps[i].klass, ==, KS_GAP_HOST_WAIT);
+      g_assert_cmpint (gaps[i].cause, ==, KS_GAP_CAUSE_PYTHON);
+      g_assert_cmpstr (ks_trace_string (trace, gaps[i].cause_name), ==, frames[expected[i].frame][0]);
+      g_assert_cmpuint (gaps[i].cause_track, <, trace->n_tracks);
+      track = &trace->tracks[gaps[i].cause_track];
+      g_assert_cmpint (track->kind, ==, KS_TRACK_SAMPLES);
+      g_assert_cmpint (track->slice_kind[gaps[i].cause_slice], ==, KS_SLICE_SAMPLE);
+      g_assert_cmpuint (track->thread, ==, expected[i].main ? 0 : 1);
+      g_assert_cmpstr (text, ==, want);
+      g_assert_cmpstr (name, ==, want + strlen ("Python: "));
+    }
+
+  /* One total per frame, under the same text */
+  causes = ks_analysis_get_gap_causes (analysis, &n_causes);
+  g_assert_cmpuint (n_causes, ==, 3);
+  n_columns = ks_report_get_format_columns (causes_report, KS_REPORT_TABLE, cause_cols, G_N_ELEMENTS (cause_cols));
+  for (guint c = 0; c < n_columns; c++)
+    if (g_str_equal (cause_cols[c]->key, "title"))
+      title_column = cause_cols[c];
+  g_assert_nonnull (title_column);
+  for (guint i = 0; i < n_causes; i++)
+    {
+      /* the longest gap (149 µs) first */
+      static const guint order[] = { 1, 0, 2 };
+      g_autofree char *want = expected_python_text (frames[order[i]], lines[order[i]]);
+      g_autofree char *text = ks_report_get_text (causes_report, title_column, i);
+
+      g_assert_cmpint (causes[i].cause, ==, KS_GAP_CAUSE_PYTHON);
+      g_assert_cmpuint (causes[i].count, ==, 1);
+      g_assert_cmpstr (text, ==, want);
+    }
+
+  ks_report_free (report);
+  ks_report_free (causes_report);
 }
 
 /* Step breakdown */
@@ -1138,6 +1290,7 @@ main (int   argc,
   g_test_add_func ("/analysis/no-steps-window", test_no_steps_window);
   g_test_add_func ("/analysis/huge-extent", test_huge_extent);
   g_test_add_func ("/analysis/gap-classes", test_gap_classes);
+  g_test_add_func ("/analysis/gap-python-samples", test_gap_python_samples);
   g_test_add_func ("/analysis/step-breakdown", test_step_breakdown);
   g_test_add_func ("/analysis/operators", test_operators);
   g_test_add_func ("/analysis/amp-not-when-half", test_amp_not_when_half);

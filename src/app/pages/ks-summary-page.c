@@ -323,11 +323,8 @@ add_causes (KsSummaryPage *self)
       g_autofree char *value = g_strdup_printf ("%u · %s", causes[i].count, total);
       GtkWidget *row;
 
-      if (causes[i].name != 0)
-        title = g_strdup_printf ("%s: %s", ks_gap_cause_get_title (causes[i].cause),
-                                 ks_trace_string (self->trace, causes[i].name));
-      else
-        title = g_strdup (ks_gap_cause_get_title (causes[i].cause));
+      title = ks_gap_cause_format (self->trace, causes[i].cause, causes[i].name,
+                                   causes[i].track, causes[i].slice);
       row = value_row (group, title, value, NULL, KS_METRIC_GAP_CAUSE);
       adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
 
