@@ -400,7 +400,9 @@ ks_wire_whole_message (const uint8_t *data,
 /* One sampled Python call stack of one thread, innermost frame first.
  * File and function names are KS_WIRE_STRING ids; line is the frame's
  * current line. Sent by the Python side (sitecustomize) through the
- * injection library's ks_inject_python_sample(). */
+ * injection library's ks_inject_python_sample(). n_frames 0: the same
+ * stack as this thread's previous sample on this connection (a thread
+ * whose innermost frame has not moved costs one short message). */
 #define KS_WIRE_PY_MAX_FRAMES 256u
 
 typedef struct
