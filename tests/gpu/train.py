@@ -176,6 +176,7 @@ def main():
                    help="torch.profiler with record_shapes, profile_memory and with_stack")
     p.add_argument("--annotate-steps", action="store_true",
                    help="also wrap each step in record_function('step N'), which both torch.profiler and a recording see")
+    p.add_argument("--progress", action="store_true", help="print each step's number and time")
     p.add_argument("--loader-work", type=int, default=0,
                    help="pure-Python iterations per sample in the DataLoader (a loader-bound program)")
     p.add_argument("--result")
@@ -272,6 +273,8 @@ def main():
             torch.cuda.nvtx.range_pop()
             torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
+            if args.progress:
+                print(f"step {step} {times[-1] * 1e3:.2f} ms", flush=True)
             capturing.append(on)
             if prof is not None and step == b - 1:
                 prof.__exit__(None, None, None)
