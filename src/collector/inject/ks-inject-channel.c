@@ -91,17 +91,79 @@ static KsChannelPollFunc poll_func;
 static KsOutBuf          decode_out;
 
 /* Registered NVTX strings and CUPTI names share one id space; the table
- * below only serves ks_channel_intern() (rare calls, under a mutex). */
+ * below serves ks_channel_intern(), under a mutex. It is hashed (open
+ * addressing into intern_slots, index + 1, 0 empty): the Python side
+ * interns every file and function name it samples, tens of thousands in a
+ * program that imports torch. */
 typedef struct
 {
   char     *text;
   uint32_t  id;
+  uint32_t  hash;
 } InternEntry;
 
 static pthread_mutex_t intern_mutex = PTHREAD_MUTEX_INITIALIZER;
 static InternEntry    *intern_table;
 static size_t          intern_len;
 static size_t          intern_cap;
+static uint32_t       *intern_slots;
+static size_t          intern_n_slots;   /* a power of two, or 0 */
+
+static uint32_t
+intern_hash (const char *text)
+{
+  uint32_t h = 2166136261u;     /* FNV-1a */
+
+  for (const unsigned char *p = (const unsigned char *) text; *p; p++)
+    h = (h ^ *p) * 16777619u;
+  return h;
+}
+
+/* The slot holding @text, or the empty slot where it would go. */
+static size_t
+intern_find_slot (const char *text,
+                  uint32_t    hash)
+{
+  size_t mask = intern_n_slots - 1;
+
+  for (size_t i = hash & mask;; i = (i + 1) & mask)
+    {
+      uint32_t e = intern_slots[i];
+
+      if (e == 0 || (intern_table[e - 1].hash == hash && strcmp (intern_table[e - 1].text, text) == 0))
+        return i;
+    }
+}
+
+/* Room for one more entry at under half load; false when out of memory. */
+static bool
+intern_reserve (void)
+{
+  if (intern_len == intern_cap)
+    {
+      size_t cap = intern_cap ? intern_cap * 2 : 64;
+      InternEntry *table = realloc (intern_table, cap * sizeof *table);
+
+      if (table == NULL)
+        return false;
+      intern_table = table;
+      intern_cap = cap;
+    }
+  if ((intern_len + 1) * 2 > intern_n_slots)
+    {
+      size_t n = intern_n_slots ? intern_n_slots * 2 : 128;
+      uint32_t *slots = calloc (n, sizeof *slots);
+
+      if (slots == NULL)
+        return false;
+      free (intern_slots);
+      intern_slots = slots;
+      intern_n_slots = n;
+      for (size_t i = 0; i < intern_len; i++)
+        intern_slots[intern_find_slot (intern_table[i].text, intern_table[i].hash)] = (uint32_t) i + 1;
+    }
+  return true;
+}
 
 static inline void
 lock_buffer (void)
@@ -512,6 +574,8 @@ after_fork_child (void)
   for (size_t i = 0; i < intern_len; i++)
     free (intern_table[i].text);
   intern_len = 0;
+  if (intern_slots != NULL)
+    memset (intern_slots, 0, intern_n_slots * sizeof *intern_slots);
   atomic_store (&state, STATE_IDLE);
   ks_cupti_after_fork ();
   ks_nvtx_after_fork ();
@@ -753,39 +817,35 @@ ks_channel_intern (const char *text)
 {
   KsWireString msg;
   uint32_t id = 0;
+  uint32_t hash;
+  size_t slot;
   size_t len;
 
   if (text == NULL)
     text = "";
 
+  hash = intern_hash (text);
   ks_inject_internal_thread++;
   pthread_mutex_lock (&intern_mutex);
-  for (size_t i = 0; i < intern_len; i++)
-    if (strcmp (intern_table[i].text, text) == 0)
-      {
-        id = intern_table[i].id;
-        goto out;
-      }
-
-  if (intern_len == intern_cap)
+  if (!intern_reserve ())
+    goto out;
+  slot = intern_find_slot (text, hash);
+  if (intern_slots[slot] != 0)
     {
-      size_t cap = intern_cap ? intern_cap * 2 : 64;
-      InternEntry *table = realloc (intern_table, cap * sizeof *table);
-
-      if (table == NULL)
-        goto out;
-      intern_table = table;
-      intern_cap = cap;
+      id = intern_table[intern_slots[slot] - 1].id;
+      goto out;
     }
 
   id = ks_channel_new_string_id ();
   intern_table[intern_len].text = strdup (text);
   intern_table[intern_len].id = id;
+  intern_table[intern_len].hash = hash;
   if (intern_table[intern_len].text == NULL)
     {
       id = 0;
       goto out;
     }
+  intern_slots[slot] = (uint32_t) intern_len + 1;
   intern_len++;
 
   memset (&msg, 0, sizeof msg);
@@ -796,6 +856,7 @@ ks_channel_intern (const char *text)
     {
       /* Unsent: forget it so that a later call tries again. */
       free (intern_table[--intern_len].text);
+      intern_slots[slot] = 0;
       id = 0;
     }
 

@@ -72,7 +72,8 @@ ks_inject_python_sample (uint64_t        timestamp,
   } msg;
   uint32_t size;
 
-  if (!ks_inject_config.active || !ks_inject_capturing () || frames == NULL)
+  /* n_frames 0 (frames NULL): the thread's previous stack again */
+  if (!ks_inject_config.active || !ks_inject_capturing () || (frames == NULL && n_frames > 0))
     return;
   /* the innermost frames are the ones that say what runs */
   if (n_frames > KS_WIRE_PY_MAX_FRAMES)
@@ -85,7 +86,8 @@ ks_inject_python_sample (uint64_t        timestamp,
   msg.s.timestamp = timestamp;
   msg.s.tid = tid;
   msg.s.n_frames = n_frames;
-  memcpy (msg.f, frames, n_frames * sizeof (KsWirePyFrame));
+  if (n_frames > 0)
+    memcpy (msg.f, frames, n_frames * sizeof (KsWirePyFrame));
   /* padding to the 8-byte boundary */
   memset ((uint8_t *) &msg + sizeof msg.s + n_frames * sizeof (KsWirePyFrame), 0,
           size - sizeof msg.s - n_frames * sizeof (KsWirePyFrame));

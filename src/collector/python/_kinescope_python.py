@@ -74,7 +74,11 @@ def _load_library():
         return None
     # The same path as CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and
     # LD_PRELOAD: the dynamic linker returns the copy already loaded.
-    lib = ctypes.CDLL(path)
+    # PyDLL: the calls keep the GIL. They are short and never wait for
+    # Python; with CDLL every call would hand the GIL to the program and
+    # take it back, and a round of samples would cost a GIL switch per
+    # thread.
+    lib = ctypes.PyDLL(path)
     lib.ks_inject_python_begin.restype = ctypes.c_int
     lib.ks_inject_python_begin.argtypes = []
     lib.ks_inject_python_sampler_thread.restype = None
@@ -169,6 +173,8 @@ def _wrap_os_exit():
     # that way, and what they sampled last would be lost.
     def _exit(status):
         try:
+            if TorchNvtx.installed is not None:
+                TorchNvtx.installed.disable_here()
             if _sampler is not None:
                 _sampler.stop()
             _lib.ks_inject_python_flush()
@@ -192,6 +198,7 @@ class Sampler:
         self.lib = lib
         self.interval_ns = 1000000000 // hz
         self.codes = {}
+        self.last = {}
         # idents whose Thread.native_id is stale: the thread that forked,
         # which Python 3.11 leaves with the parent's id
         self.forked = {}
@@ -222,6 +229,7 @@ class Sampler:
         # The parent's ids were sent on the parent's connection, and its
         # sampler thread does not exist here.
         self.codes = {}
+        self.last = {}
         self.forked = {_thread.get_ident(): threading.get_native_id()}
         self.running = False
         self.start()
@@ -244,13 +252,18 @@ class Sampler:
             self.done.release()
 
     def sample_all(self, now):
-        """One round: every thread's stack but the calling one's."""
+        """One round: every thread's stack but the calling one's. A thread
+        whose innermost frame is where it was last round (same frame, same
+        instruction: nothing under it can have changed) is sent as a
+        repeat of its previous stack."""
         codes = self.codes
         forked = self.forked
+        last = self.last
         sample = self.lib.ks_inject_python_sample
         active = threading._active
         main_thread = threading.main_thread()
         me = _thread.get_ident()
+        seen = {}
         for ident, frame in sys._current_frames().items():
             if ident == me:
                 continue
@@ -261,6 +274,13 @@ class Sampler:
                 thread = main_thread
             tid = forked.get(ident) or thread.native_id
             if tid is None:
+                continue
+            # ids, not the frames: holding a frame would keep its locals
+            # (tensors) alive after it returns
+            key = (id(frame), frame.f_code, frame.f_lasti, id(frame.f_back))
+            seen[ident] = key
+            if last.get(ident) == key:
+                sample(now, tid, 0, None)
                 continue
             frames = []
             n = 0
@@ -274,6 +294,7 @@ class Sampler:
                 n += 1
             buf = array.array('I', frames)
             sample(now, tid, n, buf.buffer_info()[0])
+        self.last = seen
 
     def _loop(self):
         monotonic_ns = time.monotonic_ns
@@ -282,13 +303,14 @@ class Sampler:
         next_ns = monotonic_ns()
 
         while self.running:
-            self.sample_all(monotonic_ns())
+            started = monotonic_ns()
+            self.sample_all(started)
+            spent = monotonic_ns() - started
             next_ns += interval
-            delay = next_ns - monotonic_ns()
-            if delay <= 0:
-                # behind (a long pause): carry on from now, without a burst
-                next_ns = monotonic_ns()
-                delay = 0
+            # At most a tenth of the time in rounds, and never a round
+            # straight after another: the rounds hold the GIL.
+            delay = max(next_ns - monotonic_ns(), 9 * spent, interval // 4)
+            next_ns = monotonic_ns() + delay
             if wake.acquire(timeout=delay / 1e9):
                 break
 
@@ -354,6 +376,7 @@ class TorchNvtx:
     (which would initialise CUDA), on every thread, out of the way of the
     program's own profilers."""
 
+    installed = None
     STARTS = ('_prepare_profiler', '_enable_profiler', '_enable_profiler_legacy')
     STOPS = ('_disable_profiler', '_disable_profiler_legacy')
 
@@ -389,6 +412,14 @@ class TorchNvtx:
             if text not in self.reported:
                 self.reported.add(text)
                 diag(DIAG_WARNING, text)
+
+    def disable_here(self):
+        if getattr(self.local, 'ours', False):
+            self.local.ours = False
+            try:
+                self.disable()
+            except Exception:
+                pass
 
     def _step_aside(self):
         if getattr(self.local, 'ours', False):
@@ -445,10 +476,17 @@ class TorchNvtx:
 
         def _bootstrap_inner(thread):
             nvtx.enable_here()
-            return real_bootstrap(thread)
+            try:
+                return real_bootstrap(thread)
+            finally:
+                nvtx.disable_here()
 
         threading.Thread._bootstrap_inner = _bootstrap_inner
         self.enable_here()
+        # A thread that ends with its callback on makes torch warn ("Leaked
+        # callback handle") on the program's stderr.
+        atexit.register(self.disable_here)
+        TorchNvtx.installed = self
 
 
 class TorchMemory:
