@@ -502,6 +502,12 @@ test_resume_open (void)
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS"), ==, 3);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE text LIKE 'malformed%'"), ==, 0);
+  /* the sample without frames on the new connection repeats the stack
+   * sent on the old one */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e JOIN SAMPLING_CALLCHAINS c "
+                                  "ON c.id = e.callchainId JOIN StringIds s ON s.id = c.symbol "
+                                  "WHERE s.value = 'kept' AND c.lineNumber = 7"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM SAMPLING_CALLCHAINS"), ==, 1);
   sqlite3_close (db);
 }
 
