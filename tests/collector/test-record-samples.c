@@ -22,6 +22,8 @@
 #include "ks-record-private.h"
 #include "ks-trace-loader.h"
 
+#include "test-record-sql.h"
+
 static char *tmp_dir;
 
 static char *
@@ -111,36 +113,6 @@ finish (KsRecordSession *session)
   g_assert_true (ks_record_session_finish (session, 0, TRUE, "test", &error));
   g_assert_no_error (error);
   ks_record_session_free (session);
-}
-
-static gint64
-query_int (sqlite3    *db,
-           const char *sql)
-{
-  sqlite3_stmt *s = NULL;
-  gint64 value = -1;
-
-  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
-    g_error ("%s: %s", sql, sqlite3_errmsg (db));
-  if (sqlite3_step (s) == SQLITE_ROW)
-    value = sqlite3_column_int64 (s, 0);
-  sqlite3_finalize (s);
-  return value;
-}
-
-static char *
-query_text (sqlite3    *db,
-            const char *sql)
-{
-  sqlite3_stmt *s = NULL;
-  char *value = NULL;
-
-  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
-    g_error ("%s: %s", sql, sqlite3_errmsg (db));
-  if (sqlite3_step (s) == SQLITE_ROW)
-    value = g_strdup ((const char *) sqlite3_column_text (s, 0));
-  sqlite3_finalize (s);
-  return value;
 }
 
 typedef struct
@@ -254,7 +226,7 @@ test_shared_and_repeated (void)
   feed (session, 4343, b);
   finish (session);
 
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  db = open_db (path);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"), ==, 9);
   /* two stacks of two frames: four rows, not one set per sample */
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM SAMPLING_CALLCHAINS"), ==, 4);
@@ -323,7 +295,7 @@ test_stack_limit (void)
   feed (session, 4242, a);
   finish (session);
 
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  db = open_db (path);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"), ==, 4);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM SAMPLING_CALLCHAINS"), ==, 6);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e JOIN SAMPLING_CALLCHAINS c "
