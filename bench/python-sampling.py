@@ -4,7 +4,8 @@
 # a pure-Python CPU-bound loop, timed inside the program, with a second
 # thread asleep. Run it under `kinescope-cli record` with
 # --python-sampling=false and with --python-sampling-frequency=HZ;
-# prints the loop's seconds.
+# prints the loop's seconds. "python-sampling.py N DEPTH" runs the loop of
+# N additions DEPTH frames deep (default 1), as a training step's stack is.
 #
 # "python-sampling.py round DEPTH" (PYTHONPATH=src/collector/python,
 # KINESCOPE_INJECT_LIBRARY=…/libkinescope-inject.so): the cost of one
@@ -38,6 +39,7 @@ if len(sys.argv) > 2 and sys.argv[1] == 'round':
     sys.exit(0)
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000000
+DEPTH = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 
 stop = threading.Event()
 threading.Thread(target=stop.wait, daemon=True).start()
@@ -50,7 +52,13 @@ def loop(n):
     return x
 
 
+def deep(d):
+    if d > 1:
+        return deep(d - 1)
+    return loop(N)
+
+
 t = time.perf_counter()
-loop(N)
+deep(DEPTH)
 print('%.3f' % (time.perf_counter() - t))
 stop.set()

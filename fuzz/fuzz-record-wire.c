@@ -13,7 +13,8 @@
  *
  * KS_FUZZ_WRITE_SEEDS=DIR writes a few valid streams into DIR and exits:
  * launches with their kernels and names, nested NVTX ranges, the rest of
- * the message types, and the Python side's samples and allocator events. See README.md, "Fuzzing".
+ * the message types, and the Python side's samples (with repeats of a
+ * stack) and allocator events. See README.md, "Fuzzing".
  */
 
 #include "config.h"
@@ -215,8 +216,8 @@ write_seeds (const char *dir)
   }
   write_seed (dir, "other", s);
 
-  /* The Python side: names, a shallow and a deepest stack, allocator
-   * events of two devices. */
+  /* The Python side: names, a shallow and a deepest stack, repeats of a
+   * stack, allocator events of two devices. */
   s = g_byte_array_new ();
   {
     KsWireString str = { { 0 } };
@@ -239,6 +240,14 @@ write_seeds (const char *dir)
     py.f[0] = (KsWirePyFrame) { 1, 2, 57 };
     py.f[1] = (KsWirePyFrame) { 1, 3, 120 };
     stream_add (s, &py, sizeof py.s + 2 * sizeof py.f[0], KS_WIRE_PY_SAMPLE, NULL);
+    /* no frames: the thread's previous stack again; on a thread that
+     * sent none, counted and dropped */
+    py.s.timestamp = t + 600;
+    py.s.n_frames = 0;
+    stream_add (s, &py, sizeof py.s, KS_WIRE_PY_SAMPLE, NULL);
+    py.s.tid = 4243;
+    stream_add (s, &py, sizeof py.s, KS_WIRE_PY_SAMPLE, NULL);
+    py.s.tid = 4242;
     py.s.timestamp = t + 1100;
     py.s.n_frames = KS_WIRE_PY_MAX_FRAMES;
     for (guint i = 0; i < KS_WIRE_PY_MAX_FRAMES; i++)

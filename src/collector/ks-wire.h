@@ -402,7 +402,8 @@ ks_wire_whole_message (const uint8_t *data,
  * current line. Sent by the Python side (sitecustomize) through the
  * injection library's ks_inject_python_sample(). n_frames 0: the same
  * stack as this thread's previous sample on this connection (a thread
- * whose innermost frame has not moved costs one short message). */
+ * whose innermost frame has not moved costs one short message); the
+ * recorder drops and counts one on a thread that sent no stack yet. */
 #define KS_WIRE_PY_MAX_FRAMES 256u
 
 typedef struct

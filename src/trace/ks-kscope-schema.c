@@ -147,10 +147,14 @@ static const TableDef tables[KS_KSCOPE_N_TABLES] = {
     "timestamp INTEGER, severity TEXT, source TEXT, text TEXT", NULL },
   /* Sampled call stacks, as Nsight stores its CPU samples: one event per
    * sample, one callchain row per frame (stackDepth 0 innermost).
-   * lineNumber is ours: the Python frame's current line. */
+   * lineNumber and callchainId are ours: the Python frame's current line,
+   * and the SAMPLING_CALLCHAINS id of the sample's stack. Nsight's id of a
+   * chain is its event's; ours is shared by every sample of the same
+   * stack, written once, so SQL joins SAMPLING_CALLCHAINS.id =
+   * COMPOSITE_EVENTS.callchainId (without the column: = id). */
   [KS_KSCOPE_COMPOSITE_EVENTS] = { "COMPOSITE_EVENTS",
     "id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER, "
-    "threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL",
+    "threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL, callchainId INTEGER",
     "CREATE INDEX COMPOSITE_EVENTS_thread ON COMPOSITE_EVENTS (globalTid, start);" },
   [KS_KSCOPE_SAMPLING_CALLCHAINS] = { "SAMPLING_CALLCHAINS",
     "id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL, "

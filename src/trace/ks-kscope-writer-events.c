@@ -712,45 +712,67 @@ ks_kscope_writer_instants (Writer  *w,
 }
 
 
-/* Sampled stacks as Nsight stores CPU samples: an event per sample and a
- * callchain row per frame, innermost at stackDepth 0, with our line. */
+/* One chain: the stack whose innermost frame is @node, id @node + 1,
+ * innermost at stackDepth 0, with our line. */
+static gboolean
+write_chain (Writer   *w,
+             guint32   node,
+             GError  **error)
+{
+  KsTrace *trace = w->trace;
+  guint depth = 0;
+
+  for (guint32 n = node; n != KS_NO_INDEX; n = trace->stack_nodes[n].parent, depth++)
+    {
+      const KsStackNode *frame = &trace->stack_nodes[n];
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_SAMPLING_CALLCHAINS, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, (gint64) node + 1);
+      bind_i64 (stmt, 2, frame->function);
+      bind_i64 (stmt, 3, frame->file);
+      bind_i64 (stmt, 4, depth);
+      if (frame->line > 0)
+        bind_i64 (stmt, 5, frame->line);
+      else
+        bind_null (stmt, 5);
+      if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_SAMPLING_CALLCHAINS, stmt, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sampled stacks as Nsight stores CPU samples, an event per sample, but
+ * one callchain per distinct stack (not per sample), written with its
+ * first sample: the stack nodes are a prefix tree, so a sample's
+ * innermost node is its stack, and callchainId = node + 1. */
 gboolean
 ks_kscope_writer_samples (Writer  *w,
                           GError **error)
 {
   KsTrace *trace = w->trace;
+  g_autofree guint8 *written = g_new0 (guint8, MAX (trace->n_stack_nodes, 1));
 
   for (guint32 i = 0; i < trace->n_samples; i++)
     {
       const KsSample *sample = &trace->samples[i];
       sqlite3_stmt *stmt;
-      guint depth = 0;
 
+      if (!written[sample->node])
+        {
+          if (!write_chain (w, sample->node, error))
+            return FALSE;
+          written[sample->node] = TRUE;
+        }
       if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_COMPOSITE_EVENTS, error)))
         return FALSE;
       bind_i64 (stmt, 1, i);
       bind_i64 (stmt, 2, sample->ts);
       bind_gid (stmt, 3, w->thread_gtid[sample->thread]);
+      bind_i64 (stmt, 4, (gint64) sample->node + 1);
       if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_COMPOSITE_EVENTS, stmt, error))
         return FALSE;
-
-      for (guint32 n = sample->node; n != KS_NO_INDEX; n = trace->stack_nodes[n].parent, depth++)
-        {
-          const KsStackNode *node = &trace->stack_nodes[n];
-
-          if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_SAMPLING_CALLCHAINS, error)))
-            return FALSE;
-          bind_i64 (stmt, 1, i);
-          bind_i64 (stmt, 2, node->function);
-          bind_i64 (stmt, 3, node->file);
-          bind_i64 (stmt, 4, depth);
-          if (node->line > 0)
-            bind_i64 (stmt, 5, node->line);
-          else
-            bind_null (stmt, 5);
-          if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_SAMPLING_CALLCHAINS, stmt, error))
-            return FALSE;
-        }
     }
 
   return TRUE;

@@ -387,8 +387,8 @@ warn_unresolved (KsSqliteReader *r)
     {
       g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, r->skipped);
 
-      ks_trace_builder_add_warning (r->b, _("%s rows referred to tracks, threads or counters "
-                                            "that the file does not define and were skipped"), n);
+      ks_trace_builder_add_warning (r->b, _("%s rows referred to tracks, threads, counters or "
+                                            "call chains that the file does not define and were skipped"), n);
     }
   if (r->unknown_strings > 0)
     {

@@ -10,7 +10,11 @@
 /* Sampled stacks: Nsight's COMPOSITE_EVENTS (one row a sample) and
  * SAMPLING_CALLCHAINS (one row a frame, stackDepth 0 innermost), as a
  * .kscope recording has them for Python and an Nsight export for its CPU
- * samples. Our lineNumber column is optional (Nsight has none). */
+ * samples. Our lineNumber column is optional (Nsight has none). Nsight's
+ * chain id is its sample's id; ours is COMPOSITE_EVENTS.callchainId,
+ * one chain shared by every sample of the same stack. Either way the
+ * events are read first, grouped by chain, and the chains' frames are
+ * streamed: a chain's samples are added when its frames are complete. */
 
 #include "config.h"
 
@@ -24,12 +28,21 @@
  * sample's array large; the builder keeps the innermost 256 anyway. */
 #define MAX_FRAMES_READ 4096
 
+#define NO_EVENT G_MAXUINT32
+
 typedef struct
 {
   gint64  ts;
   guint32 thread;
-  gboolean used;
+  guint32 next;     /* the chain's next event, or NO_EVENT */
 } Event;
+
+/* The events of one chain id: a list through Event.next. */
+typedef struct
+{
+  guint32  first;
+  gboolean used;
+} Chain;
 
 typedef struct
 {
@@ -47,44 +60,71 @@ compare_frames (gconstpointer a,
   return (x->depth > y->depth) - (x->depth < y->depth);
 }
 
-/* The frames gathered for @id: a sample of the event, sorted innermost
- * first (holes in stackDepth close up). */
+/* The frames gathered for @id: the stack of each sample of that chain,
+ * sorted innermost first (holes in stackDepth close up). */
 static void
-flush_sample (KsSqliteReader *r,
-              GHashTable     *events,
-              gint64          id,
-              GArray         *frames,
-              GArray         *sorted)
+flush_chain (KsSqliteReader *r,
+             GHashTable     *chains,
+             GArray         *events,
+             gint64          id,
+             GArray         *frames,
+             GArray         *sorted)
 {
-  Event *e = g_hash_table_lookup (events, &id);
+  Chain *c = g_hash_table_lookup (chains, &id);
 
   if (frames->len == 0)
     return;
-  if (e == NULL || e->used)
+  if (c == NULL || c->used)
     {
-      /* a frame of no sample, or of one already read */
+      /* frames of no sample, or of a chain already read */
       r->skipped += frames->len;
       g_array_set_size (frames, 0);
       return;
     }
-  e->used = TRUE;
+  c->used = TRUE;
   g_array_sort (frames, compare_frames);
   g_array_set_size (sorted, 0);
   for (guint i = 0; i < frames->len; i++)
     g_array_append_val (sorted, g_array_index (frames, Frame, i).frame);
-  ks_trace_builder_add_sample (r->b, e->thread, e->ts, (const KsSampleFrame *) (gpointer) sorted->data, sorted->len);
+  for (guint32 e = c->first; e != NO_EVENT; e = g_array_index (events, Event, e).next)
+    {
+      const Event *ev = &g_array_index (events, Event, e);
+
+      ks_trace_builder_add_sample (r->b, ev->thread, ev->ts, (const KsSampleFrame *) (gpointer) sorted->data, sorted->len);
+    }
   g_array_set_size (frames, 0);
+}
+
+/* Samples of chains the file lacks. Only where callchainId says which
+ * chain a sample has: an Nsight event without frames is no error. */
+static guint64
+count_unused (GHashTable *chains,
+              GArray     *events)
+{
+  GHashTableIter iter;
+  Chain *c;
+  guint64 n = 0;
+
+  g_hash_table_iter_init (&iter, chains);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &c))
+    if (!c->used)
+      for (guint32 e = c->first; e != NO_EVENT; e = g_array_index (events, Event, e).next)
+        n++;
+  return n;
 }
 
 gboolean
 _ks_sqlite_load_samples (KsSqliteReader  *r,
                          GError         **error)
 {
-  static const char * const event_columns[] = { "id", "start", "globalTid" };
+  static const char * const event_columns[] = { "id", "start", "globalTid", "callchainId" };
   static const char * const frame_columns[] = { "id", "symbol", "module", "stackDepth", "lineNumber" };
-  g_autoptr(GHashTable) events = NULL;
+  g_autoptr(GHashTable) chains = NULL;
+  g_autoptr(GArray) events = g_array_new (FALSE, FALSE, sizeof (Event));
   g_autoptr(GArray) frames = g_array_new (FALSE, FALSE, sizeof (Frame));
   g_autoptr(GArray) sorted = g_array_new (FALSE, FALSE, sizeof (KsSampleFrame));
+  GHashTable *event_have = NULL;
+  gboolean shared_chains;
   sqlite3_stmt *stmt;
   KsSqliteResult found;
   gboolean failed = FALSE;
@@ -92,30 +132,47 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
 
   if (!_ks_sqlite_has_table (r, "COMPOSITE_EVENTS") || !_ks_sqlite_has_table (r, "SAMPLING_CALLCHAINS"))
     return TRUE;
+  if ((found = _ks_sqlite_table_columns (r, "COMPOSITE_EVENTS", &event_have, error)) != KS_SQLITE_READ)
+    return found == KS_SQLITE_ABSENT;
+  shared_chains = g_hash_table_contains (event_have, "callchainId");
 
-  events = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  chains = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   if ((found = _ks_sqlite_select (r, "COMPOSITE_EVENTS", event_columns, G_N_ELEMENTS (event_columns), 3,
                                   "globalTid IS NOT NULL", &stmt, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
   KS_SQLITE_READ_ROWS (r, stmt, failed, error)
     {
-      gint64 *key = g_new (gint64, 1);
-      Event *e = g_new0 (Event, 1);
+      gint64 id = col_i64 (stmt, 0);
+      /* without callchainId (Nsight) a chain is its event's */
+      gint64 chain_id = col_null (stmt, 3) ? id : col_i64 (stmt, 3);
+      Chain *c;
+      Event e;
 
-      *key = col_i64 (stmt, 0);
-      e->ts = col_ts (r, stmt, 1);
-      e->thread = _ks_sqlite_reader_thread (r, col_i64 (stmt, 2));
-      g_hash_table_replace (events, key, e);
+      /* Event.next and Chain.first are 32-bit */
+      if (events->len == NO_EVENT)
+        break;
+      c = g_hash_table_lookup (chains, &chain_id);
+      if (c == NULL)
+        {
+          c = g_new0 (Chain, 1);
+          c->first = NO_EVENT;
+          g_hash_table_insert (chains, g_memdup2 (&chain_id, sizeof chain_id), c);
+        }
+      e.ts = col_ts (r, stmt, 1);
+      e.thread = _ks_sqlite_reader_thread (r, col_i64 (stmt, 2));
+      e.next = c->first;
+      c->first = events->len;
+      g_array_append_val (events, e);
     }
   if (!ks_sqlite_finish (stmt, failed))
     return FALSE;
-  if (g_hash_table_size (events) == 0)
+  if (events->len == 0)
     return TRUE;
 
   if ((found = _ks_sqlite_select (r, "SAMPLING_CALLCHAINS", frame_columns, G_N_ELEMENTS (frame_columns), 4,
                                   NULL, &stmt, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
-  /* A sample's frames come together (Nsight writes them so, and so do we). */
+  /* A chain's frames come together (Nsight writes them so, and so do we). */
   KS_SQLITE_READ_ROWS (r, stmt, failed, error)
     {
       gint64 id = col_i64 (stmt, 0);
@@ -124,7 +181,7 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
 
       if (id != current)
         {
-          flush_sample (r, events, current, frames, sorted);
+          flush_chain (r, chains, events, current, frames, sorted);
           current = id;
         }
       if (frames->len >= MAX_FRAMES_READ)
@@ -137,6 +194,8 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
     }
   if (!ks_sqlite_finish (stmt, failed))
     return FALSE;
-  flush_sample (r, events, current, frames, sorted);
+  flush_chain (r, chains, events, current, frames, sorted);
+  if (shared_chains)
+    r->skipped += count_unused (chains, events);
   return TRUE;
 }

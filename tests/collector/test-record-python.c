@@ -181,11 +181,88 @@ count_samples (sqlite3    *db,
 {
   return query_int (db,
                     "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
-                    "JOIN SAMPLING_CALLCHAINS c ON c.id = e.id AND c.stackDepth = 0 "
+                    "JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId AND c.stackDepth = 0 "
                     "JOIN StringIds f ON f.id = c.symbol JOIN StringIds m ON m.id = c.module "
                     "JOIN KS_THREADS t ON t.globalTid = e.globalTid "
                     "WHERE f.value = '%s' AND m.value = '%s' AND c.lineNumber = %u AND %s",
                     function, file, line, thread_cond);
+}
+
+/* Each distinct stack is one chain, written once: no two chains hold the
+ * same frames, every chain is some sample's, every sample's chain is in
+ * the file; and far fewer rows than one set of frames per sample. */
+static void
+assert_shared_chains (sqlite3 *db)
+{
+  gint64 rows = query_int (db, "SELECT COUNT(*) FROM SAMPLING_CALLCHAINS");
+  gint64 frames_of_samples = query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+                                            "JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId");
+
+  g_test_message ("%" G_GINT64_FORMAT " samples, %" G_GINT64_FORMAT " chains in %" G_GINT64_FORMAT
+                  " rows for %" G_GINT64_FORMAT " frames of samples",
+                  query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"),
+                  query_int (db, "SELECT COUNT(DISTINCT id) FROM SAMPLING_CALLCHAINS"), rows, frames_of_samples);
+  g_assert_cmpint (rows, >, 0);
+  g_assert_cmpint (rows * 10, <, frames_of_samples);
+  /* pairs of chains with the same frames at every depth */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM (SELECT a.id FROM SAMPLING_CALLCHAINS a "
+                                  "JOIN SAMPLING_CALLCHAINS b ON b.id > a.id AND b.stackDepth = a.stackDepth "
+                                  "AND b.symbol = a.symbol AND b.module = a.module AND b.lineNumber IS a.lineNumber "
+                                  "GROUP BY a.id, b.id "
+                                  "HAVING COUNT(*) = (SELECT COUNT(*) FROM SAMPLING_CALLCHAINS WHERE id = a.id) "
+                                  "AND COUNT(*) = (SELECT COUNT(*) FROM SAMPLING_CALLCHAINS WHERE id = b.id))"), ==, 0);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT callchainId) FROM COMPOSITE_EVENTS"), ==,
+                   query_int (db, "SELECT COUNT(DISTINCT id) FROM SAMPLING_CALLCHAINS"));
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e WHERE NOT EXISTS "
+                                  "(SELECT 1 FROM SAMPLING_CALLCHAINS c WHERE c.id = e.callchainId)"), ==, 0);
+}
+
+/* The samples the reader makes of the file are its rows: per thread,
+ * innermost frame and depth, as many in the model as in the tables. */
+static void
+assert_reader_stacks (sqlite3    *db,
+                      const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(GHashTable) want = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sqlite3_stmt *s = NULL;
+  guint64 n_rows = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+                                       "SELECT t.tid, f.value, m.value, IFNULL(c.lineNumber, 0), "
+                                       "(SELECT COUNT(*) FROM SAMPLING_CALLCHAINS d WHERE d.id = e.callchainId), COUNT(*) "
+                                       "FROM COMPOSITE_EVENTS e "
+                                       "JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId AND c.stackDepth = 0 "
+                                       "JOIN StringIds f ON f.id = c.symbol JOIN StringIds m ON m.id = c.module "
+                                       "JOIN KS_THREADS t ON t.globalTid = e.globalTid GROUP BY 1, 2, 3, 4, 5",
+                                       -1, &s, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (s) == SQLITE_ROW)
+    {
+      g_hash_table_insert (want, g_strdup_printf ("%s %s %s:%s depth %s", sqlite3_column_text (s, 0),
+                                                  sqlite3_column_text (s, 1), sqlite3_column_text (s, 2),
+                                                  sqlite3_column_text (s, 3), sqlite3_column_text (s, 4)),
+                           GSIZE_TO_POINTER (sqlite3_column_int64 (s, 5)));
+      n_rows += sqlite3_column_int64 (s, 5);
+    }
+  sqlite3_finalize (s);
+
+  g_assert_cmpuint (trace->n_samples, ==, n_rows);
+  for (guint32 i = 0; i < trace->n_samples; i++)
+    {
+      const KsStackNode *inner = &trace->stack_nodes[trace->samples[i].node];
+      g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT " %s %s:%u depth %u",
+                                              trace->threads[trace->samples[i].thread].tid,
+                                              ks_trace_string (trace, inner->function),
+                                              ks_trace_string (trace, inner->file), inner->line, inner->depth + 1);
+      gsize left = GPOINTER_TO_SIZE (g_hash_table_lookup (want, key));
+
+      if (left == 0)
+        g_error ("the model has a sample the file does not: %s", key);
+      g_hash_table_insert (want, g_steal_pointer (&key), GSIZE_TO_POINTER (left - 1));
+    }
 }
 
 static void
@@ -242,13 +319,13 @@ test_sampling (void)
   g_assert_cmpint (n_nap, >=, 100);
   /* the frames below: <module> calls spin(); Thread.run calls nap() */
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
-                                  "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.id AND c0.stackDepth = 0 "
-                                  "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.id AND c1.stackDepth = 1 "
+                                  "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.callchainId AND c0.stackDepth = 0 "
+                                  "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.callchainId AND c1.stackDepth = 1 "
                                   "JOIN StringIds f ON f.id = c1.symbol WHERE c0.lineNumber = %u "
                                   "AND f.value = '<module>'", spin), ==, n_spin);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
-                                  "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.id AND c0.stackDepth = 0 "
-                                  "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.id AND c1.stackDepth = 1 "
+                                  "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.callchainId AND c0.stackDepth = 0 "
+                                  "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.callchainId AND c1.stackDepth = 1 "
                                   "JOIN StringIds f ON f.id = c1.symbol WHERE c0.lineNumber = %u "
                                   "AND f.value = 'Thread.run'", nap), ==, n_nap);
   /* Nsight's columns: cpu and threadState NULL, cpuCycles 0 */
@@ -267,8 +344,9 @@ test_sampling (void)
                                   "OR (name = 'pytorch' AND value = 'autograd-shapes-nvtx') "
                                   "OR (name = 'pytorch_memory' AND value = 'true') "
                                   "OR (name = 'python_sampling' AND value = 'true')"), ==, 4);
+  assert_shared_chains (db);
+  assert_reader_stacks (db, path);
   sqlite3_close (db);
-  assert_loads (path);
 }
 
 /* --python-sampling-frequency: about as many samples as asked for */
@@ -411,8 +489,10 @@ test_fork (void)
                                   "t.pid = (SELECT MIN(pid) FROM KS_THREADS)"), ==, 0);
   g_assert_cmpint (count_samples (db, "parent_wait", script, marker_line (script, "PARENT"),
                                   "t.tid = t.pid AND t.pid = (SELECT MIN(pid) FROM KS_THREADS)"), >=, 50);
+  /* the parent's and the child's stacks share their chains too */
+  assert_shared_chains (db);
+  assert_reader_stacks (db, path);
   sqlite3_close (db);
-  assert_loads (path);
 }
 
 static void
@@ -428,7 +508,7 @@ test_path_clear (void)
   db = open_db (path);
   /* in the parent and in the forked child */
   g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT t.pid) FROM COMPOSITE_EVENTS e "
-                                  "JOIN SAMPLING_CALLCHAINS c ON c.id = e.id AND c.stackDepth = 0 "
+                                  "JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId AND c.stackDepth = 0 "
                                   "JOIN StringIds f ON f.id = c.symbol "
                                   "JOIN KS_THREADS t ON t.globalTid = e.globalTid "
                                   "WHERE f.value = 'after_clear' AND c.lineNumber = %u",

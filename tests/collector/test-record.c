@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test-record-sql.h"
+
 static const char *cli_path;
 static const char *inject_dir;
 static const char *nvtx_app;
@@ -118,45 +120,6 @@ run_info (Result     *r,
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
   r->status = WEXITSTATUS (wait_status);
-}
-
-static sqlite3 *
-open_db (const char *path)
-{
-  sqlite3 *db = NULL;
-
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
-  return db;
-}
-
-static gint64
-query_int (sqlite3    *db,
-           const char *sql)
-{
-  sqlite3_stmt *s = NULL;
-  gint64 value = -1;
-
-  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
-    g_error ("%s: %s", sql, sqlite3_errmsg (db));
-  if (sqlite3_step (s) == SQLITE_ROW)
-    value = sqlite3_column_int64 (s, 0);
-  sqlite3_finalize (s);
-  return value;
-}
-
-static char *
-query_text (sqlite3    *db,
-            const char *sql)
-{
-  sqlite3_stmt *s = NULL;
-  char *value = NULL;
-
-  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
-    g_error ("%s: %s", sql, sqlite3_errmsg (db));
-  if (sqlite3_step (s) == SQLITE_ROW && sqlite3_column_text (s, 0) != NULL)
-    value = g_strdup ((const char *) sqlite3_column_text (s, 0));
-  sqlite3_finalize (s);
-  return value;
 }
 
 static void
@@ -502,6 +465,12 @@ test_resume_open (void)
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS"), ==, 3);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE text LIKE 'malformed%'"), ==, 0);
+  /* the sample without frames on the new connection repeats the stack
+   * sent on the old one */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e JOIN SAMPLING_CALLCHAINS c "
+                                  "ON c.id = e.callchainId JOIN StringIds s ON s.id = c.symbol "
+                                  "WHERE s.value = 'kept' AND c.lineNumber = 7"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM SAMPLING_CALLCHAINS"), ==, 1);
   sqlite3_close (db);
 }
 

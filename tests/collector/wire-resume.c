@@ -17,7 +17,12 @@
  *   connection 1 is closed 300 ms later, when the recorder has long
  *   seen the second HELLO.
  *
- * So the recording holds 3 marks named "kept", one process, 3 dropped. */
+ * Besides, a Python sample of the main thread on connection 1 (string 1 as
+ * its function and file) and on connection 2 a sample without frames,
+ * which repeats it.
+ *
+ * So the recording holds 3 marks named "kept", one process, 3 dropped, and
+ * 2 Python samples of one stack. */
 
 #include "ks-wire.h"
 
@@ -110,6 +115,27 @@ mark (void)
   return m;
 }
 
+/* A Python sample of this thread: string 1 in @n_frames (0 or 1) frames */
+static void
+py_sample (int      fd,
+           uint32_t n_frames)
+{
+  struct {
+    KsWirePySample s;
+    KsWirePyFrame  f;
+    uint32_t       pad;
+  } m;
+
+  memset (&m, 0, sizeof m);
+  m.s.h.type = KS_WIRE_PY_SAMPLE;
+  m.s.h.size = ks_wire_align ((uint32_t) (sizeof m.s + n_frames * sizeof m.f));
+  m.s.timestamp = now_ns ();
+  m.s.tid = (uint32_t) syscall (SYS_gettid);
+  m.s.n_frames = n_frames;
+  m.f = (KsWirePyFrame) { 1, 1, 7 };
+  send_bytes (fd, &m, m.s.h.size);
+}
+
 static void
 drops (int      fd,
        uint64_t channel_dropped)
@@ -137,6 +163,7 @@ main (void)
   send_text (first, &string, sizeof string, "kept");
   m = mark ();
   send_bytes (first, &m, sizeof m);
+  py_sample (first, 1);
   drops (first, 2);
   m = mark ();
   send_bytes (first, &m, 16);
@@ -146,6 +173,7 @@ main (void)
   send_bytes (second, &m, sizeof m);
   m = mark ();
   send_bytes (second, &m, sizeof m);
+  py_sample (second, 0);
   drops (second, 3);
   bye.timestamp = now_ns ();
   send_bytes (second, &bye, sizeof bye);

@@ -461,6 +461,26 @@ test_nsight_sql (void)
   g_assert_cmpint (sqlite3_column_int64 (stmt, 3), ==, G_GINT64_CONSTANT (140234567890123));
   sqlite3_finalize (stmt);
 
+  /* 6 samples of 3 distinct stacks (3, 2 and 1 frames deep): one chain
+   * each, shared by its samples through callchainId. */
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+                                       "SELECT (SELECT COUNT(*) FROM COMPOSITE_EVENTS), "
+                                       "(SELECT COUNT(*) FROM SAMPLING_CALLCHAINS), "
+                                       "(SELECT COUNT(DISTINCT id) FROM SAMPLING_CALLCHAINS), "
+                                       "(SELECT COUNT(*) FROM COMPOSITE_EVENTS e WHERE NOT EXISTS "
+                                       " (SELECT 1 FROM SAMPLING_CALLCHAINS c WHERE c.id = e.callchainId)), "
+                                       "(SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+                                       " JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId AND c.stackDepth = 0 "
+                                       " JOIN StringIds s ON s.id = c.symbol WHERE s.value = 'Trainer.step')",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int64 (stmt, 0), ==, 6);
+  g_assert_cmpint (sqlite3_column_int64 (stmt, 1), ==, 3 + 2 + 1);
+  g_assert_cmpint (sqlite3_column_int64 (stmt, 2), ==, 3);
+  g_assert_cmpint (sqlite3_column_int64 (stmt, 3), ==, 0);
+  g_assert_cmpint (sqlite3_column_int64 (stmt, 4), ==, 3);
+  sqlite3_finalize (stmt);
+
   /* Tables exist only when they have rows; NVTX has its domain. */
   g_assert_cmpint (sqlite3_prepare_v2 (db,
                                        "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'CUDA_GPU_MEMORY_USAGE_EVENTS'), "

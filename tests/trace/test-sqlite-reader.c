@@ -1816,6 +1816,74 @@ test_diagnostics_severity (void)
   remove_path (saved);
 }
 
+/* "f:LINE < caller:LINE < …" of @sample, innermost first */
+static char *
+stack_text (KsTrace        *trace,
+            const KsSample *sample)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint32 n = sample->node; n != KS_NO_INDEX; n = trace->stack_nodes[n].parent)
+    g_string_append_printf (s, "%s%s:%u", s->len ? " < " : "",
+                            ks_trace_string (trace, trace->stack_nodes[n].function),
+                            trace->stack_nodes[n].line);
+  return g_string_free (s, FALSE);
+}
+
+/* Our files share a call chain between samples with the same stack:
+ * COMPOSITE_EVENTS.callchainId names the SAMPLING_CALLCHAINS id. Chain
+ * ids here equal some event ids on purpose, so that joining on the event
+ * id (Nsight's way, still used without the column) would give wrong
+ * stacks. A sample of a chain the file lacks, or of none, is skipped. */
+static void
+test_shared_callchains (void)
+{
+  g_autofree char *path = temp_path ("chains.kscope");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  static const char * const want[] = {
+    /* thread 4242, by time */
+    "spin:7", "leaf:30 < mid:20 < main:10", "leaf:30 < mid:20 < main:10", "spin:7",
+    /* thread 4243 */
+    "leaf:30 < mid:20 < main:10",
+  };
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db,
+            "PRAGMA application_id = 1263747919; PRAGMA user_version = 1;"
+            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO StringIds VALUES (1, 'main'), (2, 'mid'), (3, 'leaf'), (4, 'spin'), (5, '/srv/train.py');"
+            "CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER,"
+            " threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL, callchainId INTEGER);"
+            "INSERT INTO COMPOSITE_EVENTS VALUES (1, 100, NULL, NULL, 71168954514, 0, 2),"
+            " (2, 200, NULL, NULL, 71168954514, 0, 1), (3, 300, NULL, NULL, 71168954514, 0, 1),"
+            " (4, 400, NULL, NULL, 71168954514, 0, 2), (5, 250, NULL, NULL, 71168954515, 0, 1),"
+            " (6, 500, NULL, NULL, 71168954514, 0, 9), (7, 600, NULL, NULL, 71168954514, 0, NULL);"
+            "CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL,"
+            " kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER, originalIP INTEGER,"
+            " unwindMethod INTEGER, stackDepth INTEGER NOT NULL, lineNumber INTEGER, PRIMARY KEY (id, stackDepth));"
+            "INSERT INTO SAMPLING_CALLCHAINS (id, symbol, module, stackDepth, lineNumber) VALUES"
+            " (1, 1, 5, 2, 10), (1, 3, 5, 0, 30), (1, 2, 5, 1, 20), (2, 4, 5, 0, 7);");
+  sqlite3_close (db);
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_samples, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < trace->n_samples; i++)
+    {
+      g_autofree char *text = stack_text (trace, &trace->samples[i]);
+
+      g_assert_cmpstr (text, ==, want[i]);
+    }
+  g_assert_cmpint (trace->threads[trace->samples[4].thread].tid, ==, 4243);
+  /* the stacks are the prefix tree's: 3 + 1 frames */
+  g_assert_cmpuint (trace->n_stack_nodes, ==, 4);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "2 rows referred to"));
+
+  remove_path (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1831,6 +1899,7 @@ main (int   argc,
   g_test_add_func ("/sqlite/kscope/schema/recorder-and-writer", test_same_schema);
   g_test_add_func ("/sqlite/kscope/schema/cut-short", test_cut_short);
   g_test_add_func ("/sqlite/kscope/diagnostics-severity", test_diagnostics_severity);
+  g_test_add_func ("/sqlite/kscope/shared-callchains", test_shared_callchains);
   g_test_add_data_func ("/sqlite/nsys/schema-2.9.1", "nsys-2022.2.1_schema-2.9.1.sql", test_export);
   g_test_add_data_func ("/sqlite/nsys/schema-3.16.1", "nsys-2024.6.2_schema-3.16.1.sql", test_export);
   g_test_add_func ("/sqlite/nsys/many-gpus", test_many_gpus);

@@ -61,6 +61,7 @@ ks_record_connection_new (KsRecordSession *session)
   c->contexts = g_hash_table_new (NULL, NULL);
   c->threads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   c->nvtx_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  c->py_stacks = g_hash_table_new (NULL, NULL);
   return c;
 }
 
@@ -101,6 +102,7 @@ ks_record_connection_free (KsRecordConnection *c)
   g_hash_table_unref (c->contexts);
   g_hash_table_unref (c->threads);
   g_hash_table_unref (c->nvtx_names);
+  g_hash_table_unref (c->py_stacks);
   g_free (c->name);
   g_free (c);
 }
@@ -256,6 +258,8 @@ connection_resume (KsRecordConnection *c)
   SWAP_FIELD (c, old, contexts);
   SWAP_FIELD (c, old, threads);
   SWAP_FIELD (c, old, nvtx_names);
+  /* a repeat after the reconnection is of the stack sent before it */
+  SWAP_FIELD (c, old, py_stacks);
   memcpy (c->allocated, old->allocated, sizeof c->allocated);
   c->has_cuda = old->has_cuda;
   c->channel_dropped = old->channel_dropped;
@@ -548,26 +552,36 @@ handle_message (KsRecordConnection *c,
         guint32 modules[KS_WIRE_PY_MAX_FRAMES];
         guint32 lines[KS_WIRE_PY_MAX_FRAMES];
 
+        KsRecordStack stack;
+
         NEED (KsWirePySample);
         /* the frames must lie inside the message */
         if (m->n_frames > KS_WIRE_PY_MAX_FRAMES
             || (h->size - sizeof *m) / sizeof (KsWirePyFrame) < m->n_frames)
           return FALSE;
-        if (m->timestamp < self->filter_from || m->n_frames == 0)
+        if (m->n_frames > 0)
+          {
+            for (guint i = 0; i < m->n_frames; i++)
+              {
+                KsWirePyFrame f;
+
+                memcpy (&f, frames + i, sizeof f);
+                symbols[i] = global_string (c, f.function_id);
+                modules[i] = global_string (c, f.file_id);
+                lines[i] = f.line;
+              }
+            stack = ks_record_writer_intern_stack (w, m->n_frames, symbols, modules, lines);
+            /* kept before --delay's end too: a repeat after it needs it */
+            g_hash_table_insert (c->py_stacks, GUINT_TO_POINTER (m->tid), GUINT_TO_POINTER (stack));
+          }
+        else
+          stack = GPOINTER_TO_UINT (g_hash_table_lookup (c->py_stacks, GUINT_TO_POINTER (m->tid)));
+        if (m->timestamp < self->filter_from)
           break;
         see_thread (c, m->tid);
-        for (guint i = 0; i < m->n_frames; i++)
-          {
-            KsWirePyFrame f;
-
-            memcpy (&f, frames + i, sizeof f);
-            symbols[i] = global_string (c, f.function_id);
-            modules[i] = global_string (c, f.file_id);
-            lines[i] = f.line;
-          }
-        ks_record_writer_add_python_sample (w, c->pid, m->timestamp, m->tid, m->n_frames,
-                                            symbols, modules, lines);
-        bump_stat (self, &self->stats.python_samples, 1);
+        ks_record_writer_add_python_sample (w, c->pid, m->timestamp, m->tid, stack);
+        if (stack != KS_RECORD_STACK_NONE && stack != KS_RECORD_STACK_DROPPED)
+          bump_stat (self, &self->stats.python_samples, 1);
       }
       break;
 

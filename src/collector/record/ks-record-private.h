@@ -70,6 +70,7 @@ struct _KsRecordConnection
   GHashTable      *contexts;     /* context → device */
   GHashTable      *threads;      /* tid → name (owned, may be NULL) */
   GHashTable      *nvtx_names;   /* tid → name given through NVTX */
+  GHashTable      *py_stacks;    /* tid → KsRecordStack of its last Python sample */
   gint64           allocated[64];
   guint64          channel_dropped;
   guint64          cupti_dropped;

@@ -78,7 +78,7 @@ expire_detached (KsRecordSession *self,
 static guint64
 count_dropped (KsRecordSession *self)
 {
-  guint64 n = self->dropped_total;
+  guint64 n = self->dropped_total + ks_record_counts_python_dropped (ks_record_writer_get_counts (self->writer));
 
   for (guint i = 0; i < self->connections->len; i++)
     {

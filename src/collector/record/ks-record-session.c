@@ -547,7 +547,8 @@ ks_record_session_finish (KsRecordSession  *self,
     ks_record_session_write_process (self, self->command_pid, self->command_name);
   ks_record_sampler_write_gpus (self);
 
-  dropped = g_strdup_printf ("%" G_GUINT64_FORMAT, self->dropped_total);
+  counts = ks_record_writer_get_counts (self->writer);
+  dropped = g_strdup_printf ("%" G_GUINT64_FORMAT, self->dropped_total + ks_record_counts_python_dropped (counts));
   ks_record_writer_set_meta (self->writer, "dropped_records", dropped);
   if (self->dropped_total > 0)
     {
@@ -556,6 +557,22 @@ ks_record_session_finish (KsRecordSession  *self,
                                                self->dropped_total);
 
       ks_record_writer_add_diagnostic (self->writer, ks_record_now_mono (), "warning", "recorder", text);
+    }
+  if (counts->python_unknown_repeats > 0)
+    {
+      g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT " Python samples repeated a thread's previous "
+                                               "stack before the recorder had one; they were dropped",
+                                               counts->python_unknown_repeats);
+
+      ks_record_writer_add_diagnostic (self->writer, ks_record_now_mono (), "warning", "python", text);
+    }
+  if (counts->python_stacks_dropped > 0)
+    {
+      g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT " Python samples were dropped: their stacks "
+                                               "would have gone past the %u distinct stack frames the recorder keeps",
+                                               counts->python_stacks_dropped, ks_record_writer_get_stack_limit (self->writer));
+
+      ks_record_writer_add_diagnostic (self->writer, ks_record_now_mono (), "warning", "python", text);
     }
   if (end_reason != NULL)
     ks_record_writer_set_meta (self->writer, KS_RECORD_META_END_REASON, end_reason);
@@ -588,7 +605,7 @@ ks_record_session_finish (KsRecordSession  *self,
   self->stats.events = counts->rows;
   self->stats.api_calls = counts->api_calls;
   self->stats.samples = counts->counter_samples;
-  self->stats.dropped = self->dropped_total;
+  self->stats.dropped = self->dropped_total + ks_record_counts_python_dropped (counts);
   self->stats.processes = g_hash_table_size (self->processes);
   g_mutex_unlock (&self->mutex);
   return ok;
@@ -609,7 +626,7 @@ ks_record_session_get_n_processes (KsRecordSession *self)
 guint64
 ks_record_session_get_dropped (KsRecordSession *self)
 {
-  return self->dropped_total;
+  return self->dropped_total + ks_record_counts_python_dropped (ks_record_writer_get_counts (self->writer));
 }
 
 void

@@ -37,7 +37,24 @@ struct _KsRecordWriter
   guint64         committed_events;
   GPtrArray      *pending_meta;  /* name, value, …: KS_META set after a failure */
   gint64          next_sample;   /* COMPOSITE_EVENTS.id */
+  /* Sampled stacks (ks-record-writer-samples.c): the prefix tree's
+   * nodes, an open-addressing index of them (node + 1, 0 empty) */
+  GArray         *stack_nodes;   /* KsRecordStackNode */
+  guint32        *stack_slots;
+  guint32         n_stack_slots;
+  guint32         max_stack_nodes;
+  guint32         next_chain;    /* SAMPLING_CALLCHAINS.id */
 };
+
+/* One frame of the sampled stacks under its callers. */
+typedef struct
+{
+  KsRecordStack parent;     /* the caller's, KS_RECORD_STACK_NONE for an outermost frame */
+  guint32       function;
+  guint32       file;
+  guint32       line;
+  guint32       chain;      /* SAMPLING_CALLCHAINS id once written, else 0 */
+} KsRecordStackNode;
 
 /* The insert statement of @table (created with its first row), or NULL
  * once writing stopped. */

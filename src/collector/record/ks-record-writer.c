@@ -60,7 +60,7 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
   [KS_KSCOPE_KS_COUNTERS] = "id, name, unit, deviceId, description",
   [KS_KSCOPE_KS_MEMORY_EVENTS] =
     "timestamp, globalTid, deviceId, address, bytes, totalAllocated, totalReserved",
-  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, cpuCycles = 0",
+  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, callchainId, cpuCycles = 0",
   [KS_KSCOPE_SAMPLING_CALLCHAINS] = "id, symbol, module, stackDepth, lineNumber",
 };
 
@@ -279,6 +279,8 @@ ks_record_writer_new (const char  *path,
   self->start_mono = start_mono_ns;
   self->start_utc = start_utc_ns;
   self->pending_meta = g_ptr_array_new_with_free_func (g_free);
+  self->stack_nodes = g_array_new (FALSE, FALSE, sizeof (KsRecordStackNode));
+  self->max_stack_nodes = KS_RECORD_MAX_STACK_NODES;
 
   rc = sqlite3_open_v2 (path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
   if (rc != SQLITE_OK)
@@ -354,6 +356,8 @@ ks_record_writer_free (KsRecordWriter *self)
     }
   g_clear_pointer (&self->strings, g_hash_table_unref);
   g_clear_pointer (&self->pending_meta, g_ptr_array_unref);
+  g_clear_pointer (&self->stack_nodes, g_array_unref);
+  g_clear_pointer (&self->stack_slots, g_free);
   g_clear_error (&self->error);
   g_free (self->path);
   g_free (self);

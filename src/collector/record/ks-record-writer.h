@@ -62,8 +62,19 @@ typedef struct
   guint64 osrt_calls;
   guint64 counter_samples;
   guint64 python_samples;
+  /* Python samples not written: a repeat (no frames) on a thread whose
+   * previous stack the recorder never had, or a stack past the limit */
+  guint64 python_unknown_repeats;
+  guint64 python_stacks_dropped;
   guint64 rows;
 } KsRecordCounts;
+
+/* The Python samples that were received but not written. */
+static inline guint64
+ks_record_counts_python_dropped (const KsRecordCounts *counts)
+{
+  return counts->python_unknown_repeats + counts->python_stacks_dropped;
+}
 
 KsRecordWriter *ks_record_writer_new            (const char          *path,
                                                  guint64              start_mono_ns,
@@ -130,16 +141,37 @@ void            ks_record_writer_add_memory     (KsRecordWriter      *self,
                                                  guint64              address,
                                                  gint64               bytes,
                                                  gint64               total_allocated);
-/* One sampled Python stack, innermost frame first: StringIds ids of each
- * frame's function and file, and its line (ks-record-writer-samples.c). */
-void            ks_record_writer_add_python_sample (KsRecordWriter   *self,
-                                                 gint64               pid,
-                                                 guint64              timestamp,
-                                                 gint64               tid,
+/* Sampled Python stacks (ks-record-writer-samples.c). A stack is kept
+ * once for the whole recording, whatever thread or process sent it, and
+ * its SAMPLING_CALLCHAINS chain is written with its first sample. The
+ * writer keeps at most KS_RECORD_MAX_STACK_NODES distinct frames (a frame
+ * counts once under the same callers; about 30 bytes each); a stack that
+ * would need more is KS_RECORD_STACK_DROPPED, and its samples are counted
+ * (python_stacks_dropped), not written. */
+typedef guint32 KsRecordStack;
+
+#define KS_RECORD_STACK_NONE     0u
+#define KS_RECORD_STACK_DROPPED  G_MAXUINT32
+#define KS_RECORD_MAX_STACK_NODES 1000000u
+
+/* The stack whose frames, innermost first, are StringIds ids of each
+ * frame's function and file, and its line. */
+KsRecordStack   ks_record_writer_intern_stack   (KsRecordWriter      *self,
                                                  guint                n_frames,
                                                  const guint32       *symbols,
                                                  const guint32       *modules,
                                                  const guint32       *lines);
+/* A sample of @stack; KS_RECORD_STACK_NONE (a repeat of a stack never
+ * received) and KS_RECORD_STACK_DROPPED are counted, not written. */
+void            ks_record_writer_add_python_sample (KsRecordWriter   *self,
+                                                 gint64               pid,
+                                                 guint64              timestamp,
+                                                 gint64               tid,
+                                                 KsRecordStack        stack);
+/* Lowers the limit on distinct frames (tests reach it with a few). */
+void            ks_record_writer_set_stack_limit (KsRecordWriter     *self,
+                                                 guint                max_nodes);
+guint           ks_record_writer_get_stack_limit (KsRecordWriter     *self);
 /* One event of PyTorch's caching allocator, with its totals. */
 void            ks_record_writer_add_allocator  (KsRecordWriter        *self,
                                                  gint64                 pid,

@@ -1,0 +1,52 @@
+/* test-record-sql.h: reading a recording back in the collector's tests
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+#include <sqlite3.h>
+
+static inline sqlite3 *
+open_db (const char *path)
+{
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  return db;
+}
+
+/* The first column of the first row of @sql, -1 when there is none. */
+static inline gint64
+query_int (sqlite3    *db,
+           const char *sql)
+{
+  sqlite3_stmt *s = NULL;
+  gint64 value = -1;
+
+  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  if (sqlite3_step (s) == SQLITE_ROW)
+    value = sqlite3_column_int64 (s, 0);
+  sqlite3_finalize (s);
+  return value;
+}
+
+/* The same as text (transfer full), NULL when there is none. */
+static inline char *
+query_text (sqlite3    *db,
+            const char *sql)
+{
+  sqlite3_stmt *s = NULL;
+  char *value = NULL;
+
+  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  if (sqlite3_step (s) == SQLITE_ROW && sqlite3_column_text (s, 0) != NULL)
+    value = g_strdup ((const char *) sqlite3_column_text (s, 0));
+  sqlite3_finalize (s);
+  return value;
+}
