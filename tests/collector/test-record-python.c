@@ -636,6 +636,7 @@ test_torch (void)
                    "program-after-import\n"
                    OURS                                   /* the new thread */
                    "worker-runs\n"
+                   "disable\n"                            /* where it ends (torch warns otherwise) */
                    "cuda-init\n"
                    "record-memory-history enabled=all context=None stacks=python max_entries=1000000\n"
                    /* emit_nvtx: ours steps aside, theirs runs, ours comes back */
@@ -654,7 +655,8 @@ test_torch (void)
                    "disable\n"
                    OURS
                    "program-end\n"
-                   "snapshot\n");
+                   "snapshot\n"
+                   "disable\n");                          /* the main thread, at exit */
   main_tid = tid_of (r.log, "imported");
   first_enable = tid_of (r.log, "enable");
   g_assert_cmpstr (first_enable, ==, main_tid);
@@ -705,7 +707,7 @@ test_torch_no_cuda (void)
     return;
   record_torch (&r, "torch-no-cuda.kscope", NULL, "no-cuda");
   calls = calls_of (r.log);
-  g_assert_cmpstr (calls, ==, "imported\n" OURS "program-after-import\n" OURS "worker-runs\nprogram-end\n");
+  g_assert_cmpstr (calls, ==, "imported\n" OURS "program-after-import\n" OURS "worker-runs\ndisable\nprogram-end\ndisable\n");
   torch_run_clear (&r);
 }
 
