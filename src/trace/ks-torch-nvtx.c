@@ -57,10 +57,13 @@ skip_spaces (const char **p)
 static gboolean
 parse_shape (const char **p,
              GString     *out,
-             guint        nesting)
+             guint        nesting,
+             gboolean    *ran_out)
 {
   const char *s = *p;
 
+  if (*s == 0)
+    *ran_out = TRUE;
   if (*s != '[' || nesting > MAX_NESTING)
     return FALSE;
   g_string_append_c (out, '[');
@@ -73,18 +76,24 @@ parse_shape (const char **p,
 
         if (*s == '[')
           {
-            if (!parse_shape (&s, out, nesting + 1))
+            if (!parse_shape (&s, out, nesting + 1, ran_out))
               return FALSE;
           }
         else if (parse_int (&s, &v))
           g_string_append_printf (out, "%" G_GINT64_FORMAT, v);
         else
-          return FALSE;
+          {
+            *ran_out |= *s == 0 || (*s == '-' && s[1] == 0);
+            return FALSE;
+          }
         skip_spaces (&s);
         if (*s == ']')
           break;
         if (*s != ',')
-          return FALSE;
+          {
+            *ran_out |= *s == 0;
+            return FALSE;
+          }
         g_string_append_c (out, ',');
         s++;
         skip_spaces (&s);
@@ -97,13 +106,15 @@ parse_shape (const char **p,
 /* "[(12,0), (0,-1)]": how many pairs. */
 static gboolean
 parse_inputs (const char **p,
-              guint       *n)
+              guint       *n,
+              gboolean    *ran_out)
 {
   const char *s = *p;
+  gboolean ok = FALSE;
 
   *n = 0;
   if (*s++ != '[')
-    return FALSE;
+    goto out;
   skip_spaces (&s);
   if (*s != ']')
     for (;;)
@@ -112,17 +123,22 @@ parse_inputs (const char **p,
 
         if (*s++ != '(' || !parse_int (&s, &a) || !skip_spaces (&s) || *s++ != ',' ||
             !skip_spaces (&s) || !parse_int (&s, &b) || *s++ != ')')
-          return FALSE;
+          goto out;
         (*n)++;
         skip_spaces (&s);
         if (*s == ']')
           break;
         if (*s++ != ',')
-          return FALSE;
+          goto out;
         skip_spaces (&s);
       }
   *p = s + 1;
-  return TRUE;
+  ok = TRUE;
+out:
+  /* the text ends inside the list (s may be one past its NUL) */
+  if (!ok && memchr (*p, 0, (gsize) (s - *p) + 1) != NULL)
+    *ran_out = TRUE;
+  return ok;
 }
 
 /* What follows ", op_id = " at @tail, to the end of the text. */
@@ -135,18 +151,39 @@ parse_tail (const char *tail,
 
   if (!g_ascii_isdigit (*s) || !parse_int (&s, &op->op_id))
     return FALSE;
+  /* A text cut at the recorder's NVTX message limit (512 bytes: the
+   * sizes and input ids of an operator on many tensors) ends inside a
+   * list: still the operator, without what was cut. */
   if (g_str_has_prefix (s, SIZES))
     {
+      gboolean ran_out = FALSE;
+
       s += strlen (SIZES);
       dims = g_string_new (NULL);
-      if (!parse_shape (&s, dims, 0))
-        return FALSE;
+      if (!parse_shape (&s, dims, 0, &ran_out))
+        {
+          if (!ran_out)
+            return FALSE;
+          op->truncated = TRUE;
+          return TRUE;
+        }
     }
   if (g_str_has_prefix (s, INPUTS))
     {
+      gboolean ran_out = FALSE;
+
       s += strlen (INPUTS);
-      if (!parse_inputs (&s, &op->n_inputs))
+      if (!parse_inputs (&s, &op->n_inputs, &ran_out))
+        {
+          if (!ran_out)
+            return FALSE;
+          op->n_inputs = 0;
+          op->truncated = TRUE;
+        }
+      else if (*s != 0)
         return FALSE;
+      op->input_dims = dims ? g_string_free (g_steal_pointer (&dims), FALSE) : NULL;
+      return TRUE;
     }
   if (*s != 0)
     return FALSE;

@@ -27,6 +27,7 @@ typedef struct
   gint64   op_id;       /* RecordFunction handle */
   char    *input_dims;  /* the sizes as compact JSON ("[[2,3],[],[4]]"), NULL when none */
   guint    n_inputs;    /* entries of input_op_ids */
+  gboolean truncated;   /* the text ended inside its sizes or input ids */
 } KsTorchOp;
 
 /* TRUE, with @op filled (clear it), when @text is an operator's range. */

@@ -9,7 +9,8 @@
 #   a torch.profiler run with the seed settings (record_shapes,
 #   profile_memory, with_stack) of the same steps, compared by
 #   check_pytorch.py; the host-wait gaps of each recording and of a
-#   DataLoader-bound program (pure-Python work per sample, with and
+#   DataLoader-bound program (pure-Python work per sample, its step ranges
+#   holding the fetch of the batch, with and
 #   without worker processes) named by check_gaps.py.
 # overhead: for the small MLP, GPT and CNN models, rounds of processes in
 #   turn (the order turning by one each round): no profiler; record with
@@ -42,7 +43,7 @@ if [ "$WHAT" != overhead ]; then
   done
   for w in 0 2; do
     echo; echo "=== DataLoader-bound, $w workers"
-    run $KCLI record -f -o "$OUT/loader-$w.kscope" -- $PY "$HERE/train.py" --loader-work 3000 --workers $w \
+    run $KCLI record -f -o "$OUT/loader-$w.kscope" -- $PY "$HERE/train.py" --loader-work 3000 --loader-in-step --workers $w \
       --batch 64 --steps 30 > "$OUT/loader-$w.log" 2>&1 || { fail=1; tail -20 "$OUT/loader-$w.log"; }
     run $PY "$HERE/check_gaps.py" "$KCLI" "$OUT/loader-$w.kscope" || fail=1
     run $KCLI stats --report samples -n 8 "$OUT/loader-$w.kscope"

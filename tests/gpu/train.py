@@ -177,6 +177,8 @@ def main():
     p.add_argument("--annotate-steps", action="store_true",
                    help="also wrap each step in record_function('step N'), which both torch.profiler and a recording see")
     p.add_argument("--progress", action="store_true", help="print each step's number and time")
+    p.add_argument("--loader-in-step", action="store_true",
+                   help="the NVTX range of a step also holds the fetch of its batch, as ProfilerStep#N does")
     p.add_argument("--loader-work", type=int, default=0,
                    help="pure-Python iterations per sample in the DataLoader (a loader-bound program)")
     p.add_argument("--result")
@@ -225,8 +227,25 @@ def main():
     capturing = []
     on = False
     step = 0
+    def batches():
+        # With --loader-in-step, "step N" opens before its batch is fetched
+        # (and is closed by the step's body).
+        def open_step():
+            if args.loader_in_step and (step < args.steps or args.forever):
+                torch.cuda.nvtx.range_push(f"step {step}")
+                return True
+            return False
+
+        while True:
+            opened = open_step()
+            for batch in loader:
+                yield batch
+                opened = open_step()
+            if opened:
+                torch.cuda.nvtx.range_pop()
+
     while step < args.steps or args.forever:
-        for x, y in loader:
+        for x, y in batches():
             if step >= args.steps and not args.forever:
                 break
             if step == 0 and args.pin_main >= 0:
@@ -247,7 +266,8 @@ def main():
                     torch.cuda.profiler.stop()
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            torch.cuda.nvtx.range_push(f"step {step}")
+            if not args.loader_in_step:
+                torch.cuda.nvtx.range_push(f"step {step}")
             annotation = torch.profiler.record_function(f"step {step}") if args.annotate_steps else None
             if annotation is not None:
                 annotation.__enter__()

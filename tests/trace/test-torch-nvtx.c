@@ -18,6 +18,7 @@ typedef struct
   const char *dims;
   guint       n_inputs;
   const char *args;
+  gboolean    truncated;
 } Case;
 
 static const Case cases[] = {
@@ -41,11 +42,18 @@ static const Case cases[] = {
   { "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__, op_id = 11",
     "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", -1, 11, NULL, 0, NULL },
   { "op, op_id = 1, input_op_ids = []", "op", -1, 1, NULL, 0, NULL },
+  /* cut at the recorder's 512-byte NVTX limit inside the lists: the
+   * operator without what was cut */
+  { "x, op_id = 5, sizes = [[1, 2]", "x", -1, 5, NULL, 0, "{\"Record function id\":5}", TRUE },
+  { "x, op_id = 5, sizes = [[1, 2], [3", "x", -1, 5, NULL, 0, NULL, TRUE },
+  { "x, op_id = 5, sizes = [[1], [-", "x", -1, 5, NULL, 0, NULL, TRUE },
+  { "x, seq = 4, op_id = 5, sizes = [[1]], input_op_ids = [(1,2)", "x", 4, 5, "[[1]]", 0, NULL, TRUE },
+  { "x, op_id = 5, sizes = [[1]], input_op_ids = [(1,2), (3,", "x", -1, 5, "[[1]]", 0, NULL, TRUE },
   /* not operators */
   { "step 12", NULL }, { "", NULL }, { ", op_id = 5", NULL }, { "x, op_id = ", NULL },
-  { "x, op_id = 5 ", NULL }, { "x, op_id = -5", NULL }, { "x, op_id = 5, sizes = [[1, 2]", NULL },
+  { "x, op_id = 5 ", NULL }, { "x, op_id = -5", NULL },
   { "x, op_id = 5, sizes = [[1,, 2]]", NULL }, { "x, op_id = 5, sizes = [a]", NULL },
-  { "x, op_id = 5, input_op_ids = [(1,2)", NULL }, { "x, op_id = 5, input_op_ids = [(1 2)]", NULL },
+  { "x, op_id = 5, input_op_ids = [(1 2)]", NULL },
   { "x, op_id = 99999999999999999999999", NULL },
   { "x, op_id = 5, sizes = [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]", NULL },
   { "x, seq = 3", NULL },
@@ -69,6 +77,7 @@ test_torch_nvtx_grammar (void)
       g_assert_cmpint (op.op_id, ==, c->op_id);
       g_assert_cmpstr (op.input_dims, ==, c->dims);
       g_assert_cmpuint (op.n_inputs, ==, c->n_inputs);
+      g_assert_cmpint (op.truncated, ==, c->truncated);
       if (c->args != NULL)
         {
           g_autofree char *args = ks_torch_op_args (&op);
