@@ -17,7 +17,8 @@
 #   the Python side off (--pytorch=none --python-sampling=false); the
 #   default record; record with everything on (-t cuda,nvtx,osrt,gpu-metrics);
 #   torch.profiler with the seed settings over steps 20..N-1. REPEAT rounds
-#   (default 2); STEPS_SMALL, STEPS_GPT, STEPS_CNN.
+#   (default 2); STEPS_SMALL, STEPS_GPT, STEPS_CNN; OVERHEAD_MODES replaces
+#   the list of modes.
 set -u
 OUT=${1:-/tmp/kinescope-python}
 WHAT=${2:-all}
@@ -56,9 +57,13 @@ if [ "$WHAT" != checks ]; then
     "plain|plain|"
     "record-cuda|record|--pytorch=none --python-sampling=false"
     "record|record|"
-    "record-all|record|-t cuda,nvtx,osrt,gpu-metrics"
+    "record-all|record|-t cuda,nvtx,osrt,gpu-metrics --pytorch=autograd-shapes-nvtx"
     "torchprof|torchprof|"
   )
+  # OVERHEAD_MODES="name|how|options;…" replaces the list
+  if [ -n "${OVERHEAD_MODES:-}" ]; then
+    IFS=';' read -r -a MODES <<< "$OVERHEAD_MODES"
+  fi
   for m in "small|--width 1024 --batch 256|${STEPS_SMALL:-300}" \
            "gpt|--model gpt --width 512 --batch 32|${STEPS_GPT:-60}" \
            "cnn|--model cnn --batch 64|${STEPS_CNN:-100}"; do
