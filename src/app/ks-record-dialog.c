@@ -22,8 +22,8 @@ enum {
 
 /* The rows of pytorch_dropdown, as kinescope-cli record --pytorch names them */
 static const char * const pytorch_modes[] = {
-  "autograd-shapes-nvtx",
   "autograd-nvtx",
+  "autograd-shapes-nvtx",
   "none",
 };
 #define PYTORCH_NONE 2

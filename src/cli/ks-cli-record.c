@@ -315,7 +315,7 @@ ks_cli_record (int    argc,
     { "gpu-metrics-frequency", 0, 0, G_OPTION_ARG_INT, &frequency, N_("NVML samples per second per GPU (1–100, default 10)"), N_("HZ") },
     { "osrt-threshold", 0, 0, G_OPTION_ARG_INT64, &osrt_threshold, N_("Record OS runtime calls lasting at least NS nanoseconds (default 10000)"), N_("NS") },
     { "no-cuda-memory", 0, 0, G_OPTION_ARG_NONE, &no_cuda_memory, N_("Do not record CUDA memory allocation events"), NULL },
-    { "pytorch", 0, 0, G_OPTION_ARG_STRING, &pytorch, N_("PyTorch operators as NVTX ranges: autograd-shapes-nvtx, autograd-nvtx or none (default autograd-shapes-nvtx)"), N_("MODE") },
+    { "pytorch", 0, 0, G_OPTION_ARG_STRING, &pytorch, N_("PyTorch operators as NVTX ranges: autograd-nvtx, autograd-shapes-nvtx (with input shapes, costlier) or none (default autograd-nvtx)"), N_("MODE") },
     { "pytorch-memory", 0, 0, G_OPTION_ARG_STRING, &pytorch_memory, N_("Record PyTorch’s CUDA caching allocator: true or false (default true)"), N_("BOOL") },
     { "python-sampling", 0, 0, G_OPTION_ARG_STRING, &python_sampling, N_("Sample the Python call stacks of every thread: true or false (default true)"), N_("BOOL") },
     { "python-sampling-frequency", 0, 0, G_OPTION_ARG_INT64, &python_frequency, N_("Python stack samples per second (1–10000, default 1000)"), N_("HZ") },
@@ -381,7 +381,7 @@ ks_cli_record (int    argc,
   options.osrt_threshold_ns = (guint64) osrt_threshold;
   options.cuda_memory = !no_cuda_memory;
   if (pytorch == NULL)
-    pytorch = g_strdup ("autograd-shapes-nvtx");
+    pytorch = g_strdup (KS_PYTORCH_DEFAULT);
   if (!ks_record_pytorch_mode_is_valid (pytorch))
     {
       ks_cli_printerr (_("kinescope-cli record: unknown --pytorch “%s” (use autograd-shapes-nvtx, autograd-nvtx or none)\n"), pytorch);

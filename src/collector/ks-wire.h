@@ -461,4 +461,8 @@ ks_wire_hello_init (KsWireHello *m,
 /* The Python side: what sitecustomize turns on in Python processes,
  * "pytorch=autograd-shapes-nvtx|autograd-nvtx|none;memory=0|1;sampling=HZ" (HZ 0: off) */
 #define KS_ENV_PYTHON          "KINESCOPE_PYTHON"
+/* --pytorch when not given: operators without input shapes, whose
+ * recording costs less than torch.profiler's (docs/performance.md); shapes
+ * cost PyTorch more than the rest of the recording together. */
+#define KS_PYTORCH_DEFAULT     "autograd-nvtx"
 #define KS_ENV_INJECT_LIBRARY  "KINESCOPE_INJECT_LIBRARY" /* path of libkinescope-inject.so for ctypes */

@@ -228,7 +228,7 @@ test_python_options (void)
 
   /* the defaults are the recorder's */
   text = python_arguments (dialog);
-  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=true "
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
                              "--python-sampling=true --python-sampling-frequency=1000");
   g_free (text);
   g_assert_true (gtk_widget_is_sensitive (memory));
@@ -238,7 +238,7 @@ test_python_options (void)
   adw_action_row_activate (ADW_ACTION_ROW (CHILD (dialog, "pytorch_memory_row")));
   g_assert_false (gtk_switch_get_active (GTK_SWITCH (memory)));
   text = python_arguments (dialog);
-  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=false "
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=false "
                              "--python-sampling=true --python-sampling-frequency=1000");
   g_free (text);
 
@@ -253,7 +253,7 @@ test_python_options (void)
   g_assert_true (gtk_widget_is_sensitive (memory));
   gtk_widget_activate (memory);
   text = python_arguments (dialog);
-  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=true "
                              "--python-sampling=true --python-sampling-frequency=1000");
   g_free (text);
 
@@ -262,14 +262,14 @@ test_python_options (void)
   g_assert_false (gtk_switch_get_active (GTK_SWITCH (sampling)));
   g_assert_false (gtk_widget_is_sensitive (frequency));
   text = python_arguments (dialog);
-  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true --python-sampling=false");
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=true --python-sampling=false");
   g_free (text);
 
   adw_action_row_activate (ADW_ACTION_ROW (CHILD (dialog, "sampling_row")));
   g_assert_true (gtk_widget_is_sensitive (frequency));
   type_into_spin (frequency, "250", TRUE);
   text = python_arguments (dialog);
-  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=true "
                              "--python-sampling=true --python-sampling-frequency=250");
   g_free (text);
   /* the recorder's range, 1–10000 Hz */
@@ -286,10 +286,10 @@ test_python_options (void)
   g_signal_connect (dialog, "start", G_CALLBACK (start_cb), &started);
   g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
   g_assert_nonnull (started);
-  g_assert_true (g_strv_contains ((const char * const *) started, "--pytorch=autograd-nvtx"));
+  g_assert_true (g_strv_contains ((const char * const *) started, "--pytorch=autograd-shapes-nvtx"));
   g_assert_true (g_strv_contains ((const char * const *) started, "--python-sampling-frequency=250"));
   pytorch = g_settings_get_string (settings, "record-pytorch");
-  g_assert_cmpstr (pytorch, ==, "autograd-nvtx");
+  g_assert_cmpstr (pytorch, ==, "autograd-shapes-nvtx");
   g_assert_true (g_settings_get_boolean (settings, "record-pytorch-memory"));
   g_assert_true (g_settings_get_boolean (settings, "record-python-sampling"));
   g_assert_cmpint (g_settings_get_int (settings, "record-python-sampling-frequency"), ==, 250);
@@ -298,7 +298,7 @@ test_python_options (void)
   dialog = ks_record_dialog_new (NULL);
   gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), "python3 train.py");
   text = python_arguments (dialog);
-  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-shapes-nvtx --pytorch-memory=true "
                              "--python-sampling=true --python-sampling-frequency=250");
   g_free (text);
   gtk_window_destroy (GTK_WINDOW (dialog));

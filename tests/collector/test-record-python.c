@@ -338,10 +338,10 @@ test_sampling (void)
   g_assert_cmpint (span_ns, >, 800000000);
   g_assert_cmpint (span_ns, <, 1500000000);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
-                                  "AND value = 'pytorch=autograd-shapes-nvtx;memory=1;sampling=1000'"), ==, 1);
+                                  "AND value = 'pytorch=autograd-nvtx;memory=1;sampling=1000'"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM META_DATA_CAPTURE WHERE "
                                   "(name = 'python_sampling_frequency' AND value = '1000') "
-                                  "OR (name = 'pytorch' AND value = 'autograd-shapes-nvtx') "
+                                  "OR (name = 'pytorch' AND value = 'autograd-nvtx') "
                                   "OR (name = 'pytorch_memory' AND value = 'true') "
                                   "OR (name = 'python_sampling' AND value = 'true')"), ==, 4);
   assert_shared_chains (db);
@@ -366,7 +366,7 @@ test_sampling_frequency (void)
   g_assert_cmpint (n, >=, 40);
   g_assert_cmpint (n, <=, 55);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
-                                  "AND value = 'pytorch=autograd-shapes-nvtx;memory=1;sampling=50'"), ==, 1);
+                                  "AND value = 'pytorch=autograd-nvtx;memory=1;sampling=50'"), ==, 1);
   sqlite3_close (db);
 }
 
@@ -612,7 +612,7 @@ calls_of (const char *log)
   return g_string_free (s, FALSE);
 }
 
-#define OURS "enable NVTX shapes=True experimental=True activities=set()\n"
+#define OURS "enable NVTX shapes=False experimental=True activities=set()\n"
 
 static void
 test_torch (void)
@@ -738,6 +738,16 @@ test_torch_off (void)
   db = open_db (r.path);
   g_assert_false (has_table (db, "KS_MEMORY_EVENTS"));
   sqlite3_close (db);
+  torch_run_clear (&r);
+
+  /* input shapes only when asked for */
+  record_torch (&r, "torch-shapes.kscope", "--pytorch=autograd-shapes-nvtx", NULL);
+  {
+    g_autofree char *shapes_calls = calls_of (r.log);
+
+    g_assert_true (g_str_has_prefix (shapes_calls, "imported\nenable NVTX shapes=True experimental=True activities=set()\n"));
+    g_assert_null (strstr (shapes_calls, OURS));
+  }
   torch_run_clear (&r);
 
   record_torch (&r, "torch-no-sampling.kscope", "--python-sampling=false", NULL);

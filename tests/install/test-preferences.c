@@ -197,7 +197,7 @@ test_schema_keys (void)
     { "record-gpu-metrics-frequency", "i", "10" },
     { "record-python-sampling", "b", "true" },
     { "record-python-sampling-frequency", "i", "1000" },
-    { "record-pytorch", "s", "'autograd-shapes-nvtx'" },
+    { "record-pytorch", "s", "'autograd-nvtx'" },
     { "record-pytorch-memory", "b", "true" },
     { "record-trace", "as", "['cuda', 'nvtx', 'osrt']" },
     { "window-height", "i", "800" },

@@ -43,7 +43,7 @@ _sampler = None
 
 def parse_config(text):
     """KINESCOPE_PYTHON "pytorch=…;memory=0|1;sampling=HZ" → (dict, problems)."""
-    config = {'pytorch': 'autograd-shapes-nvtx', 'memory': True, 'sampling': 1000}
+    config = {'pytorch': 'autograd-nvtx', 'memory': True, 'sampling': 1000}
     problems = []
     for item in (text or '').split(';'):
         if not item:

@@ -230,7 +230,7 @@ ks_record_session_new (const char             *output_path,
   self = g_new0 (KsRecordSession, 1);
   self->options = *options;
   self->options.capture_range = g_strdup (options->capture_range ? options->capture_range : "none");
-  self->options.pytorch = g_strdup (options->pytorch ? options->pytorch : "autograd-shapes-nvtx");
+  self->options.pytorch = g_strdup (options->pytorch ? options->pytorch : KS_PYTORCH_DEFAULT);
   if (self->options.python_sampling_hz == 0)
     self->options.python_sampling_hz = 1000;
   self->output_path = g_strdup (output_path);
@@ -380,7 +380,7 @@ ks_record_pytorch_mode_is_valid (const char *value)
 char *
 ks_record_options_to_python (const KsRecordOptions *options)
 {
-  const char *pytorch = options->pytorch != NULL ? options->pytorch : "autograd-shapes-nvtx";
+  const char *pytorch = options->pytorch != NULL ? options->pytorch : KS_PYTORCH_DEFAULT;
   gboolean memory = options->pytorch_memory && !g_str_equal (pytorch, "none");
   guint hz = options->python_sampling ? (options->python_sampling_hz ? options->python_sampling_hz : 1000) : 0;
 

@@ -36,7 +36,7 @@ typedef struct
   gboolean      cuda_memory;
   gboolean      overwrite;           /* replace an existing output file */
   /* The Python side (KINESCOPE_PYTHON): PyTorch's NVTX emission
-   * ("autograd-shapes-nvtx", "autograd-nvtx" or "none"; NULL: the first),
+   * ("autograd-shapes-nvtx", "autograd-nvtx" or "none"; NULL: KS_PYTORCH_DEFAULT),
    * its caching-allocator events, and stack sampling at python_sampling_hz
    * (1–10000; 0 with python_sampling: 1000). */
   char         *pytorch;

@@ -509,7 +509,7 @@ ks_recorder_set_property (GObject      *object,
         const char *mode = g_value_get_string (value);
 
         if (mode == NULL)
-          mode = "autograd-shapes-nvtx";
+          mode = KS_PYTORCH_DEFAULT;
         g_return_if_fail (ks_record_pytorch_mode_is_valid (mode));
         if (g_strcmp0 (self->pytorch, mode) != 0)
           {
@@ -598,7 +598,7 @@ ks_recorder_class_init (KsRecorderClass *klass)
    * --pytorch-memory, --python-sampling, --python-sampling-frequency):
    * what the session was started with (new_for_file()), or what a
    * recording shown from progress lines is to be started with. */
-  properties[PROP_PYTORCH] = g_param_spec_string ("pytorch", NULL, NULL, "autograd-shapes-nvtx",
+  properties[PROP_PYTORCH] = g_param_spec_string ("pytorch", NULL, NULL, KS_PYTORCH_DEFAULT,
                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_PYTORCH_MEMORY] = g_param_spec_boolean ("pytorch-memory", NULL, NULL, TRUE,
                                                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -622,7 +622,7 @@ ks_recorder_init (KsRecorder *self)
 {
   for (guint i = 0; i < G_N_ELEMENTS (self->stats.gpus); i++)
     self->stats.gpus[i].utilization = -1;
-  self->pytorch = g_strdup ("autograd-shapes-nvtx");
+  self->pytorch = g_strdup (KS_PYTORCH_DEFAULT);
   self->pytorch_memory = TRUE;
   self->python_sampling = TRUE;
   self->python_sampling_frequency = 1000;
@@ -648,7 +648,7 @@ ks_recorder_new_for_file (const char             *output,
   self->session = session;
   self->output = g_strdup (output);
   g_free (self->pytorch);
-  self->pytorch = g_strdup (options->pytorch != NULL ? options->pytorch : "autograd-shapes-nvtx");
+  self->pytorch = g_strdup (options->pytorch != NULL ? options->pytorch : KS_PYTORCH_DEFAULT);
   self->pytorch_memory = options->pytorch_memory;
   self->python_sampling = options->python_sampling;
   self->python_sampling_frequency = options->python_sampling_hz ? options->python_sampling_hz : 1000;
