@@ -136,7 +136,7 @@ parse_inputs (const char **p,
   ok = TRUE;
 out:
   /* the text ends inside the list (s may be one past its NUL) */
-  if (!ok && memchr (*p, 0, (gsize) (s - *p) + 1) != NULL)
+  if (!ok && (gsize) (s - *p) >= strlen (*p))
     *ran_out = TRUE;
   return ok;
 }
