@@ -30,6 +30,7 @@ static const char *cli_path;
 static const char *inject_dir;
 static const char *py_dir;
 static const char *python;
+static const char *nvtx_shim;
 static char *tmp_dir;
 
 static gboolean
@@ -346,6 +347,34 @@ test_sampling (void)
                                   "OR (name = 'python_sampling' AND value = 'true')"), ==, 4);
   assert_shared_chains (db);
   assert_reader_stacks (db, path);
+  sqlite3_close (db);
+}
+
+/* A thread that waits in one place from before a capture range opens is
+ * sampled inside the range: its stack is sent whole once the range is on
+ * (a repeat of a stack the recorder never got would stand for nothing). */
+static void
+test_capture_range (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *script = py_file ("capture.py");
+  gint64 n_idle;
+  gint64 outside;
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  path = record ("capture.kscope", NULL, "--capture-range=nvtx:go", "capture.py", nvtx_shim, 0);
+  db = open_db (path);
+  n_idle = count_samples (db, "idle", script, marker_line (script, "IDLE"), "t.tid != t.pid");
+  g_test_message ("idle %" G_GINT64_FORMAT, n_idle);
+  /* 0.6 s inside the range at 1000 Hz, for a thread that waits */
+  g_assert_cmpint (n_idle, >=, 200);
+  /* and nothing outside it */
+  outside = query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e WHERE e.start < "
+                           "(SELECT start FROM NVTX_EVENTS WHERE text = 'go') OR e.start > "
+                           "(SELECT end FROM NVTX_EVENTS WHERE text = 'go')");
+  g_assert_cmpint (outside, ==, 0);
   sqlite3_close (db);
 }
 
@@ -786,16 +815,18 @@ main (int    argc,
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  if (argc < 5)
-    g_error ("usage: %s KINESCOPE-CLI INJECT-DIR PYTHON-DIR PYTHON3", argv[0]);
+  if (argc < 6)
+    g_error ("usage: %s KINESCOPE-CLI INJECT-DIR PYTHON-DIR PYTHON3 NVTX-SHIM", argv[0]);
   cli_path = argv[1];
   inject_dir = argv[2];
   py_dir = argv[3];
   python = argv[4];
+  nvtx_shim = argv[5];
   tmp_dir = g_dir_make_tmp ("ks-record-python-XXXXXX", NULL);
 
   g_test_add_func ("/collector/python/sampling", test_sampling);
   g_test_add_func ("/collector/python/sampling-frequency", test_sampling_frequency);
+  g_test_add_func ("/collector/python/capture-range", test_capture_range);
   g_test_add_func ("/collector/python/bad-options", test_bad_options);
   g_test_add_func ("/collector/python/chain", test_chain);
   g_test_add_func ("/collector/python/exit-at-start", test_exit_at_start);

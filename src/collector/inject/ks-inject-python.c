@@ -18,7 +18,7 @@
 KS_EXPORT int      ks_inject_python_begin        (void);
 KS_EXPORT void     ks_inject_python_sampler_thread (void);
 KS_EXPORT uint32_t ks_inject_python_intern       (const char     *text);
-KS_EXPORT void     ks_inject_python_sample       (uint64_t        timestamp,
+KS_EXPORT int      ks_inject_python_sample       (uint64_t        timestamp,
                                                   uint32_t        tid,
                                                   uint32_t        n_frames,
                                                   const uint32_t *frames);
@@ -60,7 +60,7 @@ ks_inject_python_intern (const char *text)
   return ks_channel_intern (text);
 }
 
-KS_EXPORT void
+KS_EXPORT int
 ks_inject_python_sample (uint64_t        timestamp,
                          uint32_t        tid,
                          uint32_t        n_frames,
@@ -74,7 +74,7 @@ ks_inject_python_sample (uint64_t        timestamp,
 
   /* n_frames 0 (frames NULL): the thread's previous stack again */
   if (!ks_inject_config.active || !ks_inject_capturing () || (frames == NULL && n_frames > 0))
-    return;
+    return 0;
   /* the innermost frames are the ones that say what runs */
   if (n_frames > KS_WIRE_PY_MAX_FRAMES)
     n_frames = KS_WIRE_PY_MAX_FRAMES;
@@ -91,7 +91,7 @@ ks_inject_python_sample (uint64_t        timestamp,
   /* padding to the 8-byte boundary */
   memset ((uint8_t *) &msg + sizeof msg.s + n_frames * sizeof (KsWirePyFrame), 0,
           size - sizeof msg.s - n_frames * sizeof (KsWirePyFrame));
-  ks_channel_emit (&msg, size);
+  return ks_channel_emit (&msg, size) ? 1 : 0;
 }
 
 KS_EXPORT void

@@ -85,7 +85,7 @@ def _load_library():
     lib.ks_inject_python_sampler_thread.argtypes = []
     lib.ks_inject_python_intern.restype = ctypes.c_uint32
     lib.ks_inject_python_intern.argtypes = [ctypes.c_char_p]
-    lib.ks_inject_python_sample.restype = None
+    lib.ks_inject_python_sample.restype = ctypes.c_int
     lib.ks_inject_python_sample.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32,
                                             ctypes.c_void_p]
     lib.ks_inject_python_allocator.restype = None
@@ -276,11 +276,14 @@ class Sampler:
             if tid is None:
                 continue
             # ids, not the frames: holding a frame would keep its locals
-            # (tensors) alive after it returns
+            # (tensors) alive after it returns. (A frame freed and another
+            # made at its address, of the same code at the same instruction
+            # under a caller at the same address, would pass for it: one
+            # stale caller chain until the innermost frame moves.)
             key = (id(frame), frame.f_code, frame.f_lasti, id(frame.f_back))
-            seen[ident] = key
             if last.get(ident) == key:
-                sample(now, tid, 0, None)
+                if sample(now, tid, 0, None):
+                    seen[ident] = key
                 continue
             frames = []
             n = 0
@@ -293,7 +296,10 @@ class Sampler:
                 frame = frame.f_back
                 n += 1
             buf = array.array('I', frames)
-            sample(now, tid, n, buf.buffer_info()[0])
+            # not sent (outside a capture range): the next round sends the
+            # whole stack, which a repeat could not stand for
+            if sample(now, tid, n, buf.buffer_info()[0]):
+                seen[ident] = key
         self.last = seen
 
     def _loop(self):
