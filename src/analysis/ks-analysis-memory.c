@@ -256,6 +256,13 @@ _ks_analysis_memory (KsAnalysis *self,
           a.thread = ev->thread;
           if (op != KS_NO_INDEX)
             a.operator_name = trace->tracks[trace->threads[ev->thread].track].name_id[op];
+          /* and the Python code that ran it: the innermost sampled frame */
+          a.python_track = ev->thread < trace->n_threads ? ctx->samples_of_thread[ev->thread] : KS_NO_INDEX;
+          a.python_slice = a.python_track != KS_NO_INDEX
+                           ? ks_track_slice_at (&trace->tracks[a.python_track], ev->ts, G_MAXUINT)
+                           : KS_NO_INDEX;
+          if (a.python_slice == KS_NO_INDEX)
+            a.python_track = KS_NO_INDEX;
           g_array_append_val (self->allocations, a);
           g_hash_table_replace (live, g_steal_pointer (&kbytes), GUINT_TO_POINTER (self->allocations->len));
         }

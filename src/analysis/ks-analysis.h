@@ -263,6 +263,8 @@ typedef struct
   gint64   lifetime_ns;          /* -1 when not freed */
   guint32  operator_name;        /* string id of the innermost operator at allocation, 0 none */
   guint32  thread;
+  guint32  python_track;         /* the thread's Python samples track, KS_NO_INDEX none */
+  guint32  python_slice;         /* its innermost sampled frame at allocation, KS_NO_INDEX none */
 } KsAllocation;
 
 typedef struct

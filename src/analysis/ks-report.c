@@ -625,6 +625,14 @@ alloc_get (const KsReport       *r,
     case 3: set_int (v, a->free_ts); break;
     case 4: set_int (v, a->lifetime_ns); break;
     case 5: set_string (v, str (r, a->operator_name)); break;
+    case 6:
+      if (a->python_track == KS_NO_INDEX)
+        set_string (v, "");
+      else
+        take_string (v, ks_gap_cause_format_name (r->trace, KS_GAP_CAUSE_PYTHON,
+                                                  r->trace->tracks[a->python_track].name_id[a->python_slice],
+                                                  a->python_track, a->python_slice));
+      break;
     default: g_assert_not_reached ();
     }
 }
@@ -667,6 +675,7 @@ static const KsReportColumn allocation_columns[] = {
     .unit = KS_REPORT_UNIT_DURATION, .get = alloc_get, .text = lifetime_text, .compare = lifetime_compare, .arg = 4,
     .pos = { 4, 5, 5, 3 }, .width = 11 },
   A_COL ("operator", N_("Operator"), NULL, -1, KS_REPORT_UNIT_TEXT, 5, 5, 4, 0, KS_REPORT_COLUMN_LEFT),
+  A_COL ("python", N_("Python"), NULL, -1, KS_REPORT_UNIT_TEXT, 6, 6, 5, 0, KS_REPORT_COLUMN_LEFT),
 };
 
 /* Advice */

@@ -22,7 +22,13 @@
 #define AUTOGRAD 101
 
 /* Names of the StringIds rows */
-enum { S_LAUNCH = 1, S_GEMM, S_RELU, S_MM };
+enum { S_LAUNCH = 1, S_GEMM, S_RELU, S_MM, S_FORWARD, S_MODEL_PY, S_MAIN, S_TRAIN_PY };
+
+/* The main thread's Python stack, sampled every 500 ns from 1000 to
+ * 6000: train.py:20 main > model.py:7 forward; none on autograd's. */
+#define SAMPLE_FIRST 1000
+#define SAMPLE_LAST  6000
+#define SAMPLE_EVERY 500
 
 typedef struct
 {
@@ -110,7 +116,14 @@ write_recording (void)
     g_assert_cmpint (ks_kscope_schema_create_table (db, t), ==, SQLITE_OK);
 
   g_string_append (s, "INSERT INTO StringIds (id, value) VALUES (1, 'cudaLaunchKernel'), (2, 'gemm_kernel'),"
-                      " (3, 'relu_kernel'), (4, 'mm_kernel');");
+                      " (3, 'relu_kernel'), (4, 'mm_kernel'), (5, 'forward'), (6, '/src/model.py'),"
+                      " (7, 'main'), (8, '/src/train.py');");
+  g_string_append_printf (s, "INSERT INTO SAMPLING_CALLCHAINS (id, symbol, module, stackDepth, lineNumber) VALUES"
+                             " (1, %d, %d, 0, 7), (1, %d, %d, 1, 20);", S_FORWARD, S_MODEL_PY, S_MAIN, S_TRAIN_PY);
+  for (gint64 t = SAMPLE_FIRST, id = 1; t <= SAMPLE_LAST; t += SAMPLE_EVERY, id++)
+    g_string_append_printf (s, "INSERT INTO COMPOSITE_EVENTS (id, start, globalTid, cpuCycles, callchainId) VALUES"
+                               " (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", 0, 1);",
+                            id, t, gtid (MAIN));
   g_string_append_printf (s, "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (%" G_GINT64_FORMAT ", %d, 'python');",
                           ks_kscope_global_pid (PID), PID);
   for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
@@ -246,7 +259,7 @@ test_allocator_events (void)
   g_autoptr(KsAnalysis) analysis = analyse (trace);
   const KsMemoryCurve *curves;
   const KsAllocation *allocs;
-  guint n_curves, n_allocs, n_alloc_rows = 0, k = 0;
+  guint n_curves, n_allocs, n_alloc_rows = 0, k = 0, n_python = 0;
   gint64 peak = 0, peak_ts = -1, peak_reserved = -1;
   const Mem *peak_mem = NULL;
 
@@ -308,6 +321,21 @@ test_allocator_events (void)
       g_assert_cmpint (tid_of (trace, allocs[n_alloc_rows].thread), ==, expected_tid (m));
       g_assert_true (name_is (ks_trace_string (trace, allocs[n_alloc_rows].operator_name),
                               operator_at (expected_tid (m), m->ts)));
+      /* and the Python frame that ran it, where its thread was sampled */
+      if (expected_tid (m) == MAIN && m->ts >= SAMPLE_FIRST && m->ts < SAMPLE_LAST + SAMPLE_EVERY)
+        {
+          const KsAllocation *a = &allocs[n_alloc_rows];
+          g_autofree char *frame = NULL;
+
+          g_assert_cmpuint (a->python_track, !=, KS_NO_INDEX);
+          frame = ks_gap_cause_format_name (trace, KS_GAP_CAUSE_PYTHON,
+                                            trace->tracks[a->python_track].name_id[a->python_slice],
+                                            a->python_track, a->python_slice);
+          g_assert_cmpstr (frame, ==, "model.py:7 forward");
+          n_python++;
+        }
+      else
+        g_assert_cmpuint (allocs[n_alloc_rows].python_track, ==, KS_NO_INDEX);
       /* freed by the later allocator row of the same address */
       {
         gint64 free_ts = -1;
@@ -320,6 +348,8 @@ test_allocator_events (void)
       n_alloc_rows++;
     }
   g_assert_cmpuint (n_allocs, ==, n_alloc_rows);
+  /* one on the sampled main thread, one on autograd's */
+  g_assert_cmpuint (n_python, ==, 1);
 
   remove_recording (path);
 }
