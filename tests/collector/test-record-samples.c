@@ -72,7 +72,8 @@ add_sample (GByteArray          *s,
   g_byte_array_set_size (s, len + size);
   memset (s->data + len, 0, size);
   memcpy (s->data + len, &m, sizeof m);
-  memcpy (s->data + len + sizeof m, frames, n_frames * sizeof (KsWirePyFrame));
+  if (n_frames > 0)
+    memcpy (s->data + len + sizeof m, frames, n_frames * sizeof (KsWirePyFrame));
 }
 
 /* Feeds @stream as process @pid's connection, in two pieces split inside
