@@ -769,6 +769,14 @@ test_torch_off (void)
   sqlite3_close (db);
   torch_run_clear (&r);
 
+  /* os._exit() skips the exit hooks; the allocator's events still come */
+  record_torch (&r, "torch-os-exit.kscope", NULL, "os-exit");
+  g_assert_nonnull (strstr (r.log, "snapshot"));
+  db = open_db (r.path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
+  sqlite3_close (db);
+  torch_run_clear (&r);
+
   /* input shapes only when asked for */
   record_torch (&r, "torch-shapes.kscope", "--pytorch=autograd-shapes-nvtx", NULL);
   {

@@ -173,6 +173,8 @@ def _wrap_os_exit():
     # that way, and what they sampled last would be lost.
     def _exit(status):
         try:
+            if TorchMemory.installed is not None:
+                TorchMemory.installed._at_exit()
             if TorchNvtx.installed is not None:
                 TorchNvtx.installed.disable_here()
             if _sampler is not None:
@@ -498,14 +500,18 @@ class TorchNvtx:
 class TorchMemory:
     """The CUDA caching allocator's history, from right after CUDA starts."""
 
+    installed = None
+
     def __init__(self, torch):
         self.torch = torch
         self.recording = False
+        self.pid = None
 
     def install(self):
         self.torch.cuda._lazy_call(self._cuda_initialized)
         # after torch's own exit hooks were registered: runs before them
         atexit.register(self._at_exit)
+        TorchMemory.installed = self
 
     def _cuda_initialized(self):
         try:
@@ -513,12 +519,16 @@ class TorchMemory:
                                                           stacks='python',
                                                           max_entries=MEMORY_MAX_ENTRIES)
             self.recording = True
+            self.pid = os.getpid()
         except Exception as e:
             diag(DIAG_WARNING, 'PyTorch allocator events are not recorded: %s' % e)
 
     def _at_exit(self):
-        if not self.recording:
+        # once, and only in the process that recorded: a forked child
+        # (a DataLoader worker) inherits the parent's history
+        if not self.recording or self.pid != os.getpid():
             return
+        self.recording = False
         try:
             self.send(self.torch.cuda.memory._snapshot())
         except Exception as e:

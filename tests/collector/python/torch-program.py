@@ -2,7 +2,8 @@
 #
 # Uses the fake torch (fake-torch/) as a training script would: imports it,
 # starts a thread, initialises CUDA (unless "no-cuda"), runs the program's
-# own profilers (emit_nvtx, then profile), and exits.
+# own profilers (emit_nvtx, then profile), and exits ("os-exit": through
+# os._exit(), past the exit hooks).
 
 import sys
 import threading
@@ -23,3 +24,7 @@ if mode != 'no-cuda':
     with torch.autograd.profiler.profile():
         log('inside-profile')
 log('program-end')
+if mode == 'os-exit':
+    # as a program that skips the exit hooks
+    import os
+    os._exit(0)
