@@ -626,10 +626,16 @@ place_memory_events (KsTrace *trace)
       guint32 main, p;
       int best_depth = -1;
 
-      if (!(ev->thread & KS_BUILDER_UNPLACED))
+      /* KS_NO_INDEX (no thread) has the bit set too */
+      if (ev->thread == KS_NO_INDEX || !(ev->thread & KS_BUILDER_UNPLACED))
         continue;
       main = ev->thread & ~KS_BUILDER_UNPLACED;
       ev->thread = main;
+      if (main >= trace->n_threads)
+        {
+          ev->thread = KS_NO_INDEX;
+          continue;
+        }
       p = trace->threads[main].process;
       if (p >= trace->n_processes || by_process[p] == NULL)
         continue;
