@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 
 #include "ks-trace-loader.h"
+#include "test-record-sql.h"
 
 static const char *cli_path;
 static const char *inject_dir;
@@ -113,45 +114,11 @@ spawn_env (const char * const  *argv,
   g_assert_no_error (error);
 }
 
-static sqlite3 *
-open_db (const char *path)
-{
-  sqlite3 *db = NULL;
-
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
-  return db;
-}
-
-static gint64 query_int (sqlite3    *db,
-                         const char *format,
-                         ...) G_GNUC_PRINTF (2, 3);
-
-static gint64
-query_int (sqlite3    *db,
-           const char *format,
-           ...)
-{
-  g_autofree char *sql = NULL;
-  sqlite3_stmt *s = NULL;
-  gint64 value = -1;
-  va_list args;
-
-  va_start (args, format);
-  sql = g_strdup_vprintf (format, args);
-  va_end (args);
-  if (sqlite3_prepare_v2 (db, sql, -1, &s, NULL) != SQLITE_OK)
-    g_error ("%s: %s", sql, sqlite3_errmsg (db));
-  if (sqlite3_step (s) == SQLITE_ROW)
-    value = sqlite3_column_int64 (s, 0);
-  sqlite3_finalize (s);
-  return value;
-}
-
 static gboolean
 has_table (sqlite3    *db,
            const char *name)
 {
-  return query_int (db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", name) == 1;
+  return query_intf (db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", name) == 1;
 }
 
 /* The line of @file that holds the comment "# @marker". */
@@ -180,7 +147,7 @@ count_samples (sqlite3    *db,
                guint       line,
                const char *thread_cond)
 {
-  return query_int (db,
+  return query_intf (db,
                     "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
                     "JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId AND c.stackDepth = 0 "
                     "JOIN StringIds f ON f.id = c.symbol JOIN StringIds m ON m.id = c.module "
@@ -195,26 +162,26 @@ count_samples (sqlite3    *db,
 static void
 assert_shared_chains (sqlite3 *db)
 {
-  gint64 rows = query_int (db, "SELECT COUNT(*) FROM SAMPLING_CALLCHAINS");
-  gint64 frames_of_samples = query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+  gint64 rows = query_intf (db, "SELECT COUNT(*) FROM SAMPLING_CALLCHAINS");
+  gint64 frames_of_samples = query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
                                             "JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId");
 
   g_test_message ("%" G_GINT64_FORMAT " samples, %" G_GINT64_FORMAT " chains in %" G_GINT64_FORMAT
                   " rows for %" G_GINT64_FORMAT " frames of samples",
-                  query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"),
-                  query_int (db, "SELECT COUNT(DISTINCT id) FROM SAMPLING_CALLCHAINS"), rows, frames_of_samples);
+                  query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"),
+                  query_intf (db, "SELECT COUNT(DISTINCT id) FROM SAMPLING_CALLCHAINS"), rows, frames_of_samples);
   g_assert_cmpint (rows, >, 0);
   g_assert_cmpint (rows * 10, <, frames_of_samples);
   /* pairs of chains with the same frames at every depth */
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM (SELECT a.id FROM SAMPLING_CALLCHAINS a "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM (SELECT a.id FROM SAMPLING_CALLCHAINS a "
                                   "JOIN SAMPLING_CALLCHAINS b ON b.id > a.id AND b.stackDepth = a.stackDepth "
                                   "AND b.symbol = a.symbol AND b.module = a.module AND b.lineNumber IS a.lineNumber "
                                   "GROUP BY a.id, b.id "
                                   "HAVING COUNT(*) = (SELECT COUNT(*) FROM SAMPLING_CALLCHAINS WHERE id = a.id) "
                                   "AND COUNT(*) = (SELECT COUNT(*) FROM SAMPLING_CALLCHAINS WHERE id = b.id))"), ==, 0);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT callchainId) FROM COMPOSITE_EVENTS"), ==,
-                   query_int (db, "SELECT COUNT(DISTINCT id) FROM SAMPLING_CALLCHAINS"));
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e WHERE NOT EXISTS "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(DISTINCT callchainId) FROM COMPOSITE_EVENTS"), ==,
+                   query_intf (db, "SELECT COUNT(DISTINCT id) FROM SAMPLING_CALLCHAINS"));
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e WHERE NOT EXISTS "
                                   "(SELECT 1 FROM SAMPLING_CALLCHAINS c WHERE c.id = e.callchainId)"), ==, 0);
 }
 
@@ -319,28 +286,28 @@ test_sampling (void)
   g_assert_cmpint (n_spin, >=, 100);
   g_assert_cmpint (n_nap, >=, 100);
   /* the frames below: <module> calls spin(); Thread.run calls nap() */
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
                                   "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.callchainId AND c0.stackDepth = 0 "
                                   "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.callchainId AND c1.stackDepth = 1 "
                                   "JOIN StringIds f ON f.id = c1.symbol WHERE c0.lineNumber = %u "
                                   "AND f.value = '<module>'", spin), ==, n_spin);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e "
                                   "JOIN SAMPLING_CALLCHAINS c0 ON c0.id = e.callchainId AND c0.stackDepth = 0 "
                                   "JOIN SAMPLING_CALLCHAINS c1 ON c1.id = e.callchainId AND c1.stackDepth = 1 "
                                   "JOIN StringIds f ON f.id = c1.symbol WHERE c0.lineNumber = %u "
                                   "AND f.value = 'Thread.run'", nap), ==, n_nap);
   /* Nsight's columns: cpu and threadState NULL, cpuCycles 0 */
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS WHERE cpu IS NOT NULL "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS WHERE cpu IS NOT NULL "
                                   "OR threadState IS NOT NULL OR cpuCycles != 0"), ==, 0);
   /* the sampler's own thread is not sampled, nor are other threads */
-  g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT globalTid) FROM COMPOSITE_EVENTS"), ==, 2);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(DISTINCT globalTid) FROM COMPOSITE_EVENTS"), ==, 2);
   /* the samples lie within the second the program ran */
-  span_ns = query_int (db, "SELECT MAX(start) - MIN(start) FROM COMPOSITE_EVENTS");
+  span_ns = query_intf (db, "SELECT MAX(start) - MIN(start) FROM COMPOSITE_EVENTS");
   g_assert_cmpint (span_ns, >, 800000000);
   g_assert_cmpint (span_ns, <, 1500000000);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
                                   "AND value = 'pytorch=autograd-nvtx;memory=1;sampling=1000'"), ==, 1);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM META_DATA_CAPTURE WHERE "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM META_DATA_CAPTURE WHERE "
                                   "(name = 'python_sampling_frequency' AND value = '1000') "
                                   "OR (name = 'pytorch' AND value = 'autograd-nvtx') "
                                   "OR (name = 'pytorch_memory' AND value = 'true') "
@@ -371,7 +338,7 @@ test_capture_range (void)
   /* 0.6 s inside the range at 1000 Hz, for a thread that waits */
   g_assert_cmpint (n_idle, >=, 200);
   /* and nothing outside it */
-  outside = query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e WHERE e.start < "
+  outside = query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e WHERE e.start < "
                            "(SELECT start FROM NVTX_EVENTS WHERE text = 'go') OR e.start > "
                            "(SELECT end FROM NVTX_EVENTS WHERE text = 'go')");
   g_assert_cmpint (outside, ==, 0);
@@ -394,7 +361,7 @@ test_sampling_frequency (void)
   n = count_samples (db, "nap", script, marker_line (script, "NAP"), "t.tid != t.pid");
   g_assert_cmpint (n, >=, 40);
   g_assert_cmpint (n, <=, 55);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
                                   "AND value = 'pytorch=autograd-nvtx;memory=1;sampling=50'"), ==, 1);
   sqlite3_close (db);
 }
@@ -496,7 +463,7 @@ test_exit_at_start (void)
   g_assert_cmpint (spawn (NULL, NULL, cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--",
                           python, "-c", "import os; os._exit(5)", NULL), ==, 5);
   db = open_db (out);
-  g_assert_cmpint (query_int (db, "SELECT value FROM KS_META WHERE name = 'complete'"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT value FROM KS_META WHERE name = 'complete'"), ==, 1);
   sqlite3_close (db);
 }
 
@@ -536,13 +503,13 @@ test_path_clear (void)
   path = record ("path-clear.kscope", NULL, NULL, "path-clear.py", NULL, 0);
   db = open_db (path);
   /* in the parent and in the forked child */
-  g_assert_cmpint (query_int (db, "SELECT COUNT(DISTINCT t.pid) FROM COMPOSITE_EVENTS e "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(DISTINCT t.pid) FROM COMPOSITE_EVENTS e "
                                   "JOIN SAMPLING_CALLCHAINS c ON c.id = e.callchainId AND c.stackDepth = 0 "
                                   "JOIN StringIds f ON f.id = c.symbol "
                                   "JOIN KS_THREADS t ON t.globalTid = e.globalTid "
                                   "WHERE f.value = 'after_clear' AND c.lineNumber = %u",
                                   marker_line (script, "CLEARED")), ==, 2);
-  g_assert_false (has_table (db, "KS_DIAGNOSTICS") && query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python'") > 0);
+  g_assert_false (has_table (db, "KS_DIAGNOSTICS") && query_intf (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python'") > 0);
   sqlite3_close (db);
 }
 
@@ -696,10 +663,10 @@ test_torch (void)
 
   db = open_db (r.path);
   /* the fixed history: totals from the segments, times 1 ms apart */
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
-  t0 = query_int (db, "SELECT MIN(timestamp) FROM KS_MEMORY_EVENTS");
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
+  t0 = query_intf (db, "SELECT MIN(timestamp) FROM KS_MEMORY_EVENTS");
   g_assert_cmpint (t0, >, 0);
-  g_assert_cmpint (t0, <, query_int (db, "SELECT duration FROM ANALYSIS_DETAILS"));
+  g_assert_cmpint (t0, <, query_intf (db, "SELECT duration FROM ANALYSIS_DETAILS"));
   {
     static const struct { int dev; gint64 bytes, allocated, reserved; int ms; } want[] = {
       { 0, 512, 512, 2 << 20, 2 },
@@ -711,14 +678,14 @@ test_torch (void)
     };
 
     for (guint i = 0; i < G_N_ELEMENTS (want); i++)
-      g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS WHERE deviceId = %d "
+      g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS WHERE deviceId = %d "
                                       "AND bytes = %" G_GINT64_FORMAT " AND totalAllocated = %" G_GINT64_FORMAT
                                       " AND totalReserved = %" G_GINT64_FORMAT " AND timestamp = %" G_GINT64_FORMAT
                                       " AND globalTid = (SELECT globalPid FROM KS_THREADS LIMIT 1)",
                                       want[i].dev, want[i].bytes, want[i].allocated, want[i].reserved,
                                       t0 + (gint64) (want[i].ms - 2) * 1000000), ==, 1);
   }
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python' AND text = "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python' AND text = "
                                   "'PyTorch allocator events without a time (time_us), left out: 1'"), ==, 1);
   sqlite3_close (db);
   assert_loads (r.path);
@@ -754,9 +721,9 @@ test_torch_off (void)
   calls = calls_of (r.log);
   g_assert_cmpstr (calls, ==, "imported\nprogram-after-import\nworker-runs\nprogram-end\n");
   db = open_db (r.path);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
                                   "AND value = 'pytorch=none;memory=0;sampling=1000'"), ==, 1);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"), >, 0);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"), >, 0);
   sqlite3_close (db);
   torch_run_clear (&r);
 
@@ -773,7 +740,7 @@ test_torch_off (void)
   record_torch (&r, "torch-os-exit.kscope", NULL, "os-exit");
   g_assert_nonnull (strstr (r.log, "snapshot"));
   db = open_db (r.path);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
   sqlite3_close (db);
   torch_run_clear (&r);
 
@@ -791,7 +758,7 @@ test_torch_off (void)
   g_assert_nonnull (strstr (r.log, "record-memory-history"));
   db = open_db (r.path);
   g_assert_false (has_table (db, "COMPOSITE_EVENTS"));
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
   sqlite3_close (db);
   torch_run_clear (&r);
 }
@@ -812,7 +779,7 @@ test_all_off (void)
                           NULL), ==, 0);
   g_assert_cmpstr (printed, ==, "None None\n");
   db = open_db (out);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' AND value = 'none'"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' AND value = 'none'"), ==, 1);
   sqlite3_close (db);
 }
 

@@ -35,6 +35,25 @@ query_int (sqlite3    *db,
   return value;
 }
 
+/* query_int() of the SQL that @format makes */
+static inline gint64 query_intf (sqlite3    *db,
+                                 const char *format,
+                                 ...) G_GNUC_PRINTF (2, 3);
+
+static inline gint64
+query_intf (sqlite3    *db,
+            const char *format,
+            ...)
+{
+  g_autofree char *sql = NULL;
+  va_list args;
+
+  va_start (args, format);
+  sql = g_strdup_vprintf (format, args);
+  va_end (args);
+  return query_int (db, sql);
+}
+
 /* The same as text (transfer full), NULL when there is none. */
 static inline char *
 query_text (sqlite3    *db,
