@@ -717,7 +717,7 @@ test_torch_off (void)
   if (!need_python ())
     return;
 
-  record_torch (&r, "torch-none.kscope", "--pytorch=none", "no-cuda");
+  record_torch (&r, "torch-none.kscope", "--pytorch=none", "no-cuda spin");
   calls = calls_of (r.log);
   g_assert_cmpstr (calls, ==, "imported\nprogram-after-import\nworker-runs\nprogram-end\n");
   db = open_db (r.path);
