@@ -47,6 +47,9 @@ struct _KsRecordingView
   gboolean           heard;       /* a progress line came */
   gboolean           stopping;
   gboolean           exited;
+  gboolean           progress_done; /* the progress pipe reached its end */
+  gboolean           finished;
+  int                status;
   gboolean           sandboxed;
 };
 
@@ -137,6 +140,7 @@ show_progress (KsRecordingView *self,
 }
 
 static void read_progress (KsRecordingView *self);
+static void finish (KsRecordingView *self);
 
 static void
 read_line_cb (GObject      *source,
@@ -149,7 +153,13 @@ read_line_cb (GObject      *source,
 
   line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result, NULL, &error);
   if (line == NULL)
-    return;
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      self->progress_done = TRUE;
+      finish (self);
+      return;
+    }
   show_progress (self, line);
   read_progress (self);
 }
@@ -224,31 +234,20 @@ host_start_failure (KsRecordingView *self)
   return NULL;
 }
 
+/* Runs once the recorder has exited and its progress pipe is drained:
+ * its last line (which names the output) can come after the exit is
+ * seen, and only the recorder holds the pipe (the program's descriptors
+ * are closed when it is spawned), so the end of the pipe comes. */
 static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
+finish (KsRecordingView *self)
 {
-  g_autoptr(KsRecordingView) self = user_data;
   g_autofree char *messages = NULL;
-  int status = -1;
+  int status = self->status;
 
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  self->exited = TRUE;
-  if (g_subprocess_get_if_exited (G_SUBPROCESS (source)))
-    status = g_subprocess_get_exit_status (G_SUBPROCESS (source));
-
-  /* the last progress line may still be in the pipe */
-  if (ks_recorder_get_output (self->recorder) == NULL && self->progress != NULL)
-    {
-      g_autofree char *line = NULL;
-
-      while ((line = g_data_input_stream_read_line_utf8 (self->progress, NULL, NULL, NULL)) != NULL)
-        {
-          show_progress (self, line);
-          g_clear_pointer (&line, g_free);
-        }
-    }
+  /* disposed: nobody is left to tell */
+  if (!self->exited || !self->progress_done || self->finished || self->cancellable == NULL)
+    return;
+  self->finished = TRUE;
 
   messages = recorder_messages (self);
   if (self->sandboxed && !self->heard)
@@ -274,6 +273,21 @@ wait_cb (GObject      *source,
     gtk_label_set_label (self->status_label, messages && *messages ? messages : _("The recording failed"));
 
   g_signal_emit (self, signals[FINISHED], 0, ks_recorder_get_output (self->recorder), status, messages);
+}
+
+static void
+wait_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(KsRecordingView) self = user_data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  self->exited = TRUE;
+  self->status = -1;
+  if (g_subprocess_get_if_exited (G_SUBPROCESS (source)))
+    self->status = g_subprocess_get_exit_status (G_SUBPROCESS (source));
+  finish (self);
 }
 
 /* Inside Flatpak the recorder runs on the host (see host_command ()).

@@ -26,6 +26,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 
 static nvtxRangeId_t async_id;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int lock_held;
 
 static void *
 worker (void *data)
@@ -48,6 +50,7 @@ worker (void *data)
     {
       /* Hold the lock the main thread is about to wait for. */
       pthread_mutex_lock (&lock);
+      atomic_store (&lock_held, 1);
       usleep (30000);
       pthread_mutex_unlock (&lock);
     }
@@ -115,7 +118,10 @@ main (int    argc,
       for (int i = 0; i < 5; i++)
         nanosleep (&ts, NULL);
       pthread_create (&thread, NULL, worker, (void *) 1);
-      usleep (5000);
+      /* Wait for the worker to hold the lock, on a busy machine too,
+       * without a call the collector would record. */
+      while (!atomic_load (&lock_held))
+        ;
       pthread_mutex_lock (&lock);
       pthread_mutex_unlock (&lock);
     }

@@ -31,6 +31,7 @@ static char *tmp_dir;
 static const char *inject_dir;
 static const char *torch_app;
 static const char *python_path;
+static const char *cli_path;
 
 static KsRecordDialog *
 make_dialog (const char *command,
@@ -419,6 +420,33 @@ record_in_window (const char *command)
   return window;
 }
 
+/* The recorder's last progress line (the one that names the output)
+ * reaches the window after the recorder's exit does: the window still
+ * opens the trace. A kinescope-cli that hands its progress lines on
+ * from a child 0.3 s after it has exited makes the order certain. */
+static void
+test_window_late_progress (void)
+{
+  g_autofree char *wrapper = g_build_filename (tmp_dir, "late-kinescope-cli", NULL);
+  g_autofree char *quoted = g_shell_quote (cli_path);
+  g_autofree char *script = g_strdup_printf ("#!/bin/sh\n"
+                                             "lines=$(mktemp)\n"
+                                             "%s \"$@\" 3>\"$lines\"\n"
+                                             "status=$?\n"
+                                             "(sleep 0.3; cat \"$lines\"; rm -f \"$lines\") >&3 &\n"
+                                             "exit $status\n",
+                                             quoted);
+  KsWindow *window;
+
+  g_assert_true (g_file_set_contents (wrapper, script, -1, NULL));
+  g_assert_cmpint (g_chmod (wrapper, 0755), ==, 0);
+  g_setenv ("KINESCOPE_CLI", wrapper, TRUE);
+  window = record_in_window ("sleep 0.2");
+  g_unsetenv ("KINESCOPE_CLI");
+  g_assert_false (ks_window_is_empty (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static int
 compare_names (gconstpointer a,
                gconstpointer b)
@@ -629,6 +657,7 @@ main (int    argc,
   g_unsetenv ("KINESCOPE_CLI");
   if (!g_file_test (argv[1], G_FILE_TEST_IS_EXECUTABLE))
     g_error ("%s is not built", argv[1]);
+  cli_path = argv[1];
   g_setenv ("KINESCOPE_NVML_LIBRARY", argv[2], TRUE);
   adw_init ();
   tmp_dir = g_dir_make_tmp ("ks-test-dialog-XXXXXX", NULL);
@@ -642,6 +671,7 @@ main (int    argc,
   g_test_add_func ("/collector/dialog/window-profile-menu", test_window_profile_menu);
   g_test_add_func ("/collector/dialog/window-torch-operators", test_window_torch_operators);
   g_test_add_func ("/collector/dialog/window-python-samples", test_window_python_samples);
+  g_test_add_func ("/collector/dialog/window-late-progress", test_window_late_progress);
   ret = g_test_run ();
   if (ret == 0)
     {
