@@ -1015,7 +1015,7 @@ pair_change_text (const KsReport       *r,
 
 #define P_COL(k_, jk_, grp_, title_, unit_, a_, table_, csv_, json_, width_, flags_) \
   { .key = k_, .json_key = jk_, .group = grp_, .title = title_, .metric = -1, .unit = unit_, .get = pair_get, \
-    .arg = a_, .pos = { table_, csv_, json_ }, .width = width_, .flags = flags_ }
+    .arg = a_, .pos = { table_, csv_, json_, table_ }, .width = width_, .flags = flags_ }
 #define P_PART(k_, jk_, grp_, a_, csv_) \
   P_COL (k_, jk_, grp_, NULL, KS_REPORT_UNIT_DURATION, a_, 0, csv_, csv_, 0, 0)
 
@@ -1026,7 +1026,7 @@ static const KsReportColumn step_columns[] = {
   P_COL ("new_name", NULL, NULL, N_("New"), KS_REPORT_UNIT_TEXT, 101, 4, 4, 4, 18, KS_REPORT_COLUMN_LEFT),
   P_COL ("new_dur_ns", NULL, NULL, N_("Duration"), KS_REPORT_UNIT_DURATION, 102, 5, 5, 5, 11, 0),
   { .key = "change_ns", .title = N_("Change"), .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = pair_get,
-    .text = pair_change_text, .arg = 3, .pos = { 6, 6, 6 }, .width = 0 },
+    .text = pair_change_text, .arg = 3, .pos = { 6, 6, 6, 6 }, .width = 0 },
   P_PART ("base_kernel_ns", "kernel", "base_breakdown_ns", 4, 7),
   P_PART ("base_memcpy_ns", "memcpy", "base_breakdown_ns", 5, 8),
   P_PART ("base_memset_ns", "memset", "base_breakdown_ns", 6, 9),
@@ -1126,10 +1126,7 @@ ks_compare_report_operators (KsCompare *self,
   r->by_shape = by_shape;
   /* Grouped by name there are no shapes. */
   if (!by_shape)
-    {
-      r->hidden[KS_REPORT_JSON] |= 1 << 1;
-      r->hidden[KS_REPORT_PAGE] |= 1 << 1;
-    }
+    r->hidden[KS_REPORT_JSON] |= 1 << 1;
   return r;
 }
 

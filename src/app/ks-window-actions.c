@@ -283,6 +283,7 @@ _ks_window_actions_update (KsWindow *self)
   gboolean has_matches = self->match_list != NULL && self->match_list->len > 0;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", self->load_cancellable != NULL);
+  _ks_window_compare_update_actions (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-previous", has_matches);

@@ -359,6 +359,8 @@ ks_window_open (KsWindow *self,
   g_return_if_fail (KS_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
+  _ks_window_compare_cancel (self);
+  _ks_window_compare_clear (self);
   if (self->load_cancellable != NULL)
     {
       g_cancellable_cancel (self->load_cancellable);
@@ -473,6 +475,14 @@ drop_cb (KsWindow      *self,
   files = gdk_file_list_get_files (g_value_get_boxed (value));
   if (files == NULL)
     return FALSE;
+
+  /* With Ctrl held, the file is compared with the trace shown. */
+  if (self->session != NULL
+      && (gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (target)) & GDK_CONTROL_MASK))
+    {
+      ks_window_compare_with (self, files->data);
+      return TRUE;
+    }
 
   ks_window_open (self, files->data);
 
@@ -629,6 +639,7 @@ ks_window_dispose (GObject *object)
       g_clear_object (&self->load_cancellable);
         }
   g_clear_pointer (&self->relay, relay_unref);
+  _ks_window_compare_cancel (self);
   _ks_window_search_clear (self);
   _ks_window_analysis_trace_changed (self);
 
@@ -715,6 +726,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
 
   _ks_window_class_actions_init (klass);
+  _ks_window_compare_class_init (klass);
 }
 
 static void
