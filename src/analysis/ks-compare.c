@@ -886,18 +886,18 @@ item_get (const KsReport       *r,
     }
 }
 
-/* A change with its sign: "+1.20 ms", "−300 µs". */
+/* A change with its sign: "+1.20 ms", "−300 µs"; "-" when absent. */
 static char *
 change_text (const KsReport       *r,
              const KsReportColumn *c,
              guint                 i)
 {
   g_auto(KsReportValue) v = { 0 };
-  g_autofree char *d = NULL;
 
   ks_report_get_value (r, c, i, &v);
-  d = ks_time_format_duration (llround (fabs (v.d)));
-  return g_strdup_printf ("%s%s", v.d > 0 ? "+" : v.d < 0 ? "−" : "", d);
+  if (v.type == KS_REPORT_VALUE_NONE)
+    return g_strdup ("-");
+  return format_value (KS_REPORT_UNIT_DURATION, v.type == KS_REPORT_VALUE_INT ? (double)v.i : v.d, TRUE);
 }
 
 static char *
@@ -998,21 +998,6 @@ pair_get (const KsReport       *r,
     }
 }
 
-static char *
-pair_change_text (const KsReport       *r,
-                  const KsReportColumn *c,
-                  guint                 i)
-{
-  g_auto(KsReportValue) v = { 0 };
-  g_autofree char *d = NULL;
-
-  ks_report_get_value (r, c, i, &v);
-  if (v.type == KS_REPORT_VALUE_NONE)
-    return g_strdup ("-");
-  d = ks_time_format_duration (ABS (v.i));
-  return g_strdup_printf ("%s%s", v.i > 0 ? "+" : v.i < 0 ? "−" : "", d);
-}
-
 #define P_COL(k_, jk_, grp_, title_, unit_, a_, table_, csv_, json_, width_, flags_) \
   { .key = k_, .json_key = jk_, .group = grp_, .title = title_, .metric = -1, .unit = unit_, .get = pair_get, \
     .arg = a_, .pos = { table_, csv_, json_, table_ }, .width = width_, .flags = flags_ }
@@ -1026,7 +1011,7 @@ static const KsReportColumn step_columns[] = {
   P_COL ("new_name", NULL, NULL, N_("New"), KS_REPORT_UNIT_TEXT, 101, 4, 4, 4, 18, KS_REPORT_COLUMN_LEFT),
   P_COL ("new_dur_ns", NULL, NULL, N_("Duration"), KS_REPORT_UNIT_DURATION, 102, 5, 5, 5, 11, 0),
   { .key = "change_ns", .title = N_("Change"), .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = pair_get,
-    .text = pair_change_text, .arg = 3, .pos = { 6, 6, 6, 6 }, .width = 0 },
+    .text = change_text, .arg = 3, .pos = { 6, 6, 6, 6 }, .width = 0 },
   P_PART ("base_kernel_ns", "kernel", "base_breakdown_ns", 4, 7),
   P_PART ("base_memcpy_ns", "memcpy", "base_breakdown_ns", 5, 8),
   P_PART ("base_memset_ns", "memset", "base_breakdown_ns", 6, 9),

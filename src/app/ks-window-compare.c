@@ -58,11 +58,8 @@ show_error (KsWindow   *self,
 {
   g_autofree char *name = g_file_get_basename (file);
   g_autofree char *heading = g_strdup_printf (_("Could Not Compare With “%s”"), name);
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, message);
 
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
-  gtk_window_present (GTK_WINDOW (dialog));
+  _ks_window_show_error (self, heading, message);
 }
 
 static void

@@ -99,6 +99,11 @@ void _ks_window_analysis_get_options   (KsWindow          *self,
                                         KsAnalysisOptions *options);
 void _ks_window_analysis_trace_changed (KsWindow          *self);
 
+/* A dialog with a Close button. */
+void _ks_window_show_error             (KsWindow          *self,
+                                        const char        *heading,
+                                        const char        *message);
+
 /* ks-window-compare.c */
 void _ks_window_compare_class_init     (KsWindowClass     *klass);
 void _ks_window_compare_update_actions (KsWindow          *self);

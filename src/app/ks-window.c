@@ -285,9 +285,17 @@ show_error (KsWindow   *self,
 {
   g_autofree char *name = file_display_name (file);
   g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), name);
-  GtkWidget *dialog;
 
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, message);
+  _ks_window_show_error (self, heading, message);
+}
+
+void
+_ks_window_show_error (KsWindow   *self,
+                       const char *heading,
+                       const char *message)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, message);
+
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
   gtk_window_present (GTK_WINDOW (dialog));

@@ -44,11 +44,7 @@ limited (Printer *p,
          guint    n,
          guint    table_default)
 {
-  guint limit = p->limit;
-
-  if (limit == 0 && p->format == KS_REPORT_TABLE)
-    limit = table_default;
-  return limit == 0 ? n : MIN (n, limit);
+  return ks_cli_list_rows (p->format, p->limit, n, table_default);
 }
 
 static void
@@ -58,21 +54,7 @@ write_list (Printer        *p,
             const char     *key,
             guint           n)
 {
-  if (p->format == KS_REPORT_JSON)
-    ks_report_write_json (report, json, key, n);
-  else if (p->format == KS_REPORT_CSV)
-    ks_report_write_csv (report, p->out, n, ks_cli_csv_escape);
-  else
-    ks_cli_table_write (report, p->out, n);
-}
-
-static void
-json_finish (Printer      *p,
-             KsJsonWriter *json)
-{
-  ks_json_end_object (json);
-  g_string_append (p->out, ks_json_writer_get_text (json));
-  g_string_append_c (p->out, '\n');
+  ks_cli_write_list (p->format, report, p->out, json, key, n);
 }
 
 static const char *
@@ -158,15 +140,7 @@ table_advice (Printer *p,
   if (n == 0)
     g_string_append_printf (p->out, "  %s\n", _("none"));
   for (guint i = 0; i < n; i++)
-    {
-      g_string_append (p->out, "• ");
-      ks_cli_append_text (p->out, all[rows[i]].title, -1, KS_CLI_TEXT_ONE_LINE);
-      g_string_append (p->out, " [");
-      ks_cli_append_text (p->out, all[rows[i]].rule, -1, KS_CLI_TEXT_ONE_LINE);
-      g_string_append (p->out, "]\n  ");
-      ks_cli_append_text (p->out, all[rows[i]].evidence, -1, KS_CLI_TEXT_ONE_LINE);
-      g_string_append_c (p->out, '\n');
-    }
+    ks_cli_append_advice (p->out, &all[rows[i]], FALSE, FALSE);
 }
 
 static void
@@ -193,7 +167,7 @@ report_summary (Printer *p)
       ks_report_write_json (added, json, "added", G_MAXUINT);
       ks_report_write_json (removed, json, "removed", G_MAXUINT);
       ks_json_end_object (json);
-      json_finish (p, json);
+      ks_cli_json_finish (p->out, json);
     }
   else if (p->format == KS_REPORT_CSV)
     write_list (p, metrics, NULL, NULL, G_MAXUINT);
@@ -225,7 +199,7 @@ report_list (Printer  *p,
       ks_json_begin_object (json, NULL);
       ks_json_string (json, "per", ks_compare_get_per_step (p->compare) ? "step" : "window");
       write_list (p, report, json, NULL, n);
-      json_finish (p, json);
+      ks_cli_json_finish (p->out, json);
       return;
     }
   if (p->format == KS_REPORT_TABLE)
@@ -236,28 +210,6 @@ report_list (Printer  *p,
   write_list (p, report, NULL, NULL, n);
   if (p->format == KS_REPORT_TABLE && n < report->n_rows)
     g_string_append_printf (p->out, _("… %u more (use --limit)\n"), report->n_rows - n);
-}
-
-static void
-print_warnings (KsCompare *compare)
-{
-  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
-    {
-      KsTrace *trace = ks_compare_get_trace (compare, s);
-      const char *load_warnings = ks_trace_get_metadata (trace, "warnings");
-      const char *file = ks_compare_get_file (compare, s);
-
-      if (load_warnings != NULL)
-        {
-          g_auto(GStrv) lines = g_strsplit (load_warnings, "\n", -1);
-
-          for (guint i = 0; lines[i] != NULL; i++)
-            if (*lines[i] != '\0')
-              ks_cli_printerr (_("Warning: %s: %s\n"), file, lines[i]);
-        }
-      for (const char * const *w = ks_analysis_get_warnings (ks_compare_get_analysis (compare, s)); *w; w++)
-        ks_cli_printerr (_("Warning: %s: %s\n"), file, *w);
-    }
 }
 
 int
@@ -380,6 +332,8 @@ ks_cli_diff (int    argc,
     }
 
   ks_cli_write (stdout, out->str);
-  print_warnings (compare);
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    ks_cli_print_warnings (ks_compare_get_trace (compare, s), ks_compare_get_analysis (compare, s),
+                           ks_compare_get_file (compare, s));
   return KS_CLI_OK;
 }

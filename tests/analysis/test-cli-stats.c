@@ -64,21 +64,31 @@ run_command (Run                *r,
   r->status = WEXITSTATUS (wait_status);
 }
 
+/* `kinescope-cli COMMAND` with the NULL-terminated arguments of @ap. */
+static void
+run_args (Run        *r,
+          const char *command,
+          const char *first,
+          va_list     ap)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+
+  for (const char *arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (args, (char *)arg);
+  g_ptr_array_add (args, NULL);
+  run_command (r, command, (const char * const *)args->pdata);
+}
+
 static void
 run_cli (Run        *r,
          const char *first,
          ...)
 {
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  const char *arg;
   va_list ap;
 
   va_start (ap, first);
-  for (arg = first; arg != NULL; arg = va_arg (ap, const char *))
-    g_ptr_array_add (args, (char *)arg);
+  run_args (r, "stats", first, ap);
   va_end (ap);
-  g_ptr_array_add (args, NULL);
-  run_command (r, "stats", (const char * const *)args->pdata);
 }
 
 static char *
@@ -983,16 +993,11 @@ run_diff (Run        *r,
           const char *first,
           ...)
 {
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  const char *arg;
   va_list ap;
 
   va_start (ap, first);
-  for (arg = first; arg != NULL; arg = va_arg (ap, const char *))
-    g_ptr_array_add (args, (char *)arg);
+  run_args (r, "diff", first, ap);
   va_end (ap);
-  g_ptr_array_add (args, NULL);
-  run_command (r, "diff", (const char * const *)args->pdata);
 }
 
 /* A decimal number of microseconds ("5110153447431.893") as exact
