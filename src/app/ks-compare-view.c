@@ -442,6 +442,43 @@ toolbar_new (KsCompareView *self)
   return bar;
 }
 
+/* The advice that appeared (@added) or went away: "+ title: evidence". */
+static void
+advice_add (KsCompareView *self,
+            GtkBox        *box,
+            gboolean       added)
+{
+  guint side = added ? KS_COMPARE_NEW : KS_COMPARE_BASE;
+  guint n_all, n;
+  const KsAdvice *all = ks_analysis_get_advice (ks_compare_get_analysis (self->compare, side), &n_all);
+  const guint *rows = ks_compare_get_advice (self->compare, added, &n);
+  GtkWidget *title = gtk_label_new (added ? _("Advice added") : _("Advice removed"));
+
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_add_css_class (title, "heading");
+  gtk_widget_set_margin_top (title, 6);
+  gtk_box_append (box, title);
+  if (n == 0)
+    {
+      GtkWidget *none = gtk_label_new (_("none"));
+
+      gtk_label_set_xalign (GTK_LABEL (none), 0);
+      gtk_widget_add_css_class (none, "dim-label");
+      gtk_box_append (box, none);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const KsAdvice *a = &all[rows[i]];
+      g_autofree char *text = g_strdup_printf ("%s %s: %s", added ? "+" : "−", a->title, a->evidence);
+      GtkWidget *label = gtk_label_new (text);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_widget_set_tooltip_text (label, a->text);
+      gtk_box_append (box, label);
+    }
+}
+
 static GtkWidget *
 summary_page_new (KsCompareView *self)
 {
@@ -473,6 +510,8 @@ summary_page_new (KsCompareView *self)
   gtk_label_set_wrap (GTK_LABEL (legend), TRUE);
   gtk_label_set_xalign (GTK_LABEL (legend), 0);
   gtk_box_append (GTK_BOX (charts), legend);
+  advice_add (self, GTK_BOX (charts), TRUE);
+  advice_add (self, GTK_BOX (charts), FALSE);
   gtk_widget_set_margin_start (charts, 12);
   gtk_widget_set_margin_end (charts, 12);
   gtk_paned_set_end_child (GTK_PANED (paned), charts);

@@ -94,6 +94,10 @@ test_compare (void)
   g_assert_nonnull (ks_test_find_label (summary, "28.7 ms"));
   g_assert_nonnull (ks_test_find_label (summary, "7.88 ms"));
 
+  /* Moving loading to pinned workers took the pageable copies away */
+  g_assert_nonnull (ks_test_find_label (GTK_WIDGET (view), "− Asynchronous copies use pageable memory: "));
+  g_assert_nonnull (ks_test_find_label (GTK_WIDGET (view), "+ Tensor cores left unused: "));
+
   /* Aligned at the first step: ProfilerStep#2 of both, the baseline's
    * step filling the view. */
   base_session = ks_compare_view_get_session (view, KS_COMPARE_BASE);
