@@ -162,6 +162,80 @@ ks_compare_view_set_locked (KsCompareView *self,
   gtk_toggle_button_set_active (self->lock_button, locked);
 }
 
+/* Rows */
+
+/* What makes a group the same in both runs: a GPU by its device, a
+ * process by its name and its place among the processes of that name
+ * (pids differ from run to run), anything else (an unnamed process
+ * too) by its label. */
+static char *
+group_key (KsTrace     *trace,
+           const KsRow *row,
+           GHashTable  *seen)
+{
+  g_autofree char *name = NULL;
+  guint n;
+
+  switch (row->group_kind)
+    {
+    case KS_GROUP_GPU:
+      return g_strdup_printf ("gpu %u", row->index);
+    case KS_GROUP_PROCESS:
+      /* Without a name, the label (its pid or its kind: "Spans") */
+      if (row->index < trace->n_processes && trace->processes[row->index].name != 0)
+        name = g_strdup_printf ("process %s", ks_trace_string (trace, trace->processes[row->index].name));
+      else
+        name = g_strdup_printf ("unnamed %s", row->label);
+      n = GPOINTER_TO_UINT (g_hash_table_lookup (seen, name));
+      g_hash_table_insert (seen, g_strdup (name), GUINT_TO_POINTER (n + 1));
+      return g_strdup_printf ("%s #%u", name, n);
+    case KS_GROUP_OTHER:
+    default:
+      return g_strdup_printf ("other %s", row->label);
+    }
+}
+
+/* Both timelines lay their rows out by the same rules (GPUs by device,
+ * then processes); a group only one run has is collapsed, so that the
+ * rows that stay open are the same, in the same order. */
+static void
+match_rows (KsCompareView *self)
+{
+  g_autoptr(GHashTable) base_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) new_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *keys[KS_COMPARE_N_SIDES] = { base_keys, new_keys };
+
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      KsTimelineLayout *layout = ks_timeline_get_layout (self->timelines[s]);
+      KsTrace *trace = ks_compare_get_trace (self->compare, s);
+      g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+      for (guint r = 0; layout != NULL && r < ks_timeline_layout_get_n_rows (layout); r++)
+        {
+          const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+          if (row->kind == KS_ROW_GROUP)
+            g_hash_table_insert (keys[s], group_key (trace, row, seen), GUINT_TO_POINTER (r + 1));
+        }
+    }
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      KsTimelineLayout *layout = ks_timeline_get_layout (self->timelines[s]);
+      GHashTableIter iter;
+      gpointer key, value;
+
+      g_hash_table_iter_init (&iter, keys[s]);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          guint r = GPOINTER_TO_UINT (value) - 1;
+
+          if (!g_hash_table_contains (keys[1 - s], key) && ks_timeline_layout_get_row (layout, r)->expanded)
+            ks_timeline_toggle_group (self->timelines[s], r);
+        }
+    }
+}
+
 /* Outlines */
 
 static void
@@ -626,6 +700,7 @@ ks_compare_view_new (KsCompare *compare)
   self = g_object_new (KS_TYPE_COMPARE_VIEW, NULL);
   self->compare = g_object_ref (compare);
   ks_compare_view_build (self);
+  match_rows (self);
   ks_compare_view_set_align_step (self, 0);
   return GTK_WIDGET (self);
 }

@@ -50,6 +50,24 @@ assert_aligned (KsCompareView *view)
   g_assert_cmpfloat_with_epsilon (n1, b1 + shift, 1.0);
 }
 
+/* The group of @side's timeline whose label starts with @prefix. */
+static const KsRow *
+find_group (KsCompareView *view,
+            KsCompareSide  side,
+            const char    *prefix)
+{
+  KsTimelineLayout *layout = ks_timeline_get_layout (ks_compare_view_get_timeline (view, side));
+
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+      if (row->kind == KS_ROW_GROUP && g_str_has_prefix (row->label, prefix))
+        return row;
+    }
+  return NULL;
+}
+
 static void
 test_compare (void)
 {
@@ -93,6 +111,15 @@ test_compare (void)
   g_assert_nonnull (ks_test_find_label (summary, "Step breakdown, DataLoader"));
   g_assert_nonnull (ks_test_find_label (summary, "28.7 ms"));
   g_assert_nonnull (ks_test_find_label (summary, "7.88 ms"));
+
+  /* The same rows open in both: the GPU and the Python process (pid 455
+   * in one run, 625 in the other); the new run's activity-buffer
+   * process, which the baseline lacks, is collapsed. */
+  g_assert_true (find_group (view, KS_COMPARE_BASE, "GPU 0")->expanded);
+  g_assert_true (find_group (view, KS_COMPARE_NEW, "GPU 0")->expanded);
+  g_assert_true (find_group (view, KS_COMPARE_BASE, "python3 (pid 455")->expanded);
+  g_assert_true (find_group (view, KS_COMPARE_NEW, "python3 (pid 625")->expanded);
+  g_assert_false (find_group (view, KS_COMPARE_NEW, "process -1")->expanded);
 
   /* Moving loading to pinned workers took the pageable copies away */
   g_assert_nonnull (ks_test_find_label (GTK_WIDGET (view), "− Asynchronous copies use pageable memory: "));
