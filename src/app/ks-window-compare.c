@@ -81,7 +81,10 @@ finish (Pending *p)
   if (--p->pending > 0)
     return;
   if (self->compare_cancellable == p->cancellable)
-    g_clear_object (&self->compare_cancellable);
+    {
+      g_clear_object (&self->compare_cancellable);
+      _ks_window_set_status (self);
+    }
   /* A newer comparison, another trace or the window's end took over. */
   if (!g_cancellable_is_cancelled (p->cancellable))
     {
@@ -158,12 +161,18 @@ ks_window_compare_with (KsWindow *self,
                         GFile    *file)
 {
   Pending *p;
+  g_autofree char *name = NULL;
+  g_autofree char *status = NULL;
 
   g_return_if_fail (KS_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
   if (self->session == NULL)
     return;
+  /* Loading a large trace takes seconds: say what is going on. */
+  name = g_file_get_basename (file);
+  status = g_strdup_printf (_("Comparing with “%s”…"), name);
+  gtk_label_set_label (self->status_detail, status);
   if (self->compare_cancellable != NULL)
     g_cancellable_cancel (self->compare_cancellable);
   g_clear_object (&self->compare_cancellable);

@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "ks-compare-view.h"
 #include "ks-test-gtk.h"
@@ -94,8 +95,10 @@ test_compare (void)
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compare-file", "s", uri));
   g_assert_true (ks_window_get_comparing (window));
+  g_assert_nonnull (ks_test_find_label (GTK_WIDGET (window), "Comparing with “workers_pinned.pt.trace.json.gz”…"));
   WAIT_FOR (ks_window_get_compare_view (window) != NULL);
   g_assert_false (ks_window_get_comparing (window));
+  g_assert_null (ks_test_find_label (GTK_WIDGET (window), "Comparing with"));
   view = KS_COMPARE_VIEW (ks_window_get_compare_view (window));
   compare = ks_compare_view_get_compare (view);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
@@ -239,6 +242,18 @@ test_compare_bad_file (void)
   WAIT_FOR (!ks_window_get_comparing (window));
   g_assert_null (ks_window_get_compare_view (window));
   g_assert_nonnull (ks_window_get_session (window));
+  {
+    g_autoptr(GList) toplevels = gtk_window_list_toplevels ();
+    AdwMessageDialog *dialog = NULL;
+
+    for (GList *l = toplevels; l != NULL; l = l->next)
+      if (ADW_IS_MESSAGE_DIALOG (l->data))
+        dialog = l->data;
+    g_assert_nonnull (dialog);
+    g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Could Not Compare With “broken.json”");
+    g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "broken.json"));
+    gtk_window_destroy (GTK_WINDOW (dialog));
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_unlink (path);
