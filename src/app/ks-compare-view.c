@@ -106,7 +106,6 @@ ks_compare_view_set_align_step (KsCompareView *self,
     ks_session_fit (self->sessions[KS_COMPARE_BASE], base_step->start, base_step->end);
   else
     ks_session_fit_all (self->sessions[KS_COMPARE_BASE]);
-  self->syncing = FALSE;
   if (!gtk_toggle_button_get_active (self->lock_button))
     {
       const KsStep *new_step = side_step (self, KS_COMPARE_NEW, step);
