@@ -220,6 +220,28 @@ _ks_window_compare_cancel (KsWindow *self)
   g_clear_object (&self->compare_cancellable);
 }
 
+static gboolean
+compare_shown (KsWindow *self)
+{
+  return self->compare_view != NULL && gtk_stack_get_visible_child (self->main_stack) == self->compare_view;
+}
+
+GtkWidget *
+_ks_window_get_active_timeline (KsWindow *self)
+{
+  if (compare_shown (self))
+    return GTK_WIDGET (ks_compare_view_get_timeline (KS_COMPARE_VIEW (self->compare_view), KS_COMPARE_BASE));
+  return GTK_WIDGET (self->timeline);
+}
+
+KsSession *
+_ks_window_get_active_session (KsWindow *self)
+{
+  if (compare_shown (self))
+    return ks_compare_view_get_session (KS_COMPARE_VIEW (self->compare_view), KS_COMPARE_BASE);
+  return self->session;
+}
+
 static void
 compare_response_cb (KsWindow             *self,
                      int                   response,

@@ -110,5 +110,10 @@ void _ks_window_compare_update_actions (KsWindow          *self);
 /* Closes the Compare view, back to the trace. */
 void _ks_window_compare_clear          (KsWindow          *self);
 void _ks_window_compare_cancel         (KsWindow          *self);
+/* What the timeline keys and zoom act on: the baseline's timeline and
+ * session while the Compare view is shown (the new run follows it when
+ * locked), else the window's. */
+GtkWidget *_ks_window_get_active_timeline (KsWindow       *self);
+KsSession *_ks_window_get_active_session  (KsWindow       *self);
 
 G_END_DECLS

@@ -148,6 +148,13 @@ test_compare (void)
   g_assert_cmpfloat_with_epsilon (m1 - m0, (b1 - b0) * 0.5, 1.0);
   assert_aligned (view);
 
+  /* The window's zoom keys act on the baseline while comparing. */
+  ks_session_get_visible (base_session, &b0, &b1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom", "i", 1));
+  ks_session_get_visible (base_session, &m0, &m1);
+  g_assert_cmpfloat_with_epsilon (m1 - m0, (b1 - b0) * 0.5, 1.0);
+  assert_aligned (view);
+
   /* Unlocked by its button: the new run stays where it is. */
   /* (a button's activation ends after its pressed look) */
   g_assert_true (gtk_widget_activate (lock));
