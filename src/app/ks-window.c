@@ -466,6 +466,20 @@ ks_window_show_page (KsWindow   *self,
   gtk_stack_set_visible_child_name (self->side_stack, name);
 }
 
+/* A drop event carries no modifiers: ask the keyboard as well. */
+static gboolean
+ctrl_held (KsWindow      *self,
+           GtkDropTarget *target)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (target));
+  GdkSeat *seat = gdk_display_get_default_seat (gtk_widget_get_display (GTK_WIDGET (self)));
+  GdkDevice *keyboard = seat != NULL ? gdk_seat_get_keyboard (seat) : NULL;
+
+  if (keyboard != NULL)
+    state |= gdk_device_get_modifier_state (keyboard);
+  return (state & GDK_CONTROL_MASK) != 0;
+}
+
 /* Drag and drop of files onto the window. */
 static gboolean
 drop_cb (KsWindow      *self,
@@ -485,8 +499,7 @@ drop_cb (KsWindow      *self,
     return FALSE;
 
   /* With Ctrl held, the file is compared with the trace shown. */
-  if (self->session != NULL
-      && (gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (target)) & GDK_CONTROL_MASK))
+  if (self->session != NULL && ctrl_held (self, target))
     {
       ks_window_compare_with (self, files->data);
       return TRUE;

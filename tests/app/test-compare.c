@@ -15,6 +15,11 @@
 #include "ks-test-gtk.h"
 #include "ks-window.h"
 
+#ifdef HAVE_XTST
+#include <gdk/x11/gdkx.h>
+#include <X11/extensions/XTest.h>
+#endif
+
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 30000)
 
 static GFile *
@@ -267,6 +272,96 @@ test_compare_bad_file (void)
   g_rmdir (dir);
 }
 
+#ifdef HAVE_XTST
+/* A drop of @file on the window's drop target, as GTK hands it over. */
+static gboolean
+drop_file (KsWindow *window,
+           GFile    *file)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  g_autoptr(GSList) files = g_slist_prepend (NULL, file);
+  GValue value = G_VALUE_INIT;
+  GtkDropTarget *target = NULL;
+  gboolean handled = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DROP_TARGET (c))
+        target = GTK_DROP_TARGET (c);
+    }
+  g_assert_nonnull (target);
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (files));
+  g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &handled);
+  g_value_unset (&value);
+  return handled;
+}
+
+static gboolean
+ctrl_down (GtkWidget *widget)
+{
+  GdkSeat *seat = gdk_display_get_default_seat (gtk_widget_get_display (widget));
+
+  return (gdk_device_get_modifier_state (gdk_seat_get_keyboard (seat)) & GDK_CONTROL_MASK) != 0;
+}
+#endif
+
+/* A file dropped with Ctrl held is compared with the trace shown; a
+ * plain drop opens it instead. Ctrl is pressed through the X server. */
+static void
+test_compare_drop (void)
+{
+#ifdef HAVE_XTST
+  g_autoptr(GFile) base = fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(GFile) other = fixture ("workers_pinned.pt.trace.json.gz");
+  KsWindow *window;
+  KsTrace *trace;
+  Display *xd;
+  KeyCode ctrl;
+
+  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()))
+    {
+      g_test_skip ("Ctrl is pressed with XTEST, which needs X11");
+      return;
+    }
+  window = ks_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, base);
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+  trace = ks_session_get_trace (ks_window_get_session (window));
+  xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
+  XSetInputFocus (xd, gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (window))), RevertToParent,
+                  CurrentTime);
+  WAIT_FOR (gtk_window_is_active (GTK_WINDOW (window)));
+
+  ctrl = XKeysymToKeycode (xd, GDK_KEY_Control_L);
+  XTestFakeKeyEvent (xd, ctrl, True, CurrentTime);
+  XFlush (xd);
+  WAIT_FOR (ctrl_down (GTK_WIDGET (window)));
+  g_assert_true (drop_file (window, other));
+  XTestFakeKeyEvent (xd, ctrl, False, CurrentTime);
+  XFlush (xd);
+  WAIT_FOR (!ctrl_down (GTK_WIDGET (window)));
+  g_assert_true (ks_window_get_comparing (window));
+  g_assert_false (ks_window_get_loading (window));
+  WAIT_FOR (ks_window_get_compare_view (window) != NULL);
+  g_assert_true (ks_session_get_trace (ks_window_get_session (window)) == trace);
+
+  /* Without Ctrl the file replaces the trace. */
+  g_assert_true (drop_file (window, other));
+  g_assert_true (ks_window_get_loading (window));
+  g_assert_null (ks_window_get_compare_view (window));
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_true (ks_session_get_trace (ks_window_get_session (window)) != trace);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+#else
+  g_test_skip ("built without XTEST");
+#endif
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -276,6 +371,7 @@ main (int   argc,
 
   g_test_add_func ("/app/compare/view", test_compare);
   g_test_add_func ("/app/compare/bad-file", test_compare_bad_file);
+  g_test_add_func ("/app/compare/drop", test_compare_drop);
 
   return g_test_run ();
 }
