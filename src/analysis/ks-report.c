@@ -85,6 +85,27 @@ set_dim3 (KsReportValue *v,
   v->dim[2] = z;
 }
 
+void
+ks_report_value_set_int (KsReportValue *value,
+                         gint64         i)
+{
+  set_int (value, i);
+}
+
+void
+ks_report_value_set_double (KsReportValue *value,
+                            double         d)
+{
+  set_double (value, d);
+}
+
+void
+ks_report_value_set_string (KsReportValue *value,
+                            const char    *s)
+{
+  set_string (value, s);
+}
+
 static const char *
 str (const KsReport *r,
      guint32         id)
@@ -782,6 +803,22 @@ report_new (KsTrace              *trace,
   return r;
 }
 
+KsReport *
+ks_report_new_for_rows (KsTrace              *trace,
+                        KsAnalysis           *analysis,
+                        GObject              *owner,
+                        const char           *key,
+                        const KsReportColumn *columns,
+                        guint                 n_columns,
+                        gconstpointer         rows,
+                        guint                 n_rows)
+{
+  KsReport *r = report_new (trace, analysis, key, columns, n_columns, rows, n_rows);
+
+  r->owner = owner != NULL ? g_object_ref (owner) : NULL;
+  return r;
+}
+
 #define NEW(key, columns, rows, n) report_new (trace, analysis, key, columns, G_N_ELEMENTS (columns), rows, n)
 
 KsReport *
@@ -908,6 +945,7 @@ ks_report_free (KsReport *report)
     return;
   g_object_unref (report->trace);
   g_object_unref (report->analysis);
+  g_clear_object (&report->owner);
   g_free (report);
 }
 

@@ -119,9 +119,17 @@ struct _KsReport
   const guint          *order;    /* output row i is rows[order[i]], or NULL */
   gboolean              by_shape; /* operators */
   gboolean              several;  /* steps from several processes */
+  GObject              *owner;    /* held for @rows when they are not the analysis' */
 };
 
 void      ks_report_value_clear   (KsReportValue *value);
+/* For the get functions of columns outside this file. */
+void      ks_report_value_set_int    (KsReportValue *value,
+                                      gint64         i);
+void      ks_report_value_set_double (KsReportValue *value,
+                                      double         d);
+void      ks_report_value_set_string (KsReportValue *value,
+                                      const char    *s);
 
 /* The columns of each report, for the pages. */
 const KsReportColumn *ks_report_kernel_columns     (guint *n);
@@ -160,6 +168,15 @@ KsReport *ks_report_new_samples     (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_advice      (KsTrace    *trace,
                                      KsAnalysis *analysis);
+/* A report over rows of another owner (a comparison's), which it holds. */
+KsReport *ks_report_new_for_rows    (KsTrace              *trace,
+                                     KsAnalysis           *analysis,
+                                     GObject              *owner,
+                                     const char           *key,
+                                     const KsReportColumn *columns,
+                                     guint                 n_columns,
+                                     gconstpointer         rows,
+                                     guint                 n_rows);
 void      ks_report_free            (KsReport   *report);
 
 /* Columns of @format in their order; returns how many. */

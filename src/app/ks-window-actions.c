@@ -177,14 +177,14 @@ zoom_action (GtkWidget  *widget,
              const char *action_name,
              GVariant   *param)
 {
-  KsWindow *self = KS_WINDOW (widget);
+  KsSession *session = _ks_window_get_active_session (KS_WINDOW (widget));
   double t0, t1;
 
-  if (self->session == NULL)
+  if (session == NULL)
     return;
-  ks_session_get_visible (self->session, &t0, &t1);
-  ks_session_push_history (self->session);
-  ks_session_zoom (self->session, g_variant_get_int32 (param) > 0 ? 0.5 : 2.0, (t0 + t1) / 2);
+  ks_session_get_visible (session, &t0, &t1);
+  ks_session_push_history (session);
+  ks_session_zoom (session, g_variant_get_int32 (param) > 0 ? 0.5 : 2.0, (t0 + t1) / 2);
 }
 
 static void
@@ -192,10 +192,10 @@ fit_all_action (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *param)
 {
-  KsWindow *self = KS_WINDOW (widget);
+  KsSession *session = _ks_window_get_active_session (KS_WINDOW (widget));
 
-  if (self->session != NULL)
-    ks_session_fit_all (self->session);
+  if (session != NULL)
+    ks_session_fit_all (session);
 }
 
 static void
@@ -205,7 +205,7 @@ fit_selection_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.fit-selection", NULL);
+  gtk_widget_activate_action (_ks_window_get_active_timeline (self), "timeline.fit-selection", NULL);
 }
 
 /* The timeline's keys (W/S zoom at the pointer, A/D pan, F fit, Esc)
@@ -219,7 +219,7 @@ timeline_zoom_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  gtk_widget_activate_action (GTK_WIDGET (self->timeline),
+  gtk_widget_activate_action (_ks_window_get_active_timeline (self),
                               g_variant_get_int32 (param) > 0 ? "timeline.zoom-in" : "timeline.zoom-out",
                               NULL);
 }
@@ -231,7 +231,7 @@ timeline_pan_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.pan", "i", g_variant_get_int32 (param));
+  gtk_widget_activate_action (_ks_window_get_active_timeline (self), "timeline.pan", "i", g_variant_get_int32 (param));
 }
 
 static void
@@ -241,7 +241,7 @@ clear_selection_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.clear-selection", NULL);
+  gtk_widget_activate_action (_ks_window_get_active_timeline (self), "timeline.clear-selection", NULL);
 }
 
 static void
@@ -283,6 +283,7 @@ _ks_window_actions_update (KsWindow *self)
   gboolean has_matches = self->match_list != NULL && self->match_list->len > 0;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", self->load_cancellable != NULL);
+  _ks_window_compare_update_actions (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-previous", has_matches);

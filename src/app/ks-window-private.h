@@ -72,6 +72,10 @@ struct _KsWindow
 
   /* The name a page asked to highlight, as timeline matches */
   guint8               *highlight;
+
+  /* Compare With…: the view once both are analysed, the load before */
+  GtkWidget            *compare_view;
+  GCancellable         *compare_cancellable;
 };
 
 void _ks_window_class_actions_init (KsWindowClass *klass);
@@ -94,5 +98,22 @@ void _ks_window_analysis_init          (KsWindow          *self);
 void _ks_window_analysis_get_options   (KsWindow          *self,
                                         KsAnalysisOptions *options);
 void _ks_window_analysis_trace_changed (KsWindow          *self);
+
+/* A dialog with a Close button. */
+void _ks_window_show_error             (KsWindow          *self,
+                                        const char        *heading,
+                                        const char        *message);
+
+/* ks-window-compare.c */
+void _ks_window_compare_class_init     (KsWindowClass     *klass);
+void _ks_window_compare_update_actions (KsWindow          *self);
+/* Closes the Compare view, back to the trace. */
+void _ks_window_compare_clear          (KsWindow          *self);
+void _ks_window_compare_cancel         (KsWindow          *self);
+/* What the timeline keys and zoom act on: the baseline's timeline and
+ * session while the Compare view is shown (the new run follows it when
+ * locked), else the window's. */
+GtkWidget *_ks_window_get_active_timeline (KsWindow       *self);
+KsSession *_ks_window_get_active_session  (KsWindow       *self);
 
 G_END_DECLS

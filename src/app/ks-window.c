@@ -285,9 +285,17 @@ show_error (KsWindow   *self,
 {
   g_autofree char *name = file_display_name (file);
   g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), name);
-  GtkWidget *dialog;
 
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, message);
+  _ks_window_show_error (self, heading, message);
+}
+
+void
+_ks_window_show_error (KsWindow   *self,
+                       const char *heading,
+                       const char *message)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, message);
+
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
   gtk_window_present (GTK_WINDOW (dialog));
@@ -359,6 +367,8 @@ ks_window_open (KsWindow *self,
   g_return_if_fail (KS_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
+  _ks_window_compare_cancel (self);
+  _ks_window_compare_clear (self);
   if (self->load_cancellable != NULL)
     {
       g_cancellable_cancel (self->load_cancellable);
@@ -456,6 +466,20 @@ ks_window_show_page (KsWindow   *self,
   gtk_stack_set_visible_child_name (self->side_stack, name);
 }
 
+/* A drop event carries no modifiers: ask the keyboard as well. */
+static gboolean
+ctrl_held (KsWindow      *self,
+           GtkDropTarget *target)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (target));
+  GdkSeat *seat = gdk_display_get_default_seat (gtk_widget_get_display (GTK_WIDGET (self)));
+  GdkDevice *keyboard = seat != NULL ? gdk_seat_get_keyboard (seat) : NULL;
+
+  if (keyboard != NULL)
+    state |= gdk_device_get_modifier_state (keyboard);
+  return (state & GDK_CONTROL_MASK) != 0;
+}
+
 /* Drag and drop of files onto the window. */
 static gboolean
 drop_cb (KsWindow      *self,
@@ -473,6 +497,13 @@ drop_cb (KsWindow      *self,
   files = gdk_file_list_get_files (g_value_get_boxed (value));
   if (files == NULL)
     return FALSE;
+
+  /* With Ctrl held, the file is compared with the trace shown. */
+  if (self->session != NULL && ctrl_held (self, target))
+    {
+      ks_window_compare_with (self, files->data);
+      return TRUE;
+    }
 
   ks_window_open (self, files->data);
 
@@ -629,6 +660,7 @@ ks_window_dispose (GObject *object)
       g_clear_object (&self->load_cancellable);
         }
   g_clear_pointer (&self->relay, relay_unref);
+  _ks_window_compare_cancel (self);
   _ks_window_search_clear (self);
   _ks_window_analysis_trace_changed (self);
 
@@ -715,6 +747,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
 
   _ks_window_class_actions_init (klass);
+  _ks_window_compare_class_init (klass);
 }
 
 static void

@@ -41,6 +41,16 @@ GtkWidget  *ks_window_get_page     (KsWindow       *self,
 void        ks_window_show_page    (KsWindow       *self,
                                     const char     *name);
 
+/* Compares the window's trace (the baseline) with @file, loaded and
+ * analysed in the background; shows the Compare view when done, a
+ * dialog naming the file when it cannot be read. */
+void        ks_window_compare_with     (KsWindow       *self,
+                                        GFile          *file);
+/* TRUE while loading the file to compare with. */
+gboolean    ks_window_get_comparing    (KsWindow       *self);
+/* The KsCompareView shown, or NULL. */
+GtkWidget  *ks_window_get_compare_view (KsWindow       *self);
+
 /* The bundled demo trace, installed or beside the build tree; NULL if absent. */
 GFile      *ks_window_find_demo_trace (void);
 

@@ -28,6 +28,7 @@ typedef struct
 /* One line per subcommand; keep it sorted. */
 static const Command commands[] = {
   { "convert", ks_cli_convert, N_("Save a trace (JSON, .json.gz, folder, Nsight SQLite) as .kscope") },
+  { "diff", ks_cli_diff, N_("Compare two traces: did the change help, and why") },
   { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
   { "record", ks_cli_record, N_("Run a command with the collector and write a .kscope trace") },
 #ifdef KS_HAVE_RENDER

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <gio/gio.h>
+#include <glib/gi18n.h>
 
 #include "ks-cli-common.h"
 #include "ks-trace-loader.h"
@@ -28,6 +29,28 @@ ks_cli_load_trace (const char *command,
   if (trace == NULL)
     ks_cli_printerr ("kinescope-cli %s: %s\n", command, error->message);
   return trace;
+}
+
+gboolean
+ks_cli_parse_choice (const char         *command,
+                     const char         *option,
+                     const char         *value,
+                     const char * const *choices,
+                     guint              *index)
+{
+  g_autofree char *list = NULL;
+
+  if (value == NULL)
+    return TRUE;
+  for (guint i = 0; choices[i] != NULL; i++)
+    if (strcmp (value, choices[i]) == 0)
+      {
+        *index = i;
+        return TRUE;
+      }
+  list = g_strjoinv (", ", (char **)choices);
+  ks_cli_printerr (_("kinescope-cli %s: unknown value “%s” of %s (%s)\n"), command, value, option, list);
+  return FALSE;
 }
 
 void

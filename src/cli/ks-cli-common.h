@@ -20,6 +20,15 @@ G_BEGIN_DECLS
 KsTrace *ks_cli_load_trace   (const char *command,
                               const char *arg);
 
+/* @value (NULL: leave @index alone) as a position in the NULL-terminated
+ * @choices; else prints "kinescope-cli COMMAND: OPTION takes a, b or c"
+ * and returns FALSE. */
+gboolean ks_cli_parse_choice (const char         *command,
+                              const char         *option,
+                              const char         *value,
+                              const char * const *choices,
+                              guint              *index);
+
 typedef enum
 {
   KS_CLI_TEXT_ONE_LINE      = 0,

@@ -65,11 +65,7 @@ limited (Printer *p,
          guint    n,
          guint    table_default)
 {
-  guint limit = p->limit;
-
-  if (limit == 0 && p->format == KS_REPORT_TABLE)
-    limit = table_default;
-  return limit == 0 ? n : MIN (n, limit);
+  return ks_cli_list_rows (p->format, p->limit, n, table_default);
 }
 
 /* One JSON object as the whole output, on one line. */
@@ -77,9 +73,7 @@ static void
 json_finish (Printer      *p,
              KsJsonWriter *json)
 {
-  ks_json_end_object (json);
-  g_string_append (p->out, ks_json_writer_get_text (json));
-  g_string_append_c (p->out, '\n');
+  ks_cli_json_finish (p->out, json);
 }
 
 /* A JSON object of one member: the list of @report, at most @n_rows. */
@@ -218,24 +212,7 @@ table_advice (Printer *p)
       return;
     }
   for (guint i = 0; i < n; i++)
-    {
-      g_string_append (out, "• ");
-      append_name (out, a[i].title);
-      g_string_append (out, " [");
-      append_name (out, a[i].rule);
-      g_string_append (out, "]\n  ");
-      append_name (out, a[i].text);
-      g_string_append (out, "\n  ");
-      append_name (out, a[i].evidence);
-      g_string_append_c (out, '\n');
-      for (guint r = 0; r < a[i].n_ranges; r++)
-        {
-          g_autofree char *s = ks_time_format_duration (a[i].ranges[r].start);
-          g_autofree char *e = ks_time_format_duration (a[i].ranges[r].end);
-
-          g_string_append_printf (out, "    %s %s – %s\n", _("at"), s, e);
-        }
-    }
+    ks_cli_append_advice (out, &a[i], TRUE, TRUE);
 }
 
 /* One list of a report in the chosen format, at most @n rows. */
@@ -246,12 +223,7 @@ write_list (Printer        *p,
             const char     *key,
             guint           n)
 {
-  if (p->format == KS_REPORT_JSON)
-    ks_report_write_json (report, json, key, n);
-  else if (p->format == KS_REPORT_CSV)
-    ks_report_write_csv (report, p->out, n, ks_cli_csv_escape);
-  else
-    ks_cli_table_write (report, p->out, n);
+  ks_cli_write_list (p->format, report, p->out, json, key, n);
 }
 
 static void
@@ -523,7 +495,6 @@ ks_cli_stats (int    argc,
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsAnalysis) analysis = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
-  const char *load_warnings;
   g_autofree char *report = NULL;
   g_autofree char *format = NULL;
   g_autofree char *group_by = NULL;
@@ -664,17 +635,7 @@ ks_cli_stats (int    argc,
     }
 
   ks_cli_write (stdout, out->str);
-  /* On stderr, so that CSV and JSON stay clean: what the load said (a
-   * recording cut short, a truncated file), then the analysis. */
-  if ((load_warnings = ks_trace_get_metadata (trace, "warnings")) != NULL)
-    {
-      g_auto(GStrv) lines = g_strsplit (load_warnings, "\n", -1);
-
-      for (guint i = 0; lines[i] != NULL; i++)
-        if (*lines[i] != '\0')
-          ks_cli_printerr (_("Warning: %s\n"), lines[i]);
-    }
-  for (const char * const *w = ks_analysis_get_warnings (analysis); *w != NULL; w++)
-    ks_cli_printerr (_("Warning: %s\n"), *w);
+  /* On stderr, so that CSV and JSON stay clean. */
+  ks_cli_print_warnings (trace, analysis, NULL);
   return KS_CLI_OK;
 }

@@ -13,6 +13,7 @@
 
 #include "ks-cli-common.h"
 #include "ks-cli-table.h"
+#include "ks-format.h"
 
 void
 ks_cli_table_cell (GString    *out,
@@ -123,4 +124,96 @@ ks_cli_table_write (const KsReport *report,
   n_rows = MIN (n_rows, report->n_rows);
   for (guint row = 0; row < n_rows; row++)
     ks_cli_table_row (&table, out, ks_report_row_index (report, row));
+}
+
+guint
+ks_cli_list_rows (KsReportFormat format,
+                  guint          limit,
+                  guint          n,
+                  guint          table_default)
+{
+  if (limit == 0 && format == KS_REPORT_TABLE)
+    limit = table_default;
+  return limit == 0 ? n : MIN (n, limit);
+}
+
+void
+ks_cli_write_list (KsReportFormat  format,
+                   const KsReport *report,
+                   GString        *out,
+                   KsJsonWriter   *json,
+                   const char     *key,
+                   guint           n)
+{
+  if (format == KS_REPORT_JSON)
+    ks_report_write_json (report, json, key, n);
+  else if (format == KS_REPORT_CSV)
+    ks_report_write_csv (report, out, n, ks_cli_csv_escape);
+  else
+    ks_cli_table_write (report, out, n);
+}
+
+void
+ks_cli_json_finish (GString      *out,
+                    KsJsonWriter *json)
+{
+  ks_json_end_object (json);
+  g_string_append (out, ks_json_writer_get_text (json));
+  g_string_append_c (out, '\n');
+}
+
+void
+ks_cli_append_advice (GString        *out,
+                      const KsAdvice *a,
+                      gboolean        with_text,
+                      gboolean        with_ranges)
+{
+  g_string_append (out, "• ");
+  ks_cli_append_text (out, a->title, -1, KS_CLI_TEXT_ONE_LINE);
+  g_string_append (out, " [");
+  ks_cli_append_text (out, a->rule, -1, KS_CLI_TEXT_ONE_LINE);
+  g_string_append (out, "]\n  ");
+  if (with_text)
+    {
+      ks_cli_append_text (out, a->text, -1, KS_CLI_TEXT_ONE_LINE);
+      g_string_append (out, "\n  ");
+    }
+  ks_cli_append_text (out, a->evidence, -1, KS_CLI_TEXT_ONE_LINE);
+  g_string_append_c (out, '\n');
+  for (guint r = 0; with_ranges && r < a->n_ranges; r++)
+    {
+      g_autofree char *s = ks_time_format_duration (a->ranges[r].start);
+      g_autofree char *e = ks_time_format_duration (a->ranges[r].end);
+
+      g_string_append_printf (out, "    %s %s – %s\n", _("at"), s, e);
+    }
+}
+
+static void
+print_warning (const char *file,
+               const char *text)
+{
+  if (file != NULL)
+    ks_cli_printerr (_("Warning: %s: %s\n"), file, text);
+  else
+    ks_cli_printerr (_("Warning: %s\n"), text);
+}
+
+void
+ks_cli_print_warnings (KsTrace    *trace,
+                       KsAnalysis *analysis,
+                       const char *file)
+{
+  const char *load_warnings = ks_trace_get_metadata (trace, "warnings");
+
+  if (load_warnings != NULL)
+    {
+      g_auto(GStrv) lines = g_strsplit (load_warnings, "\n", -1);
+
+      for (guint i = 0; lines[i] != NULL; i++)
+        if (*lines[i] != '\0')
+          print_warning (file, lines[i]);
+    }
+  for (const char * const *w = ks_analysis_get_warnings (analysis); *w != NULL; w++)
+    print_warning (file, *w);
 }

@@ -9,6 +9,7 @@
 
 #include <glib.h>
 
+#include "ks-json-writer.h"
 #include "ks-report.h"
 
 G_BEGIN_DECLS
@@ -45,6 +46,37 @@ void ks_cli_table_cell   (GString        *out,
                           gboolean        right);
 /* Ends a row: trailing spaces dropped. */
 void ks_cli_table_end_row (GString       *out);
+
+/* The rows of a list to print: at most @limit (0: all, but
+ * @table_default in a text table; 0 there too: all). */
+guint ks_cli_list_rows   (KsReportFormat  format,
+                          guint           limit,
+                          guint           n,
+                          guint           table_default);
+/* The first @n rows of @report in @format: the member @key (NULL: the
+ * report's) of the object @json is writing, or CSV or a text table on
+ * @out. */
+void ks_cli_write_list   (KsReportFormat  format,
+                          const KsReport *report,
+                          GString        *out,
+                          KsJsonWriter   *json,
+                          const char     *key,
+                          guint           n);
+/* Ends the object of @json, the whole output, and appends it on one line. */
+void ks_cli_json_finish  (GString        *out,
+                          KsJsonWriter   *json);
+/* One piece of advice in running text: "• title [rule]", then its
+ * text when @with_text, its evidence and, with @with_ranges, where. */
+void ks_cli_append_advice (GString        *out,
+                           const KsAdvice *advice,
+                           gboolean        with_text,
+                           gboolean        with_ranges);
+/* On stderr: what loading @trace said (a recording cut short, a
+ * truncated file), then what @analysis left out; each line after @file
+ * when not NULL. */
+void ks_cli_print_warnings (KsTrace      *trace,
+                            KsAnalysis   *analysis,
+                            const char   *file);
 
 /* A CSV field's escaping: like ks_cli_append_text(), newlines kept
  * (the CSV writer quotes them). */

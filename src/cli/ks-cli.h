@@ -19,6 +19,8 @@ G_BEGIN_DECLS
 /* Each subcommand gets argv with argv[0] set to "kinescope-cli NAME". */
 int ks_cli_convert (int    argc,
                     char **argv);
+int ks_cli_diff    (int    argc,
+                    char **argv);
 int ks_cli_info    (int    argc,
                     char **argv);
 int ks_cli_record  (int    argc,

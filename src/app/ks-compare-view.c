@@ -1,0 +1,740 @@
+/* ks-compare-view.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-compare-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ks-compare-view.h"
+#include "ks-format.h"
+#include "pages/ks-page-charts.h"
+#include "pages/ks-page-table.h"
+
+#define LABEL_W 92.0
+
+struct _KsCompareView
+{
+  GtkWidget         parent_instance;
+
+  KsCompare        *compare;
+  KsSession        *sessions[KS_COMPARE_N_SIDES];
+  KsTimeline       *timelines[KS_COMPARE_N_SIDES];
+  GtkWidget        *box;
+  GtkToggleButton  *lock_button;
+  GtkSpinButton    *align_spin;
+  GtkStack         *stack;
+  GtkDrawingArea   *chart;
+  KsPageTable       metrics;
+  KsPageTable       kernels;
+  KsPageTable       operators;
+  KsPageTable       steps;
+
+  guint             align_step;
+  gint64            align_at[KS_COMPARE_N_SIDES];
+  gboolean          syncing;
+  guint8           *outline[KS_COMPARE_N_SIDES];
+  guint32           outlined[KS_COMPARE_N_SIDES];
+};
+
+G_DEFINE_FINAL_TYPE (KsCompareView, ks_compare_view, GTK_TYPE_WIDGET)
+
+static gboolean
+show_every_row (gpointer page,
+                guint    index)
+{
+  return TRUE;
+}
+
+/* Timelines */
+
+static void
+visible_changed_cb (KsCompareView *self,
+                    KsSession     *session)
+{
+  guint side = session == self->sessions[KS_COMPARE_BASE] ? KS_COMPARE_BASE : KS_COMPARE_NEW;
+  guint other = 1 - side;
+  double t0, t1, shift;
+
+  if (self->syncing || !gtk_toggle_button_get_active (self->lock_button))
+    return;
+  /* The same span from the step where they line up. */
+  ks_session_get_visible (session, &t0, &t1);
+  shift = (double)(self->align_at[other] - self->align_at[side]);
+  self->syncing = TRUE;
+  ks_session_set_visible (self->sessions[other], t0 + shift, t1 + shift);
+  self->syncing = FALSE;
+}
+
+static const KsStep *
+side_step (KsCompareView *self,
+           guint          side,
+           guint          step)
+{
+  guint n;
+  const KsStep *steps = ks_analysis_get_steps (ks_compare_get_analysis (self->compare, side), &n);
+
+  return step < n ? &steps[step] : NULL;
+}
+
+void
+ks_compare_view_set_align_step (KsCompareView *self,
+                                guint          step)
+{
+  const KsStep *base_step;
+
+  g_return_if_fail (KS_IS_COMPARE_VIEW (self));
+
+  self->align_step = step;
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      const KsStep *st = side_step (self, s, step);
+
+      self->align_at[s] = st != NULL ? st->start : 0;
+    }
+  if (gtk_spin_button_get_value_as_int (self->align_spin) != (int)step + 1)
+    gtk_spin_button_set_value (self->align_spin, step + 1);
+
+  /* Show that step of the baseline; the new run follows when locked. */
+  base_step = side_step (self, KS_COMPARE_BASE, step);
+  if (base_step != NULL)
+    ks_session_fit (self->sessions[KS_COMPARE_BASE], base_step->start, base_step->end);
+  else
+    ks_session_fit_all (self->sessions[KS_COMPARE_BASE]);
+  if (!gtk_toggle_button_get_active (self->lock_button))
+    {
+      const KsStep *new_step = side_step (self, KS_COMPARE_NEW, step);
+
+      if (new_step != NULL)
+        ks_session_fit (self->sessions[KS_COMPARE_NEW], new_step->start, new_step->end);
+    }
+  else
+    visible_changed_cb (self, self->sessions[KS_COMPARE_BASE]);
+}
+
+guint
+ks_compare_view_get_align_step (KsCompareView *self)
+{
+  g_return_val_if_fail (KS_IS_COMPARE_VIEW (self), 0);
+
+  return self->align_step;
+}
+
+static void
+align_changed_cb (KsCompareView *self,
+                  GtkSpinButton *spin)
+{
+  int step = gtk_spin_button_get_value_as_int (spin) - 1;
+
+  if (step >= 0 && (guint)step != self->align_step)
+    ks_compare_view_set_align_step (self, step);
+}
+
+static void
+lock_toggled_cb (KsCompareView   *self,
+                 GtkToggleButton *button)
+{
+  /* Locking again lines the new run up with the baseline's view. */
+  if (gtk_toggle_button_get_active (button))
+    visible_changed_cb (self, self->sessions[KS_COMPARE_BASE]);
+}
+
+gboolean
+ks_compare_view_get_locked (KsCompareView *self)
+{
+  g_return_val_if_fail (KS_IS_COMPARE_VIEW (self), FALSE);
+
+  return gtk_toggle_button_get_active (self->lock_button);
+}
+
+void
+ks_compare_view_set_locked (KsCompareView *self,
+                            gboolean       locked)
+{
+  g_return_if_fail (KS_IS_COMPARE_VIEW (self));
+
+  gtk_toggle_button_set_active (self->lock_button, locked);
+}
+
+/* Rows */
+
+/* What makes a group the same in both runs: a GPU by its device, a
+ * process by its name and its place among the processes of that name
+ * (pids differ from run to run), anything else (an unnamed process
+ * too) by its label. */
+static char *
+group_key (KsTrace     *trace,
+           const KsRow *row,
+           GHashTable  *seen)
+{
+  g_autofree char *name = NULL;
+  guint n;
+
+  switch (row->group_kind)
+    {
+    case KS_GROUP_GPU:
+      return g_strdup_printf ("gpu %u", row->index);
+    case KS_GROUP_PROCESS:
+      /* Without a name, the label (its pid or its kind: "Spans") */
+      if (row->index < trace->n_processes && trace->processes[row->index].name != 0)
+        name = g_strdup_printf ("process %s", ks_trace_string (trace, trace->processes[row->index].name));
+      else
+        name = g_strdup_printf ("unnamed %s", row->label);
+      n = GPOINTER_TO_UINT (g_hash_table_lookup (seen, name));
+      g_hash_table_insert (seen, g_strdup (name), GUINT_TO_POINTER (n + 1));
+      return g_strdup_printf ("%s #%u", name, n);
+    case KS_GROUP_OTHER:
+    default:
+      return g_strdup_printf ("other %s", row->label);
+    }
+}
+
+/* Both timelines lay their rows out by the same rules (GPUs by device,
+ * then processes); a group only one run has is collapsed, so that the
+ * rows that stay open are the same, in the same order. */
+static void
+match_rows (KsCompareView *self)
+{
+  g_autoptr(GHashTable) base_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) new_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *keys[KS_COMPARE_N_SIDES] = { base_keys, new_keys };
+
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      KsTimelineLayout *layout = ks_timeline_get_layout (self->timelines[s]);
+      KsTrace *trace = ks_compare_get_trace (self->compare, s);
+      g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+      for (guint r = 0; layout != NULL && r < ks_timeline_layout_get_n_rows (layout); r++)
+        {
+          const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+          if (row->kind == KS_ROW_GROUP)
+            g_hash_table_insert (keys[s], group_key (trace, row, seen), GUINT_TO_POINTER (r + 1));
+        }
+    }
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      KsTimelineLayout *layout = ks_timeline_get_layout (self->timelines[s]);
+      GHashTableIter iter;
+      gpointer key, value;
+
+      g_hash_table_iter_init (&iter, keys[s]);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          guint r = GPOINTER_TO_UINT (value) - 1;
+
+          if (!g_hash_table_contains (keys[1 - s], key) && ks_timeline_layout_get_row (layout, r)->expanded)
+            ks_timeline_toggle_group (self->timelines[s], r);
+        }
+    }
+}
+
+/* Outlines */
+
+static void
+outline (KsCompareView       *self,
+         const KsCompareItem *item)
+{
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      KsTrace *trace = ks_compare_get_trace (self->compare, s);
+      guint32 name = item != NULL ? item->name_id[s] : 0;
+
+      ks_timeline_set_matches (self->timelines[s], NULL);
+      g_clear_pointer (&self->outline[s], g_free);
+      self->outlined[s] = 0;
+      if (item == NULL || item->index[s] == KS_COMPARE_ABSENT || name >= trace->n_strings)
+        continue;
+      self->outline[s] = g_new0 (guint8, trace->n_strings);
+      self->outline[s][name] = 1;
+      self->outlined[s] = name;
+      ks_timeline_set_matches (self->timelines[s], self->outline[s]);
+    }
+}
+
+static const KsCompareItem *
+selected_item (KsPageTable *table)
+{
+  guint position = gtk_single_selection_get_selected (table->selection);
+  guint index;
+
+  if (position == GTK_INVALID_LIST_POSITION || table->report == NULL)
+    return NULL;
+  index = ks_page_table_get_index_at (table, position);
+  if (index >= table->report->n_rows)
+    return NULL;
+  return &((const KsCompareItem *)table->report->rows)[index];
+}
+
+static void
+kernel_selected_cb (KsCompareView *self)
+{
+  outline (self, selected_item (&self->kernels));
+}
+
+static void
+operator_selected_cb (KsCompareView *self)
+{
+  outline (self, selected_item (&self->operators));
+}
+
+/* Enter or a double click: show the baseline's longest call (the new
+ * run's for an added kernel); the other timeline follows when locked. */
+static void
+kernel_activate_cb (KsCompareView *self,
+                    guint          position,
+                    GtkColumnView *view)
+{
+  const KsCompareItem *item;
+
+  gtk_single_selection_set_selected (self->kernels.selection, position);
+  item = selected_item (&self->kernels);
+  if (item == NULL)
+    return;
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    if (item->index[s] != KS_COMPARE_ABSENT)
+      {
+        KsTrace *trace = ks_compare_get_trace (self->compare, s);
+        guint n;
+        const KsKernelStats *k = &ks_analysis_get_kernels (ks_compare_get_analysis (self->compare, s), &n)[item->index[s]];
+        const KsTrack *track = &trace->tracks[k->longest_track];
+
+        ks_session_fit (self->sessions[s], track->start[k->longest_slice], track->end[k->longest_slice]);
+        break;
+      }
+}
+
+guint32
+ks_compare_view_get_outlined (KsCompareView *self,
+                              KsCompareSide  side)
+{
+  g_return_val_if_fail (KS_IS_COMPARE_VIEW (self), 0);
+
+  return self->outlined[side];
+}
+
+static void
+shape_toggled_cb (KsCompareView  *self,
+                  GtkCheckButton *button)
+{
+  outline (self, NULL);
+  ks_page_table_set_report (&self->operators,
+                            ks_compare_report_operators (self->compare, gtk_check_button_get_active (button)));
+}
+
+/* The paired step bars: step i of the baseline above step i of the new
+ * run, one scale for all, split into the breakdown's parts. */
+static void
+draw_steps_cb (GtkDrawingArea *area,
+               cairo_t        *cr,
+               int             width,
+               int             height,
+               gpointer        user_data)
+{
+  KsCompareView *self = user_data;
+  guint n[KS_COMPARE_N_SIDES];
+  const KsStep *steps[KS_COMPARE_N_SIDES];
+  g_autoptr(GArray) pairs = g_array_new (FALSE, TRUE, sizeof (KsStep));
+  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
+  GdkRGBA fg;
+  double bar_h;
+
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    steps[s] = ks_analysis_get_steps (ks_compare_get_analysis (self->compare, s), &n[s]);
+  for (guint i = 0; i < MAX (n[0], n[1]); i++)
+    for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+      {
+        KsStep step = { 0 };
+
+        if (i < n[s])
+          step = steps[s][i];
+        g_array_append_val (pairs, step);
+      }
+  if (pairs->len == 0)
+    {
+      g_object_unref (layout);
+      return;
+    }
+
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  bar_h = MIN (18.0, (double)height / pairs->len);
+  gdk_cairo_set_source_rgba (cr, &fg);
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      g_autofree char *label = NULL;
+      int lw, lh;
+
+      if (i % 2 == 0)
+        label = g_strdup_printf (_("%u baseline"), i / 2 + 1);
+      else
+        label = g_strdup (_("new"));
+      pango_layout_set_text (layout, label, -1);
+      pango_layout_get_pixel_size (layout, &lw, &lh);
+      cairo_move_to (cr, LABEL_W - 6 - lw, i * bar_h + (bar_h - lh) / 2);
+      pango_cairo_show_layout (cr, layout);
+    }
+  g_object_unref (layout);
+  cairo_translate (cr, LABEL_W, 0);
+  ks_chart_draw_steps (cr, MAX (width - LABEL_W, 1), height, &fg,
+                       (const KsStep *)(gpointer)pairs->data, pairs->len);
+}
+
+static char *
+legend_markup (void)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < KS_N_STEP_PARTS; k++)
+    {
+      g_autofree char *title = g_markup_escape_text (ks_step_part_get_title (k), -1);
+
+      g_string_append_printf (s, "%s<span foreground=\"%s\">■</span> %s", k ? "  " : "",
+                              ks_chart_step_part_hex (k), title);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Building */
+
+/* A table of @report's page columns (takes @report). */
+static GtkWidget *
+table_new (KsCompareView *self,
+           KsPageTable   *table,
+           KsReport      *report,
+           const char    *name)
+{
+  GtkWidget *view = gtk_column_view_new (NULL);
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+  GtkColumnViewColumn *first;
+
+  gtk_widget_set_name (view, name);
+  gtk_column_view_set_show_column_separators (GTK_COLUMN_VIEW (view), FALSE);
+  ks_page_table_init (table, GTK_COLUMN_VIEW (view), show_every_row, self);
+  ks_page_table_add_report_columns (table, report->columns, report->n_columns);
+  ks_page_table_set_report (table, report);
+  first = g_list_model_get_item (gtk_column_view_get_columns (GTK_COLUMN_VIEW (view)), 0);
+  if (first != NULL)
+    {
+      gtk_column_view_column_set_fixed_width (first, 240);
+      g_object_unref (first);
+    }
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  return scrolled;
+}
+
+static GtkWidget *
+timeline_pane (KsCompareView *self,
+               guint          side)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *label;
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+  KsTrace *trace = ks_compare_get_trace (self->compare, side);
+  g_autofree char *base = g_path_get_basename (ks_compare_get_file (self->compare, side));
+  g_autofree char *text = g_strdup_printf (side == KS_COMPARE_BASE ? _("Baseline: %s") : _("New: %s"), base);
+
+  label = gtk_label_new (text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_widget_set_tooltip_text (label, ks_compare_get_file (self->compare, side));
+  gtk_widget_add_css_class (label, "heading");
+  gtk_widget_set_margin_start (label, 6);
+  gtk_widget_set_margin_top (label, 3);
+  gtk_widget_set_margin_bottom (label, 3);
+  gtk_box_append (GTK_BOX (box), label);
+
+  self->sessions[side] = ks_session_new (trace);
+  ks_session_set_analysis_options (self->sessions[side],
+                                   ks_analysis_get_options (ks_compare_get_analysis (self->compare, side)));
+  self->timelines[side] = KS_TIMELINE (ks_timeline_new ());
+  gtk_widget_set_name (GTK_WIDGET (self->timelines[side]), side == KS_COMPARE_BASE ? "compare-base" : "compare-new");
+  ks_timeline_set_session (self->timelines[side], self->sessions[side]);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->timelines[side]));
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (box), scrolled);
+  gtk_widget_set_vexpand (box, TRUE);
+  g_signal_connect_object (self->sessions[side], "visible-changed", G_CALLBACK (visible_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  return box;
+}
+
+static GtkWidget *
+toolbar_new (KsCompareView *self)
+{
+  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label;
+  GtkWidget *close;
+  guint n0 = ks_compare_get_steps (self->compare, KS_COMPARE_BASE)->n_steps;
+  guint n1 = ks_compare_get_steps (self->compare, KS_COMPARE_NEW)->n_steps;
+  guint n_common = MIN (n0, n1);
+
+  gtk_widget_set_margin_start (bar, 6);
+  gtk_widget_set_margin_end (bar, 6);
+  gtk_widget_set_margin_top (bar, 6);
+  gtk_widget_set_margin_bottom (bar, 6);
+
+  label = gtk_label_new (ks_compare_get_per_step (self->compare)
+                           ? _("Times and counts are per step.")
+                           : _("No steps in one of the traces: times and counts are totals over each window."));
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_box_append (GTK_BOX (bar), label);
+
+  label = gtk_label_new_with_mnemonic (_("_Align at step"));
+  gtk_box_append (GTK_BOX (bar), label);
+  self->align_spin = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, MAX (n_common, 1), 1));
+  gtk_widget_set_name (GTK_WIDGET (self->align_spin), "compare-align");
+  gtk_widget_set_sensitive (GTK_WIDGET (self->align_spin), n_common > 1);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->align_spin),
+                               _("The step of both runs that the timelines line up at"));
+  gtk_label_set_mnemonic_widget (GTK_LABEL (label), GTK_WIDGET (self->align_spin));
+  g_signal_connect_object (self->align_spin, "value-changed", G_CALLBACK (align_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->align_spin));
+
+  self->lock_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_mnemonic (_("_Lock Zoom")));
+  gtk_widget_set_name (GTK_WIDGET (self->lock_button), "compare-lock");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->lock_button), _("Zoom and pan both timelines together"));
+  gtk_toggle_button_set_active (self->lock_button, TRUE);
+  g_signal_connect_object (self->lock_button, "toggled", G_CALLBACK (lock_toggled_cb), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->lock_button));
+
+  close = gtk_button_new_with_mnemonic (_("_Close Comparison"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (close), "win.close-compare");
+  gtk_box_append (GTK_BOX (bar), close);
+  return bar;
+}
+
+/* The advice that appeared (@added) or went away: "+ title: evidence". */
+static void
+advice_add (KsCompareView *self,
+            GtkBox        *box,
+            gboolean       added)
+{
+  guint side = added ? KS_COMPARE_NEW : KS_COMPARE_BASE;
+  guint n_all, n;
+  const KsAdvice *all = ks_analysis_get_advice (ks_compare_get_analysis (self->compare, side), &n_all);
+  const guint *rows = ks_compare_get_advice (self->compare, added, &n);
+  GtkWidget *title = gtk_label_new (added ? _("Advice added") : _("Advice removed"));
+
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_add_css_class (title, "heading");
+  gtk_widget_set_margin_top (title, 6);
+  gtk_box_append (box, title);
+  if (n == 0)
+    {
+      GtkWidget *none = gtk_label_new (_("none"));
+
+      gtk_label_set_xalign (GTK_LABEL (none), 0);
+      gtk_widget_add_css_class (none, "dim-label");
+      gtk_box_append (box, none);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const KsAdvice *a = &all[rows[i]];
+      g_autofree char *text = g_strdup_printf ("%s %s: %s", added ? "+" : "−", a->title, a->evidence);
+      GtkWidget *label = gtk_label_new (text);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_widget_set_tooltip_text (label, a->text);
+      gtk_box_append (box, label);
+    }
+}
+
+static GtkWidget *
+summary_page_new (KsCompareView *self)
+{
+  g_autoptr(KsReport) metrics = ks_compare_report_metrics (self->compare);
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *charts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *title = gtk_label_new (_("Step time and its breakdown, step by step"));
+  GtkWidget *legend = gtk_label_new (NULL);
+  g_autofree char *markup = legend_markup ();
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+
+  gtk_paned_set_start_child (GTK_PANED (paned),
+                             table_new (self, &self->metrics, g_steal_pointer (&metrics), "compare-summary"));
+  gtk_paned_set_position (GTK_PANED (paned), 640);
+
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_add_css_class (title, "heading");
+  gtk_box_append (GTK_BOX (charts), title);
+  self->chart = GTK_DRAWING_AREA (gtk_drawing_area_new ());
+  gtk_widget_set_name (GTK_WIDGET (self->chart), "compare-steps-chart");
+  gtk_drawing_area_set_content_height (self->chart, 18 * 2 * MAX (ks_compare_get_steps (self->compare, 0)->n_steps,
+                                                                  ks_compare_get_steps (self->compare, 1)->n_steps));
+  gtk_drawing_area_set_draw_func (self->chart, draw_steps_cb, self, NULL);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->chart), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->chart));
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (charts), scrolled);
+  gtk_label_set_markup (GTK_LABEL (legend), markup);
+  gtk_label_set_wrap (GTK_LABEL (legend), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (legend), 0);
+  gtk_box_append (GTK_BOX (charts), legend);
+  advice_add (self, GTK_BOX (charts), TRUE);
+  advice_add (self, GTK_BOX (charts), FALSE);
+  gtk_widget_set_margin_start (charts, 12);
+  gtk_widget_set_margin_end (charts, 12);
+  gtk_paned_set_end_child (GTK_PANED (paned), charts);
+  return paned;
+}
+
+static void
+ks_compare_view_build (KsCompareView *self)
+{
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  GtkWidget *timelines = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  GtkWidget *lower = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *switcher = gtk_stack_switcher_new ();
+  GtkWidget *operators = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  g_autoptr(KsReport) kernels = ks_compare_report_kernels (self->compare);
+  g_autoptr(KsReport) ops = ks_compare_report_operators (self->compare, FALSE);
+  g_autoptr(KsReport) steps = ks_compare_report_steps (self->compare);
+  GtkWidget *by_shape = gtk_check_button_new_with_mnemonic (_("Group by input _shapes"));
+
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+  gtk_box_append (GTK_BOX (self->box), toolbar_new (self));
+
+  gtk_paned_set_start_child (GTK_PANED (timelines), timeline_pane (self, KS_COMPARE_BASE));
+  gtk_paned_set_end_child (GTK_PANED (timelines), timeline_pane (self, KS_COMPARE_NEW));
+  gtk_paned_set_position (GTK_PANED (timelines), 230);
+  gtk_paned_set_start_child (GTK_PANED (paned), timelines);
+  gtk_paned_set_position (GTK_PANED (paned), 460);
+  gtk_widget_set_vexpand (paned, TRUE);
+
+  self->stack = GTK_STACK (gtk_stack_new ());
+  gtk_stack_add_titled (self->stack, summary_page_new (self), "summary", _("Summary"));
+  gtk_stack_add_titled (self->stack, table_new (self, &self->kernels, g_steal_pointer (&kernels),
+                                                "compare-kernels"), "kernels", _("Kernels"));
+  gtk_widget_set_name (by_shape, "compare-by-shape");
+  gtk_widget_set_margin_start (by_shape, 6);
+  g_signal_connect_object (by_shape, "toggled", G_CALLBACK (shape_toggled_cb), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (operators), by_shape);
+  gtk_box_append (GTK_BOX (operators), table_new (self, &self->operators, g_steal_pointer (&ops),
+                                                  "compare-operators"));
+  gtk_stack_add_titled (self->stack, operators, "operators", _("Operators"));
+  gtk_stack_add_titled (self->stack, table_new (self, &self->steps, g_steal_pointer (&steps),
+                                                "compare-steps"), "steps", _("Steps"));
+  gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), self->stack);
+  gtk_widget_set_halign (switcher, GTK_ALIGN_CENTER);
+  gtk_widget_set_margin_top (switcher, 6);
+  gtk_widget_set_margin_bottom (switcher, 6);
+  gtk_box_append (GTK_BOX (lower), switcher);
+  gtk_box_append (GTK_BOX (lower), GTK_WIDGET (self->stack));
+  gtk_paned_set_end_child (GTK_PANED (paned), lower);
+  gtk_box_append (GTK_BOX (self->box), paned);
+
+  g_signal_connect_object (self->kernels.selection, "notify::selected", G_CALLBACK (kernel_selected_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->kernels.view, "activate", G_CALLBACK (kernel_activate_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->operators.selection, "notify::selected", G_CALLBACK (operator_selected_cb), self,
+                           G_CONNECT_SWAPPED);
+}
+
+static void
+ks_compare_view_dispose (GObject *object)
+{
+  KsCompareView *self = KS_COMPARE_VIEW (object);
+
+  ks_page_table_clear (&self->metrics);
+  ks_page_table_clear (&self->kernels);
+  ks_page_table_clear (&self->operators);
+  ks_page_table_clear (&self->steps);
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      if (self->timelines[s] != NULL)
+        ks_timeline_set_matches (self->timelines[s], NULL);
+      if (self->sessions[s] != NULL)
+        g_signal_handlers_disconnect_by_data (self->sessions[s], self);
+    }
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      self->timelines[s] = NULL;
+      g_clear_object (&self->sessions[s]);
+      g_clear_pointer (&self->outline[s], g_free);
+    }
+  g_clear_object (&self->compare);
+
+  G_OBJECT_CLASS (ks_compare_view_parent_class)->dispose (object);
+}
+
+static void
+ks_compare_view_class_init (KsCompareViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ks_compare_view_dispose;
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "ks-compare-view");
+}
+
+static void
+ks_compare_view_init (KsCompareView *self)
+{
+}
+
+GtkWidget *
+ks_compare_view_new (KsCompare *compare)
+{
+  KsCompareView *self;
+
+  g_return_val_if_fail (KS_IS_COMPARE (compare), NULL);
+
+  self = g_object_new (KS_TYPE_COMPARE_VIEW, NULL);
+  self->compare = g_object_ref (compare);
+  ks_compare_view_build (self);
+  match_rows (self);
+  ks_compare_view_set_align_step (self, 0);
+  return GTK_WIDGET (self);
+}
+
+KsCompare *
+ks_compare_view_get_compare (KsCompareView *self)
+{
+  g_return_val_if_fail (KS_IS_COMPARE_VIEW (self), NULL);
+
+  return self->compare;
+}
+
+KsSession *
+ks_compare_view_get_session (KsCompareView *self,
+                             KsCompareSide  side)
+{
+  g_return_val_if_fail (KS_IS_COMPARE_VIEW (self), NULL);
+
+  return self->sessions[side];
+}
+
+KsTimeline *
+ks_compare_view_get_timeline (KsCompareView *self,
+                              KsCompareSide  side)
+{
+  g_return_val_if_fail (KS_IS_COMPARE_VIEW (self), NULL);
+
+  return self->timelines[side];
+}
+
+void
+ks_compare_view_show_page (KsCompareView *self,
+                           const char    *name)
+{
+  g_return_if_fail (KS_IS_COMPARE_VIEW (self));
+
+  gtk_stack_set_visible_child_name (self->stack, name);
+}

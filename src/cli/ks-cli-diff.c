@@ -1,0 +1,339 @@
+/* ks-cli-diff.c: kinescope-cli diff
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-cli-diff"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "ks-cli.h"
+#include "ks-cli-common.h"
+#include "ks-cli-table.h"
+#include "ks-compare.h"
+#include "ks-json-writer.h"
+#include "ks-report.h"
+
+#define SUMMARY_TOP 10
+
+typedef enum
+{
+  REPORT_SUMMARY,
+  REPORT_KERNELS,
+  REPORT_OPERATORS,
+  REPORT_STEPS,
+} Report;
+
+typedef struct
+{
+  KsCompare      *compare;
+  KsReportFormat  format;
+  guint           limit;      /* rows of lists, 0 = all */
+  gboolean        by_shape;
+  GString        *out;
+} Printer;
+
+static guint
+limited (Printer *p,
+         guint    n,
+         guint    table_default)
+{
+  return ks_cli_list_rows (p->format, p->limit, n, table_default);
+}
+
+static void
+write_list (Printer        *p,
+            const KsReport *report,
+            KsJsonWriter   *json,
+            const char     *key,
+            guint           n)
+{
+  ks_cli_write_list (p->format, report, p->out, json, key, n);
+}
+
+static const char *
+side_key (guint side)
+{
+  return side == KS_COMPARE_BASE ? "base" : "new";
+}
+
+/* Summary */
+
+/* One side as `stats` sees that file: its GPU objects and memory
+ * devices come from the same report rows. */
+static void
+json_side (Printer      *p,
+           KsJsonWriter *json,
+           guint         side)
+{
+  KsTrace *trace = ks_compare_get_trace (p->compare, side);
+  KsAnalysis *analysis = ks_compare_get_analysis (p->compare, side);
+  const KsCompareSteps *steps = ks_compare_get_steps (p->compare, side);
+  g_autoptr(KsReport) gpus = ks_report_new_gpus (trace, analysis);
+  g_autoptr(KsReport) memory = ks_report_new_memory (trace, analysis);
+
+  ks_json_begin_object (json, side_key (side));
+  ks_json_string (json, "file", ks_compare_get_file (p->compare, side));
+  ks_json_int (json, "steps", steps->n_steps);
+  ks_json_int (json, "step_mean_ns", steps->mean_ns);
+  ks_json_int (json, "step_median_ns", steps->median_ns);
+  ks_json_int (json, "step_stddev_ns", steps->stddev_ns);
+  ks_json_int (json, "step_min_ns", steps->min_ns);
+  ks_json_int (json, "step_max_ns", steps->max_ns);
+  ks_json_begin_object (json, "breakdown_per_step_ns");
+  for (guint k = 0; k < KS_N_STEP_PARTS; k++)
+    ks_json_int (json, ks_step_part_to_string (k), steps->parts_ns[k]);
+  ks_json_end_object (json);
+  ks_report_write_json (gpus, json, NULL, G_MAXUINT);
+  ks_report_write_json (memory, json, "memory", G_MAXUINT);
+  ks_json_end_object (json);
+}
+
+/* The advice of one side that the other lacks, as `stats` writes it. */
+static KsReport *
+advice_report (KsCompare *compare,
+               gboolean   added)
+{
+  guint side = added ? KS_COMPARE_NEW : KS_COMPARE_BASE;
+  KsReport *r = ks_report_new_advice (ks_compare_get_trace (compare, side),
+                                      ks_compare_get_analysis (compare, side));
+
+  r->order = ks_compare_get_advice (compare, added, &r->n_rows);
+  return r;
+}
+
+static void
+table_header (Printer *p)
+{
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      const KsCompareSteps *steps = ks_compare_get_steps (p->compare, s);
+      g_autofree char *file = ks_cli_escape (ks_compare_get_file (p->compare, s));
+
+      g_string_append_printf (p->out, "%-10s %s (", s == 0 ? _("Baseline:") : _("New:"), file);
+      g_string_append_printf (p->out, ngettext ("%u step", "%u steps", steps->n_steps), steps->n_steps);
+      g_string_append (p->out, ")\n");
+    }
+  if (ks_compare_get_per_step (p->compare))
+    g_string_append_printf (p->out, "%s\n", _("Times and counts are per step."));
+  else
+    g_string_append_printf (p->out, "%s\n",
+                            _("No steps in one of the traces: times and counts are totals over each window."));
+}
+
+static void
+table_advice (Printer *p,
+              gboolean added)
+{
+  guint side = added ? KS_COMPARE_NEW : KS_COMPARE_BASE;
+  guint n_all, n;
+  const KsAdvice *all = ks_analysis_get_advice (ks_compare_get_analysis (p->compare, side), &n_all);
+  const guint *rows = ks_compare_get_advice (p->compare, added, &n);
+
+  g_string_append_printf (p->out, "\n%s\n", added ? _("Advice added:") : _("Advice removed:"));
+  if (n == 0)
+    g_string_append_printf (p->out, "  %s\n", _("none"));
+  for (guint i = 0; i < n; i++)
+    ks_cli_append_advice (p->out, &all[rows[i]], FALSE, FALSE);
+}
+
+static void
+report_summary (Printer *p)
+{
+  g_autoptr(KsReport) metrics = ks_compare_report_metrics (p->compare);
+  g_autoptr(KsReport) kernels = ks_compare_report_kernels (p->compare);
+  g_autoptr(KsReport) operators = ks_compare_report_operators (p->compare, p->by_shape);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+      g_autoptr(KsReport) added = advice_report (p->compare, TRUE);
+      g_autoptr(KsReport) removed = advice_report (p->compare, FALSE);
+
+      ks_json_begin_object (json, NULL);
+      ks_json_string (json, "per", ks_compare_get_per_step (p->compare) ? "step" : "window");
+      json_side (p, json, KS_COMPARE_BASE);
+      json_side (p, json, KS_COMPARE_NEW);
+      write_list (p, metrics, json, NULL, G_MAXUINT);
+      write_list (p, kernels, json, NULL, limited (p, kernels->n_rows, 0));
+      write_list (p, operators, json, NULL, limited (p, operators->n_rows, 0));
+      ks_json_begin_object (json, "advice");
+      ks_report_write_json (added, json, "added", G_MAXUINT);
+      ks_report_write_json (removed, json, "removed", G_MAXUINT);
+      ks_json_end_object (json);
+      ks_cli_json_finish (p->out, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, metrics, NULL, NULL, G_MAXUINT);
+  else
+    {
+      table_header (p);
+      g_string_append_c (p->out, '\n');
+      write_list (p, metrics, NULL, NULL, G_MAXUINT);
+      g_string_append_printf (p->out, "\n%s\n", _("Kernels, largest change first:"));
+      write_list (p, kernels, NULL, NULL, limited (p, kernels->n_rows, SUMMARY_TOP));
+      g_string_append_printf (p->out, "\n%s\n", _("Operators, largest change first:"));
+      write_list (p, operators, NULL, NULL, limited (p, operators->n_rows, SUMMARY_TOP));
+      table_advice (p, TRUE);
+      table_advice (p, FALSE);
+    }
+}
+
+/* kernels, operators, steps: one list. */
+static void
+report_list (Printer  *p,
+             KsReport *report)
+{
+  guint n = limited (p, report->n_rows, 30);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      ks_json_string (json, "per", ks_compare_get_per_step (p->compare) ? "step" : "window");
+      write_list (p, report, json, NULL, n);
+      ks_cli_json_finish (p->out, json);
+      return;
+    }
+  if (p->format == KS_REPORT_TABLE)
+    {
+      table_header (p);
+      g_string_append_c (p->out, '\n');
+    }
+  write_list (p, report, NULL, NULL, n);
+  if (p->format == KS_REPORT_TABLE && n < report->n_rows)
+    g_string_append_printf (p->out, _("… %u more (use --limit)\n"), report->n_rows - n);
+}
+
+int
+ks_cli_diff (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsCompare) compare = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GFile) base = NULL;
+  g_autoptr(GFile) new_file = NULL;
+  g_autofree char *report = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *group_by = NULL;
+  g_auto(GStrv) files = NULL;
+  int device = -1;
+  int limit = 0;
+  guint which = REPORT_SUMMARY, format_index = KS_REPORT_TABLE, grouping = 0;
+  KsAnalysisOptions options;
+  Printer printer = { 0 };
+  static const char * const reports[] = { "summary", "kernels", "operators", "steps", NULL };
+  static const char * const formats[] = { "table", "csv", "json", NULL };
+  static const char * const groupings[] = { "name", "shape", NULL };
+  const GOptionEntry entries[] = {
+    { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
+      N_("What to print: summary (default), kernels, operators or steps"), N_("REPORT") },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
+    { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("Compare only this GPU"), "N" },
+    { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
+      N_("Operators by name (default) or by name and input shapes"), "name|shape" },
+    { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("BASE NEW — did the change help, and why"));
+  g_option_context_set_summary (context,
+                                _("Compares two traces of a program, before (BASE) and after (NEW) a change:\n"
+                                  "step time, GPU busy, the step breakdown, idle time by class and cause,\n"
+                                  "memory peak, advice, and kernels and operators matched by name.\n"
+                                  "Each side's figures are what `kinescope-cli stats` says of that file."));
+  g_option_context_set_description (context,
+                                    _("Times and counts are per step when both traces have steps (their counts\n"
+                                      "may differ), else totals over each trace's window. Lists are sorted by\n"
+                                      "the size of the change in time per step. The two files load in parallel."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      ks_cli_printerr ("kinescope-cli diff: %s\n", error->message);
+      return KS_CLI_USAGE;
+    }
+  if (files == NULL || files[0] == NULL || files[1] == NULL || files[2] != NULL)
+    {
+      ks_cli_printerr (_("kinescope-cli diff: expected two files, BASE and NEW (see --help)\n"));
+      return KS_CLI_USAGE;
+    }
+  if (!ks_cli_parse_choice ("diff", "--report", report, reports, &which)
+      || !ks_cli_parse_choice ("diff", "--format", format, formats, &format_index)
+      || !ks_cli_parse_choice ("diff", "--group-by", group_by, groupings, &grouping))
+    return KS_CLI_USAGE;
+  if (limit < 0 || device < -1)
+    {
+      ks_cli_printerr (_("kinescope-cli diff: --limit and --device take values of 0 or more\n"));
+      return KS_CLI_USAGE;
+    }
+
+  ks_analysis_options_init (&options);
+  options.device = device;
+  base = g_file_new_for_commandline_arg (files[0]);
+  new_file = g_file_new_for_commandline_arg (files[1]);
+  compare = ks_compare_load (base, new_file, &options, NULL, &error);
+  if (compare == NULL)
+    {
+      ks_cli_printerr ("kinescope-cli diff: %s\n", error->message);
+      return KS_CLI_FAILED;
+    }
+  if (device >= 0)
+    for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+      if (ks_analysis_get_gpu (ks_compare_get_analysis (compare, s), device) == NULL)
+        {
+          ks_cli_printerr (_("kinescope-cli diff: %s: the trace has no GPU %d\n"), files[s], device);
+          return KS_CLI_FAILED;
+        }
+
+  printer.compare = compare;
+  printer.format = format_index;
+  printer.limit = limit;
+  printer.by_shape = grouping == 1;
+  printer.out = out;
+
+  switch (which)
+    {
+    case REPORT_SUMMARY:
+      report_summary (&printer);
+      break;
+    case REPORT_KERNELS:
+      {
+        g_autoptr(KsReport) r = ks_compare_report_kernels (compare);
+
+        report_list (&printer, r);
+      }
+      break;
+    case REPORT_OPERATORS:
+      {
+        g_autoptr(KsReport) r = ks_compare_report_operators (compare, printer.by_shape);
+
+        report_list (&printer, r);
+      }
+      break;
+    case REPORT_STEPS:
+      {
+        g_autoptr(KsReport) r = ks_compare_report_steps (compare);
+
+        report_list (&printer, r);
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  ks_cli_write (stdout, out->str);
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    ks_cli_print_warnings (ks_compare_get_trace (compare, s), ks_compare_get_analysis (compare, s),
+                           ks_compare_get_file (compare, s));
+  return KS_CLI_OK;
+}
