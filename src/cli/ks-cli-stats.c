@@ -570,6 +570,7 @@ ks_cli_stats (int    argc,
                                       "  step breakdown: kernel, memcpy, memset, runtime, DataLoader, CPU exec,\n"
                                       "    other, each claiming only time not claimed before; they sum to the step."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  ks_cli_add_load_options (context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
