@@ -188,12 +188,20 @@ find_field (const Field *fields,
 }
 
 gboolean
-ks_nvsmi_field_counter (const char  *field,
+ks_nvsmi_field_counter (KsNvsmiKind  kind,
+                        const char  *field,
                         const char **name,
                         const char **unit,
                         double      *scale)
 {
-  const Field *f = find_field (query_fields, G_N_ELEMENTS (query_fields), field);
+  const Field *f = NULL;
+
+  if (kind == KS_NVSMI_DMON)
+    f = find_field (dmon_fields, G_N_ELEMENTS (dmon_fields), field);
+  else if (kind == KS_NVSMI_PMON)
+    f = find_field (pmon_fields, G_N_ELEMENTS (pmon_fields), field);
+  else
+    f = find_field (query_fields, G_N_ELEMENTS (query_fields), field);
 
   if (f == NULL)
     return FALSE;
@@ -258,6 +266,23 @@ looks_like_field (const char *text)
   return TRUE;
 }
 
+/* Times from 1970 to 2100, in seconds: their nanoseconds are well
+ * within what the builder keeps (2^62 ns), and no log has others. */
+#define MAX_UNIX_SECONDS G_GINT64_CONSTANT (4102444800)
+
+/* @dt in nanoseconds since 1970, or FALSE when it is out of that range. */
+static gboolean
+date_time_ns (GDateTime *dt,
+              gint64    *unix_ns)
+{
+  gint64 seconds = g_date_time_to_unix (dt);
+
+  if (seconds < 0 || seconds >= MAX_UNIX_SECONDS)
+    return FALSE;
+  *unix_ns = seconds * 1000000000 + (gint64) g_date_time_get_microsecond (dt) * 1000;
+  return TRUE;
+}
+
 /* nvidia-smi's timestamp: "2025/06/13 00:27:52.195", local time. */
 static gboolean
 parse_nvsmi_time (const char *s,
@@ -275,10 +300,7 @@ parse_nvsmi_time (const char *s,
     return FALSE;
   tz = g_time_zone_new_local ();
   dt = g_date_time_new (tz, y, mo, d, h, mi, sec);
-  if (dt == NULL)
-    return FALSE;
-  *unix_ns = g_date_time_to_unix (dt) * 1000000000 + (gint64) g_date_time_get_microsecond (dt) * 1000;
-  return TRUE;
+  return dt != NULL && date_time_ns (dt, unix_ns);
 }
 
 /* Any timestamp a log of nvidia-smi's columns carries: its own format,
@@ -297,15 +319,12 @@ parse_timestamp (const char *s,
       g_autoptr(GTimeZone) tz = g_time_zone_new_local ();
       g_autoptr(GDateTime) dt = g_date_time_new_from_iso8601 (s, tz);
 
-      if (dt == NULL)
-        return FALSE;
-      *unix_ns = g_date_time_to_unix (dt) * 1000000000 + (gint64) g_date_time_get_microsecond (dt) * 1000;
-      return TRUE;
+      return dt != NULL && date_time_ns (dt, unix_ns);
     }
   errno = 0;
   v = g_ascii_strtod (s, &end);
   /* after 2001 and before 2100: a count of seconds, not some number */
-  if (errno != 0 || end == s || *end != 0 || !(v >= 1e9 && v < 4.1e9))
+  if (errno != 0 || end == s || *end != 0 || !(v >= 1e9 && v < MAX_UNIX_SECONDS))
     return FALSE;
   *unix_ns = (gint64) llround (v * 1e9);
   return TRUE;
@@ -501,7 +520,7 @@ is_csv_header (char **fields)
       split_header_field (*f, &field, &unit);
       if (is_query_field (field))
         known++;
-      if (ks_nvsmi_field_counter (field, NULL, NULL, NULL))
+      if (ks_nvsmi_field_counter (KS_NVSMI_QUERY_CSV, field, NULL, NULL, NULL))
         counters++;
     }
   return n >= 1 && known >= MIN (n, 2) && counters >= 1;
@@ -575,7 +594,6 @@ add_column (Reader     *r,
             const char *unit)
 {
   Column *c = g_new0 (Column, 1);
-  const Field *f = NULL;
   const char *field;
 
   if (unit != NULL)
@@ -588,19 +606,9 @@ add_column (Reader     *r,
   field = c->field;
   c->scale = 1;
 
-  if (r->kind == KS_NVSMI_QUERY_CSV)
-    f = find_field (query_fields, G_N_ELEMENTS (query_fields), field);
-  else if (r->kind == KS_NVSMI_DMON)
-    f = find_field (dmon_fields, G_N_ELEMENTS (dmon_fields), field);
-  else
-    f = find_field (pmon_fields, G_N_ELEMENTS (pmon_fields), field);
-
-  if (f != NULL)
+  if (ks_nvsmi_field_counter (r->kind, field, &c->counter, &c->counter_unit, &c->scale))
     {
       c->kind = COL_COUNTER;
-      c->counter = f->counter;
-      c->counter_unit = f->unit;
-      c->scale = f->scale;
       if (g_ascii_strcasecmp (field, "memory.total") == 0)
         c->kind = COL_MEMORY_TOTAL;
     }
@@ -741,6 +749,8 @@ untimed_ts (Reader     *r,
     }
   g_hash_table_add (r->in_sample, g_steal_pointer (&key));
   r->last_device = (int) device;
+  if (r->sample * r->interval >= MAX_UNIX_SECONDS)
+    return -1;
   return (gint64) llround (r->sample * r->interval * 1e9);
 }
 
@@ -753,6 +763,8 @@ time_of_day (Reader *r,
   if (r->last_time_of_day >= 0 && seconds + 3600 < r->last_time_of_day)
     r->day_offset += 86400;
   r->last_time_of_day = seconds;
+  if (r->day_offset >= MAX_UNIX_SECONDS)
+    return -1;
   return (r->day_offset + seconds) * G_GINT64_CONSTANT (1000000000);
 }
 
@@ -793,9 +805,9 @@ read_row (Reader   *r,
             g_autoptr(GTimeZone) tz = NULL;
 
             if (sscanf (v, "%4d%2d%2d%c", &y, &m, &d, &extra) != 3 ||
-                (tz = g_time_zone_new_local (), dt = g_date_time_new (tz, y, m, d, 0, 0, 0)) == NULL)
+                (tz = g_time_zone_new_local (), dt = g_date_time_new (tz, y, m, d, 0, 0, 0)) == NULL ||
+                !date_time_ns (dt, &date_ns))
               return fail (r, error, _("“%s” is not a date (YYYYMMDD)"), v);
-            date_ns = g_date_time_to_unix (dt) * G_GINT64_CONSTANT (1000000000);
             have_date = TRUE;
           }
           break;
@@ -862,6 +874,10 @@ read_row (Reader   *r,
     ts = time_of_day (r, tod_seconds);
   else if (!have_ts)
     ts = untimed_ts (r, device, pid_text);
+  /* times of day that go back again and again, countless samples far
+   * apart: past the range of the clock */
+  if (ts < 0)
+    return fail (r, error, _("the log's times run past the year 2100"));
   r->last_ts = ts;
   r->last_device = (int) device;
   r->rows++;

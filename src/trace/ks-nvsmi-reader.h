@@ -64,12 +64,14 @@ KsTrace    *ks_nvsmi_reader_load_data   (const char            *data,
                                          GCancellable          *cancellable,
                                          GError               **error);
 
-/* The counter name and unit nvidia-smi's --query-gpu @field (without
- * its " [unit]") is read into, or FALSE for a field that is not a
- * counter (index, name, uuid, timestamp…) or not known. @scale turns
- * its value, in the unit nvidia-smi prints, into @unit. Shared with the
- * live monitor, whose csv output and counter rows use the same names. */
-gboolean    ks_nvsmi_field_counter      (const char            *field,
+/* The counter name and unit a column @field of a log of @kind (a
+ * --query-gpu field without its " [unit]", a dmon or pmon column) is
+ * read into, or FALSE for a field that is not a counter (index, name,
+ * uuid, timestamp…) or not known. @scale turns its value, in the unit
+ * nvidia-smi prints, into @unit. Shared with the live monitor, whose
+ * counter rows use the same names. */
+gboolean    ks_nvsmi_field_counter      (KsNvsmiKind            kind,
+                                         const char            *field,
                                          const char           **name,
                                          const char           **unit,
                                          double                *scale);

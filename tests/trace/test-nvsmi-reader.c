@@ -508,6 +508,36 @@ test_bad_logs (void)
   expect_error ("index, utilization.gpu [%]\n0, 5 %\n0, lots\n",
                 "test.log: line 3: “lots” is not a number (column “utilization.gpu”)");
   expect_error ("timestamp, index, utilization.gpu\nyesterday, 0, 5\n", "test.log: line 2: “yesterday” is not a timestamp");
+  /* past 2100 (nanoseconds since 1970 near the builder's 2^62) */
+  expect_error ("timestamp, index, utilization.gpu\n4052/01/02 03:04:05.000, 0, 97\n",
+                "test.log: line 2: “4052/01/02 03:04:05.000” is not a timestamp");
+  expect_error ("timestamp, index, utilization.gpu\n4052-01-02T03:04:05Z, 0, 97\n",
+                "test.log: line 2: “4052-01-02T03:04:05Z” is not a timestamp");
+  expect_error ("#Date Time gpu sm\n 40520102 03:04:05 0 5\n", "test.log: line 2: “40520102” is not a date");
+  {
+    /* 1970 to 2100 (4102444800 s) is 47482 days. 23:00 then 01:00 over
+     * and over: a day passes at each 01:00, the rows from line 2 on. */
+    const guint days = 4102444800u / 86400;
+    g_autoptr(GString) text = g_string_new ("#Time gpu sm\n");
+    KsNvsmiOptions slow = { 86400, NULL };
+    g_autoptr(GString) many = g_string_new ("utilization.gpu\n");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = NULL;
+    g_autofree char *at_day = g_strdup_printf ("test.log: line %u: the log's times run past the year 2100",
+                                               2 * days - 1 + 2);
+    g_autofree char *at_sample = g_strdup_printf ("test.log: line %u: the log's times run past the year 2100",
+                                                  days + 2);
+
+    for (guint i = 0; i < 2 * days + 10; i++)
+      g_string_append (text, i % 2 ? " 01:00:00 0 5\n" : " 23:00:00 0 5\n");
+    expect_error (text->str, at_day);
+    /* a day between samples without times */
+    for (guint i = 0; i < days + 10; i++)
+      g_string_append (many, "5\n");
+    trace = load_text (many->str, &slow, &error);
+    g_assert_null (trace);
+    g_assert_cmpstr (error->message, ==, at_sample);
+  }
   expect_error ("index, utilization.gpu\n-3, 5\n", "test.log: line 2: “-3” is not a GPU index");
   expect_error ("index, utilization.gpu\n99999, 5\n", "test.log: line 2: “99999” is not a GPU index");
   expect_error ("# gpu    pwr     sm\n# Idx      W      %\n 0 x 5\n", "test.log: line 3: “x” is not a number (column “pwr”)");
