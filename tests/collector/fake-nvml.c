@@ -77,6 +77,16 @@ static const struct { unsigned int pid; unsigned long long memory; unsigned int 
   { 4343, GIB / 2, 7, 1, "pt_data_worker" },
 };
 static unsigned long long sample_clock;
+static unsigned int utilization_calls;
+
+/* For the tests: how often utilization was asked, to see sampling stop. */
+EXPORT unsigned int fake_nvml_utilization_calls (void);
+
+unsigned int
+fake_nvml_utilization_calls (void)
+{
+  return utilization_calls;
+}
 
 static int
 index_of (nvmlDevice_t dev)
@@ -154,6 +164,7 @@ nvmlReturn_t
 nvmlDeviceGetUtilizationRates (nvmlDevice_t       dev,
                                nvmlUtilization_t *u)
 {
+  utilization_calls++;
   u->gpu = index_of (dev) == 0 ? 37 : 73;
   u->memory = 5;
   return 0;
