@@ -180,6 +180,34 @@ append_timestamp (GString *out)
   g_string_append_printf (out, "%s.%03d", text, g_date_time_get_microsecond (now) / 1000);
 }
 
+/* The numeric field @q of a sample, in the unit nvidia-smi prints it in
+ * (memory in MiB), or FALSE when the GPU could not say. */
+static gboolean
+sample_value (const KsNvmlDevice *d,
+              const KsNvmlSample *s,
+              Query               q,
+              double             *v)
+{
+  gboolean memory = s->fields & KS_NVML_HAS_MEMORY;
+
+  switch (q)
+    {
+    case Q_UTIL_GPU: *v = s->utilization_gpu; return s->fields & KS_NVML_HAS_UTILIZATION;
+    case Q_UTIL_MEMORY: *v = s->utilization_memory; return s->fields & KS_NVML_HAS_UTILIZATION;
+    case Q_MEMORY_TOTAL:
+      *v = (memory ? s->memory_total : d->total_memory) / MIB;
+      return memory || d->total_memory > 0;
+    case Q_MEMORY_USED: *v = s->memory_used / MIB; return memory;
+    case Q_MEMORY_FREE: *v = (s->memory_total - MIN (s->memory_used, s->memory_total)) / MIB; return memory;
+    case Q_TEMPERATURE: *v = s->temperature; return s->fields & KS_NVML_HAS_TEMPERATURE;
+    case Q_POWER: *v = s->power; return s->fields & KS_NVML_HAS_POWER;
+    case Q_SM_CLOCK: *v = s->sm_clock; return s->fields & KS_NVML_HAS_SM_CLOCK;
+    case Q_TIMESTAMP: case Q_INDEX: case Q_NAME: case Q_UUID: case Q_BUS_ID:
+    default: g_assert_not_reached ();
+    }
+  return FALSE;
+}
+
 /* One value as nvidia-smi's csv has it: "37 %", "1024 MiB", "123.45 W",
  * "55", "[N/A]" when the GPU cannot say. */
 static void
@@ -191,9 +219,7 @@ append_value (Monitor            *m,
 {
   const KsNvmlDevice *d = ks_nvml_get_device (m->nvml, gpu);
   const char *unit = m->units ? query_fields[q].unit : NULL;
-  gboolean have = TRUE;
   double v = 0;
-  int decimals = 0;
 
   switch (q)
     {
@@ -202,28 +228,18 @@ append_value (Monitor            *m,
     case Q_NAME: ks_cli_append_text (out, d->name ? d->name : "[N/A]", -1, KS_CLI_TEXT_ONE_LINE); return;
     case Q_UUID: ks_cli_append_text (out, d->uuid ? d->uuid : "[N/A]", -1, KS_CLI_TEXT_ONE_LINE); return;
     case Q_BUS_ID: ks_cli_append_text (out, d->bus_id ? d->bus_id : "[N/A]", -1, KS_CLI_TEXT_ONE_LINE); return;
-    case Q_UTIL_GPU: have = s->fields & KS_NVML_HAS_UTILIZATION; v = s->utilization_gpu; break;
-    case Q_UTIL_MEMORY: have = s->fields & KS_NVML_HAS_UTILIZATION; v = s->utilization_memory; break;
-    case Q_MEMORY_TOTAL:
-      v = floor (((s->fields & KS_NVML_HAS_MEMORY) ? s->memory_total : d->total_memory) / MIB);
-      have = (s->fields & KS_NVML_HAS_MEMORY) || d->total_memory > 0;
+    case Q_UTIL_GPU: case Q_UTIL_MEMORY: case Q_MEMORY_TOTAL: case Q_MEMORY_USED: case Q_MEMORY_FREE:
+    case Q_TEMPERATURE: case Q_POWER: case Q_SM_CLOCK:
+    default:
       break;
-    case Q_MEMORY_USED: have = s->fields & KS_NVML_HAS_MEMORY; v = floor (s->memory_used / MIB); break;
-    case Q_MEMORY_FREE:
-      have = s->fields & KS_NVML_HAS_MEMORY;
-      v = floor ((s->memory_total - MIN (s->memory_used, s->memory_total)) / MIB);
-      break;
-    case Q_TEMPERATURE: have = s->fields & KS_NVML_HAS_TEMPERATURE; v = s->temperature; break;
-    case Q_POWER: have = s->fields & KS_NVML_HAS_POWER; v = s->power; decimals = 2; break;
-    case Q_SM_CLOCK: have = s->fields & KS_NVML_HAS_SM_CLOCK; v = s->sm_clock; break;
-    default: g_assert_not_reached ();
     }
-  if (!have)
+  if (!sample_value (d, s, q, &v))
     {
       g_string_append (out, "[N/A]");
       return;
     }
-  g_string_append_printf (out, "%.*f", decimals, v);
+  /* whole MiB, as nvidia-smi rounds down; watts to the hundredth */
+  g_string_append_printf (out, "%.*f", q == Q_POWER ? 2 : 0, q == Q_POWER ? v : floor (v));
   if (unit != NULL)
     g_string_append_printf (out, " %s", unit);
 }
@@ -418,33 +434,28 @@ add_sample (Monitor    *m,
   ks_trace_builder_add_counter_sample (m->builder, counter, ts, value);
 }
 
+/* The counter of @field (a --query-gpu field, or a pmon column for a
+ * process) on GPU @gpu, named as the reader names it; @scale turns the
+ * value nvidia-smi prints into the counter's unit. */
 static guint32
-gpu_counter (Monitor *m,
-             guint    gpu,
-             Query    q)
+get_counter (Monitor             *m,
+             guint                gpu,
+             KsNvsmiKind          kind,
+             const char          *field,
+             const KsNvmlProcess *p,
+             double              *scale)
 {
   const char *name, *unit;
-  const char *field = q == Q_SM_CLOCK ? "clocks.sm" : query_fields[q].name;
+  guint32 process = KS_NO_INDEX;
 
-  if (!ks_nvsmi_field_counter (KS_NVSMI_QUERY_CSV, field, &name, &unit, NULL))
+  if (!ks_nvsmi_field_counter (kind, field, &name, &unit, scale))
     g_assert_not_reached ();
-  return ks_trace_builder_get_counter (m->builder, name, unit, (gint32) ks_nvml_get_device (m->nvml, gpu)->index,
-                                       KS_NO_INDEX);
-}
-
-static guint32
-process_counter (Monitor             *m,
-                 guint                gpu,
-                 const KsNvmlProcess *p,
-                 const char          *field)
-{
-  const char *name, *unit;
-  guint32 process = ks_trace_builder_get_process (m->builder, p->pid);
-
-  if (p->name[0] != 0)
-    ks_trace_builder_set_process_info (m->builder, process, p->name, NULL, NULL, G_MININT32);
-  if (!ks_nvsmi_field_counter (KS_NVSMI_PMON, field, &name, &unit, NULL))
-    g_assert_not_reached ();
+  if (p != NULL)
+    {
+      process = ks_trace_builder_get_process (m->builder, p->pid);
+      if (p->name[0] != 0)
+        ks_trace_builder_set_process_info (m->builder, process, p->name, NULL, NULL, G_MININT32);
+    }
   return ks_trace_builder_get_counter (m->builder, name, unit, (gint32) ks_nvml_get_device (m->nvml, gpu)->index,
                                        process);
 }
@@ -460,39 +471,32 @@ keep (Monitor       *m,
 
   for (guint i = 0; i < m->n_gpus; i++)
     {
-      const KsNvmlSample *s = &samples[i];
+      const KsNvmlDevice *d = ks_nvml_get_device (m->nvml, i);
 
       for (guint k = 0; k < G_N_ELEMENTS (counter_fields); k++)
         {
           Query q = counter_fields[k];
-          gboolean have = FALSE;
-          double v = 0;
+          const char *field = q == Q_SM_CLOCK ? "clocks.sm" : query_fields[q].name;
+          double v, scale = 1;
 
-          switch (q)
+          if (sample_value (d, &samples[i], q, &v))
             {
-            case Q_UTIL_GPU: have = s->fields & KS_NVML_HAS_UTILIZATION; v = s->utilization_gpu; break;
-            case Q_UTIL_MEMORY: have = s->fields & KS_NVML_HAS_UTILIZATION; v = s->utilization_memory; break;
-            case Q_MEMORY_USED: have = s->fields & KS_NVML_HAS_MEMORY; v = (double) s->memory_used; break;
-            case Q_TEMPERATURE: have = s->fields & KS_NVML_HAS_TEMPERATURE; v = s->temperature; break;
-            case Q_POWER: have = s->fields & KS_NVML_HAS_POWER; v = s->power; break;
-            case Q_SM_CLOCK: have = s->fields & KS_NVML_HAS_SM_CLOCK; v = s->sm_clock; break;
-            case Q_TIMESTAMP: case Q_INDEX: case Q_NAME: case Q_UUID: case Q_BUS_ID:
-            case Q_MEMORY_TOTAL: case Q_MEMORY_FREE:
-            default: g_assert_not_reached ();
+              guint32 counter = get_counter (m, i, KS_NVSMI_QUERY_CSV, field, NULL, &scale);
+
+              add_sample (m, counter, ts, v * scale);
             }
-          if (have)
-            add_sample (m, gpu_counter (m, i, q), ts, v);
         }
       for (guint k = 0; k < processes[i]->len; k++)
         {
           const KsNvmlProcess *p = &g_array_index (processes[i], KsNvmlProcess, k);
+          double scale = 1;
 
           if (p->sm_util >= 0)
-            add_sample (m, process_counter (m, i, p, "sm"), ts, p->sm_util);
+            add_sample (m, get_counter (m, i, KS_NVSMI_PMON, "sm", p, &scale), ts, p->sm_util);
           if (p->memory_util >= 0)
-            add_sample (m, process_counter (m, i, p, "mem"), ts, p->memory_util);
+            add_sample (m, get_counter (m, i, KS_NVSMI_PMON, "mem", p, &scale), ts, p->memory_util);
           if (p->used_memory != G_MAXUINT64)
-            add_sample (m, process_counter (m, i, p, "fb"), ts, (double) p->used_memory);
+            add_sample (m, get_counter (m, i, KS_NVSMI_PMON, "fb", p, &scale), ts, (double) p->used_memory);
         }
     }
 }
