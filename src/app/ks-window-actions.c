@@ -78,6 +78,7 @@ open_action (GtkWidget  *widget,
   gtk_file_filter_add_pattern (traces, "*.json");
   gtk_file_filter_add_pattern (traces, "*.json.gz");
   gtk_file_filter_add_suffix (traces, "sqlite");
+  gtk_file_filter_add_suffix (traces, "csv");   /* nvidia-smi logs */
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), traces);
 
   gtk_file_filter_set_name (all, _("All Files"));
