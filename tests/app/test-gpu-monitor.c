@@ -10,10 +10,12 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "ks-gpu-chart.h"
 #include "ks-gpu-monitor.h"
 #include "ks-record-dialog.h"
+#include "ks-session.h"
 #include "ks-test-gtk.h"
 #include "ks-window.h"
 
@@ -204,6 +206,42 @@ test_no_driver (void)
   KS_TEST_WAIT_FOR (monitor == NULL, 5000);
 }
 
+/* An nvidia-smi log opens in the window like a trace: counter rows,
+ * and the advice its utilization calls for on the summary page. */
+static void
+test_log_in_window (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-nvsmi-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "gpu_log.csv", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsWindow *window = ks_window_new (NULL);
+  KsSession *session;
+  KsTrace *trace;
+  GtkWidget *summary;
+
+  g_assert_true (g_file_set_contents (path,
+                                      "timestamp, index, name, utilization.gpu [%], memory.used [MiB]\n"
+                                      "2026/01/02 03:04:05.000, 0, NVIDIA H200, 10 %, 100 MiB\n"
+                                      "2026/01/02 03:04:06.000, 0, NVIDIA H200, 20 %, 100 MiB\n"
+                                      "2026/01/02 03:04:07.000, 0, NVIDIA H200, 90 %, 100 MiB\n"
+                                      "2026/01/02 03:04:08.000, 0, NVIDIA H200, 5 %, 100 MiB\n", -1, NULL));
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 20000);
+  session = ks_window_get_session (window);
+  KS_TEST_WAIT_FOR (ks_session_get_analysis (session) != NULL, 20000);
+  trace = ks_session_get_trace (session);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NVIDIA_SMI);
+  g_assert_cmpuint (trace->n_counters, ==, 2);
+  g_assert_false (ks_window_is_empty (window));
+  summary = ks_window_get_page (window, "summary");
+  KS_TEST_WAIT_FOR (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "low-gpu-utilization") != NULL, 20000);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -215,6 +253,7 @@ main (int   argc,
 
   g_test_add_func ("/app/gpu-monitor/fake-nvml", test_fake_nvml);
   g_test_add_func ("/app/gpu-monitor/no-driver", test_no_driver);
+  g_test_add_func ("/app/nvsmi-log/window", test_log_in_window);
 
   return g_test_run ();
 }
