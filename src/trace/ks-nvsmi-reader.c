@@ -160,6 +160,8 @@ typedef struct
   gint64               last_time_of_day;
   int                  last_device;
   GHashTable          *in_sample;  /* keys seen in the current sample */
+  char                *last_time_text; /* the timestamp last parsed */
+  gint64               last_time_ns;
   guint64              rows;
   guint64              missing;
   guint64              cut;
@@ -793,8 +795,15 @@ read_row (Reader   *r,
       switch (c->kind)
         {
         case COL_TIMESTAMP:
-          if (!parse_timestamp (v, &ts))
-            return fail (r, error, _("“%s” is not a timestamp"), v);
+          /* every GPU of a sample has the same time: parsed once */
+          if (r->last_time_text == NULL || strcmp (v, r->last_time_text) != 0)
+            {
+              if (!parse_timestamp (v, &r->last_time_ns))
+                return fail (r, error, _("“%s” is not a timestamp"), v);
+              g_free (r->last_time_text);
+              r->last_time_text = g_strdup (v);
+            }
+          ts = r->last_time_ns;
           have_ts = TRUE;
           break;
         case COL_DATE:
@@ -1148,8 +1157,9 @@ read_lines (Reader        *r,
         {
           if (fields == NULL)
             fields = split_csv (text);
-          /* the header again (logs appended to by several runs) */
-          if (r->has_header && is_csv_header (fields))
+          /* the header again (logs appended to by several runs); rows
+           * start with a digit */
+          if (r->has_header && g_ascii_isalpha (text[0]) && is_csv_header (fields))
             continue;
         }
       else
@@ -1255,6 +1265,7 @@ ks_nvsmi_reader_load_data (const char            *data,
   g_hash_table_unref (r.gpus);
   g_hash_table_unref (r.pmon_counters);
   g_hash_table_unref (r.in_sample);
+  g_free (r.last_time_text);
 
   if (!ok)
     {
