@@ -33,6 +33,8 @@
 /* Device indices beyond this are not a GPU's. */
 #define MAX_DEVICE 1023
 #define MAX_COLUMNS 256
+/* The largest value a counter takes (bytes, %, W, MHz). */
+#define MAX_VALUE 1e18
 #define MIB (1024.0 * 1024.0)
 
 /* What a column is. */
@@ -926,6 +928,10 @@ read_row (Reader   *r,
             }
           return fail (r, error, _("“%s” is not a number (column “%s”)"), v, c->field);
         }
+      /* an exabyte, a billion percent: no GPU's; and beyond 2^64 bytes
+       * the total memory would not fit the GPU's row */
+      if (fabs (value) > MAX_VALUE)
+        return fail (r, error, _("“%s” is out of range (column “%s”)"), v, c->field);
       if (c->kind == COL_MEMORY_TOTAL)
         gpu->total_memory = (guint64) MAX (value, 0);
       if (process != KS_NO_INDEX)

@@ -538,6 +538,11 @@ test_bad_logs (void)
     g_assert_null (trace);
     g_assert_cmpstr (error->message, ==, at_sample);
   }
+  /* a total memory beyond any GPU's does not fit the GPU's row */
+  expect_error ("index, memory.total [MiB]\n0, 8e81 MiB\n",
+                "test.log: line 2: “8e81 MiB” is out of range (column “memory.total”)");
+  expect_error ("index, utilization.gpu\n0, -1e300\n",
+                "test.log: line 2: “-1e300” is out of range (column “utilization.gpu”)");
   expect_error ("index, utilization.gpu\n-3, 5\n", "test.log: line 2: “-3” is not a GPU index");
   expect_error ("index, utilization.gpu\n99999, 5\n", "test.log: line 2: “99999” is not a GPU index");
   expect_error ("# gpu    pwr     sm\n# Idx      W      %\n 0 x 5\n", "test.log: line 3: “x” is not a number (column “pwr”)");
