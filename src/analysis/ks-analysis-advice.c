@@ -130,6 +130,52 @@ rule_low_busy (KsAnalysis *self,
     }
 }
 
+/* Where there are no kernels to measure (a log of nvidia-smi, NVML rows
+ * alone), the sampled utilization says the same as low-gpu-busy. */
+#define POOR_UTILIZATION_SHARE 25.0   /* % of the run under KS_UTILIZATION_POOR_PCT */
+
+static void
+rule_low_utilization (KsAnalysis *self,
+                      Context    *ctx)
+{
+  const KsIdleStretch *stretches = (const KsIdleStretch *)(gpointer)self->idle_stretches->data;
+
+  for (guint i = 0; i < self->utilization->len; i++)
+    {
+      const KsGpuUtilization *u = &g_array_index (self->utilization, KsGpuUtilization, i);
+      const KsGpuSummary *gpu = ks_analysis_get_gpu (self, u->device);
+      g_autoptr(GArray) places = NULL;
+      g_autofree char *below = NULL;
+      g_autofree char *run = NULL;
+      g_autofree char *longest = NULL;
+      KsAdvice *advice;
+
+      if (u->n_samples < 2 || u->below_poor_pct < POOR_UTILIZATION_SHARE ||
+          (gpu != NULL && gpu->window_ns > 0))
+        continue;
+
+      below = ks_time_format_duration (u->below_poor_ns);
+      run = ks_time_format_duration (u->end - u->start);
+      longest = ks_time_format_duration (u->longest_idle_ns);
+      advice = add_advice (self, "low-gpu-utilization", u->device,
+                           g_strdup_printf (_("GPU %d is idle much of the run"), u->device),
+                           g_strdup_printf (_("GPU %d: utilization under 30 %% for %.0f %% of the run (mean %.1f %%). "
+                                              "The input pipeline, host work or synchronization keep it waiting; "
+                                              "a recording (kinescope-cli record) shows which."),
+                                            u->device, u->below_poor_pct, u->mean_pct),
+                           g_strdup_printf (_("%u samples; under 30 %% for %s of %s; the longest stretch under "
+                                              "50 %%: %s."),
+                                            u->n_samples, below, run, longest));
+
+      places = g_array_new (FALSE, FALSE, sizeof (Place));
+      for (guint k = 0; k < self->idle_stretches->len; k++)
+        if (stretches[k].device == u->device)
+          add_place (places, stretches[k].start, stretches[k].end, 0);
+      set_ranges (advice, places);
+      advice->highlight_name = 0;
+    }
+}
+
 static void
 rule_dataloader (KsAnalysis *self,
                  Context    *ctx)
@@ -475,6 +521,7 @@ _ks_analysis_advice (KsAnalysis *self,
                      Context    *ctx)
 {
   rule_low_busy (self, ctx);
+  rule_low_utilization (self, ctx);
   rule_dataloader (self, ctx);
   rule_pageable_memcpy (self, ctx);
   rule_sync_calls (self, ctx);

@@ -106,6 +106,8 @@ struct _KsAnalysis
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
   guint              n_ignored_memory;  /* memory events and samples of impossible sizes */
+  GArray            *utilization;   /* KsGpuUtilization */
+  GArray            *idle_stretches;/* KsIdleStretch, longest first */
   GArray            *advice;        /* KsAdvice */
   GPtrArray         *warnings;      /* char*, NULL-terminated */
 };
@@ -123,6 +125,8 @@ void     _ks_analysis_samples     (KsAnalysis       *self,
 void     _ks_analysis_kernels     (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_memory      (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_utilization (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);

@@ -74,6 +74,8 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->memory, g_array_unref);
   g_clear_pointer (&self->allocations, g_array_unref);
+  g_clear_pointer (&self->utilization, g_array_unref);
+  g_clear_pointer (&self->idle_stretches, g_array_unref);
   g_clear_pointer (&self->advice, g_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
 
@@ -102,6 +104,8 @@ ks_analysis_init (KsAnalysis *self)
   self->kernels = g_array_new (FALSE, TRUE, sizeof (KsKernelStats));
   self->memory = g_array_new (FALSE, TRUE, sizeof (KsMemoryCurve));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
+  self->utilization = g_array_new (FALSE, TRUE, sizeof (KsGpuUtilization));
+  self->idle_stretches = g_array_new (FALSE, TRUE, sizeof (KsIdleStretch));
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
   self->warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
@@ -493,6 +497,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_samples, N_("Summing sampled stacks") },
     { _ks_analysis_kernels, N_("Summing kernels") },
     { _ks_analysis_memory, N_("Following memory") },
+    { _ks_analysis_utilization, N_("Following GPU utilization") },
     { _ks_analysis_advice, N_("Checking advice rules") },
   };
   Context ctx;
@@ -867,6 +872,22 @@ ks_analysis_get_memory_curves (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->memory, KsMemoryCurve, n_curves);
+}
+
+const KsGpuUtilization *
+ks_analysis_get_utilization (KsAnalysis *self,
+                             guint      *n_gpus)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->utilization, KsGpuUtilization, n_gpus);
+}
+
+const KsIdleStretch *
+ks_analysis_get_idle_stretches (KsAnalysis *self,
+                                guint      *n_stretches)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->idle_stretches, KsIdleStretch, n_stretches);
 }
 
 const KsAllocation *

@@ -267,6 +267,40 @@ typedef struct
   guint32  python_slice;         /* its innermost sampled frame at allocation, KS_NO_INDEX none */
 } KsAllocation;
 
+/* GPU utilization as sampled: the "GPU utilization" counter of each
+ * device (NVML rows of a recording, an nvidia-smi log). A sample's
+ * value holds until the next sample; the last one for the interval
+ * before it (1 s when it is alone). */
+#define KS_UTILIZATION_LOW_PCT  50.0  /* below it a GPU is idle: stretches, time below */
+#define KS_UTILIZATION_POOR_PCT 30.0  /* the advice's threshold */
+
+typedef struct
+{
+  gint32   device;
+  guint32  name;                 /* string id, 0 when the trace does not name it */
+  guint    n_samples;
+  gint64   start;                /* the first sample */
+  gint64   end;                  /* the end of the last one */
+  double   mean_pct;             /* time-weighted */
+  double   max_pct;
+  gint64   below_low_ns;         /* under KS_UTILIZATION_LOW_PCT */
+  double   below_low_pct;        /* of end - start */
+  gint64   below_poor_ns;        /* under KS_UTILIZATION_POOR_PCT */
+  double   below_poor_pct;
+  guint    n_idle;               /* stretches under KS_UTILIZATION_LOW_PCT */
+  gint64   longest_idle_ns;
+} KsGpuUtilization;
+
+/* A run of consecutive samples of one GPU under KS_UTILIZATION_LOW_PCT. */
+typedef struct
+{
+  gint32   device;
+  gint64   start;
+  gint64   end;
+  guint    n_samples;
+  double   mean_pct;
+} KsIdleStretch;
+
 typedef struct
 {
   const char  *rule;             /* stable id, e.g. "low-gpu-busy" */
@@ -372,6 +406,11 @@ const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis             
 /* In allocation order. */
 const KsAllocation    *ks_analysis_get_allocations      (KsAnalysis               *self,
                                                          guint                    *n_allocations);
+const KsGpuUtilization *ks_analysis_get_utilization     (KsAnalysis               *self,
+                                                         guint                    *n_gpus);
+/* Longest first. */
+const KsIdleStretch   *ks_analysis_get_idle_stretches   (KsAnalysis               *self,
+                                                         guint                    *n_stretches);
 const KsAdvice        *ks_analysis_get_advice           (KsAnalysis               *self,
                                                          guint                    *n_advice);
 /* Memory events and allocator samples left out because no process has

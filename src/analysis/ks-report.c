@@ -194,6 +194,90 @@ static const KsReportColumn gpu_columns[] = {
   G_COL ("latency_mean_ns", "mean_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 28, 0, 29),
 };
 
+/* GPU utilization as sampled, and its idle stretches */
+
+#define UTIL(r, i) (&((const KsGpuUtilization *)(r)->rows)[i])
+
+static void
+utilization_get (const KsReport       *r,
+                 const KsReportColumn *c,
+                 guint                 i,
+                 KsReportValue        *v)
+{
+  const KsGpuUtilization *u = UTIL (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, u->device); break;
+    case 1: set_string (v, str (r, u->name)); break;
+    case 2: set_int (v, u->n_samples); break;
+    case 3: set_int (v, u->end - u->start); break;
+    case 4: set_double (v, u->mean_pct); break;
+    case 5: set_double (v, u->max_pct); break;
+    case 6: set_int (v, u->below_low_ns); break;
+    case 7: set_double (v, u->below_low_pct); break;
+    case 8: set_int (v, u->below_poor_ns); break;
+    case 9: set_double (v, u->below_poor_pct); break;
+    case 10: set_int (v, u->n_idle); break;
+    case 11: set_int (v, u->longest_idle_ns); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define U_COL(k_, t_, ab_, unit_, a_, tab_, csv_, json_, w_, fl_) \
+  { .key = k_, .title = t_, .abbrev = ab_, .metric = -1, .unit = unit_, .decimals = 1, .get = utilization_get, \
+    .arg = a_, .pos = { tab_, csv_, json_ }, .width = w_, .flags = fl_ }
+
+static const KsReportColumn utilization_columns[] = {
+  U_COL ("device", N_("GPU"), NULL, KS_REPORT_UNIT_COUNT, 0, 1, 1, 1, 3, 0),
+  U_COL ("samples", N_("Samples"), NULL, KS_REPORT_UNIT_COUNT, 2, 2, 3, 3, 8, 0),
+  U_COL ("duration_ns", N_("Duration"), NULL, KS_REPORT_UNIT_DURATION, 3, 3, 4, 4, 11, 0),
+  U_COL ("mean_pct", N_("Mean Utilization"), N_("Mean"), KS_REPORT_UNIT_PERCENT, 4, 4, 5, 5, 7, 0),
+  U_COL ("max_pct", N_("Max Utilization"), N_("Max"), KS_REPORT_UNIT_PERCENT, 5, 0, 6, 6, 7, 0),
+  U_COL ("below_50_ns", N_("Time Under 50 %"), N_("<50 %"), KS_REPORT_UNIT_DURATION, 6, 5, 7, 7, 11, 0),
+  U_COL ("below_50_pct", N_("Share Under 50 %"), N_("Share"), KS_REPORT_UNIT_PERCENT, 7, 6, 8, 8, 7, 0),
+  U_COL ("below_30_ns", N_("Time Under 30 %"), N_("<30 %"), KS_REPORT_UNIT_DURATION, 8, 7, 9, 9, 11, 0),
+  U_COL ("below_30_pct", N_("Share Under 30 %"), N_("Share"), KS_REPORT_UNIT_PERCENT, 9, 8, 10, 10, 7, 0),
+  U_COL ("idle_stretches", N_("Stretches Under 50 %"), N_("Idle"), KS_REPORT_UNIT_COUNT, 10, 9, 11, 11, 5, 0),
+  U_COL ("longest_idle_ns", N_("Longest Under 50 %"), N_("Longest"), KS_REPORT_UNIT_DURATION, 11, 10, 12, 12, 11, 0),
+  U_COL ("name", N_("Name"), NULL, KS_REPORT_UNIT_TEXT, 1, 11, 2, 2, 0, KS_REPORT_COLUMN_LEFT),
+};
+
+#define STRETCH(r, i) (&((const KsIdleStretch *)(r)->rows)[i])
+
+static void
+stretch_get (const KsReport       *r,
+             const KsReportColumn *c,
+             guint                 i,
+             KsReportValue        *v)
+{
+  const KsIdleStretch *s = STRETCH (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, s->device); break;
+    case 1: set_int (v, s->start); break;
+    case 2: set_int (v, s->end); break;
+    case 3: set_int (v, s->end - s->start); break;
+    case 4: set_int (v, s->n_samples); break;
+    case 5: set_double (v, s->mean_pct); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define ST_COL(k_, t_, ab_, unit_, a_, tab_, csv_, json_, w_) \
+  { .key = k_, .title = t_, .abbrev = ab_, .metric = -1, .unit = unit_, .decimals = 1, .get = stretch_get, \
+    .arg = a_, .pos = { tab_, csv_, json_ }, .width = w_ }
+
+static const KsReportColumn stretch_columns[] = {
+  ST_COL ("device", N_("GPU"), NULL, KS_REPORT_UNIT_COUNT, 0, 1, 1, 1, 3),
+  ST_COL ("start_ns", N_("Start"), NULL, KS_REPORT_UNIT_DURATION, 1, 2, 2, 2, 12),
+  ST_COL ("end_ns", N_("End"), NULL, KS_REPORT_UNIT_DURATION, 2, 0, 3, 3, 0),
+  ST_COL ("dur_ns", N_("Duration"), NULL, KS_REPORT_UNIT_DURATION, 3, 3, 4, 4, 11),
+  ST_COL ("samples", N_("Samples"), NULL, KS_REPORT_UNIT_COUNT, 4, 4, 5, 5, 8),
+  ST_COL ("mean_pct", N_("Mean Utilization"), N_("Mean"), KS_REPORT_UNIT_PERCENT, 5, 5, 6, 6, 0),
+};
+
 /* Steps */
 
 #define STEP(r, i) (&((const KsStep *)(r)->rows)[i])
@@ -829,6 +913,26 @@ ks_report_new_gpus (KsTrace    *trace,
   const KsGpuSummary *rows = ks_analysis_get_gpus (analysis, &n);
 
   return NEW ("gpus", gpu_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_utilization (KsTrace    *trace,
+                           KsAnalysis *analysis)
+{
+  guint n;
+  const KsGpuUtilization *rows = ks_analysis_get_utilization (analysis, &n);
+
+  return NEW ("utilization", utilization_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_idle_stretches (KsTrace    *trace,
+                              KsAnalysis *analysis)
+{
+  guint n;
+  const KsIdleStretch *rows = ks_analysis_get_idle_stretches (analysis, &n);
+
+  return NEW ("idle_stretches", stretch_columns, rows, n);
 }
 
 KsReport *

@@ -149,6 +149,11 @@ guint                 ks_report_get_page_columns   (const KsReportColumn  *colum
 /* Reports over @analysis; they hold a reference to it and to @trace. */
 KsReport *ks_report_new_gpus        (KsTrace    *trace,
                                      KsAnalysis *analysis);
+/* Sampled "GPU utilization" per GPU, and its stretches under 50 %. */
+KsReport *ks_report_new_utilization (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+KsReport *ks_report_new_idle_stretches (KsTrace    *trace,
+                                        KsAnalysis *analysis);
 KsReport *ks_report_new_steps       (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_kernels     (KsTrace    *trace,

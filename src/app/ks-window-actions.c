@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-application.h"
+#include "ks-gpu-monitor.h"
 #include "ks-record-dialog.h"
 #include "ks-recording-view.h"
 #include "ks-window-private.h"
@@ -77,6 +78,7 @@ open_action (GtkWidget  *widget,
   gtk_file_filter_add_pattern (traces, "*.json");
   gtk_file_filter_add_pattern (traces, "*.json.gz");
   gtk_file_filter_add_suffix (traces, "sqlite");
+  gtk_file_filter_add_suffix (traces, "csv");   /* nvidia-smi logs */
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), traces);
 
   gtk_file_filter_set_name (all, _("All Files"));
@@ -364,6 +366,16 @@ record_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+static void
+gpu_monitor_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  KsGpuMonitor *monitor = ks_gpu_monitor_new (GTK_WINDOW (widget));
+
+  gtk_window_present (GTK_WINDOW (monitor));
+}
+
 /* The analysis: its options, the pages' requests, the gap keys. */
 
 void
@@ -528,6 +540,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
   gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
+  gtk_widget_class_install_action (widget_class, "win.gpu-monitor", NULL, gpu_monitor_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
   gtk_widget_class_install_action (widget_class, "win.close", NULL, close_action);
   gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);

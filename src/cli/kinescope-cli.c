@@ -30,6 +30,7 @@ static const Command commands[] = {
   { "convert", ks_cli_convert, N_("Save a trace (JSON, .json.gz, folder, Nsight SQLite) as .kscope") },
   { "diff", ks_cli_diff, N_("Compare two traces: did the change help, and why") },
   { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
+  { "monitor", ks_cli_monitor, N_("Watch the GPUs and their processes, as nvidia-smi does; csv as --query-gpu prints it") },
   { "record", ks_cli_record, N_("Run a command with the collector and write a .kscope trace") },
 #ifdef KS_HAVE_RENDER
   { "render", ks_cli_render, N_("Draw the timeline of a trace into a PNG") },

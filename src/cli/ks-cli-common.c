@@ -17,6 +17,34 @@
 #include "ks-cli-common.h"
 #include "ks-trace-loader.h"
 
+/* What an nvidia-smi log cannot say of itself; one process, one parse. */
+static double load_interval;
+static char *load_columns;
+
+void
+ks_cli_add_load_options (GOptionContext *context)
+{
+  static const GOptionEntry entries[] = {
+    { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &load_interval,
+      N_("Seconds between the samples of an nvidia-smi log without times (default 1, as -l 1)"), N_("SECONDS") },
+    { "columns", 0, 0, G_OPTION_ARG_STRING, &load_columns,
+      N_("The --query-gpu columns of an nvidia-smi csv log without its header line"), N_("LIST") },
+    { NULL }
+  };
+
+  /* in the main group: --help lists them with the command's own */
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
+KsTrace *
+ks_cli_load_file (GFile   *file,
+                  GError **error)
+{
+  KsTraceLoadOptions options = { load_interval, load_columns };
+
+  return ks_trace_load_with_options (file, &options, NULL, NULL, error);
+}
+
 KsTrace *
 ks_cli_load_trace (const char *command,
                    const char *arg)
@@ -25,7 +53,7 @@ ks_cli_load_trace (const char *command,
   g_autoptr(GError) error = NULL;
   KsTrace *trace;
 
-  trace = ks_trace_load (file, NULL, NULL, &error);
+  trace = ks_cli_load_file (file, &error);
   if (trace == NULL)
     ks_cli_printerr ("kinescope-cli %s: %s\n", command, error->message);
   return trace;

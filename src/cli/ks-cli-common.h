@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "ks-trace.h"
 
@@ -19,6 +19,12 @@ G_BEGIN_DECLS
  * "kinescope-cli COMMAND: message" on stderr and returns NULL. */
 KsTrace *ks_cli_load_trace   (const char *command,
                               const char *arg);
+/* The same for @file, with the options of ks_cli_add_load_options(). */
+KsTrace *ks_cli_load_file    (GFile      *file,
+                              GError    **error);
+/* --interval and --columns (for nvidia-smi logs), for every subcommand
+ * that loads a trace. */
+void     ks_cli_add_load_options (GOptionContext *context);
 
 /* @value (NULL: leave @index alone) as a position in the NULL-terminated
  * @choices; else prints "kinescope-cli COMMAND: OPTION takes a, b or c"

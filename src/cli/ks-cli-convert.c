@@ -44,6 +44,7 @@ ks_cli_convert (int    argc,
                                   "tensorboard_trace_handler folder, an Nsight Systems SQLite export) and\n"
                                   "writes it as a .kscope database."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  ks_cli_add_load_options (context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       ks_cli_printerr ("%s: %s\n", g_get_prgname (), error->message);
@@ -78,7 +79,7 @@ ks_cli_convert (int    argc,
   ks_kscope_write_remove_temp_on_signals ();
 
   t0 = g_get_monotonic_time ();
-  trace = ks_trace_load (in, NULL, NULL, &error);
+  trace = ks_cli_load_file (in, &error);
   if (trace == NULL)
     {
       ks_cli_printerr ("kinescope-cli convert: %s\n", error->message);

@@ -213,6 +213,7 @@ ks_cli_info (int    argc,
                                   "event counts by kind of a trace (PyTorch/Chrome JSON, .kscope or an\n"
                                   "Nsight Systems SQLite export), and how long it took to load."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  ks_cli_add_load_options (context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       ks_cli_printerr ("%s: %s\n", g_get_prgname (), error->message);

@@ -92,6 +92,7 @@ ks_cli_render (int    argc,
                                 _("Draws the same swimlanes as the application, offscreen: GPU streams, "
                                   "CPU threads, NVTX ranges and counters, with the time ruler."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  ks_cli_add_load_options (context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       ks_cli_printerr ("%s: %s\n", g_get_prgname (), error->message);

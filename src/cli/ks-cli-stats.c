@@ -36,6 +36,7 @@ typedef enum
   REPORT_ADVICE,
   REPORT_STEPS,
   REPORT_SAMPLES,
+  REPORT_UTILIZATION,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -226,6 +227,51 @@ write_list (Printer        *p,
   ks_cli_write_list (p->format, report, p->out, json, key, n);
 }
 
+/* Sampled utilization (NVML rows, nvidia-smi logs): per GPU, then the
+ * stretches under 50 %, longest first. */
+static void
+table_utilization (Printer *p,
+                   guint    default_rows)
+{
+  g_autoptr(KsReport) gpus = ks_report_new_utilization (p->trace, p->analysis);
+  g_autoptr(KsReport) stretches = ks_report_new_idle_stretches (p->trace, p->analysis);
+  guint shown = limited (p, stretches->n_rows, default_rows);
+
+  if (gpus->n_rows == 0)
+    return;
+  g_string_append_printf (p->out, "%s\n", _("GPU utilization, as sampled:"));
+  write_list (p, gpus, NULL, NULL, G_MAXUINT);
+  if (stretches->n_rows == 0)
+    return;
+  g_string_append_printf (p->out, "\n%s\n", _("Stretches of utilization under 50 %, longest first:"));
+  write_list (p, stretches, NULL, NULL, shown);
+  if (shown < stretches->n_rows)
+    g_string_append_printf (p->out, _("… %u more (use --limit)\n"), stretches->n_rows - shown);
+}
+
+static void
+report_utilization (Printer *p)
+{
+  g_autoptr(KsReport) gpus = ks_report_new_utilization (p->trace, p->analysis);
+  g_autoptr(KsReport) stretches = ks_report_new_idle_stretches (p->trace, p->analysis);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      write_list (p, gpus, json, NULL, G_MAXUINT);
+      write_list (p, stretches, json, NULL, limited (p, stretches->n_rows, 0));
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, gpus, NULL, NULL, G_MAXUINT);
+  else if (gpus->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("The trace has no sampled GPU utilization (no NVML rows)."));
+  else
+    table_utilization (p, 30);
+}
+
 static void
 report_summary (Printer *p)
 {
@@ -245,6 +291,14 @@ report_summary (Printer *p)
       write_list (p, kernels, json, "top_kernels", SUMMARY_TOP);
       write_list (p, operators, json, "top_operators", SUMMARY_TOP);
       write_list (p, advice, json, NULL, G_MAXUINT);
+      if (ks_analysis_get_utilization (p->analysis, NULL) != NULL)
+        {
+          g_autoptr(KsReport) utilization = ks_report_new_utilization (p->trace, p->analysis);
+          g_autoptr(KsReport) stretches = ks_report_new_idle_stretches (p->trace, p->analysis);
+
+          write_list (p, utilization, json, NULL, G_MAXUINT);
+          write_list (p, stretches, json, NULL, SUMMARY_TOP);
+        }
       json_finish (p, json);
     }
   else if (p->format == KS_REPORT_CSV)
@@ -252,11 +306,18 @@ report_summary (Printer *p)
   else
     {
       table_gpus (p);
+      if (gpus->n_rows > 0 && ks_analysis_get_utilization (p->analysis, NULL) != NULL)
+        g_string_append_c (p->out, '\n');
+      table_utilization (p, SUMMARY_TOP);
       table_steps (p, 20);
-      g_string_append_printf (p->out, "\n%s\n", _("Top kernels:"));
-      write_list (p, kernels, NULL, NULL, SUMMARY_TOP);
-      g_string_append_printf (p->out, "\n%s\n", _("Top operators:"));
-      write_list (p, operators, NULL, NULL, SUMMARY_TOP);
+      /* a log of nvidia-smi has neither: no empty tables */
+      if (kernels->n_rows > 0 || operators->n_rows > 0 || ks_analysis_get_utilization (p->analysis, NULL) == NULL)
+        {
+          g_string_append_printf (p->out, "\n%s\n", _("Top kernels:"));
+          write_list (p, kernels, NULL, NULL, SUMMARY_TOP);
+          g_string_append_printf (p->out, "\n%s\n", _("Top operators:"));
+          write_list (p, operators, NULL, NULL, SUMMARY_TOP);
+        }
       g_string_append_printf (p->out, "\n%s\n", _("Advice:"));
       table_advice (p);
     }
@@ -505,12 +566,14 @@ ks_cli_stats (int    argc,
   int limit = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
-  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples", NULL };
+  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
+                                          "utilization", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps or samples"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples or utilization"),
+      N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -541,6 +604,7 @@ ks_cli_stats (int    argc,
                                       "  step breakdown: kernel, memcpy, memset, runtime, DataLoader, CPU exec,\n"
                                       "    other, each claiming only time not claimed before; they sum to the step."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  ks_cli_add_load_options (context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
@@ -609,7 +673,8 @@ ks_cli_stats (int    argc,
       ks_cli_printerr ("kinescope-cli stats: %s: %s\n", files[0], error->message);
       return KS_CLI_FAILED;
     }
-  if (device >= 0 && ks_analysis_get_gpu (analysis, device) == NULL)
+  if (device >= 0 && ks_analysis_get_gpu (analysis, device) == NULL &&
+      ks_analysis_get_utilization (analysis, NULL) == NULL)
     {
       ks_cli_printerr (_("kinescope-cli stats: %s: the trace has no GPU %d\n"), files[0], device);
       return KS_CLI_FAILED;
@@ -631,6 +696,7 @@ ks_cli_stats (int    argc,
     case REPORT_ADVICE:    report_advice (&printer); break;
     case REPORT_STEPS:     report_steps (&printer); break;
     case REPORT_SAMPLES:   report_samples (&printer); break;
+    case REPORT_UTILIZATION: report_utilization (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -23,6 +23,8 @@ int ks_cli_diff    (int    argc,
                     char **argv);
 int ks_cli_info    (int    argc,
                     char **argv);
+int ks_cli_monitor (int    argc,
+                    char **argv);
 int ks_cli_record  (int    argc,
                     char **argv);
 int ks_cli_render  (int    argc,

@@ -138,6 +138,7 @@ source_format (KsTrace *trace)
     case KS_FORMAT_KINETO_JSON: return "kineto-json";
     case KS_FORMAT_CHROME_JSON: return "chrome-json";
     case KS_FORMAT_NSYS_SQLITE: return "nsys-sqlite";
+    case KS_FORMAT_NVIDIA_SMI: return "nvidia-smi";
     case KS_FORMAT_KSCOPE:      return "kscope";
     case KS_FORMAT_UNKNOWN:
     default:                    return NULL;

@@ -21,6 +21,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
+#include "ks-nvsmi-reader.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
 #include "ks-trace-private.h"
@@ -93,6 +94,8 @@ KsFormat
 ks_trace_detect_format_from_data (const guint8 *data,
                                   gsize         len)
 {
+  KsFormat format;
+
   if (len == 0)
     return KS_FORMAT_UNKNOWN;
   if (is_kscope (data, len))
@@ -111,7 +114,10 @@ ks_trace_detect_format_from_data (const guint8 *data,
         return KS_FORMAT_UNKNOWN;
       return sniff_json (out, n);
     }
-  return sniff_json (data, len);
+  format = sniff_json (data, len);
+  if (format == KS_FORMAT_UNKNOWN && ks_nvsmi_sniff (data, len, FALSE) != KS_NVSMI_NONE)
+    format = KS_FORMAT_NVIDIA_SMI;
+  return format;
 }
 
 static void
@@ -250,9 +256,21 @@ check_nsys_tables (GFile   *file,
   return TRUE;
 }
 
+static KsFormat detect_format (GFile    *file,
+                               gboolean  have_columns,
+                               GError  **error);
+
 KsFormat
 ks_trace_detect_format (GFile   *file,
                         GError **error)
+{
+  return detect_format (file, FALSE, error);
+}
+
+static KsFormat
+detect_format (GFile    *file,
+               gboolean  have_columns,
+               GError  **error)
 {
   g_autofree char *name = NULL;
   g_autofree char *path = NULL;
@@ -325,6 +343,10 @@ ks_trace_detect_format (GFile   *file,
     }
 
   format = ks_trace_detect_format_from_data (data, len);
+  /* --columns: a csv log without header or units, which nothing else
+   * tells from any other csv */
+  if (format == KS_FORMAT_UNKNOWN && have_columns && ks_nvsmi_sniff (data, len, TRUE) != KS_NVSMI_NONE)
+    format = KS_FORMAT_NVIDIA_SMI;
   if (format == KS_FORMAT_NSYS_SQLITE && !check_nsys_tables (file, name, error))
     return KS_FORMAT_UNKNOWN;
   if (format == KS_FORMAT_UNKNOWN)
@@ -349,7 +371,7 @@ ks_trace_detect_format (GFile   *file,
         }
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     _("%s: not a trace file: neither JSON, gzip-compressed JSON nor a SQLite database"),
+                     _("%s: not a trace file: neither JSON, gzip-compressed JSON, a SQLite database nor an nvidia-smi log"),
                      name);
     }
   return format;
@@ -361,13 +383,29 @@ ks_trace_load (GFile         *file,
                GCancellable  *cancellable,
                GError       **error)
 {
+  return ks_trace_load_with_options (file, NULL, progress, cancellable, error);
+}
+
+KsTrace *
+ks_trace_load_with_options (GFile                    *file,
+                            const KsTraceLoadOptions *options,
+                            KsProgress               *progress,
+                            GCancellable             *cancellable,
+                            GError                  **error)
+{
   KsFormat format;
   KsTrace *trace;
   gint64 t0 = g_get_monotonic_time ();
+  KsNvsmiOptions nvsmi = { 0 };
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
-  format = ks_trace_detect_format (file, error);
+  if (options != NULL)
+    {
+      nvsmi.interval = options->nvsmi_interval;
+      nvsmi.columns = options->nvsmi_columns;
+    }
+  format = detect_format (file, nvsmi.columns != NULL, error);
 
   switch (format)
     {
@@ -379,6 +417,10 @@ ks_trace_load (GFile         *file,
     case KS_FORMAT_KSCOPE:
     case KS_FORMAT_NSYS_SQLITE:
       trace = ks_sqlite_reader_load (file, progress, cancellable, error);
+      break;
+
+    case KS_FORMAT_NVIDIA_SMI:
+      trace = ks_nvsmi_reader_load (file, &nvsmi, progress, cancellable, error);
       break;
 
     case KS_FORMAT_UNKNOWN:

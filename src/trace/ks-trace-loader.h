@@ -13,7 +13,8 @@
 G_BEGIN_DECLS
 
 /* Opening any supported trace: the format is recognised by content
- * (gzip magic, JSON sniffing, the SQLite header and tables), never by the
+ * (gzip magic, JSON sniffing, the SQLite header and tables, the header
+ * line of an nvidia-smi log), never by the
  * file name alone. A folder of PyTorch profiler files
  * (tensorboard_trace_handler) opens as one trace. */
 
@@ -29,11 +30,29 @@ KsFormat  ks_trace_detect_format_from_data
                                   (const guint8         *data,
                                    gsize                 len);
 
+/* What a file cannot say of itself. */
+typedef struct
+{
+  /* Seconds between the samples of an nvidia-smi log without times
+   * (-l's interval); 0 means 1 s. */
+  double      nvsmi_interval;
+  /* The --query-gpu columns of an nvidia-smi csv log without its header
+   * line, comma-separated, or NULL. */
+  const char *nvsmi_columns;
+} KsTraceLoadOptions;
+
 /* Loads @file synchronously, reporting to @progress (may be NULL). */
 KsTrace  *ks_trace_load           (GFile                *file,
                                    KsProgress           *progress,
                                    GCancellable         *cancellable,
                                    GError              **error);
+/* The same, with @options (may be NULL). */
+KsTrace  *ks_trace_load_with_options
+                                  (GFile                    *file,
+                                   const KsTraceLoadOptions *options,
+                                   KsProgress               *progress,
+                                   GCancellable             *cancellable,
+                                   GError                  **error);
 /* Loads @file in a worker thread; @callback runs in the caller's main
  * context. */
 void      ks_trace_load_async     (GFile                *file,

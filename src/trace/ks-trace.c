@@ -92,6 +92,7 @@ ks_format_to_string (KsFormat format)
     case KS_FORMAT_CHROME_JSON: return "chrome-json";
     case KS_FORMAT_KSCOPE:      return "kscope";
     case KS_FORMAT_NSYS_SQLITE: return "nsys-sqlite";
+    case KS_FORMAT_NVIDIA_SMI: return "nvidia-smi";
     case KS_FORMAT_UNKNOWN:
     default:                    return "unknown";
     }

@@ -251,6 +251,7 @@ typedef enum
   KS_FORMAT_CHROME_JSON,
   KS_FORMAT_KSCOPE,
   KS_FORMAT_NSYS_SQLITE,
+  KS_FORMAT_NVIDIA_SMI,       /* nvidia-smi --query-gpu csv, dmon or pmon text */
 } KsFormat;
 
 typedef struct _KsTrace KsTrace;

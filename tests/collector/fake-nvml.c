@@ -6,8 +6,10 @@
  */
 
 /* A stand-in for libnvidia-ml.so.1 with the same ABI (the functions the
- * sampler uses) and fixed values: two GPUs; GPU 1 has no temperature
- * sensor (NVML_ERROR_NOT_SUPPORTED). */
+ * sampler and the monitor use) and fixed values: two GPUs; GPU 1 has no
+ * temperature sensor (NVML_ERROR_NOT_SUPPORTED). GPU 0 runs two compute
+ * processes, pid 4242 "python3" (2 GiB, 30 % SM, 4 % memory) and pid
+ * 4343 "pt_data_worker" (512 MiB, 7 %, 1 %); GPU 1 none. */
 
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +48,45 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo (nvmlDevice_t dev, nvmlMemory_t *m);
 EXPORT nvmlReturn_t nvmlDeviceGetTemperature (nvmlDevice_t dev, int sensor, unsigned int *t);
 EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage (nvmlDevice_t dev, unsigned int *mw);
 EXPORT nvmlReturn_t nvmlDeviceGetClockInfo (nvmlDevice_t dev, int type, unsigned int *mhz);
+
+typedef struct
+{
+  unsigned int       pid;
+  unsigned long long usedGpuMemory;
+  unsigned int       gpuInstanceId;
+  unsigned int       computeInstanceId;
+} nvmlProcessInfo_t;
+typedef struct
+{
+  unsigned int       pid;
+  unsigned long long timeStamp;
+  unsigned int       smUtil;
+  unsigned int       memUtil;
+  unsigned int       encUtil;
+  unsigned int       decUtil;
+} nvmlProcessUtilizationSample_t;
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3 (nvmlDevice_t dev, unsigned int *count,
+                                                            nvmlProcessInfo_t *infos);
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization (nvmlDevice_t dev, nvmlProcessUtilizationSample_t *samples,
+                                                    unsigned int *count, unsigned long long last_seen);
+EXPORT nvmlReturn_t nvmlSystemGetProcessName (unsigned int pid, char *name, unsigned int size);
+
+static const struct { unsigned int pid; unsigned long long memory; unsigned int sm, mem; const char *name; } procs[] = {
+  { 4242, 2 * GIB, 30, 4, "python3" },
+  { 4343, GIB / 2, 7, 1, "pt_data_worker" },
+};
+static unsigned long long sample_clock;
+static unsigned int utilization_calls;
+
+/* For the tests: how often utilization was asked, to see sampling stop. */
+EXPORT unsigned int fake_nvml_utilization_calls (void);
+
+unsigned int
+fake_nvml_utilization_calls (void)
+{
+  return utilization_calls;
+}
 
 static int
 index_of (nvmlDevice_t dev)
@@ -123,6 +164,7 @@ nvmlReturn_t
 nvmlDeviceGetUtilizationRates (nvmlDevice_t       dev,
                                nvmlUtilization_t *u)
 {
+  utilization_calls++;
   u->gpu = index_of (dev) == 0 ? 37 : 73;
   u->memory = 5;
   return 0;
@@ -164,4 +206,69 @@ nvmlDeviceGetClockInfo (nvmlDevice_t  dev,
 {
   *mhz = type == 1 ? 1410 : 0;
   return 0;
+}
+
+nvmlReturn_t
+nvmlDeviceGetComputeRunningProcesses_v3 (nvmlDevice_t       dev,
+                                         unsigned int      *count,
+                                         nvmlProcessInfo_t *infos)
+{
+  unsigned int n = index_of (dev) == 0 ? 2 : 0;
+
+  if (*count < n)
+    {
+      *count = n;
+      return 7;   /* NVML_ERROR_INSUFFICIENT_SIZE */
+    }
+  for (unsigned int i = 0; i < n; i++)
+    {
+      memset (&infos[i], 0, sizeof infos[i]);
+      infos[i].pid = procs[i].pid;
+      infos[i].usedGpuMemory = procs[i].memory;
+    }
+  *count = n;
+  return 0;
+}
+
+/* One new sample of each process per call, later than @last_seen. */
+nvmlReturn_t
+nvmlDeviceGetProcessUtilization (nvmlDevice_t                    dev,
+                                 nvmlProcessUtilizationSample_t *samples,
+                                 unsigned int                   *count,
+                                 unsigned long long              last_seen)
+{
+  unsigned int n = index_of (dev) == 0 ? 2 : 0;
+
+  if (n == 0)
+    return 6;   /* NVML_ERROR_NOT_FOUND: no samples */
+  if (samples == NULL || *count < n)
+    {
+      *count = n;
+      return 7;
+    }
+  sample_clock = (last_seen > sample_clock ? last_seen : sample_clock) + 1;
+  for (unsigned int i = 0; i < n; i++)
+    {
+      memset (&samples[i], 0, sizeof samples[i]);
+      samples[i].pid = procs[i].pid;
+      samples[i].timeStamp = sample_clock;
+      samples[i].smUtil = procs[i].sm;
+      samples[i].memUtil = procs[i].mem;
+    }
+  *count = n;
+  return 0;
+}
+
+nvmlReturn_t
+nvmlSystemGetProcessName (unsigned int  pid,
+                          char         *name,
+                          unsigned int  size)
+{
+  for (unsigned int i = 0; i < sizeof procs / sizeof procs[0]; i++)
+    if (procs[i].pid == pid)
+      {
+        snprintf (name, size, "%s", procs[i].name);
+        return 0;
+      }
+  return 6;
 }

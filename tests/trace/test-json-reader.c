@@ -1426,7 +1426,7 @@ test_corpus (void)
   /* not traces: each must fail with a clear message */
   const char *not_traces[] = {
     "google_cloud_trace.json", "benchmark_simple_add_et.json.gz", "memory_timeline.raw.gz",
-    "simple_trace_zip.zip", ".csv",
+    "simple_trace_zip.zip", "cloverleaf_gpu_trace.csv", "cloverleaf-cuda_api_trace.csv",
   };
   guint loaded = 0, failed = 0;
 

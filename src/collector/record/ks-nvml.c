@@ -12,6 +12,7 @@
 #include "ks-nvml.h"
 
 #include <dlfcn.h>
+#include <string.h>
 #include <gio/gio.h>
 #include <glib/gi18n.h>
 
@@ -31,7 +32,33 @@ typedef struct
   char         busId[32];
 } nvmlPciInfo_t;
 
+/* nvmlProcessInfo_t of the _v2 and _v3 calls, and the _v1 one */
+typedef struct
+{
+  unsigned int       pid;
+  unsigned long long usedGpuMemory;
+  unsigned int       gpuInstanceId;
+  unsigned int       computeInstanceId;
+} nvmlProcessInfo_t;
+typedef struct
+{
+  unsigned int       pid;
+  unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+typedef struct
+{
+  unsigned int       pid;
+  unsigned long long timeStamp;
+  unsigned int       smUtil;
+  unsigned int       memUtil;
+  unsigned int       encUtil;
+  unsigned int       decUtil;
+} nvmlProcessUtilizationSample_t;
+
 #define NVML_SUCCESS           0
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_VALUE_NOT_AVAILABLE G_MAXUINT64
+#define MAX_PROCESSES          4096
 #define NVML_TEMPERATURE_GPU   0
 #define NVML_CLOCK_SM          1
 #define NVML_NAME_BUFFER_SIZE  96
@@ -40,6 +67,9 @@ typedef struct
 G_STATIC_ASSERT (sizeof (nvmlUtilization_t) == 8);
 G_STATIC_ASSERT (sizeof (nvmlMemory_t) == 24);
 G_STATIC_ASSERT (sizeof (nvmlPciInfo_t) == 68);
+G_STATIC_ASSERT (sizeof (nvmlProcessInfo_t) == 24);
+G_STATIC_ASSERT (sizeof (nvmlProcessInfo_v1_t) == 16);
+G_STATIC_ASSERT (sizeof (nvmlProcessUtilizationSample_t) == 32);
 
 typedef struct
 {
@@ -56,6 +86,11 @@ typedef struct
   nvmlReturn_t (*DeviceGetTemperature) (nvmlDevice_t, int, unsigned int *);
   nvmlReturn_t (*DeviceGetPowerUsage) (nvmlDevice_t, unsigned int *);
   nvmlReturn_t (*DeviceGetClockInfo) (nvmlDevice_t, int, unsigned int *);
+  nvmlReturn_t (*DeviceGetComputeRunningProcesses) (nvmlDevice_t, unsigned int *, void *);
+  gboolean       processes_v1;   /* the call takes nvmlProcessInfo_v1_t */
+  nvmlReturn_t (*DeviceGetProcessUtilization) (nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned int *,
+                                               unsigned long long);
+  nvmlReturn_t (*SystemGetProcessName) (unsigned int, char *, unsigned int);
 } NvmlApi;
 
 struct _KsNvml
@@ -64,6 +99,7 @@ struct _KsNvml
   NvmlApi       api;
   GArray       *devices;   /* KsNvmlDevice */
   nvmlDevice_t *handles;
+  guint64      *last_seen; /* per device: NVML's time of the last process sample read */
 };
 
 static void *
@@ -127,6 +163,15 @@ ks_nvml_open (GError **error)
   a->DeviceGetTemperature = load_first (self->handle, "nvmlDeviceGetTemperature", NULL, NULL);
   a->DeviceGetPowerUsage = load_first (self->handle, "nvmlDeviceGetPowerUsage", NULL, NULL);
   a->DeviceGetClockInfo = load_first (self->handle, "nvmlDeviceGetClockInfo", NULL, NULL);
+  a->DeviceGetComputeRunningProcesses = load_first (self->handle, "nvmlDeviceGetComputeRunningProcesses_v3",
+                                                    "nvmlDeviceGetComputeRunningProcesses_v2", NULL);
+  if (a->DeviceGetComputeRunningProcesses == NULL)
+    {
+      a->DeviceGetComputeRunningProcesses = load_first (self->handle, "nvmlDeviceGetComputeRunningProcesses", NULL, NULL);
+      a->processes_v1 = TRUE;
+    }
+  a->DeviceGetProcessUtilization = load_first (self->handle, "nvmlDeviceGetProcessUtilization", NULL, NULL);
+  a->SystemGetProcessName = load_first (self->handle, "nvmlSystemGetProcessName", NULL, NULL);
 
   if (a->Init == NULL || a->DeviceGetCount == NULL || a->DeviceGetHandleByIndex == NULL)
     {
@@ -151,6 +196,7 @@ ks_nvml_open (GError **error)
   self->devices = g_array_new (FALSE, TRUE, sizeof (KsNvmlDevice));
   g_array_set_clear_func (self->devices, clear_device);
   self->handles = g_new0 (nvmlDevice_t, MAX (count, 1));
+  self->last_seen = g_new0 (guint64, MAX (count, 1));
 
   for (unsigned int i = 0; i < count; i++)
     {
@@ -190,6 +236,7 @@ ks_nvml_close (KsNvml *self)
   dlclose (self->handle);
   g_array_unref (self->devices);
   g_free (self->handles);
+  g_free (self->last_seen);
   g_free (self);
 }
 
@@ -250,4 +297,111 @@ ks_nvml_sample (KsNvml       *self,
       s->sm_clock = value;
     }
   return s->fields != 0;
+}
+
+char *
+ks_nvml_unavailable_message (const GError *error)
+{
+  return g_strdup_printf (_("No NVIDIA driver: %s.\n"
+                            "GPUs are read through NVML, libnvidia-ml.so.1, which the NVIDIA driver installs. "
+                            "Install the driver (Debian: nvidia-driver; in a container: the NVIDIA Container "
+                            "Toolkit, or the libnvidia-ml1 package), or point KINESCOPE_NVML_LIBRARY at the library."),
+                          error != NULL ? error->message : _("NVML could not be loaded"));
+}
+
+/* The name nvidia-smi shows: NVML's, else the kernel's. */
+static void
+process_name (KsNvml        *self,
+              KsNvmlProcess *p)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *comm = NULL;
+
+  if (self->api.SystemGetProcessName != NULL &&
+      self->api.SystemGetProcessName (p->pid, p->name, sizeof p->name) == NVML_SUCCESS && p->name[0] != 0)
+    {
+      p->name[sizeof p->name - 1] = 0;
+      return;
+    }
+  p->name[0] = 0;
+  path = g_strdup_printf ("/proc/%u/comm", p->pid);
+  if (g_file_get_contents (path, &comm, NULL, NULL))
+    g_strlcpy (p->name, g_strstrip (comm), sizeof p->name);
+}
+
+GArray *
+ks_nvml_get_processes (KsNvml *self,
+                       guint   index)
+{
+  NvmlApi *a = &self->api;
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (KsNvmlProcess));
+  gsize stride = a->processes_v1 ? sizeof (nvmlProcessInfo_v1_t) : sizeof (nvmlProcessInfo_t);
+  g_autofree guint8 *infos = NULL;
+  g_autofree nvmlProcessUtilizationSample_t *samples = NULL;
+  unsigned int count = 16, n_samples = 0;
+  nvmlReturn_t r;
+  nvmlDevice_t dev;
+
+  g_return_val_if_fail (index < self->devices->len, out);
+  dev = self->handles[index];
+  if (a->DeviceGetComputeRunningProcesses == NULL)
+    return out;
+
+  /* The list can grow between the calls: ask again with the size said. */
+  for (int attempt = 0; attempt < 4; attempt++)
+    {
+      unsigned int room = MIN (count, MAX_PROCESSES);
+
+      g_free (infos);
+      infos = g_malloc0 (stride * MAX (room, 1));
+      count = room;
+      r = a->DeviceGetComputeRunningProcesses (dev, &count, infos);
+      if (r != NVML_ERROR_INSUFFICIENT_SIZE || count <= room)
+        break;
+    }
+  if (r != NVML_SUCCESS)
+    return out;
+  count = MIN (count, MAX_PROCESSES);
+
+  if (a->DeviceGetProcessUtilization != NULL)
+    {
+      /* a first call says how many samples there are */
+      if (a->DeviceGetProcessUtilization (dev, NULL, &n_samples, self->last_seen[index]) ==
+          NVML_ERROR_INSUFFICIENT_SIZE && n_samples > 0)
+        {
+          n_samples = MIN (n_samples, MAX_PROCESSES);
+          samples = g_new0 (nvmlProcessUtilizationSample_t, n_samples);
+          if (a->DeviceGetProcessUtilization (dev, samples, &n_samples, self->last_seen[index]) != NVML_SUCCESS)
+            n_samples = 0;
+        }
+      else
+        n_samples = 0;
+    }
+
+  for (unsigned int i = 0; i < count; i++)
+    {
+      KsNvmlProcess p = { 0 };
+      const guint8 *info = infos + i * stride;
+      unsigned long long used, latest = 0;
+
+      memcpy (&p.pid, info, sizeof p.pid);
+      memcpy (&used, info + G_STRUCT_OFFSET (nvmlProcessInfo_t, usedGpuMemory), sizeof used);
+      p.used_memory = used;
+      p.sm_util = -1;
+      p.memory_util = -1;
+
+      /* the latest sample of the process */
+      for (unsigned int k = 0; k < n_samples; k++)
+        if (samples[k].pid == p.pid && samples[k].timeStamp >= latest)
+          {
+            latest = samples[k].timeStamp;
+            p.sm_util = (int) MIN (samples[k].smUtil, 100);
+            p.memory_util = (int) MIN (samples[k].memUtil, 100);
+          }
+      process_name (self, &p);
+      g_array_append_val (out, p);
+    }
+  for (unsigned int k = 0; k < n_samples; k++)
+    self->last_seen[index] = MAX (self->last_seen[index], samples[k].timeStamp);
+  return out;
 }

@@ -48,7 +48,21 @@ typedef struct
   guint        sm_clock;            /* MHz */
 } KsNvmlSample;
 
+/* A process using a GPU, as nvidia-smi pmon shows it. */
+typedef struct
+{
+  guint    pid;
+  char     name[64];             /* NVML's, else /proc/PID/comm; "" unknown */
+  guint64  used_memory;          /* bytes, G_MAXUINT64 when NVML does not say */
+  int      sm_util;              /* %, -1 when no sample since the last call */
+  int      memory_util;          /* %, -1 likewise */
+} KsNvmlProcess;
+
 KsNvml             *ks_nvml_open          (GError       **error);
+/* What a user is told when ks_nvml_open() failed with @error: the
+ * library, why, and what to install. The CLI and the window say it. */
+char               *ks_nvml_unavailable_message
+                                          (const GError  *error);
 void                ks_nvml_close         (KsNvml        *self);
 guint               ks_nvml_get_n_devices (KsNvml        *self);
 const KsNvmlDevice *ks_nvml_get_device    (KsNvml        *self,
@@ -56,5 +70,10 @@ const KsNvmlDevice *ks_nvml_get_device    (KsNvml        *self,
 gboolean            ks_nvml_sample        (KsNvml        *self,
                                            guint          index,
                                            KsNvmlSample  *sample);
+/* The compute processes on GPU @index with their memory and, where NVML
+ * has samples since the previous call for that GPU, their SM and memory
+ * utilization. An empty array when there are none or NVML cannot say. */
+GArray             *ks_nvml_get_processes (KsNvml        *self,
+                                           guint          index);
 
 G_END_DECLS

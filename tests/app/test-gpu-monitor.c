@@ -1,0 +1,259 @@
+/* test-gpu-monitor.c: Profile → GPU Monitor against the stand-in NVML, and without a driver
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "ks-gpu-chart.h"
+#include "ks-gpu-monitor.h"
+#include "ks-record-dialog.h"
+#include "ks-session.h"
+#include "ks-test-gtk.h"
+#include "ks-window.h"
+
+static const char *fake_nvml;
+
+static gpointer
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type))
+        return window;
+    }
+  return NULL;
+}
+
+static gboolean
+has_label (GtkWidget  *widget,
+           const char *text)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child) && strcmp (gtk_label_get_text (GTK_LABEL (child)), text) == 0)
+        return TRUE;
+      if (has_label (child, text))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+collect_charts (GtkWidget *widget,
+                GPtrArray *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (KS_IS_GPU_CHART (child))
+        g_ptr_array_add (out, child);
+      collect_charts (child, out);
+    }
+}
+
+static gboolean
+profile_menu_has (GMenuModel *menu,
+                  const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+
+      if (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) && strcmp (name, action) == 0)
+        return TRUE;
+      if (section != NULL && profile_menu_has (section, action))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The menu item opens the monitor; it samples both GPUs and the two
+ * processes of GPU 0; Record… opens the record dialog; closing the
+ * window stops the sampling (the window is freed: no timer, no worker
+ * holds it). */
+static void
+test_fake_nvml (void)
+{
+  KsWindow *window;
+  GtkWidget *menu_button;
+  KsGpuMonitor *monitor;
+  KsRecordDialog *dialog;
+  g_autoptr(GPtrArray) charts = g_ptr_array_new ();
+  KsGpuChart *util0, *temp1;
+  guint64 n;
+  void *handle;
+  unsigned int (*calls) (void);
+  unsigned int before;
+
+  if (fake_nvml == NULL)
+    {
+      g_test_skip ("no stand-in NVML given");
+      return;
+    }
+  g_setenv ("KINESCOPE_NVML_LIBRARY", fake_nvml, TRUE);
+
+  window = ks_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  menu_button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON, NULL);
+  g_assert_nonnull (menu_button);
+  for (; menu_button != NULL; menu_button = gtk_widget_get_next_sibling (menu_button))
+    if (GTK_IS_MENU_BUTTON (menu_button) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu_button)) != NULL &&
+        profile_menu_has (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu_button)), "win.record"))
+      break;
+  g_assert_nonnull (menu_button);
+  g_assert_true (profile_menu_has (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu_button)), "win.gpu-monitor"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.gpu-monitor", NULL));
+  monitor = find_toplevel (KS_TYPE_GPU_MONITOR);
+  g_assert_nonnull (monitor);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (monitor)) == GTK_WINDOW (window));
+  ks_gpu_monitor_set_interval (monitor, 100);
+  KS_TEST_WAIT_FOR (ks_gpu_monitor_get_n_samples (monitor) >= 3, 10000);
+
+  g_assert_true (has_label (GTK_WIDGET (monitor), "GPU 0: Fake GPU 0"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "GPU 1: Fake GPU 1"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "37 %"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "73 %"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "1.0 / 80.0 GiB"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "55 °C"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "123.5 W"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "1410 MHz"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "4242"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "python3"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "pt_data_worker"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "30 %"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "2048 MiB"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "2 GPUs"));
+
+  /* five charts a GPU, one value a sample; GPU 1 has no temperature */
+  n = ks_gpu_monitor_get_n_samples (monitor);
+  collect_charts (GTK_WIDGET (monitor), charts);
+  g_assert_cmpuint (charts->len, ==, 10);
+  util0 = g_ptr_array_index (charts, 0);
+  temp1 = g_ptr_array_index (charts, 5 + 3);
+  g_assert_cmpuint (ks_gpu_chart_get_n_values (util0), ==, n);
+  g_assert_cmpfloat (ks_gpu_chart_get_value (util0, 0), ==, 37);
+  g_assert_true (isnan (ks_gpu_chart_get_value (temp1, 0)));
+  g_assert_cmpfloat (ks_gpu_chart_get_value (g_ptr_array_index (charts, 4), 0), ==, 1410);
+
+  /* Record… is the window's record action */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (monitor), "monitor.record", NULL));
+  dialog = find_toplevel (KS_TYPE_RECORD_DIALOG);
+  g_assert_nonnull (dialog);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  /* the stand-in counts its calls: they stop with the window */
+  handle = dlopen (fake_nvml, RTLD_NOW | RTLD_NOLOAD);
+  g_assert_nonnull (handle);
+  calls = dlsym (handle, "fake_nvml_utilization_calls");
+  g_assert_nonnull (calls);
+  before = calls ();
+  ks_test_spin (300);
+  g_assert_cmpuint (calls (), >, before);
+  g_object_add_weak_pointer (G_OBJECT (monitor), (gpointer *) &monitor);
+  gtk_window_close (GTK_WINDOW (monitor));
+  KS_TEST_WAIT_FOR (monitor == NULL, 5000);
+  before = calls ();
+  ks_test_spin (500);
+  g_assert_cmpuint (calls (), ==, before);
+  dlclose (handle);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Without a driver: what kinescope-cli monitor says, on a status page. */
+static void
+test_no_driver (void)
+{
+  KsGpuMonitor *monitor;
+  GtkWidget *status, *button;
+  GtkStack *stack;
+  const char *text;
+
+  g_setenv ("KINESCOPE_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", TRUE);
+  monitor = ks_gpu_monitor_new (NULL);
+  gtk_window_present (GTK_WINDOW (monitor));
+  stack = GTK_STACK (ks_test_find_descendant (GTK_WIDGET (monitor), GTK_TYPE_STACK, NULL));
+  KS_TEST_WAIT_FOR (g_strcmp0 (gtk_stack_get_visible_child_name (stack), "unavailable") == 0, 5000);
+  status = ks_test_find_descendant (GTK_WIDGET (monitor), ADW_TYPE_STATUS_PAGE, NULL);
+  text = adw_status_page_get_description (ADW_STATUS_PAGE (status));
+  g_assert_nonnull (strstr (text, "No NVIDIA driver"));
+  g_assert_nonnull (strstr (text, "libnvidia-ml.so.1"));
+  g_assert_nonnull (strstr (text, "Install the driver"));
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No NVIDIA Driver");
+  /* no window to record from: the button is off */
+  button = ks_test_find_descendant (GTK_WIDGET (monitor), GTK_TYPE_BUTTON, NULL);
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), ==, "monitor.record");
+  g_assert_false (gtk_widget_get_sensitive (button));
+  g_assert_cmpuint (ks_gpu_monitor_get_n_samples (monitor), ==, 0);
+
+  g_object_add_weak_pointer (G_OBJECT (monitor), (gpointer *) &monitor);
+  gtk_window_destroy (GTK_WINDOW (monitor));
+  KS_TEST_WAIT_FOR (monitor == NULL, 5000);
+}
+
+/* An nvidia-smi log opens in the window like a trace: counter rows,
+ * and the advice its utilization calls for on the summary page. */
+static void
+test_log_in_window (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-nvsmi-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "gpu_log.csv", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsWindow *window = ks_window_new (NULL);
+  KsSession *session;
+  KsTrace *trace;
+  GtkWidget *summary;
+
+  g_assert_true (g_file_set_contents (path,
+                                      "timestamp, index, name, utilization.gpu [%], memory.used [MiB]\n"
+                                      "2026/01/02 03:04:05.000, 0, NVIDIA H200, 10 %, 100 MiB\n"
+                                      "2026/01/02 03:04:06.000, 0, NVIDIA H200, 20 %, 100 MiB\n"
+                                      "2026/01/02 03:04:07.000, 0, NVIDIA H200, 90 %, 100 MiB\n"
+                                      "2026/01/02 03:04:08.000, 0, NVIDIA H200, 5 %, 100 MiB\n", -1, NULL));
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 20000);
+  session = ks_window_get_session (window);
+  KS_TEST_WAIT_FOR (ks_session_get_analysis (session) != NULL, 20000);
+  trace = ks_session_get_trace (session);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NVIDIA_SMI);
+  g_assert_cmpuint (trace->n_counters, ==, 2);
+  g_assert_false (ks_window_is_empty (window));
+  summary = ks_window_get_page (window, "summary");
+  KS_TEST_WAIT_FOR (ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "low-gpu-utilization") != NULL, 20000);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!ks_test_init_gtk (&argc, &argv))
+    return 77;
+  if (argc > 1)
+    fake_nvml = argv[1];
+
+  g_test_add_func ("/app/gpu-monitor/fake-nvml", test_fake_nvml);
+  g_test_add_func ("/app/gpu-monitor/no-driver", test_no_driver);
+  g_test_add_func ("/app/nvsmi-log/window", test_log_in_window);
+
+  return g_test_run ();
+}

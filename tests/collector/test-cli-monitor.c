@@ -1,0 +1,326 @@
+/* test-cli-monitor.c: kinescope-cli monitor against the stand-in NVML (fake-nvml.c)
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+
+#include "ks-nvsmi-reader.h"
+#include "ks-trace-loader.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static const char *cli_path;
+static const char *fake_nvml;
+
+static char *
+monitor (const char  *library,
+         const char **args,
+         char       **err,
+         int         *status)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) env = g_get_environ ();
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int wait_status;
+
+  env = g_environ_setenv (env, "KINESCOPE_NVML_LIBRARY", library, TRUE);
+  g_ptr_array_add (argv, (gpointer) cli_path);
+  g_ptr_array_add (argv, (gpointer) "monitor");
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &out, err,
+                               &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  *status = WEXITSTATUS (wait_status);
+  return out;
+}
+
+static gboolean
+check_setup (void)
+{
+  if (cli_path == NULL || fake_nvml == NULL)
+    {
+      g_test_skip ("usage: test-cli-monitor KINESCOPE_CLI FAKE_NVML");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+test_no_driver (void)
+{
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int status;
+
+  if (!check_setup ())
+    return;
+  out = monitor ("/nonexistent/libnvidia-ml.so.1", (const char *[]) { "--count", "1", NULL }, &err, &status);
+  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_nonnull (strstr (err, "kinescope-cli monitor: No NVIDIA driver"));
+  g_assert_nonnull (strstr (err, "libnvidia-ml.so.1"));
+  g_assert_nonnull (strstr (err, "Install the driver"));
+}
+
+/* The header and rows nvidia-smi --query-gpu=… --format=csv prints; and
+ * the reader opens the output as the log it is. */
+static void
+test_csv (void)
+{
+  const char *header = "timestamp, index, name, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+                       "memory.total [MiB], temperature.gpu, power.draw [W], clocks.current.sm [MHz]\n";
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *bare = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (!check_setup ())
+    return;
+  out = monitor (fake_nvml, (const char *[]) { "--format", "csv", "--count", "3", "-l", "0.05", NULL }, &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_str_has_prefix (out, header));
+  lines = g_strsplit (out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 3 * 2 + 1);
+  g_assert_cmpstr (lines[7], ==, "");
+  for (guint i = 1; i <= 6; i++)
+    {
+      /* after the timestamp, "2026/01/02 03:04:05.678, " */
+      const char *rest = lines[i] + strlen ("2026/01/02 03:04:05.678, ");
+
+      g_assert_cmpuint (strlen (lines[i]), >, 25);
+      g_assert_cmpint (lines[i][4], ==, '/');
+      g_assert_cmpint (lines[i][23], ==, ',');
+      if (i % 2 == 1)
+        g_assert_cmpstr (rest, ==, "0, Fake GPU 0, 37 %, 5 %, 1024 MiB, 81920 MiB, 55, 123.46 W, 1410 MHz");
+      else
+        g_assert_cmpstr (rest, ==, "1, Fake GPU 1, 73 %, 5 %, 2048 MiB, 81920 MiB, [N/A], 123.46 W, 1410 MHz");
+    }
+
+  trace = ks_nvsmi_reader_load_data (out, strlen (out), "monitor.csv", NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_gpus, ==, 2);
+  for (guint32 i = 0; i < trace->n_counters; i++)
+    if (strcmp (ks_trace_string (trace, trace->counters[i].name), "SM clock") == 0)
+      g_assert_cmpuint (trace->counters[i].n_samples, ==, 3);
+
+  bare = monitor (fake_nvml, (const char *[]) { "--format", "csv,noheader,nounits", "--query-gpu",
+                                                "index,uuid,memory.free,clocks.sm", "--count", "1", NULL },
+                  &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpstr (bare, ==, "0, GPU-00000000-0000-0000-0000-000000000000, 80896, 1410\n"
+                             "1, GPU-00000000-0000-0000-0000-000000000001, 79872, 1410\n");
+}
+
+static void
+test_bad_options (void)
+{
+  const char **cases[] = {
+    (const char *[]) { "--query-gpu", "index,fan.wobble", NULL },
+    (const char *[]) { "--format", "xml", NULL },
+    (const char *[]) { "-l", "0", NULL },
+    (const char *[]) { "--count", "-1", NULL },
+    (const char *[]) { "stray", NULL },
+  };
+
+  if (!check_setup ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *err = NULL;
+      g_autofree char *out = NULL;
+      int status;
+
+      out = monitor (fake_nvml, cases[i], &err, &status);
+      g_assert_cmpint (status, ==, 2);
+      g_assert_true (g_str_has_prefix (err, "kinescope-cli monitor: "));
+    }
+}
+
+/* Every GPU, its processes as pmon shows them, the sparkline growing by
+ * one bar a sample: 37 % is "▃", 73 % "▆". */
+static void
+test_table (void)
+{
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int status;
+
+  if (!check_setup ())
+    return;
+  out = monitor (fake_nvml, (const char *[]) { "--count", "3", "-l", "0.05", NULL }, &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  /* not a terminal: frames one after the other, no escape codes */
+  g_assert_null (strchr (out, '\033'));
+  g_assert_nonnull (strstr (out, "Fake GPU 0"));
+  g_assert_nonnull (strstr (out, "1024 / 81920 MiB  55 °C   123.5 W  1410 MHz ▃▃▃\n"));
+  g_assert_nonnull (strstr (out, "2048 / 81920 MiB      -   123.5 W  1410 MHz ▆▆▆\n"));
+  g_assert_nonnull (strstr (out, "  0     4242  30 %   4 %   2048 MiB python3\n"));
+  g_assert_nonnull (strstr (out, "  0     4343   7 %   1 %    512 MiB pt_data_worker\n"));
+  g_assert_nonnull (strstr (out, " ▃\n"));
+  g_assert_nonnull (strstr (out, " ▃▃\n"));
+}
+
+static const KsCounter *
+find_counter (KsTrace    *trace,
+              const char *name,
+              gint32      device,
+              gint64      pid)
+{
+  for (guint32 i = 0; i < trace->n_counters; i++)
+    {
+      const KsCounter *c = &trace->counters[i];
+      gint64 cpid = c->process == KS_NO_INDEX ? -1 : trace->processes[c->process].pid;
+
+      if (strcmp (ks_trace_string (trace, c->name), name) == 0 && c->device == device && cpid == pid)
+        return c;
+    }
+  return NULL;
+}
+
+static void
+check_kscope (const char *path,
+              guint       n_samples)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  const KsCounter *c;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_gpus, ==, 2);
+  c = find_counter (trace, "GPU utilization", 0, -1);
+  g_assert_nonnull (c);
+  g_assert_cmpstr (ks_trace_string (trace, c->unit), ==, "%");
+  if (n_samples > 0)
+    g_assert_cmpuint (c->n_samples, ==, n_samples);
+  g_assert_cmpuint (c->n_samples, >=, 1);
+  g_assert_cmpfloat (c->value[0], ==, 37);
+  c = find_counter (trace, "GPU memory used", 1, -1);
+  g_assert_cmpstr (ks_trace_string (trace, c->unit), ==, "bytes");
+  g_assert_cmpfloat (c->value[0], ==, 2 * GIB);
+  g_assert_nonnull (find_counter (trace, "SM clock", 1, -1));
+  g_assert_nonnull (find_counter (trace, "GPU power", 0, -1));
+  /* GPU 1 has no temperature sensor */
+  g_assert_nonnull (find_counter (trace, "GPU temperature", 0, -1));
+  g_assert_null (find_counter (trace, "GPU temperature", 1, -1));
+  c = find_counter (trace, "SM utilization", 0, 4242);
+  g_assert_nonnull (c);
+  g_assert_cmpfloat (c->value[0], ==, 30);
+  c = find_counter (trace, "GPU memory used", 0, 4343);
+  g_assert_cmpfloat (c->value[0], ==, 0.5 * GIB);
+  for (guint32 i = 0; i < trace->n_processes; i++)
+    if (trace->processes[i].pid == 4242)
+      g_assert_cmpstr (ks_trace_string (trace, trace->processes[i].name), ==, "python3");
+}
+
+static void
+test_output (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-monitor-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "gpus.kscope", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *out2 = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *err2 = NULL;
+  int status;
+
+  if (!check_setup ())
+    return;
+  out = monitor (fake_nvml, (const char *[]) { "--format", "csv", "--count", "3", "-l", "0.05", "-o", path, NULL },
+                 &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  check_kscope (path, 3);
+
+  /* an existing file is kept unless --force */
+  out2 = monitor (fake_nvml, (const char *[]) { "--count", "1", "-o", path, NULL }, &err2, &status);
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (err2, "exists (use --force to replace it)"));
+  g_assert_cmpstr (out2, ==, "");
+  check_kscope (path, 3);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static gboolean
+kill_cb (gpointer data)
+{
+  kill (GPOINTER_TO_INT (data), SIGINT);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+exit_cb (GPid     pid,
+         gint     wait_status,
+         gpointer data)
+{
+  int *status = data;
+
+  *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128 + WTERMSIG (wait_status);
+  g_spawn_close_pid (pid);
+}
+
+/* Ctrl-C ends a monitor without --count; its samples are written. */
+static void
+test_interrupt (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-monitor-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "gpus.kscope", NULL);
+  g_auto(GStrv) env = g_get_environ ();
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { cli_path, "monitor", "--format", "csv", "-l", "0.05", "-o", path, NULL };
+  GPid pid;
+  int status = -1;
+
+  if (!check_setup ())
+    return;
+  env = g_environ_setenv (env, "KINESCOPE_NVML_LIBRARY", fake_nvml, TRUE);
+  g_assert_true (g_spawn_async (NULL, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  g_child_watch_add (pid, exit_cb, &status);
+  g_timeout_add (500, kill_cb, GINT_TO_POINTER (pid));
+  while (status < 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (status, ==, 0);
+  check_kscope (path, 0);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (argc > 2)
+    {
+      cli_path = argv[1];
+      fake_nvml = argv[2];
+    }
+
+  g_test_add_func ("/monitor/no-driver", test_no_driver);
+  g_test_add_func ("/monitor/csv", test_csv);
+  g_test_add_func ("/monitor/bad-options", test_bad_options);
+  g_test_add_func ("/monitor/table", test_table);
+  g_test_add_func ("/monitor/output", test_output);
+  g_test_add_func ("/monitor/interrupt", test_interrupt);
+
+  return g_test_run ();
+}

@@ -1,0 +1,632 @@
+/* test-nvsmi-reader.c: nvidia-smi logs (--query-gpu csv, dmon, pmon) as counter rows
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "ks-nvsmi-reader.h"
+#include "ks-trace-loader.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static char *
+corpus_file (const char *dir,
+             const char *name)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  char *path;
+
+  if (shared == NULL)
+    return NULL;
+  path = g_build_filename (shared, "corpus", dir, name, NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    g_clear_pointer (&path, g_free);
+  return path;
+}
+
+static const KsCounter *
+find_counter (KsTrace    *trace,
+              const char *name,
+              gint32      device,
+              guint32     process)
+{
+  for (guint32 i = 0; i < trace->n_counters; i++)
+    {
+      const KsCounter *c = &trace->counters[i];
+
+      if (strcmp (ks_trace_string (trace, c->name), name) == 0 && c->device == device && c->process == process)
+        return c;
+    }
+  return NULL;
+}
+
+static const KsCounter *
+get_counter (KsTrace    *trace,
+             const char *name,
+             const char *unit,
+             gint32      device)
+{
+  const KsCounter *c = find_counter (trace, name, device, KS_NO_INDEX);
+
+  if (c == NULL)
+    g_error ("no counter “%s” of GPU %d", name, device);
+  g_assert_cmpstr (ks_trace_string (trace, c->unit), ==, unit);
+  return c;
+}
+
+static const char *
+warnings (KsTrace *trace)
+{
+  const char *w = g_hash_table_lookup (trace->metadata, "warnings");
+
+  return w ? w : "";
+}
+
+/* Data lines of a csv: neither blank nor the header (which has no digit
+ * in its first field). */
+static GPtrArray *
+data_rows (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+  for (char **l = lines; *l; l++)
+    {
+      g_strstrip (*l);
+      if (**l == 0 || !g_ascii_isdigit (**l))
+        continue;
+      g_ptr_array_add (rows, g_strsplit (*l, ",", -1));
+    }
+  return rows;
+}
+
+static KsTrace *
+load_text (const char           *text,
+           const KsNvsmiOptions *options,
+           GError              **error)
+{
+  return ks_nvsmi_reader_load_data (text, strlen (text), "test.log", options, NULL, NULL, error);
+}
+
+static KsTrace *
+load_corpus (const char  *dir,
+             const char  *name,
+             char       **text)
+{
+  g_autofree char *path = corpus_file (dir, name);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace;
+
+  if (path == NULL)
+    {
+      g_test_skip ("the shared corpus (KS_SHARED_DIR/corpus/nvsmi_*) is absent");
+      return NULL;
+    }
+  g_assert_true (g_file_get_contents (path, text, NULL, NULL));
+  file = g_file_new_for_path (path);
+  g_assert_cmpint (ks_trace_detect_format (file, NULL), ==, KS_FORMAT_NVIDIA_SMI);
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NVIDIA_SMI);
+  return trace;
+}
+
+/* timestamp, index, name, utilization.gpu [%], utilization.memory [%],
+ * memory.total [MiB], memory.used [MiB], temperature.gpu: one V100. */
+static void
+test_corpus_miris (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(KsTrace) trace = load_corpus ("nvsmi_miris", "gpu_log.csv", &text);
+  g_autoptr(GPtrArray) rows = NULL;
+  const KsCounter *util, *used, *temp;
+  double temp_sum = 0, sum = 0;
+
+  if (trace == NULL)
+    return;
+  rows = data_rows (text);
+  g_assert_cmpuint (rows->len, >, 100);
+
+  g_assert_cmpuint (trace->n_gpus, ==, 1);
+  g_assert_cmpstr (ks_trace_string (trace, trace->gpus[0].name), ==, "Tesla V100S-PCIE-32GB");
+  g_assert_cmpuint (trace->gpus[0].total_memory, ==, (guint64) (32768 * MIB));
+  util = get_counter (trace, "GPU utilization", "%", 0);
+  used = get_counter (trace, "GPU memory used", "bytes", 0);
+  temp = get_counter (trace, "GPU temperature", "°C", 0);
+  get_counter (trace, "GPU memory utilization", "%", 0);
+  get_counter (trace, "GPU memory total", "bytes", 0);
+  g_assert_cmpuint (util->n_samples, ==, rows->len);
+  g_assert_cmpuint (used->n_samples, ==, rows->len);
+  g_assert_cmpuint (temp->n_samples, ==, rows->len);
+  g_assert_cmpfloat (used->value[0], ==, 1 * MIB);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      char **f = g_ptr_array_index (rows, i);
+
+      temp_sum += g_ascii_strtod (f[7], NULL);
+      sum += temp->value[i];
+    }
+  g_assert_cmpfloat (sum, ==, temp_sum);
+  /* 2025/06/13 00:27:52.195 … 00:29:38.248 */
+  g_assert_cmpint (trace->duration_ns, ==, 106053000000);
+  g_assert_cmpint (util->ts[1] - util->ts[0], ==, 1001000000);
+  g_assert_cmpstr (warnings (trace), ==, "");
+}
+
+/* A script's log: ISO 8601 times, its own "gpu" column before
+ * nvidia-smi's, eight GPUs a sample, the last sample cut after GPU 2. */
+static void
+test_corpus_gpu_glasses (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(KsTrace) trace = load_corpus ("nvsmi_gpu_glasses", "nvidia_smi.csv", &text);
+  g_autoptr(GPtrArray) rows = NULL;
+  guint per_gpu[8] = { 0 };
+
+  if (trace == NULL)
+    return;
+  rows = data_rows (text);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      char **f = g_ptr_array_index (rows, i);
+      guint64 gpu = g_ascii_strtoull (f[1], NULL, 10);
+
+      g_assert_cmpuint (gpu, <, 8);
+      per_gpu[gpu]++;
+    }
+  g_assert_cmpuint (trace->n_gpus, ==, 8);
+  for (int d = 0; d < 8; d++)
+    {
+      const KsCounter *power = get_counter (trace, "GPU power", "W", d);
+      const KsCounter *used = get_counter (trace, "GPU memory used", "bytes", d);
+
+      g_assert_cmpuint (power->n_samples, ==, per_gpu[d]);
+      g_assert_cmpuint (used->n_samples, ==, per_gpu[d]);
+      get_counter (trace, "GPU temperature", "°C", d);
+      g_assert_cmpfloat (used->value[0], ==, 4 * MIB);
+    }
+  /* the first row: GPU 0, 74.01 W */
+  g_assert_cmpfloat_with_epsilon (get_counter (trace, "GPU power", "W", 0)->value[0], 74.01, 1e-9);
+  /* "index" is not taken as the device where "gpu" is */
+  g_assert_nonnull (strstr (warnings (trace), "“index” is left out"));
+  g_assert_null (find_counter (trace, "index", 0, KS_NO_INDEX));
+  g_assert_cmpint (trace->duration_ns, ==, 8000000000);
+}
+
+/* noheader with units: the columns are named after their units. */
+static void
+test_corpus_plato (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(KsTrace) trace = load_corpus ("nvsmi_plato", "gpu_log.csv", &text);
+  g_autoptr(GPtrArray) rows = NULL;
+  const KsCounter *power;
+
+  if (trace == NULL)
+    return;
+  rows = data_rows (text);
+  g_assert_cmpuint (trace->n_gpus, ==, 1);
+  power = get_counter (trace, "GPU power", "W", 0);
+  g_assert_cmpuint (power->n_samples, ==, rows->len);
+  g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, rows->len);
+  g_assert_cmpuint (get_counter (trace, "GPU memory used", "bytes", 0)->n_samples, ==, rows->len);
+  g_assert_cmpfloat (get_counter (trace, "GPU memory used", "bytes", 0)->value[0], ==, 2 * MIB);
+  g_assert_cmpfloat (get_counter (trace, "GPU memory total", "bytes", 0)->value[0], ==, 20146 * MIB);
+  g_assert_cmpuint (get_counter (trace, "GPU temperature", "°C", 0)->n_samples, ==, rows->len);
+  g_assert_cmpfloat_with_epsilon (power->value[0], 11.64, 1e-9);
+  g_assert_nonnull (strstr (warnings (trace), "no header line: the columns were taken from their units as "
+                                              "timestamp,utilization.gpu,utilization.memory,memory.used,"
+                                              "memory.total,temperature.gpu,power.draw"));
+}
+
+/* Seconds since the epoch as the timestamp, nounits, a minute apart. */
+static void
+test_corpus_rectified (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(KsTrace) trace = load_corpus ("nvsmi_rectified_point_flow", "gpu_usage.csv", &text);
+  g_autoptr(GPtrArray) rows = NULL;
+  const KsCounter *util;
+  double want = 0, got = 0;
+  gint64 first, last;
+
+  if (trace == NULL)
+    return;
+  rows = data_rows (text);
+  util = get_counter (trace, "GPU utilization", "%", 0);
+  g_assert_cmpuint (util->n_samples, ==, rows->len);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      want += g_ascii_strtod (((char **) g_ptr_array_index (rows, i))[3], NULL);
+      got += util->value[i];
+    }
+  g_assert_cmpfloat (got, ==, want);
+  first = g_ascii_strtoll (((char **) g_ptr_array_index (rows, 0))[0], NULL, 10);
+  last = g_ascii_strtoll (((char **) g_ptr_array_index (rows, rows->len - 1))[0], NULL, 10);
+  g_assert_cmpint (trace->duration_ns, ==, (last - first) * 1000000000);
+  g_assert_cmpint (trace->start_utc_ns, ==, first * 1000000000);
+}
+
+static void
+test_csv_variants (void)
+{
+  const char *with_units =
+    "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W], clocks.sm [MHz]\n"
+    "2026/01/02 03:04:05.000, 0, 50 %, 100 MiB, 200.50 W, 1980 MHz\n"
+    "2026/01/02 03:04:05.000, 1, 10 %, 200 MiB, [N/A], 1410 MHz\n"
+    "2026/01/02 03:04:06.000, 0, 60 %, 110 MiB, 210.00 W, 1980 MHz\n"
+    "2026/01/02 03:04:06.000, 1, 20 %, 210 MiB, [N/A], 1410 MHz\n";
+  const char *nounits =
+    "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W], clocks.sm [MHz]\n"
+    "2026/01/02 03:04:05.000, 0, 50, 100, 200.50, 1980\n"
+    "2026/01/02 03:04:05.000, 1, 10, 200, [N/A], 1410\n"
+    "2026/01/02 03:04:06.000, 0, 60, 110, 210.00, 1980\n"
+    "2026/01/02 03:04:06.000, 1, 20, 210, [N/A], 1410\n";
+  const char *noheader_nounits =
+    "2026/01/02 03:04:05.000, 0, 50, 100, 200.50, 1980\n"
+    "2026/01/02 03:04:05.000, 1, 10, 200, [N/A], 1410\n"
+    "2026/01/02 03:04:06.000, 0, 60, 110, 210.00, 1980\n"
+    "2026/01/02 03:04:06.000, 1, 20, 210, [N/A], 1410\n";
+  KsNvsmiOptions columns = { 0, "timestamp,index,utilization.gpu,memory.used,power.draw,clocks.sm" };
+  const char *texts[] = { with_units, nounits, noheader_nounits };
+  const KsNvsmiOptions *options[] = { NULL, NULL, &columns };
+
+  for (guint k = 0; k < G_N_ELEMENTS (texts); k++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = load_text (texts[k], options[k], &error);
+      const KsCounter *c;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (trace->n_gpus, ==, 2);
+      c = get_counter (trace, "GPU utilization", "%", 1);
+      g_assert_cmpuint (c->n_samples, ==, 2);
+      g_assert_cmpfloat (c->value[0], ==, 10);
+      g_assert_cmpfloat (c->value[1], ==, 20);
+      g_assert_cmpint (c->ts[1] - c->ts[0], ==, 1000000000);
+      c = get_counter (trace, "GPU memory used", "bytes", 0);
+      g_assert_cmpfloat (c->value[1], ==, 110 * MIB);
+      c = get_counter (trace, "GPU power", "W", 0);
+      g_assert_cmpuint (c->n_samples, ==, 2);
+      g_assert_cmpfloat (c->value[0], ==, 200.5);
+      /* [N/A] is no sample */
+      g_assert_null (find_counter (trace, "GPU power", 1, KS_NO_INDEX));
+      g_assert_cmpfloat (get_counter (trace, "SM clock", "MHz", 1)->value[0], ==, 1410);
+    }
+
+  /* noheader, nounits and no --columns: nothing says what the columns are */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_text (noheader_nounits, NULL, &error);
+
+    g_assert_null (trace);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_true (g_str_has_prefix (error->message, "test.log: line 1: "));
+    g_assert_nonnull (strstr (error->message, "--columns="));
+  }
+}
+
+/* Without the timestamp column: samples -l's interval apart, one row per
+ * GPU each; a new sample starts when a GPU comes again. */
+static void
+test_csv_no_timestamp (void)
+{
+  const char *text =
+    "index, utilization.gpu [%], temperature.gpu\n"
+    "0, 10 %, 40\n1, 20 %, 41\n"
+    "0, 30 %, 42\n1, 40 %, 43\n"
+    "0, 50 %, 44\n1, 60 %, 45\n";
+  const char *one_gpu = "utilization.gpu [%], memory.used [MiB]\n5 %, 1 MiB\n6 %, 2 MiB\n7 %, 3 MiB\n";
+  double intervals[] = { 0, 0.5, 5 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (intervals); k++)
+    {
+      KsNvsmiOptions options = { intervals[k], NULL };
+      double step = intervals[k] > 0 ? intervals[k] : 1;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = load_text (text, &options, &error);
+      g_autofree char *said = g_strdup_printf ("samples are taken as %g s apart", step);
+      const KsCounter *c;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (trace->n_gpus, ==, 2);
+      c = get_counter (trace, "GPU utilization", "%", 1);
+      g_assert_cmpuint (c->n_samples, ==, 3);
+      g_assert_cmpint (c->ts[0], ==, 0);
+      g_assert_cmpint (c->ts[2], ==, (gint64) (2 * step * 1e9));
+      g_assert_cmpfloat (c->value[2], ==, 60);
+      g_assert_cmpuint (get_counter (trace, "GPU temperature", "°C", 0)->n_samples, ==, 3);
+      g_assert_nonnull (strstr (warnings (trace), said));
+      g_assert_cmpint (trace->start_utc_ns, ==, 0);
+    }
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_text (one_gpu, NULL, &error);
+    const KsCounter *c;
+
+    g_assert_no_error (error);
+    c = get_counter (trace, "GPU memory used", "bytes", 0);
+    g_assert_cmpuint (c->n_samples, ==, 3);
+    g_assert_cmpint (c->ts[2], ==, 2000000000);
+  }
+}
+
+/* Several GPUs with the same time and no index: nvidia-smi's order. */
+static void
+test_csv_no_index (void)
+{
+  const char *text =
+    "timestamp, name, utilization.gpu [%]\n"
+    "2026/01/02 03:04:05.000, NVIDIA H200, 1 %\n"
+    "2026/01/02 03:04:05.000, NVIDIA H200, 2 %\n"
+    "2026/01/02 03:04:05.000, NVIDIA H200, 3 %\n"
+    "2026/01/02 03:04:06.000, NVIDIA H200, 4 %\n"
+    "2026/01/02 03:04:06.000, NVIDIA H200, 5 %\n"
+    "2026/01/02 03:04:06.000, NVIDIA H200, 6 %\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (text, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_gpus, ==, 3);
+  for (int d = 0; d < 3; d++)
+    {
+      const KsCounter *c = get_counter (trace, "GPU utilization", "%", d);
+
+      g_assert_cmpuint (c->n_samples, ==, 2);
+      g_assert_cmpfloat (c->value[0], ==, d + 1);
+      g_assert_cmpfloat (c->value[1], ==, d + 4);
+    }
+}
+
+static void
+test_dmon (void)
+{
+  const char *plain =
+    "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"
+    "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz\n"
+    "    0    310     61     70     97     45      0      0      0      0   2619   1980\n"
+    "    1    305     60      -     95     44      0      0      0      0   2619   1980\n"
+    "    0    312     62     71     12     40      0      0      0      0   2619   1980\n"
+    "    1    300     61      -     94     43      0      0      0      0   2619   1980\n"
+    "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"
+    "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz\n"
+    "    0    315     62     71     99     46      0      0      0      0   2619   1980\n"
+    "    1    301     61      -     93     42      0      0      0      0   2619   1980\n";
+  const char *dated =
+    "#Date       Time        gpu     sm    mem     fb\n"
+    "#YYYYMMDD   HH:MM:SS    Idx      %      %     MB\n"
+    " 20260102   03:04:05      0     97     45  70000\n"
+    " 20260102   03:04:07      0     12     40  70001\n"
+    " 20260102   03:04:09      0     99     46  70002\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (plain, NULL, &error);
+  g_autoptr(KsTrace) trace2 = NULL;
+  const KsCounter *c;
+
+  g_assert_cmpint (ks_trace_detect_format_from_data ((const guint8 *) plain, strlen (plain)), ==, KS_FORMAT_NVIDIA_SMI);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_gpus, ==, 2);
+  c = get_counter (trace, "GPU utilization", "%", 0);
+  g_assert_cmpuint (c->n_samples, ==, 3);
+  g_assert_cmpfloat (c->value[1], ==, 12);
+  g_assert_cmpint (c->ts[2], ==, 2000000000);
+  g_assert_cmpuint (get_counter (trace, "GPU power", "W", 1)->n_samples, ==, 3);
+  g_assert_cmpuint (get_counter (trace, "GPU memory temperature", "°C", 0)->n_samples, ==, 3);
+  g_assert_null (find_counter (trace, "GPU memory temperature", 1, KS_NO_INDEX));
+  g_assert_cmpfloat (get_counter (trace, "Graphics clock", "MHz", 1)->value[0], ==, 1980);
+  g_assert_nonnull (strstr (warnings (trace), "1 s apart"));
+
+  trace2 = load_text (dated, NULL, &error);
+  g_assert_no_error (error);
+  c = get_counter (trace2, "GPU memory used", "bytes", 0);
+  g_assert_cmpuint (c->n_samples, ==, 3);
+  g_assert_cmpfloat (c->value[2], ==, 70002 * MIB);
+  g_assert_cmpint (c->ts[2] - c->ts[0], ==, 4000000000);
+  g_assert_cmpstr (warnings (trace2), ==, "");
+}
+
+static void
+test_pmon (void)
+{
+  const char *text =
+    "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command\n"
+    "# Idx           #    C/G      %      %      %      %      %      %    name\n"
+    "    0      41235     C     95     40      -      -      -      -    python\n"
+    "    0      41300     C      3      1      -      -      -      -    pt_data_worker\n"
+    "    1          -     -      -      -      -      -      -      -    -\n"
+    "    0      41235     C     90     38      -      -      -      -    python\n"
+    "    0      41300     C      -      -      -      -      -      -    pt_data_worker\n"
+    "    1      41400     C     50     20      -      -      -      -    my trainer\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (text, NULL, &error);
+  guint32 p_python = KS_NO_INDEX, p_worker = KS_NO_INDEX, p_trainer = KS_NO_INDEX;
+  const KsCounter *c;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_processes, ==, 3);
+  for (guint32 i = 0; i < trace->n_processes; i++)
+    {
+      const char *name = ks_trace_string (trace, trace->processes[i].name);
+
+      if (trace->processes[i].pid == 41235)
+        {
+          g_assert_cmpstr (name, ==, "python");
+          p_python = i;
+        }
+      else if (trace->processes[i].pid == 41300)
+        p_worker = i;
+      else if (trace->processes[i].pid == 41400)
+        {
+          g_assert_cmpstr (name, ==, "my trainer");
+          p_trainer = i;
+        }
+    }
+  g_assert_cmpuint (p_python, !=, KS_NO_INDEX);
+  c = find_counter (trace, "SM utilization", 0, p_python);
+  g_assert_nonnull (c);
+  g_assert_cmpstr (ks_trace_string (trace, c->unit), ==, "%");
+  g_assert_cmpuint (c->n_samples, ==, 2);
+  g_assert_cmpfloat (c->value[0], ==, 95);
+  g_assert_cmpfloat (c->value[1], ==, 90);
+  g_assert_cmpint (c->ts[1] - c->ts[0], ==, 1000000000);
+  c = find_counter (trace, "SM utilization", 0, p_worker);
+  g_assert_cmpuint (c->n_samples, ==, 1);
+  c = find_counter (trace, "Memory utilization", 1, p_trainer);
+  g_assert_cmpuint (c->n_samples, ==, 1);
+  g_assert_cmpint (c->ts[0], ==, 1000000000);
+  /* a pmon log has no device rows */
+  g_assert_null (find_counter (trace, "GPU utilization", 0, KS_NO_INDEX));
+}
+
+static void
+expect_error (const char *text,
+              const char *message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (text, NULL, &error);
+
+  g_assert_null (trace);
+  g_assert_nonnull (error);
+  if (strstr (error->message, message) == NULL)
+    g_error ("“%s” does not say “%s”", error->message, message);
+}
+
+static void
+test_bad_logs (void)
+{
+  /* headers that promise a log, rows that are not one */
+  expect_error ("timestamp, index, utilization.gpu [%]\n2026/01/02 03:04:05.000, 0, 5 %\nhello world\n",
+                "test.log: line 3: 1 fields where the header line has 3");
+  expect_error ("index, utilization.gpu [%]\n0, 5 %\n0, lots\n",
+                "test.log: line 3: “lots” is not a number (column “utilization.gpu”)");
+  expect_error ("timestamp, index, utilization.gpu\nyesterday, 0, 5\n", "test.log: line 2: “yesterday” is not a timestamp");
+  /* past 2100 (nanoseconds since 1970 near the builder's 2^62) */
+  expect_error ("timestamp, index, utilization.gpu\n4052/01/02 03:04:05.000, 0, 97\n",
+                "test.log: line 2: “4052/01/02 03:04:05.000” is not a timestamp");
+  expect_error ("timestamp, index, utilization.gpu\n4052-01-02T03:04:05Z, 0, 97\n",
+                "test.log: line 2: “4052-01-02T03:04:05Z” is not a timestamp");
+  expect_error ("#Date Time gpu sm\n 40520102 03:04:05 0 5\n", "test.log: line 2: “40520102” is not a date");
+  {
+    /* 1970 to 2100 (4102444800 s) is 47482 days. 23:00 then 01:00 over
+     * and over: a day passes at each 01:00, the rows from line 2 on. */
+    const guint days = 4102444800u / 86400;
+    g_autoptr(GString) text = g_string_new ("#Time gpu sm\n");
+    KsNvsmiOptions slow = { 86400, NULL };
+    g_autoptr(GString) many = g_string_new ("utilization.gpu\n");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = NULL;
+    g_autofree char *at_day = g_strdup_printf ("test.log: line %u: the log's times run past the year 2100",
+                                               2 * days - 1 + 2);
+    g_autofree char *at_sample = g_strdup_printf ("test.log: line %u: the log's times run past the year 2100",
+                                                  days + 2);
+
+    for (guint i = 0; i < 2 * days + 10; i++)
+      g_string_append (text, i % 2 ? " 01:00:00 0 5\n" : " 23:00:00 0 5\n");
+    expect_error (text->str, at_day);
+    /* a day between samples without times */
+    for (guint i = 0; i < days + 10; i++)
+      g_string_append (many, "5\n");
+    trace = load_text (many->str, &slow, &error);
+    g_assert_null (trace);
+    g_assert_cmpstr (error->message, ==, at_sample);
+  }
+  /* a total memory beyond any GPU's does not fit the GPU's row */
+  expect_error ("index, memory.total [MiB]\n0, 8e81 MiB\n",
+                "test.log: line 2: “8e81 MiB” is out of range (column “memory.total”)");
+  expect_error ("index, utilization.gpu\n0, -1e300\n",
+                "test.log: line 2: “-1e300” is out of range (column “utilization.gpu”)");
+  expect_error ("index, utilization.gpu\n-3, 5\n", "test.log: line 2: “-3” is not a GPU index");
+  expect_error ("index, utilization.gpu\n99999, 5\n", "test.log: line 2: “99999” is not a GPU index");
+  expect_error ("# gpu    pwr     sm\n# Idx      W      %\n 0 x 5\n", "test.log: line 3: “x” is not a number (column “pwr”)");
+  expect_error ("# gpu    pwr     sm\n 0 1 2 3\n", "test.log: line 2: 4 fields where the header line has 3");
+  expect_error ("# gpu  pid  type  sm  command\n 0 abc C 5 python\n", "test.log: line 2: “abc” is not a process id");
+  expect_error ("# gpu    pwr     sm\n# something else\n", "test.log: line 2: a comment line that is neither");
+  expect_error ("index, utilization.gpu\n", "test.log: an nvidia-smi log without samples");
+  expect_error ("hello, world\n1, 2\n", "test.log: not an nvidia-smi log");
+
+  /* a last line cut short is left out, with a warning */
+  {
+    const char *text = "index, utilization.gpu [%], memory.used [MiB]\n0, 5 %, 1 MiB\n0, 6 %, 2 MiB\n0, 7";
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_text (text, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, 2);
+    g_assert_nonnull (strstr (warnings (trace), "line 4 is cut short"));
+  }
+}
+
+/* Through the loader, by content: a file named .json that is a log and
+ * a .csv that is not. */
+static void
+test_loader (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-nvsmi-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "trace.json", NULL);
+  g_autofree char *other = g_build_filename (dir, "gpu.csv", NULL);
+  g_autofree char *bare = g_build_filename (dir, "bare.csv", NULL);
+  g_autoptr(GFile) f_log = g_file_new_for_path (log);
+  g_autoptr(GFile) f_other = g_file_new_for_path (other);
+  g_autoptr(GFile) f_bare = g_file_new_for_path (bare);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTrace) trace2 = NULL;
+  KsTraceLoadOptions options = { 2.0, "index,utilization.gpu" };
+
+  g_assert_true (g_file_set_contents (log, "utilization.gpu [%], memory.used [MiB]\n5 %, 1 MiB\n6 %, 2 MiB\n", -1, NULL));
+  g_assert_true (g_file_set_contents (other, "a,b,c\n1,2,3\n", -1, NULL));
+  g_assert_true (g_file_set_contents (bare, "0, 10\n1, 20\n0, 30\n1, 40\n", -1, NULL));
+
+  trace = ks_trace_load (f_log, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_NVIDIA_SMI);
+  g_assert_cmpstr (ks_format_to_string (trace->format), ==, "nvidia-smi");
+
+  g_assert_null (ks_trace_load (f_other, NULL, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "gpu.csv: not a trace file"));
+  g_clear_error (&error);
+
+  /* a log of bare numbers opens only when told its columns */
+  g_assert_null (ks_trace_load (f_bare, NULL, NULL, &error));
+  g_clear_error (&error);
+  trace2 = ks_trace_load_with_options (f_bare, &options, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace2->n_gpus, ==, 2);
+  g_assert_cmpint (get_counter (trace2, "GPU utilization", "%", 1)->ts[1], ==, 2000000000);
+
+  g_unlink (log);
+  g_unlink (other);
+  g_unlink (bare);
+  g_rmdir (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  /* nvidia-smi's times are local: the tests run in one zone */
+  g_setenv ("TZ", "UTC", TRUE);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/nvsmi/corpus/miris", test_corpus_miris);
+  g_test_add_func ("/nvsmi/corpus/gpu-glasses", test_corpus_gpu_glasses);
+  g_test_add_func ("/nvsmi/corpus/plato", test_corpus_plato);
+  g_test_add_func ("/nvsmi/corpus/rectified-point-flow", test_corpus_rectified);
+  g_test_add_func ("/nvsmi/csv/variants", test_csv_variants);
+  g_test_add_func ("/nvsmi/csv/no-timestamp", test_csv_no_timestamp);
+  g_test_add_func ("/nvsmi/csv/no-index", test_csv_no_index);
+  g_test_add_func ("/nvsmi/dmon", test_dmon);
+  g_test_add_func ("/nvsmi/pmon", test_pmon);
+  g_test_add_func ("/nvsmi/bad-logs", test_bad_logs);
+  g_test_add_func ("/nvsmi/loader", test_loader);
+
+  return g_test_run ();
+}
