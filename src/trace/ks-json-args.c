@@ -30,6 +30,7 @@ ks_json_event_reset (Event *ev)
   ev->name_special = NAME_PLAIN;
   ev->pid.set = ev->tid.set = FALSE;
   ev->has_id = FALSE;
+  ev->has_bind_id = ev->flow_in = ev->flow_out = FALSE;
   ev->has_args = FALSE;
   ev->external_id = ev->correlation = 0;
   ev->has_device = ev->has_stream = FALSE;
@@ -140,6 +141,9 @@ set_arg (Reader     *r,
         }
       break;
     case A_SORT_INDEX:
+      /* written as a string too ("5") */
+      if (is_string)
+        is_int = ks_json_parse_int64 (s, len, &v);
       if (is_int)
         {
           ev->has_sort_index = TRUE;
@@ -217,12 +221,12 @@ ks_json_on_scalar (Reader     *r,
           if (d == r->events_depth + 2)
             {
               set_arg (r, is_string, s, len);
-              if (!is_string && (r->ev.ph == 'C' || r->ev.ph == 0) &&
-                  r->ev.n_counter_args < MAX_COUNTER_ARGS)
+              if ((r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
                 {
                   double v;
 
-                  if (ks_json_parse_double (s, len, &v))
+                  /* values written as strings count, as Chrome and Perfetto read them */
+                  if (is_string ? ks_json_parse_number_text (s, len, &v) : ks_json_parse_double (s, len, &v))
                     r->ev.counter_value[r->ev.n_counter_args++] = v;
                   else
                     {

@@ -151,6 +151,12 @@ classify_field (const unsigned char *key,
     case 7:
       if (KEY_IS ("bind_id"))
         return F_BIND_ID;
+      if (KEY_IS ("flow_in"))
+        return F_FLOW_IN;
+      break;
+    case 8:
+      if (KEY_IS ("flow_out"))
+        return F_FLOW_OUT;
       break;
     default:
       break;
@@ -398,8 +404,13 @@ set_event_field (Reader     *r,
       return field_time (ev, &ev->has_dur, &ev->dur, s, len);
 
     case F_ID:
-    case F_BIND_ID:
       return ks_json_field_id (r, s, len);
+
+    case F_BIND_ID:
+      ev->has_bind_id = TRUE;
+      g_string_truncate (ev->bind_id, 0);
+      ks_json_append_valid_utf8 (r, ev->bind_id, s, len);
+      return 1;
 
     case F_BP:
       if (is_string && len >= 1)
@@ -411,6 +422,8 @@ set_event_field (Reader     *r,
         ev->scope = s[0];
       return 1;
 
+    case F_FLOW_IN:
+    case F_FLOW_OUT:
     case F_ID2:
     case F_ARGS:
     case F_OTHER:
@@ -438,6 +451,15 @@ static int
 cb_boolean (void *ctx,
             int   value)
 {
+  Reader *r = ctx;
+
+  if (r->in_event && r->depth == r->events_depth + 1)
+    {
+      if (r->field == F_FLOW_IN)
+        r->ev.flow_in = value != 0;
+      else if (r->field == F_FLOW_OUT)
+        r->ev.flow_out = value != 0;
+    }
   return cb_null (ctx);
 }
 

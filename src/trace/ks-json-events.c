@@ -259,6 +259,8 @@ add_complete (Reader *r,
       ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
                                   ev->correlation, ev->external_id, event_args (r), NULL);
     }
+  if (G_UNLIKELY (ev->has_bind_id))
+    ks_json_handle_bound_flow (r, track, ts, end);
 }
 
 static void
@@ -280,6 +282,10 @@ handle_begin (Reader *r)
   o.correlation = ev->correlation;
   o.external_id = ev->external_id;
   o.kind = kind_is_gpu (ev->kind) ? KS_SLICE_GENERIC : ev->kind;
+  /* the slice's end is not known yet: the flow binds to the slice
+   * enclosing its start */
+  if (G_UNLIKELY (ev->has_bind_id))
+    ks_json_handle_bound_flow (r, o.track, ev->ts, G_MININT64);
   ks_trace_builder_begin_range (r->builder, thread, &o);
 }
 
@@ -453,11 +459,12 @@ handle_counter (Reader *r)
 
       if (ev->counter_key[i]->len == 0)
         continue;
+      /* "name [id] key", even for one series: a file's counters keep
+       * their names when a later event adds a series */
       g_string_assign (full, name);
       if (ev->has_id)
         g_string_append_printf (full, " %s", ev->id->str);
-      if (ev->n_counter_args > 1)
-        g_string_append_printf (full, " %s", ev->counter_key[i]->str);
+      g_string_append_printf (full, " %s", ev->counter_key[i]->str);
       counter = ks_trace_builder_get_counter (r->builder, full->str, NULL, -1, process);
       ks_trace_builder_add_counter_sample (r->builder, counter, ev->ts, ev->counter_value[i]);
     }

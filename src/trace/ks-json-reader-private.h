@@ -37,6 +37,8 @@ typedef enum
   F_ID,
   F_ID2,
   F_BIND_ID,
+  F_FLOW_IN,
+  F_FLOW_OUT,
   F_BP,
   F_S,
   F_ARGS,
@@ -119,6 +121,10 @@ typedef struct
   Ident    tid;
   gboolean has_id;
   GString *id;
+  gboolean has_bind_id;     /* flows v2: bind_id with flow_in / flow_out */
+  GString *bind_id;
+  gboolean flow_in;
+  gboolean flow_out;
 
   /* from args */
   gboolean has_args;
@@ -179,13 +185,19 @@ typedef struct
  * is numbered through Reader.flow_ids, tagged with the top bit. */
 #define FLOW_ID_TEXT (G_GUINT64_CONSTANT (1) << 63)
 
+/* Flows v2 are keyed by bind_id alone: their points are grouped under
+ * this in place of a category id. */
+#define FLOW_V2_GROUP G_MAXUINT32
+
 typedef struct
 {
   guint64 id;
+  guint32 group;             /* the category, or FLOW_V2_GROUP */
   guint32 cat;
   guint32 track;
   gint64  ts;
-  char    phase;
+  gint64  end;               /* v2 on a complete slice: its end, else G_MININT64 */
+  char    phase;             /* s, t, f; v2: 'O' out, 'I' in, 'T' both */
 } FlowPoint;
 
 typedef struct
@@ -485,6 +497,11 @@ void ks_json_report_problems (Reader *r);
 /* ks-json-flows.c */
 
 void ks_json_handle_flow (Reader *r);
+
+void ks_json_handle_bound_flow (Reader  *r,
+                                guint32  track,
+                                gint64   ts,
+                                gint64   end);
 
 void ks_json_link_flows (Reader *r);
 

@@ -107,6 +107,7 @@ ks_json_reader_new (KsTraceBuilder *builder,
   r->ev.pid.str = g_string_new (NULL);
   r->ev.tid.str = g_string_new (NULL);
   r->ev.id = g_string_new (NULL);
+  r->ev.bind_id = g_string_new (NULL);
   r->ev.arg_name = g_string_new (NULL);
   r->ev.labels = g_string_new (NULL);
   for (guint i = 0; i < MAX_COUNTER_ARGS; i++)
@@ -139,6 +140,7 @@ ks_json_reader_free (Reader *r)
   g_string_free (r->ev.pid.str, TRUE);
   g_string_free (r->ev.tid.str, TRUE);
   g_string_free (r->ev.id, TRUE);
+  g_string_free (r->ev.bind_id, TRUE);
   g_string_free (r->ev.arg_name, TRUE);
   g_string_free (r->ev.labels, TRUE);
   for (guint i = 0; i < MAX_COUNTER_ARGS; i++)

@@ -480,6 +480,18 @@ exact_slice (const KsTrack *track,
   return KS_NO_INDEX;
 }
 
+/* The slice at one end of a PendingFlow (absolute times) */
+static guint32
+flow_end_slice (KsTrace *trace,
+                guint32  track,
+                gint64   ts,
+                gint64   end)
+{
+  if (end == G_MININT64)
+    return ks_kscope_flow_end_slice (&trace->tracks[track], ts - trace->origin_ns);
+  return exact_slice (&trace->tracks[track], ts - trace->origin_ns, end - trace->origin_ns);
+}
+
 static void
 link_flows (KsTraceBuilder *self,
             KsTrace        *trace)
@@ -578,18 +590,8 @@ link_flows (KsTraceBuilder *self,
 
       f.from_track = pf->from_track;
       f.to_track = pf->to_track;
-      if (pf->from_end != G_MININT64)
-        {
-          f.from_slice = exact_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns,
-                                      pf->from_end - trace->origin_ns);
-          f.to_slice = exact_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns,
-                                    pf->to_end - trace->origin_ns);
-        }
-      else
-        {
-          f.from_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
-          f.to_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
-        }
+      f.from_slice = flow_end_slice (trace, pf->from_track, pf->from_ts, pf->from_end);
+      f.to_slice = flow_end_slice (trace, pf->to_track, pf->to_ts, pf->to_end);
       f.category = pf->category;
       f.kind = pf->kind;
       if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)

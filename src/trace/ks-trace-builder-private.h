@@ -54,7 +54,7 @@ typedef struct
   guint32 to_track;
   gint64  from_ts;
   gint64  to_ts;
-  gint64  from_end;         /* G_MININT64: the slice enclosing from_ts, else */
+  gint64  from_end;         /* G_MININT64: the slice enclosing that ts, else */
   gint64  to_end;           /* the outermost slice spanning [ts, end) exactly */
   guint32 category;
   guint8  kind;

@@ -165,7 +165,9 @@ void            ks_trace_builder_add_flow         (KsTraceBuilder   *self,
                                                    KsFlowKind        kind);
 /* A flow between the slices spanning exactly [@from_start, @from_end)
  * and [@to_start, @to_end) (the outermost one where several do),
- * resolved in finish; dropped when either is not there. */
+ * resolved in finish; dropped when either is not there. An end of
+ * G_MININT64 stands for the slice enclosing that start instead, as in
+ * ks_trace_builder_add_flow(). */
 void            ks_trace_builder_add_slice_flow   (KsTraceBuilder   *self,
                                                    guint32           from_track,
                                                    gint64            from_start,

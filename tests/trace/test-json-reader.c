@@ -384,7 +384,7 @@ test_chrome_features (void)
           g_assert_cmpfloat (trace->counters[i].value[0], ==, 2.5);
         }
       else
-        g_assert_true (g_str_equal (name, "mem heap") || g_str_equal (name, "load"));
+        g_assert_true (g_str_equal (name, "mem heap") || g_str_equal (name, "load value"));
     }
 
   for (guint32 i = 0; i < trace->n_instants; i++)
@@ -790,6 +790,31 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* The trace's flows other than launches as "from>to" slice names,
+ * sorted, each checked to be of @category. */
+static char *
+flow_pairs (KsTrace    *trace,
+            const char *category)
+{
+  g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < trace->n_flows; i++)
+    {
+      const KsFlow *f = &trace->flows[i];
+
+      if (f->kind == KS_FLOW_LAUNCH)
+        continue;
+      g_assert_cmpuint (f->kind, ==, KS_FLOW_OTHER);
+      g_assert_cmpstr (ks_trace_string (trace, f->category), ==, category);
+      g_ptr_array_add (pairs, g_strdup_printf ("%s>%s",
+                                               ks_trace_string (trace, trace->tracks[f->from_track].name_id[f->from_slice]),
+                                               ks_trace_string (trace, trace->tracks[f->to_track].name_id[f->to_slice])));
+    }
+  g_ptr_array_sort_with_data (pairs, compare_strings, NULL);
+  g_ptr_array_add (pairs, NULL);
+  return g_strjoinv (" ", (char **) pairs->pdata);
+}
+
 /* Flow points are chained per (category, id) in time order: numeric and
  * string ids alike, "7" and "07" apart, the same id in two categories
  * apart, "t" steps continuing a chain, points without a partner dropped. */
@@ -803,7 +828,6 @@ test_flow_ids (void)
   };
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *joined = NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (slices); i++)
@@ -825,19 +849,7 @@ test_flow_ids (void)
 
   trace = load_text (json->str, json->len, &error);
   g_assert_no_error (error);
-  for (guint i = 0; i < trace->n_flows; i++)
-    {
-      const KsFlow *f = &trace->flows[i];
-
-      g_assert_cmpuint (f->kind, ==, KS_FLOW_OTHER);
-      g_assert_cmpstr (ks_trace_string (trace, f->category), ==, "c");
-      g_ptr_array_add (pairs, g_strdup_printf ("%s>%s",
-                                               ks_trace_string (trace, trace->tracks[f->from_track].name_id[f->from_slice]),
-                                               ks_trace_string (trace, trace->tracks[f->to_track].name_id[f->to_slice])));
-    }
-  g_ptr_array_sort_with_data (pairs, compare_strings, NULL);
-  g_ptr_array_add (pairs, NULL);
-  joined = g_strjoinv (" ", (char **) pairs->pdata);
+  joined = flow_pairs (trace, "c");
   g_assert_cmpstr (joined, ==, "s10>s20 s20>s30 s60>s70 s80>s90");
 }
 
@@ -2013,6 +2025,127 @@ test_many_device_properties (void)
   g_assert_null (ks_trace_find_gpu (trace, -1));
 }
 
+/* Flows v2, in the shape of Perfetto's flow_events_json_v2: slices carry
+ * "bind_id" with "flow_out" (a flow leaves here), "flow_in" (one arrives)
+ * or both (a step). Arrivals take the flow from the last slice that sent
+ * the id, so one sender fans out to several; the slice is the one with
+ * the bind_id, not a child starting at its time. Events are in no time
+ * order. */
+static void
+test_flows_v2 (void)
+{
+  const char *json =
+    "{\"traceEvents\":["
+    "{\"cat\":\"ipc\",\"pid\":15902,\"tid\":15903,\"ts\":3002,\"ph\":\"X\",\"name\":\"SenderA\",\"args\":{},"
+    "\"dur\":10,\"bind_id\":\"0x402\",\"flow_out\":true},"
+    "{\"cat\":\"ipc\",\"pid\":15903,\"tid\":15904,\"ts\":0,\"ph\":\"X\",\"name\":\"SenderB\",\"args\":{},"
+    "\"dur\":10,\"bind_id\":\"0x403\",\"flow_out\":true,\"flow_in\":false},"
+    "{\"cat\":\"ipc\",\"pid\":15875,\"tid\":15895,\"ts\":1001,\"ph\":\"X\",\"name\":\"Blergh\",\"args\":{},"
+    "\"dur\":100,\"bind_id\":\"0x403\",\"flow_in\":true},"
+    "{\"cat\":\"ipc\",\"pid\":15774,\"tid\":15794,\"ts\":3200,\"ph\":\"X\",\"name\":\"OtherSlice\",\"args\":{},"
+    "\"dur\":500,\"bind_id\":\"0x402\",\"flow_in\":true,\"flow_out\":true},"
+    "{\"cat\":\"ipc\",\"pid\":15874,\"tid\":15894,\"ts\":3331,\"ph\":\"X\",\"name\":\"SomeSlice\",\"args\":{},"
+    "\"dur\":400,\"bind_id\":\"0x402\",\"flow_in\":true},"
+    "{\"cat\":\"ipc\",\"pid\":15875,\"tid\":15895,\"ts\":3333,\"ph\":\"B\",\"name\":\"SomeOtherSlice\",\"args\":{},"
+    "\"bind_id\":\"0x402\",\"flow_in\":true},"
+    "{\"cat\":\"ipc\",\"pid\":15875,\"tid\":15895,\"ts\":3366,\"dur\":0,\"ph\":\"i\",\"name\":\"SomeOtherSliceInstant\",\"args\":{}},"
+    "{\"cat\":\"ipc\",\"pid\":15875,\"tid\":15895,\"ts\":4330,\"ph\":\"E\",\"name\":\"SomeOtherSlice\",\"args\":{}},"
+    /* a chain by number, written backwards: c1 > c2 > c3 > c4 */
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":2,\"ts\":130,\"ph\":\"X\",\"name\":\"c4\",\"dur\":5,\"bind_id\":7,\"flow_in\":true},"
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":1,\"ts\":120,\"ph\":\"X\",\"name\":\"c3\",\"dur\":5,\"bind_id\":7,\"flow_in\":true,\"flow_out\":true},"
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":2,\"ts\":110,\"ph\":\"X\",\"name\":\"c2\",\"dur\":5,\"bind_id\":7,\"flow_out\":true,\"flow_in\":true},"
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":1,\"ts\":100,\"ph\":\"X\",\"name\":\"c1\",\"dur\":5,\"bind_id\":7,\"flow_out\":true},"
+    /* the sender encloses a child that starts with it: the flow is the sender's */
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":1,\"ts\":200,\"ph\":\"X\",\"name\":\"outer\",\"dur\":50,\"bind_id\":\"9\",\"flow_out\":true},"
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":1,\"ts\":200,\"ph\":\"X\",\"name\":\"inner\",\"dur\":10},"
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":2,\"ts\":300,\"ph\":\"X\",\"name\":\"dst\",\"dur\":5,\"bind_id\":\"9\",\"flow_in\":true},"
+    /* no direction: no flow; an arrival nothing sent: skipped, said so */
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":1,\"ts\":400,\"ph\":\"X\",\"name\":\"nodir\",\"dur\":5,\"bind_id\":\"9\"},"
+    "{\"cat\":\"ipc\",\"pid\":1,\"tid\":2,\"ts\":410,\"ph\":\"X\",\"name\":\"orphan\",\"dur\":5,\"bind_id\":\"0x77\",\"flow_in\":true}"
+    "]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  g_autofree char *pairs = NULL;
+
+  g_assert_no_error (error);
+  pairs = flow_pairs (trace, "ipc");
+  g_assert_cmpstr (pairs, ==,
+                   "OtherSlice>SomeOtherSlice OtherSlice>SomeSlice SenderA>OtherSlice SenderB>Blergh "
+                   "c1>c2 c2>c3 c3>c4 outer>dst");
+  g_assert_nonnull (strstr (warnings (trace), "1 flow events without an id or a partner were skipped"));
+}
+
+/* The samples of the counter named @name, as "ts=value" (ts relative to
+ * the trace's origin, in ns); NULL when there is no such counter. */
+static char *
+counter_samples (KsTrace    *trace,
+                 const char *name)
+{
+  for (guint32 i = 0; i < trace->n_counters; i++)
+    if (g_str_equal (ks_trace_string (trace, trace->counters[i].name), name))
+      {
+        const KsCounter *c = &trace->counters[i];
+        GString *out = g_string_new (NULL);
+
+        for (guint32 k = 0; k < c->n_samples; k++)
+          g_string_append_printf (out, "%s%" G_GINT64_FORMAT "=%g", k ? " " : "", c->ts[k], c->value[k]);
+        return g_string_free (out, FALSE);
+      }
+  return NULL;
+}
+
+/* Counter values written as strings, in the shape of Perfetto's
+ * json_counter_args and json_metadata: what reads as a number is a
+ * sample, the rest is skipped; a single series keeps its key
+ * (counters_json_counters: "ctr cats"). */
+static void
+test_counter_strings (void)
+{
+  const char *json =
+    "["
+    "{\"ph\":\"C\",\"pid\":300,\"tid\":301,\"ts\":3000,\"name\":\"Edge\",\"cat\":\"counters_str\",\"args\":{"
+    "\"leading_dot\":\".75\",\"trailing_dot\":\"246.\",\"leading_zero_float\":\"01.23\","
+    "\"leading_zero_int_str\":\"050\",\"incomplete_exp\":\"1.5e\",\"exp_no_digit\":\"2e+\",\"just_dot\":\".\","
+    "\"plus_val\":\"+10.5\",\"just_plus\":\"+\",\"just_minus\":\"-\",\"hex\":\"0x10\",\"word\":\"inf\"}},"
+    "{\"pid\":\"1000\",\"name\":\"ctr\",\"ph\":\"C\",\"ts\":3000,\"args\":{\"cats\":0}},"
+    "{\"pid\":\"1000\",\"name\":\"ctr\",\"ph\":\"C\",\"ts\":3010,\"args\":{\"cats\":10}},"
+    "{\"pid\":\"1000\",\"name\":\"ctr\",\"ph\":\"C\",\"ts\":3020,\"args\":{\"cats\":\"0\"}},"
+    "{\"ph\":\"C\",\"pid\":30,\"tid\":31,\"ts\":3000,\"name\":\"MyCounters\",\"id\":\"g1\",\"args\":{"
+    "\"counter1_float\":100.5,\"counter2_int\":-50,\"counter3_str_num\":\"25.7\"}},"
+    /* sort indices written as strings */
+    "{\"ph\":\"X\",\"pid\":30,\"tid\":31,\"ts\":3000,\"dur\":1,\"name\":\"x\"},"
+    "{\"ph\":\"M\",\"pid\":30,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":\"-2\"}},"
+    "{\"ph\":\"M\",\"pid\":30,\"tid\":31,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":\"5\"}}"
+    "]";
+  static const struct { const char *name, *samples; } expect[] = {
+    { "Edge leading_dot", "0=0.75" },
+    { "Edge trailing_dot", "0=246" },
+    { "Edge leading_zero_float", "0=1.23" },
+    { "Edge leading_zero_int_str", "0=50" },
+    { "Edge plus_val", "0=10.5" },
+    { "ctr cats", "0=0 10000=10 20000=0" },
+    { "MyCounters g1 counter1_float", "0=100.5" },
+    { "MyCounters g1 counter2_int", "0=-50" },
+    { "MyCounters g1 counter3_str_num", "0=25.7" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  guint32 p;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_counters, ==, G_N_ELEMENTS (expect));
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    {
+      g_autofree char *samples = counter_samples (trace, expect[i].name);
+
+      g_assert_cmpstr (samples, ==, expect[i].samples);
+    }
+  p = ks_trace_find_process (trace, 30);
+  g_assert_cmpint (trace->processes[p].sort_index, ==, -2);
+  g_assert_cmpuint (trace->n_threads, ==, 1);
+  g_assert_cmpint (trace->threads[0].sort_index, ==, 5);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2062,5 +2195,7 @@ main (int    argc,
   g_test_add_func ("/json/bad/hostile-16-byte-path", test_hostile_16_byte_path);
   g_test_add_func ("/json/bad/gzip-corrupt-offset", test_gzip_corrupt_offset);
   g_test_add_func ("/json/many-device-properties", test_many_device_properties);
+  g_test_add_func ("/json/perfetto/flows-v2", test_flows_v2);
+  g_test_add_func ("/json/perfetto/counter-strings", test_counter_strings);
   return g_test_run ();
 }
