@@ -744,6 +744,11 @@ ks_json_report_problems (Reader *r)
   if (r->n_cut_strings > 0)
     ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " strings longer than %d MiB were cut to their first %d MiB"),
                                   r->name, r->n_cut_strings, MAX_STRING_LEN >> 20, MAX_STRING_LEN >> 20);
+  if (r->n_trailing_commas > 0 || r->n_control_chars > 0)
+    ks_trace_builder_add_warning (b, _("%s: not strict JSON, read as Chrome reads it: %" PRIu64 " trailing commas "
+                                       "were ignored and %" PRIu64 " control characters inside strings were "
+                                       "taken as written"),
+                                  r->name, r->n_trailing_commas, r->n_control_chars);
   if (r->n_invalid_utf8 > 0)
     ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " invalid UTF-8 sequences or unpaired surrogates were "
                                        "replaced with U+FFFD"),

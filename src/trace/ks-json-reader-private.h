@@ -327,6 +327,18 @@ typedef struct
   gboolean        nesting_error;  /* ... or by too deep nesting ... */
   gboolean        number_error;   /* ... or by a number over MAX_NUMBER_LEN */
   guint64         syntax_offset;  /* where, in the compacted text */
+  /* Trailing commas and raw control characters in strings, which Chrome
+   * and Perfetto accept: the first read stops at one (lenient_fixable)
+   * and the file is read again with lenient set (see lenient_feed()). */
+  gboolean        lenient;
+  gboolean        lenient_fixable;
+  gboolean        lenient_in_string;
+  gboolean        lenient_escape;
+  gboolean        held_comma;
+  guint8          lenient_prev;   /* the last byte outside strings */
+  const guint8   *lenient_piece;  /* what feed_lenient() feeds now */
+  guint64         n_trailing_commas;
+  guint64         n_control_chars;
   KsJsonCompactState    stream_state;   /* white space is dropped before yajl sees it */
   guint64         orig_offset;    /* bytes of the original text parsed */
   char           *syntax_text;
@@ -376,6 +388,8 @@ KsTrace *ks_json_finish_trace (Reader        *r,
                                GError       **error);
 
 /* ks-json-source.c */
+
+gboolean ks_json_stream_rewind (GInputStream *stream);
 
 void ks_json_relocate_error (Reader        *r,
                              GInputStream  *stream,

@@ -62,6 +62,13 @@ ks_json_reader_reset_file (Reader *r)
   r->syntax_error = FALSE;
   r->nesting_error = FALSE;
   r->number_error = FALSE;
+  r->lenient_fixable = FALSE;
+  r->lenient_in_string = FALSE;
+  r->lenient_escape = FALSE;
+  r->held_comma = FALSE;
+  r->lenient_prev = 0;
+  r->lenient_piece = NULL;
+  r->n_trailing_commas = r->n_control_chars = 0;
   g_byte_array_set_size (r->carry, 0);
   r->skip_string = FALSE;
   r->text_ascii = TRUE;
@@ -214,6 +221,36 @@ ks_json_finish_trace (Reader        *r,
   return trace;
 }
 
+static KsTrace *
+load_stream (GInputStream  *stream,
+             const char    *name,
+             goffset        size,
+             KsProgress    *progress,
+             GCancellable  *cancellable,
+             gboolean       lenient,
+             gboolean      *fixable,
+             GError       **error)
+{
+  KsTraceBuilder *builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  Reader *r = ks_json_reader_new (builder, progress, cancellable);
+  KsTrace *trace = NULL;
+
+  r->name = name ? name : "";
+  r->lenient = lenient;
+  ks_trace_builder_set_metadata (builder, "source_name", r->name);
+  if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
+    {
+      ks_json_finish_file (r, TRUE);
+      trace = ks_json_finish_trace (r, error);
+    }
+  *fixable = r->lenient_fixable;
+
+  if (r->builder != NULL)
+    ks_trace_builder_free (r->builder);
+  ks_json_reader_free (r);
+  return trace;
+}
+
 KsTrace *
 ks_json_reader_load_stream (GInputStream  *stream,
                             const char    *name,
@@ -222,23 +259,22 @@ ks_json_reader_load_stream (GInputStream  *stream,
                             GCancellable  *cancellable,
                             GError       **error)
 {
-  KsTraceBuilder *builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
-  Reader *r = ks_json_reader_new (builder, progress, cancellable);
-  KsTrace *trace = NULL;
+  GError *local_error = NULL;
+  gboolean fixable = FALSE;
+  KsTrace *trace;
 
   g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
 
-  r->name = name ? name : "";
-  ks_trace_builder_set_metadata (builder, "source_name", r->name);
-  if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
+  trace = load_stream (stream, name, size, progress, cancellable, FALSE, &fixable, &local_error);
+  /* Trailing commas or raw control characters: read again, leniently.
+   * The usual file pays nothing for the repairs. */
+  if (trace == NULL && fixable && ks_json_stream_rewind (stream))
     {
-      ks_json_finish_file (r, TRUE);
-      trace = ks_json_finish_trace (r, error);
+      g_clear_error (&local_error);
+      trace = load_stream (stream, name, size, progress, cancellable, TRUE, &fixable, &local_error);
     }
-
-  if (r->builder != NULL)
-    ks_trace_builder_free (r->builder);
-  ks_json_reader_free (r);
+  if (local_error != NULL)
+    g_propagate_error (error, local_error);
   return trace;
 }
 

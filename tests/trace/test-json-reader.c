@@ -2146,6 +2146,113 @@ test_counter_strings (void)
   g_assert_cmpint (trace->threads[0].sort_index, ==, 5);
 }
 
+/* The number of lines of the trace's "warnings" metadata */
+static guint
+n_warnings (KsTrace *trace)
+{
+  g_auto(GStrv) lines = g_strsplit (warnings (trace), "\n", -1);
+  guint n = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    n += lines[i][0] != '\0';
+  return n;
+}
+
+/* What Chrome and Perfetto accept though JSON does not: trailing commas
+ * (json_trailing_comma, args_ordered) and raw control characters in
+ * strings (json_pid_tid_zero). Read with one load warning; the args keep
+ * valid JSON (the character escaped). */
+static void
+test_lenient_syntax (void)
+{
+  const char *trailing =
+    "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
+    "{\"name\":\"Foo\",\"ph\":\"X\",\"tid\":0,\"ts\":3473608.458,\"dur\":295555.500},\n"
+    "{\"name\":\"Bar\",\"ph\":\"X\",\"tid\":0,\"ts\":4890.000,\"dur\":3764289.708},\n"
+    "]}";
+  const char *in_args =
+    "[\n"
+    "  {\"name\":\"Event1\",\"cat\":\"C\",\"ph\":\"b\",\"ts\":40000,\"pid\":1,\"id\":1,\n"
+    "   \"args\":{\"02.step2\":2,}},\n"
+    "  {\"name\":\"Event2\",\"cat\":\"C\",\"ph\":\"b\",\"ts\":40000,\"pid\":2,\"id\":1,\n"
+    "   \"args\":{\"01.step1\":1,\n \"02.step2\":2 , }}\n"
+    "]";
+  const char *control =
+    "{\"traceEvents\":[{\"cat\":\"Reeq\",\"pid\":0,\"tid\":0,\"ts\":0,\"ph\":\"X\",\"dur\":1,"
+    "\"name\":\"Routine\tControl\",\"args\":{\"raw\":\"ID: 760, cc \n\",\"bell\":\"\x07\"}}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (trailing, -1, &error);
+  const KsTrack *track;
+  KsTraceCounts c;
+
+  g_assert_no_error (error);
+  track = only_thread_track (trace);
+  g_assert_cmpuint (track->n_slices, ==, 2);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[0]), ==, "Bar");
+  g_assert_cmpint (track->start[0], ==, 0);
+  g_assert_cmpint (track->end[0], ==, 3764289708);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[1]), ==, "Foo");
+  g_assert_cmpint (track->start[1], ==, 3473608458 - 4890000);
+  g_assert_cmpint (track->end[1] - track->start[1], ==, 295555500);
+  g_assert_cmpuint (n_warnings (trace), ==, 1);
+  g_assert_nonnull (strstr (warnings (trace), "1 trailing commas"));
+  g_clear_object (&trace);
+
+  trace = load_text (in_args, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_warnings (trace), ==, 2);   /* and the two ranges left open */
+  g_assert_nonnull (strstr (warnings (trace), "2 trailing commas"));
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *async = &trace->tracks[t];
+
+      g_assert_cmpuint (async->n_slices, ==, 1);
+      if (g_str_equal (ks_trace_string (trace, async->name_id[0]), "Event1"))
+        g_assert_cmpstr (ks_trace_slice_args (trace, async, 0), ==, "{\"02.step2\":2}");
+      else
+        g_assert_cmpstr (ks_trace_slice_args (trace, async, 0), ==, "{\"01.step1\":1,\"02.step2\":2}");
+    }
+  g_clear_object (&trace);
+
+  trace = load_text (control, -1, &error);
+  g_assert_no_error (error);
+  track = only_thread_track (trace);
+  g_assert_cmpstr (ks_trace_string (trace, track->name_id[0]), ==, "Routine\tControl");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, 0), ==, "{\"raw\":\"ID: 760, cc \\n\",\"bell\":\"\\u0007\"}");
+  g_assert_cmpuint (n_warnings (trace), ==, 1);
+  g_assert_nonnull (strstr (warnings (trace), "3 control characters"));
+
+  /* what is broken still is, where it is: line 3, after a trailing comma */
+  assert_load_fails ("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,},\n"
+                     "{\"ph\":\"X\",\"name\":\"a\nb\",\"ts\":1},\n"
+                     "{\"ph\":\"X\" \"ts\":1}]", -1, "invalid JSON at line 4, byte 76:");
+  assert_load_fails ("[{\"ph\":\"X\",,\"ts\":1}]", -1, "invalid JSON at line 1, byte 12:");
+  assert_load_fails ("[,]", -1, "invalid JSON at line 1, byte 2:");
+  g_clear_object (&trace);
+
+  /* in a folder: the other file's events are there once */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("ks-folder-XXXXXX", NULL);
+    g_autofree char *a = g_build_filename (dir, "a.json", NULL);
+    g_autofree char *b = g_build_filename (dir, "b.json", NULL);
+    g_autoptr(GFile) folder = g_file_new_for_path (dir);
+
+    g_assert_true (g_file_set_contents (a, "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]", -1, NULL));
+    g_assert_true (g_file_set_contents (b, trailing, -1, NULL));
+    trace = ks_trace_load (folder, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (trace->n_threads, ==, 2);
+    ks_trace_get_counts (trace, &c);
+    g_assert_cmpuint (c.by_kind[KS_SLICE_GENERIC], ==, 3);
+    g_assert_cmpuint (n_warnings (trace), ==, 1);
+    g_assert_nonnull (strstr (warnings (trace), "b.json: not strict JSON"));
+    g_unlink (a);
+    g_unlink (b);
+    g_rmdir (dir);
+  }
+  assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,},,]", -1, "invalid JSON at line 1, byte 21:");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2197,5 +2304,6 @@ main (int    argc,
   g_test_add_func ("/json/many-device-properties", test_many_device_properties);
   g_test_add_func ("/json/perfetto/flows-v2", test_flows_v2);
   g_test_add_func ("/json/perfetto/counter-strings", test_counter_strings);
+  g_test_add_func ("/json/perfetto/lenient-syntax", test_lenient_syntax);
   return g_test_run ();
 }
