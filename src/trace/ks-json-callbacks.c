@@ -433,10 +433,9 @@ set_event_field (Reader     *r,
 }
 
 static int
-cb_null (void *ctx)
+literal (Reader     *r,
+         const char *text)
 {
-  Reader *r = ctx;
-
   if (r->events_depth > 0 && !r->in_event && r->depth == r->events_depth)
     {
       r->n_items++;
@@ -444,7 +443,15 @@ cb_null (void *ctx)
     }
   else if (r->depth == 0)
     r->top = 's';
+  else if (ks_json_in_top_value (r))
+    ks_json_top_value (r, text, strlen (text));
   return 1;
+}
+
+static int
+cb_null (void *ctx)
+{
+  return literal (ctx, "null");
 }
 
 static int
@@ -460,7 +467,7 @@ cb_boolean (void *ctx,
       else if (r->field == F_FLOW_OUT)
         r->ev.flow_out = value != 0;
     }
-  return cb_null (ctx);
+  return literal (r, value ? "true" : "false");
 }
 
 /* Most values of a trace lie in arguments nothing reads (input shapes,
@@ -542,10 +549,11 @@ top_map_key (Reader              *r,
 
   if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
     r->gpu_field = classify_gpu_field (key, len);
+  else if (ks_json_in_top_value (r) && d > 1)
+    ks_json_top_key (r, (const char *)key, len);
   else if (r->top == '{' && d == 1)
     {
-      g_string_truncate (r->top_key_text, 0);
-      ks_json_append_valid_utf8 (r, r->top_key_text, (const char *)key, len);
+      ks_json_top_key (r, (const char *)key, len);
       if (key_is (key, len, "traceEvents", 11))
         r->top_key = K_TRACE_EVENTS;
       else if (key_is (key, len, "deviceProperties", 16) || key_is (key, len, "computeProperties", 17))
@@ -656,6 +664,12 @@ cb_start_map (void *ctx)
       return 1;
     }
 
+  if (ks_json_in_top_value (r))
+    {
+      ks_json_top_container (r, FALSE);
+      return 1;
+    }
+
   if (r->gpu_depth > 0 && d == r->gpu_depth)
     {
       memset (&r->gpu, 0, sizeof r->gpu);
@@ -751,10 +765,16 @@ cb_start_array (void *ctx)
         {
           r->events_depth = 2;
           r->saw_events = TRUE;
+          return 1;
         }
       else if (r->top_key == K_DEVICE_PROPERTIES && r->gpu_depth == 0)
-        r->gpu_depth = 2;
+        {
+          r->gpu_depth = 2;
+          return 1;
+        }
     }
+  if (ks_json_in_top_value (r))
+    ks_json_top_container (r, TRUE);
   return 1;
 }
 

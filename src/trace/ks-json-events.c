@@ -744,6 +744,10 @@ ks_json_report_problems (Reader *r)
   if (r->n_cut_strings > 0)
     ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " strings longer than %d MiB were cut to their first %d MiB"),
                                   r->name, r->n_cut_strings, MAX_STRING_LEN >> 20, MAX_STRING_LEN >> 20);
+  if (r->n_top_dropped > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " top-level values past the first %d, or with a key longer "
+                                       "than %d bytes or a text longer than 4096, were not kept"),
+                                  r->name, r->n_top_dropped, MAX_TOP_METADATA, MAX_TOP_KEY_LEN);
   if (r->n_trailing_commas > 0 || r->n_control_chars > 0)
     ks_trace_builder_add_warning (b, _("%s: not strict JSON, read as Chrome reads it: %" PRIu64 " trailing commas "
                                        "were ignored and %" PRIu64 " control characters inside strings were "

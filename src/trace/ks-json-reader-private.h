@@ -22,6 +22,8 @@ G_BEGIN_DECLS
 #define MAX_STRING_LEN  (16 * 1024 * 1024)   /* longer strings are cut there */
 #define MAX_OPEN_SLICES 4096
 #define MAX_COUNTER_ARGS 8
+#define MAX_TOP_METADATA 4096                /* values of top-level keys kept */
+#define MAX_TOP_KEY_LEN  256
 #define SYNTHETIC_ID_BASE 0x800000   /* above Linux pid_max (2^22), within 24 bits */
 
 typedef enum
@@ -253,7 +255,13 @@ typedef struct
   gboolean        saw_events;     /* a traceEvents array (or top-level array) was opened */
   int             gpu_depth;
   TopKey          top_key;
-  GString        *top_key_text;
+  GString        *top_key_text;  /* the dotted path of a top-level value */
+  /* per depth, in a top-level value: the path's length, and for an
+   * array the index of its next element + 1 (0 in an object) */
+  guint           top_path_len[MAX_NESTING + 1];
+  guint           top_index[MAX_NESTING + 1];
+  guint           n_top_values;
+  guint64         n_top_dropped;
   gboolean        in_event;
   Field           field;
   gboolean        in_args;
@@ -487,6 +495,19 @@ KsTrace *ks_json_load_folder (GFile         *folder,
 /* ks-json-args.c */
 
 void ks_json_event_reset (Event *ev);
+
+gboolean ks_json_in_top_value (Reader *r);
+
+void ks_json_top_key (Reader     *r,
+                      const char *key,
+                      gsize       len);
+
+void ks_json_top_container (Reader   *r,
+                            gboolean  array);
+
+void ks_json_top_value (Reader     *r,
+                        const char *s,
+                        gsize       len);
 
 int ks_json_on_scalar (Reader     *r,
                        gboolean    is_string,

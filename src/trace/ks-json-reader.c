@@ -53,6 +53,8 @@ ks_json_reader_reset_file (Reader *r)
   r->saw_events = FALSE;
   r->gpu_depth = 0;
   r->top_key = K_OTHER;
+  r->n_top_values = 0;
+  r->n_top_dropped = 0;
   r->in_event = FALSE;
   r->in_args = FALSE;
   r->args_direct = NULL;

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "ks-json-reader.h"
+#include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
 /* Expected numbers were computed independently from the fixtures with
@@ -2253,6 +2254,76 @@ test_lenient_syntax (void)
   assert_load_fails ("[{\"ph\":\"X\",\"ts\":1,},,]", -1, "invalid JSON at line 1, byte 21:");
 }
 
+/* The top-level "metadata" object of DevTools traces, in the shape of
+ * Perfetto's json_trace_metadata, and every other top-level key: kept
+ * in the trace's metadata, nested keys joined with dots (array elements
+ * by index), and so in a .kscope file. */
+static void
+test_top_level_metadata (void)
+{
+  const char *json =
+    "{\"metadata\":{\"source\":\"DevTools\",\"startTime\":\"2023-09-21T21:04:15.706Z\",\"cpuThrottling\":1,"
+    "\"networkThrottling\":\"No throttling\",\"hardwareConcurrency\":12,\"nested\":{\"a\":{\"b\":true}},"
+    "\"list\":[1.5,\"two\",{\"three\":null},[4]]},"
+    "\"traceEvents\":[{\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"name\":\"slice\",\"ph\":\"X\",\"cat\":\"cat\"}],"
+    "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0},\"flag\":false,\"empty\":{}}";
+  static const char *expect[][2] = {
+    { "metadata.source", "DevTools" },
+    { "metadata.startTime", "2023-09-21T21:04:15.706Z" },
+    { "metadata.cpuThrottling", "1" },
+    { "metadata.networkThrottling", "No throttling" },
+    { "metadata.hardwareConcurrency", "12" },
+    { "metadata.nested.a.b", "true" },
+    { "metadata.list.0", "1.5" },
+    { "metadata.list.1", "two" },
+    { "metadata.list.2.three", "null" },
+    { "metadata.list.3.0", "4" },
+    { "distributedInfo.backend", "nccl" },
+    { "distributedInfo.rank", "0" },
+    { "flag", "false" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(KsTrace) again = NULL;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    g_assert_cmpstr (ks_trace_get_metadata (trace, expect[i][0]), ==, expect[i][1]);
+  g_assert_null (ks_trace_get_metadata (trace, "metadata"));
+  g_assert_null (ks_trace_get_metadata (trace, "empty"));
+  g_assert_cmpstr (warnings (trace), ==, "");
+
+  path = write_temp ("meta.kscope", "", 0);
+  file = g_file_new_for_path (path);
+  g_assert_true (ks_kscope_write (trace, file, NULL, NULL, &error));
+  g_assert_no_error (error);
+  again = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    g_assert_cmpstr (ks_trace_get_metadata (again, expect[i][0]), ==, expect[i][1]);
+  remove_temp (path);
+  g_clear_object (&trace);
+
+  /* a hostile file's values are bounded, and it says so */
+  {
+    g_autoptr(GString) big = g_string_new ("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":0,\"name\":\"a\"}],\"m\":{");
+
+    for (guint i = 0; i < 4097; i++)
+      g_string_append_printf (big, "\"k%u\":%u,", i, i);
+    g_string_append (big, "\"");
+    for (guint i = 0; i < 300; i++)
+      g_string_append_c (big, 'x');
+    g_string_append (big, "\":1}}");
+    trace = load_text (big->str, big->len, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (ks_trace_get_metadata (trace, "m.k4095"), ==, "4095");
+    g_assert_null (ks_trace_get_metadata (trace, "m.k4096"));
+    g_assert_nonnull (strstr (warnings (trace), ": 2 top-level values past the first 4096"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2305,5 +2376,6 @@ main (int    argc,
   g_test_add_func ("/json/perfetto/flows-v2", test_flows_v2);
   g_test_add_func ("/json/perfetto/counter-strings", test_counter_strings);
   g_test_add_func ("/json/perfetto/lenient-syntax", test_lenient_syntax);
+  g_test_add_func ("/json/perfetto/top-level-metadata", test_top_level_metadata);
   return g_test_run ();
 }
