@@ -29,7 +29,7 @@ ks_json_event_reset (Event *ev)
   ev->kind = KS_SLICE_GENERIC;
   ev->name_special = NAME_PLAIN;
   ev->pid.set = ev->tid.set = FALSE;
-  ev->has_id = FALSE;
+  ev->has_id = ev->id_local = ev->any_key = FALSE;
   ev->has_bind_id = ev->flow_in = ev->flow_out = FALSE;
   ev->has_args = FALSE;
   ev->external_id = ev->correlation = 0;

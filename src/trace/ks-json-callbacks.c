@@ -588,7 +588,12 @@ cb_map_key (void                *ctx,
   if (G_UNLIKELY (!r->in_event))
     return top_map_key (r, key, len);
   if (d == r->events_depth + 1)
-    r->field = classify_field (key, len);
+    {
+      r->field = classify_field (key, len);
+      r->ev.any_key = TRUE;
+    }
+  else if (G_UNLIKELY (r->in_id2) && d == r->events_depth + 2)
+    r->ev.id_local = key_is (key, len, "local", 5);
   else if (r->in_args && d == r->events_depth + 2)
     {
       r->arg = classify_arg (key, len);

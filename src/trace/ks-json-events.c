@@ -128,6 +128,19 @@ lookup_thread_in (Reader   *r,
   return thread;
 }
 
+/* An event without a tid is on the thread tid = pid, as Chrome and
+ * Perfetto place it: a process's main thread, not a thread 0 apart. */
+static void
+default_tid (Event *ev)
+{
+  if (ev->tid.set || !ev->pid.set)
+    return;
+  ev->tid.set = TRUE;
+  ev->tid.is_string = ev->pid.is_string;
+  ev->tid.num = ev->pid.num;
+  g_string_assign (ev->tid.str, ev->pid.str->str);
+}
+
 /* The thread (and its track) of the current event, through a small
  * cache of numeric (pid, tid) pairs: events come from a few threads in
  * turn (Kineto's main and autograd threads). */
@@ -136,10 +149,12 @@ ks_json_event_thread (Reader  *r,
                       guint32 *track)
 {
   Event *ev = &r->ev;
-  gboolean numeric = ev->pid.set && ev->tid.set && !ev->pid.is_string && !ev->tid.is_string;
+  gboolean numeric;
   guint32 process, thread;
   ThreadCache *c;
 
+  default_tid (ev);
+  numeric = ev->pid.set && ev->tid.set && !ev->pid.is_string && !ev->tid.is_string;
   if (numeric)
     for (guint i = 0; i < THREAD_CACHE_SIZE; i++)
       {
@@ -305,11 +320,18 @@ handle_end (Reader *r)
   ks_trace_builder_end_range (r->builder, thread, r->ev.ts, event_args_text (r));
 }
 
+/* Ranges pair by category and id: across processes when the id is
+ * global ("id", id2.global), within the process for id2.local (and
+ * without an id). */
 static char *
 async_key (Reader  *r,
            guint32  process)
 {
-  return g_strdup_printf ("%u\x1f%u\x1f%s", process, r->ev.cat, r->ev.has_id ? r->ev.id->str : "");
+  Event *ev = &r->ev;
+
+  if (ev->has_id && !ev->id_local)
+    return g_strdup_printf ("g\x1f%u\x1f%s", ev->cat, ev->id->str);
+  return g_strdup_printf ("%u\x1f%u\x1f%s", process, ev->cat, ev->has_id ? ev->id->str : "");
 }
 
 static guint32
@@ -351,8 +373,13 @@ handle_async (Reader *r,
       o.correlation = ev->correlation;
       o.external_id = ev->external_id;
       o.kind = KS_SLICE_ASYNC;
-      /* Nested ranges go on the row of the outermost one of their id. */
-      o.root = stack->len > 0 ? g_array_index (stack, AsyncRange, 0).root : ev->name;
+      /* Nested ranges go on the row of the outermost one of their id,
+       * when it is of their process (a global id is shared). */
+      if (stack->len > 0 && g_array_index (stack, AsyncRange, 0).process == process)
+        o.root = g_array_index (stack, AsyncRange, 0).root;
+      else
+        o.root = ev->name;
+      o.process = process;
       g_array_append_val (stack, o);
     }
   else if (phase == 'e')
@@ -378,7 +405,7 @@ handle_async (Reader *r,
               }
         }
       o = &g_array_index (stack, AsyncRange, i);
-      ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
+      ks_trace_builder_add_slice (r->builder, async_track (r, o->process, o->root),
                                   o->ts, ev->ts, KS_SLICE_ASYNC, o->name, o->cat,
                                   o->correlation, o->external_id, o->args, NULL);
       g_array_remove_index (stack, i);
@@ -389,13 +416,11 @@ handle_async (Reader *r,
   else
     {
       KsInstant inst = { 0 };
+      const AsyncRange *outer = stack != NULL && stack->len > 0 ? &g_array_index (stack, AsyncRange, 0) : NULL;
 
       inst.ts = ev->ts;
-      inst.process = process;
-      inst.track = async_track (r, process,
-                                stack != NULL && stack->len > 0
-                                  ? g_array_index (stack, AsyncRange, 0).root
-                                  : ev->name);
+      inst.process = outer != NULL ? outer->process : process;
+      inst.track = async_track (r, inst.process, outer != NULL ? outer->root : ev->name);
       inst.name = ev->name;
       inst.category = ev->cat;
       inst.args = event_args (r);
@@ -510,6 +535,7 @@ handle_metadata (Reader *r)
     }
 
   m.type = ev->name_special;
+  default_tid (ev);
   m.pid_is_string = ev->pid.set && ev->pid.is_string;
   m.pid = ev->pid.set ? ev->pid.num : 0;
   if (m.pid_is_string)
@@ -522,8 +548,9 @@ handle_metadata (Reader *r)
 }
 
 /* Metadata events name processes and threads that have events; applied
- * at the end so that they never create empty ones (Kineto names its GPU
- * "processes", whose events go to stream tracks). */
+ * at the end. A process that only has a name is made, an empty group as
+ * Perfetto shows it; not in Kineto files, which name their GPUs as
+ * "processes" whose events go to stream tracks. */
 void
 ks_json_apply_metadata (Reader *r)
 {
@@ -542,7 +569,7 @@ ks_json_apply_metadata (Reader *r)
       pid.is_string = m->pid_is_string;
       pid.num = m->pid;
       g_string_assign (pid.str, m->pid_str ? m->pid_str : "");
-      process = lookup_process (r, &pid, FALSE);
+      process = lookup_process (r, &pid, m->type == NAME_PROCESS_NAME && !r->kineto);
       if (process == KS_NO_INDEX)
         continue;
 
@@ -588,9 +615,19 @@ ks_json_handle_event (Reader *r)
 
   if (ev->ph == 0)
     {
-      r->n_no_ph++;
+      /* {} closes the list of some writers (JAX): said only when
+       * something follows it */
+      if (ev->any_key)
+        {
+          r->n_no_ph += 1 + r->n_empty_pending;
+          r->n_empty_pending = 0;
+        }
+      else
+        r->n_empty_pending++;
       return;
     }
+  r->n_no_ph += r->n_empty_pending;
+  r->n_empty_pending = 0;
   r->n_events++;
 
   if (ev->ph == 'M')
@@ -694,13 +731,12 @@ ks_json_close_open_slices (Reader *r)
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
       GArray *stack = value;
-      guint32 process = (guint32)g_ascii_strtoull (key, NULL, 10);
 
       for (guint i = 0; i < stack->len; i++)
         {
           AsyncRange *o = &g_array_index (stack, AsyncRange, i);
 
-          ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
+          ks_trace_builder_add_slice (r->builder, async_track (r, o->process, o->root),
                                       o->ts, MAX (r->max_ts, o->ts), KS_SLICE_ASYNC,
                                       o->name, o->cat, o->correlation, o->external_id, o->args, NULL);
           r->n_unclosed++;

@@ -122,6 +122,8 @@ typedef struct
   Ident    pid;
   Ident    tid;
   gboolean has_id;
+  gboolean id_local;        /* the id is id2.local: of the process only */
+  gboolean any_key;         /* the object is not {} */
   GString *id;
   gboolean has_bind_id;     /* flows v2: bind_id with flow_in / flow_out */
   GString *bind_id;
@@ -181,6 +183,7 @@ typedef struct
   guint32  external_id;
   guint8   kind;
   guint32  root;             /* async: name of the outermost open range */
+  guint32  process;          /* whose row it is drawn on: where it began */
 } AsyncRange;
 
 /* An id that is a plain decimal number is its own key; any other id text
@@ -321,6 +324,7 @@ typedef struct
   /* problems, reported once as warnings */
   guint64         n_bad_ts;
   guint64         n_no_ph;
+  guint64         n_empty_pending;  /* {} items, not said when they are the last */
   guint64         n_not_object;
   guint64         n_unmatched_end;
   guint64         n_unclosed;

@@ -87,6 +87,7 @@ ks_json_reader_reset_file (Reader *r)
   r->n_events = 0;
   memset (r->thread_cache, 0, sizeof r->thread_cache);
   r->cache_gpu_kind = -1;
+  r->n_empty_pending = 0;
   r->n_bad_ts = r->n_no_ph = r->n_not_object = r->n_unmatched_end = 0;
   r->n_unclosed = r->n_unknown_ph = r->n_dropped_flows = r->n_too_deep = r->n_big_args = 0;
   r->n_cut_strings = r->n_invalid_utf8 = 0;
@@ -215,6 +216,7 @@ ks_json_finish_trace (Reader        *r,
   for (guint i = 0; i < r->gpus->len; i++)
     ks_trace_builder_add_gpu (builder, &g_array_index (r->gpus, KsGpu, i));
 
+  ks_trace_builder_set_warn_overlaps (builder, !kineto);
   if (r->progress != NULL)
     ks_progress_set_message (r->progress, _("Indexing…"));
   trace = ks_trace_builder_finish (builder, r->cancellable, error);

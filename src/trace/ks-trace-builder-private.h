@@ -152,6 +152,7 @@ struct _KsTraceBuilder
   guint64       out_of_range;   /* events left out by time_ok() */
   gint64        start_utc;
   gboolean      have_start_utc;
+  gboolean      warn_overlaps;
   guint64       n_events;
 };
 

@@ -238,6 +238,13 @@ guint64         ks_trace_builder_get_n_events     (KsTraceBuilder   *self);
 gboolean        ks_trace_builder_check            (KsTraceBuilder   *self,
                                                    GError          **error);
 
+/* Whether finish() says, in one load warning, how many slices of threads
+ * overlap the slice they start in only partly (naming the first): for
+ * trace-event files, whose complete events nest or are apart. Off by
+ * default: Kineto's Python frames and operators often overlap so. */
+void            ks_trace_builder_set_warn_overlaps (KsTraceBuilder  *self,
+                                                    gboolean         warn);
+
 /* Sorts, computes depths, links flows, shifts times and returns the trace.
  * The builder is consumed (freed) whether or not this succeeds. */
 KsTrace        *ks_trace_builder_finish           (KsTraceBuilder   *self,

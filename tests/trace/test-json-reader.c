@@ -317,8 +317,12 @@ test_chrome_features (void)
   /* time 0 is the first event: the counter at ts 1 us */
   g_assert_cmpint (trace->origin_ns, ==, 1000);
 
-  /* process 99 only has metadata: not created */
-  g_assert_cmpuint (trace->n_processes, ==, 1);
+  /* process 99 only has a name: made, without rows (an empty group) */
+  g_assert_cmpuint (trace->n_processes, ==, 2);
+  p = ks_trace_find_process (trace, 99);
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[p].name), ==, "nobody");
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    g_assert_cmpuint (trace->tracks[t].process, !=, p);
   p = ks_trace_find_process (trace, 7);
   g_assert_cmpstr (ks_trace_string (trace, trace->processes[p].name), ==, "renderer");
 
@@ -2324,6 +2328,162 @@ test_top_level_metadata (void)
   }
 }
 
+/* The slice of @track named @name, or KS_NO_INDEX */
+static guint32
+slice_named (KsTrace       *trace,
+             const KsTrack *track,
+             const char    *name)
+{
+  for (guint32 i = 0; i < track->n_slices; i++)
+    if (g_str_equal (ks_trace_string (trace, track->name_id[i]), name))
+      return i;
+  return KS_NO_INDEX;
+}
+
+/* Threads, pids and nesting as Perfetto reads them: an event without a
+ * tid is on the thread tid = pid (x_event_order, json_metadata); slices
+ * of no duration at one time stack, one on the other, and under a longer
+ * slice starting then, but not under one ending then. */
+static void
+test_perfetto_threads (void)
+{
+  const char *json =
+    "["
+    "{\"name\":\"Child\",\"ph\":\"X\",\"ts\":1,\"dur\":5,\"pid\":1},"
+    "{\"name\":\"Parent\",\"ph\":\"X\",\"ts\":1,\"dur\":10,\"pid\":1,\"tid\":1},"
+    "{\"name\":\"PidOnly\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pid\":33},"
+    "{\"name\":\"Nothing\",\"ph\":\"X\",\"ts\":3,\"dur\":1},"
+    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":33,\"args\":{\"name\":\"main of 33\"}},"
+    /* at 20: two instants stack; at 30 one under a slice that starts
+     * there; at 41 one after a slice that ends there */
+    "{\"name\":\"i1\",\"ph\":\"X\",\"ts\":20,\"dur\":0,\"pid\":1,\"tid\":1},"
+    "{\"name\":\"i2\",\"ph\":\"X\",\"ts\":20,\"pid\":1,\"tid\":1},"
+    "{\"name\":\"i3\",\"ph\":\"X\",\"ts\":30,\"dur\":0,\"pid\":1,\"tid\":1},"
+    "{\"name\":\"long\",\"ph\":\"X\",\"ts\":30,\"dur\":11,\"pid\":1,\"tid\":1},"
+    "{\"name\":\"i4\",\"ph\":\"X\",\"ts\":41,\"dur\":0,\"pid\":1,\"tid\":1},"
+    "{}"
+    "]";
+  static const struct { const char *name; guint depth; } depths[] = {
+    { "Parent", 0 }, { "Child", 1 }, { "i1", 0 }, { "i2", 1 }, { "long", 0 }, { "i3", 1 }, { "i4", 0 },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  const KsTrack *track = NULL;
+  guint32 p33;
+
+  g_assert_no_error (error);
+  /* (1, 1), (33, 33), (0, 0) */
+  g_assert_cmpuint (trace->n_threads, ==, 3);
+  for (guint32 i = 0; i < trace->n_threads; i++)
+    {
+      const KsThread *t = &trace->threads[i];
+
+      g_assert_cmpint (t->tid, ==, trace->processes[t->process].pid);
+      if (t->tid == 1)
+        track = &trace->tracks[t->track];
+      if (t->tid == 33)
+        g_assert_cmpstr (ks_trace_string (trace, t->name), ==, "main of 33");
+    }
+  p33 = ks_trace_find_process (trace, 33);
+  g_assert_cmpuint (p33, !=, KS_NO_INDEX);
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_slices, ==, G_N_ELEMENTS (depths));
+  for (guint i = 0; i < G_N_ELEMENTS (depths); i++)
+    {
+      guint32 k = slice_named (trace, track, depths[i].name);
+
+      g_assert_cmpuint (k, !=, KS_NO_INDEX);
+      g_assert_cmpuint (track->depth[k], ==, depths[i].depth);
+    }
+  /* the trailing {} is no problem */
+  g_assert_cmpstr (warnings (trace), ==, "");
+}
+
+/* Complete events that overlap the slice they start in only partly (Perfetto's
+ * overlapping_complete_event): kept, drawn under it, and said once, with
+ * the names. An empty object that is not the last one is still said. */
+static void
+test_partial_overlap (void)
+{
+  const char *json =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"ts\":100,\"dur\":100,\"pid\":1,\"tid\":1,\"name\":\"outer\"},"
+    "{\"ph\":\"X\",\"ts\":150,\"dur\":100,\"pid\":1,\"tid\":1,\"name\":\"inner\"},"
+    "{},"
+    "{\"ph\":\"X\",\"ts\":300,\"dur\":100,\"pid\":1,\"tid\":2,\"name\":\"a\"},"
+    "{\"ph\":\"X\",\"ts\":350,\"dur\":100,\"pid\":1,\"tid\":2,\"name\":\"b\"}"
+    "]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  KsTraceCounts c;
+
+  g_assert_no_error (error);
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_GENERIC], ==, 4);
+  g_assert_cmpuint (n_warnings (trace), ==, 2);
+  g_assert_nonnull (strstr (warnings (trace), "1 objects without a phase"));
+  g_assert_nonnull (strstr (warnings (trace),
+                            "2 slices overlap the slice they start in only partly (the first: "
+                            "“inner” at 50 µs, in “outer”)"));
+}
+
+/* Async ranges pair by category and id across processes when the id is
+ * global ("id", "id2": {"global"}), within the process for "id2":
+ * {"local"} (Perfetto's json_id2_*): a range that begins in one process
+ * and ends in another is one slice, on the row of the process it began
+ * in. */
+static void
+test_async_scope (void)
+{
+  const char *json =
+    "["
+    "{\"name\":\"write\",\"ph\":\"b\",\"cat\":\"io\",\"pid\":2,\"tid\":2,\"ts\":10,\"id2\":{\"global\":1}},"
+    "{\"name\":\"write\",\"ph\":\"e\",\"cat\":\"io\",\"pid\":3,\"tid\":3,\"ts\":20,\"id2\":{\"global\":1}},"
+    "{\"name\":\"req\",\"ph\":\"b\",\"cat\":\"net\",\"pid\":2,\"ts\":30,\"id\":\"0x5\"},"
+    "{\"name\":\"mark\",\"ph\":\"n\",\"cat\":\"net\",\"pid\":4,\"ts\":35,\"id\":\"0x5\"},"
+    "{\"name\":\"req\",\"ph\":\"e\",\"cat\":\"net\",\"pid\":3,\"ts\":40,\"id\":\"0x5\"},"
+    /* the same id in another category: not the same range */
+    "{\"name\":\"other\",\"ph\":\"b\",\"cat\":\"disk\",\"pid\":2,\"ts\":50,\"id\":\"0x5\"},"
+    "{\"name\":\"other\",\"ph\":\"e\",\"cat\":\"disk\",\"pid\":2,\"ts\":55,\"id\":\"0x5\"},"
+    /* local ids: two ranges, one per process, each closed by its own */
+    "{\"name\":\"loc\",\"ph\":\"b\",\"cat\":\"c\",\"pid\":2,\"ts\":60,\"id2\":{\"local\":\"0x7\"}},"
+    "{\"name\":\"loc\",\"ph\":\"b\",\"cat\":\"c\",\"pid\":3,\"ts\":61,\"id2\":{\"local\":\"0x7\"}},"
+    "{\"name\":\"loc\",\"ph\":\"e\",\"cat\":\"c\",\"pid\":3,\"ts\":70,\"id2\":{\"local\":\"0x7\"}},"
+    "{\"name\":\"loc\",\"ph\":\"e\",\"cat\":\"c\",\"pid\":2,\"ts\":80,\"id2\":{\"local\":\"0x7\"}}"
+    "]";
+  /* name, pid of its row, start and end (ns from the trace's start at 10 us) */
+  static const struct { const char *name; gint64 pid, start, end; } expect[] = {
+    { "write", 2, 0, 10000 }, { "req", 2, 20000, 30000 }, { "other", 2, 40000, 45000 },
+    { "loc", 2, 50000, 70000 }, { "loc", 3, 51000, 60000 },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  guint found = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (warnings (trace), ==, "");
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_ASYNC)
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        for (guint k = 0; k < G_N_ELEMENTS (expect); k++)
+          if (g_str_equal (ks_trace_string (trace, track->name_id[i]), expect[k].name) &&
+              trace->processes[track->process].pid == expect[k].pid &&
+              track->start[i] == expect[k].start)
+            {
+              g_assert_cmpint (track->end[i], ==, expect[k].end);
+              found++;
+            }
+    }
+  g_assert_cmpuint (found, ==, G_N_ELEMENTS (expect));
+  /* the mark of "req" is on its row, in process 2 */
+  g_assert_cmpuint (trace->n_instants, ==, 1);
+  g_assert_cmpint (trace->processes[trace->instants[0].process].pid, ==, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2377,5 +2537,8 @@ main (int    argc,
   g_test_add_func ("/json/perfetto/counter-strings", test_counter_strings);
   g_test_add_func ("/json/perfetto/lenient-syntax", test_lenient_syntax);
   g_test_add_func ("/json/perfetto/top-level-metadata", test_top_level_metadata);
+  g_test_add_func ("/json/perfetto/threads", test_perfetto_threads);
+  g_test_add_func ("/json/perfetto/partial-overlap", test_partial_overlap);
+  g_test_add_func ("/json/perfetto/async-scope", test_async_scope);
   return g_test_run ();
 }
