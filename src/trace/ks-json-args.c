@@ -24,6 +24,7 @@ ks_json_event_reset (Event *ev)
   ev->bp = 0;
   ev->scope = 0;
   ev->has_ts = ev->has_dur = ev->bad_ts = FALSE;
+  ev->has_tts = ev->has_tdur = FALSE;
   ev->ts = ev->dur = 0;
   ev->name = ev->cat = 0;
   ev->kind = KS_SLICE_GENERIC;

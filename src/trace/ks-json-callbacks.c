@@ -141,12 +141,16 @@ classify_field (const unsigned char *key,
         return F_DUR;
       if (KEY_IS ("id2"))
         return F_ID2;
+      if (KEY_IS ("tts"))
+        return F_TTS;
       break;
     case 4:
       if (KEY_IS ("name"))
         return F_NAME;
       if (KEY_IS ("args"))
         return F_ARGS;
+      if (KEY_IS ("tdur"))
+        return F_TDUR;
       break;
     case 7:
       if (KEY_IS ("bind_id"))
@@ -357,6 +361,17 @@ field_time (Event      *ev,
   return 1;
 }
 
+/* Thread time: a value that does not read is left out, the event kept */
+static G_GNUC_NO_INLINE int
+field_thread_time (gboolean   *has,
+                   gint64     *to,
+                   const char *s,
+                   gsize       len)
+{
+  *has = ks_json_parse_us (s, len, to);
+  return 1;
+}
+
 G_GNUC_NO_INLINE int
 ks_json_field_id (Reader     *r,
                   const char *s,
@@ -402,6 +417,12 @@ set_event_field (Reader     *r,
 
     case F_DUR:
       return field_time (ev, &ev->has_dur, &ev->dur, s, len);
+
+    case F_TTS:
+      return field_thread_time (&ev->has_tts, &ev->tts, s, len);
+
+    case F_TDUR:
+      return field_thread_time (&ev->has_tdur, &ev->tdur, s, len);
 
     case F_ID:
       return ks_json_field_id (r, s, len);

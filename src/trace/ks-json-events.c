@@ -276,6 +276,9 @@ add_complete (Reader *r,
     }
   if (G_UNLIKELY (ev->has_bind_id))
     ks_json_handle_bound_flow (r, track, ts, end);
+  if (G_UNLIKELY (ev->has_tts || ev->has_tdur))
+    ks_trace_builder_add_thread_time (r->builder, track, ts, end, ev->has_tts ? ev->tts : G_MININT64,
+                                      ev->has_tdur && ev->tdur >= 0 ? ev->tdur : -1);
 }
 
 static void
@@ -297,6 +300,8 @@ handle_begin (Reader *r)
   o.correlation = ev->correlation;
   o.external_id = ev->external_id;
   o.kind = kind_is_gpu (ev->kind) ? KS_SLICE_GENERIC : ev->kind;
+  o.has_thread_start = ev->has_tts;
+  o.thread_start = ev->tts;
   /* the slice's end is not known yet: the flow binds to the slice
    * enclosing its start */
   if (G_UNLIKELY (ev->has_bind_id))
@@ -317,7 +322,8 @@ handle_end (Reader *r)
       r->n_unmatched_end++;
       return;
     }
-  ks_trace_builder_end_range (r->builder, thread, r->ev.ts, event_args_text (r));
+  ks_trace_builder_end_range_thread_time (r->builder, thread, r->ev.ts, event_args_text (r),
+                                          r->ev.has_tts ? r->ev.tts : G_MININT64);
 }
 
 /* Ranges pair by category and id: across processes when the id is

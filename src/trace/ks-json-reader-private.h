@@ -36,6 +36,8 @@ typedef enum
   F_TID,
   F_TS,
   F_DUR,
+  F_TTS,
+  F_TDUR,
   F_ID,
   F_ID2,
   F_BIND_ID,
@@ -115,6 +117,10 @@ typedef struct
   gboolean bad_ts;
   gint64   ts;
   gint64   dur;
+  gboolean has_tts;         /* thread time (CPU time), ns */
+  gboolean has_tdur;
+  gint64   tts;
+  gint64   tdur;
   guint32  name;
   guint32  cat;
   KsSliceKind kind;

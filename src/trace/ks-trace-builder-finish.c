@@ -505,6 +505,71 @@ exact_slice (const KsTrack *track,
   return KS_NO_INDEX;
 }
 
+typedef struct
+{
+  guint32 track;
+  guint32 slice;
+  gint64  thread_start;
+  gint64  thread_duration;
+} ThreadTime;
+
+static int
+compare_thread_times (gconstpointer a,
+                      gconstpointer b)
+{
+  const ThreadTime *ta = a, *tb = b;
+
+  if (ta->track != tb->track)
+    return ta->track < tb->track ? -1 : 1;
+  return (ta->slice > tb->slice) - (ta->slice < tb->slice);
+}
+
+/* The pending thread times onto their slices: each track's sparse side
+ * table (the first one given for a slice counts). */
+static void
+resolve_thread_times (KsTraceBuilder *self,
+                      KsTrace        *trace)
+{
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (ThreadTime));
+
+  for (guint i = 0; i < self->thread_times->len; i++)
+    {
+      const PendingThreadTime *p = &g_array_index (self->thread_times, PendingThreadTime, i);
+      ThreadTime tt = { p->track, 0, p->thread_start, p->thread_duration };
+
+      tt.slice = exact_slice (&trace->tracks[p->track], p->start - trace->origin_ns, p->end - trace->origin_ns);
+      if (tt.slice != KS_NO_INDEX)
+        g_array_append_val (found, tt);
+    }
+  g_array_sort (found, compare_thread_times);
+
+  for (guint i = 0; i < found->len;)
+    {
+      const ThreadTime *first = &g_array_index (found, ThreadTime, i);
+      KsTrack *track = &trace->tracks[first->track];
+      guint j = i, n = 0;
+
+      for (; j < found->len && g_array_index (found, ThreadTime, j).track == first->track; j++)
+        n++;
+      track->thread_time_slice = g_new (guint32, n);
+      track->thread_start = g_new (gint64, n);
+      track->thread_duration = g_new (gint64, n);
+      for (guint k = i; k < j; k++)
+        {
+          const ThreadTime *tt = &g_array_index (found, ThreadTime, k);
+          guint32 m = track->n_thread_times;
+
+          if (m > 0 && track->thread_time_slice[m - 1] == tt->slice)
+            continue;
+          track->thread_time_slice[m] = tt->slice;
+          track->thread_start[m] = tt->thread_start;
+          track->thread_duration[m] = tt->thread_duration;
+          track->n_thread_times++;
+        }
+      i = j;
+    }
+}
+
 /* The slice at one end of a PendingFlow (absolute times) */
 static guint32
 flow_end_slice (KsTrace *trace,
@@ -803,6 +868,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   g_clear_pointer (&self->tracks, g_array_unref);
   if (overlaps.n > 0)
     warn_overlaps (self, trace, &overlaps, overlaps_track);
+  resolve_thread_times (self, trace);
 
   /* Strings (before flows intern "ac2g": keep strings open until the end) */
   trace->n_processes = self->processes->len;

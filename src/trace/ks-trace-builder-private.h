@@ -62,6 +62,15 @@ typedef struct
 
 typedef struct
 {
+  guint32 track;
+  gint64  start;
+  gint64  end;
+  gint64  thread_start;
+  gint64  thread_duration;
+} PendingThreadTime;
+
+typedef struct
+{
   guint32 a;
   gint64  b;
   gint64  c;
@@ -123,6 +132,7 @@ struct _KsTraceBuilder
   GArray       *gpus;           /* KsGpu */
   GHashTable   *gpu_index;      /* device -> index + 1 */
   GArray       *flows;          /* PendingFlow */
+  GArray       *thread_times;   /* PendingThreadTime */
   GArray       *counters;       /* KsCounter (samples kept apart) */
   GPtrArray    *counter_samples;/* CounterSamples */
   GHashTable   *counter_index;  /* "name\x1fdevice\x1fprocess" -> index + 1 */

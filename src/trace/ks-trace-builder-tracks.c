@@ -726,6 +726,23 @@ ks_trace_builder_add_slice_flow (KsTraceBuilder *self,
   self->n_events++;
 }
 
+void
+ks_trace_builder_add_thread_time (KsTraceBuilder *self,
+                                  guint32         track,
+                                  gint64          start,
+                                  gint64          end,
+                                  gint64          thread_start,
+                                  gint64          thread_duration)
+{
+  PendingThreadTime tt = { track, start, MAX (end, start), thread_start, thread_duration };
+
+  g_return_if_fail (track < self->tracks->len);
+
+  if (self->failed != FAILED_NONE || !time_ok (self, start) || !time_ok (self, tt.end))
+    return;
+  g_array_append_val (self->thread_times, tt);
+}
+
 guint32
 ks_trace_builder_get_counter (KsTraceBuilder *self,
                               const char     *name,

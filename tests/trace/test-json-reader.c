@@ -2484,6 +2484,68 @@ test_async_scope (void)
   g_assert_cmpint (trace->processes[trace->instants[0].process].pid, ==, 2);
 }
 
+/* Thread time (CPU time): "tts" and "tdur" of complete events, numbers
+ * or strings (string_tts_and_tdur), a begin's and an end's "tts" for a
+ * B/E pair (flow_events_json_v2's SomeOtherSlice), a start without a
+ * duration (json_extreme_vals); kept per slice and in a .kscope file. */
+static void
+test_thread_time (void)
+{
+  const char *json =
+    "["
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":15,\"ts\":\"400\",\"dur\":\"100\",\"tts\":\"390.5\",\"tdur\":\"80.5\",\"name\":\"Strings\"},"
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":15,\"ts\":0,\"dur\":10,\"tts\":1,\"tdur\":5,\"name\":\"SenderB\"},"
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":15,\"ts\":1001,\"dur\":100,\"name\":\"Blergh\"},"
+    "{\"ph\":\"B\",\"pid\":10,\"tid\":15,\"ts\":3333,\"name\":\"SomeOtherSlice\",\"tts\":3335},"
+    "{\"ph\":\"E\",\"pid\":10,\"tid\":15,\"ts\":4330,\"tts\":4331},"
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":15,\"ts\":5000,\"dur\":50,\"name\":\"NoTdur\",\"tts\":1290},"
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":15,\"ts\":6000,\"dur\":50,\"name\":\"BadTts\",\"tts\":\"soon\"},"
+    /* the same span as its parent: the outermost has it */
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":15,\"ts\":7000,\"dur\":50,\"name\":\"Outer\",\"tts\":7,\"tdur\":3},"
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":15,\"ts\":7000,\"dur\":50,\"name\":\"Inner\"}"
+    "]";
+  /* name, thread start (ns), thread duration (ns); G_MININT64: none */
+  static const struct { const char *name; gint64 start, duration; } expect[] = {
+    { "Strings", 390500, 80500 }, { "SenderB", 1000, 5000 }, { "Blergh", G_MININT64, 0 },
+    { "SomeOtherSlice", 3335000, 996000 }, { "NoTdur", 1290000, -1 }, { "BadTts", G_MININT64, 0 },
+    { "Outer", 7000, 3000 }, { "Inner", G_MININT64, 0 },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+  g_autoptr(KsTrace) again = NULL;
+  g_autofree char *path = write_temp ("tt.kscope", "", 0);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  g_assert_no_error (error);
+  g_assert_true (ks_kscope_write (trace, file, NULL, NULL, &error));
+  again = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  remove_temp (path);
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      KsTrace *t = pass == 0 ? trace : again;
+      const KsTrack *track = only_thread_track (t);
+
+      g_assert_cmpuint (track->n_thread_times, ==, 5);
+      for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+        {
+          guint32 k = slice_named (t, track, expect[i].name);
+          gint64 start = 0, duration = 0;
+
+          g_assert_cmpuint (k, !=, KS_NO_INDEX);
+          if (expect[i].start == G_MININT64)
+            {
+              g_assert_false (ks_track_get_thread_time (track, k, &start, &duration));
+              continue;
+            }
+          g_assert_true (ks_track_get_thread_time (track, k, &start, &duration));
+          g_assert_cmpint (start, ==, expect[i].start);
+          g_assert_cmpint (duration, ==, expect[i].duration);
+        }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2540,5 +2602,6 @@ main (int    argc,
   g_test_add_func ("/json/perfetto/threads", test_perfetto_threads);
   g_test_add_func ("/json/perfetto/partial-overlap", test_partial_overlap);
   g_test_add_func ("/json/perfetto/async-scope", test_async_scope);
+  g_test_add_func ("/json/perfetto/thread-time", test_thread_time);
   return g_test_run ();
 }
