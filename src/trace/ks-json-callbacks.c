@@ -361,6 +361,19 @@ field_time (Event      *ev,
   return 1;
 }
 
+static G_GNUC_NO_INLINE int
+field_bind_id (Reader     *r,
+               const char *s,
+               gsize       len)
+{
+  Event *ev = &r->ev;
+
+  ev->has_bind_id = TRUE;
+  g_string_truncate (ev->bind_id, 0);
+  ks_json_append_valid_utf8 (r, ev->bind_id, s, len);
+  return 1;
+}
+
 /* Thread time: a value that does not read is left out, the event kept */
 static G_GNUC_NO_INLINE int
 field_thread_time (gboolean   *has,
@@ -385,7 +398,9 @@ ks_json_field_id (Reader     *r,
   return 1;
 }
 
-static inline int
+/* Inlined into cb_number() and cb_string() whatever its size: it is the
+ * path of every field of every event. */
+static inline G_ALWAYS_INLINE int
 set_event_field (Reader     *r,
                  gboolean    is_string,
                  const char *s,
@@ -428,10 +443,7 @@ set_event_field (Reader     *r,
       return ks_json_field_id (r, s, len);
 
     case F_BIND_ID:
-      ev->has_bind_id = TRUE;
-      g_string_truncate (ev->bind_id, 0);
-      ks_json_append_valid_utf8 (r, ev->bind_id, s, len);
-      return 1;
+      return field_bind_id (r, s, len);
 
     case F_BP:
       if (is_string && len >= 1)
@@ -613,8 +625,6 @@ cb_map_key (void                *ctx,
       r->field = classify_field (key, len);
       r->ev.any_key = TRUE;
     }
-  else if (G_UNLIKELY (r->in_id2) && d == r->events_depth + 2)
-    r->ev.id_local = key_is (key, len, "local", 5);
   else if (r->in_args && d == r->events_depth + 2)
     {
       r->arg = classify_arg (key, len);
@@ -622,6 +632,8 @@ cb_map_key (void                *ctx,
       if (G_UNLIKELY (r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
         return keep_counter_key (r, key, len);
     }
+  else if (G_UNLIKELY (r->in_id2) && d == r->events_depth + 2)
+    r->ev.id_local = key_is (key, len, "local", 5);
   return 1;
 }
 
