@@ -312,12 +312,23 @@ feed_lenient (Reader        *r,
       if (c == '"')
         r->lenient_in_string = TRUE;
       /* a comma after a comma or an opening bracket is no trailing
-       * one: yajl says where it is */
+       * one: yajl says where it is. The text is compact, so what follows
+       * a comma is the next byte; at the end of the text it is held. */
       else if (c == ',' && r->lenient_prev != '[' && r->lenient_prev != '{' && r->lenient_prev != ',')
         {
-          PIECE (data + from, i - from, i - from);
-          r->held_comma = TRUE;
-          from = i + 1;
+          if (i + 1 == n)
+            {
+              PIECE (data + from, i - from, i - from);
+              r->held_comma = TRUE;
+              from = i + 1;
+            }
+          else if (data[i + 1] == ']' || data[i + 1] == '}')
+            {
+              PIECE (data + from, i - from, i - from);
+              PIECE (NULL, 0, 1);
+              r->n_trailing_commas++;
+              from = i + 1;
+            }
         }
       r->lenient_prev = c;
     }
