@@ -387,6 +387,9 @@ handle_async (Reader *r,
         o.root = ev->name;
       o.process = process;
       g_array_append_val (stack, o);
+      /* a v2 flow binds to the range's slice on its row */
+      if (G_UNLIKELY (ev->has_bind_id))
+        ks_json_handle_bound_flow (r, async_track (r, o.process, o.root), ev->ts, G_MININT64);
     }
   else if (phase == 'e')
     {

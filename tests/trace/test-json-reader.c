@@ -2055,6 +2055,9 @@ test_flows_v2 (void)
     "\"bind_id\":\"0x402\",\"flow_in\":true},"
     "{\"cat\":\"ipc\",\"pid\":15875,\"tid\":15895,\"ts\":3366,\"dur\":0,\"ph\":\"i\",\"name\":\"SomeOtherSliceInstant\",\"args\":{}},"
     "{\"cat\":\"ipc\",\"pid\":15875,\"tid\":15895,\"ts\":4330,\"ph\":\"E\",\"name\":\"SomeOtherSlice\",\"args\":{}},"
+    /* an async range receives too */
+    "{\"cat\":\"ipc\",\"pid\":15875,\"ts\":2000,\"ph\":\"b\",\"id\":\"0x1\",\"name\":\"AsyncRecv\",\"bind_id\":\"0x403\",\"flow_in\":true},"
+    "{\"cat\":\"ipc\",\"pid\":15875,\"ts\":2100,\"ph\":\"e\",\"id\":\"0x1\",\"name\":\"AsyncRecv\"},"
     /* a chain by number, written backwards: c1 > c2 > c3 > c4 */
     "{\"cat\":\"ipc\",\"pid\":1,\"tid\":2,\"ts\":130,\"ph\":\"X\",\"name\":\"c4\",\"dur\":5,\"bind_id\":7,\"flow_in\":true},"
     "{\"cat\":\"ipc\",\"pid\":1,\"tid\":1,\"ts\":120,\"ph\":\"X\",\"name\":\"c3\",\"dur\":5,\"bind_id\":7,\"flow_in\":true,\"flow_out\":true},"
@@ -2075,8 +2078,8 @@ test_flows_v2 (void)
   g_assert_no_error (error);
   pairs = flow_pairs (trace, "ipc");
   g_assert_cmpstr (pairs, ==,
-                   "OtherSlice>SomeOtherSlice OtherSlice>SomeSlice SenderA>OtherSlice SenderB>Blergh "
-                   "c1>c2 c2>c3 c3>c4 outer>dst");
+                   "OtherSlice>SomeOtherSlice OtherSlice>SomeSlice SenderA>OtherSlice SenderB>AsyncRecv "
+                   "SenderB>Blergh c1>c2 c2>c3 c3>c4 outer>dst");
   g_assert_nonnull (strstr (warnings (trace), "1 flow events without an id or a partner were skipped"));
 }
 
