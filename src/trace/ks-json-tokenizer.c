@@ -187,8 +187,22 @@ feed (Reader        *r,
       r->buf_offset += stream_len;
       return TRUE;
     }
-  if (G_UNLIKELY (r->lenient) && stream_len == n && data != r->lenient_piece)
-    return feed_lenient (r, data, n, ascii, error);
+  if (G_UNLIKELY (r->lenient) && data != r->lenient_piece)
+    {
+      if (stream_len == n)
+        return feed_lenient (r, data, n, ascii, error);
+      /* a replacement token (NaN as a string): what feed_lenient() held
+       * back goes first */
+      if (r->held_comma)
+        {
+          r->held_comma = FALSE;
+          r->lenient_piece = (const guint8 *) ",";
+          if (!feed (r, r->lenient_piece, 1, 1, TRUE, error))
+            return FALSE;
+        }
+      r->lenient_prev = '"';
+      r->lenient_piece = data;
+    }
   if (r->in_args)
     r->args_ascii &= ascii;
   r->text_ascii = ascii;

@@ -2238,6 +2238,26 @@ test_lenient_syntax (void)
   assert_load_fails ("[,]", -1, "invalid JSON at line 1, byte 2:");
   g_clear_object (&trace);
 
+  /* a comma that ends a 1 MiB block of the reader, before NaN (read as a
+   * string) at the start of the next */
+  {
+    const char *head = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"s\":\"";
+    const char *tail = "\",\"v\":[1,";
+    g_autoptr(GString) big = g_string_new (head);
+
+    while (big->len < 1024 * 1024 - strlen (tail))
+      g_string_append_c (big, 'x');
+    g_string_append (big, tail);
+    g_assert_cmpuint (big->len, ==, 1024 * 1024);
+    g_string_append (big, "NaN,]}},]");
+    trace = load_text (big->str, big->len, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (warnings (trace), ": not strict JSON, read as Chrome reads it: 2 trailing commas"));
+    track = only_thread_track (trace);
+    g_assert_true (g_str_has_suffix (ks_trace_slice_args (trace, track, 0), "\"v\":[1,\"NaN\"]}"));
+    g_clear_object (&trace);
+  }
+
   /* in a folder: the other file's events are there once */
   {
     g_autofree char *dir = g_dir_make_tmp ("ks-folder-XXXXXX", NULL);
