@@ -174,8 +174,10 @@ ks_json_relocate_error (Reader        *r,
   guint64 orig = 0, line = 0;
   gboolean located;
 
-  /* the file is read again, leniently (see ks_json_reader_load_stream()) */
-  if ((!r->syntax_error && !r->nesting_error && !r->number_error) || error == NULL || r->lenient_fixable)
+  /* the file is read again, leniently, when it can be (see
+   * ks_json_reader_load_stream()) */
+  if ((!r->syntax_error && !r->nesting_error && !r->number_error) || error == NULL ||
+      (r->lenient_fixable && stream != NULL && G_IS_SEEKABLE (stream) && g_seekable_can_seek (G_SEEKABLE (stream))))
     return;
 
   /* a number: its first byte (the white space before it is not its) */

@@ -9,6 +9,7 @@
 
 #include <string.h>
 #include <unistd.h>
+#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <zlib.h>
 
@@ -2256,6 +2257,21 @@ test_lenient_syntax (void)
     track = only_thread_track (trace);
     g_assert_true (g_str_has_suffix (ks_trace_slice_args (trace, track, 0), "\"v\":[1,\"NaN\"]}"));
     g_clear_object (&trace);
+  }
+
+  /* from a pipe, which cannot be read again: refused, saying why */
+  {
+    int fds[2];
+    g_autoptr(GInputStream) pipe_in = NULL;
+
+    g_assert_cmpint (pipe (fds), ==, 0);
+    g_assert_cmpint (write (fds[1], trailing, strlen (trailing)), ==, (gssize) strlen (trailing));
+    close (fds[1]);
+    pipe_in = g_unix_input_stream_new (fds[0], TRUE);
+    g_assert_null (ks_json_reader_load_stream (pipe_in, "pipe.json", -1, NULL, NULL, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_cmpstr (error->message, ==, "pipe.json: invalid JSON: parse error: unallowed token at this point in JSON text");
+    g_clear_error (&error);
   }
 
   /* in a folder: the other file's events are there once */
