@@ -361,16 +361,17 @@ field_time (Event      *ev,
   return 1;
 }
 
+/* A field kept as text: "id", "bind_id" */
 static G_GNUC_NO_INLINE int
-field_bind_id (Reader     *r,
-               const char *s,
-               gsize       len)
+field_text (Reader     *r,
+            gboolean   *has,
+            GString    *to,
+            const char *s,
+            gsize       len)
 {
-  Event *ev = &r->ev;
-
-  ev->has_bind_id = TRUE;
-  g_string_truncate (ev->bind_id, 0);
-  ks_json_append_valid_utf8 (r, ev->bind_id, s, len);
+  *has = TRUE;
+  g_string_truncate (to, 0);
+  ks_json_append_valid_utf8 (r, to, s, len);
   return 1;
 }
 
@@ -385,17 +386,12 @@ field_thread_time (gboolean   *has,
   return 1;
 }
 
-G_GNUC_NO_INLINE int
+int
 ks_json_field_id (Reader     *r,
                   const char *s,
                   gsize       len)
 {
-  Event *ev = &r->ev;
-
-  ev->has_id = TRUE;
-  g_string_truncate (ev->id, 0);
-  ks_json_append_valid_utf8 (r, ev->id, s, len);
-  return 1;
+  return field_text (r, &r->ev.has_id, r->ev.id, s, len);
 }
 
 /* Inlined into cb_number() and cb_string() whatever its size: it is the
@@ -440,10 +436,10 @@ set_event_field (Reader     *r,
       return field_thread_time (&ev->has_tdur, &ev->tdur, s, len);
 
     case F_ID:
-      return ks_json_field_id (r, s, len);
+      return field_text (r, &ev->has_id, ev->id, s, len);
 
     case F_BIND_ID:
-      return field_bind_id (r, s, len);
+      return field_text (r, &ev->has_bind_id, ev->bind_id, s, len);
 
     case F_BP:
       if (is_string && len >= 1)
