@@ -81,11 +81,20 @@ compare_operators (gconstpointer a,
 
 static void
 count_call (KsOperatorStats *op,
+            const KsTrack   *track,
+            guint32          slice,
             gint64           dur)
 {
+  gint64 thread_dur;
+
   op->calls++;
   op->host_total_ns += dur;
   op->host_self_ns += dur;
+  if (track->n_thread_times > 0 && ks_track_get_thread_time (track, slice, NULL, &thread_dur) && thread_dur >= 0)
+    {
+      op->thread_total_ns += thread_dur;
+      op->thread_calls++;
+    }
 }
 
 void
@@ -156,7 +165,7 @@ _ks_analysis_operators (KsAnalysis *self,
                 }
               gi = by_name[name] - 1;
               op = &g_array_index (ops_name, KsOperatorStats, gi);
-              count_call (op, dur);
+              count_call (op, track, s, dur);
               if (dur > g_array_index (longest[0], gint64, gi))
                 {
                   g_array_index (longest[0], gint64, gi) = dur;
@@ -191,7 +200,7 @@ _ks_analysis_operators (KsAnalysis *self,
                 }
               gi = GPOINTER_TO_UINT (found) - 1;
               op = &g_array_index (ops_shape, KsOperatorStats, gi);
-              count_call (op, dur);
+              count_call (op, track, s, dur);
               if (dur > g_array_index (longest[1], gint64, gi))
                 {
                   g_array_index (longest[1], gint64, gi) = dur;

@@ -198,6 +198,8 @@ typedef struct
   gint64       host_self_ns;     /* minus the time of nested operators */
   gint64       device_total_ns;  /* GPU time launched by it or its nested operators */
   gint64       device_self_ns;   /* GPU time launched directly by it */
+  gint64       thread_total_ns;  /* thread (CPU) time of its calls that have it */
+  guint64      thread_calls;     /* calls with a thread time (trace-event "tdur") */
   guint32      longest_track;    /* its longest call */
   guint32      longest_slice;
 } KsOperatorStats;

@@ -432,6 +432,11 @@ operator_get (const KsReport       *r,
     case 4: set_int (v, o->host_self_ns); break;
     case 5: set_int (v, o->device_total_ns); break;
     case 6: set_int (v, o->device_self_ns); break;
+    /* absent for operators none of whose calls has a thread time */
+    case 7:
+      if (o->thread_calls > 0)
+        set_int (v, o->thread_total_ns);
+      break;
     default: g_assert_not_reached ();
     }
 }
@@ -468,8 +473,16 @@ static const KsReportColumn operator_columns[] = {
          5, 4, 6, 6, 11),
   O_COL ("device_self_ns", NULL, N_("Dev. self"), KS_METRIC_DEVICE_SELF, KS_REPORT_UNIT_DURATION,
          6, 5, 7, 7, 11),
+  /* Thread time (CPU time) of the calls that have it: trace-event files
+   * with "tts"/"tdur"; left out of the table, the JSON and the page of a
+   * trace without (see ks_report_new_operators()) */
+  { .key = "host_thread_ns", .title = N_("CPU time"), .abbrev = N_("CPU time"),
+    .tooltip = N_("Thread time (CPU time) of the calls, beside their wall time (Host total): "
+                  "only calls whose events carry a thread time (\"tdur\" or \"tts\") count"),
+    .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = operator_get, .arg = 7,
+    .pos = { 6, 8, 8, 8 }, .width = 11 },
   { .key = "label", .title = N_("Operator"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = operator_get,
-    .text = operator_name_text, .arg = 0, .pos = { 6, 0, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT },
+    .text = operator_name_text, .arg = 0, .pos = { 7, 0, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT },
 };
 
 /* Gaps */
@@ -961,6 +974,17 @@ ks_report_new_kernels (KsTrace    *trace,
   return NEW ("kernels", kernel_columns, rows, n);
 }
 
+gboolean
+ks_report_has_thread_time (const KsReport *report)
+{
+  if (report->columns != operator_columns)
+    return FALSE;
+  for (guint i = 0; i < report->n_rows; i++)
+    if (OPERATOR (report, i)->thread_calls > 0)
+      return TRUE;
+  return FALSE;
+}
+
 KsReport *
 ks_report_new_operators (KsTrace    *trace,
                          KsAnalysis *analysis,
@@ -976,6 +1000,12 @@ ks_report_new_operators (KsTrace    *trace,
   /* Grouped by name there are no shapes; CSV keeps its columns fixed. */
   if (!by_shape)
     r->hidden[JSON] |= 1 << 1;
+  if (!ks_report_has_thread_time (r))
+    {
+      r->hidden[KS_REPORT_TABLE] |= 1 << 7;
+      r->hidden[JSON] |= 1 << 7;
+      r->hidden[KS_REPORT_PAGE] |= 1 << 7;
+    }
   return r;
 }
 

@@ -183,6 +183,10 @@ KsReport *ks_report_new_for_rows    (KsTrace              *trace,
                                      gconstpointer         rows,
                                      guint                 n_rows);
 void      ks_report_free            (KsReport   *report);
+/* Whether an operators report has a thread time (CPU time) for some
+ * operator; without, its "host_thread_ns" column is left out of all
+ * but the CSV. */
+gboolean  ks_report_has_thread_time (const KsReport *report);
 
 /* Columns of @format in their order; returns how many. */
 guint     ks_report_get_format_columns (const KsReport        *report,

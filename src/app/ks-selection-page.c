@@ -384,6 +384,32 @@ add_sample_stack (KsSelectionPage *self,
   return TRUE;
 }
 
+
+/* Thread time (CPU time) beside the wall time, for the slices of
+ * trace-event files that carry "tts"/"tdur" */
+static void
+add_thread_time (KsSelectionPage *self,
+                 const KsTrack   *track,
+                 guint32          slice)
+{
+  gint64 start, duration, wall = track->end[slice] - track->start[slice];
+  g_autofree char *text = NULL;
+
+  if (!ks_track_get_thread_time (track, slice, &start, &duration))
+    return;
+  if (duration >= 0)
+    {
+      text = ks_time_format_duration (duration);
+      /* the share of the wall time the thread ran */
+      if (wall > 0)
+        add_row_take (self, _("CPU time"), g_strdup_printf ("%s (%.0f %%)", text, 100.0 * (double) duration / (double) wall));
+      else
+        add_row (self, _("CPU time"), text);
+    }
+  if (start != G_MININT64)
+    add_row_take (self, _("Thread clock at start"), ks_time_format_duration (start));
+}
+
 static void
 add_slice (KsSelectionPage *self,
            KsTrace         *trace,
@@ -410,6 +436,7 @@ add_slice (KsSelectionPage *self,
   add_row (self, _("Kind"), ks_slice_kind_to_string (kind));
   add_row_take (self, _("Start"), ks_time_format_timestamp (track->start[slice]));
   add_row_take (self, _("Duration"), ks_time_format_duration (track->end[slice] - track->start[slice]));
+  add_thread_time (self, track, slice);
   add_row_take (self, _("Self time"), ks_time_format_duration (ks_track_self_time (track, slice)));
   add_row_take (self, track->kind == KS_TRACK_STREAM ? _("Stream") : _("Thread"),
                 track_description (self, track_index));

@@ -18,6 +18,7 @@
 #include "ks-cli.h"
 #include "ks-format.h"
 #include "ks-json-writer.h"
+#include "ks-kscope-schema.h"
 #include "ks-trace-loader.h"
 
 /* The summary counts of `info`. cpu_slice is every CPU-side slice that
@@ -78,6 +79,30 @@ count_streams (KsTrace *trace)
   return n;
 }
 
+/* The keys of what the source file itself said about the trace (its
+ * top-level values: "displayTimeUnit", "metadata.source", ...), sorted;
+ * not the load's own notes nor a .kscope file's provenance. */
+static GList *
+source_metadata_keys (KsTrace *trace)
+{
+  GList *keys = g_list_sort (g_hash_table_get_keys (trace->metadata), (GCompareFunc) strcmp);
+  GList *l = keys;
+
+  while (l != NULL)
+    {
+      GList *next = l->next;
+      const char *key = l->data;
+      gboolean internal = strcmp (key, "warnings") == 0 || strcmp (key, "load_time_ms") == 0;
+
+      for (guint i = 0; ks_kscope_file_meta_keys[i] != NULL; i++)
+        internal |= strcmp (key, ks_kscope_file_meta_keys[i]) == 0;
+      if (internal)
+        keys = g_list_delete_link (keys, l);
+      l = next;
+    }
+  return keys;
+}
+
 static void
 print_json (const char *path,
             KsTrace    *trace,
@@ -85,6 +110,7 @@ print_json (const char *path,
 {
   g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
   const char *warnings = ks_trace_get_metadata (trace, "warnings");
+  g_autoptr(GList) keys = source_metadata_keys (trace);
   KsTraceCounts c;
   Summary s;
   const struct { const char *key; const guint64 *value; } counts[] = {
@@ -120,6 +146,10 @@ print_json (const char *path,
     ks_json_string (json, NULL, ks_trace_string (trace, trace->gpus[i].name));
   ks_json_end_array (json);
   ks_json_double (json, "load_time_ms", load_ms, 1);
+  ks_json_begin_object (json, "metadata");
+  for (const GList *l = keys; l != NULL; l = l->next)
+    ks_json_string (json, l->data, ks_trace_get_metadata (trace, l->data));
+  ks_json_end_object (json);
   ks_json_begin_array (json, "warnings");
   if (warnings != NULL)
     {
@@ -141,6 +171,7 @@ print_text (const char *path,
   const char *warnings = ks_trace_get_metadata (trace, "warnings");
   g_autofree char *duration = ks_time_format_duration (trace->duration_ns);
   g_autofree char *shown_path = ks_cli_escape (path);
+  g_autoptr(GList) keys = source_metadata_keys (trace);
   KsTraceCounts c;
   Summary s;
 
@@ -186,6 +217,15 @@ print_text (const char *path,
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("instants"), s.instant);
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("stack samples"), s.sample);
   ks_cli_print ("%-16s %.1f ms\n", _("Load time:"), load_ms);
+  if (keys != NULL)
+    ks_cli_print ("%s\n", _("Metadata:"));
+  for (const GList *l = keys; l != NULL; l = l->next)
+    {
+      g_autofree char *key = ks_cli_escape (l->data);
+      g_autofree char *value = ks_cli_escape (ks_trace_get_metadata (trace, l->data));
+
+      ks_cli_print ("  %s: %s\n", key, value);
+    }
   if (warnings != NULL)
     ks_cli_print ("%s\n%s\n", _("Warnings:"), warnings);
 }

@@ -434,7 +434,9 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
       guint32 p = g_array_index (procs, guint32, i);
       guint group;
 
-      if (proc_tracks[p] == NULL && proc_counters[p] == NULL)
+      /* a process with nothing but a name (a trace-event file's
+       * metadata) is an empty group, as Perfetto shows it */
+      if (proc_tracks[p] == NULL && proc_counters[p] == NULL && trace->processes[p].name == 0)
         continue;
 
       group = add_row (self, KS_ROW_GROUP, p, KS_NO_INDEX, 0, process_label (trace, p));

@@ -24,12 +24,14 @@ ks_json_event_reset (Event *ev)
   ev->bp = 0;
   ev->scope = 0;
   ev->has_ts = ev->has_dur = ev->bad_ts = FALSE;
+  ev->has_tts = ev->has_tdur = FALSE;
   ev->ts = ev->dur = 0;
   ev->name = ev->cat = 0;
   ev->kind = KS_SLICE_GENERIC;
   ev->name_special = NAME_PLAIN;
   ev->pid.set = ev->tid.set = FALSE;
-  ev->has_id = FALSE;
+  ev->has_id = ev->id_local = ev->any_key = FALSE;
+  ev->has_bind_id = ev->flow_in = ev->flow_out = FALSE;
   ev->has_args = FALSE;
   ev->external_id = ev->correlation = 0;
   ev->has_device = ev->has_stream = FALSE;
@@ -140,6 +142,9 @@ set_arg (Reader     *r,
         }
       break;
     case A_SORT_INDEX:
+      /* written as a string too ("5") */
+      if (is_string)
+        is_int = ks_json_parse_int64 (s, len, &v);
       if (is_int)
         {
           ev->has_sort_index = TRUE;
@@ -171,14 +176,81 @@ set_array_arg (Reader     *r,
     r->ev.gpu.kernel.block[i] = (guint16)CLAMP (v, 0, G_MAXUINT16);
 }
 
+/* Values of the top-level object other than the events and the GPUs
+ * (DevTools' "metadata", Kineto's "distributedInfo", "displayTimeUnit"):
+ * kept in the trace's metadata under their dotted path. */
+gboolean
+ks_json_in_top_value (Reader *r)
+{
+  return r->top == '{' && r->depth >= 1 && !r->in_event && r->events_depth == 0 && r->gpu_depth == 0 &&
+         (r->depth == 1 || r->top_key == K_OTHER);
+}
+
+/* The path of the element that comes now, in the container at depth @d:
+ * an array's next index (an object's key has set it) */
+static void
+top_element (Reader *r,
+             int     d)
+{
+  if (d > 1 && r->top_index[d] > 0)
+    {
+      g_string_truncate (r->top_key_text, r->top_path_len[d]);
+      g_string_append_printf (r->top_key_text, ".%u", r->top_index[d]++ - 1);
+    }
+}
+
+void
+ks_json_top_key (Reader     *r,
+                 const char *key,
+                 gsize       len)
+{
+  g_string_truncate (r->top_key_text, r->depth > 1 ? r->top_path_len[r->depth] : 0);
+  if (r->depth > 1)
+    g_string_append_c (r->top_key_text, '.');
+  ks_json_append_valid_utf8 (r, r->top_key_text, key, len);
+}
+
+/* An object or array has opened in a top-level value: r->depth is its */
+void
+ks_json_top_container (Reader   *r,
+                       gboolean  array)
+{
+  int d = r->depth;
+
+  top_element (r, d - 1);
+  r->top_path_len[d] = r->top_key_text->len;
+  r->top_index[d] = array ? 1 : 0;
+}
+
+/* A scalar of a top-level value (@s its text; true, false and null too) */
+void
+ks_json_top_value (Reader     *r,
+                   const char *s,
+                   gsize       len)
+{
+  g_autofree char *value = NULL;
+
+  top_element (r, r->depth);
+  if (r->top_key_text->len == 0)
+    return;
+  if (r->top_key_text->len > MAX_TOP_KEY_LEN || len > 4096 || r->n_top_values >= MAX_TOP_METADATA)
+    {
+      r->n_top_dropped++;
+      return;
+    }
+  if (!r->text_ascii)
+    s = ks_json_valid_utf8 (r, s, &len);
+  value = g_strndup (s, len);
+  ks_trace_builder_set_metadata (r->builder, r->top_key_text->str, value);
+  r->n_top_values++;
+}
+
 static void
 set_top_value (Reader     *r,
                gboolean    is_string,
                const char *s,
                gsize       len)
 {
-  g_autofree char *value = NULL;
-
   if (r->top_key == K_BASE_TIME)
     {
       gint64 v;
@@ -192,12 +264,7 @@ set_top_value (Reader     *r,
             r->ts_offset = 0;   /* absurd base times: the file's own clock */
         }
     }
-  if (r->top_key_text->len == 0 || r->top_key_text->len > 64 || len > 4096)
-    return;
-  if (!r->text_ascii)
-    s = ks_json_valid_utf8 (r, s, &len);
-  value = g_strndup (s, len);
-  ks_trace_builder_set_metadata (r->builder, r->top_key_text->str, value);
+  ks_json_top_value (r, s, len);
 }
 
 G_GNUC_NO_INLINE int
@@ -217,12 +284,12 @@ ks_json_on_scalar (Reader     *r,
           if (d == r->events_depth + 2)
             {
               set_arg (r, is_string, s, len);
-              if (!is_string && (r->ev.ph == 'C' || r->ev.ph == 0) &&
-                  r->ev.n_counter_args < MAX_COUNTER_ARGS)
+              if ((r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
                 {
                   double v;
 
-                  if (ks_json_parse_double (s, len, &v))
+                  /* values written as strings count, as Chrome and Perfetto read them */
+                  if (is_string ? ks_json_parse_number_text (s, len, &v) : ks_json_parse_double (s, len, &v))
                     r->ev.counter_value[r->ev.n_counter_args++] = v;
                   else
                     {
@@ -250,7 +317,7 @@ ks_json_on_scalar (Reader     *r,
       ks_json_set_gpu_field (r, is_string, s, len);
       return 1;
     }
-  if (r->top == '{' && d == 1)
+  if (ks_json_in_top_value (r))
     set_top_value (r, is_string, s, len);
   else if (d == 0)
     r->top = 's';

@@ -141,16 +141,26 @@ classify_field (const unsigned char *key,
         return F_DUR;
       if (KEY_IS ("id2"))
         return F_ID2;
+      if (KEY_IS ("tts"))
+        return F_TTS;
       break;
     case 4:
       if (KEY_IS ("name"))
         return F_NAME;
       if (KEY_IS ("args"))
         return F_ARGS;
+      if (KEY_IS ("tdur"))
+        return F_TDUR;
       break;
     case 7:
       if (KEY_IS ("bind_id"))
         return F_BIND_ID;
+      if (KEY_IS ("flow_in"))
+        return F_FLOW_IN;
+      break;
+    case 8:
+      if (KEY_IS ("flow_out"))
+        return F_FLOW_OUT;
       break;
     default:
       break;
@@ -351,20 +361,42 @@ field_time (Event      *ev,
   return 1;
 }
 
-G_GNUC_NO_INLINE int
+/* A field kept as text: "id", "bind_id" */
+static G_GNUC_NO_INLINE int
+field_text (Reader     *r,
+            gboolean   *has,
+            GString    *to,
+            const char *s,
+            gsize       len)
+{
+  *has = TRUE;
+  g_string_truncate (to, 0);
+  ks_json_append_valid_utf8 (r, to, s, len);
+  return 1;
+}
+
+/* Thread time: a value that does not read is left out, the event kept */
+static G_GNUC_NO_INLINE int
+field_thread_time (gboolean   *has,
+                   gint64     *to,
+                   const char *s,
+                   gsize       len)
+{
+  *has = ks_json_parse_us (s, len, to);
+  return 1;
+}
+
+int
 ks_json_field_id (Reader     *r,
                   const char *s,
                   gsize       len)
 {
-  Event *ev = &r->ev;
-
-  ev->has_id = TRUE;
-  g_string_truncate (ev->id, 0);
-  ks_json_append_valid_utf8 (r, ev->id, s, len);
-  return 1;
+  return field_text (r, &r->ev.has_id, r->ev.id, s, len);
 }
 
-static inline int
+/* Inlined into cb_number() and cb_string() whatever its size: it is the
+ * path of every field of every event. */
+static inline G_ALWAYS_INLINE int
 set_event_field (Reader     *r,
                  gboolean    is_string,
                  const char *s,
@@ -397,9 +429,17 @@ set_event_field (Reader     *r,
     case F_DUR:
       return field_time (ev, &ev->has_dur, &ev->dur, s, len);
 
+    case F_TTS:
+      return field_thread_time (&ev->has_tts, &ev->tts, s, len);
+
+    case F_TDUR:
+      return field_thread_time (&ev->has_tdur, &ev->tdur, s, len);
+
     case F_ID:
+      return field_text (r, &ev->has_id, ev->id, s, len);
+
     case F_BIND_ID:
-      return ks_json_field_id (r, s, len);
+      return field_text (r, &ev->has_bind_id, ev->bind_id, s, len);
 
     case F_BP:
       if (is_string && len >= 1)
@@ -411,6 +451,8 @@ set_event_field (Reader     *r,
         ev->scope = s[0];
       return 1;
 
+    case F_FLOW_IN:
+    case F_FLOW_OUT:
     case F_ID2:
     case F_ARGS:
     case F_OTHER:
@@ -420,10 +462,9 @@ set_event_field (Reader     *r,
 }
 
 static int
-cb_null (void *ctx)
+literal (Reader     *r,
+         const char *text)
 {
-  Reader *r = ctx;
-
   if (r->events_depth > 0 && !r->in_event && r->depth == r->events_depth)
     {
       r->n_items++;
@@ -431,14 +472,31 @@ cb_null (void *ctx)
     }
   else if (r->depth == 0)
     r->top = 's';
+  else if (ks_json_in_top_value (r))
+    ks_json_top_value (r, text, strlen (text));
   return 1;
+}
+
+static int
+cb_null (void *ctx)
+{
+  return literal (ctx, "null");
 }
 
 static int
 cb_boolean (void *ctx,
             int   value)
 {
-  return cb_null (ctx);
+  Reader *r = ctx;
+
+  if (r->in_event && r->depth == r->events_depth + 1)
+    {
+      if (r->field == F_FLOW_IN)
+        r->ev.flow_in = value != 0;
+      else if (r->field == F_FLOW_OUT)
+        r->ev.flow_out = value != 0;
+    }
+  return literal (r, value ? "true" : "false");
 }
 
 /* Most values of a trace lie in arguments nothing reads (input shapes,
@@ -520,10 +578,11 @@ top_map_key (Reader              *r,
 
   if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
     r->gpu_field = classify_gpu_field (key, len);
+  else if (ks_json_in_top_value (r) && d > 1)
+    ks_json_top_key (r, (const char *)key, len);
   else if (r->top == '{' && d == 1)
     {
-      g_string_truncate (r->top_key_text, 0);
-      ks_json_append_valid_utf8 (r, r->top_key_text, (const char *)key, len);
+      ks_json_top_key (r, (const char *)key, len);
       if (key_is (key, len, "traceEvents", 11))
         r->top_key = K_TRACE_EVENTS;
       else if (key_is (key, len, "deviceProperties", 16) || key_is (key, len, "computeProperties", 17))
@@ -558,7 +617,10 @@ cb_map_key (void                *ctx,
   if (G_UNLIKELY (!r->in_event))
     return top_map_key (r, key, len);
   if (d == r->events_depth + 1)
-    r->field = classify_field (key, len);
+    {
+      r->field = classify_field (key, len);
+      r->ev.any_key = TRUE;
+    }
   else if (r->in_args && d == r->events_depth + 2)
     {
       r->arg = classify_arg (key, len);
@@ -566,6 +628,8 @@ cb_map_key (void                *ctx,
       if (G_UNLIKELY (r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
         return keep_counter_key (r, key, len);
     }
+  else if (G_UNLIKELY (r->in_id2) && d == r->events_depth + 2)
+    r->ev.id_local = key_is (key, len, "local", 5);
   return 1;
 }
 
@@ -631,6 +695,12 @@ cb_start_map (void *ctx)
       mute_scalars (r, FALSE);
       r->n_items++;
       ks_json_event_reset (&r->ev);
+      return 1;
+    }
+
+  if (ks_json_in_top_value (r))
+    {
+      ks_json_top_container (r, FALSE);
       return 1;
     }
 
@@ -729,10 +799,16 @@ cb_start_array (void *ctx)
         {
           r->events_depth = 2;
           r->saw_events = TRUE;
+          return 1;
         }
       else if (r->top_key == K_DEVICE_PROPERTIES && r->gpu_depth == 0)
-        r->gpu_depth = 2;
+        {
+          r->gpu_depth = 2;
+          return 1;
+        }
     }
+  if (ks_json_in_top_value (r))
+    ks_json_top_container (r, TRUE);
   return 1;
 }
 

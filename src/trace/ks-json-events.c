@@ -128,6 +128,19 @@ lookup_thread_in (Reader   *r,
   return thread;
 }
 
+/* An event without a tid is on the thread tid = pid, as Chrome and
+ * Perfetto place it: a process's main thread, not a thread 0 apart. */
+static void
+default_tid (Event *ev)
+{
+  if (ev->tid.set || !ev->pid.set)
+    return;
+  ev->tid.set = TRUE;
+  ev->tid.is_string = ev->pid.is_string;
+  ev->tid.num = ev->pid.num;
+  g_string_assign (ev->tid.str, ev->pid.str->str);
+}
+
 /* The thread (and its track) of the current event, through a small
  * cache of numeric (pid, tid) pairs: events come from a few threads in
  * turn (Kineto's main and autograd threads). */
@@ -136,10 +149,12 @@ ks_json_event_thread (Reader  *r,
                       guint32 *track)
 {
   Event *ev = &r->ev;
-  gboolean numeric = ev->pid.set && ev->tid.set && !ev->pid.is_string && !ev->tid.is_string;
+  gboolean numeric;
   guint32 process, thread;
   ThreadCache *c;
 
+  default_tid (ev);
+  numeric = ev->pid.set && ev->tid.set && !ev->pid.is_string && !ev->tid.is_string;
   if (numeric)
     for (guint i = 0; i < THREAD_CACHE_SIZE; i++)
       {
@@ -259,6 +274,11 @@ add_complete (Reader *r,
       ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
                                   ev->correlation, ev->external_id, event_args (r), NULL);
     }
+  if (G_UNLIKELY (ev->has_bind_id))
+    ks_json_handle_bound_flow (r, track, ts, end);
+  if (G_UNLIKELY (ev->has_tts || ev->has_tdur))
+    ks_trace_builder_add_thread_time (r->builder, track, ts, end, ev->has_tts ? ev->tts : G_MININT64,
+                                      ev->has_tdur && ev->tdur >= 0 ? ev->tdur : -1);
 }
 
 static void
@@ -280,6 +300,12 @@ handle_begin (Reader *r)
   o.correlation = ev->correlation;
   o.external_id = ev->external_id;
   o.kind = kind_is_gpu (ev->kind) ? KS_SLICE_GENERIC : ev->kind;
+  o.has_thread_start = ev->has_tts;
+  o.thread_start = ev->tts;
+  /* the slice's end is not known yet: the flow binds to the slice
+   * enclosing its start */
+  if (G_UNLIKELY (ev->has_bind_id))
+    ks_json_handle_bound_flow (r, o.track, ev->ts, G_MININT64);
   ks_trace_builder_begin_range (r->builder, thread, &o);
 }
 
@@ -296,14 +322,22 @@ handle_end (Reader *r)
       r->n_unmatched_end++;
       return;
     }
-  ks_trace_builder_end_range (r->builder, thread, r->ev.ts, event_args_text (r));
+  ks_trace_builder_end_range_thread_time (r->builder, thread, r->ev.ts, event_args_text (r),
+                                          r->ev.has_tts ? r->ev.tts : G_MININT64);
 }
 
+/* Ranges pair by category and id: across processes when the id is
+ * global ("id", id2.global), within the process for id2.local (and
+ * without an id). */
 static char *
 async_key (Reader  *r,
            guint32  process)
 {
-  return g_strdup_printf ("%u\x1f%u\x1f%s", process, r->ev.cat, r->ev.has_id ? r->ev.id->str : "");
+  Event *ev = &r->ev;
+
+  if (ev->has_id && !ev->id_local)
+    return g_strdup_printf ("g\x1f%u\x1f%s", ev->cat, ev->id->str);
+  return g_strdup_printf ("%u\x1f%u\x1f%s", process, ev->cat, ev->has_id ? ev->id->str : "");
 }
 
 static guint32
@@ -345,9 +379,17 @@ handle_async (Reader *r,
       o.correlation = ev->correlation;
       o.external_id = ev->external_id;
       o.kind = KS_SLICE_ASYNC;
-      /* Nested ranges go on the row of the outermost one of their id. */
-      o.root = stack->len > 0 ? g_array_index (stack, AsyncRange, 0).root : ev->name;
+      /* Nested ranges go on the row of the outermost one of their id,
+       * when it is of their process (a global id is shared). */
+      if (stack->len > 0 && g_array_index (stack, AsyncRange, 0).process == process)
+        o.root = g_array_index (stack, AsyncRange, 0).root;
+      else
+        o.root = ev->name;
+      o.process = process;
       g_array_append_val (stack, o);
+      /* a v2 flow binds to the range's slice on its row */
+      if (G_UNLIKELY (ev->has_bind_id))
+        ks_json_handle_bound_flow (r, async_track (r, o.process, o.root), ev->ts, G_MININT64);
     }
   else if (phase == 'e')
     {
@@ -372,7 +414,7 @@ handle_async (Reader *r,
               }
         }
       o = &g_array_index (stack, AsyncRange, i);
-      ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
+      ks_trace_builder_add_slice (r->builder, async_track (r, o->process, o->root),
                                   o->ts, ev->ts, KS_SLICE_ASYNC, o->name, o->cat,
                                   o->correlation, o->external_id, o->args, NULL);
       g_array_remove_index (stack, i);
@@ -383,13 +425,11 @@ handle_async (Reader *r,
   else
     {
       KsInstant inst = { 0 };
+      const AsyncRange *outer = stack != NULL && stack->len > 0 ? &g_array_index (stack, AsyncRange, 0) : NULL;
 
       inst.ts = ev->ts;
-      inst.process = process;
-      inst.track = async_track (r, process,
-                                stack != NULL && stack->len > 0
-                                  ? g_array_index (stack, AsyncRange, 0).root
-                                  : ev->name);
+      inst.process = outer != NULL ? outer->process : process;
+      inst.track = async_track (r, inst.process, outer != NULL ? outer->root : ev->name);
       inst.name = ev->name;
       inst.category = ev->cat;
       inst.args = event_args (r);
@@ -453,11 +493,12 @@ handle_counter (Reader *r)
 
       if (ev->counter_key[i]->len == 0)
         continue;
+      /* "name [id] key", even for one series: a file's counters keep
+       * their names when a later event adds a series */
       g_string_assign (full, name);
       if (ev->has_id)
         g_string_append_printf (full, " %s", ev->id->str);
-      if (ev->n_counter_args > 1)
-        g_string_append_printf (full, " %s", ev->counter_key[i]->str);
+      g_string_append_printf (full, " %s", ev->counter_key[i]->str);
       counter = ks_trace_builder_get_counter (r->builder, full->str, NULL, -1, process);
       ks_trace_builder_add_counter_sample (r->builder, counter, ev->ts, ev->counter_value[i]);
     }
@@ -503,6 +544,7 @@ handle_metadata (Reader *r)
     }
 
   m.type = ev->name_special;
+  default_tid (ev);
   m.pid_is_string = ev->pid.set && ev->pid.is_string;
   m.pid = ev->pid.set ? ev->pid.num : 0;
   if (m.pid_is_string)
@@ -515,8 +557,9 @@ handle_metadata (Reader *r)
 }
 
 /* Metadata events name processes and threads that have events; applied
- * at the end so that they never create empty ones (Kineto names its GPU
- * "processes", whose events go to stream tracks). */
+ * at the end. A process that only has a name is made, an empty group as
+ * Perfetto shows it; not in Kineto files, which name their GPUs as
+ * "processes" whose events go to stream tracks. */
 void
 ks_json_apply_metadata (Reader *r)
 {
@@ -535,7 +578,7 @@ ks_json_apply_metadata (Reader *r)
       pid.is_string = m->pid_is_string;
       pid.num = m->pid;
       g_string_assign (pid.str, m->pid_str ? m->pid_str : "");
-      process = lookup_process (r, &pid, FALSE);
+      process = lookup_process (r, &pid, m->type == NAME_PROCESS_NAME && !r->kineto);
       if (process == KS_NO_INDEX)
         continue;
 
@@ -581,9 +624,19 @@ ks_json_handle_event (Reader *r)
 
   if (ev->ph == 0)
     {
-      r->n_no_ph++;
+      /* {} closes the list of some writers (JAX): said only when
+       * something follows it */
+      if (ev->any_key)
+        {
+          r->n_no_ph += 1 + r->n_empty_pending;
+          r->n_empty_pending = 0;
+        }
+      else
+        r->n_empty_pending++;
       return;
     }
+  r->n_no_ph += r->n_empty_pending;
+  r->n_empty_pending = 0;
   r->n_events++;
 
   if (ev->ph == 'M')
@@ -687,13 +740,12 @@ ks_json_close_open_slices (Reader *r)
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
       GArray *stack = value;
-      guint32 process = (guint32)g_ascii_strtoull (key, NULL, 10);
 
       for (guint i = 0; i < stack->len; i++)
         {
           AsyncRange *o = &g_array_index (stack, AsyncRange, i);
 
-          ks_trace_builder_add_slice (r->builder, async_track (r, process, o->root),
+          ks_trace_builder_add_slice (r->builder, async_track (r, o->process, o->root),
                                       o->ts, MAX (r->max_ts, o->ts), KS_SLICE_ASYNC,
                                       o->name, o->cat, o->correlation, o->external_id, o->args, NULL);
           r->n_unclosed++;
@@ -737,6 +789,15 @@ ks_json_report_problems (Reader *r)
   if (r->n_cut_strings > 0)
     ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " strings longer than %d MiB were cut to their first %d MiB"),
                                   r->name, r->n_cut_strings, MAX_STRING_LEN >> 20, MAX_STRING_LEN >> 20);
+  if (r->n_top_dropped > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " top-level values past the first %d, or with a key longer "
+                                       "than %d bytes or a text longer than 4096, were not kept"),
+                                  r->name, r->n_top_dropped, MAX_TOP_METADATA, MAX_TOP_KEY_LEN);
+  if (r->n_trailing_commas > 0 || r->n_control_chars > 0)
+    ks_trace_builder_add_warning (b, _("%s: not strict JSON, read as Chrome reads it: %" PRIu64 " trailing commas "
+                                       "were ignored and %" PRIu64 " control characters inside strings were "
+                                       "taken as written"),
+                                  r->name, r->n_trailing_commas, r->n_control_chars);
   if (r->n_invalid_utf8 > 0)
     ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " invalid UTF-8 sequences or unpaired surrogates were "
                                        "replaced with U+FFFD"),

@@ -68,11 +68,13 @@ ks_json_list_trace_files (GFile         *folder,
   return files;
 }
 
-KsTrace *
-ks_json_load_folder (GFile         *folder,
-                     KsProgress    *progress,
-                     GCancellable  *cancellable,
-                     GError       **error)
+static KsTrace *
+load_folder (GFile         *folder,
+             KsProgress    *progress,
+             GCancellable  *cancellable,
+             gboolean       lenient,
+             gboolean      *fixable,
+             GError       **error)
 {
   g_autoptr(GPtrArray) files = NULL;
   g_autofree char *folder_name = g_file_get_parse_name (folder);
@@ -110,6 +112,7 @@ ks_json_load_folder (GFile         *folder,
 
   builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
   r = ks_json_reader_new (builder, progress, cancellable);
+  r->lenient = lenient;
   ks_trace_builder_set_metadata (builder, "source_name", folder_name);
 
   for (guint i = 0; i < files->len; i++)
@@ -137,8 +140,9 @@ ks_json_load_folder (GFile         *folder,
           ks_json_finish_file (r, loaded == 0);
           loaded++;
         }
-      else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || r->lenient_fixable)
         {
+          *fixable = r->lenient_fixable;
           g_propagate_error (error, local_error);
           goto out;
         }
@@ -169,5 +173,27 @@ out:
   if (r->builder != NULL)
     ks_trace_builder_free (r->builder);
   ks_json_reader_free (r);
+  return trace;
+}
+
+KsTrace *
+ks_json_load_folder (GFile         *folder,
+                     KsProgress    *progress,
+                     GCancellable  *cancellable,
+                     GError       **error)
+{
+  GError *local_error = NULL;
+  gboolean fixable = FALSE;
+  KsTrace *trace = load_folder (folder, progress, cancellable, FALSE, &fixable, &local_error);
+
+  /* a file with trailing commas or raw control characters: the folder
+   * is read again, leniently (see ks_json_reader_load_stream()) */
+  if (trace == NULL && fixable)
+    {
+      g_clear_error (&local_error);
+      trace = load_folder (folder, progress, cancellable, TRUE, &fixable, &local_error);
+    }
+  if (local_error != NULL)
+    g_propagate_error (error, local_error);
   return trace;
 }

@@ -22,6 +22,8 @@ G_BEGIN_DECLS
 #define MAX_STRING_LEN  (16 * 1024 * 1024)   /* longer strings are cut there */
 #define MAX_OPEN_SLICES 4096
 #define MAX_COUNTER_ARGS 8
+#define MAX_TOP_METADATA 4096                /* values of top-level keys kept */
+#define MAX_TOP_KEY_LEN  256
 #define SYNTHETIC_ID_BASE 0x800000   /* above Linux pid_max (2^22), within 24 bits */
 
 typedef enum
@@ -34,9 +36,13 @@ typedef enum
   F_TID,
   F_TS,
   F_DUR,
+  F_TTS,
+  F_TDUR,
   F_ID,
   F_ID2,
   F_BIND_ID,
+  F_FLOW_IN,
+  F_FLOW_OUT,
   F_BP,
   F_S,
   F_ARGS,
@@ -111,6 +117,10 @@ typedef struct
   gboolean bad_ts;
   gint64   ts;
   gint64   dur;
+  gboolean has_tts;         /* thread time (CPU time), ns */
+  gboolean has_tdur;
+  gint64   tts;
+  gint64   tdur;
   guint32  name;
   guint32  cat;
   KsSliceKind kind;
@@ -118,7 +128,13 @@ typedef struct
   Ident    pid;
   Ident    tid;
   gboolean has_id;
+  gboolean id_local;        /* the id is id2.local: of the process only */
+  gboolean any_key;         /* the object is not {} */
   GString *id;
+  gboolean has_bind_id;     /* flows v2: bind_id with flow_in / flow_out */
+  GString *bind_id;
+  gboolean flow_in;
+  gboolean flow_out;
 
   /* from args */
   gboolean has_args;
@@ -173,19 +189,26 @@ typedef struct
   guint32  external_id;
   guint8   kind;
   guint32  root;             /* async: name of the outermost open range */
+  guint32  process;          /* whose row it is drawn on: where it began */
 } AsyncRange;
 
 /* An id that is a plain decimal number is its own key; any other id text
  * is numbered through Reader.flow_ids, tagged with the top bit. */
 #define FLOW_ID_TEXT (G_GUINT64_CONSTANT (1) << 63)
 
+/* Flows v2 are keyed by bind_id alone: their points are grouped under
+ * this in place of a category id. */
+#define FLOW_V2_GROUP G_MAXUINT32
+
 typedef struct
 {
   guint64 id;
+  guint32 group;             /* the category, or FLOW_V2_GROUP */
   guint32 cat;
   guint32 track;
   gint64  ts;
-  char    phase;
+  gint64  end;               /* v2 on a complete slice: its end, else G_MININT64 */
+  char    phase;             /* s, t, f; v2: 'O' out, 'I' in, 'T' both */
 } FlowPoint;
 
 typedef struct
@@ -241,7 +264,13 @@ typedef struct
   gboolean        saw_events;     /* a traceEvents array (or top-level array) was opened */
   int             gpu_depth;
   TopKey          top_key;
-  GString        *top_key_text;
+  GString        *top_key_text;  /* the dotted path of a top-level value */
+  /* per depth, in a top-level value: the path's length, and for an
+   * array the index of its next element + 1 (0 in an object) */
+  guint           top_path_len[MAX_NESTING + 1];
+  guint           top_index[MAX_NESTING + 1];
+  guint           n_top_values;
+  guint64         n_top_dropped;
   gboolean        in_event;
   Field           field;
   gboolean        in_args;
@@ -301,6 +330,7 @@ typedef struct
   /* problems, reported once as warnings */
   guint64         n_bad_ts;
   guint64         n_no_ph;
+  guint64         n_empty_pending;  /* {} items, not said when they are the last */
   guint64         n_not_object;
   guint64         n_unmatched_end;
   guint64         n_unclosed;
@@ -315,6 +345,18 @@ typedef struct
   gboolean        nesting_error;  /* ... or by too deep nesting ... */
   gboolean        number_error;   /* ... or by a number over MAX_NUMBER_LEN */
   guint64         syntax_offset;  /* where, in the compacted text */
+  /* Trailing commas and raw control characters in strings, which Chrome
+   * and Perfetto accept: the first read stops at one (lenient_fixable)
+   * and the file is read again with lenient set (see lenient_feed()). */
+  gboolean        lenient;
+  gboolean        lenient_fixable;
+  gboolean        lenient_in_string;
+  gboolean        lenient_escape;
+  gboolean        held_comma;
+  guint8          lenient_prev;   /* the last byte outside strings */
+  const guint8   *lenient_piece;  /* what feed_lenient() feeds now */
+  guint64         n_trailing_commas;
+  guint64         n_control_chars;
   KsJsonCompactState    stream_state;   /* white space is dropped before yajl sees it */
   guint64         orig_offset;    /* bytes of the original text parsed */
   char           *syntax_text;
@@ -364,6 +406,8 @@ KsTrace *ks_json_finish_trace (Reader        *r,
                                GError       **error);
 
 /* ks-json-source.c */
+
+gboolean ks_json_stream_rewind (GInputStream *stream);
 
 void ks_json_relocate_error (Reader        *r,
                              GInputStream  *stream,
@@ -462,6 +506,19 @@ KsTrace *ks_json_load_folder (GFile         *folder,
 
 void ks_json_event_reset (Event *ev);
 
+gboolean ks_json_in_top_value (Reader *r);
+
+void ks_json_top_key (Reader     *r,
+                      const char *key,
+                      gsize       len);
+
+void ks_json_top_container (Reader   *r,
+                            gboolean  array);
+
+void ks_json_top_value (Reader     *r,
+                        const char *s,
+                        gsize       len);
+
 int ks_json_on_scalar (Reader     *r,
                        gboolean    is_string,
                        const char *s,
@@ -485,6 +542,11 @@ void ks_json_report_problems (Reader *r);
 /* ks-json-flows.c */
 
 void ks_json_handle_flow (Reader *r);
+
+void ks_json_handle_bound_flow (Reader  *r,
+                                guint32  track,
+                                gint64   ts,
+                                gint64   end);
 
 void ks_json_link_flows (Reader *r);
 

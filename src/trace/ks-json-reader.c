@@ -53,6 +53,8 @@ ks_json_reader_reset_file (Reader *r)
   r->saw_events = FALSE;
   r->gpu_depth = 0;
   r->top_key = K_OTHER;
+  r->n_top_values = 0;
+  r->n_top_dropped = 0;
   r->in_event = FALSE;
   r->in_args = FALSE;
   r->args_direct = NULL;
@@ -62,6 +64,13 @@ ks_json_reader_reset_file (Reader *r)
   r->syntax_error = FALSE;
   r->nesting_error = FALSE;
   r->number_error = FALSE;
+  r->lenient_fixable = FALSE;
+  r->lenient_in_string = FALSE;
+  r->lenient_escape = FALSE;
+  r->held_comma = FALSE;
+  r->lenient_prev = 0;
+  r->lenient_piece = NULL;
+  r->n_trailing_commas = r->n_control_chars = 0;
   g_byte_array_set_size (r->carry, 0);
   r->skip_string = FALSE;
   r->text_ascii = TRUE;
@@ -78,6 +87,7 @@ ks_json_reader_reset_file (Reader *r)
   r->n_events = 0;
   memset (r->thread_cache, 0, sizeof r->thread_cache);
   r->cache_gpu_kind = -1;
+  r->n_empty_pending = 0;
   r->n_bad_ts = r->n_no_ph = r->n_not_object = r->n_unmatched_end = 0;
   r->n_unclosed = r->n_unknown_ph = r->n_dropped_flows = r->n_too_deep = r->n_big_args = 0;
   r->n_cut_strings = r->n_invalid_utf8 = 0;
@@ -107,6 +117,7 @@ ks_json_reader_new (KsTraceBuilder *builder,
   r->ev.pid.str = g_string_new (NULL);
   r->ev.tid.str = g_string_new (NULL);
   r->ev.id = g_string_new (NULL);
+  r->ev.bind_id = g_string_new (NULL);
   r->ev.arg_name = g_string_new (NULL);
   r->ev.labels = g_string_new (NULL);
   for (guint i = 0; i < MAX_COUNTER_ARGS; i++)
@@ -139,6 +150,7 @@ ks_json_reader_free (Reader *r)
   g_string_free (r->ev.pid.str, TRUE);
   g_string_free (r->ev.tid.str, TRUE);
   g_string_free (r->ev.id, TRUE);
+  g_string_free (r->ev.bind_id, TRUE);
   g_string_free (r->ev.arg_name, TRUE);
   g_string_free (r->ev.labels, TRUE);
   for (guint i = 0; i < MAX_COUNTER_ARGS; i++)
@@ -204,11 +216,42 @@ ks_json_finish_trace (Reader        *r,
   for (guint i = 0; i < r->gpus->len; i++)
     ks_trace_builder_add_gpu (builder, &g_array_index (r->gpus, KsGpu, i));
 
+  ks_trace_builder_set_warn_overlaps (builder, !kineto);
   if (r->progress != NULL)
     ks_progress_set_message (r->progress, _("Indexing…"));
   trace = ks_trace_builder_finish (builder, r->cancellable, error);
   if (trace != NULL)
     trace->format = kineto ? KS_FORMAT_KINETO_JSON : KS_FORMAT_CHROME_JSON;
+  return trace;
+}
+
+static KsTrace *
+load_stream (GInputStream  *stream,
+             const char    *name,
+             goffset        size,
+             KsProgress    *progress,
+             GCancellable  *cancellable,
+             gboolean       lenient,
+             gboolean      *fixable,
+             GError       **error)
+{
+  KsTraceBuilder *builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  Reader *r = ks_json_reader_new (builder, progress, cancellable);
+  KsTrace *trace = NULL;
+
+  r->name = name ? name : "";
+  r->lenient = lenient;
+  ks_trace_builder_set_metadata (builder, "source_name", r->name);
+  if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
+    {
+      ks_json_finish_file (r, TRUE);
+      trace = ks_json_finish_trace (r, error);
+    }
+  *fixable = r->lenient_fixable;
+
+  if (r->builder != NULL)
+    ks_trace_builder_free (r->builder);
+  ks_json_reader_free (r);
   return trace;
 }
 
@@ -220,23 +263,22 @@ ks_json_reader_load_stream (GInputStream  *stream,
                             GCancellable  *cancellable,
                             GError       **error)
 {
-  KsTraceBuilder *builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
-  Reader *r = ks_json_reader_new (builder, progress, cancellable);
-  KsTrace *trace = NULL;
+  GError *local_error = NULL;
+  gboolean fixable = FALSE;
+  KsTrace *trace;
 
   g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
 
-  r->name = name ? name : "";
-  ks_trace_builder_set_metadata (builder, "source_name", r->name);
-  if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
+  trace = load_stream (stream, name, size, progress, cancellable, FALSE, &fixable, &local_error);
+  /* Trailing commas or raw control characters: read again, leniently.
+   * The usual file pays nothing for the repairs. */
+  if (trace == NULL && fixable && ks_json_stream_rewind (stream))
     {
-      ks_json_finish_file (r, TRUE);
-      trace = ks_json_finish_trace (r, error);
+      g_clear_error (&local_error);
+      trace = load_stream (stream, name, size, progress, cancellable, TRUE, &fixable, &local_error);
     }
-
-  if (r->builder != NULL)
-    ks_trace_builder_free (r->builder);
-  ks_json_reader_free (r);
+  if (local_error != NULL)
+    g_propagate_error (error, local_error);
   return trace;
 }
 

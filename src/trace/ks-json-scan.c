@@ -145,6 +145,41 @@ ks_json_parse_double (const char *s,
   return TRUE;
 }
 
+/* A number written as a string ("25.7", ".75", "246.", "050", "+10.5"),
+ * as writers of counters and metadata quote them: a sign, digits with at
+ * most one point (at least one digit), and an exponent with digits. Hex,
+ * words (inf, nan) and white space are not numbers here. */
+gboolean
+ks_json_parse_number_text (const char *s,
+                           gsize       len,
+                           double     *out)
+{
+  gsize i = 0, digits = 0;
+
+  if (i < len && (s[i] == '+' || s[i] == '-'))
+    i++;
+  for (; i < len && g_ascii_isdigit (s[i]); i++)
+    digits++;
+  if (i < len && s[i] == '.')
+    for (i++; i < len && g_ascii_isdigit (s[i]); i++)
+      digits++;
+  if (digits == 0)
+    return FALSE;
+  if (i < len && (s[i] == 'e' || s[i] == 'E'))
+    {
+      gsize exp_digits = 0;
+
+      i++;
+      if (i < len && (s[i] == '+' || s[i] == '-'))
+        i++;
+      for (; i < len && g_ascii_isdigit (s[i]); i++)
+        exp_digits++;
+      if (exp_digits == 0)
+        return FALSE;
+    }
+  return i == len && ks_json_parse_double (s, len, out);
+}
+
 /* Microseconds as JSON number text to integer nanoseconds, exactly for
  * plain decimals ("5110156003714.387"), through double otherwise. */
 gboolean

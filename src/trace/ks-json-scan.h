@@ -43,6 +43,9 @@ gboolean     ks_json_parse_uint64      (const char         *s,
 gboolean     ks_json_parse_double      (const char         *s,
                                         gsize               len,
                                         double             *out);
+gboolean     ks_json_parse_number_text (const char         *s,
+                                        gsize               len,
+                                        double             *out);
 gboolean     ks_json_parse_us          (const char         *s,
                                         gsize               len,
                                         gint64             *out_ns);

@@ -78,8 +78,7 @@ locate_offset (GInputStream *stream,
   gboolean first = TRUE;
   gssize n;
 
-  if (!G_IS_SEEKABLE (stream) || !g_seekable_can_seek (G_SEEKABLE (stream)) ||
-      !g_seekable_seek (G_SEEKABLE (stream), 0, G_SEEK_SET, NULL, NULL))
+  if (!ks_json_stream_rewind (stream))
     return FALSE;
 
   buf = g_malloc (READ_CHUNK);
@@ -155,6 +154,15 @@ locate_offset (GInputStream *stream,
   return TRUE;
 }
 
+/* Back to the start of @stream, to read it again; FALSE when it cannot
+ * seek. */
+gboolean
+ks_json_stream_rewind (GInputStream *stream)
+{
+  return G_IS_SEEKABLE (stream) && g_seekable_can_seek (G_SEEKABLE (stream)) &&
+         g_seekable_seek (G_SEEKABLE (stream), 0, G_SEEK_SET, NULL, NULL);
+}
+
 /* Rewrites the error of a failed parse with the line and byte of the
  * original file. */
 void
@@ -166,7 +174,10 @@ ks_json_relocate_error (Reader        *r,
   guint64 orig = 0, line = 0;
   gboolean located;
 
-  if ((!r->syntax_error && !r->nesting_error && !r->number_error) || error == NULL)
+  /* the file is read again, leniently, when it can be (see
+   * ks_json_reader_load_stream()) */
+  if ((!r->syntax_error && !r->nesting_error && !r->number_error) || error == NULL ||
+      (r->lenient_fixable && stream != NULL && G_IS_SEEKABLE (stream) && g_seekable_can_seek (G_SEEKABLE (stream))))
     return;
 
   /* a number: its first byte (the white space before it is not its) */

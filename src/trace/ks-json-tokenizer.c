@@ -145,6 +145,31 @@ ks_json_args_append (Reader       *r,
   g_string_append_len (r->args, (const char *)p, n);
 }
 
+/* Whether the text yajl stopped at is one that lenient_feed() repairs:
+ * a control character in a string, or a bracket after a comma. */
+static gboolean
+lenient_would_fix (Reader       *r,
+                   const guint8 *data,
+                   gsize         n,
+                   const char   *message)
+{
+  gsize at = yajl_get_bytes_consumed (r->yajl);
+
+  if (strstr (message, "invalid character inside string") != NULL)
+    return TRUE;
+  /* yajl has taken the bracket: the comma is before it */
+  for (gsize k = MIN (at, n); k >= 2 && k + 2 > at; k--)
+    if ((data[k - 1] == ']' || data[k - 1] == '}') && data[k - 2] == ',')
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean feed_lenient (Reader        *r,
+                              const guint8  *data,
+                              gsize          n,
+                              gboolean       ascii,
+                              GError       **error);
+
 /* Hands @n bytes of compacted text to yajl; they stand for @stream_len
  * bytes of it (a replacement token may differ in length). */
 static gboolean
@@ -161,6 +186,22 @@ feed (Reader        *r,
     {
       r->buf_offset += stream_len;
       return TRUE;
+    }
+  if (G_UNLIKELY (r->lenient) && data != r->lenient_piece)
+    {
+      if (stream_len == n)
+        return feed_lenient (r, data, n, ascii, error);
+      /* a replacement token (NaN as a string): what feed_lenient() held
+       * back goes first */
+      if (r->held_comma)
+        {
+          r->held_comma = FALSE;
+          r->lenient_piece = (const guint8 *) ",";
+          if (!feed (r, r->lenient_piece, 1, 1, TRUE, error))
+            return FALSE;
+        }
+      r->lenient_prev = '"';
+      r->lenient_piece = data;
     }
   if (r->in_args)
     r->args_ascii &= ascii;
@@ -186,6 +227,7 @@ feed (Reader        *r,
                    r->name, offset, text);
       r->syntax_error = TRUE;
       r->syntax_offset = offset;
+      r->lenient_fixable = !r->lenient && lenient_would_fix (r, data, n, text);
       g_free (r->syntax_text);
       r->syntax_text = g_steal_pointer (&text);
       return FALSE;
@@ -204,6 +246,109 @@ feed (Reader        *r,
       r->args_from = 0;
     }
   r->buf_offset += stream_len;
+  return TRUE;
+}
+
+/* The escape of a control character inside a string: valid JSON for the
+ * args text, the character itself for yajl's callbacks. */
+static const char *
+control_escape (guint8 c,
+                char   buf[8])
+{
+  switch (c)
+    {
+    case '\n': return "\\n";
+    case '\t': return "\\t";
+    case '\r': return "\\r";
+    default:
+      g_snprintf (buf, 8, "\\u%04x", c);
+      return buf;
+    }
+}
+
+/* feed() of text with what JSON refuses and Chrome accepts repaired: a
+ * comma before a closing bracket is dropped and a raw control character
+ * in a string escaped. The text goes to yajl in pieces between the
+ * repairs, each standing for its own bytes, so that the offsets of
+ * errors stay those of the file. Byte by byte: only files that need it
+ * are read this way. */
+static gboolean
+feed_lenient (Reader        *r,
+              const guint8  *data,
+              gsize          n,
+              gboolean       ascii,
+              GError       **error)
+{
+  gsize from = 0;
+
+#define PIECE(p, len, stream) \
+  G_STMT_START { \
+    r->lenient_piece = (const guint8 *) (p); \
+    if (!feed (r, (const guint8 *) (p), (len), (stream), ascii, error)) \
+      return FALSE; \
+  } G_STMT_END
+
+  for (gsize i = 0; i < n; i++)
+    {
+      guint8 c = data[i];
+
+      if (r->lenient_in_string)
+        {
+          if (r->lenient_escape)
+            r->lenient_escape = FALSE;
+          else if (c == '\\')
+            r->lenient_escape = TRUE;
+          else if (c == '"')
+            r->lenient_in_string = FALSE;
+          else if (c < 0x20)
+            {
+              char buf[8];
+              const char *esc = control_escape (c, buf);
+
+              PIECE (data + from, i - from, i - from);
+              PIECE (esc, strlen (esc), 1);
+              from = i + 1;
+              r->n_control_chars++;
+            }
+          continue;
+        }
+      if (r->held_comma)
+        {
+          r->held_comma = FALSE;
+          if (c == ']' || c == '}')
+            {
+              r->n_trailing_commas++;
+              PIECE (NULL, 0, 1);
+            }
+          else
+            PIECE (",", 1, 1);
+        }
+      if (c == '"')
+        r->lenient_in_string = TRUE;
+      /* a comma after a comma or an opening bracket is no trailing
+       * one: yajl says where it is. The text is compact, so what follows
+       * a comma is the next byte; at the end of the text it is held. */
+      else if (c == ',' && r->lenient_prev != '[' && r->lenient_prev != '{' && r->lenient_prev != ',')
+        {
+          if (i + 1 == n)
+            {
+              PIECE (data + from, i - from, i - from);
+              r->held_comma = TRUE;
+              from = i + 1;
+            }
+          else if (data[i + 1] == ']' || data[i + 1] == '}')
+            {
+              PIECE (data + from, i - from, i - from);
+              PIECE (NULL, 0, 1);
+              r->n_trailing_commas++;
+              from = i + 1;
+            }
+        }
+      r->lenient_prev = c;
+    }
+  PIECE (data + from, n - from, n - from);
+#undef PIECE
+  r->lenient_piece = NULL;
   return TRUE;
 }
 
@@ -461,6 +606,13 @@ ks_json_parse_carry (Reader  *r,
     ok = r->carry_string ? feed_string (r, r->carry, r->carry->len, error)
                          : feed_word (r, r->carry->data, r->carry->len, error);
   clear_carry (r);
+  /* a comma held back by feed_lenient() at the end of the text */
+  if (ok && r->held_comma)
+    {
+      r->held_comma = FALSE;
+      r->lenient_piece = (const guint8 *) ",";
+      ok = feed (r, r->lenient_piece, 1, 1, TRUE, error);
+    }
   return ok;
 }
 

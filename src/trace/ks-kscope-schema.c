@@ -161,6 +161,15 @@ static const TableDef tables[KS_KSCOPE_N_TABLES] = {
     "kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER, "
     "originalIP INTEGER, unwindMethod INTEGER, stackDepth INTEGER NOT NULL, "
     "lineNumber INTEGER, PRIMARY KEY (id, stackDepth)", NULL },
+  /* Thread time (CPU time, trace-event "tts"/"tdur") of the few slices
+   * that have it: the slice on trackId spanning exactly [start, end)
+   * (the outermost where several do, as KS_FLOWS ends bind), in any of
+   * the slice tables; threadStart on the thread's CPU clock, NULL when
+   * unknown, as threadDuration. Added in schema 1 without a new version:
+   * a reader that does not know the table loses only the thread times. */
+  [KS_KSCOPE_KS_SLICE_THREAD_TIMES] = { "KS_SLICE_THREAD_TIMES",
+    "trackId INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "threadStart INTEGER, threadDuration INTEGER", NULL },
 };
 
 const char * const ks_kscope_file_meta_keys[] = {

@@ -531,6 +531,36 @@ write_gpu_slice (Writer         *w,
   return write_ks_slice (w, track, i, -1, error);
 }
 
+/* The thread times of @track's slices (KS_SLICE_THREAD_TIMES) */
+static gboolean
+write_thread_times (Writer         *w,
+                    const KsTrack  *track,
+                    GError        **error)
+{
+  for (guint32 k = 0; k < track->n_thread_times; k++)
+    {
+      guint32 i = track->thread_time_slice[k];
+      sqlite3_stmt *stmt;
+
+      if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_KS_SLICE_THREAD_TIMES, error)))
+        return FALSE;
+      bind_i64 (stmt, 1, track->id);
+      bind_i64 (stmt, 2, track->start[i]);
+      bind_i64 (stmt, 3, track->end[i]);
+      if (track->thread_start[k] != G_MININT64)
+        bind_i64 (stmt, 4, track->thread_start[k]);
+      else
+        bind_null (stmt, 4);
+      if (track->thread_duration[k] >= 0)
+        bind_i64 (stmt, 5, track->thread_duration[k]);
+      else
+        bind_null (stmt, 5);
+      if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_KS_SLICE_THREAD_TIMES, stmt, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 ks_kscope_writer_slices (Writer  *w,
                          GError **error)
@@ -572,6 +602,8 @@ ks_kscope_writer_slices (Writer  *w,
           if (!ok)
             return FALSE;
         }
+      if (!write_thread_times (w, track, error))
+        return FALSE;
     }
 
   return TRUE;

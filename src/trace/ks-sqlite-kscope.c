@@ -441,6 +441,36 @@ _ks_sqlite_kscope_load_instants (KsSqliteReader  *r,
 }
 
 gboolean
+_ks_sqlite_kscope_load_thread_times (KsSqliteReader  *r,
+                                     GError         **error)
+{
+  static const char * const columns[] = { "trackId", "start", "end", "threadStart", "threadDuration" };
+  sqlite3_stmt *stmt;
+  KsSqliteResult found;
+  gboolean failed;
+
+  if ((found = _ks_sqlite_select (r, "KS_SLICE_THREAD_TIMES", columns, G_N_ELEMENTS (columns), 3, NULL,
+                                  &stmt, error)) != KS_SQLITE_READ)
+    return found == KS_SQLITE_ABSENT;
+
+  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+    {
+      guint32 track = mapped_track (r, stmt, 0, -1);
+
+      if (track == KS_SQLITE_NONE)
+        {
+          r->skipped++;
+          continue;
+        }
+      ks_trace_builder_add_thread_time (r->b, track, col_ts (r, stmt, 1), col_ts (r, stmt, 2),
+                                        col_null (stmt, 3) ? G_MININT64 : col_i64 (stmt, 3),
+                                        col_null (stmt, 4) ? -1 : MAX (col_i64 (stmt, 4), -1));
+    }
+
+  return ks_sqlite_finish (stmt, failed);
+}
+
+gboolean
 _ks_sqlite_kscope_load_flows (KsSqliteReader  *r,
                               GError         **error)
 {

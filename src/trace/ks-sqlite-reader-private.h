@@ -249,6 +249,8 @@ gboolean       _ks_sqlite_kscope_load_instants      (KsSqliteReader  *r,
                                                      GError         **error);
 gboolean       _ks_sqlite_kscope_load_flows         (KsSqliteReader  *r,
                                                      GError         **error);
+gboolean       _ks_sqlite_kscope_load_thread_times  (KsSqliteReader  *r,
+                                                     GError         **error);
 gboolean       _ks_sqlite_kscope_load_counters      (KsSqliteReader  *r,
                                                      GError         **error);
 gboolean       _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,

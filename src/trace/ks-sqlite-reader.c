@@ -345,6 +345,7 @@ static const LoadStep steps[] = {
   _ks_sqlite_load_samples,
   _ks_sqlite_kscope_load_instants,
   _ks_sqlite_kscope_load_flows,
+  _ks_sqlite_kscope_load_thread_times,
   _ks_sqlite_kscope_load_counters,
   _ks_sqlite_nsight_load_gpu_metrics,
   _ks_sqlite_kscope_load_memory_events,

@@ -134,10 +134,22 @@ track_sort (TrackBuilder *tb)
 
 #undef PERMUTE
 
+/* Slices that start inside another and end after it: counted, and the
+ * first one (in sorted order) kept for the load's warning. */
+typedef struct
+{
+  guint64 n;
+  guint32 slice;
+  guint32 parent;
+} Overlaps;
+
 /* Nesting depths of the slices (start, end)[perm[i]] (perm NULL: in
  * order), which are sorted; shifted by @origin into out_start/out_end
  * (which may be the input). counts[d] is the number at depth d. Returns
- * the deepest depth + 1, 0 for no slices. */
+ * the deepest depth + 1, 0 for no slices. Intervals are closed on the
+ * left and open on the right, except that slices of no duration at one
+ * time stack (as Perfetto nests them). @overlaps, unless NULL, gets the
+ * partial overlaps. */
 static guint32
 track_depths (const gint64  *start,
               const gint64  *end,
@@ -147,9 +159,12 @@ track_depths (const gint64  *start,
               gint64        *out_start,
               gint64        *out_end,
               guint8        *depth,
-              guint32       *counts)
+              guint32       *counts,
+              Overlaps      *overlaps)
 {
   gint64 stack[MAX_DEPTH + 1];
+  gint64 stack_start[MAX_DEPTH + 1];
+  guint32 stack_index[MAX_DEPTH + 1];
   guint32 sp = 0;
   guint32 max_depth = 0;
 
@@ -159,8 +174,14 @@ track_depths (const gint64  *start,
       gint64 s = start[k];
       gint64 e = end[k];
 
-      while (sp > 0 && stack[sp - 1] <= s)
+      while (sp > 0 && stack[sp - 1] <= s &&
+             !(stack[sp - 1] == s && stack_start[sp - 1] == s && e == s))
         sp--;
+      if (overlaps != NULL && sp > 0 && e > stack[sp - 1] && overlaps->n++ == 0)
+        {
+          overlaps->slice = i;
+          overlaps->parent = stack_index[sp - 1];
+        }
 
       /* Slices deeper than MAX_DEPTH share the last level; they are
        * drawn there but may be missed by range queries. */
@@ -170,6 +191,8 @@ track_depths (const gint64  *start,
       counts[sp]++;
       if (sp + 1 > max_depth)
         max_depth = sp + 1;
+      stack_start[sp] = s;
+      stack_index[sp] = i;
       stack[sp++] = e;
 
       /* both within MAX_ABS_TS of 0: no overflow */
@@ -263,7 +286,8 @@ track_finish_packed (TrackBuilder *tb,
                      guint32       id,
                      KsTrack      *track,
                      gint64        origin,
-                     Arena        *arena)
+                     Arena        *arena,
+                     Overlaps     *overlaps)
 {
   guint32 n = tb->n_slices;
   guint32 perm[PACKED_MAX];
@@ -283,7 +307,7 @@ track_finish_packed (TrackBuilder *tb,
     sort_slices (tb, perm, n);
 
   track_copy_meta (tb, id, track);
-  track->max_depth = track_depths (tb->start, tb->end, perm, n, origin, start, end, depth, counts);
+  track->max_depth = track_depths (tb->start, tb->end, perm, n, origin, start, end, depth, counts, overlaps);
   depths = MAX (track->max_depth, 1);
 
   /* by size of element, so that each column is aligned */
@@ -342,7 +366,8 @@ static void
 track_finish (TrackBuilder *tb,
               guint32       id,
               KsTrack      *track,
-              gint64        origin)
+              gint64        origin,
+              Overlaps     *overlaps)
 {
   guint32 n = tb->n_slices;
   guint32 counts[MAX_DEPTH + 1] = { 0 };
@@ -369,7 +394,7 @@ track_finish (TrackBuilder *tb,
     _ks_builder_page_in (track->depth, track->depth + n);
 
   track->max_depth = track_depths (track->start, track->end, NULL, n, origin,
-                                   track->start, track->end, track->depth, counts);
+                                   track->start, track->end, track->depth, counts, overlaps);
   track->by_depth = g_new0 (guint32 *, track->max_depth);
   track->n_by_depth = g_new0 (guint32, track->max_depth);
 
@@ -480,6 +505,83 @@ exact_slice (const KsTrack *track,
   return KS_NO_INDEX;
 }
 
+typedef struct
+{
+  guint32 track;
+  guint32 slice;
+  gint64  thread_start;
+  gint64  thread_duration;
+} ThreadTime;
+
+static int
+compare_thread_times (gconstpointer a,
+                      gconstpointer b)
+{
+  const ThreadTime *ta = a, *tb = b;
+
+  if (ta->track != tb->track)
+    return ta->track < tb->track ? -1 : 1;
+  return (ta->slice > tb->slice) - (ta->slice < tb->slice);
+}
+
+/* The pending thread times onto their slices: each track's sparse side
+ * table (the first one given for a slice counts). */
+static void
+resolve_thread_times (KsTraceBuilder *self,
+                      KsTrace        *trace)
+{
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (ThreadTime));
+
+  for (guint i = 0; i < self->thread_times->len; i++)
+    {
+      const PendingThreadTime *p = &g_array_index (self->thread_times, PendingThreadTime, i);
+      ThreadTime tt = { p->track, 0, p->thread_start, p->thread_duration };
+
+      tt.slice = exact_slice (&trace->tracks[p->track], p->start - trace->origin_ns, p->end - trace->origin_ns);
+      if (tt.slice != KS_NO_INDEX)
+        g_array_append_val (found, tt);
+    }
+  g_array_sort (found, compare_thread_times);
+
+  for (guint i = 0; i < found->len;)
+    {
+      const ThreadTime *first = &g_array_index (found, ThreadTime, i);
+      KsTrack *track = &trace->tracks[first->track];
+      guint j = i, n = 0;
+
+      for (; j < found->len && g_array_index (found, ThreadTime, j).track == first->track; j++)
+        n++;
+      track->thread_time_slice = g_new (guint32, n);
+      track->thread_start = g_new (gint64, n);
+      track->thread_duration = g_new (gint64, n);
+      for (guint k = i; k < j; k++)
+        {
+          const ThreadTime *tt = &g_array_index (found, ThreadTime, k);
+          guint32 m = track->n_thread_times;
+
+          if (m > 0 && track->thread_time_slice[m - 1] == tt->slice)
+            continue;
+          track->thread_time_slice[m] = tt->slice;
+          track->thread_start[m] = tt->thread_start;
+          track->thread_duration[m] = tt->thread_duration;
+          track->n_thread_times++;
+        }
+      i = j;
+    }
+}
+
+/* The slice at one end of a PendingFlow (absolute times) */
+static guint32
+flow_end_slice (KsTrace *trace,
+                guint32  track,
+                gint64   ts,
+                gint64   end)
+{
+  if (end == G_MININT64)
+    return ks_kscope_flow_end_slice (&trace->tracks[track], ts - trace->origin_ns);
+  return exact_slice (&trace->tracks[track], ts - trace->origin_ns, end - trace->origin_ns);
+}
+
 static void
 link_flows (KsTraceBuilder *self,
             KsTrace        *trace)
@@ -578,18 +680,8 @@ link_flows (KsTraceBuilder *self,
 
       f.from_track = pf->from_track;
       f.to_track = pf->to_track;
-      if (pf->from_end != G_MININT64)
-        {
-          f.from_slice = exact_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns,
-                                      pf->from_end - trace->origin_ns);
-          f.to_slice = exact_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns,
-                                    pf->to_end - trace->origin_ns);
-        }
-      else
-        {
-          f.from_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->from_track], pf->from_ts - trace->origin_ns);
-          f.to_slice = ks_kscope_flow_end_slice (&trace->tracks[pf->to_track], pf->to_ts - trace->origin_ns);
-        }
+      f.from_slice = flow_end_slice (trace, pf->from_track, pf->from_ts, pf->from_end);
+      f.to_slice = flow_end_slice (trace, pf->to_track, pf->to_ts, pf->to_end);
       f.category = pf->category;
       f.kind = pf->kind;
       if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)
@@ -656,6 +748,47 @@ place_memory_events (KsTrace *trace)
     g_clear_pointer (&by_process[p], g_ptr_array_unref);
 }
 
+void
+ks_trace_builder_set_warn_overlaps (KsTraceBuilder *self,
+                                    gboolean        warn)
+{
+  self->warn_overlaps = warn;
+}
+
+/* One load warning for the slices of threads that overlap the slice
+ * they start in only partly: they are drawn under it, sticking out. */
+static void
+warn_overlaps (KsTraceBuilder *self,
+               KsTrace        *trace,
+               const Overlaps *o,
+               guint32         t)
+{
+  const KsTrack *track = &trace->tracks[t];
+  const char *source = g_hash_table_lookup (self->metadata, "source_name");
+  g_autofree char *at = g_strdup_printf ("%.3f", track->start[o->slice] / 1000.0);
+  g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, o->n);
+
+  /* "50.000" µs reads as 50 */
+  if (strchr (at, '.') != NULL)
+    {
+      char *end = at + strlen (at);
+
+      while (end[-1] == '0')
+        *--end = 0;
+      if (end[-1] == '.')
+        end[-1] = 0;
+    }
+  ks_trace_builder_add_warning (self, g_dngettext (GETTEXT_PACKAGE,
+                                                   "%s: %s slice overlaps the slice it starts in only partly "
+                                                   "(“%s” at %s µs, in “%s”); it is drawn under it",
+                                                   "%s: %s slices overlap the slice they start in only partly "
+                                                   "(the first: “%s” at %s µs, in “%s”); each is drawn under it",
+                                                   o->n),
+                                source != NULL ? source : "", n,
+                                ks_trace_builder_get_string (self, track->name_id[o->slice]), at,
+                                ks_trace_builder_get_string (self, track->name_id[o->parent]));
+}
+
 KsTrace *
 ks_trace_builder_finish (KsTraceBuilder  *self,
                          GCancellable    *cancellable,
@@ -667,6 +800,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   Arena arena = { NULL, NULL, 0 };
   GHashTableIter iter;
   gpointer key, value;
+  Overlaps overlaps = { 0 };
+  guint32 overlaps_track = 0;
 
   g_return_val_if_fail (self != NULL, NULL);
 
@@ -713,15 +848,27 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
       TrackBuilder *tb = get_tb (self, t);
+      /* on threads, where events should nest or be apart */
+      Overlaps o = { 0 }, *check = self->warn_overlaps && tb->kind == KS_TRACK_THREAD ? &o : NULL;
 
       if ((t & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
       if (tb->n_slices <= PACKED_MAX)
-        track_finish_packed (tb, t, &trace->tracks[t], origin, &arena);
+        track_finish_packed (tb, t, &trace->tracks[t], origin, &arena, check);
       else
-        track_finish (tb, t, &trace->tracks[t], origin);
+        track_finish (tb, t, &trace->tracks[t], origin, check);
+      if (o.n > 0 && overlaps.n == 0)
+        {
+          overlaps = o;
+          overlaps_track = t;
+        }
+      else
+        overlaps.n += o.n;
     }
   g_clear_pointer (&self->tracks, g_array_unref);
+  if (overlaps.n > 0)
+    warn_overlaps (self, trace, &overlaps, overlaps_track);
+  resolve_thread_times (self, trace);
 
   /* Strings (before flows intern "ac2g": keep strings open until the end) */
   trace->n_processes = self->processes->len;

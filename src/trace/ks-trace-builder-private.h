@@ -54,11 +54,20 @@ typedef struct
   guint32 to_track;
   gint64  from_ts;
   gint64  to_ts;
-  gint64  from_end;         /* G_MININT64: the slice enclosing from_ts, else */
+  gint64  from_end;         /* G_MININT64: the slice enclosing that ts, else */
   gint64  to_end;           /* the outermost slice spanning [ts, end) exactly */
   guint32 category;
   guint8  kind;
 } PendingFlow;
+
+typedef struct
+{
+  guint32 track;
+  gint64  start;
+  gint64  end;
+  gint64  thread_start;
+  gint64  thread_duration;
+} PendingThreadTime;
 
 typedef struct
 {
@@ -123,6 +132,7 @@ struct _KsTraceBuilder
   GArray       *gpus;           /* KsGpu */
   GHashTable   *gpu_index;      /* device -> index + 1 */
   GArray       *flows;          /* PendingFlow */
+  GArray       *thread_times;   /* PendingThreadTime */
   GArray       *counters;       /* KsCounter (samples kept apart) */
   GPtrArray    *counter_samples;/* CounterSamples */
   GHashTable   *counter_index;  /* "name\x1fdevice\x1fprocess" -> index + 1 */
@@ -152,6 +162,7 @@ struct _KsTraceBuilder
   guint64       out_of_range;   /* events left out by time_ok() */
   gint64        start_utc;
   gboolean      have_start_utc;
+  gboolean      warn_overlaps;
   guint64       n_events;
 };
 

@@ -95,6 +95,16 @@ ks_trace_builder_end_range (KsTraceBuilder *self,
                             gint64          end,
                             char           *end_args_text)
 {
+  return ks_trace_builder_end_range_thread_time (self, stack, end, end_args_text, G_MININT64);
+}
+
+gboolean
+ks_trace_builder_end_range_thread_time (KsTraceBuilder *self,
+                                        guint32         stack,
+                                        gint64          end,
+                                        char           *end_args_text,
+                                        gint64          end_thread_time)
+{
   g_autofree char *end_text = end_args_text;
   GArray *ranges = range_stack (self, stack, FALSE);
   KsOpenRange *o;
@@ -104,6 +114,10 @@ ks_trace_builder_end_range (KsTraceBuilder *self,
   o = &g_array_index (ranges, KsOpenRange, ranges->len - 1);
   ks_trace_builder_add_slice (self, o->track, o->start, end, o->kind, o->name, o->category,
                               o->correlation, o->external_id, range_args (self, o, end_text), NULL);
+  if (o->has_thread_start)
+    ks_trace_builder_add_thread_time (self, o->track, o->start, end, o->thread_start,
+                                      end_thread_time != G_MININT64 && end_thread_time >= o->thread_start
+                                        ? end_thread_time - o->thread_start : -1);
   g_array_set_size (ranges, ranges->len - 1);
   /* Only open ranges cost memory: with a million threads, empty stacks
    * would cost as much as the rest of the model. */

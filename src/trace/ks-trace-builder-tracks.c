@@ -709,8 +709,9 @@ ks_trace_builder_add_slice_flow (KsTraceBuilder *self,
                                  guint32         category,
                                  KsFlowKind      kind)
 {
-  PendingFlow f = { from_track, to_track, from_start, to_start, MAX (from_end, from_start),
-                    MAX (to_end, to_start), category, kind };
+  PendingFlow f = { from_track, to_track, from_start, to_start,
+                    from_end == G_MININT64 ? G_MININT64 : MAX (from_end, from_start),
+                    to_end == G_MININT64 ? G_MININT64 : MAX (to_end, to_start), category, kind };
 
   g_return_if_fail (from_track < self->tracks->len);
   g_return_if_fail (to_track < self->tracks->len);
@@ -718,10 +719,28 @@ ks_trace_builder_add_slice_flow (KsTraceBuilder *self,
   if (self->failed != FAILED_NONE)
     return;
   if (!time_ok (self, from_start) || !time_ok (self, to_start) ||
-      !time_ok (self, f.from_end) || !time_ok (self, f.to_end))
+      (f.from_end != G_MININT64 && !time_ok (self, f.from_end)) ||
+      (f.to_end != G_MININT64 && !time_ok (self, f.to_end)))
     return;
   g_array_append_val (self->flows, f);
   self->n_events++;
+}
+
+void
+ks_trace_builder_add_thread_time (KsTraceBuilder *self,
+                                  guint32         track,
+                                  gint64          start,
+                                  gint64          end,
+                                  gint64          thread_start,
+                                  gint64          thread_duration)
+{
+  PendingThreadTime tt = { track, start, MAX (end, start), thread_start, thread_duration };
+
+  g_return_if_fail (track < self->tracks->len);
+
+  if (self->failed != FAILED_NONE || !time_ok (self, start) || !time_ok (self, tt.end))
+    return;
+  g_array_append_val (self->thread_times, tt);
 }
 
 guint32

@@ -64,6 +64,7 @@ ks_trace_builder_new (KsFormat format)
   self->gpus = g_array_new (FALSE, TRUE, sizeof (KsGpu));
   self->gpu_index = g_hash_table_new (NULL, NULL);
   self->flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
+  self->thread_times = g_array_new (FALSE, FALSE, sizeof (PendingThreadTime));
   self->counters = g_array_new (FALSE, TRUE, sizeof (KsCounter));
   self->counter_samples = g_ptr_array_new_with_free_func (counter_samples_free);
   self->counter_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -105,6 +106,7 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->gpus, g_array_unref);
   g_clear_pointer (&self->gpu_index, g_hash_table_unref);
   g_clear_pointer (&self->flows, g_array_unref);
+  g_clear_pointer (&self->thread_times, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
   g_clear_pointer (&self->counter_samples, g_ptr_array_unref);
   g_clear_pointer (&self->counter_index, g_hash_table_unref);

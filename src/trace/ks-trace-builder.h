@@ -136,6 +136,8 @@ typedef struct
   guint32      args;        /* interned args, used when args_text is NULL */
   char        *args_text;   /* args as JSON text: the builder takes it */
   KsSliceKind  kind;
+  gboolean     has_thread_start;
+  gint64       thread_start; /* the begin's thread time (trace-event "tts") */
 } KsOpenRange;
 
 guint           ks_trace_builder_get_n_open_ranges (KsTraceBuilder *self,
@@ -147,6 +149,15 @@ gboolean        ks_trace_builder_end_range         (KsTraceBuilder *self,
                                                     guint32         stack,
                                                     gint64          end,
                                                     char           *end_args_text);
+/* ks_trace_builder_end_range() with the end's thread time (G_MININT64
+ * when none): the slice's thread duration is the difference from the
+ * begin's. */
+gboolean        ks_trace_builder_end_range_thread_time
+                                                   (KsTraceBuilder *self,
+                                                    guint32         stack,
+                                                    gint64          end,
+                                                    char           *end_args_text,
+                                                    gint64          end_thread_time);
 guint64         ks_trace_builder_close_open_ranges (KsTraceBuilder *self,
                                                     gint64          end);
 
@@ -165,7 +176,9 @@ void            ks_trace_builder_add_flow         (KsTraceBuilder   *self,
                                                    KsFlowKind        kind);
 /* A flow between the slices spanning exactly [@from_start, @from_end)
  * and [@to_start, @to_end) (the outermost one where several do),
- * resolved in finish; dropped when either is not there. */
+ * resolved in finish; dropped when either is not there. An end of
+ * G_MININT64 stands for the slice enclosing that start instead, as in
+ * ks_trace_builder_add_flow(). */
 void            ks_trace_builder_add_slice_flow   (KsTraceBuilder   *self,
                                                    guint32           from_track,
                                                    gint64            from_start,
@@ -175,6 +188,16 @@ void            ks_trace_builder_add_slice_flow   (KsTraceBuilder   *self,
                                                    gint64            to_end,
                                                    guint32           category,
                                                    KsFlowKind        kind);
+/* The thread time (CPU time) of the slice spanning exactly [@start, @end)
+ * on @track (the outermost where several do), resolved in finish;
+ * dropped when there is none. @thread_start is on the thread's CPU clock
+ * (G_MININT64 when unknown), @thread_duration -1 when unknown. */
+void            ks_trace_builder_add_thread_time  (KsTraceBuilder   *self,
+                                                   guint32           track,
+                                                   gint64            start,
+                                                   gint64            end,
+                                                   gint64            thread_start,
+                                                   gint64            thread_duration);
 guint32         ks_trace_builder_get_counter      (KsTraceBuilder   *self,
                                                    const char       *name,
                                                    const char       *unit,
@@ -235,6 +258,13 @@ guint64         ks_trace_builder_get_n_events     (KsTraceBuilder   *self);
  * instead of reading the rest for nothing. */
 gboolean        ks_trace_builder_check            (KsTraceBuilder   *self,
                                                    GError          **error);
+
+/* Whether finish() says, in one load warning, how many slices of threads
+ * overlap the slice they start in only partly (naming the first): for
+ * trace-event files, whose complete events nest or are apart. Off by
+ * default: Kineto's Python frames and operators often overlap so. */
+void            ks_trace_builder_set_warn_overlaps (KsTraceBuilder  *self,
+                                                    gboolean         warn);
 
 /* Sorts, computes depths, links flows, shifts times and returns the trace.
  * The builder is consumed (freed) whether or not this succeeds. */

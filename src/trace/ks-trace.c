@@ -65,6 +65,10 @@ ks_trace_init (KsTrace *self)
 void
 _ks_track_clear (KsTrack *track)
 {
+  g_clear_pointer (&track->thread_time_slice, g_free);
+  g_clear_pointer (&track->thread_start, g_free);
+  g_clear_pointer (&track->thread_duration, g_free);
+  track->n_thread_times = 0;
   if (_ks_track_is_packed (track))
     return;
   g_clear_pointer (&track->start, g_free);
@@ -81,6 +85,32 @@ _ks_track_clear (KsTrack *track)
     g_free (track->by_depth[0]);
   g_clear_pointer (&track->by_depth, g_free);
   g_clear_pointer (&track->n_by_depth, g_free);
+}
+
+gboolean
+ks_track_get_thread_time (const KsTrack *track,
+                          guint32        slice,
+                          gint64        *thread_start,
+                          gint64        *thread_duration)
+{
+  guint32 lo = 0, hi = track->n_thread_times;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (track->thread_time_slice[mid] < slice)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == track->n_thread_times || track->thread_time_slice[lo] != slice)
+    return FALSE;
+  if (thread_start != NULL)
+    *thread_start = track->thread_start[lo];
+  if (thread_duration != NULL)
+    *thread_duration = track->thread_duration[lo];
+  return TRUE;
 }
 
 const char *

@@ -138,6 +138,14 @@ typedef struct
    * their ends are sorted and a time range is two binary searches away. */
   guint32    **by_depth;
   guint32     *n_by_depth;
+
+  /* Thread time (CPU time: trace-event "tts"/"tdur") of the slices that
+   * have it, which few do: a sparse side table, n_thread_times long,
+   * sorted by slice index; see ks_track_get_thread_time(). */
+  guint32      n_thread_times;
+  guint32     *thread_time_slice;
+  gint64      *thread_start;     /* ns on the thread's CPU clock, G_MININT64 when unknown */
+  gint64      *thread_duration;  /* ns, -1 when unknown */
 } KsTrack;
 
 typedef struct
@@ -374,6 +382,13 @@ guint32      ks_track_slice_at           (const KsTrack   *track,
 /* The deepest KS_SLICE_CPU_OP slice on @track containing @t, or KS_NO_INDEX. */
 guint32      ks_track_operator_at        (const KsTrack   *track,
                                           gint64           t);
+/* The thread time of @slice: FALSE when it has none, else its start on
+ * the thread's CPU clock (G_MININT64 when unknown) and its duration (-1
+ * when unknown), either pointer may be NULL. */
+gboolean     ks_track_get_thread_time    (const KsTrack   *track,
+                                          guint32          slice,
+                                          gint64          *thread_start,
+                                          gint64          *thread_duration);
 /* The enclosing slice (depth - 1) of @slice, or KS_NO_INDEX. */
 guint32      ks_track_parent_slice       (const KsTrack   *track,
                                           guint32          slice);

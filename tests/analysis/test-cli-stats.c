@@ -1466,6 +1466,53 @@ test_diff_windows (void)
   g_rmdir (dir);
 }
 
+/* stats --report operators: a CPU time (thread time) column beside the
+ * wall time when the trace has "tdur"; the CSV has it always (empty). */
+static void
+test_operators_thread_time (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-tt-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "tt.json", NULL);
+  g_autofree char *fixture = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "seed_cnn.pt.trace.json.gz", NULL);
+  const char *json =
+    "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":400,\"tdur\":100,\"name\":\"aten::mm\"},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":100,\"tdur\":50,\"name\":\"aten::mm\"},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":1,\"ts\":700,\"dur\":100,\"name\":\"aten::add\"}]";
+  Run r = { 0 };
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  run_cli (&r, path, "--report", "operators", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "CPU time"));
+  g_assert_nonnull (strstr (r.out, "150 µs"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "operators", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "device_self_ns,host_thread_ns"));
+  g_assert_nonnull (strstr (r.out, "aten::mm,,2,500000,500000,0,0,150000"));
+  g_assert_nonnull (strstr (r.out, "aten::add,,1,100000,100000,0,0,\n"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "operators", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"host_thread_ns\":150000"));
+  g_assert_nonnull (strstr (r.out, "\"host_thread_ns\":null"));
+  run_clear (&r);
+
+  /* a Kineto trace has no thread time: neither column nor member */
+  run_cli (&r, fixture, "--report", "operators", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "CPU time"));
+  run_clear (&r);
+  run_cli (&r, fixture, "--report", "operators", "--format", "json", NULL);
+  g_assert_null (strstr (r.out, "host_thread_ns"));
+  run_clear (&r);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_diff_errors (void)
 {
@@ -1538,6 +1585,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/hostile-progress", test_hostile_progress);
   g_test_add_func ("/analysis/cli/progress-path", test_progress_path);
   g_test_add_func ("/analysis/cli/report-exact", test_report_exact);
+  g_test_add_func ("/analysis/cli/operators-thread-time", test_operators_thread_time);
   g_test_add_func ("/analysis/cli/report-samples", test_report_samples);
   g_test_add_func ("/analysis/cli/impossible-memory", test_impossible_memory);
 

@@ -265,6 +265,61 @@ find_column (GtkColumnView *view,
   return NULL;
 }
 
+/* Operators with a thread time ("tdur") have a CPU time column beside
+ * the wall time; a trace without has none. */
+static void
+test_operators_thread_time (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-tt-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "tt.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const char *json =
+    "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":400,\"tdur\":100,\"name\":\"aten::mm\"},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":100,\"tdur\":\"50\",\"name\":\"aten::mm\"},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":1,\"ts\":700,\"dur\":100,\"name\":\"aten::add\"}]";
+  GtkColumnViewColumn *column;
+  const KsReportColumn *columns, *cpu;
+  guint n_columns;
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  columns = ks_report_operator_columns (&n_columns);
+  cpu = ks_report_find_column (columns, n_columns, "host_thread_ns");
+  g_assert_nonnull (cpu);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr(KsTrace) trace = pass == 0 ? ks_trace_load (file, NULL, NULL, &error) : load ();
+      g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+      g_autoptr(KsReport) report = ks_report_new_operators (trace, analysis, FALSE);
+      GtkWidget *page = ks_operators_page_new ();
+      GtkWidget *window = show (page);
+      GtkWidget *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+
+      g_assert_no_error (error);
+      ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+      column = find_column (GTK_COLUMN_VIEW (view), "CPU time");
+      g_assert_nonnull (column);
+      g_assert_cmpint (gtk_column_view_column_get_visible (column), ==, pass == 0);
+      g_assert_cmpint (ks_report_has_thread_time (report), ==, pass == 0);
+      if (pass == 0)
+        {
+          const KsOperatorStats *ops = ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, NULL);
+
+          for (guint i = 0; i < 2; i++)
+            {
+              g_autofree char *text = ks_report_get_text (report, cpu, i);
+
+              /* aten::mm: 150 µs of its 500; aten::add: none */
+              g_assert_cmpstr (ks_trace_string (trace, ops[i].name), ==, i == 0 ? "aten::mm" : "aten::add");
+              g_assert_cmpstr (text, ==, i == 0 ? "150 µs" : "-");
+            }
+        }
+      gtk_window_destroy (GTK_WINDOW (window));
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* Sorted by Lifetime, longest first, the allocations never freed lead:
  * they live to the end of the trace and beyond. The report says so in
  * words; its machine value stays -1. */
@@ -361,6 +416,7 @@ main (int   argc,
     return 77;
 
   g_test_add_func ("/app/pages/operators", test_operators);
+  g_test_add_func ("/app/pages/operators-thread-time", test_operators_thread_time);
   g_test_add_func ("/app/pages/kernels", test_kernels);
   g_test_add_func ("/app/pages/memory", test_memory);
   g_test_add_func ("/app/pages/memory-lifetime", test_memory_lifetime);

@@ -221,6 +221,36 @@ test_folded_matches (void)
   ks_timeline_layout_free (layout);
 }
 
+/* A process with nothing but a name (a trace-event file's process_name)
+ * is an empty group; one with neither name nor rows is not shown. */
+static void
+test_empty_named_process (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTimelineLayout *layout;
+  guint32 p = ks_trace_builder_get_process (b, 7);
+  guint32 th = ks_trace_builder_get_thread (b, p, 7);
+  guint32 t = ks_trace_builder_get_thread_track (b, th);
+  const char *expected[] = { "process 7", "thread 7", "nobody (pid 99)" };
+
+  ks_trace_builder_set_process_info (b, ks_trace_builder_get_process (b, 99), "nobody", NULL, NULL, G_MININT32);
+  ks_trace_builder_get_process (b, 100);
+  ks_trace_builder_add_slice (b, t, 0, 300, KS_SLICE_GENERIC, ks_trace_builder_intern (b, "x"), 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  for (guint i = 0; i < ks_timeline_layout_get_n_rows (layout); i++)
+    g_test_message ("%s", ks_timeline_layout_get_row (layout, i)->label);
+  g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpstr (ks_timeline_layout_get_row (layout, i)->label, ==, expected[i]);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 2)->kind, ==, KS_ROW_GROUP);
+  ks_timeline_layout_free (layout);
+}
+
 /* Allocator events (PyTorch's [memory] instants) become a counter row of
  * allocated bytes per process and device, at the end of the process. */
 static void
@@ -723,6 +753,7 @@ main (int   argc,
   g_test_add_func ("/render/folded-matches", test_folded_matches);
   g_test_add_func ("/render/lod-counter", test_lod_counter);
   g_test_add_func ("/render/memory-rows", test_memory_rows);
+  g_test_add_func ("/render/empty-named-process", test_empty_named_process);
   g_test_add_func ("/render/rows", test_rows);
   g_test_add_func ("/render/rows-all-kinds", test_rows_all_kinds);
   g_test_add_func ("/render/device-sync-row", test_device_sync_row);

@@ -1208,6 +1208,43 @@ open_file (GFile *file)
 /* A trace with load warnings shows them in a banner at the top of the
  * window (a truncated JSON: the cut and the flows it orphaned); one
  * without shows none. */
+/* A slice with a thread time (trace-event "tts"/"tdur") shows its CPU
+ * time beside the wall time; one without shows none. */
+static void
+test_select_thread_time (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-tt-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "tt.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  const char *json =
+    "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":400,\"tts\":12,\"tdur\":100,\"name\":\"busy\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":100,\"name\":\"plain\"}]";
+  KsWindow *window;
+  KsSession *session;
+  KsTrace *trace;
+  KsSelectionPage *page;
+  guint32 track;
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  window = open_file (file);
+  session = ks_window_get_session (window);
+  trace = ks_session_get_trace (session);
+  page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  track = trace->threads[0].track;
+
+  ks_session_select_slice (session, track, 0);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Duration"), ==, "400 µs");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "CPU time"), ==, "100 µs (25 %)");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Thread clock at start"), ==, "12.0 µs");
+  ks_session_select_slice (session, track, 1);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Slice", "Name"), ==, "plain");
+  g_assert_null (ks_selection_page_lookup_value (page, "Slice", "CPU time"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_load_warnings (void)
 {
@@ -1510,6 +1547,7 @@ main (int   argc,
   g_test_add_func ("/app/window/load-progress-and-cancel", test_load_progress_and_cancel);
   g_test_add_func ("/app/window/drop-and-recent", test_drop_and_recent);
   g_test_add_func ("/app/window/load-warnings", test_load_warnings);
+  g_test_add_func ("/app/window/select-thread-time", test_select_thread_time);
   g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
 

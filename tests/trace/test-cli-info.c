@@ -70,6 +70,12 @@ test_info_json (void)
     "\"instant\":2,",
     "\"stack_sample\":0}",
     "\"gpu_names\":[\"NVIDIA H200\"]",
+    /* the file's top-level values, sorted */
+    "\"metadata\":{\"baseTimeNanoseconds\":\"1790857026000000000\",\"cuda_driver_version\":\"13000\","
+    "\"cuda_runtime_version\":\"13000\",\"cupti_version\":\"130001\",\"displayTimeUnit\":\"ms\","
+    "\"profile_memory\":\"1\",\"record_shapes\":\"1\",\"schemaVersion\":\"1\","
+    "\"traceName\":\"/tmp/log_gpt_3steps/vm_455.1795967182599601656.pt.trace.json\","
+    "\"trace_id\":\"4E9E589288B54BAF9F9096E53D71E9AF\",\"with_stack\":\"1\"}",
   };
 
   g_assert_cmpint (run (args, &out, &err), ==, 0);
@@ -94,6 +100,8 @@ test_info_text (void)
   g_assert_nonnull (strstr (out, "50309895 ns"));
   g_assert_nonnull (strstr (out, "NVIDIA H200"));
   g_assert_nonnull (strstr (out, "Load time:"));
+  g_assert_nonnull (strstr (out, "\nMetadata:\n  baseTimeNanoseconds: "));
+  g_assert_nonnull (strstr (out, "\n  displayTimeUnit: ms\n"));
 }
 
 /* convert writes a .kscope that info reads back with the same counts */

@@ -78,6 +78,26 @@ test_parse_double (void)
   g_assert_false (ks_json_parse_double (S ("1.000000000000000000000000000000000000000000000000000000000000000"), &d));
 }
 
+/* Numbers written as strings, as Perfetto's json_counter_args has them */
+static void
+test_parse_number_text (void)
+{
+  static const struct { const char *text; double value; } good[] = {
+    { ".75", 0.75 }, { "246.", 246 }, { "01.23", 1.23 }, { "050", 50 }, { "+10.5", 10.5 },
+    { "-3", -3 }, { "25.7", 25.7 }, { "1e3", 1000 }, { "2.5E-1", 0.25 },
+  };
+  static const char *bad[] = { "1.5e", "2e+", ".", "+", "-", "", "0x10", "inf", "nan", " 5", "5 ", "1.2.3", "1e999" };
+  double d = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_assert_true (ks_json_parse_number_text (good[i].text, strlen (good[i].text), &d));
+      g_assert_cmpfloat (d, ==, good[i].value);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    g_assert_false (ks_json_parse_number_text (bad[i], strlen (bad[i]), &d));
+}
+
 static void
 test_parse_us (void)
 {
@@ -326,6 +346,7 @@ main (int   argc,
   g_test_add_func ("/json-scan/parse-int64", test_parse_int64);
   g_test_add_func ("/json-scan/parse-uint64", test_parse_uint64);
   g_test_add_func ("/json-scan/parse-double", test_parse_double);
+  g_test_add_func ("/json-scan/parse-number-text", test_parse_number_text);
   g_test_add_func ("/json-scan/parse-us", test_parse_us);
   g_test_add_func ("/json-scan/utf8", test_utf8);
   g_test_add_func ("/json-scan/hex4", test_hex4);

@@ -24,6 +24,7 @@ struct _KsOperatorsPage
   GtkColumnView         *view;
   GtkColumnViewColumn   *dims_column;
   GtkColumnViewColumn   *device_column;
+  GtkColumnViewColumn   *thread_column;
 
   KsPageTable            table;
   char                  *needle;
@@ -50,6 +51,7 @@ static void
 reload (KsOperatorsPage *self)
 {
   gboolean by_shape = gtk_toggle_button_get_active (self->shape_button);
+  KsReport *report = NULL;
 
   ks_page_table_set_report (&self->table, NULL);
   self->ops = NULL;
@@ -58,9 +60,13 @@ reload (KsOperatorsPage *self)
     self->ops = ks_analysis_get_operators (self->analysis,
                                            by_shape ? KS_OPERATOR_BY_NAME_AND_SHAPE : KS_OPERATOR_BY_NAME,
                                            &self->n_ops);
+  if (self->analysis != NULL)
+    report = ks_report_new_operators (self->trace, self->analysis, by_shape);
+
   gtk_column_view_column_set_visible (self->dims_column, by_shape);
-  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_operators (self->trace, self->analysis, by_shape)
-                                                         : NULL);
+  /* CPU time beside wall time, when the trace has thread times */
+  gtk_column_view_column_set_visible (self->thread_column, report != NULL && ks_report_has_thread_time (report));
+  ks_page_table_set_report (&self->table, report);
 }
 
 static void
@@ -154,6 +160,8 @@ ks_operators_page_init (KsOperatorsPage *self)
   self->dims_column = ks_page_table_get_report_column (&self->table, "input_dims");
   self->device_column = ks_page_table_get_report_column (&self->table, "device_total_ns");
   gtk_column_view_column_set_visible (self->dims_column, FALSE);
+  self->thread_column = ks_page_table_get_report_column (&self->table, "host_thread_ns");
+  gtk_column_view_column_set_visible (self->thread_column, FALSE);
 }
 
 GtkWidget *
