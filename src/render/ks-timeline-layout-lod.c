@@ -129,6 +129,79 @@ ks_lod_slices (const KsTrack    *track,
     }
 }
 
+static const gint64 *
+busy_sums (KsTimelineLayout *self,
+           const KsTrack    *track,
+           guint             depth)
+{
+  gint64 *sums = self->busy_sums[track->id];
+  gsize offset = 0;
+
+  if (sums == NULL)
+    {
+      gsize k = 0;
+
+      sums = self->busy_sums[track->id] = g_new (gint64, track->n_slices + track->max_depth);
+      for (guint d = 0; d < track->max_depth; d++)
+        {
+          const guint32 *idx = track->by_depth[d];
+
+          sums[k++] = 0;
+          for (guint32 i = 0; i < track->n_by_depth[d]; i++, k++)
+            sums[k] = sums[k - 1] + (track->end[idx[i]] - track->start[idx[i]]);
+        }
+    }
+
+  for (guint d = 0; d < depth; d++)
+    offset += track->n_by_depth[d] + 1;
+  return sums + offset;
+}
+
+double
+ks_timeline_layout_busy_ns (KsTimelineLayout *self,
+                            guint32           track_index,
+                            guint             depth,
+                            double            t0,
+                            double            t1)
+{
+  const KsTrack *track;
+  const guint32 *idx;
+  const gint64 *sums;
+  guint32 i, j, lo, hi;
+  double busy;
+
+  g_return_val_if_fail (track_index < self->trace->n_tracks, 0);
+
+  track = &self->trace->tracks[track_index];
+  if (depth >= track->max_depth || t1 <= t0)
+    return 0;
+
+  idx = track->by_depth[depth];
+  sums = busy_sums (self, track, depth);
+
+  /* [i, j): the slices that end after t0 and start before t1. */
+  i = end_lower_bound (track, idx, 0, track->n_by_depth[depth], t0);
+  lo = i;
+  hi = track->n_by_depth[depth];
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if ((double)track->start[idx[mid]] < t1)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  j = lo;
+  if (j <= i)
+    return 0;
+
+  busy = (double)(sums[j] - sums[i]);
+  busy -= MAX (0.0, t0 - (double)track->start[idx[i]]);
+  busy -= MAX (0.0, (double)track->end[idx[j - 1]] - t1);
+  return MAX (0.0, busy);
+}
+
 void
 ks_lod_counter (const KsCounter  *counter,
                 const KsTimeView *view,

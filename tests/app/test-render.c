@@ -713,6 +713,100 @@ test_png_samples (void)
   g_unlink (path);
 }
 
+/* Pixels of a lane that hold ink: any channel far from the background
+ * (a folded block's faint tint under a grid line is not ink). */
+static int
+lane_ink (cairo_surface_t *surface,
+          int              x,
+          int              y0,
+          int              h,
+          KsColor          background)
+{
+  int ink = 0;
+
+  for (int y = y0; y < y0 + h; y++)
+    {
+      guint32 p = pixel_at (surface, x, y);
+      int d = 0;
+
+      for (int sh = 8; sh <= 24; sh += 8)
+        d = MAX (d, ABS ((int)((p >> sh) & 0xff) - (int)((background >> sh) & 0xff)));
+      ink += d > 72;
+    }
+  return ink;
+}
+
+/* A folded block is drawn as busy as it is, per pixel column (Nsight's
+ * density): a stream busy 10 % of the time is a low bar, not a solid
+ * one, and a stream busy all the time fills its lane. */
+static void
+test_png_density (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_NSYS_SQLITE);
+  guint32 t_low = ks_trace_builder_get_stream_track (b, 0, 7);
+  guint32 t_full = ks_trace_builder_get_stream_track (b, 0, 8);
+  guint32 n = ks_trace_builder_intern (b, "k");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  g_autofree char *path = NULL;
+  const KsTheme *theme = ks_theme_get (FALSE);
+  cairo_surface_t *surface;
+  KsRenderOptions options;
+  KsTimeView view;
+  int fd, low_y, full_y, lane_h = KS_LANE_HEIGHT - 1;
+  double ink_low = 0, ink_full = 0;
+  int from, to;
+
+  /* 10 ms: stream 7 runs 1 µs kernels every 10 µs, stream 8 back to back. */
+  for (int i = 0; i < 1000; i++)
+    ks_trace_builder_add_slice (b, t_low, i * 10000, i * 10000 + 1000, KS_SLICE_KERNEL, n, 0, 0, 0, 0, NULL);
+  for (int i = 0; i < 10000; i++)
+    ks_trace_builder_add_slice (b, t_full, i * 1000, i * 1000 + 1000, KS_SLICE_KERNEL, n, 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  layout = ks_timeline_layout_new (trace);
+
+  fd = g_file_open_tmp ("ks-render-XXXXXX.png", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+
+  /* The whole 10 ms over 980 px: 10.2 µs a column, so both fold. */
+  ks_render_options_init (&options, trace, 1200, 300);
+  g_assert_true (ks_render_png (layout, &options, path, &error));
+  g_assert_no_error (error);
+  surface = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  ks_render_options_view (&options, &view);
+
+  low_y = options.ruler_height + ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t_low))->y +
+          ks_timeline_layout_lane_y (0);
+  full_y = options.ruler_height + ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t_full))->y +
+           ks_timeline_layout_lane_y (0);
+
+  /* Away from the ends and the grid lines' columns, over 800 columns. */
+  from = options.header_width + 50;
+  to = options.header_width + 850;
+  for (int x = from; x < to; x++)
+    {
+      ink_low += lane_ink (surface, x, low_y, lane_h, theme->background);
+      ink_full += lane_ink (surface, x, full_y, lane_h, theme->background);
+    }
+  ink_low /= (double)lane_h * (to - from);
+  ink_full /= (double)lane_h * (to - from);
+  g_assert_cmpfloat (ink_low, >, 0.05);
+  g_assert_cmpfloat (ink_low, <, 0.2);
+  g_assert_cmpfloat (ink_full, >, 0.9);
+
+  /* No column of the 10 % stream is drawn solid. */
+  for (int x = from; x < to; x++)
+    if (lane_ink (surface, x, low_y, lane_h, theme->background) >= lane_h / 2)
+      g_error ("column %d of the 10 %% stream has %d of %d pixels inked", x, lane_ink (surface, x, low_y, lane_h, theme->background), lane_h);
+
+  cairo_surface_destroy (surface);
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -728,6 +822,7 @@ main (int   argc,
   g_test_add_func ("/render/device-sync-row", test_device_sync_row);
   g_test_add_func ("/render/png", test_png);
   g_test_add_func ("/render/png-samples", test_png_samples);
+  g_test_add_func ("/render/png-density", test_png_density);
 
   return g_test_run ();
 }
