@@ -236,6 +236,44 @@ ks_trace_find_process (KsTrace *self,
   return KS_NO_INDEX;
 }
 
+gboolean
+ks_trace_get_activity_span (const KsTrace *self,
+                            gint64        *start,
+                            gint64        *end)
+{
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+
+  g_return_val_if_fail (KS_IS_TRACE ((KsTrace *)self), FALSE);
+
+  for (guint32 t = 0; t < self->n_tracks; t++)
+    {
+      const KsTrack *track = &self->tracks[t];
+
+      if (track->n_slices == 0)
+        continue;
+      lo = MIN (lo, track->start[0]);
+      /* Ends are sorted within a depth: each depth's last one is its latest. */
+      for (guint d = 0; d < track->max_depth; d++)
+        if (track->n_by_depth[d] > 0)
+          hi = MAX (hi, track->end[track->by_depth[d][track->n_by_depth[d] - 1]]);
+    }
+  if (self->n_memory_events > 0)
+    {
+      lo = MIN (lo, self->memory_events[0].ts);
+      hi = MAX (hi, self->memory_events[self->n_memory_events - 1].ts);
+    }
+
+  if (hi <= lo)
+    {
+      *start = 0;
+      *end = self->duration_ns;
+      return FALSE;
+    }
+  *start = lo;
+  *end = hi;
+  return TRUE;
+}
+
 /* The properties of GPU @device, or NULL when the trace has none. */
 const KsGpu *
 ks_trace_find_gpu (const KsTrace *self,
