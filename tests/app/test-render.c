@@ -243,7 +243,7 @@ test_memory_rows (void)
     { 150, 0x40, 8, -1, -1, th, 0 },
     { 200, 0x10, -2621440, 524288, 4194304, th, 0 },
   };
-  const char *expected[] = { "process 7", "thread 7", "GPU 0 memory, peak 3.0\u00a0MiB", "CPU memory, peak 4 bytes" };
+  const char *expected[] = { "process 7", "thread 7", "Allocated on GPU 0, peak 3.0\u00a0MiB", "Allocated on CPU, peak 4 bytes" };
   const KsRow *row;
   KsTimeView view = { 0, 1, 300 };
   KsPrims prims;
@@ -807,6 +807,91 @@ test_png_density (void)
   g_unlink (path);
 }
 
+/* Rows are named for what they hold and processes come in the order of
+ * their GPU use: Kineto's overhead process (pid -1, thread 0) and its
+ * "Spans" process say what they are, an Nsight export's thread 0 holds
+ * what had no thread, and the shells that launched the job (a pyenv
+ * shim's bash) are folded into one closed group at the end. */
+static void
+test_rows_named (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint32 overhead = ks_trace_builder_get_process (b, -1);
+  guint32 spans = ks_trace_builder_get_process (b, 1000);
+  guint32 shim1 = ks_trace_builder_get_process (b, 10);
+  guint32 shim2 = ks_trace_builder_get_process (b, 11);
+  guint32 cpu_only = ks_trace_builder_get_process (b, 20);
+  guint32 trainer = ks_trace_builder_get_process (b, 30);
+  guint32 t_overhead = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, overhead, 0));
+  guint32 spans_th = ks_trace_builder_get_thread (b, spans, 5000);
+  guint32 t_spans = ks_trace_builder_get_thread_track (b, spans_th);
+  guint32 t_shim1 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, shim1, 10));
+  guint32 t_shim2 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, shim2, 11));
+  guint32 t_cpu = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, cpu_only, 20));
+  guint32 t_trainer = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, trainer, 30));
+  guint32 t_stream = ks_trace_builder_get_stream_track (b, 0, 7);
+  guint32 n = ks_trace_builder_intern (b, "x");
+  const char *expected[] = {
+    "GPU 0", "stream 7",
+    "python3 (pid 30)", "thread 30",
+    "python3 (pid 20)", "thread 20",
+    "Profiler overhead", "profiler overhead",
+    "Profiler spans", "profiling windows (PyTorch Profiler)",
+    "Launchers (2 processes)", "bash (pid 10)", "bash (pid 11)",
+  };
+
+  ks_trace_builder_set_process_info (b, spans, NULL, NULL, "Spans", 0);
+  ks_trace_builder_set_thread_info (b, spans_th, NULL, "PyTorch Profiler", 0);
+  ks_trace_builder_set_process_info (b, shim1, "bash", NULL, NULL, 0);
+  ks_trace_builder_set_process_info (b, shim2, "bash", NULL, NULL, 0);
+  ks_trace_builder_set_process_info (b, cpu_only, "python3", NULL, NULL, 0);
+  ks_trace_builder_set_process_info (b, trainer, "python3", NULL, NULL, 0);
+  ks_trace_builder_add_slice (b, t_overhead, 0, 10, KS_SLICE_GENERIC, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_spans, 0, 1000, KS_SLICE_GENERIC, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_shim1, 0, 1000, KS_SLICE_OSRT, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_shim2, 0, 1000, KS_SLICE_OSRT, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_cpu, 0, 1000, KS_SLICE_CPU_OP, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_trainer, 0, 10, KS_SLICE_CUDA_RUNTIME, n, 0, 1, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_stream, 20, 500, KS_SLICE_KERNEL, n, 0, 1, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  for (guint i = 0; i < MIN (G_N_ELEMENTS (expected), ks_timeline_layout_get_n_rows (layout)); i++)
+    g_assert_cmpstr (ks_timeline_layout_get_row (layout, i)->label, ==, expected[i]);
+  g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, G_N_ELEMENTS (expected));
+
+  /* The launchers' group is closed: its rows take no room. */
+  g_assert_false (ks_timeline_layout_get_row (layout, 10)->expanded);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 11)->y, ==, -1);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 12)->group, ==, 10);
+}
+
+/* An Nsight export's thread 0 holds the process's calls that had no thread. */
+static void
+test_rows_nsys_thread0 (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_NSYS_SQLITE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint32 p = ks_trace_builder_get_process (b, 1701896);
+  guint32 t0 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, p, 0));
+  guint32 n = ks_trace_builder_intern (b, "x");
+
+  ks_trace_builder_set_process_info (b, p, "cuda-cloverleaf", NULL, NULL, 0);
+  ks_trace_builder_add_slice (b, t0, 0, 10, KS_SLICE_OSRT, n, 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, 2);
+  g_assert_cmpstr (ks_timeline_layout_get_row (layout, 1)->label, ==, "calls without a thread");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -823,6 +908,8 @@ main (int   argc,
   g_test_add_func ("/render/png", test_png);
   g_test_add_func ("/render/png-samples", test_png_samples);
   g_test_add_func ("/render/png-density", test_png_density);
+  g_test_add_func ("/render/rows-named", test_rows_named);
+  g_test_add_func ("/render/rows-nsys-thread0", test_rows_nsys_thread0);
 
   return g_test_run ();
 }

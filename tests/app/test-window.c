@@ -997,15 +997,15 @@ test_tooltips (void)
     {
       const KsRow *row = ks_timeline_layout_get_row (layout, r);
 
-      if (row->kind == KS_ROW_COUNTER && g_str_has_prefix (row->label, "GPU 0 memory"))
+      if (row->kind == KS_ROW_COUNTER && g_str_has_prefix (row->label, "Allocated on GPU 0"))
         mem_row = row;
     }
   g_assert_nonnull (mem_row);
-  g_assert_cmpstr (mem_row->label, ==, "GPU 0 memory, peak 328.6\u00a0MiB");
+  g_assert_cmpstr (mem_row->label, ==, "Allocated on GPU 0, peak 328.6\u00a0MiB");
   gtk_adjustment_set_value (vadj, mem_row->y - 100);
   y = KS_RULER_HEIGHT + mem_row->y - gtk_adjustment_get_value (vadj) + mem_row->height / 2.0;
   markup = ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, 60e6), y, NULL);
-  g_assert_cmpstr (markup, ==, "<b>GPU 0 memory, peak 328.6\u00a0MiB</b>\n65.2\u00a0MiB since 40.0 ms");
+  g_assert_cmpstr (markup, ==, "<b>Allocated on GPU 0, peak 328.6\u00a0MiB</b>\n65.2\u00a0MiB since 40.0 ms");
   g_clear_pointer (&markup, g_free);
 
   /* Before the first allocation (at 32.98 ms) there is nothing to say. */
