@@ -430,6 +430,11 @@ ks_track_slice_at (const KsTrack *track,
 
   g_return_val_if_fail (track != NULL, KS_NO_INDEX);
 
+  /* A depth with nothing at @t does not end the search: where slices
+   * overlap without nesting (a Python frame ending just before the
+   * operator it called), a lane stays taken after its slice ended and
+   * deeper lanes go on. No slice starting by @t at one depth means none
+   * deeper does. */
   for (guint d = 0; d < track->max_depth && d <= max_depth; d++)
     {
       gint64 i = depth_last_starting_before (track, d, t);
@@ -440,8 +445,6 @@ ks_track_slice_at (const KsTrack *track,
       s = track->by_depth[d][i];
       if (track->end[s] > t || (track->end[s] == t && track->start[s] == t))
         found = s;
-      else
-        break;
     }
 
   return found;
@@ -451,11 +454,22 @@ guint32
 ks_track_operator_at (const KsTrack *track,
                       gint64         t)
 {
-  guint32 s = ks_track_slice_at (track, t, G_MAXUINT);
+  g_return_val_if_fail (track != NULL, KS_NO_INDEX);
 
-  while (s != KS_NO_INDEX && track->slice_kind[s] != KS_SLICE_CPU_OP)
-    s = ks_track_parent_slice (track, s);
-  return s;
+  /* Deepest first, each depth on its own (see ks_track_slice_at). */
+  for (guint d = track->max_depth; d-- > 0;)
+    {
+      gint64 i = depth_last_starting_before (track, d, t);
+      guint32 s;
+
+      if (i < 0)
+        continue;
+      s = track->by_depth[d][i];
+      if ((track->end[s] > t || (track->end[s] == t && track->start[s] == t)) &&
+          track->slice_kind[s] == KS_SLICE_CPU_OP)
+        return s;
+    }
+  return KS_NO_INDEX;
 }
 
 guint32

@@ -353,6 +353,83 @@ test_memory_lifetime (void)
   g_rmdir (dir);
 }
 
+/* seed_cnn: allocations made on the main thread inside an operator are
+ * named for it, also where the thread's Python frames and operators do
+ * not nest lane by lane (the step's lanes start deeper than the
+ * frames'). Times and names from the JSON, with python3. */
+static void
+test_memory_operators (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "seed_cnn.pt.trace.json.gz", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsReport) report = NULL;
+  const KsReportColumn *columns, *op;
+  const KsAllocation *allocs;
+  GtkWidget *page, *window, *view;
+  GListModel *model;
+  guint n_allocs, n_columns, n_named = 0, n_main = 0;
+  static const struct { gint64 ts; gint32 device; const char *op; } expected[] = {
+    { 900673, -1, "aten::empty" },
+    { 7003561, 0, "aten::empty_strided" },
+    { 7794290, 0, "aten::cudnn_convolution" },
+    { 8180514, 0, "aten::empty" },
+  };
+
+  g_assert_no_error (error);
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  allocs = ks_analysis_get_allocations (analysis, &n_allocs);
+  columns = ks_report_allocation_columns (&n_columns);
+  op = ks_report_find_column (columns, n_columns, "operator");
+  report = ks_report_new_allocations (trace, analysis);
+
+  for (guint e = 0; e < G_N_ELEMENTS (expected); e++)
+    {
+      gboolean found = FALSE;
+
+      for (guint i = 0; i < n_allocs; i++)
+        if (allocs[i].alloc_ts == expected[e].ts && allocs[i].device == expected[e].device)
+          {
+            g_autofree char *text = ks_report_get_text (report, op, i);
+
+            g_assert_cmpstr (text, ==, expected[e].op);
+            found = TRUE;
+          }
+      g_assert_true (found);
+    }
+
+  /* 87 of the 96 allocations of the main thread (tid 455) lie in one of
+   * its operators; nine of 8 bytes lie in none. */
+  for (guint i = 0; i < n_allocs; i++)
+    if (allocs[i].thread != KS_NO_INDEX && trace->threads[allocs[i].thread].tid == 455)
+      {
+        n_main++;
+        n_named += allocs[i].operator_name != 0;
+      }
+  g_assert_cmpuint (n_main, ==, 96);
+  g_assert_cmpuint (n_named, ==, 87);
+
+  /* The page's column shows it. */
+  page = ks_memory_page_new ();
+  window = show (page);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (view),
+                                  find_column (GTK_COLUMN_VIEW (view), ks_report_column_get_title (
+                                                 ks_report_find_column (columns, n_columns, "bytes"))),
+                                  GTK_SORT_DESCENDING);
+  gtk_test_widget_wait_for_draw (window);
+  g_assert_cmpuint (g_list_model_get_n_items (model), >, 0);
+  g_assert_nonnull (ks_test_find_label (page, "aten::cudnn_convolution"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -364,6 +441,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/kernels", test_kernels);
   g_test_add_func ("/app/pages/memory", test_memory);
   g_test_add_func ("/app/pages/memory-lifetime", test_memory_lifetime);
+  g_test_add_func ("/app/pages/memory-operators", test_memory_operators);
 
   return g_test_run ();
 }
