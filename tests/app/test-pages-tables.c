@@ -208,6 +208,21 @@ test_memory (void)
     g_assert_nonnull (ks_test_find_label (page, resv_text));
   }
 
+  /* The chart's axis follows allocated (344528384 bytes at its peak) so
+   * that it is more than a thin band; reserved (1413480448) and its axis
+   * come with the check button. */
+  {
+    GtkWidget *check = ks_test_find_descendant (page, GTK_TYPE_CHECK_BUTTON, NULL);
+
+    g_assert_nonnull (check);
+    g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+    g_assert_cmpint (ks_memory_page_get_axis_top (KS_MEMORY_PAGE (page)), ==, 344528384);
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+    g_assert_cmpint (ks_memory_page_get_axis_top (KS_MEMORY_PAGE (page)), ==, 1413480448);
+    gtk_test_widget_wait_for_draw (window);
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (check), FALSE);
+  }
+
   /* Host memory from the device drop-down */
   dropdown = ks_test_find_descendant (page, GTK_TYPE_DROP_DOWN, NULL);
   g_assert_true (gtk_widget_get_visible (dropdown));

@@ -157,15 +157,28 @@ format_bytes_axis (gint64 bytes)
   return ks_format_bytes (MAX (bytes, 0));
 }
 
+gint64
+ks_chart_memory_top (const KsMemoryCurve *curve,
+                     gboolean             with_reserved)
+{
+  gint64 top = 1;
+
+  for (guint i = 0; curve != NULL && i < curve->n_points; i++)
+    top = MAX (top, with_reserved ? MAX (curve->points[i].allocated, curve->points[i].reserved)
+                                  : curve->points[i].allocated);
+  return top;
+}
+
 void
 ks_chart_draw_memory (cairo_t             *cr,
                       int                  width,
                       int                  height,
                       const GdkRGBA       *fg,
-                      const KsMemoryCurve *curve)
+                      const KsMemoryCurve *curve,
+                      gboolean             with_reserved)
 {
   double plot_h = height - LABEL_H;
-  gint64 t0, t1, top = 1;
+  gint64 t0, t1, top;
   g_autofree char *top_text = NULL;
   g_autofree char *t0_text = NULL;
   g_autofree char *t1_text = NULL;
@@ -177,8 +190,7 @@ ks_chart_draw_memory (cairo_t             *cr,
 
   t0 = curve->points[0].ts;
   t1 = MAX (curve->points[curve->n_points - 1].ts, t0 + 1);
-  for (guint i = 0; i < curve->n_points; i++)
-    top = MAX (top, MAX (curve->points[i].allocated, curve->points[i].reserved));
+  top = ks_chart_memory_top (curve, with_reserved);
 
 #define X(t) ((double)((t) - t0) / (t1 - t0) * (width - 1))
 #define Y(v) (plot_h - (double)(v) / top * (plot_h - 4))
@@ -201,7 +213,7 @@ ks_chart_draw_memory (cairo_t             *cr,
   cairo_fill (cr);
 
   /* Reserved: a step line */
-  if (curve->peak_reserved > 0)
+  if (with_reserved && curve->peak_reserved > 0)
     {
       gboolean started = FALSE;
 

@@ -33,12 +33,17 @@ void  ks_chart_draw_steps        (cairo_t                *cr,
                                   const GdkRGBA          *fg,
                                   const KsStep           *steps,
                                   guint                   n_steps);
-/* Allocated (filled) and reserved (line) bytes over time. */
+/* Allocated (filled) and, with @with_reserved, reserved (line) bytes
+ * over time; the axis goes up to the highest curve drawn. */
 void  ks_chart_draw_memory       (cairo_t                *cr,
                                   int                     width,
                                   int                     height,
                                   const GdkRGBA          *fg,
-                                  const KsMemoryCurve    *curve);
+                                  const KsMemoryCurve    *curve,
+                                  gboolean                with_reserved);
+/* The top of that axis, in bytes. */
+gint64 ks_chart_memory_top       (const KsMemoryCurve    *curve,
+                                  gboolean                with_reserved);
 /* The launch latency histogram. */
 void  ks_chart_draw_latency      (cairo_t                *cr,
                                   int                     width,
