@@ -343,6 +343,26 @@ add_causes (KsSummaryPage *self)
   gtk_box_append (self->box, group);
 }
 
+/* The advice rules and the busy figures read GPU activity: without any,
+ * the page says so and what to record, rather than that all is well. */
+static void
+add_no_gpu (KsSummaryPage *self)
+{
+  GtkWidget *group = adw_preferences_group_new ();
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-information-symbolic");
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No GPU activity in this trace"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
+                               _("It holds CPU work only, so there is no GPU time to break down. "
+                                 "Record with CUDA activity: ProfilerActivity.CUDA in torch.profiler, "
+                                 "--trace=cuda with nsys, or kinescope-cli record."));
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
+  gtk_widget_set_name (row, "no-gpu-row");
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+  gtk_box_append (self->box, group);
+}
+
 static void
 add_advice (KsSummaryPage *self)
 {
@@ -358,7 +378,12 @@ add_advice (KsSummaryPage *self)
     {
       GtkWidget *row = adw_action_row_new ();
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No rule found a problem"));
+      guint n_gpus = 0;
+
+      ks_analysis_get_gpus (self->analysis, &n_gpus);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row),
+                                     n_gpus > 0 ? _("No rule found a problem")
+                                                : _("No GPU activity for the rules to check"));
       adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
     }
 
@@ -438,6 +463,8 @@ rebuild (KsSummaryPage *self)
     }
 
   gpus = ks_analysis_get_gpus (self->analysis, &n);
+  if (n == 0)
+    add_no_gpu (self);
   for (guint i = 0; i < n; i++)
     add_gpu (self, &gpus[i]);
   add_causes (self);
