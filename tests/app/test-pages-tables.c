@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "ks-report.h"
 #include "ks-test-gtk.h"
@@ -17,6 +18,7 @@
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
+#include "pages/ks-summary-page.h"
 
 /* loader_bound, computed independently from the JSON with python3: the
  * operator with the most GPU time under it, its longest call, the kernel
@@ -445,6 +447,124 @@ test_memory_operators (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A trace of CPU work only: the Summary says that it has no GPU
+ * activity and what to record, not that no rule found a problem. */
+static void
+test_summary_no_gpu (void)
+{
+  static const char cpu_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":50}"
+    "]}";
+  g_autofree char *dir = g_dir_make_tmp ("ks-cpu-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "cpu.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  GtkWidget *page, *window, *row;
+
+  g_assert_true (g_file_set_contents (path, cpu_trace, -1, NULL));
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  page = ks_summary_page_new ();
+  window = show (page);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+
+  row = ks_test_find_descendant (page, ADW_TYPE_ACTION_ROW, "no-gpu-row");
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_get_mapped (row));
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "No GPU activity in this trace");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "ProfilerActivity.CUDA"));
+  g_assert_null (ks_test_find_label (page, "No rule found a problem"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static GtkWidget *
+visible_status_page (GtkWidget *page)
+{
+  GtkWidget *status = ks_test_find_descendant (page, ADW_TYPE_STATUS_PAGE, NULL);
+
+  return status != NULL && gtk_widget_get_mapped (status) ? status : NULL;
+}
+
+/* Pages with nothing to show say why and what to record: Operators of a
+ * trace without operators (the lifetime trace: a kernel and allocator
+ * events), Memory of one without allocator events; the fixture fills
+ * both. */
+static void
+test_empty_pages (void)
+{
+  static const char cpu_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100}"
+    "]}";
+  g_autofree char *dir = g_dir_make_tmp ("ks-empty-XXXXXX", NULL);
+  g_autofree char *cpu_path = g_build_filename (dir, "cpu.json", NULL);
+  g_autofree char *gpu_path = g_build_filename (dir, "gpu.json", NULL);
+  g_autoptr(GFile) cpu_file = g_file_new_for_path (cpu_path);
+  g_autoptr(GFile) gpu_file = g_file_new_for_path (gpu_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) cpu = NULL;
+  g_autoptr(KsTrace) gpu = NULL;
+  g_autoptr(KsTrace) lb = load ();
+  g_autoptr(KsAnalysis) cpu_analysis = NULL;
+  g_autoptr(KsAnalysis) gpu_analysis = NULL;
+  g_autoptr(KsAnalysis) lb_analysis = ks_analysis_compute (lb, NULL, NULL, NULL, NULL);
+  GtkWidget *ops = ks_operators_page_new ();
+  GtkWidget *mem = ks_memory_page_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *window, *status;
+
+  g_assert_true (g_file_set_contents (cpu_path, cpu_trace, -1, NULL));
+  g_assert_true (g_file_set_contents (gpu_path, lifetime_trace, -1, NULL));
+  cpu = ks_trace_load (cpu_file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  gpu = ks_trace_load (gpu_file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  cpu_analysis = ks_analysis_compute (cpu, NULL, NULL, NULL, NULL);
+  gpu_analysis = ks_analysis_compute (gpu, NULL, NULL, NULL, NULL);
+
+  gtk_widget_set_hexpand (ops, TRUE);
+  gtk_widget_set_hexpand (mem, TRUE);
+  gtk_box_append (GTK_BOX (box), ops);
+  gtk_box_append (GTK_BOX (box), mem);
+  window = show (box);
+
+  ks_page_set_analysis (KS_PAGE (ops), gpu, gpu_analysis);
+  ks_page_set_analysis (KS_PAGE (mem), cpu, cpu_analysis);
+  gtk_test_widget_wait_for_draw (window);
+  status = visible_status_page (ops);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No Operators");
+  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "torch.profiler"));
+  status = visible_status_page (mem);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No Memory Events");
+  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "profile_memory=True"));
+
+  /* With operators and memory, the tables are back. */
+  ks_page_set_analysis (KS_PAGE (ops), lb, lb_analysis);
+  ks_page_set_analysis (KS_PAGE (mem), lb, lb_analysis);
+  gtk_test_widget_wait_for_draw (window);
+  g_assert_null (visible_status_page (ops));
+  g_assert_null (visible_status_page (mem));
+  g_assert_true (gtk_widget_get_mapped (ks_test_find_descendant (mem, GTK_TYPE_COLUMN_VIEW, NULL)));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (cpu_path);
+  g_unlink (gpu_path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -457,6 +577,8 @@ main (int   argc,
   g_test_add_func ("/app/pages/memory", test_memory);
   g_test_add_func ("/app/pages/memory-lifetime", test_memory_lifetime);
   g_test_add_func ("/app/pages/memory-operators", test_memory_operators);
+  g_test_add_func ("/app/pages/summary-no-gpu", test_summary_no_gpu);
+  g_test_add_func ("/app/pages/empty-pages", test_empty_pages);
 
   return g_test_run ();
 }

@@ -214,6 +214,10 @@ ks_memory_page_refill (KsPage     *page,
   g_signal_handlers_unblock_by_func (self->device_dropdown, device_changed_cb, self);
   gtk_widget_set_visible (GTK_WIDGET (self->device_dropdown), self->n_curves > 1);
   update_device (self);
+  ks_page_set_empty (page, "drive-harddisk-symbolic",
+                     self->analysis != NULL && self->n_curves == 0 ? _("No Memory Events") : NULL,
+                     _("This trace has no allocator events. Record with profile_memory=True in "
+                       "torch.profiler, or with kinescope-cli record, to follow memory over time."));
 }
 
 static void
