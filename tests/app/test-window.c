@@ -1499,6 +1499,74 @@ test_ruler_backends (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* At 800×600 the timeline keeps at least half the width; the side panel
+ * hides with its header button or F9 (win.toggle-side-panel), giving the
+ * timeline the whole width, and comes back the same way. */
+static void
+test_narrow (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  GtkWidget *panel = find_child (GTK_WIDGET (window), "GtkPaned");
+  GtkWidget *side;
+  GtkWidget *button;
+  int full;
+
+  g_assert_nonnull (panel);
+  side = gtk_paned_get_end_child (GTK_PANED (panel));
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_window_unmaximize (GTK_WINDOW (window));
+  WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (window)) <= 800);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  /* (less the window's frame) */
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), >=, 780);
+  g_assert_true (gtk_widget_get_mapped (side));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (timeline)), >=, gtk_widget_get_width (GTK_WIDGET (window)) / 2);
+  save_screenshot (GTK_WIDGET (window), "window-800x600.png");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-side-panel", NULL));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_false (gtk_widget_get_visible (side));
+  full = gtk_widget_get_width (GTK_WIDGET (timeline));
+  g_assert_cmpint (full, >=, gtk_widget_get_width (GTK_WIDGET (window)) - 10);
+
+  /* The header button shows the state and brings the panel back. */
+  button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_TOGGLE_BUTTON, "side-panel-button");
+  g_assert_nonnull (button);
+  g_assert_false (gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (button)));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (button), TRUE);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_visible (side));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (timeline)), <, full);
+
+  /* F9 is bound to the action. */
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+    gboolean bound = FALSE;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+      {
+        g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+        if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+          continue;
+        for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (c)); k++)
+          {
+            g_autoptr(GtkShortcut) sc = g_list_model_get_item (G_LIST_MODEL (c), k);
+            GtkShortcutAction *action = gtk_shortcut_get_action (sc);
+            g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (sc));
+
+            if (GTK_IS_NAMED_ACTION (action) && g_str_equal (trigger, "F9") &&
+                g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (action)), "win.toggle-side-panel"))
+              bound = TRUE;
+          }
+      }
+    g_assert_true (bound);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1525,6 +1593,7 @@ main (int   argc,
   g_test_add_func ("/app/window/load-warnings", test_load_warnings);
   g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
+  g_test_add_func ("/app/window/narrow", test_narrow);
 
   return g_test_run ();
 }
