@@ -11,6 +11,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <string.h>
 #include <inttypes.h>
 #include <yajl/yajl_tree.h>
 
@@ -58,6 +59,26 @@ begin_group (KsSelectionPage *self,
   g_free (self->group_title);
   self->group_title = g_strdup (title);
   return group;
+}
+
+/* An identifier to wrap: a zero-width space after each "_", "::", "<"
+ * and "," gives Pango places to break a kernel or operator name where it
+ * reads apart, instead of anywhere with a hyphen. For display only: the
+ * heading is not selectable, the Name row below holds the real text. */
+static char *
+identifier_break_points (const char *name)
+{
+  GString *out = g_string_sized_new (strlen (name) + 16);
+
+  for (const char *p = name; *p; p++)
+    {
+      if (p[0] == ':' && p[1] == ':')
+        g_string_append_c (out, *p++);
+      g_string_append_c (out, *p);
+      if (*p == '_' || *p == '<' || *p == ',' || (*p == ':' && p > name && p[-1] == ':'))
+        g_string_append (out, "\u200b");
+    }
+  return g_string_free (out, FALSE);
 }
 
 static GtkWidget *
@@ -393,11 +414,16 @@ add_slice (KsSelectionPage *self,
   const KsTrack *track = &trace->tracks[track_index];
   KsSliceKind kind = track->slice_kind[slice];
   const char *name = ks_trace_string (trace, track->name_id[slice]);
-  GtkWidget *heading = gtk_label_new (name);
+  g_autofree char *breakable = identifier_break_points (name);
+  GtkWidget *heading = gtk_label_new (breakable);
+  PangoAttrList *attrs = pango_attr_list_new ();
 
   gtk_label_set_wrap (GTK_LABEL (heading), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (heading), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (heading), TRUE);
+  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+  gtk_label_set_attributes (GTK_LABEL (heading), attrs);
+  pango_attr_list_unref (attrs);
+  gtk_widget_set_tooltip_text (heading, name);
   gtk_label_set_xalign (GTK_LABEL (heading), 0);
   gtk_widget_add_css_class (heading, "title-3");
   gtk_box_append (self->box, heading);

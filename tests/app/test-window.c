@@ -387,6 +387,50 @@ test_select_kernel (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   save_screenshot (GTK_WIDGET (window), "window-kernel.png");
 
+  /* The kernel's name heads the page, wrapped where an identifier breaks
+   * (after "_", "::", "<" or ","), never inside a word with a hyphen. */
+  {
+    GtkWidget *heading = NULL;
+    PangoLayout *layout;
+    const char *text;
+    guint n_lines = 0;
+
+    for (GtkWidget *w = gtk_widget_get_first_child (GTK_WIDGET (page)); w != NULL && heading == NULL;)
+      {
+        if (GTK_IS_LABEL (w) && gtk_widget_has_css_class (w, "title-3"))
+          heading = w;
+        else if (gtk_widget_get_first_child (w) != NULL)
+          w = gtk_widget_get_first_child (w);
+        else
+          {
+            while (w != NULL && gtk_widget_get_next_sibling (w) == NULL && w != GTK_WIDGET (page))
+              w = gtk_widget_get_parent (w);
+            w = w == NULL || w == GTK_WIDGET (page) ? NULL : gtk_widget_get_next_sibling (w);
+          }
+      }
+    g_assert_nonnull (heading);
+    layout = gtk_label_get_layout (GTK_LABEL (heading));
+    text = pango_layout_get_text (layout);
+    for (GSList *l = pango_layout_get_lines_readonly (layout); l != NULL; l = l->next, n_lines++)
+      {
+        PangoLayoutLine *line = l->data;
+        const char *before;
+        gunichar c;
+
+        if (line->start_index == 0)
+          continue;
+        /* the character before the break, past a zero-width space */
+        before = g_utf8_prev_char (text + line->start_index);
+        c = g_utf8_get_char (before);
+        if (c == 0x200b && before > text)
+          c = g_utf8_get_char (g_utf8_prev_char (before));
+        if (c != '_' && c != ':' && c != '<' && c != ',')
+          g_error ("the heading breaks after \"%.*s\"", line->start_index, text);
+      }
+    g_assert_cmpuint (n_lines, >, 2);
+    g_assert_true (pango_layout_get_attributes (layout) != NULL);
+  }
+
   /* The flow's row leads to the launch call, and back. */
   {
     GtkWidget *row = find_titled (GTK_WIDGET (page), ADW_TYPE_ACTION_ROW, "Launched by");
