@@ -64,7 +64,10 @@ static gboolean
 is_spans_process (const KsTrace   *trace,
                   const KsProcess *proc)
 {
-  return g_str_equal (ks_trace_string (trace, proc->original), "Spans");
+  const char *orig = ks_trace_string (trace, proc->original);
+
+  /* Kineto names it "Spans"; in 2021, "Traces". */
+  return g_str_equal (orig, "Spans") || g_str_equal (orig, "Traces");
 }
 
 static ProcessKind
