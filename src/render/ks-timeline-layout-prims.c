@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 
 #include "ks-format.h"
@@ -402,6 +403,22 @@ build_counter_prims (KsTimelineLayout *self,
       if (valid)
         push_rect (prims, col, y_hi - 0.5f, 1, MAX (1.5f, y_lo - y_hi + 1.0f), theme->counter_line);
     }
+
+  /* The scale: what the top of the row stands for. */
+  {
+    const char *unit = ks_trace_string (self->trace, counter->unit);
+    g_autofree char *value = NULL;
+    g_autofree char *text = NULL;
+
+    if (row->index >= self->trace->n_counters || g_str_equal (unit, "bytes") || g_str_equal (unit, "B"))
+      value = ks_format_bytes ((guint64)MAX (0.0, row->counter_max));
+    else if (*unit)
+      value = g_strdup_printf ("%.4g %s", row->counter_max, unit);
+    else
+      value = g_strdup_printf ("%.4g", row->counter_max);
+    text = g_strdup_printf (_("max %s"), value);
+    push_text (prims, 4, 1, 160, 12, theme->dim_foreground, g_string_chunk_insert (prims->strings, text), FALSE);
+  }
 }
 
 void

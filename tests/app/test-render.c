@@ -840,11 +840,18 @@ test_rows_named (void)
     "python3 (pid 20)", "thread 20",
     "Profiler overhead", "profiler overhead",
     "Profiler spans", "profiling windows (PyTorch Profiler)",
+    "Profiler spans", "profiling windows (PyTorch Profiler)",
     "Launchers (2 processes)", "bash (pid 10)", "bash (pid 11)",
   };
+  /* Kineto of 2021 calls its span process "Traces" */
+  guint32 traces = ks_trace_builder_get_process (b, 2000);
+  guint32 traces_th = ks_trace_builder_get_thread (b, traces, 6000);
 
   ks_trace_builder_set_process_info (b, spans, NULL, NULL, "Spans", 0);
   ks_trace_builder_set_thread_info (b, spans_th, NULL, "PyTorch Profiler", 0);
+  ks_trace_builder_set_process_info (b, traces, NULL, NULL, "Traces", 0);
+  ks_trace_builder_set_thread_info (b, traces_th, NULL, "PyTorch Profiler", 0);
+  ks_trace_builder_add_slice (b, ks_trace_builder_get_thread_track (b, traces_th), 0, 1000, KS_SLICE_GENERIC, n, 0, 0, 0, 0, NULL);
   ks_trace_builder_set_process_info (b, shim1, "bash", NULL, NULL, 0);
   ks_trace_builder_set_process_info (b, shim2, "bash", NULL, NULL, 0);
   ks_trace_builder_set_process_info (b, cpu_only, "python3", NULL, NULL, 0);
@@ -865,9 +872,9 @@ test_rows_named (void)
   g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, G_N_ELEMENTS (expected));
 
   /* The launchers' group is closed: its rows take no room. */
-  g_assert_false (ks_timeline_layout_get_row (layout, 10)->expanded);
-  g_assert_cmpint (ks_timeline_layout_get_row (layout, 11)->y, ==, -1);
-  g_assert_cmpint (ks_timeline_layout_get_row (layout, 12)->group, ==, 10);
+  g_assert_false (ks_timeline_layout_get_row (layout, 12)->expanded);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 13)->y, ==, -1);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 14)->group, ==, 12);
 }
 
 /* An Nsight export's thread 0 holds the process's calls that had no thread. */
@@ -892,6 +899,59 @@ test_rows_nsys_thread0 (void)
   g_assert_cmpstr (ks_timeline_layout_get_row (layout, 1)->label, ==, "calls without a thread");
 }
 
+static gboolean
+has_text (const KsPrims *prims,
+          const char    *text)
+{
+  for (guint i = 0; i < prims->texts->len; i++)
+    if (g_strcmp0 (g_array_index (prims->texts, KsPrimText, i).text, text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A counter row says its scale: the top of the row is its maximum, in
+ * its unit (bytes for memory rows, in binary units). */
+static void
+test_counter_scale (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  guint32 util = ks_trace_builder_get_counter (b, "GPU utilization", "%", 0, KS_NO_INDEX);
+  guint32 power = ks_trace_builder_get_counter (b, "power", "W", 0, KS_NO_INDEX);
+  guint32 p = ks_trace_builder_get_process (b, 7);
+  guint32 th = ks_trace_builder_get_thread (b, p, 7);
+  const KsMemoryEvent ev = { 0, 0x10, 3145728, 3145728, 4194304, th, 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  KsTimeView view = { 0, 1, 300 };
+  KsPrims prims;
+
+  ks_trace_builder_add_slice (b, ks_trace_builder_get_thread_track (b, th), 0, 300, KS_SLICE_CPU_OP,
+                              ks_trace_builder_intern (b, "x"), 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_counter_sample (b, util, 0, 40);
+  ks_trace_builder_add_counter_sample (b, util, 100, 87);
+  ks_trace_builder_add_counter_sample (b, power, 0, 312.5);
+  ks_trace_builder_add_memory_event (b, &ev);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  layout = ks_timeline_layout_new (trace);
+
+  ks_prims_init (&prims);
+  ks_timeline_layout_build_prims (layout, ks_timeline_layout_find_counter_row (layout, util), &view,
+                                  ks_theme_get (FALSE), NULL, &prims);
+  g_assert_true (has_text (&prims, "max 87 %"));
+  ks_prims_reset (&prims);
+  ks_timeline_layout_build_prims (layout, ks_timeline_layout_find_counter_row (layout, power), &view,
+                                  ks_theme_get (FALSE), NULL, &prims);
+  g_assert_true (has_text (&prims, "max 312.5 W"));
+  ks_prims_reset (&prims);
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    if (g_str_has_prefix (ks_timeline_layout_get_row (layout, r)->label, "Allocated on GPU 0"))
+      ks_timeline_layout_build_prims (layout, r, &view, ks_theme_get (FALSE), NULL, &prims);
+  g_assert_true (has_text (&prims, "max 3.0\u00a0MiB"));
+  ks_prims_clear (&prims);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -910,6 +970,7 @@ main (int   argc,
   g_test_add_func ("/render/png-density", test_png_density);
   g_test_add_func ("/render/rows-named", test_rows_named);
   g_test_add_func ("/render/rows-nsys-thread0", test_rows_nsys_thread0);
+  g_test_add_func ("/render/counter-scale", test_counter_scale);
 
   return g_test_run ();
 }
