@@ -508,12 +508,43 @@ add_entries (KsSelectionPage *self,
     }
 }
 
+/* A range that is one of the analysis' idle gaps (the Gaps page and
+ * "]" select them) says what kind of gap it is and what the CPU did. */
+static void
+add_gap (KsSelectionPage *self,
+         KsTrace         *trace,
+         gint64           start,
+         gint64           end)
+{
+  const KsGap *gaps;
+  guint n = 0;
+
+  if (self->analysis == NULL)
+    return;
+  gaps = ks_analysis_get_gaps (self->analysis, &n);
+  for (guint i = 0; i < n; i++)
+    if (gaps[i].start == start && gaps[i].end == end)
+      {
+        const KsGap *g = &gaps[i];
+
+        begin_group (self, _("Idle Gap"));
+        add_row (self, _("Class"), ks_gap_class_to_string (g->klass));
+        if (g->cause_name != 0)
+          add_row_take (self, _("Cause"), g_strdup_printf (C_("gap cause", "%s: %s"), ks_gap_cause_to_string (g->cause),
+                                                           ks_trace_string (trace, g->cause_name)));
+        else
+          add_row (self, _("Cause"), ks_gap_cause_to_string (g->cause));
+        return;
+      }
+}
+
 static void
 add_range (KsSelectionPage *self,
            KsTrace         *trace,
            gint64           start,
            gint64           end)
 {
+  add_gap (self, trace, start, end);
   begin_group (self, _("Range"));
   add_row_take (self, _("Start"), ks_time_format_timestamp (start));
   add_row_take (self, _("End"), ks_time_format_timestamp (end));

@@ -474,6 +474,9 @@ page_navigate_cb (KsWindow *self,
 
       if (gap != NULL)
         ks_session_select_range (self->session, gap->start, gap->end);
+      /* The GPU row the gap is on, wherever the rows were scrolled to. */
+      if (gap != NULL && gap->next_track != KS_NO_INDEX)
+        ks_timeline_reveal_track (self->timeline, gap->next_track);
       ks_window_show_page (self, "gaps");
     }
 }

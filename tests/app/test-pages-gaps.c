@@ -10,6 +10,7 @@
 #include <adwaita.h>
 
 #include "ks-report.h"
+#include "ks-selection-page.h"
 #include "ks-test-gtk.h"
 #include "ks-window.h"
 #include "ks-trace-loader.h"
@@ -185,6 +186,36 @@ test_keys_largest_first (void)
   /* and stops at the first */
   g_assert_false (step_gap (window, -1));
   assert_at_gap (session, largest[0]);
+
+  /* With the rows scrolled down to the CPU threads, ] (to the second
+   * largest gap) brings the GPU row of the gap into view, and the Selection page says what the gap is. */
+  {
+    KsTimeline *timeline = ks_window_get_timeline (window);
+    KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+    GtkAdjustment *vadj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (timeline));
+    KsSelectionPage *selection = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+    KsAnalysis *analysis = ks_session_get_analysis (session);
+    const KsGap *gap = &ks_analysis_get_gaps (analysis, NULL)[ks_analysis_get_gaps_by_duration (analysis, NULL)[1]];
+    const KsRow *row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, gap->next_track));
+    double value;
+
+    gtk_adjustment_set_value (vadj, gtk_adjustment_get_upper (vadj));
+    g_assert_cmpfloat (gtk_adjustment_get_value (vadj), >, row->y + row->height);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL));
+    assert_at_gap (session, largest[1]);
+    value = gtk_adjustment_get_value (vadj);
+    g_assert_cmpfloat (row->y, >=, value);
+    g_assert_cmpfloat (row->y + row->height, <=, value + gtk_adjustment_get_page_size (vadj));
+
+    g_assert_cmpstr (ks_selection_page_lookup_value (selection, "Idle Gap", "Class"), ==,
+                     ks_gap_class_to_string (gap->klass));
+    g_assert_cmpuint (gap->cause_name, !=, 0);
+    g_assert_true (g_str_has_prefix (ks_selection_page_lookup_value (selection, "Idle Gap", "Cause"),
+                                     ks_gap_cause_to_string (gap->cause)));
+    g_assert_true (g_str_has_suffix (ks_selection_page_lookup_value (selection, "Idle Gap", "Cause"),
+                                     ks_trace_string (ks_session_get_trace (session), gap->cause_name)));
+  }
+
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "pages-gaps.png");
 
