@@ -188,9 +188,17 @@ add_json_value (GString  *out,
     }
 }
 
+/* Arguments of a kernel that the Slice and Kernel groups show already,
+ * under their own names. */
+static const char *const kernel_shown_args[] = {
+  "device", "stream", "correlation", "grid", "block", "registers per thread", "shared memory",
+  "est. achieved occupancy %", NULL,
+};
+
 static void
-add_args (KsSelectionPage *self,
-          const char      *json)
+add_args (KsSelectionPage    *self,
+          const char         *json,
+          const char * const *skip)
 {
   char errbuf[128];
   yajl_val root;
@@ -215,6 +223,8 @@ add_args (KsSelectionPage *self,
     {
       g_autoptr(GString) value = g_string_new (NULL);
 
+      if (skip != NULL && g_strv_contains (skip, YAJL_GET_OBJECT (root)->keys[i]))
+        continue;
       add_json_value (value, YAJL_GET_OBJECT (root)->values[i]);
       add_row (self, YAJL_GET_OBJECT (root)->keys[i], value->str);
     }
@@ -340,6 +350,34 @@ add_occupancy (KsSelectionPage *self,
   add_row_take (self, _("Est. achieved occupancy"), g_strdup_printf ("%.0f %%", o.achieved_pct));
 }
 
+/* Kineto's own "est. achieved occupancy %", shown as the profiler's:
+ * it often differs from the estimate above (0 % where that says 6 %). */
+static void
+add_profiler_occupancy (KsSelectionPage *self,
+                        const char      *json)
+{
+  const char *path[] = { "est. achieved occupancy %", NULL };
+  char errbuf[128];
+  yajl_val root, v;
+  GtkWidget *row;
+
+  if (json == NULL || *json == 0)
+    return;
+  root = yajl_tree_parse (json, errbuf, sizeof errbuf);
+  v = root != NULL ? yajl_tree_get (root, path, yajl_t_number) : NULL;
+  if (v != NULL)
+    {
+      g_autofree char *value = g_strdup_printf ("%.0f %%", YAJL_GET_DOUBLE (v));
+
+      row = add_row (self, _("Profiler's occupancy estimate"), value);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
+                                   _("As the profiler recorded it, from its own occupancy calculation; the "
+                                     "estimates above come from this launch's grid, registers and shared "
+                                     "memory against this GPU's limits, so the two can differ"));
+    }
+  yajl_tree_free (root);
+}
+
 /* A ProfilerStep#N, or an NVTX range the analysis took for a step: its
  * breakdown, as on the Summary page. */
 static void
@@ -452,6 +490,7 @@ add_slice (KsSelectionPage *self,
       add_row_take (self, _("Registers per thread"), g_strdup_printf ("%u", g->kernel.registers));
       add_row_take (self, _("Shared memory"), format_bytes (g->kernel.shared_memory));
       add_occupancy (self, ks_trace_find_gpu (trace, track->device), g);
+      add_profiler_occupancy (self, ks_trace_slice_args (trace, track, slice));
     }
   else if ((kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET) && track->gpu != NULL)
     {
@@ -476,7 +515,7 @@ add_slice (KsSelectionPage *self,
   add_step (self, track_index, slice);
   add_flows (self, trace, track_index, slice);
   if (!add_sample_stack (self, trace, track_index, slice))
-    add_args (self, ks_trace_slice_args (trace, track, slice));
+    add_args (self, ks_trace_slice_args (trace, track, slice), kind == KS_SLICE_KERNEL ? kernel_shown_args : NULL);
 }
 
 static void
