@@ -260,9 +260,24 @@ track_label (KsTrace       *trace,
                 return g_strdup (_("calls without a thread"));
             }
 
-          /* Kineto names threads "thread 455 (python3)" already. */
+          /* Kineto names threads "thread 455 (python3)" already: said
+           * again in the user's language. */
           if (*tname && strstr (tname, tid) != NULL)
-            return g_strdup (tname);
+            {
+              g_autofree char *prefix = g_strconcat ("thread ", tid, NULL);
+              size_t n = strlen (prefix), len = strlen (tname);
+
+              if (g_str_equal (tname, prefix))
+                return g_strdup_printf (_("thread %" PRId64), th->tid);
+              if (g_str_has_prefix (tname, prefix) && len > n + 3 &&
+                  strncmp (tname + n, " (", 2) == 0 && tname[len - 1] == ')')
+                {
+                  g_autofree char *inner = g_strndup (tname + n + 2, len - n - 3);
+
+                  return g_strdup_printf (_("thread %s (%s)"), tid, inner);
+                }
+              return g_strdup (tname);
+            }
           if (*tname)
             return g_strdup_printf ("%s (%s)", tname, tid);
           if (*orig)
