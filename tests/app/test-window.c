@@ -1618,6 +1618,80 @@ test_narrow (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Opens each fixture (and, where the shared corpus is there, an Nsight
+ * export, a 2021 TensorBoard plugin trace and a CPU-only trace), goes
+ * through every side page, selects a slice, steps to a gap, fits, hides
+ * the side panel and closes: a GTK warning or critical on the way fails
+ * the test (g_test_init makes them fatal). */
+static void
+test_every_fixture (void)
+{
+  const char *fixtures[] = {
+    "loader_bound.pt.trace.json.gz", "gpt_3steps.pt.trace.json.gz", "seed_cnn.pt.trace.json.gz",
+    "workers_pinned.pt.trace.json.gz", "small_mlp_60steps.kscope",
+  };
+  const char *corpus[] = {
+    "pipit/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite",
+    "kineto/tb_plugin_samples_2021-06/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+    "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+  };
+  const char *pages[] = { "summary", "gaps", "operators", "kernels", "memory", "selection" };
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    g_ptr_array_add (paths, g_build_filename (g_getenv ("KS_FIXTURES_DIR"), fixtures[i], NULL));
+  for (guint i = 0; shared != NULL && i < G_N_ELEMENTS (corpus); i++)
+    {
+      char *path = g_build_filename (shared, "corpus", corpus[i], NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        g_ptr_array_add (paths, path);
+      else
+        {
+          g_test_message ("%s is not there: skipped", path);
+          g_free (path);
+        }
+    }
+
+  for (guint f = 0; f < paths->len; f++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (paths->pdata[f]);
+      KsWindow *window = ks_window_new (NULL);
+      KsSession *session;
+      KsTrace *trace;
+
+      g_test_message ("%s", (char *)paths->pdata[f]);
+      gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+      gtk_window_present (GTK_WINDOW (window));
+      ks_window_open (window, file);
+      WAIT_FOR (ks_window_get_session (window) != NULL && !ks_window_get_loading (window));
+      session = ks_window_get_session (window);
+      trace = ks_session_get_trace (session);
+      WAIT_FOR (ks_session_get_analysis (session) != NULL);
+
+      for (guint p = 0; p < G_N_ELEMENTS (pages); p++)
+        {
+          ks_window_show_page (window, pages[p]);
+          gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+        }
+      for (guint32 t = 0; t < trace->n_tracks; t++)
+        if (trace->tracks[t].n_slices > 0)
+          {
+            ks_session_select_slice (session, t, trace->tracks[t].n_slices / 2);
+            break;
+          }
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-all", NULL));
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-side-panel", NULL));
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      gtk_window_destroy (GTK_WINDOW (window));
+      ks_test_spin (50);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1645,6 +1719,7 @@ main (int   argc,
   g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
   g_test_add_func ("/app/window/narrow", test_narrow);
+  g_test_add_func ("/app/window/every-fixture", test_every_fixture);
 
   return g_test_run ();
 }

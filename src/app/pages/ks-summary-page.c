@@ -54,8 +54,10 @@ value_row (GtkWidget  *group,
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *label = gtk_label_new (value);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  /* Plain text before the text: a title set while markup is on is parsed
+   * at once ("Python: <built-in method ...>" is no markup). */
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   if (subtitle != NULL)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
@@ -394,8 +396,8 @@ add_advice (KsSummaryPage *self)
       GtkWidget *text = gtk_label_new (a->text);
       GtkWidget *evidence = gtk_label_new (a->evidence);
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), a->title);
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (expander), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), a->title);
       adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), a->evidence);
       gtk_widget_set_name (expander, a->rule);
 
