@@ -18,6 +18,7 @@
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
+#include "pages/ks-page-charts.h"
 #include "pages/ks-summary-page.h"
 
 /* loader_bound, computed independently from the JSON with python3: the
@@ -583,6 +584,61 @@ test_empty_pages (void)
   g_rmdir (dir);
 }
 
+/* The step-time chart: one long first step (a warm-up) does not flatten
+ * the others, it is clipped and marked; each bar has a tooltip naming
+ * the step, its time and its parts; a click on a bar goes to that step. */
+static void
+test_step_chart (void)
+{
+  KsStep steps[4] = { { 0 } };
+  g_autoptr(KsTrace) trace = load ();
+  g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsStep *lb_steps;
+  guint n_lb;
+  GtkWidget *page, *window, *area;
+  GtkEventController *click;
+  g_autofree char *tip = NULL;
+  Events ev = { 0 };
+
+  /* 100 ms, then 10, 11 and 12 ms: the scale follows the 12 ms step. */
+  for (guint i = 0; i < 4; i++)
+    {
+      steps[i].start = i * 200000000;
+      steps[i].end = steps[i].start + (i == 0 ? 100000000 : (9 + i) * 1000000);
+      steps[i].parts[KS_STEP_KERNEL] = steps[i].end - steps[i].start;
+    }
+  g_assert_cmpint (ks_chart_steps_scale (steps, 4), <, 20000000);
+  g_assert_cmpint (ks_chart_steps_scale (steps, 4), >=, 12000000);
+  /* Steps of about the same length keep the longest as the scale. */
+  g_assert_cmpint (ks_chart_steps_scale (steps + 1, 3), ==, 12000000);
+
+  page = ks_summary_page_new ();
+  window = show (page);
+  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+  lb_steps = ks_analysis_get_steps (analysis, &n_lb);
+  g_assert_cmpuint (n_lb, >, 1);
+
+  area = ks_test_find_descendant (page, GTK_TYPE_DRAWING_AREA, "step-chart");
+  g_assert_nonnull (area);
+  g_assert_true (gtk_widget_get_has_tooltip (area));
+  g_assert_cmpint (ks_chart_steps_at (gtk_widget_get_height (area), n_lb, 18 * 1 + 9), ==, 1);
+  tip = ks_chart_steps_tooltip (trace, lb_steps, 1);
+  g_assert_true (g_str_has_prefix (tip, ks_trace_string (trace, lb_steps[1].name)));
+  g_assert_nonnull (strstr (tip, ks_step_part_get_title (KS_STEP_KERNEL)));
+
+  /* A click on the second bar goes to the second step. */
+  click = ks_test_find_controller (area, "ks-step-chart-click");
+  g_assert_nonnull (click);
+  g_signal_emit_by_name (click, "released", 1, 100.0, 18.0 * 1 + 9);
+  g_assert_cmpuint (ev.n_navigate, ==, 1);
+  g_assert_cmpint (ev.start, ==, lb_steps[1].start);
+  g_assert_cmpint (ev.end, ==, lb_steps[1].end);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -597,6 +653,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/memory-operators", test_memory_operators);
   g_test_add_func ("/app/pages/summary-no-gpu", test_summary_no_gpu);
   g_test_add_func ("/app/pages/empty-pages", test_empty_pages);
+  g_test_add_func ("/app/pages/step-chart", test_step_chart);
 
   return g_test_run ();
 }

@@ -26,7 +26,21 @@ void  ks_chart_draw_utilization  (cairo_t                *cr,
                                   int                     height,
                                   const GdkRGBA          *fg,
                                   const KsGpuSummary     *gpu);
-/* One horizontal bar per step, split into the parts of the breakdown. */
+/* The time the full width of the step bars stands for: the longest
+ * step, unless it is more than twice the next longest (a warm-up first
+ * step), then 1.2 times that one, the longer bar clipped and marked. */
+gint64 ks_chart_steps_scale      (const KsStep           *steps,
+                                  guint                   n_steps);
+/* The step whose bar lies at @y in a chart @height high, or -1. */
+int   ks_chart_steps_at          (int                     height,
+                                  guint                   n_steps,
+                                  double                  y);
+/* "ProfilerStep#3: 12.1 ms" and the time of each part, one a line. */
+char *ks_chart_steps_tooltip     (KsTrace                *trace,
+                                  const KsStep           *steps,
+                                  guint                   index);
+/* One horizontal bar per step, split into the parts of the breakdown,
+ * its number on the left and the scale's time at the top right. */
 void  ks_chart_draw_steps        (cairo_t                *cr,
                                   int                     width,
                                   int                     height,

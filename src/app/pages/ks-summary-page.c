@@ -239,6 +239,50 @@ add_gpu (KsSummaryPage      *self,
   gtk_box_append (self->box, group);
 }
 
+static gboolean
+steps_tooltip_cb (GtkWidget     *area,
+                  int            x,
+                  int            y,
+                  gboolean       keyboard,
+                  GtkTooltip    *tooltip,
+                  KsSummaryPage *self)
+{
+  const KsStep *steps;
+  guint n;
+  int i;
+  g_autofree char *text = NULL;
+
+  if (self->analysis == NULL)
+    return FALSE;
+  steps = ks_analysis_get_steps (self->analysis, &n);
+  i = ks_chart_steps_at (gtk_widget_get_height (area), n, y);
+  if (i < 0)
+    return FALSE;
+  text = ks_chart_steps_tooltip (ks_page_get_trace (KS_PAGE (self)), steps, i);
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+static void
+steps_click_cb (GtkGestureClick *click,
+                int              n_press,
+                double           x,
+                double           y,
+                KsSummaryPage   *self)
+{
+  GtkWidget *area = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (click));
+  const KsStep *steps;
+  guint n;
+  int i;
+
+  if (self->analysis == NULL)
+    return;
+  steps = ks_analysis_get_steps (self->analysis, &n);
+  i = ks_chart_steps_at (gtk_widget_get_height (area), n, y);
+  if (i >= 0)
+    ks_page_navigate (KS_PAGE (self), steps[i].start, steps[i].end);
+}
+
 static void
 add_steps (KsSummaryPage *self)
 {
@@ -268,6 +312,16 @@ add_steps (KsSummaryPage *self)
   gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), MIN (n, 24) * 18);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_steps_cb, self, NULL);
   gtk_widget_set_name (area, "step-chart");
+  gtk_widget_set_has_tooltip (area, TRUE);
+  g_signal_connect_object (area, "query-tooltip", G_CALLBACK (steps_tooltip_cb), self, 0);
+  {
+    GtkGesture *click = gtk_gesture_click_new ();
+
+    gtk_event_controller_set_static_name (GTK_EVENT_CONTROLLER (click), "ks-step-chart-click");
+    g_signal_connect_object (click, "released", G_CALLBACK (steps_click_cb), self, 0);
+    gtk_widget_add_controller (area, GTK_EVENT_CONTROLLER (click));
+    gtk_widget_set_cursor_from_name (area, "pointer");
+  }
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
 
   /* Legend with the share of each part over all steps */
