@@ -16,6 +16,30 @@
 /* Level of detail: the slices and counter values one frame shows, and
  * the slice or folded block under a point. */
 
+/* First index in idx[from..n) whose time in @times (a track's start or
+ * end column, sorted within a depth) is at or after @t. */
+static guint32
+time_lower_bound (const gint64  *times,
+                  const guint32 *idx,
+                  guint32        from,
+                  guint32        n,
+                  double         t)
+{
+  guint32 lo = from, hi = n;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if ((double)times[idx[mid]] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return lo;
+}
+
 /* First index in by_depth[depth][from..n) whose slice ends at or after @t. */
 static guint32
 end_lower_bound (const KsTrack *track,
@@ -24,19 +48,7 @@ end_lower_bound (const KsTrack *track,
                  guint32        n,
                  double         t)
 {
-  guint32 lo = from, hi = n;
-
-  while (lo < hi)
-    {
-      guint32 mid = lo + (hi - lo) / 2;
-
-      if ((double)track->end[idx[mid]] < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-
-  return lo;
+  return time_lower_bound (track->end, idx, from, n, t);
 }
 
 void
@@ -167,7 +179,7 @@ ks_timeline_layout_busy_ns (KsTimelineLayout *self,
   const KsTrack *track;
   const guint32 *idx;
   const gint64 *sums;
-  guint32 i, j, lo, hi;
+  guint32 i, j;
   double busy;
 
   g_return_val_if_fail (track_index < self->trace->n_tracks, 0);
@@ -181,18 +193,7 @@ ks_timeline_layout_busy_ns (KsTimelineLayout *self,
 
   /* [i, j): the slices that end after t0 and start before t1. */
   i = end_lower_bound (track, idx, 0, track->n_by_depth[depth], t0);
-  lo = i;
-  hi = track->n_by_depth[depth];
-  while (lo < hi)
-    {
-      guint32 mid = lo + (hi - lo) / 2;
-
-      if ((double)track->start[idx[mid]] < t1)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  j = lo;
+  j = time_lower_bound (track->start, idx, i, track->n_by_depth[depth], t1);
   if (j <= i)
     return 0;
 

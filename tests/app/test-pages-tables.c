@@ -61,15 +61,56 @@ highlight_cb (GtkWidget *page,
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 10000)
 
 static KsTrace *
-load (void)
+load_fixture (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   KsTrace *trace = ks_trace_load (file, NULL, NULL, &error);
 
   g_assert_no_error (error);
   return trace;
+}
+
+static KsTrace *
+load (void)
+{
+  return load_fixture (LB_FILE);
+}
+
+/* A trace of the JSON @text, written to a file of its own and read back. */
+static KsTrace *
+load_json_text (const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-pages-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  g_rmdir (dir);
+  return trace;
+}
+
+static GtkWidget *show (GtkWidget *page);
+
+/* @page shown with @analysis; its table's model. */
+static GListModel *
+show_table (GtkWidget  *page,
+            KsTrace    *trace,
+            KsAnalysis *analysis,
+            GtkWidget **window,
+            GtkWidget **view)
+{
+  *window = show (page);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (*window);
+  *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  return G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (*view)));
 }
 
 static GtkWidget *
@@ -350,11 +391,7 @@ test_memory_lifetime (void)
     }
 
   page = ks_memory_page_new ();
-  window = show (page);
-  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
-  gtk_test_widget_wait_for_draw (window);
-  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
-  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  model = show_table (page, trace, analysis, &window, &view);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 4);
 
   column = find_column (GTK_COLUMN_VIEW (view), ks_report_column_get_title (lifetime));
@@ -396,10 +433,8 @@ test_memory_lifetime (void)
 static void
 test_memory_operators (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "seed_cnn.pt.trace.json.gz", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KsTrace) trace = load_fixture ("seed_cnn.pt.trace.json.gz");
   g_autoptr(GError) error = NULL;
-  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
   g_autoptr(KsAnalysis) analysis = NULL;
   g_autoptr(KsReport) report = NULL;
   const KsReportColumn *columns, *op;
@@ -414,7 +449,6 @@ test_memory_operators (void)
     { 8180514, 0, "aten::empty" },
   };
 
-  g_assert_no_error (error);
   analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   allocs = ks_analysis_get_allocations (analysis, &n_allocs);
@@ -450,11 +484,7 @@ test_memory_operators (void)
 
   /* The page's column shows it. */
   page = ks_memory_page_new ();
-  window = show (page);
-  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
-  gtk_test_widget_wait_for_draw (window);
-  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
-  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  model = show_table (page, trace, analysis, &window, &view);
   gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (view),
                                   find_column (GTK_COLUMN_VIEW (view), ks_report_column_get_title (
                                                  ks_report_find_column (columns, n_columns, "bytes"))),
@@ -476,17 +506,11 @@ test_summary_no_gpu (void)
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":50}"
     "]}";
-  g_autofree char *dir = g_dir_make_tmp ("ks-cpu-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "cpu.json", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KsTrace) trace = load_json_text (cpu_trace);
   g_autoptr(GError) error = NULL;
-  g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsAnalysis) analysis = NULL;
   GtkWidget *page, *window, *row;
 
-  g_assert_true (g_file_set_contents (path, cpu_trace, -1, NULL));
-  trace = ks_trace_load (file, NULL, NULL, &error);
-  g_assert_no_error (error);
   analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
 
@@ -503,8 +527,6 @@ test_summary_no_gpu (void)
   g_assert_null (ks_test_find_label (page, "No rule found a problem"));
 
   gtk_window_destroy (GTK_WINDOW (window));
-  g_unlink (path);
-  g_rmdir (dir);
 }
 
 static GtkWidget *
@@ -526,14 +548,8 @@ test_empty_pages (void)
     "{\"traceEvents\":["
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100}"
     "]}";
-  g_autofree char *dir = g_dir_make_tmp ("ks-empty-XXXXXX", NULL);
-  g_autofree char *cpu_path = g_build_filename (dir, "cpu.json", NULL);
-  g_autofree char *gpu_path = g_build_filename (dir, "gpu.json", NULL);
-  g_autoptr(GFile) cpu_file = g_file_new_for_path (cpu_path);
-  g_autoptr(GFile) gpu_file = g_file_new_for_path (gpu_path);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(KsTrace) cpu = NULL;
-  g_autoptr(KsTrace) gpu = NULL;
+  g_autoptr(KsTrace) cpu = load_json_text (cpu_trace);
+  g_autoptr(KsTrace) gpu = load_json_text (lifetime_trace);
   g_autoptr(KsTrace) lb = load ();
   g_autoptr(KsAnalysis) cpu_analysis = NULL;
   g_autoptr(KsAnalysis) gpu_analysis = NULL;
@@ -543,12 +559,6 @@ test_empty_pages (void)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   GtkWidget *window, *status;
 
-  g_assert_true (g_file_set_contents (cpu_path, cpu_trace, -1, NULL));
-  g_assert_true (g_file_set_contents (gpu_path, lifetime_trace, -1, NULL));
-  cpu = ks_trace_load (cpu_file, NULL, NULL, &error);
-  g_assert_no_error (error);
-  gpu = ks_trace_load (gpu_file, NULL, NULL, &error);
-  g_assert_no_error (error);
   cpu_analysis = ks_analysis_compute (cpu, NULL, NULL, NULL, NULL);
   gpu_analysis = ks_analysis_compute (gpu, NULL, NULL, NULL, NULL);
 
@@ -579,9 +589,6 @@ test_empty_pages (void)
   g_assert_true (gtk_widget_get_mapped (ks_test_find_descendant (mem, GTK_TYPE_COLUMN_VIEW, NULL)));
 
   gtk_window_destroy (GTK_WINDOW (window));
-  g_unlink (cpu_path);
-  g_unlink (gpu_path);
-  g_rmdir (dir);
 }
 
 /* The step-time chart: one long first step (a warm-up) does not flatten
