@@ -1041,6 +1041,16 @@ test_tooltips (void)
   g_assert_nonnull (markup);
   g_assert_true (g_str_has_prefix (markup, "<b>"));
   g_assert_nonnull (strstr (markup, "events</b> folded"));
+  /* and how busy the block is, as its bars show it: partly */
+  {
+    const char *busy = strstr (markup, "busy ");
+    double pct;
+
+    g_assert_nonnull (busy);
+    pct = g_ascii_strtod (busy + 5, NULL);
+    g_assert_cmpfloat (pct, >, 0);
+    g_assert_cmpfloat (pct, <, 100);
+  }
   g_clear_pointer (&markup, g_free);
 
   /* The GPU memory row, scrolled into view. */
