@@ -314,6 +314,10 @@ test_summary_advice (void)
     g_assert_cmpfloat (v1 - v0, <, 1.2 * (largest[0][1] - largest[0][0]));
   }
 
+  /* Figures say what they count: 176 kernels in 4.60 ms, 133 gaps */
+  g_assert_nonnull (ks_test_find_label (summary, "176 kernels · 4.60 ms"));
+  g_assert_nonnull (ks_test_find_label (summary, "133 gaps · "));
+
   /* One expander per advice, named by its rule */
   advice = ks_test_find_descendant (summary, ADW_TYPE_EXPANDER_ROW, "dataloader");
   g_assert_nonnull (advice);

@@ -11,6 +11,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #include "ks-format.h"
 #include "ks-page-charts.h"
@@ -197,7 +198,10 @@ add_gpu (KsSummaryPage      *self,
                                   GINT_TO_POINTER (gpu->device), NULL);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
 
-  kernels = g_strdup_printf ("%" G_GUINT64_FORMAT " · %s", gpu->n_kernels, kernel_time);
+  /* Translators: "176 kernels · 4.60 ms" */
+  kernels = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " kernel · %s",
+                                          "%" PRIu64 " kernels · %s", gpu->n_kernels),
+                             gpu->n_kernels, kernel_time);
   value_row (group, ks_metric_get_title (KS_METRIC_KERNEL_TIME), kernels, NULL, KS_METRIC_KERNEL_TIME);
 
   if (gpu->est_sm_efficiency_pct >= 0)
@@ -215,7 +219,9 @@ add_gpu (KsSummaryPage      *self,
       gtk_widget_set_name (row, "occupancy-row");
     }
 
-  gaps = g_strdup_printf ("%u · %s", gpu->n_gaps, gap_total);
+  /* Translators: "133 gaps · 132 ms" */
+  gaps = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u gap · %s", "%u gaps · %s", gpu->n_gaps),
+                          gpu->n_gaps, gap_total);
   gaps_sub = g_strdup_printf (_("Largest %s"), gap_largest);
   row = value_row (group, _("Idle gaps"), gaps, gaps_sub, KS_METRIC_GAP);
   if (gpu->n_gaps > 0)
@@ -376,7 +382,9 @@ add_causes (KsSummaryPage *self)
     {
       g_autofree char *title = NULL;
       g_autofree char *total = ks_time_format_duration (causes[i].total_ns);
-      g_autofree char *value = g_strdup_printf ("%u · %s", causes[i].count, total);
+      g_autofree char *value = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u gap · %s", "%u gaps · %s",
+                                                             causes[i].count),
+                                                causes[i].count, total);
       GtkWidget *row;
 
       title = ks_gap_cause_format (self->trace, causes[i].cause, causes[i].name,
