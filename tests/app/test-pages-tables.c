@@ -226,6 +226,16 @@ test_kernels (void)
     g_assert_cmpint (ev.end - ev.start, >, 10 * 246080);
   }
 
+  /* Names that differ only at the end (template arguments, tile sizes)
+   * stay apart: the cell keeps both ends, the whole name in its tooltip. */
+  {
+    GtkWidget *cell = ks_test_find_label (view, LB_TOP_KERNEL);
+
+    g_assert_nonnull (cell);
+    g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (cell)), ==, PANGO_ELLIPSIZE_MIDDLE);
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (cell), ==, LB_TOP_KERNEL);
+  }
+
   /* The latency summary below the table */
   g_assert_nonnull (ks_test_find_label (page, "Launch latency of 176 kernels: p50 1.22"));
 
