@@ -1680,6 +1680,76 @@ test_every_fixture (void)
     }
 }
 
+static GtkWidget *
+find_primary_menu_button (GtkWidget *root)
+{
+  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (root)))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_primary_menu_button (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The main menu's zoom items say what they go back and forward in and
+ * show their keys. */
+static void
+test_menu_accels (void)
+{
+  KsWindow *window = ks_window_new (NULL);
+  GtkWidget *button = find_primary_menu_button (GTK_WIDGET (window));
+  GMenuModel *menu;
+  guint found = 0;
+
+  g_assert_nonnull (button);
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  g_assert_nonnull (menu);
+
+  for (int s = 0; s < g_menu_model_get_n_items (menu); s++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, s, G_MENU_LINK_SECTION);
+
+      for (int i = 0; section != NULL && i < g_menu_model_get_n_items (section); i++)
+        {
+          g_autofree char *action = NULL;
+          g_autofree char *label = NULL;
+          g_autofree char *accel = NULL;
+
+          g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_ACTION, "s", &action);
+          g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_LABEL, "s", &label);
+          g_menu_model_get_item_attribute (section, i, "accel", "s", &accel);
+          if (g_strcmp0 (action, "win.back") == 0)
+            {
+              g_assert_cmpstr (label, ==, "Zoom _Back");
+              g_assert_cmpstr (accel, ==, "<Alt>Left");
+              found++;
+            }
+          else if (g_strcmp0 (action, "win.forward") == 0)
+            {
+              g_assert_cmpstr (label, ==, "Zoom _Forward");
+              g_assert_cmpstr (accel, ==, "<Alt>Right");
+              found++;
+            }
+          else if (g_strcmp0 (action, "win.fit-all") == 0)
+            {
+              g_assert_cmpstr (accel, ==, "<Control>0");
+              found++;
+            }
+          else if (g_strcmp0 (action, "win.toggle-side-panel") == 0)
+            {
+              g_assert_cmpstr (accel, ==, "F9");
+              found++;
+            }
+        }
+    }
+  g_assert_cmpuint (found, ==, 4);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1708,6 +1778,7 @@ main (int   argc,
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
   g_test_add_func ("/app/window/narrow", test_narrow);
   g_test_add_func ("/app/window/every-fixture", test_every_fixture);
+  g_test_add_func ("/app/window/menu-accels", test_menu_accels);
 
   return g_test_run ();
 }
