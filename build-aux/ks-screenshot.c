@@ -59,6 +59,15 @@ save (GtkWidget  *window,
   int w = gtk_widget_get_width (content);
   int h = gtk_widget_get_height (content);
 
+  /* The window's own background lies outside its content: without it the
+   * side panel would be transparent, which reads as white in the dark
+   * style. libadwaita 1.2's window_bg_color. */
+  {
+    GdkRGBA bg;
+
+    gdk_rgba_parse (&bg, adw_style_manager_get_dark (adw_style_manager_get_default ()) ? "#242424" : "#fafafa");
+    gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  }
   gdk_paintable_snapshot (paintable, snapshot, w, h);
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
