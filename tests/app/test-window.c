@@ -1680,28 +1680,13 @@ test_every_fixture (void)
     }
 }
 
-static GtkWidget *
-find_primary_menu_button (GtkWidget *root)
-{
-  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (root)))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_primary_menu_button (c);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* The main menu's zoom items say what they go back and forward in and
  * show their keys. */
 static void
 test_menu_accels (void)
 {
   KsWindow *window = ks_window_new (NULL);
-  GtkWidget *button = find_primary_menu_button (GTK_WIDGET (window));
+  GtkWidget *button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON, "primary-menu-button");
   GMenuModel *menu;
   guint found = 0;
 
