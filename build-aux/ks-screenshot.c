@@ -11,15 +11,20 @@
  *
  *   xvfb-run -a -s "-screen 0 1920x1080x24" ks-screenshot TRACE OUTDIR
  *
- * or `meson compile -C _build screenshots`. */
+ * or `meson compile -C _build screenshots`. With --tour it takes each
+ * side page instead (NAME-summary.png ... NAME-selection.png), in the
+ * style and size asked for: docs/screenshots/take.sh runs it in light,
+ * dark, zh_CN and 800×600. */
 
 #define G_LOG_DOMAIN "ks-screenshot"
 
 #include "config.h"
 
 #include <adwaita.h>
+#include <stdio.h>
 
 #include "ks-application.h"
+#include "ks-paths.h"
 #include "ks-window.h"
 
 #define WIDTH  1600
@@ -54,6 +59,15 @@ save (GtkWidget  *window,
   int w = gtk_widget_get_width (content);
   int h = gtk_widget_get_height (content);
 
+  /* The window's own background lies outside its content: without it the
+   * side panel would be transparent, which reads as white in the dark
+   * style. libadwaita 1.2's window_bg_color. */
+  {
+    GdkRGBA bg;
+
+    gdk_rgba_parse (&bg, adw_style_manager_get_dark (adw_style_manager_get_default ()) ? "#242424" : "#fafafa");
+    gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  }
   gdk_paintable_snapshot (paintable, snapshot, w, h);
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
@@ -129,6 +143,38 @@ find_step (KsTrace *trace,
   return FALSE;
 }
 
+/* Each side page in turn, a kernel selected for the Selection page. */
+static gboolean
+tour (KsWindow    *window,
+      const char  *dir,
+      const char  *name,
+      GError     **error)
+{
+  static const char *const pages[] = { "summary", "gaps", "operators", "kernels", "memory", "selection" };
+  KsSession *session = ks_window_get_session (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  guint32 track = 0, slice = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      g_autofree char *file = g_strdup_printf ("%s-%s.png", name, pages[i]);
+
+      if (g_str_equal (pages[i], "selection") && find_longest_kernel (trace, &track, &slice))
+        {
+          const KsTrack *t = &trace->tracks[track];
+          gint64 dur = t->end[slice] - t->start[slice];
+
+          ks_session_fit (session, t->start[slice] - 6 * dur, t->end[slice] + 2 * dur);
+          ks_session_select_slice (session, track, slice);
+        }
+      ks_window_show_page (window, pages[i]);
+      iterate_for (1200);
+      if (!save (GTK_WIDGET (window), dir, file, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -141,10 +187,24 @@ main (int   argc,
   KsTrace *trace;
   guint32 track = 0, slice = 0;
   gint64 start = 0, end = 0;
+  g_autofree char *tour_name = NULL;
+  g_autofree char *size = NULL;
+  gboolean dark = FALSE;
+  int width = WIDTH, height = HEIGHT;
+  const GOptionEntry entries[] = {
+    { "tour", 0, 0, G_OPTION_ARG_STRING, &tour_name, "Take each side page, as NAME-PAGE.png", "NAME" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "In the dark style", NULL },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &size, "Window size (default 1600x900)", "WxH" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("TRACE OUTDIR");
 
-  if (argc != 3)
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 3 ||
+      (size != NULL && sscanf (size, "%dx%d", &width, &height) != 2))
     {
-      g_printerr ("Usage: ks-screenshot TRACE OUTDIR\n");
+      g_printerr ("Usage: ks-screenshot [--tour NAME] [--dark] [--size WxH] TRACE OUTDIR%s%s\n",
+                  error != NULL ? ": " : "", error != NULL ? error->message : "");
       return 2;
     }
 
@@ -153,10 +213,13 @@ main (int   argc,
   if (g_getenv ("KS_SCREENSHOT_HOME") != NULL)
     g_setenv ("XDG_DATA_HOME", g_getenv ("KS_SCREENSHOT_HOME"), TRUE);
 
+  /* In the user's language (LANGUAGE=zh_CN for the tour's Chinese pages). */
+  ks_i18n_init ();
   gtk_init ();
   adw_init ();
   /* The screenshots show the default light style at scale 1. */
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
   g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
 
   app = ks_application_new ();
@@ -169,7 +232,7 @@ main (int   argc,
     }
 
   window = ks_window_new (GTK_APPLICATION (app));
-  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, HEIGHT);
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
   gtk_window_present (GTK_WINDOW (window));
 
   file = g_file_new_for_commandline_arg (argv[1]);
@@ -184,6 +247,15 @@ main (int   argc,
     }
   trace = ks_session_get_trace (session);
   iterate_for (1500);
+
+  if (tour_name != NULL)
+    {
+      if (!tour (window, argv[2], tour_name, &error))
+        goto failed;
+      gtk_window_destroy (GTK_WINDOW (window));
+      iterate_for (100);
+      return 0;
+    }
 
   /* 1. The whole trace, GPU idle while the DataLoader works, and the
    *    idle gaps ranked in the side panel. */

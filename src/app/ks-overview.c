@@ -39,10 +39,14 @@ area_width (KsOverview *self)
   return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)) - KS_HEADER_WIDTH);
 }
 
+/* Up to the last activity, as fitting the trace shows it. */
 static double
 trace_span (KsOverview *self)
 {
-  return MAX (1000.0, (double)ks_session_get_trace (self->session)->duration_ns);
+  gint64 start, end;
+
+  ks_trace_get_activity_span (ks_session_get_trace (self->session), &start, &end);
+  return MAX (1000.0, (double)end);
 }
 
 /* The analysis' busy buckets (the interval union, computed once with the

@@ -11,6 +11,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <string.h>
 #include <inttypes.h>
 #include <yajl/yajl_tree.h>
 
@@ -58,6 +59,26 @@ begin_group (KsSelectionPage *self,
   g_free (self->group_title);
   self->group_title = g_strdup (title);
   return group;
+}
+
+/* An identifier to wrap: a zero-width space after each "_", "::", "<"
+ * and "," gives Pango places to break a kernel or operator name where it
+ * reads apart, instead of anywhere with a hyphen. For display only: the
+ * heading is not selectable, the Name row below holds the real text. */
+static char *
+identifier_break_points (const char *name)
+{
+  GString *out = g_string_sized_new (strlen (name) + 16);
+
+  for (const char *p = name; *p; p++)
+    {
+      if (p[0] == ':' && p[1] == ':')
+        g_string_append_c (out, *p++);
+      g_string_append_c (out, *p);
+      if (*p == '_' || *p == '<' || *p == ',' || (*p == ':' && p > name && p[-1] == ':'))
+        g_string_append (out, "\u200b");
+    }
+  return g_string_free (out, FALSE);
 }
 
 static GtkWidget *
@@ -167,9 +188,17 @@ add_json_value (GString  *out,
     }
 }
 
+/* Arguments of a kernel that the Slice and Kernel groups show already,
+ * under their own names. */
+static const char *const kernel_shown_args[] = {
+  "device", "stream", "correlation", "grid", "block", "registers per thread", "shared memory",
+  "est. achieved occupancy %", NULL,
+};
+
 static void
-add_args (KsSelectionPage *self,
-          const char      *json)
+add_args (KsSelectionPage    *self,
+          const char         *json,
+          const char * const *skip)
 {
   char errbuf[128];
   yajl_val root;
@@ -194,6 +223,8 @@ add_args (KsSelectionPage *self,
     {
       g_autoptr(GString) value = g_string_new (NULL);
 
+      if (skip != NULL && g_strv_contains (skip, YAJL_GET_OBJECT (root)->keys[i]))
+        continue;
       add_json_value (value, YAJL_GET_OBJECT (root)->values[i]);
       add_row (self, YAJL_GET_OBJECT (root)->keys[i], value->str);
     }
@@ -319,6 +350,34 @@ add_occupancy (KsSelectionPage *self,
   add_row_take (self, _("Est. achieved occupancy"), g_strdup_printf ("%.0f %%", o.achieved_pct));
 }
 
+/* Kineto's own "est. achieved occupancy %", shown as the profiler's:
+ * it often differs from the estimate above (0 % where that says 6 %). */
+static void
+add_profiler_occupancy (KsSelectionPage *self,
+                        const char      *json)
+{
+  const char *path[] = { "est. achieved occupancy %", NULL };
+  char errbuf[128];
+  yajl_val root, v;
+  GtkWidget *row;
+
+  if (json == NULL || *json == 0)
+    return;
+  root = yajl_tree_parse (json, errbuf, sizeof errbuf);
+  v = root != NULL ? yajl_tree_get (root, path, yajl_t_number) : NULL;
+  if (v != NULL)
+    {
+      g_autofree char *value = g_strdup_printf ("%.0f %%", YAJL_GET_DOUBLE (v));
+
+      row = add_row (self, _("Profiler's occupancy estimate"), value);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
+                                   _("As the profiler recorded it, from its own occupancy calculation; the "
+                                     "estimates above come from this launch's grid, registers and shared "
+                                     "memory against this GPU's limits, so the two can differ"));
+    }
+  yajl_tree_free (root);
+}
+
 /* A ProfilerStep#N, or an NVTX range the analysis took for a step: its
  * breakdown, as on the Summary page. */
 static void
@@ -419,11 +478,16 @@ add_slice (KsSelectionPage *self,
   const KsTrack *track = &trace->tracks[track_index];
   KsSliceKind kind = track->slice_kind[slice];
   const char *name = ks_trace_string (trace, track->name_id[slice]);
-  GtkWidget *heading = gtk_label_new (name);
+  g_autofree char *breakable = identifier_break_points (name);
+  GtkWidget *heading = gtk_label_new (breakable);
+  PangoAttrList *attrs = pango_attr_list_new ();
 
   gtk_label_set_wrap (GTK_LABEL (heading), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (heading), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (heading), TRUE);
+  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+  gtk_label_set_attributes (GTK_LABEL (heading), attrs);
+  pango_attr_list_unref (attrs);
+  gtk_widget_set_tooltip_text (heading, name);
   gtk_label_set_xalign (GTK_LABEL (heading), 0);
   gtk_widget_add_css_class (heading, "title-3");
   gtk_box_append (self->box, heading);
@@ -453,6 +517,7 @@ add_slice (KsSelectionPage *self,
       add_row_take (self, _("Registers per thread"), g_strdup_printf ("%u", g->kernel.registers));
       add_row_take (self, _("Shared memory"), format_bytes (g->kernel.shared_memory));
       add_occupancy (self, ks_trace_find_gpu (trace, track->device), g);
+      add_profiler_occupancy (self, ks_trace_slice_args (trace, track, slice));
     }
   else if ((kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET) && track->gpu != NULL)
     {
@@ -477,7 +542,7 @@ add_slice (KsSelectionPage *self,
   add_step (self, track_index, slice);
   add_flows (self, trace, track_index, slice);
   if (!add_sample_stack (self, trace, track_index, slice))
-    add_args (self, ks_trace_slice_args (trace, track, slice));
+    add_args (self, ks_trace_slice_args (trace, track, slice), kind == KS_SLICE_KERNEL ? kernel_shown_args : NULL);
 }
 
 static void
@@ -509,12 +574,43 @@ add_entries (KsSelectionPage *self,
     }
 }
 
+/* A range that is one of the analysis' idle gaps (the Gaps page and
+ * "]" select them) says what kind of gap it is and what the CPU did. */
+static void
+add_gap (KsSelectionPage *self,
+         KsTrace         *trace,
+         gint64           start,
+         gint64           end)
+{
+  const KsGap *gaps;
+  guint n = 0;
+
+  if (self->analysis == NULL)
+    return;
+  gaps = ks_analysis_get_gaps (self->analysis, &n);
+  for (guint i = 0; i < n; i++)
+    if (gaps[i].start == start && gaps[i].end == end)
+      {
+        const KsGap *g = &gaps[i];
+
+        begin_group (self, _("Idle Gap"));
+        add_row (self, _("Class"), ks_gap_class_to_string (g->klass));
+        if (g->cause_name != 0)
+          add_row_take (self, _("Cause"), g_strdup_printf (C_("gap cause", "%s: %s"), ks_gap_cause_to_string (g->cause),
+                                                           ks_trace_string (trace, g->cause_name)));
+        else
+          add_row (self, _("Cause"), ks_gap_cause_to_string (g->cause));
+        return;
+      }
+}
+
 static void
 add_range (KsSelectionPage *self,
            KsTrace         *trace,
            gint64           start,
            gint64           end)
 {
+  add_gap (self, trace, start, end);
   begin_group (self, _("Range"));
   add_row_take (self, _("Start"), ks_time_format_timestamp (start));
   add_row_take (self, _("End"), ks_time_format_timestamp (end));

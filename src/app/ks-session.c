@@ -220,6 +220,22 @@ trace_span (KsSession *self)
   return MAX (1000.0, self->trace != NULL ? (double)self->trace->duration_ns : 0.0);
 }
 
+/* What fitting the trace shows: its activity, not the markers Kineto
+ * writes after it (a "Record Window End" can lie a second past the
+ * last kernel). */
+static void
+fit_span (KsSession *self,
+          double    *t0,
+          double    *t1)
+{
+  gint64 start = 0, end = 0;
+
+  if (self->trace != NULL)
+    ks_trace_get_activity_span (self->trace, &start, &end);
+  *t0 = start;
+  *t1 = MAX ((double)start + 1000.0, (double)end);
+}
+
 KsSession *
 ks_session_new (KsTrace *trace)
 {
@@ -312,8 +328,7 @@ ks_session_set_trace (KsSession *self,
 
   had_selection = self->sel_track != KS_NO_INDEX;
   had_range = self->has_range;
-  self->t0 = 0;
-  self->t1 = trace_span (self);
+  fit_span (self, &self->t0, &self->t1);
   g_array_set_size (self->back, 0);
   g_array_set_size (self->forward, 0);
   self->last_push_usec = 0;
@@ -565,12 +580,15 @@ ks_session_go_forward (KsSession *self)
 void
 ks_session_fit_all (KsSession *self)
 {
+  double t0, t1;
+
   g_return_if_fail (KS_IS_SESSION (self));
 
   self->last_push_usec = 0;
   ks_session_push_history (self);
   self->last_push_usec = 0;
-  ks_session_set_visible (self, 0, trace_span (self));
+  fit_span (self, &t0, &t1);
+  ks_session_set_visible (self, t0, t1);
 }
 
 void

@@ -245,8 +245,16 @@ ks_timeline_dup_tooltip_markup (KsTimeline   *self,
   dur = ks_time_format_duration (hit.end - hit.start);
 
   if (hit.count > 1)
-    markup = g_markup_printf_escaped (_("<b>%u events</b> folded (too small to draw)\n%s\nClick to zoom in"),
-                                      hit.count, dur);
+    {
+      /* The share its bars are drawn by (ks_timeline_layout_busy_ns). */
+      double busy = hit.end > hit.start
+                    ? 100.0 * ks_timeline_layout_busy_ns (self->layout, hit.track, hit.depth, hit.start, hit.end) /
+                      (hit.end - hit.start)
+                    : 100.0;
+
+      markup = g_markup_printf_escaped (_("<b>%u events</b> folded (too small to draw)\n%s, busy %.0f %%\nClick to zoom in"),
+                                        hit.count, dur, busy);
+    }
   else if ((markup = sample_tooltip (trace, &hit, dur)) != NULL)
     ;
   else

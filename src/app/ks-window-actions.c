@@ -487,6 +487,9 @@ page_navigate_cb (KsWindow *self,
 
       if (gap != NULL)
         ks_session_select_range (self->session, gap->start, gap->end);
+      /* The GPU row the gap is on, wherever the rows were scrolled to. */
+      if (gap != NULL && gap->next_track != KS_NO_INDEX)
+        ks_timeline_reveal_track (self->timeline, gap->next_track);
       ks_window_show_page (self, "gaps");
     }
 }
@@ -531,6 +534,17 @@ toggle_gap_order_action (GtkWidget  *widget,
   ks_gaps_page_set_order_by_time (self->gaps_page, !ks_gaps_page_get_order_by_time (self->gaps_page));
 }
 
+static void
+toggle_side_panel_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+
+  /* The header button holds the state; the panel follows it. */
+  gtk_toggle_button_set_active (self->side_panel_button, !gtk_toggle_button_get_active (self->side_panel_button));
+}
+
 void
 _ks_window_class_actions_init (KsWindowClass *klass)
 {
@@ -554,6 +568,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL, clear_selection_action);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "win.forward", NULL, forward_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-side-panel", NULL, toggle_side_panel_action);
   gtk_widget_class_install_action (widget_class, "analysis.next-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.previous-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.toggle-gap-order", NULL, toggle_gap_order_action);
@@ -581,6 +596,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, 0, "win.timeline-pan", "i", 1);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, 0, "win.fit-selection", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.clear-selection", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.toggle-side-panel", NULL);
   /* Unless a text field takes them, like the keys above */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "analysis.next-gap", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "analysis.previous-gap", NULL);

@@ -45,6 +45,8 @@ struct _KsWindow
   KsOverview           *overview;
   KsTimeline           *timeline;
   GtkStack             *side_stack;
+  GtkWidget            *side_panel;
+  GtkToggleButton      *side_panel_button;
   KsSelectionPage      *selection_page;
   KsSummaryPage        *summary_page;
   KsGapsPage           *gaps_page;

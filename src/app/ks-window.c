@@ -735,6 +735,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, overview);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, selection_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, summary_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, gaps_page);
@@ -772,6 +774,8 @@ ks_window_init (KsWindow *self)
 
   /* The panel shows the selection until a trace is open */
   gtk_stack_set_visible_child_name (self->side_stack, "selection");
+  /* Hidden, it leaves a narrow window's whole width to the timeline. */
+  g_object_bind_property (self->side_panel_button, "active", self->side_panel, "visible", G_BINDING_SYNC_CREATE);
 
   _ks_window_search_init (self);
   _ks_window_analysis_init (self);

@@ -22,13 +22,17 @@ ks_render_options_init (KsRenderOptions *options,
                         int              width,
                         int              height)
 {
+  gint64 start, end;
+
   memset (options, 0, sizeof *options);
   options->width = width;
   options->height = height;
   options->header_width = KS_HEADER_WIDTH;
   options->ruler_height = KS_RULER_HEIGHT;
-  options->t0 = 0;
-  options->t1 = MAX (1, trace->duration_ns);
+  /* The activity, as the window fits it. */
+  ks_trace_get_activity_span (trace, &start, &end);
+  options->t0 = start;
+  options->t1 = MAX (start + 1, end);
 }
 
 void

@@ -16,6 +16,30 @@
 /* Level of detail: the slices and counter values one frame shows, and
  * the slice or folded block under a point. */
 
+/* First index in idx[from..n) whose time in @times (a track's start or
+ * end column, sorted within a depth) is at or after @t. */
+static guint32
+time_lower_bound (const gint64  *times,
+                  const guint32 *idx,
+                  guint32        from,
+                  guint32        n,
+                  double         t)
+{
+  guint32 lo = from, hi = n;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if ((double)times[idx[mid]] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return lo;
+}
+
 /* First index in by_depth[depth][from..n) whose slice ends at or after @t. */
 static guint32
 end_lower_bound (const KsTrack *track,
@@ -24,19 +48,7 @@ end_lower_bound (const KsTrack *track,
                  guint32        n,
                  double         t)
 {
-  guint32 lo = from, hi = n;
-
-  while (lo < hi)
-    {
-      guint32 mid = lo + (hi - lo) / 2;
-
-      if ((double)track->end[idx[mid]] < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-
-  return lo;
+  return time_lower_bound (track->end, idx, from, n, t);
 }
 
 void
@@ -127,6 +139,68 @@ ks_lod_slices (const KsTrack    *track,
         item.x1 = item.x0 + fold_px;
       g_array_append_val (items, item);
     }
+}
+
+static const gint64 *
+busy_sums (KsTimelineLayout *self,
+           const KsTrack    *track,
+           guint             depth)
+{
+  gint64 *sums = self->busy_sums[track->id];
+  gsize offset = 0;
+
+  if (sums == NULL)
+    {
+      gsize k = 0;
+
+      sums = self->busy_sums[track->id] = g_new (gint64, track->n_slices + track->max_depth);
+      for (guint d = 0; d < track->max_depth; d++)
+        {
+          const guint32 *idx = track->by_depth[d];
+
+          sums[k++] = 0;
+          for (guint32 i = 0; i < track->n_by_depth[d]; i++, k++)
+            sums[k] = sums[k - 1] + (track->end[idx[i]] - track->start[idx[i]]);
+        }
+    }
+
+  for (guint d = 0; d < depth; d++)
+    offset += track->n_by_depth[d] + 1;
+  return sums + offset;
+}
+
+double
+ks_timeline_layout_busy_ns (KsTimelineLayout *self,
+                            guint32           track_index,
+                            guint             depth,
+                            double            t0,
+                            double            t1)
+{
+  const KsTrack *track;
+  const guint32 *idx;
+  const gint64 *sums;
+  guint32 i, j;
+  double busy;
+
+  g_return_val_if_fail (track_index < self->trace->n_tracks, 0);
+
+  track = &self->trace->tracks[track_index];
+  if (depth >= track->max_depth || t1 <= t0)
+    return 0;
+
+  idx = track->by_depth[depth];
+  sums = busy_sums (self, track, depth);
+
+  /* [i, j): the slices that end after t0 and start before t1. */
+  i = end_lower_bound (track, idx, 0, track->n_by_depth[depth], t0);
+  j = time_lower_bound (track->start, idx, i, track->n_by_depth[depth], t1);
+  if (j <= i)
+    return 0;
+
+  busy = (double)(sums[j] - sums[i]);
+  busy -= MAX (0.0, t0 - (double)track->start[idx[i]]);
+  busy -= MAX (0.0, (double)track->end[idx[j - 1]] - t1);
+  return MAX (0.0, busy);
 }
 
 void

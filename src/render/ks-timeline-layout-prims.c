@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 
 #include "ks-format.h"
@@ -222,6 +223,61 @@ push_folded_matches (const KsTrack    *track,
     }
 }
 
+/* A folded block as busy as it is: a faint tint over its extent, and in
+ * each pixel column a bar from the lane's bottom as high as the share of
+ * the column its slices cover (Nsight's density), so that a stream busy
+ * 10 % of the time does not read as a solid one. Columns of about the
+ * same height are one rectangle. */
+static void
+push_density (KsTimelineLayout *self,
+              const KsTrack    *track,
+              guint             depth,
+              const KsLodItem  *it,
+              const KsTimeView *view,
+              KsColor           color,
+              float             y,
+              float             h,
+              KsPrims          *prims)
+{
+  double block_t0 = track->start[it->first];
+  double block_t1 = MAX (track->end[it->first], track->end[it->last]);
+  int c0 = MAX (0, (int)floor (it->x0));
+  int c1 = MIN (view->width, (int)ceil (it->x1));
+  int run_start = -1;
+  float run_h = 0;
+
+  push_rect (prims, MAX (it->x0, -2.0f), y, MIN (it->x1, view->width + 2.0f) - MAX (it->x0, -2.0f), h,
+             (color & 0xffffff00) | 0x30);
+
+  for (int c = c0; c <= c1; c++)
+    {
+      float bh = 0;
+
+      if (c < c1)
+        {
+          double a = MAX (block_t0, view->t0 + c * view->ns_per_px);
+          double b = MIN (block_t1, view->t0 + (c + 1) * view->ns_per_px);
+          double frac = ks_timeline_layout_busy_ns (self, track->id, depth, a, b) / view->ns_per_px;
+
+          /* Whatever ran in the column shows, if only as one pixel. */
+          if (frac > 0)
+            bh = MAX (1.0f, (float)(MIN (frac, 1.0) * h));
+        }
+
+      if (run_start >= 0 && (c == c1 || fabsf (bh - run_h) >= 0.5f))
+        {
+          if (run_h > 0)
+            push_rect (prims, run_start, y + h - run_h, c - run_start, run_h, color);
+          run_start = -1;
+        }
+      if (c < c1 && run_start < 0)
+        {
+          run_start = c;
+          run_h = bh;
+        }
+    }
+}
+
 static void
 build_slice_prims (KsTimelineLayout *self,
                    const KsRow      *row,
@@ -265,16 +321,15 @@ build_slice_prims (KsTimelineLayout *self,
             }
 
           if (it->folded)
-            color = ks_color_shade (color, theme->dark ? 0.8 : 0.88);
-
-          push_rect (prims, x0, y, w, h, color);
-
-          if (it->folded)
             {
+              push_density (self, track, d, it, view, color, y, h, prims);
               /* A thin line across the top marks a folded block. */
-              push_rect (prims, x0, y, w, 2, theme->folded);
+              push_rect (prims, x0, y, w, 1, theme->folded);
             }
-          else if (w >= KS_LABEL_MIN_PX)
+          else
+            push_rect (prims, x0, y, w, h, color);
+
+          if (!it->folded && w >= KS_LABEL_MIN_PX)
             {
               KsPrimText t;
               float lx0 = MAX (x0, 0.0f);
@@ -348,6 +403,22 @@ build_counter_prims (KsTimelineLayout *self,
       if (valid)
         push_rect (prims, col, y_hi - 0.5f, 1, MAX (1.5f, y_lo - y_hi + 1.0f), theme->counter_line);
     }
+
+  /* The scale: what the top of the row stands for. */
+  {
+    const char *unit = ks_trace_string (self->trace, counter->unit);
+    g_autofree char *value = NULL;
+    g_autofree char *text = NULL;
+
+    if (row->index >= self->trace->n_counters || g_str_equal (unit, "bytes") || g_str_equal (unit, "B"))
+      value = ks_format_bytes ((guint64)MAX (0.0, row->counter_max));
+    else if (*unit)
+      value = g_strdup_printf ("%.4g %s", row->counter_max, unit);
+    else
+      value = g_strdup_printf ("%.4g", row->counter_max);
+    text = g_strdup_printf (_("max %s"), value);
+    push_text (prims, 4, 1, 160, 12, theme->dim_foreground, g_string_chunk_insert (prims->strings, text), FALSE);
+  }
 }
 
 void

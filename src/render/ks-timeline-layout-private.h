@@ -29,6 +29,8 @@ struct _KsTimelineLayout
   guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
   GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
+  gint64 **busy_sums;          /* per track, made when first drawn folded: for each depth in
+                                * turn, n_by_depth + 1 running sums of the slices' durations */
 };
 
 static inline const KsCounter *

@@ -30,9 +30,66 @@ memory_label (const KsMemorySeries *m)
   for (guint32 i = 0; i < m->allocated.n_samples; i++)
     max = MAX (max, m->allocated.value[i]);
   peak = ks_format_bytes ((guint64)max);
+  /* What the allocator handed out, not the process's memory use. */
   if (m->device < 0)
-    return g_strdup_printf (_("CPU memory, peak %s"), peak);
-  return g_strdup_printf (_("GPU %d memory, peak %s"), m->device, peak);
+    return g_strdup_printf (_("Allocated on CPU, peak %s"), peak);
+  return g_strdup_printf (_("Allocated on GPU %d, peak %s"), m->device, peak);
+}
+
+/* Where a process goes among the others. */
+typedef enum
+{
+  PROCESS_WORKLOAD = 0,
+  PROCESS_PROFILER,          /* Kineto's overhead (pid -1) and "Spans" processes */
+  PROCESS_LAUNCHER,          /* a shell or shim that only started the job */
+} ProcessKind;
+
+typedef struct
+{
+  KsTrace *trace;
+  gint64  *gpu_ns;           /* per process: GPU time of what it launched */
+  guint8  *kind;             /* per process: ProcessKind */
+} ProcessOrder;
+
+static gboolean
+is_overhead_process (const KsTrace   *trace,
+                     const KsProcess *proc)
+{
+  const char *name = ks_trace_string (trace, proc->name);
+
+  return proc->pid == -1 && (*name == 0 || strstr (name, "Overhead") != NULL);
+}
+
+static gboolean
+is_spans_process (const KsTrace   *trace,
+                  const KsProcess *proc)
+{
+  const char *orig = ks_trace_string (trace, proc->original);
+
+  /* Kineto names it "Spans"; in 2021, "Traces". */
+  return g_str_equal (orig, "Spans") || g_str_equal (orig, "Traces");
+}
+
+static ProcessKind
+process_kind (const KsTrace *trace,
+              guint32        p,
+              gint64         gpu_ns)
+{
+  /* Programs that run another one and wait: pyenv's and conda's shims
+   * are bash scripts, and a recording sees each of them. */
+  static const char *const launchers[] = {
+    "bash", "sh", "dash", "zsh", "fish", "env", "pyenv", "conda", "timeout", "nohup", "time", "xargs",
+  };
+  const KsProcess *proc = &trace->processes[p];
+  const char *name = ks_trace_string (trace, proc->name);
+
+  if (is_overhead_process (trace, proc) || is_spans_process (trace, proc))
+    return PROCESS_PROFILER;
+  if (gpu_ns == 0)
+    for (guint i = 0; i < G_N_ELEMENTS (launchers); i++)
+      if (g_str_equal (name, launchers[i]))
+        return PROCESS_LAUNCHER;
+  return PROCESS_WORKLOAD;
 }
 
 static int
@@ -49,16 +106,24 @@ compare_gint64 (gint64 a,
   return a < b ? -1 : a > b;
 }
 
+/* The workload first, the processes that used the GPU most ahead; then
+ * the profiler's own; the launchers last. */
 static int
 compare_processes (gconstpointer a,
                    gconstpointer b,
                    gpointer      user_data)
 {
-  KsTrace *trace = user_data;
-  const KsProcess *pa = &trace->processes[*(const guint32 *)a];
-  const KsProcess *pb = &trace->processes[*(const guint32 *)b];
+  ProcessOrder *order = user_data;
+  KsTrace *trace = order->trace;
+  guint32 ia = *(const guint32 *)a, ib = *(const guint32 *)b;
+  const KsProcess *pa = &trace->processes[ia];
+  const KsProcess *pb = &trace->processes[ib];
   int r;
 
+  if ((r = compare_gint32 (order->kind[ia], order->kind[ib])))
+    return r;
+  if ((r = compare_gint64 (order->gpu_ns[ib], order->gpu_ns[ia])))
+    return r;
   if ((r = compare_gint32 (pa->sort_index, pb->sort_index)))
     return r;
   if ((r = compare_gint32 (pa->group, pb->group)))
@@ -182,9 +247,37 @@ track_label (KsTrace       *trace,
 
           g_autofree char *tid = *orig ? g_strdup (orig) : g_strdup_printf ("%" G_GINT64_FORMAT, th->tid);
 
-          /* Kineto names threads "thread 455 (python3)" already. */
+          const KsProcess *proc = &trace->processes[th->process];
+
+          if (is_spans_process (trace, proc))
+            return *orig ? g_strdup_printf (_("profiling windows (%s)"), orig) : g_strdup (_("profiling windows"));
+          if (th->tid == 0 && *tname == 0 && *orig == 0)
+            {
+              if (is_overhead_process (trace, proc))
+                return g_strdup (_("profiler overhead"));
+              /* Nsight puts a process's calls seen on no thread on tid 0. */
+              if (trace->format == KS_FORMAT_NSYS_SQLITE)
+                return g_strdup (_("calls without a thread"));
+            }
+
+          /* Kineto names threads "thread 455 (python3)" already: said
+           * again in the user's language. */
           if (*tname && strstr (tname, tid) != NULL)
-            return g_strdup (tname);
+            {
+              g_autofree char *prefix = g_strconcat ("thread ", tid, NULL);
+              size_t n = strlen (prefix), len = strlen (tname);
+
+              if (g_str_equal (tname, prefix))
+                return g_strdup_printf (_("thread %" PRId64), th->tid);
+              if (g_str_has_prefix (tname, prefix) && len > n + 3 &&
+                  strncmp (tname + n, " (", 2) == 0 && tname[len - 1] == ')')
+                {
+                  g_autofree char *inner = g_strndup (tname + n + 2, len - n - 3);
+
+                  return g_strdup_printf (_("thread %s (%s)"), tid, inner);
+                }
+              return g_strdup (tname);
+            }
           if (*tname)
             return g_strdup_printf ("%s (%s)", tname, tid);
           if (*orig)
@@ -283,6 +376,10 @@ process_label (KsTrace *trace,
   const char *orig = ks_trace_string (trace, proc->original);
   g_autofree char *pid = *orig ? g_strdup (orig) : g_strdup_printf ("%" G_GINT64_FORMAT, proc->pid);
 
+  if (is_overhead_process (trace, proc))
+    return g_strdup (_("Profiler overhead"));
+  if (is_spans_process (trace, proc))
+    return g_strdup (_("Profiler spans"));
   if (*name && *label)
     return g_strdup_printf (_("%s (pid %s, %s)"), name, pid, label);
   if (*name)
@@ -321,6 +418,8 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
   g_autofree guint8 *placed = g_new0 (guint8, MAX (1, trace->n_tracks));
   g_autofree guint8 *counter_placed = g_new0 (guint8, MAX (1, trace->n_counters));
   guint other_group = KS_NO_INDEX;
+  guint launcher_group = KS_NO_INDEX;
+  ProcessOrder porder;
   GArray **proc_tracks;
   GArray **proc_counters;
 
@@ -396,10 +495,26 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
         }
     }
 
-  /* Processes. */
+  /* Processes, in the order of their GPU use: the GPU time of what
+   * their threads launched. */
+  porder.trace = trace;
+  porder.gpu_ns = g_new0 (gint64, MAX (1, trace->n_processes));
+  porder.kind = g_new0 (guint8, MAX (1, trace->n_processes));
+  for (guint32 f = 0; f < trace->n_flows; f++)
+    {
+      const KsFlow *flow = &trace->flows[f];
+      const KsTrack *from = &trace->tracks[flow->from_track];
+      const KsTrack *to = &trace->tracks[flow->to_track];
+
+      if (flow->kind == KS_FLOW_LAUNCH && from->process < trace->n_processes)
+        porder.gpu_ns[from->process] += to->end[flow->to_slice] - to->start[flow->to_slice];
+    }
   for (guint32 p = 0; p < trace->n_processes; p++)
-    g_array_append_val (procs, p);
-  g_array_sort_with_data (procs, compare_processes, trace);
+    {
+      porder.kind[p] = process_kind (trace, p, porder.gpu_ns[p]);
+      g_array_append_val (procs, p);
+    }
+  g_array_sort_with_data (procs, compare_processes, &porder);
 
   /* Tracks and counters bucketed by process first, so that thousands
    * of processes and threads cost one pass. */
@@ -439,6 +554,40 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
       if (proc_tracks[p] == NULL && proc_counters[p] == NULL && trace->processes[p].name == 0)
         continue;
 
+      /* Launchers share one closed group, a row each, named for the process. */
+      if (porder.kind[p] == PROCESS_LAUNCHER && proc_counters[p] == NULL)
+        {
+          if (launcher_group == KS_NO_INDEX)
+            {
+              guint n_launchers = 0;
+
+              for (guint k = i; k < procs->len; k++)
+                n_launchers += porder.kind[g_array_index (procs, guint32, k)] == PROCESS_LAUNCHER &&
+                               proc_tracks[g_array_index (procs, guint32, k)] != NULL;
+              launcher_group = add_row (self, KS_ROW_GROUP, 0, KS_NO_INDEX, 0,
+                                        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Launchers (%u process)",
+                                                                      "Launchers (%u processes)", n_launchers),
+                                                         n_launchers));
+              g_array_index (self->rows, KsRow, launcher_group).group_kind = KS_GROUP_OTHER;
+              g_array_index (self->rows, KsRow, launcher_group).expanded = FALSE;
+            }
+          for (guint j = 0; j < proc_tracks[p]->len; j++)
+            {
+              guint32 t = g_array_index (proc_tracks[p], guint32, j);
+              GArray *kids = children->pdata[t];
+              g_autofree char *plabel = process_label (trace, p);
+              g_autofree char *tlabel = track_label (trace, &trace->tracks[t]);
+
+              placed[t] = TRUE;
+              add_row (self, KS_ROW_SLICES, t, launcher_group, 1,
+                       proc_tracks[p]->len == 1 ? g_steal_pointer (&plabel)
+                                                : g_strdup_printf ("%s · %s", plabel, tlabel));
+              for (guint k = 0; kids != NULL && k < kids->len; k++)
+                add_track_with_children (self, g_array_index (kids, guint32, k), launcher_group, 2, NULL, placed);
+            }
+          continue;
+        }
+
       group = add_row (self, KS_ROW_GROUP, p, KS_NO_INDEX, 0, process_label (trace, p));
       g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_PROCESS;
 
@@ -469,6 +618,8 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
     }
   g_free (proc_tracks);
   g_free (proc_counters);
+  g_free (porder.gpu_ns);
+  g_free (porder.kind);
 
   /* Whatever belongs to no process or GPU. */
   for (guint j = 0; j < order->len; j++)

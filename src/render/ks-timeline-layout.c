@@ -69,6 +69,7 @@ ks_timeline_layout_new (KsTrace *trace)
   self->rows = g_array_new (FALSE, TRUE, sizeof (KsRow));
   self->visible = g_array_new (FALSE, FALSE, sizeof (guint));
   self->track_rows = g_new (guint, MAX (1, trace->n_tracks));
+  self->busy_sums = g_new0 (gint64 *, MAX (1, trace->n_tracks));
   find_memory_series (self);
   self->counter_rows = g_new (guint, MAX (1, n_layout_counters (self)));
   memset (self->track_rows, 0xff, sizeof (guint) * MAX (1, trace->n_tracks));
@@ -95,6 +96,9 @@ ks_timeline_layout_free (KsTimelineLayout *self)
   g_array_unref (self->memory);
   g_free (self->name_colors[0]);
   g_free (self->name_colors[1]);
+  for (guint32 t = 0; t < self->trace->n_tracks; t++)
+    g_free (self->busy_sums[t]);
+  g_free (self->busy_sums);
   g_object_unref (self->trace);
   g_free (self);
 }

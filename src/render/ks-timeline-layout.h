@@ -228,6 +228,14 @@ typedef struct
   guint   depth;
 } KsHit;
 
+/* Nanoseconds of [@t0, @t1) covered by the slices of @track at @depth
+ * (which never overlap): what a folded block's density is drawn from. */
+double            ks_timeline_layout_busy_ns          (KsTimelineLayout *self,
+                                                       guint32           track,
+                                                       guint             depth,
+                                                       double            t0,
+                                                       double            t1);
+
 /* What is under (@x, @y_in_row) of @row: a slice or folded block. */
 gboolean          ks_timeline_layout_hit              (KsTimelineLayout  *self,
                                                        guint              row,

@@ -267,6 +267,44 @@ ks_trace_find_process (KsTrace *self,
   return KS_NO_INDEX;
 }
 
+gboolean
+ks_trace_get_activity_span (const KsTrace *self,
+                            gint64        *start,
+                            gint64        *end)
+{
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+
+  g_return_val_if_fail (KS_IS_TRACE ((KsTrace *)self), FALSE);
+
+  for (guint32 t = 0; t < self->n_tracks; t++)
+    {
+      const KsTrack *track = &self->tracks[t];
+
+      if (track->n_slices == 0)
+        continue;
+      lo = MIN (lo, track->start[0]);
+      /* Ends are sorted within a depth: each depth's last one is its latest. */
+      for (guint d = 0; d < track->max_depth; d++)
+        if (track->n_by_depth[d] > 0)
+          hi = MAX (hi, track->end[track->by_depth[d][track->n_by_depth[d] - 1]]);
+    }
+  if (self->n_memory_events > 0)
+    {
+      lo = MIN (lo, self->memory_events[0].ts);
+      hi = MAX (hi, self->memory_events[self->n_memory_events - 1].ts);
+    }
+
+  if (hi <= lo)
+    {
+      *start = 0;
+      *end = self->duration_ns;
+      return FALSE;
+    }
+  *start = lo;
+  *end = hi;
+  return TRUE;
+}
+
 /* The properties of GPU @device, or NULL when the trace has none. */
 const KsGpu *
 ks_trace_find_gpu (const KsTrace *self,
@@ -423,6 +461,11 @@ ks_track_slice_at (const KsTrack *track,
 
   g_return_val_if_fail (track != NULL, KS_NO_INDEX);
 
+  /* A depth with nothing at @t does not end the search: where slices
+   * overlap without nesting (a Python frame ending just before the
+   * operator it called), a lane stays taken after its slice ended and
+   * deeper lanes go on. No slice starting by @t at one depth means none
+   * deeper does. */
   for (guint d = 0; d < track->max_depth && d <= max_depth; d++)
     {
       gint64 i = depth_last_starting_before (track, d, t);
@@ -433,8 +476,6 @@ ks_track_slice_at (const KsTrack *track,
       s = track->by_depth[d][i];
       if (track->end[s] > t || (track->end[s] == t && track->start[s] == t))
         found = s;
-      else
-        break;
     }
 
   return found;
@@ -444,11 +485,22 @@ guint32
 ks_track_operator_at (const KsTrack *track,
                       gint64         t)
 {
-  guint32 s = ks_track_slice_at (track, t, G_MAXUINT);
+  g_return_val_if_fail (track != NULL, KS_NO_INDEX);
 
-  while (s != KS_NO_INDEX && track->slice_kind[s] != KS_SLICE_CPU_OP)
-    s = ks_track_parent_slice (track, s);
-  return s;
+  /* Deepest first, each depth on its own (see ks_track_slice_at). */
+  for (guint d = track->max_depth; d-- > 0;)
+    {
+      gint64 i = depth_last_starting_before (track, d, t);
+      guint32 s;
+
+      if (i < 0)
+        continue;
+      s = track->by_depth[d][i];
+      if ((track->end[s] > t || (track->end[s] == t && track->start[s] == t)) &&
+          track->slice_kind[s] == KS_SLICE_CPU_OP)
+        return s;
+    }
+  return KS_NO_INDEX;
 }
 
 guint32

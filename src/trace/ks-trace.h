@@ -359,6 +359,12 @@ const KsGpu *ks_trace_find_gpu           (const KsTrace   *self,
                                           gint32           device);
 gsize        ks_trace_get_memory_size    (KsTrace         *self,
                                           gsize           *strings_and_args);
+/* The span from the first slice or allocator event to the last one: the
+ * trace's duration without markers that lie past what was recorded
+ * (Kineto's "Record Window End"). FALSE and 0..duration when it has none. */
+gboolean     ks_trace_get_activity_span  (const KsTrace   *self,
+                                          gint64          *start,
+                                          gint64          *end);
 
 /* Slices on @track that intersect [t0, t1): calls @func for each, depth
  * by depth, in start order within a depth. Cost O(depths * log n + k). */

@@ -83,6 +83,33 @@ ks_test_find_label (GtkWidget  *widget,
   return NULL;
 }
 
+gboolean
+ks_test_has_shortcut (GtkWidget  *widget,
+                      const char *trigger,
+                      const char *action_name)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+        continue;
+      for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (c)); k++)
+        {
+          g_autoptr(GtkShortcut) sc = g_list_model_get_item (G_LIST_MODEL (c), k);
+          GtkShortcutAction *action = gtk_shortcut_get_action (sc);
+          g_autofree char *t = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (sc));
+
+          if (GTK_IS_NAMED_ACTION (action) && g_str_equal (t, trigger) &&
+              g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (action)), action_name))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 GtkEventController *
 ks_test_find_controller (GtkWidget  *widget,
                          const char *name)

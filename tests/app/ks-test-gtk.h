@@ -46,6 +46,12 @@ GtkWidget *ks_test_find_descendant (GtkWidget  *widget,
 GtkWidget *ks_test_find_label      (GtkWidget  *widget,
                                     const char *prefix);
 
+/* Whether one of @widget's shortcut controllers binds @trigger ("F9",
+ * "bracketright") to the action named @action_name. */
+gboolean   ks_test_has_shortcut    (GtkWidget  *widget,
+                                    const char *trigger,
+                                    const char *action_name);
+
 /* The event controller of @widget named @name; asserts there is one. */
 GtkEventController *ks_test_find_controller (GtkWidget  *widget,
                                              const char *name);

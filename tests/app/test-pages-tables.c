@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "ks-report.h"
 #include "ks-test-gtk.h"
@@ -17,6 +18,8 @@
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
+#include "pages/ks-page-charts.h"
+#include "pages/ks-summary-page.h"
 
 /* loader_bound, computed independently from the JSON with python3: the
  * operator with the most GPU time under it, its longest call, the kernel
@@ -58,15 +61,56 @@ highlight_cb (GtkWidget *page,
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 10000)
 
 static KsTrace *
-load (void)
+load_fixture (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   KsTrace *trace = ks_trace_load (file, NULL, NULL, &error);
 
   g_assert_no_error (error);
   return trace;
+}
+
+static KsTrace *
+load (void)
+{
+  return load_fixture (LB_FILE);
+}
+
+/* A trace of the JSON @text, written to a file of its own and read back. */
+static KsTrace *
+load_json_text (const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-pages-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  g_rmdir (dir);
+  return trace;
+}
+
+static GtkWidget *show (GtkWidget *page);
+
+/* @page shown with @analysis; its table's model. */
+static GListModel *
+show_table (GtkWidget  *page,
+            KsTrace    *trace,
+            KsAnalysis *analysis,
+            GtkWidget **window,
+            GtkWidget **view)
+{
+  *window = show (page);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (*window);
+  *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  return G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (*view)));
 }
 
 static GtkWidget *
@@ -161,8 +205,36 @@ test_kernels (void)
 
   g_signal_emit_by_name (view, "activate", 0u);
   g_assert_cmpstr (ks_trace_string (trace, ev.highlighted), ==, LB_TOP_KERNEL);
-  /* its longest call: 246.080 µs */
-  g_assert_cmpint (ev.end - ev.start, ==, 246080);
+  /* Its four calls (one per step) are shown, not one of them: the view
+   * goes from the first one's start to the last one's end. */
+  {
+    guint32 id = ks_trace_lookup_string (trace, LB_TOP_KERNEL);
+    gint64 first = G_MAXINT64, last = G_MININT64;
+    guint calls = 0;
+
+    for (guint32 t = 0; t < trace->n_tracks; t++)
+      for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+        if (trace->tracks[t].name_id[i] == id)
+          {
+            calls++;
+            first = MIN (first, trace->tracks[t].start[i]);
+            last = MAX (last, trace->tracks[t].end[i]);
+          }
+    g_assert_cmpuint (calls, ==, 4);
+    g_assert_cmpint (ev.start, ==, first);
+    g_assert_cmpint (ev.end, ==, last);
+    g_assert_cmpint (ev.end - ev.start, >, 10 * 246080);
+  }
+
+  /* Names that differ only at the end (template arguments, tile sizes)
+   * stay apart: the cell keeps both ends, the whole name in its tooltip. */
+  {
+    GtkWidget *cell = ks_test_find_label (view, LB_TOP_KERNEL);
+
+    g_assert_nonnull (cell);
+    g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (cell)), ==, PANGO_ELLIPSIZE_MIDDLE);
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (cell), ==, LB_TOP_KERNEL);
+  }
 
   /* The latency summary below the table */
   g_assert_nonnull (ks_test_find_label (page, "Launch latency of 176 kernels: p50 1.22"));
@@ -206,6 +278,21 @@ test_memory (void)
 
     g_assert_nonnull (ks_test_find_label (page, peak_text));
     g_assert_nonnull (ks_test_find_label (page, resv_text));
+  }
+
+  /* The chart's axis follows allocated (344528384 bytes at its peak) so
+   * that it is more than a thin band; reserved (1413480448) and its axis
+   * come with the check button. */
+  {
+    GtkWidget *check = ks_test_find_descendant (page, GTK_TYPE_CHECK_BUTTON, NULL);
+
+    g_assert_nonnull (check);
+    g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+    g_assert_cmpint (ks_memory_page_get_axis_top (KS_MEMORY_PAGE (page)), ==, 344528384);
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+    g_assert_cmpint (ks_memory_page_get_axis_top (KS_MEMORY_PAGE (page)), ==, 1413480448);
+    gtk_test_widget_wait_for_draw (window);
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (check), FALSE);
   }
 
   /* Host memory from the device drop-down */
@@ -369,11 +456,7 @@ test_memory_lifetime (void)
     }
 
   page = ks_memory_page_new ();
-  window = show (page);
-  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
-  gtk_test_widget_wait_for_draw (window);
-  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
-  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  model = show_table (page, trace, analysis, &window, &view);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 4);
 
   column = find_column (GTK_COLUMN_VIEW (view), ks_report_column_get_title (lifetime));
@@ -408,6 +491,226 @@ test_memory_lifetime (void)
   g_rmdir (dir);
 }
 
+/* seed_cnn: allocations made on the main thread inside an operator are
+ * named for it, also where the thread's Python frames and operators do
+ * not nest lane by lane (the step's lanes start deeper than the
+ * frames'). Times and names from the JSON, with python3. */
+static void
+test_memory_operators (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("seed_cnn.pt.trace.json.gz");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsReport) report = NULL;
+  const KsReportColumn *columns, *op;
+  const KsAllocation *allocs;
+  GtkWidget *page, *window, *view;
+  GListModel *model;
+  guint n_allocs, n_columns, n_named = 0, n_main = 0;
+  static const struct { gint64 ts; gint32 device; const char *op; } expected[] = {
+    { 900673, -1, "aten::empty" },
+    { 7003561, 0, "aten::empty_strided" },
+    { 7794290, 0, "aten::cudnn_convolution" },
+    { 8180514, 0, "aten::empty" },
+  };
+
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  allocs = ks_analysis_get_allocations (analysis, &n_allocs);
+  columns = ks_report_allocation_columns (&n_columns);
+  op = ks_report_find_column (columns, n_columns, "operator");
+  report = ks_report_new_allocations (trace, analysis);
+
+  for (guint e = 0; e < G_N_ELEMENTS (expected); e++)
+    {
+      gboolean found = FALSE;
+
+      for (guint i = 0; i < n_allocs; i++)
+        if (allocs[i].alloc_ts == expected[e].ts && allocs[i].device == expected[e].device)
+          {
+            g_autofree char *text = ks_report_get_text (report, op, i);
+
+            g_assert_cmpstr (text, ==, expected[e].op);
+            found = TRUE;
+          }
+      g_assert_true (found);
+    }
+
+  /* 87 of the 96 allocations of the main thread (tid 455) lie in one of
+   * its operators; nine of 8 bytes lie in none. */
+  for (guint i = 0; i < n_allocs; i++)
+    if (allocs[i].thread != KS_NO_INDEX && trace->threads[allocs[i].thread].tid == 455)
+      {
+        n_main++;
+        n_named += allocs[i].operator_name != 0;
+      }
+  g_assert_cmpuint (n_main, ==, 96);
+  g_assert_cmpuint (n_named, ==, 87);
+
+  /* The page's column shows it. */
+  page = ks_memory_page_new ();
+  model = show_table (page, trace, analysis, &window, &view);
+  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (view),
+                                  find_column (GTK_COLUMN_VIEW (view), ks_report_column_get_title (
+                                                 ks_report_find_column (columns, n_columns, "bytes"))),
+                                  GTK_SORT_DESCENDING);
+  gtk_test_widget_wait_for_draw (window);
+  g_assert_cmpuint (g_list_model_get_n_items (model), >, 0);
+  g_assert_nonnull (ks_test_find_label (page, "aten::cudnn_convolution"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A trace of CPU work only: the Summary says that it has no GPU
+ * activity and what to record, not that no rule found a problem. */
+static void
+test_summary_no_gpu (void)
+{
+  static const char cpu_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":50}"
+    "]}";
+  g_autoptr(KsTrace) trace = load_json_text (cpu_trace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  GtkWidget *page, *window, *row;
+
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  page = ks_summary_page_new ();
+  window = show (page);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+
+  row = ks_test_find_descendant (page, ADW_TYPE_ACTION_ROW, "no-gpu-row");
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_get_mapped (row));
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "No GPU activity in this trace");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "ProfilerActivity.CUDA"));
+  g_assert_null (ks_test_find_label (page, "No rule found a problem"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static GtkWidget *
+visible_status_page (GtkWidget *page)
+{
+  GtkWidget *status = ks_test_find_descendant (page, ADW_TYPE_STATUS_PAGE, NULL);
+
+  return status != NULL && gtk_widget_get_mapped (status) ? status : NULL;
+}
+
+/* Pages with nothing to show say why and what to record: Operators of a
+ * trace without operators (the lifetime trace: a kernel and allocator
+ * events), Memory of one without allocator events; the fixture fills
+ * both. */
+static void
+test_empty_pages (void)
+{
+  static const char cpu_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100}"
+    "]}";
+  g_autoptr(KsTrace) cpu = load_json_text (cpu_trace);
+  g_autoptr(KsTrace) gpu = load_json_text (lifetime_trace);
+  g_autoptr(KsTrace) lb = load ();
+  g_autoptr(KsAnalysis) cpu_analysis = NULL;
+  g_autoptr(KsAnalysis) gpu_analysis = NULL;
+  g_autoptr(KsAnalysis) lb_analysis = ks_analysis_compute (lb, NULL, NULL, NULL, NULL);
+  GtkWidget *ops = ks_operators_page_new ();
+  GtkWidget *mem = ks_memory_page_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *window, *status;
+
+  cpu_analysis = ks_analysis_compute (cpu, NULL, NULL, NULL, NULL);
+  gpu_analysis = ks_analysis_compute (gpu, NULL, NULL, NULL, NULL);
+
+  gtk_widget_set_hexpand (ops, TRUE);
+  gtk_widget_set_hexpand (mem, TRUE);
+  gtk_box_append (GTK_BOX (box), ops);
+  gtk_box_append (GTK_BOX (box), mem);
+  window = show (box);
+
+  ks_page_set_analysis (KS_PAGE (ops), gpu, gpu_analysis);
+  ks_page_set_analysis (KS_PAGE (mem), cpu, cpu_analysis);
+  gtk_test_widget_wait_for_draw (window);
+  status = visible_status_page (ops);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No Operators");
+  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "torch.profiler"));
+  status = visible_status_page (mem);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No Memory Events");
+  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "profile_memory=True"));
+
+  /* With operators and memory, the tables are back. */
+  ks_page_set_analysis (KS_PAGE (ops), lb, lb_analysis);
+  ks_page_set_analysis (KS_PAGE (mem), lb, lb_analysis);
+  gtk_test_widget_wait_for_draw (window);
+  g_assert_null (visible_status_page (ops));
+  g_assert_null (visible_status_page (mem));
+  g_assert_true (gtk_widget_get_mapped (ks_test_find_descendant (mem, GTK_TYPE_COLUMN_VIEW, NULL)));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The step-time chart: one long first step (a warm-up) does not flatten
+ * the others, it is clipped and marked; each bar has a tooltip naming
+ * the step, its time and its parts; a click on a bar goes to that step. */
+static void
+test_step_chart (void)
+{
+  KsStep steps[4] = { { 0 } };
+  g_autoptr(KsTrace) trace = load ();
+  g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsStep *lb_steps;
+  guint n_lb;
+  GtkWidget *page, *window, *area;
+  GtkEventController *click;
+  g_autofree char *tip = NULL;
+  Events ev = { 0 };
+
+  /* 100 ms, then 10, 11 and 12 ms: the scale follows the 12 ms step. */
+  for (guint i = 0; i < 4; i++)
+    {
+      steps[i].start = i * 200000000;
+      steps[i].end = steps[i].start + (i == 0 ? 100000000 : (9 + i) * 1000000);
+      steps[i].parts[KS_STEP_KERNEL] = steps[i].end - steps[i].start;
+    }
+  g_assert_cmpint (ks_chart_steps_scale (steps, 4), <, 20000000);
+  g_assert_cmpint (ks_chart_steps_scale (steps, 4), >=, 12000000);
+  /* Steps of about the same length keep the longest as the scale. */
+  g_assert_cmpint (ks_chart_steps_scale (steps + 1, 3), ==, 12000000);
+
+  page = ks_summary_page_new ();
+  window = show (page);
+  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+  lb_steps = ks_analysis_get_steps (analysis, &n_lb);
+  g_assert_cmpuint (n_lb, >, 1);
+
+  area = ks_test_find_descendant (page, GTK_TYPE_DRAWING_AREA, "step-chart");
+  g_assert_nonnull (area);
+  g_assert_true (gtk_widget_get_has_tooltip (area));
+  g_assert_cmpint (ks_chart_steps_at (gtk_widget_get_height (area), n_lb, 18 * 1 + 9), ==, 1);
+  tip = ks_chart_steps_tooltip (trace, lb_steps, 1);
+  g_assert_true (g_str_has_prefix (tip, ks_trace_string (trace, lb_steps[1].name)));
+  g_assert_nonnull (strstr (tip, ks_step_part_get_title (KS_STEP_KERNEL)));
+
+  /* A click on the second bar goes to the second step. */
+  click = ks_test_find_controller (area, "ks-step-chart-click");
+  g_assert_nonnull (click);
+  g_signal_emit_by_name (click, "released", 1, 100.0, 18.0 * 1 + 9);
+  g_assert_cmpuint (ev.n_navigate, ==, 1);
+  g_assert_cmpint (ev.start, ==, lb_steps[1].start);
+  g_assert_cmpint (ev.end, ==, lb_steps[1].end);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -420,6 +723,10 @@ main (int   argc,
   g_test_add_func ("/app/pages/kernels", test_kernels);
   g_test_add_func ("/app/pages/memory", test_memory);
   g_test_add_func ("/app/pages/memory-lifetime", test_memory_lifetime);
+  g_test_add_func ("/app/pages/memory-operators", test_memory_operators);
+  g_test_add_func ("/app/pages/summary-no-gpu", test_summary_no_gpu);
+  g_test_add_func ("/app/pages/empty-pages", test_empty_pages);
+  g_test_add_func ("/app/pages/step-chart", test_step_chart);
 
   return g_test_run ();
 }

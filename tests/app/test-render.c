@@ -273,7 +273,7 @@ test_memory_rows (void)
     { 150, 0x40, 8, -1, -1, th, 0 },
     { 200, 0x10, -2621440, 524288, 4194304, th, 0 },
   };
-  const char *expected[] = { "process 7", "thread 7", "GPU 0 memory, peak 3.0\u00a0MiB", "CPU memory, peak 4 bytes" };
+  const char *expected[] = { "process 7", "thread 7", "Allocated on GPU 0, peak 3.0\u00a0MiB", "Allocated on CPU, peak 4 bytes" };
   const KsRow *row;
   KsTimeView view = { 0, 1, 300 };
   KsPrims prims;
@@ -743,6 +743,245 @@ test_png_samples (void)
   g_unlink (path);
 }
 
+/* Pixels of a lane that hold ink: any channel far from the background
+ * (a folded block's faint tint under a grid line is not ink). */
+static int
+lane_ink (cairo_surface_t *surface,
+          int              x,
+          int              y0,
+          int              h,
+          KsColor          background)
+{
+  int ink = 0;
+
+  for (int y = y0; y < y0 + h; y++)
+    {
+      guint32 p = pixel_at (surface, x, y);
+      int d = 0;
+
+      for (int sh = 8; sh <= 24; sh += 8)
+        d = MAX (d, ABS ((int)((p >> sh) & 0xff) - (int)((background >> sh) & 0xff)));
+      ink += d > 72;
+    }
+  return ink;
+}
+
+/* A folded block is drawn as busy as it is, per pixel column (Nsight's
+ * density): a stream busy 10 % of the time is a low bar, not a solid
+ * one, and a stream busy all the time fills its lane. */
+static void
+test_png_density (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_NSYS_SQLITE);
+  guint32 t_low = ks_trace_builder_get_stream_track (b, 0, 7);
+  guint32 t_full = ks_trace_builder_get_stream_track (b, 0, 8);
+  guint32 n = ks_trace_builder_intern (b, "k");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  g_autofree char *path = NULL;
+  const KsTheme *theme = ks_theme_get (FALSE);
+  cairo_surface_t *surface;
+  KsRenderOptions options;
+  KsTimeView view;
+  int fd, low_y, full_y, lane_h = KS_LANE_HEIGHT - 1;
+  double ink_low = 0, ink_full = 0;
+  int from, to;
+
+  /* 10 ms: stream 7 runs 1 µs kernels every 10 µs, stream 8 back to back. */
+  for (int i = 0; i < 1000; i++)
+    ks_trace_builder_add_slice (b, t_low, i * 10000, i * 10000 + 1000, KS_SLICE_KERNEL, n, 0, 0, 0, 0, NULL);
+  for (int i = 0; i < 10000; i++)
+    ks_trace_builder_add_slice (b, t_full, i * 1000, i * 1000 + 1000, KS_SLICE_KERNEL, n, 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  layout = ks_timeline_layout_new (trace);
+
+  fd = g_file_open_tmp ("ks-render-XXXXXX.png", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+
+  /* The whole 10 ms over 980 px: 10.2 µs a column, so both fold. */
+  ks_render_options_init (&options, trace, 1200, 300);
+  g_assert_true (ks_render_png (layout, &options, path, &error));
+  g_assert_no_error (error);
+  surface = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  ks_render_options_view (&options, &view);
+
+  low_y = options.ruler_height + ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t_low))->y +
+          ks_timeline_layout_lane_y (0);
+  full_y = options.ruler_height + ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t_full))->y +
+           ks_timeline_layout_lane_y (0);
+
+  /* Away from the ends and the grid lines' columns, over 800 columns. */
+  from = options.header_width + 50;
+  to = options.header_width + 850;
+  for (int x = from; x < to; x++)
+    {
+      ink_low += lane_ink (surface, x, low_y, lane_h, theme->background);
+      ink_full += lane_ink (surface, x, full_y, lane_h, theme->background);
+    }
+  ink_low /= (double)lane_h * (to - from);
+  ink_full /= (double)lane_h * (to - from);
+  g_assert_cmpfloat (ink_low, >, 0.05);
+  g_assert_cmpfloat (ink_low, <, 0.2);
+  g_assert_cmpfloat (ink_full, >, 0.9);
+
+  /* No column of the 10 % stream is drawn solid. */
+  for (int x = from; x < to; x++)
+    if (lane_ink (surface, x, low_y, lane_h, theme->background) >= lane_h / 2)
+      g_error ("column %d of the 10 %% stream has %d of %d pixels inked", x, lane_ink (surface, x, low_y, lane_h, theme->background), lane_h);
+
+  cairo_surface_destroy (surface);
+  g_unlink (path);
+}
+
+/* Rows are named for what they hold and processes come in the order of
+ * their GPU use: Kineto's overhead process (pid -1, thread 0) and its
+ * "Spans" process say what they are, an Nsight export's thread 0 holds
+ * what had no thread, and the shells that launched the job (a pyenv
+ * shim's bash) are folded into one closed group at the end. */
+static void
+test_rows_named (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint32 overhead = ks_trace_builder_get_process (b, -1);
+  guint32 spans = ks_trace_builder_get_process (b, 1000);
+  guint32 shim1 = ks_trace_builder_get_process (b, 10);
+  guint32 shim2 = ks_trace_builder_get_process (b, 11);
+  guint32 cpu_only = ks_trace_builder_get_process (b, 20);
+  guint32 trainer = ks_trace_builder_get_process (b, 30);
+  guint32 t_overhead = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, overhead, 0));
+  guint32 spans_th = ks_trace_builder_get_thread (b, spans, 5000);
+  guint32 t_spans = ks_trace_builder_get_thread_track (b, spans_th);
+  guint32 t_shim1 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, shim1, 10));
+  guint32 t_shim2 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, shim2, 11));
+  guint32 t_cpu = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, cpu_only, 20));
+  guint32 t_trainer = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, trainer, 30));
+  guint32 t_stream = ks_trace_builder_get_stream_track (b, 0, 7);
+  guint32 n = ks_trace_builder_intern (b, "x");
+  const char *expected[] = {
+    "GPU 0", "stream 7",
+    "python3 (pid 30)", "thread 30",
+    "python3 (pid 20)", "thread 20",
+    "Profiler overhead", "profiler overhead",
+    "Profiler spans", "profiling windows (PyTorch Profiler)",
+    "Profiler spans", "profiling windows (PyTorch Profiler)",
+    "Launchers (2 processes)", "bash (pid 10)", "bash (pid 11)",
+  };
+  /* Kineto of 2021 calls its span process "Traces" */
+  guint32 traces = ks_trace_builder_get_process (b, 2000);
+  guint32 traces_th = ks_trace_builder_get_thread (b, traces, 6000);
+
+  ks_trace_builder_set_process_info (b, spans, NULL, NULL, "Spans", 0);
+  ks_trace_builder_set_thread_info (b, spans_th, NULL, "PyTorch Profiler", 0);
+  ks_trace_builder_set_process_info (b, traces, NULL, NULL, "Traces", 0);
+  ks_trace_builder_set_thread_info (b, traces_th, NULL, "PyTorch Profiler", 0);
+  ks_trace_builder_add_slice (b, ks_trace_builder_get_thread_track (b, traces_th), 0, 1000, KS_SLICE_GENERIC, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_set_process_info (b, shim1, "bash", NULL, NULL, 0);
+  ks_trace_builder_set_process_info (b, shim2, "bash", NULL, NULL, 0);
+  ks_trace_builder_set_process_info (b, cpu_only, "python3", NULL, NULL, 0);
+  ks_trace_builder_set_process_info (b, trainer, "python3", NULL, NULL, 0);
+  ks_trace_builder_add_slice (b, t_overhead, 0, 10, KS_SLICE_GENERIC, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_spans, 0, 1000, KS_SLICE_GENERIC, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_shim1, 0, 1000, KS_SLICE_OSRT, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_shim2, 0, 1000, KS_SLICE_OSRT, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_cpu, 0, 1000, KS_SLICE_CPU_OP, n, 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_trainer, 0, 10, KS_SLICE_CUDA_RUNTIME, n, 0, 1, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_stream, 20, 500, KS_SLICE_KERNEL, n, 0, 1, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  for (guint i = 0; i < MIN (G_N_ELEMENTS (expected), ks_timeline_layout_get_n_rows (layout)); i++)
+    g_assert_cmpstr (ks_timeline_layout_get_row (layout, i)->label, ==, expected[i]);
+  g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, G_N_ELEMENTS (expected));
+
+  /* The launchers' group is closed: its rows take no room. */
+  g_assert_false (ks_timeline_layout_get_row (layout, 12)->expanded);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 13)->y, ==, -1);
+  g_assert_cmpint (ks_timeline_layout_get_row (layout, 14)->group, ==, 12);
+}
+
+/* An Nsight export's thread 0 holds the process's calls that had no thread. */
+static void
+test_rows_nsys_thread0 (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_NSYS_SQLITE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint32 p = ks_trace_builder_get_process (b, 1701896);
+  guint32 t0 = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, p, 0));
+  guint32 n = ks_trace_builder_intern (b, "x");
+
+  ks_trace_builder_set_process_info (b, p, "cuda-cloverleaf", NULL, NULL, 0);
+  ks_trace_builder_add_slice (b, t0, 0, 10, KS_SLICE_OSRT, n, 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+
+  layout = ks_timeline_layout_new (trace);
+  g_assert_cmpuint (ks_timeline_layout_get_n_rows (layout), ==, 2);
+  g_assert_cmpstr (ks_timeline_layout_get_row (layout, 1)->label, ==, "calls without a thread");
+}
+
+static gboolean
+has_text (const KsPrims *prims,
+          const char    *text)
+{
+  for (guint i = 0; i < prims->texts->len; i++)
+    if (g_strcmp0 (g_array_index (prims->texts, KsPrimText, i).text, text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A counter row says its scale: the top of the row is its maximum, in
+ * its unit (bytes for memory rows, in binary units). */
+static void
+test_counter_scale (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  guint32 util = ks_trace_builder_get_counter (b, "GPU utilization", "%", 0, KS_NO_INDEX);
+  guint32 power = ks_trace_builder_get_counter (b, "power", "W", 0, KS_NO_INDEX);
+  guint32 p = ks_trace_builder_get_process (b, 7);
+  guint32 th = ks_trace_builder_get_thread (b, p, 7);
+  const KsMemoryEvent ev = { 0, 0x10, 3145728, 3145728, 4194304, th, 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  KsTimeView view = { 0, 1, 300 };
+  KsPrims prims;
+
+  ks_trace_builder_add_slice (b, ks_trace_builder_get_thread_track (b, th), 0, 300, KS_SLICE_CPU_OP,
+                              ks_trace_builder_intern (b, "x"), 0, 0, 0, 0, NULL);
+  ks_trace_builder_add_counter_sample (b, util, 0, 40);
+  ks_trace_builder_add_counter_sample (b, util, 100, 87);
+  ks_trace_builder_add_counter_sample (b, power, 0, 312.5);
+  ks_trace_builder_add_memory_event (b, &ev);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  layout = ks_timeline_layout_new (trace);
+
+  ks_prims_init (&prims);
+  ks_timeline_layout_build_prims (layout, ks_timeline_layout_find_counter_row (layout, util), &view,
+                                  ks_theme_get (FALSE), NULL, &prims);
+  g_assert_true (has_text (&prims, "max 87 %"));
+  ks_prims_reset (&prims);
+  ks_timeline_layout_build_prims (layout, ks_timeline_layout_find_counter_row (layout, power), &view,
+                                  ks_theme_get (FALSE), NULL, &prims);
+  g_assert_true (has_text (&prims, "max 312.5 W"));
+  ks_prims_reset (&prims);
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    if (g_str_has_prefix (ks_timeline_layout_get_row (layout, r)->label, "Allocated on GPU 0"))
+      ks_timeline_layout_build_prims (layout, r, &view, ks_theme_get (FALSE), NULL, &prims);
+  g_assert_true (has_text (&prims, "max 3.0\u00a0MiB"));
+  ks_prims_clear (&prims);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -759,6 +998,10 @@ main (int   argc,
   g_test_add_func ("/render/device-sync-row", test_device_sync_row);
   g_test_add_func ("/render/png", test_png);
   g_test_add_func ("/render/png-samples", test_png_samples);
+  g_test_add_func ("/render/png-density", test_png_density);
+  g_test_add_func ("/render/rows-named", test_rows_named);
+  g_test_add_func ("/render/rows-nsys-thread0", test_rows_nsys_thread0);
+  g_test_add_func ("/render/counter-scale", test_counter_scale);
 
   return g_test_run ();
 }

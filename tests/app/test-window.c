@@ -246,11 +246,17 @@ test_navigate (void)
   GtkEventController *motion = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
   GtkEventController *zoom = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-zoom");
   KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
-  double d = trace->duration_ns, t0, t1, anchor, x;
+  double d = 0, t0, t1, anchor, x;
 
   save_screenshot (GTK_WIDGET (window), "window-open.png");
 
-  /* The whole trace at first. */
+  /* The whole trace at first: up to its last slice (the fixture has no
+   * allocation after it), not to Kineto's "Record Window End" marker
+   * 10.7 ms later. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
+      d = MAX (d, (double)trace->tracks[t].end[i]);
+  g_assert_cmpfloat (d, <, trace->duration_ns - 10e6);
   assert_visible (session, 0, d);
   g_assert_false (ks_session_can_go_back (session));
 
@@ -376,10 +382,61 @@ test_select_kernel (void)
   /* Its launch: cudaLaunchKernelExC ended 99.235 µs before the kernel started. */
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launched by"), ==, "cudaLaunchKernelExC");
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Flows", "Launch latency"), ==, "99.2 µs");
-  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Arguments", "correlation"), ==, "12028");
+  /* The profiler's own figure, once, as the profiler's: not repeated
+   * among the arguments with what the page shows already. */
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Kernel", "Profiler's occupancy estimate"), ==, "0 %");
+  g_assert_null (ks_selection_page_lookup_value (page, "Arguments", "est. achieved occupancy %"));
+  g_assert_null (ks_selection_page_lookup_value (page, "Arguments", "correlation"));
+  g_assert_null (ks_selection_page_lookup_value (page, "Arguments", "grid"));
+  g_assert_null (ks_selection_page_lookup_value (page, "Arguments", "registers per thread"));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Arguments", "blocks per SM"), !=, NULL);
   g_assert_cmpuint (ks_timeline_get_n_flow_arrows (timeline), ==, 1);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   save_screenshot (GTK_WIDGET (window), "window-kernel.png");
+
+  /* The kernel's name heads the page, wrapped where an identifier breaks
+   * (after "_", "::", "<" or ","), never inside a word with a hyphen. */
+  {
+    GtkWidget *heading = NULL;
+    PangoLayout *layout;
+    const char *text;
+    guint n_lines = 0;
+
+    for (GtkWidget *w = gtk_widget_get_first_child (GTK_WIDGET (page)); w != NULL && heading == NULL;)
+      {
+        if (GTK_IS_LABEL (w) && gtk_widget_has_css_class (w, "title-3"))
+          heading = w;
+        else if (gtk_widget_get_first_child (w) != NULL)
+          w = gtk_widget_get_first_child (w);
+        else
+          {
+            while (w != NULL && gtk_widget_get_next_sibling (w) == NULL && w != GTK_WIDGET (page))
+              w = gtk_widget_get_parent (w);
+            w = w == NULL || w == GTK_WIDGET (page) ? NULL : gtk_widget_get_next_sibling (w);
+          }
+      }
+    g_assert_nonnull (heading);
+    layout = gtk_label_get_layout (GTK_LABEL (heading));
+    text = pango_layout_get_text (layout);
+    for (GSList *l = pango_layout_get_lines_readonly (layout); l != NULL; l = l->next, n_lines++)
+      {
+        PangoLayoutLine *line = l->data;
+        const char *before;
+        gunichar c;
+
+        if (line->start_index == 0)
+          continue;
+        /* the character before the break, past a zero-width space */
+        before = g_utf8_prev_char (text + line->start_index);
+        c = g_utf8_get_char (before);
+        if (c == 0x200b && before > text)
+          c = g_utf8_get_char (g_utf8_prev_char (before));
+        if (c != '_' && c != ':' && c != '<' && c != ',')
+          g_error ("the heading breaks after \"%.*s\"", line->start_index, text);
+      }
+    g_assert_cmpuint (n_lines, >, 2);
+    g_assert_true (pango_layout_get_attributes (layout) != NULL);
+  }
 
   /* The flow's row leads to the launch call, and back. */
   {
@@ -687,7 +744,14 @@ test_keys_anywhere (void)
   window = open_window (LB_FILE);
   session = ks_window_get_session (window);
   trace = ks_session_get_trace (session);
-  d = trace->duration_ns;
+  /* Fitting shows the activity, up to the last slice. */
+  {
+    gint64 start, end;
+
+    g_assert_true (ks_trace_get_activity_span (trace, &start, &end));
+    g_assert_cmpint (start, ==, 0);
+    d = end;
+  }
 
   /* Without a window manager nobody gives the window the keyboard. */
   surface = gtk_native_get_surface (GTK_NATIVE (window));
@@ -977,6 +1041,16 @@ test_tooltips (void)
   g_assert_nonnull (markup);
   g_assert_true (g_str_has_prefix (markup, "<b>"));
   g_assert_nonnull (strstr (markup, "events</b> folded"));
+  /* and how busy the block is, as its bars show it: partly */
+  {
+    const char *busy = strstr (markup, "busy ");
+    double pct;
+
+    g_assert_nonnull (busy);
+    pct = g_ascii_strtod (busy + 5, NULL);
+    g_assert_cmpfloat (pct, >, 0);
+    g_assert_cmpfloat (pct, <, 100);
+  }
   g_clear_pointer (&markup, g_free);
 
   /* The GPU memory row, scrolled into view. */
@@ -984,15 +1058,15 @@ test_tooltips (void)
     {
       const KsRow *row = ks_timeline_layout_get_row (layout, r);
 
-      if (row->kind == KS_ROW_COUNTER && g_str_has_prefix (row->label, "GPU 0 memory"))
+      if (row->kind == KS_ROW_COUNTER && g_str_has_prefix (row->label, "Allocated on GPU 0"))
         mem_row = row;
     }
   g_assert_nonnull (mem_row);
-  g_assert_cmpstr (mem_row->label, ==, "GPU 0 memory, peak 328.6\u00a0MiB");
+  g_assert_cmpstr (mem_row->label, ==, "Allocated on GPU 0, peak 328.6\u00a0MiB");
   gtk_adjustment_set_value (vadj, mem_row->y - 100);
   y = KS_RULER_HEIGHT + mem_row->y - gtk_adjustment_get_value (vadj) + mem_row->height / 2.0;
   markup = ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, 60e6), y, NULL);
-  g_assert_cmpstr (markup, ==, "<b>GPU 0 memory, peak 328.6\u00a0MiB</b>\n65.2\u00a0MiB since 40.0 ms");
+  g_assert_cmpstr (markup, ==, "<b>Allocated on GPU 0, peak 328.6\u00a0MiB</b>\n65.2\u00a0MiB since 40.0 ms");
   g_clear_pointer (&markup, g_free);
 
   /* Before the first allocation (at 32.98 ms) there is nothing to say. */
@@ -1523,6 +1597,181 @@ test_ruler_backends (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* At 800×600 the timeline keeps at least half the width; the side panel
+ * hides with its header button or F9 (win.toggle-side-panel), giving the
+ * timeline the whole width, and comes back the same way. */
+static void
+test_narrow (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  GtkWidget *panel = find_child (GTK_WIDGET (window), "GtkPaned");
+  GtkWidget *side;
+  GtkWidget *button;
+  int full;
+
+  g_assert_nonnull (panel);
+  side = gtk_paned_get_end_child (GTK_PANED (panel));
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_window_unmaximize (GTK_WINDOW (window));
+  WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (window)) <= 800);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  /* (less the window's frame) */
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), >=, 780);
+  g_assert_true (gtk_widget_get_mapped (side));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (timeline)), >=, gtk_widget_get_width (GTK_WIDGET (window)) / 2);
+  save_screenshot (GTK_WIDGET (window), "window-800x600.png");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-side-panel", NULL));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_false (gtk_widget_get_visible (side));
+  full = gtk_widget_get_width (GTK_WIDGET (timeline));
+  g_assert_cmpint (full, >=, gtk_widget_get_width (GTK_WIDGET (window)) - 10);
+
+  /* The header button shows the state and brings the panel back. */
+  button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_TOGGLE_BUTTON, "side-panel-button");
+  g_assert_nonnull (button);
+  g_assert_false (gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (button)));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (button), TRUE);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_visible (side));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (timeline)), <, full);
+
+  /* F9 is bound to the action. */
+  g_assert_true (ks_test_has_shortcut (GTK_WIDGET (window), "F9", "win.toggle-side-panel"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Opens each fixture (and, where the shared corpus is there, an Nsight
+ * export, a 2021 TensorBoard plugin trace and a CPU-only trace), goes
+ * through every side page, selects a slice, steps to a gap, fits, hides
+ * the side panel and closes: a GTK warning or critical on the way fails
+ * the test (g_test_init makes them fatal). */
+static void
+test_every_fixture (void)
+{
+  const char *fixtures[] = {
+    "loader_bound.pt.trace.json.gz", "gpt_3steps.pt.trace.json.gz", "seed_cnn.pt.trace.json.gz",
+    "workers_pinned.pt.trace.json.gz", "small_mlp_60steps.kscope",
+  };
+  const char *corpus[] = {
+    "pipit/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite",
+    "kineto/tb_plugin_samples_2021-06/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+    "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+  };
+  const char *pages[] = { "summary", "gaps", "operators", "kernels", "memory", "selection" };
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    g_ptr_array_add (paths, g_build_filename (g_getenv ("KS_FIXTURES_DIR"), fixtures[i], NULL));
+  for (guint i = 0; shared != NULL && i < G_N_ELEMENTS (corpus); i++)
+    {
+      char *path = g_build_filename (shared, "corpus", corpus[i], NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        g_ptr_array_add (paths, path);
+      else
+        {
+          g_test_message ("%s is not there: skipped", path);
+          g_free (path);
+        }
+    }
+
+  for (guint f = 0; f < paths->len; f++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (paths->pdata[f]);
+      KsWindow *window = ks_window_new (NULL);
+      KsSession *session;
+      KsTrace *trace;
+
+      g_test_message ("%s", (char *)paths->pdata[f]);
+      gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+      gtk_window_present (GTK_WINDOW (window));
+      ks_window_open (window, file);
+      WAIT_FOR (ks_window_get_session (window) != NULL && !ks_window_get_loading (window));
+      session = ks_window_get_session (window);
+      trace = ks_session_get_trace (session);
+      WAIT_FOR (ks_session_get_analysis (session) != NULL);
+
+      for (guint p = 0; p < G_N_ELEMENTS (pages); p++)
+        {
+          ks_window_show_page (window, pages[p]);
+          gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+        }
+      for (guint32 t = 0; t < trace->n_tracks; t++)
+        if (trace->tracks[t].n_slices > 0)
+          {
+            ks_session_select_slice (session, t, trace->tracks[t].n_slices / 2);
+            break;
+          }
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-all", NULL));
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-side-panel", NULL));
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      gtk_window_destroy (GTK_WINDOW (window));
+      ks_test_spin (50);
+    }
+}
+
+/* The main menu's zoom items say what they go back and forward in and
+ * show their keys. */
+static void
+test_menu_accels (void)
+{
+  KsWindow *window = ks_window_new (NULL);
+  GtkWidget *button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON, "primary-menu-button");
+  GMenuModel *menu;
+  guint found = 0;
+
+  g_assert_nonnull (button);
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  g_assert_nonnull (menu);
+
+  for (int s = 0; s < g_menu_model_get_n_items (menu); s++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, s, G_MENU_LINK_SECTION);
+
+      for (int i = 0; section != NULL && i < g_menu_model_get_n_items (section); i++)
+        {
+          g_autofree char *action = NULL;
+          g_autofree char *label = NULL;
+          g_autofree char *accel = NULL;
+
+          g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_ACTION, "s", &action);
+          g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_LABEL, "s", &label);
+          g_menu_model_get_item_attribute (section, i, "accel", "s", &accel);
+          if (g_strcmp0 (action, "win.back") == 0)
+            {
+              g_assert_cmpstr (label, ==, "Zoom _Back");
+              g_assert_cmpstr (accel, ==, "<Alt>Left");
+              found++;
+            }
+          else if (g_strcmp0 (action, "win.forward") == 0)
+            {
+              g_assert_cmpstr (label, ==, "Zoom _Forward");
+              g_assert_cmpstr (accel, ==, "<Alt>Right");
+              found++;
+            }
+          else if (g_strcmp0 (action, "win.fit-all") == 0)
+            {
+              g_assert_cmpstr (accel, ==, "<Control>0");
+              found++;
+            }
+          else if (g_strcmp0 (action, "win.toggle-side-panel") == 0)
+            {
+              g_assert_cmpstr (accel, ==, "F9");
+              found++;
+            }
+        }
+    }
+  g_assert_cmpuint (found, ==, 4);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1550,6 +1799,9 @@ main (int   argc,
   g_test_add_func ("/app/window/select-thread-time", test_select_thread_time);
   g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
+  g_test_add_func ("/app/window/narrow", test_narrow);
+  g_test_add_func ("/app/window/every-fixture", test_every_fixture);
+  g_test_add_func ("/app/window/menu-accels", test_menu_accels);
 
   return g_test_run ();
 }

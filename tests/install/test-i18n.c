@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <string.h>
 #include <glib/gi18n.h>
 #include <inttypes.h>
 #include <locale.h>
@@ -192,6 +193,24 @@ test_i18n_loaded_window (void)
   assert_text (texts, "内核");
   assert_no_text (texts, "Nothing Selected");
   assert_no_text (texts, "Summary");
+
+  /* The timeline's rows too: Kineto's "thread 455 (python3)" and the
+   * memory rows it names. */
+  {
+    KsTimelineLayout *layout = ks_timeline_get_layout (ks_window_get_timeline (window));
+    gboolean thread = FALSE, memory = FALSE;
+
+    for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+      {
+        const char *label = ks_timeline_layout_get_row (layout, r)->label;
+
+        g_assert_null (strstr (label, "thread "));
+        thread |= g_str_equal (label, "线程 455 (python3)");
+        memory |= g_str_has_prefix (label, "GPU 0 上已分配，峰值 ");
+      }
+    g_assert_true (thread);
+    g_assert_true (memory);
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
   iterate ();

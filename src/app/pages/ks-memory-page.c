@@ -25,6 +25,7 @@ struct _KsMemoryPage
   GtkLabel            *reserved_label;
   GtkDrawingArea      *chart;
   GtkLabel            *legend_label;
+  GtkCheckButton      *reserved_check;
   GtkColumnView       *view;
 
   KsPageTable          table;
@@ -72,7 +73,41 @@ draw_cb (GtkDrawingArea *area,
   if (self->analysis == NULL)
     return;
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
-  ks_chart_draw_memory (cr, width, height, &fg, current_curve (self));
+  ks_chart_draw_memory (cr, width, height, &fg, current_curve (self),
+                        gtk_check_button_get_active (self->reserved_check));
+}
+
+/* Reserved memory is often several times what is allocated: on one axis
+ * with it, allocated is a thin band. It is drawn only when asked for. */
+static void
+update_legend (KsMemoryPage *self)
+{
+  g_autofree char *legend = NULL;
+
+  if (gtk_check_button_get_active (self->reserved_check))
+    legend = g_markup_printf_escaped ("<span foreground=\"#3584e4\">■</span> %s   "
+                                      "<span foreground=\"#e66100\">━</span> %s",
+                                      ks_metric_get_title (KS_METRIC_MEMORY_ALLOCATED),
+                                      ks_metric_get_title (KS_METRIC_MEMORY_RESERVED));
+  else
+    legend = g_markup_printf_escaped ("<span foreground=\"#3584e4\">■</span> %s",
+                                      ks_metric_get_title (KS_METRIC_MEMORY_ALLOCATED));
+  gtk_label_set_markup (self->legend_label, legend);
+}
+
+static void
+reserved_toggled_cb (KsMemoryPage *self)
+{
+  update_legend (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self->chart));
+}
+
+gint64
+ks_memory_page_get_axis_top (KsMemoryPage *self)
+{
+  g_return_val_if_fail (KS_IS_MEMORY_PAGE (self), 0);
+
+  return ks_chart_memory_top (current_curve (self), gtk_check_button_get_active (self->reserved_check));
 }
 
 static void
@@ -179,6 +214,10 @@ ks_memory_page_refill (KsPage     *page,
   g_signal_handlers_unblock_by_func (self->device_dropdown, device_changed_cb, self);
   gtk_widget_set_visible (GTK_WIDGET (self->device_dropdown), self->n_curves > 1);
   update_device (self);
+  ks_page_set_empty (page, "drive-harddisk-symbolic",
+                     self->analysis != NULL && self->n_curves == 0 ? _("No Memory Events") : NULL,
+                     _("This trace has no allocator events. Record with profile_memory=True in "
+                       "torch.profiler, or with kinescope-cli record, to follow memory over time."));
 }
 
 static void
@@ -207,16 +246,17 @@ ks_memory_page_class_init (KsMemoryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, reserved_label);
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, chart);
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, legend_label);
+  gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, reserved_check);
   gtk_widget_class_bind_template_child (widget_class, KsMemoryPage, view);
   gtk_widget_class_bind_template_callback (widget_class, device_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, reserved_toggled_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 ks_memory_page_init (KsMemoryPage *self)
 {
-  g_autofree char *legend = NULL;
   const KsReportColumn *columns;
   guint n;
 
@@ -228,11 +268,7 @@ ks_memory_page_init (KsMemoryPage *self)
   ks_page_table_add_report_columns (&self->table, columns, n);
   gtk_drawing_area_set_draw_func (self->chart, draw_cb, self, NULL);
 
-  legend = g_markup_printf_escaped ("<span foreground=\"#3584e4\">■</span> %s   "
-                                    "<span foreground=\"#e66100\">━</span> %s",
-                                    ks_metric_get_title (KS_METRIC_MEMORY_ALLOCATED),
-                                    ks_metric_get_title (KS_METRIC_MEMORY_RESERVED));
-  gtk_label_set_markup (self->legend_label, legend);
+  update_legend (self);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->chart), ks_metric_get_definition (KS_METRIC_MEMORY_ALLOCATED));
 }
 

@@ -24,5 +24,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (KsMemoryPage, ks_memory_page, KS, MEMORY_PAGE, KsPage)
 
 GtkWidget *ks_memory_page_new          (void);
+/* The top of the chart's axis, in bytes: the allocated peak, or the
+ * reserved one while reserved is shown. */
+gint64     ks_memory_page_get_axis_top (KsMemoryPage *self);
 
 G_END_DECLS

@@ -111,6 +111,18 @@ ks_operators_page_refill (KsPage     *page,
   self->analysis = analysis;
   reload (self);
   gtk_column_view_sort_by_column (self->view, self->device_column, GTK_SORT_DESCENDING);
+
+  {
+    guint n_ops = 0;
+
+    if (analysis != NULL)
+      ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n_ops);
+    ks_page_set_empty (page, "view-list-symbolic",
+                       analysis != NULL && n_ops == 0 ? _("No Operators") : NULL,
+                       _("This trace has no PyTorch operators (an Nsight export has CUDA calls, not "
+                         "operators). Record with torch.profiler, or kinescope-cli record, to see "
+                         "which operators the time goes to."));
+  }
 }
 
 static void

@@ -115,6 +115,73 @@ ks_chart_draw_utilization (cairo_t            *cr,
   draw_text (cr, fg, 3, 1, "100 %", FALSE);
 }
 
+#define STEP_BAR_H   18.0
+#define STEP_LABEL_W 36.0
+
+gint64
+ks_chart_steps_scale (const KsStep *steps,
+                      guint         n_steps)
+{
+  gint64 longest = 1, second = 0;
+
+  for (guint i = 0; i < n_steps; i++)
+    {
+      gint64 d = steps[i].end - steps[i].start;
+
+      if (d > longest)
+        {
+          second = longest;
+          longest = d;
+        }
+      else if (d > second)
+        second = d;
+    }
+  if (n_steps > 2 && second > 0 && longest > 2 * second)
+    return (gint64)(second * 1.2);
+  return longest;
+}
+
+static double
+steps_bar_h (int   height,
+             guint n_steps)
+{
+  return MIN (STEP_BAR_H, (double)height / MAX (1, n_steps));
+}
+
+int
+ks_chart_steps_at (int    height,
+                   guint  n_steps,
+                   double y)
+{
+  int i;
+
+  if (y < 0 || n_steps == 0)
+    return -1;
+  i = (int)(y / steps_bar_h (height, n_steps));
+  return i < (int)n_steps ? i : -1;
+}
+
+char *
+ks_chart_steps_tooltip (KsTrace      *trace,
+                        const KsStep *steps,
+                        guint         index)
+{
+  const KsStep *s = &steps[index];
+  g_autofree char *dur = ks_time_format_duration (s->end - s->start);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "%s: %s", ks_trace_string (trace, s->name), dur);
+  for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+    if (s->parts[p] > 0)
+      {
+        g_autofree char *t = ks_time_format_duration (s->parts[p]);
+
+        g_string_append_printf (out, "\n%s: %s", ks_step_part_get_title (p), t);
+      }
+  g_string_append_printf (out, "\n%s", _("Click to go to this step"));
+  return g_string_free (out, FALSE);
+}
+
 void
 ks_chart_draw_steps (cairo_t      *cr,
                      int           width,
@@ -123,23 +190,31 @@ ks_chart_draw_steps (cairo_t      *cr,
                      const KsStep *steps,
                      guint         n_steps)
 {
-  gint64 longest = 1;
-  double bar_h;
+  gint64 scale;
+  double bar_h, plot_w = MAX (1.0, width - STEP_LABEL_W);
+  g_autofree char *scale_text = NULL;
 
   if (n_steps == 0)
     return;
-  for (guint i = 0; i < n_steps; i++)
-    longest = MAX (longest, steps[i].end - steps[i].start);
+  scale = ks_chart_steps_scale (steps, n_steps);
+  bar_h = steps_bar_h (height, n_steps);
 
-  bar_h = MIN (18.0, (double)height / n_steps);
   for (guint i = 0; i < n_steps; i++)
     {
-      double x = 0;
+      double x = STEP_LABEL_W;
       double y = i * bar_h;
+      gint64 dur = steps[i].end - steps[i].start;
+      g_autofree char *label = g_strdup_printf ("%u", i + 1);
 
+      if (bar_h >= 12)
+        draw_text (cr, fg, STEP_LABEL_W - 6, y + (bar_h - LABEL_H) / 2, label, TRUE);
+
+      cairo_save (cr);
+      cairo_rectangle (cr, STEP_LABEL_W, y, plot_w, bar_h);
+      cairo_clip (cr);
       for (guint p = 0; p < KS_N_STEP_PARTS; p++)
         {
-          double w = (double)steps[i].parts[p] / longest * width;
+          double w = (double)steps[i].parts[p] / scale * plot_w;
           GdkRGBA c;
 
           ks_chart_step_part_color (p, &c);
@@ -148,7 +223,27 @@ ks_chart_draw_steps (cairo_t      *cr,
           cairo_fill (cr);
           x += w;
         }
+      cairo_restore (cr);
+
+      /* Clipped: two slanted cuts near its end say it goes on. */
+      if (dur > scale)
+        {
+          cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.9);
+          cairo_set_line_width (cr, 2);
+          for (int k = 0; k < 2; k++)
+            {
+              double cx = width - 14 + k * 5;
+
+              cairo_move_to (cr, cx - 2, y + bar_h - 2);
+              cairo_line_to (cr, cx + 2, y + 2);
+            }
+          cairo_stroke (cr);
+        }
     }
+
+  /* The time axis: what the full width stands for. */
+  scale_text = ks_time_format_duration (scale);
+  draw_text (cr, fg, width, 0, scale_text, TRUE);
 }
 
 static char *
@@ -157,15 +252,28 @@ format_bytes_axis (gint64 bytes)
   return ks_format_bytes (MAX (bytes, 0));
 }
 
+gint64
+ks_chart_memory_top (const KsMemoryCurve *curve,
+                     gboolean             with_reserved)
+{
+  gint64 top = 1;
+
+  for (guint i = 0; curve != NULL && i < curve->n_points; i++)
+    top = MAX (top, with_reserved ? MAX (curve->points[i].allocated, curve->points[i].reserved)
+                                  : curve->points[i].allocated);
+  return top;
+}
+
 void
 ks_chart_draw_memory (cairo_t             *cr,
                       int                  width,
                       int                  height,
                       const GdkRGBA       *fg,
-                      const KsMemoryCurve *curve)
+                      const KsMemoryCurve *curve,
+                      gboolean             with_reserved)
 {
   double plot_h = height - LABEL_H;
-  gint64 t0, t1, top = 1;
+  gint64 t0, t1, top;
   g_autofree char *top_text = NULL;
   g_autofree char *t0_text = NULL;
   g_autofree char *t1_text = NULL;
@@ -177,8 +285,7 @@ ks_chart_draw_memory (cairo_t             *cr,
 
   t0 = curve->points[0].ts;
   t1 = MAX (curve->points[curve->n_points - 1].ts, t0 + 1);
-  for (guint i = 0; i < curve->n_points; i++)
-    top = MAX (top, MAX (curve->points[i].allocated, curve->points[i].reserved));
+  top = ks_chart_memory_top (curve, with_reserved);
 
 #define X(t) ((double)((t) - t0) / (t1 - t0) * (width - 1))
 #define Y(v) (plot_h - (double)(v) / top * (plot_h - 4))
@@ -201,7 +308,7 @@ ks_chart_draw_memory (cairo_t             *cr,
   cairo_fill (cr);
 
   /* Reserved: a step line */
-  if (curve->peak_reserved > 0)
+  if (with_reserved && curve->peak_reserved > 0)
     {
       gboolean started = FALSE;
 

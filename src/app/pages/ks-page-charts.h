@@ -26,19 +26,38 @@ void  ks_chart_draw_utilization  (cairo_t                *cr,
                                   int                     height,
                                   const GdkRGBA          *fg,
                                   const KsGpuSummary     *gpu);
-/* One horizontal bar per step, split into the parts of the breakdown. */
+/* The time the full width of the step bars stands for: the longest
+ * step, unless it is more than twice the next longest (a warm-up first
+ * step), then 1.2 times that one, the longer bar clipped and marked. */
+gint64 ks_chart_steps_scale      (const KsStep           *steps,
+                                  guint                   n_steps);
+/* The step whose bar lies at @y in a chart @height high, or -1. */
+int   ks_chart_steps_at          (int                     height,
+                                  guint                   n_steps,
+                                  double                  y);
+/* "ProfilerStep#3: 12.1 ms" and the time of each part, one a line. */
+char *ks_chart_steps_tooltip     (KsTrace                *trace,
+                                  const KsStep           *steps,
+                                  guint                   index);
+/* One horizontal bar per step, split into the parts of the breakdown,
+ * its number on the left and the scale's time at the top right. */
 void  ks_chart_draw_steps        (cairo_t                *cr,
                                   int                     width,
                                   int                     height,
                                   const GdkRGBA          *fg,
                                   const KsStep           *steps,
                                   guint                   n_steps);
-/* Allocated (filled) and reserved (line) bytes over time. */
+/* Allocated (filled) and, with @with_reserved, reserved (line) bytes
+ * over time; the axis goes up to the highest curve drawn. */
 void  ks_chart_draw_memory       (cairo_t                *cr,
                                   int                     width,
                                   int                     height,
                                   const GdkRGBA          *fg,
-                                  const KsMemoryCurve    *curve);
+                                  const KsMemoryCurve    *curve,
+                                  gboolean                with_reserved);
+/* The top of that axis, in bytes. */
+gint64 ks_chart_memory_top       (const KsMemoryCurve    *curve,
+                                  gboolean                with_reserved);
 /* The launch latency histogram. */
 void  ks_chart_draw_latency      (cairo_t                *cr,
                                   int                     width,

@@ -126,7 +126,9 @@ setup_cb (GtkSignalListItemFactory *factory,
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), c->numeric ? 1.0 : 0.0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), c->numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+  /* In the middle: names that differ only at the end (a kernel's tile
+   * size, template arguments) stay apart; the tooltip has all of it. */
+  gtk_label_set_ellipsize (GTK_LABEL (label), c->numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_MIDDLE);
   if (c->numeric)
     gtk_widget_add_css_class (label, "numeric");
   gtk_list_item_set_child (list_item, label);

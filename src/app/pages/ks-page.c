@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <adwaita.h>
+
 #include "ks-page.h"
 
 typedef struct
@@ -17,6 +19,7 @@ typedef struct
   GBinding   *binding;    /* session:analysis -> self:analysis */
   KsTrace    *trace;
   KsAnalysis *analysis;
+  GtkWidget  *empty;      /* AdwStatusPage over the content, or NULL */
 } KsPagePrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (KsPage, ks_page, GTK_TYPE_WIDGET)
@@ -126,12 +129,46 @@ ks_page_highlight (KsPage *self,
 }
 
 void
+ks_page_set_empty (KsPage     *self,
+                   const char *icon_name,
+                   const char *title,
+                   const char *description)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_if_fail (KS_IS_PAGE (self));
+
+  if (title != NULL && priv->empty == NULL)
+    {
+      priv->empty = adw_status_page_new ();
+      gtk_widget_set_parent (priv->empty, GTK_WIDGET (self));
+    }
+  if (priv->empty == NULL)
+    return;
+
+  /* The page's own children are hidden rather than covered, so that
+   * neither a pointer nor the keyboard reaches them. */
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self)); c != NULL; c = gtk_widget_get_next_sibling (c))
+    if (c != priv->empty)
+      gtk_widget_set_visible (c, title == NULL);
+  gtk_widget_set_visible (priv->empty, title != NULL);
+  if (title != NULL)
+    {
+      adw_status_page_set_icon_name (ADW_STATUS_PAGE (priv->empty), icon_name);
+      adw_status_page_set_title (ADW_STATUS_PAGE (priv->empty), title);
+      adw_status_page_set_description (ADW_STATUS_PAGE (priv->empty), description);
+    }
+}
+
+void
 ks_page_dispose_template (GtkWidget *page,
                           GType      type)
 {
   GtkWidget *child;
 
   gtk_widget_dispose_template (page, type);
+  if (KS_IS_PAGE (page))
+    ((KsPagePrivate *)ks_page_get_instance_private (KS_PAGE (page)))->empty = NULL;
   while ((child = gtk_widget_get_first_child (page)) != NULL)
     gtk_widget_unparent (child);
 }

@@ -62,6 +62,13 @@ void        ks_page_navigate     (KsPage     *self,
 void        ks_page_highlight    (KsPage     *self,
                                   guint       name);
 
+/* With a @title, covers the page with a status page saying why it is
+ * empty and what to record to fill it; with NULL, shows the page again. */
+void        ks_page_set_empty    (KsPage     *self,
+                                  const char *icon_name,
+                                  const char *title,
+                                  const char *description);
+
 /* Disposes the template of @page (a widget of @type) and unparents its
  * root, which has no id and so is left in place by GTK. */
 void        ks_page_dispose_template (GtkWidget *page,

@@ -11,6 +11,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #include "ks-format.h"
 #include "ks-page-charts.h"
@@ -54,8 +55,10 @@ value_row (GtkWidget  *group,
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *label = gtk_label_new (value);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  /* Plain text before the text: a title set while markup is on is parsed
+   * at once ("Python: <built-in method ...>" is no markup). */
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   if (subtitle != NULL)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
@@ -195,7 +198,10 @@ add_gpu (KsSummaryPage      *self,
                                   GINT_TO_POINTER (gpu->device), NULL);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
 
-  kernels = g_strdup_printf ("%" G_GUINT64_FORMAT " · %s", gpu->n_kernels, kernel_time);
+  /* Translators: "176 kernels · 4.60 ms" */
+  kernels = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " kernel · %s",
+                                          "%" PRIu64 " kernels · %s", gpu->n_kernels),
+                             gpu->n_kernels, kernel_time);
   value_row (group, ks_metric_get_title (KS_METRIC_KERNEL_TIME), kernels, NULL, KS_METRIC_KERNEL_TIME);
 
   if (gpu->est_sm_efficiency_pct >= 0)
@@ -213,7 +219,9 @@ add_gpu (KsSummaryPage      *self,
       gtk_widget_set_name (row, "occupancy-row");
     }
 
-  gaps = g_strdup_printf ("%u · %s", gpu->n_gaps, gap_total);
+  /* Translators: "133 gaps · 132 ms" */
+  gaps = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u gap · %s", "%u gaps · %s", gpu->n_gaps),
+                          gpu->n_gaps, gap_total);
   gaps_sub = g_strdup_printf (_("Largest %s"), gap_largest);
   row = value_row (group, _("Idle gaps"), gaps, gaps_sub, KS_METRIC_GAP);
   if (gpu->n_gaps > 0)
@@ -235,6 +243,50 @@ add_gpu (KsSummaryPage      *self,
   value_row (group, ks_metric_get_title (KS_METRIC_LAUNCH_LATENCY), latency, NULL, KS_METRIC_LAUNCH_LATENCY);
 
   gtk_box_append (self->box, group);
+}
+
+static gboolean
+steps_tooltip_cb (GtkWidget     *area,
+                  int            x,
+                  int            y,
+                  gboolean       keyboard,
+                  GtkTooltip    *tooltip,
+                  KsSummaryPage *self)
+{
+  const KsStep *steps;
+  guint n;
+  int i;
+  g_autofree char *text = NULL;
+
+  if (self->analysis == NULL)
+    return FALSE;
+  steps = ks_analysis_get_steps (self->analysis, &n);
+  i = ks_chart_steps_at (gtk_widget_get_height (area), n, y);
+  if (i < 0)
+    return FALSE;
+  text = ks_chart_steps_tooltip (ks_page_get_trace (KS_PAGE (self)), steps, i);
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+static void
+steps_click_cb (GtkGestureClick *click,
+                int              n_press,
+                double           x,
+                double           y,
+                KsSummaryPage   *self)
+{
+  GtkWidget *area = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (click));
+  const KsStep *steps;
+  guint n;
+  int i;
+
+  if (self->analysis == NULL)
+    return;
+  steps = ks_analysis_get_steps (self->analysis, &n);
+  i = ks_chart_steps_at (gtk_widget_get_height (area), n, y);
+  if (i >= 0)
+    ks_page_navigate (KS_PAGE (self), steps[i].start, steps[i].end);
 }
 
 static void
@@ -266,6 +318,16 @@ add_steps (KsSummaryPage *self)
   gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), MIN (n, 24) * 18);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_steps_cb, self, NULL);
   gtk_widget_set_name (area, "step-chart");
+  gtk_widget_set_has_tooltip (area, TRUE);
+  g_signal_connect_object (area, "query-tooltip", G_CALLBACK (steps_tooltip_cb), self, 0);
+  {
+    GtkGesture *click = gtk_gesture_click_new ();
+
+    gtk_event_controller_set_static_name (GTK_EVENT_CONTROLLER (click), "ks-step-chart-click");
+    g_signal_connect_object (click, "released", G_CALLBACK (steps_click_cb), self, 0);
+    gtk_widget_add_controller (area, GTK_EVENT_CONTROLLER (click));
+    gtk_widget_set_cursor_from_name (area, "pointer");
+  }
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
 
   /* Legend with the share of each part over all steps */
@@ -320,7 +382,9 @@ add_causes (KsSummaryPage *self)
     {
       g_autofree char *title = NULL;
       g_autofree char *total = ks_time_format_duration (causes[i].total_ns);
-      g_autofree char *value = g_strdup_printf ("%u · %s", causes[i].count, total);
+      g_autofree char *value = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u gap · %s", "%u gaps · %s",
+                                                             causes[i].count),
+                                                causes[i].count, total);
       GtkWidget *row;
 
       title = ks_gap_cause_format (self->trace, causes[i].cause, causes[i].name,
@@ -343,6 +407,26 @@ add_causes (KsSummaryPage *self)
   gtk_box_append (self->box, group);
 }
 
+/* The advice rules and the busy figures read GPU activity: without any,
+ * the page says so and what to record, rather than that all is well. */
+static void
+add_no_gpu (KsSummaryPage *self)
+{
+  GtkWidget *group = adw_preferences_group_new ();
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-information-symbolic");
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No GPU activity in this trace"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
+                               _("It holds CPU work only, so there is no GPU time to break down. "
+                                 "Record with CUDA activity: ProfilerActivity.CUDA in torch.profiler, "
+                                 "--trace=cuda with nsys, or kinescope-cli record."));
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
+  gtk_widget_set_name (row, "no-gpu-row");
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+  gtk_box_append (self->box, group);
+}
+
 static void
 add_advice (KsSummaryPage *self)
 {
@@ -358,7 +442,12 @@ add_advice (KsSummaryPage *self)
     {
       GtkWidget *row = adw_action_row_new ();
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No rule found a problem"));
+      guint n_gpus = 0;
+
+      ks_analysis_get_gpus (self->analysis, &n_gpus);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row),
+                                     n_gpus > 0 ? _("No rule found a problem")
+                                                : _("No GPU activity for the rules to check"));
       adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
     }
 
@@ -369,8 +458,8 @@ add_advice (KsSummaryPage *self)
       GtkWidget *text = gtk_label_new (a->text);
       GtkWidget *evidence = gtk_label_new (a->evidence);
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), a->title);
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (expander), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), a->title);
       adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), a->evidence);
       gtk_widget_set_name (expander, a->rule);
 
@@ -438,6 +527,8 @@ rebuild (KsSummaryPage *self)
     }
 
   gpus = ks_analysis_get_gpus (self->analysis, &n);
+  if (n == 0)
+    add_no_gpu (self);
   for (guint i = 0; i < n; i++)
     add_gpu (self, &gpus[i]);
   add_causes (self);
