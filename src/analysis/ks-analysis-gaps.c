@@ -417,7 +417,7 @@ classify_gap (Context     *ctx,
           /* What kept the thread from starting the launch */
           r1 = MIN (api_start, gap->end);
         }
-      else if (gap->end - gap->start < KS_ANALYSIS_KERNEL_WAIT_NS)
+      else if (gap->end - gap->start < ctx->options.kernel_wait_ns)
         gap->klass = KS_GAP_KERNEL_WAIT;
     }
   else

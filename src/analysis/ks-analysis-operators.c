@@ -108,6 +108,7 @@ _ks_analysis_operators (KsAnalysis *self,
       guint32 group_name[STACK_DEPTH];
       guint32 group_shape[STACK_DEPTH];
       gint16 near_op[STACK_DEPTH];     /* depth of the nearest operator at or above, -1 */
+      gint16 near_api[STACK_DEPTH];    /* depth of the nearest CUDA call at or above, -1 */
       gint16 tc_root[STACK_DEPTH];     /* depth of the outermost eligible operator, -1 */
       gboolean tc_fp32[STACK_DEPTH];
       guint32 stack[STACK_DEPTH];
@@ -120,6 +121,7 @@ _ks_analysis_operators (KsAnalysis *self,
         {
           guint d = track->depth[s];
           gint16 parent_op = d > 0 ? near_op[d - 1] : -1;
+          gint16 parent_api = d > 0 ? near_api[d - 1] : -1;
           gint16 parent_tc = d > 0 ? tc_root[d - 1] : -1;
           KsSliceKind kind = track->slice_kind[s];
           gint64 dur = track->end[s] - track->start[s];
@@ -128,6 +130,7 @@ _ks_analysis_operators (KsAnalysis *self,
             continue;
           stack[d] = s;
           near_op[d] = parent_op;
+          near_api[d] = parent_api;
           tc_root[d] = parent_tc;
           tc_fp32[d] = d > 0 ? tc_fp32[d - 1] : FALSE;
 
@@ -218,8 +221,22 @@ _ks_analysis_operators (KsAnalysis *self,
                     ctx->tc_lowp_calls++;
                 }
             }
-          else if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
-                   launch != NULL && launch[s] != KS_NO_INDEX)
+          else if (kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER)
+            near_api[d] = d;
+
+          /* PyTorch's self time (key_averages, the TensorBoard plugin):
+           * the CUDA calls an operator made are its children too; the
+           * outermost one counts, a driver call inside a runtime call
+           * is already in it. */
+          if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
+              parent_op >= 0 && parent_api < parent_op)
+            {
+              g_array_index (ops_name, KsOperatorStats, group_name[parent_op]).host_self_ns -= dur;
+              g_array_index (ops_shape, KsOperatorStats, group_shape[parent_op]).host_self_ns -= dur;
+            }
+
+          if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
+              launch != NULL && launch[s] != KS_NO_INDEX)
             {
               const KsFlow *flow = &trace->flows[launch[s]];
               const KsTrack *gpu = &trace->tracks[flow->to_track];

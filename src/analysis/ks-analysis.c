@@ -116,6 +116,7 @@ ks_analysis_options_init (KsAnalysisOptions *options)
   options->gap_threshold_ns = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS;
   options->busy_includes_copies = FALSE;
   options->device = -1;
+  options->kernel_wait_ns = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS;
 }
 
 static gboolean
@@ -124,7 +125,8 @@ options_equal (const KsAnalysisOptions *a,
 {
   return a->gap_threshold_ns == b->gap_threshold_ns &&
          !!a->busy_includes_copies == !!b->busy_includes_copies &&
-         a->device == b->device;
+         a->device == b->device &&
+         a->kernel_wait_ns == b->kernel_wait_ns;
 }
 
 /* Context */
@@ -293,8 +295,8 @@ add_step (Context *ctx,
   step.name = track->name_id[slice];
   step.track = track_index;
   step.slice = slice;
-  step.start = track->start[slice];
-  step.end = track->end[slice];
+  step.start = step.host_start = track->start[slice];
+  step.end = step.host_end = track->end[slice];
   g_array_append_val (ctx->step_refs, step);
 }
 
@@ -325,6 +327,101 @@ collect_nvtx_steps (Context *ctx)
           kept_end = track->end[i];
         }
     }
+}
+
+/* The TensorBoard plugin's step spans: when the GPU trails the CPU, the
+ * work a step launched runs after its host slice ends, so a step runs
+ * from the later of its host start and the previous step's end to the
+ * later of its host end and the end of the GPU work launched inside it
+ * (kernels, copies and memsets of a CUDA call starting in the host span,
+ * on the step's process; not the GPU side of a synchronisation). */
+static void
+fit_steps_to_gpu (Context *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  KsStep *steps = (KsStep *)(gpointer)ctx->step_refs->data;
+  guint n = ctx->step_refs->len;
+  g_autofree gint64 *gpu_end = NULL;
+  g_autofree gint64 *prev_end = NULL;
+  g_autofree guint *by_process = NULL;   /* step indexes, by (process, start) */
+  g_autofree guint *first = NULL;        /* per process: its first entry in by_process */
+
+  if (n == 0)
+    return;
+
+  gpu_end = g_new (gint64, n);
+  by_process = g_new (guint, n);
+  first = g_new0 (guint, trace->n_processes + 2);
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 p = trace->tracks[steps[i].track].process;
+
+      gpu_end[i] = G_MININT64;
+      first[(p < trace->n_processes ? p : trace->n_processes) + 1]++;
+    }
+  for (guint p = 1; p <= trace->n_processes + 1; p++)
+    first[p] += first[p - 1];
+  {
+    g_autofree guint *fill = g_memdup2 (first, sizeof (guint) * (trace->n_processes + 2));
+
+    /* steps are in start order, so each process's list is too */
+    for (guint i = 0; i < n; i++)
+      {
+        guint32 p = trace->tracks[steps[i].track].process;
+
+        by_process[fill[p < trace->n_processes ? p : trace->n_processes]++] = i;
+      }
+  }
+
+  for (guint32 f = 0; f < trace->n_flows; f++)
+    {
+      const KsFlow *flow = &trace->flows[f];
+      const KsTrack *from, *to;
+      guint32 p;
+      gint64 ts;
+      guint lo, hi;
+
+      if (flow->kind != KS_FLOW_LAUNCH)
+        continue;
+      from = &trace->tracks[flow->from_track];
+      to = &trace->tracks[flow->to_track];
+      if (to->kind != KS_TRACK_STREAM || from->kind != KS_TRACK_THREAD ||
+          !_ks_context_device_wanted (ctx, to->device) || from->process >= trace->n_processes ||
+          !(GPU_WORK_KINDS & KIND_BIT (to->slice_kind[flow->to_slice])))
+        continue;
+      p = from->process;
+      ts = from->start[flow->from_slice];
+      /* the last step of the process starting at or before the call */
+      lo = first[p];
+      hi = first[p + 1];
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (steps[by_process[mid]].host_start <= ts)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo == first[p] || ts >= steps[by_process[lo - 1]].host_end)
+        continue;
+      gpu_end[by_process[lo - 1]] = MAX (gpu_end[by_process[lo - 1]], to->end[flow->to_slice]);
+    }
+
+  prev_end = g_new (gint64, trace->n_processes + 1);
+  for (guint p = 0; p <= trace->n_processes; p++)
+    prev_end[p] = G_MININT64;
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 p = trace->tracks[steps[i].track].process;
+      gint64 *prev = &prev_end[p < trace->n_processes ? p : trace->n_processes];
+
+      steps[i].start = MAX (steps[i].host_start, *prev);
+      steps[i].end = MAX (MAX (steps[i].host_end, gpu_end[i]), steps[i].start);
+      *prev = steps[i].end;
+    }
+  /* processes' steps may now start in another order */
+  g_array_sort (ctx->step_refs, compare_steps);
 }
 
 static void
@@ -418,6 +515,8 @@ context_init (Context                 *ctx,
       ctx->launch_of_gpu[flow->to_track][flow->to_slice] = f;
       ctx->launch_of_cpu[flow->from_track][flow->from_slice] = f;
     }
+
+  fit_steps_to_gpu (ctx);
 }
 
 static void
@@ -920,7 +1019,7 @@ static const struct {
     N_("Length of the union of all kernel intervals on this GPU over the whole trace (with memcpy and memset when “Include copies” is on).") },
   [KS_METRIC_WINDOW] = {
     N_("Window"),
-    N_("The time the busy share is measured against: the union of the steps when the trace has them, otherwise from the start of the first to the end of the last GPU activity on the device. The steps are the ProfilerStep#N spans of a PyTorch trace, or else the NVTX ranges named like a step (“step 12”, “iteration 12”, “iter_12”, “train_step 12”, “batch 12”).") },
+    N_("The time the busy share is measured against: the union of the steps when the trace has them, otherwise from the start of the first to the end of the last GPU activity on the device. The steps are the ProfilerStep#N spans of a PyTorch trace, or else the NVTX ranges named like a step (“step 12”, “iteration 12”, “iter_12”, “train_step 12”, “batch 12”). As in the TensorBoard profiler, a step runs from the later of its start on the CPU and the previous step's end to the later of its end on the CPU and the end of the GPU work it launched, so work the GPU runs after the CPU moved on still counts in its step.") },
   [KS_METRIC_KERNEL_TIME] = {
     N_("Kernel time"),
     N_("Sum of the durations of all kernels on this GPU. Concurrent kernels each count, so it can exceed the busy time.") },
@@ -932,7 +1031,7 @@ static const struct {
     N_("The CPU had not yet started the call that launched the next GPU operation when the GPU went idle: the GPU waited for the host (HTA's rule). Optimise the CPU side, use larger batches or fuse operators.") },
   [KS_METRIC_GAP_KERNEL_WAIT] = {
     N_("Kernel wait"),
-    N_("The next operation was already being launched and the gap is shorter than 30 ns: the overhead between consecutive kernels (HTA's rule). CUDA Graphs remove it.") },
+    N_("The next operation was already being launched and the gap is shorter than the kernel wait threshold (30 µs unless set in the preferences): the overhead of launching back-to-back kernels (HTA's rule; HTA documents 30 ns but applies 30 µs). CUDA Graphs remove it.") },
   [KS_METRIC_GAP_OTHER] = {
     N_("Other wait"),
     N_("The next operation was already being launched when the GPU went idle, yet it started later: synchronisation between streams or events, or launch delays (HTA's rule).") },
@@ -971,7 +1070,7 @@ static const struct {
     N_("Sum of the wall-clock durations of the operator's calls on the CPU, nested operators included.") },
   [KS_METRIC_HOST_SELF] = {
     N_("Host self"),
-    N_("Host total minus the time of the operators nested in it.") },
+    N_("Host total minus the time of the operators nested in it and of the CUDA runtime and driver calls it made (PyTorch's key_averages and the TensorBoard profiler), so a synchronous copy's wait is in cudaMemcpy, not in aten::copy_.") },
   [KS_METRIC_DEVICE_TOTAL] = {
     N_("Device total"),
     N_("GPU time of the kernels, copies and memsets launched by the operator or by the operators nested in it, joined by correlation id.") },

@@ -29,12 +29,13 @@ typedef struct
   gint64   gap_threshold_ns;     /* gaps shorter than or equal to this are not listed (default 10 µs) */
   gboolean busy_includes_copies; /* busy time counts memcpy/memset as well as kernels */
   gint32   device;               /* analyse only this GPU, or -1 for all */
+  gint64   kernel_wait_ns;       /* shorter gaps with the launch already issued are kernel wait */
 } KsAnalysisOptions;
 
 #define KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS G_GINT64_CONSTANT (10000)
-/* HTA's consecutive_kernel_delay: shorter gaps with the launch already
- * issued are "kernel wait". */
-#define KS_ANALYSIS_KERNEL_WAIT_NS 30
+/* HTA's consecutive_kernel_delay: documented as 30 ns, applied in µs by
+ * its code, which is what launch overhead between kernels takes. */
+#define KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS G_GINT64_CONSTANT (30000)
 
 void ks_analysis_options_init (KsAnalysisOptions *options);
 
@@ -128,8 +129,10 @@ typedef struct
   guint32 name;                  /* string id, "ProfilerStep#N" */
   guint32 track;                 /* its slice */
   guint32 slice;
-  gint64  start;
+  gint64  start;                 /* the TensorBoard plugin's span: see KS_METRIC_WINDOW */
   gint64  end;
+  gint64  host_start;            /* the span of the step's slice on the CPU */
+  gint64  host_end;
   gint64  parts[KS_N_STEP_PARTS];/* sum to end - start */
 } KsStep;
 
@@ -195,7 +198,7 @@ typedef struct
   const char  *input_dims;       /* the "Input Dims" argument text, NULL when grouped by name */
   guint64      calls;
   gint64       host_total_ns;
-  gint64       host_self_ns;     /* minus the time of nested operators */
+  gint64       host_self_ns;     /* minus nested operators and the CUDA calls it made */
   gint64       device_total_ns;  /* GPU time launched by it or its nested operators */
   gint64       device_self_ns;   /* GPU time launched directly by it */
   guint32      longest_track;    /* its longest call */

@@ -529,6 +529,7 @@ ks_cli_stats (int    argc,
   g_autofree char *group_by = NULL;
   g_auto(GStrv) files = NULL;
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
+  double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
   gboolean include_copies = FALSE;
   int device = -1;
   int limit = 0;
@@ -543,6 +544,8 @@ ks_cli_stats (int    argc,
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
+    { "kernel-wait-us", 0, 0, G_OPTION_ARG_DOUBLE, &kernel_wait_us,
+      N_("Gaps shorter than this many microseconds before an already launched kernel are kernel wait (default 30)"), "N" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("Analyse only this GPU"), "N" },
     { "include-copies", 'c', 0, G_OPTION_ARG_NONE, &include_copies,
       N_("Count memcpy and memset as busy time, not only kernels"), NULL },
@@ -624,6 +627,12 @@ ks_cli_stats (int    argc,
       return KS_CLI_USAGE;
     }
 
+  if (!(kernel_wait_us >= 0) || kernel_wait_us > 1e12)
+    {
+      ks_cli_printerr (_("kinescope-cli stats: --kernel-wait-us takes a value of 0 or more\n"));
+      return KS_CLI_USAGE;
+    }
+
   trace = ks_cli_load_trace ("stats", files[0]);
   if (trace == NULL)
     return KS_CLI_FAILED;
@@ -631,6 +640,7 @@ ks_cli_stats (int    argc,
   ks_analysis_options_init (&options);
   options.gap_threshold_ns = (gint64)llround (gap_min_us * 1000.0);
   options.busy_includes_copies = include_copies;
+  options.kernel_wait_ns = (gint64)llround (kernel_wait_us * 1000.0);
   options.device = device;
   analysis = ks_analysis_compute (trace, &options, NULL, NULL, &error);
   if (analysis == NULL)

@@ -7,6 +7,9 @@
  * spans, gaps as the complement of kernel/memcpy/memset inside the
  * window, the TensorBoard step breakdown by cumulative unions, memory
  * peaks from the [memory] events and launch latencies by correlation id.
+ * peer-reference.py next to this file computes the window, steps, gaps
+ * and their classes the same way, with the TensorBoard plugin's step
+ * spans and HTA's 30 µs kernel wait.
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -41,25 +44,32 @@ typedef struct
   gint64      latency_p50;
   gint64      latency_p90;
   gint64      latency_max;
+  gint64      gap_class_ns[KS_N_GAP_CLASSES];  /* host wait, kernel wait (< 30 µs), other */
 } Expected;
 
 static const Expected expected[] = {
   { "loader_bound.pt.trace.json.gz", 176, 4600263, 4600263, 138630810, 4600263,
     133, 132440180, 32862539,
     4, { 1148989, 307552, 9470, 919705, 32317106, 3321924, 1515804 },
-    344528384, 1413480448, 176, 1222, 99235, 338913 },
+    344528384, 1413480448, 176, 1222, 99235, 338913,
+    { 132095504, 49119, 295557 } },
   { "gpt_3steps.pt.trace.json.gz", 1737, 17140363, 17140363, 172240883, 17140363,
     1810, 154041005, 3666430,
     3, { 5718869, 66046, 46561, 6964183, 0, 46748590, 1021392 },
-    1604705792, 1853882368, 1737, 1343, 2024, 116494 },
-  { "seed_cnn.pt.trace.json.gz", 210, 12886943, 12882910, 35742481, 12252875,
+    1604705792, 1853882368, 1737, 1343, 2024, 116494,
+    { 152659786, 101151, 1280068 } },
+  /* The GPU trails the CPU: each step ends with its last kernel, so the
+   * window holds all of the kernels' busy time. */
+  { "seed_cnn.pt.trace.json.gz", 210, 12886943, 12882910, 36388004, 12882910,
     55, 22636294, 6901855,
-    3, { 4076426, 191775, 4896, 530599, 0, 7515468, 1062588 },
-    846076928, 1413480448, 210, 201372, 1000820, 1474864 },
+    3, { 4292733, 191775, 6974, 530599, 0, 7521900, 1065501 },
+    846076928, 1413480448, 210, 201372, 1000820, 1474864,
+    { 22636294, 0, 0 } },
   { "workers_pinned.pt.trace.json.gz", 88, 1100292, 1100292, 44066746, 1100292,
     88, 42556216, 31377538,
     4, { 273985, 68799, 2847, 346039, 298416, 1809459, 1752698 },
-    185607680, 207618048, 88, 1731, 2282, 42872 },
+    185607680, 207618048, 88, 1731, 2282, 42872,
+    { 42361729, 32351, 162136 } },
 };
 
 static KsTrace *
@@ -106,6 +116,8 @@ test_fixture (gconstpointer data)
   g_assert_cmpint (gpu->gap_total_ns, ==, e->gap_total_ns);
   g_assert_cmpint (gpu->largest_gap_ns, ==, e->largest_gap_ns);
   g_assert_cmpint (gpu->gap_class_ns[0] + gpu->gap_class_ns[1] + gpu->gap_class_ns[2], ==, e->gap_total_ns);
+  for (guint c = 0; c < KS_N_GAP_CLASSES; c++)
+    g_assert_cmpint (gpu->gap_class_ns[c], ==, e->gap_class_ns[c]);
 
   steps = ks_analysis_get_steps (a, &n);
   g_assert_cmpuint (n, ==, e->n_steps);
@@ -283,6 +295,38 @@ test_recording_steps (void)
   g_assert_cmpint (steps[10].parts[KS_STEP_CPU_EXEC], >, steps[10].parts[KS_STEP_OTHER]);
 }
 
+/* Host self time as PyTorch's key_averages and the TensorBoard plugin:
+ * minus nested operators and the CUDA calls the operator made. The
+ * synchronous pageable copies of aten::copy_ are its cudaMemcpyAsync and
+ * cudaStreamSynchronize (peer-reference.py). */
+static void
+test_host_self (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  static const struct { const char *name; gint64 total, self; } ops[] = {
+    { "aten::copy_", 2798954, 281267 },
+    { "aten::to", 3364167, 179704 },
+    { "aten::_to_copy", 3184463, 166838 },
+    { "aten::convolution", 2296074, 216400 },
+  };
+  const KsOperatorStats *stats;
+  guint n;
+
+  stats = ks_analysis_get_operators (a, KS_OPERATOR_BY_NAME, &n);
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      const KsOperatorStats *found = NULL;
+
+      for (guint j = 0; j < n; j++)
+        if (g_str_equal (ks_trace_string (trace, stats[j].name), ops[i].name))
+          found = &stats[j];
+      g_assert_nonnull (found);
+      g_assert_cmpint (found->host_total_ns, ==, ops[i].total);
+      g_assert_cmpint (found->host_self_ns, ==, ops[i].self);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -297,6 +341,7 @@ main (int   argc,
     }
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
+  g_test_add_func ("/analysis/fixture/host-self", test_host_self);
   g_test_add_func ("/analysis/fixture/recording-steps", test_recording_steps);
 
   return g_test_run ();

@@ -768,7 +768,8 @@ test_operators (void)
   op = &ops[0];
   g_assert_cmpuint (op->calls, ==, 2);
   g_assert_cmpint (op->host_total_ns, ==, 1500);
-  g_assert_cmpint (op->host_self_ns, ==, 700);
+  /* 1000 - 800 (addmm) - 30 (its own launch), and the second call */
+  g_assert_cmpint (op->host_self_ns, ==, 170 + 500);
   g_assert_cmpint (op->device_total_ns, ==, 600);
   g_assert_cmpint (op->device_self_ns, ==, 100);
   g_assert_null (op->input_dims);
@@ -776,7 +777,8 @@ test_operators (void)
   op = &ops[1];
   g_assert_cmpstr (ks_trace_string (trace, op->name), ==, "aten::addmm");
   g_assert_cmpint (op->host_total_ns, ==, 800);
-  g_assert_cmpint (op->host_self_ns, ==, 800);
+  /* minus its launch call */
+  g_assert_cmpint (op->host_self_ns, ==, 700);
   g_assert_cmpint (op->device_total_ns, ==, 500);
   g_assert_cmpint (op->device_self_ns, ==, 500);
 
@@ -1279,6 +1281,77 @@ test_args_top_level (void)
   g_assert_null (ks_args_find (NULL, "device", NULL));
 }
 
+/* Kernel wait is HTA's launch overhead between back-to-back kernels: a
+ * gap whose next kernel was already being launched, shorter than 30 µs
+ * (HTA's code applies 30 µs; its documentation says 30 ns). */
+static void
+test_kernel_wait_threshold (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsGap *gaps;
+  guint n;
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 1000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  launch (&f, f.main_track, 10000, 15000, "cudaLaunchKernel", 100000, 200000, KS_SLICE_KERNEL, "k1");
+  /* launched during k1; the GPU idles 20 µs, then 40 µs */
+  launch (&f, f.main_track, 20000, 25000, "cudaLaunchKernel", 220000, 300000, KS_SLICE_KERNEL, "k2");
+  launch (&f, f.main_track, 30000, 35000, "cudaLaunchKernel", 340000, 1000000, KS_SLICE_KERNEL, "k3");
+  trace = fixture_finish (&f);
+
+  a = analyse (trace, 10000, FALSE);
+  gaps = ks_analysis_get_gaps (a, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpint (gaps[0].klass, ==, KS_GAP_HOST_WAIT);
+  g_assert_cmpint (gaps[1].end - gaps[1].start, ==, 20000);
+  g_assert_cmpint (gaps[1].klass, ==, KS_GAP_KERNEL_WAIT);
+  g_assert_cmpint (gaps[2].end - gaps[2].start, ==, 40000);
+  g_assert_cmpint (gaps[2].klass, ==, KS_GAP_OTHER);
+  g_assert_cmpint (ks_analysis_get_gpu (a, 0)->gap_class_ns[KS_GAP_KERNEL_WAIT], ==, 20000);
+}
+
+/* The TensorBoard plugin's step spans: a step runs from the later of its
+ * host start and the previous step's end to the later of its host end and
+ * the end of the GPU work launched inside it. */
+static void
+test_step_spans (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsGpuSummary *gpu;
+  const KsStep *steps;
+  guint n;
+
+  fixture_init (&f);
+  cpu (&f, f.main_track, 0, 100000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  launch (&f, f.main_track, 10000, 15000, "cudaLaunchKernel", 150000, 250000, KS_SLICE_KERNEL, "k1");
+  cpu (&f, f.main_track, 100000, 200000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#2", NULL);
+  launch (&f, f.main_track, 120000, 125000, "cudaLaunchKernel", 260000, 300000, KS_SLICE_KERNEL, "k2");
+  /* a step that launched nothing keeps its host span */
+  cpu (&f, f.main_track, 400000, 450000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#3", NULL);
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpint (steps[0].start, ==, 0);
+  g_assert_cmpint (steps[0].end, ==, 250000);
+  g_assert_cmpint (steps[1].start, ==, 250000);
+  g_assert_cmpint (steps[1].end, ==, 300000);
+  g_assert_cmpint (steps[2].start, ==, 400000);
+  g_assert_cmpint (steps[2].end, ==, 450000);
+  g_assert_cmpint (steps[0].parts[KS_STEP_KERNEL], ==, 100000);
+  g_assert_cmpint (steps[1].parts[KS_STEP_KERNEL], ==, 40000);
+
+  gpu = ks_analysis_get_gpu (a, 0);
+  g_assert_cmpint (gpu->window_ns, ==, 300000 + 50000);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, 140000);
+  g_assert_cmpint (gpu->window_end, ==, 450000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1290,8 +1363,10 @@ main (int   argc,
   g_test_add_func ("/analysis/no-steps-window", test_no_steps_window);
   g_test_add_func ("/analysis/huge-extent", test_huge_extent);
   g_test_add_func ("/analysis/gap-classes", test_gap_classes);
+  g_test_add_func ("/analysis/kernel-wait-threshold", test_kernel_wait_threshold);
   g_test_add_func ("/analysis/gap-python-samples", test_gap_python_samples);
   g_test_add_func ("/analysis/step-breakdown", test_step_breakdown);
+  g_test_add_func ("/analysis/step-spans", test_step_spans);
   g_test_add_func ("/analysis/operators", test_operators);
   g_test_add_func ("/analysis/amp-not-when-half", test_amp_not_when_half);
   g_test_add_func ("/analysis/memory", test_memory);

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The expected numbers of test-analysis-fixtures.c, computed from a
+PyTorch profiler JSON trace with plain Python and the TensorBoard
+plugin's and HTA's definitions, independently of Kinescope's code.
+
+    peer-reference.py TRACE.json.gz [--host-steps]
+
+Times are parsed as decimals (µs × 1000, rounded half up to ns)."""
+
+import decimal
+import gzip
+import json
+import sys
+from bisect import bisect_right
+
+GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+RUNTIME_CATS = ("cuda_runtime", "cuda_driver")
+KERNEL_WAIT_NS = 30000
+GAP_THRESHOLD_NS = 10000
+
+
+def ns(v):
+    return int((decimal.Decimal(v) * 1000).quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+
+
+def union(ranges):
+    out = []
+    for s, e in sorted(r for r in ranges if r[1] > r[0]):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def measure(u, a, b):
+    return sum(max(0, min(e, b) - max(s, a)) for s, e in u)
+
+
+def measure_set(u, v):
+    return sum(measure(u, s, e) for s, e in v)
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        data = json.load(f, parse_float=decimal.Decimal)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    xs = []
+    for ev in events:
+        if ev.get("ph") != "X":
+            continue
+        s = ns(ev["ts"])
+        xs.append(dict(ev, s=s, e=s + ns(ev.get("dur", 0))))
+    return xs
+
+
+def main():
+    path = sys.argv[1]
+    host_steps = "--host-steps" in sys.argv
+    xs = load(path)
+    gpu = [x for x in xs if x.get("cat") in GPU_CATS]
+    by_corr = {}
+    for g in gpu:
+        by_corr.setdefault(g["args"].get("correlation"), []).append(g)
+    runtime = [x for x in xs if x.get("cat") in RUNTIME_CATS]
+    steps = sorted([x for x in xs if x.get("cat") == "user_annotation" and x["name"].startswith("ProfilerStep#")], key=lambda x: (x["s"], -x["e"]))
+    pid = steps[0]["pid"]
+
+    # The plugin's step spans: from the later of the host start and the
+    # previous step's end to the later of the host end and the end of the
+    # GPU work launched inside the step.
+    spans = []
+    prev = None
+    starts = [st["s"] for st in steps]
+    dev_end = [None] * len(steps)
+    for r in runtime:
+        if r["pid"] != pid:
+            continue
+        i = bisect_right(starts, r["s"]) - 1
+        if i < 0 or r["s"] >= steps[i]["e"]:
+            continue
+        for g in by_corr.get(r.get("args", {}).get("correlation"), []):
+            dev_end[i] = g["e"] if dev_end[i] is None else max(dev_end[i], g["e"])
+    for i, st in enumerate(steps):
+        if host_steps:
+            spans.append((st["s"], st["e"]))
+            continue
+        s = st["s"] if prev is None else max(prev, st["s"])
+        e = st["e"] if dev_end[i] is None else max(st["e"], dev_end[i])
+        e = max(e, s)
+        spans.append((s, e))
+        prev = e
+
+    kernels = union((g["s"], g["e"]) for g in gpu if g["cat"] == "kernel")
+    activity = union((g["s"], g["e"]) for g in gpu)
+    window = union(spans)
+    window_ns = sum(e - s for s, e in window)
+    print("steps", [(e - s) for s, e in spans])
+    print("window_ns", window_ns)
+    print("busy_in_window_ns", measure_set(kernels, window))
+    print("kernel_time_in_window_ns", sum(measure(window, g["s"], g["e"]) for g in gpu if g["cat"] == "kernel"))
+
+    # Gaps: the complement of GPU activity inside the window, over the threshold
+    gaps = []
+    for ws, we in window:
+        cur = ws
+        for s, e in activity:
+            if e <= ws or s >= we:
+                continue
+            if s - cur > GAP_THRESHOLD_NS:
+                gaps.append((cur, s))
+            cur = max(cur, e)
+        if we - cur > GAP_THRESHOLD_NS:
+            gaps.append((cur, we))
+    print("gaps", len(gaps), sum(e - s for s, e in gaps), max((e - s for s, e in gaps), default=0))
+
+    # HTA's classes: the launch of the next GPU operation
+    launch_start = {}
+    for r in runtime:
+        c = r.get("args", {}).get("correlation")
+        if c is not None:
+            launch_start[c] = r["s"]
+    gpu_sorted = sorted(gpu, key=lambda g: g["s"])
+    gstarts = [g["s"] for g in gpu_sorted]
+    classes = {"host_wait": 0, "kernel_wait": 0, "other": 0}
+    for s, e in gaps:
+        i = bisect_right(gstarts, e - 1)
+        nxt = gpu_sorted[i] if i < len(gpu_sorted) else None
+        ls = launch_start.get(nxt["args"].get("correlation")) if nxt else None
+        if ls is None:
+            classes["other"] += e - s
+        elif ls > s:
+            classes["host_wait"] += e - s
+        elif e - s < KERNEL_WAIT_NS:
+            classes["kernel_wait"] += e - s
+        else:
+            classes["other"] += e - s
+    print("gap_classes", classes)
+
+    # Step 0's breakdown by cumulative unions (the plugin's order)
+    cpu_threads = [x for x in xs if x["pid"] == pid]
+    parts = [
+        union((g["s"], g["e"]) for g in gpu if g["cat"] == "kernel"),
+        union((g["s"], g["e"]) for g in gpu if g["cat"] == "gpu_memcpy"),
+        union((g["s"], g["e"]) for g in gpu if g["cat"] == "gpu_memset"),
+        union((x["s"], x["e"]) for x in cpu_threads if x.get("cat") in RUNTIME_CATS),
+        union((x["s"], x["e"]) for x in cpu_threads
+              if x.get("cat") in ("cpu_op", "user_annotation") and x["name"].startswith("enumerate(DataLoader)")),
+        union((x["s"], x["e"]) for x in cpu_threads
+              if x.get("cat") in ("cpu_op", "user_annotation") and not x["name"].startswith("ProfilerStep#")),
+    ]
+    s0, e0 = spans[0]
+    cum, prev_m, out = [], 0, []
+    for p in parts:
+        cum = union(cum + p)
+        m = measure(cum, s0, e0)
+        out.append(m - prev_m)
+        prev_m = m
+    out.append((e0 - s0) - prev_m)
+    print("step0", out)
+
+    # Host self time as PyTorch's key_averages: an operator's duration
+    # minus its children, operators and CUDA runtime/driver calls alike.
+    threads = {}
+    for x in xs:
+        if x.get("cat") in ("cpu_op",) + RUNTIME_CATS:
+            threads.setdefault((x["pid"], x["tid"]), []).append(x)
+    self_ns, total_ns = {}, {}
+    for evs in threads.values():
+        evs.sort(key=lambda x: (x["s"], -x["e"]))
+        stack = []
+        for x in evs:
+            while stack and stack[-1]["e"] <= x["s"]:
+                stack.pop()
+            x["self"] = x["e"] - x["s"]
+            if stack:
+                stack[-1]["self"] -= x["e"] - x["s"]
+            stack.append(x)
+        for x in evs:
+            if x["cat"] == "cpu_op":
+                self_ns[x["name"]] = self_ns.get(x["name"], 0) + x["self"]
+                total_ns[x["name"]] = total_ns.get(x["name"], 0) + x["e"] - x["s"]
+    for name in sys.argv[2:]:
+        if not name.startswith("--"):
+            print("host", name, "total", total_ns.get(name), "self", self_ns.get(name))
+
+
+if __name__ == "__main__":
+    main()
