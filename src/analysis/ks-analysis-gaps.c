@@ -240,6 +240,31 @@ attribute (Context *ctx,
   gap->cause_track = KS_NO_INDEX;
   gap->cause_slice = KS_NO_INDEX;
 
+  /* Kineto flushing its buffers stalls the launching thread: the gap is
+   * the profiler's, not that of the operator it happened to run in. */
+  if (ctx->overhead_set.n > 0 &&
+      ks_range_set_measure (&ctx->overhead_set, gap->start, gap->end) * 2 >= gap->end - gap->start)
+    {
+      gint64 best = -1;
+
+      gap->cause = KS_GAP_CAUSE_PROFILER;
+      for (guint i = 0; i < ctx->overhead->len; i++)
+        {
+          const guint32 *ref = &g_array_index (ctx->overhead, guint32, 2 * i);
+          const KsTrack *t = &trace->tracks[ref[0]];
+          gint64 ov = MIN (t->end[ref[1]], gap->end) - MAX (t->start[ref[1]], gap->start);
+
+          if (ov > best)
+            {
+              best = ov;
+              gap->cause_track = ref[0];
+              gap->cause_slice = ref[1];
+              gap->cause_name = t->name_id[ref[1]];
+            }
+        }
+      return;
+    }
+
   if (gap->thread >= trace->n_threads)
     return;
   track_id = trace->threads[gap->thread].track;

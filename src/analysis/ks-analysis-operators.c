@@ -302,6 +302,7 @@ _ks_analysis_kernels (KsAnalysis *self,
   g_autofree guint32 *by_name = g_new0 (guint32, MAX (trace->n_strings, 1));
   g_autoptr(GArray) occ_weight = g_array_new (FALSE, TRUE, sizeof (double));
   g_autoptr(GArray) occ_sum = g_array_new (FALSE, TRUE, sizeof (double));
+  g_autoptr(GArray) waits = g_array_new (FALSE, TRUE, sizeof (double) * 2);  /* latency, queue sums */
   gint64 all = 0;
 
   for (guint d = 0; d < ctx->devices->len; d++)
@@ -313,14 +314,20 @@ _ks_analysis_kernels (KsAnalysis *self,
           guint32 t = g_array_index (ds->streams, guint32, i);
           const KsTrack *track = &trace->tracks[t];
           const KsGpu *gpu = ks_trace_find_gpu (trace, track->device);
+          gint64 stream_end = G_MININT64;
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
               gint64 dur = track->end[s] - track->start[s];
+              gint64 busy_until = stream_end;
+              gint64 lat, queue;
+              gboolean early;
               KsKernelStats *k;
               double occ, sm_eff;
               guint gi;
 
+              if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
+                stream_end = MAX (stream_end, track->end[s]);
               if (track->slice_kind[s] != KS_SLICE_KERNEL)
                 continue;
 
@@ -343,6 +350,7 @@ _ks_analysis_kernels (KsAnalysis *self,
                   g_array_append_val (self->kernels, fresh);
                   g_array_append_val (occ_weight, zero);
                   g_array_append_val (occ_sum, zero);
+                  g_array_set_size (waits, waits->len + 1);
                   by_name[track->name_id[s]] = self->kernels->len;
                 }
               gi = by_name[track->name_id[s]] - 1;
@@ -370,6 +378,14 @@ _ks_analysis_kernels (KsAnalysis *self,
                   g_array_index (occ_weight, double, gi) += dur;
                   g_array_index (occ_sum, double, gi) += occ * dur;
                 }
+              if (_ks_launch_wait (ctx, t, s, busy_until, &lat, &queue, &early))
+                {
+                  double *w = &g_array_index (waits, double, 2 * gi);
+
+                  k->launched++;
+                  w[0] += lat;
+                  w[1] += queue;
+                }
               all += dur;
             }
         }
@@ -384,6 +400,12 @@ _ks_analysis_kernels (KsAnalysis *self,
       k->share = all > 0 ? (double)k->total_ns / all : 0;
       if (w > 0)
         k->occupancy_pct = g_array_index (occ_sum, double, i) / w;
+      k->mean_latency_ns = k->mean_queue_ns = -1;
+      if (k->launched > 0)
+        {
+          k->mean_latency_ns = g_array_index (waits, double, 2 * i) / k->launched;
+          k->mean_queue_ns = g_array_index (waits, double, 2 * i + 1) / k->launched;
+        }
     }
 
   g_array_sort (self->kernels, compare_kernels);

@@ -112,6 +112,33 @@ nice_bucket (gint64 extent)
   return need;
 }
 
+gboolean
+_ks_launch_wait (Context *ctx,
+                 guint32  track,
+                 guint32  slice,
+                 gint64   busy_until,
+                 gint64  *latency,
+                 gint64  *queue,
+                 gboolean *early)
+{
+  const guint32 *launch = ctx->launch_of_gpu[track];
+  const KsTrack *t = &ctx->trace->tracks[track];
+  const KsFlow *flow;
+  gint64 api_end, start = t->start[slice];
+
+  if (launch == NULL || launch[slice] == KS_NO_INDEX)
+    return FALSE;
+  flow = &ctx->trace->flows[launch[slice]];
+  api_end = ctx->trace->tracks[flow->from_track].end[flow->from_slice];
+
+  /* The stream still busy as the call returned: queueing until that
+   * work ends, then latency. */
+  *queue = busy_until > api_end && start > api_end ? MIN (busy_until, start) - api_end : 0;
+  *latency = MAX (start - MAX (api_end, busy_until), 0);
+  *early = start < api_end;
+  return TRUE;
+}
+
 static void
 latency_finish (KsLaunchLatency *lat,
                 GArray          *values)
@@ -263,6 +290,7 @@ _ks_analysis_overview (KsAnalysis *self,
 {
   KsTrace *trace = ctx->trace;
   g_autoptr(GArray) all_latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) all_queues = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint32 busy_kinds = KIND_BIT (KS_SLICE_KERNEL);
 
   if (ctx->options.busy_includes_copies)
@@ -273,6 +301,7 @@ _ks_analysis_overview (KsAnalysis *self,
       DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
       const guint32 *streams = (const guint32 *)(gpointer)ds->streams->data;
       g_autoptr(GArray) latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) queues = g_array_new (FALSE, FALSE, sizeof (gint64));
       const KsGpu *gpu = ks_trace_find_gpu (trace, ds->device);
       KsGpuSummary sum;
 
@@ -292,30 +321,33 @@ _ks_analysis_overview (KsAnalysis *self,
         {
           guint32 t = streams[i];
           const KsTrack *track = &trace->tracks[t];
-          const guint32 *launch = ctx->launch_of_gpu[t];
+          gint64 stream_end = G_MININT64;   /* of the earlier work on this stream */
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
               gint64 dur = track->end[s] - track->start[s];
+              gint64 busy_until = stream_end;
+
+              if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
+                stream_end = MAX (stream_end, track->end[s]);
 
               switch ((KsSliceKind)track->slice_kind[s])
                 {
                 case KS_SLICE_KERNEL:
                   sum.n_kernels++;
                   sum.kernel_time_ns += dur;
-                  if (launch != NULL && launch[s] != KS_NO_INDEX)
-                    {
-                      const KsFlow *flow = &trace->flows[launch[s]];
-                      gint64 api_end = trace->tracks[flow->from_track].end[flow->from_slice];
-                      gint64 lat = track->start[s] - api_end;
+                  {
+                    gint64 lat, queue;
+                    gboolean early;
 
-                      if (lat < 0)
-                        {
-                          lat = 0;
+                    if (_ks_launch_wait (ctx, t, s, busy_until, &lat, &queue, &early))
+                      {
+                        if (early)
                           sum.latency.n_clamped++;
-                        }
-                      g_array_append_val (latencies, lat);
-                    }
+                        g_array_append_val (latencies, lat);
+                        g_array_append_val (queues, queue);
+                      }
+                  }
                   break;
                 case KS_SLICE_MEMCPY:
                   sum.n_memcpy++;
@@ -385,13 +417,16 @@ _ks_analysis_overview (KsAnalysis *self,
         }
 
       g_array_append_vals (all_latencies, latencies->data, latencies->len);
+      g_array_append_vals (all_queues, queues->data, queues->len);
       self->latency.n_clamped += sum.latency.n_clamped;
       latency_finish (&sum.latency, latencies);
+      latency_finish (&sum.queue, queues);
 
       g_array_append_val (self->gpus, sum);
     }
 
   latency_finish (&self->latency, all_latencies);
+  latency_finish (&self->queue, all_queues);
   trace_busy (self, ctx);
 }
 

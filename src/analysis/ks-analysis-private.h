@@ -78,6 +78,10 @@ typedef struct
 
   GArray                   *devices;        /* DeviceState */
   GArray                   *step_refs;      /* KsStep (name, track, slice, start, end only) */
+  /* Kineto's own work ("Activity Buffer Request", cat "overhead"): the
+   * slices as (track, slice) pairs in start order, and their union */
+  GArray                   *overhead;
+  KsRangeSet                overhead_set;
 
   /* Filled by the operators pass for the advice rules */
   gint64                    op_device_ns;     /* GPU time launched under any operator */
@@ -102,6 +106,7 @@ struct _KsAnalysis
   GStringChunk      *strings;       /* input dims texts */
   GArray            *kernels;       /* KsKernelStats */
   KsLaunchLatency    latency;
+  KsLaunchLatency    queue;
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
@@ -136,6 +141,17 @@ DeviceState *_ks_context_find_device (Context       *ctx,
 guint32  _ks_context_operator_at  (Context          *ctx,
                                    guint32           thread,
                                    gint64            ts);
+/* The wait before kernel @slice of stream @track whose launch call is
+ * known (FALSE otherwise): its launch latency and its queueing behind
+ * the earlier work of the stream, which ended at @busy_until; @early when
+ * the kernel started before the call returned. */
+gboolean _ks_launch_wait          (Context          *ctx,
+                                   guint32           track,
+                                   guint32           slice,
+                                   gint64            busy_until,
+                                   gint64           *latency,
+                                   gint64           *queue,
+                                   gboolean         *early);
 /* The k-th smallest of @values (reorders them). */
 gint64   _ks_select_nth           (gint64           *values,
                                    gsize             n,

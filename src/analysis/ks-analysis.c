@@ -485,6 +485,29 @@ context_init (Context                 *ctx,
   if (ctx->step_refs->len == 0)
     collect_nvtx_steps (ctx);
 
+  ctx->overhead = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  ks_range_set_init (&ctx->overhead_set);
+  {
+    guint32 overhead = ks_trace_lookup_string (trace, "overhead");
+
+    for (guint32 t = 0; overhead != 0 && t < trace->n_tracks; t++)
+      {
+        const KsTrack *track = &trace->tracks[t];
+
+        if (track->kind != KS_TRACK_THREAD)
+          continue;
+        for (guint32 i = 0; i < track->n_slices; i++)
+          if (track->category[i] == overhead && track->end[i] > track->start[i])
+            {
+              guint32 ref[2] = { t, i };
+
+              g_array_append_vals (ctx->overhead, ref, 1);
+              ks_range_set_add (&ctx->overhead_set, track->start[i], track->end[i]);
+            }
+      }
+    ks_range_set_seal (&ctx->overhead_set);
+  }
+
   /* Only GPUs with streams: device property lists name every visible GPU,
    * used or not. */
   g_array_sort (ctx->devices, compare_devices);
@@ -547,6 +570,8 @@ context_clear (Context *ctx)
   g_array_unref (ctx->devices);
   g_array_unref (ctx->step_refs);
   g_array_unref (ctx->tc_ranges);
+  g_array_unref (ctx->overhead);
+  ks_range_set_clear (&ctx->overhead_set);
 }
 
 guint32
@@ -960,6 +985,13 @@ ks_analysis_get_launch_latency (KsAnalysis *self)
   return &self->latency;
 }
 
+const KsLaunchLatency *
+ks_analysis_get_queue_time (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->queue;
+}
+
 const KsMemoryCurve *
 ks_analysis_get_memory_curves (KsAnalysis *self,
                                guint      *n_curves)
@@ -1037,7 +1069,7 @@ static const struct {
     N_("The next operation was already being launched when the GPU went idle, yet it started later: synchronisation between streams or events, or launch delays (HTA's rule).") },
   [KS_METRIC_GAP_CAUSE] = {
     N_("CPU during the gap"),
-    N_("What the thread that launched the next GPU operation was doing during the gap (for host waits, until it started that launch): a synchronising CUDA call or a DataLoader __next__ covering at least half of it, else the innermost NVTX range, operator, annotation or Python frame covering at least half of it.") },
+    N_("What the thread that launched the next GPU operation was doing during the gap (for host waits, until it started that launch): a synchronising CUDA call or a DataLoader __next__ covering at least half of it, else the innermost NVTX range, operator, annotation or Python frame covering at least half of it. A gap that the profiler's own work (Kineto's “overhead” events, such as Activity Buffer Request) covers for at least half its length is profiler overhead, whatever the CPU was doing.") },
   [KS_METRIC_STEP_BREAKDOWN] = {
     N_("Step time breakdown"),
     N_("Each step (ProfilerStep#N, or else an NVTX range named like “step 12” or “iteration 12”) is split into kernel, memcpy, memset, runtime, DataLoader, CPU exec and other time. Each category only claims time not already claimed by one before it, so the parts add up to the step time (the TensorBoard profiler's definition).") },
@@ -1088,7 +1120,10 @@ static const struct {
     N_("The blocks of the kernel that fit on one SM at once (limited by its registers, shared memory and threads), at most the grid's blocks per SM, times the threads per block over the SM's thread limit; averaged over the calls weighted by duration. The PyTorch profiler's definition, computed from the launch and the GPU's properties. Without them, the value the PyTorch profiler wrote.") },
   [KS_METRIC_LAUNCH_LATENCY] = {
     N_("Launch latency"),
-    N_("Kernel start minus the end of the CUDA call that launched it (Nsight Systems' queue time), 0 when the kernel started before the call returned. Queue time is not inherently bad: it means the GPU was busy with earlier work. Launches that are always immediate may mean an idle GPU.") },
+    N_("From the end of the CUDA call that launched a kernel, or from the end of the earlier work on its stream when that ends later, to the kernel's start; 0 when the kernel started before the call returned. Time the stream was still busy with earlier work is queueing, counted apart: the launch latency is the delay the launch itself added.") },
+  [KS_METRIC_QUEUE_TIME] = {
+    N_("Queueing"),
+    N_("From the end of the CUDA call that launched a kernel to the end of the earlier work on its stream, when the stream was still busy as the call returned (at most until the kernel's start). Queueing is not inherently bad: it means the GPU was busy with earlier work, so the CPU ran ahead; launches that never queue may mean an idle GPU.") },
   [KS_METRIC_MEMORY_ALLOCATED] = {
     N_("Allocated"),
     N_("Memory held by live tensors, as reported by the caching allocator.") },
@@ -1157,7 +1192,7 @@ ks_gap_cause_get_title (KsGapCause cause)
   static const char * const titles[KS_N_GAP_CAUSES] = {
     N_("DataLoader"), N_("Synchronization"), N_("OS runtime call"), N_("NVTX range"),
     N_("Operator"), N_("Python"), N_("Many CPU operations"), N_("Nothing recorded"),
-    N_("Unknown"),
+    N_("Unknown"), N_("Profiler overhead"),
   };
 
   g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");
@@ -1169,7 +1204,7 @@ ks_gap_cause_to_string (KsGapCause cause)
 {
   static const char * const names[KS_N_GAP_CAUSES] = {
     "dataloader", "sync", "osrt", "nvtx", "operator", "python", "cpu_busy",
-    "no_cpu_activity", "unknown",
+    "no_cpu_activity", "unknown", "profiler",
   };
 
   g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");

@@ -93,7 +93,8 @@ typedef struct
   guint           n_util;
   double         *util;
 
-  KsLaunchLatency latency;
+  KsLaunchLatency latency;            /* launch latency, the queueing left out */
+  KsLaunchLatency queue;              /* queueing behind earlier work on the stream */
 } KsGpuSummary;
 
 /* Busy time across the whole trace, for the strip above the timeline:
@@ -155,6 +156,7 @@ typedef enum
   KS_GAP_CAUSE_CPU_BUSY,         /* many short CPU operations, none dominant */
   KS_GAP_CAUSE_NO_CPU_ACTIVITY,  /* the launching thread recorded nothing (it may still have run) */
   KS_GAP_CAUSE_UNKNOWN,          /* no launching thread known */
+  KS_GAP_CAUSE_PROFILER,         /* Kineto's own work (cat "overhead") covers it */
   KS_N_GAP_CAUSES
 } KsGapCause;
 
@@ -231,6 +233,9 @@ typedef struct
   guint16  registers;
   gboolean config_varies;        /* grid/block/registers differ between calls */
   double   occupancy_pct;        /* duration-weighted est. achieved occupancy, < 0 when unknown */
+  guint64  launched;             /* calls with a known launch call */
+  double   mean_latency_ns;      /* over those: launch latency, < 0 when none */
+  double   mean_queue_ns;        /* and queueing behind earlier work */
   guint32  longest_track;
   guint32  longest_slice;
 } KsKernelStats;
@@ -314,6 +319,7 @@ typedef enum
   KS_METRIC_MEMORY_PEAK,
   KS_METRIC_ALLOCATION_LIFETIME,
   KS_METRIC_SM_EFFICIENCY,
+  KS_METRIC_QUEUE_TIME,
   KS_N_METRICS
 } KsMetric;
 
@@ -367,8 +373,10 @@ const KsSampleStats   *ks_analysis_get_sample_stats     (KsAnalysis             
 /* Sorted by total time, descending. */
 const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis               *self,
                                                          guint                    *n_kernels);
-/* Over all analysed GPUs. */
+/* Over all analysed GPUs: launch latency, and queueing behind earlier
+ * work on the stream (KS_METRIC_QUEUE_TIME). */
 const KsLaunchLatency *ks_analysis_get_launch_latency   (KsAnalysis               *self);
+const KsLaunchLatency *ks_analysis_get_queue_time       (KsAnalysis               *self);
 const KsTraceBusy     *ks_analysis_get_trace_busy       (KsAnalysis               *self);
 const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis               *self,
                                                          guint                    *n_curves);

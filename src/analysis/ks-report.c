@@ -133,6 +133,11 @@ gpu_get (const KsReport       *r,
     case 26: set_int (v, g->latency.p99_ns); break;
     case 27: set_int (v, g->latency.max_ns); break;
     case 28: set_double (v, g->latency.mean_ns); break;
+    case 29: set_int (v, g->queue.p50_ns); break;
+    case 30: set_int (v, g->queue.p90_ns); break;
+    case 31: set_int (v, g->queue.p99_ns); break;
+    case 32: set_int (v, g->queue.max_ns); break;
+    case 33: set_double (v, g->queue.mean_ns); break;
     default: g_assert_not_reached ();
     }
 }
@@ -171,6 +176,11 @@ static const KsReportColumn gpu_columns[] = {
   G_COL ("latency_p99_ns", "p99_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 26, 0, 27),
   G_COL ("latency_max_ns", "max_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 27, 0, 28),
   G_COL ("latency_mean_ns", "mean_ns", "launch_latency", KS_REPORT_UNIT_DURATION, 28, 0, 29),
+  G_COL ("queue_p50_ns", "p50_ns", "queue", KS_REPORT_UNIT_DURATION, 29, 0, 30),
+  G_COL ("queue_p90_ns", "p90_ns", "queue", KS_REPORT_UNIT_DURATION, 30, 0, 31),
+  G_COL ("queue_p99_ns", "p99_ns", "queue", KS_REPORT_UNIT_DURATION, 31, 0, 32),
+  G_COL ("queue_max_ns", "max_ns", "queue", KS_REPORT_UNIT_DURATION, 32, 0, 33),
+  G_COL ("queue_mean_ns", "mean_ns", "queue", KS_REPORT_UNIT_DURATION, 33, 0, 34),
 };
 
 /* Steps */
@@ -266,6 +276,8 @@ kernel_get (const KsReport       *r,
     case 9: set_int (v, k->registers); break;
     case 10: v->type = KS_REPORT_VALUE_BOOL; v->i = k->config_varies; break;
     case 11: set_estimate (v, k->occupancy_pct); break;
+    case 12: set_estimate (v, k->mean_latency_ns); break;
+    case 13: set_estimate (v, k->mean_queue_ns); break;
     default: g_assert_not_reached ();
     }
 }
@@ -304,6 +316,11 @@ static const KsReportColumn kernel_columns[] = {
   K_COL ("registers", N_("Registers"), N_("Regs"), N_("Registers per thread"), -1, KS_REPORT_UNIT_COUNT,
          0, 9, 10, 14, 10, 11, 4, 0),
   K_COL ("config_varies", N_("Varies"), NULL, NULL, -1, KS_REPORT_UNIT_BOOL, 0, 10, 0, 0, 11, 0, 0, 0),
+  /* means over the calls with a known launch call */
+  K_COL ("mean_latency_ns", N_("Launch Latency"), NULL, NULL, KS_METRIC_LAUNCH_LATENCY, KS_REPORT_UNIT_DURATION,
+         0, 12, 0, 16, 13, 12, 0, 0),
+  K_COL ("mean_queue_ns", N_("Queueing"), NULL, NULL, KS_METRIC_QUEUE_TIME, KS_REPORT_UNIT_DURATION,
+         0, 13, 0, 17, 14, 13, 0, 0),
 };
 
 /* Operators */

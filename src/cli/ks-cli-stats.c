@@ -146,6 +146,12 @@ table_gpus (Printer *p)
         }
       g_string_append_printf (out, "  %-24s %s p50, %s p90 (%" G_GUINT64_FORMAT " %s)\n", _("Launch latency:"),
                               p50, p90, g->latency.count, _("kernels"));
+      {
+        g_autofree char *q50 = ks_time_format_duration (g->queue.p50_ns);
+        g_autofree char *q90 = ks_time_format_duration (g->queue.p90_ns);
+
+        g_string_append_printf (out, "  %-24s %s p50, %s p90\n", _("Queueing:"), q50, q90);
+      }
     }
 }
 
@@ -368,6 +374,15 @@ report_kernels (Printer *p)
       ks_json_int (json, "p99_ns", lat->p99_ns);
       ks_json_int (json, "max_ns", lat->max_ns);
       ks_json_double (json, "mean_ns", lat->mean_ns, 4);
+      {
+        const KsLaunchLatency *queue = ks_analysis_get_queue_time (p->analysis);
+
+        ks_json_int (json, "queue_p50_ns", queue->p50_ns);
+        ks_json_int (json, "queue_p90_ns", queue->p90_ns);
+        ks_json_int (json, "queue_p99_ns", queue->p99_ns);
+        ks_json_int (json, "queue_max_ns", queue->max_ns);
+        ks_json_double (json, "queue_mean_ns", queue->mean_ns, 4);
+      }
       ks_json_begin_array (json, "histogram");
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
         {
@@ -392,6 +407,16 @@ report_kernels (Printer *p)
       write_list (p, kernels, NULL, NULL, n);
       g_string_append_printf (p->out, "\n%s %" G_GUINT64_FORMAT " %s: p50 %s, p90 %s, p99 %s, max %s\n",
                               _("Launch latency of"), lat->count, _("kernels"), p50, p90, p99, mx);
+      {
+        const KsLaunchLatency *queue = ks_analysis_get_queue_time (p->analysis);
+        g_autofree char *q50 = ks_time_format_duration (queue->p50_ns);
+        g_autofree char *q90 = ks_time_format_duration (queue->p90_ns);
+        g_autofree char *q99 = ks_time_format_duration (queue->p99_ns);
+        g_autofree char *qmx = ks_time_format_duration (queue->max_ns);
+
+        g_string_append_printf (p->out, "%s: p50 %s, p90 %s, p99 %s, max %s\n",
+                                _("Queueing behind earlier work"), q50, q90, q99, qmx);
+      }
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
         {
           g_autofree char *from = ks_time_format_duration (edges[b]);

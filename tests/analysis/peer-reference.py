@@ -139,6 +139,13 @@ def main():
             classes["other"] += e - s
     print("gap_classes", classes)
 
+    # Gaps under Kineto's own overhead (cat "overhead", e.g. "Activity
+    # Buffer Request"): covered for at least half their length
+    overhead = union((x["s"], x["e"]) for x in xs if x.get("cat") == "overhead")
+    under = [(s, e) for s, e in gaps if 2 * measure(overhead, s, e) >= e - s]
+    print("overhead_in_window_ns", measure_set(overhead, window),
+          "gaps_under_overhead", len(under), sum(e - s for s, e in under))
+
     # Step 0's breakdown by cumulative unions (the plugin's order)
     cpu_threads = [x for x in xs if x["pid"] == pid]
     parts = [
@@ -160,6 +167,37 @@ def main():
         prev_m = m
     out.append((e0 - s0) - prev_m)
     print("step0", out)
+
+    # Launch latency and queueing: when the stream was still busy with
+    # earlier work as the launch call returned, the wait until that work
+    # ends is queueing; the rest, to the kernel's start, launch latency.
+    api_end = {}
+    for r in runtime:
+        c = r.get("args", {}).get("correlation")
+        if c is not None:
+            api_end[c] = r["e"]
+    streams = {}
+    for g in gpu:
+        streams.setdefault((g["args"].get("device"), g["args"].get("stream")), []).append(g)
+    lats, queues = [], []
+    for evs in streams.values():
+        evs.sort(key=lambda g: (g["s"], -g["e"]))
+        busy = None
+        for g in evs:
+            before = busy
+            busy = g["e"] if busy is None else max(busy, g["e"])
+            if g["cat"] != "kernel" or g["args"].get("correlation") not in api_end:
+                continue
+            ae = api_end[g["args"]["correlation"]]
+            q = min(before, g["s"]) - ae if before is not None and before > ae and g["s"] > ae else 0
+            lats.append(max(g["s"] - max(ae, before if before is not None else ae), 0))
+            queues.append(q)
+    for label, v in (("latency", lats), ("queue", queues)):
+        v = sorted(v)
+        n = len(v)
+        print(label, "count", n, "p50", v[(n - 1) * 50 // 100], "p90", v[(n - 1) * 90 // 100],
+              "p99", v[(n - 1) * 99 // 100],
+              "max", v[-1], "sum", sum(v))
 
     # Host self time as PyTorch's key_averages: an operator's duration
     # minus its children, operators and CUDA runtime/driver calls alike.

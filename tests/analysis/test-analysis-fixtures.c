@@ -45,31 +45,34 @@ typedef struct
   gint64      latency_p90;
   gint64      latency_max;
   gint64      gap_class_ns[KS_N_GAP_CLASSES];  /* host wait, kernel wait (< 30 µs), other */
+  gint64      queue_p50;                        /* queueing behind earlier work on the stream */
+  gint64      queue_p90;
+  gint64      queue_max;
 } Expected;
 
 static const Expected expected[] = {
   { "loader_bound.pt.trace.json.gz", 176, 4600263, 4600263, 138630810, 4600263,
     133, 132440180, 32862539,
     4, { 1148989, 307552, 9470, 919705, 32317106, 3321924, 1515804 },
-    344528384, 1413480448, 176, 1222, 99235, 338913,
-    { 132095504, 49119, 295557 } },
+    344528384, 1413480448, 176, 1055, 1538, 2546,
+    { 132095504, 49119, 295557 }, 0, 97699, 337825 },
   { "gpt_3steps.pt.trace.json.gz", 1737, 17140363, 17140363, 172240883, 17140363,
     1810, 154041005, 3666430,
     3, { 5718869, 66046, 46561, 6964183, 0, 46748590, 1021392 },
-    1604705792, 1853882368, 1737, 1343, 2024, 116494,
-    { 152659786, 101151, 1280068 } },
+    1604705792, 1853882368, 1737, 1312, 1873, 10953,
+    { 152659786, 101151, 1280068 }, 0, 0, 115374 },
   /* The GPU trails the CPU: each step ends with its last kernel, so the
    * window holds all of the kernels' busy time. */
   { "seed_cnn.pt.trace.json.gz", 210, 12886943, 12882910, 36388004, 12882910,
     55, 22636294, 6901855,
     3, { 4292733, 191775, 6974, 530599, 0, 7521900, 1065501 },
-    846076928, 1413480448, 210, 201372, 1000820, 1474864,
-    { 22636294, 0, 0 } },
+    846076928, 1413480448, 210, 1088, 1850, 2560,
+    { 22636294, 0, 0 }, 200476, 1000820, 1472432 },
   { "workers_pinned.pt.trace.json.gz", 88, 1100292, 1100292, 44066746, 1100292,
     88, 42556216, 31377538,
     4, { 273985, 68799, 2847, 346039, 298416, 1809459, 1752698 },
-    185607680, 207618048, 88, 1731, 2282, 42872,
-    { 42361729, 32351, 162136 } },
+    185607680, 207618048, 88, 1633, 2086, 2822,
+    { 42361729, 32351, 162136 }, 0, 0, 41336 },
 };
 
 static KsTrace *
@@ -148,6 +151,15 @@ test_fixture (gconstpointer data)
   g_assert_cmpint (lat->p90_ns, ==, e->latency_p90);
   g_assert_cmpint (lat->max_ns, ==, e->latency_max);
   g_assert_cmpint (lat->min_ns, ==, 0);
+
+  /* A saturated GPU (seed_cnn) queues the launches: that wait is
+   * queueing, not launch latency */
+  lat = ks_analysis_get_queue_time (a);
+  g_assert_cmpuint (lat->count, ==, e->latency_count);
+  g_assert_cmpint (lat->p50_ns, ==, e->queue_p50);
+  g_assert_cmpint (lat->p90_ns, ==, e->queue_p90);
+  g_assert_cmpint (lat->max_ns, ==, e->queue_max);
+  g_assert_cmpint (gpu->queue.p90_ns, ==, e->queue_p90);
 }
 
 /* loader_bound: the four largest gaps are the DataLoader's */
@@ -327,6 +339,34 @@ test_host_self (void)
     }
 }
 
+/* workers_pinned holds one Kineto "Activity Buffer Request" of 2079203 ns
+ * inside the steps (peer-reference.py: overhead_in_window_ns), under no
+ * gap for half of its length: advice, no gap blamed on it. */
+static void
+test_profiler_overhead (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("workers_pinned.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsAdvice *advice;
+  const KsGap *gaps;
+  guint n;
+  g_autofree char *title = g_strdup_printf ("The profiler took %.1f %% of the window", 100.0 * 2079203 / 44066746);
+
+  advice = ks_analysis_get_advice (a, &n);
+  g_assert_cmpuint (n, >, 0);
+  advice = &advice[n - 1];
+  g_assert_cmpstr (advice->rule, ==, "profiler-overhead");
+  g_assert_cmpstr (advice->title, ==, title);
+  g_assert_nonnull (strstr (advice->evidence, "2.08 ms of a 44.1 ms window; 0 idle gaps"));
+  g_assert_cmpuint (advice->n_ranges, ==, 1);
+  g_assert_cmpint (advice->ranges[0].end - advice->ranges[0].start, ==, 2079203);
+  g_assert_cmpstr (ks_trace_string (trace, advice->highlight_name), ==, "Activity Buffer Request");
+
+  gaps = ks_analysis_get_gaps (a, &n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpint (gaps[i].cause, !=, KS_GAP_CAUSE_PROFILER);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -342,6 +382,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/profiler-overhead", test_profiler_overhead);
   g_test_add_func ("/analysis/fixture/recording-steps", test_recording_steps);
 
   return g_test_run ();

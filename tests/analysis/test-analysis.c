@@ -808,15 +808,25 @@ test_operators (void)
   g_assert_false (kernels[0].config_varies);
   g_assert_cmpfloat_with_epsilon (kernels[1].occupancy_pct, 20.0, 1e-9);
 
-  /* 1000 - 300 and 1600 - 950 */
+  /* gemm: 1000 - 300; bias, launched at 950 while gemm ran until 1500:
+   * 550 of queueing, then 1600 - 1500 of latency */
   lat = ks_analysis_get_launch_latency (a);
   g_assert_cmpuint (lat->count, ==, 2);
-  g_assert_cmpint (lat->min_ns, ==, 650);
+  g_assert_cmpint (lat->min_ns, ==, 100);
   g_assert_cmpint (lat->max_ns, ==, 700);
-  g_assert_cmpint (lat->p50_ns, ==, 650);
-  g_assert_cmpfloat_with_epsilon (lat->mean_ns, 675.0, 1e-9);
+  g_assert_cmpint (lat->p50_ns, ==, 100);
+  g_assert_cmpfloat_with_epsilon (lat->mean_ns, 400.0, 1e-9);
   g_assert_cmpuint (lat->histogram[0], ==, 2);
   g_assert_cmpuint (lat->n_clamped, ==, 0);
+  lat = ks_analysis_get_queue_time (a);
+  g_assert_cmpuint (lat->count, ==, 2);
+  g_assert_cmpint (lat->min_ns, ==, 0);
+  g_assert_cmpint (lat->max_ns, ==, 550);
+  g_assert_cmpfloat_with_epsilon (lat->mean_ns, 275.0, 1e-9);
+  g_assert_cmpuint (kernels[1].launched, ==, 1);
+  g_assert_cmpfloat_with_epsilon (kernels[1].mean_latency_ns, 100.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (kernels[1].mean_queue_ns, 550.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (kernels[0].mean_queue_ns, 0.0, 1e-9);
 
   /* All GPU time comes from float32 linear: AMP advice */
   {
@@ -1352,6 +1362,53 @@ test_step_spans (void)
   g_assert_cmpint (gpu->window_end, ==, 450000);
 }
 
+/* Kineto's "Activity Buffer Request" (cat "overhead", on its own "process
+ * -1" row) stalls the launching thread: the gap under it is the
+ * profiler's, not the operator's it happened to run in. */
+static void
+test_profiler_overhead (void)
+{
+  Fixture f;
+  guint32 kineto_track;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsGap *gaps;
+  const KsAdvice *advice;
+  guint n;
+
+  fixture_init (&f);
+  kineto_track = ks_trace_builder_get_thread_track (f.b, ks_trace_builder_get_thread (f.b, ks_trace_builder_get_process (f.b, -1), 0));
+  cpu (&f, f.main_track, 0, 1000000, KS_SLICE_USER_ANNOTATION, "ProfilerStep#1", NULL);
+  launch (&f, f.main_track, 10000, 15000, "cudaLaunchKernel", 20000, 100000, KS_SLICE_KERNEL, "k1");
+  cpu (&f, f.main_track, 100000, 500000, KS_SLICE_CPU_OP, "aten::add_", NULL);
+  ks_trace_builder_add_slice (f.b, kineto_track, BASE + 150000, BASE + 450000, KS_SLICE_GENERIC,
+                              ks_trace_builder_intern (f.b, "Activity Buffer Request"),
+                              ks_trace_builder_intern (f.b, "overhead"), 0, 0, 0, NULL);
+  launch (&f, f.main_track, 480000, 485000, "cudaLaunchKernel", 500000, 600000, KS_SLICE_KERNEL, "k2");
+  cpu (&f, f.main_track, 600000, 900000, KS_SLICE_CPU_OP, "aten::mul", NULL);
+  launch (&f, f.main_track, 950000, 955000, "cudaLaunchKernel", 960000, 1000000, KS_SLICE_KERNEL, "k3");
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  gaps = ks_analysis_get_gaps (a, &n);
+  g_assert_cmpuint (n, ==, 3);
+  /* 100-500 µs: 300 of 400 µs under the overhead */
+  g_assert_cmpint (gaps[1].start, ==, 100000);
+  g_assert_cmpint (gaps[1].cause, ==, KS_GAP_CAUSE_PROFILER);
+  g_assert_cmpstr (ks_trace_string (trace, gaps[1].cause_name), ==, "Activity Buffer Request");
+  g_assert_cmpstr (ks_gap_cause_to_string (gaps[1].cause), ==, "profiler");
+  g_assert_cmpint (gaps[2].cause, ==, KS_GAP_CAUSE_OPERATOR);
+  g_assert_cmpstr (ks_trace_string (trace, gaps[2].cause_name), ==, "aten::mul");
+
+  /* 300 µs of a 1 ms window */
+  advice = find_advice (a, "profiler-overhead");
+  g_assert_nonnull (advice);
+  g_assert_cmpstr (advice->title, ==, "The profiler took 30.0 % of the window");
+  g_assert_nonnull (strstr (advice->evidence, "1 idle gap, 400 µs"));
+  g_assert_cmpuint (advice->n_ranges, ==, 1);
+  g_assert_cmpint (advice->ranges[0].start, ==, 150000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1363,6 +1420,7 @@ main (int   argc,
   g_test_add_func ("/analysis/no-steps-window", test_no_steps_window);
   g_test_add_func ("/analysis/huge-extent", test_huge_extent);
   g_test_add_func ("/analysis/gap-classes", test_gap_classes);
+  g_test_add_func ("/analysis/profiler-overhead", test_profiler_overhead);
   g_test_add_func ("/analysis/kernel-wait-threshold", test_kernel_wait_threshold);
   g_test_add_func ("/analysis/gap-python-samples", test_gap_python_samples);
   g_test_add_func ("/analysis/step-breakdown", test_step_breakdown);
