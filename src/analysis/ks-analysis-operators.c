@@ -151,6 +151,7 @@ _ks_analysis_operators (KsAnalysis *self,
                   gint64 zero = -1;
 
                   fresh.name = name;
+                  fresh.tc_eligible = (ctx->name_flags[name] & NAME_TC_ELIGIBLE) != 0;
                   fresh.longest_track = KS_NO_INDEX;
                   fresh.longest_slice = KS_NO_INDEX;
                   g_array_append_val (ops_name, fresh);
@@ -181,6 +182,7 @@ _ks_analysis_operators (KsAnalysis *self,
                   gint64 zero = -1;
 
                   fresh.name = name;
+                  fresh.tc_eligible = (ctx->name_flags[name] & NAME_TC_ELIGIBLE) != 0;
                   fresh.input_dims = g_string_chunk_insert_len (self->strings, key.dims, key.len);
                   fresh.longest_track = KS_NO_INDEX;
                   fresh.longest_slice = KS_NO_INDEX;
@@ -242,21 +244,33 @@ _ks_analysis_operators (KsAnalysis *self,
               const KsTrack *gpu = &trace->tracks[flow->to_track];
               gint64 gd = gpu->end[flow->to_slice] - gpu->start[flow->to_slice];
               gint16 od = parent_op;
+              gint64 tc;
 
               if (!_ks_context_device_wanted (ctx, gpu->device))
                 continue;
+              tc = gpu->slice_kind[flow->to_slice] == KS_SLICE_KERNEL &&
+                   (ctx->name_flags[gpu->name_id[flow->to_slice]] & NAME_TC_KERNEL) ? gd : 0;
 
               if (od >= 0)
                 {
                   ctx->op_device_ns += gd;
                   g_array_index (ops_name, KsOperatorStats, group_name[od]).device_self_ns += gd;
                   g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_self_ns += gd;
+                  g_array_index (ops_name, KsOperatorStats, group_name[od]).device_tc_self_ns += tc;
+                  g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_tc_self_ns += tc;
                 }
               while (od >= 0)
                 {
                   g_array_index (ops_name, KsOperatorStats, group_name[od]).device_total_ns += gd;
                   g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_total_ns += gd;
+                  g_array_index (ops_name, KsOperatorStats, group_name[od]).device_tc_total_ns += tc;
+                  g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_tc_total_ns += tc;
                   od = od > 0 ? near_op[od - 1] : -1;
+                }
+              if (parent_tc >= 0)
+                {
+                  self->tensor_cores.eligible_ns += gd;
+                  self->tensor_cores.eligible_tc_ns += tc;
                 }
 
               if (parent_tc >= 0 && tc_fp32[d])
@@ -358,6 +372,14 @@ _ks_analysis_kernels (KsAnalysis *self,
 
               k->calls++;
               k->total_ns += dur;
+              k->tensor_cores = (ctx->name_flags[k->name] & NAME_TC_KERNEL) != 0;
+              self->tensor_cores.n_kernels++;
+              self->tensor_cores.kernel_ns += dur;
+              if (k->tensor_cores)
+                {
+                  self->tensor_cores.n_tc_kernels++;
+                  self->tensor_cores.tc_kernel_ns += dur;
+                }
               if (dur < k->min_ns)
                 k->min_ns = dur;
               if (dur > k->max_ns)
@@ -408,5 +430,7 @@ _ks_analysis_kernels (KsAnalysis *self,
         }
     }
 
+  if (self->tensor_cores.kernel_ns > 0)
+    self->tensor_cores.tc_share = (double)self->tensor_cores.tc_kernel_ns / self->tensor_cores.kernel_ns;
   g_array_sort (self->kernels, compare_kernels);
 }

@@ -107,6 +107,8 @@ struct _KsAnalysis
   GArray            *kernels;       /* KsKernelStats */
   KsLaunchLatency    latency;
   KsLaunchLatency    queue;
+  KsTensorCores      tensor_cores;
+  GArray            *queues;        /* KsQueueStats */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
@@ -128,6 +130,8 @@ void     _ks_analysis_samples     (KsAnalysis       *self,
 void     _ks_analysis_kernels     (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_memory      (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_queues      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);

@@ -60,6 +60,13 @@ ks_analysis_finalize (GObject *object)
   if (self->memory != NULL)
     for (guint i = 0; i < self->memory->len; i++)
       g_free (g_array_index (self->memory, KsMemoryCurve, i).points);
+  if (self->queues != NULL)
+    for (guint i = 0; i < self->queues->len; i++)
+      {
+        g_free (g_array_index (self->queues, KsQueueStats, i).bucket_mean);
+        g_free (g_array_index (self->queues, KsQueueStats, i).bucket_max);
+      }
+  g_clear_pointer (&self->queues, g_array_unref);
 
   g_clear_pointer (&self->trace_busy.busy, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
@@ -101,6 +108,7 @@ ks_analysis_init (KsAnalysis *self)
   self->strings = g_string_chunk_new (4096);
   self->kernels = g_array_new (FALSE, TRUE, sizeof (KsKernelStats));
   self->memory = g_array_new (FALSE, TRUE, sizeof (KsMemoryCurve));
+  self->queues = g_array_new (FALSE, TRUE, sizeof (KsQueueStats));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
@@ -617,6 +625,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_samples, N_("Summing sampled stacks") },
     { _ks_analysis_kernels, N_("Summing kernels") },
     { _ks_analysis_memory, N_("Following memory") },
+    { _ks_analysis_queues, N_("Following stream queues") },
     { _ks_analysis_advice, N_("Checking advice rules") },
   };
   Context ctx;
@@ -992,6 +1001,21 @@ ks_analysis_get_queue_time (KsAnalysis *self)
   return &self->queue;
 }
 
+const KsTensorCores *
+ks_analysis_get_tensor_cores (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->tensor_cores;
+}
+
+const KsQueueStats *
+ks_analysis_get_queues (KsAnalysis *self,
+                        guint      *n_queues)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->queues, KsQueueStats, n_queues);
+}
+
 const KsMemoryCurve *
 ks_analysis_get_memory_curves (KsAnalysis *self,
                                guint      *n_curves)
@@ -1121,6 +1145,12 @@ static const struct {
   [KS_METRIC_LAUNCH_LATENCY] = {
     N_("Launch latency"),
     N_("From the end of the CUDA call that launched a kernel, or from the end of the earlier work on its stream when that ends later, to the kernel's start; 0 when the kernel started before the call returned. Time the stream was still busy with earlier work is queueing, counted apart: the launch latency is the delay the launch itself added.") },
+  [KS_METRIC_TENSOR_CORES] = {
+    N_("Tensor cores"),
+    N_("Kernels whose names say they run on tensor cores, by the TensorBoard profiler's rules (cuBLAS and cuDNN tile names such as 884, 1688 and 16816, HMMA, IMMA and GMMA, CUTLASS tensor-op kernels, TF32, BF16 and FP16 variants), and their share of the kernel time. An operator is eligible when it is one the TensorBoard profiler lists as able to use tensor cores (matrix products and convolutions); its tensor-core share is the part of its GPU time in such kernels.") },
+  [KS_METRIC_QUEUE_LENGTH] = {
+    N_("Queue length"),
+    N_("The GPU operations launched on a stream and not yet finished: one more when the CUDA call that launches an operation starts, one less when the operation ends (HTA's queue length). The mean is weighted by time from the first launch to the last end. At 1,024 outstanding operations the CUDA driver blocks the launching thread until one finishes.") },
   [KS_METRIC_QUEUE_TIME] = {
     N_("Queueing"),
     N_("From the end of the CUDA call that launched a kernel to the end of the earlier work on its stream, when the stream was still busy as the call returned (at most until the kernel's start). Queueing is not inherently bad: it means the GPU was busy with earlier work, so the CPU ran ahead; launches that never queue may mean an idle GPU.") },

@@ -203,6 +203,9 @@ typedef struct
   gint64       host_self_ns;     /* minus nested operators and the CUDA calls it made */
   gint64       device_total_ns;  /* GPU time launched by it or its nested operators */
   gint64       device_self_ns;   /* GPU time launched directly by it */
+  gboolean     tc_eligible;      /* the TensorBoard profiler's list of operators that can use tensor cores */
+  gint64       device_tc_total_ns;/* of device_total_ns, in kernels using tensor cores */
+  gint64       device_tc_self_ns; /* of device_self_ns, in kernels using tensor cores */
   guint32      longest_track;    /* its longest call */
   guint32      longest_slice;
 } KsOperatorStats;
@@ -233,12 +236,51 @@ typedef struct
   guint16  registers;
   gboolean config_varies;        /* grid/block/registers differ between calls */
   double   occupancy_pct;        /* duration-weighted est. achieved occupancy, < 0 when unknown */
+  gboolean tensor_cores;         /* its name says it uses tensor cores (the TensorBoard profiler's rules) */
   guint64  launched;             /* calls with a known launch call */
   double   mean_latency_ns;      /* over those: launch latency, < 0 when none */
   double   mean_queue_ns;        /* and queueing behind earlier work */
   guint32  longest_track;
   guint32  longest_slice;
 } KsKernelStats;
+
+/* The TensorBoard profiler's Tensor Cores view, over the analysed GPUs. */
+typedef struct
+{
+  guint64  n_kernels;            /* kernel calls */
+  guint64  n_tc_kernels;         /* of them, using tensor cores */
+  gint64   kernel_ns;
+  gint64   tc_kernel_ns;
+  double   tc_share;             /* tc_kernel_ns / kernel_ns, 0..1 */
+  gint64   eligible_ns;          /* GPU time launched under eligible operators */
+  gint64   eligible_tc_ns;       /* of it, in kernels using tensor cores */
+} KsTensorCores;
+
+/* HTA's queue length: the GPU operations launched on a stream and not
+ * yet finished (+1 when the launch call starts, -1 when the operation
+ * ends). The CUDA driver blocks the launching thread at 1,024. */
+#define KS_QUEUE_LIMIT 1024
+#define KS_QUEUE_N_BUCKETS 200
+
+typedef struct
+{
+  guint32  track;                /* the stream track */
+  gint32   device;
+  gint64   stream;
+  guint64  n_ops;                /* operations with a known launch */
+  gint64   start;                /* first launch to last end */
+  gint64   end;
+  double   mean;                 /* time-weighted over start..end */
+  guint    max;
+  gint64   max_ts;               /* first time at max */
+  gint64   at_limit_ns;          /* time with KS_QUEUE_LIMIT or more outstanding */
+  /* The series, n_buckets equal buckets from start: the time-weighted
+   * mean and the largest queue length of each. */
+  gint64   bucket_ns;
+  guint    n_buckets;
+  double  *bucket_mean;
+  guint   *bucket_max;
+} KsQueueStats;
 
 typedef struct
 {
@@ -320,6 +362,8 @@ typedef enum
   KS_METRIC_ALLOCATION_LIFETIME,
   KS_METRIC_SM_EFFICIENCY,
   KS_METRIC_QUEUE_TIME,
+  KS_METRIC_TENSOR_CORES,
+  KS_METRIC_QUEUE_LENGTH,
   KS_N_METRICS
 } KsMetric;
 
@@ -377,6 +421,10 @@ const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis             
  * work on the stream (KS_METRIC_QUEUE_TIME). */
 const KsLaunchLatency *ks_analysis_get_launch_latency   (KsAnalysis               *self);
 const KsLaunchLatency *ks_analysis_get_queue_time       (KsAnalysis               *self);
+const KsTensorCores   *ks_analysis_get_tensor_cores     (KsAnalysis               *self);
+/* Per stream with launched work, in device then track order. */
+const KsQueueStats    *ks_analysis_get_queues           (KsAnalysis               *self,
+                                                         guint                    *n_queues);
 const KsTraceBusy     *ks_analysis_get_trace_busy       (KsAnalysis               *self);
 const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis               *self,
                                                          guint                    *n_curves);

@@ -278,6 +278,7 @@ kernel_get (const KsReport       *r,
     case 11: set_estimate (v, k->occupancy_pct); break;
     case 12: set_estimate (v, k->mean_latency_ns); break;
     case 13: set_estimate (v, k->mean_queue_ns); break;
+    case 14: v->type = KS_REPORT_VALUE_BOOL; v->i = k->tensor_cores; break;
     default: g_assert_not_reached ();
     }
 }
@@ -321,11 +322,138 @@ static const KsReportColumn kernel_columns[] = {
          0, 12, 0, 16, 13, 12, 0, 0),
   K_COL ("mean_queue_ns", N_("Queueing"), NULL, NULL, KS_METRIC_QUEUE_TIME, KS_REPORT_UNIT_DURATION,
          0, 13, 0, 17, 14, 13, 0, 0),
+  /* the page only: the tensor-cores report has it for the CLI */
+  K_COL ("tensor_cores", N_("Tensor Cores"), NULL, NULL, KS_METRIC_TENSOR_CORES, KS_REPORT_UNIT_BOOL,
+         0, 14, 0, 0, 0, 14, 0, 0),
+};
+
+/* Tensor cores: the kernels, and the operators that could use them */
+
+static void
+tc_kernel_get (const KsReport       *r,
+               const KsReportColumn *c,
+               guint                 i,
+               KsReportValue        *v)
+{
+  const KsKernelStats *k = KERNEL (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, k->name)); break;
+    case 1: v->type = KS_REPORT_VALUE_BOOL; v->i = k->tensor_cores; break;
+    case 2: set_int (v, k->calls); break;
+    case 3: set_int (v, k->total_ns); break;
+    case 4: set_double (v, k->share); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define TK_COL(k_, title_, metric_, unit_, dec_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = metric_, .unit = unit_, .decimals = dec_, .get = tc_kernel_get, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn tc_kernel_columns[] = {
+  TK_COL ("name", N_("Kernel"), -1, KS_REPORT_UNIT_TEXT, 0, 0, 5, 1, 0, KS_REPORT_COLUMN_LEFT),
+  TK_COL ("tensor_cores", N_("Tensor Cores"), KS_METRIC_TENSOR_CORES, KS_REPORT_UNIT_BOOL, 0, 1, 1, 2, 12,
+          KS_REPORT_COLUMN_LEFT),
+  TK_COL ("calls", N_("Calls"), -1, KS_REPORT_UNIT_COUNT, 0, 2, 2, 3, 7, 0),
+  TK_COL ("total_ns", N_("Total"), KS_METRIC_KERNEL_TIME, KS_REPORT_UNIT_DURATION, 0, 3, 3, 4, 11, 0),
+  TK_COL ("share", N_("Share"), KS_METRIC_KERNEL_SHARE, KS_REPORT_UNIT_RATIO, 1, 4, 4, 5, 7, 0),
+};
+
+#define OPERATOR(r, i) (&((const KsOperatorStats *)(r)->rows)[i])
+
+static void
+tc_operator_get (const KsReport       *r,
+                 const KsReportColumn *c,
+                 guint                 i,
+                 KsReportValue        *v)
+{
+  const KsOperatorStats *o = OPERATOR (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, o->name)); break;
+    case 1: v->type = KS_REPORT_VALUE_BOOL; v->i = o->tc_eligible; break;
+    case 2: set_int (v, o->calls); break;
+    case 3: set_int (v, o->device_self_ns); break;
+    case 4:
+      if (o->device_self_ns > 0)
+        set_double (v, (double)o->device_tc_self_ns / o->device_self_ns);
+      break;
+    case 5: set_int (v, o->device_total_ns); break;
+    case 6:
+      if (o->device_total_ns > 0)
+        set_double (v, (double)o->device_tc_total_ns / o->device_total_ns);
+      break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define TO_COL(k_, title_, abbrev_, tooltip_, metric_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .abbrev = abbrev_, .tooltip = tooltip_, .metric = metric_, .unit = unit_, \
+    .decimals = 1, .get = tc_operator_get, .arg = a_, .pos = { table_, machine_, machine_, machine_ }, \
+    .width = width_, .flags = flags_ }
+
+static const KsReportColumn tc_operator_columns[] = {
+  TO_COL ("name", N_("Operator"), NULL, NULL, -1, KS_REPORT_UNIT_TEXT, 0, 7, 1, 0, KS_REPORT_COLUMN_LEFT),
+  TO_COL ("tc_eligible", N_("TC Eligible"), N_("Eligible"), NULL, KS_METRIC_TENSOR_CORES, KS_REPORT_UNIT_BOOL,
+          1, 1, 2, 9, KS_REPORT_COLUMN_LEFT),
+  TO_COL ("calls", N_("Calls"), NULL, NULL, -1, KS_REPORT_UNIT_COUNT, 2, 2, 3, 7, 0),
+  TO_COL ("device_self_ns", NULL, N_("Dev. self"), NULL, KS_METRIC_DEVICE_SELF, KS_REPORT_UNIT_DURATION,
+          3, 3, 4, 11, 0),
+  TO_COL ("tc_self_ratio", N_("TC Self"), N_("TC self"), N_("Share of the device self time in tensor-core kernels"),
+          KS_METRIC_TENSOR_CORES, KS_REPORT_UNIT_RATIO, 4, 4, 5, 8, 0),
+  TO_COL ("device_total_ns", NULL, N_("Dev. total"), NULL, KS_METRIC_DEVICE_TOTAL, KS_REPORT_UNIT_DURATION,
+          5, 5, 6, 11, 0),
+  TO_COL ("tc_total_ratio", N_("TC Total"), N_("TC total"), N_("Share of the device total time in tensor-core kernels"),
+          KS_METRIC_TENSOR_CORES, KS_REPORT_UNIT_RATIO, 6, 6, 7, 9, 0),
+};
+
+/* Stream queues */
+
+#define QUEUE(r, i) (&((const KsQueueStats *)(r)->rows)[i])
+
+static void
+queue_get (const KsReport       *r,
+           const KsReportColumn *c,
+           guint                 i,
+           KsReportValue        *v)
+{
+  const KsQueueStats *q = QUEUE (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, q->device); break;
+    case 1: set_int (v, q->stream); break;
+    case 2: set_int (v, q->n_ops); break;
+    case 3: set_double (v, q->mean); break;
+    case 4: set_int (v, q->max); break;
+    case 5: set_int (v, q->max_ts); break;
+    case 6: set_int (v, q->at_limit_ns); break;
+    case 7: set_int (v, q->start); break;
+    case 8: set_int (v, q->end); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define Q_COL(k_, title_, metric_, unit_, dec_, a_, table_, machine_, width_) \
+  { .key = k_, .title = title_, .metric = metric_, .unit = unit_, .decimals = dec_, .get = queue_get, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_ }
+
+static const KsReportColumn queue_columns[] = {
+  Q_COL ("device", N_("GPU"), -1, KS_REPORT_UNIT_COUNT, 0, 0, 1, 1, 3),
+  Q_COL ("stream", N_("Stream"), -1, KS_REPORT_UNIT_COUNT, 0, 1, 2, 2, 7),
+  Q_COL ("ops", N_("Operations"), -1, KS_REPORT_UNIT_COUNT, 0, 2, 3, 3, 10),
+  Q_COL ("mean", N_("Mean"), KS_METRIC_QUEUE_LENGTH, KS_REPORT_UNIT_COUNT, 2, 3, 4, 4, 8),
+  Q_COL ("max", N_("Max"), KS_METRIC_QUEUE_LENGTH, KS_REPORT_UNIT_COUNT, 0, 4, 5, 5, 6),
+  Q_COL ("max_ts", N_("At"), -1, KS_REPORT_UNIT_DURATION, 0, 5, 6, 6, 11),
+  Q_COL ("at_limit_ns", N_("At 1,024"), KS_METRIC_QUEUE_LENGTH, KS_REPORT_UNIT_DURATION, 0, 6, 7, 7, 0),
+  Q_COL ("start_ns", N_("Start"), -1, KS_REPORT_UNIT_DURATION, 0, 7, 0, 8, 0),
+  Q_COL ("end_ns", N_("End"), -1, KS_REPORT_UNIT_DURATION, 0, 8, 0, 9, 0),
 };
 
 /* Operators */
-
-#define OPERATOR(r, i) (&((const KsOperatorStats *)(r)->rows)[i])
 
 static void
 operator_get (const KsReport       *r,
@@ -344,6 +472,11 @@ operator_get (const KsReport       *r,
     case 4: set_int (v, o->host_self_ns); break;
     case 5: set_int (v, o->device_total_ns); break;
     case 6: set_int (v, o->device_self_ns); break;
+    case 7: v->type = KS_REPORT_VALUE_BOOL; v->i = o->tc_eligible; break;
+    case 8:
+      if (o->device_total_ns > 0)
+        set_double (v, (double)o->device_tc_total_ns / o->device_total_ns);
+      break;
     default: g_assert_not_reached ();
     }
 }
@@ -382,6 +515,12 @@ static const KsReportColumn operator_columns[] = {
          6, 5, 7, 7, 11),
   { .key = "label", .title = N_("Operator"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = operator_get,
     .text = operator_name_text, .arg = 0, .pos = { 6, 0, 0, 0 }, .flags = KS_REPORT_COLUMN_LEFT },
+  /* the page only: the tensor-cores report has them for the CLI */
+  { .key = "tc_eligible", .title = N_("TC Eligible"), .metric = KS_METRIC_TENSOR_CORES, .unit = KS_REPORT_UNIT_BOOL,
+    .get = operator_get, .arg = 7, .pos = { 0, 0, 0, 8 } },
+  { .key = "tc_total_ratio", .title = N_("TC Total"), .tooltip = N_("Share of the device total time in tensor-core kernels"),
+    .metric = KS_METRIC_TENSOR_CORES, .unit = KS_REPORT_UNIT_RATIO, .decimals = 1, .get = operator_get, .arg = 8,
+    .pos = { 0, 0, 0, 9 } },
 };
 
 /* Gaps */
@@ -853,6 +992,36 @@ ks_report_new_operators (KsTrace    *trace,
   if (!by_shape)
     r->hidden[JSON] |= 1 << 1;
   return r;
+}
+
+KsReport *
+ks_report_new_tensor_core_kernels (KsTrace    *trace,
+                                   KsAnalysis *analysis)
+{
+  guint n;
+  const KsKernelStats *rows = ks_analysis_get_kernels (analysis, &n);
+
+  return NEW ("kernels", tc_kernel_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_tensor_core_operators (KsTrace    *trace,
+                                     KsAnalysis *analysis)
+{
+  guint n;
+  const KsOperatorStats *rows = ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n);
+
+  return NEW ("operators", tc_operator_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_queues (KsTrace    *trace,
+                      KsAnalysis *analysis)
+{
+  guint n;
+  const KsQueueStats *rows = ks_analysis_get_queues (analysis, &n);
+
+  return NEW ("streams", queue_columns, rows, n);
 }
 
 KsReport *

@@ -148,6 +148,15 @@ KsReport *ks_report_new_kernels     (KsTrace    *trace,
 KsReport *ks_report_new_operators   (KsTrace    *trace,
                                      KsAnalysis *analysis,
                                      gboolean    by_shape);
+/* The Tensor Cores view: every kernel, whether it uses tensor cores;
+ * operators (by name), eligible or not and their tensor-core share. */
+KsReport *ks_report_new_tensor_core_kernels   (KsTrace    *trace,
+                                               KsAnalysis *analysis);
+KsReport *ks_report_new_tensor_core_operators (KsTrace    *trace,
+                                               KsAnalysis *analysis);
+/* HTA's queue length per stream. */
+KsReport *ks_report_new_queues      (KsTrace    *trace,
+                                     KsAnalysis *analysis);
 KsReport *ks_report_new_gaps        (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_gap_causes  (KsTrace    *trace,

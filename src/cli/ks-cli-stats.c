@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +37,8 @@ typedef enum
   REPORT_ADVICE,
   REPORT_STEPS,
   REPORT_SAMPLES,
+  REPORT_TENSOR_CORES,
+  REPORT_QUEUE,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -523,6 +526,98 @@ report_steps (Printer *p)
     table_steps (p, 0);
 }
 
+/* The TensorBoard profiler's Tensor Cores view: the share of kernel time
+ * in tensor-core kernels, the kernels, and the operators (by name) with
+ * whether they are eligible and how much of their GPU time used them.
+ * CSV: the kernels. */
+static void
+report_tensor_cores (Printer *p)
+{
+  g_autoptr(KsReport) kernels = ks_report_new_tensor_core_kernels (p->trace, p->analysis);
+  g_autoptr(KsReport) operators = ks_report_new_tensor_core_operators (p->trace, p->analysis);
+  const KsTensorCores *tc = ks_analysis_get_tensor_cores (p->analysis);
+  guint n_kernels = limited (p, kernels->n_rows, 20);
+  guint n_ops = limited (p, operators->n_rows, 20);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      ks_json_begin_object (json, "summary");
+      ks_json_int (json, "kernels", tc->n_kernels);
+      ks_json_int (json, "tc_kernels", tc->n_tc_kernels);
+      ks_json_int (json, "kernel_time_ns", tc->kernel_ns);
+      ks_json_int (json, "tc_kernel_time_ns", tc->tc_kernel_ns);
+      ks_json_double (json, "tc_share", tc->tc_share, 4);
+      ks_json_int (json, "eligible_ns", tc->eligible_ns);
+      ks_json_int (json, "eligible_tc_ns", tc->eligible_tc_ns);
+      ks_json_end_object (json);
+      write_list (p, kernels, json, NULL, n_kernels);
+      write_list (p, operators, json, NULL, n_ops);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, kernels, NULL, NULL, n_kernels);
+  else
+    {
+      g_autofree char *tct = ks_time_format_duration (tc->tc_kernel_ns);
+      g_autofree char *kt = ks_time_format_duration (tc->kernel_ns);
+      g_autofree char *el = ks_time_format_duration (tc->eligible_ns);
+      g_autofree char *eltc = ks_time_format_duration (tc->eligible_tc_ns);
+
+      g_string_append_printf (p->out, _("Tensor cores: %.1f %% of the kernel time (%s of %s, %" PRIu64 " of %" PRIu64 " kernels)\n"),
+                              100.0 * tc->tc_share, tct, kt, (uint64_t)tc->n_tc_kernels, (uint64_t)tc->n_kernels);
+      g_string_append_printf (p->out, _("Eligible operators: %s of GPU time, %s of it on tensor cores\n\n"), el, eltc);
+      write_list (p, kernels, NULL, NULL, n_kernels);
+      g_string_append_c (p->out, '\n');
+      write_list (p, operators, NULL, NULL, n_ops);
+    }
+}
+
+/* HTA's queue length per stream; JSON adds each stream's series. */
+static void
+report_queue (Printer *p)
+{
+  g_autoptr(KsReport) queues = ks_report_new_queues (p->trace, p->analysis);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+      const KsQueueStats *rows = queues->rows;
+
+      ks_json_begin_object (json, NULL);
+      ks_json_int (json, "limit", KS_QUEUE_LIMIT);
+      write_list (p, queues, json, NULL, G_MAXUINT);
+      ks_json_begin_array (json, "series");
+      for (guint i = 0; i < queues->n_rows; i++)
+        {
+          ks_json_begin_object (json, NULL);
+          ks_json_int (json, "device", rows[i].device);
+          ks_json_int (json, "stream", rows[i].stream);
+          ks_json_int (json, "start_ns", rows[i].start);
+          ks_json_int (json, "bucket_ns", rows[i].bucket_ns);
+          ks_json_begin_array (json, "mean");
+          for (guint b = 0; b < rows[i].n_buckets; b++)
+            ks_json_double (json, NULL, rows[i].bucket_mean[b], 3);
+          ks_json_end_array (json);
+          ks_json_begin_array (json, "max");
+          for (guint b = 0; b < rows[i].n_buckets; b++)
+            ks_json_int (json, NULL, rows[i].bucket_max[b]);
+          ks_json_end_array (json);
+          ks_json_end_object (json);
+        }
+      ks_json_end_array (json);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, queues, NULL, NULL, G_MAXUINT);
+  else if (queues->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("No stream has GPU work with a known launch call."));
+  else
+    write_list (p, queues, NULL, NULL, G_MAXUINT);
+}
+
 /* Sampled stacks: per thread, the frames by self and total samples. */
 static void
 report_samples (Printer *p)
@@ -560,12 +655,13 @@ ks_cli_stats (int    argc,
   int limit = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
-  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples", NULL };
+  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
+                                          "tensor-cores", "queue", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps or samples"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, tensor-cores or queue"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -591,10 +687,12 @@ ks_cli_stats (int    argc,
                                       "  busy %: length of the union of kernel intervals on a GPU inside the\n"
                                       "    window, divided by the window (never adds up concurrent kernels).\n"
                                       "  window: the union of the steps (ProfilerStep#N, else NVTX ranges named\n"
-                                      "    like \"step 12\" or \"iteration 12\"), else first to last GPU activity.\n"
+                                      "    like \"step 12\" or \"iteration 12\"), else first to last GPU activity;\n"
+                                      "    a step ends where the GPU work it launched ends (TensorBoard's rule).\n"
                                       "  idle gap: time in the window with no kernel, memcpy or memset on the GPU,\n"
-                                      "    classified host wait / kernel wait / other with HTA's rule.\n"
-                                      "  launch latency: kernel start minus the end of its launch call, at least 0.\n"
+                                      "    classified host wait / kernel wait (< 30 us) / other with HTA's rule.\n"
+                                      "  launch latency: kernel start minus the later of the end of its launch\n"
+                                      "    call and the end of earlier work on its stream (that wait is queueing).\n"
                                       "  step breakdown: kernel, memcpy, memset, runtime, DataLoader, CPU exec,\n"
                                       "    other, each claiming only time not claimed before; they sum to the step."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -695,6 +793,8 @@ ks_cli_stats (int    argc,
     case REPORT_ADVICE:    report_advice (&printer); break;
     case REPORT_STEPS:     report_steps (&printer); break;
     case REPORT_SAMPLES:   report_samples (&printer); break;
+    case REPORT_TENSOR_CORES: report_tensor_cores (&printer); break;
+    case REPORT_QUEUE:     report_queue (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -199,6 +199,64 @@ def main():
               "p99", v[(n - 1) * 99 // 100],
               "max", v[-1], "sum", sum(v))
 
+    # Tensor cores: the TensorBoard plugin's kernel name fragments and its
+    # list of operators that can use them
+    frags = ("884", "1688", "16816", "hmma", "imma", "gmma", "tensorop", "tensor16x",
+             "tensor8x", "tensor4x", "tf32", "bf16", "f16f16", "fp16")
+    eligible = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm",
+                "aten::matmul", "aten::linear", "aten::conv1d", "aten::conv2d", "aten::conv3d",
+                "aten::convolution", "aten::_convolution", "aten::cudnn_convolution",
+                "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"}
+    is_tc = lambda g: g["cat"] == "kernel" and any(f in g["name"].lower() for f in frags)
+    ks = [g for g in gpu if g["cat"] == "kernel"]
+    tcs = [g for g in ks if is_tc(g)]
+    ops_by_thread = {}
+    for x in xs:
+        if x.get("cat") == "cpu_op" and x["name"] in eligible:
+            ops_by_thread.setdefault((x["pid"], x["tid"]), []).append((x["s"], x["e"]))
+    el_ns = el_tc = 0
+    for r in runtime:
+        c = r.get("args", {}).get("correlation")
+        if c not in by_corr:
+            continue
+        if not any(s <= r["s"] and r["e"] <= e for s, e in ops_by_thread.get((r["pid"], r["tid"]), [])):
+            continue
+        for g in by_corr[c]:
+            el_ns += g["e"] - g["s"]
+            el_tc += g["e"] - g["s"] if is_tc(g) else 0
+    print("tensor_cores", len(tcs), "of", len(ks), sum(g["e"] - g["s"] for g in tcs),
+          "eligible", el_ns, el_tc)
+
+    # HTA's queue length per stream: +1 at the launch call's start, -1 at
+    # the operation's end (ends first at equal times)
+    launch_s = {}
+    for r in runtime:
+        c = r.get("args", {}).get("correlation")
+        if c is not None:
+            launch_s[c] = r["s"]
+    for key, evs in sorted(streams.items(), key=lambda kv: str(kv[0])):
+        ev = []
+        for g in evs:
+            c = g["args"].get("correlation")
+            if c in launch_s:
+                ev.append((launch_s[c], 1))
+                ev.append((max(g["e"], launch_s[c]), -1))
+        if not ev:
+            continue
+        ev.sort(key=lambda e: (e[0], e[1]))
+        length, now, weighted, mx, mx_ts, at_limit = 0, ev[0][0], 0, 0, ev[0][0], 0
+        for ts, d in ev:
+            weighted += length * (ts - now)
+            if length >= 1024:
+                at_limit += ts - now
+            now = ts
+            length += d
+            if length > mx:
+                mx, mx_ts = length, ts
+        span = ev[-1][0] - ev[0][0]
+        print("queue_stream", key, "ops", len(ev) // 2, "mean %.6f" % (weighted / span), "max", mx,
+              "max_after_start", mx_ts - ev[0][0], "span", span, "at_limit", at_limit)
+
     # Host self time as PyTorch's key_averages: an operator's duration
     # minus its children, operators and CUDA runtime/driver calls alike.
     threads = {}

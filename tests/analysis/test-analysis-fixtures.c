@@ -367,6 +367,64 @@ test_profiler_overhead (void)
     g_assert_cmpint (gaps[i].cause, !=, KS_GAP_CAUSE_PROFILER);
 }
 
+/* The TensorBoard profiler's Tensor Cores view and HTA's queue length,
+ * against peer-reference.py ("tensor_cores", "queue_stream"). */
+static void
+test_tensor_cores_and_queue (void)
+{
+  static const struct {
+    const char *file;
+    guint64 tc_kernels;
+    gint64 tc_ns;
+    gint64 eligible_ns;
+    gint64 eligible_tc_ns;
+    guint64 queue_ops;
+    double queue_mean;
+    guint queue_max;
+    gint64 max_after_start;
+    gint64 span;
+  } cases[] = {
+    { "gpt_3steps.pt.trace.json.gz", 48, 767262, 5192883, 0, 1989, 0.247758, 4, 115152402, 170944898 },
+    { "seed_cnn.pt.trace.json.gz", 21, 3355488, 2141951, 934624, 237, 3.513295, 20, 5797114, 30134453 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(KsTrace) trace = load_fixture (cases[i].file);
+      g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+      const KsTensorCores *tc = ks_analysis_get_tensor_cores (a);
+      const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 0);
+      const KsQueueStats *q;
+      guint n;
+
+      g_assert_cmpuint (tc->n_kernels, ==, gpu->n_kernels);
+      g_assert_cmpuint (tc->n_tc_kernels, ==, cases[i].tc_kernels);
+      g_assert_cmpint (tc->tc_kernel_ns, ==, cases[i].tc_ns);
+      g_assert_cmpfloat_with_epsilon (tc->tc_share, (double)cases[i].tc_ns / gpu->kernel_time_ns, 1e-12);
+      g_assert_cmpint (tc->eligible_ns, ==, cases[i].eligible_ns);
+      g_assert_cmpint (tc->eligible_tc_ns, ==, cases[i].eligible_tc_ns);
+
+      q = ks_analysis_get_queues (a, &n);
+      g_assert_cmpuint (n, ==, 1);
+      g_assert_cmpint (q->stream, ==, 7);
+      g_assert_cmpuint (q->n_ops, ==, cases[i].queue_ops);
+      g_assert_cmpfloat_with_epsilon (q->mean, cases[i].queue_mean, 1e-6);
+      g_assert_cmpuint (q->max, ==, cases[i].queue_max);
+      g_assert_cmpint (q->max_ts - q->start, ==, cases[i].max_after_start);
+      g_assert_cmpint (q->end - q->start, ==, cases[i].span);
+      g_assert_cmpint (q->at_limit_ns, ==, 0);
+      /* the buckets' means add up to the mean */
+      {
+        double sum = 0;
+
+        for (guint b = 0; b < q->n_buckets; b++)
+          sum += q->bucket_mean[b] * (MIN (q->start + (b + 1) * q->bucket_ns, q->end) - (q->start + b * q->bucket_ns));
+        g_assert_cmpfloat_with_epsilon (sum / (q->end - q->start), q->mean, 1e-9);
+        g_assert_cmpuint (q->bucket_max[0], <=, q->max);
+      }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -382,6 +440,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/tensor-cores-and-queue", test_tensor_cores_and_queue);
   g_test_add_func ("/analysis/fixture/profiler-overhead", test_profiler_overhead);
   g_test_add_func ("/analysis/fixture/recording-steps", test_recording_steps);
 

@@ -1409,6 +1409,35 @@ test_profiler_overhead (void)
   g_assert_cmpint (advice->ranges[0].start, ==, 150000);
 }
 
+/* 1,100 launches 10 ns apart, the kernels 1 µs each from 20 µs: the
+ * queue reaches 1,024 at the 1,024th launch (10.23 µs) and leaves it at
+ * the 77th kernel's end (97 µs). */
+static void
+test_queue_limit (void)
+{
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsQueueStats *q;
+  guint n;
+
+  fixture_init (&f);
+  for (guint i = 0; i < 1100; i++)
+    launch (&f, f.main_track, 10 * i, 10 * i + 5, "cudaLaunchKernel",
+            20000 + 1000 * i, 20000 + 1000 * (i + 1), KS_SLICE_KERNEL, "k");
+  trace = fixture_finish (&f);
+  a = analyse (trace, 10000, FALSE);
+
+  q = ks_analysis_get_queues (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (q->n_ops, ==, 1100);
+  g_assert_cmpuint (q->max, ==, 1100);
+  g_assert_cmpint (q->max_ts, ==, 10990);
+  g_assert_cmpint (q->at_limit_ns, ==, 97000 - 10230);
+  g_assert_cmpint (q->start, ==, 0);
+  g_assert_cmpint (q->end, ==, 20000 + 1100000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1420,6 +1449,7 @@ main (int   argc,
   g_test_add_func ("/analysis/no-steps-window", test_no_steps_window);
   g_test_add_func ("/analysis/huge-extent", test_huge_extent);
   g_test_add_func ("/analysis/gap-classes", test_gap_classes);
+  g_test_add_func ("/analysis/queue-limit", test_queue_limit);
   g_test_add_func ("/analysis/profiler-overhead", test_profiler_overhead);
   g_test_add_func ("/analysis/kernel-wait-threshold", test_kernel_wait_threshold);
   g_test_add_func ("/analysis/gap-python-samples", test_gap_python_samples);

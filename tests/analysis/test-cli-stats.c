@@ -378,6 +378,60 @@ test_reports (void)
   run_clear (&r);
 }
 
+/* The tensor-cores and queue reports in each format; numbers from
+ * peer-reference.py ("tensor_cores", "queue_stream"). */
+static void
+test_report_views (void)
+{
+  g_autofree char *path = fixture ("loader_bound.pt.trace.json.gz");
+  yajl_val root, stream;
+  Run r;
+
+  run_cli (&r, path, "--report", "tensor-cores", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Tensor cores: 35.0 % of the kernel time (1.61 ms of 4.60 ms, 12 of 176 kernels)"));
+  g_assert_nonnull (strstr (r.out, "Eligible operators: 1.13 ms of GPU time, 242 µs of it on tensor cores"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "tensor-cores", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "name,tensor_cores,calls,total_ns,share\n"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "tensor-cores", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  g_assert_cmpint (get_int (root, "summary", "tc_kernels"), ==, 12);
+  g_assert_cmpint (get_int (root, "summary", "tc_kernel_time_ns"), ==, 1608578);
+  g_assert_cmpint (get_int (root, "summary", "eligible_ns"), ==, 1127461);
+  g_assert_cmpint (get_int (root, "summary", "eligible_tc_ns"), ==, 242401);
+  g_assert_true (YAJL_IS_ARRAY (get (root, "operators", NULL)));
+  yajl_tree_free (root);
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "queue", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "device,stream,ops,mean,max,max_ts,at_limit_ns,start_ns,end_ns\n0,7,216,0.1838,9,"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "queue", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  g_assert_cmpint (get_int (root, "limit", NULL), ==, 1024);
+  stream = item (get (root, "streams", NULL), 0);
+  g_assert_cmpint (get_int (stream, "ops", NULL), ==, 216);
+  g_assert_cmpint (get_int (stream, "max", NULL), ==, 9);
+  g_assert_cmpint (get_int (stream, "at_limit_ns", NULL), ==, 0);
+  g_assert_cmpuint (YAJL_GET_ARRAY (get (item (get (root, "series", NULL), 0), "mean", NULL))->len, >, 0);
+  yajl_tree_free (root);
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "queue", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Operations"));
+  run_clear (&r);
+}
+
 static void
 test_errors (void)
 {
@@ -559,7 +613,8 @@ write_hostile_trace (const char *dir)
 static void
 test_hostile_names (void)
 {
-  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps" };
+  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps",
+                                          "tensor-cores", "queue" };
   g_autofree char *dir = g_dir_make_tmp ("ks-hostile-XXXXXX", NULL);
   g_autofree char *path = write_hostile_trace (dir);
   Run r;
@@ -987,6 +1042,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/summary-json", test_summary_json);
   g_test_add_func ("/analysis/cli/gap-threshold", test_gap_threshold);
   g_test_add_func ("/analysis/cli/reports", test_reports);
+  g_test_add_func ("/analysis/cli/report-views", test_report_views);
   g_test_add_func ("/analysis/cli/recording-steps", test_recording_steps);
   g_test_add_func ("/analysis/cli/errors", test_errors);
   g_test_add_func ("/analysis/cli/hostile-names", test_hostile_names);

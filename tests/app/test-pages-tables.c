@@ -81,6 +81,22 @@ show (GtkWidget *page)
   return window;
 }
 
+static GtkColumnViewColumn *
+find_column (GtkColumnView *view,
+             const char    *title)
+{
+  GListModel *columns = gtk_column_view_get_columns (view);
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
+        return column;
+    }
+  return NULL;
+}
+
 static void
 test_operators (void)
 {
@@ -104,6 +120,8 @@ test_operators (void)
   ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n_name);
   ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME_AND_SHAPE, &n_shape);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_name);
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "TC Eligible"));
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "TC Total"));
 
   /* Sorted by device total: activating the first row shows the top
    * operator's occurrences and goes to its longest call */
@@ -137,6 +155,7 @@ test_operators (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+
 static void
 test_kernels (void)
 {
@@ -163,6 +182,11 @@ test_kernels (void)
   g_assert_cmpstr (ks_trace_string (trace, ev.highlighted), ==, LB_TOP_KERNEL);
   /* its longest call: 246.080 µs */
   g_assert_cmpint (ev.end - ev.start, ==, 246080);
+
+  /* The new columns: launch latency and queueing apart, tensor cores */
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "Launch Latency"));
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "Queueing"));
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "Tensor Cores"));
 
   /* The latency summary below the table */
   g_assert_nonnull (ks_test_find_label (page, "Launch latency of 176 kernels: p50 1.05 µs, p90 1.54 µs, p99 2.34 µs; queueing behind earlier work: p50 0 ns, p90 97.7 µs"));
@@ -249,21 +273,6 @@ static const char lifetime_trace[] =
 #undef MEM
   "]}";
 
-static GtkColumnViewColumn *
-find_column (GtkColumnView *view,
-             const char    *title)
-{
-  GListModel *columns = gtk_column_view_get_columns (view);
-
-  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
-    {
-      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
-
-      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
-        return column;
-    }
-  return NULL;
-}
 
 /* Sorted by Lifetime, longest first, the allocations never freed lead:
  * they live to the end of the trace and beyond. The report says so in
