@@ -109,6 +109,8 @@ struct _KsAnalysis
   KsLaunchLatency    queue;
   KsTensorCores      tensor_cores;
   GArray            *queues;        /* KsQueueStats */
+  GArray            *copies;        /* KsCopyRate */
+  GArray            *copy_kinds;    /* KsCopyKindStats */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
@@ -132,6 +134,8 @@ void     _ks_analysis_kernels     (KsAnalysis       *self,
 void     _ks_analysis_memory      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_queues      (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_copies      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);

@@ -67,6 +67,11 @@ ks_analysis_finalize (GObject *object)
         g_free (g_array_index (self->queues, KsQueueStats, i).bucket_max);
       }
   g_clear_pointer (&self->queues, g_array_unref);
+  if (self->copy_kinds != NULL)
+    for (guint i = 0; i < self->copy_kinds->len; i++)
+      g_free (g_array_index (self->copy_kinds, KsCopyKindStats, i).gbps);
+  g_clear_pointer (&self->copy_kinds, g_array_unref);
+  g_clear_pointer (&self->copies, g_array_unref);
 
   g_clear_pointer (&self->trace_busy.busy, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
@@ -109,6 +114,8 @@ ks_analysis_init (KsAnalysis *self)
   self->kernels = g_array_new (FALSE, TRUE, sizeof (KsKernelStats));
   self->memory = g_array_new (FALSE, TRUE, sizeof (KsMemoryCurve));
   self->queues = g_array_new (FALSE, TRUE, sizeof (KsQueueStats));
+  self->copies = g_array_new (FALSE, TRUE, sizeof (KsCopyRate));
+  self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
@@ -626,6 +633,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_kernels, N_("Summing kernels") },
     { _ks_analysis_memory, N_("Following memory") },
     { _ks_analysis_queues, N_("Following stream queues") },
+    { _ks_analysis_copies, N_("Measuring copy bandwidth") },
     { _ks_analysis_advice, N_("Checking advice rules") },
   };
   Context ctx;
@@ -1006,6 +1014,22 @@ ks_analysis_get_tensor_cores (KsAnalysis *self)
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   return &self->tensor_cores;
+}
+
+const KsCopyRate *
+ks_analysis_get_copies (KsAnalysis *self,
+                        guint      *n_copies)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->copies, KsCopyRate, n_copies);
+}
+
+const KsCopyKindStats *
+ks_analysis_get_copy_kinds (KsAnalysis *self,
+                            guint      *n_kinds)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->copy_kinds, KsCopyKindStats, n_kinds);
 }
 
 const KsQueueStats *

@@ -282,6 +282,38 @@ typedef struct
   guint   *bucket_max;
 } KsQueueStats;
 
+/* Achieved memcpy bandwidth: bytes over duration (bytes per ns are
+ * GB/s, as the PyTorch profiler's "memory bandwidth (GB/s)"). */
+typedef struct
+{
+  guint32  track;                /* the copy's slice */
+  guint32  slice;
+  gint32   device;
+  guint8   kind;                 /* KsCopyKind */
+  guint64  bytes;
+  gint64   start;
+  gint64   dur_ns;
+  double   gbps;                 /* < 0 for a copy of no duration */
+} KsCopyRate;
+
+#define KS_COPY_N_BUCKETS 200
+
+typedef struct
+{
+  gint32   device;
+  guint8   kind;                 /* KsCopyKind */
+  guint64  count;
+  guint64  bytes;
+  gint64   time_ns;
+  double   mean_gbps;            /* bytes / time_ns, < 0 when no time */
+  double   max_gbps;             /* of one copy */
+  /* Over the trace in n_buckets equal buckets from 0: the bytes copied
+   * in each (a copy spread over its duration) per ns, GB/s. */
+  gint64   bucket_ns;
+  guint    n_buckets;
+  double  *gbps;
+} KsCopyKindStats;
+
 typedef struct
 {
   gint64 ts;
@@ -422,6 +454,12 @@ const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis             
 const KsLaunchLatency *ks_analysis_get_launch_latency   (KsAnalysis               *self);
 const KsLaunchLatency *ks_analysis_get_queue_time       (KsAnalysis               *self);
 const KsTensorCores   *ks_analysis_get_tensor_cores     (KsAnalysis               *self);
+/* Every memcpy on the analysed GPUs in stream order, and per device and
+ * copy kind. */
+const KsCopyRate      *ks_analysis_get_copies           (KsAnalysis               *self,
+                                                         guint                    *n_copies);
+const KsCopyKindStats *ks_analysis_get_copy_kinds       (KsAnalysis               *self,
+                                                         guint                    *n_kinds);
 /* Per stream with launched work, in device then track order. */
 const KsQueueStats    *ks_analysis_get_queues           (KsAnalysis               *self,
                                                          guint                    *n_queues);

@@ -453,6 +453,81 @@ static const KsReportColumn queue_columns[] = {
   Q_COL ("end_ns", N_("End"), -1, KS_REPORT_UNIT_DURATION, 0, 8, 0, 9, 0),
 };
 
+/* Copy bandwidth: per device and copy kind, and every copy */
+
+#define COPY_KIND(r, i) (&((const KsCopyKindStats *)(r)->rows)[i])
+#define COPY(r, i) (&((const KsCopyRate *)(r)->rows)[i])
+
+static void
+copy_kind_get (const KsReport       *r,
+               const KsReportColumn *c,
+               guint                 i,
+               KsReportValue        *v)
+{
+  const KsCopyKindStats *k = COPY_KIND (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, k->device); break;
+    case 1: set_string (v, ks_copy_kind_to_string (k->kind)); break;
+    case 2: set_int (v, k->count); break;
+    case 3: set_int (v, k->bytes); break;
+    case 4: set_int (v, k->time_ns); break;
+    case 5: set_estimate (v, k->mean_gbps); break;
+    case 6: set_estimate (v, k->max_gbps); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+static void
+copy_get (const KsReport       *r,
+          const KsReportColumn *c,
+          guint                 i,
+          KsReportValue        *v)
+{
+  const KsCopyRate *cp = COPY (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, cp->device); break;
+    case 1: set_string (v, ks_copy_kind_to_string (cp->kind)); break;
+    case 2: set_int (v, cp->start); break;
+    case 3: set_int (v, cp->dur_ns); break;
+    case 4: set_int (v, cp->bytes); break;
+    case 5: set_estimate (v, cp->gbps); break;
+    case 6: set_string (v, str (r, r->trace->tracks[cp->track].name_id[cp->slice])); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define CK_COL(k_, title_, unit_, dec_, a_, pos_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .decimals = dec_, .get = copy_kind_get, \
+    .arg = a_, .pos = { pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn copy_kind_columns[] = {
+  CK_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 0, 1, 3, 0),
+  CK_COL ("kind", N_("Kind"), KS_REPORT_UNIT_TEXT, 0, 1, 2, 8, KS_REPORT_COLUMN_LEFT),
+  CK_COL ("copies", N_("Copies"), KS_REPORT_UNIT_COUNT, 0, 2, 3, 7, 0),
+  CK_COL ("bytes", N_("Bytes"), KS_REPORT_UNIT_BYTES, 0, 3, 4, 11, 0),
+  CK_COL ("time_ns", N_("Time"), KS_REPORT_UNIT_DURATION, 0, 4, 5, 11, 0),
+  CK_COL ("mean_gbps", N_("GB/s"), KS_REPORT_UNIT_COUNT, 2, 5, 6, 9, 0),
+  CK_COL ("max_gbps", N_("Max GB/s"), KS_REPORT_UNIT_COUNT, 2, 6, 7, 0, 0),
+};
+
+#define CP_COL(k_, title_, unit_, dec_, a_, pos_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .decimals = dec_, .get = copy_get, \
+    .arg = a_, .pos = { pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn copy_columns[] = {
+  CP_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 0, 1, 3, 0),
+  CP_COL ("kind", N_("Kind"), KS_REPORT_UNIT_TEXT, 0, 1, 2, 8, KS_REPORT_COLUMN_LEFT),
+  CP_COL ("start_ns", N_("Start"), KS_REPORT_UNIT_DURATION, 0, 2, 3, 11, 0),
+  CP_COL ("dur_ns", N_("Duration"), KS_REPORT_UNIT_DURATION, 0, 3, 4, 11, 0),
+  CP_COL ("bytes", N_("Bytes"), KS_REPORT_UNIT_BYTES, 0, 4, 5, 11, 0),
+  CP_COL ("gbps", N_("GB/s"), KS_REPORT_UNIT_COUNT, 2, 5, 6, 9, 0),
+  CP_COL ("name", N_("Copy"), KS_REPORT_UNIT_TEXT, 0, 6, 7, 0, KS_REPORT_COLUMN_LEFT),
+};
+
 /* Operators */
 
 static void
@@ -1012,6 +1087,26 @@ ks_report_new_tensor_core_operators (KsTrace    *trace,
   const KsOperatorStats *rows = ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n);
 
   return NEW ("operators", tc_operator_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_copy_kinds (KsTrace    *trace,
+                          KsAnalysis *analysis)
+{
+  guint n;
+  const KsCopyKindStats *rows = ks_analysis_get_copy_kinds (analysis, &n);
+
+  return NEW ("kinds", copy_kind_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_copies (KsTrace    *trace,
+                      KsAnalysis *analysis)
+{
+  guint n;
+  const KsCopyRate *rows = ks_analysis_get_copies (analysis, &n);
+
+  return NEW ("copies", copy_columns, rows, n);
 }
 
 KsReport *

@@ -154,6 +154,11 @@ KsReport *ks_report_new_tensor_core_kernels   (KsTrace    *trace,
                                                KsAnalysis *analysis);
 KsReport *ks_report_new_tensor_core_operators (KsTrace    *trace,
                                                KsAnalysis *analysis);
+/* Achieved memcpy bandwidth per device and copy kind, and per copy. */
+KsReport *ks_report_new_copy_kinds  (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+KsReport *ks_report_new_copies      (KsTrace    *trace,
+                                     KsAnalysis *analysis);
 /* HTA's queue length per stream. */
 KsReport *ks_report_new_queues      (KsTrace    *trace,
                                      KsAnalysis *analysis);

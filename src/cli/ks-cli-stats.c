@@ -39,6 +39,7 @@ typedef enum
   REPORT_SAMPLES,
   REPORT_TENSOR_CORES,
   REPORT_QUEUE,
+  REPORT_MEMCPY_BANDWIDTH,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -618,6 +619,53 @@ report_queue (Printer *p)
     write_list (p, queues, NULL, NULL, G_MAXUINT);
 }
 
+/* Achieved copy bandwidth per device and copy kind (JSON adds each
+ * kind's series over the trace), and every copy. CSV: the copies. */
+static void
+report_memcpy_bandwidth (Printer *p)
+{
+  g_autoptr(KsReport) kinds = ks_report_new_copy_kinds (p->trace, p->analysis);
+  g_autoptr(KsReport) copies = ks_report_new_copies (p->trace, p->analysis);
+  guint n = limited (p, copies->n_rows, 20);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+      const KsCopyKindStats *rows = kinds->rows;
+
+      ks_json_begin_object (json, NULL);
+      write_list (p, kinds, json, NULL, G_MAXUINT);
+      ks_json_begin_array (json, "series");
+      for (guint i = 0; i < kinds->n_rows; i++)
+        {
+          ks_json_begin_object (json, NULL);
+          ks_json_int (json, "device", rows[i].device);
+          ks_json_string (json, "kind", ks_copy_kind_to_string (rows[i].kind));
+          ks_json_int (json, "bucket_ns", rows[i].bucket_ns);
+          ks_json_begin_array (json, "gbps");
+          for (guint b = 0; b < rows[i].n_buckets; b++)
+            ks_json_double (json, NULL, rows[i].gbps[b], 4);
+          ks_json_end_array (json);
+          ks_json_end_object (json);
+        }
+      ks_json_end_array (json);
+      write_list (p, copies, json, NULL, n);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, copies, NULL, NULL, n);
+  else if (kinds->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("The trace has no memory copies on the GPUs."));
+  else
+    {
+      write_list (p, kinds, NULL, NULL, G_MAXUINT);
+      g_string_append_printf (p->out, "\n%s\n", _("Copies, in stream order:"));
+      write_list (p, copies, NULL, NULL, n);
+      if (n < copies->n_rows)
+        g_string_append_printf (p->out, _("… %u more (use --limit)\n"), copies->n_rows - n);
+    }
+}
+
 /* Sampled stacks: per thread, the frames by self and total samples. */
 static void
 report_samples (Printer *p)
@@ -656,12 +704,12 @@ ks_cli_stats (int    argc,
   KsAnalysisOptions options;
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
-                                          "tensor-cores", "queue", NULL };
+                                          "tensor-cores", "queue", "memcpy-bandwidth", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, tensor-cores or queue"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, tensor-cores, queue or memcpy-bandwidth"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -795,6 +843,7 @@ ks_cli_stats (int    argc,
     case REPORT_SAMPLES:   report_samples (&printer); break;
     case REPORT_TENSOR_CORES: report_tensor_cores (&printer); break;
     case REPORT_QUEUE:     report_queue (&printer); break;
+    case REPORT_MEMCPY_BANDWIDTH: report_memcpy_bandwidth (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ks-analysis.h"
+#include "ks-analysis-private.h"
 #include "ks-trace-loader.h"
 
 typedef struct
@@ -425,6 +426,60 @@ test_tensor_cores_and_queue (void)
     }
 }
 
+/* Memcpy bandwidth: each copy's is the PyTorch profiler's own "memory
+ * bandwidth (GB/s)" argument (bytes over the duration in ns); the totals
+ * per kind summed from the JSON with Python. */
+static void
+test_memcpy_bandwidth (void)
+{
+  static const struct {
+    const char *file;
+    guint8 kind;
+    guint64 count, bytes;
+    gint64 time_ns;
+    double max_gbps;
+  } cases[] = {
+    { "loader_bound.pt.trace.json.gz", KS_COPY_HTOD, 8, 14156800, 1395518, 11.53441802252816 },
+    { "gpt_3steps.pt.trace.json.gz", KS_COPY_DTOD, 72, 301989888, 195807, 1821.234910985671 },
+    { "workers_pinned.pt.trace.json.gz", KS_COPY_HTOD, 8, 14156800, 272191, 53.27167630057804 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(KsTrace) trace = load_fixture (cases[i].file);
+      g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+      const KsCopyKindStats *k;
+      const KsCopyRate *copies;
+      double bytes_in_series = 0;
+      guint n;
+
+      k = ks_analysis_get_copy_kinds (a, &n);
+      g_assert_cmpuint (n, ==, 1);
+      g_assert_cmpint (k->kind, ==, cases[i].kind);
+      g_assert_cmpuint (k->count, ==, cases[i].count);
+      g_assert_cmpuint (k->bytes, ==, cases[i].bytes);
+      g_assert_cmpint (k->time_ns, ==, cases[i].time_ns);
+      g_assert_cmpfloat_with_epsilon (k->mean_gbps, (double)cases[i].bytes / cases[i].time_ns, 1e-12);
+      g_assert_cmpfloat_with_epsilon (k->max_gbps, cases[i].max_gbps, 1e-9);
+      /* the series moves every byte once */
+      for (guint b = 0; b < k->n_buckets; b++)
+        bytes_in_series += k->gbps[b] * (MIN ((gint64)(b + 1) * k->bucket_ns, trace->duration_ns) - (gint64)b * k->bucket_ns);
+      g_assert_cmpfloat_with_epsilon (bytes_in_series / cases[i].bytes, 1.0, 1e-9);
+
+      copies = ks_analysis_get_copies (a, &n);
+      g_assert_cmpuint (n, ==, cases[i].count);
+      for (guint c = 0; c < n; c++)
+        {
+          const KsTrack *t = &trace->tracks[copies[c].track];
+          double profiler;
+
+          g_assert_true (ks_args_get_double (ks_trace_slice_args (trace, t, copies[c].slice),
+                                             "memory bandwidth (GB/s)", &profiler));
+          g_assert_cmpfloat_with_epsilon (copies[c].gbps, profiler, 1e-9 * profiler);
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -440,6 +495,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/memcpy-bandwidth", test_memcpy_bandwidth);
   g_test_add_func ("/analysis/fixture/tensor-cores-and-queue", test_tensor_cores_and_queue);
   g_test_add_func ("/analysis/fixture/profiler-overhead", test_profiler_overhead);
   g_test_add_func ("/analysis/fixture/recording-steps", test_recording_steps);

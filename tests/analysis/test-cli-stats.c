@@ -430,6 +430,28 @@ test_report_views (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "Operations"));
   run_clear (&r);
+
+  /* 8 pageable copies; the first of 3538944 bytes in 306816 ns */
+  run_cli (&r, path, "--report", "memcpy-bandwidth", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "device,kind,start_ns,dur_ns,bytes,gbps,name\n0,HtoD,"));
+  g_assert_nonnull (strstr (r.out, ",306816,3538944,11.5344,Memcpy HtoD (Pageable -> Device)\n"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "memcpy-bandwidth", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  g_assert_cmpint (get_int (item (get (root, "kinds", NULL), 0), "copies", NULL), ==, 8);
+  g_assert_cmpint (get_int (item (get (root, "kinds", NULL), 0), "bytes", NULL), ==, 14156800);
+  g_assert_cmpuint (YAJL_GET_ARRAY (get (root, "copies", NULL))->len, ==, 8);
+  g_assert_cmpuint (YAJL_GET_ARRAY (get (item (get (root, "series", NULL), 0), "gbps", NULL))->len, ==, 200);
+  yajl_tree_free (root);
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "memcpy-bandwidth", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "10.14 11.53"));
+  run_clear (&r);
 }
 
 static void
