@@ -111,6 +111,7 @@ struct _KsAnalysis
   GArray            *queues;        /* KsQueueStats */
   GArray            *copies;        /* KsCopyRate */
   GArray            *copy_kinds;    /* KsCopyKindStats */
+  GArray            *sequences;     /* KsKernelSequence */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
@@ -136,6 +137,8 @@ void     _ks_analysis_memory      (KsAnalysis       *self,
 void     _ks_analysis_queues      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_copies      (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_sequences   (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);

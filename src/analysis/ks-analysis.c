@@ -72,6 +72,7 @@ ks_analysis_finalize (GObject *object)
       g_free (g_array_index (self->copy_kinds, KsCopyKindStats, i).gbps);
   g_clear_pointer (&self->copy_kinds, g_array_unref);
   g_clear_pointer (&self->copies, g_array_unref);
+  g_clear_pointer (&self->sequences, g_array_unref);
 
   g_clear_pointer (&self->trace_busy.busy, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
@@ -116,6 +117,7 @@ ks_analysis_init (KsAnalysis *self)
   self->queues = g_array_new (FALSE, TRUE, sizeof (KsQueueStats));
   self->copies = g_array_new (FALSE, TRUE, sizeof (KsCopyRate));
   self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
+  self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
@@ -634,6 +636,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_memory, N_("Following memory") },
     { _ks_analysis_queues, N_("Following stream queues") },
     { _ks_analysis_copies, N_("Measuring copy bandwidth") },
+    { _ks_analysis_sequences, N_("Finding kernel sequences") },
     { _ks_analysis_advice, N_("Checking advice rules") },
   };
   Context ctx;
@@ -1030,6 +1033,14 @@ ks_analysis_get_copy_kinds (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->copy_kinds, KsCopyKindStats, n_kinds);
+}
+
+const KsKernelSequence *
+ks_analysis_get_kernel_sequences (KsAnalysis *self,
+                                  guint      *n_sequences)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->sequences, KsKernelSequence, n_sequences);
 }
 
 const KsQueueStats *

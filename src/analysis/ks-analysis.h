@@ -298,6 +298,23 @@ typedef struct
 
 #define KS_COPY_N_BUCKETS 200
 
+/* A run of KS_SEQUENCE_LENGTH consecutive kernels on one stream (every
+ * run counts, overlapping ones too), with the operators that launched
+ * the kernels of its first run. */
+#define KS_SEQUENCE_LENGTH 4
+
+typedef struct
+{
+  guint32  names[KS_SEQUENCE_LENGTH];     /* kernel string ids, in order */
+  guint32  operators[KS_SEQUENCE_LENGTH]; /* their launching operators, 0 when unknown */
+  gint32   device;
+  guint64  count;
+  gint64   total_ns;             /* the kernels' durations over every run */
+  guint32  first_track;          /* the first kernel of the first run */
+  guint32  first_slice;
+  gint64   first_start;
+} KsKernelSequence;
+
 typedef struct
 {
   gint32   device;
@@ -460,6 +477,10 @@ const KsCopyRate      *ks_analysis_get_copies           (KsAnalysis             
                                                          guint                    *n_copies);
 const KsCopyKindStats *ks_analysis_get_copy_kinds       (KsAnalysis               *self,
                                                          guint                    *n_kinds);
+/* The most frequent kernel sequences (at most 100, each seen at least
+ * twice), by count then total time, descending. */
+const KsKernelSequence *ks_analysis_get_kernel_sequences (KsAnalysis              *self,
+                                                          guint                   *n_sequences);
 /* Per stream with launched work, in device then track order. */
 const KsQueueStats    *ks_analysis_get_queues           (KsAnalysis               *self,
                                                          guint                    *n_queues);

@@ -528,6 +528,65 @@ static const KsReportColumn copy_columns[] = {
   CP_COL ("name", N_("Copy"), KS_REPORT_UNIT_TEXT, 0, 6, 7, 0, KS_REPORT_COLUMN_LEFT),
 };
 
+/* Kernel sequences */
+
+#define SEQUENCE(r, i) (&((const KsKernelSequence *)(r)->rows)[i])
+
+/* The names of @ids joined by " → ", a repeated neighbour once when
+ * @squeeze (the operators of a run are often one). */
+static char *
+join_names (const KsReport *r,
+            const guint32  *ids,
+            gboolean        squeeze)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < KS_SEQUENCE_LENGTH; k++)
+    {
+      if (squeeze && k > 0 && ids[k] == ids[k - 1])
+        continue;
+      if (s->len > 0)
+        g_string_append (s, " → ");
+      g_string_append (s, ids[k] != 0 ? str (r, ids[k]) : "-");
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+sequence_get (const KsReport       *r,
+              const KsReportColumn *c,
+              guint                 i,
+              KsReportValue        *v)
+{
+  const KsKernelSequence *q = SEQUENCE (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, q->device); break;
+    case 1: set_int (v, q->count); break;
+    case 2: set_int (v, q->total_ns); break;
+    case 3: set_double (v, (double)q->total_ns / q->count); break;
+    case 4: take_string (v, join_names (r, q->operators, TRUE)); break;
+    case 5: take_string (v, join_names (r, q->names, FALSE)); break;
+    case 6: set_int (v, q->first_start); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define SQ_COL(k_, title_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = sequence_get, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn sequence_columns[] = {
+  SQ_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 1, 1, 3, 0),
+  SQ_COL ("count", N_("Count"), KS_REPORT_UNIT_COUNT, 1, 2, 2, 7, 0),
+  SQ_COL ("total_ns", N_("Total"), KS_REPORT_UNIT_DURATION, 2, 3, 3, 11, 0),
+  SQ_COL ("mean_ns", N_("Mean"), KS_REPORT_UNIT_DURATION, 3, 4, 4, 11, 0),
+  SQ_COL ("first_start_ns", N_("First"), KS_REPORT_UNIT_DURATION, 6, 0, 5, 0, 0),
+  SQ_COL ("operators", N_("Launched By"), KS_REPORT_UNIT_TEXT, 4, 5, 6, 40, KS_REPORT_COLUMN_LEFT),
+  SQ_COL ("kernels", N_("Kernels"), KS_REPORT_UNIT_TEXT, 5, 6, 7, 0, KS_REPORT_COLUMN_LEFT),
+};
+
 /* Operators */
 
 static void
@@ -1107,6 +1166,16 @@ ks_report_new_copies (KsTrace    *trace,
   const KsCopyRate *rows = ks_analysis_get_copies (analysis, &n);
 
   return NEW ("copies", copy_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_kernel_sequences (KsTrace    *trace,
+                                KsAnalysis *analysis)
+{
+  guint n;
+  const KsKernelSequence *rows = ks_analysis_get_kernel_sequences (analysis, &n);
+
+  return NEW ("sequences", sequence_columns, rows, n);
 }
 
 KsReport *

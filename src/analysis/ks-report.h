@@ -159,6 +159,9 @@ KsReport *ks_report_new_copy_kinds  (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_copies      (KsTrace    *trace,
                                      KsAnalysis *analysis);
+/* The most frequent runs of consecutive kernels on a stream. */
+KsReport *ks_report_new_kernel_sequences (KsTrace    *trace,
+                                          KsAnalysis *analysis);
 /* HTA's queue length per stream. */
 KsReport *ks_report_new_queues      (KsTrace    *trace,
                                      KsAnalysis *analysis);

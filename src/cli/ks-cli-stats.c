@@ -40,6 +40,7 @@ typedef enum
   REPORT_TENSOR_CORES,
   REPORT_QUEUE,
   REPORT_MEMCPY_BANDWIDTH,
+  REPORT_KERNEL_SEQUENCES,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -666,6 +667,28 @@ report_memcpy_bandwidth (Printer *p)
     }
 }
 
+/* The most frequent runs of consecutive kernels: fusion and CUDA graph
+ * candidates. */
+static void
+report_kernel_sequences (Printer *p)
+{
+  g_autoptr(KsReport) sequences = ks_report_new_kernel_sequences (p->trace, p->analysis);
+  guint n = limited (p, sequences->n_rows, 10);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, sequences, n);
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, sequences, NULL, NULL, n);
+  else if (sequences->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("No run of kernels repeats."));
+  else
+    {
+      g_string_append_printf (p->out, _("Runs of %d consecutive kernels on a stream, most frequent first:\n"),
+                              KS_SEQUENCE_LENGTH);
+      write_list (p, sequences, NULL, NULL, n);
+    }
+}
+
 /* Sampled stacks: per thread, the frames by self and total samples. */
 static void
 report_samples (Printer *p)
@@ -704,12 +727,13 @@ ks_cli_stats (int    argc,
   KsAnalysisOptions options;
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
-                                          "tensor-cores", "queue", "memcpy-bandwidth", NULL };
+                                          "tensor-cores", "queue", "memcpy-bandwidth",
+                                          "kernel-sequences", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, tensor-cores, queue or memcpy-bandwidth"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, tensor-cores, queue, memcpy-bandwidth or kernel-sequences"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -844,6 +868,7 @@ ks_cli_stats (int    argc,
     case REPORT_TENSOR_CORES: report_tensor_cores (&printer); break;
     case REPORT_QUEUE:     report_queue (&printer); break;
     case REPORT_MEMCPY_BANDWIDTH: report_memcpy_bandwidth (&printer); break;
+    case REPORT_KERNEL_SEQUENCES: report_kernel_sequences (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -257,6 +257,38 @@ def main():
         print("queue_stream", key, "ops", len(ev) // 2, "mean %.6f" % (weighted / span), "max", mx,
               "max_after_start", mx_ts - ev[0][0], "span", span, "at_limit", at_limit)
 
+    # Kernel sequences: every run of 4 consecutive kernels on a stream
+    seqs = {}
+    for key, evs in streams.items():
+        kern = [g for g in sorted(evs, key=lambda g: (g["s"], -g["e"])) if g["cat"] == "kernel"]
+        for i in range(len(kern) - 3):
+            run = kern[i:i + 4]
+            names = tuple(g["name"] for g in run)
+            c = seqs.setdefault(names, [0, 0, run[0]["s"], run])
+            c[0] += 1
+            c[1] += sum(g["e"] - g["s"] for g in run)
+    top = sorted(seqs.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[1][2]))[:3]
+    launch_of = {}
+    for r in runtime:
+        c = r.get("args", {}).get("correlation")
+        if c is not None:
+            launch_of[c] = r
+    cpu_ops = [x for x in xs if x.get("cat") == "cpu_op"]
+
+    def innermost_op(g):
+        r = launch_of.get(g["args"].get("correlation"))
+        if r is None:
+            return "-"
+        around = [o for o in cpu_ops if o["tid"] == r["tid"] and o["pid"] == r["pid"] and o["s"] <= r["s"] and r["e"] <= o["e"]]
+        return min(around, key=lambda o: o["e"] - o["s"])["name"] if around else "-"
+    for names, (count, total, first, run) in top:
+        ops = []
+        for g in run:
+            o = innermost_op(g)
+            if not ops or ops[-1] != o:
+                ops.append(o)
+        print("sequence", count, total, " → ".join(ops), names[0][:40])
+
     # Host self time as PyTorch's key_averages: an operator's duration
     # minus its children, operators and CUDA runtime/driver calls alike.
     threads = {}

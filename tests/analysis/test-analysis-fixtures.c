@@ -24,6 +24,7 @@
 
 #include "ks-analysis.h"
 #include "ks-analysis-private.h"
+#include "ks-report.h"
 #include "ks-trace-loader.h"
 
 typedef struct
@@ -480,6 +481,44 @@ test_memcpy_bandwidth (void)
     }
 }
 
+/* The most frequent runs of 4 kernels and the operators that launched
+ * their first run, against peer-reference.py ("sequence"). */
+static void
+test_kernel_sequences (void)
+{
+  static const struct {
+    const char *file;
+    guint64 count[3];
+    gint64 total[3];
+    const char *operators;
+  } cases[] = {
+    { "gpt_3steps.pt.trace.json.gz", { 48, 48, 45 }, { 1744777, 895244, 1300802 },
+      "aten::mm → aten::sum → aten::copy_" },
+    { "seed_cnn.pt.trace.json.gz", { 6, 6, 3 }, { 1703103, 690465, 2543264 },
+      "aten::add_ → aten::cudnn_batch_norm → aten::clamp_min" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(KsTrace) trace = load_fixture (cases[i].file);
+      g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+      g_autoptr(KsReport) report = ks_report_new_kernel_sequences (trace, a);
+      const KsKernelSequence *seq;
+      g_autofree char *operators = NULL;
+      guint n;
+
+      seq = ks_analysis_get_kernel_sequences (a, &n);
+      g_assert_cmpuint (n, >=, 3);
+      for (guint k = 0; k < 3; k++)
+        {
+          g_assert_cmpuint (seq[k].count, ==, cases[i].count[k]);
+          g_assert_cmpint (seq[k].total_ns, ==, cases[i].total[k]);
+        }
+      operators = ks_report_get_text (report, ks_report_find_column (report->columns, report->n_columns, "operators"), 0);
+      g_assert_cmpstr (operators, ==, cases[i].operators);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -495,6 +534,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/kernel-sequences", test_kernel_sequences);
   g_test_add_func ("/analysis/fixture/memcpy-bandwidth", test_memcpy_bandwidth);
   g_test_add_func ("/analysis/fixture/tensor-cores-and-queue", test_tensor_cores_and_queue);
   g_test_add_func ("/analysis/fixture/profiler-overhead", test_profiler_overhead);

@@ -431,6 +431,23 @@ test_report_views (void)
   g_assert_nonnull (strstr (r.out, "Operations"));
   run_clear (&r);
 
+  run_cli (&r, path, "--report", "kernel-sequences", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  g_assert_cmpint (get_int (item (get (root, "sequences", NULL), 0), "count", NULL), >=, 2);
+  yajl_tree_free (root);
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "kernel-sequences", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "Runs of 4 consecutive kernels on a stream, most frequent first:\n"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "kernel-sequences", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "device,count,total_ns,mean_ns,first_start_ns,operators,kernels\n"));
+  run_clear (&r);
+
   /* 8 pageable copies; the first of 3538944 bytes in 306816 ns */
   run_cli (&r, path, "--report", "memcpy-bandwidth", "--format", "csv", NULL);
   g_assert_cmpint (r.status, ==, 0);
