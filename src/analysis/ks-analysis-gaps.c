@@ -51,7 +51,7 @@ probe_thread_cb (const KsTrack *track,
   Probe *p = user_data;
   gint64 ov = MIN (track->end[s], p->r1) - MAX (track->start[s], p->r0);
   gint64 dur = track->end[s] - track->start[s];
-  guint8 flags = p->ctx->name_flags[track->name_id[s]];
+  guint16 flags = p->ctx->name_flags[track->name_id[s]];
 
   if (ov <= 0)
     return TRUE;
@@ -141,7 +141,7 @@ typedef struct
   gint64        r1;
   guint32       inner;
   gint64        inner_dur;
-  const guint8 *name_flags;
+  const guint16 *name_flags;
 } NvtxProbe;
 
 static gboolean

@@ -22,8 +22,8 @@ union_of_tracks (Context       *ctx,
                  const guint32 *tracks,
                  guint          n_tracks,
                  guint32        kinds,
-                 guint8         need_flags,
-                 guint8         skip_flags,
+                 guint16        need_flags,
+                 guint16        skip_flags,
                  KsRangeSet    *set)
 {
   for (guint i = 0; i < n_tracks; i++)
@@ -43,7 +43,7 @@ union_of_tracks (Context       *ctx,
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
-              guint8 flags;
+              guint16 flags;
 
               if (!(kinds & KIND_BIT (track->slice_kind[s])))
                 continue;
@@ -229,6 +229,27 @@ kernel_estimates (Context      *ctx,
     sum->est_occupancy_pct = occ_sum / occ_weight;
 }
 
+/* HTA's temporal breakdown: NCCL kernels are communication, the rest of
+ * the kernels computation; copies and memsets are neither. */
+static void
+temporal_breakdown (Context      *ctx,
+                    DeviceState  *ds,
+                    KsGpuSummary *sum)
+{
+  const guint32 *streams = (const guint32 *)(gpointer)ds->streams->data;
+  KsRangeSet compute;
+
+  if (ds->activity.n == 0)
+    return;
+  ks_range_set_init (&compute);
+  union_of_tracks (ctx, streams, ds->streams->len, KIND_BIT (KS_SLICE_KERNEL), 0, NAME_NCCL, &compute);
+  sum->span_ns = ds->activity.r[ds->activity.n - 1].end - ds->activity.r[0].start;
+  sum->compute_ns = ks_range_set_total (&compute);
+  sum->non_compute_ns = ks_range_set_total (&ds->activity) - sum->compute_ns;
+  sum->idle_ns = sum->span_ns - sum->compute_ns - sum->non_compute_ns;
+  ks_range_set_clear (&compute);
+}
+
 /* The whole trace in KS_TRACE_BUSY_BUCKETS buckets, measured on the same
  * busy sets as the GPU summaries. */
 static void
@@ -390,6 +411,7 @@ _ks_analysis_overview (KsAnalysis *self,
       ks_range_set_seal (&ds->window);
 
       kernel_estimates (ctx, ds, gpu, &sum);
+      temporal_breakdown (ctx, ds, &sum);
       sum.busy_ns = ks_range_set_total (&ds->busy);
       sum.window_ns = ks_range_set_total (&ds->window);
       sum.busy_in_window_ns = ks_range_set_measure_set (&ds->busy, &ds->window);

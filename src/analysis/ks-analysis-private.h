@@ -47,6 +47,7 @@ enum
   NAME_PAGEABLE       = 1 << 5,  /* a memcpy name that says Pageable */
   NAME_TC_KERNEL      = 1 << 6,  /* a kernel whose name says it uses tensor cores */
   NAME_STEP_RANGE     = 1 << 7,  /* "step 12", "iteration 12": an NVTX range around a step */
+  NAME_NCCL           = 1 << 8,  /* a kernel of NCCL's: communication, not compute (HTA) */
 };
 
 typedef struct
@@ -67,7 +68,7 @@ typedef struct
   GCancellable             *cancellable;
   KsProgress               *progress;
 
-  guint8                   *name_flags;     /* per string id */
+  guint16                  *name_flags;     /* per string id */
   guint32                  *nvtx_of_thread; /* thread -> NVTX track or KS_NO_INDEX */
   guint32                  *samples_of_thread; /* thread -> KS_TRACK_SAMPLES track or KS_NO_INDEX */
   /* per track: for stream tracks, slice -> launch flow index (or

@@ -182,7 +182,7 @@ is_step_range_name (const char *s)
   return *p == '\0';
 }
 
-static guint8
+static guint16
 classify_name (const char *s)
 {
   static const char * const sync_names[] = {
@@ -204,7 +204,7 @@ classify_name (const char *s)
     "tensor8x", "tensor4x", "tf32", "bf16", "f16f16", "fp16", NULL
   };
   g_autofree char *lower = NULL;
-  guint8 flags = 0;
+  guint16 flags = 0;
 
   if (has_prefix_any (s, sync_names))
     flags |= NAME_SYNC;
@@ -227,6 +227,9 @@ classify_name (const char *s)
       flags |= NAME_TC_ELIGIBLE;
   if (g_str_has_prefix (s, "Memcpy") && strstr (s, "Pageable") != NULL)
     flags |= NAME_PAGEABLE;
+  /* ncclKernel_AllReduce_..., ncclDevKernel_..., void ncclKernel<...> */
+  if (strstr (s, "nccl") != NULL)
+    flags |= NAME_NCCL;
   lower = g_ascii_strdown (s, -1);
   for (guint i = 0; tc_kernels[i] != NULL; i++)
     if (strstr (lower, tc_kernels[i]) != NULL)
@@ -454,7 +457,7 @@ context_init (Context                 *ctx,
   ctx->progress = progress;
   ctx->cancellable = cancellable;
 
-  ctx->name_flags = g_new0 (guint8, MAX (trace->n_strings, 1));
+  ctx->name_flags = g_new0 (guint16, MAX (trace->n_strings, 1));
   for (guint32 i = 1; i < trace->n_strings; i++)
     ctx->name_flags[i] = classify_name (trace->strings[i]);
 

@@ -95,6 +95,15 @@ typedef struct
 
   KsLaunchLatency latency;            /* launch latency, the queueing left out */
   KsLaunchLatency queue;              /* queueing behind earlier work on the stream */
+
+  /* HTA's temporal breakdown, over the span from the first start to the
+   * last end of GPU work on the device: compute kernels (all but NCCL's),
+   * non-compute (communication kernels, memcpy and memset, when no
+   * compute kernel runs) and idle; they add up to span_ns. */
+  gint64          span_ns;
+  gint64          compute_ns;
+  gint64          non_compute_ns;
+  gint64          idle_ns;
 } KsGpuSummary;
 
 /* Busy time across the whole trace, for the strip above the timeline:

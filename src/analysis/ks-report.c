@@ -138,6 +138,10 @@ gpu_get (const KsReport       *r,
     case 31: set_int (v, g->queue.p99_ns); break;
     case 32: set_int (v, g->queue.max_ns); break;
     case 33: set_double (v, g->queue.mean_ns); break;
+    case 34: set_int (v, g->span_ns); break;
+    case 35: set_int (v, g->compute_ns); break;
+    case 36: set_int (v, g->non_compute_ns); break;
+    case 37: set_int (v, g->idle_ns); break;
     default: g_assert_not_reached ();
     }
 }
@@ -181,6 +185,10 @@ static const KsReportColumn gpu_columns[] = {
   G_COL ("queue_p99_ns", "p99_ns", "queue", KS_REPORT_UNIT_DURATION, 31, 0, 32),
   G_COL ("queue_max_ns", "max_ns", "queue", KS_REPORT_UNIT_DURATION, 32, 0, 33),
   G_COL ("queue_mean_ns", "mean_ns", "queue", KS_REPORT_UNIT_DURATION, 33, 0, 34),
+  G_COL ("span_ns", NULL, "temporal", KS_REPORT_UNIT_DURATION, 34, 0, 35),
+  G_COL ("compute_ns", NULL, "temporal", KS_REPORT_UNIT_DURATION, 35, 0, 36),
+  G_COL ("non_compute_ns", NULL, "temporal", KS_REPORT_UNIT_DURATION, 36, 0, 37),
+  G_COL ("idle_ns", NULL, "temporal", KS_REPORT_UNIT_DURATION, 37, 0, 38),
 };
 
 /* Steps */

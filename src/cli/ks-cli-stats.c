@@ -157,6 +157,11 @@ table_gpus (Printer *p)
 
         g_string_append_printf (out, "  %-24s %s p50, %s p90\n", _("Queueing:"), q50, q90);
       }
+      if (g->span_ns > 0)
+        g_string_append_printf (out, "  %-24s %.1f %% %s, %.1f %% %s, %.1f %% %s\n", _("Temporal breakdown:"),
+                                100.0 * g->compute_ns / g->span_ns, _("compute"),
+                                100.0 * g->non_compute_ns / g->span_ns, _("non-compute"),
+                                100.0 * g->idle_ns / g->span_ns, _("idle"));
     }
 }
 

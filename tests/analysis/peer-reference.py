@@ -257,6 +257,14 @@ def main():
         print("queue_stream", key, "ops", len(ev) // 2, "mean %.6f" % (weighted / span), "max", mx,
               "max_after_start", mx_ts - ev[0][0], "span", span, "at_limit", at_limit)
 
+    # HTA's temporal breakdown over the span of the GPU work
+    all_u = union((g["s"], g["e"]) for g in gpu)
+    comp = union((g["s"], g["e"]) for g in gpu if g["cat"] == "kernel" and "nccl" not in g["name"])
+    span = max(g["e"] for g in gpu) - min(g["s"] for g in gpu)
+    c_ns = sum(e - s for s, e in comp)
+    nc_ns = sum(e - s for s, e in all_u) - c_ns
+    print("temporal span", span, "compute", c_ns, "non_compute", nc_ns, "idle", span - c_ns - nc_ns)
+
     # Kernel sequences: every run of 4 consecutive kernels on a stream
     seqs = {}
     for key, evs in streams.items():

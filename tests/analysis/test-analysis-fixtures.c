@@ -519,6 +519,49 @@ test_kernel_sequences (void)
     }
 }
 
+/* HTA's temporal breakdown: NCCL kernels are not compute. The corpus's
+ * rank0 of HTA's negative-queue-length check has NCCL kernels on the
+ * compute stream's side; numbers from peer-reference.py ("temporal"). */
+static void
+check_temporal (KsTrace *trace,
+                gint64   span,
+                gint64   compute,
+                gint64   non_compute)
+{
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 0);
+
+  g_assert_nonnull (gpu);
+  g_assert_cmpint (gpu->span_ns, ==, span);
+  g_assert_cmpint (gpu->compute_ns, ==, compute);
+  g_assert_cmpint (gpu->non_compute_ns, ==, non_compute);
+  g_assert_cmpint (gpu->idle_ns, ==, span - compute - non_compute);
+}
+
+static void
+test_temporal_breakdown (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *rank0 = g_build_filename (shared ? shared : ".", "corpus", "hta",
+                                             "negative_queue_length_values_check", "rank0.json.gz", NULL);
+  g_autoptr(KsTrace) lb = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+
+  check_temporal (lb, 105645015, 4600263, 1432061);
+
+  if (!g_file_test (rank0, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the corpus (KS_SHARED_DIR/corpus/hta) is not available");
+      return;
+    }
+  file = g_file_new_for_path (rank0);
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  check_temporal (trace, 1231461000, 210998000, 227426000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -534,6 +577,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/temporal-breakdown", test_temporal_breakdown);
   g_test_add_func ("/analysis/fixture/kernel-sequences", test_kernel_sequences);
   g_test_add_func ("/analysis/fixture/memcpy-bandwidth", test_memcpy_bandwidth);
   g_test_add_func ("/analysis/fixture/tensor-cores-and-queue", test_tensor_cores_and_queue);
