@@ -113,6 +113,7 @@ struct _KsAnalysis
   GArray            *copies;        /* KsCopyRate */
   GArray            *copy_kinds;    /* KsCopyKindStats */
   GArray            *sequences;     /* KsKernelSequence */
+  GArray            *annotations;   /* KsGpuAnnotationStats */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
@@ -140,6 +141,8 @@ void     _ks_analysis_queues      (KsAnalysis       *self,
 void     _ks_analysis_copies      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_sequences   (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_annotations (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);

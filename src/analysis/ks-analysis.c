@@ -73,6 +73,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->copy_kinds, g_array_unref);
   g_clear_pointer (&self->copies, g_array_unref);
   g_clear_pointer (&self->sequences, g_array_unref);
+  g_clear_pointer (&self->annotations, g_array_unref);
 
   g_clear_pointer (&self->trace_busy.busy, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
@@ -118,6 +119,7 @@ ks_analysis_init (KsAnalysis *self)
   self->copies = g_array_new (FALSE, TRUE, sizeof (KsCopyRate));
   self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
   self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
+  self->annotations = g_array_new (FALSE, TRUE, sizeof (KsGpuAnnotationStats));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
@@ -640,6 +642,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_queues, N_("Following stream queues") },
     { _ks_analysis_copies, N_("Measuring copy bandwidth") },
     { _ks_analysis_sequences, N_("Finding kernel sequences") },
+    { _ks_analysis_annotations, N_("Summing GPU annotations") },
     { _ks_analysis_advice, N_("Checking advice rules") },
   };
   Context ctx;
@@ -1044,6 +1047,14 @@ ks_analysis_get_kernel_sequences (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->sequences, KsKernelSequence, n_sequences);
+}
+
+const KsGpuAnnotationStats *
+ks_analysis_get_gpu_annotations (KsAnalysis *self,
+                                 guint      *n_annotations)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->annotations, KsGpuAnnotationStats, n_annotations);
 }
 
 const KsQueueStats *

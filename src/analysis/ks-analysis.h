@@ -307,6 +307,18 @@ typedef struct
 
 #define KS_COPY_N_BUCKETS 200
 
+/* HTA's GPU user-annotation breakdown: per device and name of the
+ * gpu_user_annotation ranges (record_function on the GPU's side). */
+typedef struct
+{
+  gint32   device;
+  guint32  name;                 /* string id */
+  guint64  count;
+  gint64   total_ns;             /* sum of the ranges' durations */
+  gint64   span_ns;              /* their union */
+  gint64   kernel_ns;            /* kernel busy time inside that union */
+} KsGpuAnnotationStats;
+
 /* A run of KS_SEQUENCE_LENGTH consecutive kernels on one stream (every
  * run counts, overlapping ones too), with the operators that launched
  * the kernels of its first run. */
@@ -490,6 +502,9 @@ const KsCopyKindStats *ks_analysis_get_copy_kinds       (KsAnalysis             
  * twice), by count then total time, descending. */
 const KsKernelSequence *ks_analysis_get_kernel_sequences (KsAnalysis              *self,
                                                           guint                   *n_sequences);
+/* By total time, descending. */
+const KsGpuAnnotationStats *ks_analysis_get_gpu_annotations (KsAnalysis           *self,
+                                                             guint                *n_annotations);
 /* Per stream with launched work, in device then track order. */
 const KsQueueStats    *ks_analysis_get_queues           (KsAnalysis               *self,
                                                          guint                    *n_queues);

@@ -595,6 +595,43 @@ static const KsReportColumn sequence_columns[] = {
   SQ_COL ("kernels", N_("Kernels"), KS_REPORT_UNIT_TEXT, 5, 6, 7, 0, KS_REPORT_COLUMN_LEFT),
 };
 
+/* GPU user annotations */
+
+#define ANNOTATION(r, i) (&((const KsGpuAnnotationStats *)(r)->rows)[i])
+
+static void
+annotation_get (const KsReport       *r,
+                const KsReportColumn *c,
+                guint                 i,
+                KsReportValue        *v)
+{
+  const KsGpuAnnotationStats *a = ANNOTATION (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, a->device); break;
+    case 1: set_string (v, str (r, a->name)); break;
+    case 2: set_int (v, a->count); break;
+    case 3: set_int (v, a->total_ns); break;
+    case 4: set_int (v, a->span_ns); break;
+    case 5: set_int (v, a->kernel_ns); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define AN_COL(k_, title_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = annotation_get, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn annotation_columns[] = {
+  AN_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 1, 1, 3, 0),
+  AN_COL ("name", N_("Annotation"), KS_REPORT_UNIT_TEXT, 1, 6, 2, 0, KS_REPORT_COLUMN_LEFT),
+  AN_COL ("count", N_("Count"), KS_REPORT_UNIT_COUNT, 2, 2, 3, 7, 0),
+  AN_COL ("total_ns", N_("Total"), KS_REPORT_UNIT_DURATION, 3, 3, 4, 11, 0),
+  AN_COL ("span_ns", N_("Union"), KS_REPORT_UNIT_DURATION, 4, 4, 5, 11, 0),
+  AN_COL ("kernel_ns", N_("Kernel Busy"), KS_REPORT_UNIT_DURATION, 5, 5, 6, 11, 0),
+};
+
 /* Operators */
 
 static void
@@ -1184,6 +1221,16 @@ ks_report_new_kernel_sequences (KsTrace    *trace,
   const KsKernelSequence *rows = ks_analysis_get_kernel_sequences (analysis, &n);
 
   return NEW ("sequences", sequence_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_gpu_annotations (KsTrace    *trace,
+                               KsAnalysis *analysis)
+{
+  guint n;
+  const KsGpuAnnotationStats *rows = ks_analysis_get_gpu_annotations (analysis, &n);
+
+  return NEW ("annotations", annotation_columns, rows, n);
 }
 
 KsReport *

@@ -162,6 +162,9 @@ KsReport *ks_report_new_copies      (KsTrace    *trace,
 /* The most frequent runs of consecutive kernels on a stream. */
 KsReport *ks_report_new_kernel_sequences (KsTrace    *trace,
                                           KsAnalysis *analysis);
+/* HTA's GPU user-annotation breakdown. */
+KsReport *ks_report_new_gpu_annotations  (KsTrace    *trace,
+                                          KsAnalysis *analysis);
 /* HTA's queue length per stream. */
 KsReport *ks_report_new_queues      (KsTrace    *trace,
                                      KsAnalysis *analysis);

@@ -41,6 +41,7 @@ typedef enum
   REPORT_QUEUE,
   REPORT_MEMCPY_BANDWIDTH,
   REPORT_KERNEL_SEQUENCES,
+  REPORT_GPU_ANNOTATIONS,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -694,6 +695,21 @@ report_kernel_sequences (Printer *p)
     }
 }
 
+/* HTA's GPU user-annotation breakdown. */
+static void
+report_gpu_annotations (Printer *p)
+{
+  g_autoptr(KsReport) annotations = ks_report_new_gpu_annotations (p->trace, p->analysis);
+  guint n = limited (p, annotations->n_rows, 0);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, annotations, n);
+  else if (p->format == KS_REPORT_CSV || annotations->n_rows > 0)
+    write_list (p, annotations, NULL, NULL, n);
+  else
+    g_string_append_printf (p->out, "%s\n", _("The trace has no GPU user annotations."));
+}
+
 /* Sampled stacks: per thread, the frames by self and total samples. */
 static void
 report_samples (Printer *p)
@@ -733,12 +749,12 @@ ks_cli_stats (int    argc,
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
                                           "tensor-cores", "queue", "memcpy-bandwidth",
-                                          "kernel-sequences", NULL };
+                                          "kernel-sequences", "gpu-annotations", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, tensor-cores, queue, memcpy-bandwidth or kernel-sequences"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, tensor-cores, queue, memcpy-bandwidth, kernel-sequences or gpu-annotations"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -874,6 +890,7 @@ ks_cli_stats (int    argc,
     case REPORT_QUEUE:     report_queue (&printer); break;
     case REPORT_MEMCPY_BANDWIDTH: report_memcpy_bandwidth (&printer); break;
     case REPORT_KERNEL_SEQUENCES: report_kernel_sequences (&printer); break;
+    case REPORT_GPU_ANNOTATIONS: report_gpu_annotations (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -562,6 +562,36 @@ test_temporal_breakdown (void)
   check_temporal (trace, 1231461000, 210998000, 227426000);
 }
 
+/* HTA's GPU user-annotation breakdown on loader_bound: per name the
+ * ranges, their sum and union and the kernel busy time inside, from a
+ * Python union over the JSON's gpu_user_annotation events. */
+static void
+test_gpu_annotations (void)
+{
+  static const struct { const char *name; guint64 count; gint64 total, span, kernel; } rows[] = {
+    { "ProfilerStep#2", 1, 2740705, 2740705, 361343 },
+    { "ProfilerStep#5", 1, 2348577, 2348577, 365568 },
+    { "ProfilerStep#4", 1, 2011522, 2011522, 360961 },
+    { "ProfilerStep#3", 1, 1985475, 1985475, 362596 },
+    { "Optimizer.step#Adam.step", 4, 1973256, 1973256, 131522 },
+  };
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsGpuAnnotationStats *st;
+  guint n;
+
+  st = ks_analysis_get_gpu_annotations (a, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (rows));
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpstr (ks_trace_string (trace, st[i].name), ==, rows[i].name);
+      g_assert_cmpuint (st[i].count, ==, rows[i].count);
+      g_assert_cmpint (st[i].total_ns, ==, rows[i].total);
+      g_assert_cmpint (st[i].span_ns, ==, rows[i].span);
+      g_assert_cmpint (st[i].kernel_ns, ==, rows[i].kernel);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -577,6 +607,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/gpu-annotations", test_gpu_annotations);
   g_test_add_func ("/analysis/fixture/temporal-breakdown", test_temporal_breakdown);
   g_test_add_func ("/analysis/fixture/kernel-sequences", test_kernel_sequences);
   g_test_add_func ("/analysis/fixture/memcpy-bandwidth", test_memcpy_bandwidth);

@@ -448,6 +448,11 @@ test_report_views (void)
   g_assert_true (g_str_has_prefix (r.out, "device,count,total_ns,mean_ns,first_start_ns,operators,kernels\n"));
   run_clear (&r);
 
+  run_cli (&r, path, "--report", "gpu-annotations", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "device,name,count,total_ns,span_ns,kernel_ns\n0,ProfilerStep#2,1,2740705,2740705,361343\n"));
+  run_clear (&r);
+
   /* 8 pageable copies; the first of 3538944 bytes in 306816 ns */
   run_cli (&r, path, "--report", "memcpy-bandwidth", "--format", "csv", NULL);
   g_assert_cmpint (r.status, ==, 0);
