@@ -248,6 +248,8 @@ _ks_analysis_operators (KsAnalysis *self,
 
               if (!_ks_context_device_wanted (ctx, gpu->device))
                 continue;
+              if (od >= 0)
+                ctx->launch_operator[launch[s]] = track->name_id[stack[od]];
               tc = gpu->slice_kind[flow->to_slice] == KS_SLICE_KERNEL &&
                    (ctx->name_flags[gpu->name_id[flow->to_slice]] & NAME_TC_KERNEL) ? gd : 0;
 
@@ -296,6 +298,80 @@ _ks_analysis_operators (KsAnalysis *self,
 
 /* Kernels */
 
+typedef struct
+{
+  guint32 name;
+  guint32 operator_name;
+  guint32 grid[3];
+  guint16 block[3];
+  guint16 registers;
+  guint32 shared_memory;
+} GroupKey;
+
+static guint
+group_key_hash (gconstpointer p)
+{
+  const guint32 *w = p;
+  guint h = 2166136261u;
+
+  for (guint i = 0; i < sizeof (GroupKey) / sizeof (guint32); i++)
+    h = (h ^ w[i]) * 16777619u;
+  return h;
+}
+
+static gboolean
+group_key_equal (gconstpointer a,
+                 gconstpointer b)
+{
+  return memcmp (a, b, sizeof (GroupKey)) == 0;
+}
+
+static void
+count_in_group (GHashTable     *index,
+                GArray         *groups,
+                const GroupKey *key,
+                gint64          dur)
+{
+  gpointer found;
+  KsKernelGroup *g;
+
+  if (!g_hash_table_lookup_extended (index, key, NULL, &found))
+    {
+      KsKernelGroup fresh;
+
+      memset (&fresh, 0, sizeof fresh);
+      fresh.name = key->name;
+      fresh.operator_name = key->operator_name;
+      memcpy (fresh.grid, key->grid, sizeof fresh.grid);
+      memcpy (fresh.block, key->block, sizeof fresh.block);
+      fresh.registers = key->registers;
+      fresh.shared_memory = key->shared_memory;
+      fresh.min_ns = G_MAXINT64;
+      g_array_append_val (groups, fresh);
+      found = GUINT_TO_POINTER (groups->len);
+      g_hash_table_insert (index, g_memdup2 (key, sizeof *key), found);
+    }
+  g = &g_array_index (groups, KsKernelGroup, GPOINTER_TO_UINT (found) - 1);
+  g->calls++;
+  g->total_ns += dur;
+  g->min_ns = MIN (g->min_ns, dur);
+  g->max_ns = MAX (g->max_ns, dur);
+}
+
+static int
+compare_groups (gconstpointer a,
+                gconstpointer b)
+{
+  const KsKernelGroup *ga = a;
+  const KsKernelGroup *gb = b;
+
+  if (ga->total_ns != gb->total_ns)
+    return ga->total_ns > gb->total_ns ? -1 : 1;
+  if (ga->name != gb->name)
+    return ga->name < gb->name ? -1 : 1;
+  return (ga->operator_name > gb->operator_name) - (ga->operator_name < gb->operator_name);
+}
+
 static int
 compare_kernels (gconstpointer a,
                  gconstpointer b)
@@ -317,6 +393,8 @@ _ks_analysis_kernels (KsAnalysis *self,
   g_autoptr(GArray) occ_weight = g_array_new (FALSE, TRUE, sizeof (double));
   g_autoptr(GArray) occ_sum = g_array_new (FALSE, TRUE, sizeof (double));
   g_autoptr(GArray) waits = g_array_new (FALSE, TRUE, sizeof (double) * 2);  /* latency, queue sums */
+  g_autoptr(GHashTable) by_operator = g_hash_table_new_full (group_key_hash, group_key_equal, g_free, NULL);
+  g_autoptr(GHashTable) by_launch = g_hash_table_new_full (group_key_hash, group_key_equal, g_free, NULL);
   gint64 all = 0;
 
   for (guint d = 0; d < ctx->devices->len; d++)
@@ -400,6 +478,25 @@ _ks_analysis_kernels (KsAnalysis *self,
                   g_array_index (occ_weight, double, gi) += dur;
                   g_array_index (occ_sum, double, gi) += occ * dur;
                 }
+              {
+                const guint32 *launch = ctx->launch_of_gpu[t];
+                GroupKey key;
+
+                memset (&key, 0, sizeof key);
+                key.name = track->name_id[s];
+                if (launch != NULL && launch[s] != KS_NO_INDEX)
+                  key.operator_name = ctx->launch_operator[launch[s]];
+                count_in_group (by_operator, self->kernel_groups[KS_KERNEL_BY_OPERATOR], &key, dur);
+                key.operator_name = 0;
+                if (track->gpu != NULL)
+                  {
+                    memcpy (key.grid, track->gpu[s].kernel.grid, sizeof key.grid);
+                    memcpy (key.block, track->gpu[s].kernel.block, sizeof key.block);
+                    key.registers = track->gpu[s].kernel.registers;
+                    key.shared_memory = track->gpu[s].kernel.shared_memory;
+                  }
+                count_in_group (by_launch, self->kernel_groups[KS_KERNEL_BY_LAUNCH], &key, dur);
+              }
               if (_ks_launch_wait (ctx, t, s, busy_until, &lat, &queue, &early))
                 {
                   double *w = &g_array_index (waits, double, 2 * gi);
@@ -430,6 +527,8 @@ _ks_analysis_kernels (KsAnalysis *self,
         }
     }
 
+  g_array_sort (self->kernel_groups[KS_KERNEL_BY_OPERATOR], compare_groups);
+  g_array_sort (self->kernel_groups[KS_KERNEL_BY_LAUNCH], compare_groups);
   if (self->tensor_cores.kernel_ns > 0)
     self->tensor_cores.tc_share = (double)self->tensor_cores.tc_kernel_ns / self->tensor_cores.kernel_ns;
   g_array_sort (self->kernels, compare_kernels);

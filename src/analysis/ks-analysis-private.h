@@ -89,6 +89,7 @@ typedef struct
   gint64                    tc_fp32_device_ns;/* ... under tensor-core-eligible float32 operators */
   guint64                   tc_lowp_calls;    /* eligible calls with half/bfloat16 inputs */
   GArray                   *tc_ranges;        /* KsTimeRange of eligible float32 calls that launched work */
+  guint32                  *launch_operator;  /* per flow: the innermost operator's name around its call, 0 none */
 } Context;
 
 struct _KsAnalysis
@@ -114,6 +115,7 @@ struct _KsAnalysis
   GArray            *copy_kinds;    /* KsCopyKindStats */
   GArray            *sequences;     /* KsKernelSequence */
   GArray            *annotations;   /* KsGpuAnnotationStats */
+  GArray            *kernel_groups[KS_N_KERNEL_GROUPINGS];  /* KsKernelGroup */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */

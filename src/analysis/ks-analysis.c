@@ -74,6 +74,8 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->copies, g_array_unref);
   g_clear_pointer (&self->sequences, g_array_unref);
   g_clear_pointer (&self->annotations, g_array_unref);
+  g_clear_pointer (&self->kernel_groups[0], g_array_unref);
+  g_clear_pointer (&self->kernel_groups[1], g_array_unref);
 
   g_clear_pointer (&self->trace_busy.busy, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
@@ -120,6 +122,8 @@ ks_analysis_init (KsAnalysis *self)
   self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
   self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
   self->annotations = g_array_new (FALSE, TRUE, sizeof (KsGpuAnnotationStats));
+  self->kernel_groups[0] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
+  self->kernel_groups[1] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
@@ -473,6 +477,7 @@ context_init (Context                 *ctx,
   ctx->devices = g_array_new (FALSE, TRUE, sizeof (DeviceState));
   ctx->step_refs = g_array_new (FALSE, TRUE, sizeof (KsStep));
   ctx->tc_ranges = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+  ctx->launch_operator = g_new0 (guint32, MAX (trace->n_flows, 1));
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
@@ -592,6 +597,7 @@ context_clear (Context *ctx)
   g_array_unref (ctx->devices);
   g_array_unref (ctx->step_refs);
   g_array_unref (ctx->tc_ranges);
+  g_free (ctx->launch_operator);
   g_array_unref (ctx->overhead);
   ks_range_set_clear (&ctx->overhead_set);
 }
@@ -1009,6 +1015,16 @@ ks_analysis_get_launch_latency (KsAnalysis *self)
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   return &self->latency;
+}
+
+const KsKernelGroup *
+ks_analysis_get_kernel_groups (KsAnalysis       *self,
+                               KsKernelGrouping  grouping,
+                               guint            *n_groups)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (grouping < KS_N_KERNEL_GROUPINGS, NULL);
+  RETURN_ARRAY (self->kernel_groups[grouping], KsKernelGroup, n_groups);
 }
 
 const KsLaunchLatency *

@@ -253,6 +253,29 @@ typedef struct
   guint32  longest_slice;
 } KsKernelStats;
 
+/* Kernels grouped by name and launching operator, or by name and launch
+ * properties (grid, block, registers, shared memory). */
+typedef enum
+{
+  KS_KERNEL_BY_OPERATOR = 0,
+  KS_KERNEL_BY_LAUNCH,
+  KS_N_KERNEL_GROUPINGS
+} KsKernelGrouping;
+
+typedef struct
+{
+  guint32  name;                 /* string id */
+  guint32  operator_name;        /* innermost operator around the launch, 0 none (by operator) */
+  guint32  grid[3];              /* by launch */
+  guint16  block[3];
+  guint16  registers;
+  guint32  shared_memory;
+  guint64  calls;
+  gint64   total_ns;
+  gint64   min_ns;
+  gint64   max_ns;
+} KsKernelGroup;
+
 /* The TensorBoard profiler's Tensor Cores view, over the analysed GPUs. */
 typedef struct
 {
@@ -487,6 +510,10 @@ const KsSampleStats   *ks_analysis_get_sample_stats     (KsAnalysis             
 /* Sorted by total time, descending. */
 const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis               *self,
                                                          guint                    *n_kernels);
+/* Sorted by total time, descending. */
+const KsKernelGroup   *ks_analysis_get_kernel_groups    (KsAnalysis               *self,
+                                                         KsKernelGrouping          grouping,
+                                                         guint                    *n_groups);
 /* Over all analysed GPUs: launch latency, and queueing behind earlier
  * work on the stream (KS_METRIC_QUEUE_TIME). */
 const KsLaunchLatency *ks_analysis_get_launch_latency   (KsAnalysis               *self);

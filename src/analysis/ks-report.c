@@ -595,6 +595,54 @@ static const KsReportColumn sequence_columns[] = {
   SQ_COL ("kernels", N_("Kernels"), KS_REPORT_UNIT_TEXT, 5, 6, 7, 0, KS_REPORT_COLUMN_LEFT),
 };
 
+/* Kernels by name and operator, or by name and launch */
+
+#define KGROUP(r, i) (&((const KsKernelGroup *)(r)->rows)[i])
+
+static void
+kernel_group_get (const KsReport       *r,
+                  const KsReportColumn *c,
+                  guint                 i,
+                  KsReportValue        *v)
+{
+  const KsKernelGroup *g = KGROUP (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, g->name)); break;
+    case 1: set_string (v, g->operator_name != 0 ? str (r, g->operator_name) : NULL); break;
+    case 2: set_dim3 (v, g->grid[0], g->grid[1], g->grid[2]); break;
+    case 3: set_dim3 (v, g->block[0], g->block[1], g->block[2]); break;
+    case 4: set_int (v, g->registers); break;
+    case 5: set_int (v, g->shared_memory); break;
+    case 6: set_int (v, g->calls); break;
+    case 7: set_int (v, g->total_ns); break;
+    case 8: set_double (v, (double)g->total_ns / g->calls); break;
+    case 9: set_int (v, g->min_ns); break;
+    case 10: set_int (v, g->max_ns); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define KG_COL(k_, title_, abbrev_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .abbrev = abbrev_, .metric = -1, .unit = unit_, .get = kernel_group_get, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
+/* The operator's or the launch's columns are hidden by the grouping. */
+static const KsReportColumn kernel_group_columns[] = {
+  KG_COL ("name", N_("Kernel"), NULL, KS_REPORT_UNIT_TEXT, 0, 12, 1, 0, KS_REPORT_COLUMN_LEFT),
+  KG_COL ("operator", N_("Operator"), NULL, KS_REPORT_UNIT_TEXT, 1, 11, 2, 32, KS_REPORT_COLUMN_LEFT),
+  KG_COL ("grid", N_("Grid"), NULL, KS_REPORT_UNIT_DIM3, 2, 6, 3, 14, KS_REPORT_COLUMN_LEFT),
+  KG_COL ("block", N_("Block"), NULL, KS_REPORT_UNIT_DIM3, 3, 7, 4, 12, KS_REPORT_COLUMN_LEFT),
+  KG_COL ("registers", N_("Registers"), N_("Regs"), KS_REPORT_UNIT_COUNT, 4, 8, 5, 4, 0),
+  KG_COL ("shared_memory", N_("Shared Memory"), N_("Shared"), KS_REPORT_UNIT_BYTES, 5, 9, 6, 11, 0),
+  KG_COL ("calls", N_("Calls"), NULL, KS_REPORT_UNIT_COUNT, 6, 1, 7, 7, 0),
+  KG_COL ("total_ns", N_("Total"), NULL, KS_REPORT_UNIT_DURATION, 7, 2, 8, 11, 0),
+  KG_COL ("mean_ns", N_("Mean"), NULL, KS_REPORT_UNIT_DURATION, 8, 3, 9, 11, 0),
+  KG_COL ("min_ns", N_("Min"), NULL, KS_REPORT_UNIT_DURATION, 9, 4, 10, 11, 0),
+  KG_COL ("max_ns", N_("Max"), NULL, KS_REPORT_UNIT_DURATION, 10, 5, 11, 11, 0),
+};
+
 /* GPU user annotations */
 
 #define ANNOTATION(r, i) (&((const KsGpuAnnotationStats *)(r)->rows)[i])
@@ -1221,6 +1269,22 @@ ks_report_new_kernel_sequences (KsTrace    *trace,
   const KsKernelSequence *rows = ks_analysis_get_kernel_sequences (analysis, &n);
 
   return NEW ("sequences", sequence_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_kernel_groups (KsTrace          *trace,
+                             KsAnalysis       *analysis,
+                             KsKernelGrouping  grouping)
+{
+  guint n;
+  const KsKernelGroup *rows = ks_analysis_get_kernel_groups (analysis, grouping, &n);
+  KsReport *r = NEW ("kernels", kernel_group_columns, rows, n);
+  /* columns 1 (operator) and 2..5 (the launch) */
+  guint64 hide = grouping == KS_KERNEL_BY_OPERATOR ? 0x3c : 0x2;
+
+  for (guint f = 0; f < KS_REPORT_N_FORMATS; f++)
+    r->hidden[f] = hide;
+  return r;
 }
 
 KsReport *

@@ -162,6 +162,10 @@ KsReport *ks_report_new_copies      (KsTrace    *trace,
 /* The most frequent runs of consecutive kernels on a stream. */
 KsReport *ks_report_new_kernel_sequences (KsTrace    *trace,
                                           KsAnalysis *analysis);
+/* Kernels by name and launching operator, or by name and launch. */
+KsReport *ks_report_new_kernel_groups    (KsTrace          *trace,
+                                          KsAnalysis       *analysis,
+                                          KsKernelGrouping  grouping);
 /* HTA's GPU user-annotation breakdown. */
 KsReport *ks_report_new_gpu_annotations  (KsTrace    *trace,
                                           KsAnalysis *analysis);

@@ -54,6 +54,7 @@ typedef struct
   KsReportFormat  format;
   guint           limit;      /* rows of lists, 0 = all */
   gboolean        by_shape;
+  int             kernel_grouping;  /* -1: by name; else a KsKernelGrouping */
   GString        *out;
 } Printer;
 
@@ -359,6 +360,19 @@ report_operators (Printer *p)
     json_list (p, operators, n);
   else
     write_list (p, operators, NULL, NULL, n);
+}
+
+/* Kernels by name and launching operator, or by name and launch. */
+static void
+report_kernel_groups (Printer *p)
+{
+  g_autoptr(KsReport) groups = ks_report_new_kernel_groups (p->trace, p->analysis, p->kernel_grouping);
+  guint n = limited (p, groups->n_rows, 30);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, groups, n);
+  else
+    write_list (p, groups, NULL, NULL, n);
 }
 
 static void
@@ -764,7 +778,8 @@ ks_cli_stats (int    argc,
     { "include-copies", 'c', 0, G_OPTION_ARG_NONE, &include_copies,
       N_("Count memcpy and memset as busy time, not only kernels"), NULL },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
-      N_("Operators by name (default) or by name and input shapes"), "name|shape" },
+      N_("Operators by name (default) or by name and input shapes; kernels by name (default), by name and operator, or by name and launch"),
+      "name|shape|operator|launch" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
@@ -832,9 +847,10 @@ ks_cli_stats (int    argc,
           return KS_CLI_USAGE;
         }
     }
-  if (group_by != NULL && strcmp (group_by, "name") != 0 && strcmp (group_by, "shape") != 0)
+  if (group_by != NULL && strcmp (group_by, "name") != 0 && strcmp (group_by, "shape") != 0 &&
+      strcmp (group_by, "operator") != 0 && strcmp (group_by, "launch") != 0)
     {
-      ks_cli_printerr (_("kinescope-cli stats: --group-by takes name or shape\n"));
+      ks_cli_printerr (_("kinescope-cli stats: --group-by takes name, shape, operator or launch\n"));
       return KS_CLI_USAGE;
     }
   if (!(gap_min_us >= 0) || gap_min_us > 1e12 || limit < 0 || device < -1)
@@ -874,6 +890,11 @@ ks_cli_stats (int    argc,
   printer.analysis = analysis;
   printer.limit = limit;
   printer.by_shape = group_by != NULL && strcmp (group_by, "shape") == 0;
+  printer.kernel_grouping = -1;
+  if (group_by != NULL && strcmp (group_by, "operator") == 0)
+    printer.kernel_grouping = KS_KERNEL_BY_OPERATOR;
+  else if (group_by != NULL && strcmp (group_by, "launch") == 0)
+    printer.kernel_grouping = KS_KERNEL_BY_LAUNCH;
   printer.out = out;
 
   switch (which)
@@ -881,7 +902,12 @@ ks_cli_stats (int    argc,
     case REPORT_SUMMARY:   report_summary (&printer); break;
     case REPORT_GAPS:      report_gaps (&printer); break;
     case REPORT_OPERATORS: report_operators (&printer); break;
-    case REPORT_KERNELS:   report_kernels (&printer); break;
+    case REPORT_KERNELS:
+      if (printer.kernel_grouping >= 0)
+        report_kernel_groups (&printer);
+      else
+        report_kernels (&printer);
+      break;
     case REPORT_MEMORY:    report_memory (&printer); break;
     case REPORT_ADVICE:    report_advice (&printer); break;
     case REPORT_STEPS:     report_steps (&printer); break;

@@ -297,6 +297,23 @@ def main():
                 ops.append(o)
         print("sequence", count, total, " → ".join(ops), names[0][:40])
 
+    # Kernels by name and launching operator, and by name and launch
+    by_op, by_launch = {}, {}
+    for g in ks:
+        d = g["e"] - g["s"]
+        k1 = (g["name"], innermost_op(g))
+        a = g["args"]
+        k2 = (g["name"], tuple(a.get("grid", [])), tuple(a.get("block", [])), a.get("registers per thread"),
+              a.get("shared memory"))
+        for table, k in ((by_op, k1), (by_launch, k2)):
+            c = table.setdefault(k, [0, 0])
+            c[0] += 1
+            c[1] += d
+    for label, table in (("by_operator", by_op), ("by_launch", by_launch)):
+        top = sorted(table.items(), key=lambda kv: -kv[1][1])[:3]
+        print("kernel_groups", label, len(table), [(v[0], v[1]) for k, v in top],
+              [k[1] for k, v in top] if label == "by_operator" else [k[1:] for k, v in top])
+
     # Host self time as PyTorch's key_averages: an operator's duration
     # minus its children, operators and CUDA runtime/driver calls alike.
     threads = {}

@@ -592,6 +592,46 @@ test_gpu_annotations (void)
     }
 }
 
+/* Kernels by name and launching operator, and by name and launch
+ * (grid, block, registers, shared memory), on seed_cnn: the group counts
+ * and the top three against peer-reference.py ("kernel_groups"). */
+static void
+test_kernel_groups (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("seed_cnn.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  static const char * const ops[] = {
+    "aten::cudnn_batch_norm_backward", "aten::max_pool2d_with_indices_backward", "aten::cudnn_batch_norm"
+  };
+  static const guint64 op_calls[] = { 6, 3, 6 };
+  static const gint64 op_total[] = { 2365056, 956000, 926016 };
+  static const guint64 launch_calls[] = { 3, 3, 3 };
+  static const gint64 launch_total[] = { 1218976, 1146080, 956000 };
+  static const guint32 launch_grid0[] = { 128, 64, 16 };
+  static const guint32 launch_shared[] = { 400, 400, 0 };
+  const KsKernelGroup *g;
+  guint n;
+
+  g = ks_analysis_get_kernel_groups (a, KS_KERNEL_BY_OPERATOR, &n);
+  g_assert_cmpuint (n, ==, 42);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_cmpstr (ks_trace_string (trace, g[i].operator_name), ==, ops[i]);
+      g_assert_cmpuint (g[i].calls, ==, op_calls[i]);
+      g_assert_cmpint (g[i].total_ns, ==, op_total[i]);
+    }
+
+  g = ks_analysis_get_kernel_groups (a, KS_KERNEL_BY_LAUNCH, &n);
+  g_assert_cmpuint (n, ==, 58);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_cmpuint (g[i].calls, ==, launch_calls[i]);
+      g_assert_cmpint (g[i].total_ns, ==, launch_total[i]);
+      g_assert_cmpuint (g[i].grid[0], ==, launch_grid0[i]);
+      g_assert_cmpuint (g[i].shared_memory, ==, launch_shared[i]);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -607,6 +647,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/kernel-groups", test_kernel_groups);
   g_test_add_func ("/analysis/fixture/gpu-annotations", test_gpu_annotations);
   g_test_add_func ("/analysis/fixture/temporal-breakdown", test_temporal_breakdown);
   g_test_add_func ("/analysis/fixture/kernel-sequences", test_kernel_sequences);

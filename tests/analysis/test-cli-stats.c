@@ -453,6 +453,16 @@ test_report_views (void)
   g_assert_true (g_str_has_prefix (r.out, "device,name,count,total_ns,span_ns,kernel_ns\n0,ProfilerStep#2,1,2740705,2740705,361343\n"));
   run_clear (&r);
 
+  run_cli (&r, path, "--report", "kernels", "--group-by", "operator", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "name,operator,calls,total_ns,mean_ns,min_ns,max_ns\n"));
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "kernels", "--group-by", "launch", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "name,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,shared_memory,calls,"));
+  run_clear (&r);
+
   /* 8 pageable copies; the first of 3538944 bytes in 306816 ns */
   run_cli (&r, path, "--report", "memcpy-bandwidth", "--format", "csv", NULL);
   g_assert_cmpint (r.status, ==, 0);
