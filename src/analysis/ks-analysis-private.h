@@ -115,6 +115,7 @@ struct _KsAnalysis
   GArray            *copy_kinds;    /* KsCopyKindStats */
   GArray            *sequences;     /* KsKernelSequence */
   GArray            *annotations;   /* KsGpuAnnotationStats */
+  GArray            *operator_memory; /* KsOperatorMemory */
   GArray            *kernel_groups[KS_N_KERNEL_GROUPINGS];  /* KsKernelGroup */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */

@@ -74,6 +74,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->copies, g_array_unref);
   g_clear_pointer (&self->sequences, g_array_unref);
   g_clear_pointer (&self->annotations, g_array_unref);
+  g_clear_pointer (&self->operator_memory, g_array_unref);
   g_clear_pointer (&self->kernel_groups[0], g_array_unref);
   g_clear_pointer (&self->kernel_groups[1], g_array_unref);
 
@@ -122,6 +123,7 @@ ks_analysis_init (KsAnalysis *self)
   self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
   self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
   self->annotations = g_array_new (FALSE, TRUE, sizeof (KsGpuAnnotationStats));
+  self->operator_memory = g_array_new (FALSE, TRUE, sizeof (KsOperatorMemory));
   self->kernel_groups[0] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
   self->kernel_groups[1] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
@@ -1095,6 +1097,14 @@ ks_analysis_get_allocations (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->allocations, KsAllocation, n_allocations);
+}
+
+const KsOperatorMemory *
+ks_analysis_get_operator_memory (KsAnalysis *self,
+                                 guint      *n_operators)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->operator_memory, KsOperatorMemory, n_operators);
 }
 
 const KsAdvice *

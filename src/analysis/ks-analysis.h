@@ -394,7 +394,23 @@ typedef struct
   gint64         peak_reserved;  /* -1 when unknown */
   gint64         peak_reserved_ts;
   guint64        total_memory;   /* capacity, 0 when unknown */
+  /* Reserved minus allocated (the caching allocator's fragmentation):
+   * its largest value and when, -1 when reserved is unknown. */
+  gint64         peak_unused;
+  gint64         peak_unused_ts;
 } KsMemoryCurve;
+
+/* The TensorBoard profiler's memory table: allocations per operator
+ * name, made by the operator itself (self: it was the innermost operator
+ * on the allocating thread) or by it or the operators nested in it. */
+typedef struct
+{
+  guint32  name;                 /* string id */
+  guint64  self_count;
+  gint64   self_bytes;
+  guint64  count;
+  gint64   bytes;
+} KsOperatorMemory;
 
 typedef struct
 {
@@ -541,6 +557,9 @@ const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis             
 /* In allocation order. */
 const KsAllocation    *ks_analysis_get_allocations      (KsAnalysis               *self,
                                                          guint                    *n_allocations);
+/* By bytes with children, descending. */
+const KsOperatorMemory *ks_analysis_get_operator_memory (KsAnalysis               *self,
+                                                         guint                    *n_operators);
 const KsAdvice        *ks_analysis_get_advice           (KsAnalysis               *self,
                                                          guint                    *n_advice);
 /* Memory events and allocator samples left out because no process has

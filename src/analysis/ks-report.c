@@ -972,6 +972,8 @@ curve_get (const KsReport       *r,
     case 5: set_int (v, m->peak_reserved); break;
     case 6: set_int (v, m->peak_reserved_ts); break;
     case 7: set_int (v, m->total_memory); break;
+    case 8: set_int (v, m->peak_unused); break;
+    case 9: set_int (v, m->peak_unused_ts); break;
     default: g_assert_not_reached ();
     }
 }
@@ -988,6 +990,43 @@ static const KsReportColumn curve_columns[] = {
   M_COL ("peak_reserved", KS_REPORT_UNIT_BYTES, 5),
   M_COL ("peak_reserved_ns", KS_REPORT_UNIT_DURATION, 6),
   M_COL ("total_memory", KS_REPORT_UNIT_BYTES, 7),
+  M_COL ("peak_unused", KS_REPORT_UNIT_BYTES, 8),
+  M_COL ("peak_unused_ns", KS_REPORT_UNIT_DURATION, 9),
+};
+
+/* Memory per operator */
+
+#define OPMEM(r, i) (&((const KsOperatorMemory *)(r)->rows)[i])
+
+static void
+operator_memory_get (const KsReport       *r,
+                     const KsReportColumn *c,
+                     guint                 i,
+                     KsReportValue        *v)
+{
+  const KsOperatorMemory *o = OPMEM (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, o->name)); break;
+    case 1: set_int (v, o->count); break;
+    case 2: set_int (v, o->bytes); break;
+    case 3: set_int (v, o->self_count); break;
+    case 4: set_int (v, o->self_bytes); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define OM_COL(k_, title_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = operator_memory_get, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn operator_memory_columns[] = {
+  OM_COL ("name", N_("Operator"), KS_REPORT_UNIT_TEXT, 0, 5, 1, 0, KS_REPORT_COLUMN_LEFT),
+  OM_COL ("allocations", N_("Allocations"), KS_REPORT_UNIT_COUNT, 1, 1, 2, 11, 0),
+  OM_COL ("bytes", N_("Bytes"), KS_REPORT_UNIT_BYTES, 2, 2, 3, 11, 0),
+  OM_COL ("self_allocations", N_("Self Allocations"), KS_REPORT_UNIT_COUNT, 3, 3, 4, 16, 0),
+  OM_COL ("self_bytes", N_("Self Bytes"), KS_REPORT_UNIT_BYTES, 4, 4, 5, 11, 0),
 };
 
 #define ALLOC(r, i) (&((const KsAllocation *)(r)->rows)[i])
@@ -1348,6 +1387,16 @@ ks_report_new_memory (KsTrace    *trace,
   const KsMemoryCurve *rows = ks_analysis_get_memory_curves (analysis, &n);
 
   return NEW ("devices", curve_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_operator_memory (KsTrace    *trace,
+                               KsAnalysis *analysis)
+{
+  guint n;
+  const KsOperatorMemory *rows = ks_analysis_get_operator_memory (analysis, &n);
+
+  return NEW ("operators", operator_memory_columns, rows, n);
 }
 
 KsReport *

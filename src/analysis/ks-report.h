@@ -166,6 +166,9 @@ KsReport *ks_report_new_kernel_sequences (KsTrace    *trace,
 KsReport *ks_report_new_kernel_groups    (KsTrace          *trace,
                                           KsAnalysis       *analysis,
                                           KsKernelGrouping  grouping);
+/* Allocations per operator, self and with nested operators. */
+KsReport *ks_report_new_operator_memory  (KsTrace    *trace,
+                                          KsAnalysis *analysis);
 /* HTA's GPU user-annotation breakdown. */
 KsReport *ks_report_new_gpu_annotations  (KsTrace    *trace,
                                           KsAnalysis *analysis);

@@ -473,6 +473,11 @@ report_memory (Printer *p)
       ks_json_int (json, "ignored_events", ks_analysis_get_n_ignored_memory_events (p->analysis));
       ks_json_int (json, "allocation_count", n_allocs);
       write_list (p, allocations, json, NULL, shown);
+      {
+        g_autoptr(KsReport) operators = ks_report_new_operator_memory (p->trace, p->analysis);
+
+        write_list (p, operators, json, NULL, limited (p, operators->n_rows, 0));
+      }
       json_finish (p, json);
       return;
     }
@@ -506,9 +511,25 @@ report_memory (Printer *p)
         }
       g_string_append_c (out, '\n');
       g_string_append_printf (out, "  %-20s %s\n", _("Peak reserved:"), pr);
+      if (c->peak_unused >= 0)
+        {
+          g_autofree char *pu = ks_format_bytes (c->peak_unused);
+          g_autofree char *put = ks_time_format_duration (c->peak_unused_ts);
+
+          g_string_append_printf (out, "  %-20s %s %s %s\n", _("Reserved, unused:"), pu, _("at"), put);
+        }
       g_string_append_printf (out, "  %-20s %s\n", _("Capacity:"), cap);
     }
 
+  {
+    g_autoptr(KsReport) operators = ks_report_new_operator_memory (p->trace, p->analysis);
+
+    if (operators->n_rows > 0)
+      {
+        g_string_append_printf (out, "\n%s\n", _("Allocations per operator:"));
+        write_list (p, operators, NULL, NULL, limited (p, operators->n_rows, 10));
+      }
+  }
   if (n_allocs > 0)
     {
       g_string_append_printf (out, "\n%s\n", _("Allocations:"));

@@ -314,6 +314,45 @@ def main():
         print("kernel_groups", label, len(table), [(v[0], v[1]) for k, v in top],
               [k[1] for k, v in top] if label == "by_operator" else [k[1:] for k, v in top])
 
+    # The TensorBoard plugin's memory table: per operator, the allocations
+    # it made itself (innermost cpu_op on the allocating thread) and with
+    # the operators nested in it (once per name); reserved minus allocated
+    with_open = gzip.open if path.endswith(".gz") else open
+    with with_open(path, "rt") as f:
+        raw = json.load(f, parse_float=decimal.Decimal)
+    mem = [e for e in raw["traceEvents"] if e.get("name") == "[memory]"]
+    ops_of = {}
+    for x in cpu_ops:
+        ops_of.setdefault((x["pid"], x["tid"]), []).append(x)
+    table = {}
+    unused = {}
+    for e in mem:
+        a = e["args"]
+        ts = ns(e["ts"])
+        dev = a.get("Device Id", -1) if a.get("Device Type", 0) == 1 else -1
+        if "Total Reserved" in a and "Total Allocated" in a:
+            u = a["Total Reserved"] - a["Total Allocated"]
+            if u > unused.get(dev, (-1, 0))[0]:
+                unused[dev] = (u, ts)
+        if a["Bytes"] <= 0:
+            continue
+        around = sorted((o for o in ops_of.get((e["pid"], e["tid"]), []) if o["s"] <= ts < o["e"]),
+                        key=lambda o: o["e"] - o["s"])
+        seen = set()
+        for i, o in enumerate(around):
+            if o["name"] in seen:
+                continue
+            seen.add(o["name"])
+            row = table.setdefault(o["name"], [0, 0, 0, 0])
+            row[0] += 1
+            row[1] += a["Bytes"]
+            if i == 0:
+                row[2] += 1
+                row[3] += a["Bytes"]
+    top = sorted(table.items(), key=lambda kv: (-kv[1][1], -kv[1][3], kv[0]))[:4]
+    print("operator_memory", len(table), [(k, v) for k, v in top])
+    print("peak_unused", {d: u for d, (u, t) in unused.items()})
+
     # Host self time as PyTorch's key_averages: an operator's duration
     # minus its children, operators and CUDA runtime/driver calls alike.
     threads = {}

@@ -632,6 +632,46 @@ test_kernel_groups (void)
     }
 }
 
+/* The TensorBoard profiler's memory table and the reserved-minus-
+ * allocated peak on loader_bound, against peer-reference.py
+ * ("operator_memory", "peak_unused"). The record_function ranges open
+ * inside their Python frames and outlive them: the operators are found
+ * depth by depth. */
+static void
+test_operator_memory (void)
+{
+  static const struct { const char *name; guint64 count; gint64 bytes; guint64 self_count; gint64 self_bytes; } rows[] = {
+    { "aten::convolution_backward", 44, 1090672640, 12, 1090334720 },
+    { "ConvolutionBackward0", 44, 1090672640, 0, 0 },
+    { "aten::cudnn_convolution", 12, 906266624, 12, 906266624 },
+  };
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsOperatorMemory *ops;
+  const KsMemoryCurve *curves;
+  guint n;
+
+  ops = ks_analysis_get_operator_memory (a, &n);
+  g_assert_cmpuint (n, ==, 46);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      const KsOperatorMemory *found = NULL;
+
+      for (guint j = 0; j < n; j++)
+        if (g_str_equal (ks_trace_string (trace, ops[j].name), rows[i].name))
+          found = &ops[j];
+      g_assert_nonnull (found);
+      g_assert_cmpuint (found->count, ==, rows[i].count);
+      g_assert_cmpint (found->bytes, ==, rows[i].bytes);
+      g_assert_cmpuint (found->self_count, ==, rows[i].self_count);
+      g_assert_cmpint (found->self_bytes, ==, rows[i].self_bytes);
+    }
+
+  curves = ks_analysis_get_memory_curves (a, &n);
+  g_assert_cmpint (curves[0].device, ==, 0);
+  g_assert_cmpint (curves[0].peak_unused, ==, 1345078784);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -647,6 +687,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/operator-memory", test_operator_memory);
   g_test_add_func ("/analysis/fixture/kernel-groups", test_kernel_groups);
   g_test_add_func ("/analysis/fixture/gpu-annotations", test_gpu_annotations);
   g_test_add_func ("/analysis/fixture/temporal-breakdown", test_temporal_breakdown);
