@@ -242,9 +242,11 @@ temporal_breakdown (Context      *ctx,
   if (ds->activity.n == 0)
     return;
   ks_range_set_init (&compute);
-  union_of_tracks (ctx, streams, ds->streams->len, KIND_BIT (KS_SLICE_KERNEL), 0, NAME_NCCL, &compute);
+  /* without NCCL every kernel computes: the kernels' union is known */
+  if (ctx->have_nccl)
+    union_of_tracks (ctx, streams, ds->streams->len, KIND_BIT (KS_SLICE_KERNEL), 0, NAME_NCCL, &compute);
   sum->span_ns = ds->activity.r[ds->activity.n - 1].end - ds->activity.r[0].start;
-  sum->compute_ns = ks_range_set_total (&compute);
+  sum->compute_ns = ks_range_set_total (ctx->have_nccl ? &compute : &ds->kernels);
   sum->non_compute_ns = ks_range_set_total (&ds->activity) - sum->compute_ns;
   sum->idle_ns = sum->span_ns - sum->compute_ns - sum->non_compute_ns;
   ks_range_set_clear (&compute);

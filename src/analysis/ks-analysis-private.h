@@ -69,6 +69,7 @@ typedef struct
   KsProgress               *progress;
 
   guint16                  *name_flags;     /* per string id */
+  gboolean                  have_nccl;      /* some string has NAME_NCCL */
   guint32                  *nvtx_of_thread; /* thread -> NVTX track or KS_NO_INDEX */
   guint32                  *samples_of_thread; /* thread -> KS_TRACK_SAMPLES track or KS_NO_INDEX */
   /* per track: for stream tracks, slice -> launch flow index (or

@@ -467,7 +467,10 @@ context_init (Context                 *ctx,
 
   ctx->name_flags = g_new0 (guint16, MAX (trace->n_strings, 1));
   for (guint32 i = 1; i < trace->n_strings; i++)
-    ctx->name_flags[i] = classify_name (trace->strings[i]);
+    {
+      ctx->name_flags[i] = classify_name (trace->strings[i]);
+      ctx->have_nccl |= (ctx->name_flags[i] & NAME_NCCL) != 0;
+    }
 
   ctx->nvtx_of_thread = g_new (guint32, MAX (trace->n_threads, 1));
   ctx->samples_of_thread = g_new (guint32, MAX (trace->n_threads, 1));
