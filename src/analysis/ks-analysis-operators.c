@@ -311,12 +311,7 @@ typedef struct
 static guint
 group_key_hash (gconstpointer p)
 {
-  const guint32 *w = p;
-  guint h = 2166136261u;
-
-  for (guint i = 0; i < sizeof (GroupKey) / sizeof (guint32); i++)
-    h = (h ^ w[i]) * 16777619u;
-  return h;
+  return _ks_hash_words (p, sizeof (GroupKey) / sizeof (guint32));
 }
 
 static gboolean

@@ -171,6 +171,9 @@ gboolean _ks_launch_wait          (Context          *ctx,
                                    gint64           *latency,
                                    gint64           *queue,
                                    gboolean         *early);
+/* FNV-1a over @n words: the hash of the passes' fixed-size keys. */
+guint    _ks_hash_words           (const guint32    *words,
+                                   guint             n);
 /* The k-th smallest of @values (reorders them). */
 gint64   _ks_select_nth           (gint64           *values,
                                    gsize             n,

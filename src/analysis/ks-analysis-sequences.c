@@ -26,12 +26,7 @@ typedef struct
 static guint
 key_hash (gconstpointer p)
 {
-  const Key *k = p;
-  guint h = 2166136261u;
-
-  for (guint i = 0; i < KS_SEQUENCE_LENGTH; i++)
-    h = (h ^ k->names[i]) * 16777619u;
-  return h;
+  return _ks_hash_words (((const Key *)p)->names, KS_SEQUENCE_LENGTH);
 }
 
 static gboolean

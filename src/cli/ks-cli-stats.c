@@ -350,16 +350,27 @@ report_gaps (Printer *p)
   write_list (p, causes, NULL, NULL, G_MAXUINT);
 }
 
+/* A report of one list: JSON as one object, else the list (a table
+ * shows @table_default rows unless --limit says). */
+static void
+print_list (Printer  *p,
+            KsReport *report,
+            guint     table_default)
+{
+  guint n = limited (p, report->n_rows, table_default);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, report, n);
+  else
+    write_list (p, report, NULL, NULL, n);
+}
+
 static void
 report_operators (Printer *p)
 {
   g_autoptr(KsReport) operators = ks_report_new_operators (p->trace, p->analysis, p->by_shape);
-  guint n = limited (p, operators->n_rows, 30);
 
-  if (p->format == KS_REPORT_JSON)
-    json_list (p, operators, n);
-  else
-    write_list (p, operators, NULL, NULL, n);
+  print_list (p, operators, 30);
 }
 
 /* Kernels by name and launching operator, or by name and launch. */
@@ -367,12 +378,8 @@ static void
 report_kernel_groups (Printer *p)
 {
   g_autoptr(KsReport) groups = ks_report_new_kernel_groups (p->trace, p->analysis, p->kernel_grouping);
-  guint n = limited (p, groups->n_rows, 30);
 
-  if (p->format == KS_REPORT_JSON)
-    json_list (p, groups, n);
-  else
-    write_list (p, groups, NULL, NULL, n);
+  print_list (p, groups, 30);
 }
 
 static void
@@ -735,14 +742,11 @@ static void
 report_gpu_annotations (Printer *p)
 {
   g_autoptr(KsReport) annotations = ks_report_new_gpu_annotations (p->trace, p->analysis);
-  guint n = limited (p, annotations->n_rows, 0);
 
-  if (p->format == KS_REPORT_JSON)
-    json_list (p, annotations, n);
-  else if (p->format == KS_REPORT_CSV || annotations->n_rows > 0)
-    write_list (p, annotations, NULL, NULL, n);
-  else
+  if (p->format == KS_REPORT_TABLE && annotations->n_rows == 0)
     g_string_append_printf (p->out, "%s\n", _("The trace has no GPU user annotations."));
+  else
+    print_list (p, annotations, 0);
 }
 
 /* Sampled stacks: per thread, the frames by self and total samples. */
