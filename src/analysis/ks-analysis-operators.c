@@ -79,6 +79,55 @@ compare_operators (gconstpointer a,
   return strcmp (oa->input_dims, ob->input_dims);
 }
 
+/* The Python frames around @slice, innermost first: the key of its
+ * call stack (name, count, frames). */
+static guint
+python_stack (const KsTrack *track,
+              guint32        slice,
+              guint32       *key)
+{
+  guint n = 0;
+
+  key[0] = track->name_id[slice];
+  for (guint32 p = ks_track_parent_slice (track, slice);
+       p != KS_NO_INDEX && n < KS_STACK_MAX_FRAMES;
+       p = ks_track_parent_slice (track, p))
+    if (track->slice_kind[p] == KS_SLICE_PYTHON && track->end[p] >= track->end[slice])
+      key[2 + n++] = track->name_id[p];
+  key[1] = n;
+  return n;
+}
+
+static guint
+stack_key_hash (gconstpointer p)
+{
+  const guint32 *k = p;
+
+  return _ks_hash_words (k, 2 + k[1]);
+}
+
+static gboolean
+stack_key_equal (gconstpointer a,
+                 gconstpointer b)
+{
+  const guint32 *x = a;
+  const guint32 *y = b;
+
+  return x[1] == y[1] && memcmp (x, y, sizeof (guint32) * (2 + x[1])) == 0;
+}
+
+static int
+compare_stacks (gconstpointer a,
+                gconstpointer b)
+{
+  const KsOperatorStack *x = a;
+  const KsOperatorStack *y = b;
+
+  if (x->host_total_ns != y->host_total_ns)
+    return x->host_total_ns > y->host_total_ns ? -1 : 1;
+  return (x->name > y->name) - (x->name < y->name);
+}
+
 static void
 count_call (KsOperatorStats *op,
             gint64           dur)
@@ -100,6 +149,7 @@ _ks_analysis_operators (KsAnalysis *self,
   GArray *longest[2] = { longest_name, longest_shape };
   GArray *ops_name = self->operators[KS_OPERATOR_BY_NAME];
   GArray *ops_shape = self->operators[KS_OPERATOR_BY_NAME_AND_SHAPE];
+  g_autoptr(GHashTable) stacks = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
@@ -112,6 +162,7 @@ _ks_analysis_operators (KsAnalysis *self,
       gint16 tc_root[STACK_DEPTH];     /* depth of the outermost eligible operator, -1 */
       gboolean tc_fp32[STACK_DEPTH];
       guint32 stack[STACK_DEPTH];
+      guint32 stack_row[STACK_DEPTH];  /* the outermost operator's call-stack row + 1, 0 none */
       guint32 last_tc_root = KS_NO_INDEX;
 
       if (track->kind != KS_TRACK_THREAD)
@@ -131,6 +182,7 @@ _ks_analysis_operators (KsAnalysis *self,
           stack[d] = s;
           near_op[d] = parent_op;
           near_api[d] = parent_api;
+          stack_row[d] = d > 0 ? stack_row[d - 1] : 0;
           tc_root[d] = parent_tc;
           tc_fp32[d] = d > 0 ? tc_fp32[d - 1] : FALSE;
 
@@ -212,6 +264,33 @@ _ks_analysis_operators (KsAnalysis *self,
                 }
               near_op[d] = d;
 
+              /* the outermost operator's Python call stack */
+              if (parent_op < 0)
+                {
+                  guint32 skey[2 + KS_STACK_MAX_FRAMES];
+                  gpointer row;
+
+                  stack_row[d] = 0;
+                  if (python_stack (track, s, skey) > 0)
+                    {
+                      if (!g_hash_table_lookup_extended (stacks, skey, NULL, &row))
+                        {
+                          KsOperatorStack fresh;
+
+                          memset (&fresh, 0, sizeof fresh);
+                          fresh.name = skey[0];
+                          fresh.n_frames = skey[1];
+                          memcpy (fresh.frames, skey + 2, sizeof (guint32) * skey[1]);
+                          g_array_append_val (self->operator_stacks, fresh);
+                          row = GUINT_TO_POINTER (self->operator_stacks->len);
+                          g_hash_table_insert (stacks, g_memdup2 (skey, sizeof (guint32) * (2 + skey[1])), row);
+                        }
+                      stack_row[d] = GPOINTER_TO_UINT (row);
+                      g_array_index (self->operator_stacks, KsOperatorStack, stack_row[d] - 1).calls++;
+                      g_array_index (self->operator_stacks, KsOperatorStack, stack_row[d] - 1).host_total_ns += dur;
+                    }
+                }
+
               if (parent_tc < 0 && (ctx->name_flags[name] & NAME_TC_ELIGIBLE))
                 {
                   gboolean fp32, lowp;
@@ -269,6 +348,8 @@ _ks_analysis_operators (KsAnalysis *self,
                   g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_tc_total_ns += tc;
                   od = od > 0 ? near_op[od - 1] : -1;
                 }
+              if (d > 0 && stack_row[d - 1] != 0)
+                g_array_index (self->operator_stacks, KsOperatorStack, stack_row[d - 1] - 1).device_total_ns += gd;
               if (parent_tc >= 0)
                 {
                   self->tensor_cores.eligible_ns += gd;
@@ -294,6 +375,7 @@ _ks_analysis_operators (KsAnalysis *self,
 
   g_array_sort (ops_name, compare_operators);
   g_array_sort (ops_shape, compare_operators);
+  g_array_sort (self->operator_stacks, compare_stacks);
 }
 
 /* Kernels */

@@ -117,6 +117,7 @@ struct _KsAnalysis
   GArray            *sequences;     /* KsKernelSequence */
   GArray            *annotations;   /* KsGpuAnnotationStats */
   GArray            *operator_memory; /* KsOperatorMemory */
+  GArray            *operator_stacks; /* KsOperatorStack */
   GArray            *kernel_groups[KS_N_KERNEL_GROUPINGS];  /* KsKernelGroup */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */

@@ -75,6 +75,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->sequences, g_array_unref);
   g_clear_pointer (&self->annotations, g_array_unref);
   g_clear_pointer (&self->operator_memory, g_array_unref);
+  g_clear_pointer (&self->operator_stacks, g_array_unref);
   g_clear_pointer (&self->kernel_groups[0], g_array_unref);
   g_clear_pointer (&self->kernel_groups[1], g_array_unref);
 
@@ -124,6 +125,7 @@ ks_analysis_init (KsAnalysis *self)
   self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
   self->annotations = g_array_new (FALSE, TRUE, sizeof (KsGpuAnnotationStats));
   self->operator_memory = g_array_new (FALSE, TRUE, sizeof (KsOperatorMemory));
+  self->operator_stacks = g_array_new (FALSE, TRUE, sizeof (KsOperatorStack));
   self->kernel_groups[0] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
   self->kernel_groups[1] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
@@ -1100,6 +1102,14 @@ ks_analysis_get_allocations (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->allocations, KsAllocation, n_allocations);
+}
+
+const KsOperatorStack *
+ks_analysis_get_operator_stacks (KsAnalysis *self,
+                                 guint      *n_stacks)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->operator_stacks, KsOperatorStack, n_stacks);
 }
 
 const KsOperatorMemory *

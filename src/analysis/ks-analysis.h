@@ -253,6 +253,20 @@ typedef struct
   guint32  longest_slice;
 } KsKernelStats;
 
+/* Outermost operators by the Python call stack that called them (the
+ * python_function frames of a with_stack trace around the call). */
+#define KS_STACK_MAX_FRAMES 32
+
+typedef struct
+{
+  guint32  name;                 /* the operator's string id */
+  guint    n_frames;
+  guint32  frames[KS_STACK_MAX_FRAMES]; /* string ids, innermost first */
+  guint64  calls;
+  gint64   host_total_ns;
+  gint64   device_total_ns;      /* GPU time launched under those calls */
+} KsOperatorStack;
+
 /* Kernels grouped by name and launching operator, or by name and launch
  * properties (grid, block, registers, shared memory). */
 typedef enum
@@ -557,6 +571,9 @@ const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis             
 /* In allocation order. */
 const KsAllocation    *ks_analysis_get_allocations      (KsAnalysis               *self,
                                                          guint                    *n_allocations);
+/* By host total time, descending; empty without Python frames. */
+const KsOperatorStack *ks_analysis_get_operator_stacks  (KsAnalysis               *self,
+                                                         guint                    *n_stacks);
 /* By bytes with children, descending. */
 const KsOperatorMemory *ks_analysis_get_operator_memory (KsAnalysis               *self,
                                                          guint                    *n_operators);

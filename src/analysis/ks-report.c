@@ -643,6 +643,57 @@ static const KsReportColumn kernel_group_columns[] = {
   KG_COL ("max_ns", N_("Max"), NULL, KS_REPORT_UNIT_DURATION, 10, 5, 11, 11, 0),
 };
 
+/* Operators by Python call stack */
+
+#define OPSTACK(r, i) (&((const KsOperatorStack *)(r)->rows)[i])
+
+/* Outermost frame first, as a traceback reads. */
+static char *
+stack_text (const KsReport        *r,
+            const KsOperatorStack *o)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = o->n_frames; k-- > 0;)
+    {
+      g_string_append (s, str (r, o->frames[k]));
+      if (k > 0)
+        g_string_append (s, " › ");
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+operator_stack_get (const KsReport       *r,
+                    const KsReportColumn *c,
+                    guint                 i,
+                    KsReportValue        *v)
+{
+  const KsOperatorStack *o = OPSTACK (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_string (v, str (r, o->name)); break;
+    case 1: take_string (v, stack_text (r, o)); break;
+    case 2: set_int (v, o->calls); break;
+    case 3: set_int (v, o->host_total_ns); break;
+    case 4: set_int (v, o->device_total_ns); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define OS_COL(k_, title_, metric_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = metric_, .unit = unit_, .get = operator_stack_get, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
+static const KsReportColumn operator_stack_columns[] = {
+  OS_COL ("name", N_("Operator"), -1, KS_REPORT_UNIT_TEXT, 0, 4, 1, 32, KS_REPORT_COLUMN_LEFT),
+  OS_COL ("stack", N_("Call Stack"), -1, KS_REPORT_UNIT_TEXT, 1, 5, 2, 0, KS_REPORT_COLUMN_LEFT),
+  OS_COL ("calls", N_("Calls"), -1, KS_REPORT_UNIT_COUNT, 2, 1, 3, 7, 0),
+  OS_COL ("host_total_ns", NULL, KS_METRIC_HOST_TOTAL, KS_REPORT_UNIT_DURATION, 3, 2, 4, 11, 0),
+  OS_COL ("device_total_ns", NULL, KS_METRIC_DEVICE_TOTAL, KS_REPORT_UNIT_DURATION, 4, 3, 5, 11, 0),
+};
+
 /* GPU user annotations */
 
 #define ANNOTATION(r, i) (&((const KsGpuAnnotationStats *)(r)->rows)[i])
@@ -1324,6 +1375,16 @@ ks_report_new_kernel_groups (KsTrace          *trace,
   for (guint f = 0; f < KS_REPORT_N_FORMATS; f++)
     r->hidden[f] = hide;
   return r;
+}
+
+KsReport *
+ks_report_new_operator_stacks (KsTrace    *trace,
+                               KsAnalysis *analysis)
+{
+  guint n;
+  const KsOperatorStack *rows = ks_analysis_get_operator_stacks (analysis, &n);
+
+  return NEW ("operators", operator_stack_columns, rows, n);
 }
 
 KsReport *

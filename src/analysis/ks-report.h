@@ -169,6 +169,9 @@ KsReport *ks_report_new_kernel_groups    (KsTrace          *trace,
 /* Allocations per operator, self and with nested operators. */
 KsReport *ks_report_new_operator_memory  (KsTrace    *trace,
                                           KsAnalysis *analysis);
+/* Outermost operators by their Python call stack. */
+KsReport *ks_report_new_operator_stacks  (KsTrace    *trace,
+                                          KsAnalysis *analysis);
 /* HTA's GPU user-annotation breakdown. */
 KsReport *ks_report_new_gpu_annotations  (KsTrace    *trace,
                                           KsAnalysis *analysis);

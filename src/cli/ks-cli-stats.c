@@ -54,6 +54,7 @@ typedef struct
   KsReportFormat  format;
   guint           limit;      /* rows of lists, 0 = all */
   gboolean        by_shape;
+  gboolean        by_stack;
   int             kernel_grouping;  /* -1: by name; else a KsKernelGrouping */
   GString        *out;
 } Printer;
@@ -368,7 +369,8 @@ print_list (Printer  *p,
 static void
 report_operators (Printer *p)
 {
-  g_autoptr(KsReport) operators = ks_report_new_operators (p->trace, p->analysis, p->by_shape);
+  g_autoptr(KsReport) operators = p->by_stack ? ks_report_new_operator_stacks (p->trace, p->analysis)
+                                              : ks_report_new_operators (p->trace, p->analysis, p->by_shape);
 
   print_list (p, operators, 30);
 }
@@ -803,8 +805,8 @@ ks_cli_stats (int    argc,
     { "include-copies", 'c', 0, G_OPTION_ARG_NONE, &include_copies,
       N_("Count memcpy and memset as busy time, not only kernels"), NULL },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
-      N_("Operators by name (default) or by name and input shapes; kernels by name (default), by name and operator, or by name and launch"),
-      "name|shape|operator|launch" },
+      N_("Operators by name (default), by name and input shapes, or by Python call stack; kernels by name (default), by name and operator, or by name and launch"),
+      "name|shape|stack|operator|launch" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
@@ -873,9 +875,9 @@ ks_cli_stats (int    argc,
         }
     }
   if (group_by != NULL && strcmp (group_by, "name") != 0 && strcmp (group_by, "shape") != 0 &&
-      strcmp (group_by, "operator") != 0 && strcmp (group_by, "launch") != 0)
+      strcmp (group_by, "stack") != 0 && strcmp (group_by, "operator") != 0 && strcmp (group_by, "launch") != 0)
     {
-      ks_cli_printerr (_("kinescope-cli stats: --group-by takes name, shape, operator or launch\n"));
+      ks_cli_printerr (_("kinescope-cli stats: --group-by takes name, shape, stack, operator or launch\n"));
       return KS_CLI_USAGE;
     }
   if (!(gap_min_us >= 0) || gap_min_us > 1e12 || limit < 0 || device < -1)
@@ -915,6 +917,7 @@ ks_cli_stats (int    argc,
   printer.analysis = analysis;
   printer.limit = limit;
   printer.by_shape = group_by != NULL && strcmp (group_by, "shape") == 0;
+  printer.by_stack = group_by != NULL && strcmp (group_by, "stack") == 0;
   printer.kernel_grouping = -1;
   if (group_by != NULL && strcmp (group_by, "operator") == 0)
     printer.kernel_grouping = KS_KERNEL_BY_OPERATOR;

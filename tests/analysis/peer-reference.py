@@ -353,6 +353,28 @@ def main():
     print("operator_memory", len(table), [(k, v) for k, v in top])
     print("peak_unused", {d: u for d, (u, t) in unused.items()})
 
+    # Outermost operators by their Python call stack (with_stack)
+    py_by_thread = {}
+    for x in xs:
+        if x.get("cat") == "python_function":
+            py_by_thread.setdefault((x["pid"], x["tid"]), []).append(x)
+    stacks = {}
+    for key, ops in ops_of.items():
+        for o in ops:
+            if any(p is not o and p["s"] <= o["s"] and o["e"] <= p["e"] and (p["e"] - p["s"]) > (o["e"] - o["s"])
+                   for p in ops):
+                continue
+            frames = sorted((f for f in py_by_thread.get(key, []) if f["s"] <= o["s"] and o["e"] <= f["e"]),
+                            key=lambda f: f["e"] - f["s"])
+            if not frames:
+                continue
+            k = (o["name"], tuple(f["name"] for f in frames[:32]))
+            row = stacks.setdefault(k, [0, 0])
+            row[0] += 1
+            row[1] += o["e"] - o["s"]
+    top = sorted(stacks.items(), key=lambda kv: -kv[1][1])[:3]
+    print("operator_stacks", len(stacks), [(k[0], len(k[1]), v) for k, v in top])
+
     # Host self time as PyTorch's key_averages: an operator's duration
     # minus its children, operators and CUDA runtime/driver calls alike.
     threads = {}

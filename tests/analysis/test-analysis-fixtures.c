@@ -672,6 +672,34 @@ test_operator_memory (void)
   g_assert_cmpint (curves[0].peak_unused, ==, 1345078784);
 }
 
+/* Outermost operators by their Python call stack (with_stack) on
+ * loader_bound, against peer-reference.py ("operator_stacks"). */
+static void
+test_operator_stacks (void)
+{
+  static const struct { const char *name; guint n_frames; guint64 calls; gint64 host; } rows[] = {
+    { "aten::randn", 10, 128, 26922361 },
+    { "aten::avg_pool2d", 10, 128, 8503123 },
+    { "aten::stack", 13, 4, 6824568 },
+  };
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsOperatorStack *st;
+  guint n;
+
+  st = ks_analysis_get_operator_stacks (a, &n);
+  g_assert_cmpuint (n, ==, 31);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_assert_cmpstr (ks_trace_string (trace, st[i].name), ==, rows[i].name);
+      g_assert_cmpuint (st[i].n_frames, ==, rows[i].n_frames);
+      g_assert_cmpuint (st[i].calls, ==, rows[i].calls);
+      g_assert_cmpint (st[i].host_total_ns, ==, rows[i].host);
+    }
+  /* innermost first: the frame that called the operator */
+  g_assert_true (g_str_has_prefix (ks_trace_string (trace, st[0].frames[0]), "<built-in method randn"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -687,6 +715,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/loader-bound-causes", test_loader_bound_causes);
   g_test_add_func ("/analysis/fixture/folder-of-ranks", test_folder_of_ranks);
   g_test_add_func ("/analysis/fixture/host-self", test_host_self);
+  g_test_add_func ("/analysis/fixture/operator-stacks", test_operator_stacks);
   g_test_add_func ("/analysis/fixture/operator-memory", test_operator_memory);
   g_test_add_func ("/analysis/fixture/kernel-groups", test_kernel_groups);
   g_test_add_func ("/analysis/fixture/gpu-annotations", test_gpu_annotations);

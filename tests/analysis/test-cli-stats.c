@@ -463,6 +463,11 @@ test_report_views (void)
   g_assert_true (g_str_has_prefix (r.out, "name,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,shared_memory,calls,"));
   run_clear (&r);
 
+  run_cli (&r, path, "--report", "operators", "--group-by", "stack", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "name,stack,calls,host_total_ns,device_total_ns\naten::randn,"));
+  run_clear (&r);
+
   /* 8 pageable copies; the first of 3538944 bytes in 306816 ns */
   run_cli (&r, path, "--report", "memcpy-bandwidth", "--format", "csv", NULL);
   g_assert_cmpint (r.status, ==, 0);
