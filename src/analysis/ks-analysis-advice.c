@@ -516,6 +516,65 @@ rule_memory_capacity (KsAnalysis *self,
     }
 }
 
+/* Kineto's own work inside the window: the time it took is not the
+ * program's, and neither are the gaps under it. */
+static void
+rule_profiler_overhead (KsAnalysis *self,
+                        Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  const KsGap *gaps = (const KsGap *)(gpointer)self->gaps->data;
+
+  if (ctx->overhead_set.n == 0)
+    return;
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
+      const KsGpuSummary *gpu = ks_analysis_get_gpu (self, ds->device);
+      gint64 taken = ks_range_set_measure_set (&ctx->overhead_set, &ds->window);
+      g_autoptr(GArray) places = NULL;
+      g_autofree char *taken_text = NULL;
+      g_autofree char *window_text = NULL;
+      g_autofree char *gap_text = NULL;
+      gint64 gap_ns = 0;
+      guint n_gaps = 0;
+      KsAdvice *advice;
+
+      if (gpu == NULL || taken <= 0 || gpu->window_ns <= 0)
+        continue;
+      for (guint g = 0; g < self->gaps->len; g++)
+        if (gaps[g].device == ds->device && gaps[g].cause == KS_GAP_CAUSE_PROFILER)
+          {
+            n_gaps++;
+            gap_ns += gaps[g].end - gaps[g].start;
+          }
+
+      taken_text = ks_time_format_duration (taken);
+      window_text = ks_time_format_duration (gpu->window_ns);
+      gap_text = ks_time_format_duration (gap_ns);
+      advice = add_advice (self, "profiler-overhead", ds->device,
+                           g_strdup_printf (_("The profiler took %.1f %% of the window"),
+                                            100.0 * taken / gpu->window_ns),
+                           g_strdup_printf (_("The PyTorch profiler's own work (Kineto's overhead events, such as Activity Buffer Request) ran for part of the steps of GPU %d. Idle gaps under it are the profiler's, not the program's: they are listed with the cause “Profiler overhead”. Profiling fewer steps, or with a larger activity buffer, makes it rarer."),
+                                            ds->device),
+                           g_strdup_printf (ngettext ("Profiler overhead %s of a %s window; %u idle gap, %s, under it.",
+                                                      "Profiler overhead %s of a %s window; %u idle gaps, %s, under it.",
+                                                      n_gaps),
+                                            taken_text, window_text, n_gaps, gap_text));
+
+      places = g_array_new (FALSE, FALSE, sizeof (Place));
+      for (guint i = 0; i < ctx->overhead->len; i++)
+        {
+          const guint32 *ref = &g_array_index (ctx->overhead, guint32, 2 * i);
+          const KsTrack *t = &trace->tracks[ref[0]];
+
+          if (ks_range_set_measure (&ds->window, t->start[ref[1]], t->end[ref[1]]) > 0)
+            add_place (places, t->start[ref[1]], t->end[ref[1]], t->name_id[ref[1]]);
+        }
+      set_ranges (advice, places);
+    }
+}
+
 void
 _ks_analysis_advice (KsAnalysis *self,
                      Context    *ctx)
@@ -528,4 +587,5 @@ _ks_analysis_advice (KsAnalysis *self,
   rule_launch_bound (self, ctx);
   rule_amp (self, ctx);
   rule_memory_capacity (self, ctx);
+  rule_profiler_overhead (self, ctx);
 }

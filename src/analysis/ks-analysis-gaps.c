@@ -51,7 +51,7 @@ probe_thread_cb (const KsTrack *track,
   Probe *p = user_data;
   gint64 ov = MIN (track->end[s], p->r1) - MAX (track->start[s], p->r0);
   gint64 dur = track->end[s] - track->start[s];
-  guint8 flags = p->ctx->name_flags[track->name_id[s]];
+  guint16 flags = p->ctx->name_flags[track->name_id[s]];
 
   if (ov <= 0)
     return TRUE;
@@ -141,7 +141,7 @@ typedef struct
   gint64        r1;
   guint32       inner;
   gint64        inner_dur;
-  const guint8 *name_flags;
+  const guint16 *name_flags;
 } NvtxProbe;
 
 static gboolean
@@ -239,6 +239,31 @@ attribute (Context *ctx,
   gap->cause_name = 0;
   gap->cause_track = KS_NO_INDEX;
   gap->cause_slice = KS_NO_INDEX;
+
+  /* Kineto flushing its buffers stalls the launching thread: the gap is
+   * the profiler's, not that of the operator it happened to run in. */
+  if (ctx->overhead_set.n > 0 &&
+      ks_range_set_measure (&ctx->overhead_set, gap->start, gap->end) * 2 >= gap->end - gap->start)
+    {
+      gint64 best = -1;
+
+      gap->cause = KS_GAP_CAUSE_PROFILER;
+      for (guint i = 0; i < ctx->overhead->len; i++)
+        {
+          const guint32 *ref = &g_array_index (ctx->overhead, guint32, 2 * i);
+          const KsTrack *t = &trace->tracks[ref[0]];
+          gint64 ov = MIN (t->end[ref[1]], gap->end) - MAX (t->start[ref[1]], gap->start);
+
+          if (ov > best)
+            {
+              best = ov;
+              gap->cause_track = ref[0];
+              gap->cause_slice = ref[1];
+              gap->cause_name = t->name_id[ref[1]];
+            }
+        }
+      return;
+    }
 
   if (gap->thread >= trace->n_threads)
     return;
@@ -417,7 +442,7 @@ classify_gap (Context     *ctx,
           /* What kept the thread from starting the launch */
           r1 = MIN (api_start, gap->end);
         }
-      else if (gap->end - gap->start < KS_ANALYSIS_KERNEL_WAIT_NS)
+      else if (gap->end - gap->start < ctx->options.kernel_wait_ns)
         gap->klass = KS_GAP_KERNEL_WAIT;
     }
   else

@@ -116,6 +116,20 @@ find_counter (KsTrace    *trace,
 }
 
 /* Curves from allocator counters, for GPUs whose trace has no memory events. */
+/* Reserved minus allocated over the points, where reserved is known. */
+static void
+unused_peak (KsMemoryCurve *curve)
+{
+  curve->peak_unused = -1;
+  for (guint k = 0; k < curve->n_points; k++)
+    if (curve->points[k].reserved >= 0 &&
+        curve->points[k].reserved - curve->points[k].allocated > curve->peak_unused)
+      {
+        curve->peak_unused = curve->points[k].reserved - curve->points[k].allocated;
+        curve->peak_unused_ts = curve->points[k].ts;
+      }
+}
+
 static void
 curve_from_counters (KsAnalysis *self,
                      Context    *ctx,
@@ -179,13 +193,117 @@ curve_from_counters (KsAnalysis *self,
 
   curve.n_points = points->len;
   curve.points = (KsMemoryPoint *)(gpointer)g_array_free (g_steal_pointer (&points), FALSE);
+  unused_peak (&curve);
   g_array_append_val (self->memory, curve);
+}
+
+static int
+compare_operator_memory (gconstpointer a,
+                         gconstpointer b)
+{
+  const KsOperatorMemory *x = a;
+  const KsOperatorMemory *y = b;
+
+  if (x->bytes != y->bytes)
+    return x->bytes > y->bytes ? -1 : 1;
+  if (x->self_bytes != y->self_bytes)
+    return x->self_bytes > y->self_bytes ? -1 : 1;
+  return (x->name > y->name) - (x->name < y->name);
+}
+
+/* The operators whose calls contain @t, innermost first, into @out (at
+ * most @max). Each depth is looked at on its own: a record_function
+ * range opens inside the Python frame of _record_function_enter and
+ * outlives it, so an operator can lie deeper than a frame that has
+ * already ended, and a walk that stops at the first depth not
+ * containing @t would miss it. */
+static guint
+operators_around (const KsTrack *track,
+                  gint64         t,
+                  guint32       *out,
+                  guint          max)
+{
+  guint n = 0;
+
+  for (gint d = (gint)track->max_depth - 1; d >= 0 && n < max; d--)
+    {
+      const guint32 *at = track->by_depth[d];
+      guint lo = 0, hi = track->n_by_depth[d];
+
+      /* the last slice at this depth starting at or before @t */
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (track->start[at[mid]] <= t)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo > 0 && track->end[at[lo - 1]] > t && track->slice_kind[at[lo - 1]] == KS_SLICE_CPU_OP)
+        out[n++] = at[lo - 1];
+    }
+  return n;
+}
+
+/* An allocation counts for its innermost operator (self) and, once per
+ * name, for every operator around it (an aten::to inside an aten::to
+ * counts once). */
+static void
+count_operator_memory (Context                *ctx,
+                       const KsMemoryEvent    *ev,
+                       guint32                *index,
+                       GArray                 *rows)
+{
+  KsTrace *trace = ctx->trace;
+  const KsTrack *track;
+  guint32 around[64];
+  guint32 seen[64];
+  guint n_seen = 0, n_around;
+  gboolean innermost = TRUE;
+
+  if (ev->thread >= trace->n_threads || trace->threads[ev->thread].track == KS_NO_INDEX)
+    return;
+  track = &trace->tracks[trace->threads[ev->thread].track];
+  n_around = operators_around (track, ev->ts, around, G_N_ELEMENTS (around));
+  for (guint k = 0; k < n_around; k++)
+    {
+      guint32 op = around[k];
+      guint32 name = track->name_id[op];
+      KsOperatorMemory *row;
+      gboolean dup = FALSE;
+
+      for (guint i = 0; i < n_seen; i++)
+        dup |= seen[i] == name;
+      if (dup)
+        continue;
+      if (n_seen < G_N_ELEMENTS (seen))
+        seen[n_seen++] = name;
+      if (index[name] == 0)
+        {
+          KsOperatorMemory fresh = { 0 };
+
+          fresh.name = name;
+          g_array_append_val (rows, fresh);
+          index[name] = rows->len;
+        }
+      row = &g_array_index (rows, KsOperatorMemory, index[name] - 1);
+      row->count++;
+      row->bytes += ev->bytes;
+      if (innermost)
+        {
+          row->self_count++;
+          row->self_bytes += ev->bytes;
+          innermost = FALSE;
+        }
+    }
 }
 
 void
 _ks_analysis_memory (KsAnalysis *self,
                      Context    *ctx)
 {
+  g_autofree guint32 *op_index = g_new0 (guint32, MAX (ctx->trace->n_strings, 1));
   KsTrace *trace = ctx->trace;
   g_autoptr(GArray) builders = g_array_new (FALSE, TRUE, sizeof (CurveBuilder));
   g_autoptr(GHashTable) live = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
@@ -264,6 +382,7 @@ _ks_analysis_memory (KsAnalysis *self,
           if (a.python_slice == KS_NO_INDEX)
             a.python_track = KS_NO_INDEX;
           g_array_append_val (self->allocations, a);
+          count_operator_memory (ctx, ev, op_index, self->operator_memory);
           g_hash_table_replace (live, g_steal_pointer (&kbytes), GUINT_TO_POINTER (self->allocations->len));
         }
       else if (ev->bytes < 0)
@@ -319,6 +438,7 @@ _ks_analysis_memory (KsAnalysis *self,
       curve.n_points = cb->points->len;
       curve.points = (KsMemoryPoint *)(gpointer)g_array_free (cb->points, FALSE);
       cb->points = NULL;
+      unused_peak (&curve);
       g_clear_pointer (&cb->events, g_array_unref);
       g_array_append_val (self->memory, curve);
     }
@@ -340,4 +460,5 @@ _ks_analysis_memory (KsAnalysis *self,
     }
 
   g_array_sort (self->memory, compare_curves);
+  g_array_sort (self->operator_memory, compare_operator_memory);
 }

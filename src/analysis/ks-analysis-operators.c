@@ -79,6 +79,55 @@ compare_operators (gconstpointer a,
   return strcmp (oa->input_dims, ob->input_dims);
 }
 
+/* The Python frames around @slice, innermost first: the key of its
+ * call stack (name, count, frames). */
+static guint
+python_stack (const KsTrack *track,
+              guint32        slice,
+              guint32       *key)
+{
+  guint n = 0;
+
+  key[0] = track->name_id[slice];
+  for (guint32 p = ks_track_parent_slice (track, slice);
+       p != KS_NO_INDEX && n < KS_STACK_MAX_FRAMES;
+       p = ks_track_parent_slice (track, p))
+    if (track->slice_kind[p] == KS_SLICE_PYTHON && track->end[p] >= track->end[slice])
+      key[2 + n++] = track->name_id[p];
+  key[1] = n;
+  return n;
+}
+
+static guint
+stack_key_hash (gconstpointer p)
+{
+  const guint32 *k = p;
+
+  return _ks_hash_words (k, 2 + k[1]);
+}
+
+static gboolean
+stack_key_equal (gconstpointer a,
+                 gconstpointer b)
+{
+  const guint32 *x = a;
+  const guint32 *y = b;
+
+  return x[1] == y[1] && memcmp (x, y, sizeof (guint32) * (2 + x[1])) == 0;
+}
+
+static int
+compare_stacks (gconstpointer a,
+                gconstpointer b)
+{
+  const KsOperatorStack *x = a;
+  const KsOperatorStack *y = b;
+
+  if (x->host_total_ns != y->host_total_ns)
+    return x->host_total_ns > y->host_total_ns ? -1 : 1;
+  return (x->name > y->name) - (x->name < y->name);
+}
+
 static void
 count_call (KsOperatorStats *op,
             const KsTrack   *track,
@@ -109,6 +158,7 @@ _ks_analysis_operators (KsAnalysis *self,
   GArray *longest[2] = { longest_name, longest_shape };
   GArray *ops_name = self->operators[KS_OPERATOR_BY_NAME];
   GArray *ops_shape = self->operators[KS_OPERATOR_BY_NAME_AND_SHAPE];
+  g_autoptr(GHashTable) stacks = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
@@ -117,9 +167,11 @@ _ks_analysis_operators (KsAnalysis *self,
       guint32 group_name[STACK_DEPTH];
       guint32 group_shape[STACK_DEPTH];
       gint16 near_op[STACK_DEPTH];     /* depth of the nearest operator at or above, -1 */
+      gint16 near_api[STACK_DEPTH];    /* depth of the nearest CUDA call at or above, -1 */
       gint16 tc_root[STACK_DEPTH];     /* depth of the outermost eligible operator, -1 */
       gboolean tc_fp32[STACK_DEPTH];
       guint32 stack[STACK_DEPTH];
+      guint32 stack_row[STACK_DEPTH];  /* the outermost operator's call-stack row + 1, 0 none */
       guint32 last_tc_root = KS_NO_INDEX;
 
       if (track->kind != KS_TRACK_THREAD)
@@ -129,6 +181,7 @@ _ks_analysis_operators (KsAnalysis *self,
         {
           guint d = track->depth[s];
           gint16 parent_op = d > 0 ? near_op[d - 1] : -1;
+          gint16 parent_api = d > 0 ? near_api[d - 1] : -1;
           gint16 parent_tc = d > 0 ? tc_root[d - 1] : -1;
           KsSliceKind kind = track->slice_kind[s];
           gint64 dur = track->end[s] - track->start[s];
@@ -137,6 +190,8 @@ _ks_analysis_operators (KsAnalysis *self,
             continue;
           stack[d] = s;
           near_op[d] = parent_op;
+          near_api[d] = parent_api;
+          stack_row[d] = d > 0 ? stack_row[d - 1] : 0;
           tc_root[d] = parent_tc;
           tc_fp32[d] = d > 0 ? tc_fp32[d - 1] : FALSE;
 
@@ -157,6 +212,7 @@ _ks_analysis_operators (KsAnalysis *self,
                   gint64 zero = -1;
 
                   fresh.name = name;
+                  fresh.tc_eligible = (ctx->name_flags[name] & NAME_TC_ELIGIBLE) != 0;
                   fresh.longest_track = KS_NO_INDEX;
                   fresh.longest_slice = KS_NO_INDEX;
                   g_array_append_val (ops_name, fresh);
@@ -187,6 +243,7 @@ _ks_analysis_operators (KsAnalysis *self,
                   gint64 zero = -1;
 
                   fresh.name = name;
+                  fresh.tc_eligible = (ctx->name_flags[name] & NAME_TC_ELIGIBLE) != 0;
                   fresh.input_dims = g_string_chunk_insert_len (self->strings, key.dims, key.len);
                   fresh.longest_track = KS_NO_INDEX;
                   fresh.longest_slice = KS_NO_INDEX;
@@ -216,6 +273,33 @@ _ks_analysis_operators (KsAnalysis *self,
                 }
               near_op[d] = d;
 
+              /* the outermost operator's Python call stack */
+              if (parent_op < 0)
+                {
+                  guint32 skey[2 + KS_STACK_MAX_FRAMES];
+                  gpointer row;
+
+                  stack_row[d] = 0;
+                  if (python_stack (track, s, skey) > 0)
+                    {
+                      if (!g_hash_table_lookup_extended (stacks, skey, NULL, &row))
+                        {
+                          KsOperatorStack fresh;
+
+                          memset (&fresh, 0, sizeof fresh);
+                          fresh.name = skey[0];
+                          fresh.n_frames = skey[1];
+                          memcpy (fresh.frames, skey + 2, sizeof (guint32) * skey[1]);
+                          g_array_append_val (self->operator_stacks, fresh);
+                          row = GUINT_TO_POINTER (self->operator_stacks->len);
+                          g_hash_table_insert (stacks, g_memdup2 (skey, sizeof (guint32) * (2 + skey[1])), row);
+                        }
+                      stack_row[d] = GPOINTER_TO_UINT (row);
+                      g_array_index (self->operator_stacks, KsOperatorStack, stack_row[d] - 1).calls++;
+                      g_array_index (self->operator_stacks, KsOperatorStack, stack_row[d] - 1).host_total_ns += dur;
+                    }
+                }
+
               if (parent_tc < 0 && (ctx->name_flags[name] & NAME_TC_ELIGIBLE))
                 {
                   gboolean fp32, lowp;
@@ -227,28 +311,58 @@ _ks_analysis_operators (KsAnalysis *self,
                     ctx->tc_lowp_calls++;
                 }
             }
-          else if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
-                   launch != NULL && launch[s] != KS_NO_INDEX)
+          else if (kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER)
+            near_api[d] = d;
+
+          /* PyTorch's self time (key_averages, the TensorBoard plugin):
+           * the CUDA calls an operator made are its children too; the
+           * outermost one counts, a driver call inside a runtime call
+           * is already in it. */
+          if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
+              parent_op >= 0 && parent_api < parent_op)
+            {
+              g_array_index (ops_name, KsOperatorStats, group_name[parent_op]).host_self_ns -= dur;
+              g_array_index (ops_shape, KsOperatorStats, group_shape[parent_op]).host_self_ns -= dur;
+            }
+
+          if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
+              launch != NULL && launch[s] != KS_NO_INDEX)
             {
               const KsFlow *flow = &trace->flows[launch[s]];
               const KsTrack *gpu = &trace->tracks[flow->to_track];
               gint64 gd = gpu->end[flow->to_slice] - gpu->start[flow->to_slice];
               gint16 od = parent_op;
+              gint64 tc;
 
               if (!_ks_context_device_wanted (ctx, gpu->device))
                 continue;
+              if (od >= 0)
+                ctx->launch_operator[launch[s]] = track->name_id[stack[od]];
+              tc = gpu->slice_kind[flow->to_slice] == KS_SLICE_KERNEL &&
+                   (ctx->name_flags[gpu->name_id[flow->to_slice]] & NAME_TC_KERNEL) ? gd : 0;
 
               if (od >= 0)
                 {
                   ctx->op_device_ns += gd;
                   g_array_index (ops_name, KsOperatorStats, group_name[od]).device_self_ns += gd;
                   g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_self_ns += gd;
+                  g_array_index (ops_name, KsOperatorStats, group_name[od]).device_tc_self_ns += tc;
+                  g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_tc_self_ns += tc;
                 }
               while (od >= 0)
                 {
                   g_array_index (ops_name, KsOperatorStats, group_name[od]).device_total_ns += gd;
                   g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_total_ns += gd;
+                  g_array_index (ops_name, KsOperatorStats, group_name[od]).device_tc_total_ns += tc;
+                  g_array_index (ops_shape, KsOperatorStats, group_shape[od]).device_tc_total_ns += tc;
                   od = od > 0 ? near_op[od - 1] : -1;
+                }
+              if (d > 0 && stack_row[d - 1] != 0)
+                g_array_index (self->operator_stacks, KsOperatorStack, stack_row[d - 1] - 1).device_total_ns += gd;
+              if (parent_tc >= 0)
+                {
+                  self->tensor_cores.eligible_ns += gd;
+                  self->tensor_cores.eligible_tc_ns += tc;
                 }
 
               if (parent_tc >= 0 && tc_fp32[d])
@@ -270,9 +384,79 @@ _ks_analysis_operators (KsAnalysis *self,
 
   g_array_sort (ops_name, compare_operators);
   g_array_sort (ops_shape, compare_operators);
+  g_array_sort (self->operator_stacks, compare_stacks);
 }
 
 /* Kernels */
+
+typedef struct
+{
+  guint32 name;
+  guint32 operator_name;
+  guint32 grid[3];
+  guint16 block[3];
+  guint16 registers;
+  guint32 shared_memory;
+} GroupKey;
+
+static guint
+group_key_hash (gconstpointer p)
+{
+  return _ks_hash_words (p, sizeof (GroupKey) / sizeof (guint32));
+}
+
+static gboolean
+group_key_equal (gconstpointer a,
+                 gconstpointer b)
+{
+  return memcmp (a, b, sizeof (GroupKey)) == 0;
+}
+
+static void
+count_in_group (GHashTable     *index,
+                GArray         *groups,
+                const GroupKey *key,
+                gint64          dur)
+{
+  gpointer found;
+  KsKernelGroup *g;
+
+  if (!g_hash_table_lookup_extended (index, key, NULL, &found))
+    {
+      KsKernelGroup fresh;
+
+      memset (&fresh, 0, sizeof fresh);
+      fresh.name = key->name;
+      fresh.operator_name = key->operator_name;
+      memcpy (fresh.grid, key->grid, sizeof fresh.grid);
+      memcpy (fresh.block, key->block, sizeof fresh.block);
+      fresh.registers = key->registers;
+      fresh.shared_memory = key->shared_memory;
+      fresh.min_ns = G_MAXINT64;
+      g_array_append_val (groups, fresh);
+      found = GUINT_TO_POINTER (groups->len);
+      g_hash_table_insert (index, g_memdup2 (key, sizeof *key), found);
+    }
+  g = &g_array_index (groups, KsKernelGroup, GPOINTER_TO_UINT (found) - 1);
+  g->calls++;
+  g->total_ns += dur;
+  g->min_ns = MIN (g->min_ns, dur);
+  g->max_ns = MAX (g->max_ns, dur);
+}
+
+static int
+compare_groups (gconstpointer a,
+                gconstpointer b)
+{
+  const KsKernelGroup *ga = a;
+  const KsKernelGroup *gb = b;
+
+  if (ga->total_ns != gb->total_ns)
+    return ga->total_ns > gb->total_ns ? -1 : 1;
+  if (ga->name != gb->name)
+    return ga->name < gb->name ? -1 : 1;
+  return (ga->operator_name > gb->operator_name) - (ga->operator_name < gb->operator_name);
+}
 
 static int
 compare_kernels (gconstpointer a,
@@ -294,6 +478,9 @@ _ks_analysis_kernels (KsAnalysis *self,
   g_autofree guint32 *by_name = g_new0 (guint32, MAX (trace->n_strings, 1));
   g_autoptr(GArray) occ_weight = g_array_new (FALSE, TRUE, sizeof (double));
   g_autoptr(GArray) occ_sum = g_array_new (FALSE, TRUE, sizeof (double));
+  g_autoptr(GArray) waits = g_array_new (FALSE, TRUE, sizeof (double) * 2);  /* latency, queue sums */
+  g_autoptr(GHashTable) by_operator = g_hash_table_new_full (group_key_hash, group_key_equal, g_free, NULL);
+  g_autoptr(GHashTable) by_launch = g_hash_table_new_full (group_key_hash, group_key_equal, g_free, NULL);
   gint64 all = 0;
 
   for (guint d = 0; d < ctx->devices->len; d++)
@@ -305,14 +492,20 @@ _ks_analysis_kernels (KsAnalysis *self,
           guint32 t = g_array_index (ds->streams, guint32, i);
           const KsTrack *track = &trace->tracks[t];
           const KsGpu *gpu = ks_trace_find_gpu (trace, track->device);
+          gint64 stream_end = G_MININT64;
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
               gint64 dur = track->end[s] - track->start[s];
+              gint64 busy_until = stream_end;
+              gint64 lat, queue;
+              gboolean early;
               KsKernelStats *k;
               double occ, sm_eff;
               guint gi;
 
+              if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
+                stream_end = MAX (stream_end, track->end[s]);
               if (track->slice_kind[s] != KS_SLICE_KERNEL)
                 continue;
 
@@ -335,6 +528,7 @@ _ks_analysis_kernels (KsAnalysis *self,
                   g_array_append_val (self->kernels, fresh);
                   g_array_append_val (occ_weight, zero);
                   g_array_append_val (occ_sum, zero);
+                  g_array_set_size (waits, waits->len + 1);
                   by_name[track->name_id[s]] = self->kernels->len;
                 }
               gi = by_name[track->name_id[s]] - 1;
@@ -342,6 +536,14 @@ _ks_analysis_kernels (KsAnalysis *self,
 
               k->calls++;
               k->total_ns += dur;
+              k->tensor_cores = (ctx->name_flags[k->name] & NAME_TC_KERNEL) != 0;
+              self->tensor_cores.n_kernels++;
+              self->tensor_cores.kernel_ns += dur;
+              if (k->tensor_cores)
+                {
+                  self->tensor_cores.n_tc_kernels++;
+                  self->tensor_cores.tc_kernel_ns += dur;
+                }
               if (dur < k->min_ns)
                 k->min_ns = dur;
               if (dur > k->max_ns)
@@ -362,6 +564,33 @@ _ks_analysis_kernels (KsAnalysis *self,
                   g_array_index (occ_weight, double, gi) += dur;
                   g_array_index (occ_sum, double, gi) += occ * dur;
                 }
+              {
+                const guint32 *launch = ctx->launch_of_gpu[t];
+                GroupKey key;
+
+                memset (&key, 0, sizeof key);
+                key.name = track->name_id[s];
+                if (launch != NULL && launch[s] != KS_NO_INDEX)
+                  key.operator_name = ctx->launch_operator[launch[s]];
+                count_in_group (by_operator, self->kernel_groups[KS_KERNEL_BY_OPERATOR], &key, dur);
+                key.operator_name = 0;
+                if (track->gpu != NULL)
+                  {
+                    memcpy (key.grid, track->gpu[s].kernel.grid, sizeof key.grid);
+                    memcpy (key.block, track->gpu[s].kernel.block, sizeof key.block);
+                    key.registers = track->gpu[s].kernel.registers;
+                    key.shared_memory = track->gpu[s].kernel.shared_memory;
+                  }
+                count_in_group (by_launch, self->kernel_groups[KS_KERNEL_BY_LAUNCH], &key, dur);
+              }
+              if (_ks_launch_wait (ctx, t, s, busy_until, &lat, &queue, &early))
+                {
+                  double *w = &g_array_index (waits, double, 2 * gi);
+
+                  k->launched++;
+                  w[0] += lat;
+                  w[1] += queue;
+                }
               all += dur;
             }
         }
@@ -376,7 +605,17 @@ _ks_analysis_kernels (KsAnalysis *self,
       k->share = all > 0 ? (double)k->total_ns / all : 0;
       if (w > 0)
         k->occupancy_pct = g_array_index (occ_sum, double, i) / w;
+      k->mean_latency_ns = k->mean_queue_ns = -1;
+      if (k->launched > 0)
+        {
+          k->mean_latency_ns = g_array_index (waits, double, 2 * i) / k->launched;
+          k->mean_queue_ns = g_array_index (waits, double, 2 * i + 1) / k->launched;
+        }
     }
 
+  g_array_sort (self->kernel_groups[KS_KERNEL_BY_OPERATOR], compare_groups);
+  g_array_sort (self->kernel_groups[KS_KERNEL_BY_LAUNCH], compare_groups);
+  if (self->tensor_cores.kernel_ns > 0)
+    self->tensor_cores.tc_share = (double)self->tensor_cores.tc_kernel_ns / self->tensor_cores.kernel_ns;
   g_array_sort (self->kernels, compare_kernels);
 }

@@ -22,8 +22,8 @@ union_of_tracks (Context       *ctx,
                  const guint32 *tracks,
                  guint          n_tracks,
                  guint32        kinds,
-                 guint8         need_flags,
-                 guint8         skip_flags,
+                 guint16        need_flags,
+                 guint16        skip_flags,
                  KsRangeSet    *set)
 {
   for (guint i = 0; i < n_tracks; i++)
@@ -43,7 +43,7 @@ union_of_tracks (Context       *ctx,
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
-              guint8 flags;
+              guint16 flags;
 
               if (!(kinds & KIND_BIT (track->slice_kind[s])))
                 continue;
@@ -110,6 +110,33 @@ nice_bucket (gint64 extent)
       unit *= 10;
     }
   return need;
+}
+
+gboolean
+_ks_launch_wait (Context *ctx,
+                 guint32  track,
+                 guint32  slice,
+                 gint64   busy_until,
+                 gint64  *latency,
+                 gint64  *queue,
+                 gboolean *early)
+{
+  const guint32 *launch = ctx->launch_of_gpu[track];
+  const KsTrack *t = &ctx->trace->tracks[track];
+  const KsFlow *flow;
+  gint64 api_end, start = t->start[slice];
+
+  if (launch == NULL || launch[slice] == KS_NO_INDEX)
+    return FALSE;
+  flow = &ctx->trace->flows[launch[slice]];
+  api_end = ctx->trace->tracks[flow->from_track].end[flow->from_slice];
+
+  /* The stream still busy as the call returned: queueing until that
+   * work ends, then latency. */
+  *queue = busy_until > api_end && start > api_end ? MIN (busy_until, start) - api_end : 0;
+  *latency = MAX (start - MAX (api_end, busy_until), 0);
+  *early = start < api_end;
+  return TRUE;
 }
 
 static void
@@ -202,6 +229,29 @@ kernel_estimates (Context      *ctx,
     sum->est_occupancy_pct = occ_sum / occ_weight;
 }
 
+/* HTA's temporal breakdown: NCCL kernels are communication, the rest of
+ * the kernels computation; copies and memsets are neither. */
+static void
+temporal_breakdown (Context      *ctx,
+                    DeviceState  *ds,
+                    KsGpuSummary *sum)
+{
+  const guint32 *streams = (const guint32 *)(gpointer)ds->streams->data;
+  KsRangeSet compute;
+
+  if (ds->activity.n == 0)
+    return;
+  ks_range_set_init (&compute);
+  /* without NCCL every kernel computes: the kernels' union is known */
+  if (ctx->have_nccl)
+    union_of_tracks (ctx, streams, ds->streams->len, KIND_BIT (KS_SLICE_KERNEL), 0, NAME_NCCL, &compute);
+  sum->span_ns = ds->activity.r[ds->activity.n - 1].end - ds->activity.r[0].start;
+  sum->compute_ns = ks_range_set_total (ctx->have_nccl ? &compute : &ds->kernels);
+  sum->non_compute_ns = ks_range_set_total (&ds->activity) - sum->compute_ns;
+  sum->idle_ns = sum->span_ns - sum->compute_ns - sum->non_compute_ns;
+  ks_range_set_clear (&compute);
+}
+
 /* The whole trace in KS_TRACE_BUSY_BUCKETS buckets, measured on the same
  * busy sets as the GPU summaries. */
 static void
@@ -263,6 +313,7 @@ _ks_analysis_overview (KsAnalysis *self,
 {
   KsTrace *trace = ctx->trace;
   g_autoptr(GArray) all_latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) all_queues = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint32 busy_kinds = KIND_BIT (KS_SLICE_KERNEL);
 
   if (ctx->options.busy_includes_copies)
@@ -273,6 +324,7 @@ _ks_analysis_overview (KsAnalysis *self,
       DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
       const guint32 *streams = (const guint32 *)(gpointer)ds->streams->data;
       g_autoptr(GArray) latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) queues = g_array_new (FALSE, FALSE, sizeof (gint64));
       const KsGpu *gpu = ks_trace_find_gpu (trace, ds->device);
       KsGpuSummary sum;
 
@@ -292,30 +344,33 @@ _ks_analysis_overview (KsAnalysis *self,
         {
           guint32 t = streams[i];
           const KsTrack *track = &trace->tracks[t];
-          const guint32 *launch = ctx->launch_of_gpu[t];
+          gint64 stream_end = G_MININT64;   /* of the earlier work on this stream */
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
               gint64 dur = track->end[s] - track->start[s];
+              gint64 busy_until = stream_end;
+
+              if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
+                stream_end = MAX (stream_end, track->end[s]);
 
               switch ((KsSliceKind)track->slice_kind[s])
                 {
                 case KS_SLICE_KERNEL:
                   sum.n_kernels++;
                   sum.kernel_time_ns += dur;
-                  if (launch != NULL && launch[s] != KS_NO_INDEX)
-                    {
-                      const KsFlow *flow = &trace->flows[launch[s]];
-                      gint64 api_end = trace->tracks[flow->from_track].end[flow->from_slice];
-                      gint64 lat = track->start[s] - api_end;
+                  {
+                    gint64 lat, queue;
+                    gboolean early;
 
-                      if (lat < 0)
-                        {
-                          lat = 0;
+                    if (_ks_launch_wait (ctx, t, s, busy_until, &lat, &queue, &early))
+                      {
+                        if (early)
                           sum.latency.n_clamped++;
-                        }
-                      g_array_append_val (latencies, lat);
-                    }
+                        g_array_append_val (latencies, lat);
+                        g_array_append_val (queues, queue);
+                      }
+                  }
                   break;
                 case KS_SLICE_MEMCPY:
                   sum.n_memcpy++;
@@ -358,6 +413,7 @@ _ks_analysis_overview (KsAnalysis *self,
       ks_range_set_seal (&ds->window);
 
       kernel_estimates (ctx, ds, gpu, &sum);
+      temporal_breakdown (ctx, ds, &sum);
       sum.busy_ns = ks_range_set_total (&ds->busy);
       sum.window_ns = ks_range_set_total (&ds->window);
       sum.busy_in_window_ns = ks_range_set_measure_set (&ds->busy, &ds->window);
@@ -385,13 +441,16 @@ _ks_analysis_overview (KsAnalysis *self,
         }
 
       g_array_append_vals (all_latencies, latencies->data, latencies->len);
+      g_array_append_vals (all_queues, queues->data, queues->len);
       self->latency.n_clamped += sum.latency.n_clamped;
       latency_finish (&sum.latency, latencies);
+      latency_finish (&sum.queue, queues);
 
       g_array_append_val (self->gpus, sum);
     }
 
   latency_finish (&self->latency, all_latencies);
+  latency_finish (&self->queue, all_queues);
   trace_busy (self, ctx);
 }
 

@@ -47,6 +47,7 @@ enum
   NAME_PAGEABLE       = 1 << 5,  /* a memcpy name that says Pageable */
   NAME_TC_KERNEL      = 1 << 6,  /* a kernel whose name says it uses tensor cores */
   NAME_STEP_RANGE     = 1 << 7,  /* "step 12", "iteration 12": an NVTX range around a step */
+  NAME_NCCL           = 1 << 8,  /* a kernel of NCCL's: communication, not compute (HTA) */
 };
 
 typedef struct
@@ -67,7 +68,8 @@ typedef struct
   GCancellable             *cancellable;
   KsProgress               *progress;
 
-  guint8                   *name_flags;     /* per string id */
+  guint16                  *name_flags;     /* per string id */
+  gboolean                  have_nccl;      /* some string has NAME_NCCL */
   guint32                  *nvtx_of_thread; /* thread -> NVTX track or KS_NO_INDEX */
   guint32                  *samples_of_thread; /* thread -> KS_TRACK_SAMPLES track or KS_NO_INDEX */
   /* per track: for stream tracks, slice -> launch flow index (or
@@ -78,12 +80,17 @@ typedef struct
 
   GArray                   *devices;        /* DeviceState */
   GArray                   *step_refs;      /* KsStep (name, track, slice, start, end only) */
+  /* Kineto's own work ("Activity Buffer Request", cat "overhead"): the
+   * slices as (track, slice) pairs in start order, and their union */
+  GArray                   *overhead;
+  KsRangeSet                overhead_set;
 
   /* Filled by the operators pass for the advice rules */
   gint64                    op_device_ns;     /* GPU time launched under any operator */
   gint64                    tc_fp32_device_ns;/* ... under tensor-core-eligible float32 operators */
   guint64                   tc_lowp_calls;    /* eligible calls with half/bfloat16 inputs */
   GArray                   *tc_ranges;        /* KsTimeRange of eligible float32 calls that launched work */
+  guint32                  *launch_operator;  /* per flow: the innermost operator's name around its call, 0 none */
 } Context;
 
 struct _KsAnalysis
@@ -102,6 +109,16 @@ struct _KsAnalysis
   GStringChunk      *strings;       /* input dims texts */
   GArray            *kernels;       /* KsKernelStats */
   KsLaunchLatency    latency;
+  KsLaunchLatency    queue;
+  KsTensorCores      tensor_cores;
+  GArray            *queues;        /* KsQueueStats */
+  GArray            *copies;        /* KsCopyRate */
+  GArray            *copy_kinds;    /* KsCopyKindStats */
+  GArray            *sequences;     /* KsKernelSequence */
+  GArray            *annotations;   /* KsGpuAnnotationStats */
+  GArray            *operator_memory; /* KsOperatorMemory */
+  GArray            *operator_stacks; /* KsOperatorStack */
+  GArray            *kernel_groups[KS_N_KERNEL_GROUPINGS];  /* KsKernelGroup */
   KsTraceBusy        trace_busy;
   GArray            *memory;        /* KsMemoryCurve */
   GArray            *allocations;   /* KsAllocation */
@@ -128,6 +145,14 @@ void     _ks_analysis_memory      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_utilization (KsAnalysis       *self,
                                    Context          *ctx);
+void     _ks_analysis_queues      (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_copies      (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_sequences   (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_annotations (KsAnalysis       *self,
+                                   Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);
 
@@ -140,6 +165,20 @@ DeviceState *_ks_context_find_device (Context       *ctx,
 guint32  _ks_context_operator_at  (Context          *ctx,
                                    guint32           thread,
                                    gint64            ts);
+/* The wait before kernel @slice of stream @track whose launch call is
+ * known (FALSE otherwise): its launch latency and its queueing behind
+ * the earlier work of the stream, which ended at @busy_until; @early when
+ * the kernel started before the call returned. */
+gboolean _ks_launch_wait          (Context          *ctx,
+                                   guint32           track,
+                                   guint32           slice,
+                                   gint64            busy_until,
+                                   gint64           *latency,
+                                   gint64           *queue,
+                                   gboolean         *early);
+/* FNV-1a over @n words: the hash of the passes' fixed-size keys. */
+guint    _ks_hash_words           (const guint32    *words,
+                                   guint             n);
 /* The k-th smallest of @values (reorders them). */
 gint64   _ks_select_nth           (gint64           *values,
                                    gsize             n,

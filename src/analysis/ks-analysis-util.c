@@ -237,3 +237,14 @@ _ks_kernel_estimates (const KsTrace *trace,
   if (ks_args_get_double (args, "blocks per SM", &v) && v >= 0)
     *sm_efficiency_pct = 100.0 * MIN (v, 1.0);
 }
+
+guint
+_ks_hash_words (const guint32 *words,
+                guint          n)
+{
+  guint h = 2166136261u;
+
+  for (guint i = 0; i < n; i++)
+    h = (h ^ words[i]) * 16777619u;
+  return h;
+}

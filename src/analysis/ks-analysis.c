@@ -60,6 +60,24 @@ ks_analysis_finalize (GObject *object)
   if (self->memory != NULL)
     for (guint i = 0; i < self->memory->len; i++)
       g_free (g_array_index (self->memory, KsMemoryCurve, i).points);
+  if (self->queues != NULL)
+    for (guint i = 0; i < self->queues->len; i++)
+      {
+        g_free (g_array_index (self->queues, KsQueueStats, i).bucket_mean);
+        g_free (g_array_index (self->queues, KsQueueStats, i).bucket_max);
+      }
+  g_clear_pointer (&self->queues, g_array_unref);
+  if (self->copy_kinds != NULL)
+    for (guint i = 0; i < self->copy_kinds->len; i++)
+      g_free (g_array_index (self->copy_kinds, KsCopyKindStats, i).gbps);
+  g_clear_pointer (&self->copy_kinds, g_array_unref);
+  g_clear_pointer (&self->copies, g_array_unref);
+  g_clear_pointer (&self->sequences, g_array_unref);
+  g_clear_pointer (&self->annotations, g_array_unref);
+  g_clear_pointer (&self->operator_memory, g_array_unref);
+  g_clear_pointer (&self->operator_stacks, g_array_unref);
+  g_clear_pointer (&self->kernel_groups[0], g_array_unref);
+  g_clear_pointer (&self->kernel_groups[1], g_array_unref);
 
   g_clear_pointer (&self->trace_busy.busy, g_free);
   g_clear_pointer (&self->gpus, g_array_unref);
@@ -103,6 +121,15 @@ ks_analysis_init (KsAnalysis *self)
   self->strings = g_string_chunk_new (4096);
   self->kernels = g_array_new (FALSE, TRUE, sizeof (KsKernelStats));
   self->memory = g_array_new (FALSE, TRUE, sizeof (KsMemoryCurve));
+  self->queues = g_array_new (FALSE, TRUE, sizeof (KsQueueStats));
+  self->copies = g_array_new (FALSE, TRUE, sizeof (KsCopyRate));
+  self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
+  self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
+  self->annotations = g_array_new (FALSE, TRUE, sizeof (KsGpuAnnotationStats));
+  self->operator_memory = g_array_new (FALSE, TRUE, sizeof (KsOperatorMemory));
+  self->operator_stacks = g_array_new (FALSE, TRUE, sizeof (KsOperatorStack));
+  self->kernel_groups[0] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
+  self->kernel_groups[1] = g_array_new (FALSE, TRUE, sizeof (KsKernelGroup));
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->utilization = g_array_new (FALSE, TRUE, sizeof (KsGpuUtilization));
   self->idle_stretches = g_array_new (FALSE, TRUE, sizeof (KsIdleStretch));
@@ -120,6 +147,7 @@ ks_analysis_options_init (KsAnalysisOptions *options)
   options->gap_threshold_ns = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS;
   options->busy_includes_copies = FALSE;
   options->device = -1;
+  options->kernel_wait_ns = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS;
 }
 
 static gboolean
@@ -128,7 +156,8 @@ options_equal (const KsAnalysisOptions *a,
 {
   return a->gap_threshold_ns == b->gap_threshold_ns &&
          !!a->busy_includes_copies == !!b->busy_includes_copies &&
-         a->device == b->device;
+         a->device == b->device &&
+         a->kernel_wait_ns == b->kernel_wait_ns;
 }
 
 /* Context */
@@ -167,7 +196,7 @@ is_step_range_name (const char *s)
   return *p == '\0';
 }
 
-static guint8
+static guint16
 classify_name (const char *s)
 {
   static const char * const sync_names[] = {
@@ -189,7 +218,7 @@ classify_name (const char *s)
     "tensor8x", "tensor4x", "tf32", "bf16", "f16f16", "fp16", NULL
   };
   g_autofree char *lower = NULL;
-  guint8 flags = 0;
+  guint16 flags = 0;
 
   if (has_prefix_any (s, sync_names))
     flags |= NAME_SYNC;
@@ -212,6 +241,9 @@ classify_name (const char *s)
       flags |= NAME_TC_ELIGIBLE;
   if (g_str_has_prefix (s, "Memcpy") && strstr (s, "Pageable") != NULL)
     flags |= NAME_PAGEABLE;
+  /* ncclKernel_AllReduce_..., ncclDevKernel_..., void ncclKernel<...> */
+  if (strstr (s, "nccl") != NULL)
+    flags |= NAME_NCCL;
   lower = g_ascii_strdown (s, -1);
   for (guint i = 0; tc_kernels[i] != NULL; i++)
     if (strstr (lower, tc_kernels[i]) != NULL)
@@ -297,8 +329,8 @@ add_step (Context *ctx,
   step.name = track->name_id[slice];
   step.track = track_index;
   step.slice = slice;
-  step.start = track->start[slice];
-  step.end = track->end[slice];
+  step.start = step.host_start = track->start[slice];
+  step.end = step.host_end = track->end[slice];
   g_array_append_val (ctx->step_refs, step);
 }
 
@@ -331,6 +363,101 @@ collect_nvtx_steps (Context *ctx)
     }
 }
 
+/* The TensorBoard plugin's step spans: when the GPU trails the CPU, the
+ * work a step launched runs after its host slice ends, so a step runs
+ * from the later of its host start and the previous step's end to the
+ * later of its host end and the end of the GPU work launched inside it
+ * (kernels, copies and memsets of a CUDA call starting in the host span,
+ * on the step's process; not the GPU side of a synchronisation). */
+static void
+fit_steps_to_gpu (Context *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  KsStep *steps = (KsStep *)(gpointer)ctx->step_refs->data;
+  guint n = ctx->step_refs->len;
+  g_autofree gint64 *gpu_end = NULL;
+  g_autofree gint64 *prev_end = NULL;
+  g_autofree guint *by_process = NULL;   /* step indexes, by (process, start) */
+  g_autofree guint *first = NULL;        /* per process: its first entry in by_process */
+
+  if (n == 0)
+    return;
+
+  gpu_end = g_new (gint64, n);
+  by_process = g_new (guint, n);
+  first = g_new0 (guint, trace->n_processes + 2);
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 p = trace->tracks[steps[i].track].process;
+
+      gpu_end[i] = G_MININT64;
+      first[(p < trace->n_processes ? p : trace->n_processes) + 1]++;
+    }
+  for (guint p = 1; p <= trace->n_processes + 1; p++)
+    first[p] += first[p - 1];
+  {
+    g_autofree guint *fill = g_memdup2 (first, sizeof (guint) * (trace->n_processes + 2));
+
+    /* steps are in start order, so each process's list is too */
+    for (guint i = 0; i < n; i++)
+      {
+        guint32 p = trace->tracks[steps[i].track].process;
+
+        by_process[fill[p < trace->n_processes ? p : trace->n_processes]++] = i;
+      }
+  }
+
+  for (guint32 f = 0; f < trace->n_flows; f++)
+    {
+      const KsFlow *flow = &trace->flows[f];
+      const KsTrack *from, *to;
+      guint32 p;
+      gint64 ts;
+      guint lo, hi;
+
+      if (flow->kind != KS_FLOW_LAUNCH)
+        continue;
+      from = &trace->tracks[flow->from_track];
+      to = &trace->tracks[flow->to_track];
+      if (to->kind != KS_TRACK_STREAM || from->kind != KS_TRACK_THREAD ||
+          !_ks_context_device_wanted (ctx, to->device) || from->process >= trace->n_processes ||
+          !(GPU_WORK_KINDS & KIND_BIT (to->slice_kind[flow->to_slice])))
+        continue;
+      p = from->process;
+      ts = from->start[flow->from_slice];
+      /* the last step of the process starting at or before the call */
+      lo = first[p];
+      hi = first[p + 1];
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (steps[by_process[mid]].host_start <= ts)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo == first[p] || ts >= steps[by_process[lo - 1]].host_end)
+        continue;
+      gpu_end[by_process[lo - 1]] = MAX (gpu_end[by_process[lo - 1]], to->end[flow->to_slice]);
+    }
+
+  prev_end = g_new (gint64, trace->n_processes + 1);
+  for (guint p = 0; p <= trace->n_processes; p++)
+    prev_end[p] = G_MININT64;
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 p = trace->tracks[steps[i].track].process;
+      gint64 *prev = &prev_end[p < trace->n_processes ? p : trace->n_processes];
+
+      steps[i].start = MAX (steps[i].host_start, *prev);
+      steps[i].end = MAX (MAX (steps[i].host_end, gpu_end[i]), steps[i].start);
+      *prev = steps[i].end;
+    }
+  /* processes' steps may now start in another order */
+  g_array_sort (ctx->step_refs, compare_steps);
+}
+
 static void
 context_init (Context                 *ctx,
               KsTrace                 *trace,
@@ -344,9 +471,12 @@ context_init (Context                 *ctx,
   ctx->progress = progress;
   ctx->cancellable = cancellable;
 
-  ctx->name_flags = g_new0 (guint8, MAX (trace->n_strings, 1));
+  ctx->name_flags = g_new0 (guint16, MAX (trace->n_strings, 1));
   for (guint32 i = 1; i < trace->n_strings; i++)
-    ctx->name_flags[i] = classify_name (trace->strings[i]);
+    {
+      ctx->name_flags[i] = classify_name (trace->strings[i]);
+      ctx->have_nccl |= (ctx->name_flags[i] & NAME_NCCL) != 0;
+    }
 
   ctx->nvtx_of_thread = g_new (guint32, MAX (trace->n_threads, 1));
   ctx->samples_of_thread = g_new (guint32, MAX (trace->n_threads, 1));
@@ -358,6 +488,7 @@ context_init (Context                 *ctx,
   ctx->devices = g_array_new (FALSE, TRUE, sizeof (DeviceState));
   ctx->step_refs = g_array_new (FALSE, TRUE, sizeof (KsStep));
   ctx->tc_ranges = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+  ctx->launch_operator = g_new0 (guint32, MAX (trace->n_flows, 1));
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
@@ -392,6 +523,29 @@ context_init (Context                 *ctx,
   if (ctx->step_refs->len == 0)
     collect_nvtx_steps (ctx);
 
+  ctx->overhead = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  ks_range_set_init (&ctx->overhead_set);
+  {
+    guint32 overhead = ks_trace_lookup_string (trace, "overhead");
+
+    for (guint32 t = 0; overhead != 0 && t < trace->n_tracks; t++)
+      {
+        const KsTrack *track = &trace->tracks[t];
+
+        if (track->kind != KS_TRACK_THREAD)
+          continue;
+        for (guint32 i = 0; i < track->n_slices; i++)
+          if (track->category[i] == overhead && track->end[i] > track->start[i])
+            {
+              guint32 ref[2] = { t, i };
+
+              g_array_append_vals (ctx->overhead, ref, 1);
+              ks_range_set_add (&ctx->overhead_set, track->start[i], track->end[i]);
+            }
+      }
+    ks_range_set_seal (&ctx->overhead_set);
+  }
+
   /* Only GPUs with streams: device property lists name every visible GPU,
    * used or not. */
   g_array_sort (ctx->devices, compare_devices);
@@ -422,6 +576,8 @@ context_init (Context                 *ctx,
       ctx->launch_of_gpu[flow->to_track][flow->to_slice] = f;
       ctx->launch_of_cpu[flow->from_track][flow->from_slice] = f;
     }
+
+  fit_steps_to_gpu (ctx);
 }
 
 static void
@@ -452,6 +608,9 @@ context_clear (Context *ctx)
   g_array_unref (ctx->devices);
   g_array_unref (ctx->step_refs);
   g_array_unref (ctx->tc_ranges);
+  g_free (ctx->launch_operator);
+  g_array_unref (ctx->overhead);
+  ks_range_set_clear (&ctx->overhead_set);
 }
 
 guint32
@@ -498,6 +657,10 @@ compute (KsTrace                  *trace,
     { _ks_analysis_kernels, N_("Summing kernels") },
     { _ks_analysis_memory, N_("Following memory") },
     { _ks_analysis_utilization, N_("Following GPU utilization") },
+    { _ks_analysis_queues, N_("Following stream queues") },
+    { _ks_analysis_copies, N_("Measuring copy bandwidth") },
+    { _ks_analysis_sequences, N_("Finding kernel sequences") },
+    { _ks_analysis_annotations, N_("Summing GPU annotations") },
     { _ks_analysis_advice, N_("Checking advice rules") },
   };
   Context ctx;
@@ -866,6 +1029,70 @@ ks_analysis_get_launch_latency (KsAnalysis *self)
   return &self->latency;
 }
 
+const KsKernelGroup *
+ks_analysis_get_kernel_groups (KsAnalysis       *self,
+                               KsKernelGrouping  grouping,
+                               guint            *n_groups)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (grouping < KS_N_KERNEL_GROUPINGS, NULL);
+  RETURN_ARRAY (self->kernel_groups[grouping], KsKernelGroup, n_groups);
+}
+
+const KsLaunchLatency *
+ks_analysis_get_queue_time (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->queue;
+}
+
+const KsTensorCores *
+ks_analysis_get_tensor_cores (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->tensor_cores;
+}
+
+const KsCopyRate *
+ks_analysis_get_copies (KsAnalysis *self,
+                        guint      *n_copies)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->copies, KsCopyRate, n_copies);
+}
+
+const KsCopyKindStats *
+ks_analysis_get_copy_kinds (KsAnalysis *self,
+                            guint      *n_kinds)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->copy_kinds, KsCopyKindStats, n_kinds);
+}
+
+const KsKernelSequence *
+ks_analysis_get_kernel_sequences (KsAnalysis *self,
+                                  guint      *n_sequences)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->sequences, KsKernelSequence, n_sequences);
+}
+
+const KsGpuAnnotationStats *
+ks_analysis_get_gpu_annotations (KsAnalysis *self,
+                                 guint      *n_annotations)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->annotations, KsGpuAnnotationStats, n_annotations);
+}
+
+const KsQueueStats *
+ks_analysis_get_queues (KsAnalysis *self,
+                        guint      *n_queues)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->queues, KsQueueStats, n_queues);
+}
+
 const KsMemoryCurve *
 ks_analysis_get_memory_curves (KsAnalysis *self,
                                guint      *n_curves)
@@ -896,6 +1123,22 @@ ks_analysis_get_allocations (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->allocations, KsAllocation, n_allocations);
+}
+
+const KsOperatorStack *
+ks_analysis_get_operator_stacks (KsAnalysis *self,
+                                 guint      *n_stacks)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->operator_stacks, KsOperatorStack, n_stacks);
+}
+
+const KsOperatorMemory *
+ks_analysis_get_operator_memory (KsAnalysis *self,
+                                 guint      *n_operators)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->operator_memory, KsOperatorMemory, n_operators);
 }
 
 const KsAdvice *
@@ -941,7 +1184,7 @@ static const struct {
     N_("Length of the union of all kernel intervals on this GPU over the whole trace (with memcpy and memset when “Include copies” is on).") },
   [KS_METRIC_WINDOW] = {
     N_("Window"),
-    N_("The time the busy share is measured against: the union of the steps when the trace has them, otherwise from the start of the first to the end of the last GPU activity on the device. The steps are the ProfilerStep#N spans of a PyTorch trace, or else the NVTX ranges named like a step (“step 12”, “iteration 12”, “iter_12”, “train_step 12”, “batch 12”).") },
+    N_("The time the busy share is measured against: the union of the steps when the trace has them, otherwise from the start of the first to the end of the last GPU activity on the device. The steps are the ProfilerStep#N spans of a PyTorch trace, or else the NVTX ranges named like a step (“step 12”, “iteration 12”, “iter_12”, “train_step 12”, “batch 12”). As in the TensorBoard profiler, a step runs from the later of its start on the CPU and the previous step's end to the later of its end on the CPU and the end of the GPU work it launched, so work the GPU runs after the CPU moved on still counts in its step.") },
   [KS_METRIC_KERNEL_TIME] = {
     N_("Kernel time"),
     N_("Sum of the durations of all kernels on this GPU. Concurrent kernels each count, so it can exceed the busy time.") },
@@ -953,13 +1196,13 @@ static const struct {
     N_("The CPU had not yet started the call that launched the next GPU operation when the GPU went idle: the GPU waited for the host (HTA's rule). Optimise the CPU side, use larger batches or fuse operators.") },
   [KS_METRIC_GAP_KERNEL_WAIT] = {
     N_("Kernel wait"),
-    N_("The next operation was already being launched and the gap is shorter than 30 ns: the overhead between consecutive kernels (HTA's rule). CUDA Graphs remove it.") },
+    N_("The next operation was already being launched and the gap is shorter than the kernel wait threshold (30 µs unless set in the preferences): the overhead of launching back-to-back kernels (HTA's rule; HTA documents 30 ns but applies 30 µs). CUDA Graphs remove it.") },
   [KS_METRIC_GAP_OTHER] = {
     N_("Other wait"),
     N_("The next operation was already being launched when the GPU went idle, yet it started later: synchronisation between streams or events, or launch delays (HTA's rule).") },
   [KS_METRIC_GAP_CAUSE] = {
     N_("CPU during the gap"),
-    N_("What the thread that launched the next GPU operation was doing during the gap (for host waits, until it started that launch): a synchronising CUDA call or a DataLoader __next__ covering at least half of it, else the innermost NVTX range, operator, annotation or Python frame covering at least half of it.") },
+    N_("What the thread that launched the next GPU operation was doing during the gap (for host waits, until it started that launch): a synchronising CUDA call or a DataLoader __next__ covering at least half of it, else the innermost NVTX range, operator, annotation or Python frame covering at least half of it. A gap that the profiler's own work (Kineto's “overhead” events, such as Activity Buffer Request) covers for at least half its length is profiler overhead, whatever the CPU was doing.") },
   [KS_METRIC_STEP_BREAKDOWN] = {
     N_("Step time breakdown"),
     N_("Each step (ProfilerStep#N, or else an NVTX range named like “step 12” or “iteration 12”) is split into kernel, memcpy, memset, runtime, DataLoader, CPU exec and other time. Each category only claims time not already claimed by one before it, so the parts add up to the step time (the TensorBoard profiler's definition).") },
@@ -992,7 +1235,7 @@ static const struct {
     N_("Sum of the wall-clock durations of the operator's calls on the CPU, nested operators included.") },
   [KS_METRIC_HOST_SELF] = {
     N_("Host self"),
-    N_("Host total minus the time of the operators nested in it.") },
+    N_("Host total minus the time of the operators nested in it and of the CUDA runtime and driver calls it made (PyTorch's key_averages and the TensorBoard profiler), so a synchronous copy's wait is in cudaMemcpy, not in aten::copy_.") },
   [KS_METRIC_DEVICE_TOTAL] = {
     N_("Device total"),
     N_("GPU time of the kernels, copies and memsets launched by the operator or by the operators nested in it, joined by correlation id.") },
@@ -1010,7 +1253,16 @@ static const struct {
     N_("The blocks of the kernel that fit on one SM at once (limited by its registers, shared memory and threads), at most the grid's blocks per SM, times the threads per block over the SM's thread limit; averaged over the calls weighted by duration. The PyTorch profiler's definition, computed from the launch and the GPU's properties. Without them, the value the PyTorch profiler wrote.") },
   [KS_METRIC_LAUNCH_LATENCY] = {
     N_("Launch latency"),
-    N_("Kernel start minus the end of the CUDA call that launched it (Nsight Systems' queue time), 0 when the kernel started before the call returned. Queue time is not inherently bad: it means the GPU was busy with earlier work. Launches that are always immediate may mean an idle GPU.") },
+    N_("From the end of the CUDA call that launched a kernel, or from the end of the earlier work on its stream when that ends later, to the kernel's start; 0 when the kernel started before the call returned. Time the stream was still busy with earlier work is queueing, counted apart: the launch latency is the delay the launch itself added.") },
+  [KS_METRIC_TENSOR_CORES] = {
+    N_("Tensor cores"),
+    N_("Kernels whose names say they run on tensor cores, by the TensorBoard profiler's rules (cuBLAS and cuDNN tile names such as 884, 1688 and 16816, HMMA, IMMA and GMMA, CUTLASS tensor-op kernels, TF32, BF16 and FP16 variants), and their share of the kernel time. An operator is eligible when it is one the TensorBoard profiler lists as able to use tensor cores (matrix products and convolutions); its tensor-core share is the part of its GPU time in such kernels.") },
+  [KS_METRIC_QUEUE_LENGTH] = {
+    N_("Queue length"),
+    N_("The GPU operations launched on a stream and not yet finished: one more when the CUDA call that launches an operation starts, one less when the operation ends (HTA's queue length). The mean is weighted by time from the first launch to the last end. At 1,024 outstanding operations the CUDA driver blocks the launching thread until one finishes.") },
+  [KS_METRIC_QUEUE_TIME] = {
+    N_("Queueing"),
+    N_("From the end of the CUDA call that launched a kernel to the end of the earlier work on its stream, when the stream was still busy as the call returned (at most until the kernel's start). Queueing is not inherently bad: it means the GPU was busy with earlier work, so the CPU ran ahead; launches that never queue may mean an idle GPU.") },
   [KS_METRIC_MEMORY_ALLOCATED] = {
     N_("Allocated"),
     N_("Memory held by live tensors, as reported by the caching allocator.") },
@@ -1079,7 +1331,7 @@ ks_gap_cause_get_title (KsGapCause cause)
   static const char * const titles[KS_N_GAP_CAUSES] = {
     N_("DataLoader"), N_("Synchronization"), N_("OS runtime call"), N_("NVTX range"),
     N_("Operator"), N_("Python"), N_("Many CPU operations"), N_("Nothing recorded"),
-    N_("Unknown"),
+    N_("Unknown"), N_("Profiler overhead"),
   };
 
   g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");
@@ -1091,7 +1343,7 @@ ks_gap_cause_to_string (KsGapCause cause)
 {
   static const char * const names[KS_N_GAP_CAUSES] = {
     "dataloader", "sync", "osrt", "nvtx", "operator", "python", "cpu_busy",
-    "no_cpu_activity", "unknown",
+    "no_cpu_activity", "unknown", "profiler",
   };
 
   g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");

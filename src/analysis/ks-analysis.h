@@ -29,12 +29,13 @@ typedef struct
   gint64   gap_threshold_ns;     /* gaps shorter than or equal to this are not listed (default 10 µs) */
   gboolean busy_includes_copies; /* busy time counts memcpy/memset as well as kernels */
   gint32   device;               /* analyse only this GPU, or -1 for all */
+  gint64   kernel_wait_ns;       /* shorter gaps with the launch already issued are kernel wait */
 } KsAnalysisOptions;
 
 #define KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS G_GINT64_CONSTANT (10000)
-/* HTA's consecutive_kernel_delay: shorter gaps with the launch already
- * issued are "kernel wait". */
-#define KS_ANALYSIS_KERNEL_WAIT_NS 30
+/* HTA's consecutive_kernel_delay: documented as 30 ns, applied in µs by
+ * its code, which is what launch overhead between kernels takes. */
+#define KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS G_GINT64_CONSTANT (30000)
 
 void ks_analysis_options_init (KsAnalysisOptions *options);
 
@@ -92,7 +93,17 @@ typedef struct
   guint           n_util;
   double         *util;
 
-  KsLaunchLatency latency;
+  KsLaunchLatency latency;            /* launch latency, the queueing left out */
+  KsLaunchLatency queue;              /* queueing behind earlier work on the stream */
+
+  /* HTA's temporal breakdown, over the span from the first start to the
+   * last end of GPU work on the device: compute kernels (all but NCCL's),
+   * non-compute (communication kernels, memcpy and memset, when no
+   * compute kernel runs) and idle; they add up to span_ns. */
+  gint64          span_ns;
+  gint64          compute_ns;
+  gint64          non_compute_ns;
+  gint64          idle_ns;
 } KsGpuSummary;
 
 /* Busy time across the whole trace, for the strip above the timeline:
@@ -128,8 +139,10 @@ typedef struct
   guint32 name;                  /* string id, "ProfilerStep#N" */
   guint32 track;                 /* its slice */
   guint32 slice;
-  gint64  start;
+  gint64  start;                 /* the TensorBoard plugin's span: see KS_METRIC_WINDOW */
   gint64  end;
+  gint64  host_start;            /* the span of the step's slice on the CPU */
+  gint64  host_end;
   gint64  parts[KS_N_STEP_PARTS];/* sum to end - start */
 } KsStep;
 
@@ -152,6 +165,7 @@ typedef enum
   KS_GAP_CAUSE_CPU_BUSY,         /* many short CPU operations, none dominant */
   KS_GAP_CAUSE_NO_CPU_ACTIVITY,  /* the launching thread recorded nothing (it may still have run) */
   KS_GAP_CAUSE_UNKNOWN,          /* no launching thread known */
+  KS_GAP_CAUSE_PROFILER,         /* Kineto's own work (cat "overhead") covers it */
   KS_N_GAP_CAUSES
 } KsGapCause;
 
@@ -195,11 +209,14 @@ typedef struct
   const char  *input_dims;       /* the "Input Dims" argument text, NULL when grouped by name */
   guint64      calls;
   gint64       host_total_ns;
-  gint64       host_self_ns;     /* minus the time of nested operators */
+  gint64       host_self_ns;     /* minus nested operators and the CUDA calls it made */
   gint64       device_total_ns;  /* GPU time launched by it or its nested operators */
   gint64       device_self_ns;   /* GPU time launched directly by it */
   gint64       thread_total_ns;  /* thread (CPU) time of its calls that have it */
   guint64      thread_calls;     /* calls with a thread time (trace-event "tdur") */
+  gboolean     tc_eligible;      /* the TensorBoard profiler's list of operators that can use tensor cores */
+  gint64       device_tc_total_ns;/* of device_total_ns, in kernels using tensor cores */
+  gint64       device_tc_self_ns; /* of device_self_ns, in kernels using tensor cores */
   guint32      longest_track;    /* its longest call */
   guint32      longest_slice;
 } KsOperatorStats;
@@ -230,9 +247,149 @@ typedef struct
   guint16  registers;
   gboolean config_varies;        /* grid/block/registers differ between calls */
   double   occupancy_pct;        /* duration-weighted est. achieved occupancy, < 0 when unknown */
+  gboolean tensor_cores;         /* its name says it uses tensor cores (the TensorBoard profiler's rules) */
+  guint64  launched;             /* calls with a known launch call */
+  double   mean_latency_ns;      /* over those: launch latency, < 0 when none */
+  double   mean_queue_ns;        /* and queueing behind earlier work */
   guint32  longest_track;
   guint32  longest_slice;
 } KsKernelStats;
+
+/* Outermost operators by the Python call stack that called them (the
+ * python_function frames of a with_stack trace around the call). */
+#define KS_STACK_MAX_FRAMES 32
+
+typedef struct
+{
+  guint32  name;                 /* the operator's string id */
+  guint    n_frames;
+  guint32  frames[KS_STACK_MAX_FRAMES]; /* string ids, innermost first */
+  guint64  calls;
+  gint64   host_total_ns;
+  gint64   device_total_ns;      /* GPU time launched under those calls */
+} KsOperatorStack;
+
+/* Kernels grouped by name and launching operator, or by name and launch
+ * properties (grid, block, registers, shared memory). */
+typedef enum
+{
+  KS_KERNEL_BY_OPERATOR = 0,
+  KS_KERNEL_BY_LAUNCH,
+  KS_N_KERNEL_GROUPINGS
+} KsKernelGrouping;
+
+typedef struct
+{
+  guint32  name;                 /* string id */
+  guint32  operator_name;        /* innermost operator around the launch, 0 none (by operator) */
+  guint32  grid[3];              /* by launch */
+  guint16  block[3];
+  guint16  registers;
+  guint32  shared_memory;
+  guint64  calls;
+  gint64   total_ns;
+  gint64   min_ns;
+  gint64   max_ns;
+} KsKernelGroup;
+
+/* The TensorBoard profiler's Tensor Cores view, over the analysed GPUs. */
+typedef struct
+{
+  guint64  n_kernels;            /* kernel calls */
+  guint64  n_tc_kernels;         /* of them, using tensor cores */
+  gint64   kernel_ns;
+  gint64   tc_kernel_ns;
+  double   tc_share;             /* tc_kernel_ns / kernel_ns, 0..1 */
+  gint64   eligible_ns;          /* GPU time launched under eligible operators */
+  gint64   eligible_tc_ns;       /* of it, in kernels using tensor cores */
+} KsTensorCores;
+
+/* HTA's queue length: the GPU operations launched on a stream and not
+ * yet finished (+1 when the launch call starts, -1 when the operation
+ * ends). The CUDA driver blocks the launching thread at 1,024. */
+#define KS_QUEUE_LIMIT 1024
+#define KS_QUEUE_N_BUCKETS 200
+
+typedef struct
+{
+  guint32  track;                /* the stream track */
+  gint32   device;
+  gint64   stream;
+  guint64  n_ops;                /* operations with a known launch */
+  gint64   start;                /* first launch to last end */
+  gint64   end;
+  double   mean;                 /* time-weighted over start..end */
+  guint    max;
+  gint64   max_ts;               /* first time at max */
+  gint64   at_limit_ns;          /* time with KS_QUEUE_LIMIT or more outstanding */
+  /* The series, n_buckets equal buckets from start: the time-weighted
+   * mean and the largest queue length of each. */
+  gint64   bucket_ns;
+  guint    n_buckets;
+  double  *bucket_mean;
+  guint   *bucket_max;
+} KsQueueStats;
+
+/* Achieved memcpy bandwidth: bytes over duration (bytes per ns are
+ * GB/s, as the PyTorch profiler's "memory bandwidth (GB/s)"). */
+typedef struct
+{
+  guint32  track;                /* the copy's slice */
+  guint32  slice;
+  gint32   device;
+  guint8   kind;                 /* KsCopyKind */
+  guint64  bytes;
+  gint64   start;
+  gint64   dur_ns;
+  double   gbps;                 /* < 0 for a copy of no duration */
+} KsCopyRate;
+
+#define KS_COPY_N_BUCKETS 200
+
+/* HTA's GPU user-annotation breakdown: per device and name of the
+ * gpu_user_annotation ranges (record_function on the GPU's side). */
+typedef struct
+{
+  gint32   device;
+  guint32  name;                 /* string id */
+  guint64  count;
+  gint64   total_ns;             /* sum of the ranges' durations */
+  gint64   span_ns;              /* their union */
+  gint64   kernel_ns;            /* kernel busy time inside that union */
+} KsGpuAnnotationStats;
+
+/* A run of KS_SEQUENCE_LENGTH consecutive kernels on one stream (every
+ * run counts, overlapping ones too), with the operators that launched
+ * the kernels of its first run. */
+#define KS_SEQUENCE_LENGTH 4
+
+typedef struct
+{
+  guint32  names[KS_SEQUENCE_LENGTH];     /* kernel string ids, in order */
+  guint32  operators[KS_SEQUENCE_LENGTH]; /* their launching operators, 0 when unknown */
+  gint32   device;
+  guint64  count;
+  gint64   total_ns;             /* the kernels' durations over every run */
+  guint32  first_track;          /* the first kernel of the first run */
+  guint32  first_slice;
+  gint64   first_start;
+} KsKernelSequence;
+
+typedef struct
+{
+  gint32   device;
+  guint8   kind;                 /* KsCopyKind */
+  guint64  count;
+  guint64  bytes;
+  gint64   time_ns;
+  double   mean_gbps;            /* bytes / time_ns, < 0 when no time */
+  double   max_gbps;             /* of one copy */
+  /* Over the trace in n_buckets equal buckets from 0: the bytes copied
+   * in each (a copy spread over its duration) per ns, GB/s. */
+  gint64   bucket_ns;
+  guint    n_buckets;
+  double  *gbps;
+} KsCopyKindStats;
 
 typedef struct
 {
@@ -253,7 +410,23 @@ typedef struct
   gint64         peak_reserved;  /* -1 when unknown */
   gint64         peak_reserved_ts;
   guint64        total_memory;   /* capacity, 0 when unknown */
+  /* Reserved minus allocated (the caching allocator's fragmentation):
+   * its largest value and when, -1 when reserved is unknown. */
+  gint64         peak_unused;
+  gint64         peak_unused_ts;
 } KsMemoryCurve;
+
+/* The TensorBoard profiler's memory table: allocations per operator
+ * name, made by the operator itself (self: it was the innermost operator
+ * on the allocating thread) or by it or the operators nested in it. */
+typedef struct
+{
+  guint32  name;                 /* string id */
+  guint64  self_count;
+  gint64   self_bytes;
+  guint64  count;
+  gint64   bytes;
+} KsOperatorMemory;
 
 typedef struct
 {
@@ -347,6 +520,9 @@ typedef enum
   KS_METRIC_MEMORY_PEAK,
   KS_METRIC_ALLOCATION_LIFETIME,
   KS_METRIC_SM_EFFICIENCY,
+  KS_METRIC_QUEUE_TIME,
+  KS_METRIC_TENSOR_CORES,
+  KS_METRIC_QUEUE_LENGTH,
   KS_N_METRICS
 } KsMetric;
 
@@ -400,8 +576,31 @@ const KsSampleStats   *ks_analysis_get_sample_stats     (KsAnalysis             
 /* Sorted by total time, descending. */
 const KsKernelStats   *ks_analysis_get_kernels          (KsAnalysis               *self,
                                                          guint                    *n_kernels);
-/* Over all analysed GPUs. */
+/* Sorted by total time, descending. */
+const KsKernelGroup   *ks_analysis_get_kernel_groups    (KsAnalysis               *self,
+                                                         KsKernelGrouping          grouping,
+                                                         guint                    *n_groups);
+/* Over all analysed GPUs: launch latency, and queueing behind earlier
+ * work on the stream (KS_METRIC_QUEUE_TIME). */
 const KsLaunchLatency *ks_analysis_get_launch_latency   (KsAnalysis               *self);
+const KsLaunchLatency *ks_analysis_get_queue_time       (KsAnalysis               *self);
+const KsTensorCores   *ks_analysis_get_tensor_cores     (KsAnalysis               *self);
+/* Every memcpy on the analysed GPUs in stream order, and per device and
+ * copy kind. */
+const KsCopyRate      *ks_analysis_get_copies           (KsAnalysis               *self,
+                                                         guint                    *n_copies);
+const KsCopyKindStats *ks_analysis_get_copy_kinds       (KsAnalysis               *self,
+                                                         guint                    *n_kinds);
+/* The most frequent kernel sequences (at most 100, each seen at least
+ * twice), by count then total time, descending. */
+const KsKernelSequence *ks_analysis_get_kernel_sequences (KsAnalysis              *self,
+                                                          guint                   *n_sequences);
+/* By total time, descending. */
+const KsGpuAnnotationStats *ks_analysis_get_gpu_annotations (KsAnalysis           *self,
+                                                             guint                *n_annotations);
+/* Per stream with launched work, in device then track order. */
+const KsQueueStats    *ks_analysis_get_queues           (KsAnalysis               *self,
+                                                         guint                    *n_queues);
 const KsTraceBusy     *ks_analysis_get_trace_busy       (KsAnalysis               *self);
 const KsMemoryCurve   *ks_analysis_get_memory_curves    (KsAnalysis               *self,
                                                          guint                    *n_curves);
@@ -413,6 +612,12 @@ const KsGpuUtilization *ks_analysis_get_utilization     (KsAnalysis             
 /* Longest first. */
 const KsIdleStretch   *ks_analysis_get_idle_stretches   (KsAnalysis               *self,
                                                          guint                    *n_stretches);
+/* By host total time, descending; empty without Python frames. */
+const KsOperatorStack *ks_analysis_get_operator_stacks  (KsAnalysis               *self,
+                                                         guint                    *n_stacks);
+/* By bytes with children, descending. */
+const KsOperatorMemory *ks_analysis_get_operator_memory (KsAnalysis               *self,
+                                                         guint                    *n_operators);
 const KsAdvice        *ks_analysis_get_advice           (KsAnalysis               *self,
                                                          guint                    *n_advice);
 /* Memory events and allocator samples left out because no process has

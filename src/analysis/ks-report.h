@@ -161,6 +161,36 @@ KsReport *ks_report_new_kernels     (KsTrace    *trace,
 KsReport *ks_report_new_operators   (KsTrace    *trace,
                                      KsAnalysis *analysis,
                                      gboolean    by_shape);
+/* The Tensor Cores view: every kernel, whether it uses tensor cores;
+ * operators (by name), eligible or not and their tensor-core share. */
+KsReport *ks_report_new_tensor_core_kernels   (KsTrace    *trace,
+                                               KsAnalysis *analysis);
+KsReport *ks_report_new_tensor_core_operators (KsTrace    *trace,
+                                               KsAnalysis *analysis);
+/* Achieved memcpy bandwidth per device and copy kind, and per copy. */
+KsReport *ks_report_new_copy_kinds  (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+KsReport *ks_report_new_copies      (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+/* The most frequent runs of consecutive kernels on a stream. */
+KsReport *ks_report_new_kernel_sequences (KsTrace    *trace,
+                                          KsAnalysis *analysis);
+/* Kernels by name and launching operator, or by name and launch. */
+KsReport *ks_report_new_kernel_groups    (KsTrace          *trace,
+                                          KsAnalysis       *analysis,
+                                          KsKernelGrouping  grouping);
+/* Allocations per operator, self and with nested operators. */
+KsReport *ks_report_new_operator_memory  (KsTrace    *trace,
+                                          KsAnalysis *analysis);
+/* Outermost operators by their Python call stack. */
+KsReport *ks_report_new_operator_stacks  (KsTrace    *trace,
+                                          KsAnalysis *analysis);
+/* HTA's GPU user-annotation breakdown. */
+KsReport *ks_report_new_gpu_annotations  (KsTrace    *trace,
+                                          KsAnalysis *analysis);
+/* HTA's queue length per stream. */
+KsReport *ks_report_new_queues      (KsTrace    *trace,
+                                     KsAnalysis *analysis);
 KsReport *ks_report_new_gaps        (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_gap_causes  (KsTrace    *trace,

@@ -386,7 +386,8 @@ ks_session_set_analysis_options (KsSession               *self,
 
   if (options->gap_threshold_ns == self->options.gap_threshold_ns &&
       !!options->busy_includes_copies == !!self->options.busy_includes_copies &&
-      options->device == self->options.device)
+      options->device == self->options.device &&
+      options->kernel_wait_ns == self->options.kernel_wait_ns)
     return;
 
   self->options = *options;

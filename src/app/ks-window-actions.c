@@ -389,6 +389,7 @@ _ks_window_analysis_get_options (KsWindow          *self,
     {
       options->gap_threshold_ns = (gint64)(g_settings_get_double (settings, "gap-threshold-us") * 1000.0 + 0.5);
       options->busy_includes_copies = g_settings_get_boolean (settings, "busy-includes-copies");
+      options->kernel_wait_ns = (gint64)(g_settings_get_double (settings, "kernel-wait-us") * 1000.0 + 0.5);
     }
   else
     options->busy_includes_copies = ks_summary_page_get_include_copies (self->summary_page);

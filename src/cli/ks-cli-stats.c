@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,11 @@ typedef enum
   REPORT_STEPS,
   REPORT_SAMPLES,
   REPORT_UTILIZATION,
+  REPORT_TENSOR_CORES,
+  REPORT_QUEUE,
+  REPORT_MEMCPY_BANDWIDTH,
+  REPORT_KERNEL_SEQUENCES,
+  REPORT_GPU_ANNOTATIONS,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -49,6 +55,8 @@ typedef struct
   KsReportFormat  format;
   guint           limit;      /* rows of lists, 0 = all */
   gboolean        by_shape;
+  gboolean        by_stack;
+  int             kernel_grouping;  /* -1: by name; else a KsKernelGrouping */
   GString        *out;
 } Printer;
 
@@ -141,6 +149,17 @@ table_gpus (Printer *p)
         }
       g_string_append_printf (out, "  %-24s %s p50, %s p90 (%" G_GUINT64_FORMAT " %s)\n", _("Launch latency:"),
                               p50, p90, g->latency.count, _("kernels"));
+      {
+        g_autofree char *q50 = ks_time_format_duration (g->queue.p50_ns);
+        g_autofree char *q90 = ks_time_format_duration (g->queue.p90_ns);
+
+        g_string_append_printf (out, "  %-24s %s p50, %s p90\n", _("Queueing:"), q50, q90);
+      }
+      if (g->span_ns > 0)
+        g_string_append_printf (out, "  %-24s %.1f %% %s, %.1f %% %s, %.1f %% %s\n", _("Temporal breakdown:"),
+                                100.0 * g->compute_ns / g->span_ns, _("compute"),
+                                100.0 * g->non_compute_ns / g->span_ns, _("non-compute"),
+                                100.0 * g->idle_ns / g->span_ns, _("idle"));
     }
 }
 
@@ -365,16 +384,37 @@ report_gaps (Printer *p)
   write_list (p, causes, NULL, NULL, G_MAXUINT);
 }
 
+/* A report of one list: JSON as one object, else the list (a table
+ * shows @table_default rows unless --limit says). */
+static void
+print_list (Printer  *p,
+            KsReport *report,
+            guint     table_default)
+{
+  guint n = limited (p, report->n_rows, table_default);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, report, n);
+  else
+    write_list (p, report, NULL, NULL, n);
+}
+
 static void
 report_operators (Printer *p)
 {
-  g_autoptr(KsReport) operators = ks_report_new_operators (p->trace, p->analysis, p->by_shape);
-  guint n = limited (p, operators->n_rows, 30);
+  g_autoptr(KsReport) operators = p->by_stack ? ks_report_new_operator_stacks (p->trace, p->analysis)
+                                              : ks_report_new_operators (p->trace, p->analysis, p->by_shape);
 
-  if (p->format == KS_REPORT_JSON)
-    json_list (p, operators, n);
-  else
-    write_list (p, operators, NULL, NULL, n);
+  print_list (p, operators, 30);
+}
+
+/* Kernels by name and launching operator, or by name and launch. */
+static void
+report_kernel_groups (Printer *p)
+{
+  g_autoptr(KsReport) groups = ks_report_new_kernel_groups (p->trace, p->analysis, p->kernel_grouping);
+
+  print_list (p, groups, 30);
 }
 
 static void
@@ -401,6 +441,15 @@ report_kernels (Printer *p)
       ks_json_int (json, "p99_ns", lat->p99_ns);
       ks_json_int (json, "max_ns", lat->max_ns);
       ks_json_double (json, "mean_ns", lat->mean_ns, 4);
+      {
+        const KsLaunchLatency *queue = ks_analysis_get_queue_time (p->analysis);
+
+        ks_json_int (json, "queue_p50_ns", queue->p50_ns);
+        ks_json_int (json, "queue_p90_ns", queue->p90_ns);
+        ks_json_int (json, "queue_p99_ns", queue->p99_ns);
+        ks_json_int (json, "queue_max_ns", queue->max_ns);
+        ks_json_double (json, "queue_mean_ns", queue->mean_ns, 4);
+      }
       ks_json_begin_array (json, "histogram");
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
         {
@@ -425,6 +474,16 @@ report_kernels (Printer *p)
       write_list (p, kernels, NULL, NULL, n);
       g_string_append_printf (p->out, "\n%s %" G_GUINT64_FORMAT " %s: p50 %s, p90 %s, p99 %s, max %s\n",
                               _("Launch latency of"), lat->count, _("kernels"), p50, p90, p99, mx);
+      {
+        const KsLaunchLatency *queue = ks_analysis_get_queue_time (p->analysis);
+        g_autofree char *q50 = ks_time_format_duration (queue->p50_ns);
+        g_autofree char *q90 = ks_time_format_duration (queue->p90_ns);
+        g_autofree char *q99 = ks_time_format_duration (queue->p99_ns);
+        g_autofree char *qmx = ks_time_format_duration (queue->max_ns);
+
+        g_string_append_printf (p->out, "%s: p50 %s, p90 %s, p99 %s, max %s\n",
+                                _("Queueing behind earlier work"), q50, q90, q99, qmx);
+      }
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
         {
           g_autofree char *from = ks_time_format_duration (edges[b]);
@@ -456,6 +515,11 @@ report_memory (Printer *p)
       ks_json_int (json, "ignored_events", ks_analysis_get_n_ignored_memory_events (p->analysis));
       ks_json_int (json, "allocation_count", n_allocs);
       write_list (p, allocations, json, NULL, shown);
+      {
+        g_autoptr(KsReport) operators = ks_report_new_operator_memory (p->trace, p->analysis);
+
+        write_list (p, operators, json, NULL, limited (p, operators->n_rows, 0));
+      }
       json_finish (p, json);
       return;
     }
@@ -489,9 +553,25 @@ report_memory (Printer *p)
         }
       g_string_append_c (out, '\n');
       g_string_append_printf (out, "  %-20s %s\n", _("Peak reserved:"), pr);
+      if (c->peak_unused >= 0)
+        {
+          g_autofree char *pu = ks_format_bytes (c->peak_unused);
+          g_autofree char *put = ks_time_format_duration (c->peak_unused_ts);
+
+          g_string_append_printf (out, "  %-20s %s %s %s\n", _("Reserved, unused:"), pu, _("at"), put);
+        }
       g_string_append_printf (out, "  %-20s %s\n", _("Capacity:"), cap);
     }
 
+  {
+    g_autoptr(KsReport) operators = ks_report_new_operator_memory (p->trace, p->analysis);
+
+    if (operators->n_rows > 0)
+      {
+        g_string_append_printf (out, "\n%s\n", _("Allocations per operator:"));
+        write_list (p, operators, NULL, NULL, limited (p, operators->n_rows, 10));
+      }
+  }
   if (n_allocs > 0)
     {
       g_string_append_printf (out, "\n%s\n", _("Allocations:"));
@@ -531,6 +611,179 @@ report_steps (Printer *p)
     table_steps (p, 0);
 }
 
+/* The TensorBoard profiler's Tensor Cores view: the share of kernel time
+ * in tensor-core kernels, the kernels, and the operators (by name) with
+ * whether they are eligible and how much of their GPU time used them.
+ * CSV: the kernels. */
+static void
+report_tensor_cores (Printer *p)
+{
+  g_autoptr(KsReport) kernels = ks_report_new_tensor_core_kernels (p->trace, p->analysis);
+  g_autoptr(KsReport) operators = ks_report_new_tensor_core_operators (p->trace, p->analysis);
+  const KsTensorCores *tc = ks_analysis_get_tensor_cores (p->analysis);
+  guint n_kernels = limited (p, kernels->n_rows, 20);
+  guint n_ops = limited (p, operators->n_rows, 20);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      ks_json_begin_object (json, "summary");
+      ks_json_int (json, "kernels", tc->n_kernels);
+      ks_json_int (json, "tc_kernels", tc->n_tc_kernels);
+      ks_json_int (json, "kernel_time_ns", tc->kernel_ns);
+      ks_json_int (json, "tc_kernel_time_ns", tc->tc_kernel_ns);
+      ks_json_double (json, "tc_share", tc->tc_share, 4);
+      ks_json_int (json, "eligible_ns", tc->eligible_ns);
+      ks_json_int (json, "eligible_tc_ns", tc->eligible_tc_ns);
+      ks_json_end_object (json);
+      write_list (p, kernels, json, NULL, n_kernels);
+      write_list (p, operators, json, NULL, n_ops);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, kernels, NULL, NULL, n_kernels);
+  else
+    {
+      g_autofree char *tct = ks_time_format_duration (tc->tc_kernel_ns);
+      g_autofree char *kt = ks_time_format_duration (tc->kernel_ns);
+      g_autofree char *el = ks_time_format_duration (tc->eligible_ns);
+      g_autofree char *eltc = ks_time_format_duration (tc->eligible_tc_ns);
+
+      g_string_append_printf (p->out, _("Tensor cores: %.1f %% of the kernel time (%s of %s, %" PRIu64 " of %" PRIu64 " kernels)\n"),
+                              100.0 * tc->tc_share, tct, kt, (uint64_t)tc->n_tc_kernels, (uint64_t)tc->n_kernels);
+      g_string_append_printf (p->out, _("Eligible operators: %s of GPU time, %s of it on tensor cores\n\n"), el, eltc);
+      write_list (p, kernels, NULL, NULL, n_kernels);
+      g_string_append_c (p->out, '\n');
+      write_list (p, operators, NULL, NULL, n_ops);
+    }
+}
+
+/* HTA's queue length per stream; JSON adds each stream's series. */
+static void
+report_queue (Printer *p)
+{
+  g_autoptr(KsReport) queues = ks_report_new_queues (p->trace, p->analysis);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+      const KsQueueStats *rows = queues->rows;
+
+      ks_json_begin_object (json, NULL);
+      ks_json_int (json, "limit", KS_QUEUE_LIMIT);
+      write_list (p, queues, json, NULL, G_MAXUINT);
+      ks_json_begin_array (json, "series");
+      for (guint i = 0; i < queues->n_rows; i++)
+        {
+          ks_json_begin_object (json, NULL);
+          ks_json_int (json, "device", rows[i].device);
+          ks_json_int (json, "stream", rows[i].stream);
+          ks_json_int (json, "start_ns", rows[i].start);
+          ks_json_int (json, "bucket_ns", rows[i].bucket_ns);
+          ks_json_begin_array (json, "mean");
+          for (guint b = 0; b < rows[i].n_buckets; b++)
+            ks_json_double (json, NULL, rows[i].bucket_mean[b], 3);
+          ks_json_end_array (json);
+          ks_json_begin_array (json, "max");
+          for (guint b = 0; b < rows[i].n_buckets; b++)
+            ks_json_int (json, NULL, rows[i].bucket_max[b]);
+          ks_json_end_array (json);
+          ks_json_end_object (json);
+        }
+      ks_json_end_array (json);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, queues, NULL, NULL, G_MAXUINT);
+  else if (queues->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("No stream has GPU work with a known launch call."));
+  else
+    write_list (p, queues, NULL, NULL, G_MAXUINT);
+}
+
+/* Achieved copy bandwidth per device and copy kind (JSON adds each
+ * kind's series over the trace), and every copy. CSV: the copies. */
+static void
+report_memcpy_bandwidth (Printer *p)
+{
+  g_autoptr(KsReport) kinds = ks_report_new_copy_kinds (p->trace, p->analysis);
+  g_autoptr(KsReport) copies = ks_report_new_copies (p->trace, p->analysis);
+  guint n = limited (p, copies->n_rows, 20);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+      const KsCopyKindStats *rows = kinds->rows;
+
+      ks_json_begin_object (json, NULL);
+      write_list (p, kinds, json, NULL, G_MAXUINT);
+      ks_json_begin_array (json, "series");
+      for (guint i = 0; i < kinds->n_rows; i++)
+        {
+          ks_json_begin_object (json, NULL);
+          ks_json_int (json, "device", rows[i].device);
+          ks_json_string (json, "kind", ks_copy_kind_to_string (rows[i].kind));
+          ks_json_int (json, "bucket_ns", rows[i].bucket_ns);
+          ks_json_begin_array (json, "gbps");
+          for (guint b = 0; b < rows[i].n_buckets; b++)
+            ks_json_double (json, NULL, rows[i].gbps[b], 4);
+          ks_json_end_array (json);
+          ks_json_end_object (json);
+        }
+      ks_json_end_array (json);
+      write_list (p, copies, json, NULL, n);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, copies, NULL, NULL, n);
+  else if (kinds->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("The trace has no memory copies on the GPUs."));
+  else
+    {
+      write_list (p, kinds, NULL, NULL, G_MAXUINT);
+      g_string_append_printf (p->out, "\n%s\n", _("Copies, in stream order:"));
+      write_list (p, copies, NULL, NULL, n);
+      if (n < copies->n_rows)
+        g_string_append_printf (p->out, _("… %u more (use --limit)\n"), copies->n_rows - n);
+    }
+}
+
+/* The most frequent runs of consecutive kernels: fusion and CUDA graph
+ * candidates. */
+static void
+report_kernel_sequences (Printer *p)
+{
+  g_autoptr(KsReport) sequences = ks_report_new_kernel_sequences (p->trace, p->analysis);
+  guint n = limited (p, sequences->n_rows, 10);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, sequences, n);
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, sequences, NULL, NULL, n);
+  else if (sequences->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("No run of kernels repeats."));
+  else
+    {
+      g_string_append_printf (p->out, _("Runs of %d consecutive kernels on a stream, most frequent first:\n"),
+                              KS_SEQUENCE_LENGTH);
+      write_list (p, sequences, NULL, NULL, n);
+    }
+}
+
+/* HTA's GPU user-annotation breakdown. */
+static void
+report_gpu_annotations (Printer *p)
+{
+  g_autoptr(KsReport) annotations = ks_report_new_gpu_annotations (p->trace, p->analysis);
+
+  if (p->format == KS_REPORT_TABLE && annotations->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n", _("The trace has no GPU user annotations."));
+  else
+    print_list (p, annotations, 0);
+}
+
 /* Sampled stacks: per thread, the frames by self and total samples. */
 static void
 report_samples (Printer *p)
@@ -561,27 +814,31 @@ ks_cli_stats (int    argc,
   g_autofree char *group_by = NULL;
   g_auto(GStrv) files = NULL;
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
+  double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
   gboolean include_copies = FALSE;
   int device = -1;
   int limit = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
-                                          "utilization", NULL };
+                                          "utilization", "tensor-cores", "queue", "memcpy-bandwidth",
+                                          "kernel-sequences", "gpu-annotations", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples or utilization"),
-      N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences or gpu-annotations"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
+    { "kernel-wait-us", 0, 0, G_OPTION_ARG_DOUBLE, &kernel_wait_us,
+      N_("Gaps shorter than this many microseconds before an already launched kernel are kernel wait (default 30)"), "N" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("Analyse only this GPU"), "N" },
     { "include-copies", 'c', 0, G_OPTION_ARG_NONE, &include_copies,
       N_("Count memcpy and memset as busy time, not only kernels"), NULL },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
-      N_("Operators by name (default) or by name and input shapes"), "name|shape" },
+      N_("Operators by name (default), by name and input shapes, or by Python call stack; kernels by name (default), by name and operator, or by name and launch"),
+      "name|shape|stack|operator|launch" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
@@ -597,10 +854,12 @@ ks_cli_stats (int    argc,
                                       "  busy %: length of the union of kernel intervals on a GPU inside the\n"
                                       "    window, divided by the window (never adds up concurrent kernels).\n"
                                       "  window: the union of the steps (ProfilerStep#N, else NVTX ranges named\n"
-                                      "    like \"step 12\" or \"iteration 12\"), else first to last GPU activity.\n"
+                                      "    like \"step 12\" or \"iteration 12\"), else first to last GPU activity;\n"
+                                      "    a step ends where the GPU work it launched ends (TensorBoard's rule).\n"
                                       "  idle gap: time in the window with no kernel, memcpy or memset on the GPU,\n"
-                                      "    classified host wait / kernel wait / other with HTA's rule.\n"
-                                      "  launch latency: kernel start minus the end of its launch call, at least 0.\n"
+                                      "    classified host wait / kernel wait (< 30 us) / other with HTA's rule.\n"
+                                      "  launch latency: kernel start minus the later of the end of its launch\n"
+                                      "    call and the end of earlier work on its stream (that wait is queueing).\n"
                                       "  step breakdown: kernel, memcpy, memset, runtime, DataLoader, CPU exec,\n"
                                       "    other, each claiming only time not claimed before; they sum to the step."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -648,14 +907,21 @@ ks_cli_stats (int    argc,
           return KS_CLI_USAGE;
         }
     }
-  if (group_by != NULL && strcmp (group_by, "name") != 0 && strcmp (group_by, "shape") != 0)
+  if (group_by != NULL && strcmp (group_by, "name") != 0 && strcmp (group_by, "shape") != 0 &&
+      strcmp (group_by, "stack") != 0 && strcmp (group_by, "operator") != 0 && strcmp (group_by, "launch") != 0)
     {
-      ks_cli_printerr (_("kinescope-cli stats: --group-by takes name or shape\n"));
+      ks_cli_printerr (_("kinescope-cli stats: --group-by takes name, shape, stack, operator or launch\n"));
       return KS_CLI_USAGE;
     }
   if (!(gap_min_us >= 0) || gap_min_us > 1e12 || limit < 0 || device < -1)
     {
       ks_cli_printerr (_("kinescope-cli stats: --gap-min-us, --limit and --device take values of 0 or more\n"));
+      return KS_CLI_USAGE;
+    }
+
+  if (!(kernel_wait_us >= 0) || kernel_wait_us > 1e12)
+    {
+      ks_cli_printerr (_("kinescope-cli stats: --kernel-wait-us takes a value of 0 or more\n"));
       return KS_CLI_USAGE;
     }
 
@@ -666,6 +932,7 @@ ks_cli_stats (int    argc,
   ks_analysis_options_init (&options);
   options.gap_threshold_ns = (gint64)llround (gap_min_us * 1000.0);
   options.busy_includes_copies = include_copies;
+  options.kernel_wait_ns = (gint64)llround (kernel_wait_us * 1000.0);
   options.device = device;
   analysis = ks_analysis_compute (trace, &options, NULL, NULL, &error);
   if (analysis == NULL)
@@ -684,6 +951,12 @@ ks_cli_stats (int    argc,
   printer.analysis = analysis;
   printer.limit = limit;
   printer.by_shape = group_by != NULL && strcmp (group_by, "shape") == 0;
+  printer.by_stack = group_by != NULL && strcmp (group_by, "stack") == 0;
+  printer.kernel_grouping = -1;
+  if (group_by != NULL && strcmp (group_by, "operator") == 0)
+    printer.kernel_grouping = KS_KERNEL_BY_OPERATOR;
+  else if (group_by != NULL && strcmp (group_by, "launch") == 0)
+    printer.kernel_grouping = KS_KERNEL_BY_LAUNCH;
   printer.out = out;
 
   switch (which)
@@ -691,12 +964,22 @@ ks_cli_stats (int    argc,
     case REPORT_SUMMARY:   report_summary (&printer); break;
     case REPORT_GAPS:      report_gaps (&printer); break;
     case REPORT_OPERATORS: report_operators (&printer); break;
-    case REPORT_KERNELS:   report_kernels (&printer); break;
+    case REPORT_KERNELS:
+      if (printer.kernel_grouping >= 0)
+        report_kernel_groups (&printer);
+      else
+        report_kernels (&printer);
+      break;
     case REPORT_MEMORY:    report_memory (&printer); break;
     case REPORT_ADVICE:    report_advice (&printer); break;
     case REPORT_STEPS:     report_steps (&printer); break;
     case REPORT_SAMPLES:   report_samples (&printer); break;
     case REPORT_UTILIZATION: report_utilization (&printer); break;
+    case REPORT_TENSOR_CORES: report_tensor_cores (&printer); break;
+    case REPORT_QUEUE:     report_queue (&printer); break;
+    case REPORT_MEMCPY_BANDWIDTH: report_memcpy_bandwidth (&printer); break;
+    case REPORT_KERNEL_SEQUENCES: report_kernel_sequences (&printer); break;
+    case REPORT_GPU_ANNOTATIONS: report_gpu_annotations (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -282,7 +282,10 @@ test_gpu_summary (void)
   const struct { const char *file; double sm_efficiency; double occupancy; } cases[] = {
     { "gpt_3steps.pt.trace.json.gz", 9.139563120, 53.298625875 },
     { "loader_bound.pt.trace.json.gz", 3.122472411, 54.839759315 },
-    { "seed_cnn.pt.trace.json.gz", 31.496220206, 50.797152250 },
+    /* The GPU trails the CPU: the steps end with their kernels, so the
+     * window holds all of them and the occupancy is the kernel table's
+     * duration-weighted mean (49.26127 from its rounded JSON). */
+    { "seed_cnn.pt.trace.json.gz", 31.987213486, 49.261273822 },
     { "workers_pinned.pt.trace.json.gz", 2.233534368, 55.014813896 },
     { "small_mlp_60steps.kscope", 2.664904892, 7.450110242 },
   };

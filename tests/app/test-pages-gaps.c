@@ -279,6 +279,14 @@ test_filter_and_threshold (void)
       g_settings_reset (settings, "gap-threshold-us");
       WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL &&
                 g_list_model_get_n_items (model) == LB_N_GAPS);
+
+      /* and so does a new kernel wait threshold */
+      g_settings_set_double (settings, "kernel-wait-us", 0.5);
+      WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL &&
+                ks_analysis_get_options (ks_session_get_analysis (ks_window_get_session (window)))->kernel_wait_ns == 500);
+      g_settings_reset (settings, "kernel-wait-us");
+      WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL &&
+                ks_analysis_get_options (ks_session_get_analysis (ks_window_get_session (window)))->kernel_wait_ns == 30000);
     }
 
   gtk_window_destroy (GTK_WINDOW (window));

@@ -125,6 +125,22 @@ show (GtkWidget *page)
   return window;
 }
 
+static GtkColumnViewColumn *
+find_column (GtkColumnView *view,
+             const char    *title)
+{
+  GListModel *columns = gtk_column_view_get_columns (view);
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
+        return column;
+    }
+  return NULL;
+}
+
 static void
 test_operators (void)
 {
@@ -148,6 +164,8 @@ test_operators (void)
   ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n_name);
   ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME_AND_SHAPE, &n_shape);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_name);
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "TC Eligible"));
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "TC Total"));
 
   /* Sorted by device total: activating the first row shows the top
    * operator's occurrences and goes to its longest call */
@@ -180,6 +198,7 @@ test_operators (void)
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
+
 
 static void
 test_kernels (void)
@@ -236,8 +255,13 @@ test_kernels (void)
     g_assert_cmpstr (gtk_widget_get_tooltip_text (cell), ==, LB_TOP_KERNEL);
   }
 
+  /* The new columns: launch latency and queueing apart, tensor cores */
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "Launch Latency"));
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "Queueing"));
+  g_assert_nonnull (find_column (GTK_COLUMN_VIEW (view), "Tensor Cores"));
+
   /* The latency summary below the table */
-  g_assert_nonnull (ks_test_find_label (page, "Launch latency of 176 kernels: p50 1.22"));
+  g_assert_nonnull (ks_test_find_label (page, "Launch latency of 176 kernels: p50 1.05 µs, p90 1.54 µs, p99 2.34 µs; queueing behind earlier work: p50 0 ns, p90 97.7 µs"));
 
   /* No analysis: an empty table */
   ks_page_set_analysis (KS_PAGE (page), NULL, NULL);
@@ -336,21 +360,6 @@ static const char lifetime_trace[] =
 #undef MEM
   "]}";
 
-static GtkColumnViewColumn *
-find_column (GtkColumnView *view,
-             const char    *title)
-{
-  GListModel *columns = gtk_column_view_get_columns (view);
-
-  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
-    {
-      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
-
-      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
-        return column;
-    }
-  return NULL;
-}
 
 /* Operators with a thread time ("tdur") have a CPU time column beside
  * the wall time; a trace without has none. */

@@ -124,6 +124,14 @@ test_preferences_write_settings (void)
   iterate ();
   g_assert_cmpfloat_with_epsilon (g_settings_get_double (settings, "gap-threshold-us"), 250.5, 1e-9);
 
+  spin = find_widget (find_widget (window, ADW_TYPE_ACTION_ROW, "Kernel Wait Threshold"),
+                      GTK_TYPE_SPIN_BUTTON, NULL);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), 30.0, 1e-9);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 5.0);
+  iterate ();
+  g_assert_cmpfloat_with_epsilon (g_settings_get_double (settings, "kernel-wait-us"), 5.0, 1e-9);
+  g_settings_reset (settings, "kernel-wait-us");
+
   adw_combo_row_set_selected (ADW_COMBO_ROW (order_row), 1);
   iterate ();
   order = g_settings_get_string (settings, "gap-order");
@@ -190,6 +198,7 @@ test_schema_keys (void)
     { "busy-includes-copies", "b", "false" },
     { "gap-order", "s", "'duration'" },
     { "gap-threshold-us", "d", "10.0" },
+    { "kernel-wait-us", "d", "30.0" },
     { "record-capture-range", "s", "'none'" },
     { "record-command", "s", "''" },
     { "record-directory", "s", "''" },

@@ -1,0 +1,135 @@
+/* ks-analysis-copies.c: achieved memcpy bandwidth, per copy and per copy
+ * kind over time
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+static KsCopyKindStats *
+find_kind (GArray  *kinds,
+           gint32   device,
+           guint8   kind)
+{
+  KsCopyKindStats fresh;
+
+  for (guint i = 0; i < kinds->len; i++)
+    {
+      KsCopyKindStats *k = &g_array_index (kinds, KsCopyKindStats, i);
+
+      if (k->device == device && k->kind == kind)
+        return k;
+    }
+  memset (&fresh, 0, sizeof fresh);
+  fresh.device = device;
+  fresh.kind = kind;
+  g_array_append_val (kinds, fresh);
+  return &g_array_index (kinds, KsCopyKindStats, kinds->len - 1);
+}
+
+static int
+compare_kinds (gconstpointer a,
+               gconstpointer b)
+{
+  const KsCopyKindStats *ka = a;
+  const KsCopyKindStats *kb = b;
+
+  if (ka->device != kb->device)
+    return ka->device < kb->device ? -1 : 1;
+  return (ka->kind > kb->kind) - (ka->kind < kb->kind);
+}
+
+void
+_ks_analysis_copies (KsAnalysis *self,
+                     Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  gint64 span = MAX (trace->duration_ns, 1);
+
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
+
+      for (guint i = 0; i < ds->streams->len; i++)
+        {
+          guint32 t = g_array_index (ds->streams, guint32, i);
+          const KsTrack *track = &trace->tracks[t];
+
+          for (guint32 s = 0; s < track->n_slices; s++)
+            {
+              KsCopyRate rate;
+              KsCopyKindStats *k;
+
+              if (track->slice_kind[s] != KS_SLICE_MEMCPY || track->gpu == NULL)
+                continue;
+              memset (&rate, 0, sizeof rate);
+              rate.track = t;
+              rate.slice = s;
+              rate.device = ds->device;
+              rate.kind = track->gpu[s].copy.copy_kind;
+              rate.bytes = track->gpu[s].copy.bytes;
+              rate.start = track->start[s];
+              rate.dur_ns = track->end[s] - track->start[s];
+              /* bytes per ns are GB/s; a copy of no duration has none */
+              rate.gbps = rate.dur_ns > 0 ? (double)rate.bytes / rate.dur_ns : -1;
+              g_array_append_val (self->copies, rate);
+
+              k = find_kind (self->copy_kinds, ds->device, rate.kind);
+              k->count++;
+              k->bytes += rate.bytes;
+              k->time_ns += rate.dur_ns;
+              k->max_gbps = MAX (k->max_gbps, rate.gbps);
+            }
+        }
+    }
+
+  /* The series: the bytes each bucket of the trace moved, a copy's
+   * spread evenly over its duration, per second of the bucket. */
+  for (guint i = 0; i < self->copy_kinds->len; i++)
+    {
+      KsCopyKindStats *k = &g_array_index (self->copy_kinds, KsCopyKindStats, i);
+
+      k->mean_gbps = k->time_ns > 0 ? (double)k->bytes / k->time_ns : -1;
+      k->bucket_ns = span / KS_COPY_N_BUCKETS + (span % KS_COPY_N_BUCKETS != 0);
+      k->n_buckets = (guint)(span / k->bucket_ns + (span % k->bucket_ns != 0));
+      k->gbps = g_new0 (double, k->n_buckets);
+    }
+  for (guint c = 0; c < self->copies->len; c++)
+    {
+      const KsCopyRate *rate = &g_array_index (self->copies, KsCopyRate, c);
+      KsCopyKindStats *k = find_kind (self->copy_kinds, rate->device, rate->kind);
+      gint64 end = rate->start + rate->dur_ns;
+
+      if (rate->dur_ns <= 0)
+        continue;
+      for (gint64 b = rate->start / k->bucket_ns; b < k->n_buckets && b * k->bucket_ns < end; b++)
+        {
+          gint64 b0 = b * k->bucket_ns;
+          gint64 ov = MIN (end, b0 + k->bucket_ns) - MAX (rate->start, b0);
+
+          if (ov > 0)
+            k->gbps[b] += (double)rate->bytes * ov / rate->dur_ns;
+        }
+    }
+  for (guint i = 0; i < self->copy_kinds->len; i++)
+    {
+      KsCopyKindStats *k = &g_array_index (self->copy_kinds, KsCopyKindStats, i);
+
+      for (guint b = 0; b < k->n_buckets; b++)
+        {
+          gint64 b0 = (gint64)b * k->bucket_ns;
+          gint64 len = MIN (b0 + k->bucket_ns, span) - b0;
+
+          k->gbps[b] = len > 0 ? k->gbps[b] / len : 0;
+        }
+    }
+  g_array_sort (self->copy_kinds, compare_kinds);
+}
