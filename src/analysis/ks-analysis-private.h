@@ -107,6 +107,10 @@ struct _KsAnalysis
   GArray            *allocations;   /* KsAllocation */
   guint              n_ignored_memory;  /* memory events and samples of impossible sizes */
   GArray            *advice;        /* KsAdvice */
+  GArray            *collectives;   /* KsCollective */
+  GArray            *comm_stats;    /* KsCommStats */
+  GArray            *rank_stats;    /* KsRankStats */
+  guint              straggler;     /* row of rank_stats, or KS_NO_INDEX */
   GPtrArray         *warnings;      /* char*, NULL-terminated */
 };
 
@@ -126,6 +130,16 @@ void     _ks_analysis_memory      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);
+void     _ks_analysis_comms       (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_comms_advice (KsAnalysis      *self,
+                                    Context         *ctx);
+KsAdvice *_ks_analysis_add_advice (KsAnalysis       *self,
+                                   const char       *rule,
+                                   gint32            device,
+                                   char             *title,
+                                   char             *text,
+                                   char             *evidence);
 
 /* Helpers shared by the passes. */
 gboolean _ks_context_device_wanted (Context         *ctx,

@@ -128,6 +128,8 @@ const KsReportColumn *ks_report_kernel_columns     (guint *n);
 const KsReportColumn *ks_report_operator_columns   (guint *n);
 const KsReportColumn *ks_report_gap_columns        (guint *n);
 const KsReportColumn *ks_report_allocation_columns (guint *n);
+const KsReportColumn *ks_report_comm_columns       (guint *n);
+const KsReportColumn *ks_report_rank_columns       (guint *n);
 const KsReportColumn *ks_report_find_column        (const KsReportColumn *columns,
                                                     guint                 n,
                                                     const char           *key);
@@ -159,6 +161,11 @@ KsReport *ks_report_new_allocations (KsTrace    *trace,
 KsReport *ks_report_new_samples     (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_advice      (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+/* Collectives by kind and size ("collectives"); ranks ("ranks"). */
+KsReport *ks_report_new_comms       (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+KsReport *ks_report_new_ranks       (KsTrace    *trace,
                                      KsAnalysis *analysis);
 void      ks_report_free            (KsReport   *report);
 

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "ks-json-writer.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
@@ -50,5 +51,12 @@ void     ks_cli_print        (const char     *format,
                               ...) G_GNUC_PRINTF (1, 2);
 void     ks_cli_printerr     (const char     *format,
                               ...) G_GNUC_PRINTF (1, 2);
+
+/* The straggler of a Ranks report: a "straggler" member of @json (null
+ * when @rank < 0), else a line of text on @out. */
+void     ks_cli_write_straggler (GString        *out,
+                                 KsJsonWriter   *json,
+                                 gint64          rank,
+                                 gint64          wait_caused_ns);
 
 G_END_DECLS

@@ -36,6 +36,8 @@ typedef enum
   REPORT_ADVICE,
   REPORT_STEPS,
   REPORT_SAMPLES,
+  REPORT_COMMS,
+  REPORT_RANKS,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -514,6 +516,82 @@ report_samples (Printer *p)
     write_list (p, samples, NULL, NULL, G_MAXUINT);
 }
 
+/* Collectives by kind and size, with NCCL's bandwidths. */
+static void
+report_comms (Printer *p)
+{
+  g_autoptr(KsReport) comms = ks_report_new_comms (p->trace, p->analysis);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, comms, limited (p, comms->n_rows, 0));
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, comms, NULL, NULL, limited (p, comms->n_rows, 0));
+  else if (comms->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n",
+                            _("No collectives: the trace has no NCCL kernels, record_param_comms, c10d:: or gloo operations."));
+  else
+    write_list (p, comms, NULL, NULL, limited (p, comms->n_rows, 0));
+}
+
+void
+ks_cli_write_straggler (GString       *out,
+                        KsJsonWriter  *json,
+                        gint64         rank,
+                        gint64         wait_caused_ns)
+{
+  if (json != NULL)
+    {
+      if (rank < 0)
+        {
+          ks_json_null (json, "straggler");
+          return;
+        }
+      ks_json_begin_object (json, "straggler");
+      ks_json_int (json, "rank", rank);
+      ks_json_int (json, "wait_caused_ns", wait_caused_ns);
+      ks_json_end_object (json);
+      return;
+    }
+  if (rank < 0)
+    g_string_append_printf (out, "%s\n", _("Straggler: none (no rank waited for another)"));
+  else
+    {
+      g_autofree char *caused = ks_time_format_duration (wait_caused_ns);
+
+      g_string_append_printf (out, _("Straggler: rank %d, the others waited %s for it\n"),
+                              (int)rank, caused);
+    }
+}
+
+/* A row per rank, and the rank the others waited for most. */
+static void
+report_ranks (Printer *p)
+{
+  g_autoptr(KsReport) ranks = ks_report_new_ranks (p->trace, p->analysis);
+  guint straggler = ks_analysis_get_straggler (p->analysis);
+  const KsRankStats *rows = ranks->rows;
+  gint64 rank = straggler != KS_NO_INDEX ? rows[straggler].rank : -1;
+  gint64 caused = straggler != KS_NO_INDEX ? rows[straggler].wait_caused_ns : 0;
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      write_list (p, ranks, json, NULL, G_MAXUINT);
+      ks_cli_write_straggler (NULL, json, rank, caused);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, ranks, NULL, NULL, G_MAXUINT);
+  else
+    {
+      write_list (p, ranks, NULL, NULL, G_MAXUINT);
+      g_string_append_c (p->out, '\n');
+      ks_cli_write_straggler (p->out, NULL, rank, caused);
+    }
+}
+
 int
 ks_cli_stats (int    argc,
               char **argv)
@@ -534,12 +612,12 @@ ks_cli_stats (int    argc,
   int limit = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
-  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples", NULL };
+  static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples", "comms", "ranks", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps or samples"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, comms or ranks"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -660,6 +738,8 @@ ks_cli_stats (int    argc,
     case REPORT_ADVICE:    report_advice (&printer); break;
     case REPORT_STEPS:     report_steps (&printer); break;
     case REPORT_SAMPLES:   report_samples (&printer); break;
+    case REPORT_COMMS:     report_comms (&printer); break;
+    case REPORT_RANKS:     report_ranks (&printer); break;
     default:               g_assert_not_reached ();
     }
 

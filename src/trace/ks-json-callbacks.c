@@ -520,6 +520,8 @@ top_map_key (Reader              *r,
 
   if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
     r->gpu_field = classify_gpu_field (key, len);
+  else if (r->top_key == K_DISTRIBUTED && d == 2)
+    r->dist_field = ks_json_classify_distributed (key, len);
   else if (r->top == '{' && d == 1)
     {
       g_string_truncate (r->top_key_text, 0);
@@ -536,6 +538,8 @@ top_map_key (Reader              *r,
           r->top_key = K_BASE_TIME;
           r->kineto = TRUE;
         }
+      else if (key_is (key, len, "distributedInfo", 15))
+        r->top_key = K_DISTRIBUTED;
       else if (key_is (key, len, "schemaVersion", 13))
         {
           r->top_key = K_KINETO_HINT;

@@ -32,6 +32,22 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *)a, *(const char * const *)b);
 }
 
+void
+ks_json_note_file_rank (Reader     *r,
+                        const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  KsRank *rank = ks_trace_builder_get_rank (r->builder, r->group);
+  gint32 from_name = ks_trace_rank_from_file_name (base);
+
+  rank->file = ks_trace_builder_intern (r->builder, base);
+  if (from_name >= 0)
+    {
+      rank->rank = from_name;
+      rank->source = KS_RANK_FROM_FILE_NAME;
+    }
+}
+
 GPtrArray *
 ks_json_list_trace_files (GFile         *folder,
                           GCancellable  *cancellable,
@@ -128,6 +144,7 @@ ks_json_load_folder (GFile         *folder,
       r->name = name;
       r->group = i;
       ks_trace_builder_set_group (builder, i);
+      ks_json_note_file_rank (r, name);
 
       /* Each rank's file has its own base time: align them on the first. */
       stream = g_file_read (file, cancellable, &local_error);
@@ -146,6 +163,8 @@ ks_json_load_folder (GFile         *folder,
         {
           if (stream == NULL)
             g_prefix_error (&local_error, "%s: ", name);
+          /* a file that could not be read is no rank of the job */
+          ks_trace_builder_get_rank (builder, i)->rank = -1;
           if (failures->len > 0)
             g_string_append_c (failures, '\n');
           g_string_append (failures, local_error->message);

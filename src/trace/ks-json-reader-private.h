@@ -73,7 +73,17 @@ typedef enum
   K_DEVICE_PROPERTIES,
   K_BASE_TIME,
   K_KINETO_HINT,       /* schemaVersion and friends */
+  K_DISTRIBUTED,       /* distributedInfo: the rank of the file */
 } TopKey;
+
+typedef enum
+{
+  D_OTHER = 0,
+  D_RANK,
+  D_WORLD_SIZE,
+  D_BACKEND,
+  D_PG_COUNT,
+} DistributedField;
 
 typedef enum
 {
@@ -242,6 +252,7 @@ typedef struct
   int             gpu_depth;
   TopKey          top_key;
   GString        *top_key_text;
+  DistributedField dist_field;    /* the member of distributedInfo being read */
   gboolean        in_event;
   Field           field;
   gboolean        in_args;
@@ -437,6 +448,11 @@ gboolean ks_json_is_launch_flow_category (Reader     *r,
 guint32 ks_json_gpu_track (Reader      *r,
                            KsSliceKind  kind);
 
+/* The file's base name and the rank its name gives, for r->group. */
+void ks_json_note_file_rank (Reader     *r,
+                             const char *path);
+DistributedField ks_json_classify_distributed (const unsigned char *key,
+                                               gsize                len);
 void ks_json_set_gpu_field (Reader     *r,
                             gboolean    is_string,
                             const char *s,

@@ -228,6 +228,7 @@ ks_json_reader_load_stream (GInputStream  *stream,
 
   r->name = name ? name : "";
   ks_trace_builder_set_metadata (builder, "source_name", r->name);
+  ks_json_note_file_rank (r, r->name);
   if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
     {
       ks_json_finish_file (r, TRUE);

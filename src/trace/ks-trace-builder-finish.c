@@ -656,6 +656,44 @@ place_memory_events (KsTrace *trace)
     g_clear_pointer (&by_process[p], g_ptr_array_unref);
 }
 
+static int
+compare_ranks (gconstpointer a,
+               gconstpointer b)
+{
+  const KsRank *ra = a;
+  const KsRank *rb = b;
+
+  if (ra->rank != rb->rank)
+    return ra->rank < rb->rank ? -1 : 1;
+  return (ra->group > rb->group) - (ra->group < rb->group);
+}
+
+/* The groups given a rank, by rank. Two files of one rank (a job run
+ * twice into one folder) are both kept and said. */
+static void
+take_ranks (KsTraceBuilder *self,
+            KsTrace        *trace)
+{
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (KsRank));
+
+  for (guint i = 0; i < self->ranks->len; i++)
+    if (g_array_index (self->ranks, KsRank, i).rank >= 0)
+      g_array_append_val (kept, g_array_index (self->ranks, KsRank, i));
+  g_array_sort (kept, compare_ranks);
+  for (guint i = 1; i < kept->len; i++)
+    {
+      const KsRank *a = &g_array_index (kept, KsRank, i - 1);
+      const KsRank *b = &g_array_index (kept, KsRank, i);
+
+      if (a->rank == b->rank)
+        ks_trace_builder_add_warning (self, _("%s and %s both say they are rank %d"),
+                                      ks_trace_builder_get_string (self, a->file),
+                                      ks_trace_builder_get_string (self, b->file), a->rank);
+    }
+  trace->n_ranks = kept->len;
+  trace->ranks = (KsRank *)(gpointer)g_array_free (kept, FALSE);
+}
+
 KsTrace *
 ks_trace_builder_finish (KsTraceBuilder  *self,
                          GCancellable    *cancellable,
@@ -790,6 +828,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
+  take_ranks (self, trace);
   link_flows (self, trace);
 
   /* Strings last: link_flows may intern. */

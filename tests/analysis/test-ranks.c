@@ -1,0 +1,678 @@
+/* test-ranks.c: ranks, collectives and stragglers
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * On HTA's NCCL traces (KS_SHARED_DIR/corpus/hta; skipped without it),
+ * and on folders of ranks this test writes from a real rank with known
+ * delays. The expected numbers come from python3 over the JSON (noted at
+ * each) or from the test's own interval arithmetic over the source rank,
+ * never from the code under test.
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "ks-analysis.h"
+#include "ks-json-writer.h"
+#include "ks-report.h"
+#include "ks-trace-builder.h"
+#include "ks-trace-loader.h"
+
+static char *
+corpus_file (const char *relative)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+
+  return g_build_filename (shared ? shared : ".", "corpus", "hta", relative, NULL);
+}
+
+static gboolean
+have_corpus (const char *relative)
+{
+  g_autofree char *path = corpus_file (relative);
+
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_test_skip ("the corpus (KS_SHARED_DIR/corpus/hta) is not available");
+  return FALSE;
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+/* A folder of links: pairs of (corpus file, name in the folder). */
+static char *
+make_folder (const char * const *pairs)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("ks-ranks-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; pairs[i] != NULL; i += 2)
+    {
+      g_autofree char *target = corpus_file (pairs[i]);
+      g_autofree char *link = g_build_filename (dir, pairs[i + 1], NULL);
+
+      g_assert_cmpint (symlink (target, link), ==, 0);
+    }
+  return dir;
+}
+
+static KsTrace *
+load (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_trace_load (file, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  return trace;
+}
+
+static void
+test_file_names (void)
+{
+  static const struct { const char *name; gint32 rank; } cases[] = {
+    { "rank3.json", 3 },
+    { "rank-3.json.gz", 3 },
+    { "rank_12.pt.trace.json", 12 },
+    { "sampled_rank-1.json.gz", 1 },
+    { "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", 34 },
+    { "inference_rank_1.json.gz", 1 },
+    { "frank2.json", -1 },
+    { "ranking.json", -1 },
+    { "rank3b.json", -1 },
+    { "worker0.pt.trace.json", -1 },
+    { "rank99999999999.json", -1 },
+    { "rank-.json", -1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].name);
+      g_assert_cmpint (ks_trace_rank_from_file_name (cases[i].name), ==, cases[i].rank);
+    }
+}
+
+/* distributedInfo wins over the file name; the name where distributedInfo
+ * has no rank. python3: sampled_rank-0 says rank 0 of 128 (nccl), sampled_rank-1
+ * rank 1 of 128; rank_not_found has {"backend": "nccl"} only. Steps:
+ * ProfilerStep#551 and #552 on both GPU ranks, #1009 on the CPU one. */
+static void
+test_folder_ranks (void)
+{
+  static const char * const pairs[] = {
+    "timeline_analysis/sampled_rank-0.json.gz", "node-a.json.gz",
+    "trace_filter/sampled_rank-1.json.gz", "rank-5.json.gz",
+    "rank_unavailable/rank_not_found.json.gz", "worker_rank7.json.gz",
+    NULL
+  };
+  g_autofree char *dir = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(KsReport) steps = NULL;
+  const KsReportColumn *name_col, *rank_col;
+  guint n;
+
+  if (!have_corpus (pairs[0]) || !have_corpus (pairs[2]) || !have_corpus (pairs[4]))
+    return;
+  dir = make_folder (pairs);
+  trace = load (dir);
+
+  g_assert_cmpuint (trace->n_ranks, ==, 3);
+  g_assert_cmpint (trace->ranks[0].rank, ==, 0);
+  g_assert_cmpint (trace->ranks[0].source, ==, KS_RANK_FROM_DISTRIBUTED_INFO);
+  g_assert_cmpint (trace->ranks[0].world_size, ==, 128);
+  g_assert_cmpstr (ks_trace_string (trace, trace->ranks[0].backend), ==, "nccl");
+  g_assert_cmpstr (ks_trace_string (trace, trace->ranks[0].file), ==, "node-a.json.gz");
+  g_assert_cmpint (trace->ranks[1].rank, ==, 1);
+  g_assert_cmpint (trace->ranks[1].source, ==, KS_RANK_FROM_DISTRIBUTED_INFO);
+  g_assert_cmpstr (ks_trace_string (trace, trace->ranks[1].file), ==, "rank-5.json.gz");
+  g_assert_cmpint (trace->ranks[2].rank, ==, 7);
+  g_assert_cmpint (trace->ranks[2].source, ==, KS_RANK_FROM_FILE_NAME);
+  g_assert_cmpint (trace->ranks[2].world_size, ==, 0);
+  g_assert_cmpstr (ks_trace_string (trace, trace->ranks[2].backend), ==, "nccl");
+  g_assert_cmpstr (ks_rank_source_to_string (trace->ranks[2].source), ==, "file_name");
+  /* files sort by name: node-a, rank-5, worker_rank7 */
+  g_assert_cmpuint (ks_trace_rank_of_group (trace, 0), ==, 0);
+  g_assert_cmpuint (ks_trace_rank_of_group (trace, 1), ==, 1);
+  g_assert_cmpuint (ks_trace_rank_of_group (trace, 2), ==, 2);
+  g_assert_cmpuint (ks_trace_rank_of_group (trace, 3), ==, KS_NO_INDEX);
+
+  /* Step N is one step of the job: the same name on every rank, the
+   * rank beside it (no "ProfilerStep#551/4037"). */
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  steps = ks_report_new_steps (trace, a);
+  g_assert_cmpuint (steps->n_rows, ==, 5);
+  name_col = ks_report_find_column (steps->columns, steps->n_columns, "name");
+  rank_col = ks_report_find_column (steps->columns, steps->n_columns, "rank");
+  g_assert_nonnull (rank_col);
+  for (guint i = 0; i < steps->n_rows; i++)
+    {
+      g_autofree char *text = ks_report_get_text (steps, name_col, i);
+      g_auto(KsReportValue) v = { 0 };
+      const KsStep *s = &((const KsStep *)steps->rows)[i];
+      guint32 group = trace->tracks[s->track].group;
+
+      ks_report_get_value (steps, rank_col, i, &v);
+      g_assert_cmpint (v.type, ==, KS_REPORT_VALUE_INT);
+      g_assert_cmpint (v.i, ==, group == 0 ? 0 : group == 1 ? 1 : 7);
+      g_assert_true (strcmp (text, "ProfilerStep#551") == 0 || strcmp (text, "ProfilerStep#552") == 0
+                     || strcmp (text, "ProfilerStep#1009") == 0);
+    }
+  {
+    g_autofree char *t0 = ks_report_get_text (steps, name_col, 0);
+
+    /* the earliest: #1009 of the CPU rank (2022) */
+    g_assert_cmpstr (t0, ==, "ProfilerStep#1009");
+  }
+
+  /* Per rank: two steps each on the GPU ranks; the collectives found by
+   * External id (the sampled traces have no flows) and named by the
+   * nccl:* annotation around the launch: 4 all-to-all, 4 all-reduce,
+   * 2 all-gather on each (python3 over the cuda_runtime parents). */
+  {
+    const KsRankStats *rows = ks_analysis_get_rank_stats (a, &n);
+    const KsCollective *cs;
+    guint counts[3][KS_N_COLLECTIVE_KINDS] = { { 0 } };
+
+    g_assert_cmpuint (n, ==, 3);
+    g_assert_cmpint (rows[0].rank, ==, 0);
+    g_assert_cmpuint (rows[0].steps, ==, 2);
+    /* (607312 + 622928) / 2 µs */
+    g_assert_cmpint (rows[0].step_mean_ns, ==, 615120000);
+    g_assert_cmpuint (rows[1].steps, ==, 2);
+    g_assert_cmpint (rows[1].step_mean_ns, ==, 619271500);
+    g_assert_cmpuint (rows[2].steps, ==, 1);
+    g_assert_cmpuint (rows[2].collectives, ==, 0);
+    g_assert_cmpuint (rows[0].collectives, ==, 10);
+    g_assert_cmpuint (rows[1].collectives, ==, 10);
+
+    cs = ks_analysis_get_collectives (a, &n);
+    g_assert_cmpuint (n, ==, 20);
+    for (guint i = 0; i < n; i++)
+      {
+        g_assert_true (cs[i].on_gpu);
+        counts[cs[i].rank][cs[i].kind]++;
+      }
+    for (guint r = 0; r < 2; r++)
+      {
+        g_assert_cmpuint (counts[r][KS_COLLECTIVE_ALL_TO_ALL], ==, 4);
+        g_assert_cmpuint (counts[r][KS_COLLECTIVE_ALL_REDUCE], ==, 4);
+        g_assert_cmpuint (counts[r][KS_COLLECTIVE_ALL_GATHER], ==, 2);
+      }
+    /* rank 0's first: nccl:all_to_all of Input Dims [[384]], long */
+    g_assert_cmpint (cs[0].kind, ==, KS_COLLECTIVE_ALL_TO_ALL);
+    g_assert_cmpuint (cs[0].bytes, ==, 384 * 8);
+    g_assert_cmpstr (cs[0].dtype, ==, "long");
+    g_assert_cmpuint (cs[0].group_size, ==, 128);
+  }
+
+  remove_tree (dir);
+}
+
+/* Kineto 2.17 arguments on the kernels themselves (nccl_data, rank 0 of
+ * 2). python3 over the kernels: size = max(In, Out msg nelems) × dtype,
+ * grouped by (collective, size); algbw = size / mean time, busbw ×
+ * 2(n-1)/n = 1 for all-reduce of 2 ranks. Per rank: the window is the
+ * union of the 3 ProfilerSteps; comm the union of NCCL kernels in it,
+ * compute the other kernels, covered = |comm ∩ compute ∩ window|. */
+static void
+test_nccl_comms (void)
+{
+  static const struct {
+    guint8 kind; guint64 bytes; guint64 count; gint64 total, min, max; double busbw;
+  } expected[] = {
+    { KS_COLLECTIVE_ALL_REDUCE, 8196000, 3, 11820962, 2520607, 5993392, 2.080034 },
+    { KS_COLLECTIVE_ALL_REDUCE, 31502336, 3, 11081355, 2424415, 5983024, 8.528470 },
+    { KS_COLLECTIVE_ALL_REDUCE, 26255360, 3, 10797936, 2368513, 5807890, 7.294550 },
+    { KS_COLLECTIVE_ALL_REDUCE, 26550272, 3, 7214656, 2160803, 2636669, 11.040141 },
+    { KS_COLLECTIVE_ALL_REDUCE, 9724160, 3, 5847250, 1689577, 2129380, 4.989094 },
+    { KS_COLLECTIVE_BROADCAST, 212480, 3, 91007, 29184, 30975, 7.004296 },
+    { KS_COLLECTIVE_BROADCAST, 424, 3, 23327, 7648, 7904, 0.054529 },
+  };
+  g_autofree char *path = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsCommStats *rows;
+  const KsRankStats *ranks;
+  const KsAdvice *advice;
+  gboolean exposed_advice = FALSE;
+  guint n;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  path = corpus_file ("nccl_parser_config/nccl_data.json.gz");
+  trace = load (path);
+  g_assert_cmpuint (trace->n_ranks, ==, 1);
+  g_assert_cmpint (trace->ranks[0].rank, ==, 0);
+  g_assert_cmpint (trace->ranks[0].world_size, ==, 2);
+  g_assert_cmpuint (trace->ranks[0].n_process_groups, ==, 1);
+
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  rows = ks_analysis_get_comm_stats (a, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpint (rows[i].kind, ==, expected[i].kind);
+      g_assert_cmpuint (rows[i].bytes, ==, expected[i].bytes);
+      g_assert_cmpuint (rows[i].group_size, ==, 2);
+      g_assert_true (rows[i].on_gpu);
+      g_assert_cmpuint (rows[i].count, ==, expected[i].count);
+      g_assert_cmpint (rows[i].total_ns, ==, expected[i].total);
+      g_assert_cmpint (rows[i].min_ns, ==, expected[i].min);
+      g_assert_cmpint (rows[i].max_ns, ==, expected[i].max);
+      g_assert_cmpfloat_with_epsilon (rows[i].busbw_gbps, expected[i].busbw, 1e-6);
+    }
+
+  ranks = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (ranks[0].steps, ==, 3);
+  g_assert_cmpint (ranks[0].step_mean_ns, ==, (222442191 + 219726905 + 224936243) / 3);
+  g_assert_cmpint (ranks[0].window_ns, ==, 667105339);
+  g_assert_cmpuint (ranks[0].kernels, ==, 2700);
+  g_assert_cmpint (ranks[0].kernel_time_ns, ==, 162532340);
+  g_assert_cmpfloat_with_epsilon (ranks[0].busy_pct, 23.266987, 1e-6);
+  g_assert_cmpint (ranks[0].comm_ns, ==, 46876493);
+  g_assert_cmpint (ranks[0].compute_ns, ==, 115655847);
+  g_assert_cmpint (ranks[0].exposed_comm_ns, ==, 39559468);
+  g_assert_cmpfloat_with_epsilon (ranks[0].overlap_pct, 15.609156, 1e-6);
+  /* one rank: nobody to wait for */
+  g_assert_cmpint (ranks[0].wait_ns, ==, 0);
+  g_assert_cmpuint (ks_analysis_get_straggler (a), ==, KS_NO_INDEX);
+
+  /* 39.6 ms exposed of a 667 ms window: 5.9 %, under the 10 % of the rule */
+  advice = ks_analysis_get_advice (a, &n);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (advice[i].rule, "exposed-comm") == 0)
+      exposed_advice = TRUE;
+  g_assert_false (exposed_advice);
+}
+
+/* Folders of ranks written from one real rank */
+
+typedef struct
+{
+  gint64 start;
+  gint64 end;
+} Span;
+
+static int
+compare_spans (gconstpointer a,
+               gconstpointer b)
+{
+  const Span *x = a, *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The test's own union: sorted, merged in place. */
+static void
+merge (GArray *spans)
+{
+  guint out = 0;
+
+  g_array_sort (spans, compare_spans);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      Span s = g_array_index (spans, Span, i);
+
+      if (out > 0 && s.start <= g_array_index (spans, Span, out - 1).end)
+        {
+          Span *last = &g_array_index (spans, Span, out - 1);
+
+          last->end = MAX (last->end, s.end);
+        }
+      else
+        g_array_index (spans, Span, out++) = s;
+    }
+  g_array_set_size (spans, out);
+}
+
+static gint64
+overlap (GArray *a,
+         GArray *b)
+{
+  guint i = 0, j = 0;
+  gint64 total = 0;
+
+  while (i < a->len && j < b->len)
+    {
+      const Span *x = &g_array_index (a, Span, i);
+      const Span *y = &g_array_index (b, Span, j);
+      gint64 lo = MAX (x->start, y->start), hi = MIN (x->end, y->end);
+
+      if (hi > lo)
+        total += hi - lo;
+      if (x->end < y->end)
+        i++;
+      else
+        j++;
+    }
+  return total;
+}
+
+static void
+append_json_string (GString    *out,
+                    const char *s)
+{
+  g_string_append_c (out, '"');
+  for (; *s; s++)
+    {
+      if (*s == '"' || *s == '\\')
+        g_string_append_printf (out, "\\%c", *s);
+      else if ((guchar)*s < 0x20)
+        g_string_append_printf (out, "\\u%04x", (guchar)*s);
+      else
+        g_string_append_c (out, *s);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_us (GString *out,
+           gint64   ns)
+{
+  g_string_append_printf (out, "%" G_GINT64_FORMAT ".%03d", ns / 1000, (int)(ns % 1000));
+}
+
+#define SYNTH_BASE_NS G_GINT64_CONSTANT (1000000000000000)
+
+static gboolean
+is_nccl (const KsTrace *src,
+         const KsTrack *track,
+         guint32        i)
+{
+  return g_str_has_prefix (ks_trace_string (src, track->name_id[i]), "ncclKernel_");
+}
+
+/* How late rank @k's NCCL kernel @i starts: @delay for the slow rank,
+ * less than the kernel's length (its end stays: a collective ends
+ * together on every rank). */
+static gint64
+synth_delay (const KsTrack *track,
+             guint32        i,
+             gint64         delay)
+{
+  return MIN (delay, track->end[i] - track->start[i] - 1);
+}
+
+/* Rank @k of @n: the ProfilerSteps and the kernels (with their Kineto
+ * arguments) of @src; the slow rank's NCCL kernels start @delay late. */
+static void
+write_rank (const KsTrace *src,
+            const char    *dir,
+            guint          k,
+            guint          n,
+            guint          slow,
+            gint64         delay)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *name = g_strdup_printf ("worker%u.pt.trace.json", k);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  gboolean first = TRUE;
+
+  g_string_append_printf (out, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", "
+                          "\"rank\": %u, \"world_size\": %u, \"pg_count\": 1}, \"traceEvents\": [\n", k, n);
+  for (guint32 t = 0; t < src->n_tracks; t++)
+    {
+      const KsTrack *track = &src->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          const char *sname = ks_trace_string (src, track->name_id[i]);
+          const char *args = ks_trace_slice_args (src, track, i);
+          gint64 start = track->start[i];
+
+          if (track->kind == KS_TRACK_THREAD && g_str_has_prefix (sname, "ProfilerStep#"))
+            g_string_append_printf (out, "%s{\"ph\": \"X\", \"cat\": \"user_annotation\", \"pid\": %u, \"tid\": %u, ",
+                                    first ? "" : ",\n", 1000 + k, 1000 + k);
+          else if (track->kind == KS_TRACK_STREAM && track->slice_kind[i] == KS_SLICE_KERNEL)
+            {
+              if (k == slow && is_nccl (src, track, i))
+                start += synth_delay (track, i, delay);
+              g_string_append_printf (out, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"pid\": %d, \"tid\": %" G_GINT64_FORMAT ", ",
+                                      first ? "" : ",\n", track->device, track->stream);
+            }
+          else
+            continue;
+          first = FALSE;
+          g_string_append (out, "\"name\": ");
+          append_json_string (out, sname);
+          g_string_append (out, ", \"ts\": ");
+          append_us (out, SYNTH_BASE_NS + start);
+          g_string_append (out, ", \"dur\": ");
+          append_us (out, track->end[i] - start);
+          if (args != NULL)
+            g_string_append_printf (out, ", \"args\": %s", args);
+          g_string_append_c (out, '}');
+        }
+    }
+  g_string_append (out, "\n]}\n");
+  g_file_set_contents (path, out->str, out->len, &error);
+  g_assert_no_error (error);
+}
+
+static KsTrace *
+load_source_rank (void)
+{
+  g_autofree char *path = corpus_file ("nccl_parser_config/nccl_data.json.gz");
+
+  return load (path);
+}
+
+#define SYNTH_RANKS 4
+#define SYNTH_SLOW 2
+#define SYNTH_DELAY_NS G_GINT64_CONSTANT (100000)
+
+static char *
+write_synthetic_folder (const KsTrace *src)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("ks-ranks-synth-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < SYNTH_RANKS; k++)
+    write_rank (src, dir, k, SYNTH_RANKS, SYNTH_SLOW, SYNTH_DELAY_NS);
+  return dir;
+}
+
+/* What rank @k of the synthetic folder must show, from @src alone. */
+typedef struct
+{
+  gint64 window, comm, compute, covered, delays;
+  guint64 collectives;
+} SynthExpected;
+
+static void
+synth_expected (const KsTrace *src,
+                gboolean       slow,
+                SynthExpected *e)
+{
+  g_autoptr(GArray) window = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GArray) comm = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GArray) compute = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GArray) both = g_array_new (FALSE, FALSE, sizeof (Span));
+
+  memset (e, 0, sizeof *e);
+  for (guint32 t = 0; t < src->n_tracks; t++)
+    {
+      const KsTrack *track = &src->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          Span s = { track->start[i], track->end[i] };
+
+          if (track->kind == KS_TRACK_THREAD
+              && g_str_has_prefix (ks_trace_string (src, track->name_id[i]), "ProfilerStep#"))
+            g_array_append_val (window, s);
+          if (track->kind != KS_TRACK_STREAM || track->slice_kind[i] != KS_SLICE_KERNEL)
+            continue;
+          if (is_nccl (src, track, i))
+            {
+              gint64 d = synth_delay (track, i, SYNTH_DELAY_NS);
+
+              if (slow)
+                s.start += d;
+              e->delays += d;
+              e->collectives++;
+              g_array_append_val (comm, s);
+            }
+          else
+            g_array_append_val (compute, s);
+          g_array_append_val (both, s);
+        }
+    }
+  merge (window);
+  merge (comm);
+  merge (compute);
+  merge (both);
+  for (guint i = 0; i < window->len; i++)
+    e->window += g_array_index (window, Span, i).end - g_array_index (window, Span, i).start;
+  e->comm = overlap (comm, window);
+  e->compute = overlap (compute, window);
+  e->covered = e->comm + e->compute - overlap (both, window);
+}
+
+/* Four ranks of the same job, rank 2 arriving 100 µs late at every
+ * collective (at most its kernel's length): it is the straggler, each
+ * other rank waits the delays' sum, and it caused three times that. */
+static void
+test_straggler (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autofree char *dir = NULL;
+  SynthExpected fast, slow;
+  const KsRankStats *rows;
+  const KsCollective *cs;
+  const KsAdvice *advice;
+  gboolean said = FALSE;
+  guint n;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  dir = write_synthetic_folder (src);
+  synth_expected (src, FALSE, &fast);
+  synth_expected (src, TRUE, &slow);
+  g_assert_cmpuint (fast.collectives, ==, 21);
+
+  trace = load (dir);
+  g_assert_cmpuint (trace->n_ranks, ==, SYNTH_RANKS);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  rows = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, SYNTH_RANKS);
+  for (guint r = 0; r < n; r++)
+    {
+      const SynthExpected *e = r == SYNTH_SLOW ? &slow : &fast;
+
+      g_test_message ("rank %u", r);
+      g_assert_cmpint (rows[r].rank, ==, r);
+      g_assert_cmpuint (rows[r].steps, ==, 3);
+      g_assert_cmpuint (rows[r].collectives, ==, 21);
+      g_assert_cmpuint (rows[r].kernels, ==, 2700);
+      g_assert_cmpint (rows[r].window_ns, ==, e->window);
+      g_assert_cmpint (rows[r].comm_ns, ==, e->comm);
+      g_assert_cmpint (rows[r].compute_ns, ==, e->compute);
+      g_assert_cmpint (rows[r].exposed_comm_ns, ==, e->comm - e->covered);
+      g_assert_cmpfloat_with_epsilon (rows[r].overlap_pct, 100.0 * e->covered / e->comm, 1e-9);
+      g_assert_cmpint (rows[r].wait_ns, ==, r == SYNTH_SLOW ? 0 : fast.delays);
+      g_assert_cmpint (rows[r].wait_caused_ns, ==, r == SYNTH_SLOW ? (SYNTH_RANKS - 1) * fast.delays : 0);
+    }
+  g_assert_cmpuint (ks_analysis_get_straggler (a), ==, SYNTH_SLOW);
+
+  /* every call matched: the Nth of process group "0" on each rank */
+  cs = ks_analysis_get_collectives (a, &n);
+  g_assert_cmpuint (n, ==, SYNTH_RANKS * 21);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpuint (cs[i].last_rank, ==, SYNTH_SLOW);
+      g_assert_cmpstr (cs[i].process_group, ==, "0");
+      g_assert_cmpuint (cs[i].seq, ==, i % 21);
+    }
+
+  /* the others lose 3 × the delays of a 667 ms window per rank: under
+   * the 5 % of the rule, so no straggler advice... */
+  advice = ks_analysis_get_advice (a, &n);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (advice[i].rule, "straggler") == 0)
+      said = TRUE;
+  g_assert_cmpfloat ((SYNTH_RANKS - 1) * fast.delays, <, 0.05 * fast.window);
+  g_assert_false (said);
+
+  remove_tree (dir);
+}
+
+/* ...and with 20 ms late per collective, it is. */
+static void
+test_straggler_advice (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  const KsAdvice *advice;
+  const KsAdvice *found = NULL;
+  guint n;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  dir = g_dir_make_tmp ("ks-ranks-slow-XXXXXX", &error);
+  g_assert_no_error (error);
+  write_rank (src, dir, 0, 2, 1, 20000000);
+  write_rank (src, dir, 1, 2, 1, 20000000);
+  trace = load (dir);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  g_assert_cmpuint (ks_analysis_get_straggler (a), ==, 1);
+  advice = ks_analysis_get_advice (a, &n);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (advice[i].rule, "straggler") == 0)
+      found = &advice[i];
+  g_assert_nonnull (found);
+  g_assert_nonnull (strstr (found->title, "rank 1"));
+  g_assert_cmpuint (found->n_ranges, ==, 1);
+  remove_tree (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  setlocale (LC_ALL, "C");
+
+  g_test_add_func ("/ranks/file-names", test_file_names);
+  g_test_add_func ("/ranks/folder", test_folder_ranks);
+  g_test_add_func ("/ranks/nccl-comms", test_nccl_comms);
+  g_test_add_func ("/ranks/straggler", test_straggler);
+  g_test_add_func ("/ranks/straggler-advice", test_straggler_advice);
+
+  return g_test_run ();
+}
