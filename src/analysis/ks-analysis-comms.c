@@ -542,71 +542,241 @@ compare_collectives (gconstpointer a,
   return (ca->end > cb->end) - (ca->end < cb->end);
 }
 
-/* Numbers each rank's calls per process group, then matches the Nth
- * call of a group on every rank: the last to start is the straggler of
- * that call, and the others wait from their start until it arrives (at
- * most their call's duration: a rank cannot wait past its own end). */
-static void
-match_ranks (Comms   *cm,
-             gint64  *wait_caused)
+const char *
+ks_clock_method_to_string (KsClockMethod method)
 {
-  GArray *cs = cm->self->collectives;
-  g_autoptr(GHashTable) next_seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) calls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                       (GDestroyNotify)g_array_unref);
-  GHashTableIter iter;
-  gpointer value;
-
-  for (guint i = 0; i < cs->len; i++)
+  switch (method)
     {
-      KsCollective *c = &g_array_index (cs, KsCollective, i);
-      g_autofree char *seq_key = g_strdup_printf ("%u\x1f%s", c->rank, c->process_group);
-      g_autofree char *call_key = NULL;
+    case KS_CLOCK_SHARED:      return "shared";
+    case KS_CLOCK_COLLECTIVES: return "collectives";
+    case KS_CLOCK_UTC:         return "utc";
+    case KS_CLOCK_ONE_RANK:
+    default:                   return "one_rank";
+    }
+}
+
+void
+ks_collectives_number (KsCollective *cs,
+                       guint         n)
+{
+  g_autoptr(GHashTable) next_seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("%u\x1f%s", cs[i].rank, cs[i].process_group);
+
+      cs[i].seq = GPOINTER_TO_UINT (g_hash_table_lookup (next_seq, key));
+      g_hash_table_replace (next_seq, g_steal_pointer (&key), GUINT_TO_POINTER (cs[i].seq + 1));
+    }
+}
+
+/* The calls of the job: the indexes of the Nth call of a process group
+ * on each rank, where all are of one kind (else the traces do not hold
+ * the same calls: sampled, or cut at different places). */
+static GPtrArray *
+job_calls (const KsCollective *cs,
+           guint               n)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *calls = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
+  GPtrArray *kept = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("%s\x1f%u", cs[i].process_group, cs[i].seq);
+      gpointer at;
       GArray *members;
 
-      c->seq = GPOINTER_TO_UINT (g_hash_table_lookup (next_seq, seq_key));
-      g_hash_table_replace (next_seq, g_steal_pointer (&seq_key), GUINT_TO_POINTER (c->seq + 1));
-
-      call_key = g_strdup_printf ("%s\x1f%u", c->process_group, c->seq);
-      members = g_hash_table_lookup (calls, call_key);
-      if (members == NULL)
+      if (g_hash_table_lookup_extended (index, key, NULL, &at))
+        members = g_ptr_array_index (calls, GPOINTER_TO_UINT (at));
+      else
         {
           members = g_array_new (FALSE, FALSE, sizeof (guint));
-          g_hash_table_insert (calls, g_steal_pointer (&call_key), members);
+          g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (calls->len));
+          g_ptr_array_add (calls, members);
         }
       g_array_append_val (members, i);
     }
-
-  g_hash_table_iter_init (&iter, calls);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
+  for (guint c = 0; c < calls->len; c++)
     {
-      GArray *members = value;
-      const KsCollective *first = &g_array_index (cs, KsCollective, g_array_index (members, guint, 0));
-      const KsCollective *last = first;
-      gboolean same_kind = TRUE;
+      GArray *members = g_ptr_array_index (calls, c);
+      gboolean same_kind = members->len >= 2;
 
-      if (members->len < 2)
-        continue;
-      for (guint m = 1; m < members->len; m++)
-        {
-          const KsCollective *c = &g_array_index (cs, KsCollective, g_array_index (members, guint, m));
+      for (guint m = 1; m < members->len && same_kind; m++)
+        if (cs[g_array_index (members, guint, m)].kind != cs[g_array_index (members, guint, 0)].kind)
+          same_kind = FALSE;
+      if (same_kind)
+        g_ptr_array_add (kept, g_array_ref (members));
+    }
+  g_ptr_array_unref (calls);
+  return kept;
+}
 
-          if (c->start > last->start)
-            last = c;
-          if (c->kind != first->kind)
-            same_kind = FALSE;
-        }
-      /* the ranks' Nth calls are not one collective: the traces do not
-       * hold the same calls (sampled, or cut at different places) */
-      if (!same_kind)
+static int
+compare_int64 (gconstpointer a,
+               gconstpointer b)
+{
+  gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+  return (x > y) - (x < y);
+}
+
+static gint64
+median (GArray *values)
+{
+  g_array_sort (values, compare_int64);
+  return g_array_index (values, gint64, values->len / 2);
+}
+
+/* Clocks whose collectives' ends agree this closely are one clock. */
+#define SHARED_CLOCK_NS G_GINT64_CONSTANT (1000000)
+
+void
+ks_collectives_align (const KsCollective *cs,
+                      guint               n,
+                      guint               n_rows,
+                      const guint32      *hosts,
+                      const gint64       *utc_offsets,
+                      gint64             *offsets,
+                      KsClockAlignment   *alignment)
+{
+  g_autoptr(GPtrArray) calls = NULL;
+  GArray **diffs = g_new0 (GArray *, n_rows);
+  gboolean any = FALSE, shifted = FALSE;
+
+  memset (offsets, 0, sizeof (gint64) * n_rows);
+  alignment->method = KS_CLOCK_ONE_RANK;
+  alignment->skew_ns = -1;
+  if (n_rows < 2)
+    {
+      g_free (diffs);
+      return;
+    }
+
+  /* end of row 0's call minus the end of each other rank's, per call */
+  calls = job_calls (cs, n);
+  for (guint c = 0; c < calls->len; c++)
+    {
+      GArray *members = g_ptr_array_index (calls, c);
+      const KsCollective *ref = NULL;
+
+      for (guint m = 0; m < members->len; m++)
+        if (cs[g_array_index (members, guint, m)].rank == 0)
+          ref = &cs[g_array_index (members, guint, m)];
+      if (ref == NULL)
         continue;
       for (guint m = 0; m < members->len; m++)
         {
-          KsCollective *c = &g_array_index (cs, KsCollective, g_array_index (members, guint, m));
+          const KsCollective *x = &cs[g_array_index (members, guint, m)];
+          /* ranks of one host share a clock: their differences are the host's */
+          guint32 row = x->rank;
+          gint64 d = ref->end - x->end;
 
-          c->last_rank = last->rank;
-          c->wait_ns = MIN (last->start - c->start, c->end - c->start);
-          wait_caused[last->rank] += c->wait_ns;
+          if (row == 0 || row >= n_rows)
+            continue;
+          if (hosts != NULL && hosts[row] != G_MAXUINT32)
+            for (guint32 r = 0; r < n_rows; r++)
+              if (hosts[r] == hosts[row])
+                {
+                  row = r;
+                  break;
+                }
+          if (diffs[row] == NULL)
+            diffs[row] = g_array_new (FALSE, FALSE, sizeof (gint64));
+          g_array_append_val (diffs[row], d);
+          any = TRUE;
+        }
+    }
+
+  if (!any)
+    {
+      /* nothing to align on: the files' UTC start when they say it */
+      alignment->method = utc_offsets != NULL ? KS_CLOCK_UTC : KS_CLOCK_SHARED;
+      for (guint r = 0; r < n_rows && utc_offsets != NULL; r++)
+        offsets[r] = utc_offsets[r] - utc_offsets[0];
+      g_free (diffs);
+      return;
+    }
+
+  for (guint r = 1; r < n_rows; r++)
+    {
+      guint32 first = r;
+
+      if (hosts != NULL && hosts[r] != G_MAXUINT32)
+        for (guint32 q = 0; q < n_rows; q++)
+          if (hosts[q] == hosts[r])
+            {
+              first = q;
+              break;
+            }
+      if (first == 0 && hosts != NULL && hosts[r] != G_MAXUINT32)
+        offsets[r] = 0;                       /* row 0's host */
+      else if (first != r)
+        offsets[r] = offsets[first];
+      else if (diffs[r] != NULL)
+        offsets[r] = median (diffs[r]);
+      else if (utc_offsets != NULL)
+        offsets[r] = utc_offsets[r] - utc_offsets[0];
+      if (offsets[r] > SHARED_CLOCK_NS || offsets[r] < -SHARED_CLOCK_NS)
+        shifted = TRUE;
+    }
+  if (!shifted)
+    memset (offsets, 0, sizeof (gint64) * n_rows);
+  alignment->method = shifted ? KS_CLOCK_COLLECTIVES : KS_CLOCK_SHARED;
+
+  /* what is left: per host the median distance of the ends after the shift */
+  alignment->skew_ns = 0;
+  for (guint r = 1; r < n_rows; r++)
+    {
+      if (diffs[r] == NULL)
+        continue;
+      for (guint i = 0; i < diffs[r]->len; i++)
+        {
+          gint64 *d = &g_array_index (diffs[r], gint64, i);
+
+          *d = ABS (*d - offsets[r]);
+        }
+      alignment->skew_ns = MAX (alignment->skew_ns, median (diffs[r]));
+      g_array_unref (diffs[r]);
+    }
+  g_free (diffs);
+}
+
+/* The last to start a call is its straggler; the others wait from their
+ * start until it arrives (at most their call's duration: a rank cannot
+ * wait past its own end). Arrivals on row 0's clock. */
+void
+ks_collectives_match (KsCollective *cs,
+                      guint         n,
+                      const gint64 *offsets,
+                      gint64       *wait_caused)
+{
+  g_autoptr(GPtrArray) calls = job_calls (cs, n);
+
+  for (guint c = 0; c < calls->len; c++)
+    {
+      GArray *members = g_ptr_array_index (calls, c);
+      const KsCollective *last = NULL;
+      gint64 last_arrival = G_MININT64;
+
+      for (guint m = 0; m < members->len; m++)
+        {
+          const KsCollective *x = &cs[g_array_index (members, guint, m)];
+          gint64 arrival = x->start + offsets[x->rank];
+
+          if (arrival > last_arrival)
+            {
+              last = x;
+              last_arrival = arrival;
+            }
+        }
+      for (guint m = 0; m < members->len; m++)
+        {
+          KsCollective *x = &cs[g_array_index (members, guint, m)];
+
+          x->last_rank = last->rank;
+          x->wait_ns = CLAMP (last_arrival - (x->start + offsets[x->rank]), 0, x->end - x->start);
+          wait_caused[last->rank] += x->wait_ns;
         }
     }
 }
@@ -696,7 +866,8 @@ measure_in (GArray     *ranges,
 
 static void
 add_rank_stats (Comms        *cm,
-                const gint64 *wait_caused)
+                const gint64 *wait_caused,
+                const gint64 *clock_offsets)
 {
   KsTrace *trace = cm->ctx->trace;
   KsAnalysis *self = cm->self;
@@ -709,7 +880,11 @@ add_rank_stats (Comms        *cm,
       memset (&row, 0, sizeof row);
       row.rank_index = trace->n_ranks > 0 ? r : KS_NO_INDEX;
       row.rank = trace->n_ranks > 0 ? trace->ranks[r].rank : -1;
-      row.file = trace->n_ranks > 0 ? trace->ranks[r].file : 0;
+      if (trace->n_ranks > 0 && trace->ranks[r].file != 0)
+        row.file = ks_trace_string (trace, trace->ranks[r].file);
+      if (trace->n_ranks > 0 && trace->ranks[r].host != 0)
+        row.host = ks_trace_string (trace, trace->ranks[r].host);
+      row.clock_offset_ns = clock_offsets[r];
       row.wait_caused_ns = wait_caused[r];
       g_array_append_val (self->rank_stats, row);
       rr[r].window = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
@@ -833,6 +1008,7 @@ _ks_analysis_comms (KsAnalysis *self,
   KsTrace *trace = ctx->trace;
   Comms cm = { ctx, self };
   gint64 *wait_caused;
+  gint64 *clock_offsets;
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     cm.n_groups = MAX (cm.n_groups, trace->tracks[t].group + 1);
@@ -846,11 +1022,28 @@ _ks_analysis_comms (KsAnalysis *self,
   collect_gpu (&cm);
   collect_cpu (&cm);
   g_array_sort (self->collectives, compare_collectives);
+  clock_offsets = g_new0 (gint64, cm.n_rows);
   if (trace->n_ranks > 1)
-    match_ranks (&cm, wait_caused);
+    {
+      KsCollective *cs = (KsCollective *)(gpointer)self->collectives->data;
+      guint32 *hosts = g_new (guint32, cm.n_rows);
+      /* the folder's files are already on one clock by their base times
+       * when they say them: offsets of 0 from there */
+      gint64 *utc = trace->start_utc_ns != 0 ? g_new0 (gint64, cm.n_rows) : NULL;
+
+      for (guint r = 0; r < cm.n_rows; r++)
+        hosts[r] = trace->ranks[r].host != 0 ? trace->ranks[r].host : G_MAXUINT32;
+      ks_collectives_number (cs, self->collectives->len);
+      ks_collectives_align (cs, self->collectives->len, cm.n_rows, hosts, utc, clock_offsets, &self->clock);
+      ks_collectives_match (cs, self->collectives->len, clock_offsets, wait_caused);
+      g_free (hosts);
+      g_free (utc);
+    }
+  else
+    ks_collectives_number ((KsCollective *)(gpointer)self->collectives->data, self->collectives->len);
   add_comm_stats (self);
   g_array_sort (self->comm_stats, compare_comm_stats);
-  add_rank_stats (&cm, wait_caused);
+  add_rank_stats (&cm, wait_caused, clock_offsets);
 
   for (guint r = 0; r < self->rank_stats->len; r++)
     {
@@ -875,6 +1068,7 @@ _ks_analysis_comms (KsAnalysis *self,
   g_free (cm.rank_of_group);
   g_free (cm.gpu_comms);
   g_free (wait_caused);
+  g_free (clock_offsets);
 }
 
 static char *

@@ -111,6 +111,7 @@ struct _KsAnalysis
   GArray            *comm_stats;    /* KsCommStats */
   GArray            *rank_stats;    /* KsRankStats */
   guint              straggler;     /* row of rank_stats, or KS_NO_INDEX */
+  KsClockAlignment   clock;
   GPtrArray         *warnings;      /* char*, NULL-terminated */
 };
 

@@ -917,6 +917,13 @@ ks_analysis_get_rank_stats (KsAnalysis *self,
   RETURN_ARRAY (self->rank_stats, KsRankStats, n_rows);
 }
 
+const KsClockAlignment *
+ks_analysis_get_clock_alignment (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->clock;
+}
+
 guint
 ks_analysis_get_straggler (KsAnalysis *self)
 {

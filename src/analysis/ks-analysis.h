@@ -336,7 +336,9 @@ typedef struct
 {
   guint32  rank_index;           /* in KsTrace.ranks, KS_NO_INDEX for an undistributed trace */
   gint32   rank;                 /* -1 when unknown */
-  guint32  file;                 /* string id, 0 none */
+  const char *file;              /* the file's base name, NULL none */
+  const char *host;              /* NULL when unknown */
+  gint64   clock_offset_ns;      /* added to its times to put them on the first rank's clock */
   guint    steps;
   gint64   step_mean_ns;
   gint64   window_ns;
@@ -351,6 +353,23 @@ typedef struct
   gint64   wait_caused_ns;       /* others' wait where it was the last to arrive */
   guint64  collectives;
 } KsRankStats;
+
+/* How the ranks' clocks were put on one: ranks of one host share its
+ * clock; other hosts are aligned by the ends of their collectives (nearly
+ * simultaneous on every rank), else by the files' UTC start. */
+typedef enum
+{
+  KS_CLOCK_ONE_RANK = 0,
+  KS_CLOCK_SHARED,               /* one clock: the collectives' ends agree */
+  KS_CLOCK_COLLECTIVES,          /* shifted so that the collectives' ends meet */
+  KS_CLOCK_UTC,                  /* no collective matched: the files' UTC start */
+} KsClockMethod;
+
+typedef struct
+{
+  KsClockMethod method;
+  gint64        skew_ns;         /* residual: the largest rank's median distance of its collectives' ends, -1 unknown */
+} KsClockAlignment;
 
 typedef enum
 {
@@ -465,6 +484,31 @@ const KsRankStats     *ks_analysis_get_rank_stats       (KsAnalysis             
 /* The rank the others waited for most: its row in the rank stats, or
  * KS_NO_INDEX when nobody waited (one rank, or no matched collectives). */
 guint                  ks_analysis_get_straggler        (KsAnalysis               *self);
+const KsClockAlignment *ks_analysis_get_clock_alignment (KsAnalysis            *self);
+const char            *ks_clock_method_to_string        (KsClockMethod             method);
+
+/* The matching of collectives across ranks, over @cs sorted by (rank,
+ * start) with rank a row 0 .. n_rows - 1; kind, process_group, start and
+ * end set. For the analysis and for merging per-rank summaries.
+ * number(): KsCollective.seq per rank and process group. align():
+ * @offsets (n_rows) that put each rank on row 0's clock; @hosts an id a
+ * host per row or NULL; @utc_offsets (UTC minus the rank's clock) per row,
+ * or NULL. match(): wait_ns and last_rank of the calls matched on two
+ * ranks or more, and per row the others' wait it caused into
+ * @wait_caused. */
+void                   ks_collectives_number            (KsCollective             *cs,
+                                                         guint                     n);
+void                   ks_collectives_align             (const KsCollective       *cs,
+                                                         guint                     n,
+                                                         guint                     n_rows,
+                                                         const guint32            *hosts,
+                                                         const gint64             *utc_offsets,
+                                                         gint64                   *offsets,
+                                                         KsClockAlignment         *alignment);
+void                   ks_collectives_match             (KsCollective             *cs,
+                                                         guint                     n,
+                                                         const gint64             *offsets,
+                                                         gint64                   *wait_caused);
 /* Stable machine name ("allreduce", "allgather", ...). */
 const char            *ks_collective_kind_to_string     (KsCollectiveKind          kind);
 /* NCCL's bus-bandwidth factor for @kind over @n ranks. */

@@ -793,7 +793,7 @@ rank_get (const KsReport       *r,
   switch (c->arg)
     {
     case 0: if (s->rank >= 0) set_int (v, s->rank); break;
-    case 1: if (s->file != 0) set_string (v, str (r, s->file)); break;
+    case 1: if (s->file != NULL) set_string (v, s->file); break;
     case 2: set_int (v, s->steps); break;
     case 3: set_int (v, s->step_mean_ns); break;
     case 4: set_int (v, s->kernels); break;
@@ -807,6 +807,8 @@ rank_get (const KsReport       *r,
     case 12: set_int (v, s->compute_ns); break;
     case 13: set_int (v, s->window_ns); break;
     case 14: set_int (v, s->collectives); break;
+    case 15: if (s->host != NULL) set_string (v, s->host); break;
+    case 16: set_int (v, s->clock_offset_ns); break;
     default: g_assert_not_reached ();
     }
 }
@@ -832,6 +834,9 @@ static const KsReportColumn rank_columns[] = {
   RK_COL ("compute_ns", N_("Compute"), -1, KS_REPORT_UNIT_DURATION, 12, 0, 13, 0),
   RK_COL ("window_ns", NULL, KS_METRIC_WINDOW, KS_REPORT_UNIT_DURATION, 13, 0, 14, 0),
   RK_COL ("collectives", N_("Collectives"), -1, KS_REPORT_UNIT_COUNT, 14, 0, 15, 0),
+  { .key = "host", .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = rank_get, .arg = 15, .pos = { 0, 16, 16, 0 } },
+  { .key = "clock_offset_ns", .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = rank_get, .arg = 16,
+    .pos = { 0, 17, 17, 0 } },
 };
 
 /* Reports */
@@ -904,8 +909,8 @@ report_new (KsTrace              *trace,
   r->key = key;
   r->columns = columns;
   r->n_columns = n_columns;
-  r->trace = g_object_ref (trace);
-  r->analysis = g_object_ref (analysis);
+  r->trace = trace != NULL ? g_object_ref (trace) : NULL;
+  r->analysis = analysis != NULL ? g_object_ref (analysis) : NULL;
   r->rows = rows;
   r->n_rows = n_rows;
   return r;
@@ -951,6 +956,13 @@ ks_report_new_comms (KsTrace    *trace,
   const KsCommStats *rows = ks_analysis_get_comm_stats (analysis, &n);
 
   return NEW ("collectives", comm_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_rank_rows (const KsRankStats *rows,
+                         guint              n)
+{
+  return report_new (NULL, NULL, "ranks", rank_columns, G_N_ELEMENTS (rank_columns), rows, n);
 }
 
 KsReport *
@@ -1059,8 +1071,8 @@ ks_report_free (KsReport *report)
 {
   if (report == NULL)
     return;
-  g_object_unref (report->trace);
-  g_object_unref (report->analysis);
+  g_clear_object (&report->trace);
+  g_clear_object (&report->analysis);
   g_free (report);
 }
 

@@ -167,6 +167,10 @@ KsReport *ks_report_new_comms       (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_ranks       (KsTrace    *trace,
                                      KsAnalysis *analysis);
+/* The same over rows of per-rank summaries merged by kinescope-cli
+ * ranks: no trace or analysis; @rows must outlive the report. */
+KsReport *ks_report_new_rank_rows   (const KsRankStats *rows,
+                                     guint              n);
 void      ks_report_free            (KsReport   *report);
 
 /* Columns of @format in their order; returns how many. */

@@ -29,6 +29,7 @@ typedef struct
 static const Command commands[] = {
   { "convert", ks_cli_convert, N_("Save a trace (JSON, .json.gz, folder, Nsight SQLite) as .kscope") },
   { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
+  { "ranks", ks_cli_ranks, N_("Merge per-rank summaries of a distributed job into one Ranks report") },
   { "record", ks_cli_record, N_("Run a command with the collector and write a .kscope trace") },
 #ifdef KS_HAVE_RENDER
   { "render", ks_cli_render, N_("Draw the timeline of a trace into a PNG") },

@@ -50,6 +50,7 @@ typedef struct
   KsReportFormat  format;
   guint           limit;      /* rows of lists, 0 = all */
   gboolean        by_shape;
+  gboolean        collectives; /* ranks: every collective, for kinescope-cli ranks */
   GString        *out;
 } Printer;
 
@@ -534,6 +535,70 @@ report_comms (Printer *p)
 }
 
 void
+ks_cli_write_clock (GString                *out,
+                    KsJsonWriter           *json,
+                    const KsClockAlignment *clock)
+{
+  static const char * const texts[] = {
+    N_("Clock: one rank"),
+    N_("Clock: the ranks share one"),
+    N_("Clock: aligned by the collectives' ends"),
+    N_("Clock: aligned by the files' UTC start (no collective matched)"),
+  };
+
+  if (json != NULL)
+    {
+      ks_json_begin_object (json, "clock");
+      ks_json_string (json, "method", ks_clock_method_to_string (clock->method));
+      if (clock->skew_ns >= 0)
+        ks_json_int (json, "skew_ns", clock->skew_ns);
+      else
+        ks_json_null (json, "skew_ns");
+      ks_json_end_object (json);
+      return;
+    }
+  g_string_append (out, _(texts[MIN ((guint)clock->method, G_N_ELEMENTS (texts) - 1)]));
+  if (clock->skew_ns >= 0 && clock->method != KS_CLOCK_ONE_RANK)
+    {
+      g_autofree char *skew = ks_time_format_duration (clock->skew_ns);
+
+      g_string_append_printf (out, _(", residual skew %s"), skew);
+    }
+  g_string_append_c (out, '\n');
+}
+
+/* Every collective on the file's own clock, for merging the summaries
+ * of ranks that ran stats apart. */
+static void
+write_collectives (Printer      *p,
+                   KsJsonWriter *json)
+{
+  guint n;
+  const KsCollective *cs = ks_analysis_get_collectives (p->analysis, &n);
+
+  if (p->trace->start_utc_ns != 0)
+    ks_json_int (json, "utc_offset_ns", p->trace->start_utc_ns - p->trace->origin_ns);
+  else
+    ks_json_null (json, "utc_offset_ns");
+  ks_json_begin_array (json, "collectives");
+  for (guint i = 0; i < n; i++)
+    {
+      ks_json_begin_object (json, NULL);
+      if (cs[i].rank != KS_NO_INDEX)
+        ks_json_int (json, "rank", p->trace->ranks[cs[i].rank].rank);
+      else
+        ks_json_null (json, "rank");
+      ks_json_string (json, "kind", ks_collective_kind_to_string (cs[i].kind));
+      ks_json_string (json, "group", cs[i].process_group);
+      ks_json_int (json, "seq", cs[i].seq);
+      ks_json_int (json, "start_ns", p->trace->origin_ns + cs[i].start);
+      ks_json_int (json, "end_ns", p->trace->origin_ns + cs[i].end);
+      ks_json_end_object (json);
+    }
+  ks_json_end_array (json);
+}
+
+void
 ks_cli_write_straggler (GString       *out,
                         KsJsonWriter  *json,
                         gint64         rank,
@@ -580,6 +645,9 @@ report_ranks (Printer *p)
       ks_json_begin_object (json, NULL);
       write_list (p, ranks, json, NULL, G_MAXUINT);
       ks_cli_write_straggler (NULL, json, rank, caused);
+      ks_cli_write_clock (NULL, json, ks_analysis_get_clock_alignment (p->analysis));
+      if (p->collectives)
+        write_collectives (p, json);
       json_finish (p, json);
     }
   else if (p->format == KS_REPORT_CSV)
@@ -589,6 +657,7 @@ report_ranks (Printer *p)
       write_list (p, ranks, NULL, NULL, G_MAXUINT);
       g_string_append_c (p->out, '\n');
       ks_cli_write_straggler (p->out, NULL, rank, caused);
+      ks_cli_write_clock (p->out, NULL, ks_analysis_get_clock_alignment (p->analysis));
     }
 }
 
@@ -608,6 +677,7 @@ ks_cli_stats (int    argc,
   g_auto(GStrv) files = NULL;
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
   gboolean include_copies = FALSE;
+  gboolean collectives = FALSE;
   int device = -1;
   int limit = 0;
   KsAnalysisOptions options;
@@ -627,11 +697,13 @@ ks_cli_stats (int    argc,
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
       N_("Operators by name (default) or by name and input shapes"), "name|shape" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
+    { "collectives", 0, 0, G_OPTION_ARG_NONE, &collectives,
+      N_("With --report ranks --format json: every collective, for kinescope-cli ranks to merge"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
 
-  context = g_option_context_new (_("FILE — statistics of a trace"));
+  context = g_option_context_new (_("FILE… — statistics of a trace, or of the traces of a job's ranks"));
   g_option_context_set_summary (context,
                                 _("Prints where the time of a trace goes: GPU busy time, idle gaps and what\n"
                                   "the CPU was doing meanwhile, the step-time breakdown, operators, kernels,\n"
@@ -653,9 +725,9 @@ ks_cli_stats (int    argc,
       ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
       return KS_CLI_USAGE;
     }
-  if (files == NULL || files[0] == NULL || files[1] != NULL)
+  if (files == NULL || files[0] == NULL)
     {
-      ks_cli_printerr (_("kinescope-cli stats: expected exactly one FILE (see --help)\n"));
+      ks_cli_printerr (_("kinescope-cli stats: expected a FILE, or the files of a job's ranks (see --help)\n"));
       return KS_CLI_USAGE;
     }
   if (report != NULL)
@@ -702,7 +774,7 @@ ks_cli_stats (int    argc,
       return KS_CLI_USAGE;
     }
 
-  trace = ks_cli_load_trace ("stats", files[0]);
+  trace = ks_cli_load_traces ("stats", (const char * const *)files);
   if (trace == NULL)
     return KS_CLI_FAILED;
 
@@ -727,6 +799,7 @@ ks_cli_stats (int    argc,
   printer.limit = limit;
   printer.by_shape = group_by != NULL && strcmp (group_by, "shape") == 0;
   printer.out = out;
+  printer.collectives = collectives;
 
   switch (which)
     {

@@ -92,13 +92,6 @@ ks_json_load_folder (GFile         *folder,
 {
   g_autoptr(GPtrArray) files = NULL;
   g_autofree char *folder_name = g_file_get_parse_name (folder);
-  g_autoptr(GArray) sizes = g_array_new (FALSE, TRUE, sizeof (goffset));
-  KsTraceBuilder *builder;
-  Reader *r;
-  KsTrace *trace = NULL;
-  goffset total = 0, done = 0;
-  guint loaded = 0;
-  g_autoptr(GString) failures = g_string_new (NULL);
 
   files = ks_json_list_trace_files (folder, cancellable, error);
   if (files == NULL)
@@ -112,10 +105,29 @@ ks_json_load_folder (GFile         *folder,
                    _("%s: the folder holds no trace files (*.json, *.json.gz)"), folder_name);
       return NULL;
     }
+  return ks_json_reader_load_files ((GFile **)files->pdata, files->len, folder_name,
+                                    progress, cancellable, error);
+}
 
-  for (guint i = 0; i < files->len; i++)
+KsTrace *
+ks_json_reader_load_files (GFile         **files,
+                           guint           n_files,
+                           const char     *source_name,
+                           KsProgress     *progress,
+                           GCancellable   *cancellable,
+                           GError        **error)
+{
+  g_autoptr(GArray) sizes = g_array_new (FALSE, TRUE, sizeof (goffset));
+  KsTraceBuilder *builder;
+  Reader *r;
+  KsTrace *trace = NULL;
+  goffset total = 0, done = 0;
+  guint loaded = 0;
+  g_autoptr(GString) failures = g_string_new (NULL);
+
+  for (guint i = 0; i < n_files; i++)
     {
-      g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
+      g_autoptr(GFileInfo) info = g_file_query_info (files[i],
                                                      G_FILE_ATTRIBUTE_STANDARD_SIZE,
                                                      G_FILE_QUERY_INFO_NONE, cancellable, NULL);
       goffset size = info ? g_file_info_get_size (info) : 0;
@@ -126,11 +138,11 @@ ks_json_load_folder (GFile         *folder,
 
   builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
   r = ks_json_reader_new (builder, progress, cancellable);
-  ks_trace_builder_set_metadata (builder, "source_name", folder_name);
+  ks_trace_builder_set_metadata (builder, "source_name", source_name);
 
-  for (guint i = 0; i < files->len; i++)
+  for (guint i = 0; i < n_files; i++)
     {
-      GFile *file = g_ptr_array_index (files, i);
+      GFile *file = files[i];
       g_autofree char *name = g_file_get_parse_name (file);
       g_autoptr(GFileInputStream) stream = NULL;
       GError *local_error = NULL;
@@ -178,7 +190,7 @@ ks_json_load_folder (GFile         *folder,
   if (loaded == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: none of the trace files could be read:\n%s"), folder_name, failures->str);
+                   _("%s: none of the trace files could be read:\n%s"), source_name, failures->str);
       goto out;
     }
 

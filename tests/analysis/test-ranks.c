@@ -422,12 +422,14 @@ synth_delay (const KsTrack *track,
 /* Rank @k of @n: the ProfilerSteps and the kernels (with their Kineto
  * arguments) of @src; the slow rank's NCCL kernels start @delay late. */
 static void
-write_rank (const KsTrace *src,
-            const char    *dir,
-            guint          k,
-            guint          n,
-            guint          slow,
-            gint64         delay)
+write_rank_on (const KsTrace *src,
+               const char    *dir,
+               guint          k,
+               guint          n,
+               guint          slow,
+               gint64         delay,
+               const char    *host,
+               gint64         clock_shift)
 {
   g_autoptr(GString) out = g_string_new (NULL);
   g_autofree char *name = g_strdup_printf ("worker%u.pt.trace.json", k);
@@ -436,7 +438,10 @@ write_rank (const KsTrace *src,
   gboolean first = TRUE;
 
   g_string_append_printf (out, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", "
-                          "\"rank\": %u, \"world_size\": %u, \"pg_count\": 1}, \"traceEvents\": [\n", k, n);
+                          "\"rank\": %u, \"world_size\": %u, \"pg_count\": 1}, ", k, n);
+  if (host != NULL)
+    g_string_append_printf (out, "\"host_name\": \"%s\", ", host);
+  g_string_append (out, "\"traceEvents\": [\n");
   for (guint32 t = 0; t < src->n_tracks; t++)
     {
       const KsTrack *track = &src->tracks[t];
@@ -463,7 +468,7 @@ write_rank (const KsTrace *src,
           g_string_append (out, "\"name\": ");
           append_json_string (out, sname);
           g_string_append (out, ", \"ts\": ");
-          append_us (out, SYNTH_BASE_NS + start);
+          append_us (out, SYNTH_BASE_NS + clock_shift + start);
           g_string_append (out, ", \"dur\": ");
           append_us (out, track->end[i] - start);
           if (args != NULL)
@@ -474,6 +479,17 @@ write_rank (const KsTrace *src,
   g_string_append (out, "\n]}\n");
   g_file_set_contents (path, out->str, out->len, &error);
   g_assert_no_error (error);
+}
+
+static void
+write_rank (const KsTrace *src,
+            const char    *dir,
+            guint          k,
+            guint          n,
+            guint          slow,
+            gint64         delay)
+{
+  write_rank_on (src, dir, k, n, slow, delay, NULL, 0);
 }
 
 static KsTrace *
@@ -605,6 +621,9 @@ test_straggler (void)
       g_assert_cmpint (rows[r].wait_caused_ns, ==, r == SYNTH_SLOW ? (SYNTH_RANKS - 1) * fast.delays : 0);
     }
   g_assert_cmpuint (ks_analysis_get_straggler (a), ==, SYNTH_SLOW);
+  /* one host's clock: the collectives' ends agree to the nanosecond */
+  g_assert_cmpint (ks_analysis_get_clock_alignment (a)->method, ==, KS_CLOCK_SHARED);
+  g_assert_cmpint (ks_analysis_get_clock_alignment (a)->skew_ns, ==, 0);
 
   /* every call matched: the Nth of process group "0" on each rank */
   cs = ks_analysis_get_collectives (a, &n);
@@ -661,6 +680,271 @@ test_straggler_advice (void)
   remove_tree (dir);
 }
 
+/* Ranks 2 and 3 on host "b", whose clock is 3.7 s ahead of host "a"'s:
+ * aligned by the collectives' ends, rank 2 is still the straggler by the
+ * same waits; without the alignment rank 2 and 3 would arrive 3.7 s
+ * late at everything. */
+static void
+test_clock_alignment (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  const gint64 shift = G_GINT64_CONSTANT (3700000000);
+  const KsClockAlignment *clock;
+  const KsRankStats *rows;
+  SynthExpected fast;
+  guint n;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  synth_expected (src, FALSE, &fast);
+  dir = g_dir_make_tmp ("ks-ranks-hosts-XXXXXX", &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < 4; k++)
+    write_rank_on (src, dir, k, 4, 2, SYNTH_DELAY_NS, k < 2 ? "a" : "b", k < 2 ? 0 : shift);
+  trace = load (dir);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  clock = ks_analysis_get_clock_alignment (a);
+  g_assert_cmpint (clock->method, ==, KS_CLOCK_COLLECTIVES);
+  /* host b's ends, of rank 2 and 3 alike: the shift exactly */
+  g_assert_cmpint (clock->skew_ns, ==, 0);
+  rows = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpstr (rows[0].host, ==, "a");
+  g_assert_cmpstr (rows[3].host, ==, "b");
+  g_assert_cmpint (rows[0].clock_offset_ns, ==, 0);
+  g_assert_cmpint (rows[1].clock_offset_ns, ==, 0);
+  g_assert_cmpint (rows[2].clock_offset_ns, ==, -shift);
+  g_assert_cmpint (rows[3].clock_offset_ns, ==, -shift);
+  g_assert_cmpuint (ks_analysis_get_straggler (a), ==, 2);
+  g_assert_cmpint (rows[0].wait_ns, ==, fast.delays);
+  g_assert_cmpint (rows[3].wait_ns, ==, fast.delays);
+  g_assert_cmpint (rows[2].wait_caused_ns, ==, 3 * fast.delays);
+  remove_tree (dir);
+}
+
+/* kinescope-cli */
+
+/* Runs kinescope-cli with @argv (NULL-terminated, from the command on);
+ * returns its exit status, stdout in *@out. */
+static int
+cli (char       **out,
+     char       **err,
+     const char  *first,
+     ...)
+{
+  const char *root = g_getenv ("KS_BUILD_ROOT");
+  g_autofree char *exe = g_build_filename (root ? root : ".", "src", "cli", "kinescope-cli", NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  const char *arg;
+  int wait_status = 0;
+  va_list ap;
+
+  g_ptr_array_add (argv, exe);
+  va_start (ap, first);
+  for (arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *)arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, out, err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  return WEXITSTATUS (wait_status);
+}
+
+static yajl_val
+parse (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  yajl_val v = ks_json_parse (text, &error);
+
+  g_assert_no_error (error);
+  return v;
+}
+
+static yajl_val
+member (yajl_val    object,
+        const char *key)
+{
+  const char *path[] = { key, NULL };
+  yajl_val v = yajl_tree_get (object, path, yajl_t_any);
+
+  g_assert_nonnull (v);
+  return v;
+}
+
+/* The issue's shape: {"ranks":[{"rank", "file", "steps", "step_mean_ns",
+ * "kernels", "kernel_time_ns", "busy_pct", "comm_ns", "exposed_comm_ns",
+ * "overlap_pct", "wait_ns"}], "straggler": {"rank", "wait_caused_ns"}}. */
+static void
+check_ranks_json (const char          *text,
+                  const SynthExpected *fast,
+                  const char          *clock_method)
+{
+  static const char * const keys[] = {
+    "rank", "file", "steps", "step_mean_ns", "kernels", "kernel_time_ns", "busy_pct", "comm_ns",
+    "exposed_comm_ns", "overlap_pct", "wait_ns",
+  };
+  yajl_val root = parse (text);
+  yajl_val ranks = member (root, "ranks");
+  yajl_val straggler = member (root, "straggler");
+  yajl_val clock = member (root, "clock");
+
+  g_assert_true (YAJL_IS_ARRAY (ranks));
+  g_assert_cmpuint (YAJL_GET_ARRAY (ranks)->len, ==, SYNTH_RANKS);
+  for (guint r = 0; r < SYNTH_RANKS; r++)
+    {
+      yajl_val row = YAJL_GET_ARRAY (ranks)->values[r];
+      g_autofree char *file = g_strdup_printf ("worker%u.pt.trace.json", r);
+
+      for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+        member (row, keys[k]);
+      g_assert_cmpint (ks_json_get_int (row, "rank", -1), ==, r);
+      g_assert_cmpstr (ks_json_get_string (row, "file"), ==, file);
+      g_assert_cmpint (ks_json_get_int (row, "steps", -1), ==, 3);
+      g_assert_cmpint (ks_json_get_int (row, "kernels", -1), ==, 2700);
+      g_assert_cmpint (ks_json_get_int (row, "wait_ns", -1), ==, r == SYNTH_SLOW ? 0 : fast->delays);
+    }
+  g_assert_cmpint (ks_json_get_int (straggler, "rank", -1), ==, SYNTH_SLOW);
+  g_assert_cmpint (ks_json_get_int (straggler, "wait_caused_ns", -1), ==, (SYNTH_RANKS - 1) * fast->delays);
+  g_assert_cmpstr (ks_json_get_string (clock, "method"), ==, clock_method);
+  yajl_tree_free (root);
+}
+
+static void
+test_cli_reports (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *nccl = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  char *f[SYNTH_RANKS] = { NULL };
+  SynthExpected fast;
+  yajl_val root, rows, first;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  synth_expected (src, FALSE, &fast);
+  dir = write_synthetic_folder (src);
+  for (guint k = 0; k < SYNTH_RANKS; k++)
+    f[k] = g_strdup_printf ("%s/worker%u.pt.trace.json", dir, k);
+
+  /* the folder */
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "ranks", "--format", "json", dir, NULL), ==, 0);
+  check_ranks_json (out, &fast, "shared");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* the same files named one by one */
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "ranks", "--format", "json",
+                        f[0], f[1], f[2], f[3], NULL), ==, 0);
+  check_ranks_json (out, &fast, "shared");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* the text table names the straggler */
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "ranks", dir, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "Straggler: rank 2, the others waited "));
+  g_assert_nonnull (strstr (out, "Clock: the ranks share one, residual skew 0 ns"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* collectives by kind and size (numbers of test_nccl_comms) */
+  nccl = corpus_file ("nccl_parser_config/nccl_data.json.gz");
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "comms", "--format", "json", nccl, NULL), ==, 0);
+  root = parse (out);
+  rows = member (root, "collectives");
+  g_assert_cmpuint (YAJL_GET_ARRAY (rows)->len, ==, 7);
+  first = YAJL_GET_ARRAY (rows)->values[0];
+  g_assert_cmpstr (ks_json_get_string (first, "collective"), ==, "allreduce");
+  g_assert_cmpint (ks_json_get_int (first, "bytes", -1), ==, 8196000);
+  g_assert_cmpint (ks_json_get_int (first, "group_size", -1), ==, 2);
+  g_assert_cmpint (ks_json_get_int (first, "count", -1), ==, 3);
+  g_assert_cmpint (ks_json_get_int (first, "total_ns", -1), ==, 11820962);
+  /* JSON keeps 4 decimals */
+  g_assert_cmpfloat_with_epsilon (ks_json_get_double (first, "busbw_gbps", -1), 2.080034, 1e-4);
+  g_assert_cmpfloat_with_epsilon (ks_json_get_double (first, "algbw_gbps", -1), 2.080034, 1e-4);
+  yajl_tree_free (root);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* a folder and a file together is no job */
+  g_assert_cmpint (cli (&out, &err, "stats", dir, f[0], NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "a folder; open a folder by itself"));
+
+  for (guint k = 0; k < SYNTH_RANKS; k++)
+    g_free (f[k]);
+  remove_tree (dir);
+}
+
+/* Each rank summarised apart (as under a Slurm array), then merged: the
+ * same report as the folder's. On two hosts 3.7 s apart, the merge aligns
+ * them by the collectives. */
+static void
+test_cli_merge (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autoptr(GError) error = NULL;
+  SynthExpected fast;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  synth_expected (src, FALSE, &fast);
+
+  for (guint hosts = 0; hosts < 2; hosts++)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("ks-ranks-merge-XXXXXX", &error);
+      char *s[SYNTH_RANKS] = { NULL };
+      g_autofree char *not_summary = g_strdup_printf ("%s/worker0.pt.trace.json", dir);
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+
+      g_assert_no_error (error);
+      for (guint k = 0; k < SYNTH_RANKS; k++)
+        {
+          g_autofree char *trace = g_strdup_printf ("%s/worker%u.pt.trace.json", dir, k);
+          g_autofree char *summary = NULL;
+
+          if (hosts)
+            write_rank_on (src, dir, k, SYNTH_RANKS, SYNTH_SLOW, SYNTH_DELAY_NS,
+                           k < 2 ? "a" : "b", k < 2 ? 0 : G_GINT64_CONSTANT (3700000000));
+          else
+            write_rank (src, dir, k, SYNTH_RANKS, SYNTH_SLOW, SYNTH_DELAY_NS);
+          g_assert_cmpint (cli (&summary, NULL, "stats", "--report", "ranks", "--format", "json",
+                                "--collectives", trace, NULL), ==, 0);
+          s[k] = g_strdup_printf ("%s/summary%u.json", dir, k);
+          g_file_set_contents (s[k], summary, -1, &error);
+          g_assert_no_error (error);
+        }
+      /* in any order */
+      g_assert_cmpint (cli (&out, &err, "ranks", "--format", "json", s[3], s[1], s[0], s[2], NULL), ==, 0);
+      check_ranks_json (out, &fast, hosts ? "collectives" : "shared");
+      g_clear_pointer (&out, g_free);
+      g_clear_pointer (&err, g_free);
+
+      /* a rank twice, and a file that is no summary */
+      g_assert_cmpint (cli (&out, &err, "ranks", s[0], s[0], NULL), ==, 1);
+      g_assert_nonnull (strstr (err, "rank 0 is also in"));
+      g_clear_pointer (&out, g_free);
+      g_clear_pointer (&err, g_free);
+      g_assert_cmpint (cli (&out, &err, "ranks", s[0], not_summary, NULL), ==, 1);
+      g_assert_nonnull (strstr (err, "worker0.pt.trace.json: not a Ranks summary"));
+
+      for (guint k = 0; k < SYNTH_RANKS; k++)
+        g_free (s[k]);
+      remove_tree (dir);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -673,6 +957,9 @@ main (int   argc,
   g_test_add_func ("/ranks/nccl-comms", test_nccl_comms);
   g_test_add_func ("/ranks/straggler", test_straggler);
   g_test_add_func ("/ranks/straggler-advice", test_straggler_advice);
+  g_test_add_func ("/ranks/clock-alignment", test_clock_alignment);
+  g_test_add_func ("/ranks/cli-reports", test_cli_reports);
+  g_test_add_func ("/ranks/cli-merge", test_cli_merge);
 
   return g_test_run ();
 }
