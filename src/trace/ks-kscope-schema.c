@@ -161,6 +161,9 @@ static const TableDef tables[KS_KSCOPE_N_TABLES] = {
     "kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER, "
     "originalIP INTEGER, unwindMethod INTEGER, stackDepth INTEGER NOT NULL, "
     "lineNumber INTEGER, PRIMARY KEY (id, stackDepth)", NULL },
+  [KS_KSCOPE_KS_RANKS] = { "KS_RANKS",
+    "globalPid INTEGER, groupId INTEGER, rank INTEGER NOT NULL, localRank INTEGER, "
+    "worldSize INTEGER, localWorldSize INTEGER, host TEXT, file TEXT, backend TEXT, source TEXT", NULL },
 };
 
 const char * const ks_kscope_file_meta_keys[] = {

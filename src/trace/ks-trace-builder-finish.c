@@ -677,8 +677,17 @@ take_ranks (KsTraceBuilder *self,
   GArray *kept = g_array_new (FALSE, FALSE, sizeof (KsRank));
 
   for (guint i = 0; i < self->ranks->len; i++)
-    if (g_array_index (self->ranks, KsRank, i).rank >= 0)
-      g_array_append_val (kept, g_array_index (self->ranks, KsRank, i));
+    {
+      const KsRank *rank = &g_array_index (self->ranks, KsRank, i);
+      gboolean has_rows = FALSE;
+
+      /* a rank of no process (a damaged .kscope naming another group)
+       * has nothing to show */
+      for (guint p = 0; p < trace->n_processes && !has_rows; p++)
+        has_rows = trace->processes[p].group == rank->group;
+      if (rank->rank >= 0 && has_rows)
+        g_array_append_val (kept, *rank);
+    }
   g_array_sort (kept, compare_ranks);
   for (guint i = 1; i < kept->len; i++)
     {

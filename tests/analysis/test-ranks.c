@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "ks-analysis.h"
 #include "ks-json-writer.h"
@@ -945,6 +946,60 @@ test_cli_merge (void)
     }
 }
 
+/* A folder converted to .kscope keeps its ranks (KS_RANKS, by group), so
+ * the converted job has the same straggler; rows of impossible ranks, or
+ * of a group with no process, are left out. */
+static void
+test_kscope_roundtrip (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *kscope = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  SynthExpected fast;
+  const KsRankStats *rows;
+  sqlite3 *db;
+  guint n;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  synth_expected (src, FALSE, &fast);
+  dir = write_synthetic_folder (src);
+  kscope = g_strdup_printf ("%s.kscope", dir);
+  g_assert_cmpint (cli (&out, &err, "convert", dir, kscope, NULL), ==, 0);
+
+  g_assert_cmpint (sqlite3_open (kscope, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "INSERT INTO KS_RANKS (groupId, rank) VALUES (0, -4), (1, 5000000000), (77, 9)",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  trace = load (kscope);
+  g_assert_cmpuint (trace->n_ranks, ==, SYNTH_RANKS);
+  for (guint r = 0; r < SYNTH_RANKS; r++)
+    {
+      g_autofree char *file = g_strdup_printf ("worker%u.pt.trace.json", r);
+
+      g_assert_cmpint (trace->ranks[r].rank, ==, r);
+      g_assert_cmpint (trace->ranks[r].world_size, ==, SYNTH_RANKS);
+      g_assert_cmpint (trace->ranks[r].source, ==, KS_RANK_FROM_DISTRIBUTED_INFO);
+      g_assert_cmpstr (ks_trace_string (trace, trace->ranks[r].file), ==, file);
+      g_assert_cmpstr (ks_trace_string (trace, trace->ranks[r].backend), ==, "nccl");
+    }
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  g_assert_cmpuint (ks_analysis_get_straggler (a), ==, SYNTH_SLOW);
+  rows = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, SYNTH_RANKS);
+  g_assert_cmpint (rows[0].wait_ns, ==, fast.delays);
+  g_assert_cmpint (rows[SYNTH_SLOW].wait_caused_ns, ==, (SYNTH_RANKS - 1) * fast.delays);
+
+  g_unlink (kscope);
+  remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -960,6 +1015,7 @@ main (int   argc,
   g_test_add_func ("/ranks/clock-alignment", test_clock_alignment);
   g_test_add_func ("/ranks/cli-reports", test_cli_reports);
   g_test_add_func ("/ranks/cli-merge", test_cli_merge);
+  g_test_add_func ("/ranks/kscope-roundtrip", test_kscope_roundtrip);
 
   return g_test_run ();
 }
