@@ -19,8 +19,10 @@
 #include "ks-cli-common.h"
 #include "ks-cli-table.h"
 #include "ks-format.h"
+#include "ks-json-reader.h"
 #include "ks-json-writer.h"
 #include "ks-report.h"
+#include "ks-trace-loader.h"
 
 /* Merges the summaries that `kinescope-cli stats --report ranks --format
  * json --collectives` wrote for each rank (run apart, under the cluster's
@@ -57,6 +59,64 @@ keep (Merge      *m,
   return s != NULL ? g_string_chunk_insert_const (m->strings, s) : NULL;
 }
 
+/* A row of rank @row->rank from @path (its strings copied), or an error
+ * when another file gave that rank. The waits are the merge's: a summary
+ * of one rank knows none. */
+static gboolean
+add_row (Merge              *m,
+         const char         *path,
+         const KsRankStats  *row,
+         gint64              utc_offset,
+         GError            **error)
+{
+  gpointer seen = g_hash_table_lookup (m->row_of_rank, GINT_TO_POINTER (row->rank));
+  KsRankStats copy = *row;
+
+  if (seen != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: rank %d is also in %s"), path, row->rank,
+                   (const char *)g_ptr_array_index (m->row_file, GPOINTER_TO_UINT (seen) - 1));
+      return FALSE;
+    }
+  copy.rank_index = m->rows->len;
+  copy.file = keep (m, row->file);
+  copy.host = keep (m, row->host);
+  copy.wait_ns = copy.wait_caused_ns = copy.clock_offset_ns = 0;
+  g_hash_table_insert (m->row_of_rank, GINT_TO_POINTER (row->rank), GUINT_TO_POINTER (m->rows->len + 1));
+  g_ptr_array_add (m->row_file, g_strdup (path));
+  g_array_append_val (m->rows, copy);
+  g_array_append_val (m->utc, utc_offset);
+  return TRUE;
+}
+
+/* A call of rank @rank on its file's clock. */
+static gboolean
+add_collective (Merge        *m,
+                gint64        rank,
+                guint8        kind,
+                const char   *group,
+                gint64        start,
+                gint64        end)
+{
+  gpointer row = g_hash_table_lookup (m->row_of_rank, GINT_TO_POINTER ((gint)rank));
+  KsCollective c;
+
+  if (row == NULL || rank < 0 || rank > G_MAXINT32 || start == G_MININT64 || end < start)
+    return FALSE;
+  memset (&c, 0, sizeof c);
+  c.rank = GPOINTER_TO_UINT (row) - 1;
+  c.kind = kind;
+  c.start = start;
+  c.end = end;
+  c.process_group = keep (m, group != NULL ? group : "");
+  c.dtype = keep (m, "");
+  c.wait_ns = -1;
+  c.last_rank = KS_NO_INDEX;
+  g_array_append_val (m->collectives, c);
+  return TRUE;
+}
+
 static gboolean
 read_rows (Merge       *m,
            const char  *path,
@@ -78,7 +138,6 @@ read_rows (Merge       *m,
       yajl_val o = YAJL_GET_ARRAY (list)->values[i];
       KsRankStats row;
       gint64 rank = ks_json_get_int (o, "rank", -1);
-      gpointer seen;
 
       if (!YAJL_IS_OBJECT (o) || rank < 0 || rank > G_MAXINT32)
         {
@@ -87,18 +146,10 @@ read_rows (Merge       *m,
                        path, (guint)i + 1);
           return FALSE;
         }
-      if ((seen = g_hash_table_lookup (m->row_of_rank, GINT_TO_POINTER ((gint)rank))) != NULL)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       _("%s: rank %d is also in %s"), path, (int)rank,
-                       (const char *)g_ptr_array_index (m->row_file, GPOINTER_TO_UINT (seen) - 1));
-          return FALSE;
-        }
       memset (&row, 0, sizeof row);
-      row.rank_index = m->rows->len;
       row.rank = (gint32)rank;
-      row.file = keep (m, ks_json_get_string (o, "file"));
-      row.host = keep (m, ks_json_get_string (o, "host"));
+      row.file = ks_json_get_string (o, "file");
+      row.host = ks_json_get_string (o, "host");
       row.steps = (guint)ks_json_get_int (o, "steps", 0);
       row.step_mean_ns = ks_json_get_int (o, "step_mean_ns", 0);
       row.window_ns = ks_json_get_int (o, "window_ns", 0);
@@ -110,11 +161,8 @@ read_rows (Merge       *m,
       row.exposed_comm_ns = ks_json_get_int (o, "exposed_comm_ns", 0);
       row.overlap_pct = ks_json_get_double (o, "overlap_pct", 0);
       row.collectives = (guint64)ks_json_get_int (o, "collectives", 0);
-      /* the waits are the merge's: a summary of one rank knows none */
-      g_hash_table_insert (m->row_of_rank, GINT_TO_POINTER ((gint)rank), GUINT_TO_POINTER (m->rows->len + 1));
-      g_ptr_array_add (m->row_file, g_strdup (path));
-      g_array_append_val (m->rows, row);
-      g_array_append_val (m->utc, utc_offset);
+      if (!add_row (m, path, &row, utc_offset, error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -133,27 +181,17 @@ read_collectives (Merge       *m,
     {
       yajl_val o = YAJL_GET_ARRAY (list)->values[i];
       const char *kind = ks_json_get_string (o, "kind");
-      gint64 rank = ks_json_get_int (o, "rank", -1);
-      gpointer row = g_hash_table_lookup (m->row_of_rank, GINT_TO_POINTER ((gint)rank));
-      KsCollective c;
+      guint8 k;
 
-      memset (&c, 0, sizeof c);
-      c.start = ks_json_get_int (o, "start_ns", G_MININT64);
-      c.end = ks_json_get_int (o, "end_ns", G_MININT64);
-      if (kind == NULL || !kind_from_string (kind, &c.kind) || row == NULL
-          || c.start == G_MININT64 || c.end < c.start)
+      if (kind == NULL || !kind_from_string (kind, &k)
+          || !add_collective (m, ks_json_get_int (o, "rank", -1), k, ks_json_get_string (o, "group"),
+                              ks_json_get_int (o, "start_ns", G_MININT64), ks_json_get_int (o, "end_ns", G_MININT64)))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        _("%s: collective %u is not one (a known kind, a rank of the file, start_ns <= end_ns)"),
                        path, (guint)i + 1);
           return FALSE;
         }
-      c.rank = GPOINTER_TO_UINT (row) - 1;
-      c.process_group = keep (m, ks_json_get_string (o, "group") ? ks_json_get_string (o, "group") : "");
-      c.dtype = keep (m, "");
-      c.wait_ns = -1;
-      c.last_rank = KS_NO_INDEX;
-      g_array_append_val (m->collectives, c);
     }
   return TRUE;
 }
@@ -180,6 +218,104 @@ read_summary (Merge       *m,
   ok = read_rows (m, path, root, utc, error) && read_collectives (m, path, root, error);
   yajl_tree_free (root);
   return ok;
+}
+
+/* Traces summarised in parallel, each loaded, analysed and let go by one
+ * worker: at most --jobs traces are in memory at once, the merge keeps
+ * only their rows and calls. */
+typedef struct
+{
+  Merge   *m;
+  GMutex   lock;
+  GError  *error;
+} Pool;
+
+static void
+summarise_trace (gpointer data,
+                 gpointer user_data)
+{
+  char *path = data;
+  Pool *pool = user_data;
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  const KsRankStats *rows;
+  const KsCollective *cs;
+  guint n_rows, n;
+  gint64 utc;
+
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  if (trace != NULL)
+    analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  g_mutex_lock (&pool->lock);
+  if (pool->error != NULL)
+    goto out;
+  if (analysis == NULL)
+    {
+      pool->error = g_steal_pointer (&error);
+      goto out;
+    }
+  rows = ks_analysis_get_rank_stats (analysis, &n_rows);
+  utc = trace->start_utc_ns != 0 ? trace->start_utc_ns - trace->origin_ns : G_MININT64;
+  for (guint r = 0; r < n_rows; r++)
+    {
+      if (rows[r].rank < 0)
+        {
+          g_set_error (&pool->error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("%s: the trace names no rank (name the file rankN, or record with RANK set)"), path);
+          goto out;
+        }
+      if (!add_row (pool->m, path, &rows[r], utc, &pool->error))
+        goto out;
+    }
+  cs = ks_analysis_get_collectives (analysis, &n);
+  for (guint i = 0; i < n; i++)
+    add_collective (pool->m, trace->ranks[cs[i].rank].rank, cs[i].kind, cs[i].process_group,
+                    trace->origin_ns + cs[i].start, trace->origin_ns + cs[i].end);
+out:
+  g_mutex_unlock (&pool->lock);
+  g_free (path);
+}
+
+/* A summary is what stats writes: it starts {"ranks": */
+static gboolean
+is_summary (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  char head[10] = { 0 };
+
+  return in != NULL
+         && g_input_stream_read (G_INPUT_STREAM (in), head, sizeof head - 1, NULL, NULL) == sizeof head - 1
+         && memcmp (head, "{\"ranks\":", 9) == 0;
+}
+
+static gboolean
+summarise_traces (Merge       *m,
+                  GPtrArray   *traces,
+                  guint        jobs,
+                  GError     **error)
+{
+  Pool pool = { m };
+  GThreadPool *workers;
+
+  if (traces->len == 0)
+    return TRUE;
+  g_mutex_init (&pool.lock);
+  workers = g_thread_pool_new (summarise_trace, &pool, MAX (MIN (jobs, traces->len), 1), TRUE, error);
+  if (workers == NULL)
+    return FALSE;
+  for (guint i = 0; i < traces->len; i++)
+    g_thread_pool_push (workers, g_strdup (g_ptr_array_index (traces, i)), NULL);
+  g_thread_pool_free (workers, FALSE, TRUE);
+  g_mutex_clear (&pool.lock);
+  if (pool.error != NULL)
+    {
+      g_propagate_error (error, pool.error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static int
@@ -221,28 +357,33 @@ ks_cli_ranks (int    argc,
   guint straggler = KS_NO_INDEX;
   KsReportFormat fmt = KS_REPORT_TABLE;
   int status = KS_CLI_OK;
+  int jobs = (int)g_get_num_processors ();
+  g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func (g_free);
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("SUMMARY.json") },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      N_("Summarise this many traces at once (default: one a core); each holds one trace in memory"), "N" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("SUMMARY.json|TRACE|FOLDER") },
     { NULL }
   };
 
-  context = g_option_context_new (_("SUMMARY.json… — the Ranks report of a job from per-rank summaries"));
+  context = g_option_context_new (_("SUMMARY.json|TRACE|FOLDER… — the Ranks report of a job from per-rank summaries or traces"));
   g_option_context_set_summary (context,
                                 _("Merges the summaries written on each rank's node by\n"
                                   "  kinescope-cli stats --report ranks --format json --collectives TRACE\n"
                                   "into one Ranks report: the collectives of all ranks are matched (the Nth\n"
                                   "call of a process group), the clocks of different hosts aligned by the\n"
-                                  "collectives' ends, and the last rank to arrive named the straggler."));
+                                  "collectives' ends, and the last rank to arrive named the straggler.\n"
+                                  "Traces and folders of traces are summarised here, --jobs at a time."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       ks_cli_printerr ("kinescope-cli ranks: %s\n", error->message);
       return KS_CLI_USAGE;
     }
-  if (files == NULL || files[0] == NULL)
+  if (files == NULL || files[0] == NULL || jobs < 1)
     {
-      ks_cli_printerr (_("kinescope-cli ranks: expected one SUMMARY.json or more (see --help)\n"));
+      ks_cli_printerr (_("kinescope-cli ranks: expected one SUMMARY.json, trace or folder or more, and --jobs of 1 or more (see --help)\n"));
       return KS_CLI_USAGE;
     }
   if (format != NULL)
@@ -266,11 +407,37 @@ ks_cli_ranks (int    argc,
   m.row_file = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; files[i] != NULL && status == KS_CLI_OK; i++)
-    if (!read_summary (&m, files[i], &error))
-      {
-        ks_cli_printerr ("kinescope-cli ranks: %s\n", error->message);
-        status = KS_CLI_FAILED;
-      }
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (files[i]);
+
+      if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+        {
+          g_autoptr(GPtrArray) children = ks_json_list_trace_files (file, NULL, &error);
+
+          for (guint c = 0; children != NULL && c < children->len; c++)
+            g_ptr_array_add (traces, g_file_get_path (g_ptr_array_index (children, c)));
+          if (children == NULL || children->len == 0)
+            {
+              ks_cli_printerr (_("kinescope-cli ranks: %s: no trace files (*.json, *.json.gz) in the folder\n"), files[i]);
+              status = KS_CLI_FAILED;
+            }
+        }
+      else if (is_summary (files[i]))
+        {
+          if (!read_summary (&m, files[i], &error))
+            {
+              ks_cli_printerr ("kinescope-cli ranks: %s\n", error->message);
+              status = KS_CLI_FAILED;
+            }
+        }
+      else
+        g_ptr_array_add (traces, g_strdup (files[i]));
+    }
+  if (status == KS_CLI_OK && !summarise_traces (&m, traces, (guint)jobs, &error))
+    {
+      ks_cli_printerr ("kinescope-cli ranks: %s\n", error->message);
+      status = KS_CLI_FAILED;
+    }
   if (status != KS_CLI_OK)
     goto out;
 

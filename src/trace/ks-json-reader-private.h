@@ -465,10 +465,6 @@ int ks_json_compare_gpu_devices (gconstpointer a,
 
 /* ks-json-folder.c */
 
-GPtrArray *ks_json_list_trace_files (GFile         *folder,
-                                     GCancellable  *cancellable,
-                                     GError       **error);
-
 KsTrace *ks_json_load_folder (GFile         *folder,
                               KsProgress    *progress,
                               GCancellable  *cancellable,

@@ -40,6 +40,11 @@ KsTrace  *ks_json_reader_load_files   (GFile         **files,
                                        GCancellable   *cancellable,
                                        GError        **error);
 
+/* The trace files (*.json, *.json.gz) of @folder, by name (GFile*). */
+GPtrArray *ks_json_list_trace_files   (GFile         *folder,
+                                       GCancellable  *cancellable,
+                                       GError       **error);
+
 /* TRUE when @file is a folder holding at least one trace file. */
 gboolean  ks_json_reader_is_trace_folder (GFile       *file);
 

@@ -905,7 +905,7 @@ test_cli_merge (void)
     {
       g_autofree char *dir = g_dir_make_tmp ("ks-ranks-merge-XXXXXX", &error);
       char *s[SYNTH_RANKS] = { NULL };
-      g_autofree char *not_summary = g_strdup_printf ("%s/worker0.pt.trace.json", dir);
+      g_autofree char *not_summary = g_strdup_printf ("%s/bad.json", dir);
       g_autofree char *out = NULL;
       g_autofree char *err = NULL;
 
@@ -937,8 +937,49 @@ test_cli_merge (void)
       g_assert_nonnull (strstr (err, "rank 0 is also in"));
       g_clear_pointer (&out, g_free);
       g_clear_pointer (&err, g_free);
+      g_file_set_contents (not_summary, "{\"ranks\": 5}", -1, &error);
+      g_assert_no_error (error);
       g_assert_cmpint (cli (&out, &err, "ranks", s[0], not_summary, NULL), ==, 1);
-      g_assert_nonnull (strstr (err, "worker0.pt.trace.json: not a Ranks summary"));
+      g_assert_nonnull (strstr (err, "bad.json: not a Ranks summary"));
+      g_clear_pointer (&out, g_free);
+      g_clear_pointer (&err, g_free);
+      g_unlink (not_summary);
+
+      /* the traces themselves, summarised two at a time: the same report */
+      {
+        g_autofree char *t0 = g_strdup_printf ("%s/worker0.pt.trace.json", dir);
+        g_autofree char *t1 = g_strdup_printf ("%s/worker1.pt.trace.json", dir);
+        g_autofree char *t2 = g_strdup_printf ("%s/worker2.pt.trace.json", dir);
+        g_autofree char *t3 = g_strdup_printf ("%s/worker3.pt.trace.json", dir);
+        g_autofree char *sdir = g_strdup_printf ("%s/summaries", dir);
+
+        g_assert_cmpint (cli (&out, &err, "ranks", "--jobs", "2", "--format", "json", t2, t0, t3, t1, NULL), ==, 0);
+        check_ranks_json (out, &fast, hosts ? "collectives" : "shared");
+        g_clear_pointer (&out, g_free);
+        g_clear_pointer (&err, g_free);
+
+        /* a folder of them, next to a summary of a rank it holds too */
+        for (guint k = 0; k < SYNTH_RANKS; k++)
+          g_unlink (s[k]);
+        g_assert_cmpint (cli (&out, &err, "ranks", "--format", "json", dir, NULL), ==, 0);
+        check_ranks_json (out, &fast, hosts ? "collectives" : "shared");
+        g_clear_pointer (&out, g_free);
+        g_clear_pointer (&err, g_free);
+        g_assert_cmpint (g_mkdir (sdir, 0700), ==, 0);
+        g_assert_cmpint (cli (&out, &err, "stats", "--report", "ranks", "--format", "json", "--collectives", t1, NULL), ==, 0);
+        {
+          g_autofree char *one = g_build_filename (sdir, "summary1.json", NULL);
+
+          g_file_set_contents (one, out, -1, &error);
+          g_assert_no_error (error);
+          g_clear_pointer (&out, g_free);
+          g_clear_pointer (&err, g_free);
+          g_assert_cmpint (cli (&out, &err, "ranks", one, dir, NULL), ==, 1);
+          g_assert_nonnull (strstr (err, "rank 1 is also in"));
+          g_unlink (one);
+        }
+        g_rmdir (sdir);
+      }
 
       for (guint k = 0; k < SYNTH_RANKS; k++)
         g_free (s[k]);
