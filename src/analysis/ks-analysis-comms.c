@@ -425,6 +425,30 @@ find_launch (Comms         *cm,
   return TRUE;
 }
 
+/* A call of slice @i of @track, of no known kind, size or group yet. */
+static void
+collective_init (Comms        *cm,
+                 KsCollective *c,
+                 guint32       row,
+                 guint32       track_index,
+                 guint32       i,
+                 gboolean      on_gpu)
+{
+  const KsTrack *track = &cm->ctx->trace->tracks[track_index];
+
+  memset (c, 0, sizeof *c);
+  c->rank = cm->ctx->trace->n_ranks > 0 ? row : KS_NO_INDEX;
+  c->kind = KS_COLLECTIVE_OTHER;
+  c->on_gpu = on_gpu;
+  c->track = track_index;
+  c->slice = i;
+  c->start = track->start[i];
+  c->end = track->end[i];
+  c->wait_ns = -1;
+  c->last_rank = KS_NO_INDEX;
+  c->process_group = c->dtype = g_string_chunk_insert_const (cm->self->strings, "");
+}
+
 static void
 collect_gpu (Comms *cm)
 {
@@ -448,18 +472,8 @@ collect_gpu (Comms *cm)
           name = ks_trace_string (trace, track->name_id[i]);
           if (!is_nccl_kernel (name))
             continue;
-          memset (&c, 0, sizeof c);
-          c.rank = trace->n_ranks > 0 ? row : KS_NO_INDEX;
-          c.kind = KS_COLLECTIVE_OTHER;
-          c.on_gpu = TRUE;
-          c.track = t;
-          c.slice = i;
-          c.start = track->start[i];
-          c.end = track->end[i];
-          c.wait_ns = -1;
-          c.last_rank = KS_NO_INDEX;
+          collective_init (cm, &c, row, t, i, TRUE);
           kind_from_name (name + strcspn (name, "_") + 1, strlen (name), &c.kind);
-          c.process_group = c.dtype = g_string_chunk_insert_const (cm->self->strings, "");
           read_comm_args (cm->self, ks_trace_slice_args (trace, track, i), &c, world_size_of (cm, row));
           if (find_launch (cm, t, i, &cpu_track, &cpu_slice))
             read_cpu_side (cm->self, trace, cpu_track, cpu_slice, &c, world_size_of (cm, row));
@@ -509,17 +523,8 @@ collect_cpu (Comms *cm)
               if (which == CPU_C10D && parent != KS_NO_INDEX
                   && cpu_comm_of (ks_trace_string (trace, track->name_id[parent])) == CPU_C10D)
                 continue;
-              memset (&c, 0, sizeof c);
-              c.rank = trace->n_ranks > 0 ? row : KS_NO_INDEX;
-              c.kind = KS_COLLECTIVE_OTHER;
-              c.track = t;
-              c.slice = i;
-              c.start = track->start[i];
-              c.end = track->end[i];
-              c.wait_ns = -1;
-              c.last_rank = KS_NO_INDEX;
+              collective_init (cm, &c, row, t, i, FALSE);
               kind_from_name (name + (which == CPU_GLOO ? 5 : 6), strlen (name), &c.kind);
-              c.process_group = c.dtype = g_string_chunk_insert_const (cm->self->strings, "");
               read_cpu_side (cm->self, trace, t, i, &c, world_size_of (cm, row));
               g_array_append_val (cm->self->collectives, c);
             }
