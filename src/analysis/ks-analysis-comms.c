@@ -869,6 +869,47 @@ measure_in (GArray     *ranges,
   return v;
 }
 
+/* Each step of rank row @r: the same measures within it, and the wait of
+ * the collectives that start in it. */
+static void
+add_rank_steps (Comms            *cm,
+                guint             r,
+                const KsRangeSet *comm,
+                const KsRangeSet *compute,
+                const KsRangeSet *both)
+{
+  KsTrace *trace = cm->ctx->trace;
+  KsAnalysis *self = cm->self;
+  const KsCollective *cs = (const KsCollective *)(gpointer)self->collectives->data;
+  guint n_cs = self->collectives->len;
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const KsStep *s = &g_array_index (self->steps, KsStep, i);
+      KsRankStep row;
+      gint64 covered;
+
+      if (row_of_group (cm, trace->tracks[s->track].group) != r)
+        continue;
+      memset (&row, 0, sizeof row);
+      row.rank_row = r;
+      row.rank = trace->n_ranks > 0 ? trace->ranks[r].rank : -1;
+      row.name = s->name;
+      row.start = s->start;
+      row.end = s->end;
+      row.comm_ns = ks_range_set_measure (comm, s->start, s->end);
+      row.compute_ns = ks_range_set_measure (compute, s->start, s->end);
+      covered = row.comm_ns + row.compute_ns - ks_range_set_measure (both, s->start, s->end);
+      row.exposed_comm_ns = row.comm_ns - covered;
+      row.overlap_pct = row.comm_ns > 0 ? 100.0 * covered / row.comm_ns : 0;
+      for (guint c = 0; c < n_cs; c++)
+        if ((cs[c].rank == KS_NO_INDEX ? 0 : cs[c].rank) == r && cs[c].start >= s->start && cs[c].start < s->end
+            && cs[c].wait_ns > 0)
+          row.wait_ns += cs[c].wait_ns;
+      g_array_append_val (self->rank_steps, row);
+    }
+}
+
 static void
 add_rank_stats (Comms        *cm,
                 const gint64 *wait_caused,
@@ -990,6 +1031,7 @@ add_rank_stats (Comms        *cm,
         /* comm ∩ compute ∩ window, as |comm ∩ window| + |compute ∩ window| - |(comm ∪ compute) ∩ window| */
         ks_range_set_union (&comm, &compute, &covered_set);
         covered = row->comm_ns + row->compute_ns - ks_range_set_measure_set (&covered_set, &window);
+        add_rank_steps (cm, r, &comm, &compute, &covered_set);
         ks_range_set_clear (&covered_set);
       }
       row->exposed_comm_ns = row->comm_ns - covered;

@@ -110,6 +110,7 @@ struct _KsAnalysis
   GArray            *collectives;   /* KsCollective */
   GArray            *comm_stats;    /* KsCommStats */
   GArray            *rank_stats;    /* KsRankStats */
+  GArray            *rank_steps;    /* KsRankStep */
   guint              straggler;     /* row of rank_stats, or KS_NO_INDEX */
   KsClockAlignment   clock;
   GPtrArray         *warnings;      /* char*, NULL-terminated */

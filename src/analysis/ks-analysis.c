@@ -78,6 +78,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->collectives, g_array_unref);
   g_clear_pointer (&self->comm_stats, g_array_unref);
   g_clear_pointer (&self->rank_stats, g_array_unref);
+  g_clear_pointer (&self->rank_steps, g_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
 
   G_OBJECT_CLASS (ks_analysis_parent_class)->finalize (object);
@@ -108,6 +109,7 @@ ks_analysis_init (KsAnalysis *self)
   self->collectives = g_array_new (FALSE, TRUE, sizeof (KsCollective));
   self->comm_stats = g_array_new (FALSE, TRUE, sizeof (KsCommStats));
   self->rank_stats = g_array_new (FALSE, TRUE, sizeof (KsRankStats));
+  self->rank_steps = g_array_new (FALSE, TRUE, sizeof (KsRankStep));
   self->straggler = KS_NO_INDEX;
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
@@ -922,6 +924,14 @@ ks_analysis_get_clock_alignment (KsAnalysis *self)
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   return &self->clock;
+}
+
+const KsRankStep *
+ks_analysis_get_rank_steps (KsAnalysis *self,
+                            guint      *n_rows)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->rank_steps, KsRankStep, n_rows);
 }
 
 guint

@@ -354,6 +354,21 @@ typedef struct
   guint64  collectives;
 } KsRankStats;
 
+/* One step of one rank: step N of every rank is the same step of the job. */
+typedef struct
+{
+  guint32  rank_row;             /* its row in the rank stats */
+  gint32   rank;                 /* -1 when unknown */
+  guint32  name;                 /* string id, "ProfilerStep#N" */
+  gint64   start;
+  gint64   end;
+  gint64   compute_ns;
+  gint64   comm_ns;
+  gint64   exposed_comm_ns;
+  double   overlap_pct;
+  gint64   wait_ns;              /* of the collectives that start in it */
+} KsRankStep;
+
 /* How the ranks' clocks were put on one: ranks of one host share its
  * clock; other hosts are aligned by the ends of their collectives (nearly
  * simultaneous on every rank), else by the files' UTC start. */
@@ -480,6 +495,9 @@ const KsCommStats     *ks_analysis_get_comm_stats       (KsAnalysis             
                                                          guint                    *n_rows);
 /* By rank; one row without a rank when the trace has none. */
 const KsRankStats     *ks_analysis_get_rank_stats       (KsAnalysis               *self,
+                                                         guint                    *n_rows);
+/* By rank, then start. */
+const KsRankStep      *ks_analysis_get_rank_steps       (KsAnalysis               *self,
                                                          guint                    *n_rows);
 /* The rank the others waited for most: its row in the rank stats, or
  * KS_NO_INDEX when nobody waited (one rank, or no matched collectives). */

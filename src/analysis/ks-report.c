@@ -826,8 +826,8 @@ static const KsReportColumn rank_columns[] = {
   RK_COL ("kernels", N_("Kernels"), -1, KS_REPORT_UNIT_COUNT, 4, 0, 5, 0),
   RK_COL ("kernel_time_ns", N_("Kernel time"), -1, KS_REPORT_UNIT_DURATION, 5, 0, 6, 0),
   RK_COL ("busy_pct", NULL, KS_METRIC_BUSY_PCT, KS_REPORT_UNIT_PERCENT, 6, 4, 7, 8),
-  RK_COL ("comm_ns", NULL, KS_METRIC_COMM, KS_REPORT_UNIT_DURATION, 7, 5, 8, 11),
-  RK_COL ("exposed_comm_ns", NULL, KS_METRIC_EXPOSED_COMM, KS_REPORT_UNIT_DURATION, 8, 6, 9, 11),
+  RK_COL ("comm_ns", N_("Comm."), KS_METRIC_COMM, KS_REPORT_UNIT_DURATION, 7, 5, 8, 11),
+  RK_COL ("exposed_comm_ns", NULL, KS_METRIC_EXPOSED_COMM, KS_REPORT_UNIT_DURATION, 8, 6, 9, 14),
   RK_COL ("overlap_pct", NULL, KS_METRIC_OVERLAP, KS_REPORT_UNIT_PERCENT, 9, 7, 10, 8),
   RK_COL ("wait_ns", NULL, KS_METRIC_RANK_WAIT, KS_REPORT_UNIT_DURATION, 10, 8, 11, 11),
   RK_COL ("wait_caused_ns", NULL, KS_METRIC_WAIT_CAUSED, KS_REPORT_UNIT_DURATION, 11, 9, 12, 0),
@@ -837,6 +837,50 @@ static const KsReportColumn rank_columns[] = {
   { .key = "host", .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = rank_get, .arg = 15, .pos = { 0, 16, 16, 0 } },
   { .key = "clock_offset_ns", .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = rank_get, .arg = 16,
     .pos = { 0, 17, 17, 0 } },
+};
+
+/* Steps of ranks */
+
+#define RSTEP(r, i) (&((const KsRankStep *)(r)->rows)[i])
+
+static void
+rank_step_get (const KsReport       *r,
+               const KsReportColumn *c,
+               guint                 i,
+               KsReportValue        *v)
+{
+  const KsRankStep *s = RSTEP (r, i);
+
+  switch (c->arg)
+    {
+    case 0: if (s->rank >= 0) set_int (v, s->rank); break;
+    case 1: set_string (v, str (r, s->name)); break;
+    case 2: set_int (v, s->start); break;
+    case 3: set_int (v, s->end - s->start); break;
+    case 4: set_int (v, s->compute_ns); break;
+    case 5: set_int (v, s->comm_ns); break;
+    case 6: set_int (v, s->exposed_comm_ns); break;
+    case 7: set_double (v, s->overlap_pct); break;
+    case 8: set_int (v, s->wait_ns); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define RS_COL(k_, title_, metric_, unit_, a_, table_, json_, width_) \
+  { .key = k_, .title = title_, .metric = metric_, .unit = unit_, .get = rank_step_get, .arg = a_, \
+    .decimals = 1, .pos = { table_, json_, json_, 0 }, .width = width_ }
+
+static const KsReportColumn rank_step_columns[] = {
+  RS_COL ("rank", N_("Rank"), -1, KS_REPORT_UNIT_COUNT, 0, 1, 1, 5),
+  { .key = "step", .title = N_("Step"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = rank_step_get,
+    .arg = 1, .pos = { 2, 2, 2, 0 }, .width = 18, .flags = KS_REPORT_COLUMN_LEFT },
+  RS_COL ("start_ns", N_("Start"), -1, KS_REPORT_UNIT_DURATION, 2, 0, 3, 0),
+  RS_COL ("dur_ns", N_("Duration"), -1, KS_REPORT_UNIT_DURATION, 3, 3, 4, 11),
+  RS_COL ("compute_ns", N_("Compute"), -1, KS_REPORT_UNIT_DURATION, 4, 4, 5, 11),
+  RS_COL ("comm_ns", N_("Comm."), KS_METRIC_COMM, KS_REPORT_UNIT_DURATION, 5, 5, 6, 11),
+  RS_COL ("exposed_comm_ns", NULL, KS_METRIC_EXPOSED_COMM, KS_REPORT_UNIT_DURATION, 6, 6, 7, 14),
+  RS_COL ("overlap_pct", NULL, KS_METRIC_OVERLAP, KS_REPORT_UNIT_PERCENT, 7, 7, 8, 8),
+  RS_COL ("wait_ns", NULL, KS_METRIC_RANK_WAIT, KS_REPORT_UNIT_DURATION, 8, 8, 9, 0),
 };
 
 /* Reports */
@@ -956,6 +1000,16 @@ ks_report_new_comms (KsTrace    *trace,
   const KsCommStats *rows = ks_analysis_get_comm_stats (analysis, &n);
 
   return NEW ("collectives", comm_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_rank_steps (KsTrace    *trace,
+                          KsAnalysis *analysis)
+{
+  guint n;
+  const KsRankStep *rows = ks_analysis_get_rank_steps (analysis, &n);
+
+  return NEW ("steps", rank_step_columns, rows, n);
 }
 
 KsReport *

@@ -167,6 +167,9 @@ KsReport *ks_report_new_comms       (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_ranks       (KsTrace    *trace,
                                      KsAnalysis *analysis);
+/* Each step of each rank ("steps"). */
+KsReport *ks_report_new_rank_steps  (KsTrace    *trace,
+                                     KsAnalysis *analysis);
 /* The same over rows of per-rank summaries merged by kinescope-cli
  * ranks: no trace or analysis; @rows must outlive the report. */
 KsReport *ks_report_new_rank_rows   (const KsRankStats *rows,

@@ -633,6 +633,7 @@ static void
 report_ranks (Printer *p)
 {
   g_autoptr(KsReport) ranks = ks_report_new_ranks (p->trace, p->analysis);
+  g_autoptr(KsReport) steps = ks_report_new_rank_steps (p->trace, p->analysis);
   guint straggler = ks_analysis_get_straggler (p->analysis);
   const KsRankStats *rows = ranks->rows;
   gint64 rank = straggler != KS_NO_INDEX ? rows[straggler].rank : -1;
@@ -646,6 +647,7 @@ report_ranks (Printer *p)
       write_list (p, ranks, json, NULL, G_MAXUINT);
       ks_cli_write_straggler (NULL, json, rank, caused);
       ks_cli_write_clock (NULL, json, ks_analysis_get_clock_alignment (p->analysis));
+      write_list (p, steps, json, NULL, limited (p, steps->n_rows, 0));
       if (p->collectives)
         write_collectives (p, json);
       json_finish (p, json);
@@ -658,6 +660,15 @@ report_ranks (Printer *p)
       g_string_append_c (p->out, '\n');
       ks_cli_write_straggler (p->out, NULL, rank, caused);
       ks_cli_write_clock (p->out, NULL, ks_analysis_get_clock_alignment (p->analysis));
+      if (steps->n_rows > 0)
+        {
+          guint shown = limited (p, steps->n_rows, 20);
+
+          g_string_append_printf (p->out, "\n%s\n", _("Per rank and step:"));
+          write_list (p, steps, NULL, NULL, shown);
+          if (shown < steps->n_rows)
+            g_string_append_printf (p->out, _("… %u more (use --limit)\n"), steps->n_rows - shown);
+        }
     }
 }
 

@@ -518,10 +518,15 @@ write_synthetic_folder (const KsTrace *src)
 }
 
 /* What rank @k of the synthetic folder must show, from @src alone. */
+#define SYNTH_STEPS 3
+
 typedef struct
 {
   gint64 window, comm, compute, covered, delays;
   guint64 collectives;
+  /* per step, in time order: the same within it, and the delays of the
+   * collectives that start in it */
+  gint64 step_comm[SYNTH_STEPS], step_compute[SYNTH_STEPS], step_covered[SYNTH_STEPS], step_delays[SYNTH_STEPS];
 } SynthExpected;
 
 static void
@@ -572,6 +577,33 @@ synth_expected (const KsTrace *src,
   e->comm = overlap (comm, window);
   e->compute = overlap (compute, window);
   e->covered = e->comm + e->compute - overlap (both, window);
+
+  g_assert_cmpuint (window->len, ==, SYNTH_STEPS);
+  for (guint k = 0; k < SYNTH_STEPS; k++)
+    {
+      g_autoptr(GArray) step = g_array_new (FALSE, FALSE, sizeof (Span));
+
+      g_array_append_val (step, g_array_index (window, Span, k));
+      e->step_comm[k] = overlap (comm, step);
+      e->step_compute[k] = overlap (compute, step);
+      e->step_covered[k] = e->step_comm[k] + e->step_compute[k] - overlap (both, step);
+      for (guint32 t = 0; t < src->n_tracks; t++)
+        {
+          const KsTrack *track = &src->tracks[t];
+
+          for (guint32 i = 0; track->kind == KS_TRACK_STREAM && i < track->n_slices; i++)
+            {
+              gint64 start = track->start[i];
+
+              if (track->slice_kind[i] != KS_SLICE_KERNEL || !is_nccl (src, track, i))
+                continue;
+              if (slow)
+                start += synth_delay (track, i, SYNTH_DELAY_NS);
+              if (start >= g_array_index (step, Span, 0).start && start < g_array_index (step, Span, 0).end)
+                e->step_delays[k] += synth_delay (track, i, SYNTH_DELAY_NS);
+            }
+        }
+    }
 }
 
 /* Four ranks of the same job, rank 2 arriving 100 µs late at every
@@ -622,6 +654,26 @@ test_straggler (void)
       g_assert_cmpint (rows[r].wait_caused_ns, ==, r == SYNTH_SLOW ? (SYNTH_RANKS - 1) * fast.delays : 0);
     }
   g_assert_cmpuint (ks_analysis_get_straggler (a), ==, SYNTH_SLOW);
+
+  /* per rank and step */
+  {
+    const KsRankStep *steps = ks_analysis_get_rank_steps (a, &n);
+
+    g_assert_cmpuint (n, ==, SYNTH_RANKS * SYNTH_STEPS);
+    for (guint i = 0; i < n; i++)
+      {
+        guint r = i / SYNTH_STEPS, k = i % SYNTH_STEPS;
+        const SynthExpected *e = r == SYNTH_SLOW ? &slow : &fast;
+
+        g_assert_cmpint (steps[i].rank, ==, r);
+        g_assert_cmpstr (ks_trace_string (trace, steps[i].name), ==,
+                         ks_trace_string (trace, steps[k].name));
+        g_assert_cmpint (steps[i].comm_ns, ==, e->step_comm[k]);
+        g_assert_cmpint (steps[i].compute_ns, ==, e->step_compute[k]);
+        g_assert_cmpint (steps[i].exposed_comm_ns, ==, e->step_comm[k] - e->step_covered[k]);
+        g_assert_cmpint (steps[i].wait_ns, ==, r == SYNTH_SLOW ? 0 : e->step_delays[k]);
+      }
+  }
   /* one host's clock: the collectives' ends agree to the nanosecond */
   g_assert_cmpint (ks_analysis_get_clock_alignment (a)->method, ==, KS_CLOCK_SHARED);
   g_assert_cmpint (ks_analysis_get_clock_alignment (a)->skew_ns, ==, 0);
