@@ -261,6 +261,7 @@ test_nccl_comms (void)
   const KsRankStats *ranks;
   const KsAdvice *advice;
   gboolean exposed_advice = FALSE;
+  gboolean low_bw_advice = FALSE;
   guint n;
 
   if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
@@ -304,12 +305,78 @@ test_nccl_comms (void)
   g_assert_cmpint (ranks[0].wait_ns, ==, 0);
   g_assert_cmpuint (ks_analysis_get_straggler (a), ==, KS_NO_INDEX);
 
-  /* 39.6 ms exposed of a 667 ms window: 5.9 %, under the 10 % of the rule */
+  /* 39.6 ms exposed of a 667 ms window: 5.9 %, under the 10 % of the rule;
+   * the 8.2 MB all-reduces at 2.08 GB/s are under the 5 GB/s of the other */
+  advice = ks_analysis_get_advice (a, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      if (strcmp (advice[i].rule, "exposed-comm") == 0)
+        exposed_advice = TRUE;
+      if (strcmp (advice[i].rule, "low-bus-bandwidth") == 0)
+        {
+          g_assert_true (g_str_has_prefix (advice[i].title, "allreduce of "));
+          g_assert_nonnull (strstr (advice[i].title, "reach only 2.08 GB/s"));
+          g_assert_nonnull (strstr (advice[i].evidence, "3 calls"));
+          low_bw_advice = TRUE;
+        }
+    }
+  g_assert_false (exposed_advice);
+  g_assert_true (low_bw_advice);
+}
+
+/* One step of 1 ms, an NCCL all-reduce from 100 to 400 µs and a compute
+ * kernel from 0 to 150 µs: 300 µs of communication, 50 µs of it covered,
+ * 250 µs (25 % of the step) exposed: past the rule's 10 %. */
+static void
+test_exposed_advice (void)
+{
+  static const char json[] =
+    "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 2},"
+    " \"traceEvents\": ["
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, \"dur\": 1000},"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
+    " \"pid\": 0, \"tid\": 7, \"ts\": 1100, \"dur\": 300, \"args\": {\"device\": 0, \"stream\": 7,"
+    " \"Collective name\": \"allreduce\", \"In msg nelems\": 1048576, \"Out msg nelems\": 1048576,"
+    " \"dtype\": \"Float\", \"Group size\": 2, \"Process Group Name\": \"0\"}},"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 8, \"ts\": 1000, \"dur\": 150,"
+    " \"args\": {\"device\": 0, \"stream\": 8}}]}";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ks-ranks-exposed-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "rank0.json", NULL);
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsRankStats *rows;
+  const KsCommStats *comms;
+  const KsAdvice *advice;
+  const KsAdvice *found = NULL;
+  guint n;
+
+  g_file_set_contents (path, json, -1, &error);
+  g_assert_no_error (error);
+  trace = load (path);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  rows = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (rows[0].comm_ns, ==, 300000);
+  g_assert_cmpint (rows[0].compute_ns, ==, 150000);
+  g_assert_cmpint (rows[0].exposed_comm_ns, ==, 250000);
+  g_assert_cmpfloat_with_epsilon (rows[0].overlap_pct, 100.0 * 50 / 300, 1e-9);
+  /* the newer kernel name, sized by its own arguments: 4 MiB in 300 µs,
+   * × 2(2-1)/2 */
+  comms = ks_analysis_get_comm_stats (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (comms[0].kind, ==, KS_COLLECTIVE_ALL_REDUCE);
+  g_assert_cmpuint (comms[0].bytes, ==, 4194304);
+  g_assert_cmpfloat_with_epsilon (comms[0].busbw_gbps, 4194304 / 300000.0, 1e-9);
+
   advice = ks_analysis_get_advice (a, &n);
   for (guint i = 0; i < n; i++)
     if (strcmp (advice[i].rule, "exposed-comm") == 0)
-      exposed_advice = TRUE;
-  g_assert_false (exposed_advice);
+      found = &advice[i];
+  g_assert_nonnull (found);
+  g_assert_nonnull (strstr (found->text, "For 25 % of the steps of rank 0"));
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 /* Folders of ranks written from one real rank */
@@ -1103,6 +1170,7 @@ main (int   argc,
   g_test_add_func ("/ranks/file-names", test_file_names);
   g_test_add_func ("/ranks/folder", test_folder_ranks);
   g_test_add_func ("/ranks/nccl-comms", test_nccl_comms);
+  g_test_add_func ("/ranks/exposed-advice", test_exposed_advice);
   g_test_add_func ("/ranks/straggler", test_straggler);
   g_test_add_func ("/ranks/straggler-advice", test_straggler_advice);
   g_test_add_func ("/ranks/clock-alignment", test_clock_alignment);
