@@ -27,6 +27,9 @@
 #include "ks-report.h"
 #include "ks-trace-builder.h"
 #include "ks-trace-loader.h"
+#ifdef KS_HAVE_RENDER
+#include "ks-timeline-layout.h"
+#endif
 
 static char *
 corpus_file (const char *relative)
@@ -847,6 +850,60 @@ test_clock_alignment (void)
   remove_tree (dir);
 }
 
+#ifdef KS_HAVE_RENDER
+/* One group of rows per rank: each rank's GPU 0 is a GPU of its own, and
+ * its process says whose it is. */
+static void
+test_timeline_rows (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree char *dir = NULL;
+  KsTimelineLayout *layout;
+  guint gpu_groups = 0, rank_processes = 0;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  dir = write_synthetic_folder (src);
+  trace = load (dir);
+  layout = ks_timeline_layout_new (trace);
+  for (guint i = 0; i < ks_timeline_layout_get_n_rows (layout); i++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, i);
+
+      if (row->kind == KS_ROW_GROUP && row->group_kind == KS_GROUP_GPU)
+        {
+          g_autofree char *want = g_strdup_printf ("rank %u · GPU 0", gpu_groups);
+
+          g_assert_cmpstr (row->label, ==, want);
+          gpu_groups++;
+        }
+      else if (row->kind == KS_ROW_GROUP && row->group_kind == KS_GROUP_PROCESS)
+        {
+          g_autofree char *want = g_strdup_printf ("rank %u · process %u", rank_processes, 1000 + rank_processes);
+
+          g_assert_cmpstr (row->label, ==, want);
+          rank_processes++;
+        }
+      else if (row->kind == KS_ROW_SLICES)
+        {
+          const KsRow *group = ks_timeline_layout_get_row (layout, row->group);
+          const KsTrack *track = &trace->tracks[row->index];
+          guint32 rank = ks_trace_rank_of_group (trace, track->group);
+          g_autofree char *prefix = g_strdup_printf ("rank %d · ", trace->ranks[rank].rank);
+
+          /* every row under the group of its own rank */
+          g_assert_true (g_str_has_prefix (group->label, prefix));
+        }
+    }
+  g_assert_cmpuint (gpu_groups, ==, SYNTH_RANKS);
+  g_assert_cmpuint (rank_processes, ==, SYNTH_RANKS);
+  ks_timeline_layout_free (layout);
+  remove_tree (dir);
+}
+#endif
+
 /* kinescope-cli */
 
 /* Runs kinescope-cli with @argv (NULL-terminated, from the command on);
@@ -1174,6 +1231,9 @@ main (int   argc,
   g_test_add_func ("/ranks/straggler", test_straggler);
   g_test_add_func ("/ranks/straggler-advice", test_straggler_advice);
   g_test_add_func ("/ranks/clock-alignment", test_clock_alignment);
+#ifdef KS_HAVE_RENDER
+  g_test_add_func ("/ranks/timeline-rows", test_timeline_rows);
+#endif
   g_test_add_func ("/ranks/cli-reports", test_cli_reports);
   g_test_add_func ("/ranks/cli-merge", test_cli_merge);
   g_test_add_func ("/ranks/kscope-roundtrip", test_kscope_roundtrip);
