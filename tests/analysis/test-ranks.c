@@ -382,6 +382,58 @@ test_exposed_advice (void)
   g_rmdir (dir);
 }
 
+/* A CPU-only rank over gloo (HTA's cpu_only_older_version, rank 34 of
+ * 300): its collectives are the gloo:all_reduce spans on the CPU.
+ * python3: 10 of them, 5 of Input Dims [[321271]] float (1285084 bytes,
+ * 1074798655 ns in all, 162768957 to 380183168 ns) and 5 of [[2082411]]
+ * (8329644 bytes, 1060657263 ns); their union within the 5 steps'
+ * 1284941908 ns is 1102980645 ns, none of it under a GPU kernel. */
+static void
+test_gloo (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsCommStats *rows;
+  const KsRankStats *ranks;
+  guint n;
+
+  if (!have_corpus ("cpu_only_older_version/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"))
+    return;
+  path = corpus_file ("cpu_only_older_version/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+  trace = load (path);
+  g_assert_cmpuint (trace->n_ranks, ==, 1);
+  g_assert_cmpint (trace->ranks[0].rank, ==, 34);
+  g_assert_cmpint (trace->ranks[0].world_size, ==, 300);
+  g_assert_cmpuint (trace->ranks[0].n_process_groups, ==, 10);
+  g_assert_cmpstr (ks_trace_string (trace, trace->ranks[0].backend), ==, "gloo");
+
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  rows = ks_analysis_get_comm_stats (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (rows[0].kind, ==, KS_COLLECTIVE_ALL_REDUCE);
+  g_assert_false (rows[0].on_gpu);
+  g_assert_cmpuint (rows[0].bytes, ==, 1285084);
+  g_assert_cmpuint (rows[0].group_size, ==, 300);
+  g_assert_cmpuint (rows[0].count, ==, 5);
+  g_assert_cmpint (rows[0].total_ns, ==, 1074798655);
+  g_assert_cmpint (rows[0].min_ns, ==, 162768957);
+  g_assert_cmpint (rows[0].max_ns, ==, 380183168);
+  /* 2(n-1)/n of 1285084 bytes / 214959731 ns */
+  g_assert_cmpfloat_with_epsilon (rows[0].busbw_gbps, 1285084 / (1074798655 / 5.0) * 2 * 299 / 300, 1e-12);
+  g_assert_cmpuint (rows[1].bytes, ==, 8329644);
+  g_assert_cmpint (rows[1].total_ns, ==, 1060657263);
+
+  ranks = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (ranks[0].rank, ==, 34);
+  g_assert_cmpuint (ranks[0].steps, ==, 5);
+  g_assert_cmpint (ranks[0].window_ns, ==, 1284941908);
+  g_assert_cmpint (ranks[0].comm_ns, ==, 1102980645);
+  g_assert_cmpint (ranks[0].exposed_comm_ns, ==, 1102980645);
+  g_assert_cmpuint (ranks[0].collectives, ==, 10);
+}
+
 /* Folders of ranks written from one real rank */
 
 typedef struct
@@ -1228,6 +1280,7 @@ main (int   argc,
   g_test_add_func ("/ranks/folder", test_folder_ranks);
   g_test_add_func ("/ranks/nccl-comms", test_nccl_comms);
   g_test_add_func ("/ranks/exposed-advice", test_exposed_advice);
+  g_test_add_func ("/ranks/gloo", test_gloo);
   g_test_add_func ("/ranks/straggler", test_straggler);
   g_test_add_func ("/ranks/straggler-advice", test_straggler_advice);
   g_test_add_func ("/ranks/clock-alignment", test_clock_alignment);
