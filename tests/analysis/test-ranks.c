@@ -1105,6 +1105,17 @@ test_cli_reports (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
+  /* info names the ranks */
+  g_assert_cmpint (cli (&out, &err, "info", "--format", "json", dir, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"ranks\":[{\"rank\":0,\"world_size\":4,\"source\":\"distributedInfo\","
+                                 "\"file\":\"worker0.pt.trace.json\"},{\"rank\":1,"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli (&out, &err, "info", dir, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "Ranks:           4 (rank 0 to 3)\n"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
   /* a folder and a file together is no job */
   g_assert_cmpint (cli (&out, &err, "stats", dir, f[0], NULL), ==, 1);
   g_assert_nonnull (strstr (err, "a folder; open a folder by itself"));
