@@ -15,6 +15,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "ks-json-reader-private.h"
 
 void
@@ -234,9 +236,20 @@ set_distributed_field (Reader     *r,
       rank->backend = ks_trace_builder_intern_len (r->builder, s, len);
       return;
     }
-  /* a rank past int32 is damage, not a job: left unknown */
+  /* a rank past int32 is damage, not a job: left unknown, and said */
   if (is_string || !ks_json_parse_int64 (s, len, &v) || v < 0 || v > G_MAXINT32)
-    return;
+    {
+      if (r->dist_field == D_RANK)
+        {
+          g_autofree char *text = g_utf8_make_valid (s, MIN (len, 40));
+
+          ks_trace_builder_add_warning (r->builder,
+                                        _("%s: distributedInfo's rank “%s” is not a number from 0 to 2147483647; "
+                                          "the file's rank comes from its name, if it says one"),
+                                        r->name ? r->name : "", text);
+        }
+      return;
+    }
   switch (r->dist_field)
     {
     case D_RANK:

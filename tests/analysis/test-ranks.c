@@ -120,6 +120,54 @@ test_file_names (void)
     }
 }
 
+/* A rank that is no rank (negative, past int32, a string, a fraction) is
+ * said in a warning naming the file, and the file's name gives the rank;
+ * the members of the process groups' configs (their own "ranks") are
+ * not taken for the file's. */
+static void
+test_bad_distributed_info (void)
+{
+  static const struct { const char *name; const char *info; gint32 rank; gboolean warned; } cases[] = {
+    { "rank1.json", "{\"rank\": -1, \"world_size\": 4}", 1, TRUE },
+    { "rank2.json", "{\"rank\": 99999999999}", 2, TRUE },
+    { "rank3.json", "{\"rank\": \"0\"}", 3, TRUE },
+    { "rank4.json", "{\"rank\": 1.5}", 4, TRUE },
+    { "rank5.json", "{\"pg_config\": [{\"rank\": 9, \"ranks\": [0, 1]}], \"world_size\": 8}", 5, FALSE },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ks-ranks-bad-XXXXXX", &error);
+  g_autoptr(KsTrace) trace = NULL;
+  const char *warnings;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, cases[i].name, NULL);
+      g_autofree char *text = g_strdup_printf ("{\"schemaVersion\": 1, \"distributedInfo\": %s, \"traceEvents\": ["
+                                               "{\"ph\": \"X\", \"name\": \"x\", \"pid\": %u, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}",
+                                               cases[i].info, i + 1);
+
+      g_file_set_contents (path, text, -1, &error);
+      g_assert_no_error (error);
+    }
+  trace = load (dir);
+  warnings = ks_trace_get_metadata (trace, "warnings");
+  g_assert_nonnull (warnings);
+  g_assert_cmpuint (trace->n_ranks, ==, G_N_ELEMENTS (cases));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, cases[i].name, NULL);
+      g_autofree char *said = g_strdup_printf ("%s: distributedInfo's rank", path);
+
+      g_assert_cmpint (trace->ranks[i].rank, ==, cases[i].rank);
+      g_assert_cmpint (trace->ranks[i].source, ==, KS_RANK_FROM_FILE_NAME);
+      g_assert_true ((strstr (warnings, said) != NULL) == cases[i].warned);
+      g_unlink (path);
+    }
+  g_assert_cmpint (trace->ranks[4].world_size, ==, 8);
+  g_rmdir (dir);
+}
+
 /* distributedInfo wins over the file name; the name where distributedInfo
  * has no rank. python3: sampled_rank-0 says rank 0 of 128 (nccl), sampled_rank-1
  * rank 1 of 128; rank_not_found has {"backend": "nccl"} only. Steps:
@@ -1289,6 +1337,7 @@ main (int   argc,
 
   g_test_add_func ("/ranks/file-names", test_file_names);
   g_test_add_func ("/ranks/folder", test_folder_ranks);
+  g_test_add_func ("/ranks/bad-distributed-info", test_bad_distributed_info);
   g_test_add_func ("/ranks/nccl-comms", test_nccl_comms);
   g_test_add_func ("/ranks/exposed-advice", test_exposed_advice);
   g_test_add_func ("/ranks/gloo", test_gloo);
