@@ -65,6 +65,17 @@ add_advice (KsAnalysis *self,
   return &g_array_index (self->advice, KsAdvice, self->advice->len - 1);
 }
 
+KsAdvice *
+_ks_analysis_add_advice (KsAnalysis *self,
+                         const char *rule,
+                         gint32      device,
+                         char       *title,
+                         char       *text,
+                         char       *evidence)
+{
+  return add_advice (self, rule, device, title, text, evidence);
+}
+
 /* Keeps the longest places as the advice's ranges. */
 static void
 set_ranges (KsAdvice *advice,
@@ -588,4 +599,5 @@ _ks_analysis_advice (KsAnalysis *self,
   rule_amp (self, ctx);
   rule_memory_capacity (self, ctx);
   rule_profiler_overhead (self, ctx);
+  _ks_analysis_comms_advice (self, ctx);
 }

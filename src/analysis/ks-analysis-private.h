@@ -126,6 +126,12 @@ struct _KsAnalysis
   GArray            *utilization;   /* KsGpuUtilization */
   GArray            *idle_stretches;/* KsIdleStretch, longest first */
   GArray            *advice;        /* KsAdvice */
+  GArray            *collectives;   /* KsCollective */
+  GArray            *comm_stats;    /* KsCommStats */
+  GArray            *rank_stats;    /* KsRankStats */
+  GArray            *rank_steps;    /* KsRankStep */
+  guint              straggler;     /* row of rank_stats, or KS_NO_INDEX */
+  KsClockAlignment   clock;
   GPtrArray         *warnings;      /* char*, NULL-terminated */
 };
 
@@ -155,6 +161,16 @@ void     _ks_analysis_annotations (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);
+void     _ks_analysis_comms       (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_comms_advice (KsAnalysis      *self,
+                                    Context         *ctx);
+KsAdvice *_ks_analysis_add_advice (KsAnalysis       *self,
+                                   const char       *rule,
+                                   gint32            device,
+                                   char             *title,
+                                   char             *text,
+                                   char             *evidence);
 
 /* Helpers shared by the passes. */
 gboolean _ks_context_device_wanted (Context         *ctx,

@@ -95,6 +95,10 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->utilization, g_array_unref);
   g_clear_pointer (&self->idle_stretches, g_array_unref);
   g_clear_pointer (&self->advice, g_array_unref);
+  g_clear_pointer (&self->collectives, g_array_unref);
+  g_clear_pointer (&self->comm_stats, g_array_unref);
+  g_clear_pointer (&self->rank_stats, g_array_unref);
+  g_clear_pointer (&self->rank_steps, g_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
 
   G_OBJECT_CLASS (ks_analysis_parent_class)->finalize (object);
@@ -133,6 +137,11 @@ ks_analysis_init (KsAnalysis *self)
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->utilization = g_array_new (FALSE, TRUE, sizeof (KsGpuUtilization));
   self->idle_stretches = g_array_new (FALSE, TRUE, sizeof (KsIdleStretch));
+  self->collectives = g_array_new (FALSE, TRUE, sizeof (KsCollective));
+  self->comm_stats = g_array_new (FALSE, TRUE, sizeof (KsCommStats));
+  self->rank_stats = g_array_new (FALSE, TRUE, sizeof (KsRankStats));
+  self->rank_steps = g_array_new (FALSE, TRUE, sizeof (KsRankStep));
+  self->straggler = KS_NO_INDEX;
   self->advice = g_array_new (FALSE, TRUE, sizeof (KsAdvice));
   g_array_set_clear_func (self->advice, advice_clear);
   self->warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
@@ -661,6 +670,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_copies, N_("Measuring copy bandwidth") },
     { _ks_analysis_sequences, N_("Finding kernel sequences") },
     { _ks_analysis_annotations, N_("Summing GPU annotations") },
+    { _ks_analysis_comms, N_("Matching collectives across ranks") },
     { _ks_analysis_advice, N_("Checking advice rules") },
   };
   Context ctx;
@@ -1149,6 +1159,52 @@ ks_analysis_get_advice (KsAnalysis *self,
   RETURN_ARRAY (self->advice, KsAdvice, n_advice);
 }
 
+const KsCollective *
+ks_analysis_get_collectives (KsAnalysis *self,
+                             guint      *n_collectives)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->collectives, KsCollective, n_collectives);
+}
+
+const KsCommStats *
+ks_analysis_get_comm_stats (KsAnalysis *self,
+                            guint      *n_rows)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->comm_stats, KsCommStats, n_rows);
+}
+
+const KsRankStats *
+ks_analysis_get_rank_stats (KsAnalysis *self,
+                            guint      *n_rows)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->rank_stats, KsRankStats, n_rows);
+}
+
+const KsClockAlignment *
+ks_analysis_get_clock_alignment (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->clock;
+}
+
+const KsRankStep *
+ks_analysis_get_rank_steps (KsAnalysis *self,
+                            guint      *n_rows)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->rank_steps, KsRankStep, n_rows);
+}
+
+guint
+ks_analysis_get_straggler (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), KS_NO_INDEX);
+  return self->straggler;
+}
+
 guint
 ks_analysis_get_n_ignored_memory_events (KsAnalysis *self)
 {
@@ -1245,6 +1301,24 @@ static const struct {
   [KS_METRIC_KERNEL_SHARE] = {
     N_("Share of GPU time"),
     N_("The kernel's total time divided by the total time of all kernels on the analysed GPUs.") },
+  [KS_METRIC_COMM] = {
+    N_("Communication"),
+    N_("The rank's time in collectives within its steps: the union of its NCCL kernels on the GPU, and of the CPU spans of collectives that run on the CPU (gloo).") },
+  [KS_METRIC_EXPOSED_COMM] = {
+    N_("Exposed comm."),
+    N_("The communication time no compute kernel of the same rank covers: what the step waits for because of communication.") },
+  [KS_METRIC_OVERLAP] = {
+    N_("Overlap"),
+    N_("The share of the communication time covered by compute kernels on other streams of the same rank.") },
+  [KS_METRIC_RANK_WAIT] = {
+    N_("Waited"),
+    N_("Collectives are matched across ranks (the Nth call of the same process group); a rank that starts one before the last rank does waits from its start until that arrival. The sum over its collectives.") },
+  [KS_METRIC_WAIT_CAUSED] = {
+    N_("Waited for"),
+    N_("The other ranks' waiting in the collectives where this rank arrived last: the time the job lost to it being late.") },
+  [KS_METRIC_BUS_BANDWIDTH] = {
+    N_("Bus bandwidth"),
+    N_("NCCL's bus bandwidth of the mean call: the message size over the time (algorithm bandwidth), times 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for the others; comparable with the link's speed.") },
   [KS_METRIC_SM_EFFICIENCY] = {
     N_("Est. SM efficiency"),
     N_("The share of the GPU's SMs that had work: each kernel counts min(its blocks / the SM count, 1) for its time in the window, summed and divided by the window, so idle time lowers it. The TensorBoard profiler's estimate, from the launch and the GPU's properties, else from the PyTorch profiler's blocks per SM.") },

@@ -490,6 +490,113 @@ typedef struct
 
 typedef enum
 {
+  KS_COLLECTIVE_ALL_REDUCE = 0,
+  KS_COLLECTIVE_ALL_GATHER,
+  KS_COLLECTIVE_REDUCE_SCATTER,
+  KS_COLLECTIVE_ALL_TO_ALL,
+  KS_COLLECTIVE_BROADCAST,
+  KS_COLLECTIVE_REDUCE,
+  KS_COLLECTIVE_SEND_RECV,
+  KS_COLLECTIVE_BARRIER,
+  KS_COLLECTIVE_OTHER,
+  KS_N_COLLECTIVE_KINDS
+} KsCollectiveKind;
+
+/* One call of a collective on one rank: an NCCL kernel on the GPU, or
+ * the CPU span of one that runs there (gloo). */
+typedef struct
+{
+  guint32  rank;                 /* index in KsTrace.ranks, KS_NO_INDEX when the trace has none */
+  guint8   kind;                 /* KsCollectiveKind */
+  gboolean on_gpu;
+  guint32  track;                /* the kernel or the CPU span */
+  guint32  slice;
+  gint64   start;
+  gint64   end;
+  guint64  bytes;                /* message size as NCCL's tests count it, 0 when unknown */
+  guint32  group_size;           /* ranks taking part, 0 when unknown */
+  const char *process_group;     /* the process group's name, "" when unnamed; equal names are one pointer */
+  const char *dtype;             /* "" when unknown */
+  guint32  seq;                  /* its place among the rank's calls in that process group, from 0 */
+  gint64   wait_ns;              /* time from its start to the last rank's arrival, -1 when not matched */
+  guint32  last_rank;            /* the KsTrace.ranks index that arrived last, KS_NO_INDEX when not matched */
+} KsCollective;
+
+/* The collectives of one kind and message size. Bandwidths in GB/s
+ * (10^9 bytes a second) of the mean time, NCCL's rules: algbw is
+ * bytes / time; busbw is algbw × 2(n-1)/n for all-reduce, × (n-1)/n for
+ * all-gather, reduce-scatter and all-to-all, × 1 otherwise. */
+typedef struct
+{
+  guint8   kind;                 /* KsCollectiveKind */
+  guint64  bytes;
+  guint32  group_size;
+  gboolean on_gpu;
+  guint64  count;
+  gint64   total_ns;
+  gint64   min_ns;
+  gint64   max_ns;
+  double   algbw_gbps;           /* < 0 when the size is unknown */
+  double   busbw_gbps;
+} KsCommStats;
+
+/* One rank over its steps (its whole trace when it has none). */
+typedef struct
+{
+  guint32  rank_index;           /* in KsTrace.ranks, KS_NO_INDEX for an undistributed trace */
+  gint32   rank;                 /* -1 when unknown */
+  const char *file;              /* the file's base name, NULL none */
+  const char *host;              /* NULL when unknown */
+  gint64   clock_offset_ns;      /* added to its times to put them on the first rank's clock */
+  guint    steps;
+  gint64   step_mean_ns;
+  gint64   window_ns;
+  guint64  kernels;
+  gint64   kernel_time_ns;
+  double   busy_pct;             /* kernel union in the window */
+  gint64   compute_ns;           /* union of the other kernels in the window */
+  gint64   comm_ns;              /* union of its collectives in the window */
+  gint64   exposed_comm_ns;      /* of comm_ns, not covered by compute */
+  double   overlap_pct;          /* covered share of comm_ns, 0..100 */
+  gint64   wait_ns;              /* its collectives' time waiting for the last rank */
+  gint64   wait_caused_ns;       /* others' wait where it was the last to arrive */
+  guint64  collectives;
+} KsRankStats;
+
+/* One step of one rank: step N of every rank is the same step of the job. */
+typedef struct
+{
+  guint32  rank_row;             /* its row in the rank stats */
+  gint32   rank;                 /* -1 when unknown */
+  guint32  name;                 /* string id, "ProfilerStep#N" */
+  gint64   start;
+  gint64   end;
+  gint64   compute_ns;
+  gint64   comm_ns;
+  gint64   exposed_comm_ns;
+  double   overlap_pct;
+  gint64   wait_ns;              /* of the collectives that start in it */
+} KsRankStep;
+
+/* How the ranks' clocks were put on one: ranks of one host share its
+ * clock; other hosts are aligned by the ends of their collectives (nearly
+ * simultaneous on every rank), else by the files' UTC start. */
+typedef enum
+{
+  KS_CLOCK_ONE_RANK = 0,
+  KS_CLOCK_SHARED,               /* one clock: the collectives' ends agree */
+  KS_CLOCK_COLLECTIVES,          /* shifted so that the collectives' ends meet */
+  KS_CLOCK_UTC,                  /* no collective matched: the files' UTC start */
+} KsClockMethod;
+
+typedef struct
+{
+  KsClockMethod method;
+  gint64        skew_ns;         /* residual: the largest rank's median distance of its collectives' ends, -1 unknown */
+} KsClockAlignment;
+
+typedef enum
+{
   KS_METRIC_BUSY_PCT = 0,
   KS_METRIC_BUSY_NS,
   KS_METRIC_WINDOW,
@@ -523,6 +630,12 @@ typedef enum
   KS_METRIC_QUEUE_TIME,
   KS_METRIC_TENSOR_CORES,
   KS_METRIC_QUEUE_LENGTH,
+  KS_METRIC_COMM,
+  KS_METRIC_EXPOSED_COMM,
+  KS_METRIC_OVERLAP,
+  KS_METRIC_RANK_WAIT,
+  KS_METRIC_WAIT_CAUSED,
+  KS_METRIC_BUS_BANDWIDTH,
   KS_N_METRICS
 } KsMetric;
 
@@ -620,6 +733,52 @@ const KsOperatorMemory *ks_analysis_get_operator_memory (KsAnalysis             
                                                          guint                    *n_operators);
 const KsAdvice        *ks_analysis_get_advice           (KsAnalysis               *self,
                                                          guint                    *n_advice);
+/* Collectives by rank, then time. */
+const KsCollective    *ks_analysis_get_collectives      (KsAnalysis               *self,
+                                                         guint                    *n_collectives);
+/* By total time, descending. */
+const KsCommStats     *ks_analysis_get_comm_stats       (KsAnalysis               *self,
+                                                         guint                    *n_rows);
+/* By rank; one row without a rank when the trace has none. */
+const KsRankStats     *ks_analysis_get_rank_stats       (KsAnalysis               *self,
+                                                         guint                    *n_rows);
+/* By rank, then start. */
+const KsRankStep      *ks_analysis_get_rank_steps       (KsAnalysis               *self,
+                                                         guint                    *n_rows);
+/* The rank the others waited for most: its row in the rank stats, or
+ * KS_NO_INDEX when nobody waited (one rank, or no matched collectives). */
+guint                  ks_analysis_get_straggler        (KsAnalysis               *self);
+const KsClockAlignment *ks_analysis_get_clock_alignment (KsAnalysis            *self);
+const char            *ks_clock_method_to_string        (KsClockMethod             method);
+
+/* The matching of collectives across ranks, over @cs sorted by (rank,
+ * start) with rank a row 0 .. n_rows - 1; kind, process_group, start and
+ * end set. For the analysis and for merging per-rank summaries.
+ * number(): KsCollective.seq per rank and process group. align():
+ * @offsets (n_rows) that put each rank on row 0's clock; @hosts an id a
+ * host per row or NULL; @utc_offsets (UTC minus the rank's clock) per row,
+ * or NULL. match(): wait_ns and last_rank of the calls matched on two
+ * ranks or more, and per row the others' wait it caused into
+ * @wait_caused. */
+void                   ks_collectives_number            (KsCollective             *cs,
+                                                         guint                     n);
+void                   ks_collectives_align             (const KsCollective       *cs,
+                                                         guint                     n,
+                                                         guint                     n_rows,
+                                                         const guint32            *hosts,
+                                                         const gint64             *utc_offsets,
+                                                         gint64                   *offsets,
+                                                         KsClockAlignment         *alignment);
+void                   ks_collectives_match             (KsCollective             *cs,
+                                                         guint                     n,
+                                                         const gint64             *offsets,
+                                                         gint64                   *wait_caused);
+/* Stable machine name ("allreduce", "allgather", ...). */
+const char            *ks_collective_kind_to_string     (KsCollectiveKind          kind);
+/* NCCL's bus-bandwidth factor for @kind over @n ranks. */
+double                 ks_collective_bus_factor         (KsCollectiveKind          kind,
+                                                         guint32                   n);
+
 /* Memory events and allocator samples left out because no process has
  * that much memory (sizes or totals past 1 PiB, e.g. INT64_MAX bytes in a
  * hostile trace, or not a number): the curves and peaks are of the rest. */

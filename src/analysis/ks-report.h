@@ -136,6 +136,8 @@ const KsReportColumn *ks_report_kernel_columns     (guint *n);
 const KsReportColumn *ks_report_operator_columns   (guint *n);
 const KsReportColumn *ks_report_gap_columns        (guint *n);
 const KsReportColumn *ks_report_allocation_columns (guint *n);
+const KsReportColumn *ks_report_comm_columns       (guint *n);
+const KsReportColumn *ks_report_rank_columns       (guint *n);
 const KsReportColumn *ks_report_find_column        (const KsReportColumn *columns,
                                                     guint                 n,
                                                     const char           *key);
@@ -212,6 +214,18 @@ KsReport *ks_report_new_for_rows    (KsTrace              *trace,
                                      guint                 n_columns,
                                      gconstpointer         rows,
                                      guint                 n_rows);
+/* Collectives by kind and size ("collectives"); ranks ("ranks"). */
+KsReport *ks_report_new_comms       (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+KsReport *ks_report_new_ranks       (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+/* Each step of each rank ("steps"). */
+KsReport *ks_report_new_rank_steps  (KsTrace    *trace,
+                                     KsAnalysis *analysis);
+/* The same over rows of per-rank summaries merged by kinescope-cli
+ * ranks: no trace or analysis; @rows must outlive the report. */
+KsReport *ks_report_new_rank_rows   (const KsRankStats *rows,
+                                     guint              n);
 void      ks_report_free            (KsReport   *report);
 /* Whether an operators report has a thread time (CPU time) for some
  * operator; without, its "host_thread_ns" column is left out of all

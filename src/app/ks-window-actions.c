@@ -493,6 +493,9 @@ page_navigate_cb (KsWindow *self,
         ks_timeline_reveal_track (self->timeline, gap->next_track);
       ks_window_show_page (self, "gaps");
     }
+  /* a rank: its steps, and its rows brought into view */
+  if (KS_IS_RANKS_PAGE (page) && ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)) != KS_NO_INDEX)
+    ks_timeline_reveal_track (self->timeline, ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)));
 }
 
 static void

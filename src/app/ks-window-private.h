@@ -10,10 +10,12 @@
 #include "ks-overview.h"
 #include "ks-selection-page.h"
 #include "ks-window.h"
+#include "pages/ks-comms-page.h"
 #include "pages/ks-gaps-page.h"
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
+#include "pages/ks-ranks-page.h"
 #include "pages/ks-summary-page.h"
 
 G_BEGIN_DECLS

@@ -31,6 +31,7 @@ static const Command commands[] = {
   { "diff", ks_cli_diff, N_("Compare two traces: did the change help, and why") },
   { "info", ks_cli_info, N_("Describe a trace: format, duration, processes, GPUs, event counts") },
   { "monitor", ks_cli_monitor, N_("Watch the GPUs and their processes, as nvidia-smi does; csv as --query-gpu prints it") },
+  { "ranks", ks_cli_ranks, N_("Merge per-rank summaries of a distributed job into one Ranks report") },
   { "record", ks_cli_record, N_("Run a command with the collector and write a .kscope trace") },
 #ifdef KS_HAVE_RENDER
   { "render", ks_cli_render, N_("Draw the timeline of a trace into a PNG") },

@@ -81,6 +81,25 @@ ks_cli_parse_choice (const char         *command,
   return FALSE;
 }
 
+KsTrace *
+ks_cli_load_traces (const char         *command,
+                    const char * const *args)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace;
+
+  /* one file takes the loading options (an nvidia-smi log's --interval) */
+  if (args[0] != NULL && args[1] == NULL)
+    return ks_cli_load_trace (command, args[0]);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (files, g_file_new_for_commandline_arg (args[i]));
+  trace = ks_trace_load_files ((GFile **)files->pdata, files->len, NULL, NULL, &error);
+  if (trace == NULL)
+    ks_cli_printerr ("kinescope-cli %s: %s\n", command, error->message);
+  return trace;
+}
+
 void
 ks_cli_append_text (GString        *out,
                     const char     *s,

@@ -11,6 +11,8 @@
 
 #include <gio/gio.h>
 
+#include "ks-analysis.h"
+#include "ks-json-writer.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
@@ -48,6 +50,9 @@ typedef enum
  * (U+0080–U+009F) as \u009b and bytes that are not UTF-8 as \xff. A
  * newline stays a newline with KS_CLI_TEXT_KEEP_NEWLINES. Every text
  * that kinescope-cli writes goes through here. */
+/* The same for one file or several (the ranks of a job, as one trace). */
+KsTrace *ks_cli_load_traces  (const char         *command,
+                              const char * const *args);
 void     ks_cli_append_text  (GString        *out,
                               const char     *s,
                               gssize          len,
@@ -65,5 +70,17 @@ void     ks_cli_print        (const char     *format,
                               ...) G_GNUC_PRINTF (1, 2);
 void     ks_cli_printerr     (const char     *format,
                               ...) G_GNUC_PRINTF (1, 2);
+
+/* The straggler of a Ranks report: a "straggler" member of @json (null
+ * when @rank < 0), else a line of text on @out. */
+void     ks_cli_write_straggler (GString        *out,
+                                 KsJsonWriter   *json,
+                                 gint64          rank,
+                                 gint64          wait_caused_ns);
+
+/* The same for how the ranks' clocks were aligned: a "clock" member. */
+void     ks_cli_write_clock     (GString                *out,
+                                 KsJsonWriter           *json,
+                                 const KsClockAlignment *clock);
 
 G_END_DECLS

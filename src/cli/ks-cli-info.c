@@ -145,6 +145,26 @@ print_json (const char *path,
   for (guint32 i = 0; i < trace->n_gpus; i++)
     ks_json_string (json, NULL, ks_trace_string (trace, trace->gpus[i].name));
   ks_json_end_array (json);
+  /* the ranks of a distributed job, by rank */
+  ks_json_begin_array (json, "ranks");
+  for (guint32 i = 0; i < trace->n_ranks; i++)
+    {
+      const KsRank *rank = &trace->ranks[i];
+
+      ks_json_begin_object (json, NULL);
+      ks_json_int (json, "rank", rank->rank);
+      if (rank->world_size > 0)
+        ks_json_int (json, "world_size", rank->world_size);
+      else
+        ks_json_null (json, "world_size");
+      ks_json_string (json, "source", ks_rank_source_to_string (rank->source));
+      if (rank->file != 0)
+        ks_json_string (json, "file", ks_trace_string (trace, rank->file));
+      else
+        ks_json_null (json, "file");
+      ks_json_end_object (json);
+    }
+  ks_json_end_array (json);
   ks_json_double (json, "load_time_ms", load_ms, 1);
   ks_json_begin_object (json, "metadata");
   for (const GList *l = keys; l != NULL; l = l->next)
@@ -193,6 +213,9 @@ print_text (const char *path,
     }
   ks_cli_print ("%-16s %u\n", _("Processes:"), trace->n_processes);
   ks_cli_print ("%-16s %u\n", _("Threads:"), trace->n_threads);
+  if (trace->n_ranks > 0)
+    ks_cli_print (_("%-16s %u (rank %d to %d)\n"), _("Ranks:"), trace->n_ranks,
+                  trace->ranks[0].rank, trace->ranks[trace->n_ranks - 1].rank);
   ks_cli_print ("%-16s %u\n", _("GPUs:"), trace->n_gpus);
   for (guint32 i = 0; i < trace->n_gpus; i++)
     {

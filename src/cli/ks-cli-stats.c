@@ -43,6 +43,8 @@ typedef enum
   REPORT_MEMCPY_BANDWIDTH,
   REPORT_KERNEL_SEQUENCES,
   REPORT_GPU_ANNOTATIONS,
+  REPORT_COMMS,
+  REPORT_RANKS,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -57,6 +59,7 @@ typedef struct
   gboolean        by_shape;
   gboolean        by_stack;
   int             kernel_grouping;  /* -1: by name; else a KsKernelGrouping */
+  gboolean        collectives; /* ranks: every collective, for kinescope-cli ranks */
   GString        *out;
 } Printer;
 
@@ -800,6 +803,161 @@ report_samples (Printer *p)
     write_list (p, samples, NULL, NULL, G_MAXUINT);
 }
 
+/* Collectives by kind and size, with NCCL's bandwidths. */
+static void
+report_comms (Printer *p)
+{
+  g_autoptr(KsReport) comms = ks_report_new_comms (p->trace, p->analysis);
+
+  if (p->format == KS_REPORT_JSON)
+    json_list (p, comms, limited (p, comms->n_rows, 0));
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, comms, NULL, NULL, limited (p, comms->n_rows, 0));
+  else if (comms->n_rows == 0)
+    g_string_append_printf (p->out, "%s\n",
+                            _("No collectives: the trace has no NCCL kernels, record_param_comms, c10d:: or gloo operations."));
+  else
+    write_list (p, comms, NULL, NULL, limited (p, comms->n_rows, 0));
+}
+
+void
+ks_cli_write_clock (GString                *out,
+                    KsJsonWriter           *json,
+                    const KsClockAlignment *clock)
+{
+  static const char * const texts[] = {
+    N_("Clock: one rank"),
+    N_("Clock: the ranks share one"),
+    N_("Clock: aligned by the collectives' ends"),
+    N_("Clock: aligned by the files' UTC start (no collective matched)"),
+  };
+
+  if (json != NULL)
+    {
+      ks_json_begin_object (json, "clock");
+      ks_json_string (json, "method", ks_clock_method_to_string (clock->method));
+      if (clock->skew_ns >= 0)
+        ks_json_int (json, "skew_ns", clock->skew_ns);
+      else
+        ks_json_null (json, "skew_ns");
+      ks_json_end_object (json);
+      return;
+    }
+  g_string_append (out, _(texts[MIN ((guint)clock->method, G_N_ELEMENTS (texts) - 1)]));
+  if (clock->skew_ns >= 0 && clock->method != KS_CLOCK_ONE_RANK)
+    {
+      g_autofree char *skew = ks_time_format_duration (clock->skew_ns);
+
+      g_string_append_printf (out, _(", residual skew %s"), skew);
+    }
+  g_string_append_c (out, '\n');
+}
+
+/* Every collective on the file's own clock, for merging the summaries
+ * of ranks that ran stats apart. */
+static void
+write_collectives (Printer      *p,
+                   KsJsonWriter *json)
+{
+  guint n;
+  const KsCollective *cs = ks_analysis_get_collectives (p->analysis, &n);
+
+  if (p->trace->start_utc_ns != 0)
+    ks_json_int (json, "utc_offset_ns", p->trace->start_utc_ns - p->trace->origin_ns);
+  else
+    ks_json_null (json, "utc_offset_ns");
+  ks_json_begin_array (json, "collectives");
+  for (guint i = 0; i < n; i++)
+    {
+      ks_json_begin_object (json, NULL);
+      if (cs[i].rank != KS_NO_INDEX)
+        ks_json_int (json, "rank", p->trace->ranks[cs[i].rank].rank);
+      else
+        ks_json_null (json, "rank");
+      ks_json_string (json, "kind", ks_collective_kind_to_string (cs[i].kind));
+      ks_json_string (json, "group", cs[i].process_group);
+      ks_json_int (json, "seq", cs[i].seq);
+      ks_json_int (json, "start_ns", p->trace->origin_ns + cs[i].start);
+      ks_json_int (json, "end_ns", p->trace->origin_ns + cs[i].end);
+      ks_json_end_object (json);
+    }
+  ks_json_end_array (json);
+}
+
+void
+ks_cli_write_straggler (GString       *out,
+                        KsJsonWriter  *json,
+                        gint64         rank,
+                        gint64         wait_caused_ns)
+{
+  if (json != NULL)
+    {
+      if (rank < 0)
+        {
+          ks_json_null (json, "straggler");
+          return;
+        }
+      ks_json_begin_object (json, "straggler");
+      ks_json_int (json, "rank", rank);
+      ks_json_int (json, "wait_caused_ns", wait_caused_ns);
+      ks_json_end_object (json);
+      return;
+    }
+  if (rank < 0)
+    g_string_append_printf (out, "%s\n", _("Straggler: none (no rank waited for another)"));
+  else
+    {
+      g_autofree char *caused = ks_time_format_duration (wait_caused_ns);
+
+      g_string_append_printf (out, _("Straggler: rank %d, the others waited %s for it\n"),
+                              (int)rank, caused);
+    }
+}
+
+/* A row per rank, and the rank the others waited for most. */
+static void
+report_ranks (Printer *p)
+{
+  g_autoptr(KsReport) ranks = ks_report_new_ranks (p->trace, p->analysis);
+  g_autoptr(KsReport) steps = ks_report_new_rank_steps (p->trace, p->analysis);
+  guint straggler = ks_analysis_get_straggler (p->analysis);
+  const KsRankStats *rows = ranks->rows;
+  gint64 rank = straggler != KS_NO_INDEX ? rows[straggler].rank : -1;
+  gint64 caused = straggler != KS_NO_INDEX ? rows[straggler].wait_caused_ns : 0;
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      write_list (p, ranks, json, NULL, G_MAXUINT);
+      ks_cli_write_straggler (NULL, json, rank, caused);
+      ks_cli_write_clock (NULL, json, ks_analysis_get_clock_alignment (p->analysis));
+      write_list (p, steps, json, NULL, limited (p, steps->n_rows, 0));
+      if (p->collectives)
+        write_collectives (p, json);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, ranks, NULL, NULL, G_MAXUINT);
+  else
+    {
+      write_list (p, ranks, NULL, NULL, G_MAXUINT);
+      g_string_append_c (p->out, '\n');
+      ks_cli_write_straggler (p->out, NULL, rank, caused);
+      ks_cli_write_clock (p->out, NULL, ks_analysis_get_clock_alignment (p->analysis));
+      if (steps->n_rows > 0)
+        {
+          guint shown = limited (p, steps->n_rows, 20);
+
+          g_string_append_printf (p->out, "\n%s\n", _("Per rank and step:"));
+          write_list (p, steps, NULL, NULL, shown);
+          if (shown < steps->n_rows)
+            g_string_append_printf (p->out, _("… %u more (use --limit)\n"), steps->n_rows - shown);
+        }
+    }
+}
+
 int
 ks_cli_stats (int    argc,
               char **argv)
@@ -816,18 +974,19 @@ ks_cli_stats (int    argc,
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
   double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
   gboolean include_copies = FALSE;
+  gboolean collectives = FALSE;
   int device = -1;
   int limit = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
                                           "utilization", "tensor-cores", "queue", "memcpy-bandwidth",
-                                          "kernel-sequences", "gpu-annotations", NULL };
+                                          "kernel-sequences", "gpu-annotations", "comms", "ranks", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences or gpu-annotations"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms or ranks"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -840,11 +999,13 @@ ks_cli_stats (int    argc,
       N_("Operators by name (default), by name and input shapes, or by Python call stack; kernels by name (default), by name and operator, or by name and launch"),
       "name|shape|stack|operator|launch" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
+    { "collectives", 0, 0, G_OPTION_ARG_NONE, &collectives,
+      N_("With --report ranks --format json: every collective, for kinescope-cli ranks to merge"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
 
-  context = g_option_context_new (_("FILE — statistics of a trace"));
+  context = g_option_context_new (_("FILE… — statistics of a trace, or of the traces of a job's ranks"));
   g_option_context_set_summary (context,
                                 _("Prints where the time of a trace goes: GPU busy time, idle gaps and what\n"
                                   "the CPU was doing meanwhile, the step-time breakdown, operators, kernels,\n"
@@ -869,9 +1030,9 @@ ks_cli_stats (int    argc,
       ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
       return KS_CLI_USAGE;
     }
-  if (files == NULL || files[0] == NULL || files[1] != NULL)
+  if (files == NULL || files[0] == NULL)
     {
-      ks_cli_printerr (_("kinescope-cli stats: expected exactly one FILE (see --help)\n"));
+      ks_cli_printerr (_("kinescope-cli stats: expected a FILE, or the files of a job's ranks (see --help)\n"));
       return KS_CLI_USAGE;
     }
   if (report != NULL)
@@ -925,7 +1086,7 @@ ks_cli_stats (int    argc,
       return KS_CLI_USAGE;
     }
 
-  trace = ks_cli_load_trace ("stats", files[0]);
+  trace = ks_cli_load_traces ("stats", (const char * const *)files);
   if (trace == NULL)
     return KS_CLI_FAILED;
 
@@ -958,6 +1119,7 @@ ks_cli_stats (int    argc,
   else if (group_by != NULL && strcmp (group_by, "launch") == 0)
     printer.kernel_grouping = KS_KERNEL_BY_LAUNCH;
   printer.out = out;
+  printer.collectives = collectives;
 
   switch (which)
     {
@@ -980,6 +1142,8 @@ ks_cli_stats (int    argc,
     case REPORT_MEMCPY_BANDWIDTH: report_memcpy_bandwidth (&printer); break;
     case REPORT_KERNEL_SEQUENCES: report_kernel_sequences (&printer); break;
     case REPORT_GPU_ANNOTATIONS: report_gpu_annotations (&printer); break;
+    case REPORT_COMMS:     report_comms (&printer); break;
+    case REPORT_RANKS:     report_ranks (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -25,6 +25,8 @@ int ks_cli_info    (int    argc,
                     char **argv);
 int ks_cli_monitor (int    argc,
                     char **argv);
+int ks_cli_ranks   (int    argc,
+                    char **argv);
 int ks_cli_record  (int    argc,
                     char **argv);
 int ks_cli_render  (int    argc,

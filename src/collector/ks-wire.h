@@ -52,6 +52,7 @@ typedef enum
   KS_WIRE_BYE,
   KS_WIRE_PY_SAMPLE,
   KS_WIRE_ALLOCATOR,
+  KS_WIRE_RANK,
   KS_WIRE_N_TYPES
 } KsWireType;
 
@@ -437,6 +438,19 @@ typedef struct
   uint32_t device_id;
   uint32_t tid;
 } KsWireAllocator;
+
+/* The process's place in a distributed job, from the environment
+ * torchrun (and most launchers) give it; sent after HELLO when RANK is
+ * set. */
+typedef struct
+{
+  KsWireHeader h;
+  int32_t rank;              /* RANK */
+  int32_t local_rank;        /* LOCAL_RANK, -1 unset */
+  int32_t world_size;        /* WORLD_SIZE, 0 unset */
+  int32_t local_world_size;  /* LOCAL_WORLD_SIZE, 0 unset */
+  /* followed by the host name */
+} KsWireRank;
 
 /* A HELLO for @pid without a name (h.size covers the fixed part only). */
 static inline void

@@ -376,15 +376,23 @@ process_label (KsTrace *trace,
   const char *orig = ks_trace_string (trace, proc->original);
   g_autofree char *pid = *orig ? g_strdup (orig) : g_strdup_printf ("%" G_GINT64_FORMAT, proc->pid);
 
+  guint32 rank = trace->n_ranks > 1 ? ks_trace_rank_of_group (trace, proc->group) : KS_NO_INDEX;
+  g_autofree char *text = NULL;
+
   if (is_overhead_process (trace, proc))
     return g_strdup (_("Profiler overhead"));
   if (is_spans_process (trace, proc))
     return g_strdup (_("Profiler spans"));
   if (*name && *label)
-    return g_strdup_printf (_("%s (pid %s, %s)"), name, pid, label);
-  if (*name)
-    return g_strdup_printf (_("%s (pid %s)"), name, pid);
-  return g_strdup_printf (_("process %s"), pid);
+    text = g_strdup_printf (_("%s (pid %s, %s)"), name, pid, label);
+  else if (*name)
+    text = g_strdup_printf (_("%s (pid %s)"), name, pid);
+  else
+    text = g_strdup_printf (_("process %s"), pid);
+  /* the rows of one rank of a job say whose they are */
+  if (rank != KS_NO_INDEX)
+    return g_strdup_printf (_("rank %d · %s"), trace->ranks[rank].rank, text);
+  return g_steal_pointer (&text);
 }
 
 static int
@@ -452,12 +460,51 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
       g_array_append_val (devices, trace->counters[c].device);
   g_array_sort (devices, compare_devices);
 
+  /* The ranks of a job each have their GPUs (device 0 of every host
+   * is another GPU): a group a rank and device, before the others. */
+  for (guint32 r = 0; trace->n_ranks > 1 && r < trace->n_ranks; r++)
+    for (guint i = 0; i < devices->len; i++)
+      {
+        gint32 dev = g_array_index (devices, gint32, i);
+        guint group = G_MAXUINT;
+
+        if (i > 0 && g_array_index (devices, gint32, i - 1) == dev)
+          continue;
+        /* streams, then annotation rows whose stream has no activity */
+        for (guint j = 0; j < 2 * order->len; j++)
+          {
+            guint32 t = g_array_index (order, guint32, j % order->len);
+            const KsTrack *track = &trace->tracks[t];
+
+            if (track->kind != (j < order->len ? KS_TRACK_STREAM : KS_TRACK_GPU_ANNOTATION)
+                || track->device != dev || track->group != trace->ranks[r].group || placed[t])
+              continue;
+            if (group == G_MAXUINT)
+              {
+                g_autofree char *gpu = gpu_label (trace, dev);
+
+                group = add_row (self, KS_ROW_GROUP, (guint32)dev, KS_NO_INDEX, 0,
+                                 g_strdup_printf (_("rank %d · %s"), trace->ranks[r].rank, gpu));
+                g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_GPU;
+              }
+            add_track_with_children (self, t, group, 1, children, placed);
+          }
+      }
+
   for (guint i = 0; i < devices->len; i++)
     {
       gint32 dev = g_array_index (devices, gint32, i);
       guint group;
+      gboolean left = FALSE;
 
       if (i > 0 && g_array_index (devices, gint32, i - 1) == dev)
+        continue;
+      /* with ranks, only what no rank took (counters, rows of no rank) */
+      for (guint32 t = 0; t < trace->n_tracks && !left; t++)
+        left = trace->tracks[t].device == dev && !placed[t];
+      for (guint32 c = 0; c < trace->n_counters && !left; c++)
+        left = trace->counters[c].device == dev;
+      if (trace->n_ranks > 1 && !left)
         continue;
 
       group = add_row (self, KS_ROW_GROUP, (guint32)dev, KS_NO_INDEX, 0, gpu_label (trace, dev));
@@ -481,7 +528,7 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
           guint32 t = g_array_index (order, guint32, j);
           const KsTrack *track = &trace->tracks[t];
 
-          if (track->kind == KS_TRACK_STREAM && track->device == dev)
+          if (track->kind == KS_TRACK_STREAM && track->device == dev && !placed[t])
             add_track_with_children (self, t, group, 1, children, placed);
         }
       /* Annotation rows whose stream has no activity of its own. */
@@ -490,7 +537,7 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
           guint32 t = g_array_index (order, guint32, j);
           const KsTrack *track = &trace->tracks[t];
 
-          if (track->kind == KS_TRACK_GPU_ANNOTATION && track->device == dev)
+          if (track->kind == KS_TRACK_GPU_ANNOTATION && track->device == dev && !placed[t])
             add_track_with_children (self, t, group, 1, children, placed);
         }
     }

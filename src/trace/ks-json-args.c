@@ -15,6 +15,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "ks-json-reader-private.h"
 
 void
@@ -265,6 +267,76 @@ set_top_value (Reader     *r,
         }
     }
   ks_json_top_value (r, s, len);
+  /* the host of each file of a folder, for aligning their clocks */
+  if (is_string && len < 256 && strcmp (r->top_key_text->str, "host_name") == 0)
+    {
+      g_autofree char *value = NULL;
+
+      if (!r->text_ascii)
+        s = ks_json_valid_utf8 (r, s, &len);
+      value = g_strndup (s, len);
+      ks_trace_builder_get_rank (r->builder, r->group)->host = ks_trace_builder_intern (r->builder, value);
+    }
+}
+
+DistributedField
+ks_json_classify_distributed (const unsigned char *key,
+                              gsize                len)
+{
+  static const struct { const char *key; DistributedField field; } map[] = {
+    { "rank", D_RANK }, { "world_size", D_WORLD_SIZE }, { "backend", D_BACKEND }, { "pg_count", D_PG_COUNT },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (strlen (map[i].key) == len && memcmp (map[i].key, key, len) == 0)
+      return map[i].field;
+  return D_OTHER;
+}
+
+/* A member of distributedInfo: the rank of the file being read. */
+static void
+set_distributed_field (Reader     *r,
+                       gboolean    is_string,
+                       const char *s,
+                       gsize       len)
+{
+  KsRank *rank = ks_trace_builder_get_rank (r->builder, r->group);
+  gint64 v;
+
+  if (r->dist_field == D_BACKEND && is_string && len < 64)
+    {
+      if (!r->text_ascii)
+        s = ks_json_valid_utf8 (r, s, &len);
+      rank->backend = ks_trace_builder_intern_len (r->builder, s, len);
+      return;
+    }
+  /* a rank past int32 is damage, not a job: left unknown, and said */
+  if (is_string || !ks_json_parse_int64 (s, len, &v) || v < 0 || v > G_MAXINT32)
+    {
+      if (r->dist_field == D_RANK)
+        {
+          g_autofree char *text = g_utf8_make_valid (s, MIN (len, 40));
+
+          ks_trace_builder_add_warning (r->builder,
+                                        _("%s: distributedInfo's rank “%s” is not a number from 0 to 2147483647; "
+                                          "the file's rank comes from its name, if it says one"),
+                                        r->name ? r->name : "", text);
+        }
+      return;
+    }
+  switch (r->dist_field)
+    {
+    case D_RANK:
+      rank->rank = (gint32)v;
+      rank->source = KS_RANK_FROM_DISTRIBUTED_INFO;
+      break;
+    case D_WORLD_SIZE: rank->world_size = (gint32)v; break;
+    case D_PG_COUNT:   rank->n_process_groups = (guint32)v; break;
+    case D_BACKEND:
+    case D_OTHER:
+    default:
+      break;
+    }
 }
 
 G_GNUC_NO_INLINE int
@@ -317,6 +389,9 @@ ks_json_on_scalar (Reader     *r,
       ks_json_set_gpu_field (r, is_string, s, len);
       return 1;
     }
+  /* distributedInfo's members are top-level values too (kept as metadata) */
+  if (r->top_key == K_DISTRIBUTED && d == 2)
+    set_distributed_field (r, is_string, s, len);
   if (ks_json_in_top_value (r))
     set_top_value (r, is_string, s, len);
   else if (d == 0)

@@ -579,7 +579,11 @@ top_map_key (Reader              *r,
   if (r->gpu_depth > 0 && d == r->gpu_depth + 1)
     r->gpu_field = classify_gpu_field (key, len);
   else if (ks_json_in_top_value (r) && d > 1)
-    ks_json_top_key (r, (const char *)key, len);
+    {
+      if (r->top_key == K_DISTRIBUTED && d == 2)
+        r->dist_field = ks_json_classify_distributed (key, len);
+      ks_json_top_key (r, (const char *)key, len);
+    }
   else if (r->top == '{' && d == 1)
     {
       ks_json_top_key (r, (const char *)key, len);
@@ -595,6 +599,8 @@ top_map_key (Reader              *r,
           r->top_key = K_BASE_TIME;
           r->kineto = TRUE;
         }
+      else if (key_is (key, len, "distributedInfo", 15))
+        r->top_key = K_DISTRIBUTED;
       else if (key_is (key, len, "schemaVersion", 13))
         {
           r->top_key = K_KINETO_HINT;

@@ -32,6 +32,22 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *)a, *(const char * const *)b);
 }
 
+void
+ks_json_note_file_rank (Reader     *r,
+                        const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  KsRank *rank = ks_trace_builder_get_rank (r->builder, r->group);
+  gint32 from_name = ks_trace_rank_from_file_name (base);
+
+  rank->file = ks_trace_builder_intern (r->builder, base);
+  if (from_name >= 0)
+    {
+      rank->rank = from_name;
+      rank->source = KS_RANK_FROM_FILE_NAME;
+    }
+}
+
 GPtrArray *
 ks_json_list_trace_files (GFile         *folder,
                           GCancellable  *cancellable,
@@ -68,23 +84,14 @@ ks_json_list_trace_files (GFile         *folder,
   return files;
 }
 
-static KsTrace *
-load_folder (GFile         *folder,
-             KsProgress    *progress,
-             GCancellable  *cancellable,
-             gboolean       lenient,
-             gboolean      *fixable,
-             GError       **error)
+KsTrace *
+ks_json_load_folder (GFile         *folder,
+                     KsProgress    *progress,
+                     GCancellable  *cancellable,
+                     GError       **error)
 {
   g_autoptr(GPtrArray) files = NULL;
   g_autofree char *folder_name = g_file_get_parse_name (folder);
-  g_autoptr(GArray) sizes = g_array_new (FALSE, TRUE, sizeof (goffset));
-  KsTraceBuilder *builder;
-  Reader *r;
-  KsTrace *trace = NULL;
-  goffset total = 0, done = 0;
-  guint loaded = 0;
-  g_autoptr(GString) failures = g_string_new (NULL);
 
   files = ks_json_list_trace_files (folder, cancellable, error);
   if (files == NULL)
@@ -98,10 +105,31 @@ load_folder (GFile         *folder,
                    _("%s: the folder holds no trace files (*.json, *.json.gz)"), folder_name);
       return NULL;
     }
+  return ks_json_reader_load_files ((GFile **)files->pdata, files->len, folder_name,
+                                    progress, cancellable, error);
+}
 
-  for (guint i = 0; i < files->len; i++)
+static KsTrace *
+load_files (GFile         **files,
+            guint           n_files,
+            const char     *source_name,
+            KsProgress     *progress,
+            GCancellable   *cancellable,
+            gboolean        lenient,
+            gboolean       *fixable,
+            GError        **error)
+{
+  g_autoptr(GArray) sizes = g_array_new (FALSE, TRUE, sizeof (goffset));
+  KsTraceBuilder *builder;
+  Reader *r;
+  KsTrace *trace = NULL;
+  goffset total = 0, done = 0;
+  guint loaded = 0;
+  g_autoptr(GString) failures = g_string_new (NULL);
+
+  for (guint i = 0; i < n_files; i++)
     {
-      g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
+      g_autoptr(GFileInfo) info = g_file_query_info (files[i],
                                                      G_FILE_ATTRIBUTE_STANDARD_SIZE,
                                                      G_FILE_QUERY_INFO_NONE, cancellable, NULL);
       goffset size = info ? g_file_info_get_size (info) : 0;
@@ -113,11 +141,11 @@ load_folder (GFile         *folder,
   builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
   r = ks_json_reader_new (builder, progress, cancellable);
   r->lenient = lenient;
-  ks_trace_builder_set_metadata (builder, "source_name", folder_name);
+  ks_trace_builder_set_metadata (builder, "source_name", source_name);
 
-  for (guint i = 0; i < files->len; i++)
+  for (guint i = 0; i < n_files; i++)
     {
-      GFile *file = g_ptr_array_index (files, i);
+      GFile *file = files[i];
       g_autofree char *name = g_file_get_parse_name (file);
       g_autoptr(GFileInputStream) stream = NULL;
       GError *local_error = NULL;
@@ -131,6 +159,7 @@ load_folder (GFile         *folder,
       r->name = name;
       r->group = i;
       ks_trace_builder_set_group (builder, i);
+      ks_json_note_file_rank (r, name);
 
       /* Each rank's file has its own base time: align them on the first. */
       stream = g_file_read (file, cancellable, &local_error);
@@ -150,6 +179,8 @@ load_folder (GFile         *folder,
         {
           if (stream == NULL)
             g_prefix_error (&local_error, "%s: ", name);
+          /* a file that could not be read is no rank of the job */
+          ks_trace_builder_get_rank (builder, i)->rank = -1;
           if (failures->len > 0)
             g_string_append_c (failures, '\n');
           g_string_append (failures, local_error->message);
@@ -163,7 +194,7 @@ load_folder (GFile         *folder,
   if (loaded == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: none of the trace files could be read:\n%s"), folder_name, failures->str);
+                   _("%s: none of the trace files could be read:\n%s"), source_name, failures->str);
       goto out;
     }
 
@@ -177,21 +208,23 @@ out:
 }
 
 KsTrace *
-ks_json_load_folder (GFile         *folder,
-                     KsProgress    *progress,
-                     GCancellable  *cancellable,
-                     GError       **error)
+ks_json_reader_load_files (GFile         **files,
+                           guint           n_files,
+                           const char     *source_name,
+                           KsProgress     *progress,
+                           GCancellable   *cancellable,
+                           GError        **error)
 {
   GError *local_error = NULL;
   gboolean fixable = FALSE;
-  KsTrace *trace = load_folder (folder, progress, cancellable, FALSE, &fixable, &local_error);
+  KsTrace *trace = load_files (files, n_files, source_name, progress, cancellable, FALSE, &fixable, &local_error);
 
-  /* a file with trailing commas or raw control characters: the folder
-   * is read again, leniently (see ks_json_reader_load_stream()) */
+  /* a file with trailing commas or raw control characters: the files
+   * are read again, leniently (see ks_json_reader_load_stream()) */
   if (trace == NULL && fixable)
     {
       g_clear_error (&local_error);
-      trace = load_folder (folder, progress, cancellable, TRUE, &fixable, &local_error);
+      trace = load_files (files, n_files, source_name, progress, cancellable, TRUE, &fixable, &local_error);
     }
   if (local_error != NULL)
     g_propagate_error (error, local_error);

@@ -79,7 +79,17 @@ typedef enum
   K_DEVICE_PROPERTIES,
   K_BASE_TIME,
   K_KINETO_HINT,       /* schemaVersion and friends */
+  K_DISTRIBUTED,       /* distributedInfo: the rank of the file */
 } TopKey;
+
+typedef enum
+{
+  D_OTHER = 0,
+  D_RANK,
+  D_WORLD_SIZE,
+  D_BACKEND,
+  D_PG_COUNT,
+} DistributedField;
 
 typedef enum
 {
@@ -271,6 +281,7 @@ typedef struct
   guint           top_index[MAX_NESTING + 1];
   guint           n_top_values;
   guint64         n_top_dropped;
+  DistributedField dist_field;    /* the member of distributedInfo being read */
   gboolean        in_event;
   Field           field;
   gboolean        in_args;
@@ -481,6 +492,11 @@ gboolean ks_json_is_launch_flow_category (Reader     *r,
 guint32 ks_json_gpu_track (Reader      *r,
                            KsSliceKind  kind);
 
+/* The file's base name and the rank its name gives, for r->group. */
+void ks_json_note_file_rank (Reader     *r,
+                             const char *path);
+DistributedField ks_json_classify_distributed (const unsigned char *key,
+                                               gsize                len);
 void ks_json_set_gpu_field (Reader     *r,
                             gboolean    is_string,
                             const char *s,
@@ -492,10 +508,6 @@ int ks_json_compare_gpu_devices (gconstpointer a,
                                  gconstpointer b);
 
 /* ks-json-folder.c */
-
-GPtrArray *ks_json_list_trace_files (GFile         *folder,
-                                     GCancellable  *cancellable,
-                                     GError       **error);
 
 KsTrace *ks_json_load_folder (GFile         *folder,
                               KsProgress    *progress,

@@ -242,6 +242,7 @@ load_stream (GInputStream  *stream,
   r->name = name ? name : "";
   r->lenient = lenient;
   ks_trace_builder_set_metadata (builder, "source_name", r->name);
+  ks_json_note_file_rank (r, r->name);
   if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
     {
       ks_json_finish_file (r, TRUE);

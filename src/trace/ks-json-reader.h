@@ -30,6 +30,21 @@ KsTrace  *ks_json_reader_load_stream  (GInputStream   *stream,
                                        GCancellable   *cancellable,
                                        GError        **error);
 
+/* Several trace files of one job (a file a rank), each a group of its
+ * own, on the clock of the first; @source_name names them in messages.
+ * A file that cannot be read is a warning as long as one can. */
+KsTrace  *ks_json_reader_load_files   (GFile         **files,
+                                       guint           n_files,
+                                       const char     *source_name,
+                                       KsProgress     *progress,
+                                       GCancellable   *cancellable,
+                                       GError        **error);
+
+/* The trace files (*.json, *.json.gz) of @folder, by name (GFile*). */
+GPtrArray *ks_json_list_trace_files   (GFile         *folder,
+                                       GCancellable  *cancellable,
+                                       GError       **error);
+
 /* TRUE when @file is a folder holding at least one trace file. */
 gboolean  ks_json_reader_is_trace_folder (GFile       *file);
 

@@ -170,6 +170,9 @@ static const TableDef tables[KS_KSCOPE_N_TABLES] = {
   [KS_KSCOPE_KS_SLICE_THREAD_TIMES] = { "KS_SLICE_THREAD_TIMES",
     "trackId INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, "
     "threadStart INTEGER, threadDuration INTEGER", NULL },
+  [KS_KSCOPE_KS_RANKS] = { "KS_RANKS",
+    "globalPid INTEGER, groupId INTEGER, rank INTEGER NOT NULL, localRank INTEGER, "
+    "worldSize INTEGER, localWorldSize INTEGER, host TEXT, file TEXT, backend TEXT, source TEXT", NULL },
 };
 
 const char * const ks_kscope_file_meta_keys[] = {

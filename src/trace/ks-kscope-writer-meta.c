@@ -293,6 +293,33 @@ ks_kscope_writer_processes_and_threads (Writer  *w,
         return FALSE;
     }
 
+  /* The ranks of a folder's files, by group: a converted job keeps them */
+  for (guint32 i = 0; i < trace->n_ranks; i++)
+    {
+      const KsRank *rank = &trace->ranks[i];
+
+      if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_KS_RANKS, error)))
+        return FALSE;
+      bind_null (stmt, 1);
+      bind_i64 (stmt, 2, rank->group);
+      bind_i64 (stmt, 3, rank->rank);
+      if (rank->local_rank >= 0)
+        bind_i64 (stmt, 4, rank->local_rank);
+      else
+        bind_null (stmt, 4);
+      if (rank->world_size > 0)
+        bind_i64 (stmt, 5, rank->world_size);
+      else
+        bind_null (stmt, 5);
+      bind_null (stmt, 6);
+      bind_string (w, stmt, 7, rank->host);
+      bind_string (w, stmt, 8, rank->file);
+      bind_string (w, stmt, 9, rank->backend);
+      bind_text (stmt, 10, ks_rank_source_to_string (rank->source));
+      if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_KS_RANKS, stmt, error))
+        return FALSE;
+    }
+
   return TRUE;
 }
 

@@ -634,3 +634,67 @@ _ks_sqlite_kscope_load_diagnostics (KsSqliteReader  *r,
   return ks_sqlite_finish (stmt, failed);
 }
 
+
+/* KS_RANKS: the rank of each process of a recording (RANK / LOCAL_RANK of
+ * its environment), or of each file of a converted folder (groupId). */
+gboolean
+_ks_sqlite_kscope_load_ranks (KsSqliteReader  *r,
+                              GError         **error)
+{
+  static const char * const columns[] = {
+    "rank", "globalPid", "groupId", "localRank", "worldSize", "host", "file", "backend", "source",
+  };
+  sqlite3_stmt *stmt;
+  KsSqliteResult found;
+  gboolean failed = FALSE;
+
+  if ((found = _ks_sqlite_select (r, "KS_RANKS", columns, G_N_ELEMENTS (columns), 1, NULL, &stmt, error))
+      != KS_SQLITE_READ)
+    return found == KS_SQLITE_ABSENT;
+
+  while (ks_sqlite_next_row (r, stmt, &failed, error))
+    {
+      gint64 rank_number = col_i64 (stmt, 0);
+      const char *source = (const char *)sqlite3_column_text (stmt, 8);
+      guint32 group;
+      KsRank *rank;
+
+      /* a rank past int32 or below 0 is damage: the row is left out */
+      if (col_null (stmt, 0) || rank_number < 0 || rank_number > G_MAXINT32)
+        continue;
+      if (!col_null (stmt, 2))
+        group = col_u32 (stmt, 2);
+      else if (!col_null (stmt, 1))
+        group = _ks_sqlite_reader_process (r, col_i64 (stmt, 1))->group;
+      else
+        continue;
+      rank = ks_trace_builder_get_rank (r->b, group);
+      rank->rank = (gint32)rank_number;
+      rank->source = KS_RANK_FROM_ENVIRONMENT;
+      if (source != NULL && strcmp (source, ks_rank_source_to_string (KS_RANK_FROM_DISTRIBUTED_INFO)) == 0)
+        rank->source = KS_RANK_FROM_DISTRIBUTED_INFO;
+      else if (source != NULL && strcmp (source, ks_rank_source_to_string (KS_RANK_FROM_FILE_NAME)) == 0)
+        rank->source = KS_RANK_FROM_FILE_NAME;
+      if (!col_null (stmt, 3) && col_i64 (stmt, 3) >= 0 && col_i64 (stmt, 3) <= G_MAXINT32)
+        rank->local_rank = (gint32)col_i64 (stmt, 3);
+      if (!col_null (stmt, 4) && col_i64 (stmt, 4) > 0 && col_i64 (stmt, 4) <= G_MAXINT32)
+        rank->world_size = (gint32)col_i64 (stmt, 4);
+      for (guint c = 5; c <= 7; c++)
+        {
+          const char *text = (const char *)sqlite3_column_text (stmt, c);
+          guint32 id;
+
+          if (text == NULL || !g_utf8_validate (text, -1, NULL) || strlen (text) > 4096)
+            continue;
+          id = ks_trace_builder_intern (r->b, text);
+          if (c == 5)
+            rank->host = id;
+          else if (c == 6)
+            rank->file = id;
+          else
+            rank->backend = id;
+        }
+    }
+
+  return ks_sqlite_finish (stmt, failed);
+}

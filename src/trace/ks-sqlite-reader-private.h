@@ -257,6 +257,8 @@ gboolean       _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,
                                                      GError         **error);
 gboolean       _ks_sqlite_kscope_load_diagnostics   (KsSqliteReader  *r,
                                                      GError         **error);
+gboolean       _ks_sqlite_kscope_load_ranks         (KsSqliteReader  *r,
+                                                     GError         **error);
 
 /* Rows and columns, on every row of every table: inline. The column
  * readers keep short names, as they are on nearly every line of the

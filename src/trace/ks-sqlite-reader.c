@@ -351,6 +351,7 @@ static const LoadStep steps[] = {
   _ks_sqlite_kscope_load_memory_events,
   _ks_sqlite_nsight_load_memory_usage,
   _ks_sqlite_kscope_load_diagnostics,
+  _ks_sqlite_kscope_load_ranks,
 };
 
 /* Metadata, strings, processes, threads and tracks: what the rows of

@@ -789,6 +789,53 @@ warn_overlaps (KsTraceBuilder *self,
                                 ks_trace_builder_get_string (self, track->name_id[o->parent]));
 }
 
+static int
+compare_ranks (gconstpointer a,
+               gconstpointer b)
+{
+  const KsRank *ra = a;
+  const KsRank *rb = b;
+
+  if (ra->rank != rb->rank)
+    return ra->rank < rb->rank ? -1 : 1;
+  return (ra->group > rb->group) - (ra->group < rb->group);
+}
+
+/* The groups given a rank, by rank. Two files of one rank (a job run
+ * twice into one folder) are both kept and said. */
+static void
+take_ranks (KsTraceBuilder *self,
+            KsTrace        *trace)
+{
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (KsRank));
+
+  for (guint i = 0; i < self->ranks->len; i++)
+    {
+      const KsRank *rank = &g_array_index (self->ranks, KsRank, i);
+      gboolean has_rows = FALSE;
+
+      /* a rank of no process (a damaged .kscope naming another group)
+       * has nothing to show */
+      for (guint p = 0; p < trace->n_processes && !has_rows; p++)
+        has_rows = trace->processes[p].group == rank->group;
+      if (rank->rank >= 0 && has_rows)
+        g_array_append_val (kept, *rank);
+    }
+  g_array_sort (kept, compare_ranks);
+  for (guint i = 1; i < kept->len; i++)
+    {
+      const KsRank *a = &g_array_index (kept, KsRank, i - 1);
+      const KsRank *b = &g_array_index (kept, KsRank, i);
+
+      if (a->rank == b->rank)
+        ks_trace_builder_add_warning (self, _("%s and %s both say they are rank %d"),
+                                      ks_trace_builder_get_string (self, a->file),
+                                      ks_trace_builder_get_string (self, b->file), a->rank);
+    }
+  trace->n_ranks = kept->len;
+  trace->ranks = (KsRank *)(gpointer)g_array_free (kept, FALSE);
+}
+
 KsTrace *
 ks_trace_builder_finish (KsTraceBuilder  *self,
                          GCancellable    *cancellable,
@@ -937,6 +984,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
+  take_ranks (self, trace);
   link_flows (self, trace);
 
   /* Strings last: link_flows may intern. */

@@ -141,6 +141,7 @@ struct _KsTraceBuilder
    * thread of their process | KS_BUILDER_UNPLACED. */
   guint64       unplaced_memory;
   GArray       *instants;       /* KsInstant */
+  GArray       *ranks;          /* KsRank, rank -1 until given one */
   GHashTable   *metadata;
   GPtrArray    *open_ranges;    /* per stack: GArray of KsOpenRange, or NULL */
   GArray       *stack_nodes;    /* KsStackNode */

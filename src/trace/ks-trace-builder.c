@@ -70,6 +70,7 @@ ks_trace_builder_new (KsFormat format)
   self->counter_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->memory_events = g_array_new (FALSE, FALSE, sizeof (KsMemoryEvent));
   self->instants = g_array_new (FALSE, FALSE, sizeof (KsInstant));
+  self->ranks = g_array_new (FALSE, FALSE, sizeof (KsRank));
   self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->open_ranges = g_ptr_array_new_with_free_func (free_range_stack);
   self->stack_nodes = g_array_new (FALSE, FALSE, sizeof (KsStackNode));
@@ -112,6 +113,7 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->counter_index, g_hash_table_unref);
   g_clear_pointer (&self->memory_events, g_array_unref);
   g_clear_pointer (&self->instants, g_array_unref);
+  g_clear_pointer (&self->ranks, g_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
   g_clear_pointer (&self->open_ranges, g_ptr_array_unref);
   g_clear_pointer (&self->stack_nodes, g_array_unref);
@@ -441,6 +443,52 @@ ks_trace_builder_set_start_utc (KsTraceBuilder *self,
 {
   self->start_utc = utc_ns_of_clock_zero;
   self->have_start_utc = TRUE;
+}
+
+KsRank *
+ks_trace_builder_get_rank (KsTraceBuilder *self,
+                           guint32         group)
+{
+  KsRank fresh = { .group = group, .rank = -1, .local_rank = -1 };
+
+  for (guint i = 0; i < self->ranks->len; i++)
+    if (g_array_index (self->ranks, KsRank, i).group == group)
+      return &g_array_index (self->ranks, KsRank, i);
+  g_array_append_val (self->ranks, fresh);
+  return &g_array_index (self->ranks, KsRank, self->ranks->len - 1);
+}
+
+gint32
+ks_trace_rank_from_file_name (const char *name)
+{
+  const char *p = name;
+
+  /* "rank" as a word of its own or after a separator, so that
+   * "frank2.json" is not rank 2 */
+  while ((p = strstr (p, "rank")) != NULL)
+    {
+      const char *d = p + 4;
+      gint64 v = 0;
+
+      if (p > name && g_ascii_isalnum (p[-1]))
+        {
+          p = d;
+          continue;
+        }
+      if (*d == '-' || *d == '_')
+        d++;
+      if (!g_ascii_isdigit (*d))
+        {
+          p = d;
+          continue;
+        }
+      while (g_ascii_isdigit (*d) && v <= G_MAXINT32)
+        v = v * 10 + (*d++ - '0');
+      if (v <= G_MAXINT32 && !g_ascii_isalpha (*d))
+        return (gint32)v;
+      p = d;
+    }
+  return -1;
 }
 
 void

@@ -79,6 +79,13 @@ void            ks_trace_builder_set_thread_info  (KsTraceBuilder   *self,
  * folder use one group per file; SQLite readers one per process. */
 void            ks_trace_builder_set_group        (KsTraceBuilder   *self,
                                                    guint32           group);
+/* The rank of @group, to fill in: created with rank -1 (not a rank) and
+ * valid until the next call. finish() keeps those given a rank. */
+KsRank         *ks_trace_builder_get_rank         (KsTraceBuilder   *self,
+                                                   guint32           group);
+/* The rank in a file name: "rank3", "rank-3", "rank_3", "sampled_rank-1.json";
+ * -1 when it names none. */
+gint32          ks_trace_rank_from_file_name      (const char       *name);
 guint32         ks_trace_builder_get_n_processes  (KsTraceBuilder   *self);
 guint32         ks_trace_builder_get_n_threads    (KsTraceBuilder   *self);
 

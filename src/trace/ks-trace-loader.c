@@ -439,6 +439,56 @@ ks_trace_load_with_options (GFile                    *file,
   return trace;
 }
 
+KsTrace *
+ks_trace_load_files (GFile         **files,
+                     guint           n_files,
+                     KsProgress     *progress,
+                     GCancellable   *cancellable,
+                     GError        **error)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+  KsTrace *trace;
+
+  g_return_val_if_fail (n_files > 0, NULL);
+
+  if (n_files == 1)
+    return ks_trace_load (files[0], progress, cancellable, error);
+
+  /* The ranks of a job: PyTorch Profiler (or Chrome) JSON files, each a
+   * file of its own; a folder or a recording is a job by itself. */
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *name = g_file_get_parse_name (files[i]);
+      KsFormat format;
+
+      if (g_file_query_file_type (files[i], G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       _("%s: a folder; open a folder by itself, or its files together"), name);
+          return NULL;
+        }
+      format = ks_trace_detect_format (files[i], error);
+      if (format == KS_FORMAT_UNKNOWN)
+        return NULL;
+      if (format != KS_FORMAT_KINETO_JSON && format != KS_FORMAT_CHROME_JSON)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       _("%s: a %s file; only JSON traces (a file a rank) can be opened together"),
+                       name, ks_format_to_string (format));
+          return NULL;
+        }
+      if (i < 3)
+        g_string_append_printf (names, "%s%s", i > 0 ? ", " : "", name);
+    }
+  if (n_files > 3)
+    g_string_append_printf (names, _(", … (%u files)"), n_files);
+
+  trace = ks_json_reader_load_files (files, n_files, names->str, progress, cancellable, error);
+  if (trace != NULL && progress != NULL)
+    ks_progress_set_fraction (progress, 1.0);
+  return trace;
+}
+
 typedef struct
 {
   GFile      *file;

@@ -55,6 +55,13 @@ KsTrace  *ks_trace_load_with_options
                                    GError                  **error);
 /* Loads @file in a worker thread; @callback runs in the caller's main
  * context. */
+/* Several JSON trace files (the ranks of one job) as one trace, a group
+ * of rows each; one file is ks_trace_load(). */
+KsTrace  *ks_trace_load_files     (GFile               **files,
+                                   guint                 n_files,
+                                   KsProgress           *progress,
+                                   GCancellable         *cancellable,
+                                   GError              **error);
 void      ks_trace_load_async     (GFile                *file,
                                    KsProgress           *progress,
                                    GCancellable         *cancellable,

@@ -32,6 +32,7 @@ ks_trace_finalize (GObject *object)
   g_free (self->processes);
   g_free (self->threads);
   g_free (self->gpus);
+  g_free (self->ranks);
   g_free (self->flows);
   g_free (self->memory_events);
   g_free (self->instants);
@@ -306,6 +307,30 @@ ks_trace_get_activity_span (const KsTrace *self,
 }
 
 /* The properties of GPU @device, or NULL when the trace has none. */
+guint32
+ks_trace_rank_of_group (const KsTrace *self,
+                        guint32        group)
+{
+  /* a job has at most thousands of ranks, looked up once a track */
+  for (guint32 i = 0; i < self->n_ranks; i++)
+    if (self->ranks[i].group == group)
+      return i;
+  return KS_NO_INDEX;
+}
+
+const char *
+ks_rank_source_to_string (KsRankSource source)
+{
+  switch (source)
+    {
+    case KS_RANK_FROM_DISTRIBUTED_INFO: return "distributedInfo";
+    case KS_RANK_FROM_ENVIRONMENT:      return "environment";
+    case KS_RANK_FROM_FILE_NAME:        return "file_name";
+    case KS_RANK_FROM_NONE:
+    default:                            return "none";
+    }
+}
+
 const KsGpu *
 ks_trace_find_gpu (const KsTrace *self,
                    gint32         device)

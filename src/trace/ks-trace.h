@@ -252,6 +252,30 @@ typedef struct
   guint32  node;             /* KsTrace.stack_nodes index of the innermost frame */
 } KsSample;
 
+/* Where a rank's number came from, most trusted first. */
+typedef enum
+{
+  KS_RANK_FROM_NONE = 0,
+  KS_RANK_FROM_DISTRIBUTED_INFO,  /* Kineto's distributedInfo */
+  KS_RANK_FROM_ENVIRONMENT,       /* RANK / LOCAL_RANK of a recorded process */
+  KS_RANK_FROM_FILE_NAME,         /* "rank3", "rank-3" in the file's name */
+} KsRankSource;
+
+/* One process of a distributed job: the rows of a group (a file of a
+ * folder, a process of a recording) with a rank. */
+typedef struct
+{
+  guint32  group;            /* KsTrack.group / KsProcess.group of its rows */
+  gint32   rank;
+  gint32   local_rank;       /* -1 when unknown */
+  gint32   world_size;       /* 0 when unknown */
+  guint32  file;             /* string id of the file's base name, 0 none */
+  guint32  backend;          /* string id ("nccl", "gloo"), 0 unknown */
+  guint32  host;             /* string id, 0 unknown */
+  guint32  n_process_groups; /* 0 when unknown */
+  guint8   source;           /* KsRankSource */
+} KsRank;
+
 typedef enum
 {
   KS_FORMAT_UNKNOWN = 0,
@@ -298,6 +322,9 @@ struct _KsTrace
   guint32        n_stack_nodes;
   KsSample      *samples;            /* sorted by (thread, ts) */
   guint32        n_samples;
+
+  KsRank        *ranks;              /* sorted by (rank, group); none when not distributed */
+  guint32        n_ranks;
 
   const char    *args;               /* arena of NUL-terminated JSON objects */
   gsize          args_len;
@@ -355,6 +382,10 @@ guint32      ks_trace_lookup_string      (KsTrace         *self,
                                           const char      *str);
 guint32      ks_trace_find_process       (KsTrace         *self,
                                           gint64           pid);
+/* The index in KsTrace.ranks of @group's rank, or KS_NO_INDEX. */
+guint32      ks_trace_rank_of_group      (const KsTrace   *self,
+                                          guint32          group);
+const char  *ks_rank_source_to_string    (KsRankSource     source);
 const KsGpu *ks_trace_find_gpu           (const KsTrace   *self,
                                           gint32           device);
 gsize        ks_trace_get_memory_size    (KsTrace         *self,

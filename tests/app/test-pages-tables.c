@@ -20,6 +20,8 @@
 #include "pages/ks-operators-page.h"
 #include "pages/ks-page-charts.h"
 #include "pages/ks-summary-page.h"
+#include "pages/ks-comms-page.h"
+#include "pages/ks-ranks-page.h"
 
 /* loader_bound, computed independently from the JSON with python3: the
  * operator with the most GPU time under it, its longest call, the kernel
@@ -720,6 +722,89 @@ test_step_chart (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Two ranks of HTA's corpus in a folder: a row each; activating rank 0
+ * shows its steps (python3: ProfilerStep#551 at 1682725898079292 µs to
+ * #552's end at 1682725899309581 µs) and names its rows. */
+static void
+test_ranks (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *rank0 = g_build_filename (shared ? shared : ".", "corpus", "hta", "timeline_analysis",
+                                             "sampled_rank-0.json.gz", NULL);
+  g_autofree char *rank1 = g_build_filename (shared ? shared : ".", "corpus", "hta", "trace_filter",
+                                             "sampled_rank-1.json.gz", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *link0 = NULL;
+  g_autofree char *link1 = NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  GtkWidget *page, *comms, *window, *view;
+  GListModel *model;
+  Events ev = { 0 };
+  guint32 track;
+  guint n;
+
+  if (!g_file_test (rank0, G_FILE_TEST_EXISTS) || !g_file_test (rank1, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the corpus (KS_SHARED_DIR/corpus/hta) is not available");
+      return;
+    }
+  dir = g_dir_make_tmp ("ks-pages-ranks-XXXXXX", &error);
+  g_assert_no_error (error);
+  link0 = g_build_filename (dir, "rank-0.json.gz", NULL);
+  link1 = g_build_filename (dir, "rank-1.json.gz", NULL);
+  g_assert_cmpint (symlink (rank0, link0), ==, 0);
+  g_assert_cmpint (symlink (rank1, link1), ==, 0);
+  folder = g_file_new_for_path (dir);
+  trace = ks_trace_load (folder, NULL, NULL, &error);
+  g_assert_no_error (error);
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+
+  page = ks_ranks_page_new ();
+  window = show (page);
+  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 2);
+  g_assert_cmpuint (ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)), ==, KS_NO_INDEX);
+
+  g_signal_emit_by_name (view, "activate", 0u);
+  g_assert_cmpuint (ev.n_navigate, ==, 1);
+  g_assert_cmpint (ev.end - ev.start, ==, (1682725899309581 - 1682725898079292) * 1000);
+  track = ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page));
+  g_assert_cmpuint (track, <, trace->n_tracks);
+  g_assert_cmpuint (trace->tracks[track].group, ==, trace->ranks[0].group);
+  /* the straggler, then how the clocks were put on one */
+  {
+    GtkWidget *label = ks_test_find_label (page, ks_analysis_get_straggler (analysis) == KS_NO_INDEX
+                                                   ? "No rank waits for another. "
+                                                   : "The others wait for rank ");
+
+    g_assert_nonnull (label);
+    g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "lock"));
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  comms = ks_comms_page_new ();
+  window = show (comms);
+  ks_page_set_analysis (KS_PAGE (comms), trace, analysis);
+  gtk_test_widget_wait_for_draw (window);
+  view = ks_test_find_descendant (comms, GTK_TYPE_COLUMN_VIEW, NULL);
+  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  ks_analysis_get_comm_stats (analysis, &n);
+  g_assert_cmpuint (n, >, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, n);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  g_unlink (link0);
+  g_unlink (link1);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -736,6 +821,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/summary-no-gpu", test_summary_no_gpu);
   g_test_add_func ("/app/pages/empty-pages", test_empty_pages);
   g_test_add_func ("/app/pages/step-chart", test_step_chart);
+  g_test_add_func ("/app/pages/ranks", test_ranks);
 
   return g_test_run ();
 }

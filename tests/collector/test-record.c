@@ -347,6 +347,78 @@ test_nvtx (void)
   sqlite3_close (db);
 }
 
+/* A rank of a torchrun job: RANK, LOCAL_RANK, WORLD_SIZE and
+ * LOCAL_WORLD_SIZE of the recorded process are kept in KS_RANKS with the
+ * host's name, and the trace names the process's rows rank 3. */
+static void
+test_rank (void)
+{
+  g_autofree char *path = out_path ("rank.kscope");
+  const char *argv[] = { cli_path, "stats", "--report", "ranks", "--format", "json", path, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+
+  g_setenv ("RANK", "3", TRUE);
+  g_setenv ("LOCAL_RANK", "1", TRUE);
+  g_setenv ("WORLD_SIZE", "4", TRUE);
+  g_setenv ("LOCAL_WORLD_SIZE", "2", TRUE);
+  run_cli (&r, 0, "-o", path, "--", nvtx_app, "nvtx", NULL);
+  g_unsetenv ("RANK");
+  g_unsetenv ("LOCAL_RANK");
+  g_unsetenv ("WORLD_SIZE");
+  g_unsetenv ("LOCAL_WORLD_SIZE");
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_RANKS"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT rank FROM KS_RANKS"), ==, 3);
+  g_assert_cmpint (query_int (db, "SELECT localRank FROM KS_RANKS"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT worldSize FROM KS_RANKS"), ==, 4);
+  g_assert_cmpint (query_int (db, "SELECT localWorldSize FROM KS_RANKS"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_RANKS r JOIN PROCESSES p ON p.globalPid = r.globalPid "
+                                  "WHERE p.name = 'nvtx-app'"), ==, 1);
+  {
+    g_autofree char *host = query_text (db, "SELECT host FROM KS_RANKS");
+    g_autofree char *source = query_text (db, "SELECT source FROM KS_RANKS");
+
+    g_assert_cmpstr (host, ==, g_get_host_name ());
+    g_assert_cmpstr (source, ==, "environment");
+  }
+  sqlite3_close (db);
+
+  /* the recording's rows are rank 3's */
+  g_spawn_sync (tmp_dir, (char **) argv, NULL, 0, NULL, NULL, &out, NULL, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  g_assert_nonnull (strstr (out, "{\"ranks\":[{\"rank\":3,"));
+}
+
+/* Without RANK, no rank is made up. */
+static void
+test_no_rank (void)
+{
+  g_autofree char *path = out_path ("no-rank.kscope");
+  Result r;
+  sqlite3 *db;
+
+  if (!need_inject ())
+    return;
+  g_unsetenv ("RANK");
+  run_cli (&r, 0, "-o", path, "--", nvtx_app, "nvtx", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'KS_RANKS'"), ==, 0);
+  sqlite3_close (db);
+}
+
 /* A forked child's ranges are its own thread's, not the parent's (the
  * thread id is cached per thread and must be renewed after fork). */
 static void
@@ -951,6 +1023,8 @@ main (int    argc,
   g_test_add_func ("/collector/record/default-name", test_default_name);
   g_test_add_func ("/collector/record/nvtx", test_nvtx);
   g_test_add_func ("/collector/record/nvtx-fork", test_nvtx_fork);
+  g_test_add_func ("/collector/record/rank", test_rank);
+  g_test_add_func ("/collector/record/no-rank", test_no_rank);
   g_test_add_func ("/collector/record/nvtx-deep", test_nvtx_deep);
   g_test_add_func ("/collector/record/osrt", test_osrt);
   g_test_add_data_func ("/collector/record/closed-fds", "close", test_closed_fds);

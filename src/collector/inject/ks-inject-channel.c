@@ -325,6 +325,34 @@ read_comm (char   *name,
     name[n - 1] = 0;
 }
 
+/* The rank the environment gave the process, with the host's name: the
+ * recorder keeps them with the process. */
+static int
+send_rank (void)
+{
+  KsWireRank m;
+  char host[65];
+  uint8_t msg[sizeof m + sizeof host + 8];
+  uint32_t size;
+  size_t sent;
+
+  memset (&m, 0, sizeof m);
+  memset (host, 0, sizeof host);
+  if (gethostname (host, sizeof host - 1) != 0)
+    host[0] = 0;
+  m.h.type = KS_WIRE_RANK;
+  m.rank = ks_inject_config.rank;
+  m.local_rank = ks_inject_config.local_rank;
+  m.world_size = ks_inject_config.world_size;
+  m.local_world_size = ks_inject_config.local_world_size;
+  size = ks_wire_align ((uint32_t) (sizeof m + strlen (host) + 1));
+  m.h.size = size;
+  memset (msg, 0, sizeof msg);
+  memcpy (msg, &m, sizeof m);
+  memcpy (msg + sizeof m, host, strlen (host));
+  return send_raw (msg, size, &sent);
+}
+
 /* Connects and says HELLO (with @flags); 0 or an errno. */
 static int
 connect_and_hello (uint16_t flags)
@@ -376,6 +404,8 @@ connect_and_hello (uint16_t flags)
   memcpy (msg + sizeof hello, comm, strlen (comm));
 
   err = send_raw (msg, size, &sent);
+  if (err == 0 && ks_inject_config.rank >= 0)
+    err = send_rank ();
   if (err != 0)
     {
       close (sock_fd);

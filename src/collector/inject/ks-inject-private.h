@@ -30,6 +30,11 @@ typedef struct
   char     capture_nvtx[256]; /* message that opens the capture range */
   uint64_t osrt_threshold_ns;
   char     socket_path[108];
+  /* RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE at start; rank -1 unset */
+  int32_t  rank;
+  int32_t  local_rank;
+  int32_t  world_size;
+  int32_t  local_world_size;
 } KsInjectConfig;
 
 enum

@@ -50,6 +50,15 @@ list_has (const char *list,
   return false;
 }
 
+static int32_t
+env_int32 (const char *name,
+           int32_t     fallback)
+{
+  uint64_t v = ks_inject_parse_u64 (getenv (name), UINT64_MAX);
+
+  return v <= INT32_MAX ? (int32_t) v : fallback;
+}
+
 static void
 config_load_once (void)
 {
@@ -83,6 +92,12 @@ config_load_once (void)
       c->capture_mode = KS_CAPTURE_NVTX;
       strncpy (c->capture_nvtx, capture + 5, sizeof c->capture_nvtx - 1);
     }
+
+  /* a rank of a distributed job: what torchrun and Slurm launchers set */
+  c->rank = env_int32 ("RANK", -1);
+  c->local_rank = env_int32 ("LOCAL_RANK", -1);
+  c->world_size = env_int32 ("WORLD_SIZE", 0);
+  c->local_world_size = env_int32 ("LOCAL_WORLD_SIZE", 0);
 
   atomic_store (&capturing, c->capture_mode == KS_CAPTURE_NONE);
 }

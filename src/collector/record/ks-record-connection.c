@@ -597,6 +597,19 @@ handle_message (KsRecordConnection *c,
       }
       break;
 
+    case KS_WIRE_RANK:
+      {
+        const KsWireRank *m = (const void *) h;
+
+        NEED (KsWireRank);
+        /* a rank from a broken or hostile library is left out, not guessed */
+        if (m->rank < 0 || m->local_rank < -1 || m->world_size < 0 || m->local_world_size < 0)
+          break;
+        ks_record_writer_add_rank (w, c->pid, m->rank, m->local_rank, m->world_size,
+                                   m->local_world_size, msg_text (h, sizeof *m));
+      }
+      break;
+
     case KS_WIRE_BYE:
       c->bye = TRUE;
       break;

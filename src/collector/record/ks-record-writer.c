@@ -17,6 +17,7 @@
 
 #include "ks-kscope-schema.h"
 #include "ks-record-writer-private.h"
+#include "ks-trace.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -62,6 +63,8 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
     "timestamp, globalTid, deviceId, address, bytes, totalAllocated, totalReserved",
   [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, callchainId, cpuCycles = 0",
   [KS_KSCOPE_SAMPLING_CALLCHAINS] = "id, symbol, module, stackDepth, lineNumber",
+  [KS_KSCOPE_KS_RANKS] =
+    "globalPid, groupId, rank, localRank, worldSize, localWorldSize, host, file, backend, source",
 };
 
 /* The tables whose rows are the program's events: what is not written
@@ -468,6 +471,41 @@ ks_record_writer_add_process (KsRecordWriter *self,
   sqlite3_bind_int64 (s, 1, ks_kscope_global_pid (pid));
   sqlite3_bind_int64 (s, 2, pid);
   bind_text_or_null (s, 3, name);
+  step (self, s);
+}
+
+void
+ks_record_writer_add_rank (KsRecordWriter *self,
+                           gint64          pid,
+                           gint32          rank,
+                           gint32          local_rank,
+                           gint32          world_size,
+                           gint32          local_world_size,
+                           const char     *host)
+{
+  sqlite3_stmt *s = stmt (self, KS_KSCOPE_KS_RANKS);
+
+  if (s == NULL)
+    return;
+  sqlite3_bind_int64 (s, 1, ks_kscope_global_pid (pid));
+  sqlite3_bind_null (s, 2);
+  sqlite3_bind_int (s, 3, rank);
+  if (local_rank >= 0)
+    sqlite3_bind_int (s, 4, local_rank);
+  else
+    sqlite3_bind_null (s, 4);
+  if (world_size > 0)
+    sqlite3_bind_int (s, 5, world_size);
+  else
+    sqlite3_bind_null (s, 5);
+  if (local_world_size > 0)
+    sqlite3_bind_int (s, 6, local_world_size);
+  else
+    sqlite3_bind_null (s, 6);
+  bind_text_or_null (s, 7, host != NULL && *host ? host : NULL);
+  sqlite3_bind_null (s, 8);
+  sqlite3_bind_null (s, 9);
+  sqlite3_bind_text (s, 10, ks_rank_source_to_string (KS_RANK_FROM_ENVIRONMENT), -1, SQLITE_STATIC);
   step (self, s);
 }
 

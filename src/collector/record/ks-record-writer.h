@@ -104,6 +104,14 @@ void            ks_record_writer_add_capture_meta (KsRecordWriter    *self,
 void            ks_record_writer_add_process    (KsRecordWriter      *self,
                                                  gint64               pid,
                                                  const char          *name);
+/* The process's rank in a distributed job (KS_RANKS); @host may be "". */
+void            ks_record_writer_add_rank       (KsRecordWriter      *self,
+                                                 gint64               pid,
+                                                 gint32               rank,
+                                                 gint32               local_rank,
+                                                 gint32               world_size,
+                                                 gint32               local_world_size,
+                                                 const char          *host);
 /* A process that called exec() says hello again under its new name. */
 void            ks_record_writer_rename_process (KsRecordWriter      *self,
                                                  gint64               pid,

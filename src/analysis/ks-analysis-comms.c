@@ -1,0 +1,1229 @@
+/* ks-analysis-comms.c: collectives, ranks and stragglers
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "ks-analysis-private.h"
+#include "ks-format.h"
+
+/* Exposed communication above this share of a rank's step time is advice. */
+#define EXPOSED_COMM_SHARE 0.10
+/* Collectives of at least this size below this bus bandwidth are advice:
+ * far below any NVLink or InfiniBand link. */
+#define LOW_BW_MIN_BYTES (G_GUINT64_CONSTANT (1) << 20)
+#define LOW_BW_GBPS 5.0
+/* A straggler whose lateness costs the others this share of a step is advice. */
+#define STRAGGLER_SHARE 0.05
+
+const char *
+ks_collective_kind_to_string (KsCollectiveKind kind)
+{
+  static const char * const names[] = {
+    "allreduce", "allgather", "reduce_scatter", "all_to_all", "broadcast", "reduce",
+    "send_recv", "barrier", "other",
+  };
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (names) == KS_N_COLLECTIVE_KINDS);
+  return kind < KS_N_COLLECTIVE_KINDS ? names[kind] : "other";
+}
+
+double
+ks_collective_bus_factor (KsCollectiveKind kind,
+                          guint32          n)
+{
+  if (n < 2)
+    return 1.0;
+  switch (kind)
+    {
+    case KS_COLLECTIVE_ALL_REDUCE:
+      return 2.0 * (n - 1) / n;
+    case KS_COLLECTIVE_ALL_GATHER:
+    case KS_COLLECTIVE_REDUCE_SCATTER:
+    case KS_COLLECTIVE_ALL_TO_ALL:
+      return (double)(n - 1) / n;
+    case KS_COLLECTIVE_BROADCAST:
+    case KS_COLLECTIVE_REDUCE:
+    case KS_COLLECTIVE_SEND_RECV:
+    case KS_COLLECTIVE_BARRIER:
+    case KS_COLLECTIVE_OTHER:
+    case KS_N_COLLECTIVE_KINDS:
+    default:
+      return 1.0;
+    }
+}
+
+/* The kind a name says: "ncclKernel_AllReduce_RING_LL_Sum_float(...)",
+ * "ncclDevKernel_AllGather_RING_LL(...)", "c10d::allreduce_",
+ * "nccl:_all_gather_base", "gloo:all_reduce", or record_param_comms's
+ * "Collective name" ("allreduce", "_reduce_scatter_base"). Letters only,
+ * lowered, so that every spelling meets. */
+static gboolean
+kind_from_name (const char *name,
+                gsize       len,
+                guint8     *kind)
+{
+  static const struct { const char *prefix; guint8 kind; } map[] = {
+    { "allreduce", KS_COLLECTIVE_ALL_REDUCE },
+    { "allgather", KS_COLLECTIVE_ALL_GATHER },
+    { "reducescatter", KS_COLLECTIVE_REDUCE_SCATTER },
+    { "alltoall", KS_COLLECTIVE_ALL_TO_ALL },
+    { "broadcast", KS_COLLECTIVE_BROADCAST },
+    { "reduce", KS_COLLECTIVE_REDUCE },
+    { "sendrecv", KS_COLLECTIVE_SEND_RECV },
+    { "send", KS_COLLECTIVE_SEND_RECV },
+    { "recv", KS_COLLECTIVE_SEND_RECV },
+    { "barrier", KS_COLLECTIVE_BARRIER },
+  };
+  char letters[32];
+  guint n = 0;
+
+  for (gsize i = 0; i < len && name[i] != '\0' && name[i] != '(' && n < sizeof letters - 1; i++)
+    {
+      if (g_ascii_isalpha (name[i]))
+        letters[n++] = g_ascii_tolower (name[i]);
+      else if (name[i] != '_' && n > 0)
+        break;
+    }
+  letters[n] = '\0';
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (g_str_has_prefix (letters, map[i].prefix))
+      {
+        *kind = map[i].kind;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+is_nccl_kernel (const char *name)
+{
+  return g_str_has_prefix (name, "ncclKernel_") || g_str_has_prefix (name, "ncclDevKernel_");
+}
+
+/* The collective a CPU span is, with the prefix that says so. */
+typedef enum
+{
+  CPU_NONE = 0,
+  CPU_PARAM_COMMS,   /* record_param_comms: the arguments */
+  CPU_NCCL,          /* nccl:all_reduce: the input shapes */
+  CPU_GLOO,          /* gloo:all_reduce: a CPU collective */
+  CPU_C10D,          /* c10d::allreduce_ */
+} CpuComm;
+
+static CpuComm
+cpu_comm_of (const char *name)
+{
+  if (strcmp (name, "record_param_comms") == 0)
+    return CPU_PARAM_COMMS;
+  if (g_str_has_prefix (name, "nccl:"))
+    return CPU_NCCL;
+  if (g_str_has_prefix (name, "gloo:"))
+    return CPU_GLOO;
+  if (g_str_has_prefix (name, "c10d::"))
+    return CPU_C10D;
+  return CPU_NONE;
+}
+
+static guint
+dtype_size (const char *s,
+            gsize       len)
+{
+  static const struct { const char *name; guint size; } map[] = {
+    { "float", 4 }, { "float32", 4 }, { "int", 4 }, { "int32", 4 }, { "uint32", 4 },
+    { "double", 8 }, { "float64", 8 }, { "long", 8 }, { "int64", 8 }, { "uint64", 8 },
+    { "half", 2 }, { "float16", 2 }, { "bfloat16", 2 }, { "short", 2 }, { "int16", 2 },
+    { "signed char", 1 }, { "unsigned char", 1 }, { "char", 1 }, { "byte", 1 }, { "bool", 1 },
+    { "int8", 1 }, { "uint8", 1 }, { "int8_t", 1 }, { "uint8_t", 1 },
+  };
+  char lower[32];
+
+  if (len >= sizeof lower)
+    return 0;
+  for (gsize i = 0; i < len; i++)
+    lower[i] = g_ascii_tolower (s[i]);
+  lower[len] = '\0';
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (strcmp (lower, map[i].name) == 0)
+      return map[i].size;
+  if (g_str_has_prefix (lower, "float8"))
+    return 1;
+  return 0;
+}
+
+/* The elements of the first tensor of "Input Dims": [[2, 1024, 34820], ...]. */
+static guint64
+first_dims_elements (const char *text,
+                     gsize       len)
+{
+  const char *p = text, *end = text + len;
+  guint64 n = 1;
+  gboolean any = FALSE;
+
+  while (p < end && *p != '[')
+    p++;
+  p++;
+  while (p < end && *p != '[' && *p != ']')
+    p++;
+  if (p >= end || *p != '[')
+    return 0;
+  p++;
+  while (p < end && *p != ']')
+    {
+      if (g_ascii_isdigit (*p))
+        {
+          guint64 v = g_ascii_strtoull (p, (char **)&p, 10);
+
+          if (v > 0 && n > G_MAXUINT64 / v)
+            return 0;
+          n *= v;
+          any = TRUE;
+        }
+      else
+        p++;
+    }
+  return any ? n : 0;
+}
+
+/* The first string of an "Input type" list: ["float", ...]. */
+static guint
+first_type_size (const char *text,
+                 gsize       len)
+{
+  const char *q = memchr (text, '"', len);
+  const char *e;
+
+  if (q == NULL)
+    return 0;
+  e = memchr (q + 1, '"', len - (q + 1 - text));
+  return e ? dtype_size (q + 1, e - (q + 1)) : 0;
+}
+
+/* In the analysis's strings: one pointer for equal texts. */
+static const char *
+intern_arg (KsAnalysis *self,
+            const char *text,
+            gsize       len)
+{
+  g_autofree char *s = g_strndup (text, len);
+
+  return g_string_chunk_insert_const (self->strings, s);
+}
+
+/* What Kineto's arguments say of a collective (a kernel's own, or
+ * record_param_comms's): kind, sizes, dtype, process group. */
+static void
+read_comm_args (KsAnalysis   *self,
+                const char   *args,
+                KsCollective *c,
+                guint32       world_size)
+{
+  const char *v;
+  gsize len;
+  gint64 in = 0, out = 0, n = 0;
+  guint size = 0;
+
+  if (args == NULL)
+    return;
+  if ((v = ks_args_find (args, "Collective name", &len)) != NULL)
+    kind_from_name (v, len, &c->kind);
+  if ((v = ks_args_find (args, "dtype", &len)) != NULL)
+    {
+      size = dtype_size (v, len);
+      c->dtype = intern_arg (self, v, len);
+    }
+  ks_args_get_int (args, "In msg nelems", &in);
+  ks_args_get_int (args, "Out msg nelems", &out);
+  if (size > 0 && MAX (in, out) > 0 && MAX (in, out) < G_MAXINT64 / 8)
+    c->bytes = (guint64)MAX (in, out) * size;
+  if (ks_args_get_int (args, "Group size", &n) && n > 0 && n <= G_MAXINT32)
+    c->group_size = (guint32)n;
+  else if (c->group_size == 0)
+    c->group_size = world_size;
+  if ((v = ks_args_find (args, "Process Group Name", &len)) != NULL && len < 256)
+    c->process_group = intern_arg (self, v, len);
+}
+
+/* An nccl:* or gloo:* annotation's input shape, when no
+ * record_param_comms said the size: the first input, times the ranks
+ * for an all-gather (NCCL counts the gathered whole). */
+static void
+read_input_dims (KsAnalysis   *self,
+                 const char   *args,
+                 KsCollective *c)
+{
+  const char *dims, *types;
+  gsize dims_len, types_len;
+  guint64 elements;
+  guint size;
+
+  if (args == NULL || c->bytes > 0)
+    return;
+  dims = ks_args_find (args, "Input Dims", &dims_len);
+  types = ks_args_find (args, "Input type", &types_len);
+  if (dims == NULL || types == NULL)
+    return;
+  elements = first_dims_elements (dims, dims_len);
+  size = first_type_size (types, types_len);
+  if (elements == 0 || size == 0 || elements > G_MAXUINT64 / 8 / MAX (c->group_size, 1))
+    return;
+  c->bytes = elements * size;
+  if (c->kind == KS_COLLECTIVE_ALL_GATHER && c->group_size > 1)
+    c->bytes *= c->group_size;
+  if (*c->dtype == '\0')
+    {
+      const char *q = memchr (types, '"', types_len);
+      const char *e = q ? memchr (q + 1, '"', types_len - (q + 1 - types)) : NULL;
+
+      if (e != NULL)
+        c->dtype = intern_arg (self, q + 1, e - (q + 1));
+    }
+}
+
+/* The CPU spans enclosing a launch: record_param_comms, nccl:*, c10d::. */
+static void
+read_cpu_side (KsAnalysis   *self,
+               KsTrace      *trace,
+               guint32       track_index,
+               guint32       slice,
+               KsCollective *c,
+               guint32       world_size)
+{
+  const KsTrack *track = &trace->tracks[track_index];
+  const char *shapes = NULL;
+  gboolean have_params = FALSE;
+
+  for (guint32 s = slice; s != KS_NO_INDEX; s = ks_track_parent_slice (track, s))
+    {
+      const char *name = ks_trace_string (trace, track->name_id[s]);
+      const char *args = ks_trace_slice_args (trace, track, s);
+      guint8 kind;
+
+      switch (cpu_comm_of (name))
+        {
+        case CPU_PARAM_COMMS:
+          if (!have_params)
+            read_comm_args (self, args, c, world_size);
+          have_params = TRUE;
+          break;
+        case CPU_NCCL:
+        case CPU_GLOO:
+          if (shapes == NULL)
+            shapes = args;
+          /* the annotation's name is the operation the user called:
+           * all_to_all where the kernel is SendRecv */
+          if (kind_from_name (name + 5, strlen (name + 5), &kind))
+            c->kind = kind;
+          break;
+        case CPU_C10D:
+        case CPU_NONE:
+        default:
+          break;
+        }
+    }
+  if (c->group_size == 0)
+    c->group_size = world_size;
+  read_input_dims (self, shapes, c);
+}
+
+typedef struct
+{
+  Context    *ctx;
+  KsAnalysis *self;
+  guint32     n_groups;
+  guint32    *rank_of_group;     /* group -> KsTrace.ranks index or KS_NO_INDEX */
+  guint32     n_rows;            /* rank rows: n_ranks, or 1 */
+  gboolean   *gpu_comms;         /* per rank row: has NCCL kernels */
+  GHashTable *launch_by_ext;     /* (group << 32 | external id) -> (track << 32 | slice) + 1 of runtime calls */
+} Comms;
+
+static guint32
+row_of_group (Comms   *cm,
+              guint32  group)
+{
+  if (cm->ctx->trace->n_ranks == 0)
+    return 0;
+  return group < cm->n_groups ? cm->rank_of_group[group] : KS_NO_INDEX;
+}
+
+static guint32
+world_size_of (Comms   *cm,
+               guint32  row)
+{
+  KsTrace *trace = cm->ctx->trace;
+
+  if (trace->n_ranks == 0 || row >= trace->n_ranks)
+    return 0;
+  return trace->ranks[row].world_size > 0 ? (guint32)trace->ranks[row].world_size : trace->n_ranks;
+}
+
+/* Runtime calls by External id, for kernels without a launch flow (HTA's
+ * sampled traces keep the ids but drop the flows). */
+static void
+index_launches (Comms *cm)
+{
+  KsTrace *trace = cm->ctx->trace;
+
+  cm->launch_by_ext = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_THREAD)
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        if (track->slice_kind[i] == KS_SLICE_CUDA_RUNTIME && track->external_id[i] != 0)
+          {
+            gint64 *key = g_new (gint64, 2);
+
+            key[0] = ((gint64)track->group << 32) | track->external_id[i];
+            key[1] = (((gint64)t << 32) | i) + 1;
+            g_hash_table_insert (cm->launch_by_ext, key, key);
+          }
+    }
+}
+
+static gboolean
+find_launch (Comms         *cm,
+             guint32        track_index,
+             guint32        slice,
+             guint32       *cpu_track,
+             guint32       *cpu_slice)
+{
+  Context *ctx = cm->ctx;
+  const KsTrack *track = &ctx->trace->tracks[track_index];
+  gint64 key;
+  const gint64 *found;
+
+  if (ctx->launch_of_gpu[track_index] != NULL && ctx->launch_of_gpu[track_index][slice] != KS_NO_INDEX)
+    {
+      const KsFlow *flow = &ctx->trace->flows[ctx->launch_of_gpu[track_index][slice]];
+
+      *cpu_track = flow->from_track;
+      *cpu_slice = flow->from_slice;
+      return TRUE;
+    }
+  if (track->external_id[slice] == 0)
+    return FALSE;
+  if (cm->launch_by_ext == NULL)
+    index_launches (cm);
+  key = ((gint64)track->group << 32) | track->external_id[slice];
+  found = g_hash_table_lookup (cm->launch_by_ext, &key);
+  if (found == NULL)
+    return FALSE;
+  *cpu_track = (guint32)((found[1] - 1) >> 32);
+  *cpu_slice = (guint32)((found[1] - 1) & G_MAXUINT32);
+  return TRUE;
+}
+
+/* A call of slice @i of @track, of no known kind, size or group yet. */
+static void
+collective_init (Comms        *cm,
+                 KsCollective *c,
+                 guint32       row,
+                 guint32       track_index,
+                 guint32       i,
+                 gboolean      on_gpu)
+{
+  const KsTrack *track = &cm->ctx->trace->tracks[track_index];
+
+  memset (c, 0, sizeof *c);
+  c->rank = cm->ctx->trace->n_ranks > 0 ? row : KS_NO_INDEX;
+  c->kind = KS_COLLECTIVE_OTHER;
+  c->on_gpu = on_gpu;
+  c->track = track_index;
+  c->slice = i;
+  c->start = track->start[i];
+  c->end = track->end[i];
+  c->wait_ns = -1;
+  c->last_rank = KS_NO_INDEX;
+  c->process_group = c->dtype = g_string_chunk_insert_const (cm->self->strings, "");
+}
+
+static void
+collect_gpu (Comms *cm)
+{
+  KsTrace *trace = cm->ctx->trace;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+      guint32 row = row_of_group (cm, track->group);
+
+      if (track->kind != KS_TRACK_STREAM || row == KS_NO_INDEX)
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          const char *name;
+          KsCollective c;
+          guint32 cpu_track, cpu_slice;
+
+          if (track->slice_kind[i] != KS_SLICE_KERNEL)
+            continue;
+          name = ks_trace_string (trace, track->name_id[i]);
+          if (!is_nccl_kernel (name))
+            continue;
+          collective_init (cm, &c, row, t, i, TRUE);
+          kind_from_name (name + strcspn (name, "_") + 1, strlen (name), &c.kind);
+          read_comm_args (cm->self, ks_trace_slice_args (trace, track, i), &c, world_size_of (cm, row));
+          if (find_launch (cm, t, i, &cpu_track, &cpu_slice))
+            read_cpu_side (cm->self, trace, cpu_track, cpu_slice, &c, world_size_of (cm, row));
+          if (c.group_size == 0)
+            c.group_size = world_size_of (cm, row);
+          g_array_append_val (cm->self->collectives, c);
+          cm->gpu_comms[row] = TRUE;
+        }
+    }
+}
+
+/* Ranks without NCCL kernels: gloo:* spans, else the outermost c10d::
+ * operations; they run on the CPU, so their spans are the time. */
+static void
+collect_cpu (Comms *cm)
+{
+  KsTrace *trace = cm->ctx->trace;
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      gboolean *found = g_new0 (gboolean, cm->n_rows);
+
+      for (guint i = 0; i < cm->self->collectives->len; i++)
+        {
+          const KsCollective *c = &g_array_index (cm->self->collectives, KsCollective, i);
+
+          if (!c->on_gpu)
+            found[c->rank == KS_NO_INDEX ? 0 : c->rank] = TRUE;
+        }
+      for (guint32 t = 0; t < trace->n_tracks; t++)
+        {
+          const KsTrack *track = &trace->tracks[t];
+          guint32 row = row_of_group (cm, track->group);
+
+          if (track->kind != KS_TRACK_THREAD || row == KS_NO_INDEX || cm->gpu_comms[row] || found[row])
+            continue;
+          for (guint32 i = 0; i < track->n_slices; i++)
+            {
+              const char *name = ks_trace_string (trace, track->name_id[i]);
+              CpuComm which = cpu_comm_of (name);
+              guint32 parent;
+              KsCollective c;
+
+              if (which != (pass == 0 ? CPU_GLOO : CPU_C10D))
+                continue;
+              parent = ks_track_parent_slice (track, i);
+              if (which == CPU_C10D && parent != KS_NO_INDEX
+                  && cpu_comm_of (ks_trace_string (trace, track->name_id[parent])) == CPU_C10D)
+                continue;
+              collective_init (cm, &c, row, t, i, FALSE);
+              kind_from_name (name + (which == CPU_GLOO ? 5 : 6), strlen (name), &c.kind);
+              read_cpu_side (cm->self, trace, t, i, &c, world_size_of (cm, row));
+              g_array_append_val (cm->self->collectives, c);
+            }
+        }
+      g_free (found);
+    }
+}
+
+static int
+compare_collectives (gconstpointer a,
+                     gconstpointer b)
+{
+  const KsCollective *ca = a;
+  const KsCollective *cb = b;
+
+  if (ca->rank != cb->rank)
+    return ca->rank < cb->rank ? -1 : 1;
+  if (ca->start != cb->start)
+    return ca->start < cb->start ? -1 : 1;
+  return (ca->end > cb->end) - (ca->end < cb->end);
+}
+
+const char *
+ks_clock_method_to_string (KsClockMethod method)
+{
+  switch (method)
+    {
+    case KS_CLOCK_SHARED:      return "shared";
+    case KS_CLOCK_COLLECTIVES: return "collectives";
+    case KS_CLOCK_UTC:         return "utc";
+    case KS_CLOCK_ONE_RANK:
+    default:                   return "one_rank";
+    }
+}
+
+void
+ks_collectives_number (KsCollective *cs,
+                       guint         n)
+{
+  g_autoptr(GHashTable) next_seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("%u\x1f%s", cs[i].rank, cs[i].process_group);
+
+      cs[i].seq = GPOINTER_TO_UINT (g_hash_table_lookup (next_seq, key));
+      g_hash_table_replace (next_seq, g_steal_pointer (&key), GUINT_TO_POINTER (cs[i].seq + 1));
+    }
+}
+
+/* The calls of the job: the indexes of the Nth call of a process group
+ * on each rank, where all are of one kind (else the traces do not hold
+ * the same calls: sampled, or cut at different places). */
+static GPtrArray *
+job_calls (const KsCollective *cs,
+           guint               n)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *calls = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
+  GPtrArray *kept = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("%s\x1f%u", cs[i].process_group, cs[i].seq);
+      gpointer at;
+      GArray *members;
+
+      if (g_hash_table_lookup_extended (index, key, NULL, &at))
+        members = g_ptr_array_index (calls, GPOINTER_TO_UINT (at));
+      else
+        {
+          members = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (calls->len));
+          g_ptr_array_add (calls, members);
+        }
+      g_array_append_val (members, i);
+    }
+  for (guint c = 0; c < calls->len; c++)
+    {
+      GArray *members = g_ptr_array_index (calls, c);
+      gboolean same_kind = members->len >= 2;
+
+      for (guint m = 1; m < members->len && same_kind; m++)
+        if (cs[g_array_index (members, guint, m)].kind != cs[g_array_index (members, guint, 0)].kind)
+          same_kind = FALSE;
+      if (same_kind)
+        g_ptr_array_add (kept, g_array_ref (members));
+    }
+  g_ptr_array_unref (calls);
+  return kept;
+}
+
+static int
+compare_int64 (gconstpointer a,
+               gconstpointer b)
+{
+  gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+  return (x > y) - (x < y);
+}
+
+static gint64
+median (GArray *values)
+{
+  g_array_sort (values, compare_int64);
+  return g_array_index (values, gint64, values->len / 2);
+}
+
+/* Clocks whose collectives' ends agree this closely are one clock. */
+#define SHARED_CLOCK_NS G_GINT64_CONSTANT (1000000)
+
+void
+ks_collectives_align (const KsCollective *cs,
+                      guint               n,
+                      guint               n_rows,
+                      const guint32      *hosts,
+                      const gint64       *utc_offsets,
+                      gint64             *offsets,
+                      KsClockAlignment   *alignment)
+{
+  g_autoptr(GPtrArray) calls = NULL;
+  GArray **diffs = g_new0 (GArray *, n_rows);
+  gboolean any = FALSE, shifted = FALSE;
+
+  memset (offsets, 0, sizeof (gint64) * n_rows);
+  alignment->method = KS_CLOCK_ONE_RANK;
+  alignment->skew_ns = -1;
+  if (n_rows < 2)
+    {
+      g_free (diffs);
+      return;
+    }
+
+  /* end of row 0's call minus the end of each other rank's, per call */
+  calls = job_calls (cs, n);
+  for (guint c = 0; c < calls->len; c++)
+    {
+      GArray *members = g_ptr_array_index (calls, c);
+      const KsCollective *ref = NULL;
+
+      for (guint m = 0; m < members->len; m++)
+        if (cs[g_array_index (members, guint, m)].rank == 0)
+          ref = &cs[g_array_index (members, guint, m)];
+      if (ref == NULL)
+        continue;
+      for (guint m = 0; m < members->len; m++)
+        {
+          const KsCollective *x = &cs[g_array_index (members, guint, m)];
+          /* ranks of one host share a clock: their differences are the host's */
+          guint32 row = x->rank;
+          gint64 d = ref->end - x->end;
+
+          if (row == 0 || row >= n_rows)
+            continue;
+          if (hosts != NULL && hosts[row] != G_MAXUINT32)
+            for (guint32 r = 0; r < n_rows; r++)
+              if (hosts[r] == hosts[row])
+                {
+                  row = r;
+                  break;
+                }
+          if (diffs[row] == NULL)
+            diffs[row] = g_array_new (FALSE, FALSE, sizeof (gint64));
+          g_array_append_val (diffs[row], d);
+          any = TRUE;
+        }
+    }
+
+  if (!any)
+    {
+      /* nothing to align on: the files' UTC start when they say it */
+      alignment->method = utc_offsets != NULL ? KS_CLOCK_UTC : KS_CLOCK_SHARED;
+      for (guint r = 0; r < n_rows && utc_offsets != NULL; r++)
+        offsets[r] = utc_offsets[r] - utc_offsets[0];
+      g_free (diffs);
+      return;
+    }
+
+  for (guint r = 1; r < n_rows; r++)
+    {
+      guint32 first = r;
+
+      if (hosts != NULL && hosts[r] != G_MAXUINT32)
+        for (guint32 q = 0; q < n_rows; q++)
+          if (hosts[q] == hosts[r])
+            {
+              first = q;
+              break;
+            }
+      if (first == 0 && hosts != NULL && hosts[r] != G_MAXUINT32)
+        offsets[r] = 0;                       /* row 0's host */
+      else if (first != r)
+        offsets[r] = offsets[first];
+      else if (diffs[r] != NULL)
+        offsets[r] = median (diffs[r]);
+      else if (utc_offsets != NULL)
+        offsets[r] = utc_offsets[r] - utc_offsets[0];
+      if (offsets[r] > SHARED_CLOCK_NS || offsets[r] < -SHARED_CLOCK_NS)
+        shifted = TRUE;
+    }
+  if (!shifted)
+    memset (offsets, 0, sizeof (gint64) * n_rows);
+  alignment->method = shifted ? KS_CLOCK_COLLECTIVES : KS_CLOCK_SHARED;
+
+  /* what is left: per host the median distance of the ends after the shift */
+  alignment->skew_ns = 0;
+  for (guint r = 1; r < n_rows; r++)
+    {
+      if (diffs[r] == NULL)
+        continue;
+      for (guint i = 0; i < diffs[r]->len; i++)
+        {
+          gint64 *d = &g_array_index (diffs[r], gint64, i);
+
+          *d = ABS (*d - offsets[r]);
+        }
+      alignment->skew_ns = MAX (alignment->skew_ns, median (diffs[r]));
+      g_array_unref (diffs[r]);
+    }
+  g_free (diffs);
+}
+
+/* The last to start a call is its straggler; the others wait from their
+ * start until it arrives (at most their call's duration: a rank cannot
+ * wait past its own end). Arrivals on row 0's clock. */
+void
+ks_collectives_match (KsCollective *cs,
+                      guint         n,
+                      const gint64 *offsets,
+                      gint64       *wait_caused)
+{
+  g_autoptr(GPtrArray) calls = job_calls (cs, n);
+
+  for (guint c = 0; c < calls->len; c++)
+    {
+      GArray *members = g_ptr_array_index (calls, c);
+      const KsCollective *last = NULL;
+      gint64 last_arrival = G_MININT64;
+
+      for (guint m = 0; m < members->len; m++)
+        {
+          const KsCollective *x = &cs[g_array_index (members, guint, m)];
+          gint64 arrival = x->start + offsets[x->rank];
+
+          if (arrival > last_arrival)
+            {
+              last = x;
+              last_arrival = arrival;
+            }
+        }
+      for (guint m = 0; m < members->len; m++)
+        {
+          KsCollective *x = &cs[g_array_index (members, guint, m)];
+
+          x->last_rank = last->rank;
+          x->wait_ns = CLAMP (last_arrival - (x->start + offsets[x->rank]), 0, x->end - x->start);
+          wait_caused[last->rank] += x->wait_ns;
+        }
+    }
+}
+
+static void
+add_comm_stats (KsAnalysis *self)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GArray *rows = self->comm_stats;
+
+  for (guint i = 0; i < self->collectives->len; i++)
+    {
+      const KsCollective *c = &g_array_index (self->collectives, KsCollective, i);
+      g_autofree char *key = g_strdup_printf ("%u/%" G_GUINT64_FORMAT "/%u/%d", c->kind, c->bytes,
+                                              c->group_size, c->on_gpu);
+      gpointer found;
+      KsCommStats *row;
+      gint64 dur = c->end - c->start;
+
+      if (g_hash_table_lookup_extended (index, key, NULL, &found))
+        row = &g_array_index (rows, KsCommStats, GPOINTER_TO_UINT (found));
+      else
+        {
+          KsCommStats fresh = { .kind = c->kind, .bytes = c->bytes, .group_size = c->group_size,
+                                .on_gpu = c->on_gpu, .min_ns = G_MAXINT64 };
+
+          g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (rows->len));
+          g_array_append_val (rows, fresh);
+          row = &g_array_index (rows, KsCommStats, rows->len - 1);
+        }
+      row->count++;
+      row->total_ns += dur;
+      row->min_ns = MIN (row->min_ns, dur);
+      row->max_ns = MAX (row->max_ns, dur);
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      KsCommStats *row = &g_array_index (rows, KsCommStats, i);
+      double mean = (double)row->total_ns / row->count;
+
+      /* bytes per nanosecond are 10^9 bytes a second */
+      row->algbw_gbps = row->bytes > 0 && mean > 0 ? row->bytes / mean : -1;
+      row->busbw_gbps = row->algbw_gbps >= 0
+                          ? row->algbw_gbps * ks_collective_bus_factor (row->kind, row->group_size)
+                          : -1;
+    }
+}
+
+static int
+compare_comm_stats (gconstpointer a,
+                    gconstpointer b)
+{
+  const KsCommStats *sa = a;
+  const KsCommStats *sb = b;
+
+  if (sa->total_ns != sb->total_ns)
+    return sa->total_ns > sb->total_ns ? -1 : 1;
+  if (sa->kind != sb->kind)
+    return sa->kind < sb->kind ? -1 : 1;
+  return (sa->bytes > sb->bytes) - (sa->bytes < sb->bytes);
+}
+
+typedef struct
+{
+  GArray *window;    /* KsTimeRange of its steps */
+  GArray *kernels;   /* all kernels */
+  GArray *compute;   /* kernels that are not collectives */
+  GArray *comm;      /* collectives */
+  gint64  first;
+  gint64  last;
+} RankRanges;
+
+static gint64
+measure_in (GArray     *ranges,
+            KsRangeSet *window)
+{
+  KsRangeSet set;
+  gint64 v;
+
+  ks_range_set_init (&set);
+  ks_range_set_add_unsorted (&set, (KsTimeRange *)(gpointer)ranges->data, ranges->len);
+  ks_range_set_seal (&set);
+  v = ks_range_set_measure_set (&set, window);
+  ks_range_set_clear (&set);
+  return v;
+}
+
+/* Each step of rank row @r: the same measures within it, and the wait of
+ * the collectives that start in it. */
+static void
+add_rank_steps (Comms            *cm,
+                guint             r,
+                const KsRangeSet *comm,
+                const KsRangeSet *compute,
+                const KsRangeSet *both)
+{
+  KsTrace *trace = cm->ctx->trace;
+  KsAnalysis *self = cm->self;
+  const KsCollective *cs = (const KsCollective *)(gpointer)self->collectives->data;
+  guint n_cs = self->collectives->len;
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const KsStep *s = &g_array_index (self->steps, KsStep, i);
+      KsRankStep row;
+      gint64 covered;
+
+      if (row_of_group (cm, trace->tracks[s->track].group) != r)
+        continue;
+      memset (&row, 0, sizeof row);
+      row.rank_row = r;
+      row.rank = trace->n_ranks > 0 ? trace->ranks[r].rank : -1;
+      row.name = s->name;
+      row.start = s->start;
+      row.end = s->end;
+      row.comm_ns = ks_range_set_measure (comm, s->start, s->end);
+      row.compute_ns = ks_range_set_measure (compute, s->start, s->end);
+      covered = row.comm_ns + row.compute_ns - ks_range_set_measure (both, s->start, s->end);
+      row.exposed_comm_ns = row.comm_ns - covered;
+      row.overlap_pct = row.comm_ns > 0 ? 100.0 * covered / row.comm_ns : 0;
+      for (guint c = 0; c < n_cs; c++)
+        if ((cs[c].rank == KS_NO_INDEX ? 0 : cs[c].rank) == r && cs[c].start >= s->start && cs[c].start < s->end
+            && cs[c].wait_ns > 0)
+          row.wait_ns += cs[c].wait_ns;
+      g_array_append_val (self->rank_steps, row);
+    }
+}
+
+static void
+add_rank_stats (Comms        *cm,
+                const gint64 *wait_caused,
+                const gint64 *clock_offsets)
+{
+  KsTrace *trace = cm->ctx->trace;
+  KsAnalysis *self = cm->self;
+  RankRanges *rr = g_new0 (RankRanges, cm->n_rows);
+
+  for (guint r = 0; r < cm->n_rows; r++)
+    {
+      KsRankStats row;
+
+      memset (&row, 0, sizeof row);
+      row.rank_index = trace->n_ranks > 0 ? r : KS_NO_INDEX;
+      row.rank = trace->n_ranks > 0 ? trace->ranks[r].rank : -1;
+      if (trace->n_ranks > 0 && trace->ranks[r].file != 0)
+        row.file = ks_trace_string (trace, trace->ranks[r].file);
+      if (trace->n_ranks > 0 && trace->ranks[r].host != 0)
+        row.host = ks_trace_string (trace, trace->ranks[r].host);
+      row.clock_offset_ns = clock_offsets[r];
+      row.wait_caused_ns = wait_caused[r];
+      g_array_append_val (self->rank_stats, row);
+      rr[r].window = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+      rr[r].kernels = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+      rr[r].compute = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+      rr[r].comm = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+      rr[r].first = G_MAXINT64;
+      rr[r].last = G_MININT64;
+    }
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const KsStep *s = &g_array_index (self->steps, KsStep, i);
+      guint32 r = row_of_group (cm, trace->tracks[s->track].group);
+      KsTimeRange range = { s->start, s->end };
+      KsRankStats *row;
+
+      if (r == KS_NO_INDEX)
+        continue;
+      row = &g_array_index (self->rank_stats, KsRankStats, r);
+      row->steps++;
+      row->step_mean_ns += s->end - s->start;   /* the sum until divided below */
+      g_array_append_val (rr[r].window, range);
+    }
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+      guint32 r = row_of_group (cm, track->group);
+
+      if (track->kind != KS_TRACK_STREAM || r == KS_NO_INDEX)
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          KsTimeRange range = { track->start[i], track->end[i] };
+
+          if (track->slice_kind[i] != KS_SLICE_KERNEL)
+            continue;
+          g_array_append_val (rr[r].kernels, range);
+          if (!is_nccl_kernel (ks_trace_string (trace, track->name_id[i])))
+            g_array_append_val (rr[r].compute, range);
+          rr[r].first = MIN (rr[r].first, range.start);
+          rr[r].last = MAX (rr[r].last, range.end);
+        }
+    }
+
+  for (guint i = 0; i < self->collectives->len; i++)
+    {
+      const KsCollective *c = &g_array_index (self->collectives, KsCollective, i);
+      guint r = c->rank == KS_NO_INDEX ? 0 : c->rank;
+      KsTimeRange range = { c->start, c->end };
+      KsRankStats *row = &g_array_index (self->rank_stats, KsRankStats, r);
+
+      g_array_append_val (rr[r].comm, range);
+      rr[r].first = MIN (rr[r].first, range.start);
+      rr[r].last = MAX (rr[r].last, range.end);
+      row->collectives++;
+      if (c->wait_ns > 0)
+        row->wait_ns += c->wait_ns;
+    }
+
+  for (guint r = 0; r < cm->n_rows; r++)
+    {
+      KsRankStats *row = &g_array_index (self->rank_stats, KsRankStats, r);
+      KsRangeSet window, comm, compute;
+      gint64 covered;
+
+      ks_range_set_init (&window);
+      if (rr[r].window->len > 0)
+        ks_range_set_add_unsorted (&window, (KsTimeRange *)(gpointer)rr[r].window->data, rr[r].window->len);
+      else if (rr[r].first < rr[r].last)
+        ks_range_set_add (&window, rr[r].first, rr[r].last);
+      ks_range_set_seal (&window);
+      row->window_ns = ks_range_set_total (&window);
+      if (row->steps > 0)
+        row->step_mean_ns /= row->steps;
+
+      for (guint i = 0; i < rr[r].kernels->len; i++)
+        {
+          const KsTimeRange *k = &g_array_index (rr[r].kernels, KsTimeRange, i);
+
+          row->kernels++;
+          row->kernel_time_ns += k->end - k->start;
+        }
+      row->busy_pct = row->window_ns > 0 ? 100.0 * measure_in (rr[r].kernels, &window) / row->window_ns : 0;
+
+      ks_range_set_init (&comm);
+      ks_range_set_add_unsorted (&comm, (KsTimeRange *)(gpointer)rr[r].comm->data, rr[r].comm->len);
+      ks_range_set_seal (&comm);
+      ks_range_set_init (&compute);
+      ks_range_set_add_unsorted (&compute, (KsTimeRange *)(gpointer)rr[r].compute->data, rr[r].compute->len);
+      ks_range_set_seal (&compute);
+      row->compute_ns = ks_range_set_measure_set (&compute, &window);
+      row->comm_ns = ks_range_set_measure_set (&comm, &window);
+      {
+        KsRangeSet covered_set;
+
+        /* comm ∩ compute ∩ window, as |comm ∩ window| + |compute ∩ window| - |(comm ∪ compute) ∩ window| */
+        ks_range_set_union (&comm, &compute, &covered_set);
+        covered = row->comm_ns + row->compute_ns - ks_range_set_measure_set (&covered_set, &window);
+        add_rank_steps (cm, r, &comm, &compute, &covered_set);
+        ks_range_set_clear (&covered_set);
+      }
+      row->exposed_comm_ns = row->comm_ns - covered;
+      row->overlap_pct = row->comm_ns > 0 ? 100.0 * covered / row->comm_ns : 0;
+
+      ks_range_set_clear (&window);
+      ks_range_set_clear (&comm);
+      ks_range_set_clear (&compute);
+      g_array_unref (rr[r].window);
+      g_array_unref (rr[r].kernels);
+      g_array_unref (rr[r].compute);
+      g_array_unref (rr[r].comm);
+    }
+  g_free (rr);
+}
+
+void
+_ks_analysis_comms (KsAnalysis *self,
+                    Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  Comms cm = { ctx, self };
+  gint64 *wait_caused;
+  gint64 *clock_offsets;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    cm.n_groups = MAX (cm.n_groups, trace->tracks[t].group + 1);
+  cm.rank_of_group = g_new (guint32, MAX (cm.n_groups, 1));
+  for (guint32 g = 0; g < cm.n_groups; g++)
+    cm.rank_of_group[g] = ks_trace_rank_of_group (trace, g);
+  cm.n_rows = MAX (trace->n_ranks, 1);
+  cm.gpu_comms = g_new0 (gboolean, cm.n_rows);
+  wait_caused = g_new0 (gint64, cm.n_rows);
+
+  collect_gpu (&cm);
+  collect_cpu (&cm);
+  g_array_sort (self->collectives, compare_collectives);
+  clock_offsets = g_new0 (gint64, cm.n_rows);
+  if (trace->n_ranks > 1)
+    {
+      KsCollective *cs = (KsCollective *)(gpointer)self->collectives->data;
+      guint32 *hosts = g_new (guint32, cm.n_rows);
+      /* the folder's files are already on one clock by their base times
+       * when they say them: offsets of 0 from there */
+      gint64 *utc = trace->start_utc_ns != 0 ? g_new0 (gint64, cm.n_rows) : NULL;
+
+      for (guint r = 0; r < cm.n_rows; r++)
+        hosts[r] = trace->ranks[r].host != 0 ? trace->ranks[r].host : G_MAXUINT32;
+      ks_collectives_number (cs, self->collectives->len);
+      ks_collectives_align (cs, self->collectives->len, cm.n_rows, hosts, utc, clock_offsets, &self->clock);
+      ks_collectives_match (cs, self->collectives->len, clock_offsets, wait_caused);
+      g_free (hosts);
+      g_free (utc);
+    }
+  else
+    ks_collectives_number ((KsCollective *)(gpointer)self->collectives->data, self->collectives->len);
+  add_comm_stats (self);
+  g_array_sort (self->comm_stats, compare_comm_stats);
+  add_rank_stats (&cm, wait_caused, clock_offsets);
+
+  for (guint r = 0; r < self->rank_stats->len; r++)
+    {
+      const KsRankStats *row = &g_array_index (self->rank_stats, KsRankStats, r);
+
+      if (row->wait_caused_ns > 0
+          && (self->straggler == KS_NO_INDEX
+              || row->wait_caused_ns > g_array_index (self->rank_stats, KsRankStats, self->straggler).wait_caused_ns))
+        self->straggler = r;
+    }
+
+  if (cm.launch_by_ext != NULL)
+    {
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, cm.launch_by_ext);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_free (key);
+      g_hash_table_unref (cm.launch_by_ext);
+    }
+  g_free (cm.rank_of_group);
+  g_free (cm.gpu_comms);
+  g_free (wait_caused);
+  g_free (clock_offsets);
+}
+
+static char *
+rank_name (KsTrace           *trace,
+           const KsRankStats *row)
+{
+  if (row->rank >= 0)
+    return g_strdup_printf (_("rank %d"), row->rank);
+  return g_strdup (_("the trace"));
+}
+
+static void
+set_single_range (KsAdvice *advice,
+                  gint64    start,
+                  gint64    end)
+{
+  advice->n_ranges = 1;
+  advice->ranges = g_new (KsTimeRange, 1);
+  advice->ranges[0].start = start;
+  advice->ranges[0].end = end;
+}
+
+void
+_ks_analysis_comms_advice (KsAnalysis *self,
+                           Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  const KsRankStats *worst = NULL;
+  guint n_exposed = 0;
+  gint64 window_sum = 0;
+
+  for (guint r = 0; r < self->rank_stats->len; r++)
+    {
+      const KsRankStats *row = &g_array_index (self->rank_stats, KsRankStats, r);
+
+      window_sum += row->window_ns;
+      if (row->window_ns > 0 && row->exposed_comm_ns > EXPOSED_COMM_SHARE * row->window_ns)
+        {
+          n_exposed++;
+          if (worst == NULL || row->exposed_comm_ns * worst->window_ns > worst->exposed_comm_ns * row->window_ns)
+            worst = row;
+        }
+    }
+  if (worst != NULL)
+    {
+      g_autofree char *who = rank_name (trace, worst);
+      g_autofree char *exposed = ks_time_format_duration (worst->exposed_comm_ns);
+      g_autofree char *comm = ks_time_format_duration (worst->comm_ns);
+      g_autofree char *window = ks_time_format_duration (worst->window_ns);
+
+      _ks_analysis_add_advice (self, "exposed-comm", -1,
+                               g_strdup (_("Communication is not hidden behind compute")),
+                               g_strdup_printf (_("For %.0f %% of the steps of %s no compute kernel runs while collectives do: the GPU waits for the network. Overlap communication with the backward pass (DDP's bucket_cap_mb, FSDP's prefetching), or send less (gradient compression, a larger batch per step)."),
+                                                100.0 * worst->exposed_comm_ns / worst->window_ns, who),
+                               g_strdup_printf (ngettext ("%s of %s communication is exposed in a %s window; %u rank is past %.0f %%.",
+                                                          "%s of %s communication is exposed in a %s window; %u ranks are past %.0f %%.",
+                                                          n_exposed),
+                                                exposed, comm, window, n_exposed, 100 * EXPOSED_COMM_SHARE));
+    }
+
+  if (self->straggler != KS_NO_INDEX && self->rank_stats->len > 1)
+    {
+      const KsRankStats *s = &g_array_index (self->rank_stats, KsRankStats, self->straggler);
+      double mean_window = (double)window_sum / self->rank_stats->len;
+
+      if (mean_window > 0 && s->wait_caused_ns > STRAGGLER_SHARE * mean_window)
+        {
+          g_autofree char *who = rank_name (trace, s);
+          g_autofree char *caused = ks_time_format_duration (s->wait_caused_ns);
+          const KsCollective *latest = NULL;
+          KsAdvice *advice;
+
+          advice = _ks_analysis_add_advice (self, "straggler", -1,
+                                            g_strdup_printf (_("The other ranks wait for %s"), who),
+                                            g_strdup_printf (_("%s arrives last at the collectives: every other rank waits for it. Look at what it does before them that the others do not (data loading, a larger share of the data, a slower GPU or host)."),
+                                                             who),
+                                            g_strdup_printf (_("The others waited %s in total for it (%.0f %% of a rank's window)."),
+                                                             caused, 100.0 * s->wait_caused_ns / mean_window));
+          /* its collective that the others waited longest for */
+          for (guint i = 0; i < self->collectives->len; i++)
+            {
+              const KsCollective *c = &g_array_index (self->collectives, KsCollective, i);
+
+              if (c->rank == s->rank_index && c->last_rank == s->rank_index
+                  && (latest == NULL || c->start > latest->start))
+                latest = c;
+            }
+          if (latest != NULL)
+            set_single_range (advice, latest->start, latest->end);
+        }
+    }
+
+  for (guint i = 0; i < self->comm_stats->len; i++)
+    {
+      const KsCommStats *row = &g_array_index (self->comm_stats, KsCommStats, i);
+      g_autofree char *size = NULL;
+
+      if (!row->on_gpu || row->bytes < LOW_BW_MIN_BYTES || row->busbw_gbps < 0 || row->busbw_gbps >= LOW_BW_GBPS)
+        continue;
+      size = ks_format_bytes (row->bytes);
+      _ks_analysis_add_advice (self, "low-bus-bandwidth", -1,
+                               g_strdup_printf (_("%s of %s reach only %.2f GB/s"),
+                                                ks_collective_kind_to_string (row->kind), size, row->busbw_gbps),
+                               g_strdup (_("These collectives move data far below what NVLink or InfiniBand carry (tens to hundreds of GB/s): the ranks may talk over TCP or PCIe (check NCCL_DEBUG=INFO for the transport), or the time includes waiting for a late rank.")),
+                               g_strdup_printf (ngettext ("%u call, bus bandwidth %.2f GB/s.",
+                                                          "%u calls, bus bandwidth %.2f GB/s of the mean call.",
+                                                          (gulong)MIN (row->count, G_MAXUINT)),
+                                                (guint)MIN (row->count, G_MAXUINT), row->busbw_gbps));
+      break;
+    }
+}
