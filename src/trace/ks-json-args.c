@@ -185,7 +185,7 @@ gboolean
 ks_json_in_top_value (Reader *r)
 {
   return r->top == '{' && r->depth >= 1 && !r->in_event && r->events_depth == 0 && r->gpu_depth == 0 &&
-         (r->depth == 1 || r->top_key == K_OTHER);
+         (r->depth == 1 || r->top_key == K_OTHER || r->top_key == K_DISTRIBUTED);
 }
 
 /* The path of the element that comes now, in the container at depth @d:
