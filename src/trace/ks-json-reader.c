@@ -38,6 +38,7 @@
 void
 ks_json_reader_reset_file (Reader *r)
 {
+  ks_json_parallel_stop (r);
   g_hash_table_remove_all (r->pid_map);
   g_hash_table_remove_all (r->pid_str_map);
   g_hash_table_remove_all (r->tid_str_map);
@@ -134,6 +135,7 @@ ks_json_reader_new (KsTraceBuilder *builder,
 void
 ks_json_reader_free (Reader *r)
 {
+  ks_json_parallel_stop (r);
   g_string_free (r->top_key_text, TRUE);
   g_string_free (r->args, TRUE);
   g_string_free (r->ev.pid.str, TRUE);
