@@ -116,6 +116,7 @@ typedef struct
 
 typedef struct _Chunk
 {
+  struct _Parallel *owner;
   const char   *name;
   guint64       offset;       /* of data[0] in the compacted text */
   GByteArray   *data;
@@ -174,6 +175,12 @@ typedef struct _Parallel
   guint         n_chunks;
   guint         n_merged;
 
+  /* buffers of replayed chunks, for the next ones: fresh memory is
+   * paged in at a cost comparable to its parse */
+  GPtrArray    *spare_data;
+  GPtrArray    *spare_kept;
+  GPtrArray    *spare_strings;
+
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;
   int           top;
@@ -206,28 +213,62 @@ chunk_bytes (void)
   return DEFAULT_CHUNK_BYTES;
 }
 
+static gpointer
+take_spare (GPtrArray *spares)
+{
+  return spares->len > 0 ? g_ptr_array_steal_index_fast (spares, spares->len - 1) : NULL;
+}
+
 static Chunk *
 chunk_new (Parallel   *p,
            const char *name)
 {
   Chunk *c = g_new0 (Chunk, 1);
 
+  c->owner = p;
   c->name = name;
   c->events_depth = p->events_depth;
+  c->data = take_spare (p->spare_data);
+  if (c->data == NULL)
+    c->data = g_byte_array_new ();
+  c->kept = take_spare (p->spare_kept);
+  if (c->kept == NULL)
+    c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+  c->strings = take_spare (p->spare_strings);
+  if (c->strings == NULL)
+    c->strings = g_array_new (FALSE, FALSE, sizeof (KeptString));
+  c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   return c;
+}
+
+static void
+give_back (GPtrArray *spares,
+           gpointer   array,
+           guint      limit)
+{
+  if (array != NULL && spares->len < limit)
+    g_ptr_array_add (spares, array);
+  else if (array != NULL)
+    g_array_unref (array);   /* a GByteArray is a GArray underneath */
 }
 
 static void
 chunk_free (Chunk *c)
 {
+  Parallel *p = c->owner;
+  guint limit = p->n_threads * 4 + 4;
+
   if (c->data != NULL)
-    g_byte_array_unref (c->data);
+    g_byte_array_set_size (c->data, 0);
+  if (c->kept != NULL)
+    g_array_set_size (c->kept, 0);
+  if (c->strings != NULL)
+    g_array_set_size (c->strings, 0);
+  give_back (p->spare_data, c->data, limit);
+  give_back (p->spare_kept, c->kept, limit);
+  give_back (p->spare_strings, c->strings, limit);
   if (c->marks != NULL)
     g_array_unref (c->marks);
-  if (c->kept != NULL)
-    g_array_unref (c->kept);
-  if (c->strings != NULL)
-    g_array_unref (c->strings);
   if (c->local != NULL)
     g_array_unref (c->local);
   if (c->text != NULL)
@@ -438,8 +479,6 @@ run_chunk (Chunk *c)
 
   if (c->events_depth != 2)
     wrapper[0] = '[';
-  c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
-  c->strings = g_array_new (FALSE, FALSE, sizeof (KeptString));
   c->local = g_array_new (FALSE, FALSE, sizeof (LocalString));
   c->text = g_string_chunk_new (64 * 1024);
 
@@ -523,6 +562,9 @@ ks_json_parallel_start (Reader *r)
   g_cond_init (&p->cond);
   g_queue_init (&p->queue);
   p->open = g_byte_array_new ();
+  p->spare_data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
+  p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   r->parallel = p;
 }
 
@@ -565,6 +607,9 @@ ks_json_parallel_stop (Reader *r)
   g_byte_array_unref (p->open);
   if (p->open_marks != NULL)
     g_array_unref (p->open_marks);
+  g_ptr_array_unref (p->spare_data);
+  g_ptr_array_unref (p->spare_kept);
+  g_ptr_array_unref (p->spare_strings);
   g_mutex_clear (&p->lock);
   g_cond_clear (&p->cond);
   g_free (p);
@@ -704,7 +749,7 @@ replay_events (Reader  *r,
                GError **error)
 {
   GString *own[G_N_ELEMENTS (event_strings)];
-  guint from = 0;
+  guint from = 0, set_from = 0;
   gboolean text_ascii = r->text_ascii;
 
   if (c->local->len > 0)
@@ -714,6 +759,8 @@ replay_events (Reader  *r,
 
   /* the chunk's strings are valid UTF-8 already */
   r->text_ascii = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    g_string_truncate (own[i], 0);
   for (guint e = 0; e < c->kept->len; e++)
     {
       Kept *k = &g_array_index (c->kept, Kept, e);
@@ -730,10 +777,11 @@ replay_events (Reader  *r,
 
       r->ev = k->ev;
       for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        {
-          EVENT_STRING (&r->ev, i) = own[i];
-          g_string_truncate (own[i], 0);
-        }
+        EVENT_STRING (&r->ev, i) = own[i];
+      /* empty the strings the event before set, and set this one's */
+      for (guint i = set_from; i < from; i++)
+        g_string_truncate (own[g_array_index (c->strings, KeptString, i).field], 0);
+      set_from = from;
       for (; from < k->strings_end; from++)
         {
           KeptString *ks = &g_array_index (c->strings, KeptString, from);
@@ -839,8 +887,6 @@ merge_with_next (Reader   *r,
   m = chunk_new (p, c->name);
   m->events_depth = c->events_depth;
   m->offset = c->offset;
-  m->data = g_byte_array_sized_new (c->data->len + 1 + n->data->len);
-  m->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
   append_text (m->data, m->marks, TRUE, n->data->data, n->data->len, n->marks, 0);
   m->seen = c->seen | n->seen;
@@ -934,9 +980,7 @@ cut_chunks (Reader   *r,
       at = hit - p->open->data;
       c = chunk_new (p, r->name);
       c->offset = p->open_offset;
-      c->data = g_byte_array_sized_new (at + 1 - start);
       g_byte_array_append (c->data, p->open->data + start, at + 1 - start);
-      c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
       c->seen = 0;
       for (; mark < p->open_marks->len; mark++)
         {
@@ -1057,6 +1101,8 @@ ks_json_parallel_finish (Reader  *r,
           Chunk *c = chunk_new (p, r->name);
 
           c->offset = p->open_offset;
+          g_byte_array_unref (c->data);
+          g_array_unref (c->marks);
           c->data = g_steal_pointer (&p->open);
           c->marks = g_steal_pointer (&p->open_marks);
           c->seen = p->open_seen;
