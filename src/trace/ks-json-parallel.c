@@ -9,7 +9,7 @@
 
 /* The trace-event array parsed on every core. yajl is most of a load,
  * and an event's parse depends on nothing before it, so the array is cut
- * into chunks of about KINESCOPE_JSON_CHUNK_BYTES (2 MiB) at the text
+ * into chunks of about KINESCOPE_JSON_CHUNK_BYTES (1 MiB) at the text
  * `},{"`, and each chunk is tokenized and run through the callbacks on a
  * thread of a pool (a yajl handle and a Reader of its own, opened as if
  * just inside the array). A worker does not handle its events: it keeps
@@ -41,7 +41,7 @@
 
 #include "ks-json-reader-private.h"
 
-#define DEFAULT_CHUNK_BYTES (2 * 1024 * 1024)
+#define DEFAULT_CHUNK_BYTES (1024 * 1024)
 
 enum
 {
@@ -180,6 +180,7 @@ typedef struct _Parallel
   GPtrArray    *spare_data;
   GPtrArray    *spare_kept;
   GPtrArray    *spare_strings;
+  GPtrArray    *spare_readers; /* the workers', under lock */
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;
@@ -256,7 +257,7 @@ static void
 chunk_free (Chunk *c)
 {
   Parallel *p = c->owner;
-  guint limit = p->n_threads * 4 + 4;
+  guint limit = p->n_threads * 2 + 4;
 
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
@@ -468,10 +469,41 @@ parse_pieces (Reader        *r,
   return from >= len || ks_json_parse_chunk (r, data + from, len - from, seen, in_string, error);
 }
 
+/* A worker's reader, as new: one per chunk would page in its caches
+ * every time. */
+static Reader *
+take_reader (Parallel *p)
+{
+  Reader *w;
+
+  g_mutex_lock (&p->lock);
+  w = take_spare (p->spare_readers);
+  g_mutex_unlock (&p->lock);
+  if (w == NULL)
+    return ks_json_reader_new (NULL, NULL, NULL);
+
+  ks_json_reader_reset_file (w);
+  memset (w->intern_cache, 0, sizeof w->intern_cache);
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    g_string_truncate (EVENT_STRING (&w->ev, i), 0);
+  g_clear_pointer (&w->syntax_text, g_free);
+  g_clear_error (&w->error);
+  return w;
+}
+
+static void
+give_back_reader (Parallel *p,
+                  Reader   *w)
+{
+  g_mutex_lock (&p->lock);
+  g_ptr_array_add (p->spare_readers, w);
+  g_mutex_unlock (&p->lock);
+}
+
 static void
 run_chunk (Chunk *c)
 {
-  Reader *w = ks_json_reader_new (NULL, NULL, NULL);
+  Reader *w = take_reader (c->owner);
   guint8 wrapper[] = "{\"traceEvents\":[";
   gsize wrapper_len = c->events_depth == 2 ? strlen ((const char *) wrapper) : 1;
   GError *error = NULL;
@@ -526,7 +558,7 @@ run_chunk (Chunk *c)
   g_free (c->slots);
   c->slots = NULL;
   w->chunk = NULL;
-  ks_json_reader_free (w);
+  give_back_reader (c->owner, w);
 }
 
 static void
@@ -565,6 +597,7 @@ ks_json_parallel_start (Reader *r)
   p->spare_data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  p->spare_readers = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_reader_free);
   r->parallel = p;
 }
 
@@ -610,6 +643,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_data);
   g_ptr_array_unref (p->spare_kept);
   g_ptr_array_unref (p->spare_strings);
+  g_ptr_array_unref (p->spare_readers);
   g_mutex_clear (&p->lock);
   g_cond_clear (&p->cond);
   g_free (p);
@@ -1080,7 +1114,7 @@ ks_json_feed_block (Reader        *r,
 
   cut_chunks (r, p);
   /* a bounded number of chunks in flight: their text and events */
-  return replay (r, p, 4 * p->n_threads, error);
+  return replay (r, p, 2 * p->n_threads + 1, error);
 }
 
 /* At the end of the text: the open text is the last chunk, and all are

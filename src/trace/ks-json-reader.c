@@ -24,6 +24,7 @@
  *
  *   ks-json-scan.c       numbers, UTF-8, white-space compaction (pure)
  *   ks-json-source.c     mapped file, stream or gzip thread; error offsets
+ *   ks-json-parallel.c   the event array cut into chunks parsed on every core
  *   ks-json-tokenizer.c  whole tokens to yajl, long ones limited
  *   ks-json-callbacks.c  yajl callbacks and an event's own fields
  *   ks-json-args.c       args and top-level values
