@@ -990,6 +990,27 @@ replay (Reader   *r,
   return TRUE;
 }
 
+/* The marks of the open text after its first @n bytes went. */
+static void
+drop_marks (Parallel *p,
+            gsize     n)
+{
+  guint keep = 0;
+
+  p->open_seen = 0;
+  for (guint i = 0; i < p->open_marks->len; i++)
+    {
+      Mark m = g_array_index (p->open_marks, Mark, i);
+
+      if (m.end <= n)
+        continue;
+      m.end -= n;
+      p->open_seen |= m.seen;
+      g_array_index (p->open_marks, Mark, keep++) = m;
+    }
+  g_array_set_size (p->open_marks, keep);
+}
+
 /* Cuts chunks off the open text while it is long enough. */
 static void
 cut_chunks (Reader   *r,
@@ -1014,7 +1035,6 @@ cut_chunks (Reader   *r,
       at = hit - p->open->data;
       c = chunk_new (p, r->name);
       c->offset = p->open_offset;
-      g_byte_array_append (c->data, p->open->data + start, at + 1 - start);
       c->seen = 0;
       for (; mark < p->open_marks->len; mark++)
         {
@@ -1028,28 +1048,32 @@ cut_chunks (Reader   *r,
         }
       /* the comma between the two events is nobody's */
       p->open_offset += at + 2 - start;
-      start = at + 2;
       p->search_from = 0;
+      if (start == 0 && p->open->len - (at + 2) <= at + 1)
+        {
+          /* the chunk takes the open text itself, which is the larger
+           * part: this thread copies only the rest */
+          GByteArray *rest = c->data;
+
+          g_byte_array_append (rest, p->open->data + at + 2, p->open->len - (at + 2));
+          c->data = p->open;
+          g_byte_array_set_size (c->data, at + 1);
+          p->open = rest;
+          drop_marks (p, at + 2);
+          mark = 0;
+        }
+      else
+        {
+          g_byte_array_append (c->data, p->open->data + start, at + 1 - start);
+          start = at + 2;
+        }
       dispatch (r, p, c);
     }
 
   if (start > 0)
     {
-      guint keep = 0;
-
       g_byte_array_remove_range (p->open, 0, start);
-      p->open_seen = 0;
-      for (guint i = 0; i < p->open_marks->len; i++)
-        {
-          Mark m = g_array_index (p->open_marks, Mark, i);
-
-          if (m.end <= start)
-            continue;
-          m.end -= start;
-          p->open_seen |= m.seen;
-          g_array_index (p->open_marks, Mark, keep++) = m;
-        }
-      g_array_set_size (p->open_marks, keep);
+      drop_marks (p, start);
     }
 }
 
@@ -1114,7 +1138,7 @@ ks_json_feed_block (Reader        *r,
 
   cut_chunks (r, p);
   /* a bounded number of chunks in flight: their text and events */
-  return replay (r, p, 2 * p->n_threads + 1, error);
+  return replay (r, p, p->n_threads + 1, error);
 }
 
 /* At the end of the text: the open text is the last chunk, and all are
