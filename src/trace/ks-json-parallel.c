@@ -28,9 +28,14 @@
  * the array is parsed here, up to its `[`, and the state of the reader
  * checked after it.
  *
- * When a worker's chunk closes the array, the rest of the text (deviceProperties
- * and the like) is parsed here again, as are files whose array does not
- * start with an object. KINESCOPE_THREADS=1 reads as before. */
+ * When a worker's chunk closes the array, the rest of the text
+ * (deviceProperties and the like) is parsed here, as are files whose
+ * array does not start with an object. KINESCOPE_THREADS=1 reads as
+ * before.
+ *
+ * A field added to Event that points to a GString belongs in
+ * event_strings[] below, and a problem count that the callbacks keep in
+ * FOR_EACH_COUNT(). */
 
 #include "config.h"
 
@@ -934,9 +939,9 @@ merge_with_next (Reader   *r,
   g_queue_push_head (&p->queue, m);
 }
 
-/* Replays the chunks at the head of the queue that are done; with
- * @wait_for chunks, or all with -1, it waits until the queue is that
- * short. */
+/* Replays the chunks at the head of the queue that are done, and waits
+ * for the head while more than @keep are queued (0: until all are
+ * replayed). */
 static gboolean
 replay (Reader   *r,
         Parallel *p,
