@@ -160,6 +160,7 @@ typedef struct _Chunk
 
 typedef struct _Parallel
 {
+  char         *name;         /* the file's, for the workers' messages */
   guint         n_threads;
   gsize         chunk_bytes;
   int           mode;
@@ -226,13 +227,12 @@ take_spare (GPtrArray *spares)
 }
 
 static Chunk *
-chunk_new (Parallel   *p,
-           const char *name)
+chunk_new (Parallel *p)
 {
   Chunk *c = g_new0 (Chunk, 1);
 
   c->owner = p;
-  c->name = name;
+  c->name = p->name;
   c->events_depth = p->events_depth;
   c->data = take_spare (p->spare_data);
   if (c->data == NULL)
@@ -592,6 +592,7 @@ ks_json_parallel_start (Reader *r)
   if (n <= 1 || r->chunk != NULL)
     return;
   p = g_new0 (Parallel, 1);
+  p->name = g_strdup (r->name);
   p->n_threads = n;
   p->chunk_bytes = chunk_bytes ();
   p->mode = MODE_HEAD;
@@ -649,6 +650,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_kept);
   g_ptr_array_unref (p->spare_strings);
   g_ptr_array_unref (p->spare_readers);
+  g_free (p->name);
   g_mutex_clear (&p->lock);
   g_cond_clear (&p->cond);
   g_free (p);
@@ -923,7 +925,7 @@ merge_with_next (Reader   *r,
     }
 
   wait_done (p, n);
-  m = chunk_new (p, c->name);
+  m = chunk_new (p);
   m->events_depth = c->events_depth;
   m->offset = c->offset;
   append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
@@ -1038,7 +1040,7 @@ cut_chunks (Reader   *r,
           break;
         }
       at = hit - p->open->data;
-      c = chunk_new (p, r->name);
+      c = chunk_new (p);
       c->offset = p->open_offset;
       c->seen = 0;
       for (; mark < p->open_marks->len; mark++)
@@ -1161,7 +1163,7 @@ ks_json_parallel_finish (Reader  *r,
     {
       if (p->open->len > 0)
         {
-          Chunk *c = chunk_new (p, r->name);
+          Chunk *c = chunk_new (p);
 
           c->offset = p->open_offset;
           g_byte_array_unref (c->data);

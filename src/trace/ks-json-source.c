@@ -468,6 +468,13 @@ ks_json_start_parser (Reader *r)
   yajl_config (r->yajl, yajl_dont_validate_strings, 1);
 }
 
+static gboolean read_document (Reader        *r,
+                               GInputStream  *stream,
+                               goffset        size,
+                               double         base,
+                               double         span,
+                               GError       **error);
+
 /* Parses one JSON document from @stream into the builder. */
 gboolean
 ks_json_read_stream (Reader        *r,
@@ -476,6 +483,21 @@ ks_json_read_stream (Reader        *r,
                      double         base,
                      double         span,
                      GError       **error)
+{
+  gboolean ok = read_document (r, stream, size, base, span, error);
+
+  /* a failed parse leaves chunks on the workers: they end here */
+  ks_json_parallel_stop (r);
+  return ok;
+}
+
+static gboolean
+read_document (Reader        *r,
+               GInputStream  *stream,
+               goffset        size,
+               double         base,
+               double         span,
+               GError       **error)
 {
   /* 16 bytes of room for ks_json_compact() */
   g_autofree guint8 *cbuf = g_malloc (READ_CHUNK + 16);

@@ -402,6 +402,35 @@ test_truncated (void)
     }
 }
 
+/* A folder: a file whose error stops its parse with chunks still on the
+ * workers, between two good ones. The same trace, with the same
+ * warning, on one thread and on several. */
+static void
+test_folder (void)
+{
+  g_autofree char *dir = g_build_filename (tmp_dir, "folder", NULL);
+  g_autoptr(GString) good = tricky_trace (2000);
+  g_autoptr(GString) bad = tricky_trace (2000);
+  g_autofree char *a = g_build_filename (dir, "a.pt.trace.json", NULL);
+  g_autofree char *b = g_build_filename (dir, "b.pt.trace.json", NULL);
+  g_autofree char *c = g_build_filename (dir, "c.pt.trace.json", NULL);
+  static const char *const chunks[] = { "1", "4096" };
+  char *at;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  at = strstr (bad->str, "\"ts\": 200}");
+  g_assert_nonnull (at);
+  memcpy (at, "\"ts\": 2;0}", 10);
+  g_assert_true (g_file_set_contents (a, good->str, good->len, NULL));
+  g_assert_true (g_file_set_contents (b, bad->str, bad->len, NULL));
+  g_assert_true (g_file_set_contents (c, good->str, good->len, NULL));
+  check_same (dir, chunks, G_N_ELEMENTS (chunks));
+  g_unlink (a);
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -419,6 +448,7 @@ main (int   argc,
   g_test_add_func ("/json-parallel/across-cuts", test_across_cuts);
   g_test_add_func ("/json-parallel/errors", test_errors);
   g_test_add_func ("/json-parallel/truncated", test_truncated);
+  g_test_add_func ("/json-parallel/folder", test_folder);
   ret = g_test_run ();
 
   {
