@@ -33,9 +33,14 @@
  * array does not start with an object. KINESCOPE_THREADS=1 reads as
  * before.
  *
+ * The workers of a lenient read (trailing commas, raw control
+ * characters) read leniently too, and a worker's error says whether a
+ * lenient read would repair it, as this thread's does.
+ *
  * A field added to Event that points to a GString belongs in
- * event_strings[] below, and a problem count that the callbacks keep in
- * FOR_EACH_COUNT(). */
+ * event_strings[] below, one that holds a number of ks_json_intern() is
+ * mapped in replay_events() as name and cat are, and a problem count
+ * that the callbacks keep belongs in FOR_EACH_COUNT(). */
 
 #include "config.h"
 
@@ -61,6 +66,7 @@ static const gsize event_strings[] = {
   G_STRUCT_OFFSET (Event, pid.str),
   G_STRUCT_OFFSET (Event, tid.str),
   G_STRUCT_OFFSET (Event, id),
+  G_STRUCT_OFFSET (Event, bind_id),
   G_STRUCT_OFFSET (Event, arg_name),
   G_STRUCT_OFFSET (Event, labels),
   G_STRUCT_OFFSET (Event, counter_key[0]),
@@ -76,11 +82,14 @@ G_STATIC_ASSERT (MAX_COUNTER_ARGS == 8);
 
 #define EVENT_STRING(ev, i) (*(GString **) ((char *) (ev) + event_strings[i]))
 
-/* The problem counts that the callbacks and the tokenizer keep. */
+/* The problem counts that the callbacks and the tokenizer keep (those
+ * that ks_json_handle_event() keeps, n_empty_pending among them, are
+ * kept by the replay on this thread). */
 #define FOR_EACH_COUNT(X) \
   X (n_items) X (n_not_object) X (n_cut_strings) X (n_invalid_utf8) \
   X (n_bad_ts) X (n_no_ph) X (n_unmatched_end) X (n_unclosed) X (n_unknown_ph) \
-  X (n_dropped_flows) X (n_too_deep) X (n_big_args)
+  X (n_dropped_flows) X (n_too_deep) X (n_big_args) \
+  X (n_trailing_commas) X (n_control_chars)
 
 typedef struct
 {
@@ -147,6 +156,7 @@ typedef struct _Chunk
   gboolean      syntax_error;
   gboolean      nesting_error;
   gboolean      number_error;
+  gboolean      lenient_fixable;  /* the error is one a lenient read repairs */
   guint64       syntax_offset;
   char         *syntax_text;
 #define DECLARE_COUNT(n) guint64 n;
@@ -163,6 +173,7 @@ typedef struct _Parallel
   char         *name;         /* the file's, for the workers' messages */
   guint         n_threads;
   gsize         chunk_bytes;
+  gboolean      lenient;      /* the workers read as the reader does */
   int           mode;
   GThreadPool  *pool;
   GMutex        lock;
@@ -521,6 +532,7 @@ run_chunk (Chunk *c)
 
   w->name = c->name;
   w->chunk = c;
+  w->lenient = c->owner->lenient;
   ks_json_start_parser (w);
   /* offsets in the whole text: errors say where they are in the file */
   w->buf_offset = c->offset - wrapper_len;
@@ -553,6 +565,7 @@ run_chunk (Chunk *c)
       c->syntax_error = w->syntax_error;
       c->nesting_error = w->nesting_error;
       c->number_error = w->number_error;
+      c->lenient_fixable = w->lenient_fixable;
       c->syntax_offset = w->syntax_offset;
       c->syntax_text = g_steal_pointer (&w->syntax_text);
     }
@@ -595,6 +608,7 @@ ks_json_parallel_start (Reader *r)
   p->name = g_strdup (r->name);
   p->n_threads = n;
   p->chunk_bytes = chunk_bytes ();
+  p->lenient = r->lenient;
   p->mode = MODE_HEAD;
   g_mutex_init (&p->lock);
   g_cond_init (&p->cond);
@@ -790,7 +804,7 @@ replay_events (Reader  *r,
                GError **error)
 {
   GString *own[G_N_ELEMENTS (event_strings)];
-  guint from = 0, set_from = 0;
+  guint from = 0;
   gboolean text_ascii = r->text_ascii;
 
   if (c->local->len > 0)
@@ -819,10 +833,12 @@ replay_events (Reader  *r,
       r->ev = k->ev;
       for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
         EVENT_STRING (&r->ev, i) = own[i];
-      /* empty the strings the event before set, and set this one's */
-      for (guint i = set_from; i < from; i++)
-        g_string_truncate (own[g_array_index (c->strings, KeptString, i).field], 0);
-      set_from = from;
+      /* empty what the event before left in the strings (what it set,
+       * and what ks_json_handle_event() wrote: an event without a tid
+       * takes its pid's text), and set this one's */
+      for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+        if (own[i]->len > 0)
+          g_string_truncate (own[i], 0);
       for (; from < k->strings_end; from++)
         {
           KeptString *ks = &g_array_index (c->strings, KeptString, from);
@@ -978,6 +994,7 @@ replay (Reader   *r,
           r->syntax_error = c->syntax_error;
           r->nesting_error = c->nesting_error;
           r->number_error = c->number_error;
+          r->lenient_fixable = c->lenient_fixable;
           r->syntax_offset = c->syntax_offset;
           g_free (r->syntax_text);
           r->syntax_text = g_steal_pointer (&c->syntax_text);

@@ -42,18 +42,14 @@ log_handler (const char     *domain,
 
 /* The .kscope of @path loaded with @threads threads and chunks of @chunk
  * bytes (NULL: the default), or "error: " and the message. */
-static GBytes *
-load_dump (const char *path,
-           const char *threads,
-           const char *chunk)
+static KsTrace *
+load_trace (const char  *path,
+            const char  *threads,
+            const char  *chunk,
+            GError     **error)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(KsTrace) trace = NULL;
-  g_autofree char *out = g_build_filename (tmp_dir, "dump.kscope", NULL);
-  g_autoptr(GFile) out_file = g_file_new_for_path (out);
-  char *data = NULL;
-  gsize len = 0;
+  KsTrace *trace;
 
   g_setenv ("KINESCOPE_THREADS", threads, TRUE);
   if (chunk != NULL)
@@ -62,9 +58,24 @@ load_dump (const char *path,
     g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
   saw_debug = FALSE;
   n_debug_chunks = n_debug_merged = 0;
-  trace = ks_trace_load (file, NULL, NULL, &error);
+  trace = ks_trace_load (file, NULL, NULL, error);
   g_unsetenv ("KINESCOPE_THREADS");
   g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
+  return trace;
+}
+
+static GBytes *
+load_dump (const char *path,
+           const char *threads,
+           const char *chunk)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_trace (path, threads, chunk, &error);
+  g_autofree char *out = g_build_filename (tmp_dir, "dump.kscope", NULL);
+  g_autoptr(GFile) out_file = g_file_new_for_path (out);
+  char *data = NULL;
+  gsize len = 0;
+
   if (trace == NULL)
     {
       char *text = g_strdup_printf ("error: %s", error->message);
@@ -261,6 +272,96 @@ tricky_trace (guint n)
   return s;
 }
 
+/* The shapes Perfetto reads that pair or accumulate across events, for
+ * cuts between any two of them: flows v2 (bind_id) as chains and as
+ * fan-out, thread times as numbers and strings, counters with string
+ * values and of one series, async ranges on id2.local (one per process)
+ * and id2.global (across processes), events without a tid, {} items,
+ * sort indices as strings, and top-level metadata before and after the
+ * array. @n is a multiple of 14. */
+static GString *
+perfetto_trace (guint n)
+{
+  GString *s = g_string_new ("{\"metadata\": {\"source\": \"gen },{\\\"\", \"nested\": {\"list\": [1, true, null, "
+                             "{\"k\": \"v\"}]}},\n\"traceEvents\": [\n"
+                             "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": \"two\"}},\n"
+                             "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 2, "
+                             "\"args\": {\"sort_index\": \"-1\"}}");
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint k = i / 14;
+
+      g_string_append (s, ",\n");
+      switch (i % 14)
+        {
+        case 0:   /* a chain: out, in and out, in */
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"send\", \"pid\": 1, \"tid\": 1, \"ts\": %u, "
+                                  "\"dur\": 4, \"tts\": %u, \"tdur\": 2, \"bind_id\": \"0x%x\", \"flow_out\": true}",
+                                  i * 10, i * 7, k);
+          break;
+        case 1:
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"relay\", \"pid\": 1, \"tid\": 2, \"ts\": %u, "
+                                  "\"dur\": 3, \"tts\": \"%u.5\", \"tdur\": \"1\", \"bind_id\": \"0x%x\", "
+                                  "\"flow_in\": true, \"flow_out\": true}", i * 10, i * 7, k);
+          break;
+        case 2:
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"recv\", \"pid\": 2, \"tid\": 1, \"ts\": %u, "
+                                  "\"dur\": 2, \"bind_id\": \"0x%x\", \"flow_in\": true, \"flow_out\": false}",
+                                  i * 10, k);
+          break;
+        case 3:   /* fan-out: one out, two in, numeric ids */
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"scatter\", \"pid\": 1, \"tid\": 1, \"ts\": %u, "
+                                  "\"dur\": 1, \"bind_id\": %u, \"flow_out\": true}", i * 10, 1000 + k);
+          break;
+        case 4:
+        case 5:
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"gather\", \"pid\": %u, \"tid\": 3, \"ts\": %u, "
+                                  "\"dur\": 1, \"tts\": \"bad\", \"bind_id\": %u, \"flow_in\": true}",
+                                  i % 14 - 3, i * 10, 1000 + k);
+          break;
+        case 6:
+          g_string_append_printf (s, "{\"ph\": \"C\", \"name\": \"load\", \"pid\": 1, \"ts\": %u, "
+                                  "\"args\": {\"a\": \".%u5\", \"b\": \"+1%u.5\", \"c\": \"0%u\"}}", i * 10, k % 10, k, k);
+          break;
+        case 7:
+          g_string_append_printf (s, "{\"ph\": \"C\", \"name\": \"single\", \"id\": %u, \"pid\": 2, \"ts\": %u, "
+                                  "\"args\": {\"value\": %u}}", k % 2, i * 10, k);
+          break;
+        case 8:   /* the same local id in two processes: two ranges */
+        case 9:
+          g_string_append_printf (s, "{\"ph\": \"b\", \"cat\": \"io\", \"name\": \"local\", \"id2\": {\"local\": \"0x%x\"}, "
+                                  "\"pid\": %u, \"tid\": 1, \"ts\": %u}", k % 3, i % 14 - 7, i * 10);
+          break;
+        case 10:
+          g_string_append_printf (s, "{\"ph\": \"e\", \"cat\": \"io\", \"name\": \"local\", \"id2\": {\"local\": \"0x%x\"}, "
+                                  "\"pid\": 2, \"tid\": 1, \"ts\": %u},\n"
+                                  "{\"ph\": \"e\", \"cat\": \"io\", \"name\": \"local\", \"id2\": {\"local\": \"0x%x\"}, "
+                                  "\"pid\": 1, \"tid\": 1, \"ts\": %u}", k % 3, i * 10, k % 3, i * 10 + 1);
+          break;
+        case 11:   /* a global id: begins in one process, ends in another */
+          g_string_append_printf (s, "{\"ph\": \"b\", \"cat\": \"rpc\", \"name\": \"global\", "
+                                  "\"id2\": {\"global\": \"0x%x\"}, \"pid\": 1, \"tid\": 2, \"ts\": %u},\n"
+                                  "{\"ph\": \"e\", \"cat\": \"rpc\", \"name\": \"global\", "
+                                  "\"id2\": {\"global\": \"0x%x\"}, \"pid\": 2, \"tid\": 2, \"ts\": %u}",
+                                  k, i * 10, k, i * 10 + 5);
+          break;
+        case 12:   /* no tid: the thread tid = pid, then a tid of another name */
+          g_string_append_printf (s, "{\"ph\": \"i\", \"name\": \"mark\", \"pid\": 3, \"s\": \"t\", \"ts\": %u},\n"
+                                  "{\"ph\": \"X\", \"name\": \"untid\", \"pid\": \"host\", \"ts\": %u, \"dur\": 2, "
+                                  "\"tts\": %u},\n{\"ph\": \"X\", \"name\": \"main\", \"pid\": \"host\", "
+                                  "\"tid\": \"main\", \"ts\": %u, \"dur\": 1}", i * 10, i * 10 + 1, i, i * 10 + 3);
+          break;
+        default:
+          g_string_append (s, "{}");
+          break;
+        }
+    }
+  g_string_append (s, ",\n{}\n],\n\"displayTimeUnit\": \"ns\", \"distributedInfo\": {\"rank\": 3, "
+                   "\"backend\": \"nccl\", \"ranks\": [0, 3]}}\n");
+  return s;
+}
+
 static char *
 write_file (const char *name,
             const char *data,
@@ -324,6 +425,144 @@ test_across_cuts (void)
   g_string_append (top, ", \"deviceProperties\": [{\"id\": 0, \"name\": \"G\"},{\"id\": 1, \"name\": \"H\"}]}");
   first = write_file ("first.json", top->str, top->len);
   check_same (first, chunks, G_N_ELEMENTS (chunks));
+}
+
+static guint
+count_text (const char *haystack,
+            const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = haystack; p != NULL && (p = strstr (p, needle)) != NULL; p += strlen (needle))
+    n++;
+  return n;
+}
+
+static guint
+count_thread_times (KsTrace *trace)
+{
+  guint n = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    n += trace->tracks[t].n_thread_times;
+  return n;
+}
+
+/* Perfetto's shapes across cuts: the same .kscope on one thread and on
+ * several, and that model holds what the shapes are read as. */
+static void
+test_perfetto_shapes (void)
+{
+  g_autoptr(GString) s = perfetto_trace (14 * 200);
+  g_autofree char *path = write_file ("perfetto.json", s->str, s->len);
+  g_autofree char *gz = write_gzip ("perfetto.json.gz", s->str, s->len);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) serial = NULL;
+  g_autoptr(KsTrace) parallel = NULL;
+  static const char *const chunks[] = { "1", "7", "200", "4096" };
+  const char *warnings;
+
+  /* more cuts than the 3,002 items: the array is cut after every one */
+  g_assert_cmpuint (check_same (path, small_chunks, G_N_ELEMENTS (small_chunks)), >, 3002);
+  check_same (gz, chunks, G_N_ELEMENTS (chunks));
+
+  serial = load_trace (path, "1", NULL, &error);
+  g_assert_no_error (error);
+  parallel = load_trace (path, "3", "1", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2; i++)
+    {
+      KsTrace *trace = i == 0 ? serial : parallel;
+
+      /* per 14 items: a chain of two flows and a fan-out of two */
+      g_assert_cmpuint (trace->n_flows, ==, 4 * 200);
+      /* send (both), relay (both), untid (its start) */
+      g_assert_cmpuint (count_thread_times (trace), ==, 3 * 200);
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "metadata.source"), ==, "gen },{\"");
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "metadata.nested.list.3.k"), ==, "v");
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "distributedInfo.ranks.1"), ==, "3");
+      warnings = ks_trace_get_metadata (trace, "warnings");
+      /* the {} items followed by an event; the two at the end are not said */
+      g_assert_nonnull (strstr (warnings, ": 199 objects without a phase"));
+    }
+}
+
+/* Trailing commas and raw control characters: the file is read again,
+ * leniently, on several threads as on one, with its one warning. */
+static void
+test_lenient (void)
+{
+  g_autoptr(GString) s = perfetto_trace (14 * 40);
+  g_autofree char *path = NULL;
+  g_autofree char *gz = NULL;
+  g_autofree char *in_events = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char *const chunks[] = { "1", "7", "200", "4096" };
+  guint n;
+
+  /* in events (send, relay and scatter end so), before the array's `]`,
+   * in the metadata before and after it */
+  n = g_string_replace (s, "\"flow_out\": true}", "\"flow_out\": true,}", 0);
+  g_assert_cmpuint (n, ==, 3 * 40);
+  /* first only there: the first read stops on a worker */
+  in_events = write_file ("in-events.json", s->str, s->len);
+  {
+    g_autoptr(KsTrace) trace = load_trace (in_events, "3", "1", &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "in-events.json: not strict JSON, read as "
+                              "Chrome reads it: 120 trailing commas were ignored and 0 control characters"));
+  }
+  check_same (in_events, small_chunks, G_N_ELEMENTS (small_chunks));
+
+  /* in a folder, after a strict file: read again, that file alone */
+  {
+    g_autofree char *dir = g_build_filename (tmp_dir, "lenient-folder", NULL);
+    g_autofree char *a = g_build_filename (dir, "a.pt.trace.json", NULL);
+    g_autofree char *b = g_build_filename (dir, "b.pt.trace.json", NULL);
+    g_autoptr(GString) strict = perfetto_trace (14 * 20);
+    static const char *const folder_chunks[] = { "1", "4096" };
+    g_autoptr(KsTrace) trace = NULL;
+    const char *warnings;
+
+    g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+    g_assert_true (g_file_set_contents (a, strict->str, strict->len, NULL));
+    g_assert_true (g_file_set_contents (b, s->str, s->len, NULL));
+    trace = load_trace (dir, "3", "1", &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (trace->n_flows, ==, 4 * 20 + 4 * 40);
+    warnings = ks_trace_get_metadata (trace, "warnings");
+    g_assert_cmpuint (count_text (warnings, "not strict JSON"), ==, 1);
+    g_assert_nonnull (strstr (warnings, "b.pt.trace.json: not strict JSON, read as Chrome reads it: 120 trailing"));
+    check_same (dir, folder_chunks, G_N_ELEMENTS (folder_chunks));
+    g_unlink (a);
+    g_unlink (b);
+    g_rmdir (dir);
+  }
+  g_assert_cmpuint (g_string_replace (s, "{}\n]", "{},\n]", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (s, "{\"k\": \"v\"}", "{\"k\": \"v\",}", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (s, "[0, 3]", "[0, 3 ,]", 1), ==, 1);
+  /* a tab in the names of the chains' first slices, a ^A in the head */
+  g_assert_cmpuint (g_string_replace (s, "\"name\": \"send\"", "\"name\": \"se\tnd\"", 0), ==, 40);
+  g_assert_cmpuint (g_string_replace (s, "\"gen ", "\"g\001en ", 1), ==, 1);
+  path = write_file ("lenient.json", s->str, s->len);
+  gz = write_gzip ("lenient.json.gz", s->str, s->len);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(KsTrace) trace = load_trace (path, i == 0 ? "1" : "3", i == 0 ? NULL : "1", &error);
+      const char *warnings;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (trace->n_flows, ==, 4 * 40);
+      warnings = ks_trace_get_metadata (trace, "warnings");
+      g_assert_cmpuint (count_text (warnings, "not strict JSON"), ==, 1);
+      g_assert_nonnull (strstr (warnings, "lenient.json: not strict JSON, read as Chrome reads it: 123 trailing "
+                                          "commas were ignored and 41 control characters"));
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "metadata.source"), ==, "g\001en },{\"");
+    }
+  check_same (path, small_chunks, G_N_ELEMENTS (small_chunks));
+  check_same (gz, chunks, G_N_ELEMENTS (chunks));
 }
 
 /* Invalid text in the middle of the array: the same error, with the
@@ -446,6 +685,8 @@ main (int   argc,
   g_test_add_func ("/json-parallel/fuzz-seeds", test_fuzz_seeds);
   g_test_add_func ("/json-parallel/corpus", test_corpus);
   g_test_add_func ("/json-parallel/across-cuts", test_across_cuts);
+  g_test_add_func ("/json-parallel/perfetto-shapes", test_perfetto_shapes);
+  g_test_add_func ("/json-parallel/lenient", test_lenient);
   g_test_add_func ("/json-parallel/errors", test_errors);
   g_test_add_func ("/json-parallel/truncated", test_truncated);
   g_test_add_func ("/json-parallel/folder", test_folder);
