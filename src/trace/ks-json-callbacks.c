@@ -93,10 +93,20 @@ ks_json_intern (Reader     *r,
 
       /* the cache holds the file's text: not this */
       if (valid != s)
-        return ks_trace_builder_intern_len (r->builder, valid, valid_len);
+        return G_UNLIKELY (r->chunk != NULL) ? ks_json_chunk_intern (r, valid, valid_len)
+                                             : ks_trace_builder_intern_len (r->builder, valid, valid_len);
     }
-  id = ks_trace_builder_intern_len (r->builder, s, len);
-  text = ks_trace_builder_get_string (r->builder, id);
+  /* a parsing worker numbers the strings of its chunk: see ks-json-parallel.c */
+  if (G_UNLIKELY (r->chunk != NULL))
+    {
+      id = ks_json_chunk_intern (r, s, len);
+      text = ks_json_chunk_string (r, id);
+    }
+  else
+    {
+      id = ks_trace_builder_intern_len (r->builder, s, len);
+      text = ks_trace_builder_get_string (r->builder, id);
+    }
   /* strings with a NUL inside were cut there: never cache them */
   if (strlen (text) == len)
     {
@@ -733,7 +743,10 @@ cb_end_map (void *ctx)
       if (d == r->events_depth)
         {
           r->in_event = FALSE;
-          ks_json_handle_event (r);
+          if (G_UNLIKELY (r->chunk != NULL))
+            ks_json_chunk_keep_event (r);
+          else
+            ks_json_handle_event (r);
           if (r->error != NULL)
             return 0;
         }
@@ -830,7 +843,11 @@ cb_end_array (void *ctx)
   if (!r->in_event)
     {
       if (r->events_depth > 0 && d == r->events_depth - 1)
-        r->events_depth = 0;
+        {
+          r->events_depth = 0;
+          if (G_UNLIKELY (r->chunk != NULL))
+            return ks_json_chunk_events_end (r);
+        }
       if (r->gpu_depth > 0 && d == r->gpu_depth - 1)
         r->gpu_depth = 0;
     }

@@ -386,6 +386,10 @@ typedef struct
 
   /* names repeat: a direct-mapped cache in front of the builder's table */
   InternSlot      intern_cache[INTERN_CACHE_SIZE];
+
+  /* parsing on several threads: see ks-json-parallel.c */
+  struct _Parallel *parallel;     /* the main reader's splitter, or NULL */
+  struct _Chunk   *chunk;         /* a worker's chunk: events are kept, not handled */
 } Reader;
 
 /* What yajl calls (ks-json-callbacks.c); see mute_scalars(). */
@@ -550,6 +554,37 @@ void ks_json_handle_event (Reader *r);
 void ks_json_close_open_slices (Reader *r);
 
 void ks_json_report_problems (Reader *r);
+
+/* ks-json-parallel.c */
+
+void ks_json_parallel_start (Reader *r);
+
+gboolean ks_json_feed_block (Reader        *r,
+                             guint8        *data,
+                             gsize          n,
+                             guint          seen,
+                             gboolean       in_string,
+                             GError       **error);
+
+gboolean ks_json_parallel_finish (Reader  *r,
+                                  GError **error);
+
+void ks_json_parallel_stop (Reader *r);
+
+guint32 ks_json_chunk_intern (Reader     *r,
+                              const char *s,
+                              gsize       len);
+
+const char *ks_json_chunk_string (Reader  *r,
+                                  guint32  id);
+
+void ks_json_chunk_keep_event (Reader *r);
+
+int ks_json_chunk_events_end (Reader *r);
+
+/* ks-json-source.c */
+
+void ks_json_start_parser (Reader *r);
 
 /* ks-json-flows.c */
 

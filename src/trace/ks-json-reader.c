@@ -24,6 +24,7 @@
  *
  *   ks-json-scan.c       numbers, UTF-8, white-space compaction (pure)
  *   ks-json-source.c     mapped file, stream or gzip thread; error offsets
+ *   ks-json-parallel.c   the event array cut into chunks parsed on every core
  *   ks-json-tokenizer.c  whole tokens to yajl, long ones limited
  *   ks-json-callbacks.c  yajl callbacks and an event's own fields
  *   ks-json-args.c       args and top-level values
@@ -38,6 +39,7 @@
 void
 ks_json_reader_reset_file (Reader *r)
 {
+  ks_json_parallel_stop (r);
   g_hash_table_remove_all (r->pid_map);
   g_hash_table_remove_all (r->pid_str_map);
   g_hash_table_remove_all (r->tid_str_map);
@@ -145,6 +147,7 @@ ks_json_reader_new (KsTraceBuilder *builder,
 void
 ks_json_reader_free (Reader *r)
 {
+  ks_json_parallel_stop (r);
   g_string_free (r->top_key_text, TRUE);
   g_string_free (r->args, TRUE);
   g_string_free (r->ev.pid.str, TRUE);

@@ -330,7 +330,7 @@ read_mapped (Reader        *r,
               end = pos;
               break;
             }
-          if (!ks_json_parse_chunk (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+          if (!ks_json_feed_block (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               munmap (map, len);
               ks_json_relocate_error (r, stream, FALSE, error);
@@ -466,6 +466,26 @@ gz_source_thread (gpointer data)
   return NULL;
 }
 
+/* A new yajl handle for a document: the reader's own, or a parsing
+ * worker's (which must lex exactly as the reader does). */
+void
+ks_json_start_parser (Reader *r)
+{
+  if (r->yajl != NULL)
+    yajl_free (r->yajl);
+  r->yajl = yajl_alloc (&r->cbs, NULL, r);
+  yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
+  /* invalid UTF-8 is replaced where strings are kept, not refused */
+  yajl_config (r->yajl, yajl_dont_validate_strings, 1);
+}
+
+static gboolean read_document (Reader        *r,
+                               GInputStream  *stream,
+                               goffset        size,
+                               double         base,
+                               double         span,
+                               GError       **error);
+
 /* Parses one JSON document from @stream into the builder. */
 gboolean
 ks_json_read_stream (Reader        *r,
@@ -474,6 +494,21 @@ ks_json_read_stream (Reader        *r,
                      double         base,
                      double         span,
                      GError       **error)
+{
+  gboolean ok = read_document (r, stream, size, base, span, error);
+
+  /* a failed parse leaves chunks on the workers: they end here */
+  ks_json_parallel_stop (r);
+  return ok;
+}
+
+static gboolean
+read_document (Reader        *r,
+               GInputStream  *stream,
+               goffset        size,
+               double         base,
+               double         span,
+               GError       **error)
 {
   /* 16 bytes of room for ks_json_compact() */
   g_autofree guint8 *cbuf = g_malloc (READ_CHUNK + 16);
@@ -485,12 +520,8 @@ ks_json_read_stream (Reader        *r,
   yajl_status status;
 
   ks_json_reader_reset_file (r);
-  if (r->yajl != NULL)
-    yajl_free (r->yajl);
-  r->yajl = yajl_alloc (&r->cbs, NULL, r);
-  yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
-  /* invalid UTF-8 is replaced where strings are kept, not refused */
-  yajl_config (r->yajl, yajl_dont_validate_strings, 1);
+  ks_json_start_parser (r);
+  ks_json_parallel_start (r);
 
   first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
   if (first < 0)
@@ -525,7 +556,7 @@ ks_json_read_stream (Reader        *r,
           gsize m = ks_json_compact (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
 
           bom = 0;
-          if (!ks_json_parse_chunk (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+          if (!ks_json_feed_block (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               ks_json_relocate_error (r, stream, FALSE, error);
               return FALSE;
@@ -546,6 +577,11 @@ ks_json_read_stream (Reader        *r,
               return FALSE;
             }
           raw_read += n;
+        }
+      if (!ks_json_parallel_finish (r, error))
+        {
+          ks_json_relocate_error (r, stream, FALSE, error);
+          return FALSE;
         }
     }
   else
@@ -587,7 +623,7 @@ ks_json_read_stream (Reader        *r,
             break;
           raw_read = b->raw_read;
           r->orig_offset += b->orig_len;
-          if (!ks_json_parse_chunk (r, b->data, b->len, b->seen, b->in_string, error) ||
+          if (!ks_json_feed_block (r, b->data, b->len, b->seen, b->in_string, error) ||
               !report_progress (r, raw_read, base, span, size, error))
             {
               ok = FALSE;
@@ -607,7 +643,7 @@ ks_json_read_stream (Reader        *r,
       g_async_queue_unref (src.full);
       g_async_queue_unref (src.free);
 
-      if (!ok)
+      if (!ok || !ks_json_parallel_finish (r, error))
         {
           ks_json_relocate_error (r, stream, TRUE, error);
           return FALSE;

@@ -1,0 +1,1201 @@
+/* ks-json-parallel.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-json-reader"
+
+/* The trace-event array parsed on every core. yajl is most of a load,
+ * and an event's parse depends on nothing before it, so the array is cut
+ * into chunks of about KINESCOPE_JSON_CHUNK_BYTES (1 MiB) at the text
+ * `},{"`, and each chunk is tokenized and run through the callbacks on a
+ * thread of a pool (a yajl handle and a Reader of its own, opened as if
+ * just inside the array). A worker does not handle its events: it keeps
+ * each finished Event by value, with its strings, its args text and the
+ * names and categories numbered within the chunk. This thread replays
+ * the chunks in file order through ks_json_handle_event(), so the model
+ * is the one the single-threaded parse builds (the same strings in the
+ * same order, pairs, flows and async ranges across chunks) while the
+ * next chunks are parsed.
+ *
+ * `},{"` may lie inside a string or deeper in an event; a cut there is
+ * found out afterwards: the worker of the chunk before it hands yajl a
+ * `]` after its text, which closes the array only if the text ended
+ * between two events. A chunk that does not end there is parsed again
+ * together with the next one. The cut starts out right: the text before
+ * the array is parsed here, up to its `[`, and the state of the reader
+ * checked after it.
+ *
+ * When a worker's chunk closes the array, the rest of the text
+ * (deviceProperties and the like) is parsed here, as are files whose
+ * array does not start with an object. KINESCOPE_THREADS=1 reads as
+ * before.
+ *
+ * The workers of a lenient read (trailing commas, raw control
+ * characters) read leniently too, and a worker's error says whether a
+ * lenient read would repair it, as this thread's does.
+ *
+ * A field added to Event that points to a GString belongs in
+ * event_strings[] below, one that holds a number of ks_json_intern() is
+ * mapped in replay_events() as name and cat are, and a problem count
+ * that the callbacks keep belongs in FOR_EACH_COUNT(). */
+
+#include "config.h"
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* memmem() */
+#endif
+#include <string.h>
+
+#include "ks-json-reader-private.h"
+
+#define DEFAULT_CHUNK_BYTES (1024 * 1024)
+
+enum
+{
+  MODE_HEAD,       /* before the event array: parsed here, watched for its start */
+  MODE_EVENTS,     /* in it: cut into chunks */
+  MODE_SERIAL,     /* after it, or not a case for chunks: parsed here */
+};
+
+/* The Event fields that point to a GString of the reader: a kept event
+ * carries their text, and replaying it fills the reader's own. */
+static const gsize event_strings[] = {
+  G_STRUCT_OFFSET (Event, pid.str),
+  G_STRUCT_OFFSET (Event, tid.str),
+  G_STRUCT_OFFSET (Event, id),
+  G_STRUCT_OFFSET (Event, bind_id),
+  G_STRUCT_OFFSET (Event, arg_name),
+  G_STRUCT_OFFSET (Event, labels),
+  G_STRUCT_OFFSET (Event, counter_key[0]),
+  G_STRUCT_OFFSET (Event, counter_key[1]),
+  G_STRUCT_OFFSET (Event, counter_key[2]),
+  G_STRUCT_OFFSET (Event, counter_key[3]),
+  G_STRUCT_OFFSET (Event, counter_key[4]),
+  G_STRUCT_OFFSET (Event, counter_key[5]),
+  G_STRUCT_OFFSET (Event, counter_key[6]),
+  G_STRUCT_OFFSET (Event, counter_key[7]),
+};
+G_STATIC_ASSERT (MAX_COUNTER_ARGS == 8);
+
+#define EVENT_STRING(ev, i) (*(GString **) ((char *) (ev) + event_strings[i]))
+
+/* The problem counts that the callbacks and the tokenizer keep (those
+ * that ks_json_handle_event() keeps, n_empty_pending among them, are
+ * kept by the replay on this thread). */
+#define FOR_EACH_COUNT(X) \
+  X (n_items) X (n_not_object) X (n_cut_strings) X (n_invalid_utf8) \
+  X (n_bad_ts) X (n_no_ph) X (n_unmatched_end) X (n_unclosed) X (n_unknown_ph) \
+  X (n_dropped_flows) X (n_too_deep) X (n_big_args) \
+  X (n_trailing_commas) X (n_control_chars)
+
+typedef struct
+{
+  guint8      field;        /* index in event_strings */
+  guint32     len;
+  const char *text;
+} KeptString;
+
+typedef struct
+{
+  Event       ev;           /* name and cat numbered in the chunk */
+  const char *args;
+  gsize       args_len;
+  gboolean    args_overflow;
+  gboolean    args_ascii;
+  gboolean    kineto;       /* the reader's flag when the event closed */
+  guint32     n_local;      /* strings of the chunk numbered by then */
+  guint32     strings_end;  /* its KeptStrings end here */
+} Kept;
+
+typedef struct
+{
+  const char *text;
+  gsize       len;
+  guint32     hash;
+} LocalString;
+
+/* Where a block of the source ended in a text: the tokenizer is handed
+ * the same blocks as on one thread (a string longer than
+ * MAX_STRING_LEN is cut where one ends), each with what the compaction
+ * saw in it and whether it ends inside a string. */
+typedef struct
+{
+  gsize    end;
+  guint    seen;
+  gboolean in_string;
+} Mark;
+
+typedef struct _Chunk
+{
+  struct _Parallel *owner;
+  const char   *name;
+  guint64       offset;       /* of data[0] in the compacted text */
+  GByteArray   *data;
+  GArray       *marks;        /* Mark, inside data */
+  guint         seen;         /* all of it */
+  int           events_depth; /* 1 for a top-level array, 2 in {"traceEvents": */
+  gboolean      last;         /* runs to the end of the text ... */
+  gboolean      in_string;    /* ... which ends inside a string */
+
+  /* filled by the worker */
+  gboolean      done;
+  gboolean      verifying;
+  gboolean      ends_clean;   /* the text ends between two events */
+  gboolean      events_end;   /* the array closes in it ... */
+  guint64       events_end_offset;  /* ... at this `]` */
+  GArray       *kept;         /* Kept */
+  GArray       *strings;      /* KeptString */
+  GStringChunk *text;
+  GArray       *local;        /* LocalString, numbered from 1 */
+  guint32      *slots;        /* open addressing: local number, 0 empty */
+  guint32       n_slots;
+  GError       *error;
+  gboolean      syntax_error;
+  gboolean      nesting_error;
+  gboolean      number_error;
+  gboolean      lenient_fixable;  /* the error is one a lenient read repairs */
+  guint64       syntax_offset;
+  char         *syntax_text;
+#define DECLARE_COUNT(n) guint64 n;
+  FOR_EACH_COUNT (DECLARE_COUNT)
+#undef DECLARE_COUNT
+
+  /* filled while replaying */
+  guint32      *map;          /* local number - 1 -> the builder's */
+  guint32       n_mapped;
+} Chunk;
+
+typedef struct _Parallel
+{
+  char         *name;         /* the file's, for the workers' messages */
+  guint         n_threads;
+  gsize         chunk_bytes;
+  gboolean      lenient;      /* the workers read as the reader does */
+  int           mode;
+  GThreadPool  *pool;
+  GMutex        lock;
+  GCond         cond;
+  GQueue        queue;        /* Chunk, dispatched, in file order */
+
+  /* the text since the last cut, which ends where a block did */
+  GByteArray   *open;
+  GArray       *open_marks;
+  guint64       open_offset;
+  guint         open_seen;
+  gboolean      open_in_string;
+  gsize         search_from;
+  gboolean      checked_first;
+  int           events_depth;
+  guint         n_chunks;
+  guint         n_merged;
+
+  /* buffers of replayed chunks, for the next ones: fresh memory is
+   * paged in at a cost comparable to its parse */
+  GPtrArray    *spare_data;
+  GPtrArray    *spare_kept;
+  GPtrArray    *spare_strings;
+  GPtrArray    *spare_readers; /* the workers', under lock */
+
+  /* MODE_HEAD: a scan for the array's `[` */
+  int           depth;
+  int           top;
+  gboolean      in_string;
+  gboolean      escaped;
+  guint8        history[16];  /* the last bytes of the blocks before */
+  gsize         history_len;
+} Parallel;
+
+static guint
+thread_count (void)
+{
+  const char *env = g_getenv ("KINESCOPE_THREADS");
+  guint64 v;
+
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 1024, &v, NULL))
+    return (guint) v;
+  return MAX (1, g_get_num_processors ());
+}
+
+static gsize
+chunk_bytes (void)
+{
+  const char *env = g_getenv ("KINESCOPE_JSON_CHUNK_BYTES");
+  guint64 v;
+
+  /* small chunks are for the tests: cuts fall everywhere */
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, G_MAXINT32, &v, NULL))
+    return (gsize) v;
+  return DEFAULT_CHUNK_BYTES;
+}
+
+static gpointer
+take_spare (GPtrArray *spares)
+{
+  return spares->len > 0 ? g_ptr_array_steal_index_fast (spares, spares->len - 1) : NULL;
+}
+
+static Chunk *
+chunk_new (Parallel *p)
+{
+  Chunk *c = g_new0 (Chunk, 1);
+
+  c->owner = p;
+  c->name = p->name;
+  c->events_depth = p->events_depth;
+  c->data = take_spare (p->spare_data);
+  if (c->data == NULL)
+    c->data = g_byte_array_new ();
+  c->kept = take_spare (p->spare_kept);
+  if (c->kept == NULL)
+    c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+  c->strings = take_spare (p->spare_strings);
+  if (c->strings == NULL)
+    c->strings = g_array_new (FALSE, FALSE, sizeof (KeptString));
+  c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
+  return c;
+}
+
+static void
+give_back (GPtrArray *spares,
+           gpointer   array,
+           guint      limit)
+{
+  if (array != NULL && spares->len < limit)
+    g_ptr_array_add (spares, array);
+  else if (array != NULL)
+    g_array_unref (array);   /* a GByteArray is a GArray underneath */
+}
+
+static void
+chunk_free (Chunk *c)
+{
+  Parallel *p = c->owner;
+  guint limit = p->n_threads * 2 + 4;
+
+  if (c->data != NULL)
+    g_byte_array_set_size (c->data, 0);
+  if (c->kept != NULL)
+    g_array_set_size (c->kept, 0);
+  if (c->strings != NULL)
+    g_array_set_size (c->strings, 0);
+  give_back (p->spare_data, c->data, limit);
+  give_back (p->spare_kept, c->kept, limit);
+  give_back (p->spare_strings, c->strings, limit);
+  if (c->marks != NULL)
+    g_array_unref (c->marks);
+  if (c->local != NULL)
+    g_array_unref (c->local);
+  if (c->text != NULL)
+    g_string_chunk_free (c->text);
+  g_free (c->slots);
+  g_free (c->map);
+  g_clear_error (&c->error);
+  g_free (c->syntax_text);
+  g_free (c);
+}
+
+/* Worker side */
+
+static guint32
+hash_bytes (const char *s,
+            gsize       len)
+{
+  guint32 h = 2166136261u;
+
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ (guint8) s[i]) * 16777619u;
+  return h;
+}
+
+static void
+grow_slots (Chunk *c)
+{
+  guint32 n = c->n_slots ? c->n_slots * 2 : 256;
+
+  g_free (c->slots);
+  c->slots = g_new0 (guint32, n);
+  c->n_slots = n;
+  for (guint32 id = 1; id <= c->local->len; id++)
+    {
+      guint32 i = g_array_index (c->local, LocalString, id - 1).hash & (n - 1);
+
+      while (c->slots[i] != 0)
+        i = (i + 1) & (n - 1);
+      c->slots[i] = id;
+    }
+}
+
+/* ks_json_intern() on a worker: the chunk's own numbers, from 1, in the
+ * order the strings first appear; the builder's are given on replay. */
+guint32
+ks_json_chunk_intern (Reader     *r,
+                      const char *s,
+                      gsize       len)
+{
+  Chunk *c = r->chunk;
+  guint32 h = hash_bytes (s, len);
+  guint32 i;
+  LocalString ls;
+
+  if ((c->local->len + 1) * 2 > c->n_slots)
+    grow_slots (c);
+  for (i = h & (c->n_slots - 1); c->slots[i] != 0; i = (i + 1) & (c->n_slots - 1))
+    {
+      LocalString *o = &g_array_index (c->local, LocalString, c->slots[i] - 1);
+
+      if (o->hash == h && o->len == len && memcmp (o->text, s, len) == 0)
+        return c->slots[i];
+    }
+  ls.text = g_string_chunk_insert_len (c->text, s, len);
+  ls.len = len;
+  ls.hash = h;
+  g_array_append_val (c->local, ls);
+  c->slots[i] = c->local->len;
+  return c->local->len;
+}
+
+const char *
+ks_json_chunk_string (Reader  *r,
+                      guint32  id)
+{
+  return g_array_index (r->chunk->local, LocalString, id - 1).text;
+}
+
+/* In place of ks_json_handle_event(): the event, by value, with what it
+ * points to. */
+void
+ks_json_chunk_keep_event (Reader *r)
+{
+  Chunk *c = r->chunk;
+  Kept k;
+
+  k.ev = r->ev;
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    {
+      GString *s = EVENT_STRING (&r->ev, i);
+
+      if (s->len > 0)
+        {
+          KeptString ks = { i, s->len, g_string_chunk_insert_len (c->text, s->str, s->len) };
+
+          g_array_append_val (c->strings, ks);
+          /* the next event starts from empty strings, so that only
+           * what it sets itself is kept with it */
+          g_string_truncate (s, 0);
+        }
+    }
+  k.strings_end = c->strings->len;
+
+  k.args = NULL;
+  k.args_len = 0;
+  if (r->args_direct != NULL)
+    {
+      k.args_len = r->args_direct_len;
+      /* the chunk's text lives until it is replayed */
+      if ((const guint8 *) r->args_direct >= c->data->data &&
+          (const guint8 *) r->args_direct + k.args_len <= c->data->data + c->data->len)
+        k.args = r->args_direct;
+      else
+        k.args = g_string_chunk_insert_len (c->text, r->args_direct, k.args_len);
+    }
+  else if (r->args->len > 0)
+    {
+      k.args_len = r->args->len;
+      k.args = g_string_chunk_insert_len (c->text, r->args->str, k.args_len);
+    }
+  k.args_overflow = r->args_overflow;
+  k.args_ascii = r->args_ascii;
+  k.kineto = r->kineto;
+  k.n_local = c->local->len;
+  g_array_append_val (c->kept, k);
+}
+
+/* The array closed: on a worker the text after it is not its to parse. */
+int
+ks_json_chunk_events_end (Reader *r)
+{
+  Chunk *c = r->chunk;
+
+  if (c->verifying)
+    c->ends_clean = TRUE;
+  else
+    {
+      c->events_end = TRUE;
+      c->events_end_offset = ks_json_current_offset (r) - 1;
+    }
+  if (r->error == NULL)
+    r->error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "the end of the event array");
+  return 0;
+}
+
+/* Appends @from from byte @at on to @data and @marks (after a comma of a
+ * cut when @comma). */
+static void
+append_text (GByteArray   *data,
+             GArray       *marks,
+             gboolean      comma,
+             const guint8 *from,
+             gsize         len,
+             const GArray *from_marks,
+             gsize         at)
+{
+  gsize base;
+
+  if (comma)
+    g_byte_array_append (data, (const guint8 *) ",", 1);
+  base = data->len;
+  g_byte_array_append (data, from + at, len - at);
+  for (guint i = 0; from_marks != NULL && i < from_marks->len; i++)
+    {
+      Mark m = g_array_index (from_marks, Mark, i);
+
+      if (m.end <= at)
+        continue;
+      m.end = m.end - at + base;
+      g_array_append_val (marks, m);
+    }
+}
+
+/* ks_json_parse_chunk() over @data block by block; the last piece (after
+ * the last mark) with @seen and @in_string. */
+static gboolean
+parse_pieces (Reader        *r,
+              guint8        *data,
+              gsize          len,
+              const GArray  *marks,
+              guint          seen,
+              gboolean       in_string,
+              GError       **error)
+{
+  gsize from = 0;
+
+  for (guint i = 0; marks != NULL && i < marks->len; i++)
+    {
+      const Mark *m = &g_array_index (marks, Mark, i);
+
+      if (m->end <= from || m->end >= len)
+        continue;
+      if (!ks_json_parse_chunk (r, data + from, m->end - from, m->seen, m->in_string, error))
+        return FALSE;
+      from = m->end;
+    }
+  return from >= len || ks_json_parse_chunk (r, data + from, len - from, seen, in_string, error);
+}
+
+/* A worker's reader, as new: one per chunk would page in its caches
+ * every time. */
+static Reader *
+take_reader (Parallel *p)
+{
+  Reader *w;
+
+  g_mutex_lock (&p->lock);
+  w = take_spare (p->spare_readers);
+  g_mutex_unlock (&p->lock);
+  if (w == NULL)
+    return ks_json_reader_new (NULL, NULL, NULL);
+
+  ks_json_reader_reset_file (w);
+  memset (w->intern_cache, 0, sizeof w->intern_cache);
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    g_string_truncate (EVENT_STRING (&w->ev, i), 0);
+  g_clear_pointer (&w->syntax_text, g_free);
+  g_clear_error (&w->error);
+  return w;
+}
+
+static void
+give_back_reader (Parallel *p,
+                  Reader   *w)
+{
+  g_mutex_lock (&p->lock);
+  g_ptr_array_add (p->spare_readers, w);
+  g_mutex_unlock (&p->lock);
+}
+
+static void
+run_chunk (Chunk *c)
+{
+  Reader *w = take_reader (c->owner);
+  guint8 wrapper[] = "{\"traceEvents\":[";
+  gsize wrapper_len = c->events_depth == 2 ? strlen ((const char *) wrapper) : 1;
+  GError *error = NULL;
+  gboolean ok;
+
+  if (c->events_depth != 2)
+    wrapper[0] = '[';
+  c->local = g_array_new (FALSE, FALSE, sizeof (LocalString));
+  c->text = g_string_chunk_new (64 * 1024);
+
+  w->name = c->name;
+  w->chunk = c;
+  w->lenient = c->owner->lenient;
+  ks_json_start_parser (w);
+  /* offsets in the whole text: errors say where they are in the file */
+  w->buf_offset = c->offset - wrapper_len;
+  ok = ks_json_parse_chunk (w, wrapper, wrapper_len, 0, FALSE, &error) &&
+       parse_pieces (w, c->data->data, c->data->len, c->marks, c->seen, c->last && c->in_string, &error);
+  if (ok && c->last)
+    {
+      ok = ks_json_parse_carry (w, &error);
+      if (ok)
+        {
+          yajl_complete_parse (w->yajl);
+          if (w->error != NULL)
+            {
+              g_propagate_error (&error, g_steal_pointer (&w->error));
+              ok = FALSE;
+            }
+        }
+    }
+  else if (ok && w->depth == w->events_depth && !w->in_event && w->carry->len == 0 && !w->skip_string)
+    {
+      c->verifying = TRUE;
+      yajl_parse (w->yajl, (const guint8 *) "]", 1);
+      c->verifying = FALSE;
+      g_clear_error (&w->error);
+    }
+
+  if (!ok && !c->events_end)
+    {
+      c->error = g_steal_pointer (&error);
+      c->syntax_error = w->syntax_error;
+      c->nesting_error = w->nesting_error;
+      c->number_error = w->number_error;
+      c->lenient_fixable = w->lenient_fixable;
+      c->syntax_offset = w->syntax_offset;
+      c->syntax_text = g_steal_pointer (&w->syntax_text);
+    }
+  g_clear_error (&error);
+#define TAKE_COUNT(n) c->n = w->n;
+  FOR_EACH_COUNT (TAKE_COUNT)
+#undef TAKE_COUNT
+  g_free (c->slots);
+  c->slots = NULL;
+  w->chunk = NULL;
+  give_back_reader (c->owner, w);
+}
+
+static void
+chunk_job (gpointer data,
+           gpointer user_data)
+{
+  Chunk *c = data;
+  Parallel *p = user_data;
+
+  run_chunk (c);
+  g_mutex_lock (&p->lock);
+  c->done = TRUE;
+  g_cond_broadcast (&p->cond);
+  g_mutex_unlock (&p->lock);
+}
+
+/* Main side */
+
+void
+ks_json_parallel_start (Reader *r)
+{
+  Parallel *p;
+  guint n = thread_count ();
+
+  ks_json_parallel_stop (r);
+  if (n <= 1 || r->chunk != NULL)
+    return;
+  p = g_new0 (Parallel, 1);
+  p->name = g_strdup (r->name);
+  p->n_threads = n;
+  p->chunk_bytes = chunk_bytes ();
+  p->lenient = r->lenient;
+  p->mode = MODE_HEAD;
+  g_mutex_init (&p->lock);
+  g_cond_init (&p->cond);
+  g_queue_init (&p->queue);
+  p->open = g_byte_array_new ();
+  p->spare_data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
+  p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  p->spare_readers = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_reader_free);
+  r->parallel = p;
+}
+
+static void
+wait_done (Parallel *p,
+           Chunk    *c)
+{
+  g_mutex_lock (&p->lock);
+  while (!c->done)
+    g_cond_wait (&p->cond, &p->lock);
+  g_mutex_unlock (&p->lock);
+}
+
+static gboolean
+is_done (Parallel *p,
+         Chunk    *c)
+{
+  gboolean done;
+
+  g_mutex_lock (&p->lock);
+  done = c->done;
+  g_mutex_unlock (&p->lock);
+  return done;
+}
+
+void
+ks_json_parallel_stop (Reader *r)
+{
+  Parallel *p = r->parallel;
+  Chunk *c;
+
+  if (p == NULL)
+    return;
+  r->parallel = NULL;
+  /* chunks not started are dropped; running ones finish first */
+  if (p->pool != NULL)
+    g_thread_pool_free (p->pool, TRUE, TRUE);
+  while ((c = g_queue_pop_head (&p->queue)) != NULL)
+    chunk_free (c);
+  g_byte_array_unref (p->open);
+  if (p->open_marks != NULL)
+    g_array_unref (p->open_marks);
+  g_ptr_array_unref (p->spare_data);
+  g_ptr_array_unref (p->spare_kept);
+  g_ptr_array_unref (p->spare_strings);
+  g_ptr_array_unref (p->spare_readers);
+  g_free (p->name);
+  g_mutex_clear (&p->lock);
+  g_cond_clear (&p->cond);
+  g_free (p);
+}
+
+static void
+dispatch (Reader   *r,
+          Parallel *p,
+          Chunk    *c)
+{
+  if (p->pool == NULL)
+    p->pool = g_thread_pool_new (chunk_job, p, p->n_threads, FALSE, NULL);
+  g_queue_push_tail (&p->queue, c);
+  g_thread_pool_push (p->pool, c, NULL);
+  p->n_chunks++;
+}
+
+/* The head's scan: the index of the `[` that opens the event array in
+ * @data, or -1. The reader's state confirms it after the parse. */
+static gssize
+scan_head (Parallel     *p,
+           const guint8 *data,
+           gsize         n)
+{
+  static const char key[] = "\"traceEvents\":";
+  const gsize key_len = sizeof key - 1;
+  gssize found = -1;
+  gsize i;
+
+  for (i = 0; i < n && found < 0; i++)
+    {
+      guint8 ch = data[i];
+
+      if (p->in_string)
+        {
+          if (p->escaped)
+            p->escaped = FALSE;
+          else if (ch == '\\')
+            p->escaped = TRUE;
+          else if (ch == '"')
+            p->in_string = FALSE;
+          continue;
+        }
+      switch (ch)
+        {
+        case '"':
+          p->in_string = TRUE;
+          break;
+        case '{':
+        case '[':
+          if (p->depth == 0 && p->top == 0)
+            p->top = ch;
+          if (ch == '[' && p->depth == 0 && p->top == '[')
+            found = i;
+          else if (ch == '[' && p->depth == 1 && p->top == '{')
+            {
+              guint8 before[sizeof key];
+              gsize have = MIN (i, key_len), from_history = key_len - have;
+
+              if (from_history <= p->history_len)
+                {
+                  memcpy (before, p->history + p->history_len - from_history, from_history);
+                  memcpy (before + from_history, data + i - have, have);
+                  if (memcmp (before, key, key_len) == 0)
+                    found = i;
+                }
+            }
+          p->depth++;
+          break;
+        case '}':
+        case ']':
+          p->depth--;
+          break;
+        default:
+          break;
+        }
+    }
+
+  if (found < 0)
+    {
+      /* keep the last bytes for a key that the next block ends */
+      gsize keep = MIN (n, sizeof p->history);
+      gsize old = MIN (p->history_len, sizeof p->history - keep);
+
+      memmove (p->history, p->history + p->history_len - old, old);
+      memcpy (p->history + old, data + n - keep, keep);
+      p->history_len = old + keep;
+    }
+  return found;
+}
+
+static void
+open_reset (Parallel *p,
+            guint64   offset)
+{
+  if (p->open != NULL)
+    g_byte_array_unref (p->open);
+  p->open = g_byte_array_new ();
+  if (p->open_marks != NULL)
+    g_array_unref (p->open_marks);
+  p->open_marks = g_array_new (FALSE, FALSE, sizeof (Mark));
+  p->open_offset = offset;
+  p->open_seen = 0;
+  p->search_from = 0;
+}
+
+/* The rest of the text goes to this thread's parser, from @offset:
+ * @text stands for the compacted text there. */
+static gboolean
+parse_here (Reader      *r,
+            Parallel    *p,
+            GByteArray  *text,
+            GArray      *marks,
+            guint64      offset,
+            guint        seen,
+            gboolean     in_string,
+            GError     **error)
+{
+  p->mode = MODE_SERIAL;
+  r->buf_offset = offset;
+  return parse_pieces (r, text->data, text->len, marks, seen, in_string, error);
+}
+
+static void
+take_counts (Reader *r,
+             Chunk  *c)
+{
+#define ADD_COUNT(n) r->n += c->n;
+  FOR_EACH_COUNT (ADD_COUNT)
+#undef ADD_COUNT
+}
+
+/* ks_json_handle_event() for the events of @c, in order. */
+static gboolean
+replay_events (Reader  *r,
+               Chunk   *c,
+               GError **error)
+{
+  GString *own[G_N_ELEMENTS (event_strings)];
+  guint from = 0;
+  gboolean text_ascii = r->text_ascii;
+
+  if (c->local->len > 0)
+    c->map = g_new (guint32, c->local->len);
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    own[i] = EVENT_STRING (&r->ev, i);
+
+  /* the chunk's strings are valid UTF-8 already */
+  r->text_ascii = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    g_string_truncate (own[i], 0);
+  for (guint e = 0; e < c->kept->len; e++)
+    {
+      Kept *k = &g_array_index (c->kept, Kept, e);
+
+      /* the builder numbers strings in the order they first appear */
+      for (; c->n_mapped < k->n_local; c->n_mapped++)
+        {
+          LocalString *ls = &g_array_index (c->local, LocalString, c->n_mapped);
+
+          c->map[c->n_mapped] = ks_json_intern (r, ls->text, ls->len);
+        }
+      if (k->kineto)
+        r->kineto = TRUE;
+
+      r->ev = k->ev;
+      for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+        EVENT_STRING (&r->ev, i) = own[i];
+      /* empty what the event before left in the strings (what it set,
+       * and what ks_json_handle_event() wrote: an event without a tid
+       * takes its pid's text), and set this one's */
+      for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+        if (own[i]->len > 0)
+          g_string_truncate (own[i], 0);
+      for (; from < k->strings_end; from++)
+        {
+          KeptString *ks = &g_array_index (c->strings, KeptString, from);
+
+          g_string_append_len (own[ks->field], ks->text, ks->len);
+        }
+      r->ev.name = k->ev.name != 0 ? c->map[k->ev.name - 1] : 0;
+      r->ev.cat = k->ev.cat != 0 ? c->map[k->ev.cat - 1] : 0;
+      r->args_direct = k->args != NULL ? k->args : "";
+      r->args_direct_len = k->args_len;
+      r->args_overflow = k->args_overflow;
+      r->args_ascii = k->args_ascii;
+
+      ks_json_handle_event (r);
+      r->args_direct = NULL;
+      if (r->error != NULL)
+        {
+          r->text_ascii = text_ascii;
+          g_propagate_error (error, g_steal_pointer (&r->error));
+          return FALSE;
+        }
+    }
+  /* names of an event that the end of the text cut short: the builder
+   * has them in the single-threaded parse too */
+  for (; c->n_mapped < c->local->len; c->n_mapped++)
+    {
+      LocalString *ls = &g_array_index (c->local, LocalString, c->n_mapped);
+
+      c->map[c->n_mapped] = ks_json_intern (r, ls->text, ls->len);
+    }
+  r->text_ascii = text_ascii;
+  take_counts (r, c);
+  return TRUE;
+}
+
+/* @c ends in the array's `]`: the text from there on, with the chunks
+ * after it and the open text, is parsed here. */
+static gboolean
+parse_tail (Reader   *r,
+            Parallel *p,
+            Chunk    *c,
+            GError  **error)
+{
+  g_autoptr(GByteArray) text = g_byte_array_new ();
+  g_autoptr(GArray) marks = g_array_new (FALSE, FALSE, sizeof (Mark));
+  gsize at = (gsize) (c->events_end_offset - c->offset);
+  guint seen = c->seen;
+  gboolean in_string = c->last && c->in_string;
+  Chunk *n;
+
+  append_text (text, marks, FALSE, c->data->data, c->data->len, c->marks, at);
+  while ((n = g_queue_pop_head (&p->queue)) != NULL)
+    {
+      wait_done (p, n);
+      /* with the comma of the cut */
+      append_text (text, marks, TRUE, n->data->data, n->data->len, n->marks, 0);
+      seen |= n->seen;
+      in_string = n->last && n->in_string;
+      chunk_free (n);
+    }
+  if (p->open->len > 0)
+    {
+      append_text (text, marks, TRUE, p->open->data, p->open->len, p->open_marks, 0);
+      seen |= p->open_seen;
+      in_string = p->open_in_string;
+    }
+  open_reset (p, 0);
+  return parse_here (r, p, text, marks, c->events_end_offset, seen, in_string, error);
+}
+
+/* @c does not end between two events: it is parsed again with the text
+ * after it. */
+static void
+merge_with_next (Reader   *r,
+                 Parallel *p,
+                 Chunk    *c)
+{
+  Chunk *n = g_queue_pop_head (&p->queue);
+  Chunk *m;
+
+  p->n_merged++;
+  if (n == NULL)
+    {
+      /* the next is the open text */
+      GByteArray *open = g_byte_array_sized_new (c->data->len + 1 + p->open->len);
+      GArray *marks = g_array_new (FALSE, FALSE, sizeof (Mark));
+
+      append_text (open, marks, FALSE, c->data->data, c->data->len, c->marks, 0);
+      append_text (open, marks, TRUE, p->open->data, p->open->len, p->open_marks, 0);
+      g_byte_array_unref (p->open);
+      g_array_unref (p->open_marks);
+      p->open = open;
+      p->open_marks = marks;
+      p->open_offset = c->offset;
+      p->open_seen |= c->seen;
+      /* not at the same place again */
+      p->search_from = c->data->len;
+      chunk_free (c);
+      return;
+    }
+
+  wait_done (p, n);
+  m = chunk_new (p);
+  m->events_depth = c->events_depth;
+  m->offset = c->offset;
+  append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
+  append_text (m->data, m->marks, TRUE, n->data->data, n->data->len, n->marks, 0);
+  m->seen = c->seen | n->seen;
+  m->last = n->last;
+  m->in_string = n->in_string;
+  chunk_free (c);
+  chunk_free (n);
+  /* rare: on this thread, rather than behind the queue */
+  run_chunk (m);
+  m->done = TRUE;
+  g_queue_push_head (&p->queue, m);
+}
+
+/* Replays the chunks at the head of the queue that are done, and waits
+ * for the head while more than @keep are queued (0: until all are
+ * replayed). */
+static gboolean
+replay (Reader   *r,
+        Parallel *p,
+        int       keep,
+        GError  **error)
+{
+  Chunk *c;
+
+  while ((c = g_queue_peek_head (&p->queue)) != NULL)
+    {
+      if (!is_done (p, c))
+        {
+          if ((int) g_queue_get_length (&p->queue) <= keep)
+            break;
+          wait_done (p, c);
+        }
+      if (c->error == NULL && !c->events_end && !c->last && !c->ends_clean)
+        {
+          g_queue_pop_head (&p->queue);
+          merge_with_next (r, p, c);
+          continue;
+        }
+
+      g_queue_pop_head (&p->queue);
+      if (!replay_events (r, c, error))
+        {
+          chunk_free (c);
+          return FALSE;
+        }
+      if (c->error != NULL)
+        {
+          r->syntax_error = c->syntax_error;
+          r->nesting_error = c->nesting_error;
+          r->number_error = c->number_error;
+          r->lenient_fixable = c->lenient_fixable;
+          r->syntax_offset = c->syntax_offset;
+          g_free (r->syntax_text);
+          r->syntax_text = g_steal_pointer (&c->syntax_text);
+          g_propagate_error (error, g_steal_pointer (&c->error));
+          chunk_free (c);
+          return FALSE;
+        }
+      if (c->events_end)
+        {
+          gboolean ok = parse_tail (r, p, c, error);
+
+          chunk_free (c);
+          return ok;
+        }
+      chunk_free (c);
+    }
+  return TRUE;
+}
+
+/* The marks of the open text after its first @n bytes went. */
+static void
+drop_marks (Parallel *p,
+            gsize     n)
+{
+  guint keep = 0;
+
+  p->open_seen = 0;
+  for (guint i = 0; i < p->open_marks->len; i++)
+    {
+      Mark m = g_array_index (p->open_marks, Mark, i);
+
+      if (m.end <= n)
+        continue;
+      m.end -= n;
+      p->open_seen |= m.seen;
+      g_array_index (p->open_marks, Mark, keep++) = m;
+    }
+  g_array_set_size (p->open_marks, keep);
+}
+
+/* Cuts chunks off the open text while it is long enough. */
+static void
+cut_chunks (Reader   *r,
+            Parallel *p)
+{
+  gsize start = 0;
+  guint mark = 0;
+
+  while (p->open->len - start >= p->chunk_bytes + 4)
+    {
+      gsize from = start + MAX (p->search_from, p->chunk_bytes - 1);
+      const guint8 *hit = from < p->open->len
+                          ? memmem (p->open->data + from, p->open->len - from, "},{\"", 4) : NULL;
+      gsize at;
+      Chunk *c;
+
+      if (hit == NULL)
+        {
+          p->search_from = p->open->len - start - 3;
+          break;
+        }
+      at = hit - p->open->data;
+      c = chunk_new (p);
+      c->offset = p->open_offset;
+      c->seen = 0;
+      for (; mark < p->open_marks->len; mark++)
+        {
+          Mark m = g_array_index (p->open_marks, Mark, mark);
+
+          c->seen |= m.seen;
+          if (m.end >= at + 1)
+            break;
+          m.end -= start;
+          g_array_append_val (c->marks, m);
+        }
+      /* the comma between the two events is nobody's */
+      p->open_offset += at + 2 - start;
+      p->search_from = 0;
+      if (start == 0 && p->open->len - (at + 2) <= at + 1)
+        {
+          /* the chunk takes the open text itself, which is the larger
+           * part: this thread copies only the rest */
+          GByteArray *rest = c->data;
+
+          g_byte_array_append (rest, p->open->data + at + 2, p->open->len - (at + 2));
+          c->data = p->open;
+          g_byte_array_set_size (c->data, at + 1);
+          p->open = rest;
+          drop_marks (p, at + 2);
+          mark = 0;
+        }
+      else
+        {
+          g_byte_array_append (c->data, p->open->data + start, at + 1 - start);
+          start = at + 2;
+        }
+      dispatch (r, p, c);
+    }
+
+  if (start > 0)
+    {
+      g_byte_array_remove_range (p->open, 0, start);
+      drop_marks (p, start);
+    }
+}
+
+gboolean
+ks_json_feed_block (Reader        *r,
+                    guint8        *data,
+                    gsize          n,
+                    guint          seen,
+                    gboolean       in_string,
+                    GError       **error)
+{
+  Parallel *p = r->parallel;
+
+  if (p == NULL || p->mode == MODE_SERIAL)
+    return ks_json_parse_chunk (r, data, n, seen, in_string, error);
+
+  if (p->mode == MODE_HEAD)
+    {
+      gssize at = scan_head (p, data, n);
+
+      if (at < 0)
+        return ks_json_parse_chunk (r, data, n, seen, in_string, error);
+      if (!ks_json_parse_chunk (r, data, at + 1, seen, FALSE, error))
+        return FALSE;
+      data += at + 1;
+      n -= at + 1;
+      if (!(r->events_depth > 0 && r->depth == r->events_depth && !r->in_event && r->error == NULL &&
+            r->carry->len == 0 && !r->skip_string))
+        {
+          p->mode = MODE_SERIAL;
+          return ks_json_parse_chunk (r, data, n, seen, in_string, error);
+        }
+      p->mode = MODE_EVENTS;
+      p->events_depth = r->events_depth;
+      open_reset (p, r->buf_offset);
+    }
+
+  {
+    Mark m = { p->open->len + n, seen, in_string };
+
+    g_byte_array_append (p->open, data, n);
+    g_array_append_val (p->open_marks, m);
+    p->open_seen |= seen;
+    p->open_in_string = in_string;
+  }
+
+  if (!p->checked_first && p->open->len > 0)
+    {
+      p->checked_first = TRUE;
+      /* an empty array, or one that starts with something else */
+      if (p->open->data[0] != '{')
+        {
+          g_autoptr(GByteArray) text = g_steal_pointer (&p->open);
+          g_autoptr(GArray) marks = g_steal_pointer (&p->open_marks);
+          guint64 offset = p->open_offset;
+          guint open_seen = p->open_seen;
+
+          open_reset (p, 0);
+          return parse_here (r, p, text, marks, offset, open_seen, in_string, error);
+        }
+    }
+
+  cut_chunks (r, p);
+  /* a bounded number of chunks in flight: their text and events */
+  return replay (r, p, p->n_threads + 1, error);
+}
+
+/* At the end of the text: the open text is the last chunk, and all are
+ * replayed. */
+gboolean
+ks_json_parallel_finish (Reader  *r,
+                         GError **error)
+{
+  Parallel *p = r->parallel;
+  gboolean ok = TRUE;
+
+  if (p == NULL)
+    return TRUE;
+  while (ok && p->mode == MODE_EVENTS && (p->open->len > 0 || !g_queue_is_empty (&p->queue)))
+    {
+      if (p->open->len > 0)
+        {
+          Chunk *c = chunk_new (p);
+
+          c->offset = p->open_offset;
+          g_byte_array_unref (c->data);
+          g_array_unref (c->marks);
+          c->data = g_steal_pointer (&p->open);
+          c->marks = g_steal_pointer (&p->open_marks);
+          c->seen = p->open_seen;
+          c->last = TRUE;
+          c->in_string = p->open_in_string;
+          open_reset (p, 0);
+          dispatch (r, p, c);
+        }
+      ok = replay (r, p, 0, error);
+    }
+  g_debug ("%s: %u chunks on %u threads, %u cuts not between events", r->name, p->n_chunks, p->n_threads, p->n_merged);
+  ks_json_parallel_stop (r);
+  return ok;
+}

@@ -1,0 +1,708 @@
+/* test-json-parallel.c: the JSON reader on several threads builds the
+ * model that it builds on one
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+#include <zlib.h>
+
+#include "ks-kscope-writer.h"
+#include "ks-trace-loader.h"
+
+/* Chunk sizes: one event a chunk (cuts after every event), a few, and
+ * the size that puts cuts inside strings and args now and then. */
+static const char *const small_chunks[] = { "1", "61", "4096" };
+
+static char *tmp_dir;
+static guint n_debug_chunks;   /* from the reader's debug line of the last load */
+static guint n_debug_merged;
+static gboolean saw_debug;
+
+/* The reader's debug line after a load on several threads: how many
+ * chunks it cut, and how many cuts it found inside an event. */
+static void
+log_handler (const char     *domain,
+             GLogLevelFlags  level,
+             const char     *message,
+             gpointer        user_data)
+{
+  const char *p = g_strrstr (message, ": ");
+  guint threads;
+
+  if (p != NULL && sscanf (p + 2, "%u chunks on %u threads, %u cuts", &n_debug_chunks, &threads,
+                           &n_debug_merged) == 3)
+    saw_debug = TRUE;
+}
+
+/* The .kscope of @path loaded with @threads threads and chunks of @chunk
+ * bytes (NULL: the default), or "error: " and the message. */
+static KsTrace *
+load_trace (const char  *path,
+            const char  *threads,
+            const char  *chunk,
+            GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsTrace *trace;
+
+  g_setenv ("KINESCOPE_THREADS", threads, TRUE);
+  if (chunk != NULL)
+    g_setenv ("KINESCOPE_JSON_CHUNK_BYTES", chunk, TRUE);
+  else
+    g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
+  saw_debug = FALSE;
+  n_debug_chunks = n_debug_merged = 0;
+  trace = ks_trace_load (file, NULL, NULL, error);
+  g_unsetenv ("KINESCOPE_THREADS");
+  g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
+  return trace;
+}
+
+static GBytes *
+load_dump (const char *path,
+           const char *threads,
+           const char *chunk)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_trace (path, threads, chunk, &error);
+  g_autofree char *out = g_build_filename (tmp_dir, "dump.kscope", NULL);
+  g_autoptr(GFile) out_file = g_file_new_for_path (out);
+  char *data = NULL;
+  gsize len = 0;
+
+  if (trace == NULL)
+    {
+      char *text = g_strdup_printf ("error: %s", error->message);
+
+      return g_bytes_new_take (text, strlen (text));
+    }
+  g_unlink (out);
+  g_assert_true (ks_kscope_write (trace, out_file, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (out, &data, &len, NULL));
+  g_unlink (out);
+  return g_bytes_new_take (data, len);
+}
+
+static void
+assert_same_bytes (const char *path,
+                   GBytes     *serial,
+                   GBytes     *parallel,
+                   const char *chunk)
+{
+  if (!g_bytes_equal (serial, parallel))
+    {
+      gsize a, b;
+      const char *sa = g_bytes_get_data (serial, &a);
+      const char *sb = g_bytes_get_data (parallel, &b);
+
+      g_test_message ("%s, chunks of %s bytes: serial %.200s (%" G_GSIZE_FORMAT " bytes), "
+                      "parallel %.200s (%" G_GSIZE_FORMAT " bytes)",
+                      path, chunk ? chunk : "default", a > 6 && memcmp (sa, "error:", 6) == 0 ? sa : "a trace", a,
+                      b > 6 && memcmp (sb, "error:", 6) == 0 ? sb : "a trace", b);
+      g_assert_not_reached ();
+    }
+}
+
+/* Loads @path on one thread and on three with every chunk size of
+ * @chunks: the same dump, byte for byte, or the same error. Returns
+ * the largest number of chunks that a load used. */
+static guint
+check_same (const char        *path,
+            const char *const *chunks,
+            guint              n_chunks)
+{
+  g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
+  guint most = 0;
+
+  g_assert_false (saw_debug);
+  for (guint i = 0; i <= n_chunks; i++)
+    {
+      const char *chunk = i < n_chunks ? chunks[i] : NULL;
+      g_autoptr(GBytes) parallel = load_dump (path, "3", chunk);
+
+      assert_same_bytes (path, serial, parallel, chunk);
+      most = MAX (most, n_debug_chunks);
+    }
+  return most;
+}
+
+static GPtrArray *
+list_json (const char *dir,
+           gboolean    recursive,
+           GPtrArray  *into)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (into == NULL)
+    into = g_ptr_array_new_with_free_func (g_free);
+  if (d == NULL)
+    return into;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          if (recursive)
+            list_json (path, TRUE, into);
+        }
+      else if (g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz"))
+        g_ptr_array_add (into, g_steal_pointer (&path));
+    }
+  g_ptr_array_sort (into, (GCompareFunc) g_strcmp0);
+  return into;
+}
+
+static void
+test_fixtures (void)
+{
+  g_autoptr(GPtrArray) files = list_json (g_getenv ("KS_FIXTURES_DIR"), FALSE, NULL);
+
+  g_assert_cmpuint (files->len, ==, 4);
+  for (guint i = 0; i < files->len; i++)
+    {
+      guint most = check_same (files->pdata[i], small_chunks, G_N_ELEMENTS (small_chunks));
+
+      /* one event a chunk: thousands of them */
+      g_assert_cmpuint (most, >, 1000);
+    }
+}
+
+static void
+test_fuzz_seeds (void)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "..", "..", "fuzz", "corpus", NULL);
+  g_autoptr(GPtrArray) files = list_json (dir, FALSE, NULL);
+  guint with_chunks = 0;
+
+  g_assert_cmpuint (files->len, >=, 20);
+  for (guint i = 0; i < files->len; i++)
+    if (check_same (files->pdata[i], small_chunks, G_N_ELEMENTS (small_chunks)) > 1)
+      with_chunks++;
+  /* the seeds of more than one event (7 have one, or none) */
+  g_assert_cmpuint (with_chunks, >=, 16);
+}
+
+static void
+test_corpus (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *dir = shared ? g_build_filename (shared, "corpus", NULL) : NULL;
+  g_autoptr(GPtrArray) files = NULL;
+  static const char *const chunks[] = { "4096" };
+
+  if (dir == NULL || !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("the shared corpus is absent (KS_SHARED_DIR/corpus)");
+      return;
+    }
+  files = list_json (dir, TRUE, NULL);
+  g_assert_cmpuint (files->len, >, 0);
+  for (guint i = 0; i < files->len; i++)
+    check_same (files->pdata[i], chunks, G_N_ELEMENTS (chunks));
+}
+
+/* A trace whose events pair, chain and nest across any cut: B/E pairs
+ * on two threads, async ranges, flows, counters, metadata, and strings
+ * and args that hold the text of a cut, `},{"`. */
+static GString *
+tricky_trace (guint n)
+{
+  GString *s = g_string_new ("{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"G\"}],\n"
+                             "\"traceEvents\": [\n");
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint tid = 1 + i % 2;
+
+      if (i > 0)
+        g_string_append (s, ",\n");
+      switch (i % 9)
+        {
+        case 0:
+          g_string_append_printf (s, "{\"ph\": \"B\", \"name\": \"step %u\", \"pid\": 1, \"tid\": %u, \"ts\": %u}",
+                                  i / 9, tid, i * 10);
+          break;
+        case 1:
+          g_string_append_printf (s, "{\"name\": \"odd },{\\\"name\\\": 1 %u\", \"cat\": \"ends like a cut },{\", "
+                                  "\"ph\": \"X\", \"pid\": 1, "
+                                  "\"tid\": %u, \"ts\": %u, \"dur\": 3, "
+                                  "\"args\": {\"list\": [{\"a\": %u},{\"b\": \"x\"}], \"External id\": %u}}",
+                                  i % 5, tid, i * 10, i, i);
+          break;
+        case 2:
+          g_string_append_printf (s, "{\"ph\": \"b\", \"cat\": \"c%u\", \"id\": \"0x%x\", \"name\": \"req\", "
+                                  "\"pid\": 1, \"tid\": %u, \"ts\": %u}", i % 3, i % 7, tid, i * 10);
+          break;
+        case 3:
+          g_string_append_printf (s, "{\"ph\": \"s\", \"cat\": \"flow\", \"id\": %u, \"name\": \"f\", "
+                                  "\"pid\": 1, \"tid\": %u, \"ts\": %u}", i, tid, i * 10);
+          break;
+        case 4:
+          g_string_append_printf (s, "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": %u, "
+                                  "\"args\": {\"used\": %u, \"free\": %u.5}}", i * 10, i, i);
+          break;
+        case 5:
+          g_string_append_printf (s, "{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"flow\", \"id\": %u, \"name\": \"f\", "
+                                  "\"pid\": 1, \"tid\": %u, \"ts\": %u}", i - 2, 3 - tid, i * 10 + 5);
+          break;
+        case 6:
+          g_string_append_printf (s, "{\"ph\": \"e\", \"cat\": \"c%u\", \"id\": \"0x%x\", \"name\": \"req\", "
+                                  "\"pid\": 1, \"tid\": %u, \"ts\": %u}", (i - 4) % 3, (i - 4) % 7, tid, i * 10);
+          break;
+        case 7:
+          g_string_append_printf (s, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": %u, "
+                                  "\"args\": {\"name\": \"w\\u00e9 %u\"}}", tid, i);
+          break;
+        default:
+          g_string_append_printf (s, "{\"ph\": \"E\", \"pid\": 1, \"tid\": %u, \"ts\": %u, \"cat\": \"kernel\"}",
+                                  1 + (i - 8) % 2, i * 10 + 7);
+          break;
+        }
+    }
+  g_string_append (s, "\n],\n\"baseTimeNanoseconds\": 1700000000000000000, \"displayTimeUnit\": \"ns\"}\n");
+  return s;
+}
+
+/* The shapes Perfetto reads that pair or accumulate across events, for
+ * cuts between any two of them: flows v2 (bind_id) as chains and as
+ * fan-out, thread times as numbers and strings, counters with string
+ * values and of one series, async ranges on id2.local (one per process)
+ * and id2.global (across processes), events without a tid, {} items,
+ * sort indices as strings, and top-level metadata before and after the
+ * array. @n is a multiple of 14. */
+static GString *
+perfetto_trace (guint n)
+{
+  GString *s = g_string_new ("{\"metadata\": {\"source\": \"gen },{\\\"\", \"nested\": {\"list\": [1, true, null, "
+                             "{\"k\": \"v\"}]}},\n\"traceEvents\": [\n"
+                             "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": \"two\"}},\n"
+                             "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 2, "
+                             "\"args\": {\"sort_index\": \"-1\"}}");
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint k = i / 14;
+
+      g_string_append (s, ",\n");
+      switch (i % 14)
+        {
+        case 0:   /* a chain: out, in and out, in */
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"send\", \"pid\": 1, \"tid\": 1, \"ts\": %u, "
+                                  "\"dur\": 4, \"tts\": %u, \"tdur\": 2, \"bind_id\": \"0x%x\", \"flow_out\": true}",
+                                  i * 10, i * 7, k);
+          break;
+        case 1:
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"relay\", \"pid\": 1, \"tid\": 2, \"ts\": %u, "
+                                  "\"dur\": 3, \"tts\": \"%u.5\", \"tdur\": \"1\", \"bind_id\": \"0x%x\", "
+                                  "\"flow_in\": true, \"flow_out\": true}", i * 10, i * 7, k);
+          break;
+        case 2:
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"recv\", \"pid\": 2, \"tid\": 1, \"ts\": %u, "
+                                  "\"dur\": 2, \"bind_id\": \"0x%x\", \"flow_in\": true, \"flow_out\": false}",
+                                  i * 10, k);
+          break;
+        case 3:   /* fan-out: one out, two in, numeric ids */
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"scatter\", \"pid\": 1, \"tid\": 1, \"ts\": %u, "
+                                  "\"dur\": 1, \"bind_id\": %u, \"flow_out\": true}", i * 10, 1000 + k);
+          break;
+        case 4:
+        case 5:
+          g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"gather\", \"pid\": %u, \"tid\": 3, \"ts\": %u, "
+                                  "\"dur\": 1, \"tts\": \"bad\", \"bind_id\": %u, \"flow_in\": true}",
+                                  i % 14 - 3, i * 10, 1000 + k);
+          break;
+        case 6:
+          g_string_append_printf (s, "{\"ph\": \"C\", \"name\": \"load\", \"pid\": 1, \"ts\": %u, "
+                                  "\"args\": {\"a\": \".%u5\", \"b\": \"+1%u.5\", \"c\": \"0%u\"}}", i * 10, k % 10, k, k);
+          break;
+        case 7:
+          g_string_append_printf (s, "{\"ph\": \"C\", \"name\": \"single\", \"id\": %u, \"pid\": 2, \"ts\": %u, "
+                                  "\"args\": {\"value\": %u}}", k % 2, i * 10, k);
+          break;
+        case 8:   /* the same local id in two processes: two ranges */
+        case 9:
+          g_string_append_printf (s, "{\"ph\": \"b\", \"cat\": \"io\", \"name\": \"local\", \"id2\": {\"local\": \"0x%x\"}, "
+                                  "\"pid\": %u, \"tid\": 1, \"ts\": %u}", k % 3, i % 14 - 7, i * 10);
+          break;
+        case 10:
+          g_string_append_printf (s, "{\"ph\": \"e\", \"cat\": \"io\", \"name\": \"local\", \"id2\": {\"local\": \"0x%x\"}, "
+                                  "\"pid\": 2, \"tid\": 1, \"ts\": %u},\n"
+                                  "{\"ph\": \"e\", \"cat\": \"io\", \"name\": \"local\", \"id2\": {\"local\": \"0x%x\"}, "
+                                  "\"pid\": 1, \"tid\": 1, \"ts\": %u}", k % 3, i * 10, k % 3, i * 10 + 1);
+          break;
+        case 11:   /* a global id: begins in one process, ends in another */
+          g_string_append_printf (s, "{\"ph\": \"b\", \"cat\": \"rpc\", \"name\": \"global\", "
+                                  "\"id2\": {\"global\": \"0x%x\"}, \"pid\": 1, \"tid\": 2, \"ts\": %u},\n"
+                                  "{\"ph\": \"e\", \"cat\": \"rpc\", \"name\": \"global\", "
+                                  "\"id2\": {\"global\": \"0x%x\"}, \"pid\": 2, \"tid\": 2, \"ts\": %u}",
+                                  k, i * 10, k, i * 10 + 5);
+          break;
+        case 12:   /* no tid: the thread tid = pid, then a tid of another name */
+          g_string_append_printf (s, "{\"ph\": \"i\", \"name\": \"mark\", \"pid\": 3, \"s\": \"t\", \"ts\": %u},\n"
+                                  "{\"ph\": \"X\", \"name\": \"untid\", \"pid\": \"host\", \"ts\": %u, \"dur\": 2, "
+                                  "\"tts\": %u},\n{\"ph\": \"X\", \"name\": \"main\", \"pid\": \"host\", "
+                                  "\"tid\": \"main\", \"ts\": %u, \"dur\": 1}", i * 10, i * 10 + 1, i, i * 10 + 3);
+          break;
+        default:
+          g_string_append (s, "{}");
+          break;
+        }
+    }
+  g_string_append (s, ",\n{}\n],\n\"displayTimeUnit\": \"ns\", \"distributedInfo\": {\"rank\": 3, "
+                   "\"backend\": \"nccl\", \"ranks\": [0, 3]}}\n");
+  return s;
+}
+
+static char *
+write_file (const char *name,
+            const char *data,
+            gsize       len)
+{
+  char *path = g_build_filename (tmp_dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  return path;
+}
+
+static char *
+write_gzip (const char *name,
+            const char *data,
+            gsize       len)
+{
+  char *path = g_build_filename (tmp_dir, name, NULL);
+  gzFile gz = gzopen (path, "wb");
+
+  g_assert_nonnull (gz);
+  g_assert_cmpint (gzwrite (gz, data, len), ==, (int) len);
+  g_assert_cmpint (gzclose (gz), ==, Z_OK);
+  return path;
+}
+
+static void
+test_across_cuts (void)
+{
+  g_autoptr(GString) s = tricky_trace (3000);
+  g_autofree char *path = write_file ("tricky.json", s->str, s->len);
+  g_autofree char *gz = write_gzip ("tricky.json.gz", s->str, s->len);
+  g_autofree char *array = NULL;
+  g_autoptr(GString) top = NULL;
+  g_autofree char *first = NULL;
+  const char *events;
+  static const char *const chunks[] = { "1", "7", "200", "4096" };
+  gboolean merged = FALSE;
+
+  /* more cuts than events: some fall inside an event */
+  g_assert_cmpuint (check_same (path, small_chunks, G_N_ELEMENTS (small_chunks)), >, 3000);
+  check_same (gz, chunks, G_N_ELEMENTS (chunks));
+
+  /* cuts inside the strings and args that look like one are found out */
+  for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+    {
+      g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
+      g_autoptr(GBytes) parallel = load_dump (path, "2", chunks[i]);
+
+      assert_same_bytes (path, serial, parallel, chunks[i]);
+      g_assert_true (saw_debug);
+      merged |= n_debug_merged > 0;
+    }
+  g_assert_true (merged);
+
+  /* the same events as a top-level array, and with the array first */
+  events = strchr (strstr (s->str, "\"traceEvents\""), '[');
+  top = g_string_new_len (events, strrchr (s->str, ']') + 1 - events);
+  array = write_file ("array.json", top->str, top->len);
+  check_same (array, chunks, G_N_ELEMENTS (chunks));
+  g_string_prepend (top, "{\"traceEvents\":");
+  g_string_append (top, ", \"deviceProperties\": [{\"id\": 0, \"name\": \"G\"},{\"id\": 1, \"name\": \"H\"}]}");
+  first = write_file ("first.json", top->str, top->len);
+  check_same (first, chunks, G_N_ELEMENTS (chunks));
+}
+
+static guint
+count_text (const char *haystack,
+            const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = haystack; p != NULL && (p = strstr (p, needle)) != NULL; p += strlen (needle))
+    n++;
+  return n;
+}
+
+static guint
+count_thread_times (KsTrace *trace)
+{
+  guint n = 0;
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    n += trace->tracks[t].n_thread_times;
+  return n;
+}
+
+/* Perfetto's shapes across cuts: the same .kscope on one thread and on
+ * several, and that model holds what the shapes are read as. */
+static void
+test_perfetto_shapes (void)
+{
+  g_autoptr(GString) s = perfetto_trace (14 * 200);
+  g_autofree char *path = write_file ("perfetto.json", s->str, s->len);
+  g_autofree char *gz = write_gzip ("perfetto.json.gz", s->str, s->len);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) serial = NULL;
+  g_autoptr(KsTrace) parallel = NULL;
+  static const char *const chunks[] = { "1", "7", "200", "4096" };
+  const char *warnings;
+
+  /* more cuts than the 3,002 items: the array is cut after every one */
+  g_assert_cmpuint (check_same (path, small_chunks, G_N_ELEMENTS (small_chunks)), >, 3002);
+  check_same (gz, chunks, G_N_ELEMENTS (chunks));
+
+  serial = load_trace (path, "1", NULL, &error);
+  g_assert_no_error (error);
+  parallel = load_trace (path, "3", "1", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2; i++)
+    {
+      KsTrace *trace = i == 0 ? serial : parallel;
+
+      /* per 14 items: a chain of two flows and a fan-out of two */
+      g_assert_cmpuint (trace->n_flows, ==, 4 * 200);
+      /* send (both), relay (both), untid (its start) */
+      g_assert_cmpuint (count_thread_times (trace), ==, 3 * 200);
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "metadata.source"), ==, "gen },{\"");
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "metadata.nested.list.3.k"), ==, "v");
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "distributedInfo.ranks.1"), ==, "3");
+      warnings = ks_trace_get_metadata (trace, "warnings");
+      /* the {} items followed by an event; the two at the end are not said */
+      g_assert_nonnull (strstr (warnings, ": 199 objects without a phase"));
+    }
+}
+
+/* Trailing commas and raw control characters: the file is read again,
+ * leniently, on several threads as on one, with its one warning. */
+static void
+test_lenient (void)
+{
+  g_autoptr(GString) s = perfetto_trace (14 * 40);
+  g_autofree char *path = NULL;
+  g_autofree char *gz = NULL;
+  g_autofree char *in_events = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char *const chunks[] = { "1", "7", "200", "4096" };
+  guint n;
+
+  /* in events (send, relay and scatter end so), before the array's `]`,
+   * in the metadata before and after it */
+  n = g_string_replace (s, "\"flow_out\": true}", "\"flow_out\": true,}", 0);
+  g_assert_cmpuint (n, ==, 3 * 40);
+  /* first only there: the first read stops on a worker */
+  in_events = write_file ("in-events.json", s->str, s->len);
+  {
+    g_autoptr(KsTrace) trace = load_trace (in_events, "3", "1", &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "in-events.json: not strict JSON, read as "
+                              "Chrome reads it: 120 trailing commas were ignored and 0 control characters"));
+  }
+  check_same (in_events, small_chunks, G_N_ELEMENTS (small_chunks));
+
+  /* in a folder, after a strict file: read again, that file alone */
+  {
+    g_autofree char *dir = g_build_filename (tmp_dir, "lenient-folder", NULL);
+    g_autofree char *a = g_build_filename (dir, "a.pt.trace.json", NULL);
+    g_autofree char *b = g_build_filename (dir, "b.pt.trace.json", NULL);
+    g_autoptr(GString) strict = perfetto_trace (14 * 20);
+    static const char *const folder_chunks[] = { "1", "4096" };
+    g_autoptr(KsTrace) trace = NULL;
+    const char *warnings;
+
+    g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+    g_assert_true (g_file_set_contents (a, strict->str, strict->len, NULL));
+    g_assert_true (g_file_set_contents (b, s->str, s->len, NULL));
+    trace = load_trace (dir, "3", "1", &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (trace->n_flows, ==, 4 * 20 + 4 * 40);
+    warnings = ks_trace_get_metadata (trace, "warnings");
+    g_assert_cmpuint (count_text (warnings, "not strict JSON"), ==, 1);
+    g_assert_nonnull (strstr (warnings, "b.pt.trace.json: not strict JSON, read as Chrome reads it: 120 trailing"));
+    check_same (dir, folder_chunks, G_N_ELEMENTS (folder_chunks));
+    g_unlink (a);
+    g_unlink (b);
+    g_rmdir (dir);
+  }
+  g_assert_cmpuint (g_string_replace (s, "{}\n]", "{},\n]", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (s, "{\"k\": \"v\"}", "{\"k\": \"v\",}", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (s, "[0, 3]", "[0, 3 ,]", 1), ==, 1);
+  /* a tab in the names of the chains' first slices, a ^A in the head */
+  g_assert_cmpuint (g_string_replace (s, "\"name\": \"send\"", "\"name\": \"se\tnd\"", 0), ==, 40);
+  g_assert_cmpuint (g_string_replace (s, "\"gen ", "\"g\001en ", 1), ==, 1);
+  path = write_file ("lenient.json", s->str, s->len);
+  gz = write_gzip ("lenient.json.gz", s->str, s->len);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(KsTrace) trace = load_trace (path, i == 0 ? "1" : "3", i == 0 ? NULL : "1", &error);
+      const char *warnings;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (trace->n_flows, ==, 4 * 40);
+      warnings = ks_trace_get_metadata (trace, "warnings");
+      g_assert_cmpuint (count_text (warnings, "not strict JSON"), ==, 1);
+      g_assert_nonnull (strstr (warnings, "lenient.json: not strict JSON, read as Chrome reads it: 123 trailing "
+                                          "commas were ignored and 41 control characters"));
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "metadata.source"), ==, "g\001en },{\"");
+    }
+  check_same (path, small_chunks, G_N_ELEMENTS (small_chunks));
+  check_same (gz, chunks, G_N_ELEMENTS (chunks));
+}
+
+/* Invalid text in the middle of the array: the same error, with the
+ * same line and byte, from one thread or several. */
+static void
+test_errors (void)
+{
+  static const char *const faults[] = {
+    "{\"ph\": \"X\",, \"ts\": 1}",                 /* a syntax error */
+    "{\"ph\": \"X\", \"ts\": 1]",                   /* a bracket that does not close */
+    "{\"ph\": \"X\", \"ts\": tru}",                 /* a bad word */
+    "DEEP",                                        /* nesting deeper than the limit */
+    "LONG",                                        /* a number longer than the limit */
+    "{\"ph\": \"X\", \"ts\": 1}, ]",               /* a trailing comma */
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (faults); f++)
+    {
+      g_autoptr(GString) s = tricky_trace (900);
+      g_autofree char *name = g_strdup_printf ("fault%u.json", f);
+      g_autofree char *path = NULL;
+      char *at = strstr (s->str, "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": 4000");
+      GString *fault = g_string_new (NULL);
+      g_autoptr(GBytes) serial = NULL;
+      gsize len;
+      const char *text;
+
+      g_assert_nonnull (at);
+      if (strcmp (faults[f], "DEEP") == 0)
+        {
+          g_string_append (fault, "{\"ph\": \"X\", \"ts\": 1, \"args\": ");
+          for (guint i = 0; i < 200; i++)
+            g_string_append_c (fault, '[');
+        }
+      else if (strcmp (faults[f], "LONG") == 0)
+        {
+          g_string_append (fault, "{\"ph\": \"X\", \"ts\": 1");
+          for (guint i = 0; i < 5000; i++)
+            g_string_append_c (fault, '7');
+          g_string_append (fault, "}");
+        }
+      else
+        g_string_append (fault, faults[f]);
+      g_string_append (fault, ",\n");
+      g_string_insert (s, at - s->str, fault->str);
+      g_string_free (fault, TRUE);
+      path = write_file (name, s->str, s->len);
+
+      serial = load_dump (path, "1", NULL);
+      text = g_bytes_get_data (serial, &len);
+      g_assert_true (g_str_has_prefix (text, "error: "));
+      g_assert_nonnull (strstr (text, name));
+      g_assert_nonnull (strstr (text, " at line "));
+      check_same (path, small_chunks, G_N_ELEMENTS (small_chunks));
+    }
+}
+
+/* A file cut short anywhere: the same events and warnings, or the same
+ * error. */
+static void
+test_truncated (void)
+{
+  g_autoptr(GString) s = tricky_trace (300);
+  static const char *const chunks[] = { "1", "300" };
+
+  for (guint i = 1; i <= 23; i++)
+    {
+      gsize len = s->len * i / 24 + i;
+      g_autofree char *name = g_strdup_printf ("cut%u.json", i);
+      g_autofree char *path = write_file (name, s->str, len);
+      g_autofree char *gz_name = g_strdup_printf ("cut%u.json.gz", i);
+      g_autofree char *gz = write_gzip (gz_name, s->str, len);
+
+      check_same (path, chunks, G_N_ELEMENTS (chunks));
+      check_same (gz, chunks, G_N_ELEMENTS (chunks));
+    }
+}
+
+/* A folder: a file whose error stops its parse with chunks still on the
+ * workers, between two good ones. The same trace, with the same
+ * warning, on one thread and on several. */
+static void
+test_folder (void)
+{
+  g_autofree char *dir = g_build_filename (tmp_dir, "folder", NULL);
+  g_autoptr(GString) good = tricky_trace (2000);
+  g_autoptr(GString) bad = tricky_trace (2000);
+  g_autofree char *a = g_build_filename (dir, "a.pt.trace.json", NULL);
+  g_autofree char *b = g_build_filename (dir, "b.pt.trace.json", NULL);
+  g_autofree char *c = g_build_filename (dir, "c.pt.trace.json", NULL);
+  static const char *const chunks[] = { "1", "4096" };
+  char *at;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  at = strstr (bad->str, "\"ts\": 200}");
+  g_assert_nonnull (at);
+  memcpy (at, "\"ts\": 2;0}", 10);
+  g_assert_true (g_file_set_contents (a, good->str, good->len, NULL));
+  g_assert_true (g_file_set_contents (b, bad->str, bad->len, NULL));
+  g_assert_true (g_file_set_contents (c, good->str, good->len, NULL));
+  check_same (dir, chunks, G_N_ELEMENTS (chunks));
+  g_unlink (a);
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int ret;
+
+  g_setenv ("G_MESSAGES_DEBUG", "ks-json-reader", TRUE);
+  g_test_init (&argc, &argv, NULL);
+  g_log_set_handler ("ks-json-reader", G_LOG_LEVEL_DEBUG, log_handler, NULL);
+  tmp_dir = g_dir_make_tmp ("ks-json-parallel-XXXXXX", NULL);
+
+  g_test_add_func ("/json-parallel/fixtures", test_fixtures);
+  g_test_add_func ("/json-parallel/fuzz-seeds", test_fuzz_seeds);
+  g_test_add_func ("/json-parallel/corpus", test_corpus);
+  g_test_add_func ("/json-parallel/across-cuts", test_across_cuts);
+  g_test_add_func ("/json-parallel/perfetto-shapes", test_perfetto_shapes);
+  g_test_add_func ("/json-parallel/lenient", test_lenient);
+  g_test_add_func ("/json-parallel/errors", test_errors);
+  g_test_add_func ("/json-parallel/truncated", test_truncated);
+  g_test_add_func ("/json-parallel/folder", test_folder);
+  ret = g_test_run ();
+
+  {
+    g_autoptr(GDir) d = g_dir_open (tmp_dir, 0, NULL);
+    const char *name;
+
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *p = g_build_filename (tmp_dir, name, NULL);
+
+        g_unlink (p);
+      }
+    g_rmdir (tmp_dir);
+  }
+  return ret;
+}
