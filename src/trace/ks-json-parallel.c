@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "ks-json-reader-private.h"
+#include "ks-kscope-writer.h"
 
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 
@@ -586,6 +587,8 @@ chunk_job (gpointer data,
   Chunk *c = data;
   Parallel *p = user_data;
 
+  /* a pool's threads outlive the load: keep a save's signals off them */
+  ks_kscope_write_block_cleanup_signals ();
   run_chunk (c);
   g_mutex_lock (&p->lock);
   c->done = TRUE;

@@ -410,6 +410,14 @@ block_cleanup_signals (sigset_t *old)
   pthread_sigmask (SIG_BLOCK, &set, old);
 }
 
+void
+ks_kscope_write_block_cleanup_signals (void)
+{
+  sigset_t old;
+
+  block_cleanup_signals (&old);
+}
+
 static void
 track_temp (const char *path)
 {

@@ -49,5 +49,8 @@ gboolean ks_kscope_write      (KsTrace             *trace,
  * Saves from several threads at once are not tracked: a program that
  * calls this saves from one thread. */
 void     ks_kscope_write_remove_temp_on_signals (void);
+/* Helper threads (parsing, inflating) block those signals, so that they
+ * reach the thread that orders its temporary file with them. */
+void     ks_kscope_write_block_cleanup_signals  (void);
 
 G_END_DECLS
