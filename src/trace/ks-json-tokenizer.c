@@ -280,12 +280,29 @@ feed_lenient (Reader        *r,
               GError       **error)
 {
   gsize from = 0;
+  /* A string with repairs is gathered here and fed whole when it ends
+   * (or the text does): yajl lexes a token that comes in several calls
+   * from its start each time, so a piece per repair is quadratic. */
+  g_autoptr(GByteArray) gathered = NULL;
+  gsize gathered_bytes = 0;   /* the bytes of the file it stands for */
 
 #define PIECE(p, len, stream) \
   G_STMT_START { \
     r->lenient_piece = (const guint8 *) (p); \
     if (!feed (r, (const guint8 *) (p), (len), (stream), ascii, error)) \
       return FALSE; \
+  } G_STMT_END
+#define FLUSH_GATHERED(upto) \
+  G_STMT_START { \
+    if (gathered_bytes > 0) \
+      { \
+        g_byte_array_append (gathered, data + from, (upto) - from); \
+        gathered_bytes += (upto) - from; \
+        from = (upto); \
+        PIECE (gathered->data, gathered->len, gathered_bytes); \
+        g_byte_array_set_size (gathered, 0); \
+        gathered_bytes = 0; \
+      } \
   } G_STMT_END
 
   for (gsize i = 0; i < n; i++)
@@ -299,14 +316,20 @@ feed_lenient (Reader        *r,
           else if (c == '\\')
             r->lenient_escape = TRUE;
           else if (c == '"')
-            r->lenient_in_string = FALSE;
+            {
+              r->lenient_in_string = FALSE;
+              FLUSH_GATHERED (i + 1);
+            }
           else if (c < 0x20)
             {
               char buf[8];
               const char *esc = control_escape (c, buf);
 
-              PIECE (data + from, i - from, i - from);
-              PIECE (esc, strlen (esc), 1);
+              if (gathered == NULL)
+                gathered = g_byte_array_new ();
+              g_byte_array_append (gathered, data + from, i - from);
+              g_byte_array_append (gathered, (const guint8 *) esc, strlen (esc));
+              gathered_bytes += i + 1 - from;
               from = i + 1;
               r->n_control_chars++;
             }
@@ -346,7 +369,9 @@ feed_lenient (Reader        *r,
         }
       r->lenient_prev = c;
     }
+  FLUSH_GATHERED (n);
   PIECE (data + from, n - from, n - from);
+#undef FLUSH_GATHERED
 #undef PIECE
   r->lenient_piece = NULL;
   return TRUE;
