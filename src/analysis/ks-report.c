@@ -115,6 +115,12 @@ str (const KsReport *r,
 
 /* GPUs (the summary) */
 
+/* A column without a metric whose CSV and JSON places are the same:
+ * what most of the newer reports have. */
+#define PLAIN_COL(get_, k_, title_, unit_, a_, table_, machine_, width_, flags_) \
+  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = get_, \
+    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+
 #define GPU(r, i) (&((const KsGpuSummary *)(r)->rows)[i])
 
 static void
@@ -697,9 +703,7 @@ sequence_get (const KsReport       *r,
     }
 }
 
-#define SQ_COL(k_, title_, unit_, a_, table_, machine_, width_, flags_) \
-  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = sequence_get, \
-    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+#define SQ_COL(...) PLAIN_COL (sequence_get, __VA_ARGS__)
 
 static const KsReportColumn sequence_columns[] = {
   SQ_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 1, 1, 3, 0),
@@ -834,9 +838,7 @@ annotation_get (const KsReport       *r,
     }
 }
 
-#define AN_COL(k_, title_, unit_, a_, table_, machine_, width_, flags_) \
-  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = annotation_get, \
-    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+#define AN_COL(...) PLAIN_COL (annotation_get, __VA_ARGS__)
 
 static const KsReportColumn annotation_columns[] = {
   AN_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 1, 1, 3, 0),
@@ -1197,9 +1199,7 @@ operator_memory_get (const KsReport       *r,
     }
 }
 
-#define OM_COL(k_, title_, unit_, a_, table_, machine_, width_, flags_) \
-  { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = operator_memory_get, \
-    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+#define OM_COL(...) PLAIN_COL (operator_memory_get, __VA_ARGS__)
 
 static const KsReportColumn operator_memory_columns[] = {
   OM_COL ("name", N_("Operator"), KS_REPORT_UNIT_TEXT, 0, 5, 1, 0, KS_REPORT_COLUMN_LEFT),
