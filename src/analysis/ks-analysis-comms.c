@@ -533,6 +533,41 @@ collect_cpu (Comms *cm)
     }
 }
 
+/* A collective counts towards waiting when its rank was training: in one
+ * of its steps. A recording of the whole program also has the start-up's
+ * broadcasts and the closing barrier, where the ranks wait for the
+ * slowest to start or to finish, not for the slowest step. */
+static void
+mark_in_steps (Comms *cm)
+{
+  KsTrace *trace = cm->ctx->trace;
+  KsAnalysis *self = cm->self;
+  gboolean *has_steps = g_new0 (gboolean, cm->n_rows);
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      guint32 r = row_of_group (cm, trace->tracks[g_array_index (self->steps, KsStep, i).track].group);
+
+      if (r != KS_NO_INDEX)
+        has_steps[r] = TRUE;
+    }
+  for (guint c = 0; c < self->collectives->len; c++)
+    {
+      KsCollective *x = &g_array_index (self->collectives, KsCollective, c);
+      guint32 r = x->rank == KS_NO_INDEX ? 0 : x->rank;
+
+      x->in_steps = !has_steps[r];
+      for (guint i = 0; i < self->steps->len && !x->in_steps; i++)
+        {
+          const KsStep *s = &g_array_index (self->steps, KsStep, i);
+
+          x->in_steps = x->start >= s->start && x->start < s->end
+                        && row_of_group (cm, trace->tracks[s->track].group) == r;
+        }
+    }
+  g_free (has_steps);
+}
+
 static int
 compare_collectives (gconstpointer a,
                      gconstpointer b)
@@ -781,7 +816,8 @@ ks_collectives_match (KsCollective *cs,
 
           x->last_rank = last->rank;
           x->wait_ns = CLAMP (last_arrival - (x->start + offsets[x->rank]), 0, x->end - x->start);
-          wait_caused[last->rank] += x->wait_ns;
+          if (x->in_steps)
+            wait_caused[last->rank] += x->wait_ns;
         }
     }
 }
@@ -988,7 +1024,7 @@ add_rank_stats (Comms        *cm,
       rr[r].first = MIN (rr[r].first, range.start);
       rr[r].last = MAX (rr[r].last, range.end);
       row->collectives++;
-      if (c->wait_ns > 0)
+      if (c->wait_ns > 0 && c->in_steps)
         row->wait_ns += c->wait_ns;
     }
 
@@ -1069,6 +1105,7 @@ _ks_analysis_comms (KsAnalysis *self,
   collect_gpu (&cm);
   collect_cpu (&cm);
   g_array_sort (self->collectives, compare_collectives);
+  mark_in_steps (&cm);
   clock_offsets = g_new0 (gint64, cm.n_rows);
   if (trace->n_ranks > 1)
     {

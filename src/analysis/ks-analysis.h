@@ -520,6 +520,8 @@ typedef struct
   guint32  seq;                  /* its place among the rank's calls in that process group, from 0 */
   gint64   wait_ns;              /* time from its start to the last rank's arrival, -1 when not matched */
   guint32  last_rank;            /* the KsTrace.ranks index that arrived last, KS_NO_INDEX when not matched */
+  gboolean in_steps;             /* it starts in one of its rank's steps, or the rank has none: only
+                                  * then does its wait count (start-up and shut-down are not training) */
 } KsCollective;
 
 /* The collectives of one kind and message size. Bandwidths in GB/s
@@ -758,8 +760,8 @@ const char            *ks_clock_method_to_string        (KsClockMethod          
  * @offsets (n_rows) that put each rank on row 0's clock; @hosts an id a
  * host per row or NULL; @utc_offsets (UTC minus the rank's clock) per row,
  * or NULL. match(): wait_ns and last_rank of the calls matched on two
- * ranks or more, and per row the others' wait it caused into
- * @wait_caused. */
+ * ranks or more, and per row the others' wait in steps (in_steps) it
+ * caused into @wait_caused. */
 void                   ks_collectives_number            (KsCollective             *cs,
                                                          guint                     n);
 void                   ks_collectives_align             (const KsCollective       *cs,

@@ -97,7 +97,8 @@ add_collective (Merge        *m,
                 guint8        kind,
                 const char   *group,
                 gint64        start,
-                gint64        end)
+                gint64        end,
+                gboolean      in_steps)
 {
   gpointer row = g_hash_table_lookup (m->row_of_rank, GINT_TO_POINTER ((gint)rank));
   KsCollective c;
@@ -113,6 +114,7 @@ add_collective (Merge        *m,
   c.dtype = keep (m, "");
   c.wait_ns = -1;
   c.last_rank = KS_NO_INDEX;
+  c.in_steps = in_steps;
   g_array_append_val (m->collectives, c);
   return TRUE;
 }
@@ -185,7 +187,8 @@ read_collectives (Merge       *m,
 
       if (kind == NULL || !kind_from_string (kind, &k)
           || !add_collective (m, ks_json_get_int (o, "rank", -1), k, ks_json_get_string (o, "group"),
-                              ks_json_get_int (o, "start_ns", G_MININT64), ks_json_get_int (o, "end_ns", G_MININT64)))
+                              ks_json_get_int (o, "start_ns", G_MININT64), ks_json_get_int (o, "end_ns", G_MININT64),
+                              ks_json_get_bool (o, "in_steps", TRUE)))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        _("%s: collective %u is not one (a known kind, a rank of the file, start_ns <= end_ns)"),
@@ -272,7 +275,7 @@ summarise_trace (gpointer data,
   cs = ks_analysis_get_collectives (analysis, &n);
   for (guint i = 0; i < n; i++)
     add_collective (pool->m, trace->ranks[cs[i].rank].rank, cs[i].kind, cs[i].process_group,
-                    trace->origin_ns + cs[i].start, trace->origin_ns + cs[i].end);
+                    trace->origin_ns + cs[i].start, trace->origin_ns + cs[i].end, cs[i].in_steps);
 out:
   g_mutex_unlock (&pool->lock);
   g_free (path);
@@ -492,7 +495,7 @@ ks_cli_ranks (int    argc,
                           offsets, &clock);
     ks_collectives_match (cs, n, offsets, caused);
     for (guint i = 0; i < n; i++)
-      if (cs[i].wait_ns > 0)
+      if (cs[i].wait_ns > 0 && cs[i].in_steps)
         g_array_index (m.rows, KsRankStats, cs[i].rank).wait_ns += cs[i].wait_ns;
   }
   for (guint r = 0; r < m.rows->len; r++)

@@ -879,6 +879,7 @@ write_collectives (Printer      *p,
       ks_json_int (json, "seq", cs[i].seq);
       ks_json_int (json, "start_ns", p->trace->origin_ns + cs[i].start);
       ks_json_int (json, "end_ns", p->trace->origin_ns + cs[i].end);
+      ks_json_bool (json, "in_steps", cs[i].in_steps);
       ks_json_end_object (json);
     }
   ks_json_end_array (json);

@@ -281,6 +281,16 @@ ks_json_get_double (yajl_val    object,
   return YAJL_IS_DOUBLE (v) ? YAJL_GET_DOUBLE (v) : fallback;
 }
 
+gboolean
+ks_json_get_bool (yajl_val    object,
+                  const char *key,
+                  gboolean    fallback)
+{
+  yajl_val v = member (object, key);
+
+  return YAJL_IS_TRUE (v) ? TRUE : YAJL_IS_FALSE (v) ? FALSE : fallback;
+}
+
 yajl_val
 ks_json_get_array (yajl_val    object,
                    const char *key)

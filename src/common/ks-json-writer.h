@@ -69,6 +69,9 @@ gint64        ks_json_get_int           (yajl_val      object,
 double        ks_json_get_double        (yajl_val      object,
                                          const char   *key,
                                          double        fallback);
+gboolean      ks_json_get_bool          (yajl_val      object,
+                                         const char   *key,
+                                         gboolean      fallback);
 yajl_val      ks_json_get_array         (yajl_val      object,
                                          const char   *key);
 

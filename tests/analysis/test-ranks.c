@@ -1328,6 +1328,134 @@ test_kscope_roundtrip (void)
   remove_tree (dir);
 }
 
+static char *
+data_file (const char *name)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+
+  return g_build_filename (dir ? dir : ".", name, NULL);
+}
+
+/* Two DDP ranks over gloo on one H200 (tests/gpu/ddp.py, rank 1 sleeping
+ * 20 ms before each forward pass), recorded with kinescope-cli record --
+ * torchrun: the whole program, start-up broadcasts and closing barrier
+ * included. The expected waits come from SQL over the file: the Nth
+ * gloo:* span of each process is one call, the later start is the
+ * straggler's, and only calls that start inside a "step N" range of
+ * their process count. */
+static void
+test_ddp_recording (void)
+{
+  g_autofree char *path = data_file ("ddp_gloo_2ranks.kscope");
+  g_autoptr(KsTrace) trace = load (path);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const char *sql =
+    "WITH c AS (SELECT globalTid / 16777216 % 16777216 AS pid, start, end,"
+    "  ROW_NUMBER () OVER (PARTITION BY globalTid / 16777216 % 16777216 ORDER BY start) AS n"
+    "  FROM NVTX_EVENTS WHERE text LIKE 'gloo:%'),"
+    " r AS (SELECT globalPid / 16777216 % 16777216 AS pid, rank FROM KS_RANKS),"
+    " s AS (SELECT globalTid / 16777216 % 16777216 AS pid, start, end FROM NVTX_EVENTS"
+    "  WHERE eventType = 59 AND text LIKE 'step %'),"
+    " m AS (SELECT c.n, r.rank, c.start, c.end, EXISTS (SELECT 1 FROM s WHERE s.pid = c.pid"
+    "  AND c.start >= s.start AND c.start < s.end) AS in_step FROM c JOIN r USING (pid)),"
+    " last AS (SELECT n, MAX (start) AS arrival FROM m GROUP BY n HAVING COUNT (*) = 2)"
+    " SELECT m.rank, (SELECT rank FROM m AS o WHERE o.n = m.n AND o.start = last.arrival),"
+    "  MIN (MAX (last.arrival - m.start, 0), m.end - m.start), m.in_step"
+    " FROM m JOIN last USING (n)";
+  gint64 waited[2] = { 0, 0 }, caused[2] = { 0, 0 }, all_caused[2] = { 0, 0 };
+  const KsRankStats *rows;
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  guint n, calls = 0;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *merged = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    {
+      int rank = sqlite3_column_int (stmt, 0), last = sqlite3_column_int (stmt, 1);
+      gint64 wait = sqlite3_column_int64 (stmt, 2);
+
+      g_assert_true (rank == 0 || rank == 1);
+      all_caused[last] += wait;
+      if (sqlite3_column_int (stmt, 3))
+        {
+          waited[rank] += wait;
+          caused[last] += wait;
+        }
+      calls++;
+    }
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  g_assert_cmpuint (calls, ==, 42);
+  /* counting the start-up's calls too, rank 0 would be the straggler */
+  g_assert_cmpint (all_caused[0], >, all_caused[1]);
+
+  g_assert_cmpuint (trace->n_ranks, ==, 2);
+  rows = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  for (guint r = 0; r < 2; r++)
+    {
+      g_assert_cmpint (rows[r].rank, ==, r);
+      g_assert_cmpuint (rows[r].steps, ==, 8);
+      g_assert_cmpuint (rows[r].collectives, ==, 21);
+      g_assert_cmpint (rows[r].wait_ns, ==, waited[r]);
+      g_assert_cmpint (rows[r].wait_caused_ns, ==, caused[r]);
+    }
+  g_assert_cmpint (rows[1].wait_caused_ns, >, 6 * 20000000);   /* 20 ms a step, 6 steps at least */
+  g_assert_cmpuint (ks_analysis_get_straggler (a), ==, 1);
+
+  /* merged from the file's own summary, the same waits */
+  summary = g_build_filename (g_get_tmp_dir (), "ks-ddp-summary.json", NULL);
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "ranks", "--format", "json", "--collectives", path, NULL), ==, 0);
+  g_assert_true (g_file_set_contents (summary, out, -1, NULL));
+  g_assert_cmpint (cli (&merged, &err, "ranks", "--format", "json", summary, NULL), ==, 0);
+  {
+    g_autoptr(GError) error = NULL;
+    yajl_val root = ks_json_parse (merged, &error);
+    yajl_val list, straggler;
+
+    g_assert_no_error (error);
+    list = ks_json_get_array (root, "ranks");
+    g_assert_nonnull (list);
+    g_assert_cmpuint (YAJL_GET_ARRAY (list)->len, ==, 2);
+    for (guint r = 0; r < 2; r++)
+      {
+        g_assert_cmpint (ks_json_get_int (YAJL_GET_ARRAY (list)->values[r], "wait_ns", -1), ==, waited[r]);
+        g_assert_cmpint (ks_json_get_int (YAJL_GET_ARRAY (list)->values[r], "wait_caused_ns", -1), ==, caused[r]);
+      }
+    straggler = yajl_tree_get (root, (const char *[]) { "straggler", NULL }, yajl_t_object);
+    g_assert_nonnull (straggler);
+    g_assert_cmpint (ks_json_get_int (straggler, "rank", -1), ==, 1);
+    yajl_tree_free (root);
+  }
+  g_unlink (summary);
+}
+
+/* The same job under torch.profiler (tensorboard_trace_handler, steps 2-5). */
+static void
+test_ddp_profiler_folder (void)
+{
+  g_autofree char *path = data_file ("ddp_gloo_2ranks");
+  g_autoptr(KsTrace) trace = load (path);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsRankStats *rows;
+  guint n;
+
+  g_assert_cmpuint (trace->n_ranks, ==, 2);
+  rows = ks_analysis_get_rank_stats (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (rows[0].steps, ==, 4);
+  g_assert_cmpuint (rows[1].steps, ==, 4);
+  g_assert_cmpint (rows[1].wait_ns, ==, 0);
+  g_assert_cmpint (rows[0].wait_ns, >, 4 * 20000000);
+  g_assert_cmpint (rows[1].wait_caused_ns, ==, rows[0].wait_ns);
+  g_assert_cmpuint (ks_analysis_get_straggler (a), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1350,6 +1478,8 @@ main (int   argc,
   g_test_add_func ("/ranks/cli-reports", test_cli_reports);
   g_test_add_func ("/ranks/cli-merge", test_cli_merge);
   g_test_add_func ("/ranks/kscope-roundtrip", test_kscope_roundtrip);
+  g_test_add_func ("/ranks/ddp-recording", test_ddp_recording);
+  g_test_add_func ("/ranks/ddp-profiler-folder", test_ddp_profiler_folder);
 
   return g_test_run ();
 }
