@@ -166,7 +166,7 @@ test_fixtures (void)
 {
   g_autoptr(GPtrArray) files = list_json (g_getenv ("KS_FIXTURES_DIR"), FALSE, NULL);
 
-  g_assert_cmpuint (files->len, ==, 4);
+  g_assert_cmpuint (files->len, ==, 6);
   for (guint i = 0; i < files->len; i++)
     {
       guint most = check_same (files->pdata[i], small_chunks, G_N_ELEMENTS (small_chunks));

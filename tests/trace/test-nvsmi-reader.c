@@ -608,6 +608,113 @@ test_loader (void)
   g_rmdir (dir);
 }
 
+static KsTrace *
+load_data_file (const char  *name,
+                char       **text)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace;
+
+  g_assert_true (g_file_get_contents (path, text, NULL, NULL));
+  g_assert_cmpint (ks_trace_detect_format (file, NULL), ==, KS_FORMAT_NVIDIA_SMI);
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
+/* Column @col of every data row of @text, summed (fields keep their
+ * units: "99 %", "464.67 W"). @ws: the fields are split at white space
+ * (dmon), else at commas. */
+static double
+column_sum (const char *text,
+            guint       col,
+            gboolean    ws,
+            guint      *n_rows)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  double sum = 0;
+
+  *n_rows = 0;
+  for (char **l = lines; *l; l++)
+    {
+      g_auto(GStrv) f = NULL;
+
+      g_strstrip (*l);
+      if (**l == 0 || !g_ascii_isdigit (**l))
+        continue;
+      f = ws ? g_regex_split_simple ("\\s+", *l, 0, 0) : g_strsplit (*l, ",", -1);
+      g_assert_cmpuint (g_strv_length (f), >, col);
+      sum += g_ascii_strtod (f[col], NULL);
+      (*n_rows)++;
+    }
+  return sum;
+}
+
+static double
+counter_sum (const KsCounter *c)
+{
+  double sum = 0;
+
+  for (guint32 i = 0; i < c->n_samples; i++)
+    sum += c->value[i];
+  return sum;
+}
+
+/* Logs of an H200 (driver 580) while a model trains (tests/gpu/capture-data.sh):
+ * nvidia-smi's own header names ("clocks.current.sm [MHz]" for
+ * clocks.sm, "power.draw [W]"), dmon -o DT, "[N/A]" for a fan the
+ * GPU does not have, and kinescope-cli monitor's csv of the same run,
+ * which has nvidia-smi's header and units. */
+static void
+test_h200_logs (void)
+{
+  static const struct { const char *file; const char *counter; const char *unit; guint col; gboolean ws; } cols[] = {
+    { "nvsmi_h200_query.csv",   "GPU utilization", "%",   3, FALSE },
+    { "nvsmi_h200_query.csv",   "GPU power",       "W",   8, FALSE },
+    { "nvsmi_h200_query.csv",   "SM clock",        "MHz", 9, FALSE },
+    { "nvsmi_h200_query.csv",   "GPU temperature", "°C",  7, FALSE },
+    { "nvsmi_h200_monitor.csv", "GPU utilization", "%",   3, FALSE },
+    { "nvsmi_h200_monitor.csv", "GPU power",       "W",   8, FALSE },
+    { "nvsmi_h200_monitor.csv", "SM clock",        "MHz", 9, FALSE },
+    { "nvsmi_h200_dmon.txt",    "GPU utilization", "%",   6, TRUE },
+    { "nvsmi_h200_dmon.txt",    "GPU power",       "W",   3, TRUE },
+    { "nvsmi_h200_dmon.txt",    "Graphics clock",  "MHz", 13, TRUE },
+  };
+  g_autofree char *na_text = NULL;
+  g_autoptr(KsTrace) na = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cols); i++)
+    {
+      g_autofree char *text = NULL;
+      g_autoptr(KsTrace) trace = load_data_file (cols[i].file, &text);
+      const KsCounter *c = get_counter (trace, cols[i].counter, cols[i].unit, 0);
+      guint n;
+      double want = column_sum (text, cols[i].col, cols[i].ws, &n);
+
+      g_test_message ("%s: %s", cols[i].file, cols[i].counter);
+      g_assert_cmpuint (trace->n_gpus, ==, 1);
+      g_assert_cmpuint (c->n_samples, ==, n);
+      g_assert_cmpfloat_with_epsilon (counter_sum (c), want, 1e-6);
+      if (!cols[i].ws)
+        {
+          g_assert_cmpstr (ks_trace_string (trace, trace->gpus[0].name), ==, "NVIDIA H200");
+          g_assert_cmpuint (trace->gpus[0].total_memory, ==, (guint64) (143771 * MIB));
+          g_assert_cmpstr (warnings (trace), ==, "");
+        }
+    }
+
+  /* index, power.draw [W], power.limit [W], clocks.current.sm [MHz],
+   * clocks.max.sm [MHz], fan.speed [%]: 0, 691.45 W, 700.00 W, 1845 MHz, 1980 MHz, [N/A] */
+  na = load_data_file ("nvsmi_h200_na.csv", &na_text);
+  g_assert_cmpfloat_with_epsilon (get_counter (na, "GPU power", "W", 0)->value[0], 691.45, 1e-9);
+  g_assert_cmpfloat (get_counter (na, "GPU power limit", "W", 0)->value[0], ==, 700);
+  g_assert_cmpfloat (get_counter (na, "SM clock", "MHz", 0)->value[0], ==, 1845);
+  g_assert_null (find_counter (na, "Fan speed", 0, KS_NO_INDEX));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -624,6 +731,7 @@ main (int    argc,
   g_test_add_func ("/nvsmi/csv/no-timestamp", test_csv_no_timestamp);
   g_test_add_func ("/nvsmi/csv/no-index", test_csv_no_index);
   g_test_add_func ("/nvsmi/dmon", test_dmon);
+  g_test_add_func ("/nvsmi/h200-logs", test_h200_logs);
   g_test_add_func ("/nvsmi/pmon", test_pmon);
   g_test_add_func ("/nvsmi/bad-logs", test_bad_logs);
   g_test_add_func ("/nvsmi/loader", test_loader);
