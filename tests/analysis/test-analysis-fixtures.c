@@ -369,6 +369,39 @@ test_profiler_overhead (void)
     g_assert_cmpint (gaps[i].cause, !=, KS_GAP_CAUSE_PROFILER);
 }
 
+/* torch.compile on the H200 (tests/data/README.md): the plugin's step
+ * spans, busy time and gaps, against peer-reference.py. */
+static void
+test_compiled (void)
+{
+  static const gint64 step_ns[] = { 7435107, 6351742, 5553352, 5920390, 5259797 };
+  static const gint64 step0[KS_N_STEP_PARTS] = { 2564318, 0, 0, 395407, 0, 4365645, 109737 };
+  g_autoptr(KsTrace) trace = load_fixture ("mixer_compiled.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 0);
+  const KsStep *steps;
+  guint n;
+
+  g_assert_nonnull (gpu);
+  g_assert_cmpuint (gpu->n_kernels, ==, 445);
+  g_assert_cmpint (gpu->kernel_time_ns, ==, 12800418);
+  g_assert_true (gpu->window_is_steps);
+  g_assert_cmpint (gpu->window_ns, ==, 30520388);
+  g_assert_cmpint (gpu->busy_in_window_ns, ==, 12800418);
+  g_assert_cmpuint (gpu->n_gaps, ==, 103);
+  g_assert_cmpint (gpu->gap_total_ns, ==, 17299532);
+  g_assert_cmpint (gpu->largest_gap_ns, ==, 1428735);
+  g_assert_cmpint (gpu->gap_class_ns[0], ==, 17201353);
+  g_assert_cmpint (gpu->gap_class_ns[1], ==, 22592);
+  g_assert_cmpint (gpu->gap_class_ns[2], ==, 75587);
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (step_ns));
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpint (steps[i].end - steps[i].start, ==, step_ns[i]);
+  for (guint p = 0; p < KS_N_STEP_PARTS; p++)
+    g_assert_cmpint (steps[0].parts[p], ==, step0[p]);
+}
+
 /* The TensorBoard profiler's Tensor Cores view and HTA's queue length,
  * against peer-reference.py ("tensor_cores", "queue_stream"). */
 static void
@@ -388,6 +421,8 @@ test_tensor_cores_and_queue (void)
   } cases[] = {
     { "gpt_3steps.pt.trace.json.gz", 48, 767262, 5192883, 0, 1989, 0.247758, 4, 115152402, 170944898 },
     { "seed_cnn.pt.trace.json.gz", 21, 3355488, 2141951, 934624, 237, 3.513295, 20, 5797114, 30134453 },
+    /* torch.compile on the H200: fp32 GEMMs on SIMT cores, Triton for the rest */
+    { "mixer_compiled.pt.trace.json.gz", 0, 0, 11406682, 0, 445, 1.703134, 15, 28307281, 29969315 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -496,6 +531,9 @@ test_kernel_sequences (void)
       "aten::mm → aten::sum → aten::copy_" },
     { "seed_cnn.pt.trace.json.gz", { 6, 6, 3 }, { 1703103, 690465, 2543264 },
       "aten::add_ → aten::cudnn_batch_norm → aten::clamp_min" },
+    /* Inductor launches each Triton kernel inside a span of its own name */
+    { "mixer_compiled.pt.trace.json.gz", { 20, 20, 20 }, { 3910689, 3762428, 2206144 },
+      "aten::mm → triton_poi_fused_gelu_gelu_backward_3 → aten::mm" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -550,6 +588,11 @@ test_temporal_breakdown (void)
   g_autoptr(GError) error = NULL;
 
   check_temporal (lb, 105645015, 4600263, 1432061);
+  {
+    g_autoptr(KsTrace) compiled = load_fixture ("mixer_compiled.pt.trace.json.gz");
+
+    check_temporal (compiled, 29949037, 12800418, 0);
+  }
 
   if (!g_file_test (rank0, G_FILE_TEST_EXISTS))
     {
@@ -723,6 +766,7 @@ main (int   argc,
   g_test_add_func ("/analysis/fixture/kernel-sequences", test_kernel_sequences);
   g_test_add_func ("/analysis/fixture/memcpy-bandwidth", test_memcpy_bandwidth);
   g_test_add_func ("/analysis/fixture/tensor-cores-and-queue", test_tensor_cores_and_queue);
+  g_test_add_func ("/analysis/fixture/compiled", test_compiled);
   g_test_add_func ("/analysis/fixture/profiler-overhead", test_profiler_overhead);
   g_test_add_func ("/analysis/fixture/recording-steps", test_recording_steps);
 
