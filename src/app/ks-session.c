@@ -47,6 +47,8 @@ struct _KsSession
   KsAnalysis        *analysis;
   GCancellable      *cancellable;   /* of the analysis being computed */
   guint              recompute_id;
+  guint              holds;         /* ks_session_hold_analysis() not yet released */
+  gboolean           held_recompute; /* an analysis asked for while held */
 };
 
 G_DEFINE_FINAL_TYPE (KsSession, ks_session, G_TYPE_OBJECT)
@@ -280,7 +282,7 @@ static void
 recompute (KsSession *self)
 {
   gboolean had = self->analysis != NULL;
-  gboolean was_busy = self->cancellable != NULL;
+  gboolean was_busy = ks_session_get_busy (self);
   Pending *pending;
 
   g_clear_handle_id (&self->recompute_id, g_source_remove);
@@ -288,7 +290,8 @@ recompute (KsSession *self)
   g_clear_object (&self->cancellable);
   g_clear_object (&self->analysis);
 
-  if (self->trace != NULL)
+  self->held_recompute = self->holds > 0 && self->trace != NULL;
+  if (self->trace != NULL && !self->held_recompute)
     {
       self->cancellable = g_cancellable_new ();
       pending = g_new0 (Pending, 1);
@@ -298,7 +301,7 @@ recompute (KsSession *self)
     }
 
   /* busy first: a page that sees the analysis go tells "Analysing…" */
-  if (was_busy != (self->cancellable != NULL))
+  if (was_busy != ks_session_get_busy (self))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
   if (had)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
@@ -366,7 +369,29 @@ ks_session_get_busy (KsSession *self)
 {
   g_return_val_if_fail (KS_IS_SESSION (self), FALSE);
 
-  return self->cancellable != NULL;
+  return self->cancellable != NULL || self->held_recompute;
+}
+
+/* While held, a new trace or new options do not start the analysis (the
+ * session is busy meanwhile): the window holds it until it has drawn
+ * the trace once, so the analysis neither delays the first frame nor
+ * fills the pages before it. */
+void
+ks_session_hold_analysis (KsSession *self)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+
+  self->holds++;
+}
+
+void
+ks_session_release_analysis (KsSession *self)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (self->holds > 0);
+
+  if (--self->holds == 0 && self->held_recompute)
+    recompute (self);
 }
 
 const KsAnalysisOptions *

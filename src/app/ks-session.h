@@ -42,6 +42,8 @@ void        ks_session_set_trace           (KsSession  *self,
  * being computed, or it failed). */
 KsAnalysis *ks_session_get_analysis        (KsSession  *self);
 gboolean    ks_session_get_busy            (KsSession  *self);
+void        ks_session_hold_analysis       (KsSession  *self);
+void        ks_session_release_analysis    (KsSession  *self);
 const KsAnalysisOptions *
             ks_session_get_analysis_options (KsSession *self);
 /* The options of the next analyses; when they differ, the trace is

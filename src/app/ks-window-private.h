@@ -68,6 +68,9 @@ struct _KsWindow
   guint64               n_events;     /* slices of the trace, counted once */
   guint64               n_gpu_events;
   gboolean              warnings_closed;  /* the banner's close button, for this trace */
+  GdkFrameClock        *first_frame_clock; /* the session's analysis is held until it paints */
+  gulong                first_frame_id;
+  guint                 first_frame_timeout;
 
   /* Search */
   guint8               *matches;     /* per string id */

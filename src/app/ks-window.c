@@ -243,6 +243,63 @@ session_trace_changed_cb (KsWindow   *self,
   _ks_window_actions_update (self);
 }
 
+/* The analysis of a new trace starts once the window has drawn it: the
+ * timeline comes first, and on a machine of few cores the analysis's
+ * threads do not slow that first frame. @release: FALSE when the window
+ * goes away and nothing is to be analysed. */
+static void
+end_first_frame (KsWindow *self,
+                 gboolean  release)
+{
+  if (self->first_frame_clock == NULL)
+    return;
+  /* a window being destroyed has disposed of its clock, handlers and all */
+  if (g_signal_handler_is_connected (self->first_frame_clock, self->first_frame_id))
+    g_signal_handler_disconnect (self->first_frame_clock, self->first_frame_id);
+  self->first_frame_id = 0;
+  g_clear_object (&self->first_frame_clock);
+  g_clear_handle_id (&self->first_frame_timeout, g_source_remove);
+  if (release)
+    ks_session_release_analysis (self->session);
+}
+
+static void
+first_frame_painted_cb (GdkFrameClock *clock,
+                        KsWindow      *self)
+{
+  end_first_frame (self, TRUE);
+}
+
+/* A window that is not drawn (minimised, on no screen) still gets its
+ * analysis. */
+static gboolean
+first_frame_timeout_cb (gpointer user_data)
+{
+  KsWindow *self = user_data;
+
+  self->first_frame_timeout = 0;
+  end_first_frame (self, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+hold_analysis_until_drawn (KsWindow *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_mapped (GTK_WIDGET (self))
+                         ? gtk_widget_get_frame_clock (GTK_WIDGET (self)) : NULL;
+
+  /* the new hold first: ending a previous one then starts nothing */
+  if (clock != NULL)
+    ks_session_hold_analysis (self->session);
+  end_first_frame (self, TRUE);
+  if (clock == NULL)
+    return;
+  self->first_frame_clock = g_object_ref (clock);
+  self->first_frame_id = g_signal_connect (clock, "after-paint", G_CALLBACK (first_frame_painted_cb), self);
+  self->first_frame_timeout = g_timeout_add (1000, first_frame_timeout_cb, self);
+  gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
+}
+
 static void
 set_trace (KsWindow *self,
            KsTrace  *trace,
@@ -275,7 +332,10 @@ set_trace (KsWindow *self,
   if (ks_session_get_trace (self->session) == trace)
     session_trace_changed_cb (self, NULL, self->session);
   else
-    ks_session_set_trace (self->session, trace);
+    {
+      hold_analysis_until_drawn (self);
+      ks_session_set_trace (self->session, trace);
+    }
 }
 
 static void
@@ -663,6 +723,7 @@ ks_window_dispose (GObject *object)
   _ks_window_compare_cancel (self);
   _ks_window_search_clear (self);
   _ks_window_analysis_trace_changed (self);
+  end_first_frame (self, FALSE);
 
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);

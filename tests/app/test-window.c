@@ -1772,6 +1772,89 @@ test_menu_accels (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+typedef struct
+{
+  guint paints;
+  guint paints_at_session;
+  guint paints_at_analysis;
+  gboolean analysed;
+} FrameOrder;
+
+static void
+frame_order_paint_cb (GdkFrameClock *clock,
+                      FrameOrder    *order)
+{
+  order->paints++;
+}
+
+static void
+frame_order_analysis_cb (KsSession  *session,
+                         GParamSpec *pspec,
+                         FrameOrder *order)
+{
+  if (ks_session_get_analysis (session) != NULL && !order->analysed)
+    {
+      order->analysed = TRUE;
+      order->paints_at_analysis = order->paints;
+    }
+}
+
+static void
+frame_order_session_cb (KsWindow   *window,
+                        GParamSpec *pspec,
+                        FrameOrder *order)
+{
+  order->paints_at_session = order->paints;
+  g_signal_connect (ks_window_get_session (window), "notify::analysis",
+                    G_CALLBACK (frame_order_analysis_cb), order);
+}
+
+/* The timeline is drawn before the analysis fills the pages, even for a
+ * trace whose analysis takes less than a frame. */
+static void
+test_analysis_after_first_frame (void)
+{
+  g_autoptr(GString) json = g_string_new ("{\"traceEvents\":[");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  FrameOrder order = { 0 };
+  KsWindow *window;
+  GdkFrameClock *clock;
+  int fd;
+
+  for (guint i = 0; i < 20; i++)
+    g_string_append_printf (json, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%u\",\"pid\":0,\"tid\":7,"
+                            "\"ts\":%u,\"dur\":5,\"args\":{\"device\":0,\"stream\":7}}", i ? "," : "", i, 10 + 20 * i);
+  g_string_append (json, "]}");
+  fd = g_file_open_tmp ("ks-first-frame-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, json->str, json->len, NULL));
+  file = g_file_new_for_path (path);
+
+  window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  g_assert_nonnull (clock);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (frame_order_paint_cb), &order);
+  g_signal_connect (window, "notify::session", G_CALLBACK (frame_order_session_cb), &order);
+
+  ks_window_open (window, file);
+  WAIT_FOR (order.analysed);
+  g_test_message ("paints when the trace was set: %u, when the analysis came: %u",
+                  order.paints_at_session, order.paints_at_analysis);
+  g_assert_cmpuint (order.paints_at_analysis, >, order.paints_at_session);
+
+  g_signal_handlers_disconnect_by_data (clock, &order);
+  g_signal_handlers_disconnect_by_data (ks_window_get_session (window), &order);
+  g_signal_handlers_disconnect_by_data (window, &order);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1801,6 +1884,7 @@ main (int   argc,
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
   g_test_add_func ("/app/window/narrow", test_narrow);
   g_test_add_func ("/app/window/every-fixture", test_every_fixture);
+  g_test_add_func ("/app/window/analysis-after-first-frame", test_analysis_after_first_frame);
   g_test_add_func ("/app/window/menu-accels", test_menu_accels);
 
   return g_test_run ();
