@@ -406,11 +406,11 @@ build_counter_prims (KsTimelineLayout *self,
 
   /* The scale: what the top of the row stands for. */
   {
-    const char *unit = ks_trace_string (self->trace, counter->unit);
+    const char *unit = ks_timeline_layout_get_counter_unit (self, row->index);
     g_autofree char *value = NULL;
     g_autofree char *text = NULL;
 
-    if (row->index >= self->trace->n_counters || g_str_equal (unit, "bytes") || g_str_equal (unit, "B"))
+    if (ks_timeline_layout_counter_is_bytes (self, row->index))
       value = ks_format_bytes ((guint64)MAX (0.0, row->counter_max));
     else if (*unit)
       value = g_strdup_printf ("%.4g %s", row->counter_max, unit);

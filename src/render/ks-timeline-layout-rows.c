@@ -329,6 +329,59 @@ counter_label (KsTrace         *trace,
   return g_strdup (ks_trace_string (trace, c->name));
 }
 
+/* The queue-length row of stream @track, when it has launched work:
+ * under the stream and its annotation rows, where the eye looks for why
+ * the stream is busy. */
+static void
+add_queue_row (KsTimelineLayout *self,
+               guint32           track,
+               guint             group,
+               guint16           indent)
+{
+  guint32 first = self->trace->n_counters + self->memory->len;
+
+  for (guint i = 0; i < self->gpu->n_series; i++)
+    {
+      const KsGpuSeries *g = &self->gpu->series[i];
+
+      if (g->kind == KS_GPU_SERIES_QUEUE && g->track == track)
+        {
+          add_row (self, KS_ROW_COUNTER, first + i, group, indent,
+                   g_strdup_printf (_("queue length, stream %" PRId64), self->trace->tracks[track].stream));
+          return;
+        }
+    }
+}
+
+/* The achieved memcpy bandwidth of each copy kind of GPU @device. */
+static void
+add_bandwidth_rows (KsTimelineLayout *self,
+                    gint32            device,
+                    guint             group)
+{
+  guint32 first = self->trace->n_counters + self->memory->len;
+
+  for (guint i = 0; i < self->gpu->n_series; i++)
+    {
+      const KsGpuSeries *g = &self->gpu->series[i];
+
+      if (g->kind == KS_GPU_SERIES_COPY_BANDWIDTH && g->device == device)
+        /* TRANSLATORS: %s is a copy kind: HtoD, DtoH, DtoD... */
+        add_row (self, KS_ROW_COUNTER, first + i, group, 1,
+                 g_strdup_printf (_("%s copy bandwidth (GB/s)"), ks_copy_kind_to_string (g->copy_kind)));
+    }
+}
+
+static gboolean
+has_bandwidth_rows (KsTimelineLayout *self,
+                    gint32            device)
+{
+  for (guint i = 0; i < self->gpu->n_series; i++)
+    if (self->gpu->series[i].kind == KS_GPU_SERIES_COPY_BANDWIDTH && self->gpu->series[i].device == device)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 add_track_with_children (KsTimelineLayout *self,
                          guint32           track,
@@ -353,6 +406,8 @@ add_track_with_children (KsTimelineLayout *self,
         add_track_with_children (self, g_array_index (kids, guint32, i), group,
                                  indent + 1, NULL, placed);
     }
+  if (trace->tracks[track].kind == KS_TRACK_STREAM)
+    add_queue_row (self, track, group, indent);
 }
 
 static char *
@@ -504,6 +559,7 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
         left = trace->tracks[t].device == dev && !placed[t];
       for (guint32 c = 0; c < trace->n_counters && !left; c++)
         left = trace->counters[c].device == dev;
+      left = left || has_bandwidth_rows (self, dev);
       if (trace->n_ranks > 1 && !left)
         continue;
 
@@ -540,6 +596,8 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
           if (track->kind == KS_TRACK_GPU_ANNOTATION && track->device == dev && !placed[t])
             add_track_with_children (self, t, group, 1, children, placed);
         }
+      /* under the streams whose copies they measure */
+      add_bandwidth_rows (self, dev, group);
     }
 
   /* Processes, in the order of their GPU use: the GPU time of what

@@ -134,11 +134,14 @@ guint             ks_timeline_layout_find_track_row   (KsTimelineLayout  *self,
 guint             ks_timeline_layout_find_counter_row (KsTimelineLayout  *self,
                                                        guint32            counter);
 /* The counter a KS_ROW_COUNTER row draws (row->index): one of the trace's,
- * or allocated bytes built from its memory events; whether its values are
- * bytes. */
+ * allocated bytes built from its memory events, or a GPU series (a
+ * stream's queue length, a copy kind's bandwidth); whether its values are
+ * bytes, and their unit ("" for a count). */
 const KsCounter  *ks_timeline_layout_get_counter      (KsTimelineLayout  *self,
                                                        guint32            index);
 gboolean          ks_timeline_layout_counter_is_bytes (KsTimelineLayout  *self,
+                                                       guint32            index);
+const char       *ks_timeline_layout_get_counter_unit (KsTimelineLayout  *self,
                                                        guint32            index);
 
 void              ks_timeline_layout_set_expanded     (KsTimelineLayout  *self,
