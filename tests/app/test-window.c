@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "ks-application.h"
+#include "ks-format.h"
 #include "ks-range-stats.h"
 #include "ks-render-cairo.h"
 #include "ks-selection-page.h"
@@ -1071,6 +1072,33 @@ test_tooltips (void)
 
   /* Before the first allocation (at 32.98 ms) there is nothing to say. */
   g_assert_null (ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, 30e6), y, NULL));
+
+  /* The HtoD bandwidth row under the pointer in the middle of the first
+   * large copy: that copy's bytes over its duration, since it began. */
+  {
+    const KsTrack *stream = &trace->tracks[track];
+    const KsRow *bw_row = NULL;
+    g_autofree char *since = NULL;
+    guint32 s = 0;
+
+    for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+      if (g_strcmp0 (ks_timeline_layout_get_row (layout, r)->label, "HtoD copy bandwidth (GB/s)") == 0)
+        bw_row = ks_timeline_layout_get_row (layout, r);
+    g_assert_nonnull (bw_row);
+    while (s < stream->n_slices && !(stream->slice_kind[s] == KS_SLICE_MEMCPY && stream->gpu[s].copy.bytes > 1048576))
+      s++;
+    g_assert_cmpuint (s, <, stream->n_slices);
+    gtk_adjustment_set_value (vadj, 0);
+    y = KS_RULER_HEIGHT + bw_row->y + bw_row->height / 2.0;
+    markup = ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, (stream->start[s] + stream->end[s]) / 2.0),
+                                             y, NULL);
+    since = ks_time_format_duration (stream->start[s]);
+    g_free (expected);
+    expected = g_strdup_printf ("<b>HtoD copy bandwidth (GB/s)</b>\n%.4g GB/s since %s",
+                                (double)stream->gpu[s].copy.bytes / (stream->end[s] - stream->start[s]), since);
+    g_assert_cmpstr (markup, ==, expected);
+    g_clear_pointer (&markup, g_free);
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
