@@ -12,13 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks-analysis-private.h"
 #include "ks-gpu-series.h"
-#include "ks-range-set.h"
-
-#define GPU_WORK_KINDS (KS_SLICE_KIND_BIT (KS_SLICE_KERNEL) | KS_SLICE_KIND_BIT (KS_SLICE_MEMCPY) | \
-                        KS_SLICE_KIND_BIT (KS_SLICE_MEMSET))
-
-static GMutex series_mutex;
 
 static int
 compare_ts (const void *a,
@@ -65,7 +60,7 @@ ks_gpu_series_build_queue (const KsTrace  *trace,
     {
       const KsFlow *flow;
 
-      if (!(GPU_WORK_KINDS & KS_SLICE_KIND_BIT (track->slice_kind[s])) || launch[s] == KS_NO_INDEX)
+      if (!(GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s])) || launch[s] == KS_NO_INDEX)
         continue;
       flow = &trace->flows[launch[s]];
       ups[n] = trace->tracks[flow->from_track].start[flow->from_slice];
@@ -257,18 +252,8 @@ build (KsTrace *trace)
 const KsGpuSeriesSet *
 ks_gpu_series_get (KsTrace *trace)
 {
-  static GQuark quark;
-  KsGpuSeriesSet *set;
+  g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
 
-  g_mutex_lock (&series_mutex);
-  if (quark == 0)
-    quark = g_quark_from_static_string ("ks-gpu-series");
-  set = g_object_get_qdata (G_OBJECT (trace), quark);
-  if (set == NULL)
-    {
-      set = build (trace);
-      g_object_set_qdata_full (G_OBJECT (trace), quark, set, (GDestroyNotify)series_set_free);
-    }
-  g_mutex_unlock (&series_mutex);
-  return set;
+  return _ks_trace_get_cached (trace, "ks-gpu-series", (gpointer (*) (KsTrace *))build,
+                               (GDestroyNotify)series_set_free);
 }

@@ -329,46 +329,32 @@ counter_label (KsTrace         *trace,
   return g_strdup (ks_trace_string (trace, c->name));
 }
 
-/* The queue-length row of stream @track, when it has launched work:
- * under the stream and its annotation rows, where the eye looks for why
- * the stream is busy. */
+/* The GPU-series rows of stream @track (its queue length: under the
+ * stream and its annotation rows, where the eye looks for why the stream
+ * is busy) or, with @track KS_NO_INDEX, of GPU @device (the achieved
+ * bandwidth of each copy kind). */
 static void
-add_queue_row (KsTimelineLayout *self,
-               guint32           track,
-               guint             group,
-               guint16           indent)
+add_series_rows (KsTimelineLayout *self,
+                 gint32            device,
+                 guint32           track,
+                 guint             group,
+                 guint16           indent)
 {
   guint32 first = self->trace->n_counters + self->memory->len;
 
   for (guint i = 0; i < self->gpu->n_series; i++)
     {
       const KsGpuSeries *g = &self->gpu->series[i];
+      char *label;
 
-      if (g->kind == KS_GPU_SERIES_QUEUE && g->track == track)
-        {
-          add_row (self, KS_ROW_COUNTER, first + i, group, indent,
-                   g_strdup_printf (_("queue length, stream %" PRId64), self->trace->tracks[track].stream));
-          return;
-        }
-    }
-}
-
-/* The achieved memcpy bandwidth of each copy kind of GPU @device. */
-static void
-add_bandwidth_rows (KsTimelineLayout *self,
-                    gint32            device,
-                    guint             group)
-{
-  guint32 first = self->trace->n_counters + self->memory->len;
-
-  for (guint i = 0; i < self->gpu->n_series; i++)
-    {
-      const KsGpuSeries *g = &self->gpu->series[i];
-
-      if (g->kind == KS_GPU_SERIES_COPY_BANDWIDTH && g->device == device)
+      if (g->track != track || g->device != device)
+        continue;
+      if (g->kind == KS_GPU_SERIES_QUEUE)
+        label = g_strdup_printf (_("queue length, stream %" PRId64), self->trace->tracks[track].stream);
+      else
         /* TRANSLATORS: %s is a copy kind: HtoD, DtoH, DtoD... */
-        add_row (self, KS_ROW_COUNTER, first + i, group, 1,
-                 g_strdup_printf (_("%s copy bandwidth (GB/s)"), ks_copy_kind_to_string (g->copy_kind)));
+        label = g_strdup_printf (_("%s copy bandwidth (GB/s)"), ks_copy_kind_to_string (g->copy_kind));
+      add_row (self, KS_ROW_COUNTER, first + i, group, indent, label);
     }
 }
 
@@ -407,7 +393,7 @@ add_track_with_children (KsTimelineLayout *self,
                                  indent + 1, NULL, placed);
     }
   if (trace->tracks[track].kind == KS_TRACK_STREAM)
-    add_queue_row (self, track, group, indent);
+    add_series_rows (self, trace->tracks[track].device, track, group, indent);
 }
 
 static char *
@@ -597,7 +583,7 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
             add_track_with_children (self, t, group, 1, children, placed);
         }
       /* under the streams whose copies they measure */
-      add_bandwidth_rows (self, dev, group);
+      add_series_rows (self, dev, KS_NO_INDEX, group, 1);
     }
 
   /* Processes, in the order of their GPU use: the GPU time of what

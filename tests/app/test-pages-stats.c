@@ -23,32 +23,7 @@
 
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 10000)
 
-typedef struct
-{
-  guint  highlighted;
-  gint64 start;
-  gint64 end;
-  guint  n_navigate;
-} Events;
-
-static void
-navigate_cb (GtkWidget *page,
-             gint64     start,
-             gint64     end,
-             Events    *ev)
-{
-  ev->start = start;
-  ev->end = end;
-  ev->n_navigate++;
-}
-
-static void
-highlight_cb (GtkWidget *page,
-              guint      name,
-              Events    *ev)
-{
-  ev->highlighted = name;
-}
+typedef KsTestPageEvents Events;
 
 typedef struct
 {
@@ -82,8 +57,8 @@ fixture_open (Fixture    *f,
   f->trace = trace;
   f->analysis = ks_analysis_compute (f->trace, NULL, NULL, NULL, NULL);
   f->page = ks_stats_page_new (report);
-  g_signal_connect (f->page, "navigate", G_CALLBACK (navigate_cb), &f->ev);
-  g_signal_connect (f->page, "highlight", G_CALLBACK (highlight_cb), &f->ev);
+  g_signal_connect (f->page, "navigate", G_CALLBACK (ks_test_page_navigate_cb), &f->ev);
+  g_signal_connect (f->page, "highlight", G_CALLBACK (ks_test_page_highlight_cb), &f->ev);
   f->window = gtk_window_new ();
   gtk_window_set_default_size (GTK_WINDOW (f->window), 700, 700);
   gtk_window_set_child (GTK_WINDOW (f->window), f->page);
