@@ -379,7 +379,11 @@ build_counter_prims (KsTimelineLayout *self,
   int run_start = -1;
   float run_y = 0;
 
-  ks_lod_counter (counter, view, mins, maxs, has);
+  /* Counters of many samples (a stream's queue length) are read a block
+   * at a time where a column holds whole blocks. */
+  if (counter->n_samples >= 16 * KS_LOD_COUNTER_BLOCK && self->counter_blocks[row->index] == NULL)
+    self->counter_blocks[row->index] = ks_lod_counter_blocks_new (counter);
+  ks_lod_counter_summarized (counter, self->counter_blocks[row->index], view, mins, maxs, has);
 
   for (int col = 0; col <= view->width; col++)
     {

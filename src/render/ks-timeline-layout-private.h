@@ -33,6 +33,8 @@ struct _KsTimelineLayout
   const KsGpuSeriesSet *gpu;   /* queue and bandwidth series, after the memory series */
   gint64 **busy_sums;          /* per track, made when first drawn folded: for each depth in
                                 * turn, n_by_depth + 1 running sums of the slices' durations */
+  float  **counter_blocks;     /* per counter of many samples, made when first drawn:
+                                * ks_lod_counter_blocks_new() */
 };
 
 static inline const KsCounter *

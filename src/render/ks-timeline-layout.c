@@ -73,6 +73,7 @@ ks_timeline_layout_new (KsTrace *trace)
   find_memory_series (self);
   self->gpu = ks_gpu_series_get (trace);
   self->counter_rows = g_new (guint, MAX (1, n_layout_counters (self)));
+  self->counter_blocks = g_new0 (float *, MAX (1, n_layout_counters (self)));
   memset (self->track_rows, 0xff, sizeof (guint) * MAX (1, trace->n_tracks));
   memset (self->counter_rows, 0xff, sizeof (guint) * MAX (1, n_layout_counters (self)));
 
@@ -94,6 +95,9 @@ ks_timeline_layout_free (KsTimelineLayout *self)
   g_array_unref (self->visible);
   g_free (self->track_rows);
   g_free (self->counter_rows);
+  for (guint32 c = 0; c < n_layout_counters (self); c++)
+    g_free (self->counter_blocks[c]);
+  g_free (self->counter_blocks);
   g_array_unref (self->memory);
   g_free (self->name_colors[0]);
   g_free (self->name_colors[1]);

@@ -175,6 +175,18 @@ void              ks_lod_counter                      (const KsCounter   *counte
                                                        float             *col_min,
                                                        float             *col_max,
                                                        gboolean          *has);
+/* The same, faster on a counter of millions of samples (a stream's queue
+ * length): @blocks holds the min and max of each KS_LOD_COUNTER_BLOCK
+ * samples in turn (ks_lod_counter_blocks_new()), and a block that lies
+ * within one column is taken whole. The columns are the same as without. */
+#define KS_LOD_COUNTER_BLOCK 64
+float            *ks_lod_counter_blocks_new           (const KsCounter   *counter);
+void              ks_lod_counter_summarized           (const KsCounter   *counter,
+                                                       const float       *blocks,
+                                                       const KsTimeView  *view,
+                                                       float             *col_min,
+                                                       float             *col_max,
+                                                       gboolean          *has);
 
 KsColor           ks_timeline_layout_slice_color      (KsTimelineLayout  *self,
                                                        const KsTrack     *track,

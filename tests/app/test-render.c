@@ -982,6 +982,55 @@ test_counter_scale (void)
   ks_prims_clear (&prims);
 }
 
+/* A counter of many samples read a block at a time gives the columns
+ * it gives read sample by sample: at every zoom, with samples that are
+ * not numbers among them. */
+static void
+test_lod_counter_blocks (void)
+{
+  const guint32 n = 100003;
+  g_autofree gint64 *ts = g_new (gint64, n);
+  g_autofree double *value = g_new (double, n);
+  g_autofree float *blocks = NULL;
+  KsCounter c = { 0 };
+  GRand *rand = g_rand_new_with_seed (17);
+  gint64 t = 1000;
+
+  for (guint32 i = 0; i < n; i++)
+    {
+      t += g_rand_int_range (rand, 0, 40);
+      ts[i] = t;
+      value[i] = g_rand_int_range (rand, 0, 1000) == 0 ? NAN : g_rand_int_range (rand, -5, 1100);
+    }
+  c.n_samples = n;
+  c.ts = ts;
+  c.value = value;
+  blocks = ks_lod_counter_blocks_new (&c);
+
+  for (guint pass = 0; pass < 200; pass++)
+    {
+      KsTimeView view;
+      float min1[700], max1[700], min2[700], max2[700];
+      gboolean has1[700], has2[700];
+
+      view.width = g_rand_int_range (rand, 1, 700);
+      /* from the whole counter and more to a few samples a column */
+      view.ns_per_px = pass == 0 ? (t + 2000.0) / view.width : g_rand_double_range (rand, 0.5, (double)t / view.width);
+      view.t0 = pass == 0 ? -1000 : g_rand_double_range (rand, -1000, t);
+      ks_lod_counter (&c, &view, min1, max1, has1);
+      ks_lod_counter_summarized (&c, blocks, &view, min2, max2, has2);
+      for (int col = 0; col < view.width; col++)
+        {
+          g_assert_cmpint (has1[col], ==, has2[col]);
+          if (!has1[col])
+            continue;
+          g_assert_cmpfloat (min1[col], ==, min2[col]);
+          g_assert_cmpfloat (max1[col], ==, max2[col]);
+        }
+    }
+  g_rand_free (rand);
+}
+
 static guint
 find_row_by_label (KsTimelineLayout *layout,
                    const char       *label)
@@ -1181,6 +1230,7 @@ main (int   argc,
   g_test_add_func ("/render/rows-nsys-thread0", test_rows_nsys_thread0);
   g_test_add_func ("/render/counter-scale", test_counter_scale);
   g_test_add_func ("/render/gpu-series-rows", test_gpu_series_rows);
+  g_test_add_func ("/render/lod-counter-blocks", test_lod_counter_blocks);
 
   return g_test_run ();
 }
