@@ -212,8 +212,9 @@ test_queue (void)
   g_assert_cmpuint (q->max, ==, max);
   g_assert_nonnull (ks_test_find_label (f.page, "216"));
 
-  /* Activating the stream shows where its queue was longest. */
+  /* Activating the stream shows where its queue was longest, and its row. */
   g_signal_emit_by_name (f.view, "activate", 0u);
+  g_assert_cmpuint (ks_stats_page_get_track (KS_STATS_PAGE (f.page)), ==, stream_7 (f.trace));
   g_assert_cmpuint (f.ev.n_navigate, ==, 1);
   g_assert_cmpint (f.ev.start, <=, max_at);
   g_assert_cmpint (f.ev.end, >, max_at);
@@ -255,6 +256,7 @@ test_copies (void)
   g_assert_cmpuint (copies[top].bytes, ==, largest);
   g_signal_emit_by_name (f.view, "activate", 0u);
   g_assert_cmpuint (copies[top].track, ==, stream_7 (f.trace));
+  g_assert_cmpuint (ks_stats_page_get_track (KS_STATS_PAGE (f.page)), ==, copies[top].track);
   g_assert_cmpint (f.ev.start, ==, stream->start[copies[top].slice]);
   g_assert_cmpint (f.ev.end, ==, stream->end[copies[top].slice]);
   g_assert_cmpuint (f.ev.highlighted, ==, stream->name_id[copies[top].slice]);
@@ -321,6 +323,7 @@ test_sequences (void)
   g_assert_cmpuint (f.ev.n_navigate, ==, 1);
   g_assert_cmpint (f.ev.start, ==, first);
   g_assert_cmpint (f.ev.end, ==, last);
+  g_assert_cmpuint (ks_stats_page_get_track (KS_STATS_PAGE (f.page)), ==, stream_7 (f.trace));
   g_assert_true (g_str_has_prefix (summary_text (&f), "Runs of 4 consecutive kernels"));
   fixture_close (&f);
 }
@@ -364,6 +367,7 @@ test_annotations (void)
   gtk_editable_set_text (GTK_EDITABLE (entry), "adam");
   WAIT_FOR (g_list_model_get_n_items (f.model) == 1);
   g_signal_emit_by_name (f.view, "activate", 0u);
+  g_assert_cmpuint (ks_stats_page_get_track (KS_STATS_PAGE (f.page)), ==, KS_NO_INDEX);
   g_assert_cmpuint (f.ev.highlighted, ==, adam);
   g_assert_cmpint (f.ev.start, ==, first);
   g_assert_cmpint (f.ev.end, ==, last);

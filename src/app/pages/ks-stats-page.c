@@ -27,6 +27,7 @@ struct _KsStatsPage
   GtkColumnView  *view;
 
   const Kind     *kind;
+  guint32         track;         /* what the last activated row is on, or KS_NO_INDEX */
   KsPageTable     table;
   char           *needle;
 
@@ -120,6 +121,7 @@ activate_queue (KsStatsPage *self,
   const KsQueueStats *q = &ROWS (self, KsQueueStats)[i];
   gint64 b0 = q->start + (q->max_ts - q->start) / q->bucket_ns * q->bucket_ns;
 
+  self->track = q->track;
   navigate (self, b0, MIN (b0 + q->bucket_ns, q->end));
 }
 
@@ -136,6 +138,7 @@ activate_copy (KsStatsPage *self,
   const KsCopyRate *c = &ROWS (self, KsCopyRate)[i];
 
   ks_page_highlight (KS_PAGE (self), self->trace->tracks[c->track].name_id[c->slice]);
+  self->track = c->track;
   navigate (self, c->start, c->start + c->dur_ns);
 }
 
@@ -172,6 +175,7 @@ activate_sequence (KsStatsPage *self,
 {
   const KsKernelSequence *q = &ROWS (self, KsKernelSequence)[i];
 
+  self->track = q->first_track;
   navigate (self, q->first_start, q->last_end);
 }
 
@@ -277,6 +281,7 @@ activate_cb (KsStatsPage *self,
 
   if (i == G_MAXUINT || self->table.report == NULL)
     return;
+  self->track = KS_NO_INDEX;
   self->kind->activate (self, i);
 }
 
@@ -416,7 +421,16 @@ static void
 ks_stats_page_init (KsStatsPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->track = KS_NO_INDEX;
   ks_page_table_init (&self->table, self->view, filter_row, self);
+}
+
+guint32
+ks_stats_page_get_track (KsStatsPage *self)
+{
+  g_return_val_if_fail (KS_IS_STATS_PAGE (self), KS_NO_INDEX);
+
+  return self->track;
 }
 
 GtkWidget *

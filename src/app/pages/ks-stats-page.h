@@ -29,12 +29,16 @@ G_BEGIN_DECLS
  *                       it and shows its ranges, from the first to the last
  *
  * The columns are the report's (ks-report.c), as in the CLI's tables.
- * Signals: "highlight" and "navigate", as the other pages. */
+ * Signals: "highlight" and "navigate", as the other pages; while
+ * "navigate" is emitted, ks_stats_page_get_track() names the row of the
+ * timeline to bring into view (the stream of a queue, a copy, the first
+ * run of a sequence), or KS_NO_INDEX. */
 
 #define KS_TYPE_STATS_PAGE (ks_stats_page_get_type ())
 
 G_DECLARE_FINAL_TYPE (KsStatsPage, ks_stats_page, KS, STATS_PAGE, KsPage)
 
-GtkWidget *ks_stats_page_new (const char *report);
+GtkWidget *ks_stats_page_new       (const char  *report);
+guint32    ks_stats_page_get_track (KsStatsPage *self);
 
 G_END_DECLS
