@@ -158,14 +158,58 @@ series_set_free (KsGpuSeriesSet *set)
   g_free (set);
 }
 
+/* What a bandwidth series is of: a GPU and copy kind, of one rank's
+ * files when the trace has several (device 0 of every host is another
+ * GPU). */
+typedef struct
+{
+  guint32 group;
+  gint32  device;
+  guint32 kind;
+} CopyKey;
+
+static guint
+copy_key_hash (gconstpointer p)
+{
+  const CopyKey *k = p;
+
+  return (k->group * 31u + (guint)k->device) * 31u + k->kind;
+}
+
+static gboolean
+copy_key_equal (gconstpointer a,
+                gconstpointer b)
+{
+  return memcmp (a, b, sizeof (CopyKey)) == 0;
+}
+
+/* Queues in track order, then bandwidth by rank, device and kind. */
+static int
+compare_series (gconstpointer a,
+                gconstpointer b)
+{
+  const KsGpuSeries *x = a, *y = b;
+
+  if (x->kind != y->kind)
+    return x->kind < y->kind ? -1 : 1;
+  if (x->kind == KS_GPU_SERIES_QUEUE)
+    return (x->track > y->track) - (x->track < y->track);
+  if (x->group != y->group)
+    return x->group < y->group ? -1 : 1;
+  if (x->device != y->device)
+    return x->device < y->device ? -1 : 1;
+  return (x->copy_kind > y->copy_kind) - (x->copy_kind < y->copy_kind);
+}
+
 static KsGpuSeriesSet *
 build (KsTrace *trace)
 {
   KsGpuSeriesSet *set = g_new0 (KsGpuSeriesSet, 1);
   g_autoptr(GArray) series = g_array_new (FALSE, TRUE, sizeof (KsGpuSeries));
-  g_autoptr(GHashTable) by_kind = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+  g_autoptr(GHashTable) by_kind = g_hash_table_new_full (copy_key_hash, copy_key_equal, g_free,
                                                          (GDestroyNotify)g_array_unref);
-  g_autoptr(GList) keys = NULL;
+  GHashTableIter iter;
+  gpointer key, value;
   guint32 **launch = g_new0 (guint32 *, MAX (trace->n_tracks, 1));
 
   /* The launch of each GPU operation, as the analysis finds it */
@@ -194,6 +238,7 @@ build (KsTrace *trace)
         continue;
       q.kind = KS_GPU_SERIES_QUEUE;
       q.device = track->device;
+      q.group = track->group;
       q.track = t;
       ks_gpu_series_build_queue (trace, t, launch[t], &q.counter);
       if (q.counter.n_samples > 0)
@@ -201,19 +246,23 @@ build (KsTrace *trace)
 
       for (guint32 s = 0; track->gpu != NULL && s < track->n_slices; s++)
         {
-          gint64 key, dur = track->end[s] - track->start[s];
+          gint64 dur = track->end[s] - track->start[s];
+          CopyKey k;
           GArray *edges;
           Edge edge;
 
           /* a copy of no duration has no bandwidth */
           if (track->slice_kind[s] != KS_SLICE_MEMCPY || dur <= 0 || track->gpu[s].copy.bytes == 0)
             continue;
-          key = ((gint64)track->device << 8) | track->gpu[s].copy.copy_kind;
-          edges = g_hash_table_lookup (by_kind, &key);
+          memset (&k, 0, sizeof k);
+          k.group = trace->n_ranks > 1 ? track->group : KS_NO_INDEX;
+          k.device = track->device;
+          k.kind = track->gpu[s].copy.copy_kind;
+          edges = g_hash_table_lookup (by_kind, &k);
           if (edges == NULL)
             {
               edges = g_array_new (FALSE, FALSE, sizeof (Edge));
-              g_hash_table_insert (by_kind, g_memdup2 (&key, sizeof key), edges);
+              g_hash_table_insert (by_kind, g_memdup2 (&k, sizeof k), edges);
             }
           edge.gbps = (double)track->gpu[s].copy.bytes / dur;
           edge.ts = track->start[s];
@@ -227,22 +276,23 @@ build (KsTrace *trace)
     g_free (launch[t]);
   g_free (launch);
 
-  /* by device, then kind */
-  keys = g_list_sort (g_hash_table_get_keys (by_kind), (GCompareFunc)compare_ts);
-  for (GList *l = keys; l != NULL; l = l->next)
+  g_hash_table_iter_init (&iter, by_kind);
+  while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      gint64 key = *(const gint64 *)l->data;
+      const CopyKey *k = key;
       KsGpuSeries b = { 0 };
 
       b.kind = KS_GPU_SERIES_COPY_BANDWIDTH;
-      b.copy_kind = (guint8)(key & 0xff);
-      b.device = (gint32)(key >> 8);
+      b.copy_kind = (guint8)k->kind;
+      b.device = k->device;
+      b.group = k->group;
       b.track = KS_NO_INDEX;
       b.counter.device = b.device;
       b.counter.process = KS_NO_INDEX;
-      build_bandwidth (g_hash_table_lookup (by_kind, &key), &b.counter);
+      build_bandwidth (value, &b.counter);
       g_array_append_val (series, b);
     }
+  g_array_sort (series, compare_series);
 
   set->n_series = series->len;
   set->series = (KsGpuSeries *)(gpointer)g_array_free (g_steal_pointer (&series), FALSE);

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
 
 /* Series derived from a trace's GPU activity, drawn by the timeline as
  * counter rows: HTA's queue length of each stream with launched work,
- * and the achieved memcpy bandwidth of each GPU and copy kind. Like the
+ * and the achieved memcpy bandwidth of each GPU (of each rank) and copy
+ * kind. Like the
  * memory series, they are built once per trace, on first use, and kept
  * with it; the analysis takes its queue statistics from the same series
  * (ks_gpu_series_build_queue()), so that the row and the report agree. */
@@ -29,6 +30,8 @@ typedef struct
   guint8     kind;               /* KsGpuSeriesKind */
   guint8     copy_kind;          /* KsCopyKind, bandwidth series */
   gint32     device;
+  guint32    group;              /* the stream's group; bandwidth: the rank's group when the
+                                  * trace has several ranks, else KS_NO_INDEX */
   guint32    track;              /* queue: the stream track; KS_NO_INDEX otherwise */
   KsCounter  counter;            /* a step function: each value holds until the next sample,
                                   * the last one is 0; device set, no process */
@@ -36,7 +39,7 @@ typedef struct
 
 typedef struct
 {
-  guint        n_series;         /* queues in track order, then bandwidth by device and kind */
+  guint        n_series;         /* queues in track order, then bandwidth by rank, device and kind */
   KsGpuSeries *series;
 } KsGpuSeriesSet;
 

@@ -982,6 +982,53 @@ test_counter_scale (void)
   ks_prims_clear (&prims);
 }
 
+/* Two ranks, each with its GPU 0 (two hosts' GPUs): each rank's copies
+ * make its own bandwidth row, in its own GPU group; one copy of 1 MB in
+ * 1 µs (1000 GB/s) on rank 0, one of 1 MB in 4 µs on rank 1. */
+static void
+test_bandwidth_rows_per_rank (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint n_rows = 0;
+
+  for (guint32 r = 0; r < 2; r++)
+    {
+      KsGpuInfo info = { 0 };
+      guint32 t;
+
+      ks_trace_builder_set_group (b, r);
+      ks_trace_builder_get_rank (b, r)->rank = (gint32)r;
+      /* a rank is a process's */
+      ks_trace_builder_get_process (b, 100 + r);
+      t = ks_trace_builder_get_stream_track (b, 0, 7);
+      info.copy.bytes = 1000000;
+      info.copy.copy_kind = KS_COPY_HTOD;
+      ks_trace_builder_add_slice (b, t, 1000, 1000 + 1000 * (1 + 3 * r), KS_SLICE_MEMCPY,
+                                  ks_trace_builder_intern (b, "Memcpy HtoD"), 0, 0, 0, 0, &info);
+    }
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_ranks, ==, 2);
+  layout = ks_timeline_layout_new (trace);
+
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+      const KsRow *group = ks_timeline_layout_get_row (layout, row->group);
+
+      if (g_strcmp0 (row->label, "HtoD copy bandwidth (GB/s)") != 0)
+        continue;
+      /* rank 0's row first, under "rank 0 · GPU 0" */
+      g_assert_true (g_str_has_prefix (group->label, n_rows == 0 ? "rank 0 · GPU 0" : "rank 1 · GPU 0"));
+      g_assert_cmpfloat (row->counter_max, ==, n_rows == 0 ? 1000 : 250);
+      n_rows++;
+    }
+  g_assert_cmpuint (n_rows, ==, 2);
+}
+
 /* A counter of many samples read a block at a time gives the columns
  * it gives read sample by sample: at every zoom, with samples that are
  * not numbers among them. */
@@ -1231,6 +1278,7 @@ main (int   argc,
   g_test_add_func ("/render/counter-scale", test_counter_scale);
   g_test_add_func ("/render/gpu-series-rows", test_gpu_series_rows);
   g_test_add_func ("/render/lod-counter-blocks", test_lod_counter_blocks);
+  g_test_add_func ("/render/bandwidth-rows-per-rank", test_bandwidth_rows_per_rank);
 
   return g_test_run ();
 }
