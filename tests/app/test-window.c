@@ -1705,6 +1705,7 @@ test_queue_page_navigates (void)
   row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, q->track));
   g_assert_cmpfloat (row->y, >=, gtk_adjustment_get_value (vadj));
   g_assert_cmpfloat (row->y + row->height, <=, gtk_adjustment_get_value (vadj) + gtk_adjustment_get_page_size (vadj));
+  save_screenshot (GTK_WIDGET (window), "window-queue-page.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
