@@ -200,4 +200,12 @@ gint64   _ks_select_nth           (gint64           *values,
                                    gsize             n,
                                    gsize             k);
 
+/* What @build makes of @trace, made on first use and kept with it under
+ * @key (a static string), freed with @free with the trace. Thread-safe;
+ * @build may ask for another such value. */
+gpointer _ks_trace_get_cached     (KsTrace          *trace,
+                                   const char       *key,
+                                   gpointer        (*build) (KsTrace *trace),
+                                   GDestroyNotify    free);
+
 G_END_DECLS

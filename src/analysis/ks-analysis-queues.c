@@ -10,35 +10,10 @@
 
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "ks-analysis-private.h"
-
-static int
-compare_ts (const void *a,
-            const void *b)
-{
-  gint64 x = *(const gint64 *)a;
-  gint64 y = *(const gint64 *)b;
-
-  return (x > y) - (x < y);
-}
-
-/* Launches come in stream order, and a stream runs one operation after
- * another, so both lists are nearly always sorted already: check before
- * paying for a sort. */
-static void
-ensure_sorted (gint64 *v,
-               gsize   n)
-{
-  for (gsize i = 1; i < n; i++)
-    if (v[i] < v[i - 1])
-      {
-        qsort (v, n, sizeof (gint64), compare_ts);
-        return;
-      }
-}
+#include "ks-gpu-series.h"
 
 /* Adds the queue length @len held over [a, b) to the statistics. */
 static void
@@ -75,67 +50,35 @@ stream_queue (Context      *ctx,
               guint32       t,
               KsQueueStats *q)
 {
-  const KsTrace *trace = ctx->trace;
-  const KsTrack *track = &trace->tracks[t];
-  const guint32 *launch = ctx->launch_of_gpu[t];
-  g_autofree gint64 *ups = g_new (gint64, MAX (track->n_slices, 1));
-  g_autofree gint64 *downs = g_new (gint64, MAX (track->n_slices, 1));
-  gsize n = 0, i = 0, j = 0;
+  KsCounter c;
   double weighted = 0;
-  guint len = 0;
-  gint64 now;
 
-  for (guint32 s = 0; s < track->n_slices; s++)
-    {
-      const KsFlow *flow;
-
-      if (!(GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s])) || launch[s] == KS_NO_INDEX)
-        continue;
-      flow = &trace->flows[launch[s]];
-      ups[n] = trace->tracks[flow->from_track].start[flow->from_slice];
-      /* an operation cannot end before it was launched */
-      downs[n] = MAX (track->end[s], ups[n]);
-      n++;
-    }
-  q->n_ops = n;
-  if (n == 0)
+  /* the series the timeline draws: its samples are the statistics' */
+  q->n_ops = ks_gpu_series_build_queue (ctx->trace, t, ctx->launch_of_gpu[t], &c);
+  if (c.n_samples == 0)
     return;
-  ensure_sorted (ups, n);
-  ensure_sorted (downs, n);
 
-  q->start = ups[0];
-  q->end = downs[n - 1];
+  q->start = c.ts[0];
+  q->end = c.ts[c.n_samples - 1];
   q->bucket_ns = MAX ((q->end - q->start) / KS_QUEUE_N_BUCKETS + 1, 1);
   q->n_buckets = (guint)((q->end - q->start) / q->bucket_ns + 1);
   q->bucket_mean = g_new0 (double, q->n_buckets);
   q->bucket_max = g_new0 (guint, q->n_buckets);
 
-  /* Ends before launches at the same time: an operation that ends as
-   * another is launched does not count twice. */
-  now = q->start;
-  while (i < n || j < n)
+  for (guint32 i = 0; i < c.n_samples; i++)
     {
-      gboolean up = j >= n || (i < n && ups[i] < downs[j]);
-      gint64 ts = up ? ups[i] : downs[j];
+      guint len = (guint)c.value[i];
 
-      hold (q, &weighted, len, now, ts);
-      now = ts;
-      if (up)
+      if (len > q->max)
         {
-          len++;
-          i++;
-          if (len > q->max)
-            {
-              q->max = len;
-              q->max_ts = ts;
-            }
+          q->max = len;
+          q->max_ts = c.ts[i];
         }
-      else
-        {
-          len--;
-          j++;
-        }
+      if (i + 1 < c.n_samples)
+        hold (q, &weighted, len, c.ts[i], c.ts[i + 1]);
     }
+  g_free (c.ts);
+  g_free (c.value);
 
   q->mean = q->end > q->start ? weighted / (q->end - q->start) : 0;
   for (guint k = 0; k < q->n_buckets; k++)

@@ -134,6 +134,7 @@ _ks_analysis_sequences (KsAnalysis *self,
               seq = &g_array_index (all, KsKernelSequence, GPOINTER_TO_UINT (found) - 1);
               seq->count++;
               seq->total_ns += total;
+              seq->last_end = MAX (seq->last_end, track->end[window[KS_SEQUENCE_LENGTH - 1]]);
             }
         }
     }

@@ -248,3 +248,27 @@ _ks_hash_words (const guint32 *words,
     h = (h ^ words[i]) * 16777619u;
   return h;
 }
+
+/* Values kept with a trace */
+
+static GRecMutex cache_mutex;
+
+gpointer
+_ks_trace_get_cached (KsTrace        *trace,
+                      const char     *key,
+                      gpointer      (*build) (KsTrace *trace),
+                      GDestroyNotify  free)
+{
+  GQuark quark = g_quark_from_static_string (key);
+  gpointer value;
+
+  g_rec_mutex_lock (&cache_mutex);
+  value = g_object_get_qdata (G_OBJECT (trace), quark);
+  if (value == NULL)
+    {
+      value = build (trace);
+      g_object_set_qdata_full (G_OBJECT (trace), quark, value, free);
+    }
+  g_rec_mutex_unlock (&cache_mutex);
+  return value;
+}

@@ -373,6 +373,7 @@ typedef struct
   guint32  first_track;          /* the first kernel of the first run */
   guint32  first_slice;
   gint64   first_start;
+  gint64   last_end;             /* the end of the last kernel of the last run */
 } KsKernelSequence;
 
 typedef struct

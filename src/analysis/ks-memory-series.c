@@ -9,9 +9,8 @@
 
 #include "config.h"
 
+#include "ks-analysis-private.h"
 #include "ks-memory-series.h"
-
-static GMutex series_mutex;
 
 static void
 series_set_free (KsMemorySeriesSet *set)
@@ -162,20 +161,8 @@ ks_memory_series_uses (const KsMemorySeriesSet *set,
 const KsMemorySeriesSet *
 ks_memory_series_get (KsTrace *trace)
 {
-  static GQuark quark;
-  KsMemorySeriesSet *set;
-
   g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
 
-  g_mutex_lock (&series_mutex);
-  if (quark == 0)
-    quark = g_quark_from_static_string ("ks-memory-series");
-  set = g_object_get_qdata (G_OBJECT (trace), quark);
-  if (set == NULL)
-    {
-      set = build (trace);
-      g_object_set_qdata_full (G_OBJECT (trace), quark, set, (GDestroyNotify)series_set_free);
-    }
-  g_mutex_unlock (&series_mutex);
-  return set;
+  return _ks_trace_get_cached (trace, "ks-memory-series", (gpointer (*) (KsTrace *))build,
+                               (GDestroyNotify)series_set_free);
 }

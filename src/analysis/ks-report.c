@@ -119,7 +119,7 @@ str (const KsReport *r,
  * what most of the newer reports have. */
 #define PLAIN_COL(get_, k_, title_, unit_, a_, table_, machine_, width_, flags_) \
   { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = get_, \
-    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
+    .arg = a_, .pos = { table_, machine_, machine_, machine_ }, .width = width_, .flags = flags_ }
 
 #define GPU(r, i) (&((const KsGpuSummary *)(r)->rows)[i])
 
@@ -569,7 +569,7 @@ queue_get (const KsReport       *r,
 
 #define Q_COL(k_, title_, metric_, unit_, dec_, a_, table_, machine_, width_) \
   { .key = k_, .title = title_, .metric = metric_, .unit = unit_, .decimals = dec_, .get = queue_get, \
-    .arg = a_, .pos = { table_, machine_, machine_ }, .width = width_ }
+    .arg = a_, .pos = { table_, machine_, machine_, table_ }, .width = width_ }
 
 static const KsReportColumn queue_columns[] = {
   Q_COL ("device", N_("GPU"), -1, KS_REPORT_UNIT_COUNT, 0, 0, 1, 1, 3),
@@ -646,7 +646,7 @@ static const KsReportColumn copy_kind_columns[] = {
 
 #define CP_COL(k_, title_, unit_, dec_, a_, pos_, width_, flags_) \
   { .key = k_, .title = title_, .metric = -1, .unit = unit_, .decimals = dec_, .get = copy_get, \
-    .arg = a_, .pos = { pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
+    .arg = a_, .pos = { pos_, pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
 
 static const KsReportColumn copy_columns[] = {
   CP_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 0, 1, 3, 0),
@@ -1488,6 +1488,41 @@ ks_report_rank_columns (guint *n)
 {
   *n = G_N_ELEMENTS (rank_columns);
   return rank_columns;
+}
+
+const KsReportColumn *
+ks_report_tensor_core_operator_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (tc_operator_columns);
+  return tc_operator_columns;
+}
+
+const KsReportColumn *
+ks_report_queue_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (queue_columns);
+  return queue_columns;
+}
+
+const KsReportColumn *
+ks_report_copy_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (copy_columns);
+  return copy_columns;
+}
+
+const KsReportColumn *
+ks_report_kernel_sequence_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (sequence_columns);
+  return sequence_columns;
+}
+
+const KsReportColumn *
+ks_report_gpu_annotation_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (annotation_columns);
+  return annotation_columns;
 }
 
 const KsReportColumn *

@@ -138,6 +138,11 @@ const KsReportColumn *ks_report_gap_columns        (guint *n);
 const KsReportColumn *ks_report_allocation_columns (guint *n);
 const KsReportColumn *ks_report_comm_columns       (guint *n);
 const KsReportColumn *ks_report_rank_columns       (guint *n);
+const KsReportColumn *ks_report_tensor_core_operator_columns (guint *n);
+const KsReportColumn *ks_report_queue_columns      (guint *n);
+const KsReportColumn *ks_report_copy_columns       (guint *n);
+const KsReportColumn *ks_report_kernel_sequence_columns (guint *n);
+const KsReportColumn *ks_report_gpu_annotation_columns  (guint *n);
 const KsReportColumn *ks_report_find_column        (const KsReportColumn *columns,
                                                     guint                 n,
                                                     const char           *key);

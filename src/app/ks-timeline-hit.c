@@ -121,7 +121,7 @@ counter_tooltip (KsTimeline   *self,
                  double        x)
 {
   const KsCounter *c = ks_timeline_layout_get_counter (self->layout, row->index);
-  KsTrace *trace = ks_session_get_trace (self->session);
+  const char *unit = ks_timeline_layout_get_counter_unit (self->layout, row->index);
   double t = ks_timeline_x_to_time (self, x);
   guint32 lo = 0, hi = c->n_samples;
   g_autofree char *value = NULL;
@@ -141,8 +141,8 @@ counter_tooltip (KsTimeline   *self,
 
   if (ks_timeline_layout_counter_is_bytes (self->layout, row->index))
     value = ks_format_bytes ((guint64)MAX (0, c->value[lo - 1]));
-  else if (*ks_trace_string (trace, c->unit))
-    value = g_strdup_printf ("%.4g %s", c->value[lo - 1], ks_trace_string (trace, c->unit));
+  else if (*unit)
+    value = g_strdup_printf ("%.4g %s", c->value[lo - 1], unit);
   else
     value = g_strdup_printf ("%.4g", c->value[lo - 1]);
   when = ks_time_format_duration (c->ts[lo - 1]);

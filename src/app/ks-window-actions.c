@@ -496,6 +496,9 @@ page_navigate_cb (KsWindow *self,
   /* a rank: its steps, and its rows brought into view */
   if (KS_IS_RANKS_PAGE (page) && ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)) != KS_NO_INDEX)
     ks_timeline_reveal_track (self->timeline, ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)));
+  /* a stream's queue, a copy, a kernel sequence: the stream's rows */
+  if (KS_IS_STATS_PAGE (page) && ks_stats_page_get_track (KS_STATS_PAGE (page)) != KS_NO_INDEX)
+    ks_timeline_reveal_track (self->timeline, ks_stats_page_get_track (KS_STATS_PAGE (page)));
 }
 
 static void

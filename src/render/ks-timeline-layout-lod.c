@@ -203,6 +203,29 @@ ks_timeline_layout_busy_ns (KsTimelineLayout *self,
   return MAX (0.0, busy);
 }
 
+float *
+ks_lod_counter_blocks_new (const KsCounter *counter)
+{
+  guint32 n_blocks = counter->n_samples / KS_LOD_COUNTER_BLOCK;
+  float *blocks = g_new (float, 2 * MAX (n_blocks, 1));
+
+  /* whole blocks only: the samples after the last one are read one by one */
+  for (guint32 b = 0; b < n_blocks; b++)
+    {
+      float lo = INFINITY, hi = -INFINITY;
+
+      for (guint32 i = b * KS_LOD_COUNTER_BLOCK; i < (b + 1) * KS_LOD_COUNTER_BLOCK; i++)
+        if (isfinite (counter->value[i]))
+          {
+            lo = MIN (lo, (float)counter->value[i]);
+            hi = MAX (hi, (float)counter->value[i]);
+          }
+      blocks[2 * b] = lo;
+      blocks[2 * b + 1] = hi;
+    }
+  return blocks;
+}
+
 void
 ks_lod_counter (const KsCounter  *counter,
                 const KsTimeView *view,
@@ -210,7 +233,19 @@ ks_lod_counter (const KsCounter  *counter,
                 float            *col_max,
                 gboolean         *has)
 {
+  ks_lod_counter_summarized (counter, NULL, view, col_min, col_max, has);
+}
+
+void
+ks_lod_counter_summarized (const KsCounter  *counter,
+                           const float      *blocks,
+                           const KsTimeView *view,
+                           float            *col_min,
+                           float            *col_max,
+                           gboolean         *has)
+{
   guint32 lo = 0, hi = counter->n_samples;
+  guint32 n_whole = blocks != NULL ? counter->n_samples / KS_LOD_COUNTER_BLOCK * KS_LOD_COUNTER_BLOCK : 0;
   gboolean have_carry = FALSE;
   double carry = 0;
 
@@ -238,8 +273,34 @@ ks_lod_counter (const KsCounter  *counter,
 
       while (lo < counter->n_samples && (double)counter->ts[lo] < col_end)
         {
-          double v = counter->value[lo++];
+          double v;
 
+          /* a whole block inside the column: its min and max, and its
+           * last value holds on */
+          if (lo % KS_LOD_COUNTER_BLOCK == 0 && lo < n_whole &&
+              (double)counter->ts[lo + KS_LOD_COUNTER_BLOCK - 1] < col_end)
+            {
+              const float *b = &blocks[2 * (lo / KS_LOD_COUNTER_BLOCK)];
+
+              if (b[0] <= b[1])
+                {
+                  if (!any)
+                    vmin = vmax = b[0];
+                  vmin = MIN (vmin, b[0]);
+                  vmax = MAX (vmax, b[1]);
+                  for (guint32 k = lo + KS_LOD_COUNTER_BLOCK; k-- > lo;)
+                    if (isfinite (counter->value[k]))
+                      {
+                        carry = counter->value[k];
+                        break;
+                      }
+                  any = have_carry = TRUE;
+                }
+              lo += KS_LOD_COUNTER_BLOCK;
+              continue;
+            }
+
+          v = counter->value[lo++];
           if (!isfinite (v))
             continue;
           if (!any)

@@ -379,7 +379,11 @@ build_counter_prims (KsTimelineLayout *self,
   int run_start = -1;
   float run_y = 0;
 
-  ks_lod_counter (counter, view, mins, maxs, has);
+  /* Counters of many samples (a stream's queue length) are read a block
+   * at a time where a column holds whole blocks. */
+  if (counter->n_samples >= 16 * KS_LOD_COUNTER_BLOCK && self->counter_blocks[row->index] == NULL)
+    self->counter_blocks[row->index] = ks_lod_counter_blocks_new (counter);
+  ks_lod_counter_summarized (counter, self->counter_blocks[row->index], view, mins, maxs, has);
 
   for (int col = 0; col <= view->width; col++)
     {
@@ -406,11 +410,11 @@ build_counter_prims (KsTimelineLayout *self,
 
   /* The scale: what the top of the row stands for. */
   {
-    const char *unit = ks_trace_string (self->trace, counter->unit);
+    const char *unit = ks_timeline_layout_get_counter_unit (self, row->index);
     g_autofree char *value = NULL;
     g_autofree char *text = NULL;
 
-    if (row->index >= self->trace->n_counters || g_str_equal (unit, "bytes") || g_str_equal (unit, "B"))
+    if (ks_timeline_layout_counter_is_bytes (self, row->index))
       value = ks_format_bytes ((guint64)MAX (0.0, row->counter_max));
     else if (*unit)
       value = g_strdup_printf ("%.4g %s", row->counter_max, unit);

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-gpu-series.h"
 #include "ks-memory-series.h"
 #include "ks-timeline-layout.h"
 
@@ -29,8 +30,11 @@ struct _KsTimelineLayout
   guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
   GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
+  const KsGpuSeriesSet *gpu;   /* queue and bandwidth series, after the memory series */
   gint64 **busy_sums;          /* per track, made when first drawn folded: for each depth in
                                 * turn, n_by_depth + 1 running sums of the slices' durations */
+  float  **counter_blocks;     /* per counter of many samples, made when first drawn:
+                                * ks_lod_counter_blocks_new() */
 };
 
 static inline const KsCounter *
@@ -39,13 +43,27 @@ layout_counter (KsTimelineLayout *self,
 {
   if (index < self->trace->n_counters)
     return &self->trace->counters[index];
+  if (index >= self->trace->n_counters + self->memory->len)
+    return &self->gpu->series[index - self->trace->n_counters - self->memory->len].counter;
   return &g_array_index (self->memory, const KsMemorySeries *, index - self->trace->n_counters)->allocated;
 }
 
 static inline guint32
 n_layout_counters (KsTimelineLayout *self)
 {
-  return self->trace->n_counters + self->memory->len;
+  return self->trace->n_counters + self->memory->len + self->gpu->n_series;
+}
+
+/* The GPU series of counter @index, or NULL. */
+static inline const KsGpuSeries *
+layout_gpu_series (KsTimelineLayout *self,
+                   guint32           index)
+{
+  guint32 first = self->trace->n_counters + self->memory->len;
+
+  if (index < first || index >= n_layout_counters (self))
+    return NULL;
+  return &self->gpu->series[index - first];
 }
 
 /* ks-timeline-layout-rows.c: every row, in display order; run once. */

@@ -329,6 +329,52 @@ counter_label (KsTrace         *trace,
   return g_strdup (ks_trace_string (trace, c->name));
 }
 
+/* The GPU-series rows of stream @track (its queue length: under the
+ * stream and its annotation rows, where the eye looks for why the stream
+ * is busy) or, with @track KS_NO_INDEX, of GPU @device of rank group
+ * @rank (KS_NO_INDEX: of any) not placed yet (the achieved bandwidth of
+ * each copy kind). */
+static void
+add_series_rows (KsTimelineLayout *self,
+                 gint32            device,
+                 guint32           track,
+                 guint32           rank,
+                 guint             group,
+                 guint16           indent)
+{
+  guint32 first = self->trace->n_counters + self->memory->len;
+
+  for (guint i = 0; i < self->gpu->n_series; i++)
+    {
+      const KsGpuSeries *g = &self->gpu->series[i];
+      char *label;
+
+      if (g->track != track || g->device != device || self->counter_rows[first + i] != KS_NO_INDEX ||
+          (track == KS_NO_INDEX && rank != KS_NO_INDEX && g->group != rank))
+        continue;
+      if (g->kind == KS_GPU_SERIES_QUEUE)
+        label = g_strdup_printf (_("queue length, stream %" PRId64), self->trace->tracks[track].stream);
+      else
+        /* TRANSLATORS: %s is a copy kind: HtoD, DtoH, DtoD... */
+        label = g_strdup_printf (_("%s copy bandwidth (GB/s)"), ks_copy_kind_to_string (g->copy_kind));
+      add_row (self, KS_ROW_COUNTER, first + i, group, indent, label);
+    }
+}
+
+/* Whether GPU @device has bandwidth rows no rank took. */
+static gboolean
+has_bandwidth_rows (KsTimelineLayout *self,
+                    gint32            device)
+{
+  guint32 first = self->trace->n_counters + self->memory->len;
+
+  for (guint i = 0; i < self->gpu->n_series; i++)
+    if (self->gpu->series[i].kind == KS_GPU_SERIES_COPY_BANDWIDTH && self->gpu->series[i].device == device &&
+        self->counter_rows[first + i] == KS_NO_INDEX)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 add_track_with_children (KsTimelineLayout *self,
                          guint32           track,
@@ -353,6 +399,8 @@ add_track_with_children (KsTimelineLayout *self,
         add_track_with_children (self, g_array_index (kids, guint32, i), group,
                                  indent + 1, NULL, placed);
     }
+  if (trace->tracks[track].kind == KS_TRACK_STREAM)
+    add_series_rows (self, trace->tracks[track].device, track, KS_NO_INDEX, group, indent);
 }
 
 static char *
@@ -489,6 +537,9 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
               }
             add_track_with_children (self, t, group, 1, children, placed);
           }
+        /* the bandwidth of this rank's GPU, under its streams */
+        if (group != G_MAXUINT)
+          add_series_rows (self, dev, KS_NO_INDEX, trace->ranks[r].group, group, 1);
       }
 
   for (guint i = 0; i < devices->len; i++)
@@ -504,6 +555,7 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
         left = trace->tracks[t].device == dev && !placed[t];
       for (guint32 c = 0; c < trace->n_counters && !left; c++)
         left = trace->counters[c].device == dev;
+      left = left || has_bandwidth_rows (self, dev);
       if (trace->n_ranks > 1 && !left)
         continue;
 
@@ -540,6 +592,8 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
           if (track->kind == KS_TRACK_GPU_ANNOTATION && track->device == dev && !placed[t])
             add_track_with_children (self, t, group, 1, children, placed);
         }
+      /* under the streams whose copies they measure */
+      add_series_rows (self, dev, KS_NO_INDEX, KS_NO_INDEX, group, 1);
     }
 
   /* Processes, in the order of their GPU use: the GPU time of what

@@ -71,7 +71,9 @@ ks_timeline_layout_new (KsTrace *trace)
   self->track_rows = g_new (guint, MAX (1, trace->n_tracks));
   self->busy_sums = g_new0 (gint64 *, MAX (1, trace->n_tracks));
   find_memory_series (self);
+  self->gpu = ks_gpu_series_get (trace);
   self->counter_rows = g_new (guint, MAX (1, n_layout_counters (self)));
+  self->counter_blocks = g_new0 (float *, MAX (1, n_layout_counters (self)));
   memset (self->track_rows, 0xff, sizeof (guint) * MAX (1, trace->n_tracks));
   memset (self->counter_rows, 0xff, sizeof (guint) * MAX (1, n_layout_counters (self)));
 
@@ -93,6 +95,9 @@ ks_timeline_layout_free (KsTimelineLayout *self)
   g_array_unref (self->visible);
   g_free (self->track_rows);
   g_free (self->counter_rows);
+  for (guint32 c = 0; c < n_layout_counters (self); c++)
+    g_free (self->counter_blocks[c]);
+  g_free (self->counter_blocks);
   g_array_unref (self->memory);
   g_free (self->name_colors[0]);
   g_free (self->name_colors[1]);
@@ -159,10 +164,27 @@ ks_timeline_layout_counter_is_bytes (KsTimelineLayout *self,
 
   g_return_val_if_fail (index < n_layout_counters (self), FALSE);
 
+  if (layout_gpu_series (self, index) != NULL)
+    return FALSE;
   if (index >= self->trace->n_counters)
     return TRUE;
   unit = ks_trace_string (self->trace, self->trace->counters[index].unit);
   return g_str_equal (unit, "bytes") || g_str_equal (unit, "B");
+}
+
+const char *
+ks_timeline_layout_get_counter_unit (KsTimelineLayout *self,
+                                     guint32           index)
+{
+  const KsGpuSeries *g;
+
+  g_return_val_if_fail (index < n_layout_counters (self), "");
+
+  if ((g = layout_gpu_series (self, index)) != NULL)
+    return g->kind == KS_GPU_SERIES_COPY_BANDWIDTH ? "GB/s" : "";
+  if (index >= self->trace->n_counters)
+    return "bytes";
+  return ks_trace_string (self->trace, self->trace->counters[index].unit);
 }
 
 void

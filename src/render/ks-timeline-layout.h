@@ -134,11 +134,14 @@ guint             ks_timeline_layout_find_track_row   (KsTimelineLayout  *self,
 guint             ks_timeline_layout_find_counter_row (KsTimelineLayout  *self,
                                                        guint32            counter);
 /* The counter a KS_ROW_COUNTER row draws (row->index): one of the trace's,
- * or allocated bytes built from its memory events; whether its values are
- * bytes. */
+ * allocated bytes built from its memory events, or a GPU series (a
+ * stream's queue length, a copy kind's bandwidth); whether its values are
+ * bytes, and their unit ("" for a count). */
 const KsCounter  *ks_timeline_layout_get_counter      (KsTimelineLayout  *self,
                                                        guint32            index);
 gboolean          ks_timeline_layout_counter_is_bytes (KsTimelineLayout  *self,
+                                                       guint32            index);
+const char       *ks_timeline_layout_get_counter_unit (KsTimelineLayout  *self,
                                                        guint32            index);
 
 void              ks_timeline_layout_set_expanded     (KsTimelineLayout  *self,
@@ -168,6 +171,18 @@ void              ks_lod_slices                       (const KsTrack     *track,
 /* Min/max per pixel column of @counter; @has[i] is FALSE where column i
  * holds no value (before the first sample). */
 void              ks_lod_counter                      (const KsCounter   *counter,
+                                                       const KsTimeView  *view,
+                                                       float             *col_min,
+                                                       float             *col_max,
+                                                       gboolean          *has);
+/* The same, faster on a counter of millions of samples (a stream's queue
+ * length): @blocks holds the min and max of each KS_LOD_COUNTER_BLOCK
+ * samples in turn (ks_lod_counter_blocks_new()), and a block that lies
+ * within one column is taken whole. The columns are the same as without. */
+#define KS_LOD_COUNTER_BLOCK 64
+float            *ks_lod_counter_blocks_new           (const KsCounter   *counter);
+void              ks_lod_counter_summarized           (const KsCounter   *counter,
+                                                       const float       *blocks,
                                                        const KsTimeView  *view,
                                                        float             *col_min,
                                                        float             *col_max,

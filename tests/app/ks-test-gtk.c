@@ -140,3 +140,22 @@ ks_test_click_timeline (GtkWidget *timeline,
   g_signal_emit_by_name (gesture, "pressed", n_press, x, y);
   g_signal_emit_by_name (gesture, "released", n_press, x, y);
 }
+
+void
+ks_test_page_navigate_cb (GtkWidget        *page,
+                          gint64            start,
+                          gint64            end,
+                          KsTestPageEvents *ev)
+{
+  ev->start = start;
+  ev->end = end;
+  ev->n_navigate++;
+}
+
+void
+ks_test_page_highlight_cb (GtkWidget        *page,
+                           guint             name,
+                           KsTestPageEvents *ev)
+{
+  ev->highlighted = name;
+}

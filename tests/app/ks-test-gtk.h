@@ -42,6 +42,25 @@ GtkWidget *ks_test_find_descendant (GtkWidget  *widget,
                                     GType       type,
                                     const char *name);
 
+/* What an analysis page emitted, for its signals' handlers below: the
+ * last "highlight" (a string id) and "navigate" (a range), and how many
+ * times it navigated. */
+typedef struct
+{
+  guint  highlighted;
+  gint64 start;
+  gint64 end;
+  guint  n_navigate;
+} KsTestPageEvents;
+
+void       ks_test_page_navigate_cb  (GtkWidget        *page,
+                                      gint64            start,
+                                      gint64            end,
+                                      KsTestPageEvents *ev);
+void       ks_test_page_highlight_cb (GtkWidget        *page,
+                                      guint             name,
+                                      KsTestPageEvents *ev);
+
 /* The first descendant label of @widget whose text starts with @prefix. */
 GtkWidget *ks_test_find_label      (GtkWidget  *widget,
                                     const char *prefix);

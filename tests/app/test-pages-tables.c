@@ -31,32 +31,7 @@
 #define LB_TOP_KERNEL           "sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x64_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn"
 #define LB_GPU_ALLOCATIONS      152
 
-typedef struct
-{
-  guint  highlighted;
-  gint64 start;
-  gint64 end;
-  guint  n_navigate;
-} Events;
-
-static void
-navigate_cb (GtkWidget *page,
-             gint64     start,
-             gint64     end,
-             Events    *ev)
-{
-  ev->start = start;
-  ev->end = end;
-  ev->n_navigate++;
-}
-
-static void
-highlight_cb (GtkWidget *page,
-              guint      name,
-              Events    *ev)
-{
-  ev->highlighted = name;
-}
+typedef KsTestPageEvents Events;
 
 /* Runs the main loop until @cond holds or 10 s pass (search entries wait
  * a moment before they report a change). */
@@ -157,8 +132,8 @@ test_operators (void)
   Events ev = { 0 };
   guint n_name, n_shape;
 
-  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
-  g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &ev);
+  g_signal_connect (page, "navigate", G_CALLBACK (ks_test_page_navigate_cb), &ev);
+  g_signal_connect (page, "highlight", G_CALLBACK (ks_test_page_highlight_cb), &ev);
   ks_page_set_analysis (KS_PAGE (page), trace, analysis);
 
   view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
@@ -214,8 +189,8 @@ test_kernels (void)
   Events ev = { 0 };
   guint n;
 
-  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
-  g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &ev);
+  g_signal_connect (page, "navigate", G_CALLBACK (ks_test_page_navigate_cb), &ev);
+  g_signal_connect (page, "highlight", G_CALLBACK (ks_test_page_highlight_cb), &ev);
   ks_page_set_analysis (KS_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
 
@@ -285,8 +260,8 @@ test_memory (void)
   Events ev = { 0 };
   guint n_allocs;
 
-  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
-  g_signal_connect (page, "highlight", G_CALLBACK (highlight_cb), &ev);
+  g_signal_connect (page, "navigate", G_CALLBACK (ks_test_page_navigate_cb), &ev);
+  g_signal_connect (page, "highlight", G_CALLBACK (ks_test_page_highlight_cb), &ev);
   ks_page_set_analysis (KS_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
 
@@ -697,7 +672,7 @@ test_step_chart (void)
 
   page = ks_summary_page_new ();
   window = show (page);
-  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
+  g_signal_connect (page, "navigate", G_CALLBACK (ks_test_page_navigate_cb), &ev);
   ks_page_set_analysis (KS_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
   lb_steps = ks_analysis_get_steps (analysis, &n_lb);
@@ -764,7 +739,7 @@ test_ranks (void)
 
   page = ks_ranks_page_new ();
   window = show (page);
-  g_signal_connect (page, "navigate", G_CALLBACK (navigate_cb), &ev);
+  g_signal_connect (page, "navigate", G_CALLBACK (ks_test_page_navigate_cb), &ev);
   ks_page_set_analysis (KS_PAGE (page), trace, analysis);
   gtk_test_widget_wait_for_draw (window);
   view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);

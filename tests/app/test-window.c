@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "ks-application.h"
+#include "ks-format.h"
 #include "ks-range-stats.h"
 #include "ks-render-cairo.h"
 #include "ks-selection-page.h"
@@ -1072,6 +1073,33 @@ test_tooltips (void)
   /* Before the first allocation (at 32.98 ms) there is nothing to say. */
   g_assert_null (ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, 30e6), y, NULL));
 
+  /* The HtoD bandwidth row under the pointer in the middle of the first
+   * large copy: that copy's bytes over its duration, since it began. */
+  {
+    const KsTrack *stream = &trace->tracks[track];
+    const KsRow *bw_row = NULL;
+    g_autofree char *since = NULL;
+    guint32 s = 0;
+
+    for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+      if (g_strcmp0 (ks_timeline_layout_get_row (layout, r)->label, "HtoD copy bandwidth (GB/s)") == 0)
+        bw_row = ks_timeline_layout_get_row (layout, r);
+    g_assert_nonnull (bw_row);
+    while (s < stream->n_slices && !(stream->slice_kind[s] == KS_SLICE_MEMCPY && stream->gpu[s].copy.bytes > 1048576))
+      s++;
+    g_assert_cmpuint (s, <, stream->n_slices);
+    gtk_adjustment_set_value (vadj, 0);
+    y = KS_RULER_HEIGHT + bw_row->y + bw_row->height / 2.0;
+    markup = ks_timeline_dup_tooltip_markup (timeline, ks_timeline_time_to_x (timeline, (stream->start[s] + stream->end[s]) / 2.0),
+                                             y, NULL);
+    since = ks_time_format_duration (stream->start[s]);
+    g_free (expected);
+    expected = g_strdup_printf ("<b>HtoD copy bandwidth (GB/s)</b>\n%.4g GB/s since %s",
+                                (double)stream->gpu[s].copy.bytes / (stream->end[s] - stream->start[s]), since);
+    g_assert_cmpstr (markup, ==, expected);
+    g_clear_pointer (&markup, g_free);
+  }
+
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -1643,6 +1671,45 @@ test_narrow (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The Queues page in the window: activating stream 7 zooms the timeline
+ * to where its queue was longest and scrolls its rows into view. */
+static void
+test_queue_page_navigates (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+  GtkAdjustment *vadj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (timeline));
+  GtkWidget *page = ks_window_get_page (window, "queue");
+  GtkWidget *view;
+  const KsQueueStats *q;
+  const KsRow *row;
+  double t0, t1;
+
+  WAIT_FOR (ks_session_get_analysis (session) != NULL);
+  ks_window_show_page (window, "queue");
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)))), ==, 1);
+  q = ks_analysis_get_queues (ks_session_get_analysis (session), NULL);
+
+  /* rows scrolled away first, so that revealing them is seen */
+  gtk_adjustment_set_value (vadj, gtk_adjustment_get_upper (vadj));
+  g_signal_emit_by_name (view, "activate", 0u);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  ks_session_get_visible (session, &t0, &t1);
+  g_assert_cmpfloat (t0, <=, q->max_ts);
+  g_assert_cmpfloat (t1, >, q->max_ts);
+  g_assert_cmpfloat (t1 - t0, <, (q->end - q->start) / 10.0);
+  row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, q->track));
+  g_assert_cmpfloat (row->y, >=, gtk_adjustment_get_value (vadj));
+  g_assert_cmpfloat (row->y + row->height, <=, gtk_adjustment_get_value (vadj) + gtk_adjustment_get_page_size (vadj));
+  save_screenshot (GTK_WIDGET (window), "window-queue-page.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Opens each fixture (and, where the shared corpus is there, an Nsight
  * export, a 2021 TensorBoard plugin trace and a CPU-only trace), goes
  * through every side page, selects a slice, steps to a gap, fits, hides
@@ -1660,7 +1727,8 @@ test_every_fixture (void)
     "kineto/tb_plugin_samples_2021-06/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
     "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
   };
-  const char *pages[] = { "summary", "gaps", "operators", "kernels", "memory", "selection" };
+  const char *pages[] = { "summary", "gaps", "operators", "kernels", "memory", "tensor-cores", "queue",
+                          "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "selection" };
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   const char *shared = g_getenv ("KS_SHARED_DIR");
 
@@ -1885,6 +1953,7 @@ main (int   argc,
   g_test_add_func ("/app/window/narrow", test_narrow);
   g_test_add_func ("/app/window/every-fixture", test_every_fixture);
   g_test_add_func ("/app/window/analysis-after-first-frame", test_analysis_after_first_frame);
+  g_test_add_func ("/app/window/queue-page-navigates", test_queue_page_navigates);
   g_test_add_func ("/app/window/menu-accels", test_menu_accels);
 
   return g_test_run ();
