@@ -1,0 +1,497 @@
+/* test-accelerators.c: Kineto's other device activities: Meta MTIA work
+ * and runtime calls, and CUPTI range-profiler measurements
+ *
+ * The corpus numbers are computed here from the files themselves with
+ * yajl (counts by category and name, durations µs × 1000 rounded, the
+ * union of intervals), independently of the reader.
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "ks-analysis.h"
+#include "ks-json-reader.h"
+#include "ks-trace-loader.h"
+
+static KsTrace *
+load_text (const char *json)
+{
+  g_autoptr(GInputStream) stream = g_memory_input_stream_new_from_data (g_strdup (json), strlen (json), g_free);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_json_reader_load_stream (stream, "inline.json", strlen (json), NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  return trace;
+}
+
+/* A corpus file, or NULL (the test skipped) when the corpus is absent. */
+static char *
+corpus_file (const char *name)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *path = shared ? g_build_filename (shared, "corpus", name, NULL) : NULL;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip_printf ("the shared corpus file %s is absent (KS_SHARED_DIR/corpus)", name);
+      return NULL;
+    }
+  return g_steal_pointer (&path);
+}
+
+static KsTrace *
+load_path (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_trace_load (file, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  return trace;
+}
+
+/* The trace events of a gzipped JSON object file, parsed by yajl. */
+static yajl_val
+parse_gz (const char *path,
+          yajl_val   *events)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GInputStream) raw = G_INPUT_STREAM (g_file_read (file, NULL, NULL));
+  g_autoptr(GConverter) gz = G_CONVERTER (g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP));
+  g_autoptr(GInputStream) in = g_converter_input_stream_new (raw, gz);
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  const char *path_events[] = { "traceEvents", NULL };
+  char errbuf[256];
+  yajl_val root;
+
+  g_assert_cmpint (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, NULL), >, 0);
+  {
+    g_autofree char *text = g_strndup (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out)),
+                                       g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out)));
+
+    root = yajl_tree_parse (text, errbuf, sizeof errbuf);
+  }
+  g_assert_nonnull (root);
+  *events = yajl_tree_get (root, path_events, yajl_t_array);
+  g_assert_nonnull (*events);
+  return root;
+}
+
+static const char *
+member_str (yajl_val    v,
+            const char *key)
+{
+  const char *path[] = { key, NULL };
+  yajl_val m = yajl_tree_get (v, path, yajl_t_string);
+
+  return m ? YAJL_GET_STRING (m) : NULL;
+}
+
+static double
+member_num (yajl_val    v,
+            const char *key)
+{
+  const char *path[] = { key, NULL };
+  yajl_val m = yajl_tree_get (v, path, yajl_t_number);
+
+  return m ? YAJL_GET_DOUBLE (m) : NAN;
+}
+
+static gint64
+us_to_ns (double us)
+{
+  return (gint64)llround (us * 1000);
+}
+
+typedef struct
+{
+  gint64 start, end;
+} Span;
+
+static int
+compare_spans (gconstpointer a,
+               gconstpointer b)
+{
+  const Span *x = a, *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+static gint64
+union_ns (GArray *spans)
+{
+  gint64 total = 0, s = 0, e = G_MININT64;
+
+  g_array_sort (spans, compare_spans);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const Span *p = &g_array_index (spans, Span, i);
+
+      if (p->start > e)
+        {
+          if (e > s)
+            total += e - s;
+          s = p->start;
+          e = p->end;
+        }
+      else if (p->end > e)
+        e = p->end;
+    }
+  if (e > s)
+    total += e - s;
+  return total;
+}
+
+/* Slices of @kind over every stream track of @device, and their durations. */
+static guint
+count_on_device (KsTrace     *trace,
+                 gint32       device,
+                 KsSliceKind  kind,
+                 gint64      *total_ns)
+{
+  guint n = 0;
+
+  *total_ns = 0;
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_STREAM || track->device != device)
+        continue;
+      for (guint32 s = 0; s < track->n_slices; s++)
+        if (track->slice_kind[s] == kind)
+          {
+            n++;
+            *total_ns += track->end[s] - track->start[s];
+          }
+    }
+  return n;
+}
+
+static const KsTrack *
+stream_track (KsTrace *trace,
+              gint32   device,
+              gint64   stream)
+{
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_STREAM && trace->tracks[t].device == device &&
+        trace->tracks[t].stream == stream)
+      return &trace->tracks[t];
+  return NULL;
+}
+
+/* MTIA */
+
+static const char mtia_trace[] =
+  "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":17,\"name\":\"ARTEMIS\"}],\"traceEvents\":["
+  "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":17,\"tid\":0,\"args\":{\"name\":\"MTIA 17\"}},"
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":865,\"tid\":1828,\"ts\":100,\"dur\":50},"
+  "{\"ph\":\"X\",\"cat\":\"mtia_runtime\",\"name\":\"runFunction - job_prep_and_submit_for_execution\","
+  "\"pid\":865,\"tid\":1828,\"ts\":110,\"dur\":5,\"args\":{\"correlation\":7,\"device\":17,\"stream_id\":101}},"
+  "{\"ph\":\"X\",\"cat\":\"mtia_runtime\",\"name\":\"enqueueCommand memcpyHtoDAsync\","
+  "\"pid\":865,\"tid\":1828,\"ts\":120,\"dur\":2,\"args\":{\"correlation\":8,\"device\":17,\"stream_id\":101}},"
+  "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"remote\",\"pid\":17,\"tid\":3536,\"ts\":200,\"dur\":40,"
+  "\"args\":{\"correlation\":7,\"stream\":101,\"column\":\"0\"}},"
+  "{\"ph\":\"X\",\"name\":\"dma_request\",\"pid\":17,\"tid\":3536,\"ts\":250,\"dur\":10,\"cat\":\"mtia_ccp_events\","
+  "\"args\":{\"correlation\":8,\"stream\":101,\"direction\":\"HOST_TO_DEVICE\",\"size\":1024}},"
+  "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"dma_request\",\"pid\":17,\"tid\":3536,\"ts\":300,\"dur\":6,"
+  "\"args\":{\"stream\":101,\"direction\":\"DEVICE_TO_HOST\",\"size\":1024}},"
+  "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"event_wait\",\"pid\":17,\"tid\":3570,\"ts\":200,\"dur\":100,"
+  "\"args\":{\"stream\":102,\"wait_on_stream\":101}},"
+  "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"pe_exe\",\"pid\":17,\"tid\":3570,\"ts\":320,\"dur\":30,"
+  "\"args\":{\"stream\":102}}"
+  "]}";
+
+static void
+test_mtia_small (void)
+{
+  g_autoptr(KsTrace) trace = load_text (mtia_trace);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsTrack *s101 = stream_track (trace, 17, 101);
+  const KsTrack *s102 = stream_track (trace, 17, 102);
+  const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 17);
+  const KsKernelStats *kernels;
+  KsTraceCounts c;
+  guint n;
+
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, 2);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_MEMCPY], ==, 2);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_SYNC], ==, 1);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_CUDA_RUNTIME], ==, 2);
+
+  /* the device's streams, as "stream" in args says */
+  g_assert_nonnull (s101);
+  g_assert_nonnull (s102);
+  g_assert_cmpuint (s101->n_slices, ==, 3);
+  g_assert_cmpint (s101->slice_kind[0], ==, KS_SLICE_KERNEL);
+  g_assert_cmpstr (ks_trace_string (trace, s101->name_id[0]), ==, "remote");
+  g_assert_cmpuint (s101->correlation[0], ==, 7);
+  g_assert_cmpint (s101->slice_kind[1], ==, KS_SLICE_MEMCPY);
+  g_assert_cmpuint (s101->gpu[1].copy.copy_kind, ==, KS_COPY_HTOD);
+  g_assert_cmpint (s101->slice_kind[2], ==, KS_SLICE_MEMCPY);
+  g_assert_cmpuint (s101->gpu[2].copy.copy_kind, ==, KS_COPY_DTOH);
+  /* the unit of "size" is not written down: no bytes are made up */
+  g_assert_cmpuint (s101->gpu[1].copy.bytes, ==, 0);
+  g_assert_cmpuint (s102->n_slices, ==, 2);
+  g_assert_cmpint (s102->slice_kind[0], ==, KS_SLICE_SYNC);
+  g_assert_cmpint (s102->slice_kind[1], ==, KS_SLICE_KERNEL);
+
+  /* GPU work: kernels 40 + 30 µs, busy their union; the wait is not work */
+  g_assert_nonnull (gpu);
+  g_assert_cmpuint (gpu->n_kernels, ==, 2);
+  g_assert_cmpint (gpu->kernel_time_ns, ==, 70000);
+  g_assert_cmpuint (gpu->n_memcpy, ==, 2);
+  g_assert_cmpint (gpu->memcpy_time_ns, ==, 16000);
+  g_assert_cmpint (gpu->busy_ns, ==, 70000);
+
+  /* the runtime call that launched "remote", by correlation */
+  kernels = ks_analysis_get_kernels (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *name = ks_trace_string (trace, kernels[i].name);
+
+      g_assert_cmpuint (kernels[i].calls, ==, 1);
+      g_assert_cmpuint (kernels[i].launched, ==, strcmp (name, "remote") == 0 ? 1 : 0);
+      if (strcmp (name, "remote") == 0)
+        g_assert_cmpfloat (kernels[i].mean_latency_ns, ==, 200000 - 115000);
+    }
+}
+
+/* HTA's MTIA inference trace: every mtia_ccp_events slice is device work
+ * on its stream (args "stream"), dma_request a copy, event_wait a wait;
+ * every mtia_runtime slice a runtime call. */
+static void
+test_mtia_corpus (void)
+{
+  g_autofree char *path = corpus_file ("hta/mtia_inference_trace/mtia_inference_rank_0.json.gz");
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(GArray) kernel_spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GHashTable) streams = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint n_kernel = 0, n_dma = 0, n_wait = 0, n_runtime = 0, n_linked = 0;
+  gint64 kernel_ns = 0, dma_ns = 0, wait_ns = 0, got_ns;
+  g_autoptr(GHashTable) runtime_corr = g_hash_table_new (g_direct_hash, g_direct_equal);
+  const KsGpuSummary *gpu;
+  yajl_val root, events;
+  KsTraceCounts c;
+
+  if (path == NULL)
+    return;
+
+  root = parse_gz (path, &events);
+  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+    {
+      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
+      const char *cat = member_str (e, "cat");
+      const char *path_corr[] = { "args", "correlation", NULL };
+      yajl_val corr = yajl_tree_get (e, path_corr, yajl_t_number);
+
+      if (g_strcmp0 (cat, "mtia_runtime") == 0)
+        {
+          n_runtime++;
+          if (corr != NULL)
+            g_hash_table_add (runtime_corr, GINT_TO_POINTER ((int)YAJL_GET_INTEGER (corr)));
+        }
+    }
+  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+    {
+      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
+      const char *name = member_str (e, "name");
+      const char *path_stream[] = { "args", "stream", NULL };
+      const char *path_corr[] = { "args", "correlation", NULL };
+      yajl_val corr = yajl_tree_get (e, path_corr, yajl_t_number);
+      gint64 dur = us_to_ns (member_num (e, "dur"));
+
+      if (g_strcmp0 (member_str (e, "cat"), "mtia_ccp_events") != 0)
+        continue;
+      g_assert_cmpfloat (member_num (e, "pid"), ==, 17);
+      g_hash_table_add (streams, GINT_TO_POINTER ((int)YAJL_GET_INTEGER (yajl_tree_get (e, path_stream,
+                                                                                          yajl_t_number))));
+      if (g_str_has_prefix (name, "dma"))
+        n_dma++, dma_ns += dur;
+      else if (strcmp (name, "event_wait") == 0)
+        n_wait++, wait_ns += dur;
+      else
+        {
+          Span s = { us_to_ns (member_num (e, "ts")), 0 };
+
+          s.end = s.start + dur;
+          g_array_append_val (kernel_spans, s);
+          n_kernel++;
+          kernel_ns += dur;
+          if (corr != NULL && g_hash_table_contains (runtime_corr, GINT_TO_POINTER ((int)YAJL_GET_INTEGER (corr))))
+            n_linked++;
+        }
+    }
+  yajl_tree_free (root);
+  g_test_message ("MTIA: %u kernels (%" G_GINT64_FORMAT " ns), %u DMA, %u waits, %u runtime calls, %u streams",
+                  n_kernel, kernel_ns, n_dma, n_wait, n_runtime, g_hash_table_size (streams));
+  /* the manifest's category counts */
+  g_assert_cmpuint (n_kernel + n_dma + n_wait, ==, 1313);
+  g_assert_cmpuint (n_runtime, ==, 823);
+
+  trace = load_path (path);
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_CUDA_RUNTIME], ==, n_runtime);
+  g_assert_cmpuint (count_on_device (trace, 17, KS_SLICE_KERNEL, &got_ns), ==, n_kernel);
+  g_assert_cmpint (got_ns, ==, kernel_ns);
+  g_assert_cmpuint (count_on_device (trace, 17, KS_SLICE_MEMCPY, &got_ns), ==, n_dma);
+  g_assert_cmpint (got_ns, ==, dma_ns);
+  g_assert_cmpuint (count_on_device (trace, 17, KS_SLICE_SYNC, &got_ns), ==, n_wait);
+  g_assert_cmpint (got_ns, ==, wait_ns);
+  {
+    guint n_streams = 0;
+
+    for (guint32 t = 0; t < trace->n_tracks; t++)
+      if (trace->tracks[t].kind == KS_TRACK_STREAM && trace->tracks[t].device == 17)
+        {
+          g_assert_true (g_hash_table_contains (streams, GINT_TO_POINTER ((int)trace->tracks[t].stream)));
+          n_streams++;
+        }
+    g_assert_cmpuint (n_streams, ==, g_hash_table_size (streams));
+  }
+
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  gpu = ks_analysis_get_gpu (a, 17);
+  g_assert_nonnull (gpu);
+  g_assert_cmpstr (ks_trace_string (trace, gpu->name), ==, "ARTEMIS");
+  g_assert_cmpuint (gpu->n_kernels, ==, n_kernel);
+  g_assert_cmpint (gpu->kernel_time_ns, ==, kernel_ns);
+  g_assert_cmpint (gpu->busy_ns, ==, union_ns (kernel_spans));
+  g_assert_cmpfloat (gpu->busy_pct, >, 0);
+  {
+    const KsKernelStats *k;
+    guint n;
+    guint64 calls = 0, launched = 0;
+
+    k = ks_analysis_get_kernels (a, &n);
+    for (guint i = 0; i < n; i++)
+      calls += k[i].calls, launched += k[i].launched;
+    g_assert_cmpuint (calls, ==, n_kernel);
+    g_assert_cmpuint (launched, ==, n_linked);
+    g_assert_cmpuint (n_linked, >, 0);
+  }
+}
+
+/* CUPTI range profiler */
+
+static const char ranges_trace[] =
+  "{\"schemaVersion\":1,\"traceEvents\":["
+  "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"tid\":0,\"args\":{\"labels\":\"GPU 0\"}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":50,\"tid\":50,\"ts\":10,\"dur\":5,"
+  "\"args\":{\"correlation\":1}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"gemm_a\",\"pid\":0,\"tid\":0,\"ts\":100,\"dur\":50,"
+  "\"args\":{\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\":4096,\"dram__bytes_read.sum\":1.5e3}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"__missing__\",\"pid\":0,\"tid\":0,\"ts\":150,\"dur\":50,"
+  "\"args\":{\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\":0,\"note\":\"text\",\"dram__bytes_read.sum\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"gemm_b\",\"pid\":1,\"tid\":0,\"ts\":120,\"dur\":10,"
+  "\"args\":{\"dram__bytes_read.sum\":12}}"
+  "]}";
+
+static const KsTrack *
+range_row (KsTrace *trace,
+           gint64   pid)
+{
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind == KS_TRACK_ASYNC && trace->processes[track->process].pid == pid &&
+          strcmp (ks_trace_string (trace, track->name), "cuda_profiler_range") == 0)
+        return track;
+    }
+  return NULL;
+}
+
+static void
+test_ranges_rows (void)
+{
+  g_autoptr(KsTrace) trace = load_text (ranges_trace);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsTrack *gpu0 = range_row (trace, 0);
+  const KsTrack *gpu1 = range_row (trace, 1);
+  guint n;
+
+  /* a row per device, the counters kept as the slices' args */
+  g_assert_nonnull (gpu0);
+  g_assert_nonnull (gpu1);
+  g_assert_cmpuint (gpu0->n_slices, ==, 2);
+  g_assert_cmpuint (gpu1->n_slices, ==, 1);
+  g_assert_cmpstr (ks_trace_string (trace, gpu0->name_id[0]), ==, "gemm_a");
+  g_assert_cmpint (gpu0->end[0] - gpu0->start[0], ==, 50000);
+  g_assert_nonnull (strstr (ks_trace_slice_args (trace, gpu0, 0), "\"dram__bytes_read.sum\":1.5e3"));
+  g_assert_cmpstr (ks_trace_string (trace, trace->processes[gpu0->process].label), ==, "GPU 0");
+
+  /* measurements, not GPU work: no stream, no kernel, no busy GPU */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    g_assert_cmpint (trace->tracks[t].kind, !=, KS_TRACK_STREAM);
+  ks_analysis_get_gpus (a, &n);
+  g_assert_cmpuint (n, ==, 0);
+}
+
+/* HTA's cupti_profiler trace: 77 ranges on GPU 0, no kernel events. */
+static void
+test_ranges_corpus_rows (void)
+{
+  g_autofree char *path = corpus_file ("hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+  g_autoptr(KsTrace) trace = NULL;
+  guint n_ranges = 0;
+  gint64 total_ns = 0;
+  const KsTrack *row;
+  yajl_val root, events;
+  KsTraceCounts c;
+
+  if (path == NULL)
+    return;
+
+  root = parse_gz (path, &events);
+  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+    {
+      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
+
+      if (g_strcmp0 (member_str (e, "cat"), "cuda_profiler_range") != 0)
+        continue;
+      g_assert_cmpfloat (member_num (e, "pid"), ==, 0);
+      n_ranges++;
+      total_ns += us_to_ns (member_num (e, "dur"));
+    }
+  yajl_tree_free (root);
+  g_assert_cmpuint (n_ranges, ==, 77);
+
+  trace = load_path (path);
+  row = range_row (trace, 0);
+  g_assert_nonnull (row);
+  g_assert_cmpuint (row->n_slices, ==, n_ranges);
+  {
+    gint64 got = 0;
+
+    for (guint32 s = 0; s < row->n_slices; s++)
+      got += row->end[s] - row->start[s];
+    g_assert_cmpint (got, ==, total_ns);
+  }
+  ks_trace_get_counts (trace, &c);
+  g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/accelerators/mtia/small", test_mtia_small);
+  g_test_add_func ("/accelerators/mtia/corpus", test_mtia_corpus);
+  g_test_add_func ("/accelerators/ranges/rows", test_ranges_rows);
+  g_test_add_func ("/accelerators/ranges/corpus-rows", test_ranges_corpus_rows);
+
+  return g_test_run ();
+}
