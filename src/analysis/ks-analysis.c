@@ -73,6 +73,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->copy_kinds, g_array_unref);
   g_clear_pointer (&self->copies, g_array_unref);
   g_clear_pointer (&self->sequences, g_array_unref);
+  g_clear_pointer (&self->profiler_counters, g_array_unref);
   g_clear_pointer (&self->annotations, g_array_unref);
   g_clear_pointer (&self->operator_memory, g_array_unref);
   g_clear_pointer (&self->operator_stacks, g_array_unref);
@@ -129,6 +130,7 @@ ks_analysis_init (KsAnalysis *self)
   self->copies = g_array_new (FALSE, TRUE, sizeof (KsCopyRate));
   self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
   self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
+  self->profiler_counters = g_array_new (FALSE, TRUE, sizeof (KsProfilerCounter));
   self->annotations = g_array_new (FALSE, TRUE, sizeof (KsGpuAnnotationStats));
   self->operator_memory = g_array_new (FALSE, TRUE, sizeof (KsOperatorMemory));
   self->operator_stacks = g_array_new (FALSE, TRUE, sizeof (KsOperatorStack));
@@ -658,6 +660,7 @@ compute (KsTrace                  *trace,
     void (*pass) (KsAnalysis *, Context *);
     const char *message;
   } passes[] = {
+    { _ks_analysis_profiler_ranges, N_("Reading range profiler counters") },
     { _ks_analysis_overview, N_("Measuring GPU busy time") },
     { _ks_analysis_steps, N_("Breaking down steps") },
     { _ks_analysis_gaps, N_("Finding idle gaps") },
@@ -1085,6 +1088,21 @@ ks_analysis_get_kernel_sequences (KsAnalysis *self,
 {
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   RETURN_ARRAY (self->sequences, KsKernelSequence, n_sequences);
+}
+
+const KsProfilerCounter *
+ks_analysis_get_profiler_counters (KsAnalysis *self,
+                                   guint      *n_counters)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->profiler_counters, KsProfilerCounter, n_counters);
+}
+
+const KsProfilerRanges *
+ks_analysis_get_profiler_ranges (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->profiler_ranges;
 }
 
 const KsGpuAnnotationStats *

@@ -18,6 +18,7 @@
 
 #include "ks-analysis.h"
 #include "ks-json-reader.h"
+#include "ks-report.h"
 #include "ks-trace-loader.h"
 
 static KsTrace *
@@ -482,6 +483,208 @@ test_ranges_corpus_rows (void)
   g_assert_cmpuint (c.by_kind[KS_SLICE_KERNEL], ==, 0);
 }
 
+/* The report's cell of column @key in output row @row. */
+static void
+report_value (KsReport      *report,
+              const char    *key,
+              guint          row,
+              KsReportValue *v)
+{
+  for (guint c = 0; c < report->n_columns; c++)
+    if (strcmp (report->columns[c].key, key) == 0)
+      {
+        memset (v, 0, sizeof *v);
+        ks_report_get_value (report, &report->columns[c], row, v);
+        return;
+      }
+  g_assert_not_reached ();
+}
+
+static void
+assert_row (KsReport   *report,
+            guint       row,
+            gint64      range,
+            gint64      device,
+            const char *counter,
+            gint64      value,
+            const char *name)
+{
+  KsReportValue v;
+
+  report_value (report, "range", row, &v);
+  g_assert_cmpint (v.i, ==, range);
+  report_value (report, "device", row, &v);
+  g_assert_cmpint (v.i, ==, device);
+  report_value (report, "counter", row, &v);
+  g_assert_cmpstr (v.s, ==, counter);
+  report_value (report, "value", row, &v);
+  g_assert_cmpint (v.type, ==, KS_REPORT_VALUE_INT);
+  g_assert_cmpint (v.i, ==, value);
+  report_value (report, "name", row, &v);
+  g_assert_cmpstr (v.s, ==, name);
+}
+
+static void
+test_ranges_report (void)
+{
+  g_autoptr(KsTrace) trace = load_text (ranges_trace);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  g_autoptr(KsReport) report = ks_report_new_profiler_counters (trace, a);
+  const KsProfilerRanges *ranges = ks_analysis_get_profiler_ranges (a);
+  g_autoptr(GString) csv = g_string_new (NULL);
+  g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+  KsReportValue v;
+
+  g_assert_cmpuint (ranges->n_ranges, ==, 3);
+  g_assert_cmpuint (ranges->n_devices, ==, 2);
+  /* the numbers of each range's args, ranges in start order; "note" is text */
+  g_assert_cmpuint (report->n_rows, ==, 5);
+  assert_row (report, 0, 1, 0, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 4096, "gemm_a");
+  assert_row (report, 1, 1, 0, "dram__bytes_read.sum", 1500, "gemm_a");
+  assert_row (report, 2, 2, 1, "dram__bytes_read.sum", 12, "gemm_b");
+  assert_row (report, 3, 3, 0, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 0, "__missing__");
+  assert_row (report, 4, 3, 0, "dram__bytes_read.sum", 7, "__missing__");
+  report_value (report, "start_ns", 2, &v);
+  g_assert_cmpint (v.i, ==, 110000);   /* the trace starts at the launch call, 10 µs */
+  report_value (report, "dur_ns", 2, &v);
+  g_assert_cmpint (v.i, ==, 10000);
+
+  ks_report_write_csv (report, csv, G_MAXUINT, NULL);
+  g_assert_true (g_str_has_prefix (csv->str, "range,device,start_ns,dur_ns,counter,value,name\n"
+                                             "1,0,90000,50000,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,4096,gemm_a\n"));
+  ks_json_begin_object (json, NULL);
+  ks_report_write_json (report, json, NULL, 1);
+  ks_json_end_object (json);
+  g_assert_cmpstr (ks_json_writer_get_text (json), ==, "{\"counters\":[{\"range\":1,\"device\":0,\"start_ns\":90000,\"dur_ns\":50000,"
+                                  "\"counter\":\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\",\"value\":4096,"
+                                  "\"name\":\"gemm_a\"}]}");
+}
+
+/* Each counter's total over the 77 ranges of HTA's cupti_profiler trace. */
+static void
+test_ranges_corpus_counters (void)
+{
+  g_autofree char *path = corpus_file ("hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(GHashTable) sums = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) got = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  const KsProfilerCounter *counters;
+  guint n_values = 0, n;
+  yajl_val root, events;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (path == NULL)
+    return;
+
+  root = parse_gz (path, &events);
+  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+    {
+      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
+      const char *path_args[] = { "args", NULL };
+      yajl_val args;
+
+      if (g_strcmp0 (member_str (e, "cat"), "cuda_profiler_range") != 0)
+        continue;
+      args = yajl_tree_get (e, path_args, yajl_t_object);
+      for (gsize k = 0; args != NULL && k < YAJL_GET_OBJECT (args)->len; k++)
+        {
+          double *sum = g_hash_table_lookup (sums, YAJL_GET_OBJECT (args)->keys[k]);
+
+          if (sum == NULL)
+            {
+              sum = g_new0 (double, 1);
+              g_hash_table_insert (sums, g_strdup (YAJL_GET_OBJECT (args)->keys[k]), sum);
+            }
+          *sum += YAJL_GET_DOUBLE (YAJL_GET_OBJECT (args)->values[k]);
+          n_values++;
+        }
+    }
+  yajl_tree_free (root);
+  g_assert_cmpuint (n_values, ==, 77 * 9);
+  g_assert_cmpuint (g_hash_table_size (sums), ==, 9);
+
+  trace = load_path (path);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  counters = ks_analysis_get_profiler_counters (a, &n);
+  g_assert_cmpuint (n, ==, n_values);
+  g_assert_cmpuint (ks_analysis_get_profiler_ranges (a)->n_ranges, ==, 77);
+  g_assert_cmpuint (ks_analysis_get_profiler_ranges (a)->n_devices, ==, 1);
+  for (guint i = 0; i < n; i++)
+    {
+      double *sum = g_hash_table_lookup (got, counters[i].counter);
+
+      g_assert_cmpint (counters[i].device, ==, 0);
+      g_assert_cmpuint (counters[i].range, ==, i / 9);
+      if (sum == NULL)
+        {
+          sum = g_new0 (double, 1);
+          g_hash_table_insert (got, (gpointer)counters[i].counter, sum);
+        }
+      *sum += counters[i].value;
+    }
+  g_hash_table_iter_init (&iter, sums);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      double *sum = g_hash_table_lookup (got, key);
+
+      g_assert_nonnull (sum);
+      g_assert_cmpfloat (*sum, ==, *(double *)value);
+    }
+}
+
+/* Tensor cores */
+
+static const char tc_trace[] =
+  "{\"schemaVersion\":1,\"traceEvents\":["
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_gemm\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":10,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"volta_h884gemm_64x64\",\"pid\":0,\"tid\":7,\"ts\":120,\"dur\":20,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"nvjet_sm90_tst_128x128_64x6_2x1_v_bz_NNT\",\"pid\":0,\"tid\":7,\"ts\":150,\"dur\":40,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"nvjet_sm100_hsh_256x128_64x4_2x1_2cta_v_bz_TNN\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":80,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":160,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4\",\"pid\":0,\"tid\":7,\"ts\":500,\"dur\":320,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void cutlass::device_kernel<cutlass3x_sm100_tensorop_s128x128x16gemm_bf16_bf16_f32>\",\"pid\":0,\"tid\":7,\"ts\":900,\"dur\":640,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nn_align1>\",\"pid\":0,\"tid\":7,\"ts\":1600,\"dur\":1280,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"blackwell_tcgen05_umma_kernel\",\"pid\":0,\"tid\":7,\"ts\":3000,\"dur\":2560,\"args\":{\"stream\":7}},"
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_elementwise_kernel<4>\",\"pid\":0,\"tid\":7,\"ts\":6000,\"dur\":5120,\"args\":{\"stream\":7}},"
+  /* a per-kernel range profile: my_gemm ran tensor instructions, the
+   * h884 kernel (a name the TensorBoard plugin counts) did not */
+  "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"my_gemm\",\"pid\":0,\"tid\":0,\"ts\":20000,\"dur\":10,"
+  "\"args\":{\"sm__inst_executed_pipe_tensor.sum\":512}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"volta_h884gemm_64x64\",\"pid\":0,\"tid\":0,\"ts\":20100,\"dur\":10,"
+  "\"args\":{\"sm__inst_executed_pipe_tensor.sum\":0}}"
+  "]}";
+
+static gboolean
+kernel_uses_tensor_cores (KsTrace     *trace,
+                          KsAnalysis  *a,
+                          const char  *name)
+{
+  const KsKernelStats *kernels;
+  guint n;
+
+  kernels = ks_analysis_get_kernels (a, &n);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (ks_trace_string (trace, kernels[i].name), name) == 0)
+      return kernels[i].tensor_cores;
+  g_assert_not_reached ();
+}
+
+/* What a per-kernel range measured of the tensor pipe decides, over the
+ * name: Kineto's kineto__tensor_core_insts is sm__inst_executed_pipe_tensor.sum. */
+static void
+test_tensor_cores_measured (void)
+{
+  g_autoptr(KsTrace) trace = load_text (tc_trace);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+
+  g_assert_true (kernel_uses_tensor_cores (trace, a, "my_gemm"));
+  g_assert_false (kernel_uses_tensor_cores (trace, a, "volta_h884gemm_64x64"));
+  /* measured kernels only: the others keep what their names say */
+  g_assert_false (kernel_uses_tensor_cores (trace, a, "void at::native::vectorized_elementwise_kernel<4>"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -492,6 +695,9 @@ main (int   argc,
   g_test_add_func ("/accelerators/mtia/corpus", test_mtia_corpus);
   g_test_add_func ("/accelerators/ranges/rows", test_ranges_rows);
   g_test_add_func ("/accelerators/ranges/corpus-rows", test_ranges_corpus_rows);
+  g_test_add_func ("/accelerators/ranges/report", test_ranges_report);
+  g_test_add_func ("/accelerators/ranges/corpus-counters", test_ranges_corpus_counters);
+  g_test_add_func ("/accelerators/tensor-cores/measured", test_tensor_cores_measured);
 
   return g_test_run ();
 }
