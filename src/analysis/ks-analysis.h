@@ -247,7 +247,7 @@ typedef struct
   guint16  registers;
   gboolean config_varies;        /* grid/block/registers differ between calls */
   double   occupancy_pct;        /* duration-weighted est. achieved occupancy, < 0 when unknown */
-  gboolean tensor_cores;         /* its name says it uses tensor cores (the TensorBoard profiler's rules) */
+  gboolean tensor_cores;         /* it uses tensor cores: measured by a range profile, else by its name */
   guint64  launched;             /* calls with a known launch call */
   double   mean_latency_ns;      /* over those: launch latency, < 0 when none */
   double   mean_queue_ns;        /* and queueing behind earlier work */

@@ -685,6 +685,76 @@ test_tensor_cores_measured (void)
   g_assert_false (kernel_uses_tensor_cores (trace, a, "void at::native::vectorized_elementwise_kernel<4>"));
 }
 
+static void
+test_tensor_core_rules (void)
+{
+  g_autoptr(KsTrace) trace = load_text (tc_trace);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsTensorCores *tc = ks_analysis_get_tensor_cores (a);
+  static const struct { const char *prefix; gboolean tc; } expect[] = {
+    { "my_gemm", TRUE },                /* measured */
+    { "volta_h884gemm", FALSE },        /* measured, whatever the name says */
+    { "nvjet_sm90", TRUE },
+    { "nvjet_sm100", TRUE },
+    { "sm90_xmma_gemm_e4m3", TRUE },
+    { "sm80_xmma_gemm_f32f32", FALSE }, /* _ffma_: the FMA units */
+    { "void cutlass::device_kernel<cutlass3x_sm100_tensorop", TRUE },
+    { "void cutlass::Kernel2<cutlass_80_simt", FALSE },
+    { "blackwell_tcgen05", TRUE },
+    { "void at::native::vectorized", FALSE },
+  };
+  const KsKernelStats *kernels;
+  guint n, seen = 0;
+
+  kernels = ks_analysis_get_kernels (a, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (expect));
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (expect); k++)
+      if (g_str_has_prefix (ks_trace_string (trace, kernels[i].name), expect[k].prefix))
+        {
+          g_assert_cmpint (kernels[i].tensor_cores, ==, expect[k].tc);
+          seen++;
+        }
+  g_assert_cmpuint (seen, ==, n);
+  /* 10 + 40 + 80 + 160 + 640 + 2560 µs of 10230 */
+  g_assert_cmpuint (tc->n_tc_kernels, ==, 6);
+  g_assert_cmpint (tc->tc_kernel_ns, ==, 3490000);
+  g_assert_cmpint (tc->kernel_ns, ==, 10230000);
+}
+
+/* The recorded GPT fixture on an H200: its tensor-core kernels are the
+ * cuBLASLt nvjet GEMMs and cuDNN's WGMMA attention, which the name rules
+ * of the TensorBoard plugin miss. */
+static void
+test_tensor_cores_hopper (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autoptr(KsTrace) trace = load_path (path);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsTensorCores *tc = ks_analysis_get_tensor_cores (a);
+  guint n_tc = 0;
+  gint64 tc_ns = 0;
+  yajl_val root, events;
+
+  root = parse_gz (path, &events);
+  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+    {
+      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
+      const char *name = member_str (e, "name");
+
+      if (g_strcmp0 (member_str (e, "cat"), "kernel") == 0 &&
+          (g_str_has_prefix (name, "nvjet_") || strstr (name, "wgmma") != NULL))
+        {
+          n_tc++;
+          tc_ns += us_to_ns (member_num (e, "dur"));
+        }
+    }
+  yajl_tree_free (root);
+  g_assert_cmpuint (n_tc, ==, 345);
+  g_assert_cmpuint (tc->n_tc_kernels, ==, n_tc);
+  g_assert_cmpint (tc->tc_kernel_ns, ==, tc_ns);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -698,6 +768,8 @@ main (int   argc,
   g_test_add_func ("/accelerators/ranges/report", test_ranges_report);
   g_test_add_func ("/accelerators/ranges/corpus-counters", test_ranges_corpus_counters);
   g_test_add_func ("/accelerators/tensor-cores/measured", test_tensor_cores_measured);
+  g_test_add_func ("/accelerators/tensor-cores/rules", test_tensor_core_rules);
+  g_test_add_func ("/accelerators/tensor-cores/hopper", test_tensor_cores_hopper);
 
   return g_test_run ();
 }
