@@ -58,10 +58,15 @@ load_path (const char *path)
   return trace;
 }
 
-/* The trace events of a gzipped JSON object file, parsed by yajl. */
-static yajl_val
-parse_gz (const char *path,
-          yajl_val   *events)
+static const char *member_str (yajl_val    v,
+                               const char *key);
+
+/* The events of category @cat of a gzipped JSON object file, parsed by
+ * yajl, in file order; they live as long as *@root. */
+static GPtrArray *
+events_of (const char *path,
+           const char *cat,
+           yajl_val   *root)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GInputStream) raw = G_INPUT_STREAM (g_file_read (file, NULL, NULL));
@@ -69,28 +74,41 @@ parse_gz (const char *path,
   g_autoptr(GInputStream) in = g_converter_input_stream_new (raw, gz);
   g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
   const char *path_events[] = { "traceEvents", NULL };
+  GPtrArray *found = g_ptr_array_new ();
   char errbuf[256];
-  yajl_val root;
+  yajl_val events;
 
   g_assert_cmpint (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, NULL), >, 0);
   {
     g_autofree char *text = g_strndup (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out)),
                                        g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out)));
 
-    root = yajl_tree_parse (text, errbuf, sizeof errbuf);
+    *root = yajl_tree_parse (text, errbuf, sizeof errbuf);
   }
-  g_assert_nonnull (root);
-  *events = yajl_tree_get (root, path_events, yajl_t_array);
-  g_assert_nonnull (*events);
-  return root;
+  g_assert_nonnull (*root);
+  events = yajl_tree_get (*root, path_events, yajl_t_array);
+  g_assert_nonnull (events);
+  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+    if (g_strcmp0 (member_str (YAJL_GET_ARRAY (events)->values[i], "cat"), cat) == 0)
+      g_ptr_array_add (found, YAJL_GET_ARRAY (events)->values[i]);
+  return found;
+}
+
+static yajl_val
+member (yajl_val    v,
+        const char *key,
+        yajl_type   type)
+{
+  const char *path[] = { key, NULL };
+
+  return yajl_tree_get (v, path, type);
 }
 
 static const char *
 member_str (yajl_val    v,
             const char *key)
 {
-  const char *path[] = { key, NULL };
-  yajl_val m = yajl_tree_get (v, path, yajl_t_string);
+  yajl_val m = member (v, key, yajl_t_string);
 
   return m ? YAJL_GET_STRING (m) : NULL;
 }
@@ -99,8 +117,7 @@ static double
 member_num (yajl_val    v,
             const char *key)
 {
-  const char *path[] = { key, NULL };
-  yajl_val m = yajl_tree_get (v, path, yajl_t_number);
+  yajl_val m = member (v, key, yajl_t_number);
 
   return m ? YAJL_GET_DOUBLE (m) : NAN;
 }
@@ -111,39 +128,35 @@ us_to_ns (double us)
   return (gint64)llround (us * 1000);
 }
 
-typedef struct
-{
-  gint64 start, end;
-} Span;
-
+/* Intervals as gint64 pairs (start, end). */
 static int
-compare_spans (gconstpointer a,
-               gconstpointer b)
+compare_starts (gconstpointer a,
+                gconstpointer b)
 {
-  const Span *x = a, *y = b;
+  const gint64 *x = a, *y = b;
 
-  return (x->start > y->start) - (x->start < y->start);
+  return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
 static gint64
-union_ns (GArray *spans)
+union_ns (GArray *pairs)
 {
   gint64 total = 0, s = 0, e = G_MININT64;
 
-  g_array_sort (spans, compare_spans);
-  for (guint i = 0; i < spans->len; i++)
+  g_array_sort (pairs, compare_starts);
+  for (guint i = 0; i < pairs->len; i++)
     {
-      const Span *p = &g_array_index (spans, Span, i);
+      const gint64 *p = (const gint64 *)pairs->data + 2 * i;
 
-      if (p->start > e)
+      if (p[0] > e)
         {
           if (e > s)
             total += e - s;
-          s = p->start;
-          e = p->end;
+          s = p[0];
+          e = p[1];
         }
-      else if (p->end > e)
-        e = p->end;
+      else if (p[1] > e)
+        e = p[1];
     }
   if (e > s)
     total += e - s;
@@ -276,44 +289,41 @@ test_mtia_corpus (void)
   g_autofree char *path = corpus_file ("hta/mtia_inference_trace/mtia_inference_rank_0.json.gz");
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsAnalysis) a = NULL;
-  g_autoptr(GArray) kernel_spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GArray) kernel_spans = g_array_new (FALSE, FALSE, 2 * sizeof (gint64));
   g_autoptr(GHashTable) streams = g_hash_table_new (g_direct_hash, g_direct_equal);
-  guint n_kernel = 0, n_dma = 0, n_wait = 0, n_runtime = 0, n_linked = 0;
+  guint n_kernel = 0, n_dma = 0, n_wait = 0, n_runtime, n_linked = 0;
   gint64 kernel_ns = 0, dma_ns = 0, wait_ns = 0, got_ns;
   g_autoptr(GHashTable) runtime_corr = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr(GPtrArray) runtime = NULL;
+  g_autoptr(GPtrArray) device = NULL;
+  const char *path_corr[] = { "args", "correlation", NULL };
+  const char *path_stream[] = { "args", "stream", NULL };
   const KsGpuSummary *gpu;
-  yajl_val root, events;
+  yajl_val root;
   KsTraceCounts c;
 
   if (path == NULL)
     return;
 
-  root = parse_gz (path, &events);
-  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+  runtime = events_of (path, "mtia_runtime", &root);
+  for (guint i = 0; i < runtime->len; i++)
     {
-      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
-      const char *cat = member_str (e, "cat");
-      const char *path_corr[] = { "args", "correlation", NULL };
-      yajl_val corr = yajl_tree_get (e, path_corr, yajl_t_number);
+      yajl_val corr = yajl_tree_get (runtime->pdata[i], path_corr, yajl_t_number);
 
-      if (g_strcmp0 (cat, "mtia_runtime") == 0)
-        {
-          n_runtime++;
-          if (corr != NULL)
-            g_hash_table_add (runtime_corr, GINT_TO_POINTER ((int)YAJL_GET_INTEGER (corr)));
-        }
+      if (corr != NULL)
+        g_hash_table_add (runtime_corr, GINT_TO_POINTER ((int)YAJL_GET_INTEGER (corr)));
     }
-  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+  n_runtime = runtime->len;
+  yajl_tree_free (root);
+
+  device = events_of (path, "mtia_ccp_events", &root);
+  for (guint i = 0; i < device->len; i++)
     {
-      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
+      yajl_val e = device->pdata[i];
       const char *name = member_str (e, "name");
-      const char *path_stream[] = { "args", "stream", NULL };
-      const char *path_corr[] = { "args", "correlation", NULL };
       yajl_val corr = yajl_tree_get (e, path_corr, yajl_t_number);
       gint64 dur = us_to_ns (member_num (e, "dur"));
 
-      if (g_strcmp0 (member_str (e, "cat"), "mtia_ccp_events") != 0)
-        continue;
       g_assert_cmpfloat (member_num (e, "pid"), ==, 17);
       g_hash_table_add (streams, GINT_TO_POINTER ((int)YAJL_GET_INTEGER (yajl_tree_get (e, path_stream,
                                                                                           yajl_t_number))));
@@ -323,10 +333,10 @@ test_mtia_corpus (void)
         n_wait++, wait_ns += dur;
       else
         {
-          Span s = { us_to_ns (member_num (e, "ts")), 0 };
+          gint64 span[2] = { us_to_ns (member_num (e, "ts")), 0 };
 
-          s.end = s.start + dur;
-          g_array_append_val (kernel_spans, s);
+          span[1] = span[0] + dur;
+          g_array_append_val (kernel_spans, span);
           n_kernel++;
           kernel_ns += dur;
           if (corr != NULL && g_hash_table_contains (runtime_corr, GINT_TO_POINTER ((int)YAJL_GET_INTEGER (corr))))
@@ -445,26 +455,23 @@ test_ranges_corpus_rows (void)
 {
   g_autofree char *path = corpus_file ("hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
   g_autoptr(KsTrace) trace = NULL;
-  guint n_ranges = 0;
+  g_autoptr(GPtrArray) ranges = NULL;
+  guint n_ranges;
   gint64 total_ns = 0;
   const KsTrack *row;
-  yajl_val root, events;
+  yajl_val root;
   KsTraceCounts c;
 
   if (path == NULL)
     return;
 
-  root = parse_gz (path, &events);
-  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+  ranges = events_of (path, "cuda_profiler_range", &root);
+  for (guint i = 0; i < ranges->len; i++)
     {
-      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
-
-      if (g_strcmp0 (member_str (e, "cat"), "cuda_profiler_range") != 0)
-        continue;
-      g_assert_cmpfloat (member_num (e, "pid"), ==, 0);
-      n_ranges++;
-      total_ns += us_to_ns (member_num (e, "dur"));
+      g_assert_cmpfloat (member_num (ranges->pdata[i], "pid"), ==, 0);
+      total_ns += us_to_ns (member_num (ranges->pdata[i], "dur"));
     }
+  n_ranges = ranges->len;
   yajl_tree_free (root);
   g_assert_cmpuint (n_ranges, ==, 77);
 
@@ -560,6 +567,22 @@ test_ranges_report (void)
                                   "\"name\":\"gemm_a\"}]}");
 }
 
+/* @sums[@key] += @value, the table owning its keys and values. */
+static void
+add_to (GHashTable *sums,
+        const char *key,
+        double      value)
+{
+  double *sum = g_hash_table_lookup (sums, key);
+
+  if (sum == NULL)
+    {
+      sum = g_new0 (double, 1);
+      g_hash_table_insert (sums, g_strdup (key), sum);
+    }
+  *sum += value;
+}
+
 /* Each counter's total over the 77 ranges of HTA's cupti_profiler trace. */
 static void
 test_ranges_corpus_counters (void)
@@ -568,36 +591,26 @@ test_ranges_corpus_counters (void)
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsAnalysis) a = NULL;
   g_autoptr(GHashTable) sums = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr(GHashTable) got = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr(GHashTable) got = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) ranges = NULL;
   const KsProfilerCounter *counters;
   guint n_values = 0, n;
-  yajl_val root, events;
+  yajl_val root;
   GHashTableIter iter;
   gpointer key, value;
 
   if (path == NULL)
     return;
 
-  root = parse_gz (path, &events);
-  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+  ranges = events_of (path, "cuda_profiler_range", &root);
+  for (guint i = 0; i < ranges->len; i++)
     {
-      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
       const char *path_args[] = { "args", NULL };
-      yajl_val args;
+      yajl_val args = yajl_tree_get (ranges->pdata[i], path_args, yajl_t_object);
 
-      if (g_strcmp0 (member_str (e, "cat"), "cuda_profiler_range") != 0)
-        continue;
-      args = yajl_tree_get (e, path_args, yajl_t_object);
       for (gsize k = 0; args != NULL && k < YAJL_GET_OBJECT (args)->len; k++)
         {
-          double *sum = g_hash_table_lookup (sums, YAJL_GET_OBJECT (args)->keys[k]);
-
-          if (sum == NULL)
-            {
-              sum = g_new0 (double, 1);
-              g_hash_table_insert (sums, g_strdup (YAJL_GET_OBJECT (args)->keys[k]), sum);
-            }
-          *sum += YAJL_GET_DOUBLE (YAJL_GET_OBJECT (args)->values[k]);
+          add_to (sums, YAJL_GET_OBJECT (args)->keys[k], YAJL_GET_DOUBLE (YAJL_GET_OBJECT (args)->values[k]));
           n_values++;
         }
     }
@@ -613,16 +626,9 @@ test_ranges_corpus_counters (void)
   g_assert_cmpuint (ks_analysis_get_profiler_ranges (a)->n_devices, ==, 1);
   for (guint i = 0; i < n; i++)
     {
-      double *sum = g_hash_table_lookup (got, counters[i].counter);
-
       g_assert_cmpint (counters[i].device, ==, 0);
       g_assert_cmpuint (counters[i].range, ==, i / 9);
-      if (sum == NULL)
-        {
-          sum = g_new0 (double, 1);
-          g_hash_table_insert (got, (gpointer)counters[i].counter, sum);
-        }
-      *sum += counters[i].value;
+      add_to (got, counters[i].counter, counters[i].value);
     }
   g_hash_table_iter_init (&iter, sums);
   while (g_hash_table_iter_next (&iter, &key, &value))
@@ -732,21 +738,20 @@ test_tensor_cores_hopper (void)
   g_autoptr(KsTrace) trace = load_path (path);
   g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
   const KsTensorCores *tc = ks_analysis_get_tensor_cores (a);
+  g_autoptr(GPtrArray) kernels = NULL;
   guint n_tc = 0;
   gint64 tc_ns = 0;
-  yajl_val root, events;
+  yajl_val root;
 
-  root = parse_gz (path, &events);
-  for (gsize i = 0; i < YAJL_GET_ARRAY (events)->len; i++)
+  kernels = events_of (path, "kernel", &root);
+  for (guint i = 0; i < kernels->len; i++)
     {
-      yajl_val e = YAJL_GET_ARRAY (events)->values[i];
-      const char *name = member_str (e, "name");
+      const char *name = member_str (kernels->pdata[i], "name");
 
-      if (g_strcmp0 (member_str (e, "cat"), "kernel") == 0 &&
-          (g_str_has_prefix (name, "nvjet_") || strstr (name, "wgmma") != NULL))
+      if (g_str_has_prefix (name, "nvjet_") || strstr (name, "wgmma") != NULL)
         {
           n_tc++;
-          tc_ns += us_to_ns (member_num (e, "dur"));
+          tc_ns += us_to_ns (member_num (kernels->pdata[i], "dur"));
         }
     }
   yajl_tree_free (root);
