@@ -37,10 +37,70 @@ compare_refs (gconstpointer a,
   return (ra->slice > rb->slice) - (ra->slice < rb->slice);
 }
 
+static void
+add_ref (GArray  *refs,
+         guint32  track,
+         guint32  slice,
+         gint64   start)
+{
+  RangeRef ref = { start, track, slice };
+
+  g_array_append_val (refs, ref);
+}
+
+/* The cudaLaunchKernel calls (cudaLaunchKernelExC too: HTA matches the
+ * prefix), in time order. */
+static GArray *
+kernel_launches (KsTrace *trace)
+{
+  GArray *launches = g_array_new (FALSE, FALSE, sizeof (RangeRef));
+  guint8 *is_launch = g_new0 (guint8, MAX (trace->n_strings, 1));
+
+  for (guint32 i = 0; i < trace->n_strings; i++)
+    is_launch[i] = g_str_has_prefix (trace->strings[i], "cudaLaunchKernel");
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_THREAD)
+        continue;
+      for (guint32 s = 0; s < track->n_slices; s++)
+        if (track->slice_kind[s] == KS_SLICE_CUDA_RUNTIME && is_launch[track->name_id[s]])
+          add_ref (launches, t, s, track->start[s]);
+    }
+  g_free (is_launch);
+  g_array_sort (launches, compare_refs);
+  return launches;
+}
+
+/* The innermost operator around @launch's start, and the outermost of
+ * the operators nested around it (name string ids, 0 when none). */
+static void
+launch_operators (KsTrace        *trace,
+                  const RangeRef *launch,
+                  guint32        *inner,
+                  guint32        *outer)
+{
+  const KsTrack *track = &trace->tracks[launch->track];
+  guint32 op = ks_track_operator_at (track, launch->start);
+  guint32 up;
+
+  *inner = *outer = 0;
+  if (op == KS_NO_INDEX)
+    return;
+  *inner = track->name_id[op];
+  while ((up = ks_track_parent_slice (track, op)) != KS_NO_INDEX && track->slice_kind[up] == KS_SLICE_CPU_OP)
+    op = up;
+  *outer = track->name_id[op];
+}
+
 /* Kineto writes the range profiler's measurements as cuda_profiler_range
  * slices, which the readers put on a row of the device's process (pid =
  * device, as for the kernels they replace). Each numeric member of a
  * range's args is a counter, as HTA's CUPTI counter analysis reads them.
+ * The ranges carry no correlation id; as HTA, range i is the kernel of the
+ * i-th cudaLaunchKernel call, when the counts agree, which gives its
+ * operators.
  * A per-kernel range (profiler_measure_per_kernel) is named after its
  * kernel: a tensor-pipe counter then says whether that kernel used tensor
  * cores, and the analyses take that over what the name suggests. */
@@ -51,6 +111,7 @@ _ks_analysis_profiler_ranges (KsAnalysis *self,
   KsTrace *trace = ctx->trace;
   guint32 cat = ks_trace_lookup_string (trace, "cuda_profiler_range");
   g_autoptr(GArray) refs = NULL;
+  g_autoptr(GArray) launches = NULL;
   g_autoptr(GHashTable) devices = NULL;
 
   if (cat == 0)
@@ -65,13 +126,14 @@ _ks_analysis_profiler_ranges (KsAnalysis *self,
         continue;
       for (guint32 s = 0; s < track->n_slices; s++)
         if (track->category[s] == cat)
-          {
-            RangeRef ref = { track->start[s], t, s };
-
-            g_array_append_val (refs, ref);
-          }
+          add_ref (refs, t, s, track->start[s]);
     }
+  if (refs->len == 0)
+    return;
   g_array_sort (refs, compare_refs);
+  launches = kernel_launches (trace);
+  self->profiler_ranges.n_launches = launches->len;
+  self->profiler_ranges.launches_matched = launches->len == refs->len;
 
   devices = g_hash_table_new (g_int64_hash, g_int64_equal);
   for (guint i = 0; i < refs->len; i++)
@@ -83,7 +145,10 @@ _ks_analysis_profiler_ranges (KsAnalysis *self,
       const char *key, *value;
       gsize key_len, value_len;
       gboolean quoted;
+      guint32 inner = 0, outer = 0;
 
+      if (self->profiler_ranges.launches_matched)
+        launch_operators (trace, &g_array_index (launches, RangeRef, i), &inner, &outer);
       if (device != NULL)
         g_hash_table_add (devices, device);
       if (!ks_args_iter_init (&iter, ks_trace_slice_args (trace, track, ref->slice)))
@@ -103,6 +168,8 @@ _ks_analysis_profiler_ranges (KsAnalysis *self,
           c.end = track->end[ref->slice];
           c.track = ref->track;
           c.slice = ref->slice;
+          c.operator = inner;
+          c.top_operator = outer;
           g_array_append_val (self->profiler_counters, c);
 
           if (name != 0 && key_len >= strlen (TENSOR_PIPE_PREFIX) &&

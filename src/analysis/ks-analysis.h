@@ -374,12 +374,19 @@ typedef struct
   gint64       end;
   guint32      track;            /* the range's slice */
   guint32      slice;
+  guint32      operator;         /* string ids: the innermost and outermost operator around the */
+  guint32      top_operator;     /* range's launch call, 0 when unknown (see KsProfilerRanges) */
 } KsProfilerCounter;
 
 typedef struct
 {
   guint        n_ranges;
   guint        n_devices;
+  /* The ranges carry no correlation id: as HTA, range i is the kernel of
+   * the i-th cudaLaunchKernel call in time order, when there are as many
+   * calls as ranges (else no range has operators). */
+  guint        n_launches;
+  gboolean     launches_matched;
 } KsProfilerRanges;
 
 #define KS_SEQUENCE_LENGTH 4

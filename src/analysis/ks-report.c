@@ -743,6 +743,15 @@ profiler_counter_get (const KsReport       *r,
         set_double (v, q->value);
       break;
     case 6: set_string (v, str (r, q->name)); break;
+    case 7:
+    case 8:
+      {
+        guint32 op = c->arg == 7 ? q->operator : q->top_operator;
+
+        if (op != 0)
+          set_string (v, str (r, op));
+      }
+      break;
     default: g_assert_not_reached ();
     }
 }
@@ -757,7 +766,9 @@ static const KsReportColumn profiler_counter_columns[] = {
   PC_COL ("counter", N_("Counter"), KS_REPORT_UNIT_TEXT, 4, 5, 5, 52, KS_REPORT_COLUMN_LEFT),
   { .key = "value", .title = N_("Value"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .decimals = 3,
     .get = profiler_counter_get, .arg = 5, .pos = { 6, 6, 6 }, .width = 16 },
-  PC_COL ("name", N_("Kernel or Range"), KS_REPORT_UNIT_TEXT, 6, 7, 7, 0, KS_REPORT_COLUMN_LEFT),
+  PC_COL ("operator", N_("Operator"), KS_REPORT_UNIT_TEXT, 7, 7, 8, 24, KS_REPORT_COLUMN_LEFT),
+  PC_COL ("top_operator", N_("Top Operator"), KS_REPORT_UNIT_TEXT, 8, 0, 9, 0, KS_REPORT_COLUMN_LEFT),
+  PC_COL ("name", N_("Kernel or Range"), KS_REPORT_UNIT_TEXT, 6, 8, 7, 0, KS_REPORT_COLUMN_LEFT),
 };
 
 /* Kernels by name and operator, or by name and launch */

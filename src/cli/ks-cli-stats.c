@@ -795,6 +795,8 @@ report_profiler_ranges (Printer *p)
       ks_json_int (json, "ranges", ranges->n_ranges);
       ks_json_int (json, "devices", ranges->n_devices);
       ks_json_int (json, "counters", counters->n_rows);
+      ks_json_int (json, "launches", ranges->n_launches);
+      ks_json_bool (json, "launches_matched", ranges->launches_matched);
       ks_json_end_object (json);
       write_list (p, counters, json, NULL, n);
       json_finish (p, json);
@@ -813,6 +815,9 @@ report_profiler_ranges (Printer *p)
       /* TRANSLATORS: "77 range-profiler ranges on 1 GPU, 693 counter values" */
       g_string_append_printf (p->out, _("%s on %s, %u counter values:\n"), on_ranges, on_gpus, counters->n_rows);
       write_list (p, counters, NULL, NULL, n);
+      if (!ranges->launches_matched)
+        g_string_append_printf (p->out, _("No operators: ranges are matched with the cudaLaunchKernel calls in time order (as HTA does), and the trace has %u calls for %u ranges.\n"),
+                                ranges->n_launches, ranges->n_ranges);
     }
 }
 

@@ -544,6 +544,9 @@ test_ranges_report (void)
 
   g_assert_cmpuint (ranges->n_ranges, ==, 3);
   g_assert_cmpuint (ranges->n_devices, ==, 2);
+  /* one launch call for three ranges: no operators */
+  g_assert_cmpuint (ranges->n_launches, ==, 1);
+  g_assert_false (ranges->launches_matched);
   /* the numbers of each range's args, ranges in start order; "note" is text */
   g_assert_cmpuint (report->n_rows, ==, 5);
   assert_row (report, 0, 1, 0, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 4096, "gemm_a");
@@ -557,14 +560,151 @@ test_ranges_report (void)
   g_assert_cmpint (v.i, ==, 10000);
 
   ks_report_write_csv (report, csv, G_MAXUINT, NULL);
-  g_assert_true (g_str_has_prefix (csv->str, "range,device,start_ns,dur_ns,counter,value,name\n"
-                                             "1,0,90000,50000,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,4096,gemm_a\n"));
+  g_assert_true (g_str_has_prefix (csv->str, "range,device,start_ns,dur_ns,counter,value,name,operator,top_operator\n"
+                                             "1,0,90000,50000,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,4096,gemm_a,,\n"));
   ks_json_begin_object (json, NULL);
   ks_report_write_json (report, json, NULL, 1);
   ks_json_end_object (json);
   g_assert_cmpstr (ks_json_writer_get_text (json), ==, "{\"counters\":[{\"range\":1,\"device\":0,\"start_ns\":90000,\"dur_ns\":50000,"
                                   "\"counter\":\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\",\"value\":4096,"
-                                  "\"name\":\"gemm_a\"}]}");
+                                  "\"name\":\"gemm_a\",\"operator\":null,\"top_operator\":null}]}");
+}
+
+/* HTA's pairing: the i-th range is the kernel of the i-th cudaLaunchKernel. */
+static const char launches_trace[] =
+  "{\"schemaVersion\":1,\"traceEvents\":["
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":5,\"tid\":5,\"ts\":10,\"dur\":30},"
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":5,\"tid\":5,\"ts\":12,\"dur\":20},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":5,\"tid\":5,\"ts\":15,\"dur\":5,"
+  "\"args\":{\"correlation\":1}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernelExC\",\"pid\":5,\"tid\":6,\"ts\":50,\"dur\":5,"
+  "\"args\":{\"correlation\":2}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":5,\"tid\":5,\"ts\":60,\"dur\":5},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"r1\",\"pid\":0,\"tid\":0,\"ts\":100,\"dur\":10,"
+  "\"args\":{\"c\":1}},"
+  "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"r2\",\"pid\":0,\"tid\":0,\"ts\":110,\"dur\":10,"
+  "\"args\":{\"c\":2}}"
+  "]}";
+
+static void
+test_ranges_launches (void)
+{
+  g_autoptr(KsTrace) trace = load_text (launches_trace);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  const KsProfilerRanges *ranges = ks_analysis_get_profiler_ranges (a);
+  const KsProfilerCounter *c;
+  guint n;
+
+  g_assert_cmpuint (ranges->n_launches, ==, 2);
+  g_assert_true (ranges->launches_matched);
+  c = ks_analysis_get_profiler_counters (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (ks_trace_string (trace, c[0].operator), ==, "aten::addmm");
+  g_assert_cmpstr (ks_trace_string (trace, c[0].top_operator), ==, "aten::linear");
+  /* a launch outside any operator */
+  g_assert_cmpuint (c[1].operator, ==, 0);
+  g_assert_cmpuint (c[1].top_operator, ==, 0);
+}
+
+typedef struct
+{
+  gint64 ts, end;
+  double pid, tid;
+  const char *name;
+} Op;
+
+static int
+compare_ops (gconstpointer a,
+             gconstpointer b)
+{
+  const Op *x = a, *y = b;
+
+  return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* HTA's cupti_profiler trace has as many cudaLaunchKernel calls as ranges:
+ * each range's operators are those around the call of its rank, found
+ * here by containment on the call's thread. */
+static void
+test_ranges_corpus_operators (void)
+{
+  g_autofree char *path = corpus_file ("hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(GPtrArray) runtime = NULL;
+  g_autoptr(GPtrArray) cpu_ops = NULL;
+  g_autoptr(GArray) launches = g_array_new (FALSE, FALSE, sizeof (Op));
+  g_autoptr(GArray) ops = g_array_new (FALSE, FALSE, sizeof (Op));
+  g_autoptr(GPtrArray) inner = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) outer = g_ptr_array_new_with_free_func (g_free);
+  const KsProfilerCounter *counters;
+  guint n, with_operator = 0;
+
+  if (path == NULL)
+    return;
+
+  {
+    yajl_val root_runtime, root_ops;
+
+    runtime = events_of (path, "cuda_runtime", &root_runtime);
+    cpu_ops = events_of (path, "cpu_op", &root_ops);
+    for (guint i = 0; i < runtime->len; i++)
+      if (g_str_has_prefix (member_str (runtime->pdata[i], "name"), "cudaLaunchKernel"))
+        {
+          Op o = { us_to_ns (member_num (runtime->pdata[i], "ts")), 0, member_num (runtime->pdata[i], "pid"),
+                   member_num (runtime->pdata[i], "tid"), NULL };
+
+          g_array_append_val (launches, o);
+        }
+    for (guint i = 0; i < cpu_ops->len; i++)
+      {
+        Op o = { us_to_ns (member_num (cpu_ops->pdata[i], "ts")), 0, member_num (cpu_ops->pdata[i], "pid"),
+                 member_num (cpu_ops->pdata[i], "tid"), member_str (cpu_ops->pdata[i], "name") };
+
+        o.end = o.ts + us_to_ns (member_num (cpu_ops->pdata[i], "dur"));
+        g_array_append_val (ops, o);
+      }
+    g_array_sort (launches, compare_ops);
+    g_array_sort (ops, compare_ops);
+    for (guint i = 0; i < launches->len; i++)
+      {
+        const Op *l = &g_array_index (launches, Op, i);
+        const char *in = NULL, *out = NULL;
+
+        /* ops by start: the first containing the call is the outermost, the last the innermost */
+        for (guint k = 0; k < ops->len && g_array_index (ops, Op, k).ts <= l->ts; k++)
+          {
+            const Op *o = &g_array_index (ops, Op, k);
+
+            if (o->pid == l->pid && o->tid == l->tid && l->ts < o->end)
+              {
+                if (out == NULL)
+                  out = o->name;
+                in = o->name;
+              }
+          }
+        g_ptr_array_add (inner, g_strdup (in));
+        g_ptr_array_add (outer, g_strdup (out));
+      }
+    yajl_tree_free (root_runtime);
+    yajl_tree_free (root_ops);
+  }
+  g_assert_cmpuint (launches->len, ==, 77);
+
+  trace = load_path (path);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  g_assert_true (ks_analysis_get_profiler_ranges (a)->launches_matched);
+  counters = ks_analysis_get_profiler_counters (a, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *in = inner->pdata[counters[i].range];
+      const char *out = outer->pdata[counters[i].range];
+
+      g_assert_cmpstr (counters[i].operator ? ks_trace_string (trace, counters[i].operator) : NULL, ==, in);
+      g_assert_cmpstr (counters[i].top_operator ? ks_trace_string (trace, counters[i].top_operator) : NULL, ==, out);
+      with_operator += in != NULL;
+    }
+  g_assert_cmpuint (with_operator, >, 0);
 }
 
 /* @sums[@key] += @value, the table owning its keys and values. */
@@ -772,6 +912,8 @@ main (int   argc,
   g_test_add_func ("/accelerators/ranges/corpus-rows", test_ranges_corpus_rows);
   g_test_add_func ("/accelerators/ranges/report", test_ranges_report);
   g_test_add_func ("/accelerators/ranges/corpus-counters", test_ranges_corpus_counters);
+  g_test_add_func ("/accelerators/ranges/launches", test_ranges_launches);
+  g_test_add_func ("/accelerators/ranges/corpus-operators", test_ranges_corpus_operators);
   g_test_add_func ("/accelerators/tensor-cores/measured", test_tensor_cores_measured);
   g_test_add_func ("/accelerators/tensor-cores/rules", test_tensor_core_rules);
   g_test_add_func ("/accelerators/tensor-cores/hopper", test_tensor_cores_hopper);
