@@ -12,12 +12,14 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
 #include "ks-analysis.h"
 #include "ks-json-reader.h"
+#include "ks-kscope-writer.h"
 #include "ks-report.h"
 #include "ks-trace-loader.h"
 
@@ -780,6 +782,63 @@ test_ranges_corpus_counters (void)
     }
 }
 
+/* Saved as .kscope and opened again, the MTIA work and the ranges with
+ * their counters and operators are as they were. */
+static void
+test_kscope_roundtrip (void)
+{
+  const char *texts[] = { mtia_trace, launches_trace, ranges_trace };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("ks-accel-XXXXXX", NULL);
+      g_autofree char *path = g_build_filename (dir, "saved.kscope", NULL);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(KsTrace) trace = load_text (texts[i]);
+      g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+      g_autoptr(KsTrace) again = NULL;
+      g_autoptr(KsAnalysis) b = NULL;
+      g_autoptr(GError) error = NULL;
+      const KsProfilerCounter *ca, *cb;
+      const KsGpuSummary *ga, *gb;
+      guint na, nb, ma, mb;
+      KsTraceCounts ka, kb;
+
+      g_assert_true (ks_kscope_write (trace, file, NULL, NULL, &error));
+      g_assert_no_error (error);
+      again = load_path (path);
+      b = ks_analysis_compute (again, NULL, NULL, NULL, NULL);
+
+      ks_trace_get_counts (trace, &ka);
+      ks_trace_get_counts (again, &kb);
+      for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
+        g_assert_cmpuint (ka.by_kind[k], ==, kb.by_kind[k]);
+      ga = ks_analysis_get_gpus (a, &ma);
+      gb = ks_analysis_get_gpus (b, &mb);
+      g_assert_cmpuint (ma, ==, mb);
+      for (guint k = 0; k < ma; k++)
+        {
+          g_assert_cmpint (ga[k].device, ==, gb[k].device);
+          g_assert_cmpint (ga[k].busy_ns, ==, gb[k].busy_ns);
+          g_assert_cmpuint (ga[k].n_memcpy, ==, gb[k].n_memcpy);
+        }
+      ca = ks_analysis_get_profiler_counters (a, &na);
+      cb = ks_analysis_get_profiler_counters (b, &nb);
+      g_assert_cmpuint (na, ==, nb);
+      for (guint k = 0; k < na; k++)
+        {
+          g_assert_cmpuint (ca[k].range, ==, cb[k].range);
+          g_assert_cmpint (ca[k].device, ==, cb[k].device);
+          g_assert_cmpstr (ca[k].counter, ==, cb[k].counter);
+          g_assert_cmpfloat (ca[k].value, ==, cb[k].value);
+          g_assert_cmpstr (ks_trace_string (trace, ca[k].name), ==, ks_trace_string (again, cb[k].name));
+          g_assert_cmpstr (ks_trace_string (trace, ca[k].operator), ==, ks_trace_string (again, cb[k].operator));
+        }
+      g_unlink (path);
+      g_rmdir (dir);
+    }
+}
+
 /* Tensor cores */
 
 static const char tc_trace[] =
@@ -914,6 +973,7 @@ main (int   argc,
   g_test_add_func ("/accelerators/ranges/corpus-counters", test_ranges_corpus_counters);
   g_test_add_func ("/accelerators/ranges/launches", test_ranges_launches);
   g_test_add_func ("/accelerators/ranges/corpus-operators", test_ranges_corpus_operators);
+  g_test_add_func ("/accelerators/kscope-roundtrip", test_kscope_roundtrip);
   g_test_add_func ("/accelerators/tensor-cores/measured", test_tensor_cores_measured);
   g_test_add_func ("/accelerators/tensor-cores/rules", test_tensor_core_rules);
   g_test_add_func ("/accelerators/tensor-cores/hopper", test_tensor_cores_hopper);
