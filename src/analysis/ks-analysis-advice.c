@@ -459,7 +459,7 @@ rule_amp (KsAnalysis *self,
     {
       const KsKernelStats *k = &g_array_index (self->kernels, KsKernelStats, i);
 
-      if (ctx->name_flags[k->name] & NAME_TC_KERNEL)
+      if (_ks_name_uses_tensor_cores (ctx, k->name))
         tc_time += k->total_ns;
     }
   /* Tensor cores need compute capability 7.0; unknown GPUs are assumed capable. */

@@ -339,7 +339,7 @@ _ks_analysis_operators (KsAnalysis *self,
               if (od >= 0)
                 ctx->launch_operator[launch[s]] = track->name_id[stack[od]];
               tc = gpu->slice_kind[flow->to_slice] == KS_SLICE_KERNEL &&
-                   (ctx->name_flags[gpu->name_id[flow->to_slice]] & NAME_TC_KERNEL) ? gd : 0;
+                   _ks_name_uses_tensor_cores (ctx, gpu->name_id[flow->to_slice]) ? gd : 0;
 
               if (od >= 0)
                 {
@@ -536,7 +536,7 @@ _ks_analysis_kernels (KsAnalysis *self,
 
               k->calls++;
               k->total_ns += dur;
-              k->tensor_cores = (ctx->name_flags[k->name] & NAME_TC_KERNEL) != 0;
+              k->tensor_cores = _ks_name_uses_tensor_cores (ctx, k->name);
               self->tensor_cores.n_kernels++;
               self->tensor_cores.kernel_ns += dur;
               if (k->tensor_cores)

@@ -17,6 +17,25 @@ G_BEGIN_DECLS
 
 /* The text of the value of top-level @key in the JSON object @json, with
  * its length, or NULL. Strings are returned without their quotes. */
+/* The members of an args object in order; a string value comes without
+ * its quotes (@quoted), its escapes as written. */
+typedef struct
+{
+  const char *p;
+  gboolean    done;
+} KsArgsIter;
+
+gboolean    ks_args_iter_init     (KsArgsIter       *iter,
+                                   const char       *json);
+gboolean    ks_args_iter_next     (KsArgsIter       *iter,
+                                   const char      **name,
+                                   gsize            *name_len,
+                                   const char      **value,
+                                   gsize            *value_len,
+                                   gboolean         *quoted);
+gboolean    ks_args_parse_double  (const char       *v,
+                                   gsize             len,
+                                   double           *value);
 const char *ks_args_find          (const char       *json,
                                    const char       *key,
                                    gsize            *len);
@@ -48,6 +67,8 @@ enum
   NAME_TC_KERNEL      = 1 << 6,  /* a kernel whose name says it uses tensor cores */
   NAME_STEP_RANGE     = 1 << 7,  /* "step 12", "iteration 12": an NVTX range around a step */
   NAME_NCCL           = 1 << 8,  /* a kernel of NCCL's: communication, not compute (HTA) */
+  NAME_TC_MEASURED    = 1 << 9,  /* a range profiler measured the kernel's tensor pipe */
+  NAME_TC_MEASURED_USED = 1 << 10, /* ... and it ran instructions there */
 };
 
 typedef struct
@@ -93,6 +114,19 @@ typedef struct
   guint32                  *launch_operator;  /* per flow: the innermost operator's name around its call, 0 none */
 } Context;
 
+/* Whether kernel name @name ran on tensor cores: what a range profiler
+ * measured of it, else what its name says. */
+static inline gboolean
+_ks_name_uses_tensor_cores (const Context *ctx,
+                            guint32        name)
+{
+  guint16 flags = ctx->name_flags[name];
+
+  if (flags & NAME_TC_MEASURED)
+    return (flags & NAME_TC_MEASURED_USED) != 0;
+  return (flags & NAME_TC_KERNEL) != 0;
+}
+
 struct _KsAnalysis
 {
   GObject            parent_instance;
@@ -115,6 +149,8 @@ struct _KsAnalysis
   GArray            *copies;        /* KsCopyRate */
   GArray            *copy_kinds;    /* KsCopyKindStats */
   GArray            *sequences;     /* KsKernelSequence */
+  GArray            *profiler_counters; /* KsProfilerCounter */
+  KsProfilerRanges   profiler_ranges;
   GArray            *annotations;   /* KsGpuAnnotationStats */
   GArray            *operator_memory; /* KsOperatorMemory */
   GArray            *operator_stacks; /* KsOperatorStack */
@@ -155,6 +191,8 @@ void     _ks_analysis_queues      (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_copies      (KsAnalysis       *self,
                                    Context          *ctx);
+void     _ks_analysis_profiler_ranges (KsAnalysis   *self,
+                                       Context      *ctx);
 void     _ks_analysis_sequences   (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_annotations (KsAnalysis       *self,

@@ -77,54 +77,102 @@ skip_value (const char *p)
  * member or a string holding the key's text is never taken for the
  * top-level member. Linear in the text; no allocation (the analyses call
  * it for every kernel and operator). */
+gboolean
+ks_args_iter_init (KsArgsIter *iter,
+                   const char *json)
+{
+  const char *p = json != NULL ? skip_ws (json) : NULL;
+
+  iter->p = p;
+  iter->done = p == NULL || *p != '{';
+  return !iter->done;
+}
+
+gboolean
+ks_args_iter_next (KsArgsIter  *iter,
+                   const char **name,
+                   gsize       *name_len,
+                   const char **value,
+                   gsize       *value_len,
+                   gboolean    *quoted)
+{
+  const char *p, *name_end, *value_end;
+
+  if (iter->done)
+    return FALSE;
+  /* past the '{', or the ',' after the previous member */
+  p = skip_ws (iter->p + 1);
+  iter->done = TRUE;
+  if (*p != '"')
+    return FALSE;
+  *name = p + 1;
+  name_end = skip_string (p);
+  if (*name_end == '\0')
+    return FALSE;  /* cut inside a name */
+  *name_len = name_end - 1 - *name;
+  p = skip_ws (name_end);
+  if (*p != ':')
+    return FALSE;
+  *value = skip_ws (p + 1);
+  value_end = skip_value (*value);
+  p = skip_ws (value_end);
+  if (*p == ',')
+    {
+      iter->p = p;
+      iter->done = FALSE;
+    }
+  while (value_end > *value && (value_end[-1] == ' ' || value_end[-1] == '\t' ||
+                                value_end[-1] == '\n' || value_end[-1] == '\r'))
+    value_end--;
+  *quoted = **value == '"' && value_end - *value >= 2;
+  if (*quoted)
+    {
+      (*value)++;
+      value_end--;
+    }
+  *value_len = value_end - *value;
+  return TRUE;
+}
+
 const char *
 ks_args_find (const char *json,
               const char *key,
               gsize      *len)
 {
-  gsize key_len;
-  const char *p;
+  gsize key_len = strlen (key);
+  KsArgsIter iter;
+  const char *name, *value;
+  gsize name_len, value_len;
+  gboolean quoted;
 
-  if (json == NULL)
+  if (!ks_args_iter_init (&iter, json))
     return NULL;
-
-  key_len = strlen (key);
-  p = skip_ws (json);
-  if (*p != '{')
-    return NULL;
-  for (p = skip_ws (p + 1); *p == '"'; p = skip_ws (p + 1))
-    {
-      const char *name = p + 1;
-      const char *name_end = skip_string (p);
-      const char *value, *value_end;
-
-      if (*name_end == '\0')
-        return NULL;  /* cut inside a name */
-      p = skip_ws (name_end);
-      if (*p != ':')
-        return NULL;
-      value = skip_ws (p + 1);
-      value_end = skip_value (value);
-      if ((gsize)(name_end - 1 - name) == key_len && memcmp (name, key, key_len) == 0)
-        {
-          while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\t' ||
-                                       value_end[-1] == '\n' || value_end[-1] == '\r'))
-            value_end--;
-          if (*value == '"' && value_end - value >= 2)
-            {
-              value++;
-              value_end--;
-            }
-          if (len != NULL)
-            *len = value_end - value;
-          return value;
-        }
-      p = skip_ws (value_end);
-      if (*p != ',')
-        return NULL;
-    }
+  while (ks_args_iter_next (&iter, &name, &name_len, &value, &value_len, &quoted))
+    if (name_len == key_len && memcmp (name, key, key_len) == 0)
+      {
+        if (len != NULL)
+          *len = value_len;
+        return value;
+      }
 
   return NULL;
+}
+
+/* A number of at most 63 characters at @v. */
+gboolean
+ks_args_parse_double (const char *v,
+                      gsize       len,
+                      double     *value)
+{
+  char buf[64];
+  char *end;
+
+  if (v == NULL || len == 0 || len >= sizeof buf)
+    return FALSE;
+  memcpy (buf, v, len);
+  buf[len] = 0;
+  *value = g_ascii_strtod (buf, &end);
+  return end != buf;
 }
 
 gboolean
@@ -145,17 +193,10 @@ ks_args_get_double (const char *json,
                     const char *key,
                     double     *value)
 {
-  gsize len;
+  gsize len = 0;
   const char *v = ks_args_find (json, key, &len);
-  char buf[64];
-  char *end;
 
-  if (v == NULL || len == 0 || len >= sizeof buf)
-    return FALSE;
-  memcpy (buf, v, len);
-  buf[len] = 0;
-  *value = g_ascii_strtod (buf, &end);
-  return end != buf;
+  return ks_args_parse_double (v, len, value);
 }
 
 /* Selection (Hoare's quickselect with median-of-three pivots) */

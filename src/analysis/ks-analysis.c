@@ -73,6 +73,7 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->copy_kinds, g_array_unref);
   g_clear_pointer (&self->copies, g_array_unref);
   g_clear_pointer (&self->sequences, g_array_unref);
+  g_clear_pointer (&self->profiler_counters, g_array_unref);
   g_clear_pointer (&self->annotations, g_array_unref);
   g_clear_pointer (&self->operator_memory, g_array_unref);
   g_clear_pointer (&self->operator_stacks, g_array_unref);
@@ -129,6 +130,7 @@ ks_analysis_init (KsAnalysis *self)
   self->copies = g_array_new (FALSE, TRUE, sizeof (KsCopyRate));
   self->copy_kinds = g_array_new (FALSE, TRUE, sizeof (KsCopyKindStats));
   self->sequences = g_array_new (FALSE, TRUE, sizeof (KsKernelSequence));
+  self->profiler_counters = g_array_new (FALSE, TRUE, sizeof (KsProfilerCounter));
   self->annotations = g_array_new (FALSE, TRUE, sizeof (KsGpuAnnotationStats));
   self->operator_memory = g_array_new (FALSE, TRUE, sizeof (KsOperatorMemory));
   self->operator_stacks = g_array_new (FALSE, TRUE, sizeof (KsOperatorStack));
@@ -219,13 +221,25 @@ classify_name (const char *s)
     "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
     NULL
   };
-  /* Kernel name fragments of tensor-core code: cuBLAS/cuDNN tile names
-   * (884, 1688, 16816), HMMA/IMMA/GMMA instructions, CUTLASS tensor op
-   * kernels, cuDNN tensorMxNxK tiles and TF32/half variants. */
+  /* Kernel name fragments of tensor-core code, matched in lower case.
+   * The TensorBoard plugin's list (PyProf's): h884/s884, h1688/s1688/c1688,
+   * HMMA, i8816, 16816, the xmma GEMM and implicit-GEMM families and five
+   * cuDNN kernel names. Then Kinescope's: IMMA, GMMA (so WGMMA), CUTLASS
+   * tensor-op and cuDNN tensorMxNxK tiles, TF32/BF16/FP16/FP8 types, and
+   * the Hopper and Blackwell kernels whose names carry no type: cuBLASLt's
+   * nvjet GEMMs and tcgen05 (Blackwell's MMA) kernels. */
   static const char * const tc_kernels[] = {
-    "884", "1688", "16816", "hmma", "imma", "gmma", "tensorop", "tensor16x",
-    "tensor8x", "tensor4x", "tf32", "bf16", "f16f16", "fp16", NULL
+    "884", "1688", "16816", "hmma", "i8816", "xmma_gemm", "xmma_implicit_gemm",
+    "xmma_sparse_conv", "xmma_sparse_gemm", "xmma_warp_specialized_implicit_gemm",
+    "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1",
+    "direct_group",
+    "imma", "gmma", "tensorop", "tensor16x", "tensor8x", "tensor4x", "tf32", "bf16",
+    "f16f16", "fp16", "e4m3", "e5m2", "nvjet", "tcgen05", NULL
   };
+  /* ... unless the name says the math runs on the FMA units: cuBLAS and
+   * cuDNN write _ffma_ in their float32 xmma kernels (which the plugin's
+   * xmma_gemm rule would count), CUTLASS simt in its. */
+  static const char * const fma_kernels[] = { "ffma", "simt", NULL };
   g_autofree char *lower = NULL;
   guint16 flags = 0;
 
@@ -257,6 +271,9 @@ classify_name (const char *s)
   for (guint i = 0; tc_kernels[i] != NULL; i++)
     if (strstr (lower, tc_kernels[i]) != NULL)
       flags |= NAME_TC_KERNEL;
+  for (guint i = 0; fma_kernels[i] != NULL; i++)
+    if (strstr (lower, fma_kernels[i]) != NULL)
+      flags &= ~NAME_TC_KERNEL;
 
   return flags;
 }
@@ -658,6 +675,7 @@ compute (KsTrace                  *trace,
     void (*pass) (KsAnalysis *, Context *);
     const char *message;
   } passes[] = {
+    { _ks_analysis_profiler_ranges, N_("Reading range profiler counters") },
     { _ks_analysis_overview, N_("Measuring GPU busy time") },
     { _ks_analysis_steps, N_("Breaking down steps") },
     { _ks_analysis_gaps, N_("Finding idle gaps") },
@@ -1087,6 +1105,21 @@ ks_analysis_get_kernel_sequences (KsAnalysis *self,
   RETURN_ARRAY (self->sequences, KsKernelSequence, n_sequences);
 }
 
+const KsProfilerCounter *
+ks_analysis_get_profiler_counters (KsAnalysis *self,
+                                   guint      *n_counters)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  RETURN_ARRAY (self->profiler_counters, KsProfilerCounter, n_counters);
+}
+
+const KsProfilerRanges *
+ks_analysis_get_profiler_ranges (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->profiler_ranges;
+}
+
 const KsGpuAnnotationStats *
 ks_analysis_get_gpu_annotations (KsAnalysis *self,
                                  guint      *n_annotations)
@@ -1330,7 +1363,7 @@ static const struct {
     N_("From the end of the CUDA call that launched a kernel, or from the end of the earlier work on its stream when that ends later, to the kernel's start; 0 when the kernel started before the call returned. Time the stream was still busy with earlier work is queueing, counted apart: the launch latency is the delay the launch itself added.") },
   [KS_METRIC_TENSOR_CORES] = {
     N_("Tensor cores"),
-    N_("Kernels whose names say they run on tensor cores, by the TensorBoard profiler's rules (cuBLAS and cuDNN tile names such as 884, 1688 and 16816, HMMA, IMMA and GMMA, CUTLASS tensor-op kernels, TF32, BF16 and FP16 variants), and their share of the kernel time. An operator is eligible when it is one the TensorBoard profiler lists as able to use tensor cores (matrix products and convolutions); its tensor-core share is the part of its GPU time in such kernels.") },
+    N_("Kernels that run on tensor cores, and their share of the kernel time: those a CUPTI range profile measured executing tensor-pipe instructions, else those whose names say so, by the TensorBoard profiler's rules (tile names such as 884, 1688 and 16816, HMMA, the xmma GEMMs) and Kinescope's (IMMA, GMMA and WGMMA, CUTLASS tensor-op kernels, TF32, BF16, FP16 and FP8 types, Hopper and Blackwell nvjet and tcgen05 kernels), never a name that says FFMA or SIMT. An operator is eligible when it is one the TensorBoard profiler lists as able to use tensor cores (matrix products and convolutions); its tensor-core share is the part of its GPU time in such kernels.") },
   [KS_METRIC_QUEUE_LENGTH] = {
     N_("Queue length"),
     N_("The GPU operations launched on a stream and not yet finished: one more when the CUDA call that launches an operation starts, one less when the operation ends (HTA's queue length). The mean is weighted by time from the first launch to the last end. At 1,024 outstanding operations the CUDA driver blocks the launching thread until one finishes.") },

@@ -247,7 +247,7 @@ typedef struct
   guint16  registers;
   gboolean config_varies;        /* grid/block/registers differ between calls */
   double   occupancy_pct;        /* duration-weighted est. achieved occupancy, < 0 when unknown */
-  gboolean tensor_cores;         /* its name says it uses tensor cores (the TensorBoard profiler's rules) */
+  gboolean tensor_cores;         /* it uses tensor cores: measured by a range profile, else by its name */
   guint64  launched;             /* calls with a known launch call */
   double   mean_latency_ns;      /* over those: launch latency, < 0 when none */
   double   mean_queue_ns;        /* and queueing behind earlier work */
@@ -361,6 +361,34 @@ typedef struct
 /* A run of KS_SEQUENCE_LENGTH consecutive kernels on one stream (every
  * run counts, overlapping ones too), with the operators that launched
  * the kernels of its first run. */
+/* One counter of one CUPTI range-profiler range (Kineto's
+ * cuda_profiler_range events), ranges numbered in start order. */
+typedef struct
+{
+  guint32      range;            /* 0, 1… in start order over the trace */
+  gint64       device;           /* the pid of the range's row, where Kineto writes the device */
+  guint32      name;             /* string id: the kernel of a per-kernel range, else the range's */
+  const char  *counter;          /* the metric, as the trace names it */
+  double       value;
+  gint64       start;
+  gint64       end;
+  guint32      track;            /* the range's slice */
+  guint32      slice;
+  guint32      operator;         /* string ids: the innermost and outermost operator around the */
+  guint32      top_operator;     /* range's launch call, 0 when unknown (see KsProfilerRanges) */
+} KsProfilerCounter;
+
+typedef struct
+{
+  guint        n_ranges;
+  guint        n_devices;
+  /* The ranges carry no correlation id: as HTA, range i is the kernel of
+   * the i-th cudaLaunchKernel call in time order, when there are as many
+   * calls as ranges (else no range has operators). */
+  guint        n_launches;
+  gboolean     launches_matched;
+} KsProfilerRanges;
+
 #define KS_SEQUENCE_LENGTH 4
 
 typedef struct
@@ -711,6 +739,11 @@ const KsCopyKindStats *ks_analysis_get_copy_kinds       (KsAnalysis             
  * twice), by count then total time, descending. */
 const KsKernelSequence *ks_analysis_get_kernel_sequences (KsAnalysis              *self,
                                                           guint                   *n_sequences);
+/* Every counter of every range-profiler range, by range then the order
+ * of the range's args. */
+const KsProfilerCounter *ks_analysis_get_profiler_counters (KsAnalysis            *self,
+                                                            guint                 *n_counters);
+const KsProfilerRanges  *ks_analysis_get_profiler_ranges   (KsAnalysis            *self);
 /* By total time, descending. */
 const KsGpuAnnotationStats *ks_analysis_get_gpu_annotations (KsAnalysis           *self,
                                                              guint                *n_annotations);

@@ -715,6 +715,62 @@ static const KsReportColumn sequence_columns[] = {
   SQ_COL ("kernels", N_("Kernels"), KS_REPORT_UNIT_TEXT, 5, 6, 7, 0, KS_REPORT_COLUMN_LEFT),
 };
 
+/* Range-profiler counters: a row per counter of each range, so that
+ * ranges measuring different metrics share the columns. */
+
+#define PCOUNTER(r, i) (&((const KsProfilerCounter *)(r)->rows)[i])
+
+static void
+profiler_counter_get (const KsReport       *r,
+                      const KsReportColumn *c,
+                      guint                 i,
+                      KsReportValue        *v)
+{
+  const KsProfilerCounter *q = PCOUNTER (r, i);
+
+  switch (c->arg)
+    {
+    case 0: set_int (v, q->range + 1); break;
+    case 1: set_int (v, q->device); break;
+    case 2: set_int (v, q->start); break;
+    case 3: set_int (v, q->end - q->start); break;
+    case 4: set_string (v, q->counter); break;
+    case 5:
+      /* counts stay integers; ratios and rates keep their fraction */
+      if (q->value == floor (q->value) && fabs (q->value) < 9.0e15)
+        set_int (v, (gint64)q->value);
+      else
+        set_double (v, q->value);
+      break;
+    case 6: set_string (v, str (r, q->name)); break;
+    case 7:
+    case 8:
+      {
+        guint32 op = c->arg == 7 ? q->operator : q->top_operator;
+
+        if (op != 0)
+          set_string (v, str (r, op));
+      }
+      break;
+    default: g_assert_not_reached ();
+    }
+}
+
+#define PC_COL(...) PLAIN_COL (profiler_counter_get, __VA_ARGS__)
+
+static const KsReportColumn profiler_counter_columns[] = {
+  PC_COL ("range", N_("Range"), KS_REPORT_UNIT_COUNT, 0, 1, 1, 5, 0),
+  PC_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 1, 2, 2, 3, 0),
+  PC_COL ("start_ns", N_("Start"), KS_REPORT_UNIT_DURATION, 2, 3, 3, 11, 0),
+  PC_COL ("dur_ns", N_("Duration"), KS_REPORT_UNIT_DURATION, 3, 4, 4, 11, 0),
+  PC_COL ("counter", N_("Counter"), KS_REPORT_UNIT_TEXT, 4, 5, 5, 52, KS_REPORT_COLUMN_LEFT),
+  { .key = "value", .title = N_("Value"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .decimals = 3,
+    .get = profiler_counter_get, .arg = 5, .pos = { 6, 6, 6 }, .width = 16 },
+  PC_COL ("operator", N_("Operator"), KS_REPORT_UNIT_TEXT, 7, 7, 8, 24, KS_REPORT_COLUMN_LEFT),
+  PC_COL ("top_operator", N_("Top Operator"), KS_REPORT_UNIT_TEXT, 8, 0, 9, 0, KS_REPORT_COLUMN_LEFT),
+  PC_COL ("name", N_("Kernel or Range"), KS_REPORT_UNIT_TEXT, 6, 8, 7, 0, KS_REPORT_COLUMN_LEFT),
+};
+
 /* Kernels by name and operator, or by name and launch */
 
 #define KGROUP(r, i) (&((const KsKernelGroup *)(r)->rows)[i])
@@ -1784,6 +1840,16 @@ ks_report_new_kernel_sequences (KsTrace    *trace,
   const KsKernelSequence *rows = ks_analysis_get_kernel_sequences (analysis, &n);
 
   return NEW ("sequences", sequence_columns, rows, n);
+}
+
+KsReport *
+ks_report_new_profiler_counters (KsTrace    *trace,
+                                 KsAnalysis *analysis)
+{
+  guint n;
+  const KsProfilerCounter *rows = ks_analysis_get_profiler_counters (analysis, &n);
+
+  return NEW ("counters", profiler_counter_columns, rows, n);
 }
 
 KsReport *

@@ -182,6 +182,9 @@ KsReport *ks_report_new_copies      (KsTrace    *trace,
 /* The most frequent runs of consecutive kernels on a stream. */
 KsReport *ks_report_new_kernel_sequences (KsTrace    *trace,
                                           KsAnalysis *analysis);
+/* Every counter of every CUPTI range-profiler range, by range. */
+KsReport *ks_report_new_profiler_counters (KsTrace    *trace,
+                                           KsAnalysis *analysis);
 /* Kernels by name and launching operator, or by name and launch. */
 KsReport *ks_report_new_kernel_groups    (KsTrace          *trace,
                                           KsAnalysis       *analysis,

@@ -45,6 +45,7 @@ typedef enum
   REPORT_GPU_ANNOTATIONS,
   REPORT_COMMS,
   REPORT_RANKS,
+  REPORT_PROFILER_RANGES,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -775,6 +776,51 @@ report_kernel_sequences (Printer *p)
     }
 }
 
+/* The CUPTI range profiler's measurements (Kineto's cuda_profiler_range
+ * events): every counter of every range, as HTA's CUPTI counter
+ * analysis lists them. */
+static void
+report_profiler_ranges (Printer *p)
+{
+  g_autoptr(KsReport) counters = ks_report_new_profiler_counters (p->trace, p->analysis);
+  const KsProfilerRanges *ranges = ks_analysis_get_profiler_ranges (p->analysis);
+  guint n = limited (p, counters->n_rows, 50);
+
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      ks_json_begin_object (json, "summary");
+      ks_json_int (json, "ranges", ranges->n_ranges);
+      ks_json_int (json, "devices", ranges->n_devices);
+      ks_json_int (json, "counters", counters->n_rows);
+      ks_json_int (json, "launches", ranges->n_launches);
+      ks_json_bool (json, "launches_matched", ranges->launches_matched);
+      ks_json_end_object (json);
+      write_list (p, counters, json, NULL, n);
+      json_finish (p, json);
+    }
+  else if (p->format == KS_REPORT_CSV)
+    write_list (p, counters, NULL, NULL, n);
+  else if (ranges->n_ranges == 0)
+    g_string_append_printf (p->out, "%s\n",
+                            _("No range-profiler ranges: the trace has no cuda_profiler_range events (PyTorch's profiler_metrics)."));
+  else
+    {
+      g_autofree char *on_ranges = g_strdup_printf (ngettext ("%u range-profiler range", "%u range-profiler ranges",
+                                                              ranges->n_ranges), ranges->n_ranges);
+      g_autofree char *on_gpus = g_strdup_printf (ngettext ("%u GPU", "%u GPUs", ranges->n_devices), ranges->n_devices);
+
+      /* TRANSLATORS: "77 range-profiler ranges on 1 GPU, 693 counter values" */
+      g_string_append_printf (p->out, _("%s on %s, %u counter values:\n"), on_ranges, on_gpus, counters->n_rows);
+      write_list (p, counters, NULL, NULL, n);
+      if (!ranges->launches_matched)
+        g_string_append_printf (p->out, _("No operators: ranges are matched with the cudaLaunchKernel calls in time order (as HTA does), and the trace has %u calls for %u ranges.\n"),
+                                ranges->n_launches, ranges->n_ranges);
+    }
+}
+
 /* HTA's GPU user-annotation breakdown. */
 static void
 report_gpu_annotations (Printer *p)
@@ -982,12 +1028,13 @@ ks_cli_stats (int    argc,
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
                                           "utilization", "tensor-cores", "queue", "memcpy-bandwidth",
-                                          "kernel-sequences", "gpu-annotations", "comms", "ranks", NULL };
+                                          "kernel-sequences", "gpu-annotations", "comms", "ranks",
+                                          "profiler-ranges", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms or ranks"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks or profiler-ranges"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -1145,6 +1192,7 @@ ks_cli_stats (int    argc,
     case REPORT_GPU_ANNOTATIONS: report_gpu_annotations (&printer); break;
     case REPORT_COMMS:     report_comms (&printer); break;
     case REPORT_RANKS:     report_ranks (&printer); break;
+    case REPORT_PROFILER_RANGES: report_profiler_ranges (&printer); break;
     default:               g_assert_not_reached ();
     }
 

@@ -308,6 +308,11 @@ track_label (KsTrace       *trace,
       return g_strdup (_("Python samples"));
 
     case KS_TRACK_ASYNC:
+      /* the JSON reader's row of range-profiler measurements */
+      if (g_str_equal (name, "cuda_profiler_range"))
+        return g_strdup (_("CUPTI range profiler"));
+      break;
+
     case KS_N_TRACK_KINDS:
     default:
       break;

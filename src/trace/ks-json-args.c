@@ -31,6 +31,8 @@ ks_json_event_reset (Event *ev)
   ev->name = ev->cat = 0;
   ev->kind = KS_SLICE_GENERIC;
   ev->name_special = NAME_PLAIN;
+  ev->name_hint = NAME_HINT_NONE;
+  ev->device_by_name = FALSE;
   ev->pid.set = ev->tid.set = FALSE;
   ev->has_id = ev->id_local = ev->any_key = FALSE;
   ev->has_bind_id = ev->flow_in = ev->flow_out = FALSE;
@@ -126,6 +128,10 @@ set_arg (Reader     *r,
     case A_DEVICE_ID:
       if (is_int)
         ev->device_id = v;
+      break;
+    case A_DIRECTION:
+      if (is_string)
+        ev->copy_kind = ks_json_copy_kind_from_direction (s, len);
       break;
     case A_NAME:
       if (is_string)

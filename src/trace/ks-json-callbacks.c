@@ -213,6 +213,8 @@ classify_arg (const unsigned char *key,
     case 9:
       if (KEY_IS ("Device Id"))
         return A_DEVICE_ID;
+      if (KEY_IS ("direction"))
+        return A_DIRECTION;
       break;
     case 10:
       if (KEY_IS ("sort_index"))
@@ -303,6 +305,10 @@ field_name (Reader     *r,
   ev->name = ks_json_intern (r, s, len);
   if (len >= 6 && s[0] == 'M' && s[1] == 'e' && s[2] == 'm')
     ks_json_parse_copy_name (ev, s, len);
+  else if (len >= 3 && s[0] == 'd' && s[1] == 'm' && s[2] == 'a')
+    ev->name_hint = NAME_HINT_DMA;
+  else if (len == 10 && memcmp (s, "event_wait", 10) == 0)
+    ev->name_hint = NAME_HINT_EVENT_WAIT;
   else if (len == 8 && memcmp (s, "[memory]", 8) == 0)
     ev->name_special = NAME_MEMORY;
   else if (len == 12 && memcmp (s, "process_name", 12) == 0)
@@ -326,13 +332,18 @@ field_cat (Reader     *r,
   Event *ev = &r->ev;
 
   ev->cat = ks_json_intern (r, s, len);
+  /* kind_by_cat: the kind + 1, with CAT_BY_NAME when the name decides */
   if (ev->cat < r->kind_by_cat->len && r->kind_by_cat->data[ev->cat] != 0)
-    ev->kind = r->kind_by_cat->data[ev->cat] - 1;
+    {
+      ev->kind = (r->kind_by_cat->data[ev->cat] & ~CAT_BY_NAME) - 1;
+      ev->device_by_name = (r->kind_by_cat->data[ev->cat] & CAT_BY_NAME) != 0;
+    }
   else
     {
       gboolean kineto = FALSE;
 
       ev->kind = ks_json_kind_from_category (s, len, &kineto);
+      ev->device_by_name = ks_json_category_kind_by_name (s, len);
       if (kineto)
         r->kineto = TRUE;
       if (ev->cat >= r->kind_by_cat->len)
@@ -342,7 +353,7 @@ field_cat (Reader     *r,
           g_byte_array_set_size (r->kind_by_cat, ev->cat + 1);
           memset (r->kind_by_cat->data + old, 0, r->kind_by_cat->len - old);
         }
-      r->kind_by_cat->data[ev->cat] = ev->kind + 1;
+      r->kind_by_cat->data[ev->cat] = (ev->kind + 1) | (ev->device_by_name ? CAT_BY_NAME : 0);
     }
   return 1;
 }

@@ -245,7 +245,19 @@ add_complete (Reader *r,
   KsSliceKind kind = ev->kind;
   guint32 track;
 
-  if (kind_is_gpu (kind))
+  if (G_UNLIKELY (ev->device_by_name))
+    kind = ks_json_device_kind (ev);
+
+  if (G_UNLIKELY (kind == KS_SLICE_ASYNC))
+    {
+      /* range profiler measurements: a row of the device's process
+       * (Kineto's pid), named by the category */
+      track = ks_trace_builder_get_async_track (r->builder, lookup_process (r, &ev->pid, TRUE),
+                                                ks_trace_builder_get_string (r->builder, ev->cat));
+      ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
+                                  ev->correlation, ev->external_id, event_args (r), NULL);
+    }
+  else if (kind_is_gpu (kind))
     {
       KsGpuInfo *gpu = &ev->gpu;
 
@@ -299,7 +311,7 @@ handle_begin (Reader *r)
   o.args_text = event_args_text (r);
   o.correlation = ev->correlation;
   o.external_id = ev->external_id;
-  o.kind = kind_is_gpu (ev->kind) ? KS_SLICE_GENERIC : ev->kind;
+  o.kind = kind_is_gpu (ev->kind) || ev->kind == KS_SLICE_ASYNC ? KS_SLICE_GENERIC : ev->kind;
   o.has_thread_start = ev->has_tts;
   o.thread_start = ev->tts;
   /* the slice's end is not known yet: the flow binds to the slice

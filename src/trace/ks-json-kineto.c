@@ -100,6 +100,14 @@ ks_json_kind_from_category (const char *cat,
     { "gpu_memset", KS_SLICE_MEMSET },
     { "cuda_sync", KS_SLICE_SYNC },
     { "osrt", KS_SLICE_OSRT },
+    /* Meta's MTIA accelerator: the runtime calls that launch work, and the
+     * device's own work, which HTA counts as GPU kernels (its
+     * KERNEL_CATEGORY_PATTERN); ks_json_device_kind() sorts the latter. */
+    { "mtia_runtime", KS_SLICE_CUDA_RUNTIME },
+    { "mtia_ccp_events", KS_SLICE_KERNEL },
+    /* CUPTI range profiler measurements: rows of their own, never GPU
+     * work (the ranges are kernel replays, not the kernels' timing) */
+    { "cuda_profiler_range", KS_SLICE_ASYNC },
     /* PyTorch 1.8/1.9 names */
     { "Operator", KS_SLICE_CPU_OP },
     { "Runtime", KS_SLICE_CUDA_RUNTIME },
@@ -115,6 +123,39 @@ ks_json_kind_from_category (const char *cat,
         return map[i].kind;
       }
   return KS_SLICE_GENERIC;
+}
+
+/* An MTIA device event's kind from its name: "dma_request" (HTA's memory
+ * kernels, `^dma`) is a copy, "event_wait" a wait on another stream (as
+ * CUDA's "Stream Wait Event", kept out of busy time); the rest run code. */
+KsSliceKind
+ks_json_device_kind (const Event *ev)
+{
+  switch (ev->name_hint)
+    {
+    case NAME_HINT_DMA: return KS_SLICE_MEMCPY;
+    case NAME_HINT_EVENT_WAIT: return KS_SLICE_SYNC;
+    default: return KS_SLICE_KERNEL;
+    }
+}
+
+gboolean
+ks_json_category_kind_by_name (const char *cat,
+                               gsize       len)
+{
+  return len == 15 && memcmp (cat, "mtia_ccp_events", 15) == 0;
+}
+
+/* MTIA's "direction" of a DMA request; the two the traces write. */
+guint8
+ks_json_copy_kind_from_direction (const char *s,
+                                  gsize       len)
+{
+  if (len == 14 && memcmp (s, "HOST_TO_DEVICE", 14) == 0)
+    return KS_COPY_HTOD;
+  if (len == 14 && memcmp (s, "DEVICE_TO_HOST", 14) == 0)
+    return KS_COPY_DTOH;
+  return KS_COPY_UNKNOWN;
 }
 
 /* Flows that Kineto writes for CPU launch -> GPU work: implied by the

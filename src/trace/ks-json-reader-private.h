@@ -70,6 +70,7 @@ typedef enum
   A_LABELS,
   A_SORT_INDEX,
   A_VALUE,
+  A_DIRECTION,         /* MTIA DMA "direction" */
 } Arg;
 
 typedef enum
@@ -135,6 +136,8 @@ typedef struct
   guint32  cat;
   KsSliceKind kind;
   int      name_special;      /* NAME_* below */
+  guint8   name_hint;         /* NAME_HINT_* below */
+  gboolean device_by_name;    /* the category's kind follows the name (MTIA) */
   Ident    pid;
   Ident    tid;
   gboolean has_id;
@@ -177,6 +180,14 @@ typedef struct
   guint8   src_kind;
   guint8   dst_kind;
 } Event;
+
+/* What an MTIA device event's name says about its kind. */
+enum
+{
+  NAME_HINT_NONE = 0,
+  NAME_HINT_DMA,
+  NAME_HINT_EVENT_WAIT,
+};
 
 enum
 {
@@ -320,6 +331,7 @@ typedef struct
   GHashTable     *flow_ids;       /* char* id text -> index + 1 */
   GArray         *metadata;       /* Metadata */
   GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
+#define CAT_BY_NAME 0x80          /* in kind_by_cat: the name decides (MTIA) */
 
   /* small caches in front of the hash tables */
   ThreadCache     thread_cache[THREAD_CACHE_SIZE];
@@ -486,6 +498,11 @@ void ks_json_parse_copy_name (Event      *ev,
                               const char *s,
                               gsize       len);
 
+KsSliceKind ks_json_device_kind        (const Event *ev);
+guint8      ks_json_copy_kind_from_direction (const char *s,
+                                              gsize       len);
+gboolean    ks_json_category_kind_by_name (const char *cat,
+                                           gsize       len);
 KsSliceKind ks_json_kind_from_category (const char *cat,
                                         gsize       len,
                                         gboolean   *kineto);

@@ -199,15 +199,24 @@ def main():
               "p99", v[(n - 1) * 99 // 100],
               "max", v[-1], "sum", sum(v))
 
-    # Tensor cores: the TensorBoard plugin's kernel name fragments and its
-    # list of operators that can use them
-    frags = ("884", "1688", "16816", "hmma", "imma", "gmma", "tensorop", "tensor16x",
-             "tensor8x", "tensor4x", "tf32", "bf16", "f16f16", "fp16")
+    # Tensor cores: the TensorBoard plugin's kernel name fragments (PyProf's
+    # list), Kinescope's for the names it misses (Hopper's nvjet and WGMMA,
+    # Blackwell's tcgen05, tensor types) less the FMA kernels, and the
+    # plugin's list of operators that can use them
+    plugin = ("h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816",
+              "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1",
+              "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm", "xmma_sparse_conv",
+              "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm", "c1688")
+    frags = tuple(f.lower() for f in plugin) + (
+        "884", "1688", "imma", "gmma", "tensorop", "tensor16x", "tensor8x", "tensor4x",
+        "tf32", "bf16", "f16f16", "fp16", "e4m3", "e5m2", "nvjet", "tcgen05")
+    fma = ("ffma", "simt")
     eligible = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm",
                 "aten::matmul", "aten::linear", "aten::conv1d", "aten::conv2d", "aten::conv3d",
                 "aten::convolution", "aten::_convolution", "aten::cudnn_convolution",
                 "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"}
-    is_tc = lambda g: g["cat"] == "kernel" and any(f in g["name"].lower() for f in frags)
+    is_tc = lambda g: (g["cat"] == "kernel" and any(f in g["name"].lower() for f in frags)
+                       and not any(f in g["name"].lower() for f in fma))
     ks = [g for g in gpu if g["cat"] == "kernel"]
     tcs = [g for g in ks if is_tc(g)]
     ops_by_thread = {}

@@ -419,7 +419,7 @@ test_tensor_cores_and_queue (void)
     gint64 max_after_start;
     gint64 span;
   } cases[] = {
-    { "gpt_3steps.pt.trace.json.gz", 48, 767262, 5192883, 0, 1989, 0.247758, 4, 115152402, 170944898 },
+    { "gpt_3steps.pt.trace.json.gz", 345, 4867485, 5192883, 4100223, 1989, 0.247758, 4, 115152402, 170944898 },
     { "seed_cnn.pt.trace.json.gz", 21, 3355488, 2141951, 934624, 237, 3.513295, 20, 5797114, 30134453 },
     /* torch.compile on the H200: fp32 GEMMs on SIMT cores, Triton for the rest */
     { "mixer_compiled.pt.trace.json.gz", 0, 0, 11406682, 0, 445, 1.703134, 15, 28307281, 29969315 },

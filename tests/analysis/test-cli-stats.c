@@ -1762,6 +1762,84 @@ test_diff_errors (void)
   run_clear (&r);
 }
 
+/* stats --report profiler-ranges on HTA's cupti_profiler trace: 77 ranges
+ * of 9 counters each, in the three formats; a trace without ranges says so. */
+static void
+test_profiler_ranges (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *path = g_build_filename (shared ? shared : ".", "corpus", "hta", "cupti_profiler",
+                                            "benchmark_result_924719_1679055439_trace.json.gz", NULL);
+  g_autofree char *plain = fixture ("seed_cnn.pt.trace.json.gz");
+  g_auto(GStrv) lines = NULL;
+  yajl_val root;
+  Run r;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("HTA's cupti_profiler trace (KS_SHARED_DIR/corpus/hta/cupti_profiler) is not available");
+      return;
+    }
+
+  run_cli (&r, path, "--report", "profiler-ranges", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "77 range-profiler ranges on 1 GPU, 693 counter values:");
+  g_assert_true (g_str_has_prefix (lines[1], "Range GPU       Start    Duration Counter "));
+  g_assert_nonnull (strstr (lines[1], " Value Operator                 Kernel or Range"));
+  /* the table's first 50 rows, then a line that says how many are left */
+  g_assert_true (g_str_has_prefix (lines[2], "    1   0      2.50 s      121 ms smsp__sass_thread_inst_executed_op_dadd_pred_on.sum "));
+  g_clear_pointer (&lines, g_strfreev);
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "profiler-ranges", "--format", "csv", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 693 + 1);
+  g_assert_cmpstr (lines[0], ==, "range,device,start_ns,dur_ns,counter,value,name,operator,top_operator");
+  g_assert_cmpstr (lines[10], ==, "2,0,2620739000,121431000,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,0,"
+                                  "__missing__,aten::cudnn_convolution,aten::conv2d");
+  g_assert_cmpstr (lines[17], ==, "2,0,2620739000,121431000,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,9119334400,"
+                                  "__missing__,aten::cudnn_convolution,aten::conv2d");
+  run_clear (&r);
+
+  run_cli (&r, path, "--report", "profiler-ranges", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  g_assert_cmpint (get_int (root, "summary", "ranges"), ==, 77);
+  g_assert_cmpint (get_int (root, "summary", "devices"), ==, 1);
+  g_assert_cmpint (get_int (root, "summary", "counters"), ==, 693);
+  g_assert_cmpint (get_int (root, "summary", "launches"), ==, 77);
+  g_assert_true (YAJL_IS_TRUE (get (root, "summary", "launches_matched")));
+  g_assert_cmpuint (YAJL_GET_ARRAY (get (root, "counters", NULL))->len, ==, 693);
+  g_assert_cmpint (get_int (item (get (root, "counters", NULL), 16), "value", NULL), ==, 9119334400);
+  yajl_tree_free (root);
+  run_clear (&r);
+
+  run_cli (&r, plain, "--report", "profiler-ranges", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "No range-profiler ranges: the trace has no cuda_profiler_range events (PyTorch's profiler_metrics).\n");
+  run_clear (&r);
+
+  /* ranges without their launch calls: said, not guessed */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("ks-ranges-XXXXXX", NULL);
+    g_autofree char *small = g_build_filename (dir, "ranges.json", NULL);
+
+    g_assert_true (g_file_set_contents (small,
+                                        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"k\","
+                                        "\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":2,\"args\":{\"a.sum\":3}}]}", -1, NULL));
+    run_cli (&r, small, "--report", "profiler-ranges", NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (g_str_has_prefix (r.out, "1 range-profiler range on 1 GPU, 1 counter values:\n"));
+    g_assert_true (g_str_has_suffix (r.out, "\nNo operators: ranges are matched with the cudaLaunchKernel calls in time "
+                                            "order (as HTA does), and the trace has 0 calls for 1 ranges.\n"));
+    run_clear (&r);
+    g_unlink (small);
+    g_rmdir (dir);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1790,6 +1868,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/diff-hta", test_diff_hta);
   g_test_add_func ("/analysis/cli/diff-windows", test_diff_windows);
   g_test_add_func ("/analysis/cli/diff-errors", test_diff_errors);
+  g_test_add_func ("/analysis/cli/profiler-ranges", test_profiler_ranges);
 
   return g_test_run ();
 }
