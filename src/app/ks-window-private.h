@@ -69,6 +69,15 @@ struct _KsWindow
   guint64               n_gpu_events;
   gboolean              warnings_closed;  /* the banner's close button, for this trace */
 
+  /* A job over the memory bound: its summaries, the folder, and the row
+   * of the rank being loaded (KS_NO_INDEX when none is) */
+  KsRanksPage          *job_ranks_page;
+  KsRankSummaries      *summaries;
+  GFile                *job_file;
+  guint                 loading_row;
+  guint64               job_json_bytes;
+  guint64               job_bound;
+
   /* Search */
   guint8               *matches;     /* per string id */
   GArray               *match_list;  /* KsMatch, by start */

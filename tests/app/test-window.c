@@ -18,6 +18,7 @@
 #include "ks-test-gtk.h"
 #include "ks-test-samples.h"
 #include "ks-window.h"
+#include "pages/ks-ranks-page.h"
 
 #ifdef HAVE_XTST
 #include <gdk/x11/gdkx.h>
@@ -1772,6 +1773,117 @@ test_menu_accels (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The GtkColumnView under @root. */
+static GtkColumnView *
+find_column_view (GtkWidget *root)
+{
+  return GTK_COLUMN_VIEW (ks_test_find_descendant (root, GTK_TYPE_COLUMN_VIEW, NULL));
+}
+
+/* A folder of two ranks over the memory bound (forced to 0 MiB) opens to
+ * the Ranks page from summaries, holding no trace; activating a rank
+ * loads its events alone and shows its timeline, the side panel's Ranks
+ * page saying which rank is loaded; activating the other there swaps
+ * them. */
+static void
+test_job_summaries (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-job-XXXXXX", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  KsWindow *window;
+  GtkWidget *stack, *job_page, *side_page;
+  KsRankSummaries *summaries;
+  KsTrace *trace;
+  guint n;
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.json", k);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *json = g_strdup_printf (
+        "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %u, \"world_size\": 2},\n"
+        " \"traceEvents\": [\n"
+        "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 10, \"tid\": 10, \"ts\": 1000, \"dur\": 500},\n"
+        "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 1100, \"dur\": %u,\n"
+        "   \"args\": {\"device\": 0, \"stream\": 7}}]}\n", k, 100 + 50 * k);
+
+      g_assert_true (g_file_set_contents (path, json, -1, NULL));
+    }
+  g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
+
+  window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  stack = find_main_stack (GTK_WIDGET (window));
+  ks_window_open (window, folder);
+  g_assert_true (ks_window_get_loading (window));
+  WAIT_FOR (!ks_window_get_loading (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* the Ranks page, from summaries: no trace is held */
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
+  g_assert_null (ks_window_get_session (window));
+  summaries = ks_window_get_summaries (window);
+  g_assert_nonnull (summaries);
+  ks_rank_summaries_get_rows (summaries, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (ks_rank_summaries_get_rows (summaries, NULL)[1].kernel_time_ns, ==, 150000);
+  job_page = gtk_stack_get_visible_child (GTK_STACK (stack));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (find_column_view (job_page)))), ==, 2);
+  g_assert_nonnull (ks_test_find_label (job_page, "The job's "));
+  g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (job_page)),
+                            "is over the memory bound of 0 bytes (Preferences, or KINESCOPE_FOLDER_MEMORY_MB): "
+                            "its 2 ranks were summarised one at a time and only the rank you activate is loaded. "
+                            "No rank is loaded yet."));
+
+  /* rank 1: its events alone */
+  g_signal_emit_by_name (find_column_view (job_page), "activate", 1u);
+  g_assert_true (ks_window_get_loading (window));
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_nonnull (ks_window_get_session (window));
+  trace = ks_session_get_trace (ks_window_get_session (window));
+  g_assert_cmpuint (trace->n_ranks, ==, 1);
+  g_assert_cmpint (trace->ranks[0].rank, ==, 1);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "trace");
+  side_page = ks_window_get_page (window, "ranks");
+  g_assert_true (gtk_widget_get_mapped (side_page));
+  g_assert_cmpuint (ks_ranks_page_get_loaded_row (KS_RANKS_PAGE (side_page)), ==, 1);
+  g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (side_page)), "Loaded: rank 1 (the timeline shows it)."));
+  g_assert_true (ks_window_get_summaries (window) == summaries);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* rank 0, from the side panel: in place of rank 1 */
+  g_signal_emit_by_name (find_column_view (side_page), "activate", 0u);
+  WAIT_FOR (!ks_window_get_loading (window));
+  trace = ks_session_get_trace (ks_window_get_session (window));
+  g_assert_cmpuint (trace->n_ranks, ==, 1);
+  g_assert_cmpint (trace->ranks[0].rank, ==, 0);
+  g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (side_page)), "Loaded: rank 0 "));
+  save_screenshot (GTK_WIDGET (window), "job-summaries.png");
+
+  /* a file of its own is no job: the summaries go */
+  {
+    g_autofree char *one = g_build_filename (dir, "rank-0.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (one);
+
+    ks_window_open (window, file);
+    WAIT_FOR (!ks_window_get_loading (window));
+    g_assert_null (ks_window_get_summaries (window));
+    g_assert_cmpuint (ks_ranks_page_get_loaded_row (KS_RANKS_PAGE (side_page)), ==, KS_NO_INDEX);
+  }
+
+  g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+  gtk_window_destroy (GTK_WINDOW (window));
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.json", k);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1802,6 +1914,7 @@ main (int   argc,
   g_test_add_func ("/app/window/narrow", test_narrow);
   g_test_add_func ("/app/window/every-fixture", test_every_fixture);
   g_test_add_func ("/app/window/menu-accels", test_menu_accels);
+  g_test_add_func ("/app/window/job-summaries", test_job_summaries);
 
   return g_test_run ();
 }
