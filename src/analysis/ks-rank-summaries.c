@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-json-reader.h"
 #include "ks-rank-summaries.h"
 #include "ks-trace-loader.h"
 
@@ -530,23 +531,6 @@ ks_rank_summaries_memory_bound (gint64 setting_mb)
   return (guint64)pages * (guint64)page_size / 8;
 }
 
-/* gzip keeps the inflated size modulo 2^32 in its last four bytes. */
-static guint64
-gzip_inflated_size (GFile   *file,
-                    guint64  size)
-{
-  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
-  guint8 head[2], tail[4];
-
-  if (in == NULL || size < 18 ||
-      g_input_stream_read (G_INPUT_STREAM (in), head, 2, NULL, NULL) != 2 ||
-      head[0] != 0x1f || head[1] != 0x8b ||
-      !g_seekable_seek (G_SEEKABLE (in), -4, G_SEEK_END, NULL, NULL) ||
-      g_input_stream_read (G_INPUT_STREAM (in), tail, 4, NULL, NULL) != 4)
-    return size;
-  return MAX (size, (guint64)tail[0] | (guint64)tail[1] << 8 | (guint64)tail[2] << 16 | (guint64)tail[3] << 24);
-}
-
 guint64
 ks_rank_summaries_json_size (GFile **files,
                              guint   n_files)
@@ -554,13 +538,7 @@ ks_rank_summaries_json_size (GFile **files,
   guint64 total = 0;
 
   for (guint i = 0; i < n_files; i++)
-    {
-      g_autoptr(GFileInfo) info = g_file_query_info (files[i], G_FILE_ATTRIBUTE_STANDARD_SIZE,
-                                                     G_FILE_QUERY_INFO_NONE, NULL, NULL);
-      guint64 size = info != NULL ? (guint64)g_file_info_get_size (info) : 0;
-
-      total += gzip_inflated_size (files[i], size);
-    }
+    total += ks_json_file_text_size (files[i]);
   return total;
 }
 
