@@ -350,6 +350,33 @@ clear_summaries (KsWindow *self)
   show_summaries (self, KS_NO_INDEX);
 }
 
+/* The load under way ended: the file it was of. */
+static GFile *
+end_load (KsWindow *self)
+{
+  g_clear_object (&self->load_cancellable);
+  g_clear_pointer (&self->relay, relay_unref);
+  return g_steal_pointer (&self->loading_file);
+}
+
+static void
+load_failed (KsWindow     *self,
+             GFile        *file,
+             const GError *error)
+{
+  gtk_stack_set_visible_child_name (self->main_stack, visible_after_failure (self));
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error (self, file, error->message);
+}
+
+/* A load started or ended. */
+static void
+loading_changed (KsWindow *self)
+{
+  _ks_window_actions_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+}
+
 static void
 load_cb (GObject      *object,
          GAsyncResult *result,
@@ -366,16 +393,11 @@ load_cb (GObject      *object,
   if (g_task_get_cancellable (G_TASK (result)) != self->load_cancellable)
     return;
 
-  file = g_steal_pointer (&self->loading_file);
-  g_clear_object (&self->load_cancellable);
-  g_clear_pointer (&self->relay, relay_unref);
-
+  file = end_load (self);
   if (trace == NULL)
     {
       self->loading_row = KS_NO_INDEX;
-      gtk_stack_set_visible_child_name (self->main_stack, visible_after_failure (self));
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error (self, file, error->message);
+      load_failed (self, file, error);
     }
   else if (self->loading_row != KS_NO_INDEX)
     {
@@ -393,8 +415,7 @@ load_cb (GObject      *object,
       set_trace (self, trace, file);
     }
 
-  _ks_window_actions_update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  loading_changed (self);
 }
 
 static void
@@ -412,16 +433,9 @@ summaries_cb (GObject      *object,
   if (g_task_get_cancellable (G_TASK (result)) != self->load_cancellable)
     return;
 
-  file = g_steal_pointer (&self->loading_file);
-  g_clear_object (&self->load_cancellable);
-  g_clear_pointer (&self->relay, relay_unref);
-
+  file = end_load (self);
   if (summaries == NULL)
-    {
-      gtk_stack_set_visible_child_name (self->main_stack, visible_after_failure (self));
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error (self, file, error->message);
-    }
+    load_failed (self, file, error);
   else
     {
       add_recent (file);
@@ -439,8 +453,7 @@ summaries_cb (GObject      *object,
       gtk_stack_set_visible_child_name (self->main_stack, "job");
     }
 
-  _ks_window_actions_update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  loading_changed (self);
 }
 
 /* The trace files of @file when it is a folder whose JSON is over the
@@ -529,8 +542,7 @@ ks_window_open (KsWindow *self,
       ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
     }
 
-  _ks_window_actions_update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  loading_changed (self);
 }
 
 /* A rank of the job activated on a Ranks page: its events, in place of
@@ -550,8 +562,7 @@ load_rank_cb (KsWindow    *self,
   self->loading_row = row;
   ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
 
-  _ks_window_actions_update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  loading_changed (self);
 }
 
 KsRankSummaries *
