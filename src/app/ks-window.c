@@ -578,7 +578,7 @@ ks_window_is_empty (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
 
-  return self->session == NULL && self->load_cancellable == NULL;
+  return self->session == NULL && self->load_cancellable == NULL && self->summaries == NULL;
 }
 
 gboolean

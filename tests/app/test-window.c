@@ -1861,6 +1861,19 @@ test_job_summaries (void)
   g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (side_page)), "Loaded: rank 0 "));
   save_screenshot (GTK_WIDGET (window), "job-summaries.png");
 
+  /* the job again, over the trace of a rank: no trace is left */
+  g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (window)));
+  ks_window_open (window, folder);
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
+  g_assert_null (ks_session_get_trace (ks_window_get_session (window)));
+  g_assert_false (ks_window_is_empty (window));
+  /* the trace's actions are off: they do nothing */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.find", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-all", NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (ks_window_get_summaries (window) != summaries);
+
   /* a file of its own is no job: the summaries go */
   {
     g_autofree char *one = g_build_filename (dir, "rank-0.json", NULL);
