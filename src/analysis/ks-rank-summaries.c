@@ -438,6 +438,7 @@ ks_rank_summaries_get_bound (KsRankSummaries *self)
 typedef struct
 {
   GPtrArray         *paths;
+  guint              jobs;
   KsAnalysisOptions  options;
   gboolean           have_options;
   KsProgress        *progress;
@@ -466,7 +467,7 @@ compute_thread (GTask        *task,
   if (cd->progress != NULL)
     ks_progress_set_message (cd->progress, _("Summarising the ranks…"));
   if (!ks_rank_summaries_add_traces (self, (const char * const *)cd->paths->pdata, cd->paths->len,
-                                     g_get_num_processors (), cd->have_options ? &cd->options : NULL,
+                                     cd->jobs, cd->have_options ? &cd->options : NULL,
                                      cd->progress, cancellable, &error))
     {
       g_task_return_error (task, error);
@@ -479,6 +480,7 @@ compute_thread (GTask        *task,
 void
 ks_rank_summaries_compute_async (GFile                   **files,
                                  guint                     n_files,
+                                 guint                     jobs,
                                  const KsAnalysisOptions  *options,
                                  KsProgress               *progress,
                                  GCancellable             *cancellable,
@@ -489,6 +491,7 @@ ks_rank_summaries_compute_async (GFile                   **files,
   ComputeData *cd = g_new0 (ComputeData, 1);
 
   cd->paths = g_ptr_array_new_with_free_func (g_free);
+  cd->jobs = MAX (jobs, 1);
   for (guint i = 0; i < n_files; i++)
     g_ptr_array_add (cd->paths, g_file_get_path (files[i]));
   if (options != NULL)
@@ -558,4 +561,17 @@ ks_rank_summaries_over_bound (GFile   **files,
   if (json_bytes != NULL)
     *json_bytes = bytes;
   return bytes > bound;
+}
+
+guint
+ks_rank_summaries_plan_jobs (GFile   **files,
+                             guint     n_files,
+                             guint64   bound)
+{
+  guint64 largest = 1;
+  guint threads = ks_json_reader_get_n_threads ();
+
+  for (guint i = 0; i < n_files; i++)
+    largest = MAX (largest, ks_json_file_text_size (files[i]));
+  return (guint)CLAMP (bound / largest, 1, MAX (threads, 1));
 }

@@ -78,11 +78,11 @@ void                    ks_rank_summaries_set_sizes       (KsRankSummaries      
 guint64                 ks_rank_summaries_get_json_bytes  (KsRankSummaries          *self);
 guint64                 ks_rank_summaries_get_bound       (KsRankSummaries          *self);
 
-/* The trace files of a folder in @folder (a GFile of it) or @files given
- * together: the summaries of all of them on a thread, reporting to
- * @progress. */
+/* The summaries of @files (a job's trace files) on a thread, @jobs at a
+ * time (see ks_rank_summaries_plan_jobs()), reporting to @progress. */
 void                    ks_rank_summaries_compute_async   (GFile                   **files,
                                                            guint                     n_files,
+                                                           guint                     jobs,
                                                            const KsAnalysisOptions  *options,
                                                            KsProgress               *progress,
                                                            GCancellable             *cancellable,
@@ -108,5 +108,13 @@ gboolean                ks_rank_summaries_over_bound      (GFile                
                                                            guint                     n_files,
                                                            guint64                   bound,
                                                            guint64                  *json_bytes);
+
+/* How many of @files to summarise at once: one a thread of a load
+ * (KINESCOPE_THREADS, else the cores), but no more than the largest of
+ * them fits in @bound that many times, so that the traces held at once
+ * stay within it. At least one. */
+guint                   ks_rank_summaries_plan_jobs       (GFile                   **files,
+                                                           guint                     n_files,
+                                                           guint64                   bound);
 
 G_END_DECLS

@@ -533,7 +533,9 @@ ks_window_open (KsWindow *self,
       KsAnalysisOptions options;
 
       _ks_window_analysis_get_options (self, &options);
-      ks_rank_summaries_compute_async ((GFile **)job->pdata, job->len, &options, progress,
+      ks_rank_summaries_compute_async ((GFile **)job->pdata, job->len,
+                                       ks_rank_summaries_plan_jobs ((GFile **)job->pdata, job->len, self->job_bound),
+                                       &options, progress,
                                        self->load_cancellable, summaries_cb, g_object_ref (self));
     }
   else

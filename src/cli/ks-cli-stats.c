@@ -1003,7 +1003,8 @@ report_ranks_summarised (Printer                 *p,
     g_ptr_array_add (paths, g_file_get_path (g_ptr_array_index (files, i)));
   summaries = ks_rank_summaries_new ();
   if (!ks_rank_summaries_add_traces (summaries, (const char * const *)paths->pdata, paths->len,
-                                     g_get_num_processors (), options, NULL, NULL, &error))
+                                     ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, bound),
+                                     options, NULL, NULL, &error))
     {
       ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
       *status = KS_CLI_FAILED;

@@ -145,6 +145,12 @@ file_text_size (GFile    *file,
   return MAX (size, (guint64)tail[0] | (guint64)tail[1] << 8 | (guint64)tail[2] << 16 | (guint64)tail[3] << 24);
 }
 
+guint
+ks_json_reader_get_n_threads (void)
+{
+  return ks_json_thread_count ();
+}
+
 guint64
 ks_json_file_text_size (GFile *file)
 {

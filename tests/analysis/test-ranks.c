@@ -1412,7 +1412,13 @@ test_summaries_first (void)
   /* one file is never a job to summarise */
   g_assert_false (ks_rank_summaries_over_bound ((GFile **)files->pdata, 1, 0, NULL));
 
-  ks_rank_summaries_compute_async ((GFile **)files->pdata, files->len, NULL, progress, NULL,
+  /* as many at once as fit in the bound, one a thread at the most */
+  g_setenv ("KINESCOPE_THREADS", "3", TRUE);
+  g_assert_cmpuint (ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, 0), ==, 1);
+  g_assert_cmpuint (ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, expected_bytes / 2 + expected_bytes / 8), ==, 2);
+  g_assert_cmpuint (ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, expected_bytes), ==, 3);
+  g_unsetenv ("KINESCOPE_THREADS");
+  ks_rank_summaries_compute_async ((GFile **)files->pdata, files->len, 2, NULL, progress, NULL,
                                    summaries_done_cb, &summaries);
   while (summaries == NULL)
     g_main_context_iteration (NULL, TRUE);
