@@ -17,6 +17,9 @@
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
 #include "ks-test-samples.h"
+#include "ks-json-writer.h"
+#include "ks-report.h"
+#include "ks-trace-loader.h"
 #include "ks-window.h"
 #include "pages/ks-ranks-page.h"
 
@@ -1835,6 +1838,35 @@ test_job_summaries (void)
                             "is over the memory bound of 0 bytes (Preferences, or KINESCOPE_FOLDER_MEMORY_MB): "
                             "its 2 ranks were summarised one at a time and only the rank you activate is loaded. "
                             "No rank is loaded yet."));
+
+  /* the page's rows are the whole load's, to the last digit */
+  {
+    g_autoptr(KsTrace) whole = NULL;
+    g_autoptr(KsAnalysis) a = NULL;
+    g_autoptr(KsReport) full = NULL;
+    g_autoptr(KsReport) shown = NULL;
+    g_autoptr(KsJsonWriter) full_json = ks_json_writer_new ();
+    g_autoptr(KsJsonWriter) shown_json = ks_json_writer_new ();
+    const KsRankStats *rows;
+
+    g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+    whole = ks_trace_load (folder, NULL, NULL, NULL);
+    g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
+    g_assert_nonnull (whole);
+    a = ks_analysis_compute (whole, NULL, NULL, NULL, NULL);
+    full = ks_report_new_ranks (whole, a);
+    rows = ks_ranks_page_get_rows (KS_RANKS_PAGE (job_page), &n);
+    shown = ks_report_new_rank_rows (rows, n);
+    ks_json_begin_object (full_json, NULL);
+    ks_report_write_json (full, full_json, NULL, G_MAXUINT);
+    ks_json_end_object (full_json);
+    ks_json_begin_object (shown_json, NULL);
+    ks_report_write_json (shown, shown_json, NULL, G_MAXUINT);
+    ks_json_end_object (shown_json);
+    g_assert_cmpstr (ks_json_writer_get_text (shown_json), ==, ks_json_writer_get_text (full_json));
+    g_assert_nonnull (strstr (ks_json_writer_get_text (shown_json), "\"rank\":1,\"file\":\"rank-1.json\",\"steps\":1,"));
+    g_assert_nonnull (strstr (ks_json_writer_get_text (shown_json), "\"kernel_time_ns\":150000,"));
+  }
 
   /* rank 1: its events alone */
   g_signal_emit_by_name (find_column_view (job_page), "activate", 1u);

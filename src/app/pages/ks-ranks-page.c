@@ -386,3 +386,12 @@ ks_ranks_page_get_status (KsRanksPage *self)
   g_return_val_if_fail (KS_IS_RANKS_PAGE (self), NULL);
   return gtk_label_get_text (self->status_label);
 }
+
+const KsRankStats *
+ks_ranks_page_get_rows (KsRanksPage *self,
+                        guint       *n_rows)
+{
+  g_return_val_if_fail (KS_IS_RANKS_PAGE (self), NULL);
+  *n_rows = self->n_ranks;
+  return self->ranks;
+}

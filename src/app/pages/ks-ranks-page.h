@@ -41,6 +41,9 @@ void       ks_ranks_page_set_summaries      (KsRanksPage     *self,
                                              guint            loaded_row);
 /* The loaded row of the summaries, KS_NO_INDEX without. */
 guint      ks_ranks_page_get_loaded_row     (KsRanksPage     *self);
+/* The rows the page shows: the summaries', else the analysis'. */
+const KsRankStats *ks_ranks_page_get_rows   (KsRanksPage     *self,
+                                             guint           *n_rows);
 /* What the line above the table says. */
 const char *ks_ranks_page_get_status        (KsRanksPage     *self);
 
