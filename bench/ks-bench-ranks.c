@@ -255,7 +255,7 @@ main (int   argc,
       for (guint i = 0; files != NULL && i < files->len; i++)
         g_ptr_array_add (paths, g_file_get_path (g_ptr_array_index (files, i)));
       if (!ks_rank_summaries_add_traces (summaries, (const char * const *)paths->pdata, paths->len, jobs,
-                                         NULL, NULL, NULL, &error))
+                                         TRUE, NULL, NULL, NULL, &error))
         g_error ("%s", error->message);
       ks_rank_summaries_finish (summaries);
       rows = ks_rank_summaries_get_rows (summaries, &n_rows);

@@ -28,6 +28,7 @@ struct _KsRankSummaries
   GStringChunk     *strings;
   GHashTable       *row_of_rank; /* rank -> row + 1 */
   GPtrArray        *row_source;  /* the trace or summary each row came from */
+  GPtrArray        *left_out;    /* traces that name no rank, NULL-terminated */
   guint             straggler;
   KsClockAlignment  clock;
   guint64           json_bytes;
@@ -47,6 +48,7 @@ ks_rank_summaries_finalize (GObject *object)
   g_string_chunk_free (self->strings);
   g_hash_table_unref (self->row_of_rank);
   g_ptr_array_unref (self->row_source);
+  g_ptr_array_unref (self->left_out);
 
   G_OBJECT_CLASS (ks_rank_summaries_parent_class)->finalize (object);
 }
@@ -66,6 +68,7 @@ ks_rank_summaries_init (KsRankSummaries *self)
   self->strings = g_string_chunk_new (1024);
   self->row_of_rank = g_hash_table_new (NULL, NULL);
   self->row_source = g_ptr_array_new_with_free_func (g_free);
+  self->left_out = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   self->straggler = KS_NO_INDEX;
   self->clock.method = KS_CLOCK_ONE_RANK;
   self->clock.skew_ns = -1;
@@ -156,6 +159,7 @@ typedef struct
   const KsAnalysisOptions *options;
   KsProgress              *progress;
   GCancellable            *cancellable;
+  gboolean                 skip_unranked;
   GMutex                   lock;
   GError                  *error;
   guint                    n_done;
@@ -196,6 +200,11 @@ summarise_trace (gpointer data,
   utc = trace->start_utc_ns != 0 ? trace->start_utc_ns - trace->origin_ns : G_MININT64;
   for (guint r = 0; r < n_rows; r++)
     {
+      if (rows[r].rank < 0 && pool->skip_unranked)
+        {
+          g_ptr_array_add (pool->self->left_out, g_strdup (path));
+          goto out;
+        }
       if (rows[r].rank < 0)
         {
           g_set_error (&pool->error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -219,12 +228,13 @@ ks_rank_summaries_add_traces (KsRankSummaries          *self,
                               const char * const       *paths,
                               guint                     n_paths,
                               guint                     jobs,
+                              gboolean                  skip_unranked,
                               const KsAnalysisOptions  *options,
                               KsProgress               *progress,
                               GCancellable             *cancellable,
                               GError                  **error)
 {
-  Pool pool = { self, options, progress, cancellable };
+  Pool pool = { self, options, progress, cancellable, skip_unranked };
   GThreadPool *workers;
 
   g_return_val_if_fail (KS_IS_RANK_SUMMARIES (self), FALSE);
@@ -271,6 +281,13 @@ compare_by_row_then_start (gconstpointer a,
 }
 
 static int
+compare_paths (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *)a, *(const char * const *)b);
+}
+
+static int
 compare_rows_by_rank (gconstpointer a,
                       gconstpointer b)
 {
@@ -292,6 +309,8 @@ ks_rank_summaries_finish (KsRankSummaries *self)
 
   g_return_if_fail (KS_IS_RANK_SUMMARIES (self));
 
+  /* in the order given, whichever worker came first */
+  g_ptr_array_sort (self->left_out, compare_paths);
   /* Rows by rank; the collectives, clocks and sources follow them. */
   g_array_sort (self->rows, compare_rows_by_rank);
   for (guint r = 0; r < n_rows; r++)
@@ -400,6 +419,14 @@ ks_rank_summaries_get_clock (KsRankSummaries *self)
   return &self->clock;
 }
 
+const char * const *
+ks_rank_summaries_get_left_out (KsRankSummaries *self)
+{
+  g_return_val_if_fail (KS_IS_RANK_SUMMARIES (self), NULL);
+
+  return self->left_out->len > 0 ? (const char * const *)self->left_out->pdata : NULL;
+}
+
 guint
 ks_rank_summaries_get_n_collectives (KsRankSummaries *self)
 {
@@ -467,7 +494,7 @@ compute_thread (GTask        *task,
   if (cd->progress != NULL)
     ks_progress_set_message (cd->progress, _("Summarising the ranks…"));
   if (!ks_rank_summaries_add_traces (self, (const char * const *)cd->paths->pdata, cd->paths->len,
-                                     cd->jobs, cd->have_options ? &cd->options : NULL,
+                                     cd->jobs, TRUE, cd->have_options ? &cd->options : NULL,
                                      cd->progress, cancellable, &error))
     {
       g_task_return_error (task, error);

@@ -47,12 +47,15 @@ gboolean                ks_rank_summaries_add_collective  (KsRankSummaries      
                                                            gint64                    start,
                                                            gint64                    end);
 /* Loads and analyses the traces @paths (files, not folders), @jobs at
- * a time, and adds their rows and collectives. Thread-safe against
- * nothing else: call it from one thread. */
+ * a time, and adds their rows and collectives. A trace that names no
+ * rank is an error, or with @skip_unranked left out as the whole load
+ * of a folder leaves it out of the Ranks report (see
+ * ks_rank_summaries_get_left_out()). Call it from one thread. */
 gboolean                ks_rank_summaries_add_traces      (KsRankSummaries          *self,
                                                            const char * const       *paths,
                                                            guint                     n_paths,
                                                            guint                     jobs,
+                                                           gboolean                  skip_unranked,
                                                            const KsAnalysisOptions  *options,
                                                            KsProgress               *progress,
                                                            GCancellable             *cancellable,
@@ -68,6 +71,9 @@ const char             *ks_rank_summaries_get_source      (KsRankSummaries      
 /* The row the others waited for most, or KS_NO_INDEX. */
 guint                   ks_rank_summaries_get_straggler   (KsRankSummaries          *self);
 const KsClockAlignment *ks_rank_summaries_get_clock       (KsRankSummaries          *self);
+/* The traces left out for naming no rank (paths, in their order), or
+ * NULL when none was. */
+const char * const     *ks_rank_summaries_get_left_out    (KsRankSummaries          *self);
 guint                   ks_rank_summaries_get_n_collectives
                                                           (KsRankSummaries          *self);
 /* The JSON the folder holds, and the bound it was over, as given to

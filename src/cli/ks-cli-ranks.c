@@ -242,7 +242,7 @@ ks_cli_ranks (int    argc,
     }
   if (status == KS_CLI_OK &&
       !ks_rank_summaries_add_traces (m, (const char * const *)traces->pdata, traces->len, (guint)jobs,
-                                     NULL, NULL, NULL, &error))
+                                     FALSE, NULL, NULL, NULL, &error))
     {
       ks_cli_printerr ("kinescope-cli ranks: %s\n", error->message);
       status = KS_CLI_FAILED;

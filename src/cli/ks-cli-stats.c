@@ -1004,7 +1004,7 @@ report_ranks_summarised (Printer                 *p,
   summaries = ks_rank_summaries_new ();
   if (!ks_rank_summaries_add_traces (summaries, (const char * const *)paths->pdata, paths->len,
                                      ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, bound),
-                                     options, NULL, NULL, &error))
+                                     TRUE, options, NULL, NULL, &error))
     {
       ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
       *status = KS_CLI_FAILED;
@@ -1013,6 +1013,8 @@ report_ranks_summarised (Printer                 *p,
   ks_rank_summaries_finish (summaries);
   ks_cli_write_rank_summaries (p->out, summaries, p->format);
   ks_cli_write (stdout, p->out->str);
+  for (const char * const *left = ks_rank_summaries_get_left_out (summaries); left != NULL && *left; left++)
+    ks_cli_printerr (_("kinescope-cli stats: %s: the trace names no rank; it is left out of the Ranks report\n"), *left);
   json_size = g_format_size (json_bytes);
   bound_size = g_format_size (bound);
   ks_cli_printerr (_("kinescope-cli stats: %s of JSON is over the memory bound of %s (KINESCOPE_FOLDER_MEMORY_MB): "

@@ -1441,6 +1441,48 @@ test_summaries_first (void)
     }
 
   /* stats: the rows, straggler and clock of the whole load, no steps */
+  g_assert_null (ks_rank_summaries_get_left_out (summaries));
+  g_clear_object (&summaries);
+
+  /* a trace that names no rank is left out, as the whole load leaves it */
+  {
+    g_autofree char *stray = g_build_filename (dir, "stray.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (stray);
+    const char * const *left;
+
+    g_assert_true (g_file_set_contents (stray, "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", "
+                                               "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2}]}", -1, NULL));
+    g_ptr_array_add (files, g_object_ref (file));
+    ks_rank_summaries_compute_async ((GFile **)files->pdata, files->len, 2, NULL, NULL, NULL,
+                                     summaries_done_cb, &summaries);
+    while (summaries == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    ks_rank_summaries_get_rows (summaries, &n);
+    g_assert_cmpuint (n, ==, SYNTH_RANKS);
+    left = ks_rank_summaries_get_left_out (summaries);
+    g_assert_nonnull (left);
+    g_assert_cmpstr (left[0], ==, stray);
+    g_assert_null (left[1]);
+    g_clear_pointer (&merged_json, g_free);
+    g_clear_pointer (&merged, ks_report_free);
+    merged = ks_report_new_rank_rows (ks_rank_summaries_get_rows (summaries, NULL), n);
+    merged_json = report_json (merged);
+    {
+      g_autoptr(KsTrace) with_stray = load (dir);
+      g_autoptr(KsAnalysis) sa = ks_analysis_compute (with_stray, NULL, NULL, NULL, NULL);
+      g_autoptr(KsReport) sr = ks_report_new_ranks (with_stray, sa);
+      g_autofree char *sj = report_json (sr);
+
+      g_assert_cmpuint (with_stray->n_ranks, ==, SYNTH_RANKS);
+      g_assert_cmpstr (merged_json, ==, sj);
+    }
+    g_assert_cmpint (cli (&out_summed, &err, "stats", "--report", "ranks", "--format", "json", dir, NULL), ==, 0);
+    g_assert_nonnull (strstr (err, "stray.json: the trace names no rank; it is left out of the Ranks report"));
+    g_clear_pointer (&out_summed, g_free);
+    g_clear_pointer (&err, g_free);
+    g_unlink (stray);
+  }
+
   g_assert_cmpint (cli (&out_summed, &err, "stats", "--report", "ranks", "--format", "json", dir, NULL), ==, 0);
   g_assert_nonnull (strstr (err, "over the memory bound of 0 bytes (KINESCOPE_FOLDER_MEMORY_MB): "
                                  "the 4 ranks were summarised one at a time"));

@@ -1812,6 +1812,13 @@ test_job_summaries (void)
 
       g_assert_true (g_file_set_contents (path, json, -1, NULL));
     }
+  /* a trace of the folder that names no rank: said, and left out */
+  {
+    g_autofree char *stray = g_build_filename (dir, "stray.json", NULL);
+
+    g_assert_true (g_file_set_contents (stray, "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", "
+                                               "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2}]}", -1, NULL));
+  }
   g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
 
   window = ks_window_new (NULL);
@@ -1838,6 +1845,8 @@ test_job_summaries (void)
                             "is over the memory bound of 0 bytes (Preferences, or KINESCOPE_FOLDER_MEMORY_MB): "
                             "its 2 ranks were summarised one at a time and only the rank you activate is loaded. "
                             "No rank is loaded yet."));
+  g_assert_true (g_str_has_suffix (ks_ranks_page_get_status (KS_RANKS_PAGE (job_page)),
+                                   " Left out, naming no rank: stray.json."));
 
   /* the page's rows are the whole load's, to the last digit */
   {
@@ -1919,6 +1928,11 @@ test_job_summaries (void)
 
   g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
   gtk_window_destroy (GTK_WINDOW (window));
+  {
+    g_autofree char *stray = g_build_filename (dir, "stray.json", NULL);
+
+    g_unlink (stray);
+  }
   for (guint k = 0; k < 2; k++)
     {
       g_autofree char *name = g_strdup_printf ("rank-%u.json", k);

@@ -263,6 +263,19 @@ summaries_text (KsRanksPage *self)
     g_string_append (text, _("No rank is loaded yet."));
   g_string_append_c (text, ' ');
   append_job_text (text, s != KS_NO_INDEX ? &self->ranks[s] : NULL, ks_rank_summaries_get_clock (self->summaries));
+  if (ks_rank_summaries_get_left_out (self->summaries) != NULL)
+    {
+      g_autoptr(GString) names = g_string_new (NULL);
+
+      for (const char * const *left = ks_rank_summaries_get_left_out (self->summaries); *left; left++)
+        {
+          g_autofree char *base = g_path_get_basename (*left);
+
+          g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", base);
+        }
+      g_string_append_c (text, ' ');
+      g_string_append_printf (text, _("Left out, naming no rank: %s."), names->str);
+    }
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
