@@ -411,6 +411,8 @@ load_cb (GObject      *object,
     }
   else
     {
+      /* a file of its own: the job shown before is let go */
+      clear_summaries (self);
       add_recent (file);
       set_trace (self, trace, file);
     }
@@ -443,7 +445,7 @@ summaries_cb (GObject      *object,
       /* the trace shown before belongs to another file */
       if (self->session != NULL)
         set_trace (self, NULL, NULL);
-      self->summaries = g_steal_pointer (&summaries);
+      g_set_object (&self->summaries, summaries);
       g_set_object (&self->job_file, file);
       show_summaries (self, KS_NO_INDEX);
       name = file_display_name (file);
@@ -539,10 +541,7 @@ ks_window_open (KsWindow *self,
                                        self->load_cancellable, summaries_cb, g_object_ref (self));
     }
   else
-    {
-      clear_summaries (self);
-      ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
-    }
+    ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
 
   loading_changed (self);
 }

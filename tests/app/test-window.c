@@ -1914,6 +1914,29 @@ test_job_summaries (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-all", NULL);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   g_assert_true (ks_window_get_summaries (window) != summaries);
+  summaries = ks_window_get_summaries (window);
+
+  /* a file that does not open leaves the job as it was */
+  {
+    g_autofree char *bad = g_build_filename (dir, "missing.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (bad);
+    GListModel *toplevels = gtk_window_get_toplevels ();
+
+    ks_window_open (window, file);
+    WAIT_FOR (!ks_window_get_loading (window));
+    g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
+    g_assert_true (ks_window_get_summaries (window) == summaries);
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+      {
+        g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+        if (ADW_IS_MESSAGE_DIALOG (w))
+          {
+            gtk_window_destroy (GTK_WINDOW (w));
+            break;
+          }
+      }
+  }
 
   /* a file of its own is no job: the summaries go */
   {
