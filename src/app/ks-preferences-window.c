@@ -25,6 +25,7 @@ struct _KsPreferencesWindow
 
   GtkSpinButton        *gap_threshold_spin;
   GtkSpinButton        *kernel_wait_spin;
+  GtkSpinButton        *folder_memory_spin;
   GtkSwitch            *busy_copies_switch;
   AdwComboRow          *gap_order_row;
 };
@@ -82,6 +83,9 @@ ks_preferences_window_bind (KsPreferencesWindow *self)
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "kernel-wait-us",
                    self->kernel_wait_spin, "value",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "folder-memory-mb",
+                   self->folder_memory_spin, "value",
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "busy-includes-copies",
                    self->busy_copies_switch, "active",
@@ -198,6 +202,7 @@ ks_preferences_window_class_init (KsPreferencesWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, gap_threshold_spin);
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, kernel_wait_spin);
+  gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, folder_memory_spin);
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, busy_copies_switch);
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, gap_order_row);
 }

@@ -281,7 +281,8 @@ close_action (GtkWidget  *widget,
 void
 _ks_window_actions_update (KsWindow *self)
 {
-  gboolean has_trace = self->session != NULL;
+  /* (a job's summaries leave the session without a trace) */
+  gboolean has_trace = self->session != NULL && ks_session_get_trace (self->session) != NULL;
   gboolean has_matches = self->match_list != NULL && self->match_list->len > 0;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", self->load_cancellable != NULL);

@@ -73,6 +73,15 @@ struct _KsWindow
   gulong                first_frame_id;
   guint                 first_frame_timeout;
 
+  /* A job over the memory bound: its summaries, the folder, and the row
+   * of the rank being loaded (KS_NO_INDEX when none is) */
+  KsRanksPage          *job_ranks_page;
+  KsRankSummaries      *summaries;
+  GFile                *job_file;
+  guint                 loading_row;
+  guint64               job_json_bytes;
+  guint64               job_bound;
+
   /* Search */
   guint8               *matches;     /* per string id */
   GArray               *match_list;  /* KsMatch, by start */

@@ -55,7 +55,8 @@ _ks_window_set_status (KsWindow *self)
   g_autoptr(GString) detail = g_string_new (NULL);
   const char *warnings;
 
-  if (self->session == NULL)
+  /* (a job's summaries leave the session without a trace) */
+  if (self->session == NULL || ks_session_get_trace (self->session) == NULL)
     {
       gtk_label_set_label (self->status_label, "");
       gtk_label_set_label (self->status_detail, "");
@@ -113,7 +114,7 @@ _ks_window_update_warnings (KsWindow   *self,
   g_autofree char *all = NULL;
   const char *warnings;
 
-  if (self->session != NULL)
+  if (self->session != NULL && ks_session_get_trace (self->session) != NULL)
     {
       warnings = ks_trace_get_metadata (ks_session_get_trace (self->session), "warnings");
       if (warnings != NULL && *warnings)

@@ -14,7 +14,9 @@
 
 #include "ks-analysis.h"
 #include "ks-format.h"
+#include "ks-json-reader.h"
 #include "ks-paths.h"
+#include "ks-rank-summaries.h"
 #include "ks-trace-loader.h"
 #include "ks-window-private.h"
 #include "ks-application.h"
@@ -379,6 +381,62 @@ add_recent (GFile *file)
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
 }
 
+/* Where a load that failed leaves the window: what it showed before. */
+static const char *
+visible_after_failure (KsWindow *self)
+{
+  if (self->session != NULL && ks_session_get_trace (self->session) != NULL)
+    return "trace";
+  return self->summaries != NULL ? "job" : "empty";
+}
+
+/* Both Ranks pages show the job's summaries, @loaded_row the rank whose
+ * trace the window holds. */
+static void
+show_summaries (KsWindow *self,
+                guint     loaded_row)
+{
+  ks_ranks_page_set_summaries (self->job_ranks_page, self->summaries, loaded_row);
+  ks_ranks_page_set_summaries (KS_RANKS_PAGE (ks_window_get_page (self, "ranks")), self->summaries, loaded_row);
+}
+
+static void
+clear_summaries (KsWindow *self)
+{
+  if (self->summaries == NULL)
+    return;
+  g_clear_object (&self->summaries);
+  g_clear_object (&self->job_file);
+  show_summaries (self, KS_NO_INDEX);
+}
+
+/* The load under way ended: the file it was of. */
+static GFile *
+end_load (KsWindow *self)
+{
+  g_clear_object (&self->load_cancellable);
+  g_clear_pointer (&self->relay, relay_unref);
+  return g_steal_pointer (&self->loading_file);
+}
+
+static void
+load_failed (KsWindow     *self,
+             GFile        *file,
+             const GError *error)
+{
+  gtk_stack_set_visible_child_name (self->main_stack, visible_after_failure (self));
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error (self, file, error->message);
+}
+
+/* A load started or ended. */
+static void
+loading_changed (KsWindow *self)
+{
+  _ks_window_actions_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+}
+
 static void
 load_cb (GObject      *object,
          GAsyncResult *result,
@@ -395,37 +453,100 @@ load_cb (GObject      *object,
   if (g_task_get_cancellable (G_TASK (result)) != self->load_cancellable)
     return;
 
-  file = g_steal_pointer (&self->loading_file);
-  g_clear_object (&self->load_cancellable);
-  g_clear_pointer (&self->relay, relay_unref);
-
+  file = end_load (self);
   if (trace == NULL)
     {
-      gtk_stack_set_visible_child_name (self->main_stack, self->session != NULL ? "trace" : "empty");
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error (self, file, error->message);
+      self->loading_row = KS_NO_INDEX;
+      load_failed (self, file, error);
+    }
+  else if (self->loading_row != KS_NO_INDEX)
+    {
+      guint row = self->loading_row;
+
+      /* one rank of the job at a time: the one before is let go */
+      self->loading_row = KS_NO_INDEX;
+      set_trace (self, trace, file);
+      show_summaries (self, row);
+      ks_window_show_page (self, "ranks");
     }
   else
     {
+      /* a file of its own: the job shown before is let go */
+      clear_summaries (self);
       add_recent (file);
       set_trace (self, trace, file);
     }
 
-  _ks_window_actions_update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  loading_changed (self);
 }
 
-void
-ks_window_open (KsWindow *self,
+static void
+summaries_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(KsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsRankSummaries) summaries = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *name = NULL;
+
+  summaries = ks_rank_summaries_compute_finish (result, &error);
+  if (g_task_get_cancellable (G_TASK (result)) != self->load_cancellable)
+    return;
+
+  file = end_load (self);
+  if (summaries == NULL)
+    load_failed (self, file, error);
+  else
+    {
+      add_recent (file);
+      ks_rank_summaries_set_sizes (summaries, self->job_json_bytes, self->job_bound);
+      /* the trace shown before belongs to another file */
+      if (self->session != NULL)
+        set_trace (self, NULL, NULL);
+      g_set_object (&self->summaries, summaries);
+      g_set_object (&self->job_file, file);
+      show_summaries (self, KS_NO_INDEX);
+      name = file_display_name (file);
+      adw_window_title_set_title (self->window_title, name);
+      adw_window_title_set_subtitle (self->window_title, "");
+      gtk_window_set_title (GTK_WINDOW (self), name);
+      gtk_stack_set_visible_child_name (self->main_stack, "job");
+    }
+
+  loading_changed (self);
+}
+
+/* The trace files of @file when it is a folder whose JSON is over the
+ * memory bound: it opens to the Ranks page from summaries. */
+static GPtrArray *
+job_over_bound (KsWindow *self,
                 GFile    *file)
+{
+  g_autoptr(GPtrArray) files = NULL;
+  GSettings *settings = ks_application_get_settings ();
+  gint64 setting_mb = settings != NULL ? g_settings_get_int (settings, "folder-memory-mb") : 0;
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    return NULL;
+  files = ks_json_list_trace_files (file, NULL, NULL);
+  self->job_bound = ks_rank_summaries_memory_bound (setting_mb);
+  if (files == NULL ||
+      !ks_rank_summaries_over_bound ((GFile **)files->pdata, files->len, self->job_bound, &self->job_json_bytes))
+    return NULL;
+  return g_steal_pointer (&files);
+}
+
+/* Shows the progress of loading @file; returns the progress to report to. */
+static KsProgress *
+begin_load (KsWindow *self,
+            GFile    *file)
 {
   g_autofree char *name = NULL;
   g_autofree char *title = NULL;
-  g_autoptr(KsProgress) progress = NULL;
+  KsProgress *progress;
   ProgressRelay *relay;
-
-  g_return_if_fail (KS_IS_WINDOW (self));
-  g_return_if_fail (G_IS_FILE (file));
 
   _ks_window_compare_cancel (self);
   _ks_window_compare_clear (self);
@@ -453,11 +574,64 @@ ks_window_open (KsWindow *self,
   gtk_label_set_label (self->loading_message, _("Reading…"));
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   gtk_stack_set_visible_child_name (self->main_stack, "loading");
+  return progress;
+}
 
+void
+ks_window_open (KsWindow *self,
+                GFile    *file)
+{
+  g_autoptr(KsProgress) progress = NULL;
+  g_autoptr(GPtrArray) job = NULL;
+
+  g_return_if_fail (KS_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  self->loading_row = KS_NO_INDEX;
+  job = job_over_bound (self, file);
+  progress = begin_load (self, file);
+  if (job != NULL)
+    {
+      KsAnalysisOptions options;
+
+      _ks_window_analysis_get_options (self, &options);
+      ks_rank_summaries_compute_async ((GFile **)job->pdata, job->len,
+                                       ks_rank_summaries_plan_jobs ((GFile **)job->pdata, job->len, self->job_bound),
+                                       &options, progress,
+                                       self->load_cancellable, summaries_cb, g_object_ref (self));
+    }
+  else
+    ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
+
+  loading_changed (self);
+}
+
+/* A rank of the job activated on a Ranks page: its events, in place of
+ * the rank loaded before. */
+static void
+load_rank_cb (KsWindow    *self,
+              guint        row,
+              KsRanksPage *page)
+{
+  g_autoptr(KsProgress) progress = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  if (self->summaries == NULL)
+    return;
+  file = g_file_new_for_path (ks_rank_summaries_get_source (self->summaries, row));
+  progress = begin_load (self, file);
+  self->loading_row = row;
   ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
 
-  _ks_window_actions_update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  loading_changed (self);
+}
+
+KsRankSummaries *
+ks_window_get_summaries (KsWindow *self)
+{
+  g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
+
+  return self->summaries;
 }
 
 gboolean
@@ -465,7 +639,7 @@ ks_window_is_empty (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
 
-  return self->session == NULL && self->load_cancellable == NULL;
+  return self->session == NULL && self->load_cancellable == NULL && self->summaries == NULL;
 }
 
 gboolean
@@ -737,6 +911,8 @@ ks_window_dispose (GObject *object)
   g_clear_object (&self->session);
   g_clear_object (&self->file);
   g_clear_object (&self->loading_file);
+  g_clear_object (&self->summaries);
+  g_clear_object (&self->job_file);
 
   G_OBJECT_CLASS (ks_window_parent_class)->dispose (object);
 }
@@ -811,6 +987,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_more);
   gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, job_ranks_page);
+  gtk_widget_class_bind_template_callback (widget_class, load_rank_cb);
 
   _ks_window_class_actions_init (klass);
   _ks_window_compare_class_init (klass);
@@ -824,6 +1002,7 @@ ks_window_init (KsWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->match_current = -1;
+  self->loading_row = KS_NO_INDEX;
   restore_window_state (self);
 
   target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

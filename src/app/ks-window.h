@@ -10,6 +10,7 @@
 #include <adwaita.h>
 
 #include "ks-overview.h"
+#include "ks-rank-summaries.h"
 #include "ks-session.h"
 #include "ks-timeline.h"
 
@@ -32,6 +33,9 @@ KsSession  *ks_window_get_session  (KsWindow       *self);
 KsTimeline *ks_window_get_timeline (KsWindow       *self);
 KsOverview *ks_window_get_overview (KsWindow       *self);
 GFile      *ks_window_get_file     (KsWindow       *self);
+/* The summaries of the job the window shows when its folder was over
+ * the memory bound (see ks_rank_summaries_memory_bound()), or NULL. */
+KsRankSummaries *ks_window_get_summaries (KsWindow *self);
 
 /* Side panel pages, declared in ks-window.ui: "summary", "gaps",
  * "operators", "kernels", "memory" (KsPage, following the session) and

@@ -13,6 +13,8 @@
 
 #include "ks-analysis.h"
 #include "ks-json-writer.h"
+#include "ks-rank-summaries.h"
+#include "ks-report.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
@@ -82,5 +84,11 @@ void     ks_cli_write_straggler (GString        *out,
 void     ks_cli_write_clock     (GString                *out,
                                  KsJsonWriter           *json,
                                  const KsClockAlignment *clock);
+
+/* The Ranks report of per-rank summaries (finished): rows, straggler,
+ * clock, as `kinescope-cli ranks` prints it (ks-cli-ranks.c). */
+void     ks_cli_write_rank_summaries (GString         *out,
+                                      KsRankSummaries *summaries,
+                                      KsReportFormat   format);
 
 G_END_DECLS

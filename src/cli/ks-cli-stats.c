@@ -21,6 +21,7 @@
 #include "ks-cli-common.h"
 #include "ks-cli-table.h"
 #include "ks-format.h"
+#include "ks-json-reader.h"
 #include "ks-json-writer.h"
 #include "ks-report.h"
 #include "ks-trace-loader.h"
@@ -1005,6 +1006,71 @@ report_ranks (Printer *p)
     }
 }
 
+/* The trace files of a job's ranks named by @args: a folder's, or
+ * several files; NULL for anything else (one file, a folder among
+ * files: ks_cli_load_traces() says what is wrong with those). */
+static GPtrArray *
+rank_files (const char * const *args)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; args[i] != NULL; i++)
+    {
+      GFile *file = g_file_new_for_commandline_arg (args[i]);
+
+      g_ptr_array_add (files, file);
+      if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+        return args[1] == NULL ? ks_json_list_trace_files (file, NULL, NULL) : NULL;
+    }
+  return files->len > 1 ? g_steal_pointer (&files) : NULL;
+}
+
+/* Past the memory bound (ks_rank_summaries_memory_bound()) the Ranks
+ * report of a folder is merged from its ranks summarised one at a time,
+ * as the window does; FALSE when the files are within it and are loaded
+ * whole. The per-step rows need the whole job: they are left out. */
+static gboolean
+report_ranks_summarised (Printer                 *p,
+                         const char * const      *args,
+                         const KsAnalysisOptions *options,
+                         int                     *status)
+{
+  g_autoptr(GPtrArray) files = rank_files (args);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KsRankSummaries) summaries = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json_size = NULL;
+  g_autofree char *bound_size = NULL;
+  guint64 bound = ks_rank_summaries_memory_bound (0);
+  guint64 json_bytes;
+
+  if (files == NULL || !ks_rank_summaries_over_bound ((GFile **)files->pdata, files->len, bound, &json_bytes))
+    return FALSE;
+  for (guint i = 0; i < files->len; i++)
+    g_ptr_array_add (paths, g_file_get_path (g_ptr_array_index (files, i)));
+  summaries = ks_rank_summaries_new ();
+  if (!ks_rank_summaries_add_traces (summaries, (const char * const *)paths->pdata, paths->len,
+                                     ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, bound),
+                                     TRUE, options, NULL, NULL, &error))
+    {
+      ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
+      *status = KS_CLI_FAILED;
+      return TRUE;
+    }
+  ks_rank_summaries_finish (summaries);
+  ks_cli_write_rank_summaries (p->out, summaries, p->format);
+  ks_cli_write (stdout, p->out->str);
+  for (const char * const *left = ks_rank_summaries_get_left_out (summaries); left != NULL && *left; left++)
+    ks_cli_printerr (_("kinescope-cli stats: %s: the trace names no rank; it is left out of the Ranks report\n"), *left);
+  json_size = g_format_size (json_bytes);
+  bound_size = g_format_size (bound);
+  ks_cli_printerr (_("kinescope-cli stats: %s of JSON is over the memory bound of %s (KINESCOPE_FOLDER_MEMORY_MB): "
+                     "the %u ranks were summarised one at a time, without the per-step rows\n"),
+                   json_size, bound_size, files->len);
+  *status = KS_CLI_OK;
+  return TRUE;
+}
+
 int
 ks_cli_stats (int    argc,
               char **argv)
@@ -1134,15 +1200,24 @@ ks_cli_stats (int    argc,
       return KS_CLI_USAGE;
     }
 
-  trace = ks_cli_load_traces ("stats", (const char * const *)files);
-  if (trace == NULL)
-    return KS_CLI_FAILED;
-
   ks_analysis_options_init (&options);
   options.gap_threshold_ns = (gint64)llround (gap_min_us * 1000.0);
   options.busy_includes_copies = include_copies;
   options.kernel_wait_ns = (gint64)llround (kernel_wait_us * 1000.0);
   options.device = device;
+
+  if (which == REPORT_RANKS && !collectives)
+    {
+      int status = KS_CLI_OK;
+
+      printer.out = out;
+      if (report_ranks_summarised (&printer, (const char * const *)files, &options, &status))
+        return status;
+    }
+
+  trace = ks_cli_load_traces ("stats", (const char * const *)files);
+  if (trace == NULL)
+    return KS_CLI_FAILED;
   analysis = ks_analysis_compute (trace, &options, NULL, NULL, &error);
   if (analysis == NULL)
     {

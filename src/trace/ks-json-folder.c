@@ -9,7 +9,17 @@
 
 /* A tensorboard_trace_handler folder: one trace file a rank, loaded into
  * one trace, each file a group of its own. A file that cannot be read is
- * a warning as long as one can. */
+ * a warning as long as one can.
+ *
+ * The files load in parallel: while one is parsed (its event array on
+ * the chunk workers of ks-json-parallel.c) and put into the model, the
+ * gzip files after it are read and inflated on a pool of their own, up
+ * to a file a thread and PREFETCH_BUDGET bytes ahead. Each file then
+ * goes through the one reader in file order, from its inflated text,
+ * so the trace is the one a load on one thread builds (the model's
+ * strings, processes and clocks follow the files' order). A file whose
+ * inflation fails or ends early is read as on one thread, which says
+ * what is wrong with it. */
 
 #include "config.h"
 
@@ -17,7 +27,11 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-gzip.h"
 #include "ks-json-reader-private.h"
+
+/* the most inflated text held ahead of the reader */
+#define PREFETCH_BUDGET (G_GUINT64_CONSTANT (1) << 30)
 
 static gboolean
 is_trace_name (const char *name)
@@ -109,6 +123,178 @@ ks_json_load_folder (GFile         *folder,
                                     progress, cancellable, error);
 }
 
+/* gzip keeps the inflated size modulo 2^32 in its last four bytes. */
+static guint64
+file_text_size (GFile    *file,
+                gboolean *gzip)
+{
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                                                 G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  g_autoptr(GFileInputStream) in = NULL;
+  guint64 size = info != NULL ? (guint64)g_file_info_get_size (info) : 0;
+  guint8 head[2], tail[4];
+
+  *gzip = FALSE;
+  if (size < 18 || (in = g_file_read (file, NULL, NULL)) == NULL ||
+      g_input_stream_read (G_INPUT_STREAM (in), head, 2, NULL, NULL) != 2 ||
+      !ks_gzip_has_magic (head, 2) ||
+      !g_seekable_seek (G_SEEKABLE (in), -4, G_SEEK_END, NULL, NULL) ||
+      g_input_stream_read (G_INPUT_STREAM (in), tail, 4, NULL, NULL) != 4)
+    return size;
+  *gzip = TRUE;
+  return MAX (size, (guint64)tail[0] | (guint64)tail[1] << 8 | (guint64)tail[2] << 16 | (guint64)tail[3] << 24);
+}
+
+guint
+ks_json_reader_get_n_threads (void)
+{
+  return ks_json_thread_count ();
+}
+
+guint64
+ks_json_file_text_size (GFile *file)
+{
+  gboolean gzip;
+
+  g_return_val_if_fail (G_IS_FILE (file), 0);
+
+  return file_text_size (file, &gzip);
+}
+
+typedef struct
+{
+  GFile    *file;
+  gboolean  gzip;
+  guint64   estimate;      /* its inflated size */
+  gboolean  dispatched;
+  gboolean  done;
+  GBytes   *text;          /* inflated, or NULL: the reader reads the file */
+} Ahead;
+
+typedef struct
+{
+  GThreadPool  *pool;
+  GMutex        lock;
+  GCond         cond;
+  GCancellable *cancellable;
+  Ahead        *items;
+  guint         n_items;
+  guint         next;          /* the next file to consider */
+  guint         max_ahead;
+  guint64       outstanding;   /* estimates of the files inflated, not yet read */
+  guint         n_used;
+} Prefetch;
+
+static void
+inflate_job (gpointer data,
+             gpointer user_data)
+{
+  Ahead *a = data;
+  Prefetch *p = user_data;
+  g_autoptr(GFileInputStream) in = NULL;
+  GBytes *text = NULL;
+
+  if (!g_cancellable_is_cancelled (p->cancellable) && (in = g_file_read (a->file, p->cancellable, NULL)) != NULL)
+    text = ks_json_inflate_all (G_INPUT_STREAM (in), a->estimate, p->cancellable);
+  g_mutex_lock (&p->lock);
+  a->text = text;
+  a->done = TRUE;
+  g_cond_broadcast (&p->cond);
+  g_mutex_unlock (&p->lock);
+}
+
+/* NULL on one thread, or for a single file. */
+static Prefetch *
+prefetch_new (GFile        **files,
+              guint          n_files,
+              GCancellable  *cancellable)
+{
+  guint threads = ks_json_thread_count ();
+  Prefetch *p;
+
+  if (threads <= 1 || n_files < 2)
+    return NULL;
+  p = g_new0 (Prefetch, 1);
+  g_mutex_init (&p->lock);
+  g_cond_init (&p->cond);
+  p->cancellable = cancellable;
+  p->max_ahead = threads - 1;
+  p->pool = g_thread_pool_new (inflate_job, p, p->max_ahead, FALSE, NULL);
+  p->items = g_new0 (Ahead, n_files);
+  p->n_items = n_files;
+  for (guint i = 0; i < n_files; i++)
+    {
+      p->items[i].file = files[i];
+      p->items[i].estimate = file_text_size (files[i], &p->items[i].gzip);
+    }
+  return p;
+}
+
+/* Before file @i is read: the gzip files after it go to the pool, as
+ * many as there are threads and the budget allows. */
+static void
+prefetch_dispatch (Prefetch *p,
+                   guint     i)
+{
+  if (p == NULL)
+    return;
+  p->next = MAX (p->next, i + 1);
+  while (p->next < p->n_items && p->next <= i + p->max_ahead)
+    {
+      Ahead *a = &p->items[p->next];
+
+      if (a->gzip && a->estimate <= PREFETCH_BUDGET)
+        {
+          if (p->outstanding + a->estimate > PREFETCH_BUDGET)
+            break;
+          a->dispatched = TRUE;
+          p->outstanding += a->estimate;
+          g_thread_pool_push (p->pool, a, NULL);
+        }
+      p->next++;
+    }
+}
+
+/* The inflated text of file @i, or NULL. */
+static GBytes *
+prefetch_take (Prefetch *p,
+               guint     i)
+{
+  Ahead *a;
+  GBytes *text;
+
+  if (p == NULL || !p->items[i].dispatched)
+    return NULL;
+  a = &p->items[i];
+  g_mutex_lock (&p->lock);
+  while (!a->done)
+    g_cond_wait (&p->cond, &p->lock);
+  text = g_steal_pointer (&a->text);
+  g_mutex_unlock (&p->lock);
+  a->dispatched = FALSE;
+  p->outstanding -= a->estimate;
+  if (text != NULL)
+    p->n_used++;
+  return text;
+}
+
+static void
+prefetch_free (Prefetch   *p,
+               const char *source_name)
+{
+  if (p == NULL)
+    return;
+  /* files not started are dropped; running ones finish first */
+  g_thread_pool_free (p->pool, TRUE, TRUE);
+  g_debug ("%s: %u of %u files inflated ahead on %u threads", source_name, p->n_used, p->n_items, p->max_ahead);
+  for (guint i = 0; i < p->n_items; i++)
+    g_clear_pointer (&p->items[i].text, g_bytes_unref);
+  g_free (p->items);
+  g_mutex_clear (&p->lock);
+  g_cond_clear (&p->cond);
+  g_free (p);
+}
+
 static KsTrace *
 load_files (GFile         **files,
             guint           n_files,
@@ -126,6 +312,7 @@ load_files (GFile         **files,
   goffset total = 0, done = 0;
   guint loaded = 0;
   g_autoptr(GString) failures = g_string_new (NULL);
+  Prefetch *prefetch;
 
   for (guint i = 0; i < n_files; i++)
     {
@@ -138,6 +325,7 @@ load_files (GFile         **files,
       total += size;
     }
 
+  prefetch = prefetch_new (files, n_files, cancellable);
   builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
   r = ks_json_reader_new (builder, progress, cancellable);
   r->lenient = lenient;
@@ -147,7 +335,8 @@ load_files (GFile         **files,
     {
       GFile *file = files[i];
       g_autofree char *name = g_file_get_parse_name (file);
-      g_autoptr(GFileInputStream) stream = NULL;
+      g_autoptr(GInputStream) stream = NULL;
+      g_autoptr(GBytes) text = NULL;
       GError *local_error = NULL;
       goffset size = g_array_index (sizes, goffset, i);
       double base = total > 0 ? 0.95 * done / total : 0;
@@ -162,9 +351,15 @@ load_files (GFile         **files,
       ks_json_note_file_rank (r, name);
 
       /* Each rank's file has its own base time: align them on the first. */
-      stream = g_file_read (file, cancellable, &local_error);
+      prefetch_dispatch (prefetch, i);
+      text = prefetch_take (prefetch, i);
+      if (text != NULL)
+        stream = g_memory_input_stream_new_from_bytes (text);
+      else
+        stream = G_INPUT_STREAM (g_file_read (file, cancellable, &local_error));
       if (stream != NULL &&
-          ks_json_read_stream (r, G_INPUT_STREAM (stream), size, base, span, &local_error))
+          ks_json_read_stream (r, stream, text != NULL ? (goffset)g_bytes_get_size (text) : size,
+                               base, span, &local_error))
         {
           ks_json_finish_file (r, loaded == 0);
           loaded++;
@@ -201,6 +396,7 @@ load_files (GFile         **files,
   trace = ks_json_finish_trace (r, error);
 
 out:
+  prefetch_free (prefetch, source_name);
   if (r->builder != NULL)
     ks_trace_builder_free (r->builder);
   ks_json_reader_free (r);

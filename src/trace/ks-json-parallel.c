@@ -209,8 +209,8 @@ typedef struct _Parallel
   gsize         history_len;
 } Parallel;
 
-static guint
-thread_count (void)
+guint
+ks_json_thread_count (void)
 {
   const char *env = g_getenv ("KINESCOPE_THREADS");
   guint64 v;
@@ -602,7 +602,7 @@ void
 ks_json_parallel_start (Reader *r)
 {
   Parallel *p;
-  guint n = thread_count ();
+  guint n = ks_json_thread_count ();
 
   ks_json_parallel_stop (r);
   if (n <= 1 || r->chunk != NULL)

@@ -436,6 +436,10 @@ KsTrace *ks_json_finish_trace (Reader        *r,
 
 gboolean ks_json_stream_rewind (GInputStream *stream);
 
+GBytes *ks_json_inflate_all (GInputStream *stream,
+                             gsize         size_hint,
+                             GCancellable *cancellable);
+
 void ks_json_relocate_error (Reader        *r,
                              GInputStream  *stream,
                              gboolean       gzip,
@@ -573,6 +577,9 @@ void ks_json_close_open_slices (Reader *r);
 void ks_json_report_problems (Reader *r);
 
 /* ks-json-parallel.c */
+
+/* KINESCOPE_THREADS, else the cores. */
+guint ks_json_thread_count (void);
 
 void ks_json_parallel_start (Reader *r);
 

@@ -45,6 +45,14 @@ GPtrArray *ks_json_list_trace_files   (GFile         *folder,
                                        GCancellable  *cancellable,
                                        GError       **error);
 
+/* The JSON text a trace file holds: its size, or for gzip data the
+ * inflated size its trailer gives (modulo 4 GiB: at least the
+ * compressed size). */
+guint64   ks_json_file_text_size      (GFile         *file);
+
+/* The threads a load uses: KINESCOPE_THREADS, else one a core. */
+guint     ks_json_reader_get_n_threads (void);
+
 /* TRUE when @file is a folder holding at least one trace file. */
 gboolean  ks_json_reader_is_trace_folder (GFile       *file);
 

@@ -468,6 +468,47 @@ gz_source_thread (gpointer data)
   return NULL;
 }
 
+/* The whole of a gzip stream, inflated as the reader's own thread
+ * inflates it; NULL when it is not gzip data, cannot be read, is
+ * corrupt or ends early: the reader then reads the file itself, and says
+ * what is wrong with it as it always does. */
+GBytes *
+ks_json_inflate_all (GInputStream *stream,
+                     gsize         size_hint,
+                     GCancellable *cancellable)
+{
+  g_autofree guint8 *cbuf = g_malloc (READ_CHUNK);
+  g_autoptr(KsGzip) gz = ks_gzip_new ();
+  g_autoptr(GByteArray) out = g_byte_array_sized_new (MIN (size_hint, (gsize)G_MAXUINT32));
+  GzSource src = { 0 };
+
+  src.stream = stream;
+  src.cancellable = cancellable;
+  src.gz = gz;
+  src.cbuf = cbuf;
+  src.first = read_some (stream, cbuf, READ_CHUNK, cancellable, NULL);
+  if (src.first <= 0 || !ks_gzip_has_magic (cbuf, src.first))
+    return NULL;
+  for (;;)
+    {
+      gssize n;
+
+      /* the same blocks the reader's inflating thread hands on */
+      if (out->len > G_MAXUINT32 - READ_CHUNK)
+        return NULL;
+      g_byte_array_set_size (out, out->len + READ_CHUNK);
+      n = gz_source_next (&src, out->data + out->len - READ_CHUNK, READ_CHUNK, NULL);
+      if (n < 0)
+        return NULL;
+      g_byte_array_set_size (out, out->len - READ_CHUNK + n);
+      if (n == 0)
+        break;
+    }
+  if (src.truncated)
+    return NULL;
+  return g_byte_array_free_to_bytes (g_steal_pointer (&out));
+}
+
 /* A new yajl handle for a document: the reader's own, or a parsing
  * worker's (which must lex exactly as the reader does). */
 void

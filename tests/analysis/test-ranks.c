@@ -23,7 +23,9 @@
 #include <sqlite3.h>
 
 #include "ks-analysis.h"
+#include "ks-json-reader.h"
 #include "ks-json-writer.h"
+#include "ks-rank-summaries.h"
 #include "ks-report.h"
 #include "ks-trace-builder.h"
 #include "ks-trace-loader.h"
@@ -1456,6 +1458,175 @@ test_ddp_profiler_folder (void)
   g_assert_cmpuint (ks_analysis_get_straggler (a), ==, 1);
 }
 
+static char *
+report_json (KsReport *report)
+{
+  g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+  ks_json_begin_object (json, NULL);
+  ks_report_write_json (report, json, NULL, G_MAXUINT);
+  ks_json_end_object (json);
+  return g_strdup (ks_json_writer_get_text (json));
+}
+
+static void
+summaries_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  KsRankSummaries **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = ks_rank_summaries_compute_finish (result, &error);
+  g_assert_no_error (error);
+}
+
+/* Past the memory bound (KINESCOPE_FOLDER_MEMORY_MB, forced to 0 here) a
+ * folder is summarised a rank at a time, on a thread: the same rows to
+ * the last digit, the same straggler and clock as the folder loaded
+ * whole; stats --report ranks takes that path and says so. */
+static void
+test_summaries_first (void)
+{
+  g_autoptr(KsTrace) src = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(KsReport) full = NULL;
+  g_autoptr(KsReport) merged = NULL;
+  g_autoptr(KsRankSummaries) summaries = NULL;
+  g_autoptr(GPtrArray) files = NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(KsProgress) progress = ks_progress_new ();
+  g_autofree char *dir = NULL;
+  g_autofree char *full_json = NULL;
+  g_autofree char *merged_json = NULL;
+  g_autofree char *out_whole = NULL;
+  g_autofree char *out_summed = NULL;
+  g_autofree char *err = NULL;
+  const KsRankStats *rows;
+  guint64 bytes = 0, expected_bytes = 0;
+  guint n;
+
+  if (!have_corpus ("nccl_parser_config/nccl_data.json.gz"))
+    return;
+  src = load_source_rank ();
+  dir = write_synthetic_folder (src);
+  trace = load (dir);
+  a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  full = ks_report_new_ranks (trace, a);
+  full_json = report_json (full);
+
+  /* the bound: the variable, else the setting, else a share of RAM */
+  g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+  g_assert_cmpuint (ks_rank_summaries_memory_bound (5), ==, 5 << 20);
+  g_assert_cmpuint (ks_rank_summaries_memory_bound (0), >, 0);
+  g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
+  g_assert_cmpuint (ks_rank_summaries_memory_bound (5), ==, 0);
+
+  folder = g_file_new_for_path (dir);
+  files = ks_json_list_trace_files (folder, NULL, NULL);
+  g_assert_cmpuint (files->len, ==, SYNTH_RANKS);
+  for (guint k = 0; k < SYNTH_RANKS; k++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/worker%u.pt.trace.json", dir, k);
+      GStatBuf st;
+
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      expected_bytes += st.st_size;
+    }
+  g_assert_true (ks_rank_summaries_over_bound ((GFile **)files->pdata, files->len, 0, &bytes));
+  g_assert_cmpuint (bytes, ==, expected_bytes);
+  g_assert_false (ks_rank_summaries_over_bound ((GFile **)files->pdata, files->len, expected_bytes, NULL));
+  /* one file is never a job to summarise */
+  g_assert_false (ks_rank_summaries_over_bound ((GFile **)files->pdata, 1, 0, NULL));
+
+  /* as many at once as fit in the bound, one a thread at the most */
+  g_setenv ("KINESCOPE_THREADS", "3", TRUE);
+  g_assert_cmpuint (ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, 0), ==, 1);
+  g_assert_cmpuint (ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, expected_bytes / 2 + expected_bytes / 8), ==, 2);
+  g_assert_cmpuint (ks_rank_summaries_plan_jobs ((GFile **)files->pdata, files->len, expected_bytes), ==, 3);
+  g_unsetenv ("KINESCOPE_THREADS");
+  ks_rank_summaries_compute_async ((GFile **)files->pdata, files->len, 2, NULL, progress, NULL,
+                                   summaries_done_cb, &summaries);
+  while (summaries == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpfloat (ks_progress_get_fraction (progress), ==, 1.0);
+
+  rows = ks_rank_summaries_get_rows (summaries, &n);
+  g_assert_cmpuint (n, ==, SYNTH_RANKS);
+  merged = ks_report_new_rank_rows (rows, n);
+  merged_json = report_json (merged);
+  g_assert_cmpstr (merged_json, ==, full_json);
+  g_assert_cmpuint (ks_rank_summaries_get_straggler (summaries), ==, ks_analysis_get_straggler (a));
+  g_assert_cmpuint (ks_rank_summaries_get_straggler (summaries), ==, SYNTH_SLOW);
+  g_assert_cmpint (ks_rank_summaries_get_clock (summaries)->method, ==, ks_analysis_get_clock_alignment (a)->method);
+  g_assert_cmpint (ks_rank_summaries_get_clock (summaries)->skew_ns, ==, ks_analysis_get_clock_alignment (a)->skew_ns);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/worker%u.pt.trace.json", dir, k);
+
+      g_assert_cmpstr (ks_rank_summaries_get_source (summaries, k), ==, path);
+    }
+
+  /* stats: the rows, straggler and clock of the whole load, no steps */
+  g_assert_null (ks_rank_summaries_get_left_out (summaries));
+  g_clear_object (&summaries);
+
+  /* a trace that names no rank is left out, as the whole load leaves it */
+  {
+    g_autofree char *stray = g_build_filename (dir, "stray.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (stray);
+    const char * const *left;
+
+    g_assert_true (g_file_set_contents (stray, "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", "
+                                               "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2}]}", -1, NULL));
+    g_ptr_array_add (files, g_object_ref (file));
+    ks_rank_summaries_compute_async ((GFile **)files->pdata, files->len, 2, NULL, NULL, NULL,
+                                     summaries_done_cb, &summaries);
+    while (summaries == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    ks_rank_summaries_get_rows (summaries, &n);
+    g_assert_cmpuint (n, ==, SYNTH_RANKS);
+    left = ks_rank_summaries_get_left_out (summaries);
+    g_assert_nonnull (left);
+    g_assert_cmpstr (left[0], ==, stray);
+    g_assert_null (left[1]);
+    g_clear_pointer (&merged_json, g_free);
+    g_clear_pointer (&merged, ks_report_free);
+    merged = ks_report_new_rank_rows (ks_rank_summaries_get_rows (summaries, NULL), n);
+    merged_json = report_json (merged);
+    {
+      g_autoptr(KsTrace) with_stray = load (dir);
+      g_autoptr(KsAnalysis) sa = ks_analysis_compute (with_stray, NULL, NULL, NULL, NULL);
+      g_autoptr(KsReport) sr = ks_report_new_ranks (with_stray, sa);
+      g_autofree char *sj = report_json (sr);
+
+      g_assert_cmpuint (with_stray->n_ranks, ==, SYNTH_RANKS);
+      g_assert_cmpstr (merged_json, ==, sj);
+    }
+    g_assert_cmpint (cli (&out_summed, &err, "stats", "--report", "ranks", "--format", "json", dir, NULL), ==, 0);
+    g_assert_nonnull (strstr (err, "stray.json: the trace names no rank; it is left out of the Ranks report"));
+    g_clear_pointer (&out_summed, g_free);
+    g_clear_pointer (&err, g_free);
+    g_unlink (stray);
+  }
+
+  g_assert_cmpint (cli (&out_summed, &err, "stats", "--report", "ranks", "--format", "json", dir, NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "over the memory bound of 0 bytes (KINESCOPE_FOLDER_MEMORY_MB): "
+                                 "the 4 ranks were summarised one at a time"));
+  g_assert_null (strstr (out_summed, "\"steps\":["));
+  g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli (&out_whole, &err, "stats", "--report", "ranks", "--format", "json", dir, NULL), ==, 0);
+  g_assert_null (strstr (err, "memory bound"));
+  g_assert_nonnull (strstr (out_whole, "\"steps\":["));
+  g_assert_true (g_str_has_suffix (out_summed, "}\n"));
+  out_summed[strlen (out_summed) - 2] = '\0';
+  g_assert_true (g_str_has_prefix (out_whole, out_summed));
+
+  remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1480,6 +1651,7 @@ main (int   argc,
   g_test_add_func ("/ranks/kscope-roundtrip", test_kscope_roundtrip);
   g_test_add_func ("/ranks/ddp-recording", test_ddp_recording);
   g_test_add_func ("/ranks/ddp-profiler-folder", test_ddp_profiler_folder);
+  g_test_add_func ("/ranks/summaries-first", test_summaries_first);
 
   return g_test_run ();
 }

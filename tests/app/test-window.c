@@ -18,7 +18,11 @@
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
 #include "ks-test-samples.h"
+#include "ks-json-writer.h"
+#include "ks-report.h"
+#include "ks-trace-loader.h"
 #include "ks-window.h"
+#include "pages/ks-ranks-page.h"
 
 #ifdef HAVE_XTST
 #include <gdk/x11/gdkx.h>
@@ -1923,6 +1927,196 @@ test_analysis_after_first_frame (void)
   g_unlink (path);
 }
 
+/* The GtkColumnView under @root. */
+static GtkColumnView *
+find_column_view (GtkWidget *root)
+{
+  return GTK_COLUMN_VIEW (ks_test_find_descendant (root, GTK_TYPE_COLUMN_VIEW, NULL));
+}
+
+/* A folder of two ranks over the memory bound (forced to 0 MiB) opens to
+ * the Ranks page from summaries, holding no trace; activating a rank
+ * loads its events alone and shows its timeline, the side panel's Ranks
+ * page saying which rank is loaded; activating the other there swaps
+ * them. */
+static void
+test_job_summaries (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-job-XXXXXX", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  KsWindow *window;
+  GtkWidget *stack, *job_page, *side_page;
+  KsRankSummaries *summaries;
+  KsTrace *trace;
+  guint n;
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.json", k);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *json = g_strdup_printf (
+        "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %u, \"world_size\": 2},\n"
+        " \"traceEvents\": [\n"
+        "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 10, \"tid\": 10, \"ts\": 1000, \"dur\": 500},\n"
+        "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 1100, \"dur\": %u,\n"
+        "   \"args\": {\"device\": 0, \"stream\": 7}}]}\n", k, 100 + 50 * k);
+
+      g_assert_true (g_file_set_contents (path, json, -1, NULL));
+    }
+  /* a trace of the folder that names no rank: said, and left out */
+  {
+    g_autofree char *stray = g_build_filename (dir, "stray.json", NULL);
+
+    g_assert_true (g_file_set_contents (stray, "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", "
+                                               "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2}]}", -1, NULL));
+  }
+  g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
+
+  window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  stack = find_main_stack (GTK_WIDGET (window));
+  ks_window_open (window, folder);
+  g_assert_true (ks_window_get_loading (window));
+  WAIT_FOR (!ks_window_get_loading (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* the Ranks page, from summaries: no trace is held */
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
+  g_assert_null (ks_window_get_session (window));
+  summaries = ks_window_get_summaries (window);
+  g_assert_nonnull (summaries);
+  ks_rank_summaries_get_rows (summaries, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (ks_rank_summaries_get_rows (summaries, NULL)[1].kernel_time_ns, ==, 150000);
+  job_page = gtk_stack_get_visible_child (GTK_STACK (stack));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (find_column_view (job_page)))), ==, 2);
+  g_assert_nonnull (ks_test_find_label (job_page, "The job's "));
+  g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (job_page)),
+                            "is over the memory bound of 0 bytes (Preferences, or KINESCOPE_FOLDER_MEMORY_MB): "
+                            "its 2 ranks were summarised one at a time and only the rank you activate is loaded. "
+                            "No rank is loaded yet."));
+  g_assert_true (g_str_has_suffix (ks_ranks_page_get_status (KS_RANKS_PAGE (job_page)),
+                                   " Left out, naming no rank: stray.json."));
+
+  /* the page's rows are the whole load's, to the last digit */
+  {
+    g_autoptr(KsTrace) whole = NULL;
+    g_autoptr(KsAnalysis) a = NULL;
+    g_autoptr(KsReport) full = NULL;
+    g_autoptr(KsReport) shown = NULL;
+    g_autoptr(KsJsonWriter) full_json = ks_json_writer_new ();
+    g_autoptr(KsJsonWriter) shown_json = ks_json_writer_new ();
+    const KsRankStats *rows;
+
+    g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+    whole = ks_trace_load (folder, NULL, NULL, NULL);
+    g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
+    g_assert_nonnull (whole);
+    a = ks_analysis_compute (whole, NULL, NULL, NULL, NULL);
+    full = ks_report_new_ranks (whole, a);
+    rows = ks_ranks_page_get_rows (KS_RANKS_PAGE (job_page), &n);
+    shown = ks_report_new_rank_rows (rows, n);
+    ks_json_begin_object (full_json, NULL);
+    ks_report_write_json (full, full_json, NULL, G_MAXUINT);
+    ks_json_end_object (full_json);
+    ks_json_begin_object (shown_json, NULL);
+    ks_report_write_json (shown, shown_json, NULL, G_MAXUINT);
+    ks_json_end_object (shown_json);
+    g_assert_cmpstr (ks_json_writer_get_text (shown_json), ==, ks_json_writer_get_text (full_json));
+    g_assert_nonnull (strstr (ks_json_writer_get_text (shown_json), "\"rank\":1,\"file\":\"rank-1.json\",\"steps\":1,"));
+    g_assert_nonnull (strstr (ks_json_writer_get_text (shown_json), "\"kernel_time_ns\":150000,"));
+  }
+
+  /* rank 1: its events alone */
+  g_signal_emit_by_name (find_column_view (job_page), "activate", 1u);
+  g_assert_true (ks_window_get_loading (window));
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_nonnull (ks_window_get_session (window));
+  trace = ks_session_get_trace (ks_window_get_session (window));
+  g_assert_cmpuint (trace->n_ranks, ==, 1);
+  g_assert_cmpint (trace->ranks[0].rank, ==, 1);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "trace");
+  side_page = ks_window_get_page (window, "ranks");
+  g_assert_true (gtk_widget_get_mapped (side_page));
+  g_assert_cmpuint (ks_ranks_page_get_loaded_row (KS_RANKS_PAGE (side_page)), ==, 1);
+  g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (side_page)), "Loaded: rank 1 (the timeline shows it)."));
+  g_assert_true (ks_window_get_summaries (window) == summaries);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* rank 0, from the side panel: in place of rank 1 */
+  g_signal_emit_by_name (find_column_view (side_page), "activate", 0u);
+  WAIT_FOR (!ks_window_get_loading (window));
+  trace = ks_session_get_trace (ks_window_get_session (window));
+  g_assert_cmpuint (trace->n_ranks, ==, 1);
+  g_assert_cmpint (trace->ranks[0].rank, ==, 0);
+  g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (side_page)), "Loaded: rank 0 "));
+  save_screenshot (GTK_WIDGET (window), "job-summaries.png");
+
+  /* the job again, over the trace of a rank: no trace is left */
+  g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (window)));
+  ks_window_open (window, folder);
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
+  g_assert_null (ks_session_get_trace (ks_window_get_session (window)));
+  g_assert_false (ks_window_is_empty (window));
+  /* the trace's actions are off: they do nothing */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.find", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-all", NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (ks_window_get_summaries (window) != summaries);
+  summaries = ks_window_get_summaries (window);
+
+  /* a file that does not open leaves the job as it was */
+  {
+    g_autofree char *bad = g_build_filename (dir, "missing.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (bad);
+    GListModel *toplevels = gtk_window_get_toplevels ();
+
+    ks_window_open (window, file);
+    WAIT_FOR (!ks_window_get_loading (window));
+    g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
+    g_assert_true (ks_window_get_summaries (window) == summaries);
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+      {
+        g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+        if (ADW_IS_MESSAGE_DIALOG (w))
+          {
+            gtk_window_destroy (GTK_WINDOW (w));
+            break;
+          }
+      }
+  }
+
+  /* a file of its own is no job: the summaries go */
+  {
+    g_autofree char *one = g_build_filename (dir, "rank-0.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (one);
+
+    ks_window_open (window, file);
+    WAIT_FOR (!ks_window_get_loading (window));
+    g_assert_null (ks_window_get_summaries (window));
+    g_assert_cmpuint (ks_ranks_page_get_loaded_row (KS_RANKS_PAGE (side_page)), ==, KS_NO_INDEX);
+  }
+
+  g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+  gtk_window_destroy (GTK_WINDOW (window));
+  {
+    g_autofree char *stray = g_build_filename (dir, "stray.json", NULL);
+
+    g_unlink (stray);
+  }
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.json", k);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1955,6 +2149,7 @@ main (int   argc,
   g_test_add_func ("/app/window/analysis-after-first-frame", test_analysis_after_first_frame);
   g_test_add_func ("/app/window/queue-page-navigates", test_queue_page_navigates);
   g_test_add_func ("/app/window/menu-accels", test_menu_accels);
+  g_test_add_func ("/app/window/job-summaries", test_job_summaries);
 
   return g_test_run ();
 }

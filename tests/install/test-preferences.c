@@ -196,6 +196,7 @@ test_schema_keys (void)
     const char *default_value;
   } expected[] = {
     { "busy-includes-copies", "b", "false" },
+    { "folder-memory-mb", "i", "0" },
     { "gap-order", "s", "'duration'" },
     { "gap-threshold-us", "d", "10.0" },
     { "kernel-wait-us", "d", "30.0" },

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <zlib.h>
 
@@ -23,6 +24,8 @@ static char *tmp_dir;
 static guint n_debug_chunks;   /* from the reader's debug line of the last load */
 static guint n_debug_merged;
 static gboolean saw_debug;
+static guint n_debug_ahead;    /* a folder's files inflated ahead, of n_debug_files */
+static guint n_debug_files;
 
 /* The reader's debug line after a load on several threads: how many
  * chunks it cut, and how many cuts it found inside an event. */
@@ -38,6 +41,9 @@ log_handler (const char     *domain,
   if (p != NULL && sscanf (p + 2, "%u chunks on %u threads, %u cuts", &n_debug_chunks, &threads,
                            &n_debug_merged) == 3)
     saw_debug = TRUE;
+  if (p != NULL && sscanf (p + 2, "%u of %u files inflated ahead on %u threads", &n_debug_ahead, &n_debug_files,
+                           &threads) == 3)
+    g_assert_cmpuint (threads, ==, 2);
 }
 
 /* The .kscope of @path loaded with @threads threads and chunks of @chunk
@@ -58,6 +64,7 @@ load_trace (const char  *path,
     g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
   saw_debug = FALSE;
   n_debug_chunks = n_debug_merged = 0;
+  n_debug_ahead = n_debug_files = 0;
   trace = ks_trace_load (file, NULL, NULL, error);
   g_unsetenv ("KINESCOPE_THREADS");
   g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
@@ -670,6 +677,99 @@ test_folder (void)
   g_rmdir (dir);
 }
 
+/* Folders load their files in parallel, the gzip files after the one
+ * being read inflated ahead on a pool: the same .kscope as on one
+ * thread, the same warnings for a file cut short and one that is no
+ * JSON, on the corpus's rank folders and a folder written here. */
+static void
+test_rank_folders (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *dir = g_build_filename (tmp_dir, "ranks", NULL);
+  static const char *const chunks[] = { "4096" };
+  static const char *const hta[] = {
+    "timeline_analysis/sampled_rank-0.json.gz", "trace_filter/sampled_rank-1.json.gz",
+    "rank_unavailable/rank_not_found.json.gz", "nccl_parser_config/nccl_data.json.gz",
+  };
+  g_autoptr(GString) t0 = tricky_trace (2000);
+  g_autoptr(GString) t1 = tricky_trace (3000);
+  g_autoptr(GString) t2 = tricky_trace (500);
+  g_autoptr(GString) t5 = tricky_trace (1000);
+  const char *junk = "neither JSON nor a trace";
+  g_autofree char *cut = NULL;
+  g_autofree char *cut_data = NULL;
+  gsize cut_len;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_free (write_gzip ("ranks/rank-0.json.gz", t0->str, t0->len));
+  g_free (write_gzip ("ranks/rank-1.json.gz", t1->str, t1->len));
+  g_free (write_file ("ranks/rank-2.json", t2->str, t2->len));
+  /* the gzip data cut at two thirds: the reader warns of it */
+  cut = write_gzip ("ranks/rank-3.json.gz", t1->str, t1->len);
+  g_assert_true (g_file_get_contents (cut, &cut_data, &cut_len, NULL));
+  g_assert_true (g_file_set_contents (cut, cut_data, cut_len * 2 / 3, NULL));
+  g_free (write_gzip ("ranks/rank-4.json.gz", junk, strlen (junk)));
+  g_free (write_gzip ("ranks/rank-5.json.gz", t5->str, t5->len));
+
+  check_same (dir, chunks, G_N_ELEMENTS (chunks));
+  /* all but the first and the one cut short (read as on one thread) */
+  g_assert_cmpuint (n_debug_files, ==, 6);
+  g_assert_cmpuint (n_debug_ahead, ==, 3);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_trace (dir, "3", NULL, &error);
+    const char *warnings;
+
+    g_assert_no_error (error);
+    warnings = ks_trace_get_metadata (trace, "warnings");
+    g_assert_nonnull (strstr (warnings, "rank-3.json.gz: the compressed data ends early"));
+    g_assert_nonnull (strstr (warnings, "rank-4.json.gz: "));
+    g_assert_cmpuint (trace->n_ranks, ==, 5);
+  }
+  for (guint k = 0; k < 6; k++)
+    {
+      g_autofree char *name = g_strdup_printf (k == 2 ? "rank-%u.json" : "rank-%u.json.gz", k);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+
+  if (shared == NULL)
+    {
+      g_test_skip ("the shared corpus is absent (KS_SHARED_DIR/corpus)");
+      return;
+    }
+  /* HTA's ranks in a folder, and Kineto's two plain traces */
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  for (guint k = 0; k < G_N_ELEMENTS (hta); k++)
+    {
+      g_autofree char *target = g_build_filename (shared, "corpus", "hta", hta[k], NULL);
+      g_autofree char *name = g_strdup_printf ("rank-%u.json.gz", k);
+      g_autofree char *link = g_build_filename (dir, name, NULL);
+
+      g_assert_cmpint (symlink (target, link), ==, 0);
+    }
+  check_same (dir, chunks, G_N_ELEMENTS (chunks));
+  g_assert_cmpuint (n_debug_files, ==, 4);
+  g_assert_cmpuint (n_debug_ahead, ==, 3);
+  for (guint k = 0; k < G_N_ELEMENTS (hta); k++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.json.gz", k);
+      g_autofree char *link = g_build_filename (dir, name, NULL);
+
+      g_unlink (link);
+    }
+  g_rmdir (dir);
+  {
+    g_autofree char *docs = g_build_filename (shared, "corpus", "kineto", "docs_traces", NULL);
+
+    check_same (docs, chunks, G_N_ELEMENTS (chunks));
+    g_assert_cmpuint (n_debug_files, ==, 2);
+    g_assert_cmpuint (n_debug_ahead, ==, 0);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -690,6 +790,7 @@ main (int   argc,
   g_test_add_func ("/json-parallel/errors", test_errors);
   g_test_add_func ("/json-parallel/truncated", test_truncated);
   g_test_add_func ("/json-parallel/folder", test_folder);
+  g_test_add_func ("/json-parallel/rank-folders", test_rank_folders);
   ret = g_test_run ();
 
   {

@@ -13,6 +13,7 @@
 
 #include "ks-format.h"
 #include "ks-page-table.h"
+#include "ks-rank-summaries.h"
 #include "ks-ranks-page.h"
 
 #define BAR_HEIGHT 14
@@ -35,9 +36,21 @@ struct _KsRanksPage
   const KsRankStats   *ranks;
   guint                n_ranks;
   guint32              selected_track;
+
+  /* A job too large to load whole: its rows, and the one loaded */
+  KsRankSummaries     *summaries;
+  guint                loaded_row;
 };
 
 G_DEFINE_FINAL_TYPE (KsRanksPage, ks_ranks_page, KS_TYPE_PAGE)
+
+enum
+{
+  LOAD_RANK,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static gboolean
 filter_row (gpointer p,
@@ -75,12 +88,28 @@ activate_cb (KsRanksPage *self,
   guint n_steps;
   const KsStep *steps;
 
-  if (i == G_MAXUINT || self->trace == NULL)
+  if (i == G_MAXUINT)
+    return;
+  /* a summarised rank: its events are loaded first */
+  if (self->summaries != NULL && i != self->loaded_row)
+    {
+      g_signal_emit (self, signals[LOAD_RANK], 0, i);
+      return;
+    }
+  if (self->trace == NULL)
     return;
   row = &self->ranks[i];
-  if (row->rank_index == KS_NO_INDEX)
+  if (self->summaries != NULL)
+    {
+      /* the loaded rank is the trace's only one */
+      if (self->trace->n_ranks == 0)
+        return;
+      group = self->trace->ranks[0].group;
+    }
+  else if (row->rank_index == KS_NO_INDEX)
     return;
-  group = self->trace->ranks[row->rank_index].group;
+  else
+    group = self->trace->ranks[row->rank_index].group;
   self->selected_track = first_track_of (self->trace, group);
 
   /* its steps, else its whole trace */
@@ -169,20 +198,17 @@ draw_bars_cb (GtkDrawingArea *area,
     }
 }
 
-static char *
-status_text (KsRanksPage *self)
+/* Who the others wait for and how the clocks were aligned. */
+static void
+append_job_text (GString                *text,
+                 const KsRankStats      *straggler,
+                 const KsClockAlignment *clock)
 {
-  guint s = ks_analysis_get_straggler (self->analysis);
-  const KsClockAlignment *clock = ks_analysis_get_clock_alignment (self->analysis);
-  g_autoptr(GString) text = g_string_new (NULL);
-
-  if (self->trace->n_ranks == 0)
-    return g_strdup (_("The trace names no ranks: open the folder of a distributed job, or its files together."));
-  if (s != KS_NO_INDEX)
+  if (straggler != NULL)
     {
-      g_autofree char *caused = ks_time_format_duration (self->ranks[s].wait_caused_ns);
+      g_autofree char *caused = ks_time_format_duration (straggler->wait_caused_ns);
 
-      g_string_append_printf (text, _("The others wait for rank %d: %s in all."), self->ranks[s].rank, caused);
+      g_string_append_printf (text, _("The others wait for rank %d: %s in all."), straggler->rank, caused);
     }
   else
     g_string_append (text, _("No rank waits for another."));
@@ -202,6 +228,54 @@ status_text (KsRanksPage *self)
       g_string_append_c (text, ' ');
       g_string_append_printf (text, _("Residual skew %s."), skew);
     }
+}
+
+static char *
+status_text (KsRanksPage *self)
+{
+  guint s = ks_analysis_get_straggler (self->analysis);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  if (self->trace->n_ranks == 0)
+    return g_strdup (_("The trace names no ranks: open the folder of a distributed job, or its files together."));
+  append_job_text (text, s != KS_NO_INDEX ? &self->ranks[s] : NULL,
+                   ks_analysis_get_clock_alignment (self->analysis));
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* Which rank is loaded, and why the others are not. */
+static char *
+summaries_text (KsRanksPage *self)
+{
+  guint s = ks_rank_summaries_get_straggler (self->summaries);
+  g_autofree char *json = g_format_size (ks_rank_summaries_get_json_bytes (self->summaries));
+  g_autofree char *bound = g_format_size (ks_rank_summaries_get_bound (self->summaries));
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  g_string_append_printf (text,
+                          _("The job's %s of JSON is over the memory bound of %s (Preferences, or KINESCOPE_FOLDER_MEMORY_MB): "
+                            "its %u ranks were summarised one at a time and only the rank you activate is loaded."),
+                          json, bound, self->n_ranks);
+  g_string_append_c (text, ' ');
+  if (self->loaded_row < self->n_ranks)
+    g_string_append_printf (text, _("Loaded: rank %d (the timeline shows it)."), self->ranks[self->loaded_row].rank);
+  else
+    g_string_append (text, _("No rank is loaded yet."));
+  g_string_append_c (text, ' ');
+  append_job_text (text, s != KS_NO_INDEX ? &self->ranks[s] : NULL, ks_rank_summaries_get_clock (self->summaries));
+  if (ks_rank_summaries_get_left_out (self->summaries) != NULL)
+    {
+      g_autoptr(GString) names = g_string_new (NULL);
+
+      for (const char * const *left = ks_rank_summaries_get_left_out (self->summaries); *left; left++)
+        {
+          g_autofree char *base = g_path_get_basename (*left);
+
+          g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", base);
+        }
+      g_string_append_c (text, ' ');
+      g_string_append_printf (text, _("Left out, naming no rank: %s."), names->str);
+    }
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
@@ -219,7 +293,13 @@ ks_ranks_page_refill (KsPage     *page,
   self->ranks = NULL;
   self->n_ranks = 0;
   self->selected_track = KS_NO_INDEX;
-  if (analysis != NULL)
+  if (self->summaries != NULL)
+    {
+      self->ranks = ks_rank_summaries_get_rows (self->summaries, &self->n_ranks);
+      text = summaries_text (self);
+      ks_page_table_set_report (&self->table, ks_report_new_rank_rows (self->ranks, self->n_ranks));
+    }
+  else if (analysis != NULL)
     {
       self->ranks = ks_analysis_get_rank_stats (analysis, &self->n_ranks);
       text = status_text (self);
@@ -236,6 +316,7 @@ ks_ranks_page_dispose (GObject *object)
   KsRanksPage *self = (KsRanksPage *)object;
 
   ks_page_table_clear (&self->table);
+  g_clear_object (&self->summaries);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_RANKS_PAGE);
 
   G_OBJECT_CLASS (ks_ranks_page_parent_class)->dispose (object);
@@ -256,6 +337,10 @@ ks_ranks_page_class_init (KsRanksPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsRanksPage, bars_area);
   gtk_widget_class_bind_template_callback (widget_class, activate_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+
+  /* A summarised rank was activated: its events are to be loaded. */
+  signals[LOAD_RANK] = g_signal_new ("load-rank", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -266,6 +351,7 @@ ks_ranks_page_init (KsRanksPage *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->selected_track = KS_NO_INDEX;
+  self->loaded_row = KS_NO_INDEX;
   ks_page_table_init (&self->table, self->view, filter_row, self);
   columns = ks_report_rank_columns (&n);
   ks_page_table_add_report_columns (&self->table, columns, n);
@@ -285,4 +371,40 @@ ks_ranks_page_get_selected_track (KsRanksPage *self)
 {
   g_return_val_if_fail (KS_IS_RANKS_PAGE (self), KS_NO_INDEX);
   return self->selected_track;
+}
+
+void
+ks_ranks_page_set_summaries (KsRanksPage     *self,
+                             KsRankSummaries *summaries,
+                             guint            loaded_row)
+{
+  g_return_if_fail (KS_IS_RANKS_PAGE (self));
+  g_return_if_fail (summaries == NULL || KS_IS_RANK_SUMMARIES (summaries));
+
+  g_set_object (&self->summaries, summaries);
+  self->loaded_row = loaded_row;
+  ks_ranks_page_refill (KS_PAGE (self), self->trace, self->analysis);
+}
+
+guint
+ks_ranks_page_get_loaded_row (KsRanksPage *self)
+{
+  g_return_val_if_fail (KS_IS_RANKS_PAGE (self), KS_NO_INDEX);
+  return self->summaries != NULL ? self->loaded_row : KS_NO_INDEX;
+}
+
+const char *
+ks_ranks_page_get_status (KsRanksPage *self)
+{
+  g_return_val_if_fail (KS_IS_RANKS_PAGE (self), NULL);
+  return gtk_label_get_text (self->status_label);
+}
+
+const KsRankStats *
+ks_ranks_page_get_rows (KsRanksPage *self,
+                        guint       *n_rows)
+{
+  g_return_val_if_fail (KS_IS_RANKS_PAGE (self), NULL);
+  *n_rows = self->n_ranks;
+  return self->ranks;
 }
