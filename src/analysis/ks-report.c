@@ -765,7 +765,7 @@ static const KsReportColumn profiler_counter_columns[] = {
   PC_COL ("dur_ns", N_("Duration"), KS_REPORT_UNIT_DURATION, 3, 4, 4, 11, 0),
   PC_COL ("counter", N_("Counter"), KS_REPORT_UNIT_TEXT, 4, 5, 5, 52, KS_REPORT_COLUMN_LEFT),
   { .key = "value", .title = N_("Value"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .decimals = 3,
-    .get = profiler_counter_get, .arg = 5, .pos = { 6, 6, 6 }, .width = 16 },
+    .get = profiler_counter_get, .arg = 5, .pos = { 6, 6, 6, 6 }, .width = 16 },
   PC_COL ("operator", N_("Operator"), KS_REPORT_UNIT_TEXT, 7, 7, 8, 24, KS_REPORT_COLUMN_LEFT),
   PC_COL ("top_operator", N_("Top Operator"), KS_REPORT_UNIT_TEXT, 8, 0, 9, 0, KS_REPORT_COLUMN_LEFT),
   PC_COL ("name", N_("Kernel or Range"), KS_REPORT_UNIT_TEXT, 6, 8, 7, 0, KS_REPORT_COLUMN_LEFT),
@@ -1572,6 +1572,13 @@ ks_report_kernel_sequence_columns (guint *n)
 {
   *n = G_N_ELEMENTS (sequence_columns);
   return sequence_columns;
+}
+
+const KsReportColumn *
+ks_report_profiler_counter_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (profiler_counter_columns);
+  return profiler_counter_columns;
 }
 
 const KsReportColumn *

@@ -143,6 +143,7 @@ const KsReportColumn *ks_report_queue_columns      (guint *n);
 const KsReportColumn *ks_report_copy_columns       (guint *n);
 const KsReportColumn *ks_report_kernel_sequence_columns (guint *n);
 const KsReportColumn *ks_report_gpu_annotation_columns  (guint *n);
+const KsReportColumn *ks_report_profiler_counter_columns (guint *n);
 const KsReportColumn *ks_report_find_column        (const KsReportColumn *columns,
                                                     guint                 n,
                                                     const char           *key);

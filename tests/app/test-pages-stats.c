@@ -1,5 +1,5 @@
-/* test-pages-stats.c: the Tensor Cores, Queues, Copies, Sequences and
- * Annotations pages on loader_bound, checked against the trace itself
+/* test-pages-stats.c: the Tensor Cores, Queues, Copies, Sequences,
+ * Annotations and Profiler Ranges pages, checked against the trace itself
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -374,16 +374,78 @@ test_annotations (void)
   fixture_close (&f);
 }
 
+/* Two CUPTI range-profiler ranges, each the kernel of one launch inside an
+ * operator (written here): a row per numeric counter, the longest range
+ * first; a row shows its range and highlights its operator. */
+static void
+test_profiler_ranges (void)
+{
+  const char *json =
+    "{\"schemaVersion\":1,\"traceEvents\":["
+    "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"tid\":0,\"args\":{\"labels\":\"GPU 0\"}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":50,\"tid\":50,\"ts\":5,\"dur\":20},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":50,\"tid\":50,\"ts\":10,\"dur\":5,"
+    "\"args\":{\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":50,\"tid\":50,\"ts\":30,\"dur\":20},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":50,\"tid\":50,\"ts\":35,\"dur\":5,"
+    "\"args\":{\"correlation\":2}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"gemm_a\",\"pid\":0,\"tid\":0,\"ts\":100,\"dur\":50,"
+    "\"args\":{\"sm__inst_executed_pipe_tensor.sum\":4096,\"dram__bytes_read.sum\":1500}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"add_b\",\"pid\":0,\"tid\":0,\"ts\":160,\"dur\":10,"
+    "\"args\":{\"dram__bytes_read.sum\":12,\"note\":\"text\"}}"
+    "]}";
+  g_autofree char *dir = g_dir_make_tmp ("ks-stats-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "ranges.json", NULL);
+  gint64 start = -1, end = -1;
+  guint32 mm = 0;
+  GtkWidget *entry;
+  Fixture f;
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  fixture_open (&f, load_file (path), "profiler-ranges");
+  for (guint32 t = 0; t < f.trace->n_tracks; t++)
+    for (guint32 s = 0; s < f.trace->tracks[t].n_slices; s++)
+      {
+        const char *name = ks_trace_string (f.trace, f.trace->tracks[t].name_id[s]);
+
+        if (g_str_equal (name, "gemm_a"))
+          {
+            start = f.trace->tracks[t].start[s];
+            end = f.trace->tracks[t].end[s];
+          }
+        else if (g_str_equal (name, "aten::mm"))
+          mm = f.trace->tracks[t].name_id[s];
+      }
+  g_assert_cmpint (end - start, ==, 50000);
+  g_assert_cmpuint (mm, !=, 0);
+
+  /* three numeric counters; the text one is no counter */
+  g_assert_cmpuint (g_list_model_get_n_items (f.model), ==, 3);
+  g_assert_nonnull (strstr (summary_text (&f), "2 range-profiler ranges on 1 GPU"));
+  g_signal_emit_by_name (f.view, "activate", 0u);
+  g_assert_cmpint (f.ev.start, ==, start);
+  g_assert_cmpint (f.ev.end, ==, end);
+  g_assert_cmpuint (f.ev.highlighted, ==, mm);
+
+  entry = ks_test_find_descendant (f.page, GTK_TYPE_SEARCH_ENTRY, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "dram");
+  WAIT_FOR (g_list_model_get_n_items (f.model) == 2);
+  fixture_close (&f);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* A trace of CPU operators only, written here: every page says why it
  * is empty, and what to record. */
 static void
 test_empty (void)
 {
   static const char *const reports[] = {
-    "tensor-cores", "queue", "memcpy-bandwidth", "kernel-sequences", "gpu-annotations",
+    "tensor-cores", "queue", "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "profiler-ranges",
   };
   static const char *const titles[] = {
     "No GPU Kernels", "No Launched GPU Work", "No Memory Copies", "No Repeated Kernel Sequences", "No GPU Annotations",
+    "No Range-Profiler Ranges",
   };
   const char *json =
     "{\"traceEvents\": ["
@@ -425,6 +487,7 @@ main (int   argc,
   g_test_add_func ("/pages-stats/copies", test_copies);
   g_test_add_func ("/pages-stats/sequences", test_sequences);
   g_test_add_func ("/pages-stats/annotations", test_annotations);
+  g_test_add_func ("/pages-stats/profiler-ranges", test_profiler_ranges);
   g_test_add_func ("/pages-stats/empty", test_empty);
 
   return g_test_run ();

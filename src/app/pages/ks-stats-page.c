@@ -212,6 +212,36 @@ activate_annotation (KsStatsPage *self,
   navigate (self, first, last);
 }
 
+/* Profiler ranges: the range on its row; the launch's operator, when known. */
+static void
+activate_profiler_counter (KsStatsPage *self,
+                           guint         i)
+{
+  const KsProfilerCounter *q = &ROWS (self, KsProfilerCounter)[i];
+
+  if (q->operator != 0)
+    ks_page_highlight (KS_PAGE (self), q->operator);
+  self->track = q->track;
+  navigate (self, q->start, q->end);
+}
+
+static char *
+summary_profiler_ranges (KsStatsPage *self)
+{
+  const KsProfilerRanges *ranges = ks_analysis_get_profiler_ranges (self->analysis);
+  g_autofree char *on_ranges = g_strdup_printf (ngettext ("%u range-profiler range", "%u range-profiler ranges",
+                                                          ranges->n_ranges), ranges->n_ranges);
+  g_autofree char *on_gpus = g_strdup_printf (ngettext ("%u GPU", "%u GPUs", ranges->n_devices), ranges->n_devices);
+
+  if (ranges->n_ranges > 0 && !ranges->launches_matched)
+    /* TRANSLATORS: "77 range-profiler ranges on 1 GPU. No operators: …" */
+    return g_strdup_printf (_("%s on %s. No operators: ranges are matched with the cudaLaunchKernel calls in "
+                              "time order (as HTA does), and the trace has %u calls for %u ranges."),
+                            on_ranges, on_gpus, ranges->n_launches, ranges->n_ranges);
+  /* TRANSLATORS: "77 range-profiler ranges on 1 GPU: a row per counter of each range." */
+  return g_strdup_printf (_("%s on %s: a row per counter of each range."), on_ranges, on_gpus);
+}
+
 static const Kind kinds[] = {
   { "tensor-cores", ks_report_tensor_core_operator_columns, ks_report_new_tensor_core_operators,
     "device_total_ns", { "name", NULL }, N_("Filter operators"), "view-list-symbolic",
@@ -244,6 +274,13 @@ static const Kind kinds[] = {
     N_("GPU annotations are the GPU side of record_function ranges (gpu_user_annotation), which "
        "torch.profiler records with CUDA activity."),
     NULL, NULL, activate_annotation },
+  { "profiler-ranges", ks_report_profiler_counter_columns, ks_report_new_profiler_counters,
+    "dur_ns", { "counter", "name" }, N_("Filter counters and kernels"), "view-list-symbolic",
+    N_("No Range-Profiler Ranges"),
+    N_("The CUPTI range profiler measures hardware counters per kernel or per range: torch.profiler "
+       "records them as cuda_profiler_range events when asked for profiler_metrics in its "
+       "experimental_config."),
+    summary_profiler_ranges, NULL, activate_profiler_counter },
 };
 
 static gboolean
