@@ -1051,14 +1051,19 @@ add_rank_stats (Comms        *cm,
           row->kernels++;
           row->kernel_time_ns += k->end - k->start;
         }
-      row->busy_pct = row->window_ns > 0 ? 100.0 * measure_in (rr[r].kernels, &window) / row->window_ns : 0;
-
       ks_range_set_init (&comm);
       ks_range_set_add_unsorted (&comm, (KsTimeRange *)(gpointer)rr[r].comm->data, rr[r].comm->len);
       ks_range_set_seal (&comm);
       ks_range_set_init (&compute);
       ks_range_set_add_unsorted (&compute, (KsTimeRange *)(gpointer)rr[r].compute->data, rr[r].compute->len);
       ks_range_set_seal (&compute);
+      /* without NCCL kernels every kernel is compute: one union, not two */
+      if (row->window_ns == 0)
+        row->busy_pct = 0;
+      else if (rr[r].compute->len == rr[r].kernels->len)
+        row->busy_pct = 100.0 * ks_range_set_measure_set (&compute, &window) / row->window_ns;
+      else
+        row->busy_pct = 100.0 * measure_in (rr[r].kernels, &window) / row->window_ns;
       row->compute_ns = ks_range_set_measure_set (&compute, &window);
       row->comm_ns = ks_range_set_measure_set (&comm, &window);
       {
