@@ -120,6 +120,37 @@ assert_no_text (GPtrArray  *texts,
     g_error ("“%s” is shown untranslated", text);
 }
 
+/* Labels of @widget and below whose text Pango has no glyph for (drawn
+ * as boxes); the labels with CJK text are counted in @n_cjk. */
+static guint
+count_missing_glyphs (GtkWidget *widget,
+                      guint     *n_cjk)
+{
+  guint missing = 0;
+
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (widget));
+      int unknown = pango_layout_get_unknown_glyphs_count (gtk_label_get_layout (GTK_LABEL (widget)));
+
+      for (const char *p = text; *p; p = g_utf8_next_char (p))
+        if (g_unichar_get_script (g_utf8_get_char (p)) == G_UNICODE_SCRIPT_HAN)
+          {
+            (*n_cjk)++;
+            break;
+          }
+      if (unknown > 0)
+        {
+          g_test_message ("“%s”: %d characters without a glyph", text, unknown);
+          missing++;
+        }
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    missing += count_missing_glyphs (child, n_cjk);
+  return missing;
+}
+
 static void
 iterate (void)
 {
@@ -193,6 +224,16 @@ test_i18n_loaded_window (void)
   assert_text (texts, "内核");
   assert_no_text (texts, "Nothing Selected");
   assert_no_text (texts, "Summary");
+
+  /* A font has every character shown (build-aux/install-deps.sh installs
+   * one for Chinese): no label is drawn with boxes. */
+  {
+    guint n_cjk = 0;
+
+    gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+    g_assert_cmpuint (count_missing_glyphs (GTK_WIDGET (window), &n_cjk), ==, 0);
+    g_assert_cmpuint (n_cjk, >=, 10);
+  }
 
   /* The timeline's rows too: Kineto's "thread 455 (python3)" and the
    * memory rows it names. */
