@@ -718,6 +718,23 @@ press_key (GtkWidget *widget,
   XTestFakeKeyEvent (xd, code, False, CurrentTime);
   XFlush (xd);
 }
+
+/* @keyval with the modifier keys @mods held (0-terminated keysyms). */
+static void
+press_key_with (GtkWidget    *widget,
+                const guint  *mods,
+                guint         keyval)
+{
+  Display *xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (widget));
+  guint n = 0;
+
+  for (; mods[n] != 0; n++)
+    XTestFakeKeyEvent (xd, XKeysymToKeycode (xd, mods[n]), True, CurrentTime);
+  press_key (widget, keyval);
+  while (n-- > 0)
+    XTestFakeKeyEvent (xd, XKeysymToKeycode (xd, mods[n]), False, CurrentTime);
+  XFlush (xd);
+}
 #endif
 
 /* The timeline keys work with the focus on another widget (a side panel
@@ -808,6 +825,37 @@ test_keys_anywhere (void)
   WAIT_FOR (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (entry)), "ws") == 0);
   ks_test_spin (100);
   assert_visible (session, t0, t1);
+
+  /* What the shortcuts window says of the search keys, typed: Enter and
+   * Ctrl+G go to the next match, Shift+Enter and Ctrl+Shift+G back
+   * (wrapping), with the focus in the search field. */
+  {
+    GtkWidget *search = find_child (GTK_WIDGET (window), "GtkSearchEntry");
+    GtkLabel *count = GTK_LABEL (gtk_widget_get_last_child (gtk_widget_get_parent (search)));
+    const guint shift[] = { GDK_KEY_Shift_L, 0 };
+    const guint ctrl[] = { GDK_KEY_Control_L, 0 };
+    const guint ctrl_shift[] = { GDK_KEY_Control_L, GDK_KEY_Shift_L, 0 };
+
+    guint n = 0;
+    g_autofree char *at = NULL, *before = NULL;
+
+    gtk_editable_set_text (GTK_EDITABLE (search), "conv");
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "88 matches") == 0);
+    g_assert_true (gtk_window_get_focus (GTK_WINDOW (window)) == entry);
+    /* Enter goes to the first match from the view on. */
+    press_key (entry, GDK_KEY_Return);
+    WAIT_FOR (g_str_has_suffix (gtk_label_get_label (count), " of 88"));
+    g_assert_cmpint (sscanf (gtk_label_get_label (count), "%u of 88", &n), ==, 1);
+    at = g_strdup_printf ("%u of 88", n);
+    before = g_strdup_printf ("%u of 88", n > 1 ? n - 1 : 88);
+    press_key_with (entry, shift, GDK_KEY_Return);
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), before) == 0);
+    press_key_with (entry, ctrl, GDK_KEY_g);
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), at) == 0);
+    press_key_with (entry, ctrl_shift, GDK_KEY_g);
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), before) == 0);
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (search)), ==, "conv");
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
 #else
