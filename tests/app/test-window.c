@@ -1817,6 +1817,19 @@ test_menu_accels (void)
         }
     }
   g_assert_cmpuint (found, ==, 4);
+
+  /* The open menu reads them as a user does, "Ctrl+0" and "F9". */
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  ks_test_spin (200);
+  {
+    GtkWidget *popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+
+    g_assert_nonnull (ks_test_find_label (popover, "Ctrl+0"));
+    g_assert_nonnull (ks_test_find_label (popover, "F9"));
+    g_assert_nonnull (ks_test_find_label (popover, "Alt+"));
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
