@@ -24,6 +24,11 @@
 #include "ks-test-log.h"
 #include "ks-window.h"
 
+#ifdef HAVE_XTST
+#include <gdk/x11/gdkx.h>
+#include <X11/extensions/XTest.h>
+#endif
+
 static KsApplication *application;
 
 static void
@@ -320,6 +325,131 @@ test_i18n_shortcuts (void)
   iterate ();
 }
 
+#ifdef HAVE_XTST
+static GtkWidget *
+find_type_name (GtkWidget  *widget,
+                const char *type_name)
+{
+  if (g_str_equal (G_OBJECT_TYPE_NAME (widget), type_name))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_type_name (child, type_name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_named (GtkWidget  *widget,
+            const char *name)
+{
+  if (g_strcmp0 (gtk_widget_get_name (widget), name) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_named (child, name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The label of the tooltip GTK shows for @widget when the pointer rests
+ * on it (moved there through the X server). */
+static GtkLabel *
+show_tooltip (KsWindow  *window,
+              GtkWidget *widget)
+{
+  Display *xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (widget));
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  graphene_point_t at;
+  double dx, dy;
+  int sx, sy;
+  Window child;
+  GtkWidget *tooltip = NULL;
+  gint64 deadline;
+
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (window),
+                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
+                                                                 gtk_widget_get_height (widget) / 2.f),
+                                           &at));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &dx, &dy);
+  XTranslateCoordinates (xd, gdk_x11_surface_get_xid (surface), DefaultRootWindow (xd), 0, 0, &sx, &sy, &child);
+  /* Two motions: GTK starts the tooltip timer on the pointer's move. */
+  XTestFakeMotionEvent (xd, -1, sx + (int)(at.x + dx) - 2, sy + (int)(at.y + dy), CurrentTime);
+  XFlush (xd);
+  iterate ();
+  XTestFakeMotionEvent (xd, -1, sx + (int)(at.x + dx), sy + (int)(at.y + dy), CurrentTime);
+  XFlush (xd);
+
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    {
+      tooltip = find_type_name (GTK_WIDGET (window), "GtkTooltipWindow");
+      if (tooltip != NULL && gtk_widget_get_mapped (tooltip))
+        break;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  g_assert_nonnull (tooltip);
+  g_assert_true (gtk_widget_get_mapped (tooltip));
+  iterate ();
+  return GTK_LABEL (find_type_name (tooltip, "GtkLabel"));
+}
+#endif
+
+/* GTK gives a tooltip as many Latin letters' width as its text has
+ * characters: Chinese ones are twice as wide, so a short Chinese tooltip
+ * became a column of one or two characters a line. It is one line. */
+static void
+test_i18n_tooltip (void)
+{
+#ifdef HAVE_XTST
+  KsWindow *window;
+  GtkWidget *button;
+  GtkLabel *label;
+  PangoLayout *layout;
+  GdkSurface *surface;
+  Display *xd;
+  int text_width;
+
+  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()))
+    {
+      g_test_skip ("the pointer is moved with XTEST, which needs X11");
+      return;
+    }
+
+  window = new_window ();
+  surface = gtk_native_get_surface (GTK_NATIVE (window));
+  xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
+  /* Without a window manager nobody gives the window the pointer's focus. */
+  XSetInputFocus (xd, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* The side panel's button in the header. */
+  button = find_named (GTK_WIDGET (window), "side-panel-button");
+  g_assert_nonnull (button);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, "侧边栏 (F9)");
+
+  label = show_tooltip (window, button);
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (label), ==, "侧边栏 (F9)");
+  layout = gtk_label_get_layout (label);
+  pango_layout_get_pixel_size (layout, &text_width, NULL);
+  g_test_message ("tooltip: %d lines, %d px wide", pango_layout_get_line_count (layout), text_width);
+  g_assert_cmpint (pango_layout_get_line_count (layout), ==, 1);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+#else
+  g_test_skip ("built without XTEST (libxtst-dev)");
+#endif
+}
+
 static void
 test_i18n_gsettings_schema (void)
 {
@@ -367,6 +497,7 @@ main (int   argc,
   g_test_add_func ("/i18n/loaded-window", test_i18n_loaded_window);
   g_test_add_func ("/i18n/preferences", test_i18n_preferences);
   g_test_add_func ("/i18n/shortcuts", test_i18n_shortcuts);
+  g_test_add_func ("/i18n/tooltip", test_i18n_tooltip);
   g_test_add_func ("/i18n/gsettings-schema", test_i18n_gsettings_schema);
 
   return g_test_run ();
