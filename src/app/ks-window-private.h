@@ -48,6 +48,7 @@ struct _KsWindow
   KsTimeline           *timeline;
   GtkStack             *side_stack;
   GtkWidget            *side_panel;
+  GtkPaned             *paned;
   GtkToggleButton      *side_panel_button;
   KsSelectionPage      *selection_page;
   KsSummaryPage        *summary_page;
@@ -68,6 +69,8 @@ struct _KsWindow
   guint64               n_events;     /* slices of the trace, counted once */
   guint64               n_gpu_events;
   gboolean              warnings_closed;  /* the banner's close button, for this trace */
+  gboolean              panel_sized;      /* the side panel's first width is set */
+  guint                 panel_tick;       /* sizing it at the next frame */
 
   /* Search */
   guint8               *matches;     /* per string id */

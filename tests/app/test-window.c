@@ -1645,6 +1645,125 @@ test_ruler_backends (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The header of @column in @view: the child of the view's header row
+ * whose label is the column's title. */
+static GtkWidget *
+column_header (GtkWidget           *view,
+               GtkColumnViewColumn *column)
+{
+  for (GtkWidget *header = gtk_widget_get_first_child (gtk_widget_get_first_child (view));
+       header != NULL; header = gtk_widget_get_next_sibling (header))
+    {
+      GtkWidget *label = ks_test_find_descendant (header, GTK_TYPE_LABEL, NULL);
+
+      if (label != NULL &&
+          g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), gtk_column_view_column_get_title (column)) == 0)
+        return header;
+    }
+  return NULL;
+}
+
+/* At the window's default size (1280×800) each table's shown columns fit
+ * the side panel, with room for the names and whole titles; the other
+ * columns are a click away in the header's menu; each number column's
+ * header says what it counts, the Grid's what its * means. */
+static void
+test_tables_fit (void)
+{
+  static const char *const pages[] = { "gaps", "operators", "kernels", "memory" };
+  g_autoptr(GFile) file = fixture (LB_FILE);
+  KsWindow *window = ks_window_new (NULL);
+  int width, height;
+
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 1280);
+  g_assert_cmpint (height, ==, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  for (guint p = 0; p < G_N_ELEMENTS (pages); p++)
+    {
+      GtkWidget *page = ks_window_get_page (window, pages[p]);
+      GtkWidget *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+      GtkAdjustment *hadj;
+      GListModel *columns;
+      GMenuModel *menu = NULL;
+      guint n_shown = 0, n_columns;
+
+      ks_window_show_page (window, pages[p]);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      ks_test_spin (100);
+      g_assert_nonnull (view);
+      hadj = gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (view));
+      g_test_message ("%s: columns %.0f px wide in %.0f px", pages[p],
+                      gtk_adjustment_get_upper (hadj), gtk_adjustment_get_page_size (hadj));
+      g_assert_cmpfloat (gtk_adjustment_get_upper (hadj), <=, gtk_adjustment_get_page_size (hadj) + 0.5);
+
+      columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+      n_columns = g_list_model_get_n_items (columns);
+      for (guint i = 0; i < n_columns; i++)
+        {
+          g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+          GtkWidget *header = column_header (view, column);
+          GtkWidget *label;
+          int natural;
+
+          g_assert_nonnull (header);
+          /* Every column is in the header's menu, shown or not. */
+          menu = gtk_column_view_column_get_header_menu (column);
+          g_assert_nonnull (menu);
+          g_assert_cmpint (g_menu_model_get_n_items (menu), ==, n_columns);
+          if (!gtk_column_view_column_get_visible (column))
+            continue;
+          n_shown++;
+          label = ks_test_find_descendant (header, GTK_TYPE_LABEL, NULL);
+          gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+          if (gtk_widget_get_width (label) < natural)
+            g_error ("%s: the title “%s” is cut (%d of %d px)", pages[p],
+                     gtk_label_get_text (GTK_LABEL (label)), gtk_widget_get_width (label), natural);
+          if (gtk_column_view_column_get_expand (column))
+            g_assert_cmpint (gtk_widget_get_width (header), >=, 150);
+        }
+      g_assert_cmpuint (n_shown, >=, 3);
+    }
+
+  /* Kernels: the Grid column, hidden at first, shown from the menu; its
+   * header explains the * of calls with differing launches. */
+  {
+    GtkWidget *view = ks_test_find_descendant (ks_window_get_page (window, "kernels"), GTK_TYPE_COLUMN_VIEW, NULL);
+    GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+    g_autoptr(GtkColumnViewColumn) grid = NULL;
+    g_autoptr(GtkColumnViewColumn) total = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+      {
+        g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+        if (g_strcmp0 (gtk_column_view_column_get_title (column), "Grid") == 0)
+          grid = g_object_ref (column);
+        else if (g_strcmp0 (gtk_column_view_column_get_title (column), "Total") == 0)
+          total = g_object_ref (column);
+      }
+    g_assert_nonnull (grid);
+    g_assert_nonnull (total);
+    ks_window_show_page (window, "kernels");
+    gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+    g_assert_true (gtk_column_view_column_get_visible (total));
+    g_assert_false (gtk_column_view_column_get_visible (grid));
+    g_assert_true (gtk_widget_activate_action (view, "columns.grid", NULL));
+    g_assert_true (gtk_column_view_column_get_visible (grid));
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (column_header (view, grid)), ==,
+                     "Grid of the first call; * when calls differ");
+    g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (column_header (view, total)) ?: "", "kernel"));
+    g_assert_true (gtk_widget_activate_action (view, "columns.grid", NULL));
+    g_assert_false (gtk_column_view_column_get_visible (grid));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* At 800×600 the timeline keeps at least half the width; the side panel
  * hides with its header button or F9 (win.toggle-side-panel), giving the
  * timeline the whole width, and comes back the same way. */
@@ -1861,6 +1980,7 @@ main (int   argc,
   g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
   g_test_add_func ("/app/window/narrow", test_narrow);
+  g_test_add_func ("/app/window/tables-fit", test_tables_fit);
   g_test_add_func ("/app/window/every-fixture", test_every_fixture);
   g_test_add_func ("/app/window/menu-accels", test_menu_accels);
 
