@@ -21,6 +21,7 @@
 
 #include "ks-application.h"
 #include "ks-preferences-window.h"
+#include "ks-test-gtk.h"
 #include "ks-test-log.h"
 #include "ks-window.h"
 
@@ -326,38 +327,6 @@ test_i18n_shortcuts (void)
 }
 
 #ifdef HAVE_XTST
-static GtkWidget *
-find_type_name (GtkWidget  *widget,
-                const char *type_name)
-{
-  if (g_str_equal (G_OBJECT_TYPE_NAME (widget), type_name))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type_name (child, type_name);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static GtkWidget *
-find_named (GtkWidget  *widget,
-            const char *name)
-{
-  if (g_strcmp0 (gtk_widget_get_name (widget), name) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_named (child, name);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* The label of the tooltip GTK shows for @widget when the pointer rests
  * on it (moved there through the X server). */
 static GtkLabel *
@@ -389,7 +358,7 @@ show_tooltip (KsWindow  *window,
   deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
   while (g_get_monotonic_time () < deadline)
     {
-      tooltip = find_type_name (GTK_WIDGET (window), "GtkTooltipWindow");
+      tooltip = ks_test_find_descendant (GTK_WIDGET (window), g_type_from_name ("GtkTooltipWindow"), NULL);
       if (tooltip != NULL && gtk_widget_get_mapped (tooltip))
         break;
       g_main_context_iteration (NULL, FALSE);
@@ -398,7 +367,7 @@ show_tooltip (KsWindow  *window,
   g_assert_nonnull (tooltip);
   g_assert_true (gtk_widget_get_mapped (tooltip));
   iterate ();
-  return GTK_LABEL (find_type_name (tooltip, "GtkLabel"));
+  return GTK_LABEL (ks_test_find_descendant (tooltip, GTK_TYPE_LABEL, NULL));
 }
 #endif
 
@@ -431,7 +400,7 @@ test_i18n_tooltip (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
 
   /* The side panel's button in the header. */
-  button = find_named (GTK_WIDGET (window), "side-panel-button");
+  button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_WIDGET, "side-panel-button");
   g_assert_nonnull (button);
   g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, "侧边栏 (F9)");
 

@@ -27,6 +27,7 @@
 #include "ks-application.h"
 #include "ks-preferences-window.h"
 #include "ks-record-dialog.h"
+#include "ks-test-gtk.h"
 #include "ks-test-log.h"
 #include "ks-window.h"
 
@@ -445,22 +446,6 @@ test_shortcuts_bound_are_listed (Fixture       *fixture,
 }
 
 static GtkWidget *
-find_type (GtkWidget *widget,
-           GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static GtkWidget *
 find_group (GtkWidget  *widget,
             const char *title)
 {
@@ -489,18 +474,16 @@ test_shortcuts_search_first_page (Fixture       *fixture,
                                   gconstpointer  data)
 {
   GtkShortcutsWindow *overlay = get_help_overlay (fixture);
-  GtkWidget *section, *stack = NULL, *first_page, *group;
+  GtkWidget *section, *stack, *first_page, *group;
   GHashTable *saved;
   g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   gtk_widget_set_visible (GTK_WIDGET (overlay), TRUE);
   while (g_main_context_iteration (NULL, FALSE))
     ;
-  section = find_type (GTK_WIDGET (overlay), GTK_TYPE_SHORTCUTS_SECTION);
+  section = ks_test_find_descendant (GTK_WIDGET (overlay), GTK_TYPE_SHORTCUTS_SECTION, NULL);
   g_assert_nonnull (section);
-  for (GtkWidget *w = gtk_widget_get_first_child (section); w != NULL; w = gtk_widget_get_next_sibling (w))
-    if (GTK_IS_STACK (w))
-      stack = w;
+  stack = ks_test_find_descendant (section, GTK_TYPE_STACK, NULL);
   g_assert_nonnull (stack);
 
   /* The section pages its groups into the stack, in order. */
