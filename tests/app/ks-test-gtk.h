@@ -42,6 +42,10 @@ GtkWidget *ks_test_find_descendant (GtkWidget  *widget,
                                     GType       type,
                                     const char *name);
 
+/* Whether the shown columns of the column view in @page fit its width
+ * (nothing to scroll sideways); says the widths in a test message. */
+gboolean   ks_test_columns_fit     (GtkWidget  *page);
+
 /* The first descendant label of @widget whose text starts with @prefix. */
 GtkWidget *ks_test_find_label      (GtkWidget  *widget,
                                     const char *prefix);

@@ -241,6 +241,22 @@ test_i18n_loaded_window (void)
     g_assert_cmpuint (n_cjk, >=, 10);
   }
 
+  /* The tables' Chinese titles fit the side panel at the default window
+   * size as the English ones do (test-window's tables-fit). */
+  {
+    static const char *const pages[] = { "gaps", "operators", "kernels", "memory" };
+    int width, height;
+
+    gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+    g_assert_cmpint (width, ==, 1280);
+    for (guint p = 0; p < G_N_ELEMENTS (pages); p++)
+      {
+        ks_window_show_page (window, pages[p]);
+        gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+        g_assert_true (ks_test_columns_fit (ks_window_get_page (window, pages[p])));
+      }
+  }
+
   /* The timeline's rows too: Kineto's "thread 455 (python3)" and the
    * memory rows it names. */
   {
