@@ -10,7 +10,8 @@ PKGS="build-essential meson ninja-build pkg-config gettext itstool
   desktop-file-utils appstream shared-mime-info python3
   clang-14 libclang-rt-14-dev
   xdg-utils flatpak-builder libxml2-utils
-  libxtst-dev"
+  libxtst-dev
+  fonts-wqy-microhei"
 missing=
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

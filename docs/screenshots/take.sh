@@ -31,12 +31,13 @@ run () {
 
 run --tour light
 run --tour dark --dark
-# Chinese needs a font with its characters, else every one is a box.
-if [ -n "$(fc-list :lang=zh 2>/dev/null)" ]; then
-  LANGUAGE=zh_CN LC_ALL=C.UTF-8 run --tour zh_CN
-else
-  echo "take.sh: no font for Chinese (fc-list :lang=zh is empty): zh_CN-*.png not retaken" >&2
+# Chinese needs a font with its characters, else every one is a box
+# (build-aux/install-deps.sh installs fonts-wqy-microhei).
+if [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
+  echo "take.sh: no font for Chinese (fc-list :lang=zh is empty); run build-aux/install-deps.sh" >&2
+  exit 1
 fi
+LANGUAGE=zh_CN LC_ALL=C.UTF-8 run --tour zh_CN
 run --tour 800x600 --size 800x600
 
 # The README's and AppStream screenshots.

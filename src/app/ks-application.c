@@ -14,6 +14,7 @@
 #include "ks-about.h"
 #include "ks-application.h"
 #include "ks-preferences-window.h"
+#include "ks-tooltips.h"
 #include "ks-window.h"
 
 struct _KsApplication
@@ -166,6 +167,7 @@ static void
 ks_application_startup (GApplication *app)
 {
   G_APPLICATION_CLASS (ks_application_parent_class)->startup (app);
+  ks_tooltips_init ();
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit",

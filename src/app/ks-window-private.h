@@ -49,6 +49,7 @@ struct _KsWindow
   KsTimeline           *timeline;
   GtkStack             *side_stack;
   GtkWidget            *side_panel;
+  GtkPaned             *paned;
   GtkToggleButton      *side_panel_button;
   KsSelectionPage      *selection_page;
   KsSummaryPage        *summary_page;
@@ -81,6 +82,8 @@ struct _KsWindow
   guint                 loading_row;
   guint64               job_json_bytes;
   guint64               job_bound;
+  gboolean              panel_sized;      /* the side panel's first width is set */
+  guint                 panel_tick;       /* sizing it at the next frame */
 
   /* Search */
   guint8               *matches;     /* per string id */

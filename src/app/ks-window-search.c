@@ -219,20 +219,10 @@ stop_search_cb (KsWindow *self)
   gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 }
 
-static gboolean
-entry_key_pressed_cb (KsWindow              *self,
-                      guint                  keyval,
-                      guint                  keycode,
-                      GdkModifierType        state,
-                      GtkEventControllerKey *controller)
+static void
+search_previous_cb (KsWindow *self)
 {
-  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter) &&
-      (state & GDK_SHIFT_MASK))
-    {
-      _ks_window_search_step (self, -1);
-      return TRUE;
-    }
-  return FALSE;
+  _ks_window_search_step (self, -1);
 }
 
 static void
@@ -251,6 +241,7 @@ void
 _ks_window_search_init (KsWindow *self)
 {
   GtkEventController *controller;
+  GtkShortcutTrigger *shift_enter;
 
   self->match_list = g_array_new (FALSE, FALSE, sizeof (KsMatch));
 
@@ -261,12 +252,22 @@ _ks_window_search_init (KsWindow *self)
   g_signal_connect_object (self->search_entry, "search-changed", G_CALLBACK (search_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->search_entry, "activate", G_CALLBACK (search_activate_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->search_entry, "next-match", G_CALLBACK (search_activate_cb), self, G_CONNECT_SWAPPED);
+  /* Ctrl+Shift+G: the entry's own binding, ahead of the window's. */
+  g_signal_connect_object (self->search_entry, "previous-match", G_CALLBACK (search_previous_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->search_entry, "stop-search", G_CALLBACK (stop_search_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->regex_button, "toggled", G_CALLBACK (search_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self, G_CONNECT_SWAPPED);
 
-  controller = gtk_event_controller_key_new ();
+  /* Shift+Enter steps back, caught before the entry's text takes Enter
+   * for "activate". Named "ks-…" so that the shortcuts test finds it. */
+  controller = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_name (controller, "ks-search-keys");
   gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
-  g_signal_connect_swapped (controller, "key-pressed", G_CALLBACK (entry_key_pressed_cb), self);
+  shift_enter = gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_Return, GDK_SHIFT_MASK),
+                                             gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_KP_Enter, GDK_SHIFT_MASK),
+                                                                          gtk_keyval_trigger_new (GDK_KEY_ISO_Enter, GDK_SHIFT_MASK)));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (shift_enter,
+                                                          gtk_named_action_new ("win.find-previous")));
   gtk_widget_add_controller (GTK_WIDGET (self->search_entry), controller);
 }

@@ -825,6 +825,70 @@ update_recent (KsWindow *self)
   gtk_widget_set_visible (self->recent_group, shown > 0);
 }
 
+/* The side panel's share of the window at first: at the default 1280
+ * pixels its tables' columns fit (test-window's tables-fit), at 800 it
+ * keeps its minimum and the timeline the rest. Later the user's handle
+ * and GtkPaned keep its width, as long as the timeline keeps half the
+ * window. */
+#define SIDE_PANEL_SHARE 0.38
+
+/* The position that gives the panel @wanted pixels, within its minimum
+ * and half the paned. */
+static int
+side_panel_position (KsWindow *self,
+                     int       wanted)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self->paned));
+  int max_position, panel_min, handle;
+
+  g_object_get (self->paned, "max-position", &max_position, NULL);
+  gtk_widget_measure (self->side_panel, GTK_ORIENTATION_HORIZONTAL, -1, &panel_min, NULL, NULL, NULL);
+  /* max-position leaves the panel its minimum, and the handle between. */
+  handle = MAX (0, width - max_position - panel_min);
+  wanted = MAX (MIN (wanted, width / 2 - handle), panel_min);
+  return MAX (0, max_position + panel_min - wanted);
+}
+
+static gboolean
+clamp_side_panel_cb (GtkWidget     *paned,
+                     GdkFrameClock *clock,
+                     gpointer       user_data)
+{
+  KsWindow *self = user_data;
+  int max_position, panel_min, position;
+
+  self->panel_tick = 0;
+  /* Hidden, it keeps the width it comes back with. */
+  if (!gtk_widget_get_visible (self->side_panel))
+    return G_SOURCE_REMOVE;
+  g_object_get (paned, "max-position", &max_position, NULL);
+  gtk_widget_measure (self->side_panel, GTK_ORIENTATION_HORIZONTAL, -1, &panel_min, NULL, NULL, NULL);
+  position = side_panel_position (self, max_position + panel_min - gtk_paned_get_position (GTK_PANED (paned)));
+  if (position != gtk_paned_get_position (GTK_PANED (paned)))
+    gtk_paned_set_position (GTK_PANED (paned), position);
+  return G_SOURCE_REMOVE;
+}
+
+/* GtkPaned's allocation has a new width. */
+static void
+paned_max_position_cb (KsWindow *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self->paned));
+
+  if (width <= 0 || !gtk_widget_get_visible (self->side_panel))
+    return;
+  /* The first one, from within the allocation: it goes on with this
+   * position, so the first frame has the panel's width. */
+  if (!self->panel_sized)
+    {
+      self->panel_sized = TRUE;
+      gtk_paned_set_position (self->paned, side_panel_position (self, (int)(width * SIDE_PANEL_SHARE)));
+    }
+  /* A narrower window: the next frame. */
+  else if (self->panel_tick == 0)
+    self->panel_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->paned), clamp_side_panel_cb, self, NULL);
+}
+
 static void
 restore_window_state (KsWindow *self)
 {
@@ -976,6 +1040,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, selection_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, summary_page);
@@ -1019,6 +1084,8 @@ ks_window_init (KsWindow *self)
   gtk_stack_set_visible_child_name (self->side_stack, "selection");
   /* Hidden, it leaves a narrow window's whole width to the timeline. */
   g_object_bind_property (self->side_panel_button, "active", self->side_panel, "visible", G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb), self,
+                           G_CONNECT_SWAPPED);
 
   _ks_window_search_init (self);
   _ks_window_analysis_init (self);

@@ -64,6 +64,19 @@ ks_test_find_descendant (GtkWidget  *widget,
   return NULL;
 }
 
+gboolean
+ks_test_columns_fit (GtkWidget *page)
+{
+  GtkWidget *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  GtkAdjustment *hadj;
+
+  g_assert_nonnull (view);
+  hadj = gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (view));
+  g_test_message ("%s: columns %.0f px wide in %.0f px", G_OBJECT_TYPE_NAME (page),
+                  gtk_adjustment_get_upper (hadj), gtk_adjustment_get_page_size (hadj));
+  return gtk_adjustment_get_upper (hadj) <= gtk_adjustment_get_page_size (hadj) + 0.5;
+}
+
 GtkWidget *
 ks_test_find_label (GtkWidget  *widget,
                     const char *prefix)

@@ -60,6 +60,9 @@ void       ks_test_page_navigate_cb  (GtkWidget        *page,
 void       ks_test_page_highlight_cb (GtkWidget        *page,
                                       guint             name,
                                       KsTestPageEvents *ev);
+/* Whether the shown columns of the column view in @page fit its width
+ * (nothing to scroll sideways); says the widths in a test message. */
+gboolean   ks_test_columns_fit     (GtkWidget  *page);
 
 /* The first descendant label of @widget whose text starts with @prefix. */
 GtkWidget *ks_test_find_label      (GtkWidget  *widget,

@@ -723,6 +723,23 @@ press_key (GtkWidget *widget,
   XTestFakeKeyEvent (xd, code, False, CurrentTime);
   XFlush (xd);
 }
+
+/* @keyval with the modifier keys @mods held (0-terminated keysyms). */
+static void
+press_key_with (GtkWidget    *widget,
+                const guint  *mods,
+                guint         keyval)
+{
+  Display *xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (widget));
+  guint n = 0;
+
+  for (; mods[n] != 0; n++)
+    XTestFakeKeyEvent (xd, XKeysymToKeycode (xd, mods[n]), True, CurrentTime);
+  press_key (widget, keyval);
+  while (n-- > 0)
+    XTestFakeKeyEvent (xd, XKeysymToKeycode (xd, mods[n]), False, CurrentTime);
+  XFlush (xd);
+}
 #endif
 
 /* The timeline keys work with the focus on another widget (a side panel
@@ -813,6 +830,37 @@ test_keys_anywhere (void)
   WAIT_FOR (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (entry)), "ws") == 0);
   ks_test_spin (100);
   assert_visible (session, t0, t1);
+
+  /* What the shortcuts window says of the search keys, typed: Enter and
+   * Ctrl+G go to the next match, Shift+Enter and Ctrl+Shift+G back
+   * (wrapping), with the focus in the search field. */
+  {
+    GtkWidget *search = find_child (GTK_WIDGET (window), "GtkSearchEntry");
+    GtkLabel *count = GTK_LABEL (gtk_widget_get_last_child (gtk_widget_get_parent (search)));
+    const guint shift[] = { GDK_KEY_Shift_L, 0 };
+    const guint ctrl[] = { GDK_KEY_Control_L, 0 };
+    const guint ctrl_shift[] = { GDK_KEY_Control_L, GDK_KEY_Shift_L, 0 };
+
+    guint n = 0;
+    g_autofree char *at = NULL, *before = NULL;
+
+    gtk_editable_set_text (GTK_EDITABLE (search), "conv");
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), "88 matches") == 0);
+    g_assert_true (gtk_window_get_focus (GTK_WINDOW (window)) == entry);
+    /* Enter goes to the first match from the view on. */
+    press_key (entry, GDK_KEY_Return);
+    WAIT_FOR (g_str_has_suffix (gtk_label_get_label (count), " of 88"));
+    g_assert_cmpint (sscanf (gtk_label_get_label (count), "%u of 88", &n), ==, 1);
+    at = g_strdup_printf ("%u of 88", n);
+    before = g_strdup_printf ("%u of 88", n > 1 ? n - 1 : 88);
+    press_key_with (entry, shift, GDK_KEY_Return);
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), before) == 0);
+    press_key_with (entry, ctrl, GDK_KEY_g);
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), at) == 0);
+    press_key_with (entry, ctrl_shift, GDK_KEY_g);
+    WAIT_FOR (g_strcmp0 (gtk_label_get_label (count), before) == 0);
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (search)), ==, "conv");
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
 #else
@@ -1629,6 +1677,121 @@ test_ruler_backends (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The header of @column in @view: the child of the view's header row
+ * whose label is the column's title. */
+static GtkWidget *
+column_header (GtkWidget           *view,
+               GtkColumnViewColumn *column)
+{
+  for (GtkWidget *header = gtk_widget_get_first_child (gtk_widget_get_first_child (view));
+       header != NULL; header = gtk_widget_get_next_sibling (header))
+    {
+      GtkWidget *label = ks_test_find_descendant (header, GTK_TYPE_LABEL, NULL);
+
+      if (label != NULL &&
+          g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), gtk_column_view_column_get_title (column)) == 0)
+        return header;
+    }
+  return NULL;
+}
+
+/* At the window's default size (1280×800) each table's shown columns fit
+ * the side panel, with room for the names and whole titles; the other
+ * columns are a click away in the header's menu; each number column's
+ * header says what it counts, the Grid's what its * means. */
+static void
+test_tables_fit (void)
+{
+  static const char *const pages[] = { "gaps", "operators", "kernels", "memory" };
+  g_autoptr(GFile) file = fixture (LB_FILE);
+  KsWindow *window = ks_window_new (NULL);
+  int width, height;
+
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 1280);
+  g_assert_cmpint (height, ==, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  for (guint p = 0; p < G_N_ELEMENTS (pages); p++)
+    {
+      GtkWidget *page = ks_window_get_page (window, pages[p]);
+      GtkWidget *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+      GListModel *columns;
+      GMenuModel *menu = NULL;
+      guint n_shown = 0, n_columns;
+
+      ks_window_show_page (window, pages[p]);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      ks_test_spin (100);
+      g_assert_nonnull (view);
+      g_assert_true (ks_test_columns_fit (page));
+
+      columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+      n_columns = g_list_model_get_n_items (columns);
+      for (guint i = 0; i < n_columns; i++)
+        {
+          g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+          GtkWidget *header = column_header (view, column);
+          GtkWidget *label;
+          int natural;
+
+          g_assert_nonnull (header);
+          /* Every column is in the header's menu, shown or not. */
+          menu = gtk_column_view_column_get_header_menu (column);
+          g_assert_nonnull (menu);
+          g_assert_cmpint (g_menu_model_get_n_items (menu), ==, n_columns);
+          if (!gtk_column_view_column_get_visible (column))
+            continue;
+          n_shown++;
+          label = ks_test_find_descendant (header, GTK_TYPE_LABEL, NULL);
+          gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+          if (gtk_widget_get_width (label) < natural)
+            g_error ("%s: the title “%s” is cut (%d of %d px)", pages[p],
+                     gtk_label_get_text (GTK_LABEL (label)), gtk_widget_get_width (label), natural);
+          if (gtk_column_view_column_get_expand (column))
+            g_assert_cmpint (gtk_widget_get_width (header), >=, 150);
+        }
+      g_assert_cmpuint (n_shown, >=, 3);
+    }
+
+  /* Kernels: the Grid column, hidden at first, shown from the menu; its
+   * header explains the * of calls with differing launches. */
+  {
+    GtkWidget *view = ks_test_find_descendant (ks_window_get_page (window, "kernels"), GTK_TYPE_COLUMN_VIEW, NULL);
+    GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+    g_autoptr(GtkColumnViewColumn) grid = NULL;
+    g_autoptr(GtkColumnViewColumn) total = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+      {
+        g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+        if (g_strcmp0 (gtk_column_view_column_get_title (column), "Grid") == 0)
+          grid = g_object_ref (column);
+        else if (g_strcmp0 (gtk_column_view_column_get_title (column), "Total") == 0)
+          total = g_object_ref (column);
+      }
+    g_assert_nonnull (grid);
+    g_assert_nonnull (total);
+    ks_window_show_page (window, "kernels");
+    gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+    g_assert_true (gtk_column_view_column_get_visible (total));
+    g_assert_false (gtk_column_view_column_get_visible (grid));
+    g_assert_true (gtk_widget_activate_action (view, "columns.grid", NULL));
+    g_assert_true (gtk_column_view_column_get_visible (grid));
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (column_header (view, grid)), ==,
+                     "Grid of the first call; * when calls differ");
+    g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (column_header (view, total)) ?: "", "kernel"));
+    g_assert_true (gtk_widget_activate_action (view, "columns.grid", NULL));
+    g_assert_false (gtk_column_view_column_get_visible (grid));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* At 800×600 the timeline keeps at least half the width; the side panel
  * hides with its header button or F9 (win.toggle-side-panel), giving the
  * timeline the whole width, and comes back the same way. */
@@ -1841,6 +2004,19 @@ test_menu_accels (void)
         }
     }
   g_assert_cmpuint (found, ==, 4);
+
+  /* The open menu reads them as a user does, "Ctrl+0" and "F9". */
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  ks_test_spin (200);
+  {
+    GtkWidget *popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+
+    g_assert_nonnull (ks_test_find_label (popover, "Ctrl+0"));
+    g_assert_nonnull (ks_test_find_label (popover, "F9"));
+    g_assert_nonnull (ks_test_find_label (popover, "Alt+"));
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -2145,6 +2321,7 @@ main (int   argc,
   g_test_add_func ("/app/window/analysis-warnings", test_analysis_warnings);
   g_test_add_func ("/app/window/ruler-backends", test_ruler_backends);
   g_test_add_func ("/app/window/narrow", test_narrow);
+  g_test_add_func ("/app/window/tables-fit", test_tables_fit);
   g_test_add_func ("/app/window/every-fixture", test_every_fixture);
   g_test_add_func ("/app/window/analysis-after-first-frame", test_analysis_after_first_frame);
   g_test_add_func ("/app/window/queue-page-navigates", test_queue_page_navigates);

@@ -3,7 +3,8 @@
 #
 # Every screenshot the AppStream metainfo names is in data/screenshots, is a
 # PNG of the size the metainfo states, and shows something (many colours),
-# and every PNG there is named by the metainfo.
+# and every PNG there is named by the metainfo. The tour in docs/screenshots
+# has each side page in each of its sets (light, dark, zh_CN, 800x600).
 #
 # Usage: check-screenshots.py SOURCE_ROOT
 
@@ -17,6 +18,15 @@ root = sys.argv[1]
 shots = os.path.join(root, 'data', 'screenshots')
 meta = ET.parse(os.path.join(root, 'data', 'org.kinescope.Kinescope.metainfo.xml.in'))
 errors = []
+
+
+def png_size(path):
+    """Width and height from the PNG header alone."""
+    with open(path, 'rb') as f:
+        data = f.read(24)
+    if data[:8] != b'\x89PNG\r\n\x1a\n' or data[12:16] != b'IHDR':
+        raise ValueError('not a PNG')
+    return struct.unpack('>II', data[16:24])
 
 
 def png_info(path):
@@ -89,6 +99,27 @@ for image in images:
 for name in sorted(os.listdir(shots)):
     if name.endswith('.png') and name not in named:
         errors.append('%s: in data/screenshots but not named by the metainfo' % name)
+
+# The tour: the pages build-aux/ks-screenshot.c --tour takes, in the sets
+# docs/screenshots/take.sh takes; the window content is the window less
+# its 10-pixel client-side frame.
+tour = os.path.join(root, 'docs', 'screenshots')
+tour_sets = {'light': (1590, 890), 'dark': (1590, 890), 'zh_CN': (1590, 890), '800x600': (790, 590)}
+tour_pages = ('summary', 'gaps', 'operators', 'kernels', 'memory', 'selection')
+for prefix, size in tour_sets.items():
+    for page in tour_pages:
+        name = '%s-%s.png' % (prefix, page)
+        path = os.path.join(tour, name)
+        if not os.path.isfile(path):
+            errors.append('docs/screenshots/%s: missing from the tour (docs/screenshots/take.sh)' % name)
+            continue
+        # The header only: decoding two dozen of them in Python takes a minute.
+        width, height = png_size(path)
+        if (width, height) != size:
+            errors.append('docs/screenshots/%s: %dx%d, not %dx%d' % (name, width, height, size[0], size[1]))
+for name in sorted(os.listdir(tour)):
+    if name.endswith('.png') and name.rsplit('-', 1)[0] not in tour_sets:
+        errors.append('docs/screenshots/%s: not a set of the tour' % name)
 
 for e in errors:
     print('error: ' + e)

@@ -21,8 +21,14 @@
 
 #include "ks-application.h"
 #include "ks-preferences-window.h"
+#include "ks-test-gtk.h"
 #include "ks-test-log.h"
 #include "ks-window.h"
+
+#ifdef HAVE_XTST
+#include <gdk/x11/gdkx.h>
+#include <X11/extensions/XTest.h>
+#endif
 
 static KsApplication *application;
 
@@ -120,6 +126,37 @@ assert_no_text (GPtrArray  *texts,
     g_error ("“%s” is shown untranslated", text);
 }
 
+/* Labels of @widget and below whose text Pango has no glyph for (drawn
+ * as boxes); the labels with CJK text are counted in @n_cjk. */
+static guint
+count_missing_glyphs (GtkWidget *widget,
+                      guint     *n_cjk)
+{
+  guint missing = 0;
+
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (widget));
+      int unknown = pango_layout_get_unknown_glyphs_count (gtk_label_get_layout (GTK_LABEL (widget)));
+
+      for (const char *p = text; *p; p = g_utf8_next_char (p))
+        if (g_unichar_get_script (g_utf8_get_char (p)) == G_UNICODE_SCRIPT_HAN)
+          {
+            (*n_cjk)++;
+            break;
+          }
+      if (unknown > 0)
+        {
+          g_test_message ("“%s”: %d characters without a glyph", text, unknown);
+          missing++;
+        }
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    missing += count_missing_glyphs (child, n_cjk);
+  return missing;
+}
+
 static void
 iterate (void)
 {
@@ -193,6 +230,32 @@ test_i18n_loaded_window (void)
   assert_text (texts, "内核");
   assert_no_text (texts, "Nothing Selected");
   assert_no_text (texts, "Summary");
+
+  /* A font has every character shown (build-aux/install-deps.sh installs
+   * one for Chinese): no label is drawn with boxes. */
+  {
+    guint n_cjk = 0;
+
+    gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+    g_assert_cmpuint (count_missing_glyphs (GTK_WIDGET (window), &n_cjk), ==, 0);
+    g_assert_cmpuint (n_cjk, >=, 10);
+  }
+
+  /* The tables' Chinese titles fit the side panel at the default window
+   * size as the English ones do (test-window's tables-fit). */
+  {
+    static const char *const pages[] = { "gaps", "operators", "kernels", "memory" };
+    int width, height;
+
+    gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+    g_assert_cmpint (width, ==, 1280);
+    for (guint p = 0; p < G_N_ELEMENTS (pages); p++)
+      {
+        ks_window_show_page (window, pages[p]);
+        gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+        g_assert_true (ks_test_columns_fit (ks_window_get_page (window, pages[p])));
+      }
+  }
 
   /* The timeline's rows too: Kineto's "thread 455 (python3)" and the
    * memory rows it names. */
@@ -279,6 +342,99 @@ test_i18n_shortcuts (void)
   iterate ();
 }
 
+#ifdef HAVE_XTST
+/* The label of the tooltip GTK shows for @widget when the pointer rests
+ * on it (moved there through the X server). */
+static GtkLabel *
+show_tooltip (KsWindow  *window,
+              GtkWidget *widget)
+{
+  Display *xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (widget));
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  graphene_point_t at;
+  double dx, dy;
+  int sx, sy;
+  Window child;
+  GtkWidget *tooltip = NULL;
+  gint64 deadline;
+
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (window),
+                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
+                                                                 gtk_widget_get_height (widget) / 2.f),
+                                           &at));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &dx, &dy);
+  XTranslateCoordinates (xd, gdk_x11_surface_get_xid (surface), DefaultRootWindow (xd), 0, 0, &sx, &sy, &child);
+  /* Two motions: GTK starts the tooltip timer on the pointer's move. */
+  XTestFakeMotionEvent (xd, -1, sx + (int)(at.x + dx) - 2, sy + (int)(at.y + dy), CurrentTime);
+  XFlush (xd);
+  iterate ();
+  XTestFakeMotionEvent (xd, -1, sx + (int)(at.x + dx), sy + (int)(at.y + dy), CurrentTime);
+  XFlush (xd);
+
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    {
+      tooltip = ks_test_find_descendant (GTK_WIDGET (window), g_type_from_name ("GtkTooltipWindow"), NULL);
+      if (tooltip != NULL && gtk_widget_get_mapped (tooltip))
+        break;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  g_assert_nonnull (tooltip);
+  g_assert_true (gtk_widget_get_mapped (tooltip));
+  iterate ();
+  return GTK_LABEL (ks_test_find_descendant (tooltip, GTK_TYPE_LABEL, NULL));
+}
+#endif
+
+/* GTK gives a tooltip as many Latin letters' width as its text has
+ * characters: Chinese ones are twice as wide, so a short Chinese tooltip
+ * became a column of one or two characters a line. It is one line. */
+static void
+test_i18n_tooltip (void)
+{
+#ifdef HAVE_XTST
+  KsWindow *window;
+  GtkWidget *button;
+  GtkLabel *label;
+  PangoLayout *layout;
+  GdkSurface *surface;
+  Display *xd;
+  int text_width;
+
+  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()))
+    {
+      g_test_skip ("the pointer is moved with XTEST, which needs X11");
+      return;
+    }
+
+  window = new_window ();
+  surface = gtk_native_get_surface (GTK_NATIVE (window));
+  xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
+  /* Without a window manager nobody gives the window the pointer's focus. */
+  XSetInputFocus (xd, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* The side panel's button in the header. */
+  button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_WIDGET, "side-panel-button");
+  g_assert_nonnull (button);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, "侧边栏 (F9)");
+
+  label = show_tooltip (window, button);
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (label), ==, "侧边栏 (F9)");
+  layout = gtk_label_get_layout (label);
+  pango_layout_get_pixel_size (layout, &text_width, NULL);
+  g_test_message ("tooltip: %d lines, %d px wide", pango_layout_get_line_count (layout), text_width);
+  g_assert_cmpint (pango_layout_get_line_count (layout), ==, 1);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+#else
+  g_test_skip ("built without XTEST (libxtst-dev)");
+#endif
+}
+
 static void
 test_i18n_gsettings_schema (void)
 {
@@ -326,6 +482,7 @@ main (int   argc,
   g_test_add_func ("/i18n/loaded-window", test_i18n_loaded_window);
   g_test_add_func ("/i18n/preferences", test_i18n_preferences);
   g_test_add_func ("/i18n/shortcuts", test_i18n_shortcuts);
+  g_test_add_func ("/i18n/tooltip", test_i18n_tooltip);
   g_test_add_func ("/i18n/gsettings-schema", test_i18n_gsettings_schema);
 
   return g_test_run ();

@@ -27,6 +27,7 @@
 #include "ks-application.h"
 #include "ks-preferences-window.h"
 #include "ks-record-dialog.h"
+#include "ks-test-gtk.h"
 #include "ks-test-log.h"
 #include "ks-window.h"
 
@@ -131,10 +132,50 @@ add_trigger (Fixture    *fixture,
 /* Key bindings of our widgets: the class shortcut controllers of every Ks
  * widget in the window whose action is one of our actions. */
 static void
+collect_shortcuts (Fixture            *fixture,
+                   GtkEventController *controller,
+                   gboolean            only_ours)
+{
+  for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+    {
+      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+      GtkShortcutAction *action = gtk_shortcut_get_action (shortcut);
+      const char *name;
+
+      if (!GTK_IS_NAMED_ACTION (action))
+        continue;
+      name = gtk_named_action_get_action_name (GTK_NAMED_ACTION (action));
+      if (only_ours && !g_hash_table_contains (fixture->our_actions, name))
+        continue;
+      add_trigger (fixture, gtk_shortcut_get_trigger (shortcut), name);
+    }
+}
+
+static void
 collect_widget_bindings (Fixture   *fixture,
                          GtkWidget *widget)
 {
   GtkWidget *child;
+
+  /* GTK's own widgets: the shortcut controllers our code adds to them
+   * (named "ks-…"), and Enter in the search entry, whose activation our
+   * code handles. */
+  if (!is_our_type (G_OBJECT_TYPE (widget)))
+    {
+      g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+      for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+        {
+          g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+          if (GTK_IS_SHORTCUT_CONTROLLER (controller) &&
+              g_str_has_prefix (gtk_event_controller_get_name (controller) ?: "", "ks-"))
+            collect_shortcuts (fixture, controller, FALSE);
+        }
+      if (GTK_IS_SEARCH_ENTRY (widget) &&
+          g_signal_has_handler_pending (widget, g_signal_lookup ("activate", GTK_TYPE_SEARCH_ENTRY), 0, FALSE))
+        g_hash_table_insert (fixture->bound, normalise (GDK_KEY_Return, 0), g_strdup ("activate"));
+    }
 
   if (is_our_type (G_OBJECT_TYPE (widget)))
     {
@@ -146,28 +187,13 @@ collect_widget_bindings (Fixture   *fixture,
         {
           g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
 
-          gboolean class_shortcuts;
-
           if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
             continue;
           /* Class key bindings include GTK's own; controllers our code
            * adds hold only ours. */
-          class_shortcuts = g_strcmp0 (gtk_event_controller_get_name (controller),
-                                       "gtk-widget-class-shortcuts") == 0;
-
-          for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
-            {
-              g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
-              GtkShortcutAction *action = gtk_shortcut_get_action (shortcut);
-              const char *name;
-
-              if (!GTK_IS_NAMED_ACTION (action))
-                continue;
-              name = gtk_named_action_get_action_name (GTK_NAMED_ACTION (action));
-              if (class_shortcuts && !g_hash_table_contains (fixture->our_actions, name))
-                continue;
-              add_trigger (fixture, gtk_shortcut_get_trigger (shortcut), name);
-            }
+          collect_shortcuts (fixture, controller,
+                             g_strcmp0 (gtk_event_controller_get_name (controller),
+                                        "gtk-widget-class-shortcuts") == 0);
         }
     }
 
@@ -419,6 +445,65 @@ test_shortcuts_bound_are_listed (Fixture       *fixture,
                (char *)key, (char *)value);
 }
 
+static GtkWidget *
+find_group (GtkWidget  *widget,
+            const char *title)
+{
+  if (GTK_IS_SHORTCUTS_GROUP (widget))
+    {
+      g_autofree char *group_title = NULL;
+
+      g_object_get (widget, "title", &group_title, NULL);
+      if (g_strcmp0 (group_title, title) == 0)
+        return widget;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_group (child, title);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The window opens on a page with the search keys, Enter and Shift+Enter
+ * among them, beside the timeline's. */
+static void
+test_shortcuts_search_first_page (Fixture       *fixture,
+                                  gconstpointer  data)
+{
+  GtkShortcutsWindow *overlay = get_help_overlay (fixture);
+  GtkWidget *section, *stack, *first_page, *group;
+  GHashTable *saved;
+  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  gtk_widget_set_visible (GTK_WIDGET (overlay), TRUE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  section = ks_test_find_descendant (GTK_WIDGET (overlay), GTK_TYPE_SHORTCUTS_SECTION, NULL);
+  g_assert_nonnull (section);
+  stack = ks_test_find_descendant (section, GTK_TYPE_STACK, NULL);
+  g_assert_nonnull (stack);
+
+  /* The section pages its groups into the stack, in order. */
+  first_page = gtk_widget_get_first_child (stack);
+  g_assert_true (gtk_stack_get_visible_child (GTK_STACK (stack)) == first_page);
+  g_assert_nonnull (find_group (first_page, "Timeline"));
+  group = find_group (first_page, "Search");
+  if (group == NULL)
+    g_error ("the Search group is not on the shortcuts window's first page");
+
+  saved = fixture->listed;
+  fixture->listed = keys;
+  collect_listed (fixture, group);
+  fixture->listed = saved;
+  g_assert_cmpstr (g_hash_table_lookup (keys, "Return"), ==, "Next match");
+  g_assert_cmpstr (g_hash_table_lookup (keys, "<Shift>Return"), ==, "Previous match");
+  g_assert_cmpstr (g_hash_table_lookup (keys, "<Control>f"), ==, "Find slices by name");
+  gtk_widget_set_visible (GTK_WIDGET (overlay), FALSE);
+}
+
 static void
 collect_menu_actions (GMenuModel *model,
                       GPtrArray  *actions)
@@ -574,6 +659,8 @@ main (int   argc,
   g_test_add ("/shortcuts/bound-are-listed", Fixture, NULL,
               fixture_set_up, test_shortcuts_bound_are_listed, fixture_tear_down);
 
+  g_test_add ("/shortcuts/search-first-page", Fixture, NULL,
+              fixture_set_up, test_shortcuts_search_first_page, fixture_tear_down);
   g_test_add ("/menu/primary", Fixture, NULL,
               fixture_set_up, test_primary_menu, fixture_tear_down);
   g_test_add_func ("/app/record-option", test_record_option);

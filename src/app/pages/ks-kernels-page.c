@@ -189,8 +189,11 @@ ks_kernels_page_init (KsKernelsPage *self)
   ks_page_table_init (&self->table, self->view, filter_row, self);
   columns = ks_report_kernel_columns (&n);
   ks_page_table_add_report_columns (&self->table, columns, n);
-  /* Names are long: give them room and let the numbers scroll */
-  gtk_column_view_column_set_fixed_width (ks_page_table_get_report_column (&self->table, "name"), 200);
+  /* What fits the side panel beside the names at the default window
+   * size; the others (launch configuration, occupancy, latency) are in
+   * the header's menu. */
+  ks_page_table_show_columns (&self->table, (const char *const[]) { "name", "calls", "total_ns", "share", NULL });
+  gtk_column_view_column_set_fixed_width (ks_page_table_get_report_column (&self->table, "name"), 160);
   self->total_column = ks_page_table_get_report_column (&self->table, "total_ns");
   gtk_drawing_area_set_draw_func (self->latency_area, draw_latency_cb, self, NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->latency_area), ks_metric_get_definition (KS_METRIC_LAUNCH_LATENCY));

@@ -266,6 +266,10 @@ ks_memory_page_init (KsMemoryPage *self)
   ks_page_table_init (&self->table, self->view, filter_row, self);
   columns = ks_report_allocation_columns (&n);
   ks_page_table_add_report_columns (&self->table, columns, n);
+  /* The device is the page's choice above the chart; the Python frame and
+   * the free time are in the header's menu. */
+  ks_page_table_show_columns (&self->table,
+                              (const char *const[]) { "bytes", "alloc_ns", "lifetime_ns", "operator", NULL });
   gtk_drawing_area_set_draw_func (self->chart, draw_cb, self, NULL);
 
   update_legend (self);

@@ -194,6 +194,36 @@ ks_page_table_add_report_column (KsPageTable          *table,
   return column;
 }
 
+/* The header widget of @column: GtkColumnView has no API for it before
+ * GTK 4.12; it is the child of the view's header row titled like it. */
+static GtkWidget *
+column_header (GtkColumnView       *view,
+               GtkColumnViewColumn *column)
+{
+  GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (view));
+
+  for (GtkWidget *header = row != NULL ? gtk_widget_get_first_child (row) : NULL;
+       header != NULL; header = gtk_widget_get_next_sibling (header))
+    for (GtkWidget *w = gtk_widget_get_first_child (header); w != NULL; w = gtk_widget_get_first_child (w))
+      if (GTK_IS_LABEL (w))
+        {
+          if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (w)), gtk_column_view_column_get_title (column)) == 0)
+            return header;
+          break;
+        }
+  return NULL;
+}
+
+/* "device_total_ns" -> "device-total-ns": action names have no '_'. */
+static char *
+column_action_name (const char *key)
+{
+  char *name = g_strdup (key);
+
+  g_strdelimit (name, "_", '-');
+  return name;
+}
+
 void
 ks_page_table_add_report_columns (KsPageTable          *table,
                                   const KsReportColumn *columns,
@@ -201,9 +231,47 @@ ks_page_table_add_report_columns (KsPageTable          *table,
 {
   const KsReportColumn *shown[64];
   guint n_shown = ks_report_get_page_columns (columns, n, shown, G_N_ELEMENTS (shown));
+  g_autoptr(GSimpleActionGroup) actions = g_simple_action_group_new ();
+  g_autoptr(GMenu) menu = g_menu_new ();
+  GtkColumnViewColumn *added[64];
 
   for (guint i = 0; i < n_shown; i++)
-    ks_page_table_add_report_column (table, shown[i]);
+    added[i] = ks_page_table_add_report_column (table, shown[i]);
+
+  /* Each header's menu (a right click) shows or hides any column, and the
+   * header says what its column holds: the numbers' definitions, the
+   * Grid's "*". */
+  for (guint i = 0; i < n_shown; i++)
+    {
+      g_autofree char *name = column_action_name (shown[i]->key);
+      g_autofree char *detailed = g_strconcat ("columns.", name, NULL);
+      g_autoptr(GPropertyAction) action = g_property_action_new (name, added[i], "visible");
+      const char *tooltip = ks_report_column_get_tooltip (shown[i]);
+      GtkWidget *header = column_header (table->view, added[i]);
+
+      g_action_map_add_action (G_ACTION_MAP (actions), G_ACTION (action));
+      g_menu_append (menu, gtk_column_view_column_get_title (added[i]), detailed);
+      if (header != NULL && tooltip != NULL)
+        gtk_widget_set_tooltip_text (header, tooltip);
+    }
+  for (guint i = 0; i < n_shown; i++)
+    gtk_column_view_column_set_header_menu (added[i], G_MENU_MODEL (menu));
+  gtk_widget_insert_action_group (GTK_WIDGET (table->view), "columns", G_ACTION_GROUP (actions));
+}
+
+void
+ks_page_table_show_columns (KsPageTable       *table,
+                            const char *const *keys)
+{
+  GListModel *columns = gtk_column_view_get_columns (table->view);
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+      const char *key = g_object_get_data (G_OBJECT (column), "ks-report-key");
+
+      gtk_column_view_column_set_visible (column, key != NULL && g_strv_contains (keys, key));
+    }
 }
 
 GtkColumnViewColumn *

@@ -52,10 +52,15 @@ guint                ks_page_table_find_index   (KsPageTable       *table,
  * ks_page_table_set_report(). */
 GtkColumnViewColumn *ks_page_table_add_report_column  (KsPageTable          *table,
                                                        const KsReportColumn *column);
-/* One column per descriptor the pages show, in the pages' order (KS_REPORT_PAGE). */
+/* One column per descriptor the pages show, in the pages' order
+ * (KS_REPORT_PAGE); each header's menu shows and hides them. */
 void                 ks_page_table_add_report_columns (KsPageTable          *table,
                                                        const KsReportColumn *columns,
                                                        guint                 n);
+/* Shows the columns of the descriptors @keys (NULL-terminated) and hides
+ * the others, which the header's menu shows again. */
+void                 ks_page_table_show_columns       (KsPageTable          *table,
+                                                       const char *const    *keys);
 /* The column added for descriptor @key, or NULL. */
 GtkColumnViewColumn *ks_page_table_get_report_column  (KsPageTable          *table,
                                                        const char           *key);
