@@ -20,6 +20,8 @@ series_set_free (KsMemorySeriesSet *set)
       g_free (set->series[i].allocated.ts);
       g_free (set->series[i].allocated.value);
       g_free (set->series[i].reserved);
+      g_free (set->series[i].unused.ts);
+      g_free (set->series[i].unused.value);
     }
   g_free (set->series);
   g_free (set->event_series);
@@ -141,6 +143,24 @@ build (KsTrace *trace)
       m->allocated.ts = (gint64 *)(gpointer)g_array_free (b->ts, FALSE);
       m->allocated.value = (double *)(gpointer)g_array_free (b->value, FALSE);
       m->reserved = (gint64 *)(gpointer)g_array_free (b->reserved, FALSE);
+      m->unused.device = m->device;
+      m->unused.process = m->process;
+      for (guint32 k = 0; m->allocator && m->device >= 0 && k < m->allocated.n_samples; k++)
+        if (m->reserved[k] >= 0)
+          m->unused.n_samples++;
+      if (m->unused.n_samples > 0)
+        {
+          guint32 n = 0;
+
+          m->unused.ts = g_new (gint64, m->unused.n_samples);
+          m->unused.value = g_new (double, m->unused.n_samples);
+          for (guint32 k = 0; k < m->allocated.n_samples; k++)
+            if (m->reserved[k] >= 0)
+              {
+                m->unused.ts[n] = m->allocated.ts[k];
+                m->unused.value[n++] = MAX ((double)m->reserved[k] - m->allocated.value[k], 0.0);
+              }
+        }
     }
 
   set->n_series = series->len;

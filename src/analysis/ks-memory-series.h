@@ -33,6 +33,9 @@ typedef struct
   KsCounter  allocated;    /* one sample per event: ts and bytes; device and process set */
   gint64    *reserved;     /* per sample, bytes, -1 while unknown */
   gboolean   allocator;    /* has caching-allocator events: see ks_memory_series_uses() */
+  KsCounter  unused;       /* reserved minus allocated: what the caching allocator holds and
+                            * has not handed out (fragmentation), at the samples whose
+                            * reserved total is known; none without allocator events */
 } KsMemorySeries;
 
 typedef struct

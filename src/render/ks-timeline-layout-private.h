@@ -30,12 +30,21 @@ struct _KsTimelineLayout
   guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
   GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
-  const KsGpuSeriesSet *gpu;   /* queue and bandwidth series, after the memory series */
+  const KsGpuSeriesSet *gpu;   /* queue and bandwidth series, after the memory series; then
+                                * each memory series' unused bytes */
   gint64 **busy_sums;          /* per track, made when first drawn folded: for each depth in
                                 * turn, n_by_depth + 1 running sums of the slices' durations */
   float  **counter_blocks;     /* per counter of many samples, made when first drawn:
                                 * ks_lod_counter_blocks_new() */
 };
+
+/* The first counter index of each memory series' unused bytes (reserved
+ * minus allocated), after the GPU series. */
+static inline guint32
+layout_first_unused (KsTimelineLayout *self)
+{
+  return self->trace->n_counters + self->memory->len + self->gpu->n_series;
+}
 
 static inline const KsCounter *
 layout_counter (KsTimelineLayout *self,
@@ -43,6 +52,8 @@ layout_counter (KsTimelineLayout *self,
 {
   if (index < self->trace->n_counters)
     return &self->trace->counters[index];
+  if (index >= layout_first_unused (self))
+    return &g_array_index (self->memory, const KsMemorySeries *, index - layout_first_unused (self))->unused;
   if (index >= self->trace->n_counters + self->memory->len)
     return &self->gpu->series[index - self->trace->n_counters - self->memory->len].counter;
   return &g_array_index (self->memory, const KsMemorySeries *, index - self->trace->n_counters)->allocated;
@@ -51,7 +62,7 @@ layout_counter (KsTimelineLayout *self,
 static inline guint32
 n_layout_counters (KsTimelineLayout *self)
 {
-  return self->trace->n_counters + self->memory->len + self->gpu->n_series;
+  return layout_first_unused (self) + self->memory->len;
 }
 
 /* The GPU series of counter @index, or NULL. */
@@ -61,7 +72,7 @@ layout_gpu_series (KsTimelineLayout *self,
 {
   guint32 first = self->trace->n_counters + self->memory->len;
 
-  if (index < first || index >= n_layout_counters (self))
+  if (index < first || index >= layout_first_unused (self))
     return NULL;
   return &self->gpu->series[index - first];
 }

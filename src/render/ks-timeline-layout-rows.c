@@ -36,6 +36,20 @@ memory_label (const KsMemorySeries *m)
   return g_strdup_printf (_("Allocated on GPU %d, peak %s"), m->device, peak);
 }
 
+/* Reserved minus allocated: what the caching allocator keeps from the
+ * device without handing it out, the memory fragmentation leaves idle. */
+static char *
+unused_label (const KsMemorySeries *m)
+{
+  g_autofree char *peak = NULL;
+  double max = 0;
+
+  for (guint32 i = 0; i < m->unused.n_samples; i++)
+    max = MAX (max, m->unused.value[i]);
+  peak = ks_format_bytes ((guint64)max);
+  return g_strdup_printf (_("Reserved, not allocated, on GPU %d, peak %s"), m->device, peak);
+}
+
 /* Where a process goes among the others. */
 typedef enum
 {
@@ -712,8 +726,11 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
         {
           const KsMemorySeries *m = g_array_index (self->memory, const KsMemorySeries *, j);
 
-          if (m->process == p)
-            add_row (self, KS_ROW_COUNTER, trace->n_counters + j, group, 1, memory_label (m));
+          if (m->process != p)
+            continue;
+          add_row (self, KS_ROW_COUNTER, trace->n_counters + j, group, 1, memory_label (m));
+          if (m->unused.n_samples > 0)
+            add_row (self, KS_ROW_COUNTER, layout_first_unused (self) + j, group, 1, unused_label (m));
         }
     }
 

@@ -273,7 +273,9 @@ test_memory_rows (void)
     { 150, 0x40, 8, -1, -1, th, 0 },
     { 200, 0x10, -2621440, 524288, 4194304, th, 0 },
   };
-  const char *expected[] = { "process 7", "thread 7", "Allocated on GPU 0, peak 3.0\u00a0MiB", "Allocated on CPU, peak 4 bytes" };
+  /* reserved minus allocated: 1 MiB, 1 MiB, 3.5 MiB */
+  const char *expected[] = { "process 7", "thread 7", "Allocated on GPU 0, peak 3.0\u00a0MiB",
+                             "Reserved, not allocated, on GPU 0, peak 3.5\u00a0MiB", "Allocated on CPU, peak 4 bytes" };
   const KsRow *row;
   KsTimeView view = { 0, 1, 300 };
   KsPrims prims;
@@ -296,6 +298,7 @@ test_memory_rows (void)
   g_assert_cmpuint (row->group, ==, 0);
   g_assert_cmpfloat (row->counter_min, ==, 0);
   g_assert_cmpfloat (row->counter_max, ==, 3145728);
+  g_assert_cmpfloat (ks_timeline_layout_get_row (layout, 3)->counter_max, ==, 3670016);
 
   /* The line is highest from 100 to 200 ns (1 ns per pixel). */
   ks_prims_init (&prims);
@@ -907,6 +910,41 @@ test_rows_named (void)
   g_assert_cmpint (ks_timeline_layout_get_row (layout, 15)->group, ==, 13);
 }
 
+/* loader_bound's caching allocator held up to 1,345,078,784 bytes it had
+ * not handed out (peer-reference.py, "peak_unused": the largest reserved
+ * minus allocated of the GPU's memory events): a row under the GPU's
+ * memory row, in bytes; host memory has no such row. */
+static void
+test_unused_memory_row (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("loader_bound.pt.trace.json.gz");
+  KsTimelineLayout *layout = ks_timeline_layout_new (trace);
+  guint found = 0;
+
+  for (guint r = 1; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+      const KsCounter *c;
+      double max = 0;
+
+      if (!g_str_has_prefix (row->label, "Reserved, not allocated"))
+        continue;
+      found++;
+      g_assert_true (g_str_has_prefix (row->label, "Reserved, not allocated, on GPU 0, peak "));
+      g_assert_true (g_str_has_prefix (ks_timeline_layout_get_row (layout, r - 1)->label, "Allocated on GPU 0"));
+      g_assert_true (ks_timeline_layout_counter_is_bytes (layout, row->index));
+      c = ks_timeline_layout_get_counter (layout, row->index);
+      for (guint32 i = 0; i < c->n_samples; i++)
+        {
+          g_assert_cmpfloat (c->value[i], >=, 0);
+          max = MAX (max, c->value[i]);
+        }
+      g_assert_cmpfloat (max, ==, 1345078784.0);
+    }
+  g_assert_cmpuint (found, ==, 1);
+  ks_timeline_layout_free (layout);
+}
+
 /* An Nsight export's thread 0 holds the process's calls that had no thread. */
 static void
 test_rows_nsys_thread0 (void)
@@ -1274,6 +1312,7 @@ main (int   argc,
   g_test_add_func ("/render/png-samples", test_png_samples);
   g_test_add_func ("/render/png-density", test_png_density);
   g_test_add_func ("/render/rows-named", test_rows_named);
+  g_test_add_func ("/render/unused-memory-row", test_unused_memory_row);
   g_test_add_func ("/render/rows-nsys-thread0", test_rows_nsys_thread0);
   g_test_add_func ("/render/counter-scale", test_counter_scale);
   g_test_add_func ("/render/gpu-series-rows", test_gpu_series_rows);
