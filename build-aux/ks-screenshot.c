@@ -150,7 +150,10 @@ tour (KsWindow    *window,
       const char  *name,
       GError     **error)
 {
-  static const char *const pages[] = { "summary", "gaps", "operators", "kernels", "memory", "selection" };
+  static const char *const pages[] = {
+    "summary", "gaps", "operators", "kernels", "memory", "ranks", "communication", "tensor-cores", "queue",
+    "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "profiler-ranges", "selection",
+  };
   KsSession *session = ks_window_get_session (window);
   KsTrace *trace = ks_session_get_trace (session);
   guint32 track = 0, slice = 0;

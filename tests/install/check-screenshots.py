@@ -105,7 +105,8 @@ for name in sorted(os.listdir(shots)):
 # its 10-pixel client-side frame.
 tour = os.path.join(root, 'docs', 'screenshots')
 tour_sets = {'light': (1590, 890), 'dark': (1590, 890), 'zh_CN': (1590, 890), '800x600': (790, 590)}
-tour_pages = ('summary', 'gaps', 'operators', 'kernels', 'memory', 'selection')
+tour_pages = ('summary', 'gaps', 'operators', 'kernels', 'memory', 'ranks', 'communication', 'tensor-cores',
+              'queue', 'memcpy-bandwidth', 'kernel-sequences', 'gpu-annotations', 'profiler-ranges', 'selection')
 for prefix, size in tour_sets.items():
     for page in tour_pages:
         name = '%s-%s.png' % (prefix, page)
