@@ -553,6 +553,22 @@ toggle_side_panel_action (GtkWidget  *widget,
   gtk_toggle_button_set_active (self->side_panel_button, !gtk_toggle_button_get_active (self->side_panel_button));
 }
 
+static void
+show_page_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  const char *name = g_variant_get_string (param, NULL);
+
+  if (gtk_stack_get_child_by_name (self->side_stack, name) != NULL)
+    {
+      gtk_widget_set_visible (self->side_panel, TRUE);
+      gtk_toggle_button_set_active (self->side_panel_button, TRUE);
+      ks_window_show_page (self, name);
+    }
+}
+
 void
 _ks_window_class_actions_init (KsWindowClass *klass)
 {
@@ -577,6 +593,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "win.forward", NULL, forward_action);
   gtk_widget_class_install_action (widget_class, "win.toggle-side-panel", NULL, toggle_side_panel_action);
+  gtk_widget_class_install_action (widget_class, "win.show-page", "s", show_page_action);
   gtk_widget_class_install_action (widget_class, "analysis.next-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.previous-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.toggle-gap-order", NULL, toggle_gap_order_action);

@@ -48,6 +48,7 @@ struct _KsWindow
   KsOverview           *overview;
   KsTimeline           *timeline;
   GtkStack             *side_stack;
+  GtkMenuButton        *pages_button;
   GtkWidget            *side_panel;
   GtkPaned             *paned;
   GtkToggleButton      *side_panel_button;

@@ -691,6 +691,26 @@ ks_window_get_page (KsWindow   *self,
   return gtk_stack_get_child_by_name (self->side_stack, name);
 }
 
+/* Every side page, for the button beside the tabs: a narrow panel
+ * cannot show all their tabs. */
+static void
+build_pages_menu (KsWindow *self)
+{
+  g_autoptr(GMenu) menu = g_menu_new ();
+  g_autoptr(GListModel) pages = G_LIST_MODEL (gtk_stack_get_pages (self->side_stack));
+
+  for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
+    {
+      g_autoptr(GObject) page = g_list_model_get_item (pages, i);
+      g_autoptr(GMenuItem) item = g_menu_item_new (gtk_stack_page_get_title (GTK_STACK_PAGE (page)), NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.show-page",
+                                               g_variant_new_string (gtk_stack_page_get_name (GTK_STACK_PAGE (page))));
+      g_menu_append_item (menu, item);
+    }
+  gtk_menu_button_set_menu_model (self->pages_button, G_MENU_MODEL (menu));
+}
+
 void
 ks_window_show_page (KsWindow   *self,
                      const char *name)
@@ -1039,6 +1059,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, overview);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, pages_button);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
@@ -1082,6 +1103,7 @@ ks_window_init (KsWindow *self)
 
   /* The panel shows the selection until a trace is open */
   gtk_stack_set_visible_child_name (self->side_stack, "selection");
+  build_pages_menu (self);
   /* Hidden, it leaves a narrow window's whole width to the timeline. */
   g_object_bind_property (self->side_panel_button, "active", self->side_panel, "visible", G_BINDING_SYNC_CREATE);
   g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb), self,

@@ -2293,6 +2293,51 @@ test_job_summaries (void)
   g_rmdir (dir);
 }
 
+/* At 800×600 the side panel cannot show every page's tab: the button
+ * beside them lists each page by its title, and choosing one shows it. */
+static void
+test_all_pages_menu (void)
+{
+  KsWindow *window = open_window (LB_FILE);
+  GtkWidget *switcher = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_STACK_SWITCHER, NULL);
+  GtkStack *stack = gtk_stack_switcher_get_stack (GTK_STACK_SWITCHER (switcher));
+  /* the tabs' scrolled window, then the button in the same row */
+  GtkWidget *row = gtk_widget_get_ancestor (switcher, GTK_TYPE_BOX);
+  GtkWidget *button = gtk_widget_get_last_child (row);
+  g_autoptr(GListModel) pages = NULL;
+  GMenuModel *menu;
+
+  g_assert_nonnull (stack);
+  g_assert_true (GTK_IS_MENU_BUTTON (button));
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  pages = G_LIST_MODEL (gtk_stack_get_pages (stack));
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  g_assert_nonnull (menu);
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, g_list_model_get_n_items (pages));
+  g_assert_cmpuint (g_list_model_get_n_items (pages), >=, 14);
+  for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
+    {
+      g_autoptr(GObject) page = g_list_model_get_item (pages, i);
+      g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET,
+                                                                          G_VARIANT_TYPE_STRING);
+      g_autofree char *label = NULL;
+
+      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+      g_assert_cmpstr (label, ==, gtk_stack_page_get_title (GTK_STACK_PAGE (page)));
+      g_assert_nonnull (target);
+      g_assert_cmpstr (g_variant_get_string (target, NULL), ==, gtk_stack_page_get_name (GTK_STACK_PAGE (page)));
+    }
+
+  /* the last pages' tabs are out of sight; the menu's action shows one */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-page", "s", "profiler-ranges"));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "profiler-ranges");
+  /* a name that is no page changes nothing */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-page", "s", "no-such-page"));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "profiler-ranges");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2326,6 +2371,7 @@ main (int   argc,
   g_test_add_func ("/app/window/analysis-after-first-frame", test_analysis_after_first_frame);
   g_test_add_func ("/app/window/queue-page-navigates", test_queue_page_navigates);
   g_test_add_func ("/app/window/menu-accels", test_menu_accels);
+  g_test_add_func ("/app/window/all-pages-menu", test_all_pages_menu);
   g_test_add_func ("/app/window/job-summaries", test_job_summaries);
 
   return g_test_run ();
