@@ -119,8 +119,11 @@ for prefix, size in tour_sets.items():
         if (width, height) != size:
             errors.append('docs/screenshots/%s: %dx%d, not %dx%d' % (name, width, height, size[0], size[1]))
 for name in sorted(os.listdir(tour)):
-    if name.endswith('.png') and name.rsplit('-', 1)[0] not in tour_sets:
+    # SET-PAGE.png; page names have dashes of their own, set names none
+    if name.endswith('.png') and name.split('-', 1)[0] not in tour_sets:
         errors.append('docs/screenshots/%s: not a set of the tour' % name)
+    elif name.endswith('.png') and name.split('-', 1)[1][:-len('.png')] not in tour_pages:
+        errors.append('docs/screenshots/%s: not a page of the tour' % name)
 
 for e in errors:
     print('error: ' + e)
