@@ -21,15 +21,22 @@
  * then processes (threads with their NVTX rows, async rows, counters,
  * memory), then whatever belongs to neither; and their labels. */
 
+/* The largest of @c's byte samples, as a label says it. */
+static char *
+peak_bytes (const KsCounter *c)
+{
+  double max = 0;
+
+  for (guint32 i = 0; i < c->n_samples; i++)
+    max = MAX (max, c->value[i]);
+  return ks_format_bytes ((guint64)max);
+}
+
 static char *
 memory_label (const KsMemorySeries *m)
 {
-  g_autofree char *peak = NULL;
-  double max = 0;
+  g_autofree char *peak = peak_bytes (&m->allocated);
 
-  for (guint32 i = 0; i < m->allocated.n_samples; i++)
-    max = MAX (max, m->allocated.value[i]);
-  peak = ks_format_bytes ((guint64)max);
   /* What the allocator handed out, not the process's memory use. */
   if (m->device < 0)
     return g_strdup_printf (_("Allocated on CPU, peak %s"), peak);
@@ -41,12 +48,8 @@ memory_label (const KsMemorySeries *m)
 static char *
 unused_label (const KsMemorySeries *m)
 {
-  g_autofree char *peak = NULL;
-  double max = 0;
+  g_autofree char *peak = peak_bytes (&m->unused);
 
-  for (guint32 i = 0; i < m->unused.n_samples; i++)
-    max = MAX (max, m->unused.value[i]);
-  peak = ks_format_bytes ((guint64)max);
   return g_strdup_printf (_("Reserved, not allocated, on GPU %d, peak %s"), m->device, peak);
 }
 
