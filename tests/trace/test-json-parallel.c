@@ -735,9 +735,23 @@ test_rank_folders (void)
     }
   g_rmdir (dir);
 
+  for (guint k = 0; shared != NULL && k < G_N_ELEMENTS (hta); k++)
+    {
+      g_autofree char *target = g_build_filename (shared, "corpus", "hta", hta[k], NULL);
+
+      if (!g_file_test (target, G_FILE_TEST_IS_REGULAR))
+        shared = NULL;
+    }
+  if (shared != NULL)
+    {
+      g_autofree char *docs = g_build_filename (shared, "corpus", "kineto", "docs_traces", NULL);
+
+      if (!g_file_test (docs, G_FILE_TEST_IS_DIR))
+        shared = NULL;
+    }
   if (shared == NULL)
     {
-      g_test_skip ("the shared corpus is absent (KS_SHARED_DIR/corpus)");
+      g_test_skip ("the shared corpus is absent (KS_SHARED_DIR/corpus/hta)");
       return;
     }
   /* HTA's ranks in a folder, and Kineto's two plain traces */
