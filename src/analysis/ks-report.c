@@ -1849,6 +1849,26 @@ ks_report_new_kernel_sequences (KsTrace    *trace,
   return NEW ("sequences", sequence_columns, rows, n);
 }
 
+char *
+ks_report_describe_profiler_ranges (const KsProfilerRanges *ranges)
+{
+  g_autofree char *on_ranges = g_strdup_printf (ngettext ("%u range-profiler range", "%u range-profiler ranges",
+                                                          ranges->n_ranges), ranges->n_ranges);
+  g_autofree char *on_gpus = g_strdup_printf (ngettext ("%u GPU", "%u GPUs", ranges->n_devices), ranges->n_devices);
+
+  /* TRANSLATORS: "77 range-profiler ranges" "on" "1 GPU" */
+  return g_strdup_printf (_("%s on %s"), on_ranges, on_gpus);
+}
+
+char *
+ks_report_explain_profiler_operators (const KsProfilerRanges *ranges)
+{
+  if (ranges->n_ranges == 0 || ranges->launches_matched)
+    return NULL;
+  return g_strdup_printf (_("No operators: ranges are matched with the cudaLaunchKernel calls in time order (as HTA does), and the trace has %u calls for %u ranges."),
+                          ranges->n_launches, ranges->n_ranges);
+}
+
 KsReport *
 ks_report_new_profiler_counters (KsTrace    *trace,
                                  KsAnalysis *analysis)

@@ -186,6 +186,11 @@ KsReport *ks_report_new_kernel_sequences (KsTrace    *trace,
 /* Every counter of every CUPTI range-profiler range, by range. */
 KsReport *ks_report_new_profiler_counters (KsTrace    *trace,
                                            KsAnalysis *analysis);
+/* What the profiler ranges are, for the CLI and the page:
+ * "77 range-profiler ranges on 1 GPU"; and why no range has operators,
+ * NULL when they have. */
+char     *ks_report_describe_profiler_ranges (const KsProfilerRanges *ranges);
+char     *ks_report_explain_profiler_operators (const KsProfilerRanges *ranges);
 /* Kernels by name and launching operator, or by name and launch. */
 KsReport *ks_report_new_kernel_groups    (KsTrace          *trace,
                                           KsAnalysis       *analysis,

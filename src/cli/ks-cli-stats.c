@@ -809,16 +809,14 @@ report_profiler_ranges (Printer *p)
                             _("No range-profiler ranges: the trace has no cuda_profiler_range events (PyTorch's profiler_metrics)."));
   else
     {
-      g_autofree char *on_ranges = g_strdup_printf (ngettext ("%u range-profiler range", "%u range-profiler ranges",
-                                                              ranges->n_ranges), ranges->n_ranges);
-      g_autofree char *on_gpus = g_strdup_printf (ngettext ("%u GPU", "%u GPUs", ranges->n_devices), ranges->n_devices);
+      g_autofree char *what = ks_report_describe_profiler_ranges (ranges);
+      g_autofree char *unmatched = ks_report_explain_profiler_operators (ranges);
 
       /* TRANSLATORS: "77 range-profiler ranges on 1 GPU, 693 counter values" */
-      g_string_append_printf (p->out, _("%s on %s, %u counter values:\n"), on_ranges, on_gpus, counters->n_rows);
+      g_string_append_printf (p->out, _("%s, %u counter values:\n"), what, counters->n_rows);
       write_list (p, counters, NULL, NULL, n);
-      if (!ranges->launches_matched)
-        g_string_append_printf (p->out, _("No operators: ranges are matched with the cudaLaunchKernel calls in time order (as HTA does), and the trace has %u calls for %u ranges.\n"),
-                                ranges->n_launches, ranges->n_ranges);
+      if (unmatched != NULL)
+        g_string_append_printf (p->out, "%s\n", unmatched);
     }
 }
 

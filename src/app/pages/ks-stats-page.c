@@ -229,17 +229,14 @@ static char *
 summary_profiler_ranges (KsStatsPage *self)
 {
   const KsProfilerRanges *ranges = ks_analysis_get_profiler_ranges (self->analysis);
-  g_autofree char *on_ranges = g_strdup_printf (ngettext ("%u range-profiler range", "%u range-profiler ranges",
-                                                          ranges->n_ranges), ranges->n_ranges);
-  g_autofree char *on_gpus = g_strdup_printf (ngettext ("%u GPU", "%u GPUs", ranges->n_devices), ranges->n_devices);
+  g_autofree char *what = ks_report_describe_profiler_ranges (ranges);
+  g_autofree char *unmatched = ks_report_explain_profiler_operators (ranges);
 
-  if (ranges->n_ranges > 0 && !ranges->launches_matched)
-    /* TRANSLATORS: "77 range-profiler ranges on 1 GPU. No operators: …" */
-    return g_strdup_printf (_("%s on %s. No operators: ranges are matched with the cudaLaunchKernel calls in "
-                              "time order (as HTA does), and the trace has %u calls for %u ranges."),
-                            on_ranges, on_gpus, ranges->n_launches, ranges->n_ranges);
+  if (unmatched != NULL)
+    /* TRANSLATORS: "77 range-profiler ranges on 1 GPU." and why no range has operators */
+    return g_strdup_printf (_("%s. %s"), what, unmatched);
   /* TRANSLATORS: "77 range-profiler ranges on 1 GPU: a row per counter of each range." */
-  return g_strdup_printf (_("%s on %s: a row per counter of each range."), on_ranges, on_gpus);
+  return g_strdup_printf (_("%s: a row per counter of each range."), what);
 }
 
 static const Kind kinds[] = {
