@@ -351,6 +351,15 @@ counter_label (KsTrace         *trace,
   return g_strdup (ks_trace_string (trace, c->name));
 }
 
+static gboolean
+queued_behind (const KsCounter *queue)
+{
+  for (guint32 i = 0; i < queue->n_samples; i++)
+    if (queue->value[i] > 1)
+      return TRUE;
+  return FALSE;
+}
+
 /* The GPU-series rows of stream @track (its queue length: under the
  * stream and its annotation rows, where the eye looks for why the stream
  * is busy) or, with @track KS_NO_INDEX, of GPU @device of rank group
@@ -373,6 +382,10 @@ add_series_rows (KsTimelineLayout *self,
 
       if (g->track != track || g->device != device || self->counter_rows[first + i] != KS_NO_INDEX ||
           (track == KS_NO_INDEX && rank != KS_NO_INDEX && g->group != rank))
+        continue;
+      /* a stream that never had more than its running operation queued
+       * (a recorded job's many side streams) would only add an empty row */
+      if (g->kind == KS_GPU_SERIES_QUEUE && !queued_behind (&g->counter))
         continue;
       if (g->kind == KS_GPU_SERIES_QUEUE)
         label = g_strdup_printf (_("queue length, stream %" PRId64), self->trace->tracks[track].stream);

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "ks-analysis.h"
+#include "ks-gpu-series.h"
 #include "ks-render.h"
 #include "ks-test-samples.h"
 #include "ks-trace-builder.h"
@@ -896,6 +897,9 @@ test_rows_named (void)
   ks_trace_builder_add_slice (b, t_cpu, 0, 1000, KS_SLICE_CPU_OP, n, 0, 0, 0, 0, NULL);
   ks_trace_builder_add_slice (b, t_trainer, 0, 10, KS_SLICE_CUDA_RUNTIME, n, 0, 1, 0, 0, NULL);
   ks_trace_builder_add_slice (b, t_stream, 20, 500, KS_SLICE_KERNEL, n, 0, 1, 0, 0, NULL);
+  /* launched while the first runs: the stream's queue holds two */
+  ks_trace_builder_add_slice (b, t_trainer, 12, 15, KS_SLICE_CUDA_RUNTIME, n, 0, 2, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, t_stream, 500, 900, KS_SLICE_KERNEL, n, 0, 2, 0, 0, NULL);
   trace = ks_trace_builder_finish (b, NULL, &error);
   g_assert_no_error (error);
 
@@ -1126,6 +1130,32 @@ find_row_by_label (KsTimelineLayout *layout,
   return KS_NO_INDEX;
 }
 
+/* A stream that never queued more than its running operation (a recorded
+ * job's side streams: one memset each) gets no queue row; the Queues
+ * page still lists it. */
+static void
+test_no_empty_queue_rows (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  guint32 p = ks_trace_builder_get_process (b, 30);
+  guint32 t = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, p, 30));
+  guint32 s = ks_trace_builder_get_stream_track (b, 0, 16);
+  guint32 n = ks_trace_builder_intern (b, "x");
+
+  ks_trace_builder_add_slice (b, t, 0, 10, KS_SLICE_CUDA_RUNTIME, n, 0, 1, 0, 0, NULL);
+  ks_trace_builder_add_slice (b, s, 20, 500, KS_SLICE_KERNEL, n, 0, 1, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ks_gpu_series_get (trace)->n_series, ==, 1);
+
+  layout = ks_timeline_layout_new (trace);
+  g_assert_cmpuint (find_row_by_label (layout, "stream 16"), !=, KS_NO_INDEX);
+  g_assert_cmpuint (find_row_by_label (layout, "queue length, stream 16"), ==, KS_NO_INDEX);
+}
+
 /* Counted from the trace here, not with the series' code: the launch
  * (CPU start) and end of every kernel, copy and memset of @stream. */
 static guint
@@ -1313,6 +1343,7 @@ main (int   argc,
   g_test_add_func ("/render/png-density", test_png_density);
   g_test_add_func ("/render/rows-named", test_rows_named);
   g_test_add_func ("/render/unused-memory-row", test_unused_memory_row);
+  g_test_add_func ("/render/no-empty-queue-rows", test_no_empty_queue_rows);
   g_test_add_func ("/render/rows-nsys-thread0", test_rows_nsys_thread0);
   g_test_add_func ("/render/counter-scale", test_counter_scale);
   g_test_add_func ("/render/gpu-series-rows", test_gpu_series_rows);
