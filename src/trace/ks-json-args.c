@@ -61,7 +61,7 @@ set_arg (Reader     *r,
          const char *s,
          gsize       len)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   gint64 v = 0;
   gboolean is_int;
 
@@ -179,9 +179,9 @@ set_array_arg (Reader     *r,
   if (i > 2 || !ks_json_parse_int64 (s, len, &v))
     return;
   if (r->arg == A_GRID)
-    r->ev.gpu.kernel.grid[i] = (guint32)CLAMP (v, 0, G_MAXUINT32);
+    r->ev->gpu.kernel.grid[i] = (guint32)CLAMP (v, 0, G_MAXUINT32);
   else
-    r->ev.gpu.kernel.block[i] = (guint16)CLAMP (v, 0, G_MAXUINT16);
+    r->ev->gpu.kernel.block[i] = (guint16)CLAMP (v, 0, G_MAXUINT16);
 }
 
 /* Values of the top-level object other than the events and the GPUs
@@ -362,17 +362,17 @@ ks_json_on_scalar (Reader     *r,
           if (d == r->events_depth + 2)
             {
               set_arg (r, is_string, s, len);
-              if ((r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
+              if ((r->ev->ph == 'C' || r->ev->ph == 0) && r->ev->n_counter_args < MAX_COUNTER_ARGS)
                 {
                   double v;
 
                   /* values written as strings count, as Chrome and Perfetto read them */
                   if (is_string ? ks_json_parse_number_text (s, len, &v) : ks_json_parse_double (s, len, &v))
-                    r->ev.counter_value[r->ev.n_counter_args++] = v;
+                    r->ev->counter_value[r->ev->n_counter_args++] = v;
                   else
                     {
                       /* keep key and value aligned */
-                      g_string_truncate (r->ev.counter_key[r->ev.n_counter_args], 0);
+                      g_string_truncate (r->ev->counter_key[r->ev->n_counter_args], 0);
                     }
                 }
             }

@@ -300,7 +300,7 @@ field_name (Reader     *r,
             const char *s,
             gsize       len)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
 
   ev->name = ks_json_intern (r, s, len);
   if (len >= 6 && s[0] == 'M' && s[1] == 'e' && s[2] == 'm')
@@ -329,7 +329,7 @@ field_cat (Reader     *r,
            const char *s,
            gsize       len)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
 
   ev->cat = ks_json_intern (r, s, len);
   /* kind_by_cat: the kind + 1, with CAT_BY_NAME when the name decides */
@@ -412,7 +412,7 @@ ks_json_field_id (Reader     *r,
                   const char *s,
                   gsize       len)
 {
-  return field_text (r, &r->ev.has_id, r->ev.id, s, len);
+  return field_text (r, &r->ev->has_id, r->ev->id, s, len);
 }
 
 /* Inlined into cb_number() and cb_string() whatever its size: it is the
@@ -423,7 +423,7 @@ set_event_field (Reader     *r,
                  const char *s,
                  gsize       len)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
 
   switch (r->field)
     {
@@ -513,9 +513,9 @@ cb_boolean (void *ctx,
   if (r->in_event && r->depth == r->events_depth + 1)
     {
       if (r->field == F_FLOW_IN)
-        r->ev.flow_in = value != 0;
+        r->ev->flow_in = value != 0;
       else if (r->field == F_FLOW_OUT)
-        r->ev.flow_out = value != 0;
+        r->ev->flow_out = value != 0;
     }
   return literal (r, value ? "true" : "false");
 }
@@ -525,7 +525,7 @@ cb_boolean (void *ctx,
 static inline gboolean
 scalar_unused (const Reader *r)
 {
-  return r->in_args && r->arg == A_OTHER && r->ev.ph != 'C' && r->ev.ph != 0;
+  return r->in_args && r->arg == A_OTHER && r->ev->ph != 'C' && r->ev->ph != 0;
 }
 
 /* While scalar_unused() holds, mute_scalars() has taken these two off
@@ -583,7 +583,7 @@ keep_counter_key (Reader              *r,
                   const unsigned char *key,
                   size_t               len)
 {
-  GString *k = r->ev.counter_key[r->ev.n_counter_args];
+  GString *k = r->ev->counter_key[r->ev->n_counter_args];
 
   g_string_truncate (k, 0);
   ks_json_append_valid_utf8 (r, k, (const char *)key, len);
@@ -646,17 +646,17 @@ cb_map_key (void                *ctx,
   if (d == r->events_depth + 1)
     {
       r->field = classify_field (key, len);
-      r->ev.any_key = TRUE;
+      r->ev->any_key = TRUE;
     }
   else if (r->in_args && d == r->events_depth + 2)
     {
       r->arg = classify_arg (key, len);
       mute_scalars (r, scalar_unused (r));
-      if (G_UNLIKELY (r->ev.ph == 'C' || r->ev.ph == 0) && r->ev.n_counter_args < MAX_COUNTER_ARGS)
+      if (G_UNLIKELY (r->ev->ph == 'C' || r->ev->ph == 0) && r->ev->n_counter_args < MAX_COUNTER_ARGS)
         return keep_counter_key (r, key, len);
     }
   else if (G_UNLIKELY (r->in_id2) && d == r->events_depth + 2)
-    r->ev.id_local = key_is (key, len, "local", 5);
+    r->ev->id_local = key_is (key, len, "local", 5);
   return 1;
 }
 
@@ -701,7 +701,7 @@ cb_start_map (void *ctx)
 
               r->in_args = TRUE;
               r->args_ascii = r->text_ascii;
-              r->ev.has_args = TRUE;
+              r->ev->has_args = TRUE;
               r->arg = A_OTHER;
               g_string_truncate (r->args, 0);
               r->args_from = consumed > 0 ? consumed - 1 : 0;
@@ -721,7 +721,7 @@ cb_start_map (void *ctx)
       r->args_direct = NULL;
       mute_scalars (r, FALSE);
       r->n_items++;
-      ks_json_event_reset (&r->ev);
+      ks_json_event_reset (r->ev);
       return 1;
     }
 

@@ -148,7 +148,7 @@ guint32
 ks_json_event_thread (Reader  *r,
                       guint32 *track)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   gboolean numeric;
   guint32 process, thread;
   ThreadCache *c;
@@ -190,7 +190,7 @@ event_args_json (Reader *r,
   const char *text = r->args->str;
 
   *len = r->args->len;
-  if (!r->ev.has_args)
+  if (!r->ev->has_args)
     return NULL;
   if (r->args_overflow)
     {
@@ -241,7 +241,7 @@ add_complete (Reader *r,
               gint64  ts,
               gint64  end)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   KsSliceKind kind = ev->kind;
   guint32 track;
 
@@ -296,7 +296,7 @@ add_complete (Reader *r,
 static void
 handle_begin (Reader *r)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   KsOpenRange o = { 0 };
   guint32 thread = ks_json_event_thread (r, &o.track);
 
@@ -334,8 +334,8 @@ handle_end (Reader *r)
       r->n_unmatched_end++;
       return;
     }
-  ks_trace_builder_end_range_thread_time (r->builder, thread, r->ev.ts, event_args_text (r),
-                                          r->ev.has_tts ? r->ev.tts : G_MININT64);
+  ks_trace_builder_end_range_thread_time (r->builder, thread, r->ev->ts, event_args_text (r),
+                                          r->ev->has_tts ? r->ev->tts : G_MININT64);
 }
 
 /* Ranges pair by category and id: across processes when the id is
@@ -345,7 +345,7 @@ static char *
 async_key (Reader  *r,
            guint32  process)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
 
   if (ev->has_id && !ev->id_local)
     return g_strdup_printf ("g\x1f%u\x1f%s", ev->cat, ev->id->str);
@@ -365,7 +365,7 @@ static void
 handle_async (Reader *r,
               char    phase)   /* 'b', 'e' or 'n' */
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   guint32 process = lookup_process (r, &ev->pid, TRUE);
   g_autofree char *key = async_key (r, process);
   GArray *stack = g_hash_table_lookup (r->open_async, key);
@@ -452,7 +452,7 @@ handle_async (Reader *r,
 static void
 handle_instant (Reader *r)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   KsInstant inst = { 0 };
   guint32 track;
 
@@ -494,7 +494,7 @@ handle_instant (Reader *r)
 static void
 handle_counter (Reader *r)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   guint32 process = lookup_process (r, &ev->pid, TRUE);
   const char *name = ks_trace_builder_get_string (r->builder, ev->name);
   g_autoptr(GString) full = g_string_new (NULL);
@@ -529,7 +529,7 @@ ks_json_metadata_clear (gpointer data)
 static void
 handle_metadata (Reader *r)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   Metadata m = { 0 };
 
   switch (ev->name_special)
@@ -631,7 +631,7 @@ ks_json_apply_metadata (Reader *r)
 void
 ks_json_handle_event (Reader *r)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   gint64 ts, end;
 
   if (ev->ph == 0)

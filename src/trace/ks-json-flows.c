@@ -53,7 +53,7 @@ flow_id (Reader     *r,
 void
 ks_json_handle_flow (Reader *r)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   const char *cat = ks_trace_builder_get_string (r->builder, ev->cat);
   FlowPoint p;
 
@@ -82,7 +82,7 @@ ks_json_handle_bound_flow (Reader  *r,
                            gint64   ts,
                            gint64   end)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   FlowPoint p;
 
   if (!ev->flow_in && !ev->flow_out)

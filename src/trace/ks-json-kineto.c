@@ -174,7 +174,7 @@ guint32
 ks_json_gpu_track (Reader      *r,
                    KsSliceKind  kind)
 {
-  Event *ev = &r->ev;
+  Event *ev = r->ev;
   gint64 device, stream;
   int track_kind = kind == KS_SLICE_GPU_ANNOTATION ? 1 : 0;
 

@@ -12,13 +12,13 @@
  * into chunks of about KINESCOPE_JSON_CHUNK_BYTES (1 MiB) at the text
  * `},{"`, and each chunk is tokenized and run through the callbacks on a
  * thread of a pool (a yajl handle and a Reader of its own, opened as if
- * just inside the array). A worker does not handle its events: it keeps
- * each finished Event by value, with its strings, its args text and the
- * names and categories numbered within the chunk. This thread replays
- * the chunks in file order through ks_json_handle_event(), so the model
- * is the one the single-threaded parse builds (the same strings in the
- * same order, pairs, flows and async ranges across chunks) while the
- * next chunks are parsed.
+ * just inside the array). A worker does not handle its events: it reads
+ * each into a place of its own in the chunk and keeps it there, with its
+ * strings, its args text and the names and categories numbered within
+ * the chunk. This thread replays the chunks in file order through
+ * ks_json_handle_event(), so the model is the one the single-threaded
+ * parse builds (the same strings in the same order, pairs, flows and
+ * async ranges across chunks) while the next chunks are parsed.
  *
  * `},{"` may lie inside a string or deeper in an event; a cut there is
  * found out afterwards: the worker of the chunk before it hands yajl a
@@ -99,16 +99,20 @@ typedef struct
   const char *text;
 } KeptString;
 
+/* A worker reads each event into the next place of its chunk (the
+ * Event with the worker's strings, as reset), and this thread replays
+ * it from there: an Event is not copied between the cores. */
+#define EVENTS_PER_BLOCK 256
+
 typedef struct
 {
-  Event       ev;           /* name and cat numbered in the chunk */
   const char *args;
   gsize       args_len;
-  gboolean    args_overflow;
-  gboolean    args_ascii;
-  gboolean    kineto;       /* the reader's flag when the event closed */
   guint32     n_local;      /* strings of the chunk numbered by then */
   guint32     strings_end;  /* its KeptStrings end here */
+  guint8      args_overflow;
+  guint8      args_ascii;
+  guint8      kineto;       /* the reader's flag when the event closed */
 } Kept;
 
 typedef struct
@@ -148,6 +152,7 @@ typedef struct _Chunk
   gboolean      events_end;   /* the array closes in it ... */
   guint64       events_end_offset;  /* ... at this `]` */
   GArray       *kept;         /* Kept */
+  GPtrArray    *events;       /* blocks of EVENTS_PER_BLOCK Events: the kept events */
   GArray       *strings;      /* KeptString */
   GStringChunk *text;
   GArray       *local;        /* LocalString, numbered from 1 */
@@ -197,6 +202,7 @@ typedef struct _Parallel
    * paged in at a cost comparable to its parse */
   GPtrArray    *spare_data;
   GPtrArray    *spare_kept;
+  GPtrArray    *spare_events;
   GPtrArray    *spare_strings;
   GPtrArray    *spare_readers; /* the workers', under lock */
 
@@ -252,6 +258,9 @@ chunk_new (Parallel *p)
   c->kept = take_spare (p->spare_kept);
   if (c->kept == NULL)
     c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+  c->events = take_spare (p->spare_events);
+  if (c->events == NULL)
+    c->events = g_ptr_array_new_with_free_func (g_free);
   c->strings = take_spare (p->spare_strings);
   if (c->strings == NULL)
     c->strings = g_array_new (FALSE, FALSE, sizeof (KeptString));
@@ -274,7 +283,7 @@ static void
 chunk_free (Chunk *c)
 {
   Parallel *p = c->owner;
-  guint limit = p->n_threads * 2 + 4;
+  guint limit = p->n_threads + 2;   /* the chunks in flight */
 
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
@@ -284,6 +293,10 @@ chunk_free (Chunk *c)
     g_array_set_size (c->strings, 0);
   give_back (p->spare_data, c->data, limit);
   give_back (p->spare_kept, c->kept, limit);
+  if (c->events != NULL && p->spare_events->len < limit)
+    g_ptr_array_add (p->spare_events, c->events);
+  else if (c->events != NULL)
+    g_ptr_array_unref (c->events);
   give_back (p->spare_strings, c->strings, limit);
   if (c->marks != NULL)
     g_array_unref (c->marks);
@@ -365,18 +378,38 @@ ks_json_chunk_string (Reader  *r,
   return g_array_index (r->chunk->local, LocalString, id - 1).text;
 }
 
+static Event *
+chunk_event (Chunk *c,
+             guint  i)
+{
+  guint b = i / EVENTS_PER_BLOCK;
+
+  if (b >= c->events->len)
+    g_ptr_array_add (c->events, g_new (Event, EVENTS_PER_BLOCK));
+  return (Event *) c->events->pdata[b] + i % EVENTS_PER_BLOCK;
+}
+
+/* The worker's next event goes to the next place of its chunk. */
+static void
+next_event (Reader *w)
+{
+  Chunk *c = w->chunk;
+
+  w->ev = chunk_event (c, c->kept->len);
+  memcpy (w->ev, &w->ev_own, sizeof (Event));
+}
+
 /* In place of ks_json_handle_event(): the event, by value, with what it
  * points to. */
 void
 ks_json_chunk_keep_event (Reader *r)
 {
   Chunk *c = r->chunk;
-  Kept k;
+  Kept k = { 0 };
 
-  k.ev = r->ev;
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     {
-      GString *s = EVENT_STRING (&r->ev, i);
+      GString *s = EVENT_STRING (r->ev, i);
 
       if (s->len > 0)
         {
@@ -390,8 +423,6 @@ ks_json_chunk_keep_event (Reader *r)
     }
   k.strings_end = c->strings->len;
 
-  k.args = NULL;
-  k.args_len = 0;
   if (r->args_direct != NULL)
     {
       k.args_len = r->args_direct_len;
@@ -412,6 +443,7 @@ ks_json_chunk_keep_event (Reader *r)
   k.kineto = r->kineto;
   k.n_local = c->local->len;
   g_array_append_val (c->kept, k);
+  next_event (r);
 }
 
 /* The array closed: on a worker the text after it is not its to parse. */
@@ -502,7 +534,7 @@ take_reader (Parallel *p)
   ks_json_reader_reset_file (w);
   memset (w->intern_cache, 0, sizeof w->intern_cache);
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-    g_string_truncate (EVENT_STRING (&w->ev, i), 0);
+    g_string_truncate (EVENT_STRING (&w->ev_own, i), 0);
   g_clear_pointer (&w->syntax_text, g_free);
   g_clear_error (&w->error);
   return w;
@@ -533,6 +565,7 @@ run_chunk (Chunk *c)
 
   w->name = c->name;
   w->chunk = c;
+  next_event (w);
   w->lenient = c->owner->lenient;
   ks_json_start_parser (w);
   /* offsets in the whole text: errors say where they are in the file */
@@ -577,6 +610,7 @@ run_chunk (Chunk *c)
   g_free (c->slots);
   c->slots = NULL;
   w->chunk = NULL;
+  w->ev = &w->ev_own;
   give_back_reader (c->owner, w);
 }
 
@@ -619,6 +653,7 @@ ks_json_parallel_start (Reader *r)
   p->open = g_byte_array_new ();
   p->spare_data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  p->spare_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_readers = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_reader_free);
   r->parallel = p;
@@ -665,6 +700,7 @@ ks_json_parallel_stop (Reader *r)
     g_array_unref (p->open_marks);
   g_ptr_array_unref (p->spare_data);
   g_ptr_array_unref (p->spare_kept);
+  g_ptr_array_unref (p->spare_events);
   g_ptr_array_unref (p->spare_strings);
   g_ptr_array_unref (p->spare_readers);
   g_free (p->name);
@@ -809,19 +845,21 @@ replay_events (Reader  *r,
   GString *own[G_N_ELEMENTS (event_strings)];
   guint from = 0;
   gboolean text_ascii = r->text_ascii;
+  gboolean ok = TRUE;
 
   if (c->local->len > 0)
     c->map = g_new (guint32, c->local->len);
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-    own[i] = EVENT_STRING (&r->ev, i);
+    own[i] = EVENT_STRING (&r->ev_own, i);
 
   /* the chunk's strings are valid UTF-8 already */
   r->text_ascii = TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     g_string_truncate (own[i], 0);
-  for (guint e = 0; e < c->kept->len; e++)
+  for (guint e = 0; ok && e < c->kept->len; e++)
     {
-      Kept *k = &g_array_index (c->kept, Kept, e);
+      const Kept *k = &g_array_index (c->kept, Kept, e);
+      Event *ev = chunk_event (c, e);
 
       /* the builder numbers strings in the order they first appear */
       for (; c->n_mapped < k->n_local; c->n_mapped++)
@@ -833,9 +871,8 @@ replay_events (Reader  *r,
       if (k->kineto)
         r->kineto = TRUE;
 
-      r->ev = k->ev;
       for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        EVENT_STRING (&r->ev, i) = own[i];
+        EVENT_STRING (ev, i) = own[i];
       /* empty what the event before left in the strings (what it set,
        * and what ks_json_handle_event() wrote: an event without a tid
        * takes its pid's text), and set this one's */
@@ -848,21 +885,29 @@ replay_events (Reader  *r,
 
           g_string_append_len (own[ks->field], ks->text, ks->len);
         }
-      r->ev.name = k->ev.name != 0 ? c->map[k->ev.name - 1] : 0;
-      r->ev.cat = k->ev.cat != 0 ? c->map[k->ev.cat - 1] : 0;
+      if (ev->name != 0)
+        ev->name = c->map[ev->name - 1];
+      if (ev->cat != 0)
+        ev->cat = c->map[ev->cat - 1];
       r->args_direct = k->args != NULL ? k->args : "";
       r->args_direct_len = k->args_len;
       r->args_overflow = k->args_overflow;
       r->args_ascii = k->args_ascii;
 
+      r->ev = ev;
       ks_json_handle_event (r);
+      r->ev = &r->ev_own;
       r->args_direct = NULL;
       if (r->error != NULL)
         {
-          r->text_ascii = text_ascii;
           g_propagate_error (error, g_steal_pointer (&r->error));
-          return FALSE;
+          ok = FALSE;
         }
+    }
+  if (!ok)
+    {
+      r->text_ascii = text_ascii;
+      return FALSE;
     }
   /* names of an event that the end of the text cut short: the builder
    * has them in the single-threaded parse too */
@@ -1038,6 +1083,24 @@ drop_marks (Parallel *p,
   g_array_set_size (p->open_marks, keep);
 }
 
+/* The last `},{"` in @data, or NULL. */
+static const guint8 *
+last_cut (const guint8 *data,
+          gsize         n)
+{
+  while (n >= 4)
+    {
+      const guint8 *brace = memrchr (data, '}', n - 3);
+
+      if (brace == NULL)
+        return NULL;
+      if (brace[1] == ',' && brace[2] == '{' && brace[3] == '"')
+        return brace;
+      n = brace - data + 3;
+    }
+  return NULL;
+}
+
 /* Cuts chunks off the open text while it is long enough. */
 static void
 cut_chunks (Reader   *r,
@@ -1049,10 +1112,19 @@ cut_chunks (Reader   *r,
   while (p->open->len - start >= p->chunk_bytes + 4)
     {
       gsize from = start + MAX (p->search_from, p->chunk_bytes - 1);
-      const guint8 *hit = from < p->open->len
-                          ? memmem (p->open->data + from, p->open->len - from, "},{\"", 4) : NULL;
+      const guint8 *hit = NULL;
       gsize at;
       Chunk *c;
+
+      /* the last cut of the open text is its last `},{"`, so that the
+       * chunk takes the open text and only the event cut short is
+       * copied; cuts before it come at every chunk_bytes */
+      if (from >= p->open->len)
+        hit = NULL;
+      else if (start == 0 && p->open->len - from < 2 * p->chunk_bytes)
+        hit = last_cut (p->open->data + from, p->open->len - from);
+      else
+        hit = memmem (p->open->data + from, p->open->len - from, "},{\"", 4);
 
       if (hit == NULL)
         {
@@ -1104,6 +1176,23 @@ cut_chunks (Reader   *r,
     }
 }
 
+guint8 *
+ks_json_block_buffer (Reader *r,
+                      guint8 *buf,
+                      gsize   n)
+{
+  Parallel *p = r->parallel;
+  guint len;
+
+  if (p == NULL || p->mode != MODE_EVENTS)
+    return buf;
+  /* room for the compaction's whole-vector stores past its end */
+  len = p->open->len;
+  g_byte_array_set_size (p->open, len + n + 64);
+  g_byte_array_set_size (p->open, len);
+  return p->open->data + len;
+}
+
 gboolean
 ks_json_feed_block (Reader        *r,
                     guint8        *data,
@@ -1141,7 +1230,10 @@ ks_json_feed_block (Reader        *r,
   {
     Mark m = { p->open->len + n, seen, in_string };
 
-    g_byte_array_append (p->open, data, n);
+    if (data == p->open->data + p->open->len)
+      g_byte_array_set_size (p->open, p->open->len + n);   /* compacted in place */
+    else
+      g_byte_array_append (p->open, data, n);
     g_array_append_val (p->open_marks, m);
     p->open_seen |= seen;
     p->open_in_string = in_string;

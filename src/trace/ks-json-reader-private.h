@@ -311,7 +311,9 @@ typedef struct
   const char     *args_direct;    /* the args text when it lies whole in buf */
   gsize           args_direct_len;
 
-  Event           ev;
+  Event          *ev;             /* the event being read: ev_own, or on a
+                                   * worker a place in its chunk */
+  Event           ev_own;
 
   /* per file */
   guint32         group;
@@ -582,6 +584,12 @@ void ks_json_report_problems (Reader *r);
 guint ks_json_thread_count (void);
 
 void ks_json_parallel_start (Reader *r);
+
+/* Where the next block of at most @n compacted bytes goes: @buf, or the
+ * end of the text being cut into chunks, which takes it without a copy. */
+guint8 *ks_json_block_buffer (Reader *r,
+                              guint8 *buf,
+                              gsize   n);
 
 gboolean ks_json_feed_block (Reader        *r,
                              guint8        *data,

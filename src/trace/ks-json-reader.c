@@ -116,14 +116,15 @@ ks_json_reader_new (KsTraceBuilder *builder,
   r->cancellable = cancellable;
   r->top_key_text = g_string_new (NULL);
   r->args = g_string_sized_new (4096);
-  r->ev.pid.str = g_string_new (NULL);
-  r->ev.tid.str = g_string_new (NULL);
-  r->ev.id = g_string_new (NULL);
-  r->ev.bind_id = g_string_new (NULL);
-  r->ev.arg_name = g_string_new (NULL);
-  r->ev.labels = g_string_new (NULL);
+  r->ev = &r->ev_own;
+  r->ev_own.pid.str = g_string_new (NULL);
+  r->ev_own.tid.str = g_string_new (NULL);
+  r->ev_own.id = g_string_new (NULL);
+  r->ev_own.bind_id = g_string_new (NULL);
+  r->ev_own.arg_name = g_string_new (NULL);
+  r->ev_own.labels = g_string_new (NULL);
   for (guint i = 0; i < MAX_COUNTER_ARGS; i++)
-    r->ev.counter_key[i] = g_string_new (NULL);
+    r->ev_own.counter_key[i] = g_string_new (NULL);
   r->pid_map = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r->pid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->tid_str_map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -150,14 +151,14 @@ ks_json_reader_free (Reader *r)
   ks_json_parallel_stop (r);
   g_string_free (r->top_key_text, TRUE);
   g_string_free (r->args, TRUE);
-  g_string_free (r->ev.pid.str, TRUE);
-  g_string_free (r->ev.tid.str, TRUE);
-  g_string_free (r->ev.id, TRUE);
-  g_string_free (r->ev.bind_id, TRUE);
-  g_string_free (r->ev.arg_name, TRUE);
-  g_string_free (r->ev.labels, TRUE);
+  g_string_free (r->ev_own.pid.str, TRUE);
+  g_string_free (r->ev_own.tid.str, TRUE);
+  g_string_free (r->ev_own.id, TRUE);
+  g_string_free (r->ev_own.bind_id, TRUE);
+  g_string_free (r->ev_own.arg_name, TRUE);
+  g_string_free (r->ev_own.labels, TRUE);
   for (guint i = 0; i < MAX_COUNTER_ARGS; i++)
-    g_string_free (r->ev.counter_key[i], TRUE);
+    g_string_free (r->ev_own.counter_key[i], TRUE);
   g_hash_table_unref (r->pid_map);
   g_hash_table_unref (r->pid_str_map);
   g_hash_table_unref (r->tid_str_map);

@@ -323,15 +323,16 @@ read_mapped (Reader        *r,
         {
           gsize k = MIN ((gsize) READ_CHUNK, len - off);
           gsize m = 0;
+          guint8 *out = ks_json_block_buffer (r, cbuf, k);
 
-          if (!compact_mapped (map + off, k, (char *) cbuf, &r->stream_state, &m))
+          if (!compact_mapped (map + off, k, (char *) out, &r->stream_state, &m))
             {
               /* truncated meanwhile: the text ends here */
               cut = TRUE;
               end = pos;
               break;
             }
-          if (!ks_json_feed_block (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+          if (!ks_json_feed_block (r, out, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               munmap (map, len);
               ks_json_relocate_error (r, stream, FALSE, error);
