@@ -19,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-json-reader.h"
 #include "ks-kscope-conventions.h"
 #include "ks-trace-builder-private.h"
 
@@ -582,6 +583,61 @@ flow_end_slice (KsTrace *trace,
   return exact_slice (&trace->tracks[track], ts - trace->origin_ns, end - trace->origin_ns);
 }
 
+/* Both ends of PendingFlows [from, to), as slices. */
+typedef struct
+{
+  KsTrace           *trace;
+  const PendingFlow *flows;
+  guint32           *ends;     /* from and to slice of each */
+  guint              from;
+  guint              to;
+} FlowEnds;
+
+static gpointer
+resolve_flow_ends (gpointer data)
+{
+  FlowEnds *fe = data;
+
+  for (guint i = fe->from; i < fe->to; i++)
+    {
+      const PendingFlow *pf = &fe->flows[i];
+
+      fe->ends[2 * i] = flow_end_slice (fe->trace, pf->from_track, pf->from_ts, pf->from_end);
+      fe->ends[2 * i + 1] = flow_end_slice (fe->trace, pf->to_track, pf->to_ts, pf->to_end);
+    }
+  return NULL;
+}
+
+/* The ends of every pending flow: two searches in the model each, the
+ * largest part of finishing a trace with many flows, on every core (the
+ * model is only read). */
+static guint32 *
+resolve_all_flow_ends (KsTraceBuilder *self,
+                       KsTrace        *trace)
+{
+  guint n = self->flows->len;
+  guint n_parts = MIN (ks_json_reader_get_n_threads (), n / 65536 + 1);
+  g_autofree FlowEnds *parts = g_new (FlowEnds, n_parts);
+  g_autofree GThread **threads = g_new0 (GThread *, n_parts);
+  guint32 *ends = g_new (guint32, 2 * (gsize) MAX (n, 1));
+
+  for (guint k = 0; k < n_parts; k++)
+    {
+      parts[k] = (FlowEnds) { trace, (const PendingFlow *)(gpointer)self->flows->data, ends,
+                              (guint)((guint64)n * k / n_parts), (guint)((guint64)n * (k + 1) / n_parts) };
+      if (k > 0)
+        threads[k] = g_thread_try_new ("ks-flows", resolve_flow_ends, &parts[k], NULL);
+      /* without a thread, its part is resolved here */
+      if (k > 0 && threads[k] == NULL)
+        resolve_flow_ends (&parts[k]);
+    }
+  resolve_flow_ends (&parts[0]);
+  for (guint k = 1; k < n_parts; k++)
+    if (threads[k] != NULL)
+      g_thread_join (threads[k]);
+  return ends;
+}
+
 static void
 link_flows (KsTraceBuilder *self,
             KsTrace        *trace)
@@ -589,6 +645,7 @@ link_flows (KsTraceBuilder *self,
   g_autoptr(GArray) gpu = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
   g_autoptr(GArray) flows = g_array_new (FALSE, FALSE, sizeof (KsFlow));
   g_autofree guint8 *linked = NULL;
+  g_autofree guint32 *ends = NULL;
   guint32 launch_cat = 0;
   guint n_gpu = 0;
   guint64 n_stream_slices = 0;
@@ -673,6 +730,7 @@ link_flows (KsTraceBuilder *self,
         }
     }
 
+  ends = resolve_all_flow_ends (self, trace);
   for (guint i = 0; i < self->flows->len; i++)
     {
       const PendingFlow *pf = &g_array_index (self->flows, PendingFlow, i);
@@ -680,8 +738,8 @@ link_flows (KsTraceBuilder *self,
 
       f.from_track = pf->from_track;
       f.to_track = pf->to_track;
-      f.from_slice = flow_end_slice (trace, pf->from_track, pf->from_ts, pf->from_end);
-      f.to_slice = flow_end_slice (trace, pf->to_track, pf->to_ts, pf->to_end);
+      f.from_slice = ends[2 * i];
+      f.to_slice = ends[2 * i + 1];
       f.category = pf->category;
       f.kind = pf->kind;
       if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)

@@ -394,6 +394,52 @@ write_gzip (const char *name,
   return path;
 }
 
+/* More flows than one part of their resolution takes: their ends are
+ * found on several threads, and the trace is the one-thread one. */
+static void
+test_many_flows (void)
+{
+  g_autoptr(GString) s = g_string_new ("{\"traceEvents\":[");
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  guint n = 70000, unbound = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 t = 10 * (guint64)i;
+      /* every 7th flow ends on no slice of its thread: its time is past the last */
+      guint64 f = i % 7 == 0 ? 10 * (guint64)n + i : t + 3;
+
+      unbound += i % 7 == 0;
+      g_string_append_printf (s, "%s{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":%" G_GUINT64_FORMAT ",\"dur\":5},"
+                              "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":%" G_GUINT64_FORMAT ",\"dur\":5},"
+                              "{\"ph\":\"s\",\"name\":\"x\",\"cat\":\"c\",\"id\":%u,\"pid\":1,\"tid\":1,\"ts\":%" G_GUINT64_FORMAT "},"
+                              "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"x\",\"cat\":\"c\",\"id\":%u,\"pid\":1,\"tid\":2,\"ts\":%" G_GUINT64_FORMAT "}",
+                              i > 0 ? "," : "", t, t + 2, i, t + 1, i, f);
+    }
+  g_string_append (s, "]}");
+  path = write_file ("flows.json", s->str, s->len);
+  check_same (path, NULL, 0);
+
+  trace = load_trace (path, "3", NULL, &error);
+  g_assert_no_error (error);
+  /* more pending flows than a part takes; those past the last slice
+   * are dropped, the others join slice k of one thread to slice k of
+   * the other */
+  g_assert_cmpuint (n, >, 65536);
+  g_assert_cmpuint (trace->n_flows, ==, n - unbound);
+  for (guint32 k = 0; k < trace->n_flows; k++)
+    {
+      const KsFlow *fl = &trace->flows[k];
+
+      g_assert_cmpuint (fl->from_track, !=, fl->to_track);
+      g_assert_cmpuint (fl->from_slice, ==, fl->to_slice);
+      g_assert_cmpuint (fl->from_slice % 7, !=, 0);
+    }
+  g_test_message ("%u flows, %u of them ending past the last slice", trace->n_flows, unbound);
+}
+
 static void
 test_across_cuts (void)
 {
@@ -799,6 +845,7 @@ main (int   argc,
   g_test_add_func ("/json-parallel/fuzz-seeds", test_fuzz_seeds);
   g_test_add_func ("/json-parallel/corpus", test_corpus);
   g_test_add_func ("/json-parallel/across-cuts", test_across_cuts);
+  g_test_add_func ("/json-parallel/many-flows", test_many_flows);
   g_test_add_func ("/json-parallel/perfetto-shapes", test_perfetto_shapes);
   g_test_add_func ("/json-parallel/lenient", test_lenient);
   g_test_add_func ("/json-parallel/errors", test_errors);
