@@ -83,7 +83,7 @@ ks_json_intern (Reader     *r,
     }
   h ^= h >> 29;
   slot = &r->intern_cache[(h * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9)) >> 51];
-  if (slot->str != NULL && slot->len == len && same_bytes ((const guint8 *) slot->str, (const guint8 *) s, len))
+  if (slot->gen == r->intern_gen && slot->len == len && same_bytes ((const guint8 *) slot->str, (const guint8 *) s, len))
     return slot->id;
 
   if (!r->text_ascii)
@@ -113,6 +113,7 @@ ks_json_intern (Reader     *r,
       slot->str = text;
       slot->len = len;
       slot->id = id;
+      slot->gen = r->intern_gen;
     }
   return id;
 }

@@ -53,6 +53,8 @@
 #include "ks-kscope-writer.h"
 
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
+#define MIN_CHUNK_BYTES     (128 * 1024)
+#define IN_FLIGHT_SHARE     8     /* the chunks in flight: at most an eighth of the text */
 
 enum
 {
@@ -226,8 +228,12 @@ ks_json_thread_count (void)
   return MAX (1, g_get_num_processors ());
 }
 
+/* The chunks in flight (one a thread and one more, their text and
+ * events, about three times the text) stay within a small part of the
+ * text's size: a small trace read on many threads is cut finer. */
 static gsize
-chunk_bytes (void)
+chunk_bytes (guint   n_threads,
+             goffset size)
 {
   const char *env = g_getenv ("KINESCOPE_JSON_CHUNK_BYTES");
   guint64 v;
@@ -235,7 +241,9 @@ chunk_bytes (void)
   /* small chunks are for the tests: cuts fall everywhere */
   if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, G_MAXINT32, &v, NULL))
     return (gsize) v;
-  return DEFAULT_CHUNK_BYTES;
+  if (size <= 0)
+    return DEFAULT_CHUNK_BYTES;
+  return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 3 * (n_threads + 1)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
 }
 
 static gpointer
@@ -532,7 +540,12 @@ take_reader (Parallel *p)
     return ks_json_reader_new (NULL, NULL, NULL);
 
   ks_json_reader_reset_file (w);
-  memset (w->intern_cache, 0, sizeof w->intern_cache);
+  /* the cache points into the last chunk's strings */
+  if (++w->intern_gen == 0)
+    {
+      memset (w->intern_cache, 0, sizeof w->intern_cache);
+      w->intern_gen = 1;
+    }
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     g_string_truncate (EVENT_STRING (&w->ev_own, i), 0);
   g_clear_pointer (&w->syntax_text, g_free);
@@ -633,7 +646,8 @@ chunk_job (gpointer data,
 /* Main side */
 
 void
-ks_json_parallel_start (Reader *r)
+ks_json_parallel_start (Reader  *r,
+                        goffset  size)
 {
   Parallel *p;
   guint n = ks_json_thread_count ();
@@ -644,7 +658,7 @@ ks_json_parallel_start (Reader *r)
   p = g_new0 (Parallel, 1);
   p->name = g_strdup (r->name);
   p->n_threads = n;
-  p->chunk_bytes = chunk_bytes ();
+  p->chunk_bytes = chunk_bytes (n, size);
   p->lenient = r->lenient;
   p->mode = MODE_HEAD;
   g_mutex_init (&p->lock);

@@ -263,6 +263,7 @@ typedef struct
   const char *str;
   gsize       len;
   guint32     id;
+  guint32     gen;          /* valid while it is Reader.intern_gen */
 } InternSlot;
 
 typedef struct
@@ -400,6 +401,7 @@ typedef struct
 
   /* names repeat: a direct-mapped cache in front of the builder's table */
   InternSlot      intern_cache[INTERN_CACHE_SIZE];
+  guint32         intern_gen;     /* a worker's cache empties a chunk at a time */
 
   /* parsing on several threads: see ks-json-parallel.c */
   struct _Parallel *parallel;     /* the main reader's splitter, or NULL */
@@ -583,7 +585,9 @@ void ks_json_report_problems (Reader *r);
 /* KINESCOPE_THREADS, else the cores. */
 guint ks_json_thread_count (void);
 
-void ks_json_parallel_start (Reader *r);
+/* @size: the file's, or 0 when unknown */
+void ks_json_parallel_start (Reader  *r,
+                             goffset  size);
 
 /* Where the next block of at most @n compacted bytes goes: @buf, or the
  * end of the text being cut into chunks, which takes it without a copy. */

@@ -117,6 +117,7 @@ ks_json_reader_new (KsTraceBuilder *builder,
   r->top_key_text = g_string_new (NULL);
   r->args = g_string_sized_new (4096);
   r->ev = &r->ev_own;
+  r->intern_gen = 1;
   r->ev_own.pid.str = g_string_new (NULL);
   r->ev_own.tid.str = g_string_new (NULL);
   r->ev_own.id = g_string_new (NULL);

@@ -565,7 +565,7 @@ read_document (Reader        *r,
 
   ks_json_reader_reset_file (r);
   ks_json_start_parser (r);
-  ks_json_parallel_start (r);
+  ks_json_parallel_start (r, size);
 
   first = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
   if (first < 0)
