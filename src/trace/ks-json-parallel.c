@@ -176,6 +176,17 @@ typedef struct _Chunk
   guint32       n_mapped;
 } Chunk;
 
+/* The pool and its workers' readers, the main reader's for all its
+ * files: a folder's files reuse the threads and the readers' caches. */
+typedef struct _Workers
+{
+  GThreadPool  *pool;
+  guint         n_threads;
+  GMutex        lock;
+  GCond         cond;         /* a chunk is done */
+  GPtrArray    *readers;      /* Reader, spare, under lock */
+} Workers;
+
 typedef struct _Parallel
 {
   char         *name;         /* the file's, for the workers' messages */
@@ -183,9 +194,8 @@ typedef struct _Parallel
   gsize         chunk_bytes;
   gboolean      lenient;      /* the workers read as the reader does */
   int           mode;
-  GThreadPool  *pool;
-  GMutex        lock;
-  GCond         cond;
+  gint          stopping;     /* atomic */
+  Workers      *workers;
   GQueue        queue;        /* Chunk, dispatched, in file order */
 
   /* the text since the last cut, which ends where a block did */
@@ -206,7 +216,6 @@ typedef struct _Parallel
   GPtrArray    *spare_kept;
   GPtrArray    *spare_events;
   GPtrArray    *spare_strings;
-  GPtrArray    *spare_readers; /* the workers', under lock */
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;
@@ -533,9 +542,9 @@ take_reader (Parallel *p)
 {
   Reader *w;
 
-  g_mutex_lock (&p->lock);
-  w = take_spare (p->spare_readers);
-  g_mutex_unlock (&p->lock);
+  g_mutex_lock (&p->workers->lock);
+  w = take_spare (p->workers->readers);
+  g_mutex_unlock (&p->workers->lock);
   if (w == NULL)
     return ks_json_reader_new (NULL, NULL, NULL);
 
@@ -557,9 +566,9 @@ static void
 give_back_reader (Parallel *p,
                   Reader   *w)
 {
-  g_mutex_lock (&p->lock);
-  g_ptr_array_add (p->spare_readers, w);
-  g_mutex_unlock (&p->lock);
+  g_mutex_lock (&p->workers->lock);
+  g_ptr_array_add (p->workers->readers, w);
+  g_mutex_unlock (&p->workers->lock);
 }
 
 static void
@@ -632,18 +641,38 @@ chunk_job (gpointer data,
            gpointer user_data)
 {
   Chunk *c = data;
-  Parallel *p = user_data;
+  Workers *w = c->owner->workers;
 
   /* a pool's threads outlive the load: keep a save's signals off them */
   ks_kscope_write_block_cleanup_signals ();
-  run_chunk (c);
-  g_mutex_lock (&p->lock);
+  /* a chunk still queued when its file stops is not parsed */
+  if (!g_atomic_int_get (&c->owner->stopping))
+    run_chunk (c);
+  /* after this, @c and its owner may be gone */
+  g_mutex_lock (&w->lock);
   c->done = TRUE;
-  g_cond_broadcast (&p->cond);
-  g_mutex_unlock (&p->lock);
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
 }
 
 /* Main side */
+
+void
+ks_json_parallel_free_workers (Reader *r)
+{
+  Workers *w = r->workers;
+
+  ks_json_parallel_stop (r);
+  if (w == NULL)
+    return;
+  r->workers = NULL;
+  if (w->pool != NULL)
+    g_thread_pool_free (w->pool, FALSE, TRUE);
+  g_ptr_array_unref (w->readers);
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
+  g_free (w);
+}
 
 void
 ks_json_parallel_start (Reader  *r,
@@ -661,15 +690,20 @@ ks_json_parallel_start (Reader  *r,
   p->chunk_bytes = chunk_bytes (n, size);
   p->lenient = r->lenient;
   p->mode = MODE_HEAD;
-  g_mutex_init (&p->lock);
-  g_cond_init (&p->cond);
+  if (r->workers == NULL)
+    {
+      r->workers = g_new0 (Workers, 1);
+      g_mutex_init (&r->workers->lock);
+      g_cond_init (&r->workers->cond);
+      r->workers->readers = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_reader_free);
+    }
+  p->workers = r->workers;
   g_queue_init (&p->queue);
   p->open = g_byte_array_new ();
   p->spare_data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  p->spare_readers = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_reader_free);
   r->parallel = p;
 }
 
@@ -677,10 +711,10 @@ static void
 wait_done (Parallel *p,
            Chunk    *c)
 {
-  g_mutex_lock (&p->lock);
+  g_mutex_lock (&p->workers->lock);
   while (!c->done)
-    g_cond_wait (&p->cond, &p->lock);
-  g_mutex_unlock (&p->lock);
+    g_cond_wait (&p->workers->cond, &p->workers->lock);
+  g_mutex_unlock (&p->workers->lock);
 }
 
 static gboolean
@@ -689,9 +723,9 @@ is_done (Parallel *p,
 {
   gboolean done;
 
-  g_mutex_lock (&p->lock);
+  g_mutex_lock (&p->workers->lock);
   done = c->done;
-  g_mutex_unlock (&p->lock);
+  g_mutex_unlock (&p->workers->lock);
   return done;
 }
 
@@ -705,10 +739,12 @@ ks_json_parallel_stop (Reader *r)
     return;
   r->parallel = NULL;
   /* chunks not started are dropped; running ones finish first */
-  if (p->pool != NULL)
-    g_thread_pool_free (p->pool, TRUE, TRUE);
+  g_atomic_int_set (&p->stopping, TRUE);
   while ((c = g_queue_pop_head (&p->queue)) != NULL)
-    chunk_free (c);
+    {
+      wait_done (p, c);
+      chunk_free (c);
+    }
   g_byte_array_unref (p->open);
   if (p->open_marks != NULL)
     g_array_unref (p->open_marks);
@@ -716,10 +752,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_kept);
   g_ptr_array_unref (p->spare_events);
   g_ptr_array_unref (p->spare_strings);
-  g_ptr_array_unref (p->spare_readers);
   g_free (p->name);
-  g_mutex_clear (&p->lock);
-  g_cond_clear (&p->cond);
   g_free (p);
 }
 
@@ -728,10 +761,15 @@ dispatch (Reader   *r,
           Parallel *p,
           Chunk    *c)
 {
-  if (p->pool == NULL)
-    p->pool = g_thread_pool_new (chunk_job, p, p->n_threads, FALSE, NULL);
+  Workers *w = p->workers;
+
+  if (w->pool == NULL)
+    w->pool = g_thread_pool_new (chunk_job, NULL, p->n_threads, FALSE, NULL);
+  else if (w->n_threads != p->n_threads)
+    g_thread_pool_set_max_threads (w->pool, p->n_threads, NULL);
+  w->n_threads = p->n_threads;
   g_queue_push_tail (&p->queue, c);
-  g_thread_pool_push (p->pool, c, NULL);
+  g_thread_pool_push (w->pool, c, NULL);
   p->n_chunks++;
 }
 

@@ -405,6 +405,7 @@ typedef struct
 
   /* parsing on several threads: see ks-json-parallel.c */
   struct _Parallel *parallel;     /* the main reader's splitter, or NULL */
+  struct _Workers *workers;       /* its threads, for all its files, or NULL */
   struct _Chunk   *chunk;         /* a worker's chunk: events are kept, not handled */
 } Reader;
 
@@ -606,6 +607,9 @@ gboolean ks_json_parallel_finish (Reader  *r,
                                   GError **error);
 
 void ks_json_parallel_stop (Reader *r);
+
+/* The threads of the reader's splitters, when it is done with them. */
+void ks_json_parallel_free_workers (Reader *r);
 
 guint32 ks_json_chunk_intern (Reader     *r,
                               const char *s,

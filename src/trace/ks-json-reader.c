@@ -149,7 +149,7 @@ ks_json_reader_new (KsTraceBuilder *builder,
 void
 ks_json_reader_free (Reader *r)
 {
-  ks_json_parallel_stop (r);
+  ks_json_parallel_free_workers (r);
   g_string_free (r->top_key_text, TRUE);
   g_string_free (r->args, TRUE);
   g_string_free (r->ev_own.pid.str, TRUE);
