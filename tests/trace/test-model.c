@@ -221,6 +221,7 @@ test_model_far_times (void)
 static void
 test_model_open_ranges (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
   KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
@@ -270,14 +271,14 @@ test_model_open_ranges (void)
   track = &trace->tracks[k1];
   g_assert_cmpuint (track->n_slices, ==, 2);
   g_assert_cmpint (track->end[find (trace, track, "inner")] - track->start[find (trace, track, "inner")], ==, 10);
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "inner")), ==, "{\"i\":3,\"b\":2}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "inner"), args_buf), ==, "{\"i\":3,\"b\":2}");
   g_assert_cmpint (track->end[find (trace, track, "outer")] - track->start[find (trace, track, "outer")], ==, 200);
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "outer")), ==, "{\"a\":1}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "outer"), args_buf), ==, "{\"a\":1}");
   track = &trace->tracks[k2];
   g_assert_cmpuint (track->n_slices, ==, 2);
   g_assert_cmpint (track->end[find (trace, track, "late")], ==, track->start[find (trace, track, "late")]);
   g_assert_cmpint (track->end[find (trace, track, "after")] - track->start[find (trace, track, "after")], ==, 200);
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "late")), ==, "{\"z\":0}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "late"), args_buf), ==, "{\"z\":0}");
 }
 
 /* Samples of one thread every 10 ns from 1000, then a pause of 100 ns
@@ -288,6 +289,7 @@ test_model_open_ranges (void)
 static void
 test_model_samples (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
   KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
   guint32 p = ks_trace_builder_get_process (b, 42);
@@ -357,7 +359,7 @@ test_model_samples (void)
       g_assert_cmpuint (track->slice_kind[k], ==, KS_SLICE_SAMPLE);
       g_assert_cmpstr (ks_trace_string (trace, track->name_id[k]), ==, want[i].name);
       g_assert_cmpint (track->end[k], ==, want[i].e);
-      g_assert_cmpstr (ks_trace_slice_args (trace, track, k), ==, args);
+      g_assert_cmpstr (ks_trace_slice_args (trace, track, k, args_buf), ==, args);
     }
 
   /* a single sample lasts the default 1 ms */

@@ -1,0 +1,751 @@
+/* ks-args.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-args"
+
+/* A record is a varint shape number, then one value per placeholder of
+ * the shape:
+ *
+ *   SHAPE_NUMBER (0x01): a number. A canonical integer that fits int64
+ *     (-?(0|[1-9][0-9]*)) is its zigzag shifted left one bit; any other
+ *     number (1.5, -0, 1e3, a huge one) is (length << 1) | 1 and its
+ *     bytes. Both are one varint of up to 65 bits.
+ *   SHAPE_STRING (0x02): a string value (not a key), the dictionary
+ *     number of the bytes between its quotes, escapes as they were.
+ *
+ * Compact valid JSON holds no byte below 0x20 outside its strings' escapes,
+ * so the placeholders cannot be confused with the shape's own text. Shape
+ * number 0 is a raw record: a varint length and the bytes, for whatever
+ * the encoder does not take for a JSON object. Shapes and string values
+ * share one dictionary of interned byte strings. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-args.h"
+
+#define SHAPE_NUMBER 0x01
+#define SHAPE_STRING 0x02
+
+/* Texts longer than this are kept raw: an encoding's scratch room is a
+ * few times the text, and such args are rare and read whole. */
+#define ENCODE_MAX (1024 * 1024)
+
+/* Containers nest at most this deep in an encoded record (one bit each). */
+#define DEPTH_MAX 64
+
+typedef struct
+{
+  guint32 hash;
+  guint32 entry;    /* 0 when the slot is empty */
+} Slot;
+
+struct _KsArgsStore
+{
+  guint8  *data;          /* records; an id is an offset + 1 */
+  gsize    len;
+  gsize    cap;
+
+  guint8  *dict;          /* the dictionary's bytes, entry after entry */
+  gsize    dict_len;
+  gsize    dict_cap;
+  guint32 *entry_end;     /* entry e is dict[entry_end[e - 1], entry_end[e]) */
+  guint32  n_entries;     /* entry 0 is the empty string, never looked up */
+  guint32  entries_cap;
+
+  Slot    *slots;         /* open addressing over the entries; NULL once sealed */
+  guint32  mask;
+
+  guint8  *shape;         /* scratch of one encoding */
+  guint8  *vals;
+  gsize    scratch_cap;   /* bytes of text the scratch is sized for */
+};
+
+/* Bytes that end a run of plain string bytes. */
+static const guint8 string_stop[256] = {
+  [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
+static inline gboolean
+is_digit (guint8 c)
+{
+  return c >= '0' && c <= '9';
+}
+
+static inline gboolean
+is_hex (guint8 c)
+{
+  return is_digit (c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+static inline guint8 *
+put_varint (guint8  *o,
+            guint64  v)
+{
+  while (v >= 0x80)
+    {
+      *o++ = (guint8) (v | 0x80);
+      v >>= 7;
+    }
+  *o++ = (guint8) v;
+  return o;
+}
+
+static inline const guint8 *
+get_varint (const guint8 *r,
+            guint64      *v)
+{
+  guint64 x = 0;
+  guint shift = 0;
+  guint8 b;
+
+  do
+    {
+      b = *r++;
+      x |= (guint64) (b & 0x7f) << shift;
+      shift += 7;
+    }
+  while (b & 0x80);
+  *v = x;
+  return r;
+}
+
+/* (v << 1) | tag as a varint: v may use all 64 bits. */
+static inline guint8 *
+put_tagged (guint8  *o,
+            guint64  v,
+            guint    tag)
+{
+  guint8 b = (guint8) (((v & 0x3f) << 1) | tag);
+
+  v >>= 6;
+  if (v == 0)
+    {
+      *o++ = b;
+      return o;
+    }
+  *o++ = b | 0x80;
+  return put_varint (o, v);
+}
+
+static inline const guint8 *
+get_tagged (const guint8 *r,
+            guint64      *v,
+            guint        *tag)
+{
+  guint8 b = *r++;
+
+  *tag = b & 1;
+  *v = (b >> 1) & 0x3f;
+  if (b & 0x80)
+    {
+      guint64 high;
+
+      r = get_varint (r, &high);
+      *v |= high << 6;
+    }
+  return r;
+}
+
+/* Eight bytes at a time; the table only needs its buckets spread. */
+static guint32
+hash_bytes (const guint8 *p,
+            gsize         n)
+{
+  guint64 h = 0x9e3779b97f4a7c15ull ^ n;
+
+  for (; n >= 8; p += 8, n -= 8)
+    {
+      guint64 w;
+
+      memcpy (&w, p, 8);
+      h = (h ^ w) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+  if (n > 0)
+    {
+      guint64 w = 0;
+
+      memcpy (&w, p, n);
+      h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    }
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return (guint32) h;
+}
+
+/* Grows *@buf to hold @need bytes; FALSE when memory ran out. */
+static gboolean
+reserve (guint8 **buf,
+         gsize   *cap,
+         gsize    need)
+{
+  gsize grown = MAX (*cap, 4096);
+  guint8 *p;
+
+  if (need <= *cap)
+    return TRUE;
+  while (grown < need)
+    grown *= 2;
+  if (!(p = g_try_realloc (*buf, grown)))
+    return FALSE;
+  *buf = p;
+  *cap = grown;
+  return TRUE;
+}
+
+KsArgsStore *
+ks_args_store_new (void)
+{
+  KsArgsStore *self = g_new0 (KsArgsStore, 1);
+
+  self->entries_cap = 256;
+  self->entry_end = g_new (guint32, self->entries_cap);
+  self->entry_end[0] = 0;
+  self->n_entries = 1;
+  self->mask = 511;
+  self->slots = g_new0 (Slot, self->mask + 1);
+  return self;
+}
+
+void
+ks_args_store_free (KsArgsStore *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->data);
+  g_free (self->dict);
+  g_free (self->entry_end);
+  g_free (self->slots);
+  g_free (self->shape);
+  g_free (self->vals);
+  g_free (self);
+}
+
+static gboolean
+grow_index (KsArgsStore *self)
+{
+  guint32 size = (self->mask + 1) * 2;
+  Slot *slots;
+
+  if (size == 0 || !(slots = g_try_new0 (Slot, size)))
+    return FALSE;
+  for (guint32 i = 0; i <= self->mask; i++)
+    {
+      Slot s = self->slots[i];
+      guint32 j;
+
+      if (s.entry == 0)
+        continue;
+      for (j = s.hash & (size - 1); slots[j].entry != 0; j = (j + 1) & (size - 1))
+        ;
+      slots[j] = s;
+    }
+  g_free (self->slots);
+  self->slots = slots;
+  self->mask = size - 1;
+  return TRUE;
+}
+
+/* The dictionary number of @p (@n bytes), added when new; 0 when the
+ * dictionary cannot take it (past 4 GiB, or memory ran out). */
+static guint32
+intern (KsArgsStore  *self,
+        const guint8 *p,
+        gsize         n)
+{
+  guint32 h = hash_bytes (p, n);
+  guint32 i = h & self->mask;
+  guint32 e;
+
+  for (;; i = (i + 1) & self->mask)
+    {
+      const Slot *s = &self->slots[i];
+
+      if (s->entry == 0)
+        break;
+      if (s->hash == h)
+        {
+          guint32 from = self->entry_end[s->entry - 1];
+
+          if (self->entry_end[s->entry] - from == n && memcmp (self->dict + from, p, n) == 0)
+            return s->entry;
+        }
+    }
+
+  /* Keep the table at most half full; a table that cannot grow is
+   * still usable up to three quarters. */
+  if ((gsize) self->n_entries * 2 > self->mask
+      && !grow_index (self) && (gsize) self->n_entries * 4 > (gsize) self->mask * 3)
+    return 0;
+  if (self->dict_len + n >= G_MAXUINT32 || self->n_entries == G_MAXUINT32 - 1)
+    return 0;
+  if (!reserve (&self->dict, &self->dict_cap, self->dict_len + n))
+    return 0;
+  if (self->n_entries == self->entries_cap)
+    {
+      guint32 *grown = g_try_renew (guint32, self->entry_end, (gsize) self->entries_cap * 2);
+
+      if (grown == NULL)
+        return 0;
+      self->entry_end = grown;
+      self->entries_cap *= 2;
+    }
+
+  memcpy (self->dict + self->dict_len, p, n);
+  self->dict_len += n;
+  e = self->n_entries++;
+  self->entry_end[e] = (guint32) self->dict_len;
+  for (i = h & self->mask; self->slots[i].entry != 0; i = (i + 1) & self->mask)
+    ;
+  self->slots[i].hash = h;
+  self->slots[i].entry = e;
+  return e;
+}
+
+/* The end of a string whose opening quote is before @p (its closing
+ * quote), or NULL when it is not a valid JSON string. */
+static inline const guint8 *
+scan_string (const guint8 *p,
+             const guint8 *end)
+{
+  while (p < end)
+    {
+      guint8 c = *p;
+
+      if (G_LIKELY (!string_stop[c]))
+        {
+          p++;
+          continue;
+        }
+      if (c == '"')
+        return p;
+      if (c != '\\' || end - p < 2)
+        return NULL;
+      c = p[1];
+      if (c == 'u')
+        {
+          if (end - p < 6 || !is_hex (p[2]) || !is_hex (p[3]) || !is_hex (p[4]) || !is_hex (p[5]))
+            return NULL;
+          p += 6;
+        }
+      else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't')
+        p += 2;
+      else
+        return NULL;
+    }
+  return NULL;
+}
+
+/* Past the JSON number at @p, or NULL when there is none; @zz is the
+ * zigzag of a canonical integer that fits int64, @is_int whether it is. */
+static inline const guint8 *
+scan_number (const guint8 *p,
+             const guint8 *end,
+             gboolean     *is_int,
+             guint64      *zz)
+{
+  gboolean neg = *p == '-';
+  const guint8 *digits;
+  const guint8 *q;
+  gboolean integral = TRUE;
+  gsize n;
+
+  q = digits = p + neg;
+  if (q == end || !is_digit (*q))
+    return NULL;
+  if (*q == '0')
+    q++;
+  else
+    while (q < end && is_digit (*q))
+      q++;
+  n = q - digits;
+  if (q < end && *q == '.')
+    {
+      if (++q == end || !is_digit (*q))
+        return NULL;
+      while (q < end && is_digit (*q))
+        q++;
+      integral = FALSE;
+    }
+  if (q < end && (*q | 0x20) == 'e')
+    {
+      if (++q < end && (*q == '+' || *q == '-'))
+        q++;
+      if (q == end || !is_digit (*q))
+        return NULL;
+      while (q < end && is_digit (*q))
+        q++;
+      integral = FALSE;
+    }
+
+  *is_int = FALSE;
+  /* 19 digits cannot overflow 64 bits; "-0" would come back as "0". */
+  if (integral && n <= 19 && !(neg && *digits == '0'))
+    {
+      guint64 m = 0;
+
+      for (gsize i = 0; i < n; i++)
+        m = m * 10 + (guint64) (digits[i] - '0');
+      if (neg ? m <= (G_GUINT64_CONSTANT (1) << 63) : m < (G_GUINT64_CONSTANT (1) << 63))
+        {
+          *zz = neg ? 2 * m - 1 : 2 * m;
+          *is_int = TRUE;
+        }
+    }
+  return q;
+}
+
+typedef enum
+{
+  WANT_VALUE,
+  WANT_VALUE_OR_CLOSE,   /* after [ */
+  WANT_KEY,              /* after , in an object */
+  WANT_KEY_OR_CLOSE,     /* after { */
+  WANT_COLON,
+  WANT_COMMA_OR_CLOSE,
+} State;
+
+/* Encodes the JSON object @text into self->shape (@shape_len bytes) and
+ * self->vals (@vals_len bytes) in one pass; FALSE when @text is anything
+ * else, or a string value could not be interned. */
+static gboolean
+encode (KsArgsStore  *self,
+        const guint8 *text,
+        gsize         len,
+        gsize        *shape_len,
+        gsize        *vals_len)
+{
+  const guint8 *p = text;
+  const guint8 *end = text + len;
+  guint8 *s = self->shape;
+  guint8 *v = self->vals;
+  guint64 objects = 0;    /* one bit a level, 1 for an object */
+  guint depth = 0;
+  State state = WANT_VALUE;
+
+  if (*p != '{')
+    return FALSE;
+
+  while (p < end)
+    {
+      guint8 c = *p;
+
+      if (c == ' ')
+        {
+          *s++ = *p++;
+          continue;
+        }
+
+      switch (state)
+        {
+        case WANT_COMMA_OR_CLOSE:
+          if (c == ',')
+            {
+              *s++ = *p++;
+              state = (objects & 1) ? WANT_KEY : WANT_VALUE;
+              continue;
+            }
+          if (c != ((objects & 1) ? '}' : ']'))
+            return FALSE;
+          goto close;
+
+        case WANT_COLON:
+          if (c != ':')
+            return FALSE;
+          *s++ = *p++;
+          state = WANT_VALUE;
+          continue;
+
+        case WANT_KEY_OR_CLOSE:
+          if (c == '}')
+            goto close;
+          G_GNUC_FALLTHROUGH;
+        case WANT_KEY:
+          {
+            const guint8 *q;
+
+            if (c != '"' || !(q = scan_string (p + 1, end)))
+              return FALSE;
+            memcpy (s, p, q + 1 - p);
+            s += q + 1 - p;
+            p = q + 1;
+            state = WANT_COLON;
+            continue;
+          }
+
+        case WANT_VALUE_OR_CLOSE:
+          if (c == ']')
+            goto close;
+          G_GNUC_FALLTHROUGH;
+        case WANT_VALUE:
+          if (c == '{' || c == '[')
+            {
+              if (depth == DEPTH_MAX)
+                return FALSE;
+              objects = (objects << 1) | (c == '{');
+              depth++;
+              *s++ = *p++;
+              state = c == '{' ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
+              continue;
+            }
+          if (c == '"')
+            {
+              const guint8 *q = scan_string (p + 1, end);
+              guint32 e;
+
+              if (q == NULL || !(e = intern (self, p + 1, q - p - 1)))
+                return FALSE;
+              *s++ = SHAPE_STRING;
+              v = put_varint (v, e);
+              p = q + 1;
+            }
+          else if (c == '-' || is_digit (c))
+            {
+              const guint8 *q;
+              gboolean is_int;
+              guint64 zz;
+
+              if (!(q = scan_number (p, end, &is_int, &zz)))
+                return FALSE;
+              *s++ = SHAPE_NUMBER;
+              if (is_int)
+                v = put_tagged (v, zz, 0);
+              else
+                {
+                  v = put_tagged (v, q - p, 1);
+                  memcpy (v, p, q - p);
+                  v += q - p;
+                }
+              p = q;
+            }
+          else
+            {
+              gsize n = c == 't' ? 4 : c == 'f' ? 5 : c == 'n' ? 4 : 0;
+
+              if (n == 0 || (gsize) (end - p) < n
+                  || memcmp (p, c == 't' ? "true" : c == 'f' ? "false" : "null", n) != 0)
+                return FALSE;
+              memcpy (s, p, n);
+              s += n;
+              p += n;
+            }
+          state = WANT_COMMA_OR_CLOSE;
+          continue;
+
+        default:
+          g_assert_not_reached ();
+        }
+
+    close:
+      *s++ = *p++;
+      objects >>= 1;
+      state = WANT_COMMA_OR_CLOSE;
+      if (--depth == 0)
+        break;
+    }
+
+  if (depth != 0 || p != end)
+    return FALSE;
+  *shape_len = s - self->shape;
+  *vals_len = v - self->vals;
+  return TRUE;
+}
+
+gboolean
+ks_args_store_add (KsArgsStore *self,
+                   const char  *text,
+                   gsize        len,
+                   guint32     *id)
+{
+  guint8 head[20];
+  guint8 *h = head;
+  const guint8 *body = (const guint8 *) text;
+  gsize body_len = len;
+  gsize shape_len, vals_len;
+
+  g_return_val_if_fail (self != NULL && self->slots != NULL, FALSE);
+
+  *id = 0;
+  if (text == NULL || len == 0)
+    return TRUE;
+
+  /* A shape is never longer than its text; a value takes at most 3.5
+   * times the bytes of text it stands for (a "" of 2 bytes, 5 bytes of
+   * number; a -0 of 2 bytes, 3 bytes). */
+  if (len <= ENCODE_MAX && len > self->scratch_cap)
+    {
+      gsize cap = MAX (self->scratch_cap * 2, MAX (len, 1024));
+      guint8 *shape = g_try_realloc (self->shape, cap);
+      guint8 *vals;
+
+      if (shape != NULL)
+        self->shape = shape;
+      vals = shape != NULL ? g_try_realloc (self->vals, cap * 4 + 16) : NULL;
+      if (vals != NULL)
+        {
+          self->vals = vals;
+          self->scratch_cap = cap;
+        }
+    }
+
+  if (len <= self->scratch_cap && encode (self, body, len, &shape_len, &vals_len))
+    {
+      guint32 shape = intern (self, self->shape, shape_len);
+
+      if (shape != 0)
+        {
+          h = put_varint (h, shape);
+          body = self->vals;
+          body_len = vals_len;
+        }
+    }
+  if (h == head)
+    {
+      h = put_varint (h, 0);
+      h = put_varint (h, len);
+    }
+
+  /* Ids are 32-bit; past 4 GiB of records args are not kept. */
+  if ((guint64) self->len + (h - head) + body_len >= G_MAXUINT32)
+    return TRUE;
+  if (!reserve (&self->data, &self->cap, self->len + (h - head) + body_len))
+    return FALSE;
+
+  *id = (guint32) self->len + 1;
+  memcpy (self->data + self->len, head, h - head);
+  self->len += h - head;
+  memcpy (self->data + self->len, body, body_len);
+  self->len += body_len;
+  return TRUE;
+}
+
+void
+ks_args_store_seal (KsArgsStore *self)
+{
+  g_return_if_fail (self != NULL);
+
+  g_clear_pointer (&self->slots, g_free);
+  g_clear_pointer (&self->shape, g_free);
+  g_clear_pointer (&self->vals, g_free);
+  self->scratch_cap = 0;
+  self->data = g_realloc (self->data, MAX (self->len, 1));
+  self->cap = MAX (self->len, 1);
+  self->dict = g_realloc (self->dict, MAX (self->dict_len, 1));
+  self->dict_cap = MAX (self->dict_len, 1);
+  self->entry_end = g_renew (guint32, self->entry_end, self->n_entries);
+  self->entries_cap = self->n_entries;
+}
+
+static inline char *
+format_int (char    *end,
+            guint64  zz)
+{
+  guint64 m = (zz >> 1) + (zz & 1);
+  char *o = end;
+
+  do
+    {
+      *--o = (char) ('0' + m % 10);
+      m /= 10;
+    }
+  while (m != 0);
+  if (zz & 1)
+    *--o = '-';
+  return o;
+}
+
+void
+ks_args_store_append (const KsArgsStore *self,
+                      guint32            id,
+                      GString           *out)
+{
+  const guint8 *r;
+  const guint8 *s, *shape_end;
+  guint64 shape;
+
+  g_return_if_fail (self != NULL && id != 0 && id <= self->len);
+
+  r = get_varint (self->data + id - 1, &shape);
+  if (shape == 0)
+    {
+      guint64 n;
+
+      r = get_varint (r, &n);
+      g_string_append_len (out, (const char *) r, n);
+      return;
+    }
+
+  s = self->dict + self->entry_end[shape - 1];
+  shape_end = self->dict + self->entry_end[shape];
+  while (s < shape_end)
+    {
+      const guint8 *run = s;
+      guint64 x;
+
+      while (s < shape_end && *s > SHAPE_STRING)
+        s++;
+      if (s > run)
+        g_string_append_len (out, (const char *) run, s - run);
+      if (s == shape_end)
+        break;
+      if (*s++ == SHAPE_NUMBER)
+        {
+          guint tag;
+
+          r = get_tagged (r, &x, &tag);
+          if (tag)
+            {
+              g_string_append_len (out, (const char *) r, x);
+              r += x;
+            }
+          else
+            {
+              char buf[24];
+              char *from = format_int (buf + sizeof buf, x);
+
+              g_string_append_len (out, from, buf + sizeof buf - from);
+            }
+        }
+      else
+        {
+          guint32 from;
+
+          r = get_varint (r, &x);
+          from = self->entry_end[x - 1];
+          g_string_append_c (out, '"');
+          g_string_append_len (out, (const char *) self->dict + from, self->entry_end[x] - from);
+          g_string_append_c (out, '"');
+        }
+    }
+}
+
+const char *
+ks_args_store_get (const KsArgsStore *self,
+                   guint32            id,
+                   GString           *scratch)
+{
+  g_string_truncate (scratch, 0);
+  if (id == 0)
+    return NULL;
+  ks_args_store_append (self, id, scratch);
+  return scratch->str;
+}
+
+gsize
+ks_args_store_get_memory_size (const KsArgsStore *self)
+{
+  gsize size = sizeof *self + self->cap + self->dict_cap;
+
+  size += (gsize) self->entries_cap * sizeof (guint32);
+  if (self->slots != NULL)
+    size += ((gsize) self->mask + 1) * sizeof (Slot);
+  size += self->scratch_cap * 5 + 16;
+  return size;
+}
