@@ -158,22 +158,32 @@ hash_bytes (const guint8 *p,
             gsize         n)
 {
   guint64 h = 0x9e3779b97f4a7c15ull ^ n;
+  guint64 w = 0;
 
-  for (; n >= 8; p += 8, n -= 8)
+  if (n >= 8)
     {
-      guint64 w;
+      const guint8 *last = p + n - 8;
 
-      memcpy (&w, p, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdull;
-      h ^= h >> 32;
+      /* the multiplications are independent of each other: no chain */
+      for (; p < last; p += 8)
+        {
+          memcpy (&w, p, 8);
+          h = ((h << 27) | (h >> 37)) ^ (w * 0xff51afd7ed558ccdull);
+        }
+      /* the last 8 bytes, overlapping what came before: the length is in h */
+      memcpy (&w, last, 8);
     }
-  if (n > 0)
+  else if (n >= 4)
     {
-      guint64 w = 0;
+      guint32 lo, hi;
 
-      memcpy (&w, p, n);
-      h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+      memcpy (&lo, p, 4);
+      memcpy (&hi, p + n - 4, 4);
+      w = lo | (guint64) hi << 32;
     }
+  else if (n > 0)
+    w = p[0] | (guint64) p[n / 2] << 8 | (guint64) p[n - 1] << 16;
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 32;
@@ -205,6 +215,9 @@ ks_args_store_new (void)
 {
   KsArgsStore *self = g_new0 (KsArgsStore, 1);
 
+  /* never NULL, even for an empty first entry */
+  self->dict_cap = 4096;
+  self->dict = g_malloc (self->dict_cap);
   self->entries_cap = 256;
   self->entry_end = g_new (guint32, self->entries_cap);
   self->entry_end[0] = 0;
@@ -309,6 +322,20 @@ intern (KsArgsStore  *self,
   return e;
 }
 
+/* The first of 8 bytes that ends a run of plain string bytes, as its
+ * high bit; 0 when none does. Borrows only run upwards, past the first. */
+static inline guint64
+string_stops (guint64 w)
+{
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  const guint64 highs = G_GUINT64_CONSTANT (0x8080808080808080);
+  guint64 quote = w ^ (ones * '"');
+  guint64 backslash = w ^ (ones * '\\');
+
+  return ((quote - ones) & ~quote & highs) | ((backslash - ones) & ~backslash & highs)
+         | ((w - ones * 0x20) & ~w & highs);
+}
+
 /* The end of a string whose opening quote is before @p (its closing
  * quote), or NULL when it is not a valid JSON string. */
 static inline const guint8 *
@@ -317,8 +344,26 @@ scan_string (const guint8 *p,
 {
   while (p < end)
     {
-      guint8 c = *p;
+      guint8 c;
 
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+      /* Eight bytes at a time: keys are most of the text. */
+      while (end - p >= 8)
+        {
+          guint64 w, stops;
+
+          memcpy (&w, p, 8);
+          if ((stops = string_stops (w)) != 0)
+            {
+              p += __builtin_ctzll (stops) / 8;
+              break;
+            }
+          p += 8;
+        }
+      if (p == end)
+        break;
+#endif
+      c = *p;
       if (G_LIKELY (!string_stop[c]))
         {
           p++;
@@ -343,6 +388,29 @@ scan_string (const guint8 *p,
   return NULL;
 }
 
+/* The first of 8 bytes that is not a digit, as its high bit; 0 when all
+ * are digits. */
+static inline guint64
+digit_stops (guint64 w)
+{
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+
+  return ((w - ones * '0') | (w + ones * (0x7f - '9')) | w) & (ones * 0x80);
+}
+
+/* The value of 8 ASCII digits, the first in the lowest byte. */
+static inline guint64
+eight_digits (guint64 w)
+{
+  const guint64 mask = G_GUINT64_CONSTANT (0x000000ff000000ff);
+  const guint64 mul1 = 100 + (G_GUINT64_CONSTANT (1000000) << 32);
+  const guint64 mul2 = 1 + (G_GUINT64_CONSTANT (10000) << 32);
+
+  w -= G_GUINT64_CONSTANT (0x3030303030303030);
+  w = w * 10 + (w >> 8);
+  return (((w & mask) * mul1) + (((w >> 16) & mask) * mul2)) >> 32;
+}
+
 /* Past the JSON number at @p, or NULL when there is none; @zz is the
  * zigzag of a canonical integer that fits int64, @is_int whether it is. */
 static inline const guint8 *
@@ -355,6 +423,7 @@ scan_number (const guint8 *p,
   const guint8 *digits;
   const guint8 *q;
   gboolean integral = TRUE;
+  guint64 m = 0;
   gsize n;
 
   q = digits = p + neg;
@@ -363,8 +432,28 @@ scan_number (const guint8 *p,
   if (*q == '0')
     q++;
   else
-    while (q < end && is_digit (*q))
-      q++;
+    {
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+      /* Up to 8 digits without a branch a digit (most args' numbers) */
+      if (end - q >= 8)
+        {
+          guint64 w, stops;
+          guint k;
+
+          memcpy (&w, q, 8);
+          stops = digit_stops (w);
+          k = stops ? (guint) __builtin_ctzll (stops) / 8 : 8;
+          if (k < 8)
+            w = (w << (8 - k) * 8) | (G_GUINT64_CONSTANT (0x3030303030303030) >> k * 8);
+          m = eight_digits (w);
+          q += k;
+        }
+#endif
+      /* 19 digits cannot overflow 64 bits */
+      for (; q < end && is_digit (*q); q++)
+        if (q - digits < 19)
+          m = m * 10 + (guint64) (*q - '0');
+    }
   n = q - digits;
   if (q < end && *q == '.')
     {
@@ -385,20 +474,11 @@ scan_number (const guint8 *p,
       integral = FALSE;
     }
 
-  *is_int = FALSE;
-  /* 19 digits cannot overflow 64 bits; "-0" would come back as "0". */
-  if (integral && n <= 19 && !(neg && *digits == '0'))
-    {
-      guint64 m = 0;
-
-      for (gsize i = 0; i < n; i++)
-        m = m * 10 + (guint64) (digits[i] - '0');
-      if (neg ? m <= (G_GUINT64_CONSTANT (1) << 63) : m < (G_GUINT64_CONSTANT (1) << 63))
-        {
-          *zz = neg ? 2 * m - 1 : 2 * m;
-          *is_int = TRUE;
-        }
-    }
+  /* "-0" would come back as "0" */
+  *is_int = integral && n <= 19 && !(neg && *digits == '0')
+            && (neg ? m <= (G_GUINT64_CONSTANT (1) << 63) : m < (G_GUINT64_CONSTANT (1) << 63));
+  if (*is_int)
+    *zz = neg ? 2 * m - 1 : 2 * m;
   return q;
 }
 
