@@ -45,6 +45,17 @@ typedef struct
   guint32 entry;    /* 0 when the slot is empty */
 } Slot;
 
+/* A string of at most 8 bytes, as one word: most string values are
+ * short ("float", "", "1"), and a word compares at once. */
+typedef struct
+{
+  guint64 word;
+  guint32 len;          /* G_MAXUINT32 when the slot is empty */
+  guint32 entry;
+} Recent;
+
+#define N_RECENT 1024
+
 struct _KsArgsStore
 {
   guint8  *data;          /* records; an id is an offset + 1 */
@@ -59,6 +70,7 @@ struct _KsArgsStore
   guint32  entries_cap;
 
   Slot    *slots;         /* open addressing over the entries; NULL once sealed */
+  Recent  *recent;        /* short strings seen last, before the table */
   guint32  mask;
 
   guint8  *shape;         /* scratch of one encoding */
@@ -224,6 +236,9 @@ ks_args_store_new (void)
   self->n_entries = 1;
   self->mask = 511;
   self->slots = g_new0 (Slot, self->mask + 1);
+  self->recent = g_new (Recent, N_RECENT);
+  for (guint i = 0; i < N_RECENT; i++)
+    self->recent[i].len = G_MAXUINT32;
   return self;
 }
 
@@ -236,6 +251,7 @@ ks_args_store_free (KsArgsStore *self)
   g_free (self->dict);
   g_free (self->entry_end);
   g_free (self->slots);
+  g_free (self->recent);
   g_free (self->shape);
   g_free (self->vals);
   g_free (self);
@@ -266,12 +282,59 @@ grow_index (KsArgsStore *self)
   return TRUE;
 }
 
+/* The @n bytes at @p (n <= 8) as one word, the first in the lowest byte
+ * and zeros past them, reading no byte past them. */
+static inline guint64
+short_word (const guint8 *p,
+            gsize         n)
+{
+  guint32 lo, hi;
+
+  if (n >= 4)
+    {
+      memcpy (&lo, p, 4);
+      memcpy (&hi, p + n - 4, 4);
+      return lo | (guint64) hi << (8 * (n - 4));
+    }
+  if (n == 0)
+    return 0;
+  return p[0] | (guint64) p[n / 2] << (8 * (n / 2)) | (guint64) p[n - 1] << (8 * (n - 1));
+}
+
+static guint32 intern_slow (KsArgsStore  *self,
+                            const guint8 *p,
+                            gsize         n);
+
 /* The dictionary number of @p (@n bytes), added when new; 0 when the
  * dictionary cannot take it (past 4 GiB, or memory ran out). */
-static guint32
+static inline guint32
 intern (KsArgsStore  *self,
         const guint8 *p,
         gsize         n)
+{
+  if (n <= 8)
+    {
+      guint64 w = short_word (p, n);
+      Recent *r = &self->recent[(((w * 0x9e3779b97f4a7c15ull) >> 54) ^ n) & (N_RECENT - 1)];
+      guint32 e;
+
+      if (r->word == w && r->len == n)
+        return r->entry;
+      if ((e = intern_slow (self, p, n)) != 0)
+        {
+          r->word = w;
+          r->len = (guint32) n;
+          r->entry = e;
+        }
+      return e;
+    }
+  return intern_slow (self, p, n);
+}
+
+static guint32
+intern_slow (KsArgsStore  *self,
+             const guint8 *p,
+             gsize         n)
 {
   guint32 h = hash_bytes (p, n);
   guint32 i = h & self->mask;
@@ -338,7 +401,7 @@ string_stops (guint64 w)
 
 /* The end of a string whose opening quote is before @p (its closing
  * quote), or NULL when it is not a valid JSON string. */
-static inline const guint8 *
+static inline G_ALWAYS_INLINE const guint8 *
 scan_string (const guint8 *p,
              const guint8 *end)
 {
@@ -482,19 +545,32 @@ scan_number (const guint8 *p,
   return q;
 }
 
-typedef enum
+/* Copies @n bytes from @p to @s, in words where the text goes on far
+ * enough: @s has SHAPE_SLACK bytes of room past what it is sized for. */
+#define SHAPE_SLACK 8
+
+static inline void
+copy_short (guint8       *s,
+            const guint8 *p,
+            gsize         n,
+            const guint8 *end)
 {
-  WANT_VALUE,
-  WANT_VALUE_OR_CLOSE,   /* after [ */
-  WANT_KEY,              /* after , in an object */
-  WANT_KEY_OR_CLOSE,     /* after { */
-  WANT_COLON,
-  WANT_COMMA_OR_CLOSE,
-} State;
+  if ((gsize) (end - p) < n + 7)
+    {
+      memcpy (s, p, n);
+      return;
+    }
+  for (gsize i = 0; i < n; i += 8)
+    memcpy (s + i, p + i, 8);
+}
 
 /* Encodes the JSON object @text into self->shape (@shape_len bytes) and
  * self->vals (@vals_len bytes) in one pass; FALSE when @text is anything
- * else, or a string value could not be interned. */
+ * else, or a string value could not be interned.
+ *
+ * A walk from value to value rather than a state machine: after a value
+ * comes a comma or a close, after a key its colon and a value, so most
+ * branches go the way they went last time. */
 static gboolean
 encode (KsArgsStore  *self,
         const guint8 *text,
@@ -504,138 +580,126 @@ encode (KsArgsStore  *self,
 {
   const guint8 *p = text;
   const guint8 *end = text + len;
+  const guint8 *q;
   guint8 *s = self->shape;
   guint8 *v = self->vals;
   guint64 objects = 0;    /* one bit a level, 1 for an object */
   guint depth = 0;
-  State state = WANT_VALUE;
+
+#define SKIP_SPACES() G_STMT_START { while (p < end && *p == ' ') *s++ = *p++; } G_STMT_END
 
   if (*p != '{')
     return FALSE;
 
-  while (p < end)
+value:
+  SKIP_SPACES ();
+  if (p == end)
+    return FALSE;
+  switch (*p)
     {
-      guint8 c = *p;
+    case '"':
+      {
+        guint32 e;
 
-      if (c == ' ')
-        {
-          *s++ = *p++;
-          continue;
-        }
+        if (!(q = scan_string (p + 1, end)) || !(e = intern (self, p + 1, q - p - 1)))
+          return FALSE;
+        *s++ = SHAPE_STRING;
+        v = put_varint (v, e);
+        p = q + 1;
+      }
+      break;
 
-      switch (state)
-        {
-        case WANT_COMMA_OR_CLOSE:
-          if (c == ',')
-            {
-              *s++ = *p++;
-              state = (objects & 1) ? WANT_KEY : WANT_VALUE;
-              continue;
-            }
-          if (c != ((objects & 1) ? '}' : ']'))
-            return FALSE;
-          goto close;
+    case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+      {
+        gboolean is_int;
+        guint64 zz;
 
-        case WANT_COLON:
-          if (c != ':')
-            return FALSE;
-          *s++ = *p++;
-          state = WANT_VALUE;
-          continue;
-
-        case WANT_KEY_OR_CLOSE:
-          if (c == '}')
-            goto close;
-          G_GNUC_FALLTHROUGH;
-        case WANT_KEY:
+        if (!(q = scan_number (p, end, &is_int, &zz)))
+          return FALSE;
+        *s++ = SHAPE_NUMBER;
+        if (is_int)
+          v = put_tagged (v, zz, 0);
+        else
           {
-            const guint8 *q;
-
-            if (c != '"' || !(q = scan_string (p + 1, end)))
-              return FALSE;
-            memcpy (s, p, q + 1 - p);
-            s += q + 1 - p;
-            p = q + 1;
-            state = WANT_COLON;
-            continue;
+            v = put_tagged (v, q - p, 1);
+            memcpy (v, p, q - p);
+            v += q - p;
           }
+        p = q;
+      }
+      break;
 
-        case WANT_VALUE_OR_CLOSE:
-          if (c == ']')
-            goto close;
-          G_GNUC_FALLTHROUGH;
-        case WANT_VALUE:
-          if (c == '{' || c == '[')
-            {
-              if (depth == DEPTH_MAX)
-                return FALSE;
-              objects = (objects << 1) | (c == '{');
-              depth++;
-              *s++ = *p++;
-              state = c == '{' ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
-              continue;
-            }
-          if (c == '"')
-            {
-              const guint8 *q = scan_string (p + 1, end);
-              guint32 e;
-
-              if (q == NULL || !(e = intern (self, p + 1, q - p - 1)))
-                return FALSE;
-              *s++ = SHAPE_STRING;
-              v = put_varint (v, e);
-              p = q + 1;
-            }
-          else if (c == '-' || is_digit (c))
-            {
-              const guint8 *q;
-              gboolean is_int;
-              guint64 zz;
-
-              if (!(q = scan_number (p, end, &is_int, &zz)))
-                return FALSE;
-              *s++ = SHAPE_NUMBER;
-              if (is_int)
-                v = put_tagged (v, zz, 0);
-              else
-                {
-                  v = put_tagged (v, q - p, 1);
-                  memcpy (v, p, q - p);
-                  v += q - p;
-                }
-              p = q;
-            }
-          else
-            {
-              gsize n = c == 't' ? 4 : c == 'f' ? 5 : c == 'n' ? 4 : 0;
-
-              if (n == 0 || (gsize) (end - p) < n
-                  || memcmp (p, c == 't' ? "true" : c == 'f' ? "false" : "null", n) != 0)
-                return FALSE;
-              memcpy (s, p, n);
-              s += n;
-              p += n;
-            }
-          state = WANT_COMMA_OR_CLOSE;
-          continue;
-
-        default:
-          g_assert_not_reached ();
-        }
-
-    close:
+    case '{':
+    case '[':
+      if (depth == DEPTH_MAX)
+        return FALSE;
+      objects = (objects << 1) | (*p == '{');
+      depth++;
       *s++ = *p++;
-      objects >>= 1;
-      state = WANT_COMMA_OR_CLOSE;
-      if (--depth == 0)
-        break;
+      SKIP_SPACES ();
+      if (p < end && *p == ((objects & 1) ? '}' : ']'))
+        goto close;
+      if (objects & 1)
+        goto key;
+      goto value;
+
+    case 't':
+    case 'f':
+    case 'n':
+      {
+        gsize n = *p == 'f' ? 5 : 4;
+
+        if ((gsize) (end - p) < n || memcmp (p, *p == 't' ? "true" : *p == 'f' ? "false" : "null", n) != 0)
+          return FALSE;
+        memcpy (s, p, n);
+        s += n;
+        p += n;
+      }
+      break;
+
+    default:
+      return FALSE;
     }
 
-  if (depth != 0 || p != end)
+after_value:
+  SKIP_SPACES ();
+  if (p == end)
+    return FALSE;
+  if (*p == ',')
+    {
+      *s++ = *p++;
+      if (objects & 1)
+        goto key;
+      goto value;
+    }
+  if (*p != ((objects & 1) ? '}' : ']'))
+    return FALSE;
+
+close:
+  *s++ = *p++;
+  objects >>= 1;
+  if (--depth > 0)
+    goto after_value;
+  if (p != end)
     return FALSE;
   *shape_len = s - self->shape;
   *vals_len = v - self->vals;
   return TRUE;
+
+key:
+  SKIP_SPACES ();
+  if (p == end || *p != '"' || !(q = scan_string (p + 1, end)))
+    return FALSE;
+  copy_short (s, p, q + 1 - p, end);
+  s += q + 1 - p;
+  p = q + 1;
+  SKIP_SPACES ();
+  if (p == end || *p != ':')
+    return FALSE;
+  *s++ = *p++;
+  goto value;
+
+#undef SKIP_SPACES
 }
 
 gboolean
@@ -662,7 +726,7 @@ ks_args_store_add (KsArgsStore *self,
   if (len <= ENCODE_MAX && len > self->scratch_cap)
     {
       gsize cap = MAX (self->scratch_cap * 2, MAX (len, 1024));
-      guint8 *shape = g_try_realloc (self->shape, cap);
+      guint8 *shape = g_try_realloc (self->shape, cap + SHAPE_SLACK);
       guint8 *vals;
 
       if (shape != NULL)
@@ -712,6 +776,7 @@ ks_args_store_seal (KsArgsStore *self)
   g_return_if_fail (self != NULL);
 
   g_clear_pointer (&self->slots, g_free);
+  g_clear_pointer (&self->recent, g_free);
   g_clear_pointer (&self->shape, g_free);
   g_clear_pointer (&self->vals, g_free);
   self->scratch_cap = 0;
@@ -741,6 +806,44 @@ format_int (char    *end,
   return o;
 }
 
+/* Room for @need more bytes in @out past @at; its text may move. */
+static inline char *
+out_reserve (GString *out,
+             gsize    at,
+             gsize    need)
+{
+  if (at + need >= out->allocated_len)
+    {
+      out->len = at;
+      g_string_set_size (out, at + need);
+    }
+  return out->str;
+}
+
+/* Where the next placeholder of the shape [@s, @shape_end) is, or
+ * @shape_end: eight bytes at a time. */
+static inline const guint8 *
+next_placeholder (const guint8 *s,
+                  const guint8 *shape_end)
+{
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+
+  while (shape_end - s >= 8)
+    {
+      guint64 w, stops;
+
+      memcpy (&w, s, 8);
+      if ((stops = (w - ones * (SHAPE_STRING + 1)) & ~w & (ones * 0x80)) != 0)
+        return s + __builtin_ctzll (stops) / 8;
+      s += 8;
+    }
+#endif
+  while (s < shape_end && *s > SHAPE_STRING)
+    s++;
+  return s;
+}
+
 void
 ks_args_store_append (const KsArgsStore *self,
                       guint32            id,
@@ -749,6 +852,8 @@ ks_args_store_append (const KsArgsStore *self,
   const guint8 *r;
   const guint8 *s, *shape_end;
   guint64 shape;
+  gsize at;
+  char *o;
 
   g_return_if_fail (self != NULL && id != 0 && id <= self->len);
 
@@ -762,17 +867,21 @@ ks_args_store_append (const KsArgsStore *self,
       return;
     }
 
+  /* Written in place: appending a piece at a time costs more than the
+   * walk. */
   s = self->dict + self->entry_end[shape - 1];
   shape_end = self->dict + self->entry_end[shape];
+  at = out->len;
+  o = out_reserve (out, at, (shape_end - s) + 64);
   while (s < shape_end)
     {
       const guint8 *run = s;
       guint64 x;
 
-      while (s < shape_end && *s > SHAPE_STRING)
-        s++;
-      if (s > run)
-        g_string_append_len (out, (const char *) run, s - run);
+      s = next_placeholder (s, shape_end);
+      o = out_reserve (out, at, (s - run) + 24);
+      memcpy (o + at, run, s - run);
+      at += s - run;
       if (s == shape_end)
         break;
       if (*s++ == SHAPE_NUMBER)
@@ -782,7 +891,9 @@ ks_args_store_append (const KsArgsStore *self,
           r = get_tagged (r, &x, &tag);
           if (tag)
             {
-              g_string_append_len (out, (const char *) r, x);
+              o = out_reserve (out, at, x);
+              memcpy (o + at, r, x);
+              at += x;
               r += x;
             }
           else
@@ -790,20 +901,27 @@ ks_args_store_append (const KsArgsStore *self,
               char buf[24];
               char *from = format_int (buf + sizeof buf, x);
 
-              g_string_append_len (out, from, buf + sizeof buf - from);
+              /* 24 bytes are reserved past every run */
+              memcpy (o + at, from, buf + sizeof buf - from);
+              at += buf + sizeof buf - from;
             }
         }
       else
         {
-          guint32 from;
+          guint32 from, n;
 
           r = get_varint (r, &x);
           from = self->entry_end[x - 1];
-          g_string_append_c (out, '"');
-          g_string_append_len (out, (const char *) self->dict + from, self->entry_end[x] - from);
-          g_string_append_c (out, '"');
+          n = self->entry_end[x] - from;
+          o = out_reserve (out, at, n + 2);
+          o[at++] = '"';
+          memcpy (o + at, self->dict + from, n);
+          at += n;
+          o[at++] = '"';
         }
     }
+  out->len = at;
+  out->str[at] = '\0';
 }
 
 const char *
@@ -825,7 +943,7 @@ ks_args_store_get_memory_size (const KsArgsStore *self)
 
   size += (gsize) self->entries_cap * sizeof (guint32);
   if (self->slots != NULL)
-    size += ((gsize) self->mask + 1) * sizeof (Slot);
+    size += ((gsize) self->mask + 1) * sizeof (Slot) + N_RECENT * sizeof (Recent);
   size += self->scratch_cap * 5 + 16;
   return size;
 }
