@@ -29,6 +29,10 @@
 
 #include "ks-args.h"
 
+#ifdef __SSE2__
+# include <emmintrin.h>
+#endif
+
 #define SHAPE_NUMBER 0x01
 #define SHAPE_STRING 0x02
 
@@ -409,9 +413,29 @@ scan_string (const guint8 *p,
     {
       guint8 c;
 
+#ifdef __SSE2__
+      /* Sixteen bytes at a time: keys are most of the text. */
+      while (end - p >= 16)
+        {
+          __m128i w = _mm_loadu_si128 ((const __m128i *) p);
+          __m128i stops = _mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (w, _mm_set1_epi8 ('"')),
+                                                      _mm_cmpeq_epi8 (w, _mm_set1_epi8 ('\\'))),
+                                        /* below 0x20: unsigned, as signed past a flip of the high bit */
+                                        _mm_cmplt_epi8 (_mm_xor_si128 (w, _mm_set1_epi8 ((char) 0x80)),
+                                                        _mm_set1_epi8 ((char) (0x20 ^ 0x80))));
+          int mask = _mm_movemask_epi8 (stops);
+
+          if (mask != 0)
+            {
+              p += __builtin_ctz ((unsigned) mask);
+              break;
+            }
+          p += 16;
+        }
+#endif
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
       /* Eight bytes at a time: keys are most of the text. */
-      while (end - p >= 8)
+      while (end - p >= 8 && !string_stop[*p])
         {
           guint64 w, stops;
 
@@ -570,7 +594,9 @@ copy_short (guint8       *s,
  *
  * A walk from value to value rather than a state machine: after a value
  * comes a comma or a close, after a key its colon and a value, so most
- * branches go the way they went last time. */
+ * branches go the way they went last time. Text with white space is not
+ * compact and is kept raw: the readers write args compact, and a check
+ * for spaces between every two tokens would cost more than it saves. */
 static gboolean
 encode (KsArgsStore  *self,
         const guint8 *text,
@@ -586,13 +612,10 @@ encode (KsArgsStore  *self,
   guint64 objects = 0;    /* one bit a level, 1 for an object */
   guint depth = 0;
 
-#define SKIP_SPACES() G_STMT_START { while (p < end && *p == ' ') *s++ = *p++; } G_STMT_END
-
   if (*p != '{')
     return FALSE;
 
 value:
-  SKIP_SPACES ();
   if (p == end)
     return FALSE;
   switch (*p)
@@ -636,8 +659,7 @@ value:
       objects = (objects << 1) | (*p == '{');
       depth++;
       *s++ = *p++;
-      SKIP_SPACES ();
-      if (p < end && *p == ((objects & 1) ? '}' : ']'))
+          if (p < end && *p == ((objects & 1) ? '}' : ']'))
         goto close;
       if (objects & 1)
         goto key;
@@ -662,7 +684,6 @@ value:
     }
 
 after_value:
-  SKIP_SPACES ();
   if (p == end)
     return FALSE;
   if (*p == ',')
@@ -687,19 +708,16 @@ close:
   return TRUE;
 
 key:
-  SKIP_SPACES ();
   if (p == end || *p != '"' || !(q = scan_string (p + 1, end)))
     return FALSE;
   copy_short (s, p, q + 1 - p, end);
   s += q + 1 - p;
   p = q + 1;
-  SKIP_SPACES ();
   if (p == end || *p != ':')
     return FALSE;
   *s++ = *p++;
   goto value;
 
-#undef SKIP_SPACES
 }
 
 gboolean
