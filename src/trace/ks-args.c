@@ -59,6 +59,7 @@ typedef struct
 } Recent;
 
 #define N_RECENT 1024
+#define N_LAST_SHAPES 1024
 
 struct _KsArgsStore
 {
@@ -75,6 +76,7 @@ struct _KsArgsStore
 
   Slot    *slots;         /* open addressing over the entries; NULL once sealed */
   Recent  *recent;        /* short strings seen last, before the table */
+  guint32 *last_shapes;   /* by a shape's ends and length: its number */
   guint32  mask;
 
   guint8  *shape;         /* scratch of one encoding */
@@ -241,6 +243,7 @@ ks_args_store_new (void)
   self->mask = 511;
   self->slots = g_new0 (Slot, self->mask + 1);
   self->recent = g_new (Recent, N_RECENT);
+  self->last_shapes = g_new0 (guint32, N_LAST_SHAPES);
   for (guint i = 0; i < N_RECENT; i++)
     self->recent[i].len = G_MAXUINT32;
   return self;
@@ -256,6 +259,7 @@ ks_args_store_free (KsArgsStore *self)
   g_free (self->entry_end);
   g_free (self->slots);
   g_free (self->recent);
+  g_free (self->last_shapes);
   g_free (self->shape);
   g_free (self->vals);
   g_free (self);
@@ -517,7 +521,16 @@ scan_number (const guint8 *p,
   if (q == end || !is_digit (*q))
     return NULL;
   if (*q == '0')
-    q++;
+    {
+      q++;
+      /* a plain 0 (or -0, which is not canonical) */
+      if (q < end && *q != '.' && (*q | 0x20) != 'e')
+        {
+          *is_int = !neg;
+          *zz = 0;
+          return q;
+        }
+    }
   else
     {
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
@@ -534,6 +547,13 @@ scan_number (const guint8 *p,
             w = (w << (8 - k) * 8) | (G_GUINT64_CONSTANT (0x3030303030303030) >> k * 8);
           m = eight_digits (w);
           q += k;
+          /* fewer than 8 digits and no fraction or exponent: an integer that fits */
+          if (k < 8 && *q != '.' && (*q | 0x20) != 'e')
+            {
+              *is_int = TRUE;
+              *zz = neg ? 2 * m - 1 : 2 * m;
+              return q;
+            }
         }
 #endif
       /* 19 digits cannot overflow 64 bits */
@@ -720,6 +740,25 @@ key:
 
 }
 
+/* The number of the shape in self->shape (@n bytes): most texts have the
+ * shape of one a little before them, found by its ends and length
+ * without hashing all of it. */
+static guint32
+intern_shape (KsArgsStore *self,
+              gsize        n)
+{
+  guint64 ends = short_word (self->shape, MIN (n, 8)) ^ (short_word (self->shape + n - MIN (n, 8), MIN (n, 8)) << 1);
+  guint32 *last = &self->last_shapes[((ends ^ n) * 0x9e3779b97f4a7c15ull) >> 54 & (N_LAST_SHAPES - 1)];
+  guint32 e = *last;
+
+  if (e != 0 && self->entry_end[e] - self->entry_end[e - 1] == n
+      && memcmp (self->dict + self->entry_end[e - 1], self->shape, n) == 0)
+    return e;
+  if ((e = intern (self, self->shape, n)) != 0)
+    *last = e;
+  return e;
+}
+
 gboolean
 ks_args_store_add (KsArgsStore *self,
                    const char  *text,
@@ -759,7 +798,7 @@ ks_args_store_add (KsArgsStore *self,
 
   if (len <= self->scratch_cap && encode (self, body, len, &shape_len, &vals_len))
     {
-      guint32 shape = intern (self, self->shape, shape_len);
+      guint32 shape = intern_shape (self, shape_len);
 
       if (shape != 0)
         {
@@ -795,6 +834,7 @@ ks_args_store_seal (KsArgsStore *self)
 
   g_clear_pointer (&self->slots, g_free);
   g_clear_pointer (&self->recent, g_free);
+  g_clear_pointer (&self->last_shapes, g_free);
   g_clear_pointer (&self->shape, g_free);
   g_clear_pointer (&self->vals, g_free);
   self->scratch_cap = 0;
@@ -961,7 +1001,8 @@ ks_args_store_get_memory_size (const KsArgsStore *self)
 
   size += (gsize) self->entries_cap * sizeof (guint32);
   if (self->slots != NULL)
-    size += ((gsize) self->mask + 1) * sizeof (Slot) + N_RECENT * sizeof (Recent);
+    size += ((gsize) self->mask + 1) * sizeof (Slot) + N_RECENT * sizeof (Recent)
+            + N_LAST_SHAPES * sizeof (guint32);
   size += self->scratch_cap * 5 + 16;
   return size;
 }
