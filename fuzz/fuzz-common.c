@@ -78,6 +78,7 @@ void
 fuzz_walk_trace (KsTrace  *trace,
                  gboolean  args_are_objects)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(KsAnalysis) analysis = NULL;
   g_autoptr(GError) error = NULL;
   KsTraceCounts counts;
@@ -91,7 +92,7 @@ fuzz_walk_trace (KsTrace  *trace,
       ks_track_foreach_in_range (track, 0, trace->duration_ns + 1, visit, &n);
       for (guint32 i = 0; i < track->n_slices; i++)
         {
-          const char *args = ks_trace_slice_args (trace, track, i);
+          const char *args = ks_trace_slice_args (trace, track, i, args_buf);
 
           g_assert (track->start[i] <= track->end[i]);
           g_assert (track->name_id[i] < trace->n_strings);

@@ -299,26 +299,28 @@ read_cpu_side (KsAnalysis   *self,
                guint32       world_size)
 {
   const KsTrack *track = &trace->tracks[track_index];
+  g_autoptr(GString) args_buf = g_string_new (NULL);
+  g_autoptr(GString) shapes_buf = g_string_new (NULL);
   const char *shapes = NULL;
   gboolean have_params = FALSE;
 
   for (guint32 s = slice; s != KS_NO_INDEX; s = ks_track_parent_slice (track, s))
     {
       const char *name = ks_trace_string (trace, track->name_id[s]);
-      const char *args = ks_trace_slice_args (trace, track, s);
       guint8 kind;
 
       switch (cpu_comm_of (name))
         {
         case CPU_PARAM_COMMS:
           if (!have_params)
-            read_comm_args (self, args, c, world_size);
+            read_comm_args (self, ks_trace_slice_args (trace, track, s, args_buf), c, world_size);
           have_params = TRUE;
           break;
         case CPU_NCCL:
         case CPU_GLOO:
+          /* kept past the loop: its own buffer */
           if (shapes == NULL)
-            shapes = args;
+            shapes = ks_trace_slice_args (trace, track, s, shapes_buf);
           /* the annotation's name is the operation the user called:
            * all_to_all where the kernel is SendRecv */
           if (kind_from_name (name + 5, strlen (name + 5), &kind))
@@ -453,6 +455,7 @@ static void
 collect_gpu (Comms *cm)
 {
   KsTrace *trace = cm->ctx->trace;
+  g_autoptr(GString) args = g_string_new (NULL);
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
@@ -474,7 +477,7 @@ collect_gpu (Comms *cm)
             continue;
           collective_init (cm, &c, row, t, i, TRUE);
           kind_from_name (name + strcspn (name, "_") + 1, strlen (name), &c.kind);
-          read_comm_args (cm->self, ks_trace_slice_args (trace, track, i), &c, world_size_of (cm, row));
+          read_comm_args (cm->self, ks_trace_slice_args (trace, track, i, args), &c, world_size_of (cm, row));
           if (find_launch (cm, t, i, &cpu_track, &cpu_slice))
             read_cpu_side (cm->self, trace, cpu_track, cpu_slice, &c, world_size_of (cm, row));
           if (c.group_size == 0)

@@ -159,6 +159,7 @@ _ks_analysis_operators (KsAnalysis *self,
   GArray *ops_name = self->operators[KS_OPERATOR_BY_NAME];
   GArray *ops_shape = self->operators[KS_OPERATOR_BY_NAME_AND_SHAPE];
   g_autoptr(GHashTable) stacks = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
+  g_autoptr(GString) args_buf = g_string_new (NULL);
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
@@ -197,7 +198,7 @@ _ks_analysis_operators (KsAnalysis *self,
 
           if (kind == KS_SLICE_CPU_OP)
             {
-              const char *args = ks_trace_slice_args (trace, track, s);
+              const char *args = ks_trace_slice_args (trace, track, s, args_buf);
               guint32 name = track->name_id[s];
               ShapeKey key;
               gpointer found;
@@ -481,6 +482,7 @@ _ks_analysis_kernels (KsAnalysis *self,
   g_autoptr(GArray) waits = g_array_new (FALSE, TRUE, sizeof (double) * 2);  /* latency, queue sums */
   g_autoptr(GHashTable) by_operator = g_hash_table_new_full (group_key_hash, group_key_equal, g_free, NULL);
   g_autoptr(GHashTable) by_launch = g_hash_table_new_full (group_key_hash, group_key_equal, g_free, NULL);
+  g_autoptr(GString) args = g_string_new (NULL);
   gint64 all = 0;
 
   for (guint d = 0; d < ctx->devices->len; d++)
@@ -558,7 +560,7 @@ _ks_analysis_kernels (KsAnalysis *self,
                    k->registers != track->gpu[s].kernel.registers))
                 k->config_varies = TRUE;
 
-              _ks_kernel_estimates (trace, track, gpu, s, &occ, &sm_eff);
+              _ks_kernel_estimates (trace, track, gpu, s, args, &occ, &sm_eff);
               if (occ >= 0)
                 {
                   g_array_index (occ_weight, double, gi) += dur;

@@ -193,6 +193,7 @@ kernel_estimates (Context      *ctx,
   gint64 window = ks_range_set_total (&ds->window);
   double sm_sum = 0, occ_sum = 0, occ_weight = 0;
   gboolean have_sm = FALSE;
+  g_autoptr(GString) args = g_string_new (NULL);
 
   sum->est_sm_efficiency_pct = -1;
   sum->est_occupancy_pct = -1;
@@ -210,7 +211,7 @@ kernel_estimates (Context      *ctx,
           inside = ks_range_set_measure (&ds->window, track->start[s], track->end[s]);
           if (inside <= 0)
             continue;
-          _ks_kernel_estimates (trace, track, gpu, s, &occ, &sm_eff);
+          _ks_kernel_estimates (trace, track, gpu, s, args, &occ, &sm_eff);
           if (sm_eff >= 0)
             {
               sm_sum += sm_eff * inside;

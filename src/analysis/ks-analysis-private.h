@@ -49,6 +49,7 @@ void        _ks_kernel_estimates  (const KsTrace    *trace,
                                    const KsTrack    *track,
                                    const KsGpu      *gpu,
                                    guint32           slice,
+                                   GString          *scratch,
                                    double           *occupancy_pct,
                                    double           *sm_efficiency_pct);
 gboolean    ks_args_get_double    (const char       *json,

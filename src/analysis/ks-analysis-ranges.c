@@ -113,6 +113,7 @@ _ks_analysis_profiler_ranges (KsAnalysis *self,
   g_autoptr(GArray) refs = NULL;
   g_autoptr(GArray) launches = NULL;
   g_autoptr(GHashTable) devices = NULL;
+  g_autoptr(GString) args = NULL;
 
   if (cat == 0)
     return;
@@ -136,6 +137,7 @@ _ks_analysis_profiler_ranges (KsAnalysis *self,
   self->profiler_ranges.launches_matched = launches->len == refs->len;
 
   devices = g_hash_table_new (g_int64_hash, g_int64_equal);
+  args = g_string_new (NULL);
   for (guint i = 0; i < refs->len; i++)
     {
       const RangeRef *ref = &g_array_index (refs, RangeRef, i);
@@ -151,7 +153,7 @@ _ks_analysis_profiler_ranges (KsAnalysis *self,
         launch_operators (trace, &g_array_index (launches, RangeRef, i), &inner, &outer);
       if (device != NULL)
         g_hash_table_add (devices, device);
-      if (!ks_args_iter_init (&iter, ks_trace_slice_args (trace, track, ref->slice)))
+      if (!ks_args_iter_init (&iter, ks_trace_slice_args (trace, track, ref->slice, args)))
         continue;
       while (ks_args_iter_next (&iter, &key, &key_len, &value, &value_len, &quoted))
         {

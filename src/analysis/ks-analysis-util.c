@@ -253,6 +253,7 @@ _ks_kernel_estimates (const KsTrace *trace,
                       const KsTrack *track,
                       const KsGpu   *gpu,
                       guint32        slice,
+                      GString       *scratch,
                       double        *occupancy_pct,
                       double        *sm_efficiency_pct)
 {
@@ -270,7 +271,7 @@ _ks_kernel_estimates (const KsTrace *trace,
       *sm_efficiency_pct = 100.0 * MIN ((double) grid[0] * grid[1] * grid[2] / gpu->sm_count, 1.0);
       return;
     }
-  args = ks_trace_slice_args (trace, track, slice);
+  args = ks_trace_slice_args (trace, track, slice, scratch);
   if (args == NULL)
     return;
   if (ks_args_get_double (args, "est. achieved occupancy %", &v))

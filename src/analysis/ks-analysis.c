@@ -1466,6 +1466,7 @@ ks_gap_cause_format_name (const KsTrace *trace,
 {
   const KsTrack *t;
   const char *args, *file;
+  g_autoptr(GString) args_buf = NULL;
   g_autofree char *path = NULL;
   g_autofree char *base = NULL;
   gint64 line = 0;
@@ -1480,7 +1481,8 @@ ks_gap_cause_format_name (const KsTrace *trace,
     return g_strdup (ks_trace_string (trace, name));
 
   /* A sampled frame keeps where it was in its args */
-  args = ks_trace_slice_args (trace, t, slice);
+  args_buf = g_string_new (NULL);
+  args = ks_trace_slice_args (trace, t, slice, args_buf);
   file = args != NULL ? ks_args_find (args, "file", &len) : NULL;
   if (file == NULL || !ks_args_get_int (args, "line", &line))
     return g_strdup (ks_trace_string (trace, name));

@@ -31,9 +31,10 @@ static void
 read_frame (KsTrace            *trace,
             const KsTrack      *track,
             guint32             slice,
+            GString            *args,
             KsSampleStackFrame *frame)
 {
-  const char *json = ks_trace_slice_args (trace, track, slice);
+  const char *json = ks_trace_slice_args (trace, track, slice, args);
   const char *file_path[] = { "file", NULL };
   const char *line_path[] = { "line", NULL };
   const char *samples_path[] = { "samples", NULL };
@@ -71,6 +72,7 @@ ks_sample_stack_new (KsTrace *trace,
                      guint32  slice)
 {
   const KsTrack *track;
+  g_autoptr(GString) args = NULL;
   GArray *frames;
 
   g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
@@ -83,11 +85,12 @@ ks_sample_stack_new (KsTrace *trace,
 
   frames = g_array_sized_new (FALSE, FALSE, sizeof (KsSampleStackFrame), track->depth[slice] + 1);
   g_array_set_clear_func (frames, frame_clear);
+  args = g_string_new (NULL);
   for (guint32 s = slice; s != KS_NO_INDEX; s = ks_track_parent_slice (track, s))
     {
       KsSampleStackFrame frame;
 
-      read_frame (trace, track, s, &frame);
+      read_frame (trace, track, s, args, &frame);
       g_array_append_val (frames, frame);
     }
   return frames;

@@ -478,6 +478,7 @@ add_slice (KsSelectionPage *self,
   const KsTrack *track = &trace->tracks[track_index];
   KsSliceKind kind = track->slice_kind[slice];
   const char *name = ks_trace_string (trace, track->name_id[slice]);
+  g_autoptr(GString) args = g_string_new (NULL);
   g_autofree char *breakable = identifier_break_points (name);
   GtkWidget *heading = gtk_label_new (breakable);
   PangoAttrList *attrs = pango_attr_list_new ();
@@ -517,7 +518,7 @@ add_slice (KsSelectionPage *self,
       add_row_take (self, _("Registers per thread"), g_strdup_printf ("%u", g->kernel.registers));
       add_row_take (self, _("Shared memory"), format_bytes (g->kernel.shared_memory));
       add_occupancy (self, ks_trace_find_gpu (trace, track->device), g);
-      add_profiler_occupancy (self, ks_trace_slice_args (trace, track, slice));
+      add_profiler_occupancy (self, ks_trace_slice_args (trace, track, slice, args));
     }
   else if ((kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET) && track->gpu != NULL)
     {
@@ -542,7 +543,7 @@ add_slice (KsSelectionPage *self,
   add_step (self, track_index, slice);
   add_flows (self, trace, track_index, slice);
   if (!add_sample_stack (self, trace, track_index, slice))
-    add_args (self, ks_trace_slice_args (trace, track, slice), kind == KS_SLICE_KERNEL ? kernel_shown_args : NULL);
+    add_args (self, ks_trace_slice_args (trace, track, slice, args), kind == KS_SLICE_KERNEL ? kernel_shown_args : NULL);
 }
 
 static void

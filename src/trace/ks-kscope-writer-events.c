@@ -295,7 +295,7 @@ write_ks_slice (Writer         *w,
   bind_i64 (stmt, 7, track->category[i]);
   bind_nonzero (stmt, 8, track->correlation[i]);
   bind_nonzero (stmt, 9, track->external_id[i]);
-  bind_text (stmt, 10, ks_trace_slice_args (w->trace, track, i));
+  bind_args (w, stmt, 10, track->args[i]);
   return ks_kscope_writer_insert_row (w, KS_KSCOPE_KS_SLICES, stmt, error);
 }
 
@@ -323,7 +323,7 @@ write_thread_slice (Writer         *w,
       bind_i64 (stmt, 6, track->name_id[i]);
       bind_category (w, stmt, 7, kind, track->category[i]);
       bind_nonzero (stmt, 8, track->external_id[i]);
-      bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
+      bind_args (w, stmt, 9, track->args[i]);
       return ks_kscope_writer_insert_row (w, KS_KSCOPE_RUNTIME, stmt, error);
 
     case KS_SLICE_OSRT:
@@ -337,7 +337,7 @@ write_thread_slice (Writer         *w,
       bind_category (w, stmt, 6, kind, track->category[i]);
       bind_nonzero (stmt, 7, track->correlation[i]);
       bind_nonzero (stmt, 8, track->external_id[i]);
-      bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
+      bind_args (w, stmt, 9, track->args[i]);
       return ks_kscope_writer_insert_row (w, KS_KSCOPE_OSRT, stmt, error);
 
     default:
@@ -387,7 +387,7 @@ write_nvtx_slice (Writer         *w,
     bind_i64 (stmt, 8, domain);
   else
     bind_null (stmt, 8);
-  bind_text (stmt, 9, ks_trace_slice_args (w->trace, track, i));
+  bind_args (w, stmt, 9, track->args[i]);
   bind_nonzero (stmt, 10, track->correlation[i]);
   bind_nonzero (stmt, 11, track->external_id[i]);
   return ks_kscope_writer_insert_row (w, KS_KSCOPE_NVTX, stmt, error);
@@ -435,7 +435,7 @@ insert_gpu_row (Writer         *w,
 {
   bind_category (w, stmt, col, track->slice_kind[i], track->category[i]);
   bind_nonzero (stmt, col + 1, track->external_id[i]);
-  bind_text (stmt, col + 2, ks_trace_slice_args (w->trace, track, i));
+  bind_args (w, stmt, col + 2, track->args[i]);
   return ks_kscope_writer_insert_row (w, table, stmt, error);
 }
 
@@ -735,7 +735,7 @@ ks_kscope_writer_instants (Writer  *w,
       bind_gid (stmt, 4, inst->process != KS_NO_INDEX ? w->process_gpid[inst->process] : -1);
       bind_i64 (stmt, 5, inst->name);
       bind_i64 (stmt, 6, inst->category);
-      bind_text (stmt, 7, inst->args ? trace->args + (inst->args - 1) : NULL);
+      bind_args (w, stmt, 7, inst->args);
       if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_KS_INSTANTS, stmt, error))
         return FALSE;
     }

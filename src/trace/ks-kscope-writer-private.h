@@ -50,6 +50,7 @@ typedef struct
 
   guint32         default_category[KS_N_SLICE_KINDS];
   const char     *complete;         /* KS_META complete once the last row is in */
+  GString        *args;             /* the args text of the row being written */
 } Writer;
 
 static inline void
@@ -86,6 +87,22 @@ bind_text (sqlite3_stmt *stmt,
 {
   if (text != NULL)
     sqlite3_bind_text (stmt, col, text, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, col);
+}
+
+/* The args @id (0 for none) as text. SQLITE_STATIC: every row binds its
+ * args right before its step, and w->args outlives the statements
+ * (writer_clear finalizes them first), so the text sqlite reads is the
+ * row's own. */
+static inline void
+bind_args (Writer       *w,
+           sqlite3_stmt *stmt,
+           int           col,
+           guint32       id)
+{
+  if (ks_trace_args (w->trace, id, w->args) != NULL)
+    sqlite3_bind_text (stmt, col, w->args->str, -1, SQLITE_STATIC);
   else
     sqlite3_bind_null (stmt, col);
 }

@@ -330,6 +330,8 @@ writer_clear (Writer *w)
   g_clear_pointer (&w->extra_strings, g_hash_table_unref);
   g_clear_pointer (&w->domains, g_hash_table_unref);
   g_clear_pointer (&w->display, g_free);
+  if (w->args != NULL)
+    g_string_free (g_steal_pointer (&w->args), TRUE);
 }
 
 static gboolean
@@ -550,6 +552,7 @@ ks_kscope_write_full (KsTrace             *trace,
   w.progress = progress;
   w.cancellable = cancellable;
   w.complete = "1";
+  w.args = g_string_new (NULL);
   w.extra_strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   w.next_string = MAX (trace->n_strings, 1);
   w.domains = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -1051,8 +1051,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->storage = g_steal_pointer (&self->chunk);
   trace->string_index = g_steal_pointer (&self->string_index);
 
-  trace->args_len = self->args_len;
-  trace->args = g_realloc (g_steal_pointer (&self->args), MAX (self->args_len, 1));
+  trace->args = g_steal_pointer (&self->args);
+  ks_args_store_seal (trace->args);
 
   g_hash_table_iter_init (&iter, self->metadata);
   while (g_hash_table_iter_next (&iter, &key, &value))

@@ -116,10 +116,7 @@ struct _KsTraceBuilder
   GStringChunk *chunk;
   GPtrArray    *strings;        /* const char*, owned by chunk */
   GHashTable   *string_index;   /* const char* -> id */
-  char         *args;           /* NUL-separated JSON texts */
-  gsize         args_len;
-  gsize         args_cap;
-  gsize         args_ready;     /* bytes of args known to be paged in */
+  KsArgsStore  *args;
 
   GArray       *processes;      /* KsProcess */
   IdIndex       process_index;  /* by pid */

@@ -50,7 +50,8 @@ range_stack (KsTraceBuilder *self,
 }
 
 /* The args of a closed range: the union of the begin's and the end's
- * objects (Chrome merges them), interned now. */
+ * objects (Chrome merges them), interned now. Args the begin had interned
+ * already are decoded to be merged, and encoded again. */
 static guint32
 range_args (KsTraceBuilder *self,
             KsOpenRange    *o,
@@ -62,6 +63,13 @@ range_args (KsTraceBuilder *self,
 
   if (begin == NULL && end_text == NULL)
     return o->args;
+  if (begin == NULL && o->args != 0)
+    {
+      GString *decoded = g_string_new (NULL);
+
+      ks_args_store_append (self->args, o->args, decoded);
+      begin = g_string_free (decoded, FALSE);
+    }
   if (begin != NULL && end_text != NULL)
     text = merged = g_strdup_printf ("%.*s,%s", (int) strlen (begin) - 1, begin, end_text + 1);
   else

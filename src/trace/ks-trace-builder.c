@@ -51,8 +51,7 @@ ks_trace_builder_new (KsFormat format)
   self->chunk = g_string_chunk_new (64 * 1024);
   self->strings = g_ptr_array_new ();
   self->string_index = g_hash_table_new (g_str_hash, g_str_equal);
-  self->args_cap = 4096;
-  self->args = g_malloc (self->args_cap);
+  self->args = ks_args_store_new ();
   self->processes = g_array_new (FALSE, TRUE, sizeof (KsProcess));
   self->process_index.key_of = _ks_builder_process_key;
   self->threads = g_array_new (FALSE, TRUE, sizeof (KsThread));
@@ -96,7 +95,7 @@ ks_trace_builder_free (KsTraceBuilder *self)
   g_clear_pointer (&self->chunk, g_string_chunk_free);
   g_clear_pointer (&self->strings, g_ptr_array_unref);
   g_clear_pointer (&self->string_index, g_hash_table_unref);
-  g_clear_pointer (&self->args, g_free);
+  g_clear_pointer (&self->args, ks_args_store_free);
   g_clear_pointer (&self->processes, g_array_unref);
   g_clear_pointer (&self->process_index.slots, g_free);
   g_clear_pointer (&self->threads, g_array_unref);
@@ -257,7 +256,6 @@ ks_trace_builder_get_string (KsTraceBuilder *self,
 #ifndef MADV_POPULATE_WRITE
 # define MADV_POPULATE_WRITE 23
 #endif
-#define ARGS_PAGE_IN (512 * 1024)
 
 /* Pages in the whole pages of [@from, @to) with one call: on a virtual
  * machine a page fault per 4 KiB costs several times more. */
@@ -272,22 +270,6 @@ _ks_builder_page_in (const void *from,
 
   if (b > a && !unsupported && madvise ((void *) a, b - a, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
     unsupported = TRUE;
-}
-
-/* Argument text is most of a trace's memory (a hundred bytes an event),
- * written once from front to back: paged in 512 KiB ahead. Small steps
- * keep what is paged in past the end small. */
-static void
-args_page_in (KsTraceBuilder *self,
-              gsize           needed)
-{
-  gsize to;
-
-  if (needed <= self->args_ready)
-    return;
-  to = MIN (self->args_ready + ARGS_PAGE_IN, self->args_cap);
-  _ks_builder_page_in (self->args + self->args_ready, self->args + to);
-  self->args_ready = MAX (needed, to);
 }
 
 /* The columns of a large track likewise (TRACK_PAGE_IN_MIN). */
@@ -349,39 +331,11 @@ ks_trace_builder_add_args (KsTraceBuilder *self,
                            const char     *json,
                            gsize           len)
 {
-  guint32 offset;
+  guint32 id;
 
-  if (json == NULL || len == 0)
-    return 0;
-
-  /* Offsets are 32-bit; past 4 GiB of arguments we stop keeping them. */
-  if ((guint64)self->args_len + len + 1 >= G_MAXUINT32)
-    return 0;
-
-  if (self->args_len + len + 1 > self->args_cap)
-    {
-      gsize cap = self->args_cap;
-      char *grown;
-
-      while (self->args_len + len + 1 > cap)
-        cap *= 2;
-      grown = g_try_realloc (self->args, cap);
-      if (grown == NULL)
-        {
-          _ks_builder_fail_memory (self);
-          return 0;
-        }
-      self->args = grown;
-      self->args_cap = cap;
-      self->args_ready = MIN (self->args_ready, self->args_len);
-    }
-  args_page_in (self, self->args_len + len + 1);
-
-  offset = self->args_len;
-  memcpy (self->args + offset, json, len);
-  self->args[offset + len] = '\0';
-  self->args_len += len + 1;
-  return offset + 1;
+  if (!ks_args_store_add (self->args, json, len, &id))
+    _ks_builder_fail_memory (self);
+  return id;
 }
 
 void

@@ -38,7 +38,7 @@ ks_trace_finalize (GObject *object)
   g_free (self->instants);
   g_free (self->stack_nodes);
   g_free (self->samples);
-  g_free ((gpointer)self->args);
+  g_clear_pointer (&self->args, ks_args_store_free);
   g_free (self->strings);
   g_clear_pointer ((GStringChunk **)&self->storage, g_string_chunk_free);
   g_clear_pointer (&self->string_index, g_hash_table_unref);
@@ -382,7 +382,8 @@ ks_trace_get_memory_size (KsTrace *self,
   total += self->n_stack_nodes * sizeof (KsStackNode);
   total += self->n_samples * sizeof (KsSample);
 
-  strings += self->args_len;
+  if (self->args != NULL)
+    strings += ks_args_store_get_memory_size (self->args);
   strings += self->n_strings * sizeof (char *);
   for (guint32 i = 0; i < self->n_strings; i++)
     strings += strlen (self->strings[i]) + 1;

@@ -9,6 +9,8 @@
 
 #include <gio/gio.h>
 
+#include "ks-args.h"
+
 G_BEGIN_DECLS
 
 /* The immutable in-memory trace model.
@@ -128,7 +130,7 @@ typedef struct
   guint32     *category;     /* KsTrace string id (0 = "") */
   guint32     *correlation;  /* CUPTI correlation id, 0 when none */
   guint32     *external_id;  /* PyTorch External id, 0 when none */
-  guint32     *args;         /* offset into KsTrace.args + 1, 0 when none */
+  guint32     *args;         /* id in KsTrace.args, 0 when none */
   guint8      *slice_kind;   /* KsSliceKind */
   guint8      *depth;        /* nesting depth, capped at 255 */
   KsGpuInfo   *gpu;          /* stream tracks only, else NULL */
@@ -326,8 +328,7 @@ struct _KsTrace
   KsRank        *ranks;              /* sorted by (rank, group); none when not distributed */
   guint32        n_ranks;
 
-  const char    *args;               /* arena of NUL-terminated JSON objects */
-  gsize          args_len;
+  KsArgsStore   *args;               /* the args texts, encoded (ks_trace_args) */
 
   GHashTable    *metadata;           /* char* -> char* */
 
@@ -365,13 +366,24 @@ ks_trace_string (const KsTrace *self,
   return id < self->n_strings ? self->strings[id] : "";
 }
 
+/* The text of the args @id (KsTrack.args, KsInstant.args) decoded into
+ * @scratch: scratch->str, or NULL when @id is 0. The text lasts until
+ * @scratch next changes; a loop reuses one. */
+static inline const char *
+ks_trace_args (const KsTrace *self,
+               guint32        id,
+               GString       *scratch)
+{
+  return ks_args_store_get (self->args, id, scratch);
+}
+
 static inline const char *
 ks_trace_slice_args (const KsTrace *self,
                      const KsTrack *track,
-                     guint32        slice)
+                     guint32        slice,
+                     GString       *scratch)
 {
-  guint32 a = track->args[slice];
-  return a ? self->args + (a - 1) : NULL;
+  return ks_trace_args (self, track->args[slice], scratch);
 }
 
 const char  *ks_trace_get_metadata       (KsTrace         *self,

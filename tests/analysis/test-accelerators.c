@@ -428,6 +428,7 @@ range_row (KsTrace *trace,
 static void
 test_ranges_rows (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(KsTrace) trace = load_text (ranges_trace);
   g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
   const KsTrack *gpu0 = range_row (trace, 0);
@@ -441,7 +442,7 @@ test_ranges_rows (void)
   g_assert_cmpuint (gpu1->n_slices, ==, 1);
   g_assert_cmpstr (ks_trace_string (trace, gpu0->name_id[0]), ==, "gemm_a");
   g_assert_cmpint (gpu0->end[0] - gpu0->start[0], ==, 50000);
-  g_assert_nonnull (strstr (ks_trace_slice_args (trace, gpu0, 0), "\"dram__bytes_read.sum\":1.5e3"));
+  g_assert_nonnull (strstr (ks_trace_slice_args (trace, gpu0, 0, args_buf), "\"dram__bytes_read.sum\":1.5e3"));
   g_assert_cmpstr (ks_trace_string (trace, trace->processes[gpu0->process].label), ==, "GPU 0");
 
   /* measurements, not GPU work: no stream, no kernel, no busy GPU */

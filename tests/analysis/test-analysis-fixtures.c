@@ -468,6 +468,7 @@ test_tensor_cores_and_queue (void)
 static void
 test_memcpy_bandwidth (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   static const struct {
     const char *file;
     guint8 kind;
@@ -509,7 +510,7 @@ test_memcpy_bandwidth (void)
           const KsTrack *t = &trace->tracks[copies[c].track];
           double profiler;
 
-          g_assert_true (ks_args_get_double (ks_trace_slice_args (trace, t, copies[c].slice),
+          g_assert_true (ks_args_get_double (ks_trace_slice_args (trace, t, copies[c].slice, args_buf),
                                              "memory bandwidth (GB/s)", &profiler));
           g_assert_cmpfloat_with_epsilon (copies[c].gbps, profiler, 1e-9 * profiler);
         }

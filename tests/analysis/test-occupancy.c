@@ -118,6 +118,7 @@ static void
 compare_with_profiler (const KsTrace *trace,
                        Tally         *t)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   for (guint i = 0; i < trace->n_tracks; i++)
     {
       const KsTrack *track = &trace->tracks[i];
@@ -128,7 +129,7 @@ compare_with_profiler (const KsTrace *trace,
 
       for (guint32 s = 0; s < track->n_slices; s++)
         {
-          const char *args = ks_trace_slice_args (trace, track, s);
+          const char *args = ks_trace_slice_args (trace, track, s, args_buf);
           double theirs;
           KsOccupancy o;
 

@@ -604,6 +604,7 @@ write_rank_on (const KsTrace *src,
                const char    *host,
                gint64         clock_shift)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(GString) out = g_string_new (NULL);
   g_autofree char *name = g_strdup_printf ("worker%u.pt.trace.json", k);
   g_autofree char *path = g_build_filename (dir, name, NULL);
@@ -622,7 +623,7 @@ write_rank_on (const KsTrace *src,
       for (guint32 i = 0; i < track->n_slices; i++)
         {
           const char *sname = ks_trace_string (src, track->name_id[i]);
-          const char *args = ks_trace_slice_args (src, track, i);
+          const char *args = ks_trace_slice_args (src, track, i, args_buf);
           gint64 start = track->start[i];
 
           if (track->kind == KS_TRACK_THREAD && g_str_has_prefix (sname, "ProfilerStep#"))

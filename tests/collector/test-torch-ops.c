@@ -79,6 +79,7 @@ record (void)
 static void
 test_torch_ops (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autofree char *path = NULL;
   g_autoptr(GFile) file = NULL;
   g_autoptr(KsTrace) trace = NULL;
@@ -137,7 +138,7 @@ test_torch_ops (void)
       for (guint32 s = 0; s < track->n_slices; s++)
         {
           const char *name = ks_trace_string (trace, track->name_id[s]);
-          const char *args = ks_trace_slice_args (trace, track, s);
+          const char *args = ks_trace_slice_args (trace, track, s, args_buf);
 
           if (track->kind == KS_TRACK_NVTX)
             {
@@ -195,9 +196,9 @@ test_torch_ops (void)
           g_assert_cmpstr (fname, ==, "aten::addmm");
           g_assert_cmpstr (tname, ==, "autograd::engine::evaluate_function: AddmmBackward0");
         }
-      sscanf (strstr (ks_trace_slice_args (trace, from, flow->from_slice), "\"Sequence number\":"),
+      sscanf (strstr (ks_trace_slice_args (trace, from, flow->from_slice, args_buf), "\"Sequence number\":"),
               "\"Sequence number\":%" G_GINT64_FORMAT, &fseq);
-      sscanf (strstr (ks_trace_slice_args (trace, to, flow->to_slice), "\"Sequence number\":"),
+      sscanf (strstr (ks_trace_slice_args (trace, to, flow->to_slice, args_buf), "\"Sequence number\":"),
               "\"Sequence number\":%" G_GINT64_FORMAT, &tseq);
       g_assert_cmpint (fseq, ==, tseq);
     }

@@ -188,6 +188,7 @@ test_fixture (gconstpointer data)
 static void
 test_fixture_details (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autofree char *path = fixture_path ("workers_pinned.pt.trace.json.gz");
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = load_path (path, &error);
@@ -260,7 +261,7 @@ test_fixture_details (void)
       for (guint32 i = 0; i < track->n_slices; i++)
         if (track->slice_kind[i] == KS_SLICE_CPU_OP)
           {
-            const char *args = ks_trace_slice_args (trace, track, i);
+            const char *args = ks_trace_slice_args (trace, track, i, args_buf);
 
             g_assert_nonnull (args);
             g_assert_true (g_str_has_prefix (args, "{\"External id\":"));
@@ -275,6 +276,7 @@ test_fixture_details (void)
 static void
 test_chrome_features (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   const char *json =
     "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
     "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"args\":{\"name\":\"renderer\"}},"
@@ -361,7 +363,7 @@ test_chrome_features (void)
       else if (g_str_equal (name, "x"))
         {
           saw_x = TRUE;
-          g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, "{\"a\":[1,2]}");
+          g_assert_cmpstr (ks_trace_slice_args (trace, track, i, args_buf), ==, "{\"a\":[1,2]}");
           g_assert_cmpstr (ks_trace_string (trace, track->category[i]), ==, "c");
         }
     }
@@ -425,6 +427,7 @@ test_chrome_features (void)
 static void
 test_begin_end_args (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   const char *json =
     "[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"x\":1}},"
     "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":2,\"args\":{ \"y\" : \"two\" }},"
@@ -442,7 +445,7 @@ test_begin_end_args (void)
   track = only_thread_track (trace);
   g_assert_cmpuint (track->n_slices, ==, 4);
   for (guint32 i = 0; i < track->n_slices; i++)
-    g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, expect[i]);
+    g_assert_cmpstr (ks_trace_slice_args (trace, track, i, args_buf), ==, expect[i]);
 }
 
 /* Async ranges and flows keyed by id2 {"local"|"global"} instead of id. */
@@ -574,6 +577,7 @@ test_bad_not_trace (void)
 static void
 test_args_white_space (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(GString) json = g_string_new ("[\n");
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
@@ -598,7 +602,7 @@ test_args_white_space (void)
   track = only_thread_track (trace);
   g_assert_cmpuint (track->n_slices, ==, n);
   for (guint32 i = 0; i < track->n_slices; i++)
-    g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, expect);
+    g_assert_cmpstr (ks_trace_slice_args (trace, track, i, args_buf), ==, expect);
 }
 
 /* Text that exercises the white-space dropping: escapes, quotes and
@@ -634,6 +638,7 @@ tricky_json (void)
 static char *
 slices_digest (KsTrace *trace)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
   guint64 n = 0;
 
@@ -643,7 +648,7 @@ slices_digest (KsTrace *trace)
 
       for (guint32 i = 0; i < track->n_slices; i++)
         {
-          const char *args = ks_trace_slice_args (trace, track, i);
+          const char *args = ks_trace_slice_args (trace, track, i, args_buf);
           const char *name = ks_trace_string (trace, track->name_id[i]);
 
           g_checksum_update (sum, (const guchar *)name, strlen (name) + 1);
@@ -1595,12 +1600,13 @@ write_temp_gzip (const char *name,
 static void
 assert_model_utf8 (KsTrace *trace)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   for (guint32 i = 0; i < trace->n_strings; i++)
     g_assert_true (g_utf8_validate (ks_trace_string (trace, i), -1, NULL));
   for (guint32 t = 0; t < trace->n_tracks; t++)
     for (guint32 i = 0; i < trace->tracks[t].n_slices; i++)
       {
-        const char *args = ks_trace_slice_args (trace, &trace->tracks[t], i);
+        const char *args = ks_trace_slice_args (trace, &trace->tracks[t], i, args_buf);
 
         g_assert_true (args == NULL || g_utf8_validate (args, -1, NULL));
       }
@@ -1630,6 +1636,7 @@ find_slice (KsTrace        *trace,
 static void
 test_invalid_utf8 (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   const char *json =
     "{\"traceEvents\":["
     /* raw bytes: a stray byte (twice), an overlong '/', CESU-8, beyond U+10FFFF, a cut sequence */
@@ -1664,7 +1671,7 @@ test_invalid_utf8 (void)
 
   i = find_slice (trace, "bad " FFFD " name", &track);
   g_assert_cmpstr (ks_trace_string (trace, track->category[i]), ==, "c" FFFD FFFD "at");
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, i), ==, "{\"s\":\"a" FFFD "b\",\"k" FFFD "\":1,\"e\":\"\\ufffd\"}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, i, args_buf), ==, "{\"s\":\"a" FFFD "b\",\"k" FFFD "\":1,\"e\":\"\\ufffd\"}");
   find_slice (trace, "cesu " FFFD FFFD FFFD FFFD FFFD FFFD, &track);
   find_slice (trace, "big " FFFD FFFD FFFD FFFD, &track);
   find_slice (trace, "cut " FFFD "!", &track);
@@ -1711,6 +1718,7 @@ test_invalid_utf8 (void)
 static void
 test_nan_infinity_bom (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   const char *json =
     "\xef\xbb\xbf{\"traceEvents\": [\n"
     "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2, "
@@ -1735,7 +1743,7 @@ test_nan_infinity_bom (void)
       track = only_thread_track (trace);
       g_assert_cmpuint (track->n_slices, ==, 2);
       g_assert_cmpstr (ks_trace_string (trace, track->name_id[0]), ==, "a");
-      g_assert_cmpstr (ks_trace_slice_args (trace, track, 0), ==,
+      g_assert_cmpstr (ks_trace_slice_args (trace, track, 0, args_buf), ==,
                        "{\"loss\":\"NaN\",\"hi\":\"Infinity\",\"lo\":\"-Infinity\",\"n\":[\"NaN\",1,\"-Infinity\"]}");
       g_assert_cmpstr (ks_trace_string (trace, track->name_id[1]), ==, "b");
       g_assert_cmpuint (trace->n_instants, ==, 0);
@@ -1762,6 +1770,7 @@ test_nan_infinity_bom (void)
 static void
 test_long_number (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   static const gsize lengths[] = { 64 * 1024 * 1024, 3 * 1024 * 1024 + 5, 4097 };
 
   for (guint k = 0; k < G_N_ELEMENTS (lengths); k++)
@@ -1811,7 +1820,7 @@ test_long_number (void)
     g_string_append (json, "}}]");
     trace = load_text (json->str, json->len, &error);
     g_assert_no_error (error);
-    args = ks_trace_slice_args (trace, only_thread_track (trace), 0);
+    args = ks_trace_slice_args (trace, only_thread_track (trace), 0, args_buf);
     g_assert_cmpuint (strlen (args), ==, strlen ("{\"x\":}") + 4096);
   }
 }
@@ -2174,6 +2183,7 @@ n_warnings (KsTrace *trace)
 static void
 test_lenient_syntax (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   const char *trailing =
     "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
     "{\"name\":\"Foo\",\"ph\":\"X\",\"tid\":0,\"ts\":3473608.458,\"dur\":295555.500},\n"
@@ -2217,9 +2227,9 @@ test_lenient_syntax (void)
 
       g_assert_cmpuint (async->n_slices, ==, 1);
       if (g_str_equal (ks_trace_string (trace, async->name_id[0]), "Event1"))
-        g_assert_cmpstr (ks_trace_slice_args (trace, async, 0), ==, "{\"02.step2\":2}");
+        g_assert_cmpstr (ks_trace_slice_args (trace, async, 0, args_buf), ==, "{\"02.step2\":2}");
       else
-        g_assert_cmpstr (ks_trace_slice_args (trace, async, 0), ==, "{\"01.step1\":1,\"02.step2\":2}");
+        g_assert_cmpstr (ks_trace_slice_args (trace, async, 0, args_buf), ==, "{\"01.step1\":1,\"02.step2\":2}");
     }
   g_clear_object (&trace);
 
@@ -2227,7 +2237,7 @@ test_lenient_syntax (void)
   g_assert_no_error (error);
   track = only_thread_track (trace);
   g_assert_cmpstr (ks_trace_string (trace, track->name_id[0]), ==, "Routine\tControl");
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, 0), ==, "{\"raw\":\"ID: 760, cc \\n\",\"bell\":\"\\u0007\"}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, 0, args_buf), ==, "{\"raw\":\"ID: 760, cc \\n\",\"bell\":\"\\u0007\"}");
   g_assert_cmpuint (n_warnings (trace), ==, 1);
   g_assert_nonnull (strstr (warnings (trace), "3 control characters"));
 
@@ -2255,7 +2265,7 @@ test_lenient_syntax (void)
     g_assert_no_error (error);
     g_assert_nonnull (strstr (warnings (trace), ": not strict JSON, read as Chrome reads it: 2 trailing commas"));
     track = only_thread_track (trace);
-    g_assert_true (g_str_has_suffix (ks_trace_slice_args (trace, track, 0), "\"v\":[1,\"NaN\"]}"));
+    g_assert_true (g_str_has_suffix (ks_trace_slice_args (trace, track, 0, args_buf), "\"v\":[1,\"NaN\"]}"));
     g_clear_object (&trace);
   }
 

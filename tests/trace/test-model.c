@@ -221,6 +221,7 @@ test_model_far_times (void)
 static void
 test_model_open_ranges (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
   KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
@@ -270,14 +271,46 @@ test_model_open_ranges (void)
   track = &trace->tracks[k1];
   g_assert_cmpuint (track->n_slices, ==, 2);
   g_assert_cmpint (track->end[find (trace, track, "inner")] - track->start[find (trace, track, "inner")], ==, 10);
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "inner")), ==, "{\"i\":3,\"b\":2}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "inner"), args_buf), ==, "{\"i\":3,\"b\":2}");
   g_assert_cmpint (track->end[find (trace, track, "outer")] - track->start[find (trace, track, "outer")], ==, 200);
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "outer")), ==, "{\"a\":1}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "outer"), args_buf), ==, "{\"a\":1}");
   track = &trace->tracks[k2];
   g_assert_cmpuint (track->n_slices, ==, 2);
   g_assert_cmpint (track->end[find (trace, track, "late")], ==, track->start[find (trace, track, "late")]);
   g_assert_cmpint (track->end[find (trace, track, "after")] - track->start[find (trace, track, "after")], ==, 200);
-  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "late")), ==, "{\"z\":0}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, track, find (trace, track, "late"), args_buf), ==, "{\"z\":0}");
+}
+
+/* A range whose begin's args were interned (as the SQLite reader's are)
+ * and whose end has args of its own: the slice has both. */
+static void
+test_model_range_interned_args (void)
+{
+  g_autoptr(GString) args_buf = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 p = ks_trace_builder_get_process (b, 1);
+  guint32 t = ks_trace_builder_get_thread (b, p, 2);
+  guint32 k = ks_trace_builder_get_thread_track (b, t);
+  KsOpenRange o = { 0 };
+
+  o.track = k;
+  o.kind = KS_SLICE_GENERIC;
+  o.start = 1000;
+  o.name = ks_trace_builder_intern (b, "step");
+  o.args = ks_trace_builder_add_args (b, "{\"a\":1,\"s\":\"x\"}", 15);
+  ks_trace_builder_begin_range (b, t, &o);
+  g_assert_true (ks_trace_builder_end_range (b, t, 1100, g_strdup ("{\"b\":2}")));
+  o.start = 1200;
+  ks_trace_builder_begin_range (b, t, &o);
+  g_assert_true (ks_trace_builder_end_range (b, t, 1300, NULL));
+
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->tracks[k].n_slices, ==, 2);
+  g_assert_cmpstr (ks_trace_slice_args (trace, &trace->tracks[k], 0, args_buf), ==, "{\"a\":1,\"s\":\"x\",\"b\":2}");
+  g_assert_cmpstr (ks_trace_slice_args (trace, &trace->tracks[k], 1, args_buf), ==, "{\"a\":1,\"s\":\"x\"}");
 }
 
 /* Samples of one thread every 10 ns from 1000, then a pause of 100 ns
@@ -288,6 +321,7 @@ test_model_open_ranges (void)
 static void
 test_model_samples (void)
 {
+  g_autoptr(GString) args_buf = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
   KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
   guint32 p = ks_trace_builder_get_process (b, 42);
@@ -357,7 +391,7 @@ test_model_samples (void)
       g_assert_cmpuint (track->slice_kind[k], ==, KS_SLICE_SAMPLE);
       g_assert_cmpstr (ks_trace_string (trace, track->name_id[k]), ==, want[i].name);
       g_assert_cmpint (track->end[k], ==, want[i].e);
-      g_assert_cmpstr (ks_trace_slice_args (trace, track, k), ==, args);
+      g_assert_cmpstr (ks_trace_slice_args (trace, track, k, args_buf), ==, args);
     }
 
   /* a single sample lasts the default 1 ms */
@@ -404,6 +438,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/model/depths", test_model_depths);
   g_test_add_func ("/model/ranges", test_model_ranges);
+  g_test_add_func ("/model/range-interned-args", test_model_range_interned_args);
   g_test_add_func ("/model/parent-self", test_model_parent_self);
   g_test_add_func ("/model/launch-flows", test_model_launch_flows);
   g_test_add_func ("/model/far-times", test_model_far_times);

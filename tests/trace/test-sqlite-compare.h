@@ -34,10 +34,10 @@ assert_same_args (KsTrace *a,
                   KsTrace *b,
                   guint32  args_b)
 {
-  const char *ta = args_a ? a->args + (args_a - 1) : NULL;
-  const char *tb = args_b ? b->args + (args_b - 1) : NULL;
+  g_autoptr(GString) buf_a = g_string_new (NULL);
+  g_autoptr(GString) buf_b = g_string_new (NULL);
 
-  g_assert_cmpstr (ta, ==, tb);
+  g_assert_cmpstr (ks_trace_args (a, args_a, buf_a), ==, ks_trace_args (b, args_b, buf_b));
 }
 
 static void

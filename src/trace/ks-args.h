@@ -1,0 +1,50 @@
+/* ks-args.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The encoded argument store: every event's args text, kept as a small
+ * record. Most args objects repeat a few shapes and differ only in their
+ * numbers and short strings, so a record is the number of its shape (the
+ * text with its numbers and string values taken out, interned once) and
+ * one varint per value taken out. Text that is not a JSON object is kept
+ * as it came. Decoding gives back every byte string exactly as it was
+ * added, valid JSON or not.
+ *
+ * Ids are 32-bit, 0 meaning none. Adding is for one thread; once sealed,
+ * the store is read-only and may be read from any thread. */
+
+typedef struct _KsArgsStore KsArgsStore;
+
+KsArgsStore *ks_args_store_new             (void);
+void         ks_args_store_free            (KsArgsStore       *self);
+/* Stores @text (@len bytes, any bytes) and sets @id to its id: 0 when
+ * @len is 0 or the store is past 4 GiB. FALSE when memory ran out. */
+gboolean     ks_args_store_add             (KsArgsStore       *self,
+                                            const char        *text,
+                                            gsize              len,
+                                            guint32           *id);
+/* Frees what only adding needs and gives back unused room. */
+void         ks_args_store_seal            (KsArgsStore       *self);
+/* Appends the text of @id (not 0) to @out. */
+void         ks_args_store_append          (const KsArgsStore *self,
+                                            guint32            id,
+                                            GString           *out);
+/* Sets @scratch to the text of @id and returns scratch->str; NULL (and
+ * @scratch emptied) when @id is 0. */
+const char  *ks_args_store_get             (const KsArgsStore *self,
+                                            guint32            id,
+                                            GString           *scratch);
+gsize        ks_args_store_get_memory_size (const KsArgsStore *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsArgsStore, ks_args_store_free)
+
+G_END_DECLS
