@@ -54,7 +54,7 @@
 
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 #define MIN_CHUNK_BYTES     (128 * 1024)
-#define IN_FLIGHT_SHARE     8     /* the chunks in flight: at most an eighth of the text */
+#define IN_FLIGHT_SHARE     32    /* the chunks in flight: about this part of the text */
 
 enum
 {
@@ -237,9 +237,11 @@ ks_json_thread_count (void)
   return MAX (1, g_get_num_processors ());
 }
 
-/* The chunks in flight (one a thread and one more, their text and
- * events, about three times the text) stay within a small part of the
- * text's size: a small trace read on many threads is cut finer. */
+/* The chunks in flight (one a thread and one more) hold their text, its
+ * events and what the allocator keeps of them: about seven times the
+ * text each, measured. A trace is cut so that they stay near a
+ * thirty-second of its size (1 MiB at most, 128 KiB at least): a small
+ * trace, or one on many threads, is cut finer. */
 static gsize
 chunk_bytes (guint   n_threads,
              goffset size)
@@ -252,7 +254,7 @@ chunk_bytes (guint   n_threads,
     return (gsize) v;
   if (size <= 0)
     return DEFAULT_CHUNK_BYTES;
-  return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 3 * (n_threads + 1)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
+  return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * (n_threads + 1)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
 }
 
 static gpointer
