@@ -254,7 +254,8 @@ chunk_bytes (guint   n_threads,
     return (gsize) v;
   if (size <= 0)
     return DEFAULT_CHUNK_BYTES;
-  return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * (n_threads + 1)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
+  /* past a few threads, finer chunks cost more than their memory */
+  return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * MIN (n_threads + 1, 5)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
 }
 
 static gpointer

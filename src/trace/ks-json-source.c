@@ -7,7 +7,7 @@
 
 #define G_LOG_DOMAIN "ks-json-reader"
 
-/* Where the reader's text comes from: a mapped file, read 16 MiB at a
+/* Where the reader's text comes from: a mapped file, read 8 MiB at a
  * time, or a stream inflated by a thread of its own. Each block is
  * compacted and handed to the tokenizer; an error's offset in the
  * compacted text is mapped back to the file's here. */
@@ -218,7 +218,7 @@ ks_json_relocate_error (Reader        *r,
  * (which holds no locks and allocates nothing) and the file is treated as
  * ending there, like any file cut short. */
 
-#define MAP_WINDOW (16 * 1024 * 1024)
+#define MAP_WINDOW (8 * 1024 * 1024)
 #define MAP_ALIGN  (2 * 1024 * 1024)   /* where the page cache holds huge pages */
 
 static __thread sigjmp_buf *bus_jump;
