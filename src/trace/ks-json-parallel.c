@@ -9,7 +9,7 @@
 
 /* The trace-event array parsed on every core. yajl is most of a load,
  * and an event's parse depends on nothing before it, so the array is cut
- * into chunks of about KINESCOPE_JSON_CHUNK_BYTES (1 MiB) at the text
+ * into chunks of at most 1 MiB (see chunk_bytes()) at the text
  * `},{"`, and each chunk is tokenized and run through the callbacks on a
  * thread of a pool (a yajl handle and a Reader of its own, opened as if
  * just inside the array). A worker does not handle its events: it reads
@@ -241,7 +241,7 @@ ks_json_thread_count (void)
  * events and what the allocator keeps of them: about seven times the
  * text each, measured. A trace is cut so that they stay near a
  * thirty-second of its size (1 MiB at most, 128 KiB at least): a small
- * trace, or one on many threads, is cut finer. */
+ * trace is cut finer, and so is one on more threads, up to four. */
 static gsize
 chunk_bytes (guint   n_threads,
              goffset size)
@@ -254,7 +254,7 @@ chunk_bytes (guint   n_threads,
     return (gsize) v;
   if (size <= 0)
     return DEFAULT_CHUNK_BYTES;
-  /* past a few threads, finer chunks cost more than their memory */
+  /* past four threads, finer chunks cost more in wakeups than they save */
   return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * MIN (n_threads + 1, 5)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
 }
 
@@ -419,8 +419,8 @@ next_event (Reader *w)
   memcpy (w->ev, &w->ev_own, sizeof (Event));
 }
 
-/* In place of ks_json_handle_event(): the event, by value, with what it
- * points to. */
+/* In place of ks_json_handle_event(): the event stays where it was read,
+ * with what it points to, and the next one goes to the next place. */
 void
 ks_json_chunk_keep_event (Reader *r)
 {

@@ -609,8 +609,8 @@ resolve_flow_ends (gpointer data)
 }
 
 /* The ends of every pending flow: two searches in the model each, the
- * largest part of finishing a trace with many flows, on every core (the
- * model is only read). */
+ * largest part of finishing a trace with many flows, on as many threads
+ * as a JSON read takes (the model is only read). */
 static guint32 *
 resolve_all_flow_ends (KsTraceBuilder *self,
                        KsTrace        *trace)
