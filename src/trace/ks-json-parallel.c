@@ -926,14 +926,15 @@ replay_events (Reader  *r,
       if (k->kineto)
         r->kineto = TRUE;
 
+      /* this thread's strings, emptied of what the event before left in
+       * them (what it set, and what ks_json_handle_event() wrote: an
+       * event without a tid takes its pid's text), then this one's */
       for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        EVENT_STRING (ev, i) = own[i];
-      /* empty what the event before left in the strings (what it set,
-       * and what ks_json_handle_event() wrote: an event without a tid
-       * takes its pid's text), and set this one's */
-      for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        if (own[i]->len > 0)
-          g_string_truncate (own[i], 0);
+        {
+          EVENT_STRING (ev, i) = own[i];
+          if (own[i]->len > 0)
+            g_string_truncate (own[i], 0);
+        }
       for (; from < k->strings_end; from++)
         {
           KeptString *ks = &g_array_index (c->strings, KeptString, from);
