@@ -18,7 +18,9 @@
  * the chunk. This thread replays the chunks in file order through
  * ks_json_handle_event(), so the model is the one the single-threaded
  * parse builds (the same strings in the same order, pairs, flows and
- * async ranges across chunks) while the next chunks are parsed.
+ * async ranges across chunks) while the next chunks are parsed. The
+ * pool has a thread less than the read: this thread is the last one,
+ * and parses the chunks not started yet whenever it would wait.
  *
  * `},{"` may lie inside a string or deeper in an event; a cut there is
  * found out afterwards: the worker of the chunk before it hands yajl a
@@ -184,6 +186,7 @@ typedef struct _Workers
   guint         n_threads;
   GMutex        lock;
   GCond         cond;         /* a chunk is done */
+  GQueue        pending;      /* Chunk, dispatched and not started, under lock */
   GPtrArray    *readers;      /* Reader, spare, under lock */
 } Workers;
 
@@ -194,7 +197,6 @@ typedef struct _Parallel
   gsize         chunk_bytes;
   gboolean      lenient;      /* the workers read as the reader does */
   int           mode;
-  gint          stopping;     /* atomic */
   Workers      *workers;
   GQueue        queue;        /* Chunk, dispatched, in file order */
 
@@ -639,23 +641,44 @@ run_chunk (Chunk *c)
   give_back_reader (c->owner, w);
 }
 
-static void
-chunk_job (gpointer data,
-           gpointer user_data)
+/* The next chunk not started, taken; NULL when there is none. */
+static Chunk *
+take_pending (Workers *w)
 {
-  Chunk *c = data;
-  Workers *w = c->owner->workers;
+  Chunk *c;
 
-  /* a pool's threads outlive the load: keep a save's signals off them */
-  ks_kscope_write_block_cleanup_signals ();
-  /* a chunk still queued when its file stops is not parsed */
-  if (!g_atomic_int_get (&c->owner->stopping))
-    run_chunk (c);
+  g_mutex_lock (&w->lock);
+  c = g_queue_pop_head (&w->pending);
+  g_mutex_unlock (&w->lock);
+  return c;
+}
+
+static void
+mark_done (Workers *w,
+           Chunk   *c)
+{
   /* after this, @c and its owner may be gone */
   g_mutex_lock (&w->lock);
   c->done = TRUE;
   g_cond_broadcast (&w->cond);
   g_mutex_unlock (&w->lock);
+}
+
+/* A pool task stands for a chunk dispatched: it parses the first one
+ * not started, if the reading thread has not taken them all. */
+static void
+chunk_job (gpointer data,
+           gpointer user_data)
+{
+  Workers *w = data;
+  Chunk *c = take_pending (w);
+
+  if (c == NULL)
+    return;
+  /* a pool's threads outlive the load: keep a save's signals off them */
+  ks_kscope_write_block_cleanup_signals ();
+  run_chunk (c);
+  mark_done (w, c);
 }
 
 /* Main side */
@@ -672,6 +695,7 @@ ks_json_parallel_free_workers (Reader *r)
   if (w->pool != NULL)
     g_thread_pool_free (w->pool, FALSE, TRUE);
   g_ptr_array_unref (w->readers);
+  g_assert (g_queue_is_empty (&w->pending));
   g_mutex_clear (&w->lock);
   g_cond_clear (&w->cond);
   g_free (w);
@@ -698,6 +722,7 @@ ks_json_parallel_start (Reader  *r,
       r->workers = g_new0 (Workers, 1);
       g_mutex_init (&r->workers->lock);
       g_cond_init (&r->workers->cond);
+      g_queue_init (&r->workers->pending);
       r->workers->readers = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_reader_free);
     }
   p->workers = r->workers;
@@ -710,14 +735,33 @@ ks_json_parallel_start (Reader  *r,
   r->parallel = p;
 }
 
+/* Waits for @c to be done, parsing the chunks not started meanwhile:
+ * this thread would otherwise sleep while work waits for a worker (and
+ * a wakeup costs about as much as a small chunk's parse). */
 static void
 wait_done (Parallel *p,
            Chunk    *c)
 {
-  g_mutex_lock (&p->workers->lock);
-  while (!c->done)
-    g_cond_wait (&p->workers->cond, &p->workers->lock);
-  g_mutex_unlock (&p->workers->lock);
+  Workers *w = p->workers;
+  Chunk *next;
+
+  for (;;)
+    {
+      g_mutex_lock (&w->lock);
+      if (c->done)
+        break;
+      next = g_queue_pop_head (&w->pending);
+      if (next == NULL)
+        {
+          while (!c->done)
+            g_cond_wait (&w->cond, &w->lock);
+          break;
+        }
+      g_mutex_unlock (&w->lock);
+      run_chunk (next);
+      mark_done (w, next);
+    }
+  g_mutex_unlock (&w->lock);
 }
 
 static gboolean
@@ -736,13 +780,27 @@ void
 ks_json_parallel_stop (Reader *r)
 {
   Parallel *p = r->parallel;
+  Workers *w;
   Chunk *c;
 
   if (p == NULL)
     return;
   r->parallel = NULL;
+  w = p->workers;
   /* chunks not started are dropped; running ones finish first */
-  g_atomic_int_set (&p->stopping, TRUE);
+  g_mutex_lock (&w->lock);
+  for (GList *l = w->pending.head; l != NULL;)
+    {
+      GList *next = l->next;
+
+      if (((Chunk *) l->data)->owner == p)
+        {
+          ((Chunk *) l->data)->done = TRUE;
+          g_queue_delete_link (&w->pending, l);
+        }
+      l = next;
+    }
+  g_mutex_unlock (&w->lock);
   while ((c = g_queue_pop_head (&p->queue)) != NULL)
     {
       wait_done (p, c);
@@ -767,12 +825,15 @@ dispatch (Reader   *r,
   Workers *w = p->workers;
 
   if (w->pool == NULL)
-    w->pool = g_thread_pool_new (chunk_job, NULL, p->n_threads, FALSE, NULL);
+    w->pool = g_thread_pool_new (chunk_job, NULL, p->n_threads - 1, FALSE, NULL);
   else if (w->n_threads != p->n_threads)
-    g_thread_pool_set_max_threads (w->pool, p->n_threads, NULL);
+    g_thread_pool_set_max_threads (w->pool, p->n_threads - 1, NULL);
   w->n_threads = p->n_threads;
   g_queue_push_tail (&p->queue, c);
-  g_thread_pool_push (w->pool, c, NULL);
+  g_mutex_lock (&w->lock);
+  g_queue_push_tail (&w->pending, c);
+  g_mutex_unlock (&w->lock);
+  g_thread_pool_push (w->pool, w, NULL);
   p->n_chunks++;
 }
 

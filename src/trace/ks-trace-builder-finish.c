@@ -616,7 +616,7 @@ resolve_all_flow_ends (KsTraceBuilder *self,
                        KsTrace        *trace)
 {
   guint n = self->flows->len;
-  guint n_parts = MIN (ks_json_reader_get_n_threads (), n / 65536 + 1);
+  guint n_parts = MIN (ks_json_reader_get_n_threads (), n / 8192 + 1);
   g_autofree FlowEnds *parts = g_new (FlowEnds, n_parts);
   g_autofree GThread **threads = g_new0 (GThread *, n_parts);
   guint32 *ends = g_new (guint32, 2 * (gsize) MAX (n, 1));
