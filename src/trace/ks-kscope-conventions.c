@@ -109,32 +109,65 @@ ks_kscope_thread_role (gint64      pid,
   return NULL;
 }
 
+/* The first slice of @track starting at or after @ts, or KS_NO_INDEX. */
+static guint32
+first_starting_from (const KsTrack *track,
+                     gint64         ts)
+{
+  guint32 lo = 0, hi = track->n_slices;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (track->start[mid] < ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < track->n_slices ? lo : KS_NO_INDEX;
+}
+
 /* The trace builder binds flow ends by the same rule when it reads a
- * file (flow_slice() in ks-trace-builder.c). */
+ * file (resolve_flow_ends() in ks-trace-builder-finish.c). */
 guint32
 ks_kscope_flow_end_slice (const KsTrack *track,
                           gint64         ts)
 {
   guint32 s = ks_track_slice_at (track, ts, G_MAXUINT);
 
-  if (s == KS_NO_INDEX && track->n_slices > 0)
+  return s != KS_NO_INDEX ? s : first_starting_from (track, ts);
+}
+
+void
+ks_kscope_flow_end_slices (const KsTrack *track,
+                           KsFlowEnd     *ends,
+                           gsize          n)
+{
+  /* at each depth, the last slice starting by the time of the end: what
+   * ks_track_slice_at() finds by a search a depth */
+  g_autofree guint32 *last = g_new (guint32, MAX (track->max_depth, 1));
+  guint32 next = 0;
+
+  for (guint d = 0; d < track->max_depth; d++)
+    last[d] = KS_NO_INDEX;
+  for (gsize q = 0; q < n; q++)
     {
-      guint32 lo = 0, hi = track->n_slices;
+      gint64 t = ends[q].ts;
+      guint32 found = KS_NO_INDEX;
 
-      while (lo < hi)
+      g_assert (q == 0 || ends[q - 1].ts <= t);
+      for (; next < track->n_slices && track->start[next] <= t; next++)
+        last[track->depth[next]] = next;
+      for (guint d = 0; d < track->max_depth && last[d] != KS_NO_INDEX; d++)
         {
-          guint32 mid = lo + (hi - lo) / 2;
+          guint32 s = last[d];
 
-          if (track->start[mid] < ts)
-            lo = mid + 1;
-          else
-            hi = mid;
+          if (track->end[s] > t || (track->end[s] == t && track->start[s] == t))
+            found = s;
         }
-      if (lo < track->n_slices)
-        s = lo;
+      ends[q].slice = found != KS_NO_INDEX ? found : first_starting_from (track, t);
     }
-
-  return s;
 }
 
 gint64

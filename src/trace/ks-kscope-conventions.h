@@ -37,6 +37,20 @@ const char  *ks_kscope_thread_role        (gint64         pid,
  * KS_NO_INDEX. */
 guint32      ks_kscope_flow_end_slice     (const KsTrack *track,
                                            gint64         ts);
+
+/* A flow end to bind: @slice is filled in, @tag is the caller's. */
+typedef struct
+{
+  gint64  ts;
+  guint32 tag;
+  guint32 slice;
+} KsFlowEnd;
+
+/* ks_kscope_flow_end_slice() for each of @ends, sorted by ts: one pass
+ * over @track, for files with many flows. */
+void         ks_kscope_flow_end_slices    (const KsTrack *track,
+                                           KsFlowEnd     *ends,
+                                           gsize          n);
 /* A time to write for a flow end that binds back to @slice: its start, or
  * a moment inside it that none of its children covers. */
 gint64       ks_kscope_flow_end_time      (const KsTrack *track,

@@ -19,7 +19,6 @@
 
 #include <glib/gi18n.h>
 
-#include "ks-json-reader.h"
 #include "ks-kscope-conventions.h"
 #include "ks-trace-builder-private.h"
 
@@ -571,70 +570,72 @@ resolve_thread_times (KsTraceBuilder *self,
     }
 }
 
-/* The slice at one end of a PendingFlow (absolute times) */
-static guint32
-flow_end_slice (KsTrace *trace,
-                guint32  track,
-                gint64   ts,
-                gint64   end)
+static int
+compare_flow_ends (gconstpointer a,
+                   gconstpointer b)
 {
-  if (end == G_MININT64)
-    return ks_kscope_flow_end_slice (&trace->tracks[track], ts - trace->origin_ns);
-  return exact_slice (&trace->tracks[track], ts - trace->origin_ns, end - trace->origin_ns);
+  const KsFlowEnd *ea = a;
+  const KsFlowEnd *eb = b;
+
+  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
 }
 
-/* Both ends of PendingFlows [from, to), as slices. */
-typedef struct
-{
-  KsTrace           *trace;
-  const PendingFlow *flows;
-  guint32           *ends;     /* from and to slice of each */
-  guint              from;
-  guint              to;
-} FlowEnds;
-
-static gpointer
-resolve_flow_ends (gpointer data)
-{
-  FlowEnds *fe = data;
-
-  for (guint i = fe->from; i < fe->to; i++)
-    {
-      const PendingFlow *pf = &fe->flows[i];
-
-      fe->ends[2 * i] = flow_end_slice (fe->trace, pf->from_track, pf->from_ts, pf->from_end);
-      fe->ends[2 * i + 1] = flow_end_slice (fe->trace, pf->to_track, pf->to_ts, pf->to_end);
-    }
-  return NULL;
-}
-
-/* The ends of every pending flow: two searches in the model each, the
- * largest part of finishing a trace with many flows, on as many threads
- * as a JSON read takes (the model is only read). */
+/* Both ends of every pending flow, as slices (from and to of each). An
+ * end that names a time binds as a .kscope's does; those are found a
+ * track at a time in time order, the largest part of finishing a trace
+ * with many flows when each was a search a depth. */
 static guint32 *
-resolve_all_flow_ends (KsTraceBuilder *self,
-                       KsTrace        *trace)
+resolve_flow_ends (KsTraceBuilder *self,
+                   KsTrace        *trace)
 {
+  const PendingFlow *flows = (const PendingFlow *)(gpointer)self->flows->data;
   guint n = self->flows->len;
-  guint n_parts = MIN (ks_json_reader_get_n_threads (), n / 8192 + 1);
-  g_autofree FlowEnds *parts = g_new (FlowEnds, n_parts);
-  g_autofree GThread **threads = g_new0 (GThread *, n_parts);
   guint32 *ends = g_new (guint32, 2 * (gsize) MAX (n, 1));
+  g_autofree guint32 *first = g_new0 (guint32, (gsize) trace->n_tracks + 1);
+  g_autofree guint32 *fill = NULL;
+  g_autofree KsFlowEnd *by_track = NULL;
 
-  for (guint k = 0; k < n_parts; k++)
+  /* the ends by track, counted, then placed */
+  for (guint i = 0; i < 2 * n; i++)
     {
-      parts[k] = (FlowEnds) { trace, (const PendingFlow *)(gpointer)self->flows->data, ends,
-                              (guint)((guint64)n * k / n_parts), (guint)((guint64)n * (k + 1) / n_parts) };
-      if (k > 0)
-        threads[k] = g_thread_try_new ("ks-flows", resolve_flow_ends, &parts[k], NULL);
-      /* without a thread, its part is resolved here */
-      if (k > 0 && threads[k] == NULL)
-        resolve_flow_ends (&parts[k]);
+      const PendingFlow *pf = &flows[i / 2];
+      guint32 track = i % 2 ? pf->to_track : pf->from_track;
+      gint64 ts = i % 2 ? pf->to_ts : pf->from_ts;
+      gint64 end = i % 2 ? pf->to_end : pf->from_end;
+
+      if (end == G_MININT64)
+        first[track + 1]++;
+      else
+        ends[i] = exact_slice (&trace->tracks[track], ts - trace->origin_ns, end - trace->origin_ns);
     }
-  resolve_flow_ends (&parts[0]);
-  for (guint k = 1; k < n_parts; k++)
-    if (threads[k] != NULL)
-      g_thread_join (threads[k]);
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    first[t + 1] += first[t];
+  fill = g_memdup2 (first, ((gsize) trace->n_tracks + 1) * sizeof (guint32));
+  by_track = g_new (KsFlowEnd, MAX (first[trace->n_tracks], 1));
+  for (guint i = 0; i < 2 * n; i++)
+    {
+      const PendingFlow *pf = &flows[i / 2];
+      guint32 track = i % 2 ? pf->to_track : pf->from_track;
+
+      if ((i % 2 ? pf->to_end : pf->from_end) == G_MININT64)
+        by_track[fill[track]++] = (KsFlowEnd) { (i % 2 ? pf->to_ts : pf->from_ts) - trace->origin_ns, i, 0 };
+    }
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      KsFlowEnd *e = by_track + first[t];
+      guint32 m = first[t + 1] - first[t];
+      gboolean sorted = TRUE;
+
+      for (guint32 k = 1; k < m && sorted; k++)
+        sorted = e[k - 1].ts <= e[k].ts;
+      if (!sorted)
+        qsort (e, m, sizeof *e, compare_flow_ends);
+      if (m > 0)
+        ks_kscope_flow_end_slices (&trace->tracks[t], e, m);
+      for (guint32 k = 0; k < m; k++)
+        ends[e[k].tag] = e[k].slice;
+    }
   return ends;
 }
 
@@ -730,7 +731,7 @@ link_flows (KsTraceBuilder *self,
         }
     }
 
-  ends = resolve_all_flow_ends (self, trace);
+  ends = resolve_flow_ends (self, trace);
   for (guint i = 0; i < self->flows->len; i++)
     {
       const PendingFlow *pf = &g_array_index (self->flows, PendingFlow, i);
