@@ -19,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-json-reader.h"
 #include "ks-kscope-conventions.h"
 #include "ks-trace-builder-private.h"
 
@@ -405,6 +406,70 @@ track_finish (TrackBuilder *tb,
 }
 
 #undef SHRINK
+
+/* The tracks of more than PACKED_MAX slices, finished on as many
+ * threads as a JSON read takes: sorting and nesting a few large threads
+ * is most of finishing a trace, and each track is its own. */
+typedef struct
+{
+  KsTraceBuilder *self;
+  KsTrace        *trace;
+  const guint32  *tracks;     /* largest first */
+  guint           n;
+  gint            next;       /* atomic: the next of @tracks to take */
+  gint64          origin;
+  Overlaps       *checks;
+} LargeTracks;
+
+static gpointer
+finish_large_job (gpointer data)
+{
+  LargeTracks *lt = data;
+  guint i;
+
+  while ((i = (guint) g_atomic_int_add (&lt->next, 1)) < lt->n)
+    {
+      guint32 t = lt->tracks[i];
+      TrackBuilder *tb = get_tb (lt->self, t);
+      Overlaps *check = lt->self->warn_overlaps && tb->kind == KS_TRACK_THREAD ? &lt->checks[t] : NULL;
+
+      track_finish (tb, t, &lt->trace->tracks[t], lt->origin, check);
+    }
+  return NULL;
+}
+
+static int
+compare_by_slices (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  KsTraceBuilder *self = user_data;
+  guint32 na = get_tb (self, *(const guint32 *) a)->n_slices;
+  guint32 nb = get_tb (self, *(const guint32 *) b)->n_slices;
+
+  return (na < nb) - (na > nb);
+}
+
+static void
+finish_large_tracks (KsTraceBuilder *self,
+                     KsTrace        *trace,
+                     guint32        *tracks,
+                     guint           n,
+                     gint64          origin,
+                     Overlaps       *checks)
+{
+  LargeTracks lt = { self, trace, tracks, n, 0, origin, checks };
+  guint n_threads = MIN (ks_json_reader_get_n_threads (), n);
+  g_autofree GThread **threads = g_new0 (GThread *, MAX (n_threads, 1));
+
+  g_qsort_with_data (tracks, n, sizeof *tracks, compare_by_slices, self);
+  for (guint k = 1; k < n_threads; k++)
+    threads[k] = g_thread_try_new ("ks-finish", finish_large_job, &lt, NULL);
+  finish_large_job (&lt);
+  for (guint k = 1; k < n_threads; k++)
+    if (threads[k] != NULL)
+      g_thread_join (threads[k]);
+}
 
 static int
 compare_gpus (gconstpointer a,
@@ -908,6 +973,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   gpointer key, value;
   Overlaps overlaps = { 0 };
   guint32 overlaps_track = 0;
+  g_autofree Overlaps *checks = NULL;
+  g_autoptr(GArray) large = NULL;
 
   g_return_val_if_fail (self != NULL, NULL);
 
@@ -951,25 +1018,33 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->track_storage = arena.blocks;
   trace->n_tracks = self->tracks->len;
   trace->tracks = g_new0 (KsTrack, MAX (trace->n_tracks, 1));
+  checks = g_new0 (Overlaps, MAX (trace->n_tracks, 1));
+  large = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
       TrackBuilder *tb = get_tb (self, t);
       /* on threads, where events should nest or be apart */
-      Overlaps o = { 0 }, *check = self->warn_overlaps && tb->kind == KS_TRACK_THREAD ? &o : NULL;
+      Overlaps *check = self->warn_overlaps && tb->kind == KS_TRACK_THREAD ? &checks[t] : NULL;
 
       if ((t & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
       if (tb->n_slices <= PACKED_MAX)
         track_finish_packed (tb, t, &trace->tracks[t], origin, &arena, check);
       else
-        track_finish (tb, t, &trace->tracks[t], origin, check);
-      if (o.n > 0 && overlaps.n == 0)
+        g_array_append_val (large, t);
+    }
+  finish_large_tracks (self, trace, (guint32 *)(gpointer) large->data, large->len, origin, checks);
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const Overlaps *o = &checks[t];
+
+      if (o->n > 0 && overlaps.n == 0)
         {
-          overlaps = o;
+          overlaps = *o;
           overlaps_track = t;
         }
       else
-        overlaps.n += o.n;
+        overlaps.n += o->n;
     }
   g_clear_pointer (&self->tracks, g_array_unref);
   if (overlaps.n > 0)
