@@ -127,9 +127,9 @@ typedef struct
 } LocalString;
 
 /* Where a block of the source ended in a text: the tokenizer is handed
- * the same blocks as on one thread (a string longer than
- * MAX_STRING_LEN is cut where one ends), each with what the compaction
- * saw in it and whether it ends inside a string. */
+ * the blocks as they were compacted, each with what the compaction saw
+ * in it (which of its fast paths hold) and whether it ends inside a
+ * string. */
 typedef struct
 {
   gsize    end;
@@ -1291,6 +1291,16 @@ cut_chunks (Reader   *r,
       g_byte_array_remove_range (p->open, 0, start);
       drop_marks (p, start);
     }
+}
+
+gsize
+ks_json_block_size (Reader *r)
+{
+  Parallel *p = r->parallel;
+
+  if (p == NULL || p->mode != MODE_EVENTS)
+    return READ_CHUNK;
+  return CLAMP (p->chunk_bytes, 64 * 1024, READ_CHUNK);
 }
 
 guint8 *

@@ -590,6 +590,11 @@ guint ks_json_thread_count (void);
 void ks_json_parallel_start (Reader  *r,
                              goffset  size);
 
+/* How much text to compact at a time: READ_CHUNK, or a chunk's worth
+ * while the event array is cut, so that a chunk takes its text where it
+ * was compacted. */
+gsize ks_json_block_size (Reader *r);
+
 /* Where the next block of at most @n compacted bytes goes: @buf, or the
  * end of the text being cut into chunks, which takes it without a copy. */
 guint8 *ks_json_block_buffer (Reader *r,

@@ -321,7 +321,7 @@ read_mapped (Reader        *r,
         break;
       for (gsize off = (gsize) (pos - start); off < len;)
         {
-          gsize k = MIN ((gsize) READ_CHUNK, len - off);
+          gsize k = MIN (ks_json_block_size (r), len - off);
           gsize m = 0;
           guint8 *out = ks_json_block_buffer (r, cbuf, k);
 

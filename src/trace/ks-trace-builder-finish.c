@@ -881,6 +881,20 @@ ks_trace_builder_set_warn_overlaps (KsTraceBuilder *self,
 
 /* One load warning for the slices of threads that overlap the slice
  * they start in only partly: they are drawn under it, sticking out. */
+/* A slice's name as a message quotes it: at most 80 characters. */
+static char *
+quoted_name (KsTraceBuilder *self,
+             guint32         id)
+{
+  const char *name = ks_trace_builder_get_string (self, id);
+  g_autofree char *start = NULL;
+
+  if (g_utf8_strlen (name, 400) <= 80)
+    return g_strdup (name);
+  start = g_utf8_substring (name, 0, 79);
+  return g_strconcat (start, "…", NULL);
+}
+
 static void
 warn_overlaps (KsTraceBuilder *self,
                KsTrace        *trace,
@@ -891,6 +905,8 @@ warn_overlaps (KsTraceBuilder *self,
   const char *source = g_hash_table_lookup (self->metadata, "source_name");
   g_autofree char *at = g_strdup_printf ("%.3f", track->start[o->slice] / 1000.0);
   g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, o->n);
+  g_autofree char *name = quoted_name (self, track->name_id[o->slice]);
+  g_autofree char *parent = quoted_name (self, track->name_id[o->parent]);
 
   /* "50.000" µs reads as 50 */
   if (strchr (at, '.') != NULL)
@@ -908,9 +924,7 @@ warn_overlaps (KsTraceBuilder *self,
                                                    "%s: %s slices overlap the slice they start in only partly "
                                                    "(the first: “%s” at %s µs, in “%s”); each is drawn under it",
                                                    o->n),
-                                source != NULL ? source : "", n,
-                                ks_trace_builder_get_string (self, track->name_id[o->slice]), at,
-                                ks_trace_builder_get_string (self, track->name_id[o->parent]));
+                                source != NULL ? source : "", n, name, at, parent);
 }
 
 static int

@@ -2476,6 +2476,31 @@ test_partial_overlap (void)
                             "“inner” at 50 µs, in “outer”)"));
 }
 
+/* A name the overlap message quotes is cut to 80 characters: a file can
+ * name a slice with megabytes. */
+static void
+test_partial_overlap_long_name (void)
+{
+  g_autofree char *outer = g_strnfill (100000, 'o');
+  g_autofree char *i99 = g_strnfill (99, 'i');
+  g_autofree char *o79 = g_strnfill (79, 'o');
+  g_autofree char *i78 = g_strnfill (78, 'i');
+  g_autofree char *inner = g_strconcat ("é", i99, NULL);
+  g_autofree char *json = g_strdup_printf ("[{\"ph\":\"X\",\"ts\":100,\"dur\":100,\"pid\":1,\"tid\":1,\"name\":\"%s\"},"
+                                           "{\"ph\":\"X\",\"ts\":150,\"dur\":100,\"pid\":1,\"tid\":1,\"name\":\"%s\"}]",
+                                           outer, inner);
+  g_autofree char *outer_80 = g_strconcat ("“", o79, "…”", NULL);
+  g_autofree char *inner_80 = g_strconcat ("“é", i78, "…”", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_warnings (trace), ==, 1);
+  g_assert_nonnull (strstr (warnings (trace), outer_80));
+  g_assert_nonnull (strstr (warnings (trace), inner_80));
+  g_assert_cmpuint (strlen (warnings (trace)), <, 400);
+}
+
 /* Async ranges pair by category and id across processes when the id is
  * global ("id", "id2": {"global"}), within the process for "id2":
  * {"local"} (Perfetto's json_id2_*): a range that begins in one process
@@ -2686,6 +2711,7 @@ main (int    argc,
   g_test_add_func ("/json/perfetto/top-level-metadata", test_top_level_metadata);
   g_test_add_func ("/json/perfetto/threads", test_perfetto_threads);
   g_test_add_func ("/json/perfetto/partial-overlap", test_partial_overlap);
+  g_test_add_func ("/json/perfetto/partial-overlap-long-name", test_partial_overlap_long_name);
   g_test_add_func ("/json/perfetto/async-scope", test_async_scope);
   g_test_add_func ("/json/perfetto/thread-time", test_thread_time);
   return g_test_run ();
