@@ -56,7 +56,7 @@
 
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 #define MIN_CHUNK_BYTES     (128 * 1024)
-#define IN_FLIGHT_SHARE     32    /* the chunks in flight: about this part of the text */
+#define IN_FLIGHT_SHARE     10    /* the chunks in flight: about this part of the text */
 
 enum
 {
@@ -241,9 +241,10 @@ ks_json_thread_count (void)
 
 /* The chunks in flight (one a thread and one more) hold their text, its
  * events and what the allocator keeps of them: about seven times the
- * text each, measured. A trace is cut so that they stay near a
- * thirty-second of its size (1 MiB at most, 128 KiB at least): a small
- * trace is cut finer, and so is one on more threads, up to four. */
+ * text each, measured. A trace is cut so that they stay near a tenth of
+ * its size (1 MiB at most, 128 KiB at least): a small trace is cut
+ * finer, and so is one on more threads. Each chunk costs a wakeup and
+ * its strings numbered anew, so they are no finer than that. */
 static gsize
 chunk_bytes (guint   n_threads,
              goffset size)
@@ -256,8 +257,7 @@ chunk_bytes (guint   n_threads,
     return (gsize) v;
   if (size <= 0)
     return DEFAULT_CHUNK_BYTES;
-  /* past four threads, finer chunks cost more in wakeups than they save */
-  return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * MIN (n_threads + 1, 5)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
+  return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * (n_threads + 1)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
 }
 
 static gpointer
