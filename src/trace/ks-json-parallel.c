@@ -195,6 +195,7 @@ typedef struct _Parallel
   char         *name;         /* the file's, for the workers' messages */
   guint         n_threads;
   gsize         chunk_bytes;
+  guint         in_flight;    /* chunks queued at most, see chunks_in_flight() */
   gboolean      lenient;      /* the workers read as the reader does */
   int           mode;
   Workers      *workers;
@@ -260,6 +261,19 @@ chunk_bytes (guint   n_threads,
   return CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * (n_threads + 1)), MIN_CHUNK_BYTES, DEFAULT_CHUNK_BYTES);
 }
 
+/* How many chunks may be in flight: one a thread and one more, fewer
+ * when chunks of the smallest size would hold more than that share of
+ * the trace (a small trace on many threads). */
+static guint
+chunks_in_flight (guint   n_threads,
+                  goffset size,
+                  gsize   chunk)
+{
+  if (size <= 0 || chunk != MIN_CHUNK_BYTES)
+    return n_threads + 1;
+  return (guint) CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * chunk), 2, n_threads + 1);
+}
+
 static gpointer
 take_spare (GPtrArray *spares)
 {
@@ -305,7 +319,7 @@ static void
 chunk_free (Chunk *c)
 {
   Parallel *p = c->owner;
-  guint limit = p->n_threads + 2;   /* the chunks in flight */
+  guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
 
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
@@ -715,6 +729,7 @@ ks_json_parallel_start (Reader  *r,
   p->name = g_strdup (r->name);
   p->n_threads = n;
   p->chunk_bytes = chunk_bytes (n, size);
+  p->in_flight = chunks_in_flight (n, size, p->chunk_bytes);
   p->lenient = r->lenient;
   p->mode = MODE_HEAD;
   if (r->workers == NULL)
@@ -738,6 +753,19 @@ ks_json_parallel_start (Reader  *r,
 /* Waits for @c to be done, parsing the chunks not started meanwhile:
  * this thread would otherwise sleep while work waits for a worker (and
  * a wakeup costs about as much as a small chunk's parse). */
+void
+ks_json_parallel_set_size (Reader  *r,
+                           goffset  size)
+{
+  Parallel *p = r->parallel;
+
+  /* before the first cut */
+  if (p == NULL || p->n_chunks > 0)
+    return;
+  p->chunk_bytes = chunk_bytes (p->n_threads, size);
+  p->in_flight = chunks_in_flight (p->n_threads, size, p->chunk_bytes);
+}
+
 static void
 wait_done (Parallel *p,
            Chunk    *c)
@@ -1298,7 +1326,7 @@ ks_json_block_size (Reader *r)
 {
   Parallel *p = r->parallel;
 
-  if (p == NULL || p->mode != MODE_EVENTS)
+  if (p == NULL || p->mode == MODE_SERIAL)
     return READ_CHUNK;
   return CLAMP (p->chunk_bytes, 64 * 1024, READ_CHUNK);
 }
@@ -1384,7 +1412,7 @@ ks_json_feed_block (Reader        *r,
 
   cut_chunks (r, p);
   /* a bounded number of chunks in flight: their text and events */
-  return replay (r, p, p->n_threads + 1, error);
+  return replay (r, p, p->in_flight, error);
 }
 
 /* At the end of the text: the open text is the last chunk, and all are

@@ -589,10 +589,13 @@ guint ks_json_thread_count (void);
 /* @size: the file's, or 0 when unknown */
 void ks_json_parallel_start (Reader  *r,
                              goffset  size);
+/* The text turned out to be about @size bytes (a compressed file's). */
+void ks_json_parallel_set_size (Reader  *r,
+                                goffset  size);
 
 /* How much text to compact at a time: READ_CHUNK, or a chunk's worth
- * while the event array is cut, so that a chunk takes its text where it
- * was compacted. */
+ * while the event array may be cut, so that a chunk takes its text
+ * where it was compacted. */
 gsize ks_json_block_size (Reader *r);
 
 /* Where the next block of at most @n compacted bytes goes: @buf, or the

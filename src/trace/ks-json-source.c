@@ -387,6 +387,7 @@ typedef struct
   GAsyncQueue  *free;
   gint          stop;
   gboolean      started;     /* the first block is out (it may start with a BOM) */
+  gsize         block_size;  /* of text inflated at a time */
   KsJsonCompactState  compact;
 } GzSource;
 
@@ -447,7 +448,7 @@ gz_source_thread (gpointer data)
           break;
         }
       b->error = NULL;
-      b->orig_len = gz_source_next (src, b->data, READ_CHUNK, &b->error);
+      b->orig_len = gz_source_next (src, b->data, src->block_size, &b->error);
       /* White space is dropped here, on this thread's time: yajl then
        * has a fifth less to lex (Kineto indents its JSON). */
       b->len = 0;
@@ -546,6 +547,29 @@ ks_json_read_stream (Reader        *r,
   return ok;
 }
 
+/* About how much text a gzip file of @size bytes holds, to size the
+ * chunks it is cut into: the ISIZE of its last member (the text modulo
+ * 4 GiB), when the stream can be read there and back, and at least four
+ * times the file. */
+static goffset
+gzip_text_size (GInputStream *stream,
+                goffset       size)
+{
+  GSeekable *seekable = G_IS_SEEKABLE (stream) ? G_SEEKABLE (stream) : NULL;
+  goffset at, guess = size > 0 ? size * 4 : size;
+  guint8 isize[4];
+
+  if (seekable == NULL || !g_seekable_can_seek (seekable) || size < 18)
+    return guess;
+  at = g_seekable_tell (seekable);
+  if (g_seekable_seek (seekable, size - 4, G_SEEK_SET, NULL, NULL) &&
+      g_input_stream_read_all (stream, isize, 4, NULL, NULL, NULL))
+    guess = MAX (guess, (goffset) (isize[0] | isize[1] << 8 | isize[2] << 16 | (guint32) isize[3] << 24));
+  if (!g_seekable_seek (seekable, at, G_SEEK_SET, NULL, NULL))
+    g_warning ("could not seek back to %" G_GOFFSET_FORMAT, at);
+  return guess;
+}
+
 static gboolean
 read_document (Reader        *r,
                GInputStream  *stream,
@@ -635,6 +659,7 @@ read_document (Reader        *r,
       GThread *thread;
       gboolean ok = TRUE;
 
+      ks_json_parallel_set_size (r, gzip_text_size (stream, size));
       gz = ks_gzip_new ();
       src.stream = stream;
       src.cancellable = r->cancellable;
@@ -642,6 +667,7 @@ read_document (Reader        *r,
       src.cbuf = cbuf;
       src.first = first;
       src.raw_read = first;
+      src.block_size = ks_json_block_size (r);
       src.full = g_async_queue_new ();
       src.free = g_async_queue_new ();
       for (guint i = 0; i < N_BLOCKS; i++)
