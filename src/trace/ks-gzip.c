@@ -204,3 +204,25 @@ ks_gzip_inflate (KsGzip  *self,
 
   return produced;
 }
+
+gboolean
+ks_gzip_read_isize (GInputStream  *stream,
+                    goffset        size,
+                    guint32       *isize,
+                    GError       **error)
+{
+  GSeekable *seekable = G_IS_SEEKABLE (stream) ? G_SEEKABLE (stream) : NULL;
+  guint8 tail[4];
+  gsize got = 0;
+  goffset at;
+
+  *isize = 0;
+  /* a header and a trailer at least */
+  if (seekable == NULL || !g_seekable_can_seek (seekable) || size < 18)
+    return TRUE;
+  at = g_seekable_tell (seekable);
+  if (g_seekable_seek (seekable, size - 4, G_SEEK_SET, NULL, NULL) &&
+      g_input_stream_read_all (stream, tail, 4, &got, NULL, NULL) && got == 4)
+    *isize = tail[0] | tail[1] << 8 | tail[2] << 16 | (guint32) tail[3] << 24;
+  return g_seekable_seek (seekable, at, G_SEEK_SET, NULL, error);
+}

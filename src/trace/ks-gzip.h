@@ -7,7 +7,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -37,6 +37,14 @@ gssize    ks_gzip_inflate       (KsGzip        *self,
 gboolean  ks_gzip_is_complete   (KsGzip        *self);
 /* Compressed bytes consumed so far. */
 guint64   ks_gzip_get_total_in  (KsGzip        *self);
+
+/* The ISIZE of the last member of a gzip file of @size bytes read by
+ * @stream (the inflated size modulo 4 GiB), 0 when it cannot be read;
+ * @stream is left where it was. FALSE when it could not go back. */
+gboolean  ks_gzip_read_isize    (GInputStream  *stream,
+                                 goffset        size,
+                                 guint32       *isize,
+                                 GError       **error);
 
 static inline gboolean
 ks_gzip_has_magic (const guint8 *data,

@@ -123,7 +123,8 @@ ks_json_load_folder (GFile         *folder,
                                     progress, cancellable, error);
 }
 
-/* gzip keeps the inflated size modulo 2^32 in its last four bytes. */
+/* The size of a file's text: a gzip file's ISIZE (the text modulo
+ * 4 GiB), when it is larger than the file. */
 static guint64
 file_text_size (GFile    *file,
                 gboolean *gzip)
@@ -132,17 +133,17 @@ file_text_size (GFile    *file,
                                                  G_FILE_QUERY_INFO_NONE, NULL, NULL);
   g_autoptr(GFileInputStream) in = NULL;
   guint64 size = info != NULL ? (guint64)g_file_info_get_size (info) : 0;
-  guint8 head[2], tail[4];
+  guint8 head[2];
+  guint32 isize;
 
   *gzip = FALSE;
   if (size < 18 || (in = g_file_read (file, NULL, NULL)) == NULL ||
       g_input_stream_read (G_INPUT_STREAM (in), head, 2, NULL, NULL) != 2 ||
       !ks_gzip_has_magic (head, 2) ||
-      !g_seekable_seek (G_SEEKABLE (in), -4, G_SEEK_END, NULL, NULL) ||
-      g_input_stream_read (G_INPUT_STREAM (in), tail, 4, NULL, NULL) != 4)
+      !ks_gzip_read_isize (G_INPUT_STREAM (in), size, &isize, NULL))
     return size;
   *gzip = TRUE;
-  return MAX (size, (guint64)tail[0] | (guint64)tail[1] << 8 | (guint64)tail[2] << 16 | (guint64)tail[3] << 24);
+  return MAX (size, isize);
 }
 
 guint
@@ -329,6 +330,12 @@ load_files (GFile         **files,
   builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
   r = ks_json_reader_new (builder, progress, cancellable);
   r->lenient = lenient;
+  for (guint i = 0; i < n_files; i++)
+    {
+      gboolean gzip;
+
+      r->load_size += (goffset) file_text_size (files[i], &gzip);
+    }
   ks_trace_builder_set_metadata (builder, "source_name", source_name);
 
   for (guint i = 0; i < n_files; i++)

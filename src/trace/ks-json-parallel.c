@@ -729,7 +729,8 @@ ks_json_parallel_start (Reader  *r,
   p->name = g_strdup (r->name);
   p->n_threads = n;
   p->chunk_bytes = chunk_bytes (n, size);
-  p->in_flight = chunks_in_flight (n, size, p->chunk_bytes);
+  /* a folder's small files share the bound of the whole folder */
+  p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
   p->mode = MODE_HEAD;
   if (r->workers == NULL)
@@ -763,7 +764,7 @@ ks_json_parallel_set_size (Reader  *r,
   if (p == NULL || p->n_chunks > 0)
     return;
   p->chunk_bytes = chunk_bytes (p->n_threads, size);
-  p->in_flight = chunks_in_flight (p->n_threads, size, p->chunk_bytes);
+  p->in_flight = chunks_in_flight (p->n_threads, MAX (size, r->load_size), p->chunk_bytes);
 }
 
 static void

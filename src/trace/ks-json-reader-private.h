@@ -405,6 +405,7 @@ typedef struct
 
   /* parsing on several threads: see ks-json-parallel.c */
   struct _Parallel *parallel;     /* the main reader's splitter, or NULL */
+  goffset          load_size;     /* the text of all the files of the load, when more than one */
   struct _Workers *workers;       /* its threads, for all its files, or NULL */
   struct _Chunk   *chunk;         /* a worker's chunk: events are kept, not handled */
 } Reader;

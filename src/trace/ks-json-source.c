@@ -547,32 +547,6 @@ ks_json_read_stream (Reader        *r,
   return ok;
 }
 
-/* About how much text a gzip file of @size bytes holds, to size the
- * chunks it is cut into: the ISIZE of its last member (the text modulo
- * 4 GiB), when the stream can be read there and back, and at least four
- * times the file. FALSE when the stream could not go back to where it
- * was. */
-static gboolean
-gzip_text_size (GInputStream  *stream,
-                goffset        size,
-                goffset       *text_size,
-                GError       **error)
-{
-  GSeekable *seekable = G_IS_SEEKABLE (stream) ? G_SEEKABLE (stream) : NULL;
-  guint8 isize[4];
-  gsize got = 0;
-  goffset at;
-
-  *text_size = size > 0 ? size * 4 : size;
-  if (seekable == NULL || !g_seekable_can_seek (seekable) || size < 18)
-    return TRUE;
-  at = g_seekable_tell (seekable);
-  if (g_seekable_seek (seekable, size - 4, G_SEEK_SET, NULL, NULL) &&
-      g_input_stream_read_all (stream, isize, 4, &got, NULL, NULL) && got == 4)
-    *text_size = MAX (*text_size, (goffset) (isize[0] | isize[1] << 8 | isize[2] << 16 | (guint32) isize[3] << 24));
-  return g_seekable_seek (seekable, at, G_SEEK_SET, NULL, error);
-}
-
 static gboolean
 read_document (Reader        *r,
                GInputStream  *stream,
@@ -661,14 +635,15 @@ read_document (Reader        *r,
       Block blocks[N_BLOCKS];
       GThread *thread;
       gboolean ok = TRUE;
-      goffset text_size;
+      guint32 isize;
 
-      if (!gzip_text_size (stream, size, &text_size, &local_error))
+      /* chunks are sized by the text: at least four times the file */
+      if (!ks_gzip_read_isize (stream, size, &isize, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s: ", r->name);
           return FALSE;
         }
-      ks_json_parallel_set_size (r, text_size);
+      ks_json_parallel_set_size (r, MAX ((goffset) isize, size * 4));
       gz = ks_gzip_new ();
       src.stream = stream;
       src.cancellable = r->cancellable;
