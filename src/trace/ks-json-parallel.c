@@ -1386,7 +1386,8 @@ ks_json_feed_block (Reader        *r,
   {
     Mark m = { p->open->len + n, seen, in_string };
 
-    if (data == p->open->data + p->open->len)
+    /* (an empty array may have no storage yet) */
+    if (p->open->data != NULL && data == p->open->data + p->open->len)
       g_byte_array_set_size (p->open, p->open->len + n);   /* compacted in place */
     else
       g_byte_array_append (p->open, data, n);
