@@ -751,9 +751,6 @@ ks_json_parallel_start (Reader  *r,
   r->parallel = p;
 }
 
-/* Waits for @c to be done, parsing the chunks not started meanwhile:
- * this thread would otherwise sleep while work waits for a worker (and
- * a wakeup costs about as much as a small chunk's parse). */
 void
 ks_json_parallel_set_size (Reader  *r,
                            goffset  size)
@@ -767,6 +764,9 @@ ks_json_parallel_set_size (Reader  *r,
   p->in_flight = chunks_in_flight (p->n_threads, MAX (size, r->load_size), p->chunk_bytes);
 }
 
+/* Waits for @c to be done, parsing the chunks not started meanwhile:
+ * this thread would otherwise sleep while work waits for a worker (and
+ * a wakeup costs about as much as a small chunk's parse). */
 static void
 wait_done (Parallel *p,
            Chunk    *c)
