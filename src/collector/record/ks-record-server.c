@@ -215,6 +215,11 @@ ks_record_server_thread (gpointer data)
       ks_record_session_note_write_failure (self);
       g_mutex_unlock (&self->mutex);
 
+      /* A process that connected after the poll (a forked child that
+       * sent its events and exited just before the end) waits in the
+       * backlog: it is read before the session ends. */
+      if (stopping && self->connections->len == 0)
+        accept_connections (self);
       if (stopping && (self->connections->len == 0 || g_get_monotonic_time () >= deadline))
         break;
     }
