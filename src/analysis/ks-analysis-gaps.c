@@ -333,17 +333,8 @@ find_next_work (Context     *ctx,
     {
       guint32 tid = g_array_index (ds->streams, guint32, i);
       const KsTrack *track = &ctx->trace->tracks[tid];
-      guint32 lo = 0, hi = track->n_slices;
+      guint32 lo = ks_track_first_starting_from (track, t);
 
-      while (lo < hi)
-        {
-          guint32 mid = lo + (hi - lo) / 2;
-
-          if (track->start[mid] < t)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
       for (; lo < track->n_slices && track->start[lo] < best; lo++)
         if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[lo]))
           {

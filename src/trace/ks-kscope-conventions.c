@@ -114,18 +114,9 @@ static guint32
 first_starting_from (const KsTrack *track,
                      gint64         ts)
 {
-  guint32 lo = 0, hi = track->n_slices;
+  guint32 s = ks_track_first_starting_from (track, ts);
 
-  while (lo < hi)
-    {
-      guint32 mid = lo + (hi - lo) / 2;
-
-      if (track->start[mid] < ts)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo < track->n_slices ? lo : KS_NO_INDEX;
+  return s < track->n_slices ? s : KS_NO_INDEX;
 }
 
 /* The trace builder binds flow ends by the same rule when it reads a

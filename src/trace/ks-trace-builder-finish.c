@@ -552,17 +552,8 @@ exact_slice (const KsTrack *track,
              gint64         start,
              gint64         end)
 {
-  guint32 lo = 0, hi = track->n_slices;
+  guint32 lo = ks_track_first_starting_from (track, start);
 
-  while (lo < hi)
-    {
-      guint32 mid = lo + (hi - lo) / 2;
-
-      if (track->start[mid] < start)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   /* at equal starts longer ones come first */
   for (; lo < track->n_slices && track->start[lo] == start && track->end[lo] >= end; lo++)
     if (track->end[lo] == end)

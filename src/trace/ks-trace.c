@@ -397,6 +397,27 @@ ks_trace_get_memory_size (KsTrace *self,
 }
 
 guint32
+ks_track_first_starting_from (const KsTrack *track,
+                              gint64         t)
+{
+  guint32 lo = 0, hi;
+
+  g_return_val_if_fail (track != NULL, 0);
+
+  hi = track->n_slices;
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (track->start[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+guint32
 ks_track_depth_lower_bound (const KsTrack *track,
                             guint          depth,
                             gint64         t)

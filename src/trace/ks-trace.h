@@ -419,6 +419,10 @@ void         ks_track_foreach_in_range   (const KsTrack   *track,
                                           gint64           t1,
                                           KsSliceFunc      func,
                                           gpointer         user_data);
+/* The first slice of @track starting at or after @t, or n_slices when
+ * none does. */
+guint32      ks_track_first_starting_from (const KsTrack  *track,
+                                           gint64          t);
 /* First index in by_depth[depth] whose slice ends after @t, or the
  * count when none does. */
 guint32      ks_track_depth_lower_bound  (const KsTrack   *track,

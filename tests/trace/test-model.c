@@ -118,6 +118,13 @@ test_model_ranges (void)
   /* depth 1 holds B [10,50) and D [60,90): first ending after 55 is D */
   g_assert_cmpuint (ks_track_depth_lower_bound (track, 1, 55), ==, 1);
   g_assert_cmpuint (ks_track_depth_lower_bound (track, 1, 95), ==, 2);
+
+  /* by start, whatever the depth: C starts at 20, D at 60, E at 100 */
+  g_assert_cmpuint (ks_track_first_starting_from (track, G_MININT64), ==, find (trace, track, "A"));
+  g_assert_cmpuint (ks_track_first_starting_from (track, 11), ==, find (trace, track, "C"));
+  g_assert_cmpuint (ks_track_first_starting_from (track, 60), ==, find (trace, track, "D"));
+  g_assert_cmpuint (ks_track_first_starting_from (track, 61), ==, find (trace, track, "E"));
+  g_assert_cmpuint (ks_track_first_starting_from (track, 101), ==, track->n_slices);
 }
 
 static void
