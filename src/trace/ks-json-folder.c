@@ -330,12 +330,9 @@ load_files (GFile         **files,
   builder = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
   r = ks_json_reader_new (builder, progress, cancellable);
   r->lenient = lenient;
-  for (guint i = 0; i < n_files; i++)
-    {
-      gboolean gzip;
-
-      r->load_size += (goffset) file_text_size (files[i], &gzip);
-    }
+  /* with more than one thread, the folder's text bounds its chunks in flight */
+  for (guint i = 0; prefetch != NULL && i < n_files; i++)
+    r->load_size += (goffset) prefetch->items[i].estimate;
   ks_trace_builder_set_metadata (builder, "source_name", source_name);
 
   for (guint i = 0; i < n_files; i++)
