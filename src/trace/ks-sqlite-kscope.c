@@ -300,20 +300,20 @@ _ks_sqlite_kscope_load_tracks (KsSqliteReader  *r,
 }
 
 static guint32
-mapped_track (KsSqliteReader *r,
-              sqlite3_stmt   *stmt,
-              int             track_col,
-              int             gtid_col)
+mapped_track (KsSqliteReader    *r,
+              const KsSqliteRow *row,
+              int                track_col,
+              int                gtid_col)
 {
-  if (!col_null (stmt, track_col))
+  if (!row_null (row, track_col))
     {
-      gint64 id = col_i64 (stmt, track_col);
+      gint64 id = row_i64 (row, track_col);
 
       if (id >= 0 && id < r->n_track_map && r->track_map[id] != KS_SQLITE_NONE)
         return r->track_map[id];
     }
-  if (gtid_col >= 0 && !col_null (stmt, gtid_col))
-    return ks_trace_builder_get_thread_track (r->b, _ks_sqlite_reader_thread (r, col_i64 (stmt, gtid_col)));
+  if (gtid_col >= 0 && !row_null (row, gtid_col))
+    return ks_trace_builder_get_thread_track (r->b, _ks_sqlite_reader_thread (r, row_i64 (row, gtid_col)));
   return KS_SQLITE_NONE;
 }
 
@@ -321,10 +321,10 @@ mapped_track (KsSqliteReader *r,
 
 /* Rows known to name their track (trackId IS NOT NULL). */
 static guint32
-ks_slice_track_by_id (KsSqliteReader *r,
-                      sqlite3_stmt   *stmt)
+ks_slice_track_by_id (KsSqliteReader    *r,
+                      const KsSqliteRow *row)
 {
-  gint64 id = col_i64 (stmt, 3);
+  gint64 id = row_i64 (row, 3);
 
   if (id >= 0 && id < r->n_track_map && r->track_map[id] != KS_SQLITE_NONE)
     return r->track_map[id];
@@ -332,25 +332,25 @@ ks_slice_track_by_id (KsSqliteReader *r,
 }
 
 static guint32
-ks_slice_track (KsSqliteReader *r,
-                sqlite3_stmt   *stmt)
+ks_slice_track (KsSqliteReader    *r,
+                const KsSqliteRow *row)
 {
-  return mapped_track (r, stmt, 3, 2);
+  return mapped_track (r, row, 3, 2);
 }
 
 static void
-ks_slice_emit (KsSqliteReader *r,
-               sqlite3_stmt   *stmt,
-               guint32         track,
-               gint64          start,
-               gint64          end)
+ks_slice_emit (KsSqliteReader    *r,
+               const KsSqliteRow *row,
+               guint32            track,
+               gint64             start,
+               gint64             end)
 {
-  gint64 kind = col_i64 (stmt, 4);
+  gint64 kind = row_i64 (row, 4);
 
   if (kind < 0 || kind >= KS_N_SLICE_KINDS)
     kind = KS_SLICE_GENERIC;
-  add_slice (r, track, start, end, kind, sid (r, col_i64 (stmt, 5)), sid (r, col_i64 (stmt, 6)),
-             col_u32 (stmt, 7), col_u32 (stmt, 8), col_args (r, stmt, 9), NULL);
+  add_slice (r, track, start, end, kind, sid (r, row_i64 (row, 5)), sid (r, row_i64 (row, 6)),
+             row_u32 (row, 7), row_u32 (row, 8), row_args (r, row, 9), NULL);
 }
 
 static const char * const ks_slice_columns[] = {
@@ -417,27 +417,30 @@ _ks_sqlite_kscope_load_instants (KsSqliteReader  *r,
   static const char * const columns[] = {
     "timestamp", "globalTid", "trackId", "globalPid", "nameId", "categoryId", "args",
   };
-  sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_select (r, "KS_INSTANTS", columns, G_N_ELEMENTS (columns), 1, NULL, &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "KS_INSTANTS", columns, G_N_ELEMENTS (columns), 1, 1u << 6, NULL,
+                                     &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
       KsInstant inst = { 0 };
 
-      inst.ts = col_ts (r, stmt, 0);
-      inst.track = mapped_track (r, stmt, 2, 1);
-      inst.process = col_null (stmt, 3) ? KS_NO_INDEX : _ks_sqlite_reader_process (r, col_i64 (stmt, 3))->process;
-      inst.name = sid (r, col_i64 (stmt, 4));
-      inst.category = sid (r, col_i64 (stmt, 5));
-      inst.args = col_args (r, stmt, 6);
+      inst.ts = row_ts (r, &row, 0);
+      inst.track = mapped_track (r, &row, 2, 1);
+      inst.process = row_null (&row, 3) ? KS_NO_INDEX : _ks_sqlite_reader_process (r, row_i64 (&row, 3))->process;
+      inst.name = sid (r, row_i64 (&row, 4));
+      inst.category = sid (r, row_i64 (&row, 5));
+      inst.args = row_args (r, &row, 6);
       ks_trace_builder_add_instant (r->b, &inst);
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  _ks_sqlite_scan_free (scan);
+  return !failed;
 }
 
 gboolean
@@ -445,29 +448,31 @@ _ks_sqlite_kscope_load_thread_times (KsSqliteReader  *r,
                                      GError         **error)
 {
   static const char * const columns[] = { "trackId", "start", "end", "threadStart", "threadDuration" };
-  sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_select (r, "KS_SLICE_THREAD_TIMES", columns, G_N_ELEMENTS (columns), 3, NULL,
-                                  &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "KS_SLICE_THREAD_TIMES", columns, G_N_ELEMENTS (columns), 3, 0, NULL,
+                                     &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
-      guint32 track = mapped_track (r, stmt, 0, -1);
+      guint32 track = mapped_track (r, &row, 0, -1);
 
       if (track == KS_SQLITE_NONE)
         {
           r->skipped++;
           continue;
         }
-      ks_trace_builder_add_thread_time (r->b, track, col_ts (r, stmt, 1), col_ts (r, stmt, 2),
-                                        col_null (stmt, 3) ? G_MININT64 : col_i64 (stmt, 3),
-                                        col_null (stmt, 4) ? -1 : MAX (col_i64 (stmt, 4), -1));
+      ks_trace_builder_add_thread_time (r->b, track, row_ts (r, &row, 1), row_ts (r, &row, 2),
+                                        row_null (&row, 3) ? G_MININT64 : row_i64 (&row, 3),
+                                        row_null (&row, 4) ? -1 : MAX (row_i64 (&row, 4), -1));
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  _ks_sqlite_scan_free (scan);
+  return !failed;
 }
 
 gboolean
@@ -478,17 +483,19 @@ _ks_sqlite_kscope_load_flows (KsSqliteReader  *r,
     "fromTimestamp", "toTimestamp", "fromGlobalTid", "toGlobalTid", "categoryId",
     "fromTrackId", "toTrackId", "kind",
   };
-  sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_select (r, "KS_FLOWS", columns, G_N_ELEMENTS (columns), 2, NULL, &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "KS_FLOWS", columns, G_N_ELEMENTS (columns), 2, 0, NULL,
+                                     &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
-      guint32 from = mapped_track (r, stmt, 5, 2);
-      guint32 to = mapped_track (r, stmt, 6, 3);
+      guint32 from = mapped_track (r, &row, 5, 2);
+      guint32 to = mapped_track (r, &row, 6, 3);
 
       if (from == KS_SQLITE_NONE || to == KS_SQLITE_NONE)
         {
@@ -496,12 +503,13 @@ _ks_sqlite_kscope_load_flows (KsSqliteReader  *r,
           continue;
         }
 
-      ks_trace_builder_add_flow (r->b, from, col_ts (r, stmt, 0), to, col_ts (r, stmt, 1),
-                                 sid (r, col_i64 (stmt, 4)),
-                                 col_i64 (stmt, 7) == KS_FLOW_LAUNCH ? KS_FLOW_LAUNCH : KS_FLOW_OTHER);
+      ks_trace_builder_add_flow (r->b, from, row_ts (r, &row, 0), to, row_ts (r, &row, 1),
+                                 sid (r, row_i64 (&row, 4)),
+                                 row_i64 (&row, 7) == KS_FLOW_LAUNCH ? KS_FLOW_LAUNCH : KS_FLOW_OTHER);
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  _ks_sqlite_scan_free (scan);
+  return !failed;
 }
 
 gboolean
@@ -569,39 +577,41 @@ _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,
   static const char * const columns[] = {
     "timestamp", "globalTid", "deviceId", "address", "bytes", "totalAllocated", "totalReserved",
   };
-  sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_select (r, "KS_MEMORY_EVENTS", columns, G_N_ELEMENTS (columns), 1, NULL,
-                                  &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "KS_MEMORY_EVENTS", columns, G_N_ELEMENTS (columns), 1, 0, NULL,
+                                     &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
       KsMemoryEvent ev = { 0 };
 
-      ev.ts = col_ts (r, stmt, 0);
-      ev.device = col_null (stmt, 2) ? -1 : (gint16)col_i64 (stmt, 2);
-      ev.address = (guint64)col_i64 (stmt, 3);
-      ev.bytes = col_i64 (stmt, 4);
-      ev.total_allocated = col_null (stmt, 5) ? -1 : col_i64 (stmt, 5);
-      ev.total_reserved = col_null (stmt, 6) ? -1 : col_i64 (stmt, 6);
+      ev.ts = row_ts (r, &row, 0);
+      ev.device = row_null (&row, 2) ? -1 : (gint16)row_i64 (&row, 2);
+      ev.address = (guint64)row_i64 (&row, 3);
+      ev.bytes = row_i64 (&row, 4);
+      ev.total_allocated = row_null (&row, 5) ? -1 : row_i64 (&row, 5);
+      ev.total_reserved = row_null (&row, 6) ? -1 : row_i64 (&row, 6);
       /* A caching-allocator event that did not know its thread names
        * only its process (tid 0): the builder finds the thread. */
-      if (!col_null (stmt, 1) && ev.total_reserved >= 0 && (col_i64 (stmt, 1) & KS_GID_MASK) == 0)
+      if (!row_null (&row, 1) && ev.total_reserved >= 0 && (row_i64 (&row, 1) & KS_GID_MASK) == 0)
         {
           ev.thread = KS_NO_INDEX;
-          ks_trace_builder_add_process_memory_event (r->b, &ev, _ks_sqlite_reader_process (r, col_i64 (stmt, 1))->process);
+          ks_trace_builder_add_process_memory_event (r->b, &ev, _ks_sqlite_reader_process (r, row_i64 (&row, 1))->process);
         }
       else
         {
-          ev.thread = col_null (stmt, 1) ? KS_NO_INDEX : _ks_sqlite_reader_thread (r, col_i64 (stmt, 1));
+          ev.thread = row_null (&row, 1) ? KS_NO_INDEX : _ks_sqlite_reader_thread (r, row_i64 (&row, 1));
           ks_trace_builder_add_memory_event (r->b, &ev);
         }
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  _ks_sqlite_scan_free (scan);
+  return !failed;
 }
 
 gboolean

@@ -213,14 +213,14 @@ group_of (KsSqliteReader *r,
 }
 
 static guint32
-stream_track (KsSqliteReader *r,
-              sqlite3_stmt   *stmt,
-              int             gpid_col,
-              gint64          device,
-              gint64          stream)
+stream_track (KsSqliteReader    *r,
+              const KsSqliteRow *row,
+              int                gpid_col,
+              gint64             device,
+              gint64             stream)
 {
-  gboolean orphan = col_null (stmt, gpid_col);
-  gint64 gpid = orphan ? -1 : col_i64 (stmt, gpid_col);
+  gboolean orphan = row_null (row, gpid_col);
+  gint64 gpid = orphan ? -1 : row_i64 (row, gpid_col);
   guint32 group = 0;
 
   if (stream == KS_NSYS_NO_STREAM)
@@ -252,22 +252,22 @@ stream_track (KsSqliteReader *r,
 
 /* The category column of a .kscope row, else what the table implies. */
 static inline guint32
-col_category (KsSqliteReader *r,
-              sqlite3_stmt   *stmt,
-              int             col,
-              KsSliceKind     kind)
+row_category (KsSqliteReader    *r,
+              const KsSqliteRow *row,
+              int                col,
+              KsSliceKind        kind)
 {
-  if (r->kscope && !col_null (stmt, col))
-    return sid (r, col_i64 (stmt, col));
+  if (r->kscope && !row_null (row, col))
+    return sid (r, row_i64 (row, col));
   return r->category[kind];
 }
 
 static inline guint32
-col_ext (KsSqliteReader *r,
-         sqlite3_stmt   *stmt,
-         int             col)
+row_ext (KsSqliteReader    *r,
+         const KsSqliteRow *row,
+         int                col)
 {
-  return r->kscope ? col_u32 (stmt, col) : 0;
+  return r->kscope ? row_u32 (row, col) : 0;
 }
 
 /* Nsight's export metadata: the product and schema versions. */
@@ -430,33 +430,33 @@ domain_key (gint64 gtid,
 /* The range of an NVTX_EVENTS row (start 0, end 2, correlation 8,
  * external id 9) as a slice of @kind on @track. */
 static void
-nvtx_range (KsSqliteReader *r,
-            sqlite3_stmt   *stmt,
-            guint32         track,
-            KsSliceKind     kind,
-            guint32         name,
-            guint32         category,
-            guint32         args)
+nvtx_range (KsSqliteReader    *r,
+            const KsSqliteRow *row,
+            guint32            track,
+            KsSliceKind        kind,
+            guint32            name,
+            guint32            category,
+            guint32            args)
 {
-  if (col_null (stmt, 2))
+  if (row_null (row, 2))
     {
       /* Never closed: it lasts to the end of the trace. */
       KsOpenRange open = { 0 };
 
-      open.start = col_ts (r, stmt, 0);
+      open.start = row_ts (r, row, 0);
       open.track = track;
       open.name = name;
       open.category = category;
-      open.correlation = col_ext (r, stmt, 8);
-      open.external_id = col_ext (r, stmt, 9);
+      open.correlation = row_ext (r, row, 8);
+      open.external_id = row_ext (r, row, 9);
       open.args = args;
       open.kind = kind;
       /* one stack, so that they close in the order they came */
       ks_trace_builder_begin_range (r->b, 0, &open);
     }
   else
-    add_slice (r, track, col_ts (r, stmt, 0), col_ts (r, stmt, 2), kind,
-               name, category, col_ext (r, stmt, 8), col_ext (r, stmt, 9), args, NULL);
+    add_slice (r, track, row_ts (r, row, 0), row_ts (r, row, 2), kind,
+               name, category, row_ext (r, row, 8), row_ext (r, row, 9), args, NULL);
 }
 
 /* An operator with a sequence number, for the forward -> backward flows. */
@@ -474,11 +474,11 @@ typedef struct
 /* A range of PyTorch's NVTX emission becomes the operator (or
  * record_function annotation) a Kineto trace would have, on its thread. */
 static void
-torch_op (KsSqliteReader *r,
-          GArray         *ops,
-          sqlite3_stmt   *stmt,
-          guint32         thread,
-          KsTorchOp      *op)
+torch_op (KsSqliteReader    *r,
+          GArray            *ops,
+          const KsSqliteRow *row,
+          guint32            thread,
+          KsTorchOp         *op)
 {
   KsSliceKind kind = strstr (op->name, "::") != NULL ? KS_SLICE_CPU_OP : KS_SLICE_USER_ANNOTATION;
   guint32 track = ks_trace_builder_get_thread_track (r->b, thread);
@@ -486,17 +486,17 @@ torch_op (KsSqliteReader *r,
   guint32 category = ks_trace_builder_intern (r->b, kind == KS_SLICE_CPU_OP ? "cpu_op" : "user_annotation");
   g_autofree char *json = ks_torch_op_args (op);
   guint32 args = ks_trace_builder_add_args (r->b, json, strlen (json));
-  gint64 start = col_ts (r, stmt, 0);
+  gint64 start = row_ts (r, row, 0);
 
-  nvtx_range (r, stmt, track, kind, name, category, args);
-  if (op->seq >= 0 && !col_null (stmt, 2))
+  nvtx_range (r, row, track, kind, name, category, args);
+  if (op->seq >= 0 && !row_null (row, 2))
     {
       TorchSeq e;
 
-      e.process = ks_sqlite_gid_process (col_i64 (stmt, 3));
+      e.process = ks_sqlite_gid_process (row_i64 (row, 3));
       e.seq = op->seq;
       e.start = start;
-      e.end = MAX (col_ts (r, stmt, 2), start);
+      e.end = MAX (row_ts (r, row, 2), start);
       e.thread = thread;
       e.track = track;
       e.backward = ks_torch_op_is_backward (op);
@@ -566,6 +566,8 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
   };
   g_autoptr(GHashTable) domains = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed = FALSE;
   gint64 last_domain = G_MININT64;
@@ -601,16 +603,17 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
   if (!ks_sqlite_finish (stmt, failed))
     return FALSE;
 
-  if ((found = _ks_sqlite_select (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2,
-                                  "eventType IN (34, 59, 60, 65, 70, 71)", &stmt, error)) != KS_SQLITE_READ)
+  /* text and jsonText are read as text */
+  if ((found = _ks_sqlite_scan_open (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2, (1u << 4) | (1u << 7),
+                                     "eventType IN (34, 59, 60, 65, 70, 71)", &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
-      gint64 type = col_i64 (stmt, 1);
-      gint64 gtid = col_i64 (stmt, 3);
-      const char *text = (const char *)sqlite3_column_text (stmt, 4);
-      guint32 name = text ? 0 : sid (r, col_i64 (stmt, 5));
+      gint64 type = row_i64 (&row, 1);
+      gint64 gtid = row_i64 (&row, 3);
+      const char *text = row_text (&row, 4);
+      guint32 name = text ? 0 : sid (r, row_i64 (&row, 5));
       guint32 category = r->category[KS_SLICE_NVTX];
       guint32 thread = _ks_sqlite_reader_thread (r, gtid);
       guint32 track;
@@ -622,7 +625,7 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
       if ((type == KS_NSYS_NVTX_PUSH_POP || type == KS_NSYS_NVTXT_PUSH_POP) &&
           ks_torch_nvtx_parse (text ? text : ks_trace_builder_get_string (r->b, name), &op))
         {
-          torch_op (r, ops, stmt, thread, &op);
+          torch_op (r, ops, &row, thread, &op);
           ks_torch_op_clear (&op);
           continue;
         }
@@ -630,11 +633,11 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
       if (text != NULL)
         name = ks_trace_builder_intern (r->b, text);
       track = ks_trace_builder_get_nvtx_track (r->b, thread);
-      args = r->kscope ? col_args (r, stmt, 7) : 0;
+      args = r->kscope ? row_args (r, &row, 7) : 0;
 
-      if (!col_null (stmt, 6))
+      if (!row_null (&row, 6))
         {
-          gint64 domain = col_i64 (stmt, 6);
+          gint64 domain = row_i64 (&row, 6);
 
           /* Ranges of one domain and process come in runs. */
           if (domain != last_domain || ks_sqlite_gid_process (gtid) != last_domain_process)
@@ -655,7 +658,7 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
         {
           KsInstant inst = { 0 };
 
-          inst.ts = col_ts (r, stmt, 0);
+          inst.ts = row_ts (r, &row, 0);
           inst.track = track;
           inst.process = _ks_sqlite_reader_process (r, gtid)->process;
           inst.name = name;
@@ -664,10 +667,11 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
           ks_trace_builder_add_instant (r->b, &inst);
         }
       else
-        nvtx_range (r, stmt, track, KS_SLICE_NVTX, name, category, args);
+        nvtx_range (r, &row, track, KS_SLICE_NVTX, name, category, args);
     }
 
-  if (!ks_sqlite_finish (stmt, failed))
+  _ks_sqlite_scan_free (scan);
+  if (failed)
     return FALSE;
   link_fwdbwd (r, ops);
   return TRUE;
@@ -716,14 +720,14 @@ sync_name (KsSqliteReader *r,
 
 /* The name column of a .kscope GPU row, else the name its details imply. */
 static inline gboolean
-col_name (KsSqliteReader *r,
-          sqlite3_stmt   *stmt,
-          int             col,
-          guint32        *name)
+row_name (KsSqliteReader    *r,
+          const KsSqliteRow *row,
+          int                col,
+          guint32           *name)
 {
-  if (r->kscope && !col_null (stmt, col))
+  if (r->kscope && !row_null (row, col))
     {
-      *name = sid (r, col_i64 (stmt, col));
+      *name = sid (r, row_i64 (row, col));
       return TRUE;
     }
   return FALSE;
@@ -782,176 +786,176 @@ _ks_sqlite_nsight_load_mem_kinds (KsSqliteReader  *r,
 /* Slice tables, read side by side with KS_SLICES (ks-sqlite-reader.c) */
 
 static guint32
-runtime_track (KsSqliteReader *r,
-               sqlite3_stmt   *stmt)
+runtime_track (KsSqliteReader    *r,
+               const KsSqliteRow *row)
 {
-  return ks_trace_builder_get_thread_track (r->b, _ks_sqlite_reader_thread (r, col_i64 (stmt, 4)));
+  return ks_trace_builder_get_thread_track (r->b, _ks_sqlite_reader_thread (r, row_i64 (row, 4)));
 }
 
 static void
-runtime_emit (KsSqliteReader *r,
-              sqlite3_stmt   *stmt,
-              guint32         track,
-              gint64          start,
-              gint64          end)
+runtime_emit (KsSqliteReader    *r,
+              const KsSqliteRow *row,
+              guint32            track,
+              gint64             start,
+              gint64             end)
 {
-  gint64 klass = col_i64 (stmt, 3);
+  gint64 klass = row_i64 (row, 3);
   KsSliceKind kind = klass == KS_NSYS_CLASS_CUDA_DRIVER || klass == 13
                      ? KS_SLICE_CUDA_DRIVER : KS_SLICE_CUDA_RUNTIME;
 
   add_slice (r, track, start, end, kind,
-             api_sid (r, col_i64 (stmt, 2)), col_category (r, stmt, 6, kind),
-             col_u32 (stmt, 5), col_ext (r, stmt, 7),
-             r->kscope ? col_args (r, stmt, 8) : 0, NULL);
+             api_sid (r, row_i64 (row, 2)), row_category (r, row, 6, kind),
+             row_u32 (row, 5), row_ext (r, row, 7),
+             r->kscope ? row_args (r, row, 8) : 0, NULL);
 }
 
 static guint32
-osrt_track (KsSqliteReader *r,
-            sqlite3_stmt   *stmt)
+osrt_track (KsSqliteReader    *r,
+            const KsSqliteRow *row)
 {
-  return ks_trace_builder_get_thread_track (r->b, _ks_sqlite_reader_thread (r, col_i64 (stmt, 3)));
+  return ks_trace_builder_get_thread_track (r->b, _ks_sqlite_reader_thread (r, row_i64 (row, 3)));
 }
 
 static void
-osrt_emit (KsSqliteReader *r,
-           sqlite3_stmt   *stmt,
-           guint32         track,
-           gint64          start,
-           gint64          end)
+osrt_emit (KsSqliteReader    *r,
+           const KsSqliteRow *row,
+           guint32            track,
+           gint64             start,
+           gint64             end)
 {
   add_slice (r, track, start, end, KS_SLICE_OSRT,
-             sid (r, col_i64 (stmt, 2)), col_category (r, stmt, 4, KS_SLICE_OSRT),
-             col_ext (r, stmt, 5), col_ext (r, stmt, 6),
-             r->kscope ? col_args (r, stmt, 7) : 0, NULL);
+             sid (r, row_i64 (row, 2)), row_category (r, row, 4, KS_SLICE_OSRT),
+             row_ext (r, row, 5), row_ext (r, row, 6),
+             r->kscope ? row_args (r, row, 7) : 0, NULL);
 }
 
 /* cuBLAS and cuDNN calls (CUBLAS_EVENTS, CUDNN_EVENTS): library API
  * ranges on the calling thread. */
 static void
-library_emit (KsSqliteReader *r,
-              sqlite3_stmt   *stmt,
-              guint32         track,
-              gint64          start,
-              gint64          end,
-              const char     *category)
+library_emit (KsSqliteReader    *r,
+              const KsSqliteRow *row,
+              guint32            track,
+              gint64             start,
+              gint64             end,
+              const char        *category)
 {
-  add_slice (r, track, start, end, KS_SLICE_GENERIC, sid (r, col_i64 (stmt, 2)),
+  add_slice (r, track, start, end, KS_SLICE_GENERIC, sid (r, row_i64 (row, 2)),
              ks_trace_builder_intern (r->b, category), 0, 0, 0, NULL);
 }
 
 static void
-cublas_emit (KsSqliteReader *r,
-             sqlite3_stmt   *stmt,
-             guint32         track,
-             gint64          start,
-             gint64          end)
+cublas_emit (KsSqliteReader    *r,
+             const KsSqliteRow *row,
+             guint32            track,
+             gint64             start,
+             gint64             end)
 {
-  library_emit (r, stmt, track, start, end, "cublas");
+  library_emit (r, row, track, start, end, "cublas");
 }
 
 static void
-cudnn_emit (KsSqliteReader *r,
-            sqlite3_stmt   *stmt,
-            guint32         track,
-            gint64          start,
-            gint64          end)
+cudnn_emit (KsSqliteReader    *r,
+            const KsSqliteRow *row,
+            guint32            track,
+            gint64             start,
+            gint64             end)
 {
-  library_emit (r, stmt, track, start, end, "cudnn");
+  library_emit (r, row, track, start, end, "cudnn");
 }
 
 /* GPU tables: deviceId, streamId, globalPid in columns 2, 3, 5. */
 static guint32
-gpu_track (KsSqliteReader *r,
-           sqlite3_stmt   *stmt)
+gpu_track (KsSqliteReader    *r,
+           const KsSqliteRow *row)
 {
-  return stream_track (r, stmt, 5, col_i64 (stmt, 2), col_i64 (stmt, 3));
+  return stream_track (r, row, 5, row_i64 (row, 2), row_i64 (row, 3));
 }
 
 static void
-kernel_emit (KsSqliteReader *r,
-             sqlite3_stmt   *stmt,
-             guint32         track,
-             gint64          start,
-             gint64          end)
+kernel_emit (KsSqliteReader    *r,
+             const KsSqliteRow *row,
+             guint32            track,
+             gint64             start,
+             gint64             end)
 {
   KsGpuInfo info;
-  guint32 name = col_null (stmt, 6) ? sid (r, col_i64 (stmt, 7)) : sid (r, col_i64 (stmt, 6));
+  guint32 name = row_null (row, 6) ? sid (r, row_i64 (row, 7)) : sid (r, row_i64 (row, 6));
 
   memset (&info, 0, sizeof info);
-  info.kernel.grid[0] = col_u32 (stmt, 9);
-  info.kernel.grid[1] = col_u32 (stmt, 10);
-  info.kernel.grid[2] = col_u32 (stmt, 11);
-  info.kernel.block[0] = (guint16)col_i64 (stmt, 12);
-  info.kernel.block[1] = (guint16)col_i64 (stmt, 13);
-  info.kernel.block[2] = (guint16)col_i64 (stmt, 14);
-  info.kernel.registers = (guint16)col_i64 (stmt, 8);
-  info.kernel.shared_memory = col_u32 (stmt, 15) + col_u32 (stmt, 16);
+  info.kernel.grid[0] = row_u32 (row, 9);
+  info.kernel.grid[1] = row_u32 (row, 10);
+  info.kernel.grid[2] = row_u32 (row, 11);
+  info.kernel.block[0] = (guint16)row_i64 (row, 12);
+  info.kernel.block[1] = (guint16)row_i64 (row, 13);
+  info.kernel.block[2] = (guint16)row_i64 (row, 14);
+  info.kernel.registers = (guint16)row_i64 (row, 8);
+  info.kernel.shared_memory = row_u32 (row, 15) + row_u32 (row, 16);
 
   add_slice (r, track, start, end, KS_SLICE_KERNEL, name,
-             col_category (r, stmt, 17, KS_SLICE_KERNEL), col_u32 (stmt, 4),
-             col_ext (r, stmt, 18), r->kscope ? col_args (r, stmt, 19) : 0, &info);
+             row_category (r, row, 17, KS_SLICE_KERNEL), row_u32 (row, 4),
+             row_ext (r, row, 18), r->kscope ? row_args (r, row, 19) : 0, &info);
 }
 
 static void
-memcpy_emit (KsSqliteReader *r,
-             sqlite3_stmt   *stmt,
-             guint32         track,
-             gint64          start,
-             gint64          end)
+memcpy_emit (KsSqliteReader    *r,
+             const KsSqliteRow *row,
+             guint32            track,
+             gint64             start,
+             gint64             end)
 {
   KsGpuInfo info;
   guint32 name;
 
   memset (&info, 0, sizeof info);
-  info.copy.bytes = (guint64)col_i64 (stmt, 6);
-  info.copy.copy_kind = ks_sqlite_copy_kind_from_nsys (col_i64 (stmt, 7));
-  info.copy.src_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
-  info.copy.dst_kind = col_null (stmt, 9) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 9));
-  if (!col_name (r, stmt, 10, &name))
+  info.copy.bytes = (guint64)row_i64 (row, 6);
+  info.copy.copy_kind = ks_sqlite_copy_kind_from_nsys (row_i64 (row, 7));
+  info.copy.src_kind = row_null (row, 8) ? KS_MEM_UNKNOWN : mem_kind (r, row_i64 (row, 8));
+  info.copy.dst_kind = row_null (row, 9) ? KS_MEM_UNKNOWN : mem_kind (r, row_i64 (row, 9));
+  if (!row_name (r, row, 10, &name))
     name = memcpy_name (r, &info);
 
   add_slice (r, track, start, end, KS_SLICE_MEMCPY, name,
-             col_category (r, stmt, 11, KS_SLICE_MEMCPY), col_u32 (stmt, 4),
-             col_ext (r, stmt, 12), r->kscope ? col_args (r, stmt, 13) : 0, &info);
+             row_category (r, row, 11, KS_SLICE_MEMCPY), row_u32 (row, 4),
+             row_ext (r, row, 12), r->kscope ? row_args (r, row, 13) : 0, &info);
 }
 
 static void
-memset_emit (KsSqliteReader *r,
-             sqlite3_stmt   *stmt,
-             guint32         track,
-             gint64          start,
-             gint64          end)
+memset_emit (KsSqliteReader    *r,
+             const KsSqliteRow *row,
+             guint32            track,
+             gint64             start,
+             gint64             end)
 {
   KsGpuInfo info;
   guint32 name;
 
   memset (&info, 0, sizeof info);
-  info.copy.value = (guint8)col_i64 (stmt, 6);
-  info.copy.bytes = (guint64)col_i64 (stmt, 7);
-  info.copy.dst_kind = col_null (stmt, 8) ? KS_MEM_UNKNOWN : mem_kind (r, col_i64 (stmt, 8));
-  if (!col_name (r, stmt, 9, &name))
+  info.copy.value = (guint8)row_i64 (row, 6);
+  info.copy.bytes = (guint64)row_i64 (row, 7);
+  info.copy.dst_kind = row_null (row, 8) ? KS_MEM_UNKNOWN : mem_kind (r, row_i64 (row, 8));
+  if (!row_name (r, row, 9, &name))
     name = memset_name (r, &info);
 
   add_slice (r, track, start, end, KS_SLICE_MEMSET, name,
-             col_category (r, stmt, 10, KS_SLICE_MEMSET), col_u32 (stmt, 4),
-             col_ext (r, stmt, 11), r->kscope ? col_args (r, stmt, 12) : 0, &info);
+             row_category (r, row, 10, KS_SLICE_MEMSET), row_u32 (row, 4),
+             row_ext (r, row, 11), r->kscope ? row_args (r, row, 12) : 0, &info);
 }
 
 static void
-sync_emit (KsSqliteReader *r,
-           sqlite3_stmt   *stmt,
-           guint32         track,
-           gint64          start,
-           gint64          end)
+sync_emit (KsSqliteReader    *r,
+           const KsSqliteRow *row,
+           guint32            track,
+           gint64             start,
+           gint64             end)
 {
   guint32 name;
 
-  if (!col_name (r, stmt, 7, &name))
-    name = sync_name (r, col_i64 (stmt, 6));
+  if (!row_name (r, row, 7, &name))
+    name = sync_name (r, row_i64 (row, 6));
 
   add_slice (r, track, start, end, KS_SLICE_SYNC, name,
-             col_category (r, stmt, 8, KS_SLICE_SYNC), col_u32 (stmt, 4),
-             col_ext (r, stmt, 9), r->kscope ? col_args (r, stmt, 10) : 0, NULL);
+             row_category (r, row, 8, KS_SLICE_SYNC), row_u32 (row, 4),
+             row_ext (r, row, 9), r->kscope ? row_args (r, row, 10) : 0, NULL);
 }
 
 static const char * const runtime_columns[] = {

@@ -25,6 +25,8 @@ G_BEGIN_DECLS
  *   ks-sqlite-kscope.c  the KS_* tables of a .kscope
  *   ks-sqlite-reader.c  processes and threads of both, the slice tables
  *                       merged, and the steps run in order
+ *   ks-sqlite-scan.c    the rows of the large tables, read ahead on
+ *                       threads of their own
  *
  * Every function that can fail returns FALSE (or KS_SQLITE_FAILED) with
  * *error set, and only then: a table that is absent, or that lacks a
@@ -32,6 +34,7 @@ G_BEGIN_DECLS
 
 #define KS_SQLITE_NONE           G_MAXUINT32
 #define KS_SQLITE_ROWS_PER_CHECK 16384
+#define KS_SQLITE_MAX_WORKERS    3
 /* Timestamps are clamped to ±2^62 ns (146 years) so that no sum overflows. */
 #define KS_SQLITE_TS_LIMIT       (G_GINT64_CONSTANT (1) << 62)
 
@@ -48,9 +51,24 @@ typedef struct
   guint32 group;
 } KsSqliteProc;
 
+/* A row of a scan (ks-sqlite-scan.c): column c is NULL when bit c of
+ * @nulls is set, else v[c] is its sqlite3_column_int64(), or for a text
+ * column the offset of its NUL-terminated text in @text. */
+typedef struct
+{
+  const gint64 *v;
+  guint32       nulls;
+  const char   *text;
+} KsSqliteRow;
+
+typedef struct _KsSqliteScan    KsSqliteScan;
+typedef struct _KsSqliteWorkers KsSqliteWorkers;
+
 typedef struct
 {
   sqlite3        *db;
+  KsSqliteWorkers *workers;       /* the scans' reader threads, or NULL */
+  gboolean        again;          /* they failed: read the file on one thread */
   char           *display;
   KsTraceBuilder *b;
   KsProgress     *progress;
@@ -113,6 +131,10 @@ typedef struct
 gboolean       _ks_sqlite_set_error        (KsSqliteReader      *r,
                                             int                  rc,
                                             GError             **error);
+gboolean       _ks_sqlite_set_error_message (KsSqliteReader     *r,
+                                            int                  rc,
+                                            const char          *msg,
+                                            GError             **error);
 gboolean       _ks_sqlite_check_header     (const char          *path,
                                             const char          *display,
                                             GError             **error);
@@ -141,6 +163,31 @@ guint64        _ks_sqlite_database_bytes   (KsSqliteReader      *r);
 int            _ks_sqlite_user_version     (KsSqliteReader      *r);
 void           _ks_sqlite_report_progress  (KsSqliteReader      *r);
 
+/* ks-sqlite-scan.c */
+
+/* @n_threads threads reading blocks of the scans of @path's reader. */
+KsSqliteWorkers *_ks_sqlite_workers_new  (const char          *path,
+                                          guint                n_threads);
+void             _ks_sqlite_workers_free (KsSqliteWorkers     *workers);
+/* The rows _ks_sqlite_select() would give, in its order; the columns in
+ * @text_mask are read as text, the others as integers. */
+KsSqliteResult   _ks_sqlite_scan_open    (KsSqliteReader      *r,
+                                          const char          *table,
+                                          const char * const  *columns,
+                                          guint                n_columns,
+                                          guint                n_required,
+                                          guint32              text_mask,
+                                          const char          *where,
+                                          KsSqliteScan       **scan,
+                                          GError             **error);
+/* Sets @row to the next row (valid until the next call): FALSE at the
+ * end, with *@failed and @error set when reading failed. */
+gboolean         _ks_sqlite_scan_next    (KsSqliteScan        *scan,
+                                          KsSqliteRow         *row,
+                                          gboolean            *failed,
+                                          GError             **error);
+void             _ks_sqlite_scan_free    (KsSqliteScan        *scan);
+
 /* ks-sqlite-samples.c */
 
 gboolean       _ks_sqlite_load_samples     (KsSqliteReader      *r,
@@ -163,17 +210,18 @@ guint32        _ks_sqlite_reader_thread    (KsSqliteReader      *r,
 /* A slice table read side by side with the others (ks-sqlite-reader.c,
  * "The slice tables, merged"): @track_of gives a row's track, or
  * KS_SQLITE_NONE to skip it; @emit hands the row to the builder. */
-typedef guint32 (*KsSqliteSourceTrack) (KsSqliteReader *r,
-                                        sqlite3_stmt   *stmt);
-typedef void    (*KsSqliteSourceEmit)  (KsSqliteReader *r,
-                                        sqlite3_stmt   *stmt,
-                                        guint32         track,
-                                        gint64          start,
-                                        gint64          end);
+typedef guint32 (*KsSqliteSourceTrack) (KsSqliteReader    *r,
+                                        const KsSqliteRow *row);
+typedef void    (*KsSqliteSourceEmit)  (KsSqliteReader    *r,
+                                        const KsSqliteRow *row,
+                                        guint32            track,
+                                        gint64             start,
+                                        gint64             end);
 
 typedef struct
 {
-  sqlite3_stmt        *stmt;      /* NULL once the table is read */
+  KsSqliteScan        *scan;      /* NULL once the table is read */
+  KsSqliteRow          row;
   KsSqliteSourceTrack  track_of;
   KsSqliteSourceEmit   emit;
   guint32              track;
@@ -190,7 +238,8 @@ typedef struct
 } KsSqliteSources;
 
 /* Adds @table's rows (columns 0 and 1 are start and end) to @sources;
- * an absent table adds nothing. */
+ * an absent table adds nothing. A column named "args" is read as text,
+ * the others as integers. */
 gboolean _ks_sqlite_add_source (KsSqliteReader      *r,
                                 KsSqliteSources     *sources,
                                 const char          *table,
@@ -315,6 +364,12 @@ ks_sqlite_finish (sqlite3_stmt *stmt,
        !failed && ks_sqlite_next_row (r, stmt, &failed, error);       \
        failed = failed || !ks_sqlite_row_done (r, error))
 
+/* The rows of @scan, one per pass into @row, likewise. */
+#define KS_SQLITE_SCAN_ROWS(r, scan, row, failed, error)                \
+  for (failed = FALSE;                                                \
+       !failed && _ks_sqlite_scan_next (scan, &row, &failed, error);  \
+       failed = failed || !ks_sqlite_row_done (r, error))
+
 static inline gboolean
 col_null (sqlite3_stmt *stmt,
           int           col)
@@ -346,15 +401,53 @@ col_u32 (sqlite3_stmt *stmt,
   return (guint32)sqlite3_column_int64 (stmt, col);
 }
 
-static inline guint32
-col_args (KsSqliteReader *r,
-          sqlite3_stmt   *stmt,
-          int             col)
-{
-  const char *text = (const char *)sqlite3_column_text (stmt, col);
+/* The same for a scan's rows. */
 
-  /* strlen() rather than sqlite3_column_bytes(): argument text is kept
-   * NUL-terminated anyway, and an API call costs more than the scan. */
+static inline gboolean
+row_null (const KsSqliteRow *row,
+          int                col)
+{
+  return (row->nulls >> col) & 1;
+}
+
+static inline gint64
+row_i64 (const KsSqliteRow *row,
+         int                col)
+{
+  return row->v[col];
+}
+
+static inline gint64
+row_ts (KsSqliteReader    *r,
+        const KsSqliteRow *row,
+        int                col)
+{
+  gint64 v = row->v[col];
+
+  return CLAMP (v, -KS_SQLITE_TS_LIMIT, KS_SQLITE_TS_LIMIT) + r->shift;
+}
+
+static inline guint32
+row_u32 (const KsSqliteRow *row,
+         int                col)
+{
+  return (guint32)row->v[col];
+}
+
+static inline const char *
+row_text (const KsSqliteRow *row,
+          int                col)
+{
+  return row_null (row, col) ? NULL : row->text + row->v[col];
+}
+
+static inline guint32
+row_args (KsSqliteReader    *r,
+          const KsSqliteRow *row,
+          int                col)
+{
+  const char *text = row_text (row, col);
+
   if (text == NULL)
     return 0;
   return ks_trace_builder_add_args (r->b, text, strlen (text));

@@ -18,6 +18,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-json-reader.h"
 #include "ks-sqlite-reader.h"
 #include "ks-sqlite-reader-private.h"
 
@@ -117,31 +118,23 @@ _ks_sqlite_reader_thread (KsSqliteReader *r,
  * and always taking the row that comes first hands the builder every
  * track already sorted, which spares it a sort per track. */
 
-/* Steps @src to its next usable row; its stmt is NULL at the end. */
+/* Moves @src to its next usable row; its scan is NULL at the end. */
 static gboolean
 source_advance (KsSqliteReader  *r,
                 KsSqliteSource  *src,
                 GError         **error)
 {
-  for (;;)
+  gboolean failed = FALSE;
+
+  while (_ks_sqlite_scan_next (src->scan, &src->row, &failed, error))
     {
-      int rc = sqlite3_step (src->stmt);
-      guint32 track;
+      guint32 track = src->track_of (r, &src->row);
 
-      if (rc != SQLITE_ROW)
-        {
-          g_clear_pointer (&src->stmt, sqlite3_finalize);
-          if (rc != SQLITE_DONE)
-            return _ks_sqlite_set_error (r, rc, error);
-          return TRUE;
-        }
-
-      track = src->track_of (r, src->stmt);
       if (track != KS_SQLITE_NONE)
         {
           src->track = track;
-          src->start = col_ts (r, src->stmt, 0);
-          src->end = MAX (col_ts (r, src->stmt, 1), src->start);
+          src->start = row_ts (r, &src->row, 0);
+          src->end = MAX (row_ts (r, &src->row, 1), src->start);
           return TRUE;
         }
 
@@ -149,6 +142,9 @@ source_advance (KsSqliteReader  *r,
       if (!ks_sqlite_row_done (r, error))
         return FALSE;
     }
+
+  g_clear_pointer (&src->scan, _ks_sqlite_scan_free);
+  return !failed;
 }
 
 /* Builder order: by track, then start, longer first. */
@@ -178,17 +174,21 @@ _ks_sqlite_add_source (KsSqliteReader       *r,
                        GError              **error)
 {
   KsSqliteSource *src;
-  sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
   KsSqliteResult found;
+  guint32 text_mask = 0;
 
   g_assert (sources->n < KS_SQLITE_MAX_SOURCES);
 
-  if ((found = _ks_sqlite_select (r, table, columns, n_columns, n_required, where,
-                                  &stmt, error)) != KS_SQLITE_READ)
+  for (guint i = 0; i < n_columns; i++)
+    if (strcmp (columns[i], "args") == 0)
+      text_mask |= 1u << i;
+  if ((found = _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, text_mask, where,
+                                     &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
   src = &sources->source[sources->n++];
-  src->stmt = stmt;
+  src->scan = scan;
   src->track_of = track_of;
   src->emit = emit;
   return TRUE;
@@ -213,17 +213,17 @@ load_slices (KsSqliteReader  *r,
       KsSqliteSource *best = NULL;
 
       for (guint i = 0; i < sources.n; i++)
-        if (sources.source[i].stmt != NULL && (best == NULL || source_before (&sources.source[i], best)))
+        if (sources.source[i].scan != NULL && (best == NULL || source_before (&sources.source[i], best)))
           best = &sources.source[i];
       if (best == NULL)
         break;
 
-      best->emit (r, best->stmt, best->track, best->start, best->end);
+      best->emit (r, &best->row, best->track, best->start, best->end);
       ok = ks_sqlite_row_done (r, error) && source_advance (r, best, error);
     }
 
   for (guint i = 0; i < sources.n; i++)
-    g_clear_pointer (&sources.source[i].stmt, sqlite3_finalize);
+    g_clear_pointer (&sources.source[i].scan, _ks_sqlite_scan_free);
   return ok;
 }
 
@@ -275,6 +275,7 @@ close_open_ranges (KsSqliteReader *r)
 static void
 reader_clear (KsSqliteReader *r)
 {
+  g_clear_pointer (&r->workers, _ks_sqlite_workers_free);
   g_clear_pointer (&r->db, sqlite3_close);
   g_clear_pointer (&r->display, g_free);
   g_clear_pointer (&r->end_reason, g_free);
@@ -400,11 +401,15 @@ warn_unresolved (KsSqliteReader *r)
     }
 }
 
-KsTrace *
-ks_sqlite_reader_load (GFile         *file,
-                       KsProgress    *progress,
-                       GCancellable  *cancellable,
-                       GError       **error)
+/* Loads @file, reading ahead on @n_threads threads; *@again says,
+ * when it fails, that the reading ahead failed and one thread may not. */
+static KsTrace *
+load (GFile         *file,
+      KsProgress    *progress,
+      GCancellable  *cancellable,
+      guint          n_threads,
+      gboolean      *again,
+      GError       **error)
 {
   static const char * const counted[] = {
     "StringIds", "KS_SLICES", "CUPTI_ACTIVITY_KIND_RUNTIME", "OSRT_API", "NVTX_EVENTS",
@@ -420,8 +425,6 @@ ks_sqlite_reader_load (GFile         *file,
   KsTraceBuilder *builder;
   KsTrace *trace;
   int version;
-
-  g_return_val_if_fail (G_IS_FILE (file), NULL);
 
   reader_init (&r, file, progress, cancellable);
 
@@ -444,6 +447,9 @@ ks_sqlite_reader_load (GFile         *file,
       !_ks_sqlite_open (&r, path, &local_error) ||
       !check_trace (&r, &local_error))
     goto failed;
+
+  if (n_threads > 1)
+    r.workers = _ks_sqlite_workers_new (path, MIN (n_threads - 1, KS_SQLITE_MAX_WORKERS));
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
@@ -495,6 +501,7 @@ ks_sqlite_reader_load (GFile         *file,
     }
 
   /* The database is no longer needed while the builder sorts and links. */
+  g_clear_pointer (&r.workers, _ks_sqlite_workers_free);
   g_clear_pointer (&r.db, sqlite3_close);
   builder = g_steal_pointer (&r.b);
   trace = ks_trace_builder_finish (builder, cancellable, &local_error);
@@ -507,7 +514,38 @@ ks_sqlite_reader_load (GFile         *file,
   return trace;
 
 failed:
+  *again = r.again;
   reader_clear (&r);
   g_propagate_error (error, g_steal_pointer (&local_error));
   return NULL;
+}
+
+KsTrace *
+ks_sqlite_reader_load (GFile         *file,
+                       KsProgress    *progress,
+                       GCancellable  *cancellable,
+                       GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  gboolean again = FALSE;
+  KsTrace *trace;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  /* The large tables are read ahead on other cores (ks-sqlite-scan.c);
+   * past a few threads the loading thread, which takes the rows, is
+   * what bounds the reload. What reading ahead cannot read, because
+   * the file is damaged, is read again on one thread, as it reads it. */
+  trace = load (file, progress, cancellable, ks_json_reader_get_n_threads (), &again, &local_error);
+  if (trace == NULL && again && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *display = g_file_get_parse_name (file);
+
+      g_debug ("%s: read again on one thread: %s", display, local_error->message);
+      g_clear_error (&local_error);
+      trace = load (file, progress, cancellable, 1, &again, &local_error);
+    }
+  if (trace == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return trace;
 }

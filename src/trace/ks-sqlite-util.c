@@ -27,10 +27,9 @@
 
 static GError *
 sqlite_error (KsSqliteReader *r,
-              int             rc)
+              int             rc,
+              const char     *msg)
 {
-  const char *msg = r->db ? sqlite3_errmsg (r->db) : sqlite3_errstr (rc);
-
   switch (rc & 0xff)
     {
     case SQLITE_CORRUPT:
@@ -62,7 +61,18 @@ _ks_sqlite_set_error (KsSqliteReader  *r,
                       int              rc,
                       GError         **error)
 {
-  g_propagate_error (error, sqlite_error (r, rc));
+  g_propagate_error (error, sqlite_error (r, rc, r->db ? sqlite3_errmsg (r->db) : sqlite3_errstr (rc)));
+  return FALSE;
+}
+
+/* The same, with the message of another connection to the file. */
+gboolean
+_ks_sqlite_set_error_message (KsSqliteReader  *r,
+                              int              rc,
+                              const char      *msg,
+                              GError         **error)
+{
+  g_propagate_error (error, sqlite_error (r, rc, msg != NULL ? msg : sqlite3_errstr (rc)));
   return FALSE;
 }
 

@@ -1,0 +1,743 @@
+/* ks-sqlite-scan.c: a table's rows, read ahead on other threads
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * SQLite steps a statement on one thread, and stepping and reading the
+ * columns is about half of reloading a .kscope. A scan cuts its table
+ * into blocks of rowids. Reader threads, each with a connection of its
+ * own to the file, read the next blocks ahead into batches (integer
+ * columns as sqlite3_column_int64() gives them, text columns copied), and
+ * the loading thread takes the rows block after block: the rows and their
+ * order are those of one SELECT ... ORDER BY rowid. A block no thread has
+ * started yet is read by the loading thread itself, on its own
+ * connection, rather than waited for. One thread alone reads the SELECT
+ * as it is, a batch at a time.
+ *
+ * A damaged b-tree can hold rowids out of order, and a search by rowid
+ * then skips or repeats rows that a plain scan reads once. So each row's
+ * rowid must lie in its block and follow the one before, and a thread
+ * counts the table's rows meanwhile: on any difference, or an error in
+ * a block, the reader loads the file again on one thread
+ * (_ks_sqlite_scan_next() sets r->again), which says what one thread says.
+ */
+
+#define G_LOG_DOMAIN "ks-sqlite-reader"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-sqlite-reader.h"
+#include "ks-sqlite-reader-private.h"
+
+/* Rowids a block spans. Each block costs a descent of the b-tree and a
+ * wakeup; a batch of 4096 rows is 0.3–0.7 MB. */
+#define DEFAULT_BLOCK_ROWS 4096
+/* A batch that holds this much text ends early; the rest of its block
+ * is read by the loading thread when it gets there. */
+#define BATCH_TEXT_BYTES   (8 << 20)
+#define MAX_SCANS          32
+
+typedef enum
+{
+  BLOCK_IDLE,     /* not submitted */
+  BLOCK_QUEUED,   /* waiting for a reader thread */
+  BLOCK_RUNNING,  /* being read */
+  BLOCK_DONE,
+} BlockState;
+
+typedef struct
+{
+  KsSqliteScan *scan;
+  gint64        lo;        /* rowids [lo, hi] */
+  gint64        hi;
+  BlockState    state;     /* under the workers' mutex */
+  gint64       *values;    /* n_columns a row */
+  guint32      *nulls;     /* a bit a column */
+  guint         n_rows;
+  guint         cap_rows;
+  char         *text;
+  gsize         text_len;
+  gsize         text_cap;
+  gboolean      more;      /* the batch filled up before the block's end */
+  gint64        skip;      /* rows of the block in the batches before */
+  gint64        last_rowid;/* of the block's rows read so far... */
+  gboolean      any;       /* ...if any */
+  gboolean      census;    /* not a block: the count of the scan's rows */
+  gint64        count;
+  int           rc;        /* SQLITE_DONE, or how reading failed */
+  char         *errmsg;
+} Block;
+
+struct _KsSqliteScan
+{
+  KsSqliteReader *r;
+  char           *sql;         /* the ranged SELECT */
+  char           *count_sql;
+  guint           n_columns;
+  guint32         text_mask;   /* columns read as text */
+  guint32         absent_mask; /* columns the table lacks: always NULL */
+  guint8          ints[32];    /* the columns read as integers */
+  guint           n_ints;
+  guint8          texts[32];   /* and as text */
+  guint           n_texts;
+  gboolean        ranged;      /* FALSE: one statement read start to end */
+  sqlite3_stmt   *stmt;        /* on r->db, for the blocks read here */
+  sqlite3_stmt   *rest;        /* the rest of a block whose batch filled up */
+  sqlite3_stmt   *count;       /* the census, when no thread took it */
+
+  gint64          first;       /* the table's rowids */
+  gint64          last;
+  gint64          n_blocks;
+  gint64          next;        /* the next block to hand out */
+  gint64          submitted;   /* blocks [0, submitted) have a slot */
+  Block          *window;      /* block k in window[k % n_window] */
+  guint           n_window;
+  Block          *current;
+  guint           pos;
+  Block           census;
+  guint64         delivered;   /* rows handed out */
+};
+
+struct _KsSqliteWorkers
+{
+  GMutex    mutex;
+  GCond     cond;              /* a block is done, or a job queued */
+  GQueue    jobs;              /* Block* in the order they are wanted */
+  gboolean  stopping;
+  char     *path;
+  GThread **threads;
+  guint     n_threads;
+  guint     read_ahead;        /* blocks the threads read */
+  guint     read_here;         /* and the loading thread */
+};
+
+static gsize
+block_rows (void)
+{
+  const char *env = g_getenv ("KINESCOPE_SQLITE_BLOCK_ROWS");
+  guint64 v;
+
+  /* small blocks are for the tests: every row near a boundary */
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 1 << 20, &v, NULL))
+    return (gsize) v;
+  return DEFAULT_BLOCK_ROWS;
+}
+
+/* Reading a block, on any thread */
+
+static gboolean
+block_reserve (Block *b,
+               gsize  text)
+{
+  guint n_columns = b->scan->n_columns;
+
+  if (b->n_rows == b->cap_rows)
+    {
+      guint cap = MAX (64, b->cap_rows * 2);
+
+      b->values = g_try_renew (gint64, b->values, (gsize) cap * n_columns);
+      b->nulls = g_try_renew (guint32, b->nulls, cap);
+      if (b->values == NULL || b->nulls == NULL)
+        return FALSE;
+      b->cap_rows = cap;
+    }
+  if (b->text_len + text > b->text_cap)
+    {
+      gsize cap = MAX (b->text_len + text, MAX (4096, b->text_cap * 2));
+
+      if ((b->text = g_try_realloc (b->text, cap)) == NULL)
+        return FALSE;
+      b->text_cap = cap;
+    }
+  return TRUE;
+}
+
+/* Appends @stmt's row to @b: FALSE when memory ran out. */
+static gboolean
+block_add_row (Block        *b,
+               sqlite3_stmt *stmt)
+{
+  const KsSqliteScan *scan = b->scan;
+  gint64 *v;
+  guint32 nulls = scan->absent_mask;
+
+  if (!block_reserve (b, 0))
+    return FALSE;
+  v = b->values + (gsize) b->n_rows * scan->n_columns;
+  memset (v, 0, sizeof (gint64) * scan->n_columns);
+
+  /* Each call costs about as much as the builder spends on a row: NULL
+   * reads as 0, so only a 0 asks for the type. */
+  for (guint i = 0; i < scan->n_ints; i++)
+    {
+      guint c = scan->ints[i];
+
+      if ((v[c] = sqlite3_column_int64 (stmt, c)) == 0 && sqlite3_column_type (stmt, c) == SQLITE_NULL)
+        nulls |= 1u << c;
+    }
+  for (guint i = 0; i < scan->n_texts; i++)
+    {
+      guint c = scan->texts[i];
+      const char *text = (const char *) sqlite3_column_text (stmt, c);
+      gsize len;
+
+      if (text == NULL)
+        {
+          nulls |= 1u << c;
+          continue;
+        }
+      len = (gsize) sqlite3_column_bytes (stmt, c);
+      if (!block_reserve (b, len + 1))
+        return FALSE;
+      memcpy (b->text + b->text_len, text, len + 1);
+      v[c] = (gint64) b->text_len;
+      b->text_len += len + 1;
+    }
+  b->nulls[b->n_rows++] = nulls;
+  return TRUE;
+}
+
+/* Reads @b's rows with @stmt, a statement of its scan on @db: a ranged
+ * one from b->lo (past b->skip rows, when it takes an offset), an
+ * unranged one from where it stopped. */
+static void
+block_read (Block        *b,
+            sqlite3      *db,
+            sqlite3_stmt *stmt)
+{
+  const KsSqliteScan *scan = b->scan;
+  gsize most_rows = scan->ranged ? G_MAXSIZE : block_rows ();
+  int rc = SQLITE_DONE;
+
+  b->n_rows = 0;
+  b->text_len = 0;
+  b->more = FALSE;
+  b->rc = SQLITE_DONE;
+  g_clear_pointer (&b->errmsg, g_free);
+
+  if (scan->ranged)
+    {
+      sqlite3_reset (stmt);
+      sqlite3_bind_int64 (stmt, 1, b->lo);
+      sqlite3_bind_int64 (stmt, 2, b->hi);
+      if (sqlite3_bind_parameter_count (stmt) == 3)
+        sqlite3_bind_int64 (stmt, 3, b->skip);
+    }
+
+  while (!b->more && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      if (scan->ranged)
+        {
+          gint64 rowid = sqlite3_column_int64 (stmt, scan->n_columns);
+
+          if (rowid < b->lo || rowid > b->hi || (b->any && rowid <= b->last_rowid))
+            {
+              rc = SQLITE_CORRUPT;
+              break;
+            }
+          b->last_rowid = rowid;
+          b->any = TRUE;
+        }
+      if (!block_add_row (b, stmt))
+        {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+      b->more = b->text_len >= BATCH_TEXT_BYTES || b->n_rows >= most_rows;
+    }
+  if (b->more)
+    rc = SQLITE_DONE;
+
+  if (rc != SQLITE_DONE)
+    {
+      b->rc = rc;
+      b->errmsg = g_strdup (rc == SQLITE_NOMEM || rc == SQLITE_CORRUPT ? sqlite3_errstr (rc) : sqlite3_errmsg (db));
+    }
+  if (scan->ranged)
+    sqlite3_reset (stmt);
+}
+
+/* The census: how many rows the scan's SELECT has. */
+static void
+census_read (Block        *b,
+             sqlite3      *db,
+             sqlite3_stmt *stmt)
+{
+  int rc = sqlite3_step (stmt);
+
+  b->rc = SQLITE_DONE;
+  g_clear_pointer (&b->errmsg, g_free);
+  if (rc == SQLITE_ROW)
+    b->count = sqlite3_column_int64 (stmt, 0);
+  else
+    {
+      b->rc = rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+      b->errmsg = g_strdup (sqlite3_errmsg (db));
+    }
+  sqlite3_reset (stmt);
+}
+
+/* Reads job @b, a block or a census, with a statement prepared on @db
+ * by @prepare. */
+static void
+job_run (Block        *b,
+         sqlite3      *db,
+         sqlite3_stmt *stmt)
+{
+  if (stmt == NULL)
+    {
+      b->n_rows = 0;
+      b->more = FALSE;
+      b->rc = sqlite3_errcode (db) != SQLITE_OK ? sqlite3_errcode (db) : SQLITE_ERROR;
+      g_free (b->errmsg);
+      b->errmsg = g_strdup (sqlite3_errmsg (db));
+    }
+  else if (b->census)
+    census_read (b, db, stmt);
+  else
+    block_read (b, db, stmt);
+}
+
+/* The reader threads */
+
+typedef struct
+{
+  KsSqliteWorkers *w;
+  sqlite3         *db;
+  GHashTable      *stmts;   /* SQL -> its statement on db */
+} Worker;
+
+static sqlite3_stmt *
+worker_stmt (Worker     *self,
+             const char *sql)
+{
+  sqlite3_stmt *stmt = g_hash_table_lookup (self->stmts, sql);
+
+  if (stmt == NULL && sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) == SQLITE_OK)
+    g_hash_table_insert (self->stmts, g_strdup (sql), stmt);
+  return stmt;
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  Worker self = { data, NULL, NULL };
+  KsSqliteWorkers *w = self.w;
+
+  /* Without a connection of its own the thread reads nothing; the
+   * loading thread reads the blocks it leaves. */
+  if (ks_sqlite_open_untrusted (w->path, &self.db) != SQLITE_OK)
+    {
+      g_clear_pointer (&self.db, sqlite3_close);
+      return NULL;
+    }
+  self.stmts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sqlite3_finalize);
+
+  g_mutex_lock (&w->mutex);
+  for (;;)
+    {
+      sqlite3_stmt *stmt;
+      Block *b;
+
+      while (!w->stopping && g_queue_is_empty (&w->jobs))
+        g_cond_wait (&w->cond, &w->mutex);
+      if (w->stopping)
+        break;
+
+      b = g_queue_pop_head (&w->jobs);
+      b->state = BLOCK_RUNNING;
+      g_mutex_unlock (&w->mutex);
+
+      stmt = worker_stmt (&self, b->census ? b->scan->count_sql : b->scan->sql);
+      job_run (b, self.db, stmt);
+
+      g_mutex_lock (&w->mutex);
+      b->state = BLOCK_DONE;
+      w->read_ahead++;
+      g_cond_broadcast (&w->cond);
+    }
+  g_mutex_unlock (&w->mutex);
+
+  g_hash_table_unref (self.stmts);
+  sqlite3_close (self.db);
+  return NULL;
+}
+
+KsSqliteWorkers *
+_ks_sqlite_workers_new (const char *path,
+                        guint       n_threads)
+{
+  KsSqliteWorkers *w = g_new0 (KsSqliteWorkers, 1);
+
+  g_mutex_init (&w->mutex);
+  g_cond_init (&w->cond);
+  g_queue_init (&w->jobs);
+  w->path = g_strdup (path);
+  w->threads = g_new0 (GThread *, MAX (n_threads, 1));
+  for (guint i = 0; i < n_threads; i++)
+    {
+      GThread *thread = g_thread_try_new ("ks-sqlite-scan", worker_main, w, NULL);
+
+      if (thread != NULL)
+        w->threads[w->n_threads++] = thread;
+    }
+  return w;
+}
+
+void
+_ks_sqlite_workers_free (KsSqliteWorkers *w)
+{
+  g_mutex_lock (&w->mutex);
+  w->stopping = TRUE;
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->mutex);
+  for (guint i = 0; i < w->n_threads; i++)
+    g_thread_join (w->threads[i]);
+  /* for the tests: the threads did read */
+  g_debug ("%s: %u blocks read ahead on %u threads, %u here", w->path, w->read_ahead, w->n_threads, w->read_here);
+
+  g_queue_clear (&w->jobs);
+  g_mutex_clear (&w->mutex);
+  g_cond_clear (&w->cond);
+  g_free (w->threads);
+  g_free (w->path);
+  g_free (w);
+}
+
+/* Scans */
+
+/* Whether @table's rowids can be cut into blocks: it has them (the
+ * statement with ORDER BY rowid prepared), no column of its own hides
+ * them, and there are no more of them than the file has bytes (a hostile
+ * max(rowid) would make a scan of empty blocks). */
+static gboolean
+can_cut (KsSqliteReader *r,
+         const char     *table,
+         GHashTable     *columns,
+         gint64         *first,
+         gint64         *last)
+{
+  static const char * const hiding[] = { "rowid", "_rowid_", "oid" };
+  g_autofree char *sql = NULL;
+  sqlite3_stmt *stmt = NULL;
+  GHashTableIter iter;
+  gpointer name;
+  gboolean ok = FALSE;
+
+  g_hash_table_iter_init (&iter, columns);
+  while (g_hash_table_iter_next (&iter, &name, NULL))
+    for (guint i = 0; i < G_N_ELEMENTS (hiding); i++)
+      if (g_ascii_strcasecmp (name, hiding[i]) == 0)
+        return FALSE;
+
+  /* one aggregate a SELECT: each is then a single descent of the b-tree */
+  sql = sqlite3_mprintf ("SELECT (SELECT min(rowid) FROM \"%w\"), (SELECT max(rowid) FROM \"%w\")", table, table);
+  if (sql != NULL && sqlite3_prepare_v2 (r->db, sql, -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW &&
+      sqlite3_column_type (stmt, 0) == SQLITE_INTEGER && sqlite3_column_type (stmt, 1) == SQLITE_INTEGER)
+    {
+      *first = sqlite3_column_int64 (stmt, 0);
+      *last = sqlite3_column_int64 (stmt, 1);
+      ok = *last >= *first && (guint64) *last - (guint64) *first < _ks_sqlite_database_bytes (r);
+    }
+  sqlite3_finalize (stmt);
+  sqlite3_free (g_steal_pointer (&sql));
+  return ok;
+}
+
+/* Gives block @k a slot and, with reader threads, queues it. */
+static void
+submit (KsSqliteScan *s,
+        gint64        k)
+{
+  KsSqliteWorkers *w = s->r->workers;
+  Block *b = &s->window[k % s->n_window];
+
+  b->lo = s->first + k * (gint64) block_rows ();
+  b->skip = 0;
+  b->any = FALSE;
+  b->hi = k == s->n_blocks - 1 ? s->last : b->lo + (gint64) block_rows () - 1;
+  b->state = BLOCK_QUEUED;
+  if (!s->ranged)
+    return;
+
+  g_mutex_lock (&w->mutex);
+  g_queue_push_tail (&w->jobs, b);
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->mutex);
+}
+
+KsSqliteResult
+_ks_sqlite_scan_open (KsSqliteReader      *r,
+                      const char          *table,
+                      const char * const  *columns,
+                      guint                n_columns,
+                      guint                n_required,
+                      guint32              text_mask,
+                      const char          *where,
+                      KsSqliteScan       **scan,
+                      GError             **error)
+{
+  g_autoptr(GString) sql = NULL;
+  sqlite3_stmt *stmt;
+  KsSqliteScan *s;
+  GHashTable *have;
+  KsSqliteResult found;
+  guint n_threads = r->workers != NULL ? r->workers->n_threads : 0;
+
+  g_assert (n_columns < 32);
+
+  *scan = NULL;
+  if ((found = _ks_sqlite_select (r, table, columns, n_columns, n_required, where,
+                                  &stmt, error)) != KS_SQLITE_READ)
+    return found;
+  /* the columns were read for the SELECT */
+  _ks_sqlite_table_columns (r, table, &have, NULL);
+
+  s = g_new0 (KsSqliteScan, 1);
+  s->r = r;
+  s->n_columns = n_columns;
+  s->text_mask = text_mask;
+  for (guint c = 0; c < n_columns; c++)
+    if (!g_hash_table_contains (have, columns[c]))
+      s->absent_mask |= 1u << c;
+    else if (text_mask & (1u << c))
+      s->texts[s->n_texts++] = c;
+    else
+      s->ints[s->n_ints++] = c;
+  /* Alone, the loading thread reads the SELECT as it is: testing each
+   * row against a block's range costs a twentieth of a reload. */
+  s->ranged = n_threads > 0 && strstr (sqlite3_sql (stmt), " ORDER BY rowid") != NULL &&
+              can_cut (r, table, have, &s->first, &s->last);
+
+  if (!s->ranged)
+    {
+      /* the SELECT as it is, read from start to end here */
+      s->stmt = stmt;
+      s->n_blocks = 1;
+    }
+  else
+    {
+      /* The same SELECT for the rowids [?1, ?2], with each row's rowid;
+       * past ?3 of them; and its count. */
+      const char *text = sqlite3_sql (stmt);
+      g_autoptr(GString) filter = g_string_new (NULL);
+
+      g_string_append_printf (filter, " FROM \"%s\"", table);
+      if (where != NULL)
+        g_string_append_printf (filter, " WHERE (%s)", where);
+      s->count_sql = g_strconcat ("SELECT count(*)", filter->str, NULL);
+
+      sql = g_string_new_len (text, strstr (text, " FROM \"") - text);
+      g_string_append_printf (sql, ", rowid FROM \"%s\" WHERE rowid >= ?1 AND rowid <= ?2", table);
+      if (where != NULL)
+        g_string_append_printf (sql, " AND (%s)", where);
+      g_string_append (sql, " ORDER BY rowid");
+      sqlite3_finalize (stmt);
+      s->sql = g_strdup (sql->str);
+      g_string_append (sql, " LIMIT -1 OFFSET ?3");
+      if (sqlite3_prepare_v2 (r->db, s->sql, -1, &s->stmt, NULL) != SQLITE_OK ||
+          sqlite3_prepare_v2 (r->db, sql->str, -1, &s->rest, NULL) != SQLITE_OK ||
+          sqlite3_prepare_v2 (r->db, s->count_sql, -1, &s->count, NULL) != SQLITE_OK)
+        {
+          _ks_sqlite_set_error (r, sqlite3_errcode (r->db), error);
+          _ks_sqlite_scan_free (s);
+          return KS_SQLITE_FAILED;
+        }
+      s->n_blocks = (gint64) (((guint64) s->last - (guint64) s->first) / block_rows () + 1);
+
+      /* the census goes first, to be done by the time the rows are */
+      s->census.scan = s;
+      s->census.census = TRUE;
+      s->census.state = BLOCK_QUEUED;
+      g_mutex_lock (&r->workers->mutex);
+      g_queue_push_tail (&r->workers->jobs, &s->census);
+      g_cond_signal (&r->workers->cond);
+      g_mutex_unlock (&r->workers->mutex);
+    }
+
+  s->n_window = n_threads == 0 ? 1 : (guint) MIN (s->n_blocks, 2 * (n_threads + 1));
+  s->window = g_new0 (Block, s->n_window);
+  for (guint i = 0; i < s->n_window; i++)
+    s->window[i].scan = s;
+  for (s->submitted = 0; s->submitted < s->n_window; s->submitted++)
+    submit (s, s->submitted);
+
+  *scan = s;
+  return KS_SQLITE_READ;
+}
+
+/* The statement on r->db that reads job @b here. */
+static sqlite3_stmt *
+here_stmt (Block *b)
+{
+  return b->census ? b->scan->count : b->scan->stmt;
+}
+
+/* Waits for job @b, running it here when no thread has taken it, and
+ * running the next queued jobs here while a thread runs it. */
+static void
+job_wait (KsSqliteScan *s,
+          Block        *b)
+{
+  KsSqliteWorkers *w = s->r->workers;
+
+  if (!s->ranged)
+    {
+      block_read (b, s->r->db, s->stmt);
+      b->state = BLOCK_DONE;
+      return;
+    }
+
+  g_mutex_lock (&w->mutex);
+  while (b->state != BLOCK_DONE)
+    {
+      Block *job = b->state == BLOCK_QUEUED ? b : g_queue_peek_head (&w->jobs);
+
+      if (job == NULL)
+        {
+          g_cond_wait (&w->cond, &w->mutex);
+          continue;
+        }
+      g_queue_remove (&w->jobs, job);
+      job->state = BLOCK_RUNNING;
+      g_mutex_unlock (&w->mutex);
+      job_run (job, s->r->db, here_stmt (job));
+      g_mutex_lock (&w->mutex);
+      job->state = BLOCK_DONE;
+      w->read_here++;
+    }
+  g_mutex_unlock (&w->mutex);
+}
+
+/* Whether a ranged scan read every row of its SELECT once; if not, the
+ * file is read again on one thread. */
+static gboolean
+scan_complete (KsSqliteScan  *s,
+               Block         *failed_block,
+               GError       **error)
+{
+  const char *msg;
+  int rc;
+
+  if (failed_block == NULL)
+    {
+      job_wait (s, &s->census);
+      if (s->census.rc == SQLITE_DONE && (guint64) s->census.count == s->delivered)
+        return TRUE;
+      failed_block = &s->census;
+    }
+
+  rc = failed_block->rc != SQLITE_DONE ? failed_block->rc : SQLITE_CORRUPT;
+  msg = failed_block->rc != SQLITE_DONE ? failed_block->errmsg : sqlite3_errstr (rc);
+  if (s->ranged)
+    s->r->again = TRUE;
+  _ks_sqlite_set_error_message (s->r, rc, msg, error);
+  return FALSE;
+}
+
+gboolean
+_ks_sqlite_scan_next (KsSqliteScan  *s,
+                      KsSqliteRow   *row,
+                      gboolean      *failed,
+                      GError       **error)
+{
+  Block *b = s->current;
+
+  while (b == NULL || s->pos >= b->n_rows)
+    {
+      if (b != NULL)
+        {
+          if (b->rc != SQLITE_DONE)
+            {
+              *failed = !scan_complete (s, b, error);
+              return FALSE;
+            }
+
+          s->pos = 0;
+          if (b->more)
+            {
+              /* A batch that filled up: the rest of its block, here
+               * (an unranged statement goes on where it stopped). */
+              b->skip += b->n_rows;
+              block_read (b, s->r->db, s->ranged ? s->rest : s->stmt);
+              continue;
+            }
+
+          b->state = BLOCK_IDLE;
+          s->current = b = NULL;
+          s->next++;
+          if (s->submitted < s->n_blocks)
+            submit (s, s->submitted++);
+        }
+
+      if (s->next >= s->n_blocks)
+        {
+          *failed = s->ranged && !scan_complete (s, NULL, error);
+          return FALSE;
+        }
+
+      b = s->current = &s->window[s->next % s->n_window];
+      s->pos = 0;
+      job_wait (s, b);
+    }
+
+  row->v = b->values + (gsize) s->pos * s->n_columns;
+  row->nulls = b->nulls[s->pos];
+  row->text = b->text;
+  s->pos++;
+  s->delivered++;
+  return TRUE;
+}
+
+/* Takes @b out of the queue, or waits until no thread is running it. */
+static void
+job_cancel (KsSqliteWorkers *w,
+            Block           *b)
+{
+  if (b->state == BLOCK_QUEUED)
+    {
+      g_queue_remove (&w->jobs, b);
+      b->state = BLOCK_IDLE;
+    }
+  while (b->state == BLOCK_RUNNING)
+    g_cond_wait (&w->cond, &w->mutex);
+}
+
+void
+_ks_sqlite_scan_free (KsSqliteScan *s)
+{
+  KsSqliteWorkers *w;
+
+  if (s == NULL)
+    return;
+
+  /* No thread may still be reading into the window. */
+  if ((w = s->r->workers) != NULL && s->ranged)
+    {
+      g_mutex_lock (&w->mutex);
+      for (guint i = 0; i < s->n_window; i++)
+        job_cancel (w, &s->window[i]);
+      job_cancel (w, &s->census);
+      g_mutex_unlock (&w->mutex);
+    }
+
+  for (guint i = 0; i < s->n_window; i++)
+    {
+      g_free (s->window[i].values);
+      g_free (s->window[i].nulls);
+      g_free (s->window[i].text);
+      g_free (s->window[i].errmsg);
+    }
+  g_free (s->census.errmsg);
+  g_free (s->window);
+  sqlite3_finalize (s->stmt);
+  sqlite3_finalize (s->rest);
+  sqlite3_finalize (s->count);
+  g_free (s->sql);
+  g_free (s->count_sql);
+  g_free (s);
+}

@@ -1,0 +1,371 @@
+/* test-sqlite-parallel.c: a .kscope or an Nsight export read ahead on
+ * several threads builds the model that one thread builds
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "ks-kscope-writer.h"
+#include "ks-trace-loader.h"
+
+#include "test-sqlite-util.h"
+
+/* Blocks of one rowid (a boundary after every row), a few, and the
+ * default. */
+static const char *const block_rows[] = { "1", "7", NULL };
+
+static char *tmp_dir;
+static guint n_read_ahead;     /* from the reader's debug line of the last load */
+static guint n_read_here;
+static gboolean saw_debug;
+static guint n_again;          /* loads read again on one thread */
+
+static void
+log_handler (const char     *domain,
+             GLogLevelFlags  level,
+             const char     *message,
+             gpointer        user_data)
+{
+  const char *p = g_strrstr (message, ": ");
+  guint threads;
+
+  if (strstr (message, ": read again on one thread: ") != NULL)
+    n_again++;
+  if (p != NULL && sscanf (p + 2, "%u blocks read ahead on %u threads, %u here", &n_read_ahead, &threads,
+                           &n_read_here) == 3)
+    {
+      g_assert_cmpuint (threads, ==, 2);
+      saw_debug = TRUE;
+    }
+}
+
+/* The .kscope that @path loads to with @threads threads and blocks of
+ * @rows rowids (NULL: the default), or "error: " and the message. */
+static GBytes *
+load_dump (const char *path,
+           const char *threads,
+           const char *rows)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree char *out = g_build_filename (tmp_dir, "dump.kscope", NULL);
+  g_autoptr(GFile) out_file = g_file_new_for_path (out);
+  char *data = NULL;
+  gsize len = 0;
+
+  g_setenv ("KINESCOPE_THREADS", threads, TRUE);
+  if (rows != NULL)
+    g_setenv ("KINESCOPE_SQLITE_BLOCK_ROWS", rows, TRUE);
+  else
+    g_unsetenv ("KINESCOPE_SQLITE_BLOCK_ROWS");
+  saw_debug = FALSE;
+  n_read_ahead = n_read_here = 0;
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_unsetenv ("KINESCOPE_THREADS");
+  g_unsetenv ("KINESCOPE_SQLITE_BLOCK_ROWS");
+
+  if (trace == NULL)
+    {
+      char *text = g_strdup_printf ("error: %s", error->message);
+
+      return g_bytes_new_take (text, strlen (text));
+    }
+  g_unlink (out);
+  g_assert_true (ks_kscope_write (trace, out_file, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (out, &data, &len, NULL));
+  g_unlink (out);
+  return g_bytes_new_take (data, len);
+}
+
+static void
+assert_same_bytes (const char *path,
+                   GBytes     *serial,
+                   GBytes     *parallel,
+                   const char *rows)
+{
+  gsize a, b;
+  const char *sa = g_bytes_get_data (serial, &a);
+  const char *sb = g_bytes_get_data (parallel, &b);
+
+  if (g_bytes_equal (serial, parallel))
+    return;
+  g_test_message ("%s, blocks of %s rows: one thread %.200s (%" G_GSIZE_FORMAT " bytes), "
+                  "three %.200s (%" G_GSIZE_FORMAT " bytes)",
+                  path, rows ? rows : "default", a > 6 && memcmp (sa, "error:", 6) == 0 ? sa : "a trace", a,
+                  b > 6 && memcmp (sb, "error:", 6) == 0 ? sb : "a trace", b);
+  g_assert_not_reached ();
+}
+
+/* Loads @path on one thread and on three with every block size: the
+ * same dump, byte for byte, or the same error. Returns the one-thread
+ * dump, and the most blocks that the threads read in @most_ahead. */
+static GBytes *
+check_same (const char *path,
+            guint      *most_ahead)
+{
+  GBytes *serial = load_dump (path, "1", NULL);
+
+  g_assert_false (saw_debug);
+  for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
+    {
+      g_autoptr(GBytes) alone = load_dump (path, "1", block_rows[i]);
+      g_autoptr(GBytes) parallel = load_dump (path, "3", block_rows[i]);
+
+      assert_same_bytes (path, serial, alone, block_rows[i]);
+      assert_same_bytes (path, serial, parallel, block_rows[i]);
+      if (most_ahead != NULL)
+        *most_ahead = MAX (*most_ahead, n_read_ahead);
+    }
+  return serial;
+}
+
+static GPtrArray *
+list_files (const char *dir,
+            gboolean    recursive,
+            const char *suffix,
+            gboolean    sqlite_header,
+            GPtrArray  *into)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (into == NULL)
+    into = g_ptr_array_new_with_free_func (g_free);
+  if (d == NULL)
+    return into;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *head = NULL;
+      gsize len = 0;
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          if (recursive)
+            list_files (path, TRUE, suffix, sqlite_header, into);
+          continue;
+        }
+      if (suffix != NULL && !g_str_has_suffix (name, suffix))
+        continue;
+      if (sqlite_header &&
+          (!g_file_get_contents (path, &head, &len, NULL) || len < 16 || memcmp (head, "SQLite format 3", 16) != 0))
+        continue;
+      g_ptr_array_add (into, g_steal_pointer (&path));
+    }
+  g_ptr_array_sort (into, (GCompareFunc) g_strcmp0);
+  return into;
+}
+
+/* @json loaded and saved as a .kscope in the temporary folder. */
+static char *
+convert (const char *json)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (json);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autofree char *base = g_path_get_basename (json);
+  char *out = g_strdup_printf ("%s/%s.kscope", tmp_dir, base);
+  g_autoptr(GFile) out_file = g_file_new_for_path (out);
+
+  g_assert_no_error (error);
+  g_unlink (out);
+  g_assert_true (ks_kscope_write (trace, out_file, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+/* The recordings of tests/data, and every fixture saved as a .kscope. */
+static void
+test_fixtures (void)
+{
+  const char *data = g_getenv ("KS_FIXTURES_DIR");
+  g_autoptr(GPtrArray) kscopes = list_files (data, FALSE, ".kscope", FALSE, NULL);
+  g_autoptr(GPtrArray) json = list_files (data, FALSE, ".json.gz", FALSE, NULL);
+  guint most_ahead = 0;
+
+  g_assert_cmpuint (kscopes->len, ==, 2);
+  g_assert_cmpuint (json->len, ==, 6);
+  for (guint i = 0; i < json->len; i++)
+    g_ptr_array_add (kscopes, convert (json->pdata[i]));
+
+  for (guint i = 0; i < kscopes->len; i++)
+    {
+      g_autoptr(GBytes) dump = check_same (kscopes->pdata[i], &most_ahead);
+      gsize len;
+      const char *bytes = g_bytes_get_data (dump, &len);
+
+      g_test_message ("%s: %" G_GSIZE_FORMAT " bytes", (char *) kscopes->pdata[i], len);
+      g_assert_false (len > 6 && memcmp (bytes, "error:", 6) == 0);
+    }
+  /* blocks of one row: the threads read thousands */
+  g_assert_cmpuint (most_ahead, >, 1000);
+}
+
+static void
+test_fuzz_seeds (void)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "..", "..", "fuzz", "corpus-sqlite", NULL);
+  g_autoptr(GPtrArray) files = list_files (dir, FALSE, NULL, FALSE, NULL);
+
+  g_assert_cmpuint (files->len, >=, 9);
+  for (guint i = 0; i < files->len; i++)
+    g_bytes_unref (check_same (files->pdata[i], NULL));
+}
+
+static void
+test_corpus (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *dir = shared ? g_build_filename (shared, "corpus", NULL) : NULL;
+  g_autoptr(GPtrArray) files = NULL;
+
+  if (dir == NULL || !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("the shared corpus is absent (KS_SHARED_DIR/corpus)");
+      return;
+    }
+  files = list_files (dir, TRUE, NULL, TRUE, NULL);
+  g_assert_cmpuint (files->len, >, 0);
+  for (guint i = 0; i < files->len; i++)
+    g_bytes_unref (check_same (files->pdata[i], NULL));
+}
+
+/* A copy of @from changed by @sql. */
+static char *
+changed_copy (const char *from,
+              const char *name,
+              const char *sql)
+{
+  char *path = g_build_filename (tmp_dir, name, NULL);
+  sqlite3 *db;
+
+  copy_file (from, path);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db, sql);
+  sqlite3_close (db);
+  return path;
+}
+
+/* Files whose rowids cannot be cut into blocks, and rows too large for
+ * one batch: the same model as the file they were made from. */
+static void
+test_uncut (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "seed_cnn.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autoptr(GBytes) want = load_dump (kscope, "1", NULL);
+  /* rowids far apart: more of them than the file has bytes */
+  g_autofree char *sparse = changed_copy (kscope, "sparse.kscope",
+                                          "UPDATE KS_SLICES SET rowid = rowid + 4611686018427387904 "
+                                          "WHERE rowid > 100");
+  /* a column that hides the rowid */
+  g_autofree char *hidden = changed_copy (kscope, "hidden.kscope",
+                                          "ALTER TABLE KS_SLICES ADD COLUMN rowid INTEGER");
+  g_autofree char *large = NULL;
+  g_autoptr(GBytes) large_serial = NULL;
+  g_autoptr(GBytes) large_ahead = NULL;
+  g_autoptr(GBytes) dump = NULL;
+
+  g_clear_pointer (&dump, g_bytes_unref);
+  dump = load_dump (sparse, "3", "7");
+  assert_same_bytes (sparse, want, dump, "7");
+  g_assert_cmpuint (n_read_ahead + n_read_here, <, 1000);
+
+  g_clear_pointer (&dump, g_bytes_unref);
+  dump = load_dump (hidden, "3", "7");
+  assert_same_bytes (hidden, want, dump, "7");
+
+  /* Rows of 3 MB of arguments: a batch ends at 8 MB and the loading
+   * thread reads the rest of its block. */
+  large = changed_copy (kscope, "large.kscope",
+                        "UPDATE KS_SLICES SET args = '{\"x\": \"' || hex(zeroblob(1500000)) || '\", \"n\": ' || rowid || '}' "
+                        "WHERE rowid % 97 = 3 AND rowid < 2000");
+  large_serial = load_dump (large, "1", NULL);
+  large_ahead = load_dump (large, "3", NULL);
+  assert_same_bytes (large, large_serial, large_ahead, "default");
+  g_assert_cmpuint (g_bytes_get_size (large_serial), >, g_bytes_get_size (want) + 20 * 3000000);
+}
+
+/* A file damaged in its largest table fails the same way on any number
+ * of threads, or loads the same. */
+static void
+test_damaged (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autofree char *damaged = g_build_filename (tmp_dir, "damaged.kscope", NULL);
+  g_autofree char *contents = NULL;
+  gsize size;
+  guint errors = 0;
+
+  n_again = 0;
+  g_assert_true (g_file_get_contents (kscope, &contents, &size, NULL));
+  for (guint k = 1; k <= 5; k++)
+    {
+      g_autofree char *copy = g_memdup2 (contents, size);
+      g_autoptr(GBytes) serial = NULL;
+      g_autoptr(GBytes) parallel = NULL;
+      gsize at = size / 6 * k;
+
+      /* a page's worth of garbage in the middle of the file */
+      for (gsize i = 0; i < 4096 && at + i < size; i++)
+        copy[at + i] = (char) (i * 37 + k);
+      g_assert_true (g_file_set_contents (damaged, copy, size, NULL));
+
+      serial = load_dump (damaged, "1", NULL);
+      parallel = load_dump (damaged, "3", "7");
+      assert_same_bytes (damaged, serial, parallel, "7");
+      if (g_bytes_get_size (serial) > 6 && memcmp (g_bytes_get_data (serial, NULL), "error:", 6) == 0)
+        {
+          g_test_message ("%.*s", (int) g_bytes_get_size (serial), (const char *) g_bytes_get_data (serial, NULL));
+          g_assert_nonnull (g_strstr_len (g_bytes_get_data (serial, NULL), g_bytes_get_size (serial), "damaged.kscope"));
+          errors++;
+        }
+    }
+  g_assert_cmpuint (errors, >, 0);
+  /* rows that a search by rowid skips in a damaged page */
+  g_assert_cmpuint (n_again, >, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int ret;
+
+  g_setenv ("G_MESSAGES_DEBUG", "ks-sqlite-reader", TRUE);
+  g_test_init (&argc, &argv, NULL);
+  g_log_set_handler ("ks-sqlite-reader", G_LOG_LEVEL_DEBUG, log_handler, NULL);
+  tmp_dir = g_dir_make_tmp ("ks-sqlite-parallel-XXXXXX", NULL);
+
+  g_test_add_func ("/sqlite-parallel/fixtures", test_fixtures);
+  g_test_add_func ("/sqlite-parallel/fuzz-seeds", test_fuzz_seeds);
+  g_test_add_func ("/sqlite-parallel/corpus", test_corpus);
+  g_test_add_func ("/sqlite-parallel/uncut", test_uncut);
+  g_test_add_func ("/sqlite-parallel/damaged", test_damaged);
+
+  ret = g_test_run ();
+
+  {
+    g_autoptr(GDir) d = g_dir_open (tmp_dir, 0, NULL);
+    const char *name;
+
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *p = g_build_filename (tmp_dir, name, NULL);
+
+        g_unlink (p);
+      }
+    g_rmdir (tmp_dir);
+  }
+  g_free (tmp_dir);
+  return ret;
+}
