@@ -422,7 +422,7 @@ _ks_sqlite_kscope_load_instants (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_INSTANTS", columns, G_N_ELEMENTS (columns), 1, 1u << 6, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_INSTANTS", columns, G_N_ELEMENTS (columns), 1, 1u << 6, 0, NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -453,7 +453,7 @@ _ks_sqlite_kscope_load_thread_times (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_SLICE_THREAD_TIMES", columns, G_N_ELEMENTS (columns), 3, 0, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_SLICE_THREAD_TIMES", columns, G_N_ELEMENTS (columns), 3, 0, 0, NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -488,7 +488,7 @@ _ks_sqlite_kscope_load_flows (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_FLOWS", columns, G_N_ELEMENTS (columns), 2, 0, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_FLOWS", columns, G_N_ELEMENTS (columns), 2, 0, 0, NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -520,6 +520,8 @@ _ks_sqlite_kscope_load_counters (KsSqliteReader  *r,
   static const char * const sample_columns[] = { "counterId", "timestamp", "value" };
   g_autoptr(GHashTable) ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed = FALSE;
   gint64 last_id = G_MININT64;
@@ -544,12 +546,13 @@ _ks_sqlite_kscope_load_counters (KsSqliteReader  *r,
   if (!ks_sqlite_finish (stmt, failed))
     return FALSE;
 
-  if ((found = _ks_sqlite_select (r, "KS_COUNTER_SAMPLES", sample_columns, 3, 2, NULL, &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "KS_COUNTER_SAMPLES", sample_columns, 3, 2, 0, 1u << 2, NULL,
+                                     &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
-      gint64 id = col_i64 (stmt, 0);
+      gint64 id = row_i64 (&row, 0);
 
       if (id != last_id)
         {
@@ -563,11 +566,11 @@ _ks_sqlite_kscope_load_counters (KsSqliteReader  *r,
           r->skipped++;
           continue;
         }
-      ks_trace_builder_add_counter_sample (r->b, last_counter, col_ts (r, stmt, 1),
-                                           sqlite3_column_double (stmt, 2));
+      ks_trace_builder_add_counter_sample (r->b, last_counter, row_ts (r, &row, 1), row_double (&row, 2));
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  _ks_sqlite_scan_free (scan);
+  return !failed;
 }
 
 gboolean
@@ -582,7 +585,7 @@ _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_MEMORY_EVENTS", columns, G_N_ELEMENTS (columns), 1, 0, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_MEMORY_EVENTS", columns, G_N_ELEMENTS (columns), 1, 0, 0, NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 

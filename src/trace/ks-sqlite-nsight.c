@@ -604,7 +604,7 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
     return FALSE;
 
   /* text and jsonText are read as text */
-  if ((found = _ks_sqlite_scan_open (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2, (1u << 4) | (1u << 7),
+  if ((found = _ks_sqlite_scan_open (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2, (1u << 4) | (1u << 7), 0,
                                      "eventType IN (34, 59, 60, 65, 70, 71)", &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -1048,6 +1048,8 @@ _ks_sqlite_nsight_load_gpu_metrics (KsSqliteReader  *r,
   static const char * const sample_columns[] = { "timestamp", "typeId", "metricId", "value" };
   g_autoptr(GHashTable) ids = g_hash_table_new_full (metric_hash, metric_equal, g_free, NULL);
   sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed = FALSE;
 
@@ -1079,12 +1081,13 @@ _ks_sqlite_nsight_load_gpu_metrics (KsSqliteReader  *r,
   if (!ks_sqlite_finish (stmt, failed))
     return FALSE;
 
-  if ((found = _ks_sqlite_select (r, "GPU_METRICS", sample_columns, 4, 4, NULL, &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "GPU_METRICS", sample_columns, 4, 4, 0, 1u << 3, NULL,
+                                     &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
-      Metric key = { col_i64 (stmt, 1), col_i64 (stmt, 2), 0 };
+      Metric key = { row_i64 (&row, 1), row_i64 (&row, 2), 0 };
       const Metric *m = g_hash_table_lookup (ids, &key);
 
       if (m == NULL)
@@ -1092,11 +1095,11 @@ _ks_sqlite_nsight_load_gpu_metrics (KsSqliteReader  *r,
           r->skipped++;
           continue;
         }
-      ks_trace_builder_add_counter_sample (r->b, m->counter, col_ts (r, stmt, 0),
-                                           sqlite3_column_double (stmt, 3));
+      ks_trace_builder_add_counter_sample (r->b, m->counter, row_ts (r, &row, 0), row_double (&row, 3));
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  _ks_sqlite_scan_free (scan);
+  return !failed;
 }
 
 /* Nsight's CUDA memory usage (--cuda-memory-usage): 0 allocates, 1 frees. */
@@ -1107,30 +1110,32 @@ _ks_sqlite_nsight_load_memory_usage (KsSqliteReader  *r,
   static const char * const columns[] = {
     "start", "deviceId", "address", "bytes", "memoryOperationType",
   };
-  sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_select (r, "CUDA_GPU_MEMORY_USAGE_EVENTS", columns, G_N_ELEMENTS (columns), 5,
-                                  NULL, &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "CUDA_GPU_MEMORY_USAGE_EVENTS", columns, G_N_ELEMENTS (columns), 5, 0, 0,
+                                     NULL, &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
       KsMemoryEvent ev = { 0 };
-      gint64 bytes = col_i64 (stmt, 3);
+      gint64 bytes = row_i64 (&row, 3);
 
-      ev.ts = col_ts (r, stmt, 0);
+      ev.ts = row_ts (r, &row, 0);
       ev.thread = KS_NO_INDEX;
-      ev.device = (gint16)col_i64 (stmt, 1);
-      ev.address = (guint64)col_i64 (stmt, 2);
-      ev.bytes = col_i64 (stmt, 4) == 1 ? -bytes : bytes;
+      ev.device = (gint16)row_i64 (&row, 1);
+      ev.address = (guint64)row_i64 (&row, 2);
+      ev.bytes = row_i64 (&row, 4) == 1 ? -bytes : bytes;
       ev.total_allocated = -1;
       ev.total_reserved = -1;
       ks_trace_builder_add_memory_event (r->b, &ev);
     }
 
-  return ks_sqlite_finish (stmt, failed);
+  _ks_sqlite_scan_free (scan);
+  return !failed;
 }
 
 /* Nsight names: given to the processes and threads that have events. */

@@ -52,8 +52,9 @@ typedef struct
 } KsSqliteProc;
 
 /* A row of a scan (ks-sqlite-scan.c): column c is NULL when bit c of
- * @nulls is set, else v[c] is its sqlite3_column_int64(), or for a text
- * column the offset of its NUL-terminated text in @text. */
+ * @nulls is set, else v[c] is its sqlite3_column_int64(), for a text
+ * column the offset of its NUL-terminated text in @text, for a real one
+ * the bits of its double. */
 typedef struct
 {
   const gint64 *v;
@@ -170,13 +171,15 @@ KsSqliteWorkers *_ks_sqlite_workers_new  (const char          *path,
                                           guint                n_threads);
 void             _ks_sqlite_workers_free (KsSqliteWorkers     *workers);
 /* The rows _ks_sqlite_select() would give, in its order; the columns in
- * @text_mask are read as text, the others as integers. */
+ * @text_mask are read as text, those in @real_mask as doubles, the
+ * others as integers. */
 KsSqliteResult   _ks_sqlite_scan_open    (KsSqliteReader      *r,
                                           const char          *table,
                                           const char * const  *columns,
                                           guint                n_columns,
                                           guint                n_required,
                                           guint32              text_mask,
+                                          guint32              real_mask,
                                           const char          *where,
                                           KsSqliteScan       **scan,
                                           GError             **error);
@@ -357,17 +360,12 @@ ks_sqlite_finish (sqlite3_stmt *stmt,
   return !failed;
 }
 
-/* The rows of @stmt, one per pass, with a check for cancellation after
- * each; @failed says at the end whether it stopped on an error. */
-#define KS_SQLITE_READ_ROWS(r, stmt, failed, error)                   \
-  for (failed = FALSE;                                                \
-       !failed && ks_sqlite_next_row (r, stmt, &failed, error);       \
-       failed = failed || !ks_sqlite_row_done (r, error))
-
-/* The rows of @scan, one per pass into @row, likewise. */
+/* The rows of @scan, one per pass into @row, with a check for
+ * cancellation after each; @failed says at the end whether it stopped on
+ * an error. */
 #define KS_SQLITE_SCAN_ROWS(r, scan, row, failed, error)                \
-  for (failed = FALSE;                                                \
-       !failed && _ks_sqlite_scan_next (scan, &row, &failed, error);  \
+  for (failed = FALSE;                                                  \
+       !failed && _ks_sqlite_scan_next (scan, &row, &failed, error);    \
        failed = failed || !ks_sqlite_row_done (r, error))
 
 static inline gboolean
@@ -382,16 +380,6 @@ col_i64 (sqlite3_stmt *stmt,
          int           col)
 {
   return sqlite3_column_int64 (stmt, col);
-}
-
-static inline gint64
-col_ts (KsSqliteReader *r,
-        sqlite3_stmt   *stmt,
-        int             col)
-{
-  gint64 v = sqlite3_column_int64 (stmt, col);
-
-  return CLAMP (v, -KS_SQLITE_TS_LIMIT, KS_SQLITE_TS_LIMIT) + r->shift;
 }
 
 static inline guint32
@@ -432,6 +420,16 @@ row_u32 (const KsSqliteRow *row,
          int                col)
 {
   return (guint32)row->v[col];
+}
+
+static inline double
+row_double (const KsSqliteRow *row,
+            int                col)
+{
+  double d;
+
+  memcpy (&d, &row->v[col], sizeof d);
+  return d;
 }
 
 static inline const char *

@@ -183,7 +183,7 @@ _ks_sqlite_add_source (KsSqliteReader       *r,
   for (guint i = 0; i < n_columns; i++)
     if (strcmp (columns[i], "args") == 0)
       text_mask |= 1u << i;
-  if ((found = _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, text_mask, where,
+  if ((found = _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, text_mask, 0, where,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 

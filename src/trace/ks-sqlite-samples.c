@@ -125,7 +125,8 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
   g_autoptr(GArray) sorted = g_array_new (FALSE, FALSE, sizeof (KsSampleFrame));
   GHashTable *event_have = NULL;
   gboolean shared_chains;
-  sqlite3_stmt *stmt;
+  KsSqliteScan *scan;
+  KsSqliteRow row;
   KsSqliteResult found;
   gboolean failed = FALSE;
   gint64 current = G_MININT64;
@@ -137,14 +138,14 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
   shared_chains = g_hash_table_contains (event_have, "callchainId");
 
   chains = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  if ((found = _ks_sqlite_select (r, "COMPOSITE_EVENTS", event_columns, G_N_ELEMENTS (event_columns), 3,
-                                  "globalTid IS NOT NULL", &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "COMPOSITE_EVENTS", event_columns, G_N_ELEMENTS (event_columns), 3, 0, 0,
+                                     "globalTid IS NOT NULL", &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
-      gint64 id = col_i64 (stmt, 0);
+      gint64 id = row_i64 (&row, 0);
       /* without callchainId (Nsight) a chain is its event's */
-      gint64 chain_id = col_null (stmt, 3) ? id : col_i64 (stmt, 3);
+      gint64 chain_id = row_null (&row, 3) ? id : row_i64 (&row, 3);
       Chain *c;
       Event e;
 
@@ -158,25 +159,26 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
           c->first = NO_EVENT;
           g_hash_table_insert (chains, g_memdup2 (&chain_id, sizeof chain_id), c);
         }
-      e.ts = col_ts (r, stmt, 1);
-      e.thread = _ks_sqlite_reader_thread (r, col_i64 (stmt, 2));
+      e.ts = row_ts (r, &row, 1);
+      e.thread = _ks_sqlite_reader_thread (r, row_i64 (&row, 2));
       e.next = c->first;
       c->first = events->len;
       g_array_append_val (events, e);
     }
-  if (!ks_sqlite_finish (stmt, failed))
+  _ks_sqlite_scan_free (scan);
+  if (failed)
     return FALSE;
   if (events->len == 0)
     return TRUE;
 
-  if ((found = _ks_sqlite_select (r, "SAMPLING_CALLCHAINS", frame_columns, G_N_ELEMENTS (frame_columns), 4,
-                                  NULL, &stmt, error)) != KS_SQLITE_READ)
+  if ((found = _ks_sqlite_scan_open (r, "SAMPLING_CALLCHAINS", frame_columns, G_N_ELEMENTS (frame_columns), 4, 0, 0,
+                                     NULL, &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
   /* A chain's frames come together (Nsight writes them so, and so do we). */
-  KS_SQLITE_READ_ROWS (r, stmt, failed, error)
+  KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
     {
-      gint64 id = col_i64 (stmt, 0);
-      gint64 line = col_null (stmt, 4) ? 0 : col_i64 (stmt, 4);
+      gint64 id = row_i64 (&row, 0);
+      gint64 line = row_null (&row, 4) ? 0 : row_i64 (&row, 4);
       Frame f;
 
       if (id != current)
@@ -186,13 +188,14 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
         }
       if (frames->len >= MAX_FRAMES_READ)
         continue;
-      f.depth = col_i64 (stmt, 3);
-      f.frame.function = sid (r, col_i64 (stmt, 1));
-      f.frame.file = sid (r, col_i64 (stmt, 2));
+      f.depth = row_i64 (&row, 3);
+      f.frame.function = sid (r, row_i64 (&row, 1));
+      f.frame.file = sid (r, row_i64 (&row, 2));
       f.frame.line = line > 0 && line <= G_MAXUINT32 ? (guint32) line : 0;
       g_array_append_val (frames, f);
     }
-  if (!ks_sqlite_finish (stmt, failed))
+  _ks_sqlite_scan_free (scan);
+  if (failed)
     return FALSE;
   flush_chain (r, chains, events, current, frames, sorted);
   if (shared_chains)

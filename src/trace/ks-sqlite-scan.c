@@ -7,8 +7,8 @@
  * SQLite steps a statement on one thread, and stepping and reading the
  * columns is about half of reloading a .kscope. A scan cuts its table
  * into blocks of rowids. Reader threads, each with a connection of its
- * own to the file, read the next blocks ahead into batches (integer
- * columns as sqlite3_column_int64() gives them, text columns copied), and
+ * own to the file, read the next blocks ahead into batches (columns as
+ * sqlite3_column_int64() or _double() gives them, text copied), and
  * the loading thread takes the rows block after block: the rows and their
  * order are those of one SELECT ... ORDER BY rowid. A block no thread has
  * started yet is read by the loading thread itself, on its own
@@ -77,12 +77,13 @@ struct _KsSqliteScan
   char           *sql;         /* the ranged SELECT */
   char           *count_sql;
   guint           n_columns;
-  guint32         text_mask;   /* columns read as text */
   guint32         absent_mask; /* columns the table lacks: always NULL */
   guint8          ints[32];    /* the columns read as integers */
   guint           n_ints;
-  guint8          texts[32];   /* and as text */
+  guint8          texts[32];   /* as text */
   guint           n_texts;
+  guint8          reals[32];   /* and as doubles */
+  guint           n_reals;
   gboolean        ranged;      /* FALSE: one statement read start to end */
   sqlite3_stmt   *stmt;        /* on r->db, for the blocks read here */
   sqlite3_stmt   *rest;        /* the rest of a block whose batch filled up */
@@ -177,6 +178,15 @@ block_add_row (Block        *b,
 
       if ((v[c] = sqlite3_column_int64 (stmt, c)) == 0 && sqlite3_column_type (stmt, c) == SQLITE_NULL)
         nulls |= 1u << c;
+    }
+  for (guint i = 0; i < scan->n_reals; i++)
+    {
+      guint c = scan->reals[i];
+      double d = sqlite3_column_double (stmt, c);
+
+      if (d == 0.0 && sqlite3_column_type (stmt, c) == SQLITE_NULL)
+        nulls |= 1u << c;
+      memcpy (&v[c], &d, sizeof d);
     }
   for (guint i = 0; i < scan->n_texts; i++)
     {
@@ -477,6 +487,7 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
                       guint                n_columns,
                       guint                n_required,
                       guint32              text_mask,
+                      guint32              real_mask,
                       const char          *where,
                       KsSqliteScan       **scan,
                       GError             **error)
@@ -500,12 +511,13 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
   s = g_new0 (KsSqliteScan, 1);
   s->r = r;
   s->n_columns = n_columns;
-  s->text_mask = text_mask;
   for (guint c = 0; c < n_columns; c++)
     if (!g_hash_table_contains (have, columns[c]))
       s->absent_mask |= 1u << c;
     else if (text_mask & (1u << c))
       s->texts[s->n_texts++] = c;
+    else if (real_mask & (1u << c))
+      s->reals[s->n_reals++] = c;
     else
       s->ints[s->n_ints++] = c;
   /* Alone, the loading thread reads the SELECT as it is: testing each
