@@ -37,11 +37,13 @@ replay (GtkSnapshot   *snapshot,
       const KsPrimText *pt = &g_array_index (prims->texts, KsPrimText, i);
       PangoLayout *layout = pt->bold && bold != NULL ? bold : pl;
       GdkRGBA rgba;
-      int th;
+      int tw, th;
 
       pango_layout_set_text (layout, pt->text, -1);
       pango_layout_set_width (layout, (int)(MAX (1, pt->w) * PANGO_SCALE));
-      pango_layout_get_pixel_size (layout, NULL, &th);
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      if (pt->backdrop != 0)
+        append_rect (snapshot, dx + pt->x - 2, dy + pt->y + (pt->h - th) / 2, tw + 4, th, pt->backdrop);
       rgba_from (&rgba, pt->color);
       gtk_snapshot_save (snapshot);
       gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (dx + pt->x, dy + pt->y + (pt->h - th) / 2));

@@ -33,6 +33,7 @@ typedef struct
   KsColor  folded;
   KsColor  counter_fill;
   KsColor  counter_line;
+  KsColor  label_backdrop;   /* behind a label drawn over a graph */
   KsColor  selection;
   KsColor  range_fill;
   KsColor  match_outline;

@@ -72,13 +72,16 @@ draw_text (cairo_t     *cr,
            double       y,
            double       w,
            double       h,
-           KsColor      color)
+           KsColor      color,
+           KsColor      backdrop)
 {
   int tw, th;
 
   pango_layout_set_text (layout, text, -1);
   pango_layout_set_width (layout, (int)(w * PANGO_SCALE));
   pango_layout_get_pixel_size (layout, &tw, &th);
+  if (backdrop != 0)
+    fill_rect (cr, x - 2, y + (h - th) / 2, tw + 4, th, backdrop);
   set_color (cr, color);
   cairo_move_to (cr, x, y + (h - th) / 2);
   pango_cairo_show_layout (cr, layout);
@@ -111,7 +114,7 @@ replay (cairo_t              *cr,
           pango_font_description_set_weight (font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
           pango_layout_set_font_description (layout, font);
         }
-      draw_text (cr, layout, pt->text, dx + pt->x, dy + pt->y, pt->w, pt->h, pt->color);
+      draw_text (cr, layout, pt->text, dx + pt->x, dy + pt->y, pt->w, pt->h, pt->color, pt->backdrop);
     }
   if (bold)
     {

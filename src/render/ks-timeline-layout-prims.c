@@ -90,7 +90,23 @@ push_text (KsPrims    *prims,
            const char *text,
            gboolean    bold)
 {
-  KsPrimText t = { x, y, w, h, color, text, bold };
+  KsPrimText t = { x, y, w, h, color, text, bold, 0 };
+
+  g_array_append_val (prims->texts, t);
+}
+
+/* A label over a graph: on a backdrop, so that the bars under it do not
+ * cross it out. */
+static void
+push_label (KsPrims       *prims,
+            float          x,
+            float          y,
+            float          w,
+            float          h,
+            const KsTheme *theme,
+            const char    *text)
+{
+  KsPrimText t = { x, y, w, h, theme->dim_foreground, text, FALSE, theme->label_backdrop };
 
   g_array_append_val (prims->texts, t);
 }
@@ -344,6 +360,7 @@ build_slice_prims (KsTimelineLayout *self,
                   t.color = ks_palette_text_color (color);
                   t.text = ks_trace_string (self->trace, track->name_id[it->first]);
                   t.bold = FALSE;
+                  t.backdrop = 0;
                   g_array_append_val (prims->texts, t);
                 }
             }
@@ -421,7 +438,7 @@ build_counter_prims (KsTimelineLayout *self,
     else
       value = g_strdup_printf ("%.4g", row->counter_max);
     text = g_strdup_printf (_("max %s"), value);
-    push_text (prims, 4, 1, 160, 12, theme->dim_foreground, g_string_chunk_insert (prims->strings, text), FALSE);
+    push_label (prims, 4, 1, 160, 12, theme, g_string_chunk_insert (prims->strings, text));
   }
 }
 

@@ -107,6 +107,7 @@ typedef struct
   KsColor     color;
   const char *text;        /* owned by the trace or by the prims' strings */
   gboolean    bold;        /* group headers */
+  KsColor     backdrop;    /* filled behind the text itself; 0: none */
 } KsPrimText;
 
 /* Drawing primitives, replayed by each backend (cairo for pictures, GTK

@@ -1024,6 +1024,73 @@ test_counter_scale (void)
   ks_prims_clear (&prims);
 }
 
+/* Pixels in [x0, x1) × [y0, y1) that are clearly blue: the counter's
+ * fill and line, not text, grid or backgrounds. */
+static guint
+count_blue (cairo_surface_t *surface,
+            int              x0,
+            int              x1,
+            int              y0,
+            int              y1)
+{
+  guint n = 0;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 p = pixel_at (surface, x, y);
+
+        if ((int) ((p >> 8) & 0xff) - (int) ((p >> 24) & 0xff) > 30)
+          n++;
+      }
+  return n;
+}
+
+/* The scale drawn over a counter at its maximum all along: the bars
+ * reach the top of the row, and the label keeps a backdrop of its own
+ * instead of being crossed out by them. */
+static void
+test_counter_label_backdrop (void)
+{
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KINETO_JSON);
+  guint32 util = ks_trace_builder_get_counter (b, "GPU utilization", "%", 0, KS_NO_INDEX);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  g_autofree char *path = NULL;
+  cairo_surface_t *surface;
+  const KsRow *row;
+  KsRenderOptions options;
+  int fd, top;
+
+  ks_trace_builder_add_counter_sample (b, util, 0, 87);
+  ks_trace_builder_add_counter_sample (b, util, 1000000, 87);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  layout = ks_timeline_layout_new (trace);
+  row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_counter_row (layout, util));
+
+  fd = g_file_open_tmp ("ks-render-XXXXXX.png", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  ks_render_options_init (&options, trace, 800, 200);
+  options.t0 = 0;
+  options.t1 = 1000000;
+  g_assert_true (ks_render_png (layout, &options, path, &error));
+  g_assert_no_error (error);
+  surface = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+
+  /* The label's box (its first 30 px from 4 px in, the top 12 px of the
+   * row) holds no bar; the same band further right is all bar. */
+  top = options.ruler_height + (int) row->y + 2;
+  g_assert_cmpuint (count_blue (surface, options.header_width + 4, options.header_width + 34, top, top + 9), ==, 0);
+  g_assert_cmpuint (count_blue (surface, options.header_width + 400, options.header_width + 430, top, top + 9), >=, 30 * 9 * 9 / 10);
+
+  cairo_surface_destroy (surface);
+  g_unlink (path);
+}
+
 /* Two ranks, each with its GPU 0 (two hosts' GPUs): each rank's copies
  * make its own bandwidth row, in its own GPU group; one copy of 1 MB in
  * 1 µs (1000 GB/s) on rank 0, one of 1 MB in 4 µs on rank 1. */
@@ -1339,6 +1406,7 @@ main (int   argc,
   g_test_add_func ("/render/rows-all-kinds", test_rows_all_kinds);
   g_test_add_func ("/render/device-sync-row", test_device_sync_row);
   g_test_add_func ("/render/png", test_png);
+  g_test_add_func ("/render/counter-label-backdrop", test_counter_label_backdrop);
   g_test_add_func ("/render/png-samples", test_png_samples);
   g_test_add_func ("/render/png-density", test_png_density);
   g_test_add_func ("/render/rows-named", test_rows_named);
