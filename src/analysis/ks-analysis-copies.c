@@ -14,8 +14,11 @@
 
 #include "ks-analysis-private.h"
 
+/* Per rank: the GPU 0 of two ranks is two GPUs (of two hosts), or one
+ * shared by two processes, whose copies are each rank's own. */
 static KsCopyKindStats *
 find_kind (GArray  *kinds,
+           gint32   rank,
            gint32   device,
            guint8   kind)
 {
@@ -25,10 +28,11 @@ find_kind (GArray  *kinds,
     {
       KsCopyKindStats *k = &g_array_index (kinds, KsCopyKindStats, i);
 
-      if (k->device == device && k->kind == kind)
+      if (k->rank == rank && k->device == device && k->kind == kind)
         return k;
     }
   memset (&fresh, 0, sizeof fresh);
+  fresh.rank = rank;
   fresh.device = device;
   fresh.kind = kind;
   g_array_append_val (kinds, fresh);
@@ -42,6 +46,8 @@ compare_kinds (gconstpointer a,
   const KsCopyKindStats *ka = a;
   const KsCopyKindStats *kb = b;
 
+  if (ka->rank != kb->rank)
+    return ka->rank < kb->rank ? -1 : 1;
   if (ka->device != kb->device)
     return ka->device < kb->device ? -1 : 1;
   return (ka->kind > kb->kind) - (ka->kind < kb->kind);
@@ -62,6 +68,7 @@ _ks_analysis_copies (KsAnalysis *self,
         {
           guint32 t = g_array_index (ds->streams, guint32, i);
           const KsTrack *track = &trace->tracks[t];
+          gint32 rank = trace->n_ranks > 1 ? ks_trace_rank_of_track (trace, t) : -1;
 
           for (guint32 s = 0; s < track->n_slices; s++)
             {
@@ -82,7 +89,7 @@ _ks_analysis_copies (KsAnalysis *self,
               rate.gbps = rate.dur_ns > 0 ? (double)rate.bytes / rate.dur_ns : -1;
               g_array_append_val (self->copies, rate);
 
-              k = find_kind (self->copy_kinds, ds->device, rate.kind);
+              k = find_kind (self->copy_kinds, rank, ds->device, rate.kind);
               k->count++;
               k->bytes += rate.bytes;
               k->time_ns += rate.dur_ns;
@@ -105,7 +112,8 @@ _ks_analysis_copies (KsAnalysis *self,
   for (guint c = 0; c < self->copies->len; c++)
     {
       const KsCopyRate *rate = &g_array_index (self->copies, KsCopyRate, c);
-      KsCopyKindStats *k = find_kind (self->copy_kinds, rate->device, rate->kind);
+      gint32 rank = trace->n_ranks > 1 ? ks_trace_rank_of_track (trace, rate->track) : -1;
+      KsCopyKindStats *k = find_kind (self->copy_kinds, rank, rate->device, rate->kind);
       gint64 end = rate->start + rate->dur_ns;
 
       if (rate->dur_ns <= 0)

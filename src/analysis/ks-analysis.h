@@ -406,6 +406,7 @@ typedef struct
 
 typedef struct
 {
+  gint32   rank;                 /* of the job, -1 in a trace without ranks */
   gint32   device;
   guint8   kind;                 /* KsCopyKind */
   guint64  count;

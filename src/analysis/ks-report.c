@@ -40,6 +40,15 @@ set_int (KsReportValue *v,
   v->i = i;
 }
 
+/* A rank, or nothing for -1 (no rank). */
+static void
+set_rank (KsReportValue *v,
+          gint32         rank)
+{
+  if (rank >= 0)
+    set_int (v, rank);
+}
+
 static void
 set_double (KsReportValue *v,
             double         d)
@@ -329,14 +338,7 @@ step_get (const KsReport       *r,
     case 1: set_int (v, step_pid (r, s)); break;
     case 2: set_int (v, s->start); break;
     case 3: set_int (v, s->end - s->start); break;
-    case 11:
-      {
-        guint32 rank = ks_trace_rank_of_group (r->trace, r->trace->tracks[s->track].group);
-
-        if (rank != KS_NO_INDEX)
-          set_int (v, r->trace->ranks[rank].rank);
-      }
-      break;
+    case 11: set_rank (v, ks_trace_rank_of_track (r->trace, s->track)); break;
     default: set_int (v, s->parts[c->arg - 4]); break;
     }
 }
@@ -563,6 +565,7 @@ queue_get (const KsReport       *r,
     case 6: set_int (v, q->at_limit_ns); break;
     case 7: set_int (v, q->start); break;
     case 8: set_int (v, q->end); break;
+    case 9: set_rank (v, ks_trace_rank_of_track (r->trace, q->track)); break;
     default: g_assert_not_reached ();
     }
 }
@@ -571,7 +574,12 @@ queue_get (const KsReport       *r,
   { .key = k_, .title = title_, .metric = metric_, .unit = unit_, .decimals = dec_, .get = queue_get, \
     .arg = a_, .pos = { table_, machine_, machine_, table_ }, .width = width_ }
 
+/* The rank column, where there are ranks to tell apart (hide_rank_alone()),
+ * comes first in the text formats: columns of one place keep this order.
+ * A page's rows show their rank on the timeline. */
 static const KsReportColumn queue_columns[] = {
+  { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = queue_get,
+    .arg = 9, .pos = { 1, 1, 1, 0 }, .width = 5 },
   Q_COL ("device", N_("GPU"), -1, KS_REPORT_UNIT_COUNT, 0, 0, 1, 1, 3),
   Q_COL ("stream", N_("Stream"), -1, KS_REPORT_UNIT_COUNT, 0, 1, 2, 2, 7),
   Q_COL ("ops", N_("Operations"), -1, KS_REPORT_UNIT_COUNT, 0, 2, 3, 3, 10),
@@ -605,6 +613,7 @@ copy_kind_get (const KsReport       *r,
     case 4: set_int (v, k->time_ns); break;
     case 5: set_estimate (v, k->mean_gbps); break;
     case 6: set_estimate (v, k->max_gbps); break;
+    case 7: set_rank (v, k->rank); break;
     default: g_assert_not_reached ();
     }
 }
@@ -626,6 +635,7 @@ copy_get (const KsReport       *r,
     case 4: set_int (v, cp->bytes); break;
     case 5: set_estimate (v, cp->gbps); break;
     case 6: set_string (v, str (r, r->trace->tracks[cp->track].name_id[cp->slice])); break;
+    case 7: set_rank (v, ks_trace_rank_of_track (r->trace, cp->track)); break;
     default: g_assert_not_reached ();
     }
 }
@@ -635,6 +645,8 @@ copy_get (const KsReport       *r,
     .arg = a_, .pos = { pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
 
 static const KsReportColumn copy_kind_columns[] = {
+  { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = copy_kind_get,
+    .arg = 7, .pos = { 1, 1, 1, 0 }, .width = 5 },
   CK_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 0, 1, 3, 0),
   CK_COL ("kind", N_("Kind"), KS_REPORT_UNIT_TEXT, 0, 1, 2, 8, KS_REPORT_COLUMN_LEFT),
   CK_COL ("copies", N_("Copies"), KS_REPORT_UNIT_COUNT, 0, 2, 3, 7, 0),
@@ -649,6 +661,8 @@ static const KsReportColumn copy_kind_columns[] = {
     .arg = a_, .pos = { pos_, pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
 
 static const KsReportColumn copy_columns[] = {
+  { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = copy_get,
+    .arg = 7, .pos = { 1, 1, 1, 0 }, .width = 5 },
   CP_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 0, 1, 3, 0),
   CP_COL ("kind", N_("Kind"), KS_REPORT_UNIT_TEXT, 0, 1, 2, 8, KS_REPORT_COLUMN_LEFT),
   CP_COL ("start_ns", N_("Start"), KS_REPORT_UNIT_DURATION, 0, 2, 3, 11, 0),
@@ -1667,6 +1681,19 @@ ks_report_new_for_rows (KsTrace              *trace,
 
 #define NEW(key, columns, rows, n) report_new (trace, analysis, key, columns, G_N_ELEMENTS (columns), rows, n)
 
+/* @r without its "rank" column unless the trace has ranks to tell apart. */
+static KsReport *
+hide_rank_alone (KsReport *r)
+{
+  if (r->trace->n_ranks >= 2)
+    return r;
+  for (guint c = 0; c < r->n_columns; c++)
+    if (strcmp (r->columns[c].key, "rank") == 0)
+      for (guint f = 0; f < KS_REPORT_N_FORMATS; f++)
+        r->hidden[f] |= G_GUINT64_CONSTANT (1) << c;
+  return r;
+}
+
 KsReport *
 ks_report_new_gpus (KsTrace    *trace,
                     KsAnalysis *analysis)
@@ -1826,7 +1853,7 @@ ks_report_new_copy_kinds (KsTrace    *trace,
   guint n;
   const KsCopyKindStats *rows = ks_analysis_get_copy_kinds (analysis, &n);
 
-  return NEW ("kinds", copy_kind_columns, rows, n);
+  return hide_rank_alone (NEW ("kinds", copy_kind_columns, rows, n));
 }
 
 KsReport *
@@ -1836,7 +1863,7 @@ ks_report_new_copies (KsTrace    *trace,
   guint n;
   const KsCopyRate *rows = ks_analysis_get_copies (analysis, &n);
 
-  return NEW ("copies", copy_columns, rows, n);
+  return hide_rank_alone (NEW ("copies", copy_columns, rows, n));
 }
 
 KsReport *
@@ -1922,7 +1949,7 @@ ks_report_new_queues (KsTrace    *trace,
   guint n;
   const KsQueueStats *rows = ks_analysis_get_queues (analysis, &n);
 
-  return NEW ("streams", queue_columns, rows, n);
+  return hide_rank_alone (NEW ("streams", queue_columns, rows, n));
 }
 
 KsReport *

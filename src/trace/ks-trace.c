@@ -318,6 +318,18 @@ ks_trace_rank_of_group (const KsTrace *self,
   return KS_NO_INDEX;
 }
 
+gint32
+ks_trace_rank_of_track (const KsTrace *self,
+                        guint32        track)
+{
+  guint32 rank;
+
+  g_return_val_if_fail (track < self->n_tracks, -1);
+
+  rank = ks_trace_rank_of_group (self, self->tracks[track].group);
+  return rank != KS_NO_INDEX ? self->ranks[rank].rank : -1;
+}
+
 const char *
 ks_rank_source_to_string (KsRankSource source)
 {

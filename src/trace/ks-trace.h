@@ -397,6 +397,9 @@ guint32      ks_trace_find_process       (KsTrace         *self,
 /* The index in KsTrace.ranks of @group's rank, or KS_NO_INDEX. */
 guint32      ks_trace_rank_of_group      (const KsTrace   *self,
                                           guint32          group);
+/* The rank (its number, not its index) that @track belongs to, or -1. */
+gint32       ks_trace_rank_of_track      (const KsTrace   *self,
+                                          guint32          track);
 const char  *ks_rank_source_to_string    (KsRankSource     source);
 const KsGpu *ks_trace_find_gpu           (const KsTrace   *self,
                                           gint32           device);

@@ -1459,6 +1459,76 @@ test_ddp_profiler_folder (void)
   g_assert_cmpuint (ks_analysis_get_straggler (a), ==, 1);
 }
 
+/* Each rank's copies and stream queues apart: per rank, the copies of
+ * each kind that its own file holds, counted from the file's slices; and
+ * the text reports say whose a row is. */
+static void
+test_ddp_per_rank_copies (void)
+{
+  g_autofree char *path = data_file ("ddp_gloo_2ranks");
+  g_autoptr(KsTrace) trace = load (path);
+  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const KsCopyKindStats *kinds;
+  guint n_kinds, seen = 0;
+
+  g_assert_cmpuint (trace->n_ranks, ==, 2);
+  kinds = ks_analysis_get_copy_kinds (a, &n_kinds);
+  for (gint32 rank = 0; rank < 2; rank++)
+    {
+      g_autofree char *name = g_strdup_printf ("ddp_gloo_2ranks/rank%d.pt.trace.json.gz", rank);
+      g_autofree char *file = data_file (name);
+      g_autoptr(KsTrace) alone = load (file);
+      guint64 count[KS_COPY_PTOP + 1] = { 0 }, bytes[KS_COPY_PTOP + 1] = { 0 };
+
+      for (guint32 t = 0; t < alone->n_tracks; t++)
+        for (guint32 i = 0; i < alone->tracks[t].n_slices; i++)
+          if (alone->tracks[t].slice_kind[i] == KS_SLICE_MEMCPY)
+            {
+              count[alone->tracks[t].gpu[i].copy.copy_kind]++;
+              bytes[alone->tracks[t].gpu[i].copy.copy_kind] += alone->tracks[t].gpu[i].copy.bytes;
+            }
+      for (guint k = 0; k <= KS_COPY_PTOP; k++)
+        {
+          const KsCopyKindStats *found = NULL;
+
+          for (guint i = 0; i < n_kinds; i++)
+            if (kinds[i].rank == rank && kinds[i].kind == k)
+              found = &kinds[i];
+          if (count[k] == 0)
+            {
+              g_assert_null (found);
+              continue;
+            }
+          g_assert_nonnull (found);
+          g_assert_cmpuint (found->count, ==, count[k]);
+          g_assert_cmpuint (found->bytes, ==, bytes[k]);
+          seen++;
+        }
+    }
+  /* HtoD, DtoH and DtoD on each rank, and nothing else */
+  g_assert_cmpuint (seen, ==, 6);
+  g_assert_cmpuint (n_kinds, ==, 6);
+
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "queue", "--format", "csv", path, NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "rank,device,stream,"));
+  g_assert_nonnull (strstr (out, "\n0,0,7,"));
+  g_assert_nonnull (strstr (out, "\n1,0,7,"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "memcpy-bandwidth", path, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, " Rank GPU Kind"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* one trace, no ranks: no rank column */
+  g_clear_pointer (&path, g_free);
+  path = data_file ("gpt_3steps.pt.trace.json.gz");
+  g_assert_cmpint (cli (&out, &err, "stats", "--report", "queue", "--format", "csv", path, NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "device,stream,"));
+}
+
 static char *
 report_json (KsReport *report)
 {
@@ -1652,6 +1722,7 @@ main (int   argc,
   g_test_add_func ("/ranks/kscope-roundtrip", test_kscope_roundtrip);
   g_test_add_func ("/ranks/ddp-recording", test_ddp_recording);
   g_test_add_func ("/ranks/ddp-profiler-folder", test_ddp_profiler_folder);
+  g_test_add_func ("/ranks/ddp-per-rank-copies", test_ddp_per_rank_copies);
   g_test_add_func ("/ranks/summaries-first", test_summaries_first);
 
   return g_test_run ();

@@ -158,13 +158,23 @@ summary_copies (KsStatsPage *self)
 
       if (s->len > 0)
         g_string_append_c (s, '\n');
-      /* TRANSLATORS: "GPU 0 HtoD: 8 copies, 13.5 MiB in 1.40 ms, 10.14 GB/s (max 11.53)" */
-      g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE,
-                                              "GPU %d %s: %" PRIu64 " copy, %s in %s, %.2f GB/s (max %.2f)",
-                                              "GPU %d %s: %" PRIu64 " copies, %s in %s, %.2f GB/s (max %.2f)",
-                                              kinds[i].count),
-                              kinds[i].device, ks_copy_kind_to_string (kinds[i].kind), kinds[i].count, bytes, time,
-                              MAX (kinds[i].mean_gbps, 0.0), MAX (kinds[i].max_gbps, 0.0));
+      /* each rank's GPUs apart: a job's ranks number their GPUs alike */
+      if (kinds[i].rank >= 0)
+        /* TRANSLATORS: "Rank 1, GPU 0 HtoD: 8 copies, 13.5 MiB in 1.40 ms, 10.14 GB/s (max 11.53)" */
+        g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE,
+                                                "Rank %d, GPU %d %s: %" PRIu64 " copy, %s in %s, %.2f GB/s (max %.2f)",
+                                                "Rank %d, GPU %d %s: %" PRIu64 " copies, %s in %s, %.2f GB/s (max %.2f)",
+                                                kinds[i].count),
+                                kinds[i].rank, kinds[i].device, ks_copy_kind_to_string (kinds[i].kind), kinds[i].count,
+                                bytes, time, MAX (kinds[i].mean_gbps, 0.0), MAX (kinds[i].max_gbps, 0.0));
+      else
+        /* TRANSLATORS: "GPU 0 HtoD: 8 copies, 13.5 MiB in 1.40 ms, 10.14 GB/s (max 11.53)" */
+        g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE,
+                                                "GPU %d %s: %" PRIu64 " copy, %s in %s, %.2f GB/s (max %.2f)",
+                                                "GPU %d %s: %" PRIu64 " copies, %s in %s, %.2f GB/s (max %.2f)",
+                                                kinds[i].count),
+                                kinds[i].device, ks_copy_kind_to_string (kinds[i].kind), kinds[i].count, bytes, time,
+                                MAX (kinds[i].mean_gbps, 0.0), MAX (kinds[i].max_gbps, 0.0));
     }
   return g_string_free (s, FALSE);
 }
