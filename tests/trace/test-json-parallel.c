@@ -16,6 +16,8 @@
 #include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
+#include "test-dump.h"
+
 /* Chunk sizes: one event a chunk (cuts after every event), a few, and
  * the size that puts cuts inside strings and args now and then. */
 static const char *const small_chunks[] = { "1", "61", "4096" };
@@ -78,23 +80,8 @@ load_dump (const char *path,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = load_trace (path, threads, chunk, &error);
-  g_autofree char *out = g_build_filename (tmp_dir, "dump.kscope", NULL);
-  g_autoptr(GFile) out_file = g_file_new_for_path (out);
-  char *data = NULL;
-  gsize len = 0;
 
-  if (trace == NULL)
-    {
-      char *text = g_strdup_printf ("error: %s", error->message);
-
-      return g_bytes_new_take (text, strlen (text));
-    }
-  g_unlink (out);
-  g_assert_true (ks_kscope_write (trace, out_file, NULL, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_file_get_contents (out, &data, &len, NULL));
-  g_unlink (out);
-  return g_bytes_new_take (data, len);
+  return test_dump_bytes (trace, error, tmp_dir);
 }
 
 static void
@@ -103,18 +90,9 @@ assert_same_bytes (const char *path,
                    GBytes     *parallel,
                    const char *chunk)
 {
-  if (!g_bytes_equal (serial, parallel))
-    {
-      gsize a, b;
-      const char *sa = g_bytes_get_data (serial, &a);
-      const char *sb = g_bytes_get_data (parallel, &b);
+  g_autofree char *how = g_strdup_printf ("chunks of %s bytes", chunk ? chunk : "default");
 
-      g_test_message ("%s, chunks of %s bytes: serial %.200s (%" G_GSIZE_FORMAT " bytes), "
-                      "parallel %.200s (%" G_GSIZE_FORMAT " bytes)",
-                      path, chunk ? chunk : "default", a > 6 && memcmp (sa, "error:", 6) == 0 ? sa : "a trace", a,
-                      b > 6 && memcmp (sb, "error:", 6) == 0 ? sb : "a trace", b);
-      g_assert_not_reached ();
-    }
+  test_dump_assert_same (path, how, serial, parallel);
 }
 
 /* Loads @path on one thread and on three with every chunk size of
@@ -140,32 +118,18 @@ check_same (const char        *path,
   return most;
 }
 
+static gboolean
+is_json (const char *path)
+{
+  return g_str_has_suffix (path, ".json") || g_str_has_suffix (path, ".json.gz");
+}
+
 static GPtrArray *
 list_json (const char *dir,
            gboolean    recursive,
            GPtrArray  *into)
 {
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (into == NULL)
-    into = g_ptr_array_new_with_free_func (g_free);
-  if (d == NULL)
-    return into;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        {
-          if (recursive)
-            list_json (path, TRUE, into);
-        }
-      else if (g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz"))
-        g_ptr_array_add (into, g_steal_pointer (&path));
-    }
-  g_ptr_array_sort (into, (GCompareFunc) g_strcmp0);
-  return into;
+  return test_dump_list_files (dir, recursive, is_json, into);
 }
 
 static void
@@ -854,17 +818,6 @@ main (int   argc,
   g_test_add_func ("/json-parallel/rank-folders", test_rank_folders);
   ret = g_test_run ();
 
-  {
-    g_autoptr(GDir) d = g_dir_open (tmp_dir, 0, NULL);
-    const char *name;
-
-    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (tmp_dir, name, NULL);
-
-        g_unlink (p);
-      }
-    g_rmdir (tmp_dir);
-  }
+  test_dump_remove_dir (tmp_dir);
   return ret;
 }

@@ -14,6 +14,7 @@
 #include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
+#include "test-dump.h"
 #include "test-sqlite-util.h"
 
 /* Blocks of one rowid (a boundary after every row), a few, and the
@@ -55,10 +56,6 @@ load_dump (const char *path,
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
-  g_autofree char *out = g_build_filename (tmp_dir, "dump.kscope", NULL);
-  g_autoptr(GFile) out_file = g_file_new_for_path (out);
-  char *data = NULL;
-  gsize len = 0;
 
   g_setenv ("KINESCOPE_THREADS", threads, TRUE);
   if (rows != NULL)
@@ -70,19 +67,7 @@ load_dump (const char *path,
   trace = ks_trace_load (file, NULL, NULL, &error);
   g_unsetenv ("KINESCOPE_THREADS");
   g_unsetenv ("KINESCOPE_SQLITE_BLOCK_ROWS");
-
-  if (trace == NULL)
-    {
-      char *text = g_strdup_printf ("error: %s", error->message);
-
-      return g_bytes_new_take (text, strlen (text));
-    }
-  g_unlink (out);
-  g_assert_true (ks_kscope_write (trace, out_file, NULL, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_file_get_contents (out, &data, &len, NULL));
-  g_unlink (out);
-  return g_bytes_new_take (data, len);
+  return test_dump_bytes (trace, error, tmp_dir);
 }
 
 static void
@@ -91,17 +76,9 @@ assert_same_bytes (const char *path,
                    GBytes     *parallel,
                    const char *rows)
 {
-  gsize a, b;
-  const char *sa = g_bytes_get_data (serial, &a);
-  const char *sb = g_bytes_get_data (parallel, &b);
+  g_autofree char *how = g_strdup_printf ("blocks of %s rowids", rows ? rows : "default");
 
-  if (g_bytes_equal (serial, parallel))
-    return;
-  g_test_message ("%s, blocks of %s rows: one thread %.200s (%" G_GSIZE_FORMAT " bytes), "
-                  "three %.200s (%" G_GSIZE_FORMAT " bytes)",
-                  path, rows ? rows : "default", a > 6 && memcmp (sa, "error:", 6) == 0 ? sa : "a trace", a,
-                  b > 6 && memcmp (sb, "error:", 6) == 0 ? sb : "a trace", b);
-  g_assert_not_reached ();
+  test_dump_assert_same (path, how, serial, parallel);
 }
 
 /* Loads @path on one thread and on three with every block size: the
@@ -127,41 +104,31 @@ check_same (const char *path,
   return serial;
 }
 
-static GPtrArray *
-list_files (const char *dir,
-            gboolean    recursive,
-            const char *suffix,
-            gboolean    sqlite_header,
-            GPtrArray  *into)
+static gboolean
+is_kscope (const char *path)
 {
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
+  return g_str_has_suffix (path, ".kscope");
+}
 
-  if (into == NULL)
-    into = g_ptr_array_new_with_free_func (g_free);
-  if (d == NULL)
-    return into;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree char *head = NULL;
-      gsize len = 0;
+static gboolean
+is_json_gz (const char *path)
+{
+  return g_str_has_suffix (path, ".json.gz");
+}
 
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        {
-          if (recursive)
-            list_files (path, TRUE, suffix, sqlite_header, into);
-          continue;
-        }
-      if (suffix != NULL && !g_str_has_suffix (name, suffix))
-        continue;
-      if (sqlite_header &&
-          (!g_file_get_contents (path, &head, &len, NULL) || len < 16 || memcmp (head, "SQLite format 3", 16) != 0))
-        continue;
-      g_ptr_array_add (into, g_steal_pointer (&path));
-    }
-  g_ptr_array_sort (into, (GCompareFunc) g_strcmp0);
-  return into;
+static gboolean
+is_any (const char *path)
+{
+  return TRUE;
+}
+
+static gboolean
+is_sqlite (const char *path)
+{
+  g_autofree char *head = NULL;
+  gsize len = 0;
+
+  return g_file_get_contents (path, &head, &len, NULL) && len >= 16 && memcmp (head, "SQLite format 3", 16) == 0;
 }
 
 /* @json loaded and saved as a .kscope in the temporary folder. */
@@ -187,8 +154,8 @@ static void
 test_fixtures (void)
 {
   const char *data = g_getenv ("KS_FIXTURES_DIR");
-  g_autoptr(GPtrArray) kscopes = list_files (data, FALSE, ".kscope", FALSE, NULL);
-  g_autoptr(GPtrArray) json = list_files (data, FALSE, ".json.gz", FALSE, NULL);
+  g_autoptr(GPtrArray) kscopes = test_dump_list_files (data, FALSE, is_kscope, NULL);
+  g_autoptr(GPtrArray) json = test_dump_list_files (data, FALSE, is_json_gz, NULL);
   guint most_ahead = 0;
 
   g_assert_cmpuint (kscopes->len, ==, 2);
@@ -199,11 +166,9 @@ test_fixtures (void)
   for (guint i = 0; i < kscopes->len; i++)
     {
       g_autoptr(GBytes) dump = check_same (kscopes->pdata[i], &most_ahead);
-      gsize len;
-      const char *bytes = g_bytes_get_data (dump, &len);
 
-      g_test_message ("%s: %" G_GSIZE_FORMAT " bytes", (char *) kscopes->pdata[i], len);
-      g_assert_false (len > 6 && memcmp (bytes, "error:", 6) == 0);
+      g_test_message ("%s: %" G_GSIZE_FORMAT " bytes", (char *) kscopes->pdata[i], g_bytes_get_size (dump));
+      g_assert_false (test_dump_is_error (dump));
     }
   /* blocks of one row: the threads read thousands */
   g_assert_cmpuint (most_ahead, >, 1000);
@@ -213,7 +178,7 @@ static void
 test_fuzz_seeds (void)
 {
   g_autofree char *dir = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "..", "..", "fuzz", "corpus-sqlite", NULL);
-  g_autoptr(GPtrArray) files = list_files (dir, FALSE, NULL, FALSE, NULL);
+  g_autoptr(GPtrArray) files = test_dump_list_files (dir, FALSE, is_any, NULL);
 
   g_assert_cmpuint (files->len, >=, 9);
   for (guint i = 0; i < files->len; i++)
@@ -232,7 +197,7 @@ test_corpus (void)
       g_test_skip ("the shared corpus is absent (KS_SHARED_DIR/corpus)");
       return;
     }
-  files = list_files (dir, TRUE, NULL, TRUE, NULL);
+  files = test_dump_list_files (dir, TRUE, is_sqlite, NULL);
   g_assert_cmpuint (files->len, >, 0);
   for (guint i = 0; i < files->len; i++)
     g_bytes_unref (check_same (files->pdata[i], NULL));
@@ -323,7 +288,7 @@ test_damaged (void)
       serial = load_dump (damaged, "1", NULL);
       parallel = load_dump (damaged, "3", "7");
       assert_same_bytes (damaged, serial, parallel, "7");
-      if (g_bytes_get_size (serial) > 6 && memcmp (g_bytes_get_data (serial, NULL), "error:", 6) == 0)
+      if (test_dump_is_error (serial))
         {
           g_test_message ("%.*s", (int) g_bytes_get_size (serial), (const char *) g_bytes_get_data (serial, NULL));
           g_assert_nonnull (g_strstr_len (g_bytes_get_data (serial, NULL), g_bytes_get_size (serial), "damaged.kscope"));
@@ -354,18 +319,7 @@ main (int   argc,
 
   ret = g_test_run ();
 
-  {
-    g_autoptr(GDir) d = g_dir_open (tmp_dir, 0, NULL);
-    const char *name;
-
-    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (tmp_dir, name, NULL);
-
-        g_unlink (p);
-      }
-    g_rmdir (tmp_dir);
-  }
+  test_dump_remove_dir (tmp_dir);
   g_free (tmp_dir);
   return ret;
 }
