@@ -61,6 +61,16 @@ typedef struct
 #define N_RECENT 1024
 #define N_LAST_SHAPES 1024
 
+/* Room for one encoding: its shape and its values. */
+struct _KsArgsScratch
+{
+  guint8  *shape;
+  guint8  *vals;
+  gsize    cap;           /* bytes of text it is sized for */
+  gsize    shape_len;     /* of the last ks_args_prepare() */
+  gsize    vals_len;
+};
+
 struct _KsArgsStore
 {
   guint8  *data;          /* records; an id is an offset + 1 */
@@ -79,9 +89,7 @@ struct _KsArgsStore
   guint32 *last_shapes;   /* by a shape's ends and length: its number */
   guint32  mask;
 
-  guint8  *shape;         /* scratch of one encoding */
-  guint8  *vals;
-  gsize    scratch_cap;   /* bytes of text the scratch is sized for */
+  KsArgsScratch scratch;  /* of one encoding */
 };
 
 /* Bytes that end a run of plain string bytes. */
@@ -260,8 +268,8 @@ ks_args_store_free (KsArgsStore *self)
   g_free (self->slots);
   g_free (self->recent);
   g_free (self->last_shapes);
-  g_free (self->shape);
-  g_free (self->vals);
+  g_free (self->scratch.shape);
+  g_free (self->scratch.vals);
   g_free (self);
 }
 
@@ -617,27 +625,30 @@ copy_short (guint8       *s,
     memcpy (s + i, p + i, 8);
 }
 
-/* Encodes the JSON object @text into self->shape (@shape_len bytes) and
- * self->vals (@vals_len bytes) in one pass; FALSE when @text is anything
- * else, or a string value could not be interned.
+/* Encodes the JSON object @text into scratch->shape (@shape_len bytes)
+ * and scratch->vals (@vals_len bytes) in one pass; FALSE when @text is
+ * anything else, or a string value could not be interned. Without a
+ * store, a string value is left for later (ks_args_store_add_prepared()):
+ * the varints of its offset in @text and its length.
  *
  * A walk from value to value rather than a state machine: after a value
  * comes a comma or a close, after a key its colon and a value, so most
  * branches go the way they went last time. Text with white space is not
  * compact and is kept raw: the readers write args compact, and a check
  * for spaces between every two tokens would cost more than it saves. */
-static gboolean
-encode (KsArgsStore  *self,
-        const guint8 *text,
-        gsize         len,
-        gsize        *shape_len,
-        gsize        *vals_len)
+static inline G_ALWAYS_INLINE gboolean
+encode (KsArgsStore   *self,
+        KsArgsScratch *scratch,
+        const guint8  *text,
+        gsize          len,
+        gsize         *shape_len,
+        gsize         *vals_len)
 {
   const guint8 *p = text;
   const guint8 *end = text + len;
   const guint8 *q;
-  guint8 *s = self->shape;
-  guint8 *v = self->vals;
+  guint8 *s = scratch->shape;
+  guint8 *v = scratch->vals;
   guint64 objects = 0;    /* one bit a level, 1 for an object */
   guint depth = 0;
 
@@ -653,10 +664,18 @@ value:
       {
         guint32 e;
 
-        if (!(q = scan_string (p + 1, end)) || !(e = intern (self, p + 1, q - p - 1)))
+        if (!(q = scan_string (p + 1, end)))
           return FALSE;
         *s++ = SHAPE_STRING;
-        v = put_varint (v, e);
+        if (self == NULL)
+          {
+            v = put_varint (v, (guint64) (p + 1 - text));
+            v = put_varint (v, (guint64) (q - p - 1));
+          }
+        else if ((e = intern (self, p + 1, q - p - 1)) != 0)
+          v = put_varint (v, e);
+        else
+          return FALSE;
         p = q + 1;
       }
       break;
@@ -732,8 +751,8 @@ close:
     goto after_value;
   if (p != end)
     return FALSE;
-  *shape_len = s - self->shape;
-  *vals_len = v - self->vals;
+  *shape_len = s - scratch->shape;
+  *vals_len = v - scratch->vals;
   return TRUE;
 
 key:
@@ -771,77 +790,99 @@ key:
 
 }
 
-/* The number of the shape in self->shape (@n bytes): most texts have the
- * shape of one a little before them, found by its ends and length
- * without hashing all of it. */
+/* The number of the shape @shape (@n bytes): most texts have the shape
+ * of one a little before them, found by its ends and length without
+ * hashing all of it. */
 static guint32
-intern_shape (KsArgsStore *self,
-              gsize        n)
+intern_shape (KsArgsStore  *self,
+              const guint8 *shape,
+              gsize         n)
 {
-  guint64 ends = short_word (self->shape, MIN (n, 8)) ^ (short_word (self->shape + n - MIN (n, 8), MIN (n, 8)) << 1);
+  guint64 ends = short_word (shape, MIN (n, 8)) ^ (short_word (shape + n - MIN (n, 8), MIN (n, 8)) << 1);
   guint32 *last = &self->last_shapes[((ends ^ n) * 0x9e3779b97f4a7c15ull) >> 54 & (N_LAST_SHAPES - 1)];
   guint32 e = *last;
 
   if (e != 0 && self->entry_end[e] - self->entry_end[e - 1] == n
-      && memcmp (self->dict + self->entry_end[e - 1], self->shape, n) == 0)
+      && memcmp (self->dict + self->entry_end[e - 1], shape, n) == 0)
     return e;
-  if ((e = intern (self, self->shape, n)) != 0)
+  if ((e = intern (self, shape, n)) != 0)
     *last = e;
   return e;
 }
 
-gboolean
-ks_args_store_add (KsArgsStore *self,
-                   const char  *text,
-                   gsize        len,
-                   guint32     *id)
+/* Where the next placeholder of the shape [@s, @shape_end) is, or
+ * @shape_end: eight bytes at a time. */
+static inline const guint8 *
+next_placeholder (const guint8 *s,
+                  const guint8 *shape_end)
 {
-  guint8 head[20];
-  guint8 *h = head;
-  const guint8 *body = (const guint8 *) text;
-  gsize body_len = len;
-  gsize shape_len, vals_len;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
 
-  g_return_val_if_fail (self != NULL && self->slots != NULL, FALSE);
-
-  *id = 0;
-  if (text == NULL || len == 0)
-    return TRUE;
-
-  /* A shape is never longer than its text; a value takes at most 3.5
-   * times the bytes of text it stands for (a "" of 2 bytes, 5 bytes of
-   * number; a -0 of 2 bytes, 3 bytes). */
-  if (len <= ENCODE_MAX && len > self->scratch_cap)
+  while (shape_end - s >= 8)
     {
-      gsize cap = MAX (self->scratch_cap * 2, MAX (len, 1024));
-      guint8 *shape = g_try_realloc (self->shape, cap + SHAPE_SLACK);
+      guint64 w, stops;
+
+      memcpy (&w, s, 8);
+      if ((stops = (w - ones * (SHAPE_STRING + 1)) & ~w & (ones * 0x80)) != 0)
+        return s + __builtin_ctzll (stops) / 8;
+      s += 8;
+    }
+#endif
+  while (s < shape_end && *s > SHAPE_STRING)
+    s++;
+  return s;
+}
+
+/* Sizes @scratch for a text of @len bytes: FALSE when it cannot be. A
+ * shape is never longer than its text; a value takes at most 3.5 times
+ * the bytes of text it stands for (a "" of 2 bytes, 5 bytes of number; a
+ * -0 of 2 bytes, 3 bytes; a string left for later, 4 bytes for 3). */
+static gboolean
+scratch_reserve (KsArgsScratch *scratch,
+                 gsize          len)
+{
+  if (len > ENCODE_MAX)
+    return FALSE;
+  if (len > scratch->cap)
+    {
+      gsize cap = MAX (scratch->cap * 2, MAX (len, 1024));
+      guint8 *shape = g_try_realloc (scratch->shape, cap + SHAPE_SLACK);
       guint8 *vals;
 
       if (shape != NULL)
-        self->shape = shape;
-      vals = shape != NULL ? g_try_realloc (self->vals, cap * 4 + 16) : NULL;
+        scratch->shape = shape;
+      vals = shape != NULL ? g_try_realloc (scratch->vals, cap * 4 + 16) : NULL;
       if (vals != NULL)
         {
-          self->vals = vals;
-          self->scratch_cap = cap;
+          scratch->vals = vals;
+          scratch->cap = cap;
         }
     }
+  return len <= scratch->cap;
+}
 
-  if (len <= self->scratch_cap && encode (self, body, len, &shape_len, &vals_len))
-    {
-      guint32 shape = intern_shape (self, shape_len);
+/* Appends the record of a shape number (0: a raw record of @text) and
+ * its values to the store. */
+static gboolean
+store_record (KsArgsStore  *self,
+              guint32       shape,
+              const guint8 *vals,
+              gsize         vals_len,
+              const char   *text,
+              gsize         len,
+              guint32      *id)
+{
+  guint8 head[20];
+  guint8 *h = put_varint (head, shape);
+  const guint8 *body = vals;
+  gsize body_len = vals_len;
 
-      if (shape != 0)
-        {
-          h = put_varint (h, shape);
-          body = self->vals;
-          body_len = vals_len;
-        }
-    }
-  if (h == head)
+  if (shape == 0)
     {
-      h = put_varint (h, 0);
       h = put_varint (h, len);
+      body = (const guint8 *) text;
+      body_len = len;
     }
 
   /* Ids are 32-bit; past 4 GiB of records args are not kept. */
@@ -858,6 +899,125 @@ ks_args_store_add (KsArgsStore *self,
   return TRUE;
 }
 
+gboolean
+ks_args_store_add (KsArgsStore *self,
+                   const char  *text,
+                   gsize        len,
+                   guint32     *id)
+{
+  gsize shape_len, vals_len = 0;
+  guint32 shape = 0;
+
+  g_return_val_if_fail (self != NULL && self->slots != NULL, FALSE);
+
+  *id = 0;
+  if (text == NULL || len == 0)
+    return TRUE;
+
+  if (scratch_reserve (&self->scratch, len) &&
+      encode (self, &self->scratch, (const guint8 *) text, len, &shape_len, &vals_len))
+    shape = intern_shape (self, self->scratch.shape, shape_len);
+  return store_record (self, shape, self->scratch.vals, vals_len, text, len, id);
+}
+
+KsArgsScratch *
+ks_args_scratch_new (void)
+{
+  return g_new0 (KsArgsScratch, 1);
+}
+
+void
+ks_args_scratch_free (KsArgsScratch *scratch)
+{
+  if (scratch == NULL)
+    return;
+  g_free (scratch->shape);
+  g_free (scratch->vals);
+  g_free (scratch);
+}
+
+gsize
+ks_args_prepare (KsArgsScratch *scratch,
+                 const char    *text,
+                 gsize          len)
+{
+  guint8 head[10];
+
+  if (text == NULL || len == 0 || !scratch_reserve (scratch, len) ||
+      !encode (NULL, scratch, (const guint8 *) text, len, &scratch->shape_len, &scratch->vals_len))
+    return 0;
+  return (put_varint (head, scratch->shape_len) - head) + scratch->shape_len + scratch->vals_len;
+}
+
+void
+ks_args_prepared_write (const KsArgsScratch *scratch,
+                        guint8              *out)
+{
+  guint8 *o = put_varint (out, scratch->shape_len);
+
+  memcpy (o, scratch->shape, scratch->shape_len);
+  memcpy (o + scratch->shape_len, scratch->vals, scratch->vals_len);
+}
+
+gboolean
+ks_args_store_add_prepared (KsArgsStore  *self,
+                            const char   *text,
+                            gsize         len,
+                            const guint8 *prepared,
+                            gsize         prepared_len,
+                            guint32      *id)
+{
+  const guint8 *end = prepared + prepared_len;
+  const guint8 *shape, *shape_end, *s, *r;
+  guint64 shape_len;
+  guint8 *v;
+
+  g_return_val_if_fail (self != NULL && self->slots != NULL, FALSE);
+
+  if (prepared_len == 0 || !scratch_reserve (&self->scratch, len))
+    return ks_args_store_add (self, text, len, id);
+
+  *id = 0;
+  shape = get_varint (prepared, &shape_len);
+  shape_end = shape + shape_len;
+  r = shape_end;
+  v = self->scratch.vals;
+
+  /* The values in the order of the text: its strings interned as the
+   * one-step encoding interns them, so that the dictionary, and with it
+   * every record, comes out the same. */
+  for (s = next_placeholder (shape, shape_end); s < shape_end; s = next_placeholder (s + 1, shape_end))
+    {
+      const guint8 *value = r;
+
+      if (*s == SHAPE_NUMBER)
+        {
+          guint64 n;
+          guint tag;
+
+          r = get_tagged (r, &n, &tag);
+          if (tag)
+            r += n;
+          memcpy (v, value, r - value);
+          v += r - value;
+        }
+      else
+        {
+          guint64 at, n;
+          guint32 e;
+
+          r = get_varint (get_varint (r, &at), &n);
+          if ((e = intern (self, (const guint8 *) text + at, n)) == 0)
+            return store_record (self, 0, NULL, 0, text, len, id);
+          v = put_varint (v, e);
+        }
+    }
+  g_assert (r == end);
+
+  return store_record (self, intern_shape (self, shape, shape_len), self->scratch.vals, v - self->scratch.vals,
+                       text, len, id);
+}
+
 void
 ks_args_store_seal (KsArgsStore *self)
 {
@@ -866,9 +1026,9 @@ ks_args_store_seal (KsArgsStore *self)
   g_clear_pointer (&self->slots, g_free);
   g_clear_pointer (&self->recent, g_free);
   g_clear_pointer (&self->last_shapes, g_free);
-  g_clear_pointer (&self->shape, g_free);
-  g_clear_pointer (&self->vals, g_free);
-  self->scratch_cap = 0;
+  g_clear_pointer (&self->scratch.shape, g_free);
+  g_clear_pointer (&self->scratch.vals, g_free);
+  self->scratch.cap = 0;
   self->data = g_realloc (self->data, MAX (self->len, 1));
   self->cap = MAX (self->len, 1);
   self->dict = g_realloc (self->dict, MAX (self->dict_len, 1));
@@ -909,29 +1069,6 @@ out_reserve (GString *out,
   return out->str;
 }
 
-/* Where the next placeholder of the shape [@s, @shape_end) is, or
- * @shape_end: eight bytes at a time. */
-static inline const guint8 *
-next_placeholder (const guint8 *s,
-                  const guint8 *shape_end)
-{
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-
-  while (shape_end - s >= 8)
-    {
-      guint64 w, stops;
-
-      memcpy (&w, s, 8);
-      if ((stops = (w - ones * (SHAPE_STRING + 1)) & ~w & (ones * 0x80)) != 0)
-        return s + __builtin_ctzll (stops) / 8;
-      s += 8;
-    }
-#endif
-  while (s < shape_end && *s > SHAPE_STRING)
-    s++;
-  return s;
-}
 
 void
 ks_args_store_append (const KsArgsStore *self,
@@ -1034,6 +1171,6 @@ ks_args_store_get_memory_size (const KsArgsStore *self)
   if (self->slots != NULL)
     size += ((gsize) self->mask + 1) * sizeof (Slot) + N_RECENT * sizeof (Recent)
             + N_LAST_SHAPES * sizeof (guint32);
-  size += self->scratch_cap * 5 + 16;
+  size += self->scratch.cap * 5 + 16;
   return size;
 }

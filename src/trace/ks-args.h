@@ -32,6 +32,32 @@ gboolean     ks_args_store_add             (KsArgsStore       *self,
                                             const char        *text,
                                             gsize              len,
                                             guint32           *id);
+
+/* Adding in two steps, for text read on another thread than the store's:
+ * ks_args_prepare() walks the text on any thread, each with a scratch of
+ * its own, and ks_args_store_add_prepared() then adds, on the store's
+ * thread, the record that ks_args_store_add() would. */
+typedef struct _KsArgsScratch KsArgsScratch;
+
+KsArgsScratch *ks_args_scratch_new         (void);
+void           ks_args_scratch_free        (KsArgsScratch     *scratch);
+/* Walks @text (@len bytes) into @scratch: the size of what it prepared
+ * to, which ks_args_prepared_write() writes out; 0 when @text does not
+ * prepare (ks_args_store_add_prepared() then adds it as it is). */
+gsize          ks_args_prepare             (KsArgsScratch     *scratch,
+                                            const char        *text,
+                                            gsize              len);
+void           ks_args_prepared_write      (const KsArgsScratch *scratch,
+                                            guint8            *out);
+/* Adds @text as ks_args_store_add() does, from the @prepared_len bytes
+ * that ks_args_prepare() gave for it (0: none). */
+gboolean       ks_args_store_add_prepared  (KsArgsStore       *self,
+                                            const char        *text,
+                                            gsize              len,
+                                            const guint8      *prepared,
+                                            gsize              prepared_len,
+                                            guint32           *id);
+
 /* Frees what only adding needs and gives back unused room. */
 void         ks_args_store_seal            (KsArgsStore       *self);
 /* Appends the text of @id (not 0) to @out. */
@@ -46,5 +72,6 @@ const char  *ks_args_store_get             (const KsArgsStore *self,
 gsize        ks_args_store_get_memory_size (const KsArgsStore *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsArgsStore, ks_args_store_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsArgsScratch, ks_args_scratch_free)
 
 G_END_DECLS

@@ -422,7 +422,7 @@ _ks_sqlite_kscope_load_instants (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_INSTANTS", columns, G_N_ELEMENTS (columns), 1, 1u << 6, 0, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_INSTANTS", columns, G_N_ELEMENTS (columns), 1, "iiiiiia", NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -453,7 +453,7 @@ _ks_sqlite_kscope_load_thread_times (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_SLICE_THREAD_TIMES", columns, G_N_ELEMENTS (columns), 3, 0, 0, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_SLICE_THREAD_TIMES", columns, G_N_ELEMENTS (columns), 3, "iiiii", NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -488,7 +488,7 @@ _ks_sqlite_kscope_load_flows (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_FLOWS", columns, G_N_ELEMENTS (columns), 2, 0, 0, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_FLOWS", columns, G_N_ELEMENTS (columns), 2, "iiiiiiii", NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -546,7 +546,7 @@ _ks_sqlite_kscope_load_counters (KsSqliteReader  *r,
   if (!ks_sqlite_finish (stmt, failed))
     return FALSE;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_COUNTER_SAMPLES", sample_columns, 3, 2, 0, 1u << 2, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_COUNTER_SAMPLES", sample_columns, 3, 2, "iir", NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -585,7 +585,7 @@ _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "KS_MEMORY_EVENTS", columns, G_N_ELEMENTS (columns), 1, 0, 0, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "KS_MEMORY_EVENTS", columns, G_N_ELEMENTS (columns), 1, "iiiiiii", NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 

@@ -604,7 +604,7 @@ _ks_sqlite_nsight_load_nvtx (KsSqliteReader  *r,
     return FALSE;
 
   /* text and jsonText are read as text */
-  if ((found = _ks_sqlite_scan_open (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2, (1u << 4) | (1u << 7), 0,
+  if ((found = _ks_sqlite_scan_open (r, "NVTX_EVENTS", columns, G_N_ELEMENTS (columns), 2, "iiiitiiaii",
                                      "eventType IN (34, 59, 60, 65, 70, 71)", &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -1081,7 +1081,7 @@ _ks_sqlite_nsight_load_gpu_metrics (KsSqliteReader  *r,
   if (!ks_sqlite_finish (stmt, failed))
     return FALSE;
 
-  if ((found = _ks_sqlite_scan_open (r, "GPU_METRICS", sample_columns, 4, 4, 0, 1u << 3, NULL,
+  if ((found = _ks_sqlite_scan_open (r, "GPU_METRICS", sample_columns, 4, 4, "iiir", NULL,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 
@@ -1115,7 +1115,7 @@ _ks_sqlite_nsight_load_memory_usage (KsSqliteReader  *r,
   KsSqliteResult found;
   gboolean failed;
 
-  if ((found = _ks_sqlite_scan_open (r, "CUDA_GPU_MEMORY_USAGE_EVENTS", columns, G_N_ELEMENTS (columns), 5, 0, 0,
+  if ((found = _ks_sqlite_scan_open (r, "CUDA_GPU_MEMORY_USAGE_EVENTS", columns, G_N_ELEMENTS (columns), 5, "iiiii",
                                      NULL, &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 

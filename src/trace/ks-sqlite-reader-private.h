@@ -34,7 +34,7 @@ G_BEGIN_DECLS
 
 #define KS_SQLITE_NONE           G_MAXUINT32
 #define KS_SQLITE_ROWS_PER_CHECK 16384
-#define KS_SQLITE_MAX_WORKERS    3
+#define KS_SQLITE_MAX_WORKERS    5
 /* Timestamps are clamped to ±2^62 ns (146 years) so that no sum overflows. */
 #define KS_SQLITE_TS_LIMIT       (G_GINT64_CONSTANT (1) << 62)
 
@@ -170,16 +170,15 @@ void           _ks_sqlite_report_progress  (KsSqliteReader      *r);
 KsSqliteWorkers *_ks_sqlite_workers_new  (const char          *path,
                                           guint                n_threads);
 void             _ks_sqlite_workers_free (KsSqliteWorkers     *workers);
-/* The rows _ks_sqlite_select() would give, in its order; the columns in
- * @text_mask are read as text, those in @real_mask as doubles, the
- * others as integers. */
+/* The rows _ks_sqlite_select() would give, in its order. @types has a
+ * letter a column: 'i' read as an integer, 'r' as a double, 't' as
+ * text, 'a' as a trace's arguments (text, for row_args()). */
 KsSqliteResult   _ks_sqlite_scan_open    (KsSqliteReader      *r,
                                           const char          *table,
                                           const char * const  *columns,
                                           guint                n_columns,
                                           guint                n_required,
-                                          guint32              text_mask,
-                                          guint32              real_mask,
+                                          const char          *types,
                                           const char          *where,
                                           KsSqliteScan       **scan,
                                           GError             **error);
@@ -233,6 +232,7 @@ typedef struct
 } KsSqliteSource;
 
 #define KS_SQLITE_MAX_SOURCES 10
+#define KS_SQLITE_MAX_COLUMNS 31   /* of a scan */
 
 typedef struct
 {
@@ -439,16 +439,20 @@ row_text (const KsSqliteRow *row,
   return row_null (row, col) ? NULL : row->text + row->v[col];
 }
 
+/* An 'a' column's text comes after its length and the length of what it
+ * was prepared to, which follows it (ks-sqlite-scan.c). */
 static inline guint32
 row_args (KsSqliteReader    *r,
           const KsSqliteRow *row,
           int                col)
 {
   const char *text = row_text (row, col);
+  guint32 words[2];
 
   if (text == NULL)
     return 0;
-  return ks_trace_builder_add_args (r->b, text, strlen (text));
+  memcpy (words, text - sizeof words, sizeof words);
+  return ks_trace_builder_add_prepared_args (r->b, text, words[0], (const guint8 *) text + words[0] + 1, words[1]);
 }
 
 /* The builder's id for StringIds row @id. */

@@ -176,14 +176,14 @@ _ks_sqlite_add_source (KsSqliteReader       *r,
   KsSqliteSource *src;
   KsSqliteScan *scan;
   KsSqliteResult found;
-  guint32 text_mask = 0;
+  char types[KS_SQLITE_MAX_COLUMNS + 1];
 
-  g_assert (sources->n < KS_SQLITE_MAX_SOURCES);
+  g_assert (sources->n < KS_SQLITE_MAX_SOURCES && n_columns <= KS_SQLITE_MAX_COLUMNS);
 
   for (guint i = 0; i < n_columns; i++)
-    if (strcmp (columns[i], "args") == 0)
-      text_mask |= 1u << i;
-  if ((found = _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, text_mask, 0, where,
+    types[i] = strcmp (columns[i], "args") == 0 ? 'a' : 'i';
+  types[n_columns] = 0;
+  if ((found = _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, types, where,
                                      &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 

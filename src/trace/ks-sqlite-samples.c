@@ -138,7 +138,7 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
   shared_chains = g_hash_table_contains (event_have, "callchainId");
 
   chains = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  if ((found = _ks_sqlite_scan_open (r, "COMPOSITE_EVENTS", event_columns, G_N_ELEMENTS (event_columns), 3, 0, 0,
+  if ((found = _ks_sqlite_scan_open (r, "COMPOSITE_EVENTS", event_columns, G_N_ELEMENTS (event_columns), 3, "iiii",
                                      "globalTid IS NOT NULL", &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
   KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
@@ -171,7 +171,7 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
   if (events->len == 0)
     return TRUE;
 
-  if ((found = _ks_sqlite_scan_open (r, "SAMPLING_CALLCHAINS", frame_columns, G_N_ELEMENTS (frame_columns), 4, 0, 0,
+  if ((found = _ks_sqlite_scan_open (r, "SAMPLING_CALLCHAINS", frame_columns, G_N_ELEMENTS (frame_columns), 4, "iiiii",
                                      NULL, &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
   /* A chain's frames come together (Nsight writes them so, and so do we). */

@@ -8,7 +8,8 @@
  * columns is about half of reloading a .kscope. A scan cuts its table
  * into blocks of rowids. Reader threads, each with a connection of its
  * own to the file, read the next blocks ahead into batches (columns as
- * sqlite3_column_int64() or _double() gives them, text copied), and
+ * sqlite3_column_int64() or _double() gives them, text copied, a trace's
+ * arguments prepared for the builder's store, ks_args_prepare()), and
  * the loading thread takes the rows block after block: the rows and their
  * order are those of one SELECT ... ORDER BY rowid. A block no thread has
  * started yet is read by the loading thread itself, on its own
@@ -29,6 +30,7 @@
 
 #include <string.h>
 
+#include "ks-args.h"
 #include "ks-sqlite-reader.h"
 #include "ks-sqlite-reader-private.h"
 
@@ -82,6 +84,7 @@ struct _KsSqliteScan
   guint           n_ints;
   guint8          texts[32];   /* as text */
   guint           n_texts;
+  guint32         args_mask;   /* text columns that are a trace's arguments */
   guint8          reals[32];   /* and as doubles */
   guint           n_reals;
   gboolean        ranged;      /* FALSE: one statement read start to end */
@@ -111,6 +114,7 @@ struct _KsSqliteWorkers
   char     *path;
   GThread **threads;
   guint     n_threads;
+  gboolean  prepare_args;      /* the threads prepare the arguments too */
   guint     read_ahead;        /* blocks the threads read */
   guint     read_here;         /* and the loading thread */
 };
@@ -157,9 +161,14 @@ block_reserve (Block *b,
 }
 
 /* Appends @stmt's row to @b: FALSE when memory ran out. */
+/* A text column's text is copied with its NUL; an arguments column's
+ * after two 32-bit words, the text's length and that of what @args
+ * prepared it to, which follows the NUL (0: not prepared, when read
+ * without a scratch). */
 static gboolean
-block_add_row (Block        *b,
-               sqlite3_stmt *stmt)
+block_add_row (Block         *b,
+               sqlite3_stmt  *stmt,
+               KsArgsScratch *args)
 {
   const KsSqliteScan *scan = b->scan;
   gint64 *v;
@@ -192,6 +201,7 @@ block_add_row (Block        *b,
     {
       guint c = scan->texts[i];
       const char *text = (const char *) sqlite3_column_text (stmt, c);
+      guint32 words[2];
       gsize len;
 
       if (text == NULL)
@@ -200,11 +210,25 @@ block_add_row (Block        *b,
           continue;
         }
       len = (gsize) sqlite3_column_bytes (stmt, c);
-      if (!block_reserve (b, len + 1))
+      words[1] = 0;
+      if (scan->args_mask & (1u << c))
+        {
+          /* arguments end at their first NUL, as the builder takes them */
+          len = strlen (text);
+          words[0] = (guint32) MIN (len, G_MAXUINT32);
+          words[1] = args != NULL ? (guint32) ks_args_prepare (args, text, len) : 0;
+          if (!block_reserve (b, sizeof words + len + 1 + words[1]))
+            return FALSE;
+          memcpy (b->text + b->text_len, words, sizeof words);
+          b->text_len += sizeof words;
+          if (words[1] > 0)
+            ks_args_prepared_write (args, (guint8 *) b->text + b->text_len + len + 1);
+        }
+      else if (!block_reserve (b, len + 1))
         return FALSE;
       memcpy (b->text + b->text_len, text, len + 1);
       v[c] = (gint64) b->text_len;
-      b->text_len += len + 1;
+      b->text_len += len + 1 + words[1];
     }
   b->nulls[b->n_rows++] = nulls;
   return TRUE;
@@ -214,9 +238,10 @@ block_add_row (Block        *b,
  * one from b->lo (past b->skip rows, when it takes an offset), an
  * unranged one from where it stopped. */
 static void
-block_read (Block        *b,
-            sqlite3      *db,
-            sqlite3_stmt *stmt)
+block_read (Block         *b,
+            sqlite3       *db,
+            sqlite3_stmt  *stmt,
+            KsArgsScratch *args)
 {
   const KsSqliteScan *scan = b->scan;
   gsize most_rows = scan->ranged ? G_MAXSIZE : block_rows ();
@@ -251,7 +276,7 @@ block_read (Block        *b,
           b->last_rowid = rowid;
           b->any = TRUE;
         }
-      if (!block_add_row (b, stmt))
+      if (!block_add_row (b, stmt, args))
         {
           rc = SQLITE_NOMEM;
           break;
@@ -290,12 +315,13 @@ census_read (Block        *b,
   sqlite3_reset (stmt);
 }
 
-/* Reads job @b, a block or a census, with a statement prepared on @db
- * by @prepare. */
+/* Runs job @b, a block or a census, with @stmt, its statement on @db;
+ * @args prepares the arguments of a block's rows, or NULL. */
 static void
-job_run (Block        *b,
-         sqlite3      *db,
-         sqlite3_stmt *stmt)
+job_run (Block         *b,
+         sqlite3       *db,
+         sqlite3_stmt  *stmt,
+         KsArgsScratch *args)
 {
   if (stmt == NULL)
     {
@@ -308,7 +334,7 @@ job_run (Block        *b,
   else if (b->census)
     census_read (b, db, stmt);
   else
-    block_read (b, db, stmt);
+    block_read (b, db, stmt, args);
 }
 
 /* The reader threads */
@@ -318,6 +344,7 @@ typedef struct
   KsSqliteWorkers *w;
   sqlite3         *db;
   GHashTable      *stmts;   /* SQL -> its statement on db */
+  KsArgsScratch   *args;
 } Worker;
 
 static sqlite3_stmt *
@@ -334,7 +361,7 @@ worker_stmt (Worker     *self,
 static gpointer
 worker_main (gpointer data)
 {
-  Worker self = { data, NULL, NULL };
+  Worker self = { data, NULL, NULL, NULL };
   KsSqliteWorkers *w = self.w;
 
   /* Without a connection of its own the thread reads nothing; the
@@ -345,6 +372,7 @@ worker_main (gpointer data)
       return NULL;
     }
   self.stmts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sqlite3_finalize);
+  self.args = ks_args_scratch_new ();
 
   g_mutex_lock (&w->mutex);
   for (;;)
@@ -362,7 +390,7 @@ worker_main (gpointer data)
       g_mutex_unlock (&w->mutex);
 
       stmt = worker_stmt (&self, b->census ? b->scan->count_sql : b->scan->sql);
-      job_run (b, self.db, stmt);
+      job_run (b, self.db, stmt, w->prepare_args ? self.args : NULL);
 
       g_mutex_lock (&w->mutex);
       b->state = BLOCK_DONE;
@@ -372,6 +400,7 @@ worker_main (gpointer data)
   g_mutex_unlock (&w->mutex);
 
   g_hash_table_unref (self.stmts);
+  ks_args_scratch_free (self.args);
   sqlite3_close (self.db);
   return NULL;
 }
@@ -386,6 +415,9 @@ _ks_sqlite_workers_new (const char *path,
   g_cond_init (&w->cond);
   g_queue_init (&w->jobs);
   w->path = g_strdup (path);
+  /* With one, it has as much to do as the loading thread: preparing
+   * there would only add the handover. */
+  w->prepare_args = n_threads >= 2;
   w->threads = g_new0 (GThread *, MAX (n_threads, 1));
   for (guint i = 0; i < n_threads; i++)
     {
@@ -486,8 +518,7 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
                       const char * const  *columns,
                       guint                n_columns,
                       guint                n_required,
-                      guint32              text_mask,
-                      guint32              real_mask,
+                      const char          *types,
                       const char          *where,
                       KsSqliteScan       **scan,
                       GError             **error)
@@ -499,7 +530,7 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
   KsSqliteResult found;
   guint n_threads = r->workers != NULL ? r->workers->n_threads : 0;
 
-  g_assert (n_columns < 32);
+  g_assert (n_columns <= KS_SQLITE_MAX_COLUMNS && strlen (types) == n_columns);
 
   *scan = NULL;
   if ((found = _ks_sqlite_select (r, table, columns, n_columns, n_required, where,
@@ -514,9 +545,13 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
   for (guint c = 0; c < n_columns; c++)
     if (!g_hash_table_contains (have, columns[c]))
       s->absent_mask |= 1u << c;
-    else if (text_mask & (1u << c))
-      s->texts[s->n_texts++] = c;
-    else if (real_mask & (1u << c))
+    else if (types[c] == 't' || types[c] == 'a')
+      {
+        s->texts[s->n_texts++] = c;
+        if (types[c] == 'a')
+          s->args_mask |= 1u << c;
+      }
+    else if (types[c] == 'r')
       s->reals[s->n_reals++] = c;
     else
       s->ints[s->n_ints++] = c;
@@ -599,7 +634,7 @@ job_wait (KsSqliteScan *s,
 
   if (!s->ranged)
     {
-      block_read (b, s->r->db, s->stmt);
+      block_read (b, s->r->db, s->stmt, NULL);
       b->state = BLOCK_DONE;
       return;
     }
@@ -617,7 +652,7 @@ job_wait (KsSqliteScan *s,
       g_queue_remove (&w->jobs, job);
       job->state = BLOCK_RUNNING;
       g_mutex_unlock (&w->mutex);
-      job_run (job, s->r->db, here_stmt (job));
+      job_run (job, s->r->db, here_stmt (job), NULL);
       g_mutex_lock (&w->mutex);
       job->state = BLOCK_DONE;
       w->read_here++;
@@ -675,7 +710,7 @@ _ks_sqlite_scan_next (KsSqliteScan  *s,
               /* A batch that filled up: the rest of its block, here
                * (an unranged statement goes on where it stopped). */
               b->skip += b->n_rows;
-              block_read (b, s->r->db, s->ranged ? s->rest : s->stmt);
+              block_read (b, s->r->db, s->ranged ? s->rest : s->stmt, NULL);
               continue;
             }
 

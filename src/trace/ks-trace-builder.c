@@ -338,6 +338,20 @@ ks_trace_builder_add_args (KsTraceBuilder *self,
   return id;
 }
 
+guint32
+ks_trace_builder_add_prepared_args (KsTraceBuilder *self,
+                                    const char     *json,
+                                    gsize           len,
+                                    const guint8   *prepared,
+                                    gsize           prepared_len)
+{
+  guint32 id;
+
+  if (!ks_args_store_add_prepared (self->args, json, len, prepared, prepared_len, &id))
+    _ks_builder_fail_memory (self);
+  return id;
+}
+
 void
 ks_trace_builder_set_metadata (KsTraceBuilder *self,
                                const char     *key,

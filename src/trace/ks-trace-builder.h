@@ -42,6 +42,13 @@ const char     *ks_trace_builder_get_string       (KsTraceBuilder   *self,
 guint32         ks_trace_builder_add_args         (KsTraceBuilder   *self,
                                                    const char       *json,
                                                    gsize             len);
+/* The same, from what ks_args_prepare() made of @json on another thread
+ * (@prepared_len 0: nothing). */
+guint32         ks_trace_builder_add_prepared_args (KsTraceBuilder *self,
+                                                    const char     *json,
+                                                    gsize           len,
+                                                    const guint8   *prepared,
+                                                    gsize           prepared_len);
 
 void            ks_trace_builder_set_metadata     (KsTraceBuilder   *self,
                                                    const char       *key,

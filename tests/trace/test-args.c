@@ -12,18 +12,25 @@
 #include "ks-args.h"
 #include "ks-trace-loader.h"
 
-/* The store's contract: every byte string comes back as it went in. */
+/* The store's contract: every byte string comes back as it went in. And
+ * a twin store that takes each text in two steps (prepared, as on a
+ * reading thread, then added) gives every text the same id and ends up
+ * the same size: the same dictionary and records. */
 typedef struct
 {
-  KsArgsStore *store;
-  GPtrArray   *texts;   /* GBytes, as added */
-  GArray      *ids;     /* guint32 */
+  KsArgsStore   *store;
+  KsArgsStore   *twin;
+  KsArgsScratch *scratch;
+  GPtrArray     *texts;   /* GBytes, as added */
+  GArray        *ids;     /* guint32 */
 } Roundtrip;
 
 static void
 roundtrip_init (Roundtrip *rt)
 {
   rt->store = ks_args_store_new ();
+  rt->twin = ks_args_store_new ();
+  rt->scratch = ks_args_scratch_new ();
   rt->texts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   rt->ids = g_array_new (FALSE, FALSE, sizeof (guint32));
 }
@@ -32,6 +39,8 @@ static void
 roundtrip_clear (Roundtrip *rt)
 {
   g_clear_pointer (&rt->store, ks_args_store_free);
+  g_clear_pointer (&rt->twin, ks_args_store_free);
+  g_clear_pointer (&rt->scratch, ks_args_scratch_free);
   g_clear_pointer (&rt->texts, g_ptr_array_unref);
   g_clear_pointer (&rt->ids, g_array_unref);
 }
@@ -63,10 +72,16 @@ roundtrip_add (Roundtrip  *rt,
 {
   g_autoptr(GString) scratch = g_string_new (NULL);
   GBytes *bytes = g_bytes_new (text, len);
-  guint32 id;
+  gsize prepared_len = ks_args_prepare (rt->scratch, text, len);
+  g_autofree guint8 *prepared = g_malloc (MAX (prepared_len, 1));
+  guint32 id, twin_id;
 
   g_assert_true (ks_args_store_add (rt->store, text, len, &id));
   assert_text (rt->store, id, bytes, scratch);
+  if (prepared_len > 0)
+    ks_args_prepared_write (rt->scratch, prepared);
+  g_assert_true (ks_args_store_add_prepared (rt->twin, text, len, prepared, prepared_len, &twin_id));
+  g_assert_cmpuint (twin_id, ==, id);
   g_ptr_array_add (rt->texts, bytes);
   g_array_append_val (rt->ids, id);
 }
@@ -80,9 +95,14 @@ roundtrip_check_all (Roundtrip *rt)
 
   for (guint pass = 0; pass < 2; pass++)
     {
+      g_assert_cmpuint (ks_args_store_get_memory_size (rt->twin), ==, ks_args_store_get_memory_size (rt->store));
       for (guint i = 0; i < rt->ids->len; i++)
-        assert_text (rt->store, g_array_index (rt->ids, guint32, i), rt->texts->pdata[i], scratch);
+        {
+          assert_text (rt->store, g_array_index (rt->ids, guint32, i), rt->texts->pdata[i], scratch);
+          assert_text (rt->twin, g_array_index (rt->ids, guint32, i), rt->texts->pdata[i], scratch);
+        }
       ks_args_store_seal (rt->store);
+      ks_args_store_seal (rt->twin);
     }
 }
 

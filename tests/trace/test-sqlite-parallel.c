@@ -234,6 +234,12 @@ test_uncut (void)
   /* a column that hides the rowid */
   g_autofree char *hidden = changed_copy (kscope, "hidden.kscope",
                                           "ALTER TABLE KS_SLICES ADD COLUMN rowid INTEGER");
+  /* arguments with a NUL inside: they end there */
+  g_autofree char *nul = changed_copy (kscope, "nul.kscope",
+                                       "UPDATE KS_SLICES SET args = '{\"n\":' || rowid || '}' || char(0) || 'after' "
+                                       "WHERE rowid % 5 = 0");
+  g_autoptr(GBytes) nul_serial = NULL;
+  g_autoptr(GBytes) nul_ahead = NULL;
   g_autofree char *large = NULL;
   g_autoptr(GBytes) large_serial = NULL;
   g_autoptr(GBytes) large_ahead = NULL;
@@ -247,6 +253,11 @@ test_uncut (void)
   g_clear_pointer (&dump, g_bytes_unref);
   dump = load_dump (hidden, "3", "7");
   assert_same_bytes (hidden, want, dump, "7");
+
+  nul_serial = load_dump (nul, "1", NULL);
+  nul_ahead = load_dump (nul, "3", "7");
+  assert_same_bytes (nul, nul_serial, nul_ahead, "7");
+  g_assert_false (test_dump_is_error (nul_serial));
 
   /* Rows of 3 MB of arguments: a batch ends at 8 MB and the loading
    * thread reads the rest of its block. */
