@@ -168,7 +168,8 @@ options_equal (const KsAnalysisOptions *a,
   return a->gap_threshold_ns == b->gap_threshold_ns &&
          !!a->busy_includes_copies == !!b->busy_includes_copies &&
          a->device == b->device &&
-         a->kernel_wait_ns == b->kernel_wait_ns;
+         a->kernel_wait_ns == b->kernel_wait_ns &&
+         !!a->include_warmup == !!b->include_warmup;
 }
 
 /* Context */

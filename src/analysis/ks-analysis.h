@@ -30,6 +30,7 @@ typedef struct
   gboolean busy_includes_copies; /* busy time counts memcpy/memset as well as kernels */
   gint32   device;               /* analyse only this GPU, or -1 for all */
   gint64   kernel_wait_ns;       /* shorter gaps with the launch already issued are kernel wait */
+  gboolean include_warmup;       /* the figures count the warm-up steps too */
 } KsAnalysisOptions;
 
 #define KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS G_GINT64_CONSTANT (10000)
@@ -144,6 +145,8 @@ typedef struct
   gint64  host_start;            /* the span of the step's slice on the CPU */
   gint64  host_end;
   gint64  parts[KS_N_STEP_PARTS];/* sum to end - start */
+  gboolean warmup;               /* one-time work (initialisation, compilation) dominates it */
+  gboolean inferred;             /* found from the trace's repeating structure, not a step marker */
 } KsStep;
 
 typedef enum
