@@ -1,0 +1,46 @@
+/* ks-nvsmi-private.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The text-level pieces of the nvidia-smi reader (ks-nvsmi-values.c):
+ * times, values with their units, splitting rows. */
+
+#define KS_NVSMI_MAX_COLUMNS 256
+#define KS_NVSMI_MIB (1024.0 * 1024.0)
+/* Times from 1970 to 2100, in seconds: their nanoseconds are well
+ * within what the builder keeps (2^62 ns), and no log has others. */
+#define KS_NVSMI_MAX_UNIX_SECONDS G_GINT64_CONSTANT (4102444800)
+
+typedef enum
+{
+  KS_NVSMI_VALUE_OK,
+  KS_NVSMI_VALUE_NOT_NUMBER,
+} KsNvsmiValue;
+
+gboolean      ks_nvsmi_date_time_ns   (GDateTime   *dt,
+                                       gint64      *unix_ns);
+gboolean      ks_nvsmi_parse_time     (const char  *s,
+                                       gint64      *unix_ns);
+gboolean      ks_nvsmi_parse_timestamp (const char *s,
+                                       gint64      *unix_ns);
+gboolean      ks_nvsmi_is_missing     (const char  *s);
+KsNvsmiValue  ks_nvsmi_parse_value    (const char  *s,
+                                       const char  *unit,
+                                       double       scale,
+                                       double      *value);
+gboolean      ks_nvsmi_parse_int      (const char  *s,
+                                       gint64      *value);
+char        **ks_nvsmi_split_csv      (const char  *line);
+char        **ks_nvsmi_split_ws       (const char  *line);
+const char   *ks_nvsmi_skip_bom       (const char  *line);
+
+G_END_DECLS

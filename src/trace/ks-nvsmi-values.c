@@ -1,0 +1,186 @@
+/* ks-nvsmi-values.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-nvsmi-reader"
+
+/* The text of nvidia-smi logs: times, values and their units, rows. */
+
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gio/gio.h>
+#include <glib/gi18n.h>
+
+#include "ks-nvsmi-private.h"
+
+/* @dt in nanoseconds since 1970, or FALSE when it is out of that range. */
+gboolean
+ks_nvsmi_date_time_ns (GDateTime *dt,
+                       gint64    *unix_ns)
+{
+  gint64 seconds = g_date_time_to_unix (dt);
+
+  if (seconds < 0 || seconds >= KS_NVSMI_MAX_UNIX_SECONDS)
+    return FALSE;
+  *unix_ns = seconds * 1000000000 + (gint64) g_date_time_get_microsecond (dt) * 1000;
+  return TRUE;
+}
+
+/* nvidia-smi's timestamp: "2025/06/13 00:27:52.195", local time. */
+gboolean
+ks_nvsmi_parse_time (const char *s,
+                     gint64     *unix_ns)
+{
+  int y, mo, d, h, mi;
+  double sec;
+  char extra;
+  g_autoptr(GTimeZone) tz = NULL;
+  g_autoptr(GDateTime) dt = NULL;
+
+  if (sscanf (s, "%4d/%2d/%2d %2d:%2d:%lf%c", &y, &mo, &d, &h, &mi, &sec, &extra) != 6)
+    return FALSE;
+  if (sec < 0 || sec >= 60)
+    return FALSE;
+  tz = g_time_zone_new_local ();
+  dt = g_date_time_new (tz, y, mo, d, h, mi, sec);
+  return dt != NULL && ks_nvsmi_date_time_ns (dt, unix_ns);
+}
+
+/* Any timestamp a log of nvidia-smi's columns carries: its own format,
+ * ISO 8601 (scripts that rewrite it) or seconds since the epoch. */
+gboolean
+ks_nvsmi_parse_timestamp (const char *s,
+                          gint64     *unix_ns)
+{
+  char *end;
+  double v;
+
+  if (ks_nvsmi_parse_time (s, unix_ns))
+    return TRUE;
+  if (strchr (s, 'T') != NULL && strchr (s, '-') != NULL)
+    {
+      g_autoptr(GTimeZone) tz = g_time_zone_new_local ();
+      g_autoptr(GDateTime) dt = g_date_time_new_from_iso8601 (s, tz);
+
+      return dt != NULL && ks_nvsmi_date_time_ns (dt, unix_ns);
+    }
+  errno = 0;
+  v = g_ascii_strtod (s, &end);
+  /* after 2001 and before 2100: a count of seconds, not some number */
+  if (errno != 0 || end == s || *end != 0 || !(v >= 1e9 && v < KS_NVSMI_MAX_UNIX_SECONDS))
+    return FALSE;
+  *unix_ns = (gint64) llround (v * 1e9);
+  return TRUE;
+}
+
+gboolean
+ks_nvsmi_is_missing (const char *s)
+{
+  return *s == 0 || strcmp (s, "-") == 0 || strcmp (s, "N/A") == 0 || (*s == '[' && g_str_has_suffix (s, "]"));
+}
+
+/* The multiplier a unit printed after a value stands for, relative to
+ * the field's own unit (memory is MiB). */
+static gboolean
+unit_factor (const char *unit,
+             double      field_scale,
+             double     *factor)
+{
+  static const struct { const char *unit; double bytes; } memory[] = {
+    { "B", 1 }, { "KiB", 1024.0 }, { "MiB", KS_NVSMI_MIB }, { "GiB", KS_NVSMI_MIB * 1024.0 }, { "MB", KS_NVSMI_MIB },
+  };
+
+  if (field_scale == KS_NVSMI_MIB)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (memory); i++)
+        if (strcmp (unit, memory[i].unit) == 0)
+          {
+            *factor = memory[i].bytes;
+            return TRUE;
+          }
+      return FALSE;
+    }
+  *factor = field_scale;
+  return TRUE;
+}
+
+/* "37 %", "1 MiB", "75.20 W", "1410 MHz" or a bare number. */
+KsNvsmiValue
+ks_nvsmi_parse_value (const char *s,
+                      const char *unit,
+                      double      scale,
+                      double     *value)
+{
+  char *end;
+  double factor = scale;
+
+  errno = 0;
+  *value = g_ascii_strtod (s, &end);
+  if (end == s || errno != 0 || !isfinite (*value))
+    return KS_NVSMI_VALUE_NOT_NUMBER;
+  while (*end == ' ')
+    end++;
+  if (*end != 0 && !unit_factor (end, scale, &factor))
+    return KS_NVSMI_VALUE_NOT_NUMBER;
+  *value *= factor;
+  return KS_NVSMI_VALUE_OK;
+}
+
+gboolean
+ks_nvsmi_parse_int (const char *s,
+                    gint64     *value)
+{
+  char *end;
+
+  errno = 0;
+  *value = g_ascii_strtoll (s, &end, 10);
+  return end != s && *end == 0 && errno == 0;
+}
+
+char **
+ks_nvsmi_split_csv (const char *line)
+{
+  char **fields = g_strsplit (line, ",", KS_NVSMI_MAX_COLUMNS + 1);
+
+  for (char **f = fields; *f; f++)
+    g_strstrip (*f);
+  return fields;
+}
+
+char **
+ks_nvsmi_split_ws (const char *line)
+{
+  g_autoptr(GPtrArray) out = g_ptr_array_new ();
+  const char *p = line;
+
+  while (*p && out->len <= KS_NVSMI_MAX_COLUMNS)
+    {
+      const char *start;
+
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == 0)
+        break;
+      start = p;
+      while (*p && *p != ' ' && *p != '\t')
+        p++;
+      g_ptr_array_add (out, g_strndup (start, p - start));
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
+const char *
+ks_nvsmi_skip_bom (const char *line)
+{
+  return g_str_has_prefix (line, "\xef\xbb\xbf") ? line + 3 : line;
+}
+
