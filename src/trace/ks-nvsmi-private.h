@@ -23,7 +23,8 @@ G_BEGIN_DECLS
 typedef enum
 {
   KS_NVSMI_VALUE_OK,
-  KS_NVSMI_VALUE_NOT_NUMBER,
+  KS_NVSMI_VALUE_NOT_NUMBER,  /* text, hex, NaN, infinity, beyond a double */
+  KS_NVSMI_VALUE_WRONG_UNIT,  /* a number in a unit its column cannot take */
 } KsNvsmiValue;
 
 gboolean      ks_nvsmi_date_time_ns   (GDateTime   *dt,

@@ -741,6 +741,7 @@ read_row (Reader   *r,
     {
       Column *c = g_ptr_array_index (r->columns, i);
       const char *v = fields[i];
+      KsNvsmiValue parsed;
       double value;
 
       if (c->kind == COL_NAME && !ks_nvsmi_is_missing (v))
@@ -752,7 +753,12 @@ read_row (Reader   *r,
           r->missing++;
           continue;
         }
-      if (ks_nvsmi_parse_value (v, c->counter_unit, c->scale, &value) != KS_NVSMI_VALUE_OK)
+      parsed = ks_nvsmi_parse_value (v, c->counter_unit, c->scale, &value);
+      /* "0.3 kW" is 300 W, but "5 MiB" is no percentage: read as 5 %
+       * it would be a wrong figure no warning could mend */
+      if (parsed == KS_NVSMI_VALUE_WRONG_UNIT)
+        return fail (r, error, _("“%s” is in a unit that column “%s” cannot take"), v, c->field);
+      if (parsed != KS_NVSMI_VALUE_OK)
         {
           if (c->kind == COL_UNKNOWN && r->kind == KS_NVSMI_QUERY_CSV)
             {

@@ -87,32 +87,75 @@ ks_nvsmi_is_missing (const char *s)
   return *s == 0 || strcmp (s, "-") == 0 || strcmp (s, "N/A") == 0 || (*s == '[' && g_str_has_suffix (s, "]"));
 }
 
-/* The multiplier a unit printed after a value stands for, relative to
- * the field's own unit (memory is MiB). */
+/* The units a value may carry in a column of each counter unit, and
+ * what they are in that unit: nvidia-smi prints the column's own, other
+ * tools and hand edits the rest. Memory columns are in MiB (their scale). */
+static const struct
+{
+  const char *column;
+  const char *unit;
+  double      factor;
+} units[] = {
+  { "%",   "%",   1 },
+  { "W",   "W",   1 },
+  { "W",   "kW",  1e3 },
+  { "W",   "mW",  1e-3 },
+  { "MHz", "MHz", 1 },
+  { "MHz", "GHz", 1e3 },
+  { "MHz", "kHz", 1e-3 },
+  { "°C",  "C",   1 },
+  { "°C",  "°C",  1 },
+};
+
+static const struct
+{
+  const char *unit;
+  double      bytes;
+} memory_units[] = {
+  { "B", 1 }, { "KiB", 1024.0 }, { "MiB", KS_NVSMI_MIB }, { "GiB", KS_NVSMI_MIB * 1024.0 },
+  { "MB", KS_NVSMI_MIB },
+};
+
+/* The factor @suffix, printed after a value of a column of counter
+ * unit @unit and @scale, stands for; FALSE for a unit the column cannot
+ * take ("5 MiB" in a % column). A column whose unit is not in the table
+ * (a field we do not know) takes its header's unit, or any without one. */
 static gboolean
-unit_factor (const char *unit,
-             double      field_scale,
+unit_factor (const char *suffix,
+             const char *unit,
+             double      scale,
              double     *factor)
 {
-  static const struct { const char *unit; double bytes; } memory[] = {
-    { "B", 1 }, { "KiB", 1024.0 }, { "MiB", KS_NVSMI_MIB }, { "GiB", KS_NVSMI_MIB * 1024.0 }, { "MB", KS_NVSMI_MIB },
-  };
+  gboolean known = FALSE;
 
-  if (field_scale == KS_NVSMI_MIB)
+  if (scale == KS_NVSMI_MIB)
     {
-      for (guint i = 0; i < G_N_ELEMENTS (memory); i++)
-        if (strcmp (unit, memory[i].unit) == 0)
+      for (guint i = 0; i < G_N_ELEMENTS (memory_units); i++)
+        if (strcmp (suffix, memory_units[i].unit) == 0)
           {
-            *factor = memory[i].bytes;
+            *factor = memory_units[i].bytes;
             return TRUE;
           }
       return FALSE;
     }
-  *factor = field_scale;
+  for (guint i = 0; unit != NULL && i < G_N_ELEMENTS (units); i++)
+    if (strcmp (unit, units[i].column) == 0)
+      {
+        known = TRUE;
+        if (strcmp (suffix, units[i].unit) == 0)
+          {
+            *factor = units[i].factor * scale;
+            return TRUE;
+          }
+      }
+  if (known || (unit != NULL && *unit != 0 && strcmp (suffix, unit) != 0))
+    return FALSE;
+  *factor = scale;
   return TRUE;
 }
 
-/* "37 %", "1 MiB", "75.20 W", "1410 MHz" or a bare number. */
+/* "37 %", "1 MiB", "75.20 W", "1410 MHz" or a bare number, in decimal:
+ * strtod would also take "0x10", "nan" and "inf". */
 KsNvsmiValue
 ks_nvsmi_parse_value (const char *s,
                       const char *unit,
@@ -126,10 +169,13 @@ ks_nvsmi_parse_value (const char *s,
   *value = g_ascii_strtod (s, &end);
   if (end == s || errno != 0 || !isfinite (*value))
     return KS_NVSMI_VALUE_NOT_NUMBER;
+  for (const char *p = s; p < end; p++)
+    if (!g_ascii_isdigit (*p) && strchr ("+-.eE", *p) == NULL)
+      return KS_NVSMI_VALUE_NOT_NUMBER;
   while (*end == ' ')
     end++;
-  if (*end != 0 && !unit_factor (end, scale, &factor))
-    return KS_NVSMI_VALUE_NOT_NUMBER;
+  if (*end != 0 && !unit_factor (end, unit, scale, &factor))
+    return KS_NVSMI_VALUE_WRONG_UNIT;
   *value *= factor;
   return KS_NVSMI_VALUE_OK;
 }

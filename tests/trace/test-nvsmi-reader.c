@@ -564,6 +564,60 @@ test_bad_logs (void)
   }
 }
 
+/* Values in a unit other than their column's: converted when it is the
+ * same quantity (kW, GHz), refused naming the line when it is not (MiB
+ * in a % column), and never a hexadecimal, NaN or infinite number. */
+static void
+test_units (void)
+{
+  const char *text =
+    "index, power.draw [W], clocks.sm [MHz], temperature.gpu, memory.used [MiB]\n"
+    "0, 0.3 kW, 1.98 GHz, 45 C, 2 GiB\n"
+    "0, 250 W, 1410 MHz, 46, 1024 KiB\n"
+    "0, 1500 mW, 500 kHz, 47 °C, 3 MiB\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (text, NULL, &error);
+  const KsCounter *c;
+
+  g_assert_no_error (error);
+  c = get_counter (trace, "GPU power", "W", 0);
+  g_assert_cmpuint (c->n_samples, ==, 3);
+  g_assert_cmpfloat_with_epsilon (c->value[0], 300, 1e-9);
+  g_assert_cmpfloat (c->value[1], ==, 250);
+  g_assert_cmpfloat_with_epsilon (c->value[2], 1.5, 1e-12);
+  c = get_counter (trace, "SM clock", "MHz", 0);
+  g_assert_cmpfloat_with_epsilon (c->value[0], 1980, 1e-9);
+  g_assert_cmpfloat (c->value[1], ==, 1410);
+  g_assert_cmpfloat_with_epsilon (c->value[2], 0.5, 1e-12);
+  c = get_counter (trace, "GPU temperature", "°C", 0);
+  g_assert_cmpfloat (c->value[0], ==, 45);
+  g_assert_cmpfloat (c->value[2], ==, 47);
+  c = get_counter (trace, "GPU memory used", "bytes", 0);
+  g_assert_cmpfloat (c->value[0], ==, 2048 * MIB);
+  g_assert_cmpfloat (c->value[1], ==, 1024 * 1024);
+  g_assert_cmpfloat (c->value[2], ==, 3 * MIB);
+
+  expect_error ("index, utilization.gpu [%]\n0, 5 %\n0, 5 MiB\n",
+                "test.log: line 3: “5 MiB” is in a unit that column “utilization.gpu” cannot take");
+  expect_error ("index, power.draw [W]\n0, 1.98 GHz\n",
+                "test.log: line 2: “1.98 GHz” is in a unit that column “power.draw” cannot take");
+  expect_error ("index, memory.used [MiB]\n0, 5 %\n",
+                "test.log: line 2: “5 %” is in a unit that column “memory.used” cannot take");
+  expect_error ("index, clocks.sm [MHz]\n0, 300 W\n",
+                "test.log: line 2: “300 W” is in a unit that column “clocks.sm” cannot take");
+  /* a field we do not know keeps its header's unit */
+  expect_error ("index, utilization.gpu, power.max_limit [W]\n0, 5, 700 W\n0, 5, 5 %\n",
+                "test.log: line 3: “5 %” is in a unit that column “power.max_limit” cannot take");
+  expect_error ("index, utilization.gpu, encoder.stats.averageFps [fps]\n0, 5, 30 fps\n0, 5, 30 Hz\n",
+                "test.log: line 3: “30 Hz” is in a unit that column “encoder.stats.averageFps” cannot take");
+  expect_error ("index, utilization.gpu [%]\n0, 0x10 %\n",
+                "test.log: line 2: “0x10 %” is not a number (column “utilization.gpu”)");
+  expect_error ("index, utilization.gpu\n0, 0x10\n", "test.log: line 2: “0x10” is not a number");
+  expect_error ("index, utilization.gpu\n0, nan\n", "test.log: line 2: “nan” is not a number");
+  expect_error ("index, utilization.gpu\n0, inf\n", "test.log: line 2: “inf” is not a number");
+  expect_error ("index, utilization.gpu\n0, 1e999\n", "test.log: line 2: “1e999” is not a number");
+}
+
 /* Through the loader, by content: a file named .json that is a log and
  * a .csv that is not. */
 static void
@@ -734,6 +788,7 @@ main (int    argc,
   g_test_add_func ("/nvsmi/h200-logs", test_h200_logs);
   g_test_add_func ("/nvsmi/pmon", test_pmon);
   g_test_add_func ("/nvsmi/bad-logs", test_bad_logs);
+  g_test_add_func ("/nvsmi/units", test_units);
   g_test_add_func ("/nvsmi/loader", test_loader);
 
   return g_test_run ();
