@@ -63,6 +63,7 @@ typedef struct
   const char *counter_unit;
   double      scale;
   GArray     *ids;        /* guint32 counter + 1 per device, 0 when not made yet */
+  gboolean    numbers;    /* a value of it was read as a number */
 } Column;
 
 typedef struct
@@ -167,6 +168,7 @@ typedef struct
   guint64              rows;
   guint64              missing;
   guint64              cut;
+  KsNvsmiChecks        checks;
 } Reader;
 
 static void
@@ -614,6 +616,7 @@ read_row (Reader   *r,
 {
   gint64 device = 0, ts = 0, pid = -1;
   gboolean have_ts = FALSE, have_date = FALSE;
+  KsNvsmiBasis basis;
   gint64 date_ns = 0, tod_seconds = -1;
   const char *pid_text = NULL;
   const char *command = NULL;
@@ -643,29 +646,13 @@ read_row (Reader   *r,
           have_ts = TRUE;
           break;
         case COL_DATE:
-          {
-            int y, m, d;
-            char extra;
-            g_autoptr(GDateTime) dt = NULL;
-            g_autoptr(GTimeZone) tz = NULL;
-
-            if (sscanf (v, "%4d%2d%2d%c", &y, &m, &d, &extra) != 3 ||
-                (tz = g_time_zone_new_local (), dt = g_date_time_new (tz, y, m, d, 0, 0, 0)) == NULL ||
-                !ks_nvsmi_date_time_ns (dt, &date_ns))
-              return fail (r, error, _("“%s” is not a date (YYYYMMDD)"), v);
-            have_date = TRUE;
-          }
+          if (!ks_nvsmi_parse_date (v, &date_ns))
+            return fail (r, error, _("“%s” is not a date (YYYYMMDD)"), v);
+          have_date = TRUE;
           break;
         case COL_TIME:
-          {
-            int h, mi, s;
-            char extra;
-
-            if (sscanf (v, "%2d:%2d:%2d%c", &h, &mi, &s, &extra) != 3 || h > 23 || mi > 59 || s > 60 ||
-                h < 0 || mi < 0 || s < 0)
-              return fail (r, error, _("“%s” is not a time (HH:MM:SS)"), v);
-            tod_seconds = h * 3600 + mi * 60 + s;
-          }
+          if (!ks_nvsmi_parse_time_of_day (v, &tod_seconds))
+            return fail (r, error, _("“%s” is not a time (HH:MM:SS)"), v);
           break;
         case COL_DEVICE:
           if ((int) i == r->device_col && (!ks_nvsmi_parse_int (v, &device) || device < 0 || device > MAX_DEVICE))
@@ -723,6 +710,13 @@ read_row (Reader   *r,
    * apart: past the range of the clock */
   if (ts < 0)
     return fail (r, error, _("the log's times run past the year 2100"));
+
+  /* times that go back, or of another kind than the first rows':
+   * left out, counted */
+  basis = have_ts || (have_date && tod_seconds >= 0) ? KS_NVSMI_BASIS_WALL :
+          tod_seconds >= 0 ? KS_NVSMI_BASIS_DAY : KS_NVSMI_BASIS_SAMPLES;
+  if (!ks_nvsmi_checks_time (&r->checks, r->line, basis, r->rows > 0 ? r->last_ts : G_MININT64, ts))
+    return TRUE;
   r->last_ts = ts;
   r->last_device = (int) device;
   r->rows++;
@@ -760,6 +754,13 @@ read_row (Reader   *r,
         return fail (r, error, _("“%s” is in a unit that column “%s” cannot take"), v, c->field);
       if (parsed != KS_NVSMI_VALUE_OK)
         {
+          if (c->kind == COL_UNKNOWN && r->kind == KS_NVSMI_QUERY_CSV && c->numbers)
+            {
+              /* a counter that turns to text mid-file: its values that
+               * are numbers are kept, the others counted */
+              ks_nvsmi_checks_text (&r->checks, r->line, c->field, v);
+              continue;
+            }
           if (c->kind == COL_UNKNOWN && r->kind == KS_NVSMI_QUERY_CSV)
             {
               /* a text field we do not know ("Enabled", "P0"): no counter */
@@ -772,6 +773,7 @@ read_row (Reader   *r,
        * the total memory would not fit the GPU's row */
       if (fabs (value) > MAX_VALUE)
         return fail (r, error, _("“%s” is out of range (column “%s”)"), v, c->field);
+      c->numbers = TRUE;
       if (c->kind == COL_MEMORY_TOTAL)
         gpu->total_memory = (guint64) MAX (value, 0);
       if (process != KS_NO_INDEX)
@@ -1100,6 +1102,7 @@ ks_nvsmi_reader_load_data (const char            *data,
         ks_trace_builder_add_warning (r.b, _("%s: the log has no times: its samples are taken as %g s apart "
                                              "(nvidia-smi -l %g); give --interval for another"),
                                       name, r.interval, r.interval);
+      ks_nvsmi_checks_warn (&r.checks, r.b, name);
       if (r.cut > 0)
         ks_trace_builder_add_warning (r.b, _("%s: line %" PRIu64 " is cut short (the log was still "
                                              "being written): left out"),
@@ -1112,6 +1115,7 @@ ks_nvsmi_reader_load_data (const char            *data,
   g_hash_table_unref (r.pmon_counters);
   g_hash_table_unref (r.in_sample);
   g_free (r.last_time_text);
+  ks_nvsmi_checks_clear (&r.checks);
 
   if (!ok)
     {

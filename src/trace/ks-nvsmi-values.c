@@ -81,6 +81,38 @@ ks_nvsmi_parse_timestamp (const char *s,
   return TRUE;
 }
 
+/* dmon/pmon -o D: "20250613", local midnight. */
+gboolean
+ks_nvsmi_parse_date (const char *s,
+                     gint64     *unix_ns)
+{
+  int y, m, d;
+  char extra;
+  g_autoptr(GTimeZone) tz = NULL;
+  g_autoptr(GDateTime) dt = NULL;
+
+  if (sscanf (s, "%4d%2d%2d%c", &y, &m, &d, &extra) != 3)
+    return FALSE;
+  tz = g_time_zone_new_local ();
+  dt = g_date_time_new (tz, y, m, d, 0, 0, 0);
+  return dt != NULL && ks_nvsmi_date_time_ns (dt, unix_ns);
+}
+
+/* dmon/pmon -o T: "00:27:52", in seconds since midnight. */
+gboolean
+ks_nvsmi_parse_time_of_day (const char *s,
+                            gint64     *seconds)
+{
+  int h, mi, sec;
+  char extra;
+
+  if (sscanf (s, "%2d:%2d:%2d%c", &h, &mi, &sec, &extra) != 3 || h > 23 || mi > 59 || sec > 60 ||
+      h < 0 || mi < 0 || sec < 0)
+    return FALSE;
+  *seconds = h * 3600 + mi * 60 + sec;
+  return TRUE;
+}
+
 gboolean
 ks_nvsmi_is_missing (const char *s)
 {
