@@ -1,0 +1,214 @@
+/* test-hostile-input.c: files that are valid, or nearly, in ways no
+ * writer of ours produces
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Each file is built here and loaded through the same loader as
+ * `kinescope-cli`, the window and the thumbnailer. Valid files must load
+ * whole; what a file holds that cannot be kept is counted in a load
+ * warning, never dropped in silence; a file that cannot be read fails
+ * with a message naming the file and the problem.
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <zlib.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "ks-trace-loader.h"
+
+static char *base_dir;
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  g_chmod (dir, 0755);
+  while (d != NULL && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *child = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_assert_cmpint (g_unlink (child), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static char *
+write_file (const char *name,
+            const void *data,
+            gsize       len)
+{
+  char *path = g_build_filename (base_dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  return path;
+}
+
+static KsTrace *
+load_path (const char  *path,
+           GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return ks_trace_load (file, NULL, NULL, error);
+}
+
+static guint64
+count_slices (KsTrace *trace)
+{
+  guint64 n = 0;
+
+  for (guint32 i = 0; i < trace->n_tracks; i++)
+    n += trace->tracks[i].n_slices;
+  return n;
+}
+
+static void
+assert_contains (const char *text,
+                 const char *part)
+{
+  if (strstr (text, part) == NULL)
+    g_error ("“%s” does not say “%s”", text, part);
+}
+
+/* A gzip member of @text (RFC 1952) with @flags (FEXTRA 0x04, FNAME
+ * 0x08, FCOMMENT 0x10, FHCRC 0x02) and a name of @name_len bytes. */
+static GByteArray *
+gzip_member (const char *text,
+             guint8      flags,
+             gsize       name_len)
+{
+  GByteArray *out = g_byte_array_new ();
+  guint8 fixed[10] = { 0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 3 };
+  guint8 buf[4096];
+  z_stream z = { 0 };
+  guint32 crc = crc32 (0, (const Bytef *) text, strlen (text));
+  guint32 size = strlen (text);
+  guint8 trailer[8];
+
+  g_byte_array_append (out, fixed, sizeof fixed);
+  if (flags & 0x04)
+    g_byte_array_append (out, (const guint8 *) "\x06\x00" "AB\x02\x00xy", 8);
+  if (flags & 0x08)
+    {
+      for (gsize i = 0; i < name_len; i++)
+        g_byte_array_append (out, (const guint8 *) "n", 1);
+      g_byte_array_append (out, (const guint8 *) "", 1);
+    }
+  if (flags & 0x10)
+    g_byte_array_append (out, (const guint8 *) "a comment", 10);
+  if (flags & 0x02)
+    {
+      guint16 hcrc = crc32 (0, out->data, out->len) & 0xffff;
+      guint8 le[2] = { hcrc & 0xff, hcrc >> 8 };
+
+      g_byte_array_append (out, le, 2);
+    }
+  g_assert_cmpint (deflateInit2 (&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
+  z.next_in = (Bytef *) text;
+  z.avail_in = strlen (text);
+  for (int ret = Z_OK; ret != Z_STREAM_END;)
+    {
+      z.next_out = buf;
+      z.avail_out = sizeof buf;
+      ret = deflate (&z, Z_FINISH);
+      g_assert_true (ret == Z_OK || ret == Z_STREAM_END);
+      g_byte_array_append (out, buf, sizeof buf - z.avail_out);
+    }
+  deflateEnd (&z);
+  for (int i = 0; i < 4; i++)
+    {
+      trailer[i] = (crc >> (8 * i)) & 0xff;
+      trailer[4 + i] = (size >> (8 * i)) & 0xff;
+    }
+  g_byte_array_append (out, trailer, sizeof trailer);
+  return out;
+}
+
+static const char *two_slices =
+  "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":5},"
+  "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":3}]}";
+
+/* A valid gzip file whose header names a 1 MB file (gzip -N keeps
+ * names of any length) used to read as "truncated", then as a checksum
+ * mismatch: its data starts past the first 64 KiB that are sniffed. */
+static void
+test_gzip_long_header (void)
+{
+  const struct { guint8 flags; gsize name_len; } cases[] = {
+    { 0x08, 1000000 }, { 0x08, 65536 + 7 }, { 0x04 | 0x08 | 0x10 | 0x02, 12 }, { 0x04 | 0x10, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GByteArray) gz = gzip_member (two_slices, cases[i].flags, cases[i].name_len);
+      g_autofree char *name = g_strdup_printf ("header-%u.json.gz", i);
+      g_autofree char *path = write_file (name, gz->data, gz->len);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = load_path (path, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (count_slices (trace), ==, 2);
+      g_assert_cmpint (trace->duration_ns, ==, 13000);
+    }
+
+  /* the header read apart, the trailer is still checked */
+  {
+    g_autoptr(GByteArray) gz = gzip_member (two_slices, 0x08, 1000000);
+    g_autofree char *path = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = NULL;
+
+    gz->data[gz->len - 8] ^= 1;
+    path = write_file ("bad-crc.json.gz", gz->data, gz->len);
+    trace = load_path (path, &error);
+    g_assert_null (trace);
+    assert_contains (error->message, "bad-crc.json.gz: gzip checksum mismatch");
+  }
+}
+
+/* A header that never ends within 16 MiB is refused saying so. */
+static void
+test_gzip_endless_header (void)
+{
+  gsize len = 16 * 1024 * 1024 + 65536;
+  g_autofree guint8 *data = g_malloc (len);
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+
+  memset (data, 'n', len);
+  memcpy (data, "\x1f\x8b\x08\x08\0\0\0\0\0\x03", 10);
+  path = write_file ("endless.json.gz", data, len);
+  trace = load_path (path, &error);
+  g_assert_null (trace);
+  assert_contains (error->message, "endless.json.gz: a gzip header (file name or comment) longer than 16 MiB");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  base_dir = g_dir_make_tmp ("ks-hostile-input-XXXXXX", NULL);
+  g_assert_nonnull (base_dir);
+
+  g_test_add_func ("/hostile-input/gzip-long-header", test_gzip_long_header);
+  g_test_add_func ("/hostile-input/gzip-endless-header", test_gzip_endless_header);
+
+  ret = g_test_run ();
+  remove_tree (base_dir);
+  return ret;
+}
