@@ -49,6 +49,13 @@ gboolean      ks_nvsmi_parse_int      (const char  *s,
 char        **ks_nvsmi_split_csv      (const char  *line);
 char        **ks_nvsmi_split_ws       (const char  *line);
 const char   *ks_nvsmi_skip_bom       (const char  *line);
+gboolean      ks_nvsmi_is_utf16       (const guint8 *data,
+                                       gsize        len);
+char         *ks_nvsmi_utf16_to_utf8  (const guint8 *data,
+                                       gsize        len,
+                                       gboolean     first_line,
+                                       gsize       *out_len,
+                                       GError     **error);
 
 /* What the times of a row are counted from. */
 typedef enum

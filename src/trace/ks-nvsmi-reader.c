@@ -409,6 +409,12 @@ ks_nvsmi_sniff (const guint8 *data,
   const char *p = (const char *) data;
   const char *end = p + len;
 
+  if (ks_nvsmi_is_utf16 (data, len))
+    {
+      g_autofree char *line = ks_nvsmi_utf16_to_utf8 (data, len, TRUE, NULL, NULL);
+
+      return line != NULL ? sniff_line (g_strstrip (line), have_columns) : KS_NVSMI_NONE;
+    }
   /* the first line that is not blank */
   while (p < end)
     {
@@ -1037,11 +1043,27 @@ ks_nvsmi_reader_load_data (const char            *data,
                            GError               **error)
 {
   Reader r = { 0 };
+  g_autofree char *utf8 = NULL;
   GHashTableIter iter;
   gpointer value;
   gboolean ok;
   KsTrace *trace;
 
+  /* PowerShell's `nvidia-smi … > log.csv` writes UTF-16 */
+  if (ks_nvsmi_is_utf16 ((const guint8 *) data, len))
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      utf8 = ks_nvsmi_utf16_to_utf8 ((const guint8 *) data, len, FALSE, &len, &local_error);
+      if (utf8 == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: a UTF-16 text file that does not "
+                                                                     "convert to UTF-8: %s"),
+                       name, local_error->message);
+          return NULL;
+        }
+      data = utf8;
+    }
   r.name = name;
   r.data = data;
   r.len = len;

@@ -262,3 +262,57 @@ ks_nvsmi_skip_bom (const char *line)
   return g_str_has_prefix (line, "\xef\xbb\xbf") ? line + 3 : line;
 }
 
+/* PowerShell's `>` and Out-File write UTF-16 with a byte order mark. */
+gboolean
+ks_nvsmi_is_utf16 (const guint8 *data,
+                   gsize         len)
+{
+  return len >= 2 && ((data[0] == 0xff && data[1] == 0xfe) || (data[0] == 0xfe && data[1] == 0xff));
+}
+
+/* @data, UTF-16 text with its byte order mark, as UTF-8; with
+ * @first_line only up to the first line's end (for sniffing). */
+char *
+ks_nvsmi_utf16_to_utf8 (const guint8  *data,
+                        gsize          len,
+                        gboolean       first_line,
+                        gsize         *out_len,
+                        GError       **error)
+{
+  gboolean little = data[0] == 0xff;
+  gsize n = (len - 2) / 2;
+  g_autofree gunichar2 *text = NULL;
+  glong written = 0;
+  char *out;
+
+  if (!first_line && len % 2 != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("UTF-16 text of an odd number of bytes"));
+      return NULL;
+    }
+  text = g_new (gunichar2, MAX (n, 1));
+  for (gsize i = 0; i < n; i++)
+    {
+      const guint8 *p = data + 2 + 2 * i;
+
+      text[i] = little ? (p[0] | (p[1] << 8)) : ((p[0] << 8) | p[1]);
+      if (text[i] == 0)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("UTF-16 text with a NUL character"));
+          return NULL;
+        }
+      if (first_line && text[i] == '\n')
+        {
+          n = i;
+          break;
+        }
+    }
+  out = g_utf16_to_utf8 (text, n, NULL, &written, error);
+  if (out == NULL)
+    return NULL;
+  if (out_len != NULL)
+    *out_len = written;
+  return out;
+}

@@ -21,6 +21,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
+#include "ks-nvsmi-private.h"
 #include "ks-nvsmi-reader.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
@@ -411,7 +412,10 @@ detect_format (GFile    *file,
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                          _("%s: compressed data that is not a JSON trace"), name);
         }
-
+      else if (ks_nvsmi_is_utf16 (data, len))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: UTF-16 text that is not an nvidia-smi log; only UTF-8 text is read as a trace"),
+                     name);
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      _("%s: not a trace file: neither JSON, gzip-compressed JSON, a SQLite database nor an nvidia-smi log"),

@@ -195,6 +195,71 @@ test_gzip_endless_header (void)
   assert_contains (error->message, "endless.json.gz: a gzip header (file name or comment) longer than 16 MiB");
 }
 
+/* PowerShell's `nvidia-smi --query-gpu=… > gpu.csv` writes UTF-16 with
+ * a byte order mark: read like the UTF-8 log. */
+static void
+test_utf16_nvsmi (void)
+{
+  const char *text =
+    "timestamp, index, utilization.gpu [%], memory.used [MiB]\r\n"
+    "2025/06/13 00:00:00.000, 0, 10 %, 100 MiB\r\n"
+    "2025/06/13 00:00:01.000, 0, 20 %, 200 MiB\r\n"
+    "2025/06/13 00:00:02.000, 0, 30 %, 300 MiB\r\n";
+  gsize n = strlen (text);
+
+  for (int big = 0; big <= 1; big++)
+    {
+      g_autoptr(GByteArray) bytes = g_byte_array_new ();
+      g_autofree char *name = g_strdup_printf ("gpu-utf16%s.csv", big ? "be" : "le");
+      g_autofree char *path = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = NULL;
+      const KsCounter *c = NULL;
+
+      g_byte_array_append (bytes, (const guint8 *) (big ? "\xfe\xff" : "\xff\xfe"), 2);
+      for (gsize i = 0; i < n; i++)
+        {
+          guint8 unit[2] = { big ? 0 : text[i], big ? text[i] : 0 };
+
+          g_byte_array_append (bytes, unit, 2);
+        }
+      path = write_file (name, bytes->data, bytes->len);
+      trace = load_path (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (trace->format, ==, KS_FORMAT_NVIDIA_SMI);
+      for (guint32 i = 0; i < trace->n_counters; i++)
+        if (strcmp (ks_trace_string (trace, trace->counters[i].name), "GPU memory used") == 0)
+          c = &trace->counters[i];
+      g_assert_nonnull (c);
+      g_assert_cmpuint (c->n_samples, ==, 3);
+      g_assert_cmpfloat (c->value[2], ==, 300.0 * 1024 * 1024);
+      g_assert_cmpint (c->ts[2] - c->ts[0], ==, 2000000000);
+    }
+
+  /* UTF-16 that is no log says it is UTF-16 */
+  {
+    const guint8 json[] = { 0xff, 0xfe, '{', 0, '}', 0 };
+    g_autofree char *path = write_file ("utf16.json", json, sizeof json);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_path (path, &error);
+
+    g_assert_null (trace);
+    assert_contains (error->message, "utf16.json: UTF-16 text that is not an nvidia-smi log");
+  }
+  /* an unpaired surrogate in a log */
+  {
+    const guint8 bad[] = { 0xff, 0xfe, 'i', 0, 'n', 0, 'd', 0, 'e', 0, 'x', 0, ',', 0, ' ', 0,
+                           'u', 0, 't', 0, 'i', 0, 'l', 0, 'i', 0, 'z', 0, 'a', 0, 't', 0, 'i', 0, 'o', 0,
+                           'n', 0, '.', 0, 'g', 0, 'p', 0, 'u', 0, '\n', 0, '0', 0, ',', 0, 0x00, 0xd8 };
+    g_autofree char *path = write_file ("surrogate.csv", bad, sizeof bad);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_path (path, &error);
+
+    g_assert_null (trace);
+    assert_contains (error->message, "surrogate.csv: a UTF-16 text file that does not convert to UTF-8");
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -207,6 +272,7 @@ main (int    argc,
 
   g_test_add_func ("/hostile-input/gzip-long-header", test_gzip_long_header);
   g_test_add_func ("/hostile-input/gzip-endless-header", test_gzip_endless_header);
+  g_test_add_func ("/hostile-input/utf16-nvsmi", test_utf16_nvsmi);
 
   ret = g_test_run ();
   remove_tree (base_dir);
