@@ -43,6 +43,14 @@ remove_tree (const char *dir)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+static const char *
+warnings (KsTrace *trace)
+{
+  const char *w = ks_trace_get_metadata (trace, "warnings");
+
+  return w != NULL ? w : "";
+}
+
 static char *
 write_file (const char *name,
             const void *data,
@@ -260,6 +268,47 @@ test_utf16_nvsmi (void)
   }
 }
 
+/* A complete event with a negative duration is kept as an instant, as
+ * Chrome draws it, and counted; counter values that are not numbers
+ * ("NaN", "", "1e999", true) are counted, not dropped in silence. An
+ * event whose arguments come before its phase is a counter only once
+ * "ph" says so: the values of other events are not counted. */
+static void
+test_json_dropped_values (void)
+{
+  const char *json =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":-5},"
+    "{\"ph\":\"X\",\"name\":\"neg2\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":-0.5},"
+    "{\"ph\":\"X\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":3},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":10,"
+    "\"args\":{\"a\":\"NaN\",\"b\":\"\",\"c\":\"1e999\",\"d\":7,\"e\":\"8\",\"f\":true}},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":20,\"args\":{\"d\":9,\"e\":1e999}},"
+    "{\"args\":{\"x\":\"NaN\"},\"ph\":\"X\",\"name\":\"args-first\",\"pid\":1,\"tid\":1,\"ts\":300,\"dur\":1}"
+    "]}";
+  g_autofree char *path = write_file ("dropped.json", json, strlen (json));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_path (path, &error);
+  g_autofree char *neg = g_strdup_printf ("%s: 2 complete events with a negative duration were kept as zero-length", path);
+  g_autofree char *values = g_strdup_printf ("%s: 5 counter values that are not numbers (or beyond a double's "
+                                             "range) were left out", path);
+  guint zero = 0;
+  guint64 samples = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_slices (trace), ==, 4);
+  for (guint32 i = 0; i < trace->n_tracks; i++)
+    for (guint32 k = 0; k < trace->tracks[i].n_slices; k++)
+      zero += trace->tracks[i].start[k] == trace->tracks[i].end[k];
+  g_assert_cmpuint (zero, ==, 2);
+  for (guint32 i = 0; i < trace->n_counters; i++)
+    samples += trace->counters[i].n_samples;
+  /* d and e at 10, d at 20 */
+  g_assert_cmpuint (samples, ==, 3);
+  assert_contains (warnings (trace), neg);
+  assert_contains (warnings (trace), values);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -273,6 +322,7 @@ main (int    argc,
   g_test_add_func ("/hostile-input/gzip-long-header", test_gzip_long_header);
   g_test_add_func ("/hostile-input/gzip-endless-header", test_gzip_endless_header);
   g_test_add_func ("/hostile-input/utf16-nvsmi", test_utf16_nvsmi);
+  g_test_add_func ("/hostile-input/json-dropped-values", test_json_dropped_values);
 
   ret = g_test_run ();
   remove_tree (base_dir);
