@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include <sqlite3.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -309,6 +310,52 @@ test_json_dropped_values (void)
   assert_contains (warnings (trace), values);
 }
 
+/* The same in a .kscope: slices whose end comes before their start, and
+ * counter samples whose value is NULL (what SQLite keeps of a NaN), text
+ * or infinite, are counted. The rows are changed with SQL here and the
+ * counts taken from SQLite, apart from the reader. */
+static void
+test_kscope_dropped_values (void)
+{
+  g_autofree char *source = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "small_mlp_60steps.kscope", NULL);
+  g_autofree char *path = g_build_filename (base_dir, "dropped.kscope", NULL);
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+  sqlite3 *db = NULL;
+  int negative, nulls, texts, infinite;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autofree char *said_neg = NULL;
+  g_autofree char *said_values = NULL;
+
+  g_assert_true (g_file_get_contents (source, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (path, contents, len, NULL));
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start - 1000 WHERE rowid % 97 = 0",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  negative = sqlite3_changes (db);
+  g_assert_cmpint (sqlite3_exec (db, "UPDATE KS_COUNTER_SAMPLES SET value = NULL WHERE rowid % 50 = 0",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  nulls = sqlite3_changes (db);
+  g_assert_cmpint (sqlite3_exec (db, "UPDATE KS_COUNTER_SAMPLES SET value = 'NaN' WHERE rowid % 50 = 1",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  texts = sqlite3_changes (db);
+  g_assert_cmpint (sqlite3_exec (db, "UPDATE KS_COUNTER_SAMPLES SET value = 1e999 WHERE rowid % 50 = 2",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  infinite = sqlite3_changes (db);
+  g_assert_cmpint (sqlite3_close (db), ==, SQLITE_OK);
+  g_assert_cmpint (negative, >, 10);
+  g_assert_cmpint (nulls, >, 5);
+
+  trace = load_path (path, &error);
+  g_assert_no_error (error);
+  said_neg = g_strdup_printf ("%d slices that end before they start were kept as zero-length", negative);
+  said_values = g_strdup_printf ("%d counter samples whose value is not a finite number were left out",
+                                 nulls + texts + infinite);
+  assert_contains (warnings (trace), said_neg);
+  assert_contains (warnings (trace), said_values);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -323,6 +370,7 @@ main (int    argc,
   g_test_add_func ("/hostile-input/gzip-endless-header", test_gzip_endless_header);
   g_test_add_func ("/hostile-input/utf16-nvsmi", test_utf16_nvsmi);
   g_test_add_func ("/hostile-input/json-dropped-values", test_json_dropped_values);
+  g_test_add_func ("/hostile-input/kscope-dropped-values", test_kscope_dropped_values);
 
   ret = g_test_run ();
   remove_tree (base_dir);
