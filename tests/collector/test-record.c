@@ -236,6 +236,75 @@ test_missing_command (void)
   result_clear (&r);
 }
 
+/* A command that exists but cannot run, and options that cannot work,
+ * each refused with what is wrong before anything is written. */
+static void
+test_bad_arguments (void)
+{
+  g_autofree char *path = out_path ("bad-arguments.kscope");
+  g_autofree char *script = out_path ("not-executable.sh");
+  g_autofree char *hidden = out_path (".kscope");
+  g_autofree char *link = out_path ("dangling.kscope");
+  g_autofree char *target = out_path ("nowhere/trace.kscope");
+  g_autofree char *said = NULL;
+  const struct { const char *option, *value, *says; } options[] = {
+    { "-o", "", "-o “” names no file" },
+    { "-o", "runs/", "-o “runs/” names no file" },
+    { "--progress-fd", "999", "--progress-fd 999 is not a file descriptor open for writing" },
+    { "--progress-fd", "-5", "--progress-fd -5 is not a file descriptor open for writing" },
+    { "--duration", "nan", "--delay and --duration take a number of seconds" },
+    { "--duration", "inf", "--delay and --duration take a number of seconds" },
+    { "--duration", "1e10", "--delay and --duration take a number of seconds" },
+    { "--delay", "nan", "--delay and --duration take a number of seconds" },
+  };
+  Result r;
+
+  run_cli (&r, 0, "-o", path, "--", tmp_dir, NULL);
+  g_assert_cmpint (r.status, ==, 126);
+  said = g_strdup_printf ("%s: a folder, not a program", tmp_dir);
+  g_assert_nonnull (strstr (r.err, said));
+  result_clear (&r);
+
+  g_assert_true (g_file_set_contents (script, "#!/bin/sh\nexit 0\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0644), ==, 0);
+  run_cli (&r, 0, "-o", path, "--", script, NULL);
+  g_assert_cmpint (r.status, ==, 126);
+  g_clear_pointer (&said, g_free);
+  said = g_strdup_printf ("%s: not executable", script);
+  g_assert_nonnull (strstr (r.err, said));
+  result_clear (&r);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      if (g_str_equal (options[i].option, "-o"))
+        run_cli (&r, 0, options[i].option, options[i].value, "--", "true", NULL);
+      else
+        run_cli (&r, 0, options[i].option, options[i].value, "-o", path, "--", "true", NULL);
+      g_assert_cmpint (r.status, ==, 2);
+      if (strstr (r.err, options[i].says) == NULL)
+        g_error ("“%s” does not say “%s”", r.err, options[i].says);
+      result_clear (&r);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (hidden, G_FILE_TEST_EXISTS));
+    }
+
+  /* a link to nothing is named as such, left alone, and replaced (not
+   * followed) with --force */
+  g_assert_cmpint (symlink (target, link), ==, 0);
+  run_cli (&r, 0, "-o", link, "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is a symbolic link to a file that does not exist"));
+  result_clear (&r);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  run_cli (&r, 0, "-f", "-t", "gpu-metrics", "-o", link, "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_false (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+}
+
 static void
 test_overwrite (void)
 {
@@ -1013,6 +1082,7 @@ main (int    argc,
 
   g_test_add_func ("/collector/record/exit-status", test_exit_status);
   g_test_add_func ("/collector/record/missing-command", test_missing_command);
+  g_test_add_func ("/collector/record/bad-arguments", test_bad_arguments);
   g_test_add_func ("/collector/record/duration", test_duration);
   g_test_add_func ("/collector/record/descendants", test_descendants);
   g_test_add_func ("/collector/record/overwrite", test_overwrite);
