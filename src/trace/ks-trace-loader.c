@@ -322,6 +322,22 @@ detect_format (GFile    *file,
 
   if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
     {
+      g_autoptr(GFileEnumerator) children = NULL;
+
+      /* a folder that cannot be listed says why, not that it is empty */
+      children = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_QUERY_INFO_NONE,
+                                            NULL, &local_error);
+      if (children == NULL)
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                         _("%s: the folder cannot be read: permission denied"), name);
+          else
+            g_set_error (error, G_IO_ERROR, local_error->code, _("%s: the folder cannot be read: %s"),
+                         name, local_error->message);
+          g_clear_error (&local_error);
+          return KS_FORMAT_UNKNOWN;
+        }
       if (!ks_json_reader_is_trace_folder (file))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,

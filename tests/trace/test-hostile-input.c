@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <gio/gio.h>
@@ -356,6 +357,45 @@ test_kscope_dropped_values (void)
   assert_contains (warnings (trace), said_values);
 }
 
+/* A folder that cannot be listed says so, not that it holds no traces.
+ * Root reads any folder, so the load runs in a child that gives up root
+ * first. */
+static void
+test_unreadable_folder (void)
+{
+  g_autofree char *locked = g_build_filename (base_dir, "locked", NULL);
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = NULL;
+
+      if (geteuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
+        g_error ("could not give up root");
+      trace = load_path (locked, &error);
+      g_assert_null (trace);
+      g_print ("%s\n", error->message);
+      return;
+    }
+
+  g_assert_cmpint (g_mkdir (locked, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (base_dir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (locked, 0), ==, 0);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*/locked: the folder cannot be read: permission denied*");
+  g_assert_cmpint (g_chmod (locked, 0755), ==, 0);
+
+  /* an empty folder still says it holds no traces */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_path (locked, &error);
+
+    g_assert_null (trace);
+    assert_contains (error->message, "/locked: the folder holds no trace files");
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -363,16 +403,23 @@ main (int    argc,
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  base_dir = g_dir_make_tmp ("ks-hostile-input-XXXXXX", NULL);
+  /* a subprocess works in its parent's folder, and leaves it */
+  if (g_test_subprocess ())
+    base_dir = g_strdup (g_getenv ("KS_HOSTILE_INPUT_DIR"));
+  else
+    base_dir = g_dir_make_tmp ("ks-hostile-input-XXXXXX", NULL);
   g_assert_nonnull (base_dir);
+  g_setenv ("KS_HOSTILE_INPUT_DIR", base_dir, TRUE);
 
   g_test_add_func ("/hostile-input/gzip-long-header", test_gzip_long_header);
   g_test_add_func ("/hostile-input/gzip-endless-header", test_gzip_endless_header);
   g_test_add_func ("/hostile-input/utf16-nvsmi", test_utf16_nvsmi);
   g_test_add_func ("/hostile-input/json-dropped-values", test_json_dropped_values);
   g_test_add_func ("/hostile-input/kscope-dropped-values", test_kscope_dropped_values);
+  g_test_add_func ("/hostile-input/unreadable-folder", test_unreadable_folder);
 
   ret = g_test_run ();
-  remove_tree (base_dir);
+  if (!g_test_subprocess ())
+    remove_tree (base_dir);
   return ret;
 }
