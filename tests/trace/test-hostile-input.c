@@ -22,6 +22,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
 
 static char *base_dir;
@@ -396,6 +397,64 @@ test_unreadable_folder (void)
   }
 }
 
+/* SQLite's advice for untrusted files: limits on a value's length, a
+ * statement's and a table's columns, and cell sizes checked. A .kscope
+ * with a 300-column table or a 40 MiB name is refused naming the file;
+ * the test data, and every file of ours, is well within them. */
+static void
+test_sqlite_limits (void)
+{
+  g_autofree char *source = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "small_mlp_60steps.kscope", NULL);
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+  const struct { const char *name, *sql, *says; } cases[] = {
+    { "wide.kscope", NULL, "wide.kscope” is damaged: malformed database schema (WIDE) - too many columns on WIDE" },
+    { "long.kscope", "UPDATE StringIds SET value = printf('%.*c', 40 * 1024 * 1024, 'x') "
+                     "WHERE id = (SELECT MIN(id) FROM StringIds)",
+      "long.kscope”: it holds a value larger than 32 MiB" },
+  };
+  sqlite3 *db = NULL;
+
+  g_assert_true (g_file_get_contents (source, &contents, &len, NULL));
+
+  g_assert_cmpint (ks_sqlite_open_untrusted (source, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_limit (db, SQLITE_LIMIT_LENGTH, -1), ==, 32 * 1024 * 1024);
+  g_assert_cmpint (sqlite3_limit (db, SQLITE_LIMIT_SQL_LENGTH, -1), ==, 100000);
+  g_assert_cmpint (sqlite3_limit (db, SQLITE_LIMIT_COLUMN, -1), ==, 256);
+  {
+    sqlite3_stmt *stmt = NULL;
+
+    g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA cell_size_check", -1, &stmt, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+    g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 1);
+    sqlite3_finalize (stmt);
+  }
+  sqlite3_close (db);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = write_file (cases[i].name, contents, len);
+      g_autoptr(GString) sql = g_string_new (cases[i].sql);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = NULL;
+
+      if (cases[i].sql == NULL)
+        {
+          g_string_append (sql, "CREATE TABLE WIDE (c0 INTEGER");
+          for (int c = 1; c < 300; c++)
+            g_string_append_printf (sql, ", c%d INTEGER", c);
+          g_string_append (sql, ")");
+        }
+      g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_exec (db, sql->str, NULL, NULL, NULL), ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_close (db), ==, SQLITE_OK);
+      trace = load_path (path, &error);
+      g_assert_null (trace);
+      assert_contains (error->message, cases[i].says);
+      g_assert_cmpint (g_unlink (path), ==, 0);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -417,6 +476,7 @@ main (int    argc,
   g_test_add_func ("/hostile-input/json-dropped-values", test_json_dropped_values);
   g_test_add_func ("/hostile-input/kscope-dropped-values", test_kscope_dropped_values);
   g_test_add_func ("/hostile-input/unreadable-folder", test_unreadable_folder);
+  g_test_add_func ("/hostile-input/sqlite-limits", test_sqlite_limits);
 
   ret = g_test_run ();
   if (!g_test_subprocess ())
