@@ -18,6 +18,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -796,8 +797,54 @@ test_output_in_use (void)
   result_clear (&r);
 }
 
+/* Whether a process holds SQLite's PENDING byte of the file open as
+ * @fd: a writer does from when it wants to commit until the readers
+ * let it. F_GETLK leaves the locks of this process alone; closing @fd
+ * would not, so the caller keeps it open while its reader is. */
+static gboolean
+writer_waits (int fd)
+{
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0x40000000, .l_len = 1 };
+
+  return fcntl (fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+/* Whether another connection sees committed rows of KS_COUNTER_SAMPLES:
+ * the table is created with its first row, in the recorder's transaction. */
+static gboolean
+samples_committed (const char *path)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gboolean seen = FALSE;
+
+  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2 (db, "SELECT COUNT(*) FROM KS_COUNTER_SAMPLES", -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW)
+    seen = sqlite3_column_int64 (stmt, 0) > 0;
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return seen;
+}
+
+/* Polls @done until it holds; a test that waits on a condition, with a
+ * deadline far past any machine's load, not on a guess of time. */
+#define WAIT_UNTIL(done, what)                                                   \
+  G_STMT_START {                                                                 \
+    gint64 deadline_ = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;            \
+    while (!(done))                                                              \
+      {                                                                          \
+        if (g_get_monotonic_time () > deadline_)                                 \
+          g_error ("waited 60 s for %s", what);                                  \
+        g_usleep (10 * 1000);                                                    \
+      }                                                                          \
+  } G_STMT_END
+
 /* Someone reads the file while it is recorded (kinescope-cli info, the
- * window): the writer waits for the reader instead of failing. */
+ * window): the writer waits for the reader instead of failing. The
+ * reader starts once samples are committed (before, there is no table to
+ * read: under load that took longer than any fixed delay) and holds its
+ * transaction until the writer is seen waiting to commit. */
 static void
 test_output_read_meanwhile (void)
 {
@@ -809,17 +856,20 @@ test_output_read_meanwhile (void)
   sqlite3 *reader = NULL;
   GPid pid;
   int status;
+  int fd;
 
   g_spawn_async (tmp_dir, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
                  NULL, NULL, &pid, &error);
   g_assert_no_error (error);
-  /* samples are being written: hold a read transaction over two commits */
-  g_usleep (500 * 1000);
+  WAIT_UNTIL (samples_committed (path), "the first committed samples");
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
   g_assert_cmpint (sqlite3_open_v2 (path, &reader, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (reader, "BEGIN; SELECT COUNT(*) FROM KS_COUNTER_SAMPLES", NULL, NULL, NULL), ==, SQLITE_OK);
-  g_usleep (600 * 1000);
+  WAIT_UNTIL (writer_waits (fd), "the recorder to wait for the reader");
   sqlite3_exec (reader, "COMMIT", NULL, NULL, NULL);
   sqlite3_close (reader);
+  close (fd);
 
   status = wait_for (pid);
   g_assert_true (WIFEXITED (status));
