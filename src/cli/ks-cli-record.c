@@ -7,7 +7,8 @@
 
 /* kinescope-cli record: runs a command with the collector and writes a
  * .kscope, the way `nsys profile` does. Exits with the command's status
- * (128 + signal when it was killed, 127 when it could not be started). */
+ * (128 + signal when it was killed, 127 when it was not found, 126 when
+ * it cannot be run). */
 
 #define G_LOG_DOMAIN "ks-cli-record"
 
@@ -20,6 +21,8 @@
 #include "ks-recorder.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <glib/gi18n.h>
@@ -31,6 +34,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* --duration's timer counts milliseconds in a guint: 49 days. */
+#define MAX_DURATION_S 4294967u
 
 typedef struct
 {
@@ -276,15 +282,47 @@ print_summary (Record          *r,
     ks_cli_printerr (_("Note: no CUDA activity was recorded (the command made no CUDA calls that reached the collector)\n"));
 }
 
-static gboolean
-command_exists (const char *program)
+/* Why @program cannot be started, with the shell's status for it (127
+ * not found, 126 found but not runnable), or NULL when it can. */
+static char *
+command_problem (const char *program,
+                 int        *status)
 {
   g_autofree char *found = NULL;
+  GStatBuf st;
 
-  if (strchr (program, '/') != NULL)
-    return g_file_test (program, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (program, G_FILE_TEST_IS_DIR);
-  found = g_find_program_in_path (program);
-  return found != NULL;
+  *status = 127;
+  if (strchr (program, '/') == NULL)
+    {
+      found = g_find_program_in_path (program);
+      return found == NULL ? g_strdup_printf (_("%s: command not found"), program) : NULL;
+    }
+  if (g_stat (program, &st) != 0)
+    return g_strdup_printf ("%s: %s", program, g_strerror (errno));
+  *status = 126;
+  if (S_ISDIR (st.st_mode))
+    return g_strdup_printf (_("%s: a folder, not a program"), program);
+  if (!S_ISREG (st.st_mode) || g_access (program, X_OK) != 0)
+    return g_strdup_printf (_("%s: not executable (no permission to run it)"), program);
+  return NULL;
+}
+
+/* -o names a file, not only a folder: "" and "runs/" would make a
+ * hidden ".kscope". */
+static gboolean
+output_names_file (const char *output)
+{
+  return *output != 0 && !g_str_has_suffix (output, G_DIR_SEPARATOR_S);
+}
+
+/* --progress-fd must be open for writing now: a number nothing has
+ * opened would only fail once the recording runs. */
+static gboolean
+progress_fd_writable (int fd)
+{
+  int flags = fd >= 0 ? fcntl (fd, F_GETFL) : -1;
+
+  return flags != -1 && (flags & O_ACCMODE) != O_RDONLY;
 }
 
 int
@@ -370,6 +408,24 @@ ks_cli_record (int    argc,
       ks_cli_printerr (_("kinescope-cli record: unknown capture range “%s” (use none, cudaProfilerApi or nvtx:NAME)\n"), capture);
       return 2;
     }
+  /* G_OPTION_ARG_DOUBLE takes "nan" and "inf" */
+  if (!isfinite (delay) || !isfinite (duration) || duration > MAX_DURATION_S)
+    {
+      ks_cli_printerr (_("kinescope-cli record: --delay and --duration take a number of seconds "
+                         "(--duration at most %u)\n"), MAX_DURATION_S);
+      return 2;
+    }
+  if (output != NULL && !output_names_file (output))
+    {
+      ks_cli_printerr (_("kinescope-cli record: -o “%s” names no file\n"), output);
+      return 2;
+    }
+  if (progress_fd != -1 && !progress_fd_writable (progress_fd))
+    {
+      ks_cli_printerr (_("kinescope-cli record: --progress-fd %d is not a file descriptor open for writing\n"),
+                       progress_fd);
+      return 2;
+    }
   if (frequency < 1 || frequency > 100 || delay < 0 || duration < 0 || osrt_threshold < 0)
     {
       ks_cli_printerr (_("kinescope-cli record: --gpu-metrics-frequency must be 1–100; --delay, --duration and --osrt-threshold must not be negative\n"));
@@ -417,11 +473,16 @@ ks_cli_record (int    argc,
     output = absolute;
   }
 
-  if (!command_exists (command[0]))
-    {
-      ks_cli_printerr (_("kinescope-cli record: %s: command not found\n"), command[0]);
-      return 127;
-    }
+  {
+    int status;
+    g_autofree char *problem = command_problem (command[0], &status);
+
+    if (problem != NULL)
+      {
+        ks_cli_printerr ("kinescope-cli record: %s\n", problem);
+        return status;
+      }
+  }
 
   /* A file size limit must turn into a write error, not kill us. */
   signal (SIGXFSZ, SIG_IGN);

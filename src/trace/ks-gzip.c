@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 #include <glib/gi18n.h>
 #include <inttypes.h>
+#include <string.h>
 
 #if HAVE_ISAL
 # include <isa-l/igzip_lib.h>
@@ -21,10 +22,36 @@
 
 #include "ks-gzip.h"
 
+#if HAVE_ISAL
+/* Where in a member's header the reader is: ISA-L's own header parser
+ * fails on a file name or comment that spans its inputs (a 1 MB FNAME
+ * read as a checksum mismatch), so the header is skipped here and ISA-L
+ * inflates the deflate data and checks the trailer. */
+enum
+{
+  HDR_FIXED,    /* ID1 ID2 CM FLG MTIME(4) XFL OS */
+  HDR_XLEN,
+  HDR_EXTRA,
+  HDR_NAME,
+  HDR_COMMENT,
+  HDR_CRC,
+  HDR_DONE,
+};
+
+#define FLAG_HCRC    0x02
+#define FLAG_EXTRA   0x04
+#define FLAG_NAME    0x08
+#define FLAG_COMMENT 0x10
+#endif
+
 struct _KsGzip
 {
 #if HAVE_ISAL
   struct inflate_state state;
+  int           hdr;          /* HDR_* */
+  guint8        hdr_flags;
+  guint         hdr_left;     /* bytes of the current part still to skip */
+  guint8        hdr_fixed[10];
 #else
   z_stream      z;
 #endif
@@ -41,7 +68,9 @@ reset_member (KsGzip *self)
 {
 #if HAVE_ISAL
   isal_inflate_reset (&self->state);
-  self->state.crc_flag = ISAL_GZIP;
+  self->state.crc_flag = ISAL_GZIP_NO_HDR_VER;
+  self->hdr = HDR_FIXED;
+  self->hdr_left = sizeof self->hdr_fixed;
 #else
   inflateReset (&self->z);
 #endif
@@ -55,7 +84,9 @@ ks_gzip_new (void)
 
 #if HAVE_ISAL
   isal_inflate_init (&self->state);
-  self->state.crc_flag = ISAL_GZIP;
+  self->state.crc_flag = ISAL_GZIP_NO_HDR_VER;
+  self->hdr = HDR_FIXED;
+  self->hdr_left = sizeof self->hdr_fixed;
 #else
   /* 15 + 16: gzip wrapper only */
   if (inflateInit2 (&self->z, 15 + 16) != Z_OK)
@@ -112,6 +143,91 @@ consume (KsGzip *self,
   self->total_in += n;
 }
 
+#if HAVE_ISAL
+/* The part of the header after @self->hdr that the flags ask for. */
+static void
+next_header_part (KsGzip *self)
+{
+  while (self->hdr != HDR_DONE)
+    {
+      self->hdr++;
+      if ((self->hdr == HDR_XLEN && (self->hdr_flags & FLAG_EXTRA)) ||
+          (self->hdr == HDR_NAME && (self->hdr_flags & FLAG_NAME)) ||
+          (self->hdr == HDR_COMMENT && (self->hdr_flags & FLAG_COMMENT)) ||
+          (self->hdr == HDR_CRC && (self->hdr_flags & FLAG_HCRC)))
+        break;
+      if (self->hdr == HDR_EXTRA && self->hdr_left > 0)
+        break;
+    }
+  self->hdr_left = self->hdr == HDR_XLEN || self->hdr == HDR_CRC ? 2 : self->hdr_left;
+}
+
+/* Skips what of a member's header is in the input; FALSE on a header
+ * that is not gzip's. */
+static gboolean
+skip_header (KsGzip  *self,
+             GError **error)
+{
+  while (self->hdr != HDR_DONE && self->in_len > 0)
+    {
+      switch (self->hdr)
+        {
+        case HDR_FIXED:
+          self->hdr_fixed[sizeof self->hdr_fixed - self->hdr_left] = self->in[0];
+          consume (self, 1);
+          if (--self->hdr_left > 0)
+            break;
+          if (self->hdr_fixed[0] != 0x1f || self->hdr_fixed[1] != 0x8b || self->hdr_fixed[2] != 8)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           _("corrupt gzip data near compressed byte %" PRIu64), self->total_in);
+              return FALSE;
+            }
+          self->hdr_flags = self->hdr_fixed[3];
+          next_header_part (self);
+          break;
+        case HDR_XLEN:
+          /* little-endian: the low byte first */
+          if (self->hdr_left == 2)
+            self->hdr_fixed[0] = self->in[0];
+          else
+            self->hdr_fixed[1] = self->in[0];
+          consume (self, 1);
+          if (--self->hdr_left > 0)
+            break;
+          self->hdr_left = self->hdr_fixed[0] | self->hdr_fixed[1] << 8;
+          next_header_part (self);
+          break;
+        case HDR_EXTRA:
+        case HDR_CRC:
+          {
+            gsize n = MIN (self->in_len, self->hdr_left);
+
+            consume (self, n);
+            self->hdr_left -= n;
+            if (self->hdr_left == 0)
+              next_header_part (self);
+          }
+          break;
+        case HDR_NAME:
+        case HDR_COMMENT:
+          {
+            const guint8 *nul = memchr (self->in, 0, self->in_len);
+
+            consume (self, nul != NULL ? (gsize) (nul - self->in) + 1 : self->in_len);
+            if (nul != NULL)
+              next_header_part (self);
+          }
+          break;
+        case HDR_DONE:
+        default:
+          break;
+        }
+    }
+  return TRUE;
+}
+#endif
+
 gssize
 ks_gzip_inflate (KsGzip  *self,
                  guint8  *out,
@@ -140,6 +256,10 @@ ks_gzip_inflate (KsGzip  *self,
       self->started = TRUE;
 
 #if HAVE_ISAL
+      if (!skip_header (self, error))
+        return -1;
+      if (self->hdr != HDR_DONE)
+        break;
       {
         int ret;
         gsize chunk = MIN (self->in_len, G_MAXUINT32);

@@ -50,6 +50,7 @@ ks_json_event_reset (Event *ev)
   ev->device_id = -1;
   ev->has_arg_name = ev->has_labels = ev->has_sort_index = FALSE;
   ev->n_counter_args = 0;
+  ev->n_bad_counter_values = 0;
   ev->copy_kind = ev->src_kind = ev->dst_kind = 0;
 }
 
@@ -371,8 +372,10 @@ ks_json_on_scalar (Reader     *r,
                     r->ev->counter_value[r->ev->n_counter_args++] = v;
                   else
                     {
-                      /* keep key and value aligned */
+                      /* keep key and value aligned; counted once the
+                       * event is known to be a counter */
                       g_string_truncate (r->ev->counter_key[r->ev->n_counter_args], 0);
+                      r->ev->n_bad_counter_values++;
                     }
                 }
             }

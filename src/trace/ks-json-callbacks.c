@@ -496,6 +496,9 @@ literal (Reader     *r,
     r->top = 's';
   else if (ks_json_in_top_value (r))
     ks_json_top_value (r, text, strlen (text));
+  else if (r->in_args && r->depth == r->events_depth + 2 && (r->ev->ph == 'C' || r->ev->ph == 0) &&
+           r->ev->n_counter_args < MAX_COUNTER_ARGS)
+    r->ev->n_bad_counter_values++;   /* a counter's true or null: no value */
   return 1;
 }
 

@@ -499,6 +499,7 @@ handle_counter (Reader *r)
   const char *name = ks_trace_builder_get_string (r->builder, ev->name);
   g_autoptr(GString) full = g_string_new (NULL);
 
+  r->n_bad_counter_values += ev->n_bad_counter_values;
   for (guint i = 0; i < ev->n_counter_args; i++)
     {
       guint32 counter;
@@ -675,6 +676,9 @@ ks_json_handle_event (Reader *r)
     {
     case 'X':
       end = ts;
+      /* Chrome draws it as an instant; kept so, and counted */
+      if (ev->has_dur && ev->dur < 0)
+        r->n_negative_dur++;
       if (ev->has_dur && ev->dur > 0)
         {
           if (__builtin_add_overflow (ts, ev->dur, &end))
@@ -810,6 +814,14 @@ ks_json_report_problems (Reader *r)
                                        "were ignored and %" PRIu64 " control characters inside strings were "
                                        "taken as written"),
                                   r->name, r->n_trailing_commas, r->n_control_chars);
+  if (r->n_negative_dur > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " complete events with a negative duration were kept "
+                                       "as zero-length"),
+                                  r->name, r->n_negative_dur);
+  if (r->n_bad_counter_values > 0)
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " counter values that are not numbers (or beyond a "
+                                       "double's range) were left out"),
+                                  r->name, r->n_bad_counter_values);
   if (r->n_invalid_utf8 > 0)
     ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " invalid UTF-8 sequences or unpaired surrogates were "
                                        "replaced with U+FFFD"),

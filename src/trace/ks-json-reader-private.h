@@ -174,6 +174,7 @@ typedef struct
   gboolean has_sort_index;
   gint64   sort_index;
   guint    n_counter_args;
+  guint    n_bad_counter_values; /* not numbers, or beyond a double */
   GString *counter_key[MAX_COUNTER_ARGS];
   double   counter_value[MAX_COUNTER_ARGS];
   guint8   copy_kind;
@@ -366,6 +367,8 @@ typedef struct
   guint64         n_big_args;
   guint64         n_cut_strings;
   guint64         n_invalid_utf8; /* sequences replaced with U+FFFD */
+  guint64         n_negative_dur; /* complete events kept as zero-length */
+  guint64         n_bad_counter_values;
   GString        *unknown_phases;
   gboolean        syntax_error;   /* parse stopped by invalid JSON ... */
   gboolean        nesting_error;  /* ... or by too deep nesting ... */

@@ -92,6 +92,7 @@ ks_json_reader_reset_file (Reader *r)
   r->n_empty_pending = 0;
   r->n_bad_ts = r->n_no_ph = r->n_not_object = r->n_unmatched_end = 0;
   r->n_unclosed = r->n_unknown_ph = r->n_dropped_flows = r->n_too_deep = r->n_big_args = 0;
+  r->n_negative_dur = r->n_bad_counter_values = 0;
   r->n_cut_strings = r->n_invalid_utf8 = 0;
   g_string_truncate (r->unknown_phases, 0);
 }

@@ -25,6 +25,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-nvsmi-private.h"
 #include "ks-nvsmi-reader.h"
 #include "ks-trace-builder.h"
 
@@ -32,10 +33,9 @@
 #define MAX_FILE_SIZE (1024 * 1024 * 1024)
 /* Device indices beyond this are not a GPU's. */
 #define MAX_DEVICE 1023
-#define MAX_COLUMNS 256
 /* The largest value a counter takes (bytes, %, W, MHz). */
 #define MAX_VALUE 1e18
-#define MIB (1024.0 * 1024.0)
+#define MIB KS_NVSMI_MIB
 
 /* What a column is. */
 typedef enum
@@ -63,6 +63,7 @@ typedef struct
   const char *counter_unit;
   double      scale;
   GArray     *ids;        /* guint32 counter + 1 per device, 0 when not made yet */
+  gboolean    numbers;    /* a value of it was read as a number */
 } Column;
 
 typedef struct
@@ -167,6 +168,7 @@ typedef struct
   guint64              rows;
   guint64              missing;
   guint64              cut;
+  KsNvsmiChecks        checks;
 } Reader;
 
 static void
@@ -270,133 +272,6 @@ looks_like_field (const char *text)
   return TRUE;
 }
 
-/* Times from 1970 to 2100, in seconds: their nanoseconds are well
- * within what the builder keeps (2^62 ns), and no log has others. */
-#define MAX_UNIX_SECONDS G_GINT64_CONSTANT (4102444800)
-
-/* @dt in nanoseconds since 1970, or FALSE when it is out of that range. */
-static gboolean
-date_time_ns (GDateTime *dt,
-              gint64    *unix_ns)
-{
-  gint64 seconds = g_date_time_to_unix (dt);
-
-  if (seconds < 0 || seconds >= MAX_UNIX_SECONDS)
-    return FALSE;
-  *unix_ns = seconds * 1000000000 + (gint64) g_date_time_get_microsecond (dt) * 1000;
-  return TRUE;
-}
-
-/* nvidia-smi's timestamp: "2025/06/13 00:27:52.195", local time. */
-static gboolean
-parse_nvsmi_time (const char *s,
-                  gint64     *unix_ns)
-{
-  int y, mo, d, h, mi;
-  double sec;
-  char extra;
-  g_autoptr(GTimeZone) tz = NULL;
-  g_autoptr(GDateTime) dt = NULL;
-
-  if (sscanf (s, "%4d/%2d/%2d %2d:%2d:%lf%c", &y, &mo, &d, &h, &mi, &sec, &extra) != 6)
-    return FALSE;
-  if (sec < 0 || sec >= 60)
-    return FALSE;
-  tz = g_time_zone_new_local ();
-  dt = g_date_time_new (tz, y, mo, d, h, mi, sec);
-  return dt != NULL && date_time_ns (dt, unix_ns);
-}
-
-/* Any timestamp a log of nvidia-smi's columns carries: its own format,
- * ISO 8601 (scripts that rewrite it) or seconds since the epoch. */
-static gboolean
-parse_timestamp (const char *s,
-                 gint64     *unix_ns)
-{
-  char *end;
-  double v;
-
-  if (parse_nvsmi_time (s, unix_ns))
-    return TRUE;
-  if (strchr (s, 'T') != NULL && strchr (s, '-') != NULL)
-    {
-      g_autoptr(GTimeZone) tz = g_time_zone_new_local ();
-      g_autoptr(GDateTime) dt = g_date_time_new_from_iso8601 (s, tz);
-
-      return dt != NULL && date_time_ns (dt, unix_ns);
-    }
-  errno = 0;
-  v = g_ascii_strtod (s, &end);
-  /* after 2001 and before 2100: a count of seconds, not some number */
-  if (errno != 0 || end == s || *end != 0 || !(v >= 1e9 && v < MAX_UNIX_SECONDS))
-    return FALSE;
-  *unix_ns = (gint64) llround (v * 1e9);
-  return TRUE;
-}
-
-static gboolean
-is_missing (const char *s)
-{
-  return *s == 0 || strcmp (s, "-") == 0 || strcmp (s, "N/A") == 0 || (*s == '[' && g_str_has_suffix (s, "]"));
-}
-
-/* The multiplier a unit printed after a value stands for, relative to
- * the field's own unit (memory is MiB). */
-static gboolean
-unit_factor (const char *unit,
-             double      field_scale,
-             double     *factor)
-{
-  static const struct { const char *unit; double bytes; } memory[] = {
-    { "B", 1 }, { "KiB", 1024.0 }, { "MiB", MIB }, { "GiB", MIB * 1024.0 }, { "MB", MIB },
-  };
-
-  if (field_scale == MIB)
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (memory); i++)
-        if (strcmp (unit, memory[i].unit) == 0)
-          {
-            *factor = memory[i].bytes;
-            return TRUE;
-          }
-      return FALSE;
-    }
-  *factor = field_scale;
-  return TRUE;
-}
-
-/* "37 %", "1 MiB", "75.20 W", "1410 MHz" or a bare number. */
-static gboolean
-parse_value (const char *s,
-             double      scale,
-             double     *value)
-{
-  char *end;
-  double factor = scale;
-
-  errno = 0;
-  *value = g_ascii_strtod (s, &end);
-  if (end == s || errno != 0 || !isfinite (*value))
-    return FALSE;
-  while (*end == ' ')
-    end++;
-  if (*end != 0 && !unit_factor (end, scale, &factor))
-    return FALSE;
-  *value *= factor;
-  return TRUE;
-}
-
-static gboolean
-parse_int (const char *s,
-           gint64     *value)
-{
-  char *end;
-
-  errno = 0;
-  *value = g_ascii_strtoll (s, &end, 10);
-  return end != s && *end == 0 && errno == 0;
-}
-
 static gboolean
 fail (Reader     *r,
       GError    **error,
@@ -443,45 +318,6 @@ next_line (Reader   *r,
   return TRUE;
 }
 
-static char **
-split_csv (const char *line)
-{
-  char **fields = g_strsplit (line, ",", MAX_COLUMNS + 1);
-
-  for (char **f = fields; *f; f++)
-    g_strstrip (*f);
-  return fields;
-}
-
-static char **
-split_ws (const char *line)
-{
-  g_autoptr(GPtrArray) out = g_ptr_array_new ();
-  const char *p = line;
-
-  while (*p && out->len <= MAX_COLUMNS)
-    {
-      const char *start;
-
-      while (*p == ' ' || *p == '\t')
-        p++;
-      if (*p == 0)
-        break;
-      start = p;
-      while (*p && *p != ' ' && *p != '\t')
-        p++;
-      g_ptr_array_add (out, g_strndup (start, p - start));
-    }
-  g_ptr_array_add (out, NULL);
-  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
-}
-
-static const char *
-skip_bom (const char *line)
-{
-  return g_str_has_prefix (line, "\xef\xbb\xbf") ? line + 3 : line;
-}
-
 /* A data row of a csv log without its header: an nvidia-smi timestamp
  * first, or values with nvidia-smi's units. */
 static gboolean
@@ -493,7 +329,7 @@ looks_like_row (char **fields)
 
   if (n < 2)
     return FALSE;
-  if (parse_nvsmi_time (fields[0], &t))
+  if (ks_nvsmi_parse_time (fields[0], &t))
     return TRUE;
   for (guint i = 0; i < n; i++)
     {
@@ -534,10 +370,10 @@ static KsNvsmiKind
 sniff_line (const char *line,
             gboolean    have_columns)
 {
-  line = skip_bom (line);
+  line = ks_nvsmi_skip_bom (line);
   if (*line == '#')
     {
-      g_auto(GStrv) tokens = split_ws (line + 1);
+      g_auto(GStrv) tokens = ks_nvsmi_split_ws (line + 1);
       gboolean gpu = FALSE, pid = FALSE, metric = FALSE;
 
       for (char **t = tokens; *t; t++)
@@ -557,7 +393,7 @@ sniff_line (const char *line,
     }
   else
     {
-      g_auto(GStrv) fields = split_csv (line);
+      g_auto(GStrv) fields = ks_nvsmi_split_csv (line);
 
       if (is_csv_header (fields) || looks_like_row (fields) || (have_columns && fields[0] != NULL))
         return KS_NVSMI_QUERY_CSV;
@@ -573,6 +409,12 @@ ks_nvsmi_sniff (const guint8 *data,
   const char *p = (const char *) data;
   const char *end = p + len;
 
+  if (ks_nvsmi_is_utf16 (data, len))
+    {
+      g_autofree char *line = ks_nvsmi_utf16_to_utf8 (data, len, TRUE, NULL, NULL);
+
+      return line != NULL ? sniff_line (g_strstrip (line), have_columns) : KS_NVSMI_NONE;
+    }
   /* the first line that is not blank */
   while (p < end)
     {
@@ -753,7 +595,7 @@ untimed_ts (Reader     *r,
     }
   g_hash_table_add (r->in_sample, g_steal_pointer (&key));
   r->last_device = (int) device;
-  if (r->sample * r->interval >= MAX_UNIX_SECONDS)
+  if (r->sample * r->interval >= KS_NVSMI_MAX_UNIX_SECONDS)
     return -1;
   return (gint64) llround (r->sample * r->interval * 1e9);
 }
@@ -767,7 +609,7 @@ time_of_day (Reader *r,
   if (r->last_time_of_day >= 0 && seconds + 3600 < r->last_time_of_day)
     r->day_offset += 86400;
   r->last_time_of_day = seconds;
-  if (r->day_offset >= MAX_UNIX_SECONDS)
+  if (r->day_offset >= KS_NVSMI_MAX_UNIX_SECONDS)
     return -1;
   return (r->day_offset + seconds) * G_GINT64_CONSTANT (1000000000);
 }
@@ -780,6 +622,7 @@ read_row (Reader   *r,
 {
   gint64 device = 0, ts = 0, pid = -1;
   gboolean have_ts = FALSE, have_date = FALSE;
+  KsNvsmiBasis basis;
   gint64 date_ns = 0, tod_seconds = -1;
   const char *pid_text = NULL;
   const char *command = NULL;
@@ -800,7 +643,7 @@ read_row (Reader   *r,
           /* every GPU of a sample has the same time: parsed once */
           if (r->last_time_text == NULL || strcmp (v, r->last_time_text) != 0)
             {
-              if (!parse_timestamp (v, &r->last_time_ns))
+              if (!ks_nvsmi_parse_timestamp (v, &r->last_time_ns))
                 return fail (r, error, _("“%s” is not a timestamp"), v);
               g_free (r->last_time_text);
               r->last_time_text = g_strdup (v);
@@ -809,36 +652,20 @@ read_row (Reader   *r,
           have_ts = TRUE;
           break;
         case COL_DATE:
-          {
-            int y, m, d;
-            char extra;
-            g_autoptr(GDateTime) dt = NULL;
-            g_autoptr(GTimeZone) tz = NULL;
-
-            if (sscanf (v, "%4d%2d%2d%c", &y, &m, &d, &extra) != 3 ||
-                (tz = g_time_zone_new_local (), dt = g_date_time_new (tz, y, m, d, 0, 0, 0)) == NULL ||
-                !date_time_ns (dt, &date_ns))
-              return fail (r, error, _("“%s” is not a date (YYYYMMDD)"), v);
-            have_date = TRUE;
-          }
+          if (!ks_nvsmi_parse_date (v, &date_ns))
+            return fail (r, error, _("“%s” is not a date (YYYYMMDD)"), v);
+          have_date = TRUE;
           break;
         case COL_TIME:
-          {
-            int h, mi, s;
-            char extra;
-
-            if (sscanf (v, "%2d:%2d:%2d%c", &h, &mi, &s, &extra) != 3 || h > 23 || mi > 59 || s > 60 ||
-                h < 0 || mi < 0 || s < 0)
-              return fail (r, error, _("“%s” is not a time (HH:MM:SS)"), v);
-            tod_seconds = h * 3600 + mi * 60 + s;
-          }
+          if (!ks_nvsmi_parse_time_of_day (v, &tod_seconds))
+            return fail (r, error, _("“%s” is not a time (HH:MM:SS)"), v);
           break;
         case COL_DEVICE:
-          if ((int) i == r->device_col && (!parse_int (v, &device) || device < 0 || device > MAX_DEVICE))
+          if ((int) i == r->device_col && (!ks_nvsmi_parse_int (v, &device) || device < 0 || device > MAX_DEVICE))
             return fail (r, error, _("“%s” is not a GPU index"), v);
           break;
         case COL_PID:
-          if (strcmp (v, "-") != 0 && (!parse_int (v, &pid) || pid < 0))
+          if (strcmp (v, "-") != 0 && (!ks_nvsmi_parse_int (v, &pid) || pid < 0))
             return fail (r, error, _("“%s” is not a process id"), v);
           pid_text = v;
           break;
@@ -889,6 +716,13 @@ read_row (Reader   *r,
    * apart: past the range of the clock */
   if (ts < 0)
     return fail (r, error, _("the log's times run past the year 2100"));
+
+  /* times that go back, or of another kind than the first rows':
+   * left out, counted */
+  basis = have_ts || (have_date && tod_seconds >= 0) ? KS_NVSMI_BASIS_WALL :
+          tod_seconds >= 0 ? KS_NVSMI_BASIS_DAY : KS_NVSMI_BASIS_SAMPLES;
+  if (!ks_nvsmi_checks_time (&r->checks, r->line, basis, r->rows > 0 ? r->last_ts : G_MININT64, ts))
+    return TRUE;
   r->last_ts = ts;
   r->last_device = (int) device;
   r->rows++;
@@ -899,7 +733,7 @@ read_row (Reader   *r,
       if (pid < 0)
         return TRUE;   /* no process on that GPU in that sample */
       process = ks_trace_builder_get_process (r->b, pid);
-      if (command != NULL && !is_missing (command))
+      if (command != NULL && !ks_nvsmi_is_missing (command))
         ks_trace_builder_set_process_info (r->b, process, command, NULL, NULL, G_MININT32);
     }
 
@@ -907,19 +741,32 @@ read_row (Reader   *r,
     {
       Column *c = g_ptr_array_index (r->columns, i);
       const char *v = fields[i];
+      KsNvsmiValue parsed;
       double value;
 
-      if (c->kind == COL_NAME && !is_missing (v))
+      if (c->kind == COL_NAME && !ks_nvsmi_is_missing (v))
         gpu->name = ks_trace_builder_intern (r->b, v);
       if (c->kind != COL_COUNTER && c->kind != COL_MEMORY_TOTAL && c->kind != COL_UNKNOWN)
         continue;
-      if (is_missing (v))
+      if (ks_nvsmi_is_missing (v))
         {
           r->missing++;
           continue;
         }
-      if (!parse_value (v, c->scale, &value))
+      parsed = ks_nvsmi_parse_value (v, c->counter_unit, c->scale, &value);
+      /* "0.3 kW" is 300 W, but "5 MiB" is no percentage: read as 5 %
+       * it would be a wrong figure no warning could mend */
+      if (parsed == KS_NVSMI_VALUE_WRONG_UNIT)
+        return fail (r, error, _("“%s” is in a unit that column “%s” cannot take"), v, c->field);
+      if (parsed != KS_NVSMI_VALUE_OK)
         {
+          if (c->kind == COL_UNKNOWN && r->kind == KS_NVSMI_QUERY_CSV && c->numbers)
+            {
+              /* a counter that turns to text mid-file: its values that
+               * are numbers are kept, the others counted */
+              ks_nvsmi_checks_text (&r->checks, r->line, c->field, v);
+              continue;
+            }
           if (c->kind == COL_UNKNOWN && r->kind == KS_NVSMI_QUERY_CSV)
             {
               /* a text field we do not know ("Enabled", "P0"): no counter */
@@ -932,6 +779,7 @@ read_row (Reader   *r,
        * the total memory would not fit the GPU's row */
       if (fabs (value) > MAX_VALUE)
         return fail (r, error, _("“%s” is out of range (column “%s”)"), v, c->field);
+      c->numbers = TRUE;
       if (c->kind == COL_MEMORY_TOTAL)
         gpu->total_memory = (guint64) MAX (value, 0);
       if (process != KS_NO_INDEX)
@@ -950,8 +798,8 @@ set_columns_csv (Reader  *r,
   g_ptr_array_set_size (r->columns, 0);
   for (char **f = fields; *f; f++)
     {
-      if (r->columns->len >= MAX_COLUMNS)
-        return fail (r, error, _("more than %d columns"), MAX_COLUMNS);
+      if (r->columns->len >= KS_NVSMI_MAX_COLUMNS)
+        return fail (r, error, _("more than %d columns"), KS_NVSMI_MAX_COLUMNS);
       add_column (r, *f, NULL);
     }
   return settle_columns (r, error);
@@ -964,7 +812,7 @@ read_comment (Reader     *r,
               const char *line,
               GError    **error)
 {
-  g_auto(GStrv) tokens = split_ws (line + 1);
+  g_auto(GStrv) tokens = ks_nvsmi_split_ws (line + 1);
   guint n = g_strv_length (tokens);
 
   if (n == 0)
@@ -983,8 +831,8 @@ read_comment (Reader     *r,
       g_ptr_array_set_size (r->columns, 0);
       for (guint i = 0; i < n; i++)
         {
-          if (r->columns->len >= MAX_COLUMNS)
-            return fail (r, error, _("more than %d columns"), MAX_COLUMNS);
+          if (r->columns->len >= KS_NVSMI_MAX_COLUMNS)
+            return fail (r, error, _("more than %d columns"), KS_NVSMI_MAX_COLUMNS);
           add_column (r, tokens[i], "");
         }
       r->has_header = TRUE;
@@ -1012,7 +860,7 @@ static char **
 split_pmon (Reader     *r,
             const char *line)
 {
-  g_auto(GStrv) tokens = split_ws (line);
+  g_auto(GStrv) tokens = ks_nvsmi_split_ws (line);
   guint n = g_strv_length (tokens);
   guint want = r->columns->len;
   GPtrArray *out;
@@ -1053,7 +901,7 @@ infer_columns (Reader  *r,
       char *end;
       double v = g_ascii_strtod (f, &end);
 
-      if (i == 0 && parse_nvsmi_time (f, &t))
+      if (i == 0 && ks_nvsmi_parse_time (f, &t))
         field = "timestamp";
       else if (end == f)
         field = n_bare == 0 && i <= 1 ? "name" : NULL;
@@ -1110,7 +958,7 @@ read_lines (Reader        *r,
 
   if (r->kind == KS_NVSMI_QUERY_CSV && options != NULL && options->columns != NULL)
     {
-      g_auto(GStrv) fields = split_csv (options->columns);
+      g_auto(GStrv) fields = ks_nvsmi_split_csv (options->columns);
 
       if (!set_columns_csv (r, fields, error))
         return FALSE;
@@ -1119,7 +967,7 @@ read_lines (Reader        *r,
   while (next_line (r, &raw, &complete))
     {
       g_autofree char *line = raw;
-      const char *text = r->line == 1 ? skip_bom (line) : line;
+      const char *text = r->line == 1 ? ks_nvsmi_skip_bom (line) : line;
       g_auto(GStrv) fields = NULL;
       guint n;
 
@@ -1143,7 +991,7 @@ read_lines (Reader        *r,
         }
       if (r->kind == KS_NVSMI_QUERY_CSV && r->columns->len == 0)
         {
-          fields = split_csv (text);
+          fields = ks_nvsmi_split_csv (text);
           if (is_csv_header (fields))
             {
               if (!set_columns_csv (r, fields, error))
@@ -1162,14 +1010,14 @@ read_lines (Reader        *r,
       if (r->kind == KS_NVSMI_QUERY_CSV)
         {
           if (fields == NULL)
-            fields = split_csv (text);
+            fields = ks_nvsmi_split_csv (text);
           /* the header again (logs appended to by several runs); rows
            * start with a digit */
           if (r->has_header && g_ascii_isalpha (text[0]) && is_csv_header (fields))
             continue;
         }
       else
-        fields = r->kind == KS_NVSMI_PMON ? split_pmon (r, text) : split_ws (text);
+        fields = r->kind == KS_NVSMI_PMON ? split_pmon (r, text) : ks_nvsmi_split_ws (text);
       n = g_strv_length (fields);
 
       if (!complete && n < r->columns->len)
@@ -1195,11 +1043,27 @@ ks_nvsmi_reader_load_data (const char            *data,
                            GError               **error)
 {
   Reader r = { 0 };
+  g_autofree char *utf8 = NULL;
   GHashTableIter iter;
   gpointer value;
   gboolean ok;
   KsTrace *trace;
 
+  /* PowerShell's `nvidia-smi … > log.csv` writes UTF-16 */
+  if (ks_nvsmi_is_utf16 ((const guint8 *) data, len))
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      utf8 = ks_nvsmi_utf16_to_utf8 ((const guint8 *) data, len, FALSE, &len, &local_error);
+      if (utf8 == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: a UTF-16 text file that does not "
+                                                                     "convert to UTF-8: %s"),
+                       name, local_error->message);
+          return NULL;
+        }
+      data = utf8;
+    }
   r.name = name;
   r.data = data;
   r.len = len;
@@ -1260,6 +1124,7 @@ ks_nvsmi_reader_load_data (const char            *data,
         ks_trace_builder_add_warning (r.b, _("%s: the log has no times: its samples are taken as %g s apart "
                                              "(nvidia-smi -l %g); give --interval for another"),
                                       name, r.interval, r.interval);
+      ks_nvsmi_checks_warn (&r.checks, r.b, name);
       if (r.cut > 0)
         ks_trace_builder_add_warning (r.b, _("%s: line %" PRIu64 " is cut short (the log was still "
                                              "being written): left out"),
@@ -1272,6 +1137,7 @@ ks_nvsmi_reader_load_data (const char            *data,
   g_hash_table_unref (r.pmon_counters);
   g_hash_table_unref (r.in_sample);
   g_free (r.last_time_text);
+  ks_nvsmi_checks_clear (&r.checks);
 
   if (!ok)
     {

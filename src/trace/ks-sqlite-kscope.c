@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n.h>
@@ -564,6 +565,12 @@ _ks_sqlite_kscope_load_counters (KsSqliteReader  *r,
       if (last_counter == KS_SQLITE_NONE)
         {
           r->skipped++;
+          continue;
+        }
+      /* NULL (what SQLite makes of NaN), text, or 1e999 read as infinity */
+      if (row_null (&row, 2) || !isfinite (row_double (&row, 2)))
+        {
+          r->null_values++;
           continue;
         }
       ks_trace_builder_add_counter_sample (r->b, last_counter, row_ts (r, &row, 1), row_double (&row, 2));

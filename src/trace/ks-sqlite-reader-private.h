@@ -121,6 +121,8 @@ typedef struct
   guint64         rows_total;
   guint64         rows_done;
   guint64         skipped;
+  guint64         negative_durations; /* slices kept as zero-length */
+  guint64         null_values;        /* counter samples without a number, left out */
 
   gboolean        journal_beside; /* left in the middle of a write: not rolled back */
   gboolean        cut_short;      /* KS_META complete = 0 */

@@ -134,7 +134,13 @@ source_advance (KsSqliteReader  *r,
         {
           src->track = track;
           src->start = row_ts (r, &src->row, 0);
-          src->end = MAX (row_ts (r, &src->row, 1), src->start);
+          src->end = row_ts (r, &src->row, 1);
+          /* kept, as the JSON reader keeps them, and counted */
+          if (src->end < src->start)
+            {
+              r->negative_durations++;
+              src->end = src->start;
+            }
           return TRUE;
         }
 
@@ -392,6 +398,18 @@ warn_unresolved (KsSqliteReader *r)
 
       ks_trace_builder_add_warning (r->b, _("%s rows referred to tracks, threads, counters or "
                                             "call chains that the file does not define and were skipped"), n);
+    }
+  if (r->negative_durations > 0)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, r->negative_durations);
+
+      ks_trace_builder_add_warning (r->b, _("%s slices that end before they start were kept as zero-length"), n);
+    }
+  if (r->null_values > 0)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, r->null_values);
+
+      ks_trace_builder_add_warning (r->b, _("%s counter samples whose value is not a finite number were left out"), n);
     }
   if (r->unknown_strings > 0)
     {

@@ -23,10 +23,18 @@ KsTrace *ks_sqlite_reader_load (GFile         *file,
                                 GCancellable  *cancellable,
                                 GError       **error);
 
+/* Limits on a file that may be hostile: a value (strings from JSON are
+ * cut at 16 MiB), a statement, a table's columns (Nsight's widest has
+ * about 40). Past them a load fails naming the file. */
+#define KS_SQLITE_LIMIT_LENGTH     (32 * 1024 * 1024)
+#define KS_SQLITE_LIMIT_SQL_LENGTH 100000
+#define KS_SQLITE_LIMIT_COLUMNS  256
+
 /* Opens the database @path for reading only, as a file that may be
  * hostile: read-only and immutable (nothing beside it, such as a -journal
  * or a -wal, is read, replayed or created; the file itself is never
- * written), defensive, no triggers, views or extensions. Returns the
+ * written), defensive, no triggers, views or extensions, with the limits
+ * above and every page's cell sizes checked. Returns the
  * SQLite result code; *@db is set even when it fails, for
  * sqlite3_errmsg() and sqlite3_close(). */
 int      ks_sqlite_open_untrusted (const char    *path,

@@ -193,7 +193,8 @@ block_add_row (Block         *b,
       guint c = scan->reals[i];
       double d = sqlite3_column_double (stmt, c);
 
-      if (d == 0.0 && sqlite3_column_type (stmt, c) == SQLITE_NULL)
+      /* NULL (SQLite's NaN), or text and blobs, which read as 0: no value */
+      if (d == 0.0 && sqlite3_column_type (stmt, c) != SQLITE_FLOAT && sqlite3_column_type (stmt, c) != SQLITE_INTEGER)
         nulls |= 1u << c;
       memcpy (&v[c], &d, sizeof d);
     }

@@ -49,6 +49,10 @@ sqlite_error (KsSqliteReader *r,
     case SQLITE_NOMEM:
       return g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
                           _("Could not read “%s”: out of memory"), r->display);
+    case SQLITE_TOOBIG:
+      return g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                          _("Could not read “%s”: it holds a value larger than %d MiB"),
+                          r->display, KS_SQLITE_LIMIT_LENGTH >> 20);
     default:
       return g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
                           _("Could not read “%s”: %s"), r->display, msg);
@@ -366,7 +370,14 @@ ks_sqlite_open_untrusted (const char  *path,
   sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
   sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
   sqlite3_db_config (*db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
-  return sqlite3_exec (*db, "PRAGMA trusted_schema = OFF; PRAGMA query_only = ON;", NULL, NULL, NULL);
+  /* SQLite's advice for untrusted files: no value, statement (the
+   * schema's are parsed too) or table wider than any file of ours or
+   * Nsight's holds, and every page's cells checked before use */
+  sqlite3_limit (*db, SQLITE_LIMIT_LENGTH, KS_SQLITE_LIMIT_LENGTH);
+  sqlite3_limit (*db, SQLITE_LIMIT_SQL_LENGTH, KS_SQLITE_LIMIT_SQL_LENGTH);
+  sqlite3_limit (*db, SQLITE_LIMIT_COLUMN, KS_SQLITE_LIMIT_COLUMNS);
+  return sqlite3_exec (*db, "PRAGMA trusted_schema = OFF; PRAGMA query_only = ON; PRAGMA cell_size_check = ON;",
+                       NULL, NULL, NULL);
 }
 
 /* Opens @path as r->db and reads which tables it has. */

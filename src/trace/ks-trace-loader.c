@@ -21,6 +21,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
+#include "ks-nvsmi-private.h"
 #include "ks-nvsmi-reader.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
@@ -118,6 +119,41 @@ ks_trace_detect_format_from_data (const guint8 *data,
   if (format == KS_FORMAT_UNKNOWN && ks_nvsmi_sniff (data, len, FALSE) != KS_NVSMI_NONE)
     format = KS_FORMAT_NVIDIA_SMI;
   return format;
+}
+
+/* A gzip member's header may carry a file name or a comment of any
+ * length, so its first output can lie past the first SNIFF_LEN bytes:
+ * reading on is bounded by this much header. */
+#define MAX_GZIP_HEADER (16 * 1024 * 1024)
+
+/* The first output of the gzip file whose first @len bytes are in
+ * @data (reused as a buffer) and the rest in @stream. */
+static gssize
+inflate_start (GInputStream  *stream,
+               guint8        *data,
+               gsize          len,
+               guint8        *out,
+               gboolean      *complete,
+               gboolean      *long_header,
+               GError       **error)
+{
+  g_autoptr(KsGzip) gz = ks_gzip_new ();
+  gsize total = len;
+  gssize n;
+
+  ks_gzip_set_input (gz, data, len);
+  n = ks_gzip_inflate (gz, out, SNIFF_LEN, error);
+  while (n == 0 && !ks_gzip_is_complete (gz) && len == SNIFF_LEN && total < MAX_GZIP_HEADER)
+    {
+      if (!g_input_stream_read_all (stream, data, SNIFF_LEN, &len, NULL, error))
+        return -1;
+      total += len;
+      ks_gzip_set_input (gz, data, len);
+      n = ks_gzip_inflate (gz, out, SNIFF_LEN, error);
+    }
+  *complete = ks_gzip_is_complete (gz);
+  *long_header = n == 0 && !*complete && total >= MAX_GZIP_HEADER;
+  return n;
 }
 
 static void
@@ -286,6 +322,22 @@ detect_format (GFile    *file,
 
   if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
     {
+      g_autoptr(GFileEnumerator) children = NULL;
+
+      /* a folder that cannot be listed says why, not that it is empty */
+      children = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_QUERY_INFO_NONE,
+                                            NULL, &local_error);
+      if (children == NULL)
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                         _("%s: the folder cannot be read: permission denied"), name);
+          else
+            g_set_error (error, G_IO_ERROR, local_error->code, _("%s: the folder cannot be read: %s"),
+                         name, local_error->message);
+          g_clear_error (&local_error);
+          return KS_FORMAT_UNKNOWN;
+        }
       if (!ks_json_reader_is_trace_folder (file))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -353,22 +405,33 @@ detect_format (GFile    *file,
     {
       if (ks_gzip_has_magic (data, len))
         {
-          g_autoptr(KsGzip) gz = ks_gzip_new ();
           g_autofree guint8 *out = g_malloc (SNIFF_LEN);
           g_autoptr(GError) gz_error = NULL;
+          gboolean complete = FALSE, long_header = FALSE;
           gssize n;
 
-          ks_gzip_set_input (gz, data, len);
-          n = ks_gzip_inflate (gz, out, SNIFF_LEN, &gz_error);
-          if (n < 0)
+          n = inflate_start (stream, data, len, out, &complete, &long_header, &gz_error);
+          if (n > 0)
+            format = sniff_json (out, n);
+          if (format != KS_FORMAT_UNKNOWN)
+            ;
+          else if (n < 0)
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", name, gz_error->message);
-          else if (n == 0 && !ks_gzip_is_complete (gz))
+          else if (long_header)
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: a gzip header (file name or comment) longer than %d MiB"),
+                         name, MAX_GZIP_HEADER >> 20);
+          else if (n == 0 && !complete)
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                          _("%s: the compressed file was truncated before any data"), name);
           else
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                          _("%s: compressed data that is not a JSON trace"), name);
         }
+      else if (ks_nvsmi_is_utf16 (data, len))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: UTF-16 text that is not an nvidia-smi log; only UTF-8 text is read as a trace"),
+                     name);
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      _("%s: not a trace file: neither JSON, gzip-compressed JSON, a SQLite database nor an nvidia-smi log"),

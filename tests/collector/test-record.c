@@ -18,6 +18,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -234,6 +235,75 @@ test_missing_command (void)
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "bogus"));
   result_clear (&r);
+}
+
+/* A command that exists but cannot run, and options that cannot work,
+ * each refused with what is wrong before anything is written. */
+static void
+test_bad_arguments (void)
+{
+  g_autofree char *path = out_path ("bad-arguments.kscope");
+  g_autofree char *script = out_path ("not-executable.sh");
+  g_autofree char *hidden = out_path (".kscope");
+  g_autofree char *link = out_path ("dangling.kscope");
+  g_autofree char *target = out_path ("nowhere/trace.kscope");
+  g_autofree char *said = NULL;
+  const struct { const char *option, *value, *says; } options[] = {
+    { "-o", "", "-o “” names no file" },
+    { "-o", "runs/", "-o “runs/” names no file" },
+    { "--progress-fd", "999", "--progress-fd 999 is not a file descriptor open for writing" },
+    { "--progress-fd", "-5", "--progress-fd -5 is not a file descriptor open for writing" },
+    { "--duration", "nan", "--delay and --duration take a number of seconds" },
+    { "--duration", "inf", "--delay and --duration take a number of seconds" },
+    { "--duration", "1e10", "--delay and --duration take a number of seconds" },
+    { "--delay", "nan", "--delay and --duration take a number of seconds" },
+  };
+  Result r;
+
+  run_cli (&r, 0, "-o", path, "--", tmp_dir, NULL);
+  g_assert_cmpint (r.status, ==, 126);
+  said = g_strdup_printf ("%s: a folder, not a program", tmp_dir);
+  g_assert_nonnull (strstr (r.err, said));
+  result_clear (&r);
+
+  g_assert_true (g_file_set_contents (script, "#!/bin/sh\nexit 0\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0644), ==, 0);
+  run_cli (&r, 0, "-o", path, "--", script, NULL);
+  g_assert_cmpint (r.status, ==, 126);
+  g_clear_pointer (&said, g_free);
+  said = g_strdup_printf ("%s: not executable", script);
+  g_assert_nonnull (strstr (r.err, said));
+  result_clear (&r);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      if (g_str_equal (options[i].option, "-o"))
+        run_cli (&r, 0, options[i].option, options[i].value, "--", "true", NULL);
+      else
+        run_cli (&r, 0, options[i].option, options[i].value, "-o", path, "--", "true", NULL);
+      g_assert_cmpint (r.status, ==, 2);
+      if (strstr (r.err, options[i].says) == NULL)
+        g_error ("“%s” does not say “%s”", r.err, options[i].says);
+      result_clear (&r);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (hidden, G_FILE_TEST_EXISTS));
+    }
+
+  /* a link to nothing is named as such, left alone, and replaced (not
+   * followed) with --force */
+  g_assert_cmpint (symlink (target, link), ==, 0);
+  run_cli (&r, 0, "-o", link, "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is a symbolic link to a file that does not exist"));
+  result_clear (&r);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  run_cli (&r, 0, "-f", "-t", "gpu-metrics", "-o", link, "--", "true", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_false (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -727,8 +797,54 @@ test_output_in_use (void)
   result_clear (&r);
 }
 
+/* Whether a process holds SQLite's PENDING byte of the file open as
+ * @fd: a writer does from when it wants to commit until the readers
+ * let it. F_GETLK leaves the locks of this process alone; closing @fd
+ * would not, so the caller keeps it open while its reader is. */
+static gboolean
+writer_waits (int fd)
+{
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0x40000000, .l_len = 1 };
+
+  return fcntl (fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+/* Whether another connection sees committed rows of KS_COUNTER_SAMPLES:
+ * the table is created with its first row, in the recorder's transaction. */
+static gboolean
+samples_committed (const char *path)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gboolean seen = FALSE;
+
+  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2 (db, "SELECT COUNT(*) FROM KS_COUNTER_SAMPLES", -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW)
+    seen = sqlite3_column_int64 (stmt, 0) > 0;
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return seen;
+}
+
+/* Polls @done until it holds; a test that waits on a condition, with a
+ * deadline far past any machine's load, not on a guess of time. */
+#define WAIT_UNTIL(done, what)                                                   \
+  G_STMT_START {                                                                 \
+    gint64 deadline_ = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;            \
+    while (!(done))                                                              \
+      {                                                                          \
+        if (g_get_monotonic_time () > deadline_)                                 \
+          g_error ("waited 60 s for %s", what);                                  \
+        g_usleep (10 * 1000);                                                    \
+      }                                                                          \
+  } G_STMT_END
+
 /* Someone reads the file while it is recorded (kinescope-cli info, the
- * window): the writer waits for the reader instead of failing. */
+ * window): the writer waits for the reader instead of failing. The
+ * reader starts once samples are committed (before, there is no table to
+ * read: under load that took longer than any fixed delay) and holds its
+ * transaction until the writer is seen waiting to commit. */
 static void
 test_output_read_meanwhile (void)
 {
@@ -740,17 +856,20 @@ test_output_read_meanwhile (void)
   sqlite3 *reader = NULL;
   GPid pid;
   int status;
+  int fd;
 
   g_spawn_async (tmp_dir, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
                  NULL, NULL, &pid, &error);
   g_assert_no_error (error);
-  /* samples are being written: hold a read transaction over two commits */
-  g_usleep (500 * 1000);
+  WAIT_UNTIL (samples_committed (path), "the first committed samples");
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
   g_assert_cmpint (sqlite3_open_v2 (path, &reader, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (reader, "BEGIN; SELECT COUNT(*) FROM KS_COUNTER_SAMPLES", NULL, NULL, NULL), ==, SQLITE_OK);
-  g_usleep (600 * 1000);
+  WAIT_UNTIL (writer_waits (fd), "the recorder to wait for the reader");
   sqlite3_exec (reader, "COMMIT", NULL, NULL, NULL);
   sqlite3_close (reader);
+  close (fd);
 
   status = wait_for (pid);
   g_assert_true (WIFEXITED (status));
@@ -1013,6 +1132,7 @@ main (int    argc,
 
   g_test_add_func ("/collector/record/exit-status", test_exit_status);
   g_test_add_func ("/collector/record/missing-command", test_missing_command);
+  g_test_add_func ("/collector/record/bad-arguments", test_bad_arguments);
   g_test_add_func ("/collector/record/duration", test_duration);
   g_test_add_func ("/collector/record/descendants", test_descendants);
   g_test_add_func ("/collector/record/overwrite", test_overwrite);

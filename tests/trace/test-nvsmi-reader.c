@@ -564,6 +564,159 @@ test_bad_logs (void)
   }
 }
 
+/* Values in a unit other than their column's: converted when it is the
+ * same quantity (kW, GHz), refused naming the line when it is not (MiB
+ * in a % column), and never a hexadecimal, NaN or infinite number. */
+static void
+test_units (void)
+{
+  const char *text =
+    "index, power.draw [W], clocks.sm [MHz], temperature.gpu, memory.used [MiB]\n"
+    "0, 0.3 kW, 1.98 GHz, 45 C, 2 GiB\n"
+    "0, 250 W, 1410 MHz, 46, 1024 KiB\n"
+    "0, 1500 mW, 500 kHz, 47 °C, 3 MiB\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (text, NULL, &error);
+  const KsCounter *c;
+
+  g_assert_no_error (error);
+  c = get_counter (trace, "GPU power", "W", 0);
+  g_assert_cmpuint (c->n_samples, ==, 3);
+  g_assert_cmpfloat_with_epsilon (c->value[0], 300, 1e-9);
+  g_assert_cmpfloat (c->value[1], ==, 250);
+  g_assert_cmpfloat_with_epsilon (c->value[2], 1.5, 1e-12);
+  c = get_counter (trace, "SM clock", "MHz", 0);
+  g_assert_cmpfloat_with_epsilon (c->value[0], 1980, 1e-9);
+  g_assert_cmpfloat (c->value[1], ==, 1410);
+  g_assert_cmpfloat_with_epsilon (c->value[2], 0.5, 1e-12);
+  c = get_counter (trace, "GPU temperature", "°C", 0);
+  g_assert_cmpfloat (c->value[0], ==, 45);
+  g_assert_cmpfloat (c->value[2], ==, 47);
+  c = get_counter (trace, "GPU memory used", "bytes", 0);
+  g_assert_cmpfloat (c->value[0], ==, 2048 * MIB);
+  g_assert_cmpfloat (c->value[1], ==, 1024 * 1024);
+  g_assert_cmpfloat (c->value[2], ==, 3 * MIB);
+
+  expect_error ("index, utilization.gpu [%]\n0, 5 %\n0, 5 MiB\n",
+                "test.log: line 3: “5 MiB” is in a unit that column “utilization.gpu” cannot take");
+  expect_error ("index, power.draw [W]\n0, 1.98 GHz\n",
+                "test.log: line 2: “1.98 GHz” is in a unit that column “power.draw” cannot take");
+  expect_error ("index, memory.used [MiB]\n0, 5 %\n",
+                "test.log: line 2: “5 %” is in a unit that column “memory.used” cannot take");
+  expect_error ("index, clocks.sm [MHz]\n0, 300 W\n",
+                "test.log: line 2: “300 W” is in a unit that column “clocks.sm” cannot take");
+  /* a field we do not know keeps its header's unit */
+  expect_error ("index, utilization.gpu, power.max_limit [W]\n0, 5, 700 W\n0, 5, 5 %\n",
+                "test.log: line 3: “5 %” is in a unit that column “power.max_limit” cannot take");
+  expect_error ("index, utilization.gpu, encoder.stats.averageFps [fps]\n0, 5, 30 fps\n0, 5, 30 Hz\n",
+                "test.log: line 3: “30 Hz” is in a unit that column “encoder.stats.averageFps” cannot take");
+  expect_error ("index, utilization.gpu [%]\n0, 0x10 %\n",
+                "test.log: line 2: “0x10 %” is not a number (column “utilization.gpu”)");
+  expect_error ("index, utilization.gpu\n0, 0x10\n", "test.log: line 2: “0x10” is not a number");
+  expect_error ("index, utilization.gpu\n0, nan\n", "test.log: line 2: “nan” is not a number");
+  expect_error ("index, utilization.gpu\n0, inf\n", "test.log: line 2: “inf” is not a number");
+  expect_error ("index, utilization.gpu\n0, 1e999\n", "test.log: line 2: “1e999” is not a number");
+}
+
+/* Rows whose time goes back, or whose times are of another kind than the
+ * first rows' (a dmon header that changes mid-file), are left out with a
+ * warning naming the first: the timeline stays seconds long, not years. */
+static void
+test_time_backwards (void)
+{
+  const char *csv =
+    "timestamp, index, utilization.gpu [%]\n"
+    "2025/06/13 00:00:00.000, 0, 10 %\n"
+    "2025/06/13 00:00:01.000, 0, 20 %\n"
+    "2019/06/13 00:00:02.000, 0, 99 %\n"
+    "2019/06/13 00:00:03.000, 0, 98 %\n"
+    "2025/06/13 00:00:03.000, 0, 30 %\n";
+  /* dates, then times of day alone (counted from 1970), then dates */
+  const char *dmon_dated_first =
+    "#Date Time gpu sm\n"
+    "#YYYYMMDD HH:MM:SS Idx %\n"
+    " 20250613 00:00:00 0 10\n"
+    " 20250613 00:00:01 0 20\n"
+    "#Time gpu sm\n"
+    "#HH:MM:SS Idx %\n"
+    " 00:00:02 0 99\n"
+    " 00:00:03 0 98\n"
+    "#Date Time gpu sm\n"
+    " 20250613 00:00:03 0 30\n";
+  /* times of day, then dates: 57 years later */
+  const char *dmon_time_first =
+    "#Time gpu sm\n"
+    " 00:00:00 0 10\n"
+    " 00:00:01 0 20\n"
+    " 00:00:03 0 30\n"
+    "#Date Time gpu sm\n"
+    " 20270613 00:00:04 0 99\n";
+  const char *texts[] = { csv, dmon_dated_first, dmon_time_first };
+  const char *said[] = {
+    "test.log: line 4: the log's time goes back; rows earlier than the one before them were left out: 2",
+    "test.log: line 7: the times are of another kind than the first rows' (dates, times of day or none); "
+      "such rows were left out: 2",
+    "test.log: line 6: the times are of another kind than the first rows' (dates, times of day or none); "
+      "such rows were left out: 1",
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (texts); k++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsTrace) trace = load_text (texts[k], NULL, &error);
+      const KsCounter *c;
+
+      g_assert_no_error (error);
+      c = get_counter (trace, "GPU utilization", "%", 0);
+      g_assert_cmpuint (c->n_samples, ==, 3);
+      g_assert_cmpfloat (c->value[0], ==, 10);
+      g_assert_cmpfloat (c->value[1], ==, 20);
+      g_assert_cmpfloat (c->value[2], ==, 30);
+      g_assert_cmpint (c->ts[2] - c->ts[0], ==, 3 * G_GINT64_CONSTANT (1000000000));
+      if (strstr (warnings (trace), said[k]) == NULL)
+        g_error ("“%s” does not say “%s”", warnings (trace), said[k]);
+    }
+
+  /* time of day that goes back less than an hour: not the next day */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_text ("#Time gpu sm\n 10:00:00 0 10\n 09:30:00 0 99\n 10:00:01 0 20\n",
+                                          NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, 2);
+    g_assert_nonnull (strstr (warnings (trace), "test.log: line 3: the log's time goes back"));
+  }
+}
+
+/* A column of numbers that turns to text keeps its numbers and counts
+ * the rest; a column of text from its first row is no counter, silently. */
+static void
+test_column_turns_to_text (void)
+{
+  const char *text =
+    "index, utilization.gpu [%], clocks.max.sm [MHz], pstate, mig.mode.pending\n"
+    "0, 10 %, 1980 MHz, P0, Disabled\n"
+    "0, 20 %, 1980 MHz, P0, Disabled\n"
+    "0, 30 %, Unknown Error, P0, Disabled\n"
+    "0, 40 %, Unknown Error, P0, Disabled\n"
+    "0, 50 %, 1755 MHz, P0, Disabled\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (text, NULL, &error);
+  const KsCounter *c;
+
+  g_assert_no_error (error);
+  c = get_counter (trace, "clocks.max.sm", "MHz", 0);
+  g_assert_cmpuint (c->n_samples, ==, 3);
+  g_assert_cmpfloat (c->value[2], ==, 1755);
+  g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, 5);
+  g_assert_null (find_counter (trace, "mig.mode.pending", 0, KS_NO_INDEX));
+  g_assert_null (strstr (warnings (trace), "mig.mode"));
+  g_assert_true (g_str_has_suffix (warnings (trace),
+                   "\ntest.log: line 4: column “clocks.max.sm” turns to text (“Unknown Error”); values that are "
+                   "not numbers were left out: 2"));
+}
+
 /* Through the loader, by content: a file named .json that is a log and
  * a .csv that is not. */
 static void
@@ -734,6 +887,9 @@ main (int    argc,
   g_test_add_func ("/nvsmi/h200-logs", test_h200_logs);
   g_test_add_func ("/nvsmi/pmon", test_pmon);
   g_test_add_func ("/nvsmi/bad-logs", test_bad_logs);
+  g_test_add_func ("/nvsmi/units", test_units);
+  g_test_add_func ("/nvsmi/time-backwards", test_time_backwards);
+  g_test_add_func ("/nvsmi/column-turns-to-text", test_column_turns_to_text);
   g_test_add_func ("/nvsmi/loader", test_loader);
 
   return g_test_run ();

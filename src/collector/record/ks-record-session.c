@@ -160,9 +160,30 @@ claim_output (const char  *path,
               writable = FALSE;
               fd = open (path, O_RDONLY | O_CLOEXEC);
             }
-          /* removed meanwhile */
+          /* removed meanwhile, or a link to nothing: O_EXCL refuses
+           * to create through it, so it would look busy for ever */
           if (fd < 0 && errno == ENOENT)
-            continue;
+            {
+              GStatBuf st;
+
+              if (g_lstat (path, &st) != 0 || !S_ISLNK (st.st_mode))
+                continue;
+              if (!overwrite)
+                {
+                  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                               _("“%s” is a symbolic link to a file that does not exist; a recording is "
+                                 "never written through a link"), path);
+                  return -1;
+                }
+              if (g_unlink (path) != 0 && errno != ENOENT)
+                {
+                  err = errno;
+                  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                               _("Could not remove “%s”: %s"), path, g_strerror (err));
+                  return -1;
+                }
+              continue;
+            }
         }
       if (fd < 0)
         {
