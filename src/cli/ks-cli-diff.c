@@ -28,6 +28,9 @@
 #define KS_CLI_DIFF_REGRESSED    1
 #define KS_CLI_DIFF_INCONCLUSIVE 3
 
+/* --format markdown, after the formats of KsReportFormat. */
+#define FORMAT_MARKDOWN 3
+
 typedef enum
 {
   REPORT_SUMMARY,
@@ -276,12 +279,14 @@ ks_cli_diff (int    argc,
   KsAnalysisOptions options;
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "kernels", "operators", "steps", NULL };
-  static const char * const formats[] = { "table", "csv", "json", NULL };
+  static const char * const formats[] = { "table", "csv", "json", "markdown", NULL };
   static const char * const groupings[] = { "name", "shape", NULL };
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
       N_("What to print: summary (default), kernels, operators or steps"), N_("REPORT") },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+      N_("Output format: table (default), csv, json, or markdown (a comment for a pull request)"),
+      "table|csv|json|markdown" },
     { "gate", 0, 0, G_OPTION_ARG_DOUBLE, &threshold,
       N_("Fail (exit status 1) when the median step is more than PCT percent slower, beyond the noise"), N_("PCT") },
     { "include-warmup", 0, 0, G_OPTION_ARG_NONE, &include_warmup,
@@ -337,6 +342,11 @@ ks_cli_diff (int    argc,
       ks_cli_printerr (_("kinescope-cli diff: --gate takes a percentage from 0 to 1000\n"));
       return KS_CLI_USAGE;
     }
+  if (format_index == FORMAT_MARKDOWN && which != REPORT_SUMMARY)
+    {
+      ks_cli_printerr (_("kinescope-cli diff: --format markdown writes the summary only\n"));
+      return KS_CLI_USAGE;
+    }
   /* Under a gate, 1 means regressed: a file that cannot be read is 2. */
   file_error = gating ? KS_CLI_USAGE : KS_CLI_FAILED;
 
@@ -359,11 +369,11 @@ ks_cli_diff (int    argc,
           return file_error;
         }
 
-  if (gating)
-    gate = ks_gate_compute (compare, threshold);
+  if (gating || format_index == FORMAT_MARKDOWN)
+    gate = ks_gate_compute (compare, gating ? threshold : 0);
   printer.compare = compare;
-  printer.format = format_index;
-  printer.gate = gate;
+  printer.format = format_index == FORMAT_MARKDOWN ? KS_REPORT_TABLE : format_index;
+  printer.gate = gating ? gate : NULL;
   printer.limit = limit;
   printer.by_shape = grouping == 1;
   printer.out = out;
@@ -371,7 +381,13 @@ ks_cli_diff (int    argc,
   switch (which)
     {
     case REPORT_SUMMARY:
-      report_summary (&printer);
+      if (format_index == FORMAT_MARKDOWN)
+        {
+          ks_cli_diff_markdown (out, compare, gate, gating, printer.by_shape);
+          printer.gate = NULL;
+        }
+      else
+        report_summary (&printer);
       break;
     case REPORT_KERNELS:
       {

@@ -1,5 +1,5 @@
-/* test-cli-gate.c: kinescope-cli diff --gate, and kernels matched
- * across names
+/* test-cli-gate.c: kinescope-cli diff --gate, --format markdown, and
+ * kernels matched across names
  *
  * The runs are made from the fixtures: gpt_25steps.kscope cut into its
  * two halves, stretched in time by 6 % and 2 % (every timestamp of the
@@ -422,6 +422,41 @@ test_stretched (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.err, "OK: the median step went from "));
   run_clear (&r);
+
+  /* The comment for the pull request */
+  run_diff (&r, base, slow, "--gate", "5", "--include-warmup", "--format", "markdown", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.out, "### Kinescope: step time\n\nRegressed: the median step went from "));
+  g_assert_nonnull (strstr (r.out, "(+6.0 %, 95 % interval +"));
+  g_assert_nonnull (strstr (r.out, "| Steady-state steps | 25 | 25 | |\n"));
+  g_assert_nonnull (strstr (r.out, "**Largest kernel changes, per step**\n\n| Kernel | Baseline | New | Change | Matched by |\n"));
+  g_assert_nonnull (strstr (r.out, "| Step time, median | 89.9 ms | 95.3 ms | +5.39 ms (+6.0 %) |\n"));
+  g_assert_nonnull (strstr (r.out, "**Advice added** none\n"));
+  /* The three largest kernel changes, in the order of the kernels list. */
+  {
+    yajl_val kernels;
+    Run k;
+
+    run_diff (&k, base, slow, "--report", "kernels", "--format", "json", NULL);
+    g_assert_cmpint (k.status, ==, 0);
+    root = parse (k.out);
+    kernels = get (root, "kernels", NULL);
+    g_assert_cmpuint (YAJL_GET_ARRAY (kernels)->len, >, 3);
+    for (guint i = 0; i < 4; i++)
+      {
+        const char *name = YAJL_GET_STRING (get (YAJL_GET_ARRAY (kernels)->values[i], "name", NULL));
+        g_autofree char *row = g_strdup_printf ("\n| `%s` |", name);
+        const char *at = strstr (r.out, row);
+
+        if (i < 3)
+          g_assert_true (at != NULL && at < strstr (r.out, "**Largest operator changes"));
+        else
+          g_assert_null (at);
+      }
+    yajl_tree_free (root);
+    run_clear (&k);
+  }
+  run_clear (&r);
 }
 
 /* A 2 % stretch: under a 5 % gate it is ok; against the other half of
@@ -563,11 +598,23 @@ test_errors (void)
   run_diff (&r, base, base, "--gate", "five", NULL);
   g_assert_cmpint (r.status, ==, 2);
   run_clear (&r);
+  run_diff (&r, base, base, "--format", "markdown", "--report", "kernels", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "markdown"));
+  run_clear (&r);
 
   /* A run against itself: no change, inside the gate. */
   run_diff (&r, base, base, "--gate", "0", "--format", "json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "\"change_pct\":0.000,"));
+  run_clear (&r);
+
+  /* Markdown without --gate: the figures, no verdict. */
+  run_diff (&r, base, base, "--format", "markdown", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "### Kinescope: step time\n\n| | Baseline | New | Change |\n"));
+  g_assert_null (strstr (r.out, "OK:"));
+  g_assert_nonnull (strstr (r.out, "No change."));
   run_clear (&r);
 }
 
