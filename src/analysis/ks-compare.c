@@ -17,6 +17,7 @@
 
 #include "ks-compare.h"
 #include "ks-format.h"
+#include "ks-kernel-match.h"
 #include "ks-trace-loader.h"
 
 /* Idle time by cause: the largest causes of either side, the rest
@@ -260,6 +261,31 @@ cmp_operator_items (gconstpointer pa,
   return cmp_name (a, b);
 }
 
+/* A baseline-only kernel takes the new-only one it pairs with. */
+static void
+kernels_pair (KsCompare *self)
+{
+  KsCompareItem *items = (KsCompareItem *)(gpointer)self->kernels->data;
+  g_autoptr(GArray) pairs = ks_kernel_match (self->trace, self->analysis, items, self->kernels->len);
+
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const KsKernelPair *p = &g_array_index (pairs, KsKernelPair, i);
+      KsCompareItem *b = &items[p->base], *n = &items[p->new_item];
+
+      b->other_name = n->name;
+      b->match = p->how;
+      b->name_id[KS_COMPARE_NEW] = n->name_id[KS_COMPARE_NEW];
+      b->index[KS_COMPARE_NEW] = n->index[KS_COMPARE_NEW];
+      b->calls[KS_COMPARE_NEW] = n->calls[KS_COMPARE_NEW];
+      b->total_ns[KS_COMPARE_NEW] = n->total_ns[KS_COMPARE_NEW];
+      n->name = NULL;
+    }
+  for (guint i = self->kernels->len; i-- > 0;)
+    if (g_array_index (self->kernels, KsCompareItem, i).name == NULL)
+      g_array_remove_index (self->kernels, i);
+}
+
 static void
 kernels_build (KsCompare *self)
 {
@@ -283,6 +309,7 @@ kernels_build (KsCompare *self)
           item->total_ns[s] = k[i].total_ns;
         }
     }
+  kernels_pair (self);
   for (guint i = 0; i < self->kernels->len; i++)
     item_finish (self, &g_array_index (self->kernels, KsCompareItem, i));
   g_array_sort (self->kernels, cmp_kernel_items);
@@ -753,6 +780,26 @@ ks_compare_item_get_status (const KsCompareItem *item)
   return KS_COMPARE_ITEM_BOTH;
 }
 
+const char *
+ks_compare_item_get_match (const KsCompareItem *item)
+{
+  static const char * const names[] = { "name", "operator", "normalised" };
+
+  if (ks_compare_item_get_status (item) != KS_COMPARE_ITEM_BOTH)
+    return NULL;
+  return names[item->match];
+}
+
+const char *
+ks_compare_item_get_match_title (const KsCompareItem *item)
+{
+  static const char * const titles[] = { N_("name"), N_("operator and order"), N_("normalised name") };
+
+  if (ks_compare_item_get_status (item) != KS_COMPARE_ITEM_BOTH)
+    return "";
+  return _(titles[item->match]);
+}
+
 const guint *
 ks_compare_get_advice (KsCompare *self,
                        gboolean   added,
@@ -882,6 +929,8 @@ item_get (const KsReport       *r,
     case 17:
       ks_report_value_set_double (v, item->host_self_per_step_ns[1] - item->host_self_per_step_ns[0]);
       break;
+    case 18: ks_report_value_set_string (v, item->other_name); break;
+    case 19: ks_report_value_set_string (v, ks_compare_item_get_match (item)); break;
     default: g_assert_not_reached ();
     }
 }
@@ -928,9 +977,34 @@ ratio_text (const KsReport       *r,
     .text = status_text, .arg = 14, .pos = { table_, csv_, json_, page_ }, .width = 8, \
     .flags = KS_REPORT_COLUMN_LEFT }
 
+/* A kernel matched across names: "base → new". */
+static char *
+kernel_name_text (const KsReport       *r,
+                  const KsReportColumn *c,
+                  guint                 i)
+{
+  const KsCompareItem *item = ITEM (r, i);
+
+  if (item->other_name == NULL)
+    return g_strdup (item->name);
+  return g_strdup_printf ("%s → %s", item->name, item->other_name);
+}
+
+static char *
+match_text (const KsReport       *r,
+            const KsReportColumn *c,
+            guint                 i)
+{
+  return g_strdup (ks_compare_item_get_match_title (ITEM (r, i)));
+}
+
 static const KsReportColumn kernel_columns[] = {
   { .key = "name", .title = N_("Kernel"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = item_get, .arg = 0,
-    .pos = { 8, 1, 1, 1 }, .flags = KS_REPORT_COLUMN_LEFT },
+    .text = kernel_name_text, .pos = { 9, 1, 1, 1 }, .flags = KS_REPORT_COLUMN_LEFT },
+  { .key = "new_name", .title = N_("Kernel, new"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = item_get,
+    .arg = 18, .pos = { 0, 14, 14, 0 }, .flags = KS_REPORT_COLUMN_LEFT },
+  { .key = "match", .title = N_("Matched by"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = item_get,
+    .text = match_text, .arg = 19, .pos = { 8, 13, 13, 0 }, .width = 18, .flags = KS_REPORT_COLUMN_LEFT },
   I_COL ("base_calls", N_("Calls, baseline"), NULL, KS_REPORT_UNIT_COUNT, 0, 2, 0, 2, 2, 0, 0),
   I_COL ("new_calls", N_("Calls, new"), NULL, KS_REPORT_UNIT_COUNT, 0, 3, 0, 3, 3, 0, 0),
   I_COL ("base_total_ns", N_("Total, baseline"), NULL, KS_REPORT_UNIT_DURATION, 0, 4, 0, 4, 4, 0, 0),

@@ -16,8 +16,9 @@ G_BEGIN_DECLS
  * analysis (the same KsAnalysis that `stats` and the pages use, so each
  * side's figures are those of the file alone). What is compared is per
  * step when both traces have steps (their step counts may differ), else
- * per window: the totals of each. Kernels are matched by name,
- * operators by name or by name and input shapes. Immutable once made. */
+ * per window: the totals of each. Kernels are matched by name, then
+ * across names (ks-kernel-match.h), operators by name or by name and
+ * input shapes. Immutable once made. */
 
 typedef enum
 {
@@ -28,10 +29,20 @@ typedef enum
 
 #define KS_COMPARE_ABSENT G_MAXUINT
 
+/* How a kernel of one run was paired with one of the other. */
+typedef enum
+{
+  KS_COMPARE_MATCH_NAME = 0,         /* the same name (and every operator) */
+  KS_COMPARE_MATCH_OPERATOR,         /* the same launching operator and order in the step */
+  KS_COMPARE_MATCH_NORMALISED,       /* the same name with its numbers and Triton suffix left out */
+} KsCompareMatch;
+
 typedef struct
 {
   const char *name;                  /* of the side that has it, the base's when both */
   const char *input_dims;            /* operators by shape; NULL else */
+  const char *other_name;            /* kernels: the new run's name when matched across names, else NULL */
+  KsCompareMatch match;
   guint32     name_id[KS_COMPARE_N_SIDES];   /* string id in each trace, 0 where absent */
   guint       index[KS_COMPARE_N_SIDES];     /* row of each side's analysis array, or KS_COMPARE_ABSENT */
   guint64     calls[KS_COMPARE_N_SIDES];
@@ -115,6 +126,10 @@ const KsCompareItem   *ks_compare_get_operators    (KsCompare     *self,
                                                     KsOperatorGrouping grouping,
                                                     guint         *n_items);
 KsCompareItemStatus    ks_compare_item_get_status  (const KsCompareItem *item);
+/* "name", "operator", "normalised"; NULL for a kernel of one side. */
+const char            *ks_compare_item_get_match   (const KsCompareItem *item);
+/* The same for people, translated; "" for a kernel of one side. */
+const char            *ks_compare_item_get_match_title (const KsCompareItem *item);
 /* Advice of the new trace that the baseline did not have (added) and
  * the reverse (removed), matched by rule and GPU. */
 /* Rows of that side's ks_analysis_get_advice(). */

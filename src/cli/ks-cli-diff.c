@@ -9,18 +9,27 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n.h>
 
 #include "ks-cli.h"
 #include "ks-cli-common.h"
+#include "ks-cli-diff-gate.h"
 #include "ks-cli-table.h"
 #include "ks-compare.h"
 #include "ks-json-writer.h"
 #include "ks-report.h"
 
 #define SUMMARY_TOP 10
+
+/* Exit status of --gate beside KS_CLI_OK and KS_CLI_USAGE. */
+#define KS_CLI_DIFF_REGRESSED    1
+#define KS_CLI_DIFF_INCONCLUSIVE 3
+
+/* --format markdown, after the formats of KsReportFormat. */
+#define FORMAT_MARKDOWN 3
 
 typedef enum
 {
@@ -36,6 +45,7 @@ typedef struct
   KsReportFormat  format;
   guint           limit;      /* rows of lists, 0 = all */
   gboolean        by_shape;
+  const KsGate   *gate;       /* with --gate, else NULL */
   GString        *out;
 } Printer;
 
@@ -158,6 +168,8 @@ report_summary (Printer *p)
 
       ks_json_begin_object (json, NULL);
       ks_json_string (json, "per", ks_compare_get_per_step (p->compare) ? "step" : "window");
+      if (p->gate != NULL)
+        ks_cli_diff_gate_json (json, p->gate);
       json_side (p, json, KS_COMPARE_BASE);
       json_side (p, json, KS_COMPARE_NEW);
       write_list (p, metrics, json, NULL, G_MAXUINT);
@@ -198,6 +210,8 @@ report_list (Printer  *p,
 
       ks_json_begin_object (json, NULL);
       ks_json_string (json, "per", ks_compare_get_per_step (p->compare) ? "step" : "window");
+      if (p->gate != NULL)
+        ks_cli_diff_gate_json (json, p->gate);
       write_list (p, report, json, NULL, n);
       ks_cli_json_finish (p->out, json);
       return;
@@ -212,6 +226,33 @@ report_list (Printer  *p,
     g_string_append_printf (p->out, _("… %u more (use --limit)\n"), report->n_rows - n);
 }
 
+/* The verdict after a table, on stderr beside CSV; JSON has it inside. */
+static void
+print_verdict (Printer *p)
+{
+  g_autofree char *verdict = NULL;
+
+  if (p->gate == NULL || p->format == KS_REPORT_JSON)
+    return;
+  verdict = ks_gate_format_verdict (p->gate);
+  if (p->format == KS_REPORT_TABLE)
+    g_string_append_printf (p->out, "\n%s\n", verdict);
+  else
+    ks_cli_printerr ("%s\n", verdict);
+}
+
+static int
+gate_status (const KsGate *gate)
+{
+  switch (gate->verdict)
+    {
+    case KS_GATE_REGRESSED: return KS_CLI_DIFF_REGRESSED;
+    case KS_GATE_INCONCLUSIVE: return KS_CLI_DIFF_INCONCLUSIVE;
+    case KS_GATE_OK:
+    default: return KS_CLI_OK;
+    }
+}
+
 int
 ks_cli_diff (int    argc,
              char **argv)
@@ -219,25 +260,37 @@ ks_cli_diff (int    argc,
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KsCompare) compare = NULL;
+  g_autoptr(KsGate) gate = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(GFile) base = NULL;
   g_autoptr(GFile) new_file = NULL;
   g_autofree char *report = NULL;
+  g_autofree char *description = NULL;
   g_autofree char *format = NULL;
   g_autofree char *group_by = NULL;
   g_auto(GStrv) files = NULL;
   int device = -1;
   int limit = 0;
+  double threshold = NAN;     /* --gate */
+  gboolean gating;
+  gboolean include_warmup = FALSE;
+  int file_error;
   guint which = REPORT_SUMMARY, format_index = KS_REPORT_TABLE, grouping = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
   static const char * const reports[] = { "summary", "kernels", "operators", "steps", NULL };
-  static const char * const formats[] = { "table", "csv", "json", NULL };
+  static const char * const formats[] = { "table", "csv", "json", "markdown", NULL };
   static const char * const groupings[] = { "name", "shape", NULL };
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
       N_("What to print: summary (default), kernels, operators or steps"), N_("REPORT") },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+      N_("Output format: table (default), csv, json, or markdown (a comment for a pull request)"),
+      "table|csv|json|markdown" },
+    { "gate", 0, 0, G_OPTION_ARG_DOUBLE, &threshold,
+      N_("Fail (exit status 1) when the median step is more than PCT percent slower, beyond the noise"), N_("PCT") },
+    { "include-warmup", 0, 0, G_OPTION_ARG_NONE, &include_warmup,
+      N_("Count the warm-up steps too (the gate leaves them out)"), NULL },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("Compare only this GPU"), "N" },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
       N_("Operators by name (default) or by name and input shapes"), "name|shape" },
@@ -252,10 +305,17 @@ ks_cli_diff (int    argc,
                                   "step time, GPU busy, the step breakdown, idle time by class and cause,\n"
                                   "memory peak, advice, and kernels and operators matched by name.\n"
                                   "Each side's figures are what `kinescope-cli stats` says of that file."));
-  g_option_context_set_description (context,
-                                    _("Times and counts are per step when both traces have steps (their counts\n"
-                                      "may differ), else totals over each trace's window. Lists are sorted by\n"
-                                      "the size of the change in time per step. The two files load in parallel."));
+  description = g_strconcat (_("Times and counts are per step when both traces have steps (their counts\n"
+                                "may differ), else totals over each trace's window. Lists are sorted by\n"
+                                "the size of the change in time per step. The two files load in parallel."),
+                             "\n\n",
+                             _("With --gate PCT: exit status 1 when the new run's median step is more than\n"
+                               "PCT percent slower and the bootstrap 95-percent interval of the change lies\n"
+                               "above zero, 0 when not, 3 when the runs cannot be compared (fewer than 5\n"
+                               "steady-state steps, different GPUs or world sizes, different kinds of step),\n"
+                               "2 for wrong options or a file that cannot be read."),
+                             NULL);
+  g_option_context_set_description (context, description);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -276,27 +336,44 @@ ks_cli_diff (int    argc,
       ks_cli_printerr (_("kinescope-cli diff: --limit and --device take values of 0 or more\n"));
       return KS_CLI_USAGE;
     }
+  gating = !isnan (threshold);
+  if (gating && !(threshold >= 0 && threshold <= 1000))
+    {
+      ks_cli_printerr (_("kinescope-cli diff: --gate takes a percentage from 0 to 1000\n"));
+      return KS_CLI_USAGE;
+    }
+  if (format_index == FORMAT_MARKDOWN && which != REPORT_SUMMARY)
+    {
+      ks_cli_printerr (_("kinescope-cli diff: --format markdown writes the summary only\n"));
+      return KS_CLI_USAGE;
+    }
+  /* Under a gate, 1 means regressed: a file that cannot be read is 2. */
+  file_error = gating ? KS_CLI_USAGE : KS_CLI_FAILED;
 
   ks_analysis_options_init (&options);
   options.device = device;
+  options.include_warmup = include_warmup;
   base = g_file_new_for_commandline_arg (files[0]);
   new_file = g_file_new_for_commandline_arg (files[1]);
   compare = ks_compare_load (base, new_file, &options, NULL, &error);
   if (compare == NULL)
     {
       ks_cli_printerr ("kinescope-cli diff: %s\n", error->message);
-      return KS_CLI_FAILED;
+      return file_error;
     }
   if (device >= 0)
     for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
       if (ks_analysis_get_gpu (ks_compare_get_analysis (compare, s), device) == NULL)
         {
           ks_cli_printerr (_("kinescope-cli diff: %s: the trace has no GPU %d\n"), files[s], device);
-          return KS_CLI_FAILED;
+          return file_error;
         }
 
+  if (gating || format_index == FORMAT_MARKDOWN)
+    gate = ks_gate_compute (compare, gating ? threshold : 0);
   printer.compare = compare;
-  printer.format = format_index;
+  printer.format = format_index == FORMAT_MARKDOWN ? KS_REPORT_TABLE : format_index;
+  printer.gate = gating ? gate : NULL;
   printer.limit = limit;
   printer.by_shape = grouping == 1;
   printer.out = out;
@@ -304,7 +381,13 @@ ks_cli_diff (int    argc,
   switch (which)
     {
     case REPORT_SUMMARY:
-      report_summary (&printer);
+      if (format_index == FORMAT_MARKDOWN)
+        {
+          ks_cli_diff_markdown (out, compare, gate, gating, printer.by_shape);
+          printer.gate = NULL;
+        }
+      else
+        report_summary (&printer);
       break;
     case REPORT_KERNELS:
       {
@@ -331,9 +414,10 @@ ks_cli_diff (int    argc,
       g_assert_not_reached ();
     }
 
+  print_verdict (&printer);
   ks_cli_write (stdout, out->str);
   for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
     ks_cli_print_warnings (ks_compare_get_trace (compare, s), ks_compare_get_analysis (compare, s),
                            ks_compare_get_file (compare, s));
-  return KS_CLI_OK;
+  return gating ? gate_status (gate) : KS_CLI_OK;
 }

@@ -1445,13 +1445,16 @@ assert_items_match (yajl_val    diff,
   for (guint i = 0; i < YAJL_GET_ARRAY (items)->len; i++)
     {
       yajl_val row = item (items, i);
-      const char *dims_path[] = { "input_dims", NULL };
+      const char *dims_path[] = { "input_dims", NULL }, *new_name_path[] = { "new_name", NULL };
       yajl_val dims = yajl_tree_get (row, dims_path, yajl_t_string);
-      g_autofree char *key = g_strconcat (get_str (row, "name"), "|", dims ? YAJL_GET_STRING (dims) : "", NULL);
+      /* A kernel matched across names has the new run's name apart. */
+      yajl_val new_name = yajl_tree_get (row, new_name_path, yajl_t_string);
       const char *status = get_str (row, "status");
 
       for (guint s = 0; s < 2; s++)
         {
+          const char *name = s == 1 && new_name != NULL ? YAJL_GET_STRING (new_name) : get_str (row, "name");
+          g_autofree char *key = g_strconcat (name, "|", dims ? YAJL_GET_STRING (dims) : "", NULL);
           gpointer calls;
           gboolean has = g_hash_table_lookup_extended (names[s], key, NULL, &calls);
 
