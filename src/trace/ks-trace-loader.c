@@ -21,7 +21,9 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
+#include "ks-memsnap-reader.h"
 #include "ks-nvsmi-reader.h"
+#include "ks-pickle.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
 #include "ks-trace-private.h"
@@ -100,6 +102,8 @@ ks_trace_detect_format_from_data (const guint8 *data,
     return KS_FORMAT_UNKNOWN;
   if (is_kscope (data, len))
     return KS_FORMAT_KSCOPE;
+  if (ks_memsnap_sniff (data, len))
+    return KS_FORMAT_MEMORY_SNAPSHOT;
   if (is_sqlite (data, len))
     return KS_FORMAT_NSYS_SQLITE;
   if (ks_gzip_has_magic (data, len))
@@ -351,7 +355,10 @@ detect_format (GFile    *file,
     return KS_FORMAT_UNKNOWN;
   if (format == KS_FORMAT_UNKNOWN)
     {
-      if (ks_gzip_has_magic (data, len))
+      if (ks_pickle_has_magic (data, len))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s: a Python pickle that is not a PyTorch memory snapshot (no “segments”)"), name);
+      else if (ks_gzip_has_magic (data, len))
         {
           g_autoptr(KsGzip) gz = ks_gzip_new ();
           g_autofree guint8 *out = g_malloc (SNIFF_LEN);
@@ -371,7 +378,7 @@ detect_format (GFile    *file,
         }
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     _("%s: not a trace file: neither JSON, gzip-compressed JSON, a SQLite database nor an nvidia-smi log"),
+                     _("%s: not a trace file: neither JSON, gzip-compressed JSON, a SQLite database, an nvidia-smi log nor a PyTorch memory snapshot"),
                      name);
     }
   return format;
@@ -421,6 +428,10 @@ ks_trace_load_with_options (GFile                    *file,
 
     case KS_FORMAT_NVIDIA_SMI:
       trace = ks_nvsmi_reader_load (file, &nvsmi, progress, cancellable, error);
+      break;
+
+    case KS_FORMAT_MEMORY_SNAPSHOT:
+      trace = ks_memsnap_reader_load (file, progress, cancellable, error);
       break;
 
     case KS_FORMAT_UNKNOWN:
