@@ -154,12 +154,12 @@ ks_memsnap_reader_build (KsMemsnap     *snap,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: the snapshot holds no allocator history (record it with "
                      "torch.cuda.memory._record_memory_history() before the dump); "
-                     "kinescope-cli stats --report memory-snapshot still reads its %" G_GUINT64_FORMAT " segments"),
+                     "kinescope-cli stats --report memory-snapshot still reads its %" PRIu64 " segments"),
                    name, segments);
       return NULL;
     }
   if (mismatched > 0)
-    ks_trace_builder_add_warning (b, _("%s: %" G_GUINT64_FORMAT " allocator events do not fit the segments at the "
+    ks_trace_builder_add_warning (b, _("%s: %" PRIu64 " allocator events do not fit the segments at the "
                                        "dump (an allocation of a live block or a free of one not live); "
                                        "the curves count them as recorded"),
                                   name, mismatched);

@@ -333,27 +333,6 @@ read_settings (KsMemsnap           *self,
   self->settings = g_string_free (g_steal_pointer (&s), FALSE);
 }
 
-gboolean
-ks_memsnap_sniff (const guint8 *data,
-                  gsize         len)
-{
-  static const char * const keys[] = { "segments", "device_traces" };
-  gsize head = MIN (len, 256);
-
-  if (!ks_pickle_has_magic (data, len))
-    return FALSE;
-  /* The top-level dict's first key comes within the first few bytes. */
-  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
-    {
-      gsize n = strlen (keys[k]);
-
-      for (gsize i = 0; i + n <= head; i++)
-        if (memcmp (data + i, keys[k], n) == 0)
-          return TRUE;
-    }
-  return FALSE;
-}
-
 KsMemsnap *
 ks_memsnap_new_from_bytes (GBytes      *bytes,
                            const char  *name,
@@ -365,6 +344,11 @@ ks_memsnap_new_from_bytes (GBytes      *bytes,
   const KsPickleValue *segments;
   const KsPickleValue *traces;
 
+  if (!ks_pickle_has_magic (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)))
+    {
+      bad (error, name, _("not a Python pickle (a snapshot is the file torch.cuda.memory._dump_snapshot() writes)"));
+      return NULL;
+    }
   pickle = ks_pickle_load (bytes, name, error);
   if (pickle == NULL)
     return NULL;

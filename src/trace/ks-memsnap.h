@@ -114,10 +114,6 @@ typedef struct
 
 typedef struct _KsMemsnap KsMemsnap;
 
-/* Whether @data (the start of a file) is a memory snapshot: a pickle whose
- * first keys are torch's. */
-gboolean          ks_memsnap_sniff          (const guint8     *data,
-                                             gsize             len);
 KsMemsnap        *ks_memsnap_load           (GFile            *file,
                                              GCancellable     *cancellable,
                                              GError          **error);

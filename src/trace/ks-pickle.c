@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 #include <gio/gio.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ks-pickle.h"
@@ -125,8 +126,8 @@ fail (Unpickler   *u,
       GError     **error,
       const char  *problem)
 {
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: %s at byte %" G_GSIZE_FORMAT),
-               u->name, problem, (gsize) (u->p - u->start));
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: %s at byte %" PRIu64),
+               u->name, problem, (guint64) (u->p - u->start));
   return FALSE;
 }
 

@@ -102,7 +102,8 @@ ks_trace_detect_format_from_data (const guint8 *data,
     return KS_FORMAT_UNKNOWN;
   if (is_kscope (data, len))
     return KS_FORMAT_KSCOPE;
-  if (ks_memsnap_sniff (data, len))
+  /* Any pickle: the snapshot reader names what else it holds. */
+  if (ks_pickle_has_magic (data, len))
     return KS_FORMAT_MEMORY_SNAPSHOT;
   if (is_sqlite (data, len))
     return KS_FORMAT_NSYS_SQLITE;
@@ -355,10 +356,7 @@ detect_format (GFile    *file,
     return KS_FORMAT_UNKNOWN;
   if (format == KS_FORMAT_UNKNOWN)
     {
-      if (ks_pickle_has_magic (data, len))
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     _("%s: a Python pickle that is not a PyTorch memory snapshot (no “segments”)"), name);
-      else if (ks_gzip_has_magic (data, len))
+      if (ks_gzip_has_magic (data, len))
         {
           g_autoptr(KsGzip) gz = ks_gzip_new ();
           g_autofree guint8 *out = g_malloc (SNIFF_LEN);
