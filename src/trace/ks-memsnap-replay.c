@@ -13,7 +13,8 @@
 #include "ks-memsnap.h"
 
 /* The allocator's state while the trace is replayed: live blocks and
- * segments by address. */
+ * segments by address, in open-addressing maps (a snapshot's history runs
+ * to millions of entries; no allocation per block). */
 typedef struct
 {
   guint64 addr;
@@ -21,77 +22,161 @@ typedef struct
   guint32 stack;
 } Range;
 
+enum { SLOT_EMPTY, SLOT_FULL, SLOT_DELETED };
+
 typedef struct
 {
-  GHashTable *blocks;            /* &Range.addr -> Range */
-  GHashTable *segments;
-  gint64      allocated;
-  gint64      reserved;
+  Range  *slots;
+  guint8 *state;
+  gsize   cap;                   /* a power of two */
+  gsize   n;
+  gsize   used;                  /* full and deleted */
+} Map;
+
+typedef struct
+{
+  Map     blocks;
+  Map     segments;
+  gint64  allocated;
+  gint64  reserved;
 } State;
+
+static gsize
+slot_of (const Map *m,
+         guint64    addr)
+{
+  return (gsize) (((addr >> 9) * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 17) & (m->cap - 1);
+}
+
+static void
+map_init (Map   *m,
+          gsize  cap)
+{
+  m->cap = 64;
+  while (m->cap < cap * 2)
+    m->cap *= 2;
+  m->slots = g_new (Range, m->cap);
+  m->state = g_new0 (guint8, m->cap);
+  m->n = m->used = 0;
+}
+
+static void
+map_clear (Map *m)
+{
+  g_clear_pointer (&m->slots, g_free);
+  g_clear_pointer (&m->state, g_free);
+}
+
+static Range *
+map_find (const Map *m,
+          guint64    addr)
+{
+  for (gsize i = slot_of (m, addr);; i = (i + 1) & (m->cap - 1))
+    {
+      if (m->state[i] == SLOT_EMPTY)
+        return NULL;
+      if (m->state[i] == SLOT_FULL && m->slots[i].addr == addr)
+        return &m->slots[i];
+    }
+}
+
+static void map_put (Map *m, const Range *r);
+
+static void
+map_grow (Map *m)
+{
+  Map old = *m;
+
+  map_init (m, MAX (old.n, 32) * 2);
+  for (gsize i = 0; i < old.cap; i++)
+    if (old.state[i] == SLOT_FULL)
+      map_put (m, &old.slots[i]);
+  map_clear (&old);
+}
+
+/* @r's address is not in @m. */
+static void
+map_put (Map         *m,
+         const Range *r)
+{
+  gsize i;
+
+  if ((m->used + 1) * 4 > m->cap * 3)
+    map_grow (m);
+  for (i = slot_of (m, r->addr); m->state[i] == SLOT_FULL; i = (i + 1) & (m->cap - 1))
+    ;
+  if (m->state[i] == SLOT_EMPTY)
+    m->used++;
+  m->slots[i] = *r;
+  m->state[i] = SLOT_FULL;
+  m->n++;
+}
 
 static void
 state_init (State *st)
 {
-  st->blocks = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
-  st->segments = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+  map_init (&st->blocks, 1024);
+  map_init (&st->segments, 64);
   st->allocated = st->reserved = 0;
 }
 
 static void
 state_clear (State *st)
 {
-  g_clear_pointer (&st->blocks, g_hash_table_unref);
-  g_clear_pointer (&st->segments, g_hash_table_unref);
+  map_clear (&st->blocks);
+  map_clear (&st->segments);
 }
 
 static gboolean
-add (GHashTable *table,
-     guint64     addr,
-     gint64      size,
-     guint32     stack,
-     gint64     *total)
+add (Map     *m,
+     guint64  addr,
+     gint64   size,
+     guint32  stack,
+     gint64  *total)
 {
-  Range *r;
+  Range r = { addr, size, stack };
 
-  if (g_hash_table_contains (table, &addr))
+  if (map_find (m, addr) != NULL)
     return FALSE;
-  r = g_new (Range, 1);
-  r->addr = addr;
-  r->size = size;
-  r->stack = stack;
-  g_hash_table_insert (table, &r->addr, r);
+  map_put (m, &r);
   *total += size;
   return TRUE;
 }
 
 static gboolean
-remove_range (GHashTable *table,
-              guint64     addr,
-              gint64     *total)
+remove_range (Map     *m,
+              guint64  addr,
+              gint64  *total)
 {
-  Range *r = g_hash_table_lookup (table, &addr);
+  Range *r = map_find (m, addr);
 
   if (r == NULL)
     return FALSE;
   *total -= r->size;
-  g_hash_table_remove (table, &addr);
+  m->state[r - m->slots] = SLOT_DELETED;
+  m->n--;
   return TRUE;
+}
+
+static void
+map_copy (Map       *to,
+          const Map *from)
+{
+  to->cap = from->cap;
+  to->n = from->n;
+  to->used = from->used;
+  to->slots = g_memdup2 (from->slots, from->cap * sizeof (Range));
+  to->state = g_memdup2 (from->state, from->cap);
 }
 
 static void
 state_copy (State       *to,
             const State *from)
 {
-  GHashTableIter it;
-  Range *r;
-
-  state_init (to);
-  g_hash_table_iter_init (&it, from->blocks);
-  while (g_hash_table_iter_next (&it, NULL, (gpointer *) &r))
-    add (to->blocks, r->addr, r->size, r->stack, &to->allocated);
-  g_hash_table_iter_init (&it, from->segments);
-  while (g_hash_table_iter_next (&it, NULL, (gpointer *) &r))
-    add (to->segments, r->addr, r->size, r->stack, &to->reserved);
+  map_copy (&to->blocks, &from->blocks);
+  map_copy (&to->segments, &from->segments);
+  to->allocated = from->allocated;
+  to->reserved = from->reserved;
 }
 
 /* Applies @e going forward (or undoes it going backward); FALSE when it
@@ -104,19 +189,19 @@ apply (State                *st,
   switch (e->action)
     {
     case KS_MEMSNAP_ALLOC:
-      return forward ? add (st->blocks, e->addr, e->size, e->stack, &st->allocated)
-                     : remove_range (st->blocks, e->addr, &st->allocated);
+      return forward ? add (&st->blocks, e->addr, e->size, e->stack, &st->allocated)
+                     : remove_range (&st->blocks, e->addr, &st->allocated);
     case KS_MEMSNAP_FREE_COMPLETED:
-      return forward ? remove_range (st->blocks, e->addr, &st->allocated)
-                     : add (st->blocks, e->addr, e->size, e->stack, &st->allocated);
+      return forward ? remove_range (&st->blocks, e->addr, &st->allocated)
+                     : add (&st->blocks, e->addr, e->size, e->stack, &st->allocated);
     case KS_MEMSNAP_SEGMENT_ALLOC:
     case KS_MEMSNAP_SEGMENT_MAP:
-      return forward ? add (st->segments, e->addr, e->size, KS_MEMSNAP_NO_STACK, &st->reserved)
-                     : remove_range (st->segments, e->addr, &st->reserved);
+      return forward ? add (&st->segments, e->addr, e->size, KS_MEMSNAP_NO_STACK, &st->reserved)
+                     : remove_range (&st->segments, e->addr, &st->reserved);
     case KS_MEMSNAP_SEGMENT_FREE:
     case KS_MEMSNAP_SEGMENT_UNMAP:
-      return forward ? remove_range (st->segments, e->addr, &st->reserved)
-                     : add (st->segments, e->addr, e->size, KS_MEMSNAP_NO_STACK, &st->reserved);
+      return forward ? remove_range (&st->segments, e->addr, &st->reserved)
+                     : add (&st->segments, e->addr, e->size, KS_MEMSNAP_NO_STACK, &st->reserved);
     default:
       return TRUE;
     }
@@ -132,15 +217,13 @@ compare_ranges (gconstpointer a,
 }
 
 static GPtrArray *
-sorted (GHashTable *table)
+sorted (const Map *m)
 {
-  GPtrArray *out = g_ptr_array_sized_new (g_hash_table_size (table));
-  GHashTableIter it;
-  gpointer r;
+  GPtrArray *out = g_ptr_array_sized_new (m->n);
 
-  g_hash_table_iter_init (&it, table);
-  while (g_hash_table_iter_next (&it, NULL, &r))
-    g_ptr_array_add (out, r);
+  for (gsize i = 0; i < m->cap; i++)
+    if (m->state[i] == SLOT_FULL)
+      g_ptr_array_add (out, &m->slots[i]);
   g_ptr_array_sort (out, compare_ranges);
   return out;
 }
@@ -151,8 +234,8 @@ static void
 state_figures (const State    *st,
                KsMemsnapState *out)
 {
-  g_autoptr(GPtrArray) segs = sorted (st->segments);
-  g_autoptr(GPtrArray) blocks = sorted (st->blocks);
+  g_autoptr(GPtrArray) segs = sorted (&st->segments);
+  g_autoptr(GPtrArray) blocks = sorted (&st->blocks);
   guint b = 0;
 
   memset (out, 0, sizeof *out);
@@ -262,12 +345,10 @@ static GArray *
 group_state (const State *st)
 {
   g_autoptr(GHashTable) groups = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  GHashTableIter it;
-  Range *r;
 
-  g_hash_table_iter_init (&it, st->blocks);
-  while (g_hash_table_iter_next (&it, NULL, (gpointer *) &r))
-    group_add (groups, r->stack, r->size);
+  for (gsize i = 0; i < st->blocks.cap; i++)
+    if (st->blocks.state[i] == SLOT_FULL)
+      group_add (groups, st->blocks.slots[i].stack, st->blocks.slots[i].size);
   return groups_to_array (groups);
 }
 
@@ -305,14 +386,14 @@ ks_memsnap_replay (KsMemsnap *self,
     {
       const KsMemsnapSegment *seg = &g_array_index (d->segments, KsMemsnapSegment, s);
 
-      add (st.segments, seg->addr, seg->total, KS_MEMSNAP_NO_STACK, &st.reserved);
+      add (&st.segments, seg->addr, seg->total, KS_MEMSNAP_NO_STACK, &st.reserved);
       for (guint i = 0; i < seg->n_blocks; i++)
         {
           const KsMemsnapBlock *b = &g_array_index (d->blocks, KsMemsnapBlock, seg->first_block + i);
 
           if (b->state == KS_MEMSNAP_BLOCK_INACTIVE)
             continue;
-          add (st.blocks, b->addr, b->size, b->stack, &st.allocated);
+          add (&st.blocks, b->addr, b->size, b->stack, &st.allocated);
           group_add (end_groups, b->stack, b->size);
         }
     }

@@ -37,7 +37,8 @@ typedef struct
   const guint8 *start;
   GPtrArray    *stack;
   GArray       *marks;            /* stack lengths at each MARK */
-  GHashTable   *memo;             /* index -> value */
+  GPtrArray    *memo;             /* index -> value, dense from 0 (MEMOIZE) */
+  GHashTable   *sparse_memo;      /* indices past the dense part (BINPUT n) */
 } Unpickler;
 
 static KsPickleValue *
@@ -185,24 +186,13 @@ push_string (Unpickler    *u,
   g_ptr_array_add (u->stack, v);
 }
 
+/* Python keeps the last value of a repeated key: entries are kept in
+ * order and ks_pickle_dict_get() looks from the end. */
 static void
 dict_set (KsPickleValue *dict,
           KsPickleValue *key,
           KsPickleValue *value)
 {
-  /* Python keeps the last value of a repeated key; torch's keys are str. */
-  if (key->type == KS_PICKLE_STR)
-    for (guint i = 0; i + 1 < dict->items->len; i += 2)
-      {
-        KsPickleValue *k = g_ptr_array_index (dict->items, i);
-
-        if (k->type == KS_PICKLE_STR && k->str.len == key->str.len &&
-            memcmp (k->str.data, key->str.data, k->str.len) == 0)
-          {
-            dict->items->pdata[i + 1] = value;
-            return;
-          }
-      }
   g_ptr_array_add (dict->items, key);
   g_ptr_array_add (dict->items, value);
 }
@@ -429,7 +419,7 @@ run (Unpickler  *u,
         case 'q':  /* BINPUT */
         case 'r':  /* LONG_BINPUT */
           if (op == 0x94)
-            n = g_hash_table_size (u->memo);
+            n = u->memo->len + g_hash_table_size (u->sparse_memo); /* Python's len(memo) */
           else
             {
               guint w = op == 'q' ? 1 : 4;
@@ -443,8 +433,13 @@ run (Unpickler  *u,
             return fail (u, error, _("a pickle opcode found the stack empty"));
           if (n >= KS_PICKLE_MAX_MEMO)
             return fail (u, error, _("the pickle's memo is larger than Kinescope reads"));
-          g_hash_table_insert (u->memo, GUINT_TO_POINTER ((guint) n),
-                               g_ptr_array_index (u->stack, u->stack->len - 1));
+          v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          if (n < u->memo->len)
+            u->memo->pdata[n] = v;
+          else if (n == u->memo->len && !g_hash_table_contains (u->sparse_memo, GUINT_TO_POINTER ((guint) n)))
+            g_ptr_array_add (u->memo, v);
+          else
+            g_hash_table_insert (u->sparse_memo, GUINT_TO_POINTER ((guint) n), v);
           break;
         case 'h': /* BINGET */
         case 'j': /* LONG_BINGET */
@@ -455,7 +450,8 @@ run (Unpickler  *u,
               return FALSE;
             n = read_le (u->p, w);
             u->p += w;
-            v = g_hash_table_lookup (u->memo, GUINT_TO_POINTER ((guint) n));
+            v = n < u->memo->len ? g_ptr_array_index (u->memo, n)
+                                 : g_hash_table_lookup (u->sparse_memo, GUINT_TO_POINTER ((guint) n));
             if (v == NULL || n >= KS_PICKLE_MAX_MEMO)
               return fail (u, error, _("the pickle refers to a memo entry it never stored"));
             g_ptr_array_add (u->stack, v);
@@ -506,14 +502,16 @@ ks_pickle_load (GBytes      *bytes,
   u.end = u.p + len;
   u.stack = g_ptr_array_new ();
   u.marks = g_array_new (FALSE, FALSE, sizeof (guint));
-  u.memo = g_hash_table_new (NULL, NULL);
+  u.memo = g_ptr_array_new ();
+  u.sparse_memo = g_hash_table_new (NULL, NULL);
   if (!ks_pickle_has_magic (u.p, len))
     ok = fail (&u, error, _("not a pickle of protocol 2 or later"));
   else
     ok = run (&u, error);
   g_ptr_array_unref (u.stack);
   g_array_unref (u.marks);
-  g_hash_table_unref (u.memo);
+  g_ptr_array_unref (u.memo);
+  g_hash_table_unref (u.sparse_memo);
   return ok ? g_steal_pointer (&doc) : NULL;
 }
 
@@ -543,11 +541,18 @@ const KsPickleValue *
 ks_pickle_dict_get (const KsPickleValue *dict,
                     const char          *key)
 {
+  gsize n;
+
   if (dict == NULL || dict->type != KS_PICKLE_DICT)
     return NULL;
-  for (guint i = 0; i + 1 < dict->items->len; i += 2)
-    if (ks_pickle_str_equal (g_ptr_array_index (dict->items, i), key))
-      return g_ptr_array_index (dict->items, i + 1);
+  n = strlen (key);
+  for (guint i = dict->items->len / 2; i-- > 0;)
+    {
+      const KsPickleValue *k = g_ptr_array_index (dict->items, 2 * i);
+
+      if (k->type == KS_PICKLE_STR && k->str.len == n && memcmp (k->str.data, key, n) == 0)
+        return g_ptr_array_index (dict->items, 2 * i + 1);
+    }
   return NULL;
 }
 
