@@ -23,6 +23,7 @@
 #include "ks-format.h"
 #include "ks-json-reader.h"
 #include "ks-json-writer.h"
+#include "ks-cli-memsnap.h"
 #include "ks-report.h"
 #include "ks-trace-loader.h"
 
@@ -47,6 +48,7 @@ typedef enum
   REPORT_COMMS,
   REPORT_RANKS,
   REPORT_PROFILER_RANGES,
+  REPORT_MEMORY_SNAPSHOT,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -1093,12 +1095,12 @@ ks_cli_stats (int    argc,
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
                                           "utilization", "tensor-cores", "queue", "memcpy-bandwidth",
                                           "kernel-sequences", "gpu-annotations", "comms", "ranks",
-                                          "profiler-ranges", NULL };
+                                          "profiler-ranges", "memory-snapshot", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks or profiler-ranges"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks, profiler-ranges or memory-snapshot"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -1204,6 +1206,10 @@ ks_cli_stats (int    argc,
   options.kernel_wait_ns = (gint64)llround (kernel_wait_us * 1000.0);
   options.device = device;
 
+  /* A snapshot's allocator state is read from the snapshot itself. */
+  if (which == REPORT_MEMORY_SNAPSHOT)
+    return ks_cli_stats_memory_snapshot (files[0], printer.format, limit);
+
   if (which == REPORT_RANKS && !collectives)
     {
       int status = KS_CLI_OK;
@@ -1266,6 +1272,7 @@ ks_cli_stats (int    argc,
     case REPORT_COMMS:     report_comms (&printer); break;
     case REPORT_RANKS:     report_ranks (&printer); break;
     case REPORT_PROFILER_RANGES: report_profiler_ranges (&printer); break;
+    case REPORT_MEMORY_SNAPSHOT:
     default:               g_assert_not_reached ();
     }
 

@@ -139,6 +139,7 @@ source_format (KsTrace *trace)
     case KS_FORMAT_CHROME_JSON: return "chrome-json";
     case KS_FORMAT_NSYS_SQLITE: return "nsys-sqlite";
     case KS_FORMAT_NVIDIA_SMI: return "nvidia-smi";
+    case KS_FORMAT_MEMORY_SNAPSHOT: return "memory-snapshot";
     case KS_FORMAT_KSCOPE:      return "kscope";
     case KS_FORMAT_UNKNOWN:
     default:                    return NULL;

@@ -21,8 +21,10 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader.h"
+#include "ks-memsnap-reader.h"
 #include "ks-nvsmi-private.h"
 #include "ks-nvsmi-reader.h"
+#include "ks-pickle.h"
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
 #include "ks-trace-private.h"
@@ -101,6 +103,9 @@ ks_trace_detect_format_from_data (const guint8 *data,
     return KS_FORMAT_UNKNOWN;
   if (is_kscope (data, len))
     return KS_FORMAT_KSCOPE;
+  /* Any pickle: the snapshot reader names what else it holds. */
+  if (ks_pickle_has_magic (data, len))
+    return KS_FORMAT_MEMORY_SNAPSHOT;
   if (is_sqlite (data, len))
     return KS_FORMAT_NSYS_SQLITE;
   if (ks_gzip_has_magic (data, len))
@@ -434,7 +439,7 @@ detect_format (GFile    *file,
                      name);
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     _("%s: not a trace file: neither JSON, gzip-compressed JSON, a SQLite database nor an nvidia-smi log"),
+                     _("%s: not a trace file: neither JSON, gzip-compressed JSON, a SQLite database, an nvidia-smi log nor a PyTorch memory snapshot"),
                      name);
     }
   return format;
@@ -484,6 +489,10 @@ ks_trace_load_with_options (GFile                    *file,
 
     case KS_FORMAT_NVIDIA_SMI:
       trace = ks_nvsmi_reader_load (file, &nvsmi, progress, cancellable, error);
+      break;
+
+    case KS_FORMAT_MEMORY_SNAPSHOT:
+      trace = ks_memsnap_reader_load (file, progress, cancellable, error);
       break;
 
     case KS_FORMAT_UNKNOWN:

@@ -124,6 +124,7 @@ ks_format_to_string (KsFormat format)
     case KS_FORMAT_KSCOPE:      return "kscope";
     case KS_FORMAT_NSYS_SQLITE: return "nsys-sqlite";
     case KS_FORMAT_NVIDIA_SMI: return "nvidia-smi";
+    case KS_FORMAT_MEMORY_SNAPSHOT: return "memory-snapshot";
     case KS_FORMAT_UNKNOWN:
     default:                    return "unknown";
     }

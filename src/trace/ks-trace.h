@@ -286,6 +286,7 @@ typedef enum
   KS_FORMAT_KSCOPE,
   KS_FORMAT_NSYS_SQLITE,
   KS_FORMAT_NVIDIA_SMI,       /* nvidia-smi --query-gpu csv, dmon or pmon text */
+  KS_FORMAT_MEMORY_SNAPSHOT,  /* torch.cuda.memory._dump_snapshot() pickle */
 } KsFormat;
 
 typedef struct _KsTrace KsTrace;

@@ -1,0 +1,613 @@
+/* ks-pickle.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <gio/gio.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "ks-pickle.h"
+
+/* Values are allocated in chunks that never move, so containers and the
+ * memo can hold plain pointers; the document frees them in one pass,
+ * whatever cycles or sharing the file made. */
+#define CHUNK_VALUES 4096u
+
+struct _KsPickle
+{
+  GBytes        *bytes;
+  GPtrArray     *chunks;          /* KsPickleValue[CHUNK_VALUES] each */
+  guint          in_chunk;        /* used values of the last chunk */
+  guint64        n_values;
+  KsPickleValue *root;
+};
+
+typedef struct
+{
+  KsPickle     *doc;
+  const char   *name;
+  const guint8 *p;
+  const guint8 *end;
+  const guint8 *start;
+  GPtrArray    *stack;
+  GArray       *marks;            /* stack lengths at each MARK */
+  GPtrArray    *memo;             /* index -> value, dense from 0 (MEMOIZE) */
+  GHashTable   *sparse_memo;      /* indices past the dense part (BINPUT n) */
+} Unpickler;
+
+static KsPickleValue *
+new_value (KsPickle     *doc,
+           KsPickleType  type)
+{
+  KsPickleValue *chunk;
+  KsPickleValue *v;
+
+  if (doc->chunks->len == 0 || doc->in_chunk == CHUNK_VALUES)
+    {
+      g_ptr_array_add (doc->chunks, g_new0 (KsPickleValue, CHUNK_VALUES));
+      doc->in_chunk = 0;
+    }
+  chunk = g_ptr_array_index (doc->chunks, doc->chunks->len - 1);
+  v = &chunk[doc->in_chunk++];
+  doc->n_values++;
+  v->type = type;
+  if (type == KS_PICKLE_LIST || type == KS_PICKLE_TUPLE || type == KS_PICKLE_DICT)
+    v->items = g_ptr_array_new ();
+  return v;
+}
+
+void
+ks_pickle_free (KsPickle *self)
+{
+  if (self == NULL)
+    return;
+  for (guint c = 0; c < self->chunks->len; c++)
+    {
+      KsPickleValue *chunk = g_ptr_array_index (self->chunks, c);
+      guint n = c + 1 == self->chunks->len ? self->in_chunk : CHUNK_VALUES;
+
+      for (guint i = 0; i < n; i++)
+        if (chunk[i].type == KS_PICKLE_LIST || chunk[i].type == KS_PICKLE_TUPLE ||
+            chunk[i].type == KS_PICKLE_DICT)
+          g_ptr_array_unref (chunk[i].items);
+      g_free (chunk);
+    }
+  g_ptr_array_unref (self->chunks);
+  g_bytes_unref (self->bytes);
+  g_free (self);
+}
+
+static const char *
+opcode_name (guint8 op)
+{
+  switch (op)
+    {
+    case 'c': return "GLOBAL";
+    case 0x93: return "STACK_GLOBAL";
+    case 'R': return "REDUCE";
+    case 'b': return "BUILD";
+    case 'i': return "INST";
+    case 'o': return "OBJ";
+    case 0x81: return "NEWOBJ";
+    case 0x92: return "NEWOBJ_EX";
+    case 'P': return "PERSID";
+    case 'Q': return "BINPERSID";
+    case 0x82: return "EXT1";
+    case 0x83: return "EXT2";
+    case 0x84: return "EXT4";
+    case 0x8f: return "EMPTY_SET";
+    case 0x90: return "ADDITEMS";
+    case 0x91: return "FROZENSET";
+    case 0x96: return "BYTEARRAY8";
+    case 0x97: return "NEXT_BUFFER";
+    case 0x98: return "READONLY_BUFFER";
+    case 'I': return "INT";
+    case 'L': return "LONG";
+    case 'F': return "FLOAT";
+    case 'S': return "STRING";
+    case 'T': return "BINSTRING";
+    case 'U': return "SHORT_BINSTRING";
+    case 'V': return "UNICODE";
+    case 'd': return "DICT";
+    case 'l': return "LIST";
+    case 'p': return "PUT";
+    case 'g': return "GET";
+    default: return NULL;
+    }
+}
+
+static gboolean
+fail (Unpickler   *u,
+      GError     **error,
+      const char  *problem)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: %s at byte %" PRIu64),
+               u->name, problem, (guint64) (u->p - u->start));
+  return FALSE;
+}
+
+static gboolean
+need (Unpickler  *u,
+      guint64     n,
+      GError    **error)
+{
+  if ((guint64) (u->end - u->p) < n)
+    return fail (u, error, _("the pickle ends in the middle of a value (truncated file)"));
+  return TRUE;
+}
+
+static guint64
+read_le (const guint8 *p,
+         guint         n)
+{
+  guint64 v = 0;
+
+  for (guint i = 0; i < n; i++)
+    v |= (guint64) p[i] << (8 * i);
+  return v;
+}
+
+static KsPickleValue *
+pop (Unpickler *u)
+{
+  return g_ptr_array_steal_index (u->stack, u->stack->len - 1);
+}
+
+static gboolean
+pop_mark (Unpickler  *u,
+          guint      *at,
+          GError    **error)
+{
+  if (u->marks->len == 0)
+    return fail (u, error, _("a pickle opcode needs a mark that was never set"));
+  *at = g_array_index (u->marks, guint, u->marks->len - 1);
+  g_array_set_size (u->marks, u->marks->len - 1);
+  if (*at > u->stack->len)
+    return fail (u, error, _("the pickle's stack is shorter than its mark"));
+  return TRUE;
+}
+
+static void
+push_string (Unpickler    *u,
+             KsPickleType  type,
+             guint64       len)
+{
+  KsPickleValue *v = new_value (u->doc, type);
+
+  v->str.data = (const char *) u->p;
+  v->str.len = len;
+  u->p += len;
+  g_ptr_array_add (u->stack, v);
+}
+
+/* Python keeps the last value of a repeated key: entries are kept in
+ * order and ks_pickle_dict_get() looks from the end. */
+static void
+dict_set (KsPickleValue *dict,
+          KsPickleValue *key,
+          KsPickleValue *value)
+{
+  g_ptr_array_add (dict->items, key);
+  g_ptr_array_add (dict->items, value);
+}
+
+static gboolean
+run (Unpickler  *u,
+     GError    **error)
+{
+  while (u->p < u->end)
+    {
+      guint8 op = *u->p++;
+      guint64 n;
+      guint at;
+      KsPickleValue *v;
+
+      switch (op)
+        {
+        case 0x80: /* PROTO */
+          if (!need (u, 1, error))
+            return FALSE;
+          if (u->p[0] < 2 || u->p[0] > 5)
+            return fail (u, error, _("unsupported pickle protocol"));
+          u->p++;
+          break;
+        case 0x95: /* FRAME: a length hint; the data follows inline */
+          if (!need (u, 8, error))
+            return FALSE;
+          u->p += 8;
+          break;
+        case '.': /* STOP */
+          if (u->stack->len != 1)
+            return fail (u, error, _("the pickle does not end with exactly one value"));
+          u->doc->root = pop (u);
+          return TRUE;
+        case '(': /* MARK */
+          if (u->marks->len >= KS_PICKLE_MAX_MARKS)
+            return fail (u, error, _("the pickle nests deeper than Kinescope reads"));
+          g_array_append_val (u->marks, u->stack->len);
+          break;
+        case '0': /* POP */
+          if (u->stack->len == 0)
+            return fail (u, error, _("a pickle opcode found the stack empty"));
+          pop (u);
+          break;
+        case '1': /* POP_MARK */
+          if (!pop_mark (u, &at, error))
+            return FALSE;
+          g_ptr_array_set_size (u->stack, at);
+          break;
+        case '2': /* DUP */
+          if (u->stack->len == 0)
+            return fail (u, error, _("a pickle opcode found the stack empty"));
+          g_ptr_array_add (u->stack, g_ptr_array_index (u->stack, u->stack->len - 1));
+          break;
+        case 'N':
+          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_NONE));
+          break;
+        case 0x88: /* NEWTRUE */
+        case 0x89: /* NEWFALSE */
+          v = new_value (u->doc, KS_PICKLE_BOOL);
+          v->b = op == 0x88;
+          g_ptr_array_add (u->stack, v);
+          break;
+        case 'J': /* BININT */
+          if (!need (u, 4, error))
+            return FALSE;
+          v = new_value (u->doc, KS_PICKLE_INT);
+          v->i = (gint32) (guint32) read_le (u->p, 4);
+          u->p += 4;
+          g_ptr_array_add (u->stack, v);
+          break;
+        case 'K': /* BININT1 */
+        case 'M': /* BININT2 */
+          n = op == 'K' ? 1 : 2;
+          if (!need (u, n, error))
+            return FALSE;
+          v = new_value (u->doc, KS_PICKLE_INT);
+          v->i = (gint64) read_le (u->p, n);
+          u->p += n;
+          g_ptr_array_add (u->stack, v);
+          break;
+        case 0x8a: /* LONG1 */
+        case 0x8b: /* LONG4 */
+          if (!need (u, op == 0x8a ? 1 : 4, error))
+            return FALSE;
+          n = op == 0x8a ? u->p[0] : (guint64) (gint32) (guint32) read_le (u->p, 4);
+          u->p += op == 0x8a ? 1 : 4;
+          if ((gint64) n < 0)
+            return fail (u, error, _("a pickled integer has a negative length"));
+          if (!need (u, n, error))
+            return FALSE;
+          if (n <= 8)
+            {
+              guint64 raw = read_le (u->p, n);
+
+              if (n > 0 && n < 8 && (u->p[n - 1] & 0x80))
+                raw |= G_MAXUINT64 << (8 * n);
+              v = new_value (u->doc, KS_PICKLE_INT);
+              v->i = (gint64) raw;
+            }
+          else
+            v = new_value (u->doc, KS_PICKLE_BIG_INT);
+          u->p += n;
+          g_ptr_array_add (u->stack, v);
+          break;
+        case 'G': /* BINFLOAT, big-endian */
+          {
+            guint64 bits = 0;
+
+            if (!need (u, 8, error))
+              return FALSE;
+            for (guint i = 0; i < 8; i++)
+              bits = bits << 8 | u->p[i];
+            u->p += 8;
+            v = new_value (u->doc, KS_PICKLE_FLOAT);
+            memcpy (&v->f, &bits, sizeof v->f);
+            g_ptr_array_add (u->stack, v);
+          }
+          break;
+        case 0x8c: /* SHORT_BINUNICODE */
+        case 'C':  /* SHORT_BINBYTES */
+          if (!need (u, 1, error))
+            return FALSE;
+          n = *u->p++;
+          if (!need (u, n, error))
+            return FALSE;
+          push_string (u, op == 'C' ? KS_PICKLE_BYTES : KS_PICKLE_STR, n);
+          break;
+        case 'X': /* BINUNICODE */
+        case 'B': /* BINBYTES */
+        case 0x8d: /* BINUNICODE8 */
+        case 0x8e: /* BINBYTES8 */
+          {
+            guint w = (op == 'X' || op == 'B') ? 4 : 8;
+
+            if (!need (u, w, error))
+              return FALSE;
+            n = read_le (u->p, w);
+            u->p += w;
+            if (!need (u, n, error))
+              return FALSE;
+            push_string (u, (op == 'B' || op == 0x8e) ? KS_PICKLE_BYTES : KS_PICKLE_STR, n);
+          }
+          break;
+        case '}':
+          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_DICT));
+          break;
+        case ']':
+          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_LIST));
+          break;
+        case ')':
+          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_TUPLE));
+          break;
+        case 'a': /* APPEND */
+          if (u->stack->len < 2)
+            return fail (u, error, _("a pickle opcode found the stack empty"));
+          v = pop (u);
+          {
+            KsPickleValue *list = g_ptr_array_index (u->stack, u->stack->len - 1);
+
+            if (list->type != KS_PICKLE_LIST)
+              return fail (u, error, _("a pickle appends to something that is not a list"));
+            g_ptr_array_add (list->items, v);
+          }
+          break;
+        case 'e': /* APPENDS */
+        case 'u': /* SETITEMS */
+          {
+            KsPickleValue *target;
+
+            if (!pop_mark (u, &at, error))
+              return FALSE;
+            if (at == 0)
+              return fail (u, error, _("a pickle opcode found the stack empty"));
+            target = g_ptr_array_index (u->stack, at - 1);
+            if (op == 'e' && target->type != KS_PICKLE_LIST)
+              return fail (u, error, _("a pickle appends to something that is not a list"));
+            if (op == 'u' && (target->type != KS_PICKLE_DICT || (u->stack->len - at) % 2 != 0))
+              return fail (u, error, _("a pickle sets items on something that is not a dict"));
+            for (guint i = at; i < u->stack->len; i += op == 'e' ? 1 : 2)
+              if (op == 'e')
+                g_ptr_array_add (target->items, g_ptr_array_index (u->stack, i));
+              else
+                dict_set (target, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
+            g_ptr_array_set_size (u->stack, at);
+          }
+          break;
+        case 's': /* SETITEM */
+          {
+            KsPickleValue *key, *dict;
+
+            if (u->stack->len < 3)
+              return fail (u, error, _("a pickle opcode found the stack empty"));
+            v = pop (u);
+            key = pop (u);
+            dict = g_ptr_array_index (u->stack, u->stack->len - 1);
+            if (dict->type != KS_PICKLE_DICT)
+              return fail (u, error, _("a pickle sets items on something that is not a dict"));
+            dict_set (dict, key, v);
+          }
+          break;
+        case 't': /* TUPLE */
+          if (!pop_mark (u, &at, error))
+            return FALSE;
+          v = new_value (u->doc, KS_PICKLE_TUPLE);
+          for (guint i = at; i < u->stack->len; i++)
+            g_ptr_array_add (v->items, g_ptr_array_index (u->stack, i));
+          g_ptr_array_set_size (u->stack, at);
+          g_ptr_array_add (u->stack, v);
+          break;
+        case 0x85: /* TUPLE1 */
+        case 0x86: /* TUPLE2 */
+        case 0x87: /* TUPLE3 */
+          n = op - 0x84;
+          if (u->stack->len < n)
+            return fail (u, error, _("a pickle opcode found the stack empty"));
+          v = new_value (u->doc, KS_PICKLE_TUPLE);
+          for (guint i = u->stack->len - n; i < u->stack->len; i++)
+            g_ptr_array_add (v->items, g_ptr_array_index (u->stack, i));
+          g_ptr_array_set_size (u->stack, u->stack->len - n);
+          g_ptr_array_add (u->stack, v);
+          break;
+        case 0x94: /* MEMOIZE */
+        case 'q':  /* BINPUT */
+        case 'r':  /* LONG_BINPUT */
+          if (op == 0x94)
+            n = u->memo->len + g_hash_table_size (u->sparse_memo); /* Python's len(memo) */
+          else
+            {
+              guint w = op == 'q' ? 1 : 4;
+
+              if (!need (u, w, error))
+                return FALSE;
+              n = read_le (u->p, w);
+              u->p += w;
+            }
+          if (u->stack->len == 0)
+            return fail (u, error, _("a pickle opcode found the stack empty"));
+          if (n >= KS_PICKLE_MAX_MEMO)
+            return fail (u, error, _("the pickle's memo is larger than Kinescope reads"));
+          v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          if (n < u->memo->len)
+            u->memo->pdata[n] = v;
+          else if (n == u->memo->len && !g_hash_table_contains (u->sparse_memo, GUINT_TO_POINTER ((guint) n)))
+            g_ptr_array_add (u->memo, v);
+          else
+            g_hash_table_insert (u->sparse_memo, GUINT_TO_POINTER ((guint) n), v);
+          break;
+        case 'h': /* BINGET */
+        case 'j': /* LONG_BINGET */
+          {
+            guint w = op == 'h' ? 1 : 4;
+
+            if (!need (u, w, error))
+              return FALSE;
+            n = read_le (u->p, w);
+            u->p += w;
+            v = n < u->memo->len ? g_ptr_array_index (u->memo, n)
+                                 : g_hash_table_lookup (u->sparse_memo, GUINT_TO_POINTER ((guint) n));
+            if (v == NULL || n >= KS_PICKLE_MAX_MEMO)
+              return fail (u, error, _("the pickle refers to a memo entry it never stored"));
+            g_ptr_array_add (u->stack, v);
+          }
+          break;
+        default:
+          {
+            const char *opname = opcode_name (op);
+            g_autofree char *what = NULL;
+
+            u->p--;
+            if (opname != NULL)
+              what = g_strdup_printf (_("the pickle uses opcode %s, which a memory snapshot never holds "
+                                        "(it could name or run Python code); nothing was run"), opname);
+            else
+              what = g_strdup_printf (_("unknown pickle opcode 0x%02x"), op);
+            return fail (u, error, what);
+          }
+        }
+    }
+  return fail (u, error, _("the pickle ends without its STOP opcode (truncated file)"));
+}
+
+gboolean
+ks_pickle_has_magic (const guint8 *data,
+                     gsize         len)
+{
+  return len >= 2 && data[0] == 0x80 && data[1] >= 2 && data[1] <= 5;
+}
+
+KsPickle *
+ks_pickle_load (GBytes      *bytes,
+                const char  *name,
+                GError     **error)
+{
+  g_autoptr(KsPickle) doc = g_new0 (KsPickle, 1);
+  Unpickler u = { 0 };
+  gsize len;
+  gboolean ok;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+
+  doc->bytes = g_bytes_ref (bytes);
+  doc->chunks = g_ptr_array_new ();
+  u.doc = doc;
+  u.name = name;
+  u.start = u.p = g_bytes_get_data (bytes, &len);
+  u.end = u.p + len;
+  u.stack = g_ptr_array_new ();
+  u.marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  u.memo = g_ptr_array_new ();
+  u.sparse_memo = g_hash_table_new (NULL, NULL);
+  if (!ks_pickle_has_magic (u.p, len))
+    ok = fail (&u, error, _("not a pickle of protocol 2 or later"));
+  else
+    ok = run (&u, error);
+  g_ptr_array_unref (u.stack);
+  g_array_unref (u.marks);
+  g_ptr_array_unref (u.memo);
+  g_hash_table_unref (u.sparse_memo);
+  return ok ? g_steal_pointer (&doc) : NULL;
+}
+
+const KsPickleValue *
+ks_pickle_get_root (KsPickle *self)
+{
+  return self->root;
+}
+
+guint64
+ks_pickle_get_n_values (KsPickle *self)
+{
+  return self->n_values;
+}
+
+gboolean
+ks_pickle_str_equal (const KsPickleValue *value,
+                     const char          *s)
+{
+  gsize n = strlen (s);
+
+  return value != NULL && value->type == KS_PICKLE_STR && value->str.len == n &&
+         memcmp (value->str.data, s, n) == 0;
+}
+
+const KsPickleValue *
+ks_pickle_dict_get (const KsPickleValue *dict,
+                    const char          *key)
+{
+  gsize n;
+
+  if (dict == NULL || dict->type != KS_PICKLE_DICT)
+    return NULL;
+  n = strlen (key);
+  for (guint i = dict->items->len / 2; i-- > 0;)
+    {
+      const KsPickleValue *k = g_ptr_array_index (dict->items, 2 * i);
+
+      if (k->type == KS_PICKLE_STR && k->str.len == n && memcmp (k->str.data, key, n) == 0)
+        return g_ptr_array_index (dict->items, 2 * i + 1);
+    }
+  return NULL;
+}
+
+char *
+ks_pickle_dup_str (const KsPickleValue *value)
+{
+  if (value == NULL || (value->type != KS_PICKLE_STR && value->type != KS_PICKLE_BYTES))
+    return g_strdup ("");
+  return g_utf8_make_valid (value->str.data, value->str.len);
+}
+
+guint
+ks_pickle_len (const KsPickleValue *value)
+{
+  if (value == NULL || (value->type != KS_PICKLE_LIST && value->type != KS_PICKLE_TUPLE))
+    return 0;
+  return value->items->len;
+}
+
+const KsPickleValue *
+ks_pickle_index (const KsPickleValue *value,
+                 guint                i)
+{
+  if (i >= ks_pickle_len (value))
+    return NULL;
+  return g_ptr_array_index (value->items, i);
+}
+
+gboolean
+ks_pickle_get_int (const KsPickleValue *value,
+                   gint64              *out)
+{
+  if (value == NULL)
+    return FALSE;
+  switch (value->type)
+    {
+    case KS_PICKLE_INT:
+      *out = value->i;
+      return TRUE;
+    case KS_PICKLE_BOOL:
+      *out = value->b ? 1 : 0;
+      return TRUE;
+    case KS_PICKLE_FLOAT:
+      if (!(value->f > (double) G_MININT64 && value->f < (double) G_MAXINT64))
+        return FALSE;
+      *out = (gint64) value->f;
+      return TRUE;
+    case KS_PICKLE_NONE:
+    case KS_PICKLE_BIG_INT:
+    case KS_PICKLE_STR:
+    case KS_PICKLE_BYTES:
+    case KS_PICKLE_LIST:
+    case KS_PICKLE_TUPLE:
+    case KS_PICKLE_DICT:
+    default:
+      return FALSE;
+    }
+}
