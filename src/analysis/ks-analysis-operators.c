@@ -186,6 +186,8 @@ _ks_analysis_operators (KsAnalysis *self,
           gint16 parent_tc = d > 0 ? tc_root[d - 1] : -1;
           KsSliceKind kind = track->slice_kind[s];
           gint64 dur = track->end[s] - track->start[s];
+          guint32 first_flow = KS_NO_INDEX;
+          guint n_launched;
 
           if (d >= STACK_DEPTH)
             continue;
@@ -326,10 +328,12 @@ _ks_analysis_operators (KsAnalysis *self,
               g_array_index (ops_shape, KsOperatorStats, group_shape[parent_op]).host_self_ns -= dur;
             }
 
-          if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
-              launch != NULL && launch[s] != KS_NO_INDEX)
+          /* every operation a call launched: a graph launch has many */
+          n_launched = (kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) && launch != NULL
+                       ? _ks_call_launch_flows (ctx, t, s, &first_flow) : 0;
+          for (guint32 f = first_flow; n_launched > 0 && f < first_flow + n_launched; f++)
             {
-              const KsFlow *flow = &trace->flows[launch[s]];
+              const KsFlow *flow = &trace->flows[f];
               const KsTrack *gpu = &trace->tracks[flow->to_track];
               gint64 gd = gpu->end[flow->to_slice] - gpu->start[flow->to_slice];
               gint16 od = parent_op;
@@ -338,7 +342,7 @@ _ks_analysis_operators (KsAnalysis *self,
               if (!_ks_context_device_wanted (ctx, gpu->device))
                 continue;
               if (od >= 0)
-                ctx->launch_operator[launch[s]] = track->name_id[stack[od]];
+                ctx->launch_operator[f] = track->name_id[stack[od]];
               tc = gpu->slice_kind[flow->to_slice] == KS_SLICE_KERNEL &&
                    _ks_name_uses_tensor_cores (ctx, gpu->name_id[flow->to_slice]) ? gd : 0;
 

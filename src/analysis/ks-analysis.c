@@ -601,7 +601,9 @@ context_init (Context                 *ctx,
           memset (ctx->launch_of_cpu[flow->from_track], 0xff, sizeof (guint32) * MAX (from->n_slices, 1));
         }
       ctx->launch_of_gpu[flow->to_track][flow->to_slice] = f;
-      ctx->launch_of_cpu[flow->from_track][flow->from_slice] = f;
+      /* the first of a call's flows: a graph launch's follow it */
+      if (ctx->launch_of_cpu[flow->from_track][flow->from_slice] == KS_NO_INDEX)
+        ctx->launch_of_cpu[flow->from_track][flow->from_slice] = f;
     }
 
   fit_steps_to_gpu (ctx);
