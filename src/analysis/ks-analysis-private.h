@@ -252,6 +252,10 @@ _ks_call_launch_flows (const Context *ctx,
     n++;
   return n;
 }
+/* The TensorBoard plugin's start of a process's first step: after the
+ * GPU work that no step launched and that ended before the first step's
+ * own GPU work started (_find_device_steps). */
+void     _ks_steps_after_earlier_gpu_work (Context  *ctx);
 /* FNV-1a over @n words: the hash of the passes' fixed-size keys. */
 guint    _ks_hash_words           (const guint32    *words,
                                    guint             n);

@@ -481,6 +481,7 @@ fit_steps_to_gpu (Context *ctx)
       steps[i].end = MAX (MAX (steps[i].host_end, gpu_end[i]), steps[i].start);
       *prev = steps[i].end;
     }
+  _ks_steps_after_earlier_gpu_work (ctx);
   /* processes' steps may now start in another order */
   g_array_sort (ctx->step_refs, compare_steps);
 }
