@@ -128,6 +128,29 @@ compare_stacks (gconstpointer a,
   return (x->name > y->name) - (x->name < y->name);
 }
 
+/* An operator nested alone in one of the same name (aten::div calling
+ * aten::div): PyTorch's _remove_dup_nodes and the TensorBoard plugin
+ * count the two as one call, so it is no call of its own. */
+static gboolean
+is_repeat (const KsTrack *track,
+           guint32        slice,
+           guint32        parent)
+{
+  guint32 next;
+
+  if (parent == KS_NO_INDEX || ks_track_parent_slice (track, slice) != parent ||
+      track->slice_kind[parent] != KS_SLICE_CPU_OP || track->name_id[parent] != track->name_id[slice])
+    return FALSE;
+  /* the parent's only child: none before it (it would come first in
+   * start order) nor after it */
+  if (slice != parent + 1)
+    return FALSE;
+  for (next = slice + 1; next < track->n_slices && track->depth[next] > track->depth[slice]; next++)
+    ;
+  return next >= track->n_slices || track->depth[next] <= track->depth[parent] ||
+         track->start[next] >= track->end[parent];
+}
+
 static void
 count_call (KsOperatorStats *op,
             const KsTrack   *track,
@@ -198,7 +221,13 @@ _ks_analysis_operators (KsAnalysis *self,
           tc_root[d] = parent_tc;
           tc_fp32[d] = d > 0 ? tc_fp32[d - 1] : FALSE;
 
-          if (kind == KS_SLICE_CPU_OP)
+          if (kind == KS_SLICE_CPU_OP && is_repeat (track, s, parent_op >= 0 ? stack[parent_op] : KS_NO_INDEX))
+            {
+              /* one call with its parent (PyTorch's _remove_dup_nodes):
+               * what it holds and launches is the parent's */
+              near_op[d] = parent_op;
+            }
+          else if (kind == KS_SLICE_CPU_OP)
             {
               const char *args = ks_trace_slice_args (trace, track, s, args_buf);
               guint32 name = track->name_id[s];
