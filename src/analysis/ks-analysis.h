@@ -309,7 +309,7 @@ typedef struct
 
 /* HTA's queue length: the GPU operations launched on a stream and not
  * yet finished (+1 when the launch call starts, -1 when the operation
- * ends). The CUDA driver blocks the launching thread at 1,024. */
+ * ends, where HTA takes it off when it starts). The CUDA driver blocks the launching thread at 1,024. */
 #define KS_QUEUE_LIMIT 1024
 #define KS_QUEUE_N_BUCKETS 200
 
