@@ -488,12 +488,25 @@ collect_gpu (Comms *cm)
     }
 }
 
-/* Ranks without NCCL kernels: gloo:* spans, else the outermost c10d::
- * operations; they run on the CPU, so their spans are the time. */
+/* Ranks without NCCL kernels: gloo:* spans, else, on a rank with no GPU
+ * work at all, the outermost c10d:: operations; they run on the CPU, so
+ * their spans are the time. A rank with GPU work communicates through
+ * its NCCL kernels: its c10d:: spans without any are no collective
+ * (NCCL with one rank launches none). */
 static void
 collect_cpu (Comms *cm)
 {
   KsTrace *trace = cm->ctx->trace;
+
+  gboolean *has_gpu = g_new0 (gboolean, cm->n_rows);
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      guint32 row = row_of_group (cm, trace->tracks[t].group);
+
+      if (trace->tracks[t].kind == KS_TRACK_STREAM && trace->tracks[t].n_slices > 0 && row != KS_NO_INDEX)
+        has_gpu[row] = TRUE;
+    }
 
   for (guint pass = 0; pass < 2; pass++)
     {
@@ -511,7 +524,8 @@ collect_cpu (Comms *cm)
           const KsTrack *track = &trace->tracks[t];
           guint32 row = row_of_group (cm, track->group);
 
-          if (track->kind != KS_TRACK_THREAD || row == KS_NO_INDEX || cm->gpu_comms[row] || found[row])
+          if (track->kind != KS_TRACK_THREAD || row == KS_NO_INDEX || cm->gpu_comms[row] || found[row] ||
+              (pass == 1 && has_gpu[row]))
             continue;
           for (guint32 i = 0; i < track->n_slices; i++)
             {
@@ -534,6 +548,7 @@ collect_cpu (Comms *cm)
         }
       g_free (found);
     }
+  g_free (has_gpu);
 }
 
 /* A collective counts towards waiting when its rank was training: in one

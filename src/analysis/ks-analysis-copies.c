@@ -10,6 +10,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "ks-analysis-private.h"
@@ -53,12 +54,61 @@ compare_kinds (gconstpointer a,
   return (ka->kind > kb->kind) - (ka->kind < kb->kind);
 }
 
+/* A copy's bandwidth: the PyTorch profiler's own "memory bandwidth
+ * (GB/s)", from its nanosecond times, where it gives one; else bytes
+ * over the duration (bytes per ns are GB/s), which a trace in whole
+ * microseconds rounds; < 0 for a copy of no duration. */
+static double
+copy_rate (KsTrace          *trace,
+           const KsTrack    *track,
+           guint32           slice,
+           const KsCopyRate *rate,
+           GString          *args_buf)
+{
+  double gbps;
+
+  if (ks_args_get_double (ks_trace_slice_args (trace, track, slice, args_buf),
+                          "memory bandwidth (GB/s)", &gbps) && gbps > 0 && isfinite (gbps))
+    return gbps;
+  return rate->dur_ns > 0 ? (double)rate->bytes / rate->dur_ns : -1;
+}
+
+/* Each kind's mean: its bytes over the time its copies took at their
+ * rates. A copy without a rate (no duration, none from the profiler)
+ * is left out, so that its bytes do not count without their time. */
+static void
+mean_rates (KsAnalysis *self,
+            KsTrace    *trace)
+{
+  g_autofree double *bytes = g_new0 (double, MAX (self->copy_kinds->len, 1));
+  g_autofree double *ns = g_new0 (double, MAX (self->copy_kinds->len, 1));
+
+  for (guint c = 0; c < self->copies->len; c++)
+    {
+      const KsCopyRate *rate = &g_array_index (self->copies, KsCopyRate, c);
+      gint32 rank = trace->n_ranks > 1 ? ks_trace_rank_of_track (trace, rate->track) : -1;
+      KsCopyKindStats *k = find_kind (self->copy_kinds, rank, rate->device, rate->kind);
+      guint i = k - (KsCopyKindStats *)(gpointer)self->copy_kinds->data;
+
+      if (rate->gbps > 0)
+        {
+          bytes[i] += rate->bytes;
+          ns[i] += rate->bytes / rate->gbps;
+        }
+      else if (rate->dur_ns > 0)
+        ns[i] += rate->dur_ns;
+    }
+  for (guint i = 0; i < self->copy_kinds->len; i++)
+    g_array_index (self->copy_kinds, KsCopyKindStats, i).mean_gbps = ns[i] > 0 ? bytes[i] / ns[i] : -1;
+}
+
 void
 _ks_analysis_copies (KsAnalysis *self,
                      Context    *ctx)
 {
   KsTrace *trace = ctx->trace;
   gint64 span = MAX (trace->duration_ns, 1);
+  g_autoptr(GString) args_buf = g_string_new (NULL);
 
   for (guint d = 0; d < ctx->devices->len; d++)
     {
@@ -85,8 +135,7 @@ _ks_analysis_copies (KsAnalysis *self,
               rate.bytes = track->gpu[s].copy.bytes;
               rate.start = track->start[s];
               rate.dur_ns = track->end[s] - track->start[s];
-              /* bytes per ns are GB/s; a copy of no duration has none */
-              rate.gbps = rate.dur_ns > 0 ? (double)rate.bytes / rate.dur_ns : -1;
+              rate.gbps = copy_rate (trace, track, s, &rate, args_buf);
               g_array_append_val (self->copies, rate);
 
               k = find_kind (self->copy_kinds, rank, ds->device, rate.kind);
@@ -98,13 +147,14 @@ _ks_analysis_copies (KsAnalysis *self,
         }
     }
 
+  mean_rates (self, trace);
+
   /* The series: the bytes each bucket of the trace moved, a copy's
    * spread evenly over its duration, per second of the bucket. */
   for (guint i = 0; i < self->copy_kinds->len; i++)
     {
       KsCopyKindStats *k = &g_array_index (self->copy_kinds, KsCopyKindStats, i);
 
-      k->mean_gbps = k->time_ns > 0 ? (double)k->bytes / k->time_ns : -1;
       k->bucket_ns = span / KS_COPY_N_BUCKETS + (span % KS_COPY_N_BUCKETS != 0);
       k->n_buckets = (guint)(span / k->bucket_ns + (span % k->bucket_ns != 0));
       k->gbps = g_new0 (double, k->n_buckets);

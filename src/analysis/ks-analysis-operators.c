@@ -128,6 +128,29 @@ compare_stacks (gconstpointer a,
   return (x->name > y->name) - (x->name < y->name);
 }
 
+/* An operator nested alone in one of the same name (aten::div calling
+ * aten::div): PyTorch's _remove_dup_nodes and the TensorBoard plugin
+ * count the two as one call, so it is no call of its own. */
+static gboolean
+is_repeat (const KsTrack *track,
+           guint32        slice,
+           guint32        parent)
+{
+  guint32 next;
+
+  if (parent == KS_NO_INDEX || ks_track_parent_slice (track, slice) != parent ||
+      track->slice_kind[parent] != KS_SLICE_CPU_OP || track->name_id[parent] != track->name_id[slice])
+    return FALSE;
+  /* the parent's only child: none before it (it would come first in
+   * start order) nor after it */
+  if (slice != parent + 1)
+    return FALSE;
+  for (next = slice + 1; next < track->n_slices && track->depth[next] > track->depth[slice]; next++)
+    ;
+  return next >= track->n_slices || track->depth[next] <= track->depth[parent] ||
+         track->start[next] >= track->end[parent];
+}
+
 static void
 count_call (KsOperatorStats *op,
             const KsTrack   *track,
@@ -186,6 +209,8 @@ _ks_analysis_operators (KsAnalysis *self,
           gint16 parent_tc = d > 0 ? tc_root[d - 1] : -1;
           KsSliceKind kind = track->slice_kind[s];
           gint64 dur = track->end[s] - track->start[s];
+          guint32 first_flow = KS_NO_INDEX;
+          guint n_launched;
 
           if (d >= STACK_DEPTH)
             continue;
@@ -196,7 +221,13 @@ _ks_analysis_operators (KsAnalysis *self,
           tc_root[d] = parent_tc;
           tc_fp32[d] = d > 0 ? tc_fp32[d - 1] : FALSE;
 
-          if (kind == KS_SLICE_CPU_OP)
+          if (kind == KS_SLICE_CPU_OP && is_repeat (track, s, parent_op >= 0 ? stack[parent_op] : KS_NO_INDEX))
+            {
+              /* one call with its parent (PyTorch's _remove_dup_nodes):
+               * what it holds and launches is the parent's */
+              near_op[d] = parent_op;
+            }
+          else if (kind == KS_SLICE_CPU_OP)
             {
               const char *args = ks_trace_slice_args (trace, track, s, args_buf);
               guint32 name = track->name_id[s];
@@ -326,10 +357,12 @@ _ks_analysis_operators (KsAnalysis *self,
               g_array_index (ops_shape, KsOperatorStats, group_shape[parent_op]).host_self_ns -= dur;
             }
 
-          if ((kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) &&
-              launch != NULL && launch[s] != KS_NO_INDEX)
+          /* every operation a call launched: a graph launch has many */
+          n_launched = (kind == KS_SLICE_CUDA_RUNTIME || kind == KS_SLICE_CUDA_DRIVER) && launch != NULL
+                       ? _ks_call_launch_flows (ctx, t, s, &first_flow) : 0;
+          for (guint32 f = first_flow; n_launched > 0 && f < first_flow + n_launched; f++)
             {
-              const KsFlow *flow = &trace->flows[launch[s]];
+              const KsFlow *flow = &trace->flows[f];
               const KsTrack *gpu = &trace->tracks[flow->to_track];
               gint64 gd = gpu->end[flow->to_slice] - gpu->start[flow->to_slice];
               gint16 od = parent_op;
@@ -338,7 +371,7 @@ _ks_analysis_operators (KsAnalysis *self,
               if (!_ks_context_device_wanted (ctx, gpu->device))
                 continue;
               if (od >= 0)
-                ctx->launch_operator[launch[s]] = track->name_id[stack[od]];
+                ctx->launch_operator[f] = track->name_id[stack[od]];
               tc = gpu->slice_kind[flow->to_slice] == KS_SLICE_KERNEL &&
                    _ks_name_uses_tensor_cores (ctx, gpu->name_id[flow->to_slice]) ? gd : 0;
 

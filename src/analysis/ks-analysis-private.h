@@ -231,6 +231,31 @@ gboolean _ks_launch_wait          (Context          *ctx,
                                    gint64           *latency,
                                    gint64           *queue,
                                    gboolean         *early);
+/* The launch flows of the CUDA call @slice on thread track @track: the
+ * first in @first, and how many (a cudaGraphLaunch has one for each
+ * operation of its graph, consecutive in the trace's flows); 0 none. */
+static inline guint
+_ks_call_launch_flows (const Context *ctx,
+                       guint32        track,
+                       guint32        slice,
+                       guint32       *first)
+{
+  const KsTrace *trace = ctx->trace;
+  guint32 f = ctx->launch_of_cpu[track] != NULL ? ctx->launch_of_cpu[track][slice] : KS_NO_INDEX;
+  guint n = 0;
+
+  *first = f;
+  if (f == KS_NO_INDEX)
+    return 0;
+  while (f + n < trace->n_flows && trace->flows[f + n].kind == KS_FLOW_LAUNCH &&
+         trace->flows[f + n].from_track == track && trace->flows[f + n].from_slice == slice)
+    n++;
+  return n;
+}
+/* The TensorBoard plugin's start of a process's first step: after the
+ * GPU work that no step launched and that ended before the first step's
+ * own GPU work started (_find_device_steps). */
+void     _ks_steps_after_earlier_gpu_work (Context  *ctx);
 /* FNV-1a over @n words: the hash of the passes' fixed-size keys. */
 guint    _ks_hash_words           (const guint32    *words,
                                    guint             n);

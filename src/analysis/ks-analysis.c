@@ -481,6 +481,7 @@ fit_steps_to_gpu (Context *ctx)
       steps[i].end = MAX (MAX (steps[i].host_end, gpu_end[i]), steps[i].start);
       *prev = steps[i].end;
     }
+  _ks_steps_after_earlier_gpu_work (ctx);
   /* processes' steps may now start in another order */
   g_array_sort (ctx->step_refs, compare_steps);
 }
@@ -601,7 +602,9 @@ context_init (Context                 *ctx,
           memset (ctx->launch_of_cpu[flow->from_track], 0xff, sizeof (guint32) * MAX (from->n_slices, 1));
         }
       ctx->launch_of_gpu[flow->to_track][flow->to_slice] = f;
-      ctx->launch_of_cpu[flow->from_track][flow->from_slice] = f;
+      /* the first of a call's flows: a graph launch's follow it */
+      if (ctx->launch_of_cpu[flow->from_track][flow->from_slice] == KS_NO_INDEX)
+        ctx->launch_of_cpu[flow->from_track][flow->from_slice] = f;
     }
 
   fit_steps_to_gpu (ctx);
@@ -1367,7 +1370,7 @@ static const struct {
     N_("Kernels that run on tensor cores, and their share of the kernel time: those a CUPTI range profile measured executing tensor-pipe instructions, else those whose names say so, by the TensorBoard profiler's rules (tile names such as 884, 1688 and 16816, HMMA, the xmma GEMMs) and Kinescope's (IMMA, GMMA and WGMMA, CUTLASS tensor-op kernels, TF32, BF16, FP16 and FP8 types, Hopper and Blackwell nvjet and tcgen05 kernels), never a name that says FFMA or SIMT. An operator is eligible when it is one the TensorBoard profiler lists as able to use tensor cores (matrix products and convolutions); its tensor-core share is the part of its GPU time in such kernels.") },
   [KS_METRIC_QUEUE_LENGTH] = {
     N_("Queue length"),
-    N_("The GPU operations launched on a stream and not yet finished: one more when the CUDA call that launches an operation starts, one less when the operation ends (HTA's queue length). The mean is weighted by time from the first launch to the last end. At 1,024 outstanding operations the CUDA driver blocks the launching thread until one finishes.") },
+    N_("The GPU operations launched on a stream and not yet finished: one more when the CUDA call that launches an operation starts, one less when the operation ends, so the running one counts too (HTA's queue length takes it off when it starts). The mean is weighted by time from the first launch to the last end. At 1,024 outstanding operations the CUDA driver blocks the launching thread until one finishes.") },
   [KS_METRIC_QUEUE_TIME] = {
     N_("Queueing"),
     N_("From the end of the CUDA call that launched a kernel to the end of the earlier work on its stream, when the stream was still busy as the call returned (at most until the kernel's start). Queueing is not inherently bad: it means the GPU was busy with earlier work, so the CPU ran ahead; launches that never queue may mean an idle GPU.") },

@@ -309,7 +309,7 @@ typedef struct
 
 /* HTA's queue length: the GPU operations launched on a stream and not
  * yet finished (+1 when the launch call starts, -1 when the operation
- * ends). The CUDA driver blocks the launching thread at 1,024. */
+ * ends, where HTA takes it off when it starts). The CUDA driver blocks the launching thread at 1,024. */
 #define KS_QUEUE_LIMIT 1024
 #define KS_QUEUE_N_BUCKETS 200
 
@@ -333,8 +333,9 @@ typedef struct
   guint   *bucket_max;
 } KsQueueStats;
 
-/* Achieved memcpy bandwidth: bytes over duration (bytes per ns are
- * GB/s, as the PyTorch profiler's "memory bandwidth (GB/s)"). */
+/* Achieved memcpy bandwidth: the PyTorch profiler's "memory bandwidth
+ * (GB/s)" where the copy has it, else bytes over duration (bytes per ns
+ * are GB/s). */
 typedef struct
 {
   guint32  track;                /* the copy's slice */
@@ -344,7 +345,7 @@ typedef struct
   guint64  bytes;
   gint64   start;
   gint64   dur_ns;
-  double   gbps;                 /* < 0 for a copy of no duration */
+  double   gbps;                 /* < 0 for a copy of no duration and no profiler rate */
 } KsCopyRate;
 
 #define KS_COPY_N_BUCKETS 200
@@ -415,7 +416,7 @@ typedef struct
   guint64  count;
   guint64  bytes;
   gint64   time_ns;
-  double   mean_gbps;            /* bytes / time_ns, < 0 when no time */
+  double   mean_gbps;            /* bytes over the time at each copy's rate, copies without one left out; < 0 none */
   double   max_gbps;             /* of one copy */
   /* Over the trace in n_buckets equal buckets from 0: the bytes copied
    * in each (a copy spread over its duration) per ns, GB/s. */

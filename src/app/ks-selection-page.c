@@ -255,6 +255,36 @@ jump_activated_cb (AdwActionRow *row,
   ks_session_select_slice (jump->session, jump->track, jump->slice);
 }
 
+/* The operations a call launched, when it launched more than one (a
+ * cudaGraphLaunch: every operation of its graph): how many, their span,
+ * and the flow to the first to start. */
+static guint
+launched_graph (KsTrace *trace,
+                guint32  track,
+                guint32  slice,
+                guint32 *first,
+                gint64  *start,
+                gint64  *end)
+{
+  guint n = 0;
+
+  *first = KS_NO_INDEX;
+  for (guint32 i = 0; i < trace->n_flows; i++)
+    {
+      const KsFlow *f = &trace->flows[i];
+      const KsTrack *to = &trace->tracks[f->to_track];
+
+      if (f->kind != KS_FLOW_LAUNCH || f->from_track != track || f->from_slice != slice)
+        continue;
+      if (n == 0 || to->start[f->to_slice] < *start)
+        *first = i;
+      *start = n == 0 ? to->start[f->to_slice] : MIN (*start, to->start[f->to_slice]);
+      *end = n == 0 ? to->end[f->to_slice] : MAX (*end, to->end[f->to_slice]);
+      n++;
+    }
+  return n;
+}
+
 static void
 add_flows (KsSelectionPage *self,
            KsTrace         *trace,
@@ -262,6 +292,9 @@ add_flows (KsSelectionPage *self,
            guint32          slice)
 {
   gboolean started = FALSE;
+  guint32 graph_first;
+  gint64 graph_start = 0, graph_end = 0;
+  guint graph_ops = launched_graph (trace, track, slice, &graph_first, &graph_start, &graph_end);
 
   for (guint32 i = 0; i < trace->n_flows; i++)
     {
@@ -275,6 +308,10 @@ add_flows (KsSelectionPage *self,
       Jump *jump;
 
       if (!outgoing && !incoming)
+        continue;
+      /* a graph launch is one span holding its operations: one row for
+       * the first of them */
+      if (outgoing && f->kind == KS_FLOW_LAUNCH && graph_ops > 1 && i != graph_first)
         continue;
 
       if (!started)
@@ -294,6 +331,16 @@ add_flows (KsSelectionPage *self,
           title = outgoing ? _("Launches") : _("Launched by");
           row = add_row (self, title, ks_trace_string (trace, trace->tracks[other_track].name_id[other_slice]));
           add_row_take (self, _("Launch latency"), ks_time_format_duration (latency));
+          if (outgoing && graph_ops > 1)
+            {
+              g_autofree char *span = ks_time_format_duration (graph_end - graph_start);
+
+              /* TRANSLATORS: a CUDA graph launch: "200 operations in 1.23 ms" */
+              add_row_take (self, _("Graph"),
+                            g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u operation in %s",
+                                                          "%u operations in %s", graph_ops),
+                                             graph_ops, span));
+            }
         }
       else
         {

@@ -23,6 +23,7 @@ _ks_timeline_compute_arrows (KsTimeline *self)
 {
   KsTrace *trace;
   guint32 track, slice;
+  guint graph = G_MAXUINT;   /* the arrow of the selected call's launches */
 
   g_array_set_size (self->arrows, 0);
 
@@ -33,15 +34,52 @@ _ks_timeline_compute_arrows (KsTimeline *self)
   for (guint32 i = 0; i < trace->n_flows; i++)
     {
       const KsFlow *f = &trace->flows[i];
+      const KsTrack *to = &trace->tracks[f->to_track];
+      gboolean launch = f->kind == KS_FLOW_LAUNCH && f->from_track == track && f->from_slice == slice;
+      FlowArrow a = { f->from_track, f->from_slice, f->to_track, f->to_slice, f->kind,
+                      1, to->start[f->to_slice], to->end[f->to_slice] };
 
-      if ((f->from_track == track && f->from_slice == slice) ||
-          (f->to_track == track && f->to_slice == slice))
+      if (launch && graph != G_MAXUINT)
         {
-          FlowArrow a = { f->from_track, f->from_slice, f->to_track, f->to_slice, f->kind };
+          /* A graph launch is one arrow to its first operation and one
+           * span holding them all, not an arrow for each. */
+          FlowArrow *g = &g_array_index (self->arrows, FlowArrow, graph);
 
+          g->n_ops++;
+          if (a.span_start < g->span_start)
+            {
+              g->to_track = a.to_track;
+              g->to_slice = a.to_slice;
+            }
+          g->span_start = MIN (g->span_start, a.span_start);
+          g->span_end = MAX (g->span_end, a.span_end);
+        }
+      else if ((f->from_track == track && f->from_slice == slice) ||
+               (f->to_track == track && f->to_slice == slice))
+        {
           g_array_append_val (self->arrows, a);
+          if (launch)
+            graph = self->arrows->len - 1;
         }
     }
+}
+
+guint
+ks_timeline_get_flow_arrow_span (KsTimeline *self,
+                                 guint       i,
+                                 gint64     *start,
+                                 gint64     *end)
+{
+  const FlowArrow *a;
+
+  g_return_val_if_fail (KS_IS_TIMELINE (self), 0);
+
+  if (i >= self->arrows->len)
+    return 0;
+  a = &g_array_index (self->arrows, FlowArrow, i);
+  *start = a->span_start;
+  *end = a->span_end;
+  return a->n_ops;
 }
 
 guint
@@ -204,6 +242,19 @@ _ks_timeline_draw_overlays (KsTimeline       *self,
               g_autofree char *text = g_strdup_printf (_("launch latency %s"), dur);
 
               _ks_timeline_draw_text (snapshot, pl, text, (fx + tx) / 2 + 4, (fy + ty) / 2 - 16, 180, 14, theme->flow);
+            }
+          if (a->n_ops > 1)
+            {
+              double sx0 = MAX (KS_HEADER_WIDTH + (a->span_start - view->t0) / view->ns_per_px, KS_HEADER_WIDTH - 3);
+              double sx1 = MIN (KS_HEADER_WIDTH + (a->span_end - view->t0) / view->ns_per_px, width + 3);
+              g_autofree char *span = ks_time_format_duration (a->span_end - a->span_start);
+              /* TRANSLATORS: a CUDA graph launch: "graph: 200 operations in 1.23 ms" */
+              g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "graph: %u operation in %s",
+                                                                    "graph: %u operations in %s", a->n_ops),
+                                                       a->n_ops, span);
+
+              outline (snapshot, sx0, ty - KS_LANE_HEIGHT / 2.0, MAX (1, sx1 - sx0), KS_LANE_HEIGHT - 1, 2, theme->flow);
+              _ks_timeline_draw_text (snapshot, pl, text, sx0 + 4, ty + KS_LANE_HEIGHT / 2.0 + 2, 240, 14, theme->flow);
             }
         }
     }

@@ -34,6 +34,9 @@ typedef struct
   guint32 to_track;
   guint32 to_slice;
   guint8  kind;
+  guint   n_ops;        /* a graph launch's operations, to_slice the first to start */
+  gint64  span_start;   /* from the first one's start to the last one's end */
+  gint64  span_end;
 } FlowArrow;
 
 struct _KsTimeline

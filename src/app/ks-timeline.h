@@ -49,6 +49,12 @@ void              ks_timeline_toggle_group     (KsTimeline    *self,
                                                 guint          row);
 /* Number of slice arrows (launch flows) drawn for the current selection. */
 guint             ks_timeline_get_n_flow_arrows (KsTimeline   *self);
+/* The operations arrow @i stands for (a CUDA graph launch's, drawn as
+ * one arrow and one span holding them), and their span; 0 past the end. */
+guint             ks_timeline_get_flow_arrow_span (KsTimeline   *self,
+                                                   guint         i,
+                                                   gint64       *start,
+                                                   gint64       *end);
 /* What the tooltip at (@x, @y) says, or NULL; @area (may be NULL) gets
  * the slice's rectangle, or a zero size. */
 char             *ks_timeline_dup_tooltip_markup (KsTimeline   *self,

@@ -862,7 +862,7 @@ report_comms (Printer *p)
     write_list (p, comms, NULL, NULL, limited (p, comms->n_rows, 0));
   else if (comms->n_rows == 0)
     g_string_append_printf (p->out, "%s\n",
-                            _("No collectives: the trace has no NCCL kernels, record_param_comms, c10d:: or gloo operations."));
+                            _("No collectives: the trace has no NCCL kernels and no gloo operations; c10d:: operations count only in a run without GPU work."));
   else
     write_list (p, comms, NULL, NULL, limited (p, comms->n_rows, 0));
 }

@@ -66,27 +66,11 @@ ks_kscope_writer_assign_launchers (Writer *w)
     }
 
   /* Keys live in @keys; fill the hash after the array stops moving. */
-  {
-    guint k = 0;
+  for (guint k = 0; k < keys->len; k++)
+    g_hash_table_insert (first_gpu, &g_array_index (keys, gint64, k), NULL);
 
-    for (guint32 t = 0; t < trace->n_tracks; t++)
-      {
-        const KsTrack *track = &trace->tracks[t];
-
-        if (track->kind != KS_TRACK_STREAM)
-          continue;
-        for (guint32 i = 0; i < track->n_slices; i++)
-          {
-            if (track->correlation[i] == 0)
-              continue;
-            if (!g_hash_table_contains (first_gpu, &g_array_index (keys, gint64, k)))
-              g_hash_table_insert (first_gpu, &g_array_index (keys, gint64, k),
-                                   GSIZE_TO_POINTER (((gsize)t << 32 | i) + 1));
-            k++;
-          }
-      }
-  }
-
+  /* The first CUDA call with an id launched every activity of that id
+   * (all of a CUDA graph's): its process, + 1. */
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
       const KsTrack *track = &trace->tracks[t];
@@ -97,23 +81,33 @@ ks_kscope_writer_assign_launchers (Writer *w)
       for (guint32 i = 0; i < track->n_slices; i++)
         {
           gint64 key = ((gint64)track->group << 32) | track->correlation[i];
-          gpointer value;
-          gsize v;
-          guint32 to_track, to_slice;
+          gpointer stored, value;
 
           if (track->correlation[i] == 0 || !is_cuda_api (track->slice_kind[i]))
             continue;
-          if (!(value = g_hash_table_lookup (first_gpu, &key)))
+          if (!g_hash_table_lookup_extended (first_gpu, &key, &stored, &value) || value != NULL)
             continue;
-          g_hash_table_remove (first_gpu, &key);
-          implied++;
+          g_hash_table_insert (first_gpu, stored, GSIZE_TO_POINTER ((gsize)track->process + 1));
+        }
+    }
 
-          v = GPOINTER_TO_SIZE (value) - 1;
-          to_track = (guint32)(v >> 32);
-          to_slice = (guint32)(v & 0xffffffff);
-          w->launcher[to_track][to_slice] = track->process;
-          if (first_process[to_track] == KS_NO_INDEX)
-            first_process[to_track] = track->process;
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->kind != KS_TRACK_STREAM)
+        continue;
+      for (guint32 i = 0; i < track->n_slices; i++)
+        {
+          gint64 key = ((gint64)track->group << 32) | track->correlation[i];
+          gpointer value;
+
+          if (track->correlation[i] == 0 || !(value = g_hash_table_lookup (first_gpu, &key)))
+            continue;
+          implied++;
+          w->launcher[t][i] = (guint32)(GPOINTER_TO_SIZE (value) - 1);
+          if (first_process[t] == KS_NO_INDEX)
+            first_process[t] = w->launcher[t][i];
         }
     }
 

@@ -713,9 +713,10 @@ link_flows (KsTraceBuilder *self,
   _ks_builder_array_reserve (gpu, n_stream_slices);
   _ks_builder_array_reserve (flows, self->flows->len + n_stream_slices);
 
-  /* GPU side: (group, correlation) -> (track, slice) of the first
-   * activity, as a sorted array: far cheaper than a hash table of
-   * millions of allocated keys. */
+  /* GPU side: (group, correlation) -> (track, slice) of each activity,
+   * as a sorted array: far cheaper than a hash table of millions of
+   * allocated keys. A cudaGraphLaunch gives every operation of its graph
+   * its own correlation id, so one id may have many activities. */
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
       const KsTrack *track = &trace->tracks[t];
@@ -733,11 +734,7 @@ link_flows (KsTraceBuilder *self,
     }
   if (!array_is_sorted (gpu, compare_corr))
     g_array_sort (gpu, compare_corr);
-  /* the first activity of each id stays */
-  for (guint k = 0; k < gpu->len; k++)
-    if (n_gpu == 0 || g_array_index (gpu, CorrEntry, n_gpu - 1).key != g_array_index (gpu, CorrEntry, k).key)
-      g_array_index (gpu, CorrEntry, n_gpu++) = g_array_index (gpu, CorrEntry, k);
-  g_array_set_size (gpu, n_gpu);
+  n_gpu = gpu->len;
   linked = g_new0 (guint8, MAX (n_gpu, 1));
 
   for (guint32 t = 0; n_gpu > 0 && t < trace->n_tracks; t++)
@@ -777,13 +774,18 @@ link_flows (KsTraceBuilder *self,
           if (launch_cat == 0)
             launch_cat = ks_trace_builder_intern (self, "ac2g");
 
-          f.from_track = t;
-          f.from_slice = i;
-          f.to_track = (guint32)(e[lo].where >> 32);
-          f.to_slice = (guint32)(e[lo].where & 0xffffffff);
-          f.category = launch_cat;
-          f.kind = KS_FLOW_LAUNCH;
-          g_array_append_val (flows, f);
+          /* every activity of the id, in (track, slice) order: the flows
+           * of one call are consecutive */
+          for (guint k = lo; k < n_gpu && e[k].key == key; k++)
+            {
+              f.from_track = t;
+              f.from_slice = i;
+              f.to_track = (guint32)(e[k].where >> 32);
+              f.to_slice = (guint32)(e[k].where & 0xffffffff);
+              f.category = launch_cat;
+              f.kind = KS_FLOW_LAUNCH;
+              g_array_append_val (flows, f);
+            }
         }
     }
 
