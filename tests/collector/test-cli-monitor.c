@@ -144,6 +144,8 @@ test_gpm (void)
                       "fp16_active,fp32_active,fp64_active,pcie_tx,pcie_rx,nvlink_tx,nvlink_rx";
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
+  g_autofree char *off = NULL;
+  g_autofree char *err2 = NULL;
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
   int status;
@@ -173,6 +175,14 @@ test_gpm (void)
   g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 1, -1)->value[0], ==, 600 * 1048576.0);
   g_assert_null (find_counter (trace, "SM activity", 1, -1));
   g_assert_null (find_counter (trace, "NVLink sent", 0, -1));
+
+  /* switched off by hand (overhead comparisons): no GPM call at all */
+  g_setenv ("KINESCOPE_NVML_GPM", "0", TRUE);
+  off = monitor (fake_nvml, (const char *[]) { "--format", "csv,noheader", "--query-gpu", "index,sm_active,memory.used",
+                                               "--count", "1", NULL }, &err2, &status);
+  g_unsetenv ("KINESCOPE_NVML_GPM");
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpstr (off, ==, "0, [N/A], 1024 MiB\n1, [N/A], 2048 MiB\n");
 }
 
 static void
