@@ -4,6 +4,7 @@
 #
 #   KCLI=_build/src/cli/kinescope-cli tests/gpu/gpm-check.sh OUTDIR
 #
+# 0. The GPM and memory declarations of ks-nvml.c against nvml.h.
 # 1. While train.py --model gpt trains, kinescope-cli monitor --format csv
 #    (the GPM columns and memory.used), nvidia-smi dmon --gpm-metrics
 #    1,2,3,4,5,10,11 and nvidia-smi --query-gpu=memory.used sample the
@@ -27,6 +28,28 @@ SAMPLES=${SAMPLES:-10}
 ROUNDS=${ROUNDS:-5}
 STEPS=${STEPS:-300}
 mkdir -p "$OUT"
+
+# 0. the GPM and memory declarations of ks-nvml.c against the real nvml.h
+cat > "$OUT/gpm_abi.c" <<'CEOF'
+#include <nvml.h>
+#include <stddef.h>
+_Static_assert (sizeof (nvmlMemory_v2_t) == 40 && nvmlMemory_v2 == (40 | (2u << 24)), "memory v2");
+_Static_assert (sizeof (nvmlGpmMetric_t) == 40 && offsetof (nvmlGpmMetricsGet_t, metrics) == 24, "gpm structs");
+_Static_assert (NVML_GPM_METRICS_GET_VERSION == 1 && NVML_GPM_SUPPORT_VERSION == 1, "gpm versions");
+_Static_assert (NVML_GPM_METRIC_SM_UTIL == 2 && NVML_GPM_METRIC_SM_OCCUPANCY == 3 &&
+                NVML_GPM_METRIC_ANY_TENSOR_UTIL == 5 && NVML_GPM_METRIC_DRAM_BW_UTIL == 10 &&
+                NVML_GPM_METRIC_FP64_UTIL == 11 && NVML_GPM_METRIC_FP32_UTIL == 12 &&
+                NVML_GPM_METRIC_FP16_UTIL == 13 && NVML_GPM_METRIC_PCIE_TX_PER_SEC == 20 &&
+                NVML_GPM_METRIC_PCIE_RX_PER_SEC == 21 && NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC == 60 &&
+                NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC == 61, "gpm metric ids");
+int main (void) { return 0; }
+CEOF
+if gcc -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$OUT/gpm_abi" "$OUT/gpm_abi.c"; then
+  echo "GPM declarations match nvml.h  PASS"
+else
+  echo "GPM declarations match nvml.h  FAIL"
+  abi_fail=1
+fi
 
 # 1. the same seconds
 $PY "$HERE/train.py" --model gpt --steps 100000 --forever > "$OUT/train.log" 2>&1 &
@@ -58,4 +81,4 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 
-exec $PY "$HERE/gpm_compare.py" "$OUT" "$ROUNDS"
+$PY "$HERE/gpm_compare.py" "$OUT" "$ROUNDS" && [ -z "${abi_fail:-}" ]
