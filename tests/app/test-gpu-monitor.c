@@ -155,7 +155,7 @@ test_fake_nvml (void)
   g_assert_true (has_label (GTK_WIDGET (monitor), "4 %"));
   na = find_label (GTK_WIDGET (monitor), "N/A");
   g_assert_nonnull (na);
-  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (na), "GPU 1 does not count GPM metrics"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (na), "GPU 1 has no GPM counters (Hopper"));
 
   /* seven charts a GPU, one value a sample; GPU 1 has no temperature
    * and no GPM */

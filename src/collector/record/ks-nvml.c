@@ -235,8 +235,8 @@ gpm_open (KsNvml       *self,
   if (r != NVML_SUCCESS || !support.isSupportedDevice)
     {
       d->gpm_missing = r == NVML_SUCCESS || r == NVML_ERROR_NOT_SUPPORTED
-                       ? g_strdup_printf (_("GPU %u does not count GPM metrics (Hopper or later, not in MIG mode, "
-                                            "counts them)"), d->index)
+                       ? g_strdup_printf (_("GPU %u has no GPM counters (Hopper and later GPUs have them, "
+                                            "outside MIG mode)"), d->index)
                        : g_strdup_printf (_("GPU %u: GPM support could not be queried (%s)"), d->index,
                                           error_string (self, r));
       return;
