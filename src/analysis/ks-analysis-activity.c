@@ -39,8 +39,30 @@ typedef struct
   const KsCounter *utilization;
 } DeviceRows;
 
+/* The first sample of @c whose time is after @a: the samples before it
+ * end by @a. The times are in order. */
+static guint32
+first_after (const KsCounter *c,
+             gint64           a)
+{
+  guint32 lo = 0, hi = c->n_samples;
+
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+
+      if (c->ts[mid] <= a)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* The time-weighted mean of @c over [@a, @b), each sample holding back
- * to the one before; < 0 when no sample covers any of it. */
+ * to the one before; < 0 when no sample covers any of it. A search
+ * finds the first sample: a recording's thousands of steps each take
+ * only their own samples. */
 static double
 window_mean (const KsCounter *c,
              gint64           a,
@@ -54,12 +76,14 @@ window_mean (const KsCounter *c,
     *n_samples = 0;
   if (c == NULL || b <= a)
     return -1;
-  for (guint32 i = 0; i < c->n_samples; i++)
+  for (guint32 i = first_after (c, a); i < c->n_samples; i++)
     {
       gint64 from = i > 0 ? c->ts[i - 1] : c->n_samples > 1 ? c->ts[0] - (c->ts[1] - c->ts[0])
                                                               : c->ts[0] - LONE_SAMPLE_NS;
       gint64 s = MAX (from, a), e = MIN (c->ts[i], b);
 
+      if (from >= b)
+        break;
       if (e <= s)
         continue;
       weighted += CLAMP (c->value[i], 0, 100) * (double) (e - s);
