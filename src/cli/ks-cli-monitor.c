@@ -677,9 +677,10 @@ ks_cli_monitor (int    argc,
 
   context = g_option_context_new (_("— watch the GPUs and their processes"));
   g_option_context_set_summary (context,
-                                _("Shows every GPU (utilization, memory, temperature, power, SM clock) and the\n"
-                                  "processes using it, refreshed every second, with the last minute's\n"
-                                  "utilization; --format csv prints what nvidia-smi --query-gpu prints."));
+                                _("Shows every GPU (utilization, SM and tensor activity, memory, temperature,\n"
+                                  "power, SM clock) and the processes using it, refreshed every second, with\n"
+                                  "the last minute's utilization; --format csv prints what nvidia-smi\n"
+                                  "--query-gpu prints."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
