@@ -168,13 +168,13 @@ ks_record_sampler_write (KsRecordSession *self)
           if (s->fields & KS_NVML_HAS_UTILIZATION)
             ks_record_writer_add_sample (self->writer, ids[C_UTILIZATION], item->timestamp, s->utilization_gpu);
           if (s->fields & KS_NVML_HAS_MEMORY)
-            ks_record_writer_add_sample (self->writer, ids[1], item->timestamp, (double) s->memory_used);
+            ks_record_writer_add_sample (self->writer, ids[C_MEMORY_USED], item->timestamp, (double) s->memory_used);
           if (s->fields & KS_NVML_HAS_TEMPERATURE)
-            ks_record_writer_add_sample (self->writer, ids[2], item->timestamp, s->temperature);
+            ks_record_writer_add_sample (self->writer, ids[C_TEMPERATURE], item->timestamp, s->temperature);
           if (s->fields & KS_NVML_HAS_POWER)
-            ks_record_writer_add_sample (self->writer, ids[3], item->timestamp, s->power);
+            ks_record_writer_add_sample (self->writer, ids[C_POWER], item->timestamp, s->power);
           if (s->fields & KS_NVML_HAS_SM_CLOCK)
-            ks_record_writer_add_sample (self->writer, ids[4], item->timestamp, s->sm_clock);
+            ks_record_writer_add_sample (self->writer, ids[C_SM_CLOCK], item->timestamp, s->sm_clock);
           if (s->fields & KS_NVML_HAS_RESERVED)
             ks_record_writer_add_sample (self->writer, ids[C_MEMORY_RESERVED], item->timestamp,
                                          (double) s->memory_reserved);
