@@ -185,6 +185,41 @@ test_gpm (void)
   g_assert_cmpstr (off, ==, "0, [N/A], 1024 MiB\n1, [N/A], 2048 MiB\n");
 }
 
+/* nvidia-smi's own log of memory.used and memory.reserved on the H200
+ * (driver 580): the monitor's header for the same fields is the same,
+ * and the log reads into the rows the monitor's -o writes. */
+static void
+test_h200_memory (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "nvsmi_h200_memory.csv", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (!check_setup ())
+    return;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  out = monitor (fake_nvml, (const char *[]) { "--format", "csv", "--query-gpu",
+                                               "timestamp,memory.used,memory.reserved,memory.total", "--count", "1",
+                                               NULL }, &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_str_has_prefix (out, lines[0]));
+  g_assert_cmpint (out[strlen (lines[0])], ==, '\n');
+
+  /* 2026/12/04 16:42:52.647, 25121 MiB, 616 MiB, 143771 MiB */
+  file = g_file_new_for_path (path);
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (find_counter (trace, "GPU memory used", 0, -1)->value[0], ==, 25121 * 1048576.0);
+  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 0, -1)->value[0], ==, 616 * 1048576.0);
+}
+
 static void
 test_bad_options (void)
 {
@@ -390,6 +425,7 @@ main (int    argc,
   g_test_add_func ("/monitor/bad-options", test_bad_options);
   g_test_add_func ("/monitor/table", test_table);
   g_test_add_func ("/monitor/gpm", test_gpm);
+  g_test_add_func ("/monitor/h200-memory", test_h200_memory);
   g_test_add_func ("/monitor/output", test_output);
   g_test_add_func ("/monitor/interrupt", test_interrupt);
 
