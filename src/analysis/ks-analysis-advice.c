@@ -592,6 +592,7 @@ _ks_analysis_advice (KsAnalysis *self,
 {
   rule_low_busy (self, ctx);
   rule_low_utilization (self, ctx);
+  _ks_analysis_activity_advice (self, ctx);
   rule_dataloader (self, ctx);
   rule_pageable_memcpy (self, ctx);
   rule_sync_calls (self, ctx);

@@ -162,6 +162,8 @@ struct _KsAnalysis
   guint              n_ignored_memory;  /* memory events and samples of impossible sizes */
   GArray            *utilization;   /* KsGpuUtilization */
   GArray            *idle_stretches;/* KsIdleStretch, longest first */
+  GArray            *activity;      /* KsGpuActivity, by device */
+  GArray            *step_activity; /* KsStepActivity, by step then device */
   GArray            *advice;        /* KsAdvice */
   GArray            *collectives;   /* KsCollective */
   GArray            *comm_stats;    /* KsCommStats */
@@ -200,6 +202,10 @@ void     _ks_analysis_annotations (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_advice      (KsAnalysis       *self,
                                    Context          *ctx);
+void     _ks_analysis_activity    (KsAnalysis       *self,
+                                   Context          *ctx);
+void     _ks_analysis_activity_advice (KsAnalysis   *self,
+                                       Context      *ctx);
 void     _ks_analysis_comms       (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_comms_advice (KsAnalysis      *self,

@@ -95,6 +95,8 @@ ks_analysis_finalize (GObject *object)
   g_clear_pointer (&self->allocations, g_array_unref);
   g_clear_pointer (&self->utilization, g_array_unref);
   g_clear_pointer (&self->idle_stretches, g_array_unref);
+  g_clear_pointer (&self->activity, g_array_unref);
+  g_clear_pointer (&self->step_activity, g_array_unref);
   g_clear_pointer (&self->advice, g_array_unref);
   g_clear_pointer (&self->collectives, g_array_unref);
   g_clear_pointer (&self->comm_stats, g_array_unref);
@@ -139,6 +141,8 @@ ks_analysis_init (KsAnalysis *self)
   self->allocations = g_array_new (FALSE, TRUE, sizeof (KsAllocation));
   self->utilization = g_array_new (FALSE, TRUE, sizeof (KsGpuUtilization));
   self->idle_stretches = g_array_new (FALSE, TRUE, sizeof (KsIdleStretch));
+  self->activity = g_array_new (FALSE, TRUE, sizeof (KsGpuActivity));
+  self->step_activity = g_array_new (FALSE, TRUE, sizeof (KsStepActivity));
   self->collectives = g_array_new (FALSE, TRUE, sizeof (KsCollective));
   self->comm_stats = g_array_new (FALSE, TRUE, sizeof (KsCommStats));
   self->rank_stats = g_array_new (FALSE, TRUE, sizeof (KsRankStats));
@@ -688,6 +692,7 @@ compute (KsTrace                  *trace,
     { _ks_analysis_kernels, N_("Summing kernels") },
     { _ks_analysis_memory, N_("Following memory") },
     { _ks_analysis_utilization, N_("Following GPU utilization") },
+    { _ks_analysis_activity, N_("Following SM and tensor activity") },
     { _ks_analysis_queues, N_("Following stream queues") },
     { _ks_analysis_copies, N_("Measuring copy bandwidth") },
     { _ks_analysis_sequences, N_("Finding kernel sequences") },

@@ -510,6 +510,38 @@ typedef struct
   double   mean_pct;
 } KsIdleStretch;
 
+/* The GPU's own activity counters (GPM: the "SM activity" and "Tensor
+ * activity" rows of a recording or an nvidia-smi dmon log) beside its
+ * busy time, time-weighted, each GPM value over the period before it. */
+typedef enum
+{
+  KS_BUSY_NONE = 0,              /* nothing to measure busy time with */
+  KS_BUSY_KERNELS,               /* the kernels' union in the GPU summary's window */
+  KS_BUSY_UTILIZATION,           /* no kernels: NVML's utilization.gpu */
+} KsBusySource;
+
+typedef struct
+{
+  gint32       device;
+  guint32      name;             /* string id, 0 when the trace does not name it */
+  guint        n_samples;        /* SM activity samples in the window */
+  gint64       start;            /* the window: the GPU summary's, else the samples' span */
+  gint64       end;
+  double       sm_active_pct;
+  double       tensor_active_pct;/* < 0 without a tensor activity row */
+  double       busy_pct;         /* < 0 when busy_source is KS_BUSY_NONE */
+  KsBusySource busy_source;
+} KsGpuActivity;
+
+typedef struct
+{
+  guint        step;             /* index into ks_analysis_get_steps() */
+  gint32       device;
+  double       sm_active_pct;
+  double       tensor_active_pct;/* < 0 without a tensor activity row */
+  double       busy_pct;         /* the step's kernel share (KS_STEP_KERNEL of its span) */
+} KsStepActivity;
+
 typedef struct
 {
   const char  *rule;             /* stable id, e.g. "low-gpu-busy" */
@@ -763,6 +795,12 @@ const KsAllocation    *ks_analysis_get_allocations      (KsAnalysis             
                                                          guint                    *n_allocations);
 const KsGpuUtilization *ks_analysis_get_utilization     (KsAnalysis               *self,
                                                          guint                    *n_gpus);
+/* By device; GPUs with an SM activity row only. */
+const KsGpuActivity   *ks_analysis_get_gpu_activity     (KsAnalysis               *self,
+                                                         guint                    *n_gpus);
+/* By step, then device. */
+const KsStepActivity  *ks_analysis_get_step_activity    (KsAnalysis               *self,
+                                                         guint                    *n_rows);
 /* Longest first. */
 const KsIdleStretch   *ks_analysis_get_idle_stretches   (KsAnalysis               *self,
                                                          guint                    *n_stretches);

@@ -162,6 +162,12 @@ KsReport *ks_report_new_utilization (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_idle_stretches (KsTrace    *trace,
                                         KsAnalysis *analysis);
+/* GPM's mean SM and tensor activity beside busy time, per GPU and per
+ * step (ks-report-activity.c). */
+KsReport *ks_report_new_gpu_activity (KsTrace    *trace,
+                                      KsAnalysis *analysis);
+KsReport *ks_report_new_step_activity (KsTrace    *trace,
+                                       KsAnalysis *analysis);
 KsReport *ks_report_new_steps       (KsTrace    *trace,
                                      KsAnalysis *analysis);
 KsReport *ks_report_new_kernels     (KsTrace    *trace,

@@ -24,6 +24,8 @@
 enum
 {
   CHART_UTILIZATION,
+  CHART_SM_ACTIVE,      /* GPM: beside utilization, what it leaves out */
+  CHART_TENSOR_ACTIVE,
   CHART_MEMORY,
   CHART_POWER,
   CHART_TEMPERATURE,
@@ -193,8 +195,14 @@ show_round (KsGpuMonitor *self,
       g_autofree char *p = g_strdup_printf ("%.1f W", s->power);
       g_autofree char *t = g_strdup_printf ("%u °C", s->temperature);
       g_autofree char *c = g_strdup_printf ("%u MHz", s->sm_clock);
+      gboolean sm = s->gpm_valid & (1u << KS_NVML_GPM_SM_ACTIVE);
+      gboolean tensor = s->gpm_valid & (1u << KS_NVML_GPM_TENSOR_ACTIVE);
+      g_autofree char *sa = g_strdup_printf ("%.0f %%", s->gpm[KS_NVML_GPM_SM_ACTIVE]);
+      g_autofree char *ta = g_strdup_printf ("%.0f %%", s->gpm[KS_NVML_GPM_TENSOR_ACTIVE]);
 
       ks_gpu_chart_push (v->charts[CHART_UTILIZATION], util ? s->utilization_gpu : NAN);
+      ks_gpu_chart_push (v->charts[CHART_SM_ACTIVE], sm ? s->gpm[KS_NVML_GPM_SM_ACTIVE] : NAN);
+      ks_gpu_chart_push (v->charts[CHART_TENSOR_ACTIVE], tensor ? s->gpm[KS_NVML_GPM_TENSOR_ACTIVE] : NAN);
       if (mem)
         ks_gpu_chart_set_max (v->charts[CHART_MEMORY], s->memory_total / MIB);
       ks_gpu_chart_push (v->charts[CHART_MEMORY], mem ? s->memory_used / MIB : NAN);
@@ -202,6 +210,9 @@ show_round (KsGpuMonitor *self,
       ks_gpu_chart_push (v->charts[CHART_TEMPERATURE], temp ? s->temperature : NAN);
       ks_gpu_chart_push (v->charts[CHART_CLOCK], clock ? s->sm_clock : NAN);
       set_value (v->values[CHART_UTILIZATION], util, u);
+      /* as nvidia-smi writes a counter the GPU does not have */
+      gtk_label_set_text (v->values[CHART_SM_ACTIVE], sm ? sa : _("N/A"));
+      gtk_label_set_text (v->values[CHART_TENSOR_ACTIVE], tensor ? ta : _("N/A"));
       set_value (v->values[CHART_MEMORY], mem, m);
       set_value (v->values[CHART_POWER], power, p);
       set_value (v->values[CHART_TEMPERATURE], temp, t);
@@ -294,6 +305,11 @@ build_gpus (KsGpuMonitor *self)
       gtk_grid_set_row_spacing (GTK_GRID (grid), 4);
       gtk_grid_set_column_homogeneous (GTK_GRID (grid), TRUE);
       add_chart (v, GTK_GRID (grid), CHART_UTILIZATION, _("Utilization"), 100);
+      add_chart (v, GTK_GRID (grid), CHART_SM_ACTIVE, _("SM activity"), 100);
+      add_chart (v, GTK_GRID (grid), CHART_TENSOR_ACTIVE, _("Tensor activity"), 100);
+      /* why they read N/A */
+      for (int k = CHART_SM_ACTIVE; k <= CHART_TENSOR_ACTIVE && !d->gpm && d->gpm_missing; k++)
+        gtk_widget_set_tooltip_text (GTK_WIDGET (v->values[k]), d->gpm_missing);
       add_chart (v, GTK_GRID (grid), CHART_MEMORY, _("Memory"), d->total_memory / MIB);
       add_chart (v, GTK_GRID (grid), CHART_POWER, _("Power"), 0);
       add_chart (v, GTK_GRID (grid), CHART_TEMPERATURE, _("Temperature"), 100);

@@ -28,6 +28,7 @@
 #include "ks-cli-common.h"
 #include "ks-cli-table.h"
 #include "ks-format.h"
+#include "ks-gpm.h"
 #include "ks-kscope-writer.h"
 #include "ks-nvml.h"
 #include "ks-nvsmi-reader.h"
@@ -53,7 +54,15 @@ typedef enum
   Q_TEMPERATURE,
   Q_POWER,
   Q_SM_CLOCK,
+  Q_MEMORY_RESERVED,
 } Query;
+
+/* then GPM, in the order of KsNvmlGpmMetric */
+#define Q_GPM_FIRST (Q_MEMORY_RESERVED + 1)
+#define Q_GPM_LAST (Q_GPM_FIRST + KS_NVML_GPM_N_METRICS - 1)
+
+#define IS_GPM(q) ((q) >= Q_GPM_FIRST && (q) <= Q_GPM_LAST)
+#define GPM_METRIC(q) ((KsNvmlGpmMetric) ((q) - Q_GPM_FIRST))
 
 /* --query-gpu fields, as nvidia-smi names them in its header (the first
  * name) and accepts them (either). */
@@ -76,12 +85,31 @@ static const struct
   [Q_TEMPERATURE]  = { "temperature.gpu", NULL, NULL },
   [Q_POWER]        = { "power.draw", NULL, "W" },
   [Q_SM_CLOCK]     = { "clocks.current.sm", "clocks.sm", "MHz" },
+  [Q_MEMORY_RESERVED] = { "memory.reserved", NULL, "MiB" },
+  [Q_GPM_FIRST + KS_NVML_GPM_SM_ACTIVE]     = { "sm_active", NULL, "%" },
+  [Q_GPM_FIRST + KS_NVML_GPM_SM_OCCUPANCY]  = { "sm_occupancy", NULL, "%" },
+  [Q_GPM_FIRST + KS_NVML_GPM_TENSOR_ACTIVE] = { "tensor_active", NULL, "%" },
+  [Q_GPM_FIRST + KS_NVML_GPM_DRAM_ACTIVE]   = { "dram_active", NULL, "%" },
+  [Q_GPM_FIRST + KS_NVML_GPM_FP16_ACTIVE]   = { "fp16_active", NULL, "%" },
+  [Q_GPM_FIRST + KS_NVML_GPM_FP32_ACTIVE]   = { "fp32_active", NULL, "%" },
+  [Q_GPM_FIRST + KS_NVML_GPM_FP64_ACTIVE]   = { "fp64_active", NULL, "%" },
+  [Q_GPM_FIRST + KS_NVML_GPM_PCIE_TX]       = { "pcie_tx", NULL, "MB/s" },
+  [Q_GPM_FIRST + KS_NVML_GPM_PCIE_RX]       = { "pcie_rx", NULL, "MB/s" },
+  [Q_GPM_FIRST + KS_NVML_GPM_NVLINK_TX]     = { "nvlink_tx", NULL, "MB/s" },
+  [Q_GPM_FIRST + KS_NVML_GPM_NVLINK_RX]     = { "nvlink_rx", NULL, "MB/s" },
 };
+
+G_STATIC_ASSERT (G_N_ELEMENTS (query_fields) == Q_GPM_LAST + 1);
 
 /* The counters -o writes per GPU (the --query-gpu fields they come from:
  * ks_nvsmi_field_counter() names them as the reader does). */
 static const Query counter_fields[] = {
-  Q_UTIL_GPU, Q_UTIL_MEMORY, Q_MEMORY_USED, Q_TEMPERATURE, Q_POWER, Q_SM_CLOCK,
+  Q_UTIL_GPU, Q_UTIL_MEMORY, Q_MEMORY_USED, Q_MEMORY_RESERVED, Q_TEMPERATURE, Q_POWER, Q_SM_CLOCK,
+  Q_GPM_FIRST + KS_NVML_GPM_SM_ACTIVE, Q_GPM_FIRST + KS_NVML_GPM_SM_OCCUPANCY,
+  Q_GPM_FIRST + KS_NVML_GPM_TENSOR_ACTIVE, Q_GPM_FIRST + KS_NVML_GPM_DRAM_ACTIVE,
+  Q_GPM_FIRST + KS_NVML_GPM_FP16_ACTIVE, Q_GPM_FIRST + KS_NVML_GPM_FP32_ACTIVE,
+  Q_GPM_FIRST + KS_NVML_GPM_FP64_ACTIVE, Q_GPM_FIRST + KS_NVML_GPM_PCIE_TX, Q_GPM_FIRST + KS_NVML_GPM_PCIE_RX,
+  Q_GPM_FIRST + KS_NVML_GPM_NVLINK_TX, Q_GPM_FIRST + KS_NVML_GPM_NVLINK_RX,
 };
 
 typedef struct
@@ -129,7 +157,9 @@ parse_query (const char  *list,
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                        _("“%s” is not a field the monitor can query (%s)"), name,
                        "timestamp, index, name, uuid, pci.bus_id, utilization.gpu, utilization.memory, "
-                       "memory.total, memory.used, memory.free, temperature.gpu, power.draw, clocks.sm");
+                       "memory.total, memory.used, memory.free, memory.reserved, temperature.gpu, power.draw, "
+                       "clocks.sm, sm_active, sm_occupancy, tensor_active, dram_active, fp16_active, fp32_active, "
+                       "fp64_active, pcie_tx, pcie_rx, nvlink_tx, nvlink_rx");
           return FALSE;
         }
     }
@@ -181,7 +211,7 @@ append_timestamp (GString *out)
 }
 
 /* The numeric field @q of a sample, in the unit nvidia-smi prints it in
- * (memory in MiB), or FALSE when the GPU could not say. */
+ * (memory in MiB, traffic in MB/s), or FALSE when the GPU could not say. */
 static gboolean
 sample_value (const KsNvmlDevice *d,
               const KsNvmlSample *s,
@@ -190,6 +220,13 @@ sample_value (const KsNvmlDevice *d,
 {
   gboolean memory = s->fields & KS_NVML_HAS_MEMORY;
 
+  if (IS_GPM (q))
+    {
+      KsNvmlGpmMetric g = GPM_METRIC (q);
+
+      *v = KS_NVML_GPM_IS_RATE (g) ? s->gpm[g] / 1e6 : s->gpm[g];
+      return (s->gpm_valid & (1u << g)) != 0;
+    }
   switch (q)
     {
     case Q_UTIL_GPU: *v = s->utilization_gpu; return s->fields & KS_NVML_HAS_UTILIZATION;
@@ -198,10 +235,14 @@ sample_value (const KsNvmlDevice *d,
       *v = (memory ? s->memory_total : d->total_memory) / MIB;
       return memory || d->total_memory > 0;
     case Q_MEMORY_USED: *v = s->memory_used / MIB; return memory;
-    case Q_MEMORY_FREE: *v = (s->memory_total - MIN (s->memory_used, s->memory_total)) / MIB; return memory;
+    case Q_MEMORY_FREE:
+      /* nvidia-smi's: neither used nor reserved */
+      *v = (s->memory_total - MIN (s->memory_used + s->memory_reserved, s->memory_total)) / MIB;
+      return memory;
     case Q_TEMPERATURE: *v = s->temperature; return s->fields & KS_NVML_HAS_TEMPERATURE;
     case Q_POWER: *v = s->power; return s->fields & KS_NVML_HAS_POWER;
     case Q_SM_CLOCK: *v = s->sm_clock; return s->fields & KS_NVML_HAS_SM_CLOCK;
+    case Q_MEMORY_RESERVED: *v = s->memory_reserved / MIB; return s->fields & KS_NVML_HAS_RESERVED;
     case Q_TIMESTAMP: case Q_INDEX: case Q_NAME: case Q_UUID: case Q_BUS_ID:
     default: g_assert_not_reached ();
     }
@@ -229,7 +270,7 @@ append_value (Monitor            *m,
     case Q_UUID: ks_cli_append_text (out, d->uuid ? d->uuid : "[N/A]", -1, KS_CLI_TEXT_ONE_LINE); return;
     case Q_BUS_ID: ks_cli_append_text (out, d->bus_id ? d->bus_id : "[N/A]", -1, KS_CLI_TEXT_ONE_LINE); return;
     case Q_UTIL_GPU: case Q_UTIL_MEMORY: case Q_MEMORY_TOTAL: case Q_MEMORY_USED: case Q_MEMORY_FREE:
-    case Q_TEMPERATURE: case Q_POWER: case Q_SM_CLOCK:
+    case Q_TEMPERATURE: case Q_POWER: case Q_SM_CLOCK: case Q_MEMORY_RESERVED:
     default:
       break;
     }
@@ -238,8 +279,12 @@ append_value (Monitor            *m,
       g_string_append (out, "[N/A]");
       return;
     }
-  /* whole MiB, as nvidia-smi rounds down; watts to the hundredth */
-  g_string_append_printf (out, "%.*f", q == Q_POWER ? 2 : 0, q == Q_POWER ? v : floor (v));
+  /* whole MiB, as nvidia-smi rounds down; watts to the hundredth; GPM
+   * to the nearest whole, as dmon --gpm-metrics prints it */
+  if (IS_GPM (q))
+    g_string_append_printf (out, "%.0f", v);
+  else
+    g_string_append_printf (out, "%.*f", q == Q_POWER ? 2 : 0, q == Q_POWER ? v : floor (v));
   if (unit != NULL)
     g_string_append_printf (out, " %s", unit);
 }
@@ -338,6 +383,8 @@ print_table (Monitor       *m,
   append_cell (out, _("Name"), -24);
   append_cell (out, _("Util"), 6);
   append_cell (out, _("Mem"), 6);
+  append_cell (out, _("SM act"), 7);
+  append_cell (out, _("Tensor"), 7);
   append_cell (out, _("Memory used / total"), 21);
   append_cell (out, _("Temp"), 6);
   append_cell (out, _("Power"), 9);
@@ -350,6 +397,11 @@ print_table (Monitor       *m,
       gboolean util = s->fields & KS_NVML_HAS_UTILIZATION, mem = s->fields & KS_NVML_HAS_MEMORY;
       g_autofree char *u = format_or_na (util, s->utilization_gpu, 0, "%");
       g_autofree char *um = format_or_na (util, s->utilization_memory, 0, "%");
+      /* GPM: "N/A" as nvidia-smi writes it where the GPU has none */
+      g_autofree char *sm = s->gpm_valid & (1u << KS_NVML_GPM_SM_ACTIVE)
+                            ? g_strdup_printf ("%.0f %%", s->gpm[KS_NVML_GPM_SM_ACTIVE]) : g_strdup ("N/A");
+      g_autofree char *tensor = s->gpm_valid & (1u << KS_NVML_GPM_TENSOR_ACTIVE)
+                                ? g_strdup_printf ("%.0f %%", s->gpm[KS_NVML_GPM_TENSOR_ACTIVE]) : g_strdup ("N/A");
       g_autofree char *used = mem ? g_strdup_printf ("%.0f / %.0f MiB", floor (s->memory_used / MIB),
                                                      floor (s->memory_total / MIB)) : g_strdup ("-");
       g_autofree char *t = format_or_na (s->fields & KS_NVML_HAS_TEMPERATURE, s->temperature, 0, "°C");
@@ -361,6 +413,8 @@ print_table (Monitor       *m,
       append_cell (out, d->name ? d->name : "", -24);
       append_cell (out, u, 6);
       append_cell (out, um, 6);
+      append_cell (out, sm, 7);
+      append_cell (out, tensor, 7);
       append_cell (out, used, 21);
       append_cell (out, t, 6);
       append_cell (out, p, 9);
@@ -610,7 +664,9 @@ ks_cli_monitor (int    argc,
       N_("table (default), or csv[,noheader][,nounits] as nvidia-smi --format takes it"), "table|csv" },
     { "query-gpu", 0, 0, G_OPTION_ARG_STRING, &query,
       N_("The csv columns, as nvidia-smi --query-gpu takes them (default: timestamp, index, name, "
-         "utilization.gpu, utilization.memory, memory.used, memory.total, temperature.gpu, power.draw, clocks.sm)"),
+         "utilization.gpu, utilization.memory, memory.used, memory.total, temperature.gpu, power.draw, clocks.sm; "
+         "also memory.reserved and the GPU's activity counters sm_active, sm_occupancy, tensor_active, "
+         "dram_active, fp16_active, fp32_active, fp64_active, pcie_tx, pcie_rx, nvlink_tx, nvlink_rx)"),
       N_("LIST") },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Also keep the samples as counter rows in FILE.kscope"),
       N_("FILE") },
@@ -621,9 +677,10 @@ ks_cli_monitor (int    argc,
 
   context = g_option_context_new (_("— watch the GPUs and their processes"));
   g_option_context_set_summary (context,
-                                _("Shows every GPU (utilization, memory, temperature, power, SM clock) and the\n"
-                                  "processes using it, refreshed every second, with the last minute's\n"
-                                  "utilization; --format csv prints what nvidia-smi --query-gpu prints."));
+                                _("Shows every GPU (utilization, SM and tensor activity, memory, temperature,\n"
+                                  "power, SM clock) and the processes using it, refreshed every second, with\n"
+                                  "the last minute's utilization; --format csv prints what nvidia-smi\n"
+                                  "--query-gpu prints."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {

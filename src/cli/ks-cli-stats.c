@@ -288,6 +288,7 @@ report_utilization (Printer *p)
       ks_json_begin_object (json, NULL);
       write_list (p, gpus, json, NULL, G_MAXUINT);
       write_list (p, stretches, json, NULL, limited (p, stretches->n_rows, 0));
+      ks_cli_stats_activity (p->format, p->trace, p->analysis, p->out, json, G_MAXUINT);
       json_finish (p, json);
     }
   else if (p->format == KS_REPORT_CSV)
@@ -295,7 +296,10 @@ report_utilization (Printer *p)
   else if (gpus->n_rows == 0)
     g_string_append_printf (p->out, "%s\n", _("The trace has no sampled GPU utilization (no NVML rows)."));
   else
-    table_utilization (p, 30);
+    {
+      table_utilization (p, 30);
+      ks_cli_stats_activity (p->format, p->trace, p->analysis, p->out, NULL, limited (p, G_MAXUINT, 30));
+    }
 }
 
 static void
@@ -325,6 +329,7 @@ report_summary (Printer *p)
           write_list (p, utilization, json, NULL, G_MAXUINT);
           write_list (p, stretches, json, NULL, SUMMARY_TOP);
         }
+      ks_cli_stats_activity (p->format, p->trace, p->analysis, p->out, json, G_MAXUINT);
       json_finish (p, json);
     }
   else if (p->format == KS_REPORT_CSV)
@@ -335,6 +340,7 @@ report_summary (Printer *p)
       if (gpus->n_rows > 0 && ks_analysis_get_utilization (p->analysis, NULL) != NULL)
         g_string_append_c (p->out, '\n');
       table_utilization (p, SUMMARY_TOP);
+      ks_cli_stats_activity (p->format, p->trace, p->analysis, p->out, NULL, 20);
       table_steps (p, 20);
       /* a log of nvidia-smi has neither: no empty tables */
       if (kernels->n_rows > 0 || operators->n_rows > 0 || ks_analysis_get_utilization (p->analysis, NULL) == NULL)

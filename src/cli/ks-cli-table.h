@@ -62,6 +62,16 @@ void ks_cli_write_list   (KsReportFormat  format,
                           KsJsonWriter   *json,
                           const char     *key,
                           guint           n);
+/* stats: GPM's SM and tensor activity beside busy time, per GPU and per
+ * step (at most @max_steps rows in a text table): the JSON lists
+ * gpu_activity and step_activity, or text tables under their headings;
+ * nothing without an "SM activity" row (ks-cli-stats-activity.c). */
+void ks_cli_stats_activity (KsReportFormat  format,
+                            KsTrace        *trace,
+                            KsAnalysis     *analysis,
+                            GString        *out,
+                            KsJsonWriter   *json,
+                            guint           max_steps);
 /* Ends the object of @json, the whole output, and appends it on one line. */
 void ks_cli_json_finish  (GString        *out,
                           KsJsonWriter   *json);

@@ -25,6 +25,7 @@
 
 #include <glib/gi18n.h>
 
+#include "ks-gpm.h"
 #include "ks-nvsmi-private.h"
 #include "ks-nvsmi-reader.h"
 #include "ks-trace-builder.h"
@@ -209,6 +210,21 @@ ks_nvsmi_field_counter (KsNvsmiKind  kind,
   else
     f = find_field (query_fields, G_N_ELEMENTS (query_fields), field);
 
+  /* GPM: dmon --gpm-metrics columns, the monitor's --query-gpu names */
+  if (f == NULL && kind != KS_NVSMI_PMON)
+    {
+      const KsGpmField *g = ks_gpm_find_field (field, kind == KS_NVSMI_DMON);
+
+      if (g == NULL)
+        return FALSE;
+      if (name)
+        *name = g->counter;
+      if (unit)
+        *unit = g->unit;
+      if (scale)
+        *scale = g->query_scale;
+      return TRUE;
+    }
   if (f == NULL)
     return FALSE;
   if (name)
@@ -234,7 +250,7 @@ static gboolean
 is_query_field (const char *field)
 {
   return find_field (query_fields, G_N_ELEMENTS (query_fields), field) != NULL ||
-         is_text_field (field) || g_ascii_strcasecmp (field, "index") == 0 ||
+         ks_gpm_find_field (field, FALSE) != NULL || is_text_field (field) || g_ascii_strcasecmp (field, "index") == 0 ||
          g_ascii_strcasecmp (field, "timestamp") == 0;
 }
 

@@ -36,19 +36,28 @@ find_toplevel (GType type)
   return NULL;
 }
 
-static gboolean
-has_label (GtkWidget  *widget,
-           const char *text)
+static GtkWidget *
+find_label (GtkWidget  *widget,
+            const char *text)
 {
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
+      GtkWidget *found;
+
       if (GTK_IS_LABEL (child) && strcmp (gtk_label_get_text (GTK_LABEL (child)), text) == 0)
-        return TRUE;
-      if (has_label (child, text))
-        return TRUE;
+        return child;
+      if ((found = find_label (child, text)) != NULL)
+        return found;
     }
-  return FALSE;
+  return NULL;
+}
+
+static gboolean
+has_label (GtkWidget  *widget,
+           const char *text)
+{
+  return find_label (widget, text) != NULL;
 }
 
 static void
@@ -93,7 +102,8 @@ test_fake_nvml (void)
   KsGpuMonitor *monitor;
   KsRecordDialog *dialog;
   g_autoptr(GPtrArray) charts = g_ptr_array_new ();
-  KsGpuChart *util0, *temp1;
+  KsGpuChart *util0, *temp1, *sm0, *tensor0, *sm1;
+  GtkWidget *na;
   guint64 n;
   void *handle;
   unsigned int (*calls) (void);
@@ -138,17 +148,32 @@ test_fake_nvml (void)
   g_assert_true (has_label (GTK_WIDGET (monitor), "30 %"));
   g_assert_true (has_label (GTK_WIDGET (monitor), "2048 MiB"));
   g_assert_true (has_label (GTK_WIDGET (monitor), "2 GPUs"));
+  /* GPM: GPU 0's SM and tensor activity; GPU 1 has none, and says why */
+  g_assert_true (has_label (GTK_WIDGET (monitor), "SM activity"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "Tensor activity"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "12 %"));
+  g_assert_true (has_label (GTK_WIDGET (monitor), "4 %"));
+  na = find_label (GTK_WIDGET (monitor), "N/A");
+  g_assert_nonnull (na);
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (na), "GPU 1 has no GPM counters (Hopper"));
 
-  /* five charts a GPU, one value a sample; GPU 1 has no temperature */
+  /* seven charts a GPU, one value a sample; GPU 1 has no temperature
+   * and no GPM */
   n = ks_gpu_monitor_get_n_samples (monitor);
   collect_charts (GTK_WIDGET (monitor), charts);
-  g_assert_cmpuint (charts->len, ==, 10);
+  g_assert_cmpuint (charts->len, ==, 14);
   util0 = g_ptr_array_index (charts, 0);
-  temp1 = g_ptr_array_index (charts, 5 + 3);
+  sm0 = g_ptr_array_index (charts, 1);
+  tensor0 = g_ptr_array_index (charts, 2);
+  sm1 = g_ptr_array_index (charts, 7 + 1);
+  temp1 = g_ptr_array_index (charts, 7 + 5);
   g_assert_cmpuint (ks_gpu_chart_get_n_values (util0), ==, n);
   g_assert_cmpfloat (ks_gpu_chart_get_value (util0, 0), ==, 37);
+  g_assert_cmpfloat (ks_gpu_chart_get_value (sm0, n - 1), ==, 12.25);
+  g_assert_cmpfloat (ks_gpu_chart_get_value (tensor0, n - 1), ==, 3.75);
+  g_assert_true (isnan (ks_gpu_chart_get_value (sm1, n - 1)));
   g_assert_true (isnan (ks_gpu_chart_get_value (temp1, 0)));
-  g_assert_cmpfloat (ks_gpu_chart_get_value (g_ptr_array_index (charts, 4), 0), ==, 1410);
+  g_assert_cmpfloat (ks_gpu_chart_get_value (g_ptr_array_index (charts, 6), 0), ==, 1410);
 
   /* Record… is the window's record action */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (monitor), "monitor.record", NULL));

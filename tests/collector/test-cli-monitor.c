@@ -46,6 +46,11 @@ monitor (const char  *library,
   return out;
 }
 
+static const KsCounter *find_counter (KsTrace    *trace,
+                                     const char *name,
+                                     gint32      device,
+                                     gint64      pid);
+
 static gboolean
 check_setup (void)
 {
@@ -122,8 +127,97 @@ test_csv (void)
                                                 "index,uuid,memory.free,clocks.sm", "--count", "1", NULL },
                   &err, &status);
   g_assert_cmpint (status, ==, 0);
-  g_assert_cmpstr (bare, ==, "0, GPU-00000000-0000-0000-0000-000000000000, 80896, 1410\n"
-                             "1, GPU-00000000-0000-0000-0000-000000000001, 79872, 1410\n");
+  /* free: 80 GiB less used (1 and 2 GiB) and the driver's 600 MiB */
+  g_assert_cmpstr (bare, ==, "0, GPU-00000000-0000-0000-0000-000000000000, 80296, 1410\n"
+                             "1, GPU-00000000-0000-0000-0000-000000000001, 79272, 1410\n");
+}
+
+/* The GPU's activity counters and memory.reserved: GPU 0 has GPM, GPU 1
+ * not ("[N/A]" as nvidia-smi writes a field a GPU lacks); traffic in
+ * MB/s (the stand-in's 100 and 250 MiB/s: 104.9 and 262.1 MB/s); no
+ * NVLink on either. memory.used is nvidia-smi's, without the 600 MiB
+ * the driver reserves. */
+static void
+test_gpm (void)
+{
+  const char *query = "index,memory.used,memory.reserved,sm_active,sm_occupancy,tensor_active,dram_active,"
+                      "fp16_active,fp32_active,fp64_active,pcie_tx,pcie_rx,nvlink_tx,nvlink_rx";
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *off = NULL;
+  g_autofree char *err2 = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (!check_setup ())
+    return;
+  out = monitor (fake_nvml, (const char *[]) { "--format", "csv", "--query-gpu", query, "--count", "2", "-l", "0.05",
+                                               NULL }, &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpstr (out, ==,
+                   "index, memory.used [MiB], memory.reserved [MiB], sm_active [%], sm_occupancy [%], "
+                   "tensor_active [%], dram_active [%], fp16_active [%], fp32_active [%], fp64_active [%], "
+                   "pcie_tx [MB/s], pcie_rx [MB/s], nvlink_tx [MB/s], nvlink_rx [MB/s]\n"
+                   "0, 1024 MiB, 600 MiB, 12 %, 8 %, 4 %, 21 %, 1 %, 2 %, 0 %, 105 MB/s, 262 MB/s, [N/A], [N/A]\n"
+                   "1, 2048 MiB, 600 MiB, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], "
+                   "[N/A]\n"
+                   "0, 1024 MiB, 600 MiB, 12 %, 8 %, 4 %, 21 %, 1 %, 2 %, 0 %, 105 MB/s, 262 MB/s, [N/A], [N/A]\n"
+                   "1, 2048 MiB, 600 MiB, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], "
+                   "[N/A]\n");
+
+  /* read back as the counter rows of a recording */
+  trace = ks_nvsmi_reader_load_data (out, strlen (out), "gpm.csv", NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (find_counter (trace, "SM activity", 0, -1)->value[1], ==, 12);
+  g_assert_cmpuint (find_counter (trace, "Tensor activity", 0, -1)->n_samples, ==, 2);
+  g_assert_cmpfloat (find_counter (trace, "PCIe received", 0, -1)->value[0], ==, 262e6);
+  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 1, -1)->value[0], ==, 600 * 1048576.0);
+  g_assert_null (find_counter (trace, "SM activity", 1, -1));
+  g_assert_null (find_counter (trace, "NVLink sent", 0, -1));
+
+  /* switched off by hand (overhead comparisons): no GPM call at all */
+  g_setenv ("KINESCOPE_NVML_GPM", "0", TRUE);
+  off = monitor (fake_nvml, (const char *[]) { "--format", "csv,noheader", "--query-gpu", "index,sm_active,memory.used",
+                                               "--count", "1", NULL }, &err2, &status);
+  g_unsetenv ("KINESCOPE_NVML_GPM");
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpstr (off, ==, "0, [N/A], 1024 MiB\n1, [N/A], 2048 MiB\n");
+}
+
+/* nvidia-smi's own log of memory.used and memory.reserved on the H200
+ * (driver 580): the monitor's header for the same fields is the same,
+ * and the log reads into the rows the monitor's -o writes. */
+static void
+test_h200_memory (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "nvsmi_h200_memory.csv", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (!check_setup ())
+    return;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  out = monitor (fake_nvml, (const char *[]) { "--format", "csv", "--query-gpu",
+                                               "timestamp,memory.used,memory.reserved,memory.total", "--count", "1",
+                                               NULL }, &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_str_has_prefix (out, lines[0]));
+  g_assert_cmpint (out[strlen (lines[0])], ==, '\n');
+
+  /* 2026/12/04 16:42:52.647, 25121 MiB, 616 MiB, 143771 MiB */
+  file = g_file_new_for_path (path);
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (find_counter (trace, "GPU memory used", 0, -1)->value[0], ==, 25121 * 1048576.0);
+  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 0, -1)->value[0], ==, 616 * 1048576.0);
 }
 
 static void
@@ -173,6 +267,9 @@ test_table (void)
   g_assert_nonnull (strstr (out, "  0     4343   7 %   1 %    512 MiB pt_data_worker\n"));
   g_assert_nonnull (strstr (out, " ▃\n"));
   g_assert_nonnull (strstr (out, " ▃▃\n"));
+  /* SM and tensor activity beside utilization; GPU 1 has no GPM */
+  g_assert_nonnull (strstr (out, " 37 %    5 %    12 %     4 %      1024 / 81920 MiB"));
+  g_assert_nonnull (strstr (out, " 73 %    5 %     N/A     N/A      2048 / 81920 MiB"));
 }
 
 static const KsCounter *
@@ -223,6 +320,14 @@ check_kscope (const char *path,
   g_assert_cmpfloat (c->value[0], ==, 30);
   c = find_counter (trace, "GPU memory used", 0, 4343);
   g_assert_cmpfloat (c->value[0], ==, 0.5 * GIB);
+  /* GPM of GPU 0, under the names a recording gives them */
+  c = find_counter (trace, "SM activity", 0, -1);
+  g_assert_nonnull (c);
+  g_assert_cmpstr (ks_trace_string (trace, c->unit), ==, "%");
+  g_assert_cmpfloat (c->value[0], ==, 12.25);
+  g_assert_cmpfloat_with_epsilon (find_counter (trace, "PCIe sent", 0, -1)->value[0], 100 * 1048576.0, 1e-3);
+  g_assert_null (find_counter (trace, "SM activity", 1, -1));
+  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 1, -1)->value[0], ==, 600 * 1048576.0);
   for (guint32 i = 0; i < trace->n_processes; i++)
     if (trace->processes[i].pid == 4242)
       g_assert_cmpstr (ks_trace_string (trace, trace->processes[i].name), ==, "python3");
@@ -319,6 +424,8 @@ main (int    argc,
   g_test_add_func ("/monitor/csv", test_csv);
   g_test_add_func ("/monitor/bad-options", test_bad_options);
   g_test_add_func ("/monitor/table", test_table);
+  g_test_add_func ("/monitor/gpm", test_gpm);
+  g_test_add_func ("/monitor/h200-memory", test_h200_memory);
   g_test_add_func ("/monitor/output", test_output);
   g_test_add_func ("/monitor/interrupt", test_interrupt);
 

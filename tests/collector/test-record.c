@@ -1067,7 +1067,10 @@ test_gpu_metrics (void)
   result_clear (&r);
 
   db = open_db (path);
-  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTERS"), ==, 10);
+  /* six NVML rows a GPU, and nine GPM rows of GPU 0 (no NVLink); GPU 1 has no GPM */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTERS"), ==, 2 * 6 + 9);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTERS WHERE deviceId = 1 AND name IN "
+                                  "('SM activity', 'Tensor activity')"), ==, 0);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM TARGET_INFO_GPU"), ==, 2);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM TARGET_INFO_GPU WHERE name = 'Fake GPU 1' "
                                   "AND uuid = 'GPU-00000000-0000-0000-0000-000000000001' "
@@ -1079,9 +1082,30 @@ test_gpu_metrics (void)
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTER_SAMPLES s JOIN KS_COUNTERS c ON c.id = s.counterId "
                                   "WHERE NOT ((c.name = 'GPU utilization' AND s.value = 37 + 36 * c.deviceId) "
                                   "OR (c.name = 'GPU memory used' AND s.value = (c.deviceId + 1) * 1073741824) "
+                                  "OR (c.name = 'GPU memory reserved' AND s.value = 600 * 1048576) "
+                                  "OR (c.deviceId = 0 AND c.name = 'SM activity' AND s.value = 12.25) "
+                                  "OR (c.deviceId = 0 AND c.name = 'SM occupancy' AND s.value = 8.25) "
+                                  "OR (c.deviceId = 0 AND c.name = 'Tensor activity' AND s.value = 3.75) "
+                                  "OR (c.deviceId = 0 AND c.name = 'DRAM activity' AND s.value = 20.75) "
+                                  "OR (c.deviceId = 0 AND c.name = 'FP16 activity' AND s.value = 1.25) "
+                                  "OR (c.deviceId = 0 AND c.name = 'FP32 activity' AND s.value = 2.25) "
+                                  "OR (c.deviceId = 0 AND c.name = 'FP64 activity' AND s.value = 0) "
+                                  "OR (c.deviceId = 0 AND c.name = 'PCIe sent' AND s.value = 100 * 1048576) "
+                                  "OR (c.deviceId = 0 AND c.name = 'PCIe received' AND s.value = 250 * 1048576) "
                                   "OR (c.name = 'GPU temperature' AND s.value = 55) "
                                   "OR (c.name = 'GPU power' AND s.value = 123.456) "
                                   "OR (c.name = 'SM clock' AND s.value = 1410))"), ==, 0);
+  /* every sample of GPU 0 has its GPM values; no NVLink, no row */
+  g_assert_cmpint (query_int (db, SAMPLES ("SM activity", "0", "1")), ==,
+                   query_int (db, SAMPLES ("GPU utilization", "0", "1")));
+  g_assert_cmpint (query_int (db, SAMPLES ("Tensor activity", "0", "1")), >, 0);
+  g_assert_cmpint (query_int (db, SAMPLES ("NVLink sent", "0", "1")), ==, 0);
+  /* and the recording says once why GPU 1 has none */
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'nvml' AND "
+                                  "text LIKE '%GPM%'"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'nvml' AND severity = "
+                                  "'warning' AND text LIKE 'No SM or tensor activity (NVML GPM): GPU 1 has no GPM "
+                                  "counters (Hopper%'"), ==, 1);
   /* GPU 1 has no temperature sensor */
   g_assert_cmpint (query_int (db, SAMPLES ("GPU temperature", "1", "1")), ==, 0);
   g_assert_cmpint (query_int (db, SAMPLES ("GPU temperature", "0", "1")), >, 0);

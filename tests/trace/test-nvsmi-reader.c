@@ -800,6 +800,9 @@ column_sum (const char *text,
         continue;
       f = ws ? g_regex_split_simple ("\\s+", *l, 0, 0) : g_strsplit (*l, ",", -1);
       g_assert_cmpuint (g_strv_length (f), >, col);
+      /* dmon's "-": no value */
+      if (strcmp (f[col], "-") == 0)
+        continue;
       sum += g_ascii_strtod (f[col], NULL);
       (*n_rows)++;
     }
@@ -835,6 +838,18 @@ test_h200_logs (void)
     { "nvsmi_h200_dmon.txt",    "GPU utilization", "%",   6, TRUE },
     { "nvsmi_h200_dmon.txt",    "GPU power",       "W",   3, TRUE },
     { "nvsmi_h200_dmon.txt",    "Graphics clock",  "MHz", 13, TRUE },
+    /* dmon --gpm-metrics 1,2,3,4,5,10,11: the GPU's activity counters,
+     * under the names a recording gives them; "-" before the first */
+    { "nvsmi_h200_dmon_gpm.txt", "GPU utilization",   "%", 4, TRUE },
+    { "nvsmi_h200_dmon_gpm.txt", "Graphics activity", "%", 12, TRUE },
+    { "nvsmi_h200_dmon_gpm.txt", "SM activity",       "%", 13, TRUE },
+    { "nvsmi_h200_dmon_gpm.txt", "SM occupancy",      "%", 14, TRUE },
+    { "nvsmi_h200_dmon_gpm.txt", "Integer activity",  "%", 15, TRUE },
+    { "nvsmi_h200_dmon_gpm.txt", "Tensor activity",   "%", 16, TRUE },
+    { "nvsmi_h200_dmon_gpm.txt", "DRAM activity",     "%", 17, TRUE },
+    { "nvsmi_h200_dmon_gpm.txt", "FP64 activity",     "%", 18, TRUE },
+    { "nvsmi_h200_dmon_gpm_dt.txt", "SM activity",     "%", 10, TRUE },
+    { "nvsmi_h200_dmon_gpm_dt.txt", "Tensor activity", "%", 13, TRUE },
   };
   g_autofree char *na_text = NULL;
   g_autoptr(KsTrace) na = NULL;

@@ -69,6 +69,47 @@ value_row (GtkWidget  *group,
   return row;
 }
 
+/* GPM's SM and tensor activity beside the busy row: how much of the GPU
+ * the busy time used, and its range over the steps. */
+static void
+add_activity (KsSummaryPage *self,
+              GtkWidget     *group,
+              gint32         device)
+{
+  guint n, n_steps;
+  const KsGpuActivity *a = ks_analysis_get_gpu_activity (self->analysis, &n);
+  const KsStepActivity *s = ks_analysis_get_step_activity (self->analysis, &n_steps);
+  g_autoptr(GString) sub = g_string_new (NULL);
+  g_autofree char *value = NULL;
+  double lo = G_MAXDOUBLE, hi = -1;
+  GtkWidget *row;
+
+  for (; n > 0 && a->device != device; n--, a++)
+    ;
+  if (n == 0)
+    return;
+  value = g_strdup_printf ("%.1f %%", a->sm_active_pct);
+  if (a->tensor_active_pct >= 0)
+    g_string_append_printf (sub, _("Tensor cores %.1f %%"), a->tensor_active_pct);
+  for (guint i = 0; i < n_steps; i++)
+    if (s[i].device == device)
+      {
+        lo = MIN (lo, s[i].sm_active_pct);
+        hi = MAX (hi, s[i].sm_active_pct);
+      }
+  if (hi >= 0)
+    {
+      g_autofree char *range = g_strdup_printf (_("%.1f–%.1f %% per step"), lo, hi);
+
+      g_string_append_printf (sub, "%s%s", sub->len > 0 ? " · " : "", range);
+    }
+  row = value_row (group, _("SM Activity (GPM)"), value, sub->str, KS_METRIC_BUSY_PCT);
+  gtk_widget_set_tooltip_text (row, _("The share of the GPU's SMs busy, as the GPU counts it (NVML GPM), over "
+                                      "the same window as the busy time: a GPU can run kernels all the time "
+                                      "with most of its SMs idle."));
+  gtk_widget_set_name (row, "sm-activity-row");
+}
+
 /* Places: a row that emits "navigate" when activated. */
 static void
 place_activated_cb (AdwActionRow  *row,
@@ -173,6 +214,7 @@ add_gpu (KsSummaryPage      *self,
                               busy_time, window);
   row = value_row (group, ks_metric_get_title (KS_METRIC_BUSY_PCT), busy, busy_sub, KS_METRIC_BUSY_PCT);
   gtk_widget_set_name (row, "busy-row");
+  add_activity (self, group, gpu->device);
 
   {
     GtkWidget *copies = adw_action_row_new ();

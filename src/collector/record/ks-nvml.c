@@ -12,6 +12,7 @@
 #include "ks-nvml.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <string.h>
 #include <gio/gio.h>
 #include <glib/gi18n.h>
@@ -21,6 +22,14 @@ typedef int nvmlReturn_t;
 typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct { unsigned int gpu; unsigned int memory; } nvmlUtilization_t;
 typedef struct { unsigned long long total; unsigned long long free; unsigned long long used; } nvmlMemory_t;
+typedef struct
+{
+  unsigned int       version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+} nvmlMemory_v2_t;
 typedef struct
 {
   char         busIdLegacy[16];
@@ -55,7 +64,34 @@ typedef struct
   unsigned int       decUtil;
 } nvmlProcessUtilizationSample_t;
 
+/* GPM (R520 and later) */
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+typedef struct
+{
+  unsigned int metricId;
+  nvmlReturn_t nvmlReturn;
+  double       value;
+  struct { char *shortName; char *longName; char *unit; } metricInfo;
+} nvmlGpmMetric_t;
+typedef struct
+{
+  unsigned int    version;
+  unsigned int    numMetrics;
+  nvmlGpmSample_t sample1;
+  nvmlGpmSample_t sample2;
+  nvmlGpmMetric_t metrics[];   /* NVML_GPM_METRIC_MAX in nvml.h; the driver reads numMetrics */
+} nvmlGpmMetricsGet_t;
+typedef struct { unsigned int version; unsigned int isSupportedDevice; } nvmlGpmSupport_t;
+
+#define NVML_GPM_METRICS_GET_VERSION 1
+#define NVML_GPM_SUPPORT_VERSION     1
+/* room for nvml.h's largest NVML_GPM_METRIC_MAX, whatever the driver assumes */
+#define GPM_METRIC_ROOM              256
+#define NVML_MEMORY_V2_VERSION       ((unsigned int) (sizeof (nvmlMemory_v2_t) | (2u << 24)))
+
 #define NVML_SUCCESS           0
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_NO_PERMISSION 4
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_VALUE_NOT_AVAILABLE G_MAXUINT64
 #define MAX_PROCESSES          4096
@@ -66,6 +102,9 @@ typedef struct
 
 G_STATIC_ASSERT (sizeof (nvmlUtilization_t) == 8);
 G_STATIC_ASSERT (sizeof (nvmlMemory_t) == 24);
+G_STATIC_ASSERT (sizeof (nvmlMemory_v2_t) == 40);
+G_STATIC_ASSERT (sizeof (nvmlGpmMetric_t) == 40);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (nvmlGpmMetricsGet_t, metrics) == 24);
 G_STATIC_ASSERT (sizeof (nvmlPciInfo_t) == 68);
 G_STATIC_ASSERT (sizeof (nvmlProcessInfo_t) == 24);
 G_STATIC_ASSERT (sizeof (nvmlProcessInfo_v1_t) == 16);
@@ -83,6 +122,7 @@ typedef struct
   nvmlReturn_t (*DeviceGetPciInfo) (nvmlDevice_t, nvmlPciInfo_t *);
   nvmlReturn_t (*DeviceGetUtilizationRates) (nvmlDevice_t, nvmlUtilization_t *);
   nvmlReturn_t (*DeviceGetMemoryInfo) (nvmlDevice_t, nvmlMemory_t *);
+  nvmlReturn_t (*DeviceGetMemoryInfo_v2) (nvmlDevice_t, nvmlMemory_v2_t *);
   nvmlReturn_t (*DeviceGetTemperature) (nvmlDevice_t, int, unsigned int *);
   nvmlReturn_t (*DeviceGetPowerUsage) (nvmlDevice_t, unsigned int *);
   nvmlReturn_t (*DeviceGetClockInfo) (nvmlDevice_t, int, unsigned int *);
@@ -91,7 +131,20 @@ typedef struct
   nvmlReturn_t (*DeviceGetProcessUtilization) (nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned int *,
                                                unsigned long long);
   nvmlReturn_t (*SystemGetProcessName) (unsigned int, char *, unsigned int);
+  nvmlReturn_t (*GpmQueryDeviceSupport) (nvmlDevice_t, nvmlGpmSupport_t *);
+  nvmlReturn_t (*GpmSampleAlloc) (nvmlGpmSample_t *);
+  nvmlReturn_t (*GpmSampleFree) (nvmlGpmSample_t);
+  nvmlReturn_t (*GpmSampleGet) (nvmlDevice_t, nvmlGpmSample_t);
+  nvmlReturn_t (*GpmMetricsGet) (nvmlGpmMetricsGet_t *);
 } NvmlApi;
+
+/* Per device: GPM's metrics are the difference of two samples, the
+ * previous one and the one taken now. */
+typedef struct
+{
+  nvmlGpmSample_t samples[2];
+  guint           previous;      /* index of the previous sample */
+} GpmState;
 
 struct _KsNvml
 {
@@ -100,6 +153,23 @@ struct _KsNvml
   GArray       *devices;   /* KsNvmlDevice */
   nvmlDevice_t *handles;
   guint64      *last_seen; /* per device: NVML's time of the last process sample read */
+  GpmState     *gpm;       /* per device */
+  nvmlGpmMetricsGet_t *gpm_get;
+};
+
+/* NVML's ids of the KsNvmlGpmMetric metrics (nvmlGpmMetricId_t) */
+static const unsigned int gpm_metric_ids[KS_NVML_GPM_N_METRICS] = {
+  [KS_NVML_GPM_SM_ACTIVE]     = 2,   /* NVML_GPM_METRIC_SM_UTIL */
+  [KS_NVML_GPM_SM_OCCUPANCY]  = 3,   /* NVML_GPM_METRIC_SM_OCCUPANCY */
+  [KS_NVML_GPM_TENSOR_ACTIVE] = 5,   /* NVML_GPM_METRIC_ANY_TENSOR_UTIL */
+  [KS_NVML_GPM_DRAM_ACTIVE]   = 10,  /* NVML_GPM_METRIC_DRAM_BW_UTIL */
+  [KS_NVML_GPM_FP16_ACTIVE]   = 13,  /* NVML_GPM_METRIC_FP16_UTIL */
+  [KS_NVML_GPM_FP32_ACTIVE]   = 12,  /* NVML_GPM_METRIC_FP32_UTIL */
+  [KS_NVML_GPM_FP64_ACTIVE]   = 11,  /* NVML_GPM_METRIC_FP64_UTIL */
+  [KS_NVML_GPM_PCIE_TX]       = 20,  /* NVML_GPM_METRIC_PCIE_TX_PER_SEC, MiB/s */
+  [KS_NVML_GPM_PCIE_RX]       = 21,  /* NVML_GPM_METRIC_PCIE_RX_PER_SEC */
+  [KS_NVML_GPM_NVLINK_TX]     = 61,  /* NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC */
+  [KS_NVML_GPM_NVLINK_RX]     = 60,  /* NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC */
 };
 
 static void *
@@ -125,6 +195,113 @@ clear_device (gpointer data)
   g_free (d->name);
   g_free (d->uuid);
   g_free (d->bus_id);
+  g_free (d->gpm_missing);
+}
+
+static const char *
+error_string (KsNvml       *self,
+              nvmlReturn_t  r)
+{
+  const char *text = self->api.ErrorString ? self->api.ErrorString (r) : NULL;
+
+  return text != NULL ? text : "error";
+}
+
+/* Whether GPU @d (@i in the handles) counts GPM, with its first sample
+ * taken; else why not in d->gpm_missing. */
+static void
+gpm_open (KsNvml       *self,
+          guint         i,
+          KsNvmlDevice *d)
+{
+  NvmlApi *a = &self->api;
+  GpmState *g = &self->gpm[i];
+  nvmlGpmSupport_t support = { NVML_GPM_SUPPORT_VERSION, 0 };
+  nvmlReturn_t r;
+
+  /* off by hand: to measure what GPM sampling costs against none */
+  if (g_strcmp0 (g_getenv ("KINESCOPE_NVML_GPM"), "0") == 0)
+    {
+      d->gpm_missing = g_strdup (_("GPM switched off (KINESCOPE_NVML_GPM=0)"));
+      return;
+    }
+  if (a->GpmQueryDeviceSupport == NULL || a->GpmSampleAlloc == NULL || a->GpmSampleFree == NULL ||
+      a->GpmSampleGet == NULL || a->GpmMetricsGet == NULL)
+    {
+      d->gpm_missing = g_strdup (_("the driver's NVML has no GPM (driver R520 or later has it)"));
+      return;
+    }
+  r = a->GpmQueryDeviceSupport (self->handles[i], &support);
+  if (r != NVML_SUCCESS || !support.isSupportedDevice)
+    {
+      d->gpm_missing = r == NVML_SUCCESS || r == NVML_ERROR_NOT_SUPPORTED
+                       ? g_strdup_printf (_("GPU %u has no GPM counters (Hopper and later GPUs have them, "
+                                            "outside MIG mode)"), d->index)
+                       : g_strdup_printf (_("GPU %u: GPM support could not be queried (%s)"), d->index,
+                                          error_string (self, r));
+      return;
+    }
+  if (a->GpmSampleAlloc (&g->samples[0]) != NVML_SUCCESS || a->GpmSampleAlloc (&g->samples[1]) != NVML_SUCCESS)
+    {
+      d->gpm_missing = g_strdup_printf (_("GPU %u: no GPM sample could be allocated"), d->index);
+      return;
+    }
+  r = a->GpmSampleGet (self->handles[i], g->samples[0]);
+  if (r != NVML_SUCCESS)
+    {
+      d->gpm_missing = r == NVML_ERROR_NO_PERMISSION
+                       ? g_strdup_printf (_("GPU %u: no permission to read GPM metrics (%s)"), d->index,
+                                          error_string (self, r))
+                       : g_strdup_printf (_("GPU %u: GPM metrics could not be read (%s)"), d->index,
+                                          error_string (self, r));
+      return;
+    }
+  g->previous = 0;
+  d->gpm = TRUE;
+}
+
+static void
+gpm_close (KsNvml *self)
+{
+  for (guint i = 0; i < self->devices->len; i++)
+    for (guint k = 0; k < 2; k++)
+      if (self->gpm[i].samples[k] != NULL && self->api.GpmSampleFree != NULL)
+        self->api.GpmSampleFree (self->gpm[i].samples[k]);
+}
+
+/* The metrics since the previous sample: one nvmlGpmMetricsGet. */
+static void
+gpm_sample (KsNvml       *self,
+            guint         i,
+            KsNvmlSample *s)
+{
+  GpmState *g = &self->gpm[i];
+  nvmlGpmMetricsGet_t *get = self->gpm_get;
+  guint now = 1 - g->previous;
+
+  if (self->api.GpmSampleGet (self->handles[i], g->samples[now]) != NVML_SUCCESS)
+    return;
+  memset (get, 0, sizeof *get + KS_NVML_GPM_N_METRICS * sizeof (nvmlGpmMetric_t));
+  get->version = NVML_GPM_METRICS_GET_VERSION;
+  get->numMetrics = KS_NVML_GPM_N_METRICS;
+  get->sample1 = g->samples[g->previous];
+  get->sample2 = g->samples[now];
+  for (guint m = 0; m < KS_NVML_GPM_N_METRICS; m++)
+    get->metrics[m].metricId = gpm_metric_ids[m];
+  g->previous = now;
+  if (self->api.GpmMetricsGet (get) != NVML_SUCCESS)
+    return;
+  for (guint m = 0; m < KS_NVML_GPM_N_METRICS; m++)
+    {
+      double v = get->metrics[m].value;
+
+      if (get->metrics[m].nvmlReturn != NVML_SUCCESS || !isfinite (v))
+        continue;
+      s->gpm[m] = KS_NVML_GPM_IS_RATE (m) ? v * 1024.0 * 1024.0 : v;
+      s->gpm_valid |= 1u << m;
+    }
+  if (s->gpm_valid != 0)
+    s->fields |= KS_NVML_HAS_GPM;
 }
 
 KsNvml *
@@ -160,6 +337,7 @@ ks_nvml_open (GError **error)
   a->DeviceGetPciInfo = load_first (self->handle, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo");
   a->DeviceGetUtilizationRates = load_first (self->handle, "nvmlDeviceGetUtilizationRates", NULL, NULL);
   a->DeviceGetMemoryInfo = load_first (self->handle, "nvmlDeviceGetMemoryInfo", NULL, NULL);
+  a->DeviceGetMemoryInfo_v2 = load_first (self->handle, "nvmlDeviceGetMemoryInfo_v2", NULL, NULL);
   a->DeviceGetTemperature = load_first (self->handle, "nvmlDeviceGetTemperature", NULL, NULL);
   a->DeviceGetPowerUsage = load_first (self->handle, "nvmlDeviceGetPowerUsage", NULL, NULL);
   a->DeviceGetClockInfo = load_first (self->handle, "nvmlDeviceGetClockInfo", NULL, NULL);
@@ -172,6 +350,11 @@ ks_nvml_open (GError **error)
     }
   a->DeviceGetProcessUtilization = load_first (self->handle, "nvmlDeviceGetProcessUtilization", NULL, NULL);
   a->SystemGetProcessName = load_first (self->handle, "nvmlSystemGetProcessName", NULL, NULL);
+  a->GpmQueryDeviceSupport = load_first (self->handle, "nvmlGpmQueryDeviceSupport", NULL, NULL);
+  a->GpmSampleAlloc = load_first (self->handle, "nvmlGpmSampleAlloc", NULL, NULL);
+  a->GpmSampleFree = load_first (self->handle, "nvmlGpmSampleFree", NULL, NULL);
+  a->GpmSampleGet = load_first (self->handle, "nvmlGpmSampleGet", NULL, NULL);
+  a->GpmMetricsGet = load_first (self->handle, "nvmlGpmMetricsGet", NULL, NULL);
 
   if (a->Init == NULL || a->DeviceGetCount == NULL || a->DeviceGetHandleByIndex == NULL)
     {
@@ -197,6 +380,8 @@ ks_nvml_open (GError **error)
   g_array_set_clear_func (self->devices, clear_device);
   self->handles = g_new0 (nvmlDevice_t, MAX (count, 1));
   self->last_seen = g_new0 (guint64, MAX (count, 1));
+  self->gpm = g_new0 (GpmState, MAX (count, 1));
+  self->gpm_get = g_malloc0 (sizeof (nvmlGpmMetricsGet_t) + GPM_METRIC_ROOM * sizeof (nvmlGpmMetric_t));
 
   for (unsigned int i = 0; i < count; i++)
     {
@@ -220,6 +405,7 @@ ks_nvml_open (GError **error)
       if (a->DeviceGetMemoryInfo && a->DeviceGetMemoryInfo (dev, &memory) == NVML_SUCCESS)
         d.total_memory = memory.total;
       self->handles[self->devices->len] = dev;
+      gpm_open (self, self->devices->len, &d);
       g_array_append_val (self->devices, d);
     }
 
@@ -231,12 +417,15 @@ ks_nvml_close (KsNvml *self)
 {
   if (self == NULL)
     return;
+  gpm_close (self);
   if (self->api.Shutdown)
     self->api.Shutdown ();
   dlclose (self->handle);
   g_array_unref (self->devices);
   g_free (self->handles);
   g_free (self->last_seen);
+  g_free (self->gpm);
+  g_free (self->gpm_get);
   g_free (self);
 }
 
@@ -263,6 +452,7 @@ ks_nvml_sample (KsNvml       *self,
   nvmlDevice_t dev;
   nvmlUtilization_t util;
   nvmlMemory_t memory;
+  nvmlMemory_v2_t memory2 = { NVML_MEMORY_V2_VERSION, 0, 0, 0, 0 };
   unsigned int value;
 
   g_return_val_if_fail (index < self->devices->len, FALSE);
@@ -275,7 +465,15 @@ ks_nvml_sample (KsNvml       *self,
       s->utilization_gpu = util.gpu;
       s->utilization_memory = util.memory;
     }
-  if (a->DeviceGetMemoryInfo && a->DeviceGetMemoryInfo (dev, &memory) == NVML_SUCCESS)
+  /* nvidia-smi's memory.used (R510 on): without what the driver reserves */
+  if (a->DeviceGetMemoryInfo_v2 && a->DeviceGetMemoryInfo_v2 (dev, &memory2) == NVML_SUCCESS)
+    {
+      s->fields |= KS_NVML_HAS_MEMORY | KS_NVML_HAS_RESERVED;
+      s->memory_used = memory2.used;
+      s->memory_total = memory2.total;
+      s->memory_reserved = memory2.reserved;
+    }
+  else if (a->DeviceGetMemoryInfo && a->DeviceGetMemoryInfo (dev, &memory) == NVML_SUCCESS)
     {
       s->fields |= KS_NVML_HAS_MEMORY;
       s->memory_used = memory.used;
@@ -296,6 +494,8 @@ ks_nvml_sample (KsNvml       *self,
       s->fields |= KS_NVML_HAS_SM_CLOCK;
       s->sm_clock = value;
     }
+  if (g_array_index (self->devices, KsNvmlDevice, index).gpm)
+    gpm_sample (self, index, s);
   return s->fields != 0;
 }
 

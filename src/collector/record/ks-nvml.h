@@ -25,6 +25,8 @@ typedef struct
   char  *uuid;
   char  *bus_id;
   guint64 total_memory;
+  gboolean gpm;           /* the GPU's activity counters can be read */
+  char  *gpm_missing;     /* when not: why, translated, for a diagnostic */
 } KsNvmlDevice;
 
 typedef enum
@@ -34,18 +36,45 @@ typedef enum
   KS_NVML_HAS_TEMPERATURE = 1 << 2,
   KS_NVML_HAS_POWER       = 1 << 3,
   KS_NVML_HAS_SM_CLOCK    = 1 << 4,
+  KS_NVML_HAS_RESERVED    = 1 << 5,
+  KS_NVML_HAS_GPM         = 1 << 6,   /* at least one gpm[] value */
 } KsNvmlFields;
+
+/* The GPU's own activity counters (GPM, Hopper and later), as
+ * nvidia-smi dmon --gpm-metrics shows them: shares of the time since
+ * the previous sample, in %, and traffic in bytes per second. */
+typedef enum
+{
+  KS_NVML_GPM_SM_ACTIVE = 0,   /* SMs busy */
+  KS_NVML_GPM_SM_OCCUPANCY,    /* warps resident against the maximum */
+  KS_NVML_GPM_TENSOR_ACTIVE,   /* any tensor-core pipe */
+  KS_NVML_GPM_DRAM_ACTIVE,     /* DRAM bandwidth against its peak */
+  KS_NVML_GPM_FP16_ACTIVE,
+  KS_NVML_GPM_FP32_ACTIVE,
+  KS_NVML_GPM_FP64_ACTIVE,
+  KS_NVML_GPM_PCIE_TX,         /* bytes/s */
+  KS_NVML_GPM_PCIE_RX,
+  KS_NVML_GPM_NVLINK_TX,
+  KS_NVML_GPM_NVLINK_RX,
+  KS_NVML_GPM_N_METRICS
+} KsNvmlGpmMetric;
+
+/* TRUE for the traffic metrics (bytes/s), FALSE for the shares (%). */
+#define KS_NVML_GPM_IS_RATE(m) ((m) >= KS_NVML_GPM_PCIE_TX)
 
 typedef struct
 {
   KsNvmlFields fields;
   guint        utilization_gpu;     /* % */
   guint        utilization_memory;  /* % */
-  guint64      memory_used;         /* bytes */
+  guint64      memory_used;         /* bytes, as nvidia-smi: without the driver's reserve */
   guint64      memory_total;        /* bytes */
+  guint64      memory_reserved;     /* bytes the driver keeps (KS_NVML_HAS_RESERVED) */
   guint        temperature;         /* °C */
   double       power;               /* W */
   guint        sm_clock;            /* MHz */
+  guint        gpm_valid;           /* bit (1 << KsNvmlGpmMetric) per gpm[] value given */
+  double       gpm[KS_NVML_GPM_N_METRICS];
 } KsNvmlSample;
 
 /* A process using a GPU, as nvidia-smi pmon shows it. */
@@ -67,6 +96,8 @@ void                ks_nvml_close         (KsNvml        *self);
 guint               ks_nvml_get_n_devices (KsNvml        *self);
 const KsNvmlDevice *ks_nvml_get_device    (KsNvml        *self,
                                            guint          index);
+/* One sample of GPU @index. The GPM values are over the time since the
+ * previous call for that GPU (since ks_nvml_open() for the first). */
 gboolean            ks_nvml_sample        (KsNvml        *self,
                                            guint          index,
                                            KsNvmlSample  *sample);

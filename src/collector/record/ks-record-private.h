@@ -116,7 +116,7 @@ struct _KsRecordSession
   char            *command_name;
 
   KsNvml          *nvml;
-  GArray          *gpu_counters;  /* per NVML device: 5 counter ids */
+  GArray          *gpu_counters;  /* per NVML device: its counter ids (ks-record-sampler.c) */
   GPtrArray       *cupti_gpus;    /* KsRecordGpu* from CUPTI device records */
   GHashTable      *gpu_uuids;     /* uuid → TRUE */
   guint64          dropped_total;

@@ -12,7 +12,29 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
+#include "ks-gpm.h"
 #include "ks-record-private.h"
+
+/* Counter ids per NVML device: the five NVML rows, the driver's reserved
+ * memory, then one per GPM metric (NO_COUNTER where the GPU has none). */
+enum
+{
+  C_UTILIZATION,
+  C_MEMORY_USED,
+  C_TEMPERATURE,
+  C_POWER,
+  C_SM_CLOCK,
+  C_MEMORY_RESERVED,
+  C_GPM_FIRST,
+  N_COUNTERS = C_GPM_FIRST + KS_NVML_GPM_N_METRICS
+};
+#define NO_COUNTER G_MAXUINT32
+/* made with its first value: a metric the GPU never gives gets no row */
+#define PENDING_COUNTER (G_MAXUINT32 - 1)
+
+G_STATIC_ASSERT (KS_NVML_GPM_N_METRICS == KS_GPM_N_QUERY_FIELDS);
 
 static void
 create_gpu_counters (KsRecordSession *self)
@@ -23,9 +45,12 @@ create_gpu_counters (KsRecordSession *self)
     { "GPU temperature", "°C", "NVML temperature.gpu" },
     { "GPU power", "W", "NVML power.draw" },
     { "SM clock", "MHz", "NVML clocks.current.sm" },
+    { "GPU memory reserved", "bytes", "NVML memory.reserved: what the driver keeps" },
   };
   guint n = ks_nvml_get_n_devices (self->nvml);
+  g_autoptr(GString) missing = g_string_new (NULL);
 
+  G_STATIC_ASSERT (G_N_ELEMENTS (defs) == C_GPM_FIRST);
   for (guint i = 0; i < n; i++)
     {
       const KsNvmlDevice *d = ks_nvml_get_device (self->nvml, i);
@@ -36,6 +61,13 @@ create_gpu_counters (KsRecordSession *self)
                                                      (gint) d->index, defs[k].description);
           g_array_append_val (self->gpu_counters, id);
         }
+      for (guint k = 0; k < KS_NVML_GPM_N_METRICS; k++)
+        {
+          guint32 id = d->gpm ? PENDING_COUNTER : NO_COUNTER;
+          g_array_append_val (self->gpu_counters, id);
+        }
+      if (!d->gpm && d->gpm_missing != NULL)
+        g_string_append_printf (missing, "%s%s", missing->len > 0 ? "; " : "", d->gpm_missing);
       if (i < G_N_ELEMENTS (self->stats.gpus))
         {
           g_strlcpy (self->stats.gpus[i].name, d->name ? d->name : "", sizeof self->stats.gpus[i].name);
@@ -45,6 +77,13 @@ create_gpu_counters (KsRecordSession *self)
         }
     }
   self->stats.n_gpus = MIN (n, G_N_ELEMENTS (self->stats.gpus));
+  /* once for the recording: its SM and tensor activity read N/A */
+  if (missing->len > 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("No SM or tensor activity (NVML GPM): %s"), missing->str);
+
+      ks_record_writer_add_diagnostic (self->writer, 0, "warning", "nvml", text);
+    }
 }
 
 static gpointer
@@ -119,22 +158,42 @@ ks_record_sampler_write (KsRecordSession *self)
   while ((item = g_async_queue_try_pop (self->samples)) != NULL)
     {
       const KsNvmlSample *s = &item->sample;
-      guint base = item->gpu * 5;
+      guint base = item->gpu * N_COUNTERS;
+      guint n_fields;
 
-      if (base + 4 < self->gpu_counters->len && item->timestamp >= self->filter_from)
+      if (base + N_COUNTERS <= self->gpu_counters->len && item->timestamp >= self->filter_from)
         {
           guint32 *ids = &g_array_index (self->gpu_counters, guint32, base);
 
           if (s->fields & KS_NVML_HAS_UTILIZATION)
-            ks_record_writer_add_sample (self->writer, ids[0], item->timestamp, s->utilization_gpu);
+            ks_record_writer_add_sample (self->writer, ids[C_UTILIZATION], item->timestamp, s->utilization_gpu);
           if (s->fields & KS_NVML_HAS_MEMORY)
-            ks_record_writer_add_sample (self->writer, ids[1], item->timestamp, (double) s->memory_used);
+            ks_record_writer_add_sample (self->writer, ids[C_MEMORY_USED], item->timestamp, (double) s->memory_used);
           if (s->fields & KS_NVML_HAS_TEMPERATURE)
-            ks_record_writer_add_sample (self->writer, ids[2], item->timestamp, s->temperature);
+            ks_record_writer_add_sample (self->writer, ids[C_TEMPERATURE], item->timestamp, s->temperature);
           if (s->fields & KS_NVML_HAS_POWER)
-            ks_record_writer_add_sample (self->writer, ids[3], item->timestamp, s->power);
+            ks_record_writer_add_sample (self->writer, ids[C_POWER], item->timestamp, s->power);
           if (s->fields & KS_NVML_HAS_SM_CLOCK)
-            ks_record_writer_add_sample (self->writer, ids[4], item->timestamp, s->sm_clock);
+            ks_record_writer_add_sample (self->writer, ids[C_SM_CLOCK], item->timestamp, s->sm_clock);
+          if (s->fields & KS_NVML_HAS_RESERVED)
+            ks_record_writer_add_sample (self->writer, ids[C_MEMORY_RESERVED], item->timestamp,
+                                         (double) s->memory_reserved);
+          for (guint k = 0; k < KS_NVML_GPM_N_METRICS; k++)
+            {
+              guint32 *id = &ids[C_GPM_FIRST + k];
+
+              if (!(s->gpm_valid & (1u << k)) || *id == NO_COUNTER)
+                continue;
+              if (*id == PENDING_COUNTER)
+                {
+                  const KsGpmField *f = &ks_gpm_get_fields (&n_fields)[k];
+
+                  *id = ks_record_writer_add_counter (self->writer, f->counter, f->unit,
+                                                      (gint) ks_nvml_get_device (self->nvml, item->gpu)->index,
+                                                      f->description);
+                }
+              ks_record_writer_add_sample (self->writer, *id, item->timestamp, s->gpm[k]);
+            }
         }
       g_free (item);
     }
