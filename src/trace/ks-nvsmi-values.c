@@ -137,6 +137,10 @@ static const struct
   { "MHz", "kHz", 1e-3 },
   { "°C",  "C",   1 },
   { "°C",  "°C",  1 },
+  /* GPM traffic, whose columns are scaled to MB/s */
+  { "bytes/s", "MB/s", 1 },
+  { "bytes/s", "GB/s", 1e3 },
+  { "bytes/s", "KB/s", 1e-3 },
 };
 
 static const struct
