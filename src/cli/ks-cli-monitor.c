@@ -279,10 +279,13 @@ append_value (Monitor            *m,
       g_string_append (out, "[N/A]");
       return;
     }
-  /* whole MiB, as nvidia-smi rounds down; watts to the hundredth; GPM
-   * to the nearest whole, as dmon --gpm-metrics prints it */
+  /* whole MiB, as nvidia-smi rounds down, but used and reserved memory
+   * up (the H200's 615.06 MiB reserve reads 616 there); watts to the
+   * hundredth; GPM to the nearest whole, as dmon --gpm-metrics prints it */
   if (IS_GPM (q))
     g_string_append_printf (out, "%.0f", v);
+  else if (q == Q_MEMORY_USED || q == Q_MEMORY_RESERVED)
+    g_string_append_printf (out, "%.0f", ceil (v));
   else
     g_string_append_printf (out, "%.*f", q == Q_POWER ? 2 : 0, q == Q_POWER ? v : floor (v));
   if (unit != NULL)
@@ -402,7 +405,7 @@ print_table (Monitor       *m,
                             ? g_strdup_printf ("%.0f %%", s->gpm[KS_NVML_GPM_SM_ACTIVE]) : g_strdup ("N/A");
       g_autofree char *tensor = s->gpm_valid & (1u << KS_NVML_GPM_TENSOR_ACTIVE)
                                 ? g_strdup_printf ("%.0f %%", s->gpm[KS_NVML_GPM_TENSOR_ACTIVE]) : g_strdup ("N/A");
-      g_autofree char *used = mem ? g_strdup_printf ("%.0f / %.0f MiB", floor (s->memory_used / MIB),
+      g_autofree char *used = mem ? g_strdup_printf ("%.0f / %.0f MiB", ceil (s->memory_used / MIB),
                                                      floor (s->memory_total / MIB)) : g_strdup ("-");
       g_autofree char *t = format_or_na (s->fields & KS_NVML_HAS_TEMPERATURE, s->temperature, 0, "°C");
       g_autofree char *p = format_or_na (s->fields & KS_NVML_HAS_POWER, s->power, 1, "W");

@@ -127,16 +127,16 @@ test_csv (void)
                                                 "index,uuid,memory.free,clocks.sm", "--count", "1", NULL },
                   &err, &status);
   g_assert_cmpint (status, ==, 0);
-  /* free: 80 GiB less used (1 and 2 GiB) and the driver's 600 MiB */
-  g_assert_cmpstr (bare, ==, "0, GPU-00000000-0000-0000-0000-000000000000, 80296, 1410\n"
-                             "1, GPU-00000000-0000-0000-0000-000000000001, 79272, 1410\n");
+  /* free: 80 GiB less used (1 and 2 GiB) and the driver's 615.06 MiB */
+  g_assert_cmpstr (bare, ==, "0, GPU-00000000-0000-0000-0000-000000000000, 80280, 1410\n"
+                             "1, GPU-00000000-0000-0000-0000-000000000001, 79256, 1410\n");
 }
 
 /* The GPU's activity counters and memory.reserved: GPU 0 has GPM, GPU 1
  * not ("[N/A]" as nvidia-smi writes a field a GPU lacks); traffic in
  * MB/s (the stand-in's 100 and 250 MiB/s: 104.9 and 262.1 MB/s); no
- * NVLink on either. memory.used is nvidia-smi's, without the 600 MiB
- * the driver reserves. */
+ * NVLink on either. memory.used is nvidia-smi's, without the 615.06 MiB
+ * the driver reserves, which reads 616 MiB: nvidia-smi rounds up. */
 static void
 test_gpm (void)
 {
@@ -159,11 +159,11 @@ test_gpm (void)
                    "index, memory.used [MiB], memory.reserved [MiB], sm_active [%], sm_occupancy [%], "
                    "tensor_active [%], dram_active [%], fp16_active [%], fp32_active [%], fp64_active [%], "
                    "pcie_tx [MB/s], pcie_rx [MB/s], nvlink_tx [MB/s], nvlink_rx [MB/s]\n"
-                   "0, 1024 MiB, 600 MiB, 12 %, 8 %, 4 %, 21 %, 1 %, 2 %, 0 %, 105 MB/s, 262 MB/s, [N/A], [N/A]\n"
-                   "1, 2048 MiB, 600 MiB, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], "
+                   "0, 1024 MiB, 616 MiB, 12 %, 8 %, 4 %, 21 %, 1 %, 2 %, 0 %, 105 MB/s, 262 MB/s, [N/A], [N/A]\n"
+                   "1, 2048 MiB, 616 MiB, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], "
                    "[N/A]\n"
-                   "0, 1024 MiB, 600 MiB, 12 %, 8 %, 4 %, 21 %, 1 %, 2 %, 0 %, 105 MB/s, 262 MB/s, [N/A], [N/A]\n"
-                   "1, 2048 MiB, 600 MiB, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], "
+                   "0, 1024 MiB, 616 MiB, 12 %, 8 %, 4 %, 21 %, 1 %, 2 %, 0 %, 105 MB/s, 262 MB/s, [N/A], [N/A]\n"
+                   "1, 2048 MiB, 616 MiB, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], "
                    "[N/A]\n");
 
   /* read back as the counter rows of a recording */
@@ -172,7 +172,7 @@ test_gpm (void)
   g_assert_cmpfloat (find_counter (trace, "SM activity", 0, -1)->value[1], ==, 12);
   g_assert_cmpuint (find_counter (trace, "Tensor activity", 0, -1)->n_samples, ==, 2);
   g_assert_cmpfloat (find_counter (trace, "PCIe received", 0, -1)->value[0], ==, 262e6);
-  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 1, -1)->value[0], ==, 600 * 1048576.0);
+  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 1, -1)->value[0], ==, 616 * 1048576.0);
   g_assert_null (find_counter (trace, "SM activity", 1, -1));
   g_assert_null (find_counter (trace, "NVLink sent", 0, -1));
 
@@ -327,7 +327,7 @@ check_kscope (const char *path,
   g_assert_cmpfloat (c->value[0], ==, 12.25);
   g_assert_cmpfloat_with_epsilon (find_counter (trace, "PCIe sent", 0, -1)->value[0], 100 * 1048576.0, 1e-3);
   g_assert_null (find_counter (trace, "SM activity", 1, -1));
-  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 1, -1)->value[0], ==, 600 * 1048576.0);
+  g_assert_cmpfloat (find_counter (trace, "GPU memory reserved", 1, -1)->value[0], ==, 644939776.0);
   for (guint32 i = 0; i < trace->n_processes; i++)
     if (trace->processes[i].pid == 4242)
       g_assert_cmpstr (ks_trace_string (trace, trace->processes[i].name), ==, "python3");

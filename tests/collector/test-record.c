@@ -1082,7 +1082,7 @@ test_gpu_metrics (void)
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTER_SAMPLES s JOIN KS_COUNTERS c ON c.id = s.counterId "
                                   "WHERE NOT ((c.name = 'GPU utilization' AND s.value = 37 + 36 * c.deviceId) "
                                   "OR (c.name = 'GPU memory used' AND s.value = (c.deviceId + 1) * 1073741824) "
-                                  "OR (c.name = 'GPU memory reserved' AND s.value = 600 * 1048576) "
+                                  "OR (c.name = 'GPU memory reserved' AND s.value = 644939776) "
                                   "OR (c.deviceId = 0 AND c.name = 'SM activity' AND s.value = 12.25) "
                                   "OR (c.deviceId = 0 AND c.name = 'SM occupancy' AND s.value = 8.25) "
                                   "OR (c.deviceId = 0 AND c.name = 'Tensor activity' AND s.value = 3.75) "
