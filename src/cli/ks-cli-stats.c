@@ -23,6 +23,7 @@
 #include "ks-format.h"
 #include "ks-json-reader.h"
 #include "ks-json-writer.h"
+#include "ks-cli-roofline.h"
 #include "ks-report.h"
 #include "ks-trace-loader.h"
 
@@ -47,6 +48,7 @@ typedef enum
   REPORT_COMMS,
   REPORT_RANKS,
   REPORT_PROFILER_RANGES,
+  REPORT_ROOFLINE,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -1081,6 +1083,9 @@ ks_cli_stats (int    argc,
   g_autofree char *report = NULL;
   g_autofree char *format = NULL;
   g_autofree char *group_by = NULL;
+  g_autofree char *peak_tflops = NULL;
+  KsRooflineOptions roofline_options = { 0 };
+  double model_flops = 0;
   g_auto(GStrv) files = NULL;
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
   double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
@@ -1093,12 +1098,12 @@ ks_cli_stats (int    argc,
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
                                           "utilization", "tensor-cores", "queue", "memcpy-bandwidth",
                                           "kernel-sequences", "gpu-annotations", "comms", "ranks",
-                                          "profiler-ranges", NULL };
+                                          "profiler-ranges", "roofline", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks or profiler-ranges"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks, profiler-ranges or roofline"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -1113,6 +1118,12 @@ ks_cli_stats (int    argc,
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
     { "collectives", 0, 0, G_OPTION_ARG_NONE, &collectives,
       N_("With --report ranks --format json: every collective, for kinescope-cli ranks to merge"), NULL },
+    { "peak-tflops", 0, 0, G_OPTION_ARG_STRING, &peak_tflops,
+      N_("With --report roofline: the GPU's peak TFLOP/s, for every type or per type (bf16=989,fp32=67)"), "N|TYPE=N,…" },
+    { "peak-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &roofline_options.peak_gbps,
+      N_("With --report roofline: the GPU's memory bandwidth in GB/s"), "N" },
+    { "model-flops-per-step", 0, 0, G_OPTION_ARG_DOUBLE, &model_flops,
+      N_("With --report roofline: the model's FLOPs per step, for MFU (default: the operators' FLOPs)"), "N" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -1192,6 +1203,18 @@ ks_cli_stats (int    argc,
       return KS_CLI_USAGE;
     }
 
+  if (peak_tflops != NULL && !ks_cli_parse_peak_tflops (peak_tflops, &roofline_options, &error))
+    {
+      ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
+      return KS_CLI_USAGE;
+    }
+  if (!(roofline_options.peak_gbps >= 0) || roofline_options.peak_gbps > 1e9 || !(model_flops >= 0) || model_flops > 1e24)
+    {
+      ks_cli_printerr (_("kinescope-cli stats: --peak-gbps and --model-flops-per-step take values above 0\n"));
+      return KS_CLI_USAGE;
+    }
+  roofline_options.model_flops_per_step = (guint64)llround (model_flops);
+
   if (!(kernel_wait_us >= 0) || kernel_wait_us > 1e12)
     {
       ks_cli_printerr (_("kinescope-cli stats: --kernel-wait-us takes a value of 0 or more\n"));
@@ -1266,6 +1289,9 @@ ks_cli_stats (int    argc,
     case REPORT_COMMS:     report_comms (&printer); break;
     case REPORT_RANKS:     report_ranks (&printer); break;
     case REPORT_PROFILER_RANGES: report_profiler_ranges (&printer); break;
+    case REPORT_ROOFLINE:
+      ks_cli_stats_roofline (trace, analysis, &roofline_options, printer.format, printer.limit, printer.by_shape, out);
+      break;
     default:               g_assert_not_reached ();
     }
 
