@@ -135,6 +135,13 @@ static const KsReportColumn roofline_columns[] = {
   RF_COL ("input_dims", N_("Input shapes"), KS_REPORT_UNIT_TEXT, 0, 1, 11, 2, 2, 2, 24, KS_REPORT_COLUMN_LEFT),
 };
 
+const KsReportColumn *
+ks_report_roofline_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (roofline_columns);
+  return roofline_columns;
+}
+
 static void
 step_get (const KsReport       *r,
           const KsReportColumn *c,

@@ -21,6 +21,8 @@ KsReport *ks_report_new_roofline_kernels   (KsRoofline   *roofline,
                                             KsAnalysis   *analysis);
 KsReport *ks_report_new_roofline_steps     (KsRoofline   *roofline,
                                             KsAnalysis   *analysis);
+/* The columns of the operators and kernels lists, for the pages. */
+const KsReportColumn *ks_report_roofline_columns (guint *n);
 /* The member "peak": {"device", "tflops": {dtype: N}, "gbps"}. */
 void      ks_report_write_roofline_peak    (KsRoofline   *roofline,
                                             KsJsonWriter *json);
