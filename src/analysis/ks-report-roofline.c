@@ -183,6 +183,108 @@ static const KsReportColumn step_columns[] = {
     .tooltip = N_("The step's FLOPs over its duration, of the GPU's peak for the type of most of them") },
 };
 
+/* FLOP columns of the analysis' operators and kernels */
+
+static const KsRooflineRow *
+flop_row (const KsReport       *r,
+          const KsReportColumn *c,
+          guint                 i)
+{
+  KsRoofline *roofline = r->owner != NULL && KS_IS_ROOFLINE (r->owner) ? KS_ROOFLINE (r->owner) : NULL;
+  const KsOperatorStats *op;
+
+  if (roofline == NULL)
+    return NULL;
+  if (c->arg >= 100)
+    return ks_roofline_find_kernel (roofline, ((const KsKernelStats *)r->rows)[i].name);
+  op = &((const KsOperatorStats *)r->rows)[i];
+  return ks_roofline_find_operator (roofline, op->name, r->by_shape ? (op->input_dims ? op->input_dims : "") : NULL);
+}
+
+static void
+flop_get (const KsReport       *r,
+          const KsReportColumn *c,
+          guint                 i,
+          KsReportValue        *v)
+{
+  const KsRooflineRow *row = flop_row (r, c, i);
+
+  if (row == NULL)
+    return;
+  switch (c->arg % 100)
+    {
+    case 0: ks_report_value_set_int (v, row->flops); break;
+    case 1: set_estimate (v, row->tflops); break;
+    case 2: set_estimate (v, row->intensity); break;
+    case 3: set_estimate (v, row->peak_pct); break;
+    case 4: ks_report_value_set_string (v, ks_bound_to_string (row->bound)); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+static char *
+flop_text (const KsReport       *r,
+           const KsReportColumn *c,
+           guint                 i)
+{
+  const KsRooflineRow *row = flop_row (r, c, i);
+
+  if (row == NULL)
+    return g_strdup ("-");
+  if (c->arg % 100 == 0)
+    return ks_format_flops (row->flops);
+  switch (row->bound)
+    {
+    case KS_BOUND_MEMORY:  return g_strdup (_("memory"));
+    case KS_BOUND_COMPUTE: return g_strdup (_("compute"));
+    case KS_BOUND_UNKNOWN:
+    default:               return g_strdup ("-");
+    }
+}
+
+/* Only on the pages (the CLI's roofline report has them); @base_ 0 for
+ * operators, 100 for kernels. */
+#define FLOP_COLUMNS(base_) \
+  { .key = "flops", .title = N_("FLOPs"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = flop_get, \
+    .text = flop_text, .arg = base_ + 0, .pos = { 0, 0, 0, 1 }, \
+    .tooltip = N_("Floating-point operations, by PyTorch's flop counter's formulas from the input shapes") }, \
+  { .key = "tflops", .title = N_("TFLOP/s"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .decimals = 2, \
+    .get = flop_get, .arg = base_ + 1, .pos = { 0, 0, 0, 2 } }, \
+  { .key = "intensity", .title = N_("FLOP/byte"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .decimals = 1, \
+    .get = flop_get, .arg = base_ + 2, .pos = { 0, 0, 0, 3 }, \
+    .tooltip = N_("Arithmetic intensity: FLOPs per byte moved") }, \
+  { .key = "peak_pct", .title = N_("Of peak"), .metric = -1, .unit = KS_REPORT_UNIT_PERCENT, .decimals = 1, \
+    .get = flop_get, .arg = base_ + 3, .pos = { 0, 0, 0, 4 }, \
+    .tooltip = N_("Of the roof at its intensity: the GPU's peak for its type when compute-bound, " \
+                  "its memory bandwidth when memory-bound") }, \
+  { .key = "bound", .title = N_("Bound"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = flop_get, \
+    .text = flop_text, .arg = base_ + 4, .pos = { 0, 0, 0, 5 }, \
+    .tooltip = N_("Compute-bound when its intensity is at or past the ridge point, else memory-bound") }
+
+static const KsReportColumn operator_flop_columns[] = { FLOP_COLUMNS (0) };
+static const KsReportColumn kernel_flop_columns[] = { FLOP_COLUMNS (100) };
+
+const KsReportColumn *
+ks_report_operator_flop_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (operator_flop_columns);
+  return operator_flop_columns;
+}
+
+const KsReportColumn *
+ks_report_kernel_flop_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (kernel_flop_columns);
+  return kernel_flop_columns;
+}
+
+void
+ks_report_set_roofline (KsReport   *report,
+                        KsRoofline *roofline)
+{
+  g_set_object (&report->owner, G_OBJECT (roofline));
+}
+
 KsReport *
 ks_report_new_roofline_operators (KsRoofline *roofline,
                                   KsAnalysis *analysis,

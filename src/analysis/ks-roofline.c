@@ -52,6 +52,7 @@ struct _KsRoofline
   GArray            *operators[2];  /* KsRooflineRow by name, by name and shape */
   GArray            *kernels;       /* KsRooflineRow */
   GArray            *steps;         /* KsRooflineStep */
+  GHashTable        *index[3];      /* "name\x1fdims" -> row + 1: by name, by shape, kernels */
   GStringChunk      *strings;
   gboolean           model_flops;
   gboolean           has_shapes;
@@ -72,6 +73,8 @@ ks_roofline_finalize (GObject *object)
     g_clear_pointer (&self->operators[i], g_array_unref);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->steps, g_array_unref);
+  for (guint i = 0; i < 3; i++)
+    g_clear_pointer (&self->index[i], g_hash_table_unref);
   g_clear_pointer (&self->strings, g_string_chunk_free);
 
   G_OBJECT_CLASS (ks_roofline_parent_class)->finalize (object);
@@ -91,6 +94,28 @@ ks_roofline_init (KsRoofline *self)
   self->kernels = g_array_new (FALSE, TRUE, sizeof (KsRooflineRow));
   self->steps = g_array_new (FALSE, TRUE, sizeof (KsRooflineStep));
   self->strings = g_string_chunk_new (4096);
+  for (guint i = 0; i < 3; i++)
+    self->index[i] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* The key of the pages' lookups; no dims and "" are the same. */
+static char *
+index_key (guint32     name,
+           const char *dims)
+{
+  return g_strdup_printf ("%u\x1f%s", name, dims != NULL ? dims : "");
+}
+
+static void
+index_rows (GHashTable *index,
+            GArray     *rows)
+{
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const KsRooflineRow *row = &g_array_index (rows, KsRooflineRow, i);
+
+      g_hash_table_insert (index, index_key (row->name, row->input_dims), GUINT_TO_POINTER (i + 1));
+    }
 }
 
 void
@@ -565,6 +590,9 @@ compute (KsRoofline              *self,
   rows_finish (&by_name, &self->peak);
   rows_finish (&by_shape, &self->peak);
   rows_finish (&kernels, &self->peak);
+  index_rows (self->index[0], self->operators[0]);
+  index_rows (self->index[1], self->operators[1]);
+  index_rows (self->index[2], self->kernels);
 
   compute_steps (self, analysis, options, calls);
 }
@@ -647,6 +675,76 @@ ks_roofline_new_finish (GAsyncResult  *result,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* What an analysis holds for ks_roofline_get_shared_async(). */
+typedef struct
+{
+  KsRoofline *roofline;
+  GPtrArray  *waiting;   /* GTask */
+} Shared;
+
+static void
+shared_free (gpointer data)
+{
+  Shared *shared = data;
+
+  g_clear_object (&shared->roofline);
+  g_ptr_array_unref (shared->waiting);
+  g_free (shared);
+}
+
+static void
+shared_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(KsAnalysis) analysis = user_data;
+  Shared *shared = g_object_get_data (G_OBJECT (analysis), "ks-roofline-shared");
+  g_autoptr(GPtrArray) waiting = NULL;
+
+  shared->roofline = ks_roofline_new_finish (result, NULL);
+  waiting = g_steal_pointer (&shared->waiting);
+  shared->waiting = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < waiting->len; i++)
+    g_task_return_pointer (waiting->pdata[i], g_object_ref (shared->roofline), g_object_unref);
+}
+
+void
+ks_roofline_get_shared_async (KsTrace             *trace,
+                              KsAnalysis          *analysis,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+  Shared *shared = g_object_get_data (G_OBJECT (analysis), "ks-roofline-shared");
+
+  g_task_set_source_tag (task, ks_roofline_get_shared_async);
+  if (shared == NULL)
+    {
+      shared = g_new0 (Shared, 1);
+      shared->waiting = g_ptr_array_new_with_free_func (g_object_unref);
+      g_object_set_data_full (G_OBJECT (analysis), "ks-roofline-shared", shared, shared_free);
+      /* not cancellable: other callers may be waiting for it */
+      ks_roofline_new_async (trace, analysis, NULL, NULL, shared_done_cb, g_object_ref (analysis));
+    }
+  if (shared->roofline != NULL)
+    {
+      g_task_return_pointer (task, g_object_ref (shared->roofline), g_object_unref);
+      g_object_unref (task);
+      return;
+    }
+  g_ptr_array_add (shared->waiting, task);
+}
+
+KsRoofline *
+ks_roofline_get_shared_finish (GAsyncResult  *result,
+                               GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 KsTrace *
 ks_roofline_get_trace (KsRoofline *self)
 {
@@ -684,31 +782,33 @@ ks_roofline_get_kernels (KsRoofline *self,
   return (const KsRooflineRow *)(void *)self->kernels->data;
 }
 
+static const KsRooflineRow *
+find_row (GHashTable *index,
+          GArray     *rows,
+          guint32     name,
+          const char *dims)
+{
+  g_autofree char *key = index_key (name, dims);
+  guint i = GPOINTER_TO_UINT (g_hash_table_lookup (index, key));
+
+  return i > 0 ? &g_array_index (rows, KsRooflineRow, i - 1) : NULL;
+}
+
 const KsRooflineRow *
 ks_roofline_find_operator (KsRoofline *self,
                            guint32     name,
                            const char *input_dims)
 {
-  GArray *rows = self->operators[input_dims != NULL ? 1 : 0];
+  guint by_shape = input_dims != NULL ? 1 : 0;
 
-  for (guint i = 0; i < rows->len; i++)
-    {
-      const KsRooflineRow *row = &g_array_index (rows, KsRooflineRow, i);
-
-      if (row->name == name && g_strcmp0 (row->input_dims, input_dims) == 0)
-        return row;
-    }
-  return NULL;
+  return find_row (self->index[by_shape], self->operators[by_shape], name, input_dims);
 }
 
 const KsRooflineRow *
 ks_roofline_find_kernel (KsRoofline *self,
                          guint32     name)
 {
-  for (guint i = 0; i < self->kernels->len; i++)
-    if (g_array_index (self->kernels, KsRooflineRow, i).name == name)
-      return &g_array_index (self->kernels, KsRooflineRow, i);
-  return NULL;
+  return find_row (self->index[2], self->kernels, name, NULL);
 }
 
 const KsRooflineStep *

@@ -84,6 +84,16 @@ void                  ks_roofline_new_async       (KsTrace                  *tra
 KsRoofline           *ks_roofline_new_finish      (GAsyncResult             *result,
                                                    GError                  **error);
 
+/* The roofline of @analysis with the built-in peaks, computed once in a
+ * worker and shared by every caller (the pages). Main thread only. */
+void                  ks_roofline_get_shared_async  (KsTrace                  *trace,
+                                                     KsAnalysis               *analysis,
+                                                     GCancellable             *cancellable,
+                                                     GAsyncReadyCallback       callback,
+                                                     gpointer                  user_data);
+KsRoofline           *ks_roofline_get_shared_finish (GAsyncResult             *result,
+                                                     GError                  **error);
+
 KsTrace              *ks_roofline_get_trace       (KsRoofline *self);
 /* The peak used: the table's for the analysed GPU, with the overrides;
  * its rates 0 when unknown. */

@@ -16,6 +16,8 @@
 #include "ks-test-gtk.h"
 #include "ks-trace-loader.h"
 #include "ks-window.h"
+#include "pages/ks-kernels-page.h"
+#include "pages/ks-operators-page.h"
 #include "pages/ks-roofline-page.h"
 #include "pages/ks-row-item.h"
 
@@ -220,6 +222,95 @@ test_no_shapes (void)
   fixture_close (&f);
 }
 
+static GtkColumnViewColumn *
+column_titled (GtkWidget  *view,
+               const char *title)
+{
+  GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
+        return column;
+    }
+  g_assert_not_reached ();
+}
+
+static guint
+first_index (GListModel *model)
+{
+  g_autoptr(KsRowItem) item = g_list_model_get_item (model, 0);
+
+  g_assert_nonnull (item);
+  return ks_row_item_get_index (item);
+}
+
+/* The Operators and Kernels pages' FLOP columns: shown from the header's
+ * menu, filled once the roofline is computed, sorted by FLOPs. */
+static void
+test_flop_columns (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "shapes_bf16.pt.trace.json.gz", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(KsAnalysis) analysis = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
+  g_autoptr(KsRoofline) roofline = ks_roofline_new (trace, analysis, NULL);
+  const KsOperatorStats *ops;
+  const KsKernelStats *kernels;
+  const KsRooflineRow *krows;
+  GtkWidget *window, *box, *op_page, *k_page, *op_view, *k_view;
+  GtkColumnViewColumn *op_flops, *k_flops;
+  GListModel *op_model, *k_model;
+  guint n, best = 0;
+
+  g_assert_no_error (error);
+  window = gtk_window_new ();
+  box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  op_page = ks_operators_page_new ();
+  k_page = ks_kernels_page_new ();
+  gtk_widget_set_hexpand (op_page, TRUE);
+  gtk_widget_set_hexpand (k_page, TRUE);
+  gtk_box_append (GTK_BOX (box), op_page);
+  gtk_box_append (GTK_BOX (box), k_page);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 800);
+  gtk_window_set_child (GTK_WINDOW (window), box);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_page_set_analysis (KS_PAGE (op_page), trace, analysis);
+  ks_page_set_analysis (KS_PAGE (k_page), trace, analysis);
+  op_view = ks_test_find_descendant (op_page, GTK_TYPE_COLUMN_VIEW, NULL);
+  k_view = ks_test_find_descendant (k_page, GTK_TYPE_COLUMN_VIEW, NULL);
+  op_model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (op_view)));
+  k_model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (k_view)));
+
+  /* hidden until asked for, like the other extra columns */
+  op_flops = column_titled (op_view, "FLOPs");
+  k_flops = column_titled (k_view, "FLOPs");
+  g_assert_false (gtk_column_view_column_get_visible (op_flops));
+  gtk_column_view_column_set_visible (op_flops, TRUE);
+  gtk_column_view_column_set_visible (k_flops, TRUE);
+
+  /* aten::mm: 36 calls, 20,133,150,720 FLOPs (test-roofline-cli.py recomputes them) */
+  WAIT_FOR (ks_test_find_label (op_page, "20.1 G") != NULL);
+
+  /* sorted by FLOPs, the most first: aten::mm of the operators */
+  ops = ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n);
+  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (op_view), op_flops, GTK_SORT_DESCENDING);
+  g_assert_cmpstr (ks_trace_string (trace, ops[first_index (op_model)].name), ==, "aten::mm");
+  /* and the kernel that inherited the most of the kernels */
+  krows = ks_roofline_get_kernels (roofline, &n);
+  for (guint i = 1; i < n; i++)
+    if (krows[i].flops > krows[best].flops)
+      best = i;
+  g_assert_cmpuint (krows[best].flops, >, 0);
+  kernels = ks_analysis_get_kernels (analysis, &n);
+  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (k_view), k_flops, GTK_SORT_DESCENDING);
+  g_assert_cmpuint (kernels[first_index (k_model)].name, ==, krows[best].name);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* In the window: the side panel's Roofline page follows the session,
  * and activating its first row shows that operator's longest call. */
 static void
@@ -282,6 +373,7 @@ main (int   argc,
   g_test_add_func ("/pages-roofline/page", test_page);
   g_test_add_func ("/pages-roofline/no-shapes", test_no_shapes);
   g_test_add_func ("/pages-roofline/window", test_window);
+  g_test_add_func ("/pages-roofline/flop-columns", test_flop_columns);
 
   return g_test_run ();
 }

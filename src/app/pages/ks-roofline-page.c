@@ -517,7 +517,7 @@ computed_cb (GObject      *source,
   g_autoptr(KsRoofline) roofline = NULL;
   g_autoptr(GError) error = NULL;
 
-  roofline = ks_roofline_new_finish (result, &error);
+  roofline = ks_roofline_get_shared_finish (result, &error);
   /* a newer analysis replaced the one it was for */
   if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))) || roofline == NULL)
     return;
@@ -539,7 +539,7 @@ ks_roofline_page_refill (KsPage     *page,
   if (analysis == NULL)
     return;
   self->cancellable = g_cancellable_new ();
-  ks_roofline_new_async (trace, analysis, NULL, self->cancellable, computed_cb, g_object_ref (self));
+  ks_roofline_get_shared_async (trace, analysis, self->cancellable, computed_cb, g_object_ref (self));
 }
 
 KsRoofline *
