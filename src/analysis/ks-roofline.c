@@ -383,6 +383,7 @@ index_launches (KsTrace  *trace,
  * kernels with the call they inherit from. */
 static void
 collect_calls (KsRoofline *self,
+               KsAnalysis *analysis,
                gint32      device,
                GArray     *calls,
                GArray     *launches)
@@ -392,6 +393,13 @@ collect_calls (KsRoofline *self,
   g_autoptr(GHashTable) interned = g_hash_table_new (g_str_hash, g_str_equal);
   guint32 *next = NULL;
   guint32 **first = index_launches (trace, &next);
+  g_autofree gboolean *tensor_cores = g_new0 (gboolean, MAX (trace->n_strings, 1));  /* per kernel name */
+  guint n_kernels;
+  const KsKernelStats *kernels = ks_analysis_get_kernels (analysis, &n_kernels);
+
+  for (guint i = 0; i < n_kernels; i++)
+    if (kernels[i].name < trace->n_strings)
+      tensor_cores[kernels[i].name] = kernels[i].tensor_cores;
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
@@ -464,6 +472,12 @@ collect_calls (KsRoofline *self,
                 if (kind == KS_SLICE_KERNEL)
                   {
                     Launch launch = { flow->to_track, flow->to_slice, holder[d] };
+                    guint32 name = gpu->name_id[flow->to_slice];
+
+                    /* float32 on tensor cores is TF32 (cuDNN's default for
+                     * convolutions, allow_tf32 for matmuls): its peak is TF32's */
+                    if (call->cost.dtype == KS_DTYPE_FP32 && name < trace->n_strings && tensor_cores[name])
+                      call->cost.dtype = KS_DTYPE_TF32;
 
                     call->kernel_ns += dur;
                     g_array_append_val (launches, launch);
@@ -554,7 +568,7 @@ compute (KsRoofline              *self,
   Rows by_name, by_shape, kernels;
 
   choose_peak (self, analysis, options);
-  collect_calls (self, device, calls, launches);
+  collect_calls (self, analysis, device, calls, launches);
 
   rows_init (&by_name, self->operators[0]);
   rows_init (&by_shape, self->operators[1]);

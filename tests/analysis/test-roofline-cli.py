@@ -133,15 +133,21 @@ for trace_file, reference in (("gpt_3steps.pt.trace.json.gz", None),
     check(f"{trace_file}: FLOPs only at the leaves", not extra, extra)
     total = sum(f for _, f in want.values())
     check(f"{trace_file}: operator FLOPs sum", sum(o["flops"] for o in report["operators"]) == total)
-    # rates from the row's own numbers
+    # rates from the row's own numbers; the share of peak against one of
+    # the table's rates, and the bound from that rate's ridge point
+    peaks = report["peak"]["tflops"]
+    gbps = report["peak"]["gbps"]
     for o in report["operators"]:
         if o["device_ns"] > 0 and o["flops"] > 0:
             ok = math.isclose(o["tflops"], o["flops"] / o["device_ns"] / 1e3, rel_tol=1e-3, abs_tol=1e-4) \
                 and math.isclose(o["intensity"], o["flops"] / o["bytes"], rel_tol=1e-3, abs_tol=1e-4)
-            # gpt_3steps runs its matmuls in bf16, seed_cnn in fp32
-            dtype = "bf16" if "bf16" in trace_file or "gpt" in trace_file else "fp32"
-            ridge = report["peak"]["tflops"][dtype] * 1e3 / 4800
-            ok = ok and o["bound"] == ("compute" if o["intensity"] >= ridge else "memory")
+            if o["bound"] == "compute":
+                peak = o["tflops"] * 100 / o["peak_pct"]
+                ok = ok and any(math.isclose(peak, p, rel_tol=2e-3) for p in peaks.values()) \
+                    and o["intensity"] >= peak * 1e3 / gbps * 0.999
+            else:
+                ok = ok and o["bound"] == "memory" and math.isclose(o["peak_pct"], o["gbps"] / gbps * 100, rel_tol=1e-3) \
+                    and o["intensity"] < max(peaks.values()) * 1e3 / gbps
             check(f"{trace_file}: {o['name']} rates", ok, o)
     # kernels inherit the FLOPs of the calls that launched them, split by time
     kflops = sum(k["flops"] for k in report["kernels"])
@@ -156,6 +162,16 @@ for trace_file, reference in (("gpt_3steps.pt.trace.json.gz", None),
             check(f"{trace_file}: {s['name']} = FlopCounterMode", s["flops"] == ref["flop_counter_total_per_step"],
                   f"{s['flops']} vs {ref['flop_counter_total_per_step']}")
         check(f"{trace_file}: total = FlopCounterMode x steps", total == ref["flop_counter_total_per_step"] * ref["steps"])
+
+# float32 convolutions run on TF32 tensor cores (cuDNN's default), as their
+# kernels' names say: they are measured against the TF32 peak
+with gzip.open(os.path.join(DATA, "seed_cnn.pt.trace.json.gz")) as f:
+    names = [e["name"] for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"]
+check("seed_cnn: TF32 kernels", any("tf32" in n for n in names))
+rc, out, err = run("--report", "roofline", "--format", "csv", os.path.join(DATA, "seed_cnn.pt.trace.json.gz"))
+rows = {r[0]: r for r in (line.split(",") for line in out.split("\n\n")[0].splitlines())}
+check("seed_cnn: convolutions against TF32", rows["name"][-1] == "dtype" and rows["aten::cudnn_convolution"][-1] == "tf32"
+      and rows["aten::convolution_backward"][-1] == "tf32" and rows["aten::cudnn_batch_norm"][-1] == "fp32", rows.get("aten::cudnn_convolution"))
 
 # --model-flops-per-step, --peak-tflops, --peak-gbps
 report = roofline("shapes_bf16.pt.trace.json.gz", "--model-flops-per-step", "1e12", "--peak-tflops", "bf16=100,fp32=10",
@@ -173,7 +189,7 @@ check("bad --peak-tflops: exit 2", rc == 2 and "bf17" in err, err)
 
 # the text table: the advice line and the MFU heading
 rc, out, err = run("--report", "roofline", os.path.join(DATA, "shapes_fp32.pt.trace.json.gz"))
-check("table: advice", "aten::convolution_backward runs at" in out and "of the fp32 peak" in out, out[-400:])
+check("table: advice", "aten::convolution_backward runs at 2 % of the tf32 peak with intensity 126" in out, out[-400:])
 check("table: hardware FLOPs", "Hardware FLOPs utilisation per step" in out)
 
 # a trace without shapes says which option records them
