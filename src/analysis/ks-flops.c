@@ -120,15 +120,14 @@ parse_string (const char *p,
   return p < end ? p + 1 : NULL;
 }
 
-/* The list of strings @key of @args into each input's @field. */
+/* A list of strings (@v, @len bytes) into each input's type or
+ * concrete value. */
 static gboolean
-parse_strings (const char *args,
-               const char *key,
+parse_strings (const char *v,
+               gsize       len,
                Call       *call,
                gboolean    types)
 {
-  gsize len;
-  const char *v = ks_args_find (args, key, &len);
   const char *end = v + len;
   guint i = 0;
 
@@ -218,19 +217,52 @@ parse_dims (const char *p,
   return p + 1;
 }
 
-static gboolean
-parse_call (const char *args,
-            Call       *call)
+/* The members of an args object that the costs read, found in one walk. */
+typedef struct
 {
-  gsize len;
-  const char *v = ks_args_find (args, "Input Dims", &len);
-  const char *end = v + len;
+  const char *dims, *types, *concrete, *flops, *backend;
+  gsize       dims_len, types_len, concrete_len, flops_len, backend_len;
+} Members;
+
+static void
+find_members (const char *args,
+              Members    *m)
+{
+  static const struct { const char *key; gsize len; gsize value; gsize value_len; } keys[] = {
+    { "Input Dims", 10, G_STRUCT_OFFSET (Members, dims), G_STRUCT_OFFSET (Members, dims_len) },
+    { "Input type", 10, G_STRUCT_OFFSET (Members, types), G_STRUCT_OFFSET (Members, types_len) },
+    { "Concrete Inputs", 15, G_STRUCT_OFFSET (Members, concrete), G_STRUCT_OFFSET (Members, concrete_len) },
+    { "flops", 5, G_STRUCT_OFFSET (Members, flops), G_STRUCT_OFFSET (Members, flops_len) },
+    { "kernel_backend", 14, G_STRUCT_OFFSET (Members, backend), G_STRUCT_OFFSET (Members, backend_len) },
+  };
+  KsArgsIter iter;
+  const char *name, *value;
+  gsize name_len, value_len;
+  gboolean quoted;
+
+  memset (m, 0, sizeof *m);
+  if (!ks_args_iter_init (&iter, args))
+    return;
+  while (ks_args_iter_next (&iter, &name, &name_len, &value, &value_len, &quoted))
+    for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+      if (name_len == keys[k].len && memcmp (name, keys[k].key, name_len) == 0)
+        {
+          G_STRUCT_MEMBER (const char *, m, keys[k].value) = value;
+          G_STRUCT_MEMBER (gsize, m, keys[k].value_len) = value_len;
+        }
+}
+
+static gboolean
+parse_call (const Members *m,
+            Call          *call)
+{
+  const char *end = m->dims + m->dims_len;
   const char *p;
 
   memset (call, 0, sizeof *call);
-  if (v == NULL || len == 0 || *v != '[')
+  if (m->dims == NULL || m->dims_len == 0 || *m->dims != '[')
     return FALSE;
-  for (p = skip_space (v + 1, end); p < end && *p != ']'; call->n++)
+  for (p = skip_space (m->dims + 1, end); p < end && *p != ']'; call->n++)
     {
       Input scratch = { 0 };
       Input *in = call->n < MAX_INPUTS ? &call->in[call->n] : &scratch;
@@ -243,8 +275,8 @@ parse_call (const char *args,
         p = skip_space (p + 1, end);
     }
   call->n = MIN (call->n, MAX_INPUTS);
-  call->have_types = parse_strings (args, "Input type", call, TRUE);
-  parse_strings (args, "Concrete Inputs", call, FALSE);
+  call->have_types = parse_strings (m->types, m->types_len, call, TRUE);
+  parse_strings (m->concrete, m->concrete_len, call, FALSE);
   return TRUE;
 }
 
@@ -713,65 +745,96 @@ cost_bytes (const Call *call,
   return TRUE;
 }
 
+/* Whether operator @op (without "aten::") has a formula. */
+static gboolean
+has_formula (const char *op)
+{
+  static const char * const names[] = {
+    "mm", "addmm", "_addmm_activation", "bmm", "baddbmm", "matmul", "linear", "convolution_backward",
+  };
+
+  if (in_list (names, G_N_ELEMENTS (names), op))
+    return TRUE;
+  if (strstr (op, "attention") != NULL && strstr (op, "nested") == NULL)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (conv_layouts); i++)
+    if (strcmp (op, conv_layouts[i].name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+ks_flops_name_may_cost (const char *name)
+{
+  const char *op = name;
+
+  if (name == NULL)
+    return FALSE;
+  if (g_str_has_prefix (name, "triton_"))
+    return TRUE;
+  if (g_str_has_prefix (op, "aten::"))
+    op += strlen ("aten::");
+  return has_formula (op) || in_list (elementwise, G_N_ELEMENTS (elementwise), op) ||
+         in_list (reductions, G_N_ELEMENTS (reductions), op);
+}
+
 gboolean
 ks_flops_for_call (const char *name,
                    const char *args,
                    KsOpCost   *cost)
 {
-  g_autofree Call *call = NULL;
+  Call call;
+  Members m;
   const char *op = name;
-  gint64 flops;
+  double flops;
   gboolean ok = FALSE;
 
   memset (cost, 0, sizeof *cost);
   if (name == NULL || args == NULL)
     return FALSE;
 
-  call = g_new (Call, 1);
-  parse_call (args, call);
-  cost->dtype = call_dtype (call);
+  find_members (args, &m);
+  parse_call (&m, &call);
+  cost->dtype = call_dtype (&call);
+  cost->dims = m.dims;
+  cost->dims_len = m.dims_len;
 
   /* with_flops (and the like) counted it already */
-  if (ks_args_get_int (args, "flops", &flops) && flops > 0)
+  if (ks_args_parse_double (m.flops, m.flops_len, &flops) && flops >= 1 && flops < 1e19)
     {
-      cost->flops = flops;
-      cost->bytes = input_bytes (call);
+      cost->flops = (guint64)flops;
+      cost->bytes = input_bytes (&call);
       cost->source = KS_COST_ARGUMENT;
       return TRUE;
     }
-  if (call->n == 0)
+  if (call.n == 0)
     return FALSE;
 
   /* Inductor's Triton kernels: each pointer argument read or written once */
-  {
-    gsize len;
-    const char *backend = ks_args_find (args, "kernel_backend", &len);
-
-    if (backend != NULL && len == 6 && memcmp (backend, "triton", 6) == 0)
-      {
-        cost->bytes = input_bytes (call);
-        cost->source = KS_COST_BYTES;
-        return cost->bytes > 0;
-      }
-  }
+  if (m.backend != NULL && m.backend_len == 6 && memcmp (m.backend, "triton", 6) == 0)
+    {
+      cost->bytes = input_bytes (&call);
+      cost->source = KS_COST_BYTES;
+      return cost->bytes > 0;
+    }
 
   if (g_str_has_prefix (op, "aten::"))
     op += strlen ("aten::");
 
   if (strcmp (op, "mm") == 0)
-    ok = cost_mm (call, 0, cost);
+    ok = cost_mm (&call, 0, cost);
   else if (strcmp (op, "addmm") == 0 || strcmp (op, "_addmm_activation") == 0)
-    ok = cost_mm (call, 1, cost);
+    ok = cost_mm (&call, 1, cost);
   else if (strcmp (op, "bmm") == 0)
-    ok = cost_bmm (call, 0, cost);
+    ok = cost_bmm (&call, 0, cost);
   else if (strcmp (op, "baddbmm") == 0)
-    ok = cost_bmm (call, 1, cost);
+    ok = cost_bmm (&call, 1, cost);
   else if (strcmp (op, "matmul") == 0)
-    ok = cost_matmul (call, cost);
+    ok = cost_matmul (&call, cost);
   else if (strcmp (op, "linear") == 0)
-    ok = cost_linear (call, cost);
+    ok = cost_linear (&call, cost);
   else if (strcmp (op, "convolution_backward") == 0)
-    ok = cost_conv_backward (call, cost);
+    ok = cost_conv_backward (&call, cost);
   else if (strstr (op, "attention") != NULL && strstr (op, "nested") == NULL)
     {
       gboolean backward = g_str_has_suffix (op, "_backward");
@@ -779,14 +842,14 @@ ks_flops_for_call (const char *name,
                       strcmp (op, "_efficient_attention_forward") == 0 ||
                       strcmp (op, "_efficient_attention_backward") == 0;
 
-      ok = cost_attention (call, backward, bshd, cost);
+      ok = cost_attention (&call, backward, bshd, cost);
     }
   else
     {
       for (guint i = 0; i < G_N_ELEMENTS (conv_layouts); i++)
         if (strcmp (op, conv_layouts[i].name) == 0)
           {
-            ok = cost_conv (call, &conv_layouts[i].at, cost);
+            ok = cost_conv (&call, &conv_layouts[i].at, cost);
             cost->source = ok ? KS_COST_FORMULA : KS_COST_UNFIT;
             return ok;
           }
@@ -794,7 +857,7 @@ ks_flops_for_call (const char *name,
           in_list (reductions, G_N_ELEMENTS (reductions), op))
         {
           cost->source = KS_COST_BYTES;
-          return cost_bytes (call, op, cost);
+          return cost_bytes (&call, op, cost);
         }
       return FALSE;
     }

@@ -39,6 +39,8 @@ typedef struct
   guint64      bytes;    /* tensors read and written, each once */
   KsDtype      dtype;    /* of the first floating-point tensor input */
   KsCostSource source;
+  const char  *dims;     /* the "Input Dims" text inside the args given, NULL none */
+  gsize        dims_len;
 } KsOpCost;
 
 /* "fp32", "bf16"...; NULL for KS_DTYPE_UNKNOWN. */
@@ -56,6 +58,12 @@ KsDtype     ks_dtype_from_string (const char *s);
 gboolean    ks_flops_for_call    (const char  *name,
                                   const char  *args,
                                   KsOpCost    *cost);
+
+/* Whether operator @name can have a cost: FALSE for every operator
+ * that ks_flops_for_call() counts nothing for (views, allocations...),
+ * unless a "flops" argument says otherwise (which only PyTorch's
+ * with_flops operators carry). */
+gboolean    ks_flops_name_may_cost (const char *name);
 
 /* Whether @args records input shapes ("Input Dims"). */
 gboolean    ks_flops_args_have_shapes (const char *args);

@@ -282,20 +282,19 @@ rows_finish (Rows         *rows,
   g_free (rows->longest);
 }
 
-/* The interned "Input Dims" text of @args. */
+/* The interned "Input Dims" text of a call (@len bytes at @dims). */
 static const char *
 intern_dims (KsRoofline *self,
              GHashTable *interned,
-             const char *args)
+             const char *dims,
+             gsize       len)
 {
-  gsize len;
-  const char *v = args != NULL ? ks_args_find (args, "Input Dims", &len) : NULL;
   g_autofree char *text = NULL;
   const char *s;
 
-  if (v == NULL)
+  if (dims == NULL)
     return NULL;
-  text = g_strndup (v, len);
+  text = g_strndup (dims, len);
   s = g_hash_table_lookup (interned, text);
   if (s == NULL)
     {
@@ -379,6 +378,20 @@ index_launches (KsTrace  *trace,
   return first;
 }
 
+/* ks_flops_name_may_cost() of string @name, cached in @cache (0 not
+ * asked yet, 1 no, 2 yes). */
+static gboolean
+name_may_cost (const KsTrace *trace,
+               guint8        *cache,
+               guint32        name)
+{
+  if (name >= trace->n_strings)
+    return FALSE;
+  if (cache[name] == 0)
+    cache[name] = ks_flops_name_may_cost (ks_trace_string (trace, name)) ? 2 : 1;
+  return cache[name] == 2;
+}
+
 /* Every operator call with a cost, the GPU work it launched, and the
  * kernels with the call they inherit from. */
 static void
@@ -394,6 +407,7 @@ collect_calls (KsRoofline *self,
   guint32 *next = NULL;
   guint32 **first = index_launches (trace, &next);
   g_autofree gboolean *tensor_cores = g_new0 (gboolean, MAX (trace->n_strings, 1));  /* per kernel name */
+  g_autofree guint8 *may_cost = g_new0 (guint8, MAX (trace->n_strings, 1));  /* per name: 0 unknown, 1 no, 2 yes */
   guint n_kernels;
   const KsKernelStats *kernels = ks_analysis_get_kernels (analysis, &n_kernels);
 
@@ -421,7 +435,10 @@ collect_calls (KsRoofline *self,
           authority[d] = d > 0 ? authority[d - 1] : FALSE;
           own[d] = -1;
 
-          if (track->slice_kind[s] == KS_SLICE_CPU_OP && track->args[s] != 0)
+          /* most operators (views, allocations) never have a cost:
+           * their args are not even decoded */
+          if (track->slice_kind[s] == KS_SLICE_CPU_OP && track->args[s] != 0 &&
+              name_may_cost (trace, may_cost, track->name_id[s]))
             {
               const char *args = ks_trace_slice_args (trace, track, s, scratch);
               const char *name = ks_trace_string (trace, track->name_id[s]);
@@ -433,7 +450,7 @@ collect_calls (KsRoofline *self,
                   Call call = { .name = track->name_id[s], .track = t, .slice = s,
                                 .start = track->start[s], .cost = cost };
 
-                  call.dims = intern_dims (self, interned, args);
+                  call.dims = intern_dims (self, interned, cost.dims, cost.dims_len);
                   /* counted once: the innermost call with FLOPs wins, or
                    * with bytes over one without FLOPs; a trace's own
                    * "flops" argument over its nested formulas */
