@@ -421,6 +421,7 @@ collect_calls (KsRoofline *self,
       gint32 holder[STACK_DEPTH];       /* the innermost call with a cost at or above, -1 */
       gint32 own[STACK_DEPTH];          /* the call of the slice at this depth, -1 */
       gboolean authority[STACK_DEPTH];  /* a "flops" argument at or above */
+      gboolean unfit[STACK_DEPTH];      /* a call whose shapes fit no formula at or above */
 
       if (track->kind != KS_TRACK_THREAD)
         continue;
@@ -433,6 +434,7 @@ collect_calls (KsRoofline *self,
             continue;
           holder[d] = d > 0 ? holder[d - 1] : -1;
           authority[d] = d > 0 ? authority[d - 1] : FALSE;
+          unfit[d] = d > 0 ? unfit[d - 1] : FALSE;
           own[d] = -1;
 
           /* most operators (views, allocations) never have a cost:
@@ -467,7 +469,12 @@ collect_calls (KsRoofline *self,
                   g_array_append_val (calls, call);
                 }
               else if (cost.source == KS_COST_UNFIT)
-                self->n_unfit++;
+                {
+                  /* once a call: conv2d › convolution › _convolution › cudnn_convolution */
+                  if (!unfit[d])
+                    self->n_unfit++;
+                  unfit[d] = TRUE;
+                }
             }
 
           if (first[t] != NULL && holder[d] >= 0)
