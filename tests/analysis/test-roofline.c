@@ -62,11 +62,13 @@ test_peak_table (void)
     { "AMD Instinct MI250X", "AMD Instinct MI250X", 383, 95.7, 3276.8 },
     { "AMD Instinct MI250", "AMD Instinct MI250", 362.1, 90.5, 3276.8 },
     { "AMD Instinct MI300X", "AMD Instinct MI300X", 1307.4, 163.4, 5300 },
+    { "Tesla V100-SXM2-32GB", "NVIDIA V100 SXM2", 0, 15.7, 900 },
+    { "Tesla V100-PCIE-16GB", "NVIDIA V100 PCIe", 0, 14, 900 },
   };
   guint n;
   const KsPeak *table = ks_peaks_get_table (&n);
 
-  g_assert_cmpuint (n, ==, 15);
+  g_assert_cmpuint (n, ==, 17);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const KsPeak *peak = ks_peaks_lookup (cases[i].name);
@@ -84,7 +86,10 @@ test_peak_table (void)
 
   /* "L4" is a word: not in "L40" */
   g_assert_null (ks_peaks_lookup ("NVIDIA L40"));
-  g_assert_null (ks_peaks_lookup ("Tesla V100-SXM2-16GB"));
+  g_assert_null (ks_peaks_lookup ("Tesla P100-PCIE-16GB"));
+  /* no bf16 on a V100: no peak, and no TF32 either (fp32's) */
+  g_assert_cmpfloat (ks_peak_get_tflops (ks_peaks_lookup ("Tesla V100-SXM2-16GB"), KS_DTYPE_BF16), ==, 0);
+  g_assert_cmpfloat (ks_peak_get_tflops (ks_peaks_lookup ("Tesla V100-DGXS-32GB"), KS_DTYPE_TF32), ==, 15.7);
   g_assert_null (ks_peaks_lookup (""));
   g_assert_null (ks_peaks_lookup (NULL));
   /* tf32 falls back to fp32 where there is no TF32 (MI250) */
