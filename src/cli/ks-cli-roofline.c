@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,34 @@
 #include "ks-cli-table.h"
 #include "ks-report-roofline.h"
 
-gboolean
-ks_cli_parse_peak_tflops (const char         *text,
-                          KsRooflineOptions  *options,
-                          GError            **error)
+void
+ks_cli_roofline_add_options (GOptionContext    *context,
+                             KsCliRooflineArgs *args)
+{
+  const GOptionEntry entries[] = {
+    { "peak-tflops", 0, 0, G_OPTION_ARG_STRING, &args->peak_tflops,
+      N_("With --report roofline: the GPU's peak TFLOP/s, for every type or per type (bf16=989,fp32=67)"), "N|TYPE=N,…" },
+    { "peak-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &args->peak_gbps,
+      N_("With --report roofline: the GPU's memory bandwidth in GB/s"), "N" },
+    { "model-flops-per-step", 0, 0, G_OPTION_ARG_DOUBLE, &args->model_flops,
+      N_("With --report roofline: the model's FLOPs per step, for MFU (default: the operators' FLOPs)"), "N" },
+    { NULL }
+  };
+
+  /* the entries are copied */
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
+void
+ks_cli_roofline_args_clear (KsCliRooflineArgs *args)
+{
+  g_clear_pointer (&args->peak_tflops, g_free);
+}
+
+static gboolean
+parse_peak_tflops (const char         *text,
+                   KsRooflineOptions  *options,
+                   GError            **error)
 {
   g_auto(GStrv) parts = g_strsplit (text, ",", -1);
 
@@ -59,6 +84,24 @@ ks_cli_parse_peak_tflops (const char         *text,
         if (dtype == KS_DTYPE_UNKNOWN || dtype == d)
           options->peak_tflops[d] = v;
     }
+  return TRUE;
+}
+
+gboolean
+ks_cli_roofline_check_options (KsCliRooflineArgs  *args,
+                               GError            **error)
+{
+  memset (&args->options, 0, sizeof args->options);
+  if (args->peak_tflops != NULL && !parse_peak_tflops (args->peak_tflops, &args->options, error))
+    return FALSE;
+  if (!(args->peak_gbps >= 0) || args->peak_gbps > 1e9 || !(args->model_flops >= 0) || args->model_flops > 1e24)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("--peak-gbps and --model-flops-per-step take values above 0"));
+      return FALSE;
+    }
+  args->options.peak_gbps = args->peak_gbps;
+  args->options.model_flops_per_step = (guint64)llround (args->model_flops);
   return TRUE;
 }
 

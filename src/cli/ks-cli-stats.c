@@ -1083,9 +1083,7 @@ ks_cli_stats (int    argc,
   g_autofree char *report = NULL;
   g_autofree char *format = NULL;
   g_autofree char *group_by = NULL;
-  g_autofree char *peak_tflops = NULL;
-  KsRooflineOptions roofline_options = { 0 };
-  double model_flops = 0;
+  g_auto(KsCliRooflineArgs) roofline = { 0 };
   g_auto(GStrv) files = NULL;
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
   double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
@@ -1118,12 +1116,6 @@ ks_cli_stats (int    argc,
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
     { "collectives", 0, 0, G_OPTION_ARG_NONE, &collectives,
       N_("With --report ranks --format json: every collective, for kinescope-cli ranks to merge"), NULL },
-    { "peak-tflops", 0, 0, G_OPTION_ARG_STRING, &peak_tflops,
-      N_("With --report roofline: the GPU's peak TFLOP/s, for every type or per type (bf16=989,fp32=67)"), "N|TYPE=N,…" },
-    { "peak-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &roofline_options.peak_gbps,
-      N_("With --report roofline: the GPU's memory bandwidth in GB/s"), "N" },
-    { "model-flops-per-step", 0, 0, G_OPTION_ARG_DOUBLE, &model_flops,
-      N_("With --report roofline: the model's FLOPs per step, for MFU (default: the operators' FLOPs)"), "N" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -1147,6 +1139,7 @@ ks_cli_stats (int    argc,
                                       "  step breakdown: kernel, memcpy, memset, runtime, DataLoader, CPU exec,\n"
                                       "    other, each claiming only time not claimed before; they sum to the step."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  ks_cli_roofline_add_options (context, &roofline);
   ks_cli_add_load_options (context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -1203,17 +1196,11 @@ ks_cli_stats (int    argc,
       return KS_CLI_USAGE;
     }
 
-  if (peak_tflops != NULL && !ks_cli_parse_peak_tflops (peak_tflops, &roofline_options, &error))
+  if (!ks_cli_roofline_check_options (&roofline, &error))
     {
       ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
       return KS_CLI_USAGE;
     }
-  if (!(roofline_options.peak_gbps >= 0) || roofline_options.peak_gbps > 1e9 || !(model_flops >= 0) || model_flops > 1e24)
-    {
-      ks_cli_printerr (_("kinescope-cli stats: --peak-gbps and --model-flops-per-step take values above 0\n"));
-      return KS_CLI_USAGE;
-    }
-  roofline_options.model_flops_per_step = (guint64)llround (model_flops);
 
   if (!(kernel_wait_us >= 0) || kernel_wait_us > 1e12)
     {
@@ -1290,7 +1277,7 @@ ks_cli_stats (int    argc,
     case REPORT_RANKS:     report_ranks (&printer); break;
     case REPORT_PROFILER_RANGES: report_profiler_ranges (&printer); break;
     case REPORT_ROOFLINE:
-      ks_cli_stats_roofline (trace, analysis, &roofline_options, printer.format, printer.limit, printer.by_shape, out);
+      ks_cli_stats_roofline (trace, analysis, &roofline.options, printer.format, printer.limit, printer.by_shape, out);
       break;
     default:               g_assert_not_reached ();
     }

@@ -186,6 +186,8 @@ for s, b in zip(report["steps"], base["steps"]):
           and math.isclose(s["mfu_pct"], 1e12 / dur_ns / 1e3 / 100 * 100, rel_tol=2e-3), (s, b))
 rc, out, err = run("--report", "roofline", "--peak-tflops", "bf17=3", os.path.join(DATA, "seed_cnn.pt.trace.json.gz"))
 check("bad --peak-tflops: exit 2", rc == 2 and "bf17" in err, err)
+rc, out, err = run("--report", "roofline", "--peak-gbps", "-3", os.path.join(DATA, "seed_cnn.pt.trace.json.gz"))
+check("bad --peak-gbps: exit 2", rc == 2 and "--peak-gbps" in err and out == "", err)
 
 # the text table: the advice line and the MFU heading
 rc, out, err = run("--report", "roofline", os.path.join(DATA, "shapes_fp32.pt.trace.json.gz"))
