@@ -14,7 +14,7 @@
 #include "ks-analysis-private.h"
 #include "ks-flops.h"
 
-#define MAX_INPUTS 40
+#define MAX_INPUTS 256   /* a fused Triton kernel can take a hundred */
 #define MAX_RANK   8
 #define MAX_TEXT   48
 
@@ -33,7 +33,8 @@ typedef struct
 {
   guint    n;
   gboolean have_types;            /* recordings' NVTX shapes come without "Input type" */
-  Input    in[MAX_INPUTS];
+  gboolean truncated;             /* more than MAX_INPUTS inputs */
+  Input    in[MAX_INPUTS];        /* the first n set */
 } Call;
 
 static const char * const dtype_names[KS_N_DTYPES] = {
@@ -140,7 +141,7 @@ parse_strings (const char *v,
       p = parse_string (p, end, buf, sizeof buf);
       if (p == NULL)
         return FALSE;
-      if (i < MAX_INPUTS)
+      if (i < call->n)
         {
           Input *in = &call->in[i];
 
@@ -259,22 +260,28 @@ parse_call (const Members *m,
   const char *end = m->dims + m->dims_len;
   const char *p;
 
-  memset (call, 0, sizeof *call);
+  /* only the inputs parsed are cleared: the whole array is 35 kB */
+  call->n = 0;
+  call->have_types = call->truncated = FALSE;
   if (m->dims == NULL || m->dims_len == 0 || *m->dims != '[')
     return FALSE;
-  for (p = skip_space (m->dims + 1, end); p < end && *p != ']'; call->n++)
+  for (p = skip_space (m->dims + 1, end); p < end && *p != ']';)
     {
-      Input scratch = { 0 };
+      Input scratch;
       Input *in = call->n < MAX_INPUTS ? &call->in[call->n] : &scratch;
 
+      memset (in, 0, sizeof *in);
       p = parse_dims (p, end, in, 0);
       if (p == NULL)
         return FALSE;
+      if (call->n < MAX_INPUTS)
+        call->n++;
+      else
+        call->truncated = TRUE;
       p = skip_space (p, end);
       if (p < end && *p == ',')
         p = skip_space (p + 1, end);
     }
-  call->n = MIN (call->n, MAX_INPUTS);
   call->have_types = parse_strings (m->types, m->types_len, call, TRUE);
   parse_strings (m->concrete, m->concrete_len, call, FALSE);
   return TRUE;
@@ -809,6 +816,12 @@ ks_flops_for_call (const char *name,
     }
   if (call.n == 0)
     return FALSE;
+  if (call.truncated)
+    {
+      /* its bytes would be short: left out, and counted */
+      cost->source = KS_COST_UNFIT;
+      return FALSE;
+    }
 
   /* Inductor's Triton kernels: each pointer argument read or written once */
   if (m.backend != NULL && m.backend_len == 6 && memcmp (m.backend, "triton", 6) == 0)

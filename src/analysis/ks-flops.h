@@ -30,7 +30,7 @@ typedef enum
   KS_COST_FORMULA,     /* a matmul, convolution or attention formula */
   KS_COST_BYTES,       /* elementwise, reduction or Triton kernel: bytes only */
   KS_COST_ARGUMENT,    /* the trace's own "flops" argument (with_flops) */
-  KS_COST_UNFIT,       /* a formula operator whose shapes fit no formula (returns FALSE) */
+  KS_COST_UNFIT,       /* shapes that fit no formula, or too many inputs (returns FALSE) */
 } KsCostSource;
 
 typedef struct

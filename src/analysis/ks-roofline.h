@@ -118,7 +118,8 @@ const KsRooflineStep *ks_roofline_get_steps       (KsRoofline *self,
 gboolean              ks_roofline_is_model_flops  (KsRoofline *self);
 /* Whether some operator call records input shapes. */
 gboolean              ks_roofline_has_shapes      (KsRoofline *self);
-/* Calls of formula operators whose shapes fit no formula (left out). */
+/* Calls whose shapes fit no formula, or with more inputs than are read
+ * (left out), counted once however deeply nested. */
 guint64               ks_roofline_get_n_unfit     (KsRoofline *self);
 /* Translated one-line advice on the operator with the most GPU time, or
  * NULL; and the sentence a trace without shapes gets. */

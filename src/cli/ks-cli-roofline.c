@@ -198,8 +198,8 @@ ks_cli_stats_roofline (KsTrace                 *trace,
     {
       g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, unfit);
 
-      ks_cli_printerr (ngettext ("kinescope-cli stats: %s matmul, convolution or attention call has shapes that fit no FLOP formula; it is left out\n",
-                                 "kinescope-cli stats: %s matmul, convolution or attention calls have shapes that fit no FLOP formula; they are left out\n",
+      ks_cli_printerr (ngettext ("kinescope-cli stats: %s operator call has shapes that fit no FLOP formula or byte count; it is left out\n",
+                                 "kinescope-cli stats: %s operator calls have shapes that fit no FLOP formula or byte count; they are left out\n",
                                  (gulong)MIN (unfit, G_MAXULONG)), count);
     }
   if (format != KS_REPORT_TABLE && !ks_roofline_has_shapes (roofline))

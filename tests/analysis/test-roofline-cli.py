@@ -173,6 +173,25 @@ rows = {r[0]: r for r in (line.split(",") for line in out.split("\n\n")[0].split
 check("seed_cnn: convolutions against TF32", rows["name"][-1] == "dtype" and rows["aten::cudnn_convolution"][-1] == "tf32"
       and rows["aten::convolution_backward"][-1] == "tf32" and rows["aten::cudnn_batch_norm"][-1] == "fp32", rows.get("aten::cudnn_convolution"))
 
+# Inductor's Triton kernels: each tensor argument read or written once
+SIZES = {"float": 4, "c10::BFloat16": 2, "c10::Half": 2, "double": 8, "long int": 8, "int": 4, "bool": 1}
+with gzip.open(os.path.join(DATA, "mixer_compiled.pt.trace.json.gz")) as f:
+    events = json.load(f)["traceEvents"]
+triton = {}
+for e in events:
+    a = e.get("args", {})
+    if e.get("cat") == "cpu_op" and a.get("kernel_backend") == "triton":
+        b = sum(prod(d) * SIZES[t] for d, t in zip(a["Input Dims"], a["Input type"]) if t in SIZES)
+        calls, total = triton.get(e["name"], (0, 0))
+        triton[e["name"]] = (calls + 1, total + b)
+report = roofline("mixer_compiled.pt.trace.json.gz")
+got = {o["name"]: o for o in report["operators"]}
+check("mixer_compiled: Triton kernels", len(triton) >= 20, len(triton))
+for name, (calls, b) in sorted(triton.items()):
+    o = got.get(name)
+    check(f"mixer_compiled: {name} bytes", o is not None and o["calls"] == calls and o["bytes"] == b and o["flops"] == 0
+          and o["bound"] == "memory", (calls, b, o))
+
 # --model-flops-per-step, --peak-tflops, --peak-gbps
 report = roofline("shapes_bf16.pt.trace.json.gz", "--model-flops-per-step", "1e12", "--peak-tflops", "bf16=100,fp32=10",
                   "--peak-gbps", "1000")

@@ -146,6 +146,20 @@ test_formulas (void)
   g_assert_false (ks_flops_for_call ("aten::view", "{\"Input Dims\": [[4, 5], []]}", &cost));
   g_assert_cmpint (cost.source, ==, KS_COST_NONE);
   g_assert_false (ks_flops_for_call ("aten::mm", "not json", &cost));
+  /* a fused Triton kernel of more inputs than are read: left out, not short */
+  {
+    g_autoptr(GString) args = g_string_new ("{\"kernel_backend\": \"triton\", \"Input Dims\": [[4]");
+
+    for (guint i = 1; i < 300; i++)
+      g_string_append (args, ", [4]");
+    g_string_append (args, "], \"Input type\": [\"float\"]}");
+    g_assert_false (ks_flops_for_call ("triton_poi_fused_0", args->str, &cost));
+    g_assert_cmpint (cost.source, ==, KS_COST_UNFIT);
+    g_string_truncate (args, 0);
+    g_string_append (args, "{\"kernel_backend\": \"triton\", \"Input Dims\": [[4], [8, 2]], \"Input type\": [\"float\", \"c10::Half\"]}");
+    g_assert_true (ks_flops_for_call ("triton_poi_fused_0", args->str, &cost));
+    g_assert_cmpuint (cost.bytes, ==, 4 * 4 + 16 * 2);
+  }
 
   /* elementwise: read every input, write the largest; in place: the first */
   g_assert_true (ks_flops_for_call ("aten::add", "{\"Input Dims\": [[8, 4], [4], []], \"Input type\": [\"float\", \"float\", \"Scalar\"]}",
