@@ -131,8 +131,8 @@ static const KsReportColumn roofline_columns[] = {
     .text = bound_text, .arg = 10, .pos = { 10, 11, 11, 12 }, .width = 8, .flags = KS_REPORT_COLUMN_LEFT,
     .tooltip = N_("Compute-bound when its intensity is at or past the ridge point, else memory-bound") },
   RF_COL ("dtype", N_("Type"), KS_REPORT_UNIT_TEXT, 0, 11, 5, 12, 0, 7, 5, KS_REPORT_COLUMN_LEFT),
-  /* last: hidden unless by shape */
-  RF_COL ("input_dims", N_("Input shapes"), KS_REPORT_UNIT_TEXT, 0, 1, 11, 2, 2, 2, 24, KS_REPORT_COLUMN_LEFT),
+  /* last: hidden unless by shape; the Roofline page groups by name */
+  RF_COL ("input_dims", N_("Input shapes"), KS_REPORT_UNIT_TEXT, 0, 1, 11, 2, 2, 0, 24, KS_REPORT_COLUMN_LEFT),
 };
 
 const KsReportColumn *
