@@ -534,6 +534,7 @@ compute_steps (KsRoofline              *self,
 {
   guint n_steps;
   const KsStep *steps = ks_analysis_get_steps (analysis, &n_steps);
+  gboolean include_warmup = ks_analysis_get_options (analysis)->include_warmup;
 
   g_array_sort (calls, compare_call_start);
   self->model_flops = options != NULL && options->model_flops_per_step > 0;
@@ -546,7 +547,8 @@ compute_steps (KsRoofline              *self,
       guint lo = 0, hi = calls->len;
       double peak;
 
-      if (st->warmup)
+      /* initialisation and compilation are not the model's FLOPs rate */
+      if (st->warmup && !include_warmup)
         continue;
       /* the first call at or after the step's start on the CPU */
       while (lo < hi)

@@ -71,7 +71,7 @@ typedef struct
 G_DECLARE_FINAL_TYPE (KsRoofline, ks_roofline, KS, ROOFLINE, GObject)
 
 /* Holds @trace; reads @analysis' options and steps, warm-up steps left
- * out. @options may be NULL. */
+ * out unless its options include them. @options may be NULL. */
 KsRoofline           *ks_roofline_new             (KsTrace                  *trace,
                                                    KsAnalysis               *analysis,
                                                    const KsRooflineOptions  *options);
@@ -110,7 +110,8 @@ const KsRooflineRow  *ks_roofline_find_operator   (KsRoofline *self,
                                                    const char *input_dims);
 const KsRooflineRow  *ks_roofline_find_kernel     (KsRoofline *self,
                                                    guint32     name);
-/* The steps that are not warm-up. */
+/* The steps that are not warm-up (all of them when the analysis'
+ * options include the warm-up). */
 const KsRooflineStep *ks_roofline_get_steps       (KsRoofline *self,
                                                    guint      *n);
 /* Whether the steps' FLOPs are the model's (MFU) or the operators'
