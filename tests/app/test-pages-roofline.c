@@ -154,6 +154,30 @@ test_page (void)
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_get_visible (label));
 
+  /* the steps' hardware FLOPs utilisation: FlopCounterMode's 21185675264
+   * FLOPs a step over each step's span, of the bf16 peak */
+  {
+    const KsRooflineStep *steps;
+    guint n_steps;
+    double total = 0, lo = 100, hi = 0;
+    g_autofree char *want = NULL;
+
+    steps = ks_roofline_get_steps (roofline, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 3);
+    for (guint i = 0; i < n_steps; i++)
+      {
+        double pct = 21185675264.0 / (steps[i].end - steps[i].start) / 1e3 / 989.5 * 100;
+
+        total += pct;
+        lo = MIN (lo, pct);
+        hi = MAX (hi, pct);
+      }
+    want = g_strdup_printf ("Hardware FLOPs utilisation of 3 steps: mean %.1f %%, %.1f to %.1f %%", total / 3, lo, hi);
+    label = ks_test_find_label (f.page, "Hardware FLOPs utilisation");
+    g_assert_nonnull (label);
+    g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, want);
+  }
+
   /* activating a row marks the operator and shows its longest call */
   g_signal_emit_by_name (f.view, "activate", 0u);
   g_assert_cmpstr (ks_trace_string (f.trace, f.ev.highlighted), ==, "aten::convolution_backward");

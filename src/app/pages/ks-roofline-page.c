@@ -31,6 +31,7 @@ struct _KsRooflinePage
 
   GtkLabel            *peak_label;
   GtkDrawingArea      *plot;
+  GtkLabel            *mfu_label;
   GtkLabel            *advice_label;
   GtkColumnView       *view;
 
@@ -450,11 +451,38 @@ filter_row (gpointer p,
   return TRUE;
 }
 
+/* "Hardware FLOPs utilisation of 3 steps: mean 0.4 %, 0.3 to 0.4 %", or
+ * NULL without steps or a peak. */
+static char *
+describe_mfu (KsRoofline *roofline)
+{
+  guint n, counted = 0;
+  const KsRooflineStep *steps = ks_roofline_get_steps (roofline, &n);
+  double sum = 0, lo = G_MAXDOUBLE, hi = 0;
+
+  for (guint i = 0; i < n; i++)
+    if (steps[i].mfu_pct >= 0)
+      {
+        sum += steps[i].mfu_pct;
+        lo = MIN (lo, steps[i].mfu_pct);
+        hi = MAX (hi, steps[i].mfu_pct);
+        counted++;
+      }
+  if (counted == 0)
+    return NULL;
+  /* TRANSLATORS: "Hardware FLOPs utilisation of 3 steps: mean 0.4 %, 0.3 to 0.4 %"; the
+   * operators' FLOPs over each step's time, of the GPU's peak */
+  return g_strdup_printf (ngettext ("Hardware FLOPs utilisation of %u step: mean %.1f %%, %.1f to %.1f %%",
+                                    "Hardware FLOPs utilisation of %u steps: mean %.1f %%, %.1f to %.1f %%", counted),
+                          counted, sum / counted, lo, hi);
+}
+
 static void
 show_roofline (KsRooflinePage *self)
 {
   const KsPeak *peak;
   g_autofree char *advice = NULL;
+  g_autofree char *mfu = NULL;
   g_autoptr(GString) text = g_string_new (NULL);
   gboolean empty;
   guint n = 0;
@@ -463,6 +491,7 @@ show_roofline (KsRooflinePage *self)
   if (self->roofline == NULL)
     {
       gtk_label_set_text (self->peak_label, "");
+      gtk_label_set_text (self->mfu_label, "");
       gtk_label_set_text (self->advice_label, "");
       gtk_widget_queue_draw (GTK_WIDGET (self->plot));
       return;
@@ -481,6 +510,9 @@ show_roofline (KsRooflinePage *self)
                                     "(kinescope-cli stats --peak-tflops and --peak-gbps take one)."),
                             *peak->device ? peak->device : _("none"));
   gtk_label_set_text (self->peak_label, text->str);
+  mfu = describe_mfu (self->roofline);
+  gtk_label_set_text (self->mfu_label, mfu != NULL ? mfu : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->mfu_label), mfu != NULL);
   advice = ks_roofline_get_advice (self->roofline);
   gtk_label_set_text (self->advice_label, advice != NULL ? advice : "");
   gtk_widget_set_visible (GTK_WIDGET (self->advice_label), advice != NULL);
@@ -600,6 +632,7 @@ ks_roofline_page_class_init (KsRooflinePageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/kinescope/Kinescope/pages/ks-roofline-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsRooflinePage, peak_label);
   gtk_widget_class_bind_template_child (widget_class, KsRooflinePage, plot);
+  gtk_widget_class_bind_template_child (widget_class, KsRooflinePage, mfu_label);
   gtk_widget_class_bind_template_child (widget_class, KsRooflinePage, advice_label);
   gtk_widget_class_bind_template_child (widget_class, KsRooflinePage, view);
   gtk_widget_class_bind_template_callback (widget_class, activate_cb);
