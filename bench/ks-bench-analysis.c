@@ -7,7 +7,8 @@
  * Builds a PyTorch-like trace with KsTraceBuilder (steps, DataLoader,
  * Python frames, nested operators with input shapes, launch calls,
  * kernels with arguments on several streams, copies, memory events) and
- * times ks_analysis_compute() pass by pass on one thread.
+ * times ks_analysis_compute() pass by pass on one thread, then the
+ * roofline (every operator's FLOPs and bytes from its shapes) over it.
  *
  *   bench/ks-bench-analysis [--units N] [--repeat N]
  *
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "ks-analysis.h"
+#include "ks-roofline.h"
 #include "ks-trace-builder.h"
 
 #define UNITS_PER_STEP 5000
@@ -292,6 +294,17 @@ main (int   argc,
             printf ("  %-32s %9.3f\n", timer.names[i], timer.times[i] / 1e6);
         printf ("  %-32s %9.3f\n", r == 0 ? "total" : "total (again, uncached)", total);
         g_mutex_clear (&timer.mutex);
+
+        {
+          g_autoptr(KsRoofline) roofline = NULL;
+          guint n_rows;
+
+          t0 = g_get_monotonic_time ();
+          roofline = ks_roofline_new (trace, analysis, NULL);
+          ks_roofline_get_operators (roofline, FALSE, &n_rows);
+          printf ("  %-32s %9.3f  (%u operators with a cost)\n", "roofline (stats --report roofline)",
+                  (g_get_monotonic_time () - t0) / 1e6, n_rows);
+        }
       }
 
   return 0;

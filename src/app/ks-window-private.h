@@ -17,6 +17,7 @@
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
 #include "pages/ks-ranks-page.h"
+#include "pages/ks-roofline-page.h"
 #include "pages/ks-summary-page.h"
 
 G_BEGIN_DECLS

@@ -24,6 +24,7 @@
 #include "ks-json-reader.h"
 #include "ks-json-writer.h"
 #include "ks-cli-memsnap.h"
+#include "ks-cli-roofline.h"
 #include "ks-report.h"
 #include "ks-trace-loader.h"
 
@@ -49,6 +50,7 @@ typedef enum
   REPORT_RANKS,
   REPORT_PROFILER_RANGES,
   REPORT_MEMORY_SNAPSHOT,
+  REPORT_ROOFLINE,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -1089,6 +1091,7 @@ ks_cli_stats (int    argc,
   g_autofree char *report = NULL;
   g_autofree char *format = NULL;
   g_autofree char *group_by = NULL;
+  g_auto(KsCliRooflineArgs) roofline = { 0 };
   g_auto(GStrv) files = NULL;
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
   double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
@@ -1101,12 +1104,12 @@ ks_cli_stats (int    argc,
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
                                           "utilization", "tensor-cores", "queue", "memcpy-bandwidth",
                                           "kernel-sequences", "gpu-annotations", "comms", "ranks",
-                                          "profiler-ranges", "memory-snapshot", NULL };
+                                          "profiler-ranges", "memory-snapshot", "roofline", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks, profiler-ranges or memory-snapshot"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks, profiler-ranges, memory-snapshot or roofline"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -1144,6 +1147,7 @@ ks_cli_stats (int    argc,
                                       "  step breakdown: kernel, memcpy, memset, runtime, DataLoader, CPU exec,\n"
                                       "    other, each claiming only time not claimed before; they sum to the step."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  ks_cli_roofline_add_options (context, &roofline);
   ks_cli_add_load_options (context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -1197,6 +1201,12 @@ ks_cli_stats (int    argc,
   if (!(gap_min_us >= 0) || gap_min_us > 1e12 || limit < 0 || device < -1)
     {
       ks_cli_printerr (_("kinescope-cli stats: --gap-min-us, --limit and --device take values of 0 or more\n"));
+      return KS_CLI_USAGE;
+    }
+
+  if (!ks_cli_roofline_check_options (&roofline, &error))
+    {
+      ks_cli_printerr ("kinescope-cli stats: %s\n", error->message);
       return KS_CLI_USAGE;
     }
 
@@ -1278,6 +1288,9 @@ ks_cli_stats (int    argc,
     case REPORT_COMMS:     report_comms (&printer); break;
     case REPORT_RANKS:     report_ranks (&printer); break;
     case REPORT_PROFILER_RANGES: report_profiler_ranges (&printer); break;
+    case REPORT_ROOFLINE:
+      ks_cli_stats_roofline (trace, analysis, &roofline.options, printer.format, printer.limit, printer.by_shape, out);
+      break;
     case REPORT_MEMORY_SNAPSHOT:
     default:               g_assert_not_reached ();
     }

@@ -17,6 +17,7 @@
 #include "ks-kernels-page.h"
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
+#include "ks-report-roofline.h"
 
 struct _KsKernelsPage
 {
@@ -30,6 +31,8 @@ struct _KsKernelsPage
 
   KsPageTable           table;
   char                 *needle;
+  GCancellable         *cancellable;
+  KsRoofline           *roofline;   /* for the FLOP columns, once computed */
 
   /* Borrowed from KsPage, set by refill */
   KsTrace              *trace;
@@ -114,6 +117,31 @@ draw_latency_cb (GtkDrawingArea *area,
 }
 
 static void
+set_report (KsKernelsPage *self)
+{
+  KsReport *report = self->analysis ? ks_report_new_kernels (self->trace, self->analysis) : NULL;
+
+  if (report != NULL && self->roofline != NULL)
+    ks_report_set_roofline (report, self->roofline);
+  ks_page_table_set_report (&self->table, report);
+  gtk_column_view_sort_by_column (self->view, self->total_column, GTK_SORT_DESCENDING);
+}
+
+static void
+roofline_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(KsKernelsPage) self = user_data;
+  g_autoptr(KsRoofline) roofline = ks_roofline_get_shared_finish (result, NULL);
+
+  if (roofline == NULL || self->analysis == NULL)
+    return;
+  g_set_object (&self->roofline, roofline);
+  set_report (self);
+}
+
+static void
 ks_kernels_page_refill (KsPage     *page,
                         KsTrace    *trace,
                         KsAnalysis *analysis)
@@ -122,6 +150,9 @@ ks_kernels_page_refill (KsPage     *page,
   g_autofree char *text = NULL;
 
   ks_page_table_set_report (&self->table, NULL);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->roofline);
   self->trace = trace;
   self->analysis = analysis;
   self->kernels = NULL;
@@ -142,9 +173,13 @@ ks_kernels_page_refill (KsPage     *page,
                               lat->count, p50, p90, p99, q50, q90);
     }
   gtk_label_set_text (self->latency_label, text ? text : "");
-  ks_page_table_set_report (&self->table, self->analysis ? ks_report_new_kernels (trace, self->analysis) : NULL);
-  gtk_column_view_sort_by_column (self->view, self->total_column, GTK_SORT_DESCENDING);
+  set_report (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->latency_area));
+  if (analysis != NULL)
+    {
+      self->cancellable = g_cancellable_new ();
+      ks_roofline_get_shared_async (trace, analysis, self->cancellable, roofline_cb, g_object_ref (self));
+    }
 }
 
 static void
@@ -152,6 +187,9 @@ ks_kernels_page_dispose (GObject *object)
 {
   KsKernelsPage *self = (KsKernelsPage *)object;
 
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->roofline);
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_KERNELS_PAGE);
   g_clear_pointer (&self->needle, g_free);
@@ -189,9 +227,11 @@ ks_kernels_page_init (KsKernelsPage *self)
   ks_page_table_init (&self->table, self->view, filter_row, self);
   columns = ks_report_kernel_columns (&n);
   ks_page_table_add_report_columns (&self->table, columns, n);
+  columns = ks_report_kernel_flop_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
   /* What fits the side panel beside the names at the default window
-   * size; the others (launch configuration, occupancy, latency) are in
-   * the header's menu. */
+   * size; the others (launch configuration, occupancy, latency, FLOPs)
+   * are in the header's menu. */
   ks_page_table_show_columns (&self->table, (const char *const[]) { "name", "calls", "total_ns", "share", NULL });
   gtk_column_view_column_set_fixed_width (ks_page_table_get_report_column (&self->table, "name"), 160);
   self->total_column = ks_page_table_get_report_column (&self->table, "total_ns");

@@ -14,6 +14,7 @@
 #include "ks-format.h"
 #include "ks-operators-page.h"
 #include "ks-page-table.h"
+#include "ks-report-roofline.h"
 
 struct _KsOperatorsPage
 {
@@ -28,6 +29,8 @@ struct _KsOperatorsPage
 
   KsPageTable            table;
   char                  *needle;
+  GCancellable          *cancellable;
+  KsRoofline            *roofline;   /* for the FLOP columns, once computed */
 
   /* Borrowed from KsPage, set by refill */
   KsTrace               *trace;
@@ -62,6 +65,8 @@ reload (KsOperatorsPage *self)
                                            &self->n_ops);
   if (self->analysis != NULL)
     report = ks_report_new_operators (self->trace, self->analysis, by_shape);
+  if (report != NULL && self->roofline != NULL)
+    ks_report_set_roofline (report, self->roofline);
 
   gtk_column_view_column_set_visible (self->dims_column, by_shape);
   /* CPU time beside wall time, when the trace has thread times */
@@ -100,6 +105,21 @@ activate_cb (KsOperatorsPage *self,
 }
 
 static void
+roofline_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(KsOperatorsPage) self = user_data;
+  g_autoptr(KsRoofline) roofline = ks_roofline_get_shared_finish (result, NULL);
+
+  if (roofline == NULL || self->analysis == NULL)
+    return;
+  g_set_object (&self->roofline, roofline);
+  reload (self);
+  gtk_column_view_sort_by_column (self->view, self->device_column, GTK_SORT_DESCENDING);
+}
+
+static void
 ks_operators_page_refill (KsPage     *page,
                           KsTrace    *trace,
                           KsAnalysis *analysis)
@@ -107,9 +127,17 @@ ks_operators_page_refill (KsPage     *page,
   KsOperatorsPage *self = KS_OPERATORS_PAGE (page);
 
   ks_page_table_set_report (&self->table, NULL);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->roofline);
   self->trace = trace;
   self->analysis = analysis;
   reload (self);
+  if (analysis != NULL)
+    {
+      self->cancellable = g_cancellable_new ();
+      ks_roofline_get_shared_async (trace, analysis, self->cancellable, roofline_cb, g_object_ref (self));
+    }
   gtk_column_view_sort_by_column (self->view, self->device_column, GTK_SORT_DESCENDING);
 
   {
@@ -130,6 +158,9 @@ ks_operators_page_dispose (GObject *object)
 {
   KsOperatorsPage *self = (KsOperatorsPage *)object;
 
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->roofline);
   ks_page_table_clear (&self->table);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_OPERATORS_PAGE);
   g_clear_pointer (&self->needle, g_free);
@@ -166,6 +197,8 @@ ks_operators_page_init (KsOperatorsPage *self)
 
   ks_page_table_init (&self->table, self->view, filter_row, self);
   columns = ks_report_operator_columns (&n);
+  ks_page_table_add_report_columns (&self->table, columns, n);
+  columns = ks_report_operator_flop_columns (&n);
   ks_page_table_add_report_columns (&self->table, columns, n);
   /* What fits the side panel beside the names at the default window
    * size; the others are in the header's menu. The shapes come with By
