@@ -14,6 +14,7 @@
 
 #include "ks-analysis.h"
 #include "ks-critical-path.h"
+#include "ks-format.h"
 #include "ks-json-writer.h"
 #include "ks-trace-loader.h"
 
@@ -641,6 +642,41 @@ test_mixer_compiled (void)
     }
 }
 
+/* The DataLoader advice quotes the what-if with the DataLoader free: the
+ * mean of the re-timed steps against the mean step. */
+static void
+test_advice_quotes_what_if (void)
+{
+  g_autofree char *file = fixture_path ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsTrace) trace = load (file);
+  g_autoptr(KsAnalysis) analysis = analyse (trace);
+  g_autoptr(KsWhatIf) what_if = ks_what_if_parse ("dataloader=0", NULL);
+  g_autoptr(KsCriticalPath) cp = ks_critical_path_compute (trace, analysis, NULL, what_if, NULL, NULL);
+  g_autofree char *after = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *expected = NULL;
+  const KsAdvice *advice;
+  const KsAdvice *found = NULL;
+  gint64 dur, predicted;
+  guint n;
+
+  ks_critical_path_get_steps (cp, &n);
+  ks_critical_path_get_totals (cp, &dur, NULL, &predicted, NULL, NULL);
+  g_assert_cmpuint (n, ==, 4);
+  after = ks_time_format_duration (predicted / n);
+  before = ks_time_format_duration (dur / n);
+  expected = g_strdup_printf ("with the DataLoader free, steps would take %s instead of %s.", after, before);
+
+  advice = ks_analysis_get_advice (analysis, &n);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (advice[i].rule, "dataloader") == 0)
+      found = &advice[i];
+  g_assert_nonnull (found);
+  g_test_message ("%s", found->text);
+  g_assert_nonnull (strstr (found->text, expected));
+  g_assert_nonnull (strstr (found->text, "The DataLoader is 83 % of the critical path"));
+}
+
 /* HTA's cuda_event_sync trace: the CPU blocks in cudaEventSynchronize on
  * the 36 µs spin_kernel, which HTA's published path has too. */
 static void
@@ -693,6 +729,7 @@ main (int   argc,
   g_test_add_func ("/critical-path/loader-bound", test_loader_bound);
   g_test_add_func ("/critical-path/gpt-launch-bound", test_gpt_launch_bound);
   g_test_add_func ("/critical-path/mixer-compiled", test_mixer_compiled);
+  g_test_add_func ("/critical-path/advice-quotes-what-if", test_advice_quotes_what_if);
   g_test_add_func ("/critical-path/hta-event-sync", test_hta_event_sync);
 
   return g_test_run ();
