@@ -530,39 +530,63 @@ collect_ops (Graph   *g,
   g_array_set_size (g->ops, n);
 }
 
+/* The class of an op's time and the what-if's factor of it. */
+static guint8
+op_class (const Builder *b,
+          const Op      *o,
+          double        *factor)
+{
+  const KsTrack *track = &b->trace->tracks[o->track];
+  guint32 name = track->name_id[o->slice];
+  guint8 kind = track->slice_kind[o->slice];
+
+  if (kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET)
+    {
+      *factor = b->copy_factor;
+      return KS_PATH_COPY;
+    }
+  *factor = b->kernel_factor != NULL ? b->kernel_factor[name] : 1.0;
+  return b->flags[name] & N_COMM ? KS_PATH_COMM : KS_PATH_GPU;
+}
+
 /* Each op's duration and the order on its stream. */
 static void
 add_op_edges (Graph *g)
 {
-  const Builder *b = g->b;
-  const KsTrace *trace = b->trace;
-
   for (guint i = 0; i < g->ops->len; i++)
     {
       Op *o = &g_array_index (g->ops, Op, i);
-      const KsTrack *track = &trace->tracks[o->track];
-      guint32 name = track->name_id[o->slice];
-      guint8 kind = track->slice_kind[o->slice];
-      guint8 klass = KS_PATH_GPU;
+      double factor;
+      guint8 klass = op_class (g->b, o, &factor);
       Edge *e;
 
       o->s_node = add_node (g, o->start);
       o->e_node = add_node (g, o->end);
-      if (kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET)
-        klass = KS_PATH_COPY;
-      else if (b->flags[name] & N_COMM)
-        klass = KS_PATH_COMM;
       e = add_edge (g, o->s_node, o->e_node, o->end - o->start, klass, klass);
       e->track = o->track;
       e->slice = o->slice;
       e->drawn = TRUE;
-      if (klass == KS_PATH_COPY)
-        e->factor = b->copy_factor;
-      else if (b->kernel_factor != NULL)
-        e->factor = b->kernel_factor[name];
+      e->factor = factor;
 
       if (i > 0 && g_array_index (g->ops, Op, i - 1).track == o->track)
-        add_edge (g, g_array_index (g->ops, Op, i - 1).e_node, o->s_node, 0, KS_PATH_GPU, KS_PATH_GPU);
+        {
+          const Op *prev = &g_array_index (g->ops, Op, i - 1);
+
+          if (prev->end <= o->start)
+            add_edge (g, prev->e_node, o->s_node, 0, KS_PATH_GPU, KS_PATH_GPU);
+          else
+            {
+              /* It started before the one before it ended (a
+               * programmatic dependent launch): it follows that one's
+               * start, the time between the starts that one's. */
+              guint8 prev_klass = op_class (g->b, prev, &factor);
+
+              e = add_edge (g, prev->s_node, o->s_node, o->start - prev->start, prev_klass, KS_PATH_GPU);
+              e->track = prev->track;
+              e->slice = prev->slice;
+              e->factor = factor;
+            }
+        }
       else if (!o->launched)
         add_edge (g, 0, o->s_node, 0, KS_PATH_GPU, KS_PATH_GPU);
     }
@@ -592,6 +616,38 @@ add_dependencies (Graph *g)
   for (guint i = 0; i < g->ops->len; i++)
     by_end[i] = i;
   g_qsort_with_data (by_end, g->ops->len, sizeof (guint), compare_op_ends, g->ops);
+
+  /* Work on one stream may wait for another's without an event the
+   * trace shows (the legacy default stream, library-internal events,
+   * the GPU full): each op may follow the latest op of another stream
+   * of its GPU that ended before it started. It sets the op's start
+   * only when nothing later (its launch, its stream) does. */
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const Op *o = &g_array_index (g->ops, Op, i);
+      gint32 device = trace->tracks[o->track].device;
+      guint lo = 0, hi = g->ops->len, tries = 0;
+
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (g_array_index (g->ops, Op, by_end[mid]).end <= o->start)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (guint k = lo; k > 0 && tries < 8; k--, tries++)
+        {
+          const Op *p = &g_array_index (g->ops, Op, by_end[k - 1]);
+
+          if (p->track != o->track && trace->tracks[p->track].device == device)
+            {
+              add_edge (g, p->e_node, o->s_node, 0, KS_PATH_GPU, KS_PATH_GPU);
+              break;
+            }
+        }
+    }
 
   for (guint ti = 0; ti < g->threads->len; ti++)
     {

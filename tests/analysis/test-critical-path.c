@@ -539,6 +539,121 @@ assert_consistent (KsCriticalPath *cp)
     }
 }
 
+/* The lines of critical-path-reference.py on @file, split in fields;
+ * "step_2" names "step 2". */
+static GPtrArray *
+reference (const char *file)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "analysis", "critical-path-reference.py", NULL);
+  const char *argv[] = { "python3", script, file, NULL };
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify)g_strfreev);
+  int wait_status = 0;
+
+  g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && *lines[i] != '\0'; i++)
+    {
+      char **f = g_strsplit (lines[i], " ", -1);
+
+      g_strdelimit (f[0], "_", ' ');
+      g_ptr_array_add (rows, f);
+    }
+  return rows;
+}
+
+static const KsPathStep *
+step_named (KsCriticalPath *cp,
+            KsTrace        *trace,
+            const char     *name)
+{
+  guint n;
+  const KsPathStep *steps = ks_critical_path_get_steps (cp, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (strcmp (ks_trace_string (trace, steps[i].name), name) == 0)
+      return &steps[i];
+  return NULL;
+}
+
+/* The DataLoader-bound recording (a 2-worker DataLoader doing 3,000
+ * units of work a batch, trimmed to steps 2-8): every step's DataLoader
+ * time on the path is that of its enumerate(DataLoader) ranges in the
+ * file; the steps that wait for a batch are more than 85 % DataLoader. */
+static void
+test_loader_recording (void)
+{
+  g_autofree char *file = fixture_path ("loader_mlp_7steps.kscope");
+  g_autoptr(GPtrArray) ref = reference (file);
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsCriticalPath) cp = fixture_path_compute ("loader_mlp_7steps.kscope", "dataloader=0", &trace);
+  guint n, waiting = 0;
+
+  assert_consistent (cp);
+  ks_critical_path_get_steps (cp, &n);
+  g_assert_cmpuint (n, ==, 7);
+  g_assert_cmpuint (ref->len, ==, 7);
+  for (guint i = 0; i < ref->len; i++)
+    {
+      char **f = g_ptr_array_index (ref, i);
+      const KsPathStep *step = step_named (cp, trace, f[0]);
+      gint64 dl = g_ascii_strtoll (f[1], NULL, 10);
+
+      g_assert_nonnull (step);
+      g_assert_cmpint (step->by_class[KS_PATH_DATALOADER], ==, dl);
+      g_assert_cmpint (step->predicted_by_class[KS_PATH_DATALOADER], ==, 0);
+      g_assert_cmpint (step->predicted_ns, >=, step->dur_ns - dl);
+      if (dl > step->dur_ns / 2)
+        {
+          g_assert_cmpint (dl, >, step->dur_ns * 85 / 100);
+          g_assert_cmpint (step->predicted_ns, <, step->dur_ns / 5);
+          waiting++;
+        }
+    }
+  g_assert_cmpuint (waiting, ==, 4);
+}
+
+/* The GPT recording (bf16 autocast, trimmed to steps 2 and 3) is
+ * GPU-bound: the stream never runs dry within a step, so all its work is
+ * on the path; each step runs from its start (or the previous step's
+ * GPU end) to the end of the work it launched, both from the file. */
+static void
+test_gpu_bound_recording (void)
+{
+  g_autofree char *file = fixture_path ("gpt_bf16_2steps.kscope");
+  g_autoptr(GPtrArray) ref = reference (file);
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsCriticalPath) cp = fixture_path_compute ("gpt_bf16_2steps.kscope", "launch=0", &trace);
+  gint64 prev_end = -1;
+
+  assert_consistent (cp);
+  g_assert_cmpuint (ref->len, ==, 2);
+  for (guint i = 0; i < ref->len; i++)
+    {
+      char **f = g_ptr_array_index (ref, i);
+      const KsPathStep *step = step_named (cp, trace, f[0]);
+      gint64 gpu_end = g_ascii_strtoll (f[2], NULL, 10) - trace->origin_ns;
+      gint64 busy = g_ascii_strtoll (f[3], NULL, 10);
+      gint64 on_gpu;
+
+      g_assert_nonnull (step);
+      g_assert_cmpint (step->end, ==, gpu_end);
+      if (prev_end >= 0)
+        g_assert_cmpint (step->start, >=, prev_end);
+      prev_end = gpu_end;
+      on_gpu = step->by_class[KS_PATH_GPU] + step->by_class[KS_PATH_COPY];
+      /* The work, and the moments between kernels on the stream. */
+      g_assert_cmpint (on_gpu, >=, busy);
+      g_assert_cmpint (on_gpu, >, step->dur_ns * 97 / 100);
+      /* Free launches buy nothing where the GPU sets the pace. */
+      g_assert_cmpint (step->predicted_ns, >, step->dur_ns * 99 / 100);
+    }
+}
+
 /* The DataLoader-bound recording: the main thread spends most of each
  * step in enumerate(DataLoader), all of it on the path. The DataLoader
  * time per step comes from the raw file (critical-path-reference.py). */
@@ -546,45 +661,31 @@ static void
 test_loader_bound (void)
 {
   g_autofree char *file = fixture_path ("loader_bound.pt.trace.json.gz");
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "analysis", "critical-path-reference.py", NULL);
-  const char *argv[] = { "python3", script, file, NULL };
-  g_autofree char *out = NULL;
-  g_auto(GStrv) lines = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) ref = reference (file);
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsCriticalPath) cp = fixture_path_compute ("loader_bound.pt.trace.json.gz", "dataloader=0", &trace);
-  const KsPathStep *steps;
-  int wait_status = 0;
-  guint n, checked = 0;
-
-  g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  guint n;
 
   assert_consistent (cp);
-  steps = ks_critical_path_get_steps (cp, &n);
+  ks_critical_path_get_steps (cp, &n);
   g_assert_cmpuint (n, ==, 4);
-  lines = g_strsplit (out, "\n", -1);
-  for (guint i = 0; lines[i] != NULL && *lines[i] != '\0'; i++)
+  g_assert_cmpuint (ref->len, ==, 4);
+  for (guint i = 0; i < ref->len; i++)
     {
-      g_auto(GStrv) f = g_strsplit (lines[i], " ", 2);
+      char **f = g_ptr_array_index (ref, i);
+      const KsPathStep *step = step_named (cp, trace, f[0]);
       gint64 dl = g_ascii_strtoll (f[1], NULL, 10);
 
-      for (guint s = 0; s < n; s++)
-        if (strcmp (ks_trace_string (trace, steps[s].name), f[0]) == 0)
-          {
-            /* The file's µs with three decimals round to the ns. */
-            g_assert_cmpint (ABS (steps[s].by_class[KS_PATH_DATALOADER] - dl), <=, 2);
-            g_assert_cmpint (steps[s].by_class[KS_PATH_DATALOADER], >, steps[s].dur_ns * 8 / 10);
-            /* Removing it takes at least its time off, a lower bound
-             * that the re-timed graph cannot beat. */
-            g_assert_cmpint (steps[s].predicted_ns, >=, steps[s].dur_ns - steps[s].by_class[KS_PATH_DATALOADER]);
-            g_assert_cmpint (steps[s].predicted_ns, <, steps[s].dur_ns / 4);
-            g_assert_cmpint (steps[s].predicted_by_class[KS_PATH_DATALOADER], ==, 0);
-            checked++;
-          }
+      g_assert_nonnull (step);
+      /* The file's µs with three decimals round to the ns. */
+      g_assert_cmpint (ABS (step->by_class[KS_PATH_DATALOADER] - dl), <=, 2);
+      g_assert_cmpint (step->by_class[KS_PATH_DATALOADER], >, step->dur_ns * 8 / 10);
+      /* Removing it takes at least its time off, a lower bound that the
+       * re-timed graph cannot beat. */
+      g_assert_cmpint (step->predicted_ns, >=, step->dur_ns - step->by_class[KS_PATH_DATALOADER]);
+      g_assert_cmpint (step->predicted_ns, <, step->dur_ns / 4);
+      g_assert_cmpint (step->predicted_by_class[KS_PATH_DATALOADER], ==, 0);
     }
-  g_assert_cmpuint (checked, ==, 4);
 }
 
 /* The GPT trace is launch-bound: the path is CPU operators and launch
@@ -728,6 +829,8 @@ main (int   argc,
   g_test_add_func ("/critical-path/cli", test_cli);
   g_test_add_func ("/critical-path/loader-bound", test_loader_bound);
   g_test_add_func ("/critical-path/gpt-launch-bound", test_gpt_launch_bound);
+  g_test_add_func ("/critical-path/loader-recording", test_loader_recording);
+  g_test_add_func ("/critical-path/gpu-bound-recording", test_gpu_bound_recording);
   g_test_add_func ("/critical-path/mixer-compiled", test_mixer_compiled);
   g_test_add_func ("/critical-path/advice-quotes-what-if", test_advice_quotes_what_if);
   g_test_add_func ("/critical-path/hta-event-sync", test_hta_event_sync);
