@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 /* Shared by ks-critical-path.c (the object, the rules' factors per name)
  * and ks-critical-path-graph.c (the graph of a step and its path). */
 
-#define TOP_ITEMS 20
+#define TOP_ITEMS 50
 #define MAX_OP_RULES 32
 
 /* What a name means to the graph. */
