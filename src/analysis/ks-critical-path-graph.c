@@ -182,7 +182,7 @@ classify_segment (const Graph   *g,
       *klass = KS_PATH_LAUNCH;
       break;
     case KS_SLICE_CPU_OP:
-      *klass = b->flags[track->name_id[s]] & N_COMM ? KS_PATH_COMM : KS_PATH_CPU;
+      *klass = KS_PATH_CPU;
       break;
     case KS_SLICE_PYTHON:
     case KS_SLICE_USER_ANNOTATION:
@@ -204,6 +204,8 @@ classify_segment (const Graph   *g,
 
       if (ak == KS_SLICE_CUDA_RUNTIME || ak == KS_SLICE_CUDA_DRIVER)
         flags |= b->flags[name] & N_SYNC;
+      else
+        flags |= b->flags[name] & N_COMM;
       flags |= b->flags[name] & N_DATALOADER;
       if (b->op_rules != NULL && ak == KS_SLICE_CPU_OP)
         op_mask |= b->op_rules[name];
@@ -215,7 +217,11 @@ classify_segment (const Graph   *g,
       *waits = TRUE;
       return;
     }
-  if (flags & N_DATALOADER)
+  /* Inside a collective (gloo:all_reduce, c10d::allreduce_), its own
+   * CPU time and what it calls but launches: communication. */
+  if ((flags & N_COMM) && *klass != KS_PATH_LAUNCH)
+    *klass = KS_PATH_COMM;
+  else if (flags & N_DATALOADER)
     {
       *klass = KS_PATH_DATALOADER;
       *factor *= b->dataloader_factor;
@@ -1053,6 +1059,7 @@ _ks_path_compute_step (const Builder *b,
   memset (out, 0, sizeof *out);
   out->name = step->name;
   out->step = index;
+  out->rank = step->track < trace->n_tracks ? ks_trace_rank_of_track (trace, step->track) : -1;
   out->start = step->start;
   out->end = step->end;
   out->dur_ns = step->end - step->start;

@@ -69,6 +69,7 @@ typedef struct
 {
   guint32        name;         /* string id of the step */
   guint          step;         /* its index in the analysis's steps */
+  gint32         rank;         /* the rank whose step it is, -1 in a trace without ranks */
   gint64         start;        /* the step's span (KsStep.start, end) */
   gint64         end;
   gint64         dur_ns;

@@ -22,6 +22,17 @@
 #define TOP_DEFAULT 10
 #define NAME_WIDTH 44
 
+/* A folder of ranks has each step once a rank. */
+static gboolean
+has_ranks (const KsPathStep *steps,
+           guint             n)
+{
+  for (guint i = 0; i < n; i++)
+    if (steps[i].rank >= 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 json_classes (KsJsonWriter *json,
               const gint64 *by_class)
@@ -93,8 +104,9 @@ write_csv (KsCriticalPath *path,
   gboolean what_if = ks_critical_path_get_what_if (path) != NULL;
   guint n;
   const KsPathStep *steps = ks_critical_path_get_steps (path, &n);
+  gboolean ranks = has_ranks (steps, n);
 
-  g_string_append (out, "step,dur_ns,path_ns");
+  g_string_append (out, ranks ? "rank,step,dur_ns,path_ns" : "step,dur_ns,path_ns");
   for (guint k = 0; k < KS_N_PATH_CLASSES; k++)
     g_string_append_printf (out, ",%s_ns", ks_path_class_to_string (k));
   if (what_if)
@@ -106,6 +118,8 @@ write_csv (KsCriticalPath *path,
   g_string_append_c (out, '\n');
   for (guint i = 0; i < n; i++)
     {
+      if (ranks)
+        g_string_append_printf (out, "%d,", steps[i].rank);
       ks_cli_csv_escape (out, ks_trace_string (trace, steps[i].name));
       g_string_append_printf (out, ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, steps[i].dur_ns, steps[i].path_ns);
       for (guint k = 0; k < KS_N_PATH_CLASSES; k++)
@@ -185,6 +199,7 @@ write_table (KsCriticalPath *path,
   g_autoptr(GArray) items = NULL;
   gint64 dur = 0, path_ns = 0, predicted = 0;
   gint64 by_class[KS_N_PATH_CLASSES];
+  gboolean ranks = has_ranks (steps, n);
 
   if (n == 0)
     {
@@ -195,6 +210,8 @@ write_table (KsCriticalPath *path,
 
   g_string_append_printf (out, ngettext ("Critical path of %u step: its share by class\n",
                                          "Critical path of %u steps: its share by class\n", n), n);
+  if (ranks)
+    ks_cli_table_cell (out, _("Rank"), 5, TRUE);
   ks_cli_table_cell (out, _("Step"), 20, FALSE);
   ks_cli_table_cell (out, _("Duration"), 10, TRUE);
   ks_cli_table_cell (out, _("Path"), 10, TRUE);
@@ -205,7 +222,10 @@ write_table (KsCriticalPath *path,
     {
       g_autofree char *d = ks_time_format_duration (steps[i].dur_ns);
       g_autofree char *p = ks_time_format_duration (steps[i].path_ns);
+      g_autofree char *r = g_strdup_printf ("%d", steps[i].rank);
 
+      if (ranks)
+        ks_cli_table_cell (out, r, 5, TRUE);
       ks_cli_table_cell (out, ks_trace_string (trace, steps[i].name), 20, FALSE);
       ks_cli_table_cell (out, d, 10, TRUE);
       ks_cli_table_cell (out, p, 10, TRUE);
@@ -241,6 +261,8 @@ write_table (KsCriticalPath *path,
       g_string_append_printf (out, "\n%s ", _("What if"));
       ks_cli_append_text (out, ks_what_if_get_text (what_if), -1, KS_CLI_TEXT_ONE_LINE);
       g_string_append_printf (out, _(": steps would take %s instead of %s on average\n"), after, before);
+      if (ranks)
+        ks_cli_table_cell (out, _("Rank"), 5, TRUE);
       ks_cli_table_cell (out, _("Step"), 20, FALSE);
       ks_cli_table_cell (out, _("Duration"), 10, TRUE);
       ks_cli_table_cell (out, _("Predicted"), 10, TRUE);
@@ -253,7 +275,10 @@ write_table (KsCriticalPath *path,
           g_autofree char *c = steps[i].dur_ns > 0
                                  ? g_strdup_printf ("%+.1f %%", 100.0 * (steps[i].predicted_ns - steps[i].dur_ns) / steps[i].dur_ns)
                                  : g_strdup ("–");
+          g_autofree char *r = g_strdup_printf ("%d", steps[i].rank);
 
+          if (ranks)
+            ks_cli_table_cell (out, r, 5, TRUE);
           ks_cli_table_cell (out, ks_trace_string (trace, steps[i].name), 20, FALSE);
           ks_cli_table_cell (out, d, 10, TRUE);
           ks_cli_table_cell (out, p, 10, TRUE);
@@ -293,12 +318,11 @@ ks_cli_stats_critical_path (KsTrace        *trace,
       ks_cli_printerr ("kinescope-cli stats: %s: %s\n", file, error->message);
       return KS_CLI_FAILED;
     }
-  switch (format)
-    {
-    case KS_REPORT_JSON:  write_json (path, top, out); break;
-    case KS_REPORT_CSV:   write_csv (path, out); break;
-    case KS_REPORT_TABLE:
-    default:              write_table (path, top, out); break;
-    }
+  if (format == KS_REPORT_JSON)
+    write_json (path, top, out);
+  else if (format == KS_REPORT_CSV)
+    write_csv (path, out);
+  else
+    write_table (path, top, out);
   return KS_CLI_OK;
 }

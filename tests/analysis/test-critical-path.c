@@ -719,6 +719,56 @@ test_gpt_launch_bound (void)
     }
 }
 
+/* Two DDP ranks over gloo, rank 1 sleeping 20 ms before each forward
+ * pass: each step once a rank; rank 1's path holds its sleep (untraced
+ * Python), rank 0's mostly its wait in gloo:all_reduce for rank 1. */
+static void
+test_ranks (void)
+{
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsCriticalPath) cp = fixture_path_compute ("ddp_gloo_2ranks", NULL, &trace);
+  const KsPathStep *steps;
+  guint n, per_rank[2] = { 0, 0 };
+
+  assert_consistent (cp);
+  steps = ks_critical_path_get_steps (cp, &n);
+  g_assert_cmpuint (n, ==, 8);
+  for (guint i = 0; i < n; i++)
+    {
+      const KsPathItem *top = &steps[i].items[0];
+
+      g_assert_cmpint (steps[i].rank, >=, 0);
+      g_assert_cmpint (steps[i].rank, <=, 1);
+      per_rank[steps[i].rank]++;
+      if (steps[i].rank == 1)
+        g_assert_cmpint (steps[i].by_class[KS_PATH_PYTHON], >=, 20000000);
+      else
+        {
+          g_assert_cmpint (steps[i].by_class[KS_PATH_COMM], >, steps[i].path_ns * 8 / 10);
+          g_assert_cmpstr (ks_trace_string (trace, top->name), ==, "gloo:all_reduce");
+          g_assert_cmpint (top->klass, ==, KS_PATH_COMM);
+        }
+    }
+  g_assert_cmpuint (per_rank[0], ==, 4);
+  g_assert_cmpuint (per_rank[1], ==, 4);
+
+  /* The CSV says whose step a row is. */
+  {
+    g_autofree char *folder = fixture_path ("ddp_gloo_2ranks");
+    const char *args[] = { "--report", "critical-path", "--format", "csv", folder, NULL };
+    g_autofree char *csv = NULL;
+    g_auto(GStrv) lines = NULL;
+    int status;
+
+    csv = run_cli (args, &status);
+    g_assert_cmpint (status, ==, 0);
+    lines = g_strsplit (csv, "\n", -1);
+    g_assert_true (g_str_has_prefix (lines[0], "rank,step,dur_ns,path_ns,cpu_ns,python_ns,dataloader_ns,"));
+    g_assert_cmpuint (g_strv_length (lines), ==, 10);
+    g_assert_true (g_str_has_prefix (lines[1], "1,ProfilerStep#1,") || g_str_has_prefix (lines[1], "0,ProfilerStep#1,"));
+  }
+}
+
 /* The compiled mixer runs its GPU 42 % of the time: the host sets every
  * step, so removing every kernel changes nothing. */
 static void
@@ -832,6 +882,7 @@ main (int   argc,
   g_test_add_func ("/critical-path/loader-recording", test_loader_recording);
   g_test_add_func ("/critical-path/gpu-bound-recording", test_gpu_bound_recording);
   g_test_add_func ("/critical-path/mixer-compiled", test_mixer_compiled);
+  g_test_add_func ("/critical-path/ranks", test_ranks);
   g_test_add_func ("/critical-path/advice-quotes-what-if", test_advice_quotes_what_if);
   g_test_add_func ("/critical-path/hta-event-sync", test_hta_event_sync);
 

@@ -241,10 +241,14 @@ computed_cb (GObject      *source,
   g_signal_handlers_block_by_func (self->step_dropdown, step_selected_cb, self);
   if (g_list_model_get_n_items (G_LIST_MODEL (self->step_names)) != n)
     {
-      g_autoptr(GPtrArray) names = g_ptr_array_new ();
+      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 
+      /* A folder of ranks has each step once a rank. */
       for (guint i = 0; i < n; i++)
-        g_ptr_array_add (names, (char *)ks_trace_string (ks_critical_path_get_trace (path), steps[i].name));
+        g_ptr_array_add (names, steps[i].rank >= 0
+                                  /* TRANSLATORS: a step of one rank: "ProfilerStep#3 (rank 1)" */
+                                  ? g_strdup_printf (_("%s (rank %d)"), ks_trace_string (ks_critical_path_get_trace (path), steps[i].name), steps[i].rank)
+                                  : g_strdup (ks_trace_string (ks_critical_path_get_trace (path), steps[i].name)));
       g_ptr_array_add (names, NULL);
       gtk_string_list_splice (self->step_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->step_names)),
                               (const char * const *)names->pdata);
