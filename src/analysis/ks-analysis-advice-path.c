@@ -15,6 +15,8 @@
 #include "ks-critical-path.h"
 #include "ks-format.h"
 
+#define MAX_STEPS 64
+
 /* What the fix would buy, by the critical path: appended to the advice
  * of @rule when it was given, computed only then. */
 static void
@@ -26,6 +28,7 @@ quote_what_if (KsAnalysis  *self,
 {
   g_autoptr(KsWhatIf) what_if = ks_what_if_parse (rules, NULL);
   g_autoptr(KsCriticalPath) path = NULL;
+  g_autoptr(GArray) steps = g_array_new (FALSE, FALSE, sizeof (KsStep));
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
   g_autofree char *sentence = NULL;
@@ -39,9 +42,23 @@ quote_what_if (KsAnalysis  *self,
       advice = &g_array_index (self->advice, KsAdvice, i);
   if (advice == NULL)
     return;
-  path = _ks_critical_path_compute_steps (ctx->trace, (const KsStep *)(gpointer)self->steps->data,
-                                          self->steps->len, self->options.include_warmup,
-                                          NULL, what_if, ctx->cancellable, NULL);
+  /* A recording of thousands of steps: the same number of them spread
+   * over the run says as much, at a bounded cost. */
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const KsStep *step = &g_array_index (self->steps, KsStep, i);
+
+      if (!step->warmup || self->options.include_warmup)
+        g_array_append_val (steps, *step);
+    }
+  if (steps->len > MAX_STEPS)
+    {
+      for (guint i = 0; i < MAX_STEPS; i++)
+        g_array_index (steps, KsStep, i) = g_array_index (steps, KsStep, (guint64)i * steps->len / MAX_STEPS);
+      g_array_set_size (steps, MAX_STEPS);
+    }
+  path = _ks_critical_path_compute_steps (ctx->trace, (const KsStep *)(gpointer)steps->data, steps->len,
+                                          TRUE, NULL, what_if, ctx->cancellable, NULL);
   if (path == NULL)
     return;
   ks_critical_path_get_steps (path, &n);
