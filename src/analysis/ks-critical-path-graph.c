@@ -1060,6 +1060,7 @@ _ks_path_compute_step (const Builder *b,
   out->name = step->name;
   out->step = index;
   out->rank = step->track < trace->n_tracks ? ks_trace_rank_of_track (trace, step->track) : -1;
+  out->set_by_rank = out->rank;
   out->start = step->start;
   out->end = step->end;
   out->dur_ns = step->end - step->start;

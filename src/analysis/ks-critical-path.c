@@ -259,6 +259,51 @@ _ks_critical_path_compute_steps (KsTrace         *trace,
   return g_steal_pointer (&self);
 }
 
+/* The path of a rank's step crosses to another rank where it waits in a
+ * collective for that rank to arrive: per step, the rank whose arrival
+ * kept it waiting longest on its path. */
+static void
+attribute_ranks (KsCriticalPath     *self,
+                 const KsCollective *cs,
+                 guint               n_cs)
+{
+  KsTrace *trace = self->trace;
+  g_autofree gint64 *waited = g_new0 (gint64, MAX (trace->n_ranks, 1));
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      KsPathStep *step = &g_array_index (self->steps, KsPathStep, i);
+
+      if (step->rank < 0)
+        continue;
+      memset (waited, 0, MAX (trace->n_ranks, 1) * sizeof (gint64));
+      for (guint k = 0; k < n_cs; k++)
+        {
+          const KsCollective *c = &cs[k];
+          gint64 on_path = 0;
+
+          if (c->rank == KS_NO_INDEX || trace->ranks[c->rank].rank != step->rank ||
+              c->last_rank == KS_NO_INDEX || c->last_rank == c->rank || c->wait_ns <= 0 ||
+              c->end <= step->start || c->start >= step->end)
+            continue;
+          for (guint s = 0; s < step->n_segments; s++)
+            {
+              const KsPathSegment *seg = &step->segments[s];
+
+              if (seg->track == c->track && seg->start < c->end && seg->end > c->start)
+                on_path += MIN (seg->end, c->end) - MAX (seg->start, c->start);
+            }
+          waited[c->last_rank] += MIN (on_path, c->wait_ns);
+        }
+      for (guint r = 0; r < trace->n_ranks; r++)
+        if (waited[r] > step->set_by_wait_ns)
+          {
+            step->set_by_wait_ns = waited[r];
+            step->set_by_rank = trace->ranks[r].rank;
+          }
+    }
+}
+
 KsCriticalPath *
 ks_critical_path_compute (KsTrace         *trace,
                           KsAnalysis      *analysis,
@@ -267,16 +312,24 @@ ks_critical_path_compute (KsTrace         *trace,
                           GCancellable    *cancellable,
                           GError         **error)
 {
+  KsCriticalPath *self;
   const KsStep *steps;
-  guint n_steps;
+  const KsCollective *cs;
+  guint n_steps, n_cs;
 
   g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
   g_return_val_if_fail (KS_IS_ANALYSIS (analysis), NULL);
 
   steps = ks_analysis_get_steps (analysis, &n_steps);
-  return _ks_critical_path_compute_steps (trace, steps, n_steps,
+  self = _ks_critical_path_compute_steps (trace, steps, n_steps,
                                           ks_analysis_get_options (analysis)->include_warmup,
                                           step_name, what_if, cancellable, error);
+  if (self != NULL && trace->n_ranks > 1)
+    {
+      cs = ks_analysis_get_collectives (analysis, &n_cs);
+      attribute_ranks (self, cs, n_cs);
+    }
+  return self;
 }
 
 typedef struct

@@ -70,6 +70,11 @@ typedef struct
   guint32        name;         /* string id of the step */
   guint          step;         /* its index in the analysis's steps */
   gint32         rank;         /* the rank whose step it is, -1 in a trace without ranks */
+  /* The rank that set the step: the one whose late arrival at the
+   * collectives on the path kept this rank waiting longest (their wait
+   * on the path: set_by_wait_ns), else the step's own rank. */
+  gint32         set_by_rank;
+  gint64         set_by_wait_ns;
   gint64         start;        /* the step's span (KsStep.start, end) */
   gint64         end;
   gint64         dur_ns;

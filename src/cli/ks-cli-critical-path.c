@@ -106,7 +106,7 @@ write_csv (KsCriticalPath *path,
   const KsPathStep *steps = ks_critical_path_get_steps (path, &n);
   gboolean ranks = has_ranks (steps, n);
 
-  g_string_append (out, ranks ? "rank,step,dur_ns,path_ns" : "step,dur_ns,path_ns");
+  g_string_append (out, ranks ? "rank,step,dur_ns,path_ns,set_by_rank,set_by_wait_ns" : "step,dur_ns,path_ns");
   for (guint k = 0; k < KS_N_PATH_CLASSES; k++)
     g_string_append_printf (out, ",%s_ns", ks_path_class_to_string (k));
   if (what_if)
@@ -122,6 +122,8 @@ write_csv (KsCriticalPath *path,
         g_string_append_printf (out, "%d,", steps[i].rank);
       ks_cli_csv_escape (out, ks_trace_string (trace, steps[i].name));
       g_string_append_printf (out, ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, steps[i].dur_ns, steps[i].path_ns);
+      if (ranks)
+        g_string_append_printf (out, ",%d,%" G_GINT64_FORMAT, steps[i].set_by_rank, steps[i].set_by_wait_ns);
       for (guint k = 0; k < KS_N_PATH_CLASSES; k++)
         g_string_append_printf (out, ",%" G_GINT64_FORMAT, steps[i].by_class[k]);
       if (what_if)
@@ -215,6 +217,8 @@ write_table (KsCriticalPath *path,
   ks_cli_table_cell (out, _("Step"), 20, FALSE);
   ks_cli_table_cell (out, _("Duration"), 10, TRUE);
   ks_cli_table_cell (out, _("Path"), 10, TRUE);
+  if (ranks)
+    ks_cli_table_cell (out, _("Set by"), 7, TRUE);
   for (guint k = 0; k < KS_N_PATH_CLASSES; k++)
     ks_cli_table_cell (out, ks_path_class_to_string (k), 11, TRUE);
   ks_cli_table_end_row (out);
@@ -227,8 +231,12 @@ write_table (KsCriticalPath *path,
       if (ranks)
         ks_cli_table_cell (out, r, 5, TRUE);
       ks_cli_table_cell (out, ks_trace_string (trace, steps[i].name), 20, FALSE);
+      g_autofree char *set_by = g_strdup_printf ("%d", steps[i].set_by_rank);
+
       ks_cli_table_cell (out, d, 10, TRUE);
       ks_cli_table_cell (out, p, 10, TRUE);
+      if (ranks)
+        ks_cli_table_cell (out, set_by, 7, TRUE);
       for (guint k = 0; k < KS_N_PATH_CLASSES; k++)
         percent_cell (out, steps[i].by_class[k], steps[i].path_ns, 11);
       ks_cli_table_end_row (out);

@@ -725,10 +725,15 @@ test_gpt_launch_bound (void)
 static void
 test_ranks (void)
 {
-  g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(KsCriticalPath) cp = fixture_path_compute ("ddp_gloo_2ranks", NULL, &trace);
+  g_autofree char *path = fixture_path ("ddp_gloo_2ranks");
+  g_autoptr(KsTrace) trace = load (path);
+  g_autoptr(KsAnalysis) analysis = analyse (trace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsCriticalPath) cp = ks_critical_path_compute (trace, analysis, NULL, NULL, NULL, &error);
   const KsPathStep *steps;
   guint n, per_rank[2] = { 0, 0 };
+
+  g_assert_no_error (error);
 
   assert_consistent (cp);
   steps = ks_critical_path_get_steps (cp, &n);
@@ -741,9 +746,28 @@ test_ranks (void)
       g_assert_cmpint (steps[i].rank, <=, 1);
       per_rank[steps[i].rank]++;
       if (steps[i].rank == 1)
-        g_assert_cmpint (steps[i].by_class[KS_PATH_PYTHON], >=, 20000000);
+        {
+          g_assert_cmpint (steps[i].by_class[KS_PATH_PYTHON], >=, 20000000);
+          /* Nobody kept it waiting: it set its own steps. */
+          g_assert_cmpint (steps[i].set_by_rank, ==, 1);
+          g_assert_cmpint (steps[i].set_by_wait_ns, ==, 0);
+        }
       else
         {
+          const KsRankStep *rs;
+          guint n_rs;
+          gint64 waited = -1;
+
+          /* Rank 1 set rank 0's steps: on the path rank 0 waits about
+           * the 20 ms rank 1 sleeps, and no more than the analysis
+           * says its collectives waited in the step. */
+          rs = ks_analysis_get_rank_steps (analysis, &n_rs);
+          for (guint k = 0; k < n_rs; k++)
+            if (rs[k].rank == 0 && rs[k].name == steps[i].name)
+              waited = rs[k].wait_ns;
+          g_assert_cmpint (steps[i].set_by_rank, ==, 1);
+          g_assert_cmpint (steps[i].set_by_wait_ns, >=, 18000000);
+          g_assert_cmpint (steps[i].set_by_wait_ns, <=, waited);
           g_assert_cmpint (steps[i].by_class[KS_PATH_COMM], >, steps[i].path_ns * 8 / 10);
           g_assert_cmpstr (ks_trace_string (trace, top->name), ==, "gloo:all_reduce");
           g_assert_cmpint (top->klass, ==, KS_PATH_COMM);
@@ -763,7 +787,7 @@ test_ranks (void)
     csv = run_cli (args, &status);
     g_assert_cmpint (status, ==, 0);
     lines = g_strsplit (csv, "\n", -1);
-    g_assert_true (g_str_has_prefix (lines[0], "rank,step,dur_ns,path_ns,cpu_ns,python_ns,dataloader_ns,"));
+    g_assert_true (g_str_has_prefix (lines[0], "rank,step,dur_ns,path_ns,set_by_rank,set_by_wait_ns,cpu_ns,python_ns,"));
     g_assert_cmpuint (g_strv_length (lines), ==, 10);
     g_assert_true (g_str_has_prefix (lines[1], "1,ProfilerStep#1,") || g_str_has_prefix (lines[1], "0,ProfilerStep#1,"));
   }

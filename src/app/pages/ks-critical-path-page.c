@@ -148,6 +148,17 @@ show_step (KsCriticalPathPage *self)
     g_autofree char *dur_text = ks_time_format_duration (step->dur_ns);
 
     summary = g_strdup_printf (_("The path is %s of a %s step."), path_text, dur_text);
+    if (step->set_by_rank != step->rank)
+      {
+        g_autofree char *wait_text = ks_time_format_duration (step->set_by_wait_ns);
+        g_autofree char *with_rank = NULL;
+
+        /* TRANSLATORS: "The path is 47 ms of a 47 ms step. Rank 1 set it: this rank waited 40 ms for it in collectives." */
+        with_rank = g_strdup_printf (_("%s Rank %d set it: this rank waited %s for it in collectives."),
+                                     summary, step->set_by_rank, wait_text);
+        g_free (summary);
+        summary = g_steal_pointer (&with_rank);
+      }
     gtk_label_set_text (self->summary_label, summary);
   }
   for (guint k = 0; k < KS_N_PATH_CLASSES; k++)
