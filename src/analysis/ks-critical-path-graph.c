@@ -186,6 +186,7 @@ classify_segment (const Graph   *g,
       break;
     case KS_SLICE_PYTHON:
     case KS_SLICE_USER_ANNOTATION:
+    case KS_SLICE_GENERIC:  /* Kineto's "PyTorch Profiler (0)" around everything */
       *klass = KS_PATH_PYTHON;
       break;
     default:
@@ -1024,29 +1025,50 @@ walk (const Builder *b,
   return t[n - 1] - t[0];
 }
 
-/* The thread a step's marker belongs to, KS_NO_INDEX when none. */
+/* The thread a step runs on: its marker's; else (a step found from the
+ * trace's repeating structure, or the whole trace) the thread with the
+ * most slices in it. KS_NO_INDEX when no thread did anything then. */
 static guint32
 step_thread_track (const KsTrace *trace,
                    const KsStep  *step)
 {
-  const KsTrack *track;
+  guint32 best = KS_NO_INDEX;
+  gint64 best_busy = 0;
 
-  if (step->track >= trace->n_tracks)
-    return KS_NO_INDEX;
-  track = &trace->tracks[step->track];
-  if (track->kind == KS_TRACK_THREAD)
-    return step->track;
-  if (track->parent != KS_NO_INDEX && trace->tracks[track->parent].kind == KS_TRACK_THREAD)
-    return track->parent;
-  return KS_NO_INDEX;
+  if (step->track < trace->n_tracks)
+    {
+      const KsTrack *track = &trace->tracks[step->track];
+
+      if (track->kind == KS_TRACK_THREAD)
+        return step->track;
+      if (track->parent != KS_NO_INDEX && trace->tracks[track->parent].kind == KS_TRACK_THREAD)
+        return track->parent;
+    }
+  /* The most slices, not the most time: a profiler's span around the
+   * whole trace would win that. */
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+      gint64 busy;
+
+      if (track->kind != KS_TRACK_THREAD)
+        continue;
+      busy = (gint64)ks_track_first_starting_from (track, step->end) - ks_track_first_starting_from (track, step->start);
+      if (busy > best_busy)
+        {
+          best_busy = busy;
+          best = t;
+        }
+    }
+  return best;
 }
 
 void
 _ks_path_compute_step (const Builder *b,
-              const KsStep  *step,
-              guint          index,
-              gboolean       what_if,
-              KsPathStep    *out)
+                       const KsStep  *step,
+                       guint          index,
+                       gboolean       what_if,
+                       KsPathStep    *out)
 {
   const KsTrace *trace = b->trace;
   guint32 main_track = step_thread_track (trace, step);
@@ -1059,15 +1081,15 @@ _ks_path_compute_step (const Builder *b,
   memset (out, 0, sizeof *out);
   out->name = step->name;
   out->step = index;
-  out->rank = step->track < trace->n_tracks ? ks_trace_rank_of_track (trace, step->track) : -1;
+  out->rank = main_track != KS_NO_INDEX ? ks_trace_rank_of_track (trace, main_track) : -1;
   out->set_by_rank = out->rank;
   out->start = step->start;
   out->end = step->end;
   out->dur_ns = step->end - step->start;
-  if (step->track >= trace->n_tracks || step->end <= step->start)
+  if (main_track == KS_NO_INDEX || step->end <= step->start)
     return;
-  process = trace->tracks[step->track].process;
-  group = trace->tracks[step->track].group;
+  process = trace->tracks[main_track].process;
+  group = trace->tracks[main_track].group;
 
   g.b = b;
   g.w0 = step->start;

@@ -229,10 +229,21 @@ _ks_critical_path_compute_steps (KsTrace         *trace,
                                  GError         **error)
 {
   g_autoptr(KsCriticalPath) self = g_object_new (KS_TYPE_CRITICAL_PATH, NULL);
+  KsStep whole = { 0 };
   Builder b;
 
   self->trace = g_object_ref (trace);
   self->what_if = what_if_copy (what_if);
+  /* A trace without steps: its whole activity as one. */
+  if (n_steps == 0 && step_name == NULL)
+    {
+      whole.track = whole.slice = KS_NO_INDEX;
+      ks_trace_get_activity_span (trace, &whole.start, &whole.end);
+      whole.host_start = whole.start;
+      whole.host_end = whole.end;
+      steps = &whole;
+      n_steps = 1;
+    }
   _ks_path_builder_init (&b, trace, what_if);
   for (guint i = 0; i < n_steps; i++)
     {

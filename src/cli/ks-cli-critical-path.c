@@ -178,6 +178,14 @@ sum_items (const KsPathStep *steps,
   return items;
 }
 
+/* A trace without steps has one row, for the whole trace. */
+static const char *
+step_label (KsTrace          *trace,
+            const KsPathStep *step)
+{
+  return step->name != 0 ? ks_trace_string (trace, step->name) : _("(whole trace)");
+}
+
 static void
 percent_cell (GString *out,
               gint64   part,
@@ -230,7 +238,7 @@ write_table (KsCriticalPath *path,
 
       if (ranks)
         ks_cli_table_cell (out, r, 5, TRUE);
-      ks_cli_table_cell (out, ks_trace_string (trace, steps[i].name), 20, FALSE);
+      ks_cli_table_cell (out, step_label (trace, &steps[i]), 20, FALSE);
       g_autofree char *set_by = g_strdup_printf ("%d", steps[i].set_by_rank);
 
       ks_cli_table_cell (out, d, 10, TRUE);
@@ -287,7 +295,7 @@ write_table (KsCriticalPath *path,
 
           if (ranks)
             ks_cli_table_cell (out, r, 5, TRUE);
-          ks_cli_table_cell (out, ks_trace_string (trace, steps[i].name), 20, FALSE);
+          ks_cli_table_cell (out, step_label (trace, &steps[i]), 20, FALSE);
           ks_cli_table_cell (out, d, 10, TRUE);
           ks_cli_table_cell (out, p, 10, TRUE);
           ks_cli_table_cell (out, c, 9, TRUE);

@@ -8,6 +8,10 @@
 # the file's clock), and BUSY_NS, the union of the GPU work between the
 # previous step's GPU end (or the step's start) and this one's.
 #
+# With --hta-critical FILE (HTA's overlaid critical-path output): the
+# time of the CUDA runtime calls HTA marks critical, by name:
+#   NAME NS
+#
 # Copyright 2026 The Kinescope authors
 # SPDX-License-Identifier: GPL-3.0-or-later
 
@@ -37,8 +41,17 @@ def union(ranges):
     return total
 
 
-path = sys.argv[1]
-if path.endswith('.kscope'):
+path = sys.argv[-1]
+if sys.argv[1] == '--hta-critical':
+    with gzip.open(path, 'rt') as f:
+        events = [e for e in json.load(f)['traceEvents'] if e.get('ph') == 'X']
+    times = {}
+    for e in events:
+        if e.get('cat') == 'cuda_runtime' and e.get('args', {}).get('critical') == 1:
+            times[e['name']] = times.get(e['name'], 0) + e['dur']
+    for name, us in sorted(times.items()):
+        print(name, round(us * 1000))
+elif path.endswith('.kscope'):
     db = sqlite3.connect(path)
     rows = db.execute('SELECT n.start, n.end, coalesce(n.text, s.value) FROM NVTX_EVENTS n '
                       'LEFT JOIN StringIds s ON s.id = n.textId WHERE n.end IS NOT NULL').fetchall()

@@ -223,6 +223,20 @@ step_selected_cb (KsCriticalPathPage *self)
   show_step (self);
 }
 
+/* The step's name; a folder of ranks has each step once a rank, a trace
+ * without steps one path for all of it. */
+static char *
+step_title (KsTrace          *trace,
+            const KsPathStep *step)
+{
+  if (step->name == 0)
+    return g_strdup (_("Whole trace (no steps)"));
+  if (step->rank >= 0)
+    /* TRANSLATORS: a step of one rank: "ProfilerStep#3 (rank 1)" */
+    return g_strdup_printf (_("%s (rank %d)"), ks_trace_string (trace, step->name), step->rank);
+  return g_strdup (ks_trace_string (trace, step->name));
+}
+
 static void
 computed_cb (GObject      *source,
              GAsyncResult *result,
@@ -254,12 +268,8 @@ computed_cb (GObject      *source,
     {
       g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 
-      /* A folder of ranks has each step once a rank. */
       for (guint i = 0; i < n; i++)
-        g_ptr_array_add (names, steps[i].rank >= 0
-                                  /* TRANSLATORS: a step of one rank: "ProfilerStep#3 (rank 1)" */
-                                  ? g_strdup_printf (_("%s (rank %d)"), ks_trace_string (ks_critical_path_get_trace (path), steps[i].name), steps[i].rank)
-                                  : g_strdup (ks_trace_string (ks_critical_path_get_trace (path), steps[i].name)));
+        g_ptr_array_add (names, step_title (ks_critical_path_get_trace (path), &steps[i]));
       g_ptr_array_add (names, NULL);
       gtk_string_list_splice (self->step_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->step_names)),
                               (const char * const *)names->pdata);
