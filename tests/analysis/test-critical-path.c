@@ -358,6 +358,80 @@ test_dataloader_wait (void)
   case_close (&c);
 }
 
+/* Programmatic dependent launch: k2 starts at 200 µs, before k1 ends at
+ * 220. The path follows k1 from its start to k2's (180 µs), then k2;
+ * without that edge k2's 185 µs after its launch call would count as
+ * launch overhead. */
+static const Ev overlapping[] = {
+  { 'S', "ProfilerStep#1",         0, 420, 0, 0 },
+  { 'R', "cudaLaunchKernelExC",   10,   5, 1, 0 },
+  { 'K', "k1",                    20, 200, 1, 7 },
+  { 'R', "cudaLaunchKernelExC",   15,   3, 2, 0 },
+  { 'K', "k2",                   200, 200, 2, 7 },
+  { 'R', "cudaDeviceSynchronize", 30, 375, 0, 0 },
+};
+
+static void
+test_overlapping_kernels (void)
+{
+  static const gint64 observed[KS_N_PATH_CLASSES] = { 0, 25, 0, 10, 380, 0, 5, 0 };
+  Case c = { 0 };
+  const KsPathStep *step;
+
+  case_open (&c, overlapping, G_N_ELEMENTS (overlapping), NULL);
+  step = only_step (&c);
+  g_assert_cmpint (step->path_ns, ==, 420000);
+  assert_classes (step->by_class, observed);
+  g_assert_cmpint (find_item (step, c.trace, "k1", KS_PATH_GPU)->ns, ==, 180000);
+  g_assert_cmpint (find_item (step, c.trace, "k2", KS_PATH_GPU)->ns, ==, 200000);
+  case_close (&c);
+}
+
+/* k2 on stream 8 starts the moment k1 on stream 7 ends, long after its
+ * launch, with no event in the trace (the legacy default stream): the
+ * path goes from k1 to k2, not through a 285 µs "launch". */
+static const Ev implicit_wait[] = {
+  { 'S', "ProfilerStep#1",         0, 370, 0, 0 },
+  { 'R', "cudaLaunchKernel",      10,   5, 1, 0 },
+  { 'K', "k1",                    20, 280, 1, 7 },
+  { 'R', "cudaLaunchKernel",      15,   3, 2, 0 },
+  { 'K', "k2",                   300,  50, 2, 8 },
+  { 'R', "cudaDeviceSynchronize", 30, 325, 0, 0 },
+};
+
+static void
+test_implicit_stream_wait (void)
+{
+  static const gint64 observed[KS_N_PATH_CLASSES] = { 0, 25, 0, 10, 330, 0, 5, 0 };
+  Case c = { 0 };
+  const KsPathStep *step;
+
+  case_open (&c, implicit_wait, G_N_ELEMENTS (implicit_wait), NULL);
+  step = only_step (&c);
+  g_assert_cmpint (step->path_ns, ==, 370000);
+  assert_classes (step->by_class, observed);
+  case_close (&c);
+}
+
+/* The CPU chain without its ProfilerStep: one path for the whole trace,
+ * 0 to 960 µs, ending with k2 (launched at 800, started at 860), its
+ * thread the only one with slices. */
+static void
+test_whole_trace (void)
+{
+  static const gint64 observed[KS_N_PATH_CLASSES] = { 750, 0, 0, 110, 100, 0, 0, 0 };
+  Case c = { 0 };
+  const KsPathStep *step;
+
+  case_open (&c, cpu_chain + 1, G_N_ELEMENTS (cpu_chain) - 1, NULL);
+  step = only_step (&c);
+  g_assert_cmpuint (step->name, ==, 0);
+  g_assert_cmpint (step->dur_ns, ==, 960000);
+  g_assert_cmpint (step->path_ns, ==, 960000);
+  assert_classes (step->by_class, observed);
+  case_close (&c);
+}
+
 static void
 test_what_if_rules (void)
 {
@@ -963,6 +1037,9 @@ main (int   argc,
   g_test_add_func ("/critical-path/event-join", test_event_join);
   g_test_add_func ("/critical-path/graph-launch", test_graph_launch);
   g_test_add_func ("/critical-path/dataloader-wait", test_dataloader_wait);
+  g_test_add_func ("/critical-path/overlapping-kernels", test_overlapping_kernels);
+  g_test_add_func ("/critical-path/implicit-stream-wait", test_implicit_stream_wait);
+  g_test_add_func ("/critical-path/whole-trace", test_whole_trace);
   g_test_add_func ("/critical-path/what-if-rules", test_what_if_rules);
   g_test_add_func ("/critical-path/cli", test_cli);
   g_test_add_func ("/critical-path/loader-bound", test_loader_bound);
