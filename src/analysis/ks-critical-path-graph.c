@@ -107,7 +107,7 @@ add_edge (Graph   *g,
   return &g_array_index (g->edges, Edge, g->edges->len - 1);
 }
 
-/* The node of time @t on @th, which must be one of its points. */
+/* The node of time @t on @th, one of its points. */
 static guint32
 thread_node (const Thread *th,
              gint64        t)
@@ -124,8 +124,9 @@ thread_node (const Thread *th,
       else
         hi = mid;
     }
-  g_assert (lo < th->points->len && p[lo] == t);
-  return th->base + lo;
+  /* Every caller asks for a boundary of a slice in the window. */
+  g_warn_if_fail (lo < th->points->len && p[lo] == t);
+  return th->base + MIN (lo, th->points->len - 1);
 }
 
 static int
@@ -157,8 +158,9 @@ compare_guint32 (gconstpointer a,
   return (x > y) - (x < y);
 }
 
-/* The class, factor and weight of the host time at @t on @track, under
- * its innermost slice @s (KS_NO_INDEX: none). */
+/* The class and what-if factor of the host time from @t on @track under
+ * its innermost slice @s; @waits when that time is a wait for the GPU
+ * (a synchronizing call), whose length the GPU sets. */
 static void
 classify_segment (const Graph   *g,
                   const KsTrack *track,
