@@ -31,6 +31,7 @@ struct _KsCriticalPathPage
   GtkLabel       *what_if_label;
 
   GCancellable   *cancellable;
+  gboolean        stale;       /* the analysis changed while the page was hidden */
   KsCriticalPath *path;
   KsWhatIf       *what_if;     /* the rules of the path computed, NULL none */
 };
@@ -293,6 +294,7 @@ compute (KsCriticalPathPage *self)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  self->stale = FALSE;
   if (analysis == NULL || trace == NULL)
     return;
   self->cancellable = g_cancellable_new ();
@@ -312,8 +314,25 @@ ks_critical_path_page_refill (KsPage     *page,
   gtk_string_list_splice (self->step_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->step_names)), NULL);
   g_signal_handlers_unblock_by_func (self->step_dropdown, step_selected_cb, self);
   ks_page_set_empty (page, NULL, NULL, NULL);
-  compute (self);
+  /* Every step's path of a large trace takes a while: only for a page
+   * that is shown. */
+  self->stale = TRUE;
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    compute (self);
   show_step (self);
+}
+
+static void
+ks_critical_path_page_map (GtkWidget *widget)
+{
+  KsCriticalPathPage *self = KS_CRITICAL_PATH_PAGE (widget);
+
+  GTK_WIDGET_CLASS (ks_critical_path_page_parent_class)->map (widget);
+  if (self->stale)
+    {
+      compute (self);
+      show_step (self);
+    }
 }
 
 /* Re-times the steps with the rules typed; an empty entry clears them. */
@@ -385,6 +404,7 @@ ks_critical_path_page_class_init (KsCriticalPathPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_critical_path_page_dispose;
+  widget_class->map = ks_critical_path_page_map;
   KS_PAGE_CLASS (klass)->refill = ks_critical_path_page_refill;
 
   signals[PATH_CHANGED] = g_signal_new ("path-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
