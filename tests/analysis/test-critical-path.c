@@ -560,6 +560,13 @@ test_cli (void)
   g_assert_cmpint (status, ==, 2);
   missing = run_cli (missing_args, &status);
   g_assert_cmpint (status, ==, 1);
+  {
+    const char *other_args[] = { "--report", "summary", "--what-if", "dataloader=0", path, NULL };
+    g_autofree char *other = run_cli (other_args, &status);
+
+    /* The rules go with the critical path only. */
+    g_assert_cmpint (status, ==, 2);
+  }
 
   g_unlink (path);
   g_rmdir (dir);
