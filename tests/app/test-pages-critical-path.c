@@ -22,6 +22,8 @@
 #define LB_FILE "loader_bound.pt.trace.json.gz"
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 20000)
 
+static char *screenshot_dir;
+
 static KsWindow *
 open_window (void)
 {
@@ -111,6 +113,37 @@ share_of_color (GtkWidget  *widget,
   return (double)same / width;
 }
 
+/* Saves the window as PNG when KS_TEST_SCREENSHOT_DIR is set. */
+static void
+save_screenshot (GtkWidget  *window,
+                 const char *name)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  GtkWidget *content;
+  GdkPaintable *paintable;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  int width, height;
+
+  if (screenshot_dir == NULL)
+    return;
+  content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  width = gtk_widget_get_width (content);
+  height = gtk_widget_get_height (content);
+  paintable = gtk_widget_paintable_new (content);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  g_object_unref (paintable);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node == NULL)
+    return;
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (content)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  path = g_build_filename (screenshot_dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+}
+
 static GtkWidget *
 first_item_row (GtkWidget *page)
 {
@@ -171,6 +204,8 @@ test_page_and_outline (void)
   gtk_test_widget_wait_for_draw (bar);
   g_assert_cmpfloat (share_of_color (bar, "#e5a50a"), >, 0.75);
   g_assert_cmpfloat (share_of_color (bar, "#e5a50a"), <, 0.9);
+
+  save_screenshot (GTK_WIDGET (window), "critical-path-page.png");
 
   /* The longest item, activated: its slice selected and in view. */
   item = &steps[0].items[0];
@@ -258,6 +293,7 @@ main (int   argc,
 {
   if (!ks_test_init_gtk (&argc, &argv))
     return 77;
+  screenshot_dir = (char *)g_getenv ("KS_TEST_SCREENSHOT_DIR");
 
   g_test_add_func ("/app/pages/critical-path/page-and-outline", test_page_and_outline);
   g_test_add_func ("/app/pages/critical-path/what-if-editor", test_what_if_editor);

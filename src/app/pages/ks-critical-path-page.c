@@ -166,7 +166,8 @@ show_step (KsCriticalPathPage *self)
     {
       g_autofree char *label = NULL;
 
-      if (step->by_class[k] <= 0 || step->path_ns <= 0)
+      /* What would read "0 %" only crowds the legend. */
+      if (step->path_ns <= 0 || 200 * step->by_class[k] < step->path_ns)
         continue;
       label = g_markup_escape_text (ks_path_class_to_label (k), -1);
       if (legend->len > 0)
