@@ -244,6 +244,14 @@ _ks_critical_path_compute_steps (KsTrace         *trace,
       steps = &whole;
       n_steps = 1;
     }
+  else if (!include_warmup)
+    {
+      /* Every step warm-up (a short trace): all of them rather than none. */
+      include_warmup = TRUE;
+      for (guint i = 0; i < n_steps; i++)
+        if (!steps[i].warmup)
+          include_warmup = FALSE;
+    }
   _ks_path_builder_init (&b, trace, what_if);
   for (guint i = 0; i < n_steps; i++)
     {

@@ -127,7 +127,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsWhatIf, ks_what_if_free)
 G_DECLARE_FINAL_TYPE (KsCriticalPath, ks_critical_path, KS, CRITICAL_PATH, GObject)
 
 /* The path of every step of @analysis (of @trace) that is not warm-up
- * (unless the analysis includes warm-up), or of the steps named
+ * (unless the analysis includes warm-up, or every step is), of the whole
+ * trace as one step named 0 when it has no steps, or of the steps named
  * @step_name only; @what_if may be NULL. Fails when @step_name names no
  * step. */
 KsCriticalPath     *ks_critical_path_compute        (KsTrace             *trace,

@@ -432,6 +432,34 @@ test_whole_trace (void)
   case_close (&c);
 }
 
+/* Warm-up steps are left out, unless every step is warm-up. */
+static void
+test_warmup_steps (void)
+{
+  Case c = { 0 };
+  const KsStep *steps;
+  KsStep marked[2];
+  guint n;
+
+  case_open (&c, cpu_chain, G_N_ELEMENTS (cpu_chain), NULL);
+  steps = ks_analysis_get_steps (c.analysis, &n);
+  g_assert_cmpuint (n, ==, 1);
+  marked[0] = marked[1] = steps[0];
+  marked[0].warmup = TRUE;
+  for (guint k = 1; k <= 2; k++)
+    {
+      g_autoptr(KsCriticalPath) cp = _ks_critical_path_compute_steps (c.trace, marked, k, FALSE, NULL, NULL, NULL, NULL);
+      guint n_paths;
+      const KsPathStep *paths = ks_critical_path_get_steps (cp, &n_paths);
+
+      /* One step, warm-up: it all the same; two: the other only. */
+      g_assert_cmpuint (n_paths, ==, 1);
+      g_assert_cmpuint (paths[0].step, ==, k - 1);
+      g_assert_cmpint (paths[0].path_ns, ==, 1000000);
+    }
+  case_close (&c);
+}
+
 static void
 test_what_if_rules (void)
 {
@@ -1047,6 +1075,7 @@ main (int   argc,
   g_test_add_func ("/critical-path/overlapping-kernels", test_overlapping_kernels);
   g_test_add_func ("/critical-path/implicit-stream-wait", test_implicit_stream_wait);
   g_test_add_func ("/critical-path/whole-trace", test_whole_trace);
+  g_test_add_func ("/critical-path/warmup-steps", test_warmup_steps);
   g_test_add_func ("/critical-path/what-if-rules", test_what_if_rules);
   g_test_add_func ("/critical-path/cli", test_cli);
   g_test_add_func ("/critical-path/loader-bound", test_loader_bound);
