@@ -601,4 +601,5 @@ _ks_analysis_advice (KsAnalysis *self,
   rule_memory_capacity (self, ctx);
   rule_profiler_overhead (self, ctx);
   _ks_analysis_comms_advice (self, ctx);
+  _ks_analysis_path_advice (self, ctx);
 }

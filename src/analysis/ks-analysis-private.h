@@ -210,6 +210,10 @@ void     _ks_analysis_comms       (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_comms_advice (KsAnalysis      *self,
                                     Context         *ctx);
+/* Quotes the critical path's what-if in the advice already given
+ * (ks-analysis-advice-path.c). */
+void     _ks_analysis_path_advice (KsAnalysis       *self,
+                                   Context          *ctx);
 KsAdvice *_ks_analysis_add_advice (KsAnalysis       *self,
                                    const char       *rule,
                                    gint32            device,

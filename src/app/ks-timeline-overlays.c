@@ -16,7 +16,10 @@
 #include "ks-timeline-private.h"
 
 /* What is drawn over the rows: the selected or dragged range, the
- * hovered slice, the selected slice and its flow arrows. */
+ * hovered slice, the selected slice and its flow arrows, and the
+ * critical path of a step. */
+
+#define MAX_PATH_ARROWS 200
 
 void
 _ks_timeline_compute_arrows (KsTimeline *self)
@@ -107,7 +110,7 @@ outline (GtkSnapshot *snapshot,
 
 static void
 draw_arrow (GtkSnapshot   *snapshot,
-            const KsTheme *theme,
+            KsColor        color,
             double         x0,
             double         y0,
             double         x1,
@@ -131,8 +134,7 @@ draw_arrow (GtkSnapshot   *snapshot,
 
   graphene_rect_init (&bounds, minx, miny, maxx - minx, maxy - miny);
   cr = gtk_snapshot_append_cairo (snapshot, &bounds);
-  cairo_set_source_rgba (cr, KS_COLOR_R (theme->flow), KS_COLOR_G (theme->flow),
-                         KS_COLOR_B (theme->flow), 1.0);
+  cairo_set_source_rgba (cr, KS_COLOR_R (color), KS_COLOR_G (color), KS_COLOR_B (color), 1.0);
   cairo_set_line_width (cr, 1.5);
   cairo_move_to (cr, x0, y0);
   cairo_line_to (cr, x1, y1);
@@ -145,6 +147,86 @@ draw_arrow (GtkSnapshot   *snapshot,
   cairo_arc (cr, x0, y0, 2.5, 0, 2 * G_PI);
   cairo_fill (cr);
   cairo_destroy (cr);
+}
+
+void
+ks_timeline_set_critical_path (KsTimeline     *self,
+                               KsCriticalPath *path,
+                               guint           step)
+{
+  g_return_if_fail (KS_IS_TIMELINE (self));
+  g_return_if_fail (path == NULL || KS_IS_CRITICAL_PATH (path));
+
+  g_set_object (&self->path, path);
+  self->path_step = step;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* The path's step when it is of the trace shown, else NULL. */
+static const KsPathStep *
+shown_path_step (KsTimeline *self)
+{
+  if (self->path == NULL || self->session == NULL ||
+      ks_critical_path_get_trace (self->path) != ks_session_get_trace (self->session))
+    return NULL;
+  return ks_critical_path_find_step (self->path, self->path_step);
+}
+
+guint
+ks_timeline_get_n_path_slices (KsTimeline *self)
+{
+  const KsPathStep *step;
+  guint n = 0;
+
+  g_return_val_if_fail (KS_IS_TIMELINE (self), 0);
+
+  step = shown_path_step (self);
+  for (guint i = 0; step != NULL && i < step->n_segments; i++)
+    n += step->segments[i].slice != KS_NO_INDEX;
+  return n;
+}
+
+/* The stretches of the path on slices, outlined, and an arrow wherever
+ * the path leaves one row for another. */
+static void
+draw_path (KsTimeline       *self,
+           GtkSnapshot      *snapshot,
+           const KsTheme    *theme,
+           const KsTimeView *view,
+           int               width,
+           int               height)
+{
+  const KsPathStep *step = shown_path_step (self);
+  const KsPathSegment *prev = NULL;
+  double scroll = scroll_offset (self), prev_y = 0;
+  gint64 t_end = view->t0 + (gint64)(view->width * view->ns_per_px);
+  guint n_arrows = 0;
+
+  for (guint i = 0; step != NULL && i < step->n_segments; i++)
+    {
+      const KsPathSegment *seg = &step->segments[i];
+      double cy, x0, x1, y;
+
+      if (seg->slice == KS_NO_INDEX || !_ks_timeline_slice_content_y (self, seg->track, seg->slice, &cy))
+        continue;
+      y = KS_RULER_HEIGHT + cy - scroll;
+      x0 = KS_HEADER_WIDTH + (seg->start - view->t0) / view->ns_per_px;
+      x1 = KS_HEADER_WIDTH + (seg->end - view->t0) / view->ns_per_px;
+      if (seg->end >= view->t0 && seg->start <= t_end)
+        outline (snapshot, MAX (x0, KS_HEADER_WIDTH - 3), y, MAX (1, MIN (x1, width + 3) - MAX (x0, KS_HEADER_WIDTH - 3)),
+                 KS_LANE_HEIGHT - 1, 2, theme->flow);
+      if (prev != NULL && prev->track != seg->track && n_arrows < MAX_PATH_ARROWS &&
+          MAX (prev->end, seg->start) >= view->t0 && MIN (prev->end, seg->start) <= t_end)
+        {
+          double px = KS_HEADER_WIDTH + (prev->end - view->t0) / view->ns_per_px;
+
+          draw_arrow (snapshot, theme->flow, px, prev_y + KS_LANE_HEIGHT / 2.0, x0, y + KS_LANE_HEIGHT / 2.0,
+                      width, height);
+          n_arrows++;
+        }
+      prev = seg;
+      prev_y = y;
+    }
 }
 
 void
@@ -187,6 +269,8 @@ _ks_timeline_draw_overlays (KsTimeline       *self,
           append_rect (snapshot, b, KS_RULER_HEIGHT, 1, height, theme->counter_line);
         }
     }
+
+  draw_path (self, snapshot, theme, view, width, height);
 
   /* Hover. */
   if (self->has_hover)
@@ -233,7 +317,7 @@ _ks_timeline_draw_overlays (KsTimeline       *self,
           tx = KS_HEADER_WIDTH + (tt->start[a->to_slice] - view->t0) / view->ns_per_px;
           fy = KS_RULER_HEIGHT + fy - scroll + KS_LANE_HEIGHT / 2.0;
           ty = KS_RULER_HEIGHT + ty - scroll + KS_LANE_HEIGHT / 2.0;
-          draw_arrow (snapshot, theme, fx, fy, tx, ty, width, height);
+          draw_arrow (snapshot, theme->flow, fx, fy, tx, ty, width, height);
 
           if (a->kind == KS_FLOW_LAUNCH)
             {

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-critical-path.h"
 #include "ks-timeline.h"
 
 G_BEGIN_DECLS
@@ -78,6 +79,9 @@ struct _KsTimeline
   double            zoom_scale;
 
   GArray           *arrows;    /* FlowArrow of the selected slice */
+
+  KsCriticalPath   *path;      /* outlined for one of its steps, or NULL */
+  guint             path_step; /* the step's index in the analysis */
 };
 
 /* Inline: called for every rectangle of a frame and on every event. */

@@ -191,6 +191,7 @@ ks_timeline_set_session (KsTimeline *self,
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
+  g_clear_object (&self->path);
   g_clear_pointer (&self->layout, ks_timeline_layout_free);
   _ks_timeline_invalidate_rows (self);
   self->has_hover = FALSE;

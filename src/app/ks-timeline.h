@@ -9,6 +9,8 @@
 
 #include <gtk/gtk.h>
 
+#include "ks-critical-path.h"
+
 #include "ks-session.h"
 #include "ks-timeline-layout.h"
 
@@ -47,6 +49,14 @@ void              ks_timeline_reveal_track     (KsTimeline    *self,
                                                 guint32        track);
 void              ks_timeline_toggle_group     (KsTimeline    *self,
                                                 guint          row);
+/* Outlines the slices on the critical path of step @step (its index in
+ * the analysis's steps) of @path and draws arrows where the path goes
+ * from one row to another; NULL for none. */
+void              ks_timeline_set_critical_path (KsTimeline     *self,
+                                                 KsCriticalPath *path,
+                                                 guint           step);
+/* The slices outlined on the critical path, 0 when none is shown. */
+guint             ks_timeline_get_n_path_slices (KsTimeline     *self);
 /* Number of slice arrows (launch flows) drawn for the current selection. */
 guint             ks_timeline_get_n_flow_arrows (KsTimeline   *self);
 /* The operations arrow @i stands for (a CUDA graph launch's, drawn as

@@ -497,9 +497,27 @@ page_navigate_cb (KsWindow *self,
   /* a rank: its steps, and its rows brought into view */
   if (KS_IS_RANKS_PAGE (page) && ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)) != KS_NO_INDEX)
     ks_timeline_reveal_track (self->timeline, ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)));
+  /* an item on the critical path: its slice's row */
+  if (KS_IS_CRITICAL_PATH_PAGE (page))
+    {
+      guint32 track, slice;
+
+      if (ks_session_get_selected_slice (self->session, &track, &slice))
+        ks_timeline_reveal_track (self->timeline, track);
+    }
   /* a stream's queue, a copy, a kernel sequence: the stream's rows */
   if (KS_IS_STATS_PAGE (page) && ks_stats_page_get_track (KS_STATS_PAGE (page)) != KS_NO_INDEX)
     ks_timeline_reveal_track (self->timeline, ks_stats_page_get_track (KS_STATS_PAGE (page)));
+}
+
+/* The timeline outlines the path of the step the page shows. */
+static void
+critical_path_changed_cb (KsWindow       *self,
+                          KsCriticalPath *path,
+                          guint           step,
+                          KsPage         *page)
+{
+  ks_timeline_set_critical_path (self->timeline, path, step);
 }
 
 static void
@@ -599,6 +617,7 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "analysis.toggle-gap-order", NULL, toggle_gap_order_action);
   gtk_widget_class_bind_template_callback (widget_class, page_navigate_cb);
   gtk_widget_class_bind_template_callback (widget_class, page_highlight_cb);
+  gtk_widget_class_bind_template_callback (widget_class, critical_path_changed_cb);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.record", NULL);

@@ -11,6 +11,7 @@
 #include "ks-selection-page.h"
 #include "ks-window.h"
 #include "pages/ks-comms-page.h"
+#include "pages/ks-critical-path-page.h"
 #include "pages/ks-stats-page.h"
 #include "pages/ks-gaps-page.h"
 #include "pages/ks-kernels-page.h"

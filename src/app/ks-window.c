@@ -1041,6 +1041,7 @@ ks_window_class_init (KsWindowClass *klass)
   g_type_ensure (KS_TYPE_MEMORY_PAGE);
   g_type_ensure (KS_TYPE_RANKS_PAGE);
   g_type_ensure (KS_TYPE_COMMS_PAGE);
+  g_type_ensure (KS_TYPE_CRITICAL_PATH_PAGE);
   g_type_ensure (KS_TYPE_STATS_PAGE);
   g_type_ensure (KS_TYPE_ROOFLINE_PAGE);
 

@@ -91,4 +91,16 @@ void     ks_cli_write_rank_summaries (GString         *out,
                                       KsRankSummaries *summaries,
                                       KsReportFormat   format);
 
+/* stats --report critical-path (ks-cli-critical-path.c): the path of
+ * each step, or of @step_name's, and what @what_if (rules, or NULL)
+ * would make of it. Returns the exit status. */
+int      ks_cli_stats_critical_path  (KsTrace         *trace,
+                                      KsAnalysis      *analysis,
+                                      KsReportFormat   format,
+                                      guint            limit,
+                                      const char      *file,
+                                      const char      *step_name,
+                                      const char      *what_if,
+                                      GString         *out);
+
 G_END_DECLS

@@ -51,6 +51,7 @@ typedef enum
   REPORT_PROFILER_RANGES,
   REPORT_MEMORY_SNAPSHOT,
   REPORT_ROOFLINE,
+  REPORT_CRITICAL_PATH,
 } Report;
 
 /* The columns, CSV and JSON of every list come from ks-report.c; what
@@ -1092,6 +1093,8 @@ ks_cli_stats (int    argc,
   g_autofree char *format = NULL;
   g_autofree char *group_by = NULL;
   g_auto(KsCliRooflineArgs) roofline = { 0 };
+  g_autofree char *step = NULL;
+  g_autofree char *what_if = NULL;
   g_auto(GStrv) files = NULL;
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
   double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
@@ -1104,12 +1107,12 @@ ks_cli_stats (int    argc,
   static const char * const reports[] = { "summary", "gaps", "operators", "kernels", "memory", "advice", "steps", "samples",
                                           "utilization", "tensor-cores", "queue", "memcpy-bandwidth",
                                           "kernel-sequences", "gpu-annotations", "comms", "ranks",
-                                          "profiler-ranges", "memory-snapshot", "roofline", NULL };
+                                          "profiler-ranges", "memory-snapshot", "roofline", "critical-path", NULL };
   static const char * const formats[] = { "table", "csv", "json", NULL };
   Report which = REPORT_SUMMARY;
   const GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_STRING, &report,
-      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks, profiler-ranges, memory-snapshot or roofline"), N_("REPORT") },
+      N_("What to print: summary (default), gaps, operators, kernels, memory, advice, steps, samples, utilization, tensor-cores, queue, memcpy-bandwidth, kernel-sequences, gpu-annotations, comms, ranks, profiler-ranges, memory-snapshot, roofline or critical-path"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "gap-min-us", 'g', 0, G_OPTION_ARG_DOUBLE, &gap_min_us,
       N_("List idle gaps longer than this many microseconds (default 10)"), "N" },
@@ -1124,6 +1127,10 @@ ks_cli_stats (int    argc,
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
     { "collectives", 0, 0, G_OPTION_ARG_NONE, &collectives,
       N_("With --report ranks --format json: every collective, for kinescope-cli ranks to merge"), NULL },
+    { "step", 0, 0, G_OPTION_ARG_STRING, &step, N_("With --report critical-path: only the steps of this name"), N_("NAME") },
+    { "what-if", 0, 0, G_OPTION_ARG_STRING, &what_if,
+      N_("With --report critical-path: re-time the steps with op:GLOB=FACTOR, kernel:GLOB=FACTOR, copy=FACTOR, launch=FACTOR, dataloader=FACTOR, separated by commas"),
+      N_("RULES") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -1222,6 +1229,12 @@ ks_cli_stats (int    argc,
   options.kernel_wait_ns = (gint64)llround (kernel_wait_us * 1000.0);
   options.device = device;
 
+  if ((step != NULL || what_if != NULL) && which != REPORT_CRITICAL_PATH)
+    {
+      ks_cli_printerr (_("kinescope-cli stats: --step and --what-if go with --report critical-path\n"));
+      return KS_CLI_USAGE;
+    }
+
   /* A snapshot's allocator state is read from the snapshot itself. */
   if (which == REPORT_MEMORY_SNAPSHOT)
     return ks_cli_stats_memory_snapshot (files[0], printer.format, limit);
@@ -1290,6 +1303,15 @@ ks_cli_stats (int    argc,
     case REPORT_PROFILER_RANGES: report_profiler_ranges (&printer); break;
     case REPORT_ROOFLINE:
       ks_cli_stats_roofline (trace, analysis, &roofline.options, printer.format, printer.limit, printer.by_shape, out);
+      break;
+    case REPORT_CRITICAL_PATH:
+      {
+        int status = ks_cli_stats_critical_path (trace, analysis, printer.format, printer.limit,
+                                                 files[0], step, what_if, out);
+
+        if (status != KS_CLI_OK)
+          return status;
+      }
       break;
     case REPORT_MEMORY_SNAPSHOT:
     default:               g_assert_not_reached ();
