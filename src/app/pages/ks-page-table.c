@@ -82,6 +82,8 @@ ks_page_table_clear (KsPageTable *table)
   g_clear_object (&table->filter);
   g_clear_object (&table->model);
   g_clear_pointer (&table->report, ks_report_free);
+  g_clear_object (&table->columns_menu);
+  g_clear_object (&table->columns_actions);
   table->view = NULL;
 }
 
@@ -231,10 +233,21 @@ ks_page_table_add_report_columns (KsPageTable          *table,
 {
   const KsReportColumn *shown[64];
   guint n_shown = ks_report_get_page_columns (columns, n, shown, G_N_ELEMENTS (shown));
-  g_autoptr(GSimpleActionGroup) actions = g_simple_action_group_new ();
-  g_autoptr(GMenu) menu = g_menu_new ();
   GtkColumnViewColumn *added[64];
+  GSimpleActionGroup *actions;
+  GMenu *menu;
 
+  /* One menu for every column, whichever call added it: a page that adds
+   * its columns in two sets (the FLOP columns) still lists them all. */
+  if (table->columns_menu == NULL)
+    {
+      table->columns_menu = g_menu_new ();
+      table->columns_actions = g_simple_action_group_new ();
+      gtk_widget_insert_action_group (GTK_WIDGET (table->view), "columns",
+                                      G_ACTION_GROUP (table->columns_actions));
+    }
+  menu = table->columns_menu;
+  actions = table->columns_actions;
   for (guint i = 0; i < n_shown; i++)
     added[i] = ks_page_table_add_report_column (table, shown[i]);
 
@@ -256,7 +269,6 @@ ks_page_table_add_report_columns (KsPageTable          *table,
     }
   for (guint i = 0; i < n_shown; i++)
     gtk_column_view_column_set_header_menu (added[i], G_MENU_MODEL (menu));
-  gtk_widget_insert_action_group (GTK_WIDGET (table->view), "columns", G_ACTION_GROUP (actions));
 }
 
 void

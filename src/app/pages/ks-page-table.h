@@ -29,6 +29,8 @@ typedef struct
   GtkSortListModel   *sort_model;
   GtkSingleSelection *selection;
   KsReport           *report;   /* what the report columns show, or NULL */
+  GMenu              *columns_menu;     /* every report column, for each header's menu */
+  GSimpleActionGroup *columns_actions;  /* "columns.NAME": shown or hidden */
 } KsPageTable;
 
 void                 ks_page_table_init         (KsPageTable       *table,
