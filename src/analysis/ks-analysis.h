@@ -38,7 +38,10 @@ typedef struct
  * its code, which is what launch overhead between kernels takes. */
 #define KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS G_GINT64_CONSTANT (30000)
 
-void ks_analysis_options_init (KsAnalysisOptions *options);
+void     ks_analysis_options_init  (KsAnalysisOptions       *options);
+/* Whether two option sets give the same analysis (the cache's key). */
+gboolean ks_analysis_options_equal (const KsAnalysisOptions *a,
+                                    const KsAnalysisOptions *b);
 
 #define KS_LATENCY_N_BUCKETS 20
 
@@ -148,6 +151,33 @@ typedef struct
   gboolean warmup;               /* one-time work (initialisation, compilation) dominates it */
   gboolean inferred;             /* found from the trace's repeating structure, not a step marker */
 } KsStep;
+
+/* The one-time work a warm-up step's time goes to. */
+typedef enum
+{
+  KS_WARMUP_MODULE_LOADING = 0,  /* cuModuleLoad*, cuLibraryLoad*: CUDA module loading */
+  KS_WARMUP_CONTEXT,             /* cuInit, context, cuBLAS/cuDNN handle creation */
+  KS_WARMUP_NCCL,                /* ncclCommInit*: communicator set-up */
+  KS_WARMUP_ALLOCATION,          /* cudaMalloc, cuMemCreate...: the allocator growing */
+  KS_WARMUP_AUTOTUNING,          /* cudnnFind*, autotune: trying kernels */
+  KS_WARMUP_COMPILATION,         /* Dynamo, Inductor, NVRTC, Triton compilation */
+  KS_N_WARMUP_CAUSES
+} KsWarmupCause;
+
+/* The warm-up: the leading steps of a process that last over
+ * KS_WARMUP_FACTOR times the median of its later steps and whose excess
+ * goes, for at least KS_WARMUP_ONE_TIME_SHARE, to one-time work. With
+ * several processes, the one with the longest warm-up. */
+#define KS_WARMUP_FACTOR 2.0
+#define KS_WARMUP_ONE_TIME_SHARE 0.10
+
+typedef struct
+{
+  guint    n_steps;              /* steps marked warm-up, all processes */
+  gint64   dur_ns;               /* the warm-up steps' time (of the longest process's) */
+  gint64   steady_median_ns;     /* the median of the later steps there */
+  gint64   cause_ns[KS_N_WARMUP_CAUSES]; /* one-time work inside them, per cause */
+} KsWarmup;
 
 typedef enum
 {
@@ -519,6 +549,7 @@ typedef struct
   guint32      highlight_name;   /* string id whose occurrences matter, 0 none */
   guint        n_ranges;
   KsTimeRange *ranges;           /* places in the timeline, most important first */
+  double       value;            /* the number its text quotes: a share 0..1, ns or a count */
 } KsAdvice;
 
 typedef enum
@@ -702,8 +733,27 @@ const KsGpuSummary    *ks_analysis_get_gpus             (KsAnalysis             
                                                          guint                    *n_gpus);
 const KsGpuSummary    *ks_analysis_get_gpu              (KsAnalysis               *self,
                                                          gint32                    device);
+/* Every step with its marks: warm-up steps included (KsStep.warmup). */
 const KsStep          *ks_analysis_get_steps            (KsAnalysis               *self,
                                                          guint                    *n_steps);
+/* Whether @step counts in the figures: it is not warm-up, or the options
+ * include the warm-up. */
+gboolean               ks_analysis_step_counts          (KsAnalysis               *self,
+                                                         const KsStep             *step);
+/* The steps that count, and their mean duration (0 without any). */
+guint                  ks_analysis_count_steps          (KsAnalysis               *self,
+                                                         gint64                   *mean_ns);
+/* A step's name: the trace's, or "step N" (from 0 in its process) for an
+ * inferred one, whose KsStep.name is what the rule followed. */
+char                  *ks_analysis_dup_step_name        (KsAnalysis               *self,
+                                                         KsTrace                  *trace,
+                                                         guint                     index);
+const KsWarmup        *ks_analysis_get_warmup           (KsAnalysis               *self);
+/* How the steps were found when the trace marks none (translated, e.g.
+ * "the repeating operator"), and the name the rule followed (string id);
+ * NULL when the trace marks its steps or none were found. */
+const char            *ks_analysis_get_step_rule        (KsAnalysis               *self,
+                                                         guint32                  *name);
 /* Gaps in time order (then device). */
 const KsGap           *ks_analysis_get_gaps             (KsAnalysis               *self,
                                                          guint                    *n_gaps);
@@ -841,6 +891,9 @@ const char            *ks_gap_class_get_title           (KsGapClass             
 const char            *ks_gap_class_to_string           (KsGapClass                klass);
 const char            *ks_gap_cause_get_title           (KsGapCause                cause);
 const char            *ks_gap_cause_to_string           (KsGapCause                cause);
+/* "CUDA module loading"...: translated, and in English for JSON. */
+const char            *ks_warmup_cause_get_title        (KsWarmupCause             cause);
+const char            *ks_warmup_cause_get_name         (KsWarmupCause             cause);
 /* What a gap's cause names: the slice's name, or for a sampled Python
  * frame "loader.py:57 decode_batch" (file basename, line, function);
  * "" when it names nothing. */

@@ -334,11 +334,19 @@ step_get (const KsReport       *r,
 
   switch (c->arg)
     {
-    case 0: set_string (v, str (r, s->name)); break;
+    case 0:
+      /* an inferred step is named by its place, not by what the rule followed */
+      if (s->inferred)
+        take_string (v, ks_analysis_dup_step_name (r->analysis, r->trace, i));
+      else
+        set_string (v, str (r, s->name));
+      break;
     case 1: set_int (v, step_pid (r, s)); break;
     case 2: set_int (v, s->start); break;
     case 3: set_int (v, s->end - s->start); break;
     case 11: set_rank (v, ks_trace_rank_of_track (r->trace, s->track)); break;
+    case 12: v->type = KS_REPORT_VALUE_BOOL; v->i = s->warmup; break;
+    case 13: v->type = KS_REPORT_VALUE_BOOL; v->i = s->inferred; break;
     default: set_int (v, s->parts[c->arg - 4]); break;
     }
 }
@@ -352,15 +360,19 @@ step_name_text (const KsReport       *r,
                 guint                 i)
 {
   const KsStep *s = STEP (r, i);
+  g_autofree char *name = ks_analysis_dup_step_name (r->analysis, r->trace, i);
 
   if (r->several && r->trace->n_ranks < 2)
-    return g_strdup_printf ("%s/%" G_GINT64_FORMAT, str (r, s->name), step_pid (r, s));
-  return g_strdup (str (r, s->name));
+    return g_strdup_printf ("%s/%" G_GINT64_FORMAT, name, step_pid (r, s));
+  /* TRANSLATORS: a step the warm-up's one-time work takes, in the step table */
+  return s->warmup ? g_strdup_printf (_("%s (warm-up)"), name) : g_steal_pointer (&name);
 }
 
 #define S_PART(k_, jk_, title_, metric_, a_) \
   { .key = k_, .json_key = jk_, .group = "breakdown_ns", .title = title_, .metric = metric_, \
     .unit = KS_REPORT_UNIT_DURATION, .get = step_get, .arg = a_, .pos = { a_, a_ + 1, a_ + 1 }, .width = 11 }
+
+#define STEP_RANK_COLUMN 11
 
 static const KsReportColumn step_columns[] = {
   { .key = "name", .title = N_("Step"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = step_get,
@@ -380,6 +392,10 @@ static const KsReportColumn step_columns[] = {
   S_PART ("other_ns", "other", NULL, KS_METRIC_STEP_OTHER, 10),
   { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = step_get,
     .arg = 11, .pos = { 3, 12, 12 }, .width = 5 },
+  { .key = "warmup", .title = N_("Warm-up"), .metric = -1, .unit = KS_REPORT_UNIT_BOOL, .get = step_get,
+    .arg = 12, .pos = { 0, 13, 13 } },
+  { .key = "inferred", .title = N_("Inferred"), .metric = -1, .unit = KS_REPORT_UNIT_BOOL, .get = step_get,
+    .arg = 13, .pos = { 0, 14, 14 } },
 };
 
 /* Kernels */
@@ -1374,6 +1390,7 @@ advice_get (const KsReport       *r,
       v->ranges = a->ranges;
       v->n_ranges = a->n_ranges;
       break;
+    case 6: set_double (v, a->value); break;
     default: g_assert_not_reached ();
     }
 }
@@ -1389,6 +1406,7 @@ static const KsReportColumn advice_columns[] = {
   AD_COL ("evidence", KS_REPORT_UNIT_TEXT, 3, 5, 4, 0),
   AD_COL ("device", KS_REPORT_UNIT_COUNT, 4, 2, 5, KS_REPORT_COLUMN_OMIT_NEGATIVE),
   AD_COL ("ranges", KS_REPORT_UNIT_RANGES, 5, 0, 6, 0),
+  AD_COL ("value", KS_REPORT_UNIT_COUNT, 6, 6, 7, 0),
 };
 
 /* Communication: collectives by kind and size */
@@ -1740,7 +1758,7 @@ ks_report_new_steps (KsTrace    *trace,
   /* the rank column only where there are ranks to tell apart */
   if (trace->n_ranks < 2)
     for (guint f = 0; f < KS_REPORT_N_FORMATS; f++)
-      r->hidden[f] |= G_GUINT64_CONSTANT (1) << (G_N_ELEMENTS (step_columns) - 1);
+      r->hidden[f] |= G_GUINT64_CONSTANT (1) << STEP_RANK_COLUMN;
   return r;
 }
 

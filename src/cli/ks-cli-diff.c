@@ -228,6 +228,7 @@ ks_cli_diff (int    argc,
   g_auto(GStrv) files = NULL;
   int device = -1;
   int limit = 0;
+  gboolean include_warmup = FALSE;
   guint which = REPORT_SUMMARY, format_index = KS_REPORT_TABLE, grouping = 0;
   KsAnalysisOptions options;
   Printer printer = { 0 };
@@ -239,6 +240,8 @@ ks_cli_diff (int    argc,
       N_("What to print: summary (default), kernels, operators or steps"), N_("REPORT") },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, N_("Output format: table (default), csv or json"), "table|csv|json" },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("Compare only this GPU"), "N" },
+    { "include-warmup", 0, 0, G_OPTION_ARG_NONE, &include_warmup,
+      N_("Count the warm-up steps in the figures too"), NULL },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
       N_("Operators by name (default) or by name and input shapes"), "name|shape" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },
@@ -279,6 +282,7 @@ ks_cli_diff (int    argc,
 
   ks_analysis_options_init (&options);
   options.device = device;
+  options.include_warmup = include_warmup;
   base = g_file_new_for_commandline_arg (files[0]);
   new_file = g_file_new_for_commandline_arg (files[1]);
   compare = ks_compare_load (base, new_file, &options, NULL, &error);

@@ -249,7 +249,7 @@ test_recording_steps (void)
   g_autofree char *path = fixture ("small_mlp_60steps.kscope");
   Run r;
 
-  run_cli (&r, path, NULL);
+  run_cli (&r, path, "--include-warmup", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "window = steps"));
   g_assert_nonnull (strstr (r.out, "\nstep 19 "));
@@ -258,6 +258,29 @@ test_recording_steps (void)
   g_assert_nonnull (strstr (r.out, "\nmean of 60 "));
   g_assert_nonnull (strstr (r.out, "Est. SM efficiency:      2.7 %"));
   g_assert_nonnull (strstr (r.out, "Est. occupancy:          7.5 %"));
+  g_assert_true (g_str_has_prefix (r.out, "Warm-up: step 0, step 1, 291 ms (CUDA module loading 177 ms, "
+                                          "Memory allocation 3.00 ms), included in the figures\n"));
+  run_clear (&r);
+
+  /* By default the warm-up (tests/analysis/warmup-reference.py: steps 0
+   * and 1, 291018134 ns) is one line, and the figures are of the rest:
+   * a window of 141.06 ms, the mean of 58 steps. */
+  run_cli (&r, path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "Warm-up: step 0, step 1, 291 ms (CUDA module loading 177 ms, "
+                                          "Memory allocation 3.00 ms), left out of the figures below\n"));
+  g_assert_nonnull (strstr (r.out, "/ 141 ms, window = steps)"));
+  g_assert_nonnull (strstr (r.out, "\nstep 0 (warm-up) "));
+  g_assert_nonnull (strstr (r.out, "\nstep 1 (warm-up) "));
+  {
+    const char *mean = strstr (r.out, "\nmean of 58 ");
+    g_autofree char *line = NULL;
+
+    /* 2432078 ns, the python script's mean */
+    g_assert_nonnull (mean);
+    line = g_strndup (mean + 1, strcspn (mean + 1, "\n"));
+    g_assert_nonnull (strstr (line, " 2.43 ms "));
+  }
   run_clear (&r);
 
   run_cli (&r, path, "--limit", "60", NULL);
@@ -270,7 +293,7 @@ test_recording_steps (void)
   run_cli (&r, path, "--report", "steps", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "\nstep 59 "));
-  g_assert_nonnull (strstr (r.out, "\nmean of 60 "));
+  g_assert_nonnull (strstr (r.out, "\nmean of 58 "));
   run_clear (&r);
 
   run_cli (&r, path, "--report", "steps", "--format", "csv", NULL);
@@ -280,10 +303,12 @@ test_recording_steps (void)
 
     g_assert_cmpuint (g_strv_length (lines), ==, 1 + 60 + 1);
     g_assert_cmpstr (lines[0], ==, "name,pid,start_ns,dur_ns,kernel_ns,memcpy_ns,memset_ns,runtime_ns,"
-                                   "dataloader_ns,cpu_exec_ns,other_ns");
+                                   "dataloader_ns,cpu_exec_ns,other_ns,warmup,inferred");
     /* step 10: 2028550 ns, 268700 ns of kernels (python3 over the file) */
     g_assert_true (g_str_has_prefix (lines[11], "step 10,668,"));
     g_assert_nonnull (strstr (lines[11], ",2028550,268700,"));
+    g_assert_true (g_str_has_suffix (lines[1], ",1,0"));
+    g_assert_true (g_str_has_suffix (lines[11], ",0,0"));
   }
   run_clear (&r);
 
@@ -294,8 +319,37 @@ test_recording_steps (void)
     const char *key[] = { "steps", NULL };
     yajl_val steps = yajl_tree_get (root, key, yajl_t_array);
 
+    const char *warmup_key[] = { "warmup", NULL };
+    yajl_val warmup = yajl_tree_get (root, warmup_key, yajl_t_object);
+    const char *steps_key[] = { "steps", NULL };
+    const char *dur_key[] = { "dur_ns", NULL };
+    const char *causes_key[] = { "causes", NULL };
+    const char *name_key[] = { "name", NULL };
+    const char *flag_key[] = { "warmup", NULL };
+    const char *inferred_key[] = { "inferred", NULL };
+    yajl_val names, causes;
+
     g_assert_nonnull (steps);
     g_assert_cmpuint (YAJL_GET_ARRAY (steps)->len, ==, 60);
+    g_assert_true (YAJL_IS_TRUE (yajl_tree_get (YAJL_GET_ARRAY (steps)->values[1], flag_key, yajl_t_any)));
+    g_assert_true (YAJL_IS_FALSE (yajl_tree_get (YAJL_GET_ARRAY (steps)->values[2], flag_key, yajl_t_any)));
+    g_assert_true (YAJL_IS_FALSE (yajl_tree_get (YAJL_GET_ARRAY (steps)->values[0], inferred_key, yajl_t_any)));
+    g_assert_nonnull (warmup);
+    names = yajl_tree_get (warmup, steps_key, yajl_t_array);
+    g_assert_cmpuint (YAJL_GET_ARRAY (names)->len, ==, 2);
+    g_assert_cmpstr (YAJL_GET_STRING (YAJL_GET_ARRAY (names)->values[0]), ==, "step 0");
+    g_assert_cmpstr (YAJL_GET_STRING (YAJL_GET_ARRAY (names)->values[1]), ==, "step 1");
+    g_assert_cmpint (YAJL_GET_INTEGER (yajl_tree_get (warmup, dur_key, yajl_t_number)), ==, 291018134);
+    causes = yajl_tree_get (warmup, causes_key, yajl_t_array);
+    g_assert_cmpuint (YAJL_GET_ARRAY (causes)->len, ==, 2);
+    g_assert_cmpstr (YAJL_GET_STRING (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[0], name_key, yajl_t_string)),
+                     ==, "CUDA module loading");
+    g_assert_cmpint (YAJL_GET_INTEGER (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[0], dur_key, yajl_t_number)),
+                     ==, 176922451);
+    g_assert_cmpstr (YAJL_GET_STRING (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[1], name_key, yajl_t_string)),
+                     ==, "Memory allocation");
+    g_assert_cmpint (YAJL_GET_INTEGER (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[1], dur_key, yajl_t_number)),
+                     ==, 2995820);
     yajl_tree_free (root);
   }
   run_clear (&r);

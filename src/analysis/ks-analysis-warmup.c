@@ -1,0 +1,300 @@
+/* ks-analysis-warmup.c
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* The warm-up: a recording starts at process launch, so its first step
+ * holds CUDA module loading, handle creation, autotuning and the
+ * allocator's growth. Those steps are marked here, and the passes after
+ * this one leave them out of the figures unless the options include them. */
+
+#define G_LOG_DOMAIN "ks-analysis"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "ks-analysis-private.h"
+
+static const struct {
+  const char *name;    /* N_(): the JSON's, untranslated */
+  const char * const prefixes[12];
+  const char * const fragments[6];   /* anywhere in the name */
+} causes[KS_N_WARMUP_CAUSES] = {
+  [KS_WARMUP_MODULE_LOADING] = {
+    N_("CUDA module loading"),
+    { "cuModuleLoad", "cuLibraryLoad", "cuModuleGetFunction", "cuModuleGetGlobal",
+      "cuLibraryGetKernel", "cuLibraryGetModule", "cuKernelGetFunction", "cudaGetFuncBySymbol",
+      "cuLinkComplete", "cuLinkAddData", NULL },
+    { NULL } },
+  [KS_WARMUP_CONTEXT] = {
+    N_("CUDA context and library initialisation"),
+    { "cuInit", "cuDevicePrimaryCtxRetain", "cuCtxCreate", "cudaSetDevice", "cublasCreate", "cublasLtCreate", "cudnnCreate", "cusparseCreate", "cusolverDnCreate",
+      "cufftPlan", NULL },
+    { NULL } },
+  [KS_WARMUP_NCCL] = {
+    N_("NCCL initialisation"),
+    { "ncclCommInit", "ncclCommSplit", "ncclGetUniqueId", NULL },
+    { NULL } },
+  [KS_WARMUP_ALLOCATION] = {
+    N_("Memory allocation"),
+    { "cudaMalloc", "cuMemAlloc", "cuMemCreate", "cuMemMap", "cuMemAddressReserve",
+      "cudaHostAlloc", "cuMemHostAlloc", "cudaHostRegister", "cuMemHostRegister", NULL },
+    { NULL } },
+  [KS_WARMUP_AUTOTUNING] = {
+    N_("Autotuning"),
+    { "cudnnFind", "cudnnGetConvolutionForwardAlgorithm", NULL },
+    { "autotune", "benchmark_choice", NULL } },
+  [KS_WARMUP_COMPILATION] = {
+    N_("Compilation"),
+    { "nvrtcCompileProgram", "nvJitLink", "Torch-Compiled Region: compile", NULL },
+    { "_dynamo/convert_frame", "_inductor/", "compile_fx", "triton/compiler", "CompileTime", NULL } },
+};
+
+const char *
+ks_warmup_cause_get_title (KsWarmupCause cause)
+{
+  g_return_val_if_fail (cause < KS_N_WARMUP_CAUSES, "");
+  return _(causes[cause].name);
+}
+
+const char *
+ks_warmup_cause_get_name (KsWarmupCause cause)
+{
+  g_return_val_if_fail (cause < KS_N_WARMUP_CAUSES, "");
+  return causes[cause].name;
+}
+
+/* The cause a name is one-time work of, or KS_N_WARMUP_CAUSES. */
+static guint8
+classify (const char *s)
+{
+  for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
+    {
+      for (guint i = 0; causes[c].prefixes[i] != NULL; i++)
+        if (g_str_has_prefix (s, causes[c].prefixes[i]))
+          return c;
+      for (guint i = 0; causes[c].fragments[i] != NULL; i++)
+        if (strstr (s, causes[c].fragments[i]) != NULL)
+          return c;
+    }
+  return KS_N_WARMUP_CAUSES;
+}
+
+/* Per cause, the union of a process's one-time work on its CPU threads
+ * (runtime and driver calls, operators, Python frames and samples). */
+typedef struct
+{
+  KsRangeSet cause[KS_N_WARMUP_CAUSES];
+  KsRangeSet any;
+} OneTime;
+
+static void
+one_time_build (Context *ctx,
+                guint32  process,
+                guint8  *kind_of_name,
+                OneTime *ot)
+{
+  KsTrace *trace = ctx->trace;
+  GArray *ranges[KS_N_WARMUP_CAUSES];
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+
+  for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
+    ranges[c] = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if (track->process != process ||
+          (track->kind != KS_TRACK_THREAD && track->kind != KS_TRACK_SAMPLES))
+        continue;
+      for (guint32 s = 0; s < track->n_slices; s++)
+        {
+          guint32 name = track->name_id[s];
+          KsTimeRange r = { track->start[s], track->end[s] };
+
+          /* 0: not classified yet; else the cause + 1 */
+          if (kind_of_name[name] == 0)
+            kind_of_name[name] = classify (ks_trace_string (trace, name)) + 1;
+          if (kind_of_name[name] > KS_N_WARMUP_CAUSES || r.end <= r.start)
+            continue;
+          g_array_append_val (ranges[kind_of_name[name] - 1], r);
+          g_array_append_val (all, r);
+        }
+    }
+
+  for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
+    {
+      ks_range_set_init (&ot->cause[c]);
+      if (ranges[c]->len > 0)
+        ks_range_set_add_unsorted (&ot->cause[c], (KsTimeRange *)(gpointer)ranges[c]->data, ranges[c]->len);
+      ks_range_set_seal (&ot->cause[c]);
+      g_array_unref (ranges[c]);
+    }
+  ks_range_set_init (&ot->any);
+  if (all->len > 0)
+    ks_range_set_add_unsorted (&ot->any, (KsTimeRange *)(gpointer)all->data, all->len);
+  ks_range_set_seal (&ot->any);
+}
+
+static void
+one_time_clear (OneTime *ot)
+{
+  for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
+    ks_range_set_clear (&ot->cause[c]);
+  ks_range_set_clear (&ot->any);
+}
+
+/* The warm-up of one process, whose steps (indexes into ctx->step_refs,
+ * in start order) are @idx: marks them, adds them to @spans, and keeps
+ * the process's sums in self->warmup when its warm-up is the longest. */
+static void
+process_warmup (KsAnalysis *self,
+                Context    *ctx,
+                guint32     process,
+                const guint *idx,
+                guint       n,
+                guint8     *kind_of_name,
+                GArray     *spans)
+{
+  KsStep *steps = (KsStep *)(gpointer)ctx->step_refs->data;
+  g_autofree gint64 *durs = NULL;
+  gint64 median, total = 0;
+  OneTime ot;
+  guint k;
+
+  /* a median of the later steps needs two of them */
+  if (n < 3)
+    return;
+  durs = g_new (gint64, n - 1);
+  for (guint i = 1; i < n; i++)
+    durs[i - 1] = steps[idx[i]].end - steps[idx[i]].start;
+  median = _ks_select_nth (durs, n - 1, (n - 2) / 2);
+
+  one_time_build (ctx, process, kind_of_name, &ot);
+  /* at most half the steps: the rest is the steady state */
+  for (k = 0; k < n / 2; k++)
+    {
+      KsStep *step = &steps[idx[k]];
+      gint64 dur = step->end - step->start;
+      gint64 one_time;
+
+      if ((double)dur <= KS_WARMUP_FACTOR * median)
+        break;
+      one_time = ks_range_set_measure (&ot.any, step->start, step->end);
+      if ((double)one_time < KS_WARMUP_ONE_TIME_SHARE * (dur - median))
+        break;
+      step->warmup = TRUE;
+      total += dur;
+      g_array_append_vals (spans, &(KsTimeRange) { step->start, step->end }, 1);
+    }
+
+  self->warmup.n_steps += k;
+  if (k > 0 && total > self->warmup.dur_ns)
+    {
+      self->warmup.dur_ns = total;
+      self->warmup.steady_median_ns = median;
+      for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
+        {
+          self->warmup.cause_ns[c] = 0;
+          for (guint i = 0; i < k; i++)
+            self->warmup.cause_ns[c] += ks_range_set_measure (&ot.cause[c], steps[idx[i]].start,
+                                                              steps[idx[i]].end);
+        }
+    }
+  one_time_clear (&ot);
+}
+
+void
+_ks_analysis_warmup (KsAnalysis *self,
+                     Context    *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  KsStep *steps = (KsStep *)(gpointer)ctx->step_refs->data;
+  guint n = ctx->step_refs->len;
+  g_autofree guint8 *kind_of_name = g_new0 (guint8, MAX (trace->n_strings, 1));
+  g_autofree guint *idx = g_new (guint, MAX (n, 1));
+  g_autofree gboolean *done = g_new0 (gboolean, MAX (n, 1));
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+
+  self->step_rule = ctx->step_rule;
+  self->step_rule_name = ctx->step_rule_name;
+  ks_range_set_init (&ctx->warmup_set);
+
+  /* the steps are in start order: each process's too */
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 process = trace->tracks[steps[i].track].process;
+      guint m = 0;
+
+      if (done[i])
+        continue;
+      for (guint j = i; j < n; j++)
+        if (!done[j] && trace->tracks[steps[j].track].process == process)
+          {
+            done[j] = TRUE;
+            idx[m++] = j;
+          }
+      process_warmup (self, ctx, process, idx, m, kind_of_name, spans);
+    }
+
+  if (spans->len > 0)
+    ks_range_set_add_unsorted (&ctx->warmup_set, (KsTimeRange *)(gpointer)spans->data, spans->len);
+  ks_range_set_seal (&ctx->warmup_set);
+  ctx->skip_warmup = spans->len > 0 && !ctx->options.include_warmup;
+}
+
+const KsWarmup *
+ks_analysis_get_warmup (KsAnalysis *self)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+  return &self->warmup;
+}
+
+const char *
+ks_analysis_get_step_rule (KsAnalysis *self,
+                           guint32    *name)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+
+  if (name != NULL)
+    *name = self->step_rule_name;
+  return self->step_rule != NULL ? _(self->step_rule) : NULL;
+}
+
+gboolean
+ks_analysis_step_counts (KsAnalysis   *self,
+                         const KsStep *step)
+{
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), FALSE);
+  g_return_val_if_fail (step != NULL, FALSE);
+
+  return !step->warmup || self->options.include_warmup;
+}
+
+guint
+ks_analysis_count_steps (KsAnalysis *self,
+                         gint64     *mean_ns)
+{
+  guint n = 0;
+  gint64 total = 0;
+
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), 0);
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const KsStep *step = &g_array_index (self->steps, KsStep, i);
+
+      if (!ks_analysis_step_counts (self, step))
+        continue;
+      n++;
+      total += step->end - step->start;
+    }
+  if (mean_ns != NULL)
+    *mean_ns = n > 0 ? total / n : 0;
+  return n;
+}

@@ -1,0 +1,338 @@
+/* test-warmup.c: the warm-up steps, left out of the figures unless asked,
+ * and steps inferred where the trace marks none
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-analysis.h"
+#include "ks-json-reader.h"
+#include "ks-report.h"
+#include "ks-trace-loader.h"
+
+static KsTrace *
+load_text (const char *json)
+{
+  g_autoptr(GInputStream) stream = g_memory_input_stream_new_from_data (g_strdup (json), strlen (json), g_free);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_json_reader_load_stream (stream, "inline.json", strlen (json), NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  return trace;
+}
+
+static KsTrace *
+load_fixture (const char *name)
+{
+  const char *dir = g_getenv ("KS_FIXTURES_DIR");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KsTrace *trace = ks_trace_load (file, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  return trace;
+}
+
+static KsAnalysis *
+analyse (KsTrace  *trace,
+         gboolean  include_warmup)
+{
+  KsAnalysisOptions options;
+  g_autoptr(GError) error = NULL;
+  KsAnalysis *a;
+
+  ks_analysis_options_init (&options);
+  options.include_warmup = include_warmup;
+  a = ks_analysis_compute (trace, &options, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return a;
+}
+
+/* Kineto events on one thread (pid 100) and GPU 0 (stream 7), in µs. */
+static void
+event (GString    *json,
+       const char *cat,
+       const char *name,
+       gboolean    gpu,
+       gint64      ts,
+       gint64      dur,
+       guint       correlation)
+{
+  if (json->str[json->len - 1] != '[')
+    g_string_append_c (json, ',');
+  g_string_append_printf (json, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,"
+                          "\"ts\":%" G_GINT64_FORMAT ",\"dur\":%" G_GINT64_FORMAT ",\"args\":{",
+                          cat, name, gpu ? 0 : 100, gpu ? 7 : 100, ts, dur);
+  if (gpu)
+    g_string_append (json, "\"device\":0,\"stream\":7,");
+  g_string_append_printf (json, "\"correlation\":%u}}", correlation);
+}
+
+/* Steps of @durs µs as ProfilerStep#N, each an aten::mm that launches
+ * one kernel of half the step (named @kernel0 in step 0, "k_steady" in
+ * the others); @module_us of cuModuleLoadData in step 0. */
+static char *
+make_steps (const gint64 *durs,
+            guint         n,
+            gint64        module_us,
+            const char   *kernel0)
+{
+  GString *json = g_string_new ("{\"traceEvents\":[");
+  gint64 t = 1000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *step = g_strdup_printf ("ProfilerStep#%u", i);
+
+      event (json, "cpu_op", step, FALSE, t, durs[i], 0);
+      if (i == 0 && module_us > 0)
+        event (json, "cuda_driver", "cuModuleLoadData", FALSE, t + 2, module_us, 0);
+      event (json, "cpu_op", "aten::mm", FALSE, t + durs[i] - 20, 10, 0);
+      event (json, "cuda_runtime", "cudaLaunchKernel", FALSE, t + durs[i] - 18, 4, i + 1);
+      event (json, "kernel", i == 0 ? kernel0 : "k_steady", TRUE, t + durs[i] / 2 - 5, durs[i] / 2, i + 1);
+      t += durs[i];
+    }
+  g_string_append (json, "]}");
+  return g_string_free (json, FALSE);
+}
+
+static const KsKernelStats *
+find_kernel (KsTrace    *trace,
+             KsAnalysis *a,
+             const char *name)
+{
+  guint n;
+  const KsKernelStats *k = ks_analysis_get_kernels (a, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (strcmp (ks_trace_string (trace, k[i].name), name) == 0)
+      return &k[i];
+  return NULL;
+}
+
+static guint64
+operator_calls (KsTrace    *trace,
+                KsAnalysis *a,
+                const char *name)
+{
+  guint n;
+  const KsOperatorStats *ops = ks_analysis_get_operators (a, KS_OPERATOR_BY_NAME, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (strcmp (ks_trace_string (trace, ops[i].name), name) == 0)
+      return ops[i].calls;
+  return 0;
+}
+
+/* Step 0 lasts ten times the others and 600 of its 1000 µs load modules:
+ * a warm-up. The figures leave it out, the steps keep it, marked. */
+static void
+test_synthetic_warmup (void)
+{
+  static const gint64 durs[] = { 1000, 100, 100, 100, 100 };
+  g_autofree char *json = make_steps (durs, G_N_ELEMENTS (durs), 600, "k_warm");
+  g_autoptr(KsTrace) trace = load_text (json);
+  g_autoptr(KsAnalysis) a = analyse (trace, FALSE);
+  g_autoptr(KsAnalysis) all = analyse (trace, TRUE);
+  const KsWarmup *w = ks_analysis_get_warmup (a);
+  const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 0);
+  const KsStep *steps;
+  const KsGap *gaps;
+  gint64 mean;
+  guint n, n_gaps;
+
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 5);
+  g_assert_true (steps[0].warmup);
+  for (guint i = 1; i < n; i++)
+    g_assert_false (steps[i].warmup);
+  g_assert_cmpuint (w->n_steps, ==, 1);
+  g_assert_cmpint (w->dur_ns, ==, 1000000);
+  g_assert_cmpint (w->steady_median_ns, ==, 100000);
+  g_assert_cmpint (w->cause_ns[KS_WARMUP_MODULE_LOADING], ==, 600000);
+  g_assert_cmpint (w->cause_ns[KS_WARMUP_ALLOCATION], ==, 0);
+
+  /* the figures: steps 1-4 only */
+  g_assert_cmpuint (ks_analysis_count_steps (a, &mean), ==, 4);
+  g_assert_cmpint (mean, ==, 100000);
+  g_assert_cmpint (gpu->window_ns, ==, 400000);
+  g_assert_cmpint (gpu->window_start, ==, steps[1].start);
+  g_assert_null (find_kernel (trace, a, "k_warm"));
+  g_assert_cmpuint (find_kernel (trace, a, "k_steady")->calls, ==, 4);
+  g_assert_cmpuint (operator_calls (trace, a, "aten::mm"), ==, 4);
+  gaps = ks_analysis_get_gaps (a, &n_gaps);
+  g_assert_cmpuint (n_gaps, >, 0);
+  for (guint i = 0; i < n_gaps; i++)
+    g_assert_cmpint (gaps[i].start, >=, steps[0].end);
+
+  /* the switch brings it back; the marks stay */
+  g_assert_false (ks_analysis_options_equal (ks_analysis_get_options (a), ks_analysis_get_options (all)));
+  steps = ks_analysis_get_steps (all, &n);
+  g_assert_cmpuint (n, ==, 5);
+  g_assert_true (steps[0].warmup);
+  g_assert_cmpuint (ks_analysis_count_steps (all, &mean), ==, 5);
+  g_assert_cmpint (mean, ==, (1000000 + 4 * 100000) / 5);
+  g_assert_cmpint (ks_analysis_get_gpu (all, 0)->window_ns, ==, 1400000);
+  g_assert_cmpuint (find_kernel (trace, all, "k_warm")->calls, ==, 1);
+  g_assert_cmpuint (operator_calls (trace, all, "aten::mm"), ==, 5);
+}
+
+/* No warm-up: a slow first step with no one-time work in it, and steps
+ * all alike even with a module load in the first. */
+static void
+test_synthetic_no_warmup (void)
+{
+  static const gint64 slow[] = { 1000, 100, 100, 100, 100 };
+  static const gint64 alike[] = { 110, 100, 100, 100, 100 };
+  const struct { const gint64 *durs; gint64 module_us; } cases[] = {
+    { slow, 0 },
+    { slow, 50 },       /* under 10 % of the 900 µs excess */
+    { alike, 60 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *json = make_steps (cases[c].durs, 5, cases[c].module_us, "k_steady");
+      g_autoptr(KsTrace) trace = load_text (json);
+      g_autoptr(KsAnalysis) a = analyse (trace, FALSE);
+      const KsStep *steps;
+      guint n;
+
+      steps = ks_analysis_get_steps (a, &n);
+      g_assert_cmpuint (n, ==, 5);
+      for (guint i = 0; i < n; i++)
+        g_assert_false (steps[i].warmup);
+      g_assert_cmpuint (ks_analysis_get_warmup (a)->n_steps, ==, 0);
+      g_assert_cmpuint (ks_analysis_count_steps (a, NULL), ==, 5);
+      g_assert_cmpuint (find_kernel (trace, a, "k_steady")->calls, ==, 5);
+    }
+}
+
+/* The recording of tests/data: step 0 (CUDA module loading) and step 1
+ * are warm-up. Numbers from tests/analysis/warmup-reference.py, which
+ * reads the file's SQLite tables without Kinescope. */
+static void
+test_recording (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("small_mlp_60steps.kscope");
+  g_autoptr(KsAnalysis) a = analyse (trace, FALSE);
+  g_autoptr(KsAnalysis) all = analyse (trace, TRUE);
+  const KsWarmup *w = ks_analysis_get_warmup (a);
+  const KsStep *steps;
+  gint64 mean;
+  guint n;
+
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 60);
+  g_assert_true (steps[0].warmup);
+  g_assert_true (steps[1].warmup);
+  for (guint i = 2; i < n; i++)
+    g_assert_false (steps[i].warmup);
+  g_assert_cmpuint (w->n_steps, ==, 2);
+  g_assert_cmpint (w->dur_ns, ==, 291018134);
+  g_assert_cmpint (w->steady_median_ns, ==, 2326289);
+  g_assert_cmpint (w->cause_ns[KS_WARMUP_MODULE_LOADING], ==, 176922451);
+  g_assert_cmpint (w->cause_ns[KS_WARMUP_ALLOCATION], ==, 2995820);
+  g_assert_cmpint (w->cause_ns[KS_WARMUP_CONTEXT], ==, 0);
+  g_assert_cmpint (ks_analysis_get_gpu (a, 0)->window_ns, ==, 141060575);
+  g_assert_cmpuint (ks_analysis_count_steps (a, &mean), ==, 58);
+  g_assert_cmpint (mean, ==, 2432078);
+  g_assert_cmpint (ks_analysis_get_gpu (all, 0)->window_ns, ==, 432078709);
+  g_assert_cmpuint (ks_analysis_count_steps (all, NULL), ==, 60);
+}
+
+/* No ProfilerStep, no step range: a DataLoader-bound loop of five
+ * iterations (50 µs of __next__, then aten::mm launching a 20 µs kernel,
+ * 100 µs each) and the loop's last, empty __next__. */
+static char *
+make_loop (gboolean with_optimizer)
+{
+  GString *json = g_string_new ("{\"traceEvents\":[");
+  static const char dl[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
+  for (guint i = 0; i < 5; i++)
+    {
+      gint64 t = 1000 + 100 * i;
+
+      event (json, "user_annotation", dl, FALSE, t, 50, 0);
+      event (json, "cpu_op", "aten::mm", FALSE, t + 55, 10, 0);
+      event (json, "cuda_runtime", "cudaLaunchKernel", FALSE, t + 56, 4, i + 1);
+      event (json, "kernel", "k", TRUE, t + 62, 20, i + 1);
+      if (with_optimizer)
+        event (json, "user_annotation", "Optimizer.step#SGD.step", FALSE, t + 85, 10, 0);
+    }
+  event (json, "user_annotation", dl, FALSE, 1500, 30, 0);
+  g_string_append (json, "]}");
+  return g_string_free (json, FALSE);
+}
+
+static void
+test_inferred (void)
+{
+  for (guint c = 0; c < 2; c++)
+    {
+      g_autofree char *json = make_loop (c == 1);
+      g_autoptr(KsTrace) trace = load_text (json);
+      g_autoptr(KsAnalysis) a = analyse (trace, FALSE);
+      g_autoptr(KsReport) report = ks_report_new_steps (trace, a);
+      const KsAdvice *advice;
+      const KsStep *steps;
+      guint32 rule_name = 0;
+      const char *rule = ks_analysis_get_step_rule (a, &rule_name);
+      gboolean found = FALSE;
+      guint n, n_advice;
+
+      g_assert_nonnull (rule);
+      g_assert_cmpstr (ks_trace_string (trace, rule_name), ==,
+                       c == 1 ? "Optimizer.step#SGD.step"
+                              : "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+      steps = ks_analysis_get_steps (a, &n);
+      g_assert_cmpuint (n, ==, 5);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *name = ks_analysis_dup_step_name (a, trace, i);
+          g_autofree char *want = g_strdup_printf ("step %u", i);
+
+          g_assert_true (steps[i].inferred);
+          g_assert_false (steps[i].warmup);
+          g_assert_cmpstr (name, ==, want);
+          /* the trace starts with the first __next__ */
+          g_assert_cmpint (steps[i].start, ==, 100000 * i);
+          /* to the next __next__, or the end of the optimizer's step */
+          g_assert_cmpint (steps[i].end, ==, c == 1 ? 100000 * i + 95000 : 100000 * (i + 1));
+          g_assert_cmpint (steps[i].parts[KS_STEP_DATALOADER], ==, 50000);
+          g_assert_cmpint (steps[i].parts[KS_STEP_KERNEL], ==, 20000);
+        }
+      /* the window stays first to last GPU activity, as HTA's */
+      g_assert_false (ks_analysis_get_gpu (a, 0)->window_is_steps);
+
+      /* the DataLoader advice, from the inferred steps: 250 of 500 µs,
+       * or of 475 µs up to the optimizer's steps */
+      advice = ks_analysis_get_advice (a, &n_advice);
+      for (guint i = 0; i < n_advice; i++)
+        if (strcmp (advice[i].rule, "dataloader") == 0)
+          {
+            found = TRUE;
+            g_assert_cmpfloat_with_epsilon (advice[i].value, c == 1 ? 250.0 / 475.0 : 0.5, 1e-9);
+          }
+      g_assert_true (found);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/analysis/warmup/synthetic", test_synthetic_warmup);
+  g_test_add_func ("/analysis/warmup/none", test_synthetic_no_warmup);
+  g_test_add_func ("/analysis/warmup/recording", test_recording);
+  g_test_add_func ("/analysis/steps/inferred", test_inferred);
+  return g_test_run ();
+}
