@@ -8,9 +8,9 @@
 /* Steps where the trace marks none (no ProfilerStep#N, no NVTX range
  * named like a step): the iterations of a training loop repeat, so the
  * launching thread's outermost work repeats too. The rules, in order:
- * the optimizer's step (the end of an iteration), the DataLoader's next
- * batch (its start), an NVTX range that repeats, and the outermost
- * operator that repeats once an iteration. */
+ * the DataLoader's next batch (the start of an iteration), the
+ * optimizer's step (its end), an NVTX range that repeats, and the
+ * outermost operator that repeats once an iteration. */
 
 #define G_LOG_DOMAIN "ks-analysis"
 
@@ -257,21 +257,6 @@ _ks_context_infer_steps (Context *ctx)
     return;
   track = &trace->tracks[thread];
 
-  /* the optimizer's step ends an iteration */
-  name = first_named (ctx, track, 0, "Optimizer.step#");
-  if (name != 0)
-    {
-      g_autoptr(GArray) anchors = outermost_named (track, name);
-
-      if (anchors->len >= MIN_REPEATS && steps_from_ends (ctx, thread, anchors) >= MIN_REPEATS)
-        {
-          ctx->step_rule = N_("the optimizer's step");
-          ctx->step_rule_name = name;
-          return;
-        }
-      g_array_set_size (ctx->step_refs, 0);
-    }
-
   /* the DataLoader's next batch starts one */
   name = first_named (ctx, track, NAME_DATALOADER, NULL);
   if (name != 0)
@@ -281,6 +266,21 @@ _ks_context_infer_steps (Context *ctx)
       if (anchors->len >= MIN_REPEATS && steps_from_starts (ctx, thread, thread, anchors) >= MIN_REPEATS)
         {
           ctx->step_rule = N_("the DataLoader's batches");
+          ctx->step_rule_name = name;
+          return;
+        }
+      g_array_set_size (ctx->step_refs, 0);
+    }
+
+  /* the optimizer's step ends an iteration */
+  name = first_named (ctx, track, 0, "Optimizer.step#");
+  if (name != 0)
+    {
+      g_autoptr(GArray) anchors = outermost_named (track, name);
+
+      if (anchors->len >= MIN_REPEATS && steps_from_ends (ctx, thread, anchors) >= MIN_REPEATS)
+        {
+          ctx->step_rule = N_("the optimizer's step");
           ctx->step_rule_name = name;
           return;
         }

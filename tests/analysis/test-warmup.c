@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ks-analysis.h"
+#include "ks-compare.h"
 #include "ks-json-reader.h"
 #include "ks-report.h"
 #include "ks-trace-loader.h"
@@ -247,11 +248,13 @@ test_recording (void)
   g_assert_cmpuint (ks_analysis_count_steps (all, NULL), ==, 60);
 }
 
-/* No ProfilerStep, no step range: a DataLoader-bound loop of five
- * iterations (50 µs of __next__, then aten::mm launching a 20 µs kernel,
- * 100 µs each) and the loop's last, empty __next__. */
+/* No ProfilerStep, no step range: a loop of five iterations, 100 µs
+ * each: 50 µs of the DataLoader's __next__ (@dataloader), aten::mm
+ * launching a 20 µs kernel, the optimizer's step (@optimizer); with the
+ * DataLoader, the loop's last, empty __next__. */
 static char *
-make_loop (gboolean with_optimizer)
+make_loop (gboolean dataloader,
+           gboolean optimizer)
 {
   GString *json = g_string_new ("{\"traceEvents\":[");
   static const char dl[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
@@ -260,38 +263,61 @@ make_loop (gboolean with_optimizer)
     {
       gint64 t = 1000 + 100 * i;
 
-      event (json, "user_annotation", dl, FALSE, t, 50, 0);
+      if (dataloader)
+        event (json, "user_annotation", dl, FALSE, t, 50, 0);
       event (json, "cpu_op", "aten::mm", FALSE, t + 55, 10, 0);
       event (json, "cuda_runtime", "cudaLaunchKernel", FALSE, t + 56, 4, i + 1);
       event (json, "kernel", "k", TRUE, t + 62, 20, i + 1);
-      if (with_optimizer)
+      if (optimizer)
         event (json, "user_annotation", "Optimizer.step#SGD.step", FALSE, t + 85, 10, 0);
     }
-  event (json, "user_annotation", dl, FALSE, 1500, 30, 0);
+  if (dataloader)
+    event (json, "user_annotation", dl, FALSE, 1500, 30, 0);
   g_string_append (json, "]}");
   return g_string_free (json, FALSE);
+}
+
+static const KsAdvice *
+find_advice (KsAnalysis *a,
+             const char *rule)
+{
+  guint n;
+  const KsAdvice *advice = ks_analysis_get_advice (a, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (strcmp (advice[i].rule, rule) == 0)
+      return &advice[i];
+  return NULL;
 }
 
 static void
 test_inferred (void)
 {
-  for (guint c = 0; c < 2; c++)
+  const struct {
+    gboolean    dataloader, optimizer;
+    const char *rule;
+    gint64      start, end;     /* of step 0, in ns from the trace's start */
+  } cases[] = {
+    /* from one __next__ to the next, the optimizer's step or not */
+    { TRUE, FALSE, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 100000 },
+    { TRUE, TRUE, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 100000 },
+    /* from aten::mm (the trace's start) to the end of the optimizer's step */
+    { FALSE, TRUE, "Optimizer.step#SGD.step", 0, 40000 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
-      g_autofree char *json = make_loop (c == 1);
+      g_autofree char *json = make_loop (cases[c].dataloader, cases[c].optimizer);
       g_autoptr(KsTrace) trace = load_text (json);
       g_autoptr(KsAnalysis) a = analyse (trace, FALSE);
-      g_autoptr(KsReport) report = ks_report_new_steps (trace, a);
       const KsAdvice *advice;
       const KsStep *steps;
       guint32 rule_name = 0;
       const char *rule = ks_analysis_get_step_rule (a, &rule_name);
-      gboolean found = FALSE;
-      guint n, n_advice;
+      guint n;
 
       g_assert_nonnull (rule);
-      g_assert_cmpstr (ks_trace_string (trace, rule_name), ==,
-                       c == 1 ? "Optimizer.step#SGD.step"
-                              : "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+      g_assert_cmpstr (ks_trace_string (trace, rule_name), ==, cases[c].rule);
       steps = ks_analysis_get_steps (a, &n);
       g_assert_cmpuint (n, ==, 5);
       for (guint i = 0; i < n; i++)
@@ -302,26 +328,95 @@ test_inferred (void)
           g_assert_true (steps[i].inferred);
           g_assert_false (steps[i].warmup);
           g_assert_cmpstr (name, ==, want);
-          /* the trace starts with the first __next__ */
-          g_assert_cmpint (steps[i].start, ==, 100000 * i);
-          /* to the next __next__, or the end of the optimizer's step */
-          g_assert_cmpint (steps[i].end, ==, c == 1 ? 100000 * i + 95000 : 100000 * (i + 1));
-          g_assert_cmpint (steps[i].parts[KS_STEP_DATALOADER], ==, 50000);
+          g_assert_cmpint (steps[i].start, ==, cases[c].start + 100000 * i);
+          g_assert_cmpint (steps[i].end, ==, cases[c].end + 100000 * i);
+          g_assert_cmpint (steps[i].parts[KS_STEP_DATALOADER], ==, cases[c].dataloader ? 50000 : 0);
           g_assert_cmpint (steps[i].parts[KS_STEP_KERNEL], ==, 20000);
         }
       /* the window stays first to last GPU activity, as HTA's */
       g_assert_false (ks_analysis_get_gpu (a, 0)->window_is_steps);
 
-      /* the DataLoader advice, from the inferred steps: 250 of 500 µs,
-       * or of 475 µs up to the optimizer's steps */
-      advice = ks_analysis_get_advice (a, &n_advice);
-      for (guint i = 0; i < n_advice; i++)
-        if (strcmp (advice[i].rule, "dataloader") == 0)
-          {
-            found = TRUE;
-            g_assert_cmpfloat_with_epsilon (advice[i].value, c == 1 ? 250.0 / 475.0 : 0.5, 1e-9);
-          }
-      g_assert_true (found);
+      /* the DataLoader advice, from the inferred steps: 250 of 500 µs */
+      advice = find_advice (a, "dataloader");
+      if (cases[c].dataloader)
+        {
+          g_assert_nonnull (advice);
+          g_assert_cmpfloat_with_epsilon (advice->value, 0.5, 1e-9);
+        }
+      else
+        g_assert_null (advice);
+    }
+
+  /* neither DataLoader nor optimizer: the outermost operator that repeats */
+  {
+    g_autofree char *json = make_loop (FALSE, FALSE);
+    g_autoptr(KsTrace) trace = load_text (json);
+    g_autoptr(KsAnalysis) a = analyse (trace, FALSE);
+    guint n;
+
+    ks_analysis_get_steps (a, &n);
+    g_assert_cmpuint (n, ==, 5);
+    g_assert_cmpstr (ks_analysis_get_step_rule (a, NULL), ==, "the outermost operator that repeats");
+  }
+}
+
+/* The H200 loops without steps of tests/data (tests/data/README.md):
+ * the steps of tests/analysis/nosteps-reference.py, which reads the raw
+ * JSON, and a before/after comparison by step. */
+static void
+test_inferred_recorded (void)
+{
+  static const gint64 slow[5][2] = {
+    { 301169, 9437541 }, { 9738710, 3017149 }, { 12755859, 4587149 }, { 17343008, 4471588 },
+    { 21814596, 2459466 },
+  };
+  static const gint64 fast[5][2] = {
+    { 324014, 11423170 }, { 11747184, 2329290 }, { 14076474, 4819665 }, { 18896139, 1582656 },
+    { 20478795, 2869923 },
+  };
+  const gint64 (*want[2])[2] = { slow, fast };
+  const char *files[2] = { "nosteps_slow.pt.trace.json.gz", "nosteps_fast.pt.trace.json.gz" };
+  KsTrace *traces[2];
+  KsAnalysis *analyses[2];
+  g_autoptr(KsCompare) compare = NULL;
+
+  for (guint f = 0; f < 2; f++)
+    {
+      const KsStep *steps;
+      guint n;
+
+      traces[f] = load_fixture (files[f]);
+      analyses[f] = analyse (traces[f], FALSE);
+      g_assert_cmpstr (ks_analysis_get_step_rule (analyses[f], NULL), ==, "the DataLoader's batches");
+      steps = ks_analysis_get_steps (analyses[f], &n);
+      g_assert_cmpuint (n, ==, 5);
+      for (guint i = 0; i < n; i++)
+        {
+          g_assert_true (steps[i].inferred);
+          g_assert_cmpint (steps[i].start, ==, want[f][i][0]);
+          g_assert_cmpint (steps[i].end - steps[i].start, ==, want[f][i][1]);
+          /* the first iteration, over twice the median, allocates */
+          g_assert_true (steps[i].warmup == (i == 0));
+        }
+      g_assert_nonnull (find_advice (analyses[f], "dataloader"));
+    }
+
+  compare = ks_compare_new (traces[0], analyses[0], files[0], traces[1], analyses[1], files[1]);
+  g_assert_true (ks_compare_get_per_step (compare));
+  for (guint f = 0; f < 2; f++)
+    {
+      const KsCompareSteps *cs = ks_compare_get_steps (compare, f);
+      gint64 sum = 0;
+
+      g_assert_cmpuint (cs->n_steps, ==, 4);
+      for (guint i = 1; i < 5; i++)
+        sum += want[f][i][1];
+      g_assert_cmpint (cs->mean_ns, ==, (sum + 2) / 4);
+    }
+  for (guint f = 0; f < 2; f++)
+    {
+      g_object_unref (analyses[f]);
+      g_object_unref (traces[f]);
     }
 }
 
@@ -334,5 +429,6 @@ main (int    argc,
   g_test_add_func ("/analysis/warmup/none", test_synthetic_no_warmup);
   g_test_add_func ("/analysis/warmup/recording", test_recording);
   g_test_add_func ("/analysis/steps/inferred", test_inferred);
+  g_test_add_func ("/analysis/steps/inferred-recorded", test_inferred_recorded);
   return g_test_run ();
 }
