@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ks-analysis-private.h"
+#include "ks-format.h"
 
 static const struct {
   const char *name;    /* N_(): the JSON's, untranslated */
@@ -297,4 +298,97 @@ ks_analysis_count_steps (KsAnalysis *self,
   if (mean_ns != NULL)
     *mean_ns = n > 0 ? total / n : 0;
   return n;
+}
+
+/* The warm-up's causes, largest first, as indexes. */
+guint
+ks_warmup_sort_causes (const KsWarmup *warmup,
+                       guint          *order)
+{
+  guint n = 0;
+
+  for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
+    if (warmup->cause_ns[c] > 0)
+      {
+        guint j = n++;
+
+        while (j > 0 && warmup->cause_ns[order[j - 1]] < warmup->cause_ns[c])
+          {
+            order[j] = order[j - 1];
+            j--;
+          }
+        order[j] = c;
+      }
+  return n;
+}
+
+/* The warm-up steps' names, each once: the ranks of a job share them. */
+GPtrArray *
+ks_analysis_dup_warmup_names (KsAnalysis *self,
+                              KsTrace    *trace)
+{
+  GPtrArray *names;
+  guint n;
+  const KsStep *steps;
+
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+
+  names = g_ptr_array_new_with_free_func (g_free);
+  steps = ks_analysis_get_steps (self, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (steps[i].warmup)
+      {
+        char *name = ks_analysis_dup_step_name (self, trace, i);
+
+        if (g_ptr_array_find_with_equal_func (names, name, g_str_equal, NULL))
+          g_free (name);
+        else
+          g_ptr_array_add (names, name);
+      }
+  return names;
+}
+
+char *
+ks_analysis_format_warmup (KsAnalysis *self,
+                           KsTrace    *trace)
+{
+  const KsWarmup *warmup;
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autoptr(GString) cause_text = g_string_new (NULL);
+  g_autofree char *dur = NULL;
+  g_autoptr(GPtrArray) listed = NULL;
+  guint order[KS_N_WARMUP_CAUSES];
+  guint n_causes;
+
+  g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
+
+  warmup = ks_analysis_get_warmup (self);
+  if (warmup->n_steps == 0)
+    return NULL;
+  listed = ks_analysis_dup_warmup_names (self, trace);
+
+  for (guint i = 0; i < MIN (listed->len, 3); i++)
+    {
+      if (names->len > 0)
+        g_string_append (names, ", ");
+      g_string_append (names, g_ptr_array_index (listed, i));
+    }
+  if (listed->len > 3)
+    g_string_append (names, ", …");
+  n_causes = ks_warmup_sort_causes (warmup, order);
+  for (guint i = 0; i < n_causes; i++)
+    {
+      g_autofree char *d = ks_time_format_duration (warmup->cause_ns[order[i]]);
+
+      /* TRANSLATORS: one cause of the warm-up and its time: "CUDA module loading 210 ms" */
+      g_string_append_printf (cause_text, i == 0 ? C_("warm-up cause", "%s %s") : C_("warm-up cause", ", %s %s"),
+                              ks_warmup_cause_get_title (order[i]), d);
+    }
+  dur = ks_time_format_duration (warmup->dur_ns);
+  if (ks_analysis_get_options (self)->include_warmup)
+    /* TRANSLATORS: "Warm-up: step 0, 486 ms (CUDA module loading 210 ms), included in the figures" */
+    return g_strdup_printf (_("Warm-up: %s, %s (%s), included in the figures"), names->str, dur, cause_text->str);
+  /* TRANSLATORS: "Warm-up: step 0, 486 ms (CUDA module loading 210 ms), left out of the figures below" */
+  return g_strdup_printf (_("Warm-up: %s, %s (%s), left out of the figures below"), names->str, dur, cause_text->str);
 }

@@ -749,6 +749,17 @@ char                  *ks_analysis_dup_step_name        (KsAnalysis             
                                                          KsTrace                  *trace,
                                                          guint                     index);
 const KsWarmup        *ks_analysis_get_warmup           (KsAnalysis               *self);
+/* The warm-up steps' names, each once (the ranks of a job share them). */
+GPtrArray             *ks_analysis_dup_warmup_names     (KsAnalysis               *self,
+                                                         KsTrace                  *trace);
+/* "Warm-up: step 0, 486 ms (CUDA module loading 210 ms, …), left out of
+ * the figures below" (translated), or NULL without a warm-up. */
+char                  *ks_analysis_format_warmup        (KsAnalysis               *self,
+                                                         KsTrace                  *trace);
+/* The causes with time, as KsWarmupCause values into @order (room for
+ * KS_N_WARMUP_CAUSES), largest first; returns how many. */
+guint                  ks_warmup_sort_causes            (const KsWarmup           *warmup,
+                                                         guint                    *order);
 /* How the steps were found when the trace marks none (translated, e.g.
  * "the repeating operator"), and the name the rule followed (string id);
  * NULL when the trace marks its steps or none were found. */

@@ -91,13 +91,9 @@ void     ks_cli_write_rank_summaries (GString         *out,
                                       KsRankSummaries *summaries,
                                       KsReportFormat   format);
 
-/* ks-cli-steps.c: the warm-up line ("Warm-up: step 0, 486 ms (…), left
- * out of the figures below"), NULL without a warm-up; that line and the
- * rule that inferred the steps, as lines of @out; the "warmup" member
- * of @json; the step table, its first @shown rows and the mean of the
- * steps that count. */
-char    *ks_cli_format_warmup     (KsTrace        *trace,
-                                   KsAnalysis     *analysis);
+/* ks-cli-steps.c: the warm-up line and the rule that inferred the steps,
+ * as lines of @out; the "warmup" member of @json; the step table, its
+ * first @shown rows and the mean of the steps that count. */
 void     ks_cli_append_step_notes (GString        *out,
                                    KsTrace        *trace,
                                    KsAnalysis     *analysis);

@@ -16,97 +16,12 @@
 #include "ks-cli-table.h"
 #include "ks-format.h"
 
-/* The warm-up's causes, largest first, as indexes. */
-static guint
-warmup_causes (const KsWarmup *warmup,
-               guint          *order)
-{
-  guint n = 0;
-
-  for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
-    if (warmup->cause_ns[c] > 0)
-      {
-        guint j = n++;
-
-        while (j > 0 && warmup->cause_ns[order[j - 1]] < warmup->cause_ns[c])
-          {
-            order[j] = order[j - 1];
-            j--;
-          }
-        order[j] = c;
-      }
-  return n;
-}
-
-/* The warm-up steps' names, each once: the ranks of a job share them. */
-static GPtrArray *
-warmup_names (KsTrace    *trace,
-              KsAnalysis *analysis)
-{
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  guint n;
-  const KsStep *steps = ks_analysis_get_steps (analysis, &n);
-
-  for (guint i = 0; i < n; i++)
-    if (steps[i].warmup)
-      {
-        char *name = ks_analysis_dup_step_name (analysis, trace, i);
-
-        if (g_ptr_array_find_with_equal_func (names, name, g_str_equal, NULL))
-          g_free (name);
-        else
-          g_ptr_array_add (names, name);
-      }
-  return names;
-}
-
-char *
-ks_cli_format_warmup (KsTrace    *trace,
-                      KsAnalysis *analysis)
-{
-  const KsWarmup *warmup = ks_analysis_get_warmup (analysis);
-  g_autoptr(GString) names = g_string_new (NULL);
-  g_autoptr(GString) causes = g_string_new (NULL);
-  g_autofree char *dur = NULL;
-  g_autoptr(GPtrArray) listed = NULL;
-  guint order[KS_N_WARMUP_CAUSES];
-  guint n_causes;
-
-  if (warmup->n_steps == 0)
-    return NULL;
-  listed = warmup_names (trace, analysis);
-
-  for (guint i = 0; i < MIN (listed->len, 3); i++)
-    {
-      if (names->len > 0)
-        g_string_append (names, ", ");
-      g_string_append (names, g_ptr_array_index (listed, i));
-    }
-  if (listed->len > 3)
-    g_string_append (names, ", …");
-  n_causes = warmup_causes (warmup, order);
-  for (guint i = 0; i < n_causes; i++)
-    {
-      g_autofree char *d = ks_time_format_duration (warmup->cause_ns[order[i]]);
-
-      /* TRANSLATORS: one cause of the warm-up and its time: "CUDA module loading 210 ms" */
-      g_string_append_printf (causes, i == 0 ? C_("warm-up cause", "%s %s") : C_("warm-up cause", ", %s %s"),
-                              ks_warmup_cause_get_title (order[i]), d);
-    }
-  dur = ks_time_format_duration (warmup->dur_ns);
-  if (ks_analysis_get_options (analysis)->include_warmup)
-    /* TRANSLATORS: "Warm-up: step 0, 486 ms (CUDA module loading 210 ms), included in the figures" */
-    return g_strdup_printf (_("Warm-up: %s, %s (%s), included in the figures"), names->str, dur, causes->str);
-  /* TRANSLATORS: "Warm-up: step 0, 486 ms (CUDA module loading 210 ms), left out of the figures below" */
-  return g_strdup_printf (_("Warm-up: %s, %s (%s), left out of the figures below"), names->str, dur, causes->str);
-}
-
 void
 ks_cli_append_step_notes (GString    *out,
                           KsTrace    *trace,
                           KsAnalysis *analysis)
 {
-  g_autofree char *warmup = ks_cli_format_warmup (trace, analysis);
+  g_autofree char *warmup = ks_analysis_format_warmup (analysis, trace);
   guint32 rule_name = 0;
   const char *rule = ks_analysis_get_step_rule (analysis, &rule_name);
 
@@ -127,7 +42,7 @@ ks_cli_json_warmup (KsJsonWriter *json,
                     KsAnalysis   *analysis)
 {
   const KsWarmup *warmup = ks_analysis_get_warmup (analysis);
-  g_autoptr(GPtrArray) listed = warmup_names (trace, analysis);
+  g_autoptr(GPtrArray) listed = ks_analysis_dup_warmup_names (analysis, trace);
   guint order[KS_N_WARMUP_CAUSES];
   guint n_causes;
 
@@ -138,7 +53,7 @@ ks_cli_json_warmup (KsJsonWriter *json,
   ks_json_end_array (json);
   ks_json_int (json, "dur_ns", warmup->dur_ns);
   ks_json_begin_array (json, "causes");
-  n_causes = warmup_causes (warmup, order);
+  n_causes = ks_warmup_sort_causes (warmup, order);
   for (guint i = 0; i < n_causes; i++)
     {
       ks_json_begin_object (json, NULL);
