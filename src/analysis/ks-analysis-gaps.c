@@ -458,6 +458,7 @@ classify_gap (Context     *ctx,
     }
 
   attribute (ctx, gap, r0, r1);
+  _ks_gap_other_threads (ctx, gap, r0, r1);
 }
 
 static int

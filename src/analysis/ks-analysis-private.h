@@ -121,6 +121,8 @@ typedef struct
   /* Steps inferred from the repeating structure: the rule, its name */
   const char               *step_rule;
   guint32                   step_rule_name;
+  /* per process: it launched GPU work; made by the first gap that asks */
+  gboolean                 *launching;
 } Context;
 
 /* Whether the figures leave out what starts at @ts: it is in a warm-up
@@ -239,6 +241,13 @@ KsAdvice *_ks_analysis_add_advice (KsAnalysis       *self,
                                    char             *title,
                                    char             *text,
                                    char             *evidence);
+
+/* ks-analysis-gaps-threads.c: gap->other_track/slice, when its cause
+ * says the launching thread only waited in [@r0, @r1). */
+void     _ks_gap_other_threads    (Context          *ctx,
+                                   KsGap            *gap,
+                                   gint64            r0,
+                                   gint64            r1);
 
 /* Helpers shared by the passes. */
 gboolean _ks_context_device_wanted (Context         *ctx,

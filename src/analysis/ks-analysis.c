@@ -643,6 +643,7 @@ context_clear (Context *ctx)
   g_array_unref (ctx->overhead);
   ks_range_set_clear (&ctx->overhead_set);
   ks_range_set_clear (&ctx->warmup_set);
+  g_free (ctx->launching);
 }
 
 guint32

@@ -217,6 +217,12 @@ typedef struct
   guint32  next_slice;
   guint32  launch_track;         /* its launch call, or KS_NO_INDEX */
   guint32  launch_slice;
+  /* When the launching thread only waited (a synchronising call, the
+   * DataLoader, the OS, nothing recorded): the innermost work of another
+   * thread of its process, or of a DataLoader worker, covering half the
+   * gap (a user frame of the samples); KS_NO_INDEX when none. */
+  guint32  other_track;
+  guint32  other_slice;
 } KsGap;
 
 typedef struct
@@ -913,6 +919,10 @@ char                  *ks_gap_cause_format_name         (const KsTrace          
                                                          guint32                   name,
                                                          guint32                   track,
                                                          guint32                   slice);
+/* What another thread did during @gap ("Python: worker.py:12 decode on
+ * pt_data_worker (4242)"), NULL when nothing is known. */
+char                  *ks_gap_format_meanwhile          (const KsTrace            *trace,
+                                                         const KsGap              *gap);
 /* The same after the cause's title: "Python: loader.py:57 decode_batch". */
 char                  *ks_gap_cause_format              (const KsTrace            *trace,
                                                          KsGapCause                cause,

@@ -1058,7 +1058,26 @@ gap_get (const KsReport       *r,
     case 7: take_string (v, thread_label (r->trace, g->thread)); break;
     /* What people read: the cause and the name of its slice */
     case 8:
-      take_string (v, ks_gap_cause_format (r->trace, g->cause, g->cause_name, g->cause_track, g->cause_slice));
+      {
+        g_autofree char *cause = ks_gap_cause_format (r->trace, g->cause, g->cause_name, g->cause_track,
+                                                      g->cause_slice);
+        g_autofree char *meanwhile = ks_gap_format_meanwhile (r->trace, g);
+
+        /* the row itself says where the time went when the thread waited */
+        if (meanwhile != NULL)
+          /* TRANSLATORS: a gap's cause, then what another thread did: "Synchronization: cudaStreamSynchronize; meanwhile cuLibraryLoadData on pt_autograd_0 (4242)" */
+          take_string (v, g_strdup_printf (_("%s; meanwhile %s"), cause, meanwhile));
+        else
+          take_string (v, g_steal_pointer (&cause));
+      }
+      break;
+    case 9:
+      {
+        char *meanwhile = ks_gap_format_meanwhile (r->trace, g);
+
+        if (meanwhile != NULL)
+          take_string (v, meanwhile);
+      }
       break;
     default: g_assert_not_reached ();
     }
@@ -1133,6 +1152,8 @@ static const KsReportColumn gap_columns[] = {
   GAP_COL ("thread", N_("Thread"), NULL, -1, KS_REPORT_UNIT_TEXT, 7, 0, 8, 0, 0, NULL),
   { .key = "cpu_was_in", .title = N_("CPU Was In"), .abbrev = N_("CPU was in"), .metric = KS_METRIC_GAP_CAUSE,
     .unit = KS_REPORT_UNIT_TEXT, .get = gap_get, .arg = 8, .pos = { 5, 0, 0, 4 }, .flags = KS_REPORT_COLUMN_LEFT },
+  GAP_COL ("meanwhile", N_("Meanwhile"), N_("What another thread of the process, or a DataLoader worker, did while the launching thread waited"),
+           -1, KS_REPORT_UNIT_TEXT, 9, 0, 9, 0, 0, NULL),
 };
 
 #define CAUSE(r, i) (&((const KsGapCauseTotal *)(r)->rows)[i])

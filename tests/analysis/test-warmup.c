@@ -1,5 +1,6 @@
 /* test-warmup.c: the warm-up steps, left out of the figures unless asked,
- * and steps inferred where the trace marks none
+ * steps inferred where the trace marks none, and what the rest of the
+ * process did while the launching thread waited
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -420,6 +421,89 @@ test_inferred_recorded (void)
     }
 }
 
+/* Kineto events of @pid/@tid, in µs. */
+static void
+event_on (GString    *json,
+          const char *cat,
+          const char *name,
+          int         pid,
+          int         tid,
+          gint64      ts,
+          gint64      dur,
+          guint       correlation)
+{
+  if (json->str[json->len - 1] != '[')
+    g_string_append_c (json, ',');
+  g_string_append_printf (json, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,"
+                          "\"ts\":%" G_GINT64_FORMAT ",\"dur\":%" G_GINT64_FORMAT ",\"args\":{"
+                          "\"correlation\":%u}}", cat, name, pid, tid, ts, dur, correlation);
+}
+
+/* Three gaps of 1 ms before launches of thread 100 (process 100): in
+ * the first it sleeps in cudaStreamSynchronize while its thread 101 is
+ * in cuLibraryLoadData; in the second it waits for the DataLoader while
+ * a worker (process 200, no GPU work) is in holdout_decode; in the
+ * third it runs aten::mm itself, and nobody else is asked. */
+static void
+test_gap_meanwhile (void)
+{
+  GString *json = g_string_new ("{\"traceEvents\":[");
+  g_autofree char *text = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  g_autoptr(KsReport) report = NULL;
+  const KsGap *gaps;
+  guint n;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      event_on (json, "cuda_runtime", "cudaLaunchKernel", 100, 100, 1000 + 2000 * i, 5, i + 1);
+      event (json, "kernel", "k", TRUE, 1010 + 2000 * i, 10, i + 1);
+    }
+  event_on (json, "cuda_runtime", "cudaStreamSynchronize", 100, 100, 1020, 1975, 0);
+  event_on (json, "cuda_driver", "cuLibraryLoadData", 100, 101, 1030, 1900, 0);
+  event_on (json, "user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__",
+            100, 100, 3020, 1975, 0);
+  event_on (json, "user_annotation", "holdout_decode", 200, 200, 3025, 1960, 0);
+  /* Kineto's frames name no file: never taken for the user's code */
+  event_on (json, "python_function", "threading.py(355): wait", 100, 101, 3025, 1960, 0);
+  event_on (json, "cpu_op", "aten::mm", 100, 100, 5020, 1975, 0);
+  event_on (json, "cpu_op", "aten::relu", 100, 101, 5030, 1900, 0);
+  g_string_append (json, "]}");
+  text = g_string_free (json, FALSE);
+
+  trace = load_text (text);
+  a = analyse (trace, FALSE);
+  gaps = ks_analysis_get_gaps (a, &n);
+  g_assert_cmpuint (n, ==, 3);
+
+  g_assert_cmpint (gaps[0].cause, ==, KS_GAP_CAUSE_SYNC);
+  g_assert_cmpuint (gaps[0].other_track, !=, KS_NO_INDEX);
+  g_assert_cmpstr (ks_trace_string (trace, trace->tracks[gaps[0].other_track].name_id[gaps[0].other_slice]), ==,
+                   "cuLibraryLoadData");
+  g_assert_cmpint (gaps[1].cause, ==, KS_GAP_CAUSE_DATALOADER);
+  g_assert_cmpuint (gaps[1].other_track, !=, KS_NO_INDEX);
+  g_assert_cmpint (trace->processes[trace->tracks[gaps[1].other_track].process].pid, ==, 200);
+  g_assert_cmpint (gaps[2].cause, ==, KS_GAP_CAUSE_OPERATOR);
+  g_assert_cmpuint (gaps[2].other_track, ==, KS_NO_INDEX);
+
+  /* the row says it, in the CPU Was In text and in its own column */
+  report = ks_report_new_gaps (trace, a);
+  {
+    guint n_columns;
+    const KsReportColumn *columns = ks_report_gap_columns (&n_columns);
+    const KsReportColumn *was_in = ks_report_find_column (columns, n_columns, "cpu_was_in");
+    const KsReportColumn *meanwhile = ks_report_find_column (columns, n_columns, "meanwhile");
+    g_autofree char *row0 = ks_report_get_text (report, was_in, 0);
+    g_autofree char *row1 = ks_report_get_text (report, meanwhile, 1);
+    g_autofree char *row2 = ks_report_get_text (report, meanwhile, 2);
+
+    g_assert_true (g_str_has_prefix (row0, "Synchronization: cudaStreamSynchronize; meanwhile cuLibraryLoadData on thread 101"));
+    g_assert_cmpstr (row1, ==, "holdout_decode on thread 200");
+    g_assert_cmpstr (row2, ==, "-");
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -430,5 +514,6 @@ main (int    argc,
   g_test_add_func ("/analysis/warmup/recording", test_recording);
   g_test_add_func ("/analysis/steps/inferred", test_inferred);
   g_test_add_func ("/analysis/steps/inferred-recorded", test_inferred_recorded);
+  g_test_add_func ("/analysis/gaps/meanwhile", test_gap_meanwhile);
   return g_test_run ();
 }
