@@ -908,6 +908,17 @@ const char            *ks_gap_class_get_title           (KsGapClass             
 const char            *ks_gap_class_to_string           (KsGapClass                klass);
 const char            *ks_gap_cause_get_title           (KsGapCause                cause);
 const char            *ks_gap_cause_to_string           (KsGapCause                cause);
+/* What a trace can lack that a recording takes only when asked. */
+typedef enum
+{
+  KS_MISSING_OPERATORS,
+  KS_MISSING_PYTHON_SAMPLES,
+} KsMissingData;
+
+/* For a kinescope-cli recording without @what: why, and the option that
+ * records it (translated); NULL for other traces. */
+const char            *ks_analysis_explain_missing      (KsTrace                  *trace,
+                                                         KsMissingData             what);
 /* "CUDA module loading"...: translated, and in English for JSON. */
 const char            *ks_warmup_cause_get_title        (KsWarmupCause             cause);
 const char            *ks_warmup_cause_get_name         (KsWarmupCause             cause);

@@ -296,7 +296,10 @@ report_summary (Printer *p)
           g_string_append_printf (p->out, "\n%s\n", _("Top kernels:"));
           write_list (p, kernels, NULL, NULL, SUMMARY_TOP);
           g_string_append_printf (p->out, "\n%s\n", _("Top operators:"));
-          write_list (p, operators, NULL, NULL, SUMMARY_TOP);
+          if (operators->n_rows == 0 && ks_analysis_explain_missing (p->trace, KS_MISSING_OPERATORS) != NULL)
+            g_string_append_printf (p->out, "%s\n", ks_analysis_explain_missing (p->trace, KS_MISSING_OPERATORS));
+          else
+            write_list (p, operators, NULL, NULL, SUMMARY_TOP);
         }
       g_string_append_printf (p->out, "\n%s\n", _("Advice:"));
       table_advice (p);
@@ -365,8 +368,12 @@ report_operators (Printer *p)
 {
   g_autoptr(KsReport) operators = p->by_stack ? ks_report_new_operator_stacks (p->trace, p->analysis)
                                               : ks_report_new_operators (p->trace, p->analysis, p->by_shape);
+  const char *missing = ks_analysis_explain_missing (p->trace, KS_MISSING_OPERATORS);
 
-  print_list (p, operators, 30);
+  if (p->format == KS_REPORT_TABLE && operators->n_rows == 0 && missing != NULL)
+    g_string_append_printf (p->out, "%s\n", missing);
+  else
+    print_list (p, operators, 30);
 }
 
 /* Kernels by name and launching operator, or by name and launch. */
@@ -808,6 +815,8 @@ report_samples (Printer *p)
     json_list (p, samples, G_MAXUINT);
   else if (p->format == KS_REPORT_CSV)
     write_list (p, samples, NULL, NULL, G_MAXUINT);
+  else if (samples->n_rows == 0 && ks_analysis_explain_missing (p->trace, KS_MISSING_PYTHON_SAMPLES) != NULL)
+    g_string_append_printf (p->out, "%s\n", ks_analysis_explain_missing (p->trace, KS_MISSING_PYTHON_SAMPLES));
   else if (samples->n_rows == 0)
     g_string_append_printf (p->out, "%s\n", _("The trace has no sampled stacks."));
   else

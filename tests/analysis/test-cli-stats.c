@@ -283,6 +283,17 @@ test_recording_steps (void)
   }
   run_clear (&r);
 
+  /* recorded without operators or samples: which option records them */
+  run_cli (&r, path, "--report", "operators", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "This recording has no PyTorch operators: it was made with "
+                                          "kinescope-cli record --pytorch=none"));
+  run_clear (&r);
+  run_cli (&r, path, "--report", "samples", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Record again with --python-sampling=true"));
+  run_clear (&r);
+
   run_cli (&r, path, "--limit", "60", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "\nstep 59 "));

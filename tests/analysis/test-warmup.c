@@ -504,6 +504,35 @@ test_gap_meanwhile (void)
   }
 }
 
+/* A recording without operators or samples names the option that
+ * records them; one with them, and a torch.profiler trace, do not. */
+static void
+test_missing (void)
+{
+  g_autoptr(KsTrace) old = load_fixture ("small_mlp_60steps.kscope");
+  g_autoptr(KsTrace) ddp = load_fixture ("ddp_gloo_2ranks.kscope");
+  g_autoptr(KsTrace) torch = load_fixture ("nosteps_slow.pt.trace.json.gz");
+  g_autoptr(KsAnalysis) a = analyse (old, FALSE);
+  guint n_ops, n_samples;
+
+  ks_analysis_get_operators (a, KS_OPERATOR_BY_NAME, &n_ops);
+  ks_analysis_get_sample_stats (a, &n_samples);
+  g_assert_cmpuint (n_ops, ==, 0);
+  g_assert_cmpuint (n_samples, ==, 0);
+  g_assert_nonnull (strstr (ks_analysis_explain_missing (old, KS_MISSING_OPERATORS), "--pytorch=autograd-nvtx"));
+  g_assert_nonnull (strstr (ks_analysis_explain_missing (old, KS_MISSING_PYTHON_SAMPLES), "--python-sampling=true"));
+  g_assert_null (ks_analysis_explain_missing (torch, KS_MISSING_OPERATORS));
+  /* the DDP recording has both: the pages and stats never ask */
+  {
+    g_autoptr(KsAnalysis) b = analyse (ddp, FALSE);
+
+    ks_analysis_get_operators (b, KS_OPERATOR_BY_NAME, &n_ops);
+    ks_analysis_get_sample_stats (b, &n_samples);
+    g_assert_cmpuint (n_ops, >, 0);
+    g_assert_cmpuint (n_samples, >, 0);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -515,5 +544,6 @@ main (int    argc,
   g_test_add_func ("/analysis/steps/inferred", test_inferred);
   g_test_add_func ("/analysis/steps/inferred-recorded", test_inferred_recorded);
   g_test_add_func ("/analysis/gaps/meanwhile", test_gap_meanwhile);
+  g_test_add_func ("/analysis/missing", test_missing);
   return g_test_run ();
 }

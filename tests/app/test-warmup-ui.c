@@ -188,6 +188,24 @@ test_timeline_inferred (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The Operators page of a recording made without operators names the
+ * option that records them. */
+static void
+test_missing_operators (void)
+{
+  KsWindow *window = open_window ("small_mlp_60steps.kscope");
+  GtkWidget *page = ks_window_get_page (window, "operators");
+  GtkWidget *status;
+
+  ks_window_show_page (window, "operators");
+  WAIT_FOR ((status = ks_test_find_descendant (page, ADW_TYPE_STATUS_PAGE, NULL)) != NULL &&
+            gtk_widget_get_visible (status));
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No Operators");
+  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)),
+                            "kinescope-cli record --pytorch=none"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -198,5 +216,6 @@ main (int   argc,
   g_test_add_func ("/app/warmup/summary-switch", test_summary_switch);
   g_test_add_func ("/app/warmup/timeline", test_timeline_warmup);
   g_test_add_func ("/app/warmup/timeline-inferred", test_timeline_inferred);
+  g_test_add_func ("/app/missing-operators", test_missing_operators);
   return g_test_run ();
 }
