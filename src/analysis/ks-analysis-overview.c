@@ -354,6 +354,9 @@ _ks_analysis_overview (KsAnalysis *self,
 
               if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
                 stream_end = MAX (stream_end, track->end[s]);
+              /* the counts and latencies are the steady state's */
+              if (_ks_context_in_warmup (ctx, track->start[s]))
+                continue;
 
               switch ((KsSliceKind)track->slice_kind[s])
                 {

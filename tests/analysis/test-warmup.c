@@ -165,6 +165,7 @@ test_synthetic_warmup (void)
   g_assert_cmpint (mean, ==, 100000);
   g_assert_cmpint (gpu->window_ns, ==, 400000);
   g_assert_cmpint (gpu->window_start, ==, steps[1].start);
+  g_assert_cmpuint (gpu->n_kernels, ==, 4);
   g_assert_null (find_kernel (trace, a, "k_warm"));
   g_assert_cmpuint (find_kernel (trace, a, "k_steady")->calls, ==, 4);
   g_assert_cmpuint (operator_calls (trace, a, "aten::mm"), ==, 4);
@@ -181,6 +182,7 @@ test_synthetic_warmup (void)
   g_assert_cmpuint (ks_analysis_count_steps (all, &mean), ==, 5);
   g_assert_cmpint (mean, ==, (1000000 + 4 * 100000) / 5);
   g_assert_cmpint (ks_analysis_get_gpu (all, 0)->window_ns, ==, 1400000);
+  g_assert_cmpuint (ks_analysis_get_gpu (all, 0)->n_kernels, ==, 5);
   g_assert_cmpuint (find_kernel (trace, all, "k_warm")->calls, ==, 1);
   g_assert_cmpuint (operator_calls (trace, all, "aten::mm"), ==, 5);
 }
