@@ -60,27 +60,55 @@ outermost_named (const KsTrack *track,
   return found;
 }
 
-/* Launches of @track's calls starting in [t0, t1). */
-static guint
-launches_in (KsTrace       *trace,
-             guint32        track_index,
-             gint64         t0,
-             gint64         t1)
+static int
+compare_gint64 (gconstpointer a,
+                gconstpointer b)
 {
-  guint n = 0;
+  gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* The start times of the launch calls of @track_index, sorted, so that
+ * each candidate step counts its launches with two binary searches. */
+static GArray *
+launch_times (KsTrace *trace,
+              guint32  track_index)
+{
+  GArray *times = g_array_new (FALSE, FALSE, sizeof (gint64));
 
   for (guint32 f = 0; f < trace->n_flows; f++)
-    {
-      const KsFlow *flow = &trace->flows[f];
-      gint64 ts;
+    if (trace->flows[f].kind == KS_FLOW_LAUNCH && trace->flows[f].from_track == track_index)
+      g_array_append_val (times, trace->tracks[track_index].start[trace->flows[f].from_slice]);
+  g_array_sort (times, compare_gint64);
+  return times;
+}
 
-      if (flow->kind != KS_FLOW_LAUNCH || flow->from_track != track_index)
-        continue;
-      ts = trace->tracks[track_index].start[flow->from_slice];
-      if (ts >= t0 && ts < t1)
-        n++;
+static guint
+lower_bound (GArray *times,
+             gint64  t)
+{
+  guint lo = 0, hi = times->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (times, gint64, mid) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-  return n;
+  return lo;
+}
+
+/* Launches of the thread's calls starting in [t0, t1). */
+static guint
+launches_in (GArray *times,
+             gint64  t0,
+             gint64  t1)
+{
+  return lower_bound (times, t1) - lower_bound (times, t0);
 }
 
 /* The end of the last outermost slice of @track. */
@@ -121,6 +149,7 @@ static guint
 steps_from_starts (Context  *ctx,
                    guint32   track_index,
                    guint32   thread,
+                   GArray   *times,
                    GArray   *anchors)
 {
   KsTrace *trace = ctx->trace;
@@ -135,7 +164,7 @@ steps_from_starts (Context  *ctx,
       gint64 end = i + 1 < anchors->len ? track->start[g_array_index (anchors, guint32, i + 1)]
                                         : MAX (last_end, track->end[s]);
 
-      if (launches_in (trace, thread, start, end) == 0)
+      if (launches_in (times, start, end) == 0)
         continue;
       add_inferred (ctx, track_index, s, start, end);
       n++;
@@ -148,6 +177,7 @@ steps_from_starts (Context  *ctx,
 static guint
 steps_from_ends (Context *ctx,
                  guint32  thread,
+                 GArray  *times,
                  GArray  *anchors)
 {
   KsTrace *trace = ctx->trace;
@@ -160,7 +190,7 @@ steps_from_ends (Context *ctx,
       guint32 s = g_array_index (anchors, guint32, i);
       gint64 start = MIN (track->start[track->by_depth[0][next]], track->start[s]);
 
-      if (launches_in (trace, thread, start, track->end[s]) > 0)
+      if (launches_in (times, start, track->end[s]) > 0)
         {
           add_inferred (ctx, thread, s, start, track->end[s]);
           n++;
@@ -250,12 +280,14 @@ _ks_context_infer_steps (Context *ctx)
 {
   KsTrace *trace = ctx->trace;
   guint32 thread = main_thread_track (trace);
+  g_autoptr(GArray) times = NULL;
   const KsTrack *track;
   guint32 name;
 
   if (thread == KS_NO_INDEX || trace->tracks[thread].max_depth == 0)
     return;
   track = &trace->tracks[thread];
+  times = launch_times (trace, thread);
 
   /* the DataLoader's next batch starts one */
   name = first_named (ctx, track, NAME_DATALOADER, NULL);
@@ -263,7 +295,7 @@ _ks_context_infer_steps (Context *ctx)
     {
       g_autoptr(GArray) anchors = outermost_named (track, name);
 
-      if (anchors->len >= MIN_REPEATS && steps_from_starts (ctx, thread, thread, anchors) >= MIN_REPEATS)
+      if (anchors->len >= MIN_REPEATS && steps_from_starts (ctx, thread, thread, times, anchors) >= MIN_REPEATS)
         {
           ctx->step_rule = N_("the DataLoader's batches");
           ctx->step_rule_name = name;
@@ -278,7 +310,7 @@ _ks_context_infer_steps (Context *ctx)
     {
       g_autoptr(GArray) anchors = outermost_named (track, name);
 
-      if (anchors->len >= MIN_REPEATS && steps_from_ends (ctx, thread, anchors) >= MIN_REPEATS)
+      if (anchors->len >= MIN_REPEATS && steps_from_ends (ctx, thread, times, anchors) >= MIN_REPEATS)
         {
           ctx->step_rule = N_("the optimizer's step");
           ctx->step_rule_name = name;
@@ -297,7 +329,7 @@ _ks_context_infer_steps (Context *ctx)
         {
           g_autoptr(GArray) anchors = outermost_named (&trace->tracks[nvtx], name);
 
-          if (steps_from_starts (ctx, nvtx, thread, anchors) >= MIN_REPEATS_ANY)
+          if (steps_from_starts (ctx, nvtx, thread, times, anchors) >= MIN_REPEATS_ANY)
             {
               ctx->step_rule = N_("an NVTX range that repeats");
               ctx->step_rule_name = name;
@@ -313,7 +345,7 @@ _ks_context_infer_steps (Context *ctx)
     {
       g_autoptr(GArray) anchors = outermost_named (track, name);
 
-      if (steps_from_starts (ctx, thread, thread, anchors) >= MIN_REPEATS_ANY)
+      if (steps_from_starts (ctx, thread, thread, times, anchors) >= MIN_REPEATS_ANY)
         {
           ctx->step_rule = N_("the outermost operator that repeats");
           ctx->step_rule_name = name;
