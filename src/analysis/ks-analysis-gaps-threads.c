@@ -125,11 +125,15 @@ probe_cb (const KsTrack *track,
   return TRUE;
 }
 
-/* Per process: whether it launched GPU work (a rank, not a worker). */
-static gboolean *
-launching_processes (KsTrace *trace)
+/* Per process (and one more for none): the tracks to look at for its
+ * gaps, the other threads' and samples' of the process and of its
+ * workers (processes of the same rank that launched no GPU work). */
+static GPtrArray *
+candidate_tracks (KsTrace *trace)
 {
-  gboolean *launches = g_new0 (gboolean, trace->n_processes + 1);
+  g_autofree gboolean *launches = g_new0 (gboolean, trace->n_processes + 1);
+  g_autofree gint32 *rank = g_new (gint32, trace->n_processes + 1);
+  GPtrArray *per_process = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
 
   for (guint32 f = 0; f < trace->n_flows; f++)
     if (trace->flows[f].kind == KS_FLOW_LAUNCH)
@@ -138,7 +142,26 @@ launching_processes (KsTrace *trace)
 
         launches[p < trace->n_processes ? p : trace->n_processes] = TRUE;
       }
-  return launches;
+  for (guint32 p = 0; p <= trace->n_processes; p++)
+    {
+      rank[p] = -1;
+      g_ptr_array_add (per_process, g_array_new (FALSE, FALSE, sizeof (guint32)));
+    }
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].process < trace->n_processes)
+      rank[trace->tracks[t].process] = ks_trace_rank_of_track (trace, t);
+
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      if ((track->kind != KS_TRACK_THREAD && track->kind != KS_TRACK_SAMPLES) || track->process >= trace->n_processes)
+        continue;
+      for (guint32 p = 0; p < trace->n_processes; p++)
+        if (p == track->process || (!launches[track->process] && rank[track->process] == rank[p]))
+          g_array_append_val (g_ptr_array_index (per_process, p), t);
+    }
+  return per_process;
 }
 
 void
@@ -148,40 +171,37 @@ _ks_gap_other_threads (Context *ctx,
                        gint64   r1)
 {
   KsTrace *trace = ctx->trace;
-  guint32 process;
-  gint32 rank;
+  GArray *tracks;
   gint64 best_ov = 0;
   int best_depth = -1;
 
   gap->other_track = gap->other_slice = KS_NO_INDEX;
-  if (gap->thread >= trace->n_threads || r1 <= r0)
+  if (gap->thread >= trace->n_threads || r1 <= r0 || trace->threads[gap->thread].process >= trace->n_processes)
     return;
   if (gap->cause != KS_GAP_CAUSE_SYNC && gap->cause != KS_GAP_CAUSE_DATALOADER &&
       gap->cause != KS_GAP_CAUSE_OSRT && gap->cause != KS_GAP_CAUSE_NO_CPU_ACTIVITY)
     return;
-  if (ctx->launching == NULL)
-    ctx->launching = launching_processes (trace);
-
-  process = trace->threads[gap->thread].process;
-  rank = trace->threads[gap->thread].track != KS_NO_INDEX
-         ? ks_trace_rank_of_track (trace, trace->threads[gap->thread].track) : -1;
-  for (guint32 t = 0; t < trace->n_tracks; t++)
+  if (ctx->other_tracks == NULL)
     {
+      ctx->other_tracks = candidate_tracks (trace);
+      ctx->other_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+    }
+
+  tracks = g_ptr_array_index (ctx->other_tracks, trace->threads[gap->thread].process);
+  for (guint i = 0; i < tracks->len; i++)
+    {
+      guint32 t = g_array_index (tracks, guint32, i);
       const KsTrack *track = &trace->tracks[t];
-      g_autoptr(GHashTable) names = NULL;
-      Probe p = { ctx, r0, r1, NULL };
+      Probe p = { ctx, r0, r1, ctx->other_names };
       GHashTableIter iter;
       gpointer value;
 
-      if ((track->kind != KS_TRACK_THREAD && track->kind != KS_TRACK_SAMPLES) ||
-          track->thread == gap->thread || track->process >= trace->n_processes ||
-          (track->process != process &&
-           (ctx->launching[track->process] || ks_trace_rank_of_track (trace, t) != rank)))
+      if (track->thread == gap->thread)
         continue;
-      names = p.names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      g_hash_table_remove_all (ctx->other_names);
       ks_track_foreach_in_range (track, r0, r1, probe_cb, &p);
       /* the innermost work in half the gap or more, then the longest */
-      g_hash_table_iter_init (&iter, names);
+      g_hash_table_iter_init (&iter, ctx->other_names);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
           const NameTime *nt = value;

@@ -121,8 +121,10 @@ typedef struct
   /* Steps inferred from the repeating structure: the rule, its name */
   const char               *step_rule;
   guint32                   step_rule_name;
-  /* per process: it launched GPU work; made by the first gap that asks */
-  gboolean                 *launching;
+  /* per process: the tracks a gap's "meanwhile" looks at, and a scratch
+   * table; made by the first gap that asks (ks-analysis-gaps-threads.c) */
+  GPtrArray                *other_tracks;
+  GHashTable               *other_names;
 } Context;
 
 /* Whether the figures leave out what starts at @ts: it is in a warm-up
