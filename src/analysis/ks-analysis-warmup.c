@@ -33,8 +33,8 @@ static const struct {
     { NULL } },
   [KS_WARMUP_CONTEXT] = {
     N_("CUDA context and library initialisation"),
-    { "cuInit", "cuDevicePrimaryCtxRetain", "cuCtxCreate", "cudaSetDevice", "cublasCreate", "cublasLtCreate", "cudnnCreate", "cusparseCreate", "cusolverDnCreate",
-      "cufftPlan", NULL },
+    { "cuInit", "cuDevicePrimaryCtxRetain", "cuCtxCreate", "cudaSetDevice", "cublasCreate",
+      "cublasLtCreate", "cudnnCreate", "cusparseCreate", "cusolverDnCreate", "cufftPlan", NULL },
     { NULL } },
   [KS_WARMUP_NCCL] = {
     N_("NCCL initialisation"),
@@ -51,8 +51,9 @@ static const struct {
     { "autotune", "benchmark_choice", NULL } },
   [KS_WARMUP_COMPILATION] = {
     N_("Compilation"),
-    { "nvrtcCompileProgram", "nvJitLink", "Torch-Compiled Region: compile", NULL },
-    { "_dynamo/convert_frame", "_inductor/", "compile_fx", "triton/compiler", "CompileTime", NULL } },
+    { "nvrtcCompileProgram", "nvJitLink", NULL },
+    /* Python frames and profiler ranges of Dynamo, Inductor and Triton */
+    { "_dynamo/convert_frame", "_inductor/", "compile_fx", "triton/compiler", "compile_inner", NULL } },
 };
 
 const char *
@@ -175,6 +176,9 @@ process_warmup (KsAnalysis *self,
   for (guint i = 1; i < n; i++)
     durs[i - 1] = steps[idx[i]].end - steps[idx[i]].start;
   median = _ks_select_nth (durs, n - 1, (n - 2) / 2);
+  /* steps all alike, the common case: no need to look for one-time work */
+  if ((double)(steps[idx[0]].end - steps[idx[0]].start) <= KS_WARMUP_FACTOR * median)
+    return;
 
   one_time_build (ctx, process, kind_of_name, &ot);
   /* at most half the steps: the rest is the steady state */
