@@ -218,6 +218,19 @@ test_synthetic_no_warmup (void)
     }
 }
 
+static const KsAdvice *
+find_advice (KsAnalysis *a,
+             const char *rule)
+{
+  guint n;
+  const KsAdvice *advice = ks_analysis_get_advice (a, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (strcmp (advice[i].rule, rule) == 0)
+      return &advice[i];
+  return NULL;
+}
+
 /* The recording of tests/data: step 0 (CUDA module loading) and step 1
  * are warm-up. Numbers from tests/analysis/warmup-reference.py, which
  * reads the file's SQLite tables without Kinescope. */
@@ -249,6 +262,19 @@ test_recording (void)
   g_assert_cmpint (mean, ==, 2432078);
   g_assert_cmpint (ks_analysis_get_gpu (all, 0)->window_ns, ==, 432078709);
   g_assert_cmpuint (ks_analysis_count_steps (all, NULL), ==, 60);
+
+  /* the advice's examples are in the steady state: no idle gap of the
+   * warm-up is one, though with it they are its largest */
+  {
+    const KsAdvice *busy = find_advice (a, "low-gpu-busy");
+    const KsAdvice *busy_all = find_advice (all, "low-gpu-busy");
+
+    g_assert_nonnull (busy);
+    g_assert_nonnull (busy_all);
+    for (guint i = 0; i < busy->n_ranges; i++)
+      g_assert_cmpint (busy->ranges[i].start, >=, steps[1].end);
+    g_assert_cmpint (busy_all->ranges[0].end, <=, steps[1].end);
+  }
 }
 
 /* No ProfilerStep, no step range: a loop of five iterations, 100 µs
@@ -280,18 +306,6 @@ make_loop (gboolean dataloader,
   return g_string_free (json, FALSE);
 }
 
-static const KsAdvice *
-find_advice (KsAnalysis *a,
-             const char *rule)
-{
-  guint n;
-  const KsAdvice *advice = ks_analysis_get_advice (a, &n);
-
-  for (guint i = 0; i < n; i++)
-    if (strcmp (advice[i].rule, rule) == 0)
-      return &advice[i];
-  return NULL;
-}
 
 static void
 test_inferred (void)
