@@ -9,8 +9,9 @@
  * named like a step): the iterations of a training loop repeat, so the
  * launching thread's outermost work repeats too. The rules, in order:
  * the DataLoader's next batch (the start of an iteration), the
- * optimizer's step (its end), an NVTX range that repeats, and the
- * outermost operator that repeats once an iteration. */
+ * optimizer's step (its end), an NVTX range that repeats, the outermost
+ * operator that repeats once an iteration, and the kernel sequence that
+ * repeats on the busiest stream. */
 
 #define G_LOG_DOMAIN "ks-analysis"
 
@@ -275,6 +276,107 @@ repeating_name (KsTrace       *trace,
   return 0;
 }
 
+/* The repeating kernel sequence, for traces with no CPU structure to go
+ * by (an Nsight export without NVTX ranges): on the stream with the most
+ * kernels, the shortest period of two kernels or more that repeats at
+ * least three times up to the stream's last kernel; an iteration starts
+ * with the launch call of its first kernel. */
+static gboolean
+steps_from_kernels (Context *ctx)
+{
+  KsTrace *trace = ctx->trace;
+  g_autoptr(GArray) kernels = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint32 *launch = NULL;
+  guint32 stream = KS_NO_INDEX, *k, n, period = 0, first = 0;
+  guint best = 0;
+
+  for (guint d = 0; d < ctx->devices->len; d++)
+    {
+      DeviceState *ds = &g_array_index (ctx->devices, DeviceState, d);
+
+      for (guint i = 0; i < ds->streams->len; i++)
+        {
+          guint32 t = g_array_index (ds->streams, guint32, i);
+          guint count = 0;
+
+          for (guint32 sl = 0; sl < trace->tracks[t].n_slices; sl++)
+            count += trace->tracks[t].slice_kind[sl] == KS_SLICE_KERNEL;
+          if (count > best)
+            {
+              best = count;
+              stream = t;
+            }
+        }
+    }
+  if (stream == KS_NO_INDEX)
+    return FALSE;
+  for (guint32 sl = 0; sl < trace->tracks[stream].n_slices; sl++)
+    if (trace->tracks[stream].slice_kind[sl] == KS_SLICE_KERNEL)
+      g_array_append_val (kernels, sl);
+  k = (guint32 *)(gpointer)kernels->data;
+  n = kernels->len;
+  if (n < 3 * 2)
+    return FALSE;
+
+#define NAME(i) (trace->tracks[stream].name_id[k[i]])
+  /* periods ending with the last kernel: the distances to its earlier calls */
+  for (guint32 j = n - 1; j-- > 0 && 3 * (n - 1 - j) <= n;)
+    {
+      guint32 p = n - 1 - j, start = n - p;
+
+      if (NAME (j) != NAME (n - 1) || p < 2)
+        continue;
+      while (start > 0 && NAME (start - 1) == NAME (start - 1 + p))
+        start--;
+      if ((n - start) / p >= 3)
+        {
+          period = p;
+          first = n - (n - start) / p * p;
+          break;
+        }
+    }
+#undef NAME
+  if (period == 0)
+    return FALSE;
+
+  /* the launch calls of the iterations' first kernels */
+  launch = g_new (guint32, trace->tracks[stream].n_slices);
+  memset (launch, 0xff, sizeof (guint32) * trace->tracks[stream].n_slices);
+  for (guint32 f = 0; f < trace->n_flows; f++)
+    if (trace->flows[f].kind == KS_FLOW_LAUNCH && trace->flows[f].to_track == stream &&
+        trace->tracks[trace->flows[f].from_track].kind == KS_TRACK_THREAD)
+      launch[trace->flows[f].to_slice] = f;
+  for (guint32 i = first; i < n; i += period)
+    if (launch[k[i]] == KS_NO_INDEX)
+      return FALSE;
+
+  for (guint32 i = first; i < n; i += period)
+    {
+      const KsFlow *flow = &trace->flows[launch[k[i]]];
+      gint64 start = trace->tracks[flow->from_track].start[flow->from_slice];
+      gint64 end = G_MININT64;
+
+      if (i + period < n)
+        {
+          const KsFlow *next = &trace->flows[launch[k[i + period]]];
+
+          end = trace->tracks[next->from_track].start[next->from_slice];
+        }
+      else
+        for (guint32 j = i; j < n; j++)
+          end = MAX (end, trace->tracks[stream].end[k[j]]);
+      if (end <= start)
+        {
+          g_array_set_size (ctx->step_refs, 0);
+          return FALSE;
+        }
+      add_inferred (ctx, flow->from_track, flow->from_slice, start, end);
+    }
+  ctx->step_rule = N_("the repeating kernel sequence");
+  ctx->step_rule_name = trace->tracks[stream].name_id[k[first]];
+  return TRUE;
+}
+
 void
 _ks_context_infer_steps (Context *ctx)
 {
@@ -353,6 +455,8 @@ _ks_context_infer_steps (Context *ctx)
         }
       g_array_set_size (ctx->step_refs, 0);
     }
+
+  steps_from_kernels (ctx);
 }
 
 char *

@@ -377,6 +377,50 @@ test_inferred (void)
   }
 }
 
+/* Launch calls only, no operators (as in an Nsight export without NVTX):
+ * a start-up kernel, then four iterations of ka, kb, kc, each launched
+ * 10 µs apart, iterations 100 µs apart. */
+static void
+test_inferred_kernels (void)
+{
+  GString *json = g_string_new ("{\"traceEvents\":[");
+  static const char * const names[] = { "ka", "kb", "kc" };
+  g_autofree char *text = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsStep *steps;
+  guint32 rule_name;
+  guint n, corr = 1;
+
+  event (json, "cuda_runtime", "cudaLaunchKernel", FALSE, 1000, 4, corr);
+  event (json, "kernel", "init", TRUE, 1005, 20, corr++);
+  for (guint i = 0; i < 4; i++)
+    for (guint j = 0; j < 3; j++)
+      {
+        gint64 t = 1100 + 100 * i + 10 * j;
+
+        event (json, "cuda_runtime", "cudaLaunchKernel", FALSE, t, 4, corr);
+        event (json, "kernel", names[j], TRUE, t + 5, 5, corr++);
+      }
+  g_string_append (json, "]}");
+  text = g_string_free (json, FALSE);
+  trace = load_text (text);
+  a = analyse (trace, FALSE);
+
+  g_assert_cmpstr (ks_analysis_get_step_rule (a, &rule_name), ==, "the repeating kernel sequence");
+  g_assert_cmpstr (ks_trace_string (trace, rule_name), ==, "ka");
+  steps = ks_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 4);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_true (steps[i].inferred);
+      /* from ka's launch call (the trace starts at 1000 µs) to the next one's,
+       * the last to the end of its kc */
+      g_assert_cmpint (steps[i].start, ==, (100 + 100 * i) * 1000);
+      g_assert_cmpint (steps[i].end, ==, i < 3 ? (200 + 100 * i) * 1000 : (100 + 300 + 25 + 5) * 1000);
+    }
+}
+
 /* The H200 loops without steps of tests/data (tests/data/README.md):
  * the steps of tests/analysis/nosteps-reference.py, which reads the raw
  * JSON, and a before/after comparison by step. */
@@ -558,6 +602,7 @@ main (int    argc,
   g_test_add_func ("/analysis/warmup/none", test_synthetic_no_warmup);
   g_test_add_func ("/analysis/warmup/recording", test_recording);
   g_test_add_func ("/analysis/steps/inferred", test_inferred);
+  g_test_add_func ("/analysis/steps/inferred-kernels", test_inferred_kernels);
   g_test_add_func ("/analysis/steps/inferred-recorded", test_inferred_recorded);
   g_test_add_func ("/analysis/gaps/meanwhile", test_gap_meanwhile);
   g_test_add_func ("/analysis/missing", test_missing);
