@@ -168,6 +168,19 @@ test_timeline_inferred (void)
   steps = ks_analysis_get_steps (ks_session_get_analysis (session), &n);
   g_assert_cmpuint (n, ==, 5);
   g_assert_true (steps[2].inferred);
+
+  /* the Summary says which rule found them */
+  {
+    GtkWidget *page = ks_window_get_page (window, "summary");
+    GtkWidget *row;
+
+    ks_window_show_page (window, "summary");
+    WAIT_FOR ((row = ks_test_find_descendant (page, ADW_TYPE_ACTION_ROW, "inferred-row")) != NULL);
+    g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==,
+                     "Inferred from the DataLoader's batches");
+    g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==,
+                     "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
+  }
   ks_session_set_visible (session, steps[1].start, steps[3].end);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   pixels = draw_timeline (timeline, &width, &height);
