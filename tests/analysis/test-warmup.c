@@ -585,11 +585,39 @@ test_missing (void)
   /* the DDP recording has both: the pages and stats never ask */
   {
     g_autoptr(KsAnalysis) b = analyse (ddp, FALSE);
+    g_autoptr(KsAnalysis) all = analyse (ddp, TRUE);
+    const KsSampleStats *rows;
+    const KsStep *steps;
+    guint64 self = 0, self_all = 0, in_warmup = 0;
+    guint n_steps, n_warm = 0;
 
     ks_analysis_get_operators (b, KS_OPERATOR_BY_NAME, &n_ops);
     ks_analysis_get_sample_stats (b, &n_samples);
     g_assert_cmpuint (n_ops, >, 0);
     g_assert_cmpuint (n_samples, >, 0);
+
+    /* its samples in the warm-up (step 0 of each rank) are left out */
+    steps = ks_analysis_get_steps (b, &n_steps);
+    for (guint i = 0; i < n_steps; i++)
+      n_warm += steps[i].warmup;
+    /* the ranks' warm-ups overlap: a sample in either counts once */
+    for (guint32 j = 0; j < ddp->n_samples; j++)
+      {
+        gboolean in = FALSE;
+
+        for (guint i = 0; i < n_steps; i++)
+          in |= steps[i].warmup && ddp->samples[j].ts >= steps[i].start && ddp->samples[j].ts < steps[i].end;
+        in_warmup += in;
+      }
+    g_assert_cmpuint (n_warm, ==, 2);
+    g_assert_cmpuint (in_warmup, >, 0);
+    rows = ks_analysis_get_sample_stats (b, &n_samples);
+    for (guint i = 0; i < n_samples; i++)
+      self += rows[i].self;
+    rows = ks_analysis_get_sample_stats (all, &n_samples);
+    for (guint i = 0; i < n_samples; i++)
+      self_all += rows[i].self;
+    g_assert_cmpuint (self, ==, self_all - in_warmup);
   }
 }
 
