@@ -16,6 +16,7 @@
 #include "ks-test-gtk.h"
 #include "ks-timeline-layout.h"
 #include "ks-window.h"
+#include "pages/ks-page-charts.h"
 #include "pages/ks-summary-page.h"
 
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 30000)
@@ -104,6 +105,12 @@ test_summary_switch (void)
                    "Warm-up: step 0, step 1, 291 ms (CUDA module loading 177 ms, Memory allocation 3.00 ms), "
                    "left out of the figures below");
   g_assert_cmpint (ks_analysis_get_gpu (before, 0)->window_ns, ==, 141060575);
+  {
+    g_autofree char *tip = ks_chart_steps_tooltip (ks_session_get_trace (session), before, 0);
+
+    /* the step chart's tooltip of a warm-up step says so */
+    g_assert_true (g_str_has_prefix (tip, "step 0: 278 ms\nWarm-up: left out of the figures"));
+  }
 
   /* the switch: a setting, and the figures over every step */
   toggle = ks_test_find_descendant (row, GTK_TYPE_SWITCH, "include-warmup");
@@ -180,6 +187,12 @@ test_timeline_inferred (void)
                      "Inferred from the DataLoader's batches");
     g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==,
                      "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
+  }
+  {
+    g_autofree char *tip = ks_chart_steps_tooltip (ks_session_get_trace (session),
+                                                   ks_session_get_analysis (session), 2);
+
+    g_assert_true (g_str_has_prefix (tip, "step 2: 4.59 ms\n"));
   }
   ks_session_set_visible (session, steps[1].start, steps[3].end);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));

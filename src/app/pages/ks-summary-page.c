@@ -254,18 +254,17 @@ steps_tooltip_cb (GtkWidget     *area,
                   GtkTooltip    *tooltip,
                   KsSummaryPage *self)
 {
-  const KsStep *steps;
   guint n;
   int i;
   g_autofree char *text = NULL;
 
   if (self->analysis == NULL)
     return FALSE;
-  steps = ks_analysis_get_steps (self->analysis, &n);
+  ks_analysis_get_steps (self->analysis, &n);
   i = ks_chart_steps_at (gtk_widget_get_height (area), n, y);
   if (i < 0)
     return FALSE;
-  text = ks_chart_steps_tooltip (ks_page_get_trace (KS_PAGE (self)), steps, i);
+  text = ks_chart_steps_tooltip (ks_page_get_trace (KS_PAGE (self)), self->analysis, i);
   gtk_tooltip_set_text (tooltip, text);
   return TRUE;
 }
