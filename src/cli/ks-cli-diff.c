@@ -115,9 +115,17 @@ table_header (Printer *p)
     {
       const KsCompareSteps *steps = ks_compare_get_steps (p->compare, s);
       g_autofree char *file = ks_cli_escape (ks_compare_get_file (p->compare, s));
+      KsAnalysis *analysis = ks_compare_get_analysis (p->compare, s);
+      const KsWarmup *warmup = ks_analysis_get_warmup (analysis);
 
       g_string_append_printf (p->out, "%-10s %s (", s == 0 ? _("Baseline:") : _("New:"), file);
       g_string_append_printf (p->out, ngettext ("%u step", "%u steps", steps->n_steps), steps->n_steps);
+      /* the steps compared are the steady state's */
+      if (warmup->n_steps > 0 && !ks_analysis_get_options (analysis)->include_warmup)
+        g_string_append_printf (p->out, ngettext (", %u warm-up step left out", ", %u warm-up steps left out",
+                                                  warmup->n_steps), warmup->n_steps);
+      if (ks_analysis_get_step_rule (analysis, NULL) != NULL)
+        g_string_append_printf (p->out, _(", inferred from %s"), ks_analysis_get_step_rule (analysis, NULL));
       g_string_append (p->out, ")\n");
     }
   if (ks_compare_get_per_step (p->compare))

@@ -1772,6 +1772,32 @@ test_operators_thread_time (void)
   g_rmdir (dir);
 }
 
+/* Two loops without steps (tests/data/README.md) compare per step: their
+ * inferred steps, the warm-up of each left out unless asked. */
+static void
+test_diff_inferred (void)
+{
+  g_autofree char *slow = fixture ("nosteps_slow.pt.trace.json.gz");
+  g_autofree char *fast = fixture ("nosteps_fast.pt.trace.json.gz");
+  yajl_val root;
+  Run r;
+
+  run_diff (&r, slow, fast, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "nosteps_slow.pt.trace.json.gz (4 steps, 1 warm-up step left out, "
+                                   "inferred from the DataLoader's batches)\n"));
+  g_assert_nonnull (strstr (r.out, "Times and counts are per step.\n"));
+  run_clear (&r);
+
+  run_diff (&r, slow, fast, "--include-warmup", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  g_assert_cmpstr (get_str (root, "per"), ==, "step");
+  g_assert_cmpint (YAJL_GET_INTEGER (get (root, "base", "steps")), ==, 5);
+  yajl_tree_free (root);
+  run_clear (&r);
+}
+
 static void
 test_diff_errors (void)
 {
@@ -1933,6 +1959,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/diff-compile", test_diff_compile);
   g_test_add_func ("/analysis/cli/diff-hta", test_diff_hta);
   g_test_add_func ("/analysis/cli/diff-windows", test_diff_windows);
+  g_test_add_func ("/analysis/cli/diff-inferred", test_diff_inferred);
   g_test_add_func ("/analysis/cli/diff-errors", test_diff_errors);
   g_test_add_func ("/analysis/cli/profiler-ranges", test_profiler_ranges);
 
