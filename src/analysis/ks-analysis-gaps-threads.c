@@ -125,43 +125,126 @@ probe_cb (const KsTrack *track,
   return TRUE;
 }
 
-/* Per process (and one more for none): the tracks to look at for its
- * gaps, the other threads' and samples' of the process and of its
- * workers (processes of the same rank that launched no GPU work). */
-static GPtrArray *
-candidate_tracks (KsTrace *trace)
+/* Where a gap's "meanwhile" looks: each process's own thread and sample
+ * tracks, and per rank those of its workers (processes that launched no
+ * GPU work), each list made in one pass over the tracks. */
+struct _KsGapCandidates
 {
-  g_autofree gboolean *launches = g_new0 (gboolean, trace->n_processes + 1);
-  g_autofree gint32 *rank = g_new (gint32, trace->n_processes + 1);
-  GPtrArray *per_process = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
+  guint32    *offset;     /* own[offset[p] .. offset[p + 1]) */
+  guint32    *own;
+  gint32     *rank;       /* per process */
+  gboolean   *launches;   /* per process */
+  GHashTable *workers;    /* rank -> GArray of guint32 tracks */
+};
 
+void
+_ks_gap_candidates_free (KsGapCandidates *c)
+{
+  g_free (c->offset);
+  g_free (c->own);
+  g_free (c->rank);
+  g_free (c->launches);
+  g_hash_table_unref (c->workers);
+  g_free (c);
+}
+
+static gboolean
+is_candidate (const KsTrace *trace,
+              guint32        t)
+{
+  const KsTrack *track = &trace->tracks[t];
+
+  return (track->kind == KS_TRACK_THREAD || track->kind == KS_TRACK_SAMPLES) &&
+         track->process < trace->n_processes;
+}
+
+static KsGapCandidates *
+candidates_new (KsTrace *trace)
+{
+  KsGapCandidates *c = g_new0 (KsGapCandidates, 1);
+  g_autofree guint32 *fill = NULL;
+
+  c->offset = g_new0 (guint32, trace->n_processes + 2);
+  c->own = g_new (guint32, MAX (trace->n_tracks, 1));
+  c->rank = g_new (gint32, trace->n_processes + 1);
+  c->launches = g_new0 (gboolean, trace->n_processes + 1);
+  c->workers = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+
+  for (guint32 p = 0; p <= trace->n_processes; p++)
+    c->rank[p] = -1;
   for (guint32 f = 0; f < trace->n_flows; f++)
     if (trace->flows[f].kind == KS_FLOW_LAUNCH)
       {
         guint32 p = trace->tracks[trace->flows[f].from_track].process;
 
-        launches[p < trace->n_processes ? p : trace->n_processes] = TRUE;
+        c->launches[p < trace->n_processes ? p : trace->n_processes] = TRUE;
       }
-  for (guint32 p = 0; p <= trace->n_processes; p++)
-    {
-      rank[p] = -1;
-      g_ptr_array_add (per_process, g_array_new (FALSE, FALSE, sizeof (guint32)));
-    }
   for (guint32 t = 0; t < trace->n_tracks; t++)
-    if (trace->tracks[t].process < trace->n_processes)
-      rank[trace->tracks[t].process] = ks_trace_rank_of_track (trace, t);
-
+    if (is_candidate (trace, t))
+      {
+        c->rank[trace->tracks[t].process] = ks_trace_rank_of_track (trace, t);
+        c->offset[trace->tracks[t].process + 1]++;
+      }
+  for (guint32 p = 1; p <= trace->n_processes + 1; p++)
+    c->offset[p] += c->offset[p - 1];
+  fill = g_memdup2 (c->offset, sizeof (guint32) * (trace->n_processes + 1));
   for (guint32 t = 0; t < trace->n_tracks; t++)
-    {
-      const KsTrack *track = &trace->tracks[t];
+    if (is_candidate (trace, t))
+      {
+        guint32 p = trace->tracks[t].process;
 
-      if ((track->kind != KS_TRACK_THREAD && track->kind != KS_TRACK_SAMPLES) || track->process >= trace->n_processes)
+        c->own[fill[p]++] = t;
+        if (!c->launches[p])
+          {
+            gpointer key = GINT_TO_POINTER (c->rank[p]);
+            GArray *list = g_hash_table_lookup (c->workers, key);
+
+            if (list == NULL)
+              {
+                list = g_array_new (FALSE, FALSE, sizeof (guint32));
+                g_hash_table_insert (c->workers, key, list);
+              }
+            g_array_append_val (list, t);
+          }
+      }
+  return c;
+}
+
+/* The best work of @t in the gap, kept in @gap when it beats the best. */
+static void
+consider_track (Context *ctx,
+                KsGap   *gap,
+                guint32  t,
+                gint64   r0,
+                gint64   r1,
+                gint64  *best_ov,
+                int     *best_depth)
+{
+  const KsTrack *track = &ctx->trace->tracks[t];
+  Probe p = { ctx, r0, r1, ctx->other_names };
+  GHashTableIter iter;
+  gpointer value;
+
+  if (track->thread == gap->thread)
+    return;
+  g_hash_table_remove_all (ctx->other_names);
+  ks_track_foreach_in_range (track, r0, r1, probe_cb, &p);
+  /* the innermost work in half the gap or more, then the longest */
+  g_hash_table_iter_init (&iter, ctx->other_names);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const NameTime *nt = value;
+
+      if (nt->ov * 2 < r1 - r0)
         continue;
-      for (guint32 p = 0; p < trace->n_processes; p++)
-        if (p == track->process || (!launches[track->process] && rank[track->process] == rank[p]))
-          g_array_append_val (g_ptr_array_index (per_process, p), t);
+      if ((int)nt->depth > *best_depth || ((int)nt->depth == *best_depth && nt->ov > *best_ov))
+        {
+          *best_ov = nt->ov;
+          *best_depth = nt->depth;
+          gap->other_track = t;
+          gap->other_slice = nt->slice;
+        }
     }
-  return per_process;
 }
 
 void
@@ -171,7 +254,9 @@ _ks_gap_other_threads (Context *ctx,
                        gint64   r1)
 {
   KsTrace *trace = ctx->trace;
-  GArray *tracks;
+  KsGapCandidates *c;
+  GArray *workers;
+  guint32 process;
   gint64 best_ov = 0;
   int best_depth = -1;
 
@@ -183,40 +268,18 @@ _ks_gap_other_threads (Context *ctx,
     return;
   if (ctx->other_tracks == NULL)
     {
-      ctx->other_tracks = candidate_tracks (trace);
+      ctx->other_tracks = candidates_new (trace);
       ctx->other_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
     }
+  c = ctx->other_tracks;
 
-  tracks = g_ptr_array_index (ctx->other_tracks, trace->threads[gap->thread].process);
-  for (guint i = 0; i < tracks->len; i++)
-    {
-      guint32 t = g_array_index (tracks, guint32, i);
-      const KsTrack *track = &trace->tracks[t];
-      Probe p = { ctx, r0, r1, ctx->other_names };
-      GHashTableIter iter;
-      gpointer value;
-
-      if (track->thread == gap->thread)
-        continue;
-      g_hash_table_remove_all (ctx->other_names);
-      ks_track_foreach_in_range (track, r0, r1, probe_cb, &p);
-      /* the innermost work in half the gap or more, then the longest */
-      g_hash_table_iter_init (&iter, ctx->other_names);
-      while (g_hash_table_iter_next (&iter, NULL, &value))
-        {
-          const NameTime *nt = value;
-
-          if (nt->ov * 2 < r1 - r0)
-            continue;
-          if ((int)nt->depth > best_depth || ((int)nt->depth == best_depth && nt->ov > best_ov))
-            {
-              best_ov = nt->ov;
-              best_depth = nt->depth;
-              gap->other_track = t;
-              gap->other_slice = nt->slice;
-            }
-        }
-    }
+  process = trace->threads[gap->thread].process;
+  for (guint32 i = c->offset[process]; i < c->offset[process + 1]; i++)
+    consider_track (ctx, gap, c->own[i], r0, r1, &best_ov, &best_depth);
+  workers = g_hash_table_lookup (c->workers, GINT_TO_POINTER (c->rank[process]));
+  for (guint i = 0; workers != NULL && i < workers->len; i++)
+    if (trace->tracks[g_array_index (workers, guint32, i)].process != process)
+      consider_track (ctx, gap, g_array_index (workers, guint32, i), r0, r1, &best_ov, &best_depth);
 }
 
 char *

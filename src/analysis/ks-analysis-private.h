@@ -72,6 +72,8 @@ enum
   NAME_TC_MEASURED_USED = 1 << 10, /* ... and it ran instructions there */
 };
 
+typedef struct _KsGapCandidates KsGapCandidates;
+
 typedef struct
 {
   gint32      device;
@@ -123,7 +125,7 @@ typedef struct
   guint32                   step_rule_name;
   /* per process: the tracks a gap's "meanwhile" looks at, and a scratch
    * table; made by the first gap that asks (ks-analysis-gaps-threads.c) */
-  GPtrArray                *other_tracks;
+  KsGapCandidates          *other_tracks;
   GHashTable               *other_names;
 } Context;
 
@@ -250,6 +252,7 @@ void     _ks_gap_other_threads    (Context          *ctx,
                                    KsGap            *gap,
                                    gint64            r0,
                                    gint64            r1);
+void     _ks_gap_candidates_free  (KsGapCandidates  *candidates);
 
 /* Helpers shared by the passes. */
 gboolean _ks_context_device_wanted (Context         *ctx,

@@ -94,11 +94,41 @@ typedef struct
   KsRangeSet any;
 } OneTime;
 
+/* The thread and sample tracks of each process: list[offset[p] ..
+ * offset[p + 1]), so that a process's search reads its own tracks. */
+typedef struct
+{
+  guint32 *offset;
+  guint32 *list;
+} ProcessTracks;
+
 static void
-one_time_build (Context *ctx,
-                guint32  process,
-                guint8  *kind_of_name,
-                OneTime *ot)
+process_tracks_init (ProcessTracks *pt,
+                     KsTrace       *trace)
+{
+  g_autofree guint32 *fill = NULL;
+
+  pt->offset = g_new0 (guint32, trace->n_processes + 2);
+  pt->list = g_new (guint32, MAX (trace->n_tracks, 1));
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if ((trace->tracks[t].kind == KS_TRACK_THREAD || trace->tracks[t].kind == KS_TRACK_SAMPLES) &&
+        trace->tracks[t].process < trace->n_processes)
+      pt->offset[trace->tracks[t].process + 1]++;
+  for (guint32 p = 1; p <= trace->n_processes + 1; p++)
+    pt->offset[p] += pt->offset[p - 1];
+  fill = g_memdup2 (pt->offset, sizeof (guint32) * (trace->n_processes + 1));
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if ((trace->tracks[t].kind == KS_TRACK_THREAD || trace->tracks[t].kind == KS_TRACK_SAMPLES) &&
+        trace->tracks[t].process < trace->n_processes)
+      pt->list[fill[trace->tracks[t].process]++] = t;
+}
+
+static void
+one_time_build (Context             *ctx,
+                const ProcessTracks *pt,
+                guint32              process,
+                guint8              *kind_of_name,
+                OneTime             *ot)
 {
   KsTrace *trace = ctx->trace;
   GArray *ranges[KS_N_WARMUP_CAUSES];
@@ -107,13 +137,11 @@ one_time_build (Context *ctx,
   for (guint c = 0; c < KS_N_WARMUP_CAUSES; c++)
     ranges[c] = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
 
-  for (guint32 t = 0; t < trace->n_tracks; t++)
+  for (guint32 i = process < trace->n_processes ? pt->offset[process] : 0;
+       process < trace->n_processes && i < pt->offset[process + 1]; i++)
     {
-      const KsTrack *track = &trace->tracks[t];
+      const KsTrack *track = &trace->tracks[pt->list[i]];
 
-      if (track->process != process ||
-          (track->kind != KS_TRACK_THREAD && track->kind != KS_TRACK_SAMPLES))
-        continue;
       for (guint32 s = 0; s < track->n_slices; s++)
         {
           guint32 name = track->name_id[s];
@@ -155,9 +183,10 @@ one_time_clear (OneTime *ot)
  * in start order) are @idx: marks them, adds them to @spans, and keeps
  * the process's sums in self->warmup when its warm-up is the longest. */
 static void
-process_warmup (KsAnalysis *self,
-                Context    *ctx,
-                guint32     process,
+process_warmup (KsAnalysis          *self,
+                Context             *ctx,
+                const ProcessTracks *pt,
+                guint32              process,
                 const guint *idx,
                 guint       n,
                 guint8     *kind_of_name,
@@ -180,7 +209,7 @@ process_warmup (KsAnalysis *self,
   if ((double)(steps[idx[0]].end - steps[idx[0]].start) <= KS_WARMUP_FACTOR * median)
     return;
 
-  one_time_build (ctx, process, kind_of_name, &ot);
+  one_time_build (ctx, pt, process, kind_of_name, &ot);
   /* at most half the steps: the rest is the steady state */
   for (k = 0; k < n / 2; k++)
     {
@@ -214,6 +243,28 @@ process_warmup (KsAnalysis *self,
   one_time_clear (&ot);
 }
 
+typedef struct
+{
+  KsTrace      *trace;
+  const KsStep *steps;
+} SortBy;
+
+/* By process, then in the steps' order (start order). */
+static int
+compare_by_process (gconstpointer a,
+                    gconstpointer b,
+                    gpointer      user_data)
+{
+  const SortBy *by = user_data;
+  guint ia = *(const guint *)a, ib = *(const guint *)b;
+  guint32 pa = by->trace->tracks[by->steps[ia].track].process;
+  guint32 pb = by->trace->tracks[by->steps[ib].track].process;
+
+  if (pa != pb)
+    return pa < pb ? -1 : 1;
+  return (ia > ib) - (ia < ib);
+}
+
 void
 _ks_analysis_warmup (KsAnalysis *self,
                      Context    *ctx)
@@ -223,30 +274,29 @@ _ks_analysis_warmup (KsAnalysis *self,
   guint n = ctx->step_refs->len;
   g_autofree guint8 *kind_of_name = g_new0 (guint8, MAX (trace->n_strings, 1));
   g_autofree guint *idx = g_new (guint, MAX (n, 1));
-  g_autofree gboolean *done = g_new0 (gboolean, MAX (n, 1));
   g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+  SortBy by = { trace, steps };
+  ProcessTracks pt;
 
   self->step_rule = ctx->step_rule;
   self->step_rule_name = ctx->step_rule_name;
   ks_range_set_init (&ctx->warmup_set);
 
-  /* the steps are in start order: each process's too */
+  /* each process's steps, in start order */
+  process_tracks_init (&pt, trace);
   for (guint i = 0; i < n; i++)
-    {
-      guint32 process = trace->tracks[steps[i].track].process;
-      guint m = 0;
+    idx[i] = i;
+  g_qsort_with_data (idx, n, sizeof (guint), compare_by_process, &by);
+  for (guint first = 0, i = 1; i <= n; i++)
+    if (i == n || trace->tracks[steps[idx[i]].track].process != trace->tracks[steps[idx[first]].track].process)
+      {
+        process_warmup (self, ctx, &pt, trace->tracks[steps[idx[first]].track].process, idx + first,
+                        i - first, kind_of_name, spans);
+        first = i;
+      }
 
-      if (done[i])
-        continue;
-      for (guint j = i; j < n; j++)
-        if (!done[j] && trace->tracks[steps[j].track].process == process)
-          {
-            done[j] = TRUE;
-            idx[m++] = j;
-          }
-      process_warmup (self, ctx, process, idx, m, kind_of_name, spans);
-    }
-
+  g_free (pt.offset);
+  g_free (pt.list);
   if (spans->len > 0)
     ks_range_set_add_unsorted (&ctx->warmup_set, (KsTimeRange *)(gpointer)spans->data, spans->len);
   ks_range_set_seal (&ctx->warmup_set);

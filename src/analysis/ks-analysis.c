@@ -643,7 +643,7 @@ context_clear (Context *ctx)
   g_array_unref (ctx->overhead);
   ks_range_set_clear (&ctx->overhead_set);
   ks_range_set_clear (&ctx->warmup_set);
-  g_clear_pointer (&ctx->other_tracks, g_ptr_array_unref);
+  g_clear_pointer (&ctx->other_tracks, _ks_gap_candidates_free);
   g_clear_pointer (&ctx->other_names, g_hash_table_unref);
 }
 
