@@ -465,7 +465,6 @@ ks_analysis_dup_step_name (KsAnalysis *self,
                            guint       index)
 {
   const KsStep *step;
-  guint n = 0;
 
   g_return_val_if_fail (KS_IS_ANALYSIS (self), NULL);
   g_return_val_if_fail (index < self->steps->len, NULL);
@@ -473,10 +472,7 @@ ks_analysis_dup_step_name (KsAnalysis *self,
   step = &g_array_index (self->steps, KsStep, index);
   if (!step->inferred)
     return g_strdup (ks_trace_string (trace, step->name));
-  /* numbered from 0 per process, like a loop's "step N" */
-  for (guint i = 0; i < index; i++)
-    if (g_array_index (self->steps, KsStep, i).inferred &&
-        trace->tracks[g_array_index (self->steps, KsStep, i).track].process == trace->tracks[step->track].process)
-      n++;
-  return g_strdup_printf ("step %u", n);
+  /* a trace's steps are all inferred or none, from one thread: numbered
+   * in order from 0, like a loop's "step N" */
+  return g_strdup_printf ("step %u", index);
 }

@@ -749,7 +749,7 @@ gboolean               ks_analysis_step_counts          (KsAnalysis             
 /* The steps that count, and their mean duration (0 without any). */
 guint                  ks_analysis_count_steps          (KsAnalysis               *self,
                                                          gint64                   *mean_ns);
-/* A step's name: the trace's, or "step N" (from 0 in its process) for an
+/* A step's name: the trace's, or "step N" (its place, from 0) for an
  * inferred one, whose KsStep.name is what the rule followed. */
 char                  *ks_analysis_dup_step_name        (KsAnalysis               *self,
                                                          KsTrace                  *trace,
