@@ -131,6 +131,7 @@ rule_low_busy (KsAnalysis *self,
                                             gpu->device, gpu->busy_pct),
                            g_strdup_printf (_("Busy %s of a %s window; %u idle gaps longer than the threshold, %s in total."),
                                             busy, window, gpu->n_gaps, gap_total));
+      advice->value = gpu->busy_pct / 100.0;
 
       places = g_array_new (FALSE, FALSE, sizeof (Place));
       for (guint g = 0; g < self->gaps->len; g++)
@@ -177,6 +178,7 @@ rule_low_utilization (KsAnalysis *self,
                            g_strdup_printf (_("%u samples; under 30 %% for %s of %s; the longest stretch under "
                                               "50 %%: %s."),
                                             u->n_samples, below, run, longest));
+      advice->value = u->below_poor_pct / 100.0;
 
       places = g_array_new (FALSE, FALSE, sizeof (Place));
       for (guint k = 0; k < self->idle_stretches->len; k++)
@@ -196,6 +198,7 @@ rule_dataloader (KsAnalysis *self,
   g_autofree char *dl_text = NULL;
   g_autofree char *step_text = NULL;
   gint64 dl = 0, total = 0;
+  guint n_steps = 0;
   double share;
   KsAdvice *advice;
 
@@ -203,8 +206,11 @@ rule_dataloader (KsAnalysis *self,
     {
       const KsStep *step = &g_array_index (self->steps, KsStep, i);
 
+      if (!ks_analysis_step_counts (self, step))
+        continue;
       dl += step->parts[KS_STEP_DATALOADER];
       total += step->end - step->start;
+      n_steps++;
     }
   if (total <= 0)
     return;
@@ -219,7 +225,8 @@ rule_dataloader (KsAnalysis *self,
                        g_strdup_printf (_("%.1f %% of the step time is in DataLoader. Set num_workers when constructing the DataLoader to load data in several processes, and pin_memory=True for faster copies."),
                                         100.0 * share),
                        g_strdup_printf (_("%s of %s step time over %u steps is in enumerate(DataLoader) calls."),
-                                        dl_text, step_text, self->steps->len));
+                                        dl_text, step_text, n_steps));
+  advice->value = share;
 
   places = g_array_new (FALSE, FALSE, sizeof (Place));
   for (guint32 t = 0; t < trace->n_tracks; t++)
@@ -273,7 +280,7 @@ rule_pageable_memcpy (KsAnalysis *self,
               const KsFlow *flow;
               guint32 api;
 
-              if (track->slice_kind[s] != KS_SLICE_MEMCPY ||
+              if (track->slice_kind[s] != KS_SLICE_MEMCPY || _ks_context_in_warmup (ctx, track->start[s]) ||
                   !is_pageable (track, s, ctx->name_flags[track->name_id[s]]))
                 continue;
               /* Only asynchronous copies: a pageable one silently runs synchronously */
@@ -304,6 +311,7 @@ rule_pageable_memcpy (KsAnalysis *self,
                                                   "%u asynchronous copies from or to pageable memory: %s, %s on the GPU.",
                                                   places->len),
                                         places->len, bytes_text, time_text));
+  advice->value = places->len;
   set_ranges (advice, places);
 }
 
@@ -373,6 +381,7 @@ rule_sync_calls (KsAnalysis *self,
                                                   "%u synchronizing calls, %s in total; most time in %s.",
                                                   places->len),
                                         places->len, time_text, ks_trace_string (trace, top)));
+  advice->value = places->len;
   set_ranges (advice, places);
   advice->highlight_name = top;
 }
@@ -431,6 +440,7 @@ rule_launch_bound (KsAnalysis *self,
                            g_strdup (_("Most kernels finish faster than the CPU can launch the next one, so the GPU waits for launches. Fuse operations (torch.compile), use CUDA Graphs, or give each kernel more work with larger batches.")),
                            g_strdup_printf (_("%" PRIu64 " kernels with a median duration of %s; the GPU is busy %.1f %% of the window."),
                                             gpu->n_kernels, median_text, gpu->busy_pct));
+      advice->value = median;
 
       places = g_array_new (FALSE, FALSE, sizeof (Place));
       for (guint w = 0; w < ds->window.n; w++)
@@ -481,6 +491,7 @@ rule_amp (KsAnalysis *self,
                                         100.0 * share),
                        g_strdup_printf (_("%s of GPU time under float32 mm/addmm/bmm/conv operators; no half or bfloat16 inputs and no tensor-core kernels seen."),
                                         tc_text));
+  advice->value = share;
 
   places = g_array_new (FALSE, FALSE, sizeof (Place));
   for (guint i = 0; i < ctx->tc_ranges->len; i++)
@@ -519,6 +530,7 @@ rule_memory_capacity (KsAnalysis *self,
                            g_strdup_printf (_("Memory use reaches %.1f %% of the capacity of GPU %d. Gradient checkpointing or automatic mixed precision reduce it; an out-of-memory error is close."),
                                             100.0 * peak / curve->total_memory, curve->device),
                            g_strdup_printf (_("Peak reserved %s of %s."), peak_text, cap_text));
+      advice->value = (double)peak / curve->total_memory;
       advice->n_ranges = 1;
       advice->ranges = g_new (KsTimeRange, 1);
       advice->ranges[0].start = ts;
@@ -572,6 +584,7 @@ rule_profiler_overhead (KsAnalysis *self,
                                                       "Profiler overhead %s of a %s window; %u idle gaps, %s, under it.",
                                                       n_gaps),
                                             taken_text, window_text, n_gaps, gap_text));
+      advice->value = (double)taken / gpu->window_ns;
 
       places = g_array_new (FALSE, FALSE, sizeof (Place));
       for (guint i = 0; i < ctx->overhead->len; i++)

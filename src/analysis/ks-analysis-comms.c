@@ -943,7 +943,7 @@ add_rank_steps (Comms            *cm,
       KsRankStep row;
       gint64 covered;
 
-      if (row_of_group (cm, trace->tracks[s->track].group) != r)
+      if (row_of_group (cm, trace->tracks[s->track].group) != r || !ks_analysis_step_counts (self, s))
         continue;
       memset (&row, 0, sizeof row);
       row.rank_row = r;
@@ -1002,7 +1002,7 @@ add_rank_stats (Comms        *cm,
       KsTimeRange range = { s->start, s->end };
       KsRankStats *row;
 
-      if (r == KS_NO_INDEX)
+      if (r == KS_NO_INDEX || !ks_analysis_step_counts (self, s))
         continue;
       row = &g_array_index (self->rank_stats, KsRankStats, r);
       row->steps++;
@@ -1225,8 +1225,9 @@ _ks_analysis_comms_advice (KsAnalysis *self,
       g_autofree char *exposed = ks_time_format_duration (worst->exposed_comm_ns);
       g_autofree char *comm = ks_time_format_duration (worst->comm_ns);
       g_autofree char *window = ks_time_format_duration (worst->window_ns);
+      KsAdvice *advice;
 
-      _ks_analysis_add_advice (self, "exposed-comm", -1,
+      advice = _ks_analysis_add_advice (self, "exposed-comm", -1,
                                g_strdup (_("Communication is not hidden behind compute")),
                                g_strdup_printf (_("For %.0f %% of the steps of %s no compute kernel runs while collectives do: the GPU waits for the network. Overlap communication with the backward pass (DDP's bucket_cap_mb, FSDP's prefetching), or send less (gradient compression, a larger batch per step)."),
                                                 100.0 * worst->exposed_comm_ns / worst->window_ns, who),
@@ -1234,6 +1235,7 @@ _ks_analysis_comms_advice (KsAnalysis *self,
                                                           "%s of %s communication is exposed in a %s window; %u ranks are past %.0f %%.",
                                                           n_exposed),
                                                 exposed, comm, window, n_exposed, 100 * EXPOSED_COMM_SHARE));
+      advice->value = (double)worst->exposed_comm_ns / worst->window_ns;
     }
 
   if (self->straggler != KS_NO_INDEX && self->rank_stats->len > 1)
@@ -1254,6 +1256,7 @@ _ks_analysis_comms_advice (KsAnalysis *self,
                                                              who),
                                             g_strdup_printf (_("The others waited %s in total for it (%.0f %% of a rank's window)."),
                                                              caused, 100.0 * s->wait_caused_ns / mean_window));
+          advice->value = s->wait_caused_ns;
           /* its collective that the others waited longest for */
           for (guint i = 0; i < self->collectives->len; i++)
             {
@@ -1272,11 +1275,12 @@ _ks_analysis_comms_advice (KsAnalysis *self,
     {
       const KsCommStats *row = &g_array_index (self->comm_stats, KsCommStats, i);
       g_autofree char *size = NULL;
+      KsAdvice *advice;
 
       if (!row->on_gpu || row->bytes < LOW_BW_MIN_BYTES || row->busbw_gbps < 0 || row->busbw_gbps >= LOW_BW_GBPS)
         continue;
       size = ks_format_bytes (row->bytes);
-      _ks_analysis_add_advice (self, "low-bus-bandwidth", -1,
+      advice = _ks_analysis_add_advice (self, "low-bus-bandwidth", -1,
                                g_strdup_printf (_("%s of %s reach only %.2f GB/s"),
                                                 ks_collective_kind_to_string (row->kind), size, row->busbw_gbps),
                                g_strdup (_("These collectives move data far below what NVLink or InfiniBand carry (tens to hundreds of GB/s): the ranks may talk over TCP or PCIe (check NCCL_DEBUG=INFO for the transport), or the time includes waiting for a late rank.")),
@@ -1284,6 +1288,7 @@ _ks_analysis_comms_advice (KsAnalysis *self,
                                                           "%u calls, bus bandwidth %.2f GB/s of the mean call.",
                                                           (gulong)MIN (row->count, G_MAXUINT)),
                                                 (guint)MIN (row->count, G_MAXUINT), row->busbw_gbps));
+      advice->value = row->busbw_gbps;
       break;
     }
 }

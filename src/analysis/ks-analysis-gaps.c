@@ -10,6 +10,7 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -457,6 +458,7 @@ classify_gap (Context     *ctx,
     }
 
   attribute (ctx, gap, r0, r1);
+  _ks_gap_other_threads (ctx, gap, r0, r1);
 }
 
 static int
@@ -609,4 +611,59 @@ _ks_analysis_gaps (KsAnalysis *self,
     self->gaps_by_duration[i] = i;
   g_qsort_with_data (self->gaps_by_duration, self->gaps->len, sizeof (guint),
                      compare_by_duration, gaps);
+}
+
+/* Formatting a gap's cause */
+
+char *
+ks_gap_cause_format_name (const KsTrace *trace,
+                          KsGapCause     cause,
+                          guint32        name,
+                          guint32        track,
+                          guint32        slice)
+{
+  const KsTrack *t;
+  const char *args, *file;
+  g_autoptr(GString) args_buf = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *base = NULL;
+  gint64 line = 0;
+  gsize len;
+
+  g_return_val_if_fail (trace != NULL, g_strdup (""));
+
+  if (cause != KS_GAP_CAUSE_PYTHON || track >= trace->n_tracks)
+    return g_strdup (ks_trace_string (trace, name));
+  t = &trace->tracks[track];
+  if (slice >= t->n_slices || t->slice_kind[slice] != KS_SLICE_SAMPLE)
+    return g_strdup (ks_trace_string (trace, name));
+
+  /* A sampled frame keeps where it was in its args */
+  args_buf = g_string_new (NULL);
+  args = ks_trace_slice_args (trace, t, slice, args_buf);
+  file = args != NULL ? ks_args_find (args, "file", &len) : NULL;
+  if (file == NULL || !ks_args_get_int (args, "line", &line))
+    return g_strdup (ks_trace_string (trace, name));
+  {
+    g_autofree char *escaped = g_strndup (file, len);
+
+    path = g_strcompress (escaped);
+  }
+  base = g_path_get_basename (path);
+  return g_strdup_printf ("%s:%" G_GINT64_FORMAT " %s", base, line, ks_trace_string (trace, name));
+}
+
+char *
+ks_gap_cause_format (const KsTrace *trace,
+                     KsGapCause     cause,
+                     guint32        name,
+                     guint32        track,
+                     guint32        slice)
+{
+  g_autofree char *what = ks_gap_cause_format_name (trace, cause, name, track, slice);
+
+  if (what[0] == 0)
+    return g_strdup (ks_gap_cause_get_title (cause));
+  /* TRANSLATORS: a gap's cause, then what it names: "Python: loader.py:57 decode_batch" */
+  return g_strdup_printf (C_("gap cause", "%s: %s"), ks_gap_cause_get_title (cause), what);
 }

@@ -197,6 +197,7 @@ _ks_analysis_operators (KsAnalysis *self,
       guint32 stack[STACK_DEPTH];
       guint32 stack_row[STACK_DEPTH];  /* the outermost operator's call-stack row + 1, 0 none */
       guint32 last_tc_root = KS_NO_INDEX;
+      gboolean skipped[STACK_DEPTH];
 
       if (track->kind != KS_TRACK_THREAD)
         continue;
@@ -213,6 +214,10 @@ _ks_analysis_operators (KsAnalysis *self,
           guint n_launched;
 
           if (d >= STACK_DEPTH)
+            continue;
+          /* a warm-up call, or one inside such a call */
+          skipped[d] = _ks_context_in_warmup (ctx, track->start[s]) || (d > 0 && skipped[d - 1]);
+          if (skipped[d])
             continue;
           stack[d] = s;
           near_op[d] = parent_op;
@@ -541,7 +546,7 @@ _ks_analysis_kernels (KsAnalysis *self,
 
               if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
                 stream_end = MAX (stream_end, track->end[s]);
-              if (track->slice_kind[s] != KS_SLICE_KERNEL)
+              if (track->slice_kind[s] != KS_SLICE_KERNEL || _ks_context_in_warmup (ctx, track->start[s]))
                 continue;
 
               if (by_name[track->name_id[s]] == 0)

@@ -354,6 +354,9 @@ _ks_analysis_overview (KsAnalysis *self,
 
               if (GPU_WORK_KINDS & KIND_BIT (track->slice_kind[s]))
                 stream_end = MAX (stream_end, track->end[s]);
+              /* the counts and latencies are the steady state's */
+              if (_ks_context_in_warmup (ctx, track->start[s]))
+                continue;
 
               switch ((KsSliceKind)track->slice_kind[s])
                 {
@@ -405,12 +408,23 @@ _ks_analysis_overview (KsAnalysis *self,
         {
           const KsStep *step = &g_array_index (ctx->step_refs, KsStep, i);
 
+          /* inferred steps leave the window as HTA's: busy % stays comparable */
+          if ((ctx->skip_warmup && step->warmup) || step->inferred)
+            continue;
           if (group_in (ds->groups, trace->tracks[step->track].group))
             ks_range_set_add (&ds->window, step->start, step->end);
         }
       sum.window_is_steps = ds->window.n > 0;
       if (!sum.window_is_steps && ds->activity.n > 0)
-        ks_range_set_add (&ds->window, ds->activity.r[0].start, ds->activity.r[ds->activity.n - 1].end);
+        {
+          gint64 from = ds->activity.r[0].start;
+          gint64 to = ds->activity.r[ds->activity.n - 1].end;
+
+          /* an inferred warm-up is the leading steps: the window starts after */
+          if (ctx->skip_warmup)
+            from = MAX (from, MIN (ctx->warmup_set.r[ctx->warmup_set.n - 1].end, to));
+          ks_range_set_add (&ds->window, from, to);
+        }
       ks_range_set_seal (&ds->window);
 
       kernel_estimates (ctx, ds, gpu, &sum);

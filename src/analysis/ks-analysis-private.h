@@ -72,6 +72,8 @@ enum
   NAME_TC_MEASURED_USED = 1 << 10, /* ... and it ran instructions there */
 };
 
+typedef struct _KsGapCandidates KsGapCandidates;
+
 typedef struct
 {
   gint32      device;
@@ -113,7 +115,31 @@ typedef struct
   guint64                   tc_lowp_calls;    /* eligible calls with half/bfloat16 inputs */
   GArray                   *tc_ranges;        /* KsTimeRange of eligible float32 calls that launched work */
   guint32                  *launch_operator;  /* per flow: the innermost operator's name around its call, 0 none */
+
+  /* The warm-up steps' spans, which the figures leave out when
+   * skip_warmup (ks-analysis-warmup.c) */
+  KsRangeSet                warmup_set;
+  gboolean                  skip_warmup;
+  /* Steps inferred from the repeating structure: the rule, its name */
+  const char               *step_rule;
+  guint32                   step_rule_name;
+  /* per process: the tracks a gap's "meanwhile" looks at, and a scratch
+   * table; made by the first gap that asks (ks-analysis-gaps-threads.c) */
+  KsGapCandidates          *other_tracks;
+  GHashTable               *other_names;
 } Context;
+
+/* Whether the figures leave out what starts at @ts: it is in a warm-up
+ * step and the options do not include the warm-up. */
+static inline gboolean
+_ks_context_in_warmup (const Context *ctx,
+                       gint64         ts)
+{
+  if (!ctx->skip_warmup || ctx->warmup_set.n == 0 ||
+      ts >= ctx->warmup_set.r[ctx->warmup_set.n - 1].end)
+    return FALSE;
+  return ks_range_set_measure (&ctx->warmup_set, ts, ts + 1) > 0;
+}
 
 /* Whether kernel name @name ran on tensor cores: what a range profiler
  * measured of it, else what its name says. */
@@ -172,8 +198,17 @@ struct _KsAnalysis
   guint              straggler;     /* row of rank_stats, or KS_NO_INDEX */
   KsClockAlignment   clock;
   GPtrArray         *warnings;      /* char*, NULL-terminated */
+  KsWarmup           warmup;
+  const char        *step_rule;     /* N_(), NULL when the trace marks its steps */
+  guint32            step_rule_name;
 };
 
+/* Marks the warm-up steps and sums their one-time work (first pass). */
+void     _ks_analysis_warmup      (KsAnalysis       *self,
+                                   Context          *ctx);
+/* Without step markers: steps from the trace's repeating structure,
+ * into ctx->step_refs, marked inferred (before they are fitted). */
+void     _ks_context_infer_steps  (Context          *ctx);
 void     _ks_analysis_overview    (KsAnalysis       *self,
                                    Context          *ctx);
 void     _ks_analysis_steps       (KsAnalysis       *self,
@@ -220,6 +255,14 @@ KsAdvice *_ks_analysis_add_advice (KsAnalysis       *self,
                                    char             *title,
                                    char             *text,
                                    char             *evidence);
+
+/* ks-analysis-gaps-threads.c: gap->other_track/slice, when its cause
+ * says the launching thread only waited in [@r0, @r1). */
+void     _ks_gap_other_threads    (Context          *ctx,
+                                   KsGap            *gap,
+                                   gint64            r0,
+                                   gint64            r1);
+void     _ks_gap_candidates_free  (KsGapCandidates  *candidates);
 
 /* Helpers shared by the passes. */
 gboolean _ks_context_device_wanted (Context         *ctx,

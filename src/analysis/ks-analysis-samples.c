@@ -85,6 +85,10 @@ _ks_analysis_samples (KsAnalysis *self,
         {
           gboolean innermost = TRUE;
 
+          /* the steady state's samples, as the operators' calls */
+          if (_ks_context_in_warmup (ctx, trace->samples[i].ts))
+            continue;
+
           for (guint32 n = trace->samples[i].node; n != KS_NO_INDEX; n = trace->stack_nodes[n].parent)
             {
               const KsStackNode *node = &trace->stack_nodes[n];

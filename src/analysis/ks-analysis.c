@@ -165,10 +165,12 @@ ks_analysis_options_init (KsAnalysisOptions *options)
   options->kernel_wait_ns = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS;
 }
 
-static gboolean
-options_equal (const KsAnalysisOptions *a,
-               const KsAnalysisOptions *b)
+gboolean
+ks_analysis_options_equal (const KsAnalysisOptions *a,
+                           const KsAnalysisOptions *b)
 {
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+
   return a->gap_threshold_ns == b->gap_threshold_ns &&
          !!a->busy_includes_copies == !!b->busy_includes_copies &&
          a->device == b->device &&
@@ -554,6 +556,8 @@ context_init (Context                 *ctx,
 
   if (ctx->step_refs->len == 0)
     collect_nvtx_steps (ctx);
+  if (ctx->step_refs->len == 0)
+    _ks_context_infer_steps (ctx);
 
   ctx->overhead = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
   ks_range_set_init (&ctx->overhead_set);
@@ -645,6 +649,9 @@ context_clear (Context *ctx)
   g_free (ctx->launch_operator);
   g_array_unref (ctx->overhead);
   ks_range_set_clear (&ctx->overhead_set);
+  ks_range_set_clear (&ctx->warmup_set);
+  g_clear_pointer (&ctx->other_tracks, _ks_gap_candidates_free);
+  g_clear_pointer (&ctx->other_names, g_hash_table_unref);
 }
 
 guint32
@@ -683,6 +690,7 @@ compute (KsTrace                  *trace,
     void (*pass) (KsAnalysis *, Context *);
     const char *message;
   } passes[] = {
+    { _ks_analysis_warmup, N_("Finding the warm-up") },
     { _ks_analysis_profiler_ranges, N_("Reading range profiler counters") },
     { _ks_analysis_overview, N_("Measuring GPU busy time") },
     { _ks_analysis_steps, N_("Breaking down steps") },
@@ -757,7 +765,7 @@ lookup_locked (KsTrace                 *trace,
     {
       KsAnalysis *a = g_ptr_array_index (cache, i);
 
-      if (options_equal (&a->options, options))
+      if (ks_analysis_options_equal (&a->options, options))
         return g_object_ref (a);
     }
   return NULL;
@@ -775,7 +783,7 @@ find_pending_locked (KsTrace                 *trace,
     {
       const Pending *p = &g_array_index (pending, Pending, i);
 
-      if (p->trace == trace && options_equal (&p->options, options))
+      if (p->trace == trace && ks_analysis_options_equal (&p->options, options))
         return i;
     }
   return -1;
@@ -1464,59 +1472,6 @@ ks_gap_cause_to_string (KsGapCause cause)
 
   g_return_val_if_fail (cause < KS_N_GAP_CAUSES, "");
   return names[cause];
-}
-
-char *
-ks_gap_cause_format_name (const KsTrace *trace,
-                          KsGapCause     cause,
-                          guint32        name,
-                          guint32        track,
-                          guint32        slice)
-{
-  const KsTrack *t;
-  const char *args, *file;
-  g_autoptr(GString) args_buf = NULL;
-  g_autofree char *path = NULL;
-  g_autofree char *base = NULL;
-  gint64 line = 0;
-  gsize len;
-
-  g_return_val_if_fail (trace != NULL, g_strdup (""));
-
-  if (cause != KS_GAP_CAUSE_PYTHON || track >= trace->n_tracks)
-    return g_strdup (ks_trace_string (trace, name));
-  t = &trace->tracks[track];
-  if (slice >= t->n_slices || t->slice_kind[slice] != KS_SLICE_SAMPLE)
-    return g_strdup (ks_trace_string (trace, name));
-
-  /* A sampled frame keeps where it was in its args */
-  args_buf = g_string_new (NULL);
-  args = ks_trace_slice_args (trace, t, slice, args_buf);
-  file = args != NULL ? ks_args_find (args, "file", &len) : NULL;
-  if (file == NULL || !ks_args_get_int (args, "line", &line))
-    return g_strdup (ks_trace_string (trace, name));
-  {
-    g_autofree char *escaped = g_strndup (file, len);
-
-    path = g_strcompress (escaped);
-  }
-  base = g_path_get_basename (path);
-  return g_strdup_printf ("%s:%" G_GINT64_FORMAT " %s", base, line, ks_trace_string (trace, name));
-}
-
-char *
-ks_gap_cause_format (const KsTrace *trace,
-                     KsGapCause     cause,
-                     guint32        name,
-                     guint32        track,
-                     guint32        slice)
-{
-  g_autofree char *what = ks_gap_cause_format_name (trace, cause, name, track, slice);
-
-  if (what[0] == 0)
-    return g_strdup (ks_gap_cause_get_title (cause));
-  /* TRANSLATORS: a gap's cause, then what it names: "Python: loader.py:57 decode_batch" */
-  return g_strdup_printf (C_("gap cause", "%s: %s"), ks_gap_cause_get_title (cause), what);
 }
 
 const gint64 *

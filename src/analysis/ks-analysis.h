@@ -38,7 +38,10 @@ typedef struct
  * its code, which is what launch overhead between kernels takes. */
 #define KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS G_GINT64_CONSTANT (30000)
 
-void ks_analysis_options_init (KsAnalysisOptions *options);
+void     ks_analysis_options_init  (KsAnalysisOptions       *options);
+/* Whether two option sets give the same analysis (the cache's key). */
+gboolean ks_analysis_options_equal (const KsAnalysisOptions *a,
+                                    const KsAnalysisOptions *b);
 
 #define KS_LATENCY_N_BUCKETS 20
 
@@ -149,6 +152,33 @@ typedef struct
   gboolean inferred;             /* found from the trace's repeating structure, not a step marker */
 } KsStep;
 
+/* The one-time work a warm-up step's time goes to. */
+typedef enum
+{
+  KS_WARMUP_MODULE_LOADING = 0,  /* cuModuleLoad*, cuLibraryLoad*: CUDA module loading */
+  KS_WARMUP_CONTEXT,             /* cuInit, context, cuBLAS/cuDNN handle creation */
+  KS_WARMUP_NCCL,                /* ncclCommInit*: communicator set-up */
+  KS_WARMUP_ALLOCATION,          /* cudaMalloc, cuMemCreate...: the allocator growing */
+  KS_WARMUP_AUTOTUNING,          /* cudnnFind*, autotune: trying kernels */
+  KS_WARMUP_COMPILATION,         /* Dynamo, Inductor, NVRTC, Triton compilation */
+  KS_N_WARMUP_CAUSES
+} KsWarmupCause;
+
+/* The warm-up: the leading steps of a process that last over
+ * KS_WARMUP_FACTOR times the median of its later steps and whose excess
+ * goes, for at least KS_WARMUP_ONE_TIME_SHARE, to one-time work. With
+ * several processes, the one with the longest warm-up. */
+#define KS_WARMUP_FACTOR 2.0
+#define KS_WARMUP_ONE_TIME_SHARE 0.10
+
+typedef struct
+{
+  guint    n_steps;              /* steps marked warm-up, all processes */
+  gint64   dur_ns;               /* the warm-up steps' time (of the longest process's) */
+  gint64   steady_median_ns;     /* the median of the later steps there */
+  gint64   cause_ns[KS_N_WARMUP_CAUSES]; /* one-time work inside them, per cause */
+} KsWarmup;
+
 typedef enum
 {
   KS_GAP_HOST_WAIT = 0,
@@ -187,6 +217,12 @@ typedef struct
   guint32  next_slice;
   guint32  launch_track;         /* its launch call, or KS_NO_INDEX */
   guint32  launch_slice;
+  /* When the launching thread only waited (a synchronising call, the
+   * DataLoader, the OS, nothing recorded): the innermost work of another
+   * thread of its process, or of a DataLoader worker, covering half the
+   * gap (a user frame of the samples); KS_NO_INDEX when none. */
+  guint32  other_track;
+  guint32  other_slice;
 } KsGap;
 
 typedef struct
@@ -552,6 +588,7 @@ typedef struct
   guint32      highlight_name;   /* string id whose occurrences matter, 0 none */
   guint        n_ranges;
   KsTimeRange *ranges;           /* places in the timeline, most important first */
+  double       value;            /* the number its text quotes: a share 0..1, ns or a count */
 } KsAdvice;
 
 typedef enum
@@ -735,8 +772,38 @@ const KsGpuSummary    *ks_analysis_get_gpus             (KsAnalysis             
                                                          guint                    *n_gpus);
 const KsGpuSummary    *ks_analysis_get_gpu              (KsAnalysis               *self,
                                                          gint32                    device);
+/* Every step with its marks: warm-up steps included (KsStep.warmup). */
 const KsStep          *ks_analysis_get_steps            (KsAnalysis               *self,
                                                          guint                    *n_steps);
+/* Whether @step counts in the figures: it is not warm-up, or the options
+ * include the warm-up. */
+gboolean               ks_analysis_step_counts          (KsAnalysis               *self,
+                                                         const KsStep             *step);
+/* The steps that count, and their mean duration (0 without any). */
+guint                  ks_analysis_count_steps          (KsAnalysis               *self,
+                                                         gint64                   *mean_ns);
+/* A step's name: the trace's, or "step N" (its place, from 0) for an
+ * inferred one, whose KsStep.name is what the rule followed. */
+char                  *ks_analysis_dup_step_name        (KsAnalysis               *self,
+                                                         KsTrace                  *trace,
+                                                         guint                     index);
+const KsWarmup        *ks_analysis_get_warmup           (KsAnalysis               *self);
+/* The warm-up steps' names, each once (the ranks of a job share them). */
+GPtrArray             *ks_analysis_dup_warmup_names     (KsAnalysis               *self,
+                                                         KsTrace                  *trace);
+/* "Warm-up: step 0, 486 ms (CUDA module loading 210 ms, …), left out of
+ * the figures below" (translated), or NULL without a warm-up. */
+char                  *ks_analysis_format_warmup        (KsAnalysis               *self,
+                                                         KsTrace                  *trace);
+/* The causes with time, as KsWarmupCause values into @order (room for
+ * KS_N_WARMUP_CAUSES), largest first; returns how many. */
+guint                  ks_warmup_sort_causes            (const KsWarmup           *warmup,
+                                                         guint                    *order);
+/* How the steps were found when the trace marks none (translated, e.g.
+ * "the repeating operator"), and the name the rule followed (string id);
+ * NULL when the trace marks its steps or none were found. */
+const char            *ks_analysis_get_step_rule        (KsAnalysis               *self,
+                                                         guint32                  *name);
 /* Gaps in time order (then device). */
 const KsGap           *ks_analysis_get_gaps             (KsAnalysis               *self,
                                                          guint                    *n_gaps);
@@ -880,6 +947,20 @@ const char            *ks_gap_class_get_title           (KsGapClass             
 const char            *ks_gap_class_to_string           (KsGapClass                klass);
 const char            *ks_gap_cause_get_title           (KsGapCause                cause);
 const char            *ks_gap_cause_to_string           (KsGapCause                cause);
+/* What a trace can lack that a recording takes only when asked. */
+typedef enum
+{
+  KS_MISSING_OPERATORS,
+  KS_MISSING_PYTHON_SAMPLES,
+} KsMissingData;
+
+/* For a kinescope-cli recording without @what: why, and the option that
+ * records it (translated); NULL for other traces. */
+const char            *ks_analysis_explain_missing      (KsTrace                  *trace,
+                                                         KsMissingData             what);
+/* "CUDA module loading"...: translated, and in English for JSON. */
+const char            *ks_warmup_cause_get_title        (KsWarmupCause             cause);
+const char            *ks_warmup_cause_get_name         (KsWarmupCause             cause);
 /* What a gap's cause names: the slice's name, or for a sampled Python
  * frame "loader.py:57 decode_batch" (file basename, line, function);
  * "" when it names nothing. */
@@ -888,6 +969,10 @@ char                  *ks_gap_cause_format_name         (const KsTrace          
                                                          guint32                   name,
                                                          guint32                   track,
                                                          guint32                   slice);
+/* What another thread did during @gap ("Python: worker.py:12 decode on
+ * pt_data_worker (4242)"), NULL when nothing is known. */
+char                  *ks_gap_format_meanwhile          (const KsTrace            *trace,
+                                                         const KsGap              *gap);
 /* The same after the cause's title: "Python: loader.py:57 decode_batch". */
 char                  *ks_gap_cause_format              (const KsTrace            *trace,
                                                          KsGapCause                cause,

@@ -126,24 +126,29 @@ static void
 steps_compute (KsCompareSteps *out,
                KsAnalysis     *analysis)
 {
-  guint n;
-  const KsStep *steps = ks_analysis_get_steps (analysis, &n);
+  guint n_all, n = 0;
+  const KsStep *steps = ks_analysis_get_steps (analysis, &n_all);
   g_autofree gint64 *durs = NULL;
   double sum = 0, sq = 0, parts[KS_N_STEP_PARTS] = { 0 };
 
   memset (out, 0, sizeof *out);
-  out->n_steps = n;
-  if (n == 0)
+  if (n_all == 0)
     return;
 
-  durs = g_new (gint64, n);
-  for (guint i = 0; i < n; i++)
+  /* the steady state: the warm-up only when the options include it */
+  durs = g_new (gint64, n_all);
+  for (guint i = 0; i < n_all; i++)
     {
-      durs[i] = steps[i].end - steps[i].start;
-      sum += durs[i];
+      if (!ks_analysis_step_counts (analysis, &steps[i]))
+        continue;
+      durs[n] = steps[i].end - steps[i].start;
+      sum += durs[n++];
       for (guint k = 0; k < KS_N_STEP_PARTS; k++)
         parts[k] += steps[i].parts[k];
     }
+  out->n_steps = n;
+  if (n == 0)
+    return;
   out->mean_ns = llround (sum / n);
   for (guint i = 0; i < n; i++)
     sq += (durs[i] - sum / n) * (durs[i] - sum / n);

@@ -334,11 +334,19 @@ step_get (const KsReport       *r,
 
   switch (c->arg)
     {
-    case 0: set_string (v, str (r, s->name)); break;
+    case 0:
+      /* an inferred step is named by its place, not by what the rule followed */
+      if (s->inferred)
+        take_string (v, ks_analysis_dup_step_name (r->analysis, r->trace, i));
+      else
+        set_string (v, str (r, s->name));
+      break;
     case 1: set_int (v, step_pid (r, s)); break;
     case 2: set_int (v, s->start); break;
     case 3: set_int (v, s->end - s->start); break;
     case 11: set_rank (v, ks_trace_rank_of_track (r->trace, s->track)); break;
+    case 12: v->type = KS_REPORT_VALUE_BOOL; v->i = s->warmup; break;
+    case 13: v->type = KS_REPORT_VALUE_BOOL; v->i = s->inferred; break;
     default: set_int (v, s->parts[c->arg - 4]); break;
     }
 }
@@ -352,15 +360,19 @@ step_name_text (const KsReport       *r,
                 guint                 i)
 {
   const KsStep *s = STEP (r, i);
+  g_autofree char *name = ks_analysis_dup_step_name (r->analysis, r->trace, i);
 
   if (r->several && r->trace->n_ranks < 2)
-    return g_strdup_printf ("%s/%" G_GINT64_FORMAT, str (r, s->name), step_pid (r, s));
-  return g_strdup (str (r, s->name));
+    return g_strdup_printf ("%s/%" G_GINT64_FORMAT, name, step_pid (r, s));
+  /* TRANSLATORS: a step the warm-up's one-time work takes, in the step table */
+  return s->warmup ? g_strdup_printf (_("%s (warm-up)"), name) : g_steal_pointer (&name);
 }
 
 #define S_PART(k_, jk_, title_, metric_, a_) \
   { .key = k_, .json_key = jk_, .group = "breakdown_ns", .title = title_, .metric = metric_, \
     .unit = KS_REPORT_UNIT_DURATION, .get = step_get, .arg = a_, .pos = { a_, a_ + 1, a_ + 1 }, .width = 11 }
+
+#define STEP_RANK_COLUMN 11
 
 static const KsReportColumn step_columns[] = {
   { .key = "name", .title = N_("Step"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = step_get,
@@ -380,6 +392,10 @@ static const KsReportColumn step_columns[] = {
   S_PART ("other_ns", "other", NULL, KS_METRIC_STEP_OTHER, 10),
   { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = step_get,
     .arg = 11, .pos = { 3, 12, 12 }, .width = 5 },
+  { .key = "warmup", .title = N_("Warm-up"), .metric = -1, .unit = KS_REPORT_UNIT_BOOL, .get = step_get,
+    .arg = 12, .pos = { 0, 13, 13 } },
+  { .key = "inferred", .title = N_("Inferred"), .metric = -1, .unit = KS_REPORT_UNIT_BOOL, .get = step_get,
+    .arg = 13, .pos = { 0, 14, 14 } },
 };
 
 /* Kernels */
@@ -1042,7 +1058,26 @@ gap_get (const KsReport       *r,
     case 7: take_string (v, thread_label (r->trace, g->thread)); break;
     /* What people read: the cause and the name of its slice */
     case 8:
-      take_string (v, ks_gap_cause_format (r->trace, g->cause, g->cause_name, g->cause_track, g->cause_slice));
+      {
+        g_autofree char *cause = ks_gap_cause_format (r->trace, g->cause, g->cause_name, g->cause_track,
+                                                      g->cause_slice);
+        g_autofree char *meanwhile = ks_gap_format_meanwhile (r->trace, g);
+
+        /* the row itself says where the time went when the thread waited */
+        if (meanwhile != NULL)
+          /* TRANSLATORS: a gap's cause, then what another thread did: "Synchronization: cudaStreamSynchronize; meanwhile cuLibraryLoadData on pt_autograd_0 (4242)" */
+          take_string (v, g_strdup_printf (_("%s; meanwhile %s"), cause, meanwhile));
+        else
+          take_string (v, g_steal_pointer (&cause));
+      }
+      break;
+    case 9:
+      {
+        char *meanwhile = ks_gap_format_meanwhile (r->trace, g);
+
+        if (meanwhile != NULL)
+          take_string (v, meanwhile);
+      }
       break;
     default: g_assert_not_reached ();
     }
@@ -1117,6 +1152,8 @@ static const KsReportColumn gap_columns[] = {
   GAP_COL ("thread", N_("Thread"), NULL, -1, KS_REPORT_UNIT_TEXT, 7, 0, 8, 0, 0, NULL),
   { .key = "cpu_was_in", .title = N_("CPU Was In"), .abbrev = N_("CPU was in"), .metric = KS_METRIC_GAP_CAUSE,
     .unit = KS_REPORT_UNIT_TEXT, .get = gap_get, .arg = 8, .pos = { 5, 0, 0, 4 }, .flags = KS_REPORT_COLUMN_LEFT },
+  GAP_COL ("meanwhile", N_("Meanwhile"), N_("What another thread of the process, or a DataLoader worker, did while the launching thread waited"),
+           -1, KS_REPORT_UNIT_TEXT, 9, 0, 9, 0, 0, NULL),
 };
 
 #define CAUSE(r, i) (&((const KsGapCauseTotal *)(r)->rows)[i])
@@ -1374,6 +1411,7 @@ advice_get (const KsReport       *r,
       v->ranges = a->ranges;
       v->n_ranges = a->n_ranges;
       break;
+    case 6: set_double (v, a->value); break;
     default: g_assert_not_reached ();
     }
 }
@@ -1389,6 +1427,7 @@ static const KsReportColumn advice_columns[] = {
   AD_COL ("evidence", KS_REPORT_UNIT_TEXT, 3, 5, 4, 0),
   AD_COL ("device", KS_REPORT_UNIT_COUNT, 4, 2, 5, KS_REPORT_COLUMN_OMIT_NEGATIVE),
   AD_COL ("ranges", KS_REPORT_UNIT_RANGES, 5, 0, 6, 0),
+  AD_COL ("value", KS_REPORT_UNIT_COUNT, 6, 6, 7, 0),
 };
 
 /* Communication: collectives by kind and size */
@@ -1740,7 +1779,7 @@ ks_report_new_steps (KsTrace    *trace,
   /* the rank column only where there are ranks to tell apart */
   if (trace->n_ranks < 2)
     for (guint f = 0; f < KS_REPORT_N_FORMATS; f++)
-      r->hidden[f] |= G_GUINT64_CONSTANT (1) << (G_N_ELEMENTS (step_columns) - 1);
+      r->hidden[f] |= G_GUINT64_CONSTANT (1) << STEP_RANK_COLUMN;
   return r;
 }
 

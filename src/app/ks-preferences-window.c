@@ -27,6 +27,7 @@ struct _KsPreferencesWindow
   GtkSpinButton        *kernel_wait_spin;
   GtkSpinButton        *folder_memory_spin;
   GtkSwitch            *busy_copies_switch;
+  GtkSwitch            *include_warmup_switch;
   AdwComboRow          *gap_order_row;
 };
 
@@ -89,6 +90,9 @@ ks_preferences_window_bind (KsPreferencesWindow *self)
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "busy-includes-copies",
                    self->busy_copies_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "include-warmup",
+                   self->include_warmup_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (self->settings, "gap-order",
                                 self->gap_order_row, "selected",
@@ -204,6 +208,7 @@ ks_preferences_window_class_init (KsPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, kernel_wait_spin);
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, folder_memory_spin);
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, busy_copies_switch);
+  gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, include_warmup_switch);
   gtk_widget_class_bind_template_child (widget_class, KsPreferencesWindow, gap_order_row);
 }
 

@@ -409,10 +409,7 @@ ks_session_set_analysis_options (KsSession               *self,
   g_return_if_fail (KS_IS_SESSION (self));
   g_return_if_fail (options != NULL);
 
-  if (options->gap_threshold_ns == self->options.gap_threshold_ns &&
-      !!options->busy_includes_copies == !!self->options.busy_includes_copies &&
-      options->device == self->options.device &&
-      options->kernel_wait_ns == self->options.kernel_wait_ns)
+  if (ks_analysis_options_equal (options, &self->options))
     return;
 
   self->options = *options;

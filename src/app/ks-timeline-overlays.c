@@ -246,6 +246,8 @@ _ks_timeline_draw_overlays (KsTimeline       *self,
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (KS_HEADER_WIDTH, KS_RULER_HEIGHT,
                                                          view->width, height - KS_RULER_HEIGHT));
 
+  _ks_timeline_draw_steps (self, snapshot, pl, theme, view, width, height);
+
   /* Selected range, or the one being dragged. */
   if (self->drag_mode == DRAG_SELECT && fabs (self->drag_x - self->drag_start_x) >= DRAG_THRESHOLD)
     {

@@ -161,6 +161,15 @@ void     _ks_timeline_draw_overlays     (KsTimeline       *self,
                                          int               width,
                                          int               height);
 
+/* ks-timeline-steps.c: the warm-up and inferred steps of the analysis */
+void     _ks_timeline_draw_steps        (KsTimeline       *self,
+                                         GtkSnapshot      *snapshot,
+                                         PangoLayout      *pl,
+                                         const KsTheme    *theme,
+                                         const KsTimeView *view,
+                                         int               width,
+                                         int               height);
+
 /* ks-timeline-hit.c */
 gboolean _ks_timeline_slice_content_y   (KsTimeline       *self,
                                          guint32           track,

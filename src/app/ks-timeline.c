@@ -206,6 +206,9 @@ ks_timeline_set_session (KsTimeline *self,
                                G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "range-changed",
                                G_CALLBACK (visible_changed_cb), self, G_CONNECT_SWAPPED);
+      /* the warm-up and inferred steps are drawn from the analysis */
+      g_signal_connect_object (session, "notify::analysis",
+                               G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
     }
 
   _ks_timeline_compute_arrows (self);

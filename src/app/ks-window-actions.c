@@ -391,9 +391,13 @@ _ks_window_analysis_get_options (KsWindow          *self,
       options->gap_threshold_ns = (gint64)(g_settings_get_double (settings, "gap-threshold-us") * 1000.0 + 0.5);
       options->busy_includes_copies = g_settings_get_boolean (settings, "busy-includes-copies");
       options->kernel_wait_ns = (gint64)(g_settings_get_double (settings, "kernel-wait-us") * 1000.0 + 0.5);
+      options->include_warmup = g_settings_get_boolean (settings, "include-warmup");
     }
   else
-    options->busy_includes_copies = ks_summary_page_get_include_copies (self->summary_page);
+    {
+      options->busy_includes_copies = ks_summary_page_get_include_copies (self->summary_page);
+      options->include_warmup = ks_summary_page_get_include_warmup (self->summary_page);
+    }
 }
 
 static void
@@ -428,6 +432,19 @@ include_copies_changed_cb (KsWindow *self)
     g_settings_set_boolean (settings, "busy-includes-copies", on);
 }
 
+/* The same for the Summary's warm-up switch. */
+static void
+include_warmup_changed_cb (KsWindow *self)
+{
+  GSettings *settings = ks_application_get_settings ();
+  gboolean on = ks_summary_page_get_include_warmup (self->summary_page);
+
+  if (settings == NULL)
+    update_analysis_options (self);
+  else if (g_settings_get_boolean (settings, "include-warmup") != on)
+    g_settings_set_boolean (settings, "include-warmup", on);
+}
+
 static gboolean
 gap_order_get_mapping (GValue   *value,
                        GVariant *variant,
@@ -459,6 +476,8 @@ _ks_window_analysis_init (KsWindow *self)
     }
   g_signal_connect_object (self->summary_page, "notify::include-copies",
                            G_CALLBACK (include_copies_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->summary_page, "notify::include-warmup",
+                           G_CALLBACK (include_warmup_changed_cb), self, G_CONNECT_SWAPPED);
 }
 
 void

@@ -103,4 +103,18 @@ int      ks_cli_stats_critical_path  (KsTrace         *trace,
                                       const char      *what_if,
                                       GString         *out);
 
+/* ks-cli-steps.c: the warm-up line and the rule that inferred the steps,
+ * as lines of @out; the "warmup" member of @json; the step table, its
+ * first @shown rows and the mean of the steps that count. */
+void     ks_cli_append_step_notes (GString        *out,
+                                   KsTrace        *trace,
+                                   KsAnalysis     *analysis);
+void     ks_cli_json_warmup       (KsJsonWriter   *json,
+                                   KsTrace        *trace,
+                                   KsAnalysis     *analysis);
+void     ks_cli_table_steps       (GString        *out,
+                                   KsTrace        *trace,
+                                   KsAnalysis     *analysis,
+                                   guint           shown);
+
 G_END_DECLS

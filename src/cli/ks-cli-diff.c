@@ -125,9 +125,17 @@ table_header (Printer *p)
     {
       const KsCompareSteps *steps = ks_compare_get_steps (p->compare, s);
       g_autofree char *file = ks_cli_escape (ks_compare_get_file (p->compare, s));
+      KsAnalysis *analysis = ks_compare_get_analysis (p->compare, s);
+      const KsWarmup *warmup = ks_analysis_get_warmup (analysis);
 
       g_string_append_printf (p->out, "%-10s %s (", s == 0 ? _("Baseline:") : _("New:"), file);
       g_string_append_printf (p->out, ngettext ("%u step", "%u steps", steps->n_steps), steps->n_steps);
+      /* the steps compared are the steady state's */
+      if (warmup->n_steps > 0 && !ks_analysis_get_options (analysis)->include_warmup)
+        g_string_append_printf (p->out, ngettext (", %u warm-up step left out", ", %u warm-up steps left out",
+                                                  warmup->n_steps), warmup->n_steps);
+      if (ks_analysis_get_step_rule (analysis, NULL) != NULL)
+        g_string_append_printf (p->out, _(", inferred from %s"), ks_analysis_get_step_rule (analysis, NULL));
       g_string_append (p->out, ")\n");
     }
   if (ks_compare_get_per_step (p->compare))
@@ -289,9 +297,9 @@ ks_cli_diff (int    argc,
       "table|csv|json|markdown" },
     { "gate", 0, 0, G_OPTION_ARG_DOUBLE, &threshold,
       N_("Fail (exit status 1) when the median step is more than PCT percent slower, beyond the noise"), N_("PCT") },
-    { "include-warmup", 0, 0, G_OPTION_ARG_NONE, &include_warmup,
-      N_("Count the warm-up steps too (the gate leaves them out)"), NULL },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("Compare only this GPU"), "N" },
+    { "include-warmup", 0, 0, G_OPTION_ARG_NONE, &include_warmup,
+      N_("Count the warm-up steps in the figures too"), NULL },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
       N_("Operators by name (default) or by name and input shapes"), "name|shape" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Print at most N rows of a list (0: all)"), "N" },

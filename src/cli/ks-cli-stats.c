@@ -177,56 +177,10 @@ static void
 table_steps (Printer *p,
              guint    default_rows)
 {
-  g_autoptr(KsReport) report = ks_report_new_steps (p->trace, p->analysis);
-  GString *out = p->out;
-  KsCliTable table;
-  guint n = report->n_rows, shown;
-  double mean[KS_N_STEP_PARTS + 1] = { 0 };
-  const KsStep *steps = report->rows;
+  guint n;
 
-  if (n == 0)
-    return;
-
-  g_string_append_printf (out, "\n%s\n", _("Step time breakdown:"));
-  ks_cli_table_init (&table, report);
-  /* The step names set the width of their column. */
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *text = ks_report_get_text (report, table.columns[0], i);
-      g_autofree char *name = ks_cli_escape (text);
-
-      table.widths[0] = MAX (table.widths[0], (int)g_utf8_strlen (name, -1));
-    }
-  table.widths[0] = MIN (table.widths[0], 48);
-  ks_cli_table_header (&table, out);
-  /* A recording can have thousands of NVTX steps: the first ones, then
-   * their mean. */
-  shown = limited (p, n, default_rows);
-  for (guint i = 0; i < n; i++)
-    {
-      mean[KS_N_STEP_PARTS] += (double) (steps[i].end - steps[i].start) / n;
-      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-        mean[k] += (double) steps[i].parts[k] / n;
-      if (i < shown)
-        ks_cli_table_row (&table, out, i);
-    }
-  if (shown < n)
-    g_string_append_printf (out, _("… %u more (use --limit)\n"), n - shown);
-  if (n > 1)
-    {
-      g_autofree char *label = g_strdup_printf (_("mean of %u"), n);
-      g_autofree char *dur = ks_time_format_duration ((gint64) (mean[KS_N_STEP_PARTS] + 0.5));
-
-      ks_cli_table_cell (out, label, table.widths[0], FALSE);
-      ks_cli_table_cell (out, dur, 11, TRUE);
-      for (guint k = 0; k < KS_N_STEP_PARTS; k++)
-        {
-          g_autofree char *part = ks_time_format_duration ((gint64) (mean[k] + 0.5));
-
-          ks_cli_table_cell (out, part, 11, TRUE);
-        }
-      ks_cli_table_end_row (out);
-    }
+  ks_analysis_get_steps (p->analysis, &n);
+  ks_cli_table_steps (p->out, p->trace, p->analysis, limited (p, n, default_rows));
 }
 
 static void
@@ -321,6 +275,7 @@ report_summary (Printer *p)
       ks_json_begin_object (json, NULL);
       write_list (p, gpus, json, NULL, G_MAXUINT);
       write_list (p, steps, json, NULL, G_MAXUINT);
+      ks_cli_json_warmup (json, p->trace, p->analysis);
       write_list (p, kernels, json, "top_kernels", SUMMARY_TOP);
       write_list (p, operators, json, "top_operators", SUMMARY_TOP);
       write_list (p, advice, json, NULL, G_MAXUINT);
@@ -339,6 +294,7 @@ report_summary (Printer *p)
     write_list (p, gpus, NULL, NULL, G_MAXUINT);
   else
     {
+      ks_cli_append_step_notes (p->out, p->trace, p->analysis);
       table_gpus (p);
       if (gpus->n_rows > 0 && ks_analysis_get_utilization (p->analysis, NULL) != NULL)
         g_string_append_c (p->out, '\n');
@@ -351,7 +307,10 @@ report_summary (Printer *p)
           g_string_append_printf (p->out, "\n%s\n", _("Top kernels:"));
           write_list (p, kernels, NULL, NULL, SUMMARY_TOP);
           g_string_append_printf (p->out, "\n%s\n", _("Top operators:"));
-          write_list (p, operators, NULL, NULL, SUMMARY_TOP);
+          if (operators->n_rows == 0 && ks_analysis_explain_missing (p->trace, KS_MISSING_OPERATORS) != NULL)
+            g_string_append_printf (p->out, "%s\n", ks_analysis_explain_missing (p->trace, KS_MISSING_OPERATORS));
+          else
+            write_list (p, operators, NULL, NULL, SUMMARY_TOP);
         }
       g_string_append_printf (p->out, "\n%s\n", _("Advice:"));
       table_advice (p);
@@ -420,8 +379,12 @@ report_operators (Printer *p)
 {
   g_autoptr(KsReport) operators = p->by_stack ? ks_report_new_operator_stacks (p->trace, p->analysis)
                                               : ks_report_new_operators (p->trace, p->analysis, p->by_shape);
+  const char *missing = ks_analysis_explain_missing (p->trace, KS_MISSING_OPERATORS);
 
-  print_list (p, operators, 30);
+  if (p->format == KS_REPORT_TABLE && operators->n_rows == 0 && missing != NULL)
+    g_string_append_printf (p->out, "%s\n", missing);
+  else
+    print_list (p, operators, 30);
 }
 
 /* Kernels by name and launching operator, or by name and launch. */
@@ -617,14 +580,24 @@ report_steps (Printer *p)
   g_autoptr(KsReport) steps = ks_report_new_steps (p->trace, p->analysis);
 
   if (p->format == KS_REPORT_JSON)
-    json_list (p, steps, G_MAXUINT);
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      ks_json_begin_object (json, NULL);
+      write_list (p, steps, json, NULL, G_MAXUINT);
+      ks_cli_json_warmup (json, p->trace, p->analysis);
+      json_finish (p, json);
+    }
   else if (p->format == KS_REPORT_CSV)
     write_list (p, steps, NULL, NULL, G_MAXUINT);
   else if (steps->n_rows == 0)
     g_string_append_printf (p->out, "%s\n",
-                            _("No steps: the trace has neither ProfilerStep#N nor NVTX ranges named like a step."));
+                            _("No steps: the trace has neither ProfilerStep#N nor NVTX ranges named like a step, and no repeating structure to infer them from."));
   else
-    table_steps (p, 0);
+    {
+      ks_cli_append_step_notes (p->out, p->trace, p->analysis);
+      table_steps (p, 0);
+    }
 }
 
 /* The TensorBoard profiler's Tensor Cores view: the share of kernel time
@@ -853,6 +826,8 @@ report_samples (Printer *p)
     json_list (p, samples, G_MAXUINT);
   else if (p->format == KS_REPORT_CSV)
     write_list (p, samples, NULL, NULL, G_MAXUINT);
+  else if (samples->n_rows == 0 && ks_analysis_explain_missing (p->trace, KS_MISSING_PYTHON_SAMPLES) != NULL)
+    g_string_append_printf (p->out, "%s\n", ks_analysis_explain_missing (p->trace, KS_MISSING_PYTHON_SAMPLES));
   else if (samples->n_rows == 0)
     g_string_append_printf (p->out, "%s\n", _("The trace has no sampled stacks."));
   else
@@ -1099,6 +1074,7 @@ ks_cli_stats (int    argc,
   double gap_min_us = KS_ANALYSIS_DEFAULT_GAP_THRESHOLD_NS / 1000.0;
   double kernel_wait_us = KS_ANALYSIS_DEFAULT_KERNEL_WAIT_NS / 1000.0;
   gboolean include_copies = FALSE;
+  gboolean include_warmup = FALSE;
   gboolean collectives = FALSE;
   int device = -1;
   int limit = 0;
@@ -1121,6 +1097,8 @@ ks_cli_stats (int    argc,
     { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("Analyse only this GPU"), "N" },
     { "include-copies", 'c', 0, G_OPTION_ARG_NONE, &include_copies,
       N_("Count memcpy and memset as busy time, not only kernels"), NULL },
+    { "include-warmup", 0, 0, G_OPTION_ARG_NONE, &include_warmup,
+      N_("Count the warm-up steps in the figures too"), NULL },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &group_by,
       N_("Operators by name (default), by name and input shapes, or by Python call stack; kernels by name (default), by name and operator, or by name and launch"),
       "name|shape|stack|operator|launch" },
@@ -1226,6 +1204,7 @@ ks_cli_stats (int    argc,
   ks_analysis_options_init (&options);
   options.gap_threshold_ns = (gint64)llround (gap_min_us * 1000.0);
   options.busy_includes_copies = include_copies;
+  options.include_warmup = include_warmup;
   options.kernel_wait_ns = (gint64)llround (kernel_wait_us * 1000.0);
   options.device = device;
 

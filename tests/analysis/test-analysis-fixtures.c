@@ -286,11 +286,17 @@ static void
 test_recording_steps (void)
 {
   g_autoptr(KsTrace) trace = load_fixture ("small_mlp_60steps.kscope");
-  g_autoptr(KsAnalysis) a = ks_analysis_compute (trace, NULL, NULL, NULL, NULL);
-  const KsGpuSummary *gpu = ks_analysis_get_gpu (a, 0);
+  g_autoptr(KsAnalysis) a = NULL;
+  const KsGpuSummary *gpu;
   const KsStep *steps;
+  KsAnalysisOptions options;
   guint n;
 
+  /* every step, the warm-up included */
+  ks_analysis_options_init (&options);
+  options.include_warmup = TRUE;
+  a = ks_analysis_compute (trace, &options, NULL, NULL, NULL);
+  gpu = ks_analysis_get_gpu (a, 0);
   g_assert_nonnull (gpu);
   g_assert_cmpuint (gpu->n_kernels, ==, 1978);
   g_assert_true (gpu->window_is_steps);

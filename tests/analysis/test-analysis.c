@@ -461,6 +461,50 @@ make_sampled_gap_trace (void)
   return fixture_finish (&f);
 }
 
+/* The launching thread sleeps in cudaStreamSynchronize through a gap
+ * while its other thread's samples are in the user's holdout_decode,
+ * under a library frame: the gap's row names holdout_decode. */
+static void
+test_gap_meanwhile_samples (void)
+{
+  static const char * const frames[][2] = {
+    { "_decode", "/opt/venv/lib/python3.12/site-packages/PIL/Image.py" },
+    { "holdout_decode", "/home/u/nosteps.py" }, { "main", "/home/u/nosteps.py" },
+  };
+  static const guint lines[] = { 812, 41, 90 };
+  Fixture f;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsReport) report = NULL;
+  g_autofree char *text = NULL;
+  const KsReportColumn *columns;
+  const KsGap *gaps;
+  guint n, n_columns;
+
+  fixture_init (&f);
+  launch (&f, f.main_track, 0, 1000, "cudaLaunchKernel", 1000, 2000, KS_SLICE_KERNEL, "k1");
+  cpu (&f, f.main_track, 2500, 99000, KS_SLICE_CUDA_RUNTIME, "cudaStreamSynchronize", NULL);
+  launch (&f, f.main_track, 100000, 100500, "cudaLaunchKernel", 101000, 102000, KS_SLICE_KERNEL, "k2");
+  sample_run (&f, f.second_thread, 0, 110000, 10000, frames, lines, 3);
+  trace = fixture_finish (&f);
+  analysis = analyse (trace, 10000, FALSE);
+
+  gaps = ks_analysis_get_gaps (analysis, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (gaps[0].cause, ==, KS_GAP_CAUSE_SYNC);
+  g_assert_cmpuint (gaps[0].other_track, !=, KS_NO_INDEX);
+  text = ks_gap_format_meanwhile (trace, &gaps[0]);
+  g_assert_cmpstr (text, ==, "nosteps.py:41 holdout_decode on thread 101");
+
+  report = ks_report_new_gaps (trace, analysis);
+  columns = ks_report_gap_columns (&n_columns);
+  {
+    g_autofree char *was_in = ks_report_get_text (report, ks_report_find_column (columns, n_columns, "cpu_was_in"), 0);
+
+    g_assert_cmpstr (was_in, ==, "Synchronization: cudaStreamSynchronize; meanwhile nosteps.py:41 holdout_decode on thread 101");
+  }
+}
+
 /* What a gap's text must be, made from the frame the way the reports say
  * it: basename, line, function. */
 static char *
@@ -1453,6 +1497,7 @@ main (int   argc,
   g_test_add_func ("/analysis/profiler-overhead", test_profiler_overhead);
   g_test_add_func ("/analysis/kernel-wait-threshold", test_kernel_wait_threshold);
   g_test_add_func ("/analysis/gap-python-samples", test_gap_python_samples);
+  g_test_add_func ("/analysis/gap-meanwhile-samples", test_gap_meanwhile_samples);
   g_test_add_func ("/analysis/step-breakdown", test_step_breakdown);
   g_test_add_func ("/analysis/step-spans", test_step_spans);
   g_test_add_func ("/analysis/operators", test_operators);

@@ -249,7 +249,7 @@ test_recording_steps (void)
   g_autofree char *path = fixture ("small_mlp_60steps.kscope");
   Run r;
 
-  run_cli (&r, path, NULL);
+  run_cli (&r, path, "--include-warmup", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "window = steps"));
   g_assert_nonnull (strstr (r.out, "\nstep 19 "));
@@ -258,6 +258,40 @@ test_recording_steps (void)
   g_assert_nonnull (strstr (r.out, "\nmean of 60 "));
   g_assert_nonnull (strstr (r.out, "Est. SM efficiency:      2.7 %"));
   g_assert_nonnull (strstr (r.out, "Est. occupancy:          7.5 %"));
+  g_assert_true (g_str_has_prefix (r.out, "Warm-up: step 0, step 1, 291 ms (CUDA module loading 177 ms, "
+                                          "Memory allocation 3.00 ms), included in the figures\n"));
+  run_clear (&r);
+
+  /* By default the warm-up (tests/analysis/warmup-reference.py: steps 0
+   * and 1, 291018134 ns) is one line, and the figures are of the rest:
+   * a window of 141.06 ms, the mean of 58 steps. */
+  run_cli (&r, path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "Warm-up: step 0, step 1, 291 ms (CUDA module loading 177 ms, "
+                                          "Memory allocation 3.00 ms), left out of the figures below\n"));
+  g_assert_nonnull (strstr (r.out, "/ 141 ms, window = steps)"));
+  g_assert_nonnull (strstr (r.out, "\nstep 0 (warm-up) "));
+  g_assert_nonnull (strstr (r.out, "\nstep 1 (warm-up) "));
+  {
+    const char *mean = strstr (r.out, "\nmean of 58 ");
+    g_autofree char *line = NULL;
+
+    /* 2432078 ns, the python script's mean */
+    g_assert_nonnull (mean);
+    line = g_strndup (mean + 1, strcspn (mean + 1, "\n"));
+    g_assert_nonnull (strstr (line, " 2.43 ms "));
+  }
+  run_clear (&r);
+
+  /* recorded without operators or samples: which option records them */
+  run_cli (&r, path, "--report", "operators", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "This recording has no PyTorch operators: it was made with "
+                                          "kinescope-cli record --pytorch=none"));
+  run_clear (&r);
+  run_cli (&r, path, "--report", "samples", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Record again with --python-sampling=true"));
   run_clear (&r);
 
   run_cli (&r, path, "--limit", "60", NULL);
@@ -270,7 +304,7 @@ test_recording_steps (void)
   run_cli (&r, path, "--report", "steps", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "\nstep 59 "));
-  g_assert_nonnull (strstr (r.out, "\nmean of 60 "));
+  g_assert_nonnull (strstr (r.out, "\nmean of 58 "));
   run_clear (&r);
 
   run_cli (&r, path, "--report", "steps", "--format", "csv", NULL);
@@ -280,10 +314,12 @@ test_recording_steps (void)
 
     g_assert_cmpuint (g_strv_length (lines), ==, 1 + 60 + 1);
     g_assert_cmpstr (lines[0], ==, "name,pid,start_ns,dur_ns,kernel_ns,memcpy_ns,memset_ns,runtime_ns,"
-                                   "dataloader_ns,cpu_exec_ns,other_ns");
+                                   "dataloader_ns,cpu_exec_ns,other_ns,warmup,inferred");
     /* step 10: 2028550 ns, 268700 ns of kernels (python3 over the file) */
     g_assert_true (g_str_has_prefix (lines[11], "step 10,668,"));
     g_assert_nonnull (strstr (lines[11], ",2028550,268700,"));
+    g_assert_true (g_str_has_suffix (lines[1], ",1,0"));
+    g_assert_true (g_str_has_suffix (lines[11], ",0,0"));
   }
   run_clear (&r);
 
@@ -294,8 +330,37 @@ test_recording_steps (void)
     const char *key[] = { "steps", NULL };
     yajl_val steps = yajl_tree_get (root, key, yajl_t_array);
 
+    const char *warmup_key[] = { "warmup", NULL };
+    yajl_val warmup = yajl_tree_get (root, warmup_key, yajl_t_object);
+    const char *steps_key[] = { "steps", NULL };
+    const char *dur_key[] = { "dur_ns", NULL };
+    const char *causes_key[] = { "causes", NULL };
+    const char *name_key[] = { "name", NULL };
+    const char *flag_key[] = { "warmup", NULL };
+    const char *inferred_key[] = { "inferred", NULL };
+    yajl_val names, causes;
+
     g_assert_nonnull (steps);
     g_assert_cmpuint (YAJL_GET_ARRAY (steps)->len, ==, 60);
+    g_assert_true (YAJL_IS_TRUE (yajl_tree_get (YAJL_GET_ARRAY (steps)->values[1], flag_key, yajl_t_any)));
+    g_assert_true (YAJL_IS_FALSE (yajl_tree_get (YAJL_GET_ARRAY (steps)->values[2], flag_key, yajl_t_any)));
+    g_assert_true (YAJL_IS_FALSE (yajl_tree_get (YAJL_GET_ARRAY (steps)->values[0], inferred_key, yajl_t_any)));
+    g_assert_nonnull (warmup);
+    names = yajl_tree_get (warmup, steps_key, yajl_t_array);
+    g_assert_cmpuint (YAJL_GET_ARRAY (names)->len, ==, 2);
+    g_assert_cmpstr (YAJL_GET_STRING (YAJL_GET_ARRAY (names)->values[0]), ==, "step 0");
+    g_assert_cmpstr (YAJL_GET_STRING (YAJL_GET_ARRAY (names)->values[1]), ==, "step 1");
+    g_assert_cmpint (YAJL_GET_INTEGER (yajl_tree_get (warmup, dur_key, yajl_t_number)), ==, 291018134);
+    causes = yajl_tree_get (warmup, causes_key, yajl_t_array);
+    g_assert_cmpuint (YAJL_GET_ARRAY (causes)->len, ==, 2);
+    g_assert_cmpstr (YAJL_GET_STRING (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[0], name_key, yajl_t_string)),
+                     ==, "CUDA module loading");
+    g_assert_cmpint (YAJL_GET_INTEGER (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[0], dur_key, yajl_t_number)),
+                     ==, 176922451);
+    g_assert_cmpstr (YAJL_GET_STRING (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[1], name_key, yajl_t_string)),
+                     ==, "Memory allocation");
+    g_assert_cmpint (YAJL_GET_INTEGER (yajl_tree_get (YAJL_GET_ARRAY (causes)->values[1], dur_key, yajl_t_number)),
+                     ==, 2995820);
     yajl_tree_free (root);
   }
   run_clear (&r);
@@ -737,7 +802,8 @@ test_hostile_names (void)
   g_assert_nonnull (strstr (r.out, "GPU 0: \\x1b[5mGPU\\x07\n"));
   run_clear (&r);
   run_cli (&r, path, "--report", "gaps", "--format", "csv", NULL);
-  g_assert_nonnull (strstr (r.out, ",\\x1b]0;pwned\\x07main\\tthread (11)\n"));
+  /* the thread, then what another thread did meanwhile: nothing here */
+  g_assert_nonnull (strstr (r.out, ",\\x1b]0;pwned\\x07main\\tthread (11),\n"));
   run_clear (&r);
 
   /* CSV keeps the newline, quoted; the rest escaped. */
@@ -1709,6 +1775,32 @@ test_operators_thread_time (void)
   g_rmdir (dir);
 }
 
+/* Two loops without steps (tests/data/README.md) compare per step: their
+ * inferred steps, the warm-up of each left out unless asked. */
+static void
+test_diff_inferred (void)
+{
+  g_autofree char *slow = fixture ("nosteps_slow.pt.trace.json.gz");
+  g_autofree char *fast = fixture ("nosteps_fast.pt.trace.json.gz");
+  yajl_val root;
+  Run r;
+
+  run_diff (&r, slow, fast, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "nosteps_slow.pt.trace.json.gz (4 steps, 1 warm-up step left out, "
+                                   "inferred from the DataLoader's batches)\n"));
+  g_assert_nonnull (strstr (r.out, "Times and counts are per step.\n"));
+  run_clear (&r);
+
+  run_diff (&r, slow, fast, "--include-warmup", "--format", "json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse (r.out);
+  g_assert_cmpstr (get_str (root, "per"), ==, "step");
+  g_assert_cmpint (YAJL_GET_INTEGER (get (root, "base", "steps")), ==, 5);
+  yajl_tree_free (root);
+  run_clear (&r);
+}
+
 static void
 test_diff_errors (void)
 {
@@ -1870,6 +1962,7 @@ main (int   argc,
   g_test_add_func ("/analysis/cli/diff-compile", test_diff_compile);
   g_test_add_func ("/analysis/cli/diff-hta", test_diff_hta);
   g_test_add_func ("/analysis/cli/diff-windows", test_diff_windows);
+  g_test_add_func ("/analysis/cli/diff-inferred", test_diff_inferred);
   g_test_add_func ("/analysis/cli/diff-errors", test_diff_errors);
   g_test_add_func ("/analysis/cli/profiler-ranges", test_profiler_ranges);
 

@@ -1403,7 +1403,8 @@ test_ddp_recording (void)
   for (guint r = 0; r < 2; r++)
     {
       g_assert_cmpint (rows[r].rank, ==, r);
-      g_assert_cmpuint (rows[r].steps, ==, 8);
+      /* step 0 of each rank loads the CUDA modules: the warm-up, left out */
+      g_assert_cmpuint (rows[r].steps, ==, 7);
       g_assert_cmpuint (rows[r].collectives, ==, 21);
       g_assert_cmpint (rows[r].wait_ns, ==, waited[r]);
       g_assert_cmpint (rows[r].wait_caused_ns, ==, caused[r]);

@@ -682,7 +682,7 @@ test_step_chart (void)
   g_assert_nonnull (area);
   g_assert_true (gtk_widget_get_has_tooltip (area));
   g_assert_cmpint (ks_chart_steps_at (gtk_widget_get_height (area), n_lb, 18 * 1 + 9), ==, 1);
-  tip = ks_chart_steps_tooltip (trace, lb_steps, 1);
+  tip = ks_chart_steps_tooltip (trace, analysis, 1);
   g_assert_true (g_str_has_prefix (tip, ks_trace_string (trace, lb_steps[1].name)));
   g_assert_nonnull (strstr (tip, ks_step_part_get_title (KS_STEP_KERNEL)));
 

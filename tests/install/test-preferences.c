@@ -120,6 +120,12 @@ test_preferences_write_settings (void)
   g_assert_true (gtk_switch_get_active (GTK_SWITCH (sw)));
   g_assert_true (g_settings_get_boolean (settings, "busy-includes-copies"));
 
+  sw = find_widget (find_widget (window, ADW_TYPE_ACTION_ROW, "Include the Warm-Up"), GTK_TYPE_SWITCH, NULL);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (sw)));
+  gtk_widget_activate (sw);
+  iterate ();
+  g_assert_true (g_settings_get_boolean (settings, "include-warmup"));
+
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 250.5);
   iterate ();
   g_assert_cmpfloat_with_epsilon (g_settings_get_double (settings, "gap-threshold-us"), 250.5, 1e-9);
@@ -199,6 +205,7 @@ test_schema_keys (void)
     { "folder-memory-mb", "i", "0" },
     { "gap-order", "s", "'duration'" },
     { "gap-threshold-us", "d", "10.0" },
+    { "include-warmup", "b", "false" },
     { "kernel-wait-us", "d", "30.0" },
     { "record-capture-range", "s", "'none'" },
     { "record-command", "s", "''" },

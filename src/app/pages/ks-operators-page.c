@@ -142,14 +142,17 @@ ks_operators_page_refill (KsPage     *page,
 
   {
     guint n_ops = 0;
+    const char *missing = trace != NULL ? ks_analysis_explain_missing (trace, KS_MISSING_OPERATORS) : NULL;
 
     if (analysis != NULL)
       ks_analysis_get_operators (analysis, KS_OPERATOR_BY_NAME, &n_ops);
+    /* a recording made without them says which option records them */
     ks_page_set_empty (page, "view-list-symbolic",
                        analysis != NULL && n_ops == 0 ? _("No Operators") : NULL,
-                       _("This trace has no PyTorch operators (an Nsight export has CUDA calls, not "
-                         "operators). Record with torch.profiler, or kinescope-cli record, to see "
-                         "which operators the time goes to."));
+                       missing != NULL ? missing
+                                       : _("This trace has no PyTorch operators (an Nsight export has CUDA calls, not "
+                                           "operators). Record with torch.profiler, or kinescope-cli record, to see "
+                                           "which operators the time goes to."));
   }
 }
 

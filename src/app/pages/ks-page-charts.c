@@ -162,15 +162,18 @@ ks_chart_steps_at (int    height,
 }
 
 char *
-ks_chart_steps_tooltip (KsTrace      *trace,
-                        const KsStep *steps,
-                        guint         index)
+ks_chart_steps_tooltip (KsTrace    *trace,
+                        KsAnalysis *analysis,
+                        guint       index)
 {
-  const KsStep *s = &steps[index];
+  const KsStep *s = &ks_analysis_get_steps (analysis, NULL)[index];
   g_autofree char *dur = ks_time_format_duration (s->end - s->start);
+  g_autofree char *name = ks_analysis_dup_step_name (analysis, trace, index);
   GString *out = g_string_new (NULL);
 
-  g_string_append_printf (out, "%s: %s", ks_trace_string (trace, s->name), dur);
+  g_string_append_printf (out, "%s: %s", name, dur);
+  if (s->warmup)
+    g_string_append_printf (out, "\n%s", _("Warm-up: left out of the figures unless they include it"));
   for (guint p = 0; p < KS_N_STEP_PARTS; p++)
     if (s->parts[p] > 0)
       {

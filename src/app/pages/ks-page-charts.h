@@ -35,9 +35,10 @@ gint64 ks_chart_steps_scale      (const KsStep           *steps,
 int   ks_chart_steps_at          (int                     height,
                                   guint                   n_steps,
                                   double                  y);
-/* "ProfilerStep#3: 12.1 ms" and the time of each part, one a line. */
+/* "ProfilerStep#3: 12.1 ms" (an inferred step "step 3", a warm-up one
+ * marked) and the time of each part, one a line. */
 char *ks_chart_steps_tooltip     (KsTrace                *trace,
-                                  const KsStep           *steps,
+                                  KsAnalysis             *analysis,
                                   guint                   index);
 /* One horizontal bar per step, split into the parts of the breakdown,
  * its number on the left and the scale's time at the top right. */

@@ -30,12 +30,13 @@ struct _KsSummaryPage
   KsTrace    *trace;
   KsAnalysis *analysis;
   gboolean    include_copies;
+  gboolean    include_warmup;
   gboolean    busy;
 };
 
 G_DEFINE_FINAL_TYPE (KsSummaryPage, ks_summary_page, KS_TYPE_PAGE)
 
-enum { PROP_0, PROP_INCLUDE_COPIES, PROP_BUSY, N_PROPS };
+enum { PROP_0, PROP_INCLUDE_COPIES, PROP_INCLUDE_WARMUP, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 static void
@@ -295,18 +296,17 @@ steps_tooltip_cb (GtkWidget     *area,
                   GtkTooltip    *tooltip,
                   KsSummaryPage *self)
 {
-  const KsStep *steps;
   guint n;
   int i;
   g_autofree char *text = NULL;
 
   if (self->analysis == NULL)
     return FALSE;
-  steps = ks_analysis_get_steps (self->analysis, &n);
+  ks_analysis_get_steps (self->analysis, &n);
   i = ks_chart_steps_at (gtk_widget_get_height (area), n, y);
   if (i < 0)
     return FALSE;
-  text = ks_chart_steps_tooltip (ks_page_get_trace (KS_PAGE (self)), steps, i);
+  text = ks_chart_steps_tooltip (ks_page_get_trace (KS_PAGE (self)), self->analysis, i);
   gtk_tooltip_set_text (tooltip, text);
   return TRUE;
 }
@@ -344,8 +344,11 @@ add_steps (KsSummaryPage *self)
   if (n == 0)
     return;
 
+  /* the shares of the steps that count; the chart shows every step */
   for (guint i = 0; i < n; i++)
     {
+      if (!ks_analysis_step_counts (self->analysis, &steps[i]))
+        continue;
       for (guint p = 0; p < KS_N_STEP_PARTS; p++)
         parts[p] += steps[i].parts[p];
       total += steps[i].end - steps[i].start;
@@ -394,6 +397,67 @@ add_steps (KsSummaryPage *self)
     }
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), flow);
 
+  gtk_box_append (self->box, group);
+}
+
+/* The steps: how they were found where the trace marks none, and the
+ * warm-up, left out of the figures unless its switch says otherwise. */
+static void
+add_warmup (KsSummaryPage *self)
+{
+  g_autofree char *text = ks_analysis_format_warmup (self->analysis, self->trace);
+  guint32 rule_name = 0;
+  const char *rule = ks_analysis_get_step_rule (self->analysis, &rule_name);
+  GtkWidget *group;
+
+  if (text == NULL && rule == NULL)
+    return;
+
+  group = adw_preferences_group_new ();
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Steps"));
+  gtk_widget_set_name (group, "warmup-group");
+  if (rule != NULL)
+    {
+      GtkWidget *row = adw_action_row_new ();
+      g_autofree char *title = g_strdup_printf (_("Inferred from %s"), rule);
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), ks_trace_string (self->trace, rule_name));
+      gtk_widget_set_tooltip_text (row, _("The trace marks no steps (no ProfilerStep#N, no NVTX range named like a step): they are the iterations of its repeating structure, outlined dotted in the timeline."));
+      gtk_widget_set_name (row, "inferred-row");
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+    }
+  if (text != NULL)
+    {
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *toggle = gtk_switch_new ();
+      const KsStep *steps;
+      gint64 start = G_MAXINT64, end = G_MININT64;
+      guint n;
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), text);
+      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 3);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Include in the figures"));
+      gtk_widget_set_tooltip_text (row, _("The first steps of a run that last over twice the median of the later ones and whose excess goes to one-time work (module loading, library set-up, allocation, autotuning, compilation) are the warm-up."));
+      gtk_widget_set_name (row, "warmup-row");
+      gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
+      gtk_switch_set_active (GTK_SWITCH (toggle), self->include_warmup);
+      gtk_widget_set_name (toggle, "include-warmup");
+      g_object_bind_property (self, "include-warmup", toggle, "active", G_BINDING_BIDIRECTIONAL);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), toggle);
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+
+      steps = ks_analysis_get_steps (self->analysis, &n);
+      for (guint i = 0; i < n; i++)
+        if (steps[i].warmup)
+          {
+            start = MIN (start, steps[i].start);
+            end = MAX (end, steps[i].end);
+          }
+      make_place (self, row, start, end);
+    }
   gtk_box_append (self->box, group);
 }
 
@@ -568,6 +632,7 @@ rebuild (KsSummaryPage *self)
       return;
     }
 
+  add_warmup (self);
   gpus = ks_analysis_get_gpus (self->analysis, &n);
   if (n == 0)
     add_no_gpu (self);
@@ -593,6 +658,12 @@ ks_summary_page_refill (KsPage     *page,
     {
       self->include_copies = ks_analysis_get_options (self->analysis)->busy_includes_copies;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_COPIES]);
+    }
+  if (self->analysis != NULL &&
+      !!ks_analysis_get_options (self->analysis)->include_warmup != !!self->include_warmup)
+    {
+      self->include_warmup = ks_analysis_get_options (self->analysis)->include_warmup;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_WARMUP]);
     }
   rebuild (self);
 }
@@ -632,6 +703,26 @@ ks_summary_page_set_include_copies (KsSummaryPage *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_COPIES]);
 }
 
+gboolean
+ks_summary_page_get_include_warmup (KsSummaryPage *self)
+{
+  g_return_val_if_fail (KS_IS_SUMMARY_PAGE (self), FALSE);
+  return self->include_warmup;
+}
+
+void
+ks_summary_page_set_include_warmup (KsSummaryPage *self,
+                                    gboolean       include_warmup)
+{
+  g_return_if_fail (KS_IS_SUMMARY_PAGE (self));
+
+  include_warmup = !!include_warmup;
+  if (self->include_warmup == include_warmup)
+    return;
+  self->include_warmup = include_warmup;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_WARMUP]);
+}
+
 static void
 ks_summary_page_get_property (GObject    *object,
                               guint       prop_id,
@@ -644,6 +735,9 @@ ks_summary_page_get_property (GObject    *object,
     {
     case PROP_INCLUDE_COPIES:
       g_value_set_boolean (value, self->include_copies);
+      break;
+    case PROP_INCLUDE_WARMUP:
+      g_value_set_boolean (value, self->include_warmup);
       break;
     case PROP_BUSY:
       g_value_set_boolean (value, self->busy);
@@ -665,6 +759,9 @@ ks_summary_page_set_property (GObject      *object,
     {
     case PROP_INCLUDE_COPIES:
       ks_summary_page_set_include_copies (self, g_value_get_boolean (value));
+      break;
+    case PROP_INCLUDE_WARMUP:
+      ks_summary_page_set_include_warmup (self, g_value_get_boolean (value));
       break;
     case PROP_BUSY:
       ks_summary_page_set_busy (self, g_value_get_boolean (value));
@@ -697,6 +794,9 @@ ks_summary_page_class_init (KsSummaryPageClass *klass)
 
   properties[PROP_INCLUDE_COPIES] =
     g_param_spec_boolean ("include-copies", NULL, NULL, FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_INCLUDE_WARMUP] =
+    g_param_spec_boolean ("include-warmup", NULL, NULL, FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,

@@ -33,5 +33,10 @@ void       ks_summary_page_set_busy     (KsSummaryPage *self,
 gboolean   ks_summary_page_get_include_copies (KsSummaryPage *self);
 void       ks_summary_page_set_include_copies (KsSummaryPage *self,
                                                gboolean       include_copies);
+/* The warm-up's "Include in the Figures" switch ("include-warmup"); the
+ * same. */
+gboolean   ks_summary_page_get_include_warmup (KsSummaryPage *self);
+void       ks_summary_page_set_include_warmup (KsSummaryPage *self,
+                                               gboolean       include_warmup);
 
 G_END_DECLS
