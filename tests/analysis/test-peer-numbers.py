@@ -146,6 +146,26 @@ def test_graph_queue_and_kscope():
         ok(again == launched, 'negq rank 0: the .kscope keeps the graph operations\' launches')
 
 
+def test_graph_launch_h200():
+    """torch.compile(mode="reduce-overhead") on the H200 (tests/gpu/graphs.py):
+    two cudaGraphLaunch calls whose graphs hold 10 and 39 kernels."""
+    path = os.path.join(FIXTURES, 'compiled_graphs.pt.trace.json.gz')
+    xs = load(path)
+    gpu = by_correlation(xs)
+    graphs = [x for x in xs if x.get('name') == 'cudaGraphLaunch']
+    sizes = sorted(len(gpu.get(correlation(g), [])) for g in graphs)
+    ok(sizes == [10, 39], 'compiled_graphs: two graph launches of 10 and 39 kernels', repr(sizes))
+    calls = {correlation(r) for r in xs if r.get('cat') in RUNTIME_CATS and correlation(r) is not None}
+    launched = sum(len(v) for c, v in gpu.items() if c in calls)
+    info = json.loads(subprocess.run([CLI, 'info', '--format', 'json', path], check=True, capture_output=True,
+                                     text=True).stdout)['counts']
+    ok(info['launch_flow'] == launched == 53, 'compiled_graphs: every kernel is joined to its launch',
+       '%d flows, %d launched' % (info['launch_flow'], launched))
+    queue = stats(path, 'queue')['streams']
+    ok(len(queue) == 1 and queue[0]['ops'] == 53 and queue[0]['max'] == 39,
+       'compiled_graphs: the queue holds a whole graph at once (39)', repr(queue))
+
+
 def plugin_steps(xs):
     """The TensorBoard plugin's step spans (_find_device_steps and
     _update_steps_duration), in ns."""
@@ -273,6 +293,7 @@ def test_c10d_without_nccl():
 
 
 test_graph_launch()
+test_graph_launch_h200()
 test_graph_queue_and_kscope()
 test_first_step()
 test_nested_operator()
