@@ -371,6 +371,23 @@ test_tail_after_white_space (void)
 
 /* kinescope-cli ranks */
 
+/* Before, `ranks` opened the FIFO to look for {"ranks": and blocked
+ * until a writer came; the other entry points refuse FIFOs. */
+static void
+test_ranks_fifo (void)
+{
+  g_autofree char *path = temp_path ("pipe.json");
+  g_autofree char *err = NULL;
+  const char *argv[] = { cli_path, "ranks", path, NULL };
+
+  g_assert_cmpint (mkfifo (path, 0644), ==, 0);
+  /* a run that blocks is killed, and fails the test */
+  g_assert_cmpint (run_tool (argv, NULL, &err), ==, 1);
+  g_assert_nonnull (strstr (err, path));
+  g_assert_nonnull (strstr (err, "named pipe"));
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -389,6 +406,7 @@ main (int   argc,
   g_test_add_func ("/hostile-inputs/nul-tail-sparse", test_nul_tail_sparse);
   g_test_add_func ("/hostile-inputs/nul-tail-gzip", test_nul_tail_gzip);
   g_test_add_func ("/hostile-inputs/tail-after-white-space", test_tail_after_white_space);
+  g_test_add_func ("/hostile-inputs/ranks-fifo", test_ranks_fifo);
 
   status = g_test_run ();
 
