@@ -16,6 +16,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "ks-format.h"
+#include "ks-json-writer.h"
 #include "ks-occupancy.h"
 #include "ks-range-stats.h"
 #include "ks-sample-stack.h"
@@ -200,13 +201,13 @@ add_args (KsSelectionPage    *self,
           const char         *json,
           const char * const *skip)
 {
-  char errbuf[128];
   yajl_val root;
 
   if (json == NULL || *json == 0)
     return;
 
-  root = yajl_tree_parse (json, errbuf, sizeof errbuf);
+  /* nested too deep for a tree (ks_json_parse() says so): raw */
+  root = ks_json_parse (json, NULL);
   if (root == NULL || !YAJL_IS_OBJECT (root) || YAJL_GET_OBJECT (root)->len == 0)
     {
       if (root == NULL)
@@ -357,13 +358,12 @@ add_profiler_occupancy (KsSelectionPage *self,
                         const char      *json)
 {
   const char *path[] = { "est. achieved occupancy %", NULL };
-  char errbuf[128];
   yajl_val root, v;
   GtkWidget *row;
 
   if (json == NULL || *json == 0)
     return;
-  root = yajl_tree_parse (json, errbuf, sizeof errbuf);
+  root = ks_json_parse (json, NULL);
   v = root != NULL ? yajl_tree_get (root, path, yajl_t_number) : NULL;
   if (v != NULL)
     {

@@ -371,6 +371,26 @@ test_tail_after_white_space (void)
 
 /* kinescope-cli ranks */
 
+/* Before, yajl_tree_free() recursed 300,000 deep and overflowed the stack. */
+static void
+test_ranks_deep_summary (void)
+{
+  g_autofree char *path = temp_path ("deep-summary.json");
+  g_autoptr(GString) text = g_string_new ("{\"ranks\":");
+  g_autofree char *err = NULL;
+  g_autofree char *expected = NULL;
+  const char *argv[] = { cli_path, "ranks", path, NULL };
+
+  for (guint i = 0; i < 300000; i++)
+    g_string_append_c (text, '[');
+  g_assert_true (g_file_set_contents (path, text->str, text->len, NULL));
+
+  g_assert_cmpint (run_tool (argv, NULL, &err), ==, 1);
+  expected = g_strdup_printf ("kinescope-cli ranks: %s: JSON nested deeper than 128 levels\n", path);
+  g_assert_cmpstr (err, ==, expected);
+  g_unlink (path);
+}
+
 /* Before, `ranks` opened the FIFO to look for {"ranks": and blocked
  * until a writer came; the other entry points refuse FIFOs. */
 static void
@@ -406,6 +426,7 @@ main (int   argc,
   g_test_add_func ("/hostile-inputs/nul-tail-sparse", test_nul_tail_sparse);
   g_test_add_func ("/hostile-inputs/nul-tail-gzip", test_nul_tail_gzip);
   g_test_add_func ("/hostile-inputs/tail-after-white-space", test_tail_after_white_space);
+  g_test_add_func ("/hostile-inputs/ranks-deep-summary", test_ranks_deep_summary);
   g_test_add_func ("/hostile-inputs/ranks-fifo", test_ranks_fifo);
 
   status = g_test_run ();
