@@ -87,13 +87,17 @@ add_row (KsSelectionPage *self,
          const char      *title,
          const char      *value)
 {
+  /* what a row shows is cut (a name of megabytes would keep Pango busy
+   * for minutes); the lookup table keeps the whole value */
+  g_autofree char *shown_title = ks_format_dup_cut_text (title, KS_TEXT_MAX_CHARS, TRUE);
+  g_autofree char *shown = ks_format_dup_cut_text (value, KS_TEXT_MAX_CHARS, TRUE);
   GtkWidget *row = adw_action_row_new ();
-  GtkWidget *label = gtk_label_new (value);
+  GtkWidget *label = gtk_label_new (shown);
   PangoAttrList *attrs = pango_attr_list_new ();
-  int len = (int)g_utf8_strlen (value, -1);
+  int len = (int)g_utf8_strlen (shown, -1);
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), shown_title);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   /* Short values never wrap (width-chars counts average characters, so
    * a wide 15-letter name would still break); long ones (kernel names)
@@ -479,7 +483,8 @@ add_slice (KsSelectionPage *self,
   KsSliceKind kind = track->slice_kind[slice];
   const char *name = ks_trace_string (trace, track->name_id[slice]);
   g_autoptr(GString) args = g_string_new (NULL);
-  g_autofree char *breakable = identifier_break_points (name);
+  g_autofree char *shown = ks_format_dup_cut_text (name, KS_TEXT_MAX_CHARS, TRUE);
+  g_autofree char *breakable = identifier_break_points (shown);
   GtkWidget *heading = gtk_label_new (breakable);
   PangoAttrList *attrs = pango_attr_list_new ();
 
@@ -488,7 +493,7 @@ add_slice (KsSelectionPage *self,
   pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
   gtk_label_set_attributes (GTK_LABEL (heading), attrs);
   pango_attr_list_unref (attrs);
-  gtk_widget_set_tooltip_text (heading, name);
+  gtk_widget_set_tooltip_text (heading, shown);
   gtk_label_set_xalign (GTK_LABEL (heading), 0);
   gtk_widget_add_css_class (heading, "title-3");
   gtk_box_append (self->box, heading);
@@ -569,9 +574,9 @@ add_entries (KsSelectionPage *self,
       GtkWidget *row = add_row (self, name, value);
 
       /* Templated kernel names run to hundreds of characters: two lines,
-       * the whole name in the tooltip. */
+       * the name (cut as the title is) in the tooltip. */
       adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
-      gtk_widget_set_tooltip_text (row, name);
+      gtk_widget_set_tooltip_text (row, adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
     }
 }
 

@@ -20,12 +20,15 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "ks-format.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
 #include "ks-window.h"
 
 /* Runs the main loop until @cond holds or 60 s pass. */
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 60000)
+
+#define LONG_NAME_BYTES (8 << 20)
 
 static char *base_dir;
 
@@ -146,6 +149,98 @@ test_deep_args (void)
   g_unlink (path);
 }
 
+/* The label of a widget under @root whose text starts with @prefix. */
+static GtkWidget *
+find_label_with_prefix (GtkWidget  *root,
+                        const char *prefix)
+{
+  if (GTK_IS_LABEL (root) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (root)), prefix))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_label_with_prefix (c, prefix);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The widgets under @root whose text or tooltip runs past @max_chars
+ * characters, counted in @n (with their names in the log). */
+static void
+count_long_texts (GtkWidget *root,
+                  glong      max_chars,
+                  guint     *n)
+{
+  const char *tooltip = gtk_widget_get_tooltip_text (root);
+
+  if ((GTK_IS_LABEL (root) && g_utf8_strlen (gtk_label_get_text (GTK_LABEL (root)), -1) > max_chars) ||
+      (tooltip != NULL && g_utf8_strlen (tooltip, -1) > max_chars))
+    {
+      g_test_message ("%s under %s has a text of %ld characters", G_OBJECT_TYPE_NAME (root),
+                      G_OBJECT_TYPE_NAME (gtk_widget_get_parent (root)),
+                      GTK_IS_LABEL (root) ? g_utf8_strlen (gtk_label_get_text (GTK_LABEL (root)), -1) : -1);
+      (*n)++;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    count_long_texts (c, max_chars, n);
+}
+
+/* A kernel named with 8 MiB of "n": before, the window froze in Pango
+ * for minutes; the timeline, its tooltip and the selection page draw a
+ * cut name now, and the page keeps the whole one. */
+static void
+test_long_name (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *markup = NULL;
+  KsWindow *window;
+  KsSelectionPage *page;
+  KsTimeline *timeline;
+  KsTrace *trace;
+  GtkWidget *heading;
+  guint32 track = 0, slice = 0;
+  double x, y;
+  guint n_long = 0;
+  gint64 start = g_get_monotonic_time ();
+
+  path = recording_with ("long-name.kscope",
+                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET args = '{\"x\":1}' "
+                         "WHERE rowid = (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL);"
+                         "UPDATE StringIds SET value = printf('%.*c', 8388608, 'n') WHERE id IN "
+                         "(SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                         " WHERE rowid = (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL) "
+                         " UNION SELECT shortName FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                         " WHERE rowid = (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL))");
+  window = open_window (path);
+  timeline = ks_window_get_timeline (window);
+  trace = ks_session_get_trace (ks_window_get_session (window));
+  g_assert_true (find_kernel_with_args (trace, &track, &slice));
+  g_assert_cmpuint (strlen (ks_trace_string (trace, trace->tracks[track].name_id[slice])), ==, LONG_NAME_BYTES);
+
+  page = click_slice (window, track, slice);
+  g_assert_cmpuint (strlen (ks_selection_page_lookup_value (page, "Slice", "Name")), ==, LONG_NAME_BYTES);
+  heading = find_label_with_prefix (GTK_WIDGET (page), "nnnn");
+  g_assert_nonnull (heading);
+  g_assert_cmpuint (g_utf8_strlen (gtk_label_get_text (GTK_LABEL (heading)), -1), <=, KS_TEXT_MAX_CHARS);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (heading)), "…"));
+
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+  markup = ks_timeline_dup_tooltip_markup (timeline, x, y, NULL);
+  g_assert_nonnull (markup);
+  g_assert_true (g_str_has_prefix (markup, "<b>nnnn"));
+  g_assert_cmpuint (strlen (markup), <, KS_TEXT_MAX_CHARS + 200);
+
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  /* nowhere in the window: a sentence of the advice may quote the cut name */
+  count_long_texts (GTK_WIDGET (window), 4 * KS_TEXT_MAX_CHARS, &n_long);
+  g_assert_cmpuint (n_long, ==, 0);
+  g_test_message ("opened, drawn and selected in %.1f s", (g_get_monotonic_time () - start) / 1e6);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -158,6 +253,7 @@ main (int   argc,
   g_assert_nonnull (base_dir);
 
   g_test_add_func ("/app/hostile-window/deep-args", test_deep_args);
+  g_test_add_func ("/app/hostile-window/long-name", test_long_name);
 
   status = g_test_run ();
   g_rmdir (base_dir);

@@ -408,6 +408,55 @@ test_ranks_fifo (void)
   g_unlink (path);
 }
 
+/* Names of 8 MiB */
+
+/* Thirty slices with names of 8 MiB in 250 KB of gzip: before, Pango
+ * laid out each whole name to draw a label of a few hundred pixels, two
+ * minutes of the thumbnailer. */
+static char *
+write_long_names (guint n_slices)
+{
+  char *path = temp_path ("long-names.json.gz");
+  g_autoptr(GString) text = g_string_new ("{\"traceEvents\":[");
+  g_autofree char *name = g_strnfill (8 << 20, 'n');
+  const char *parts[1];
+
+  for (guint i = 0; i < n_slices; i++)
+    g_string_append_printf (text, "%s{\"name\":\"%s%u\",\"ph\":\"X\",\"ts\":%u,\"dur\":900,\"pid\":1,\"tid\":1}",
+                            i > 0 ? "," : "", name, i, i * 1000);
+  g_string_append (text, "]}");
+  parts[0] = text->str;
+  write_gzip (path, parts, 1);
+  return path;
+}
+
+static void
+test_long_names (void)
+{
+  g_autofree char *path = write_long_names (30);
+  g_autofree char *png = temp_path ("long-names.png");
+  g_autofree char *render_png = temp_path ("long-names-render.png");
+  const char *argv[] = { cli_path, "render", "-o", render_png, "--size", "1600x600", path, NULL };
+  gint64 start = g_get_monotonic_time ();
+  g_autofree char *err = NULL;
+  int status;
+
+  /* the thumbnailer's deadline covers the drawing: 20 s, of which the
+   * load takes a few */
+  if (run_thumbnailer (path, png, "20", &status, &err))
+    {
+      g_assert_cmpint (status, ==, 0);
+      assert_drawn (png, 128);
+      g_unlink (png);
+    }
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_tool (argv, NULL, &err), ==, 0);
+  assert_drawn (render_png, 1600);
+  g_test_message ("drawn twice in %.1f s", (g_get_monotonic_time () - start) / 1e6);
+  g_unlink (render_png);
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -428,6 +477,7 @@ main (int   argc,
   g_test_add_func ("/hostile-inputs/tail-after-white-space", test_tail_after_white_space);
   g_test_add_func ("/hostile-inputs/ranks-deep-summary", test_ranks_deep_summary);
   g_test_add_func ("/hostile-inputs/ranks-fifo", test_ranks_fifo);
+  g_test_add_func ("/hostile-inputs/long-names", test_long_names);
 
   status = g_test_run ();
 
