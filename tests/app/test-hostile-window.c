@@ -149,6 +149,28 @@ test_deep_args (void)
   g_unlink (path);
 }
 
+/* Before, the bytes went to the label as they were, and Pango refused
+ * them; they are repaired as the file is read. */
+static void
+test_args_utf8 (void)
+{
+  g_autofree char *path = recording_with ("utf8-args.kscope",
+                                          "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET args = "
+                                          "CAST(X'7B2261223A2268C3FF69222C2262223A22C3BC227D' AS TEXT) "
+                                          "WHERE rowid = (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)");
+  KsWindow *window = open_window (path);
+  KsSelectionPage *page;
+  guint32 track = 0, slice = 0;
+
+  g_assert_true (find_kernel_with_args (ks_session_get_trace (ks_window_get_session (window)), &track, &slice));
+  page = click_slice (window, track, slice);
+  /* {"a":"h\xc3\xffi","b":"ü"}: two invalid sequences, and a valid ü */
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Arguments", "a"), ==, "h\ufffd\ufffdi");
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Arguments", "b"), ==, "ü");
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+}
+
 /* The label of a widget under @root whose text starts with @prefix. */
 static GtkWidget *
 find_label_with_prefix (GtkWidget  *root,
@@ -253,6 +275,7 @@ main (int   argc,
   g_assert_nonnull (base_dir);
 
   g_test_add_func ("/app/hostile-window/deep-args", test_deep_args);
+  g_test_add_func ("/app/hostile-window/args-utf8", test_args_utf8);
   g_test_add_func ("/app/hostile-window/long-name", test_long_name);
 
   status = g_test_run ();

@@ -42,6 +42,12 @@ static char *base_dir;
 /* Helpers */
 
 static char *
+fixture_path (const char *name)
+{
+  return g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+}
+
+static char *
 temp_path (const char *name)
 {
   return g_build_filename (base_dir, name, NULL);
@@ -457,6 +463,54 @@ test_long_names (void)
   g_unlink (path);
 }
 
+/* Arguments that are not UTF-8 */
+
+/* A .kscope's arguments reach the selection page as they are stored;
+ * bytes that are not UTF-8 would reach Pango. They are repaired as the
+ * file is read, each invalid sequence a U+FFFD (as Python's "replace"
+ * does it), and counted. */
+static void
+test_kscope_args_utf8 (void)
+{
+  g_autofree char *src = fixture_path ("small_mlp_60steps.kscope");
+  g_autofree char *path = temp_path ("bad-args.kscope");
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) scratch = g_string_new (NULL);
+  sqlite3 *db = NULL;
+  guint found = 0;
+
+  copy_file (src, path);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  /* {"a":"h\xc3\xffi"} on three kernels, {"b":"ü"} (valid) on a fourth */
+  exec_sql (db, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET args = CAST(X'7B2261223A2268C3FF69227D' AS TEXT) "
+                "WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid LIMIT 3);"
+                "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET args = '{\"b\":\"ü\"}' "
+                "WHERE rowid = (SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid LIMIT 1 OFFSET 3);");
+  g_assert_cmpint (sqlite3_close (db), ==, SQLITE_OK);
+
+  trace = load (path, &error);
+  g_assert_no_error (error);
+  for (guint t = 0; t < trace->n_tracks; t++)
+    for (guint32 s = 0; s < trace->tracks[t].n_slices; s++)
+      {
+        const char *args = ks_trace_slice_args (trace, &trace->tracks[t], s, scratch);
+
+        if (args == NULL)
+          continue;
+        g_assert_true (g_utf8_validate (args, -1, NULL));
+        if (strstr (args, "\"a\"") != NULL)
+          {
+            g_assert_cmpstr (args, ==, "{\"a\":\"h\xef\xbf\xbd\xef\xbf\xbdi\"}");
+            found++;
+          }
+      }
+  g_assert_cmpuint (found, ==, 3);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "warnings"), ==,
+                   "3 slices' arguments were not valid UTF-8; each invalid byte sequence was replaced with U+FFFD");
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -478,6 +532,7 @@ main (int   argc,
   g_test_add_func ("/hostile-inputs/ranks-deep-summary", test_ranks_deep_summary);
   g_test_add_func ("/hostile-inputs/ranks-fifo", test_ranks_fifo);
   g_test_add_func ("/hostile-inputs/long-names", test_long_names);
+  g_test_add_func ("/hostile-inputs/kscope-args-utf8", test_kscope_args_utf8);
 
   status = g_test_run ();
 
