@@ -463,6 +463,34 @@ test_long_names (void)
   g_unlink (path);
 }
 
+/* Under `ulimit -v`: before, GLib aborted in g_string_chunk_insert_const()
+ * (SIGTRAP). 300 MB cannot hold the 240 MiB of names and their copies
+ * on the way: the load fails with its own message, on one thread (where
+ * the builder runs out) and on eight (where a reading thread may run
+ * out first), never a signal. */
+static void
+test_memory_limit (void)
+{
+  g_autofree char *path = write_long_names (30);
+  g_autofree char *expected = g_strdup_printf ("kinescope-cli info: %s: not enough memory", path);
+  const char *argv[] = { cli_path, "info", path, NULL };
+  const char *threads[] = { "1", "8" };
+
+#if defined(__SANITIZE_ADDRESS__)
+  g_test_skip ("AddressSanitizer reserves more address space than the limit");
+  return;
+#endif
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    {
+      const char *env[] = { "KINESCOPE_THREADS", threads[i], NULL };
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (run_tool_with (argv, env, 300000, NULL, &err), ==, 1);
+      g_assert_true (g_str_has_prefix (err, expected));
+    }
+  g_unlink (path);
+}
+
 /* Arguments that are not UTF-8 */
 
 /* A .kscope's arguments reach the selection page as they are stored;
@@ -532,6 +560,7 @@ main (int   argc,
   g_test_add_func ("/hostile-inputs/ranks-deep-summary", test_ranks_deep_summary);
   g_test_add_func ("/hostile-inputs/ranks-fifo", test_ranks_fifo);
   g_test_add_func ("/hostile-inputs/long-names", test_long_names);
+  g_test_add_func ("/hostile-inputs/memory-limit", test_memory_limit);
   g_test_add_func ("/hostile-inputs/kscope-args-utf8", test_kscope_args_utf8);
 
   status = g_test_run ();
