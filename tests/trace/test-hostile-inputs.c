@@ -375,6 +375,54 @@ test_tail_after_white_space (void)
   g_unlink (path);
 }
 
+/* One event of 80 MiB among 20,000: the text since the last cut grows
+ * past 64 MiB, and the loading thread parses the rest of the file
+ * itself. The .kscope saved is the one a single thread writes, byte for
+ * byte. */
+static void
+test_giant_event (void)
+{
+  g_autofree char *path = temp_path ("giant-event.json");
+  g_autofree char *one = temp_path ("giant-1.kscope");
+  g_autofree char *four = temp_path ("giant-4.kscope");
+  g_autofree char *big = g_strnfill (80 << 20, 'x');
+  g_autoptr(GString) text = g_string_new ("{\"traceEvents\":[");
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  gsize a_len, b_len;
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < 20000; i++)
+    {
+      g_string_append_printf (text, "%s{\"name\":\"op %u\",\"ph\":\"X\",\"ts\":%u,\"dur\":5,\"pid\":1,\"tid\":%u}",
+                              i > 0 ? "," : "", i % 7, i * 10, 1 + i % 2);
+      if (i == 10000)
+        g_string_append_printf (text, ",{\"name\":\"huge\",\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":9,"
+                                "\"args\":{\"s\":\"%s\"}}", big);
+    }
+  g_string_append (text, "]}");
+  g_assert_true (g_file_set_contents (path, text->str, text->len, NULL));
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *argv[] = { cli_path, "convert", path, i == 0 ? one : four, NULL };
+      const char *env[] = { "KINESCOPE_THREADS", i == 0 ? "1" : "4", NULL };
+
+      g_assert_cmpint (run_tool_with (argv, env, 0, NULL, NULL), ==, 0);
+    }
+  g_assert_true (g_file_get_contents (one, &a, &a_len, NULL));
+  g_assert_true (g_file_get_contents (four, &b, &b_len, NULL));
+  g_assert_cmpmem (a, a_len, b, b_len);
+
+  trace = load (four, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_slices (trace), ==, 20001);
+  g_unlink (path);
+  g_unlink (one);
+  g_unlink (four);
+}
+
 /* kinescope-cli ranks */
 
 /* Before, yajl_tree_free() recursed 300,000 deep and overflowed the stack. */
@@ -557,6 +605,7 @@ main (int   argc,
   g_test_add_func ("/hostile-inputs/nul-tail-sparse", test_nul_tail_sparse);
   g_test_add_func ("/hostile-inputs/nul-tail-gzip", test_nul_tail_gzip);
   g_test_add_func ("/hostile-inputs/tail-after-white-space", test_tail_after_white_space);
+  g_test_add_func ("/hostile-inputs/giant-event", test_giant_event);
   g_test_add_func ("/hostile-inputs/ranks-deep-summary", test_ranks_deep_summary);
   g_test_add_func ("/hostile-inputs/ranks-fifo", test_ranks_fifo);
   g_test_add_func ("/hostile-inputs/long-names", test_long_names);
