@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <yajl/yajl_tree.h>
 
+#include "ks-json-writer.h"
 #include "ks-sample-stack.h"
 
 /* A samples row is a flame chart: a slice's callers are the slices
@@ -46,7 +47,7 @@ read_frame (KsTrace            *trace,
   frame->function = ks_trace_string (trace, track->name_id[slice]);
   frame->samples = 0;
   if (json != NULL && *json != 0)
-    root = yajl_tree_parse (json, NULL, 0);
+    root = ks_json_parse (json, NULL);
   if (root != NULL)
     {
       if ((v = yajl_tree_get (root, file_path, yajl_t_string)) != NULL)

@@ -16,6 +16,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "ks-format.h"
+#include "ks-json-writer.h"
 #include "ks-occupancy.h"
 #include "ks-range-stats.h"
 #include "ks-sample-stack.h"
@@ -86,13 +87,17 @@ add_row (KsSelectionPage *self,
          const char      *title,
          const char      *value)
 {
+  /* what a row shows is cut (a name of megabytes would keep Pango busy
+   * for minutes); the lookup table keeps the whole value */
+  g_autofree char *shown_title = ks_format_dup_cut_text (title, KS_TEXT_MAX_CHARS, TRUE);
+  g_autofree char *shown = ks_format_dup_cut_text (value, KS_TEXT_MAX_CHARS, TRUE);
   GtkWidget *row = adw_action_row_new ();
-  GtkWidget *label = gtk_label_new (value);
+  GtkWidget *label = gtk_label_new (shown);
   PangoAttrList *attrs = pango_attr_list_new ();
-  int len = (int)g_utf8_strlen (value, -1);
+  int len = (int)g_utf8_strlen (shown, -1);
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), shown_title);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   /* Short values never wrap (width-chars counts average characters, so
    * a wide 15-letter name would still break); long ones (kernel names)
@@ -200,13 +205,13 @@ add_args (KsSelectionPage    *self,
           const char         *json,
           const char * const *skip)
 {
-  char errbuf[128];
   yajl_val root;
 
   if (json == NULL || *json == 0)
     return;
 
-  root = yajl_tree_parse (json, errbuf, sizeof errbuf);
+  /* nested too deep for a tree (ks_json_parse() says so): raw */
+  root = ks_json_parse (json, NULL);
   if (root == NULL || !YAJL_IS_OBJECT (root) || YAJL_GET_OBJECT (root)->len == 0)
     {
       if (root == NULL)
@@ -404,13 +409,12 @@ add_profiler_occupancy (KsSelectionPage *self,
                         const char      *json)
 {
   const char *path[] = { "est. achieved occupancy %", NULL };
-  char errbuf[128];
   yajl_val root, v;
   GtkWidget *row;
 
   if (json == NULL || *json == 0)
     return;
-  root = yajl_tree_parse (json, errbuf, sizeof errbuf);
+  root = ks_json_parse (json, NULL);
   v = root != NULL ? yajl_tree_get (root, path, yajl_t_number) : NULL;
   if (v != NULL)
     {
@@ -526,7 +530,8 @@ add_slice (KsSelectionPage *self,
   KsSliceKind kind = track->slice_kind[slice];
   const char *name = ks_trace_string (trace, track->name_id[slice]);
   g_autoptr(GString) args = g_string_new (NULL);
-  g_autofree char *breakable = identifier_break_points (name);
+  g_autofree char *shown = ks_format_dup_cut_text (name, KS_TEXT_MAX_CHARS, TRUE);
+  g_autofree char *breakable = identifier_break_points (shown);
   GtkWidget *heading = gtk_label_new (breakable);
   PangoAttrList *attrs = pango_attr_list_new ();
 
@@ -535,7 +540,7 @@ add_slice (KsSelectionPage *self,
   pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
   gtk_label_set_attributes (GTK_LABEL (heading), attrs);
   pango_attr_list_unref (attrs);
-  gtk_widget_set_tooltip_text (heading, name);
+  gtk_widget_set_tooltip_text (heading, shown);
   gtk_label_set_xalign (GTK_LABEL (heading), 0);
   gtk_widget_add_css_class (heading, "title-3");
   gtk_box_append (self->box, heading);
@@ -616,9 +621,9 @@ add_entries (KsSelectionPage *self,
       GtkWidget *row = add_row (self, name, value);
 
       /* Templated kernel names run to hundreds of characters: two lines,
-       * the whole name in the tooltip. */
+       * the name (cut as the title is) in the tooltip. */
       adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
-      gtk_widget_set_tooltip_text (row, name);
+      gtk_widget_set_tooltip_text (row, adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
     }
 }
 

@@ -126,6 +126,7 @@ counter_tooltip (KsTimeline   *self,
   guint32 lo = 0, hi = c->n_samples;
   g_autofree char *value = NULL;
   g_autofree char *when = NULL;
+  g_autofree char *label = NULL;
 
   while (lo < hi)
     {
@@ -146,8 +147,9 @@ counter_tooltip (KsTimeline   *self,
   else
     value = g_strdup_printf ("%.4g", c->value[lo - 1]);
   when = ks_time_format_duration (c->ts[lo - 1]);
+  label = ks_format_dup_cut_text (row->label, KS_TEXT_MAX_CHARS, TRUE);
 
-  return g_markup_printf_escaped (_("<b>%s</b>\n%s since %s"), row->label, value, when);
+  return g_markup_printf_escaped (_("<b>%s</b>\n%s since %s"), label, value, when);
 }
 
 /* A tooltip is no place for a 200-frame stack; the selection has it all */
@@ -189,12 +191,15 @@ sample_tooltip (KsTrace     *trace,
   frame = &g_array_index (stack, KsSampleStackFrame, 0);
   samples = ks_sample_stack_format_samples (frame->samples);
   markup = g_string_new (NULL);
-  append_markup (markup, "<b>%s</b>\n%s\n%s · %s\n", frame->function, frame->location, samples, duration);
   for (guint i = 0; i < MIN (stack->len, TOOLTIP_STACK_FRAMES); i++)
     {
       const KsSampleStackFrame *f = &g_array_index (stack, KsSampleStackFrame, i);
+      g_autofree char *function = ks_format_dup_cut_text (f->function, KS_TEXT_MAX_CHARS, TRUE);
+      g_autofree char *location = ks_format_dup_cut_text (f->location, KS_TEXT_MAX_CHARS, TRUE);
 
-      append_markup (markup, "\n%s  <small>%s</small>", f->function, f->location);
+      if (i == 0)
+        append_markup (markup, "<b>%s</b>\n%s\n%s · %s\n", function, location, samples, duration);
+      append_markup (markup, "\n%s  <small>%s</small>", function, location);
     }
   if (stack->len > TOOLTIP_STACK_FRAMES)
     {
@@ -258,10 +263,13 @@ ks_timeline_dup_tooltip_markup (KsTimeline   *self,
   else if ((markup = sample_tooltip (trace, &hit, dur)) != NULL)
     ;
   else
-    markup = g_markup_printf_escaped ("<b>%s</b>\n%s · %s",
-                                      ks_trace_string (trace, trace->tracks[hit.track].name_id[hit.slice]),
-                                      dur,
-                                      ks_slice_kind_to_string (trace->tracks[hit.track].slice_kind[hit.slice]));
+    {
+      g_autofree char *name = ks_format_dup_cut_text (ks_trace_string (trace, trace->tracks[hit.track].name_id[hit.slice]),
+                                                      KS_TEXT_MAX_CHARS, TRUE);
+
+      markup = g_markup_printf_escaped ("<b>%s</b>\n%s · %s", name, dur,
+                                        ks_slice_kind_to_string (trace->tracks[hit.track].slice_kind[hit.slice]));
+    }
 
   if (area != NULL && _ks_timeline_slice_content_y (self, hit.track, hit.slice, &cy))
     {

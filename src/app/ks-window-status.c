@@ -88,9 +88,10 @@ _ks_window_set_status (KsWindow *self)
   if (ks_session_get_selected_slice (self->session, &track, &slice))
     {
       g_autofree char *d = ks_time_format_duration (trace->tracks[track].end[slice] - trace->tracks[track].start[slice]);
+      g_autofree char *name = ks_format_dup_cut_text (ks_trace_string (trace, trace->tracks[track].name_id[slice]),
+                                                      KS_TEXT_MAX_CHARS, TRUE);
 
-      g_string_append_printf (detail, _("Selected: %s (%s)"),
-                              ks_trace_string (trace, trace->tracks[track].name_id[slice]), d);
+      g_string_append_printf (detail, _("Selected: %s (%s)"), name, d);
     }
   if (ks_session_get_range (self->session, &start, &end))
     {

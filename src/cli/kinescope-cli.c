@@ -77,6 +77,7 @@ main (int    argc,
         int status;
 
         g_set_prgname (prgname);
+        ks_cli_catch_out_of_memory ();
         argv[1] = prgname;
         status = commands[i].run (argc - 1, argv + 1);
         argv[1] = (char *)name;

@@ -10,10 +10,12 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib/gi18n.h>
 
+#include "ks-cli.h"
 #include "ks-cli-common.h"
 #include "ks-trace-loader.h"
 
@@ -36,13 +38,75 @@ ks_cli_add_load_options (GOptionContext *context)
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 }
 
+/* Running out of memory. The loaders allocate what can be large with
+ * g_try_malloc() and fail the load with "not enough memory"; anywhere
+ * else GLib aborts when an allocation fails (under ulimit -v, say).
+ * That abort is turned into the same message and exit status, made
+ * beforehand, since the handler must not allocate. */
+static GMutex  oom_lock;
+static char   *oom_message;   /* atomic */
+static guint   oom_loads;     /* loads under way, under oom_lock */
+
+static void
+set_oom_message (const char *name)
+{
+  GString *text = g_string_new (NULL);
+  char *old;
+
+  g_string_append_printf (text, "%s: ", g_get_prgname () != NULL ? g_get_prgname () : "kinescope-cli");
+  if (name != NULL)
+    {
+      ks_cli_append_text (text, name, -1, KS_CLI_TEXT_ONE_LINE);
+      g_string_append_printf (text, ": %s\n", _("not enough memory to read the trace"));
+    }
+  else
+    g_string_append_printf (text, "%s\n", _("not enough memory"));
+  old = g_atomic_pointer_exchange (&oom_message, g_string_free (text, FALSE));
+  g_free (old);
+}
+
+static void
+oom_handler (const char     *log_domain,
+             GLogLevelFlags  level,
+             const char     *message,
+             gpointer        user_data)
+{
+  const char *text = g_atomic_pointer_get (&oom_message);
+
+  if (text != NULL && message != NULL && strstr (message, "failed to allocate") != NULL)
+    {
+      G_GNUC_UNUSED gssize written = write (STDERR_FILENO, text, strlen (text));
+
+      _exit (KS_CLI_FAILED);
+    }
+  g_log_default_handler (log_domain, level, message, user_data);
+}
+
+void
+ks_cli_catch_out_of_memory (void)
+{
+  set_oom_message (NULL);
+  g_log_set_handler ("GLib", G_LOG_LEVEL_ERROR | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION, oom_handler, NULL);
+}
+
 KsTrace *
 ks_cli_load_file (GFile   *file,
                   GError **error)
 {
   KsTraceLoadOptions options = { load_interval, load_columns };
+  g_autofree char *name = g_file_get_parse_name (file);
+  KsTrace *trace;
 
-  return ks_trace_load_with_options (file, &options, NULL, NULL, error);
+  /* the file is named while it is the only one being read */
+  g_mutex_lock (&oom_lock);
+  set_oom_message (oom_loads++ == 0 ? name : NULL);
+  g_mutex_unlock (&oom_lock);
+  trace = ks_trace_load_with_options (file, &options, NULL, NULL, error);
+  g_mutex_lock (&oom_lock);
+  oom_loads--;
+  set_oom_message (NULL);
+  g_mutex_unlock (&oom_lock);
+  return trace;
 }
 
 KsTrace *

@@ -26,6 +26,10 @@ KsTrace *ks_cli_load_trace   (const char *command,
 /* The same for @file, with the options of ks_cli_add_load_options(). */
 KsTrace *ks_cli_load_file    (GFile      *file,
                               GError    **error);
+/* From here on, an allocation that fails prints "not enough memory"
+ * (naming the trace being read) and exits with KS_CLI_FAILED, where
+ * GLib would abort. */
+void     ks_cli_catch_out_of_memory (void);
 /* --interval and --columns (for nvidia-smi logs), for every subcommand
  * that loads a trace. */
 void     ks_cli_add_load_options (GOptionContext *context);

@@ -9,10 +9,14 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "ks-analysis.h"
 #include "ks-cli.h"
@@ -147,17 +151,30 @@ read_summary (KsRankSummaries *m,
   return ok;
 }
 
-/* A summary is what stats writes: it starts {"ranks": */
+/* A summary is what stats writes: it starts {"ranks": — in a regular
+ * file. Opening a FIFO would block until a writer came, so the file is
+ * opened without blocking and looked at first; anything else goes to
+ * the loader, which refuses it and says what it is. */
 static gboolean
 is_summary (const char *path)
 {
   g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
-  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  g_autofree char *local = g_file_get_path (file);
   char head[10] = { 0 };
+  struct stat st;
+  gboolean found;
+  int fd;
 
-  return in != NULL
-         && g_input_stream_read (G_INPUT_STREAM (in), head, sizeof head - 1, NULL, NULL) == sizeof head - 1
-         && memcmp (head, "{\"ranks\":", 9) == 0;
+  if (local == NULL)
+    return FALSE;
+  fd = g_open (local, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0)
+    return FALSE;
+  found = fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
+          && read (fd, head, sizeof head - 1) == sizeof head - 1
+          && memcmp (head, "{\"ranks\":", 9) == 0;
+  g_close (fd, NULL);
+  return found;
 }
 
 int

@@ -235,3 +235,69 @@ ks_time_parse (const char *text,
   *ns = (gint64)llround (v);
   return TRUE;
 }
+
+/* The character after @p's: by bytes, so that invalid UTF-8 cannot take
+ * it past the NUL. */
+static inline const char *
+next_char (const char *p)
+{
+  p++;
+  while ((*p & 0xc0) == 0x80)
+    p++;
+  return p;
+}
+
+char *
+ks_format_cut_text (const char *text,
+                    gsize       max_chars,
+                    gboolean    middle)
+{
+  const char *p = text;
+  const char *cut = NULL;
+  const char *tail;
+  gsize n = 0, keep;
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  /* bytes are at least characters: most labels end here */
+  if (strnlen (text, max_chars + 1) <= max_chars)
+    return NULL;
+  max_chars = MAX (max_chars, 2);
+  keep = middle ? (max_chars - 1) / 2 : max_chars - 1;
+  while (*p && n < max_chars)
+    {
+      if (n == keep)
+        cut = p;
+      p = next_char (p);
+      n++;
+    }
+  if (*p == 0)
+    return NULL;
+
+  out = g_string_new_len (text, cut - text);
+  g_string_append (out, "…");
+  if (middle)
+    {
+      /* the end: as many characters back from it */
+      tail = text + strlen (text);
+      for (gsize k = 0; k < max_chars - 1 - keep && tail > cut; k++)
+        {
+          tail--;
+          while (tail > cut && (*tail & 0xc0) == 0x80)
+            tail--;
+        }
+      g_string_append (out, tail);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+ks_format_dup_cut_text (const char *text,
+                        gsize       max_chars,
+                        gboolean    middle)
+{
+  char *cut = ks_format_cut_text (text, max_chars, middle);
+
+  return cut != NULL ? cut : g_strdup (text != NULL ? text : "");
+}

@@ -44,6 +44,28 @@ char   *ks_time_format_timestamp (gint64  ns);
  * space before the unit does not break). */
 char   *ks_format_bytes          (guint64 bytes);
 
+/* Labels are cut to what can be drawn before Pango sees them: a name
+ * of megabytes would take Pango minutes to lay out for a few hundred
+ * pixels. Widgets (the selection page, tooltips, table cells) show at
+ * most this many characters. */
+#define KS_TEXT_MAX_CHARS 1024
+
+/* The characters of a label @width_px wide: no glyph of the fonts
+ * drawn is narrower than 2 px. */
+#define KS_LABEL_MAX_CHARS(width_px) ((gsize) MAX ((width_px), 0) / 2 + 8)
+
+/* @text (valid UTF-8) cut to at most @max_chars characters, "…" among
+ * them: at the end, or in the @middle (the start and the end of a name
+ * kept); NULL when it is short enough as it is. */
+char   *ks_format_cut_text       (const char *text,
+                                  gsize       max_chars,
+                                  gboolean    middle);
+
+/* ks_format_cut_text() as a new string, also when it is not cut. */
+char   *ks_format_dup_cut_text   (const char *text,
+                                  gsize       max_chars,
+                                  gboolean    middle);
+
 /* Parses "12.5ms", "3 s", "400us", "1500" (ns), "1.2e6ns". */
 gboolean ks_time_parse           (const char *text,
                                   gint64     *ns);

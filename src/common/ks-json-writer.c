@@ -225,13 +225,52 @@ ks_json_writer_free_to_text (KsJsonWriter *self)
   return text;
 }
 
+/* Whether @text nests arrays and objects at most @max_depth deep; a
+ * scan that needs no stack, done before yajl builds a tree, which it
+ * (and yajl_tree_free()) would walk by recursion. */
+static gboolean
+depth_within (const char *text,
+              guint       max_depth)
+{
+  gboolean in_string = FALSE;
+  guint depth = 0;
+
+  for (const char *p = text; *p; p++)
+    {
+      if (in_string)
+        {
+          if (*p == '\\' && p[1] != 0)
+            p++;
+          else if (*p == '"')
+            in_string = FALSE;
+        }
+      else if (*p == '"')
+        in_string = TRUE;
+      else if (*p == '[' || *p == '{')
+        {
+          if (++depth > max_depth)
+            return FALSE;
+        }
+      else if ((*p == ']' || *p == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
 yajl_val
 ks_json_parse (const char  *text,
                GError     **error)
 {
   char errbuf[256] = "";
-  yajl_val root = yajl_tree_parse (text, errbuf, sizeof errbuf);
+  yajl_val root;
 
+  if (!depth_within (text, KS_JSON_MAX_DEPTH))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("JSON nested deeper than %d levels"), KS_JSON_MAX_DEPTH);
+      return NULL;
+    }
+  root = yajl_tree_parse (text, errbuf, sizeof errbuf);
   if (root == NULL)
     {
       g_strchomp (errbuf);

@@ -56,7 +56,11 @@ const char   *ks_json_writer_get_text   (KsJsonWriter *self);
 /* The text, and the writer freed. */
 char         *ks_json_writer_free_to_text (KsJsonWriter *self);
 
-/* Reading: the value of a JSON text, or NULL with @error saying why. */
+/* Reading: the value of a JSON text, or NULL with @error saying why.
+ * Arrays and objects nest at most KS_JSON_MAX_DEPTH deep (trace
+ * arguments, summaries): walking a tree takes a stack frame a level. */
+#define KS_JSON_MAX_DEPTH 128
+
 yajl_val      ks_json_parse             (const char   *text,
                                          GError      **error);
 /* Member @key of the object @object when it has that type, else NULL or

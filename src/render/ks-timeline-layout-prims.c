@@ -80,6 +80,19 @@ push_rect (KsPrims *prims,
   g_array_append_val (prims->rects, r);
 }
 
+/* @text as far as a label @w px wide can show it (see
+ * KS_LABEL_MAX_CHARS): Pango lays out the whole of a text before it
+ * ellipsizes it. */
+static const char *
+drawable_text (KsPrims    *prims,
+               const char *text,
+               float       w)
+{
+  g_autofree char *cut = ks_format_cut_text (text, KS_LABEL_MAX_CHARS (w), FALSE);
+
+  return cut != NULL ? g_string_chunk_insert (prims->strings, cut) : text;
+}
+
 static inline void
 push_text (KsPrims    *prims,
            float       x,
@@ -90,7 +103,7 @@ push_text (KsPrims    *prims,
            const char *text,
            gboolean    bold)
 {
-  KsPrimText t = { x, y, w, h, color, text, bold, 0 };
+  KsPrimText t = { x, y, w, h, color, drawable_text (prims, text, w), bold, 0 };
 
   g_array_append_val (prims->texts, t);
 }
@@ -106,7 +119,7 @@ push_label (KsPrims       *prims,
             const KsTheme *theme,
             const char    *text)
 {
-  KsPrimText t = { x, y, w, h, theme->dim_foreground, text, FALSE, theme->label_backdrop };
+  KsPrimText t = { x, y, w, h, theme->dim_foreground, drawable_text (prims, text, w), FALSE, theme->label_backdrop };
 
   g_array_append_val (prims->texts, t);
 }
@@ -358,7 +371,7 @@ build_slice_prims (KsTimelineLayout *self,
                   t.w = lx1 - lx0 - 6;
                   t.h = h;
                   t.color = ks_palette_text_color (color);
-                  t.text = ks_trace_string (self->trace, track->name_id[it->first]);
+                  t.text = drawable_text (prims, ks_trace_string (self->trace, track->name_id[it->first]), t.w);
                   t.bold = FALSE;
                   t.backdrop = 0;
                   g_array_append_val (prims->texts, t);

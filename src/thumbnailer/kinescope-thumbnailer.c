@@ -18,6 +18,10 @@
 
 #include "config.h"
 
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
 #include <glib/gi18n.h>
 
 #include "ks-paths.h"
@@ -97,6 +101,41 @@ load_trace (GFile   *file,
   return load.trace;
 }
 
+/* The deadline covers drawing too: laying out a hostile trace can take
+ * as long as reading it. Drawing cannot be cancelled, so SIGALRM ends
+ * the program, with the message made beforehand (a signal handler may
+ * not allocate) and without a half-written picture. */
+static char *draw_timeout_message;
+static char *draw_output;
+
+static void
+draw_timeout_cb (int sig)
+{
+  G_GNUC_UNUSED gssize written = write (STDERR_FILENO, draw_timeout_message, strlen (draw_timeout_message));
+
+  unlink (draw_output);
+  _exit (1);
+}
+
+static void
+arm_draw_deadline (GFile      *file,
+                   const char *output,
+                   guint       timeout_s,
+                   gint64      started)
+{
+  g_autofree char *name = g_file_get_parse_name (file);
+  g_autofree char *message = g_strdup_printf (_("%s: drawing the trace took longer than %u seconds"), name, timeout_s);
+  gint64 left = timeout_s - (g_get_monotonic_time () - started) / G_USEC_PER_SEC;
+  struct sigaction sa = { 0 };
+
+  draw_timeout_message = g_strdup_printf ("kinescope-thumbnailer: %s\n", message);
+  draw_output = g_strdup (output);
+  sa.sa_handler = draw_timeout_cb;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGALRM, &sa, NULL);
+  alarm ((guint) MAX (left, 1));
+}
+
 static gboolean
 trace_has_events (KsTrace *trace)
 {
@@ -160,6 +199,8 @@ main (int   argc,
   g_auto(GStrv) args = NULL;
   int size = 256;
   int timeout_s = 30;
+  gint64 started;
+  gboolean ok;
   const GOptionEntry entries[] = {
     { "size", 's', 0, G_OPTION_ARG_INT, &size,
       N_("Width of the thumbnail in pixels (16 to 1024)"), N_("SIZE") },
@@ -198,6 +239,7 @@ main (int   argc,
 
   /* File managers pass a path (%i) or a URI (%u). */
   file = g_file_new_for_commandline_arg (args[0]);
+  started = g_get_monotonic_time ();
 
   if (!(trace = load_trace (file, timeout_s, &error)))
     {
@@ -213,7 +255,11 @@ main (int   argc,
       return 1;
     }
 
-  if (!write_thumbnail (trace, size, args[1], &error))
+  arm_draw_deadline (file, args[1], timeout_s, started);
+  ok = write_thumbnail (trace, size, args[1], &error);
+  /* done in time: the picture stays, whenever the program then ends */
+  alarm (0);
+  if (!ok)
     {
       g_printerr ("kinescope-thumbnailer: %s\n", error->message);
       return 1;

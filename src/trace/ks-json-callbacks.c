@@ -744,6 +744,18 @@ cb_start_map (void *ctx)
   return 1;
 }
 
+/* The top-level value closed: what follows it is not read (see
+ * ks-json-source.c), only counted. */
+static inline void
+top_closed (Reader *r)
+{
+  if (r->depth == 0 && r->chunk == NULL)
+    {
+      r->value_done = TRUE;
+      r->value_end = ks_json_current_offset (r);
+    }
+}
+
 static int
 cb_end_map (void *ctx)
 {
@@ -752,6 +764,7 @@ cb_end_map (void *ctx)
 
   r->depth--;
   d = r->depth;
+  top_closed (r);
 
   if (r->in_event)
     {
@@ -854,6 +867,7 @@ cb_end_array (void *ctx)
 
   r->depth--;
   d = r->depth;
+  top_closed (r);
 
   if (!r->in_event)
     {

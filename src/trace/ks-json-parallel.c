@@ -57,6 +57,10 @@
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 #define MIN_CHUNK_BYTES     (128 * 1024)
 #define IN_FLIGHT_SHARE     10    /* the chunks in flight: about this part of the text */
+/* Open text that grows past this without a cut (one giant event, or
+ * whatever follows the trace: gigabytes of NUL bytes) is parsed here:
+ * memory stays bounded by the events, not by the file. */
+#define MAX_OPEN_BYTES      (64 * 1024 * 1024)
 
 enum
 {
@@ -1322,6 +1326,32 @@ cut_chunks (Reader   *r,
     }
 }
 
+/* The open text is too long for a chunk: once the chunks before it are
+ * replayed, this thread's parser stands just inside the array, where
+ * the open text starts, and takes it and the rest of the file. */
+static gboolean
+parse_open_here (Reader   *r,
+                 Parallel *p,
+                 GError  **error)
+{
+  g_autoptr(GByteArray) text = NULL;
+  g_autoptr(GArray) marks = NULL;
+  guint64 offset;
+  guint seen;
+
+  if (!replay (r, p, 0, error))
+    return FALSE;
+  /* the array may have closed in a chunk (parse_tail() took the rest) */
+  if (p->mode != MODE_EVENTS)
+    return TRUE;
+  text = g_steal_pointer (&p->open);
+  marks = g_steal_pointer (&p->open_marks);
+  offset = p->open_offset;
+  seen = p->open_seen;
+  open_reset (p, 0);
+  return parse_here (r, p, text, marks, offset, seen, p->open_in_string, error);
+}
+
 gsize
 ks_json_block_size (Reader *r)
 {
@@ -1413,6 +1443,8 @@ ks_json_feed_block (Reader        *r,
     }
 
   cut_chunks (r, p);
+  if (p->open->len > MAX_OPEN_BYTES)
+    return parse_open_here (r, p, error);
   /* a bounded number of chunks in flight: their text and events */
   return replay (r, p, p->in_flight, error);
 }

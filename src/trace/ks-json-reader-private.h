@@ -388,6 +388,9 @@ typedef struct
   guint64         n_control_chars;
   KsJsonCompactState    stream_state;   /* white space is dropped before yajl sees it */
   guint64         orig_offset;    /* bytes of the original text parsed */
+  guint64         text_fed;       /* bytes of compacted text handed on */
+  gboolean        value_done;     /* the top-level value has closed ... */
+  guint64         value_end;      /* ... where the compacted text after it starts */
   char           *syntax_text;
 
   /* A token that a block boundary cuts is held back and handed to yajl

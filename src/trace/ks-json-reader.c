@@ -79,6 +79,9 @@ ks_json_reader_reset_file (Reader *r)
   r->args_ascii = TRUE;
   memset (&r->stream_state, 0, sizeof r->stream_state);
   r->orig_offset = 0;
+  r->text_fed = 0;
+  r->value_done = FALSE;
+  r->value_end = 0;
   r->buf_offset = 0;
   r->ts_offset = 0;
   r->have_base_time = FALSE;

@@ -45,6 +45,29 @@ report_progress (Reader        *r,
          ks_trace_builder_check (r->builder, error);
 }
 
+/* The compacted text of a block, handed on; @n counts towards what
+ * past_value() compares. */
+static gboolean
+feed_block (Reader        *r,
+            guint8        *data,
+            gsize          n,
+            guint          seen,
+            gboolean       in_string,
+            GError       **error)
+{
+  r->text_fed += n;
+  return ks_json_feed_block (r, data, n, seen, in_string, error);
+}
+
+/* Something other than white space came after the top-level value:
+ * nothing more is read (a trace followed by gigabytes of NUL bytes must
+ * cost no more than the trace). */
+static gboolean
+past_value (Reader *r)
+{
+  return r->value_done && r->text_fed > r->value_end;
+}
+
 static gssize
 read_some (GInputStream  *stream,
            guint8        *buf,
@@ -332,7 +355,7 @@ read_mapped (Reader        *r,
               end = pos;
               break;
             }
-          if (!ks_json_feed_block (r, out, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+          if (!feed_block (r, out, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               munmap (map, len);
               ks_json_relocate_error (r, stream, FALSE, error);
@@ -346,6 +369,11 @@ read_mapped (Reader        *r,
             {
               munmap (map, len);
               return FALSE;
+            }
+          if (past_value (r))
+            {
+              munmap (map, len);
+              return TRUE;
             }
         }
       munmap (map, len);
@@ -386,6 +414,7 @@ typedef struct
   GAsyncQueue  *full;
   GAsyncQueue  *free;
   gint          stop;
+  gint          count_only;  /* past the trace: blocks are inflated, not compacted */
   gboolean      started;     /* the first block is out (it may start with a BOM) */
   gsize         block_size;  /* of text inflated at a time */
   KsJsonCompactState  compact;
@@ -452,7 +481,7 @@ gz_source_thread (gpointer data)
       /* White space is dropped here, on this thread's time: yajl then
        * has a fifth less to lex (Kineto indents its JSON). */
       b->len = 0;
-      if (b->orig_len > 0)
+      if (b->orig_len > 0 && !g_atomic_int_get (&src->count_only))
         {
           gsize bom = src->started ? 0 : ks_json_bom_length (b->data, b->orig_len);
 
@@ -495,8 +524,10 @@ ks_json_inflate_all (GInputStream *stream,
     {
       gssize n;
 
-      /* the same blocks the reader's inflating thread hands on */
-      if (out->len > G_MAXUINT32 - READ_CHUNK)
+      /* the same blocks the reader's inflating thread hands on; text
+       * past what the trailer promised (a tail of NUL bytes, a bomb) is
+       * left to the reader, which reads it without keeping it */
+      if (out->len > G_MAXUINT32 - READ_CHUNK || out->len > size_hint + READ_CHUNK)
         return NULL;
       g_byte_array_set_size (out, out->len + READ_CHUNK);
       n = gz_source_next (&src, out->data + out->len - READ_CHUNK, READ_CHUNK, NULL);
@@ -522,6 +553,48 @@ ks_json_start_parser (Reader *r)
   yajl_config (r->yajl, yajl_allow_trailing_garbage, 1);
   /* invalid UTF-8 is replaced where strings are kept, not refused */
   yajl_config (r->yajl, yajl_dont_validate_strings, 1);
+}
+
+/* The warning for what came after the top-level value, which was not
+ * read: from its first byte (found by compacting the text again up to
+ * there) to the end of the file, or of the inflated text, which the
+ * reader counted. */
+static void
+warn_trailing (Reader       *r,
+               GInputStream *stream,
+               gboolean      gzip)
+{
+  guint64 total = r->orig_offset;
+  guint64 start, orig = 0, line = 0;
+
+  /* a plain file ends where it ends: its size, not its bytes */
+  if (!gzip)
+    {
+      if (G_IS_SEEKABLE (stream) && g_seekable_can_seek (G_SEEKABLE (stream)) &&
+          g_seekable_seek (G_SEEKABLE (stream), 0, G_SEEK_END, NULL, NULL))
+        total = MAX (total, (guint64) g_seekable_tell (G_SEEKABLE (stream)));
+      else
+        {
+          g_autofree guint8 *buf = g_malloc (READ_CHUNK);
+          gssize n;
+
+          while ((n = g_input_stream_read (stream, buf, READ_CHUNK, r->cancellable, NULL)) > 0)
+            total += n;
+        }
+    }
+  /* the byte after the value's last one, plus one: the first byte of
+   * what follows, white space skipped */
+  if (locate_offset (stream, gzip, r->value_end + 1, &orig, &line) && orig > 0)
+    start = orig - 1;
+  else
+    start = total - MIN (total, r->text_fed - r->value_end);
+  start = MIN (start, total);
+  ks_trace_builder_add_warning (r->builder,
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "%s: %" PRIu64 " byte after the trace was ignored (from byte %" PRIu64 ", line %" PRIu64 ")",
+                                             "%s: %" PRIu64 " bytes after the trace were ignored (from byte %" PRIu64 ", line %" PRIu64 ")",
+                                             total - start),
+                                r->name, total - start, start, line);
 }
 
 static gboolean read_document (Reader        *r,
@@ -601,7 +674,7 @@ read_document (Reader        *r,
           gsize m = ks_json_compact (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
 
           bom = 0;
-          if (!ks_json_feed_block (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+          if (!feed_block (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               ks_json_relocate_error (r, stream, FALSE, error);
               return FALSE;
@@ -609,11 +682,15 @@ read_document (Reader        *r,
           r->orig_offset += n;
           if (!report_progress (r, raw_read, base, span, size, error))
             return FALSE;
+          if (past_value (r))
+            break;
           if (!mapped)
             {
               mapped = TRUE;
               if (!read_mapped (r, stream, cbuf, &raw_read, base, span, size, error))
                 return FALSE;
+              if (past_value (r))
+                break;
             }
           n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
           if (n < 0)
@@ -677,7 +754,9 @@ read_document (Reader        *r,
             break;
           raw_read = b->raw_read;
           r->orig_offset += b->orig_len;
-          if (!ks_json_feed_block (r, b->data, b->len, b->seen, b->in_string, error) ||
+          /* after the trace the inflated bytes are only counted: the
+           * warning says how many were ignored */
+          if ((!past_value (r) && !feed_block (r, b->data, b->len, b->seen, b->in_string, error)) ||
               !report_progress (r, raw_read, base, span, size, error))
             {
               ok = FALSE;
@@ -685,6 +764,8 @@ read_document (Reader        *r,
               g_async_queue_push (src.free, b);
               break;
             }
+          if (past_value (r))
+            g_atomic_int_set (&src.count_only, 1);
           g_async_queue_push (src.free, b);
         }
 
@@ -769,6 +850,9 @@ read_document (Reader        *r,
                    r->name, r->n_items);
       return FALSE;
     }
+
+  if (past_value (r))
+    warn_trailing (r, stream, gz != NULL);
 
   ks_json_close_open_slices (r);
   ks_json_link_flows (r);

@@ -577,6 +577,12 @@ ks_json_parse_chunk (Reader        *r,
   gboolean is_string = FALSE;
   gsize i = 0, t;
 
+  /* after the top-level value: neither parsed nor kept */
+  if (r->value_done)
+    {
+      r->buf_offset += n;
+      return TRUE;
+    }
   if (r->skip_string)
     {
       gssize e = ks_json_find_string_end (data, n, &r->skip_escaped);
@@ -609,7 +615,7 @@ ks_json_parse_chunk (Reader        *r,
   t -= r->carry_quote;
   if (!feed_text (r, data + i, t - i, seen, error))
     return FALSE;
-  if (t < n)
+  if (t < n && !r->value_done)
     {
       r->carry_string = is_string;
       r->carry_offset = r->buf_offset;
@@ -627,7 +633,7 @@ ks_json_parse_carry (Reader  *r,
 {
   gboolean ok = TRUE;
 
-  if (r->carry->len > 0)
+  if (r->carry->len > 0 && !r->value_done)
     ok = r->carry_string ? feed_string (r, r->carry, r->carry->len, error)
                          : feed_word (r, r->carry->data, r->carry->len, error);
   clear_carry (r);

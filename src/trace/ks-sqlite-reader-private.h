@@ -88,6 +88,7 @@ typedef struct
   GStringChunk   *chunk;
   GHashTable     *api_names;      /* gint64 db id -> builder id + 1, suffix stripped */
   guint64         unknown_strings;
+  guint64         invalid_args;   /* arguments that were not UTF-8, repaired */
 
   GHashTable     *procs;          /* gint64 globalPid -> KsSqliteProc */
   GHashTable     *pid_owner;      /* gint64 pid -> gint64 globalPid */

@@ -417,6 +417,17 @@ warn_unresolved (KsSqliteReader *r)
 
       ks_trace_builder_add_warning (r->b, _("%s names referred to missing StringIds rows"), n);
     }
+  if (r->invalid_args > 0)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, r->invalid_args);
+
+      ks_trace_builder_add_warning (r->b, g_dngettext (GETTEXT_PACKAGE,
+                                                       "%s slice's arguments were not valid UTF-8; each invalid byte "
+                                                       "sequence was replaced with U+FFFD",
+                                                       "%s slices' arguments were not valid UTF-8; each invalid byte "
+                                                       "sequence was replaced with U+FFFD",
+                                                       r->invalid_args), n);
+    }
 }
 
 /* Loads @file, reading ahead on @n_threads threads; *@again says,

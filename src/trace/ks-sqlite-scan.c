@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "ks-args.h"
+#include "ks-json-scan.h"
 #include "ks-sqlite-reader.h"
 #include "ks-sqlite-reader-private.h"
 
@@ -71,6 +72,7 @@ typedef struct
   gint64        count;
   int           rc;        /* SQLITE_DONE, or how reading failed */
   char         *errmsg;
+  guint         n_invalid; /* arguments of the batch that were not UTF-8 */
 } Block;
 
 struct _KsSqliteScan
@@ -202,6 +204,7 @@ block_add_row (Block         *b,
     {
       guint c = scan->texts[i];
       const char *text = (const char *) sqlite3_column_text (stmt, c);
+      g_autofree char *valid = NULL;
       guint32 words[2];
       gsize len;
 
@@ -216,6 +219,13 @@ block_add_row (Block         *b,
         {
           /* arguments end at their first NUL, as the builder takes them */
           len = strlen (text);
+          /* and are shown by widgets, which take only UTF-8 */
+          if (!ks_json_is_ascii ((const guint8 *) text, len) && !g_utf8_validate_len (text, len, NULL))
+            {
+              text = valid = g_utf8_make_valid (text, len);
+              len = strlen (text);
+              b->n_invalid++;
+            }
           words[0] = (guint32) MIN (len, G_MAXUINT32);
           words[1] = args != NULL ? (guint32) ks_args_prepare (args, text, len) : 0;
           if (!block_reserve (b, sizeof words + len + 1 + words[1]))
@@ -250,6 +260,7 @@ block_read (Block         *b,
 
   b->n_rows = 0;
   b->text_len = 0;
+  b->n_invalid = 0;
   b->more = FALSE;
   b->rc = SQLITE_DONE;
   g_clear_pointer (&b->errmsg, g_free);
@@ -705,6 +716,8 @@ _ks_sqlite_scan_next (KsSqliteScan  *s,
               return FALSE;
             }
 
+          s->r->invalid_args += b->n_invalid;
+          b->n_invalid = 0;
           s->pos = 0;
           if (b->more)
             {

@@ -1132,6 +1132,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   trace->n_strings = self->strings->len;
   trace->strings = (const char **)g_ptr_array_free (g_steal_pointer (&self->strings), FALSE);
   trace->storage = g_steal_pointer (&self->chunk);
+  /* the long ones are freed with the tracks' blocks */
+  g_ptr_array_extend_and_steal (trace->track_storage, g_steal_pointer (&self->long_strings));
   trace->string_index = g_steal_pointer (&self->string_index);
 
   trace->args = g_steal_pointer (&self->args);

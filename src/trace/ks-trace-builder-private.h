@@ -110,11 +110,16 @@ typedef enum
   FAILED_MEMORY,
 } Failure;
 
+/* A string this long is allocated on its own, where running out of
+ * memory can be said rather than abort the program. */
+#define LONG_STRING 4096
+
 struct _KsTraceBuilder
 {
   KsFormat      format;
   GStringChunk *chunk;
-  GPtrArray    *strings;        /* const char*, owned by chunk */
+  GPtrArray    *long_strings;   /* strings of LONG_STRING bytes or more, apart */
+  GPtrArray    *strings;        /* const char*, owned by chunk or long_strings */
   GHashTable   *string_index;   /* const char* -> id */
   KsArgsStore  *args;
 

@@ -49,6 +49,7 @@ ks_trace_builder_new (KsFormat format)
 
   self->format = format;
   self->chunk = g_string_chunk_new (64 * 1024);
+  self->long_strings = g_ptr_array_new_with_free_func (g_free);
   self->strings = g_ptr_array_new ();
   self->string_index = g_hash_table_new (g_str_hash, g_str_equal);
   self->args = ks_args_store_new ();
@@ -93,6 +94,7 @@ ks_trace_builder_free (KsTraceBuilder *self)
     return;
 
   g_clear_pointer (&self->chunk, g_string_chunk_free);
+  g_clear_pointer (&self->long_strings, g_ptr_array_unref);
   g_clear_pointer (&self->strings, g_ptr_array_unref);
   g_clear_pointer (&self->string_index, g_hash_table_unref);
   g_clear_pointer (&self->args, ks_args_store_free);
@@ -210,6 +212,7 @@ ks_trace_builder_intern (KsTraceBuilder *self,
   gpointer value;
   const char *copy;
   guint32 id;
+  gsize len;
 
   if (str == NULL || *str == 0)
     return 0;
@@ -217,7 +220,24 @@ ks_trace_builder_intern (KsTraceBuilder *self,
   if (g_hash_table_lookup_extended (self->string_index, str, NULL, &value))
     return GPOINTER_TO_UINT (value);
 
-  copy = g_string_chunk_insert_const (self->chunk, str);
+  len = strlen (str);
+  if (len >= LONG_STRING)
+    {
+      /* g_string_chunk_insert_const() would abort where it cannot
+       * allocate; the load says "not enough memory" instead */
+      char *own = g_try_malloc (len + 1);
+
+      if (own == NULL)
+        {
+          _ks_builder_fail_memory (self);
+          return 0;
+        }
+      memcpy (own, str, len + 1);
+      g_ptr_array_add (self->long_strings, own);
+      copy = own;
+    }
+  else
+    copy = g_string_chunk_insert_const (self->chunk, str);
   id = self->strings->len;
   g_ptr_array_add (self->strings, (gpointer)copy);
   g_hash_table_insert (self->string_index, (gpointer)copy, GUINT_TO_POINTER (id));

@@ -146,6 +146,34 @@ test_bytes (void)
   assert_text (ks_format_bytes (G_GUINT64_CONSTANT (1) << 40), "1.0\u00a0TiB");
 }
 
+/* Labels cut before Pango sees them: at most @max characters, "…"
+ * among them, at the end or in the middle, never inside a character. */
+static void
+test_cut_text (void)
+{
+  g_autofree char *long_name = g_strnfill (8 << 20, 'n');
+  char *cut;
+
+  g_assert_null (ks_format_cut_text ("kernel", 6, FALSE));
+  g_assert_null (ks_format_cut_text ("üüü", 3, TRUE));
+  g_assert_null (ks_format_cut_text (NULL, 3, TRUE));
+  assert_text (ks_format_cut_text ("abcdefgh", 5, FALSE), "abcd…");
+  /* two characters before the ellipsis, two after */
+  assert_text (ks_format_cut_text ("abcdefgh", 5, TRUE), "ab…gh");
+  assert_text (ks_format_cut_text ("αβγδεζηθ", 4, FALSE), "αβγ…");
+  assert_text (ks_format_cut_text ("αβγδεζηθ", 6, TRUE), "αβ…ζηθ");
+  assert_text (ks_format_dup_cut_text ("short", 100, TRUE), "short");
+
+  cut = ks_format_cut_text (long_name, KS_TEXT_MAX_CHARS, TRUE);
+  g_assert_cmpint (g_utf8_strlen (cut, -1), ==, KS_TEXT_MAX_CHARS);
+  g_assert_true (g_str_has_prefix (cut, "nnn") && g_str_has_suffix (cut, "nnn"));
+  g_free (cut);
+
+  /* a lead byte before the NUL: nothing is read past it */
+  g_assert_null (ks_format_cut_text ("ab\xf0", 3, FALSE));
+  assert_text (ks_format_cut_text ("abcd\xf0", 3, FALSE), "ab…");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -156,6 +184,7 @@ main (int   argc,
   g_test_add_func ("/format/duration", test_duration);
   g_test_add_func ("/format/timestamp", test_timestamp);
   g_test_add_func ("/format/bytes", test_bytes);
+  g_test_add_func ("/format/cut-text", test_cut_text);
 
   return g_test_run ();
 }

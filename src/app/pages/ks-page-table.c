@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "ks-format.h"
 #include "ks-page-table.h"
 
 typedef struct
@@ -143,7 +144,9 @@ bind_cb (GtkSignalListItemFactory *factory,
 {
   GtkWidget *label = gtk_list_item_get_child (list_item);
   KsRowItem *item = gtk_list_item_get_item (list_item);
-  g_autofree char *text = ks_report_get_text (c->table->report, c->report_column, ks_row_item_get_index (item));
+  g_autofree char *full = ks_report_get_text (c->table->report, c->report_column, ks_row_item_get_index (item));
+  /* Pango lays out all of a text it ellipsizes */
+  g_autofree char *text = ks_format_dup_cut_text (full, KS_TEXT_MAX_CHARS, TRUE);
 
   gtk_label_set_text (GTK_LABEL (label), text);
   /* Names get their full text, numbers the definition of the column */
