@@ -112,8 +112,8 @@ OP_KEYS = ["name", "calls", "flops", "bytes", "device_ns", "tflops", "gbps", "in
 
 for trace_file, reference in (("gpt_3steps.pt.trace.json.gz", None),
                               ("seed_cnn.pt.trace.json.gz", None),
-                              ("shapes_fp32.pt.trace.json.gz", "shapes_fp32_flops.json"),
-                              ("shapes_bf16.pt.trace.json.gz", "shapes_bf16_flops.json")):
+                              ("shapes_fp32.pt.trace.json.gz", "expected/shapes_fp32_flops.json"),
+                              ("shapes_bf16.pt.trace.json.gz", "expected/shapes_bf16_flops.json")):
     report = roofline(trace_file)
     want = expected(trace_file)
     got = {o["name"]: o for o in report["operators"]}

@@ -137,13 +137,14 @@ test_fixtures (void)
 {
   g_autoptr(GPtrArray) files = list_json (g_getenv ("KS_FIXTURES_DIR"), FALSE, NULL);
 
-  g_assert_cmpuint (files->len, ==, 6);
+  g_assert_cmpuint (files->len, ==, 11);
   for (guint i = 0; i < files->len; i++)
     {
       guint most = check_same (files->pdata[i], small_chunks, G_N_ELEMENTS (small_chunks));
 
-      /* one event a chunk: thousands of them */
-      g_assert_cmpuint (most, >, 1000);
+      /* one event a chunk: hundreds of them (the CUDA-graphs trace has
+       * 275 events, the others thousands) */
+      g_assert_cmpuint (most, >, 200);
     }
 }
 

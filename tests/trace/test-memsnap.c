@@ -6,7 +6,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The snapshots in tests/data were dumped on an H200 by tests/gpu/memsnap.py,
- * each with torch's own figures at dump time in memsnap_KIND.json: those
+ * each with torch's own figures at dump time in expected/memsnap_KIND.json: those
  * figures are the expected values here. Trace entry counts were read with
  * Python's pickle module.
  */
@@ -35,7 +35,7 @@ fixture_path (const char *name)
 static yajl_val
 torch_figures (const char *kind)
 {
-  g_autofree char *name = g_strdup_printf ("memsnap_%s.json", kind);
+  g_autofree char *name = g_strdup_printf ("expected/memsnap_%s.json", kind);
   g_autofree char *path = fixture_path (name);
   g_autofree char *text = NULL;
   g_autoptr(GError) error = NULL;

@@ -158,8 +158,8 @@ test_fixtures (void)
   g_autoptr(GPtrArray) json = test_dump_list_files (data, FALSE, is_json_gz, NULL);
   guint most_ahead = 0;
 
-  g_assert_cmpuint (kscopes->len, ==, 2);
-  g_assert_cmpuint (json->len, ==, 6);
+  g_assert_cmpuint (kscopes->len, ==, 5);
+  g_assert_cmpuint (json->len, ==, 11);
   for (guint i = 0; i < json->len; i++)
     g_ptr_array_add (kscopes, convert (json->pdata[i]));
 
