@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ks-counter-names.h"
 #include "ks-format.h"
 #include "ks-timeline-layout-private.h"
 
@@ -345,10 +346,13 @@ counter_label (KsTrace         *trace,
                const KsCounter *c)
 {
   const char *unit = ks_trace_string (trace, c->unit);
+  /* the trace keeps NVML's and nvidia-smi's English names; the label
+   * is the user's language */
+  const char *name = ks_counter_name_display (ks_trace_string (trace, c->name));
 
   if (*unit)
-    return g_strdup_printf ("%s (%s)", ks_trace_string (trace, c->name), unit);
-  return g_strdup (ks_trace_string (trace, c->name));
+    return g_strdup_printf ("%s (%s)", name, unit);
+  return g_strdup (name);
 }
 
 static gboolean

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "ks-counter-names.h"
+#include "ks-gpm.h"
 #include "ks-nvsmi-reader.h"
 #include "ks-trace-loader.h"
 
@@ -883,6 +885,58 @@ test_h200_logs (void)
   g_assert_null (find_counter (na, "Fan speed", 0, KS_NO_INDEX));
 }
 
+/* Every counter row the H200 logs give, and every GPM metric, is one
+ * whose name a row label translates (ks-counter-names.c). */
+static void
+test_counter_names (void)
+{
+  static const char *const files[] = {
+    "nvsmi_h200_dmon.txt", "nvsmi_h200_dmon_gpm.txt", "nvsmi_h200_dmon_gpm_dt.txt", "nvsmi_h200_memory.csv",
+    "nvsmi_h200_monitor.csv", "nvsmi_h200_na.csv", "nvsmi_h200_query.csv",
+  };
+  const char *pmon =
+    "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command \n"
+    "# Idx           #    C/G      %      %      %      %      %      %    name \n"
+    "    0        836     C     97     51      -      -      -      -    python3        \n";
+  const KsGpmField *gpm;
+  guint n_gpm, n = 0;
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *text = NULL;
+      g_autoptr(KsTrace) trace = load_data_file (files[f], &text);
+
+      for (guint32 c = 0; c < trace->n_counters; c++, n++)
+        {
+          const char *name = ks_trace_string (trace, trace->counters[c].name);
+
+          /* a column the reader does not know keeps the log's name
+           * ("clocks.max.sm") */
+          if (strchr (name, '.') == NULL && !ks_counter_name_is_known (name))
+            g_error ("%s: the counter “%s” has no translated name", files[f], name);
+        }
+    }
+  g_assert_cmpuint (n, >=, 30);
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_text (pmon, NULL, &error);
+
+    g_assert_no_error (error);
+
+    g_assert_cmpuint (trace->n_counters, >=, 2);
+    for (guint32 c = 0; c < trace->n_counters; c++)
+      g_assert_true (ks_counter_name_is_known (ks_trace_string (trace, trace->counters[c].name)));
+  }
+
+  gpm = ks_gpm_get_fields (&n_gpm);
+  for (guint i = 0; i < n_gpm; i++)
+    g_assert_true (ks_counter_name_is_known (gpm[i].counter));
+  /* a row the file named itself stays as it is */
+  g_assert_false (ks_counter_name_is_known ("loss"));
+  g_assert_cmpstr (ks_counter_name_display ("loss"), ==, "loss");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -906,6 +960,7 @@ main (int    argc,
   g_test_add_func ("/nvsmi/time-backwards", test_time_backwards);
   g_test_add_func ("/nvsmi/column-turns-to-text", test_column_turns_to_text);
   g_test_add_func ("/nvsmi/loader", test_loader);
+  g_test_add_func ("/nvsmi/counter-names", test_counter_names);
 
   return g_test_run ();
 }
