@@ -267,6 +267,69 @@ test_log_in_window (void)
   g_rmdir (dir);
 }
 
+static KsWindow *
+open_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsWindow *window = ks_window_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 20000);
+  KS_TEST_WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL, 20000);
+  return window;
+}
+
+/* The counter rows in the timeline under the group row labelled @group. */
+static GPtrArray *
+rows_of_group (KsWindow   *window,
+               const char *group)
+{
+  KsTimelineLayout *layout = ks_timeline_get_layout (ks_window_get_timeline (window));
+  GPtrArray *labels = g_ptr_array_new ();
+  guint g = G_MAXUINT;
+
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+      if (row->kind == KS_ROW_GROUP && g_str_equal (row->label, group))
+        g = r;
+      else if (row->kind == KS_ROW_COUNTER && row->group == g)
+        g_ptr_array_add (labels, row->label);
+    }
+  g_assert_cmpuint (g, !=, G_MAXUINT);
+  return labels;
+}
+
+/* nvidia-smi pmon on an H200 (tests/data/nvsmi_h200_pmon.txt): the
+ * process's group holds its rows on the GPU; the GPU's holds none. */
+static void
+test_pmon_in_window (void)
+{
+  KsWindow *window = open_fixture ("nvsmi_h200_pmon.txt");
+  KsTrace *trace = ks_session_get_trace (ks_window_get_session (window));
+  g_autoptr(GPtrArray) process = rows_of_group (window, "python3 (pid 836)");
+  g_autoptr(GPtrArray) gpu = NULL;
+
+  g_assert_cmpuint (trace->n_processes, ==, 1);
+  /* sm and mem have numbers; enc, dec, jpg and ofa are "-" throughout */
+  g_assert_cmpuint (process->len, ==, 2);
+  g_assert_cmpstr (process->pdata[0], ==, "SM utilization on GPU 0 (%)");
+  g_assert_cmpstr (process->pdata[1], ==, "Memory utilization on GPU 0 (%)");
+  for (guint i = 0; i < ks_timeline_layout_get_n_rows (ks_timeline_get_layout (ks_window_get_timeline (window))); i++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (ks_timeline_get_layout (ks_window_get_timeline (window)), i);
+
+      if (row->kind == KS_ROW_GROUP && row->group_kind == KS_GROUP_GPU)
+        gpu = rows_of_group (window, row->label);
+    }
+  g_assert_true (gpu == NULL || gpu->len == 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -279,6 +342,7 @@ main (int   argc,
   g_test_add_func ("/app/gpu-monitor/fake-nvml", test_fake_nvml);
   g_test_add_func ("/app/gpu-monitor/no-driver", test_no_driver);
   g_test_add_func ("/app/nvsmi-log/window", test_log_in_window);
+  g_test_add_func ("/app/nvsmi-log/pmon", test_pmon_in_window);
 
   return g_test_run ();
 }
