@@ -425,6 +425,8 @@ ks_nvsmi_sniff (const guint8 *data,
   const char *p = (const char *) data;
   const char *end = p + len;
 
+  if (ks_nvsmi_table_sniff (p, len))
+    return KS_NVSMI_TABLE;
   if (ks_nvsmi_is_utf16 (data, len))
     {
       g_autofree char *line = ks_nvsmi_utf16_to_utf8 (data, len, TRUE, NULL, NULL);
@@ -1101,6 +1103,9 @@ ks_nvsmi_reader_load_data (const char            *data,
                    _("%s: the interval must be between 0 and 86400 seconds"), name);
       return NULL;
     }
+
+  if (r.kind == KS_NVSMI_TABLE)
+    return ks_nvsmi_table_load (data, len, name, r.interval, cancellable, error);
 
   r.b = ks_trace_builder_new (KS_FORMAT_NVIDIA_SMI);
   r.columns = g_ptr_array_new_with_free_func (column_free);
