@@ -14,6 +14,7 @@
 
 #include "ks-gpu-chart.h"
 #include "ks-gpu-monitor.h"
+#include "ks-overview.h"
 #include "ks-record-dialog.h"
 #include "ks-session.h"
 #include "ks-test-gtk.h"
@@ -330,6 +331,66 @@ test_pmon_in_window (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The plain nvidia-smi table repeated by -l 1 on an H200: utilization
+ * 0, 0, 99 and 98 % a second apart (tests/data/nvsmi_h200_plain_loop.txt).
+ * The Summary leads with the sampled figures, not "No GPU activity", and
+ * the strip above the timeline shows the utilization. */
+static void
+test_table_summary_strip (void)
+{
+  static const double util[] = { 0, 0, 99, 98 };
+  KsWindow *window = open_fixture ("nvsmi_h200_plain_loop.txt");
+  KsAnalysis *analysis = ks_session_get_analysis (ks_window_get_session (window));
+  GtkWidget *summary = ks_window_get_page (window, "summary");
+  const KsTraceBusy *tb = ks_analysis_get_trace_busy (analysis);
+  KsOverview *overview;
+  const float *columns = NULL;
+  guint n_columns = 0;
+  GtkWidget *row;
+  g_autofree char *mean = NULL;
+
+  /* each sample holds a second, the last as long as the one before */
+  mean = g_strdup_printf ("%.1f %%", (util[0] + util[1] + util[2] + util[3]) / 4);
+  ks_window_show_page (window, "summary");
+  gtk_test_widget_wait_for_draw (summary);
+  g_assert_null (ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "no-gpu-row"));
+  row = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "utilization-row");
+  g_assert_nonnull (row);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "GPU 0 · NVIDIA H200");
+  g_assert_nonnull (ks_test_find_label (row, mean));
+  /* under 50 % and under 30 %: the two first seconds of four */
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==,
+                   "Under 50 % for 2.00 s (50.0 %) · under 30 % for 2.00 s (50.0 %) · "
+                   "longest stretch under 50 %: 2.00 s");
+
+  /* the strip: the trace spans the tables' 3 s, idle for 2 s, then 99 % */
+  g_assert_false (tb->gpu);
+  g_assert_true (tb->utilization);
+  overview = KS_OVERVIEW (ks_test_find_descendant (GTK_WIDGET (window), KS_TYPE_OVERVIEW, NULL));
+  g_assert_nonnull (overview);
+  KS_TEST_WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (overview)) > KS_HEADER_WIDTH + 300, 20000);
+  for (int tries = 0; tries < 200; tries++)
+    {
+      columns = ks_overview_get_columns (overview, &n_columns);
+      if (columns != NULL && n_columns == (guint)(gtk_widget_get_width (GTK_WIDGET (overview)) - KS_HEADER_WIDTH))
+        break;
+      gtk_widget_queue_draw (GTK_WIDGET (overview));
+      ks_test_spin (50);
+    }
+  g_assert_nonnull (columns);
+  for (guint c = 0; c < n_columns; c++)
+    {
+      double t0 = 3.0 * c / n_columns, t1 = 3.0 * (c + 1) / n_columns;
+
+      if (t1 <= 2.0)
+        g_assert_cmpfloat (columns[c], ==, 0);
+      else if (t0 >= 2.0)
+        g_assert_cmpfloat_with_epsilon (columns[c], util[2] / 100, 1e-4);
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -343,6 +404,7 @@ main (int   argc,
   g_test_add_func ("/app/gpu-monitor/no-driver", test_no_driver);
   g_test_add_func ("/app/nvsmi-log/window", test_log_in_window);
   g_test_add_func ("/app/nvsmi-log/pmon", test_pmon_in_window);
+  g_test_add_func ("/app/nvsmi-log/table-summary-strip", test_table_summary_strip);
 
   return g_test_run ();
 }

@@ -17,6 +17,7 @@
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
 #include "ks-summary-page.h"
+#include "ks-summary-utilization.h"
 
 struct _KsSummaryPage
 {
@@ -554,6 +555,7 @@ static void
 rebuild (KsSummaryPage *self)
 {
   GtkWidget *child;
+  GtkWidget *utilization;
   const KsGpuSummary *gpus;
   guint n;
 
@@ -569,7 +571,11 @@ rebuild (KsSummaryPage *self)
     }
 
   gpus = ks_analysis_get_gpus (self->analysis, &n);
-  if (n == 0)
+  /* a log of sampled utilization leads with it; other traces without
+   * GPU work say what to record */
+  if (n == 0 && (utilization = ks_summary_utilization_new (self->trace, self->analysis)) != NULL)
+    gtk_box_append (self->box, utilization);
+  else if (n == 0)
     add_no_gpu (self);
   for (guint i = 0; i < n; i++)
     add_gpu (self, &gpus[i]);
