@@ -94,6 +94,11 @@ void          ks_nvsmi_checks_warn    (KsNvsmiChecks  *checks,
                                        KsTraceBuilder *b,
                                        const char     *name);
 void          ks_nvsmi_checks_clear   (KsNvsmiChecks  *checks);
+/* A log without times: its samples @interval apart, said in a load
+ * warning and kept in the "nvidia_smi_interval" metadata. */
+void          ks_nvsmi_warn_untimed   (KsTraceBuilder *b,
+                                       const char     *name,
+                                       double          interval);
 
 /* The plain `nvidia-smi` table, once or repeated (ks-nvsmi-table.c). */
 gboolean      ks_nvsmi_table_sniff    (const char    *data,

@@ -1142,9 +1142,7 @@ ks_nvsmi_reader_load_data (const char            *data,
               }
         }
       else
-        ks_trace_builder_add_warning (r.b, _("%s: the log has no times: its samples are taken as %g s apart "
-                                             "(nvidia-smi -l %g); give --interval for another"),
-                                      name, r.interval, r.interval);
+        ks_nvsmi_warn_untimed (r.b, name, r.interval);
       ks_nvsmi_checks_warn (&r.checks, r.b, name);
       if (r.cut > 0)
         ks_trace_builder_add_warning (r.b, _("%s: line %" PRIu64 " is cut short (the log was still "

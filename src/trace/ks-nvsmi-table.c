@@ -444,9 +444,7 @@ ks_nvsmi_table_load (const char    *data,
       if (t.checks.basis == KS_NVSMI_BASIS_WALL)
         ks_trace_builder_set_start_utc (t.b, 0);
       else
-        ks_trace_builder_add_warning (t.b, _("%s: the log has no times: its samples are taken as %g s apart "
-                                             "(nvidia-smi -l %g); give --interval for another"),
-                                      name, interval, interval);
+        ks_nvsmi_warn_untimed (t.b, name, interval);
       ks_nvsmi_checks_warn (&t.checks, t.b, name);
       if (t.cut > 0)
         ks_trace_builder_add_warning (t.b, _("%s: the last table is cut short (the log was still being "

@@ -14,6 +14,7 @@
 
 #include "ks-gpu-chart.h"
 #include "ks-gpu-monitor.h"
+#include "ks-interval-bar.h"
 #include "ks-overview.h"
 #include "ks-record-dialog.h"
 #include "ks-session.h"
@@ -391,6 +392,67 @@ test_table_summary_strip (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static const KsCounter *
+utilization_of (KsWindow *window)
+{
+  KsTrace *trace = ks_session_get_trace (ks_window_get_session (window));
+
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    if (g_str_equal (ks_trace_string (trace, trace->counters[c].name), "GPU utilization"))
+      return &trace->counters[c];
+  g_assert_not_reached ();
+}
+
+/* dmon without -o T has no times: the bar above the timeline asks for
+ * the interval and reloads the log with it; a log with times has none. */
+static void
+test_interval_bar (void)
+{
+  KsWindow *window = open_fixture ("nvsmi_h200_dmon_gpm.txt");
+  GtkWidget *bar = ks_test_find_descendant (GTK_WIDGET (window), KS_TYPE_INTERVAL_BAR, NULL);
+  GtkWidget *spin = ks_test_find_descendant (bar, GTK_TYPE_SPIN_BUTTON, "interval-spin");
+  GtkWidget *reload = ks_test_find_descendant (bar, GTK_TYPE_BUTTON, "interval-reload");
+  g_autoptr(GFile) timed = NULL;
+  const KsCounter *c;
+  KsTrace *before;
+
+  g_assert_nonnull (spin);
+  g_assert_nonnull (reload);
+  KS_TEST_WAIT_FOR (gtk_widget_get_mapped (bar), 20000);
+  g_assert_nonnull (ks_test_find_label (bar, "This log has no times: its samples are taken as 1 s apart. "
+                                             "Sampled at another interval (nvidia-smi -l, dmon -d)?"));
+  c = utilization_of (window);
+  g_assert_cmpuint (c->n_samples, ==, 8);
+  g_assert_cmpint (c->ts[7] - c->ts[0], ==, 7 * G_GINT64_CONSTANT (1000000000));
+  /* the interval it was read with: nothing to reload */
+  g_assert_false (gtk_widget_get_sensitive (reload));
+
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 2.5);
+  g_assert_true (gtk_widget_get_sensitive (reload));
+  before = ks_session_get_trace (ks_window_get_session (window));
+  g_signal_emit_by_name (reload, "clicked");
+  KS_TEST_WAIT_FOR (!ks_window_get_loading (window) &&
+                    ks_session_get_trace (ks_window_get_session (window)) != before, 20000);
+  c = utilization_of (window);
+  g_assert_cmpuint (c->n_samples, ==, 8);
+  g_assert_cmpint (c->ts[7] - c->ts[0], ==, 7 * G_GINT64_CONSTANT (2500000000));
+  g_assert_cmpfloat (ks_interval_bar_get_interval (KS_INTERVAL_BAR (bar)), ==, 2.5);
+  g_assert_nonnull (ks_test_find_label (bar, "This log has no times: its samples are taken as 2.5 s apart. "
+                                             "Sampled at another interval (nvidia-smi -l, dmon -d)?"));
+  g_assert_false (gtk_widget_get_sensitive (reload));
+  g_assert_true (gtk_widget_get_visible (bar));
+
+  /* the table's date lines are its times */
+  timed = g_file_new_build_filename (g_getenv ("KS_FIXTURES_DIR"), "nvsmi_h200_plain_loop.txt", NULL);
+  before = ks_session_get_trace (ks_window_get_session (window));
+  ks_window_open (window, timed);
+  KS_TEST_WAIT_FOR (!ks_window_get_loading (window) &&
+                    ks_session_get_trace (ks_window_get_session (window)) != before, 20000);
+  g_assert_false (gtk_widget_get_visible (bar));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -405,6 +467,7 @@ main (int   argc,
   g_test_add_func ("/app/nvsmi-log/window", test_log_in_window);
   g_test_add_func ("/app/nvsmi-log/pmon", test_pmon_in_window);
   g_test_add_func ("/app/nvsmi-log/table-summary-strip", test_table_summary_strip);
+  g_test_add_func ("/app/nvsmi-log/interval-bar", test_interval_bar);
 
   return g_test_run ();
 }
