@@ -49,6 +49,7 @@ typedef struct
   GHashTable     *gpus;          /* device → KsGpu* */
   GHashTable     *counters;      /* "name\x1fdevice\x1fprocess" → id + 1 */
   guint64         cut;           /* tables cut short at the end */
+  guint64         samples;
   KsNvsmiChecks   checks;
   gboolean        skip_table;    /* its time went back: left out */
 } Table;
@@ -167,6 +168,7 @@ add_sample (Table      *t,
       g_hash_table_insert (t->counters, g_steal_pointer (&key), GUINT_TO_POINTER (id + 1));
     }
   ks_trace_builder_add_counter_sample (t->b, id, t->ts, value);
+  t->samples++;
 }
 
 /* A value of the table: "62C", "693W", "25121MiB", "99%"; "N/A" is
@@ -435,6 +437,11 @@ ks_nvsmi_table_load (const char    *data,
     t.cut++;
   if (ok && t.tables == 0)
     ok = fail (&t, error, _("no table"));
+  if (ok && t.samples == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: an nvidia-smi log without samples"), name);
+      ok = FALSE;
+    }
 
   if (ok)
     {

@@ -997,6 +997,20 @@ test_table_bad (void)
   g_assert_null (trace);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_assert_cmpstr (error->message, ==, "test.log: line 10: “4?C” is not a temperature");
+  g_clear_error (&error);
+
+  /* a table of no GPU, a GPU without its values line */
+  trace = load_text ("+---+\n| NVIDIA-SMI 580.159.04 |\n+---+\n", NULL, &error);
+  g_assert_null (trace);
+  g_assert_cmpstr (error->message, ==, "test.log: an nvidia-smi log without samples");
+  g_clear_error (&error);
+  /* the second table ends after its GPU's name: the first one stays */
+  *strstr (strstr (text, "| N/A") + 1, "| N/A") = 0;
+  trace = load_text (text, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, 1);
+  g_assert_cmpstr (warnings (trace), ==, "test.log: the last table is cut short (the log was still being "
+                                         "written); what it lacks was left out");
 }
 
 /* Every counter row the H200 logs give, and every GPM metric, is one
