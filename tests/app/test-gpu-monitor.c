@@ -390,6 +390,19 @@ test_table_summary_strip (void)
     }
 
   gtk_window_destroy (GTK_WINDOW (window));
+
+  /* one table at 99 %: the rules found nothing, and say so */
+  window = open_fixture ("nvsmi_h200_plain.txt");
+  summary = ks_window_get_page (window, "summary");
+  ks_window_show_page (window, "summary");
+  gtk_test_widget_wait_for_draw (summary);
+  row = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "utilization-row");
+  g_assert_nonnull (row);
+  g_assert_nonnull (ks_test_find_label (row, "99.0 %"));
+  row = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "no-advice-row");
+  g_assert_nonnull (row);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "No rule found a problem");
+  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 static const KsCounter *

@@ -485,12 +485,15 @@ add_advice (KsSummaryPage *self)
     {
       GtkWidget *row = adw_action_row_new ();
 
-      guint n_gpus = 0;
+      guint n_gpus = 0, n_sampled = 0;
 
+      /* a log's sampled utilization is checked too */
       ks_analysis_get_gpus (self->analysis, &n_gpus);
+      ks_analysis_get_utilization (self->analysis, &n_sampled);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row),
-                                     n_gpus > 0 ? _("No rule found a problem")
-                                                : _("No GPU activity for the rules to check"));
+                                     n_gpus > 0 || n_sampled > 0 ? _("No rule found a problem")
+                                                                 : _("No GPU activity for the rules to check"));
+      gtk_widget_set_name (row, "no-advice-row");
       adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
     }
 
