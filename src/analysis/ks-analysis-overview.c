@@ -253,6 +253,52 @@ temporal_breakdown (Context      *ctx,
   ks_range_set_clear (&compute);
 }
 
+/* A trace without GPU work but with sampled utilization (an nvidia-smi
+ * log, a recording's NVML rows alone): the buckets get the GPUs' mean
+ * utilization. FALSE when it has no such row. */
+static gboolean
+sampled_utilization (Context     *ctx,
+                     KsTraceBusy *tb,
+                     gint64       span)
+{
+  KsTrace *trace = ctx->trace;
+  guint32 name = ks_trace_lookup_string (trace, "GPU utilization");
+  guint n = 0;
+
+  for (guint32 k = 0; name != 0 && name != KS_NO_INDEX && k < trace->n_counters; k++)
+    {
+      const KsCounter *c = &trace->counters[k];
+
+      if (c->name != name || c->device < 0 || c->process < trace->n_processes || c->n_samples == 0)
+        continue;
+      n++;
+      for (guint32 i = 0; i < c->n_samples; i++)
+        {
+          gint64 s = MAX (c->ts[i], 0);
+          gint64 e = MIN (c->ts[i] + MAX (_ks_sample_hold (c, i), 0), span);
+          double v = CLAMP (c->value[i], 0, 100) / 100.0;
+
+          for (gint64 b = s / tb->bucket_ns; s < e && b < tb->n_buckets && b * tb->bucket_ns < e; b++)
+            {
+              gint64 b0 = b * tb->bucket_ns;
+              gint64 b1 = MIN (b0 + tb->bucket_ns, span);
+
+              tb->busy[b] += v * (double)(MIN (e, b1) - MAX (s, b0));
+            }
+        }
+    }
+  if (n == 0)
+    return FALSE;
+  for (guint b = 0; b < tb->n_buckets; b++)
+    {
+      gint64 b0 = b * tb->bucket_ns;
+      gint64 b1 = MIN (b0 + tb->bucket_ns, span);
+
+      tb->busy[b] /= (double)(b1 - b0) * n;
+    }
+  return TRUE;
+}
+
 /* The whole trace in KS_TRACE_BUSY_BUCKETS buckets, measured on the same
  * busy sets as the GPU summaries. */
 static void
@@ -268,6 +314,11 @@ trace_busy (KsAnalysis *self,
   tb->n_buckets = (guint)(span / tb->bucket_ns + (span % tb->bucket_ns != 0));
   tb->busy = g_new0 (double, tb->n_buckets);
   tb->gpu = ctx->devices->len > 0;
+  if (!tb->gpu && sampled_utilization (ctx, tb, span))
+    {
+      tb->utilization = TRUE;
+      return;
+    }
 
   ks_range_set_init (&cpu);
   if (!tb->gpu)

@@ -309,6 +309,10 @@ _ks_call_launch_flows (const Context *ctx,
  * GPU work that no step launched and that ended before the first step's
  * own GPU work started (_find_device_steps). */
 void     _ks_steps_after_earlier_gpu_work (Context  *ctx);
+/* How long sample @i of a sampled counter holds: to the next one; the
+ * last as long as the interval before it, a lone one 1 s. */
+gint64   _ks_sample_hold          (const KsCounter  *c,
+                                   guint32           i);
 /* FNV-1a over @n words: the hash of the passes' fixed-size keys. */
 guint    _ks_hash_words           (const guint32    *words,
                                    guint             n);

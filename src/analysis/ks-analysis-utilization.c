@@ -56,11 +56,10 @@ gpu_name (KsTrace *trace,
   return 0;
 }
 
-/* How long sample @i holds: to the next one; the last as long as the
- * interval before it, a lone one 1 s (nvidia-smi's -l 1). */
-static gint64
-hold (const KsCounter *c,
-      guint32          i)
+/* A lone sample holds 1 s: nvidia-smi's -l 1. */
+gint64
+_ks_sample_hold (const KsCounter *c,
+                 guint32          i)
 {
   if (i + 1 < c->n_samples)
     return c->ts[i + 1] - c->ts[i];
@@ -101,7 +100,7 @@ one_gpu (KsAnalysis      *self,
   for (guint32 i = 0; i < c->n_samples; i++)
     {
       double v = CLAMP (c->value[i], 0, 100);
-      gint64 d = MAX (hold (c, i), 0);
+      gint64 d = MAX (_ks_sample_hold (c, i), 0);
 
       weighted += v * d;
       u.max_pct = MAX (u.max_pct, v);

@@ -115,12 +115,15 @@ typedef struct
  * equal buckets from 0 to the trace's duration. With GPUs, the mean over the analysed GPUs of their
  * busy intervals (busy_ns: the union of their kernels, plus copies when
  * asked), so that the buckets add up to the GPU summaries; a trace with
- * no GPU work gets the union of its CPU threads' activity instead. */
+ * no GPU work but sampled "GPU utilization" rows (an nvidia-smi log) gets
+ * their mean, each sample held as ks_analysis_get_utilization() holds it;
+ * any other the union of its CPU threads' activity. */
 #define KS_TRACE_BUSY_BUCKETS 4096
 
 typedef struct
 {
   gboolean        gpu;                /* FALSE: CPU activity, no GPU was analysed */
+  gboolean        utilization;        /* no GPU work: sampled GPU utilization */
   gint64          bucket_ns;
   guint           n_buckets;
   double         *busy;

@@ -115,6 +115,7 @@ ks_overview_snapshot (GtkWidget   *widget,
   double t0, t1, x0, x1, span;
   GdkRGBA fg = { KS_COLOR_R (theme->dim_foreground), KS_COLOR_G (theme->dim_foreground),
                  KS_COLOR_B (theme->dim_foreground), 1 };
+  const KsTraceBusy *tb;
   gboolean gpu;
   int th;
 
@@ -125,11 +126,15 @@ ks_overview_snapshot (GtkWidget   *widget,
   if (self->session == NULL || self->analysis == NULL)
     return;
 
-  gpu = ks_analysis_get_trace_busy (self->analysis)->gpu;
+  tb = ks_analysis_get_trace_busy (self->analysis);
+  /* idle columns stand out for the GPU, whether busy or sampled */
+  gpu = tb->gpu || tb->utilization;
   if (self->density == NULL || self->density_width != aw)
     compute_density (self, aw);
 
-  pl = gtk_widget_create_pango_layout (widget, gpu ? _("GPU busy (whole trace)") : _("CPU activity (whole trace)"));
+  pl = gtk_widget_create_pango_layout (widget, tb->gpu ? _("GPU busy (whole trace)")
+                                               : tb->utilization ? _("GPU utilization (whole log)")
+                                               : _("CPU activity (whole trace)"));
   pango_layout_get_pixel_size (pl, NULL, &th);
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (6, (height - th) / 2.0));

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-interval-bar.h"
 #include "ks-overview.h"
 #include "ks-selection-page.h"
 #include "ks-window.h"
@@ -63,12 +64,14 @@ struct _KsWindow
   GtkWidget            *warnings_box;
   GtkLabel             *warnings_label;
   GtkLabel             *warnings_more;
+  KsIntervalBar        *interval_bar;
 
   /* State */
   GFile                *file;
   GFile                *loading_file;
   KsSession            *session;      /* from the first trace on */
   GCancellable         *load_cancellable;
+  double                nvsmi_interval; /* an nvidia-smi log's, from its bar; 0: 1 s */
   gpointer              relay;
   guint64               n_events;     /* slices of the trace, counted once */
   guint64               n_gpu_events;

@@ -130,6 +130,16 @@ _ks_window_update_warnings (KsWindow   *self,
         g_ptr_array_add (lines, g_strdup (*w));
     }
 
+  /* an nvidia-smi log without times asks for its interval */
+  {
+    KsTrace *trace = self->session != NULL ? ks_session_get_trace (self->session) : NULL;
+    const char *interval = trace != NULL ? ks_trace_get_metadata (trace, "nvidia_smi_interval") : NULL;
+
+    if (interval != NULL)
+      ks_interval_bar_set_interval (self->interval_bar, g_ascii_strtod (interval, NULL));
+    gtk_widget_set_visible (GTK_WIDGET (self->interval_bar), interval != NULL);
+  }
+
   if (lines->len == 0)
     {
       gtk_revealer_set_reveal_child (self->warnings_revealer, FALSE);

@@ -577,15 +577,13 @@ begin_load (KsWindow *self,
   return progress;
 }
 
-void
-ks_window_open (KsWindow *self,
-                GFile    *file)
+static void
+open_file (KsWindow *self,
+           GFile    *file)
 {
   g_autoptr(KsProgress) progress = NULL;
   g_autoptr(GPtrArray) job = NULL;
-
-  g_return_if_fail (KS_IS_WINDOW (self));
-  g_return_if_fail (G_IS_FILE (file));
+  KsTraceLoadOptions load_options = { self->nvsmi_interval, NULL };
 
   self->loading_row = KS_NO_INDEX;
   job = job_over_bound (self, file);
@@ -601,9 +599,38 @@ ks_window_open (KsWindow *self,
                                        self->load_cancellable, summaries_cb, g_object_ref (self));
     }
   else
-    ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
+    ks_trace_load_with_options_async (file, &load_options, progress, self->load_cancellable, load_cb,
+                                      g_object_ref (self));
 
   loading_changed (self);
+}
+
+void
+ks_window_open (KsWindow *self,
+                GFile    *file)
+{
+  g_return_if_fail (KS_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* another file's samples are 1 s apart until its own bar says else */
+  self->nvsmi_interval = 0;
+  open_file (self, file);
+}
+
+/* The interval bar of an nvidia-smi log without times: the log again,
+ * its samples @interval apart. */
+static void
+interval_reload_cb (KsWindow      *self,
+                    double         interval,
+                    KsIntervalBar *bar)
+{
+  g_autoptr(GFile) file = NULL;
+
+  if (self->file == NULL)
+    return;
+  file = g_object_ref (self->file);
+  self->nvsmi_interval = interval;
+  open_file (self, file);
 }
 
 /* A rank of the job activated on a Ranks page: its events, in place of
@@ -1031,6 +1058,7 @@ ks_window_class_init (KsWindowClass *klass)
                           (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (KS_TYPE_INTERVAL_BAR);
   g_type_ensure (KS_TYPE_OVERVIEW);
   g_type_ensure (KS_TYPE_TIMELINE);
   g_type_ensure (KS_TYPE_SELECTION_PAGE);
@@ -1075,6 +1103,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_more);
   gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, interval_bar);
+  gtk_widget_class_bind_template_callback (widget_class, interval_reload_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, job_ranks_page);
   gtk_widget_class_bind_template_callback (widget_class, load_rank_cb);
 

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ks-counter-names.h"
 #include "ks-format.h"
 #include "ks-timeline-layout-private.h"
 
@@ -345,10 +346,18 @@ counter_label (KsTrace         *trace,
                const KsCounter *c)
 {
   const char *unit = ks_trace_string (trace, c->unit);
+  /* the trace keeps NVML's and nvidia-smi's English names; the label
+   * is the user's language */
+  const char *name = ks_counter_name_display (ks_trace_string (trace, c->name));
+  g_autofree char *on_gpu = NULL;
 
+  /* a process's counter on one GPU (pmon's) says which */
+  if (c->device >= 0 && c->process < trace->n_processes)
+    /* TRANSLATORS: a process's counter on one GPU, e.g. "SM utilization on GPU 0" */
+    name = on_gpu = g_strdup_printf (_("%s on GPU %d"), name, c->device);
   if (*unit)
-    return g_strdup_printf ("%s (%s)", ks_trace_string (trace, c->name), unit);
-  return g_strdup (ks_trace_string (trace, c->name));
+    return g_strdup_printf ("%s (%s)", name, unit);
+  return g_strdup (name);
 }
 
 static gboolean
@@ -598,8 +607,9 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
       g_array_index (self->rows, KsRow, group).group_kind = KS_GROUP_GPU;
 
       g_array_set_size (counters, 0);
+      /* a process's counters on this GPU (pmon's) go to its group */
       for (guint32 c = 0; c < trace->n_counters; c++)
-        if (trace->counters[c].device == dev)
+        if (trace->counters[c].device == dev && trace->counters[c].process >= trace->n_processes)
           g_array_append_val (counters, c);
       g_array_sort_with_data (counters, compare_counters, trace);
       for (guint j = 0; j < counters->len; j++)

@@ -225,7 +225,7 @@ ks_json_finish_trace (Reader        *r,
   for (guint i = 0; i < r->gpus->len; i++)
     ks_trace_builder_add_gpu (builder, &g_array_index (r->gpus, KsGpu, i));
 
-  ks_trace_builder_set_warn_overlaps (builder, !kineto);
+  ks_trace_builder_set_warn_overlaps (builder, TRUE);
   if (r->progress != NULL)
     ks_progress_set_message (r->progress, _("Indexing…"));
   trace = ks_trace_builder_finish (builder, r->cancellable, error);

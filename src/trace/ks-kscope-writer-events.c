@@ -339,6 +339,23 @@ write_thread_slice (Writer         *w,
     }
 }
 
+/* Whether slice @i starts inside an earlier slice of its depth: one that
+ * overlapped the slice it started in only partly was placed beside it.
+ * Ends grow along a depth, so the first one ending after @i starts is
+ * @i itself unless such a slice is there. */
+static gboolean
+overlaps_earlier (const KsTrack *track,
+                  guint32        i)
+{
+  guint d = track->depth[i];
+  guint32 k;
+
+  if (track->end[i] <= track->start[i])
+    return FALSE;
+  k = ks_track_depth_lower_bound (track, d, track->start[i]);
+  return k < track->n_by_depth[d] && track->by_depth[d][k] != i;
+}
+
 static gboolean
 write_nvtx_slice (Writer         *w,
                   const KsTrack  *track,
@@ -356,14 +373,10 @@ write_nvtx_slice (Writer         *w,
   if (!nvtx_domain (w, track->process, track->category[i], &domain, error))
     return FALSE;
 
-  /* Push/pop ranges nest; one that outlives its parent was a start/end range. */
-  if (track->depth[i] > 0)
-    {
-      guint32 parent = ks_track_parent_slice (track, i);
-
-      if (parent != KS_NO_INDEX && track->end[i] > track->end[parent])
-        type = KS_NSYS_NVTX_START_END;
-    }
+  /* Push/pop ranges nest; one that outlives the range it started in was
+   * a start/end range (placed beside that range, at its depth). */
+  if (overlaps_earlier (track, i))
+    type = KS_NSYS_NVTX_START_END;
 
   if (!(stmt = ks_kscope_writer_table_stmt (w, KS_KSCOPE_NVTX, error)))
     return FALSE;

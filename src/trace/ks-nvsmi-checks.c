@@ -85,6 +85,20 @@ ks_nvsmi_checks_warn (KsNvsmiChecks  *checks,
 }
 
 void
+ks_nvsmi_warn_untimed (KsTraceBuilder *b,
+                       const char     *name,
+                       double          interval)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* the window asks for another (its interval bar) */
+  ks_trace_builder_set_metadata (b, "nvidia_smi_interval", g_ascii_dtostr (text, sizeof text, interval));
+  ks_trace_builder_add_warning (b, _("%s: the log has no times: its samples are taken as %g s apart "
+                                     "(nvidia-smi -l %g); give --interval for another"),
+                                name, interval, interval);
+}
+
+void
 ks_nvsmi_checks_clear (KsNvsmiChecks *checks)
 {
   g_clear_pointer (&checks->text_column, g_free);

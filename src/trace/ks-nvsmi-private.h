@@ -7,7 +7,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "ks-trace-builder.h"
 
@@ -94,5 +94,20 @@ void          ks_nvsmi_checks_warn    (KsNvsmiChecks  *checks,
                                        KsTraceBuilder *b,
                                        const char     *name);
 void          ks_nvsmi_checks_clear   (KsNvsmiChecks  *checks);
+/* A log without times: its samples @interval apart, said in a load
+ * warning and kept in the "nvidia_smi_interval" metadata. */
+void          ks_nvsmi_warn_untimed   (KsTraceBuilder *b,
+                                       const char     *name,
+                                       double          interval);
+
+/* The plain `nvidia-smi` table, once or repeated (ks-nvsmi-table.c). */
+gboolean      ks_nvsmi_table_sniff    (const char    *data,
+                                       gsize          len);
+KsTrace      *ks_nvsmi_table_load     (const char    *data,
+                                       gsize          len,
+                                       const char    *name,
+                                       double         interval,
+                                       GCancellable  *cancellable,
+                                       GError       **error);
 
 G_END_DECLS

@@ -425,6 +425,8 @@ ks_nvsmi_sniff (const guint8 *data,
   const char *p = (const char *) data;
   const char *end = p + len;
 
+  if (ks_nvsmi_table_sniff (p, len))
+    return KS_NVSMI_TABLE;
   if (ks_nvsmi_is_utf16 (data, len))
     {
       g_autofree char *line = ks_nvsmi_utf16_to_utf8 (data, len, TRUE, NULL, NULL);
@@ -1102,6 +1104,9 @@ ks_nvsmi_reader_load_data (const char            *data,
       return NULL;
     }
 
+  if (r.kind == KS_NVSMI_TABLE)
+    return ks_nvsmi_table_load (data, len, name, r.interval, cancellable, error);
+
   r.b = ks_trace_builder_new (KS_FORMAT_NVIDIA_SMI);
   r.columns = g_ptr_array_new_with_free_func (column_free);
   r.device_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -1137,9 +1142,7 @@ ks_nvsmi_reader_load_data (const char            *data,
               }
         }
       else
-        ks_trace_builder_add_warning (r.b, _("%s: the log has no times: its samples are taken as %g s apart "
-                                             "(nvidia-smi -l %g); give --interval for another"),
-                                      name, r.interval, r.interval);
+        ks_nvsmi_warn_untimed (r.b, name, r.interval);
       ks_nvsmi_checks_warn (&r.checks, r.b, name);
       if (r.cut > 0)
         ks_trace_builder_add_warning (r.b, _("%s: line %" PRIu64 " is cut short (the log was still "

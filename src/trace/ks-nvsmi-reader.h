@@ -20,7 +20,9 @@ G_BEGIN_DECLS
  *    with or without the timestamp column, one row per GPU a sample;
  *  - `nvidia-smi dmon` (one row per GPU a sample);
  *  - `nvidia-smi pmon` (one row per process a sample: per-process
- *    counters of that process on that GPU).
+ *    counters of that process on that GPU);
+ *  - the plain `nvidia-smi` table, once or repeated with -l (a sample a
+ *    table; the processes table's memory per process).
  * A log is recognised by its header line (or, without one, by the
  * nvidia-smi timestamp or units of its first row). */
 
@@ -30,6 +32,7 @@ typedef enum
   KS_NVSMI_QUERY_CSV,
   KS_NVSMI_DMON,
   KS_NVSMI_PMON,
+  KS_NVSMI_TABLE,       /* the plain `nvidia-smi` table (ks-nvsmi-table.c) */
 } KsNvsmiKind;
 
 typedef struct

@@ -149,8 +149,9 @@ typedef struct
  * (which may be the input). counts[d] is the number at depth d. Returns
  * the deepest depth + 1, 0 for no slices. Intervals are closed on the
  * left and open on the right, except that slices of no duration at one
- * time stack (as Perfetto nests them). @overlaps, unless NULL, gets the
- * partial overlaps. */
+ * time stack (as Perfetto nests them); a slice that ends after the one
+ * it starts in is placed at that one's depth. @overlaps, unless NULL,
+ * gets those partial overlaps. */
 static guint32
 track_depths (const gint64  *start,
               const gint64  *end,
@@ -178,10 +179,19 @@ track_depths (const gint64  *start,
       while (sp > 0 && stack[sp - 1] <= s &&
              !(stack[sp - 1] == s && stack_start[sp - 1] == s && e == s))
         sp--;
-      if (overlaps != NULL && sp > 0 && e > stack[sp - 1] && overlaps->n++ == 0)
+      /* One that ends after the slice it starts in goes beside it, as
+       * Perfetto draws it: under it, each such slice (a Python frame
+       * ending just after the next profiler step begins) would push all
+       * that follows a row down, a staircase. */
+      if (sp > 0 && e > stack[sp - 1])
         {
-          overlaps->slice = i;
-          overlaps->parent = stack_index[sp - 1];
+          if (overlaps != NULL && overlaps->n++ == 0)
+            {
+              overlaps->slice = i;
+              overlaps->parent = stack_index[sp - 1];
+            }
+          while (sp > 0 && e > stack[sp - 1])
+            sp--;
         }
 
       /* Slices deeper than MAX_DEPTH share the last level; they are
@@ -873,7 +883,7 @@ ks_trace_builder_set_warn_overlaps (KsTraceBuilder *self,
 }
 
 /* One load warning for the slices of threads that overlap the slice
- * they start in only partly: they are drawn under it, sticking out. */
+ * they start in only partly: they are drawn beside it, at its depth. */
 /* A slice's name as a message quotes it: at most 80 characters. */
 static char *
 quoted_name (KsTraceBuilder *self,
@@ -913,9 +923,9 @@ warn_overlaps (KsTraceBuilder *self,
     }
   ks_trace_builder_add_warning (self, g_dngettext (GETTEXT_PACKAGE,
                                                    "%s: %s slice overlaps the slice it starts in only partly "
-                                                   "(“%s” at %s µs, in “%s”); it is drawn under it",
+                                                   "(“%s” at %s µs, in “%s”); it is drawn beside it, at its depth",
                                                    "%s: %s slices overlap the slice they start in only partly "
-                                                   "(the first: “%s” at %s µs, in “%s”); each is drawn under it",
+                                                   "(the first: “%s” at %s µs, in “%s”); each is drawn beside it, at its depth",
                                                    o->n),
                                 source != NULL ? source : "", n, name, at, parent);
 }

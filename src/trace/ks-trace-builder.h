@@ -274,9 +274,10 @@ gboolean        ks_trace_builder_check            (KsTraceBuilder   *self,
                                                    GError          **error);
 
 /* Whether finish() says, in one load warning, how many slices of threads
- * overlap the slice they start in only partly (naming the first): for
- * trace-event files, whose complete events nest or are apart. Off by
- * default: Kineto's Python frames and operators often overlap so. */
+ * overlap the slice they start in only partly (naming the first), which
+ * it places beside that slice rather than under it: for trace-event
+ * files, whose complete events should nest or be apart (Kineto's Python
+ * frames often overlap so). Off by default. */
 void            ks_trace_builder_set_warn_overlaps (KsTraceBuilder  *self,
                                                     gboolean         warn);
 

@@ -563,8 +563,10 @@ ks_trace_load_files (GFile         **files,
 
 typedef struct
 {
-  GFile      *file;
-  KsProgress *progress;
+  GFile              *file;
+  KsProgress         *progress;
+  KsTraceLoadOptions  options;
+  char               *columns;   /* options.nvsmi_columns, owned */
 } LoadData;
 
 static void
@@ -574,6 +576,7 @@ load_data_free (gpointer data)
 
   g_clear_object (&ld->file);
   g_clear_pointer (&ld->progress, ks_progress_unref);
+  g_free (ld->columns);
   g_free (ld);
 }
 
@@ -585,7 +588,7 @@ load_thread (GTask        *task,
 {
   LoadData *ld = task_data;
   GError *error = NULL;
-  KsTrace *trace = ks_trace_load (ld->file, ld->progress, cancellable, &error);
+  KsTrace *trace = ks_trace_load_with_options (ld->file, &ld->options, ld->progress, cancellable, &error);
 
   if (trace == NULL)
     g_task_return_error (task, error);
@@ -600,6 +603,17 @@ ks_trace_load_async (GFile               *file,
                      GAsyncReadyCallback  callback,
                      gpointer             user_data)
 {
+  ks_trace_load_with_options_async (file, NULL, progress, cancellable, callback, user_data);
+}
+
+void
+ks_trace_load_with_options_async (GFile                    *file,
+                                  const KsTraceLoadOptions *options,
+                                  KsProgress               *progress,
+                                  GCancellable             *cancellable,
+                                  GAsyncReadyCallback       callback,
+                                  gpointer                  user_data)
+{
   g_autoptr(GTask) task = NULL;
   LoadData *ld;
 
@@ -608,6 +622,11 @@ ks_trace_load_async (GFile               *file,
   ld = g_new0 (LoadData, 1);
   ld->file = g_object_ref (file);
   ld->progress = progress ? ks_progress_ref (progress) : NULL;
+  if (options != NULL)
+    {
+      ld->options.nvsmi_interval = options->nvsmi_interval;
+      ld->options.nvsmi_columns = ld->columns = g_strdup (options->nvsmi_columns);
+    }
 
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, ks_trace_load_async);

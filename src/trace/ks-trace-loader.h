@@ -67,6 +67,14 @@ void      ks_trace_load_async     (GFile                *file,
                                    GCancellable         *cancellable,
                                    GAsyncReadyCallback   callback,
                                    gpointer              user_data);
+/* The same with @options (may be NULL), copied. */
+void      ks_trace_load_with_options_async
+                                  (GFile                    *file,
+                                   const KsTraceLoadOptions *options,
+                                   KsProgress               *progress,
+                                   GCancellable             *cancellable,
+                                   GAsyncReadyCallback       callback,
+                                   gpointer                  user_data);
 KsTrace  *ks_trace_load_finish    (GAsyncResult         *result,
                                    GError              **error);
 

@@ -611,6 +611,9 @@ ks_track_self_time (const KsTrack *track,
 
           if (track->start[c] < start)
             continue;
+          /* a slice beside us (overlapping us partly) has its own children */
+          if (track->start[c] > start && ks_track_parent_slice (track, c) != slice)
+            continue;
           self -= MIN (track->end[c], end) - track->start[c];
         }
     }

@@ -14,6 +14,8 @@
 
 #include "ks-gpu-chart.h"
 #include "ks-gpu-monitor.h"
+#include "ks-interval-bar.h"
+#include "ks-overview.h"
 #include "ks-record-dialog.h"
 #include "ks-session.h"
 #include "ks-test-gtk.h"
@@ -267,6 +269,203 @@ test_log_in_window (void)
   g_rmdir (dir);
 }
 
+static KsWindow *
+open_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsWindow *window = ks_window_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 20000);
+  KS_TEST_WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL, 20000);
+  return window;
+}
+
+/* The counter rows in the timeline under the group row labelled @group. */
+static GPtrArray *
+rows_of_group (KsWindow   *window,
+               const char *group)
+{
+  KsTimelineLayout *layout = ks_timeline_get_layout (ks_window_get_timeline (window));
+  GPtrArray *labels = g_ptr_array_new ();
+  guint g = G_MAXUINT;
+
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+      if (row->kind == KS_ROW_GROUP && g_str_equal (row->label, group))
+        g = r;
+      else if (row->kind == KS_ROW_COUNTER && row->group == g)
+        g_ptr_array_add (labels, row->label);
+    }
+  g_assert_cmpuint (g, !=, G_MAXUINT);
+  return labels;
+}
+
+/* nvidia-smi pmon on an H200 (tests/data/nvsmi_h200_pmon.txt): the
+ * process's group holds its rows on the GPU; the GPU's holds none. */
+static void
+test_pmon_in_window (void)
+{
+  KsWindow *window = open_fixture ("nvsmi_h200_pmon.txt");
+  KsTrace *trace = ks_session_get_trace (ks_window_get_session (window));
+  g_autoptr(GPtrArray) process = rows_of_group (window, "python3 (pid 836)");
+  g_autoptr(GPtrArray) gpu = NULL;
+
+  g_assert_cmpuint (trace->n_processes, ==, 1);
+  /* sm and mem have numbers; enc, dec, jpg and ofa are "-" throughout */
+  g_assert_cmpuint (process->len, ==, 2);
+  g_assert_cmpstr (process->pdata[0], ==, "SM utilization on GPU 0 (%)");
+  g_assert_cmpstr (process->pdata[1], ==, "Memory utilization on GPU 0 (%)");
+  for (guint i = 0; i < ks_timeline_layout_get_n_rows (ks_timeline_get_layout (ks_window_get_timeline (window))); i++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (ks_timeline_get_layout (ks_window_get_timeline (window)), i);
+
+      if (row->kind == KS_ROW_GROUP && row->group_kind == KS_GROUP_GPU)
+        gpu = rows_of_group (window, row->label);
+    }
+  g_assert_true (gpu == NULL || gpu->len == 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The plain nvidia-smi table repeated by -l 1 on an H200: utilization
+ * 0, 0, 99 and 98 % a second apart (tests/data/nvsmi_h200_plain_loop.txt).
+ * The Summary leads with the sampled figures, not "No GPU activity", and
+ * the strip above the timeline shows the utilization. */
+static void
+test_table_summary_strip (void)
+{
+  static const double util[] = { 0, 0, 99, 98 };
+  KsWindow *window = open_fixture ("nvsmi_h200_plain_loop.txt");
+  KsAnalysis *analysis = ks_session_get_analysis (ks_window_get_session (window));
+  GtkWidget *summary = ks_window_get_page (window, "summary");
+  const KsTraceBusy *tb = ks_analysis_get_trace_busy (analysis);
+  KsOverview *overview;
+  const float *columns = NULL;
+  guint n_columns = 0;
+  GtkWidget *row;
+  g_autofree char *mean = NULL;
+
+  /* each sample holds a second, the last as long as the one before */
+  mean = g_strdup_printf ("%.1f %%", (util[0] + util[1] + util[2] + util[3]) / 4);
+  ks_window_show_page (window, "summary");
+  gtk_test_widget_wait_for_draw (summary);
+  g_assert_null (ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "no-gpu-row"));
+  row = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "utilization-row");
+  g_assert_nonnull (row);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "GPU 0 · NVIDIA H200");
+  g_assert_nonnull (ks_test_find_label (row, mean));
+  /* under 50 % and under 30 %: the two first seconds of four */
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==,
+                   "Under 50 % for 2.00 s (50.0 %) · under 30 % for 2.00 s (50.0 %) · "
+                   "longest stretch under 50 %: 2.00 s");
+
+  /* the strip: the trace spans the tables' 3 s, idle for 2 s, then 99 % */
+  g_assert_false (tb->gpu);
+  g_assert_true (tb->utilization);
+  overview = KS_OVERVIEW (ks_test_find_descendant (GTK_WIDGET (window), KS_TYPE_OVERVIEW, NULL));
+  g_assert_nonnull (overview);
+  KS_TEST_WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (overview)) > KS_HEADER_WIDTH + 300, 20000);
+  for (int tries = 0; tries < 200; tries++)
+    {
+      columns = ks_overview_get_columns (overview, &n_columns);
+      if (columns != NULL && n_columns == (guint)(gtk_widget_get_width (GTK_WIDGET (overview)) - KS_HEADER_WIDTH))
+        break;
+      gtk_widget_queue_draw (GTK_WIDGET (overview));
+      ks_test_spin (50);
+    }
+  g_assert_nonnull (columns);
+  for (guint c = 0; c < n_columns; c++)
+    {
+      double t0 = 3.0 * c / n_columns, t1 = 3.0 * (c + 1) / n_columns;
+
+      if (t1 <= 2.0)
+        g_assert_cmpfloat (columns[c], ==, 0);
+      else if (t0 >= 2.0)
+        g_assert_cmpfloat_with_epsilon (columns[c], util[2] / 100, 1e-4);
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* one table at 99 %: the rules found nothing, and say so */
+  window = open_fixture ("nvsmi_h200_plain.txt");
+  summary = ks_window_get_page (window, "summary");
+  ks_window_show_page (window, "summary");
+  gtk_test_widget_wait_for_draw (summary);
+  row = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "utilization-row");
+  g_assert_nonnull (row);
+  g_assert_nonnull (ks_test_find_label (row, "99.0 %"));
+  row = ks_test_find_descendant (summary, ADW_TYPE_ACTION_ROW, "no-advice-row");
+  g_assert_nonnull (row);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "No rule found a problem");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static const KsCounter *
+utilization_of (KsWindow *window)
+{
+  KsTrace *trace = ks_session_get_trace (ks_window_get_session (window));
+
+  for (guint32 c = 0; c < trace->n_counters; c++)
+    if (g_str_equal (ks_trace_string (trace, trace->counters[c].name), "GPU utilization"))
+      return &trace->counters[c];
+  g_assert_not_reached ();
+}
+
+/* dmon without -o T has no times: the bar above the timeline asks for
+ * the interval and reloads the log with it; a log with times has none. */
+static void
+test_interval_bar (void)
+{
+  KsWindow *window = open_fixture ("nvsmi_h200_dmon_gpm.txt");
+  GtkWidget *bar = ks_test_find_descendant (GTK_WIDGET (window), KS_TYPE_INTERVAL_BAR, NULL);
+  GtkWidget *spin = ks_test_find_descendant (bar, GTK_TYPE_SPIN_BUTTON, "interval-spin");
+  GtkWidget *reload = ks_test_find_descendant (bar, GTK_TYPE_BUTTON, "interval-reload");
+  g_autoptr(GFile) timed = NULL;
+  const KsCounter *c;
+  KsTrace *before;
+
+  g_assert_nonnull (spin);
+  g_assert_nonnull (reload);
+  KS_TEST_WAIT_FOR (gtk_widget_get_mapped (bar), 20000);
+  g_assert_nonnull (ks_test_find_label (bar, "This log has no times: its samples are taken as 1 s apart. "
+                                             "Sampled at another interval (nvidia-smi -l, dmon -d)?"));
+  c = utilization_of (window);
+  g_assert_cmpuint (c->n_samples, ==, 8);
+  g_assert_cmpint (c->ts[7] - c->ts[0], ==, 7 * G_GINT64_CONSTANT (1000000000));
+  /* the interval it was read with: nothing to reload */
+  g_assert_false (gtk_widget_get_sensitive (reload));
+
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 2.5);
+  g_assert_true (gtk_widget_get_sensitive (reload));
+  before = ks_session_get_trace (ks_window_get_session (window));
+  g_signal_emit_by_name (reload, "clicked");
+  KS_TEST_WAIT_FOR (!ks_window_get_loading (window) &&
+                    ks_session_get_trace (ks_window_get_session (window)) != before, 20000);
+  c = utilization_of (window);
+  g_assert_cmpuint (c->n_samples, ==, 8);
+  g_assert_cmpint (c->ts[7] - c->ts[0], ==, 7 * G_GINT64_CONSTANT (2500000000));
+  g_assert_cmpfloat (ks_interval_bar_get_interval (KS_INTERVAL_BAR (bar)), ==, 2.5);
+  g_assert_nonnull (ks_test_find_label (bar, "This log has no times: its samples are taken as 2.5 s apart. "
+                                             "Sampled at another interval (nvidia-smi -l, dmon -d)?"));
+  g_assert_false (gtk_widget_get_sensitive (reload));
+  g_assert_true (gtk_widget_get_visible (bar));
+
+  /* the table's date lines are its times */
+  timed = g_file_new_build_filename (g_getenv ("KS_FIXTURES_DIR"), "nvsmi_h200_plain_loop.txt", NULL);
+  before = ks_session_get_trace (ks_window_get_session (window));
+  ks_window_open (window, timed);
+  KS_TEST_WAIT_FOR (!ks_window_get_loading (window) &&
+                    ks_session_get_trace (ks_window_get_session (window)) != before, 20000);
+  g_assert_false (gtk_widget_get_visible (bar));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -279,6 +478,9 @@ main (int   argc,
   g_test_add_func ("/app/gpu-monitor/fake-nvml", test_fake_nvml);
   g_test_add_func ("/app/gpu-monitor/no-driver", test_no_driver);
   g_test_add_func ("/app/nvsmi-log/window", test_log_in_window);
+  g_test_add_func ("/app/nvsmi-log/pmon", test_pmon_in_window);
+  g_test_add_func ("/app/nvsmi-log/table-summary-strip", test_table_summary_strip);
+  g_test_add_func ("/app/nvsmi-log/interval-bar", test_interval_bar);
 
   return g_test_run ();
 }

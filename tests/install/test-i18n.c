@@ -279,6 +279,54 @@ test_i18n_loaded_window (void)
   iterate ();
 }
 
+/* nvidia-smi's and NVML's counter rows keep their English names in the
+ * trace; the timeline's labels are Chinese (dmon --gpm-metrics on an
+ * H200: NVML's rows and GPM's). */
+static void
+test_i18n_counter_rows (void)
+{
+  static const char *const expected[] = {
+    "GPU 利用率 (%)", "GPU 功率 (W)", "GPU 温度 (°C)", "图形时钟 (MHz)", "SM 活跃度 (%)",
+    "张量核心活跃度 (%)", "SM 占用率 (%)", "DRAM 活跃度 (%)",
+  };
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "nvsmi_h200_dmon_gpm.txt", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  KsWindow *window = new_window ();
+  KsTimelineLayout *layout;
+  KsTrace *trace;
+  guint found = 0, counters = 0;
+
+  ks_window_open (window, file);
+  while (ks_window_get_loading (window) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (ks_window_get_loading (window));
+  iterate ();
+
+  trace = ks_session_get_trace (ks_window_get_session (window));
+  g_assert_nonnull (trace);
+  g_assert_cmpuint (ks_trace_lookup_string (trace, "GPU utilization"), !=, 0);
+  layout = ks_timeline_get_layout (ks_window_get_timeline (window));
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+      if (row->kind != KS_ROW_COUNTER)
+        continue;
+      counters++;
+      /* no English word is left in a counter row's name (units stay) */
+      for (const char *p = row->label; *p && !g_str_has_prefix (p, " ("); p++)
+        g_assert_false (g_ascii_islower (*p));
+      for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+        found += g_str_equal (row->label, expected[i]);
+    }
+  g_assert_cmpuint (counters, >=, G_N_ELEMENTS (expected));
+  g_assert_cmpuint (found, ==, G_N_ELEMENTS (expected));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+}
+
 static void
 test_i18n_preferences (void)
 {
@@ -480,6 +528,7 @@ main (int   argc,
   g_test_add_func ("/i18n/catalogue", test_i18n_catalogue);
   g_test_add_func ("/i18n/empty-window", test_i18n_empty_window);
   g_test_add_func ("/i18n/loaded-window", test_i18n_loaded_window);
+  g_test_add_func ("/i18n/counter-rows", test_i18n_counter_rows);
   g_test_add_func ("/i18n/preferences", test_i18n_preferences);
   g_test_add_func ("/i18n/shortcuts", test_i18n_shortcuts);
   g_test_add_func ("/i18n/tooltip", test_i18n_tooltip);

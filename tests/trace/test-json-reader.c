@@ -28,17 +28,22 @@ typedef struct
   guint64 memcpy_bytes;
   gint64  duration;
   guint   processes, threads;
+  /* slices of threads that end after the slice they start in (placed
+   * beside it), recomputed by a Perfetto-style stack in Python; and the
+   * one depth of every ProfilerStep#N */
+  guint64 overlaps;
+  guint   step_depth;
 } Expected;
 
 static const Expected fixtures[] = {
   { "gpt_3steps.pt.trace.json.gz", 1737, 72, 180, 1890, 393, 14724, 11230, 18, 12, 1, 1332, 1989, 4614, 2,
-    17140363, 195807, 301989888, 287591754, 2, 3 },
+    17140363, 195807, 301989888, 287591754, 2, 3, 36, 3 },
   { "loader_bound.pt.trace.json.gz", 176, 8, 32, 337, 4, 1780, 3189, 20, 8, 1, 40, 216, 848, 2,
-    4600263, 1395518, 14156800, 150213307, 2, 3 },
+    4600263, 1395518, 14156800, 150213307, 2, 3, 40, 3 },
   { "seed_cnn.pt.trace.json.gz", 210, 6, 21, 403, 3, 759, 1582, 9, 6, 1, 48, 237, 408, 2,
-    12886943, 614430, 9438720, 41607402, 2, 3 },
+    12886943, 614430, 9438720, 41607402, 2, 3, 18, 3 },
   { "workers_pinned.pt.trace.json.gz", 88, 8, 12, 159, 4, 412, 1963, 16, 8, 2, 32, 108, 176, 2,
-    1100292, 272191, 14156800, 50309895, 3, 7 },
+    1100292, 272191, 14156800, 50309895, 3, 7, 32, 3 },
 };
 
 static char *
@@ -131,6 +136,8 @@ sum_kind (KsTrace     *trace,
     }
 }
 
+static guint n_warnings (KsTrace *trace);
+
 static void
 test_fixture (gconstpointer data)
 {
@@ -139,8 +146,10 @@ test_fixture (gconstpointer data)
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = load_path (path, &error);
   KsTraceCounts c;
+  g_autofree char *overlap = NULL;
   gint64 ns;
   guint64 bytes;
+  guint steps = 0;
 
   g_assert_no_error (error);
   g_assert_nonnull (trace);
@@ -181,7 +190,26 @@ test_fixture (gconstpointer data)
   g_assert_cmpstr (ks_trace_get_metadata (trace, "displayTimeUnit"), ==, "ms");
   /* baseTimeNanoseconds is the wall clock of the file's ts 0 */
   g_assert_cmpint (trace->start_utc_ns, ==, G_GINT64_CONSTANT (1790857026000000000) + trace->origin_ns);
-  g_assert_cmpstr (warnings (trace), ==, "");
+
+  /* with_stack: "profiler.py(…): step" and _record_function_enter_new
+   * end just after the next step begins; the steps stay on one row */
+  overlap = g_strdup_printf ("%s: %" G_GUINT64_FORMAT " slices overlap the slice they start in only partly",
+                             path, e->overlaps);
+  g_assert_cmpuint (n_warnings (trace), ==, 1);
+  g_assert_true (g_str_has_prefix (warnings (trace), overlap));
+  g_assert_true (g_str_has_suffix (warnings (trace), "each is drawn beside it, at its depth"));
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    {
+      const KsTrack *track = &trace->tracks[t];
+
+      for (guint32 i = 0; i < track->n_slices && track->kind == KS_TRACK_THREAD; i++)
+        if (g_str_has_prefix (ks_trace_string (trace, track->name_id[i]), "ProfilerStep#"))
+          {
+            g_assert_cmpuint (track->depth[i], ==, e->step_depth);
+            steps++;
+          }
+    }
+  g_assert_cmpuint (steps, >=, 3);
 }
 
 /* Details of one fixture: process names, kernel geometry, copy kinds. */
@@ -2449,8 +2477,9 @@ test_perfetto_threads (void)
 }
 
 /* Complete events that overlap the slice they start in only partly (Perfetto's
- * overlapping_complete_event): kept, drawn under it, and said once, with
- * the names. An empty object that is not the last one is still said. */
+ * overlapping_complete_event): kept, drawn beside it at its depth, and said
+ * once, with the names. An empty object that is not the last one is still
+ * said. */
 static void
 test_partial_overlap (void)
 {
@@ -2473,7 +2502,16 @@ test_partial_overlap (void)
   g_assert_nonnull (strstr (warnings (trace), "1 objects without a phase"));
   g_assert_nonnull (strstr (warnings (trace),
                             "2 slices overlap the slice they start in only partly (the first: "
-                            "“inner” at 50 µs, in “outer”)"));
+                            "“inner” at 50 µs, in “outer”); each is drawn beside it, at its depth"));
+  for (guint32 i = 0; i < trace->n_threads; i++)
+    {
+      const KsTrack *track = &trace->tracks[trace->threads[i].track];
+
+      g_assert_cmpuint (track->n_slices, ==, 2);
+      g_assert_cmpuint (track->max_depth, ==, 1);
+      g_assert_cmpuint (track->depth[0], ==, 0);
+      g_assert_cmpuint (track->depth[1], ==, 0);
+    }
 }
 
 /* A name the overlap message quotes is cut to 80 characters: a file can

@@ -127,6 +127,45 @@ test_model_ranges (void)
   g_assert_cmpuint (ks_track_first_starting_from (track, 101), ==, track->n_slices);
 }
 
+/* A slice that starts inside another and ends after it is placed beside
+ * it, at its depth (as Perfetto nests them): a Python frame ending just
+ * after the next profiler step begins leaves every step on one row. */
+static void
+test_model_partial_overlap (void)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
+  guint32 p = ks_trace_builder_get_process (b, 42);
+  guint32 th = ks_trace_builder_get_thread (b, p, 43);
+  guint32 t = ks_trace_builder_get_thread_track (b, th);
+  const struct { const char *name; gint64 s, e; guint depth; } slices[] = {
+    { "step1", 0, 100, 0 }, { "frame", 90, 110, 0 }, { "c1", 95, 98, 1 },
+    { "step2", 105, 200, 0 }, { "op", 150, 160, 1 }, { "step3", 200, 300, 0 },
+  };
+  g_autoptr(KsTrace) trace = NULL;
+  const KsTrack *track;
+
+  for (guint i = 0; i < G_N_ELEMENTS (slices); i++)
+    ks_trace_builder_add_slice (b, t, 1000 + slices[i].s, 1000 + slices[i].e, KS_SLICE_GENERIC,
+                                ks_trace_builder_intern (b, slices[i].name), 0, 0, 0, 0, NULL);
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  track = &trace->tracks[t];
+
+  g_assert_cmpuint (track->max_depth, ==, 2);
+  for (guint i = 0; i < G_N_ELEMENTS (slices); i++)
+    g_assert_cmpuint (track->depth[find (trace, track, slices[i].name)], ==, slices[i].depth);
+  g_assert_cmpuint (ks_track_parent_slice (track, find (trace, track, "c1")), ==, find (trace, track, "frame"));
+  g_assert_cmpuint (ks_track_parent_slice (track, find (trace, track, "op")), ==, find (trace, track, "step2"));
+  /* c1 lies within step1's time but is frame's child */
+  g_assert_cmpint (ks_track_self_time (track, find (trace, track, "step1")), ==, 100);
+  g_assert_cmpint (ks_track_self_time (track, find (trace, track, "frame")), ==, 20 - 3);
+  g_assert_cmpint (ks_track_self_time (track, find (trace, track, "step2")), ==, 95 - 10);
+  /* ends still grow along depth 0: the first ending after 100 is frame */
+  g_assert_cmpuint (track->by_depth[0][ks_track_depth_lower_bound (track, 0, 100)], ==, find (trace, track, "frame"));
+  g_assert_cmpuint (ks_track_slice_at (track, 150, 0), ==, find (trace, track, "step2"));
+}
+
 static void
 test_model_parent_self (void)
 {
@@ -447,6 +486,7 @@ main (int    argc,
   g_test_add_func ("/model/ranges", test_model_ranges);
   g_test_add_func ("/model/range-interned-args", test_model_range_interned_args);
   g_test_add_func ("/model/parent-self", test_model_parent_self);
+  g_test_add_func ("/model/partial-overlap", test_model_partial_overlap);
   g_test_add_func ("/model/launch-flows", test_model_launch_flows);
   g_test_add_func ("/model/far-times", test_model_far_times);
   g_test_add_func ("/model/open-ranges", test_model_open_ranges);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "ks-counter-names.h"
+#include "ks-gpm.h"
 #include "ks-nvsmi-reader.h"
 #include "ks-trace-loader.h"
 
@@ -883,6 +885,186 @@ test_h200_logs (void)
   g_assert_null (find_counter (na, "Fan speed", 0, KS_NO_INDEX));
 }
 
+/* The plain nvidia-smi table of an H200, once and repeated by -l 1: the
+ * values of each table found again here by a regular expression over
+ * the text, the processes table's memory per process. */
+static void
+test_table (void)
+{
+  static const char *const files[] = { "nvsmi_h200_plain.txt", "nvsmi_h200_plain_loop.txt" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *text = NULL;
+      g_autoptr(KsTrace) trace = load_data_file (files[f], &text);
+      g_autoptr(GRegex) gpu_re = g_regex_new ("^\\| N/A +(\\d+)C +P\\d+ +(\\d+)W / +(\\d+)W \\| +(\\d+)MiB / +(\\d+)MiB "
+                                              "\\| +(\\d+)%", G_REGEX_MULTILINE, 0, NULL);
+      g_autoptr(GRegex) proc_re = g_regex_new ("^\\| +0 +N/A +N/A +(\\d+) +C +(\\S+) +(\\d+)MiB \\|$",
+                                               G_REGEX_MULTILINE, 0, NULL);
+      g_autoptr(GMatchInfo) m = NULL;
+      const KsCounter *util = get_counter (trace, "GPU utilization", "%", 0);
+      const KsCounter *temp = get_counter (trace, "GPU temperature", "°C", 0);
+      const KsCounter *power = get_counter (trace, "GPU power", "W", 0);
+      const KsCounter *limit = get_counter (trace, "GPU power limit", "W", 0);
+      const KsCounter *used = get_counter (trace, "GPU memory used", "bytes", 0);
+      guint n = 0, n_proc = 0;
+
+      g_assert_cmpint (trace->format, ==, KS_FORMAT_NVIDIA_SMI);
+      g_assert_cmpstr (warnings (trace), ==, "");
+      g_assert_cmpuint (trace->n_gpus, ==, 1);
+      g_assert_cmpstr (ks_trace_string (trace, trace->gpus[0].name), ==, "NVIDIA H200");
+      g_assert_cmpstr (ks_trace_get_metadata (trace, "driver_version"), ==, "580.159.04");
+      /* the H200 has no fan: N/A, no row */
+      g_assert_null (find_counter (trace, "Fan speed", 0, KS_NO_INDEX));
+      for (g_regex_match (gpu_re, text, 0, &m); g_match_info_matches (m); g_match_info_next (m, NULL), n++)
+        {
+          g_auto(GStrv) v = g_match_info_fetch_all (m);
+
+          g_assert_cmpuint (n, <, util->n_samples);
+          g_assert_cmpfloat (temp->value[n], ==, g_ascii_strtod (v[1], NULL));
+          g_assert_cmpfloat (power->value[n], ==, g_ascii_strtod (v[2], NULL));
+          g_assert_cmpfloat (limit->value[n], ==, g_ascii_strtod (v[3], NULL));
+          g_assert_cmpfloat (used->value[n], ==, g_ascii_strtod (v[4], NULL) * 1024 * 1024);
+          g_assert_cmpuint (trace->gpus[0].total_memory, ==, g_ascii_strtoull (v[5], NULL, 10) << 20);
+          g_assert_cmpfloat (util->value[n], ==, g_ascii_strtod (v[6], NULL));
+          /* the tables are a second apart (the date line's seconds) */
+          g_assert_cmpint (util->ts[n] - util->ts[0], ==, (gint64) n * 1000000000);
+        }
+      g_assert_cmpuint (n, ==, f == 0 ? 1 : 4);
+      g_assert_cmpuint (util->n_samples, ==, n);
+      g_clear_pointer (&m, g_match_info_unref);
+
+      /* the processes table: python3's memory on GPU 0 */
+      for (g_regex_match (proc_re, text, 0, &m); g_match_info_matches (m); g_match_info_next (m, NULL), n_proc++)
+        {
+          g_auto(GStrv) v = g_match_info_fetch_all (m);
+          const KsCounter *c;
+
+          g_assert_cmpuint (trace->n_processes, ==, 1);
+          g_assert_cmpint (trace->processes[0].pid, ==, g_ascii_strtoll (v[1], NULL, 10));
+          g_assert_cmpstr (ks_trace_string (trace, trace->processes[0].name), ==, v[2]);
+          c = find_counter (trace, "GPU memory used", 0, 0);
+          g_assert_nonnull (c);
+          g_assert_cmpfloat (c->value[n_proc], ==, g_ascii_strtod (v[3], NULL) * 1024 * 1024);
+        }
+      /* once: no process was listed; -l 1: python3 in each table */
+      g_assert_cmpuint (n_proc, ==, f == 0 ? 0 : 4);
+      g_assert_cmpuint (trace->n_processes, ==, n_proc > 0 ? 1 : 0);
+      g_assert_cmpuint (trace->n_counters, ==, n_proc > 0 ? 6 : 5);
+    }
+}
+
+/* Bad and odd tables: cut short, without dates, damaged. */
+static void
+test_table_bad (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(KsTrace) whole = load_data_file ("nvsmi_h200_plain_loop.txt", &text);
+  const char *last = g_strrstr (text, "|    0   N/A  N/A             836");
+  g_autofree char *cut = g_strndup (text, last - text + 20);
+  g_autofree char *undated = NULL;
+  g_autofree char *damaged = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  KsNvsmiOptions options = { 2.0, NULL };
+
+  /* the log still being written: the last process line is cut */
+  trace = load_text (cut, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, 4);
+  g_assert_cmpuint (find_counter (trace, "GPU memory used", 0, 0)->n_samples, ==, 3);
+  g_assert_nonnull (strstr (warnings (trace), "test.log: the last table is cut short"));
+  g_clear_object (&trace);
+
+  /* without the date lines: samples --interval apart, and said */
+  {
+    g_autoptr(GRegex) dates = g_regex_new ("^Fri Dec  4 16:42:\\d\\d 2026 *\\n", G_REGEX_MULTILINE, 0, NULL);
+
+    undated = g_regex_replace_literal (dates, text, -1, 0, "", 0, NULL);
+  }
+  trace = load_text (undated, &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, 4);
+  g_assert_cmpint (get_counter (trace, "GPU utilization", "%", 0)->ts[3] -
+                   get_counter (trace, "GPU utilization", "%", 0)->ts[0], ==, 6000000000);
+  g_assert_nonnull (strstr (warnings (trace), "the log has no times: its samples are taken as 2 s apart"));
+  g_clear_object (&trace);
+
+  /* a temperature that is not one: the file and line are named */
+  damaged = g_strdup (text);
+  memcpy (strstr (damaged, "42C"), "4?C", 3);
+  trace = load_text (damaged, NULL, &error);
+  g_assert_null (trace);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_cmpstr (error->message, ==, "test.log: line 10: “4?C” is not a temperature");
+  g_clear_error (&error);
+
+  /* a table of no GPU, a GPU without its values line */
+  trace = load_text ("+---+\n| NVIDIA-SMI 580.159.04 |\n+---+\n", NULL, &error);
+  g_assert_null (trace);
+  g_assert_cmpstr (error->message, ==, "test.log: an nvidia-smi log without samples");
+  g_clear_error (&error);
+  /* the second table ends after its GPU's name: the first one stays */
+  *strstr (strstr (text, "| N/A") + 1, "| N/A") = 0;
+  trace = load_text (text, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (get_counter (trace, "GPU utilization", "%", 0)->n_samples, ==, 1);
+  g_assert_cmpstr (warnings (trace), ==, "test.log: the last table is cut short (the log was still being "
+                                         "written); what it lacks was left out");
+}
+
+/* Every counter row the H200 logs give, and every GPM metric, is one
+ * whose name a row label translates (ks-counter-names.c). */
+static void
+test_counter_names (void)
+{
+  static const char *const files[] = {
+    "nvsmi_h200_plain_loop.txt", "nvsmi_h200_pmon.txt", "nvsmi_h200_dmon.txt", "nvsmi_h200_dmon_gpm.txt", "nvsmi_h200_dmon_gpm_dt.txt", "nvsmi_h200_memory.csv",
+    "nvsmi_h200_monitor.csv", "nvsmi_h200_na.csv", "nvsmi_h200_query.csv",
+  };
+  const char *pmon =
+    "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command \n"
+    "# Idx           #    C/G      %      %      %      %      %      %    name \n"
+    "    0        836     C     97     51      -      -      -      -    python3        \n";
+  const KsGpmField *gpm;
+  guint n_gpm, n = 0;
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *text = NULL;
+      g_autoptr(KsTrace) trace = load_data_file (files[f], &text);
+
+      for (guint32 c = 0; c < trace->n_counters; c++, n++)
+        {
+          const char *name = ks_trace_string (trace, trace->counters[c].name);
+
+          /* a column the reader does not know keeps the log's name
+           * ("clocks.max.sm") */
+          if (strchr (name, '.') == NULL && !ks_counter_name_is_known (name))
+            g_error ("%s: the counter “%s” has no translated name", files[f], name);
+        }
+    }
+  g_assert_cmpuint (n, >=, 30);
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsTrace) trace = load_text (pmon, NULL, &error);
+
+    g_assert_no_error (error);
+
+    g_assert_cmpuint (trace->n_counters, >=, 2);
+    for (guint32 c = 0; c < trace->n_counters; c++)
+      g_assert_true (ks_counter_name_is_known (ks_trace_string (trace, trace->counters[c].name)));
+  }
+
+  gpm = ks_gpm_get_fields (&n_gpm);
+  for (guint i = 0; i < n_gpm; i++)
+    g_assert_true (ks_counter_name_is_known (gpm[i].counter));
+  /* a row the file named itself stays as it is */
+  g_assert_false (ks_counter_name_is_known ("loss"));
+  g_assert_cmpstr (ks_counter_name_display ("loss"), ==, "loss");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -906,6 +1088,9 @@ main (int    argc,
   g_test_add_func ("/nvsmi/time-backwards", test_time_backwards);
   g_test_add_func ("/nvsmi/column-turns-to-text", test_column_turns_to_text);
   g_test_add_func ("/nvsmi/loader", test_loader);
+  g_test_add_func ("/nvsmi/counter-names", test_counter_names);
+  g_test_add_func ("/nvsmi/table", test_table);
+  g_test_add_func ("/nvsmi/table-bad", test_table_bad);
 
   return g_test_run ();
 }

@@ -17,6 +17,7 @@
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
 #include "ks-summary-page.h"
+#include "ks-summary-utilization.h"
 
 struct _KsSummaryPage
 {
@@ -548,12 +549,15 @@ add_advice (KsSummaryPage *self)
     {
       GtkWidget *row = adw_action_row_new ();
 
-      guint n_gpus = 0;
+      guint n_gpus = 0, n_sampled = 0;
 
+      /* a log's sampled utilization is checked too */
       ks_analysis_get_gpus (self->analysis, &n_gpus);
+      ks_analysis_get_utilization (self->analysis, &n_sampled);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row),
-                                     n_gpus > 0 ? _("No rule found a problem")
-                                                : _("No GPU activity for the rules to check"));
+                                     n_gpus > 0 || n_sampled > 0 ? _("No rule found a problem")
+                                                                 : _("No GPU activity for the rules to check"));
+      gtk_widget_set_name (row, "no-advice-row");
       adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
     }
 
@@ -618,6 +622,7 @@ static void
 rebuild (KsSummaryPage *self)
 {
   GtkWidget *child;
+  GtkWidget *utilization;
   const KsGpuSummary *gpus;
   guint n;
 
@@ -634,7 +639,11 @@ rebuild (KsSummaryPage *self)
 
   add_warmup (self);
   gpus = ks_analysis_get_gpus (self->analysis, &n);
-  if (n == 0)
+  /* a log of sampled utilization leads with it; other traces without
+   * GPU work say what to record */
+  if (n == 0 && (utilization = ks_summary_utilization_new (self->trace, self->analysis)) != NULL)
+    gtk_box_append (self->box, utilization);
+  else if (n == 0)
     add_no_gpu (self);
   for (guint i = 0; i < n; i++)
     add_gpu (self, &gpus[i]);
