@@ -212,6 +212,23 @@ classify_segment (const Graph   *g,
       flags |= b->flags[name] & N_DATALOADER;
       if (b->op_rules != NULL && ak == KS_SLICE_CPU_OP)
         op_mask |= b->op_rules[name];
+
+      /* A slice that started inside another and ended after it sits
+       * beside it, at its depth: while both run, @t is inside each
+       * (enumerate(DataLoader) begun inside record_function's __enter__). */
+      {
+        guint d = track->depth[a];
+
+        for (guint32 i = ks_track_depth_lower_bound (track, d, t); i < track->n_by_depth[d]; i++)
+          {
+            guint32 o = track->by_depth[d][i];
+
+            if (track->start[o] > t)
+              break;
+            if (o != a && track->end[o] > t)
+              flags |= b->flags[track->name_id[o]] & (N_COMM | N_DATALOADER);
+          }
+      }
     }
   if (flags & N_SYNC)
     {
