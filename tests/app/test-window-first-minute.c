@@ -7,7 +7,10 @@
 
 /* What a new user meets in the window's first minute, under Xvfb with
  * G_DEBUG=fatal-criticals: the Preferences and the remembered recording
- * options of a program run from the build tree. */
+ * options of a program run from the build tree, the record dialog's
+ * output file, the loading state of a launch with a file, the icons,
+ * the side panel's tabs, the window at 800×600, the keyboard through the
+ * Gaps list, and an Nsight export's CPU samples. */
 
 #include "config.h"
 
@@ -30,12 +33,85 @@
 #define CHILD(dialog, name) \
   gtk_widget_get_template_child (GTK_WIDGET (dialog), KS_TYPE_RECORD_DIALOG, (name))
 
+static char *screenshot_dir;
+
 static GFile *
 fixture (const char *name)
 {
   g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
 
   return g_file_new_for_path (path);
+}
+
+/* The window's content as a texture, as the screen shows it. */
+static GdkTexture *
+render (GtkWidget *widget)
+{
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+
+  if (ADW_IS_APPLICATION_WINDOW (widget))
+    widget = adw_application_window_get_content (ADW_APPLICATION_WINDOW (widget));
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (widget), gtk_widget_get_height (widget));
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                      &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
+                                                           gtk_widget_get_height (widget)));
+}
+
+static void
+save_screenshot (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+
+  if (screenshot_dir == NULL)
+    return;
+  texture = render (widget);
+  path = g_build_filename (screenshot_dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+}
+
+static KsApplication *application;
+
+/* The window's main stack: empty, loading, trace. */
+static GtkStack *
+find_main_stack (GtkWidget *root)
+{
+  if (GTK_IS_STACK (root) && gtk_stack_get_child_by_name (GTK_STACK (root), "loading") != NULL)
+    return GTK_STACK (root);
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkStack *found = find_main_stack (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A window of the application, which gives it its style sheet and icons
+ * as the program's windows have them. */
+static KsWindow *
+open_window (GFile *file,
+             int    width,
+             int    height)
+{
+  KsWindow *window = ks_window_new (GTK_APPLICATION (application));
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL);
+  WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL);
+  WAIT_FOR (!gtk_stack_get_transition_running (find_main_stack (GTK_WIDGET (window))));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  return window;
 }
 
 static KsApplication *
@@ -91,7 +167,7 @@ find_row (GtkWidget  *root,
 static void
 test_preferences_from_build_tree (void)
 {
-  g_autoptr(KsApplication) app = new_application ();
+  GtkApplication *app = GTK_APPLICATION (application);
   g_autoptr(GFile) file = fixture (LB_FILE);
   g_auto(GStrv) accels = NULL;
   GSettings *settings = ks_application_get_settings ();
@@ -157,6 +233,73 @@ test_preferences_from_build_tree (void)
   g_rmdir (tmp);
 }
 
+/* Whether @tab lies wholly in the visible part of the tab bar. */
+static gboolean
+tab_in_view (GtkWidget *tab,
+             GtkWidget *switcher)
+{
+  GtkScrolledWindow *scrolled = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (switcher, GTK_TYPE_SCROLLED_WINDOW));
+  GtkAdjustment *hadj = gtk_scrolled_window_get_hadjustment (scrolled);
+  graphene_rect_t b;
+
+  g_assert_true (gtk_widget_compute_bounds (tab, switcher, &b));
+  return b.origin.x >= gtk_adjustment_get_value (hadj) - 0.5 &&
+         b.origin.x + b.size.width <= gtk_adjustment_get_value (hadj) + gtk_adjustment_get_page_size (hadj) + 0.5;
+}
+
+/* The side panel's tabs: each shows its whole name, and the page shown,
+ * however it was chosen, has its tab in view, not out of sight or cut
+ * through its name at the bar's edge. */
+static void
+test_side_tabs (void)
+{
+  g_autoptr(GFile) file = fixture (LB_FILE);
+  KsWindow *window = open_window (file, 1280, 800);
+  GtkWidget *switcher = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_STACK_SWITCHER, NULL);
+  GtkWidget *last = NULL;
+  guint n_tabs = 0, n_in_view = 0;
+
+  g_assert_nonnull (switcher);
+  for (GtkWidget *tab = gtk_widget_get_first_child (switcher); tab != NULL; tab = gtk_widget_get_next_sibling (tab))
+    {
+      GtkWidget *label = ks_test_find_descendant (tab, GTK_TYPE_LABEL, NULL);
+      int label_width;
+
+      if (!gtk_widget_get_visible (tab))
+        continue;
+      g_assert_nonnull (label);
+      gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &label_width, NULL, NULL);
+      g_test_message ("tab “%s”: %d px for a name of %d px", gtk_label_get_text (GTK_LABEL (label)),
+                      gtk_widget_get_width (tab), label_width);
+      /* the whole name, and no more than its padding around it */
+      g_assert_cmpint (gtk_widget_get_width (label), >=, label_width);
+      g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
+      g_assert_cmpint (gtk_widget_get_width (tab), <=, label_width + 24);
+      n_tabs++;
+      n_in_view += tab_in_view (tab, switcher);
+      last = tab;
+    }
+  g_assert_cmpuint (n_tabs, >=, 6);
+  /* the five core pages' tabs at least */
+  g_assert_cmpuint (n_in_view, >=, 5);
+  g_assert_false (tab_in_view (last, switcher));
+
+  /* the Selection page (its tab is the last) shown by ]: its tab in view */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (gtk_widget_get_parent (ks_window_get_page (window, "selection")))),
+                   ==, "selection");
+  g_assert_true (tab_in_view (last, switcher));
+  save_screenshot (GTK_WIDGET (window), "first-minute-tabs.png");
+
+  /* and back to the first, from the All Pages menu's action */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-page", "s", "summary"));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (tab_in_view (gtk_widget_get_first_child (switcher), switcher));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -167,7 +310,12 @@ main (int   argc,
   if (!ks_test_init_gtk (&argc, &argv))
     return 77;
 
+  screenshot_dir = g_strdup (g_getenv ("KS_TEST_SCREENSHOT_DIR"));
+
+  application = new_application ();
+
   g_test_add_func ("/app/first-minute/preferences-from-build-tree", test_preferences_from_build_tree);
+  g_test_add_func ("/app/first-minute/side-tabs", test_side_tabs);
 
   return g_test_run ();
 }
