@@ -472,7 +472,7 @@ add_sample_stack (KsSelectionPage *self,
     return FALSE;
 
   frame = &g_array_index (stack, KsSampleStackFrame, 0);
-  begin_group (self, _("Python Frame"));
+  begin_group (self, ks_trace_samples_are_python (trace) ? _("Python Frame") : _("Sampled Frame"));
   add_row (self, _("Function"), frame->function);
   add_row (self, _("Location"), frame->location);
   add_row_take (self, _("Samples"), g_strdup_printf ("%" G_GUINT64_FORMAT, frame->samples));

@@ -23,6 +23,7 @@
 #include "ks-record-dialog.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
+#include "ks-timeline.h"
 #include "ks-window.h"
 #include "pages/ks-gaps-page.h"
 
@@ -300,6 +301,77 @@ test_side_tabs (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* An Nsight export of a C++ program (CloverLeaf, the corpus' real
+ * export): its CPU samples are native frames, not "Python samples". The
+ * export holds COMPOSITE_EVENTS on three threads (counted with sqlite3:
+ * 1512, 16 and 3 samples): three rows, each "CPU samples"; a sampled
+ * frame clicked on is a "Sampled Frame" on the Selection page. */
+static void
+test_nsight_cpu_samples (void)
+{
+  const char *shared = g_getenv ("KS_SHARED_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  KsWindow *window;
+  KsSession *session;
+  KsTimeline *timeline;
+  KsTimelineLayout *layout;
+  KsTrace *trace;
+  KsSelectionPage *selection;
+  guint n_rows = 0;
+  guint32 track = KS_NO_INDEX, slice = 0;
+  double x, y;
+
+  path = shared ? g_build_filename (shared, "corpus", "pipit", "cloverleaf-nsys",
+                                    "perlmutter-cloverleaf-cuda.sqlite", NULL) : NULL;
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the corpus' Nsight export (KS_SHARED_DIR/corpus/pipit) is absent");
+      return;
+    }
+  file = g_file_new_for_path (path);
+  window = open_window (file, 1400, 860);
+  session = ks_window_get_session (window);
+  timeline = ks_window_get_timeline (window);
+  layout = ks_timeline_get_layout (timeline);
+  trace = ks_session_get_trace (session);
+
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    {
+      const KsRow *row = ks_timeline_layout_get_row (layout, r);
+
+      g_assert_cmpstr (row->label, !=, "Python samples");
+    }
+  for (guint32 t = 0; t < trace->n_tracks; t++)
+    if (trace->tracks[t].kind == KS_TRACK_SAMPLES)
+      {
+        const KsRow *row = ks_timeline_layout_get_row (layout, ks_timeline_layout_find_track_row (layout, t));
+
+        g_assert_cmpstr (row->label, ==, "CPU samples");
+        n_rows++;
+        if (track == KS_NO_INDEX || trace->tracks[t].n_slices > trace->tracks[track].n_slices)
+          track = t;
+      }
+  g_assert_cmpuint (n_rows, ==, 3);
+
+  /* the longest outermost frame of the busiest thread, clicked */
+  for (guint32 i = 0; i < trace->tracks[track].n_slices; i++)
+    if (trace->tracks[track].depth[i] == 0 &&
+        trace->tracks[track].end[i] - trace->tracks[track].start[i] >
+        trace->tracks[track].end[slice] - trace->tracks[track].start[slice])
+      slice = i;
+  ks_timeline_reveal_track (timeline, track);
+  ks_session_fit (session, trace->tracks[track].start[slice], trace->tracks[track].end[slice]);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_slice_point (timeline, track, slice, &x, &y));
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
+  selection = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  g_assert_nonnull (ks_selection_page_lookup_value (selection, "Sampled Frame", "Function"));
+  g_assert_null (ks_selection_page_lookup_value (selection, "Python Frame", "Function"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -316,6 +388,7 @@ main (int   argc,
 
   g_test_add_func ("/app/first-minute/preferences-from-build-tree", test_preferences_from_build_tree);
   g_test_add_func ("/app/first-minute/side-tabs", test_side_tabs);
+  g_test_add_func ("/app/first-minute/nsight-cpu-samples", test_nsight_cpu_samples);
 
   return g_test_run ();
 }
