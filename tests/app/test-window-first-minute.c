@@ -372,6 +372,114 @@ test_nsight_cpu_samples (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static GtkWidget *
+find_icon_button (GtkWidget  *root,
+                  const char *icon_name)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (root)), icon_name) == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_icon_button (c, icon_name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+args_have (char       **args,
+           const char  *option,
+           const char  *value)
+{
+  for (guint i = 0; args[i] != NULL; i++)
+    if (g_str_equal (args[i], option) && (value == NULL || g_strcmp0 (args[i + 1], value) == 0))
+      return TRUE;
+  return FALSE;
+}
+
+/* The record dialog says where the recording goes: the working folder's
+ * first free reportN.kscope (where kinescope-cli record would write it
+ * unasked), a typed name, or one chosen in the file chooser; a typed
+ * name of an existing file is refused rather than replaced. */
+static void
+test_record_output (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("ks-record-XXXXXX", NULL);
+  g_autofree char *other = g_dir_make_tmp ("ks-record-XXXXXX", NULL);
+  g_autofree char *report1 = g_build_filename (tmp, "report1.kscope", NULL);
+  g_autofree char *report2 = g_build_filename (tmp, "report2.kscope", NULL);
+  g_autofree char *typed = g_build_filename (tmp, "baseline.kscope", NULL);
+  g_autofree char *other1 = g_build_filename (other, "report1.kscope", NULL);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = NULL;
+  KsRecordDialog *dialog;
+  GtkWidget *output, *chooser;
+
+  g_assert_true (g_file_set_contents (report1, "", 0, NULL));
+  dialog = ks_record_dialog_new (NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  output = GTK_WIDGET (CHILD (dialog, "output_entry"));
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), "python3 train.py");
+
+  /* the folder's next free name, shown and passed on */
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (output)), ==, report2);
+  args = ks_record_dialog_build_arguments (dialog, &error);
+  g_assert_no_error (error);
+  g_assert_true (args_have (args, "-o", report2));
+  g_assert_false (args_have (args, "--force", NULL));
+  g_clear_pointer (&args, g_strfreev);
+
+  /* another folder: its own */
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), other);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (output)), ==, other1);
+
+  /* typed, relative: in the working folder, with the suffix the recorder adds */
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp);
+  gtk_editable_set_text (GTK_EDITABLE (output), "baseline");
+  args = ks_record_dialog_build_arguments (dialog, &error);
+  g_assert_no_error (error);
+  g_assert_true (args_have (args, "-o", typed));
+  g_clear_pointer (&args, g_strfreev);
+  /* and kept when the folder changes */
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), other);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (output)), ==, "baseline");
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp);
+
+  /* a typed name of a file that exists is refused, not replaced */
+  gtk_editable_set_text (GTK_EDITABLE (output), report1);
+  g_assert_null (ks_record_dialog_build_arguments (dialog, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_assert_nonnull (strstr (error->message, report1));
+  g_clear_error (&error);
+  gtk_editable_set_text (GTK_EDITABLE (output), "");
+  g_assert_null (ks_record_dialog_build_arguments (dialog, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* the chooser button: a save dialog, named as the entry said;
+   * cancelled, the output stays */
+  gtk_editable_set_text (GTK_EDITABLE (output), report2);
+  g_signal_emit_by_name (find_icon_button (GTK_WIDGET (dialog), "document-save-as-symbolic"), "clicked");
+  WAIT_FOR ((chooser = find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG)) != NULL);
+  g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (chooser)), ==, GTK_FILE_CHOOSER_ACTION_SAVE);
+  {
+    g_autofree char *name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
+
+    g_assert_cmpstr (name, ==, "report2.kscope");
+  }
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  WAIT_FOR (find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (output)), ==, report2);
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_unlink (report1);
+  g_rmdir (tmp);
+  g_rmdir (other);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -389,6 +497,7 @@ main (int   argc,
   g_test_add_func ("/app/first-minute/preferences-from-build-tree", test_preferences_from_build_tree);
   g_test_add_func ("/app/first-minute/side-tabs", test_side_tabs);
   g_test_add_func ("/app/first-minute/nsight-cpu-samples", test_nsight_cpu_samples);
+  g_test_add_func ("/app/first-minute/record-output", test_record_output);
 
   return g_test_run ();
 }
