@@ -118,8 +118,10 @@ ks_application_open (GApplication  *app,
 
       if (window == NULL)
         window = ks_window_new (GTK_APPLICATION (app));
-      gtk_window_present (GTK_WINDOW (window));
+      /* Loading before it is shown: its first frame is the progress
+       * page, not the welcome page fading out */
       ks_window_open (window, files[i]);
+      gtk_window_present (GTK_WINDOW (window));
     }
 }
 

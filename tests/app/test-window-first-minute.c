@@ -480,6 +480,48 @@ test_record_output (void)
   g_rmdir (other);
 }
 
+static void
+window_mapped_cb (GtkWidget  *window,
+                  char      **shown)
+{
+  GtkStack *stack = find_main_stack (window);
+
+  /* what its first frame shows, and whether a transition still fades
+   * another page out */
+  *shown = g_strdup_printf ("%s%s", gtk_stack_get_visible_child_name (stack),
+                            gtk_stack_get_transition_running (stack) ? " (in transition)" : "");
+}
+
+static void
+window_added_cb (GtkApplication  *app,
+                 GtkWindow       *window,
+                 char           **shown)
+{
+  g_signal_connect (window, "map", G_CALLBACK (window_mapped_cb), shown);
+}
+
+/* kinescope FILE: the window's first frame is the loading page, not the
+ * welcome page (which showed, then faded out, while the file loaded). */
+static void
+test_launch_shows_loading (void)
+{
+  g_autoptr(GFile) file = fixture (LB_FILE);
+  g_autofree char *shown = NULL;
+  GtkWindow *window;
+  gulong id;
+
+  id = g_signal_connect (application, "window-added", G_CALLBACK (window_added_cb), &shown);
+  g_application_open (G_APPLICATION (application), &file, 1, "");
+  g_signal_handler_disconnect (application, id);
+
+  WAIT_FOR (shown != NULL);
+  g_assert_cmpstr (shown, ==, "loading");
+  window = gtk_application_get_active_window (GTK_APPLICATION (application));
+  g_assert_true (KS_IS_WINDOW (window));
+  WAIT_FOR (ks_window_get_session (KS_WINDOW (window)) != NULL);
+  gtk_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -498,6 +540,7 @@ main (int   argc,
   g_test_add_func ("/app/first-minute/side-tabs", test_side_tabs);
   g_test_add_func ("/app/first-minute/nsight-cpu-samples", test_nsight_cpu_samples);
   g_test_add_func ("/app/first-minute/record-output", test_record_output);
+  g_test_add_func ("/app/first-minute/launch-shows-loading", test_launch_shows_loading);
 
   return g_test_run ();
 }
