@@ -522,6 +522,56 @@ test_launch_shows_loading (void)
   gtk_window_destroy (window);
 }
 
+/* The icon names of the images under @widget that the display's icon
+ * theme lacks: GTK draws those as its "image missing" icon. */
+static void
+collect_missing_icons (GtkWidget *widget,
+                       GPtrArray *missing,
+                       guint     *n_icons)
+{
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (widget));
+
+  if (GTK_IS_IMAGE (widget) && gtk_image_get_storage_type (GTK_IMAGE (widget)) == GTK_IMAGE_ICON_NAME)
+    {
+      const char *name = gtk_image_get_icon_name (GTK_IMAGE (widget));
+
+      (*n_icons)++;
+      if (!gtk_icon_theme_has_icon (theme, name))
+        g_ptr_array_add (missing, g_strdup (name));
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    collect_missing_icons (c, missing, n_icons);
+}
+
+/* Every image of the window (the Summary page's "Analysing…" among them)
+ * and of the Preferences has its icon: Debian 12's Adwaita has no
+ * utilities-system-monitor-symbolic, the application ships it. */
+static void
+test_icons (void)
+{
+  g_autoptr(GFile) file = fixture (LB_FILE);
+  KsWindow *window = open_window (file, 1280, 800);
+  g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func (g_free);
+  GtkWidget *summary = ks_window_get_page (window, "summary");
+  GtkWidget *prefs;
+  guint n_icons = 0;
+
+  g_assert_nonnull (ks_test_find_descendant (summary, ADW_TYPE_STATUS_PAGE, NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "app.preferences", NULL));
+  prefs = find_toplevel (KS_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (prefs);
+
+  collect_missing_icons (GTK_WIDGET (window), missing, &n_icons);
+  collect_missing_icons (prefs, missing, &n_icons);
+  for (guint i = 0; i < missing->len; i++)
+    g_test_message ("no icon “%s”", (char *) g_ptr_array_index (missing, i));
+  g_assert_cmpuint (n_icons, >=, 10);
+  g_assert_cmpuint (missing->len, ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (prefs));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -541,6 +591,7 @@ main (int   argc,
   g_test_add_func ("/app/first-minute/nsight-cpu-samples", test_nsight_cpu_samples);
   g_test_add_func ("/app/first-minute/record-output", test_record_output);
   g_test_add_func ("/app/first-minute/launch-shows-loading", test_launch_shows_loading);
+  g_test_add_func ("/app/first-minute/icons", test_icons);
 
   return g_test_run ();
 }
