@@ -47,6 +47,51 @@ filter_cb (gpointer item,
   return f->filter (f->page, ks_row_item_get_index (item));
 }
 
+/* Focus to the first widget past @widget, in @direction, that takes it:
+ * its later (earlier) siblings, then its ancestors', then from the
+ * window's first (last) widget on. */
+static void
+focus_past (GtkWidget        *widget,
+            GtkDirectionType  direction)
+{
+  gboolean forward = direction == GTK_DIR_TAB_FORWARD;
+  GtkRoot *root = gtk_widget_get_root (widget);
+
+  for (GtkWidget *w = widget; gtk_widget_get_parent (w) != NULL; w = gtk_widget_get_parent (w))
+    for (GtkWidget *s = forward ? gtk_widget_get_next_sibling (w) : gtk_widget_get_prev_sibling (w);
+         s != NULL;
+         s = forward ? gtk_widget_get_next_sibling (s) : gtk_widget_get_prev_sibling (s))
+      if (gtk_widget_child_focus (s, direction))
+        return;
+
+  if (root != NULL)
+    {
+      gtk_root_set_focus (root, NULL);
+      gtk_widget_child_focus (GTK_WIDGET (root), direction);
+    }
+}
+
+/* A table is one Tab stop: Tab and Shift+Tab leave it (the arrow keys
+ * move between its rows), where GTK's list walks its rows one Tab at a
+ * time, so that a long list kept the focus from everything after it. */
+static gboolean
+key_pressed_cb (GtkEventControllerKey *controller,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                gpointer               user_data)
+{
+  GtkWidget *view = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+
+  if (keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab && keyval != GDK_KEY_ISO_Left_Tab)
+    return FALSE;
+  if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
+    return FALSE;
+  focus_past (view, keyval == GDK_KEY_ISO_Left_Tab || (state & GDK_SHIFT_MASK)
+                    ? GTK_DIR_TAB_BACKWARD : GTK_DIR_TAB_FORWARD);
+  return TRUE;
+}
+
 void
 ks_page_table_init (KsPageTable     *table,
                     GtkColumnView   *view,
@@ -69,6 +114,16 @@ ks_page_table_init (KsPageTable     *table,
   gtk_single_selection_set_autoselect (table->selection, FALSE);
   gtk_single_selection_set_can_unselect (table->selection, TRUE);
   gtk_column_view_set_model (view, GTK_SELECTION_MODEL (table->selection));
+
+  {
+    GtkEventController *keys = gtk_event_controller_key_new ();
+
+    /* before the rows see the key */
+    gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+    gtk_event_controller_set_name (keys, "ks-table-tab");
+    g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed_cb), NULL);
+    gtk_widget_add_controller (GTK_WIDGET (view), keys);
+  }
 }
 
 void
