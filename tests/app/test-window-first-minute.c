@@ -10,7 +10,7 @@
  * options of a program run from the build tree, the side panel's tabs,
  * the keyboard through the Gaps list, an Nsight export's CPU samples,
  * the record dialog's output file, the loading page of a launch with a
- * file, and the icons. */
+ * file, the icons, and the Gaps page at 800×600. */
 
 #include "config.h"
 
@@ -665,6 +665,46 @@ test_gaps_list_one_tab_stop (void)
 #endif
 }
 
+/* The first line of @label's text as laid out. */
+static char *
+first_line (GtkLabel *label)
+{
+  PangoLayout *layout = gtk_label_get_layout (label);
+  PangoLayoutLine *line = pango_layout_get_line_readonly (layout, 0);
+  const char *text = pango_layout_get_text (layout);
+
+  return g_strstrip (g_strndup (text + line->start_index, line->length));
+}
+
+/* At 800×600 the Gaps page's columns fit its 300 px, and the cause reads
+ * "DataLoader:" whole on its first line, the rest on a second (it read
+ * "DataL… ne", half of it scrolled out of the panel). */
+static void
+test_small_screen_gap_causes (void)
+{
+  g_autoptr(GFile) file = fixture (LB_FILE);
+  KsWindow *window = open_window (file, 800, 600);
+  GtkWidget *page = ks_window_get_page (window, "gaps");
+  GtkWidget *view, *cause;
+  g_autofree char *line = NULL;
+
+  ks_window_show_page (window, "gaps");
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 800);
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  /* the largest gap (32.9 ms, the first row) waits for the DataLoader */
+  WAIT_FOR ((cause = ks_test_find_label (view, "DataLoader: ")) != NULL && gtk_widget_get_width (cause) > 0);
+  g_assert_true (ks_test_columns_fit (page));
+  line = first_line (GTK_LABEL (cause));
+  g_test_message ("cause “%s”, first line “%s”, %d px", gtk_label_get_text (GTK_LABEL (cause)), line,
+                  gtk_widget_get_width (cause));
+  g_assert_cmpstr (line, ==, "DataLoader:");
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (cause))), ==, 2);
+  save_screenshot (GTK_WIDGET (window), "first-minute-800x600-gaps.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -688,6 +728,7 @@ main (int   argc,
   g_test_add_func ("/app/first-minute/record-output", test_record_output);
   g_test_add_func ("/app/first-minute/launch-shows-loading", test_launch_shows_loading);
   g_test_add_func ("/app/first-minute/icons", test_icons);
+  g_test_add_func ("/app/first-minute/small-screen-gap-causes", test_small_screen_gap_causes);
 
   return g_test_run ();
 }

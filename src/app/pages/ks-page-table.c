@@ -27,6 +27,7 @@ typedef struct
   const KsReportColumn *report_column;
   char                 *tooltip;
   gboolean              numeric;
+  gboolean              wrap;
 } Column;
 
 static void
@@ -184,6 +185,15 @@ setup_cb (GtkSignalListItemFactory *factory,
   /* In the middle: names that differ only at the end (a kernel's tile
    * size, template arguments) stay apart; the tooltip has all of it. */
   gtk_label_set_ellipsize (GTK_LABEL (label), c->numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_MIDDLE);
+  if (c->wrap)
+    {
+      /* A second line, when narrow, for the rest of the sentence: its
+       * start (a gap's cause, "DataLoader:") is read whole */
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_lines (GTK_LABEL (label), 2);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+    }
   if (c->numeric)
     gtk_widget_add_css_class (label, "numeric");
   gtk_list_item_set_child (list_item, label);
@@ -376,4 +386,17 @@ ks_page_text_matches (const char *text,
     return TRUE;
   folded = g_utf8_casefold (text, -1);
   return strstr (folded, needle) != NULL;
+}
+
+void
+ks_page_table_set_column_wrap (KsPageTable *table,
+                               const char  *key)
+{
+  GtkColumnViewColumn *column = ks_page_table_get_report_column (table, key);
+  Column *c;
+
+  g_return_if_fail (column != NULL);
+  c = g_object_get_data (G_OBJECT (gtk_column_view_column_get_factory (column)), "ks-column");
+  g_return_if_fail (c != NULL && !c->numeric);
+  c->wrap = TRUE;
 }
