@@ -10,7 +10,7 @@
  * options of a program run from the build tree, the side panel's tabs,
  * the keyboard through the Gaps list, an Nsight export's CPU samples,
  * the record dialog's output file, the loading page of a launch with a
- * file, the icons, and the Gaps page at 800×600. */
+ * file, the icons, and the Gaps page and Compare view at 800×600. */
 
 #include "config.h"
 
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ks-application.h"
+#include "ks-compare-view.h"
 #include "ks-preferences-window.h"
 #include "ks-record-dialog.h"
 #include "ks-selection-page.h"
@@ -705,6 +706,42 @@ test_small_screen_gap_causes (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* At 800×600 the Compare view's tables are in sight: the timelines take
+ * a little over half its height, not a fixed 460 px that left the tables
+ * under the handle. */
+static void
+test_small_screen_compare (void)
+{
+  g_autoptr(GFile) file = fixture (LB_FILE);
+  g_autoptr(GFile) other = fixture ("workers_pinned.pt.trace.json.gz");
+  g_autofree char *uri = g_file_get_uri (other);
+  KsWindow *window = open_window (file, 800, 600);
+  KsCompareView *view;
+  GtkWidget *table;
+  graphene_rect_t bounds;
+  int view_height;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compare-file", "s", uri));
+  WAIT_FOR (ks_window_get_compare_view (window) != NULL);
+  view = KS_COMPARE_VIEW (ks_window_get_compare_view (window));
+  ks_compare_view_show_page (view, "kernels");
+  WAIT_FOR (!gtk_stack_get_transition_running (find_main_stack (GTK_WIDGET (window))));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  table = ks_test_find_descendant (GTK_WIDGET (view), GTK_TYPE_COLUMN_VIEW, "compare-kernels");
+  g_assert_nonnull (table);
+  WAIT_FOR (gtk_widget_get_mapped (table) && gtk_widget_get_height (table) > 0);
+  view_height = gtk_widget_get_height (GTK_WIDGET (view));
+  /* the part of the table inside the view (a paned allocates a child
+   * its minimum even past its end, clipped) */
+  g_assert_true (gtk_widget_compute_bounds (table, GTK_WIDGET (view), &bounds));
+  g_test_message ("compare view %d px high, its kernels table from %.0f px", view_height, bounds.origin.y);
+  g_assert_cmpint (view_height, <, 600);
+  g_assert_cmpfloat (view_height - bounds.origin.y, >=, view_height / 4);
+  save_screenshot (GTK_WIDGET (window), "first-minute-800x600-compare.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -729,6 +766,7 @@ main (int   argc,
   g_test_add_func ("/app/first-minute/launch-shows-loading", test_launch_shows_loading);
   g_test_add_func ("/app/first-minute/icons", test_icons);
   g_test_add_func ("/app/first-minute/small-screen-gap-causes", test_small_screen_gap_causes);
+  g_test_add_func ("/app/first-minute/small-screen-compare", test_small_screen_compare);
 
   return g_test_run ();
 }
