@@ -13,6 +13,7 @@
 
 #include "ks-about.h"
 #include "ks-application.h"
+#include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
 #include "ks-window.h"
@@ -32,6 +33,31 @@ G_DEFINE_FINAL_TYPE (KsApplication, ks_application, ADW_TYPE_APPLICATION)
  * tests, the window of a recording) and still share the one instance. */
 static GSettings *settings;
 
+/* Run from the build tree (the README's ./_build/src/app/kinescope), the
+ * schema compiled there comes first, as the build's catalogues do
+ * (ks_paths_get_locale_dir()); installed, the default source. */
+static GSettingsSchemaSource *
+dup_schema_source (void)
+{
+  GSettingsSchemaSource *parent = g_settings_schema_source_get_default ();
+  g_autofree char *compiled = ks_paths_find_built ("data", "gschemas.compiled", NULL);
+  g_autofree char *dir = NULL;
+  g_autoptr(GError) error = NULL;
+  GSettingsSchemaSource *source;
+
+  if (compiled == NULL)
+    return parent != NULL ? g_settings_schema_source_ref (parent) : NULL;
+
+  dir = g_path_get_dirname (compiled);
+  source = g_settings_schema_source_new_from_directory (dir, parent, FALSE, &error);
+  if (source == NULL)
+    {
+      g_warning ("Could not read the schemas compiled in %s: %s", dir, error->message);
+      return parent != NULL ? g_settings_schema_source_ref (parent) : NULL;
+    }
+  return source;
+}
+
 GSettings *
 ks_application_get_settings (void)
 {
@@ -39,7 +65,7 @@ ks_application_get_settings (void)
 
   if (g_once_init_enter (&initialized))
     {
-      GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+      g_autoptr(GSettingsSchemaSource) source = dup_schema_source ();
       g_autoptr(GSettingsSchema) schema = NULL;
 
       if (source != NULL)
@@ -92,8 +118,10 @@ ks_application_open (GApplication  *app,
 
       if (window == NULL)
         window = ks_window_new (GTK_APPLICATION (app));
-      gtk_window_present (GTK_WINDOW (window));
+      /* Loading before it is shown: its first frame is the progress
+       * page, not the welcome page fading out */
       ks_window_open (window, files[i]);
+      gtk_window_present (GTK_WINDOW (window));
     }
 }
 

@@ -17,8 +17,10 @@ G_DECLARE_FINAL_TYPE (KsApplication, ks_application, KS, APPLICATION, AdwApplica
 
 KsApplication *ks_application_new          (void);
 /* The settings of schema APP_ID: one GSettings for the whole process,
- * which every window, page and dialog shares, made on first use; NULL
- * when the schema is not installed (then the defaults apply). */
+ * which every window, page and dialog shares, made on first use; from the
+ * build tree's compiled schema when the program runs from there. NULL
+ * when the schema is neither installed nor built (then the defaults
+ * apply). */
 GSettings     *ks_application_get_settings (void);
 
 G_END_DECLS

@@ -552,6 +552,30 @@ advice_add (KsCompareView *self,
     }
 }
 
+/* The first position of @paned: @permille of its length, once it has
+ * one, whatever the window's size (a fixed 460 px for the timelines left
+ * the tables under the handle at 800×600); the user's moves are kept. */
+static void
+split_cb (GtkPaned   *paned,
+          GParamSpec *pspec,
+          gpointer    permille)
+{
+  int max_position;
+
+  g_object_get (paned, "max-position", &max_position, NULL);
+  if (max_position <= 0)
+    return;
+  gtk_paned_set_position (paned, max_position * GPOINTER_TO_INT (permille) / 1000);
+  g_signal_handlers_disconnect_by_func (paned, split_cb, permille);
+}
+
+static void
+split_at (GtkWidget *paned,
+          int        permille)
+{
+  g_signal_connect (paned, "notify::max-position", G_CALLBACK (split_cb), GINT_TO_POINTER (permille));
+}
+
 static GtkWidget *
 summary_page_new (KsCompareView *self)
 {
@@ -565,7 +589,7 @@ summary_page_new (KsCompareView *self)
 
   gtk_paned_set_start_child (GTK_PANED (paned),
                              table_new (self, &self->metrics, g_steal_pointer (&metrics), "compare-summary"));
-  gtk_paned_set_position (GTK_PANED (paned), 640);
+  split_at (paned, 600);
 
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_widget_add_css_class (title, "heading");
@@ -610,9 +634,10 @@ ks_compare_view_build (KsCompareView *self)
 
   gtk_paned_set_start_child (GTK_PANED (timelines), timeline_pane (self, KS_COMPARE_BASE));
   gtk_paned_set_end_child (GTK_PANED (timelines), timeline_pane (self, KS_COMPARE_NEW));
-  gtk_paned_set_position (GTK_PANED (timelines), 230);
+  split_at (timelines, 500);
   gtk_paned_set_start_child (GTK_PANED (paned), timelines);
-  gtk_paned_set_position (GTK_PANED (paned), 460);
+  /* the timelines a little over half the height, the tables the rest */
+  split_at (paned, 550);
   gtk_widget_set_vexpand (paned, TRUE);
 
   self->stack = GTK_STACK (gtk_stack_new ());

@@ -35,6 +35,7 @@ struct _KsRecordDialog
   GtkEntry        *command_entry;
   GtkEntry        *directory_entry;
   GtkEntry        *environment_entry;
+  GtkEntry        *output_entry;
   GtkCheckButton  *cuda_check;
   GtkCheckButton  *nvtx_check;
   GtkCheckButton  *osrt_check;
@@ -54,6 +55,13 @@ struct _KsRecordDialog
 
   GSettings       *settings;
   GtkFileChooserNative *chooser;
+
+  /* The output file was typed or chosen, not the working folder's next
+   * free reportN.kscope; @output_confirmed: chosen in the file chooser,
+   * which asked before replacing it. */
+  gboolean         output_custom;
+  gboolean         output_confirmed;
+  gboolean         setting_output;
 };
 
 G_DEFINE_FINAL_TYPE (KsRecordDialog, ks_record_dialog, ADW_TYPE_WINDOW)
@@ -110,6 +118,73 @@ update_sensitivity (KsRecordDialog *self)
                             gtk_drop_down_get_selected (self->pytorch_dropdown) != PYTORCH_NONE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->sampling_frequency_spin),
                             gtk_switch_get_active (self->sampling_switch));
+}
+
+/* What kinescope-cli record writes without -o, run in @directory: its
+ * first free reportN.kscope, shown so that the user knows. */
+static char *
+default_output (const char *directory)
+{
+  for (guint n = 1; ; n++)
+    {
+      g_autofree char *name = g_strdup_printf ("report%u.kscope", n);
+      g_autofree char *path = g_build_filename (directory, name, NULL);
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&path);
+    }
+}
+
+static void
+set_output (KsRecordDialog *self,
+            const char     *path)
+{
+  self->setting_output = TRUE;
+  gtk_editable_set_text (GTK_EDITABLE (self->output_entry), path);
+  self->setting_output = FALSE;
+}
+
+static void
+directory_changed_cb (KsRecordDialog *self)
+{
+  const char *directory = gtk_editable_get_text (GTK_EDITABLE (self->directory_entry));
+  g_autofree char *path = NULL;
+
+  if (self->output_custom)
+    return;
+  path = g_file_test (directory, G_FILE_TEST_IS_DIR) ? default_output (directory) : g_strdup ("");
+  set_output (self, path);
+}
+
+static void
+output_changed_cb (KsRecordDialog *self)
+{
+  if (self->setting_output)
+    return;
+  /* typed: the user's own, and not confirmed for replacing */
+  self->output_custom = TRUE;
+  self->output_confirmed = FALSE;
+}
+
+/* The file to write, absolute (a relative one is in the working
+ * folder, as the recorder takes it), with the suffix the recorder adds. */
+static char *
+output_path (KsRecordDialog *self)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->output_entry))));
+  g_autofree char *path = NULL;
+
+  if (*text == 0)
+    return NULL;
+  path = g_canonicalize_filename (text, gtk_editable_get_text (GTK_EDITABLE (self->directory_entry)));
+  if (!g_str_has_suffix (path, ".kscope"))
+    {
+      char *with_suffix = g_strconcat (path, ".kscope", NULL);
+
+      g_free (path);
+      path = with_suffix;
+    }
+  return g_steal_pointer (&path);
 }
 
 static guint
@@ -289,6 +364,7 @@ ks_record_dialog_build_arguments (KsRecordDialog  *self,
   g_autofree char *trace_text = NULL;
   g_autofree char *capture = capture_range (self);
   g_autofree char *frequency = NULL;
+  g_autofree char *output = NULL;
 
   g_return_val_if_fail (KS_IS_RECORD_DIALOG (self), NULL);
 
@@ -309,10 +385,42 @@ ks_record_dialog_build_arguments (KsRecordDialog  *self,
       return NULL;
     }
 
+  /* The output file lies in it unless given whole: the folder first */
+  if (!g_file_test (gtk_editable_get_text (GTK_EDITABLE (self->directory_entry)), G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("The working folder “%s” does not exist"),
+                   gtk_editable_get_text (GTK_EDITABLE (self->directory_entry)));
+      return NULL;
+    }
+  output = output_path (self);
+  if (output == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("Choose the file to save the recording to"));
+      return NULL;
+    }
+  if (g_file_test (output, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   _("“%s” is a folder: choose a file to save the recording to"), output);
+      return NULL;
+    }
+  /* Replaced only when the file chooser asked first */
+  if (g_file_test (output, G_FILE_TEST_EXISTS) && !self->output_confirmed)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   _("“%s” already exists: choose another file"), output);
+      return NULL;
+    }
+
   trace_text = g_strv_length (trace) > 0 ? g_strjoinv (",", trace) : g_strdup ("none");
   frequency = g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->frequency_spin));
 
-  g_strv_builder_add_many (builder, "record", "-t", trace_text, NULL);
+  g_strv_builder_add_many (builder, "record", "-o", output, NULL);
+  if (self->output_confirmed && g_file_test (output, G_FILE_TEST_EXISTS))
+    g_strv_builder_add (builder, "--force");
+  g_strv_builder_add_many (builder, "-t", trace_text, NULL);
   g_strv_builder_add (builder, "--capture-range");
   g_strv_builder_add (builder, capture);
   g_strv_builder_add_many (builder, "--gpu-metrics-frequency", frequency, NULL);
@@ -346,9 +454,6 @@ start_action (GtkWidget  *widget,
   args = ks_record_dialog_build_arguments (self, &error);
   if (args != NULL)
     environment = parse_environment (self, &error);
-  if (error == NULL && !g_file_test (directory, G_FILE_TEST_IS_DIR))
-    g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                 _("The working folder “%s” does not exist"), directory);
   if (error != NULL)
     {
       show_error (self, error->message);
@@ -409,6 +514,53 @@ choose_directory_cb (KsRecordDialog *self)
 }
 
 static void
+output_chooser_response_cb (KsRecordDialog       *self,
+                            int                   response,
+                            GtkFileChooserNative *chooser)
+{
+  g_autoptr(GFile) file = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  if (file != NULL && g_file_peek_path (file) != NULL)
+    {
+      set_output (self, g_file_peek_path (file));
+      self->output_custom = TRUE;
+      self->output_confirmed = TRUE;
+    }
+  g_clear_object (&self->chooser);
+}
+
+static void
+choose_output_cb (KsRecordDialog *self)
+{
+  g_autofree char *path = output_path (self);
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+  g_clear_object (&self->chooser);
+  self->chooser = gtk_file_chooser_native_new (_("Save Recording As"), GTK_WINDOW (self),
+                                               GTK_FILE_CHOOSER_ACTION_SAVE,
+                                               _("_Save"), _("_Cancel"));
+  gtk_file_filter_set_name (filter, _("Kinescope recordings"));
+  gtk_file_filter_add_pattern (filter, "*.kscope");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), filter);
+  if (path != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *base = g_path_get_basename (path);
+
+      folder = g_file_new_for_path (dir);
+      if (g_file_query_exists (folder, NULL))
+        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (self->chooser), folder, NULL);
+      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), base);
+    }
+  g_signal_connect_object (self->chooser, "response", G_CALLBACK (output_chooser_response_cb),
+                           self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+static void
 ks_record_dialog_dispose (GObject *object)
 {
   KsRecordDialog *self = KS_RECORD_DIALOG (object);
@@ -442,6 +594,7 @@ ks_record_dialog_class_init (KsRecordDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, command_entry);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, directory_entry);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, environment_entry);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, output_entry);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, cuda_check);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, nvtx_check);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, osrt_check);
@@ -459,6 +612,7 @@ ks_record_dialog_class_init (KsRecordDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, error_label);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, start_button);
   gtk_widget_class_bind_template_callback (widget_class, choose_directory_cb);
+  gtk_widget_class_bind_template_callback (widget_class, choose_output_cb);
 
   gtk_widget_class_install_action (widget_class, "record.start", NULL, start_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
@@ -474,6 +628,11 @@ ks_record_dialog_init (KsRecordDialog *self)
     self->settings = g_object_ref (ks_application_get_settings ());
   else
     g_warning ("GSettings schema %s is not installed; recording options are not remembered", APP_ID);
+  /* Connected first: the remembered folder fills in the output file */
+  g_signal_connect_object (self->directory_entry, "changed",
+                           G_CALLBACK (directory_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->output_entry, "changed",
+                           G_CALLBACK (output_changed_cb), self, G_CONNECT_SWAPPED);
   load_settings (self);
   update_sensitivity (self);
   g_signal_connect_object (self->capture_dropdown, "notify::selected",

@@ -16,8 +16,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (KsRecordDialog, ks_record_dialog, KS, RECORD_DIALOG, AdwWindow)
 
 /* "Record New Session…": asks for the command line, working folder,
- * environment additions, what to trace, the capture range and the GPU
- * metrics rate, remembered in GSettings between runs. Start emits
+ * output file (shown: the folder's first free reportN.kscope unless
+ * typed or chosen; passed as -o), environment additions, what to trace,
+ * the capture range and the GPU metrics rate, remembered in GSettings
+ * between runs (the output file is not). Start emits
  * ::start (arguments of `kinescope-cli` beginning with "record", the
  * working folder, NAME=VALUE additions) and closes the dialog. */
 KsRecordDialog  *ks_record_dialog_new             (GtkWindow       *parent);

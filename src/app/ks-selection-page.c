@@ -476,7 +476,7 @@ add_sample_stack (KsSelectionPage *self,
     return FALSE;
 
   frame = &g_array_index (stack, KsSampleStackFrame, 0);
-  begin_group (self, _("Python Frame"));
+  begin_group (self, ks_trace_samples_are_python (trace) ? _("Python Frame") : _("Sampled Frame"));
   add_row (self, _("Function"), frame->function);
   add_row (self, _("Location"), frame->location);
   add_row_take (self, _("Samples"), g_strdup_printf ("%" G_GUINT64_FORMAT, frame->samples));
@@ -646,13 +646,11 @@ add_gap (KsSelectionPage *self,
       {
         const KsGap *g = &gaps[i];
 
+        /* The analysis' titles, as the Gaps and Summary pages say them */
         begin_group (self, _("Idle Gap"));
-        add_row (self, _("Class"), ks_gap_class_to_string (g->klass));
-        if (g->cause_name != 0)
-          add_row_take (self, _("Cause"), g_strdup_printf (C_("gap cause", "%s: %s"), ks_gap_cause_to_string (g->cause),
-                                                           ks_trace_string (trace, g->cause_name)));
-        else
-          add_row (self, _("Cause"), ks_gap_cause_to_string (g->cause));
+        add_row (self, _("Class"), ks_gap_class_get_title (g->klass));
+        add_row_take (self, _("Cause"), ks_gap_cause_format (trace, g->cause, g->cause_name,
+                                                             g->cause_track, g->cause_slice));
         return;
       }
 }

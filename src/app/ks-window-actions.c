@@ -557,7 +557,9 @@ page_highlight_cb (KsWindow *self,
   self->highlight = matches;
 }
 
-/* ] and [: the next or previous gap in the order the Gaps page shows. */
+/* ] and [: the next or previous gap in the order the Gaps page shows.
+ * The gap's class and cause are on the Selection page: that is where
+ * the keys leave the panel (a click in the Gaps list stays there). */
 static void
 step_gap_action (GtkWidget  *widget,
                  const char *action_name,
@@ -565,8 +567,9 @@ step_gap_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  if (self->session != NULL && ks_session_get_analysis (self->session) != NULL)
-    ks_gaps_page_step (self->gaps_page, g_str_equal (action_name, "analysis.next-gap") ? 1 : -1);
+  if (self->session != NULL && ks_session_get_analysis (self->session) != NULL &&
+      ks_gaps_page_step (self->gaps_page, g_str_equal (action_name, "analysis.next-gap") ? 1 : -1))
+    ks_window_show_page (self, "selection");
 }
 
 static void

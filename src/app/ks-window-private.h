@@ -51,6 +51,8 @@ struct _KsWindow
   KsOverview           *overview;
   KsTimeline           *timeline;
   GtkStack             *side_stack;
+  GtkStackSwitcher     *side_switcher;
+  GtkScrolledWindow    *side_tabs;
   GtkMenuButton        *pages_button;
   GtkWidget            *side_panel;
   GtkPaned             *paned;
@@ -110,6 +112,9 @@ void _ks_window_search_init        (KsWindow      *self);
 void _ks_window_search_clear       (KsWindow      *self);
 void _ks_window_search_step        (KsWindow      *self,
                                     int            direction);
+/* ks-window-tabs.c: the shown page's tab scrolled into view */
+void _ks_window_tabs_init          (KsWindow      *self);
+
 /* ks-window-status.c */
 void _ks_window_set_status         (KsWindow      *self);
 void _ks_window_update_subtitle    (KsWindow      *self);

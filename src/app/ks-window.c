@@ -1090,6 +1090,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, pages_button);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_switcher);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_tabs);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
@@ -1141,6 +1143,7 @@ ks_window_init (KsWindow *self)
   g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb), self,
                            G_CONNECT_SWAPPED);
 
+  _ks_window_tabs_init (self);
   _ks_window_search_init (self);
   _ks_window_analysis_init (self);
   _ks_window_actions_update (self);

@@ -323,7 +323,11 @@ track_label (KsTrace       *trace,
       break;
 
     case KS_TRACK_SAMPLES:
-      return g_strdup (_("Python samples"));
+      if (ks_trace_samples_are_python (trace))
+        return g_strdup (_("Python samples"));
+      /* Nsight samples the CPU: native frames, Python's only as the
+       * interpreter's C functions */
+      return g_strdup (_("CPU samples"));
 
     case KS_TRACK_ASYNC:
       /* the JSON reader's row of range-profiler measurements */

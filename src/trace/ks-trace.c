@@ -210,6 +210,16 @@ ks_trace_get_metadata (KsTrace    *self,
   return g_hash_table_lookup (self->metadata, key);
 }
 
+gboolean
+ks_trace_samples_are_python (KsTrace *self)
+{
+  g_return_val_if_fail (KS_IS_TRACE (self), FALSE);
+
+  return self->format != KS_FORMAT_NSYS_SQLITE &&
+         g_strcmp0 (ks_trace_get_metadata (self, "source_format"),
+                    ks_format_to_string (KS_FORMAT_NSYS_SQLITE)) != 0;
+}
+
 void
 ks_trace_get_counts (KsTrace       *self,
                      KsTraceCounts *counts)

@@ -389,6 +389,10 @@ ks_trace_slice_args (const KsTrace *self,
 
 const char  *ks_trace_get_metadata       (KsTrace         *self,
                                           const char      *key);
+/* Whether the KS_TRACK_SAMPLES rows hold Python frames (our recorder's
+ * sampling) rather than an Nsight export's CPU samples of native code,
+ * also once that export was converted to .kscope. */
+gboolean     ks_trace_samples_are_python (KsTrace         *self);
 void         ks_trace_get_counts         (KsTrace         *self,
                                           KsTraceCounts   *counts);
 guint32      ks_trace_lookup_string      (KsTrace         *self,

@@ -21,6 +21,7 @@
 
 #include "ks-application.h"
 #include "ks-preferences-window.h"
+#include "ks-selection-page.h"
 #include "ks-test-gtk.h"
 #include "ks-test-log.h"
 #include "ks-window.h"
@@ -496,6 +497,60 @@ test_i18n_gsettings_schema (void)
   g_assert_cmpstr (g_settings_schema_key_get_summary (key), ==, "空闲间隙阈值");
 }
 
+/* ] in Chinese: the Selection page shows the gap's class and cause in
+ * words ("主机等待", "DataLoader：…"), never the analysis' identifiers
+ * ("host_wait", "dataloader:"), and its tab is in view among the
+ * Chinese tabs. */
+static void
+test_i18n_gap_selection (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"),
+                                            "loader_bound.pt.trace.json.gz", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  KsWindow *window = new_window ();
+  KsSelectionPage *selection;
+  GtkWidget *switcher, *tab, *label;
+  GtkAdjustment *hadj;
+  graphene_rect_t bounds;
+  const char *klass, *cause;
+
+  ks_window_open (window, file);
+  while ((ks_window_get_loading (window) || ks_session_get_analysis (ks_window_get_session (window)) == NULL) &&
+         g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (ks_session_get_analysis (ks_window_get_session (window)));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* the largest gap: the host waited for the DataLoader */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL));
+  selection = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  klass = ks_selection_page_lookup_value (selection, "空闲间隙", "类别");
+  cause = ks_selection_page_lookup_value (selection, "空闲间隙", "原因");
+  g_test_message ("类别 %s, 原因 %s", klass, cause);
+  g_assert_cmpstr (klass, ==, "主机等待");
+  g_assert_true (g_str_has_prefix (cause, "DataLoader："));
+  g_assert_null (strstr (cause, "dataloader:"));
+
+  /* the Selection tab, the last, is in view and whole */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  switcher = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_STACK_SWITCHER, NULL);
+  g_assert_nonnull (switcher);
+  tab = gtk_widget_get_last_child (switcher);
+  label = ks_test_find_descendant (tab, GTK_TYPE_LABEL, NULL);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "选中项");
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
+  hadj = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (switcher,
+                                                                                          GTK_TYPE_SCROLLED_WINDOW)));
+  g_assert_true (gtk_widget_compute_bounds (tab, switcher, &bounds));
+  g_assert_cmpfloat (bounds.origin.x, >=, gtk_adjustment_get_value (hadj) - 0.5);
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=,
+                     gtk_adjustment_get_value (hadj) + gtk_adjustment_get_page_size (hadj) + 0.5);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -533,6 +588,7 @@ main (int   argc,
   g_test_add_func ("/i18n/shortcuts", test_i18n_shortcuts);
   g_test_add_func ("/i18n/tooltip", test_i18n_tooltip);
   g_test_add_func ("/i18n/gsettings-schema", test_i18n_gsettings_schema);
+  g_test_add_func ("/i18n/gap-selection", test_i18n_gap_selection);
 
   return g_test_run ();
 }

@@ -370,11 +370,15 @@ ks_gaps_page_init (KsGapsPage *self)
   self->start_column = ks_page_table_get_report_column (&self->table, "start_ns");
   self->device_column = ks_page_table_get_report_column (&self->table, "device");
   class_column = ks_page_table_get_report_column (&self->table, "class");
-  /* Room for the cause, the column that says why */
-  gtk_column_view_column_set_fixed_width (self->duration_column, 76);
-  gtk_column_view_column_set_fixed_width (self->start_column, 76);
-  gtk_column_view_column_set_fixed_width (class_column, 84);
+  /* Room for the cause, the column that says why: in a 300 px panel
+   * (an 800 px wide window) the four columns fit */
+  gtk_column_view_column_set_fixed_width (self->duration_column, 64);
+  gtk_column_view_column_set_fixed_width (self->start_column, 60);
+  gtk_column_view_column_set_fixed_width (class_column, 76);
   gtk_column_view_column_set_expand (class_column, FALSE);
+  /* Narrow (an 800 px wide window), "DataLoader: enumerate(…" takes two
+   * lines rather than becoming "DataL…ne" */
+  ks_page_table_set_column_wrap (&self->table, "cpu_was_in");
   g_signal_connect_object (self->table.selection, "notify::selected",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
   apply_order (self);

@@ -28,6 +28,7 @@ typedef struct
   const KsReportColumn *report_column;
   char                 *tooltip;
   gboolean              numeric;
+  gboolean              wrap;
 } Column;
 
 static void
@@ -46,6 +47,51 @@ filter_cb (gpointer item,
   Filter *f = user_data;
 
   return f->filter (f->page, ks_row_item_get_index (item));
+}
+
+/* Focus to the first widget past @widget, in @direction, that takes it:
+ * its later (earlier) siblings, then its ancestors', then from the
+ * window's first (last) widget on. */
+static void
+focus_past (GtkWidget        *widget,
+            GtkDirectionType  direction)
+{
+  gboolean forward = direction == GTK_DIR_TAB_FORWARD;
+  GtkRoot *root = gtk_widget_get_root (widget);
+
+  for (GtkWidget *w = widget; gtk_widget_get_parent (w) != NULL; w = gtk_widget_get_parent (w))
+    for (GtkWidget *s = forward ? gtk_widget_get_next_sibling (w) : gtk_widget_get_prev_sibling (w);
+         s != NULL;
+         s = forward ? gtk_widget_get_next_sibling (s) : gtk_widget_get_prev_sibling (s))
+      if (gtk_widget_child_focus (s, direction))
+        return;
+
+  if (root != NULL)
+    {
+      gtk_root_set_focus (root, NULL);
+      gtk_widget_child_focus (GTK_WIDGET (root), direction);
+    }
+}
+
+/* A table is one Tab stop: Tab and Shift+Tab leave it (the arrow keys
+ * move between its rows), where GTK's list walks its rows one Tab at a
+ * time, so that a long list kept the focus from everything after it. */
+static gboolean
+key_pressed_cb (GtkEventControllerKey *controller,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                gpointer               user_data)
+{
+  GtkWidget *view = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+
+  if (keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab && keyval != GDK_KEY_ISO_Left_Tab)
+    return FALSE;
+  if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
+    return FALSE;
+  focus_past (view, keyval == GDK_KEY_ISO_Left_Tab || (state & GDK_SHIFT_MASK)
+                    ? GTK_DIR_TAB_BACKWARD : GTK_DIR_TAB_FORWARD);
+  return TRUE;
 }
 
 void
@@ -70,6 +116,16 @@ ks_page_table_init (KsPageTable     *table,
   gtk_single_selection_set_autoselect (table->selection, FALSE);
   gtk_single_selection_set_can_unselect (table->selection, TRUE);
   gtk_column_view_set_model (view, GTK_SELECTION_MODEL (table->selection));
+
+  {
+    GtkEventController *keys = gtk_event_controller_key_new ();
+
+    /* before the rows see the key */
+    gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+    gtk_event_controller_set_name (keys, "ks-table-tab");
+    g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed_cb), NULL);
+    gtk_widget_add_controller (GTK_WIDGET (view), keys);
+  }
 }
 
 void
@@ -132,6 +188,15 @@ setup_cb (GtkSignalListItemFactory *factory,
   /* In the middle: names that differ only at the end (a kernel's tile
    * size, template arguments) stay apart; the tooltip has all of it. */
   gtk_label_set_ellipsize (GTK_LABEL (label), c->numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_MIDDLE);
+  if (c->wrap)
+    {
+      /* A second line, when narrow, for the rest of the sentence: its
+       * start (a gap's cause, "DataLoader:") is read whole */
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_lines (GTK_LABEL (label), 2);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+    }
   if (c->numeric)
     gtk_widget_add_css_class (label, "numeric");
   gtk_list_item_set_child (list_item, label);
@@ -336,4 +401,17 @@ ks_page_text_matches (const char *text,
     return TRUE;
   folded = g_utf8_casefold (text, -1);
   return strstr (folded, needle) != NULL;
+}
+
+void
+ks_page_table_set_column_wrap (KsPageTable *table,
+                               const char  *key)
+{
+  GtkColumnViewColumn *column = ks_page_table_get_report_column (table, key);
+  Column *c;
+
+  g_return_if_fail (column != NULL);
+  c = g_object_get_data (G_OBJECT (gtk_column_view_column_get_factory (column)), "ks-column");
+  g_return_if_fail (c != NULL && !c->numeric);
+  c->wrap = TRUE;
 }

@@ -66,6 +66,11 @@ void                 ks_page_table_show_columns       (KsPageTable          *tab
 /* The column added for descriptor @key, or NULL. */
 GtkColumnViewColumn *ks_page_table_get_report_column  (KsPageTable          *table,
                                                        const char           *key);
+/* The text column of descriptor @key wraps onto a second line when the
+ * column is narrow, where the others are cut in the middle; call before
+ * rows are shown. */
+void                 ks_page_table_set_column_wrap    (KsPageTable          *table,
+                                                       const char           *key);
 /* Shows @report's rows (takes it; NULL: none). */
 void                 ks_page_table_set_report         (KsPageTable          *table,
                                                        KsReport             *report);
