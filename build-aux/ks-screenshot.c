@@ -13,8 +13,10 @@
  *
  * or `meson compile -C _build screenshots`. With --tour it takes each
  * side page instead (NAME-summary.png ... NAME-selection.png), in the
- * style and size asked for: docs/screenshots/take.sh runs it in light,
- * dark, zh_CN and 800×600. */
+ * style and size asked for, or the pages of --pages, then with --compare
+ * the Compare view (NAME-compare.png): docs/screenshots/take.sh runs it
+ * in light, dark, zh_CN and 800×600, and on an nvidia-smi log, a rank
+ * folder and a before/after pair. */
 
 #define G_LOG_DOMAIN "ks-screenshot"
 
@@ -143,22 +145,25 @@ find_step (KsTrace *trace,
   return FALSE;
 }
 
-/* Each side page in turn, a kernel selected for the Selection page. */
+/* Each side page in turn (or those of @only), a kernel selected for the
+ * Selection page. */
 static gboolean
-tour (KsWindow    *window,
-      const char  *dir,
-      const char  *name,
-      GError     **error)
+tour (KsWindow          *window,
+      const char        *dir,
+      const char        *name,
+      const char *const *only,
+      GError           **error)
 {
-  static const char *const pages[] = {
-    "summary", "gaps", "operators", "kernels", "memory", "ranks", "communication", "tensor-cores", "queue",
-    "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "profiler-ranges", "selection",
+  static const char *const every_page[] = {
+    "summary", "steps", "gaps", "operators", "kernels", "memory", "ranks", "communication", "tensor-cores",
+    "queue", "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "profiler-ranges", "selection", NULL,
   };
+  const char *const *pages = only != NULL ? only : every_page;
   KsSession *session = ks_window_get_session (window);
   KsTrace *trace = ks_session_get_trace (session);
   guint32 track = 0, slice = 0;
 
-  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+  for (guint i = 0; pages[i] != NULL; i++)
     {
       g_autofree char *file = g_strdup_printf ("%s-%s.png", name, pages[i]);
 
@@ -170,12 +175,45 @@ tour (KsWindow    *window,
           ks_session_fit (session, t->start[slice] - 6 * dur, t->end[slice] + 2 * dur);
           ks_session_select_slice (session, track, slice);
         }
+      if (ks_window_get_page (window, pages[i]) == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no side page \"%s\"", pages[i]);
+          return FALSE;
+        }
       ks_window_show_page (window, pages[i]);
       iterate_for (1200);
       if (!save (GTK_WIDGET (window), dir, file, error))
         return FALSE;
     }
   return TRUE;
+}
+
+/* The trace shown compared with @other: the Compare view, as NAME-compare.png. */
+static gboolean
+compare (KsWindow    *window,
+         const char  *other,
+         const char  *dir,
+         const char  *name,
+         GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (other);
+  g_autofree char *uri = g_file_get_uri (file);
+  g_autofree char *png = g_strdup_printf ("%s-compare.png", name);
+
+  if (!gtk_widget_activate_action (GTK_WIDGET (window), "win.compare-file", "s", uri))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the window cannot compare", other);
+      return FALSE;
+    }
+  while (ks_window_get_comparing (window))
+    g_main_context_iteration (NULL, TRUE);
+  if (ks_window_get_compare_view (window) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s could not be compared", other);
+      return FALSE;
+    }
+  iterate_for (1500);
+  return save (GTK_WIDGET (window), dir, png, error);
 }
 
 int
@@ -192,12 +230,17 @@ main (int   argc,
   gint64 start = 0, end = 0;
   g_autofree char *tour_name = NULL;
   g_autofree char *size = NULL;
+  g_autofree char *pages = NULL;
+  g_autofree char *compare_with = NULL;
+  g_auto(GStrv) only = NULL;
   gboolean dark = FALSE;
   int width = WIDTH, height = HEIGHT;
   const GOptionEntry entries[] = {
     { "tour", 0, 0, G_OPTION_ARG_STRING, &tour_name, "Take each side page, as NAME-PAGE.png", "NAME" },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "In the dark style", NULL },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size, "Window size (default 1600x900)", "WxH" },
+    { "pages", 0, 0, G_OPTION_ARG_STRING, &pages, "With --tour, only these side pages", "PAGE,…" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME, &compare_with, "With --tour, then compare with FILE: NAME-compare.png", "FILE" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("TRACE OUTDIR");
@@ -206,7 +249,8 @@ main (int   argc,
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 3 ||
       (size != NULL && sscanf (size, "%dx%d", &width, &height) != 2))
     {
-      g_printerr ("Usage: ks-screenshot [--tour NAME] [--dark] [--size WxH] TRACE OUTDIR%s%s\n",
+      g_printerr ("Usage: ks-screenshot [--tour NAME [--pages PAGE,…] [--compare FILE]] [--dark] [--size WxH] "
+                  "TRACE OUTDIR%s%s\n",
                   error != NULL ? ": " : "", error != NULL ? error->message : "");
       return 2;
     }
@@ -253,7 +297,11 @@ main (int   argc,
 
   if (tour_name != NULL)
     {
-      if (!tour (window, argv[2], tour_name, &error))
+      if (pages != NULL)
+        only = g_strsplit (pages, ",", -1);
+      if (!tour (window, argv[2], tour_name, (const char *const *)only, &error))
+        goto failed;
+      if (compare_with != NULL && !compare (window, compare_with, argv[2], tour_name, &error))
         goto failed;
       gtk_window_destroy (GTK_WINDOW (window));
       iterate_for (100);

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Regenerates the screenshot tour in docs/screenshots/ from the application
 # itself: each side page of the window on the demo trace, in the light and
-# the dark style, in Chinese (zh_CN) and at 800×600. It also retakes the
-# README's and AppStream screenshots (data/screenshots/).
+# the dark style, in Chinese (zh_CN) and at 800×600; then, in English and
+# in Chinese, an nvidia-smi log, a rank folder of two DDP ranks and the
+# Compare view of a before/after pair. It also retakes the README's and
+# AppStream screenshots (data/screenshots/).
 #
 #   docs/screenshots/take.sh [BUILDDIR]      (default: _build)
 #
@@ -29,6 +31,22 @@ run () {
   shoot xvfb-run -a -s "-screen 0 1920x1080x24" "$tool" "$@" "$trace" "$here"
 }
 
+# The tour's other traces: TRACE OPTIONS... (a --tour NAME among them).
+run_on () {
+  file=$1
+  shift
+  shoot xvfb-run -a -s "-screen 0 1920x1080x24" "$tool" "$@" "$file" "$here"
+}
+
+data="$top/tests/data"
+others () {
+  lang=$1
+  run_on "$data/nvsmi_h200_query.csv" --tour "$lang-nvsmi" --pages summary
+  run_on "$data/ddp_gloo_2ranks" --tour "$lang-rank-folder" --pages summary,steps,ranks
+  run_on "$data/nosteps_slow.pt.trace.json.gz" --tour "$lang-before-after" --pages steps \
+    --compare "$data/nosteps_fast.pt.trace.json.gz"
+}
+
 run --tour light
 run --tour dark --dark
 # Chinese needs a font with its characters, else every one is a box
@@ -39,6 +57,8 @@ if [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
 fi
 LANGUAGE=zh_CN LC_ALL=C.UTF-8 run --tour zh_CN
 run --tour 800x600 --size 800x600
+others light
+(LANGUAGE=zh_CN LC_ALL=C.UTF-8; export LANGUAGE LC_ALL; others zh_CN)
 
 # The README's and AppStream screenshots.
 shoot xvfb-run -a -s "-screen 0 1920x1080x24" "$tool" "$trace" "$top/data/screenshots"

@@ -370,19 +370,19 @@ step_name_text (const KsReport       *r,
 
 #define S_PART(k_, jk_, title_, metric_, a_) \
   { .key = k_, .json_key = jk_, .group = "breakdown_ns", .title = title_, .metric = metric_, \
-    .unit = KS_REPORT_UNIT_DURATION, .get = step_get, .arg = a_, .pos = { a_, a_ + 1, a_ + 1 }, .width = 11 }
+    .unit = KS_REPORT_UNIT_DURATION, .get = step_get, .arg = a_, .pos = { a_, a_ + 1, a_ + 1, a_ }, .width = 11 }
 
 #define STEP_RANK_COLUMN 11
 
 static const KsReportColumn step_columns[] = {
   { .key = "name", .title = N_("Step"), .metric = -1, .unit = KS_REPORT_UNIT_TEXT, .get = step_get,
-    .text = step_name_text, .arg = 0, .pos = { 1, 1, 1 }, .width = 18, .flags = KS_REPORT_COLUMN_LEFT },
+    .text = step_name_text, .arg = 0, .pos = { 1, 1, 1, 1 }, .width = 18, .flags = KS_REPORT_COLUMN_LEFT },
   { .key = "pid", .title = N_("Process"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = step_get,
     .arg = 1, .pos = { 0, 2, 2 } },
   { .key = "start_ns", .title = N_("Start"), .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = step_get,
     .arg = 2, .pos = { 0, 3, 3 } },
   { .key = "dur_ns", .title = N_("Duration"), .metric = -1, .unit = KS_REPORT_UNIT_DURATION, .get = step_get,
-    .arg = 3, .pos = { 2, 4, 4 }, .width = 11 },
+    .arg = 3, .pos = { 2, 4, 4, 3 }, .width = 11 },
   S_PART ("kernel_ns", "kernel", NULL, KS_METRIC_STEP_KERNEL, 4),
   S_PART ("memcpy_ns", "memcpy", NULL, KS_METRIC_STEP_MEMCPY, 5),
   S_PART ("memset_ns", "memset", NULL, KS_METRIC_STEP_MEMSET, 6),
@@ -391,11 +391,11 @@ static const KsReportColumn step_columns[] = {
   S_PART ("cpu_exec_ns", "cpu_exec", NULL, KS_METRIC_STEP_CPU_EXEC, 9),
   S_PART ("other_ns", "other", NULL, KS_METRIC_STEP_OTHER, 10),
   { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = step_get,
-    .arg = 11, .pos = { 3, 12, 12 }, .width = 5 },
+    .arg = 11, .pos = { 3, 12, 12, 2 }, .width = 5 },
   { .key = "warmup", .title = N_("Warm-up"), .metric = -1, .unit = KS_REPORT_UNIT_BOOL, .get = step_get,
-    .arg = 12, .pos = { 0, 13, 13 } },
+    .arg = 12, .pos = { 0, 13, 13, 11 } },
   { .key = "inferred", .title = N_("Inferred"), .metric = -1, .unit = KS_REPORT_UNIT_BOOL, .get = step_get,
-    .arg = 13, .pos = { 0, 14, 14 } },
+    .arg = 13, .pos = { 0, 14, 14, 12 } },
 };
 
 /* Kernels */
@@ -1590,6 +1590,13 @@ ks_report_comm_columns (guint *n)
 {
   *n = G_N_ELEMENTS (comm_columns);
   return comm_columns;
+}
+
+const KsReportColumn *
+ks_report_step_columns (guint *n)
+{
+  *n = G_N_ELEMENTS (step_columns);
+  return step_columns;
 }
 
 const KsReportColumn *

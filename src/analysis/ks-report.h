@@ -137,6 +137,7 @@ const KsReportColumn *ks_report_operator_columns   (guint *n);
 const KsReportColumn *ks_report_gap_columns        (guint *n);
 const KsReportColumn *ks_report_allocation_columns (guint *n);
 const KsReportColumn *ks_report_comm_columns       (guint *n);
+const KsReportColumn *ks_report_step_columns       (guint *n);
 const KsReportColumn *ks_report_rank_columns       (guint *n);
 const KsReportColumn *ks_report_tensor_core_operator_columns (guint *n);
 const KsReportColumn *ks_report_queue_columns      (guint *n);

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "ks-compare-view.h"
 #include "ks-format.h"
@@ -34,6 +35,7 @@ struct _KsCompareView
   KsPageTable       kernels;
   KsPageTable       operators;
   KsPageTable       steps;
+  GPtrArray        *columns;          /* KsReportColumn arrays retitled for totals */
 
   guint             align_step;
   gint64            align_at[KS_COMPARE_N_SIDES];
@@ -403,6 +405,43 @@ legend_markup (void)
 /* Building */
 
 /* A table of @report's page columns (takes @report). */
+/* The per-step columns of the Kernels and Operators tables hold totals
+ * over each window when a trace has no steps: their titles say so. */
+static const struct
+{
+  const char *key;
+  const char *title;
+} total_titles[] = {
+  { "base_calls_per_step", N_("Calls in total, baseline") },
+  { "new_calls_per_step", N_("Calls in total, new") },
+  { "base_per_step_ns", N_("Time in total, baseline") },
+  { "new_per_step_ns", N_("Time in total, new") },
+  { "base_device_per_step_ns", N_("Device total, baseline") },
+  { "new_device_per_step_ns", N_("Device total, new") },
+  { "base_host_self_per_step_ns", N_("Host self in total, baseline") },
+  { "new_host_self_per_step_ns", N_("Host self in total, new") },
+};
+
+static const KsReportColumn *
+columns_for (KsCompareView  *self,
+             const KsReport *report)
+{
+  KsReportColumn *copy;
+
+  if (ks_compare_get_per_step (self->compare))
+    return report->columns;
+  copy = g_memdup2 (report->columns, report->n_columns * sizeof (KsReportColumn));
+  for (guint c = 0; c < report->n_columns; c++)
+    for (guint t = 0; t < G_N_ELEMENTS (total_titles); t++)
+      if (g_strcmp0 (copy[c].key, total_titles[t].key) == 0)
+        {
+          copy[c].title = total_titles[t].title;
+          copy[c].abbrev = NULL;
+        }
+  g_ptr_array_add (self->columns, copy);
+  return copy;
+}
+
 static GtkWidget *
 table_new (KsCompareView *self,
            KsPageTable   *table,
@@ -416,7 +455,7 @@ table_new (KsCompareView *self,
   gtk_widget_set_name (view, name);
   gtk_column_view_set_show_column_separators (GTK_COLUMN_VIEW (view), FALSE);
   ks_page_table_init (table, GTK_COLUMN_VIEW (view), show_every_row, self);
-  ks_page_table_add_report_columns (table, report->columns, report->n_columns);
+  ks_page_table_add_report_columns (table, columns_for (self, report), report->n_columns);
   ks_page_table_set_report (table, report);
   first = g_list_model_get_item (gtk_column_view_get_columns (GTK_COLUMN_VIEW (view)), 0);
   if (first != NULL)
@@ -466,6 +505,24 @@ timeline_pane (KsCompareView *self,
   return box;
 }
 
+/* Whether the figures are per step, and where the steps came from when
+ * a trace marks none. */
+static char *
+banner_text (KsCompareView *self)
+{
+  const char *rule = NULL;
+
+  if (!ks_compare_get_per_step (self->compare))
+    return g_strdup (_("No steps in one of the traces: times and counts are totals over each window."));
+  for (guint s = 0; s < KS_COMPARE_N_SIDES && rule == NULL; s++)
+    rule = ks_analysis_get_step_rule (ks_compare_get_analysis (self->compare, s), NULL);
+  if (rule != NULL)
+    /* TRANSLATORS: %s is how the steps were found, as "the DataLoader's batches" */
+    return g_strdup_printf (_("Times and counts are per step: the steps are inferred from %s, as the "
+                              "traces mark none."), rule);
+  return g_strdup (_("Times and counts are per step."));
+}
+
 static GtkWidget *
 toolbar_new (KsCompareView *self)
 {
@@ -481,9 +538,14 @@ toolbar_new (KsCompareView *self)
   gtk_widget_set_margin_top (bar, 6);
   gtk_widget_set_margin_bottom (bar, 6);
 
-  label = gtk_label_new (ks_compare_get_per_step (self->compare)
-                           ? _("Times and counts are per step.")
-                           : _("No steps in one of the traces: times and counts are totals over each window."));
+  label = gtk_label_new (NULL);
+  {
+    g_autofree char *banner = banner_text (self);
+
+    gtk_label_set_text (GTK_LABEL (label), banner);
+    gtk_widget_set_tooltip_text (label, banner);
+  }
+  gtk_widget_set_name (label, "compare-banner");
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
@@ -576,19 +638,136 @@ split_at (GtkWidget *paned,
   g_signal_connect (paned, "notify::max-position", G_CALLBACK (split_cb), GINT_TO_POINTER (permille));
 }
 
+/* The length of what each side's figures cover: its counted steps, or
+ * without steps its GPUs' window (first to last activity), or the whole
+ * trace when it has no GPU work. */
+static gint64
+side_window_ns (KsCompareView *self,
+                guint          side)
+{
+  KsAnalysis *analysis = ks_compare_get_analysis (self->compare, side);
+  guint n;
+  const KsGpuSummary *gpus;
+  gint64 window = 0;
+
+  if (ks_compare_get_per_step (self->compare))
+    {
+      const KsStep *steps = ks_analysis_get_steps (analysis, &n);
+
+      for (guint i = 0; i < n; i++)
+        if (ks_analysis_step_counts (analysis, &steps[i]))
+          window += steps[i].end - steps[i].start;
+      return window;
+    }
+  gpus = ks_analysis_get_gpus (analysis, &n);
+  for (guint i = 0; i < n; i++)
+    window = MAX (window, gpus[i].window_ns);
+  return n > 0 ? window : ks_compare_get_trace (self->compare, side)->duration_ns;
+}
+
+/* Above the figures, what they cover: how long each window is and how
+ * many steps it holds, so that "how much faster" can be read. */
+static GtkWidget *
+windows_label_new (KsCompareView *self)
+{
+  gint64 w[KS_COMPARE_N_SIDES];
+  double change;
+  const char *sign;
+  g_autofree char *base = NULL;
+  g_autofree char *new = NULL;
+  g_autofree char *text = NULL;
+  GtkWidget *label;
+
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    w[s] = side_window_ns (self, s);
+  base = ks_time_format_duration (w[KS_COMPARE_BASE]);
+  new = ks_time_format_duration (w[KS_COMPARE_NEW]);
+  change = w[KS_COMPARE_BASE] > 0 ? 100.0 * (w[KS_COMPARE_NEW] - w[KS_COMPARE_BASE]) / w[KS_COMPARE_BASE] : 0.0;
+  sign = change > 0 ? "+" : change < 0 ? "−" : "";
+  if (ks_compare_get_per_step (self->compare))
+    {
+      guint n0 = ks_compare_get_steps (self->compare, KS_COMPARE_BASE)->n_steps;
+      guint n1 = ks_compare_get_steps (self->compare, KS_COMPARE_NEW)->n_steps;
+
+      /* TRANSLATORS: "Steps: 14.5 ms in 4 on the baseline, 11.6 ms in 4 on the new run (−20.2 %)" */
+      text = g_strdup_printf (_("Steps: %s in %u on the baseline, %s in %u on the new run (%s%.1f %%)"),
+                              base, n0, new, n1, sign, fabs (change));
+    }
+  else
+    /* TRANSLATORS: "Window: 24.3 ms on the baseline, 23.3 ms on the new run (−4.1 %)" */
+    text = g_strdup_printf (_("Window: %s on the baseline, %s on the new run (%s%.1f %%)"), base, new,
+                            sign, fabs (change));
+  label = gtk_label_new (text);
+  gtk_widget_set_name (label, "compare-windows");
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "heading");
+  gtk_widget_set_margin_start (label, 6);
+  gtk_widget_set_margin_top (label, 6);
+  gtk_widget_set_margin_bottom (label, 6);
+  gtk_widget_set_tooltip_text (label, ks_compare_get_per_step (self->compare)
+                                        ? _("The steps the figures count, the warm-up left out unless included: their total length and number")
+                                        : _("Each trace's window, from its first to its last GPU activity: the totals below are over it"));
+  return label;
+}
+
+static gboolean
+has_steps (KsCompareView *self,
+           guint          side)
+{
+  guint n;
+
+  ks_analysis_get_steps (ks_compare_get_analysis (self->compare, side), &n);
+  return n > 0;
+}
+
+/* The Steps tab: the pairs of steps, and why one side has none. */
+static GtkWidget *
+steps_page_new (KsCompareView *self,
+                KsReport      *steps)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    if (!has_steps (self, s))
+      {
+        g_autofree char *file = g_path_get_basename (ks_compare_get_file (self->compare, s));
+        /* TRANSLATORS: %s is a file name */
+        g_autofree char *text = g_strdup_printf (_("No steps to pair with: %s marks no steps (no ProfilerStep#N, no NVTX "
+                                                   "range named like a step) and repeats no structure that they "
+                                                   "could be inferred from."), file);
+
+        gtk_label_set_text (GTK_LABEL (label), text);
+        break;
+      }
+  gtk_widget_set_name (label, "compare-steps-empty");
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_set_margin_start (label, 12);
+  gtk_widget_set_margin_end (label, 12);
+  gtk_widget_set_margin_top (label, 12);
+  gtk_widget_set_visible (label, !has_steps (self, KS_COMPARE_BASE) || !has_steps (self, KS_COMPARE_NEW));
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), table_new (self, &self->steps, steps, "compare-steps"));
+  return box;
+}
+
 static GtkWidget *
 summary_page_new (KsCompareView *self)
 {
   g_autoptr(KsReport) metrics = ks_compare_report_metrics (self->compare);
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *figures = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkWidget *charts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   GtkWidget *title = gtk_label_new (_("Step time and its breakdown, step by step"));
   GtkWidget *legend = gtk_label_new (NULL);
   g_autofree char *markup = legend_markup ();
   GtkWidget *scrolled = gtk_scrolled_window_new ();
 
-  gtk_paned_set_start_child (GTK_PANED (paned),
-                             table_new (self, &self->metrics, g_steal_pointer (&metrics), "compare-summary"));
+  gtk_box_append (GTK_BOX (figures), windows_label_new (self));
+  gtk_box_append (GTK_BOX (figures), table_new (self, &self->metrics, g_steal_pointer (&metrics), "compare-summary"));
+  gtk_paned_set_start_child (GTK_PANED (paned), figures);
   split_at (paned, 600);
 
   gtk_label_set_xalign (GTK_LABEL (title), 0);
@@ -651,8 +830,7 @@ ks_compare_view_build (KsCompareView *self)
   gtk_box_append (GTK_BOX (operators), table_new (self, &self->operators, g_steal_pointer (&ops),
                                                   "compare-operators"));
   gtk_stack_add_titled (self->stack, operators, "operators", _("Operators"));
-  gtk_stack_add_titled (self->stack, table_new (self, &self->steps, g_steal_pointer (&steps),
-                                                "compare-steps"), "steps", _("Steps"));
+  gtk_stack_add_titled (self->stack, steps_page_new (self, g_steal_pointer (&steps)), "steps", _("Steps"));
   gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), self->stack);
   gtk_widget_set_halign (switcher, GTK_ALIGN_CENTER);
   gtk_widget_set_margin_top (switcher, 6);
@@ -699,12 +877,23 @@ ks_compare_view_dispose (GObject *object)
 }
 
 static void
+ks_compare_view_finalize (GObject *object)
+{
+  KsCompareView *self = KS_COMPARE_VIEW (object);
+
+  g_clear_pointer (&self->columns, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (ks_compare_view_parent_class)->finalize (object);
+}
+
+static void
 ks_compare_view_class_init (KsCompareViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_compare_view_dispose;
+  object_class->finalize = ks_compare_view_finalize;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "ks-compare-view");
 }
@@ -712,6 +901,7 @@ ks_compare_view_class_init (KsCompareViewClass *klass)
 static void
 ks_compare_view_init (KsCompareView *self)
 {
+  self->columns = g_ptr_array_new_with_free_func (g_free);
 }
 
 GtkWidget *

@@ -8,10 +8,13 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <locale.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
 #include "ks-compare-view.h"
+#include "ks-format.h"
 #include "ks-test-gtk.h"
 #include "ks-window.h"
 
@@ -363,6 +366,193 @@ test_compare_drop (void)
 #endif
 }
 
+/* @base compared with @other in a window: its view. */
+static KsCompareView *
+open_compare (KsWindow   *window,
+              GFile      *base,
+              GFile      *other)
+{
+  g_autofree char *uri = g_file_get_uri (other);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, base);
+  WAIT_FOR (ks_window_get_session (window) != NULL && !ks_window_get_loading (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compare-file", "s", uri));
+  WAIT_FOR (ks_window_get_compare_view (window) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  return KS_COMPARE_VIEW (ks_window_get_compare_view (window));
+}
+
+/* Whether a column of the view named @name is titled @title. */
+static gboolean
+has_column (KsCompareView *view,
+            const char    *name,
+            const char    *title)
+{
+  GtkWidget *table = ks_test_find_descendant (GTK_WIDGET (view), GTK_TYPE_COLUMN_VIEW, name);
+  GListModel *columns;
+
+  g_assert_nonnull (table);
+  columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (table));
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static const char *
+label_text (KsCompareView *view,
+            const char    *name)
+{
+  GtkWidget *label = ks_test_find_descendant (GTK_WIDGET (view), GTK_TYPE_LABEL, name);
+
+  g_assert_nonnull (label);
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+/* Two loops without step markers (tests/data/README.md) compare per
+ * iteration, and say that the steps are inferred; above the figures, the
+ * length and count of each side's steps, from the iterations that
+ * tests/analysis/nosteps-reference.py finds in the raw JSON (the first,
+ * the warm-up, left out): 3017149 + 4587149 + 4471588 + 2459466 ns
+ * against 2329290 + 4819665 + 1582656 + 2869923 ns. */
+static void
+test_compare_inferred (void)
+{
+  g_autoptr(GFile) base = fixture ("nosteps_slow.pt.trace.json.gz");
+  g_autoptr(GFile) other = fixture ("nosteps_fast.pt.trace.json.gz");
+  KsWindow *window = ks_window_new (NULL);
+  KsCompareView *view = open_compare (window, base, other);
+  gint64 slow = 3017149 + 4587149 + 4471588 + 2459466;
+  gint64 fast = 2329290 + 4819665 + 1582656 + 2869923;
+  g_autofree char *slow_text = ks_time_format_duration (slow);
+  g_autofree char *fast_text = ks_time_format_duration (fast);
+  /* a drop: 100 * (fast - slow) / slow is -20.18 */
+  g_autofree char *want = g_strdup_printf ("Steps: %s in 4 on the baseline, %s in 4 on the new run (−%.1f %%)",
+                                           slow_text, fast_text, 100.0 * (slow - fast) / slow);
+
+  g_assert_true (ks_compare_get_per_step (ks_compare_view_get_compare (view)));
+  g_assert_cmpstr (label_text (view, "compare-banner"), ==,
+                   "Times and counts are per step: the steps are inferred from the DataLoader's batches, "
+                   "as the traces mark none.");
+  g_assert_cmpstr (label_text (view, "compare-windows"), ==, want);
+  g_assert_true (has_column (view, "compare-kernels", "Calls/step, baseline"));
+  g_assert_false (gtk_widget_get_visible (ks_test_find_descendant (GTK_WIDGET (view), GTK_TYPE_LABEL,
+                                                                   "compare-steps-empty")));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A trace without steps, and none to infer (two kernels, 100 to 150 µs
+ * and 400 to 500 µs), against a loop: the figures are totals, the window
+ * leads, the Kernels and Operators columns say "total",
+ * and the Steps tab says why the baseline's side of it is empty. */
+static void
+test_compare_totals (void)
+{
+  static const char json[] =
+    "{\"schemaVersion\":1,\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":10,\"tid\":10,\"ts\":90,\"dur\":20},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":10,\"tid\":10,\"ts\":95,\"dur\":5,"
+    "\"args\":{\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_kernel\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":50,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu\",\"pid\":10,\"tid\":10,\"ts\":380,\"dur\":30},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":10,\"tid\":10,\"ts\":390,\"dur\":5,"
+    "\"args\":{\"correlation\":2}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu_kernel\",\"pid\":0,\"tid\":7,\"ts\":400,\"dur\":100,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}}]}";
+  g_autofree char *dir = g_dir_make_tmp ("ks-compare-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "flat.json", NULL);
+  g_autoptr(GFile) base = g_file_new_for_path (path);
+  g_autoptr(GFile) other = fixture ("nosteps_slow.pt.trace.json.gz");
+  KsWindow *window = ks_window_new (NULL);
+  KsCompareView *view;
+  KsCompare *compare;
+  const KsGpuSummary *gpu;
+  GtkWidget *empty;
+  g_autofree char *new_window = NULL;
+  g_autofree char *want = NULL;
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  view = open_compare (window, base, other);
+  compare = ks_compare_view_get_compare (view);
+  g_assert_false (ks_compare_get_per_step (compare));
+  g_assert_cmpstr (label_text (view, "compare-banner"), ==,
+                   "No steps in one of the traces: times and counts are totals over each window.");
+  gpu = ks_analysis_get_gpu (ks_compare_get_analysis (compare, KS_COMPARE_NEW), 0);
+  new_window = ks_time_format_duration (gpu->window_ns);
+  g_assert_cmpint (gpu->window_ns, >, 400000);
+  want = g_strdup_printf ("Window: 400 µs on the baseline, %s on the new run (+%.1f %%)", new_window,
+                          100.0 * (gpu->window_ns - 400000) / 400000);
+  g_assert_cmpstr (label_text (view, "compare-windows"), ==, want);
+
+  g_assert_true (has_column (view, "compare-kernels", "Calls in total, baseline"));
+  g_assert_true (has_column (view, "compare-kernels", "Time in total, new"));
+  g_assert_false (has_column (view, "compare-kernels", "Calls/step, baseline"));
+  g_assert_false (has_column (view, "compare-kernels", "Time/step, new"));
+  g_assert_true (has_column (view, "compare-operators", "Device total, baseline"));
+  g_assert_false (has_column (view, "compare-operators", "Device/step, baseline"));
+
+  empty = ks_test_find_descendant (GTK_WIDGET (view), GTK_TYPE_LABEL, "compare-steps-empty");
+  g_assert_true (gtk_widget_get_visible (empty));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (empty)), ==,
+                   "No steps to pair with: flat.json marks no steps (no ProfilerStep#N, no NVTX range named like a "
+                   "step) and repeats no structure that they could be inferred from.");
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The same in Chinese: the column titles say "total" there too. Last of
+ * the tests: it switches the process to the catalogue built in the build
+ * tree (<build>/po), as test-i18n does. */
+static void
+test_compare_totals_zh_CN (void)
+{
+  g_autofree char *localedir = g_build_filename (g_getenv ("KS_BUILD_ROOT"), "po", NULL);
+  g_autofree char *mo = g_build_filename (localedir, "zh_CN", "LC_MESSAGES", "kinescope.mo", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("ks-compare-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "flat.json", NULL);
+  g_autoptr(GFile) base = g_file_new_for_path (path);
+  g_autoptr(GFile) other = fixture ("nosteps_slow.pt.trace.json.gz");
+  const char *messages = setlocale (LC_MESSAGES, NULL);
+  KsWindow *window;
+  KsCompareView *view;
+
+  g_assert_true (g_file_test (mo, G_FILE_TEST_IS_REGULAR));
+  /* gettext ignores LANGUAGE in the C locale; C.UTF-8 is always there. */
+  if (messages == NULL || g_str_equal (messages, "C") || g_str_equal (messages, "POSIX"))
+    setlocale (LC_ALL, "C.UTF-8");
+  g_setenv ("LANGUAGE", "zh_CN", TRUE);
+  bindtextdomain (GETTEXT_PACKAGE, localedir);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  /* two kernels, no steps: see test_compare_totals */
+  g_assert_true (g_file_set_contents (path,
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_kernel\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":50,"
+    "\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu_kernel\",\"pid\":0,\"tid\":7,\"ts\":400,\"dur\":100,"
+    "\"args\":{\"device\":0,\"stream\":7}}]}", -1, NULL));
+  window = ks_window_new (NULL);
+  view = open_compare (window, base, other);
+  g_assert_false (ks_compare_get_per_step (ks_compare_view_get_compare (view)));
+  g_assert_true (has_column (view, "compare-kernels", "调用总数，基线"));
+  g_assert_true (has_column (view, "compare-kernels", "总时间，新运行"));
+  g_assert_false (has_column (view, "compare-kernels", "每步调用，基线"));
+  g_assert_false (has_column (view, "compare-kernels", "Calls in total, baseline"));
+  g_assert_true (g_str_has_prefix (label_text (view, "compare-windows"), "时间窗口：基线 400 µs，新运行 "));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -373,6 +563,9 @@ main (int   argc,
   g_test_add_func ("/app/compare/view", test_compare);
   g_test_add_func ("/app/compare/bad-file", test_compare_bad_file);
   g_test_add_func ("/app/compare/drop", test_compare_drop);
+  g_test_add_func ("/app/compare/inferred", test_compare_inferred);
+  g_test_add_func ("/app/compare/totals", test_compare_totals);
+  g_test_add_func ("/app/compare/totals-zh_CN", test_compare_totals_zh_CN);
 
   return g_test_run ();
 }

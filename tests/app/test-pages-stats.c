@@ -441,11 +441,11 @@ static void
 test_empty (void)
 {
   static const char *const reports[] = {
-    "tensor-cores", "queue", "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "profiler-ranges",
+    "tensor-cores", "queue", "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "profiler-ranges", "steps",
   };
   static const char *const titles[] = {
     "No GPU Kernels", "No Launched GPU Work", "No Memory Copies", "No Repeated Kernel Sequences", "No GPU Annotations",
-    "No Range-Profiler Ranges",
+    "No Range-Profiler Ranges", "No Steps",
   };
   const char *json =
     "{\"traceEvents\": ["

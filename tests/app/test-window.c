@@ -1895,7 +1895,7 @@ test_every_fixture (void)
     "kineto/tb_plugin_samples_2021-06/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
     "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
   };
-  const char *pages[] = { "summary", "gaps", "operators", "kernels", "memory", "tensor-cores", "queue",
+  const char *pages[] = { "summary", "steps", "gaps", "operators", "kernels", "memory", "tensor-cores", "queue",
                           "memcpy-bandwidth", "kernel-sequences", "gpu-annotations", "roofline", "selection" };
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   const char *shared = g_getenv ("KS_SHARED_DIR");

@@ -43,7 +43,7 @@ struct _Kind
   const KsReportColumn *(*columns) (guint *n);
   KsReport             *(*report)  (KsTrace    *trace,
                                     KsAnalysis *analysis);
-  const char           *sort_key;        /* sorted by it, descending */
+  const char           *sort_key;        /* sorted by it, descending; NULL: in the report's order */
   const char           *filter_keys[2];  /* the columns the search matches; none: no search */
   const char           *placeholder;     /* N_() */
   const char           *icon;
@@ -53,6 +53,8 @@ struct _Kind
   gboolean              (*is_empty) (KsStatsPage *self);   /* NULL: when the report has no rows */
   void                  (*activate) (KsStatsPage *self,
                                      guint         index);
+  int                   first_width;     /* px kept for the first column; 0: as it comes */
+  gboolean              rank_if_ranks;   /* its "rank" column only for a job of several ranks */
 };
 
 enum {
@@ -249,7 +251,66 @@ summary_profiler_ranges (KsStatsPage *self)
   return g_strdup_printf (_("%s: a row per counter of each range."), what);
 }
 
+/* Steps: the step in the timeline; the summary says how they were found. */
+static void
+activate_step (KsStatsPage *self,
+               guint         i)
+{
+  const KsStep *step = &ROWS (self, KsStep)[i];
+
+  navigate (self, step->start, step->end);
+}
+
+static char *
+summary_steps (KsStatsPage *self)
+{
+  guint n, counted = 0, warmup = 0;
+  const KsStep *steps = ks_analysis_get_steps (self->analysis, &n);
+  const char *rule = ks_analysis_get_step_rule (self->analysis, NULL);
+  gint64 total = 0;
+  g_autofree char *mean = NULL;
+  GString *text;
+
+  if (n == 0)
+    return NULL;
+  for (guint i = 0; i < n; i++)
+    {
+      warmup += steps[i].warmup;
+      if (!ks_analysis_step_counts (self->analysis, &steps[i]))
+        continue;
+      counted++;
+      total += steps[i].end - steps[i].start;
+    }
+  mean = ks_time_format_duration (counted > 0 ? total / counted : 0);
+  text = g_string_new (NULL);
+  /* TRANSLATORS: "5 steps, mean 41.2 ms." */
+  g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u step, mean %s.", "%u steps, mean %s.", n),
+                          n, mean);
+  if (warmup > 0 && counted < n)
+    {
+      g_string_append_c (text, ' ');
+      /* TRANSLATORS: follows "5 steps, mean 41.2 ms." */
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "The mean leaves out %u warm-up step.",
+                                                 "The mean leaves out %u warm-up steps.", warmup),
+                              warmup);
+    }
+  if (rule != NULL)
+    {
+      g_string_append_c (text, ' ');
+      /* TRANSLATORS: %s is the rule, as "the repeating operator" */
+      g_string_append_printf (text, _("The trace marks no steps: they are inferred from %s."), rule);
+    }
+  return g_string_free (text, FALSE);
+}
+
 static const Kind kinds[] = {
+  { "steps", ks_report_step_columns, ks_report_new_steps,
+    NULL, { "name", NULL }, N_("Filter steps"), "view-list-symbolic",
+    N_("No Steps"),
+    N_("The trace marks no steps (no ProfilerStep#N of a torch.profiler schedule, no NVTX range named "
+       "like a step) and repeats no structure that its steps could be inferred from."),
+    /* wide enough for "ProfilerStep#12" beside nine numeric columns */
+    summary_steps, NULL, activate_step, 130, TRUE },
   { "tensor-cores", ks_report_tensor_core_operator_columns, ks_report_new_tensor_core_operators,
     "device_total_ns", { "name", NULL }, N_("Filter operators"), "view-list-symbolic",
     N_("No GPU Kernels"),
@@ -337,6 +398,7 @@ ks_stats_page_refill (KsPage     *page,
   KsStatsPage *self = KS_STATS_PAGE (page);
   g_autofree char *summary = NULL;
   KsReport *report = NULL;
+  GtkColumnViewColumn *rank;
   gboolean empty = FALSE;
 
   ks_page_table_set_report (&self->table, NULL);
@@ -351,6 +413,10 @@ ks_stats_page_refill (KsPage     *page,
   ks_page_table_set_report (&self->table, report);
   if (report != NULL)
     empty = self->kind->is_empty != NULL ? self->kind->is_empty (self) : report->n_rows == 0;
+  /* none yet on the first refill, before the columns are added */
+  rank = ks_page_table_get_report_column (&self->table, "rank");
+  if (self->kind->rank_if_ranks && rank != NULL)
+    gtk_column_view_column_set_visible (rank, trace != NULL && trace->n_ranks > 1);
   gtk_column_view_sort_by_column (self->view, ks_page_table_get_report_column (&self->table, self->kind->sort_key),
                                   GTK_SORT_DESCENDING);
   gtk_label_set_text (self->summary_label, summary != NULL ? summary : "");
@@ -376,6 +442,12 @@ ks_stats_page_constructed (GObject *object)
     }
   columns = self->kind->columns (&n);
   ks_page_table_add_report_columns (&self->table, columns, n);
+  if (self->kind->first_width > 0)
+    {
+      g_autoptr(GtkColumnViewColumn) first = g_list_model_get_item (gtk_column_view_get_columns (self->view), 0);
+
+      gtk_column_view_column_set_fixed_width (first, self->kind->first_width);
+    }
   gtk_widget_set_visible (GTK_WIDGET (self->search_entry), self->kind->filter_keys[0] != NULL);
   if (self->kind->placeholder != NULL)
     g_object_set (self->search_entry, "placeholder-text", _(self->kind->placeholder), NULL);

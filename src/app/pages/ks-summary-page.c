@@ -17,6 +17,7 @@
 #include "ks-page-charts.h"
 #include "ks-page-table.h"
 #include "ks-summary-page.h"
+#include "ks-summary-ranks.h"
 #include "ks-summary-utilization.h"
 
 struct _KsSummaryPage
@@ -333,9 +334,29 @@ steps_click_cb (GtkGestureClick *click,
 }
 
 static void
+add_step_chart (KsSummaryPage *self,
+                GtkWidget     *group,
+                guint          n)
+{
+  GtkWidget *area = gtk_drawing_area_new ();
+  GtkGesture *click = gtk_gesture_click_new ();
+
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), MIN (n, 24) * 18);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_steps_cb, self, NULL);
+  gtk_widget_set_name (area, "step-chart");
+  gtk_widget_set_has_tooltip (area, TRUE);
+  g_signal_connect_object (area, "query-tooltip", G_CALLBACK (steps_tooltip_cb), self, 0);
+  gtk_event_controller_set_static_name (GTK_EVENT_CONTROLLER (click), "ks-step-chart-click");
+  g_signal_connect_object (click, "released", G_CALLBACK (steps_click_cb), self, 0);
+  gtk_widget_add_controller (area, GTK_EVENT_CONTROLLER (click));
+  gtk_widget_set_cursor_from_name (area, "pointer");
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
+}
+
+static void
 add_steps (KsSummaryPage *self)
 {
-  GtkWidget *group, *area, *flow;
+  GtkWidget *group, *flow;
   gint64 parts[KS_N_STEP_PARTS] = { 0 };
   gint64 total = 0;
   const KsStep *steps;
@@ -360,21 +381,12 @@ add_steps (KsSummaryPage *self)
   adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
                                          ks_metric_get_definition (KS_METRIC_STEP_BREAKDOWN));
 
-  area = gtk_drawing_area_new ();
-  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), MIN (n, 24) * 18);
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_steps_cb, self, NULL);
-  gtk_widget_set_name (area, "step-chart");
-  gtk_widget_set_has_tooltip (area, TRUE);
-  g_signal_connect_object (area, "query-tooltip", G_CALLBACK (steps_tooltip_cb), self, 0);
-  {
-    GtkGesture *click = gtk_gesture_click_new ();
-
-    gtk_event_controller_set_static_name (GTK_EVENT_CONTROLLER (click), "ks-step-chart-click");
-    g_signal_connect_object (click, "released", G_CALLBACK (steps_click_cb), self, 0);
-    gtk_widget_add_controller (area, GTK_EVENT_CONTROLLER (click));
-    gtk_widget_set_cursor_from_name (area, "pointer");
-  }
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), area);
+  /* A job's ranks each get their own series, in place of one list with
+   * every rank's steps in turn. */
+  if (ks_summary_ranks_split (self->analysis))
+    ks_summary_ranks_add_steps (KS_PAGE (self), ADW_PREFERENCES_GROUP (group), self->trace, self->analysis);
+  else
+    add_step_chart (self, group, n);
 
   /* Legend with the share of each part over all steps */
   flow = gtk_flow_box_new ();
@@ -645,8 +657,12 @@ rebuild (KsSummaryPage *self)
     gtk_box_append (self->box, utilization);
   else if (n == 0)
     add_no_gpu (self);
-  for (guint i = 0; i < n; i++)
-    add_gpu (self, &gpus[i]);
+  else if (ks_summary_ranks_split (self->analysis))
+    /* every rank's GPU 0 would read as one GPU */
+    ks_summary_ranks_add_gpus (KS_PAGE (self), self->box, self->trace, self->analysis);
+  else
+    for (guint i = 0; i < n; i++)
+      add_gpu (self, &gpus[i]);
   add_causes (self);
   add_steps (self);
   add_advice (self);
