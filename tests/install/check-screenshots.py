@@ -105,8 +105,18 @@ for name in sorted(os.listdir(shots)):
 # its 10-pixel client-side frame.
 tour = os.path.join(root, 'docs', 'screenshots')
 tour_sets = {'light': (1590, 890), 'dark': (1590, 890), 'zh_CN': (1590, 890), '800x600': (790, 590)}
-tour_pages = ('summary', 'gaps', 'operators', 'kernels', 'memory', 'ranks', 'communication', 'tensor-cores',
+tour_pages = ('summary', 'steps', 'gaps', 'operators', 'kernels', 'memory', 'ranks', 'communication', 'tensor-cores',
               'queue', 'memcpy-bandwidth', 'kernel-sequences', 'gpu-annotations', 'profiler-ranges', 'selection')
+# Other inputs than the demo trace, in the light and Chinese sets: an
+# nvidia-smi log, a rank folder, a before/after pair in the Compare view.
+scenario_sets = ('light', 'zh_CN')
+scenario_pages = ('nvsmi-summary', 'rank-folder-summary', 'rank-folder-steps', 'rank-folder-ranks',
+                  'before-after-steps', 'before-after-compare')
+for prefix in scenario_sets:
+    for page in scenario_pages:
+        name = '%s-%s.png' % (prefix, page)
+        if not os.path.isfile(os.path.join(tour, name)):
+            errors.append('docs/screenshots/%s: missing from the tour (docs/screenshots/take.sh)' % name)
 for prefix, size in tour_sets.items():
     for page in tour_pages:
         name = '%s-%s.png' % (prefix, page)
@@ -122,7 +132,7 @@ for name in sorted(os.listdir(tour)):
     # SET-PAGE.png; page names have dashes of their own, set names none
     if name.endswith('.png') and name.split('-', 1)[0] not in tour_sets:
         errors.append('docs/screenshots/%s: not a set of the tour' % name)
-    elif name.endswith('.png') and name.split('-', 1)[1][:-len('.png')] not in tour_pages:
+    elif name.endswith('.png') and name.split('-', 1)[1][:-len('.png')] not in tour_pages + scenario_pages:
         errors.append('docs/screenshots/%s: not a page of the tour' % name)
 
 for e in errors:
