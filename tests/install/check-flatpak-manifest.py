@@ -90,6 +90,9 @@ need(names and names[-1] == 'kinescope', 'the app is not the last module')
 need('yajl' in names, 'yajl (not in the GNOME runtime) is not built')
 app = manifest['modules'][-1] if manifest.get('modules') else {}
 need(app.get('buildsystem') == 'meson', 'the app is not built with meson')
+# The window points a host kinescope-cli at app-path/lib/kinescope.
+need('-Dlibdir=lib' in app.get('config-opts', []),
+     'kinescope: no -Dlibdir=lib, so the collector may not be in app-path/lib/kinescope')
 
 # Every -Dname=value of the app is an option of this project (or a meson
 # built-in one), with a value it accepts.
