@@ -85,6 +85,7 @@ check ()
 
 summary ()
 {
+  cleanup
   echo "flatpak: $passed passed, $failed failed"
   [ "$failed" = 0 ]
   exit $?
@@ -98,11 +99,19 @@ give_up ()
   summary
 }
 
+# Stops what was started, the latest first (the apps, then the bus, then
+# the X server), and waits for it: nothing of it prints after the summary.
 cleanup ()
 {
+  reversed=
   for pid in $pids; do
-    kill "$pid" 2>/dev/null
+    reversed="$pid $reversed"
   done
+  for pid in $reversed; do
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  pids=
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
