@@ -3,7 +3,7 @@
 #
 # Checks flatpak/org.kinescope.Kinescope.json: the keys flatpak-builder needs,
 # the permissions a profiler needs, every source pinned (git tag + commit id,
-# or url + sha256), the app built from this tree with meson; then, when
+# url + sha256, or a patch beside the manifest), the app built from this tree with meson; then, when
 # flatpak-builder is installed, that it parses the manifest without a warning.
 #
 # Usage: check-flatpak-manifest.py SOURCE_ROOT
@@ -72,6 +72,13 @@ for module in manifest.get('modules', []):
             need(src.get('url', '').startswith('https://'), '%s: url is not https' % name)
             need(re.fullmatch(r'[0-9a-f]{64}', src.get('sha256', '')) is not None,
                  '%s: %s source without sha256' % (name, t))
+        elif t == 'patch':
+            # Patches ship beside the manifest, so they are pinned with it.
+            paths = src.get('paths', [src['path']] if 'path' in src else [])
+            need(paths, '%s: patch source without path' % name)
+            for p in paths:
+                need(os.path.isfile(os.path.join(os.path.dirname(path), p)),
+                     '%s: patch %s is not beside the manifest' % (name, p))
         elif t == 'dir':
             d = os.path.normpath(os.path.join(os.path.dirname(path), src.get('path', '')))
             need(os.path.isfile(os.path.join(d, 'meson.build')),
@@ -83,6 +90,9 @@ need(names and names[-1] == 'kinescope', 'the app is not the last module')
 need('yajl' in names, 'yajl (not in the GNOME runtime) is not built')
 app = manifest['modules'][-1] if manifest.get('modules') else {}
 need(app.get('buildsystem') == 'meson', 'the app is not built with meson')
+# The window points a host kinescope-cli at app-path/lib/kinescope.
+need('-Dlibdir=lib' in app.get('config-opts', []),
+     'kinescope: no -Dlibdir=lib, so the collector may not be in app-path/lib/kinescope')
 
 # Every -Dname=value of the app is an option of this project (or a meson
 # built-in one), with a value it accepts.
