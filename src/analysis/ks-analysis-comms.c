@@ -653,6 +653,7 @@ typedef struct
 {
   GArray *window;    /* KsTimeRange of its steps */
   GArray *kernels;   /* all kernels */
+  GArray *busy;      /* kernels and copies, when the options count copies */
   GArray *compute;   /* kernels that are not collectives */
   GArray *comm;      /* collectives */
   gint64  first;
@@ -723,6 +724,7 @@ add_rank_stats (Comms        *cm,
   KsTrace *trace = cm->ctx->trace;
   KsAnalysis *self = cm->self;
   RankRanges *rr = g_new0 (RankRanges, cm->n_rows);
+  guint32 busy_kinds = ks_analysis_options_busy_kinds (&cm->ctx->options);
 
   for (guint r = 0; r < cm->n_rows; r++)
     {
@@ -741,6 +743,7 @@ add_rank_stats (Comms        *cm,
       rr[r].window = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].kernels = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].compute = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+      rr[r].busy = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].comm = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].first = G_MAXINT64;
       rr[r].last = G_MININT64;
@@ -772,6 +775,10 @@ add_rank_stats (Comms        *cm,
         {
           KsTimeRange range = { track->start[i], track->end[i] };
 
+          /* busy time as the Summary counts it: with copies if asked */
+          if (busy_kinds != KS_SLICE_KIND_BIT (KS_SLICE_KERNEL) &&
+              (busy_kinds & KS_SLICE_KIND_BIT (track->slice_kind[i])))
+            g_array_append_val (rr[r].busy, range);
           if (track->slice_kind[i] != KS_SLICE_KERNEL)
             continue;
           g_array_append_val (rr[r].kernels, range);
@@ -829,6 +836,8 @@ add_rank_stats (Comms        *cm,
       /* without NCCL kernels every kernel is compute: one union, not two */
       if (row->window_ns == 0)
         row->busy_pct = 0;
+      else if (rr[r].busy->len > 0)
+        row->busy_pct = 100.0 * measure_in (rr[r].busy, &window) / row->window_ns;
       else if (rr[r].compute->len == rr[r].kernels->len)
         row->busy_pct = 100.0 * ks_range_set_measure_set (&compute, &window) / row->window_ns;
       else
@@ -853,6 +862,7 @@ add_rank_stats (Comms        *cm,
       g_array_unref (rr[r].window);
       g_array_unref (rr[r].kernels);
       g_array_unref (rr[r].compute);
+      g_array_unref (rr[r].busy);
       g_array_unref (rr[r].comm);
     }
   g_free (rr);

@@ -178,6 +178,16 @@ ks_analysis_options_equal (const KsAnalysisOptions *a,
          !!a->include_warmup == !!b->include_warmup;
 }
 
+guint32
+ks_analysis_options_busy_kinds (const KsAnalysisOptions *options)
+{
+  guint32 kinds = KS_SLICE_KIND_BIT (KS_SLICE_KERNEL);
+
+  if (options != NULL && options->busy_includes_copies)
+    kinds |= KS_SLICE_KIND_BIT (KS_SLICE_MEMCPY) | KS_SLICE_KIND_BIT (KS_SLICE_MEMSET);
+  return kinds;
+}
+
 /* Context */
 
 static gboolean

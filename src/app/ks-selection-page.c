@@ -773,7 +773,10 @@ range_changed_cb (KsSelectionPage *self)
       self->range_first = TRUE;
       self->busy = TRUE;
       self->range_cancellable = g_cancellable_new ();
-      ks_range_stats_compute_async (ks_session_get_trace (self->session), start, end,
+      /* busy time by the analysis' options, as the Summary counts it */
+      ks_range_stats_compute_async (ks_session_get_trace (self->session),
+                                    self->analysis != NULL ? ks_analysis_get_options (self->analysis) : NULL,
+                                    start, end,
                                     self->range_cancellable, range_stats_cb, g_object_ref (self));
     }
 
@@ -833,7 +836,12 @@ ks_selection_page_set_analysis (KsSelectionPage *self,
 {
   g_return_if_fail (KS_IS_SELECTION_PAGE (self));
 
-  if (g_set_object (&self->analysis, analysis))
+  if (!g_set_object (&self->analysis, analysis))
+    return;
+  /* other options ("count copies as busy") change the range's busy time */
+  if (self->session != NULL && ks_session_get_range (self->session, NULL, NULL))
+    range_changed_cb (self);
+  else
     rebuild (self);
 }
 
