@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 
 #include <glib/gi18n.h>
@@ -578,6 +579,30 @@ ks_report_describe_profiler_ranges (const KsProfilerRanges *ranges)
 
   /* TRANSLATORS: "77 range-profiler ranges" "on" "1 GPU" */
   return g_strdup_printf (_("%s on %s"), on_ranges, on_gpus);
+}
+
+char *
+ks_report_describe_latency (const KsLaunchLatency *latency)
+{
+  g_autofree char *p50 = ks_time_format_duration (latency->p50_ns);
+  g_autofree char *p90 = ks_time_format_duration (latency->p90_ns);
+
+  return g_strdup_printf (_("p50 %s · p90 %s"), p50, p90);
+}
+
+char *
+ks_report_describe_launch_latency (KsAnalysis *analysis)
+{
+  const KsLaunchLatency *lat = ks_analysis_get_launch_latency (analysis);
+  const KsLaunchLatency *queue = ks_analysis_get_queue_time (analysis);
+  g_autofree char *p50 = ks_time_format_duration (lat->p50_ns);
+  g_autofree char *p90 = ks_time_format_duration (lat->p90_ns);
+  g_autofree char *p99 = ks_time_format_duration (lat->p99_ns);
+  g_autofree char *q50 = ks_time_format_duration (queue->p50_ns);
+  g_autofree char *q90 = ks_time_format_duration (queue->p90_ns);
+
+  return g_strdup_printf (_("Launch latency of %" PRIu64 " kernels: p50 %s, p90 %s, p99 %s; queueing behind earlier work: p50 %s, p90 %s"),
+                          lat->count, p50, p90, p99, q50, q90);
 }
 
 char *

@@ -82,8 +82,8 @@ table_gpus (Printer *p)
       g_autofree char *biw = ks_time_format_duration (g->busy_in_window_ns);
       g_autofree char *gt = ks_time_format_duration (g->gap_total_ns);
       g_autofree char *gl = ks_time_format_duration (g->largest_gap_ns);
-      g_autofree char *p50 = ks_time_format_duration (g->latency.p50_ns);
-      g_autofree char *p90 = ks_time_format_duration (g->latency.p90_ns);
+      g_autofree char *latency = ks_report_describe_latency (&g->latency);
+      g_autofree char *queueing = ks_report_describe_latency (&g->queue);
 
       if (g->name != 0)
         {
@@ -113,14 +113,9 @@ table_gpus (Printer *p)
 
           g_string_append_printf (out, "    %-22s %s\n", ks_gap_class_get_title (c), d);
         }
-      g_string_append_printf (out, "  %-24s %s p50, %s p90 (%" G_GUINT64_FORMAT " %s)\n", _("Launch latency:"),
-                              p50, p90, g->latency.count, _("kernels"));
-      {
-        g_autofree char *q50 = ks_time_format_duration (g->queue.p50_ns);
-        g_autofree char *q90 = ks_time_format_duration (g->queue.p90_ns);
-
-        g_string_append_printf (out, "  %-24s %s p50, %s p90\n", _("Queueing:"), q50, q90);
-      }
+      g_string_append_printf (out, "  %-24s %s (%" G_GUINT64_FORMAT " %s)\n", _("Launch latency:"),
+                              latency, g->latency.count, _("kernels"));
+      g_string_append_printf (out, "  %-24s %s\n", _("Queueing:"), queueing);
       if (g->span_ns > 0)
         g_string_append_printf (out, "  %-24s %.1f %% %s, %.1f %% %s, %.1f %% %s\n", _("Temporal breakdown:"),
                                 100.0 * g->compute_ns / g->span_ns, _("compute"),
@@ -390,24 +385,10 @@ report_kernels (Printer *p)
     write_list (p, kernels, NULL, NULL, n);
   else
     {
-      g_autofree char *p50 = ks_time_format_duration (lat->p50_ns);
-      g_autofree char *p90 = ks_time_format_duration (lat->p90_ns);
-      g_autofree char *p99 = ks_time_format_duration (lat->p99_ns);
-      g_autofree char *mx = ks_time_format_duration (lat->max_ns);
+      g_autofree char *latency = ks_report_describe_launch_latency (p->analysis);
 
       write_list (p, kernels, NULL, NULL, n);
-      g_string_append_printf (p->out, "\n%s %" G_GUINT64_FORMAT " %s: p50 %s, p90 %s, p99 %s, max %s\n",
-                              _("Launch latency of"), lat->count, _("kernels"), p50, p90, p99, mx);
-      {
-        const KsLaunchLatency *queue = ks_analysis_get_queue_time (p->analysis);
-        g_autofree char *q50 = ks_time_format_duration (queue->p50_ns);
-        g_autofree char *q90 = ks_time_format_duration (queue->p90_ns);
-        g_autofree char *q99 = ks_time_format_duration (queue->p99_ns);
-        g_autofree char *qmx = ks_time_format_duration (queue->max_ns);
-
-        g_string_append_printf (p->out, "%s: p50 %s, p90 %s, p99 %s, max %s\n",
-                                _("Queueing behind earlier work"), q50, q90, q99, qmx);
-      }
+      g_string_append_printf (p->out, "\n%s\n", latency);
       for (guint b = 0; b < KS_LATENCY_N_BUCKETS; b++)
         {
           g_autofree char *from = ks_time_format_duration (edges[b]);
