@@ -675,8 +675,12 @@ add_range (KsSelectionPage *self,
   if (self->range_stats->gpus->len > 0)
     {
       begin_group (self, _("GPU Busy"));
+      /* the rule the range statistics were computed with */
       adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->group),
-                                             _("Time with at least one kernel running, over the range"));
+                                             self->analysis != NULL &&
+                                             ks_analysis_get_options (self->analysis)->busy_includes_copies
+                                             ? _("Time with at least one kernel, memcpy or memset running, over the range")
+                                             : _("Time with at least one kernel running, over the range"));
       for (guint i = 0; i < self->range_stats->gpus->len; i++)
         {
           const KsRangeGpu *g = &g_array_index (self->range_stats->gpus, KsRangeGpu, i);
