@@ -16,15 +16,6 @@
 #include "ks-analysis-private.h"
 #include "ks-format.h"
 
-/* Exposed communication above this share of a rank's step time is advice. */
-#define EXPOSED_COMM_SHARE 0.10
-/* Collectives of at least this size below this bus bandwidth are advice:
- * far below any NVLink or InfiniBand link. */
-#define LOW_BW_MIN_BYTES (G_GUINT64_CONSTANT (1) << 20)
-#define LOW_BW_GBPS 5.0
-/* A straggler whose lateness costs the others this share of a step is advice. */
-#define STRAGGLER_SHARE 0.05
-
 const char *
 ks_collective_kind_to_string (KsCollectiveKind kind)
 {
@@ -600,246 +591,6 @@ compare_collectives (gconstpointer a,
   return (ca->end > cb->end) - (ca->end < cb->end);
 }
 
-const char *
-ks_clock_method_to_string (KsClockMethod method)
-{
-  switch (method)
-    {
-    case KS_CLOCK_SHARED:      return "shared";
-    case KS_CLOCK_COLLECTIVES: return "collectives";
-    case KS_CLOCK_UTC:         return "utc";
-    case KS_CLOCK_ONE_RANK:
-    default:                   return "one_rank";
-    }
-}
-
-void
-ks_collectives_number (KsCollective *cs,
-                       guint         n)
-{
-  g_autoptr(GHashTable) next_seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *key = g_strdup_printf ("%u\x1f%s", cs[i].rank, cs[i].process_group);
-
-      cs[i].seq = GPOINTER_TO_UINT (g_hash_table_lookup (next_seq, key));
-      g_hash_table_replace (next_seq, g_steal_pointer (&key), GUINT_TO_POINTER (cs[i].seq + 1));
-    }
-}
-
-/* The calls of the job: the indexes of the Nth call of a process group
- * on each rank, where all are of one kind (else the traces do not hold
- * the same calls: sampled, or cut at different places). */
-static GPtrArray *
-job_calls (const KsCollective *cs,
-           guint               n)
-{
-  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GPtrArray *calls = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
-  GPtrArray *kept = g_ptr_array_new_with_free_func ((GDestroyNotify)g_array_unref);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *key = g_strdup_printf ("%s\x1f%u", cs[i].process_group, cs[i].seq);
-      gpointer at;
-      GArray *members;
-
-      if (g_hash_table_lookup_extended (index, key, NULL, &at))
-        members = g_ptr_array_index (calls, GPOINTER_TO_UINT (at));
-      else
-        {
-          members = g_array_new (FALSE, FALSE, sizeof (guint));
-          g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (calls->len));
-          g_ptr_array_add (calls, members);
-        }
-      g_array_append_val (members, i);
-    }
-  for (guint c = 0; c < calls->len; c++)
-    {
-      GArray *members = g_ptr_array_index (calls, c);
-      gboolean same_kind = members->len >= 2;
-
-      for (guint m = 1; m < members->len && same_kind; m++)
-        if (cs[g_array_index (members, guint, m)].kind != cs[g_array_index (members, guint, 0)].kind)
-          same_kind = FALSE;
-      if (same_kind)
-        g_ptr_array_add (kept, g_array_ref (members));
-    }
-  g_ptr_array_unref (calls);
-  return kept;
-}
-
-static int
-compare_int64 (gconstpointer a,
-               gconstpointer b)
-{
-  gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
-
-  return (x > y) - (x < y);
-}
-
-static gint64
-median (GArray *values)
-{
-  g_array_sort (values, compare_int64);
-  return g_array_index (values, gint64, values->len / 2);
-}
-
-/* Clocks whose collectives' ends agree this closely are one clock. */
-#define SHARED_CLOCK_NS G_GINT64_CONSTANT (1000000)
-
-void
-ks_collectives_align (const KsCollective *cs,
-                      guint               n,
-                      guint               n_rows,
-                      const guint32      *hosts,
-                      const gint64       *utc_offsets,
-                      gint64             *offsets,
-                      KsClockAlignment   *alignment)
-{
-  g_autoptr(GPtrArray) calls = NULL;
-  GArray **diffs = g_new0 (GArray *, n_rows);
-  gboolean any = FALSE, shifted = FALSE;
-
-  memset (offsets, 0, sizeof (gint64) * n_rows);
-  alignment->method = KS_CLOCK_ONE_RANK;
-  alignment->skew_ns = -1;
-  if (n_rows < 2)
-    {
-      g_free (diffs);
-      return;
-    }
-
-  /* end of row 0's call minus the end of each other rank's, per call */
-  calls = job_calls (cs, n);
-  for (guint c = 0; c < calls->len; c++)
-    {
-      GArray *members = g_ptr_array_index (calls, c);
-      const KsCollective *ref = NULL;
-
-      for (guint m = 0; m < members->len; m++)
-        if (cs[g_array_index (members, guint, m)].rank == 0)
-          ref = &cs[g_array_index (members, guint, m)];
-      if (ref == NULL)
-        continue;
-      for (guint m = 0; m < members->len; m++)
-        {
-          const KsCollective *x = &cs[g_array_index (members, guint, m)];
-          /* ranks of one host share a clock: their differences are the host's */
-          guint32 row = x->rank;
-          gint64 d = ref->end - x->end;
-
-          if (row == 0 || row >= n_rows)
-            continue;
-          if (hosts != NULL && hosts[row] != G_MAXUINT32)
-            for (guint32 r = 0; r < n_rows; r++)
-              if (hosts[r] == hosts[row])
-                {
-                  row = r;
-                  break;
-                }
-          if (diffs[row] == NULL)
-            diffs[row] = g_array_new (FALSE, FALSE, sizeof (gint64));
-          g_array_append_val (diffs[row], d);
-          any = TRUE;
-        }
-    }
-
-  if (!any)
-    {
-      /* nothing to align on: the files' UTC start when they say it */
-      alignment->method = utc_offsets != NULL ? KS_CLOCK_UTC : KS_CLOCK_SHARED;
-      for (guint r = 0; r < n_rows && utc_offsets != NULL; r++)
-        offsets[r] = utc_offsets[r] - utc_offsets[0];
-      g_free (diffs);
-      return;
-    }
-
-  for (guint r = 1; r < n_rows; r++)
-    {
-      guint32 first = r;
-
-      if (hosts != NULL && hosts[r] != G_MAXUINT32)
-        for (guint32 q = 0; q < n_rows; q++)
-          if (hosts[q] == hosts[r])
-            {
-              first = q;
-              break;
-            }
-      if (first == 0 && hosts != NULL && hosts[r] != G_MAXUINT32)
-        offsets[r] = 0;                       /* row 0's host */
-      else if (first != r)
-        offsets[r] = offsets[first];
-      else if (diffs[r] != NULL)
-        offsets[r] = median (diffs[r]);
-      else if (utc_offsets != NULL)
-        offsets[r] = utc_offsets[r] - utc_offsets[0];
-      if (offsets[r] > SHARED_CLOCK_NS || offsets[r] < -SHARED_CLOCK_NS)
-        shifted = TRUE;
-    }
-  if (!shifted)
-    memset (offsets, 0, sizeof (gint64) * n_rows);
-  alignment->method = shifted ? KS_CLOCK_COLLECTIVES : KS_CLOCK_SHARED;
-
-  /* what is left: per host the median distance of the ends after the shift */
-  alignment->skew_ns = 0;
-  for (guint r = 1; r < n_rows; r++)
-    {
-      if (diffs[r] == NULL)
-        continue;
-      for (guint i = 0; i < diffs[r]->len; i++)
-        {
-          gint64 *d = &g_array_index (diffs[r], gint64, i);
-
-          *d = ABS (*d - offsets[r]);
-        }
-      alignment->skew_ns = MAX (alignment->skew_ns, median (diffs[r]));
-      g_array_unref (diffs[r]);
-    }
-  g_free (diffs);
-}
-
-/* The last to start a call is its straggler; the others wait from their
- * start until it arrives (at most their call's duration: a rank cannot
- * wait past its own end). Arrivals on row 0's clock. */
-void
-ks_collectives_match (KsCollective *cs,
-                      guint         n,
-                      const gint64 *offsets,
-                      gint64       *wait_caused)
-{
-  g_autoptr(GPtrArray) calls = job_calls (cs, n);
-
-  for (guint c = 0; c < calls->len; c++)
-    {
-      GArray *members = g_ptr_array_index (calls, c);
-      const KsCollective *last = NULL;
-      gint64 last_arrival = G_MININT64;
-
-      for (guint m = 0; m < members->len; m++)
-        {
-          const KsCollective *x = &cs[g_array_index (members, guint, m)];
-          gint64 arrival = x->start + offsets[x->rank];
-
-          if (arrival > last_arrival)
-            {
-              last = x;
-              last_arrival = arrival;
-            }
-        }
-      for (guint m = 0; m < members->len; m++)
-        {
-          KsCollective *x = &cs[g_array_index (members, guint, m)];
-
-          x->last_rank = last->rank;
-          x->wait_ns = CLAMP (last_arrival - (x->start + offsets[x->rank]), 0, x->end - x->start);
-          if (x->in_steps)
-            wait_caused[last->rank] += x->wait_ns;
-        }
-    }
-}
-
 static void
 add_comm_stats (KsAnalysis *self)
 {
@@ -902,6 +653,7 @@ typedef struct
 {
   GArray *window;    /* KsTimeRange of its steps */
   GArray *kernels;   /* all kernels */
+  GArray *busy;      /* kernels and copies, when the options count copies */
   GArray *compute;   /* kernels that are not collectives */
   GArray *comm;      /* collectives */
   gint64  first;
@@ -972,6 +724,7 @@ add_rank_stats (Comms        *cm,
   KsTrace *trace = cm->ctx->trace;
   KsAnalysis *self = cm->self;
   RankRanges *rr = g_new0 (RankRanges, cm->n_rows);
+  guint32 busy_kinds = ks_analysis_options_busy_kinds (&cm->ctx->options);
 
   for (guint r = 0; r < cm->n_rows; r++)
     {
@@ -990,6 +743,7 @@ add_rank_stats (Comms        *cm,
       rr[r].window = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].kernels = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].compute = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
+      rr[r].busy = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].comm = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
       rr[r].first = G_MAXINT64;
       rr[r].last = G_MININT64;
@@ -1021,6 +775,10 @@ add_rank_stats (Comms        *cm,
         {
           KsTimeRange range = { track->start[i], track->end[i] };
 
+          /* busy time as the Summary counts it: with copies if asked */
+          if (busy_kinds != KS_SLICE_KIND_BIT (KS_SLICE_KERNEL) &&
+              (busy_kinds & KS_SLICE_KIND_BIT (track->slice_kind[i])))
+            g_array_append_val (rr[r].busy, range);
           if (track->slice_kind[i] != KS_SLICE_KERNEL)
             continue;
           g_array_append_val (rr[r].kernels, range);
@@ -1078,6 +836,8 @@ add_rank_stats (Comms        *cm,
       /* without NCCL kernels every kernel is compute: one union, not two */
       if (row->window_ns == 0)
         row->busy_pct = 0;
+      else if (rr[r].busy->len > 0)
+        row->busy_pct = 100.0 * measure_in (rr[r].busy, &window) / row->window_ns;
       else if (rr[r].compute->len == rr[r].kernels->len)
         row->busy_pct = 100.0 * ks_range_set_measure_set (&compute, &window) / row->window_ns;
       else
@@ -1102,6 +862,7 @@ add_rank_stats (Comms        *cm,
       g_array_unref (rr[r].window);
       g_array_unref (rr[r].kernels);
       g_array_unref (rr[r].compute);
+      g_array_unref (rr[r].busy);
       g_array_unref (rr[r].comm);
     }
   g_free (rr);
@@ -1176,119 +937,4 @@ _ks_analysis_comms (KsAnalysis *self,
   g_free (cm.gpu_comms);
   g_free (wait_caused);
   g_free (clock_offsets);
-}
-
-static char *
-rank_name (KsTrace           *trace,
-           const KsRankStats *row)
-{
-  if (row->rank >= 0)
-    return g_strdup_printf (_("rank %d"), row->rank);
-  return g_strdup (_("the trace"));
-}
-
-static void
-set_single_range (KsAdvice *advice,
-                  gint64    start,
-                  gint64    end)
-{
-  advice->n_ranges = 1;
-  advice->ranges = g_new (KsTimeRange, 1);
-  advice->ranges[0].start = start;
-  advice->ranges[0].end = end;
-}
-
-void
-_ks_analysis_comms_advice (KsAnalysis *self,
-                           Context    *ctx)
-{
-  KsTrace *trace = ctx->trace;
-  const KsRankStats *worst = NULL;
-  guint n_exposed = 0;
-  gint64 window_sum = 0;
-
-  for (guint r = 0; r < self->rank_stats->len; r++)
-    {
-      const KsRankStats *row = &g_array_index (self->rank_stats, KsRankStats, r);
-
-      window_sum += row->window_ns;
-      if (row->window_ns > 0 && row->exposed_comm_ns > EXPOSED_COMM_SHARE * row->window_ns)
-        {
-          n_exposed++;
-          if (worst == NULL || row->exposed_comm_ns * worst->window_ns > worst->exposed_comm_ns * row->window_ns)
-            worst = row;
-        }
-    }
-  if (worst != NULL)
-    {
-      g_autofree char *who = rank_name (trace, worst);
-      g_autofree char *exposed = ks_time_format_duration (worst->exposed_comm_ns);
-      g_autofree char *comm = ks_time_format_duration (worst->comm_ns);
-      g_autofree char *window = ks_time_format_duration (worst->window_ns);
-      KsAdvice *advice;
-
-      advice = _ks_analysis_add_advice (self, "exposed-comm", -1,
-                               g_strdup (_("Communication is not hidden behind compute")),
-                               g_strdup_printf (_("For %.0f %% of the steps of %s no compute kernel runs while collectives do: the GPU waits for the network. Overlap communication with the backward pass (DDP's bucket_cap_mb, FSDP's prefetching), or send less (gradient compression, a larger batch per step)."),
-                                                100.0 * worst->exposed_comm_ns / worst->window_ns, who),
-                               g_strdup_printf (ngettext ("%s of %s communication is exposed in a %s window; %u rank is past %.0f %%.",
-                                                          "%s of %s communication is exposed in a %s window; %u ranks are past %.0f %%.",
-                                                          n_exposed),
-                                                exposed, comm, window, n_exposed, 100 * EXPOSED_COMM_SHARE));
-      advice->value = (double)worst->exposed_comm_ns / worst->window_ns;
-    }
-
-  if (self->straggler != KS_NO_INDEX && self->rank_stats->len > 1)
-    {
-      const KsRankStats *s = &g_array_index (self->rank_stats, KsRankStats, self->straggler);
-      double mean_window = (double)window_sum / self->rank_stats->len;
-
-      if (mean_window > 0 && s->wait_caused_ns > STRAGGLER_SHARE * mean_window)
-        {
-          g_autofree char *who = rank_name (trace, s);
-          g_autofree char *caused = ks_time_format_duration (s->wait_caused_ns);
-          const KsCollective *latest = NULL;
-          KsAdvice *advice;
-
-          advice = _ks_analysis_add_advice (self, "straggler", -1,
-                                            g_strdup_printf (_("The other ranks wait for %s"), who),
-                                            g_strdup_printf (_("%s arrives last at the collectives: every other rank waits for it. Look at what it does before them that the others do not (data loading, a larger share of the data, a slower GPU or host)."),
-                                                             who),
-                                            g_strdup_printf (_("The others waited %s in total for it (%.0f %% of a rank's window)."),
-                                                             caused, 100.0 * s->wait_caused_ns / mean_window));
-          advice->value = s->wait_caused_ns;
-          /* its collective that the others waited longest for */
-          for (guint i = 0; i < self->collectives->len; i++)
-            {
-              const KsCollective *c = &g_array_index (self->collectives, KsCollective, i);
-
-              if (c->rank == s->rank_index && c->last_rank == s->rank_index
-                  && (latest == NULL || c->start > latest->start))
-                latest = c;
-            }
-          if (latest != NULL)
-            set_single_range (advice, latest->start, latest->end);
-        }
-    }
-
-  for (guint i = 0; i < self->comm_stats->len; i++)
-    {
-      const KsCommStats *row = &g_array_index (self->comm_stats, KsCommStats, i);
-      g_autofree char *size = NULL;
-      KsAdvice *advice;
-
-      if (!row->on_gpu || row->bytes < LOW_BW_MIN_BYTES || row->busbw_gbps < 0 || row->busbw_gbps >= LOW_BW_GBPS)
-        continue;
-      size = ks_format_bytes (row->bytes);
-      advice = _ks_analysis_add_advice (self, "low-bus-bandwidth", -1,
-                               g_strdup_printf (_("%s of %s reach only %.2f GB/s"),
-                                                ks_collective_kind_to_string (row->kind), size, row->busbw_gbps),
-                               g_strdup (_("These collectives move data far below what NVLink or InfiniBand carry (tens to hundreds of GB/s): the ranks may talk over TCP or PCIe (check NCCL_DEBUG=INFO for the transport), or the time includes waiting for a late rank.")),
-                               g_strdup_printf (ngettext ("%u call, bus bandwidth %.2f GB/s.",
-                                                          "%u calls, bus bandwidth %.2f GB/s of the mean call.",
-                                                          (gulong)MIN (row->count, G_MAXUINT)),
-                                                (guint)MIN (row->count, G_MAXUINT), row->busbw_gbps));
-      advice->value = row->busbw_gbps;
-      break;
-    }
 }

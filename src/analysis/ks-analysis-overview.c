@@ -366,10 +366,7 @@ _ks_analysis_overview (KsAnalysis *self,
   KsTrace *trace = ctx->trace;
   g_autoptr(GArray) all_latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) all_queues = g_array_new (FALSE, FALSE, sizeof (gint64));
-  guint32 busy_kinds = KIND_BIT (KS_SLICE_KERNEL);
-
-  if (ctx->options.busy_includes_copies)
-    busy_kinds = GPU_WORK_KINDS;
+  guint32 busy_kinds = ks_analysis_options_busy_kinds (&ctx->options);
 
   for (guint d = 0; d < ctx->devices->len; d++)
     {

@@ -322,8 +322,9 @@ gint64   _ks_select_nth           (gint64           *values,
                                    gsize             k);
 
 /* What @build makes of @trace, made on first use and kept with it under
- * @key (a static string), freed with @free with the trace. Thread-safe;
- * @build may ask for another such value. */
+ * @key (a static string), freed with @free with the trace. Thread-safe,
+ * with a lock per trace and key; @build may ask for another key's value
+ * (never, through others, for its own). */
 gpointer _ks_trace_get_cached     (KsTrace          *trace,
                                    const char       *key,
                                    gpointer        (*build) (KsTrace *trace),

@@ -293,7 +293,49 @@ _ks_hash_words (const guint32 *words,
 
 /* Values kept with a trace */
 
-static GRecMutex cache_mutex;
+/* Guards only the making of the per-trace tables of locks, never a build:
+ * a value being built for one trace holds that trace's lock for its key
+ * alone, so that the timeline's layout of one trace never waits for
+ * another trace's (or another key's) series. */
+static GMutex locks_mutex;
+
+static void
+lock_free (gpointer data)
+{
+  GMutex *lock = data;
+
+  g_mutex_clear (lock);
+  g_free (lock);
+}
+
+/* The lock of @quark's value on @trace, made on first use. */
+static GMutex *
+cache_lock_for (KsTrace *trace,
+                GQuark   quark)
+{
+  static GQuark locks_quark;
+  GHashTable *locks;
+  GMutex *lock;
+
+  g_mutex_lock (&locks_mutex);
+  if (locks_quark == 0)
+    locks_quark = g_quark_from_static_string ("ks-trace-cache-locks");
+  locks = g_object_get_qdata (G_OBJECT (trace), locks_quark);
+  if (locks == NULL)
+    {
+      locks = g_hash_table_new_full (NULL, NULL, NULL, lock_free);
+      g_object_set_qdata_full (G_OBJECT (trace), locks_quark, locks, (GDestroyNotify)g_hash_table_unref);
+    }
+  lock = g_hash_table_lookup (locks, GUINT_TO_POINTER (quark));
+  if (lock == NULL)
+    {
+      lock = g_new0 (GMutex, 1);
+      g_mutex_init (lock);
+      g_hash_table_insert (locks, GUINT_TO_POINTER (quark), lock);
+    }
+  g_mutex_unlock (&locks_mutex);
+  return lock;
+}
 
 gpointer
 _ks_trace_get_cached (KsTrace        *trace,
@@ -302,15 +344,17 @@ _ks_trace_get_cached (KsTrace        *trace,
                       GDestroyNotify  free)
 {
   GQuark quark = g_quark_from_static_string (key);
+  GMutex *lock = cache_lock_for (trace, quark);
   gpointer value;
 
-  g_rec_mutex_lock (&cache_mutex);
+  /* A build may ask for another key's value: that takes another lock. */
+  g_mutex_lock (lock);
   value = g_object_get_qdata (G_OBJECT (trace), quark);
   if (value == NULL)
     {
       value = build (trace);
       g_object_set_qdata_full (G_OBJECT (trace), quark, value, free);
     }
-  g_rec_mutex_unlock (&cache_mutex);
+  g_mutex_unlock (lock);
   return value;
 }

@@ -42,6 +42,11 @@ void     ks_analysis_options_init  (KsAnalysisOptions       *options);
 /* Whether two option sets give the same analysis (the cache's key). */
 gboolean ks_analysis_options_equal (const KsAnalysisOptions *a,
                                     const KsAnalysisOptions *b);
+/* The one rule for GPU busy time, for the Summary, a selected range and
+ * the Ranks report alike: the slice kinds whose union is busy time under
+ * @options (kernels; memcpy and memset too with busy_includes_copies),
+ * as a mask of KS_SLICE_KIND_BIT (). NULL means the default options. */
+guint32  ks_analysis_options_busy_kinds (const KsAnalysisOptions *options);
 
 #define KS_LATENCY_N_BUCKETS 20
 
@@ -661,7 +666,7 @@ typedef struct
   gint64   window_ns;
   guint64  kernels;
   gint64   kernel_time_ns;
-  double   busy_pct;             /* kernel union in the window */
+  double   busy_pct;             /* busy union in the window (ks_analysis_options_busy_kinds ()) */
   gint64   compute_ns;           /* union of the other kernels in the window */
   gint64   comm_ns;              /* union of its collectives in the window */
   gint64   exposed_comm_ns;      /* of comm_ns, not covered by compute */

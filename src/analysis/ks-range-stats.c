@@ -19,7 +19,8 @@ typedef struct
   KsRangeStats *stats;
   GHashTable   *kernels;     /* name id -> KsRangeEntry* (index + 1 in array) */
   GHashTable   *operators;
-  GArray       *intervals;   /* KsTimeRange: kernels of the current device, clipped */
+  GArray       *intervals;   /* KsTimeRange: busy slices of the current device, clipped */
+  guint32       busy_kinds;  /* ks_analysis_options_busy_kinds () */
   GCancellable *cancellable;
   gboolean      cancelled;
 } Walk;
@@ -81,16 +82,17 @@ visit_slice (const KsTrack *track,
       return FALSE;
     }
 
+  if ((w->busy_kinds & KS_SLICE_KIND_BIT (track->slice_kind[slice])) && b > a)
+    {
+      KsTimeRange iv = { a, b };
+
+      g_array_append_val (w->intervals, iv);
+    }
+
   switch ((KsSliceKind)track->slice_kind[slice])
     {
     case KS_SLICE_KERNEL:
-      {
-        KsTimeRange iv = { a, b };
-
-        account (w->kernels, w->stats->kernels, track->name_id[slice], clipped);
-        if (b > a)
-          g_array_append_val (w->intervals, iv);
-      }
+      account (w->kernels, w->stats->kernels, track->name_id[slice], clipped);
       break;
 
     case KS_SLICE_CPU_OP:
@@ -154,10 +156,11 @@ compare_devices (gconstpointer a,
 }
 
 KsRangeStats *
-ks_range_stats_compute (KsTrace      *trace,
-                        gint64        start,
-                        gint64        end,
-                        GCancellable *cancellable)
+ks_range_stats_compute (KsTrace                 *trace,
+                        const KsAnalysisOptions *options,
+                        gint64                   start,
+                        gint64                   end,
+                        GCancellable            *cancellable)
 {
   g_autoptr(GArray) devices = g_array_new (FALSE, FALSE, sizeof (gint32));
   KsRangeStats *stats;
@@ -180,6 +183,7 @@ ks_range_stats_compute (KsTrace      *trace,
   w.operators = g_hash_table_new (NULL, NULL);
   w.intervals = g_array_new (FALSE, FALSE, sizeof (KsTimeRange));
   w.cancellable = cancellable;
+  w.busy_kinds = ks_analysis_options_busy_kinds (options);
 
   for (guint32 t = 0; t < trace->n_tracks; t++)
     if (trace->tracks[t].kind == KS_TRACK_STREAM)
@@ -233,9 +237,10 @@ ks_range_stats_free (KsRangeStats *stats)
 
 typedef struct
 {
-  KsTrace *trace;
-  gint64   start;
-  gint64   end;
+  KsTrace           *trace;
+  KsAnalysisOptions  options;
+  gint64             start;
+  gint64             end;
 } State;
 
 static void
@@ -252,7 +257,8 @@ compute_worker (GTask        *task,
                 GCancellable *cancellable)
 {
   State *state = task_data;
-  KsRangeStats *stats = ks_range_stats_compute (state->trace, state->start, state->end, cancellable);
+  KsRangeStats *stats = ks_range_stats_compute (state->trace, &state->options, state->start, state->end,
+                                                cancellable);
 
   if (g_task_return_error_if_cancelled (task))
     ks_range_stats_free (stats);
@@ -261,12 +267,13 @@ compute_worker (GTask        *task,
 }
 
 void
-ks_range_stats_compute_async (KsTrace             *trace,
-                              gint64               start,
-                              gint64               end,
-                              GCancellable        *cancellable,
-                              GAsyncReadyCallback  callback,
-                              gpointer             user_data)
+ks_range_stats_compute_async (KsTrace                 *trace,
+                              const KsAnalysisOptions *options,
+                              gint64                   start,
+                              gint64                   end,
+                              GCancellable            *cancellable,
+                              GAsyncReadyCallback      callback,
+                              gpointer                 user_data)
 {
   g_autoptr(GTask) task = NULL;
   State *state;
@@ -275,6 +282,10 @@ ks_range_stats_compute_async (KsTrace             *trace,
 
   state = g_new0 (State, 1);
   state->trace = g_object_ref (trace);
+  if (options != NULL)
+    state->options = *options;
+  else
+    ks_analysis_options_init (&state->options);
   state->start = start;
   state->end = end;
 

@@ -9,13 +9,15 @@
 
 #include <gio/gio.h>
 
+#include "ks-analysis.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
 
 /* Statistics of a selected time range: GPU busy time per device (the
  * union of kernel intervals clipped to the range, as the TensorBoard
- * plugin and HTA define it), and the kernels and operators that spent
+ * plugin and HTA define it, with copies when the options count them:
+ * ks_analysis_options_busy_kinds ()), and the kernels and operators that spent
  * the most time inside it (durations clipped to the range; for
  * operators their self time, without the nested operators they call). */
 
@@ -43,19 +45,21 @@ typedef struct
   GArray *operators;         /* KsRangeEntry (cpu_op), total = self time, longest first */
 } KsRangeStats;
 
-KsRangeStats *ks_range_stats_compute        (KsTrace              *trace,
-                                             gint64                start,
-                                             gint64                end,
-                                             GCancellable         *cancellable);
-void          ks_range_stats_compute_async  (KsTrace              *trace,
-                                             gint64                start,
-                                             gint64                end,
-                                             GCancellable         *cancellable,
-                                             GAsyncReadyCallback   callback,
-                                             gpointer              user_data);
-KsRangeStats *ks_range_stats_compute_finish (GAsyncResult         *result,
-                                             GError              **error);
-void          ks_range_stats_free           (KsRangeStats         *stats);
+KsRangeStats *ks_range_stats_compute        (KsTrace                  *trace,
+                                             const KsAnalysisOptions  *options,
+                                             gint64                    start,
+                                             gint64                    end,
+                                             GCancellable             *cancellable);
+void          ks_range_stats_compute_async  (KsTrace                  *trace,
+                                             const KsAnalysisOptions  *options,
+                                             gint64                    start,
+                                             gint64                    end,
+                                             GCancellable             *cancellable,
+                                             GAsyncReadyCallback       callback,
+                                             gpointer                  user_data);
+KsRangeStats *ks_range_stats_compute_finish (GAsyncResult             *result,
+                                             GError                  **error);
+void          ks_range_stats_free           (KsRangeStats             *stats);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsRangeStats, ks_range_stats_free)
 

@@ -198,6 +198,13 @@ KsReport *ks_report_new_profiler_counters (KsTrace    *trace,
  * NULL when they have. */
 char     *ks_report_describe_profiler_ranges (const KsProfilerRanges *ranges);
 char     *ks_report_explain_profiler_operators (const KsProfilerRanges *ranges);
+/* Launch latency and queueing, written once for the CLI and the pages:
+ * "p50 1.05 µs · p90 1.54 µs" for a GPU's card; and for the kernels,
+ * "Launch latency of 176 kernels: p50 …, p90 …, p99 …; queueing behind
+ * earlier work: p50 …, p90 …" (both: on a saturated GPU the wait is
+ * queueing, not launching). */
+char     *ks_report_describe_latency        (const KsLaunchLatency *latency);
+char     *ks_report_describe_launch_latency (KsAnalysis            *analysis);
 /* Kernels by name and launching operator, or by name and launch. */
 KsReport *ks_report_new_kernel_groups    (KsTrace          *trace,
                                           KsAnalysis       *analysis,

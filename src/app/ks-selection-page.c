@@ -678,8 +678,12 @@ add_range (KsSelectionPage *self,
   if (self->range_stats->gpus->len > 0)
     {
       begin_group (self, _("GPU Busy"));
+      /* the rule the range statistics were computed with */
       adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->group),
-                                             _("Time with at least one kernel running, over the range"));
+                                             self->analysis != NULL &&
+                                             ks_analysis_get_options (self->analysis)->busy_includes_copies
+                                             ? _("Time with at least one kernel, memcpy or memset running, over the range")
+                                             : _("Time with at least one kernel running, over the range"));
       for (guint i = 0; i < self->range_stats->gpus->len; i++)
         {
           const KsRangeGpu *g = &g_array_index (self->range_stats->gpus, KsRangeGpu, i);
@@ -776,7 +780,10 @@ range_changed_cb (KsSelectionPage *self)
       self->range_first = TRUE;
       self->busy = TRUE;
       self->range_cancellable = g_cancellable_new ();
-      ks_range_stats_compute_async (ks_session_get_trace (self->session), start, end,
+      /* busy time by the analysis' options, as the Summary counts it */
+      ks_range_stats_compute_async (ks_session_get_trace (self->session),
+                                    self->analysis != NULL ? ks_analysis_get_options (self->analysis) : NULL,
+                                    start, end,
                                     self->range_cancellable, range_stats_cb, g_object_ref (self));
     }
 
@@ -836,7 +843,12 @@ ks_selection_page_set_analysis (KsSelectionPage *self,
 {
   g_return_if_fail (KS_IS_SELECTION_PAGE (self));
 
-  if (g_set_object (&self->analysis, analysis))
+  if (!g_set_object (&self->analysis, analysis))
+    return;
+  /* other options ("count copies as busy") change the range's busy time */
+  if (self->session != NULL && ks_session_get_range (self->session, NULL, NULL))
+    range_changed_cb (self);
+  else
     rebuild (self);
 }
 

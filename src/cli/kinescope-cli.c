@@ -17,6 +17,7 @@
 #include "ks-cli.h"
 #include "ks-cli-common.h"
 #include "ks-paths.h"
+#include "ks-signals.h"
 
 typedef struct
 {
@@ -59,6 +60,8 @@ main (int    argc,
 {
   const char *name;
 
+  /* before any thread: every later one inherits the blocked signals */
+  ks_signals_init ();
   ks_i18n_init ();
 
   /* The program name is set once: "kinescope-cli COMMAND" for a

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
 
 #include "ks-cli.h"
 #include "ks-cli-common.h"
@@ -32,6 +31,7 @@
 #include "ks-kscope-writer.h"
 #include "ks-nvml.h"
 #include "ks-nvsmi-reader.h"
+#include "ks-signals.h"
 #include "ks-trace-builder.h"
 
 #define DEFAULT_QUERY "timestamp,index,name,utilization.gpu,utilization.memory,memory.used,memory.total," \
@@ -747,12 +747,12 @@ ks_cli_monitor (int    argc,
     print_csv_header (&m);
   m.loop = g_main_loop_new (NULL, FALSE);
   /* Ctrl-C ends the monitor; the samples so far are still written */
-  sig_int = g_unix_signal_add (SIGINT, stop_cb, &m);
-  sig_term = g_unix_signal_add (SIGTERM, stop_cb, &m);
+  sig_int = ks_signals_add (SIGINT, stop_cb, &m);
+  sig_term = ks_signals_add (SIGTERM, stop_cb, &m);
   g_idle_add (first_tick_cb, &m);
   g_main_loop_run (m.loop);
-  g_source_remove (sig_int);
-  g_source_remove (sig_term);
+  ks_signals_remove (sig_int);
+  ks_signals_remove (sig_term);
 
   m.status = KS_CLI_OK;
   if (output != NULL && !write_kscope (&m, output, force))

@@ -19,12 +19,12 @@
 #include "ks-format.h"
 #include "ks-json-writer.h"
 #include "ks-recorder.h"
+#include "ks-signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <gio/gio.h>
-#include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
@@ -532,17 +532,17 @@ ks_cli_record (int    argc,
       return 127;
     }
 
-  sigint_id = g_unix_signal_add (SIGINT, on_signal_cb, &r);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal_cb, &r);
-  sighup_id = g_unix_signal_add (SIGHUP, on_signal_cb, &r);
+  sigint_id = ks_signals_add (SIGINT, on_signal_cb, &r);
+  sigterm_id = ks_signals_add (SIGTERM, on_signal_cb, &r);
+  sighup_id = ks_signals_add (SIGHUP, on_signal_cb, &r);
   if (duration > 0)
     r.duration_id = g_timeout_add ((guint) (duration * 1000), duration_cb, &r);
 
   g_main_loop_run (r.loop);
 
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-  g_source_remove (sighup_id);
+  ks_signals_remove (sigint_id);
+  ks_signals_remove (sigterm_id);
+  ks_signals_remove (sighup_id);
   g_clear_handle_id (&r.duration_id, g_source_remove);
 
   ok = r.error == NULL;

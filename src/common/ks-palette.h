@@ -7,7 +7,7 @@
 
 #pragma once
 
-#include "ks-trace.h"
+#include <glib.h>
 
 G_BEGIN_DECLS
 
@@ -42,15 +42,10 @@ typedef struct
 
 const KsTheme *ks_theme_get             (gboolean     dark);
 
-/* Stable colour for a slice name: the same name always gets the same
- * colour (a hash of the text, not of the id, so it holds across files). */
-KsColor        ks_palette_name_color    (const char  *name,
-                                         KsSliceKind  kind,
-                                         gboolean     dark);
-/* Colour for a GPU copy; memcpy by direction, memset its own hue. */
-KsColor        ks_palette_copy_color    (KsSliceKind  kind,
-                                         guint8       copy_kind,
-                                         gboolean     dark);
+/* Colour from hue (degrees), saturation and lightness (0..1). */
+KsColor        ks_color_from_hsl        (double       h,
+                                         double       s,
+                                         double       l);
 /* Black or white, whichever reads better on @background. */
 KsColor        ks_palette_text_color    (KsColor      background);
 KsColor        ks_color_shade           (KsColor      color,

@@ -8,6 +8,6 @@
 #pragma once
 
 #include "ks-format.h"
-#include "ks-palette.h"
+#include "ks-slice-colors.h"
 #include "ks-render-cairo.h"
 #include "ks-timeline-layout.h"

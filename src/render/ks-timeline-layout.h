@@ -7,7 +7,7 @@
 
 #pragma once
 
-#include "ks-palette.h"
+#include "ks-slice-colors.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS

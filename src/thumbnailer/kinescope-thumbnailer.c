@@ -26,6 +26,7 @@
 
 #include "ks-paths.h"
 #include "ks-render.h"
+#include "ks-signals.h"
 #include "ks-trace-loader.h"
 
 /* The canvas the timeline is drawn on before scaling, 4:3. */
@@ -210,6 +211,9 @@ main (int   argc,
     { NULL }
   };
 
+  /* before the loader's threads: the file manager's SIGTERM ends us
+   * through one thread, as it would without them */
+  ks_signals_init ();
   ks_i18n_init ();
 
   context = g_option_context_new (NULL);

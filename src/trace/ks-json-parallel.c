@@ -52,7 +52,6 @@
 #include <string.h>
 
 #include "ks-json-reader-private.h"
-#include "ks-kscope-writer.h"
 
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 #define MIN_CHUNK_BYTES     (128 * 1024)
@@ -693,8 +692,6 @@ chunk_job (gpointer data,
 
   if (c == NULL)
     return;
-  /* a pool's threads outlive the load: keep a save's signals off them */
-  ks_kscope_write_block_cleanup_signals ();
   run_chunk (c);
   mark_done (w, c);
 }

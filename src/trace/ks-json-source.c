@@ -28,7 +28,6 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader-private.h"
-#include "ks-kscope-writer.h"
 
 static gboolean
 report_progress (Reader        *r,
@@ -466,7 +465,6 @@ gz_source_thread (gpointer data)
 {
   GzSource *src = data;
 
-  ks_kscope_write_block_cleanup_signals ();
   for (;;)
     {
       Block *b = g_async_queue_pop (src->free);

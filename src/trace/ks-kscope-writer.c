@@ -14,8 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +26,7 @@
 #include "ks-kscope-schema.h"
 #include "ks-kscope-writer.h"
 #include "ks-kscope-writer-private.h"
+#include "ks-signals.h"
 #include "ks-sqlite-private.h"
 
 /* Rows per transaction: large enough that commits cost nothing, small
@@ -353,86 +352,41 @@ sync_file (const char  *path,
   return FALSE;
 }
 
-/* The temporary file of the save in progress, for the signal handler:
- * a fixed buffer, since the handler may neither allocate nor lock. */
+/* The temporary file of the save in progress, for the cleanup that the
+ * signal thread (ks-signals.c) runs before a signal's default action: a
+ * fixed buffer, since the cleanup may not allocate. */
 static char signal_temp[PATH_MAX];
-static volatile sig_atomic_t signal_temp_set;
+static gboolean signal_temp_set;
 static gboolean signal_cleanup;
-
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+/* Held while the temporary file's name and its existence change
+ * together, so that the cleanup never sees one without the other. */
+static GMutex temp_lock;
 
 static void
-remove_temp_on_signal (int sig)
+remove_temp (void)
 {
-  int saved = errno;
-
+  g_mutex_lock (&temp_lock);
   if (signal_temp_set)
     unlink (signal_temp);
-  errno = saved;
-  /* SA_RESETHAND restored the default action and @sig stays blocked
-   * until this returns: then it ends the process as it would have. */
-  raise (sig);
+  signal_temp_set = FALSE;
+  g_mutex_unlock (&temp_lock);
 }
 
 void
 ks_kscope_write_remove_temp_on_signals (void)
 {
-  struct sigaction sa;
-
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = remove_temp_on_signal;
-  sa.sa_flags = SA_RESETHAND;
-  sigemptyset (&sa.sa_mask);
-  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
-    sigaddset (&sa.sa_mask, cleanup_signals[i]);
-
-  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
-    {
-      struct sigaction old;
-
-      /* An ignored signal (nohup) stays ignored. */
-      if (sigaction (cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-        continue;
-      sigaction (cleanup_signals[i], &sa, NULL);
-    }
+  ks_signals_set_cleanup (remove_temp);
   signal_cleanup = TRUE;
 }
 
-/* Blocks the cleanup signals while the temporary file's name and its
- * existence change together, so that the handler never sees one
- * without the other. */
-static void
-block_cleanup_signals (sigset_t *old)
-{
-  sigset_t set;
-
-  sigemptyset (&set);
-  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
-    sigaddset (&set, cleanup_signals[i]);
-  pthread_sigmask (SIG_BLOCK, &set, old);
-}
-
-void
-ks_kscope_write_block_cleanup_signals (void)
-{
-  sigset_t old;
-
-  block_cleanup_signals (&old);
-}
-
+/* Under temp_lock */
 static void
 track_temp (const char *path)
 {
-  sigset_t old;
-
-  if (!signal_cleanup)
-    return;
-  block_cleanup_signals (&old);
   if (path != NULL && g_strlcpy (signal_temp, path, sizeof signal_temp) < sizeof signal_temp)
-    signal_temp_set = 1;
+    signal_temp_set = TRUE;
   else
-    signal_temp_set = 0;
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
+    signal_temp_set = FALSE;
 }
 
 static gboolean
@@ -510,7 +464,6 @@ ks_kscope_write_full (KsTrace             *trace,
   g_autofree char *base = NULL;
   g_autofree char *tmpl = NULL;
   gboolean ok = FALSE;
-  sigset_t old_mask;
   int fd;
   int rc;
 
@@ -530,22 +483,20 @@ ks_kscope_write_full (KsTrace             *trace,
   dir = g_path_get_dirname (path);
   base = g_path_get_basename (path);
   tmpl = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  if (signal_cleanup)
-    block_cleanup_signals (&old_mask);
+  g_mutex_lock (&temp_lock);
   fd = g_mkstemp_full (tmpl, O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0)
     {
       int saved = errno;
 
-      if (signal_cleanup)
-        pthread_sigmask (SIG_SETMASK, &old_mask, NULL);
+      g_mutex_unlock (&temp_lock);
       set_errno_error (saved, w.display, error);
       writer_clear (&w);
       return FALSE;
     }
-  track_temp (tmpl);
   if (signal_cleanup)
-    pthread_sigmask (SIG_SETMASK, &old_mask, NULL);
+    track_temp (tmpl);
+  g_mutex_unlock (&temp_lock);
   g_close (fd, NULL);
 
   w.trace = trace;
@@ -592,21 +543,21 @@ ks_kscope_write_full (KsTrace             *trace,
         ks_kscope_writer_sqlite_error (&w, rc, error);
       else if (sync_file (tmpl, w.display, error))
         {
-          if (signal_cleanup)
-            block_cleanup_signals (&old_mask);
+          g_mutex_lock (&temp_lock);
           ok = publish (tmpl, path, (flags & KS_KSCOPE_WRITE_REPLACE) != 0, w.display, error);
           if (ok)
             track_temp (NULL);
-          if (signal_cleanup)
-            pthread_sigmask (SIG_SETMASK, &old_mask, NULL);
+          g_mutex_unlock (&temp_lock);
         }
     }
 
   writer_clear (&w);
   if (!ok)
     {
+      g_mutex_lock (&temp_lock);
       g_unlink (tmpl);
       track_temp (NULL);
+      g_mutex_unlock (&temp_lock);
     }
   else if (progress != NULL)
     ks_progress_set_fraction (progress, 1.0);

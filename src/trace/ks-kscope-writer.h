@@ -43,14 +43,11 @@ gboolean ks_kscope_write      (KsTrace             *trace,
                                GCancellable        *cancellable,
                                GError             **error);
 
-/* For a command line program: SIGINT, SIGTERM and SIGHUP remove the
- * temporary file of a save in progress, then end the process with the
- * signal's default action (so its exit status still tells the signal).
- * Saves from several threads at once are not tracked: a program that
- * calls this saves from one thread. */
+/* For a command line program that called ks_signals_init (): SIGINT,
+ * SIGTERM and SIGHUP without a handler remove the temporary file of a
+ * save in progress before their default action ends the process (so its
+ * exit status still tells the signal). Saves from several threads at
+ * once are not tracked: a program that calls this saves from one thread. */
 void     ks_kscope_write_remove_temp_on_signals (void);
-/* Helper threads (parsing, inflating) block those signals, so that they
- * reach the thread that orders its temporary file with them. */
-void     ks_kscope_write_block_cleanup_signals  (void);
 
 G_END_DECLS

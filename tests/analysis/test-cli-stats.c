@@ -421,6 +421,13 @@ test_reports (void)
   g_assert_nonnull (strstr (r.out, "aten::cudnn_convolution,"));
   run_clear (&r);
 
+  /* the same text as the Kernels page's (test-pages-tables) */
+  run_cli (&r, path, "--report", "kernels", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nLaunch latency of 176 kernels: p50 1.05 µs, p90 1.54 µs, p99 2.34 µs; "
+                                   "queueing behind earlier work: p50 0 ns, p90 97.7 µs\n"));
+  run_clear (&r);
+
   run_cli (&r, path, "--report", "kernels", "--format", "json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   {

@@ -10,6 +10,7 @@
 #include <adwaita.h>
 #include <string.h>
 
+#include "ks-format.h"
 #include "ks-report.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
@@ -385,6 +386,22 @@ test_summary_advice (void)
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->window_ns, ==, 138630810);
     toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
     g_assert_true (gtk_switch_get_active (GTK_SWITCH (toggle)));
+  }
+
+  /* The Selection page counts busy time by the same rule: over the whole
+   * trace, with copies counted, its range's busy time is the Summary's
+   * whole-trace union of kernels, memcpy and memset. */
+  {
+    KsSelectionPage *selection = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+    KsTrace *trace = ks_session_get_trace (session);
+    gint64 busy = ks_analysis_get_gpu (ks_session_get_analysis (session), 0)->busy_ns;
+    g_autofree char *busy_text = ks_time_format_duration (busy);
+    g_autofree char *expected = g_strdup_printf ("%.1f %% (%s)", 100.0 * busy / trace->duration_ns, busy_text);
+
+    ks_session_select_range (session, 0, trace->duration_ns);
+    g_assert_true (ks_selection_page_get_busy (selection));
+    WAIT_FOR (!ks_selection_page_get_busy (selection));
+    g_assert_cmpstr (ks_selection_page_lookup_value (selection, "GPU Busy", "GPU 0"), ==, expected);
   }
 
   gtk_window_destroy (GTK_WINDOW (window));

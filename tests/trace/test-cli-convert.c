@@ -325,6 +325,52 @@ test_signals (void)
   remove_dir (dir);
 }
 
+/* The signals are blocked once, in main(), before any thread exists:
+ * in the middle of a save, after the parser's pool has run, every thread
+ * of the process blocks them but the one that waits for them. */
+static void
+test_threads_block_signals (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-convert-XXXXXX", NULL);
+  g_autofree char *in = write_big_trace (dir);
+  g_autofree char *out = g_build_filename (dir, "out.kscope", NULL);
+  GPid pid = spawn_convert (in, out);
+  g_autofree char *temp = stop_mid_save (pid, dir, "out.kscope", 0, NULL);
+  g_autofree char *tasks = g_strdup_printf ("/proc/%d/task", (int)pid);
+  g_autoptr(GDir) d = g_dir_open (tasks, 0, NULL);
+  const guint64 bits = (1u << (SIGINT - 1)) | (1u << (SIGTERM - 1)) | (1u << (SIGHUP - 1));
+  guint n_threads = 0, n_waiting = 0;
+  const char *name;
+
+  g_assert_nonnull (temp);
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *status_path = g_build_filename (tasks, name, "status", NULL);
+      g_autofree char *status = NULL;
+      const char *blk;
+      guint64 mask;
+
+      g_assert_true (g_file_get_contents (status_path, &status, NULL, NULL));
+      blk = strstr (status, "\nSigBlk:");
+      g_assert_nonnull (blk);
+      mask = g_ascii_strtoull (blk + strlen ("\nSigBlk:"), NULL, 16);
+      n_threads++;
+      if (strstr (status, "Name:\tks-signals\n") != NULL)
+        n_waiting++;
+      else
+        g_assert_cmphex (mask & bits, ==, bits);
+    }
+  /* the main thread, the signal thread and the parser's */
+  g_assert_cmpuint (n_waiting, ==, 1);
+  g_assert_cmpuint (n_threads, >=, 3);
+
+  g_assert_cmpint (kill (pid, SIGTERM), ==, 0);
+  g_assert_cmpint (kill (pid, SIGCONT), ==, 0);
+  g_assert_true (WIFSIGNALED (wait_for (pid)));
+  remove_dir (dir);
+}
+
 /* The first column of the first row of @sql in the database @path, read
  * as it is on disk (the writer holds a lock on it), or NULL. */
 static char *
@@ -400,6 +446,7 @@ main (int   argc,
   g_test_add_func ("/cli/convert/force-full-disk", test_force_full_disk);
   g_test_add_func ("/cli/convert/no-force", test_no_force);
   g_test_add_func ("/cli/convert/signals", test_signals);
+  g_test_add_func ("/cli/convert/threads-block-signals", test_threads_block_signals);
   g_test_add_func ("/cli/convert/sigkill", test_sigkill);
 
   return g_test_run ();

@@ -159,18 +159,8 @@ ks_kernels_page_refill (KsPage     *page,
   self->n_kernels = 0;
   if (self->analysis != NULL)
     {
-      const KsLaunchLatency *lat = ks_analysis_get_launch_latency (self->analysis);
-      const KsLaunchLatency *queue = ks_analysis_get_queue_time (self->analysis);
-      g_autofree char *p50 = ks_time_format_duration (lat->p50_ns);
-      g_autofree char *p90 = ks_time_format_duration (lat->p90_ns);
-      g_autofree char *p99 = ks_time_format_duration (lat->p99_ns);
-      g_autofree char *q50 = ks_time_format_duration (queue->p50_ns);
-      g_autofree char *q90 = ks_time_format_duration (queue->p90_ns);
-
       self->kernels = ks_analysis_get_kernels (self->analysis, &self->n_kernels);
-      /* Both: on a saturated GPU the wait is queueing, not launching */
-      text = g_strdup_printf (_("Launch latency of %" PRIu64 " kernels: p50 %s, p90 %s, p99 %s; queueing behind earlier work: p50 %s, p90 %s"),
-                              lat->count, p50, p90, p99, q50, q90);
+      text = ks_report_describe_launch_latency (self->analysis);
     }
   gtk_label_set_text (self->latency_label, text ? text : "");
   set_report (self);

@@ -202,8 +202,6 @@ add_gpu (KsSummaryPage      *self,
   g_autofree char *gap_largest = ks_time_format_duration (gpu->largest_gap_ns);
   g_autofree char *gaps = NULL;
   g_autofree char *gaps_sub = NULL;
-  g_autofree char *p50 = ks_time_format_duration (gpu->latency.p50_ns);
-  g_autofree char *p90 = ks_time_format_duration (gpu->latency.p90_ns);
   g_autofree char *latency = NULL;
 
   if (gpu->name != 0)
@@ -284,7 +282,7 @@ add_gpu (KsSummaryPage      *self,
           }
     }
 
-  latency = g_strdup_printf (_("p50 %s · p90 %s"), p50, p90);
+  latency = ks_report_describe_latency (&gpu->latency);
   value_row (group, ks_metric_get_title (KS_METRIC_LAUNCH_LATENCY), latency, NULL, KS_METRIC_LAUNCH_LATENCY);
 
   gtk_box_append (self->box, group);

@@ -12,6 +12,7 @@
 #include "ks-recorder.h"
 
 #include "ks-json-writer.h"
+#include "ks-signals.h"
 
 #include <signal.h>
 #include <string.h>
@@ -281,6 +282,9 @@ child_setup (gpointer data)
   if (GPOINTER_TO_INT (data))
     setpgid (0, 0);
   signal (SIGXFSZ, SIG_DFL);
+  /* our process keeps them blocked for its signal thread; the command
+   * starts as from a shell, so that Ctrl+C reaches it */
+  ks_signals_child_setup (NULL);
 }
 
 gboolean
