@@ -52,10 +52,21 @@ else
 fi
 
 # 1. the same seconds
-$PY "$HERE/train.py" --model gpt --steps 100000 --forever > "$OUT/train.log" 2>&1 &
+$PY "$HERE/train.py" --model gpt --steps 100000 --forever --progress > "$OUT/train.log" 2>&1 &
 train=$!
 trap 'kill $train 2>/dev/null' EXIT
-sleep 10
+# Sample only once the model trains at its pace: past step 30 (a cold
+# machine takes 20 s and more to import torch and start); a transition
+# inside the seconds sampled would compare two tools' different seconds.
+for _ in $(seq 1 600); do
+  [ "$(grep -c '^step' "$OUT/train.log" 2>/dev/null)" -ge 30 ] && break
+  kill -0 $train 2>/dev/null || break
+  sleep 0.2
+done
+if [ "$(grep -c '^step' "$OUT/train.log" 2>/dev/null)" -lt 30 ]; then
+  echo "the training load did not reach step 30 (see $OUT/train.log)  FAIL"
+  abi_fail=1
+fi
 "$KCLI" monitor --format csv,noheader,nounits -l 1 -c "$SAMPLES" \
   --query-gpu timestamp,index,sm_active,sm_occupancy,tensor_active,dram_active,fp64_active,memory.used,memory.reserved \
   > "$OUT/monitor.csv" 2> "$OUT/monitor.err" &

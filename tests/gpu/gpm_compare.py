@@ -63,6 +63,11 @@ def compare(out):
     if len(keys) < 3:
         print("FAIL: fewer than 3 common seconds")
         return False
+    # An idle GPU agrees with itself: the seconds must be under load.
+    busy = [k for k in keys if dmon[k]["smutil"] not in ("-",) and float(dmon[k]["smutil"]) >= 10]
+    if len(busy) < len(keys) // 2 + 1:
+        print(f"FAIL: the GPU was busy (SM activity 10 % or more) in only {len(busy)} of the {len(keys)} seconds")
+        ok = False
     for name, col, dname in COLUMNS:
         diffs = [abs(float(mon[k][col]) - float(dmon[k][dname])) for k in keys
                  if mon[k][col] != "[N/A]" and dmon[k][dname] != "-"]
