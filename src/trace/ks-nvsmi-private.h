@@ -110,4 +110,11 @@ KsTrace      *ks_nvsmi_table_load     (const char    *data,
                                        GCancellable  *cancellable,
                                        GError       **error);
 
+/* "NAME: line N: MESSAGE" as @error, for every nvidia-smi reader; FALSE. */
+gboolean       ks_nvsmi_line_error   (GError        **error,
+                                      const char     *name,
+                                      guint64         line,
+                                      const char     *format,
+                                      va_list         args) G_GNUC_PRINTF (4, 0);
+
 G_END_DECLS

@@ -300,14 +300,11 @@ fail (Reader     *r,
       const char *format,
       ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  ks_nvsmi_line_error (error, r->name, r->line, format, args);
   va_end (args);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               _("%s: line %" PRIu64 ": %s"), r->name, r->line, message);
   return FALSE;
 }
 

@@ -122,14 +122,11 @@ fail (Table      *t,
       const char *format,
       ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  ks_nvsmi_line_error (error, t->name, t->line, format, args);
   va_end (args);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               _("%s: line %" PRIu64 ": %s"), t->name, t->line, message);
   return FALSE;
 }
 

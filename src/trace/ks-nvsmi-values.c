@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -319,4 +320,17 @@ ks_nvsmi_utf16_to_utf8 (const guint8  *data,
   if (out_len != NULL)
     *out_len = written;
   return out;
+}
+
+gboolean
+ks_nvsmi_line_error (GError     **error,
+                     const char  *name,
+                     guint64      line,
+                     const char  *format,
+                     va_list      args)
+{
+  g_autofree char *message = g_strdup_vprintf (format, args);
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: line %" PRIu64 ": %s"), name, line, message);
+  return FALSE;
 }
