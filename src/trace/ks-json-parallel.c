@@ -51,186 +51,7 @@
 #endif
 #include <string.h>
 
-#include "ks-json-reader-private.h"
-
-#define DEFAULT_CHUNK_BYTES (1024 * 1024)
-#define MIN_CHUNK_BYTES     (128 * 1024)
-#define IN_FLIGHT_SHARE     10    /* the chunks in flight: about this part of the text */
-/* Open text that grows past this without a cut (one giant event, or
- * whatever follows the trace: gigabytes of NUL bytes) is parsed here:
- * memory stays bounded by the events, not by the file. */
-#define MAX_OPEN_BYTES      (64 * 1024 * 1024)
-
-enum
-{
-  MODE_HEAD,       /* before the event array: parsed here, watched for its start */
-  MODE_EVENTS,     /* in it: cut into chunks */
-  MODE_SERIAL,     /* after it, or not a case for chunks: parsed here */
-};
-
-/* The Event fields that point to a GString of the reader: a kept event
- * carries their text, and replaying it fills the reader's own. */
-static const gsize event_strings[] = {
-  G_STRUCT_OFFSET (Event, pid.str),
-  G_STRUCT_OFFSET (Event, tid.str),
-  G_STRUCT_OFFSET (Event, id),
-  G_STRUCT_OFFSET (Event, bind_id),
-  G_STRUCT_OFFSET (Event, arg_name),
-  G_STRUCT_OFFSET (Event, labels),
-  G_STRUCT_OFFSET (Event, counter_key[0]),
-  G_STRUCT_OFFSET (Event, counter_key[1]),
-  G_STRUCT_OFFSET (Event, counter_key[2]),
-  G_STRUCT_OFFSET (Event, counter_key[3]),
-  G_STRUCT_OFFSET (Event, counter_key[4]),
-  G_STRUCT_OFFSET (Event, counter_key[5]),
-  G_STRUCT_OFFSET (Event, counter_key[6]),
-  G_STRUCT_OFFSET (Event, counter_key[7]),
-};
-G_STATIC_ASSERT (MAX_COUNTER_ARGS == 8);
-
-#define EVENT_STRING(ev, i) (*(GString **) ((char *) (ev) + event_strings[i]))
-
-/* The problem counts that the callbacks and the tokenizer keep (those
- * that ks_json_handle_event() keeps, n_empty_pending among them, are
- * kept by the replay on this thread). */
-#define FOR_EACH_COUNT(X) \
-  X (n_items) X (n_not_object) X (n_cut_strings) X (n_invalid_utf8) \
-  X (n_bad_ts) X (n_no_ph) X (n_unmatched_end) X (n_unclosed) X (n_unknown_ph) \
-  X (n_dropped_flows) X (n_too_deep) X (n_big_args) \
-  X (n_trailing_commas) X (n_control_chars)
-
-typedef struct
-{
-  guint8      field;        /* index in event_strings */
-  guint32     len;
-  const char *text;
-} KeptString;
-
-/* A worker reads each event into the next place of its chunk (the
- * Event with the worker's strings, as reset), and this thread replays
- * it from there: an Event is not copied between the cores. */
-#define EVENTS_PER_BLOCK 256
-
-typedef struct
-{
-  const char *args;
-  gsize       args_len;
-  guint32     n_local;      /* strings of the chunk numbered by then */
-  guint32     strings_end;  /* its KeptStrings end here */
-  guint8      args_overflow;
-  guint8      args_ascii;
-  guint8      kineto;       /* the reader's flag when the event closed */
-} Kept;
-
-typedef struct
-{
-  const char *text;
-  gsize       len;
-  guint32     hash;
-} LocalString;
-
-/* Where a block of the source ended in a text: the tokenizer is handed
- * the blocks as they were compacted, each with what the compaction saw
- * in it (which of its fast paths hold) and whether it ends inside a
- * string. */
-typedef struct
-{
-  gsize    end;
-  guint    seen;
-  gboolean in_string;
-} Mark;
-
-typedef struct _Chunk
-{
-  struct _Parallel *owner;
-  const char   *name;
-  guint64       offset;       /* of data[0] in the compacted text */
-  GByteArray   *data;
-  GArray       *marks;        /* Mark, inside data */
-  guint         seen;         /* all of it */
-  int           events_depth; /* 1 for a top-level array, 2 in {"traceEvents": */
-  gboolean      last;         /* runs to the end of the text ... */
-  gboolean      in_string;    /* ... which ends inside a string */
-
-  /* filled by the worker */
-  gboolean      done;
-  gboolean      verifying;
-  gboolean      ends_clean;   /* the text ends between two events */
-  gboolean      events_end;   /* the array closes in it ... */
-  guint64       events_end_offset;  /* ... at this `]` */
-  GArray       *kept;         /* Kept */
-  GPtrArray    *events;       /* blocks of EVENTS_PER_BLOCK Events: the kept events */
-  GArray       *strings;      /* KeptString */
-  GStringChunk *text;
-  GArray       *local;        /* LocalString, numbered from 1 */
-  guint32      *slots;        /* open addressing: local number, 0 empty */
-  guint32       n_slots;
-  GError       *error;
-  gboolean      syntax_error;
-  gboolean      nesting_error;
-  gboolean      number_error;
-  gboolean      lenient_fixable;  /* the error is one a lenient read repairs */
-  guint64       syntax_offset;
-  char         *syntax_text;
-#define DECLARE_COUNT(n) guint64 n;
-  FOR_EACH_COUNT (DECLARE_COUNT)
-#undef DECLARE_COUNT
-
-  /* filled while replaying */
-  guint32      *map;          /* local number - 1 -> the builder's */
-  guint32       n_mapped;
-} Chunk;
-
-/* The pool and its workers' readers, the main reader's for all its
- * files: a folder's files reuse the threads and the readers' caches. */
-typedef struct _Workers
-{
-  GThreadPool  *pool;
-  guint         n_threads;
-  GMutex        lock;
-  GCond         cond;         /* a chunk is done */
-  GQueue        pending;      /* Chunk, dispatched and not started, under lock */
-  GPtrArray    *readers;      /* Reader, spare, under lock */
-} Workers;
-
-typedef struct _Parallel
-{
-  char         *name;         /* the file's, for the workers' messages */
-  guint         n_threads;
-  gsize         chunk_bytes;
-  guint         in_flight;    /* chunks queued at most, see chunks_in_flight() */
-  gboolean      lenient;      /* the workers read as the reader does */
-  int           mode;
-  Workers      *workers;
-  GQueue        queue;        /* Chunk, dispatched, in file order */
-
-  /* the text since the last cut, which ends where a block did */
-  GByteArray   *open;
-  GArray       *open_marks;
-  guint64       open_offset;
-  guint         open_seen;
-  gboolean      open_in_string;
-  gsize         search_from;
-  gboolean      checked_first;
-  int           events_depth;
-  guint         n_chunks;
-  guint         n_merged;
-
-  /* buffers of replayed chunks, for the next ones: fresh memory is
-   * paged in at a cost comparable to its parse */
-  GPtrArray    *spare_data;
-  GPtrArray    *spare_kept;
-  GPtrArray    *spare_events;
-  GPtrArray    *spare_strings;
-
-  /* MODE_HEAD: a scan for the array's `[` */
-  int           depth;
-  int           top;
-  gboolean      in_string;
-  gboolean      escaped;
-  guint8        history[16];  /* the last bytes of the blocks before */
-  gsize         history_len;
-} Parallel;
+#include "ks-json-parallel-private.h"
 
 guint
 ks_json_thread_count (void)
@@ -277,8 +98,8 @@ chunks_in_flight (guint   n_threads,
   return (guint) CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * chunk), 2, n_threads + 1);
 }
 
-static gpointer
-take_spare (GPtrArray *spares)
+gpointer
+ks_json_par_take_spare (GPtrArray *spares)
 {
   return spares->len > 0 ? g_ptr_array_steal_index_fast (spares, spares->len - 1) : NULL;
 }
@@ -291,16 +112,16 @@ chunk_new (Parallel *p)
   c->owner = p;
   c->name = p->name;
   c->events_depth = p->events_depth;
-  c->data = take_spare (p->spare_data);
+  c->data = ks_json_par_take_spare (p->spare_data);
   if (c->data == NULL)
     c->data = g_byte_array_new ();
-  c->kept = take_spare (p->spare_kept);
+  c->kept = ks_json_par_take_spare (p->spare_kept);
   if (c->kept == NULL)
     c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
-  c->events = take_spare (p->spare_events);
+  c->events = ks_json_par_take_spare (p->spare_events);
   if (c->events == NULL)
     c->events = g_ptr_array_new_with_free_func (g_free);
-  c->strings = take_spare (p->spare_strings);
+  c->strings = ks_json_par_take_spare (p->spare_strings);
   if (c->strings == NULL)
     c->strings = g_array_new (FALSE, FALSE, sizeof (KeptString));
   c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
@@ -348,352 +169,6 @@ chunk_free (Chunk *c)
   g_clear_error (&c->error);
   g_free (c->syntax_text);
   g_free (c);
-}
-
-/* Worker side */
-
-static guint32
-hash_bytes (const char *s,
-            gsize       len)
-{
-  guint32 h = 2166136261u;
-
-  for (gsize i = 0; i < len; i++)
-    h = (h ^ (guint8) s[i]) * 16777619u;
-  return h;
-}
-
-static void
-grow_slots (Chunk *c)
-{
-  guint32 n = c->n_slots ? c->n_slots * 2 : 256;
-
-  g_free (c->slots);
-  c->slots = g_new0 (guint32, n);
-  c->n_slots = n;
-  for (guint32 id = 1; id <= c->local->len; id++)
-    {
-      guint32 i = g_array_index (c->local, LocalString, id - 1).hash & (n - 1);
-
-      while (c->slots[i] != 0)
-        i = (i + 1) & (n - 1);
-      c->slots[i] = id;
-    }
-}
-
-/* ks_json_intern() on a worker: the chunk's own numbers, from 1, in the
- * order the strings first appear; the builder's are given on replay. */
-guint32
-ks_json_chunk_intern (Reader     *r,
-                      const char *s,
-                      gsize       len)
-{
-  Chunk *c = r->chunk;
-  guint32 h = hash_bytes (s, len);
-  guint32 i;
-  LocalString ls;
-
-  if ((c->local->len + 1) * 2 > c->n_slots)
-    grow_slots (c);
-  for (i = h & (c->n_slots - 1); c->slots[i] != 0; i = (i + 1) & (c->n_slots - 1))
-    {
-      LocalString *o = &g_array_index (c->local, LocalString, c->slots[i] - 1);
-
-      if (o->hash == h && o->len == len && memcmp (o->text, s, len) == 0)
-        return c->slots[i];
-    }
-  ls.text = g_string_chunk_insert_len (c->text, s, len);
-  ls.len = len;
-  ls.hash = h;
-  g_array_append_val (c->local, ls);
-  c->slots[i] = c->local->len;
-  return c->local->len;
-}
-
-const char *
-ks_json_chunk_string (Reader  *r,
-                      guint32  id)
-{
-  return g_array_index (r->chunk->local, LocalString, id - 1).text;
-}
-
-static Event *
-chunk_event (Chunk *c,
-             guint  i)
-{
-  guint b = i / EVENTS_PER_BLOCK;
-
-  if (b >= c->events->len)
-    g_ptr_array_add (c->events, g_new (Event, EVENTS_PER_BLOCK));
-  return (Event *) c->events->pdata[b] + i % EVENTS_PER_BLOCK;
-}
-
-/* The worker's next event goes to the next place of its chunk. */
-static void
-next_event (Reader *w)
-{
-  Chunk *c = w->chunk;
-
-  w->ev = chunk_event (c, c->kept->len);
-  memcpy (w->ev, &w->ev_own, sizeof (Event));
-}
-
-/* In place of ks_json_handle_event(): the event stays where it was read,
- * with what it points to, and the next one goes to the next place. */
-void
-ks_json_chunk_keep_event (Reader *r)
-{
-  Chunk *c = r->chunk;
-  Kept k = { 0 };
-
-  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-    {
-      GString *s = EVENT_STRING (r->ev, i);
-
-      if (s->len > 0)
-        {
-          KeptString ks = { i, s->len, g_string_chunk_insert_len (c->text, s->str, s->len) };
-
-          g_array_append_val (c->strings, ks);
-          /* the next event starts from empty strings, so that only
-           * what it sets itself is kept with it */
-          g_string_truncate (s, 0);
-        }
-    }
-  k.strings_end = c->strings->len;
-
-  if (r->args_direct != NULL)
-    {
-      k.args_len = r->args_direct_len;
-      /* the chunk's text lives until it is replayed */
-      if ((const guint8 *) r->args_direct >= c->data->data &&
-          (const guint8 *) r->args_direct + k.args_len <= c->data->data + c->data->len)
-        k.args = r->args_direct;
-      else
-        k.args = g_string_chunk_insert_len (c->text, r->args_direct, k.args_len);
-    }
-  else if (r->args->len > 0)
-    {
-      k.args_len = r->args->len;
-      k.args = g_string_chunk_insert_len (c->text, r->args->str, k.args_len);
-    }
-  k.args_overflow = r->args_overflow;
-  k.args_ascii = r->args_ascii;
-  k.kineto = r->kineto;
-  k.n_local = c->local->len;
-  g_array_append_val (c->kept, k);
-  next_event (r);
-}
-
-/* The array closed: on a worker the text after it is not its to parse. */
-int
-ks_json_chunk_events_end (Reader *r)
-{
-  Chunk *c = r->chunk;
-
-  if (c->verifying)
-    c->ends_clean = TRUE;
-  else
-    {
-      c->events_end = TRUE;
-      c->events_end_offset = ks_json_current_offset (r) - 1;
-    }
-  if (r->error == NULL)
-    r->error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "the end of the event array");
-  return 0;
-}
-
-/* Appends @from from byte @at on to @data and @marks (after a comma of a
- * cut when @comma). */
-static void
-append_text (GByteArray   *data,
-             GArray       *marks,
-             gboolean      comma,
-             const guint8 *from,
-             gsize         len,
-             const GArray *from_marks,
-             gsize         at)
-{
-  gsize base;
-
-  if (comma)
-    g_byte_array_append (data, (const guint8 *) ",", 1);
-  base = data->len;
-  g_byte_array_append (data, from + at, len - at);
-  for (guint i = 0; from_marks != NULL && i < from_marks->len; i++)
-    {
-      Mark m = g_array_index (from_marks, Mark, i);
-
-      if (m.end <= at)
-        continue;
-      m.end = m.end - at + base;
-      g_array_append_val (marks, m);
-    }
-}
-
-/* ks_json_parse_chunk() over @data block by block; the last piece (after
- * the last mark) with @seen and @in_string. */
-static gboolean
-parse_pieces (Reader        *r,
-              guint8        *data,
-              gsize          len,
-              const GArray  *marks,
-              guint          seen,
-              gboolean       in_string,
-              GError       **error)
-{
-  gsize from = 0;
-
-  for (guint i = 0; marks != NULL && i < marks->len; i++)
-    {
-      const Mark *m = &g_array_index (marks, Mark, i);
-
-      if (m->end <= from || m->end >= len)
-        continue;
-      if (!ks_json_parse_chunk (r, data + from, m->end - from, m->seen, m->in_string, error))
-        return FALSE;
-      from = m->end;
-    }
-  return from >= len || ks_json_parse_chunk (r, data + from, len - from, seen, in_string, error);
-}
-
-/* A worker's reader, as new: one per chunk would page in its caches
- * every time. */
-static Reader *
-take_reader (Parallel *p)
-{
-  Reader *w;
-
-  g_mutex_lock (&p->workers->lock);
-  w = take_spare (p->workers->readers);
-  g_mutex_unlock (&p->workers->lock);
-  if (w == NULL)
-    return ks_json_reader_new (NULL, NULL, NULL);
-
-  ks_json_reader_reset_file (w);
-  /* the cache points into the last chunk's strings */
-  if (++w->intern_gen == 0)
-    {
-      memset (w->intern_cache, 0, sizeof w->intern_cache);
-      w->intern_gen = 1;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-    g_string_truncate (EVENT_STRING (&w->ev_own, i), 0);
-  g_clear_pointer (&w->syntax_text, g_free);
-  g_clear_error (&w->error);
-  return w;
-}
-
-static void
-give_back_reader (Parallel *p,
-                  Reader   *w)
-{
-  g_mutex_lock (&p->workers->lock);
-  g_ptr_array_add (p->workers->readers, w);
-  g_mutex_unlock (&p->workers->lock);
-}
-
-static void
-run_chunk (Chunk *c)
-{
-  Reader *w = take_reader (c->owner);
-  guint8 wrapper[] = "{\"traceEvents\":[";
-  gsize wrapper_len = c->events_depth == 2 ? strlen ((const char *) wrapper) : 1;
-  GError *error = NULL;
-  gboolean ok;
-
-  if (c->events_depth != 2)
-    wrapper[0] = '[';
-  c->local = g_array_new (FALSE, FALSE, sizeof (LocalString));
-  c->text = g_string_chunk_new (64 * 1024);
-
-  w->name = c->name;
-  w->chunk = c;
-  next_event (w);
-  w->lenient = c->owner->lenient;
-  ks_json_start_parser (w);
-  /* offsets in the whole text: errors say where they are in the file */
-  w->buf_offset = c->offset - wrapper_len;
-  ok = ks_json_parse_chunk (w, wrapper, wrapper_len, 0, FALSE, &error) &&
-       parse_pieces (w, c->data->data, c->data->len, c->marks, c->seen, c->last && c->in_string, &error);
-  if (ok && c->last)
-    {
-      ok = ks_json_parse_carry (w, &error);
-      if (ok)
-        {
-          yajl_complete_parse (w->yajl);
-          if (w->error != NULL)
-            {
-              g_propagate_error (&error, g_steal_pointer (&w->error));
-              ok = FALSE;
-            }
-        }
-    }
-  else if (ok && w->depth == w->events_depth && !w->in_event && w->carry->len == 0 && !w->skip_string)
-    {
-      c->verifying = TRUE;
-      yajl_parse (w->yajl, (const guint8 *) "]", 1);
-      c->verifying = FALSE;
-      g_clear_error (&w->error);
-    }
-
-  if (!ok && !c->events_end)
-    {
-      c->error = g_steal_pointer (&error);
-      c->syntax_error = w->syntax_error;
-      c->nesting_error = w->nesting_error;
-      c->number_error = w->number_error;
-      c->lenient_fixable = w->lenient_fixable;
-      c->syntax_offset = w->syntax_offset;
-      c->syntax_text = g_steal_pointer (&w->syntax_text);
-    }
-  g_clear_error (&error);
-#define TAKE_COUNT(n) c->n = w->n;
-  FOR_EACH_COUNT (TAKE_COUNT)
-#undef TAKE_COUNT
-  g_free (c->slots);
-  c->slots = NULL;
-  w->chunk = NULL;
-  w->ev = &w->ev_own;
-  give_back_reader (c->owner, w);
-}
-
-/* The next chunk not started, taken; NULL when there is none. */
-static Chunk *
-take_pending (Workers *w)
-{
-  Chunk *c;
-
-  g_mutex_lock (&w->lock);
-  c = g_queue_pop_head (&w->pending);
-  g_mutex_unlock (&w->lock);
-  return c;
-}
-
-static void
-mark_done (Workers *w,
-           Chunk   *c)
-{
-  /* after this, @c and its owner may be gone */
-  g_mutex_lock (&w->lock);
-  c->done = TRUE;
-  g_cond_broadcast (&w->cond);
-  g_mutex_unlock (&w->lock);
-}
-
-/* A pool task stands for a chunk dispatched: it parses the first one
- * not started, if the reading thread has not taken them all. */
-static void
-chunk_job (gpointer data,
-           gpointer user_data)
-{
-  Workers *w = data;
-  Chunk *c = take_pending (w);
-
-  if (c == NULL)
-    return;
-  run_chunk (c);
-  mark_done (w, c);
 }
 
 /* Main side */
@@ -788,8 +263,8 @@ wait_done (Parallel *p,
           break;
         }
       g_mutex_unlock (&w->lock);
-      run_chunk (next);
-      mark_done (w, next);
+      ks_json_par_run_chunk (next);
+      ks_json_par_mark_done (w, next);
     }
   g_mutex_unlock (&w->lock);
 }
@@ -855,7 +330,7 @@ dispatch (Reader   *r,
   Workers *w = p->workers;
 
   if (w->pool == NULL)
-    w->pool = g_thread_pool_new (chunk_job, NULL, p->n_threads - 1, FALSE, NULL);
+    w->pool = g_thread_pool_new (ks_json_par_chunk_job, NULL, p->n_threads - 1, FALSE, NULL);
   else if (w->n_threads != p->n_threads)
     g_thread_pool_set_max_threads (w->pool, p->n_threads - 1, NULL);
   w->n_threads = p->n_threads;
@@ -970,7 +445,7 @@ parse_here (Reader      *r,
 {
   p->mode = MODE_SERIAL;
   r->buf_offset = offset;
-  return parse_pieces (r, text->data, text->len, marks, seen, in_string, error);
+  return ks_json_par_parse_pieces (r, text->data, text->len, marks, seen, in_string, error);
 }
 
 static void
@@ -1005,7 +480,7 @@ replay_events (Reader  *r,
   for (guint e = 0; ok && e < c->kept->len; e++)
     {
       const Kept *k = &g_array_index (c->kept, Kept, e);
-      Event *ev = chunk_event (c, e);
+      Event *ev = ks_json_par_chunk_event (c, e);
 
       /* the builder numbers strings in the order they first appear */
       for (; c->n_mapped < k->n_local; c->n_mapped++)
@@ -1084,19 +559,19 @@ parse_tail (Reader   *r,
   gboolean in_string = c->last && c->in_string;
   Chunk *n;
 
-  append_text (text, marks, FALSE, c->data->data, c->data->len, c->marks, at);
+  ks_json_par_append_text (text, marks, FALSE, c->data->data, c->data->len, c->marks, at);
   while ((n = g_queue_pop_head (&p->queue)) != NULL)
     {
       wait_done (p, n);
       /* with the comma of the cut */
-      append_text (text, marks, TRUE, n->data->data, n->data->len, n->marks, 0);
+      ks_json_par_append_text (text, marks, TRUE, n->data->data, n->data->len, n->marks, 0);
       seen |= n->seen;
       in_string = n->last && n->in_string;
       chunk_free (n);
     }
   if (p->open->len > 0)
     {
-      append_text (text, marks, TRUE, p->open->data, p->open->len, p->open_marks, 0);
+      ks_json_par_append_text (text, marks, TRUE, p->open->data, p->open->len, p->open_marks, 0);
       seen |= p->open_seen;
       in_string = p->open_in_string;
     }
@@ -1121,8 +596,8 @@ merge_with_next (Reader   *r,
       GByteArray *open = g_byte_array_sized_new (c->data->len + 1 + p->open->len);
       GArray *marks = g_array_new (FALSE, FALSE, sizeof (Mark));
 
-      append_text (open, marks, FALSE, c->data->data, c->data->len, c->marks, 0);
-      append_text (open, marks, TRUE, p->open->data, p->open->len, p->open_marks, 0);
+      ks_json_par_append_text (open, marks, FALSE, c->data->data, c->data->len, c->marks, 0);
+      ks_json_par_append_text (open, marks, TRUE, p->open->data, p->open->len, p->open_marks, 0);
       g_byte_array_unref (p->open);
       g_array_unref (p->open_marks);
       p->open = open;
@@ -1139,15 +614,15 @@ merge_with_next (Reader   *r,
   m = chunk_new (p);
   m->events_depth = c->events_depth;
   m->offset = c->offset;
-  append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
-  append_text (m->data, m->marks, TRUE, n->data->data, n->data->len, n->marks, 0);
+  ks_json_par_append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
+  ks_json_par_append_text (m->data, m->marks, TRUE, n->data->data, n->data->len, n->marks, 0);
   m->seen = c->seen | n->seen;
   m->last = n->last;
   m->in_string = n->in_string;
   chunk_free (c);
   chunk_free (n);
   /* rare: on this thread, rather than behind the queue */
-  run_chunk (m);
+  ks_json_par_run_chunk (m);
   m->done = TRUE;
   g_queue_push_head (&p->queue, m);
 }

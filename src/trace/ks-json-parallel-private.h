@@ -1,0 +1,227 @@
+/* ks-json-parallel-private.h: the parallel JSON reader's chunks, pool
+ * and state, shared by its main side (ks-json-parallel.c) and its
+ * workers' side (ks-json-parallel-worker.c).
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-json-reader-private.h"
+
+#define DEFAULT_CHUNK_BYTES (1024 * 1024)
+#define MIN_CHUNK_BYTES     (128 * 1024)
+#define IN_FLIGHT_SHARE     10    /* the chunks in flight: about this part of the text */
+/* Open text that grows past this without a cut (one giant event, or
+ * whatever follows the trace: gigabytes of NUL bytes) is parsed here:
+ * memory stays bounded by the events, not by the file. */
+#define MAX_OPEN_BYTES      (64 * 1024 * 1024)
+
+enum
+{
+  MODE_HEAD,       /* before the event array: parsed here, watched for its start */
+  MODE_EVENTS,     /* in it: cut into chunks */
+  MODE_SERIAL,     /* after it, or not a case for chunks: parsed here */
+};
+
+/* The Event fields that point to a GString of the reader: a kept event
+ * carries their text, and replaying it fills the reader's own. */
+static const gsize event_strings[] = {
+  G_STRUCT_OFFSET (Event, pid.str),
+  G_STRUCT_OFFSET (Event, tid.str),
+  G_STRUCT_OFFSET (Event, id),
+  G_STRUCT_OFFSET (Event, bind_id),
+  G_STRUCT_OFFSET (Event, arg_name),
+  G_STRUCT_OFFSET (Event, labels),
+  G_STRUCT_OFFSET (Event, counter_key[0]),
+  G_STRUCT_OFFSET (Event, counter_key[1]),
+  G_STRUCT_OFFSET (Event, counter_key[2]),
+  G_STRUCT_OFFSET (Event, counter_key[3]),
+  G_STRUCT_OFFSET (Event, counter_key[4]),
+  G_STRUCT_OFFSET (Event, counter_key[5]),
+  G_STRUCT_OFFSET (Event, counter_key[6]),
+  G_STRUCT_OFFSET (Event, counter_key[7]),
+};
+G_STATIC_ASSERT (MAX_COUNTER_ARGS == 8);
+
+#define EVENT_STRING(ev, i) (*(GString **) ((char *) (ev) + event_strings[i]))
+
+/* The problem counts that the callbacks and the tokenizer keep (those
+ * that ks_json_handle_event() keeps, n_empty_pending among them, are
+ * kept by the replay on this thread). */
+#define FOR_EACH_COUNT(X) \
+  X (n_items) X (n_not_object) X (n_cut_strings) X (n_invalid_utf8) \
+  X (n_bad_ts) X (n_no_ph) X (n_unmatched_end) X (n_unclosed) X (n_unknown_ph) \
+  X (n_dropped_flows) X (n_too_deep) X (n_big_args) \
+  X (n_trailing_commas) X (n_control_chars)
+
+typedef struct
+{
+  guint8      field;        /* index in event_strings */
+  guint32     len;
+  const char *text;
+} KeptString;
+
+/* A worker reads each event into the next place of its chunk (the
+ * Event with the worker's strings, as reset), and this thread replays
+ * it from there: an Event is not copied between the cores. */
+#define EVENTS_PER_BLOCK 256
+
+typedef struct
+{
+  const char *args;
+  gsize       args_len;
+  guint32     n_local;      /* strings of the chunk numbered by then */
+  guint32     strings_end;  /* its KeptStrings end here */
+  guint8      args_overflow;
+  guint8      args_ascii;
+  guint8      kineto;       /* the reader's flag when the event closed */
+} Kept;
+
+typedef struct
+{
+  const char *text;
+  gsize       len;
+  guint32     hash;
+} LocalString;
+
+/* Where a block of the source ended in a text: the tokenizer is handed
+ * the blocks as they were compacted, each with what the compaction saw
+ * in it (which of its fast paths hold) and whether it ends inside a
+ * string. */
+typedef struct
+{
+  gsize    end;
+  guint    seen;
+  gboolean in_string;
+} Mark;
+
+typedef struct _Chunk
+{
+  struct _Parallel *owner;
+  const char   *name;
+  guint64       offset;       /* of data[0] in the compacted text */
+  GByteArray   *data;
+  GArray       *marks;        /* Mark, inside data */
+  guint         seen;         /* all of it */
+  int           events_depth; /* 1 for a top-level array, 2 in {"traceEvents": */
+  gboolean      last;         /* runs to the end of the text ... */
+  gboolean      in_string;    /* ... which ends inside a string */
+
+  /* filled by the worker */
+  gboolean      done;
+  gboolean      verifying;
+  gboolean      ends_clean;   /* the text ends between two events */
+  gboolean      events_end;   /* the array closes in it ... */
+  guint64       events_end_offset;  /* ... at this `]` */
+  GArray       *kept;         /* Kept */
+  GPtrArray    *events;       /* blocks of EVENTS_PER_BLOCK Events: the kept events */
+  GArray       *strings;      /* KeptString */
+  GStringChunk *text;
+  GArray       *local;        /* LocalString, numbered from 1 */
+  guint32      *slots;        /* open addressing: local number, 0 empty */
+  guint32       n_slots;
+  GError       *error;
+  gboolean      syntax_error;
+  gboolean      nesting_error;
+  gboolean      number_error;
+  gboolean      lenient_fixable;  /* the error is one a lenient read repairs */
+  guint64       syntax_offset;
+  char         *syntax_text;
+#define DECLARE_COUNT(n) guint64 n;
+  FOR_EACH_COUNT (DECLARE_COUNT)
+#undef DECLARE_COUNT
+
+  /* filled while replaying */
+  guint32      *map;          /* local number - 1 -> the builder's */
+  guint32       n_mapped;
+} Chunk;
+
+/* The pool and its workers' readers, the main reader's for all its
+ * files: a folder's files reuse the threads and the readers' caches. */
+typedef struct _Workers
+{
+  GThreadPool  *pool;
+  guint         n_threads;
+  GMutex        lock;
+  GCond         cond;         /* a chunk is done */
+  GQueue        pending;      /* Chunk, dispatched and not started, under lock */
+  GPtrArray    *readers;      /* Reader, spare, under lock */
+} Workers;
+
+typedef struct _Parallel
+{
+  char         *name;         /* the file's, for the workers' messages */
+  guint         n_threads;
+  gsize         chunk_bytes;
+  guint         in_flight;    /* chunks queued at most, see chunks_in_flight() */
+  gboolean      lenient;      /* the workers read as the reader does */
+  int           mode;
+  Workers      *workers;
+  GQueue        queue;        /* Chunk, dispatched, in file order */
+
+  /* the text since the last cut, which ends where a block did */
+  GByteArray   *open;
+  GArray       *open_marks;
+  guint64       open_offset;
+  guint         open_seen;
+  gboolean      open_in_string;
+  gsize         search_from;
+  gboolean      checked_first;
+  int           events_depth;
+  guint         n_chunks;
+  guint         n_merged;
+
+  /* buffers of replayed chunks, for the next ones: fresh memory is
+   * paged in at a cost comparable to its parse */
+  GPtrArray    *spare_data;
+  GPtrArray    *spare_kept;
+  GPtrArray    *spare_events;
+  GPtrArray    *spare_strings;
+
+  /* MODE_HEAD: a scan for the array's `[` */
+  int           depth;
+  int           top;
+  gboolean      in_string;
+  gboolean      escaped;
+  guint8        history[16];  /* the last bytes of the blocks before */
+  gsize         history_len;
+} Parallel;
+
+/* ks-json-parallel-worker.c: a chunk parsed on a worker */
+void     ks_json_par_run_chunk    (Chunk        *c);
+void     ks_json_par_chunk_job    (gpointer      data,
+                                   gpointer      user_data);
+void     ks_json_par_mark_done    (Workers      *w,
+                                   Chunk        *c);
+gboolean ks_json_par_parse_pieces (Reader       *r,
+                                   guint8       *data,
+                                   gsize         len,
+                                   const GArray *marks,
+                                   guint         seen,
+                                   gboolean      in_string,
+                                   GError      **error);
+void     ks_json_par_append_text  (GByteArray   *data,
+                                   GArray       *marks,
+                                   gboolean      comma,
+                                   const guint8 *from,
+                                   gsize         len,
+                                   const GArray *from_marks,
+                                   gsize         at);
+
+/* ks-json-parallel.c */
+gpointer ks_json_par_take_spare   (GPtrArray    *spares);
+
+/* The place of a chunk's @i-th event, its block made on first use. */
+static inline Event *
+ks_json_par_chunk_event (Chunk *c,
+                         guint  i)
+{
+  guint b = i / EVENTS_PER_BLOCK;
+
+  if (b >= c->events->len)
+    g_ptr_array_add (c->events, g_new (Event, EVENTS_PER_BLOCK));
+  return (Event *) c->events->pdata[b] + i % EVENTS_PER_BLOCK;
+}
