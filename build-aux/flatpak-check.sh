@@ -128,6 +128,21 @@ wait_for ()
   done
 }
 
+# The host's tools, from Debian's packages when missing (as
+# build-aux/install-deps.sh installs the build's).
+host_pkgs="flatpak flatpak-builder elfutils ostree debootstrap xvfb dbus x11-utils xdotool libglib2.0-bin
+  meson ninja-build python3"
+missing=
+for p in $host_pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  sudo=
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing ||
+    { echo "flatpak-check: could not install$missing" >&2; exit 2; }
+fi
 for tool in flatpak flatpak-builder eu-strip ostree Xvfb dbus-daemon xwininfo xdotool gio meson ninja python3 gdbus; do
   command -v "$tool" >/dev/null || { echo "flatpak-check: $tool is not installed" >&2; exit 2; }
 done
