@@ -839,11 +839,31 @@ test_torch_observer (void)
   cache = g_file_new_for_path (cache_dir);
   remove_tree (cache);
 
-  /* built, and used instead of NVTX emission on every thread */
+  /* built, and used instead of NVTX emission on every thread; paused
+   * while the program's own emit_nvtx sends torch's NVTX ranges, not
+   * while torch.profiler runs */
   record_torch_env (&r, "torch-observer.kscope", NULL, NULL, "FAKE_TORCH_OBSERVER=1");
   calls = calls_of (r.log);
-  g_assert_true (g_str_has_prefix (calls, "imported\n" LOAD "program-after-import\nworker-runs\ncuda-init\n"));
-  g_assert_null (strstr (calls, OURS));
+  g_assert_cmpstr (calls, ==,
+                   "imported\n"
+                   LOAD
+                   "program-after-import\n"
+                   "worker-runs\n"
+                   "cuda-init\n"
+                   "record-memory-history enabled=all context=None stacks=python max_entries=1000000\n"
+                   "synchronize\n"
+                   "enable NVTX shapes=True experimental=True activities=set()\n"
+                   "observer-pause\n"
+                   "inside-emit-nvtx\n"
+                   "synchronize\n"
+                   "disable\n"
+                   "observer-resume\n"
+                   "prepare KINETO\n"
+                   "enable KINETO shapes=False experimental=True activities={'CPU'}\n"
+                   "inside-profile\n"
+                   "disable\n"
+                   "program-end\n"
+                   "snapshot\n");
   db = open_db (r.path);
   g_assert_cmpint (query_intf (db, OBSERVER_OPS, "aten::fake_add, seq = 7, op_id = 1"), ==, 1);
   g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python' AND text LIKE "

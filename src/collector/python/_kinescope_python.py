@@ -450,6 +450,8 @@ class TorchObserver:
             self.observer.kinescope_observer_start.argtypes = [ctypes.c_char_p, ctypes.c_int]
             self.observer.kinescope_observer_stop.restype = None
             self.observer.kinescope_observer_stop.argtypes = []
+            self.observer.kinescope_observer_pause.restype = None
+            self.observer.kinescope_observer_pause.argtypes = [ctypes.c_int]
             library = os.environ['KINESCOPE_INJECT_LIBRARY'].encode()
             if self.observer.kinescope_observer_start(library, int(self.record_shapes)) != 1:
                 raise RuntimeError('its callback could not be added')
@@ -465,6 +467,7 @@ class TorchObserver:
                  % (seconds, directory))
         else:
             diag(DIAG_INFO, 'PyTorch operators from the RecordFunction observer in %s' % directory)
+        self._wrap_profilers()
         # after torch's own exit hooks were registered: runs before them
         atexit.register(self.stop)
         TorchObserver.installed = self
@@ -473,6 +476,49 @@ class TorchObserver:
     def stop(self):
         if self.observer is not None:
             self.observer.kinescope_observer_stop()
+
+    def _wrap_profilers(self):
+        """The program's own emit_nvtx() sends torch's NVTX ranges, which the
+        recording gets anyway: the observer pauses until that profiler
+        stops on the thread that started it. torch.profiler (Kineto) and
+        the observer run side by side."""
+        autograd = self.torch.autograd
+        nvtx_state = autograd.ProfilerState.NVTX
+        local = threading.local()
+        observer = self.observer
+        modules = [autograd, autograd.profiler]
+        legacy = getattr(autograd, 'profiler_legacy', None)
+        if legacy is not None:
+            modules.append(legacy)
+
+        def wrap_start(real):
+            def wrapper(config, *args, **kwargs):
+                result = real(config, *args, **kwargs)
+                if getattr(config, 'state', None) == nvtx_state and not getattr(local, 'paused', False):
+                    local.paused = True
+                    observer.kinescope_observer_pause(1)
+                return result
+            return TorchNvtx._like(wrapper, real)
+
+        def wrap_stop(real):
+            def wrapper(*args, **kwargs):
+                try:
+                    return real(*args, **kwargs)
+                finally:
+                    if getattr(local, 'paused', False):
+                        local.paused = False
+                        observer.kinescope_observer_pause(0)
+            return TorchNvtx._like(wrapper, real)
+
+        wrappers = {}
+        for module in modules:
+            for name, wrap in (('_enable_profiler', wrap_start), ('_disable_profiler', wrap_stop)):
+                real = module.__dict__.get(name)
+                if real is None:
+                    continue
+                if id(real) not in wrappers:
+                    wrappers[id(real)] = wrap(real)
+                setattr(module, name, wrappers[id(real)])
 
 
 class TorchNvtx:

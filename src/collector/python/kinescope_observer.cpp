@@ -36,6 +36,7 @@ using ExitFunc = void (*)(uint64_t end);
 EnterFunc enter_func = nullptr;
 ExitFunc exit_func = nullptr;
 at::CallbackHandle callback = 0;
+bool stopped = false;
 
 // The clock of everything else in a recording
 uint64_t now_ns() {
@@ -139,6 +140,19 @@ kinescope_observer_start(const char* library, int shapes) {
 // callback must not race with other threads' operators.
 extern "C" __attribute__((visibility("default"))) void
 kinescope_observer_stop(void) {
+  stopped = true;
   if (callback != 0)
     at::disableCallback(callback);
+}
+
+// While the program runs torch's NVTX emission itself (emit_nvtx), whose
+// ranges the recording gets anyway: each operator once, not twice.
+extern "C" __attribute__((visibility("default"))) void
+kinescope_observer_pause(int paused) {
+  if (callback == 0 || stopped)
+    return;
+  if (paused)
+    at::disableCallback(callback);
+  else
+    at::reenableCallback(callback);
 }

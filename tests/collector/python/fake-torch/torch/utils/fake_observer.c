@@ -6,15 +6,20 @@
  */
 
 /* A stand-in for kinescope_observer.cpp, built by the fake
- * torch.utils.cpp_extension.load(): the same two entry points, and on
- * start the calls the real observer makes for two operators, an
- * aten::fake_add (seq 7, handle 1; one input of sizes [2, 3] when shapes
- * are asked for) around an aten::fake_inner (no seq, handle 2). */
+ * torch.utils.cpp_extension.load(): the same entry points, and on start
+ * the calls the real observer makes for two operators, an aten::fake_add
+ * (seq 7, handle 1; one input of sizes [2, 3] when shapes are asked for)
+ * around an aten::fake_inner (no seq, handle 2). Pauses are written to
+ * $FAKE_TORCH_LOG as the fake torch logs its calls. */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef void (*EnterFunc) (const char *, int64_t, uint64_t, uint64_t, uint32_t, uint64_t,
                            uint32_t, const int64_t *, uint32_t, uint32_t);
@@ -23,6 +28,7 @@ typedef void (*ExitFunc) (uint64_t);
 int  kinescope_observer_start (const char *library,
                                int         shapes);
 void kinescope_observer_stop  (void);
+void kinescope_observer_pause (int         paused);
 
 static uint64_t
 now_ns (void)
@@ -59,4 +65,16 @@ kinescope_observer_start (const char *library,
 __attribute__((visibility ("default"))) void
 kinescope_observer_stop (void)
 {
+}
+
+__attribute__((visibility ("default"))) void
+kinescope_observer_pause (int paused)
+{
+  const char *path = getenv ("FAKE_TORCH_LOG");
+  FILE *f = path != NULL ? fopen (path, "a") : NULL;
+
+  if (f == NULL)
+    return;
+  fprintf (f, "tid=%ld observer-%s\n", (long) syscall (SYS_gettid), paused ? "pause" : "resume");
+  fclose (f);
 }
