@@ -614,6 +614,8 @@ test_primary_menu (Fixture       *fixture,
     ;
 }
 
+/* Polled until the dialog is there (the application opens it once it has
+ * started), so the test waits for the dialog, not for a guess of time. */
 static gboolean
 check_record_dialog_cb (gpointer user_data)
 {
@@ -621,7 +623,9 @@ check_record_dialog_cb (gpointer user_data)
   GtkWindow *dialog = find_toplevel (KS_TYPE_RECORD_DIALOG);
   GListModel *toplevels = gtk_window_get_toplevels ();
 
-  *found = dialog != NULL && KS_IS_WINDOW (gtk_window_get_transient_for (dialog));
+  if (dialog == NULL)
+    return G_SOURCE_CONTINUE;
+  *found = KS_IS_WINDOW (gtk_window_get_transient_for (dialog));
 
   /* Close everything; the application then quits. */
   for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
@@ -646,7 +650,7 @@ test_record_option (void)
 
   ensure_application ();
   g_assert_true (g_action_group_has_action (G_ACTION_GROUP (application), "record"));
-  g_timeout_add (1500, check_record_dialog_cb, &found);
+  g_timeout_add (20, check_record_dialog_cb, &found);
   status = g_application_run (G_APPLICATION (application), 2, argv);
 
   g_assert_cmpint (status, ==, 0);
