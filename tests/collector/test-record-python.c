@@ -23,6 +23,8 @@
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <utime.h>
 
 #include "ks-trace-loader.h"
 #include "test-record-sql.h"
@@ -884,6 +886,30 @@ test_torch_observer (void)
                                   "'PyTorch operators from the RecordFunction observer in %s/%%'", cache_dir), ==, 1);
   sqlite3_close (db);
   torch_run_clear (&r);
+
+  /* a build killed on its way leaves torch's lock file, which would
+   * block the next build for ever: an old one is taken away */
+  {
+    g_autofree char *observers = g_build_filename (cache_dir, "kinescope", "observer", NULL);
+    g_autoptr(GDir) dir = g_dir_open (observers, 0, NULL);
+    g_autofree char *key = g_strdup (dir ? g_dir_read_name (dir) : NULL);
+    g_autofree char *lock = NULL;
+    g_autofree char *marker = NULL;
+    struct utimbuf old = { 0 };
+
+    g_assert_nonnull (key);
+    lock = g_build_filename (observers, key, "lock", NULL);
+    marker = g_build_filename (observers, key, "built", NULL);
+    g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+    old.actime = old.modtime = time (NULL) - 3600;
+    g_assert_cmpint (utime (lock, &old), ==, 0);
+    g_assert_cmpint (g_unlink (marker), ==, 0);
+    record_torch_env (&r, "torch-observer-lock.kscope", NULL, "no-cuda", "FAKE_TORCH_OBSERVER=1");
+    g_assert_nonnull (strstr (r.log, LOAD));
+    g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    torch_run_clear (&r);
+  }
 
   /* not wanted: NVTX emission, as before */
   record_torch_env (&r, "torch-observer-off.kscope", NULL, "no-cuda", "KINESCOPE_TORCH_OPERATORS=nvtx");

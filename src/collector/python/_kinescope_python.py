@@ -23,7 +23,6 @@
 import _thread
 import array
 import atexit
-import contextlib
 import ctypes
 import hashlib
 import importlib.machinery
@@ -40,6 +39,8 @@ DIAG_WARNING = 1
 DIAG_ERROR = 2
 # Entries the allocator keeps (its history is a ring buffer)
 MEMORY_MAX_ENTRIES = 1000000
+# A build of the observer takes well under this
+STALE_BUILD_LOCK_S = 900
 
 _lib = None
 _config = None
@@ -425,10 +426,20 @@ class TorchObserver:
             return path, None
         from torch.utils import cpp_extension
         os.makedirs(directory, exist_ok=True)
+        # torch waits for its lock file to go away: one left by a build that
+        # was killed (a recording stopped meanwhile) would block the
+        # program's import for ever
+        lock = os.path.join(directory, 'lock')
+        try:
+            if time.time() - os.stat(lock).st_mtime > STALE_BUILD_LOCK_S:
+                os.unlink(lock)
+        except OSError:
+            pass
         started = time.monotonic()
-        # its progress and compiler warnings are not the program's output
-        with open(os.devnull, 'w') as devnull, contextlib.redirect_stdout(devnull), \
-                warnings.catch_warnings():
+        # verbose=False prints nothing; its warnings about the compiler
+        # are not the program's (sys.stdout stays: the program's other
+        # threads may be printing meanwhile)
+        with warnings.catch_warnings():
             warnings.simplefilter('ignore')
             cpp_extension.load(name=self.NAME, sources=[self.SOURCE], build_directory=directory,
                                extra_cflags=['-O2'], with_cuda=False, is_python_module=False,
