@@ -24,6 +24,7 @@
 #    --loader-work 3000 --loader-in-step --batch 64, M_STEPS=60 steps):
 #      plain-a, plain-b   no profiler, twice: the noise floor
 #      record             kinescope-cli record, defaults
+#      record-shapes      the same with input shapes (--pytorch=autograd-shapes-nvtx)
 #      cupti-floor        mincupti.so as the CUDA injection, nothing else
 #      nvtx-floor         emit_nvtx() with nopnvtx.so as the NVTX client
 #      ops-observer       operators alone, from the observer (-t nvtx)
@@ -96,6 +97,7 @@ PARTS=(
   "plain-a|plain||"
   "plain-b|plain||"
   "record|record||"
+  "record-shapes|record|--pytorch=autograd-shapes-nvtx|"
   "cupti-floor|env|CUDA_INJECTION64_PATH=$OUT/mincupti.so|"
   "nvtx-floor|env|NVTX_INJECTION64_PATH=$OUT/nopnvtx.so|--emit-nvtx"
   "ops-observer|record|$COMMON|"
