@@ -442,8 +442,8 @@ class TorchObserver:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
             cpp_extension.load(name=self.NAME, sources=[self.SOURCE], build_directory=directory,
-                               extra_cflags=['-O2'], with_cuda=False, is_python_module=False,
-                               verbose=False)
+                               extra_cflags=['-O2'], extra_ldflags=['-ldl'], with_cuda=False,
+                               is_python_module=False, verbose=False)
         with open(done, 'w') as f:
             f.write('%s\n' % self.torch.__version__)
         return path, time.monotonic() - started

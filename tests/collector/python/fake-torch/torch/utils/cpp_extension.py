@@ -13,8 +13,8 @@ import subprocess
 from torch._log import log
 
 
-def load(name, sources, extra_cflags=None, build_directory=None, with_cuda=None,
-         is_python_module=True, verbose=False):
+def load(name, sources, extra_cflags=None, extra_ldflags=None, build_directory=None,
+         with_cuda=None, is_python_module=True, verbose=False):
     log('cpp-extension-load', name, ' '.join(os.path.basename(s) for s in sources),
         'exists=%s' % all(os.path.exists(s) for s in sources),
         'is_python_module=%s' % is_python_module, 'with_cuda=%s' % with_cuda)
