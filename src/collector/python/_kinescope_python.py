@@ -490,46 +490,36 @@ class TorchObserver:
 
     def _wrap_profilers(self):
         """The program's own emit_nvtx() sends torch's NVTX ranges, which the
-        recording gets anyway: the observer pauses until that profiler
-        stops on the thread that started it. torch.profiler (Kineto) and
-        the observer run side by side."""
-        autograd = self.torch.autograd
-        nvtx_state = autograd.ProfilerState.NVTX
+        recording gets anyway: the observer pauses from its __enter__ to its
+        __exit__. emit_nvtx itself is wrapped because torch's ProfilerConfig
+        does not say its state once built, so a call of _enable_profiler
+        cannot tell NVTX from Kineto. torch.profiler (Kineto) and the
+        observer run side by side."""
+        emit_nvtx = getattr(self.torch.autograd.profiler, 'emit_nvtx', None)
+        if emit_nvtx is None or emit_nvtx.__dict__.get('_kinescope_wrapped'):
+            return
         local = threading.local()
         observer = self.observer
-        modules = [autograd, autograd.profiler]
-        legacy = getattr(autograd, 'profiler_legacy', None)
-        if legacy is not None:
-            modules.append(legacy)
+        real_enter, real_exit = emit_nvtx.__enter__, emit_nvtx.__exit__
 
-        def wrap_start(real):
-            def wrapper(config, *args, **kwargs):
-                result = real(config, *args, **kwargs)
-                if getattr(config, 'state', None) == nvtx_state and not getattr(local, 'paused', False):
-                    local.paused = True
-                    observer.kinescope_observer_pause(1)
-                return result
-            return TorchNvtx._like(wrapper, real)
+        def enter(ctx):
+            result = real_enter(ctx)
+            if getattr(ctx, 'enabled', True) and not getattr(local, 'paused', False):
+                local.paused = True
+                observer.kinescope_observer_pause(1)
+            return result
 
-        def wrap_stop(real):
-            def wrapper(*args, **kwargs):
-                try:
-                    return real(*args, **kwargs)
-                finally:
-                    if getattr(local, 'paused', False):
-                        local.paused = False
-                        observer.kinescope_observer_pause(0)
-            return TorchNvtx._like(wrapper, real)
+        def exit_(ctx, *exc):
+            try:
+                return real_exit(ctx, *exc)
+            finally:
+                if getattr(local, 'paused', False):
+                    local.paused = False
+                    observer.kinescope_observer_pause(0)
 
-        wrappers = {}
-        for module in modules:
-            for name, wrap in (('_enable_profiler', wrap_start), ('_disable_profiler', wrap_stop)):
-                real = module.__dict__.get(name)
-                if real is None:
-                    continue
-                if id(real) not in wrappers:
-                    wrappers[id(real)] = wrap(real)
-                setattr(module, name, wrappers[id(real)])
+        emit_nvtx.__enter__ = TorchNvtx._like(enter, real_enter)
+        emit_nvtx.__exit__ = TorchNvtx._like(exit_, real_exit)
+        emit_nvtx._kinescope_wrapped = True
 
 
 class TorchNvtx:
