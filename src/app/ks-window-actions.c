@@ -143,8 +143,7 @@ cancel_load_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  if (self->load_cancellable != NULL)
-    g_cancellable_cancel (self->load_cancellable);
+  ks_document_loader_cancel (self->loader);
 }
 
 static void
@@ -285,7 +284,7 @@ _ks_window_actions_update (KsWindow *self)
   gboolean has_trace = self->session != NULL && ks_session_get_trace (self->session) != NULL;
   gboolean has_matches = self->match_list != NULL && self->match_list->len > 0;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", self->load_cancellable != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", ks_window_get_loading (self));
   _ks_window_compare_update_actions (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
