@@ -650,7 +650,7 @@ drop_cb (KsWindow      *self,
          GtkDropTarget *target)
 {
   g_autoptr(GSList) files = NULL;
-  GtkApplication *app;
+  g_autoptr(GPtrArray) list = g_ptr_array_new ();
 
   if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST) || g_value_get_boxed (value) == NULL)
     return FALSE;
@@ -659,25 +659,11 @@ drop_cb (KsWindow      *self,
   if (files == NULL)
     return FALSE;
 
+  for (GSList *l = files; l != NULL; l = l->next)
+    g_ptr_array_add (list, l->data);
   /* With Ctrl held, the file is compared with the trace shown. */
-  if (self->session != NULL && ctrl_held (self, target))
-    {
-      ks_window_compare_with (self, files->data);
-      return TRUE;
-    }
-
-  ks_window_open (self, files->data);
-
-  /* Further files each get their own window, like file arguments. */
-  app = gtk_window_get_application (GTK_WINDOW (self));
-  for (GSList *l = files->next; l != NULL && app != NULL; l = l->next)
-    {
-      KsWindow *window = ks_window_new (app);
-
-      gtk_window_present (GTK_WINDOW (window));
-      ks_window_open (window, l->data);
-    }
-
+  ks_application_open_files (NULL, GTK_WINDOW (self), (GFile **) list->pdata, list->len,
+                             ctrl_held (self, target) ? KS_OPEN_COMPARE : KS_OPEN_DEFAULT);
   return TRUE;
 }
 
@@ -692,7 +678,7 @@ recent_activated_cb (KsWindow      *self,
   if (uri == NULL)
     return;
   file = g_file_new_for_uri (uri);
-  ks_window_open (self, file);
+  ks_application_open_files (NULL, GTK_WINDOW (self), &file, 1, KS_OPEN_DEFAULT);
 }
 
 static int
