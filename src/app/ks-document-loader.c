@@ -231,10 +231,20 @@ sized_cb (GObject      *object,
                                    d->progress, cancellable, summaries_cb, g_steal_pointer (&task));
 }
 
-/* The load under way ends: nothing to show progress of. */
+/* The load under way ends: its last progress is shown (the worker's
+ * last notification may not have come through yet), then nothing more
+ * comes. */
 static void
 end_load (KsDocumentLoader *self)
 {
+  ProgressRelay *relay = self->relay;
+
+  if (relay != NULL)
+    {
+      g_autofree char *message = ks_progress_dup_message (relay->progress);
+
+      set_progress (self, ks_progress_get_fraction (relay->progress), message ? message : "");
+    }
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->relay, relay_unref);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
