@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ks-json-reader-private.h"
+#include "ks-load-phases.h"
 
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 #define MIN_CHUNK_BYTES     (128 * 1024)
@@ -173,6 +174,12 @@ typedef struct _Parallel
   int           events_depth;
   guint         n_chunks;
   guint         n_merged;
+
+  /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
+  KsPhaseClock  t_start;
+  KsPhaseClock  t_replay;
+  KsPhaseClock  t_here;       /* parsing chunks no worker took yet */
+  KsPhaseClock  t_wait;
 
   /* buffers of replayed chunks, for the next ones: fresh memory is
    * paged in at a cost comparable to its parse */

@@ -209,6 +209,7 @@ ks_json_parallel_start (Reader  *r,
   p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
   p->mode = MODE_HEAD;
+  ks_phase_start (&p->t_start);
   if (r->workers == NULL)
     {
       r->workers = g_new0 (Workers, 1);
@@ -249,6 +250,7 @@ wait_done (Parallel *p,
 {
   Workers *w = p->workers;
   Chunk *next;
+  KsPhaseClock clock;
 
   for (;;)
     {
@@ -258,12 +260,16 @@ wait_done (Parallel *p,
       next = g_queue_pop_head (&w->pending);
       if (next == NULL)
         {
+          ks_phase_start (&clock);
           while (!c->done)
             g_cond_wait (&w->cond, &w->lock);
+          ks_phase_add (&clock, &p->t_wait);
           break;
         }
       g_mutex_unlock (&w->lock);
+      ks_phase_start (&clock);
       ks_json_par_run_chunk (next);
+      ks_phase_add (&clock, &p->t_here);
       ks_json_par_mark_done (w, next);
     }
   g_mutex_unlock (&w->lock);
@@ -637,6 +643,8 @@ replay (Reader   *r,
         GError  **error)
 {
   Chunk *c;
+  KsPhaseClock clock;
+  gboolean ok;
 
   while ((c = g_queue_peek_head (&p->queue)) != NULL)
     {
@@ -654,7 +662,10 @@ replay (Reader   *r,
         }
 
       g_queue_pop_head (&p->queue);
-      if (!replay_events (r, c, error))
+      ks_phase_start (&clock);
+      ok = replay_events (r, c, error);
+      ks_phase_add (&clock, &p->t_replay);
+      if (!ok)
         {
           chunk_free (c);
           return FALSE;
@@ -674,8 +685,7 @@ replay (Reader   *r,
         }
       if (c->events_end)
         {
-          gboolean ok = parse_tail (r, p, c, error);
-
+          ok = parse_tail (r, p, c, error);
           chunk_free (c);
           return ok;
         }
@@ -952,6 +962,18 @@ ks_json_parallel_finish (Reader  *r,
       ok = replay (r, p, 0, error);
     }
   g_debug ("%s: %u chunks on %u threads, %u cuts not between events", r->name, p->n_chunks, p->n_threads, p->n_merged);
+  if (ks_load_phases_enabled ())
+    {
+      KsPhaseClock rest = { 0, 0 };
+
+      ks_phase_add (&p->t_start, &rest);
+      ks_phase_print ("read: replaying events into the builder", &p->t_replay);
+      ks_phase_print ("read: parsing chunks on this thread", &p->t_here);
+      ks_phase_print ("read: waiting for workers", &p->t_wait);
+      rest.wall_ns -= p->t_replay.wall_ns + p->t_here.wall_ns + p->t_wait.wall_ns;
+      rest.cpu_ns -= p->t_replay.cpu_ns + p->t_here.cpu_ns + p->t_wait.cpu_ns;
+      ks_phase_print ("read: the rest (input, compaction, cutting)", &rest);
+    }
   ks_json_parallel_stop (r);
   return ok;
 }
