@@ -76,6 +76,8 @@ typedef struct
   gsize       args_len;
   guint32     n_local;      /* strings of the chunk numbered by then */
   guint32     strings_end;  /* its KeptStrings end here */
+  guint32     prepared_at;  /* the args as ks_args_prepare() made them, */
+  guint32     prepared_len; /* in the chunk's prepared (0: none) */
   guint8      args_overflow;
   guint8      args_ascii;
   guint8      kineto;       /* the reader's flag when the event closed */
@@ -121,6 +123,7 @@ typedef struct _Chunk
   GPtrArray    *events;       /* blocks of EVENTS_PER_BLOCK Events: the kept events */
   GArray       *strings;      /* KeptString */
   GStringChunk *text;
+  GByteArray   *prepared;     /* the kept events' args, prepared */
   GArray       *local;        /* LocalString, numbered from 1 */
   guint32      *slots;        /* open addressing: local number, 0 empty */
   guint32       n_slots;
@@ -187,6 +190,7 @@ typedef struct _Parallel
   GPtrArray    *spare_kept;
   GPtrArray    *spare_events;
   GPtrArray    *spare_strings;
+  GPtrArray    *spare_prepared;
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;

@@ -124,6 +124,9 @@ chunk_new (Parallel *p)
   c->strings = ks_json_par_take_spare (p->spare_strings);
   if (c->strings == NULL)
     c->strings = g_array_new (FALSE, FALSE, sizeof (KeptString));
+  c->prepared = ks_json_par_take_spare (p->spare_prepared);
+  if (c->prepared == NULL)
+    c->prepared = g_byte_array_new ();
   c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   return c;
 }
@@ -158,6 +161,9 @@ chunk_free (Chunk *c)
   else if (c->events != NULL)
     g_ptr_array_unref (c->events);
   give_back (p->spare_strings, c->strings, limit);
+  if (c->prepared != NULL)
+    g_byte_array_set_size (c->prepared, 0);
+  give_back (p->spare_prepared, c->prepared, limit);
   if (c->marks != NULL)
     g_array_unref (c->marks);
   if (c->local != NULL)
@@ -225,6 +231,7 @@ ks_json_parallel_start (Reader  *r,
   p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  p->spare_prepared = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   r->parallel = p;
 }
 
@@ -324,6 +331,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_kept);
   g_ptr_array_unref (p->spare_events);
   g_ptr_array_unref (p->spare_strings);
+  g_ptr_array_unref (p->spare_prepared);
   g_free (p->name);
   g_free (p);
 }
@@ -521,11 +529,15 @@ replay_events (Reader  *r,
       r->args_direct_len = k->args_len;
       r->args_overflow = k->args_overflow;
       r->args_ascii = k->args_ascii;
+      r->args_prepared = k->prepared_len > 0 ? c->prepared->data + k->prepared_at : NULL;
+      r->args_prepared_len = k->prepared_len;
 
       r->ev = ev;
       ks_json_handle_event (r);
       r->ev = &r->ev_own;
       r->args_direct = NULL;
+      r->args_prepared = NULL;
+      r->args_prepared_len = 0;
       if (r->error != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&r->error));

@@ -180,6 +180,7 @@ ks_json_reader_free (Reader *r)
   g_byte_array_unref (r->carry);
   g_string_free (r->utf8_scratch, TRUE);
   g_free (r->syntax_text);
+  g_clear_pointer (&r->args_scratch, ks_args_scratch_free);
   g_clear_error (&r->error);
   if (r->yajl != NULL)
     yajl_free (r->yajl);
