@@ -69,6 +69,9 @@ struct _KsArgsScratch
   gsize    cap;           /* bytes of text it is sized for */
   gsize    shape_len;     /* of the last ks_args_prepare() */
   gsize    vals_len;
+  guint32 *strings;       /* its string values: start and end in vals */
+  gsize    n_strings;
+  gsize    strings_cap;   /* pairs */
 };
 
 struct _KsArgsStore
@@ -933,20 +936,69 @@ ks_args_scratch_free (KsArgsScratch *scratch)
     return;
   g_free (scratch->shape);
   g_free (scratch->vals);
+  g_free (scratch->strings);
   g_free (scratch);
 }
 
+/* A prepared text is its shape, then the number of its string values,
+ * then the values in the order of the text: before each string value the
+ * length of the numbers since the one before (a varint) and those numbers
+ * as they are stored, then the string's place in the text (two varints);
+ * the numbers after the last string end it. The thread that adds it then
+ * copies the numbers by runs and only interns the strings, without
+ * walking the shape or the numbers again. */
 gsize
 ks_args_prepare (KsArgsScratch *scratch,
                  const char    *text,
                  gsize          len)
 {
   guint8 head[10];
+  const guint8 *s, *shape_end, *r;
+  gsize size, prev = 0;
 
   if (text == NULL || len == 0 || !scratch_reserve (scratch, len) ||
       !encode (NULL, scratch, (const guint8 *) text, len, &scratch->shape_len, &scratch->vals_len))
     return 0;
-  return (put_varint (head, scratch->shape_len) - head) + scratch->shape_len + scratch->vals_len;
+
+  scratch->n_strings = 0;
+  shape_end = scratch->shape + scratch->shape_len;
+  r = scratch->vals;
+  for (s = next_placeholder (scratch->shape, shape_end); s < shape_end; s = next_placeholder (s + 1, shape_end))
+    {
+      guint64 n, at;
+      guint tag;
+
+      if (*s == SHAPE_NUMBER)
+        {
+          r = get_tagged (r, &n, &tag);
+          if (tag)
+            r += n;
+          continue;
+        }
+      if (scratch->n_strings == scratch->strings_cap)
+        {
+          gsize cap = MAX (scratch->strings_cap * 2, 16);
+          guint32 *grown = g_try_renew (guint32, scratch->strings, cap * 2);
+
+          if (grown == NULL)
+            return 0;
+          scratch->strings = grown;
+          scratch->strings_cap = cap;
+        }
+      scratch->strings[2 * scratch->n_strings] = (guint32) (r - scratch->vals);
+      r = get_varint (get_varint (r, &at), &n);
+      scratch->strings[2 * scratch->n_strings + 1] = (guint32) (r - scratch->vals);
+      scratch->n_strings++;
+    }
+
+  size = (put_varint (head, scratch->shape_len) - head) + scratch->shape_len
+         + (put_varint (head, scratch->n_strings) - head) + scratch->vals_len;
+  for (gsize k = 0; k < scratch->n_strings; k++)
+    {
+      size += put_varint (head, scratch->strings[2 * k] - prev) - head;
+      prev = scratch->strings[2 * k + 1];
+    }
+  return size;
 }
 
 void
@@ -954,9 +1006,21 @@ ks_args_prepared_write (const KsArgsScratch *scratch,
                         guint8              *out)
 {
   guint8 *o = put_varint (out, scratch->shape_len);
+  gsize prev = 0;
 
   memcpy (o, scratch->shape, scratch->shape_len);
-  memcpy (o + scratch->shape_len, scratch->vals, scratch->vals_len);
+  o = put_varint (o + scratch->shape_len, scratch->n_strings);
+  for (gsize k = 0; k < scratch->n_strings; k++)
+    {
+      gsize start = scratch->strings[2 * k];
+      gsize end = scratch->strings[2 * k + 1];
+
+      o = put_varint (o, start - prev);
+      memcpy (o, scratch->vals + prev, end - prev);
+      o += end - prev;
+      prev = end;
+    }
+  memcpy (o, scratch->vals + prev, scratch->vals_len - prev);
 }
 
 gboolean
@@ -968,8 +1032,8 @@ ks_args_store_add_prepared (KsArgsStore  *self,
                             guint32      *id)
 {
   const guint8 *end = prepared + prepared_len;
-  const guint8 *shape, *shape_end, *s, *r;
-  guint64 shape_len;
+  const guint8 *shape, *r;
+  guint64 shape_len, n_strings;
   guint8 *v;
 
   g_return_val_if_fail (self != NULL && self->slots != NULL, FALSE);
@@ -979,40 +1043,28 @@ ks_args_store_add_prepared (KsArgsStore  *self,
 
   *id = 0;
   shape = get_varint (prepared, &shape_len);
-  shape_end = shape + shape_len;
-  r = shape_end;
+  r = get_varint (shape + shape_len, &n_strings);
   v = self->scratch.vals;
 
-  /* The values in the order of the text: its strings interned as the
-   * one-step encoding interns them, so that the dictionary, and with it
-   * every record, comes out the same. */
-  for (s = next_placeholder (shape, shape_end); s < shape_end; s = next_placeholder (s + 1, shape_end))
+  /* The values in the order of the text (see ks_args_prepare()): its
+   * strings interned as the one-step encoding interns them, so that the
+   * dictionary, and with it every record, comes out the same. */
+  for (guint64 k = 0; k < n_strings; k++)
     {
-      const guint8 *value = r;
+      guint64 run, at, n;
+      guint32 e;
 
-      if (*s == SHAPE_NUMBER)
-        {
-          guint64 n;
-          guint tag;
-
-          r = get_tagged (r, &n, &tag);
-          if (tag)
-            r += n;
-          memcpy (v, value, r - value);
-          v += r - value;
-        }
-      else
-        {
-          guint64 at, n;
-          guint32 e;
-
-          r = get_varint (get_varint (r, &at), &n);
-          if ((e = intern (self, (const guint8 *) text + at, n)) == 0)
-            return store_record (self, 0, NULL, 0, text, len, id);
-          v = put_varint (v, e);
-        }
+      r = get_varint (r, &run);
+      memcpy (v, r, run);
+      v += run;
+      r = get_varint (get_varint (r + run, &at), &n);
+      if ((e = intern (self, (const guint8 *) text + at, n)) == 0)
+        return store_record (self, 0, NULL, 0, text, len, id);
+      v = put_varint (v, e);
     }
-  g_assert (r == end);
+  g_assert (r <= end);
+  memcpy (v, r, end - r);
+  v += end - r;
 
   return store_record (self, intern_shape (self, shape, shape_len), self->scratch.vals, v - self->scratch.vals,
                        text, len, id);
