@@ -18,7 +18,7 @@
 # machine (OUTDIR/machine.txt). TRACE_DIR (default /tmp) holds the
 # traces, which are deleted at the end unless KEEP=1.
 #
-# About 2.5 minutes on a 16-core host; BUDGET_S (default 225) stops
+# About 2.5 minutes on a 16-core host; BUDGET_S (default 150) stops
 # starting new traces once spent, and says so in curve.md.
 set -u
 OUT=${1:?usage: KCLI=kinescope-cli bench/import-curve.sh OUTDIR [CORES...]}
@@ -29,7 +29,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 FIXTURE=${FIXTURE:-$HERE/../tests/data/gpt_3steps.pt.trace.json.gz}
 SIZES=${SIZES:-"503 1260"}
 REPEAT=${REPEAT:-3}
-BUDGET_S=${BUDGET_S:-225}
+BUDGET_S=${BUDGET_S:-150}
 TRACE_DIR=${TRACE_DIR:-/tmp}
 CORES=${*:-"1 2 4 8 16"}
 NPROC=$(nproc)
@@ -98,6 +98,7 @@ def load(path, n):
 
 md = []
 skipped = []
+best = {}
 for path in files:
     if time.time() - start > budget:
         skipped.append(os.path.basename(path))
@@ -115,6 +116,7 @@ for path in files:
                 tsv.write("%d\t%d\t%.3f\t%.3f\t%.1f\t%s\n" % (n, k, r[0], r[1], r[2],
                           "\t".join("%.3f/%.3f" % r[3].get(p, (0, 0)) for p, _ in PHASES)))
             rows.append((n, min(runs, key=lambda r: r[0])))
+            best[(path, n)] = rows[-1][1][0]
     base = rows[0][1][0] if rows and rows[0][0] == 1 else None
     md.append("### %s (%.0f MB on disk)\n" % (name, mb))
     md.append("| cores | wall s (best of %d) | speedup | CPU s | peak RSS MiB | %s |" % (repeat, " | ".join(s for _, s in PHASES)))
@@ -126,6 +128,17 @@ for path in files:
     md.append("")
     print("\n".join(md[-len(rows) - 4:]), flush=True)
 
+# the .json.gz against its JSON twin (files[0] and files[-2])
+tail = len(md)
+gz, twin = files[-2], files[0]
+if any((gz, n) in best for n in cores):
+    md.append("### %s against %s\n" % (os.path.basename(gz), os.path.basename(twin)))
+    md.append("| cores | .json s | .json.gz s | ratio |")
+    md.append("|---:|---:|---:|---:|")
+    for n in cores:
+        if (gz, n) in best and (twin, n) in best:
+            md.append("| %d | %.3f | %.3f | %.2f× |" % (n, best[(twin, n)], best[(gz, n)], best[(gz, n)] / best[(twin, n)]))
+    md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'replay', 'parse here', "
           "'wait' and 'rest of read' are the reading thread's share of 'read' (the parallel reader only; "
           "none on one thread); 'fin: tracks' and 'fin: flows' are parts of 'finish'.")
@@ -134,7 +147,7 @@ if skipped:
 md.append("Whole run: %.0f s." % (time.time() - start))
 with open(os.path.join(out, "curve.md"), "w") as f:
     f.write("\n".join(md) + "\n")
-print("\n".join(md[-3:]))
+print("\n".join(md[tail:]))
 PYEOF
 rc=$?
 [ "${KEEP:-0}" = 1 ] || rm -f "${FILES[@]}"
