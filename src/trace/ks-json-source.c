@@ -28,6 +28,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader-private.h"
+#include "ks-load-phases.h"
 
 static gboolean
 report_progress (Reader        *r,
@@ -417,6 +418,10 @@ typedef struct
   gboolean      started;     /* the first block is out (it may start with a BOM) */
   gsize         block_size;  /* of text inflated at a time */
   KsJsonCompactState  compact;
+  /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
+  KsPhaseClock  t_inflate;
+  KsPhaseClock  t_compact;
+  KsPhaseClock  t_wait;      /* for a block the parse gave back */
 } GzSource;
 
 /* Inflates the next block of output; 0 at the end of the data. */
@@ -464,18 +469,24 @@ static gpointer
 gz_source_thread (gpointer data)
 {
   GzSource *src = data;
+  KsPhaseClock clock;
 
   for (;;)
     {
-      Block *b = g_async_queue_pop (src->free);
+      Block *b;
 
+      ks_phase_start (&clock);
+      b = g_async_queue_pop (src->free);
+      ks_phase_add (&clock, &src->t_wait);
       if (g_atomic_int_get (&src->stop))
         {
           g_async_queue_push (src->full, b);
           break;
         }
       b->error = NULL;
+      ks_phase_start (&clock);
       b->orig_len = gz_source_next (src, b->data, src->block_size, &b->error);
+      ks_phase_add (&clock, &src->t_inflate);
       /* White space is dropped here, on this thread's time: yajl then
        * has a fifth less to lex (Kineto indents its JSON). */
       b->len = 0;
@@ -484,7 +495,9 @@ gz_source_thread (gpointer data)
           gsize bom = src->started ? 0 : ks_json_bom_length (b->data, b->orig_len);
 
           src->started = TRUE;
+          ks_phase_start (&clock);
           b->len = ks_json_compact (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
+          ks_phase_add (&clock, &src->t_compact);
         }
       b->seen = ks_json_take_seen (&src->compact);
       b->in_string = src->compact.in_string;
@@ -768,6 +781,10 @@ read_document (Reader        *r,
         }
 
       g_thread_join (thread);
+      /* whether the inflating thread or the parse sets the pace */
+      ks_phase_print ("inflate: inflating", &src.t_inflate);
+      ks_phase_print ("inflate: compaction", &src.t_compact);
+      ks_phase_print ("inflate: waiting for the parse", &src.t_wait);
       for (guint i = 0; i < N_BLOCKS; i++)
         {
           g_free (blocks[i].data);

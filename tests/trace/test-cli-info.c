@@ -193,11 +193,16 @@ test_exit_codes (void)
 }
 
 /* KINESCOPE_LOAD_PHASES=1: one line per phase on stderr, in the order
- * the load runs them, and the same output on stdout. */
+ * the load runs them, and the same output on stdout: a .json.gz (with
+ * its inflating thread's phases, and the parallel reader's on several
+ * threads) and a .kscope. */
 static const char *const finish_phases[] = {
   "finish: samples and checks", "finish: small tracks", "finish: large tracks",
   "finish: overlaps and thread times", "finish: counters", "finish: memory, samples, instants",
   "finish: flows", "finish: strings and arguments",
+};
+static const char *const inflate_phases[] = {
+  "inflate: inflating", "inflate: compaction", "inflate: waiting for the parse",
 };
 static const char *const read_phases[] = {
   "read: replaying events into the builder", "read: parsing chunks on this thread",
@@ -268,8 +273,12 @@ check_phases (const char *path,
         finish_wall = wall;
     }
 
-  /* the read's parts (on several threads), the read, finishing's parts, finishing */
-  if (strcmp (threads, "1") != 0)
+  /* the inflating thread's parts (a .gz), the read's parts (on several
+   * threads), the read, finishing's parts, finishing */
+  if (g_str_has_suffix (path, ".gz"))
+    for (guint i = 0; i < G_N_ELEMENTS (inflate_phases); i++, k++)
+      g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, inflate_phases[i]);
+  if (strcmp (threads, "1") != 0 && !g_str_has_suffix (path, ".kscope"))
     for (guint i = 0; i < G_N_ELEMENTS (read_phases); i++, k++)
       g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, read_phases[i]);
   g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, "read");
@@ -289,14 +298,22 @@ static void
 test_load_phases (void)
 {
   g_autofree char *path = fixture_path ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *kscope = fixture_path ("small_mlp_60steps.kscope");
   const char *args[] = { "info", "--format", "json", path, NULL };
+  const char *kscope_args[] = { "info", "--format", "json", kscope, NULL };
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
+  g_autofree char *kscope_out = NULL;
+  g_autofree char *kscope_err = NULL;
 
   g_assert_cmpint (run (args, &out, &err), ==, 0);
   g_assert_null (strstr (err, "load-phase"));
   check_phases (path, "1", out);
   check_phases (path, "3", out);
+  /* a .kscope: its read and finish, on any number of threads */
+  g_assert_cmpint (run (kscope_args, &kscope_out, &kscope_err), ==, 0);
+  check_phases (kscope, "1", kscope_out);
+  check_phases (kscope, "3", kscope_out);
 }
 
 int
