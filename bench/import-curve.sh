@@ -69,7 +69,9 @@ out, kcli, repeat, budget, start, nproc = sys.argv[1], sys.argv[2], int(sys.argv
 cores = [int(c) for c in sys.argv[7].split() if int(c) <= nproc]
 files = sys.argv[8:]
 # the phases shown, by the names the loader prints
-PHASES = [("read: replaying events into the builder", "replay"),
+PHASES = [("inflate: inflating", "inflate"),
+          ("inflate: waiting for the parse", "infl. wait"),
+          ("read: replaying events into the builder", "replay"),
           ("read: parsing chunks on this thread", "parse here"),
           ("read: waiting for workers", "wait"),
           ("read: the rest (input, compaction, cutting)", "rest of read"),
@@ -139,9 +141,11 @@ if any((gz, n) in best for n in cores):
         if (gz, n) in best and (twin, n) in best:
             md.append("| %d | %.3f | %.3f | %.2f× |" % (n, best[(twin, n)], best[(gz, n)], best[(gz, n)] / best[(twin, n)]))
     md.append("")
-md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'replay', 'parse here', "
-          "'wait' and 'rest of read' are the reading thread's share of 'read' (the parallel reader only; "
-          "none on one thread); 'fin: tracks' and 'fin: flows' are parts of 'finish'.")
+md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
+          "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "
+          "0 when inflating sets the pace); 'replay', 'parse here', 'wait' and 'rest of read' are the "
+          "reading thread's share of 'read' (the parallel reader only; none on one thread); 'fin: tracks' "
+          "and 'fin: flows' are parts of 'finish'.")
 if skipped:
     md.append("Not measured, the time budget of %.0f s was spent: %s." % (budget, ", ".join(skipped)))
 md.append("Whole run: %.0f s." % (time.time() - start))
