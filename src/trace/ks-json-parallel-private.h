@@ -110,6 +110,7 @@ typedef struct _Chunk
   GArray       *marks;        /* Mark, inside data */
   guint         seen;         /* all of it */
   int           events_depth; /* 1 for a top-level array, 2 in {"traceEvents": */
+  gboolean      prepare_args; /* the parse prepares the args (on a worker) */
   gboolean      last;         /* runs to the end of the text ... */
   gboolean      in_string;    /* ... which ends inside a string */
 

@@ -157,8 +157,9 @@ ks_json_chunk_keep_event (Reader *r)
   k.args_ascii = r->args_ascii;
   /* The walk over the args text, most of adding it to the store, is
    * done here; the replay only interns. Text that the replay repairs
-   * (not valid UTF-8) or drops is left to it. */
-  if (r->ev->has_args && !k.args_overflow && k.args_ascii && k.args_len > 2)
+   * (not valid UTF-8) or drops is left to it, and so is all of it in a
+   * chunk the reading thread parses itself. */
+  if (c->prepare_args && r->ev->has_args && !k.args_overflow && k.args_ascii && k.args_len > 2)
     prepare_args (r, c, &k);
   k.kineto = r->kineto;
   k.n_local = c->local->len;

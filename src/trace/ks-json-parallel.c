@@ -111,6 +111,10 @@ chunk_new (Parallel *p)
 
   c->owner = p;
   c->name = p->name;
+  /* Preparing the args on a worker costs more in all than encoding them
+   * in the replay, and pays where the reading thread sets the pace:
+   * from three threads on, as for a .kscope. */
+  c->prepare_args = p->n_threads >= 3;
   c->events_depth = p->events_depth;
   c->data = ks_json_par_take_spare (p->spare_data);
   if (c->data == NULL)
@@ -274,6 +278,8 @@ wait_done (Parallel *p,
           break;
         }
       g_mutex_unlock (&w->lock);
+      /* here the args are encoded once, in the replay */
+      next->prepare_args = FALSE;
       ks_phase_start (&clock);
       ks_json_par_run_chunk (next);
       ks_phase_add (&clock, &p->t_here);
@@ -640,6 +646,7 @@ merge_with_next (Reader   *r,
   chunk_free (c);
   chunk_free (n);
   /* rare: on this thread, rather than behind the queue */
+  m->prepare_args = FALSE;
   ks_json_par_run_chunk (m);
   m->done = TRUE;
   g_queue_push_head (&p->queue, m);
