@@ -28,13 +28,11 @@
 #include <string.h>
 
 #include "ks-args.h"
+#include "ks-args-private.h"
 
 #ifdef __SSE2__
 # include <emmintrin.h>
 #endif
-
-#define SHAPE_NUMBER 0x01
-#define SHAPE_STRING 0x02
 
 /* Texts longer than this are kept raw: an encoding's scratch room is a
  * few times the text, and such args are rare and read whole. */
@@ -42,58 +40,6 @@
 
 /* Containers nest at most this deep in an encoded record (one bit each). */
 #define DEPTH_MAX 64
-
-typedef struct
-{
-  guint32 hash;
-  guint32 entry;    /* 0 when the slot is empty */
-} Slot;
-
-/* A string of at most 8 bytes, as one word: most string values are
- * short ("float", "", "1"), and a word compares at once. */
-typedef struct
-{
-  guint64 word;
-  guint32 len;          /* G_MAXUINT32 when the slot is empty */
-  guint32 entry;
-} Recent;
-
-#define N_RECENT 1024
-#define N_LAST_SHAPES 1024
-
-/* Room for one encoding: its shape and its values. */
-struct _KsArgsScratch
-{
-  guint8  *shape;
-  guint8  *vals;
-  gsize    cap;           /* bytes of text it is sized for */
-  gsize    shape_len;     /* of the last ks_args_prepare() */
-  gsize    vals_len;
-  guint32 *strings;       /* its string values: start and end in vals */
-  gsize    n_strings;
-  gsize    strings_cap;   /* pairs */
-};
-
-struct _KsArgsStore
-{
-  guint8  *data;          /* records; an id is an offset + 1 */
-  gsize    len;
-  gsize    cap;
-
-  guint8  *dict;          /* the dictionary's bytes, entry after entry */
-  gsize    dict_len;
-  gsize    dict_cap;
-  guint32 *entry_end;     /* entry e is dict[entry_end[e - 1], entry_end[e]) */
-  guint32  n_entries;     /* entry 0 is the empty string, never looked up */
-  guint32  entries_cap;
-
-  Slot    *slots;         /* open addressing over the entries; NULL once sealed */
-  Recent  *recent;        /* short strings seen last, before the table */
-  guint32 *last_shapes;   /* by a shape's ends and length: its number */
-  guint32  mask;
-
-  KsArgsScratch scratch;  /* of one encoding */
-};
 
 /* Bytes that end a run of plain string bytes. */
 static const guint8 string_stop[256] = {
@@ -110,75 +56,6 @@ static inline gboolean
 is_hex (guint8 c)
 {
   return is_digit (c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
-
-static inline guint8 *
-put_varint (guint8  *o,
-            guint64  v)
-{
-  while (v >= 0x80)
-    {
-      *o++ = (guint8) (v | 0x80);
-      v >>= 7;
-    }
-  *o++ = (guint8) v;
-  return o;
-}
-
-static inline const guint8 *
-get_varint (const guint8 *r,
-            guint64      *v)
-{
-  guint64 x = 0;
-  guint shift = 0;
-  guint8 b;
-
-  do
-    {
-      b = *r++;
-      x |= (guint64) (b & 0x7f) << shift;
-      shift += 7;
-    }
-  while (b & 0x80);
-  *v = x;
-  return r;
-}
-
-/* (v << 1) | tag as a varint: v may use all 64 bits. */
-static inline guint8 *
-put_tagged (guint8  *o,
-            guint64  v,
-            guint    tag)
-{
-  guint8 b = (guint8) (((v & 0x3f) << 1) | tag);
-
-  v >>= 6;
-  if (v == 0)
-    {
-      *o++ = b;
-      return o;
-    }
-  *o++ = b | 0x80;
-  return put_varint (o, v);
-}
-
-static inline const guint8 *
-get_tagged (const guint8 *r,
-            guint64      *v,
-            guint        *tag)
-{
-  guint8 b = *r++;
-
-  *tag = b & 1;
-  *v = (b >> 1) & 0x3f;
-  if (b & 0x80)
-    {
-      guint64 high;
-
-      r = get_varint (r, &high);
-      *v |= high << 6;
-    }
-  return r;
 }
 
 /* Eight bytes at a time; the table only needs its buckets spread. */
@@ -813,29 +690,6 @@ intern_shape (KsArgsStore  *self,
   return e;
 }
 
-/* Where the next placeholder of the shape [@s, @shape_end) is, or
- * @shape_end: eight bytes at a time. */
-static inline const guint8 *
-next_placeholder (const guint8 *s,
-                  const guint8 *shape_end)
-{
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-
-  while (shape_end - s >= 8)
-    {
-      guint64 w, stops;
-
-      memcpy (&w, s, 8);
-      if ((stops = (w - ones * (SHAPE_STRING + 1)) & ~w & (ones * 0x80)) != 0)
-        return s + __builtin_ctzll (stops) / 8;
-      s += 8;
-    }
-#endif
-  while (s < shape_end && *s > SHAPE_STRING)
-    s++;
-  return s;
-}
 
 /* Sizes @scratch for a text of @len bytes: FALSE when it cannot be. A
  * shape is never longer than its text; a value takes at most 3.5 times
@@ -1087,142 +941,4 @@ ks_args_store_seal (KsArgsStore *self)
   self->dict_cap = MAX (self->dict_len, 1);
   self->entry_end = g_renew (guint32, self->entry_end, self->n_entries);
   self->entries_cap = self->n_entries;
-}
-
-static inline char *
-format_int (char    *end,
-            guint64  zz)
-{
-  guint64 m = (zz >> 1) + (zz & 1);
-  char *o = end;
-
-  do
-    {
-      *--o = (char) ('0' + m % 10);
-      m /= 10;
-    }
-  while (m != 0);
-  if (zz & 1)
-    *--o = '-';
-  return o;
-}
-
-/* Room for @need more bytes in @out past @at; its text may move. */
-static inline char *
-out_reserve (GString *out,
-             gsize    at,
-             gsize    need)
-{
-  if (at + need >= out->allocated_len)
-    {
-      out->len = at;
-      g_string_set_size (out, at + need);
-    }
-  return out->str;
-}
-
-
-void
-ks_args_store_append (const KsArgsStore *self,
-                      guint32            id,
-                      GString           *out)
-{
-  const guint8 *r;
-  const guint8 *s, *shape_end;
-  guint64 shape;
-  gsize at;
-  char *o;
-
-  g_return_if_fail (self != NULL && id != 0 && id <= self->len);
-
-  r = get_varint (self->data + id - 1, &shape);
-  if (shape == 0)
-    {
-      guint64 n;
-
-      r = get_varint (r, &n);
-      g_string_append_len (out, (const char *) r, n);
-      return;
-    }
-
-  /* Written in place: appending a piece at a time costs more than the
-   * walk. */
-  s = self->dict + self->entry_end[shape - 1];
-  shape_end = self->dict + self->entry_end[shape];
-  at = out->len;
-  o = out_reserve (out, at, (shape_end - s) + 64);
-  while (s < shape_end)
-    {
-      const guint8 *run = s;
-      guint64 x;
-
-      s = next_placeholder (s, shape_end);
-      o = out_reserve (out, at, (s - run) + 24);
-      memcpy (o + at, run, s - run);
-      at += s - run;
-      if (s == shape_end)
-        break;
-      if (*s++ == SHAPE_NUMBER)
-        {
-          guint tag;
-
-          r = get_tagged (r, &x, &tag);
-          if (tag)
-            {
-              o = out_reserve (out, at, x);
-              memcpy (o + at, r, x);
-              at += x;
-              r += x;
-            }
-          else
-            {
-              char buf[24];
-              char *from = format_int (buf + sizeof buf, x);
-
-              /* 24 bytes are reserved past every run */
-              memcpy (o + at, from, buf + sizeof buf - from);
-              at += buf + sizeof buf - from;
-            }
-        }
-      else
-        {
-          guint32 from, n;
-
-          r = get_varint (r, &x);
-          from = self->entry_end[x - 1];
-          n = self->entry_end[x] - from;
-          o = out_reserve (out, at, n + 2);
-          o[at++] = '"';
-          memcpy (o + at, self->dict + from, n);
-          at += n;
-          o[at++] = '"';
-        }
-    }
-  out->len = at;
-  out->str[at] = '\0';
-}
-
-const char *
-ks_args_store_get (const KsArgsStore *self,
-                   guint32            id,
-                   GString           *scratch)
-{
-  g_string_truncate (scratch, 0);
-  if (id == 0)
-    return NULL;
-  ks_args_store_append (self, id, scratch);
-  return scratch->str;
-}
-
-gsize
-ks_args_store_get_memory_size (const KsArgsStore *self)
-{
-  gsize size = sizeof *self + self->cap + self->dict_cap;
-
-  size += (gsize) self->entries_cap * sizeof (guint32);
-  if (self->slots != NULL)
-    size += ((gsize) self->mask + 1) * sizeof (Slot) + N_RECENT * sizeof (Recent)
-            + N_LAST_SHAPES * sizeof (guint32);
-  size += self->scratch.cap * 5 + 16;
-  return size;
 }
