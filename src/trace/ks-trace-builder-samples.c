@@ -72,6 +72,17 @@ ks_trace_builder_add_sample (KsTraceBuilder      *self,
                              const KsSampleFrame *frames,
                              guint                n_frames)
 {
+  return ks_trace_builder_add_sample_full (self, thread, ts, FALSE, frames, n_frames);
+}
+
+gboolean
+ks_trace_builder_add_sample_full (KsTraceBuilder      *self,
+                                  guint32              thread,
+                                  gint64               ts,
+                                  gboolean             waiting,
+                                  const KsSampleFrame *frames,
+                                  guint                n_frames)
+{
   guint32 node = KS_NO_INDEX;
   KsSample sample;
 
@@ -100,6 +111,7 @@ ks_trace_builder_add_sample (KsTraceBuilder      *self,
 
   sample.ts = ts;
   sample.thread = thread;
+  sample.waiting = waiting ? 1 : 0;
   sample.node = node;
   g_array_append_val (self->samples, sample);
   note_ts (self, ts);

@@ -250,7 +250,8 @@ typedef struct
 typedef struct
 {
   gint64   ts;
-  guint32  thread;           /* index in KsTrace.threads */
+  guint32  thread : 31;      /* index in KsTrace.threads */
+  guint32  waiting : 1;      /* the thread was waiting (sleep, lock, I/O, GIL), not running */
   guint32  node;             /* KsTrace.stack_nodes index of the innermost frame */
 } KsSample;
 
