@@ -247,6 +247,10 @@ typedef struct
   guint32  depth;            /* 0 for an outermost frame */
 } KsStackNode;
 
+/* The category of a KS_SLICE_SAMPLE slice whose samples were all taken
+ * while the thread waited. */
+#define KS_SAMPLE_WAITING_CATEGORY "waiting"
+
 typedef struct
 {
   gint64   ts;
