@@ -195,7 +195,9 @@ test_spin_sleep (void)
   sleep_running = count (db, sleeper_tid, "sleeper", nap, 0);
   g_test_message ("sleeper: %" G_GINT64_FORMAT " waiting, %" G_GINT64_FORMAT " running", sleep_waiting, sleep_running);
   g_assert_cmpint (sleep_waiting, >=, (gint64) (0.9 * RATE_HZ * (end_ns - start_ns) / 1e9));
-  g_assert_cmpint (sleep_running * 10, <, sleep_waiting);
+  /* running: runnable after a wake-up, before time.sleep again; on a
+   * loaded machine that includes waiting for a CPU */
+  g_assert_cmpint (sleep_running * 4, <, sleep_waiting);
 
   /* --report samples: self and total count running samples only,
    * waiting the others; thread is the Python name, tid the kernel's */

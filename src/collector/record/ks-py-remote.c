@@ -40,6 +40,10 @@
 #define MAX_STRING       4096
 #define MAX_LINETABLE    (1u << 20)
 #define MAX_CODES        200000
+/* Frames live in their thread's data stack, callers just below callees:
+ * one read of the pages under a frame usually holds its callers too. */
+#define FRAME_WINDOW     8192
+#define PAGE_MASK_       (~(guint64) 4095)
 
 typedef struct
 {
@@ -101,6 +105,9 @@ struct _KsPyRemote
   GPtrArray    *stale;      /* replaced Codes, freed after the round */
   KsPyRemoteStack stack;
   guint8        idents[KS_PY_REMOTE_MAX_FRAMES][CODE_IDENT_SIZE];
+  guint8        window[FRAME_WINDOW];
+  guint64       window_start;   /* the address window[0] was read from */
+  gsize         window_len;     /* 0: nothing read this walk */
 };
 
 static void
@@ -574,6 +581,36 @@ ks_py_remote_line_for (const guint8 *table,
 
 /* --- the walk ------------------------------------------------------------- */
 
+/* The @len bytes of the frame at @address, from the window when it
+ * holds them, else read with the pages below it (or alone). */
+static const guint8 *
+frame_bytes (KsPyRemote *self,
+             guint64     address,
+             gsize       len)
+{
+  guint64 end = address + len;
+  guint64 start;
+
+  if (address >= self->window_start && end <= self->window_start + self->window_len && self->window_len > 0)
+    return self->window + (address - self->window_start);
+  start = (end > FRAME_WINDOW ? end - FRAME_WINDOW : 0) & PAGE_MASK_;
+  if (start > address)
+    start = address;
+  /* the pages below may not be mapped: then the frame alone */
+  if (end - start > FRAME_WINDOW || !read_mem (self, start, self->window, end - start))
+    {
+      start = address;
+      if (!read_mem (self, start, self->window, len))
+        {
+          self->window_len = 0;
+          return NULL;
+        }
+    }
+  self->window_start = start;
+  self->window_len = end - start;
+  return self->window + (address - start);
+}
+
 static void
 walk_frames (KsPyRemote *self,
              guint64     frame)
@@ -584,16 +621,18 @@ walk_frames (KsPyRemote *self,
   guint64 instrs[KS_PY_REMOTE_MAX_FRAMES];
   struct iovec local[KS_PY_REMOTE_MAX_FRAMES];
   struct iovec remote[KS_PY_REMOTE_MAX_FRAMES];
-  guint8 block[128];
+  const guint8 *block;
   guint n = 0;
   guint hops = 0;
   ssize_t got;
 
   stack->n_frames = 0;
+  /* what was read for another thread or round may have changed */
+  self->window_len = 0;
   /* bounded: a cycle read mid-update must not loop */
   while (frame != 0 && n < KS_PY_REMOTE_MAX_FRAMES && hops++ < 4 * KS_PY_REMOTE_MAX_FRAMES)
     {
-      if (!read_mem (self, frame, block, l->frame_size))
+      if ((block = frame_bytes (self, frame, l->frame_size)) == NULL)
         break;
       codes[n] = u64_at (block, l->frame_code);
       instrs[n] = u64_at (block, l->frame_instr);
