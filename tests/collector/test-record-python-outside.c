@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <yajl/yajl_tree.h>
 
@@ -132,6 +133,26 @@ json_str (yajl_val    v,
 
   g_assert_true (r != NULL && YAJL_IS_STRING (r));
   return YAJL_GET_STRING (r);
+}
+
+/* Counts the threads of spin-sleep.py seen where they wait or spin:
+ * the main thread in <module> (its WARM sleep) or spin(), the sleeper in
+ * sleeper() under Thread.run, all in the program's file. */
+static void
+count_program_stacks (const KsPyRemoteStack *stack,
+                      gpointer               user_data)
+{
+  guint *found = user_data;
+  const KsPyRemoteFrame *inner = &stack->frames[0];
+  const KsPyRemoteFrame *outer = &stack->frames[stack->n_frames - 1];
+
+  if (!g_str_has_suffix (inner->file, "spin-sleep.py") || inner->line == 0)
+    return;
+  if (g_str_equal (inner->function, "sleeper") && g_str_equal (stack->frames[1].function, "Thread.run"))
+    (*found)++;
+  else if ((g_str_equal (inner->function, "<module>") || g_str_equal (inner->function, "spin"))
+           && g_str_equal (outer->function, "<module>") && g_str_has_suffix (outer->file, "spin-sleep.py"))
+    (*found)++;
 }
 
 static void
@@ -332,6 +353,88 @@ test_line_table (void)
   g_assert_cmpuint (checked, >=, 20);
 }
 
+/* KINESCOPE_PYTHON_SAMPLER=inside: the Python side samples itself, as
+ * where the recorder cannot read it; the threads still have their names,
+ * and its samples say nothing of waiting (NULL). */
+static void
+test_inside (void)
+{
+  g_autofree char *script = g_build_filename (py_dir, "spin-sleep.py", NULL);
+  g_autofree char *path = g_build_filename (tmp_dir, "inside.kscope", NULL);
+  g_autofree char *facts_path = g_build_filename (tmp_dir, "inside.txt", NULL);
+  g_autofree char *facts = NULL;
+  gint64 start_ns, end_ns, main_tid, sleeper_tid;
+  sqlite3 *db;
+
+  if (g_str_equal (inject_dir, "-") || g_str_equal (python, "-"))
+    {
+      g_test_skip ("libkinescope-inject.so was not built (no CUDA toolkit), or no python3");
+      return;
+    }
+  g_setenv ("KINESCOPE_PYTHON_SAMPLER", "inside", TRUE);
+  g_assert_cmpint (spawn (NULL, cli_path, "record", "-f", "-t", "nvtx", "-o", path, "--",
+                          python, script, "0.5", facts_path, NULL), ==, 0);
+  g_unsetenv ("KINESCOPE_PYTHON_SAMPLER");
+  g_assert_true (g_file_get_contents (facts_path, &facts, NULL, NULL));
+  g_assert_cmpint (sscanf (facts, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+                           &start_ns, &end_ns, &main_tid, &sleeper_tid), ==, 4);
+  db = open_db (path);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS"), >, 100);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS WHERE waiting IS NOT NULL"), ==, 0);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_THREADS WHERE tid = %" G_GINT64_FORMAT
+                                   " AND name = 'MainThread'", main_tid), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_THREADS WHERE tid = %" G_GINT64_FORMAT
+                                   " AND name = 'sleeper'", sleeper_tid), ==, 1);
+  sqlite3_close (db);
+}
+
+/* The reader on its own: a process that is not Python is refused with an
+ * error that says why; a python3 one gives each thread's stack, with the
+ * functions and lines of the program. */
+static void
+test_reader (void)
+{
+  g_autofree char *script = g_build_filename (py_dir, "spin-sleep.py", NULL);
+  g_autofree char *facts_path = g_build_filename (tmp_dir, "reader.txt", NULL);
+  const char *sleep_argv[] = { "sleep", "30", NULL };
+  const char *py_argv[] = { python, script, "30", facts_path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsPyRemote) remote = NULL;
+  GPid pid;
+  guint found = 0;
+
+  if (g_str_equal (python, "-"))
+    {
+      g_test_skip ("no python3");
+      return;
+    }
+  g_assert_true (g_spawn_async (NULL, (char **) sleep_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &pid, &error));
+  remote = ks_py_remote_open (pid, &error);
+  g_assert_null (remote);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "_PyRuntime"));
+  g_clear_error (&error);
+  kill (pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+
+  g_assert_true (g_spawn_async (NULL, (char **) py_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &pid, &error));
+  /* until its main thread is in spin() or its WARM sleep, past start-up */
+  for (guint tries = 0; found < 2 && tries < 100000; tries++)
+    {
+      if (remote == NULL && (remote = ks_py_remote_open (pid, NULL)) == NULL)
+        continue;
+      found = 0;
+      g_assert_true (ks_py_remote_sample (remote, count_program_stacks, &found, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (ks_py_remote_get_version (remote) >> 16, >=, 0x030b);
+  g_assert_cmpuint (found, ==, 2);
+  kill (pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -348,7 +451,9 @@ main (int    argc,
   tmp_dir = g_dir_make_tmp ("ks-record-outside-XXXXXX", NULL);
 
   g_test_add_func ("/collector/python-outside/line-table", test_line_table);
+  g_test_add_func ("/collector/python-outside/reader", test_reader);
   g_test_add_func ("/collector/python-outside/spin-sleep", test_spin_sleep);
+  g_test_add_func ("/collector/python-outside/inside", test_inside);
   ret = g_test_run ();
 
   {
