@@ -388,6 +388,42 @@ test_inside (void)
   sqlite3_close (db);
 }
 
+/* A forked child whose thread the program renamed in the kernel, as
+ * PyTorch names a DataLoader worker: it keeps that name (not the
+ * "MainThread" it inherited) and with it the dataloader role; the parent's
+ * main thread is MainThread. Both processes' stacks are read from
+ * outside. */
+static void
+test_fork_named (void)
+{
+  g_autofree char *script = g_build_filename (py_dir, "fork-named.py", NULL);
+  g_autofree char *path = g_build_filename (tmp_dir, "fork-named.kscope", NULL);
+  g_autofree char *pid_path = g_build_filename (tmp_dir, "fork-named.txt", NULL);
+  g_autofree char *text = NULL;
+  gint64 child;
+  sqlite3 *db;
+
+  if (g_str_equal (inject_dir, "-") || g_str_equal (python, "-"))
+    {
+      g_test_skip ("libkinescope-inject.so was not built (no CUDA toolkit), or no python3");
+      return;
+    }
+  g_assert_cmpint (spawn (NULL, cli_path, "record", "-f", "-t", "nvtx", "-o", path, "--",
+                          python, script, pid_path, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (pid_path, &text, NULL, NULL));
+  child = g_ascii_strtoll (text, NULL, 10);
+  db = open_db (path);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_THREADS WHERE tid = %" G_GINT64_FORMAT
+                                   " AND name = 'pt_data_worker' AND role = 'dataloader'", child), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_THREADS WHERE tid = pid AND pid != %" G_GINT64_FORMAT
+                                   " AND name = 'MainThread' AND role = 'main'", child), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS e JOIN KS_THREADS t "
+                                   "ON t.globalTid = e.globalTid WHERE t.tid = %" G_GINT64_FORMAT
+                                   " AND e.waiting = 0", child), >=, 50);
+  g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM COMPOSITE_EVENTS WHERE waiting IS NULL"), ==, 0);
+  sqlite3_close (db);
+}
+
 /* The reader on its own: a process that is not Python is refused with an
  * error that says why; a python3 one gives each thread's stack, with the
  * functions and lines of the program. */
@@ -454,6 +490,7 @@ main (int    argc,
   g_test_add_func ("/collector/python-outside/reader", test_reader);
   g_test_add_func ("/collector/python-outside/spin-sleep", test_spin_sleep);
   g_test_add_func ("/collector/python-outside/inside", test_inside);
+  g_test_add_func ("/collector/python-outside/fork-named", test_fork_named);
   ret = g_test_run ();
 
   {

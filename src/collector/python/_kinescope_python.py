@@ -231,14 +231,18 @@ class Sampler:
         self.wake = None
         self.done = None
 
-    def start(self):
+    def start(self, forked=False):
         self.wake = _thread.allocate_lock()
         self.wake.acquire()
         self.done = _thread.allocate_lock()
         self.done.acquire()
         self.running = True
         self._hook_names()
-        _send_name(threading.current_thread(), threading.get_native_id())
+        # In a forked child the thread that forked carries on under a name
+        # from the parent; what the process calls it (PyTorch names a
+        # DataLoader worker's pt_data_worker) is the kernel's name.
+        if not forked:
+            _send_name(threading.current_thread(), threading.get_native_id())
         _thread.start_new_thread(self._run, ())
         atexit.register(self.stop)
 
@@ -280,7 +284,7 @@ class Sampler:
         self.forked = {_thread.get_ident(): threading.get_native_id()}
         self.outside.value = OUTSIDE_PENDING
         self.running = False
-        self.start()
+        self.start(forked=True)
 
     def _ids(self, code):
         intern = self.lib.ks_inject_python_intern
