@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gi18n.h>
 
 #include "ks-py-remote.h"
@@ -327,6 +328,29 @@ sampler_thread (gpointer data)
 
 /* --- the writing thread --------------------------------------------------- */
 
+typedef struct
+{
+  guint32  tid;
+  gboolean found;
+} Asker;
+
+/* The thread that asked waits in Sampler._read_from_outside() of the
+ * Python side: finding it there proves the layout end to end (thread
+ * states, frames, code objects, strings, line tables). */
+static void
+find_asker (const KsPyRemoteStack *stack,
+            gpointer               user_data)
+{
+  Asker *asker = user_data;
+
+  if (stack->tid != asker->tid)
+    return;
+  for (guint i = 0; i < stack->n_frames; i++)
+    if (g_str_equal (stack->frames[i].function, "Sampler._read_from_outside")
+        && g_str_has_suffix (stack->frames[i].file, "_kinescope_python.py") && stack->frames[i].line > 0)
+      asker->found = TRUE;
+}
+
 void
 ks_record_py_sampler_attach (KsRecordPySampler *self,
                              gint64             pid,
@@ -340,6 +364,17 @@ ks_record_py_sampler_attach (KsRecordPySampler *self,
   Target *t;
 
   remote = ks_py_remote_open ((pid_t) pid, &error);
+  if (remote != NULL)
+    {
+      Asker asker = { skip_tid, FALSE };
+
+      if (ks_py_remote_sample (remote, find_asker, &asker, &error) && !asker.found)
+        g_set_error (&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("the stack of the thread that asked (%u) does not read as Python %u.%u's"),
+                     skip_tid, ks_py_remote_get_version (remote) >> 24, ks_py_remote_get_version (remote) >> 16 & 0xff);
+      if (error != NULL)
+        g_clear_pointer (&remote, ks_py_remote_free);
+    }
   if (remote != NULL && ks_py_remote_read_u32 ((pid_t) pid, flag_address, &flag, &error)
       && flag == KS_WIRE_PY_OUTSIDE_PENDING)
     ks_py_remote_write_u32 ((pid_t) pid, flag_address, KS_WIRE_PY_OUTSIDE_READ, &error);
