@@ -11,12 +11,16 @@
  * frame's code object for its names and location table, cached by
  * address and checked on each use against the object's pointers to its
  * names and table (read for a whole stack in one call): a code object
- * freed and another made at its address must not keep the old names. The offsets are CPython's for x86-64 and aarch64 release builds
- * of 3.11 and 3.12 (both LP64, the same layout); 3.13 and later publish
- * theirs in _Py_DebugOffsets, a versioned structure this reader does not
- * parse: the Python side samples those in the process. Every read may
- * fail or race with the target, so every pointer is checked and every
- * walk is bounded. */
+ * freed and another made at its address must not keep the old names.
+ *
+ * The offsets are CPython's for x86-64 and aarch64 release builds of 3.11
+ * and 3.12 (both LP64, the same layout); 3.13 and 3.14 publish theirs in
+ * _Py_DebugOffsets at the start of _PyRuntime, whose own layout changed
+ * between them (fields were added in the middle), so each has its word
+ * indices here; free-threaded builds and later versions are refused, and
+ * the Python side samples those in the process. Every read may fail or
+ * race with the target, so every pointer is checked and every walk is
+ * bounded. */
 
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "ks-record-session"
@@ -53,7 +57,8 @@ typedef struct
   gsize   interp_threads_head;
   gsize   ts_next;
   gsize   ts_interp;
-  gsize   ts_cframe;
+  gsize   ts_cframe;            /* 3.11, 3.12: the _PyCFrame; 0: none */
+  gsize   ts_current_frame;     /* 3.13+: the frame itself */
   gsize   ts_native_thread_id;
   gsize   ts_size;              /* what is read of a thread state */
   gsize   cframe_current;
@@ -61,7 +66,8 @@ typedef struct
   gsize   frame_previous;
   gsize   frame_instr;          /* prev_instr: the instruction running */
   gsize   frame_owner;
-  gint    owner_cstack;         /* the C stack's entry frames; -1 none */
+  gint    owner_shim;           /* frames owned by this or more are the
+                                 * interpreter's entry shims; -1 none */
   gsize   frame_size;
   gsize   code_filename;
   gsize   code_qualname;
@@ -70,6 +76,11 @@ typedef struct
   gsize   code_adaptive;        /* the first code unit */
   gsize   ascii_size;           /* sizeof (PyASCIIObject) */
   gsize   compact_size;         /* sizeof (PyCompactUnicodeObject) */
+  gsize   str_length;
+  gsize   str_state;
+  gsize   bytes_size;
+  gsize   bytes_data;
+  guint64 code_tag_mask;        /* 3.14: f_executable is a tagged reference */
 } Layout;
 
 /* From the headers of 3.11.7 (offsetof) and of 3.12 (Include/internal
@@ -77,9 +88,36 @@ typedef struct
  * cpython/code.h, cpython/unicodeobject.h); the same through each
  * series, which keeps its ABI. */
 static const Layout layouts[] = {
-  { 0x030b, 40, 0, 16, 8, 16, 56, 160, 168, 8, 32, 48, 56, 69, -1, 72, 112, 128, 136, 72, 184, 48, 72 },
-  { 0x030c, 40, 0, 72, 8, 16, 56, 144, 152, 0, 0, 8, 56, 70, 3, 72, 112, 128, 136, 68, 192, 40, 56 },
+  { 0x030b, 40, 0, 16, 8, 16, 56, 0, 160, 168, 8, 32, 48, 56, 69, -1, 72, 112, 128, 136, 72, 184, 48, 72,
+    16, 32, 16, 32, 0 },
+  { 0x030c, 40, 0, 72, 8, 16, 56, 0, 144, 152, 0, 0, 8, 56, 70, 3, 72, 112, 128, 136, 68, 192, 40, 56,
+    16, 32, 16, 32, 0 },
 };
+
+/* Word indices in _Py_DebugOffsets (pycore_runtime.h of 3.13,
+ * pycore_debug_offsets.h of 3.14): after cookie, version and
+ * free_threaded come the runtime, interpreter, thread, frame and code
+ * object sections, each a size then offsets, and later those of bytes and
+ * str objects. */
+typedef struct
+{
+  guint32 version;
+  guint   interpreters_head;
+  guint   interp_next, interp_threads_head;
+  guint   ts_next, ts_interp, ts_current_frame, ts_native_thread_id;
+  guint   frame_previous, frame_executable, frame_instr, frame_owner;
+  guint   code_filename, code_name, code_qualname, code_linetable, code_firstlineno, code_adaptive;
+  guint   bytes_size, bytes_data;
+  guint   str_state, str_length, str_ascii_size;
+  guint   n_words;
+} DebugWords;
+
+static const DebugWords debug_words[] = {
+  { 0x030d, 5, 8, 9, 21, 22, 23, 25, 29, 30, 31, 33, 35, 36, 37, 38, 39, 43, 65, 66, 68, 69, 70, 71 },
+  { 0x030e, 5, 8, 9, 24, 25, 26, 28, 32, 33, 34, 36, 40, 41, 42, 43, 44, 48, 75, 76, 78, 79, 80, 81 },
+};
+
+#define DEBUG_COOKIE "xdebugpy"
 
 /* co_filename, co_name, co_qualname, co_linetable: adjacent in 3.11
  * and 3.12 */
@@ -100,6 +138,7 @@ struct _KsPyRemote
   pid_t         pid;
   guint32       hexversion;
   const Layout *layout;
+  Layout        published;      /* 3.13+: from _Py_DebugOffsets */
   guint64       runtime;
   GHashTable   *codes;      /* code object address → Code */
   GPtrArray    *stale;      /* replaced Codes, freed after the round */
@@ -297,6 +336,69 @@ find_runtime (KsPyRemote  *self,
   return FALSE;
 }
 
+/* 3.13 and 3.14: the layout from the _Py_DebugOffsets the process
+ * publishes, or FALSE when there is none this reader knows. */
+static gboolean
+read_published (KsPyRemote *self,
+                guint32     minor)
+{
+  const DebugWords *w = NULL;
+  guint64 words[96];
+  Layout *l = &self->published;
+  gsize max_ts, max_frame;
+
+  for (guint i = 0; i < G_N_ELEMENTS (debug_words); i++)
+    if (debug_words[i].version == minor)
+      w = &debug_words[i];
+  if (w == NULL || !read_mem (self, self->runtime, words, w->n_words * sizeof (guint64))
+      || memcmp (words, DEBUG_COOKIE, 8) != 0 || (words[1] >> 16 & 0xffff) != minor
+      /* free-threaded: other objects, other frames */
+      || words[2] != 0)
+    return FALSE;
+
+  memset (l, 0, sizeof *l);
+  l->version = minor;
+  l->runtime_interp_head = words[w->interpreters_head];
+  l->interp_next = words[w->interp_next];
+  l->interp_threads_head = words[w->interp_threads_head];
+  l->ts_next = words[w->ts_next];
+  l->ts_interp = words[w->ts_interp];
+  l->ts_current_frame = words[w->ts_current_frame];
+  l->ts_native_thread_id = words[w->ts_native_thread_id];
+  l->frame_code = words[w->frame_executable];
+  l->frame_previous = words[w->frame_previous];
+  l->frame_instr = words[w->frame_instr];
+  l->frame_owner = words[w->frame_owner];
+  /* FRAME_OWNED_BY_CSTACK (3.13), _INTERPRETER and _CSTACK (3.14) */
+  l->owner_shim = 3;
+  l->code_filename = words[w->code_filename];
+  l->code_qualname = words[w->code_qualname];
+  l->code_linetable = words[w->code_linetable];
+  l->code_firstlineno = words[w->code_firstlineno];
+  l->code_adaptive = words[w->code_adaptive];
+  l->ascii_size = words[w->str_ascii_size];
+  /* PyCompactUnicodeObject: utf8_length and utf8 after the ASCII part */
+  l->compact_size = l->ascii_size + 16;
+  l->str_length = words[w->str_length];
+  l->str_state = words[w->str_state];
+  l->bytes_size = words[w->bytes_size];
+  l->bytes_data = words[w->bytes_data];
+  /* _PyStackRef's tag bits */
+  l->code_tag_mask = minor >= 0x030e ? 7 : 0;
+
+  max_ts = MAX (MAX (l->ts_next, l->ts_interp), MAX (l->ts_current_frame, l->ts_native_thread_id));
+  max_frame = MAX (MAX (l->frame_code, l->frame_previous), MAX (l->frame_instr, l->frame_owner));
+  l->ts_size = max_ts + 8;
+  l->frame_size = max_frame + 8;
+  /* what this reader's buffers hold, and the four code fields it checks
+   * side by side (CODE_IDENT_SIZE) */
+  return l->ts_size <= 256 && l->frame_size <= 128 && l->code_adaptive <= 256 && l->ascii_size <= 72
+         && l->str_length + 8 <= l->ascii_size && l->str_state + 4 <= l->ascii_size
+         && l->bytes_size + 8 <= 32 && l->code_firstlineno + 4 <= l->code_adaptive
+         && words[w->code_name] == l->code_filename + 8 && l->code_qualname == l->code_filename + 16
+         && l->code_linetable == l->code_filename + 24;
+}
+
 KsPyRemote *
 ks_py_remote_open (pid_t    pid,
                    GError **error)
@@ -316,6 +418,8 @@ ks_py_remote_open (pid_t    pid,
   for (guint i = 0; i < G_N_ELEMENTS (layouts); i++)
     if (layouts[i].version == minor)
       self->layout = &layouts[i];
+  if (self->layout == NULL && read_published (self, minor))
+    self->layout = &self->published;
   if (self->layout == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -411,8 +515,8 @@ read_str (KsPyRemote *self,
 
   if (!read_mem (self, address, head, l->ascii_size))
     return NULL;
-  length = (gint64) u64_at (head, 16);
-  state = u32_at (head, 32);
+  length = (gint64) u64_at (head, l->str_length);
+  state = u32_at (head, l->str_state);
   kind = state >> 2 & 7;
   if (length < 0 || length > MAX_STRING || !(state >> 5 & 1) || (kind != 1 && kind != 2 && kind != 4))
     return NULL;
@@ -468,12 +572,12 @@ code_info (KsPyRemote   *self,
   c->file = read_str (self, u64_at (head, l->code_filename));
   c->first_line = u32_at (head, l->code_firstlineno);
   table = u64_at (head, l->code_linetable);
-  /* a bytes object: ob_size at 16, the bytes at 32 */
-  if (read_mem (self, table, bytes, sizeof bytes) && (table_len = (gint64) u64_at (bytes, 16)) > 0
+  /* a bytes object */
+  if (read_mem (self, table, bytes, sizeof bytes) && (table_len = (gint64) u64_at (bytes, l->bytes_size)) > 0
       && table_len <= MAX_LINETABLE)
     {
       c->table = g_malloc (table_len);
-      if (read_mem (self, table + 32, c->table, table_len))
+      if (read_mem (self, table + l->bytes_data, c->table, table_len))
         c->table_len = table_len;
       else
         g_clear_pointer (&c->table, g_free);
@@ -634,10 +738,10 @@ walk_frames (KsPyRemote *self,
     {
       if ((block = frame_bytes (self, frame, l->frame_size)) == NULL)
         break;
-      codes[n] = u64_at (block, l->frame_code);
+      codes[n] = u64_at (block, l->frame_code) & ~l->code_tag_mask;
       instrs[n] = u64_at (block, l->frame_instr);
       frame = u64_at (block, l->frame_previous);
-      if (l->owner_cstack >= 0 && block[l->frame_owner] == l->owner_cstack)
+      if (l->owner_shim >= 0 && block[l->frame_owner] >= l->owner_shim)
         continue;
       n++;
     }
@@ -710,8 +814,11 @@ ks_py_remote_sample (KsPyRemote     *self,
             break;
           ts = u64_at (block, l->ts_next);
           native = u64_at (block, l->ts_native_thread_id);
-          if (native == 0 || native > G_MAXUINT32
-              || !read_mem (self, u64_at (block, l->ts_cframe) + l->cframe_current, ptr, sizeof ptr))
+          if (native == 0 || native > G_MAXUINT32)
+            continue;
+          if (l->ts_cframe == 0)
+            memcpy (ptr, block + l->ts_current_frame, sizeof ptr);
+          else if (!read_mem (self, u64_at (block, l->ts_cframe) + l->cframe_current, ptr, sizeof ptr))
             continue;
           walk_frames (self, u64_at (ptr, 0));
           if (self->stack.n_frames == 0)
