@@ -18,33 +18,8 @@
 
 #include "ks-render.h"
 #include "ks-slice-colors.h"
-#include "ks-trace-builder.h"
+#include "ks-test-samples.h"
 #include "test-render-util.h"
-
-/* 30 samples 1 ms apart of one stack (<module> → train → step): the
- * first 10 running, the next 10 waiting, the last 10 running again. */
-static KsTrace *
-waiting_trace (void)
-{
-  g_autoptr(GError) error = NULL;
-  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
-  guint32 p = ks_trace_builder_get_process (b, 4200);
-  guint32 t = ks_trace_builder_get_thread (b, p, 4200);
-  guint32 file = ks_trace_builder_intern (b, "/work/train.py");
-  const KsSampleFrame stack[] = {
-    { ks_trace_builder_intern (b, "step"), file, 31 },
-    { ks_trace_builder_intern (b, "train"), file, 5 },
-    { ks_trace_builder_intern (b, "<module>"), file, 10 },
-  };
-  KsTrace *trace;
-
-  for (gint64 k = 0; k < 30; k++)
-    g_assert_true (ks_trace_builder_add_sample_full (b, t, 1000000 + k * 1000000, k >= 10 && k < 20,
-                                                     stack, G_N_ELEMENTS (stack)));
-  trace = ks_trace_builder_finish (b, NULL, &error);
-  g_assert_no_error (error);
-  return trace;
-}
 
 static const KsTrack *
 samples_track (KsTrace *trace)
@@ -59,7 +34,7 @@ samples_track (KsTrace *trace)
 static void
 test_waiting_slices (void)
 {
-  g_autoptr(KsTrace) trace = waiting_trace ();
+  g_autoptr(KsTrace) trace = ks_test_waiting_trace ();
   const KsTrack *track = samples_track (trace);
   guint32 waiting = ks_trace_lookup_string (trace, KS_SAMPLE_WAITING_CATEGORY);
   g_autoptr(GString) scratch = g_string_new (NULL);
@@ -103,7 +78,7 @@ test_waiting_slices (void)
 static void
 test_png_waiting (void)
 {
-  g_autoptr(KsTrace) trace = waiting_trace ();
+  g_autoptr(KsTrace) trace = ks_test_waiting_trace ();
   g_autoptr(KsTimelineLayout) layout = ks_timeline_layout_new (trace);
   const KsTrack *track = samples_track (trace);
   g_autofree char *path = NULL;
