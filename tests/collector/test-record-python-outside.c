@@ -148,7 +148,8 @@ count_program_stacks (const KsPyRemoteStack *stack,
 
   if (!g_str_has_suffix (inner->file, "spin-sleep.py") || inner->line == 0)
     return;
-  if (g_str_equal (inner->function, "sleeper") && g_str_equal (stack->frames[1].function, "Thread.run"))
+  if (g_str_equal (inner->function, "sleeper") && stack->n_frames > 1
+      && g_str_equal (stack->frames[1].function, "Thread.run"))
     (*found)++;
   else if ((g_str_equal (inner->function, "<module>") || g_str_equal (inner->function, "spin"))
            && g_str_equal (outer->function, "<module>") && g_str_has_suffix (outer->file, "spin-sleep.py"))
