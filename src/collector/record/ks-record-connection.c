@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Kernel names arrive mangled; demangle with the C++ runtime's
@@ -118,6 +119,19 @@ see_thread (KsRecordConnection *c,
   if (tid == 0 || g_hash_table_contains (c->threads, GUINT_TO_POINTER (tid)))
     return;
   g_hash_table_insert (c->threads, GUINT_TO_POINTER (tid), ks_record_proc_thread_name (c->pid, tid));
+}
+
+/* Whether the process at the other end of @c's socket is @pid. */
+static gboolean
+peer_is (KsRecordConnection *c,
+         gint64              pid)
+{
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+
+  if (c->fd < 0 || getsockopt (c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred)
+    return FALSE;
+  return cred.pid == pid;
 }
 
 void
@@ -628,7 +642,9 @@ handle_message (KsRecordConnection *c,
         const KsWirePyOutside *m = (const void *) h;
 
         NEED (KsWirePyOutside);
-        if (self->options.python_sampling)
+        /* the recorder writes into the process that asks: only into the
+         * one at the other end of this socket, whatever pid it claimed */
+        if (self->options.python_sampling && peer_is (c, c->pid))
           ks_record_py_sampler_attach (self->py_sampler, c->pid, m->flag_address, m->own_tid);
       }
       break;
