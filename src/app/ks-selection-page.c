@@ -480,6 +480,9 @@ add_sample_stack (KsSelectionPage *self,
   add_row (self, _("Function"), frame->function);
   add_row (self, _("Location"), frame->location);
   add_row_take (self, _("Samples"), g_strdup_printf ("%" G_GUINT64_FORMAT, frame->samples));
+  /* taken while the thread slept, waited for a lock, I/O or the GIL */
+  if (frame->waiting > 0)
+    add_row_take (self, _("Waiting"), g_strdup_printf ("%" G_GUINT64_FORMAT, frame->waiting));
 
   begin_group (self, _("Stack"));
   adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->group),

@@ -40,6 +40,9 @@ ks_timeline_layout_slice_color (KsTimelineLayout *self,
     return ks_palette_name_color ("", kind, dark);
   if (cache[name] == 0)
     cache[name] = ks_palette_name_color (ks_trace_string (self->trace, name), kind, dark);
+  /* a frame the thread waited in: its colour, faded */
+  if (kind == KS_SLICE_SAMPLE && self->waiting_category != 0 && track->category[slice] == self->waiting_category)
+    return ks_palette_waiting_color (cache[name], dark);
   return cache[name];
 }
 

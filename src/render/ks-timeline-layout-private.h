@@ -29,6 +29,7 @@ struct _KsTimelineLayout
   guint   *track_rows;         /* track -> row */
   guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
+  guint32  waiting_category;   /* KS_SAMPLE_WAITING_CATEGORY's string id, 0 none */
   GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
   const KsGpuSeriesSet *gpu;   /* queue and bandwidth series, after the memory series; then
                                 * each memory series' unused bytes */

@@ -66,6 +66,7 @@ ks_timeline_layout_new (KsTrace *trace)
 
   self = g_new0 (KsTimelineLayout, 1);
   self->trace = g_object_ref (trace);
+  self->waiting_category = ks_trace_lookup_string (trace, KS_SAMPLE_WAITING_CATEGORY);
   self->rows = g_array_new (FALSE, TRUE, sizeof (KsRow));
   self->visible = g_array_new (FALSE, FALSE, sizeof (guint));
   self->track_rows = g_new (guint, MAX (1, trace->n_tracks));
