@@ -96,6 +96,32 @@ _ks_timeline_hit_at (KsTimeline *self,
   return ks_timeline_layout_hit (self->layout, r, &view, x - KS_HEADER_WIDTH, cy - row->y, hit);
 }
 
+gboolean
+_ks_timeline_item_at (KsTimeline *self,
+                      double      x,
+                      double      y,
+                      ItemHit    *hit)
+{
+  KsTimeView view;
+  double cy;
+  guint r;
+  const KsRow *row;
+
+  if (self->layout == NULL || x < KS_HEADER_WIDTH || y < KS_RULER_HEIGHT)
+    return FALSE;
+
+  cy = y - KS_RULER_HEIGHT + scroll_offset (self);
+  r = ks_timeline_layout_row_at_y (self->layout, cy);
+  if (r == KS_NO_INDEX)
+    return FALSE;
+  row = ks_timeline_layout_get_row (self->layout, r);
+  get_view (self, &view);
+  hit->is_block = row->kind == KS_ROW_MEMORY_BLOCKS;
+  if (hit->is_block)
+    return ks_timeline_layout_hit_block (self->layout, r, &view, x - KS_HEADER_WIDTH, cy - row->y, &hit->block);
+  return ks_timeline_layout_hit_instant (self->layout, r, &view, x - KS_HEADER_WIDTH, cy - row->y, &hit->instant);
+}
+
 void
 _ks_timeline_update_hover (KsTimeline *self)
 {
@@ -213,6 +239,66 @@ sample_tooltip (KsTrace     *trace,
   return g_string_free (g_steal_pointer (&markup), FALSE);
 }
 
+/* A Python stack's innermost frames, a line each. */
+static void
+append_stack (GString              *markup,
+              const KsMemsnapStack *stack)
+{
+  for (guint i = 0; stack != NULL && i < MIN (stack->n_frames, TOOLTIP_STACK_FRAMES); i++)
+    {
+      g_autofree char *name = ks_format_dup_cut_text (stack->frames[i].name, KS_TEXT_MAX_CHARS, TRUE);
+      g_autofree char *file = ks_format_dup_cut_text (stack->frames[i].file, KS_TEXT_MAX_CHARS, TRUE);
+
+      append_markup (markup, "\n%s  <small>%s:%" G_GINT64_FORMAT "</small>", name, file, stack->frames[i].line);
+    }
+}
+
+static char *
+item_tooltip (KsTimeline    *self,
+              const ItemHit *hit)
+{
+  KsTrace *trace = ks_session_get_trace (self->session);
+  g_autoptr(GString) markup = g_string_new (NULL);
+
+  if (hit->is_block)
+    {
+      const KsMemoryBlocks *blocks = ks_memory_blocks_get (trace);
+      const KsMemoryBlock *b = &g_array_index (blocks->devices[hit->block.device].blocks, KsMemoryBlock,
+                                               hit->block.block);
+      g_autofree char *size = ks_format_bytes ((guint64) b->size);
+      g_autofree char *from = ks_time_format_timestamp (b->start);
+      g_autofree char *to = ks_time_format_timestamp (b->end);
+      g_autofree char *lived = ks_time_format_duration (b->end - b->start);
+      g_autofree char *addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", b->addr);
+
+      append_markup (markup, _("<b>%s</b> at %s, stream %d"), size, addr, b->stream);
+      g_string_append_c (markup, '\n');
+      if (b->freed)
+        append_markup (markup, _("Allocated at %s, freed at %s (%s)"), from, to, lived);
+      else
+        append_markup (markup, _("Allocated at %s, never freed"), from);
+      append_stack (markup, ks_memsnap_get_stack (blocks->snap, b->stack));
+      return g_string_free (g_steal_pointer (&markup), FALSE);
+    }
+
+  if (hit->instant.count > 1)
+    {
+      g_autofree char *span = ks_time_format_duration (hit->instant.end - hit->instant.start);
+
+      append_markup (markup, _("<b>%u events</b> folded (too small to draw)\n%s\nClick to zoom in"),
+                     hit->instant.count, span);
+    }
+  else
+    {
+      const KsInstant *in = &trace->instants[hit->instant.instant];
+      g_autofree char *name = ks_format_dup_cut_text (ks_trace_string (trace, in->name), KS_TEXT_MAX_CHARS, TRUE);
+      g_autofree char *when = ks_time_format_timestamp (in->ts);
+
+      append_markup (markup, _("<b>%s</b>\nat %s · click for details"), name, when);
+    }
+  return g_string_free (g_steal_pointer (&markup), FALSE);
+}
+
 char *
 ks_timeline_dup_tooltip_markup (KsTimeline   *self,
                                 double        x,
@@ -234,6 +320,10 @@ ks_timeline_dup_tooltip_markup (KsTimeline   *self,
     {
       guint r;
       const KsRow *row;
+      ItemHit item;
+
+      if (_ks_timeline_item_at (self, x, y, &item))
+        return item_tooltip (self, &item);
 
       if (self->layout == NULL || x < KS_HEADER_WIDTH || y < KS_RULER_HEIGHT)
         return NULL;

@@ -148,6 +148,9 @@ session_selection_changed_cb (KsWindow  *self,
       ks_timeline_reveal_track (self->timeline, track);
       gtk_stack_set_visible_child_name (self->side_stack, "selection");
     }
+  else if (ks_session_get_selected_instant (session, NULL) ||
+           ks_session_get_selected_memory_block (session, NULL, NULL))
+    gtk_stack_set_visible_child_name (self->side_stack, "selection");
   _ks_window_set_status (self);
 }
 

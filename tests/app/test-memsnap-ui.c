@@ -1,0 +1,225 @@
+/* test-memsnap-ui.c: a memory snapshot in the window
+ *
+ * memsnap_oom.pickle (tests/data) was dumped on an H200 at a
+ * fragmentation OOM under a 600 MiB per-process fraction; torch's own
+ * figures at the dump are in expected/memsnap_oom.json and its message
+ * says: 28 MiB asked, 138.70 GiB free on the device (148932526080 bytes
+ * in the pickle's oom entry), 276 MiB allocated
+ * and 320 MiB reserved but unallocated. Clicking the OOM's mark shows
+ * them on the Selection page with the advice, and the allocator drawn;
+ * clicking a block names it.
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "ks-allocator-map.h"
+#include "ks-format.h"
+#include "ks-json-writer.h"
+#include "ks-memory-blocks.h"
+#include "ks-selection-page.h"
+#include "ks-test-gtk.h"
+#include "ks-timeline-layout.h"
+#include "ks-window.h"
+
+#define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 60000)
+
+static char *
+fixture_path (const char *name)
+{
+  return g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+}
+
+static yajl_val
+torch_figures (void)
+{
+  g_autofree char *path = fixture_path ("expected/memsnap_oom.json");
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  yajl_val v;
+
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  v = ks_json_parse (text, &error);
+  g_assert_no_error (error);
+  return v;
+}
+
+static KsWindow *
+open_window (const char *name)
+{
+  g_autofree char *path = fixture_path (name);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsWindow *window = ks_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL && ks_session_get_trace (ks_window_get_session (window)) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (ks_window_get_timeline (window))) > 400);
+  return window;
+}
+
+/* A size as the page writes it (a no-break space before the unit). */
+static const char *
+size_text (guint64 bytes)
+{
+  static char buf[8][64];
+  static guint next;
+  g_autofree char *text = ks_format_bytes (bytes);
+
+  next = (next + 1) % G_N_ELEMENTS (buf);
+  g_strlcpy (buf[next], text, sizeof buf[next]);
+  return buf[next];
+}
+
+static guint
+find_blocks_row (KsTimelineLayout *layout)
+{
+  for (guint r = 0; r < ks_timeline_layout_get_n_rows (layout); r++)
+    if (ks_timeline_layout_get_row (layout, r)->kind == KS_ROW_MEMORY_BLOCKS)
+      return r;
+  return KS_NO_INDEX;
+}
+
+static void
+test_oom (void)
+{
+  KsWindow *window = open_window ("memsnap_oom.pickle");
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  KsSelectionPage *page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+  yajl_val torch = torch_figures ();
+  guint32 oom = KS_NO_INDEX, selected;
+  g_autofree char *markup = NULL;
+  g_autofree char *when = NULL;
+  g_autofree char *group = NULL;
+  GtkWidget *map;
+  guint segments, blocks, holes;
+  double x, y;
+
+  for (guint32 i = 0; i < trace->n_instants; i++)
+    if (g_str_equal (ks_trace_string (trace, trace->instants[i].category), "oom"))
+      oom = i;
+  g_assert_cmpuint (oom, !=, KS_NO_INDEX);
+
+  /* The OOM's mark, on the allocator's row: its tooltip, then a click */
+  ks_session_set_visible (session, trace->instants[oom].ts - 200000, trace->instants[oom].ts + 100000);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_row_top (timeline, ks_timeline_layout_find_track_row (layout, trace->instants[oom].track), &y));
+  x = ks_timeline_time_to_x (timeline, trace->instants[oom].ts) - 2;
+  y += KS_ROW_PADDING + 3;
+  markup = ks_timeline_dup_tooltip_markup (timeline, x, y, NULL);
+  g_assert_nonnull (markup);
+  g_assert_nonnull (strstr (markup, "Out of memory: 28.0"));
+  g_assert_cmpstr (size_text (G_GUINT64_CONSTANT (148932526080)), ==, "138.7\u00a0GiB");
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, y);
+  g_assert_true (ks_session_get_selected_instant (session, &selected));
+  g_assert_cmpuint (selected, ==, oom);
+  g_assert_false (ks_session_get_selected_slice (session, NULL, NULL));
+
+  /* What torch's message says */
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Out of Memory", "Requested"), ==, size_text (28 << 20));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Out of Memory", "Device free memory"), ==,
+                   size_text (G_GUINT64_CONSTANT (148932526080)));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Out of Memory", "Free inside segments"), ==, size_text (320 << 20));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Out of Memory", "Largest free block"), ==, size_text (20 << 20));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Out of Memory", "Allocated"), ==, size_text (276 << 20));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Out of Memory", "Cause"), ==, "Fragmentation");
+  g_assert_nonnull (strstr (ks_selection_page_lookup_value (page, "Out of Memory", "Advice"),
+                            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
+  /* the frame that asked: main() at memsnap.py:68 */
+  g_assert_nonnull (strstr (ks_selection_page_lookup_value (page, "Python Stack", "1"), "memsnap.py:68"));
+
+  /* The allocator then, as torch dumped it right after */
+  when = ks_time_format_timestamp (trace->instants[oom].ts);
+  group = g_strdup_printf ("Allocator at %s", when);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, group, "Segments"), ==, "4");
+  g_assert_cmpint (g_ascii_strtoll (ks_selection_page_lookup_value (page, group, "Free holes"), NULL, 10), ==,
+                   ks_json_get_int (torch, "inactive_blocks", -1));
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, group, "Largest free ÷ free"), ==, "6.2 %");
+  map = ks_test_find_descendant (GTK_WIDGET (page), KS_TYPE_ALLOCATOR_MAP, NULL);
+  g_assert_nonnull (map);
+  ks_allocator_map_get_counts (KS_ALLOCATOR_MAP (map), &segments, &blocks, &holes);
+  g_assert_cmpuint (segments, ==, ks_json_get_int (torch, "segments", -1));
+  g_assert_cmpuint (blocks, ==, ks_json_get_int (torch, "active_blocks", -1));
+  g_assert_cmpuint (holes, ==, ks_json_get_int (torch, "inactive_blocks", -1));
+  WAIT_FOR (gtk_widget_get_mapped (map) && gtk_widget_get_height (map) >= 4 * 14);
+
+  yajl_tree_free (torch);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A click on the blocks row selects the block under it: half-way through
+ * frag only 12 MiB blocks are live, drawn over the 20 MiB holes. */
+static void
+test_block (void)
+{
+  KsWindow *window = open_window ("memsnap_frag.pickle");
+  KsSession *session = ks_window_get_session (window);
+  KsTimeline *timeline = ks_window_get_timeline (window);
+  KsTrace *trace = ks_session_get_trace (session);
+  KsSelectionPage *page = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+  KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+  const KsMemoryBlockDevice *dev = &ks_memory_blocks_get (trace)->devices[0];
+  guint r = find_blocks_row (layout);
+  guint device = G_MAXUINT;
+  guint32 block = KS_NO_INDEX;
+  const KsMemoryBlock *b;
+  g_autofree char *addr = NULL;
+  double x, top;
+
+  g_assert_cmpuint (r, !=, KS_NO_INDEX);
+  g_assert_true (ks_timeline_get_row_top (timeline, r, &top));
+  /* 500 µs after the first event: after the 20 MiB frees, before the 28 MiB segments */
+  ks_session_set_visible (session, 0, trace->duration_ns);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  x = ks_timeline_time_to_x (timeline, 500000);
+  for (int y = 3; y < KS_BLOCKS_HEIGHT - 3 && block == KS_NO_INDEX; y++)
+    {
+      ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, top + y);
+      ks_session_get_selected_memory_block (session, &device, &block);
+    }
+  g_assert_cmpuint (block, !=, KS_NO_INDEX);
+  g_assert_cmpuint (device, ==, 0);
+  b = &g_array_index (dev->blocks, KsMemoryBlock, block);
+  g_assert_cmpint (b->size, ==, 12 << 20);
+  g_assert_cmpint (b->start, <=, ks_timeline_x_to_time (timeline, x + 1));
+  g_assert_true (!b->freed || b->end >= ks_timeline_x_to_time (timeline, x - 1));
+
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Block", "Size"), ==, size_text (12 << 20));
+  addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", b->addr);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Block", "Address"), ==, addr);
+  g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Block", "Freed at"), ==, "Never (live at the end)");
+  g_assert_nonnull (strstr (ks_selection_page_lookup_value (page, "Python Stack", "main"), "memsnap.py:"));
+  g_assert_nonnull (ks_test_find_descendant (GTK_WIDGET (page), KS_TYPE_ALLOCATOR_MAP, NULL));
+
+  /* A click on nothing clears it */
+  ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, top + KS_BLOCKS_HEIGHT + 400);
+  g_assert_false (ks_session_get_selected_memory_block (session, NULL, NULL));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!ks_test_init_gtk (&argc, &argv))
+    return 77;
+
+  g_test_add_func ("/memsnap-ui/oom", test_oom);
+  g_test_add_func ("/memsnap-ui/block", test_block);
+
+  return g_test_run ();
+}
