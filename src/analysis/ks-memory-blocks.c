@@ -69,11 +69,15 @@ typedef struct
   gint64                end;
 } Clock;
 
+/* Not clamped to the trace: a snapshot opened with a profiler's trace
+ * may begin long before it. */
 static gint64
 entry_time (const Clock *clock,
             guint        i)
 {
-  return CLAMP (clock->entries[i].time_us * 1000 - clock->origin, 0, clock->end);
+  gint64 us = CLAMP (clock->entries[i].time_us, -G_MAXINT64 / 2000, G_MAXINT64 / 2000);
+
+  return us * 1000 - clock->origin;
 }
 
 static void
@@ -152,10 +156,12 @@ pair_events (const KsMemsnapDevice *d,
               open = -1;
             }
           else
-            push_block (out, clock, 0, entry_time (clock, e), &clock->entries[e], FALSE, TRUE);
+            push_block (out, clock, MIN (0, entry_time (clock, e)), entry_time (clock, e), &clock->entries[e],
+                        FALSE, TRUE);
         }
       if (open >= 0)
-        push_block (out, clock, entry_time (clock, open), clock->end, &clock->entries[open], TRUE, FALSE);
+        push_block (out, clock, entry_time (clock, open), MAX (clock->end, entry_time (clock, open)),
+                    &clock->entries[open], TRUE, FALSE);
     }
   return events;
 }
@@ -218,7 +224,10 @@ build_device (KsTrace               *trace,
               const KsMemsnapDevice *d,
               KsMemoryBlockDevice   *dev)
 {
-  Clock clock = { (const KsMemsnapEntry *) d->entries->data, trace->origin_ns, trace->duration_ns };
+  /* time_us is µs since the epoch: the trace's wall clock at its time 0
+   * (a snapshot's own trace starts at its first event) */
+  Clock clock = { (const KsMemsnapEntry *) d->entries->data,
+                  trace->start_utc_ns != 0 ? trace->start_utc_ns : trace->origin_ns, trace->duration_ns };
   g_autoptr(GArray) block_events = NULL;
   g_autoptr(GArray) segment_events = NULL;
 

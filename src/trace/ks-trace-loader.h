@@ -56,7 +56,9 @@ KsTrace  *ks_trace_load_with_options
 /* Loads @file in a worker thread; @callback runs in the caller's main
  * context. */
 /* Several JSON trace files (the ranks of one job) as one trace, a group
- * of rows each; one file is ks_trace_load(). */
+ * of rows each; one file is ks_trace_load(). A trace and a memory
+ * snapshot of the same run (in either order) are the trace with the
+ * snapshot's allocations on its time axis. */
 KsTrace  *ks_trace_load_files     (GFile               **files,
                                    guint                 n_files,
                                    KsProgress           *progress,

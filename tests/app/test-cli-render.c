@@ -10,6 +10,7 @@
 #include <cairo.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 static const char *cli;
 
@@ -152,6 +153,41 @@ test_render_memsnap (void)
   g_rmdir (dir);
 }
 
+/* A profiler's trace and the snapshot of its run: one picture, the
+ * blocks row under the trace's rows; a snapshot of another run is
+ * refused, naming both files. */
+static void
+test_render_with_snapshot (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-cli-render-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.png", NULL);
+  g_autofree char *trace = fixture ("memsnap_train.pt.trace.json.gz");
+  g_autofree char *other = fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *snap = fixture ("memsnap_train.pickle");
+  g_autofree char *err = NULL;
+  cairo_surface_t *surface;
+  int with, alone;
+
+  g_assert_cmpint (run (NULL, trace, "-o", out, "--size", "800x", NULL), ==, 0);
+  surface = cairo_image_surface_create_from_png (out);
+  alone = cairo_image_surface_get_height (surface);
+  cairo_surface_destroy (surface);
+  g_assert_cmpint (run (NULL, trace, snap, "-o", out, "--size", "800x", NULL), ==, 0);
+  surface = cairo_image_surface_create_from_png (out);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  with = cairo_image_surface_get_height (surface);
+  cairo_surface_destroy (surface);
+  /* one more row: the blocks, 160 pixels */
+  g_assert_cmpint (with - alone, ==, 160);
+
+  g_assert_cmpint (run (&err, other, snap, "-o", out, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "do not overlap in time"));
+  g_assert_nonnull (strstr (err, "gpt_3steps.pt.trace.json.gz"));
+  g_assert_nonnull (strstr (err, "memsnap_train.pickle"));
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -164,6 +200,7 @@ main (int   argc,
   g_test_add_func ("/cli/render/png", test_render);
   g_test_add_func ("/cli/render/errors", test_errors);
   g_test_add_func ("/cli/render/memory-snapshot", test_render_memsnap);
+  g_test_add_func ("/cli/render/with-snapshot", test_render_with_snapshot);
 
   return g_test_run ();
 }

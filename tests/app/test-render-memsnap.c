@@ -282,6 +282,81 @@ test_instant_marks (void)
   g_assert_false (ks_timeline_layout_hit_instant (layout, r, &view, x + 30, KS_ROW_PADDING + 3, &hit));
 }
 
+/* The snapshot opened with the profiler's trace of the same run: its
+ * allocations on the trace's time axis, each inside the operator that
+ * made it. Counted with python3 on the two files (an alloc matched to
+ * the profiler's [memory] event of its address and size, rounded up to
+ * 512 bytes as the allocator does, on GPU 0 within 50 µs, time_us against
+ * ts + baseTimeNanoseconds): 103 of the 107 allocations have one (the 4
+ * others were made before the profiler started), all 103 inside the
+ * innermost cpu_op around it. */
+static void
+test_with_profiler (void)
+{
+  g_autofree char *snap_path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "memsnap_train.pickle", NULL);
+  g_autofree char *trace_path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "memsnap_train.pt.trace.json.gz", NULL);
+  GFile *files[2] = { g_file_new_for_path (snap_path), g_file_new_for_path (trace_path) };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load_files (files, 2, NULL, NULL, &error);
+  g_autoptr(KsTimelineLayout) layout = NULL;
+  const KsMemoryBlockDevice *dev;
+  guint matched = 0, inside = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_KINETO_JSON);
+  g_assert_cmpuint (ks_memory_blocks_get (trace)->n_devices, ==, 1);
+  dev = &ks_memory_blocks_get (trace)->devices[0];
+  g_assert_cmpuint (dev->blocks->len, ==, 107);
+
+  for (guint i = 0; i < dev->blocks->len; i++)
+    {
+      const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
+      const KsMemoryEvent *best = NULL;
+      const KsTrack *track;
+      guint32 op = KS_NO_INDEX;
+
+      for (guint32 e = 0; e < trace->n_memory_events; e++)
+        {
+          const KsMemoryEvent *ev = &trace->memory_events[e];
+
+          if (ev->device == 0 && ev->address == b->addr && ev->bytes == b->size &&
+              ABS (ev->ts - b->start) <= 50000 &&
+              (best == NULL || ABS (ev->ts - b->start) < ABS (best->ts - b->start)))
+            best = ev;
+        }
+      if (best == NULL)
+        continue;
+      matched++;
+      g_assert_cmpuint (best->thread, <, trace->n_threads);
+      track = &trace->tracks[trace->threads[best->thread].track];
+      for (guint32 s = 0; s < track->n_slices; s++)
+        if (track->slice_kind[s] == KS_SLICE_CPU_OP && track->start[s] <= best->ts && best->ts <= track->end[s] &&
+            (op == KS_NO_INDEX || track->end[s] - track->start[s] < track->end[op] - track->start[op]))
+          op = s;
+      g_assert_cmpuint (op, !=, KS_NO_INDEX);
+      inside += track->start[op] <= b->start && b->start <= track->end[op];
+    }
+  g_assert_cmpuint (matched, ==, 103);
+  g_assert_cmpuint (inside, ==, 103);
+
+  /* and the timeline draws them */
+  layout = ks_timeline_layout_new (trace);
+  g_assert_cmpuint (find_row (layout, KS_ROW_MEMORY_BLOCKS), !=, KS_NO_INDEX);
+
+  /* a snapshot of another time is refused, naming both */
+  g_object_unref (files[1]);
+  g_clear_object (&trace);
+  trace_path = (g_free (trace_path), g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL));
+  files[1] = g_file_new_for_path (trace_path);
+  trace = ks_trace_load_files (files, 2, NULL, NULL, &error);
+  g_assert_null (trace);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "memsnap_train.pickle"));
+  g_assert_nonnull (strstr (error->message, "gpt_3steps.pt.trace.json.gz"));
+  g_object_unref (files[0]);
+  g_object_unref (files[1]);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -295,6 +370,7 @@ main (int   argc,
   g_test_add_func ("/render-memsnap/blocks-png", test_blocks_png);
   g_test_add_func ("/render-memsnap/blocks-fold", test_blocks_fold);
   g_test_add_func ("/render-memsnap/instant-marks", test_instant_marks);
+  g_test_add_func ("/render-memsnap/with-profiler", test_with_profiler);
 
   return g_test_run ();
 }
