@@ -16,6 +16,7 @@
 #include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
+#include "ks-trace-loader.h"
 #include "ks-window.h"
 
 struct _KsApplication
@@ -110,6 +111,19 @@ ks_application_open (GApplication  *app,
                      const char    *hint)
 {
   KsApplication *self = KS_APPLICATION (app);
+  guint snapshot;
+
+  /* A trace and the memory snapshot of its run: one window, one axis. */
+  if (n_files == 2 && ks_trace_files_are_with_snapshot (files, 2, &snapshot))
+    {
+      KsWindow *window = find_empty_window (self);
+
+      if (window == NULL)
+        window = ks_window_new (GTK_APPLICATION (app));
+      ks_window_open_with_snapshot (window, files[1 - snapshot], files[snapshot]);
+      gtk_window_present (GTK_WINDOW (window));
+      return;
+    }
 
   /* One window per file; an empty window is reused for the first. */
   for (int i = 0; i < n_files; i++)

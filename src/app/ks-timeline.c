@@ -124,16 +124,22 @@ void
 ks_timeline_reveal_track (KsTimeline *self,
                           guint32     track)
 {
-  guint r;
+  g_return_if_fail (KS_IS_TIMELINE (self));
+
+  if (self->layout != NULL)
+    ks_timeline_reveal_row (self, ks_timeline_layout_find_track_row (self->layout, track));
+}
+
+void
+ks_timeline_reveal_row (KsTimeline *self,
+                        guint       r)
+{
   const KsRow *row;
   double value, page;
 
   g_return_if_fail (KS_IS_TIMELINE (self));
 
-  if (self->layout == NULL)
-    return;
-  r = ks_timeline_layout_find_track_row (self->layout, track);
-  if (r == KS_NO_INDEX)
+  if (self->layout == NULL || r >= ks_timeline_layout_get_n_rows (self->layout))
     return;
   row = ks_timeline_layout_get_row (self->layout, r);
   if (row->y < 0)

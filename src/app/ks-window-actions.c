@@ -15,6 +15,7 @@
 #include "ks-gpu-monitor.h"
 #include "ks-record-dialog.h"
 #include "ks-recording-view.h"
+#include "ks-trace-loader.h"
 #include "ks-window-private.h"
 
 static void
@@ -32,6 +33,28 @@ open_response_cb (KsWindow             *self,
   files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
   n = g_list_model_get_n_items (files);
   app = gtk_window_get_application (GTK_WINDOW (self));
+
+  /* A trace and the memory snapshot of its run open together. */
+  if (n == 2)
+    {
+      g_autoptr(GFile) a = g_list_model_get_item (files, 0);
+      g_autoptr(GFile) b = g_list_model_get_item (files, 1);
+      GFile *pair[2] = { a, b };
+      guint snapshot;
+
+      if (ks_trace_files_are_with_snapshot (pair, 2, &snapshot))
+        {
+          KsWindow *window = self;
+
+          if (!ks_window_is_empty (self) && app != NULL)
+            {
+              window = ks_window_new (app);
+              gtk_window_present (GTK_WINDOW (window));
+            }
+          ks_window_open_with_snapshot (window, pair[1 - snapshot], pair[snapshot]);
+          goto out;
+        }
+    }
 
   for (guint i = 0; i < n; i++)
     {

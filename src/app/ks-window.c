@@ -620,6 +620,24 @@ ks_window_open (KsWindow *self,
   open_file (self, file);
 }
 
+void
+ks_window_open_with_snapshot (KsWindow *self,
+                              GFile    *file,
+                              GFile    *snapshot)
+{
+  g_autoptr(KsProgress) progress = NULL;
+
+  g_return_if_fail (KS_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file) && G_IS_FILE (snapshot));
+
+  self->nvsmi_interval = 0;
+  self->loading_row = KS_NO_INDEX;
+  progress = begin_load (self, file);
+  ks_trace_load_with_snapshot_async (file, snapshot, progress, self->load_cancellable, load_cb,
+                                     g_object_ref (self));
+  loading_changed (self);
+}
+
 /* The interval bar of an nvidia-smi log without times: the log again,
  * its samples @interval apart. */
 static void

@@ -580,23 +580,15 @@ ks_trace_load_files (GFile         **files,
 {
   g_autoptr(GString) names = g_string_new (NULL);
   KsTrace *trace;
+  guint snap;
 
   g_return_val_if_fail (n_files > 0, NULL);
 
   if (n_files == 1)
     return ks_trace_load (files[0], progress, cancellable, error);
 
-  if (n_files == 2)
-    {
-      KsFormat a = ks_trace_detect_format (files[0], NULL);
-      KsFormat b = ks_trace_detect_format (files[1], NULL);
-
-      if ((a == KS_FORMAT_MEMORY_SNAPSHOT) != (b == KS_FORMAT_MEMORY_SNAPSHOT) &&
-          a != KS_FORMAT_UNKNOWN && b != KS_FORMAT_UNKNOWN)
-        return a == KS_FORMAT_MEMORY_SNAPSHOT
-               ? load_with_snapshot (files[1], files[0], progress, cancellable, error)
-               : load_with_snapshot (files[0], files[1], progress, cancellable, error);
-    }
+  if (ks_trace_files_are_with_snapshot (files, n_files, &snap))
+    return load_with_snapshot (files[1 - snap], files[snap], progress, cancellable, error);
 
   /* The ranks of a job: PyTorch Profiler (or Chrome) JSON files, each a
    * file of its own; a folder or a recording is a job by itself. */
@@ -636,6 +628,7 @@ ks_trace_load_files (GFile         **files,
 typedef struct
 {
   GFile              *file;
+  GFile              *snapshot;  /* the memory snapshot of @file's run, or NULL */
   KsProgress         *progress;
   KsTraceLoadOptions  options;
   char               *columns;   /* options.nvsmi_columns, owned */
@@ -647,6 +640,7 @@ load_data_free (gpointer data)
   LoadData *ld = data;
 
   g_clear_object (&ld->file);
+  g_clear_object (&ld->snapshot);
   g_clear_pointer (&ld->progress, ks_progress_unref);
   g_free (ld->columns);
   g_free (ld);
@@ -660,7 +654,9 @@ load_thread (GTask        *task,
 {
   LoadData *ld = task_data;
   GError *error = NULL;
-  KsTrace *trace = ks_trace_load_with_options (ld->file, &ld->options, ld->progress, cancellable, &error);
+  KsTrace *trace = ld->snapshot != NULL
+                   ? load_with_snapshot (ld->file, ld->snapshot, ld->progress, cancellable, &error)
+                   : ks_trace_load_with_options (ld->file, &ld->options, ld->progress, cancellable, &error);
 
   if (trace == NULL)
     g_task_return_error (task, error);
@@ -700,6 +696,51 @@ ks_trace_load_with_options_async (GFile                    *file,
       ld->options.nvsmi_columns = ld->columns = g_strdup (options->nvsmi_columns);
     }
 
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ks_trace_load_async);
+  g_task_set_task_data (task, ld, load_data_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+gboolean
+ks_trace_files_are_with_snapshot (GFile **files,
+                                  guint   n_files,
+                                  guint  *snapshot)
+{
+  KsFormat a, b;
+
+  if (n_files != 2)
+    return FALSE;
+  a = ks_trace_detect_format (files[0], NULL);
+  b = ks_trace_detect_format (files[1], NULL);
+  if (a == KS_FORMAT_UNKNOWN || b == KS_FORMAT_UNKNOWN ||
+      (a == KS_FORMAT_MEMORY_SNAPSHOT) == (b == KS_FORMAT_MEMORY_SNAPSHOT))
+    return FALSE;
+  if (snapshot != NULL)
+    *snapshot = a == KS_FORMAT_MEMORY_SNAPSHOT ? 0 : 1;
+  return TRUE;
+}
+
+void
+ks_trace_load_with_snapshot_async (GFile               *file,
+                                   GFile               *snapshot,
+                                   KsProgress          *progress,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LoadData *ld;
+
+  g_return_if_fail (G_IS_FILE (file));
+  g_return_if_fail (G_IS_FILE (snapshot));
+
+  ld = g_new0 (LoadData, 1);
+  ld->file = g_object_ref (file);
+  ld->snapshot = g_object_ref (snapshot);
+  ld->progress = progress ? ks_progress_ref (progress) : NULL;
+
+  /* finished by ks_trace_load_finish() */
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, ks_trace_load_async);
   g_task_set_task_data (task, ld, load_data_free);

@@ -64,6 +64,20 @@ KsTrace  *ks_trace_load_files     (GFile               **files,
                                    KsProgress           *progress,
                                    GCancellable         *cancellable,
                                    GError              **error);
+/* Whether @files are a trace and a memory snapshot, in either order (the
+ * snapshot's index in @snapshot): what ks_trace_load_files() puts on one
+ * time axis. Reads the files' first bytes. */
+gboolean  ks_trace_files_are_with_snapshot (GFile        **files,
+                                            guint          n_files,
+                                            guint         *snapshot);
+/* Loads @file with @snapshot, the memory snapshot of its run, in a worker
+ * thread; finished by ks_trace_load_finish(). */
+void      ks_trace_load_with_snapshot_async (GFile              *file,
+                                             GFile              *snapshot,
+                                             KsProgress         *progress,
+                                             GCancellable       *cancellable,
+                                             GAsyncReadyCallback callback,
+                                             gpointer            user_data);
 void      ks_trace_load_async     (GFile                *file,
                                    KsProgress           *progress,
                                    GCancellable         *cancellable,

@@ -27,6 +27,7 @@
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
 #include "ks-timeline-layout.h"
+#include "ks-trace-loader.h"
 #include "ks-window.h"
 
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 60000)
@@ -211,6 +212,65 @@ test_block (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A profiler's trace opened with the snapshot of its run: the blocks on
+ * the trace's axis, under the CPU threads, and one clicked. */
+static void
+test_with_trace (void)
+{
+  g_autofree char *trace_path = fixture_path ("memsnap_train.pt.trace.json.gz");
+  g_autofree char *snap_path = fixture_path ("memsnap_train.pickle");
+  g_autoptr(GFile) trace_file = g_file_new_for_path (trace_path);
+  g_autoptr(GFile) snap_file = g_file_new_for_path (snap_path);
+  GFile *pair[2] = { snap_file, trace_file };
+  KsWindow *window = ks_window_new (NULL);
+  KsSession *session;
+  KsTimeline *timeline;
+  KsTrace *trace;
+  const KsMemoryBlockDevice *dev;
+  guint snapshot = G_MAXUINT, r, device;
+  guint32 block = KS_NO_INDEX;
+  double top, x;
+
+  g_assert_true (ks_trace_files_are_with_snapshot (pair, 2, &snapshot));
+  g_assert_cmpuint (snapshot, ==, 0);
+  pair[0] = trace_file;
+  g_assert_false (ks_trace_files_are_with_snapshot (pair, 2, NULL));
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open_with_snapshot (window, trace_file, snap_file);
+  WAIT_FOR (ks_window_get_session (window) != NULL && ks_session_get_trace (ks_window_get_session (window)) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  session = ks_window_get_session (window);
+  timeline = ks_window_get_timeline (window);
+  trace = ks_session_get_trace (session);
+  g_assert_cmpint (trace->format, ==, KS_FORMAT_KINETO_JSON);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "memory_snapshot"), ==, snap_path);
+  dev = &ks_memory_blocks_get (trace)->devices[0];
+  g_assert_cmpuint (dev->blocks->len, ==, 107);
+
+  /* the last block made, on the trace's axis: live at the end, clicked */
+  r = find_blocks_row (ks_timeline_get_layout (timeline));
+  g_assert_cmpuint (r, !=, KS_NO_INDEX);
+  ks_session_set_visible (session, g_array_index (dev->blocks, KsMemoryBlock, dev->blocks->len - 1).start,
+                          trace->duration_ns);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  ks_timeline_reveal_row (timeline, r);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_true (ks_timeline_get_row_top (timeline, r, &top));
+  x = ks_timeline_time_to_x (timeline, trace->duration_ns) - 4;
+  for (int y = 3; y < KS_BLOCKS_HEIGHT - 3 && block == KS_NO_INDEX; y++)
+    {
+      ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, top + y);
+      ks_session_get_selected_memory_block (session, &device, &block);
+    }
+  g_assert_cmpuint (block, !=, KS_NO_INDEX);
+  g_assert_cmpint (g_array_index (dev->blocks, KsMemoryBlock, block).end, >=,
+                   (gint64) ks_timeline_x_to_time (timeline, x - 1));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -220,6 +280,7 @@ main (int   argc,
 
   g_test_add_func ("/memsnap-ui/oom", test_oom);
   g_test_add_func ("/memsnap-ui/block", test_block);
+  g_test_add_func ("/memsnap-ui/with-trace", test_with_trace);
 
   return g_test_run ();
 }
