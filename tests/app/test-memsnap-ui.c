@@ -271,6 +271,29 @@ test_with_trace (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* "Add Memory Snapshot…" on a trace already open: the trace again, with
+ * the snapshot's blocks. */
+static void
+test_add_snapshot (void)
+{
+  KsWindow *window = open_window ("memsnap_train.pt.trace.json.gz");
+  g_autofree char *snap_path = fixture_path ("memsnap_train.pickle");
+  g_autoptr(GFile) snap_file = g_file_new_for_path (snap_path);
+  g_autofree char *uri = g_file_get_uri (snap_file);
+  KsTrace *before = ks_session_get_trace (ks_window_get_session (window));
+
+  g_assert_cmpuint (ks_memory_blocks_get (before)->n_devices, ==, 0);
+  g_assert_cmpuint (find_blocks_row (ks_timeline_get_layout (ks_window_get_timeline (window))), ==, KS_NO_INDEX);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.add-memory-snapshot-file", "s", uri));
+  WAIT_FOR (!ks_window_get_loading (window) && ks_window_get_session (window) != NULL &&
+            ks_session_get_trace (ks_window_get_session (window)) != before &&
+            ks_session_get_trace (ks_window_get_session (window)) != NULL);
+  g_assert_cmpuint (ks_memory_blocks_get (ks_session_get_trace (ks_window_get_session (window)))->n_devices, ==, 1);
+  g_assert_cmpuint (find_blocks_row (ks_timeline_get_layout (ks_window_get_timeline (window))), !=, KS_NO_INDEX);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -281,6 +304,7 @@ main (int   argc,
   g_test_add_func ("/memsnap-ui/oom", test_oom);
   g_test_add_func ("/memsnap-ui/block", test_block);
   g_test_add_func ("/memsnap-ui/with-trace", test_with_trace);
+  g_test_add_func ("/memsnap-ui/add-snapshot", test_add_snapshot);
 
   return g_test_run ();
 }
