@@ -80,6 +80,14 @@ entry_time (const Clock *clock,
   return us * 1000 - clock->origin;
 }
 
+/* A damaged size must not wrap the address space. */
+static gint64
+clamp_size (guint64 addr,
+            gint64  size)
+{
+  return (gint64) MIN ((guint64) MAX (0, size), MIN (G_MAXUINT64 - addr, (guint64) G_MAXINT64));
+}
+
 static void
 push_block (GArray                *out,
             const Clock           *clock,
@@ -94,7 +102,7 @@ push_block (GArray                *out,
   b.start = start;
   b.end = MAX (start, end);
   b.addr = e->addr;
-  b.size = MAX (0, e->size);
+  b.size = clamp_size (e->addr, e->size);
   b.stack = with_stack ? e->stack : KS_MEMSNAP_NO_STACK;
   b.stream = e->stream;
   b.freed = freed;
@@ -187,7 +195,7 @@ build_bands (KsMemoryBlockDevice *dev)
     for (guint i = 0; i < sources[s]->len; i++)
       {
         const KsMemoryBlock *b = &g_array_index (sources[s], KsMemoryBlock, i);
-        KsMemoryBand band = { b->addr, MAX (1, b->size), 0 };
+        KsMemoryBand band = { b->addr, (gint64) MIN ((guint64) MAX (1, b->size), G_MAXUINT64 - b->addr), 0 };
 
         g_array_append_val (all, band);
       }
@@ -249,7 +257,8 @@ build_device (KsTrace               *trace,
 
       if (!has_address (segment_events, seg->addr))
         {
-          KsMemoryBlock b = { 0, dev->end, seg->addr, seg->total, KS_MEMSNAP_NO_STACK, (gint32) seg->stream, FALSE };
+          KsMemoryBlock b = { 0, dev->end, seg->addr, clamp_size (seg->addr, seg->total), KS_MEMSNAP_NO_STACK,
+                                 (gint32) seg->stream, FALSE };
 
           g_array_append_val (dev->segments, b);
         }
@@ -259,7 +268,8 @@ build_device (KsTrace               *trace,
 
           if (blk->state != KS_MEMSNAP_BLOCK_INACTIVE && !has_address (block_events, blk->addr))
             {
-              KsMemoryBlock b = { 0, dev->end, blk->addr, blk->size, blk->stack, (gint32) seg->stream, FALSE };
+              KsMemoryBlock b = { 0, dev->end, blk->addr, clamp_size (blk->addr, blk->size), blk->stack,
+                                     (gint32) seg->stream, FALSE };
 
               g_array_append_val (dev->blocks, b);
             }

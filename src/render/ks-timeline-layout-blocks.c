@@ -178,6 +178,41 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
     }
 }
 
+guint
+ks_timeline_layout_find_blocks_row (KsTimelineLayout *self,
+                                    guint             device)
+{
+  for (guint r = 0; r < self->rows->len; r++)
+    {
+      const KsRow *row = &g_array_index (self->rows, KsRow, r);
+
+      if (row->kind == KS_ROW_MEMORY_BLOCKS && row->index == device)
+        return r;
+    }
+  return KS_NO_INDEX;
+}
+
+void
+ks_timeline_layout_block_rect (KsTimelineLayout *self,
+                               guint             device,
+                               guint32           block,
+                               const KsTimeView *view,
+                               KsBlockHit       *rect)
+{
+  const KsMemoryBlockDevice *dev = &self->blocks->devices[device];
+  double x0, x1, y0, y1;
+  Axis axis;
+
+  axis_init (&axis, dev);
+  block_rect (view, &axis, dev, &g_array_index (dev->blocks, KsMemoryBlock, block), &x0, &x1, &y0, &y1);
+  rect->device = device;
+  rect->block = block;
+  rect->x0 = x0;
+  rect->x1 = x1;
+  rect->y0 = y0;
+  rect->y1 = y1;
+}
+
 gboolean
 ks_timeline_layout_hit_block (KsTimelineLayout *self,
                               guint             row_index,

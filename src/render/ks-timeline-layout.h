@@ -280,6 +280,16 @@ gboolean          ks_timeline_layout_hit_block        (KsTimelineLayout *self,
                                                        double            x,
                                                        double            y_in_row,
                                                        KsBlockHit       *hit);
+/* The row of the blocks of device @device (its index in
+ * ks_memory_blocks_get()), KS_NO_INDEX when none; where @block of it is
+ * drawn in @view, in that row. */
+guint             ks_timeline_layout_find_blocks_row  (KsTimelineLayout *self,
+                                                       guint             device);
+void              ks_timeline_layout_block_rect       (KsTimelineLayout *self,
+                                                       guint             device,
+                                                       guint32           block,
+                                                       const KsTimeView *view,
+                                                       KsBlockHit       *rect);
 /* The colour of the blocks allocated by @stack. */
 KsColor           ks_timeline_layout_block_color      (KsTimelineLayout *self,
                                                        guint32           stack,

@@ -24,6 +24,7 @@
 #include "ks-format.h"
 #include "ks-json-writer.h"
 #include "ks-memory-blocks.h"
+#include "ks-palette.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
 #include "ks-timeline-layout.h"
@@ -80,6 +81,39 @@ size_text (guint64 bytes)
   next = (next + 1) % G_N_ELEMENTS (buf);
   g_strlcpy (buf[next], text, sizeof buf[next]);
   return buf[next];
+}
+
+/* Pixels of the selection colour in rows @y0..@y1 of the timeline drawn. */
+static guint
+selection_pixels (KsTimeline *timeline,
+                  int         y0,
+                  int         y1)
+{
+  const KsTheme *theme = ks_theme_get (FALSE);
+  int width = gtk_widget_get_width (GTK_WIDGET (timeline));
+  int height = gtk_widget_get_height (GTK_WIDGET (timeline));
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree guchar *pixels = NULL;
+  guint found = 0;
+
+  GTK_WIDGET_GET_CLASS (timeline)->snapshot (GTK_WIDGET (timeline), snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (GTK_WIDGET (timeline))),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  pixels = g_malloc (4 * (gsize) width * height);
+  gdk_texture_download (texture, pixels, 4 * width);
+  for (int y = MAX (0, y0); y < MIN (height, y1); y++)
+    for (int x = KS_HEADER_WIDTH; x < width; x++)
+      {
+        const guchar *p = pixels + (gsize) y * 4 * width + 4 * x;
+
+        found += ABS (p[2] - (int) ((theme->selection >> 24) & 0xff)) <= 4 &&
+                 ABS (p[1] - (int) ((theme->selection >> 16) & 0xff)) <= 4 &&
+                 ABS (p[0] - (int) ((theme->selection >> 8) & 0xff)) <= 4;
+      }
+  return found;
 }
 
 static guint
@@ -155,7 +189,13 @@ test_oom (void)
   g_assert_cmpuint (segments, ==, ks_json_get_int (torch, "segments", -1));
   g_assert_cmpuint (blocks, ==, ks_json_get_int (torch, "active_blocks", -1));
   g_assert_cmpuint (holes, ==, ks_json_get_int (torch, "inactive_blocks", -1));
-  WAIT_FOR (gtk_widget_get_mapped (map) && gtk_widget_get_height (map) >= 4 * 14);
+  {
+    int natural;
+
+    /* a bar of 14 pixels for each segment */
+    gtk_widget_measure (map, GTK_ORIENTATION_VERTICAL, -1, NULL, &natural, NULL, NULL);
+    g_assert_cmpint (natural, >=, 4 * 14);
+  }
 
   yajl_tree_free (torch);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -186,6 +226,7 @@ test_block (void)
   ks_session_set_visible (session, 0, trace->duration_ns);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
   x = ks_timeline_time_to_x (timeline, 500000);
+  g_assert_cmpuint (selection_pixels (timeline, top, top + KS_BLOCKS_HEIGHT), ==, 0);
   for (int y = 3; y < KS_BLOCKS_HEIGHT - 3 && block == KS_NO_INDEX; y++)
     {
       ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, top + y);
@@ -199,6 +240,11 @@ test_block (void)
   g_assert_true (!b->freed || b->end >= ks_timeline_x_to_time (timeline, x - 1));
 
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Block", "Size"), ==, size_text (12 << 20));
+  /* outlined in the selection colour, all round: at least its width twice */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+  g_assert_cmpuint (selection_pixels (timeline, top, top + KS_BLOCKS_HEIGHT), >=,
+                    2 * (guint) (ks_timeline_time_to_x (timeline, MIN (b->end, trace->duration_ns)) -
+                                 MAX (ks_timeline_time_to_x (timeline, b->start), KS_HEADER_WIDTH)) - 8);
   addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", b->addr);
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Block", "Address"), ==, addr);
   g_assert_cmpstr (ks_selection_page_lookup_value (page, "Memory Block", "Freed at"), ==, "Never (live at the end)");
