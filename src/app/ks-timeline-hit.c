@@ -299,6 +299,29 @@ item_tooltip (KsTimeline    *self,
   return g_string_free (g_steal_pointer (&markup), FALSE);
 }
 
+/* The allocator at the pointer's time, on the blocks row away from a
+ * block: its fragmentation figures. */
+static char *
+allocator_tooltip (KsTimeline  *self,
+                   const KsRow *row,
+                   double       x)
+{
+  const KsMemoryBlocks *blocks = ks_memory_blocks_get (ks_session_get_trace (self->session));
+  gint64 t = (gint64) ks_timeline_x_to_time (self, x);
+  g_autoptr(KsMemoryLayout) layout = ks_memory_blocks_layout_at (&blocks->devices[row->index], t);
+  const KsMemsnapState *s = &layout->state;
+  g_autofree char *when = ks_time_format_timestamp (t);
+  g_autofree char *reserved = ks_format_bytes ((guint64) s->reserved_bytes);
+  g_autofree char *allocated = ks_format_bytes ((guint64) s->allocated_bytes);
+  g_autofree char *free_bytes = ks_format_bytes ((guint64) MAX (0, s->free_bytes));
+  g_autofree char *largest = ks_format_bytes ((guint64) s->largest_free_bytes);
+
+  return g_markup_printf_escaped (_("<b>Allocator at %s</b>\nReserved %s (segments: %u), allocated %s (blocks: %u)\n"
+                                    "Free inside segments %s (holes: %u), largest free block %s"),
+                                  when, reserved, s->segments, allocated, s->active_blocks,
+                                  free_bytes, s->inactive_blocks, largest);
+}
+
 char *
 ks_timeline_dup_tooltip_markup (KsTimeline   *self,
                                 double        x,
@@ -331,6 +354,8 @@ ks_timeline_dup_tooltip_markup (KsTimeline   *self,
       if (r == KS_NO_INDEX)
         return NULL;
       row = ks_timeline_layout_get_row (self->layout, r);
+      if (row->kind == KS_ROW_MEMORY_BLOCKS)
+        return allocator_tooltip (self, row, x);
       if (row->kind != KS_ROW_COUNTER)
         return NULL;
       return counter_tooltip (self, row, x);

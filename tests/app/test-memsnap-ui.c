@@ -251,6 +251,20 @@ test_block (void)
   g_assert_nonnull (strstr (ks_selection_page_lookup_value (page, "Python Stack", "main"), "memsnap.py:"));
   g_assert_nonnull (ks_test_find_descendant (GTK_WIDGET (page), KS_TYPE_ALLOCATOR_MAP, NULL));
 
+  /* Away from any block (below the lowest address), the allocator at
+   * the pointer: at 500 µs the one 512 MiB segment of frag, its 16 blocks
+   * of 12 MiB and their 16 holes (4 of the 28 MiB segments come later) */
+  {
+    g_autofree char *markup = ks_timeline_dup_tooltip_markup (timeline, x, top + KS_BLOCKS_HEIGHT - 2, NULL);
+    g_autofree char *allocated = ks_format_bytes (16 * (12 << 20));
+
+    g_assert_nonnull (markup);
+    g_assert_nonnull (strstr (markup, "(segments: 1)"));
+    g_assert_nonnull (strstr (markup, "(blocks: 16)"));
+    g_assert_nonnull (strstr (markup, allocated));
+    g_assert_nonnull (strstr (markup, "(holes: 16)"));
+  }
+
   /* A click on nothing clears it */
   ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, top + KS_BLOCKS_HEIGHT + 400);
   g_assert_false (ks_session_get_selected_memory_block (session, NULL, NULL));
