@@ -230,6 +230,7 @@ build_bands (KsMemoryBlockDevice *dev)
 static void
 build_device (KsTrace               *trace,
               const KsMemsnapDevice *d,
+              guint                  snap_device,
               KsMemoryBlockDevice   *dev)
 {
   /* time_us is µs since the epoch: the trace's wall clock at its time 0
@@ -240,7 +241,21 @@ build_device (KsTrace               *trace,
   g_autoptr(GArray) segment_events = NULL;
 
   dev->device = d->device;
+  dev->snap_device = snap_device;
   dev->end = trace->duration_ns;
+  dev->marks = g_array_new (FALSE, FALSE, sizeof (KsMemoryMark));
+  for (guint e = 0; e < d->entries->len; e++)
+    {
+      guint8 a = clock.entries[e].action;
+
+      if (a == KS_MEMSNAP_SEGMENT_ALLOC || a == KS_MEMSNAP_SEGMENT_FREE || a == KS_MEMSNAP_SEGMENT_MAP ||
+          a == KS_MEMSNAP_SEGMENT_UNMAP || a == KS_MEMSNAP_OOM)
+        {
+          KsMemoryMark m = { entry_time (&clock, e), e };
+
+          g_array_append_val (dev->marks, m);
+        }
+    }
   dev->blocks = g_array_new (FALSE, FALSE, sizeof (KsMemoryBlock));
   dev->segments = g_array_new (FALSE, FALSE, sizeof (KsMemoryBlock));
 
@@ -296,6 +311,7 @@ blocks_free (KsMemoryBlocks *self)
       g_array_unref (self->devices[i].blocks);
       g_array_unref (self->devices[i].segments);
       g_array_unref (self->devices[i].bands);
+      g_array_unref (self->devices[i].marks);
       g_free (self->devices[i].max_end);
     }
   g_free (self->devices);
@@ -321,7 +337,7 @@ build (KsTrace *trace)
       /* A device without history has nothing in time to draw. */
       if (d->entries->len == 0)
         continue;
-      build_device (trace, d, &self->devices[self->n_devices++]);
+      build_device (trace, d, i, &self->devices[self->n_devices++]);
     }
   return self;
 }

@@ -41,15 +41,24 @@ typedef struct
   guint64  offset;         /* bytes of the bands before it */
 } KsMemoryBand;
 
+/* A segment event or an out-of-memory error of the history. */
+typedef struct
+{
+  gint64   time;
+  guint32  entry;          /* in the snapshot device's entries */
+} KsMemoryMark;
+
 typedef struct
 {
   gint             device;
+  guint            snap_device; /* its index in the snapshot (ks_memsnap_get_device()) */
   GArray          *blocks;     /* KsMemoryBlock, by start */
   gint64          *max_end;    /* per block: the latest end of the blocks up to it */
   GArray          *segments;   /* KsMemoryBlock (no stack), by start */
   GArray          *bands;      /* KsMemoryBand, by address: the ranges segments held, merged */
   guint64          span;       /* the bands' bytes */
   gint64           end;        /* the trace's end: blocks never freed end there */
+  GArray          *marks;      /* KsMemoryMark, in trace order */
 } KsMemoryBlockDevice;
 
 typedef struct

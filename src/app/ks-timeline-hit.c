@@ -253,6 +253,48 @@ append_stack (GString              *markup,
     }
 }
 
+/* A snapshot's segment event or error, marked on its blocks row: what
+ * it did, and for an error the allocator then and the advice's cause. */
+static char *
+mark_tooltip (KsTimeline       *self,
+              const KsBlockHit *hit)
+{
+  const KsMemoryBlocks *blocks = ks_memory_blocks_get (ks_session_get_trace (self->session));
+  const KsMemoryBlockDevice *dev = &blocks->devices[hit->device];
+  const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, hit->mark);
+  const KsMemsnapDevice *d = ks_memsnap_get_device (blocks->snap, dev->snap_device);
+  const KsMemsnapEntry *e = &g_array_index (d->entries, KsMemsnapEntry, m->entry);
+  g_autoptr(GString) markup = g_string_new (NULL);
+  g_autofree char *size = ks_format_bytes ((guint64) MAX (0, e->size));
+  g_autofree char *when = ks_time_format_timestamp (m->time);
+
+  if (e->action == KS_MEMSNAP_OOM)
+    {
+      g_autoptr(KsMemoryLayout) layout = ks_memory_blocks_layout_at (dev, m->time);
+      const KsMemsnapState *s = &layout->state;
+      g_autofree char *device_free = e->device_free >= 0 ? ks_format_bytes ((guint64) e->device_free)
+                                                          : g_strdup (_("Unknown"));
+      g_autofree char *free_bytes = ks_format_bytes ((guint64) MAX (0, s->free_bytes));
+      g_autofree char *largest = ks_format_bytes ((guint64) s->largest_free_bytes);
+      gboolean fragmentation = s->free_bytes >= e->size && s->largest_free_bytes < e->size;
+
+      append_markup (markup, _("<b>Out of memory: %s requested</b> at %s\n"
+                               "Device free %s, free inside segments %s, largest free block %s\n%s"),
+                     size, when, device_free, free_bytes, largest,
+                     fragmentation ? _("Fragmentation: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+                                   : _("Demand: more than the device had"));
+    }
+  else
+    {
+      g_autofree char *addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", e->addr);
+
+      append_markup (markup, _("<b>%s %s</b> at %s\nat %s"),
+                     ks_memsnap_action_to_string (e->action), size, addr, when);
+    }
+  append_stack (markup, ks_memsnap_get_stack (blocks->snap, e->stack));
+  return g_string_free (g_steal_pointer (&markup), FALSE);
+}
+
 static char *
 item_tooltip (KsTimeline    *self,
               const ItemHit *hit)
@@ -260,6 +302,8 @@ item_tooltip (KsTimeline    *self,
   KsTrace *trace = ks_session_get_trace (self->session);
   g_autoptr(GString) markup = g_string_new (NULL);
 
+  if (hit->is_block && hit->block.block == KS_NO_INDEX)
+    return mark_tooltip (self, &hit->block);
   if (hit->is_block)
     {
       const KsMemoryBlocks *blocks = ks_memory_blocks_get (trace);

@@ -263,6 +263,9 @@ click_released_cb (KsTimeline      *self,
        * instants. */
       if (_ks_timeline_item_at (self, x, y, &item))
         {
+          /* a snapshot's mark beside a trace says it all in its tooltip */
+          if (item.is_block && item.block.block == KS_NO_INDEX)
+            return;
           if (item.is_block)
             ks_session_select_memory_block (self->session, item.block.device, item.block.block);
           else if (item.instant.count > 1)

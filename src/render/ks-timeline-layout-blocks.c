@@ -22,6 +22,25 @@
  * them (the allocator's free holes) reads as such. */
 
 #define PAD 2
+#define MARK_HEIGHT 6
+
+/* Whether the row carries the snapshot's segment events and errors
+ * itself: a snapshot opened alone has them as instants of its own row. */
+static gboolean
+draws_marks (KsTimelineLayout *self)
+{
+  return self->trace->format != KS_FORMAT_MEMORY_SNAPSHOT;
+}
+
+static const char *
+mark_category (KsTimelineLayout          *self,
+               const KsMemoryBlockDevice *dev,
+               const KsMemoryMark        *m)
+{
+  const KsMemsnapDevice *d = ks_memsnap_get_device (self->blocks->snap, dev->snap_device);
+
+  return g_array_index (d->entries, KsMemsnapEntry, m->entry).action == KS_MEMSNAP_OOM ? "oom" : "segment";
+}
 
 typedef struct
 {
@@ -156,6 +175,17 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
         }
     }
 
+  /* Segment events and errors along the top, over the blocks. */
+  for (guint i = 0; draws_marks (self) && i < dev->marks->len; i++)
+    {
+      const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
+      double x = floor ((m->time - view->t0) / view->ns_per_px);
+
+      if (x >= -2 && x <= view->width + 2)
+        push (prims, x - 1, 0, 3, MARK_HEIGHT,
+              ks_timeline_layout_category_color (mark_category (self, dev, m), theme));
+    }
+
   /* The folded pixels, a run of each line at a time. */
   for (int y = 0; y < h; y++)
     {
@@ -207,6 +237,7 @@ ks_timeline_layout_block_rect (KsTimelineLayout *self,
   block_rect (view, &axis, dev, &g_array_index (dev->blocks, KsMemoryBlock, block), &x0, &x1, &y0, &y1);
   rect->device = device;
   rect->block = block;
+  rect->mark = KS_NO_INDEX;
   rect->x0 = x0;
   rect->x1 = x1;
   rect->y0 = y0;
@@ -236,6 +267,24 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
   axis_init (&axis, dev);
   t = (gint64) floor (view->t0 + x * view->ns_per_px);
 
+  if (draws_marks (self) && y_in_row < MARK_HEIGHT)
+    for (guint i = 0; i < dev->marks->len; i++)
+      {
+        const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
+        double mx = floor ((m->time - view->t0) / view->ns_per_px);
+
+        if (fabs (x - mx) <= 2.5)
+          {
+            hit->device = row->index;
+            hit->block = KS_NO_INDEX;
+            hit->mark = i;
+            hit->x0 = hit->x1 = mx;
+            hit->y0 = 0;
+            hit->y1 = MARK_HEIGHT;
+            return TRUE;
+          }
+      }
+
   /* The smallest block drawn under the point: a block drawn a pixel
    * wide or tall is hit over that pixel. */
   for (guint i = ks_memory_blocks_first_live (dev, (gint64) floor (t - view->ns_per_px)); i < dev->blocks->len; i++)
@@ -253,6 +302,7 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
           best = (x1 - x0) * (y1 - y0);
           hit->device = row->index;
           hit->block = i;
+          hit->mark = KS_NO_INDEX;
           hit->x0 = x0;
           hit->x1 = x1;
           hit->y0 = y0;

@@ -58,17 +58,23 @@ ks_timeline_layout_track_instants (KsTimelineLayout *self,
 }
 
 KsColor
-ks_timeline_layout_instant_color (KsTimelineLayout *self,
-                                  guint32           instant,
-                                  const KsTheme    *theme)
+ks_timeline_layout_category_color (const char    *category,
+                                   const KsTheme *theme)
 {
-  const char *category = ks_trace_string (self->trace, self->trace->instants[instant].category);
-
   if (g_str_equal (category, "oom"))
     return theme->dark ? 0xff7b63ff : 0xc01c28ff;
   if (g_str_equal (category, "segment"))
     return theme->dark ? 0xf8e45cff : 0xc64600ff;
   return theme->foreground;
+}
+
+KsColor
+ks_timeline_layout_instant_color (KsTimelineLayout *self,
+                                  guint32           instant,
+                                  const KsTheme    *theme)
+{
+  return ks_timeline_layout_category_color (ks_trace_string (self->trace, self->trace->instants[instant].category),
+                                            theme);
 }
 
 /* The marks of @track in @view: for each, its first instant and how

@@ -263,11 +263,14 @@ gboolean          ks_timeline_layout_hit              (KsTimelineLayout  *self,
                                                        KsHit             *hit);
 
 /* A memory snapshot's block under a point of a KS_ROW_MEMORY_BLOCKS row:
- * the smallest one drawn there. */
+ * the smallest one drawn there; or, where the snapshot was opened with a
+ * trace of its run (whose rows have no instants of it), the mark of a
+ * segment event or an out-of-memory error along the row's top. */
 typedef struct
 {
   guint   device;          /* ks_memory_blocks_get() device, the row's index */
-  guint32 block;           /* in the device's blocks */
+  guint32 block;           /* in the device's blocks, KS_NO_INDEX for a mark */
+  guint32 mark;            /* in the device's marks, or KS_NO_INDEX */
   float   x0;              /* extent in the row, pixels */
   float   x1;
   float   y0;
@@ -317,6 +320,9 @@ guint32           ks_timeline_layout_track_instants   (KsTimelineLayout *self,
                                                        guint32           track);
 KsColor           ks_timeline_layout_instant_color    (KsTimelineLayout *self,
                                                        guint32           instant,
+                                                       const KsTheme    *theme);
+/* The colour of an instant of @category: "oom" red, "segment" amber. */
+KsColor           ks_timeline_layout_category_color   (const char       *category,
                                                        const KsTheme    *theme);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsTimelineLayout, ks_timeline_layout_free)

@@ -309,9 +309,32 @@ test_with_trace (void)
   dev = &ks_memory_blocks_get (trace)->devices[0];
   g_assert_cmpuint (dev->blocks->len, ==, 107);
 
-  /* the last block made, on the trace's axis: live at the end, clicked */
   r = find_blocks_row (ks_timeline_get_layout (timeline));
   g_assert_cmpuint (r, !=, KS_NO_INDEX);
+
+  /* a segment_alloc the profiler saw, marked along the row's top: its
+   * tooltip says what it did; a click selects nothing */
+  for (guint i = 0; i < dev->marks->len; i++)
+    {
+      const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
+      g_autofree char *markup = NULL;
+
+      if (m->time < 0 || m->time > trace->duration_ns)
+        continue;
+      ks_session_set_visible (session, m->time - 1000000, m->time + 1000000);
+      ks_timeline_reveal_row (timeline, r);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
+      g_assert_true (ks_timeline_get_row_top (timeline, r, &top));
+      x = ks_timeline_time_to_x (timeline, m->time);
+      markup = ks_timeline_dup_tooltip_markup (timeline, x, top + 2, NULL);
+      g_assert_nonnull (markup);
+      g_assert_nonnull (strstr (markup, "segment_alloc"));
+      ks_test_click_timeline (GTK_WIDGET (timeline), 1, x, top + 2);
+      g_assert_false (ks_session_get_selected_memory_block (session, NULL, NULL));
+      break;
+    }
+
+  /* the last block made, on the trace's axis: live at the end, clicked */
   ks_session_set_visible (session, g_array_index (dev->blocks, KsMemoryBlock, dev->blocks->len - 1).start,
                           trace->duration_ns);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));

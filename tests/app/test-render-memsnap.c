@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <cairo.h>
+#include <math.h>
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
@@ -135,6 +136,31 @@ saturated (guint32 p)
   int r = (p >> 24) & 0xff, g = (p >> 16) & 0xff, b = (p >> 8) & 0xff;
 
   return ABS (r - g) > 24 || ABS (g - b) > 24 || ABS (r - b) > 24;
+}
+
+/* A snapshot opened alone marks its segment events and errors as the
+ * instants of its own row, not again on the blocks row. */
+static void
+test_blocks_no_marks (void)
+{
+  g_autoptr(KsTrace) trace = load_fixture ("memsnap_oom.pickle");
+  g_autoptr(KsTimelineLayout) layout = ks_timeline_layout_new (trace);
+  const KsTheme *theme = ks_theme_get (FALSE);
+  KsTimeView view = { 0, trace->duration_ns / 1000.0, 1010 };
+  KsPrims prims;
+
+  /* 4 segment_alloc and the OOM, counted in the pickle */
+  g_assert_cmpuint (ks_memory_blocks_get (trace)->devices[0].marks->len, ==, 5);
+  ks_prims_init (&prims);
+  ks_timeline_layout_build_prims (layout, find_row (layout, KS_ROW_MEMORY_BLOCKS), &view, theme, NULL, &prims);
+  for (guint i = 0; i < prims.rects->len; i++)
+    {
+      KsColor c = g_array_index (prims.rects, KsPrimRect, i).color;
+
+      g_assert_cmpuint (c, !=, ks_timeline_layout_category_color ("segment", theme));
+      g_assert_cmpuint (c, !=, ks_timeline_layout_category_color ("oom", theme));
+    }
+  ks_prims_clear (&prims);
 }
 
 /* The picture: half-way through frag (500 µs after its first event, after
@@ -339,9 +365,46 @@ test_with_profiler (void)
   g_assert_cmpuint (matched, ==, 103);
   g_assert_cmpuint (inside, ==, 103);
 
-  /* and the timeline draws them */
+  /* and the timeline draws them, with the snapshot's 13 segment_alloc
+   * events (none of them the trace's instants) along the row's top: 10
+   * of them inside the profiler's span (counted with python3, time_us
+   * against the trace's first and last ts + baseTimeNanoseconds) */
   layout = ks_timeline_layout_new (trace);
   g_assert_cmpuint (find_row (layout, KS_ROW_MEMORY_BLOCKS), !=, KS_NO_INDEX);
+  g_assert_cmpuint (dev->marks->len, ==, 13);
+  {
+    const KsTheme *theme = ks_theme_get (FALSE);
+    KsTimeView view = { 0, trace->duration_ns / 1000.0, 1000 };
+    KsColor amber = ks_timeline_layout_category_color ("segment", theme);
+    KsPrims prims;
+    guint marks = 0, in_span = 0;
+    KsBlockHit hit;
+
+    for (guint i = 0; i < dev->marks->len; i++)
+      in_span += g_array_index (dev->marks, KsMemoryMark, i).time >= 0 &&
+                 g_array_index (dev->marks, KsMemoryMark, i).time <= trace->duration_ns;
+    g_assert_cmpuint (in_span, ==, 10);
+    ks_prims_init (&prims);
+    ks_timeline_layout_build_prims (layout, find_row (layout, KS_ROW_MEMORY_BLOCKS), &view, theme, NULL, &prims);
+    for (guint i = 0; i < prims.rects->len; i++)
+      marks += g_array_index (prims.rects, KsPrimRect, i).color == amber;
+    g_assert_cmpuint (marks, ==, 10);
+    ks_prims_clear (&prims);
+
+    /* a mark is hit over its pixels, and says which it is */
+    for (guint i = 0; i < dev->marks->len; i++)
+      {
+        const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
+
+        if (m->time < 0 || m->time > trace->duration_ns)
+          continue;
+        g_assert_true (ks_timeline_layout_hit_block (layout, find_row (layout, KS_ROW_MEMORY_BLOCKS), &view,
+                                                     floor (m->time / view.ns_per_px) + 1, 2, &hit));
+        g_assert_cmpuint (hit.block, ==, KS_NO_INDEX);
+        g_assert_cmpuint (hit.mark, !=, KS_NO_INDEX);
+        break;
+      }
+  }
 
   /* a snapshot of another time is refused, naming both */
   g_object_unref (files[1]);
@@ -371,6 +434,7 @@ main (int   argc,
   g_test_add_func ("/render-memsnap/blocks-fold", test_blocks_fold);
   g_test_add_func ("/render-memsnap/instant-marks", test_instant_marks);
   g_test_add_func ("/render-memsnap/with-profiler", test_with_profiler);
+  g_test_add_func ("/render-memsnap/no-marks-alone", test_blocks_no_marks);
 
   return g_test_run ();
 }
