@@ -394,6 +394,7 @@ build_slice_prims (KsTimelineLayout *self,
             push_folded_matches (track, d, it, view, matches, y, h, theme->match_outline, prims);
         }
     }
+  _ks_timeline_layout_build_instant_prims (self, row->index, view, theme, prims);
 }
 
 static void
@@ -480,6 +481,10 @@ ks_timeline_layout_build_prims (KsTimelineLayout *self,
 
     case KS_ROW_COUNTER:
       build_counter_prims (self, row, view, theme, prims);
+      break;
+
+    case KS_ROW_MEMORY_BLOCKS:
+      _ks_timeline_layout_build_block_prims (self, row, view, theme, prims);
       break;
 
     case KS_ROW_GROUP:
