@@ -283,7 +283,8 @@ _ks_window_actions_update (KsWindow *self)
 {
   /* (a job's summaries leave the session without a trace) */
   gboolean has_trace = self->session != NULL && ks_session_get_trace (self->session) != NULL;
-  gboolean has_matches = self->match_list != NULL && self->match_list->len > 0;
+  KsSearchResult *search = self->session != NULL ? ks_session_get_search (self->session) : NULL;
+  gboolean has_matches = search != NULL && ks_search_result_get_n_matches (search) > 0;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", self->load_cancellable != NULL);
   _ks_window_compare_update_actions (self);
@@ -383,66 +384,10 @@ void
 _ks_window_analysis_get_options (KsWindow          *self,
                                  KsAnalysisOptions *options)
 {
-  GSettings *settings = ks_application_get_settings ();
-
-  ks_analysis_options_init (options);
-  if (settings != NULL)
-    {
-      options->gap_threshold_ns = (gint64)(g_settings_get_double (settings, "gap-threshold-us") * 1000.0 + 0.5);
-      options->busy_includes_copies = g_settings_get_boolean (settings, "busy-includes-copies");
-      options->kernel_wait_ns = (gint64)(g_settings_get_double (settings, "kernel-wait-us") * 1000.0 + 0.5);
-      options->include_warmup = g_settings_get_boolean (settings, "include-warmup");
-    }
+  if (self->session != NULL)
+    *options = *ks_session_get_analysis_options (self->session);
   else
-    {
-      options->busy_includes_copies = ks_summary_page_get_include_copies (self->summary_page);
-      options->include_warmup = ks_summary_page_get_include_warmup (self->summary_page);
-    }
-}
-
-static void
-update_analysis_options (KsWindow *self)
-{
-  KsAnalysisOptions options;
-
-  if (self->session == NULL)
-    return;
-  _ks_window_analysis_get_options (self, &options);
-  ks_session_set_analysis_options (self->session, &options);
-}
-
-static void
-settings_changed_cb (KsWindow   *self,
-                     const char *key)
-{
-  update_analysis_options (self);
-}
-
-/* The Summary's switch: a setting when there are settings, else the
- * option of this window's analyses. */
-static void
-include_copies_changed_cb (KsWindow *self)
-{
-  GSettings *settings = ks_application_get_settings ();
-  gboolean on = ks_summary_page_get_include_copies (self->summary_page);
-
-  if (settings == NULL)
-    update_analysis_options (self);
-  else if (g_settings_get_boolean (settings, "busy-includes-copies") != on)
-    g_settings_set_boolean (settings, "busy-includes-copies", on);
-}
-
-/* The same for the Summary's warm-up switch. */
-static void
-include_warmup_changed_cb (KsWindow *self)
-{
-  GSettings *settings = ks_application_get_settings ();
-  gboolean on = ks_summary_page_get_include_warmup (self->summary_page);
-
-  if (settings == NULL)
-    update_analysis_options (self);
-  else if (g_settings_get_boolean (settings, "include-warmup") != on)
-    g_settings_set_boolean (settings, "include-warmup", on);
+    ks_session_options_from_settings (ks_application_get_settings (), options);
 }
 
 static gboolean
@@ -462,31 +407,17 @@ gap_order_set_mapping (const GValue       *value,
   return g_variant_new_string (g_value_get_boolean (value) ? "time" : "duration");
 }
 
+/* The Gaps page's order is a setting (the session reads the analysis
+ * options from the settings itself). */
 void
 _ks_window_analysis_init (KsWindow *self)
 {
   GSettings *settings = ks_application_get_settings ();
 
   if (settings != NULL)
-    {
-      g_settings_bind_with_mapping (settings, "gap-order", self->gaps_page, "order-by-time",
-                                    G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
-                                    NULL, NULL);
-      g_signal_connect_object (settings, "changed", G_CALLBACK (settings_changed_cb), self, G_CONNECT_SWAPPED);
-    }
-  g_signal_connect_object (self->summary_page, "notify::include-copies",
-                           G_CALLBACK (include_copies_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->summary_page, "notify::include-warmup",
-                           G_CALLBACK (include_warmup_changed_cb), self, G_CONNECT_SWAPPED);
-}
-
-void
-_ks_window_analysis_trace_changed (KsWindow *self)
-{
-  /* The timeline borrows the buffer */
-  if (self->highlight != NULL && self->timeline != NULL)
-    ks_timeline_set_matches (self->timeline, NULL);
-  g_clear_pointer (&self->highlight, g_free);
+    g_settings_bind_with_mapping (settings, "gap-order", self->gaps_page, "order-by-time",
+                                  G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
+                                  NULL, NULL);
 }
 
 static void
@@ -544,17 +475,8 @@ page_highlight_cb (KsWindow *self,
                    guint     name,
                    KsPage   *page)
 {
-  KsTrace *trace = self->session != NULL ? ks_session_get_trace (self->session) : NULL;
-  guint8 *matches;
-
-  if (trace == NULL || name >= trace->n_strings)
-    return;
-
-  matches = g_new0 (guint8, trace->n_strings);
-  matches[name] = 1;
-  ks_timeline_set_matches (self->timeline, matches);
-  g_free (self->highlight);
-  self->highlight = matches;
+  if (self->session != NULL)
+    ks_session_set_highlight (self->session, name);
 }
 
 /* ] and [: the next or previous gap in the order the Gaps page shows.
