@@ -407,17 +407,24 @@ gap_order_set_mapping (const GValue       *value,
   return g_variant_new_string (g_value_get_boolean (value) ? "time" : "duration");
 }
 
-/* The Gaps page's order is a setting (the session reads the analysis
- * options from the settings itself). */
+/* The Gaps page's order is a setting, and the menu's toggles are the
+ * settings' actions (the session reads the analysis options from the
+ * settings itself). */
 void
 _ks_window_analysis_init (KsWindow *self)
 {
   GSettings *settings = ks_application_get_settings ();
 
   if (settings != NULL)
-    g_settings_bind_with_mapping (settings, "gap-order", self->gaps_page, "order-by-time",
-                                  G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
-                                  NULL, NULL);
+    {
+      g_autoptr(GSimpleActionGroup) actions = ks_application_create_settings_actions (settings);
+
+      g_settings_bind_with_mapping (settings, "gap-order", self->gaps_page, "order-by-time",
+                                    G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
+                                    NULL, NULL);
+      /* the analysis toggles of the main menu */
+      gtk_widget_insert_action_group (GTK_WIDGET (self), "settings", G_ACTION_GROUP (actions));
+    }
 }
 
 static void
