@@ -59,6 +59,9 @@ struct _KsSession
   char              *search_error;
   int                current_match;
   guint32            highlight;
+
+  KsCriticalPath    *path;
+  guint              path_step;
 };
 
 G_DEFINE_FINAL_TYPE (KsSession, ks_session, G_TYPE_OBJECT)
@@ -82,6 +85,7 @@ enum {
   PROP_SEARCH_ERROR,
   PROP_CURRENT_MATCH,
   PROP_HIGHLIGHT,
+  PROP_CRITICAL_PATH,
   N_PROPS
 };
 
@@ -91,6 +95,7 @@ enum {
   VISIBLE_CHANGED,
   SELECTION_CHANGED,
   RANGE_CHANGED,
+  REVEAL_TRACK,
   N_SIGNALS
 };
 
@@ -122,6 +127,7 @@ ks_session_finalize (GObject *object)
   g_clear_object (&self->trace);
   g_clear_pointer (&self->layout, ks_timeline_layout_free);
   g_clear_object (&self->searcher);
+  g_clear_object (&self->path);
   g_clear_pointer (&self->search, ks_search_result_unref);
   g_free (self->search_error);
   g_clear_pointer (&self->back, g_array_unref);
@@ -190,6 +196,9 @@ ks_session_get_property (GObject    *object,
       break;
     case PROP_HIGHLIGHT:
       g_value_set_uint (value, self->highlight);
+      break;
+    case PROP_CRITICAL_PATH:
+      g_value_set_object (value, self->path);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -321,6 +330,8 @@ ks_session_class_init (KsSessionClass *klass)
   properties[PROP_HIGHLIGHT] =
     g_param_spec_uint ("highlight", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX,
                        (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_CRITICAL_PATH] =
+    g_param_spec_object ("critical-path", NULL, NULL, KS_TYPE_CRITICAL_PATH, RO);
 #undef RO
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -333,6 +344,10 @@ ks_session_class_init (KsSessionClass *klass)
   signals[RANGE_CHANGED] =
     g_signal_new ("range-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* a track whose row the views are to bring into view */
+  signals[REVEAL_TRACK] =
+    g_signal_new ("reveal-track", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -629,6 +644,32 @@ ks_session_step_match (KsSession *self,
   return ks_search_result_get_match (self->search, self->current_match);
 }
 
+KsCriticalPath *
+ks_session_get_critical_path (KsSession *self,
+                              guint     *step)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  if (step)
+    *step = self->path_step;
+  return self->path;
+}
+
+void
+ks_session_set_critical_path (KsSession      *self,
+                              KsCriticalPath *path,
+                              guint           step)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (path == NULL || KS_IS_CRITICAL_PATH (path));
+
+  if (self->path == path && (path == NULL || self->path_step == step))
+    return;
+  g_set_object (&self->path, path);
+  self->path_step = path != NULL ? step : 0;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CRITICAL_PATH]);
+}
+
 guint32
 ks_session_get_highlight (KsSession *self)
 {
@@ -672,6 +713,7 @@ ks_session_set_trace (KsSession *self,
     self->layout = ks_timeline_layout_new (trace);
   g_clear_object (&self->searcher);
   clear_search (self);
+  ks_session_set_critical_path (self, NULL, 0);
   fit_span (self, &self->t0, &self->t1);
   g_array_set_size (self->back, 0);
   g_array_set_size (self->forward, 0);
@@ -1045,6 +1087,17 @@ ks_session_get_selected_slice (KsSession *self,
   if (slice)
     *slice = self->sel_slice;
   return self->sel_track != KS_NO_INDEX;
+}
+
+void
+ks_session_reveal_track (KsSession *self,
+                         guint32    track)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (self->trace != NULL);
+  g_return_if_fail (track < self->trace->n_tracks);
+
+  g_signal_emit (self, signals[REVEAL_TRACK], 0, track);
 }
 
 void

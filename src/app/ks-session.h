@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "ks-analysis.h"
+#include "ks-critical-path.h"
 #include "ks-timeline-layout.h"
 #include "ks-trace.h"
 #include "ks-trace-search.h"
@@ -23,8 +24,10 @@ G_BEGIN_DECLS
  * shares one session and follows its properties (trace, analysis, busy,
  * visible-start, visible-end, selected-track, selected-slice, has-range,
  * range-start, range-end, busy-includes-copies, include-warmup, search,
- * search-error, current-match, highlight; all notify) or its signals
- * "visible-changed", "selection-changed" and "range-changed".
+ * search-error, current-match, highlight, critical-path; all notify) or
+ * its signals
+ * "visible-changed", "selection-changed", "range-changed" and
+ * "reveal-track".
  *
  * The analysis options come from the GSettings given at construction
  * (the keys gap-threshold-us, kernel-wait-us, busy-includes-copies and
@@ -108,6 +111,11 @@ gboolean    ks_session_get_selected_slice  (KsSession  *self,
                                             guint32    *track,
                                             guint32    *slice);
 
+/* Asks the views to bring @track's row into view ("reveal-track"),
+ * wherever their rows were scrolled to. */
+void        ks_session_reveal_track        (KsSession  *self,
+                                            guint32     track);
+
 void        ks_session_select_range        (KsSession  *self,
                                             gint64      start,
                                             gint64      end);
@@ -140,5 +148,15 @@ const KsSearchMatch *
 guint32     ks_session_get_highlight       (KsSession  *self);
 void        ks_session_set_highlight       (KsSession  *self,
                                             guint32     name);
+
+/* The critical path whose step @step (its index in the analysis's
+ * steps) the timeline outlines, or NULL ("critical-path"); a new trace
+ * clears it. */
+KsCriticalPath *
+            ks_session_get_critical_path   (KsSession      *self,
+                                            guint          *step);
+void        ks_session_set_critical_path   (KsSession      *self,
+                                            KsCriticalPath *path,
+                                            guint           step);
 
 G_END_DECLS

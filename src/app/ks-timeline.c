@@ -208,6 +208,16 @@ update_matches (KsTimeline *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* The path outlined is the session's. */
+static void
+critical_path_changed_cb (KsTimeline *self)
+{
+  guint step = 0;
+  KsCriticalPath *path = self->session != NULL ? ks_session_get_critical_path (self->session, &step) : NULL;
+
+  ks_timeline_set_critical_path (self, path, step);
+}
+
 /* The rows start over with each trace of the session: its layout, no
  * critical path, no hover. */
 static void
@@ -218,7 +228,6 @@ trace_changed_cb (KsTimeline *self)
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   self->session = session;
-  g_clear_object (&self->path);
   self->layout = session != NULL ? ks_session_get_layout (session) : NULL;
   _ks_timeline_invalidate_rows (self);
   self->has_hover = FALSE;
@@ -234,6 +243,10 @@ trace_changed_cb (KsTimeline *self)
       /* the warm-up and inferred steps are drawn from the analysis */
       g_signal_connect_object (session, "notify::analysis",
                                G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::critical-path",
+                               G_CALLBACK (critical_path_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "reveal-track",
+                               G_CALLBACK (ks_timeline_reveal_track), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "notify::search",
                                G_CALLBACK (update_matches), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "notify::highlight",
@@ -241,6 +254,7 @@ trace_changed_cb (KsTimeline *self)
     }
 
   update_matches (self);
+  critical_path_changed_cb (self);
   _ks_timeline_compute_arrows (self);
   update_adjustments (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));

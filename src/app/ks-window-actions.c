@@ -427,65 +427,6 @@ _ks_window_analysis_init (KsWindow *self)
     }
 }
 
-static void
-page_navigate_cb (KsWindow *self,
-                  gint64    start,
-                  gint64    end,
-                  KsPage   *page)
-{
-  if (self->session == NULL)
-    return;
-
-  ks_session_fit (self->session, start, end);
-
-  /* A gap is also marked as the selected range; the window then shows
-   * the Selection page, but the user is going through the gap list. */
-  if (KS_IS_GAPS_PAGE (page))
-    {
-      const KsGap *gap = ks_gaps_page_get_selected (KS_GAPS_PAGE (page));
-
-      if (gap != NULL)
-        ks_session_select_range (self->session, gap->start, gap->end);
-      /* The GPU row the gap is on, wherever the rows were scrolled to. */
-      if (gap != NULL && gap->next_track != KS_NO_INDEX)
-        ks_timeline_reveal_track (self->timeline, gap->next_track);
-      ks_window_show_page (self, "gaps");
-    }
-  /* a rank: its steps, and its rows brought into view */
-  if (KS_IS_RANKS_PAGE (page) && ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)) != KS_NO_INDEX)
-    ks_timeline_reveal_track (self->timeline, ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)));
-  /* an item on the critical path: its slice's row */
-  if (KS_IS_CRITICAL_PATH_PAGE (page))
-    {
-      guint32 track, slice;
-
-      if (ks_session_get_selected_slice (self->session, &track, &slice))
-        ks_timeline_reveal_track (self->timeline, track);
-    }
-  /* a stream's queue, a copy, a kernel sequence: the stream's rows */
-  if (KS_IS_STATS_PAGE (page) && ks_stats_page_get_track (KS_STATS_PAGE (page)) != KS_NO_INDEX)
-    ks_timeline_reveal_track (self->timeline, ks_stats_page_get_track (KS_STATS_PAGE (page)));
-}
-
-/* The timeline outlines the path of the step the page shows. */
-static void
-critical_path_changed_cb (KsWindow       *self,
-                          KsCriticalPath *path,
-                          guint           step,
-                          KsPage         *page)
-{
-  ks_timeline_set_critical_path (self->timeline, path, step);
-}
-
-static void
-page_highlight_cb (KsWindow *self,
-                   guint     name,
-                   KsPage   *page)
-{
-  if (self->session != NULL)
-    ks_session_set_highlight (self->session, name);
-}
-
 /* ] and [: the next or previous gap in the order the Gaps page shows.
  * The gap's class and cause are on the Selection page: that is where
  * the keys leave the panel (a click in the Gaps list stays there). */
@@ -566,9 +507,6 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "analysis.next-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.previous-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.toggle-gap-order", NULL, toggle_gap_order_action);
-  gtk_widget_class_bind_template_callback (widget_class, page_navigate_cb);
-  gtk_widget_class_bind_template_callback (widget_class, page_highlight_cb);
-  gtk_widget_class_bind_template_callback (widget_class, critical_path_changed_cb);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.record", NULL);

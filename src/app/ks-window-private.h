@@ -50,7 +50,6 @@ struct _KsWindow
   GtkWidget            *side_panel;
   GtkPaned             *paned;
   GtkToggleButton      *side_panel_button;
-  KsSelectionPage      *selection_page;
   KsGapsPage           *gaps_page;
   GtkLabel             *status_label;
   GtkLabel             *status_detail;

@@ -1061,7 +1061,6 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, selection_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, gaps_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_detail);
