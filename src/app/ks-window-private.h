@@ -30,7 +30,6 @@ struct _KsWindow
 
   /* Template widgets */
   AdwWindowTitle       *window_title;
-  GtkToggleButton      *search_button;
   GtkSearchBar         *search_bar;
   GtkSearchEntry       *search_entry;
   GtkToggleButton      *regex_button;

@@ -1041,7 +1041,6 @@ ks_window_class_init (KsWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_button);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, regex_button);

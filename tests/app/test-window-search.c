@@ -31,6 +31,23 @@
 #include <X11/extensions/XTest.h>
 #endif
 
+/* The header's search button. */
+static GtkToggleButton *
+find_search_toggle (GtkWidget *root)
+{
+  if (GTK_IS_TOGGLE_BUTTON (root) &&
+      g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (root)), "system-search-symbolic") == 0)
+    return GTK_TOGGLE_BUTTON (root);
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkToggleButton *found = find_search_toggle (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 test_search (void)
 {
@@ -47,6 +64,19 @@ test_search (void)
   g_assert_nonnull (entry);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.find", NULL));
   g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+
+  /* The header's toggle follows the bar and opens and closes it. */
+  {
+    GtkToggleButton *toggle = find_search_toggle (GTK_WIDGET (window));
+
+    g_assert_nonnull (toggle);
+    g_assert_true (gtk_toggle_button_get_active (toggle));
+    gtk_toggle_button_set_active (toggle, FALSE);
+    g_assert_false (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+    gtk_toggle_button_set_active (toggle, TRUE);
+    g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+    gtk_widget_grab_focus (entry);
+  }
 
   /* The count label and the regex toggle sit beside the entry. */
   count = GTK_LABEL (gtk_widget_get_last_child (gtk_widget_get_parent (entry)));
