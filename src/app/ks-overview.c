@@ -252,8 +252,12 @@ trace_changed_cb (KsOverview *self)
 {
   KsSession *session = self->model != NULL && ks_session_get_trace (self->model) != NULL ? self->model : NULL;
 
+  /* by function: the session is also the model, whose notify::trace stays */
   if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
+    {
+      g_signal_handlers_disconnect_by_func (self->session, visible_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, analysis_changed_cb, self);
+    }
   self->session = session;
   g_clear_object (&self->analysis);
   g_clear_pointer (&self->density, g_free);

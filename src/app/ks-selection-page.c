@@ -840,8 +840,13 @@ trace_changed_cb (KsSelectionPage *self)
 {
   KsSession *session = self->model != NULL && ks_session_get_trace (self->model) != NULL ? self->model : NULL;
 
+  /* by function: the session is also the model, whose notify::trace stays */
   if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
+    {
+      g_signal_handlers_disconnect_by_func (self->session, selection_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, range_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, analysis_changed_cb, self);
+    }
   g_cancellable_cancel (self->range_cancellable);
   g_clear_object (&self->range_cancellable);
   g_clear_pointer (&self->range_stats, ks_range_stats_free);

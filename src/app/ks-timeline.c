@@ -225,8 +225,16 @@ trace_changed_cb (KsTimeline *self)
 {
   KsSession *session = self->model != NULL && ks_session_get_trace (self->model) != NULL ? self->model : NULL;
 
+  /* by function: the session is also the model, whose notify::trace stays */
   if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
+    {
+      g_signal_handlers_disconnect_by_func (self->session, visible_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, selection_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, gtk_widget_queue_draw, self);
+      g_signal_handlers_disconnect_by_func (self->session, critical_path_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, ks_timeline_reveal_track, self);
+      g_signal_handlers_disconnect_by_func (self->session, update_matches, self);
+    }
   self->session = session;
   self->layout = session != NULL ? ks_session_get_layout (session) : NULL;
   _ks_timeline_invalidate_rows (self);

@@ -520,6 +520,28 @@ test_session_binding (void)
   g_assert_true (ks_page_get_trace (KS_PAGE (page)) == trace);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_second);
 
+  /* The views follow every trace of the session, a third one too: the
+   * timeline draws the session's layout, the Selection page its ranges. */
+  {
+    KsTimeline *timeline = ks_window_get_timeline (window);
+    KsSelectionPage *selection = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+    g_autoptr(KsTrace) third = ks_trace_load (file, NULL, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ks_timeline_get_layout (timeline) == ks_session_get_layout (session));
+    ks_session_set_trace (session, third);
+    g_assert_nonnull (ks_session_get_layout (session));
+    g_assert_true (ks_timeline_get_layout (timeline) == ks_session_get_layout (session));
+    WAIT_FOR (ks_session_get_analysis (session) != NULL);
+    ks_session_select_range (session, 0, third->duration_ns);
+    g_assert_true (ks_selection_page_get_busy (selection));
+    WAIT_FOR (!ks_selection_page_get_busy (selection));
+    ks_session_clear_range (session);
+    ks_session_set_trace (session, trace);
+    g_assert_true (ks_timeline_get_layout (timeline) == ks_session_get_layout (session));
+    WAIT_FOR (ks_session_get_analysis (session) != NULL);
+  }
+
   /* navigate: the view shows the range with a 5 % margin */
   g_signal_emit_by_name (page, "navigate", (gint64)2000000, (gint64)3000000);
   ks_session_get_visible (session, &v0, &v1);
