@@ -13,8 +13,9 @@
  *
  * KS_FUZZ_WRITE_SEEDS=DIR writes a few valid streams into DIR and exits:
  * launches with their kernels and names, nested NVTX ranges, the rest of
- * the message types, and the Python side's samples (with repeats of a
- * stack) and allocator events. See README.md, "Fuzzing".
+ * the message types, the Python side's samples (with repeats of a
+ * stack) and allocator events, and operators from the RecordFunction
+ * observer. See README.md, "Fuzzing".
  */
 
 #include "config.h"
@@ -267,6 +268,55 @@ write_seeds (const char *dir)
     stream_add (s, &al, sizeof al, KS_WIRE_ALLOCATOR, NULL);
   }
   write_seed (dir, "python", s);
+
+  /* PyTorch operators from the RecordFunction observer: one inside
+   * another, with sizes, with sizes cut short, and one whose name was
+   * never sent. */
+  s = g_byte_array_new ();
+  {
+    KsWireString str = { { 0 } };
+    struct {
+      KsWireTorchOp m;
+      int64_t       words[KS_WIRE_TORCH_MAX_WORDS];
+    } op;
+
+    str.id = 1;
+    stream_add (s, &str, sizeof str, KS_WIRE_STRING, "aten::linear");
+    str.id = 2;
+    stream_add (s, &str, sizeof str, KS_WIRE_STRING, "aten::addmm");
+    memset (&op, 0, sizeof op);
+    op.m.start = t + 200;
+    op.m.end = t + 300;
+    op.m.handle = 2;
+    op.m.seq = 11;
+    op.m.tid = 4242;
+    op.m.name_id = 2;
+    op.m.depth = 1;
+    op.m.flags = KS_WIRE_TORCH_OP_SHAPES;
+    op.m.n_inputs = 2;
+    op.m.n_words = 5;
+    memcpy (op.words, (int64_t[]) { 1, 16, 2, 8, 32 }, 5 * sizeof (int64_t));
+    stream_add (s, &op, sizeof op.m + 5 * sizeof (int64_t), KS_WIRE_TORCH_OP, NULL);
+    op.m.start = t + 100;
+    op.m.end = t + 400;
+    op.m.handle = 1;
+    op.m.seq = 10;
+    op.m.name_id = 1;
+    op.m.depth = 0;
+    op.m.flags = KS_WIRE_TORCH_OP_SHAPES | KS_WIRE_TORCH_OP_TRUNCATED;
+    op.m.n_inputs = 1;
+    op.m.n_words = 3;
+    stream_add (s, &op, sizeof op.m + 3 * sizeof (int64_t), KS_WIRE_TORCH_OP, NULL);
+    op.m.start = t + 500;
+    op.m.end = t + 600;
+    op.m.seq = -1;
+    op.m.name_id = 9;
+    op.m.flags = 0;
+    op.m.n_inputs = 0;
+    op.m.n_words = 0;
+    stream_add (s, &op, sizeof op.m, KS_WIRE_TORCH_OP, NULL);
+  }
+  write_seed (dir, "torch-ops", s);
 }
 
 static void
@@ -297,7 +347,7 @@ rebase_times (guint8   *data,
       switch (h.type)
         {
         case KS_WIRE_KERNEL: case KS_WIRE_MEMCPY: case KS_WIRE_MEMSET: case KS_WIRE_API:
-        case KS_WIRE_SYNC: case KS_WIRE_NVTX: case KS_WIRE_OSRT:
+        case KS_WIRE_SYNC: case KS_WIRE_NVTX: case KS_WIRE_OSRT: case KS_WIRE_TORCH_OP:
           if (h.size >= sizeof h + 16)
             {
               add_time (data + offset, sizeof h, base);

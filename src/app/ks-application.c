@@ -112,13 +112,60 @@ ks_application_activate (GApplication *app)
     }
 }
 
+/* A window of @application that shows nothing, @from first. */
 static KsWindow *
-find_empty_window (KsApplication *self)
+find_empty_window (GtkApplication *application,
+                   GtkWindow      *from)
 {
-  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+  if (KS_IS_WINDOW (from) && ks_window_is_empty (KS_WINDOW (from)))
+    return KS_WINDOW (from);
+  if (application == NULL)
+    return NULL;
+  for (GList *l = gtk_application_get_windows (application); l != NULL; l = l->next)
     if (KS_IS_WINDOW (l->data) && ks_window_is_empty (l->data))
       return l->data;
   return NULL;
+}
+
+void
+ks_application_open_files (GtkApplication  *application,
+                           GtkWindow       *from,
+                           GFile          **files,
+                           guint            n_files,
+                           KsOpenHow        how)
+{
+  g_return_if_fail (application == NULL || GTK_IS_APPLICATION (application));
+  g_return_if_fail (from == NULL || GTK_IS_WINDOW (from));
+  g_return_if_fail (application != NULL || from != NULL);
+
+  if (application == NULL)
+    application = gtk_window_get_application (from);
+
+  for (guint i = 0; i < n_files; i++)
+    {
+      KsWindow *window;
+
+      if (how == KS_OPEN_COMPARE && i == 0 && KS_IS_WINDOW (from) &&
+          ks_window_get_session (KS_WINDOW (from)) != NULL &&
+          ks_session_get_trace (ks_window_get_session (KS_WINDOW (from))) != NULL)
+        {
+          ks_window_compare_with (KS_WINDOW (from), files[i]);
+          continue;
+        }
+
+      /* a window without an application (the tests', an embedder's)
+       * cannot add windows of one: the first file replaces its trace */
+      if (application == NULL && i == 0 && KS_IS_WINDOW (from))
+        window = KS_WINDOW (from);
+      else
+        window = find_empty_window (application, from);
+      if (window == NULL)
+        window = ks_window_new (application);
+      /* Loading before it is shown: a new window's first frame is the
+       * progress page, not the welcome page fading out */
+      ks_window_open (window, files[i]);
+      gtk_window_present (GTK_WINDOW (window));
+    }
 }
 
 static void
@@ -127,20 +174,7 @@ ks_application_open (GApplication  *app,
                      int            n_files,
                      const char    *hint)
 {
-  KsApplication *self = KS_APPLICATION (app);
-
-  /* One window per file; an empty window is reused for the first. */
-  for (int i = 0; i < n_files; i++)
-    {
-      KsWindow *window = find_empty_window (self);
-
-      if (window == NULL)
-        window = ks_window_new (GTK_APPLICATION (app));
-      /* Loading before it is shown: its first frame is the progress
-       * page, not the welcome page fading out */
-      ks_window_open (window, files[i]);
-      gtk_window_present (GTK_WINDOW (window));
-    }
+  ks_application_open_files (GTK_APPLICATION (app), NULL, files, (guint) MAX (n_files, 0), KS_OPEN_DEFAULT);
 }
 
 static void

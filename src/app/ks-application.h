@@ -29,4 +29,27 @@ GSettings     *ks_application_get_settings (void);
  * follows the settings. */
 GSimpleActionGroup *ks_application_create_settings_actions (GSettings *from);
 
+typedef enum
+{
+  KS_OPEN_DEFAULT,
+  /* The first file compared with the trace @from shows (Compare With…,
+   * a drop with Ctrl held); a window without a trace opens it. */
+  KS_OPEN_COMPARE,
+} KsOpenHow;
+
+/* Every open of a file goes through here: the command line, Open…, a
+ * drop, a recent file, a recording's result, the demo trace, Compare
+ * With…. The one rule: each file opens in a window that shows nothing
+ * (no trace, no job, no load under way), @from first, then another of
+ * @application's, else in a new window; so several files get a window
+ * each and a window showing a trace keeps it. @application: NULL for
+ * @from's; @from: the window asked, or NULL (the command line). A window
+ * without an application cannot add windows to one: the first file
+ * replaces what it shows, the others open in windows without one. */
+void           ks_application_open_files   (GtkApplication  *application,
+                                            GtkWindow       *from,
+                                            GFile          **files,
+                                            guint            n_files,
+                                            KsOpenHow        how);
+
 G_END_DECLS

@@ -23,34 +23,15 @@ open_response_cb (KsWindow             *self,
                   GtkFileChooserNative *native)
 {
   g_autoptr(GListModel) files = NULL;
-  GtkApplication *app;
-  guint n;
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_object_unref);
 
   if (response != GTK_RESPONSE_ACCEPT)
     goto out;
 
   files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
-  n = g_list_model_get_n_items (files);
-  app = gtk_window_get_application (GTK_WINDOW (self));
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GFile) file = g_list_model_get_item (files, i);
-
-      /* The first file replaces what this window shows when it is empty;
-       * every other file opens in a window of its own. */
-      if (i == 0 && ks_window_is_empty (self))
-        ks_window_open (self, file);
-      else if (app != NULL)
-        {
-          KsWindow *window = ks_window_new (app);
-
-          gtk_window_present (GTK_WINDOW (window));
-          ks_window_open (window, file);
-        }
-      else
-        ks_window_open (self, file);
-    }
+  for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+    g_ptr_array_add (list, g_list_model_get_item (files, i));
+  ks_application_open_files (NULL, GTK_WINDOW (self), (GFile **) list->pdata, list->len, KS_OPEN_DEFAULT);
 
 out:
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (native));
@@ -113,7 +94,6 @@ open_demo_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
   g_autoptr(GFile) demo = ks_window_find_demo_trace ();
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
 
   if (demo == NULL)
     {
@@ -125,15 +105,7 @@ open_demo_action (GtkWidget  *widget,
       return;
     }
 
-  if (ks_window_is_empty (self) || app == NULL)
-    ks_window_open (self, demo);
-  else
-    {
-      KsWindow *window = ks_window_new (app);
-
-      gtk_window_present (GTK_WINDOW (window));
-      ks_window_open (window, demo);
-    }
+  ks_application_open_files (NULL, GTK_WINDOW (self), &demo, 1, KS_OPEN_DEFAULT);
 }
 
 static void
@@ -143,8 +115,7 @@ cancel_load_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  if (self->load_cancellable != NULL)
-    g_cancellable_cancel (self->load_cancellable);
+  ks_document_loader_cancel (self->loader);
 }
 
 static void
@@ -286,7 +257,7 @@ _ks_window_actions_update (KsWindow *self)
   KsSearchResult *search = self->session != NULL ? ks_session_get_search (self->session) : NULL;
   gboolean has_matches = search != NULL && ks_search_result_get_n_matches (search) > 0;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", self->load_cancellable != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", ks_window_get_loading (self));
   _ks_window_compare_update_actions (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
@@ -311,23 +282,13 @@ record_finished_cb (KsRecordingView *view,
                     KsWindow        *self)
 {
   g_autoptr(GFile) file = NULL;
-  GtkApplication *app;
 
   /* Without a trace the view stays open and shows the recorder's message. */
   if (path == NULL)
     return;
 
   file = g_file_new_for_path (path);
-  app = gtk_window_get_application (GTK_WINDOW (self));
-  if (ks_window_is_empty (self) || app == NULL)
-    ks_window_open (self, file);
-  else
-    {
-      KsWindow *window = ks_window_new (app);
-
-      gtk_window_present (GTK_WINDOW (window));
-      ks_window_open (window, file);
-    }
+  ks_application_open_files (NULL, GTK_WINDOW (self), &file, 1, KS_OPEN_DEFAULT);
   gtk_window_close (GTK_WINDOW (view));
 }
 

@@ -13,6 +13,7 @@
 
 #include "ks-compare-view.h"
 #include "ks-trace-loader.h"
+#include "ks-application.h"
 #include "ks-window-private.h"
 
 typedef struct
@@ -252,7 +253,7 @@ compare_response_cb (KsWindow             *self,
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
 
       if (file != NULL)
-        ks_window_compare_with (self, file);
+        ks_application_open_files (NULL, GTK_WINDOW (self), &file, 1, KS_OPEN_COMPARE);
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (native));
   g_object_unref (native);
@@ -281,7 +282,7 @@ compare_file_action (GtkWidget  *widget,
 {
   g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
 
-  ks_window_compare_with (KS_WINDOW (widget), file);
+  ks_application_open_files (NULL, GTK_WINDOW (widget), &file, 1, KS_OPEN_COMPARE);
 }
 
 static void

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-document-loader.h"
 #include "ks-interval-bar.h"
 #include "ks-overview.h"
 #include "ks-selection-page.h"
@@ -37,9 +38,8 @@ struct _KsWindow
   GtkStack             *main_stack;
   GtkListBox           *recent_list;
   GtkWidget            *recent_group;
+  KsDocumentLoader     *loader;       /* the progress page binds it */
   GtkLabel             *loading_title;
-  GtkProgressBar       *progress_bar;
-  GtkLabel             *loading_message;
   KsOverview           *overview;
   KsTimeline           *timeline;
   GtkStack             *side_stack;
@@ -60,11 +60,8 @@ struct _KsWindow
 
   /* State */
   GFile                *file;
-  GFile                *loading_file;
   KsSession            *session;      /* from the first trace on */
-  GCancellable         *load_cancellable;
   double                nvsmi_interval; /* an nvidia-smi log's, from its bar; 0: 1 s */
-  gpointer              relay;
   guint64               n_events;     /* slices of the trace, counted once */
   guint64               n_gpu_events;
   gboolean              warnings_closed;  /* the banner's close button, for this trace */
@@ -78,8 +75,6 @@ struct _KsWindow
   KsRankSummaries      *summaries;
   GFile                *job_file;
   guint                 loading_row;
-  guint64               job_json_bytes;
-  guint64               job_bound;
   gboolean              panel_sized;      /* the side panel's first width is set */
   guint                 panel_tick;       /* sizing it at the next frame */
 

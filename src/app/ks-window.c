@@ -14,10 +14,8 @@
 
 #include "ks-analysis.h"
 #include "ks-format.h"
-#include "ks-json-reader.h"
 #include "ks-paths.h"
 #include "ks-rank-summaries.h"
-#include "ks-trace-loader.h"
 #include "ks-window-private.h"
 #include "ks-application.h"
 
@@ -34,66 +32,6 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
-
-/* Progress travels from the loader's thread to the window through this
- * relay: the worker schedules at most one idle at a time, and the idle
- * finds the window through a weak reference, so neither side has to
- * outlive the other. */
-typedef struct
-{
-  gatomicrefcount ref_count;
-  GWeakRef        window;
-  KsProgress     *progress;
-  gint            pending;
-} ProgressRelay;
-
-static ProgressRelay *
-relay_ref (ProgressRelay *relay)
-{
-  g_atomic_ref_count_inc (&relay->ref_count);
-  return relay;
-}
-
-static void
-relay_unref (gpointer data)
-{
-  ProgressRelay *relay = data;
-
-  if (g_atomic_ref_count_dec (&relay->ref_count))
-    {
-      g_weak_ref_clear (&relay->window);
-      g_free (relay);
-    }
-}
-
-static gboolean
-relay_idle_cb (gpointer data)
-{
-  ProgressRelay *relay = data;
-  g_autoptr(KsWindow) self = g_weak_ref_get (&relay->window);
-
-  g_atomic_int_set (&relay->pending, 0);
-
-  if (self != NULL && self->relay == relay && relay->progress != NULL)
-    {
-      g_autofree char *message = ks_progress_dup_message (relay->progress);
-
-      gtk_progress_bar_set_fraction (self->progress_bar, ks_progress_get_fraction (relay->progress));
-      gtk_label_set_label (self->loading_message, message ? message : "");
-    }
-
-  return G_SOURCE_REMOVE;
-}
-
-static void
-relay_notify_cb (KsProgress *progress,
-                 gpointer    user_data)
-{
-  ProgressRelay *relay = user_data;
-
-  if (g_atomic_int_compare_and_exchange (&relay->pending, 0, 1))
-    g_idle_add_full (G_PRIORITY_LOW, relay_idle_cb, relay_ref (relay), relay_unref);
-}
 
 GFile *
 ks_window_find_demo_trace (void)
@@ -394,15 +332,6 @@ clear_summaries (KsWindow *self)
   show_summaries (self, KS_NO_INDEX);
 }
 
-/* The load under way ended: the file it was of. */
-static GFile *
-end_load (KsWindow *self)
-{
-  g_clear_object (&self->load_cancellable);
-  g_clear_pointer (&self->relay, relay_unref);
-  return g_steal_pointer (&self->loading_file);
-}
-
 static void
 load_failed (KsWindow     *self,
              GFile        *file,
@@ -422,6 +351,26 @@ loading_changed (KsWindow *self)
 }
 
 static void
+show_job (KsWindow        *self,
+          KsRankSummaries *summaries,
+          GFile           *file)
+{
+  g_autofree char *name = file_display_name (file);
+
+  add_recent (file);
+  /* the trace shown before belongs to another file */
+  if (self->session != NULL)
+    set_trace (self, NULL, NULL);
+  g_set_object (&self->summaries, summaries);
+  g_set_object (&self->job_file, file);
+  show_summaries (self, KS_NO_INDEX);
+  adw_window_title_set_title (self->window_title, name);
+  adw_window_title_set_subtitle (self->window_title, "");
+  gtk_window_set_title (GTK_WINDOW (self), name);
+  gtk_stack_set_visible_child_name (self->main_stack, "job");
+}
+
+static void
 load_cb (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
@@ -429,20 +378,23 @@ load_cb (GObject      *object,
   g_autoptr(KsWindow) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(GFile) file = NULL;
+  g_autoptr(KsRankSummaries) summaries = NULL;
+  GFile *file = ks_document_loader_get_file (self->loader);
+  gboolean ok;
 
-  trace = ks_trace_load_finish (result, &error);
+  ok = ks_document_loader_load_finish (self->loader, result, &trace, &summaries, &error);
 
   /* A newer load replaced this one. */
-  if (g_task_get_cancellable (G_TASK (result)) != self->load_cancellable)
+  if (!ok && ks_document_loader_get_loading (self->loader))
     return;
 
-  file = end_load (self);
-  if (trace == NULL)
+  if (!ok)
     {
       self->loading_row = KS_NO_INDEX;
       load_failed (self, file, error);
     }
+  else if (summaries != NULL)
+    show_job (self, summaries, file);
   else if (self->loading_row != KS_NO_INDEX)
     {
       guint row = self->loading_row;
@@ -464,129 +416,61 @@ load_cb (GObject      *object,
   loading_changed (self);
 }
 
+/* The loader's progress page comes with its first load. */
 static void
-summaries_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+loader_loading_cb (KsWindow         *self,
+                   GParamSpec       *pspec,
+                   KsDocumentLoader *loader)
 {
-  g_autoptr(KsWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(KsRankSummaries) summaries = NULL;
-  g_autoptr(GFile) file = NULL;
-  g_autofree char *name = NULL;
-
-  summaries = ks_rank_summaries_compute_finish (result, &error);
-  if (g_task_get_cancellable (G_TASK (result)) != self->load_cancellable)
+  /* its end is load_cb's: the trace is shown first */
+  if (!ks_document_loader_get_loading (loader))
     return;
-
-  file = end_load (self);
-  if (summaries == NULL)
-    load_failed (self, file, error);
-  else
-    {
-      add_recent (file);
-      ks_rank_summaries_set_sizes (summaries, self->job_json_bytes, self->job_bound);
-      /* the trace shown before belongs to another file */
-      if (self->session != NULL)
-        set_trace (self, NULL, NULL);
-      g_set_object (&self->summaries, summaries);
-      g_set_object (&self->job_file, file);
-      show_summaries (self, KS_NO_INDEX);
-      name = file_display_name (file);
-      adw_window_title_set_title (self->window_title, name);
-      adw_window_title_set_subtitle (self->window_title, "");
-      gtk_window_set_title (GTK_WINDOW (self), name);
-      gtk_stack_set_visible_child_name (self->main_stack, "job");
-    }
-
+  gtk_stack_set_visible_child_name (self->main_stack, "loading");
   loading_changed (self);
 }
 
-/* The trace files of @file when it is a folder whose JSON is over the
- * memory bound: it opens to the Ranks page from summaries. */
-static GPtrArray *
-job_over_bound (KsWindow *self,
-                GFile    *file)
+static gboolean
+loading_title_transform (GBinding     *binding,
+                         const GValue *from,
+                         GValue       *to,
+                         gpointer      user_data)
 {
-  g_autoptr(GPtrArray) files = NULL;
-  GSettings *settings = ks_application_get_settings ();
-  gint64 setting_mb = settings != NULL ? g_settings_get_int (settings, "folder-memory-mb") : 0;
+  GFile *file = g_value_get_object (from);
+  g_autofree char *name = NULL;
 
-  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
-    return NULL;
-  files = ks_json_list_trace_files (file, NULL, NULL);
-  self->job_bound = ks_rank_summaries_memory_bound (setting_mb);
-  if (files == NULL ||
-      !ks_rank_summaries_over_bound ((GFile **)files->pdata, files->len, self->job_bound, &self->job_json_bytes))
-    return NULL;
-  return g_steal_pointer (&files);
+  if (file == NULL)
+    return FALSE;
+  name = file_display_name (file);
+  g_value_take_string (to, g_strdup_printf (_("Opening “%s”"), name));
+  return TRUE;
 }
 
-/* Shows the progress of loading @file; returns the progress to report to. */
-static KsProgress *
-begin_load (KsWindow *self,
+/* Loads @file, a trace of its own or a rank of the job (loading_row). */
+static void
+start_load (KsWindow *self,
             GFile    *file)
 {
-  g_autofree char *name = NULL;
-  g_autofree char *title = NULL;
-  KsProgress *progress;
-  ProgressRelay *relay;
+  KsDocumentLoadOptions options = { self->nvsmi_interval, 0, { 0 } };
+  GSettings *settings = ks_application_get_settings ();
 
   _ks_window_compare_cancel (self);
   _ks_window_compare_clear (self);
-  if (self->load_cancellable != NULL)
-    {
-      g_cancellable_cancel (self->load_cancellable);
-      g_clear_object (&self->load_cancellable);
-      g_clear_pointer (&self->relay, relay_unref);
-    }
 
-  g_set_object (&self->loading_file, file);
-  self->load_cancellable = g_cancellable_new ();
-
-  progress = ks_progress_new ();
-  relay = g_new0 (ProgressRelay, 1);
-  g_atomic_ref_count_init (&relay->ref_count);
-  g_weak_ref_init (&relay->window, self);
-  relay->progress = progress;
-  self->relay = relay;
-  ks_progress_set_notify (progress, relay_notify_cb, relay_ref (relay), relay_unref);
-
-  name = file_display_name (file);
-  title = g_strdup_printf (_("Opening “%s”"), name);
-  gtk_label_set_label (self->loading_title, title);
-  gtk_label_set_label (self->loading_message, _("Reading…"));
-  gtk_progress_bar_set_fraction (self->progress_bar, 0);
-  gtk_stack_set_visible_child_name (self->main_stack, "loading");
-  return progress;
+  /* a rank's file is a JSON trace, with no samples to space */
+  if (self->loading_row != KS_NO_INDEX)
+    options.nvsmi_interval = 0;
+  if (settings != NULL)
+    options.folder_memory_mb = g_settings_get_int (settings, "folder-memory-mb");
+  _ks_window_analysis_get_options (self, &options.analysis);
+  ks_document_loader_load_async (self->loader, file, &options, load_cb, g_object_ref (self));
 }
 
 static void
 open_file (KsWindow *self,
            GFile    *file)
 {
-  g_autoptr(KsProgress) progress = NULL;
-  g_autoptr(GPtrArray) job = NULL;
-  KsTraceLoadOptions load_options = { self->nvsmi_interval, NULL };
-
   self->loading_row = KS_NO_INDEX;
-  job = job_over_bound (self, file);
-  progress = begin_load (self, file);
-  if (job != NULL)
-    {
-      KsAnalysisOptions options;
-
-      _ks_window_analysis_get_options (self, &options);
-      ks_rank_summaries_compute_async ((GFile **)job->pdata, job->len,
-                                       ks_rank_summaries_plan_jobs ((GFile **)job->pdata, job->len, self->job_bound),
-                                       &options, progress,
-                                       self->load_cancellable, summaries_cb, g_object_ref (self));
-    }
-  else
-    ks_trace_load_with_options_async (file, &load_options, progress, self->load_cancellable, load_cb,
-                                      g_object_ref (self));
-
-  loading_changed (self);
+  start_load (self, file);
 }
 
 void
@@ -624,17 +508,13 @@ load_rank_cb (KsWindow    *self,
               guint        row,
               KsRanksPage *page)
 {
-  g_autoptr(KsProgress) progress = NULL;
   g_autoptr(GFile) file = NULL;
 
   if (self->summaries == NULL)
     return;
   file = g_file_new_for_path (ks_rank_summaries_get_source (self->summaries, row));
-  progress = begin_load (self, file);
   self->loading_row = row;
-  ks_trace_load_async (file, progress, self->load_cancellable, load_cb, g_object_ref (self));
-
-  loading_changed (self);
+  start_load (self, file);
 }
 
 KsRankSummaries *
@@ -650,7 +530,7 @@ ks_window_is_empty (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
 
-  return self->session == NULL && self->load_cancellable == NULL && self->summaries == NULL;
+  return self->session == NULL && !ks_document_loader_get_loading (self->loader) && self->summaries == NULL;
 }
 
 gboolean
@@ -658,7 +538,7 @@ ks_window_get_loading (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
 
-  return self->load_cancellable != NULL;
+  return ks_document_loader_get_loading (self->loader);
 }
 
 KsSession *
@@ -754,7 +634,7 @@ drop_cb (KsWindow      *self,
          GtkDropTarget *target)
 {
   g_autoptr(GSList) files = NULL;
-  GtkApplication *app;
+  g_autoptr(GPtrArray) list = g_ptr_array_new ();
 
   if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST) || g_value_get_boxed (value) == NULL)
     return FALSE;
@@ -763,25 +643,11 @@ drop_cb (KsWindow      *self,
   if (files == NULL)
     return FALSE;
 
+  for (GSList *l = files; l != NULL; l = l->next)
+    g_ptr_array_add (list, l->data);
   /* With Ctrl held, the file is compared with the trace shown. */
-  if (self->session != NULL && ctrl_held (self, target))
-    {
-      ks_window_compare_with (self, files->data);
-      return TRUE;
-    }
-
-  ks_window_open (self, files->data);
-
-  /* Further files each get their own window, like file arguments. */
-  app = gtk_window_get_application (GTK_WINDOW (self));
-  for (GSList *l = files->next; l != NULL && app != NULL; l = l->next)
-    {
-      KsWindow *window = ks_window_new (app);
-
-      gtk_window_present (GTK_WINDOW (window));
-      ks_window_open (window, l->data);
-    }
-
+  ks_application_open_files (NULL, GTK_WINDOW (self), (GFile **) list->pdata, list->len,
+                             ctrl_held (self, target) ? KS_OPEN_COMPARE : KS_OPEN_DEFAULT);
   return TRUE;
 }
 
@@ -796,7 +662,7 @@ recent_activated_cb (KsWindow      *self,
   if (uri == NULL)
     return;
   file = g_file_new_for_uri (uri);
-  ks_window_open (self, file);
+  ks_application_open_files (NULL, GTK_WINDOW (self), &file, 1, KS_OPEN_DEFAULT);
 }
 
 static int
@@ -983,12 +849,8 @@ ks_window_dispose (GObject *object)
 {
   KsWindow *self = (KsWindow *)object;
 
-  if (self->load_cancellable != NULL)
-    {
-      g_cancellable_cancel (self->load_cancellable);
-      g_clear_object (&self->load_cancellable);
-        }
-  g_clear_pointer (&self->relay, relay_unref);
+  if (self->loader != NULL)
+    ks_document_loader_cancel (self->loader);
   _ks_window_compare_cancel (self);
   end_first_frame (self, FALSE);
 
@@ -999,7 +861,6 @@ ks_window_dispose (GObject *object)
 
   g_clear_object (&self->session);
   g_clear_object (&self->file);
-  g_clear_object (&self->loading_file);
   g_clear_object (&self->summaries);
   g_clear_object (&self->job_file);
 
@@ -1024,6 +885,7 @@ ks_window_class_init (KsWindowClass *klass)
                           (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (KS_TYPE_DOCUMENT_LOADER);
   g_type_ensure (KS_TYPE_INTERVAL_BAR);
   g_type_ensure (KS_TYPE_OVERVIEW);
   g_type_ensure (KS_TYPE_TIMELINE);
@@ -1048,9 +910,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_list);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_group);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, loader);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, loading_title);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, progress_bar);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, loading_message);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, overview);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
@@ -1086,6 +947,11 @@ ks_window_init (KsWindow *self)
 
   self->loading_row = KS_NO_INDEX;
   restore_window_state (self);
+
+  g_object_bind_property_full (self->loader, "file", self->loading_title, "label", G_BINDING_DEFAULT,
+                               loading_title_transform, NULL, NULL, NULL);
+  g_signal_connect_object (self->loader, "notify::loading", G_CALLBACK (loader_loading_cb), self,
+                           G_CONNECT_SWAPPED);
 
   target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect_swapped (target, "drop", G_CALLBACK (drop_cb), self);

@@ -9,6 +9,7 @@
 
 #include "ks-application.h"
 #include "ks-paths.h"
+#include "ks-signals.h"
 
 int
 main (int   argc,
@@ -16,6 +17,8 @@ main (int   argc,
 {
   g_autoptr(KsApplication) app = NULL;
 
+  /* before GTK starts a thread: each inherits the blocked mask */
+  ks_signals_init ();
   ks_i18n_init ();
 
   app = ks_application_new ();

@@ -53,6 +53,7 @@ typedef enum
   KS_WIRE_PY_SAMPLE,
   KS_WIRE_ALLOCATOR,
   KS_WIRE_RANK,
+  KS_WIRE_TORCH_OP,
   KS_WIRE_N_TYPES
 } KsWireType;
 
@@ -451,6 +452,38 @@ typedef struct
   int32_t local_world_size;  /* LOCAL_WORLD_SIZE, 0 unset */
   /* followed by the host name */
 } KsWireRank;
+
+/* One PyTorch operator (a RecordFunction) from our observer extension
+ * (src/collector/python/kinescope_observer.cpp) through
+ * ks_inject_torch_op_enter()/_exit(): what torch's NVTX emission would
+ * have formatted into its range text, sent as numbers. The recorder writes
+ * it as that push/pop range, with that text, so that a recording holds
+ * the same rows either way. name_id is a KS_WIRE_STRING id; seq -1: none.
+ * With shapes (flags & KS_WIRE_TORCH_OP_SHAPES), the message is followed
+ * by n_words int64: for each of n_inputs inputs its number of dimensions
+ * and then its sizes (torch's inputSizes() with tensor lists flattened);
+ * KS_WIRE_TORCH_OP_TRUNCATED: the inputs did not all fit. */
+#define KS_WIRE_TORCH_OP_SHAPES    0x1u
+#define KS_WIRE_TORCH_OP_TRUNCATED 0x2u
+#define KS_WIRE_TORCH_MAX_WORDS    64u
+
+typedef struct
+{
+  KsWireHeader h;
+  uint64_t start;
+  uint64_t end;
+  uint64_t handle;           /* RecordFunction::handle(): NVTX's op_id */
+  int64_t  seq;              /* RecordFunction::seqNr() */
+  uint64_t fwd_thread_id;    /* forwardThreadId(): 0 outside the backward */
+  uint32_t tid;
+  uint32_t name_id;
+  uint32_t n_inputs;
+  uint32_t n_words;
+  uint8_t  scope;            /* at::RecordScope */
+  uint8_t  depth;
+  uint8_t  flags;
+  uint8_t  pad[5];
+} KsWireTorchOp;
 
 /* A HELLO for @pid without a name (h.size covers the fixed part only). */
 static inline void

@@ -101,6 +101,14 @@ signal_thread (gpointer data)
   return NULL;
 }
 
+/* In the child of every fork(), before its exec: GLib's g_spawn and
+ * GSubprocess reset these signals' handlers but not the mask. */
+static void
+atfork_child (void)
+{
+  ks_signals_child_setup (NULL);
+}
+
 void
 ks_signals_init (void)
 {
@@ -112,6 +120,7 @@ ks_signals_init (void)
   handlers = g_array_new (FALSE, FALSE, sizeof (Handler));
   fill_set (&set);
   pthread_sigmask (SIG_BLOCK, &set, NULL);
+  pthread_atfork (NULL, NULL, atfork_child);
   g_thread_unref (g_thread_new ("ks-signals", signal_thread, NULL));
 }
 

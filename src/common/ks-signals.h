@@ -18,7 +18,14 @@ G_BEGIN_DECLS
  * A signal with a handler (ks_signals_add()) runs that handler on the
  * main context; one without runs the cleanup (a save's temporary file)
  * and then its default action, so the exit status still tells the
- * signal. A signal ignored at start (nohup) stays ignored. */
+ * signal. A signal ignored at start (nohup) stays ignored.
+ *
+ * A blocked mask is inherited across fork() and exec(): every forked
+ * child gets the signals unblocked again (a pthread_atfork() handler),
+ * so programs spawned through g_spawn, GSubprocess or GAppInfo (a
+ * browser, the recorder) start as from a shell. posix_spawn() runs no
+ * fork handlers: GLib takes that path only for G_SPAWN_LEAVE_DESCRIPTORS_OPEN
+ * without a child setup, where ks_signals_child_setup() must be given. */
 typedef void (*KsSignalCleanup) (void);
 
 void  ks_signals_init        (void);

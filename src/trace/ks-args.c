@@ -28,13 +28,11 @@
 #include <string.h>
 
 #include "ks-args.h"
+#include "ks-args-private.h"
 
 #ifdef __SSE2__
 # include <emmintrin.h>
 #endif
-
-#define SHAPE_NUMBER 0x01
-#define SHAPE_STRING 0x02
 
 /* Texts longer than this are kept raw: an encoding's scratch room is a
  * few times the text, and such args are rare and read whole. */
@@ -42,55 +40,6 @@
 
 /* Containers nest at most this deep in an encoded record (one bit each). */
 #define DEPTH_MAX 64
-
-typedef struct
-{
-  guint32 hash;
-  guint32 entry;    /* 0 when the slot is empty */
-} Slot;
-
-/* A string of at most 8 bytes, as one word: most string values are
- * short ("float", "", "1"), and a word compares at once. */
-typedef struct
-{
-  guint64 word;
-  guint32 len;          /* G_MAXUINT32 when the slot is empty */
-  guint32 entry;
-} Recent;
-
-#define N_RECENT 1024
-#define N_LAST_SHAPES 1024
-
-/* Room for one encoding: its shape and its values. */
-struct _KsArgsScratch
-{
-  guint8  *shape;
-  guint8  *vals;
-  gsize    cap;           /* bytes of text it is sized for */
-  gsize    shape_len;     /* of the last ks_args_prepare() */
-  gsize    vals_len;
-};
-
-struct _KsArgsStore
-{
-  guint8  *data;          /* records; an id is an offset + 1 */
-  gsize    len;
-  gsize    cap;
-
-  guint8  *dict;          /* the dictionary's bytes, entry after entry */
-  gsize    dict_len;
-  gsize    dict_cap;
-  guint32 *entry_end;     /* entry e is dict[entry_end[e - 1], entry_end[e]) */
-  guint32  n_entries;     /* entry 0 is the empty string, never looked up */
-  guint32  entries_cap;
-
-  Slot    *slots;         /* open addressing over the entries; NULL once sealed */
-  Recent  *recent;        /* short strings seen last, before the table */
-  guint32 *last_shapes;   /* by a shape's ends and length: its number */
-  guint32  mask;
-
-  KsArgsScratch scratch;  /* of one encoding */
-};
 
 /* Bytes that end a run of plain string bytes. */
 static const guint8 string_stop[256] = {
@@ -107,75 +56,6 @@ static inline gboolean
 is_hex (guint8 c)
 {
   return is_digit (c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
-
-static inline guint8 *
-put_varint (guint8  *o,
-            guint64  v)
-{
-  while (v >= 0x80)
-    {
-      *o++ = (guint8) (v | 0x80);
-      v >>= 7;
-    }
-  *o++ = (guint8) v;
-  return o;
-}
-
-static inline const guint8 *
-get_varint (const guint8 *r,
-            guint64      *v)
-{
-  guint64 x = 0;
-  guint shift = 0;
-  guint8 b;
-
-  do
-    {
-      b = *r++;
-      x |= (guint64) (b & 0x7f) << shift;
-      shift += 7;
-    }
-  while (b & 0x80);
-  *v = x;
-  return r;
-}
-
-/* (v << 1) | tag as a varint: v may use all 64 bits. */
-static inline guint8 *
-put_tagged (guint8  *o,
-            guint64  v,
-            guint    tag)
-{
-  guint8 b = (guint8) (((v & 0x3f) << 1) | tag);
-
-  v >>= 6;
-  if (v == 0)
-    {
-      *o++ = b;
-      return o;
-    }
-  *o++ = b | 0x80;
-  return put_varint (o, v);
-}
-
-static inline const guint8 *
-get_tagged (const guint8 *r,
-            guint64      *v,
-            guint        *tag)
-{
-  guint8 b = *r++;
-
-  *tag = b & 1;
-  *v = (b >> 1) & 0x3f;
-  if (b & 0x80)
-    {
-      guint64 high;
-
-      r = get_varint (r, &high);
-      *v |= high << 6;
-    }
-  return r;
 }
 
 /* Eight bytes at a time; the table only needs its buckets spread. */
@@ -810,29 +690,6 @@ intern_shape (KsArgsStore  *self,
   return e;
 }
 
-/* Where the next placeholder of the shape [@s, @shape_end) is, or
- * @shape_end: eight bytes at a time. */
-static inline const guint8 *
-next_placeholder (const guint8 *s,
-                  const guint8 *shape_end)
-{
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-
-  while (shape_end - s >= 8)
-    {
-      guint64 w, stops;
-
-      memcpy (&w, s, 8);
-      if ((stops = (w - ones * (SHAPE_STRING + 1)) & ~w & (ones * 0x80)) != 0)
-        return s + __builtin_ctzll (stops) / 8;
-      s += 8;
-    }
-#endif
-  while (s < shape_end && *s > SHAPE_STRING)
-    s++;
-  return s;
-}
 
 /* Sizes @scratch for a text of @len bytes: FALSE when it cannot be. A
  * shape is never longer than its text; a value takes at most 3.5 times
@@ -933,20 +790,69 @@ ks_args_scratch_free (KsArgsScratch *scratch)
     return;
   g_free (scratch->shape);
   g_free (scratch->vals);
+  g_free (scratch->strings);
   g_free (scratch);
 }
 
+/* A prepared text is its shape, then the number of its string values,
+ * then the values in the order of the text: before each string value the
+ * length of the numbers since the one before (a varint) and those numbers
+ * as they are stored, then the string's place in the text (two varints);
+ * the numbers after the last string end it. The thread that adds it then
+ * copies the numbers by runs and only interns the strings, without
+ * walking the shape or the numbers again. */
 gsize
 ks_args_prepare (KsArgsScratch *scratch,
                  const char    *text,
                  gsize          len)
 {
   guint8 head[10];
+  const guint8 *s, *shape_end, *r;
+  gsize size, prev = 0;
 
   if (text == NULL || len == 0 || !scratch_reserve (scratch, len) ||
       !encode (NULL, scratch, (const guint8 *) text, len, &scratch->shape_len, &scratch->vals_len))
     return 0;
-  return (put_varint (head, scratch->shape_len) - head) + scratch->shape_len + scratch->vals_len;
+
+  scratch->n_strings = 0;
+  shape_end = scratch->shape + scratch->shape_len;
+  r = scratch->vals;
+  for (s = next_placeholder (scratch->shape, shape_end); s < shape_end; s = next_placeholder (s + 1, shape_end))
+    {
+      guint64 n, at;
+      guint tag;
+
+      if (*s == SHAPE_NUMBER)
+        {
+          r = get_tagged (r, &n, &tag);
+          if (tag)
+            r += n;
+          continue;
+        }
+      if (scratch->n_strings == scratch->strings_cap)
+        {
+          gsize cap = MAX (scratch->strings_cap * 2, 16);
+          guint32 *grown = g_try_renew (guint32, scratch->strings, cap * 2);
+
+          if (grown == NULL)
+            return 0;
+          scratch->strings = grown;
+          scratch->strings_cap = cap;
+        }
+      scratch->strings[2 * scratch->n_strings] = (guint32) (r - scratch->vals);
+      r = get_varint (get_varint (r, &at), &n);
+      scratch->strings[2 * scratch->n_strings + 1] = (guint32) (r - scratch->vals);
+      scratch->n_strings++;
+    }
+
+  size = (put_varint (head, scratch->shape_len) - head) + scratch->shape_len
+         + (put_varint (head, scratch->n_strings) - head) + scratch->vals_len;
+  for (gsize k = 0; k < scratch->n_strings; k++)
+    {
+      size += put_varint (head, scratch->strings[2 * k] - prev) - head;
+      prev = scratch->strings[2 * k + 1];
+    }
+  return size;
 }
 
 void
@@ -954,9 +860,21 @@ ks_args_prepared_write (const KsArgsScratch *scratch,
                         guint8              *out)
 {
   guint8 *o = put_varint (out, scratch->shape_len);
+  gsize prev = 0;
 
   memcpy (o, scratch->shape, scratch->shape_len);
-  memcpy (o + scratch->shape_len, scratch->vals, scratch->vals_len);
+  o = put_varint (o + scratch->shape_len, scratch->n_strings);
+  for (gsize k = 0; k < scratch->n_strings; k++)
+    {
+      gsize start = scratch->strings[2 * k];
+      gsize end = scratch->strings[2 * k + 1];
+
+      o = put_varint (o, start - prev);
+      memcpy (o, scratch->vals + prev, end - prev);
+      o += end - prev;
+      prev = end;
+    }
+  memcpy (o, scratch->vals + prev, scratch->vals_len - prev);
 }
 
 gboolean
@@ -968,8 +886,8 @@ ks_args_store_add_prepared (KsArgsStore  *self,
                             guint32      *id)
 {
   const guint8 *end = prepared + prepared_len;
-  const guint8 *shape, *shape_end, *s, *r;
-  guint64 shape_len;
+  const guint8 *shape, *r;
+  guint64 shape_len, n_strings;
   guint8 *v;
 
   g_return_val_if_fail (self != NULL && self->slots != NULL, FALSE);
@@ -979,40 +897,28 @@ ks_args_store_add_prepared (KsArgsStore  *self,
 
   *id = 0;
   shape = get_varint (prepared, &shape_len);
-  shape_end = shape + shape_len;
-  r = shape_end;
+  r = get_varint (shape + shape_len, &n_strings);
   v = self->scratch.vals;
 
-  /* The values in the order of the text: its strings interned as the
-   * one-step encoding interns them, so that the dictionary, and with it
-   * every record, comes out the same. */
-  for (s = next_placeholder (shape, shape_end); s < shape_end; s = next_placeholder (s + 1, shape_end))
+  /* The values in the order of the text (see ks_args_prepare()): its
+   * strings interned as the one-step encoding interns them, so that the
+   * dictionary, and with it every record, comes out the same. */
+  for (guint64 k = 0; k < n_strings; k++)
     {
-      const guint8 *value = r;
+      guint64 run, at, n;
+      guint32 e;
 
-      if (*s == SHAPE_NUMBER)
-        {
-          guint64 n;
-          guint tag;
-
-          r = get_tagged (r, &n, &tag);
-          if (tag)
-            r += n;
-          memcpy (v, value, r - value);
-          v += r - value;
-        }
-      else
-        {
-          guint64 at, n;
-          guint32 e;
-
-          r = get_varint (get_varint (r, &at), &n);
-          if ((e = intern (self, (const guint8 *) text + at, n)) == 0)
-            return store_record (self, 0, NULL, 0, text, len, id);
-          v = put_varint (v, e);
-        }
+      r = get_varint (r, &run);
+      memcpy (v, r, run);
+      v += run;
+      r = get_varint (get_varint (r + run, &at), &n);
+      if ((e = intern (self, (const guint8 *) text + at, n)) == 0)
+        return store_record (self, 0, NULL, 0, text, len, id);
+      v = put_varint (v, e);
     }
-  g_assert (r == end);
+  g_assert (r <= end);
+  memcpy (v, r, end - r);
+  v += end - r;
 
   return store_record (self, intern_shape (self, shape, shape_len), self->scratch.vals, v - self->scratch.vals,
                        text, len, id);
@@ -1035,142 +941,4 @@ ks_args_store_seal (KsArgsStore *self)
   self->dict_cap = MAX (self->dict_len, 1);
   self->entry_end = g_renew (guint32, self->entry_end, self->n_entries);
   self->entries_cap = self->n_entries;
-}
-
-static inline char *
-format_int (char    *end,
-            guint64  zz)
-{
-  guint64 m = (zz >> 1) + (zz & 1);
-  char *o = end;
-
-  do
-    {
-      *--o = (char) ('0' + m % 10);
-      m /= 10;
-    }
-  while (m != 0);
-  if (zz & 1)
-    *--o = '-';
-  return o;
-}
-
-/* Room for @need more bytes in @out past @at; its text may move. */
-static inline char *
-out_reserve (GString *out,
-             gsize    at,
-             gsize    need)
-{
-  if (at + need >= out->allocated_len)
-    {
-      out->len = at;
-      g_string_set_size (out, at + need);
-    }
-  return out->str;
-}
-
-
-void
-ks_args_store_append (const KsArgsStore *self,
-                      guint32            id,
-                      GString           *out)
-{
-  const guint8 *r;
-  const guint8 *s, *shape_end;
-  guint64 shape;
-  gsize at;
-  char *o;
-
-  g_return_if_fail (self != NULL && id != 0 && id <= self->len);
-
-  r = get_varint (self->data + id - 1, &shape);
-  if (shape == 0)
-    {
-      guint64 n;
-
-      r = get_varint (r, &n);
-      g_string_append_len (out, (const char *) r, n);
-      return;
-    }
-
-  /* Written in place: appending a piece at a time costs more than the
-   * walk. */
-  s = self->dict + self->entry_end[shape - 1];
-  shape_end = self->dict + self->entry_end[shape];
-  at = out->len;
-  o = out_reserve (out, at, (shape_end - s) + 64);
-  while (s < shape_end)
-    {
-      const guint8 *run = s;
-      guint64 x;
-
-      s = next_placeholder (s, shape_end);
-      o = out_reserve (out, at, (s - run) + 24);
-      memcpy (o + at, run, s - run);
-      at += s - run;
-      if (s == shape_end)
-        break;
-      if (*s++ == SHAPE_NUMBER)
-        {
-          guint tag;
-
-          r = get_tagged (r, &x, &tag);
-          if (tag)
-            {
-              o = out_reserve (out, at, x);
-              memcpy (o + at, r, x);
-              at += x;
-              r += x;
-            }
-          else
-            {
-              char buf[24];
-              char *from = format_int (buf + sizeof buf, x);
-
-              /* 24 bytes are reserved past every run */
-              memcpy (o + at, from, buf + sizeof buf - from);
-              at += buf + sizeof buf - from;
-            }
-        }
-      else
-        {
-          guint32 from, n;
-
-          r = get_varint (r, &x);
-          from = self->entry_end[x - 1];
-          n = self->entry_end[x] - from;
-          o = out_reserve (out, at, n + 2);
-          o[at++] = '"';
-          memcpy (o + at, self->dict + from, n);
-          at += n;
-          o[at++] = '"';
-        }
-    }
-  out->len = at;
-  out->str[at] = '\0';
-}
-
-const char *
-ks_args_store_get (const KsArgsStore *self,
-                   guint32            id,
-                   GString           *scratch)
-{
-  g_string_truncate (scratch, 0);
-  if (id == 0)
-    return NULL;
-  ks_args_store_append (self, id, scratch);
-  return scratch->str;
-}
-
-gsize
-ks_args_store_get_memory_size (const KsArgsStore *self)
-{
-  gsize size = sizeof *self + self->cap + self->dict_cap;
-
-  size += (gsize) self->entries_cap * sizeof (guint32);
-  if (self->slots != NULL)
-    size += ((gsize) self->mask + 1) * sizeof (Slot) + N_RECENT * sizeof (Recent)
-            + N_LAST_SHAPES * sizeof (guint32);
-  size += self->scratch.cap * 5 + 16;
-  return size;
 }

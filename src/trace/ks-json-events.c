@@ -213,7 +213,12 @@ event_args (Reader *r)
   gsize len;
   const char *text = event_args_json (r, &len);
 
-  return text != NULL ? ks_trace_builder_add_args (r->builder, text, len) : 0;
+  if (text == NULL)
+    return 0;
+  /* prepared on a worker from this very text */
+  if (r->args_prepared != NULL && text == r->args_direct && len == r->args_direct_len)
+    return ks_trace_builder_add_prepared_args (r->builder, text, len, r->args_prepared, r->args_prepared_len);
+  return ks_trace_builder_add_args (r->builder, text, len);
 }
 
 /* The event's args as a new string, or NULL when it has none. */

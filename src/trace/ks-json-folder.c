@@ -29,6 +29,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader-private.h"
+#include "ks-load-phases.h"
 
 /* the most inflated text held ahead of the reader */
 #define PREFETCH_BUDGET (G_GUINT64_CONSTANT (1) << 30)
@@ -314,7 +315,9 @@ load_files (GFile         **files,
   guint loaded = 0;
   g_autoptr(GString) failures = g_string_new (NULL);
   Prefetch *prefetch;
+  KsPhaseClock clock;
 
+  ks_phase_start (&clock);
   for (guint i = 0; i < n_files; i++)
     {
       g_autoptr(GFileInfo) info = g_file_query_info (files[i],
@@ -397,7 +400,9 @@ load_files (GFile         **files,
       goto out;
     }
 
+  ks_phase_next (&clock, "read");
   trace = ks_json_finish_trace (r, error);
+  ks_phase_next (&clock, "finish");
 
 out:
   prefetch_free (prefetch, source_name);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ks-json-reader-private.h"
+#include "ks-load-phases.h"
 
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 #define MIN_CHUNK_BYTES     (128 * 1024)
@@ -75,6 +76,8 @@ typedef struct
   gsize       args_len;
   guint32     n_local;      /* strings of the chunk numbered by then */
   guint32     strings_end;  /* its KeptStrings end here */
+  guint32     prepared_at;  /* the args as ks_args_prepare() made them, */
+  guint32     prepared_len; /* in the chunk's prepared (0: none) */
   guint8      args_overflow;
   guint8      args_ascii;
   guint8      kineto;       /* the reader's flag when the event closed */
@@ -107,6 +110,7 @@ typedef struct _Chunk
   GArray       *marks;        /* Mark, inside data */
   guint         seen;         /* all of it */
   int           events_depth; /* 1 for a top-level array, 2 in {"traceEvents": */
+  gboolean      prepare_args; /* the parse prepares the args (on a worker) */
   gboolean      last;         /* runs to the end of the text ... */
   gboolean      in_string;    /* ... which ends inside a string */
 
@@ -120,6 +124,7 @@ typedef struct _Chunk
   GPtrArray    *events;       /* blocks of EVENTS_PER_BLOCK Events: the kept events */
   GArray       *strings;      /* KeptString */
   GStringChunk *text;
+  GByteArray   *prepared;     /* the kept events' args, prepared */
   GArray       *local;        /* LocalString, numbered from 1 */
   guint32      *slots;        /* open addressing: local number, 0 empty */
   guint32       n_slots;
@@ -174,12 +179,19 @@ typedef struct _Parallel
   guint         n_chunks;
   guint         n_merged;
 
+  /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
+  KsPhaseClock  t_start;
+  KsPhaseClock  t_replay;
+  KsPhaseClock  t_here;       /* parsing chunks no worker took yet */
+  KsPhaseClock  t_wait;
+
   /* buffers of replayed chunks, for the next ones: fresh memory is
    * paged in at a cost comparable to its parse */
   GPtrArray    *spare_data;
   GPtrArray    *spare_kept;
   GPtrArray    *spare_events;
   GPtrArray    *spare_strings;
+  GPtrArray    *spare_prepared;
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;

@@ -111,6 +111,10 @@ chunk_new (Parallel *p)
 
   c->owner = p;
   c->name = p->name;
+  /* Preparing the args on a worker costs more in all than encoding them
+   * in the replay, and pays where the reading thread sets the pace:
+   * from three threads on, as for a .kscope. */
+  c->prepare_args = p->n_threads >= 3;
   c->events_depth = p->events_depth;
   c->data = ks_json_par_take_spare (p->spare_data);
   if (c->data == NULL)
@@ -124,6 +128,9 @@ chunk_new (Parallel *p)
   c->strings = ks_json_par_take_spare (p->spare_strings);
   if (c->strings == NULL)
     c->strings = g_array_new (FALSE, FALSE, sizeof (KeptString));
+  c->prepared = ks_json_par_take_spare (p->spare_prepared);
+  if (c->prepared == NULL)
+    c->prepared = g_byte_array_new ();
   c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   return c;
 }
@@ -158,6 +165,9 @@ chunk_free (Chunk *c)
   else if (c->events != NULL)
     g_ptr_array_unref (c->events);
   give_back (p->spare_strings, c->strings, limit);
+  if (c->prepared != NULL)
+    g_byte_array_set_size (c->prepared, 0);
+  give_back (p->spare_prepared, c->prepared, limit);
   if (c->marks != NULL)
     g_array_unref (c->marks);
   if (c->local != NULL)
@@ -209,6 +219,7 @@ ks_json_parallel_start (Reader  *r,
   p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
   p->mode = MODE_HEAD;
+  ks_phase_start (&p->t_start);
   if (r->workers == NULL)
     {
       r->workers = g_new0 (Workers, 1);
@@ -224,6 +235,7 @@ ks_json_parallel_start (Reader  *r,
   p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  p->spare_prepared = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   r->parallel = p;
 }
 
@@ -249,6 +261,7 @@ wait_done (Parallel *p,
 {
   Workers *w = p->workers;
   Chunk *next;
+  KsPhaseClock clock;
 
   for (;;)
     {
@@ -258,12 +271,18 @@ wait_done (Parallel *p,
       next = g_queue_pop_head (&w->pending);
       if (next == NULL)
         {
+          ks_phase_start (&clock);
           while (!c->done)
             g_cond_wait (&w->cond, &w->lock);
+          ks_phase_add (&clock, &p->t_wait);
           break;
         }
       g_mutex_unlock (&w->lock);
+      /* here the args are encoded once, in the replay */
+      next->prepare_args = FALSE;
+      ks_phase_start (&clock);
       ks_json_par_run_chunk (next);
+      ks_phase_add (&clock, &p->t_here);
       ks_json_par_mark_done (w, next);
     }
   g_mutex_unlock (&w->lock);
@@ -318,6 +337,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_kept);
   g_ptr_array_unref (p->spare_events);
   g_ptr_array_unref (p->spare_strings);
+  g_ptr_array_unref (p->spare_prepared);
   g_free (p->name);
   g_free (p);
 }
@@ -515,11 +535,15 @@ replay_events (Reader  *r,
       r->args_direct_len = k->args_len;
       r->args_overflow = k->args_overflow;
       r->args_ascii = k->args_ascii;
+      r->args_prepared = k->prepared_len > 0 ? c->prepared->data + k->prepared_at : NULL;
+      r->args_prepared_len = k->prepared_len;
 
       r->ev = ev;
       ks_json_handle_event (r);
       r->ev = &r->ev_own;
       r->args_direct = NULL;
+      r->args_prepared = NULL;
+      r->args_prepared_len = 0;
       if (r->error != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&r->error));
@@ -622,6 +646,7 @@ merge_with_next (Reader   *r,
   chunk_free (c);
   chunk_free (n);
   /* rare: on this thread, rather than behind the queue */
+  m->prepare_args = FALSE;
   ks_json_par_run_chunk (m);
   m->done = TRUE;
   g_queue_push_head (&p->queue, m);
@@ -637,6 +662,8 @@ replay (Reader   *r,
         GError  **error)
 {
   Chunk *c;
+  KsPhaseClock clock;
+  gboolean ok;
 
   while ((c = g_queue_peek_head (&p->queue)) != NULL)
     {
@@ -654,7 +681,10 @@ replay (Reader   *r,
         }
 
       g_queue_pop_head (&p->queue);
-      if (!replay_events (r, c, error))
+      ks_phase_start (&clock);
+      ok = replay_events (r, c, error);
+      ks_phase_add (&clock, &p->t_replay);
+      if (!ok)
         {
           chunk_free (c);
           return FALSE;
@@ -674,8 +704,7 @@ replay (Reader   *r,
         }
       if (c->events_end)
         {
-          gboolean ok = parse_tail (r, p, c, error);
-
+          ok = parse_tail (r, p, c, error);
           chunk_free (c);
           return ok;
         }
@@ -952,6 +981,18 @@ ks_json_parallel_finish (Reader  *r,
       ok = replay (r, p, 0, error);
     }
   g_debug ("%s: %u chunks on %u threads, %u cuts not between events", r->name, p->n_chunks, p->n_threads, p->n_merged);
+  if (ks_load_phases_enabled ())
+    {
+      KsPhaseClock rest = { 0, 0 };
+
+      ks_phase_add (&p->t_start, &rest);
+      ks_phase_print ("read: replaying events into the builder", &p->t_replay);
+      ks_phase_print ("read: parsing chunks on this thread", &p->t_here);
+      ks_phase_print ("read: waiting for workers", &p->t_wait);
+      rest.wall_ns -= p->t_replay.wall_ns + p->t_here.wall_ns + p->t_wait.wall_ns;
+      rest.cpu_ns -= p->t_replay.cpu_ns + p->t_here.cpu_ns + p->t_wait.cpu_ns;
+      ks_phase_print ("read: the rest (input, compaction, cutting)", &rest);
+    }
   ks_json_parallel_stop (r);
   return ok;
 }

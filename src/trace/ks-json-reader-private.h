@@ -9,6 +9,7 @@
 
 #include <yajl/yajl_parse.h>
 
+#include "ks-args.h"
 #include "ks-json-reader.h"
 #include "ks-json-scan.h"
 #include "ks-trace-builder.h"
@@ -312,6 +313,12 @@ typedef struct
   gboolean        scalars_muted;
   const char     *args_direct;    /* the args text when it lies whole in buf */
   gsize           args_direct_len;
+  /* replaying a chunk: what a worker's ks_args_prepare() made of
+   * args_direct (NULL: nothing), so that only the interning is left
+   * for this thread */
+  const guint8   *args_prepared;
+  gsize           args_prepared_len;
+  KsArgsScratch  *args_scratch;   /* a worker's, for ks_args_prepare() */
 
   Event          *ev;             /* the event being read: ev_own, or on a
                                    * worker a place in its chunk */

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-json-reader-private.h"
+#include "ks-load-phases.h"
 
 /* The reader is a push parser: yajl calls back for every token and a
  * small state machine keyed on nesting depth picks out the events. One
@@ -179,6 +180,7 @@ ks_json_reader_free (Reader *r)
   g_byte_array_unref (r->carry);
   g_string_free (r->utf8_scratch, TRUE);
   g_free (r->syntax_text);
+  g_clear_pointer (&r->args_scratch, ks_args_scratch_free);
   g_clear_error (&r->error);
   if (r->yajl != NULL)
     yajl_free (r->yajl);
@@ -247,15 +249,19 @@ load_stream (GInputStream  *stream,
   KsTraceBuilder *builder = ks_trace_builder_new (KS_FORMAT_CHROME_JSON);
   Reader *r = ks_json_reader_new (builder, progress, cancellable);
   KsTrace *trace = NULL;
+  KsPhaseClock clock;
 
   r->name = name ? name : "";
   r->lenient = lenient;
   ks_trace_builder_set_metadata (builder, "source_name", r->name);
   ks_json_note_file_rank (r, r->name);
+  ks_phase_start (&clock);
   if (ks_json_read_stream (r, stream, size, 0.0, 0.95, error))
     {
+      ks_phase_next (&clock, "read");
       ks_json_finish_file (r, TRUE);
       trace = ks_json_finish_trace (r, error);
+      ks_phase_next (&clock, "finish");
     }
   *fixable = r->lenient_fixable;
 

@@ -28,6 +28,7 @@
 
 #include "ks-gzip.h"
 #include "ks-json-reader-private.h"
+#include "ks-load-phases.h"
 
 static gboolean
 report_progress (Reader        *r,
@@ -388,6 +389,9 @@ read_mapped (Reader        *r,
  * travel through two queues, full and free, and always come back. */
 
 #define N_BLOCKS 4
+/* From this many threads on the reading thread drops the white space of
+ * a .json.gz, not the inflating thread (see inflater_compacts()). */
+#define GZ_COMPACT_READ_THREADS 8
 
 typedef struct
 {
@@ -415,8 +419,13 @@ typedef struct
   gint          stop;
   gint          count_only;  /* past the trace: blocks are inflated, not compacted */
   gboolean      started;     /* the first block is out (it may start with a BOM) */
+  gboolean      compacts;    /* this thread drops white space, not the reader */
   gsize         block_size;  /* of text inflated at a time */
   KsJsonCompactState  compact;
+  /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
+  KsPhaseClock  t_inflate;
+  KsPhaseClock  t_compact;
+  KsPhaseClock  t_wait;      /* for a block the parse gave back */
 } GzSource;
 
 /* Inflates the next block of output; 0 at the end of the data. */
@@ -460,34 +469,70 @@ gz_source_next (GzSource  *src,
   return n;
 }
 
+/* Drops the white space of @b's inflated bytes in place: the length left. */
+static gsize
+gz_source_compact (GzSource *src,
+                   Block    *b)
+{
+  gsize bom = src->started ? 0 : ks_json_bom_length (b->data, b->orig_len);
+
+  src->started = TRUE;
+  return ks_json_compact (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
+}
+
+/* Whether the inflating thread drops the white space too. On few
+ * threads it has time to spare while the parse keeps the cores busy; on
+ * many, inflating alone is about as long as the reading thread's share
+ * of a load, and the compaction is better beside the replay there.
+ * KINESCOPE_GZ_COMPACT=inflate or =read chooses, for measurements. */
+static gboolean
+inflater_compacts (Reader *r)
+{
+  const char *env = g_getenv ("KINESCOPE_GZ_COMPACT");
+
+  if (g_strcmp0 (env, "inflate") == 0)
+    return TRUE;
+  if (g_strcmp0 (env, "read") == 0)
+    return FALSE;
+  return r->parallel == NULL || ks_json_thread_count () < GZ_COMPACT_READ_THREADS;
+}
+
 static gpointer
 gz_source_thread (gpointer data)
 {
   GzSource *src = data;
+  KsPhaseClock clock;
 
   for (;;)
     {
-      Block *b = g_async_queue_pop (src->free);
+      Block *b;
 
+      ks_phase_start (&clock);
+      b = g_async_queue_pop (src->free);
+      ks_phase_add (&clock, &src->t_wait);
       if (g_atomic_int_get (&src->stop))
         {
           g_async_queue_push (src->full, b);
           break;
         }
       b->error = NULL;
+      ks_phase_start (&clock);
       b->orig_len = gz_source_next (src, b->data, src->block_size, &b->error);
+      ks_phase_add (&clock, &src->t_inflate);
       /* White space is dropped here, on this thread's time: yajl then
        * has a fifth less to lex (Kineto indents its JSON). */
       b->len = 0;
-      if (b->orig_len > 0 && !g_atomic_int_get (&src->count_only))
+      if (src->compacts)
         {
-          gsize bom = src->started ? 0 : ks_json_bom_length (b->data, b->orig_len);
-
-          src->started = TRUE;
-          b->len = ks_json_compact (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
+          if (b->orig_len > 0 && !g_atomic_int_get (&src->count_only))
+            {
+              ks_phase_start (&clock);
+              b->len = gz_source_compact (src, b);
+              ks_phase_add (&clock, &src->t_compact);
+            }
+          b->seen = ks_json_take_seen (&src->compact);
+          b->in_string = src->compact.in_string;
         }
-      b->seen = ks_json_take_seen (&src->compact);
-      b->in_string = src->compact.in_string;
       /* compressed bytes inflated so far: finer than bytes read */
       b->raw_read = ks_gzip_get_total_in (src->gz);
       g_async_queue_push (src->full, b);
@@ -727,6 +772,7 @@ read_document (Reader        *r,
       src.first = first;
       src.raw_read = first;
       src.block_size = ks_json_block_size (r);
+      src.compacts = inflater_compacts (r);
       src.full = g_async_queue_new ();
       src.free = g_async_queue_new ();
       for (guint i = 0; i < N_BLOCKS; i++)
@@ -752,6 +798,12 @@ read_document (Reader        *r,
             break;
           raw_read = b->raw_read;
           r->orig_offset += b->orig_len;
+          if (!src.compacts && !past_value (r))
+            {
+              b->len = gz_source_compact (&src, b);
+              b->seen = ks_json_take_seen (&src.compact);
+              b->in_string = src.compact.in_string;
+            }
           /* after the trace the inflated bytes are only counted: the
            * warning says how many were ignored */
           if ((!past_value (r) && !feed_block (r, b->data, b->len, b->seen, b->in_string, error)) ||
@@ -768,6 +820,10 @@ read_document (Reader        *r,
         }
 
       g_thread_join (thread);
+      /* whether the inflating thread or the parse sets the pace */
+      ks_phase_print ("inflate: inflating", &src.t_inflate);
+      ks_phase_print ("inflate: compaction", &src.t_compact);
+      ks_phase_print ("inflate: waiting for the parse", &src.t_wait);
       for (guint i = 0; i < N_BLOCKS; i++)
         {
           g_free (blocks[i].data);

@@ -19,6 +19,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-json-reader.h"
+#include "ks-load-phases.h"
 #include "ks-sqlite-reader.h"
 #include "ks-sqlite-reader-private.h"
 
@@ -454,8 +455,10 @@ load (GFile         *file,
   KsTraceBuilder *builder;
   KsTrace *trace;
   int version;
+  KsPhaseClock clock;
 
   reader_init (&r, file, progress, cancellable);
+  ks_phase_start (&clock);
 
   path = g_file_get_path (file);
   if (path == NULL)
@@ -533,9 +536,11 @@ load (GFile         *file,
   g_clear_pointer (&r.workers, _ks_sqlite_workers_free);
   g_clear_pointer (&r.db, sqlite3_close);
   builder = g_steal_pointer (&r.b);
+  ks_phase_next (&clock, "read");
   trace = ks_trace_builder_finish (builder, cancellable, &local_error);
   if (trace == NULL)
     goto failed;
+  ks_phase_next (&clock, "finish");
 
   reader_clear (&r);
   if (progress != NULL)

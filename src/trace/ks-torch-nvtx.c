@@ -266,3 +266,41 @@ ks_torch_op_args (const KsTorchOp *op)
   g_string_append_printf (s, "\"Record function id\":%" G_GINT64_FORMAT "}", op->op_id);
   return g_string_free (s, FALSE);
 }
+
+char *
+ks_torch_op_format (const char   *name,
+                    gint64        seq,
+                    guint64       op_id,
+                    gboolean      with_sizes,
+                    const gint64 *words,
+                    guint         n_inputs,
+                    guint         n_words,
+                    gboolean      truncated)
+{
+  GString *s = g_string_new (name);
+  guint w = 0;
+
+  if (seq >= 0)
+    g_string_append_printf (s, SEQ "%" G_GINT64_FORMAT, seq);
+  if (op_id > 0)
+    g_string_append_printf (s, "," OP_ID "%" G_GUINT64_FORMAT, op_id);
+  /* torch leaves out an empty list */
+  if (!with_sizes || (n_inputs == 0 && !truncated))
+    return g_string_free (s, FALSE);
+
+  g_string_append (s, SIZES "[");
+  for (guint i = 0; i < n_inputs && w < n_words; i++)
+    {
+      gint64 ndim = words[w++];
+
+      if (i > 0)
+        g_string_append (s, ", ");
+      g_string_append_c (s, '[');
+      for (gint64 d = 0; d < ndim && w < n_words; d++)
+        g_string_append_printf (s, d > 0 ? ", %" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, words[w++]);
+      g_string_append_c (s, ']');
+    }
+  if (!truncated)
+    g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}

@@ -34,6 +34,20 @@ typedef struct
 gboolean  ks_torch_nvtx_parse      (const char      *text,
                                     KsTorchOp       *op);
 void      ks_torch_op_clear        (KsTorchOp       *op);
+/* The text getNvtxStr() gives the operator @name with @seq (-1: none)
+ * and @op_id (0: none) and, @with_sizes, its inputs' sizes: @words holds,
+ * for each of @n_inputs inputs, its number of dimensions and then its
+ * sizes (KsWireTorchOp's encoding). @truncated leaves the list open, as a
+ * text cut at the NVTX message limit would. The inverse of
+ * ks_torch_nvtx_parse() but for input_op_ids, which nothing reads. */
+char     *ks_torch_op_format       (const char      *name,
+                                    gint64           seq,
+                                    guint64          op_id,
+                                    gboolean         with_sizes,
+                                    const gint64    *words,
+                                    guint            n_inputs,
+                                    guint            n_words,
+                                    gboolean         truncated);
 /* Whether the operator runs in the backward pass' engine. */
 gboolean  ks_torch_op_is_backward  (const KsTorchOp *op);
 /* The args a Kineto trace gives the operator: {"Sequence number": N,

@@ -21,6 +21,7 @@
 
 #include "ks-json-reader.h"
 #include "ks-kscope-conventions.h"
+#include "ks-load-phases.h"
 #include "ks-trace-builder-private.h"
 
 /* Start first; at equal starts parents (longer) before children; then
@@ -992,13 +993,17 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   guint32 overlaps_track = 0;
   g_autofree Overlaps *checks = NULL;
   g_autoptr(GArray) large = NULL;
+  KsPhaseClock clock;
 
   g_return_val_if_fail (self != NULL, NULL);
+
+  ks_phase_start (&clock);
 
   if (self->failed == FAILED_NONE)
     _ks_builder_finish_samples (self);
   if (!ks_trace_builder_check (self, error))
     return NULL;
+  ks_phase_next (&clock, "finish: samples and checks");
 
   trace = g_object_new (KS_TYPE_TRACE, NULL);
   trace->format = self->format;
@@ -1050,7 +1055,9 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
       else
         g_array_append_val (large, t);
     }
+  ks_phase_next (&clock, "finish: small tracks");
   finish_large_tracks (self, trace, (guint32 *)(gpointer) large->data, large->len, origin, checks);
+  ks_phase_next (&clock, "finish: large tracks");
   for (guint32 t = 0; t < trace->n_tracks; t++)
     {
       const Overlaps *o = &checks[t];
@@ -1067,6 +1074,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   if (overlaps.n > 0)
     warn_overlaps (self, trace, &overlaps, overlaps_track);
   resolve_thread_times (self, trace);
+  ks_phase_next (&clock, "finish: overlaps and thread times");
 
   /* Strings (before flows intern "ac2g": keep strings open until the end) */
   trace->n_processes = self->processes->len;
@@ -1112,6 +1120,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
         counter->ts[i] -= origin;
     }
 
+  ks_phase_next (&clock, "finish: counters");
+
   /* Memory events and instants: stable sort by time, unless they came in
    * order (as a .kscope and most profilers give them) */
   if (!array_is_sorted (self->memory_events, compare_memory_events))
@@ -1132,11 +1142,13 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   for (guint32 i = 0; i < trace->n_instants; i++)
     trace->instants[i].ts -= origin;
 
+  ks_phase_next (&clock, "finish: memory, samples, instants");
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
   take_ranks (self, trace);
   link_flows (self, trace);
+  ks_phase_next (&clock, "finish: flows");
 
   /* Strings last: link_flows may intern. */
   trace->n_strings = self->strings->len;
@@ -1152,6 +1164,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   g_hash_table_iter_init (&iter, self->metadata);
   while (g_hash_table_iter_next (&iter, &key, &value))
     g_hash_table_insert (trace->metadata, g_strdup (key), g_strdup (value));
+  ks_phase_next (&clock, "finish: strings and arguments");
 
   return g_steal_pointer (&trace);
 }

@@ -528,6 +528,35 @@ test_launch_shows_loading (void)
   gtk_window_destroy (window);
 }
 
+/* kinescope FOLDER over the memory bound: listed and sized in the
+ * loader's worker, so the first frame is the loading page too, and the
+ * folder opens to the job's Ranks page. */
+static void
+test_launch_folder_shows_loading (void)
+{
+  g_autoptr(GFile) folder = fixture ("ddp_gloo_2ranks");
+  g_autofree char *shown = NULL;
+  GtkWindow *window;
+  gulong id;
+
+  g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
+  id = g_signal_connect (application, "window-added", G_CALLBACK (window_added_cb), &shown);
+  g_application_open (G_APPLICATION (application), &folder, 1, "");
+  g_signal_handler_disconnect (application, id);
+
+  window = gtk_application_get_active_window (GTK_APPLICATION (application));
+  g_assert_true (KS_IS_WINDOW (window));
+  /* nothing of the folder was read yet: the loader's worker lists it */
+  g_assert_true (ks_window_get_loading (KS_WINDOW (window)));
+  WAIT_FOR (shown != NULL);
+  g_assert_cmpstr (shown, ==, "loading");
+  WAIT_FOR (!ks_window_get_loading (KS_WINDOW (window)));
+  g_assert_nonnull (ks_window_get_summaries (KS_WINDOW (window)));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (find_main_stack (GTK_WIDGET (window))), ==, "job");
+  g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+  gtk_window_destroy (window);
+}
+
 /* The icon names of the images under @widget that the display's icon
  * theme lacks: GTK draws those as its "image missing" icon. */
 static void
@@ -764,6 +793,7 @@ main (int   argc,
   g_test_add_func ("/app/first-minute/nsight-cpu-samples", test_nsight_cpu_samples);
   g_test_add_func ("/app/first-minute/record-output", test_record_output);
   g_test_add_func ("/app/first-minute/launch-shows-loading", test_launch_shows_loading);
+  g_test_add_func ("/app/first-minute/launch-folder-shows-loading", test_launch_folder_shows_loading);
   g_test_add_func ("/app/first-minute/icons", test_icons);
   g_test_add_func ("/app/first-minute/small-screen-gap-causes", test_small_screen_gap_causes);
   g_test_add_func ("/app/first-minute/small-screen-compare", test_small_screen_compare);

@@ -23,6 +23,8 @@
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <utime.h>
 
 #include "ks-trace-loader.h"
 #include "test-record-sql.h"
@@ -33,6 +35,7 @@ static const char *py_dir;
 static const char *python;
 static const char *nvtx_shim;
 static char *tmp_dir;
+static char *cache_dir;
 
 static gboolean
 need_python (void)
@@ -79,6 +82,8 @@ spawn (char               **out,
 
   env = g_environ_setenv (env, "KINESCOPE_INJECT_DIR", inject_dir, TRUE);
   env = g_environ_unsetenv (env, "PYTHONPATH");
+  /* where the PyTorch observer is built: not the home folder */
+  env = g_environ_setenv (env, "XDG_CACHE_HOME", cache_dir, TRUE);
   for (guint i = 0; env_extra != NULL && env_extra[i] != NULL; i++)
     {
       g_auto(GStrv) kv = g_strsplit (env_extra[i], "=", 2);
@@ -563,6 +568,24 @@ typedef struct
   char  *path;
 } TorchRun;
 
+/* @file and all under it */
+static void
+remove_tree (GFile *file)
+{
+  g_autoptr(GFileEnumerator) e = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                                            G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+  GFileInfo *info;
+
+  while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
+    {
+      g_autoptr(GFile) child = g_file_get_child (file, g_file_info_get_name (info));
+
+      remove_tree (child);
+      g_object_unref (info);
+    }
+  g_file_delete (file, NULL, NULL);
+}
+
 static void
 torch_run_clear (TorchRun *r)
 {
@@ -571,21 +594,31 @@ torch_run_clear (TorchRun *r)
 }
 
 static void
-record_torch (TorchRun   *r,
-              const char *name,
-              const char *option,
-              const char *mode)
+record_torch_env (TorchRun   *r,
+                  const char *name,
+                  const char *option,
+                  const char *mode,
+                  const char *extra_env)
 {
   g_autofree char *fake = py_file ("fake-torch");
   g_autofree char *log = tmp_file ("torch.log");
   g_autofree char *pythonpath = g_strconcat ("PYTHONPATH=", fake, NULL);
   g_autofree char *log_env = g_strconcat ("FAKE_TORCH_LOG=", log, NULL);
-  const char *env[] = { pythonpath, log_env, NULL };
+  const char *env[] = { pythonpath, log_env, extra_env, NULL };
 
   g_unlink (log);
   r->path = record (name, env, option, "torch-program.py", mode, 0);
   g_assert_true (g_file_get_contents (log, &r->log, NULL, NULL));
   g_test_message ("%s", r->log);
+}
+
+static void
+record_torch (TorchRun   *r,
+              const char *name,
+              const char *option,
+              const char *mode)
+{
+  record_torch_env (r, name, option, mode, NULL);
 }
 
 /* The value of "tid=N" of the first log line with @call. */
@@ -627,6 +660,9 @@ calls_of (const char *log)
 }
 
 #define OURS "enable NVTX shapes=False experimental=True activities=set()\n"
+/* the observer's build, which fails unless FAKE_TORCH_OBSERVER is set */
+#define LOAD "cpp-extension-load kinescope_observer kinescope_observer.cpp exists=True " \
+             "is_python_module=False with_cuda=False\n"
 
 static void
 test_torch (void)
@@ -646,6 +682,7 @@ test_torch (void)
   calls = calls_of (r.log);
   g_assert_cmpstr (calls, ==,
                    "imported\n"
+                   LOAD                                   /* no observer: NVTX emission */
                    OURS                                   /* the importing thread, at once */
                    "program-after-import\n"
                    OURS                                   /* the new thread */
@@ -722,7 +759,7 @@ test_torch_no_cuda (void)
     return;
   record_torch (&r, "torch-no-cuda.kscope", NULL, "no-cuda");
   calls = calls_of (r.log);
-  g_assert_cmpstr (calls, ==, "imported\n" OURS "program-after-import\n" OURS "worker-runs\ndisable\nprogram-end\ndisable\n");
+  g_assert_cmpstr (calls, ==, "imported\n" LOAD OURS "program-after-import\n" OURS "worker-runs\ndisable\nprogram-end\ndisable\n");
   torch_run_clear (&r);
 }
 
@@ -768,7 +805,7 @@ test_torch_off (void)
   {
     g_autofree char *shapes_calls = calls_of (r.log);
 
-    g_assert_true (g_str_has_prefix (shapes_calls, "imported\nenable NVTX shapes=True experimental=True activities=set()\n"));
+    g_assert_true (g_str_has_prefix (shapes_calls, "imported\n" LOAD "enable NVTX shapes=True experimental=True activities=set()\n"));
     g_assert_null (strstr (shapes_calls, OURS));
   }
   torch_run_clear (&r);
@@ -780,6 +817,121 @@ test_torch_off (void)
   g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_MEMORY_EVENTS"), ==, 6);
   sqlite3_close (db);
   torch_run_clear (&r);
+}
+
+/* The operators' rows: text and nesting as the observer sent them */
+#define OBSERVER_OPS "SELECT COUNT(*) FROM NVTX_EVENTS a JOIN NVTX_EVENTS b " \
+                     "ON a.text = '%s' AND b.text = 'aten::fake_inner, op_id = 2' " \
+                     "AND a.eventType = 59 AND b.eventType = 59 AND a.globalTid = b.globalTid " \
+                     "AND a.start <= b.start AND b.end <= a.end"
+
+/* Operators from the RecordFunction observer, built once per torch into
+ * the cache and loaded from there after; torch's NVTX emission when it
+ * cannot be built or is not wanted. */
+static void
+test_torch_observer (void)
+{
+  g_autoptr(GFile) cache = NULL;
+  TorchRun r = { 0 };
+  g_autofree char *calls = NULL;
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+  cache = g_file_new_for_path (cache_dir);
+  remove_tree (cache);
+
+  /* built, and used instead of NVTX emission on every thread; paused
+   * while the program's own emit_nvtx sends torch's NVTX ranges, not
+   * while torch.profiler runs */
+  record_torch_env (&r, "torch-observer.kscope", NULL, NULL, "FAKE_TORCH_OBSERVER=1");
+  calls = calls_of (r.log);
+  g_assert_cmpstr (calls, ==,
+                   "imported\n"
+                   LOAD
+                   "program-after-import\n"
+                   "worker-runs\n"
+                   "cuda-init\n"
+                   "record-memory-history enabled=all context=None stacks=python max_entries=1000000\n"
+                   "synchronize\n"
+                   "enable NVTX shapes=True experimental=True activities=set()\n"
+                   "observer-pause\n"
+                   "inside-emit-nvtx\n"
+                   "synchronize\n"
+                   "disable\n"
+                   "observer-resume\n"
+                   "prepare KINETO\n"
+                   "enable KINETO shapes=False experimental=True activities={'CPU'}\n"
+                   "inside-profile\n"
+                   "disable\n"
+                   "program-end\n"
+                   "snapshot\n");
+  db = open_db (r.path);
+  g_assert_cmpint (query_intf (db, OBSERVER_OPS, "aten::fake_add, seq = 7, op_id = 1"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python' AND text LIKE "
+                                  "'PyTorch operators from the RecordFunction observer, built in %% s into %s/"
+                                  "kinescope/observer/0.0-fake-%%'", cache_dir), ==, 1);
+  sqlite3_close (db);
+  assert_loads (r.path);
+  torch_run_clear (&r);
+
+  /* from the cache: no build; the input sizes when asked for */
+  record_torch_env (&r, "torch-observer-cached.kscope", "--pytorch=autograd-shapes-nvtx", "no-cuda",
+                    "FAKE_TORCH_OBSERVER=1");
+  g_assert_null (strstr (r.log, "cpp-extension-load"));
+  g_assert_null (strstr (r.log, "enable NVTX"));
+  db = open_db (r.path);
+  g_assert_cmpint (query_intf (db, OBSERVER_OPS, "aten::fake_add, seq = 7, op_id = 1, sizes = [[2, 3]]"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python' AND text LIKE "
+                                  "'PyTorch operators from the RecordFunction observer in %s/%%'", cache_dir), ==, 1);
+  sqlite3_close (db);
+  torch_run_clear (&r);
+
+  /* a build killed on its way leaves torch's lock file, which would
+   * block the next build for ever: an old one is taken away */
+  {
+    g_autofree char *observers = g_build_filename (cache_dir, "kinescope", "observer", NULL);
+    g_autoptr(GDir) dir = g_dir_open (observers, 0, NULL);
+    g_autofree char *key = g_strdup (dir ? g_dir_read_name (dir) : NULL);
+    g_autofree char *lock = NULL;
+    g_autofree char *marker = NULL;
+    struct utimbuf old = { 0 };
+
+    g_assert_nonnull (key);
+    lock = g_build_filename (observers, key, "lock", NULL);
+    marker = g_build_filename (observers, key, "built", NULL);
+    g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+    old.actime = old.modtime = time (NULL) - 3600;
+    g_assert_cmpint (utime (lock, &old), ==, 0);
+    g_assert_cmpint (g_unlink (marker), ==, 0);
+    record_torch_env (&r, "torch-observer-lock.kscope", NULL, "no-cuda", "FAKE_TORCH_OBSERVER=1");
+    g_assert_nonnull (strstr (r.log, LOAD));
+    g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    torch_run_clear (&r);
+  }
+
+  /* not wanted: NVTX emission, as before */
+  record_torch_env (&r, "torch-observer-off.kscope", NULL, "no-cuda", "KINESCOPE_TORCH_OPERATORS=nvtx");
+  g_free (calls);
+  calls = calls_of (r.log);
+  g_assert_cmpstr (calls, ==, "imported\n" OURS "program-after-import\n" OURS "worker-runs\ndisable\nprogram-end\ndisable\n");
+  torch_run_clear (&r);
+
+  /* no build (no ninja here): NVTX emission, and the recording says why */
+  remove_tree (cache);
+  record_torch (&r, "torch-observer-failed.kscope", NULL, "no-cuda");
+  g_free (calls);
+  calls = calls_of (r.log);
+  g_assert_cmpstr (calls, ==, "imported\n" LOAD OURS "program-after-import\n" OURS "worker-runs\ndisable\nprogram-end\ndisable\n");
+  db = open_db (r.path);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_DIAGNOSTICS WHERE source = 'python' AND severity = 'warning' "
+                                  "AND text LIKE 'PyTorch operators come from NVTX emission, which costs the program "
+                                  "more: the RecordFunction observer could not be built or loaded (%%): "
+                                  "Ninja is required to load C++ extensions'"), ==, 1);
+  sqlite3_close (db);
+  torch_run_clear (&r);
+  remove_tree (cache);
 }
 
 /* Nothing at all: no PYTHONPATH, the program runs as without us. */
@@ -817,6 +969,7 @@ main (int    argc,
   python = argv[4];
   nvtx_shim = argv[5];
   tmp_dir = g_dir_make_tmp ("ks-record-python-XXXXXX", NULL);
+  cache_dir = g_build_filename (tmp_dir, "cache", NULL);
 
   g_test_add_func ("/collector/python/sampling", test_sampling);
   g_test_add_func ("/collector/python/sampling-frequency", test_sampling_frequency);
@@ -830,6 +983,7 @@ main (int    argc,
   g_test_add_func ("/collector/python/torch", test_torch);
   g_test_add_func ("/collector/python/torch-no-cuda", test_torch_no_cuda);
   g_test_add_func ("/collector/python/torch-off", test_torch_off);
+  g_test_add_func ("/collector/python/torch-observer", test_torch_observer);
   g_test_add_func ("/collector/python/all-off", test_all_off);
   ret = g_test_run ();
 
@@ -843,7 +997,7 @@ main (int    argc,
       {
         g_autoptr(GFile) child = g_file_get_child (dir, g_file_info_get_name (info));
 
-        g_file_delete (child, NULL, NULL);
+        remove_tree (child);
         g_object_unref (info);
       }
   }

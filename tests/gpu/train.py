@@ -3,12 +3,15 @@
 """A small training loop for checking the collector on PyTorch.
 
     train.py [--steps N] [--workers W] [--profile-steps A:B] [--torch-profiler OUT.json]
-             [--result OUT.json] [--model mlp|gpt|cnn] [--width W] [--batch B] [--toggle N]
-             [--seed-settings] [--annotate-steps] [--loader-work N]
+             [--result OUT.json] [--model mlp|gpt|cnn|transformer] [--width W] [--batch B]
+             [--toggle N] [--seed-settings] [--annotate-steps] [--loader-work N]
+             [--emit-nvtx] [--memory-history]
 
 An MLP (or, with --model gpt, a small GPT-style decoder trained on token
 sequences with AdamW under bf16 autocast; with --model cnn, a CNN with the
-seed_cnn fixture's layers on 64x64 images) on synthetic data served by a
+seed_cnn fixture's layers on 64x64 images; with --model transformer, a
+launch-bound 4-layer nn.TransformerEncoder, d=256, with AdamW) on
+synthetic data served by a
 DataLoader with W worker processes; each step is an NVTX range "step N"
 with "forward", "backward" and "optimizer" inside (torch.cuda.nvtx). Step
 times (CUDA-synchronized wall clock) go to --result. With --torch-profiler,
@@ -21,7 +24,11 @@ result then says for each step whether it was inside a capture range.
 torch.profiler; --annotate-steps wraps each step in record_function as
 well, so that both a recording and torch.profiler mark the same steps;
 --loader-work N makes each sample cost N pure-Python iterations in
-decode_sample(), a loader-bound program."""
+decode_sample(), a loader-bound program. --emit-nvtx runs the steps under
+torch.autograd.profiler.emit_nvtx() (torch's NVTX text per operator, for
+whichever NVTX client is injected); --memory-history records the CUDA
+caching allocator's history with the settings the recorder uses and takes
+its snapshot after the last step, as the recorder does at exit."""
 
 import argparse
 import json
@@ -151,6 +158,21 @@ class Block(nn.Module):
         return x + self.out(F.gelu(self.fc(self.ln2(x))))
 
 
+class Encoder(nn.Module):
+    """The launch-bound transformer: token embedding, a 4-layer
+    nn.TransformerEncoder (d=256, 4 heads), a vocabulary head."""
+
+    def __init__(self, vocab, d=256, layers=4, heads=4):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        layer = nn.TransformerEncoderLayer(d, heads, dim_feedforward=4 * d, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, idx):
+        return self.head(self.encoder(self.tok(idx)))
+
+
 class GPT(nn.Module):
     def __init__(self, vocab, seq, d, layers, heads):
         super().__init__()
@@ -185,7 +207,11 @@ def main():
     p.add_argument("--forever", action="store_true")
     p.add_argument("--width", type=int, default=1024)
     p.add_argument("--batch", type=int, default=256)
-    p.add_argument("--model", choices=("mlp", "gpt", "cnn"), default="mlp")
+    p.add_argument("--model", choices=("mlp", "gpt", "cnn", "transformer"), default="mlp")
+    p.add_argument("--emit-nvtx", action="store_true",
+                   help="run the steps under torch.autograd.profiler.emit_nvtx()")
+    p.add_argument("--memory-history", action="store_true",
+                   help="record the caching allocator's history as the recorder does")
     p.add_argument("--toggle", type=int, default=0)
     p.add_argument("--pin-main", type=int, default=-1,
                    help="run the main thread on this CPU alone once the DataLoader has started")
@@ -201,6 +227,13 @@ def main():
         model = seed_cnn().to(dev)
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         data = Images(args.batch * 8, 64)
+    elif args.model == "transformer":
+        # --width and --batch are ignored: 16 sequences of 64 tokens
+        vocab, seq = 1024, 64
+        model = Encoder(vocab).to(dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+        data = Tokens(16 * 64, seq, vocab)
+        args.batch = 16
     elif args.model == "gpt":
         # --width is the model dimension, --batch the sequences per step
         vocab, seq = 8192, 256
@@ -221,6 +254,14 @@ def main():
     loss_fn = nn.CrossEntropyLoss()
     loader = DataLoader(data, batch_size=args.batch, shuffle=False,
                         num_workers=args.workers, pin_memory=True, persistent_workers=args.workers > 0)
+
+    if args.memory_history:
+        # src/collector/python/_kinescope_python.py, TorchMemory
+        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python",
+                                                 max_entries=1000000)
+    nvtx = torch.autograd.profiler.emit_nvtx() if args.emit_nvtx else None
+    if nvtx is not None:
+        nvtx.__enter__()
 
     prof = None
     times = []
@@ -278,6 +319,9 @@ def main():
                 with torch.autocast("cuda", dtype=torch.bfloat16):
                     logits = model(x)
                 loss = loss_fn(logits.float().view(-1, logits.shape[-1]), y.view(-1))
+            elif args.model == "transformer":
+                logits = model(x)
+                loss = loss_fn(logits.view(-1, logits.shape[-1]), y.view(-1))
             else:
                 loss = loss_fn(model(x), y)
             torch.cuda.nvtx.range_pop()
@@ -302,6 +346,11 @@ def main():
                 prof = None
             step += 1
 
+    if nvtx is not None:
+        nvtx.__exit__(None, None, None)
+    if args.memory_history:
+        torch.cuda.memory._snapshot()
+        torch.cuda.memory._record_memory_history(enabled=None)
     if args.result:
         with open(args.result, "w") as f:
             json.dump({"step_times": times, "capturing": capturing, "loss": float(loss.detach()),

@@ -192,6 +192,130 @@ test_exit_codes (void)
 #undef RUN
 }
 
+/* KINESCOPE_LOAD_PHASES=1: one line per phase on stderr, in the order
+ * the load runs them, and the same output on stdout: a .json.gz (with
+ * its inflating thread's phases, and the parallel reader's on several
+ * threads) and a .kscope. */
+static const char *const finish_phases[] = {
+  "finish: samples and checks", "finish: small tracks", "finish: large tracks",
+  "finish: overlaps and thread times", "finish: counters", "finish: memory, samples, instants",
+  "finish: flows", "finish: strings and arguments",
+};
+static const char *const inflate_phases[] = {
+  "inflate: inflating", "inflate: compaction", "inflate: waiting for the parse",
+};
+static const char *const read_phases[] = {
+  "read: replaying events into the builder", "read: parsing chunks on this thread",
+  "read: waiting for workers", "read: the rest (input, compaction, cutting)",
+};
+
+/* @json without its "load_time_ms" member, which every run has its own */
+static char *
+without_load_time (const char *json)
+{
+  g_autoptr(GRegex) re = g_regex_new ("\"load_time_ms\":[0-9.]+,", 0, 0, NULL);
+  char *cut = g_regex_replace_literal (re, json, -1, 0, "", 0, NULL);
+
+  g_assert_nonnull (cut);
+  g_assert_cmpuint (strlen (cut), <, strlen (json));
+  return cut;
+}
+
+static void
+check_phases (const char *path,
+              const char *threads,
+              const char *plain_out)
+{
+  const char *args[] = { "info", "--format", "json", path, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *cut = NULL;
+  g_autofree char *plain_cut = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  double read_parts = 0, read_wall = -1, finish_parts = 0, finish_wall = -1;
+  guint k = 0;
+
+  g_setenv ("KINESCOPE_THREADS", threads, TRUE);
+  g_setenv ("KINESCOPE_LOAD_PHASES", "1", TRUE);
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_unsetenv ("KINESCOPE_LOAD_PHASES");
+  g_unsetenv ("KINESCOPE_THREADS");
+  /* the same report, but for the time it took */
+  cut = without_load_time (out);
+  plain_cut = without_load_time (plain_out);
+  g_assert_cmpstr (cut, ==, plain_cut);
+
+  lines = g_strsplit (err, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) f = g_strsplit (lines[i], "\t", -1);
+      double wall, cpu;
+
+      if (!g_str_has_prefix (lines[i], "load-phase\t"))
+        continue;
+      g_assert_cmpuint (g_strv_length (f), ==, 4);
+      wall = g_ascii_strtod (f[2], NULL);
+      cpu = g_ascii_strtod (f[3], NULL);
+      /* one thread's CPU time cannot pass its wall time (clock steps of
+       * a microsecond aside) */
+      g_assert_cmpfloat (wall, >=, 0);
+      g_assert_cmpfloat (cpu, >=, 0);
+      g_assert_cmpfloat (cpu, <=, wall + 1e-4);
+      g_ptr_array_add (names, g_strdup (f[1]));
+      if (g_str_has_prefix (f[1], "read: "))
+        read_parts += wall;
+      else if (g_str_has_prefix (f[1], "finish: "))
+        finish_parts += wall;
+      else if (strcmp (f[1], "read") == 0)
+        read_wall = wall;
+      else if (strcmp (f[1], "finish") == 0)
+        finish_wall = wall;
+    }
+
+  /* the inflating thread's parts (a .gz), the read's parts (on several
+   * threads), the read, finishing's parts, finishing */
+  if (g_str_has_suffix (path, ".gz"))
+    for (guint i = 0; i < G_N_ELEMENTS (inflate_phases); i++, k++)
+      g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, inflate_phases[i]);
+  if (strcmp (threads, "1") != 0 && !g_str_has_suffix (path, ".kscope"))
+    for (guint i = 0; i < G_N_ELEMENTS (read_phases); i++, k++)
+      g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, read_phases[i]);
+  g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, "read");
+  k++;
+  for (guint i = 0; i < G_N_ELEMENTS (finish_phases); i++, k++)
+    g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, finish_phases[i]);
+  g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, "finish");
+  g_assert_cmpuint (names->len, ==, k + 1);
+
+  /* the parts are measured inside the whole */
+  g_assert_cmpfloat (read_wall, >, 0);
+  g_assert_cmpfloat (read_parts, <=, read_wall + 1e-4);
+  g_assert_cmpfloat (finish_parts, <=, finish_wall + 1e-4);
+}
+
+static void
+test_load_phases (void)
+{
+  g_autofree char *path = fixture_path ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *kscope = fixture_path ("small_mlp_60steps.kscope");
+  const char *args[] = { "info", "--format", "json", path, NULL };
+  const char *kscope_args[] = { "info", "--format", "json", kscope, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *kscope_out = NULL;
+  g_autofree char *kscope_err = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_null (strstr (err, "load-phase"));
+  check_phases (path, "1", out);
+  check_phases (path, "3", out);
+  /* a .kscope: its read and finish, on any number of threads */
+  g_assert_cmpint (run (kscope_args, &kscope_out, &kscope_err), ==, 0);
+  check_phases (kscope, "1", kscope_out);
+  check_phases (kscope, "3", kscope_out);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -203,5 +327,6 @@ main (int    argc,
   g_test_add_func ("/cli/info-text", test_info_text);
   g_test_add_func ("/cli/convert", test_convert);
   g_test_add_func ("/cli/exit-codes", test_exit_codes);
+  g_test_add_func ("/cli/load-phases", test_load_phases);
   return g_test_run ();
 }

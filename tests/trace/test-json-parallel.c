@@ -96,8 +96,10 @@ assert_same_bytes (const char *path,
 }
 
 /* Loads @path on one thread and on three with every chunk size of
- * @chunks: the same dump, byte for byte, or the same error. Returns
- * the largest number of chunks that a load used. */
+ * @chunks: the same dump, byte for byte, or the same error. A .json.gz
+ * has its white space dropped by the inflating thread and by the
+ * reading thread in turn. Returns the largest number of chunks that a
+ * load used. */
 static guint
 check_same (const char        *path,
             const char *const *chunks,
@@ -110,8 +112,11 @@ check_same (const char        *path,
   for (guint i = 0; i <= n_chunks; i++)
     {
       const char *chunk = i < n_chunks ? chunks[i] : NULL;
-      g_autoptr(GBytes) parallel = load_dump (path, "3", chunk);
+      g_autoptr(GBytes) parallel = NULL;
 
+      g_setenv ("KINESCOPE_GZ_COMPACT", i % 2 == 0 ? "read" : "inflate", TRUE);
+      parallel = load_dump (path, "3", chunk);
+      g_unsetenv ("KINESCOPE_GZ_COMPACT");
       assert_same_bytes (path, serial, parallel, chunk);
       most = MAX (most, n_debug_chunks);
     }

@@ -90,11 +90,58 @@ test_torch_nvtx_grammar (void)
   g_assert_false (ks_torch_nvtx_parse (NULL, &(KsTorchOp) { 0 }));
 }
 
+/* The text the recorder writes for an operator from our observer: torch's
+ * getNvtxStr() text, read back by the parser as the same operator. */
+static void
+test_torch_op_format (void)
+{
+  /* [16], [8, 32], [32, 16], [], [] */
+  static const gint64 addmm[] = { 1, 16, 2, 8, 32, 2, 32, 16, 0, 0 };
+  static const struct {
+    const char   *name;
+    gint64        seq;
+    guint64       op_id;
+    gboolean      with_sizes;
+    const gint64 *words;
+    guint         n_inputs;
+    guint         n_words;
+    gboolean      truncated;
+    const char   *text;
+    const char   *dims;
+  } formats[] = {
+    { "aten::addmm", 12, 40, TRUE, addmm, 5, G_N_ELEMENTS (addmm), FALSE,
+      "aten::addmm, seq = 12, op_id = 40, sizes = [[16], [8, 32], [32, 16], [], []]", "[[16],[8,32],[32,16],[],[]]" },
+    { "aten::empty", -1, 7, FALSE, NULL, 0, 0, FALSE, "aten::empty, op_id = 7", NULL },
+    /* shapes asked, no inputs: torch writes no list */
+    { "my block, part 2", 3, 5, TRUE, NULL, 0, 0, FALSE, "my block, part 2, seq = 3, op_id = 5", NULL },
+    /* inputs beyond what the message holds: an open list, as a cut text */
+    { "aten::cat", 0, 9, TRUE, addmm, 2, 5, TRUE, "aten::cat, seq = 0, op_id = 9, sizes = [[16], [8, 32]", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_autofree char *text = ks_torch_op_format (formats[i].name, formats[i].seq, formats[i].op_id, formats[i].with_sizes,
+                                                  formats[i].words, formats[i].n_inputs, formats[i].n_words,
+                                                  formats[i].truncated);
+      KsTorchOp op;
+
+      g_assert_cmpstr (text, ==, formats[i].text);
+      g_assert_true (ks_torch_nvtx_parse (text, &op));
+      g_assert_cmpstr (op.name, ==, formats[i].name);
+      g_assert_cmpint (op.seq, ==, formats[i].seq);
+      g_assert_cmpint (op.op_id, ==, (gint64) formats[i].op_id);
+      g_assert_cmpstr (op.input_dims, ==, formats[i].dims);
+      g_assert_cmpint (op.truncated, ==, formats[i].truncated);
+      ks_torch_op_clear (&op);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/torch-nvtx/grammar", test_torch_nvtx_grammar);
+  g_test_add_func ("/torch-nvtx/format", test_torch_op_format);
   return g_test_run ();
 }

@@ -609,6 +609,7 @@ after_fork_child (void)
   atomic_store (&state, STATE_IDLE);
   ks_cupti_after_fork ();
   ks_nvtx_after_fork ();
+  ks_torch_after_fork ();
 }
 
 void

@@ -165,3 +165,6 @@ bool ks_api_message_from_callback (KsWireApi           *msg,
 
 /* ks-inject-nvtx.c */
 void ks_nvtx_after_fork (void);
+
+/* ks-inject-torch.c */
+void ks_torch_after_fork (void);

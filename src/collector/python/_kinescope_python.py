@@ -7,10 +7,12 @@
 # - hands over to the sitecustomize Python would have run without us, so
 #   that the program sees the same sys.path and the same sitecustomize;
 # - samples the Python stacks of every thread (KINESCOPE_PYTHON sampling=HZ);
-# - once torch is imported, turns on its NVTX emission of operators
-#   (pytorch=autograd-nvtx|autograd-shapes-nvtx) on the importing thread and
-#   on every thread started later, stepping aside while the program runs a
-#   profiler of its own;
+# - once torch is imported, records its operators (pytorch=autograd-nvtx|
+#   autograd-shapes-nvtx): with our RecordFunction observer
+#   (kinescope_observer.cpp, built against that torch and cached), or,
+#   where it cannot be built, with torch's NVTX emission on the importing
+#   thread and on every thread started later, stepping aside while the
+#   program runs a profiler of its own;
 # - records the CUDA caching allocator's history from CUDA's initialisation
 #   and sends it at exit (memory=1).
 #
@@ -22,12 +24,14 @@ import _thread
 import array
 import atexit
 import ctypes
+import hashlib
 import importlib.machinery
 import importlib.util
 import os
 import sys
 import threading
 import time
+import warnings
 
 MAX_FRAMES = 256
 DIAG_INFO = 0
@@ -35,6 +39,8 @@ DIAG_WARNING = 1
 DIAG_ERROR = 2
 # Entries the allocator keeps (its history is a ring buffer)
 MEMORY_MAX_ENTRIES = 1000000
+# A build of the observer takes well under this
+STALE_BUILD_LOCK_S = 900
 
 _lib = None
 _config = None
@@ -96,6 +102,8 @@ def _load_library():
     lib.ks_inject_python_diag.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
     lib.ks_inject_python_flush.restype = None
     lib.ks_inject_python_flush.argtypes = []
+    lib.ks_inject_torch_begin.restype = ctypes.c_int
+    lib.ks_inject_torch_begin.argtypes = []
     return lib
 
 
@@ -175,6 +183,8 @@ def _wrap_os_exit():
         try:
             if TorchMemory.installed is not None:
                 TorchMemory.installed._at_exit()
+            if TorchObserver.installed is not None:
+                TorchObserver.installed.stop()
             if TorchNvtx.installed is not None:
                 TorchNvtx.installed.disable_here()
             if _sampler is not None:
@@ -371,12 +381,145 @@ class TorchFinder:
 
 def torch_imported(torch):
     try:
-        if _config['pytorch'] != 'none':
-            TorchNvtx(torch, _config['pytorch'] == 'autograd-shapes-nvtx').install()
+        if _config['pytorch'] != 'none' and _lib.ks_inject_torch_begin() == 1:
+            shapes = _config['pytorch'] == 'autograd-shapes-nvtx'
+            if not TorchObserver(torch, shapes).install():
+                TorchNvtx(torch, shapes).install()
         if _config['memory']:
             TorchMemory(torch).install()
     except Exception as e:
         diag(DIAG_ERROR, 'PyTorch recording could not start: %s: %s' % (type(e).__name__, e))
+
+
+class TorchObserver:
+    """Operators from our RecordFunction observer: a global callback that
+    hands each operator to libkinescope-inject.so as numbers, with no
+    string formatted and no NVTX range per operator. Built against this
+    torch with torch.utils.cpp_extension (a C++ compiler, ninja and
+    torch's headers) and cached per torch version, Python ABI and source.
+    KINESCOPE_TORCH_OPERATORS=nvtx keeps torch's NVTX emission."""
+
+    installed = None
+    NAME = 'kinescope_observer'
+    SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kinescope_observer.cpp')
+
+    def __init__(self, torch, record_shapes):
+        self.torch = torch
+        self.record_shapes = record_shapes
+        self.observer = None
+
+    def cache_dir(self):
+        with open(self.SOURCE, 'rb') as f:
+            source = hashlib.sha256(f.read()).hexdigest()[:16]
+        abi = getattr(self.torch._C, '_GLIBCXX_USE_CXX11_ABI', '')
+        key = '%s-%s-abi%s-%s' % (self.torch.__version__, sys.implementation.cache_tag, int(abi is True),
+                                  source)
+        root = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+        return os.path.join(root, 'kinescope', 'observer', key.replace(os.sep, '_'))
+
+    def build(self, directory):
+        """The path of the built library: cached, or built now (the first
+        time for this torch, which takes a while)."""
+        path = os.path.join(directory, self.NAME + '.so')
+        done = os.path.join(directory, 'built')
+        if os.path.exists(done) and os.path.exists(path):
+            return path, None
+        from torch.utils import cpp_extension
+        os.makedirs(directory, exist_ok=True)
+        # torch waits for its lock file to go away: one left by a build that
+        # was killed (a recording stopped meanwhile) would block the
+        # program's import for ever
+        lock = os.path.join(directory, 'lock')
+        try:
+            if time.time() - os.stat(lock).st_mtime > STALE_BUILD_LOCK_S:
+                os.unlink(lock)
+        except OSError:
+            pass
+        started = time.monotonic()
+        # verbose=False prints nothing; its warnings about the compiler
+        # are not the program's (sys.stdout stays: the program's other
+        # threads may be printing meanwhile)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            cpp_extension.load(name=self.NAME, sources=[self.SOURCE], build_directory=directory,
+                               extra_cflags=['-O2'], extra_ldflags=['-ldl'], with_cuda=False,
+                               is_python_module=False, verbose=False)
+        with open(done, 'w') as f:
+            f.write('%s\n' % self.torch.__version__)
+        return path, time.monotonic() - started
+
+    def install(self):
+        if os.environ.get('KINESCOPE_TORCH_OPERATORS') == 'nvtx':
+            diag(DIAG_INFO, 'PyTorch operators from NVTX emission (KINESCOPE_TORCH_OPERATORS=nvtx)')
+            return False
+        directory = None
+        try:
+            directory = self.cache_dir()
+            path, seconds = self.build(directory)
+            self.observer = ctypes.CDLL(path)
+            self.observer.kinescope_observer_start.restype = ctypes.c_int
+            self.observer.kinescope_observer_start.argtypes = [ctypes.c_char_p, ctypes.c_int]
+            self.observer.kinescope_observer_stop.restype = None
+            self.observer.kinescope_observer_stop.argtypes = []
+            self.observer.kinescope_observer_pause.restype = None
+            self.observer.kinescope_observer_pause.argtypes = [ctypes.c_int]
+            library = os.environ['KINESCOPE_INJECT_LIBRARY'].encode()
+            if self.observer.kinescope_observer_start(library, int(self.record_shapes)) != 1:
+                raise RuntimeError('its callback could not be added')
+        except (Exception, SystemExit) as e:
+            # SystemExit too: a failed build may end in sys.exit()
+            text = str(e).strip().split('\n')[0] or type(e).__name__
+            diag(DIAG_WARNING, 'PyTorch operators come from NVTX emission, which costs the program more: '
+                 'the RecordFunction observer could not be built or loaded (%s): %s'
+                 % (directory or 'no cache folder', text))
+            return False
+        if seconds is not None:
+            diag(DIAG_INFO, 'PyTorch operators from the RecordFunction observer, built in %.1f s into %s'
+                 % (seconds, directory))
+        else:
+            diag(DIAG_INFO, 'PyTorch operators from the RecordFunction observer in %s' % directory)
+        self._wrap_profilers()
+        # after torch's own exit hooks were registered: runs before them
+        atexit.register(self.stop)
+        TorchObserver.installed = self
+        return True
+
+    def stop(self):
+        if self.observer is not None:
+            self.observer.kinescope_observer_stop()
+
+    def _wrap_profilers(self):
+        """The program's own emit_nvtx() sends torch's NVTX ranges, which the
+        recording gets anyway: the observer pauses from its __enter__ to its
+        __exit__. emit_nvtx itself is wrapped because torch's ProfilerConfig
+        does not say its state once built, so a call of _enable_profiler
+        cannot tell NVTX from Kineto. torch.profiler (Kineto) and the
+        observer run side by side."""
+        emit_nvtx = getattr(self.torch.autograd.profiler, 'emit_nvtx', None)
+        if emit_nvtx is None or emit_nvtx.__dict__.get('_kinescope_wrapped'):
+            return
+        local = threading.local()
+        observer = self.observer
+        real_enter, real_exit = emit_nvtx.__enter__, emit_nvtx.__exit__
+
+        def enter(ctx):
+            result = real_enter(ctx)
+            if getattr(ctx, 'enabled', True) and not getattr(local, 'paused', False):
+                local.paused = True
+                observer.kinescope_observer_pause(1)
+            return result
+
+        def exit_(ctx, *exc):
+            try:
+                return real_exit(ctx, *exc)
+            finally:
+                if getattr(local, 'paused', False):
+                    local.paused = False
+                    observer.kinescope_observer_pause(0)
+
+        emit_nvtx.__enter__ = TorchNvtx._like(enter, real_enter)
+        emit_nvtx.__exit__ = TorchNvtx._like(exit_, real_exit)
+        emit_nvtx._kinescope_wrapped = True
 
 
 class TorchNvtx:

@@ -19,6 +19,7 @@
 #include "ks-record-private.h"
 
 #include "ks-kscope-conventions.h"
+#include "ks-torch-nvtx.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -469,6 +470,31 @@ handle_message (KsRecordConnection *c,
                                    domain, m->payload_type, m->payload);
         if (m->event_type == KS_NVTX_PUSH_POP || m->event_type == KS_NVTX_START_END)
           bump_stat (self, &self->stats.nvtx_ranges, 1);
+      }
+      break;
+
+    case KS_WIRE_TORCH_OP:
+      {
+        const KsWireTorchOp *m = (const void *) h;
+        g_autofree gint64 *words = NULL;
+        g_autofree char *text = NULL;
+        const char *name;
+
+        NEED (KsWireTorchOp);
+        if (m->n_words > KS_WIRE_TORCH_MAX_WORDS || (h->size - sizeof *m) / sizeof (gint64) < m->n_words)
+          return FALSE;
+        if (m->start < self->filter_from)
+          break;
+        name = g_hash_table_lookup (c->texts, GUINT_TO_POINTER (m->name_id));
+        see_thread (c, m->tid);
+        /* the sizes may sit unaligned in the buffer */
+        words = g_memdup2 (m + 1, m->n_words * sizeof (gint64));
+        /* the range torch's NVTX emission would have given the operator */
+        text = ks_torch_op_format (name ? name : "", m->seq, m->handle, m->flags & KS_WIRE_TORCH_OP_SHAPES,
+                                   words, m->n_inputs, m->n_words, m->flags & KS_WIRE_TORCH_OP_TRUNCATED);
+        ks_record_writer_add_nvtx (w, c->pid, KS_NVTX_PUSH_POP, m->start, m->end, m->tid, m->tid,
+                                   0, 0, FALSE, 0, text, 0, 0, 0, 0);
+        bump_stat (self, &self->stats.nvtx_ranges, 1);
       }
       break;
 

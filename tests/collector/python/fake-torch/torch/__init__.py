@@ -5,9 +5,11 @@
 # each call written to $FAKE_TORCH_LOG, one line each:
 #   THREAD-NAME CALL ARGS
 
+from torch import _C  # noqa: F401
 from torch import _log
 from torch import autograd
 from torch import cuda
+from torch import utils  # noqa: F401
 
 __version__ = '0.0-fake'
 _log.log('imported')

@@ -17,20 +17,21 @@ class ProfilerState:
 
 
 class ProfilerConfig:
+    """As torch's pybind class: built from its arguments, none of them
+    readable back (no .state), so the recorder cannot rely on them."""
+
     def __init__(self, state, report_input_shapes, profile_memory, with_stack, with_flops,
                  with_modules, experimental_config=None):
-        self.state = state
-        self.report_input_shapes = report_input_shapes
-        self.experimental_config = experimental_config
+        self._fake = (state, report_input_shapes, experimental_config)
 
 
 def _enable_profiler(config, activities, scopes=None):
     if getattr(_state, 'on', False):
-        log('enable-refused', config.state)
+        log('enable-refused', config._fake[0])
         raise RuntimeError('Profiler is already enabled on this thread')
     _state.on = True
-    log('enable', config.state, 'shapes=%s' % config.report_input_shapes,
-        'experimental=%s' % (config.experimental_config is not None),
+    log('enable', config._fake[0], 'shapes=%s' % config._fake[1],
+        'experimental=%s' % (config._fake[2] is not None),
         'activities=%r' % (activities,))
 
 
@@ -43,7 +44,7 @@ def _disable_profiler():
 
 
 def _prepare_profiler(config, activities):
-    log('prepare', config.state)
+    log('prepare', config._fake[0])
 
 
 from torch.autograd import profiler  # noqa: E402

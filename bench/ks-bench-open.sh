@@ -1,0 +1,96 @@
+#!/bin/sh
+# ks-bench-open.sh OUTDIR: bench/ks-bench-open on the 137 MB GPT trace,
+# five runs each with GTK's GL and cairo renderers, on two cores of an
+# otherwise idle machine (taskset -c 0,1: the "idle 2-core machine" of
+# docs/performance.md, "Opening a trace in the window"), and on all
+# cores. Needs xvfb-run and a build with the GUI. The build is found
+# from $KCLI (BUILD/src/cli/kinescope-cli) or $KS_BUILD_DIR.
+#
+#   KCLI=$PWD/_build/src/cli/kinescope-cli bench/ks-bench-open.sh /tmp/ks-open
+#
+# Writes OUTDIR/summary.txt (min and median per setting, and whether the
+# goals hold: first frame within 1.3x the headless load, longest stall
+# at most 100 ms) and OUTDIR/runs-*.txt (every run's full output).
+# RUNS (5) sets the runs per setting. About 3 minutes on an idle machine.
+
+set -u
+out=${1:?usage: ks-bench-open.sh OUTDIR}
+mkdir -p "$out"
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${KS_BUILD_DIR:-}
+if [ -z "$build" ] && [ -n "${KCLI:-}" ]; then
+  build=$(cd "$(dirname "$KCLI")/../.." && pwd)
+fi
+bench="$build/bench/ks-bench-open"
+gen="$build/bench/ks-gen-trace"
+summary="$out/summary.txt"
+
+say () { echo "$*" | tee -a "$summary"; }
+: > "$summary"
+
+if [ -z "$build" ] || [ ! -x "$bench" ] || [ ! -x "$gen" ]; then
+  say "NOT RUN: no bench/ks-bench-open or bench/ks-gen-trace under '$build' (set KCLI or KS_BUILD_DIR to a GUI build)"
+  exit 1
+fi
+if ! command -v xvfb-run >/dev/null 2>&1; then
+  say "NOT RUN: xvfb-run is not installed here; ks-bench-open needs a display"
+  exit 1
+fi
+
+trace="$out/gpt137.json"
+"$gen" --input "$src/tests/data/gpt_3steps.pt.trace.json.gz" --size-mb 137 "$trace" > "$out/gen.txt" 2>&1 || {
+  say "NOT RUN: ks-gen-trace failed: $(tail -1 "$out/gen.txt")"
+  exit 1
+}
+
+bus=""
+command -v dbus-run-session >/dev/null 2>&1 && bus="dbus-run-session --"
+
+say "ks-bench-open on $(basename "$trace") ($(stat -c %s "$trace") bytes), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "$bus" ] && say "note: no dbus-run-session: GApplication starts dbus-launch at startup, a stall of its own"
+
+for cores in 0,1 all; do
+  for r in gl cairo; do
+    runs="$out/runs-$r-cores-$cores.txt"
+    : > "$runs"
+    pin=""
+    [ "$cores" != all ] && pin="taskset -c $cores"
+    for i in $(seq 1 "${RUNS:-5}"); do
+      echo "== run $i" >> "$runs"
+      GSK_RENDERER=$r NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory \
+        timeout 120 $bus xvfb-run -a -s "-screen 0 1920x1080x24" $pin "$bench" "$trace" 2>/dev/null | tr -d '\r' >> "$runs"
+    done
+    python3 - "$runs" "$r" "$cores" <<'EOF' | tee -a "$summary"
+import re, statistics, sys
+path, renderer, cores = sys.argv[1:]
+runs, cur = [], None
+for line in open(path):
+    if line.startswith('== run'):
+        cur = {}
+        runs.append(cur)
+        continue
+    m = re.match(r'(first-frame-ms|load-ms|longest-stall-ms|window-first-frame-ms|analysis-shown-ms) (\d+)$', line.strip())
+    if m and cur is not None:
+        cur[m.group(1)] = int(m.group(2))
+ok = [r for r in runs if 'longest-stall-ms' in r]
+label = 'renderer %s, cores %s' % (renderer, 'all' if cores == 'all' else cores)
+if not ok:
+    print('%s: no run finished (see %s)' % (label, path))
+    sys.exit(0)
+def mm(key):
+    xs = [r[key] for r in ok]
+    return '%d / %d' % (min(xs), statistics.median(xs))
+ratios = [r['first-frame-ms'] / r['load-ms'] for r in ok]
+stalls = [r['longest-stall-ms'] for r in ok]
+print('%s: %d runs (min / median): window first frame %s ms, first frame with rows %s ms, '
+      'headless load %s ms, ratio %.2f / %.2f, longest stall %s ms, analysis shown %s ms'
+      % (label, len(ok), mm('window-first-frame-ms'), mm('first-frame-ms'), mm('load-ms'),
+         min(ratios), statistics.median(ratios), mm('longest-stall-ms'), mm('analysis-shown-ms')))
+print('  goal first frame <= 1.3x load (median): %s; goal longest stall <= 100 ms (median): %s'
+      % ('MET' if statistics.median(ratios) <= 1.3 else 'NOT MET',
+         'MET' if statistics.median(stalls) <= 100 else 'NOT MET'))
+EOF
+  done
+done
+say "every run's stalls of 50 ms or more, with their phase, are in $out/runs-*.txt"
