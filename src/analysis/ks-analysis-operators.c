@@ -565,6 +565,8 @@ _ks_analysis_kernels (KsAnalysis *self,
                     }
                   fresh.longest_track = t;
                   fresh.longest_slice = s;
+                  fresh.first_start = G_MAXINT64;
+                  fresh.last_end = G_MININT64;
                   g_array_append_val (self->kernels, fresh);
                   g_array_append_val (occ_weight, zero);
                   g_array_append_val (occ_sum, zero);
@@ -576,6 +578,8 @@ _ks_analysis_kernels (KsAnalysis *self,
 
               k->calls++;
               k->total_ns += dur;
+              k->first_start = MIN (k->first_start, track->start[s]);
+              k->last_end = MAX (k->last_end, track->end[s]);
               k->tensor_cores = _ks_name_uses_tensor_cores (ctx, k->name);
               self->tensor_cores.n_kernels++;
               self->tensor_cores.kernel_ns += dur;

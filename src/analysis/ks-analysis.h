@@ -303,6 +303,8 @@ typedef struct
   double   mean_queue_ns;        /* and queueing behind earlier work */
   guint32  longest_track;
   guint32  longest_slice;
+  gint64   first_start;          /* the span of the calls counted: the first's start, */
+  gint64   last_end;             /* the last end */
 } KsKernelStats;
 
 /* Outermost operators by the Python call stack that called them (the

@@ -78,6 +78,24 @@ ks_application_get_settings (void)
   return settings;
 }
 
+GSimpleActionGroup *
+ks_application_create_settings_actions (GSettings *from)
+{
+  static const char * const keys[] = { "busy-includes-copies", "include-warmup", "gap-order" };
+  GSimpleActionGroup *group;
+
+  g_return_val_if_fail (G_IS_SETTINGS (from), NULL);
+
+  group = g_simple_action_group_new ();
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_autoptr(GAction) action = g_settings_create_action (from, keys[i]);
+
+      g_action_map_add_action (G_ACTION_MAP (group), action);
+    }
+  return group;
+}
+
 static void
 ks_application_activate (GApplication *app)
 {

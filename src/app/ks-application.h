@@ -22,6 +22,12 @@ KsApplication *ks_application_new          (void);
  * when the schema is neither installed nor built (then the defaults
  * apply). */
 GSettings     *ks_application_get_settings (void);
+/* The toggles among @from's keys as stateful actions, made with
+ * g_settings_create_action() (busy-includes-copies, include-warmup,
+ * gap-order), for a "settings" action group of a window's menus and of
+ * Preferences: a setting changed there reaches every session that
+ * follows the settings. */
+GSimpleActionGroup *ks_application_create_settings_actions (GSettings *from);
 
 typedef enum
 {

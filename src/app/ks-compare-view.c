@@ -40,7 +40,6 @@ struct _KsCompareView
   guint             align_step;
   gint64            align_at[KS_COMPARE_N_SIDES];
   gboolean          syncing;
-  guint8           *outline[KS_COMPARE_N_SIDES];
   guint32           outlined[KS_COMPARE_N_SIDES];
 };
 
@@ -239,6 +238,7 @@ match_rows (KsCompareView *self)
 
 /* Outlines */
 
+/* Each side's timeline outlines the item's name: its session's highlight. */
 static void
 outline (KsCompareView       *self,
          const KsCompareItem *item)
@@ -248,15 +248,14 @@ outline (KsCompareView       *self,
       KsTrace *trace = ks_compare_get_trace (self->compare, s);
       guint32 name = item != NULL ? item->name_id[s] : 0;
 
-      ks_timeline_set_matches (self->timelines[s], NULL);
-      g_clear_pointer (&self->outline[s], g_free);
       self->outlined[s] = 0;
       if (item == NULL || item->index[s] == KS_COMPARE_ABSENT || name >= trace->n_strings)
-        continue;
-      self->outline[s] = g_new0 (guint8, trace->n_strings);
-      self->outline[s][name] = 1;
+        {
+          ks_session_set_highlight (self->sessions[s], KS_NO_INDEX);
+          continue;
+        }
       self->outlined[s] = name;
-      ks_timeline_set_matches (self->timelines[s], self->outline[s]);
+      ks_session_set_highlight (self->sessions[s], name);
     }
 }
 
@@ -859,8 +858,6 @@ ks_compare_view_dispose (GObject *object)
   ks_page_table_clear (&self->steps);
   for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
     {
-      if (self->timelines[s] != NULL)
-        ks_timeline_set_matches (self->timelines[s], NULL);
       if (self->sessions[s] != NULL)
         g_signal_handlers_disconnect_by_data (self->sessions[s], self);
     }
@@ -869,7 +866,6 @@ ks_compare_view_dispose (GObject *object)
     {
       self->timelines[s] = NULL;
       g_clear_object (&self->sessions[s]);
-      g_clear_pointer (&self->outline[s], g_free);
     }
   g_clear_object (&self->compare);
 

@@ -24,7 +24,8 @@ struct _KsOverview
 {
   GtkWidget  parent_instance;
 
-  KsSession  *session;
+  KsSession  *model;          /* the "session" property */
+  KsSession  *session;        /* the same while it has a trace, else NULL */
   KsAnalysis *analysis;       /* of the session's trace, or NULL until there is one */
   float      *density;        /* busy fraction per column of the time area */
   int         density_width;
@@ -32,6 +33,14 @@ struct _KsOverview
 };
 
 G_DEFINE_FINAL_TYPE (KsOverview, ks_overview, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static int
 area_width (KsOverview *self)
@@ -225,33 +234,104 @@ visible_changed_cb (KsOverview *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-void
-ks_overview_set_session (KsOverview *self,
-                         KsSession  *session)
+/* The strip draws the session's analysis; a new trace has none until
+ * its own is computed. */
+static void
+analysis_changed_cb (KsOverview *self)
 {
-  g_return_if_fail (KS_IS_OVERVIEW (self));
-
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_set_object (&self->session, session);
-  g_clear_object (&self->analysis);
-  g_clear_pointer (&self->density, g_free);
-  if (session != NULL)
-    g_signal_connect_object (session, "visible-changed",
-                             G_CALLBACK (visible_changed_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-void
-ks_overview_set_analysis (KsOverview *self,
-                          KsAnalysis *analysis)
-{
-  g_return_if_fail (KS_IS_OVERVIEW (self));
+  KsAnalysis *analysis = self->session != NULL ? ks_session_get_analysis (self->session) : NULL;
 
   if (!g_set_object (&self->analysis, analysis))
     return;
   g_clear_pointer (&self->density, g_free);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+trace_changed_cb (KsOverview *self)
+{
+  KsSession *session = self->model != NULL && ks_session_get_trace (self->model) != NULL ? self->model : NULL;
+
+  /* by function: the session is also the model, whose notify::trace stays */
+  if (self->session != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->session, visible_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, analysis_changed_cb, self);
+    }
+  self->session = session;
+  g_clear_object (&self->analysis);
+  g_clear_pointer (&self->density, g_free);
+  if (session != NULL)
+    {
+      g_signal_connect_object (session, "visible-changed",
+                               G_CALLBACK (visible_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::analysis",
+                               G_CALLBACK (analysis_changed_cb), self, G_CONNECT_SWAPPED);
+    }
+  analysis_changed_cb (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+KsSession *
+ks_overview_get_session (KsOverview *self)
+{
+  g_return_val_if_fail (KS_IS_OVERVIEW (self), NULL);
+
+  return self->model;
+}
+
+void
+ks_overview_set_session (KsOverview *self,
+                         KsSession  *session)
+{
+  g_return_if_fail (KS_IS_OVERVIEW (self));
+  g_return_if_fail (!session || KS_IS_SESSION (session));
+
+  if (self->model == session)
+    return;
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_func (self->model, trace_changed_cb, self);
+  g_set_object (&self->model, session);
+  if (session != NULL)
+    g_signal_connect_object (session, "notify::trace", G_CALLBACK (trace_changed_cb), self, G_CONNECT_SWAPPED);
+  trace_changed_cb (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+static void
+ks_overview_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  KsOverview *self = KS_OVERVIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, self->model);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_overview_set_property (GObject      *object,
+                          guint         prop_id,
+                          const GValue *value,
+                          GParamSpec   *pspec)
+{
+  KsOverview *self = KS_OVERVIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      ks_overview_set_session (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -274,11 +354,7 @@ ks_overview_dispose (GObject *object)
 {
   KsOverview *self = (KsOverview *)object;
 
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_clear_object (&self->session);
-  g_clear_object (&self->analysis);
-  g_clear_pointer (&self->density, g_free);
+  ks_overview_set_session (self, NULL);
 
   G_OBJECT_CLASS (ks_overview_parent_class)->dispose (object);
 }
@@ -296,8 +372,15 @@ ks_overview_class_init (KsOverviewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_overview_dispose;
+  object_class->get_property = ks_overview_get_property;
+  object_class->set_property = ks_overview_set_property;
   widget_class->snapshot = ks_overview_snapshot;
   widget_class->measure = ks_overview_measure;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_css_name (widget_class, "ksoverview");
 }

@@ -17,19 +17,17 @@ G_BEGIN_DECLS
 /* The strip above the timeline: GPU busy time across the whole trace
  * (CPU activity when there is no GPU), as the analysis measures it
  * (ks_analysis_get_trace_busy), with a bracket around the visible span.
- * Clicking or dragging moves the view there. */
+ * Clicking or dragging moves the view there. It follows its "session":
+ * the trace, the visible span and the analysis. */
 
 #define KS_TYPE_OVERVIEW (ks_overview_get_type ())
 
 G_DECLARE_FINAL_TYPE (KsOverview, ks_overview, KS, OVERVIEW, GtkWidget)
 
 GtkWidget *ks_overview_new         (void);
+KsSession *ks_overview_get_session (KsOverview *self);
 void       ks_overview_set_session (KsOverview *self,
                                     KsSession  *session);
-/* The analysis of the session's trace whose busy time the strip draws
- * (the Summary's); NULL draws none. */
-void       ks_overview_set_analysis (KsOverview *self,
-                                     KsAnalysis *analysis);
 /* The busy fraction (0..1) of each pixel column of the time area as last
  * drawn, or NULL before the first frame. */
 const float *ks_overview_get_columns (KsOverview *self,

@@ -76,6 +76,8 @@ gap_order_set_mapping (const GValue       *value,
 static void
 ks_preferences_window_bind (KsPreferencesWindow *self)
 {
+  g_autoptr(GSimpleActionGroup) actions = NULL;
+
   g_assert (KS_IS_PREFERENCES_WINDOW (self));
   g_assert (G_IS_SETTINGS (self->settings));
 
@@ -88,12 +90,9 @@ ks_preferences_window_bind (KsPreferencesWindow *self)
   g_settings_bind (self->settings, "folder-memory-mb",
                    self->folder_memory_spin, "value",
                    G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "busy-includes-copies",
-                   self->busy_copies_switch, "active",
-                   G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "include-warmup",
-                   self->include_warmup_switch, "active",
-                   G_SETTINGS_BIND_DEFAULT);
+  /* The toggles are the settings' actions, as in the window's menu. */
+  actions = ks_application_create_settings_actions (self->settings);
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "settings", G_ACTION_GROUP (actions));
   g_settings_bind_with_mapping (self->settings, "gap-order",
                                 self->gap_order_row, "selected",
                                 G_SETTINGS_BIND_DEFAULT,

@@ -31,9 +31,9 @@ struct _KsSelectionPage
   GtkStack         *stack;
   GtkBox           *box;
 
-  KsSession        *session;
+  KsSession        *model;      /* the "session" property */
+  KsSession        *session;    /* the same while it has a trace, else NULL */
   KsAnalysis       *analysis;
-  KsTimelineLayout *layout;
   GCancellable     *range_cancellable;
   KsRangeStats     *range_stats;
   gboolean          busy;
@@ -45,6 +45,14 @@ struct _KsSelectionPage
 };
 
 G_DEFINE_FINAL_TYPE (KsSelectionPage, ks_selection_page, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void rebuild (KsSelectionPage *self);
 
@@ -144,13 +152,14 @@ static char *
 track_description (KsSelectionPage *self,
                    guint32          track)
 {
-  guint r = ks_timeline_layout_find_track_row (self->layout, track);
+  KsTimelineLayout *layout = ks_session_get_layout (self->session);
+  guint r = ks_timeline_layout_find_track_row (layout, track);
   const KsRow *row, *group;
 
   if (r == KS_NO_INDEX)
     return g_strdup ("");
-  row = ks_timeline_layout_get_row (self->layout, r);
-  group = ks_timeline_layout_get_row (self->layout, row->group);
+  row = ks_timeline_layout_get_row (layout, r);
+  group = ks_timeline_layout_get_row (layout, row->group);
   return g_strdup_printf ("%s · %s", row->label, group->label);
 }
 
@@ -870,37 +879,11 @@ ks_selection_page_lookup_value (KsSelectionPage *self,
   return g_hash_table_lookup (self->values, key);
 }
 
-void
-ks_selection_page_set_session (KsSelectionPage  *self,
-                               KsSession        *session,
-                               KsTimelineLayout *layout)
+/* The analysis of the session's trace, NULL while there is none. */
+static void
+analysis_changed_cb (KsSelectionPage *self)
 {
-  g_return_if_fail (KS_IS_SELECTION_PAGE (self));
-
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_cancellable_cancel (self->range_cancellable);
-  g_clear_object (&self->range_cancellable);
-  g_clear_pointer (&self->range_stats, ks_range_stats_free);
-  self->busy = FALSE;
-
-  g_set_object (&self->session, session);
-  self->layout = layout;
-
-  if (session != NULL)
-    {
-      g_signal_connect_object (session, "selection-changed", G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (session, "range-changed", G_CALLBACK (range_changed_cb), self, G_CONNECT_SWAPPED);
-    }
-
-  rebuild (self);
-}
-
-void
-ks_selection_page_set_analysis (KsSelectionPage *self,
-                                KsAnalysis      *analysis)
-{
-  g_return_if_fail (KS_IS_SELECTION_PAGE (self));
+  KsAnalysis *analysis = self->session != NULL ? ks_session_get_analysis (self->session) : NULL;
 
   if (!g_set_object (&self->analysis, analysis))
     return;
@@ -912,15 +895,110 @@ ks_selection_page_set_analysis (KsSelectionPage *self,
 }
 
 static void
+trace_changed_cb (KsSelectionPage *self)
+{
+  KsSession *session = self->model != NULL && ks_session_get_trace (self->model) != NULL ? self->model : NULL;
+
+  /* by function: the session is also the model, whose notify::trace stays */
+  if (self->session != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->session, selection_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, range_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, analysis_changed_cb, self);
+    }
+  g_cancellable_cancel (self->range_cancellable);
+  g_clear_object (&self->range_cancellable);
+  g_clear_pointer (&self->range_stats, ks_range_stats_free);
+  g_clear_object (&self->analysis);
+  self->busy = FALSE;
+
+  self->session = session;
+  if (session != NULL)
+    {
+      g_signal_connect_object (session, "selection-changed", G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "range-changed", G_CALLBACK (range_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::analysis", G_CALLBACK (analysis_changed_cb), self, G_CONNECT_SWAPPED);
+      self->analysis = ks_session_get_analysis (session) != NULL ? g_object_ref (ks_session_get_analysis (session)) : NULL;
+    }
+
+  rebuild (self);
+}
+
+KsSession *
+ks_selection_page_get_session (KsSelectionPage *self)
+{
+  g_return_val_if_fail (KS_IS_SELECTION_PAGE (self), NULL);
+
+  return self->model;
+}
+
+void
+ks_selection_page_set_session (KsSelectionPage *self,
+                               KsSession       *session)
+{
+  g_return_if_fail (KS_IS_SELECTION_PAGE (self));
+  g_return_if_fail (!session || KS_IS_SESSION (session));
+
+  if (self->model == session)
+    return;
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_func (self->model, trace_changed_cb, self);
+  g_set_object (&self->model, session);
+  if (session != NULL)
+    g_signal_connect_object (session, "notify::trace", G_CALLBACK (trace_changed_cb), self, G_CONNECT_SWAPPED);
+  trace_changed_cb (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+static void
+ks_selection_page_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  KsSelectionPage *self = KS_SELECTION_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, self->model);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_selection_page_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  KsSelectionPage *self = KS_SELECTION_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      ks_selection_page_set_session (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 ks_selection_page_dispose (GObject *object)
 {
   KsSelectionPage *self = (KsSelectionPage *)object;
 
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_data (self->model, self);
+  self->session = NULL;
+  g_clear_object (&self->model);
   g_cancellable_cancel (self->range_cancellable);
   g_clear_object (&self->range_cancellable);
-  g_clear_object (&self->session);
   g_clear_object (&self->analysis);
   g_clear_pointer (&self->range_stats, ks_range_stats_free);
 
@@ -948,6 +1026,13 @@ ks_selection_page_class_init (KsSelectionPageClass *klass)
 
   object_class->dispose = ks_selection_page_dispose;
   object_class->finalize = ks_selection_page_finalize;
+  object_class->get_property = ks_selection_page_get_property;
+  object_class->set_property = ks_selection_page_set_property;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-selection-page.ui");
   gtk_widget_class_bind_template_child (widget_class, KsSelectionPage, stack);

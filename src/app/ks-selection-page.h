@@ -17,20 +17,18 @@ G_BEGIN_DECLS
 
 /* The side panel's "Selection" page: details of the selected slice
  * (kernel launch geometry, copy sizes, arguments, launch flows) and
- * statistics of the selected time range. */
+ * statistics of the selected time range. It follows its "session": the
+ * selection, the range and the analysis (a selected step then shows its
+ * breakdown). */
 
 #define KS_TYPE_SELECTION_PAGE (ks_selection_page_get_type ())
 
 G_DECLARE_FINAL_TYPE (KsSelectionPage, ks_selection_page, KS, SELECTION_PAGE, GtkWidget)
 
 GtkWidget  *ks_selection_page_new          (void);
+KsSession  *ks_selection_page_get_session  (KsSelectionPage  *self);
 void        ks_selection_page_set_session  (KsSelectionPage  *self,
-                                            KsSession        *session,
-                                            KsTimelineLayout *layout);
-/* The analysis of the session's trace, NULL while there is none: a
- * selected step then shows its breakdown. */
-void        ks_selection_page_set_analysis (KsSelectionPage  *self,
-                                            KsAnalysis       *analysis);
+                                            KsSession        *session);
 /* TRUE while range statistics are being computed. */
 gboolean    ks_selection_page_get_busy     (KsSelectionPage  *self);
 /* The value shown beside @title in the group titled @group, or NULL. */

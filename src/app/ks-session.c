@@ -28,7 +28,9 @@ struct _KsSession
 {
   GObject  parent_instance;
 
-  KsTrace *trace;
+  KsTrace          *trace;
+  KsTimelineLayout *layout;
+  GSettings        *settings;
   double   t0;
   double   t1;
 
@@ -52,6 +54,17 @@ struct _KsSession
   guint              recompute_id;
   guint              holds;         /* ks_session_hold_analysis() not yet released */
   gboolean           held_recompute; /* an analysis asked for while held */
+
+  /* The name search of the trace: names folded once per trace */
+  KsTraceSearch     *searcher;
+  GCancellable      *search_cancellable;  /* of the search under way */
+  KsSearchResult    *search;
+  char              *search_error;
+  int                current_match;
+  guint32            highlight;
+
+  KsCriticalPath    *path;
+  guint              path_step;
 };
 
 typedef enum
@@ -75,6 +88,14 @@ enum {
   PROP_HAS_RANGE,
   PROP_RANGE_START,
   PROP_RANGE_END,
+  PROP_SETTINGS,
+  PROP_BUSY_INCLUDES_COPIES,
+  PROP_INCLUDE_WARMUP,
+  PROP_SEARCH,
+  PROP_SEARCH_ERROR,
+  PROP_CURRENT_MATCH,
+  PROP_HIGHLIGHT,
+  PROP_CRITICAL_PATH,
   N_PROPS
 };
 
@@ -84,6 +105,7 @@ enum {
   VISIBLE_CHANGED,
   SELECTION_CHANGED,
   RANGE_CHANGED,
+  REVEAL_TRACK,
   N_SIGNALS
 };
 
@@ -98,6 +120,11 @@ ks_session_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->recompute_id, g_source_remove);
   g_clear_object (&self->analysis);
+  g_cancellable_cancel (self->search_cancellable);
+  g_clear_object (&self->search_cancellable);
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_data (self->settings, self);
+  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (ks_session_parent_class)->dispose (object);
 }
@@ -108,6 +135,11 @@ ks_session_finalize (GObject *object)
   KsSession *self = (KsSession *)object;
 
   g_clear_object (&self->trace);
+  g_clear_pointer (&self->layout, ks_timeline_layout_free);
+  g_clear_object (&self->searcher);
+  g_clear_object (&self->path);
+  g_clear_pointer (&self->search, ks_search_result_unref);
+  g_free (self->search_error);
   g_clear_pointer (&self->back, g_array_unref);
   g_clear_pointer (&self->forward, g_array_unref);
 
@@ -154,8 +186,87 @@ ks_session_get_property (GObject    *object,
     case PROP_RANGE_END:
       g_value_set_int64 (value, self->range_end);
       break;
+    case PROP_SETTINGS:
+      g_value_set_object (value, self->settings);
+      break;
+    case PROP_BUSY_INCLUDES_COPIES:
+      g_value_set_boolean (value, self->options.busy_includes_copies);
+      break;
+    case PROP_INCLUDE_WARMUP:
+      g_value_set_boolean (value, self->options.include_warmup);
+      break;
+    case PROP_SEARCH:
+      g_value_set_boxed (value, self->search);
+      break;
+    case PROP_SEARCH_ERROR:
+      g_value_set_string (value, self->search_error);
+      break;
+    case PROP_CURRENT_MATCH:
+      g_value_set_int (value, self->current_match);
+      break;
+    case PROP_HIGHLIGHT:
+      g_value_set_uint (value, self->highlight);
+      break;
+    case PROP_CRITICAL_PATH:
+      g_value_set_object (value, self->path);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+set_options (KsSession               *self,
+             const KsAnalysisOptions *options);
+
+/* A boolean option set on the session: with settings, it is the
+ * setting that changes (and every session following it); the session
+ * then reads it back in settings_changed_cb(). */
+static void
+set_boolean_option (KsSession *self,
+                    guint      prop_id,
+                    gboolean   on)
+{
+  const char *key = prop_id == PROP_INCLUDE_WARMUP ? "include-warmup" : "busy-includes-copies";
+  KsAnalysisOptions options = self->options;
+
+  on = !!on;
+  if (self->settings != NULL)
+    {
+      if (g_settings_get_boolean (self->settings, key) != on)
+        g_settings_set_boolean (self->settings, key, on);
+      return;
+    }
+  if (prop_id == PROP_INCLUDE_WARMUP)
+    options.include_warmup = on;
+  else
+    options.busy_includes_copies = on;
+  set_options (self, &options);
+}
+
+static void
+settings_changed_cb (KsSession  *self,
+                     const char *key,
+                     GSettings  *settings)
+{
+  KsAnalysisOptions options;
+
+  ks_session_options_from_settings (settings, &options);
+  set_options (self, &options);
+}
+
+static void
+ks_session_constructed (GObject *object)
+{
+  KsSession *self = KS_SESSION (object);
+
+  G_OBJECT_CLASS (ks_session_parent_class)->constructed (object);
+
+  if (self->settings != NULL)
+    {
+      ks_session_options_from_settings (self->settings, &self->options);
+      g_signal_connect_object (self->settings, "changed", G_CALLBACK (settings_changed_cb), self,
+                               G_CONNECT_SWAPPED);
     }
 }
 
@@ -172,6 +283,18 @@ ks_session_set_property (GObject      *object,
     case PROP_TRACE:
       ks_session_set_trace (self, g_value_get_object (value));
       break;
+    case PROP_SETTINGS:
+      self->settings = g_value_dup_object (value);
+      break;
+    case PROP_BUSY_INCLUDES_COPIES:
+      set_boolean_option (self, prop_id, g_value_get_boolean (value));
+      break;
+    case PROP_INCLUDE_WARMUP:
+      set_boolean_option (self, prop_id, g_value_get_boolean (value));
+      break;
+    case PROP_HIGHLIGHT:
+      ks_session_set_highlight (self, g_value_get_uint (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -186,6 +309,7 @@ ks_session_class_init (KsSessionClass *klass)
   object_class->finalize = ks_session_finalize;
   object_class->get_property = ks_session_get_property;
   object_class->set_property = ks_session_set_property;
+  object_class->constructed = ks_session_constructed;
 
 #define RO (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
   properties[PROP_TRACE] =
@@ -201,6 +325,23 @@ ks_session_class_init (KsSessionClass *klass)
   properties[PROP_HAS_RANGE] = g_param_spec_boolean ("has-range", NULL, NULL, FALSE, RO);
   properties[PROP_RANGE_START] = g_param_spec_int64 ("range-start", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
   properties[PROP_RANGE_END] = g_param_spec_int64 ("range-end", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
+  properties[PROP_SETTINGS] =
+    g_param_spec_object ("settings", NULL, NULL, G_TYPE_SETTINGS,
+                         (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_BUSY_INCLUDES_COPIES] =
+    g_param_spec_boolean ("busy-includes-copies", NULL, NULL, FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_INCLUDE_WARMUP] =
+    g_param_spec_boolean ("include-warmup", NULL, NULL, FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_SEARCH] = g_param_spec_boxed ("search", NULL, NULL, KS_TYPE_SEARCH_RESULT, RO);
+  properties[PROP_SEARCH_ERROR] = g_param_spec_string ("search-error", NULL, NULL, NULL, RO);
+  properties[PROP_CURRENT_MATCH] = g_param_spec_int ("current-match", NULL, NULL, -1, G_MAXINT, -1, RO);
+  properties[PROP_HIGHLIGHT] =
+    g_param_spec_uint ("highlight", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties[PROP_CRITICAL_PATH] =
+    g_param_spec_object ("critical-path", NULL, NULL, KS_TYPE_CRITICAL_PATH, RO);
 #undef RO
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -213,6 +354,10 @@ ks_session_class_init (KsSessionClass *klass)
   signals[RANGE_CHANGED] =
     g_signal_new ("range-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* a track whose row the views are to bring into view */
+  signals[REVEAL_TRACK] =
+    g_signal_new ("reveal-track", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -223,6 +368,8 @@ ks_session_init (KsSession *self)
   self->sel_track = KS_NO_INDEX;
   self->sel_slice = KS_NO_INDEX;
   self->t1 = 1000.0;
+  self->current_match = -1;
+  self->highlight = KS_NO_INDEX;
   ks_analysis_options_init (&self->options);
 }
 
@@ -254,6 +401,48 @@ ks_session_new (KsTrace *trace)
   g_return_val_if_fail (!trace || KS_IS_TRACE (trace), NULL);
 
   return g_object_new (KS_TYPE_SESSION, "trace", trace, NULL);
+}
+
+KsSession *
+ks_session_new_with_settings (KsTrace   *trace,
+                              GSettings *settings)
+{
+  g_return_val_if_fail (!trace || KS_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (!settings || G_IS_SETTINGS (settings), NULL);
+
+  return g_object_new (KS_TYPE_SESSION, "settings", settings, "trace", trace, NULL);
+}
+
+GSettings *
+ks_session_get_settings (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  return self->settings;
+}
+
+KsTimelineLayout *
+ks_session_get_layout (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  return self->layout;
+}
+
+void
+ks_session_options_from_settings (GSettings         *settings,
+                                  KsAnalysisOptions *options)
+{
+  g_return_if_fail (!settings || G_IS_SETTINGS (settings));
+  g_return_if_fail (options != NULL);
+
+  ks_analysis_options_init (options);
+  if (settings == NULL)
+    return;
+  options->gap_threshold_ns = (gint64)(g_settings_get_double (settings, "gap-threshold-us") * 1000.0 + 0.5);
+  options->busy_includes_copies = g_settings_get_boolean (settings, "busy-includes-copies");
+  options->kernel_wait_ns = (gint64)(g_settings_get_double (settings, "kernel-wait-us") * 1000.0 + 0.5);
+  options->include_warmup = g_settings_get_boolean (settings, "include-warmup");
 }
 
 typedef struct
@@ -327,10 +516,197 @@ recompute_idle_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+notify_search (KsSession *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_ERROR]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_MATCH]);
+}
+
+/* No search and no highlight: a new trace, or an empty search text. */
+static void
+clear_search (KsSession *self)
+{
+  gboolean had = self->search != NULL || self->search_error != NULL;
+
+  g_cancellable_cancel (self->search_cancellable);
+  g_clear_object (&self->search_cancellable);
+  g_clear_pointer (&self->search, ks_search_result_unref);
+  g_clear_pointer (&self->search_error, g_free);
+  self->current_match = -1;
+  if (had)
+    notify_search (self);
+  ks_session_set_highlight (self, KS_NO_INDEX);
+}
+
+typedef struct
+{
+  KsSession    *self;
+  GCancellable *cancellable;
+} PendingSearch;
+
+static void
+search_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  PendingSearch *pending = user_data;
+  g_autoptr(KsSession) self = pending->self;
+  g_autoptr(GCancellable) cancellable = pending->cancellable;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsSearchResult) found = ks_trace_search_run_finish (KS_TRACE_SEARCH (source), result, &error);
+
+  g_free (pending);
+
+  /* A newer keystroke or a new trace took over meanwhile. */
+  if (cancellable != self->search_cancellable)
+    return;
+
+  g_clear_object (&self->search_cancellable);
+  g_clear_pointer (&self->search, ks_search_result_unref);
+  g_clear_pointer (&self->search_error, g_free);
+  self->search = g_steal_pointer (&found);
+  if (self->search == NULL)
+    self->search_error = g_strdup (error->message);
+  self->current_match = -1;
+  notify_search (self);
+}
+
+void
+ks_session_search (KsSession  *self,
+                   const char *text,
+                   gboolean    regex)
+{
+  PendingSearch *pending;
+
+  g_return_if_fail (KS_IS_SESSION (self));
+
+  if (self->trace == NULL || text == NULL || *text == 0)
+    {
+      clear_search (self);
+      return;
+    }
+
+  /* What was found before stays shown until the new matches come. */
+  g_cancellable_cancel (self->search_cancellable);
+  g_clear_object (&self->search_cancellable);
+  ks_session_set_highlight (self, KS_NO_INDEX);
+  if (self->searcher == NULL)
+    self->searcher = ks_trace_search_new (self->trace);
+  self->search_cancellable = g_cancellable_new ();
+  pending = g_new0 (PendingSearch, 1);
+  pending->self = g_object_ref (self);
+  pending->cancellable = g_object_ref (self->search_cancellable);
+  ks_trace_search_run_async (self->searcher, text, regex ? KS_TRACE_SEARCH_REGEX : KS_TRACE_SEARCH_DEFAULT,
+                             self->search_cancellable, search_cb, pending);
+}
+
+KsSearchResult *
+ks_session_get_search (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  return self->search;
+}
+
+const char *
+ks_session_get_search_error (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  return self->search_error;
+}
+
+int
+ks_session_get_current_match (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), -1);
+
+  return self->current_match;
+}
+
+const KsSearchMatch *
+ks_session_step_match (KsSession *self,
+                       int        direction)
+{
+  guint n;
+
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  n = self->search != NULL ? ks_search_result_get_n_matches (self->search) : 0;
+  if (n == 0)
+    return NULL;
+
+  if (self->current_match < 0)
+    {
+      /* Start from the first match that starts in the view. */
+      guint i;
+
+      for (i = 0; i < n && ks_search_result_get_match (self->search, i)->start < self->t0; i++)
+        ;
+      self->current_match = direction > 0 ? (int)(i % n) : (int)((i + n - 1) % n);
+    }
+  else
+    self->current_match = (int)((self->current_match + n + (direction > 0 ? 1 : -1)) % n);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_MATCH]);
+  return ks_search_result_get_match (self->search, self->current_match);
+}
+
+KsCriticalPath *
+ks_session_get_critical_path (KsSession *self,
+                              guint     *step)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  if (step)
+    *step = self->path_step;
+  return self->path;
+}
+
+void
+ks_session_set_critical_path (KsSession      *self,
+                              KsCriticalPath *path,
+                              guint           step)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (path == NULL || KS_IS_CRITICAL_PATH (path));
+
+  if (self->path == path && (path == NULL || self->path_step == step))
+    return;
+  g_set_object (&self->path, path);
+  self->path_step = path != NULL ? step : 0;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CRITICAL_PATH]);
+}
+
+guint32
+ks_session_get_highlight (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), KS_NO_INDEX);
+
+  return self->highlight;
+}
+
+void
+ks_session_set_highlight (KsSession *self,
+                          guint32    name)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+
+  if (self->trace == NULL || name >= self->trace->n_strings)
+    name = KS_NO_INDEX;
+  if (self->highlight == name)
+    return;
+  self->highlight = name;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIGHLIGHT]);
+}
+
 void
 ks_session_set_trace (KsSession *self,
                       KsTrace   *trace)
 {
+  g_autoptr(KsTimelineLayout) old_layout = NULL;
   gboolean had_selection, had_range;
 
   g_return_if_fail (KS_IS_SESSION (self));
@@ -342,6 +718,13 @@ ks_session_set_trace (KsSession *self,
   had_selection = self->sel_track != KS_NO_INDEX;
   self->sel_item = ITEM_NONE;
   had_range = self->has_range;
+  /* the views of the trace before let go of its layout on notify::trace */
+  old_layout = g_steal_pointer (&self->layout);
+  if (trace != NULL)
+    self->layout = ks_timeline_layout_new (trace);
+  g_clear_object (&self->searcher);
+  clear_search (self);
+  ks_session_set_critical_path (self, NULL, 0);
   fit_span (self, &self->t0, &self->t1);
   g_array_set_size (self->back, 0);
   g_array_set_size (self->forward, 0);
@@ -413,6 +796,26 @@ ks_session_get_analysis_options (KsSession *self)
   return &self->options;
 }
 
+static void
+set_options (KsSession               *self,
+             const KsAnalysisOptions *options)
+{
+  gboolean copies_changed = !options->busy_includes_copies != !self->options.busy_includes_copies;
+  gboolean warmup_changed = !options->include_warmup != !self->options.include_warmup;
+
+  if (ks_analysis_options_equal (options, &self->options))
+    return;
+
+  self->options = *options;
+  if (copies_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY_INCLUDES_COPIES]);
+  if (warmup_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_WARMUP]);
+  if (self->trace != NULL && self->recompute_id == 0)
+    self->recompute_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, recompute_idle_cb,
+                                          g_object_ref (self), g_object_unref);
+}
+
 void
 ks_session_set_analysis_options (KsSession               *self,
                                  const KsAnalysisOptions *options)
@@ -420,13 +823,7 @@ ks_session_set_analysis_options (KsSession               *self,
   g_return_if_fail (KS_IS_SESSION (self));
   g_return_if_fail (options != NULL);
 
-  if (ks_analysis_options_equal (options, &self->options))
-    return;
-
-  self->options = *options;
-  if (self->trace != NULL && self->recompute_id == 0)
-    self->recompute_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, recompute_idle_cb,
-                                          g_object_ref (self), g_object_unref);
+  set_options (self, options);
 }
 
 KsTrace *
@@ -777,6 +1174,17 @@ ks_session_get_selected_memory_block (KsSession *self,
   if (block)
     *block = self->sel_item_b;
   return TRUE;
+}
+
+void
+ks_session_reveal_track (KsSession *self,
+                         guint32    track)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (self->trace != NULL);
+  g_return_if_fail (track < self->trace->n_tracks);
+
+  g_signal_emit (self, signals[REVEAL_TRACK], 0, track);
 }
 
 void

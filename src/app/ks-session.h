@@ -10,18 +10,31 @@
 #include <gio/gio.h>
 
 #include "ks-analysis.h"
+#include "ks-critical-path.h"
+#include "ks-timeline-layout.h"
 #include "ks-memory-blocks.h"
 #include "ks-trace.h"
+#include "ks-trace-search.h"
 
 G_BEGIN_DECLS
 
-/* What the user looks at in a window: the trace, its analysis, the
- * visible time span with its zoom history, the selected slice and the
- * selected time range. Every view of a window shares one session and
- * follows its properties (trace, analysis, busy, visible-start,
- * visible-end, selected-track, selected-slice, has-range, range-start,
- * range-end; all notify) or its signals "visible-changed",
- * "selection-changed" and "range-changed".
+/* What the user looks at in a window: the trace, its rows' layout, its
+ * analysis and the options of it, the visible time span with its zoom
+ * history, the selected slice and the selected time range, the matches
+ * of a name search and a highlighted name. Every view of a window
+ * shares one session and follows its properties (trace, analysis, busy,
+ * visible-start, visible-end, selected-track, selected-slice, has-range,
+ * range-start, range-end, busy-includes-copies, include-warmup, search,
+ * search-error, current-match, highlight, critical-path; all notify) or
+ * its signals
+ * "visible-changed", "selection-changed", "range-changed" and
+ * "reveal-track".
+ *
+ * The analysis options come from the GSettings given at construction
+ * (the keys gap-threshold-us, kernel-wait-us, busy-includes-copies and
+ * include-warmup): the session follows their changes and analyses the
+ * trace again. Without settings, the boolean options are the session's
+ * own properties.
  *
  * A new trace resets the view, the selection and the range: listeners
  * of notify::trace rebuild from scratch (the *-changed signals are not
@@ -35,9 +48,21 @@ G_DECLARE_FINAL_TYPE (KsSession, ks_session, KS, SESSION, GObject)
 
 /* @trace may be NULL: a session with nothing to show yet. */
 KsSession  *ks_session_new                 (KsTrace    *trace);
+/* The same with its analysis options from @settings (may be NULL). */
+KsSession  *ks_session_new_with_settings   (KsTrace    *trace,
+                                            GSettings  *settings);
+GSettings  *ks_session_get_settings        (KsSession  *self);
 KsTrace    *ks_session_get_trace           (KsSession  *self);
 void        ks_session_set_trace           (KsSession  *self,
                                             KsTrace    *trace);
+/* The rows of the trace as the timeline draws them (which groups are
+ * expanded is the session's too); NULL without a trace. */
+KsTimelineLayout *
+            ks_session_get_layout          (KsSession  *self);
+
+/* The analysis options @settings holds (defaults for NULL). */
+void        ks_session_options_from_settings (GSettings         *settings,
+                                              KsAnalysisOptions *options);
 
 /* The analysis of the trace, or NULL while there is none (no trace, or
  * being computed, or it failed). */
@@ -100,6 +125,11 @@ gboolean    ks_session_get_selected_memory_block (KsSession *self,
                                                   guint     *device,
                                                   guint32   *block);
 
+/* Asks the views to bring @track's row into view ("reveal-track"),
+ * wherever their rows were scrolled to. */
+void        ks_session_reveal_track        (KsSession  *self,
+                                            guint32     track);
+
 void        ks_session_select_range        (KsSession  *self,
                                             gint64      start,
                                             gint64      end);
@@ -107,5 +137,40 @@ void        ks_session_clear_range         (KsSession  *self);
 gboolean    ks_session_get_range           (KsSession  *self,
                                             gint64     *start,
                                             gint64     *end);
+
+/* The name search: ks_session_search() starts it in a worker (a newer
+ * search cancels the older one); "search" is then the result, or NULL
+ * while none is shown, and "search-error" says why an expression was
+ * refused. An empty @text ends the search. */
+void        ks_session_search              (KsSession  *self,
+                                            const char *text,
+                                            gboolean    regex);
+KsSearchResult *
+            ks_session_get_search          (KsSession  *self);
+const char *ks_session_get_search_error    (KsSession  *self);
+/* The match stepped to last, -1 before the first step. */
+int         ks_session_get_current_match   (KsSession  *self);
+/* Steps to the next (@direction > 0) or previous match, starting from
+ * the first that starts in the view; NULL when there are none. */
+const KsSearchMatch *
+            ks_session_step_match          (KsSession  *self,
+                                            int         direction);
+
+/* A name a page points at (a string id of the trace, KS_NO_INDEX for
+ * none): the timeline outlines its slices instead of the matches. A new
+ * trace or a new search clears it. */
+guint32     ks_session_get_highlight       (KsSession  *self);
+void        ks_session_set_highlight       (KsSession  *self,
+                                            guint32     name);
+
+/* The critical path whose step @step (its index in the analysis's
+ * steps) the timeline outlines, or NULL ("critical-path"); a new trace
+ * clears it. */
+KsCriticalPath *
+            ks_session_get_critical_path   (KsSession      *self,
+                                            guint          *step);
+void        ks_session_set_critical_path   (KsSession      *self,
+                                            KsCriticalPath *path,
+                                            guint           step);
 
 G_END_DECLS

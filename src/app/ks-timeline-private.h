@@ -44,9 +44,12 @@ struct _KsTimeline
 {
   GtkWidget         parent_instance;
 
-  KsSession        *session;
-  KsTimelineLayout *layout;
-  const guint8     *matches;
+  KsSession        *model;       /* the "session" property */
+  KsSession        *session;     /* the same while it has a trace, else NULL */
+  KsTimelineLayout *layout;      /* the session's, for its trace */
+  KsSearchResult   *search;      /* the session's matches, outlined */
+  guint8           *highlight;   /* per string id: the session's highlighted name */
+  const guint8     *matches;     /* one of the two, or NULL */
 
   GtkAdjustment    *hadjustment;
   GtkAdjustment    *vadjustment;

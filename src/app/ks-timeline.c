@@ -30,7 +30,10 @@ enum {
   PROP_VADJUSTMENT,
   PROP_HSCROLL_POLICY,
   PROP_VSCROLL_POLICY,
+  PROP_SESSION,
 };
+
+static GParamSpec *session_pspec;
 
 static void
 ks_timeline_scrollable_init (GtkScrollableInterface *iface)
@@ -195,7 +198,7 @@ ks_timeline_get_session (KsTimeline *self)
 {
   g_return_val_if_fail (KS_IS_TIMELINE (self), NULL);
 
-  return self->session;
+  return self->model;
 }
 
 KsTimelineLayout *
@@ -206,28 +209,67 @@ ks_timeline_get_layout (KsTimeline *self)
   return self->layout;
 }
 
-void
-ks_timeline_set_session (KsTimeline *self,
-                         KsSession  *session)
+/* What the timeline outlines: the highlighted name, else the search's
+ * matches. */
+static void
+update_matches (KsTimeline *self)
 {
-  g_return_if_fail (KS_IS_TIMELINE (self));
-  g_return_if_fail (!session || KS_IS_SESSION (session));
+  KsSession *session = self->session;
+  KsSearchResult *search = session != NULL ? ks_session_get_search (session) : NULL;
+  guint32 name = session != NULL ? ks_session_get_highlight (session) : KS_NO_INDEX;
 
-  if (self->session == session)
-    return;
+  g_clear_pointer (&self->highlight, g_free);
+  if (search != self->search)
+    {
+      g_clear_pointer (&self->search, ks_search_result_unref);
+      self->search = search != NULL ? ks_search_result_ref (search) : NULL;
+    }
+  if (name != KS_NO_INDEX)
+    {
+      self->highlight = g_new0 (guint8, ks_session_get_trace (session)->n_strings);
+      self->highlight[name] = 1;
+    }
+  self->matches = self->highlight != NULL ? self->highlight
+                  : self->search != NULL ? ks_search_result_get_names (self->search, NULL) : NULL;
+  /* a new buffer may sit where the last one was: the key alone is not enough */
+  _ks_timeline_invalidate_rows (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
 
+/* The path outlined is the session's. */
+static void
+critical_path_changed_cb (KsTimeline *self)
+{
+  guint step = 0;
+  KsCriticalPath *path = self->session != NULL ? ks_session_get_critical_path (self->session, &step) : NULL;
+
+  ks_timeline_set_critical_path (self, path, step);
+}
+
+/* The rows start over with each trace of the session: its layout, no
+ * critical path, no hover. */
+static void
+trace_changed_cb (KsTimeline *self)
+{
+  KsSession *session = self->model != NULL && ks_session_get_trace (self->model) != NULL ? self->model : NULL;
+
+  /* by function: the session is also the model, whose notify::trace stays */
   if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_clear_object (&self->session);
-  g_clear_object (&self->path);
-  g_clear_pointer (&self->layout, ks_timeline_layout_free);
+    {
+      g_signal_handlers_disconnect_by_func (self->session, visible_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, selection_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, gtk_widget_queue_draw, self);
+      g_signal_handlers_disconnect_by_func (self->session, critical_path_changed_cb, self);
+      g_signal_handlers_disconnect_by_func (self->session, ks_timeline_reveal_track, self);
+      g_signal_handlers_disconnect_by_func (self->session, update_matches, self);
+    }
+  self->session = session;
+  self->layout = session != NULL ? ks_session_get_layout (session) : NULL;
   _ks_timeline_invalidate_rows (self);
   self->has_hover = FALSE;
 
   if (session != NULL)
     {
-      self->session = g_object_ref (session);
-      self->layout = ks_timeline_layout_new (ks_session_get_trace (session));
       g_signal_connect_object (session, "visible-changed",
                                G_CALLBACK (visible_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (session, "selection-changed",
@@ -237,24 +279,42 @@ ks_timeline_set_session (KsTimeline *self,
       /* the warm-up and inferred steps are drawn from the analysis */
       g_signal_connect_object (session, "notify::analysis",
                                G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::critical-path",
+                               G_CALLBACK (critical_path_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "reveal-track",
+                               G_CALLBACK (ks_timeline_reveal_track), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::search",
+                               G_CALLBACK (update_matches), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (session, "notify::highlight",
+                               G_CALLBACK (update_matches), self, G_CONNECT_SWAPPED);
     }
 
+  update_matches (self);
+  critical_path_changed_cb (self);
   _ks_timeline_compute_arrows (self);
   update_adjustments (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 void
-ks_timeline_set_matches (KsTimeline   *self,
-                         const guint8 *matches)
+ks_timeline_set_session (KsTimeline *self,
+                         KsSession  *session)
 {
   g_return_if_fail (KS_IS_TIMELINE (self));
+  g_return_if_fail (!session || KS_IS_SESSION (session));
 
-  self->matches = matches;
-  /* The caller may reuse the buffer, so the key alone is not enough. */
-  _ks_timeline_invalidate_rows (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  if (self->model == session)
+    return;
+
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_func (self->model, trace_changed_cb, self);
+  g_set_object (&self->model, session);
+  if (session != NULL)
+    g_signal_connect_object (session, "notify::trace", G_CALLBACK (trace_changed_cb), self, G_CONNECT_SWAPPED);
+  trace_changed_cb (self);
+  g_object_notify_by_pspec (G_OBJECT (self), session_pspec);
 }
+
 static void
 dark_changed_cb (KsTimeline      *self,
                  GParamSpec      *pspec,
@@ -344,6 +404,10 @@ ks_timeline_get_property (GObject    *object,
       g_value_set_enum (value, self->vscroll_policy);
       break;
 
+    case PROP_SESSION:
+      g_value_set_object (value, self->model);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -376,6 +440,10 @@ ks_timeline_set_property (GObject      *object,
       self->vscroll_policy = g_value_get_enum (value);
       break;
 
+    case PROP_SESSION:
+      ks_timeline_set_session (self, g_value_get_object (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -386,10 +454,7 @@ ks_timeline_dispose (GObject *object)
 {
   KsTimeline *self = (KsTimeline *)object;
 
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_clear_object (&self->session);
-  g_clear_pointer (&self->layout, ks_timeline_layout_free);
+  ks_timeline_set_session (self, NULL);
   if (self->vadjustment != NULL)
     g_signal_handlers_disconnect_by_func (self->vadjustment, vadjustment_value_changed_cb, self);
   g_clear_object (&self->vadjustment);
@@ -431,6 +496,9 @@ ks_timeline_class_init (KsTimelineClass *klass)
   g_object_class_override_property (object_class, PROP_VADJUSTMENT, "vadjustment");
   g_object_class_override_property (object_class, PROP_HSCROLL_POLICY, "hscroll-policy");
   g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
+  session_pspec = g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
+                                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (object_class, PROP_SESSION, session_pspec);
 
   gtk_widget_class_set_css_name (widget_class, "kstimeline");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GRID);

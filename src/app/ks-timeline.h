@@ -18,7 +18,10 @@ G_BEGIN_DECLS
 
 /* The swimlanes: one widget drawing only the rows in its viewport (it is
  * a GtkScrollable for its vertical scroll), with the time ruler on top.
- * It reads and changes the visible span of its KsSession. */
+ * It follows its "session": the rows of the session's trace (the layout
+ * is the session's), its visible span, which it also changes, its
+ * selection, and the slices of its search matches or its highlighted
+ * name, outlined. */
 
 #define KS_TYPE_TIMELINE (ks_timeline_get_type ())
 
@@ -28,11 +31,8 @@ GtkWidget        *ks_timeline_new              (void);
 KsSession        *ks_timeline_get_session      (KsTimeline    *self);
 void              ks_timeline_set_session      (KsTimeline    *self,
                                                 KsSession     *session);
+/* The session's layout while its trace is shown, else NULL. */
 KsTimelineLayout *ks_timeline_get_layout       (KsTimeline    *self);
-/* Outlines slices whose name id is set in @matches (one byte per string
- * id, owned by the caller and kept alive until replaced); NULL for none. */
-void              ks_timeline_set_matches      (KsTimeline    *self,
-                                                const guint8  *matches);
 /* Widget coordinates of a time and of a slice's lane (centre); FALSE
  * when the slice's row is collapsed or scrolled out of view. */
 double            ks_timeline_time_to_x        (KsTimeline    *self,

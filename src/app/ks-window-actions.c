@@ -315,7 +315,8 @@ _ks_window_actions_update (KsWindow *self)
 {
   /* (a job's summaries leave the session without a trace) */
   gboolean has_trace = self->session != NULL && ks_session_get_trace (self->session) != NULL;
-  gboolean has_matches = self->match_list != NULL && self->match_list->len > 0;
+  KsSearchResult *search = self->session != NULL ? ks_session_get_search (self->session) : NULL;
+  gboolean has_matches = search != NULL && ks_search_result_get_n_matches (search) > 0;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", ks_window_get_loading (self));
   _ks_window_compare_update_actions (self);
@@ -407,66 +408,10 @@ void
 _ks_window_analysis_get_options (KsWindow          *self,
                                  KsAnalysisOptions *options)
 {
-  GSettings *settings = ks_application_get_settings ();
-
-  ks_analysis_options_init (options);
-  if (settings != NULL)
-    {
-      options->gap_threshold_ns = (gint64)(g_settings_get_double (settings, "gap-threshold-us") * 1000.0 + 0.5);
-      options->busy_includes_copies = g_settings_get_boolean (settings, "busy-includes-copies");
-      options->kernel_wait_ns = (gint64)(g_settings_get_double (settings, "kernel-wait-us") * 1000.0 + 0.5);
-      options->include_warmup = g_settings_get_boolean (settings, "include-warmup");
-    }
+  if (self->session != NULL)
+    *options = *ks_session_get_analysis_options (self->session);
   else
-    {
-      options->busy_includes_copies = ks_summary_page_get_include_copies (self->summary_page);
-      options->include_warmup = ks_summary_page_get_include_warmup (self->summary_page);
-    }
-}
-
-static void
-update_analysis_options (KsWindow *self)
-{
-  KsAnalysisOptions options;
-
-  if (self->session == NULL)
-    return;
-  _ks_window_analysis_get_options (self, &options);
-  ks_session_set_analysis_options (self->session, &options);
-}
-
-static void
-settings_changed_cb (KsWindow   *self,
-                     const char *key)
-{
-  update_analysis_options (self);
-}
-
-/* The Summary's switch: a setting when there are settings, else the
- * option of this window's analyses. */
-static void
-include_copies_changed_cb (KsWindow *self)
-{
-  GSettings *settings = ks_application_get_settings ();
-  gboolean on = ks_summary_page_get_include_copies (self->summary_page);
-
-  if (settings == NULL)
-    update_analysis_options (self);
-  else if (g_settings_get_boolean (settings, "busy-includes-copies") != on)
-    g_settings_set_boolean (settings, "busy-includes-copies", on);
-}
-
-/* The same for the Summary's warm-up switch. */
-static void
-include_warmup_changed_cb (KsWindow *self)
-{
-  GSettings *settings = ks_application_get_settings ();
-  gboolean on = ks_summary_page_get_include_warmup (self->summary_page);
-
-  if (settings == NULL)
-    update_analysis_options (self);
-  else if (g_settings_get_boolean (settings, "include-warmup") != on)
-    g_settings_set_boolean (settings, "include-warmup", on);
+    ks_session_options_from_settings (ks_application_get_settings (), options);
 }
 
 static gboolean
@@ -486,6 +431,9 @@ gap_order_set_mapping (const GValue       *value,
   return g_variant_new_string (g_value_get_boolean (value) ? "time" : "duration");
 }
 
+/* The Gaps page's order is a setting, and the menu's toggles are the
+ * settings' actions (the session reads the analysis options from the
+ * settings itself). */
 void
 _ks_window_analysis_init (KsWindow *self)
 {
@@ -493,92 +441,14 @@ _ks_window_analysis_init (KsWindow *self)
 
   if (settings != NULL)
     {
+      g_autoptr(GSimpleActionGroup) actions = ks_application_create_settings_actions (settings);
+
       g_settings_bind_with_mapping (settings, "gap-order", self->gaps_page, "order-by-time",
                                     G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
                                     NULL, NULL);
-      g_signal_connect_object (settings, "changed", G_CALLBACK (settings_changed_cb), self, G_CONNECT_SWAPPED);
+      /* the analysis toggles of the main menu */
+      gtk_widget_insert_action_group (GTK_WIDGET (self), "settings", G_ACTION_GROUP (actions));
     }
-  g_signal_connect_object (self->summary_page, "notify::include-copies",
-                           G_CALLBACK (include_copies_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->summary_page, "notify::include-warmup",
-                           G_CALLBACK (include_warmup_changed_cb), self, G_CONNECT_SWAPPED);
-}
-
-void
-_ks_window_analysis_trace_changed (KsWindow *self)
-{
-  /* The timeline borrows the buffer */
-  if (self->highlight != NULL && self->timeline != NULL)
-    ks_timeline_set_matches (self->timeline, NULL);
-  g_clear_pointer (&self->highlight, g_free);
-}
-
-static void
-page_navigate_cb (KsWindow *self,
-                  gint64    start,
-                  gint64    end,
-                  KsPage   *page)
-{
-  if (self->session == NULL)
-    return;
-
-  ks_session_fit (self->session, start, end);
-
-  /* A gap is also marked as the selected range; the window then shows
-   * the Selection page, but the user is going through the gap list. */
-  if (KS_IS_GAPS_PAGE (page))
-    {
-      const KsGap *gap = ks_gaps_page_get_selected (KS_GAPS_PAGE (page));
-
-      if (gap != NULL)
-        ks_session_select_range (self->session, gap->start, gap->end);
-      /* The GPU row the gap is on, wherever the rows were scrolled to. */
-      if (gap != NULL && gap->next_track != KS_NO_INDEX)
-        ks_timeline_reveal_track (self->timeline, gap->next_track);
-      ks_window_show_page (self, "gaps");
-    }
-  /* a rank: its steps, and its rows brought into view */
-  if (KS_IS_RANKS_PAGE (page) && ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)) != KS_NO_INDEX)
-    ks_timeline_reveal_track (self->timeline, ks_ranks_page_get_selected_track (KS_RANKS_PAGE (page)));
-  /* an item on the critical path: its slice's row */
-  if (KS_IS_CRITICAL_PATH_PAGE (page))
-    {
-      guint32 track, slice;
-
-      if (ks_session_get_selected_slice (self->session, &track, &slice))
-        ks_timeline_reveal_track (self->timeline, track);
-    }
-  /* a stream's queue, a copy, a kernel sequence: the stream's rows */
-  if (KS_IS_STATS_PAGE (page) && ks_stats_page_get_track (KS_STATS_PAGE (page)) != KS_NO_INDEX)
-    ks_timeline_reveal_track (self->timeline, ks_stats_page_get_track (KS_STATS_PAGE (page)));
-}
-
-/* The timeline outlines the path of the step the page shows. */
-static void
-critical_path_changed_cb (KsWindow       *self,
-                          KsCriticalPath *path,
-                          guint           step,
-                          KsPage         *page)
-{
-  ks_timeline_set_critical_path (self->timeline, path, step);
-}
-
-static void
-page_highlight_cb (KsWindow *self,
-                   guint     name,
-                   KsPage   *page)
-{
-  KsTrace *trace = self->session != NULL ? ks_session_get_trace (self->session) : NULL;
-  guint8 *matches;
-
-  if (trace == NULL || name >= trace->n_strings)
-    return;
-
-  matches = g_new0 (guint8, trace->n_strings);
-  matches[name] = 1;
-  ks_timeline_set_matches (self->timeline, matches);
-  g_free (self->highlight);
-  self->highlight = matches;
 }
 
 /* ] and [: the next or previous gap in the order the Gaps page shows.
@@ -663,9 +533,6 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "analysis.next-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.previous-gap", NULL, step_gap_action);
   gtk_widget_class_install_action (widget_class, "analysis.toggle-gap-order", NULL, toggle_gap_order_action);
-  gtk_widget_class_bind_template_callback (widget_class, page_navigate_cb);
-  gtk_widget_class_bind_template_callback (widget_class, page_highlight_cb);
-  gtk_widget_class_bind_template_callback (widget_class, critical_path_changed_cb);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.record", NULL);

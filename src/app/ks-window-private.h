@@ -25,20 +25,12 @@
 
 G_BEGIN_DECLS
 
-typedef struct
-{
-  guint32 track;
-  guint32 slice;
-  gint64  start;
-} KsMatch;
-
 struct _KsWindow
 {
   AdwApplicationWindow  parent_instance;
 
   /* Template widgets */
   AdwWindowTitle       *window_title;
-  GtkToggleButton      *search_button;
   GtkSearchBar         *search_bar;
   GtkSearchEntry       *search_entry;
   GtkToggleButton      *regex_button;
@@ -57,8 +49,6 @@ struct _KsWindow
   GtkWidget            *side_panel;
   GtkPaned             *paned;
   GtkToggleButton      *side_panel_button;
-  KsSelectionPage      *selection_page;
-  KsSummaryPage        *summary_page;
   KsGapsPage           *gaps_page;
   GtkLabel             *status_label;
   GtkLabel             *status_detail;
@@ -88,14 +78,6 @@ struct _KsWindow
   gboolean              panel_sized;      /* the side panel's first width is set */
   guint                 panel_tick;       /* sizing it at the next frame */
 
-  /* Search */
-  guint8               *matches;     /* per string id */
-  GArray               *match_list;  /* KsMatch, by start */
-  int                   match_current;
-
-  /* The name a page asked to highlight, as timeline matches */
-  guint8               *highlight;
-
   /* Compare With…: the view once both are analysed, the load before */
   GtkWidget            *compare_view;
   GCancellable         *compare_cancellable;
@@ -104,7 +86,8 @@ struct _KsWindow
 void _ks_window_class_actions_init (KsWindowClass *klass);
 void _ks_window_actions_update     (KsWindow      *self);
 void _ks_window_search_init        (KsWindow      *self);
-void _ks_window_search_clear       (KsWindow      *self);
+/* The count follows the session's search from its making on. */
+void _ks_window_search_init_session (KsWindow     *self);
 void _ks_window_search_step        (KsWindow      *self,
                                     int            direction);
 /* ks-window-tabs.c: the shown page's tab scrolled into view */
@@ -117,13 +100,12 @@ void _ks_window_update_subtitle    (KsWindow      *self);
 void _ks_window_update_warnings    (KsWindow      *self,
                                     KsAnalysis    *analysis);
 
-/* ks-window-actions.c: the analysis side of the window. Options come
- * from the application's settings (or, without them, from the Summary
- * page's switch); the ]/[ keys step through the Gaps page. */
+/* ks-window-actions.c: the analysis side of the window; the ]/[ keys
+ * step through the Gaps page. The options of a job's summaries: the
+ * session's, or before there is one the application's settings. */
 void _ks_window_analysis_init          (KsWindow          *self);
 void _ks_window_analysis_get_options   (KsWindow          *self,
                                         KsAnalysisOptions *options);
-void _ks_window_analysis_trace_changed (KsWindow          *self);
 
 /* A dialog with a Close button. */
 void _ks_window_show_error             (KsWindow          *self,

@@ -118,9 +118,6 @@ session_analysis_changed_cb (KsWindow   *self,
   if (ks_session_get_trace (session) == NULL)
     return;
 
-  /* The strip above the timeline draws the Summary's busy time. */
-  ks_overview_set_analysis (self->overview, analysis);
-  ks_selection_page_set_analysis (self->selection_page, analysis);
   /* Kept while the next analysis is computed, as before it came. */
   if (analysis == NULL)
     return;
@@ -136,9 +133,6 @@ session_trace_changed_cb (KsWindow   *self,
 {
   KsTrace *trace = ks_session_get_trace (session);
   g_autofree char *name = self->file ? file_display_name (self->file) : NULL;
-
-  _ks_window_search_clear (self);
-  _ks_window_analysis_trace_changed (self);
 
   if (trace != NULL)
     {
@@ -163,13 +157,6 @@ session_trace_changed_cb (KsWindow   *self,
       adw_window_title_set_subtitle (self->window_title, "");
       gtk_window_set_title (GTK_WINDOW (self), _("Kinescope"));
     }
-
-  /* The views take the session again: the timeline's layout is of one trace. */
-  ks_timeline_set_session (self->timeline, NULL);
-  ks_timeline_set_session (self->timeline, trace != NULL ? session : NULL);
-  ks_overview_set_session (self->overview, trace != NULL ? session : NULL);
-  ks_selection_page_set_session (self->selection_page, trace != NULL ? session : NULL,
-                                 ks_timeline_get_layout (self->timeline));
 
   /* A new trace opens on the first side page (the analysis summary);
    * selecting something switches to "selection". */
@@ -254,11 +241,8 @@ set_trace (KsWindow *self,
    * views follow it through the traces the window shows. */
   if (self->session == NULL)
     {
-      KsAnalysisOptions options;
-
-      self->session = ks_session_new (NULL);
-      _ks_window_analysis_get_options (self, &options);
-      ks_session_set_analysis_options (self->session, &options);
+      self->session = ks_session_new_with_settings (NULL, ks_application_get_settings ());
+      _ks_window_search_init_session (self);
       g_signal_connect_object (self->session, "selection-changed",
                                G_CALLBACK (session_selection_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (self->session, "range-changed",
@@ -893,16 +877,10 @@ ks_window_dispose (GObject *object)
   if (self->loader != NULL)
     ks_document_loader_cancel (self->loader);
   _ks_window_compare_cancel (self);
-  _ks_window_search_clear (self);
-  _ks_window_analysis_trace_changed (self);
   end_first_frame (self, FALSE);
 
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
-  if (self->timeline != NULL)
-    ks_timeline_set_session (self->timeline, NULL);
-  if (self->selection_page != NULL)
-    ks_selection_page_set_session (self->selection_page, NULL, NULL);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
 
@@ -915,24 +893,12 @@ ks_window_dispose (GObject *object)
 }
 
 static void
-ks_window_finalize (GObject *object)
-{
-  KsWindow *self = (KsWindow *)object;
-
-  g_clear_pointer (&self->match_list, g_array_unref);
-  g_clear_pointer (&self->matches, g_free);
-
-  G_OBJECT_CLASS (ks_window_parent_class)->finalize (object);
-}
-
-static void
 ks_window_class_init (KsWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_window_dispose;
-  object_class->finalize = ks_window_finalize;
   object_class->get_property = ks_window_get_property;
   GTK_WINDOW_CLASS (klass)->close_request = ks_window_close_request;
 
@@ -962,7 +928,6 @@ ks_window_class_init (KsWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_button);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, regex_button);
@@ -981,8 +946,6 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, selection_page);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, summary_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, gaps_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_detail);
@@ -1007,7 +970,6 @@ ks_window_init (KsWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->match_current = -1;
   self->loading_row = KS_NO_INDEX;
   restore_window_state (self);
 

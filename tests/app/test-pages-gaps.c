@@ -14,6 +14,7 @@
 #include "ks-report.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
+#include "ks-application.h"
 #include "ks-window.h"
 #include "ks-trace-loader.h"
 #include "pages/ks-gaps-page.h"
@@ -131,6 +132,39 @@ assert_at_gap (KsSession    *session,
   g_assert_cmpfloat (v1, >, gap[1]);
   /* zoomed to it: the gap fills most of the view */
   g_assert_cmpfloat (gap[1] - gap[0], >, 0.6 * (v1 - v0));
+}
+
+/* Whether a menu button of @widget offers @action in its menu. */
+static gboolean
+model_has_action (GMenuModel *model,
+                  const char *action)
+{
+  for (int i = 0; model != NULL && i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return TRUE;
+      if (model_has_action (section, action) || model_has_action (submenu, action))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+menu_has_action (GtkWidget  *widget,
+                 const char *action)
+{
+  if (GTK_IS_MENU_BUTTON (widget) &&
+      model_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)), action))
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (menu_has_action (child, action))
+      return TRUE;
+  return FALSE;
 }
 
 static void
@@ -386,6 +420,24 @@ test_summary_advice (void)
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->window_ns, ==, 138630810);
     toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
     g_assert_true (gtk_switch_get_active (GTK_SWITCH (toggle)));
+    /* the switch went to the setting, not to the window */
+    g_assert_true (g_settings_get_boolean (ks_application_get_settings (), "busy-includes-copies"));
+  }
+
+  /* The main menu's toggle is the setting's action: off again, the
+   * session analyses again and the Summary's switch follows. */
+  {
+    KsAnalysis *analysis;
+    GtkWidget *toggle;
+
+    g_assert_true (menu_has_action (GTK_WIDGET (window), "settings.busy-includes-copies"));
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "settings.busy-includes-copies", NULL));
+    g_assert_false (g_settings_get_boolean (ks_application_get_settings (), "busy-includes-copies"));
+    WAIT_FOR ((analysis = ks_session_get_analysis (ks_window_get_session (window))) != NULL &&
+              !ks_analysis_get_options (analysis)->busy_includes_copies);
+    g_assert_false (ks_session_get_analysis_options (ks_window_get_session (window))->busy_includes_copies);
+    toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
+    g_assert_false (gtk_switch_get_active (GTK_SWITCH (toggle)));
   }
 
   /* The Selection page counts busy time by the same rule: over the whole
@@ -467,6 +519,28 @@ test_session_binding (void)
   g_assert_true (ks_page_get_analysis (KS_PAGE (page)) == ks_session_get_analysis (session));
   g_assert_true (ks_page_get_trace (KS_PAGE (page)) == trace);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, n_second);
+
+  /* The views follow every trace of the session, a third one too: the
+   * timeline draws the session's layout, the Selection page its ranges. */
+  {
+    KsTimeline *timeline = ks_window_get_timeline (window);
+    KsSelectionPage *selection = KS_SELECTION_PAGE (ks_window_get_page (window, "selection"));
+    g_autoptr(KsTrace) third = ks_trace_load (file, NULL, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ks_timeline_get_layout (timeline) == ks_session_get_layout (session));
+    ks_session_set_trace (session, third);
+    g_assert_nonnull (ks_session_get_layout (session));
+    g_assert_true (ks_timeline_get_layout (timeline) == ks_session_get_layout (session));
+    WAIT_FOR (ks_session_get_analysis (session) != NULL);
+    ks_session_select_range (session, 0, third->duration_ns);
+    g_assert_true (ks_selection_page_get_busy (selection));
+    WAIT_FOR (!ks_selection_page_get_busy (selection));
+    ks_session_clear_range (session);
+    ks_session_set_trace (session, trace);
+    g_assert_true (ks_timeline_get_layout (timeline) == ks_session_get_layout (session));
+    WAIT_FOR (ks_session_get_analysis (session) != NULL);
+  }
 
   /* navigate: the view shows the range with a 5 % margin */
   g_signal_emit_by_name (page, "navigate", (gint64)2000000, (gint64)3000000);

@@ -124,6 +124,21 @@ update_what_if (KsCriticalPathPage *self)
 
 /* Shows the step selected: its bar, legend, items; and tells the
  * timeline. */
+
+/* The timeline outlines the path of the step shown: the session's. */
+static void
+show_path (KsCriticalPathPage *self,
+           KsCriticalPath     *path,
+           guint               step)
+{
+  KsSession *session = ks_page_get_session (KS_PAGE (self));
+
+  if (session != NULL && ks_session_get_trace (session) != NULL)
+    ks_session_set_critical_path (session, path != NULL && ks_critical_path_get_trace (path) == ks_session_get_trace (session)
+                                           ? path : NULL, step);
+  g_signal_emit (self, signals[PATH_CHANGED], 0, path, step);
+}
+
 static void
 show_step (KsCriticalPathPage *self)
 {
@@ -140,7 +155,7 @@ show_step (KsCriticalPathPage *self)
       gtk_label_set_text (self->summary_label, self->path == NULL && self->cancellable != NULL
                                                  ? _("Finding the critical path…") : "");
       gtk_label_set_text (self->legend_label, "");
-      g_signal_emit (self, signals[PATH_CHANGED], 0, NULL, G_MAXUINT);
+      show_path (self, NULL, G_MAXUINT);
       return;
     }
 
@@ -196,7 +211,7 @@ show_step (KsCriticalPathPage *self)
       g_object_set_data (G_OBJECT (row), "ks-item", GUINT_TO_POINTER (i + 1));
       gtk_list_box_append (self->items_list, row);
     }
-  g_signal_emit (self, signals[PATH_CHANGED], 0, self->path, step->step);
+  show_path (self, self->path, step->step);
 }
 
 /* Activating an item selects its longest piece on the path and shows it. */
@@ -214,9 +229,14 @@ item_activated_cb (KsCriticalPathPage *self,
     return;
   item = &step->items[i - 1];
   track = &ks_critical_path_get_trace (self->path)->tracks[item->track];
+  if (session != NULL && ks_session_get_trace (session) != ks_critical_path_get_trace (self->path))
+    session = NULL;
   if (session != NULL)
     ks_session_select_slice (session, item->track, item->slice);
   ks_page_navigate (KS_PAGE (self), track->start[item->slice], track->end[item->slice]);
+  /* its row brought into view, even when the slice was already selected */
+  if (session != NULL)
+    ks_session_reveal_track (session, item->track);
 }
 
 static void

@@ -131,8 +131,22 @@ emit_navigate (KsGapsPage  *self,
                const KsGap *gap)
 {
   gint64 margin = MAX ((gap->end - gap->start) / 10, 1000);
+  KsSession *session = ks_page_get_session (KS_PAGE (self));
+  GtkWidget *stack = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_STACK);
 
+  /* The gap is also the selected range, and its GPU row is brought into
+   * view wherever the rows were scrolled to. */
+  if (session != NULL && ks_session_get_trace (session) != NULL)
+    {
+      ks_session_select_range (session, gap->start, gap->end);
+      if (gap->next_track != KS_NO_INDEX)
+        ks_session_reveal_track (session, gap->next_track);
+    }
   ks_page_navigate (KS_PAGE (self), gap->start - margin, gap->end + margin);
+  /* A range brings up the Selection page of the panel, but the user is
+   * going through the gap list: the list stays. */
+  if (stack != NULL && gtk_widget_get_parent (GTK_WIDGET (self)) == stack)
+    gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (self));
 }
 
 static void

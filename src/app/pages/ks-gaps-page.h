@@ -17,7 +17,9 @@ G_BEGIN_DECLS
  *
  * Signals: "navigate" (gint64 start_ns, gint64 end_ns) with the gap and a
  * margin when a row is activated or stepped to; "highlight" (guint
- * name_id) for the occurrences of the selected gap's cause. */
+ * name_id) for the occurrences of the selected gap's cause. With a
+ * session, the gap it goes to is also the session's selected range and
+ * its GPU row is revealed; the page then stays the panel's shown page. */
 
 #define KS_TYPE_GAPS_PAGE (ks_gaps_page_get_type ())
 

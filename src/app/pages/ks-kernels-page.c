@@ -79,25 +79,7 @@ activate_cb (KsKernelsPage *self,
 
   /* Many calls: show them all, from the first to the last (highlighted),
    * rather than a few microseconds around one of them. */
-  {
-    gint64 first = G_MAXINT64, last = G_MININT64;
-
-    for (guint32 t = 0; t < self->trace->n_tracks; t++)
-      {
-        const KsTrack *tr = &self->trace->tracks[t];
-
-        if (tr->kind != KS_TRACK_STREAM)
-          continue;
-        for (guint32 s = 0; s < tr->n_slices; s++)
-          if (tr->name_id[s] == k->name)
-            {
-              first = MIN (first, tr->start[s]);
-              last = MAX (last, tr->end[s]);
-            }
-      }
-    if (first <= last)
-      ks_page_navigate (KS_PAGE (self), first, last);
-  }
+  ks_page_navigate (KS_PAGE (self), k->first_start, k->last_end);
 }
 
 static void

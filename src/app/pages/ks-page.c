@@ -246,6 +246,29 @@ ks_page_set_property (GObject      *object,
     }
 }
 
+/* The signals' default handlers: the page acts on its session, after
+ * any handler of the signal. */
+static void
+ks_page_real_navigate (KsPage *self,
+                       gint64  start,
+                       gint64  end)
+{
+  KsSession *session = ks_page_get_session (self);
+
+  if (session != NULL && ks_session_get_trace (session) != NULL)
+    ks_session_fit (session, start, end);
+}
+
+static void
+ks_page_real_highlight (KsPage *self,
+                        guint   name)
+{
+  KsSession *session = ks_page_get_session (self);
+
+  if (session != NULL)
+    ks_session_set_highlight (session, name);
+}
+
 static void
 ks_page_class_init (KsPageClass *klass)
 {
@@ -255,6 +278,8 @@ ks_page_class_init (KsPageClass *klass)
   object_class->dispose = ks_page_dispose;
   object_class->get_property = ks_page_get_property;
   object_class->set_property = ks_page_set_property;
+  klass->navigate = ks_page_real_navigate;
+  klass->highlight = ks_page_real_highlight;
 
   properties[PROP_SESSION] =
     g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,

@@ -21,7 +21,9 @@ G_BEGIN_DECLS
  *
  * Signals: "navigate" (gint64 start_ns, gint64 end_ns), to show a range
  * in the timeline, and "highlight" (guint string id), to mark the slices
- * of a name. */
+ * of a name. Their default handlers act on the page's session: the view
+ * fits the range (with a margin, in the zoom history), the name becomes
+ * the session's highlight. */
 
 #define KS_TYPE_PAGE (ks_page_get_type ())
 

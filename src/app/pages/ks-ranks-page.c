@@ -126,6 +126,10 @@ activate_cb (KsRanksPage *self,
       end = self->trace->duration_ns;
     }
   ks_page_navigate (KS_PAGE (self), start, end);
+  /* and its rows brought into view */
+  if (self->selected_track != KS_NO_INDEX && ks_page_get_session (KS_PAGE (self)) != NULL &&
+      ks_session_get_trace (ks_page_get_session (KS_PAGE (self))) == self->trace)
+    ks_session_reveal_track (ks_page_get_session (KS_PAGE (self)), self->selected_track);
 }
 
 static void

@@ -75,8 +75,14 @@ navigate (KsStatsPage *self,
           gint64        start,
           gint64        end)
 {
-  if (start <= end)
-    ks_page_navigate (KS_PAGE (self), start, end);
+  KsSession *session = ks_page_get_session (KS_PAGE (self));
+
+  if (start > end)
+    return;
+  ks_page_navigate (KS_PAGE (self), start, end);
+  /* a stream's queue, a copy, a kernel sequence: the stream's rows */
+  if (self->track != KS_NO_INDEX && session != NULL && ks_session_get_trace (session) == self->trace)
+    ks_session_reveal_track (session, self->track);
 }
 
 /* Tensor cores: the operator and its longest call, as the Operators page. */

@@ -724,6 +724,9 @@ ks_summary_page_set_include_copies (KsSummaryPage *self,
     return;
   self->include_copies = include_copies;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_COPIES]);
+  /* the session's option (a setting, with settings): it analyses again */
+  if (ks_page_get_session (KS_PAGE (self)) != NULL)
+    g_object_set (ks_page_get_session (KS_PAGE (self)), "busy-includes-copies", include_copies, NULL);
 }
 
 gboolean
@@ -744,6 +747,9 @@ ks_summary_page_set_include_warmup (KsSummaryPage *self,
     return;
   self->include_warmup = include_warmup;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_WARMUP]);
+  /* the session's option (a setting, with settings): it analyses again */
+  if (ks_page_get_session (KS_PAGE (self)) != NULL)
+    g_object_set (ks_page_get_session (KS_PAGE (self)), "include-warmup", include_warmup, NULL);
 }
 
 static void
