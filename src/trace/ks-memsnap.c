@@ -26,6 +26,7 @@ struct _KsMemsnap
   GStringChunk *strings;
   char         *settings;
   guint64       n_entries;
+  GArray       *taken;           /* KsMemsnapEntry read as the pickle built them */
 };
 
 static const char * const action_names[KS_N_MEMSNAP_ACTIONS] = {
@@ -81,6 +82,8 @@ ks_memsnap_free (KsMemsnap *self)
   g_hash_table_unref (self->stack_texts);
   g_string_chunk_free (self->strings);
   g_free (self->settings);
+  if (self->taken != NULL)
+    g_array_unref (self->taken);
   g_free (self);
 }
 
@@ -253,6 +256,61 @@ read_segments (KsMemsnap           *self,
   return TRUE;
 }
 
+/* One trace entry, or FALSE with the problem. */
+static gboolean
+read_entry (KsMemsnap           *self,
+            const KsPickleValue *e,
+            KsMemsnapEntry      *entry,
+            const char         **problem)
+{
+  *entry = (KsMemsnapEntry) { 0 };
+  if (e == NULL || e->type != KS_PICKLE_DICT)
+    {
+      *problem = _("a trace entry that is not a dict");
+      return FALSE;
+    }
+  entry->action = action_from_value (ks_pickle_dict_get (e, "action"));
+  entry->addr = (guint64) int_or (ks_pickle_dict_get (e, "addr"), 0);
+  entry->size = int_or (ks_pickle_dict_get (e, "size"), 0);
+  entry->time_us = int_or (ks_pickle_dict_get (e, "time_us"), 0);
+  entry->stream = (gint32) int_or (ks_pickle_dict_get (e, "stream"), 0);
+  entry->device_free = int_or (ks_pickle_dict_get (e, "device_free"), -1);
+  entry->stack = stack_id (self, ks_pickle_dict_get (e, "frames"));
+  if (entry->size < 0 || entry->size > G_MAXINT64 / 2)
+    {
+      *problem = _("a trace entry with a negative size");
+      return FALSE;
+    }
+  /* Block events give the size asked for; the allocator hands out
+   * multiples of 512 bytes, which its figures count. */
+  if (entry->action == KS_MEMSNAP_ALLOC || entry->action == KS_MEMSNAP_FREE_REQUESTED ||
+      entry->action == KS_MEMSNAP_FREE_COMPLETED)
+    entry->size = MAX (entry->size + 511, 512) / 512 * 512;
+  return TRUE;
+}
+
+/* The pickle's KsPickleDictFunc: a dict with an action and a time_us is a
+ * trace entry (no segment, block or frame has both); it is read here as
+ * the pickle builds it, so the millions of them never exist as values.
+ * One that does not read is left to read_traces(), which says why. */
+static gboolean
+take_entry (const KsPickleValue *dict,
+            guint64             *handle,
+            gpointer             user_data)
+{
+  KsMemsnap *self = user_data;
+  KsMemsnapEntry entry;
+  const char *problem;
+
+  if (ks_pickle_dict_get (dict, "time_us") == NULL ||
+      ks_pickle_dict_get (dict, "action") == NULL ||
+      !read_entry (self, dict, &entry, &problem))
+    return FALSE;
+  *handle = self->taken->len;
+  g_array_append_val (self->taken, entry);
+  return TRUE;
+}
+
 static gboolean
 read_traces (KsMemsnap           *self,
              const KsPickleValue *traces,
@@ -270,24 +328,13 @@ read_traces (KsMemsnap           *self,
       for (guint i = 0; i < ks_pickle_len (list); i++)
         {
           const KsPickleValue *e = ks_pickle_index (list, i);
-          KsMemsnapEntry entry = { 0 };
+          KsMemsnapEntry entry;
+          const char *problem;
 
-          if (e == NULL || e->type != KS_PICKLE_DICT)
-            return bad (error, name, _("a trace entry that is not a dict"));
-          entry.action = action_from_value (ks_pickle_dict_get (e, "action"));
-          entry.addr = (guint64) int_or (ks_pickle_dict_get (e, "addr"), 0);
-          entry.size = int_or (ks_pickle_dict_get (e, "size"), 0);
-          entry.time_us = int_or (ks_pickle_dict_get (e, "time_us"), 0);
-          entry.stream = (gint32) int_or (ks_pickle_dict_get (e, "stream"), 0);
-          entry.device_free = int_or (ks_pickle_dict_get (e, "device_free"), -1);
-          entry.stack = stack_id (self, ks_pickle_dict_get (e, "frames"));
-          if (entry.size < 0 || entry.size > G_MAXINT64 / 2)
-            return bad (error, name, _("a trace entry with a negative size"));
-          /* Block events give the size asked for; the allocator hands out
-           * multiples of 512 bytes, which its figures count. */
-          if (entry.action == KS_MEMSNAP_ALLOC || entry.action == KS_MEMSNAP_FREE_REQUESTED ||
-              entry.action == KS_MEMSNAP_FREE_COMPLETED)
-            entry.size = MAX (entry.size + 511, 512) / 512 * 512;
+          if (e != NULL && e->type == KS_PICKLE_TAKEN && e->handle < self->taken->len)
+            entry = g_array_index (self->taken, KsMemsnapEntry, e->handle);
+          else if (!read_entry (self, e, &entry, &problem))
+            return bad (error, name, problem);
           g_array_append_val (d->entries, entry);
           self->n_entries++;
         }
@@ -349,7 +396,14 @@ ks_memsnap_new_from_bytes (GBytes      *bytes,
       bad (error, name, _("not a Python pickle (a snapshot is the file torch.cuda.memory._dump_snapshot() writes)"));
       return NULL;
     }
-  pickle = ks_pickle_load (bytes, name, error);
+  self = g_new0 (KsMemsnap, 1);
+  self->devices = g_ptr_array_new_with_free_func (device_free);
+  self->stacks = g_ptr_array_new_with_free_func (stack_free);
+  self->stack_ids = g_hash_table_new (NULL, NULL);
+  self->stack_texts = g_hash_table_new (g_str_hash, g_str_equal);
+  self->strings = g_string_chunk_new (4096);
+  self->taken = g_array_new (FALSE, FALSE, sizeof (KsMemsnapEntry));
+  pickle = ks_pickle_load_full (bytes, name, take_entry, self, error);
   if (pickle == NULL)
     return NULL;
   root = ks_pickle_get_root (pickle);
@@ -360,15 +414,9 @@ ks_memsnap_new_from_bytes (GBytes      *bytes,
       bad (error, name, _("the pickle holds no list of segments"));
       return NULL;
     }
-
-  self = g_new0 (KsMemsnap, 1);
-  self->devices = g_ptr_array_new_with_free_func (device_free);
-  self->stacks = g_ptr_array_new_with_free_func (stack_free);
-  self->stack_ids = g_hash_table_new (NULL, NULL);
-  self->stack_texts = g_hash_table_new (g_str_hash, g_str_equal);
-  self->strings = g_string_chunk_new (4096);
   if (!read_segments (self, segments, name, error) || !read_traces (self, traces, name, error))
     return NULL;
+  g_clear_pointer (&self->taken, g_array_unref);
   read_settings (self, ks_pickle_dict_get (root, "allocator_settings"));
 
   for (guint i = 0; i < self->devices->len; i++)

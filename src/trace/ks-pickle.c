@@ -16,14 +16,24 @@
 
 /* Values are allocated in chunks that never move, so containers and the
  * memo can hold plain pointers; the document frees them in one pass,
- * whatever cycles or sharing the file made. */
+ * whatever cycles or sharing the file made. Numbers (None, booleans,
+ * integers, floats) have chunks of their own: Python never memoizes them,
+ * so those a taken dict alone held lie together at the end of their
+ * chunk, and go back to it (try_take()). */
 #define CHUNK_VALUES 4096u
+
+typedef struct
+{
+  GPtrArray     *chunks;          /* KsPickleValue[CHUNK_VALUES] each */
+  guint          in_chunk;        /* used values of the last chunk */
+  guint64        n;
+} Arena;
 
 struct _KsPickle
 {
   GBytes        *bytes;
-  GPtrArray     *chunks;          /* KsPickleValue[CHUNK_VALUES] each */
-  guint          in_chunk;        /* used values of the last chunk */
+  Arena          values;          /* str, bytes and containers */
+  Arena          numbers;
   guint64        n_values;
   KsPickleValue *root;
 };
@@ -39,27 +49,68 @@ typedef struct
   GArray       *marks;            /* stack lengths at each MARK */
   GPtrArray    *memo;             /* index -> value, dense from 0 (MEMOIZE) */
   GHashTable   *sparse_memo;      /* indices past the dense part (BINPUT n) */
+  KsPickleDictFunc take_dict;
+  gpointer      take_data;
 } Unpickler;
+
+static gboolean
+is_container (const KsPickleValue *v)
+{
+  return v->type == KS_PICKLE_LIST || v->type == KS_PICKLE_TUPLE || v->type == KS_PICKLE_DICT;
+}
+
+static gboolean
+is_number (KsPickleType type)
+{
+  return type == KS_PICKLE_NONE || type == KS_PICKLE_BOOL || type == KS_PICKLE_INT ||
+         type == KS_PICKLE_BIG_INT || type == KS_PICKLE_FLOAT;
+}
+
+static KsPickleValue *
+arena_last_chunk (Arena *a)
+{
+  return a->chunks->len > 0 ? g_ptr_array_index (a->chunks, a->chunks->len - 1) : NULL;
+}
 
 static KsPickleValue *
 new_value (KsPickle     *doc,
            KsPickleType  type)
 {
-  KsPickleValue *chunk;
+  Arena *a = is_number (type) ? &doc->numbers : &doc->values;
   KsPickleValue *v;
 
-  if (doc->chunks->len == 0 || doc->in_chunk == CHUNK_VALUES)
+  if (a->chunks->len == 0 || a->in_chunk == CHUNK_VALUES)
     {
-      g_ptr_array_add (doc->chunks, g_new0 (KsPickleValue, CHUNK_VALUES));
-      doc->in_chunk = 0;
+      g_ptr_array_add (a->chunks, g_new0 (KsPickleValue, CHUNK_VALUES));
+      a->in_chunk = 0;
     }
-  chunk = g_ptr_array_index (doc->chunks, doc->chunks->len - 1);
-  v = &chunk[doc->in_chunk++];
+  v = &arena_last_chunk (a)[a->in_chunk++];
+  a->n++;
   doc->n_values++;
-  v->type = type;
-  if (type == KS_PICKLE_LIST || type == KS_PICKLE_TUPLE || type == KS_PICKLE_DICT)
-    v->items = g_ptr_array_new ();
+  /* the slot may be one try_take() gave back */
+  *v = (KsPickleValue) { .type = type };
+  if (is_container (v))
+    {
+      v->items = g_ptr_array_new ();
+      v->mark = (guint32) doc->numbers.n;
+    }
   return v;
+}
+
+static void
+arena_clear (Arena *a)
+{
+  for (guint c = 0; c < a->chunks->len; c++)
+    {
+      KsPickleValue *chunk = g_ptr_array_index (a->chunks, c);
+      guint n = c + 1 == a->chunks->len ? a->in_chunk : CHUNK_VALUES;
+
+      for (guint i = 0; i < n; i++)
+        if (is_container (&chunk[i]))
+          g_ptr_array_unref (chunk[i].items);
+      g_free (chunk);
+    }
+  g_ptr_array_unref (a->chunks);
 }
 
 void
@@ -67,18 +118,8 @@ ks_pickle_free (KsPickle *self)
 {
   if (self == NULL)
     return;
-  for (guint c = 0; c < self->chunks->len; c++)
-    {
-      KsPickleValue *chunk = g_ptr_array_index (self->chunks, c);
-      guint n = c + 1 == self->chunks->len ? self->in_chunk : CHUNK_VALUES;
-
-      for (guint i = 0; i < n; i++)
-        if (chunk[i].type == KS_PICKLE_LIST || chunk[i].type == KS_PICKLE_TUPLE ||
-            chunk[i].type == KS_PICKLE_DICT)
-          g_ptr_array_unref (chunk[i].items);
-      g_free (chunk);
-    }
-  g_ptr_array_unref (self->chunks);
+  arena_clear (&self->values);
+  arena_clear (&self->numbers);
   g_bytes_unref (self->bytes);
   g_free (self);
 }
@@ -197,6 +238,58 @@ dict_set (KsPickleValue *dict,
   g_ptr_array_add (dict->items, value);
 }
 
+/* SETITEMS with the items stack[at..] on the empty @dict: offers the
+ * filled dict to take_dict(). A taken dict keeps only its handle, and the
+ * numbers made since the dict go back to their chunk when the dict was
+ * their only holder: none memoized or duplicated (pinned), and every one
+ * of them among these items (a number has one holder unless pinned).
+ * Python writes a trace entry as EMPTY_DICT MEMOIZE MARK (key value)…
+ * SETITEMS, its integers fresh, so each entry's integers are reused by
+ * the next one. */
+static void
+try_take (Unpickler     *u,
+          KsPickleValue *dict,
+          guint          at)
+{
+  KsPickle *doc = u->doc;
+  KsPickleValue *chunk = arena_last_chunk (&doc->numbers);
+  KsPickleValue *first;
+  guint64 handle = 0;
+  guint32 after = (guint32) doc->numbers.n - dict->mark;
+  guint mine = 0;
+  gboolean reclaim;
+
+  for (guint i = at; i < u->stack->len; i += 2)
+    dict_set (dict, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
+  if (!u->take_dict (dict, &handle, u->take_data))
+    {
+      g_ptr_array_set_size (u->stack, at);
+      return;
+    }
+
+  reclaim = after > 0 && chunk != NULL && after <= doc->numbers.in_chunk;
+  first = reclaim ? chunk + doc->numbers.in_chunk - after : NULL;
+  for (guint i = 0; i < after && reclaim; i++)
+    reclaim = !first[i].pinned;
+  for (guint i = 0; i < dict->items->len && reclaim; i++)
+    {
+      guintptr item = (guintptr) g_ptr_array_index (dict->items, i);
+
+      if (item >= (guintptr) first && item < (guintptr) (first + after))
+        mine++;
+    }
+  g_ptr_array_unref (dict->items);
+  dict->type = KS_PICKLE_TAKEN;
+  dict->handle = handle;
+  if (reclaim && mine == after)
+    {
+      doc->numbers.in_chunk -= after;
+      doc->numbers.n -= after;
+      doc->n_values -= after;
+    }
+  g_ptr_array_set_size (u->stack, at);
+}
+
 static gboolean
 run (Unpickler  *u,
      GError    **error)
@@ -245,7 +338,9 @@ run (Unpickler  *u,
         case '2': /* DUP */
           if (u->stack->len == 0)
             return fail (u, error, _("a pickle opcode found the stack empty"));
-          g_ptr_array_add (u->stack, g_ptr_array_index (u->stack, u->stack->len - 1));
+          v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          v->pinned = TRUE;
+          g_ptr_array_add (u->stack, v);
           break;
         case 'N':
           g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_NONE));
@@ -372,6 +467,11 @@ run (Unpickler  *u,
               return fail (u, error, _("a pickle appends to something that is not a list"));
             if (op == 'u' && (target->type != KS_PICKLE_DICT || (u->stack->len - at) % 2 != 0))
               return fail (u, error, _("a pickle sets items on something that is not a dict"));
+            if (op == 'u' && u->take_dict != NULL && target->items->len == 0)
+              {
+                try_take (u, target, at);
+                break;
+              }
             for (guint i = at; i < u->stack->len; i += op == 'e' ? 1 : 2)
               if (op == 'e')
                 g_ptr_array_add (target->items, g_ptr_array_index (u->stack, i));
@@ -434,6 +534,7 @@ run (Unpickler  *u,
           if (n >= KS_PICKLE_MAX_MEMO)
             return fail (u, error, _("the pickle's memo is larger than Kinescope reads"));
           v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          v->pinned = TRUE;
           if (n < u->memo->len)
             u->memo->pdata[n] = v;
           else if (n == u->memo->len && !g_hash_table_contains (u->sparse_memo, GUINT_TO_POINTER ((guint) n)))
@@ -487,6 +588,16 @@ ks_pickle_load (GBytes      *bytes,
                 const char  *name,
                 GError     **error)
 {
+  return ks_pickle_load_full (bytes, name, NULL, NULL, error);
+}
+
+KsPickle *
+ks_pickle_load_full (GBytes            *bytes,
+                     const char        *name,
+                     KsPickleDictFunc   take_dict,
+                     gpointer           user_data,
+                     GError           **error)
+{
   g_autoptr(KsPickle) doc = g_new0 (KsPickle, 1);
   Unpickler u = { 0 };
   gsize len;
@@ -495,7 +606,8 @@ ks_pickle_load (GBytes      *bytes,
   g_return_val_if_fail (bytes != NULL, NULL);
 
   doc->bytes = g_bytes_ref (bytes);
-  doc->chunks = g_ptr_array_new ();
+  doc->values.chunks = g_ptr_array_new ();
+  doc->numbers.chunks = g_ptr_array_new ();
   u.doc = doc;
   u.name = name;
   u.start = u.p = g_bytes_get_data (bytes, &len);
@@ -504,6 +616,8 @@ ks_pickle_load (GBytes      *bytes,
   u.marks = g_array_new (FALSE, FALSE, sizeof (guint));
   u.memo = g_ptr_array_new ();
   u.sparse_memo = g_hash_table_new (NULL, NULL);
+  u.take_dict = take_dict;
+  u.take_data = user_data;
   if (!ks_pickle_has_magic (u.p, len))
     ok = fail (&u, error, _("not a pickle of protocol 2 or later"));
   else
@@ -607,6 +721,7 @@ ks_pickle_get_int (const KsPickleValue *value,
     case KS_PICKLE_LIST:
     case KS_PICKLE_TUPLE:
     case KS_PICKLE_DICT:
+    case KS_PICKLE_TAKEN:
     default:
       return FALSE;
     }

@@ -35,13 +35,16 @@ typedef enum
   KS_PICKLE_LIST,
   KS_PICKLE_TUPLE,
   KS_PICKLE_DICT,
+  KS_PICKLE_TAKEN,         /* a dict a KsPickleDictFunc took: only its handle is kept */
 } KsPickleType;
 
 typedef struct _KsPickleValue KsPickleValue;
 
 struct _KsPickleValue
 {
-  KsPickleType type;
+  guint8       type;             /* KsPickleType */
+  guint8       pinned;           /* memoized or duplicated: referenced more than once */
+  guint32      mark;             /* LIST, TUPLE, DICT: numbers made before it (ks-pickle.c) */
   union {
     gboolean  b;
     gint64    i;
@@ -51,6 +54,7 @@ struct _KsPickleValue
       gsize       len;
     } str;                       /* STR (UTF-8 as written) and BYTES */
     GPtrArray *items;            /* LIST and TUPLE; DICT: key, value, key, value… */
+    guint64    handle;           /* TAKEN */
   };
 };
 
@@ -63,6 +67,22 @@ typedef struct _KsPickle KsPickle;
 KsPickle            *ks_pickle_load         (GBytes         *bytes,
                                              const char     *name,
                                              GError        **error);
+
+/* Called when a SETITEMS opcode has filled an empty dict, before the next
+ * opcode. Returning TRUE takes the dict: the function has copied what it
+ * needs into @handle's storage, the dict becomes a TAKEN value with that
+ * handle, and its items (and the integers it alone held) are freed right
+ * away. A snapshot's millions of trace entries cost the reader a few
+ * bytes each this way instead of a tree of values. */
+typedef gboolean   (*KsPickleDictFunc)      (const KsPickleValue *dict,
+                                             guint64             *handle,
+                                             gpointer             user_data);
+
+KsPickle            *ks_pickle_load_full    (GBytes           *bytes,
+                                             const char       *name,
+                                             KsPickleDictFunc  take_dict,
+                                             gpointer          user_data,
+                                             GError          **error);
 void                 ks_pickle_free         (KsPickle       *self);
 const KsPickleValue *ks_pickle_get_root     (KsPickle       *self);
 guint64              ks_pickle_get_n_values (KsPickle       *self);

@@ -216,6 +216,73 @@ test_hostile_code (void)
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }
 
+static gboolean
+take_trace_entry (const KsPickleValue *dict,
+                  guint64             *handle,
+                  gpointer             user_data)
+{
+  guint *taken = user_data;
+
+  if (ks_pickle_dict_get (dict, "action") == NULL)
+    return FALSE;
+  *handle = (*taken)++;
+  return TRUE;
+}
+
+/* Trace entries are taken as the pickle builds them: their integers go
+ * back to the reader, but never one that something else still holds. */
+static void
+test_take_entries (void)
+{
+  g_autofree char *path = fixture_path ("memsnap_train.pickle");
+  g_autoptr(GMappedFile) mapped = g_mapped_file_new (path, FALSE, NULL);
+  g_autoptr(GBytes) bytes = g_mapped_file_get_bytes (mapped);
+  g_autoptr(KsPickle) whole = NULL;
+  g_autoptr(KsPickle) lean = NULL;
+  g_autoptr(KsPickle) shared = NULL;
+  g_autoptr(GBytes) shared_bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  const KsPickleValue *traces, *inner;
+  guint taken = 0;
+  gint64 n;
+  /* [{"action": "alloc", "time_us": 1234 (memoized), "addr": 77}, [memo 0, 1, 2, 3, 4]] */
+  static const guint8 pinned[] = {
+    0x80, 0x04, ']', '(', '}', '(',
+    0x8c, 6, 'a', 'c', 't', 'i', 'o', 'n', 0x8c, 5, 'a', 'l', 'l', 'o', 'c',
+    0x8c, 7, 't', 'i', 'm', 'e', '_', 'u', 's', 'J', 0xd2, 0x04, 0, 0, 0x94,
+    0x8c, 4, 'a', 'd', 'd', 'r', 'K', 77, 'u',
+    ']', '(', 'h', 0, 'K', 1, 'K', 2, 'K', 3, 'K', 4, 'e',
+    'e', '.' };
+
+  whole = ks_pickle_load (bytes, path, &error);
+  g_assert_no_error (error);
+  lean = ks_pickle_load_full (bytes, path, take_trace_entry, &taken, &error);
+  g_assert_no_error (error);
+  /* the 300 entries Python's pickle module counts; their 1,200 numbers
+   * (addr, size, stream, time_us, as Python counts them) are given back,
+   * but for the few entries whose frames appear inline for the first time:
+   * the frames' line numbers lie among the entry's own */
+  g_assert_cmpuint (taken, ==, 300);
+  g_assert_cmpuint (ks_pickle_get_n_values (whole) - ks_pickle_get_n_values (lean), <=, 1200);
+  g_assert_cmpuint (ks_pickle_get_n_values (whole) - ks_pickle_get_n_values (lean), >=, 1100);
+  traces = ks_pickle_index (ks_pickle_dict_get (ks_pickle_get_root (lean), "device_traces"), 0);
+  g_assert_cmpuint (ks_pickle_len (traces), ==, 300);
+  g_assert_cmpint (ks_pickle_index (traces, 0)->type, ==, KS_PICKLE_TAKEN);
+  g_assert_cmpuint (ks_pickle_index (traces, 299)->handle, ==, 299);
+
+  taken = 0;
+  shared_bytes = g_bytes_new_static (pinned, sizeof pinned);
+  shared = ks_pickle_load_full (shared_bytes, "pinned.pickle", take_trace_entry, &taken, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (taken, ==, 1);
+  inner = ks_pickle_index (ks_pickle_get_root (shared), 1);
+  g_assert_cmpuint (ks_pickle_len (inner), ==, 5);
+  g_assert_true (ks_pickle_get_int (ks_pickle_index (inner, 0), &n));
+  g_assert_cmpint (n, ==, 1234);
+  g_assert_true (ks_pickle_get_int (ks_pickle_index (inner, 3), &n));
+  g_assert_cmpint (n, ==, 3);
+}
+
 /* Deep nesting, huge lengths, memo tricks and every truncation of a real
  * snapshot: an error naming the file, never a crash. */
 static void
@@ -329,6 +396,7 @@ main (int    argc,
   g_test_add_data_func ("/memsnap/figures/train", "train", test_figures);
   g_test_add_func ("/memsnap/oom", test_oom);
   g_test_add_func ("/memsnap/load-as-trace", test_load_as_trace);
+  g_test_add_func ("/memsnap/take-entries", test_take_entries);
   g_test_add_func ("/memsnap/hostile/code", test_hostile_code);
   g_test_add_func ("/memsnap/hostile/shapes", test_hostile_shapes);
   g_test_add_func ("/memsnap/cli", test_cli_report);
