@@ -469,6 +469,9 @@ ks_memsnap_load (GFile         *file,
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
+  if (ks_memsnap_is_kscope ((const guint8 *) g_mapped_file_get_contents (mapped),
+                            g_mapped_file_get_length (mapped)))
+    return ks_memsnap_load_kscope (path, name, NULL, error);
   bytes = g_mapped_file_get_bytes (mapped);
   return ks_memsnap_new_from_bytes (bytes, name, error);
 }

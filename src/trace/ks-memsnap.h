@@ -122,6 +122,16 @@ KsMemsnap        *ks_memsnap_new_from_bytes (GBytes           *bytes,
                                              GError          **error);
 void              ks_memsnap_free           (KsMemsnap        *self);
 
+/* ks-memsnap-kscope.c: a recording's snapshot (KS_CUDA_MEMORY_SNAPSHOTS),
+ * that of the first process that kept one; @n_processes (may be NULL):
+ * how many processes kept one. ks_memsnap_load() reads a .kscope so. */
+gboolean          ks_memsnap_is_kscope      (const guint8     *data,
+                                             gsize             len);
+KsMemsnap        *ks_memsnap_load_kscope    (const char       *path,
+                                             const char       *name,
+                                             guint            *n_processes,
+                                             GError          **error);
+
 guint             ks_memsnap_get_n_devices  (KsMemsnap        *self);
 const KsMemsnapDevice *ks_memsnap_get_device (KsMemsnap       *self,
                                              guint             i);

@@ -5,6 +5,7 @@
 # each call written to $FAKE_TORCH_LOG, one line each:
 #   THREAD-NAME CALL ARGS
 
+from torch import _C
 from torch import _log
 from torch import autograd
 from torch import cuda
