@@ -28,86 +28,13 @@
 #include <glib/gstdio.h>
 #include <sqlite3.h>
 
+#include "cli-run.h"
+
 #define FIXTURE "gpt_25steps.kscope"
 #define N_STEPS 25
 #define MEDIAN_NS 89897303
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
 static char *tmp_dir;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-/* `kinescope-cli diff ARGS…` with the C locale. */
-static void
-run_diff (Run        *r,
-          const char *first,
-          ...)
-{
-  const char *root = g_getenv ("KS_BUILD_ROOT");
-  g_autofree char *cli = g_build_filename (root ? root : ".", "src", "cli", "kinescope-cli", NULL);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
-  int wait_status = 0;
-  va_list ap;
-
-  g_ptr_array_add (argv, cli);
-  g_ptr_array_add (argv, (char *)"diff");
-  va_start (ap, first);
-  for (const char *arg = first; arg != NULL; arg = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *)arg);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-
-  memset (r, 0, sizeof *r);
-  g_spawn_sync (NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err, &wait_status,
-                &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
-}
-
-static char *
-fixture (const char *name)
-{
-  const char *dir = g_getenv ("KS_FIXTURES_DIR");
-
-  return g_build_filename (dir ? dir : ".", name, NULL);
-}
-
-static yajl_val
-parse (const char *text)
-{
-  char errbuf[256];
-  yajl_val v = yajl_tree_parse (text, errbuf, sizeof errbuf);
-
-  if (v == NULL)
-    g_error ("invalid JSON: %s\n%s", errbuf, text);
-  return v;
-}
-
-static yajl_val
-get (yajl_val    v,
-     const char *a,
-     const char *b)
-{
-  const char *path[] = { a, b, NULL };
-  yajl_val r = yajl_tree_get (v, path, yajl_t_any);
-
-  g_assert_nonnull (r);
-  return r;
-}
 
 static const char *
 verdict_of (yajl_val root)

@@ -152,7 +152,7 @@ test_keys_largest_first (void)
   g_assert_true (ks_test_has_shortcut (GTK_WIDGET (window), "bracketleft", "analysis.previous-gap"));
 
   /* ] three times: the three largest gaps, the Selection page shown (the
-   * README: "its class and cause on the Selection page") */
+   * user guide: "its class and cause on the Selection page") */
   ks_window_show_page (window, "gaps");
   for (guint i = 0; i < G_N_ELEMENTS (largest); i++)
     {

@@ -356,6 +356,7 @@ test_i18n_shortcuts (void)
   g_autoptr(GPtrArray) texts = NULL;
   g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func (g_free);
   GtkWidget *w;
+  int width, height;
 
   g_assert_nonnull (overlay);
   /* Titles of GtkShortcutsShortcut and GtkShortcutsGroup are properties. */
@@ -386,6 +387,12 @@ test_i18n_shortcuts (void)
   assert_text (titles, "打开跟踪文件");
   assert_text (titles, "适应整个跟踪");
   assert_no_text (titles, "Fit the whole trace");
+
+  /* The translated titles are wider: the window must still fit 800×600. */
+  gtk_widget_measure (GTK_WIDGET (overlay), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (overlay), GTK_ORIENTATION_VERTICAL, width, NULL, &height, NULL, NULL);
+  g_assert_cmpint (width, <=, 800);
+  g_assert_cmpint (height, <=, 600);
 
   gtk_window_destroy (GTK_WINDOW (window));
   iterate ();

@@ -351,6 +351,7 @@ test_shortcuts_window_opens (Fixture       *fixture,
   GtkShortcutsWindow *overlay = get_help_overlay (fixture);
   g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (fixture->app),
                                                                 "win.show-help-overlay");
+  int width, height;
 
   g_assert_cmpuint (g_strv_length (accels), >=, 1);
   g_assert_cmpstr (accels[0], ==, "<Control>question");
@@ -360,6 +361,14 @@ test_shortcuts_window_opens (Fixture       *fixture,
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (overlay)));
+
+  /* It cannot be resized, so its natural size is what the user gets: it
+   * must fit the smallest screen the window supports. */
+  gtk_widget_measure (GTK_WIDGET (overlay), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (overlay), GTK_ORIENTATION_VERTICAL, width, NULL, &height, NULL, NULL);
+  g_test_message ("shortcuts window %d×%d", width, height);
+  g_assert_cmpint (width, <=, 800);
+  g_assert_cmpint (height, <=, 600);
   gtk_widget_set_visible (GTK_WIDGET (overlay), FALSE);
 }
 
@@ -468,7 +477,7 @@ find_group (GtkWidget  *widget,
 }
 
 /* The window opens on a page with the search keys, Enter and Shift+Enter
- * among them, beside the timeline's. */
+ * among them, beside the idle gaps'. */
 static void
 test_shortcuts_search_first_page (Fixture       *fixture,
                                   gconstpointer  data)
@@ -489,7 +498,7 @@ test_shortcuts_search_first_page (Fixture       *fixture,
   /* The section pages its groups into the stack, in order. */
   first_page = gtk_widget_get_first_child (stack);
   g_assert_true (gtk_stack_get_visible_child (GTK_STACK (stack)) == first_page);
-  g_assert_nonnull (find_group (first_page, "Timeline"));
+  g_assert_nonnull (find_group (first_page, "Idle Gaps"));
   group = find_group (first_page, "Search");
   if (group == NULL)
     g_error ("the Search group is not on the shortcuts window's first page");
@@ -605,6 +614,8 @@ test_primary_menu (Fixture       *fixture,
     ;
 }
 
+/* Polled until the dialog is there (the application opens it once it has
+ * started), so the test waits for the dialog, not for a guess of time. */
 static gboolean
 check_record_dialog_cb (gpointer user_data)
 {
@@ -612,7 +623,9 @@ check_record_dialog_cb (gpointer user_data)
   GtkWindow *dialog = find_toplevel (KS_TYPE_RECORD_DIALOG);
   GListModel *toplevels = gtk_window_get_toplevels ();
 
-  *found = dialog != NULL && KS_IS_WINDOW (gtk_window_get_transient_for (dialog));
+  if (dialog == NULL)
+    return G_SOURCE_CONTINUE;
+  *found = KS_IS_WINDOW (gtk_window_get_transient_for (dialog));
 
   /* Close everything; the application then quits. */
   for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
@@ -637,7 +650,7 @@ test_record_option (void)
 
   ensure_application ();
   g_assert_true (g_action_group_has_action (G_ACTION_GROUP (application), "record"));
-  g_timeout_add (1500, check_record_dialog_cb, &found);
+  g_timeout_add (20, check_record_dialog_cb, &found);
   status = g_application_run (G_APPLICATION (application), 2, argv);
 
   g_assert_cmpint (status, ==, 0);
