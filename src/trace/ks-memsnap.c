@@ -27,6 +27,8 @@ struct _KsMemsnap
   char         *settings;
   guint64       n_entries;
   GArray       *taken;           /* KsMemsnapEntry read as the pickle built them */
+  const KsPickleValue *last_action_value;
+  KsMemsnapAction last_action;
 };
 
 static const char * const action_names[KS_N_MEMSNAP_ACTIONS] = {
@@ -256,26 +258,66 @@ read_segments (KsMemsnap           *self,
   return TRUE;
 }
 
-/* One trace entry, or FALSE with the problem. */
+static gboolean
+key_is (const KsPickleValue *key,
+        const char          *name,
+        gsize                len)
+{
+  return key->str.len == len && memcmp (key->str.data, name, len) == 0;
+}
+
+/* One trace entry, or FALSE with the problem; *complete: whether it had
+ * both an action and a time_us. One pass over the dict's keys (a lookup
+ * per field costs a snapshot of millions of entries seconds), the last
+ * value of a repeated key winning as in Python. */
 static gboolean
 read_entry (KsMemsnap           *self,
             const KsPickleValue *e,
             KsMemsnapEntry      *entry,
+            gboolean            *complete,
             const char         **problem)
 {
-  *entry = (KsMemsnapEntry) { 0 };
+  const KsPickleValue *action = NULL, *time_us = NULL, *frames = NULL;
+
+  *entry = (KsMemsnapEntry) { .device_free = -1 };
+  *complete = FALSE;
   if (e == NULL || e->type != KS_PICKLE_DICT)
     {
       *problem = _("a trace entry that is not a dict");
       return FALSE;
     }
-  entry->action = action_from_value (ks_pickle_dict_get (e, "action"));
-  entry->addr = (guint64) int_or (ks_pickle_dict_get (e, "addr"), 0);
-  entry->size = int_or (ks_pickle_dict_get (e, "size"), 0);
-  entry->time_us = int_or (ks_pickle_dict_get (e, "time_us"), 0);
-  entry->stream = (gint32) int_or (ks_pickle_dict_get (e, "stream"), 0);
-  entry->device_free = int_or (ks_pickle_dict_get (e, "device_free"), -1);
-  entry->stack = stack_id (self, ks_pickle_dict_get (e, "frames"));
+  for (guint i = 0; i + 1 < ks_pickle_dict_size (e) * 2; i += 2)
+    {
+      const KsPickleValue *k = g_ptr_array_index (e->items, i);
+      const KsPickleValue *v = g_ptr_array_index (e->items, i + 1);
+
+      if (k->type != KS_PICKLE_STR)
+        continue;
+      if (key_is (k, "action", 6))
+        action = v;
+      else if (key_is (k, "addr", 4))
+        entry->addr = (guint64) int_or (v, 0);
+      else if (key_is (k, "size", 4))
+        entry->size = int_or (v, 0);
+      else if (key_is (k, "time_us", 7))
+        time_us = v;
+      else if (key_is (k, "stream", 6))
+        entry->stream = (gint32) int_or (v, 0);
+      else if (key_is (k, "device_free", 11))
+        entry->device_free = int_or (v, -1);
+      else if (key_is (k, "frames", 6))
+        frames = v;
+    }
+  *complete = action != NULL && time_us != NULL;
+  /* the same few action strings, memoized: the last one's answer */
+  if (action != self->last_action_value)
+    {
+      self->last_action_value = action;
+      self->last_action = action_from_value (action);
+    }
+  entry->action = self->last_action;
+  entry->time_us = int_or (time_us, 0);
+  entry->stack = stack_id (self, frames);
   if (entry->size < 0 || entry->size > G_MAXINT64 / 2)
     {
       *problem = _("a trace entry with a negative size");
@@ -301,13 +343,31 @@ take_entry (const KsPickleValue *dict,
   KsMemsnap *self = user_data;
   KsMemsnapEntry entry;
   const char *problem;
+  gboolean complete;
 
-  if (ks_pickle_dict_get (dict, "time_us") == NULL ||
-      ks_pickle_dict_get (dict, "action") == NULL ||
-      !read_entry (self, dict, &entry, &problem))
+  if (!read_entry (self, dict, &entry, &complete, &problem) || !complete)
     return FALSE;
   *handle = self->taken->len;
   g_array_append_val (self->taken, entry);
+  return TRUE;
+}
+
+/* Whether @list holds exactly the entries taken so far, in order. */
+static gboolean
+takes_all (KsMemsnap           *self,
+           const KsPickleValue *list)
+{
+  guint n = ks_pickle_len (list);
+
+  if (n != self->taken->len)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      const KsPickleValue *e = ks_pickle_index (list, i);
+
+      if (e == NULL || e->type != KS_PICKLE_TAKEN || e->handle != i)
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -325,15 +385,26 @@ read_traces (KsMemsnap           *self,
       if (ks_pickle_len (list) == 0)
         continue;
       d = get_device (self, dev);
+      /* One device whose entries were all taken, in order (what torch
+       * writes): they are its entries already, no copy needed. */
+      if (d->entries->len == 0 && takes_all (self, list))
+        {
+          g_array_unref (d->entries);
+          d->entries = g_steal_pointer (&self->taken);
+          self->taken = g_array_new (FALSE, FALSE, sizeof (KsMemsnapEntry));
+          self->n_entries += d->entries->len;
+          continue;
+        }
       for (guint i = 0; i < ks_pickle_len (list); i++)
         {
           const KsPickleValue *e = ks_pickle_index (list, i);
           KsMemsnapEntry entry;
           const char *problem;
+          gboolean complete;
 
           if (e != NULL && e->type == KS_PICKLE_TAKEN && e->handle < self->taken->len)
             entry = g_array_index (self->taken, KsMemsnapEntry, e->handle);
-          else if (!read_entry (self, e, &entry, &problem))
+          else if (!read_entry (self, e, &entry, &complete, &problem))
             return bad (error, name, problem);
           g_array_append_val (d->entries, entry);
           self->n_entries++;
@@ -353,7 +424,7 @@ read_settings (KsMemsnap           *self,
       self->settings = g_strdup ("");
       return;
     }
-  for (guint i = 0; i + 1 < settings->items->len; i += 2)
+  for (guint i = 0; i + 1 < ks_pickle_dict_size (settings) * 2; i += 2)
     {
       const KsPickleValue *k = g_ptr_array_index (settings->items, i);
       const KsPickleValue *v = g_ptr_array_index (settings->items, i + 1);
@@ -380,10 +451,25 @@ read_settings (KsMemsnap           *self,
   self->settings = g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+static KsMemsnap *
+new_from_bytes (GBytes         *bytes,
+                const char     *name,
+                KsPickleFlags   flags,
+                GError        **error);
+
 KsMemsnap *
 ks_memsnap_new_from_bytes (GBytes      *bytes,
                            const char  *name,
                            GError     **error)
+{
+  return new_from_bytes (bytes, name, 0, error);
+}
+
+static KsMemsnap *
+new_from_bytes (GBytes         *bytes,
+                const char     *name,
+                KsPickleFlags   flags,
+                GError        **error)
 {
   g_autoptr(KsPickle) pickle = NULL;
   g_autoptr(KsMemsnap) self = NULL;
@@ -403,7 +489,8 @@ ks_memsnap_new_from_bytes (GBytes      *bytes,
   self->stack_texts = g_hash_table_new (g_str_hash, g_str_equal);
   self->strings = g_string_chunk_new (4096);
   self->taken = g_array_new (FALSE, FALSE, sizeof (KsMemsnapEntry));
-  pickle = ks_pickle_load_full (bytes, name, take_entry, self, error);
+  self->last_action = KS_MEMSNAP_OTHER;     /* of no action (NULL) */
+  pickle = ks_pickle_load_full (bytes, name, flags, take_entry, self, error);
   if (pickle == NULL)
     return NULL;
   root = ks_pickle_get_root (pickle);
@@ -473,7 +560,7 @@ ks_memsnap_load (GFile         *file,
                             g_mapped_file_get_length (mapped)))
     return ks_memsnap_load_kscope (path, name, NULL, error);
   bytes = g_mapped_file_get_bytes (mapped);
-  return ks_memsnap_new_from_bytes (bytes, name, error);
+  return new_from_bytes (bytes, name, KS_PICKLE_RELEASE_READ, error);
 }
 
 guint

@@ -11,6 +11,8 @@
 #include <gio/gio.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ks-pickle.h"
 
@@ -51,7 +53,13 @@ typedef struct
   GHashTable   *sparse_memo;      /* indices past the dense part (BINPUT n) */
   KsPickleDictFunc take_dict;
   gpointer      take_data;
+  GPtrArray    *scratch;          /* the items of a dict offered to take_dict */
+  gboolean      release;          /* KS_PICKLE_RELEASE_READ */
+  const guint8 *released;         /* up to where pages were given back */
 } Unpickler;
+
+/* Pages read are given back in steps of this (KS_PICKLE_RELEASE_READ). */
+#define RELEASE_STEP (64u << 20)
 
 static gboolean
 is_container (const KsPickleValue *v)
@@ -89,12 +97,26 @@ new_value (KsPickle     *doc,
   doc->n_values++;
   /* the slot may be one try_take() gave back */
   *v = (KsPickleValue) { .type = type };
+  /* items are made with the first one (add_item()): a taken dict never
+   * has any of its own */
   if (is_container (v))
-    {
-      v->items = g_ptr_array_new ();
-      v->mark = (guint32) doc->numbers.n;
-    }
+    v->mark = (guint32) doc->numbers.n;
   return v;
+}
+
+static void
+add_item (KsPickleValue *container,
+          KsPickleValue *item)
+{
+  if (container->items == NULL)
+    container->items = g_ptr_array_new ();
+  g_ptr_array_add (container->items, item);
+}
+
+static guint
+n_items (const KsPickleValue *v)
+{
+  return v->items != NULL ? v->items->len : 0;
 }
 
 static void
@@ -106,7 +128,7 @@ arena_clear (Arena *a)
       guint n = c + 1 == a->chunks->len ? a->in_chunk : CHUNK_VALUES;
 
       for (guint i = 0; i < n; i++)
-        if (is_container (&chunk[i]))
+        if (is_container (&chunk[i]) && chunk[i].items != NULL)
           g_ptr_array_unref (chunk[i].items);
       g_free (chunk);
     }
@@ -234,8 +256,8 @@ dict_set (KsPickleValue *dict,
           KsPickleValue *key,
           KsPickleValue *value)
 {
-  g_ptr_array_add (dict->items, key);
-  g_ptr_array_add (dict->items, value);
+  add_item (dict, key);
+  add_item (dict, value);
 }
 
 /* SETITEMS with the items stack[at..] on the empty @dict: offers the
@@ -259,10 +281,17 @@ try_take (Unpickler     *u,
   guint mine = 0;
   gboolean reclaim;
 
-  for (guint i = at; i < u->stack->len; i += 2)
-    dict_set (dict, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
+  /* offered as a dict whose items are a scratch array, so that a dict
+   * taken never allocates its own */
+  g_ptr_array_set_size (u->scratch, 0);
+  for (guint i = at; i < u->stack->len; i++)
+    g_ptr_array_add (u->scratch, g_ptr_array_index (u->stack, i));
+  dict->items = u->scratch;
   if (!u->take_dict (dict, &handle, u->take_data))
     {
+      dict->items = NULL;
+      for (guint i = at; i < u->stack->len; i += 2)
+        dict_set (dict, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
       g_ptr_array_set_size (u->stack, at);
       return;
     }
@@ -278,7 +307,7 @@ try_take (Unpickler     *u,
       if (item >= (guintptr) first && item < (guintptr) (first + after))
         mine++;
     }
-  g_ptr_array_unref (dict->items);
+  dict->items = NULL;
   dict->type = KS_PICKLE_TAKEN;
   dict->handle = handle;
   if (reclaim && mine == after)
@@ -288,6 +317,23 @@ try_take (Unpickler     *u,
       doc->n_values -= after;
     }
   g_ptr_array_set_size (u->stack, at);
+}
+
+/* A file mapping's pages behind the reader go back to the kernel: a 1 GB
+ * snapshot would otherwise stay whole in memory while it is read. A string
+ * that points into them (a memoized key) reads its page in again. */
+static void
+release_read (Unpickler *u)
+{
+#ifdef MADV_DONTNEED
+  guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+  guintptr from = ((guintptr) u->released + page - 1) & ~(page - 1);
+  guintptr to = (guintptr) u->p & ~(page - 1);
+
+  if (to > from)
+    madvise ((void *) from, to - from, MADV_DONTNEED);
+#endif
+  u->released = u->p;
 }
 
 static gboolean
@@ -300,6 +346,9 @@ run (Unpickler  *u,
       guint64 n;
       guint at;
       KsPickleValue *v;
+
+      if (G_UNLIKELY (u->release && (gsize) (u->p - u->released) > RELEASE_STEP))
+        release_read (u);
 
       switch (op)
         {
@@ -450,7 +499,7 @@ run (Unpickler  *u,
 
             if (list->type != KS_PICKLE_LIST)
               return fail (u, error, _("a pickle appends to something that is not a list"));
-            g_ptr_array_add (list->items, v);
+            add_item (list, v);
           }
           break;
         case 'e': /* APPENDS */
@@ -467,14 +516,14 @@ run (Unpickler  *u,
               return fail (u, error, _("a pickle appends to something that is not a list"));
             if (op == 'u' && (target->type != KS_PICKLE_DICT || (u->stack->len - at) % 2 != 0))
               return fail (u, error, _("a pickle sets items on something that is not a dict"));
-            if (op == 'u' && u->take_dict != NULL && target->items->len == 0)
+            if (op == 'u' && u->take_dict != NULL && n_items (target) == 0)
               {
                 try_take (u, target, at);
                 break;
               }
             for (guint i = at; i < u->stack->len; i += op == 'e' ? 1 : 2)
               if (op == 'e')
-                g_ptr_array_add (target->items, g_ptr_array_index (u->stack, i));
+                add_item (target, g_ptr_array_index (u->stack, i));
               else
                 dict_set (target, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
             g_ptr_array_set_size (u->stack, at);
@@ -499,7 +548,7 @@ run (Unpickler  *u,
             return FALSE;
           v = new_value (u->doc, KS_PICKLE_TUPLE);
           for (guint i = at; i < u->stack->len; i++)
-            g_ptr_array_add (v->items, g_ptr_array_index (u->stack, i));
+            add_item (v, g_ptr_array_index (u->stack, i));
           g_ptr_array_set_size (u->stack, at);
           g_ptr_array_add (u->stack, v);
           break;
@@ -511,7 +560,7 @@ run (Unpickler  *u,
             return fail (u, error, _("a pickle opcode found the stack empty"));
           v = new_value (u->doc, KS_PICKLE_TUPLE);
           for (guint i = u->stack->len - n; i < u->stack->len; i++)
-            g_ptr_array_add (v->items, g_ptr_array_index (u->stack, i));
+            add_item (v, g_ptr_array_index (u->stack, i));
           g_ptr_array_set_size (u->stack, u->stack->len - n);
           g_ptr_array_add (u->stack, v);
           break;
@@ -588,12 +637,13 @@ ks_pickle_load (GBytes      *bytes,
                 const char  *name,
                 GError     **error)
 {
-  return ks_pickle_load_full (bytes, name, NULL, NULL, error);
+  return ks_pickle_load_full (bytes, name, 0, NULL, NULL, error);
 }
 
 KsPickle *
 ks_pickle_load_full (GBytes            *bytes,
                      const char        *name,
+                     KsPickleFlags      flags,
                      KsPickleDictFunc   take_dict,
                      gpointer           user_data,
                      GError           **error)
@@ -618,6 +668,9 @@ ks_pickle_load_full (GBytes            *bytes,
   u.sparse_memo = g_hash_table_new (NULL, NULL);
   u.take_dict = take_dict;
   u.take_data = user_data;
+  u.scratch = g_ptr_array_new ();
+  u.release = (flags & KS_PICKLE_RELEASE_READ) != 0;
+  u.released = u.start;
   if (!ks_pickle_has_magic (u.p, len))
     ok = fail (&u, error, _("not a pickle of protocol 2 or later"));
   else
@@ -626,6 +679,7 @@ ks_pickle_load_full (GBytes            *bytes,
   g_array_unref (u.marks);
   g_ptr_array_unref (u.memo);
   g_hash_table_unref (u.sparse_memo);
+  g_ptr_array_unref (u.scratch);
   return ok ? g_steal_pointer (&doc) : NULL;
 }
 
@@ -660,7 +714,7 @@ ks_pickle_dict_get (const KsPickleValue *dict,
   if (dict == NULL || dict->type != KS_PICKLE_DICT)
     return NULL;
   n = strlen (key);
-  for (guint i = dict->items->len / 2; i-- > 0;)
+  for (guint i = n_items (dict) / 2; i-- > 0;)
     {
       const KsPickleValue *k = g_ptr_array_index (dict->items, 2 * i);
 
@@ -683,7 +737,15 @@ ks_pickle_len (const KsPickleValue *value)
 {
   if (value == NULL || (value->type != KS_PICKLE_LIST && value->type != KS_PICKLE_TUPLE))
     return 0;
-  return value->items->len;
+  return n_items (value);
+}
+
+guint
+ks_pickle_dict_size (const KsPickleValue *value)
+{
+  if (value == NULL || value->type != KS_PICKLE_DICT || value->items == NULL)
+    return 0;
+  return value->items->len / 2;
 }
 
 const KsPickleValue *

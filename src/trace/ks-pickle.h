@@ -78,8 +78,16 @@ typedef gboolean   (*KsPickleDictFunc)      (const KsPickleValue *dict,
                                              guint64             *handle,
                                              gpointer             user_data);
 
+typedef enum
+{
+  /* @bytes are a read-only mapping of a file (GMappedFile): the pages
+   * read are given back to the kernel as the reading goes on */
+  KS_PICKLE_RELEASE_READ = 1 << 0,
+} KsPickleFlags;
+
 KsPickle            *ks_pickle_load_full    (GBytes           *bytes,
                                              const char       *name,
+                                             KsPickleFlags     flags,
                                              KsPickleDictFunc  take_dict,
                                              gpointer          user_data,
                                              GError          **error);
@@ -99,6 +107,8 @@ gboolean             ks_pickle_str_equal    (const KsPickleValue *value,
 /* A STR's text as a new NUL-terminated string, invalid UTF-8 replaced. */
 char                *ks_pickle_dup_str      (const KsPickleValue *value);
 guint                ks_pickle_len          (const KsPickleValue *value);
+/* A DICT's number of entries (items holds key, value, …); 0 otherwise. */
+guint                ks_pickle_dict_size    (const KsPickleValue *value);
 const KsPickleValue *ks_pickle_index        (const KsPickleValue *value,
                                              guint                i);
 /* INT as gint64 (a BOOL as 0 or 1, a FLOAT truncated); FALSE otherwise. */

@@ -256,7 +256,7 @@ test_take_entries (void)
 
   whole = ks_pickle_load (bytes, path, &error);
   g_assert_no_error (error);
-  lean = ks_pickle_load_full (bytes, path, take_trace_entry, &taken, &error);
+  lean = ks_pickle_load_full (bytes, path, KS_PICKLE_RELEASE_READ, take_trace_entry, &taken, &error);
   g_assert_no_error (error);
   /* the 300 entries Python's pickle module counts; their 1,200 numbers
    * (addr, size, stream, time_us, as Python counts them) are given back,
@@ -272,7 +272,7 @@ test_take_entries (void)
 
   taken = 0;
   shared_bytes = g_bytes_new_static (pinned, sizeof pinned);
-  shared = ks_pickle_load_full (shared_bytes, "pinned.pickle", take_trace_entry, &taken, &error);
+  shared = ks_pickle_load_full (shared_bytes, "pinned.pickle", 0, take_trace_entry, &taken, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (taken, ==, 1);
   inner = ks_pickle_index (ks_pickle_get_root (shared), 1);
