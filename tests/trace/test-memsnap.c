@@ -17,8 +17,10 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "ks-json-writer.h"
+#include "ks-kscope-schema.h"
 #include "ks-memsnap.h"
 #include "ks-memsnap-reader.h"
 #include "ks-pickle.h"
@@ -283,6 +285,83 @@ test_take_entries (void)
   g_assert_cmpint (n, ==, 3);
 }
 
+/* A .kscope with @blob (NULL: no row; "": no table) as its snapshot. */
+static char *
+kscope_with_snapshot (const char   *name,
+                      const guint8 *blob,
+                      gsize         len)
+{
+  char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *s = NULL;
+
+  g_unlink (path);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA application_id = 1263747919", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (ks_kscope_schema_create_table (db, KS_KSCOPE_META), ==, SQLITE_OK);
+  if (blob == NULL || len > 0)
+    g_assert_cmpint (ks_kscope_schema_create_table (db, KS_KSCOPE_KS_CUDA_MEMORY_SNAPSHOTS), ==, SQLITE_OK);
+  if (blob != NULL && len > 0)
+    {
+      g_assert_cmpint (sqlite3_prepare_v2 (db, "INSERT INTO KS_CUDA_MEMORY_SNAPSHOTS (globalPid, reason, timestamp, "
+                                               "clockOffset, snapshot) VALUES (1, 'exit', 0, 0, ?)", -1, &s, NULL),
+                       ==, SQLITE_OK);
+      sqlite3_bind_blob (s, 1, blob, (int) len, SQLITE_STATIC);
+      g_assert_cmpint (sqlite3_step (s), ==, SQLITE_DONE);
+      sqlite3_finalize (s);
+    }
+  sqlite3_close (db);
+  return path;
+}
+
+/* A recording's snapshot is read as the pickle it keeps: the same
+ * figures, and the same refusals with the recording's name. */
+static void
+test_kscope (void)
+{
+  g_autofree char *pickle_path = fixture_path ("memsnap_frag.pickle");
+  g_autofree char *pickle = NULL;
+  gsize len;
+  static const guint8 hostile[] = { 0x80, 0x02, 'c', 'p', 'o', 's', 'i', 'x', '\n', 's', 'y', 's', 't', 'e', 'm',
+                                    '\n', 'X', 4, 0, 0, 0, 't', 'r', 'u', 'e', 0x85, 'R', '.' };
+  static const struct { const char *name; const guint8 *blob; gsize len; const char *says; } bad[] = {
+    { "ks-test-memsnap-hostile.kscope", hostile, sizeof hostile, "GLOBAL" },
+    { "ks-test-memsnap-empty.kscope", NULL, 0, "holds no PyTorch memory snapshot (the program kept none" },
+    { "ks-test-memsnap-none.kscope", (const guint8 *) "", 0, "holds no PyTorch memory snapshot (record with" },
+  };
+
+  g_assert_true (g_file_get_contents (pickle_path, &pickle, &len, NULL));
+  {
+    g_autofree char *path = kscope_with_snapshot ("ks-test-memsnap.kscope", (const guint8 *) pickle, len);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsMemsnap) from_kscope = ks_memsnap_load (file, NULL, &error);
+    g_autoptr(KsMemsnap) from_pickle = load_snapshot ("frag");
+    KsMemsnapState a, b;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (ks_memsnap_get_n_entries (from_kscope), ==, 74);
+    ks_memsnap_device_end_state (ks_memsnap_get_device (from_kscope, 0), &a);
+    ks_memsnap_device_end_state (ks_memsnap_get_device (from_pickle, 0), &b);
+    g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+    g_unlink (path);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *path = kscope_with_snapshot (bad[i].name, bad[i].blob, bad[i].len);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsMemsnap) snap = ks_memsnap_load (file, NULL, &error);
+
+      g_assert_null (snap);
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, bad[i].name));
+      g_assert_nonnull (strstr (error->message, bad[i].says));
+      g_unlink (path);
+    }
+}
+
 /* Deep nesting, huge lengths, memo tricks and every truncation of a real
  * snapshot: an error naming the file, never a crash. */
 static void
@@ -397,6 +476,7 @@ main (int    argc,
   g_test_add_func ("/memsnap/oom", test_oom);
   g_test_add_func ("/memsnap/load-as-trace", test_load_as_trace);
   g_test_add_func ("/memsnap/take-entries", test_take_entries);
+  g_test_add_func ("/memsnap/kscope", test_kscope);
   g_test_add_func ("/memsnap/hostile/code", test_hostile_code);
   g_test_add_func ("/memsnap/hostile/shapes", test_hostile_shapes);
   g_test_add_func ("/memsnap/cli", test_cli_report);
