@@ -386,12 +386,12 @@ read_traces (KsMemsnap           *self,
         continue;
       d = get_device (self, dev);
       /* One device whose entries were all taken, in order (what torch
-       * writes): they are its entries already, no copy needed. */
+       * writes): they are its entries already, no copy needed (shared,
+       * read-only, should another device's list be the same one). */
       if (d->entries->len == 0 && takes_all (self, list))
         {
           g_array_unref (d->entries);
-          d->entries = g_steal_pointer (&self->taken);
-          self->taken = g_array_new (FALSE, FALSE, sizeof (KsMemsnapEntry));
+          d->entries = g_array_ref (self->taken);
           self->n_entries += d->entries->len;
           continue;
         }
