@@ -661,6 +661,9 @@ ks_pickle_load_full (GBytes            *bytes,
   u.doc = doc;
   u.name = name;
   u.start = u.p = g_bytes_get_data (bytes, &len);
+  /* an empty GBytes has no data pointer, and NULL + 0 is undefined */
+  if (u.p == NULL)
+    u.start = u.p = (const guint8 *) "";
   u.end = u.p + len;
   u.stack = g_ptr_array_new ();
   u.marks = g_array_new (FALSE, FALSE, sizeof (guint));

@@ -272,6 +272,17 @@ test_take_entries (void)
   g_assert_cmpint (ks_pickle_index (traces, 0)->type, ==, KS_PICKLE_TAKEN);
   g_assert_cmpuint (ks_pickle_index (traces, 299)->handle, ==, 299);
 
+  /* an empty file: refused, and no arithmetic on GBytes' NULL data */
+  {
+    g_autoptr(GBytes) empty = g_bytes_new (NULL, 0);
+    g_autoptr(KsPickle) none = ks_pickle_load_full (empty, "empty.pickle", 0, take_trace_entry, &taken, &error);
+
+    g_assert_null (none);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_nonnull (strstr (error->message, "empty.pickle"));
+    g_clear_error (&error);
+  }
+
   taken = 0;
   shared_bytes = g_bytes_new_static (pinned, sizeof pinned);
   shared = ks_pickle_load_full (shared_bytes, "pinned.pickle", 0, take_trace_entry, &taken, &error);
