@@ -517,10 +517,13 @@ new_from_bytes (GBytes         *bytes,
         {
           KsMemsnapSegment *seg = &g_array_index (d->segments, KsMemsnapSegment, s);
           guint first = blocks->len;
+          guint from = seg->first_block;
 
-          g_array_append_vals (blocks, &g_array_index (d->blocks, KsMemsnapBlock, seg->first_block),
-                               seg->n_blocks);
           seg->first_block = first;
+          /* a segment without blocks: no pointer into an empty array */
+          if (seg->n_blocks == 0)
+            continue;
+          g_array_append_vals (blocks, &g_array_index (d->blocks, KsMemsnapBlock, from), seg->n_blocks);
           qsort (&g_array_index (blocks, KsMemsnapBlock, first), seg->n_blocks,
                  sizeof (KsMemsnapBlock), compare_blocks);
         }
