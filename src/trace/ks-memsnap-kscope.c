@@ -37,6 +37,22 @@ sqlite_failed (sqlite3     *db,
   return NULL;
 }
 
+/* KS_META origin_ns: what the reader adds to every stored time. */
+static gint64
+origin_ns (sqlite3 *db)
+{
+  sqlite3_stmt *stmt = NULL;
+  gint64 origin = 0;
+
+  if (sqlite3_prepare_v2 (db, "SELECT value FROM KS_META WHERE name = ?", -1, &stmt, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text (stmt, 1, KS_KSCOPE_META_ORIGIN_NS, -1, SQLITE_STATIC);
+  if (sqlite3_step (stmt) == SQLITE_ROW && sqlite3_column_text (stmt, 0) != NULL)
+    origin = g_ascii_strtoll ((const char *) sqlite3_column_text (stmt, 0), NULL, 10);
+  sqlite3_finalize (stmt);
+  return origin;
+}
+
 KsMemsnap *
 ks_memsnap_load_kscope (const char  *path,
                         const char  *name,
@@ -46,13 +62,15 @@ ks_memsnap_load_kscope (const char  *path,
   /* the first process that kept one: its snapshot at exit, else the one
    * of its last out-of-memory error */
   static const char sql[] =
-    "SELECT snapshot, (SELECT COUNT(DISTINCT globalPid) FROM KS_CUDA_MEMORY_SNAPSHOTS) "
+    "SELECT snapshot, (SELECT COUNT(DISTINCT globalPid) FROM KS_CUDA_MEMORY_SNAPSHOTS), clockOffset "
     "FROM KS_CUDA_MEMORY_SNAPSHOTS "
     "WHERE globalPid = (SELECT globalPid FROM KS_CUDA_MEMORY_SNAPSHOTS ORDER BY rowid LIMIT 1) "
     "ORDER BY reason = 'exit' DESC, rowid DESC LIMIT 1";
   sqlite3 *db = NULL;
   sqlite3_stmt *stmt = NULL;
   g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(KsMemsnap) snap = NULL;
+  gint64 shift = 0;
   int rc;
 
   rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL);
@@ -90,6 +108,7 @@ ks_memsnap_load_kscope (const char  *path,
       bytes = g_bytes_new (sqlite3_column_blob (stmt, 0), sqlite3_column_bytes (stmt, 0));
       if (n_processes != NULL)
         *n_processes = (guint) sqlite3_column_int (stmt, 1);
+      shift = -sqlite3_column_int64 (stmt, 2);
     }
   else if (rc != SQLITE_DONE)
     {
@@ -99,6 +118,7 @@ ks_memsnap_load_kscope (const char  *path,
       return NULL;
     }
   sqlite3_finalize (stmt);
+  shift += origin_ns (db);
   sqlite3_close (db);
   if (bytes == NULL)
     {
@@ -107,5 +127,8 @@ ks_memsnap_load_kscope (const char  *path,
                      "it ended before CUDA started, or was killed)"), name);
       return NULL;
     }
-  return ks_memsnap_new_from_bytes (bytes, name, error);
+  snap = ks_memsnap_new_from_bytes (bytes, name, error);
+  if (snap != NULL)
+    ks_memsnap_set_time_shift (snap, shift);
+  return g_steal_pointer (&snap);
 }

@@ -29,6 +29,7 @@ struct _KsMemsnap
   GArray       *taken;           /* KsMemsnapEntry read as the pickle built them */
   const KsPickleValue *last_action_value;
   KsMemsnapAction last_action;
+  gint64        time_shift;
 };
 
 static const char * const action_names[KS_N_MEMSNAP_ACTIONS] = {
@@ -593,6 +594,19 @@ guint64
 ks_memsnap_get_n_entries (KsMemsnap *self)
 {
   return self->n_entries;
+}
+
+gint64
+ks_memsnap_get_time_shift (KsMemsnap *self)
+{
+  return self->time_shift;
+}
+
+void
+ks_memsnap_set_time_shift (KsMemsnap *self,
+                           gint64     shift_ns)
+{
+  self->time_shift = shift_ns;
 }
 
 const char *

@@ -138,6 +138,12 @@ const KsMemsnapDevice *ks_memsnap_get_device (KsMemsnap       *self,
 const KsMemsnapStack  *ks_memsnap_get_stack  (KsMemsnap       *self,
                                              guint32           stack);
 guint64           ks_memsnap_get_n_entries  (KsMemsnap        *self);
+/* What to add to time_us × 1000 for the clock of the file the trace is
+ * loaded from (the model's times are that less KsTrace.origin_ns): 0 for
+ * a pickle (the epoch's clock), the recording's for a .kscope's snapshot. */
+gint64            ks_memsnap_get_time_shift (KsMemsnap        *self);
+void              ks_memsnap_set_time_shift (KsMemsnap        *self,
+                                             gint64            shift_ns);
 /* "expandable_segments: False, max_split_size: -1, …", "" when absent. */
 const char       *ks_memsnap_get_settings   (KsMemsnap        *self);
 

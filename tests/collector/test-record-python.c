@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "ks-memsnap.h"
 #include "ks-trace-loader.h"
 #include "test-record-sql.h"
 
@@ -873,6 +874,26 @@ test_memory_history (void)
         ooms++;
       }
   g_assert_cmpuint (ooms, ==, 1);
+  /* at the error's time_us on the recording's clock, as the snapshot
+   * read from the recording says to place it */
+  {
+    g_autoptr(KsMemsnap) snap = ks_memsnap_load (file, NULL, &error);
+    g_autoptr(KsMemsnapReplay) replay = NULL;
+    const KsMemsnapOom *oom;
+    gint64 want_ts;
+    gboolean found = FALSE;
+
+    g_assert_no_error (error);
+    replay = ks_memsnap_replay (snap, 0);
+    g_assert_cmpuint (replay->ooms->len, ==, 1);
+    oom = &g_array_index (replay->ooms, KsMemsnapOom, 0);
+    want_ts = oom->time_us * 1000 + ks_memsnap_get_time_shift (snap) - trace->origin_ns;
+    g_assert_cmpint (ks_memsnap_get_time_shift (snap), !=, 0);
+    for (guint32 i = 0; i < trace->n_instants; i++)
+      found |= g_str_equal (ks_trace_string (trace, trace->instants[i].category), "oom")
+               && trace->instants[i].ts == want_ts;
+    g_assert_true (found);
+  }
 
   /* killed right after its error: the snapshot taken at the error is kept */
   g_assert_cmpint (spawn (NULL, env, cli_path, "record", "-f", "-t", "nvtx", "-o", killed, "--cuda-memory-history",
