@@ -108,7 +108,7 @@ ks_memsnap_load_kscope (const char  *path,
       bytes = g_bytes_new (sqlite3_column_blob (stmt, 0), sqlite3_column_bytes (stmt, 0));
       if (n_processes != NULL)
         *n_processes = (guint) sqlite3_column_int (stmt, 1);
-      shift = -sqlite3_column_int64 (stmt, 2);
+      shift = -CLAMP (sqlite3_column_int64 (stmt, 2), -KS_MEMSNAP_MAX_SHIFT_NS, KS_MEMSNAP_MAX_SHIFT_NS);
     }
   else if (rc != SQLITE_DONE)
     {
@@ -118,7 +118,7 @@ ks_memsnap_load_kscope (const char  *path,
       return NULL;
     }
   sqlite3_finalize (stmt);
-  shift += origin_ns (db);
+  shift += CLAMP (origin_ns (db), -KS_MEMSNAP_MAX_SHIFT_NS, KS_MEMSNAP_MAX_SHIFT_NS);
   sqlite3_close (db);
   if (bytes == NULL)
     {

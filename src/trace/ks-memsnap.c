@@ -317,7 +317,7 @@ read_entry (KsMemsnap           *self,
       self->last_action = action_from_value (action);
     }
   entry->action = self->last_action;
-  entry->time_us = int_or (time_us, 0);
+  entry->time_us = CLAMP (int_or (time_us, 0), 0, KS_MEMSNAP_MAX_TIME_US);
   entry->stack = stack_id (self, frames);
   if (entry->size < 0 || entry->size > G_MAXINT64 / 2)
     {
@@ -606,7 +606,7 @@ void
 ks_memsnap_set_time_shift (KsMemsnap *self,
                            gint64     shift_ns)
 {
-  self->time_shift = shift_ns;
+  self->time_shift = CLAMP (shift_ns, -KS_MEMSNAP_MAX_SHIFT_NS, KS_MEMSNAP_MAX_SHIFT_NS);
 }
 
 const char *

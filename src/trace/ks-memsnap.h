@@ -62,6 +62,12 @@ typedef struct
 
 #define KS_MEMSNAP_NO_STACK G_MAXUINT32
 
+/* Bounds that keep time_us × 1000 + a time shift within gint64 whatever
+ * a file holds: time_us is clamped when read to 0 … 2^62 ns (the epoch to
+ * the year 2116; the span other readers allow), a shift to ±73 years. */
+#define KS_MEMSNAP_MAX_TIME_US  ((G_GINT64_CONSTANT (1) << 62) / 1000)
+#define KS_MEMSNAP_MAX_SHIFT_NS (G_MAXINT64 / 4)
+
 typedef struct
 {
   gint64   time_us;              /* wall clock, µs since the epoch (the profiler's clock) */

@@ -55,7 +55,7 @@ _ks_sqlite_kscope_load_memory_snapshots (KsSqliteReader  *r,
     g_autoptr(GBytes) bytes = g_bytes_new (sqlite3_column_blob (stmt, 0), sqlite3_column_bytes (stmt, 0));
 
     gpid = sqlite3_column_int64 (stmt, 1);
-    offset = sqlite3_column_int64 (stmt, 2);
+    offset = CLAMP (sqlite3_column_int64 (stmt, 2), -KS_MEMSNAP_MAX_SHIFT_NS, KS_MEMSNAP_MAX_SHIFT_NS);
     count = g_strdup_printf ("%d", sqlite3_column_int (stmt, 3));
     snap = ks_memsnap_new_from_bytes (bytes, r->display, &local);
   }
@@ -71,6 +71,7 @@ _ks_sqlite_kscope_load_memory_snapshots (KsSqliteReader  *r,
   pid = ks_kscope_pid_of (gpid);
   thread = _ks_sqlite_reader_thread (r, ks_kscope_global_tid (pid, pid));
   ks_memsnap_reader_add_ooms (r->b, snap, ks_trace_builder_get_thread_track (r->b, thread),
-                              _ks_sqlite_reader_process (r, gpid)->process, r->shift - offset);
+                              _ks_sqlite_reader_process (r, gpid)->process,
+                              CLAMP (r->shift - offset, -KS_MEMSNAP_MAX_SHIFT_NS, KS_MEMSNAP_MAX_SHIFT_NS));
   return TRUE;
 }
