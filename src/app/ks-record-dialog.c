@@ -47,6 +47,8 @@ struct _KsRecordDialog
   GtkDropDown     *pytorch_dropdown;
   AdwActionRow    *pytorch_memory_row;
   GtkSwitch       *pytorch_memory_switch;
+  AdwActionRow    *memory_history_row;
+  GtkSwitch       *memory_history_switch;
   AdwActionRow    *sampling_row;
   GtkSwitch       *sampling_switch;
   GtkSpinButton   *sampling_frequency_spin;
@@ -215,6 +217,7 @@ load_settings (KsRecordDialog *self)
       gtk_check_button_set_active (self->metrics_check, TRUE);
       gtk_drop_down_set_selected (self->pytorch_dropdown, 0);
       gtk_switch_set_active (self->pytorch_memory_switch, TRUE);
+      gtk_switch_set_active (self->memory_history_switch, FALSE);
       gtk_switch_set_active (self->sampling_switch, TRUE);
       gtk_spin_button_set_value (self->sampling_frequency_spin, 1000);
       gtk_editable_set_text (GTK_EDITABLE (self->directory_entry), g_get_home_dir ());
@@ -241,6 +244,8 @@ load_settings (KsRecordDialog *self)
   gtk_drop_down_set_selected (self->pytorch_dropdown, pytorch_mode_index (pytorch));
   gtk_switch_set_active (self->pytorch_memory_switch,
                          g_settings_get_boolean (self->settings, "record-pytorch-memory"));
+  gtk_switch_set_active (self->memory_history_switch,
+                         g_settings_get_boolean (self->settings, "record-cuda-memory-history"));
   gtk_switch_set_active (self->sampling_switch,
                          g_settings_get_boolean (self->settings, "record-python-sampling"));
   gtk_spin_button_set_value (self->sampling_frequency_spin,
@@ -318,6 +323,8 @@ add_python_arguments (KsRecordDialog *self,
 
       g_strv_builder_add (builder, frequency);
     }
+  if (gtk_switch_get_active (self->memory_history_switch))
+    g_strv_builder_add (builder, "--cuda-memory-history");
 }
 
 static char **
@@ -477,6 +484,8 @@ start_action (GtkWidget  *widget,
       g_settings_set_string (self->settings, "record-pytorch", pytorch_mode (self));
       g_settings_set_boolean (self->settings, "record-pytorch-memory",
                               gtk_switch_get_active (self->pytorch_memory_switch));
+      g_settings_set_boolean (self->settings, "record-cuda-memory-history",
+                              gtk_switch_get_active (self->memory_history_switch));
       g_settings_set_boolean (self->settings, "record-python-sampling",
                               gtk_switch_get_active (self->sampling_switch));
       g_settings_set_int (self->settings, "record-python-sampling-frequency",
@@ -606,6 +615,8 @@ ks_record_dialog_class_init (KsRecordDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, pytorch_dropdown);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, pytorch_memory_row);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, pytorch_memory_switch);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, memory_history_row);
+  gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, memory_history_switch);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, sampling_row);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, sampling_switch);
   gtk_widget_class_bind_template_child (widget_class, KsRecordDialog, sampling_frequency_spin);

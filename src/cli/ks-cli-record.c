@@ -342,6 +342,7 @@ ks_cli_record (int    argc,
   int progress_fd = -1;
   g_autofree char *pytorch = NULL;
   g_autofree char *pytorch_memory = NULL;
+  gboolean memory_history = FALSE;
   g_autofree char *python_sampling = NULL;
   gint64 python_frequency = 1000;
   GOptionEntry entries[] = {
@@ -355,6 +356,7 @@ ks_cli_record (int    argc,
     { "no-cuda-memory", 0, 0, G_OPTION_ARG_NONE, &no_cuda_memory, N_("Do not record CUDA memory allocation events"), NULL },
     { "pytorch", 0, 0, G_OPTION_ARG_STRING, &pytorch, N_("PyTorch operators as NVTX ranges: autograd-nvtx, autograd-shapes-nvtx (with input shapes, costlier) or none (default autograd-nvtx)"), N_("MODE") },
     { "pytorch-memory", 0, 0, G_OPTION_ARG_STRING, &pytorch_memory, N_("Record PyTorch’s CUDA caching allocator: true or false (default true)"), N_("BOOL") },
+    { "cuda-memory-history", 0, 0, G_OPTION_ARG_NONE, &memory_history, N_("Record PyTorch’s allocator history with Python stacks and keep its memory snapshots (at exit and at an out-of-memory error) in the file"), NULL },
     { "python-sampling", 0, 0, G_OPTION_ARG_STRING, &python_sampling, N_("Sample the Python call stacks of every thread: true or false (default true)"), N_("BOOL") },
     { "python-sampling-frequency", 0, 0, G_OPTION_ARG_INT64, &python_frequency, N_("Python stack samples per second (1–10000, default 1000)"), N_("HZ") },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, N_("Overwrite the output file"), NULL },
@@ -453,6 +455,7 @@ ks_cli_record (int    argc,
     }
   options.pytorch = pytorch;
   options.python_sampling_hz = (guint) python_frequency;
+  options.cuda_memory_history = memory_history;
 
   default_name = output == NULL;
   if (default_name)

@@ -532,3 +532,7 @@ ks_wire_hello_init (KsWireHello *m,
  * cost PyTorch more than the rest of the recording together. */
 #define KS_PYTORCH_DEFAULT     "autograd-nvtx"
 #define KS_ENV_INJECT_LIBRARY  "KINESCOPE_INJECT_LIBRARY" /* path of libkinescope-inject.so for ctypes */
+/* record --cuda-memory-history: the recorder's private folder where the
+ * Python side leaves the allocator's snapshots, PID-REASON-MONO_NS-OFFSET_NS.pickle
+ * (REASON exit or out-of-memory, OFFSET_NS = CLOCK_REALTIME - CLOCK_MONOTONIC) */
+#define KS_ENV_MEMORY_HISTORY_DIR "KINESCOPE_MEMORY_HISTORY_DIR"

@@ -176,6 +176,13 @@ static const TableDef tables[KS_KSCOPE_N_TABLES] = {
   [KS_KSCOPE_KS_RANKS] = { "KS_RANKS",
     "globalPid INTEGER, groupId INTEGER, rank INTEGER NOT NULL, localRank INTEGER, "
     "worldSize INTEGER, localWorldSize INTEGER, host TEXT, file TEXT, backend TEXT, source TEXT", NULL },
+  /* PyTorch's caching allocator as torch.cuda.memory._dump_snapshot()
+   * pickles it, kept whole (record --cuda-memory-history): reason "exit"
+   * or "out-of-memory"; timestamp when it was taken; clockOffset the
+   * snapshot's time_us clock (CLOCK_REALTIME) minus the recording's, ns. */
+  [KS_KSCOPE_KS_CUDA_MEMORY_SNAPSHOTS] = { "KS_CUDA_MEMORY_SNAPSHOTS",
+    "globalPid INTEGER NOT NULL, reason TEXT NOT NULL, timestamp INTEGER, clockOffset INTEGER, "
+    "snapshot BLOB NOT NULL", NULL },
 };
 
 const char * const ks_kscope_file_meta_keys[] = {

@@ -54,6 +54,7 @@ add_oom (KsTraceBuilder     *b,
          KsMemsnap          *snap,
          guint32             track,
          guint32             process,
+         gint64              shift_ns,
          const KsMemsnapOom *oom)
 {
   g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
@@ -70,7 +71,30 @@ add_oom (KsTraceBuilder     *b,
   ks_json_string (json, "cause", oom->fragmentation ? "fragmentation" : "demand");
   add_stack_args (json, snap, oom->stack);
   ks_json_end_object (json);
-  add_instant (b, track, process, oom->time_us * 1000, name, "oom", ks_json_writer_get_text (json));
+  add_instant (b, track, process, oom->time_us * 1000 + shift_ns, name, "oom", ks_json_writer_get_text (json));
+}
+
+guint
+ks_memsnap_reader_add_ooms (KsTraceBuilder *b,
+                            KsMemsnap      *snap,
+                            guint32         track,
+                            guint32         process,
+                            gint64          shift_ns)
+{
+  guint n = 0;
+
+  for (guint d = 0; d < ks_memsnap_get_n_devices (snap); d++)
+    {
+      g_autoptr(KsMemsnapReplay) replay = NULL;
+
+      if (ks_memsnap_get_device (snap, d)->entries->len == 0)
+        continue;
+      replay = ks_memsnap_replay (snap, d);
+      for (guint i = 0; i < replay->ooms->len; i++)
+        add_oom (b, snap, track, process, shift_ns, &g_array_index (replay->ooms, KsMemsnapOom, i));
+      n += replay->ooms->len;
+    }
+  return n;
 }
 
 KsTrace *
@@ -143,7 +167,7 @@ ks_memsnap_reader_build (KsMemsnap     *snap,
           events++;
         }
       for (guint i = 0; i < replay->ooms->len; i++)
-        add_oom (b, snap, track, process, &g_array_index (replay->ooms, KsMemsnapOom, i));
+        add_oom (b, snap, track, process, 0, &g_array_index (replay->ooms, KsMemsnapOom, i));
       ooms += replay->ooms->len;
       if (!ks_trace_builder_check (b, error))
         return NULL;

@@ -9,6 +9,7 @@
 
 #include "ks-memsnap.h"
 #include "ks-trace.h"
+#include "ks-trace-builder.h"
 
 G_BEGIN_DECLS
 
@@ -32,5 +33,13 @@ KsTrace *ks_memsnap_reader_build     (KsMemsnap     *snap,
 void       ks_memsnap_reader_attach       (KsTrace       *trace,
                                            KsMemsnap     *snap);
 KsMemsnap *ks_memsnap_reader_get_snapshot (KsTrace       *trace);
+/* The snapshot's out-of-memory errors as instants on @track of @process,
+ * at time_us × 1000 + @shift_ns (a recording's own clock); returns how
+ * many. */
+guint    ks_memsnap_reader_add_ooms  (KsTraceBuilder *b,
+                                      KsMemsnap      *snap,
+                                      guint32         track,
+                                      guint32         process,
+                                      gint64          shift_ns);
 
 G_END_DECLS

@@ -299,15 +299,22 @@ ks_memsnap_device_end_state (const KsMemsnapDevice *device,
     }
 }
 
+/* Largest first; equal ones by their stack's text, so that the order does
+ * not depend on the order the reader met the stacks in. */
 static gint
 compare_groups (gconstpointer a,
-                gconstpointer b)
+                gconstpointer b,
+                gpointer      user_data)
 {
   const KsMemsnapGroup *x = a, *y = b;
+  const KsMemsnapStack *sx = ks_memsnap_get_stack (user_data, x->stack);
+  const KsMemsnapStack *sy = ks_memsnap_get_stack (user_data, y->stack);
 
   if (x->bytes != y->bytes)
     return x->bytes > y->bytes ? -1 : 1;
-  return x->stack < y->stack ? -1 : x->stack > y->stack;
+  if (sx == NULL || sy == NULL)
+    return (sx != NULL) - (sy != NULL);
+  return strcmp (sx->text, sy->text);
 }
 
 static void
@@ -328,7 +335,8 @@ group_add (GHashTable *groups,
 }
 
 static GArray *
-groups_to_array (GHashTable *groups)
+groups_to_array (KsMemsnap  *snap,
+                 GHashTable *groups)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (KsMemsnapGroup));
   GHashTableIter it;
@@ -337,19 +345,20 @@ groups_to_array (GHashTable *groups)
   g_hash_table_iter_init (&it, groups);
   while (g_hash_table_iter_next (&it, NULL, (gpointer *) &g))
     g_array_append_val (out, *g);
-  g_array_sort (out, compare_groups);
+  g_array_sort_with_data (out, compare_groups, snap);
   return out;
 }
 
 static GArray *
-group_state (const State *st)
+group_state (KsMemsnap   *snap,
+             const State *st)
 {
   g_autoptr(GHashTable) groups = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 
   for (gsize i = 0; i < st->blocks.cap; i++)
     if (st->blocks.state[i] == SLOT_FULL)
       group_add (groups, st->blocks.slots[i].stack, st->blocks.slots[i].size);
-  return groups_to_array (groups);
+  return groups_to_array (snap, groups);
 }
 
 void
@@ -397,7 +406,7 @@ ks_memsnap_replay (KsMemsnap *self,
           group_add (end_groups, b->stack, b->size);
         }
     }
-  r->end_groups = groups_to_array (end_groups);
+  r->end_groups = groups_to_array (self, end_groups);
 
   /* Backwards to the state before the first entry. */
   for (guint i = n; i-- > 0;)
@@ -443,7 +452,7 @@ ks_memsnap_replay (KsMemsnap *self,
   state_copy (&at_peak, &start);
   for (gint64 i = 0; i <= peak_index; i++)
     apply (&at_peak, &entries[i], TRUE);
-  r->peak_groups = group_state (&at_peak);
+  r->peak_groups = group_state (self, &at_peak);
   state_clear (&at_peak);
   state_clear (&start);
   return r;

@@ -26,6 +26,10 @@ struct _KsMemsnap
   GStringChunk *strings;
   char         *settings;
   guint64       n_entries;
+  GArray       *taken;           /* KsMemsnapEntry read as the pickle built them */
+  const KsPickleValue *last_action_value;
+  KsMemsnapAction last_action;
+  gint64        time_shift;
 };
 
 static const char * const action_names[KS_N_MEMSNAP_ACTIONS] = {
@@ -81,6 +85,8 @@ ks_memsnap_free (KsMemsnap *self)
   g_hash_table_unref (self->stack_texts);
   g_string_chunk_free (self->strings);
   g_free (self->settings);
+  if (self->taken != NULL)
+    g_array_unref (self->taken);
   g_free (self);
 }
 
@@ -254,6 +260,119 @@ read_segments (KsMemsnap           *self,
 }
 
 static gboolean
+key_is (const KsPickleValue *key,
+        const char          *name,
+        gsize                len)
+{
+  return key->str.len == len && memcmp (key->str.data, name, len) == 0;
+}
+
+/* One trace entry, or FALSE with the problem; *complete: whether it had
+ * both an action and a time_us. One pass over the dict's keys (a lookup
+ * per field costs a snapshot of millions of entries seconds), the last
+ * value of a repeated key winning as in Python. */
+static gboolean
+read_entry (KsMemsnap           *self,
+            const KsPickleValue *e,
+            KsMemsnapEntry      *entry,
+            gboolean            *complete,
+            const char         **problem)
+{
+  const KsPickleValue *action = NULL, *time_us = NULL, *frames = NULL;
+
+  *entry = (KsMemsnapEntry) { .device_free = -1 };
+  *complete = FALSE;
+  if (e == NULL || e->type != KS_PICKLE_DICT)
+    {
+      *problem = _("a trace entry that is not a dict");
+      return FALSE;
+    }
+  for (guint i = 0; i + 1 < ks_pickle_dict_size (e) * 2; i += 2)
+    {
+      const KsPickleValue *k = g_ptr_array_index (e->items, i);
+      const KsPickleValue *v = g_ptr_array_index (e->items, i + 1);
+
+      if (k->type != KS_PICKLE_STR)
+        continue;
+      if (key_is (k, "action", 6))
+        action = v;
+      else if (key_is (k, "addr", 4))
+        entry->addr = (guint64) int_or (v, 0);
+      else if (key_is (k, "size", 4))
+        entry->size = int_or (v, 0);
+      else if (key_is (k, "time_us", 7))
+        time_us = v;
+      else if (key_is (k, "stream", 6))
+        entry->stream = (gint32) int_or (v, 0);
+      else if (key_is (k, "device_free", 11))
+        entry->device_free = int_or (v, -1);
+      else if (key_is (k, "frames", 6))
+        frames = v;
+    }
+  *complete = action != NULL && time_us != NULL;
+  /* the same few action strings, memoized: the last one's answer */
+  if (action != self->last_action_value)
+    {
+      self->last_action_value = action;
+      self->last_action = action_from_value (action);
+    }
+  entry->action = self->last_action;
+  entry->time_us = CLAMP (int_or (time_us, 0), 0, KS_MEMSNAP_MAX_TIME_US);
+  entry->stack = stack_id (self, frames);
+  if (entry->size < 0 || entry->size > G_MAXINT64 / 2)
+    {
+      *problem = _("a trace entry with a negative size");
+      return FALSE;
+    }
+  /* Block events give the size asked for; the allocator hands out
+   * multiples of 512 bytes, which its figures count. */
+  if (entry->action == KS_MEMSNAP_ALLOC || entry->action == KS_MEMSNAP_FREE_REQUESTED ||
+      entry->action == KS_MEMSNAP_FREE_COMPLETED)
+    entry->size = MAX (entry->size + 511, 512) / 512 * 512;
+  return TRUE;
+}
+
+/* The pickle's KsPickleDictFunc: a dict with an action and a time_us is a
+ * trace entry (no segment, block or frame has both); it is read here as
+ * the pickle builds it, so the millions of them never exist as values.
+ * One that does not read is left to read_traces(), which says why. */
+static gboolean
+take_entry (const KsPickleValue *dict,
+            guint64             *handle,
+            gpointer             user_data)
+{
+  KsMemsnap *self = user_data;
+  KsMemsnapEntry entry;
+  const char *problem;
+  gboolean complete;
+
+  if (!read_entry (self, dict, &entry, &complete, &problem) || !complete)
+    return FALSE;
+  *handle = self->taken->len;
+  g_array_append_val (self->taken, entry);
+  return TRUE;
+}
+
+/* Whether @list holds exactly the entries taken so far, in order. */
+static gboolean
+takes_all (KsMemsnap           *self,
+           const KsPickleValue *list)
+{
+  guint n = ks_pickle_len (list);
+
+  if (n != self->taken->len)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      const KsPickleValue *e = ks_pickle_index (list, i);
+
+      if (e == NULL || e->type != KS_PICKLE_TAKEN || e->handle != i)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
 read_traces (KsMemsnap           *self,
              const KsPickleValue *traces,
              const char          *name,
@@ -267,27 +386,27 @@ read_traces (KsMemsnap           *self,
       if (ks_pickle_len (list) == 0)
         continue;
       d = get_device (self, dev);
+      /* One device whose entries were all taken, in order (what torch
+       * writes): they are its entries already, no copy needed (shared,
+       * read-only, should another device's list be the same one). */
+      if (d->entries->len == 0 && takes_all (self, list))
+        {
+          g_array_unref (d->entries);
+          d->entries = g_array_ref (self->taken);
+          self->n_entries += d->entries->len;
+          continue;
+        }
       for (guint i = 0; i < ks_pickle_len (list); i++)
         {
           const KsPickleValue *e = ks_pickle_index (list, i);
-          KsMemsnapEntry entry = { 0 };
+          KsMemsnapEntry entry;
+          const char *problem;
+          gboolean complete;
 
-          if (e == NULL || e->type != KS_PICKLE_DICT)
-            return bad (error, name, _("a trace entry that is not a dict"));
-          entry.action = action_from_value (ks_pickle_dict_get (e, "action"));
-          entry.addr = (guint64) int_or (ks_pickle_dict_get (e, "addr"), 0);
-          entry.size = int_or (ks_pickle_dict_get (e, "size"), 0);
-          entry.time_us = int_or (ks_pickle_dict_get (e, "time_us"), 0);
-          entry.stream = (gint32) int_or (ks_pickle_dict_get (e, "stream"), 0);
-          entry.device_free = int_or (ks_pickle_dict_get (e, "device_free"), -1);
-          entry.stack = stack_id (self, ks_pickle_dict_get (e, "frames"));
-          if (entry.size < 0 || entry.size > G_MAXINT64 / 2)
-            return bad (error, name, _("a trace entry with a negative size"));
-          /* Block events give the size asked for; the allocator hands out
-           * multiples of 512 bytes, which its figures count. */
-          if (entry.action == KS_MEMSNAP_ALLOC || entry.action == KS_MEMSNAP_FREE_REQUESTED ||
-              entry.action == KS_MEMSNAP_FREE_COMPLETED)
-            entry.size = MAX (entry.size + 511, 512) / 512 * 512;
+          if (e != NULL && e->type == KS_PICKLE_TAKEN && e->handle < self->taken->len)
+            entry = g_array_index (self->taken, KsMemsnapEntry, e->handle);
+          else if (!read_entry (self, e, &entry, &complete, &problem))
+            return bad (error, name, problem);
           g_array_append_val (d->entries, entry);
           self->n_entries++;
         }
@@ -306,7 +425,7 @@ read_settings (KsMemsnap           *self,
       self->settings = g_strdup ("");
       return;
     }
-  for (guint i = 0; i + 1 < settings->items->len; i += 2)
+  for (guint i = 0; i + 1 < ks_pickle_dict_size (settings) * 2; i += 2)
     {
       const KsPickleValue *k = g_ptr_array_index (settings->items, i);
       const KsPickleValue *v = g_ptr_array_index (settings->items, i + 1);
@@ -333,10 +452,25 @@ read_settings (KsMemsnap           *self,
   self->settings = g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+static KsMemsnap *
+new_from_bytes (GBytes         *bytes,
+                const char     *name,
+                KsPickleFlags   flags,
+                GError        **error);
+
 KsMemsnap *
 ks_memsnap_new_from_bytes (GBytes      *bytes,
                            const char  *name,
                            GError     **error)
+{
+  return new_from_bytes (bytes, name, 0, error);
+}
+
+static KsMemsnap *
+new_from_bytes (GBytes         *bytes,
+                const char     *name,
+                KsPickleFlags   flags,
+                GError        **error)
 {
   g_autoptr(KsPickle) pickle = NULL;
   g_autoptr(KsMemsnap) self = NULL;
@@ -349,7 +483,15 @@ ks_memsnap_new_from_bytes (GBytes      *bytes,
       bad (error, name, _("not a Python pickle (a snapshot is the file torch.cuda.memory._dump_snapshot() writes)"));
       return NULL;
     }
-  pickle = ks_pickle_load (bytes, name, error);
+  self = g_new0 (KsMemsnap, 1);
+  self->devices = g_ptr_array_new_with_free_func (device_free);
+  self->stacks = g_ptr_array_new_with_free_func (stack_free);
+  self->stack_ids = g_hash_table_new (NULL, NULL);
+  self->stack_texts = g_hash_table_new (g_str_hash, g_str_equal);
+  self->strings = g_string_chunk_new (4096);
+  self->taken = g_array_new (FALSE, FALSE, sizeof (KsMemsnapEntry));
+  self->last_action = KS_MEMSNAP_OTHER;     /* of no action (NULL) */
+  pickle = ks_pickle_load_full (bytes, name, flags, take_entry, self, error);
   if (pickle == NULL)
     return NULL;
   root = ks_pickle_get_root (pickle);
@@ -360,15 +502,9 @@ ks_memsnap_new_from_bytes (GBytes      *bytes,
       bad (error, name, _("the pickle holds no list of segments"));
       return NULL;
     }
-
-  self = g_new0 (KsMemsnap, 1);
-  self->devices = g_ptr_array_new_with_free_func (device_free);
-  self->stacks = g_ptr_array_new_with_free_func (stack_free);
-  self->stack_ids = g_hash_table_new (NULL, NULL);
-  self->stack_texts = g_hash_table_new (g_str_hash, g_str_equal);
-  self->strings = g_string_chunk_new (4096);
   if (!read_segments (self, segments, name, error) || !read_traces (self, traces, name, error))
     return NULL;
+  g_clear_pointer (&self->taken, g_array_unref);
   read_settings (self, ks_pickle_dict_get (root, "allocator_settings"));
 
   for (guint i = 0; i < self->devices->len; i++)
@@ -382,10 +518,13 @@ ks_memsnap_new_from_bytes (GBytes      *bytes,
         {
           KsMemsnapSegment *seg = &g_array_index (d->segments, KsMemsnapSegment, s);
           guint first = blocks->len;
+          guint from = seg->first_block;
 
-          g_array_append_vals (blocks, &g_array_index (d->blocks, KsMemsnapBlock, seg->first_block),
-                               seg->n_blocks);
           seg->first_block = first;
+          /* a segment without blocks: no pointer into an empty array */
+          if (seg->n_blocks == 0)
+            continue;
+          g_array_append_vals (blocks, &g_array_index (d->blocks, KsMemsnapBlock, from), seg->n_blocks);
           qsort (&g_array_index (blocks, KsMemsnapBlock, first), seg->n_blocks,
                  sizeof (KsMemsnapBlock), compare_blocks);
         }
@@ -421,8 +560,11 @@ ks_memsnap_load (GFile         *file,
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
+  if (ks_memsnap_is_kscope ((const guint8 *) g_mapped_file_get_contents (mapped),
+                            g_mapped_file_get_length (mapped)))
+    return ks_memsnap_load_kscope (path, name, NULL, error);
   bytes = g_mapped_file_get_bytes (mapped);
-  return ks_memsnap_new_from_bytes (bytes, name, error);
+  return new_from_bytes (bytes, name, KS_PICKLE_RELEASE_READ, error);
 }
 
 guint
@@ -452,6 +594,19 @@ guint64
 ks_memsnap_get_n_entries (KsMemsnap *self)
 {
   return self->n_entries;
+}
+
+gint64
+ks_memsnap_get_time_shift (KsMemsnap *self)
+{
+  return self->time_shift;
+}
+
+void
+ks_memsnap_set_time_shift (KsMemsnap *self,
+                           gint64     shift_ns)
+{
+  self->time_shift = CLAMP (shift_ns, -KS_MEMSNAP_MAX_SHIFT_NS, KS_MEMSNAP_MAX_SHIFT_NS);
 }
 
 const char *

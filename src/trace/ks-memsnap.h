@@ -62,6 +62,12 @@ typedef struct
 
 #define KS_MEMSNAP_NO_STACK G_MAXUINT32
 
+/* Bounds that keep time_us × 1000 + a time shift within gint64 whatever
+ * a file holds: time_us is clamped when read to 0 … 2^62 ns (the epoch to
+ * the year 2116; the span other readers allow), a shift to ±73 years. */
+#define KS_MEMSNAP_MAX_TIME_US  ((G_GINT64_CONSTANT (1) << 62) / 1000)
+#define KS_MEMSNAP_MAX_SHIFT_NS (G_MAXINT64 / 4)
+
 typedef struct
 {
   gint64   time_us;              /* wall clock, µs since the epoch (the profiler's clock) */
@@ -122,12 +128,28 @@ KsMemsnap        *ks_memsnap_new_from_bytes (GBytes           *bytes,
                                              GError          **error);
 void              ks_memsnap_free           (KsMemsnap        *self);
 
+/* ks-memsnap-kscope.c: a recording's snapshot (KS_CUDA_MEMORY_SNAPSHOTS),
+ * that of the first process that kept one; @n_processes (may be NULL):
+ * how many processes kept one. ks_memsnap_load() reads a .kscope so. */
+gboolean          ks_memsnap_is_kscope      (const guint8     *data,
+                                             gsize             len);
+KsMemsnap        *ks_memsnap_load_kscope    (const char       *path,
+                                             const char       *name,
+                                             guint            *n_processes,
+                                             GError          **error);
+
 guint             ks_memsnap_get_n_devices  (KsMemsnap        *self);
 const KsMemsnapDevice *ks_memsnap_get_device (KsMemsnap       *self,
                                              guint             i);
 const KsMemsnapStack  *ks_memsnap_get_stack  (KsMemsnap       *self,
                                              guint32           stack);
 guint64           ks_memsnap_get_n_entries  (KsMemsnap        *self);
+/* What to add to time_us × 1000 for the clock of the file the trace is
+ * loaded from (the model's times are that less KsTrace.origin_ns): 0 for
+ * a pickle (the epoch's clock), the recording's for a .kscope's snapshot. */
+gint64            ks_memsnap_get_time_shift (KsMemsnap        *self);
+void              ks_memsnap_set_time_shift (KsMemsnap        *self,
+                                             gint64            shift_ns);
 /* "expandable_segments: False, max_split_size: -1, …", "" when absent. */
 const char       *ks_memsnap_get_settings   (KsMemsnap        *self);
 

@@ -11,19 +11,31 @@
 #include <gio/gio.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ks-pickle.h"
 
 /* Values are allocated in chunks that never move, so containers and the
  * memo can hold plain pointers; the document frees them in one pass,
- * whatever cycles or sharing the file made. */
+ * whatever cycles or sharing the file made. Numbers (None, booleans,
+ * integers, floats) have chunks of their own: Python never memoizes them,
+ * so those a taken dict alone held lie together at the end of their
+ * chunk, and go back to it (try_take()). */
 #define CHUNK_VALUES 4096u
+
+typedef struct
+{
+  GPtrArray     *chunks;          /* KsPickleValue[CHUNK_VALUES] each */
+  guint          in_chunk;        /* used values of the last chunk */
+  guint64        n;
+} Arena;
 
 struct _KsPickle
 {
   GBytes        *bytes;
-  GPtrArray     *chunks;          /* KsPickleValue[CHUNK_VALUES] each */
-  guint          in_chunk;        /* used values of the last chunk */
+  Arena          values;          /* str, bytes and containers */
+  Arena          numbers;
   guint64        n_values;
   KsPickleValue *root;
 };
@@ -39,27 +51,88 @@ typedef struct
   GArray       *marks;            /* stack lengths at each MARK */
   GPtrArray    *memo;             /* index -> value, dense from 0 (MEMOIZE) */
   GHashTable   *sparse_memo;      /* indices past the dense part (BINPUT n) */
+  KsPickleDictFunc take_dict;
+  gpointer      take_data;
+  GPtrArray    *scratch;          /* the items of a dict offered to take_dict */
+  gboolean      release;          /* KS_PICKLE_RELEASE_READ */
+  const guint8 *released;         /* up to where pages were given back */
 } Unpickler;
+
+/* Pages read are given back in steps of this (KS_PICKLE_RELEASE_READ). */
+#define RELEASE_STEP (64u << 20)
+
+static gboolean
+is_container (const KsPickleValue *v)
+{
+  return v->type == KS_PICKLE_LIST || v->type == KS_PICKLE_TUPLE || v->type == KS_PICKLE_DICT;
+}
+
+static gboolean
+is_number (KsPickleType type)
+{
+  return type == KS_PICKLE_NONE || type == KS_PICKLE_BOOL || type == KS_PICKLE_INT ||
+         type == KS_PICKLE_BIG_INT || type == KS_PICKLE_FLOAT;
+}
+
+static KsPickleValue *
+arena_last_chunk (Arena *a)
+{
+  return a->chunks->len > 0 ? g_ptr_array_index (a->chunks, a->chunks->len - 1) : NULL;
+}
 
 static KsPickleValue *
 new_value (KsPickle     *doc,
            KsPickleType  type)
 {
-  KsPickleValue *chunk;
+  Arena *a = is_number (type) ? &doc->numbers : &doc->values;
   KsPickleValue *v;
 
-  if (doc->chunks->len == 0 || doc->in_chunk == CHUNK_VALUES)
+  if (a->chunks->len == 0 || a->in_chunk == CHUNK_VALUES)
     {
-      g_ptr_array_add (doc->chunks, g_new0 (KsPickleValue, CHUNK_VALUES));
-      doc->in_chunk = 0;
+      g_ptr_array_add (a->chunks, g_new0 (KsPickleValue, CHUNK_VALUES));
+      a->in_chunk = 0;
     }
-  chunk = g_ptr_array_index (doc->chunks, doc->chunks->len - 1);
-  v = &chunk[doc->in_chunk++];
+  v = &arena_last_chunk (a)[a->in_chunk++];
+  a->n++;
   doc->n_values++;
-  v->type = type;
-  if (type == KS_PICKLE_LIST || type == KS_PICKLE_TUPLE || type == KS_PICKLE_DICT)
-    v->items = g_ptr_array_new ();
+  /* the slot may be one try_take() gave back */
+  *v = (KsPickleValue) { .type = type };
+  /* items are made with the first one (add_item()): a taken dict never
+   * has any of its own */
+  if (is_container (v))
+    v->mark = (guint32) doc->numbers.n;
   return v;
+}
+
+static void
+add_item (KsPickleValue *container,
+          KsPickleValue *item)
+{
+  if (container->items == NULL)
+    container->items = g_ptr_array_new ();
+  g_ptr_array_add (container->items, item);
+}
+
+static guint
+n_items (const KsPickleValue *v)
+{
+  return v->items != NULL ? v->items->len : 0;
+}
+
+static void
+arena_clear (Arena *a)
+{
+  for (guint c = 0; c < a->chunks->len; c++)
+    {
+      KsPickleValue *chunk = g_ptr_array_index (a->chunks, c);
+      guint n = c + 1 == a->chunks->len ? a->in_chunk : CHUNK_VALUES;
+
+      for (guint i = 0; i < n; i++)
+        if (is_container (&chunk[i]) && chunk[i].items != NULL)
+          g_ptr_array_unref (chunk[i].items);
+      g_free (chunk);
+    }
+  g_ptr_array_unref (a->chunks);
 }
 
 void
@@ -67,18 +140,8 @@ ks_pickle_free (KsPickle *self)
 {
   if (self == NULL)
     return;
-  for (guint c = 0; c < self->chunks->len; c++)
-    {
-      KsPickleValue *chunk = g_ptr_array_index (self->chunks, c);
-      guint n = c + 1 == self->chunks->len ? self->in_chunk : CHUNK_VALUES;
-
-      for (guint i = 0; i < n; i++)
-        if (chunk[i].type == KS_PICKLE_LIST || chunk[i].type == KS_PICKLE_TUPLE ||
-            chunk[i].type == KS_PICKLE_DICT)
-          g_ptr_array_unref (chunk[i].items);
-      g_free (chunk);
-    }
-  g_ptr_array_unref (self->chunks);
+  arena_clear (&self->values);
+  arena_clear (&self->numbers);
   g_bytes_unref (self->bytes);
   g_free (self);
 }
@@ -193,8 +256,84 @@ dict_set (KsPickleValue *dict,
           KsPickleValue *key,
           KsPickleValue *value)
 {
-  g_ptr_array_add (dict->items, key);
-  g_ptr_array_add (dict->items, value);
+  add_item (dict, key);
+  add_item (dict, value);
+}
+
+/* SETITEMS with the items stack[at..] on the empty @dict: offers the
+ * filled dict to take_dict(). A taken dict keeps only its handle, and the
+ * numbers made since the dict go back to their chunk when the dict was
+ * their only holder: none memoized or duplicated (pinned), and every one
+ * of them among these items (a number has one holder unless pinned).
+ * Python writes a trace entry as EMPTY_DICT MEMOIZE MARK (key value)…
+ * SETITEMS, its integers fresh, so each entry's integers are reused by
+ * the next one. */
+static void
+try_take (Unpickler     *u,
+          KsPickleValue *dict,
+          guint          at)
+{
+  KsPickle *doc = u->doc;
+  KsPickleValue *chunk = arena_last_chunk (&doc->numbers);
+  KsPickleValue *first;
+  guint64 handle = 0;
+  guint32 after = (guint32) doc->numbers.n - dict->mark;
+  guint mine = 0;
+  gboolean reclaim;
+
+  /* offered as a dict whose items are a scratch array, so that a dict
+   * taken never allocates its own */
+  g_ptr_array_set_size (u->scratch, 0);
+  for (guint i = at; i < u->stack->len; i++)
+    g_ptr_array_add (u->scratch, g_ptr_array_index (u->stack, i));
+  dict->items = u->scratch;
+  if (!u->take_dict (dict, &handle, u->take_data))
+    {
+      dict->items = NULL;
+      for (guint i = at; i < u->stack->len; i += 2)
+        dict_set (dict, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
+      g_ptr_array_set_size (u->stack, at);
+      return;
+    }
+
+  reclaim = after > 0 && chunk != NULL && after <= doc->numbers.in_chunk;
+  first = reclaim ? chunk + doc->numbers.in_chunk - after : NULL;
+  for (guint i = 0; i < after && reclaim; i++)
+    reclaim = !first[i].pinned;
+  for (guint i = 0; i < dict->items->len && reclaim; i++)
+    {
+      guintptr item = (guintptr) g_ptr_array_index (dict->items, i);
+
+      if (item >= (guintptr) first && item < (guintptr) (first + after))
+        mine++;
+    }
+  dict->items = NULL;
+  dict->type = KS_PICKLE_TAKEN;
+  dict->handle = handle;
+  if (reclaim && mine == after)
+    {
+      doc->numbers.in_chunk -= after;
+      doc->numbers.n -= after;
+      doc->n_values -= after;
+    }
+  g_ptr_array_set_size (u->stack, at);
+}
+
+/* A file mapping's pages behind the reader go back to the kernel: a 1 GB
+ * snapshot would otherwise stay whole in memory while it is read. A string
+ * that points into them (a memoized key) reads its page in again. */
+static void
+release_read (Unpickler *u)
+{
+#ifdef MADV_DONTNEED
+  guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+  guintptr from = ((guintptr) u->released + page - 1) & ~(page - 1);
+  guintptr to = (guintptr) u->p & ~(page - 1);
+
+  if (to > from)
+    madvise ((void *) from, to - from, MADV_DONTNEED);
+#endif
+  u->released = u->p;
 }
 
 static gboolean
@@ -207,6 +346,9 @@ run (Unpickler  *u,
       guint64 n;
       guint at;
       KsPickleValue *v;
+
+      if (G_UNLIKELY (u->release && (gsize) (u->p - u->released) > RELEASE_STEP))
+        release_read (u);
 
       switch (op)
         {
@@ -245,7 +387,9 @@ run (Unpickler  *u,
         case '2': /* DUP */
           if (u->stack->len == 0)
             return fail (u, error, _("a pickle opcode found the stack empty"));
-          g_ptr_array_add (u->stack, g_ptr_array_index (u->stack, u->stack->len - 1));
+          v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          v->pinned = TRUE;
+          g_ptr_array_add (u->stack, v);
           break;
         case 'N':
           g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_NONE));
@@ -355,7 +499,7 @@ run (Unpickler  *u,
 
             if (list->type != KS_PICKLE_LIST)
               return fail (u, error, _("a pickle appends to something that is not a list"));
-            g_ptr_array_add (list->items, v);
+            add_item (list, v);
           }
           break;
         case 'e': /* APPENDS */
@@ -372,9 +516,14 @@ run (Unpickler  *u,
               return fail (u, error, _("a pickle appends to something that is not a list"));
             if (op == 'u' && (target->type != KS_PICKLE_DICT || (u->stack->len - at) % 2 != 0))
               return fail (u, error, _("a pickle sets items on something that is not a dict"));
+            if (op == 'u' && u->take_dict != NULL && n_items (target) == 0)
+              {
+                try_take (u, target, at);
+                break;
+              }
             for (guint i = at; i < u->stack->len; i += op == 'e' ? 1 : 2)
               if (op == 'e')
-                g_ptr_array_add (target->items, g_ptr_array_index (u->stack, i));
+                add_item (target, g_ptr_array_index (u->stack, i));
               else
                 dict_set (target, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
             g_ptr_array_set_size (u->stack, at);
@@ -399,7 +548,7 @@ run (Unpickler  *u,
             return FALSE;
           v = new_value (u->doc, KS_PICKLE_TUPLE);
           for (guint i = at; i < u->stack->len; i++)
-            g_ptr_array_add (v->items, g_ptr_array_index (u->stack, i));
+            add_item (v, g_ptr_array_index (u->stack, i));
           g_ptr_array_set_size (u->stack, at);
           g_ptr_array_add (u->stack, v);
           break;
@@ -411,7 +560,7 @@ run (Unpickler  *u,
             return fail (u, error, _("a pickle opcode found the stack empty"));
           v = new_value (u->doc, KS_PICKLE_TUPLE);
           for (guint i = u->stack->len - n; i < u->stack->len; i++)
-            g_ptr_array_add (v->items, g_ptr_array_index (u->stack, i));
+            add_item (v, g_ptr_array_index (u->stack, i));
           g_ptr_array_set_size (u->stack, u->stack->len - n);
           g_ptr_array_add (u->stack, v);
           break;
@@ -434,6 +583,7 @@ run (Unpickler  *u,
           if (n >= KS_PICKLE_MAX_MEMO)
             return fail (u, error, _("the pickle's memo is larger than Kinescope reads"));
           v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          v->pinned = TRUE;
           if (n < u->memo->len)
             u->memo->pdata[n] = v;
           else if (n == u->memo->len && !g_hash_table_contains (u->sparse_memo, GUINT_TO_POINTER ((guint) n)))
@@ -487,6 +637,17 @@ ks_pickle_load (GBytes      *bytes,
                 const char  *name,
                 GError     **error)
 {
+  return ks_pickle_load_full (bytes, name, 0, NULL, NULL, error);
+}
+
+KsPickle *
+ks_pickle_load_full (GBytes            *bytes,
+                     const char        *name,
+                     KsPickleFlags      flags,
+                     KsPickleDictFunc   take_dict,
+                     gpointer           user_data,
+                     GError           **error)
+{
   g_autoptr(KsPickle) doc = g_new0 (KsPickle, 1);
   Unpickler u = { 0 };
   gsize len;
@@ -495,15 +656,24 @@ ks_pickle_load (GBytes      *bytes,
   g_return_val_if_fail (bytes != NULL, NULL);
 
   doc->bytes = g_bytes_ref (bytes);
-  doc->chunks = g_ptr_array_new ();
+  doc->values.chunks = g_ptr_array_new ();
+  doc->numbers.chunks = g_ptr_array_new ();
   u.doc = doc;
   u.name = name;
   u.start = u.p = g_bytes_get_data (bytes, &len);
+  /* an empty GBytes has no data pointer, and NULL + 0 is undefined */
+  if (u.p == NULL)
+    u.start = u.p = (const guint8 *) "";
   u.end = u.p + len;
   u.stack = g_ptr_array_new ();
   u.marks = g_array_new (FALSE, FALSE, sizeof (guint));
   u.memo = g_ptr_array_new ();
   u.sparse_memo = g_hash_table_new (NULL, NULL);
+  u.take_dict = take_dict;
+  u.take_data = user_data;
+  u.scratch = g_ptr_array_new ();
+  u.release = (flags & KS_PICKLE_RELEASE_READ) != 0;
+  u.released = u.start;
   if (!ks_pickle_has_magic (u.p, len))
     ok = fail (&u, error, _("not a pickle of protocol 2 or later"));
   else
@@ -512,6 +682,7 @@ ks_pickle_load (GBytes      *bytes,
   g_array_unref (u.marks);
   g_ptr_array_unref (u.memo);
   g_hash_table_unref (u.sparse_memo);
+  g_ptr_array_unref (u.scratch);
   return ok ? g_steal_pointer (&doc) : NULL;
 }
 
@@ -546,7 +717,7 @@ ks_pickle_dict_get (const KsPickleValue *dict,
   if (dict == NULL || dict->type != KS_PICKLE_DICT)
     return NULL;
   n = strlen (key);
-  for (guint i = dict->items->len / 2; i-- > 0;)
+  for (guint i = n_items (dict) / 2; i-- > 0;)
     {
       const KsPickleValue *k = g_ptr_array_index (dict->items, 2 * i);
 
@@ -569,7 +740,15 @@ ks_pickle_len (const KsPickleValue *value)
 {
   if (value == NULL || (value->type != KS_PICKLE_LIST && value->type != KS_PICKLE_TUPLE))
     return 0;
-  return value->items->len;
+  return n_items (value);
+}
+
+guint
+ks_pickle_dict_size (const KsPickleValue *value)
+{
+  if (value == NULL || value->type != KS_PICKLE_DICT || value->items == NULL)
+    return 0;
+  return value->items->len / 2;
 }
 
 const KsPickleValue *
@@ -607,6 +786,7 @@ ks_pickle_get_int (const KsPickleValue *value,
     case KS_PICKLE_LIST:
     case KS_PICKLE_TUPLE:
     case KS_PICKLE_DICT:
+    case KS_PICKLE_TAKEN:
     default:
       return FALSE;
     }

@@ -35,13 +35,16 @@ typedef enum
   KS_PICKLE_LIST,
   KS_PICKLE_TUPLE,
   KS_PICKLE_DICT,
+  KS_PICKLE_TAKEN,         /* a dict a KsPickleDictFunc took: only its handle is kept */
 } KsPickleType;
 
 typedef struct _KsPickleValue KsPickleValue;
 
 struct _KsPickleValue
 {
-  KsPickleType type;
+  guint8       type;             /* KsPickleType */
+  guint8       pinned;           /* memoized or duplicated: referenced more than once */
+  guint32      mark;             /* LIST, TUPLE, DICT: numbers made before it (ks-pickle.c) */
   union {
     gboolean  b;
     gint64    i;
@@ -51,6 +54,7 @@ struct _KsPickleValue
       gsize       len;
     } str;                       /* STR (UTF-8 as written) and BYTES */
     GPtrArray *items;            /* LIST and TUPLE; DICT: key, value, key, value… */
+    guint64    handle;           /* TAKEN */
   };
 };
 
@@ -63,6 +67,30 @@ typedef struct _KsPickle KsPickle;
 KsPickle            *ks_pickle_load         (GBytes         *bytes,
                                              const char     *name,
                                              GError        **error);
+
+/* Called when a SETITEMS opcode has filled an empty dict, before the next
+ * opcode. Returning TRUE takes the dict: the function has copied what it
+ * needs into @handle's storage, the dict becomes a TAKEN value with that
+ * handle, and its items (and the integers it alone held) are freed right
+ * away. A snapshot's millions of trace entries cost the reader a few
+ * bytes each this way instead of a tree of values. */
+typedef gboolean   (*KsPickleDictFunc)      (const KsPickleValue *dict,
+                                             guint64             *handle,
+                                             gpointer             user_data);
+
+typedef enum
+{
+  /* @bytes are a read-only mapping of a file (GMappedFile): the pages
+   * read are given back to the kernel as the reading goes on */
+  KS_PICKLE_RELEASE_READ = 1 << 0,
+} KsPickleFlags;
+
+KsPickle            *ks_pickle_load_full    (GBytes           *bytes,
+                                             const char       *name,
+                                             KsPickleFlags     flags,
+                                             KsPickleDictFunc  take_dict,
+                                             gpointer          user_data,
+                                             GError          **error);
 void                 ks_pickle_free         (KsPickle       *self);
 const KsPickleValue *ks_pickle_get_root     (KsPickle       *self);
 guint64              ks_pickle_get_n_values (KsPickle       *self);
@@ -79,6 +107,8 @@ gboolean             ks_pickle_str_equal    (const KsPickleValue *value,
 /* A STR's text as a new NUL-terminated string, invalid UTF-8 replaced. */
 char                *ks_pickle_dup_str      (const KsPickleValue *value);
 guint                ks_pickle_len          (const KsPickleValue *value);
+/* A DICT's number of entries (items holds key, value, …); 0 otherwise. */
+guint                ks_pickle_dict_size    (const KsPickleValue *value);
 const KsPickleValue *ks_pickle_index        (const KsPickleValue *value,
                                              guint                i);
 /* INT as gint64 (a BOOL as 0 or 1, a FLOAT truncated); FALSE otherwise. */

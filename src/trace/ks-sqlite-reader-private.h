@@ -312,6 +312,9 @@ gboolean       _ks_sqlite_kscope_load_memory_events (KsSqliteReader  *r,
                                                      GError         **error);
 gboolean       _ks_sqlite_kscope_load_diagnostics   (KsSqliteReader  *r,
                                                      GError         **error);
+/* ks-sqlite-memsnap.c */
+gboolean       _ks_sqlite_kscope_load_memory_snapshots (KsSqliteReader  *r,
+                                                     GError         **error);
 gboolean       _ks_sqlite_kscope_load_ranks         (KsSqliteReader  *r,
                                                      GError         **error);
 

@@ -360,6 +360,7 @@ static const LoadStep steps[] = {
   _ks_sqlite_nsight_load_memory_usage,
   _ks_sqlite_kscope_load_diagnostics,
   _ks_sqlite_kscope_load_ranks,
+  _ks_sqlite_kscope_load_memory_snapshots,
 };
 
 /* Metadata, strings, processes, threads and tracks: what the rows of

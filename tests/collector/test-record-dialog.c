@@ -201,10 +201,57 @@ start_cb (KsRecordDialog  *dialog,
 
 static const char * const python_keys[] = {
   "record-pytorch", "record-pytorch-memory", "record-python-sampling", "record-python-sampling-frequency",
+  "record-cuda-memory-history",
 };
 
 /* The Python group offers what kinescope-cli record takes, with the
  * same defaults, and the switch that makes another moot greys it. */
+/* The history switch: off by default, on adds --cuda-memory-history, and
+ * Start remembers it. */
+static void
+test_memory_history (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_auto(GStrv) started = NULL;
+  KsRecordDialog *dialog;
+  GtkWidget *history;
+  char *text;
+
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (python_keys); i++)
+    g_settings_reset (settings, python_keys[i]);
+  dialog = ks_record_dialog_new (NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "command_entry")), "python3 train.py");
+  history = CHILD (dialog, "memory_history_switch");
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (history)));
+  text = python_arguments (dialog);
+  g_assert_null (strstr (text, "--cuda-memory-history"));
+  g_free (text);
+
+  /* a click on the row flips its switch */
+  adw_action_row_activate (ADW_ACTION_ROW (CHILD (dialog, "memory_history_row")));
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (history)));
+  text = python_arguments (dialog);
+  g_assert_cmpstr (text, ==, "--pytorch=autograd-nvtx --pytorch-memory=true "
+                             "--python-sampling=true --python-sampling-frequency=1000 --cuda-memory-history");
+  g_free (text);
+
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "directory_entry")), tmp_dir);
+  gtk_editable_set_text (GTK_EDITABLE (CHILD (dialog, "environment_entry")), "");
+  g_signal_connect (dialog, "start", G_CALLBACK (start_cb), &started);
+  g_signal_emit_by_name (CHILD (dialog, "start_button"), "clicked");
+  g_assert_nonnull (started);
+  g_assert_true (g_strv_contains ((const char * const *) started, "--cuda-memory-history"));
+  g_assert_true (g_settings_get_boolean (settings, "record-cuda-memory-history"));
+
+  dialog = ks_record_dialog_new (NULL);
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (CHILD (dialog, "memory_history_switch"))));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  for (guint i = 0; i < G_N_ELEMENTS (python_keys); i++)
+    g_settings_reset (settings, python_keys[i]);
+}
+
 static void
 test_python_options (void)
 {
@@ -668,6 +715,7 @@ main (int    argc,
   g_test_add_func ("/collector/dialog/stop", test_stop);
   g_test_add_func ("/collector/dialog/invalid", test_invalid_input);
   g_test_add_func ("/collector/dialog/python-options", test_python_options);
+  g_test_add_func ("/collector/dialog/memory-history", test_memory_history);
   g_test_add_func ("/collector/dialog/window-profile-menu", test_window_profile_menu);
   g_test_add_func ("/collector/dialog/window-torch-operators", test_window_torch_operators);
   g_test_add_func ("/collector/dialog/window-python-samples", test_window_python_samples);

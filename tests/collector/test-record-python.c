@@ -21,11 +21,13 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <sqlite3.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <utime.h>
 
+#include "ks-memsnap.h"
 #include "ks-trace-loader.h"
 #include "test-record-sql.h"
 
@@ -954,6 +956,140 @@ test_all_off (void)
   sqlite3_close (db);
 }
 
+/* kinescope-cli stats --report memory-snapshot -f json FILE */
+static char *
+memory_report (const char *path)
+{
+  char *out = NULL;
+
+  g_assert_cmpint (spawn (&out, NULL, cli_path, "stats", "--report", "memory-snapshot", "-f", "json", path, NULL),
+                   ==, 0);
+  return out;
+}
+
+/* --cuda-memory-history: the allocator's history with the stacks of frees
+ * too, an observer of out-of-memory errors, and the snapshot kept in the
+ * file at the error and at exit, whole: the recording's report is the
+ * snapshot's own (a real one, from the H200, that the fake torch hands
+ * out), with or without a program that dies of its error. */
+static void
+test_memory_history (void)
+{
+  g_autofree char *fake = py_file ("fake-torch");
+  g_autofree char *program = py_file ("torch-program.py");
+  g_autofree char *log = tmp_file ("torch.log");
+  g_autofree char *pythonpath = g_strconcat ("PYTHONPATH=", fake, NULL);
+  g_autofree char *log_env = g_strconcat ("FAKE_TORCH_LOG=", log, NULL);
+  g_autofree char *pickle = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "memsnap_oom.pickle", NULL);
+  g_autofree char *snapshot_env = g_strconcat ("FAKE_TORCH_SNAPSHOT=", pickle, NULL);
+  g_autofree char *out = tmp_file ("history.kscope");
+  g_autofree char *killed = tmp_file ("history-killed.kscope");
+  g_autofree char *plain = tmp_file ("history-off.kscope");
+  g_autofree char *want = NULL;
+  g_autofree char *got = NULL;
+  g_autofree char *got_killed = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *calls = NULL;
+  const char *env[] = { pythonpath, log_env, snapshot_env, NULL };
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  guint ooms = 0;
+  sqlite3 *db;
+
+  if (!need_python ())
+    return;
+
+  g_unlink (log);
+  g_assert_cmpint (spawn (NULL, env, cli_path, "record", "-f", "-t", "nvtx", "-o", out, "--cuda-memory-history",
+                          "--pytorch-memory=false", "--", python, program, "oom", NULL), ==, 0);
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  calls = calls_of (text);
+  g_assert_nonnull (strstr (calls, "cuda-init\n"
+                                   "record-memory-history enabled=all context=all stacks=python max_entries=1000000\n"
+                                   "attach-out-of-memory-observer\n"));
+  g_assert_nonnull (strstr (calls, "out-of-memory request=29360128\nsnapshot\nprogram-end\nsnapshot\n"));
+  db = open_db (out);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_META WHERE name = 'python' "
+                                  "AND value = 'pytorch=autograd-nvtx;memory=0;sampling=1000;history=1'"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM META_DATA_CAPTURE WHERE name = 'cuda_memory_history' "
+                                  "AND value = 'true'"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_CUDA_MEMORY_SNAPSHOTS WHERE reason = 'exit' "
+                                  "AND globalPid = (SELECT globalPid FROM PROCESSES LIMIT 1)"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_CUDA_MEMORY_SNAPSHOTS WHERE reason = 'out-of-memory' "
+                                  "AND globalPid = (SELECT globalPid FROM PROCESSES LIMIT 1)"), ==, 1);
+  /* taken at the error, before the exit, within the recording */
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_CUDA_MEMORY_SNAPSHOTS a JOIN KS_CUDA_MEMORY_SNAPSHOTS b "
+                                  "ON a.reason = 'out-of-memory' AND b.reason = 'exit' "
+                                  "WHERE 0 < a.timestamp AND a.timestamp < b.timestamp "
+                                  "AND b.timestamp < (SELECT duration FROM ANALYSIS_DETAILS)"), ==, 1);
+  g_assert_false (has_table (db, "KS_MEMORY_EVENTS"));
+  sqlite3_close (db);
+  want = memory_report (pickle);
+  got = memory_report (out);
+  g_assert_cmpstr (got, ==, want);
+  g_assert_nonnull (strstr (want, "\"request_bytes\":29360128"));
+
+  /* opened: the snapshot's out-of-memory error is an instant of the process */
+  file = g_file_new_for_path (out);
+  trace = ks_trace_load (file, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ks_trace_get_metadata (trace, "cuda_memory_snapshots"), ==, "2");
+  for (guint32 i = 0; i < trace->n_instants; i++)
+    if (g_str_equal (ks_trace_string (trace, trace->instants[i].category), "oom"))
+      {
+        const KsThread *t = &trace->threads[trace->tracks[trace->instants[i].track].thread];
+
+        /* on the main thread of the process that kept it */
+        g_assert_cmpuint (trace->tracks[trace->instants[i].track].process, ==, trace->instants[i].process);
+        g_assert_cmpint (t->tid, ==, trace->processes[trace->instants[i].process].pid);
+        ooms++;
+      }
+  g_assert_cmpuint (ooms, ==, 1);
+  /* at the error's time_us on the recording's clock, as the snapshot
+   * read from the recording says to place it */
+  {
+    g_autoptr(KsMemsnap) snap = ks_memsnap_load (file, NULL, &error);
+    g_autoptr(KsMemsnapReplay) replay = NULL;
+    const KsMemsnapOom *oom;
+    gint64 want_ts;
+    gboolean found = FALSE;
+
+    g_assert_no_error (error);
+    replay = ks_memsnap_replay (snap, 0);
+    g_assert_cmpuint (replay->ooms->len, ==, 1);
+    oom = &g_array_index (replay->ooms, KsMemsnapOom, 0);
+    want_ts = oom->time_us * 1000 + ks_memsnap_get_time_shift (snap) - trace->origin_ns;
+    g_assert_cmpint (ks_memsnap_get_time_shift (snap), !=, 0);
+    for (guint32 i = 0; i < trace->n_instants; i++)
+      found |= g_str_equal (ks_trace_string (trace, trace->instants[i].category), "oom")
+               && trace->instants[i].ts == want_ts;
+    g_assert_true (found);
+  }
+
+  /* killed right after its error: the snapshot taken at the error is kept */
+  g_assert_cmpint (spawn (NULL, env, cli_path, "record", "-f", "-t", "nvtx", "-o", killed, "--cuda-memory-history",
+                          "--pytorch-memory=false", "--", python, program, "oom kill", NULL), ==, 128 + SIGKILL);
+  db = open_db (killed);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_CUDA_MEMORY_SNAPSHOTS"), ==, 1);
+  g_assert_cmpint (query_intf (db, "SELECT COUNT(*) FROM KS_CUDA_MEMORY_SNAPSHOTS WHERE reason = 'out-of-memory'"), ==, 1);
+  sqlite3_close (db);
+  got_killed = memory_report (killed);
+  g_assert_cmpstr (got_killed, ==, want);
+
+  /* without the option: no observer, no snapshot, the history without free stacks */
+  g_unlink (log);
+  g_assert_cmpint (spawn (NULL, env, cli_path, "record", "-f", "-t", "nvtx", "-o", plain, "--pytorch-memory=false",
+                          "--", python, program, "oom", NULL), ==, 0);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  g_assert_null (strstr (text, "attach-out-of-memory-observer"));
+  g_assert_null (strstr (text, "record-memory-history"));
+  db = open_db (plain);
+  g_assert_false (has_table (db, "KS_CUDA_MEMORY_SNAPSHOTS"));
+  sqlite3_close (db);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -985,6 +1121,8 @@ main (int    argc,
   g_test_add_func ("/collector/python/torch-off", test_torch_off);
   g_test_add_func ("/collector/python/torch-observer", test_torch_observer);
   g_test_add_func ("/collector/python/all-off", test_all_off);
+  g_test_add_func ("/collector/python/memory-history", test_memory_history);
+
   ret = g_test_run ();
 
   {

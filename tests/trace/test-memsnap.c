@@ -17,8 +17,10 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "ks-json-writer.h"
+#include "ks-kscope-schema.h"
 #include "ks-memsnap.h"
 #include "ks-memsnap-reader.h"
 #include "ks-pickle.h"
@@ -216,6 +218,161 @@ test_hostile_code (void)
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }
 
+static gboolean
+take_trace_entry (const KsPickleValue *dict,
+                  guint64             *handle,
+                  gpointer             user_data)
+{
+  guint *taken = user_data;
+
+  if (ks_pickle_dict_get (dict, "action") == NULL)
+    return FALSE;
+  *handle = (*taken)++;
+  return TRUE;
+}
+
+/* Trace entries are taken as the pickle builds them: their integers go
+ * back to the reader, but never one that something else still holds. */
+static void
+test_take_entries (void)
+{
+  g_autofree char *path = fixture_path ("memsnap_train.pickle");
+  g_autoptr(GMappedFile) mapped = g_mapped_file_new (path, FALSE, NULL);
+  g_autoptr(GBytes) bytes = g_mapped_file_get_bytes (mapped);
+  g_autoptr(KsPickle) whole = NULL;
+  g_autoptr(KsPickle) lean = NULL;
+  g_autoptr(KsPickle) shared = NULL;
+  g_autoptr(GBytes) shared_bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  const KsPickleValue *traces, *inner;
+  guint taken = 0;
+  gint64 n;
+  /* [{"action": "alloc", "time_us": 1234 (memoized), "addr": 77}, [memo 0, 1, 2, 3, 4]] */
+  static const guint8 pinned[] = {
+    0x80, 0x04, ']', '(', '}', '(',
+    0x8c, 6, 'a', 'c', 't', 'i', 'o', 'n', 0x8c, 5, 'a', 'l', 'l', 'o', 'c',
+    0x8c, 7, 't', 'i', 'm', 'e', '_', 'u', 's', 'J', 0xd2, 0x04, 0, 0, 0x94,
+    0x8c, 4, 'a', 'd', 'd', 'r', 'K', 77, 'u',
+    ']', '(', 'h', 0, 'K', 1, 'K', 2, 'K', 3, 'K', 4, 'e',
+    'e', '.' };
+
+  whole = ks_pickle_load (bytes, path, &error);
+  g_assert_no_error (error);
+  lean = ks_pickle_load_full (bytes, path, KS_PICKLE_RELEASE_READ, take_trace_entry, &taken, &error);
+  g_assert_no_error (error);
+  /* the 300 entries Python's pickle module counts; their 1,200 numbers
+   * (addr, size, stream, time_us, as Python counts them) are given back,
+   * but for the few entries whose frames appear inline for the first time:
+   * the frames' line numbers lie among the entry's own */
+  g_assert_cmpuint (taken, ==, 300);
+  g_assert_cmpuint (ks_pickle_get_n_values (whole) - ks_pickle_get_n_values (lean), <=, 1200);
+  g_assert_cmpuint (ks_pickle_get_n_values (whole) - ks_pickle_get_n_values (lean), >=, 1100);
+  traces = ks_pickle_index (ks_pickle_dict_get (ks_pickle_get_root (lean), "device_traces"), 0);
+  g_assert_cmpuint (ks_pickle_len (traces), ==, 300);
+  g_assert_cmpint (ks_pickle_index (traces, 0)->type, ==, KS_PICKLE_TAKEN);
+  g_assert_cmpuint (ks_pickle_index (traces, 299)->handle, ==, 299);
+
+  /* an empty file: refused, and no arithmetic on GBytes' NULL data */
+  {
+    g_autoptr(GBytes) empty = g_bytes_new (NULL, 0);
+    g_autoptr(KsPickle) none = ks_pickle_load_full (empty, "empty.pickle", 0, take_trace_entry, &taken, &error);
+
+    g_assert_null (none);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_nonnull (strstr (error->message, "empty.pickle"));
+    g_clear_error (&error);
+  }
+
+  taken = 0;
+  shared_bytes = g_bytes_new_static (pinned, sizeof pinned);
+  shared = ks_pickle_load_full (shared_bytes, "pinned.pickle", 0, take_trace_entry, &taken, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (taken, ==, 1);
+  inner = ks_pickle_index (ks_pickle_get_root (shared), 1);
+  g_assert_cmpuint (ks_pickle_len (inner), ==, 5);
+  g_assert_true (ks_pickle_get_int (ks_pickle_index (inner, 0), &n));
+  g_assert_cmpint (n, ==, 1234);
+  g_assert_true (ks_pickle_get_int (ks_pickle_index (inner, 3), &n));
+  g_assert_cmpint (n, ==, 3);
+}
+
+/* A .kscope with @blob (NULL: no row; "": no table) as its snapshot. */
+static char *
+kscope_with_snapshot (const char   *name,
+                      const guint8 *blob,
+                      gsize         len)
+{
+  char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *s = NULL;
+
+  g_unlink (path);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA application_id = 1263747919", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (ks_kscope_schema_create_table (db, KS_KSCOPE_META), ==, SQLITE_OK);
+  if (blob == NULL || len > 0)
+    g_assert_cmpint (ks_kscope_schema_create_table (db, KS_KSCOPE_KS_CUDA_MEMORY_SNAPSHOTS), ==, SQLITE_OK);
+  if (blob != NULL && len > 0)
+    {
+      g_assert_cmpint (sqlite3_prepare_v2 (db, "INSERT INTO KS_CUDA_MEMORY_SNAPSHOTS (globalPid, reason, timestamp, "
+                                               "clockOffset, snapshot) VALUES (1, 'exit', 0, 0, ?)", -1, &s, NULL),
+                       ==, SQLITE_OK);
+      sqlite3_bind_blob (s, 1, blob, (int) len, SQLITE_STATIC);
+      g_assert_cmpint (sqlite3_step (s), ==, SQLITE_DONE);
+      sqlite3_finalize (s);
+    }
+  sqlite3_close (db);
+  return path;
+}
+
+/* A recording's snapshot is read as the pickle it keeps: the same
+ * figures, and the same refusals with the recording's name. */
+static void
+test_kscope (void)
+{
+  g_autofree char *pickle_path = fixture_path ("memsnap_frag.pickle");
+  g_autofree char *pickle = NULL;
+  gsize len;
+  static const guint8 hostile[] = { 0x80, 0x02, 'c', 'p', 'o', 's', 'i', 'x', '\n', 's', 'y', 's', 't', 'e', 'm',
+                                    '\n', 'X', 4, 0, 0, 0, 't', 'r', 'u', 'e', 0x85, 'R', '.' };
+  static const struct { const char *name; const guint8 *blob; gsize len; const char *says; } bad[] = {
+    { "ks-test-memsnap-hostile.kscope", hostile, sizeof hostile, "GLOBAL" },
+    { "ks-test-memsnap-empty.kscope", NULL, 0, "holds no PyTorch memory snapshot (the program kept none" },
+    { "ks-test-memsnap-none.kscope", (const guint8 *) "", 0, "holds no PyTorch memory snapshot (record with" },
+  };
+
+  g_assert_true (g_file_get_contents (pickle_path, &pickle, &len, NULL));
+  {
+    g_autofree char *path = kscope_with_snapshot ("ks-test-memsnap.kscope", (const guint8 *) pickle, len);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KsMemsnap) from_kscope = ks_memsnap_load (file, NULL, &error);
+    g_autoptr(KsMemsnap) from_pickle = load_snapshot ("frag");
+    KsMemsnapState a, b;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (ks_memsnap_get_n_entries (from_kscope), ==, 74);
+    ks_memsnap_device_end_state (ks_memsnap_get_device (from_kscope, 0), &a);
+    ks_memsnap_device_end_state (ks_memsnap_get_device (from_pickle, 0), &b);
+    g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+    g_unlink (path);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *path = kscope_with_snapshot (bad[i].name, bad[i].blob, bad[i].len);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KsMemsnap) snap = ks_memsnap_load (file, NULL, &error);
+
+      g_assert_null (snap);
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, bad[i].name));
+      g_assert_nonnull (strstr (error->message, bad[i].says));
+      g_unlink (path);
+    }
+}
+
 /* Deep nesting, huge lengths, memo tricks and every truncation of a real
  * snapshot: an error naming the file, never a crash. */
 static void
@@ -329,6 +486,8 @@ main (int    argc,
   g_test_add_data_func ("/memsnap/figures/train", "train", test_figures);
   g_test_add_func ("/memsnap/oom", test_oom);
   g_test_add_func ("/memsnap/load-as-trace", test_load_as_trace);
+  g_test_add_func ("/memsnap/take-entries", test_take_entries);
+  g_test_add_func ("/memsnap/kscope", test_kscope);
   g_test_add_func ("/memsnap/hostile/code", test_hostile_code);
   g_test_add_func ("/memsnap/hostile/shapes", test_hostile_shapes);
   g_test_add_func ("/memsnap/cli", test_cli_report);

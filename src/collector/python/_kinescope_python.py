@@ -16,7 +16,12 @@
 #   thread and on every thread started later, stepping aside while the
 #   program runs a profiler of its own;
 # - records the CUDA caching allocator's history from CUDA's initialisation
-#   and sends it at exit (memory=1).
+#   and sends it at exit (memory=1);
+# - with history=1 (record --cuda-memory-history), records that history with
+#   the Python stacks of allocations and frees, and pickles the allocator's
+#   snapshot, as torch.cuda.memory._dump_snapshot() writes it, into the
+#   recorder's folder (KINESCOPE_MEMORY_HISTORY_DIR) at exit and at an
+#   out-of-memory error, before the program can die of it.
 #
 # Everything reaches the recorder through libkinescope-inject.so
 # (KINESCOPE_INJECT_LIBRARY), the copy already in the process. Nothing here
@@ -30,6 +35,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import pickle
 import sys
 import threading
 import time
@@ -56,8 +62,8 @@ _sampler = None
 
 
 def parse_config(text):
-    """KINESCOPE_PYTHON "pytorch=…;memory=0|1;sampling=HZ" → (dict, problems)."""
-    config = {'pytorch': 'autograd-nvtx', 'memory': True, 'sampling': 1000}
+    """KINESCOPE_PYTHON "pytorch=…;memory=0|1;sampling=HZ[;history=0|1]" → (dict, problems)."""
+    config = {'pytorch': 'autograd-nvtx', 'memory': True, 'sampling': 1000, 'history': False}
     problems = []
     for item in (text or '').split(';'):
         if not item:
@@ -67,6 +73,8 @@ def parse_config(text):
             config['pytorch'] = value
         elif key == 'memory' and value in ('0', '1'):
             config['memory'] = value == '1'
+        elif key == 'history' and value in ('0', '1'):
+            config['history'] = value == '1'
         elif key == 'sampling' and value.isdigit() and int(value) <= 10000:
             config['sampling'] = int(value)
         else:
@@ -167,7 +175,7 @@ def start(sitecustomize_file):
             if _config['sampling'] > 0:
                 _sampler = Sampler(_lib, _config['sampling'])
                 _sampler.start()
-            if _config['pytorch'] != 'none':
+            if _config['pytorch'] != 'none' or _config['history']:
                 TorchFinder.install()
             os.register_at_fork(after_in_child=_after_fork_child)
             _wrap_os_exit()
@@ -467,8 +475,8 @@ def torch_imported(torch):
             shapes = _config['pytorch'] == 'autograd-shapes-nvtx'
             if not TorchObserver(torch, shapes).install():
                 TorchNvtx(torch, shapes).install()
-        if _config['memory']:
-            TorchMemory(torch).install()
+        if _config['memory'] or _config['history']:
+            TorchMemory(torch, _config['memory'], _config['history']).install()
     except Exception as e:
         diag(DIAG_ERROR, 'PyTorch recording could not start: %s: %s' % (type(e).__name__, e))
 
@@ -723,16 +731,27 @@ class TorchNvtx:
 
 
 class TorchMemory:
-    """The CUDA caching allocator's history, from right after CUDA starts."""
+    """The CUDA caching allocator's history, from right after CUDA starts:
+    sent as allocator events (events), and kept whole as snapshots
+    (history)."""
 
     installed = None
 
-    def __init__(self, torch):
+    def __init__(self, torch, events=True, history=False):
         self.torch = torch
+        self.events = events
+        self.history = history
         self.recording = False
         self.pid = None
+        self.oom_file = None
 
     def install(self):
+        if self.history:
+            self.folder = os.environ.get('KINESCOPE_MEMORY_HISTORY_DIR')
+            if not self.folder:
+                diag(DIAG_WARNING, 'PyTorch memory snapshots are not kept: the recorder gave no folder '
+                     '(KINESCOPE_MEMORY_HISTORY_DIR)')
+                self.history = False
         self.torch.cuda._lazy_call(self._cuda_initialized)
         # after torch's own exit hooks were registered: runs before them
         atexit.register(self._at_exit)
@@ -740,13 +759,52 @@ class TorchMemory:
 
     def _cuda_initialized(self):
         try:
-            self.torch.cuda.memory._record_memory_history(enabled='all', context=None,
+            # context='all': the stacks of frees too, as memory_viz shows them
+            self.torch.cuda.memory._record_memory_history(enabled='all',
+                                                          context='all' if self.history else None,
                                                           stacks='python',
                                                           max_entries=MEMORY_MAX_ENTRIES)
             self.recording = True
             self.pid = os.getpid()
         except Exception as e:
             diag(DIAG_WARNING, 'PyTorch allocator events are not recorded: %s' % e)
+            return
+        if self.history:
+            try:
+                self.torch._C._cuda_attach_out_of_memory_observer(self._out_of_memory)
+            except Exception as e:
+                diag(DIAG_WARNING, 'PyTorch memory snapshots will not be kept at an out-of-memory error: '
+                     '%s: %s' % (type(e).__name__, e))
+
+    def _out_of_memory(self, device, alloc, device_allocated, device_free):
+        # called by the allocator before it raises: the program may die of it
+        if not self.recording or self.pid != os.getpid():
+            return
+        try:
+            self.keep(self.torch.cuda.memory._snapshot(), 'out-of-memory')
+        except Exception as e:
+            diag(DIAG_WARNING, 'PyTorch memory snapshot at the out-of-memory error not kept: %s: %s'
+                 % (type(e).__name__, e))
+
+    def keep(self, snapshot, reason):
+        """Pickles @snapshot as _dump_snapshot() does, renamed into place once
+        whole: PID-REASON-MONO_NS-OFFSET_NS.pickle. Only the latest
+        out-of-memory snapshot is kept."""
+        pid = os.getpid()
+        mono = time.monotonic_ns()
+        offset = time.time_ns() - time.monotonic_ns()
+        tmp = os.path.join(self.folder, '.%d-%s.tmp' % (pid, reason))
+        path = os.path.join(self.folder, '%d-%s-%d-%d.pickle' % (pid, reason, mono, offset))
+        with open(tmp, 'wb') as f:
+            pickle.dump(snapshot, f)
+        os.replace(tmp, path)
+        if reason == 'out-of-memory':
+            if self.oom_file is not None:
+                try:
+                    os.unlink(self.oom_file)
+                except OSError:
+                    pass
+            self.oom_file = path
 
     def _at_exit(self):
         # once, and only in the process that recorded: a forked child
@@ -755,10 +813,23 @@ class TorchMemory:
             return
         self.recording = False
         try:
-            self.send(self.torch.cuda.memory._snapshot())
+            snapshot = self.torch.cuda.memory._snapshot()
         except Exception as e:
             diag(DIAG_WARNING, 'PyTorch allocator events could not be read: %s: %s'
                  % (type(e).__name__, e))
+            return
+        if self.history:
+            try:
+                self.keep(snapshot, 'exit')
+            except Exception as e:
+                diag(DIAG_WARNING, 'PyTorch memory snapshot at exit not kept: %s: %s'
+                     % (type(e).__name__, e))
+        if self.events:
+            try:
+                self.send(snapshot)
+            except Exception as e:
+                diag(DIAG_WARNING, 'PyTorch allocator events could not be read: %s: %s'
+                     % (type(e).__name__, e))
 
     def send(self, snapshot):
         # time_us is CLOCK_REALTIME; ours is CLOCK_MONOTONIC

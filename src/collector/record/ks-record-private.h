@@ -127,6 +127,14 @@ struct _KsRecordSession
 
 /* ks-record-session.c */
 guint64  ks_record_now_mono                    (void);
+/* ks-record-memory-history.c: the folder of the Python side's snapshots
+ * (KINESCOPE_MEMORY_HISTORY_DIR), made by prepare(), written to the file
+ * by collect(), taken away by remove() */
+char    *ks_record_memory_history_dir          (KsRecordSession    *self);
+gboolean ks_record_memory_history_prepare      (KsRecordSession    *self,
+                                                GError            **error);
+void     ks_record_memory_history_collect      (KsRecordSession    *self);
+void     ks_record_memory_history_remove       (KsRecordSession    *self);
 void     ks_record_session_write_process       (KsRecordSession    *self,
                                                 gint64              pid,
                                                 const char         *name);

@@ -283,6 +283,8 @@ ks_record_session_new (const char             *output_path,
 
   if (!ks_record_server_listen (self, error))
     goto fail;
+  if (options->cuda_memory_history && !ks_record_memory_history_prepare (self, error))
+    goto fail;
 
   self->start_mono = ks_record_now_mono ();
   self->filter_from = self->start_mono + (guint64) (options->delay_s * 1e9);
@@ -388,6 +390,12 @@ ks_record_session_build_environ (KsRecordSession  *self,
       env = prepend_path (env, "PYTHONPATH", self->python_dir);
       env = g_environ_setenv (env, KS_ENV_PYTHON, python, TRUE);
       env = g_environ_setenv (env, KS_ENV_INJECT_LIBRARY, inject, TRUE);
+      if (self->options.cuda_memory_history)
+        {
+          g_autofree char *history = ks_record_memory_history_dir (self);
+
+          env = g_environ_setenv (env, KS_ENV_MEMORY_HISTORY_DIR, history, TRUE);
+        }
     }
   return env;
 }
@@ -406,9 +414,10 @@ ks_record_options_to_python (const KsRecordOptions *options)
   gboolean memory = options->pytorch_memory && !g_str_equal (pytorch, "none");
   guint hz = options->python_sampling ? (options->python_sampling_hz ? options->python_sampling_hz : 1000) : 0;
 
-  if (g_str_equal (pytorch, "none") && hz == 0)
+  if (g_str_equal (pytorch, "none") && hz == 0 && !options->cuda_memory_history)
     return NULL;
-  return g_strdup_printf ("pytorch=%s;memory=%d;sampling=%u", pytorch, memory ? 1 : 0, hz);
+  return g_strdup_printf ("pytorch=%s;memory=%d;sampling=%u%s", pytorch, memory ? 1 : 0, hz,
+                          options->cuda_memory_history ? ";history=1" : "");
 }
 
 void
@@ -568,6 +577,8 @@ ks_record_session_finish (KsRecordSession  *self,
   if (self->command_pid > 0 && !g_hash_table_contains (self->processes, &(gint64) { self->command_pid }))
     ks_record_session_write_process (self, self->command_pid, self->command_name);
   ks_record_sampler_write_gpus (self);
+  if (self->options.cuda_memory_history)
+    ks_record_memory_history_collect (self);
 
   counts = ks_record_writer_get_counts (self->writer);
   dropped = g_strdup_printf ("%" G_GUINT64_FORMAT, self->dropped_total + ks_record_counts_python_dropped (counts));
@@ -611,6 +622,8 @@ ks_record_session_finish (KsRecordSession  *self,
     ks_record_writer_add_capture_meta (self->writer, "pytorch", self->options.pytorch);
     ks_record_writer_add_capture_meta (self->writer, "pytorch_memory",
                                        self->options.pytorch_memory ? "true" : "false");
+    ks_record_writer_add_capture_meta (self->writer, "cuda_memory_history",
+                                       self->options.cuda_memory_history ? "true" : "false");
     ks_record_writer_add_capture_meta (self->writer, "python_sampling",
                                        self->options.python_sampling ? "true" : "false");
     ks_record_writer_add_capture_meta (self->writer, "python_sampling_frequency", hz);
@@ -675,6 +688,7 @@ ks_record_session_free (KsRecordSession *self)
     close (self->wake_pipe[1]);
   if (self->socket_path != NULL)
     g_unlink (self->socket_path);
+  ks_record_memory_history_remove (self);
   if (self->socket_dir != NULL)
     g_rmdir (self->socket_dir);
   for (guint i = 0; i < self->cupti_gpus->len; i++)

@@ -41,6 +41,9 @@ typedef struct
    * (1–10000; 0 with python_sampling: 1000). */
   char         *pytorch;
   gboolean      pytorch_memory;
+  /* torch.cuda.memory._record_memory_history(context="all") in the
+   * program, its snapshots kept in the file (--cuda-memory-history) */
+  gboolean      cuda_memory_history;
   gboolean      python_sampling;
   guint         python_sampling_hz;
 } KsRecordOptions;

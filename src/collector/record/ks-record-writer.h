@@ -217,6 +217,14 @@ void            ks_record_writer_add_sample     (KsRecordWriter      *self,
                                                  guint32              counter_id,
                                                  guint64              timestamp,
                                                  double               value);
+/* ks-record-memory-history.c: a pickled snapshot of PyTorch's allocator;
+ * @timestamp CLOCK_MONOTONIC ns, @clock_offset CLOCK_REALTIME − CLOCK_MONOTONIC */
+void            ks_record_writer_add_memory_snapshot (KsRecordWriter *self,
+                                                 gint64               pid,
+                                                 const char          *reason,
+                                                 guint64              timestamp,
+                                                 gint64               clock_offset,
+                                                 GBytes              *pickle);
 void            ks_record_writer_add_diagnostic (KsRecordWriter      *self,
                                                  guint64              timestamp,
                                                  const char          *severity,

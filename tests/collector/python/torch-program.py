@@ -4,7 +4,9 @@
 # starts a thread, initialises CUDA (unless the mode has "no-cuda"), runs
 # the program's own profilers (emit_nvtx, then profile), computes for half
 # a second ("spin": long enough to be sampled on any machine) and exits
-# ("os-exit": through os._exit(), past the exit hooks).
+# ("os-exit": through os._exit(), past the exit hooks). "oom": the allocator
+# reports an out-of-memory error, and with "kill" the program dies of it at
+# once (SIGKILL: no exit hooks).
 
 import sys
 import threading
@@ -29,6 +31,12 @@ if 'spin' in mode:
     end = time.monotonic() + 0.5
     while time.monotonic() < end:
         pass
+if 'oom' in mode:
+    torch.cuda.memory._fake_out_of_memory()
+    if 'kill' in mode:
+        import os
+        import signal
+        os.kill(os.getpid(), signal.SIGKILL)
 log('program-end')
 if 'os-exit' in mode:
     # as a program that skips the exit hooks

@@ -2,8 +2,11 @@
 #
 # The caching allocator's history: a fixed trace on two devices, one
 # entry a millisecond from the moment recording was asked for, with one
-# entry that has no time (older PyTorch).
+# entry that has no time (older PyTorch); or, with $FAKE_TORCH_SNAPSHOT,
+# the snapshot pickled in that file (one dumped by the real torch).
 
+import os
+import pickle
 import time
 
 import torch
@@ -25,8 +28,18 @@ def _record_memory_history(enabled='all', context='all', stacks='all', max_entri
         'stacks=%s' % stacks, 'max_entries=%d' % max_entries, 'mono_ns=%d' % time.monotonic_ns())
 
 
+def _fake_out_of_memory(request=28 << 20):
+    # as the allocator does before it raises torch.OutOfMemoryError
+    log('out-of-memory', 'request=%d' % request)
+    for observer in torch._C._oom_observers:
+        observer(0, request, 0, 0)
+
+
 def _snapshot(device=None):
     log('snapshot')
+    if os.environ.get('FAKE_TORCH_SNAPSHOT'):
+        with open(os.environ['FAKE_TORCH_SNAPSHOT'], 'rb') as f:
+            return pickle.load(f)
     b = _base_us
 
     def e(action, addr, size, k):
