@@ -136,9 +136,13 @@ peer_is (KsRecordConnection *c,
 
 void
 ks_record_connection_see_thread (KsRecordConnection *c,
-                                 guint32             tid)
+                                 guint32             tid,
+                                 const char         *comm)
 {
   see_thread (c, tid);
+  if (tid != 0 && comm != NULL && comm[0] != '\0' &&
+      g_strcmp0 (g_hash_table_lookup (c->threads, GUINT_TO_POINTER (tid)), comm) != 0)
+    g_hash_table_insert (c->threads, GUINT_TO_POINTER (tid), g_strdup (comm));
 }
 
 static guint32

@@ -153,8 +153,11 @@ char    *ks_record_proc_thread_name            (gint64              pid,
 void     ks_record_proc_write_seen             (KsRecordSession    *self);
 
 /* ks-record-connection.c */
+/* @comm (may be NULL or ""): the thread's kernel name as last read,
+ * which replaces the one read when it was first seen. */
 void     ks_record_connection_see_thread       (KsRecordConnection *c,
-                                                guint32             tid);
+                                                guint32             tid,
+                                                const char         *comm);
 
 /* ks-record-py-sampler.c: the writing thread calls all but new, stop
  * and free. */

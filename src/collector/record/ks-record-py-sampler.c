@@ -64,6 +64,7 @@ typedef struct
   guint64   timestamp;
   guint32   tid;
   gint      waiting;      /* 1 waits, 0 runs, -1 not known */
+  char      comm[16];     /* the kernel's name of the thread then, or "" */
   guint     n_frames;
   ItemFrame frames[];
 } Item;
@@ -183,16 +184,19 @@ text_id (KsRecordPySampler *self,
 }
 
 /* 1 waiting, 0 running, -1 not known: the state letter after the
- * command's closing parenthesis. */
+ * command's closing parenthesis; the command itself, the thread's name
+ * in the kernel, into @comm (a program names its threads when it likes:
+ * a forked DataLoader worker after it connected). */
 static gint
 thread_waiting (Target  *t,
-                guint32  tid)
+                guint32  tid,
+                char     comm[16])
 {
   gpointer stored = g_hash_table_lookup (t->stat_fds, GUINT_TO_POINTER (tid));
   int fd = GPOINTER_TO_INT (stored) - 1;
   char buf[512];
   ssize_t n;
-  const char *paren;
+  const char *paren, *open_paren;
 
   if (stored == NULL)
     {
@@ -208,6 +212,13 @@ thread_waiting (Target  *t,
   buf[n] = '\0';
   if ((paren = strrchr (buf, ')')) == NULL || paren[1] != ' ' || paren[2] == '\0')
     return -1;
+  if ((open_paren = strchr (buf, '(')) != NULL && open_paren < paren)
+    {
+      gsize len = MIN ((gsize) (paren - open_paren - 1), 15);
+
+      memcpy (comm, open_paren + 1, len);
+      comm[len] = '\0';
+    }
   return paren[2] == 'R' ? 0 : 1;
 }
 
@@ -232,7 +243,8 @@ take_stack (const KsPyRemoteStack *stack,
   item->pid = round->target->pid;
   item->timestamp = round->timestamp;
   item->tid = stack->tid;
-  item->waiting = thread_waiting (round->target, stack->tid);
+  item->comm[0] = '\0';
+  item->waiting = thread_waiting (round->target, stack->tid, item->comm);
   item->n_frames = stack->n_frames;
   g_mutex_lock (&self->mutex);
   for (guint i = 0; i < stack->n_frames; i++)
@@ -496,7 +508,7 @@ write_item (KsRecordPySampler  *self,
       lines[i] = item->frames[i].line;
     }
   stack = ks_record_writer_intern_stack (w, item->n_frames, symbols, modules, lines);
-  ks_record_connection_see_thread (c, item->tid);
+  ks_record_connection_see_thread (c, item->tid, item->comm);
   ks_record_writer_add_python_sample (w, item->pid, item->timestamp, item->tid, stack, item->waiting);
   if (stack != KS_RECORD_STACK_NONE && stack != KS_RECORD_STACK_DROPPED)
     {
