@@ -5,7 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Reads each input as a pickle and a PyTorch memory snapshot, replays the
- * allocator on every device, builds the trace and walks it. Seeds:
+ * allocator on every device, builds the trace and walks it, then the
+ * blocks the timeline draws and the allocator at a few times. Seeds:
  * fuzz/corpus-memsnap (snapshots from an H200 and hostile pickles:
  * GLOBAL/REDUCE, deep nesting, huge lengths, memo tricks). See README.md,
  * "Fuzzing".
@@ -17,11 +18,42 @@
 #include <string.h>
 
 #include "fuzz-common.h"
+#include "ks-memory-blocks.h"
 #include "ks-memsnap.h"
 #include "ks-memsnap-reader.h"
 #include "ks-pickle.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+/* Every block and segment of @trace's snapshot, and the allocator at its
+ * start, middle and end: the pieces of a layout lie inside its segments. */
+static void
+walk_blocks (KsTrace *trace)
+{
+  const KsMemoryBlocks *blocks = ks_memory_blocks_get (trace);
+
+  for (guint d = 0; d < blocks->n_devices; d++)
+    {
+      const KsMemoryBlockDevice *dev = &blocks->devices[d];
+      gint64 times[] = { 0, trace->duration_ns / 2, trace->duration_ns };
+
+      for (guint i = 0; i < dev->blocks->len; i++)
+        {
+          const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
+
+          g_assert (b->start <= b->end && b->size >= 0);
+          g_assert (ks_memory_blocks_position (dev, b->addr) <= dev->span);
+        }
+      for (guint k = 0; k < G_N_ELEMENTS (times); k++)
+        {
+          KsMemoryLayout *layout = ks_memory_blocks_layout_at (dev, times[k]);
+
+          for (guint i = 0; i < layout->pieces->len; i++)
+            g_assert (g_array_index (layout->pieces, KsMemoryPiece, i).segment < dev->segments->len);
+          ks_memory_layout_free (layout);
+        }
+    }
+}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
@@ -67,6 +99,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   else
     {
       fuzz_walk_trace (trace, TRUE);
+      ks_memsnap_reader_attach (trace, g_steal_pointer (&snap));
+      walk_blocks (trace);
       g_object_unref (trace);
     }
   ks_memsnap_free (snap);

@@ -8,7 +8,9 @@
 #define G_LOG_DOMAIN "ks-analysis"
 
 /* Sampled stacks by frame: for each thread, each (function, file, line)
- * with the samples that had it innermost and those that had it at all. */
+ * with the running samples that had it innermost and those that had it
+ * at all, and the waiting samples that had it: a thread asleep in
+ * time.sleep() spends no CPU in the frame that called it. */
 
 #include "config.h"
 
@@ -53,6 +55,8 @@ compare_rows (gconstpointer a,
     return x->total > y->total ? -1 : 1;
   if (x->self != y->self)
     return x->self > y->self ? -1 : 1;
+  if (x->waiting != y->waiting)
+    return x->waiting > y->waiting ? -1 : 1;
   if ((c = g_strcmp0 (ks_trace_string (trace, x->function), ks_trace_string (trace, y->function))) != 0)
     return c;
   if ((c = g_strcmp0 (ks_trace_string (trace, x->file), ks_trace_string (trace, y->file))) != 0)
@@ -84,6 +88,7 @@ _ks_analysis_samples (KsAnalysis *self,
       for (guint32 i = first; i < k; i++)
         {
           gboolean innermost = TRUE;
+          gboolean waiting = trace->samples[i].waiting;
 
           /* the steady state's samples, as the operators' calls */
           if (_ks_context_in_warmup (ctx, trace->samples[i].ts))
@@ -101,7 +106,7 @@ _ks_analysis_samples (KsAnalysis *self,
                 row = GPOINTER_TO_UINT (found);
               else
                 {
-                  KsSampleStats fresh = { trace->samples[i].thread, node->function, node->file, node->line, 0, 0 };
+                  KsSampleStats fresh = { trace->samples[i].thread, node->function, node->file, node->line, 0, 0, 0 };
                   guint32 never = G_MAXUINT32;
 
                   row = self->samples->len - base;
@@ -110,13 +115,16 @@ _ks_analysis_samples (KsAnalysis *self,
                   g_hash_table_insert (rows, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (row));
                 }
               st = &g_array_index (self->samples, KsSampleStats, base + row);
-              if (innermost)
+              if (innermost && !waiting)
                 st->self++;
               innermost = FALSE;
               /* recursion: once a sample */
               if (g_array_index (last, guint32, row) != i)
                 {
-                  st->total++;
+                  if (waiting)
+                    st->waiting++;
+                  else
+                    st->total++;
                   g_array_index (last, guint32, row) = i;
                 }
             }

@@ -268,8 +268,10 @@ typedef struct
   guint32      longest_slice;
 } KsOperatorStats;
 
-/* A frame of the sampled stacks of one thread: how many samples had it
- * innermost (self) and anywhere in the stack (total, once a sample). */
+/* A frame of the sampled stacks of one thread: how many samples taken
+ * while the thread ran had it innermost (self) and anywhere in the stack
+ * (total, once a sample), and how many taken while it waited (sleep, a
+ * lock, I/O, the GIL) had it anywhere (waiting). */
 typedef struct
 {
   guint32  thread;               /* index in KsTrace.threads */
@@ -278,6 +280,7 @@ typedef struct
   guint32  line;
   guint64  self;
   guint64  total;
+  guint64  waiting;
 } KsSampleStats;
 
 typedef struct

@@ -218,21 +218,28 @@ sample_get (const KsReport       *r,
     case 3: set_int (v, st->line); break;
     case 4: set_int (v, st->self); break;
     case 5: set_int (v, st->total); break;
+    case 6: set_int (v, r->trace->threads[st->thread].tid); break;
+    case 7: set_int (v, st->waiting); break;
     default: g_assert_not_reached ();
     }
 }
 
-#define S_COL(k_, title_, unit_, a_, pos_, width_, flags_) \
+/* the text table has the thread id beside its name; CSV and JSON add
+ * it last, after the columns they always had */
+#define S_COL(k_, title_, unit_, a_, table_, machine_, width_, flags_) \
   { .key = k_, .title = title_, .metric = -1, .unit = unit_, .get = sample_get, .arg = a_, \
-    .pos = { pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
+    .pos = { table_, machine_, machine_ }, .width = width_, .flags = flags_ }
 
 static const KsReportColumn sample_columns[] = {
-  S_COL ("thread", N_("Thread"), KS_REPORT_UNIT_TEXT, 0, 1, 18, KS_REPORT_COLUMN_LEFT),
-  S_COL ("function", N_("Function"), KS_REPORT_UNIT_TEXT, 1, 2, 28, KS_REPORT_COLUMN_LEFT),
-  S_COL ("file", N_("File"), KS_REPORT_UNIT_TEXT, 2, 3, 28, KS_REPORT_COLUMN_LEFT),
-  S_COL ("line", N_("Line"), KS_REPORT_UNIT_COUNT, 3, 4, 6, 0),
-  S_COL ("self", N_("Self"), KS_REPORT_UNIT_COUNT, 4, 5, 8, 0),
-  S_COL ("total", N_("Total"), KS_REPORT_UNIT_COUNT, 5, 6, 0, 0),
+  S_COL ("thread", N_("Thread"), KS_REPORT_UNIT_TEXT, 0, 1, 1, 18, KS_REPORT_COLUMN_LEFT),
+  S_COL ("tid", N_("TID"), KS_REPORT_UNIT_COUNT, 6, 2, 8, 8, 0),
+  S_COL ("function", N_("Function"), KS_REPORT_UNIT_TEXT, 1, 3, 2, 28, KS_REPORT_COLUMN_LEFT),
+  S_COL ("file", N_("File"), KS_REPORT_UNIT_TEXT, 2, 4, 3, 28, KS_REPORT_COLUMN_LEFT),
+  S_COL ("line", N_("Line"), KS_REPORT_UNIT_COUNT, 3, 5, 4, 6, 0),
+  S_COL ("self", N_("Self"), KS_REPORT_UNIT_COUNT, 4, 6, 5, 8, 0),
+  S_COL ("total", N_("Total"), KS_REPORT_UNIT_COUNT, 5, 7, 6, 8, 0),
+  /* samples taken while the thread waited, which self and total leave out */
+  S_COL ("waiting", N_("Waiting"), KS_REPORT_UNIT_COUNT, 7, 8, 7, 0, 0),
 };
 
 /* Advice */

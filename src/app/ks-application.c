@@ -16,6 +16,7 @@
 #include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
+#include "ks-trace-loader.h"
 #include "ks-window.h"
 
 struct _KsApplication
@@ -122,6 +123,25 @@ ks_application_open_files (GtkApplication  *application,
 
   if (application == NULL)
     application = gtk_window_get_application (from);
+
+  /* A trace and the memory snapshot of its run: one window, one axis,
+   * chosen as for a single file. */
+  if (how == KS_OPEN_DEFAULT && n_files == 2)
+    {
+      guint snapshot;
+
+      if (ks_trace_files_are_with_snapshot (files, 2, &snapshot))
+        {
+          KsWindow *window = application == NULL && KS_IS_WINDOW (from) ? KS_WINDOW (from)
+                                                                          : find_empty_window (application, from);
+
+          if (window == NULL)
+            window = ks_window_new (application);
+          ks_window_open_with_snapshot (window, files[1 - snapshot], files[snapshot]);
+          gtk_window_present (GTK_WINDOW (window));
+          return;
+        }
+    }
 
   for (guint i = 0; i < n_files; i++)
     {

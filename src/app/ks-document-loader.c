@@ -140,6 +140,7 @@ load_data_free (gpointer data)
   LoadData *d = data;
 
   g_clear_object (&d->file);
+  g_clear_object (&d->options.snapshot);
   g_clear_pointer (&d->progress, ks_progress_unref);
   g_clear_pointer (&d->job, g_ptr_array_unref);
   g_clear_object (&d->trace);
@@ -178,7 +179,14 @@ size_and_load_thread (GTask        *task,
       ks_progress_set_message (d->progress, _("Reading…"));
     }
 
-  d->trace = ks_trace_load_with_options (d->file, &trace_options, d->progress, cancellable, &error);
+  if (d->options.snapshot != NULL)
+    {
+      GFile *pair[] = { d->file, d->options.snapshot };
+
+      d->trace = ks_trace_load_files (pair, G_N_ELEMENTS (pair), d->progress, cancellable, &error);
+    }
+  else
+    d->trace = ks_trace_load_with_options (d->file, &trace_options, d->progress, cancellable, &error);
   if (d->trace == NULL)
     g_task_return_error (task, g_steal_pointer (&error));
   else
@@ -277,6 +285,8 @@ ks_document_loader_load_async (KsDocumentLoader            *self,
   d = g_new0 (LoadData, 1);
   d->file = g_object_ref (file);
   d->options = *options;
+  if (options->snapshot != NULL)
+    d->options.snapshot = g_object_ref (options->snapshot);
   d->progress = ks_progress_new ();
 
   relay = g_new0 (ProgressRelay, 1);

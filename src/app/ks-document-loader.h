@@ -29,6 +29,9 @@ typedef struct
   gint64            folder_memory_mb;
   /* For the summaries of a folder over that bound. */
   KsAnalysisOptions analysis;
+  /* The memory snapshot of the file's run, put on its time axis; NULL:
+   * none (borrowed: the loader keeps its own reference). */
+  GFile            *snapshot;
 } KsDocumentLoadOptions;
 
 /* One file a window opens at a time, everything that touches the disk

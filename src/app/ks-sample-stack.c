@@ -39,6 +39,7 @@ read_frame (KsTrace            *trace,
   const char *file_path[] = { "file", NULL };
   const char *line_path[] = { "line", NULL };
   const char *samples_path[] = { "samples", NULL };
+  const char *waiting_path[] = { "waiting", NULL };
   const char *file = NULL;
   gint64 line = 0;
   yajl_val root = NULL, v;
@@ -46,6 +47,7 @@ read_frame (KsTrace            *trace,
   frame->slice = slice;
   frame->function = ks_trace_string (trace, track->name_id[slice]);
   frame->samples = 0;
+  frame->waiting = 0;
   if (json != NULL && *json != 0)
     root = ks_json_parse (json, NULL);
   if (root != NULL)
@@ -56,6 +58,8 @@ read_frame (KsTrace            *trace,
         line = YAJL_GET_INTEGER (v);
       if ((v = yajl_tree_get (root, samples_path, yajl_t_number)) != NULL && YAJL_IS_INTEGER (v))
         frame->samples = (guint64)MAX (0, YAJL_GET_INTEGER (v));
+      if ((v = yajl_tree_get (root, waiting_path, yajl_t_number)) != NULL && YAJL_IS_INTEGER (v))
+        frame->waiting = (guint64)MAX (0, YAJL_GET_INTEGER (v));
     }
 
   if (file == NULL || *file == 0)

@@ -18,6 +18,7 @@ typedef struct
   const char *function;     /* the trace's string */
   char       *location;     /* "file:line", "file" when the line is unknown, or "" */
   guint64     samples;      /* samples with this frame in their stack, over the slice */
+  guint64     waiting;      /* of those, taken while the thread waited */
 } KsSampleStackFrame;
 
 /* The stack that @slice of @track is the innermost frame of: @slice

@@ -20,7 +20,7 @@
 #include "ks-occupancy.h"
 #include "ks-range-stats.h"
 #include "ks-sample-stack.h"
-#include "ks-selection-page.h"
+#include "ks-selection-page-private.h"
 
 #define TOP_N 10
 
@@ -480,6 +480,9 @@ add_sample_stack (KsSelectionPage *self,
   add_row (self, _("Function"), frame->function);
   add_row (self, _("Location"), frame->location);
   add_row_take (self, _("Samples"), g_strdup_printf ("%" G_GUINT64_FORMAT, frame->samples));
+  /* taken while the thread slept, waited for a lock, I/O or the GIL */
+  if (frame->waiting > 0)
+    add_row_take (self, _("Waiting"), g_strdup_printf ("%" G_GUINT64_FORMAT, frame->waiting));
 
   begin_group (self, _("Stack"));
   adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (self->group),
@@ -518,6 +521,49 @@ add_thread_time (KsSelectionPage *self,
     }
   if (start != G_MININT64)
     add_row_take (self, _("Thread clock at start"), ks_time_format_duration (start));
+}
+
+GtkWidget *
+_ks_selection_page_begin_group (KsSelectionPage *self,
+                                const char      *title)
+{
+  return begin_group (self, title);
+}
+
+GtkWidget *
+_ks_selection_page_add_row (KsSelectionPage *self,
+                            const char      *title,
+                            const char      *value)
+{
+  return add_row (self, title, value);
+}
+
+void
+_ks_selection_page_add_row_take (KsSelectionPage *self,
+                                 const char      *title,
+                                 char            *value)
+{
+  add_row_take (self, title, value);
+}
+
+void
+_ks_selection_page_append (KsSelectionPage *self,
+                           GtkWidget       *widget)
+{
+  gtk_box_append (self->box, widget);
+}
+
+void
+_ks_selection_page_add_heading (KsSelectionPage *self,
+                                const char      *text)
+{
+  g_autofree char *shown = ks_format_dup_cut_text (text, KS_TEXT_MAX_CHARS, TRUE);
+  GtkWidget *heading = gtk_label_new (shown);
+
+  gtk_label_set_wrap (GTK_LABEL (heading), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (heading), 0);
+  gtk_widget_add_css_class (heading, "title-3");
+  gtk_box_append (self->box, heading);
 }
 
 static void
@@ -708,7 +754,9 @@ rebuild (KsSelectionPage *self)
   KsTrace *trace;
   guint32 track, slice;
   gint64 start, end;
-  gboolean has_slice, has_range;
+  gboolean has_slice, has_range, has_item;
+  guint32 instant, block;
+  guint device;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->box))))
     gtk_box_remove (self->box, child);
@@ -730,10 +778,21 @@ rebuild (KsSelectionPage *self)
     add_range (self, trace, start, end);
   if (has_slice)
     add_slice (self, trace, track, slice);
+  has_item = FALSE;
+  if (ks_session_get_selected_instant (self->session, &instant))
+    {
+      _ks_selection_page_add_instant (self, trace, instant);
+      has_item = TRUE;
+    }
+  else if (ks_session_get_selected_memory_block (self->session, &device, &block))
+    {
+      _ks_selection_page_add_memory_block (self, trace, device, block);
+      has_item = TRUE;
+    }
   if (has_range && !self->range_first)
     add_range (self, trace, start, end);
 
-  gtk_stack_set_visible_child_name (self->stack, has_slice || has_range ? "details" : "empty");
+  gtk_stack_set_visible_child_name (self->stack, has_slice || has_item || has_range ? "details" : "empty");
 }
 
 static void

@@ -38,6 +38,9 @@ struct _KsSession
 
   guint32  sel_track;
   guint32  sel_slice;
+  guint8   sel_item;           /* SelectedItem: an instant or a memory block instead of a slice */
+  guint32  sel_item_a;         /* the instant, or the block's device */
+  guint32  sel_item_b;         /* the block */
 
   gboolean has_range;
   gint64   range_start;
@@ -50,6 +53,13 @@ struct _KsSession
   guint              holds;         /* ks_session_hold_analysis() not yet released */
   gboolean           held_recompute; /* an analysis asked for while held */
 };
+
+typedef enum
+{
+  ITEM_NONE = 0,
+  ITEM_INSTANT,
+  ITEM_MEMORY_BLOCK,
+} SelectedItem;
 
 G_DEFINE_FINAL_TYPE (KsSession, ks_session, G_TYPE_OBJECT)
 
@@ -330,6 +340,7 @@ ks_session_set_trace (KsSession *self,
     return;
 
   had_selection = self->sel_track != KS_NO_INDEX;
+  self->sel_item = ITEM_NONE;
   had_range = self->has_range;
   fit_span (self, &self->t0, &self->t1);
   g_array_set_size (self->back, 0);
@@ -660,6 +671,7 @@ ks_session_select_slice (KsSession *self,
   if (self->sel_track == track && self->sel_slice == slice)
     return;
 
+  self->sel_item = ITEM_NONE;
   self->sel_track = track;
   self->sel_slice = slice;
   notify_selection (self);
@@ -670,9 +682,10 @@ ks_session_clear_selection (KsSession *self)
 {
   g_return_if_fail (KS_IS_SESSION (self));
 
-  if (self->sel_track == KS_NO_INDEX)
+  if (self->sel_track == KS_NO_INDEX && self->sel_item == ITEM_NONE)
     return;
 
+  self->sel_item = ITEM_NONE;
   self->sel_track = KS_NO_INDEX;
   self->sel_slice = KS_NO_INDEX;
   notify_selection (self);
@@ -690,6 +703,80 @@ ks_session_get_selected_slice (KsSession *self,
   if (slice)
     *slice = self->sel_slice;
   return self->sel_track != KS_NO_INDEX;
+}
+
+/* An instant or a memory block selected instead of a slice. */
+static void
+select_item (KsSession    *self,
+             SelectedItem  item,
+             guint32       a,
+             guint32       b)
+{
+  if (self->sel_item == item && self->sel_item_a == a && self->sel_item_b == b)
+    return;
+
+  self->sel_track = KS_NO_INDEX;
+  self->sel_slice = KS_NO_INDEX;
+  self->sel_item = item;
+  self->sel_item_a = a;
+  self->sel_item_b = b;
+  notify_selection (self);
+}
+
+void
+ks_session_select_instant (KsSession *self,
+                           guint32    instant)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (self->trace != NULL);
+  g_return_if_fail (instant < self->trace->n_instants);
+
+  select_item (self, ITEM_INSTANT, instant, 0);
+}
+
+gboolean
+ks_session_get_selected_instant (KsSession *self,
+                                 guint32   *instant)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), FALSE);
+
+  if (self->sel_item != ITEM_INSTANT)
+    return FALSE;
+  if (instant)
+    *instant = self->sel_item_a;
+  return TRUE;
+}
+
+void
+ks_session_select_memory_block (KsSession *self,
+                                guint      device,
+                                guint32    block)
+{
+  const KsMemoryBlocks *blocks;
+
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (self->trace != NULL);
+  blocks = ks_memory_blocks_get (self->trace);
+  g_return_if_fail (device < blocks->n_devices);
+  g_return_if_fail (block < blocks->devices[device].blocks->len);
+
+  select_item (self, ITEM_MEMORY_BLOCK, device, block);
+}
+
+gboolean
+ks_session_get_selected_memory_block (KsSession *self,
+                                      guint     *device,
+                                      guint32   *block)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), FALSE);
+
+  if (self->sel_item != ITEM_MEMORY_BLOCK)
+    return FALSE;
+  if (device)
+    *device = self->sel_item_a;
+  if (block)
+    *block = self->sel_item_b;
+  return TRUE;
 }
 
 void

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "ks-analysis.h"
+#include "ks-memory-blocks.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
@@ -85,6 +86,19 @@ void        ks_session_clear_selection     (KsSession  *self);
 gboolean    ks_session_get_selected_slice  (KsSession  *self,
                                             guint32    *track,
                                             guint32    *slice);
+/* Instead of a slice, an instant (an index in KsTrace.instants) or a
+ * memory snapshot's block (ks_memory_blocks_get()); selecting one clears
+ * the others, and each emits "selection-changed". */
+void        ks_session_select_instant      (KsSession  *self,
+                                            guint32     instant);
+gboolean    ks_session_get_selected_instant (KsSession *self,
+                                            guint32    *instant);
+void        ks_session_select_memory_block (KsSession  *self,
+                                            guint       device,
+                                            guint32     block);
+gboolean    ks_session_get_selected_memory_block (KsSession *self,
+                                                  guint     *device,
+                                                  guint32   *block);
 
 void        ks_session_select_range        (KsSession  *self,
                                             gint64      start,

@@ -96,6 +96,32 @@ _ks_timeline_hit_at (KsTimeline *self,
   return ks_timeline_layout_hit (self->layout, r, &view, x - KS_HEADER_WIDTH, cy - row->y, hit);
 }
 
+gboolean
+_ks_timeline_item_at (KsTimeline *self,
+                      double      x,
+                      double      y,
+                      ItemHit    *hit)
+{
+  KsTimeView view;
+  double cy;
+  guint r;
+  const KsRow *row;
+
+  if (self->layout == NULL || x < KS_HEADER_WIDTH || y < KS_RULER_HEIGHT)
+    return FALSE;
+
+  cy = y - KS_RULER_HEIGHT + scroll_offset (self);
+  r = ks_timeline_layout_row_at_y (self->layout, cy);
+  if (r == KS_NO_INDEX)
+    return FALSE;
+  row = ks_timeline_layout_get_row (self->layout, r);
+  get_view (self, &view);
+  hit->is_block = row->kind == KS_ROW_MEMORY_BLOCKS;
+  if (hit->is_block)
+    return ks_timeline_layout_hit_block (self->layout, r, &view, x - KS_HEADER_WIDTH, cy - row->y, &hit->block);
+  return ks_timeline_layout_hit_instant (self->layout, r, &view, x - KS_HEADER_WIDTH, cy - row->y, &hit->instant);
+}
+
 void
 _ks_timeline_update_hover (KsTimeline *self)
 {
@@ -213,6 +239,133 @@ sample_tooltip (KsTrace     *trace,
   return g_string_free (g_steal_pointer (&markup), FALSE);
 }
 
+/* A Python stack's innermost frames, a line each. */
+static void
+append_stack (GString              *markup,
+              const KsMemsnapStack *stack)
+{
+  for (guint i = 0; stack != NULL && i < MIN (stack->n_frames, TOOLTIP_STACK_FRAMES); i++)
+    {
+      g_autofree char *name = ks_format_dup_cut_text (stack->frames[i].name, KS_TEXT_MAX_CHARS, TRUE);
+      g_autofree char *file = ks_format_dup_cut_text (stack->frames[i].file, KS_TEXT_MAX_CHARS, TRUE);
+
+      append_markup (markup, "\n%s  <small>%s:%" G_GINT64_FORMAT "</small>", name, file, stack->frames[i].line);
+    }
+}
+
+/* A snapshot's segment event or error, marked on its blocks row: what
+ * it did, and for an error the allocator then and the advice's cause. */
+static char *
+mark_tooltip (KsTimeline       *self,
+              const KsBlockHit *hit)
+{
+  const KsMemoryBlocks *blocks = ks_memory_blocks_get (ks_session_get_trace (self->session));
+  const KsMemoryBlockDevice *dev = &blocks->devices[hit->device];
+  const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, hit->mark);
+  const KsMemsnapDevice *d = ks_memsnap_get_device (blocks->snap, dev->snap_device);
+  const KsMemsnapEntry *e = &g_array_index (d->entries, KsMemsnapEntry, m->entry);
+  g_autoptr(GString) markup = g_string_new (NULL);
+  g_autofree char *size = ks_format_bytes ((guint64) MAX (0, e->size));
+  g_autofree char *when = ks_time_format_timestamp (m->time);
+
+  if (e->action == KS_MEMSNAP_OOM)
+    {
+      g_autoptr(KsMemoryLayout) layout = ks_memory_blocks_layout_at (dev, m->time);
+      const KsMemsnapState *s = &layout->state;
+      g_autofree char *device_free = e->device_free >= 0 ? ks_format_bytes ((guint64) e->device_free)
+                                                          : g_strdup (_("Unknown"));
+      g_autofree char *free_bytes = ks_format_bytes ((guint64) MAX (0, s->free_bytes));
+      g_autofree char *largest = ks_format_bytes ((guint64) s->largest_free_bytes);
+      gboolean fragmentation = s->free_bytes >= e->size && s->largest_free_bytes < e->size;
+
+      append_markup (markup, _("<b>Out of memory: %s requested</b> at %s\n"
+                               "Device free %s, free inside segments %s, largest free block %s\n%s"),
+                     size, when, device_free, free_bytes, largest,
+                     fragmentation ? _("Fragmentation: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+                                   : _("Demand: more than the device had"));
+    }
+  else
+    {
+      g_autofree char *addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", e->addr);
+
+      append_markup (markup, _("<b>%s %s</b> at %s\nat %s"),
+                     ks_memsnap_action_to_string (e->action), size, addr, when);
+    }
+  append_stack (markup, ks_memsnap_get_stack (blocks->snap, e->stack));
+  return g_string_free (g_steal_pointer (&markup), FALSE);
+}
+
+static char *
+item_tooltip (KsTimeline    *self,
+              const ItemHit *hit)
+{
+  KsTrace *trace = ks_session_get_trace (self->session);
+  g_autoptr(GString) markup = g_string_new (NULL);
+
+  if (hit->is_block && hit->block.block == KS_NO_INDEX)
+    return mark_tooltip (self, &hit->block);
+  if (hit->is_block)
+    {
+      const KsMemoryBlocks *blocks = ks_memory_blocks_get (trace);
+      const KsMemoryBlock *b = &g_array_index (blocks->devices[hit->block.device].blocks, KsMemoryBlock,
+                                               hit->block.block);
+      g_autofree char *size = ks_format_bytes ((guint64) b->size);
+      g_autofree char *from = ks_time_format_timestamp (b->start);
+      g_autofree char *to = ks_time_format_timestamp (b->end);
+      g_autofree char *lived = ks_time_format_duration (b->end - b->start);
+      g_autofree char *addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", b->addr);
+
+      append_markup (markup, _("<b>%s</b> at %s, stream %d"), size, addr, b->stream);
+      g_string_append_c (markup, '\n');
+      if (b->freed)
+        append_markup (markup, _("Allocated at %s, freed at %s (%s)"), from, to, lived);
+      else
+        append_markup (markup, _("Allocated at %s, never freed"), from);
+      append_stack (markup, ks_memsnap_get_stack (blocks->snap, b->stack));
+      return g_string_free (g_steal_pointer (&markup), FALSE);
+    }
+
+  if (hit->instant.count > 1)
+    {
+      g_autofree char *span = ks_time_format_duration (hit->instant.end - hit->instant.start);
+
+      append_markup (markup, _("<b>%u events</b> folded (too small to draw)\n%s\nClick to zoom in"),
+                     hit->instant.count, span);
+    }
+  else
+    {
+      const KsInstant *in = &trace->instants[hit->instant.instant];
+      g_autofree char *name = ks_format_dup_cut_text (ks_trace_string (trace, in->name), KS_TEXT_MAX_CHARS, TRUE);
+      g_autofree char *when = ks_time_format_timestamp (in->ts);
+
+      append_markup (markup, _("<b>%s</b>\nat %s · click for details"), name, when);
+    }
+  return g_string_free (g_steal_pointer (&markup), FALSE);
+}
+
+/* The allocator at the pointer's time, on the blocks row away from a
+ * block: its fragmentation figures. */
+static char *
+allocator_tooltip (KsTimeline  *self,
+                   const KsRow *row,
+                   double       x)
+{
+  const KsMemoryBlocks *blocks = ks_memory_blocks_get (ks_session_get_trace (self->session));
+  gint64 t = (gint64) ks_timeline_x_to_time (self, x);
+  g_autoptr(KsMemoryLayout) layout = ks_memory_blocks_layout_at (&blocks->devices[row->index], t);
+  const KsMemsnapState *s = &layout->state;
+  g_autofree char *when = ks_time_format_timestamp (t);
+  g_autofree char *reserved = ks_format_bytes ((guint64) s->reserved_bytes);
+  g_autofree char *allocated = ks_format_bytes ((guint64) s->allocated_bytes);
+  g_autofree char *free_bytes = ks_format_bytes ((guint64) MAX (0, s->free_bytes));
+  g_autofree char *largest = ks_format_bytes ((guint64) s->largest_free_bytes);
+
+  return g_markup_printf_escaped (_("<b>Allocator at %s</b>\nReserved %s (segments: %u), allocated %s (blocks: %u)\n"
+                                    "Free inside segments %s (holes: %u), largest free block %s"),
+                                  when, reserved, s->segments, allocated, s->active_blocks,
+                                  free_bytes, s->inactive_blocks, largest);
+}
+
 char *
 ks_timeline_dup_tooltip_markup (KsTimeline   *self,
                                 double        x,
@@ -234,6 +387,10 @@ ks_timeline_dup_tooltip_markup (KsTimeline   *self,
     {
       guint r;
       const KsRow *row;
+      ItemHit item;
+
+      if (_ks_timeline_item_at (self, x, y, &item))
+        return item_tooltip (self, &item);
 
       if (self->layout == NULL || x < KS_HEADER_WIDTH || y < KS_RULER_HEIGHT)
         return NULL;
@@ -241,6 +398,8 @@ ks_timeline_dup_tooltip_markup (KsTimeline   *self,
       if (r == KS_NO_INDEX)
         return NULL;
       row = ks_timeline_layout_get_row (self->layout, r);
+      if (row->kind == KS_ROW_MEMORY_BLOCKS)
+        return allocator_tooltip (self, row, x);
       if (row->kind != KS_ROW_COUNTER)
         return NULL;
       return counter_tooltip (self, row, x);

@@ -257,6 +257,23 @@ click_released_cb (KsTimeline      *self,
 
   if (!_ks_timeline_hit_at (self, x, y, &hit))
     {
+      ItemHit item;
+
+      /* An instant's mark or a memory block; a folded mark zooms to its
+       * instants. */
+      if (_ks_timeline_item_at (self, x, y, &item))
+        {
+          /* a snapshot's mark beside a trace says it all in its tooltip */
+          if (item.is_block && item.block.block == KS_NO_INDEX)
+            return;
+          if (item.is_block)
+            ks_session_select_memory_block (self->session, item.block.device, item.block.block);
+          else if (item.instant.count > 1)
+            ks_session_fit (self->session, item.instant.start, item.instant.end);
+          else
+            ks_session_select_instant (self->session, item.instant.instant);
+          return;
+        }
       if (n_press == 1)
         {
           ks_session_clear_selection (self->session);

@@ -229,6 +229,45 @@ draw_path (KsTimeline       *self,
     }
 }
 
+/* The selected memory block or instant, outlined as a slice is. */
+static void
+draw_selected_item (KsTimeline       *self,
+                    GtkSnapshot      *snapshot,
+                    const KsTheme    *theme,
+                    const KsTimeView *view,
+                    double            scroll)
+{
+  KsTrace *trace = ks_session_get_trace (self->session);
+  guint device, r = KS_NO_INDEX;
+  guint32 block, instant;
+  const KsRow *row;
+
+  if (ks_session_get_selected_memory_block (self->session, &device, &block))
+    {
+      KsBlockHit rect;
+
+      r = ks_timeline_layout_find_blocks_row (self->layout, device);
+      if (r == KS_NO_INDEX || (row = ks_timeline_layout_get_row (self->layout, r))->y < 0)
+        return;
+      ks_timeline_layout_block_rect (self->layout, device, block, view, &rect);
+      outline (snapshot, KS_HEADER_WIDTH + MAX (rect.x0, -4), KS_RULER_HEIGHT + row->y - scroll + rect.y0,
+               MAX (1, MIN (rect.x1, view->width + 4) - MAX (rect.x0, -4)), MAX (1, rect.y1 - rect.y0), 2,
+               theme->selection);
+    }
+  else if (ks_session_get_selected_instant (self->session, &instant))
+    {
+      double x = floor ((trace->instants[instant].ts - view->t0) / view->ns_per_px);
+
+      if (trace->instants[instant].track < trace->n_tracks)
+        r = ks_timeline_layout_find_track_row (self->layout, trace->instants[instant].track);
+      if (r == KS_NO_INDEX || (row = ks_timeline_layout_get_row (self->layout, r))->y < 0)
+        return;
+      /* around the mark's head (ks-timeline-layout-instants.c) */
+      outline (snapshot, KS_HEADER_WIDTH + x - 3, KS_RULER_HEIGHT + row->y - scroll + KS_ROW_PADDING, 7, 7, 2,
+               theme->selection);
+    }
+}
+
 void
 _ks_timeline_draw_overlays (KsTimeline       *self,
                             GtkSnapshot      *snapshot,
@@ -286,6 +325,8 @@ _ks_timeline_draw_overlays (KsTimeline       *self,
                  MAX (1, self->hover.x1 - self->hover.x0), KS_LANE_HEIGHT - 1, 1,
                  theme->dim_foreground);
     }
+
+  draw_selected_item (self, snapshot, theme, view, scroll);
 
   /* Selection and its flows. */
   if (ks_session_get_selected_slice (self->session, &track, &slice))

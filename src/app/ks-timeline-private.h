@@ -180,6 +180,20 @@ gboolean _ks_timeline_hit_at            (KsTimeline       *self,
                                          double            y,
                                          KsHit            *hit);
 void     _ks_timeline_update_hover      (KsTimeline       *self);
+
+/* What else a point may hold than a slice: an instant's mark or a
+ * memory snapshot's block. */
+typedef struct
+{
+  gboolean      is_block;
+  KsInstantHit  instant;
+  KsBlockHit    block;
+} ItemHit;
+
+gboolean _ks_timeline_item_at           (KsTimeline       *self,
+                                         double            x,
+                                         double            y,
+                                         ItemHit          *hit);
 gboolean _ks_timeline_query_tooltip     (GtkWidget        *widget,
                                          int               x,
                                          int               y,

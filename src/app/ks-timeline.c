@@ -98,20 +98,48 @@ update_adjustments (KsTimeline *self)
       gtk_adjustment_configure (self->hadjustment, 0, 0, w, 1, w, w);
     }
 }
+gboolean
+ks_timeline_get_row_top (KsTimeline *self,
+                         guint       row,
+                         double     *y)
+{
+  const KsRow *r;
+  double wy;
+
+  g_return_val_if_fail (KS_IS_TIMELINE (self), FALSE);
+
+  if (self->layout == NULL || row >= ks_timeline_layout_get_n_rows (self->layout))
+    return FALSE;
+  r = ks_timeline_layout_get_row (self->layout, row);
+  if (r->y < 0)
+    return FALSE;
+  wy = KS_RULER_HEIGHT + r->y - scroll_offset (self);
+  if (wy + r->height <= KS_RULER_HEIGHT || wy >= gtk_widget_get_height (GTK_WIDGET (self)))
+    return FALSE;
+  *y = wy;
+  return TRUE;
+}
+
 void
 ks_timeline_reveal_track (KsTimeline *self,
                           guint32     track)
 {
-  guint r;
+  g_return_if_fail (KS_IS_TIMELINE (self));
+
+  if (self->layout != NULL)
+    ks_timeline_reveal_row (self, ks_timeline_layout_find_track_row (self->layout, track));
+}
+
+void
+ks_timeline_reveal_row (KsTimeline *self,
+                        guint       r)
+{
   const KsRow *row;
   double value, page;
 
   g_return_if_fail (KS_IS_TIMELINE (self));
 
-  if (self->layout == NULL)
-    return;
-  r = ks_timeline_layout_find_track_row (self->layout, track);
-  if (r == KS_NO_INDEX)
+  if (self->layout == NULL || r >= ks_timeline_layout_get_n_rows (self->layout))
     return;
   row = ks_timeline_layout_get_row (self->layout, r);
   if (row->y < 0)

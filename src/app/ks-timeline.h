@@ -44,9 +44,17 @@ gboolean          ks_timeline_get_slice_point  (KsTimeline    *self,
                                                 guint32        slice,
                                                 double        *x,
                                                 double        *y);
+/* Widget y of the top of layout row @row; FALSE when it is collapsed or
+ * scrolled out of view. */
+gboolean          ks_timeline_get_row_top      (KsTimeline    *self,
+                                                guint          row,
+                                                double        *y);
 /* Scrolls vertically so that @track's row is in view (expanding its group). */
 void              ks_timeline_reveal_track     (KsTimeline    *self,
                                                 guint32        track);
+/* The same for layout row @row. */
+void              ks_timeline_reveal_row       (KsTimeline    *self,
+                                                guint          row);
 void              ks_timeline_toggle_group     (KsTimeline    *self,
                                                 guint          row);
 /* Outlines the slices on the critical path of step @step (its index in

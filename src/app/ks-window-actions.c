@@ -15,6 +15,7 @@
 #include "ks-gpu-monitor.h"
 #include "ks-record-dialog.h"
 #include "ks-recording-view.h"
+#include "ks-trace-loader.h"
 #include "ks-window-private.h"
 
 static void
@@ -249,6 +250,66 @@ close_action (GtkWidget  *widget,
   gtk_window_close (GTK_WINDOW (widget));
 }
 
+/* The trace shown again, with the memory snapshot of its run on its
+ * time axis. */
+static void
+add_snapshot (KsWindow *self,
+              GFile    *snapshot)
+{
+  g_autoptr(GFile) file = NULL;
+
+  if (self->file == NULL)
+    return;
+  file = g_object_ref (self->file);
+  ks_window_open_with_snapshot (self, file, snapshot);
+}
+
+static void
+add_snapshot_response_cb (KsWindow             *self,
+                          int                   response,
+                          GtkFileChooserNative *native)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) snapshot = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+
+      add_snapshot (self, snapshot);
+    }
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (native));
+  g_object_unref (native);
+}
+
+static void
+add_snapshot_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  GtkFileChooserNative *native;
+  g_autoptr(GtkFileFilter) snapshots = gtk_file_filter_new ();
+
+  native = gtk_file_chooser_native_new (_("Add Memory Snapshot"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Add"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  gtk_file_filter_set_name (snapshots, _("PyTorch memory snapshots"));
+  gtk_file_filter_add_pattern (snapshots, "*.pickle");
+  gtk_file_filter_add_pattern (snapshots, "*.pkl");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), snapshots);
+  g_signal_connect_object (native, "response", G_CALLBACK (add_snapshot_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* A URI, for scripts. */
+static void
+add_snapshot_file_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *param)
+{
+  g_autoptr(GFile) snapshot = g_file_new_for_uri (g_variant_get_string (param, NULL));
+
+  add_snapshot (KS_WINDOW (widget), snapshot);
+}
+
 void
 _ks_window_actions_update (KsWindow *self)
 {
@@ -259,6 +320,8 @@ _ks_window_actions_update (KsWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", ks_window_get_loading (self));
   _ks_window_compare_update_actions (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot", has_trace && self->file != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot-file", has_trace && self->file != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-previous", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom", has_trace);
@@ -578,6 +641,8 @@ _ks_window_class_actions_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.add-memory-snapshot", NULL, add_snapshot_action);
+  gtk_widget_class_install_action (widget_class, "win.add-memory-snapshot-file", "s", add_snapshot_file_action);
   gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
   gtk_widget_class_install_action (widget_class, "win.gpu-monitor", NULL, gpu_monitor_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);

@@ -86,6 +86,9 @@ session_selection_changed_cb (KsWindow  *self,
       ks_timeline_reveal_track (self->timeline, track);
       gtk_stack_set_visible_child_name (self->side_stack, "selection");
     }
+  else if (ks_session_get_selected_instant (session, NULL) ||
+           ks_session_get_selected_memory_block (session, NULL, NULL))
+    gtk_stack_set_visible_child_name (self->side_stack, "selection");
   _ks_window_set_status (self);
 }
 
@@ -461,12 +464,14 @@ loading_title_transform (GBinding     *binding,
   return TRUE;
 }
 
-/* Loads @file, a trace of its own or a rank of the job (loading_row). */
+/* Loads @file, a trace of its own or a rank of the job (loading_row),
+ * with @snapshot (may be NULL), the memory snapshot of its run. */
 static void
-start_load (KsWindow *self,
-            GFile    *file)
+start_load_with_snapshot (KsWindow *self,
+                          GFile    *file,
+                          GFile    *snapshot)
 {
-  KsDocumentLoadOptions options = { self->nvsmi_interval, 0, { 0 } };
+  KsDocumentLoadOptions options = { self->nvsmi_interval, 0, { 0 }, snapshot };
   GSettings *settings = ks_application_get_settings ();
 
   _ks_window_compare_cancel (self);
@@ -479,6 +484,13 @@ start_load (KsWindow *self,
     options.folder_memory_mb = g_settings_get_int (settings, "folder-memory-mb");
   _ks_window_analysis_get_options (self, &options.analysis);
   ks_document_loader_load_async (self->loader, file, &options, load_cb, g_object_ref (self));
+}
+
+static void
+start_load (KsWindow *self,
+            GFile    *file)
+{
+  start_load_with_snapshot (self, file, NULL);
 }
 
 static void
@@ -499,6 +511,19 @@ ks_window_open (KsWindow *self,
   /* another file's samples are 1 s apart until its own bar says else */
   self->nvsmi_interval = 0;
   open_file (self, file);
+}
+
+void
+ks_window_open_with_snapshot (KsWindow *self,
+                              GFile    *file,
+                              GFile    *snapshot)
+{
+  g_return_if_fail (KS_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file) && G_IS_FILE (snapshot));
+
+  self->nvsmi_interval = 0;
+  self->loading_row = KS_NO_INDEX;
+  start_load_with_snapshot (self, file, snapshot);
 }
 
 /* The interval bar of an nvidia-smi log without times: the log again,

@@ -24,6 +24,11 @@ KsWindow   *ks_window_new          (GtkApplication *application);
 /* Loads @file in the background, showing progress; errors go to a dialog. */
 void        ks_window_open         (KsWindow       *self,
                                     GFile          *file);
+/* @file (a trace) with @snapshot, the memory snapshot of its run, on
+ * one time axis. */
+void        ks_window_open_with_snapshot (KsWindow     *self,
+                                          GFile        *file,
+                                          GFile        *snapshot);
 /* TRUE when the window shows no trace and is not loading one. */
 gboolean    ks_window_is_empty     (KsWindow       *self);
 gboolean    ks_window_get_loading  (KsWindow       *self);

@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "ks-cli-common.h"
+#include "ks-cli-info-samples.h"
 #include "ks-cli.h"
 #include "ks-format.h"
 #include "ks-json-writer.h"
@@ -165,6 +166,7 @@ print_json (const char *path,
       ks_json_end_object (json);
     }
   ks_json_end_array (json);
+  ks_cli_info_samples_json (json, trace);
   ks_json_double (json, "load_time_ms", load_ms, 1);
   ks_json_begin_object (json, "metadata");
   for (const GList *l = keys; l != NULL; l = l->next)
@@ -239,6 +241,7 @@ print_text (const char *path,
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("counter samples"), s.counter_sample);
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("instants"), s.instant);
   ks_cli_print ("  %-22s %" G_GUINT64_FORMAT "\n", _("stack samples"), s.sample);
+  ks_cli_info_samples_text (trace);
   ks_cli_print ("%-16s %.1f ms\n", _("Load time:"), load_ms);
   if (keys != NULL)
     ks_cli_print ("%s\n", _("Metadata:"));

@@ -98,9 +98,11 @@ ks_cli_render (int    argc,
       ks_cli_printerr ("%s: %s\n", g_get_prgname (), error->message);
       return KS_CLI_USAGE;
     }
-  if (argc != 2)
+  /* a second file: the memory snapshot of the trace's run */
+  if (argc != 2 && argc != 3)
     {
-      ks_cli_printerr (_("%s: expected exactly one FILE (see --help)\n"), g_get_prgname ());
+      ks_cli_printerr (_("%s: expected one FILE, or a trace and the memory snapshot of its run (see --help)\n"),
+                       g_get_prgname ());
       return KS_CLI_USAGE;
     }
   if (output == NULL)
@@ -120,7 +122,11 @@ ks_cli_render (int    argc,
       return KS_CLI_USAGE;
     }
 
-  trace = ks_cli_load_trace ("render", argv[1]);
+  {
+    const char *files[] = { argv[1], argc == 3 ? argv[2] : NULL, NULL };
+
+    trace = ks_cli_load_traces ("render", files);
+  }
   if (trace == NULL)
     return KS_CLI_FAILED;
 

@@ -54,6 +54,7 @@ typedef enum
   KS_WIRE_ALLOCATOR,
   KS_WIRE_RANK,
   KS_WIRE_TORCH_OP,
+  KS_WIRE_PY_OUTSIDE,
   KS_WIRE_N_TYPES
 } KsWireType;
 
@@ -423,6 +424,24 @@ typedef struct
   uint32_t n_frames;
   /* followed by n_frames KsWirePyFrame */
 } KsWirePySample;
+
+/* The Python side asks the recorder to read its stacks from outside
+ * (ks-py-remote.c) rather than sample them in the process, which waits for
+ * the GIL. The recorder that can writes 1 into the 32-bit flag at
+ * flag_address; the Python side samples in the process when no 1 came
+ * (it then writes 2 there, and the recorder leaves the process alone).
+ * hexversion is the interpreter's sys.hexversion. */
+typedef struct
+{
+  KsWireHeader h;
+  uint64_t flag_address;
+  uint32_t hexversion;
+  uint32_t own_tid;       /* the Python side's thread that asks: not sampled */
+} KsWirePyOutside;
+
+#define KS_WIRE_PY_OUTSIDE_PENDING 0u
+#define KS_WIRE_PY_OUTSIDE_READ    1u
+#define KS_WIRE_PY_OUTSIDE_INSIDE  2u
 
 /* One event of PyTorch's CUDA caching allocator: a block handed out
  * (bytes > 0) or given back (bytes < 0), with the allocator's totals for

@@ -89,6 +89,21 @@ ks_palette_name_color (const char  *name,
 }
 
 KsColor
+ks_palette_waiting_color (KsColor  color,
+                          gboolean dark)
+{
+  /* two thirds of the way to the rows' background: the hue still says
+   * which frame, the contrast says it did not run */
+  double bg = dark ? 0x24 : 0xff;
+  double keep = 1.0 / 3.0;
+  guint r = (guint) (((color >> 24) & 0xff) * keep + bg * (1 - keep));
+  guint g = (guint) (((color >> 16) & 0xff) * keep + bg * (1 - keep));
+  guint b = (guint) (((color >> 8) & 0xff) * keep + bg * (1 - keep));
+
+  return (KsColor) (r << 24 | g << 16 | b << 8 | (color & 0xff));
+}
+
+KsColor
 ks_palette_copy_color (KsSliceKind kind,
                        guint8      copy_kind,
                        gboolean    dark)

@@ -17,6 +17,10 @@ G_BEGIN_DECLS
 KsColor        ks_palette_name_color    (const char  *name,
                                          KsSliceKind  kind,
                                          gboolean     dark);
+/* @color faded toward the row's background: a sampled frame the thread
+ * was waiting in (sleep, a lock, I/O, the GIL), not running. */
+KsColor        ks_palette_waiting_color (KsColor      color,
+                                         gboolean     dark);
 /* Colour for a GPU copy; memcpy by direction, memset its own hue. */
 KsColor        ks_palette_copy_color    (KsSliceKind  kind,
                                          guint8       copy_kind,

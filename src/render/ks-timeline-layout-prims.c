@@ -40,6 +40,9 @@ ks_timeline_layout_slice_color (KsTimelineLayout *self,
     return ks_palette_name_color ("", kind, dark);
   if (cache[name] == 0)
     cache[name] = ks_palette_name_color (ks_trace_string (self->trace, name), kind, dark);
+  /* a frame the thread waited in: its colour, faded */
+  if (kind == KS_SLICE_SAMPLE && self->waiting_category != 0 && track->category[slice] == self->waiting_category)
+    return ks_palette_waiting_color (cache[name], dark);
   return cache[name];
 }
 
@@ -391,6 +394,7 @@ build_slice_prims (KsTimelineLayout *self,
             push_folded_matches (track, d, it, view, matches, y, h, theme->match_outline, prims);
         }
     }
+  _ks_timeline_layout_build_instant_prims (self, row->index, view, theme, prims);
 }
 
 static void
@@ -477,6 +481,10 @@ ks_timeline_layout_build_prims (KsTimelineLayout *self,
 
     case KS_ROW_COUNTER:
       build_counter_prims (self, row, view, theme, prims);
+      break;
+
+    case KS_ROW_MEMORY_BLOCKS:
+      _ks_timeline_layout_build_block_prims (self, row, view, theme, prims);
       break;
 
     case KS_ROW_GROUP:

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "ks-gpu-series.h"
+#include "ks-memory-blocks.h"
 #include "ks-memory-series.h"
 #include "ks-timeline-layout.h"
 
@@ -29,11 +30,14 @@ struct _KsTimelineLayout
   guint   *track_rows;         /* track -> row */
   guint   *counter_rows;       /* counter -> row; memory series after the trace's counters */
   KsColor *name_colors[2];     /* per string id, light and dark; 0 = not yet computed */
+  guint32  waiting_category;   /* KS_SAMPLE_WAITING_CATEGORY's string id, 0 none */
   GArray  *memory;             /* const KsMemorySeries *, counter index trace->n_counters + i */
+  const KsMemoryBlocks *blocks; /* a memory snapshot's allocations, one row per device */
   const KsGpuSeriesSet *gpu;   /* queue and bandwidth series, after the memory series; then
                                 * each memory series' unused bytes */
   gint64 **busy_sums;          /* per track, made when first drawn folded: for each depth in
                                 * turn, n_by_depth + 1 running sums of the slices' durations */
+  GArray **track_instants;     /* per track, its instants' indices by time, or NULL */
   float  **counter_blocks;     /* per counter of many samples, made when first drawn:
                                 * ks_lod_counter_blocks_new() */
 };
@@ -79,5 +83,21 @@ layout_gpu_series (KsTimelineLayout *self,
 
 /* ks-timeline-layout-rows.c: every row, in display order; run once. */
 void _ks_timeline_layout_build_rows (KsTimelineLayout *self);
+
+/* ks-timeline-layout-blocks.c: a KS_ROW_MEMORY_BLOCKS row's content. */
+void _ks_timeline_layout_build_block_prims   (KsTimelineLayout *self,
+                                              const KsRow      *row,
+                                              const KsTimeView *view,
+                                              const KsTheme    *theme,
+                                              KsPrims          *prims);
+
+/* ks-timeline-layout-instants.c: the instants by track, and their marks. */
+void _ks_timeline_layout_index_instants      (KsTimelineLayout *self);
+void _ks_timeline_layout_free_instants       (KsTimelineLayout *self);
+void _ks_timeline_layout_build_instant_prims (KsTimelineLayout *self,
+                                              guint32           track,
+                                              const KsTimeView *view,
+                                              const KsTheme    *theme,
+                                              KsPrims          *prims);
 
 G_END_DECLS

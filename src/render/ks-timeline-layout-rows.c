@@ -54,6 +54,27 @@ unused_label (const KsMemorySeries *m)
   return g_strdup_printf (_("Reserved, not allocated, on GPU %d, peak %s"), m->device, peak);
 }
 
+/* The allocations of @device's snapshot by address, under its memory
+ * curves; once. */
+static guint add_row (KsTimelineLayout *self, KsRowKind kind, guint32 index, guint group,
+                      guint16 indent, char *label);
+
+static void
+add_block_rows (KsTimelineLayout *self,
+                gint32            device,
+                guint             group,
+                guint8           *placed)
+{
+  for (guint i = 0; i < self->blocks->n_devices; i++)
+    {
+      if (placed[i] || (device >= 0 && self->blocks->devices[i].device != device))
+        continue;
+      placed[i] = TRUE;
+      add_row (self, KS_ROW_MEMORY_BLOCKS, i, group, 1,
+               g_strdup_printf (_("Blocks on GPU %d by address"), self->blocks->devices[i].device));
+    }
+}
+
 /* Where a process goes among the others. */
 typedef enum
 {
@@ -216,6 +237,10 @@ add_row (KsTimelineLayout *self,
       row.n_lanes = MAX (1, self->trace->tracks[index].max_depth);
       row.height = row.n_lanes * KS_LANE_HEIGHT + 2 * KS_ROW_PADDING;
       self->track_rows[index] = self->rows->len;
+      break;
+
+    case KS_ROW_MEMORY_BLOCKS:
+      row.height = KS_BLOCKS_HEIGHT;
       break;
 
     case KS_ROW_COUNTER:
@@ -521,6 +546,7 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
   g_autoptr(GPtrArray) children = g_ptr_array_new_full (trace->n_tracks, array_unref0);
   g_autofree guint8 *placed = g_new0 (guint8, MAX (1, trace->n_tracks));
   g_autofree guint8 *counter_placed = g_new0 (guint8, MAX (1, trace->n_counters));
+  g_autofree guint8 *blocks_placed = g_new0 (guint8, MAX (1, self->blocks->n_devices));
   guint other_group = KS_NO_INDEX;
   guint launcher_group = KS_NO_INDEX;
   ProcessOrder porder;
@@ -761,6 +787,7 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
           add_row (self, KS_ROW_COUNTER, trace->n_counters + j, group, 1, memory_label (m));
           if (m->unused.n_samples > 0)
             add_row (self, KS_ROW_COUNTER, layout_first_unused (self) + j, group, 1, unused_label (m));
+          add_block_rows (self, m->device, group, blocks_placed);
         }
     }
 
@@ -799,4 +826,14 @@ _ks_timeline_layout_build_rows (KsTimelineLayout *self)
         }
       add_row (self, KS_ROW_COUNTER, c, other_group, 1, counter_label (trace, &trace->counters[c]));
     }
+  for (guint i = 0; i < self->blocks->n_devices; i++)
+    if (!blocks_placed[i])
+      {
+        if (other_group == KS_NO_INDEX)
+          {
+            other_group = add_row (self, KS_ROW_GROUP, 0, KS_NO_INDEX, 0, g_strdup (_("Other")));
+            g_array_index (self->rows, KsRow, other_group).group_kind = KS_GROUP_OTHER;
+          }
+        add_block_rows (self, -1, other_group, blocks_placed);
+      }
 }

@@ -66,11 +66,14 @@ ks_timeline_layout_new (KsTrace *trace)
 
   self = g_new0 (KsTimelineLayout, 1);
   self->trace = g_object_ref (trace);
+  self->waiting_category = ks_trace_lookup_string (trace, KS_SAMPLE_WAITING_CATEGORY);
   self->rows = g_array_new (FALSE, TRUE, sizeof (KsRow));
   self->visible = g_array_new (FALSE, FALSE, sizeof (guint));
   self->track_rows = g_new (guint, MAX (1, trace->n_tracks));
   self->busy_sums = g_new0 (gint64 *, MAX (1, trace->n_tracks));
   find_memory_series (self);
+  self->blocks = ks_memory_blocks_get (trace);
+  _ks_timeline_layout_index_instants (self);
   self->gpu = ks_gpu_series_get (trace);
   self->counter_rows = g_new (guint, MAX (1, n_layout_counters (self)));
   self->counter_blocks = g_new0 (float *, MAX (1, n_layout_counters (self)));
@@ -104,6 +107,7 @@ ks_timeline_layout_free (KsTimelineLayout *self)
   for (guint32 t = 0; t < self->trace->n_tracks; t++)
     g_free (self->busy_sums[t]);
   g_free (self->busy_sums);
+  _ks_timeline_layout_free_instants (self);
   g_object_unref (self->trace);
   g_free (self);
 }

@@ -35,6 +35,7 @@ G_BEGIN_DECLS
 #define KS_ROW_PADDING     2
 #define KS_GROUP_HEIGHT    26
 #define KS_COUNTER_HEIGHT  40
+#define KS_BLOCKS_HEIGHT   160
 #define KS_FOLD_MIN_PX     3.0
 #define KS_LABEL_MIN_PX    28.0
 
@@ -43,6 +44,7 @@ typedef enum
   KS_ROW_GROUP,
   KS_ROW_SLICES,
   KS_ROW_COUNTER,
+  KS_ROW_MEMORY_BLOCKS,    /* a device's allocations by address (index: ks_memory_blocks_get() device) */
 } KsRowKind;
 
 typedef enum
@@ -259,6 +261,69 @@ gboolean          ks_timeline_layout_hit              (KsTimelineLayout  *self,
                                                        double             x,
                                                        double             y_in_row,
                                                        KsHit             *hit);
+
+/* A memory snapshot's block under a point of a KS_ROW_MEMORY_BLOCKS row:
+ * the smallest one drawn there; or, where the snapshot was opened with a
+ * trace of its run (whose rows have no instants of it), the mark of a
+ * segment event or an out-of-memory error along the row's top. */
+typedef struct
+{
+  guint   device;          /* ks_memory_blocks_get() device, the row's index */
+  guint32 block;           /* in the device's blocks, KS_NO_INDEX for a mark */
+  guint32 mark;            /* in the device's marks, or KS_NO_INDEX */
+  float   x0;              /* extent in the row, pixels */
+  float   x1;
+  float   y0;
+  float   y1;
+} KsBlockHit;
+
+gboolean          ks_timeline_layout_hit_block        (KsTimelineLayout *self,
+                                                       guint             row,
+                                                       const KsTimeView *view,
+                                                       double            x,
+                                                       double            y_in_row,
+                                                       KsBlockHit       *hit);
+/* The row of the blocks of device @device (its index in
+ * ks_memory_blocks_get()), KS_NO_INDEX when none; where @block of it is
+ * drawn in @view, in that row. */
+guint             ks_timeline_layout_find_blocks_row  (KsTimelineLayout *self,
+                                                       guint             device);
+void              ks_timeline_layout_block_rect       (KsTimelineLayout *self,
+                                                       guint             device,
+                                                       guint32           block,
+                                                       const KsTimeView *view,
+                                                       KsBlockHit       *rect);
+/* The colour of the blocks allocated by @stack. */
+KsColor           ks_timeline_layout_block_color      (KsTimelineLayout *self,
+                                                       guint32           stack,
+                                                       gboolean          dark);
+
+/* An instant's mark under a point of a slice row (marks sit in its top
+ * lane): its first instant and how many the mark folds. */
+typedef struct
+{
+  guint32 instant;         /* index in KsTrace.instants */
+  guint32 count;
+  gint64  start;           /* the first and last folded instant's times */
+  gint64  end;
+  float   x;
+} KsInstantHit;
+
+gboolean          ks_timeline_layout_hit_instant      (KsTimelineLayout *self,
+                                                       guint             row,
+                                                       const KsTimeView *view,
+                                                       double            x,
+                                                       double            y_in_row,
+                                                       KsInstantHit     *hit);
+/* How many instants @track's row marks. */
+guint32           ks_timeline_layout_track_instants   (KsTimelineLayout *self,
+                                                       guint32           track);
+KsColor           ks_timeline_layout_instant_color    (KsTimelineLayout *self,
+                                                       guint32           instant,
+                                                       const KsTheme    *theme);
+/* The colour of an instant of @category: "oom" red, "segment" amber. */
+KsColor           ks_timeline_layout_category_color   (const char       *category,
+                                                       const KsTheme    *theme);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsTimelineLayout, ks_timeline_layout_free)
 

@@ -151,10 +151,13 @@ static const TableDef tables[KS_KSCOPE_N_TABLES] = {
    * and the SAMPLING_CALLCHAINS id of the sample's stack. Nsight's id of a
    * chain is its event's; ours is shared by every sample of the same
    * stack, written once, so SQL joins SAMPLING_CALLCHAINS.id =
-   * COMPOSITE_EVENTS.callchainId (without the column: = id). */
+   * COMPOSITE_EVENTS.callchainId (without the column: = id). waiting is
+   * ours too: 1 when the thread was waiting (sleep, a lock, I/O, the GIL)
+   * as it was sampled, 0 when it ran, NULL when not known. */
   [KS_KSCOPE_COMPOSITE_EVENTS] = { "COMPOSITE_EVENTS",
     "id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER, "
-    "threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL, callchainId INTEGER",
+    "threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL, callchainId INTEGER, "
+    "waiting INTEGER",
     "CREATE INDEX COMPOSITE_EVENTS_thread ON COMPOSITE_EVENTS (globalTid, start);" },
   [KS_KSCOPE_SAMPLING_CALLCHAINS] = { "SAMPLING_CALLCHAINS",
     "id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL, "

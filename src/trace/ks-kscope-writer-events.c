@@ -810,6 +810,7 @@ ks_kscope_writer_samples (Writer  *w,
       bind_i64 (stmt, 2, sample->ts);
       bind_gid (stmt, 3, w->thread_gtid[sample->thread]);
       bind_i64 (stmt, 4, (gint64) sample->node + 1);
+      bind_i64 (stmt, 5, sample->waiting);
       if (!ks_kscope_writer_insert_row (w, KS_KSCOPE_COMPOSITE_EVENTS, stmt, error))
         return FALSE;
     }

@@ -64,7 +64,7 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
     "start, end, eventClass = 27, globalTid, nameId, returnValue = 0, nestingLevel, "
     "callchainId = 0, categoryId, correlationId, externalId, args",
   [KS_KSCOPE_KS_COUNTERS] = "id, name, unit, deviceId, globalPid",
-  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, callchainId, cpuCycles = 0",
+  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, callchainId, waiting, cpuCycles = 0",
   [KS_KSCOPE_SAMPLING_CALLCHAINS] = "id, symbol, module, stackDepth, lineNumber",
 };
 

@@ -183,10 +183,33 @@ ks_memsnap_reader_load (GFile         *file,
 {
   g_autoptr(KsMemsnap) snap = ks_memsnap_load (file, cancellable, error);
   g_autofree char *name = g_file_get_parse_name (file);
+  KsTrace *trace;
 
   if (snap == NULL)
     return NULL;
   if (progress != NULL)
     ks_progress_set_fraction (progress, 0.5);
-  return ks_memsnap_reader_build (snap, name, cancellable, error);
+  trace = ks_memsnap_reader_build (snap, name, cancellable, error);
+  if (trace != NULL)
+    ks_memsnap_reader_attach (trace, g_steal_pointer (&snap));
+  return trace;
+}
+
+#define SNAPSHOT_KEY "ks-memsnap"
+
+void
+ks_memsnap_reader_attach (KsTrace   *trace,
+                          KsMemsnap *snap)
+{
+  g_return_if_fail (KS_IS_TRACE (trace));
+
+  g_object_set_data_full (G_OBJECT (trace), SNAPSHOT_KEY, snap, (GDestroyNotify) ks_memsnap_free);
+}
+
+KsMemsnap *
+ks_memsnap_reader_get_snapshot (KsTrace *trace)
+{
+  g_return_val_if_fail (KS_IS_TRACE (trace), NULL);
+
+  return g_object_get_data (G_OBJECT (trace), SNAPSHOT_KEY);
 }

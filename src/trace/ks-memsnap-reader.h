@@ -25,4 +25,12 @@ KsTrace *ks_memsnap_reader_build     (KsMemsnap     *snap,
                                       GCancellable  *cancellable,
                                       GError       **error);
 
+/* The snapshot a trace was read from (or was given with a trace of the
+ * same run), kept with it for what the memory events do not say: each
+ * block's stack and stream, the segments. Set once, before the trace is
+ * shared; NULL when none. */
+void       ks_memsnap_reader_attach       (KsTrace       *trace,
+                                           KsMemsnap     *snap);
+KsMemsnap *ks_memsnap_reader_get_snapshot (KsTrace       *trace);
+
 G_END_DECLS

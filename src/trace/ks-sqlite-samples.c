@@ -33,7 +33,8 @@
 typedef struct
 {
   gint64  ts;
-  guint32 thread;
+  guint32 thread : 31;
+  guint32 waiting : 1;  /* our waiting column; Nsight has none */
   guint32 next;     /* the chain's next event, or NO_EVENT */
 } Event;
 
@@ -90,7 +91,8 @@ flush_chain (KsSqliteReader *r,
     {
       const Event *ev = &g_array_index (events, Event, e);
 
-      ks_trace_builder_add_sample (r->b, ev->thread, ev->ts, (const KsSampleFrame *) (gpointer) sorted->data, sorted->len);
+      ks_trace_builder_add_sample_full (r->b, ev->thread, ev->ts, ev->waiting,
+                                        (const KsSampleFrame *) (gpointer) sorted->data, sorted->len);
     }
   g_array_set_size (frames, 0);
 }
@@ -117,7 +119,7 @@ gboolean
 _ks_sqlite_load_samples (KsSqliteReader  *r,
                          GError         **error)
 {
-  static const char * const event_columns[] = { "id", "start", "globalTid", "callchainId" };
+  static const char * const event_columns[] = { "id", "start", "globalTid", "callchainId", "waiting" };
   static const char * const frame_columns[] = { "id", "symbol", "module", "stackDepth", "lineNumber" };
   g_autoptr(GHashTable) chains = NULL;
   g_autoptr(GArray) events = g_array_new (FALSE, FALSE, sizeof (Event));
@@ -138,7 +140,7 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
   shared_chains = g_hash_table_contains (event_have, "callchainId");
 
   chains = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  if ((found = _ks_sqlite_scan_open (r, "COMPOSITE_EVENTS", event_columns, G_N_ELEMENTS (event_columns), 3, "iiii",
+  if ((found = _ks_sqlite_scan_open (r, "COMPOSITE_EVENTS", event_columns, G_N_ELEMENTS (event_columns), 3, "iiiii",
                                      "globalTid IS NOT NULL", &scan, error)) != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
   KS_SQLITE_SCAN_ROWS (r, scan, row, failed, error)
@@ -161,6 +163,7 @@ _ks_sqlite_load_samples (KsSqliteReader  *r,
         }
       e.ts = row_ts (r, &row, 1);
       e.thread = _ks_sqlite_reader_thread (r, row_i64 (&row, 2));
+      e.waiting = !row_null (&row, 4) && row_i64 (&row, 4) != 0;
       e.next = c->first;
       c->first = events->len;
       g_array_append_val (events, e);

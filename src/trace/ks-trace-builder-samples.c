@@ -8,7 +8,11 @@
 #define G_LOG_DOMAIN "ks-trace-builder"
 
 /* Sampled stacks: the prefix tree of their frames, the samples, and in
- * finish the flame-style KS_TRACK_SAMPLES track of each thread. */
+ * finish the flame-style KS_TRACK_SAMPLES track of each thread. A frame
+ * whose samples were all taken while the thread waited (sleep, a lock,
+ * I/O, the GIL) has the category KS_SAMPLE_WAITING_CATEGORY, which the
+ * timeline draws dimmed; the innermost frame starts a new slice where
+ * the thread goes from running to waiting or back. */
 
 #include "config.h"
 
@@ -72,6 +76,17 @@ ks_trace_builder_add_sample (KsTraceBuilder      *self,
                              const KsSampleFrame *frames,
                              guint                n_frames)
 {
+  return ks_trace_builder_add_sample_full (self, thread, ts, FALSE, frames, n_frames);
+}
+
+gboolean
+ks_trace_builder_add_sample_full (KsTraceBuilder      *self,
+                                  guint32              thread,
+                                  gint64               ts,
+                                  gboolean             waiting,
+                                  const KsSampleFrame *frames,
+                                  guint                n_frames)
+{
   guint32 node = KS_NO_INDEX;
   KsSample sample;
 
@@ -100,6 +115,7 @@ ks_trace_builder_add_sample (KsTraceBuilder      *self,
 
   sample.ts = ts;
   sample.thread = thread;
+  sample.waiting = waiting ? 1 : 0;
   sample.node = node;
   g_array_append_val (self->samples, sample);
   note_ts (self, ts);
@@ -152,6 +168,7 @@ typedef struct
   guint32 node;
   gint64  start;
   guint32 samples;
+  guint32 waiting;  /* of samples */
 } OpenFrame;
 
 static void
@@ -168,10 +185,14 @@ emit_frame (KsTraceBuilder  *self,
   ks_json_string (json, "file", ks_trace_builder_get_string (self, n->file));
   ks_json_int (json, "line", n->line);
   ks_json_int (json, "samples", open->samples);
+  if (open->waiting > 0)
+    ks_json_int (json, "waiting", open->waiting);
   ks_json_end_object (json);
   text = ks_json_writer_get_text (json);
 
-  ks_trace_builder_add_slice (self, track, open->start, end, KS_SLICE_SAMPLE, n->function, 0, 0, 0,
+  ks_trace_builder_add_slice (self, track, open->start, end, KS_SLICE_SAMPLE, n->function,
+                              open->waiting == open->samples
+                              ? ks_trace_builder_intern (self, KS_SAMPLE_WAITING_CATEGORY) : 0, 0, 0,
                               ks_trace_builder_add_args (self, text, strlen (text)), NULL);
 }
 
@@ -232,15 +253,24 @@ thread_flame (KsTraceBuilder *self,
 
       while (d < n_open && d < len && open[d].node == path[d])
         d++;
+      /* the same innermost frame, all running until now and waiting
+       * from here, or the other way round: a slice of its own */
+      if (d == len && d > 0 && n_open == len
+          && (samples[k].waiting ? open[d - 1].waiting == 0 : open[d - 1].waiting == open[d - 1].samples))
+        d--;
       close_frames (self, track, open, &n_open, d, samples[k].ts);
       for (; n_open < len; n_open++)
         {
           open[n_open].node = path[n_open];
           open[n_open].start = samples[k].ts;
           open[n_open].samples = 0;
+          open[n_open].waiting = 0;
         }
       for (guint i = 0; i < len; i++)
-        open[i].samples++;
+        {
+          open[i].samples++;
+          open[i].waiting += samples[k].waiting;
+        }
     }
   close_frames (self, track, open, &n_open, 0, samples[n - 1].ts + interval);
 }

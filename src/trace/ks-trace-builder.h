@@ -264,6 +264,13 @@ gboolean        ks_trace_builder_add_sample       (KsTraceBuilder   *self,
                                                    gint64            ts,
                                                    const KsSampleFrame *frames,
                                                    guint             n_frames);
+/* A sample taken while its thread waited (@waiting) rather than ran. */
+gboolean        ks_trace_builder_add_sample_full  (KsTraceBuilder   *self,
+                                                   guint32           thread,
+                                                   gint64            ts,
+                                                   gboolean          waiting,
+                                                   const KsSampleFrame *frames,
+                                                   guint             n_frames);
 
 guint64         ks_trace_builder_get_n_events     (KsTraceBuilder   *self);
 

@@ -511,6 +511,66 @@ ks_trace_load_with_options (GFile                    *file,
   return trace;
 }
 
+/* A trace and a memory snapshot of the same run: the snapshot's
+ * allocations on the trace's time axis. Its time_us is the wall clock the
+ * profiler's trace has (baseTimeNanoseconds), so the two must overlap in
+ * time there. */
+static KsTrace *
+load_with_snapshot (GFile         *trace_file,
+                    GFile         *snap_file,
+                    KsProgress    *progress,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  g_autofree char *trace_name = g_file_get_parse_name (trace_file);
+  g_autofree char *snap_name = g_file_get_parse_name (snap_file);
+  g_autoptr(KsMemsnap) snap = ks_memsnap_load (snap_file, cancellable, error);
+  g_autoptr(KsTrace) trace = NULL;
+  gint64 first = G_MAXINT64, last = G_MININT64;
+
+  if (snap == NULL)
+    return NULL;
+  trace = ks_trace_load (trace_file, progress, cancellable, error);
+  if (trace == NULL)
+    return NULL;
+  if (trace->start_utc_ns == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: the trace has no wall clock (baseTimeNanoseconds) to put the memory snapshot %s on"),
+                   trace_name, snap_name);
+      return NULL;
+    }
+  for (guint d = 0; d < ks_memsnap_get_n_devices (snap); d++)
+    {
+      const KsMemsnapDevice *dev = ks_memsnap_get_device (snap, d);
+
+      for (guint i = 0; i < dev->entries->len; i++)
+        {
+          gint64 t = g_array_index (dev->entries, KsMemsnapEntry, i).time_us;
+
+          first = MIN (first, t);
+          last = MAX (last, t);
+        }
+    }
+  if (first > last)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: the snapshot holds no allocator history to put on the trace's time axis"), snap_name);
+      return NULL;
+    }
+  /* µs since the epoch, against the trace's span in ns since the epoch */
+  if (last > G_MAXINT64 / 1000 || first < 0 ||
+      first * 1000 > trace->start_utc_ns + trace->duration_ns || last * 1000 < trace->start_utc_ns)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s and %s do not overlap in time: they are not of the same run"), snap_name, trace_name);
+      return NULL;
+    }
+  g_hash_table_replace (trace->metadata, g_strdup ("memory_snapshot"), g_strdup (snap_name));
+  ks_memsnap_reader_attach (trace, g_steal_pointer (&snap));
+  return g_steal_pointer (&trace);
+}
+
 KsTrace *
 ks_trace_load_files (GFile         **files,
                      guint           n_files,
@@ -520,11 +580,15 @@ ks_trace_load_files (GFile         **files,
 {
   g_autoptr(GString) names = g_string_new (NULL);
   KsTrace *trace;
+  guint snap;
 
   g_return_val_if_fail (n_files > 0, NULL);
 
   if (n_files == 1)
     return ks_trace_load (files[0], progress, cancellable, error);
+
+  if (ks_trace_files_are_with_snapshot (files, n_files, &snap))
+    return load_with_snapshot (files[1 - snap], files[snap], progress, cancellable, error);
 
   /* The ranks of a job: PyTorch Profiler (or Chrome) JSON files, each a
    * file of its own; a folder or a recording is a job by itself. */
@@ -632,6 +696,25 @@ ks_trace_load_with_options_async (GFile                    *file,
   g_task_set_source_tag (task, ks_trace_load_async);
   g_task_set_task_data (task, ld, load_data_free);
   g_task_run_in_thread (task, load_thread);
+}
+
+gboolean
+ks_trace_files_are_with_snapshot (GFile **files,
+                                  guint   n_files,
+                                  guint  *snapshot)
+{
+  KsFormat a, b;
+
+  if (n_files != 2)
+    return FALSE;
+  a = ks_trace_detect_format (files[0], NULL);
+  b = ks_trace_detect_format (files[1], NULL);
+  if (a == KS_FORMAT_UNKNOWN || b == KS_FORMAT_UNKNOWN ||
+      (a == KS_FORMAT_MEMORY_SNAPSHOT) == (b == KS_FORMAT_MEMORY_SNAPSHOT))
+    return FALSE;
+  if (snapshot != NULL)
+    *snapshot = a == KS_FORMAT_MEMORY_SNAPSHOT ? 0 : 1;
+  return TRUE;
 }
 
 KsTrace *

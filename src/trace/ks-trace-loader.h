@@ -56,12 +56,20 @@ KsTrace  *ks_trace_load_with_options
 /* Loads @file in a worker thread; @callback runs in the caller's main
  * context. */
 /* Several JSON trace files (the ranks of one job) as one trace, a group
- * of rows each; one file is ks_trace_load(). */
+ * of rows each; one file is ks_trace_load(). A trace and a memory
+ * snapshot of the same run (in either order) are the trace with the
+ * snapshot's allocations on its time axis. */
 KsTrace  *ks_trace_load_files     (GFile               **files,
                                    guint                 n_files,
                                    KsProgress           *progress,
                                    GCancellable         *cancellable,
                                    GError              **error);
+/* Whether @files are a trace and a memory snapshot, in either order (the
+ * snapshot's index in @snapshot): what ks_trace_load_files() puts on one
+ * time axis. Reads the files' first bytes. */
+gboolean  ks_trace_files_are_with_snapshot (GFile        **files,
+                                            guint          n_files,
+                                            guint         *snapshot);
 void      ks_trace_load_async     (GFile                *file,
                                    KsProgress           *progress,
                                    GCancellable         *cancellable,

@@ -247,10 +247,15 @@ typedef struct
   guint32  depth;            /* 0 for an outermost frame */
 } KsStackNode;
 
+/* The category of a KS_SLICE_SAMPLE slice whose samples were all taken
+ * while the thread waited. */
+#define KS_SAMPLE_WAITING_CATEGORY "waiting"
+
 typedef struct
 {
   gint64   ts;
-  guint32  thread;           /* index in KsTrace.threads */
+  guint32  thread : 31;      /* index in KsTrace.threads */
+  guint32  waiting : 1;      /* the thread was waiting (sleep, lock, I/O, GIL), not running */
   guint32  node;             /* KsTrace.stack_nodes index of the innermost frame */
 } KsSample;
 

@@ -630,7 +630,7 @@ test_report_samples (void)
 
   run_cli (&r, "--report", "samples", "--format", "csv", path, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_true (g_str_has_prefix (r.out, "thread,function,file,line,self,total\ncuda-cloverleaf,main,"));
+  g_assert_true (g_str_has_prefix (r.out, "thread,function,file,line,self,total,waiting,tid\ncuda-cloverleaf,main,"));
   run_clear (&r);
   run_cli (&r, "--report", "samples", path, NULL);
   g_assert_cmpint (r.status, ==, 0);

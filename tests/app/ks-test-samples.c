@@ -39,6 +39,29 @@ ks_test_sampled_trace (void)
   return trace;
 }
 
+KsTrace *
+ks_test_waiting_trace (void)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  guint32 p = ks_trace_builder_get_process (b, 4200);
+  guint32 t = ks_trace_builder_get_thread (b, p, 4200);
+  guint32 train = ks_trace_builder_intern (b, KS_TEST_PY_TRAIN);
+  const KsSampleFrame stack[] = {
+    { ks_trace_builder_intern (b, "step"), train, 31 },
+    { ks_trace_builder_intern (b, "train"), train, 5 },
+    { ks_trace_builder_intern (b, "<module>"), train, 10 },
+  };
+  KsTrace *trace;
+
+  for (gint64 k = 0; k < 30; k++)
+    g_assert_true (ks_trace_builder_add_sample_full (b, t, 1000000 + k * 1000000, k >= 10 && k < 20,
+                                                     stack, G_N_ELEMENTS (stack)));
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
 guint32
 ks_test_find_sample_slice (KsTrace    *trace,
                            const char *name,

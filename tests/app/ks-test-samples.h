@@ -20,6 +20,12 @@ G_BEGIN_DECLS
  * train (train.py:5) under <module> (train.py:10). */
 KsTrace *ks_test_sampled_trace     (void);
 
+/* One Python thread (pid = tid = 4200) sampled every millisecond from
+ * 1 ms for 30 ms in step (train.py:31) under train (train.py:5) under
+ * <module> (train.py:10): running for ten samples, waiting for the next
+ * ten, running for the last ten. */
+KsTrace *ks_test_waiting_trace     (void);
+
 /* The first slice named @name on a Python samples track. */
 guint32  ks_test_find_sample_slice (KsTrace    *trace,
                                     const char *name,

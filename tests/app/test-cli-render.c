@@ -10,6 +10,7 @@
 #include <cairo.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 static const char *cli;
 
@@ -107,6 +108,86 @@ test_errors (void)
   g_assert_nonnull (strstr (err, "x.png"));
 }
 
+/* A memory snapshot: the allocations drawn by address below the curves.
+ * The 512 MiB segment of frag holds its blocks for most of the run: the
+ * blocks row (the picture's lowest 160 pixels) is mostly colour. */
+static void
+test_render_memsnap (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-cli-render-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.png", NULL);
+  g_autofree char *trace = fixture ("memsnap_frag.pickle");
+  cairo_surface_t *surface;
+  guint8 *data;
+  int stride, height, saturated = 0, total = 0;
+
+  g_assert_cmpint (run (NULL, trace, "-o", out, "--size", "1000x", NULL), ==, 0);
+  surface = cairo_image_surface_create_from_png (out);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  height = cairo_image_surface_get_height (surface);
+  data = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  for (int y = height - 158; y < height - 2; y++)
+    for (int x = 230; x < 1000; x++)
+      {
+        guint32 p = *(guint32 *)(data + y * stride + x * 4);
+        int r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
+
+        saturated += ABS (r - g) > 24 || ABS (g - b) > 24 || ABS (r - b) > 24;
+        total++;
+      }
+  g_assert_cmpint (saturated, >, total / 4);
+  /* frag's first block is the whole 512 MiB segment, from the start: the
+   * first column holds it over 512 of the rows' 596 MiB */
+  saturated = 0;
+  for (int y = height - 158; y < height - 2; y++)
+    {
+      guint32 p = *(guint32 *)(data + y * stride + 222 * 4);
+      int r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
+
+      saturated += ABS (r - g) > 24 || ABS (g - b) > 24 || ABS (r - b) > 24;
+    }
+  g_assert_cmpint (saturated, >=, (int) (156.0 * 512 / 596) - 2);
+  cairo_surface_destroy (surface);
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
+/* A profiler's trace and the snapshot of its run: one picture, the
+ * blocks row under the trace's rows; a snapshot of another run is
+ * refused, naming both files. */
+static void
+test_render_with_snapshot (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-cli-render-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.png", NULL);
+  g_autofree char *trace = fixture ("memsnap_train.pt.trace.json.gz");
+  g_autofree char *other = fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *snap = fixture ("memsnap_train.pickle");
+  g_autofree char *err = NULL;
+  cairo_surface_t *surface;
+  int with, alone;
+
+  g_assert_cmpint (run (NULL, trace, "-o", out, "--size", "800x", NULL), ==, 0);
+  surface = cairo_image_surface_create_from_png (out);
+  alone = cairo_image_surface_get_height (surface);
+  cairo_surface_destroy (surface);
+  g_assert_cmpint (run (NULL, trace, snap, "-o", out, "--size", "800x", NULL), ==, 0);
+  surface = cairo_image_surface_create_from_png (out);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  with = cairo_image_surface_get_height (surface);
+  cairo_surface_destroy (surface);
+  /* one more row: the blocks, 160 pixels */
+  g_assert_cmpint (with - alone, ==, 160);
+
+  g_assert_cmpint (run (&err, other, snap, "-o", out, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "do not overlap in time"));
+  g_assert_nonnull (strstr (err, "gpt_3steps.pt.trace.json.gz"));
+  g_assert_nonnull (strstr (err, "memsnap_train.pickle"));
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -118,6 +199,8 @@ main (int   argc,
 
   g_test_add_func ("/cli/render/png", test_render);
   g_test_add_func ("/cli/render/errors", test_errors);
+  g_test_add_func ("/cli/render/memory-snapshot", test_render_memsnap);
+  g_test_add_func ("/cli/render/with-snapshot", test_render_with_snapshot);
 
   return g_test_run ();
 }

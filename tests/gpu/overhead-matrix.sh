@@ -28,6 +28,12 @@
 #   model instead. PARTS_SET=floor compares the recording with the least a
 #   CUPTI kernel tracer does (mincupti.c: kernel, memcpy and memset records
 #   only); it needs gcc and the CUPTI headers in $CUDA_HOME/include.
+#   PARTS_SET=sampling compares what Python stack sampling costs: no
+#   profiler, the default recording (stacks read from outside the
+#   process), the recording with the in-process sampler
+#   (KINESCOPE_PYTHON_SAMPLER=inside) and with --python-sampling=false;
+#   it writes OUTDIR/sampling-summary.txt and, per recording mode, the rate
+#   each thread was sampled at (OUTDIR/sampling-rates-MODE.txt).
 set -u
 OUT=${1:-/tmp/kinescope-overhead}
 WHAT=${2:-all}
@@ -110,6 +116,13 @@ if [ "$WHAT" = parts ]; then
       "record|record|"
       "mincupti|env|CUDA_INJECTION64_PATH=$MINCUPTI"
     )
+  elif [ "${PARTS_SET:-}" = sampling ]; then
+    PARTS=(
+      "plain|plain|"
+      "record|record|"
+      "inside|record|KINESCOPE_PYTHON_SAMPLER=inside"
+      "no-sampling|record|--python-sampling=false"
+    )
   else
     PARTS=(
       "plain|plain|"
@@ -129,6 +142,15 @@ if [ "$WHAT" = parts ]; then
       IFS='|' read -r name how opts <<< "${PARTS[$(( (j + i) % ${#PARTS[@]} ))]}"
       R="$OUT/parts-$name-$i.json"
       run_train "$how" "$opts" "$R" $args
+      # the rate each thread got, from the recording's info
+      if [ "${PARTS_SET:-}" = sampling ] && [ "$how" = record ]; then
+        $KCLI info --format json "$OUT/run.kscope" 2>/dev/null | $PY -c '
+import json, sys
+for t in json.load(sys.stdin).get("python_sampling", []):
+    print("round %s %s tid %d: %d samples, %d waiting, %.1f Hz"
+          % (sys.argv[1], t["thread"], t["tid"], t["samples"], t["waiting"], t["rate_hz"]))' "$i" \
+          >> "$OUT/sampling-rates-$name.txt"
+      fi
     done
     now=$(date +%s)
     echo "round $i: $((now - rs)) s"
@@ -136,7 +158,13 @@ if [ "$WHAT" = parts ]; then
   done
   names=()
   for p in "${PARTS[@]}"; do names+=("${p%%|*}"); done
-  $PY "$HERE/overhead_summary.py" parts "$OUT" "$steps" "${names[@]}"
+  if [ "${PARTS_SET:-}" = sampling ]; then
+    { echo "# Python stack sampling: median step time per process against plain, $steps steps of $args"
+      $PY -c 'import sys, torch; print("# python", sys.version.split()[0], "torch", torch.__version__)'
+      $PY "$HERE/overhead_summary.py" parts "$OUT" "$steps" "${names[@]}"; } | tee "$OUT/sampling-summary.txt"
+  else
+    $PY "$HERE/overhead_summary.py" parts "$OUT" "$steps" "${names[@]}"
+  fi
   exit 0
 fi
 

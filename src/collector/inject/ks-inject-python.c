@@ -32,6 +32,11 @@ KS_EXPORT void     ks_inject_python_allocator    (uint64_t        timestamp,
 KS_EXPORT void     ks_inject_python_diag         (uint32_t        severity,
                                                   const char     *text);
 KS_EXPORT void     ks_inject_python_flush        (void);
+KS_EXPORT int      ks_inject_python_outside      (uint64_t        flag_address,
+                                                  uint32_t        hexversion,
+                                                  uint32_t        own_tid);
+KS_EXPORT void     ks_inject_python_thread_name  (uint32_t        tid,
+                                                  const char     *name);
 
 /* 1 when this process is being recorded (the channel is up). */
 KS_EXPORT int
@@ -137,4 +142,45 @@ ks_inject_python_flush (void)
   if (!ks_inject_config.active)
     return;
   ks_channel_flush (2000);
+}
+
+/* Asks the recorder to read this process's stacks from outside: it
+ * answers by writing KS_WIRE_PY_OUTSIDE_READ at @flag_address. 1 when
+ * the request is on its way. */
+KS_EXPORT int
+ks_inject_python_outside (uint64_t flag_address,
+                          uint32_t hexversion,
+                          uint32_t own_tid)
+{
+  KsWirePyOutside msg;
+
+  if (!ks_inject_config.active)
+    return 0;
+  memset (&msg, 0, sizeof msg);
+  msg.h.size = sizeof msg;
+  msg.h.type = KS_WIRE_PY_OUTSIDE;
+  msg.flag_address = flag_address;
+  msg.hexversion = hexversion;
+  msg.own_tid = own_tid;
+  if (!ks_channel_emit (&msg, sizeof msg))
+    return 0;
+  /* now: the recorder's answer is what the Python side waits for */
+  ks_channel_flush (1000);
+  return 1;
+}
+
+/* A thread's Python name (threading.Thread.name), which the recording
+ * shows rather than the kernel's (all "python3"). */
+KS_EXPORT void
+ks_inject_python_thread_name (uint32_t    tid,
+                              const char *name)
+{
+  KsWireThreadName msg;
+
+  if (!ks_inject_config.active || name == NULL)
+    return;
+  memset (&msg, 0, sizeof msg);
+  msg.h.type = KS_WIRE_THREAD_NAME;
+  msg.tid = tid;
+  ks_channel_emit_text (&msg, sizeof msg, name, strlen (name));
 }

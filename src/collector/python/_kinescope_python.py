@@ -6,7 +6,9 @@
 #
 # - hands over to the sitecustomize Python would have run without us, so
 #   that the program sees the same sys.path and the same sitecustomize;
-# - samples the Python stacks of every thread (KINESCOPE_PYTHON sampling=HZ);
+# - has the recorder sample the Python stacks of every thread from outside
+#   (KINESCOPE_PYTHON sampling=HZ), or samples them itself where it cannot,
+#   and names the threads as threading does;
 # - once torch is imported, records its operators (pytorch=autograd-nvtx|
 #   autograd-shapes-nvtx): with our RecordFunction observer
 #   (kinescope_observer.cpp, built against that torch and cached), or,
@@ -37,6 +39,12 @@ MAX_FRAMES = 256
 DIAG_INFO = 0
 DIAG_WARNING = 1
 DIAG_ERROR = 2
+# How long the Python side waits for the recorder to start reading its
+# stacks before it samples them itself (KsWirePyOutside)
+OUTSIDE_WAIT_S = 3.0
+OUTSIDE_PENDING = 0
+OUTSIDE_READ = 1
+OUTSIDE_INSIDE = 2
 # Entries the allocator keeps (its history is a ring buffer)
 MEMORY_MAX_ENTRIES = 1000000
 # A build of the observer takes well under this
@@ -102,6 +110,13 @@ def _load_library():
     lib.ks_inject_python_diag.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
     lib.ks_inject_python_flush.restype = None
     lib.ks_inject_python_flush.argtypes = []
+    # CDLL: this call waits for the request to reach the recorder, with
+    # the GIL released
+    lib.outside = ctypes.CDLL(path).ks_inject_python_outside
+    lib.outside.restype = ctypes.c_int
+    lib.outside.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32]
+    lib.ks_inject_python_thread_name.restype = None
+    lib.ks_inject_python_thread_name.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
     lib.ks_inject_torch_begin.restype = ctypes.c_int
     lib.ks_inject_torch_begin.argtypes = []
     return lib
@@ -203,12 +218,20 @@ def _wrap_os_exit():
 # --- stack sampling ---------------------------------------------------------
 
 class Sampler:
-    """One thread of ours (_thread, so invisible to threading.enumerate())
-    that reads sys._current_frames() HZ times a second."""
+    """Asks the recorder to read the stacks from outside, which costs the
+    program nothing and never waits for its GIL; where the recorder
+    cannot, one thread of ours (_thread, so invisible to
+    threading.enumerate()) reads sys._current_frames() HZ times a second.
+    Either way, threads are named to the recorder as threading names them,
+    once when they start and when renamed."""
+
+    names_hooked = False
 
     def __init__(self, lib, hz):
         self.lib = lib
         self.interval_ns = 1000000000 // hz
+        # the recorder's answer (KsWirePyOutside), written from outside
+        self.outside = ctypes.c_uint32(OUTSIDE_PENDING)
         self.codes = {}
         self.last = {}
         # idents whose Thread.native_id is stale: the thread that forked,
@@ -218,14 +241,40 @@ class Sampler:
         self.wake = None
         self.done = None
 
-    def start(self):
+    def start(self, forked=False):
         self.wake = _thread.allocate_lock()
         self.wake.acquire()
         self.done = _thread.allocate_lock()
         self.done.acquire()
         self.running = True
+        self._hook_names()
+        # In a forked child the thread that forked carries on under a name
+        # from the parent; what the process calls it (PyTorch names a
+        # DataLoader worker's pt_data_worker) is the kernel's name.
+        if not forked:
+            _send_name(threading.current_thread(), threading.get_native_id())
         _thread.start_new_thread(self._run, ())
         atexit.register(self.stop)
+
+    @classmethod
+    def _hook_names(cls):
+        """Thread._set_native_id runs in each new thread as it starts."""
+        if cls.names_hooked:
+            return
+        cls.names_hooked = True
+        thread_class = threading.Thread
+        real_set_native_id = getattr(thread_class, '_set_native_id', None)
+        if real_set_native_id is not None:
+            def _set_native_id(thread):
+                real_set_native_id(thread)
+                _send_name(thread, getattr(thread, '_native_id', None))
+            thread_class._set_native_id = _set_native_id
+        prop = thread_class.__dict__.get('name')
+        if isinstance(prop, property) and prop.fset is not None:
+            def set_name(thread, value):
+                prop.fset(thread, value)
+                _send_name(thread, getattr(thread, '_native_id', None))
+            thread_class.name = property(prop.fget, set_name, prop.fdel, prop.__doc__)
 
     def stop(self):
         if not self.running:
@@ -243,8 +292,9 @@ class Sampler:
         self.codes = {}
         self.last = {}
         self.forked = {_thread.get_ident(): threading.get_native_id()}
+        self.outside.value = OUTSIDE_PENDING
         self.running = False
-        self.start()
+        self.start(forked=True)
 
     def _ids(self, code):
         intern = self.lib.ks_inject_python_intern
@@ -254,10 +304,33 @@ class Sampler:
         self.codes[code] = ids
         return ids
 
+    def _read_from_outside(self):
+        """True once the recorder reads our stacks (or we are stopped)."""
+        outside = self.outside
+        # a measurement switch: the in-process sampler, to compare
+        if os.environ.get('KINESCOPE_PYTHON_SAMPLER') == 'inside':
+            return False
+        # this thread, which waits for the answer, is ours: not sampled
+        if not self.lib.outside(ctypes.addressof(outside), sys.hexversion, threading.get_native_id()):
+            return False
+        deadline = time.monotonic() + OUTSIDE_WAIT_S
+        while outside.value == OUTSIDE_PENDING and time.monotonic() < deadline:
+            if self.wake.acquire(timeout=0.002):
+                self.running = False
+                return True
+        if outside.value == OUTSIDE_READ:
+            return True
+        if outside.value == OUTSIDE_PENDING:
+            outside.value = OUTSIDE_INSIDE
+            diag(DIAG_WARNING, 'the recorder did not start reading the Python stacks within %g s: '
+                 'they are sampled in the process, where samples wait for the GIL' % OUTSIDE_WAIT_S)
+        return False
+
     def _run(self):
         try:
             self.lib.ks_inject_python_sampler_thread()
-            self._loop()
+            if not self._read_from_outside():
+                self._loop()
         except Exception as e:
             diag(DIAG_ERROR, 'Python sampling stopped: %s: %s' % (type(e).__name__, e))
         finally:
@@ -331,6 +404,15 @@ class Sampler:
             next_ns = monotonic_ns() + delay
             if wake.acquire(timeout=delay / 1e9):
                 break
+
+
+def _send_name(thread, native_id):
+    if _lib is None or not native_id:
+        return
+    try:
+        _lib.ks_inject_python_thread_name(native_id, thread._name.encode('utf-8', 'surrogateescape'))
+    except Exception:
+        pass
 
 
 # --- PyTorch ----------------------------------------------------------------

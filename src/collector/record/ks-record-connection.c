@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Kernel names arrive mangled; demangle with the C++ runtime's
@@ -91,6 +92,9 @@ ks_record_connection_free (KsRecordConnection *c)
 {
   if (c == NULL)
     return;
+  /* a superseded connection's process goes on on its successor */
+  if (c->hello && !c->superseded)
+    ks_record_py_sampler_forget (c->session->py_sampler, c);
   if (c->hello)
     connection_write_threads (c);
   if (c->fd >= 0)
@@ -115,6 +119,26 @@ see_thread (KsRecordConnection *c,
   if (tid == 0 || g_hash_table_contains (c->threads, GUINT_TO_POINTER (tid)))
     return;
   g_hash_table_insert (c->threads, GUINT_TO_POINTER (tid), ks_record_proc_thread_name (c->pid, tid));
+}
+
+/* Whether the process at the other end of @c's socket is @pid. */
+static gboolean
+peer_is (KsRecordConnection *c,
+         gint64              pid)
+{
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+
+  if (c->fd < 0 || getsockopt (c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred)
+    return FALSE;
+  return cred.pid == pid;
+}
+
+void
+ks_record_connection_see_thread (KsRecordConnection *c,
+                                 guint32             tid)
+{
+  see_thread (c, tid);
 }
 
 static guint32
@@ -539,6 +563,7 @@ handle_message (KsRecordConnection *c,
         g_autofree char *text = NULL;
 
         NEED (KsWireCapture);
+        ks_record_py_sampler_capture (self->py_sampler, c->pid, m->timestamp, m->state == KS_WIRE_CAPTURE_START);
         text = g_strdup_printf (m->state == KS_WIRE_CAPTURE_START
                                 ? "capture range started in pid %" G_GINT64_FORMAT " (thread %u)"
                                 : "capture range stopped in pid %" G_GINT64_FORMAT " (thread %u)",
@@ -605,9 +630,22 @@ handle_message (KsRecordConnection *c,
         if (m->timestamp < self->filter_from)
           break;
         see_thread (c, m->tid);
-        ks_record_writer_add_python_sample (w, c->pid, m->timestamp, m->tid, stack);
+        /* the process's own sampler cannot tell running from waiting */
+        ks_record_writer_add_python_sample (w, c->pid, m->timestamp, m->tid, stack, -1);
         if (stack != KS_RECORD_STACK_NONE && stack != KS_RECORD_STACK_DROPPED)
           bump_stat (self, &self->stats.python_samples, 1);
+      }
+      break;
+
+    case KS_WIRE_PY_OUTSIDE:
+      {
+        const KsWirePyOutside *m = (const void *) h;
+
+        NEED (KsWirePyOutside);
+        /* the recorder writes into the process that asks: only into the
+         * one at the other end of this socket, whatever pid it claimed */
+        if (self->options.python_sampling && peer_is (c, c->pid))
+          ks_record_py_sampler_attach (self->py_sampler, c->pid, m->flag_address, m->own_tid);
       }
       break;
 

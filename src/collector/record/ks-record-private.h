@@ -22,6 +22,8 @@ G_BEGIN_DECLS
 
 #define MAX_CONNECTIONS 1024
 
+typedef struct _KsRecordPySampler KsRecordPySampler;
+
 typedef struct
 {
   guint64      timestamp;
@@ -116,6 +118,7 @@ struct _KsRecordSession
   char            *command_name;
 
   KsNvml          *nvml;
+  KsRecordPySampler *py_sampler;  /* Python stacks read from outside */
   GArray          *gpu_counters;  /* per NVML device: its counter ids (ks-record-sampler.c) */
   GPtrArray       *cupti_gpus;    /* KsRecordGpu* from CUPTI device records */
   GHashTable      *gpu_uuids;     /* uuid → TRUE */
@@ -140,6 +143,33 @@ void     ks_record_seen_process_free           (gpointer            data);
 char    *ks_record_proc_thread_name            (gint64              pid,
                                                 guint32             tid);
 void     ks_record_proc_write_seen             (KsRecordSession    *self);
+
+/* ks-record-connection.c */
+void     ks_record_connection_see_thread       (KsRecordConnection *c,
+                                                guint32             tid);
+
+/* ks-record-py-sampler.c: the writing thread calls all but new, stop
+ * and free. */
+KsRecordPySampler *ks_record_py_sampler_new    (KsRecordSession    *session);
+void     ks_record_py_sampler_free             (KsRecordPySampler  *self);
+/* Ends the sampling thread; what it sampled stays to be written. */
+void     ks_record_py_sampler_stop             (KsRecordPySampler  *self);
+/* Starts reading @pid's stacks, or says in a diagnostic why it cannot
+ * (the process then samples itself). */
+void     ks_record_py_sampler_attach           (KsRecordPySampler  *self,
+                                                gint64              pid,
+                                                guint64             flag_address,
+                                                guint32             skip_tid);
+void     ks_record_py_sampler_capture          (KsRecordPySampler  *self,
+                                                gint64              pid,
+                                                guint64             timestamp,
+                                                gboolean            on);
+void     ks_record_py_sampler_write            (KsRecordPySampler  *self);
+/* @c ends: its process's samples are written now, no more taken. */
+void     ks_record_py_sampler_forget           (KsRecordPySampler  *self,
+                                                KsRecordConnection *c);
+/* Stops sampling and writes every sample left. */
+void     ks_record_py_sampler_finish           (KsRecordPySampler  *self);
 
 /* ks-record-sampler.c */
 void     ks_record_sampler_start               (KsRecordSession    *self);

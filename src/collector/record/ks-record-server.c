@@ -200,6 +200,7 @@ ks_record_server_thread (gpointer data)
       expire_detached (self, g_get_monotonic_time () - DETACHED_KEEP_US);
 
       ks_record_sampler_write (self);
+      ks_record_py_sampler_write (self->py_sampler);
       ks_record_proc_write_seen (self);
       ks_record_writer_commit_if_due (self->writer);
 
@@ -224,10 +225,13 @@ ks_record_server_thread (gpointer data)
         break;
     }
 
+  /* what was sampled from outside is written with its connection */
+  ks_record_py_sampler_stop (self->py_sampler);
   /* Connections still open at the deadline: keep what they sent. */
   while (self->connections->len > 0)
     close_connection (self, self->connections->len - 1, FALSE);
   expire_detached (self, G_MAXINT64);
+  ks_record_py_sampler_finish (self->py_sampler);
   ks_record_sampler_write (self);
   return NULL;
 }

@@ -270,6 +270,7 @@ ks_record_session_new (const char             *output_path,
   self->cupti_gpus = g_ptr_array_new ();
   self->gpu_uuids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->next_domain = 1;
+  self->py_sampler = ks_record_py_sampler_new (self);
 
   inject_dir = find_inject_dir ();
   self->inject_dir = g_strdup (inject_dir);
@@ -686,9 +687,11 @@ ks_record_session_free (KsRecordSession *self)
       g_free (gpu);
     }
   g_ptr_array_unref (self->cupti_gpus);
+  ks_record_py_sampler_stop (self->py_sampler);
   g_ptr_array_unref (self->connections);
   g_ptr_array_unref (self->detached);
   g_hash_table_unref (self->gpu_uuids);
+  ks_record_py_sampler_free (self->py_sampler);
   g_hash_table_destroy (self->processes);
   g_array_unref (self->gpu_counters);
   g_async_queue_unref (self->samples);

@@ -159,7 +159,8 @@ ks_record_writer_add_python_sample (KsRecordWriter      *self,
                                     gint64               pid,
                                     guint64              timestamp,
                                     gint64               tid,
-                                    KsRecordStack        stack)
+                                    KsRecordStack        stack,
+                                    gint                 waiting)
 {
   sqlite3_stmt *s = ks_record_writer_stmt (self, KS_KSCOPE_COMPOSITE_EVENTS);
   guint32 chain;
@@ -182,6 +183,10 @@ ks_record_writer_add_python_sample (KsRecordWriter      *self,
   sqlite3_bind_int64 (s, 2, ks_record_writer_rel (self, timestamp));
   sqlite3_bind_int64 (s, 3, ks_kscope_global_tid (pid, tid));
   sqlite3_bind_int64 (s, 4, chain);
+  if (waiting < 0)
+    sqlite3_bind_null (s, 5);
+  else
+    sqlite3_bind_int64 (s, 5, waiting > 0);
   ks_record_writer_step (self, s, TRUE);
   self->counts.python_samples++;
 }

@@ -61,7 +61,7 @@ static const char * const insert_columns[KS_KSCOPE_N_TABLES] = {
   [KS_KSCOPE_KS_COUNTERS] = "id, name, unit, deviceId, description",
   [KS_KSCOPE_KS_MEMORY_EVENTS] =
     "timestamp, globalTid, deviceId, address, bytes, totalAllocated, totalReserved",
-  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, callchainId, cpuCycles = 0",
+  [KS_KSCOPE_COMPOSITE_EVENTS] = "id, start, globalTid, callchainId, waiting, cpuCycles = 0",
   [KS_KSCOPE_SAMPLING_CALLCHAINS] = "id, symbol, module, stackDepth, lineNumber",
   [KS_KSCOPE_KS_RANKS] =
     "globalPid, groupId, rank, localRank, worldSize, localWorldSize, host, file, backend, source",

@@ -169,13 +169,15 @@ KsRecordStack   ks_record_writer_intern_stack   (KsRecordWriter      *self,
                                                  const guint32       *symbols,
                                                  const guint32       *modules,
                                                  const guint32       *lines);
-/* A sample of @stack; KS_RECORD_STACK_NONE (a repeat of a stack never
+/* A sample of @stack, taken while its thread waited (@waiting 1), ran
+ * (0), or either (-1: not known); KS_RECORD_STACK_NONE (a repeat of a stack never
  * received) and KS_RECORD_STACK_DROPPED are counted, not written. */
 void            ks_record_writer_add_python_sample (KsRecordWriter   *self,
                                                  gint64               pid,
                                                  guint64              timestamp,
                                                  gint64               tid,
-                                                 KsRecordStack        stack);
+                                                 KsRecordStack        stack,
+                                                 gint                 waiting);
 /* Lowers the limit on distinct frames (tests reach it with a few). */
 void            ks_record_writer_set_stack_limit (KsRecordWriter     *self,
                                                  guint                max_nodes);

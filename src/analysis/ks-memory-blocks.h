@@ -1,0 +1,109 @@
+/* ks-memory-blocks.h
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ks-memsnap.h"
+#include "ks-trace.h"
+
+G_BEGIN_DECLS
+
+/* Every allocation of a memory snapshot as a block in time and address:
+ * from its alloc to its free (the trace's start for one made before the
+ * history, its end for one never freed), at its address among the
+ * reserved segments. The timeline draws them per device, y = the address
+ * with the ranges no segment ever held left out, so that a fragmented
+ * allocator shows its holes.
+ *
+ * Built once per trace from the snapshot kept with it
+ * (ks_memsnap_reader_get_snapshot()), on first use; a trace without one
+ * has no devices. Times are the trace's (ns from its start). */
+
+typedef struct
+{
+  gint64   start;
+  gint64   end;
+  guint64  addr;
+  gint64   size;
+  guint32  stack;          /* ks_memsnap_get_stack(), KS_MEMSNAP_NO_STACK when none */
+  gint32   stream;
+  gboolean freed;          /* FALSE: live at the end (end is the trace's) */
+} KsMemoryBlock;
+
+typedef struct
+{
+  guint64  addr;
+  gint64   size;
+  guint64  offset;         /* bytes of the bands before it */
+} KsMemoryBand;
+
+/* A segment event or an out-of-memory error of the history. */
+typedef struct
+{
+  gint64   time;
+  guint32  entry;          /* in the snapshot device's entries */
+} KsMemoryMark;
+
+typedef struct
+{
+  gint             device;
+  guint            snap_device; /* its index in the snapshot (ks_memsnap_get_device()) */
+  GArray          *blocks;     /* KsMemoryBlock, by start */
+  gint64          *max_end;    /* per block: the latest end of the blocks up to it */
+  GArray          *segments;   /* KsMemoryBlock (no stack), by start */
+  GArray          *bands;      /* KsMemoryBand, by address: the ranges segments held, merged */
+  guint64          span;       /* the bands' bytes */
+  gint64           end;        /* the trace's end: blocks never freed end there */
+  GArray          *marks;      /* KsMemoryMark, in trace order */
+} KsMemoryBlockDevice;
+
+typedef struct
+{
+  KsMemsnap           *snap;   /* owned by the trace */
+  guint                n_devices;
+  KsMemoryBlockDevice *devices;
+} KsMemoryBlocks;
+
+/* The blocks of @trace (owned by it). Thread-safe. */
+const KsMemoryBlocks *ks_memory_blocks_get      (KsTrace                   *trace);
+
+/* Bytes from the bottom of the bands to @addr (its place on the y axis). */
+guint64               ks_memory_blocks_position (const KsMemoryBlockDevice *device,
+                                                 guint64                    addr);
+/* The address at @position of the bands. */
+guint64               ks_memory_blocks_address  (const KsMemoryBlockDevice *device,
+                                                 guint64                    position);
+
+/* The first block that may be live at @t or after: every block before it
+ * ended before @t. */
+guint                 ks_memory_blocks_first_live (const KsMemoryBlockDevice *device,
+                                                   gint64                     t);
+
+/* The allocator at time @t: the segments live then, cut into the blocks
+ * live inside them and the free holes between, by address. */
+typedef struct
+{
+  guint64  addr;
+  gint64   size;
+  guint32  block;          /* index in the device's blocks, KS_NO_INDEX for a free hole */
+  guint32  segment;        /* index in the device's segments */
+} KsMemoryPiece;
+
+typedef struct
+{
+  gint64          time;
+  KsMemsnapState  state;       /* segments, reserved, allocated, holes, largest hole */
+  GArray         *pieces;      /* KsMemoryPiece, by address */
+} KsMemoryLayout;
+
+KsMemoryLayout       *ks_memory_blocks_layout_at (const KsMemoryBlockDevice *device,
+                                                  gint64                     t);
+void                  ks_memory_layout_free      (KsMemoryLayout            *layout);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsMemoryLayout, ks_memory_layout_free)
+
+G_END_DECLS
