@@ -19,6 +19,7 @@
  *                         returning to its main loop's poll (so without
  *                         drawing a frame or reading input), from launch
  *                         until the first frame with the analysis shown
+ *                         on every side page
  * Lines before them say when the window first drew, when the analysis
  * was shown, and every stall of 50 ms or more: when it began and in
  * which phase (startup: before the window's first frame; loading: before
@@ -34,6 +35,7 @@
 #include "ks-application.h"
 #include "ks-trace-loader.h"
 #include "ks-window.h"
+#include "pages/ks-page.h"
 
 /* A run that does not show the analysis in this time failed. */
 #define GIVE_UP_S 300
@@ -112,6 +114,40 @@ timeline_drawn (KsWindow *window)
          gtk_widget_get_height (timeline) > 0;
 }
 
+/* Whether every side page under @widget shows the latest analysis: the
+ * pages refill one by one after it arrives. */
+static gboolean
+pages_filled (GtkWidget *widget)
+{
+  if (KS_IS_PAGE (widget) && !ks_page_get_filled (KS_PAGE (widget)))
+    return FALSE;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    if (!pages_filled (c))
+      return FALSE;
+  return TRUE;
+}
+
+/* A hidden page's refill need not draw anything: the frame that ends
+ * the measurement is asked for once the last page is filled. */
+static void
+page_filled_cb (GObject    *page,
+                GParamSpec *pspec,
+                GtkWidget  *window)
+{
+  if (ks_page_get_filled (KS_PAGE (page)) && pages_filled (window))
+    gtk_widget_queue_draw (window);
+}
+
+static void
+watch_pages (GtkWidget *widget,
+             GtkWidget *window)
+{
+  if (KS_IS_PAGE (widget))
+    g_signal_connect_object (widget, "notify::filled", G_CALLBACK (page_filled_cb), window, 0);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    watch_pages (c, window);
+}
+
 static void
 after_paint_cb (GdkFrameClock *clock,
                 KsWindow      *window)
@@ -123,7 +159,8 @@ after_paint_cb (GdkFrameClock *clock,
     t_window_frame = now;
   if (t_first_frame < 0 && timeline_drawn (window))
     t_first_frame = now;
-  if (t_first_frame >= 0 && t_analysis < 0 && session != NULL && ks_session_get_analysis (session) != NULL)
+  if (t_first_frame >= 0 && t_analysis < 0 && session != NULL && ks_session_get_analysis (session) != NULL &&
+      pages_filled (GTK_WIDGET (window)))
     {
       t_analysis = now;
       measuring = FALSE;
@@ -137,6 +174,7 @@ static void
 window_realize_cb (GtkWidget *widget)
 {
   g_signal_connect (gtk_widget_get_frame_clock (widget), "after-paint", G_CALLBACK (after_paint_cb), widget);
+  watch_pages (widget, widget);
 }
 
 static void

@@ -10,6 +10,7 @@
 #include <adwaita.h>
 
 #include "ks-test-gtk.h"
+#include "pages/ks-page.h"
 
 gboolean
 ks_test_init_gtk (int    *argc,
@@ -62,6 +63,25 @@ ks_test_find_descendant (GtkWidget  *widget,
         return found;
     }
   return NULL;
+}
+
+static gboolean
+pages_filled (GtkWidget *widget)
+{
+  if (KS_IS_PAGE (widget) && !ks_page_get_filled (KS_PAGE (widget)))
+    return FALSE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (!pages_filled (child))
+      return FALSE;
+  return TRUE;
+}
+
+void
+ks_test_wait_pages_filled (GtkWidget *widget)
+{
+  KS_TEST_WAIT_FOR (pages_filled (widget), 30000);
 }
 
 gboolean

@@ -60,6 +60,10 @@ void       ks_test_page_navigate_cb  (GtkWidget        *page,
 void       ks_test_page_highlight_cb (GtkWidget        *page,
                                       guint             name,
                                       KsTestPageEvents *ev);
+/* Runs the main loop until every analysis page under @widget shows its
+ * session's latest analysis (a new one refills them one by one). */
+void       ks_test_wait_pages_filled (GtkWidget      *widget);
+
 /* Whether the shown columns of the column view in @page fit its width
  * (nothing to scroll sideways); says the widths in a test message. */
 gboolean   ks_test_columns_fit     (GtkWidget  *page);

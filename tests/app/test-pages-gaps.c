@@ -112,6 +112,7 @@ open_window (void)
   g_assert_true (KS_IS_SESSION (ks_window_get_session (window)));
   WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL);
   g_assert_false (ks_session_get_busy (ks_window_get_session (window)));
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   return window;
 }
@@ -416,6 +417,7 @@ test_summary_advice (void)
     gtk_switch_set_active (GTK_SWITCH (toggle), TRUE);
     WAIT_FOR ((analysis = ks_session_get_analysis (ks_window_get_session (window))) != NULL &&
               ks_analysis_get_options (analysis)->busy_includes_copies);
+    ks_test_wait_pages_filled (GTK_WIDGET (window));
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->busy_in_window_ns, ==, 6032324);
     g_assert_cmpint (ks_analysis_get_gpu (analysis, 0)->window_ns, ==, 138630810);
     toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
@@ -515,6 +517,7 @@ test_session_binding (void)
 
   WAIT_FOR (ks_session_get_analysis (session) != NULL);
   g_assert_false (ks_session_get_busy (session));
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
   g_assert_cmpuint (notified, ==, 2);
   g_assert_true (ks_page_get_analysis (KS_PAGE (page)) == ks_session_get_analysis (session));
   g_assert_true (ks_page_get_trace (KS_PAGE (page)) == trace);
@@ -636,6 +639,158 @@ test_columns_from_report (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+typedef struct
+{
+  GSource   source;
+  guint     n;
+} IterationSource;
+
+/* Counts main-loop iterations: every source is prepared once in each. */
+static gboolean
+iteration_prepare (GSource *source,
+                   int     *timeout)
+{
+  ((IterationSource *)source)->n++;
+  *timeout = -1;
+  return FALSE;
+}
+
+static GSourceFuncs iteration_funcs = { iteration_prepare, NULL, NULL, NULL, NULL, NULL };
+
+typedef struct
+{
+  IterationSource *loop;
+  GPtrArray       *order;      /* pages in the order they were filled */
+  GArray          *iteration;  /* the iteration each was filled in */
+  KsSession       *session;
+  guint            n_refills;  /* notify::analysis to the session's analysis */
+} RefillLog;
+
+static void
+filled_cb (GObject    *page,
+           GParamSpec *pspec,
+           RefillLog  *log)
+{
+  if (!ks_page_get_filled (KS_PAGE (page)))
+    return;
+  g_ptr_array_add (log->order, page);
+  g_array_append_val (log->iteration, log->loop->n);
+}
+
+static void
+analysis_cb (GObject    *page,
+             GParamSpec *pspec,
+             RefillLog  *log)
+{
+  if (ks_page_get_analysis (KS_PAGE (page)) != NULL &&
+      ks_page_get_analysis (KS_PAGE (page)) == ks_session_get_analysis (log->session))
+    log->n_refills++;
+}
+
+/* A new analysis refills the pages one per main-loop iteration, the one
+ * shown first; a page shown before its turn fills at once; each page
+ * refills once. */
+static void
+test_refill_order (void)
+{
+  KsWindow *window = open_window ();
+  KsSession *session = ks_window_get_session (window);
+  GtkWidget *gaps_page = ks_window_get_page (window, "gaps");
+  GtkWidget *stack = gtk_widget_get_parent (gaps_page);
+  g_autoptr(GListModel) stack_pages = NULL;
+  g_autoptr(GSettings) settings = NULL;
+  g_autoptr(GPtrArray) pages = g_ptr_array_new ();
+  RefillLog log = { 0 };
+  GtkWidget *early = NULL;
+  guint n_filled_at_show;
+
+  if (!g_settings_schema_source_lookup (g_settings_schema_source_get_default (), "org.kinescope.Kinescope", TRUE))
+    {
+      g_test_skip ("no GSettings schema");
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+
+  ks_window_show_page (window, "gaps");
+  gtk_test_widget_wait_for_draw (gaps_page);
+  g_assert_true (gtk_widget_get_mapped (gaps_page));
+
+  log.loop = (IterationSource *)g_source_new (&iteration_funcs, sizeof (IterationSource));
+  g_source_attach ((GSource *)log.loop, NULL);
+  log.order = g_ptr_array_new ();
+  log.iteration = g_array_new (FALSE, FALSE, sizeof (guint));
+  log.session = session;
+
+  g_assert_true (GTK_IS_STACK (stack));
+  stack_pages = G_LIST_MODEL (gtk_stack_get_pages (GTK_STACK (stack)));
+  for (guint i = 0; i < g_list_model_get_n_items (stack_pages); i++)
+    {
+      g_autoptr(GObject) sp = g_list_model_get_item (stack_pages, i);
+      GtkWidget *child = gtk_stack_page_get_child (GTK_STACK_PAGE (sp));
+
+      if (!KS_IS_PAGE (child))
+        continue;
+      g_assert_true (ks_page_get_filled (KS_PAGE (child)));
+      g_ptr_array_add (pages, child);
+      g_signal_connect (child, "notify::filled", G_CALLBACK (filled_cb), &log);
+      g_signal_connect (child, "notify::analysis", G_CALLBACK (analysis_cb), &log);
+    }
+  /* the sixteen analysis pages of the side panel, Selection aside */
+  g_assert_cmpuint (pages->len, ==, 16);
+
+  /* A new gap threshold: the session analyses again */
+  settings = g_settings_new ("org.kinescope.Kinescope");
+  g_settings_set_double (settings, "gap-threshold-us", 1000.0);
+  WAIT_FOR (ks_session_get_analysis (session) != NULL &&
+            ks_analysis_get_options (ks_session_get_analysis (session))->gap_threshold_ns == 1000000);
+
+  /* The shown page is filled first, then the hidden ones one by one */
+  WAIT_FOR (log.order->len >= 1);
+  g_assert_true (g_ptr_array_index (log.order, 0) == gaps_page);
+  WAIT_FOR (log.order->len >= 3);
+  g_assert_cmpuint (g_array_index (log.iteration, guint, 1), >, g_array_index (log.iteration, guint, 0));
+  g_assert_cmpuint (g_array_index (log.iteration, guint, 2), >, g_array_index (log.iteration, guint, 1));
+
+  /* A hidden page shown before its turn is filled when mapped */
+  for (guint i = 0; i < pages->len && early == NULL; i++)
+    if (!ks_page_get_filled (KS_PAGE (g_ptr_array_index (pages, i))))
+      early = g_ptr_array_index (pages, i);
+  g_assert_nonnull (early);
+  n_filled_at_show = log.order->len;
+  gtk_stack_set_visible_child (GTK_STACK (stack), early);
+  g_assert_true (gtk_widget_get_mapped (early));
+  g_assert_true (ks_page_get_filled (KS_PAGE (early)));
+  g_assert_cmpuint (log.order->len, ==, n_filled_at_show + 1);
+  g_assert_true (g_ptr_array_index (log.order, n_filled_at_show) == early);
+
+  /* Every page filled, once each, with the new analysis */
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
+  g_assert_cmpuint (log.order->len, ==, pages->len);
+  g_assert_cmpuint (log.n_refills, ==, pages->len);
+  for (guint i = 0; i < pages->len; i++)
+    {
+      KsPage *page = g_ptr_array_index (pages, i);
+
+      g_assert_true (g_ptr_array_find (log.order, page, NULL));
+      g_assert_true (ks_page_get_analysis (page) == ks_session_get_analysis (session));
+    }
+  /* and the Gaps page shows the new gaps: 5 are longer than 1 ms */
+  {
+    GtkWidget *view = ks_test_find_descendant (gaps_page, GTK_TYPE_COLUMN_VIEW, NULL);
+
+    g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)))), ==, 5);
+  }
+
+  for (guint i = 0; i < pages->len; i++)
+    g_signal_handlers_disconnect_by_data (g_ptr_array_index (pages, i), &log);
+  g_settings_reset (settings, "gap-threshold-us");
+  g_source_destroy ((GSource *)log.loop);
+  g_source_unref ((GSource *)log.loop);
+  g_ptr_array_unref (log.order);
+  g_array_unref (log.iteration);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -650,6 +805,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/gaps/columns-from-report", test_columns_from_report);
   g_test_add_func ("/app/pages/summary/advice", test_summary_advice);
   g_test_add_func ("/app/pages/session-binding", test_session_binding);
+  g_test_add_func ("/app/pages/refill-order", test_refill_order);
 
   return g_test_run ();
 }

@@ -77,6 +77,7 @@ test_summary (void)
   ks_window_open (window, file);
   KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL &&
                     ks_session_get_analysis (ks_window_get_session (window)) != NULL, 20000);
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
   summary = ks_window_get_page (window, "summary");
   ks_window_show_page (window, "summary");
   gtk_test_widget_wait_for_draw (summary);

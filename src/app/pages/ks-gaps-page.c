@@ -216,6 +216,8 @@ ks_gaps_page_step (KsGapsPage *self,
 
   g_return_val_if_fail (KS_IS_GAPS_PAGE (self), FALSE);
 
+  /* ] right after a new analysis steps through its gaps */
+  ks_page_fill (KS_PAGE (self));
   n = self->analysis ? ks_page_table_get_n_shown (&self->table) : 0;
   if (n == 0)
     return FALSE;

@@ -17,18 +17,156 @@ typedef struct
 {
   KsSession  *session;
   GBinding   *binding;    /* session:analysis -> self:analysis */
+  /* What the last refill showed: kept alive while the subclass borrows it */
   KsTrace    *trace;
   KsAnalysis *analysis;
+  /* What the next refill shows, while one is scheduled */
+  KsTrace    *next_trace;
+  KsAnalysis *next_analysis;
+  GList      *queued;     /* link in refill_queue, or NULL: filled */
   GtkWidget  *empty;      /* AdwStatusPage over the content, or NULL */
 } KsPagePrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (KsPage, ks_page, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_SESSION, PROP_ANALYSIS, N_PROPS };
+enum { PROP_0, PROP_SESSION, PROP_ANALYSIS, PROP_FILLED, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 enum { NAVIGATE, HIGHLIGHT, N_SIGNALS };
 static guint signals[N_SIGNALS];
+
+/* Pages waiting for the refill of a session's new analysis. Building
+ * every page's rows in one main-loop step froze a large trace's window
+ * for a second, so one idle refills one page per iteration and frames
+ * are drawn in between: the pages the user sees at default-idle
+ * priority, the hidden ones after them at low priority. Separate idles
+ * per page would all be dispatched in the same iteration. */
+static GQueue refill_queue = G_QUEUE_INIT;
+static guint refill_source;
+static int refill_priority;
+
+static void
+ks_page_refill_now (KsPage     *self,
+                    KsTrace    *trace,
+                    KsAnalysis *analysis)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+  /* The old pair lives until the subclass has let go of it */
+  g_autoptr(KsTrace) old_trace = g_steal_pointer (&priv->trace);
+  g_autoptr(KsAnalysis) old_analysis = g_steal_pointer (&priv->analysis);
+  gboolean was_queued = priv->queued != NULL;
+  gboolean changed;
+
+  if (priv->queued != NULL)
+    {
+      g_queue_delete_link (&refill_queue, priv->queued);
+      priv->queued = NULL;
+    }
+  g_clear_object (&priv->next_trace);
+  g_clear_object (&priv->next_analysis);
+
+  priv->trace = trace ? g_object_ref (trace) : NULL;
+  priv->analysis = analysis ? g_object_ref (analysis) : NULL;
+  changed = priv->analysis != old_analysis;
+
+  if (KS_PAGE_GET_CLASS (self)->refill != NULL)
+    KS_PAGE_GET_CLASS (self)->refill (self, priv->trace, priv->analysis);
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+  if (was_queued)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILLED]);
+}
+
+static void ks_page_update_refill_source (void);
+
+static gboolean
+refill_idle_cb (gpointer data)
+{
+  KsPage *next = NULL;
+  KsPagePrivate *priv;
+
+  /* A refill that schedules another adds a new idle */
+  refill_source = 0;
+
+  /* The page the user sees first, else the one queued longest */
+  for (GList *l = refill_queue.head; l != NULL && next == NULL; l = l->next)
+    if (gtk_widget_get_mapped (l->data))
+      next = l->data;
+  if (next == NULL)
+    next = g_queue_peek_head (&refill_queue);
+
+  if (next != NULL)
+    {
+      g_autoptr(KsPage) page = g_object_ref (next);
+      g_autoptr(KsTrace) trace = NULL;
+      g_autoptr(KsAnalysis) analysis = NULL;
+
+      priv = ks_page_get_instance_private (page);
+      trace = g_steal_pointer (&priv->next_trace);
+      analysis = g_steal_pointer (&priv->next_analysis);
+      ks_page_refill_now (page, trace, analysis);
+    }
+
+  ks_page_update_refill_source ();
+  return G_SOURCE_REMOVE;
+}
+
+/* One idle for the queue, at the priority of its most urgent page. */
+static void
+ks_page_update_refill_source (void)
+{
+  int priority = G_PRIORITY_LOW;
+
+  for (GList *l = refill_queue.head; l != NULL; l = l->next)
+    if (gtk_widget_get_mapped (l->data))
+      priority = G_PRIORITY_DEFAULT_IDLE;
+
+  if (refill_source != 0 && (refill_queue.length == 0 || priority != refill_priority))
+    g_clear_handle_id (&refill_source, g_source_remove);
+  if (refill_source == 0 && refill_queue.length > 0)
+    {
+      refill_priority = priority;
+      refill_source = g_idle_add_full (priority, refill_idle_cb, NULL, NULL);
+      g_source_set_static_name (g_main_context_find_source_by_id (NULL, refill_source),
+                                "[kinescope] page refill");
+    }
+}
+
+/* Shows @analysis of @trace at the page's turn. */
+static void
+ks_page_schedule_refill (KsPage     *self,
+                         KsTrace    *trace,
+                         KsAnalysis *analysis)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+  gboolean was_filled = priv->queued == NULL;
+
+  /* A newer analysis replaces the one still waiting */
+  g_set_object (&priv->next_trace, trace);
+  g_set_object (&priv->next_analysis, analysis);
+  if (priv->queued == NULL)
+    {
+      g_queue_push_tail (&refill_queue, self);
+      priv->queued = refill_queue.tail;
+    }
+  ks_page_update_refill_source ();
+  if (was_filled)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILLED]);
+}
+
+static void
+ks_page_cancel_refill (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  if (priv->queued == NULL)
+    return;
+  g_queue_delete_link (&refill_queue, priv->queued);
+  priv->queued = NULL;
+  g_clear_object (&priv->next_trace);
+  g_clear_object (&priv->next_analysis);
+  ks_page_update_refill_source ();
+}
 
 KsSession *
 ks_page_get_session (KsPage *self)
@@ -81,14 +219,38 @@ ks_page_get_trace (KsPage *self)
   return priv->trace;
 }
 
+gboolean
+ks_page_get_filled (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_val_if_fail (KS_IS_PAGE (self), FALSE);
+
+  return priv->queued == NULL;
+}
+
+void
+ks_page_fill (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+
+  g_return_if_fail (KS_IS_PAGE (self));
+
+  if (priv->queued == NULL)
+    return;
+  trace = g_steal_pointer (&priv->next_trace);
+  analysis = g_steal_pointer (&priv->next_analysis);
+  ks_page_refill_now (self, trace, analysis);
+  ks_page_update_refill_source ();
+}
+
 void
 ks_page_set_analysis (KsPage     *self,
                       KsTrace    *trace,
                       KsAnalysis *analysis)
 {
-  KsPagePrivate *priv = ks_page_get_instance_private (self);
-  gboolean changed;
-
   g_return_if_fail (KS_IS_PAGE (self));
   g_return_if_fail (!trace || KS_IS_TRACE (trace));
   g_return_if_fail (!analysis || KS_IS_ANALYSIS (analysis));
@@ -99,14 +261,8 @@ ks_page_set_analysis (KsPage     *self,
   if (analysis == NULL)
     trace = NULL;
 
-  changed = g_set_object (&priv->analysis, analysis);
-  g_set_object (&priv->trace, trace);
-
   /* Refilled even when unchanged: the caller asks for fresh rows */
-  if (KS_PAGE_GET_CLASS (self)->refill != NULL)
-    KS_PAGE_GET_CLASS (self)->refill (self, priv->trace, priv->analysis);
-  if (changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+  ks_page_refill_now (self, trace, analysis);
 }
 
 void
@@ -180,12 +336,22 @@ ks_page_dispose (GObject *object)
   KsPagePrivate *priv = ks_page_get_instance_private (self);
 
   /* The subclass has disposed its widgets already: no refill now */
+  ks_page_cancel_refill (self);
   g_clear_pointer (&priv->binding, g_binding_unbind);
   g_clear_object (&priv->session);
   g_clear_object (&priv->analysis);
   g_clear_object (&priv->trace);
 
   G_OBJECT_CLASS (ks_page_parent_class)->dispose (object);
+}
+
+/* A page shown before its turn shows its analysis at once. */
+static void
+ks_page_map (GtkWidget *widget)
+{
+  ks_page_fill (KS_PAGE (widget));
+
+  GTK_WIDGET_CLASS (ks_page_parent_class)->map (widget);
 }
 
 /* Pages start empty, refilled once their own init has run. */
@@ -216,6 +382,9 @@ ks_page_get_property (GObject    *object,
     case PROP_ANALYSIS:
       g_value_set_object (value, ks_page_get_analysis (self));
       break;
+    case PROP_FILLED:
+      g_value_set_boolean (value, ks_page_get_filled (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -236,10 +405,21 @@ ks_page_set_property (GObject      *object,
       ks_page_set_session (self, g_value_get_object (value));
       break;
     case PROP_ANALYSIS:
-      /* The session's analysis is of the session's trace */
-      if (priv->analysis != g_value_get_object (value))
-        ks_page_set_analysis (self, priv->session ? ks_session_get_trace (priv->session) : priv->trace,
-                              g_value_get_object (value));
+      {
+        KsAnalysis *analysis = g_value_get_object (value);
+        KsAnalysis *target = priv->queued != NULL ? priv->next_analysis : priv->analysis;
+        /* The session's analysis is of the session's trace */
+        KsTrace *trace = priv->session ? ks_session_get_trace (priv->session) : priv->trace;
+
+        if (analysis == target)
+          break;
+        /* Emptying is cheap and lets the old trace go at once; only
+         * building rows waits for the page's turn. */
+        if (trace == NULL || analysis == NULL)
+          ks_page_refill_now (self, NULL, NULL);
+        else
+          ks_page_schedule_refill (self, trace, analysis);
+      }
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -273,6 +453,7 @@ static void
 ks_page_class_init (KsPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->constructed = ks_page_constructed;
   object_class->dispose = ks_page_dispose;
@@ -281,12 +462,18 @@ ks_page_class_init (KsPageClass *klass)
   klass->navigate = ks_page_real_navigate;
   klass->highlight = ks_page_real_highlight;
 
+  widget_class->map = ks_page_map;
+
   properties[PROP_SESSION] =
     g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   properties[PROP_ANALYSIS] =
     g_param_spec_object ("analysis", NULL, NULL, KS_TYPE_ANALYSIS,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  /* FALSE while a new analysis waits for its refill */
+  properties[PROP_FILLED] =
+    g_param_spec_boolean ("filled", NULL, NULL, TRUE,
+                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[NAVIGATE] =

@@ -16,8 +16,11 @@ G_BEGIN_DECLS
 
 /* An analysis page of the side panel. It follows a session: its
  * "analysis" property is bound to the session's, and every change of it
- * refills the page through the refill vfunc (with NULL: empty). A page
- * without a session shows what ks_page_set_analysis() gives it.
+ * refills the page through the refill vfunc (with NULL: empty, at
+ * once). The refill of a new analysis waits for the page's turn in an idle, one page per main-loop
+ * iteration, the shown pages first; a page mapped before its turn
+ * refills at once; "filled" is FALSE meanwhile. A page without a session
+ * shows what ks_page_set_analysis() gives it, at once.
  *
  * Signals: "navigate" (gint64 start_ns, gint64 end_ns), to show a range
  * in the timeline, and "highlight" (guint string id), to mark the slices
@@ -51,10 +54,16 @@ struct _KsPageClass
 KsSession  *ks_page_get_session  (KsPage     *self);
 void        ks_page_set_session  (KsPage     *self,
                                   KsSession  *session);
+/* The analysis shown (given to the last refill), or NULL. */
 KsAnalysis *ks_page_get_analysis (KsPage     *self);
 /* The trace of the analysis shown, or NULL. */
 KsTrace    *ks_page_get_trace    (KsPage     *self);
-/* Shows @analysis of @trace and refills. */
+/* Whether the page shows its latest analysis: no refill is waiting. */
+gboolean    ks_page_get_filled   (KsPage     *self);
+/* Runs a waiting refill now: for a command that reads the page's rows
+ * before its turn. */
+void        ks_page_fill         (KsPage     *self);
+/* Shows @analysis of @trace and refills now, dropping a waiting refill. */
 void        ks_page_set_analysis (KsPage     *self,
                                   KsTrace    *trace,
                                   KsAnalysis *analysis);
