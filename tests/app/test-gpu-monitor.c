@@ -280,6 +280,8 @@ open_fixture (const char *name)
   ks_window_open (window, file);
   KS_TEST_WAIT_FOR (ks_window_get_session (window) != NULL, 20000);
   KS_TEST_WAIT_FOR (ks_session_get_analysis (ks_window_get_session (window)) != NULL, 20000);
+  /* the side pages fill one per main-loop iteration after that */
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
   return window;
 }
 

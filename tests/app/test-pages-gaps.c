@@ -438,6 +438,7 @@ test_summary_advice (void)
     WAIT_FOR ((analysis = ks_session_get_analysis (ks_window_get_session (window))) != NULL &&
               !ks_analysis_get_options (analysis)->busy_includes_copies);
     g_assert_false (ks_session_get_analysis_options (ks_window_get_session (window))->busy_includes_copies);
+    ks_test_wait_pages_filled (GTK_WIDGET (window));
     toggle = ks_test_find_descendant (summary, GTK_TYPE_SWITCH, "include-copies");
     g_assert_false (gtk_switch_get_active (GTK_SWITCH (toggle)));
   }
