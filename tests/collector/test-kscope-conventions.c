@@ -240,6 +240,74 @@ test_both_writers (void)
   g_rmdir (dir);
 }
 
+/* Names that are not UTF-8 (a program's NVTX text, a thread's name, a
+ * frame read from a process's memory as it changed) are written as
+ * UTF-8, bad bytes replaced: SQLite's readers (Python's sqlite3 among
+ * them) refuse to decode anything else. */
+static void
+test_not_utf8 (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ks-conventions-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bad.kscope", NULL);
+  g_autoptr(GError) error = NULL;
+  KsRecordOptions options = { 0 };
+  KsRecordSession *session;
+  KsRecordConnection *conn;
+  KsWireHello hello;
+  KsWireThreadName name = { { 0 } };
+  KsWireString string = { { 0 } };
+  KsWireKernel kernel = { { 0 } };
+  g_autofree char *kernel_name = NULL;
+  g_autofree char *thread_name = NULL;
+  sqlite3_stmt *st;
+  sqlite3 *db;
+  guint n = 0;
+
+  options.capture_range = (char *) "none";
+  session = ks_record_session_new (path, &options, &error);
+  g_assert_no_error (error);
+  conn = ks_record_connection_new (session);
+  ks_wire_hello_init (&hello, PID);
+  g_assert_true (ks_record_connection_feed (conn, (const guint8 *) &hello, sizeof hello));
+  name.tid = PID;
+  feed (conn, KS_WIRE_THREAD_NAME, &name, sizeof name, "loader\xc3(");
+  string.id = 1;
+  feed (conn, KS_WIRE_STRING, &string, sizeof string, "bad\xff\xfe_kernel");
+  kernel.start = (guint64) g_get_monotonic_time () * 1000 + 1000000;
+  kernel.end = kernel.start + 500;
+  kernel.stream_id = 7;
+  kernel.correlation_id = 1;
+  kernel.name_id = 1;
+  feed (conn, KS_WIRE_KERNEL, &kernel, sizeof kernel, NULL);
+  ks_record_connection_free (conn);
+  g_assert_true (ks_record_session_finish (session, 0, TRUE, "test", &error));
+  g_assert_no_error (error);
+  ks_record_session_free (session);
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT value FROM StringIds UNION ALL SELECT name FROM KS_THREADS "
+                                           "WHERE name IS NOT NULL", -1, &st, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      const char *text = (const char *) sqlite3_column_text (st, 0);
+
+      if (!g_utf8_validate (text, -1, NULL))
+        g_error ("not UTF-8 in the recording: %s", text);
+      n++;
+    }
+  sqlite3_finalize (st);
+  g_assert_cmpuint (n, >, 2);
+  kernel_name = query_text (db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                                "JOIN StringIds s ON s.id = k.demangledName WHERE ?1 IS NOT NULL", "");
+  g_assert_cmpstr (kernel_name, ==, "bad\xef\xbf\xbd\xef\xbf\xbd_kernel");
+  thread_name = query_text (db, "SELECT name FROM KS_THREADS WHERE tid = CAST(?1 AS INTEGER)",
+                            G_STRINGIFY (PID));
+  g_assert_cmpstr (thread_name, ==, "loader\xef\xbf\xbd(");
+  sqlite3_close (db);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* The rule against Nsight itself: every kernel row of its export of the
  * CloverLeaf run (templates whose arguments hold lambdas, parameter lists
  * and std::array<int, (unsigned long)4>) gets Nsight's own shortName. */
@@ -282,5 +350,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/kscope-conventions/both-writers", test_both_writers);
   g_test_add_func ("/kscope-conventions/nsight-export", test_nsight_export);
+  g_test_add_func ("/kscope-conventions/not-utf8", test_not_utf8);
   return g_test_run ();
 }

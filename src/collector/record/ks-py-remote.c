@@ -530,6 +530,14 @@ read_str (KsPyRemote *self,
           return NULL;
         }
       text[length] = '\0';
+      /* an object freed while it was read holds anything: an ASCII
+       * string that is not ASCII text is not one */
+      for (gint64 i = 0; i < length; i++)
+        if ((guint8) text[i] >= 0x80 || (guint8) text[i] < 0x20)
+          {
+            g_free (text);
+            return NULL;
+          }
       return text;
     }
   data = g_malloc (length * kind + 1);

@@ -227,15 +227,19 @@ bind_gpu_activity (KsRecordWriter *self,
   return i;
 }
 
+/* Text from the program (thread names, diagnostics) as UTF-8, which
+ * SQLite's readers decode: bytes that are not are replaced. */
 static void
 bind_text_or_null (sqlite3_stmt *s,
                    int           i,
                    const char   *text)
 {
-  if (text != NULL)
+  if (text == NULL)
+    sqlite3_bind_null (s, i);
+  else if (g_utf8_validate (text, -1, NULL))
     sqlite3_bind_text (s, i, text, -1, SQLITE_TRANSIENT);
   else
-    sqlite3_bind_null (s, i);
+    sqlite3_bind_text (s, i, g_utf8_make_valid (text, -1), -1, g_free);
 }
 
 void
@@ -425,12 +429,17 @@ guint32
 ks_record_writer_intern (KsRecordWriter *self,
                          const char     *text)
 {
+  g_autofree char *valid = NULL;
   gpointer value;
   sqlite3_stmt *s;
   guint32 id;
 
   if (text == NULL)
     text = "";
+  /* Names come from the program (NVTX, threads, Python frames read from
+   * its memory): StringIds holds UTF-8 text, as bind_text_or_null(). */
+  if (!g_utf8_validate (text, -1, NULL))
+    text = valid = g_utf8_make_valid (text, -1);
   if (g_hash_table_lookup_extended (self->strings, text, NULL, &value))
     return GPOINTER_TO_UINT (value);
 
