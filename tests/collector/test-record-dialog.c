@@ -539,6 +539,8 @@ test_window_torch_operators (void)
   session = ks_window_get_session (window);
   trace = ks_session_get_trace (session);
 
+  /* the side pages fill one per main-loop iteration */
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
   page = ks_window_get_page (window, "operators");
   g_assert_true (ks_page_get_analysis (KS_PAGE (page)) == ks_session_get_analysis (session));
   view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);

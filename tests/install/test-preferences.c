@@ -209,6 +209,7 @@ test_schema_keys (void)
     { "kernel-wait-us", "d", "30.0" },
     { "record-capture-range", "s", "'none'" },
     { "record-command", "s", "''" },
+    { "record-cuda-memory-history", "b", "false" },
     { "record-directory", "s", "''" },
     { "record-environment", "as", "@as []" },
     { "record-gpu-metrics-frequency", "i", "10" },

@@ -159,7 +159,7 @@ test_fixtures (void)
   guint most_ahead = 0;
 
   g_assert_cmpuint (kscopes->len, ==, 5);
-  g_assert_cmpuint (json->len, ==, 11);
+  g_assert_cmpuint (json->len, ==, 12);
   for (guint i = 0; i < json->len; i++)
     g_ptr_array_add (kscopes, convert (json->pdata[i]));
 
