@@ -35,8 +35,12 @@
 #      torchprof          torch.profiler, CPU + CUDA, steps 20..N-1
 #      torchprof-seed     the same with record_shapes, profile_memory,
 #                         with_stack
+#      record-nvtx        the default recording with its operators from
+#                         torch's NVTX emission (KINESCOPE_TORCH_OPERATORS=nvtx)
 #    Rounds go on while the next one fits in BUDGET seconds (default 225)
-#    counted from the start, up to ROUNDS (default 3) per model.
+#    counted from the start, up to ROUNDS (default 3) per model. ONLY (a
+#    list of part names) and MODEL_ONLY (transformer or loader-mlp) run
+#    fewer, so that more rounds fit.
 #
 # Everything lands in OUTDIR: log.txt (what ran, how long), observer.txt,
 # exactness.txt, parts.md (the decomposition tables, also printed) and the
@@ -97,6 +101,7 @@ PARTS=(
   "plain-a|plain||"
   "plain-b|plain||"
   "record|record||"
+  "record-nvtx|record|KINESCOPE_TORCH_OPERATORS=nvtx|"
   "record-shapes|record|--pytorch=autograd-shapes-nvtx|"
   "cupti-floor|env|CUDA_INJECTION64_PATH=$OUT/mincupti.so|"
   "nvtx-floor|env|NVTX_INJECTION64_PATH=$OUT/nopnvtx.so|--emit-nvtx"
@@ -107,6 +112,14 @@ PARTS=(
   "torchprof|plain||--torch-profiler $OUT/tp.json --profile-steps 20:STEPS"
   "torchprof-seed|plain||--torch-profiler $OUT/tp.json --profile-steps 20:STEPS --seed-settings"
 )
+
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  for p in "${PARTS[@]}"; do
+    case " $ONLY " in *" ${p%%|*} "*) kept+=("$p") ;; esac
+  done
+  PARTS=("${kept[@]}")
+fi
 
 # run_part MODEL STEPS ROUND "PART-SPEC" TRAIN.PY-ARGUMENTS...
 run_part () {
@@ -130,6 +143,11 @@ MODELS=(
   "transformer|$T_STEPS|--model transformer"
   "loader-mlp|$M_STEPS|--loader-work 3000 --loader-in-step --batch 64"
 )
+if [ -n "${MODEL_ONLY:-}" ]; then
+  kept=()
+  for m in "${MODELS[@]}"; do [ "${m%%|*}" = "$MODEL_ONLY" ] && kept+=("$m"); done
+  MODELS=("${kept[@]}")
+fi
 declare -A took=( [transformer]=110 [loader-mlp]=90 )
 declare -A done_rounds=( [transformer]=0 [loader-mlp]=0 )
 for round in $(seq "$ROUNDS"); do

@@ -20,6 +20,7 @@ LABELS = {
     "plain-a": "no profiler (a)",
     "plain-b": "no profiler (b): the noise floor, b against a",
     "record": "kinescope-cli record, defaults",
+    "record-nvtx": "kinescope-cli record, defaults, operators from NVTX emission",
     "record-shapes": "kinescope-cli record, with input shapes",
     "cupti-floor": "floor of CUPTI: mincupti.c",
     "nvtx-floor": "floor of NVTX emission: emit_nvtx() into a do-nothing client",
