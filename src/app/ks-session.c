@@ -11,105 +11,12 @@
 
 #include <math.h>
 
-#include "ks-session.h"
-
-#define MIN_SPAN_NS      10.0
-#define HISTORY_MAX      100
-/* Wheel events closer than this belong to one zoom gesture. */
-#define HISTORY_COALESCE (G_USEC_PER_SEC / 2)
-
-typedef struct
-{
-  double t0;
-  double t1;
-} Span;
-
-struct _KsSession
-{
-  GObject  parent_instance;
-
-  KsTrace          *trace;
-  KsTimelineLayout *layout;
-  GSettings        *settings;
-  double   t0;
-  double   t1;
-
-  GArray  *back;               /* Span */
-  GArray  *forward;            /* Span */
-  gint64   last_push_usec;
-
-  guint32  sel_track;
-  guint32  sel_slice;
-  guint8   sel_item;           /* SelectedItem: an instant or a memory block instead of a slice */
-  guint32  sel_item_a;         /* the instant, or the block's device */
-  guint32  sel_item_b;         /* the block */
-
-  gboolean has_range;
-  gint64   range_start;
-  gint64   range_end;
-
-  KsAnalysisOptions  options;
-  KsAnalysis        *analysis;
-  GCancellable      *cancellable;   /* of the analysis being computed */
-  guint              recompute_id;
-  guint              holds;         /* ks_session_hold_analysis() not yet released */
-  gboolean           held_recompute; /* an analysis asked for while held */
-
-  /* The name search of the trace: names folded once per trace */
-  KsTraceSearch     *searcher;
-  GCancellable      *search_cancellable;  /* of the search under way */
-  KsSearchResult    *search;
-  char              *search_error;
-  int                current_match;
-  guint32            highlight;
-
-  KsCriticalPath    *path;
-  guint              path_step;
-};
-
-typedef enum
-{
-  ITEM_NONE = 0,
-  ITEM_INSTANT,
-  ITEM_MEMORY_BLOCK,
-} SelectedItem;
+#include "ks-session-private.h"
 
 G_DEFINE_FINAL_TYPE (KsSession, ks_session, G_TYPE_OBJECT)
 
-enum {
-  PROP_0,
-  PROP_TRACE,
-  PROP_ANALYSIS,
-  PROP_BUSY,
-  PROP_VISIBLE_START,
-  PROP_VISIBLE_END,
-  PROP_SELECTED_TRACK,
-  PROP_SELECTED_SLICE,
-  PROP_HAS_RANGE,
-  PROP_RANGE_START,
-  PROP_RANGE_END,
-  PROP_SETTINGS,
-  PROP_BUSY_INCLUDES_COPIES,
-  PROP_INCLUDE_WARMUP,
-  PROP_SEARCH,
-  PROP_SEARCH_ERROR,
-  PROP_CURRENT_MATCH,
-  PROP_HIGHLIGHT,
-  PROP_CRITICAL_PATH,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
-
-enum {
-  VISIBLE_CHANGED,
-  SELECTION_CHANGED,
-  RANGE_CHANGED,
-  REVEAL_TRACK,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
+GParamSpec *ks_session_properties[N_PROPS];
+guint       ks_session_signals[N_SIGNALS];
 
 static void
 ks_session_dispose (GObject *object)
@@ -312,50 +219,50 @@ ks_session_class_init (KsSessionClass *klass)
   object_class->constructed = ks_session_constructed;
 
 #define RO (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
-  properties[PROP_TRACE] =
+  ks_session_properties[PROP_TRACE] =
     g_param_spec_object ("trace", NULL, NULL, KS_TYPE_TRACE,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties[PROP_ANALYSIS] = g_param_spec_object ("analysis", NULL, NULL, KS_TYPE_ANALYSIS, RO);
-  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, RO);
-  properties[PROP_VISIBLE_START] = g_param_spec_double ("visible-start", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, RO);
-  properties[PROP_VISIBLE_END] = g_param_spec_double ("visible-end", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, RO);
+  ks_session_properties[PROP_ANALYSIS] = g_param_spec_object ("analysis", NULL, NULL, KS_TYPE_ANALYSIS, RO);
+  ks_session_properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, RO);
+  ks_session_properties[PROP_VISIBLE_START] = g_param_spec_double ("visible-start", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, RO);
+  ks_session_properties[PROP_VISIBLE_END] = g_param_spec_double ("visible-end", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, RO);
   /* KS_NO_INDEX when no slice is selected */
-  properties[PROP_SELECTED_TRACK] = g_param_spec_uint ("selected-track", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX, RO);
-  properties[PROP_SELECTED_SLICE] = g_param_spec_uint ("selected-slice", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX, RO);
-  properties[PROP_HAS_RANGE] = g_param_spec_boolean ("has-range", NULL, NULL, FALSE, RO);
-  properties[PROP_RANGE_START] = g_param_spec_int64 ("range-start", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
-  properties[PROP_RANGE_END] = g_param_spec_int64 ("range-end", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
-  properties[PROP_SETTINGS] =
+  ks_session_properties[PROP_SELECTED_TRACK] = g_param_spec_uint ("selected-track", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX, RO);
+  ks_session_properties[PROP_SELECTED_SLICE] = g_param_spec_uint ("selected-slice", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX, RO);
+  ks_session_properties[PROP_HAS_RANGE] = g_param_spec_boolean ("has-range", NULL, NULL, FALSE, RO);
+  ks_session_properties[PROP_RANGE_START] = g_param_spec_int64 ("range-start", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
+  ks_session_properties[PROP_RANGE_END] = g_param_spec_int64 ("range-end", NULL, NULL, G_MININT64, G_MAXINT64, 0, RO);
+  ks_session_properties[PROP_SETTINGS] =
     g_param_spec_object ("settings", NULL, NULL, G_TYPE_SETTINGS,
                          (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
-  properties[PROP_BUSY_INCLUDES_COPIES] =
+  ks_session_properties[PROP_BUSY_INCLUDES_COPIES] =
     g_param_spec_boolean ("busy-includes-copies", NULL, NULL, FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties[PROP_INCLUDE_WARMUP] =
+  ks_session_properties[PROP_INCLUDE_WARMUP] =
     g_param_spec_boolean ("include-warmup", NULL, NULL, FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties[PROP_SEARCH] = g_param_spec_boxed ("search", NULL, NULL, KS_TYPE_SEARCH_RESULT, RO);
-  properties[PROP_SEARCH_ERROR] = g_param_spec_string ("search-error", NULL, NULL, NULL, RO);
-  properties[PROP_CURRENT_MATCH] = g_param_spec_int ("current-match", NULL, NULL, -1, G_MAXINT, -1, RO);
-  properties[PROP_HIGHLIGHT] =
+  ks_session_properties[PROP_SEARCH] = g_param_spec_boxed ("search", NULL, NULL, KS_TYPE_SEARCH_RESULT, RO);
+  ks_session_properties[PROP_SEARCH_ERROR] = g_param_spec_string ("search-error", NULL, NULL, NULL, RO);
+  ks_session_properties[PROP_CURRENT_MATCH] = g_param_spec_int ("current-match", NULL, NULL, -1, G_MAXINT, -1, RO);
+  ks_session_properties[PROP_HIGHLIGHT] =
     g_param_spec_uint ("highlight", NULL, NULL, 0, G_MAXUINT32, KS_NO_INDEX,
                        (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties[PROP_CRITICAL_PATH] =
+  ks_session_properties[PROP_CRITICAL_PATH] =
     g_param_spec_object ("critical-path", NULL, NULL, KS_TYPE_CRITICAL_PATH, RO);
 #undef RO
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  g_object_class_install_properties (object_class, N_PROPS, ks_session_properties);
 
-  signals[VISIBLE_CHANGED] =
+  ks_session_signals[VISIBLE_CHANGED] =
     g_signal_new ("visible-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-  signals[SELECTION_CHANGED] =
+  ks_session_signals[SELECTION_CHANGED] =
     g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-  signals[RANGE_CHANGED] =
+  ks_session_signals[RANGE_CHANGED] =
     g_signal_new ("range-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   /* a track whose row the views are to bring into view */
-  signals[REVEAL_TRACK] =
+  ks_session_signals[REVEAL_TRACK] =
     g_signal_new ("reveal-track", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
@@ -371,28 +278,6 @@ ks_session_init (KsSession *self)
   self->current_match = -1;
   self->highlight = KS_NO_INDEX;
   ks_analysis_options_init (&self->options);
-}
-
-static double
-trace_span (KsSession *self)
-{
-  return MAX (1000.0, self->trace != NULL ? (double)self->trace->duration_ns : 0.0);
-}
-
-/* What fitting the trace shows: its activity, not the markers Kineto
- * writes after it (a "Record Window End" can lie a second past the
- * last kernel). */
-static void
-fit_span (KsSession *self,
-          double    *t0,
-          double    *t1)
-{
-  gint64 start = 0, end = 0;
-
-  if (self->trace != NULL)
-    ks_trace_get_activity_span (self->trace, &start, &end);
-  *t0 = start;
-  *t1 = MAX ((double)start + 1000.0, (double)end);
 }
 
 KsSession *
@@ -472,8 +357,8 @@ compute_cb (GObject      *source,
   if (analysis == NULL)
     g_warning ("Analysis failed: %s", error->message);
   g_set_object (&self->analysis, analysis);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_ANALYSIS]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_BUSY]);
 }
 
 /* Drops the analysis and starts computing the current trace's. */
@@ -501,9 +386,9 @@ recompute (KsSession *self)
 
   /* busy first: a page that sees the analysis go tells "Analysing…" */
   if (was_busy != ks_session_get_busy (self))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+    g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_BUSY]);
   if (had)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+    g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_ANALYSIS]);
 }
 
 static gboolean
@@ -519,9 +404,9 @@ recompute_idle_cb (gpointer user_data)
 static void
 notify_search (KsSession *self)
 {
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_ERROR]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_MATCH]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_SEARCH]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_SEARCH_ERROR]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_CURRENT_MATCH]);
 }
 
 /* No search and no highlight: a new trace, or an empty search text. */
@@ -650,7 +535,7 @@ ks_session_step_match (KsSession *self,
   else
     self->current_match = (int)((self->current_match + n + (direction > 0 ? 1 : -1)) % n);
 
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_MATCH]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_CURRENT_MATCH]);
   return ks_search_result_get_match (self->search, self->current_match);
 }
 
@@ -677,7 +562,7 @@ ks_session_set_critical_path (KsSession      *self,
     return;
   g_set_object (&self->path, path);
   self->path_step = path != NULL ? step : 0;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CRITICAL_PATH]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_CRITICAL_PATH]);
 }
 
 guint32
@@ -699,7 +584,7 @@ ks_session_set_highlight (KsSession *self,
   if (self->highlight == name)
     return;
   self->highlight = name;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIGHLIGHT]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_HIGHLIGHT]);
 }
 
 void
@@ -725,7 +610,7 @@ ks_session_set_trace (KsSession *self,
   g_clear_object (&self->searcher);
   clear_search (self);
   ks_session_set_critical_path (self, NULL, 0);
-  fit_span (self, &self->t0, &self->t1);
+  ks_session_fit_span (self, &self->t0, &self->t1);
   g_array_set_size (self->back, 0);
   g_array_set_size (self->forward, 0);
   self->last_push_usec = 0;
@@ -733,19 +618,19 @@ ks_session_set_trace (KsSession *self,
   self->has_range = FALSE;
   self->range_start = self->range_end = 0;
 
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_START]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_END]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_TRACE]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_VISIBLE_START]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_VISIBLE_END]);
   if (had_selection)
     {
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_TRACK]);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_SLICE]);
+      g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_SELECTED_TRACK]);
+      g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_SELECTED_SLICE]);
     }
   if (had_range)
     {
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RANGE]);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_START]);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_END]);
+      g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_HAS_RANGE]);
+      g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_RANGE_START]);
+      g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_RANGE_END]);
     }
   recompute (self);
 }
@@ -808,9 +693,9 @@ set_options (KsSession               *self,
 
   self->options = *options;
   if (copies_changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY_INCLUDES_COPIES]);
+    g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_BUSY_INCLUDES_COPIES]);
   if (warmup_changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INCLUDE_WARMUP]);
+    g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_INCLUDE_WARMUP]);
   if (self->trace != NULL && self->recompute_id == 0)
     self->recompute_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, recompute_idle_cb,
                                           g_object_ref (self), g_object_unref);
@@ -834,225 +719,21 @@ ks_session_get_trace (KsSession *self)
   return self->trace;
 }
 
-void
-ks_session_get_visible (KsSession *self,
-                        double    *t0,
-                        double    *t1)
-{
-  g_return_if_fail (KS_IS_SESSION (self));
-
-  if (t0)
-    *t0 = self->t0;
-  if (t1)
-    *t1 = self->t1;
-}
-
-void
-ks_session_set_visible (KsSession *self,
-                        double     t0,
-                        double     t1)
-{
-  double total, margin, span, lo, hi;
-
-  g_return_if_fail (KS_IS_SESSION (self));
-
-  if (!isfinite (t0) || !isfinite (t1))
-    return;
-  if (t1 < t0)
-    {
-      double tmp = t0;
-      t0 = t1;
-      t1 = tmp;
-    }
-
-  total = trace_span (self);
-  margin = total * 0.05;
-  lo = -margin;
-  hi = total + margin;
-
-  span = CLAMP (t1 - t0, MIN_SPAN_NS, hi - lo);
-  if (span != t1 - t0)
-    {
-      double mid = (t0 + t1) / 2;
-
-      t0 = mid - span / 2;
-      t1 = mid + span / 2;
-    }
-  if (t0 < lo)
-    {
-      t0 = lo;
-      t1 = lo + span;
-    }
-  if (t1 > hi)
-    {
-      t1 = hi;
-      t0 = hi - span;
-    }
-
-  if (t0 == self->t0 && t1 == self->t1)
-    return;
-
-  self->t0 = t0;
-  self->t1 = t1;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_START]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE_END]);
-  g_signal_emit (self, signals[VISIBLE_CHANGED], 0);
-}
-
-void
-ks_session_zoom (KsSession *self,
-                 double     factor,
-                 double     anchor)
-{
-  g_return_if_fail (KS_IS_SESSION (self));
-
-  if (!(factor > 0) || !isfinite (factor))
-    return;
-
-  /* Keep the anchor's fraction of the view fixed. */
-  ks_session_set_visible (self,
-                          anchor - (anchor - self->t0) * factor,
-                          anchor + (self->t1 - anchor) * factor);
-}
-
-void
-ks_session_pan (KsSession *self,
-                double     dt)
-{
-  g_return_if_fail (KS_IS_SESSION (self));
-
-  ks_session_set_visible (self, self->t0 + dt, self->t1 + dt);
-}
-
-static void
-push_span (GArray *stack,
-           double  t0,
-           double  t1)
-{
-  Span s = { t0, t1 };
-
-  if (stack->len > 0)
-    {
-      Span *top = &g_array_index (stack, Span, stack->len - 1);
-
-      if (top->t0 == t0 && top->t1 == t1)
-        return;
-    }
-  if (stack->len >= HISTORY_MAX)
-    g_array_remove_index (stack, 0);
-  g_array_append_val (stack, s);
-}
-
-void
-ks_session_push_history (KsSession *self)
-{
-  gint64 now = g_get_monotonic_time ();
-
-  g_return_if_fail (KS_IS_SESSION (self));
-
-  if (now - self->last_push_usec >= HISTORY_COALESCE)
-    {
-      push_span (self->back, self->t0, self->t1);
-      g_array_set_size (self->forward, 0);
-    }
-  self->last_push_usec = now;
-}
-
-gboolean
-ks_session_can_go_back (KsSession *self)
-{
-  return self->back->len > 0;
-}
-
-gboolean
-ks_session_can_go_forward (KsSession *self)
-{
-  return self->forward->len > 0;
-}
-
-gboolean
-ks_session_go_back (KsSession *self)
-{
-  Span s;
-
-  g_return_val_if_fail (KS_IS_SESSION (self), FALSE);
-
-  if (self->back->len == 0)
-    return FALSE;
-
-  s = g_array_index (self->back, Span, self->back->len - 1);
-  g_array_set_size (self->back, self->back->len - 1);
-  push_span (self->forward, self->t0, self->t1);
-  self->last_push_usec = 0;
-  ks_session_set_visible (self, s.t0, s.t1);
-  g_signal_emit (self, signals[VISIBLE_CHANGED], 0);
-  return TRUE;
-}
-
-gboolean
-ks_session_go_forward (KsSession *self)
-{
-  Span s;
-
-  g_return_val_if_fail (KS_IS_SESSION (self), FALSE);
-
-  if (self->forward->len == 0)
-    return FALSE;
-
-  s = g_array_index (self->forward, Span, self->forward->len - 1);
-  g_array_set_size (self->forward, self->forward->len - 1);
-  push_span (self->back, self->t0, self->t1);
-  self->last_push_usec = 0;
-  ks_session_set_visible (self, s.t0, s.t1);
-  g_signal_emit (self, signals[VISIBLE_CHANGED], 0);
-  return TRUE;
-}
-
-void
-ks_session_fit_all (KsSession *self)
-{
-  double t0, t1;
-
-  g_return_if_fail (KS_IS_SESSION (self));
-
-  self->last_push_usec = 0;
-  ks_session_push_history (self);
-  self->last_push_usec = 0;
-  fit_span (self, &t0, &t1);
-  ks_session_set_visible (self, t0, t1);
-}
-
-void
-ks_session_fit (KsSession *self,
-                gint64     start,
-                gint64     end)
-{
-  double span = MAX (MIN_SPAN_NS, (double)(end - start));
-  double margin = span * 0.05;
-
-  g_return_if_fail (KS_IS_SESSION (self));
-
-  self->last_push_usec = 0;
-  ks_session_push_history (self);
-  self->last_push_usec = 0;
-  ks_session_set_visible (self, start - margin, start + span + margin);
-}
-
 static void
 notify_selection (KsSession *self)
 {
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_TRACK]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_SLICE]);
-  g_signal_emit (self, signals[SELECTION_CHANGED], 0);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_SELECTED_TRACK]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_SELECTED_SLICE]);
+  g_signal_emit (self, ks_session_signals[SELECTION_CHANGED], 0);
 }
 
 static void
 notify_range (KsSession *self)
 {
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RANGE]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_START]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RANGE_END]);
-  g_signal_emit (self, signals[RANGE_CHANGED], 0);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_HAS_RANGE]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_RANGE_START]);
+  g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_RANGE_END]);
+  g_signal_emit (self, ks_session_signals[RANGE_CHANGED], 0);
 }
 
 void
@@ -1184,7 +865,7 @@ ks_session_reveal_track (KsSession *self,
   g_return_if_fail (self->trace != NULL);
   g_return_if_fail (track < self->trace->n_tracks);
 
-  g_signal_emit (self, signals[REVEAL_TRACK], 0, track);
+  g_signal_emit (self, ks_session_signals[REVEAL_TRACK], 0, track);
 }
 
 void
