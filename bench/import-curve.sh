@@ -6,7 +6,7 @@
 #
 # Generates, with bench/ks-gen-trace (GEN, default next to KCLI in the
 # build), traces of SIZES MB of JSON (default "503 1260": the 137 MB GPT
-# trace of issue 41 repeated, here gpt_3steps repeated), the first also
+# trace repeated, here gpt_3steps repeated), the first also
 # as .json.gz and as .kscope; then loads each with `kinescope-cli info`
 # under `taskset -c 0-(N-1)` and KINESCOPE_THREADS=N for N in CORES
 # (default 1 2 4 8 16, those past the machine's cores left out), REPEAT

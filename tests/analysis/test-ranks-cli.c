@@ -82,7 +82,7 @@ member (yajl_val    object,
   return v;
 }
 
-/* The issue's shape: {"ranks":[{"rank", "file", "steps", "step_mean_ns",
+/* The report's shape: {"ranks":[{"rank", "file", "steps", "step_mean_ns",
  * "kernels", "kernel_time_ns", "busy_pct", "comm_ns", "exposed_comm_ns",
  * "overlap_pct", "wait_ns"}], "straggler": {"rank", "wait_caused_ns"}}. */
 static void
