@@ -189,8 +189,7 @@ test_fake_nvml (void)
   calls = dlsym (handle, "fake_nvml_utilization_calls");
   g_assert_nonnull (calls);
   before = calls ();
-  ks_test_spin (300);
-  g_assert_cmpuint (calls (), >, before);
+  KS_TEST_WAIT_FOR (calls () > before, 20000);
   g_object_add_weak_pointer (G_OBJECT (monitor), (gpointer *) &monitor);
   gtk_window_close (GTK_WINDOW (monitor));
   KS_TEST_WAIT_FOR (monitor == NULL, 5000);
@@ -372,13 +371,14 @@ test_table_summary_strip (void)
   overview = KS_OVERVIEW (ks_test_find_descendant (GTK_WIDGET (window), KS_TYPE_OVERVIEW, NULL));
   g_assert_nonnull (overview);
   KS_TEST_WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (overview)) > KS_HEADER_WIDTH + 300, 20000);
-  for (int tries = 0; tries < 200; tries++)
+  /* drawn until its columns are those of its width: each draw is a frame */
+  for (gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC; g_get_monotonic_time () < deadline; )
     {
       columns = ks_overview_get_columns (overview, &n_columns);
       if (columns != NULL && n_columns == (guint)(gtk_widget_get_width (GTK_WIDGET (overview)) - KS_HEADER_WIDTH))
         break;
       gtk_widget_queue_draw (GTK_WIDGET (overview));
-      ks_test_spin (50);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (overview));
     }
   g_assert_nonnull (columns);
   for (guint c = 0; c < n_columns; c++)

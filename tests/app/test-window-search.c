@@ -229,11 +229,20 @@ test_keys_anywhere (void)
   entry = gtk_window_get_focus (GTK_WINDOW (window));
   g_assert_true (GTK_IS_TEXT (entry));
   /* Let the search bar finish revealing before typing into it. */
-  ks_test_spin (500);
+  {
+    GtkWidget *bar = ks_test_find_child (GTK_WIDGET (window), "GtkSearchBar");
+    GtkWidget *revealer = ks_test_find_descendant (bar, GTK_TYPE_REVEALER, NULL);
+
+    g_assert_nonnull (revealer);
+    WAIT_FOR (gtk_revealer_get_child_revealed (GTK_REVEALER (revealer)));
+  }
   press_key (entry, GDK_KEY_w);
   press_key (entry, GDK_KEY_s);
   WAIT_FOR (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (entry)), "ws") == 0);
-  ks_test_spin (100);
+  /* every event the keys queued handled, and a frame drawn after them */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   ks_test_assert_visible (session, t0, t1);
 
   /* What the shortcuts window says of the search keys, typed: Enter and
