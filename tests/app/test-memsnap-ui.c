@@ -27,11 +27,10 @@
 #include "ks-palette.h"
 #include "ks-selection-page.h"
 #include "ks-test-gtk.h"
+#include "ks-test-window.h"
 #include "ks-timeline-layout.h"
 #include "ks-trace-loader.h"
 #include "ks-window.h"
-
-#define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 60000)
 
 static char *
 fixture_path (const char *name)
@@ -68,6 +67,21 @@ open_window (const char *name)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   WAIT_FOR (gtk_widget_get_width (GTK_WIDGET (ks_window_get_timeline (window))) > 400);
   return window;
+}
+
+/* The window once the trace's page has faded in (the fade is driven by
+ * frames, and the test clicks faster than it runs), with the Selection
+ * page shown. */
+static void
+save_screenshot (KsWindow   *window,
+                 const char *name)
+{
+  GtkWidget *stack = gtk_widget_get_ancestor (GTK_WIDGET (ks_window_get_timeline (window)), GTK_TYPE_STACK);
+
+  ks_window_show_page (window, "selection");
+  WAIT_FOR (stack == NULL || !gtk_stack_get_transition_running (GTK_STACK (stack)));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  ks_test_save_screenshot (GTK_WIDGET (window), name);
 }
 
 /* A size as the page writes it (a no-break space before the unit). */
@@ -196,6 +210,7 @@ test_oom (void)
     gtk_widget_measure (map, GTK_ORIENTATION_VERTICAL, -1, NULL, &natural, NULL, NULL);
     g_assert_cmpint (natural, >=, 4 * 14);
   }
+  save_screenshot (window, "memsnap-oom.png");
 
   yajl_tree_free (torch);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -311,6 +326,7 @@ test_with_trace (void)
 
   r = find_blocks_row (ks_timeline_get_layout (timeline));
   g_assert_cmpuint (r, !=, KS_NO_INDEX);
+  save_screenshot (window, "memsnap-with-trace.png");
 
   /* a segment_alloc the profiler saw, marked along the row's top: its
    * tooltip says what it did; a click selects nothing */
