@@ -70,6 +70,16 @@ _ks_window_set_status (KsWindow *self)
   dur = ks_time_format_duration (trace->duration_ns);
   text = g_strdup_printf (_("%" PRIu64 " events (%" PRIu64 " on the GPU) · %u threads · %s"),
                           events, gpu, trace->n_threads, dur);
+  /* a memory snapshot holds allocations and frees, not slices */
+  if (trace->n_memory_events > 0)
+    {
+      g_autofree char *with = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %u memory event",
+                                                            "%s · %u memory events", trace->n_memory_events),
+                                               text, trace->n_memory_events);
+
+      g_free (text);
+      text = g_steal_pointer (&with);
+    }
 
   warnings = ks_trace_get_metadata (trace, "warnings");
   if (warnings != NULL && *warnings)

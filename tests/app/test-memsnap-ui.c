@@ -162,6 +162,15 @@ test_oom (void)
       oom = i;
   g_assert_cmpuint (oom, !=, KS_NO_INDEX);
 
+  /* The status bar counts the snapshot's allocations and frees: 36
+   * alloc and 17 free_completed entries (python3's pickle over the file) */
+  {
+    GtkWidget *status = ks_test_find_label (GTK_WIDGET (window), "0 events (0 on the GPU)");
+
+    g_assert_nonnull (status);
+    g_assert_true (g_str_has_suffix (gtk_label_get_text (GTK_LABEL (status)), " · 53 memory events"));
+  }
+
   /* The OOM's mark, on the allocator's row: its tooltip, then a click */
   ks_session_set_visible (session, trace->instants[oom].ts - 200000, trace->instants[oom].ts + 100000);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (timeline));
