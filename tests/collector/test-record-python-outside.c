@@ -71,23 +71,6 @@ spawn (char       **out,
   return WEXITSTATUS (wait_status);
 }
 
-/* The line of @file that ends with the comment "# @marker". */
-static guint
-marker_line (const char *file,
-             const char *marker)
-{
-  g_autofree char *text = NULL;
-  g_autofree char *tag = g_strdup_printf ("# %s", marker);
-  g_auto(GStrv) lines = NULL;
-
-  g_assert_true (g_file_get_contents (file, &text, NULL, NULL));
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_suffix (lines[i], tag))
-      return i + 1;
-  g_assert_not_reached ();
-}
-
 /* Samples of thread @tid whose innermost frame is @function at @line,
  * taken while it waited (@waiting 1) or ran (0). */
 static gint64

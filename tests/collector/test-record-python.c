@@ -128,23 +128,6 @@ has_table (sqlite3    *db,
   return query_intf (db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", name) == 1;
 }
 
-/* The line of @file that holds the comment "# @marker". */
-static guint
-marker_line (const char *file,
-             const char *marker)
-{
-  g_autofree char *text = NULL;
-  g_autofree char *tag = g_strdup_printf ("# %s", marker);
-  g_auto(GStrv) lines = NULL;
-
-  g_assert_true (g_file_get_contents (file, &text, NULL, NULL));
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_suffix (lines[i], tag))
-      return i + 1;
-  g_assert_not_reached ();
-}
-
 /* Samples whose innermost frame is @function at @file:@line, on threads
  * of pid @pid (0: any) with tid = pid (@main) or not. */
 static gint64
