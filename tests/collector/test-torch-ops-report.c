@@ -9,7 +9,8 @@
  * `kinescope-cli stats --report operators`: torch-steps-app hands the
  * observer's entry points operators nested in one of their name, on
  * three threads, across a step's start and end, of zero length, in a
- * warm-up step and outside the steps; recorded with
+ * warm-up step, outside the steps, and 800 names built in one buffer;
+ * recorded with
  * `kinescope-cli record -t nvtx`. The rows are counted here with SQL and
  * nesting worked out from their intervals, and per name the report's
  * calls and merged_calls, with the warm-up's operator_calls, must add up
@@ -238,7 +239,9 @@ test_every_row_counted (void)
       merged_fill += g_str_equal (r->name, "aten::fill_") && nested_alone (rows, i);
     }
   /* what the program emitted (see torch-steps-app.c) */
-  g_assert_cmpuint (n_ops, ==, 46);
+  g_assert_cmpuint (n_ops, ==, 46 + 800);
+  g_assert_cmpuint (g_hash_table_size (want), ==, 8 + 800);
+  g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (want, "test::distinct_799")), ==, 1);
   g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (want, "aten::empty")), ==, 9);
   g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (want, "aten::fill_")), ==, 8);
   g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (want, "aten::copy_")), ==, 4);

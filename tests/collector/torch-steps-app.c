@@ -31,8 +31,9 @@
  *     AddmmBackward0 { aten::mm; aten::mm } }
  *
  * and on a third thread (a pin-memory thread), started in the step and
- * ended after it: aten::copy_. After the steps: aten::item. Every other
- * operator lasts at least 200 µs. */
+ * ended after it: aten::copy_. After the steps: aten::item, then 800
+ * zero-length operators test::distinct_0 .. _799, each name built in
+ * the same buffer. Every other operator lasts at least 200 µs. */
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -43,6 +44,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#define N_DISTINCT 800
 
 /* at::RecordScope */
 enum { SCOPE_FUNCTION = 0, SCOPE_BACKWARD_FUNCTION = 1, SCOPE_USER = 7 };
@@ -212,5 +215,17 @@ main (int    argc,
 
   enter ("aten::item", -1, 0, SCOPE_FUNCTION);
   leave ();
+
+  /* more names than the injector keeps per thread, each built in the
+   * same buffer as autograd builds its names */
+  for (int i = 0; i < N_DISTINCT; i++)
+    {
+      char name[32];
+      uint64_t t = now_ns ();
+
+      snprintf (name, sizeof name, "test::distinct_%d", i);
+      enter_at (name, -1, 0, SCOPE_FUNCTION, t);
+      exit_func (t);
+    }
   return 0;
 }
