@@ -51,10 +51,11 @@
 #                         with_stack
 #      record-nvtx        the default recording with its operators from
 #                         torch's NVTX emission (KINESCOPE_TORCH_OPERATORS=nvtx)
-#    Rounds go on while the next process fits in BUDGET seconds (default
-#    225) counted from the start, up to ROUNDS (default 3) per model; the
-#    first round of each model comes before any second one, part by part
-#    in the order of PARTS below, and a later round runs only whole. ONLY (a list
+#    A round runs each part for each model in turn. Rounds go on while
+#    they fit in BUDGET seconds (default 225) counted from the start, up
+#    to ROUNDS (default 3): the first one part by part in the order of
+#    PARTS below (a budget cut leaves out the same last parts of both
+#    models), a later one only whole. ONLY (a list
 #    of part names) and MODEL_ONLY (transformer or loader-mlp) run fewer,
 #    so that more rounds fit.
 #
@@ -190,34 +191,54 @@ if [ -n "${MODEL_ONLY:-}" ]; then
   for m in "${MODELS[@]}"; do [ "${m%%|*}" = "$MODEL_ONLY" ] && kept+=("$m"); done
   MODELS=("${kept[@]}")
 fi
-# The first round of each model goes part by part while the budget lasts;
-# a later round only when all of it fits. Seconds a process takes: a guess
-# until one has run, then the longest seen.
-declare -A per_process=( [transformer]=8 [loader-mlp]=7 )
+# A round runs each part for each model in turn (the models interleaved,
+# so that a budget cut leaves the same parts out of both). The first
+# round goes part by part while the budget lasts (the next process taken
+# to be as long as the longest so far); a later round only when all of it
+# fits (at the mean so far). Seconds: a guess until a process has run.
+declare -A per_process=( [transformer]=8 [loader-mlp]=6 )
+declare -A spent=( [transformer]=0 [loader-mlp]=0 )
+declare -A count=( [transformer]=0 [loader-mlp]=0 )
 declare -A done_rounds=( [transformer]=0 [loader-mlp]=0 )
+declare -A ran=( [transformer]=0 [loader-mlp]=0 )
 for round in $(seq "$ROUNDS"); do
+  rs=$(date +%s)
+  whole=0
   for m in "${MODELS[@]}"; do
-    IFS='|' read -r model steps args <<< "$m"
-    rs=$(date +%s)
-    ran=0
-    need=$(( per_process[$model] * (round > 1 ? ${#PARTS[@]} : 1) ))
-    for j in $(seq 0 $((${#PARTS[@]} - 1))); do
-      spec=${PARTS[$(( (j + round - 1) % ${#PARTS[@]} ))]}
-      if [ $(( $(elapsed) + (j == 0 ? need : per_process[$model]) )) -gt "$BUDGET" ]; then
-        log "$model round $round: ${spec%%|*} and the $(( ${#PARTS[@]} - j - 1 )) parts after it left out:" \
-            "~${per_process[$model]} s a process would pass the budget of $BUDGET s"
-        break
+    model=${m%%|*}
+    whole=$(( whole + (count[$model] > 0 ? spent[$model] / count[$model] : per_process[$model]) * ${#PARTS[@]} ))
+  done
+  if [ "$round" -gt 1 ] && [ $(( $(elapsed) + whole )) -gt "$BUDGET" ]; then
+    log "round $round left out: ~$whole s would pass the budget of $BUDGET s (at $(elapsed) s)"
+    break
+  fi
+  for model in "${!ran[@]}"; do ran[$model]=0; done
+  cut=
+  for j in $(seq 0 $((${#PARTS[@]} - 1))); do
+    spec=${PARTS[$(( (j + round - 1) % ${#PARTS[@]} ))]}
+    for m in "${MODELS[@]}"; do
+      IFS='|' read -r model steps args <<< "$m"
+      if [ $(( $(elapsed) + per_process[$model] )) -gt "$BUDGET" ]; then
+        cut="${spec%%|*} ($model) and what follows it: ~${per_process[$model]} s a process would pass the budget of $BUDGET s"
+        break 2
       fi
       ps=$(date +%s)
       run_part "$model" "$steps" "$round" "$spec" $args
       took=$(( $(date +%s) - ps ))
       echo "$model ${spec%%|*} round $round: $took s" >> "$OUT/times.txt"
-      [ "$took" -gt "${per_process[$model]}" ] && per_process[$model]=$took
-      ran=$((ran + 1))
+      [ "${count[$model]}" = 0 ] || [ "$took" -gt "${per_process[$model]}" ] && per_process[$model]=$took
+      spent[$model]=$(( spent[$model] + took ))
+      count[$model]=$(( count[$model] + 1 ))
+      ran[$model]=$(( ran[$model] + 1 ))
     done
-    [ "$ran" -gt 0 ] && done_rounds[$model]=$round
-    log "$model round $round: $ran of ${#PARTS[@]} processes in $(( $(date +%s) - rs )) s (at $(elapsed) s)"
   done
+  for m in "${MODELS[@]}"; do
+    model=${m%%|*}
+    [ "${ran[$model]}" -gt 0 ] && done_rounds[$model]=$round
+    log "round $round, $model: ${ran[$model]} of ${#PARTS[@]} parts"
+  done
+  log "round $round: $(( $(date +%s) - rs )) s (at $(elapsed) s)${cut:+; left out: $cut}"
+  [ -n "$cut" ] && break
 done
 
 names=()

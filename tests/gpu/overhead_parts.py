@@ -59,16 +59,20 @@ def pct(x):
 def main():
     out, model, steps, parts = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
     runs = {}
+    probes = {}
     for part in parts:
         runs[part] = {}
+        probes[part] = {}
         for i in range(1, 100):
             try:
                 with open(f"{out}/parts-{model}-{part}-{i}.json") as f:
-                    t = json.load(f)["step_times"][20:steps]
+                    result = json.load(f)
+                t = result["step_times"][20:steps]
             except (FileNotFoundError, ValueError, KeyError):
                 continue
             if t:
                 runs[part][i] = statistics.median(t) * 1e3
+                probes[part][i] = result.get("probe_cpu_ms")
 
     plain = {i: [runs[p][i] for p in ("plain-a", "plain-b") if i in runs.get(p, {})]
              for i in set(runs.get("plain-a", {})) | set(runs.get("plain-b", {}))}
@@ -79,17 +83,20 @@ def main():
     base = statistics.median(plain_all)
 
     print("Per part: each process's median step time (ms), in round order; their median; that against "
-          "the median of every no-profiler process; and the median over rounds of the part's process "
-          "against the mean of the two no-profiler processes of its own round.")
+          "the median of every no-profiler process; the median over rounds of the part's process "
+          "against the mean of the two no-profiler processes of its own round; and each process's CPU "
+          "probe (train.py's interpreter loop before CUDA starts, best of 5: a process of the machine's "
+          "slow mode shows 20-30 % more here, whatever the profiler).")
     print()
-    print("| part | processes: median step (ms) | median (ms) | vs. no profiler | same round: median | rounds |")
-    print("|---|---|---|---:|---:|---:|")
+    print("| part | processes: median step (ms) | median (ms) | vs. no profiler | same round: median | rounds "
+          "| processes: CPU probe (ms) |")
+    print("|---|---|---|---:|---:|---:|---|")
     same_round = {}
     for part in parts:
         r = runs[part]
         label = LABELS.get(part, part)
         if not r:
-            print(f"| {label} | (no run) | | | | 0 |")
+            print(f"| {label} | (no run) | | | | 0 | |")
             continue
         med = statistics.median(r.values())
         if part == "plain-b":
@@ -99,8 +106,9 @@ def main():
         if same:
             same_round[part] = statistics.median(same)
         same_text = pct(statistics.median(same)) if same else ""
+        probe_text = " / ".join(f"{p:.2f}" if p is not None else "?" for _, p in sorted(probes[part].items()))
         print(f"| {label} | {' / '.join(f'{x:.3f}' for _, x in sorted(r.items()))} | {med:.3f} | "
-              f"{pct(100 * (med / base - 1))} | {same_text} | {len(same)} |")
+              f"{pct(100 * (med / base - 1))} | {same_text} | {len(same)} | {probe_text} |")
 
     # the noise floor
     noise = [100 * (runs["plain-b"][i] / runs["plain-a"][i] - 1)
