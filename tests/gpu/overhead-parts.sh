@@ -59,11 +59,13 @@
 #    of part names) and MODEL_ONLY (transformer or loader-mlp) run fewer,
 #    so that more rounds fit.
 #
-# Everything lands in OUTDIR: parts.md (the tables: per part, and the
-# decomposition into floors with the noise floor; also printed), log.txt
-# (what ran, how long each process took, what was left out), observer.txt,
-# floors.txt (the builds), exactness.txt and the per-process results
-# parts-MODEL-PART-ROUND.json.
+# The results land in OUTDIR, all small text: parts.md (the tables: per
+# part, and the decomposition into floors with the noise floor; also
+# printed), log.txt (what ran, what failed, what was left out), times.txt
+# (seconds per process), observer.txt, floors.txt (the builds),
+# exactness.txt and the per-process results parts-MODEL-PART-ROUND.json.
+# Recordings, traces and libraries go to WORK (default a new folder under
+# /tmp).
 set -u
 OUT=${1:?usage: overhead-parts.sh OUTDIR}
 KCLI=${KCLI:-kinescope-cli}
@@ -76,26 +78,28 @@ M_STEPS=${M_STEPS:-40}
 EXACT=${EXACT:-1}
 PIN=${PIN-taskset -c 2-9}
 CUDA_INC=${CUDA_HOME:-/usr/local/cuda}/include
-FLOORS=$OUT/floors
-mkdir -p "$OUT"
+FLOORS=$WORK/floors
+# the large files (recordings, traces, libraries) apart from the results
+WORK=${WORK:-$(mktemp -d /tmp/ks-overhead-parts-XXXXXX)}
+mkdir -p "$OUT" "$WORK"
 rm -f "$OUT"/parts-*.json "$OUT/log.txt" "$OUT/times.txt"
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
 elapsed () { echo $(( $(date +%s) - T0 )); }
 log () { echo "$*" | tee -a "$OUT/log.txt"; }
-# a command, its output kept in OUTDIR/last.log, a line when it fails
-quiet () { timeout "${QT:-90}" "$@" > "$OUT/last.log" 2>&1 || { log "failed: $*"; tail -5 "$OUT/last.log" >> "$OUT/log.txt"; }; }
+# a command, its output kept in WORK/last.log, a line in log.txt when it fails
+quiet () { timeout "${QT:-90}" "$@" > "$WORK/last.log" 2>&1 || { log "failed: $*"; tail -5 "$WORK/last.log" >> "$OUT/log.txt"; }; }
 if [ -n "$PIN" ] && ! $PIN true 2>/dev/null; then
   log "PIN=\"$PIN\" does not run here: the processes are not pinned"
   PIN=
 fi
 MACHINE="$(nproc) CPUs, $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), torch $($PY -c 'import torch; print(torch.__version__)' 2>/dev/null), Python $($PY -c 'import platform; print(platform.python_version())')"
-log "machine: $MACHINE; pinned: ${PIN:-no}"
+log "machine: $MACHINE; pinned: ${PIN:-no}; large files in $WORK"
 
 log "=== 1. floors' libraries, the observers built in the background ($(elapsed) s)"
-gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$OUT/mincupti.so" "$HERE/mincupti.c" -ldl -lpthread || log "failed: mincupti.c"
-gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$OUT/nopnvtx.so" "$HERE/nopnvtx.c" || log "failed: nopnvtx.c"
-gcc -O2 -shared -fPIC -o "$OUT/noinject.so" "$HERE/noinject.c" || log "failed: noinject.c"
+gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$WORK/mincupti.so" "$HERE/mincupti.c" -ldl -lpthread || log "failed: mincupti.c"
+gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$WORK/nopnvtx.so" "$HERE/nopnvtx.c" || log "failed: nopnvtx.c"
+gcc -O2 -shared -fPIC -o "$WORK/noinject.so" "$HERE/noinject.c" || log "failed: noinject.c"
 # on cores the rounds leave alone
 ${PIN:+taskset -c 10-15} timeout 200 $PY "$HERE/observer_floors.py" "$FLOORS" > "$OUT/floors.txt" 2>&1 &
 floors_pid=$!
@@ -103,10 +107,10 @@ floors_pid=$!
 if [ "$EXACT" = 1 ]; then
   log "=== 2. exactness of the default recording, transformer, steps 20..29 ($(elapsed) s)"
   t=$(date +%s)
-  QT=150 quiet $PIN $KCLI record -f -o "$OUT/exact.kscope" -- $PY "$HERE/train.py" --model transformer --annotate-steps \
+  QT=150 quiet $PIN $KCLI record -f -o "$WORK/exact.kscope" -- $PY "$HERE/train.py" --model transformer --annotate-steps \
     --steps 30 --result "$OUT/exact-rec.json"
   log "recorded in $(( $(date +%s) - t )) s (with the observer's first build, if it was not cached)"
-  $PY - "$OUT/exact.kscope" > "$OUT/observer.txt" <<'EOF'
+  $PY - "$WORK/exact.kscope" > "$OUT/observer.txt" <<'EOF'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("SELECT severity, text FROM KS_DIAGNOSTICS WHERE text LIKE 'PyTorch operators%'").fetchall()
@@ -118,12 +122,12 @@ if not any("from the RecordFunction observer" in text for _, text in rows):
 EOF
   cat "$OUT/observer.txt" | tee -a "$OUT/log.txt"
   quiet $PIN $PY "$HERE/train.py" --model transformer --annotate-steps --steps 30 --profile-steps 20:30 \
-    --seed-settings --torch-profiler "$OUT/exact-torch.json" --result "$OUT/exact-tp.json"
+    --seed-settings --torch-profiler "$WORK/exact-torch.json" --result "$OUT/exact-tp.json"
   {
     echo "## check_pytorch.py: operators per name, innermost operator per kernel, allocator"
-    $PY "$HERE/check_pytorch.py" "$OUT/exact.kscope" "$OUT/exact-torch.json" 20:30 "$KCLI" 2>&1 | tail -25
+    $PY "$HERE/check_pytorch.py" "$WORK/exact.kscope" "$WORK/exact-torch.json" 20:30 "$KCLI" 2>&1 | tail -25
     echo "## check_train.py: kernels against torch.profiler"
-    $PY "$HERE/check_train.py" "$OUT/exact.kscope" "$OUT/exact-torch.json" 20:30 2>&1 | tail -12
+    $PY "$HERE/check_train.py" "$WORK/exact.kscope" "$WORK/exact-torch.json" 20:30 2>&1 | tail -12
   } > "$OUT/exactness.txt"
   grep -E "^(ok|FAIL)|failure|kernels in steps|without --include-warmup" "$OUT/exactness.txt" | tee -a "$OUT/log.txt"
 fi
@@ -141,17 +145,17 @@ PARTS=(
   "plain-a|plain||"
   "record|record||"
   "rf-floor|plain||--observer $FLOORS/nop/nop_observer.so,-,0"
-  "observer-noinject|plain||--observer $FLOORS/ours/kinescope_observer.so,$OUT/noinject.so,0"
+  "observer-noinject|plain||--observer $FLOORS/ours/kinescope_observer.so,$WORK/noinject.so,0"
   "ops-observer|record|$COMMON|"
-  "cupti-floor|env|CUDA_INJECTION64_PATH=$OUT/mincupti.so|"
+  "cupti-floor|env|CUDA_INJECTION64_PATH=$WORK/mincupti.so|"
   "sampler|record|-t nvtx --pytorch=none --python-sampling=true|"
   "allocator|plain||--memory-history"
   "plain-b|plain||"
-  "torchprof|plain||--torch-profiler $OUT/tp.json --profile-steps 20:STEPS"
+  "torchprof|plain||--torch-profiler $WORK/tp.json --profile-steps 20:STEPS"
   "rf-floor-noids|plain||--observer $FLOORS/nop/nop_observer.so,-,2"
   "record-shapes|record|--pytorch=autograd-shapes-nvtx|"
-  "torchprof-seed|plain||--torch-profiler $OUT/tp.json --profile-steps 20:STEPS --seed-settings"
-  "nvtx-floor|env|NVTX_INJECTION64_PATH=$OUT/nopnvtx.so|--emit-nvtx"
+  "torchprof-seed|plain||--torch-profiler $WORK/tp.json --profile-steps 20:STEPS --seed-settings"
+  "nvtx-floor|env|NVTX_INJECTION64_PATH=$WORK/nopnvtx.so|--emit-nvtx"
   "ops-nvtx|record|$COMMON KINESCOPE_TORCH_OPERATORS=nvtx|"
   "record-nvtx|record|KINESCOPE_TORCH_OPERATORS=nvtx|"
 )
@@ -177,7 +181,7 @@ run_part () {
   case $how in
     plain) quiet $PIN $PY "$HERE/train.py" "$@" --steps "$steps" $extra --result "$R" ;;
     env) quiet env "${envs[@]}" $PIN $PY "$HERE/train.py" "$@" --steps "$steps" $extra --result "$R" ;;
-    record) quiet env "${envs[@]}" $PIN $KCLI record -f "${cli[@]}" -o "$OUT/run.kscope" -- \
+    record) quiet env "${envs[@]}" $PIN $KCLI record -f "${cli[@]}" -o "$WORK/run.kscope" -- \
               $PY "$HERE/train.py" "$@" --steps "$steps" $extra --result "$R" ;;
   esac
 }
