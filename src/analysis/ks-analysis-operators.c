@@ -218,7 +218,12 @@ _ks_analysis_operators (KsAnalysis *self,
           /* a warm-up call, or one inside such a call */
           skipped[d] = _ks_context_in_warmup (ctx, track->start[s]) || (d > 0 && skipped[d - 1]);
           if (skipped[d])
-            continue;
+            {
+              /* counted, so that the report can say what it left out */
+              if (kind == KS_SLICE_CPU_OP)
+                self->warmup.operator_calls++;
+              continue;
+            }
           stack[d] = s;
           near_op[d] = parent_op;
           near_api[d] = parent_api;
@@ -231,6 +236,8 @@ _ks_analysis_operators (KsAnalysis *self,
               /* one call with its parent (PyTorch's _remove_dup_nodes):
                * what it holds and launches is the parent's */
               near_op[d] = parent_op;
+              g_array_index (ops_name, KsOperatorStats, group_name[parent_op]).merged_calls++;
+              g_array_index (ops_shape, KsOperatorStats, group_shape[parent_op]).merged_calls++;
             }
           else if (kind == KS_SLICE_CPU_OP)
             {

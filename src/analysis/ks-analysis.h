@@ -185,6 +185,7 @@ typedef struct
   gint64   dur_ns;               /* the warm-up steps' time (of the longest process's) */
   gint64   steady_median_ns;     /* the median of the later steps there */
   gint64   cause_ns[KS_N_WARMUP_CAUSES]; /* one-time work inside them, per cause */
+  guint64  operator_calls;       /* operator calls in them, left out of the operator figures */
 } KsWarmup;
 
 typedef enum
@@ -255,6 +256,7 @@ typedef struct
   guint32      name;             /* string id */
   const char  *input_dims;       /* the "Input Dims" argument text, NULL when grouped by name */
   guint64      calls;
+  guint64      merged_calls;     /* calls nested alone in a call of the same name: one call with it */
   gint64       host_total_ns;
   gint64       host_self_ns;     /* minus nested operators and the CUDA calls it made */
   gint64       device_total_ns;  /* GPU time launched by it or its nested operators */

@@ -131,6 +131,7 @@ operator_get (const KsReport       *r,
       if (o->device_total_ns > 0)
         set_double (v, (double)o->device_tc_total_ns / o->device_total_ns);
       break;
+    case 10: set_int (v, o->merged_calls); break;
     default: g_assert_not_reached ();
     }
 }
@@ -183,6 +184,9 @@ static const KsReportColumn operator_columns[] = {
   { .key = "tc_total_ratio", .title = N_("TC Total"), .tooltip = N_("Share of the device total time in tensor-core kernels"),
     .metric = KS_METRIC_TENSOR_CORES, .unit = KS_REPORT_UNIT_RATIO, .decimals = 1, .get = operator_get, .arg = 9,
     .pos = { 0, 0, 0, 10 } },
+  /* JSON only: with calls, every row of the name in the trace */
+  { .key = "merged_calls", .title = N_("Merged Calls"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT,
+    .get = operator_get, .arg = 10, .pos = { 0, 0, 9, 0 } },
 };
 
 /* Reports */

@@ -320,11 +320,52 @@ report_operators (Printer *p)
   g_autoptr(KsReport) operators = p->by_stack ? ks_report_new_operator_stacks (p->trace, p->analysis)
                                               : ks_report_new_operators (p->trace, p->analysis, p->by_shape);
   const char *missing = ks_analysis_explain_missing (p->trace, KS_MISSING_OPERATORS);
+  const KsWarmup *warmup = ks_analysis_get_warmup (p->analysis);
+  guint64 merged = 0;
 
+  if (p->format == KS_REPORT_JSON)
+    {
+      g_autoptr(KsJsonWriter) json = ks_json_writer_new ();
+
+      /* the warm-up object says how many calls it holds: with the rows'
+       * calls and merged_calls, every operator row of the trace */
+      ks_json_begin_object (json, NULL);
+      write_list (p, operators, json, NULL, limited (p, operators->n_rows, 30));
+      ks_cli_json_warmup (json, p->trace, p->analysis);
+      json_finish (p, json);
+      return;
+    }
   if (p->format == KS_REPORT_TABLE && operators->n_rows == 0 && missing != NULL)
-    g_string_append_printf (p->out, "%s\n", missing);
-  else
-    print_list (p, operators, 30);
+    {
+      g_string_append_printf (p->out, "%s\n", missing);
+      return;
+    }
+  print_list (p, operators, 30);
+  if (p->format != KS_REPORT_TABLE || p->by_stack)
+    return;
+
+  /* what the calls column does not count, so that it can be told apart
+   * from operators missing in the trace */
+  for (guint i = 0; i < operators->n_rows; i++)
+    merged += ((const KsOperatorStats *) operators->rows)[i].merged_calls;
+  if (warmup->operator_calls > 0)
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, warmup->operator_calls);
+
+      g_string_append_printf (p->out,
+                              ngettext ("Not counted: %s operator call in the warm-up (--include-warmup counts it).\n",
+                                        "Not counted: %s operator calls in the warm-up (--include-warmup counts them).\n",
+                                        (gulong)MIN (warmup->operator_calls, G_MAXULONG)), count);
+    }
+  if (merged > 0)
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, merged);
+
+      g_string_append_printf (p->out,
+                              ngettext ("%s call nested alone in a call of the same name is counted as one call with it, as PyTorch's key_averages() counts.\n",
+                                        "%s calls nested alone in a call of the same name are counted as one call with them, as PyTorch's key_averages() counts.\n",
+                                        (gulong)MIN (merged, G_MAXULONG)), count);
+    }
 }
 
 /* Kernels by name and launching operator, or by name and launch. */

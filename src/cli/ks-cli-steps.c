@@ -63,6 +63,7 @@ ks_cli_json_warmup (KsJsonWriter *json,
     }
   ks_json_end_array (json);
   ks_json_bool (json, "included", ks_analysis_get_options (analysis)->include_warmup);
+  ks_json_int (json, "operator_calls", (gint64) warmup->operator_calls);
   ks_json_end_object (json);
 }
 

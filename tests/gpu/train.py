@@ -33,6 +33,7 @@ its snapshot after the last step, as the recorder does at exit."""
 import argparse
 import json
 import os
+import sys
 import time
 
 import torch
@@ -188,6 +189,19 @@ class GPT(nn.Module):
         return self.head(self.ln(x))
 
 
+def start_observer(so, library, flags):
+    """overhead-parts.sh's floors: a RecordFunction observer in this process
+    without a recorder (nop_observer.cpp, or ours with noinject.so as its
+    library), kept for the whole run."""
+    import ctypes
+    lib = ctypes.CDLL(so)
+    lib.kinescope_observer_start.restype = ctypes.c_int
+    lib.kinescope_observer_start.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    if lib.kinescope_observer_start(library.encode(), int(flags)) != 1:
+        sys.exit(f"train.py: the observer of {so} did not start with {library}")
+    start_observer.lib = lib
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=60)
@@ -215,7 +229,12 @@ def main():
     p.add_argument("--toggle", type=int, default=0)
     p.add_argument("--pin-main", type=int, default=-1,
                    help="run the main thread on this CPU alone once the DataLoader has started")
+    p.add_argument("--observer", metavar="SO,LIBRARY,FLAGS",
+                   help="start a RecordFunction observer built by observer_floors.py: "
+                        "kinescope_observer_start(LIBRARY, FLAGS) of SO, before the model is built")
     args = p.parse_args()
+    if args.observer:
+        start_observer(*args.observer.split(","))
     a, b = (int(v) for v in args.profile_steps.split(":"))
 
     probe = machine_probe()

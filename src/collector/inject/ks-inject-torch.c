@@ -22,19 +22,31 @@
 
 #define MAX_DEPTH   128
 #define NAME_SLOTS  256   /* power of two */
+#define TEXT_SLOTS  1024  /* power of two; filled to 3/4 at most */
 
-/* A name pointer and what it pointed to when it was interned: a
+/* A name pointer and what it pointed to when it was seen: a
  * RecordFunction's name is an operator schema's string, which lives as
  * long as the operator, or the RecordFunction's own std::string (autograd
- * nodes, record_function() labels), whose storage the next one may reuse
- * for another name. The copy tells those apart. */
+ * nodes, record_function() labels), whose storage the next one reuses for
+ * another name: a short name sits in the string itself, on the stack, at
+ * the same address for every backward node of a depth. The text tells
+ * those apart. */
 typedef struct
 {
   const char *ptr;
-  char       *copy;
+  const char *text;            /* the TextSlot's copy */
   uint32_t    id;
-  unsigned    generation;
 } NameSlot;
+
+/* The names this thread has interned, by their text: a name that comes
+ * back at a reused address costs a hash and a compare here, not the
+ * channel's lock and a copy. */
+typedef struct
+{
+  char     *text;
+  uint32_t  hash;
+  uint32_t  id;
+} TextSlot;
 
 typedef struct
 {
@@ -46,7 +58,11 @@ typedef struct
 {
   int      depth;
   int      overflow;           /* enters beyond MAX_DEPTH, exited silently */
+  unsigned generation;         /* of name_generation: ids and tid valid */
+  uint32_t tid;
+  uint32_t n_texts;
   NameSlot names[NAME_SLOTS];
+  TextSlot texts[TEXT_SLOTS];
   OpenOp   ops[MAX_DEPTH];
 } TorchThread;
 
@@ -70,12 +86,21 @@ KS_EXPORT void ks_inject_torch_op_enter (const char    *name,
 KS_EXPORT void ks_inject_torch_op_exit  (uint64_t       end);
 
 static void
+forget_names (TorchThread *t)
+{
+  for (size_t i = 0; i < TEXT_SLOTS; i++)
+    free (t->texts[i].text);
+  memset (t->names, 0, sizeof t->names);
+  memset (t->texts, 0, sizeof t->texts);
+  t->n_texts = 0;
+}
+
+static void
 free_thread (void *data)
 {
   TorchThread *t = data;
 
-  for (size_t i = 0; i < NAME_SLOTS; i++)
-    free (t->names[i].copy);
+  forget_names (t);
   free (t);
 }
 
@@ -88,37 +113,100 @@ make_thread_key (void)
 static TorchThread *
 get_thread (void)
 {
-  if (tls_thread == NULL)
+  TorchThread *t = tls_thread;
+  unsigned generation;
+
+  if (t == NULL)
     {
       pthread_once (&thread_key_once, make_thread_key);
-      tls_thread = calloc (1, sizeof *tls_thread);
-      if (tls_thread != NULL)
-        pthread_setspecific (thread_key, tls_thread);
+      t = tls_thread = calloc (1, sizeof *tls_thread);
+      if (t == NULL)
+        return NULL;
+      pthread_setspecific (thread_key, t);
     }
-  return tls_thread;
+  /* after a fork: the child's connection knows none of the ids */
+  generation = atomic_load_explicit (&name_generation, memory_order_relaxed);
+  if (t->generation != generation)
+    {
+      forget_names (t);
+      t->tid = ks_inject_gettid ();
+      t->generation = generation;
+    }
+  return t;
+}
+
+/* FNV-1a of the length and the last 16 bytes: names that differ share a
+ * prefix ("autograd::engine::evaluate_function: ", "aten::") far more
+ * often than an ending, and a byte loop over the whole name cost more
+ * than the rest of an operator. Equal hashes are compared in full. */
+static uint32_t
+text_hash (const char *text)
+{
+  size_t len = strlen (text);
+  const unsigned char *p = (const unsigned char *) text + (len > 16 ? len - 16 : 0);
+  uint32_t h = (2166136261u ^ (uint32_t) len) * 16777619u;
+
+  for (; *p; p++)
+    h = (h ^ *p) * 16777619u;
+  return h;
+}
+
+/* The id of @name's text, interned through the channel the first time */
+static const TextSlot *
+text_id (TorchThread *t,
+         const char  *name)
+{
+  static const TextSlot none = { NULL, 0, 0 };
+  uint32_t hash = text_hash (name);
+  size_t i = hash & (TEXT_SLOTS - 1);
+  TextSlot *slot;
+
+  for (; t->texts[i].text != NULL; i = (i + 1) & (TEXT_SLOTS - 1))
+    if (t->texts[i].hash == hash && strcmp (t->texts[i].text, name) == 0)
+      return &t->texts[i];
+
+  slot = &t->texts[i];
+  /* a thread with this many names: the channel's table alone */
+  if (t->n_texts >= TEXT_SLOTS / 4 * 3)
+    {
+      static __thread TextSlot unkept;
+
+      unkept.id = ks_channel_intern (name);
+      return unkept.id != 0 ? &unkept : &none;
+    }
+  slot->id = ks_channel_intern (name);
+  if (slot->id == 0 || (slot->text = strdup (name)) == NULL)
+    {
+      slot->id = 0;
+      return &none;
+    }
+  slot->hash = hash;
+  t->n_texts++;
+  return slot;
 }
 
 static uint32_t
 name_id (TorchThread *t,
          const char  *name)
 {
-  unsigned generation = atomic_load_explicit (&name_generation, memory_order_relaxed);
   uintptr_t p = (uintptr_t) name;
   NameSlot *slot = &t->names[((p >> 4) ^ (p >> 12)) & (NAME_SLOTS - 1)];
-  uint32_t id;
+  const TextSlot *text;
 
-  if (slot->ptr == name && slot->generation == generation && strcmp (slot->copy, name) == 0)
+  if (slot->ptr == name && strcmp (slot->text, name) == 0)
     return slot->id;
 
-  id = ks_channel_intern (name);
-  if (id == 0)
-    return 0;
-  free (slot->copy);
-  slot->copy = strdup (name);
-  slot->ptr = slot->copy != NULL ? name : NULL;
-  slot->id = id;
-  slot->generation = generation;
-  return id;
+  text = text_id (t, name);
+  /* only a kept text can vouch for the pointer next time */
+  if (text->text == NULL)
+    {
+      slot->ptr = NULL;
+      return text->id;
+    }
+  slot->ptr = name;
+  slot->text = text->text;
+  slot->id = text->id;
+  return slot->id;
 }
 
 void
@@ -172,7 +260,7 @@ ks_inject_torch_op_enter (const char    *name,
   op->msg.handle = handle;
   op->msg.seq = seq;
   op->msg.fwd_thread_id = fwd_thread_id;
-  op->msg.tid = ks_inject_gettid ();
+  op->msg.tid = t->tid;
   op->msg.name_id = name != NULL ? name_id (t, name) : 0;
   op->msg.scope = (uint8_t) scope;
   op->msg.depth = (uint8_t) (t->depth - 1 < 255 ? t->depth - 1 : 255);
