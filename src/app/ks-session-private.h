@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-rank-summaries.h"
 #include "ks-session.h"
 
 G_BEGIN_DECLS
@@ -58,6 +59,12 @@ struct _KsSession
 
   KsCriticalPath    *path;
   guint              path_step;
+
+  /* A job over the memory bound (ks-session-job.c) */
+  KsRankSummaries   *summaries;
+  GFile             *job_file;
+  guint              loaded_row;
+  guint              loading_row;
 };
 
 typedef enum
@@ -87,6 +94,10 @@ enum {
   PROP_CURRENT_MATCH,
   PROP_HIGHLIGHT,
   PROP_CRITICAL_PATH,
+  PROP_SUMMARIES,
+  PROP_JOB_FILE,
+  PROP_LOADED_ROW,
+  PROP_LOADING_ROW,
   N_PROPS
 };
 

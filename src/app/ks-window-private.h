@@ -69,12 +69,6 @@ struct _KsWindow
   gulong                first_frame_id;
   guint                 first_frame_timeout;
 
-  /* A job over the memory bound: its summaries, the folder, and the row
-   * of the rank being loaded (KS_NO_INDEX when none is) */
-  KsRanksPage          *job_ranks_page;
-  KsRankSummaries      *summaries;
-  GFile                *job_file;
-  guint                 loading_row;
   gboolean              panel_sized;      /* the side panel's first width is set */
   guint                 panel_tick;       /* sizing it at the next frame */
 

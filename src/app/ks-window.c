@@ -230,15 +230,11 @@ hold_analysis_until_drawn (KsWindow *self)
   gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
 }
 
+/* The session is made with the first trace or job and kept: its pages
+ * and views follow it through the traces the window shows. */
 static void
-set_trace (KsWindow *self,
-           KsTrace  *trace,
-           GFile    *file)
+ensure_session (KsWindow *self)
 {
-  g_set_object (&self->file, file);
-
-  /* The session is made with the first trace and kept: its pages and
-   * views follow it through the traces the window shows. */
   if (self->session == NULL)
     {
       self->session = ks_session_new_with_settings (NULL, ks_application_get_settings ());
@@ -255,6 +251,15 @@ set_trace (KsWindow *self,
                                G_CALLBACK (session_analysis_changed_cb), self, G_CONNECT_SWAPPED);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
     }
+}
+
+static void
+set_trace (KsWindow *self,
+           KsTrace  *trace,
+           GFile    *file)
+{
+  g_set_object (&self->file, file);
+  ensure_session (self);
 
   if (ks_session_get_trace (self->session) == trace)
     session_trace_changed_cb (self, NULL, self->session);
@@ -312,27 +317,22 @@ visible_after_failure (KsWindow *self)
 {
   if (self->session != NULL && ks_session_get_trace (self->session) != NULL)
     return "trace";
-  return self->summaries != NULL ? "job" : "empty";
+  return ks_window_get_summaries (self) != NULL ? "job" : "empty";
 }
 
-/* Both Ranks pages show the job's summaries, @loaded_row the rank whose
- * trace the window holds. */
-static void
-show_summaries (KsWindow *self,
-                guint     loaded_row)
+/* The rank whose trace is being loaded, KS_NO_INDEX for a file of its own. */
+static guint
+loading_row (KsWindow *self)
 {
-  ks_ranks_page_set_summaries (self->job_ranks_page, self->summaries, loaded_row);
-  ks_ranks_page_set_summaries (KS_RANKS_PAGE (ks_window_get_page (self, "ranks")), self->summaries, loaded_row);
+  return self->session != NULL ? ks_session_get_loading_row (self->session) : KS_NO_INDEX;
 }
 
 static void
-clear_summaries (KsWindow *self)
+set_loading_row (KsWindow *self,
+                 guint     row)
 {
-  if (self->summaries == NULL)
-    return;
-  g_clear_object (&self->summaries);
-  g_clear_object (&self->job_file);
-  show_summaries (self, KS_NO_INDEX);
+  if (self->session != NULL)
+    ks_session_set_loading_row (self->session, row);
 }
 
 static void
@@ -364,9 +364,9 @@ show_job (KsWindow        *self,
   /* the trace shown before belongs to another file */
   if (self->session != NULL)
     set_trace (self, NULL, NULL);
-  g_set_object (&self->summaries, summaries);
-  g_set_object (&self->job_file, file);
-  show_summaries (self, KS_NO_INDEX);
+  ensure_session (self);
+  /* both Ranks pages follow the session's summaries */
+  ks_session_set_job (self->session, summaries, file);
   adw_window_title_set_title (self->window_title, name);
   adw_window_title_set_subtitle (self->window_title, "");
   gtk_window_set_title (GTK_WINDOW (self), name);
@@ -393,25 +393,26 @@ load_cb (GObject      *object,
 
   if (!ok)
     {
-      self->loading_row = KS_NO_INDEX;
+      set_loading_row (self, KS_NO_INDEX);
       load_failed (self, file, error);
     }
   else if (summaries != NULL)
     show_job (self, summaries, file);
-  else if (self->loading_row != KS_NO_INDEX)
+  else if (loading_row (self) != KS_NO_INDEX)
     {
-      guint row = self->loading_row;
+      guint row = loading_row (self);
 
       /* one rank of the job at a time: the one before is let go */
-      self->loading_row = KS_NO_INDEX;
+      set_loading_row (self, KS_NO_INDEX);
       set_trace (self, trace, file);
-      show_summaries (self, row);
+      ks_session_set_loaded_row (self->session, row);
       ks_window_show_page (self, "ranks");
     }
   else
     {
       /* a file of its own: the job shown before is let go */
-      clear_summaries (self);
+      if (self->session != NULL)
+        ks_session_set_job (self->session, NULL, NULL);
       add_recent (file);
       set_trace (self, trace, file);
     }
@@ -462,7 +463,7 @@ start_load_with_snapshot (KsWindow *self,
   _ks_window_compare_clear (self);
 
   /* a rank's file is a JSON trace, with no samples to space */
-  if (self->loading_row != KS_NO_INDEX)
+  if (loading_row (self) != KS_NO_INDEX)
     options.nvsmi_interval = 0;
   if (settings != NULL)
     options.folder_memory_mb = g_settings_get_int (settings, "folder-memory-mb");
@@ -481,7 +482,7 @@ static void
 open_file (KsWindow *self,
            GFile    *file)
 {
-  self->loading_row = KS_NO_INDEX;
+  set_loading_row (self, KS_NO_INDEX);
   start_load (self, file);
 }
 
@@ -506,7 +507,7 @@ ks_window_open_with_snapshot (KsWindow *self,
   g_return_if_fail (G_IS_FILE (file) && G_IS_FILE (snapshot));
 
   self->nvsmi_interval = 0;
-  self->loading_row = KS_NO_INDEX;
+  set_loading_row (self, KS_NO_INDEX);
   start_load_with_snapshot (self, file, snapshot);
 }
 
@@ -533,12 +534,13 @@ load_rank_cb (KsWindow    *self,
               guint        row,
               KsRanksPage *page)
 {
+  KsRankSummaries *summaries = ks_window_get_summaries (self);
   g_autoptr(GFile) file = NULL;
 
-  if (self->summaries == NULL)
+  if (summaries == NULL)
     return;
-  file = g_file_new_for_path (ks_rank_summaries_get_source (self->summaries, row));
-  self->loading_row = row;
+  file = g_file_new_for_path (ks_rank_summaries_get_source (summaries, row));
+  ks_session_set_loading_row (self->session, row);
   start_load (self, file);
 }
 
@@ -547,7 +549,7 @@ ks_window_get_summaries (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
-  return self->summaries;
+  return self->session != NULL ? ks_session_get_summaries (self->session) : NULL;
 }
 
 gboolean
@@ -555,7 +557,9 @@ ks_window_is_empty (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
 
-  return self->session == NULL && !ks_document_loader_get_loading (self->loader) && self->summaries == NULL;
+  return (self->session == NULL ||
+          (ks_session_get_trace (self->session) == NULL && ks_session_get_summaries (self->session) == NULL)) &&
+         !ks_document_loader_get_loading (self->loader);
 }
 
 gboolean
@@ -886,8 +890,6 @@ ks_window_dispose (GObject *object)
 
   g_clear_object (&self->session);
   g_clear_object (&self->file);
-  g_clear_object (&self->summaries);
-  g_clear_object (&self->job_file);
 
   G_OBJECT_CLASS (ks_window_parent_class)->dispose (object);
 }
@@ -956,7 +958,6 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, interval_bar);
   gtk_widget_class_bind_template_callback (widget_class, interval_reload_cb);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, job_ranks_page);
   gtk_widget_class_bind_template_callback (widget_class, load_rank_cb);
 
   _ks_window_class_actions_init (klass);
@@ -970,7 +971,6 @@ ks_window_init (KsWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->loading_row = KS_NO_INDEX;
   restore_window_state (self);
 
   g_object_bind_property_full (self->loader, "file", self->loading_title, "label", G_BINDING_DEFAULT,
