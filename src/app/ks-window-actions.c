@@ -126,8 +126,7 @@ find_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
-  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+  ks_search_bar_start (self->search_bar);
 }
 
 static void

@@ -84,7 +84,7 @@ finish (Pending *p)
   if (self->compare_cancellable == p->cancellable)
     {
       g_clear_object (&self->compare_cancellable);
-      _ks_window_set_status (self);
+      ks_status_bar_set_message (self->status_bar, NULL);
     }
   /* A newer comparison, another trace or the window's end took over. */
   if (!g_cancellable_is_cancelled (p->cancellable))
@@ -173,7 +173,7 @@ ks_window_compare_with (KsWindow *self,
   /* Loading a large trace takes seconds: say what is going on. */
   name = g_file_get_basename (file);
   status = g_strdup_printf (_("Comparing with “%s”…"), name);
-  gtk_label_set_label (self->status_detail, status);
+  ks_status_bar_set_message (self->status_bar, status);
   if (self->compare_cancellable != NULL)
     g_cancellable_cancel (self->compare_cancellable);
   g_clear_object (&self->compare_cancellable);
@@ -216,9 +216,11 @@ _ks_window_compare_clear (KsWindow *self)
 void
 _ks_window_compare_cancel (KsWindow *self)
 {
-  if (self->compare_cancellable != NULL)
-    g_cancellable_cancel (self->compare_cancellable);
+  if (self->compare_cancellable == NULL)
+    return;
+  g_cancellable_cancel (self->compare_cancellable);
   g_clear_object (&self->compare_cancellable);
+  ks_status_bar_set_message (self->status_bar, NULL);
 }
 
 static gboolean

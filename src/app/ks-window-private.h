@@ -10,7 +10,9 @@
 #include "ks-document-loader.h"
 #include "ks-interval-bar.h"
 #include "ks-overview.h"
+#include "ks-search-bar.h"
 #include "ks-selection-page.h"
+#include "ks-status-bar.h"
 #include "ks-window.h"
 #include "pages/ks-comms-page.h"
 #include "pages/ks-critical-path-page.h"
@@ -31,10 +33,7 @@ struct _KsWindow
 
   /* Template widgets */
   AdwWindowTitle       *window_title;
-  GtkSearchBar         *search_bar;
-  GtkSearchEntry       *search_entry;
-  GtkToggleButton      *regex_button;
-  GtkLabel             *search_count;
+  KsSearchBar          *search_bar;
   GtkStack             *main_stack;
   GtkListBox           *recent_list;
   GtkWidget            *recent_group;
@@ -50,21 +49,13 @@ struct _KsWindow
   GtkPaned             *paned;
   GtkToggleButton      *side_panel_button;
   KsGapsPage           *gaps_page;
-  GtkLabel             *status_label;
-  GtkLabel             *status_detail;
-  GtkRevealer          *warnings_revealer;
-  GtkWidget            *warnings_box;
-  GtkLabel             *warnings_label;
-  GtkLabel             *warnings_more;
+  KsStatusBar          *status_bar;
   KsIntervalBar        *interval_bar;
 
   /* State */
   GFile                *file;
   KsSession            *session;      /* from the first trace on */
   double                nvsmi_interval; /* an nvidia-smi log's, from its bar; 0: 1 s */
-  guint64               n_events;     /* slices of the trace, counted once */
-  guint64               n_gpu_events;
-  gboolean              warnings_closed;  /* the banner's close button, for this trace */
   GdkFrameClock        *first_frame_clock; /* the session's analysis is held until it paints */
   gulong                first_frame_id;
   guint                 first_frame_timeout;
@@ -79,20 +70,18 @@ struct _KsWindow
 
 void _ks_window_class_actions_init (KsWindowClass *klass);
 void _ks_window_actions_update     (KsWindow      *self);
-void _ks_window_search_init        (KsWindow      *self);
-/* The count follows the session's search from its making on. */
+/* ks-window-search.c: the find actions follow the session's search
+ * from its making on; stepping to a match brings it into view. */
 void _ks_window_search_init_session (KsWindow     *self);
 void _ks_window_search_step        (KsWindow      *self,
                                     int            direction);
 /* ks-window-tabs.c: the shown page's tab scrolled into view */
 void _ks_window_tabs_init          (KsWindow      *self);
 
-/* ks-window-status.c */
-void _ks_window_set_status         (KsWindow      *self);
+/* ks-window-status.c: the subtitle, and the interval bar of an
+ * nvidia-smi log without times */
 void _ks_window_update_subtitle    (KsWindow      *self);
-/* The trace's load warnings and what @analysis (may be NULL) left out. */
-void _ks_window_update_warnings    (KsWindow      *self,
-                                    KsAnalysis    *analysis);
+void _ks_window_update_interval_bar (KsWindow     *self);
 
 /* ks-window-actions.c: the analysis side of the window; the ]/[ keys
  * step through the Gaps page. The options of a job's summaries: the

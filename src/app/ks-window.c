@@ -10,12 +10,11 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <inttypes.h>
 
 #include "ks-analysis.h"
-#include "ks-format.h"
 #include "ks-paths.h"
 #include "ks-rank-summaries.h"
+#include "ks-warnings-banner.h"
 #include "ks-window-private.h"
 #include "ks-application.h"
 
@@ -55,11 +54,11 @@ file_display_name (GFile *file)
   return g_filename_display_name (basename ? basename : "");
 }
 
+/* Escape in the search bar: back to the timeline. */
 static void
-warnings_close_cb (KsWindow *self)
+stop_search_cb (KsWindow *self)
 {
-  self->warnings_closed = TRUE;
-  gtk_revealer_set_reveal_child (self->warnings_revealer, FALSE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 }
 
 static void
@@ -89,7 +88,6 @@ session_selection_changed_cb (KsWindow  *self,
   else if (ks_session_get_selected_instant (session, NULL) ||
            ks_session_get_selected_memory_block (session, NULL, NULL))
     gtk_stack_set_visible_child_name (self->side_stack, "selection");
-  _ks_window_set_status (self);
 }
 
 static void
@@ -98,7 +96,6 @@ session_range_changed_cb (KsWindow  *self,
 {
   if (ks_session_get_range (session, NULL, NULL))
     gtk_stack_set_visible_child_name (self->side_stack, "selection");
-  _ks_window_set_status (self);
 }
 
 static void
@@ -121,7 +118,6 @@ session_analysis_changed_cb (KsWindow   *self,
   /* Kept while the next analysis is computed, as before it came. */
   if (analysis == NULL)
     return;
-  _ks_window_update_warnings (self, analysis);
   _ks_window_update_subtitle (self);
 }
 
@@ -136,17 +132,6 @@ session_trace_changed_cb (KsWindow   *self,
 
   if (trace != NULL)
     {
-      KsTraceCounts counts;
-
-      ks_trace_get_counts (trace, &counts);
-      self->n_events = self->n_gpu_events = 0;
-      for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
-        {
-          self->n_events += counts.by_kind[k];
-          if (ks_slice_kind_is_gpu (k))
-            self->n_gpu_events += counts.by_kind[k];
-        }
-
       adw_window_title_set_title (self->window_title, name ? name : "");
       gtk_window_set_title (GTK_WINDOW (self), name ? name : "");
       _ks_window_update_subtitle (self);
@@ -166,10 +151,7 @@ session_trace_changed_cb (KsWindow   *self,
   if (trace != NULL)
     gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 
-  /* A new trace shows its own warnings, even after the last ones were closed. */
-  self->warnings_closed = FALSE;
-  _ks_window_update_warnings (self, NULL);
-  _ks_window_set_status (self);
+  _ks_window_update_interval_bar (self);
   _ks_window_actions_update (self);
 }
 
@@ -914,6 +896,9 @@ ks_window_class_init (KsWindowClass *klass)
 
   g_type_ensure (KS_TYPE_DOCUMENT_LOADER);
   g_type_ensure (KS_TYPE_INTERVAL_BAR);
+  g_type_ensure (KS_TYPE_SEARCH_BAR);
+  g_type_ensure (KS_TYPE_STATUS_BAR);
+  g_type_ensure (KS_TYPE_WARNINGS_BANNER);
   g_type_ensure (KS_TYPE_OVERVIEW);
   g_type_ensure (KS_TYPE_TIMELINE);
   g_type_ensure (KS_TYPE_SELECTION_PAGE);
@@ -931,9 +916,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_bar);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_entry);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, regex_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_count);
+  gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_list);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_group);
@@ -949,13 +932,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, gaps_page);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_detail);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_revealer);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_box);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_label);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_more);
-  gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_bar);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, interval_bar);
   gtk_widget_class_bind_template_callback (widget_class, interval_reload_cb);
   gtk_widget_class_bind_template_callback (widget_class, load_rank_cb);
@@ -997,7 +974,6 @@ ks_window_init (KsWindow *self)
                            G_CONNECT_SWAPPED);
 
   _ks_window_tabs_init (self);
-  _ks_window_search_init (self);
   _ks_window_analysis_init (self);
   _ks_window_actions_update (self);
 }
