@@ -60,7 +60,9 @@ struct _KsSession
   KsCriticalPath    *path;
   guint              path_step;
 
-  /* A job over the memory bound (ks-session-job.c) */
+  /* Where the trace comes from (ks-session-source.c): its file, or a
+   * job over the memory bound */
+  GFile             *file;
   KsRankSummaries   *summaries;
   GFile             *job_file;
   guint              loaded_row;
@@ -94,6 +96,7 @@ enum {
   PROP_CURRENT_MATCH,
   PROP_HIGHLIGHT,
   PROP_CRITICAL_PATH,
+  PROP_FILE,
   PROP_SUMMARIES,
   PROP_JOB_FILE,
   PROP_LOADED_ROW,

@@ -45,6 +45,7 @@ ks_session_finalize (GObject *object)
   g_clear_pointer (&self->layout, ks_timeline_layout_free);
   g_clear_object (&self->searcher);
   g_clear_object (&self->path);
+  g_clear_object (&self->file);
   g_clear_object (&self->summaries);
   g_clear_object (&self->job_file);
   g_clear_pointer (&self->search, ks_search_result_unref);
@@ -118,6 +119,9 @@ ks_session_get_property (GObject    *object,
       break;
     case PROP_CRITICAL_PATH:
       g_value_set_object (value, self->path);
+      break;
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
       break;
     case PROP_SUMMARIES:
       g_value_set_object (value, self->summaries);
@@ -216,6 +220,9 @@ ks_session_set_property (GObject      *object,
     case PROP_HIGHLIGHT:
       ks_session_set_highlight (self, g_value_get_uint (value));
       break;
+    case PROP_FILE:
+      ks_session_set_file (self, g_value_get_object (value));
+      break;
     case PROP_LOADED_ROW:
       ks_session_set_loaded_row (self, g_value_get_uint (value));
       break;
@@ -269,6 +276,10 @@ ks_session_class_init (KsSessionClass *klass)
                        (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   ks_session_properties[PROP_CRITICAL_PATH] =
     g_param_spec_object ("critical-path", NULL, NULL, KS_TYPE_CRITICAL_PATH, RO);
+  /* The file the trace was read from, set before the trace */
+  ks_session_properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   /* A job over the memory bound: its summaries and folder (set together,
    * ks_session_set_job()), the row whose trace the session holds and the
    * row being loaded, KS_NO_INDEX when none */

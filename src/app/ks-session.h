@@ -26,8 +26,8 @@ G_BEGIN_DECLS
  * shares one session and follows its properties (trace, analysis, busy,
  * visible-start, visible-end, selected-track, selected-slice, has-range,
  * range-start, range-end, busy-includes-copies, include-warmup, search,
- * search-error, current-match, highlight, critical-path, summaries,
- * job-file, loaded-row, loading-row; all notify) or
+ * search-error, current-match, highlight, critical-path, file,
+ * summaries, job-file, loaded-row, loading-row; all notify) or
  * its signals
  * "visible-changed", "selection-changed", "range-changed" and
  * "reveal-track".
@@ -174,6 +174,12 @@ KsCriticalPath *
 void        ks_session_set_critical_path   (KsSession      *self,
                                             KsCriticalPath *path,
                                             guint           step);
+
+/* The file the trace was read from (NULL: none, or not a file); set
+ * it before the trace, for the views that read it on notify::trace. */
+GFile      *ks_session_get_file            (KsSession       *self);
+void        ks_session_set_file            (KsSession       *self,
+                                            GFile           *file);
 
 /* A job too large to load whole: its summaries and its folder (both
  * NULL: none), shown by the Ranks pages. Setting them clears the loaded

@@ -257,9 +257,9 @@ add_snapshot (KsWindow *self,
 {
   g_autoptr(GFile) file = NULL;
 
-  if (self->file == NULL)
+  if (ks_window_get_file (self) == NULL)
     return;
-  file = g_object_ref (self->file);
+  file = g_object_ref (ks_window_get_file (self));
   ks_window_open_with_snapshot (self, file, snapshot);
 }
 
@@ -320,8 +320,8 @@ _ks_window_actions_update (KsWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", ks_window_get_loading (self));
   _ks_window_compare_update_actions (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot", has_trace && self->file != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot-file", has_trace && self->file != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot", has_trace && ks_window_get_file (self) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot-file", has_trace && ks_window_get_file (self) != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-previous", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom", has_trace);

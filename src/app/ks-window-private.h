@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-compare-view.h"
 #include "ks-document-loader.h"
 #include "ks-interval-bar.h"
 #include "ks-overview.h"
@@ -53,8 +54,7 @@ struct _KsWindow
   KsIntervalBar        *interval_bar;
 
   /* State */
-  GFile                *file;
-  KsSession            *session;      /* from the first trace on */
+  KsSession            *session;      /* from the first trace or job on */
   double                nvsmi_interval; /* an nvidia-smi log's, from its bar; 0: 1 s */
   GdkFrameClock        *first_frame_clock; /* the session's analysis is held until it paints */
   gulong                first_frame_id;
@@ -63,8 +63,10 @@ struct _KsWindow
   gboolean              panel_sized;      /* the side panel's first width is set */
   guint                 panel_tick;       /* sizing it at the next frame */
 
-  /* Compare With…: the view once both are analysed, the load before */
-  GtkWidget            *compare_view;
+  /* Compare With…: the view follows the new run's session; the load
+   * and analysis before it shows them */
+  KsCompareView        *compare_view;
+  KsSession            *compare_session;
   GCancellable         *compare_cancellable;
 };
 

@@ -27,6 +27,7 @@ enum {
   PROP_0,
   PROP_SESSION,
   PROP_LOADING,
+  PROP_COMPARE_SESSION,
   N_PROPS
 };
 
@@ -128,7 +129,8 @@ session_trace_changed_cb (KsWindow   *self,
                           KsSession  *session)
 {
   KsTrace *trace = ks_session_get_trace (session);
-  g_autofree char *name = self->file ? file_display_name (self->file) : NULL;
+  GFile *file = ks_session_get_file (session);
+  g_autofree char *name = file != NULL ? file_display_name (file) : NULL;
 
   if (trace != NULL)
     {
@@ -240,8 +242,9 @@ set_trace (KsWindow *self,
            KsTrace  *trace,
            GFile    *file)
 {
-  g_set_object (&self->file, file);
   ensure_session (self);
+  /* the file first: the title reads it on notify::trace */
+  ks_session_set_file (self->session, file);
 
   if (ks_session_get_trace (self->session) == trace)
     session_trace_changed_cb (self, NULL, self->session);
@@ -502,9 +505,9 @@ interval_reload_cb (KsWindow      *self,
 {
   g_autoptr(GFile) file = NULL;
 
-  if (self->file == NULL)
+  if (ks_window_get_file (self) == NULL)
     return;
-  file = g_object_ref (self->file);
+  file = g_object_ref (ks_window_get_file (self));
   self->nvsmi_interval = interval;
   open_file (self, file);
 }
@@ -581,7 +584,7 @@ ks_window_get_file (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
-  return self->file;
+  return self->session != NULL ? ks_session_get_file (self->session) : NULL;
 }
 
 GtkWidget *
@@ -850,6 +853,10 @@ ks_window_get_property (GObject    *object,
       g_value_set_boolean (value, ks_window_get_loading (self));
       break;
 
+    case PROP_COMPARE_SESSION:
+      g_value_set_object (value, self->compare_session);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -871,7 +878,7 @@ ks_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
 
   g_clear_object (&self->session);
-  g_clear_object (&self->file);
+  g_clear_object (&self->compare_session);
 
   G_OBJECT_CLASS (ks_window_parent_class)->dispose (object);
 }
@@ -892,8 +899,13 @@ ks_window_class_init (KsWindowClass *klass)
   properties[PROP_LOADING] =
     g_param_spec_boolean ("loading", NULL, NULL, FALSE,
                           (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  /* Compare With…: the new run's, which the Compare view binds */
+  properties[PROP_COMPARE_SESSION] =
+    g_param_spec_object ("compare-session", NULL, NULL, KS_TYPE_SESSION,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (KS_TYPE_COMPARE_VIEW);
   g_type_ensure (KS_TYPE_DOCUMENT_LOADER);
   g_type_ensure (KS_TYPE_INTERVAL_BAR);
   g_type_ensure (KS_TYPE_SEARCH_BAR);

@@ -153,8 +153,8 @@ test_settings (void)
   g_assert_false (ks_session_get_analysis_options (session)->busy_includes_copies);
 }
 
-/* A job's summaries and folder are the session's: set together, each
- * notified once; the loaded row goes with them; a rank's trace taking
+/* Where the trace comes from: a file, or a job's summaries and folder,
+ * set together, each notified once; the loaded row goes with them; a rank's trace taking
  * the place of another keeps the job. */
 static void
 test_job (void)
@@ -168,6 +168,22 @@ test_job (void)
   guint n_summaries = 0, n_file = 0, n_loaded = 0, n_loading = 0, row;
 
   ks_rank_summaries_finish (summaries);
+  /* the file a trace came from: set once, notified once */
+  {
+    g_autoptr(GFile) read_back = NULL;
+    guint n_trace_file = 0;
+
+    g_signal_connect (session, "notify::file", G_CALLBACK (count_cb), &n_trace_file);
+    g_assert_null (ks_session_get_file (session));
+    ks_session_set_file (session, folder);
+    ks_session_set_file (session, folder);
+    g_assert_cmpuint (n_trace_file, ==, 1);
+    g_object_get (session, "file", &read_back, NULL);
+    g_assert_true (read_back == folder);
+    g_object_set (session, "file", NULL, NULL);
+    g_assert_null (ks_session_get_file (session));
+    g_assert_cmpuint (n_trace_file, ==, 2);
+  }
   g_signal_connect (session, "notify::summaries", G_CALLBACK (count_cb), &n_summaries);
   g_signal_connect (session, "notify::job-file", G_CALLBACK (count_cb), &n_file);
   g_signal_connect (session, "notify::loaded-row", G_CALLBACK (count_cb), &n_loaded);

@@ -1,4 +1,5 @@
-/* ks-session-job.c: a job over the memory bound, as the session holds it
+/* ks-session-source.c: where the session's trace comes from: its file,
+ * or a job over the memory bound with the rank it holds
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -11,9 +12,28 @@
 
 #include "ks-session-private.h"
 
-/* The summaries, the folder and the rows are the session's, not a
- * window's: the job page and the side panel's Ranks page both follow
- * them, and the window only says which file is loading. */
+/* The file, the summaries, the folder and the rows are the session's,
+ * not a window's: the title, the Compare view and both Ranks pages
+ * follow them, and the window only says which file is loading. */
+
+GFile *
+ks_session_get_file (KsSession *self)
+{
+  g_return_val_if_fail (KS_IS_SESSION (self), NULL);
+
+  return self->file;
+}
+
+void
+ks_session_set_file (KsSession *self,
+                     GFile     *file)
+{
+  g_return_if_fail (KS_IS_SESSION (self));
+  g_return_if_fail (!file || G_IS_FILE (file));
+
+  if (g_set_object (&self->file, file))
+    g_object_notify_by_pspec (G_OBJECT (self), ks_session_properties[PROP_FILE]);
+}
 
 void
 ks_session_set_job (KsSession       *self,
