@@ -179,10 +179,11 @@ ks_search_bar_dispose (GObject *object)
 {
   KsSearchBar *self = KS_SEARCH_BAR (object);
 
+  /* the template's bindings first: they watch the session */
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_SEARCH_BAR);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
-  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_SEARCH_BAR);
 
   G_OBJECT_CLASS (ks_search_bar_parent_class)->dispose (object);
 }

@@ -187,10 +187,11 @@ ks_status_bar_dispose (GObject *object)
 {
   KsStatusBar *self = KS_STATUS_BAR (object);
 
+  /* the template's bindings first: they watch the session */
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_STATUS_BAR);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
-  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_STATUS_BAR);
 
   G_OBJECT_CLASS (ks_status_bar_parent_class)->dispose (object);
 }

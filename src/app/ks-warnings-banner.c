@@ -149,10 +149,11 @@ ks_warnings_banner_dispose (GObject *object)
 {
   KsWarningsBanner *self = KS_WARNINGS_BANNER (object);
 
+  /* the template's bindings first: they watch the session */
+  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WARNINGS_BANNER);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
-  gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WARNINGS_BANNER);
 
   G_OBJECT_CLASS (ks_warnings_banner_parent_class)->dispose (object);
 }

@@ -13,18 +13,11 @@
 #include "ks-overview.h"
 #include "ks-search-bar.h"
 #include "ks-selection-page.h"
+#include "ks-side-panel.h"
 #include "ks-status-bar.h"
 #include "ks-window.h"
-#include "pages/ks-comms-page.h"
-#include "pages/ks-critical-path-page.h"
-#include "pages/ks-stats-page.h"
 #include "pages/ks-gaps-page.h"
-#include "pages/ks-kernels-page.h"
-#include "pages/ks-memory-page.h"
-#include "pages/ks-operators-page.h"
 #include "pages/ks-ranks-page.h"
-#include "pages/ks-roofline-page.h"
-#include "pages/ks-summary-page.h"
 
 G_BEGIN_DECLS
 
@@ -42,14 +35,8 @@ struct _KsWindow
   GtkLabel             *loading_title;
   KsOverview           *overview;
   KsTimeline           *timeline;
-  GtkStack             *side_stack;
-  GtkStackSwitcher     *side_switcher;
-  GtkScrolledWindow    *side_tabs;
-  GtkMenuButton        *pages_button;
-  GtkWidget            *side_panel;
-  GtkPaned             *paned;
+  KsSidePanel          *side_panel;
   GtkToggleButton      *side_panel_button;
-  KsGapsPage           *gaps_page;
   KsStatusBar          *status_bar;
   KsIntervalBar        *interval_bar;
 
@@ -59,9 +46,6 @@ struct _KsWindow
   GdkFrameClock        *first_frame_clock; /* the session's analysis is held until it paints */
   gulong                first_frame_id;
   guint                 first_frame_timeout;
-
-  gboolean              panel_sized;      /* the side panel's first width is set */
-  guint                 panel_tick;       /* sizing it at the next frame */
 
   /* Compare With…: the view follows the new run's session; the load
    * and analysis before it shows them */
@@ -77,8 +61,6 @@ void _ks_window_actions_update     (KsWindow      *self);
 void _ks_window_search_init_session (KsWindow     *self);
 void _ks_window_search_step        (KsWindow      *self,
                                     int            direction);
-/* ks-window-tabs.c: the shown page's tab scrolled into view */
-void _ks_window_tabs_init          (KsWindow      *self);
 
 /* ks-window-status.c: the subtitle, and the interval bar of an
  * nvidia-smi log without times */

@@ -84,19 +84,7 @@ session_selection_changed_cb (KsWindow  *self,
           ks_session_set_visible (session, (start + end - (t1 - t0)) / 2, (start + end + (t1 - t0)) / 2);
         }
       ks_timeline_reveal_track (self->timeline, track);
-      gtk_stack_set_visible_child_name (self->side_stack, "selection");
     }
-  else if (ks_session_get_selected_instant (session, NULL) ||
-           ks_session_get_selected_memory_block (session, NULL, NULL))
-    gtk_stack_set_visible_child_name (self->side_stack, "selection");
-}
-
-static void
-session_range_changed_cb (KsWindow  *self,
-                          KsSession *session)
-{
-  if (ks_session_get_range (session, NULL, NULL))
-    gtk_stack_set_visible_child_name (self->side_stack, "selection");
 }
 
 static void
@@ -145,10 +133,7 @@ session_trace_changed_cb (KsWindow   *self,
       gtk_window_set_title (GTK_WINDOW (self), _("Kinescope"));
     }
 
-  /* A new trace opens on the first side page (the analysis summary);
-   * selecting something switches to "selection". */
-  if (trace != NULL)
-    gtk_stack_set_visible_child (self->side_stack, gtk_widget_get_first_child (GTK_WIDGET (self->side_stack)));
+  /* (the side panel opens on its first page by itself) */
   gtk_stack_set_visible_child_name (self->main_stack, trace != NULL ? "trace" : "empty");
   if (trace != NULL)
     gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
@@ -214,6 +199,24 @@ hold_analysis_until_drawn (KsWindow *self)
   gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
 }
 
+static void start_load (KsWindow *self,
+                        GFile    *file);
+
+/* A rank of the job activated on a Ranks page: its events, in place of
+ * the rank loaded before. */
+static void
+session_loading_row_cb (KsWindow *self)
+{
+  guint row = ks_session_get_loading_row (self->session);
+  KsRankSummaries *summaries = ks_session_get_summaries (self->session);
+  g_autoptr(GFile) file = NULL;
+
+  if (row == KS_NO_INDEX || summaries == NULL)
+    return;
+  file = g_file_new_for_path (ks_rank_summaries_get_source (summaries, row));
+  start_load (self, file);
+}
+
 /* The session is made with the first trace or job and kept: its pages
  * and views follow it through the traces the window shows. */
 static void
@@ -225,8 +228,8 @@ ensure_session (KsWindow *self)
       _ks_window_search_init_session (self);
       g_signal_connect_object (self->session, "selection-changed",
                                G_CALLBACK (session_selection_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (self->session, "range-changed",
-                               G_CALLBACK (session_range_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "notify::loading-row",
+                               G_CALLBACK (session_loading_row_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (self->session, "visible-changed",
                                G_CALLBACK (session_visible_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (self->session, "notify::trace",
@@ -512,23 +515,6 @@ interval_reload_cb (KsWindow      *self,
   open_file (self, file);
 }
 
-/* A rank of the job activated on a Ranks page: its events, in place of
- * the rank loaded before. */
-static void
-load_rank_cb (KsWindow    *self,
-              guint        row,
-              KsRanksPage *page)
-{
-  KsRankSummaries *summaries = ks_window_get_summaries (self);
-  g_autoptr(GFile) file = NULL;
-
-  if (summaries == NULL)
-    return;
-  file = g_file_new_for_path (ks_rank_summaries_get_source (summaries, row));
-  ks_session_set_loading_row (self->session, row);
-  start_load (self, file);
-}
-
 KsRankSummaries *
 ks_window_get_summaries (KsWindow *self)
 {
@@ -593,27 +579,7 @@ ks_window_get_page (KsWindow   *self,
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
-  return gtk_stack_get_child_by_name (self->side_stack, name);
-}
-
-/* Every side page, for the button beside the tabs: a narrow panel
- * cannot show all their tabs. */
-static void
-build_pages_menu (KsWindow *self)
-{
-  g_autoptr(GMenu) menu = g_menu_new ();
-  g_autoptr(GListModel) pages = G_LIST_MODEL (gtk_stack_get_pages (self->side_stack));
-
-  for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
-    {
-      g_autoptr(GObject) page = g_list_model_get_item (pages, i);
-      g_autoptr(GMenuItem) item = g_menu_item_new (gtk_stack_page_get_title (GTK_STACK_PAGE (page)), NULL);
-
-      g_menu_item_set_action_and_target_value (item, "win.show-page",
-                                               g_variant_new_string (gtk_stack_page_get_name (GTK_STACK_PAGE (page))));
-      g_menu_append_item (menu, item);
-    }
-  gtk_menu_button_set_menu_model (self->pages_button, G_MENU_MODEL (menu));
+  return ks_side_panel_get_page (self->side_panel, name);
 }
 
 void
@@ -622,7 +588,7 @@ ks_window_show_page (KsWindow   *self,
 {
   g_return_if_fail (KS_IS_WINDOW (self));
 
-  gtk_stack_set_visible_child_name (self->side_stack, name);
+  ks_side_panel_show_page (self->side_panel, name);
 }
 
 /* A drop event carries no modifiers: ask the keyboard as well. */
@@ -736,70 +702,6 @@ update_recent (KsWindow *self)
   gtk_widget_set_visible (self->recent_group, shown > 0);
 }
 
-/* The side panel's share of the window at first: at the default 1280
- * pixels its tables' columns fit (test-window's tables-fit), at 800 it
- * keeps its minimum and the timeline the rest. Later the user's handle
- * and GtkPaned keep its width, as long as the timeline keeps half the
- * window. */
-#define SIDE_PANEL_SHARE 0.38
-
-/* The position that gives the panel @wanted pixels, within its minimum
- * and half the paned. */
-static int
-side_panel_position (KsWindow *self,
-                     int       wanted)
-{
-  int width = gtk_widget_get_width (GTK_WIDGET (self->paned));
-  int max_position, panel_min, handle;
-
-  g_object_get (self->paned, "max-position", &max_position, NULL);
-  gtk_widget_measure (self->side_panel, GTK_ORIENTATION_HORIZONTAL, -1, &panel_min, NULL, NULL, NULL);
-  /* max-position leaves the panel its minimum, and the handle between. */
-  handle = MAX (0, width - max_position - panel_min);
-  wanted = MAX (MIN (wanted, width / 2 - handle), panel_min);
-  return MAX (0, max_position + panel_min - wanted);
-}
-
-static gboolean
-clamp_side_panel_cb (GtkWidget     *paned,
-                     GdkFrameClock *clock,
-                     gpointer       user_data)
-{
-  KsWindow *self = user_data;
-  int max_position, panel_min, position;
-
-  self->panel_tick = 0;
-  /* Hidden, it keeps the width it comes back with. */
-  if (!gtk_widget_get_visible (self->side_panel))
-    return G_SOURCE_REMOVE;
-  g_object_get (paned, "max-position", &max_position, NULL);
-  gtk_widget_measure (self->side_panel, GTK_ORIENTATION_HORIZONTAL, -1, &panel_min, NULL, NULL, NULL);
-  position = side_panel_position (self, max_position + panel_min - gtk_paned_get_position (GTK_PANED (paned)));
-  if (position != gtk_paned_get_position (GTK_PANED (paned)))
-    gtk_paned_set_position (GTK_PANED (paned), position);
-  return G_SOURCE_REMOVE;
-}
-
-/* GtkPaned's allocation has a new width. */
-static void
-paned_max_position_cb (KsWindow *self)
-{
-  int width = gtk_widget_get_width (GTK_WIDGET (self->paned));
-
-  if (width <= 0 || !gtk_widget_get_visible (self->side_panel))
-    return;
-  /* The first one, from within the allocation: it goes on with this
-   * position, so the first frame has the panel's width. */
-  if (!self->panel_sized)
-    {
-      self->panel_sized = TRUE;
-      gtk_paned_set_position (self->paned, side_panel_position (self, (int)(width * SIDE_PANEL_SHARE)));
-    }
-  /* A narrower window: the next frame. */
-  else if (self->panel_tick == 0)
-    self->panel_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->paned), clamp_side_panel_cb, self, NULL);
-}
-
 static void
 restore_window_state (KsWindow *self)
 {
@@ -909,21 +811,12 @@ ks_window_class_init (KsWindowClass *klass)
   g_type_ensure (KS_TYPE_DOCUMENT_LOADER);
   g_type_ensure (KS_TYPE_INTERVAL_BAR);
   g_type_ensure (KS_TYPE_SEARCH_BAR);
+  g_type_ensure (KS_TYPE_SIDE_PANEL);
+  g_type_ensure (KS_TYPE_RANKS_PAGE);
   g_type_ensure (KS_TYPE_STATUS_BAR);
   g_type_ensure (KS_TYPE_WARNINGS_BANNER);
   g_type_ensure (KS_TYPE_OVERVIEW);
   g_type_ensure (KS_TYPE_TIMELINE);
-  g_type_ensure (KS_TYPE_SELECTION_PAGE);
-  g_type_ensure (KS_TYPE_SUMMARY_PAGE);
-  g_type_ensure (KS_TYPE_GAPS_PAGE);
-  g_type_ensure (KS_TYPE_OPERATORS_PAGE);
-  g_type_ensure (KS_TYPE_KERNELS_PAGE);
-  g_type_ensure (KS_TYPE_MEMORY_PAGE);
-  g_type_ensure (KS_TYPE_RANKS_PAGE);
-  g_type_ensure (KS_TYPE_COMMS_PAGE);
-  g_type_ensure (KS_TYPE_CRITICAL_PATH_PAGE);
-  g_type_ensure (KS_TYPE_STATS_PAGE);
-  g_type_ensure (KS_TYPE_ROOFLINE_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
@@ -936,18 +829,11 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, loading_title);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, overview);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, pages_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_switcher);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_tabs);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, gaps_page);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, status_bar);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, interval_bar);
   gtk_widget_class_bind_template_callback (widget_class, interval_reload_cb);
-  gtk_widget_class_bind_template_callback (widget_class, load_rank_cb);
 
   _ks_window_class_actions_init (klass);
   _ks_window_compare_class_init (klass);
@@ -977,15 +863,6 @@ ks_window_init (KsWindow *self)
                            G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
   update_recent (self);
 
-  /* The panel shows the selection until a trace is open */
-  gtk_stack_set_visible_child_name (self->side_stack, "selection");
-  build_pages_menu (self);
-  /* Hidden, it leaves a narrow window's whole width to the timeline. */
-  g_object_bind_property (self->side_panel_button, "active", self->side_panel, "visible", G_BINDING_SYNC_CREATE);
-  g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb), self,
-                           G_CONNECT_SWAPPED);
-
-  _ks_window_tabs_init (self);
   _ks_window_analysis_init (self);
   _ks_window_actions_update (self);
 }

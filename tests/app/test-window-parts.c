@@ -1,5 +1,5 @@
-/* test-window-parts.c: the window's status bar, warnings banner and
- * search bar, each on its own, following a session
+/* test-window-parts.c: the window's status bar, warnings banner, search
+ * bar and side panel, each on its own, following a session
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -14,6 +14,7 @@
 #include "ks-format.h"
 #include "ks-search-bar.h"
 #include "ks-session.h"
+#include "ks-side-panel.h"
 #include "ks-status-bar.h"
 #include "ks-test-gtk.h"
 #include "ks-trace-loader.h"
@@ -285,6 +286,68 @@ test_search_bar (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Every page binds the panel's session; a new trace opens on the first
+ * page, a selection or a range shows the Selection page; the All Pages
+ * menu lists every page. */
+static void
+test_side_panel (void)
+{
+  g_autoptr(KsTrace) trace = load_text (TRACE);
+  g_autoptr(KsSession) session = ks_session_new (NULL);
+  GtkWidget *panel = ks_side_panel_new ();
+  GtkWidget *window = show (panel);
+  GtkStack *stack = GTK_STACK (gtk_widget_get_parent (ks_side_panel_get_page (KS_SIDE_PANEL (panel), "summary")));
+  GtkMenuButton *button = GTK_MENU_BUTTON (ks_test_find_descendant (panel, GTK_TYPE_MENU_BUTTON, NULL));
+  g_autoptr(GListModel) pages = G_LIST_MODEL (gtk_stack_get_pages (stack));
+  GMenuModel *menu = gtk_menu_button_get_menu_model (button);
+  guint32 track, slice;
+
+  /* the Selection page until there is a trace */
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "selection");
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, g_list_model_get_n_items (pages));
+  g_assert_cmpuint (g_list_model_get_n_items (pages), >=, 14);
+  for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
+    {
+      g_autoptr(GObject) page = g_list_model_get_item (pages, i);
+      g_autoptr(KsSession) bound = NULL;
+
+      g_object_get (gtk_stack_page_get_child (GTK_STACK_PAGE (page)), "session", &bound, NULL);
+      g_assert_null (bound);
+    }
+
+  ks_side_panel_set_session (KS_SIDE_PANEL (panel), session);
+  for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
+    {
+      g_autoptr(GObject) page = g_list_model_get_item (pages, i);
+      g_autoptr(KsSession) bound = NULL;
+
+      g_object_get (gtk_stack_page_get_child (GTK_STACK_PAGE (page)), "session", &bound, NULL);
+      g_assert_true (bound == session);
+    }
+  ks_session_set_trace (session, trace);
+  g_assert_true (gtk_stack_get_visible_child (stack) == gtk_widget_get_first_child (GTK_WIDGET (stack)));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "summary");
+
+  g_assert_true (ks_side_panel_show_page (KS_SIDE_PANEL (panel), "gaps"));
+  g_assert_true (gtk_stack_get_visible_child (stack) == ks_side_panel_get_page (KS_SIDE_PANEL (panel), "gaps"));
+  g_assert_false (ks_side_panel_show_page (KS_SIDE_PANEL (panel), "no-such-page"));
+  g_assert_null (ks_side_panel_get_page (KS_SIDE_PANEL (panel), "no-such-page"));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "gaps");
+
+  g_assert_true (find_slice (trace, "gemm", 25000, &track, &slice));
+  ks_session_select_slice (session, track, slice);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "selection");
+  ks_side_panel_show_page (KS_SIDE_PANEL (panel), "kernels");
+  ks_session_select_range (session, 0, 30000);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "selection");
+  /* a cleared range shows nothing new */
+  ks_side_panel_show_page (KS_SIDE_PANEL (panel), "kernels");
+  ks_session_clear_range (session);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "kernels");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -295,6 +358,7 @@ main (int   argc,
   g_test_add_func ("/app/window-parts/status-bar", test_status_bar);
   g_test_add_func ("/app/window-parts/warnings-banner", test_warnings_banner);
   g_test_add_func ("/app/window-parts/search-bar", test_search_bar);
+  g_test_add_func ("/app/window-parts/side-panel", test_side_panel);
 
   return g_test_run ();
 }

@@ -46,14 +46,6 @@ struct _KsRanksPage
 
 G_DEFINE_FINAL_TYPE (KsRanksPage, ks_ranks_page, KS_TYPE_PAGE)
 
-enum
-{
-  LOAD_RANK,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
-
 static gboolean
 filter_row (gpointer p,
             guint    i)
@@ -92,10 +84,12 @@ activate_cb (KsRanksPage *self,
 
   if (i == G_MAXUINT)
     return;
-  /* a summarised rank: its events are loaded first */
+  /* a summarised rank: its events are loaded first, by whoever holds
+   * the session (the window) */
   if (self->summaries != NULL && i != self->loaded_row)
     {
-      g_signal_emit (self, signals[LOAD_RANK], 0, i);
+      if (self->job_session != NULL)
+        ks_session_set_loading_row (self->job_session, i);
       return;
     }
   if (self->trace == NULL)
@@ -376,10 +370,6 @@ ks_ranks_page_class_init (KsRanksPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsRanksPage, bars_area);
   gtk_widget_class_bind_template_callback (widget_class, activate_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-
-  /* A summarised rank was activated: its events are to be loaded. */
-  signals[LOAD_RANK] = g_signal_new ("load-rank", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
