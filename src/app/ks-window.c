@@ -133,7 +133,7 @@ session_trace_changed_cb (KsWindow   *self,
       gtk_window_set_title (GTK_WINDOW (self), _("Kinescope"));
     }
 
-  /* (the side panel opens on its first page by itself) */
+  /* (the side panel opens a new trace on its first page itself) */
   gtk_stack_set_visible_child_name (self->main_stack, trace != NULL ? "trace" : "empty");
   if (trace != NULL)
     gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
