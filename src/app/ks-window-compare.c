@@ -123,7 +123,7 @@ ks_window_compare_with (KsWindow *self,
   g_return_if_fail (KS_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  if (self->session == NULL)
+  if (self->session == NULL || ks_session_get_trace (self->session) == NULL)
     return;
   /* Loading a large trace takes seconds: say what is going on. */
   name = g_file_get_basename (file);
@@ -259,8 +259,11 @@ close_compare_action (GtkWidget  *widget,
 void
 _ks_window_compare_update_actions (KsWindow *self)
 {
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", self->session != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare-file", self->session != NULL);
+  /* a job's summaries are no baseline: a trace is */
+  gboolean has_trace = self->session != NULL && ks_session_get_trace (self->session) != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare-file", has_trace);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.close-compare", ks_window_get_compare_view (self) != NULL);
 }
 

@@ -688,6 +688,9 @@ test_job_summaries (void)
   g_assert_null (ks_session_get_trace (ks_window_get_session (window)));
   summaries = ks_window_get_summaries (window);
   g_assert_true (ks_session_get_summaries (ks_window_get_session (window)) == summaries);
+  /* summaries are no baseline to compare with */
+  ks_window_compare_with (window, folder);
+  g_assert_false (ks_window_get_comparing (window));
   g_assert_nonnull (summaries);
   ks_rank_summaries_get_rows (summaries, &n);
   g_assert_cmpuint (n, ==, 2);
