@@ -23,7 +23,13 @@ struct _KsCompareView
 {
   GtkWidget         parent_instance;
 
+  /* What it compares: the runs' sessions, the comparison once both
+   * are analysed with the same options */
+  KsSession        *session;
+  KsSession        *baseline;
   KsCompare        *compare;
+
+  /* What it shows: a session for each timeline, its own zoom */
   KsSession        *sessions[KS_COMPARE_N_SIDES];
   KsTimeline       *timelines[KS_COMPARE_N_SIDES];
   GtkWidget        *box;
@@ -44,6 +50,16 @@ struct _KsCompareView
 };
 
 G_DEFINE_FINAL_TYPE (KsCompareView, ks_compare_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SESSION,
+  PROP_BASELINE,
+  PROP_COMPARE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static gboolean
 show_every_row (gpointer page,
@@ -90,6 +106,7 @@ ks_compare_view_set_align_step (KsCompareView *self,
   const KsStep *base_step;
 
   g_return_if_fail (KS_IS_COMPARE_VIEW (self));
+  g_return_if_fail (self->compare != NULL);
 
   self->align_step = step;
   for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
@@ -149,6 +166,7 @@ gboolean
 ks_compare_view_get_locked (KsCompareView *self)
 {
   g_return_val_if_fail (KS_IS_COMPARE_VIEW (self), FALSE);
+  g_return_val_if_fail (self->compare != NULL, FALSE);
 
   return gtk_toggle_button_get_active (self->lock_button);
 }
@@ -158,6 +176,7 @@ ks_compare_view_set_locked (KsCompareView *self,
                             gboolean       locked)
 {
   g_return_if_fail (KS_IS_COMPARE_VIEW (self));
+  g_return_if_fail (self->compare != NULL);
 
   gtk_toggle_button_set_active (self->lock_button, locked);
 }
@@ -847,11 +866,10 @@ ks_compare_view_build (KsCompareView *self)
                            G_CONNECT_SWAPPED);
 }
 
+/* Lets go of the comparison and of everything built for it. */
 static void
-ks_compare_view_dispose (GObject *object)
+teardown (KsCompareView *self)
 {
-  KsCompareView *self = KS_COMPARE_VIEW (object);
-
   ks_page_table_clear (&self->metrics);
   ks_page_table_clear (&self->kernels);
   ks_page_table_clear (&self->operators);
@@ -860,14 +878,109 @@ ks_compare_view_dispose (GObject *object)
     {
       if (self->sessions[s] != NULL)
         g_signal_handlers_disconnect_by_data (self->sessions[s], self);
+      /* a timeline may outlive the box: it lets go of its session now */
+      if (self->timelines[s] != NULL)
+        ks_timeline_set_session (self->timelines[s], NULL);
     }
   g_clear_pointer (&self->box, gtk_widget_unparent);
   for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
     {
       self->timelines[s] = NULL;
       g_clear_object (&self->sessions[s]);
+      self->outlined[s] = 0;
     }
   g_clear_object (&self->compare);
+  self->align_step = 0;
+}
+
+/* A file's path, else its URI, as the comparison names the runs. */
+static char *
+file_name (GFile *file)
+{
+  const char *path = file != NULL ? g_file_peek_path (file) : NULL;
+
+  if (path != NULL)
+    return g_strdup (path);
+  return file != NULL ? g_file_get_uri (file) : g_strdup ("");
+}
+
+/* Both runs analysed with the same options: their comparison, built
+ * again when either has a new analysis (the options changed) and kept
+ * while one is being computed. */
+static void
+sources_changed_cb (KsCompareView *self)
+{
+  KsSession *sources[KS_COMPARE_N_SIDES] = { self->baseline, self->session };
+  KsAnalysis *analyses[KS_COMPARE_N_SIDES];
+  g_autofree char *base = NULL;
+  g_autofree char *other = NULL;
+
+  if (self->session == NULL || self->baseline == NULL)
+    {
+      if (self->compare == NULL)
+        return;
+      teardown (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPARE]);
+      return;
+    }
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      analyses[s] = ks_session_get_analysis (sources[s]);
+      if (ks_session_get_trace (sources[s]) == NULL || analyses[s] == NULL)
+        return;
+    }
+  if (!ks_analysis_options_equal (ks_analysis_get_options (analyses[KS_COMPARE_BASE]),
+                                  ks_analysis_get_options (analyses[KS_COMPARE_NEW])))
+    return;
+  if (self->compare != NULL &&
+      ks_compare_get_analysis (self->compare, KS_COMPARE_BASE) == analyses[KS_COMPARE_BASE] &&
+      ks_compare_get_analysis (self->compare, KS_COMPARE_NEW) == analyses[KS_COMPARE_NEW])
+    return;
+
+  base = file_name (ks_session_get_file (self->baseline));
+  other = file_name (ks_session_get_file (self->session));
+  teardown (self);
+  self->compare = ks_compare_new (ks_session_get_trace (self->baseline), analyses[KS_COMPARE_BASE], base,
+                                  ks_session_get_trace (self->session), analyses[KS_COMPARE_NEW], other);
+  ks_compare_view_build (self);
+  match_rows (self);
+  ks_compare_view_set_align_step (self, 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPARE]);
+}
+
+static void
+set_source (KsCompareView  *self,
+            KsSession     **slot,
+            KsSession      *session,
+            guint           prop_id)
+{
+  if (*slot == session)
+    return;
+  if (*slot != NULL)
+    g_signal_handlers_disconnect_by_data (*slot, self);
+  g_set_object (slot, session);
+  if (session != NULL)
+    g_signal_connect_object (session, "notify::analysis", G_CALLBACK (sources_changed_cb), self,
+                             G_CONNECT_SWAPPED);
+  sources_changed_cb (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
+}
+
+static void
+ks_compare_view_dispose (GObject *object)
+{
+  KsCompareView *self = KS_COMPARE_VIEW (object);
+
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      KsSession *source = s == KS_COMPARE_BASE ? self->baseline : self->session;
+
+      if (source != NULL)
+        g_signal_handlers_disconnect_by_data (source, self);
+    }
+  g_clear_object (&self->session);
+  g_clear_object (&self->baseline);
+  teardown (self);
 
   G_OBJECT_CLASS (ks_compare_view_parent_class)->dispose (object);
 }
@@ -883,6 +996,51 @@ ks_compare_view_finalize (GObject *object)
 }
 
 static void
+ks_compare_view_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  KsCompareView *self = KS_COMPARE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      g_value_set_object (value, self->session);
+      break;
+    case PROP_BASELINE:
+      g_value_set_object (value, self->baseline);
+      break;
+    case PROP_COMPARE:
+      g_value_set_object (value, self->compare);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ks_compare_view_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  KsCompareView *self = KS_COMPARE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION:
+      set_source (self, &self->session, g_value_get_object (value), prop_id);
+      break;
+    case PROP_BASELINE:
+      set_source (self, &self->baseline, g_value_get_object (value), prop_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 ks_compare_view_class_init (KsCompareViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -890,6 +1048,20 @@ ks_compare_view_class_init (KsCompareViewClass *klass)
 
   object_class->dispose = ks_compare_view_dispose;
   object_class->finalize = ks_compare_view_finalize;
+  object_class->get_property = ks_compare_view_get_property;
+  object_class->set_property = ks_compare_view_set_property;
+
+  properties[PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BASELINE] =
+    g_param_spec_object ("baseline", NULL, NULL, KS_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COMPARE] =
+    g_param_spec_object ("compare", NULL, NULL, KS_TYPE_COMPARE,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "ks-compare-view");
 }
@@ -901,18 +1073,9 @@ ks_compare_view_init (KsCompareView *self)
 }
 
 GtkWidget *
-ks_compare_view_new (KsCompare *compare)
+ks_compare_view_new (void)
 {
-  KsCompareView *self;
-
-  g_return_val_if_fail (KS_IS_COMPARE (compare), NULL);
-
-  self = g_object_new (KS_TYPE_COMPARE_VIEW, NULL);
-  self->compare = g_object_ref (compare);
-  ks_compare_view_build (self);
-  match_rows (self);
-  ks_compare_view_set_align_step (self, 0);
-  return GTK_WIDGET (self);
+  return g_object_new (KS_TYPE_COMPARE_VIEW, NULL);
 }
 
 KsCompare *
@@ -946,6 +1109,7 @@ ks_compare_view_show_page (KsCompareView *self,
                            const char    *name)
 {
   g_return_if_fail (KS_IS_COMPARE_VIEW (self));
+  g_return_if_fail (self->compare != NULL);
 
   gtk_stack_set_visible_child_name (self->stack, name);
 }

@@ -19,13 +19,21 @@ G_BEGIN_DECLS
  * at a step and zoomed together while locked; below them the summary
  * table with the paired step charts, and the kernels, operators and
  * steps matched between the runs. Selecting a kernel or operator
- * outlines its occurrences in both timelines. */
+ * outlines its occurrences in both timelines.
+ *
+ * It follows two sessions, "baseline" and "session" (the new run's):
+ * once both have an analysis, with the same options, "compare" is
+ * their comparison and the view shows it; a new analysis of either
+ * (other options) builds it again. Without the new run's session the
+ * view is empty and "compare" NULL. Each timeline has a session of its
+ * own (ks_compare_view_get_session()), for its zoom. */
 
 #define KS_TYPE_COMPARE_VIEW (ks_compare_view_get_type ())
 
 G_DECLARE_FINAL_TYPE (KsCompareView, ks_compare_view, KS, COMPARE_VIEW, GtkWidget)
 
-GtkWidget  *ks_compare_view_new            (KsCompare      *compare);
+GtkWidget  *ks_compare_view_new            (void);
+/* The comparison shown, NULL before both runs are analysed. */
 KsCompare  *ks_compare_view_get_compare    (KsCompareView  *self);
 KsSession  *ks_compare_view_get_session    (KsCompareView  *self,
                                             KsCompareSide   side);

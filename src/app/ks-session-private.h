@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-rank-summaries.h"
 #include "ks-session.h"
 
 G_BEGIN_DECLS
@@ -58,6 +59,14 @@ struct _KsSession
 
   KsCriticalPath    *path;
   guint              path_step;
+
+  /* Where the trace comes from (ks-session-source.c): its file, or a
+   * job over the memory bound */
+  GFile             *file;
+  KsRankSummaries   *summaries;
+  GFile             *job_file;
+  guint              loaded_row;
+  guint              loading_row;
 };
 
 typedef enum
@@ -87,6 +96,11 @@ enum {
   PROP_CURRENT_MATCH,
   PROP_HIGHLIGHT,
   PROP_CRITICAL_PATH,
+  PROP_FILE,
+  PROP_SUMMARIES,
+  PROP_JOB_FILE,
+  PROP_LOADED_ROW,
+  PROP_LOADING_ROW,
   N_PROPS
 };
 

@@ -45,6 +45,9 @@ ks_session_finalize (GObject *object)
   g_clear_pointer (&self->layout, ks_timeline_layout_free);
   g_clear_object (&self->searcher);
   g_clear_object (&self->path);
+  g_clear_object (&self->file);
+  g_clear_object (&self->summaries);
+  g_clear_object (&self->job_file);
   g_clear_pointer (&self->search, ks_search_result_unref);
   g_free (self->search_error);
   g_clear_pointer (&self->back, g_array_unref);
@@ -116,6 +119,21 @@ ks_session_get_property (GObject    *object,
       break;
     case PROP_CRITICAL_PATH:
       g_value_set_object (value, self->path);
+      break;
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
+      break;
+    case PROP_SUMMARIES:
+      g_value_set_object (value, self->summaries);
+      break;
+    case PROP_JOB_FILE:
+      g_value_set_object (value, self->job_file);
+      break;
+    case PROP_LOADED_ROW:
+      g_value_set_uint (value, self->loaded_row);
+      break;
+    case PROP_LOADING_ROW:
+      g_value_set_uint (value, self->loading_row);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -202,6 +220,15 @@ ks_session_set_property (GObject      *object,
     case PROP_HIGHLIGHT:
       ks_session_set_highlight (self, g_value_get_uint (value));
       break;
+    case PROP_FILE:
+      ks_session_set_file (self, g_value_get_object (value));
+      break;
+    case PROP_LOADED_ROW:
+      ks_session_set_loaded_row (self, g_value_get_uint (value));
+      break;
+    case PROP_LOADING_ROW:
+      ks_session_set_loading_row (self, g_value_get_uint (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -249,6 +276,21 @@ ks_session_class_init (KsSessionClass *klass)
                        (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   ks_session_properties[PROP_CRITICAL_PATH] =
     g_param_spec_object ("critical-path", NULL, NULL, KS_TYPE_CRITICAL_PATH, RO);
+  /* The file the trace was read from, set before the trace */
+  ks_session_properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  /* A job over the memory bound: its summaries and folder (set together,
+   * ks_session_set_job()), the row whose trace the session holds and the
+   * row being loaded, KS_NO_INDEX when none */
+  ks_session_properties[PROP_SUMMARIES] = g_param_spec_object ("summaries", NULL, NULL, KS_TYPE_RANK_SUMMARIES, RO);
+  ks_session_properties[PROP_JOB_FILE] = g_param_spec_object ("job-file", NULL, NULL, G_TYPE_FILE, RO);
+  ks_session_properties[PROP_LOADED_ROW] =
+    g_param_spec_uint ("loaded-row", NULL, NULL, 0, G_MAXUINT, KS_NO_INDEX,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  ks_session_properties[PROP_LOADING_ROW] =
+    g_param_spec_uint ("loading-row", NULL, NULL, 0, G_MAXUINT, KS_NO_INDEX,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 #undef RO
   g_object_class_install_properties (object_class, N_PROPS, ks_session_properties);
 
@@ -277,6 +319,8 @@ ks_session_init (KsSession *self)
   self->t1 = 1000.0;
   self->current_match = -1;
   self->highlight = KS_NO_INDEX;
+  self->loaded_row = KS_NO_INDEX;
+  self->loading_row = KS_NO_INDEX;
   ks_analysis_options_init (&self->options);
 }
 

@@ -13,6 +13,7 @@
 #include "ks-critical-path.h"
 #include "ks-timeline-layout.h"
 #include "ks-memory-blocks.h"
+#include "ks-rank-summaries.h"
 #include "ks-trace.h"
 #include "ks-trace-search.h"
 
@@ -25,7 +26,8 @@ G_BEGIN_DECLS
  * shares one session and follows its properties (trace, analysis, busy,
  * visible-start, visible-end, selected-track, selected-slice, has-range,
  * range-start, range-end, busy-includes-copies, include-warmup, search,
- * search-error, current-match, highlight, critical-path; all notify) or
+ * search-error, current-match, highlight, critical-path, file,
+ * summaries, job-file, loaded-row, loading-row; all notify) or
  * its signals
  * "visible-changed", "selection-changed", "range-changed" and
  * "reveal-track".
@@ -172,5 +174,30 @@ KsCriticalPath *
 void        ks_session_set_critical_path   (KsSession      *self,
                                             KsCriticalPath *path,
                                             guint           step);
+
+/* The file the trace was read from (NULL: none, or not a file); set
+ * it before the trace, for the views that read it on notify::trace. */
+GFile      *ks_session_get_file            (KsSession       *self);
+void        ks_session_set_file            (KsSession       *self,
+                                            GFile           *file);
+
+/* A job too large to load whole: its summaries and its folder (both
+ * NULL: none), shown by the Ranks pages. Setting them clears the loaded
+ * row; the trace, if any, is the caller's to let go. */
+void        ks_session_set_job             (KsSession       *self,
+                                            KsRankSummaries *summaries,
+                                            GFile           *file);
+KsRankSummaries *
+            ks_session_get_summaries       (KsSession       *self);
+GFile      *ks_session_get_job_file        (KsSession       *self);
+/* The row of the summaries whose trace the session holds. */
+guint       ks_session_get_loaded_row      (KsSession       *self);
+void        ks_session_set_loaded_row      (KsSession       *self,
+                                            guint            row);
+/* The row whose trace is being loaded, to take the place of the loaded
+ * one; KS_NO_INDEX while a file of its own (or none) is. */
+guint       ks_session_get_loading_row     (KsSession       *self);
+void        ks_session_set_loading_row     (KsSession       *self,
+                                            guint            row);
 
 G_END_DECLS

@@ -126,8 +126,7 @@ find_action (GtkWidget  *widget,
 {
   KsWindow *self = KS_WINDOW (widget);
 
-  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
-  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+  ks_search_bar_start (self->search_bar);
 }
 
 static void
@@ -258,9 +257,9 @@ add_snapshot (KsWindow *self,
 {
   g_autoptr(GFile) file = NULL;
 
-  if (self->file == NULL)
+  if (ks_window_get_file (self) == NULL)
     return;
-  file = g_object_ref (self->file);
+  file = g_object_ref (ks_window_get_file (self));
   ks_window_open_with_snapshot (self, file, snapshot);
 }
 
@@ -321,8 +320,8 @@ _ks_window_actions_update (KsWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load", ks_window_get_loading (self));
   _ks_window_compare_update_actions (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_trace);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot", has_trace && self->file != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot-file", has_trace && self->file != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot", has_trace && ks_window_get_file (self) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-memory-snapshot-file", has_trace && ks_window_get_file (self) != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-next", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find-previous", has_matches);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom", has_trace);
@@ -443,7 +442,7 @@ _ks_window_analysis_init (KsWindow *self)
     {
       g_autoptr(GSimpleActionGroup) actions = ks_application_create_settings_actions (settings);
 
-      g_settings_bind_with_mapping (settings, "gap-order", self->gaps_page, "order-by-time",
+      g_settings_bind_with_mapping (settings, "gap-order", ks_window_get_page (self, "gaps"), "order-by-time",
                                     G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
                                     NULL, NULL);
       /* the analysis toggles of the main menu */
@@ -462,7 +461,7 @@ step_gap_action (GtkWidget  *widget,
   KsWindow *self = KS_WINDOW (widget);
 
   if (self->session != NULL && ks_session_get_analysis (self->session) != NULL &&
-      ks_gaps_page_step (self->gaps_page, g_str_equal (action_name, "analysis.next-gap") ? 1 : -1))
+      ks_gaps_page_step (KS_GAPS_PAGE (ks_window_get_page (self, "gaps")), g_str_equal (action_name, "analysis.next-gap") ? 1 : -1))
     ks_window_show_page (self, "selection");
 }
 
@@ -471,9 +470,9 @@ toggle_gap_order_action (GtkWidget  *widget,
                          const char *action_name,
                          GVariant   *param)
 {
-  KsWindow *self = KS_WINDOW (widget);
+  KsGapsPage *gaps = KS_GAPS_PAGE (ks_window_get_page (KS_WINDOW (widget), "gaps"));
 
-  ks_gaps_page_set_order_by_time (self->gaps_page, !ks_gaps_page_get_order_by_time (self->gaps_page));
+  ks_gaps_page_set_order_by_time (gaps, !ks_gaps_page_get_order_by_time (gaps));
 }
 
 static void
@@ -495,12 +494,8 @@ show_page_action (GtkWidget  *widget,
   KsWindow *self = KS_WINDOW (widget);
   const char *name = g_variant_get_string (param, NULL);
 
-  if (gtk_stack_get_child_by_name (self->side_stack, name) != NULL)
-    {
-      gtk_widget_set_visible (self->side_panel, TRUE);
-      gtk_toggle_button_set_active (self->side_panel_button, TRUE);
-      ks_window_show_page (self, name);
-    }
+  if (ks_side_panel_show_page (self->side_panel, name))
+    gtk_toggle_button_set_active (self->side_panel_button, TRUE);
 }
 
 void

@@ -16,40 +16,23 @@
 #include "ks-application.h"
 #include "ks-window-private.h"
 
+/* The new run's trace is loaded here; its session analyses it, and the
+ * Compare view (ks-window.ui) follows that session and the window's. */
+
 typedef struct
 {
   KsWindow     *self;
   GFile        *file;
   GCancellable *cancellable;
-  KsTrace      *traces[KS_COMPARE_N_SIDES];
-  KsAnalysis   *analyses[KS_COMPARE_N_SIDES];
-  guint         pending;
-  GError       *error;
 } Pending;
 
 static void
 pending_free (Pending *p)
 {
-  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
-    {
-      g_clear_object (&p->traces[s]);
-      g_clear_object (&p->analyses[s]);
-    }
-  g_clear_error (&p->error);
   g_object_unref (p->cancellable);
   g_object_unref (p->file);
   g_object_unref (p->self);
   g_free (p);
-}
-
-static char *
-file_name (GFile *file)
-{
-  const char *path = file != NULL ? g_file_peek_path (file) : NULL;
-
-  if (path != NULL)
-    return g_strdup (path);
-  return file != NULL ? g_file_get_uri (file) : g_strdup ("");
 }
 
 static void
@@ -63,98 +46,70 @@ show_error (KsWindow   *self,
   _ks_window_show_error (self, heading, message);
 }
 
+/* The comparison under way is over: shown, or failed. */
 static void
-show_compare (KsWindow  *self,
-              KsCompare *compare)
+end_comparing (KsWindow *self)
 {
-  _ks_window_compare_clear (self);
-  self->compare_view = ks_compare_view_new (compare);
-  gtk_stack_add_named (self->main_stack, self->compare_view, "compare");
-  gtk_stack_set_visible_child (self->main_stack, self->compare_view);
+  g_clear_object (&self->compare_cancellable);
+  ks_status_bar_set_message (self->status_bar, NULL);
+}
+
+static void
+set_compare_session (KsWindow  *self,
+                     KsSession *session)
+{
+  if (g_set_object (&self->compare_session, session))
+    g_object_notify (G_OBJECT (self), "compare-session");
+}
+
+/* The view has both runs analysed: the comparison asked for, or the
+ * same runs again with other options. */
+static void
+compare_changed_cb (KsWindow *self)
+{
+  if (ks_compare_view_get_compare (self->compare_view) == NULL)
+    return;
+  if (self->compare_cancellable != NULL)
+    end_comparing (self);
+  gtk_stack_set_visible_child (self->main_stack, GTK_WIDGET (self->compare_view));
   _ks_window_actions_update (self);
 }
 
-static void
-finish (Pending *p)
-{
-  KsWindow *self = p->self;
-
-  if (--p->pending > 0)
-    return;
-  if (self->compare_cancellable == p->cancellable)
-    {
-      g_clear_object (&self->compare_cancellable);
-      _ks_window_set_status (self);
-    }
-  /* A newer comparison, another trace or the window's end took over. */
-  if (!g_cancellable_is_cancelled (p->cancellable))
-    {
-      if (p->error != NULL)
-        show_error (self, p->file, p->error->message);
-      else
-        {
-          g_autofree char *base = file_name (self->file);
-          g_autofree char *other = file_name (p->file);
-          g_autoptr(KsCompare) compare = ks_compare_new (p->traces[0], p->analyses[0], base,
-                                                         p->traces[1], p->analyses[1], other);
-
-          show_compare (self, compare);
-        }
-    }
-  pending_free (p);
-}
-
-static void
-analysis_done (Pending      *p,
-               guint         side,
-               GAsyncResult *result)
-{
-  g_autoptr(GError) error = NULL;
-
-  p->analyses[side] = ks_analysis_compute_finish (result, &error);
-  if (p->analyses[side] == NULL && p->error == NULL)
-    p->error = g_steal_pointer (&error);
-  finish (p);
-}
-
-static void
-base_analysis_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  analysis_done (user_data, KS_COMPARE_BASE, result);
-}
-
-static void
-new_analysis_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  analysis_done (user_data, KS_COMPARE_NEW, result);
-}
-
-/* Both analyses with the window's options: the baseline's is usually
- * the one the window already has (they are cached on the trace). */
+/* The new run in a session of its own, analysed with the options of
+ * the window's (the same settings: both follow their changes). */
 static void
 load_cb (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
 {
   Pending *p = user_data;
-  KsAnalysisOptions options;
+  KsWindow *self = p->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load_finish (result, &error);
+  g_autoptr(KsSession) session = NULL;
 
-  p->traces[KS_COMPARE_NEW] = ks_trace_load_finish (result, &p->error);
-  if (p->traces[KS_COMPARE_NEW] == NULL || p->self->session == NULL)
+  /* A newer comparison, another trace or the window's end took over. */
+  if (g_cancellable_is_cancelled (p->cancellable))
     {
-      p->pending = 1;
-      finish (p);
+      pending_free (p);
       return;
     }
-  p->traces[KS_COMPARE_BASE] = g_object_ref (ks_session_get_trace (p->self->session));
-  _ks_window_analysis_get_options (p->self, &options);
-  p->pending = KS_COMPARE_N_SIDES;
-  ks_analysis_compute_async (p->traces[KS_COMPARE_BASE], &options, NULL, p->cancellable, base_analysis_cb, p);
-  ks_analysis_compute_async (p->traces[KS_COMPARE_NEW], &options, NULL, p->cancellable, new_analysis_cb, p);
+  if (trace == NULL || self->session == NULL || ks_session_get_trace (self->session) == NULL)
+    {
+      if (self->compare_cancellable == p->cancellable)
+        end_comparing (self);
+      if (error != NULL)
+        show_error (self, p->file, error->message);
+      pending_free (p);
+      return;
+    }
+
+  session = ks_session_new_with_settings (NULL, ks_session_get_settings (self->session));
+  ks_session_set_analysis_options (session, ks_session_get_analysis_options (self->session));
+  ks_session_set_file (session, p->file);
+  ks_session_set_trace (session, trace);
+  set_compare_session (self, session);
+  pending_free (p);
 }
 
 void
@@ -168,16 +123,16 @@ ks_window_compare_with (KsWindow *self,
   g_return_if_fail (KS_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  if (self->session == NULL)
+  if (self->session == NULL || ks_session_get_trace (self->session) == NULL)
     return;
   /* Loading a large trace takes seconds: say what is going on. */
   name = g_file_get_basename (file);
   status = g_strdup_printf (_("Comparing with “%s”…"), name);
-  gtk_label_set_label (self->status_detail, status);
   if (self->compare_cancellable != NULL)
     g_cancellable_cancel (self->compare_cancellable);
   g_clear_object (&self->compare_cancellable);
   self->compare_cancellable = g_cancellable_new ();
+  ks_status_bar_set_message (self->status_bar, status);
 
   p = g_new0 (Pending, 1);
   p->self = g_object_ref (self);
@@ -191,7 +146,10 @@ ks_window_get_compare_view (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
-  return self->compare_view;
+  /* the view is the window's; it shows something once both are analysed */
+  if (self->compare_view == NULL || ks_compare_view_get_compare (self->compare_view) == NULL)
+    return NULL;
+  return GTK_WIDGET (self->compare_view);
 }
 
 gboolean
@@ -205,33 +163,35 @@ ks_window_get_comparing (KsWindow *self)
 void
 _ks_window_compare_clear (KsWindow *self)
 {
-  if (self->compare_view == NULL)
+  if (self->compare_session == NULL)
     return;
-  if (gtk_stack_get_visible_child (self->main_stack) == self->compare_view)
+  if (gtk_stack_get_visible_child (self->main_stack) == GTK_WIDGET (self->compare_view))
     gtk_stack_set_visible_child_name (self->main_stack, self->session != NULL ? "trace" : "empty");
-  gtk_stack_remove (self->main_stack, self->compare_view);
-  self->compare_view = NULL;
+  /* the view lets go of its comparison */
+  set_compare_session (self, NULL);
 }
 
 void
 _ks_window_compare_cancel (KsWindow *self)
 {
-  if (self->compare_cancellable != NULL)
-    g_cancellable_cancel (self->compare_cancellable);
-  g_clear_object (&self->compare_cancellable);
+  if (self->compare_cancellable == NULL)
+    return;
+  g_cancellable_cancel (self->compare_cancellable);
+  end_comparing (self);
 }
 
 static gboolean
 compare_shown (KsWindow *self)
 {
-  return self->compare_view != NULL && gtk_stack_get_visible_child (self->main_stack) == self->compare_view;
+  return ks_window_get_compare_view (self) != NULL &&
+         gtk_stack_get_visible_child (self->main_stack) == GTK_WIDGET (self->compare_view);
 }
 
 GtkWidget *
 _ks_window_get_active_timeline (KsWindow *self)
 {
   if (compare_shown (self))
-    return GTK_WIDGET (ks_compare_view_get_timeline (KS_COMPARE_VIEW (self->compare_view), KS_COMPARE_BASE));
+    return GTK_WIDGET (ks_compare_view_get_timeline (self->compare_view, KS_COMPARE_BASE));
   return GTK_WIDGET (self->timeline);
 }
 
@@ -239,7 +199,7 @@ KsSession *
 _ks_window_get_active_session (KsWindow *self)
 {
   if (compare_shown (self))
-    return ks_compare_view_get_session (KS_COMPARE_VIEW (self->compare_view), KS_COMPARE_BASE);
+    return ks_compare_view_get_session (self->compare_view, KS_COMPARE_BASE);
   return self->session;
 }
 
@@ -299,9 +259,12 @@ close_compare_action (GtkWidget  *widget,
 void
 _ks_window_compare_update_actions (KsWindow *self)
 {
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", self->session != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare-file", self->session != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.close-compare", self->compare_view != NULL);
+  /* a job's summaries are no baseline: a trace is */
+  gboolean has_trace = self->session != NULL && ks_session_get_trace (self->session) != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare-file", has_trace);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.close-compare", ks_window_get_compare_view (self) != NULL);
 }
 
 void
@@ -312,4 +275,6 @@ _ks_window_compare_class_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "win.compare-file", "s", compare_file_action);
   gtk_widget_class_install_action (widget_class, "win.close-compare", NULL, close_compare_action);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, compare_view);
+  gtk_widget_class_bind_template_callback (widget_class, compare_changed_cb);
 }

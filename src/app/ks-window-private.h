@@ -7,21 +7,17 @@
 
 #pragma once
 
+#include "ks-compare-view.h"
 #include "ks-document-loader.h"
 #include "ks-interval-bar.h"
 #include "ks-overview.h"
+#include "ks-search-bar.h"
 #include "ks-selection-page.h"
+#include "ks-side-panel.h"
+#include "ks-status-bar.h"
 #include "ks-window.h"
-#include "pages/ks-comms-page.h"
-#include "pages/ks-critical-path-page.h"
-#include "pages/ks-stats-page.h"
 #include "pages/ks-gaps-page.h"
-#include "pages/ks-kernels-page.h"
-#include "pages/ks-memory-page.h"
-#include "pages/ks-operators-page.h"
 #include "pages/ks-ranks-page.h"
-#include "pages/ks-roofline-page.h"
-#include "pages/ks-summary-page.h"
 
 G_BEGIN_DECLS
 
@@ -31,10 +27,7 @@ struct _KsWindow
 
   /* Template widgets */
   AdwWindowTitle       *window_title;
-  GtkSearchBar         *search_bar;
-  GtkSearchEntry       *search_entry;
-  GtkToggleButton      *regex_button;
-  GtkLabel             *search_count;
+  KsSearchBar          *search_bar;
   GtkStack             *main_stack;
   GtkListBox           *recent_list;
   GtkWidget            *recent_group;
@@ -42,63 +35,37 @@ struct _KsWindow
   GtkLabel             *loading_title;
   KsOverview           *overview;
   KsTimeline           *timeline;
-  GtkStack             *side_stack;
-  GtkStackSwitcher     *side_switcher;
-  GtkScrolledWindow    *side_tabs;
-  GtkMenuButton        *pages_button;
-  GtkWidget            *side_panel;
-  GtkPaned             *paned;
+  KsSidePanel          *side_panel;
   GtkToggleButton      *side_panel_button;
-  KsGapsPage           *gaps_page;
-  GtkLabel             *status_label;
-  GtkLabel             *status_detail;
-  GtkRevealer          *warnings_revealer;
-  GtkWidget            *warnings_box;
-  GtkLabel             *warnings_label;
-  GtkLabel             *warnings_more;
+  KsStatusBar          *status_bar;
   KsIntervalBar        *interval_bar;
 
   /* State */
-  GFile                *file;
-  KsSession            *session;      /* from the first trace on */
+  KsSession            *session;      /* from the first trace or job on */
   double                nvsmi_interval; /* an nvidia-smi log's, from its bar; 0: 1 s */
-  guint64               n_events;     /* slices of the trace, counted once */
-  guint64               n_gpu_events;
-  gboolean              warnings_closed;  /* the banner's close button, for this trace */
   GdkFrameClock        *first_frame_clock; /* the session's analysis is held until it paints */
   gulong                first_frame_id;
   guint                 first_frame_timeout;
 
-  /* A job over the memory bound: its summaries, the folder, and the row
-   * of the rank being loaded (KS_NO_INDEX when none is) */
-  KsRanksPage          *job_ranks_page;
-  KsRankSummaries      *summaries;
-  GFile                *job_file;
-  guint                 loading_row;
-  gboolean              panel_sized;      /* the side panel's first width is set */
-  guint                 panel_tick;       /* sizing it at the next frame */
-
-  /* Compare With…: the view once both are analysed, the load before */
-  GtkWidget            *compare_view;
+  /* Compare With…: the view follows the new run's session; the load
+   * and analysis before it shows them */
+  KsCompareView        *compare_view;
+  KsSession            *compare_session;
   GCancellable         *compare_cancellable;
 };
 
 void _ks_window_class_actions_init (KsWindowClass *klass);
 void _ks_window_actions_update     (KsWindow      *self);
-void _ks_window_search_init        (KsWindow      *self);
-/* The count follows the session's search from its making on. */
+/* ks-window-search.c: the find actions follow the session's search
+ * from its making on; stepping to a match brings it into view. */
 void _ks_window_search_init_session (KsWindow     *self);
 void _ks_window_search_step        (KsWindow      *self,
                                     int            direction);
-/* ks-window-tabs.c: the shown page's tab scrolled into view */
-void _ks_window_tabs_init          (KsWindow      *self);
 
-/* ks-window-status.c */
-void _ks_window_set_status         (KsWindow      *self);
+/* ks-window-status.c: the subtitle, and the interval bar of an
+ * nvidia-smi log without times */
 void _ks_window_update_subtitle    (KsWindow      *self);
-/* The trace's load warnings and what @analysis (may be NULL) left out. */
-void _ks_window_update_warnings    (KsWindow      *self,
-                                    KsAnalysis    *analysis);
+void _ks_window_update_interval_bar (KsWindow     *self);
 
 /* ks-window-actions.c: the analysis side of the window; the ]/[ keys
  * step through the Gaps page. The options of a job's summaries: the

@@ -10,12 +10,11 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <inttypes.h>
 
 #include "ks-analysis.h"
-#include "ks-format.h"
 #include "ks-paths.h"
 #include "ks-rank-summaries.h"
+#include "ks-warnings-banner.h"
 #include "ks-window-private.h"
 #include "ks-application.h"
 
@@ -28,6 +27,7 @@ enum {
   PROP_0,
   PROP_SESSION,
   PROP_LOADING,
+  PROP_COMPARE_SESSION,
   N_PROPS
 };
 
@@ -55,11 +55,11 @@ file_display_name (GFile *file)
   return g_filename_display_name (basename ? basename : "");
 }
 
+/* Escape in the search bar: back to the timeline. */
 static void
-warnings_close_cb (KsWindow *self)
+stop_search_cb (KsWindow *self)
 {
-  self->warnings_closed = TRUE;
-  gtk_revealer_set_reveal_child (self->warnings_revealer, FALSE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 }
 
 static void
@@ -84,21 +84,7 @@ session_selection_changed_cb (KsWindow  *self,
           ks_session_set_visible (session, (start + end - (t1 - t0)) / 2, (start + end + (t1 - t0)) / 2);
         }
       ks_timeline_reveal_track (self->timeline, track);
-      gtk_stack_set_visible_child_name (self->side_stack, "selection");
     }
-  else if (ks_session_get_selected_instant (session, NULL) ||
-           ks_session_get_selected_memory_block (session, NULL, NULL))
-    gtk_stack_set_visible_child_name (self->side_stack, "selection");
-  _ks_window_set_status (self);
-}
-
-static void
-session_range_changed_cb (KsWindow  *self,
-                          KsSession *session)
-{
-  if (ks_session_get_range (session, NULL, NULL))
-    gtk_stack_set_visible_child_name (self->side_stack, "selection");
-  _ks_window_set_status (self);
 }
 
 static void
@@ -121,7 +107,6 @@ session_analysis_changed_cb (KsWindow   *self,
   /* Kept while the next analysis is computed, as before it came. */
   if (analysis == NULL)
     return;
-  _ks_window_update_warnings (self, analysis);
   _ks_window_update_subtitle (self);
 }
 
@@ -132,21 +117,11 @@ session_trace_changed_cb (KsWindow   *self,
                           KsSession  *session)
 {
   KsTrace *trace = ks_session_get_trace (session);
-  g_autofree char *name = self->file ? file_display_name (self->file) : NULL;
+  GFile *file = ks_session_get_file (session);
+  g_autofree char *name = file != NULL ? file_display_name (file) : NULL;
 
   if (trace != NULL)
     {
-      KsTraceCounts counts;
-
-      ks_trace_get_counts (trace, &counts);
-      self->n_events = self->n_gpu_events = 0;
-      for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
-        {
-          self->n_events += counts.by_kind[k];
-          if (ks_slice_kind_is_gpu (k))
-            self->n_gpu_events += counts.by_kind[k];
-        }
-
       adw_window_title_set_title (self->window_title, name ? name : "");
       gtk_window_set_title (GTK_WINDOW (self), name ? name : "");
       _ks_window_update_subtitle (self);
@@ -158,18 +133,12 @@ session_trace_changed_cb (KsWindow   *self,
       gtk_window_set_title (GTK_WINDOW (self), _("Kinescope"));
     }
 
-  /* A new trace opens on the first side page (the analysis summary);
-   * selecting something switches to "selection". */
-  if (trace != NULL)
-    gtk_stack_set_visible_child (self->side_stack, gtk_widget_get_first_child (GTK_WIDGET (self->side_stack)));
+  /* (the side panel opens a new trace on its first page itself) */
   gtk_stack_set_visible_child_name (self->main_stack, trace != NULL ? "trace" : "empty");
   if (trace != NULL)
     gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 
-  /* A new trace shows its own warnings, even after the last ones were closed. */
-  self->warnings_closed = FALSE;
-  _ks_window_update_warnings (self, NULL);
-  _ks_window_set_status (self);
+  _ks_window_update_interval_bar (self);
   _ks_window_actions_update (self);
 }
 
@@ -230,23 +199,37 @@ hold_analysis_until_drawn (KsWindow *self)
   gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
 }
 
-static void
-set_trace (KsWindow *self,
-           KsTrace  *trace,
-           GFile    *file)
-{
-  g_set_object (&self->file, file);
+static void start_load (KsWindow *self,
+                        GFile    *file);
 
-  /* The session is made with the first trace and kept: its pages and
-   * views follow it through the traces the window shows. */
+/* A rank of the job activated on a Ranks page: its events, in place of
+ * the rank loaded before. */
+static void
+session_loading_row_cb (KsWindow *self)
+{
+  guint row = ks_session_get_loading_row (self->session);
+  KsRankSummaries *summaries = ks_session_get_summaries (self->session);
+  g_autoptr(GFile) file = NULL;
+
+  if (row == KS_NO_INDEX || summaries == NULL)
+    return;
+  file = g_file_new_for_path (ks_rank_summaries_get_source (summaries, row));
+  start_load (self, file);
+}
+
+/* The session is made with the first trace or job and kept: its pages
+ * and views follow it through the traces the window shows. */
+static void
+ensure_session (KsWindow *self)
+{
   if (self->session == NULL)
     {
       self->session = ks_session_new_with_settings (NULL, ks_application_get_settings ());
       _ks_window_search_init_session (self);
       g_signal_connect_object (self->session, "selection-changed",
                                G_CALLBACK (session_selection_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (self->session, "range-changed",
-                               G_CALLBACK (session_range_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->session, "notify::loading-row",
+                               G_CALLBACK (session_loading_row_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (self->session, "visible-changed",
                                G_CALLBACK (session_visible_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (self->session, "notify::trace",
@@ -255,6 +238,16 @@ set_trace (KsWindow *self,
                                G_CALLBACK (session_analysis_changed_cb), self, G_CONNECT_SWAPPED);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
     }
+}
+
+static void
+set_trace (KsWindow *self,
+           KsTrace  *trace,
+           GFile    *file)
+{
+  ensure_session (self);
+  /* the file first: the title reads it on notify::trace */
+  ks_session_set_file (self->session, file);
 
   if (ks_session_get_trace (self->session) == trace)
     session_trace_changed_cb (self, NULL, self->session);
@@ -312,27 +305,22 @@ visible_after_failure (KsWindow *self)
 {
   if (self->session != NULL && ks_session_get_trace (self->session) != NULL)
     return "trace";
-  return self->summaries != NULL ? "job" : "empty";
+  return ks_window_get_summaries (self) != NULL ? "job" : "empty";
 }
 
-/* Both Ranks pages show the job's summaries, @loaded_row the rank whose
- * trace the window holds. */
-static void
-show_summaries (KsWindow *self,
-                guint     loaded_row)
+/* The rank whose trace is being loaded, KS_NO_INDEX for a file of its own. */
+static guint
+loading_row (KsWindow *self)
 {
-  ks_ranks_page_set_summaries (self->job_ranks_page, self->summaries, loaded_row);
-  ks_ranks_page_set_summaries (KS_RANKS_PAGE (ks_window_get_page (self, "ranks")), self->summaries, loaded_row);
+  return self->session != NULL ? ks_session_get_loading_row (self->session) : KS_NO_INDEX;
 }
 
 static void
-clear_summaries (KsWindow *self)
+set_loading_row (KsWindow *self,
+                 guint     row)
 {
-  if (self->summaries == NULL)
-    return;
-  g_clear_object (&self->summaries);
-  g_clear_object (&self->job_file);
-  show_summaries (self, KS_NO_INDEX);
+  if (self->session != NULL)
+    ks_session_set_loading_row (self->session, row);
 }
 
 static void
@@ -364,9 +352,9 @@ show_job (KsWindow        *self,
   /* the trace shown before belongs to another file */
   if (self->session != NULL)
     set_trace (self, NULL, NULL);
-  g_set_object (&self->summaries, summaries);
-  g_set_object (&self->job_file, file);
-  show_summaries (self, KS_NO_INDEX);
+  ensure_session (self);
+  /* both Ranks pages follow the session's summaries */
+  ks_session_set_job (self->session, summaries, file);
   adw_window_title_set_title (self->window_title, name);
   adw_window_title_set_subtitle (self->window_title, "");
   gtk_window_set_title (GTK_WINDOW (self), name);
@@ -393,25 +381,26 @@ load_cb (GObject      *object,
 
   if (!ok)
     {
-      self->loading_row = KS_NO_INDEX;
+      set_loading_row (self, KS_NO_INDEX);
       load_failed (self, file, error);
     }
   else if (summaries != NULL)
     show_job (self, summaries, file);
-  else if (self->loading_row != KS_NO_INDEX)
+  else if (loading_row (self) != KS_NO_INDEX)
     {
-      guint row = self->loading_row;
+      guint row = loading_row (self);
 
       /* one rank of the job at a time: the one before is let go */
-      self->loading_row = KS_NO_INDEX;
+      set_loading_row (self, KS_NO_INDEX);
       set_trace (self, trace, file);
-      show_summaries (self, row);
+      ks_session_set_loaded_row (self->session, row);
       ks_window_show_page (self, "ranks");
     }
   else
     {
       /* a file of its own: the job shown before is let go */
-      clear_summaries (self);
+      if (self->session != NULL)
+        ks_session_set_job (self->session, NULL, NULL);
       add_recent (file);
       set_trace (self, trace, file);
     }
@@ -462,7 +451,7 @@ start_load_with_snapshot (KsWindow *self,
   _ks_window_compare_clear (self);
 
   /* a rank's file is a JSON trace, with no samples to space */
-  if (self->loading_row != KS_NO_INDEX)
+  if (loading_row (self) != KS_NO_INDEX)
     options.nvsmi_interval = 0;
   if (settings != NULL)
     options.folder_memory_mb = g_settings_get_int (settings, "folder-memory-mb");
@@ -481,7 +470,7 @@ static void
 open_file (KsWindow *self,
            GFile    *file)
 {
-  self->loading_row = KS_NO_INDEX;
+  set_loading_row (self, KS_NO_INDEX);
   start_load (self, file);
 }
 
@@ -506,7 +495,7 @@ ks_window_open_with_snapshot (KsWindow *self,
   g_return_if_fail (G_IS_FILE (file) && G_IS_FILE (snapshot));
 
   self->nvsmi_interval = 0;
-  self->loading_row = KS_NO_INDEX;
+  set_loading_row (self, KS_NO_INDEX);
   start_load_with_snapshot (self, file, snapshot);
 }
 
@@ -519,27 +508,11 @@ interval_reload_cb (KsWindow      *self,
 {
   g_autoptr(GFile) file = NULL;
 
-  if (self->file == NULL)
+  if (ks_window_get_file (self) == NULL)
     return;
-  file = g_object_ref (self->file);
+  file = g_object_ref (ks_window_get_file (self));
   self->nvsmi_interval = interval;
   open_file (self, file);
-}
-
-/* A rank of the job activated on a Ranks page: its events, in place of
- * the rank loaded before. */
-static void
-load_rank_cb (KsWindow    *self,
-              guint        row,
-              KsRanksPage *page)
-{
-  g_autoptr(GFile) file = NULL;
-
-  if (self->summaries == NULL)
-    return;
-  file = g_file_new_for_path (ks_rank_summaries_get_source (self->summaries, row));
-  self->loading_row = row;
-  start_load (self, file);
 }
 
 KsRankSummaries *
@@ -547,7 +520,7 @@ ks_window_get_summaries (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
-  return self->summaries;
+  return self->session != NULL ? ks_session_get_summaries (self->session) : NULL;
 }
 
 gboolean
@@ -555,7 +528,9 @@ ks_window_is_empty (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), FALSE);
 
-  return self->session == NULL && !ks_document_loader_get_loading (self->loader) && self->summaries == NULL;
+  return (self->session == NULL ||
+          (ks_session_get_trace (self->session) == NULL && ks_session_get_summaries (self->session) == NULL)) &&
+         !ks_document_loader_get_loading (self->loader);
 }
 
 gboolean
@@ -595,7 +570,7 @@ ks_window_get_file (KsWindow *self)
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
-  return self->file;
+  return self->session != NULL ? ks_session_get_file (self->session) : NULL;
 }
 
 GtkWidget *
@@ -604,27 +579,7 @@ ks_window_get_page (KsWindow   *self,
 {
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
-  return gtk_stack_get_child_by_name (self->side_stack, name);
-}
-
-/* Every side page, for the button beside the tabs: a narrow panel
- * cannot show all their tabs. */
-static void
-build_pages_menu (KsWindow *self)
-{
-  g_autoptr(GMenu) menu = g_menu_new ();
-  g_autoptr(GListModel) pages = G_LIST_MODEL (gtk_stack_get_pages (self->side_stack));
-
-  for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
-    {
-      g_autoptr(GObject) page = g_list_model_get_item (pages, i);
-      g_autoptr(GMenuItem) item = g_menu_item_new (gtk_stack_page_get_title (GTK_STACK_PAGE (page)), NULL);
-
-      g_menu_item_set_action_and_target_value (item, "win.show-page",
-                                               g_variant_new_string (gtk_stack_page_get_name (GTK_STACK_PAGE (page))));
-      g_menu_append_item (menu, item);
-    }
-  gtk_menu_button_set_menu_model (self->pages_button, G_MENU_MODEL (menu));
+  return ks_side_panel_get_page (self->side_panel, name);
 }
 
 void
@@ -633,7 +588,7 @@ ks_window_show_page (KsWindow   *self,
 {
   g_return_if_fail (KS_IS_WINDOW (self));
 
-  gtk_stack_set_visible_child_name (self->side_stack, name);
+  ks_side_panel_show_page (self->side_panel, name);
 }
 
 /* A drop event carries no modifiers: ask the keyboard as well. */
@@ -747,70 +702,6 @@ update_recent (KsWindow *self)
   gtk_widget_set_visible (self->recent_group, shown > 0);
 }
 
-/* The side panel's share of the window at first: at the default 1280
- * pixels its tables' columns fit (test-window's tables-fit), at 800 it
- * keeps its minimum and the timeline the rest. Later the user's handle
- * and GtkPaned keep its width, as long as the timeline keeps half the
- * window. */
-#define SIDE_PANEL_SHARE 0.38
-
-/* The position that gives the panel @wanted pixels, within its minimum
- * and half the paned. */
-static int
-side_panel_position (KsWindow *self,
-                     int       wanted)
-{
-  int width = gtk_widget_get_width (GTK_WIDGET (self->paned));
-  int max_position, panel_min, handle;
-
-  g_object_get (self->paned, "max-position", &max_position, NULL);
-  gtk_widget_measure (self->side_panel, GTK_ORIENTATION_HORIZONTAL, -1, &panel_min, NULL, NULL, NULL);
-  /* max-position leaves the panel its minimum, and the handle between. */
-  handle = MAX (0, width - max_position - panel_min);
-  wanted = MAX (MIN (wanted, width / 2 - handle), panel_min);
-  return MAX (0, max_position + panel_min - wanted);
-}
-
-static gboolean
-clamp_side_panel_cb (GtkWidget     *paned,
-                     GdkFrameClock *clock,
-                     gpointer       user_data)
-{
-  KsWindow *self = user_data;
-  int max_position, panel_min, position;
-
-  self->panel_tick = 0;
-  /* Hidden, it keeps the width it comes back with. */
-  if (!gtk_widget_get_visible (self->side_panel))
-    return G_SOURCE_REMOVE;
-  g_object_get (paned, "max-position", &max_position, NULL);
-  gtk_widget_measure (self->side_panel, GTK_ORIENTATION_HORIZONTAL, -1, &panel_min, NULL, NULL, NULL);
-  position = side_panel_position (self, max_position + panel_min - gtk_paned_get_position (GTK_PANED (paned)));
-  if (position != gtk_paned_get_position (GTK_PANED (paned)))
-    gtk_paned_set_position (GTK_PANED (paned), position);
-  return G_SOURCE_REMOVE;
-}
-
-/* GtkPaned's allocation has a new width. */
-static void
-paned_max_position_cb (KsWindow *self)
-{
-  int width = gtk_widget_get_width (GTK_WIDGET (self->paned));
-
-  if (width <= 0 || !gtk_widget_get_visible (self->side_panel))
-    return;
-  /* The first one, from within the allocation: it goes on with this
-   * position, so the first frame has the panel's width. */
-  if (!self->panel_sized)
-    {
-      self->panel_sized = TRUE;
-      gtk_paned_set_position (self->paned, side_panel_position (self, (int)(width * SIDE_PANEL_SHARE)));
-    }
-  /* A narrower window: the next frame. */
-  else if (self->panel_tick == 0)
-    self->panel_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->paned), clamp_side_panel_cb, self, NULL);
-}
-
 static void
 restore_window_state (KsWindow *self)
 {
@@ -864,6 +755,10 @@ ks_window_get_property (GObject    *object,
       g_value_set_boolean (value, ks_window_get_loading (self));
       break;
 
+    case PROP_COMPARE_SESSION:
+      g_value_set_object (value, self->compare_session);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -885,9 +780,7 @@ ks_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), KS_TYPE_WINDOW);
 
   g_clear_object (&self->session);
-  g_clear_object (&self->file);
-  g_clear_object (&self->summaries);
-  g_clear_object (&self->job_file);
+  g_clear_object (&self->compare_session);
 
   G_OBJECT_CLASS (ks_window_parent_class)->dispose (object);
 }
@@ -908,30 +801,27 @@ ks_window_class_init (KsWindowClass *klass)
   properties[PROP_LOADING] =
     g_param_spec_boolean ("loading", NULL, NULL, FALSE,
                           (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  /* Compare With…: the new run's, which the Compare view binds */
+  properties[PROP_COMPARE_SESSION] =
+    g_param_spec_object ("compare-session", NULL, NULL, KS_TYPE_SESSION,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (KS_TYPE_COMPARE_VIEW);
   g_type_ensure (KS_TYPE_DOCUMENT_LOADER);
   g_type_ensure (KS_TYPE_INTERVAL_BAR);
+  g_type_ensure (KS_TYPE_SEARCH_BAR);
+  g_type_ensure (KS_TYPE_SIDE_PANEL);
+  g_type_ensure (KS_TYPE_RANKS_PAGE);
+  g_type_ensure (KS_TYPE_STATUS_BAR);
+  g_type_ensure (KS_TYPE_WARNINGS_BANNER);
   g_type_ensure (KS_TYPE_OVERVIEW);
   g_type_ensure (KS_TYPE_TIMELINE);
-  g_type_ensure (KS_TYPE_SELECTION_PAGE);
-  g_type_ensure (KS_TYPE_SUMMARY_PAGE);
-  g_type_ensure (KS_TYPE_GAPS_PAGE);
-  g_type_ensure (KS_TYPE_OPERATORS_PAGE);
-  g_type_ensure (KS_TYPE_KERNELS_PAGE);
-  g_type_ensure (KS_TYPE_MEMORY_PAGE);
-  g_type_ensure (KS_TYPE_RANKS_PAGE);
-  g_type_ensure (KS_TYPE_COMMS_PAGE);
-  g_type_ensure (KS_TYPE_CRITICAL_PATH_PAGE);
-  g_type_ensure (KS_TYPE_STATS_PAGE);
-  g_type_ensure (KS_TYPE_ROOFLINE_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KsWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_bar);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_entry);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, regex_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, search_count);
+  gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_list);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_group);
@@ -939,25 +829,11 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, loading_title);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, overview);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, timeline);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_stack);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, pages_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_switcher);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, side_tabs);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, side_panel_button);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, gaps_page);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_label);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_detail);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_revealer);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_box);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_label);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, warnings_more);
-  gtk_widget_class_bind_template_callback (widget_class, warnings_close_cb);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, status_bar);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, interval_bar);
   gtk_widget_class_bind_template_callback (widget_class, interval_reload_cb);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, job_ranks_page);
-  gtk_widget_class_bind_template_callback (widget_class, load_rank_cb);
 
   _ks_window_class_actions_init (klass);
   _ks_window_compare_class_init (klass);
@@ -970,7 +846,6 @@ ks_window_init (KsWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->loading_row = KS_NO_INDEX;
   restore_window_state (self);
 
   g_object_bind_property_full (self->loader, "file", self->loading_title, "label", G_BINDING_DEFAULT,
@@ -988,16 +863,6 @@ ks_window_init (KsWindow *self)
                            G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
   update_recent (self);
 
-  /* The panel shows the selection until a trace is open */
-  gtk_stack_set_visible_child_name (self->side_stack, "selection");
-  build_pages_menu (self);
-  /* Hidden, it leaves a narrow window's whole width to the timeline. */
-  g_object_bind_property (self->side_panel_button, "active", self->side_panel, "visible", G_BINDING_SYNC_CREATE);
-  g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb), self,
-                           G_CONNECT_SWAPPED);
-
-  _ks_window_tabs_init (self);
-  _ks_window_search_init (self);
   _ks_window_analysis_init (self);
   _ks_window_actions_update (self);
 }

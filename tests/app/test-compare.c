@@ -553,6 +553,41 @@ test_compare_totals_zh_CN (void)
   g_rmdir (dir);
 }
 
+/* The view follows the runs' sessions: other options (the settings both
+ * follow) analyse both again and it shows their new comparison, still in
+ * place of the trace. */
+static void
+test_compare_options (void)
+{
+  g_autoptr(GFile) base = fixture ("loader_bound.pt.trace.json.gz");
+  g_autoptr(GFile) other = fixture ("workers_pinned.pt.trace.json.gz");
+  KsWindow *window = ks_window_new (NULL);
+  KsCompareView *view = open_compare (window, base, other);
+  KsCompare *before = g_object_ref (ks_compare_view_get_compare (view));
+  KsCompare *after;
+  GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (view));
+
+  g_assert_false (ks_analysis_get_options (ks_compare_get_analysis (before, KS_COMPARE_NEW))->busy_includes_copies);
+  g_object_set (ks_window_get_session (window), "busy-includes-copies", TRUE, NULL);
+  WAIT_FOR ((after = ks_compare_view_get_compare (view)) != before && after != NULL);
+  for (guint s = 0; s < KS_COMPARE_N_SIDES; s++)
+    {
+      g_assert_true (ks_analysis_get_options (ks_compare_get_analysis (after, s))->busy_includes_copies);
+      g_assert_true (ks_compare_get_trace (after, s) == ks_compare_get_trace (before, s));
+    }
+  g_assert_true (ks_compare_get_analysis (after, KS_COMPARE_BASE) ==
+                 ks_session_get_analysis (ks_window_get_session (window)));
+  g_assert_true (ks_window_get_compare_view (window) == GTK_WIDGET (view));
+  g_assert_false (ks_window_get_comparing (window));
+  g_assert_true (gtk_stack_get_visible_child (GTK_STACK (stack)) == GTK_WIDGET (view));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (ks_compare_view_get_timeline (view, KS_COMPARE_NEW))));
+
+  g_object_unref (before);
+  g_object_set (ks_window_get_session (window), "busy-includes-copies", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -566,6 +601,7 @@ main (int   argc,
   g_test_add_func ("/app/compare/inferred", test_compare_inferred);
   g_test_add_func ("/app/compare/totals", test_compare_totals);
   g_test_add_func ("/app/compare/totals-zh_CN", test_compare_totals_zh_CN);
+  g_test_add_func ("/app/compare/options", test_compare_options);
 
   return g_test_run ();
 }

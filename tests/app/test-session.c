@@ -153,6 +153,84 @@ test_settings (void)
   g_assert_false (ks_session_get_analysis_options (session)->busy_includes_copies);
 }
 
+/* Where the trace comes from: a file, or a job's summaries and folder,
+ * set together, each notified once; the loaded row goes with them; a rank's trace taking
+ * the place of another keeps the job. */
+static void
+test_job (void)
+{
+  g_autoptr(KsTrace) trace = load ("loader_bound.pt.trace.json.gz");
+  g_autoptr(KsSession) session = ks_session_new (NULL);
+  g_autoptr(KsRankSummaries) summaries = ks_rank_summaries_new ();
+  g_autoptr(GFile) folder = g_file_new_for_path ("/job");
+  g_autoptr(KsRankSummaries) read = NULL;
+  g_autoptr(GFile) read_file = NULL;
+  guint n_summaries = 0, n_file = 0, n_loaded = 0, n_loading = 0, row;
+
+  ks_rank_summaries_finish (summaries);
+  /* the file a trace came from: set once, notified once */
+  {
+    g_autoptr(GFile) read_back = NULL;
+    guint n_trace_file = 0;
+
+    g_signal_connect (session, "notify::file", G_CALLBACK (count_cb), &n_trace_file);
+    g_assert_null (ks_session_get_file (session));
+    ks_session_set_file (session, folder);
+    ks_session_set_file (session, folder);
+    g_assert_cmpuint (n_trace_file, ==, 1);
+    g_object_get (session, "file", &read_back, NULL);
+    g_assert_true (read_back == folder);
+    g_object_set (session, "file", NULL, NULL);
+    g_assert_null (ks_session_get_file (session));
+    g_assert_cmpuint (n_trace_file, ==, 2);
+  }
+  g_signal_connect (session, "notify::summaries", G_CALLBACK (count_cb), &n_summaries);
+  g_signal_connect (session, "notify::job-file", G_CALLBACK (count_cb), &n_file);
+  g_signal_connect (session, "notify::loaded-row", G_CALLBACK (count_cb), &n_loaded);
+  g_signal_connect (session, "notify::loading-row", G_CALLBACK (count_cb), &n_loading);
+  g_assert_null (ks_session_get_summaries (session));
+  g_assert_cmpuint (ks_session_get_loaded_row (session), ==, KS_NO_INDEX);
+  g_assert_cmpuint (ks_session_get_loading_row (session), ==, KS_NO_INDEX);
+
+  ks_session_set_job (session, summaries, folder);
+  g_assert_true (ks_session_get_summaries (session) == summaries);
+  g_assert_true (ks_session_get_job_file (session) == folder);
+  g_assert_cmpuint (n_summaries, ==, 1);
+  g_assert_cmpuint (n_file, ==, 1);
+  g_assert_cmpuint (n_loaded, ==, 0);
+  g_object_get (session, "summaries", &read, "job-file", &read_file, NULL);
+  g_assert_true (read == summaries);
+  g_assert_true (read_file == folder);
+
+  /* rank 1 loads, then holds the trace */
+  g_object_set (session, "loading-row", 1u, NULL);
+  g_assert_cmpuint (ks_session_get_loading_row (session), ==, 1);
+  g_assert_cmpuint (n_loading, ==, 1);
+  ks_session_set_loading_row (session, KS_NO_INDEX);
+  ks_session_set_trace (session, trace);
+  ks_session_set_loaded_row (session, 1);
+  ks_session_set_loaded_row (session, 1);
+  g_assert_cmpuint (n_loading, ==, 2);
+  g_assert_cmpuint (n_loaded, ==, 1);
+  g_object_get (session, "loaded-row", &row, NULL);
+  g_assert_cmpuint (row, ==, 1);
+  /* the trace of another rank keeps the job */
+  ks_session_set_trace (session, NULL);
+  g_assert_true (ks_session_get_summaries (session) == summaries);
+  g_assert_cmpuint (ks_session_get_loaded_row (session), ==, 1);
+
+  /* the same job again changes nothing; none clears the row as well */
+  ks_session_set_job (session, summaries, folder);
+  g_assert_cmpuint (n_summaries, ==, 1);
+  g_assert_cmpuint (ks_session_get_loaded_row (session), ==, KS_NO_INDEX);
+  g_assert_cmpuint (n_loaded, ==, 2);
+  ks_session_set_job (session, NULL, NULL);
+  g_assert_null (ks_session_get_summaries (session));
+  g_assert_null (ks_session_get_job_file (session));
+  g_assert_cmpuint (n_summaries, ==, 2);
+  g_assert_cmpuint (n_file, ==, 2);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -162,6 +240,7 @@ main (int   argc,
   g_test_add_func ("/app/session/search", test_search);
   g_test_add_func ("/app/session/new-trace", test_new_trace);
   g_test_add_func ("/app/session/settings", test_settings);
+  g_test_add_func ("/app/session/job", test_job);
 
   return g_test_run ();
 }

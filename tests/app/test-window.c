@@ -685,8 +685,12 @@ test_job_summaries (void)
 
   /* the Ranks page, from summaries: no trace is held */
   g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
-  g_assert_null (ks_window_get_session (window));
+  g_assert_null (ks_session_get_trace (ks_window_get_session (window)));
   summaries = ks_window_get_summaries (window);
+  g_assert_true (ks_session_get_summaries (ks_window_get_session (window)) == summaries);
+  /* summaries are no baseline to compare with */
+  ks_window_compare_with (window, folder);
+  g_assert_false (ks_window_get_comparing (window));
   g_assert_nonnull (summaries);
   ks_rank_summaries_get_rows (summaries, &n);
   g_assert_cmpuint (n, ==, 2);

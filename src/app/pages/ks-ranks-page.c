@@ -37,20 +37,14 @@ struct _KsRanksPage
   guint                n_ranks;
   guint32              selected_track;
 
-  /* A job too large to load whole: its rows, and the one loaded */
+  /* A job too large to load whole: its rows, and the one loaded;
+   * followed from the session (job_session) */
   KsRankSummaries     *summaries;
   guint                loaded_row;
+  KsSession           *job_session;
 };
 
 G_DEFINE_FINAL_TYPE (KsRanksPage, ks_ranks_page, KS_TYPE_PAGE)
-
-enum
-{
-  LOAD_RANK,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
 
 static gboolean
 filter_row (gpointer p,
@@ -90,10 +84,12 @@ activate_cb (KsRanksPage *self,
 
   if (i == G_MAXUINT)
     return;
-  /* a summarised rank: its events are loaded first */
+  /* a summarised rank: its events are loaded first, by whoever holds
+   * the session (the window) */
   if (self->summaries != NULL && i != self->loaded_row)
     {
-      g_signal_emit (self, signals[LOAD_RANK], 0, i);
+      if (self->job_session != NULL)
+        ks_session_set_loading_row (self->job_session, i);
       return;
     }
   if (self->trace == NULL)
@@ -314,12 +310,45 @@ ks_ranks_page_refill (KsPage     *page,
   gtk_widget_queue_draw (GTK_WIDGET (self->bars_area));
 }
 
+/* The session's job: its summaries and the row it holds the trace of. */
+static void
+session_job_changed_cb (KsRanksPage *self)
+{
+  ks_ranks_page_set_summaries (self, ks_session_get_summaries (self->job_session),
+                               ks_session_get_loaded_row (self->job_session));
+}
+
+static void
+page_session_changed_cb (KsRanksPage *self)
+{
+  KsSession *session = ks_page_get_session (KS_PAGE (self));
+
+  if (self->job_session == session)
+    return;
+  if (self->job_session != NULL)
+    g_signal_handlers_disconnect_by_data (self->job_session, self);
+  g_set_object (&self->job_session, session);
+  if (session == NULL)
+    {
+      ks_ranks_page_set_summaries (self, NULL, KS_NO_INDEX);
+      return;
+    }
+  g_signal_connect_object (session, "notify::summaries", G_CALLBACK (session_job_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "notify::loaded-row", G_CALLBACK (session_job_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  session_job_changed_cb (self);
+}
+
 static void
 ks_ranks_page_dispose (GObject *object)
 {
   KsRanksPage *self = (KsRanksPage *)object;
 
   ks_page_table_clear (&self->table);
+  if (self->job_session != NULL)
+    g_signal_handlers_disconnect_by_data (self->job_session, self);
+  g_clear_object (&self->job_session);
   g_clear_object (&self->summaries);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_RANKS_PAGE);
 
@@ -341,10 +370,6 @@ ks_ranks_page_class_init (KsRanksPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsRanksPage, bars_area);
   gtk_widget_class_bind_template_callback (widget_class, activate_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-
-  /* A summarised rank was activated: its events are to be loaded. */
-  signals[LOAD_RANK] = g_signal_new ("load-rank", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                     0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -362,6 +387,7 @@ ks_ranks_page_init (KsRanksPage *self)
   gtk_drawing_area_set_draw_func (self->bars_area, draw_bars_cb, self, NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->bars_area),
                                _("Each rank's mean step: compute (blue), exposed communication (orange), waiting for other ranks (red)"));
+  g_signal_connect (self, "notify::session", G_CALLBACK (page_session_changed_cb), NULL);
 }
 
 GtkWidget *

@@ -21,9 +21,10 @@ G_BEGIN_DECLS
  * steps when a row is activated; ks_ranks_page_get_selected_track()
  * then names a row of it to bring into view.
  *
- * A job too large to load whole shows its summaries instead
- * (ks_ranks_page_set_summaries()): activating a rank other than the
- * loaded one emits "load-rank" (guint row of the summaries), and the
+ * A job too large to load whole shows its summaries instead: those of
+ * its session ("summaries", "loaded-row"), or as set by
+ * ks_ranks_page_set_summaries() without a session. Activating a rank
+ * other than the loaded one sets the session's "loading-row", and the
  * page says which rank is loaded and why the others are not. */
 
 #define KS_TYPE_RANKS_PAGE (ks_ranks_page_get_type ())
