@@ -471,6 +471,39 @@ gboolean ks_json_read_stream (Reader        *r,
                               double         span,
                               GError       **error);
 
+/* Reports @done bytes of @size read: FALSE when the load is cancelled or
+ * past the builder's limits. */
+gboolean ks_json_source_progress (Reader   *r,
+                                  guint64   done,
+                                  double    base,
+                                  double    span,
+                                  goffset   size,
+                                  GError  **error);
+
+/* Hands @n bytes of compacted text on to the parse. */
+gboolean ks_json_source_feed (Reader    *r,
+                              guint8    *data,
+                              gsize      n,
+                              guint      seen,
+                              gboolean   in_string,
+                              GError   **error);
+
+/* Something other than white space came after the top-level value. */
+gboolean ks_json_past_value (Reader *r);
+
+/* ks-json-mapped.c */
+
+/* Parses the rest of a regular file through a mapping, from the
+ * stream's position; files that cannot be mapped are left to read(). */
+gboolean ks_json_read_mapped (Reader        *r,
+                              GInputStream  *stream,
+                              guint8        *cbuf,
+                              guint64       *raw_read,
+                              double         base,
+                              double         span,
+                              goffset        size,
+                              GError       **error);
+
 /* ks-json-tokenizer.c */
 
 const char *ks_json_valid_utf8 (Reader     *r,
