@@ -124,7 +124,8 @@ typedef struct _Chunk
   GPtrArray    *events;       /* blocks of EVENTS_PER_BLOCK Events: the kept events */
   GArray       *strings;      /* KeptString */
   GStringChunk *text;
-  GByteArray   *prepared;     /* the kept events' args, prepared */
+  GByteArray   *prepared;     /* the kept events' args, prepared ... */
+  KsArgsLocal  *args_local;   /* ... in the numbers of this dictionary */
   GArray       *local;        /* LocalString, numbered from 1 */
   guint32      *slots;        /* open addressing: local number, 0 empty */
   guint32       n_slots;
@@ -142,6 +143,7 @@ typedef struct _Chunk
   /* filled while replaying */
   guint32      *map;          /* local number - 1 -> the builder's */
   guint32       n_mapped;
+  guint32      *args_map;     /* args_local's numbers -> the store's */
 } Chunk;
 
 /* The pool and its workers' readers, the main reader's for all its
@@ -192,6 +194,7 @@ typedef struct _Parallel
   GPtrArray    *spare_events;
   GPtrArray    *spare_strings;
   GPtrArray    *spare_prepared;
+  GPtrArray    *spare_locals;
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;

@@ -131,6 +131,12 @@ chunk_new (Parallel *p)
   c->prepared = ks_json_par_take_spare (p->spare_prepared);
   if (c->prepared == NULL)
     c->prepared = g_byte_array_new ();
+  if (c->prepare_args)
+    {
+      c->args_local = ks_json_par_take_spare (p->spare_locals);
+      if (c->args_local == NULL)
+        c->args_local = ks_args_local_new ();
+    }
   c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   return c;
 }
@@ -168,6 +174,14 @@ chunk_free (Chunk *c)
   if (c->prepared != NULL)
     g_byte_array_set_size (c->prepared, 0);
   give_back (p->spare_prepared, c->prepared, limit);
+  if (c->args_local != NULL && p->spare_locals->len < limit)
+    {
+      ks_args_local_clear (c->args_local);
+      g_ptr_array_add (p->spare_locals, c->args_local);
+    }
+  else
+    ks_args_local_free (c->args_local);
+  g_free (c->args_map);
   if (c->marks != NULL)
     g_array_unref (c->marks);
   if (c->local != NULL)
@@ -236,6 +250,7 @@ ks_json_parallel_start (Reader  *r,
   p->spare_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_prepared = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
+  p->spare_locals = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_args_local_free);
   r->parallel = p;
 }
 
@@ -338,6 +353,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_events);
   g_ptr_array_unref (p->spare_strings);
   g_ptr_array_unref (p->spare_prepared);
+  g_ptr_array_unref (p->spare_locals);
   g_free (p->name);
   g_free (p);
 }
@@ -490,6 +506,8 @@ replay_events (Reader  *r,
 
   if (c->local->len > 0)
     c->map = g_new (guint32, c->local->len);
+  if (c->args_local != NULL)
+    c->args_map = g_new0 (guint32, ks_args_local_get_n_entries (c->args_local) + 1);
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     own[i] = EVENT_STRING (&r->ev_own, i);
 
@@ -537,6 +555,8 @@ replay_events (Reader  *r,
       r->args_ascii = k->args_ascii;
       r->args_prepared = k->prepared_len > 0 ? c->prepared->data + k->prepared_at : NULL;
       r->args_prepared_len = k->prepared_len;
+      r->args_local = c->args_local;
+      r->args_map = c->args_map;
 
       r->ev = ev;
       ks_json_handle_event (r);
@@ -544,6 +564,8 @@ replay_events (Reader  *r,
       r->args_direct = NULL;
       r->args_prepared = NULL;
       r->args_prepared_len = 0;
+      r->args_local = NULL;
+      r->args_map = NULL;
       if (r->error != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&r->error));

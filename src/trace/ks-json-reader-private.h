@@ -316,8 +316,10 @@ typedef struct
   /* replaying a chunk: what a worker's ks_args_prepare() made of
    * args_direct (NULL: nothing), so that only the interning is left
    * for this thread */
-  const guint8   *args_prepared;
+  const guint8   *args_prepared;  /* a worker's record of args_direct, */
   gsize           args_prepared_len;
+  const KsArgsLocal *args_local;  /* in the numbers of its chunk, */
+  guint32        *args_map;       /* which map to the store's */
   KsArgsScratch  *args_scratch;   /* a worker's, for ks_args_prepare() */
 
   Event          *ev;             /* the event being read: ev_own, or on a
