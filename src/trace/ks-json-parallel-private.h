@@ -168,6 +168,9 @@ typedef struct _Parallel
   int           mode;
   Workers      *workers;
   GQueue        queue;        /* Chunk, dispatched, in file order */
+  /* the reader's own strings (event_strings[]), which a kept event
+   * points to: its replay fills them */
+  GString      *own[G_N_ELEMENTS (event_strings)];
 
   /* the text since the last cut, which ends where a block did */
   GByteArray   *open;

@@ -120,11 +120,15 @@ prepare_args (Reader *r,
 }
 
 /* In place of ks_json_handle_event(): the event stays where it was read,
- * with what it points to, and the next one goes to the next place. */
+ * with what it points to, and the next one goes to the next place. Its
+ * strings are kept apart, and it is pointed to the replaying reader's
+ * own strings, which the replay fills: the replay does not write to the
+ * cache lines of every event that this thread wrote. */
 void
 ks_json_chunk_keep_event (Reader *r)
 {
   Chunk *c = r->chunk;
+  GString *const *own = c->owner->own;
   Kept k = { 0 };
 
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
@@ -140,6 +144,7 @@ ks_json_chunk_keep_event (Reader *r)
            * what it sets itself is kept with it */
           g_string_truncate (s, 0);
         }
+      EVENT_STRING (r->ev, i) = own[i];
     }
   k.strings_end = c->strings->len;
 

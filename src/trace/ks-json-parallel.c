@@ -244,6 +244,8 @@ ks_json_parallel_start (Reader  *r,
     }
   p->workers = r->workers;
   g_queue_init (&p->queue);
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    p->own[i] = EVENT_STRING (&r->ev_own, i);
   p->open = g_byte_array_new ();
   p->spare_data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
@@ -499,7 +501,7 @@ replay_events (Reader  *r,
                Chunk   *c,
                GError **error)
 {
-  GString *own[G_N_ELEMENTS (event_strings)];
+  GString *const *own = c->owner->own;
   guint from = 0;
   gboolean text_ascii = r->text_ascii;
   gboolean ok = TRUE;
@@ -508,8 +510,6 @@ replay_events (Reader  *r,
     c->map = g_new (guint32, c->local->len);
   if (c->args_local != NULL)
     c->args_map = g_new0 (guint32, ks_args_local_get_n_entries (c->args_local) + 1);
-  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-    own[i] = EVENT_STRING (&r->ev_own, i);
 
   /* the chunk's strings are valid UTF-8 already */
   r->text_ascii = TRUE;
@@ -530,15 +530,13 @@ replay_events (Reader  *r,
       if (k->kineto)
         r->kineto = TRUE;
 
-      /* this thread's strings, emptied of what the event before left in
-       * them (what it set, and what ks_json_handle_event() wrote: an
-       * event without a tid takes its pid's text), then this one's */
+      /* this thread's strings, which the worker pointed the event to,
+       * emptied of what the event before left in them (what it set, and
+       * what ks_json_handle_event() wrote: an event without a tid takes
+       * its pid's text), then this one's */
       for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        {
-          EVENT_STRING (ev, i) = own[i];
-          if (own[i]->len > 0)
-            g_string_truncate (own[i], 0);
-        }
+        if (own[i]->len > 0)
+          g_string_truncate (own[i], 0);
       for (; from < k->strings_end; from++)
         {
           KeptString *ks = &g_array_index (c->strings, KeptString, from);
