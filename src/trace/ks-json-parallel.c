@@ -98,6 +98,24 @@ chunks_in_flight (guint   n_threads,
   return (guint) CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * chunk), 2, n_threads + 1);
 }
 
+/* Whether this thread, waiting for a chunk, parses only that one (see
+ * wait_done()): from HELP_HEAD_ONLY_THREADS threads on, where the
+ * workers have time to spare and this thread sets the pace (on the
+ * 16-core host it spent a quarter of a load parsing chunks ahead); on
+ * fewer it is a good part of the parse. KINESCOPE_JSON_HELP=head or =any
+ * chooses, for measurements. */
+static gboolean
+help_head_only (guint n_threads)
+{
+  const char *env = g_getenv ("KINESCOPE_JSON_HELP");
+
+  if (g_strcmp0 (env, "head") == 0)
+    return TRUE;
+  if (g_strcmp0 (env, "any") == 0)
+    return FALSE;
+  return n_threads >= HELP_HEAD_ONLY_THREADS;
+}
+
 gpointer
 ks_json_par_take_spare (GPtrArray *spares)
 {
@@ -232,6 +250,7 @@ ks_json_parallel_start (Reader  *r,
   /* a folder's small files share the bound of the whole folder */
   p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
+  p->help_head_only = help_head_only (n);
   p->mode = MODE_HEAD;
   ks_phase_start (&p->t_start);
   if (r->workers == NULL)
@@ -271,7 +290,10 @@ ks_json_parallel_set_size (Reader  *r,
 
 /* Waits for @c to be done, parsing the chunks not started meanwhile:
  * this thread would otherwise sleep while work waits for a worker (and
- * a wakeup costs about as much as a small chunk's parse). */
+ * a wakeup costs about as much as a small chunk's parse). With
+ * help_head_only it parses @c if no worker took it, and no other: where
+ * this thread sets the pace of a load, a chunk it parses ahead delays
+ * the replay, and its args are encoded in the replay. */
 static void
 wait_done (Parallel *p,
            Chunk    *c)
@@ -285,7 +307,10 @@ wait_done (Parallel *p,
       g_mutex_lock (&w->lock);
       if (c->done)
         break;
-      next = g_queue_pop_head (&w->pending);
+      if (!p->help_head_only || g_queue_peek_head (&w->pending) == c)
+        next = g_queue_pop_head (&w->pending);
+      else
+        next = NULL;
       if (next == NULL)
         {
           ks_phase_start (&clock);
