@@ -22,7 +22,9 @@
 # dropped by the inflating and by the reading thread
 # (KINESCOPE_GZ_COMPACT), and its JSON twin with the white space dropped
 # by a thread of its own and by the reading thread
-# (KINESCOPE_JSON_COMPACT), best of 2 each.
+# (KINESCOPE_JSON_COMPACT), best of 2 each; and from 8 cores on with the
+# reading thread, while it waits, parsing only the chunk it waits for or
+# any (KINESCOPE_JSON_HELP), best of 2 each.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -175,6 +177,21 @@ if many and (twin, many[0]) in best and time.time() - start < budget + 45:
         rest = "read: the rest (input, compaction, cutting)"
         md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f |" % (n, r["thread"][0], r["read"][0],
                   r["read"][0] / r["thread"][0], r["thread"][3].get(rest, (0, 0))[0], r["read"][3].get(rest, (0, 0))[0]))
+    md.append("")
+# the plain JSON with the reading thread parsing, while it waits, only the
+# chunk it waits for (the default from 8 threads on) or any, best of 2
+eight = [n for n in cores if n >= 8]
+if eight and (twin, eight[0]) in best and time.time() - start < budget + 60:
+    md.append("### %s: the reading thread parses only the chunk it waits for, or any\n" % os.path.basename(twin))
+    md.append("| cores | KINESCOPE_JSON_HELP=head s | =any s | ratio | reading thread: replay / parse here, head | any |")
+    md.append("|---:|---:|---:|---:|---:|---:|")
+    for n in eight:
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_HELP": m}) for _ in range(2)), key=lambda x: x[0])
+             for m in ("head", "any")}
+        rp, here = "read: replaying events into the builder", "read: parsing chunks on this thread"
+        md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.3f / %.3f |" % (n, r["head"][0], r["any"][0],
+                  r["any"][0] / r["head"][0], r["head"][3].get(rp, (0, 0))[0], r["head"][3].get(here, (0, 0))[0],
+                  r["any"][3].get(rp, (0, 0))[0], r["any"][3].get(here, (0, 0))[0]))
     md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "
