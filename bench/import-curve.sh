@@ -20,7 +20,11 @@
 #
 # The .json.gz is also loaded from 4 cores on with its white space
 # dropped by the inflating and by the reading thread
-# (KINESCOPE_GZ_COMPACT), best of 2 each.
+# (KINESCOPE_GZ_COMPACT), and its JSON twin with the white space dropped
+# by a thread of its own and by the reading thread
+# (KINESCOPE_JSON_COMPACT), best of 2 each; and from 8 cores on with the
+# reading thread, while it waits, parsing only the chunk it waits for or
+# any (KINESCOPE_JSON_HELP), best of 2 each.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -75,6 +79,7 @@ files = sys.argv[8:]
 # the phases shown, by the names the loader prints
 PHASES = [("inflate: inflating", "inflate"),
           ("inflate: waiting for the parse", "infl. wait"),
+          ("map: compaction", "compact"),
           ("read: replaying events into the builder", "replay"),
           ("read: parsing chunks on this thread", "parse here"),
           ("read: waiting for workers", "wait"),
@@ -159,9 +164,39 @@ if any((gz, n) in best for n in cores):
                       r["inflate"][3].get("inflate: waiting for the parse", (0, 0))[0],
                       r["read"][3].get("inflate: waiting for the parse", (0, 0))[0]))
         md.append("")
+# the plain JSON with its white space dropped by a thread of its own (the
+# default from 4 threads on) or by the reading thread, best of 2
+many = [n for n in cores if n >= 4]
+if many and (twin, many[0]) in best and time.time() - start < budget + 45:
+    md.append("### %s: white space dropped by a thread of its own or by the reading thread\n" % os.path.basename(twin))
+    md.append("| cores | KINESCOPE_JSON_COMPACT=thread s | =read s | ratio | reading thread's rest of read, thread / read |")
+    md.append("|---:|---:|---:|---:|---:|")
+    for n in many:
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_COMPACT": m}) for _ in range(2)), key=lambda x: x[0])
+             for m in ("thread", "read")}
+        rest = "read: the rest (input, compaction, cutting)"
+        md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f |" % (n, r["thread"][0], r["read"][0],
+                  r["read"][0] / r["thread"][0], r["thread"][3].get(rest, (0, 0))[0], r["read"][3].get(rest, (0, 0))[0]))
+    md.append("")
+# the plain JSON with the reading thread parsing, while it waits, only the
+# chunk it waits for (the default from 8 threads on) or any, best of 2
+eight = [n for n in cores if n >= 8]
+if eight and (twin, eight[0]) in best and time.time() - start < budget + 60:
+    md.append("### %s: the reading thread parses only the chunk it waits for, or any\n" % os.path.basename(twin))
+    md.append("| cores | KINESCOPE_JSON_HELP=head s | =any s | ratio | reading thread: replay / parse here, head | any |")
+    md.append("|---:|---:|---:|---:|---:|---:|")
+    for n in eight:
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_HELP": m}) for _ in range(2)), key=lambda x: x[0])
+             for m in ("head", "any")}
+        rp, here = "read: replaying events into the builder", "read: parsing chunks on this thread"
+        md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.3f / %.3f |" % (n, r["head"][0], r["any"][0],
+                  r["any"][0] / r["head"][0], r["head"][3].get(rp, (0, 0))[0], r["head"][3].get(here, (0, 0))[0],
+                  r["any"][3].get(rp, (0, 0))[0], r["any"][3].get(here, (0, 0))[0]))
+    md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "
-          "0 when inflating sets the pace); 'replay', 'parse here', 'wait' and 'rest of read' are the "
+          "0 when inflating sets the pace); 'compact' is the compacting thread's of a plain file (from 4 "
+          "threads on); 'replay', 'parse here', 'wait' and 'rest of read' are the "
           "reading thread's share of 'read' (the parallel reader only; none on one thread); 'fin: tracks' "
           "and 'fin: flows' are parts of 'finish'.")
 if skipped:

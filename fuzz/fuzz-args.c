@@ -9,7 +9,9 @@
  * every one decodes to its exact bytes, before and after the store is
  * sealed; and that a twin store that takes each text in two steps
  * (ks_args_prepare(), then ks_args_store_add_prepared()) gives it the same
- * id. See README.md, "Fuzzing".
+ * id, and so does a third that takes them all as one part of a parallel
+ * read (ks_args_local_prepare(), then ks_args_store_add_local()). See
+ * README.md, "Fuzzing".
  */
 
 #include "config.h"
@@ -45,8 +47,12 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
-  KsArgsStore *store, *twin;
+  KsArgsStore *store, *twin, *parts;
   KsArgsScratch *scratch;
+  KsArgsLocal *local;
+  GByteArray *records;
+  guint32 *map;
+  gsize record_at[MAX_TEXTS + 1];
   GString *out;
   guint32 ids[MAX_TEXTS];
   size_t from[MAX_TEXTS], len[MAX_TEXTS];
@@ -56,7 +62,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   store = ks_args_store_new ();
   twin = ks_args_store_new ();
+  parts = ks_args_store_new ();
   scratch = ks_args_scratch_new ();
+  local = ks_args_local_new ();
+  records = g_byte_array_new ();
   out = g_string_new (NULL);
   from[n] = 0;
   len[n++] = size;
@@ -85,12 +94,38 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_free (prepared);
     }
   g_assert (ks_args_store_get_memory_size (twin) == ks_args_store_get_memory_size (store));
+
+  /* the texts as one part of a parallel read: all prepared against a
+   * dictionary of their own, then added through its map */
+  for (guint i = 0; i < n; i++)
+    {
+      record_at[i] = records->len;
+      ks_args_local_prepare (local, scratch, (const char *) data + from[i], len[i], records);
+    }
+  record_at[n] = records->len;
+  map = g_new0 (guint32, ks_args_local_get_n_entries (local) + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      gsize record_len = record_at[i + 1] - record_at[i];
+      guint32 part_id;
+
+      g_assert (ks_args_store_add_local (parts, local, map, (const char *) data + from[i], len[i],
+                                         record_len > 0 ? records->data + record_at[i] : NULL, record_len,
+                                         &part_id));
+      g_assert (part_id == ids[i]);
+      check (parts, part_id, data + from[i], len[i], out);
+    }
+  g_assert (ks_args_store_get_memory_size (parts) == ks_args_store_get_memory_size (store));
+  g_free (map);
   ks_args_store_seal (store);
   for (guint i = 0; i < n; i++)
     check (store, ids[i], data + from[i], len[i], out);
 
   g_string_free (out, TRUE);
   ks_args_scratch_free (scratch);
+  ks_args_local_free (local);
+  g_byte_array_unref (records);
+  ks_args_store_free (parts);
   ks_args_store_free (twin);
   ks_args_store_free (store);
   return 0;

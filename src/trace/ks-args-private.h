@@ -137,6 +137,44 @@ get_tagged (const guint8 *r,
   return r;
 }
 
+/* Eight bytes at a time; the table only needs its buckets spread. */
+static inline guint32
+hash_bytes (const guint8 *p,
+            gsize         n)
+{
+  guint64 h = 0x9e3779b97f4a7c15ull ^ n;
+  guint64 w = 0;
+
+  if (n >= 8)
+    {
+      const guint8 *last = p + n - 8;
+
+      /* the multiplications are independent of each other: no chain */
+      for (; p < last; p += 8)
+        {
+          memcpy (&w, p, 8);
+          h = ((h << 27) | (h >> 37)) ^ (w * 0xff51afd7ed558ccdull);
+        }
+      /* the last 8 bytes, overlapping what came before: the length is in h */
+      memcpy (&w, last, 8);
+    }
+  else if (n >= 4)
+    {
+      guint32 lo, hi;
+
+      memcpy (&lo, p, 4);
+      memcpy (&hi, p + n - 4, 4);
+      w = lo | (guint64) hi << 32;
+    }
+  else if (n > 0)
+    w = p[0] | (guint64) p[n / 2] << 8 | (guint64) p[n - 1] << 16;
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return (guint32) h;
+}
+
 /* Where the next placeholder of the shape [@s, @shape_end) is, or
  * @shape_end: eight bytes at a time. */
 static inline const guint8 *

@@ -58,44 +58,6 @@ is_hex (guint8 c)
   return is_digit (c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
-/* Eight bytes at a time; the table only needs its buckets spread. */
-static guint32
-hash_bytes (const guint8 *p,
-            gsize         n)
-{
-  guint64 h = 0x9e3779b97f4a7c15ull ^ n;
-  guint64 w = 0;
-
-  if (n >= 8)
-    {
-      const guint8 *last = p + n - 8;
-
-      /* the multiplications are independent of each other: no chain */
-      for (; p < last; p += 8)
-        {
-          memcpy (&w, p, 8);
-          h = ((h << 27) | (h >> 37)) ^ (w * 0xff51afd7ed558ccdull);
-        }
-      /* the last 8 bytes, overlapping what came before: the length is in h */
-      memcpy (&w, last, 8);
-    }
-  else if (n >= 4)
-    {
-      guint32 lo, hi;
-
-      memcpy (&lo, p, 4);
-      memcpy (&hi, p + n - 4, 4);
-      w = lo | (guint64) hi << 32;
-    }
-  else if (n > 0)
-    w = p[0] | (guint64) p[n / 2] << 8 | (guint64) p[n - 1] << 16;
-  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 29;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 32;
-  return (guint32) h;
-}
-
 /* Grows *@buf to hold @need bytes; FALSE when memory ran out. */
 static gboolean
 reserve (guint8 **buf,
@@ -922,6 +884,70 @@ ks_args_store_add_prepared (KsArgsStore  *self,
 
   return store_record (self, intern_shape (self, shape, shape_len), self->scratch.vals, v - self->scratch.vals,
                        text, len, id);
+}
+
+/* The store's number of entry @n of @local, looked up once a part:
+ * strings in the order of the text, then the shape, as the one-step
+ * encoding interns them, so that the dictionary comes out the same. */
+static inline guint32
+map_entry (KsArgsStore       *self,
+           const KsArgsLocal *local,
+           guint32           *map,
+           guint64            n,
+           gboolean           is_shape)
+{
+  const guint8 *p;
+  gsize len;
+
+  if (G_LIKELY (map[n] != 0))
+    return map[n];
+  p = ks_args_local_get_entry (local, (guint32) n, &len);
+  map[n] = is_shape ? intern_shape (self, p, len) : intern (self, p, len);
+  return map[n];
+}
+
+gboolean
+ks_args_store_add_local (KsArgsStore       *self,
+                         const KsArgsLocal *local,
+                         guint32           *map,
+                         const char        *text,
+                         gsize              len,
+                         const guint8      *record,
+                         gsize              record_len,
+                         guint32           *id)
+{
+  const guint8 *end, *r;
+  guint64 shape, n_strings;
+  guint8 *v;
+
+  g_return_val_if_fail (self != NULL && self->slots != NULL, FALSE);
+
+  if (record_len == 0 || !scratch_reserve (&self->scratch, len))
+    return ks_args_store_add (self, text, len, id);
+
+  *id = 0;
+  end = record + record_len;
+  r = get_varint (get_varint (record, &shape), &n_strings);
+  v = self->scratch.vals;
+  for (guint64 k = 0; k < n_strings; k++)
+    {
+      guint64 run, n;
+      guint32 e;
+
+      r = get_varint (r, &run);
+      memcpy (v, r, run);
+      v += run;
+      r = get_varint (r + run, &n);
+      if ((e = map_entry (self, local, map, n, FALSE)) == 0)
+        return store_record (self, 0, NULL, 0, text, len, id);
+      v = put_varint (v, e);
+    }
+  g_assert (r <= end);
+  memcpy (v, r, end - r);
+  v += end - r;
+
+  return store_record (self, map_entry (self, local, map, shape, TRUE), self->scratch.vals,
+                       v - self->scratch.vals, text, len, id);
 }
 
 void

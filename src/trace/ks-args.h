@@ -58,6 +58,45 @@ gboolean       ks_args_store_add_prepared  (KsArgsStore       *self,
                                             gsize              prepared_len,
                                             guint32           *id);
 
+/* Adding through a dictionary of a part of the texts (a chunk of a file,
+ * on the thread that parses it): ks_args_local_prepare() walks a text as
+ * ks_args_prepare() does and numbers its shape and string values in
+ * @local, and ks_args_store_add_local() adds it on the store's thread,
+ * with the record and dictionary that ks_args_store_add() gives, through
+ * @map, which turns the part's numbers into the store's as they are
+ * first needed: each value of the part is looked up in the store once. */
+typedef struct _KsArgsLocal KsArgsLocal;
+
+KsArgsLocal   *ks_args_local_new           (void);
+void           ks_args_local_free          (KsArgsLocal       *local);
+/* Empties @local for another part. */
+void           ks_args_local_clear         (KsArgsLocal       *local);
+guint32        ks_args_local_get_n_entries (const KsArgsLocal *local);
+/* The bytes of entry @n (from 1). */
+const guint8  *ks_args_local_get_entry     (const KsArgsLocal *local,
+                                            guint32            n,
+                                            gsize             *len);
+/* Appends to @out the record of @text (@len bytes) in @local's numbers:
+ * the bytes appended; 0 when @text does not prepare (it is then added
+ * in one step). */
+gsize          ks_args_local_prepare       (KsArgsLocal       *local,
+                                            KsArgsScratch     *scratch,
+                                            const char        *text,
+                                            gsize              len,
+                                            GByteArray        *out);
+/* Adds @text from the @record_len bytes of @record that
+ * ks_args_local_prepare() gave for it in @local (0: none). @map holds
+ * ks_args_local_get_n_entries() + 1 numbers, zero at first, and is kept
+ * from text to text of the same @local. */
+gboolean       ks_args_store_add_local     (KsArgsStore       *self,
+                                            const KsArgsLocal *local,
+                                            guint32           *map,
+                                            const char        *text,
+                                            gsize              len,
+                                            const guint8      *record,
+                                            gsize              record_len,
+                                            guint32           *id);
+
 /* Frees what only adding needs and gives back unused room. */
 void         ks_args_store_seal            (KsArgsStore       *self);
 /* Appends the text of @id (not 0) to @out. */
@@ -73,5 +112,6 @@ gsize        ks_args_store_get_memory_size (const KsArgsStore *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsArgsStore, ks_args_store_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsArgsScratch, ks_args_scratch_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KsArgsLocal, ks_args_local_free)
 
 G_END_DECLS

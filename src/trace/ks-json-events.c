@@ -217,7 +217,8 @@ event_args (Reader *r)
     return 0;
   /* prepared on a worker from this very text */
   if (r->args_prepared != NULL && text == r->args_direct && len == r->args_direct_len)
-    return ks_trace_builder_add_prepared_args (r->builder, text, len, r->args_prepared, r->args_prepared_len);
+    return ks_trace_builder_add_local_args (r->builder, text, len, r->args_local, r->args_map,
+                                            r->args_prepared, r->args_prepared_len);
   return ks_trace_builder_add_args (r->builder, text, len);
 }
 

@@ -15,6 +15,7 @@
 #define DEFAULT_CHUNK_BYTES (1024 * 1024)
 #define MIN_CHUNK_BYTES     (128 * 1024)
 #define IN_FLIGHT_SHARE     10    /* the chunks in flight: about this part of the text */
+#define HELP_HEAD_ONLY_THREADS 8  /* see help_head_only() */
 /* Open text that grows past this without a cut (one giant event, or
  * whatever follows the trace: gigabytes of NUL bytes) is parsed here:
  * memory stays bounded by the events, not by the file. */
@@ -124,7 +125,8 @@ typedef struct _Chunk
   GPtrArray    *events;       /* blocks of EVENTS_PER_BLOCK Events: the kept events */
   GArray       *strings;      /* KeptString */
   GStringChunk *text;
-  GByteArray   *prepared;     /* the kept events' args, prepared */
+  GByteArray   *prepared;     /* the kept events' args, prepared ... */
+  KsArgsLocal  *args_local;   /* ... in the numbers of this dictionary */
   GArray       *local;        /* LocalString, numbered from 1 */
   guint32      *slots;        /* open addressing: local number, 0 empty */
   guint32       n_slots;
@@ -142,6 +144,7 @@ typedef struct _Chunk
   /* filled while replaying */
   guint32      *map;          /* local number - 1 -> the builder's */
   guint32       n_mapped;
+  guint32      *args_map;     /* args_local's numbers -> the store's */
 } Chunk;
 
 /* The pool and its workers' readers, the main reader's for all its
@@ -163,9 +166,13 @@ typedef struct _Parallel
   gsize         chunk_bytes;
   guint         in_flight;    /* chunks queued at most, see chunks_in_flight() */
   gboolean      lenient;      /* the workers read as the reader does */
+  gboolean      help_head_only; /* waiting, this thread parses only the chunk it waits for */
   int           mode;
   Workers      *workers;
   GQueue        queue;        /* Chunk, dispatched, in file order */
+  /* the reader's own strings (event_strings[]), which a kept event
+   * points to: its replay fills them */
+  GString      *own[G_N_ELEMENTS (event_strings)];
 
   /* the text since the last cut, which ends where a block did */
   GByteArray   *open;
@@ -192,6 +199,7 @@ typedef struct _Parallel
   GPtrArray    *spare_events;
   GPtrArray    *spare_strings;
   GPtrArray    *spare_prepared;
+  GPtrArray    *spare_locals;
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;

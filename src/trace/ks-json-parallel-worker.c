@@ -94,32 +94,41 @@ next_event (Reader *w)
   memcpy (w->ev, &w->ev_own, sizeof (Event));
 }
 
+/* The args walked here and their values numbered in the chunk's own
+ * dictionary: the replay looks each of them up in the store once. */
 static void
 prepare_args (Reader *r,
               Chunk  *c,
               Kept   *k)
 {
-  gsize n;
+  gsize at = c->prepared->len, n;
 
   if (r->args_scratch == NULL)
     r->args_scratch = ks_args_scratch_new ();
-  n = ks_args_prepare (r->args_scratch, k->args, k->args_len);
-  if (n == 0 || n > G_MAXUINT32)
+  n = ks_args_local_prepare (c->args_local, r->args_scratch, k->args, k->args_len, c->prepared);
+  if (n == 0)
     return;
-  if (c->prepared->len > G_MAXUINT32 - n)
-    return;
-  k->prepared_at = c->prepared->len;
+  if (c->prepared->len > G_MAXUINT32)
+    {
+      /* added in one step on replay (its values stay in the chunk's
+       * dictionary, unused) */
+      g_byte_array_set_size (c->prepared, at);
+      return;
+    }
+  k->prepared_at = (guint32) at;
   k->prepared_len = (guint32) n;
-  g_byte_array_set_size (c->prepared, c->prepared->len + n);
-  ks_args_prepared_write (r->args_scratch, c->prepared->data + k->prepared_at);
 }
 
 /* In place of ks_json_handle_event(): the event stays where it was read,
- * with what it points to, and the next one goes to the next place. */
+ * with what it points to, and the next one goes to the next place. Its
+ * strings are kept apart, and it is pointed to the replaying reader's
+ * own strings, which the replay fills: the replay does not write to the
+ * cache lines of every event that this thread wrote. */
 void
 ks_json_chunk_keep_event (Reader *r)
 {
   Chunk *c = r->chunk;
+  GString *const *own = c->owner->own;
   Kept k = { 0 };
 
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
@@ -135,6 +144,7 @@ ks_json_chunk_keep_event (Reader *r)
            * what it sets itself is kept with it */
           g_string_truncate (s, 0);
         }
+      EVENT_STRING (r->ev, i) = own[i];
     }
   k.strings_end = c->strings->len;
 
@@ -155,11 +165,13 @@ ks_json_chunk_keep_event (Reader *r)
     }
   k.args_overflow = r->args_overflow;
   k.args_ascii = r->args_ascii;
-  /* The walk over the args text, most of adding it to the store, is
-   * done here; the replay only interns. Text that the replay repairs
+  /* The walk over the args text and the look-up of its values, most of
+   * adding it to the store, are done here; the replay maps the values
+   * through the chunk's dictionary and looks up only those new to the
+   * chunk. Text that the replay repairs
    * (not valid UTF-8) or drops is left to it, and so is all of it in a
    * chunk the reading thread parses itself. */
-  if (c->prepare_args && r->ev->has_args && !k.args_overflow && k.args_ascii && k.args_len > 2)
+  if (c->prepare_args && c->args_local != NULL && r->ev->has_args && !k.args_overflow && k.args_ascii && k.args_len > 2)
     prepare_args (r, c, &k);
   k.kineto = r->kineto;
   k.n_local = c->local->len;

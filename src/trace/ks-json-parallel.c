@@ -98,6 +98,24 @@ chunks_in_flight (guint   n_threads,
   return (guint) CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * chunk), 2, n_threads + 1);
 }
 
+/* Whether this thread, waiting for a chunk, parses only that one (see
+ * wait_done()): from HELP_HEAD_ONLY_THREADS threads on, where the
+ * workers have time to spare and this thread sets the pace (on the
+ * 16-core host it spent a quarter of a load parsing chunks ahead); on
+ * fewer it is a good part of the parse. KINESCOPE_JSON_HELP=head or =any
+ * chooses, for measurements. */
+static gboolean
+help_head_only (guint n_threads)
+{
+  const char *env = g_getenv ("KINESCOPE_JSON_HELP");
+
+  if (g_strcmp0 (env, "head") == 0)
+    return TRUE;
+  if (g_strcmp0 (env, "any") == 0)
+    return FALSE;
+  return n_threads >= HELP_HEAD_ONLY_THREADS;
+}
+
 gpointer
 ks_json_par_take_spare (GPtrArray *spares)
 {
@@ -131,6 +149,12 @@ chunk_new (Parallel *p)
   c->prepared = ks_json_par_take_spare (p->spare_prepared);
   if (c->prepared == NULL)
     c->prepared = g_byte_array_new ();
+  if (c->prepare_args)
+    {
+      c->args_local = ks_json_par_take_spare (p->spare_locals);
+      if (c->args_local == NULL)
+        c->args_local = ks_args_local_new ();
+    }
   c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   return c;
 }
@@ -168,6 +192,14 @@ chunk_free (Chunk *c)
   if (c->prepared != NULL)
     g_byte_array_set_size (c->prepared, 0);
   give_back (p->spare_prepared, c->prepared, limit);
+  if (c->args_local != NULL && p->spare_locals->len < limit)
+    {
+      ks_args_local_clear (c->args_local);
+      g_ptr_array_add (p->spare_locals, c->args_local);
+    }
+  else
+    ks_args_local_free (c->args_local);
+  g_free (c->args_map);
   if (c->marks != NULL)
     g_array_unref (c->marks);
   if (c->local != NULL)
@@ -218,6 +250,7 @@ ks_json_parallel_start (Reader  *r,
   /* a folder's small files share the bound of the whole folder */
   p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
+  p->help_head_only = help_head_only (n);
   p->mode = MODE_HEAD;
   ks_phase_start (&p->t_start);
   if (r->workers == NULL)
@@ -230,12 +263,15 @@ ks_json_parallel_start (Reader  *r,
     }
   p->workers = r->workers;
   g_queue_init (&p->queue);
+  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
+    p->own[i] = EVENT_STRING (&r->ev_own, i);
   p->open = g_byte_array_new ();
   p->spare_data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   p->spare_kept = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_prepared = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
+  p->spare_locals = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_args_local_free);
   r->parallel = p;
 }
 
@@ -254,7 +290,10 @@ ks_json_parallel_set_size (Reader  *r,
 
 /* Waits for @c to be done, parsing the chunks not started meanwhile:
  * this thread would otherwise sleep while work waits for a worker (and
- * a wakeup costs about as much as a small chunk's parse). */
+ * a wakeup costs about as much as a small chunk's parse). With
+ * help_head_only it parses @c if no worker took it, and no other: where
+ * this thread sets the pace of a load, a chunk it parses ahead delays
+ * the replay, and its args are encoded in the replay. */
 static void
 wait_done (Parallel *p,
            Chunk    *c)
@@ -268,7 +307,10 @@ wait_done (Parallel *p,
       g_mutex_lock (&w->lock);
       if (c->done)
         break;
-      next = g_queue_pop_head (&w->pending);
+      if (!p->help_head_only || g_queue_peek_head (&w->pending) == c)
+        next = g_queue_pop_head (&w->pending);
+      else
+        next = NULL;
       if (next == NULL)
         {
           ks_phase_start (&clock);
@@ -338,6 +380,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_events);
   g_ptr_array_unref (p->spare_strings);
   g_ptr_array_unref (p->spare_prepared);
+  g_ptr_array_unref (p->spare_locals);
   g_free (p->name);
   g_free (p);
 }
@@ -483,15 +526,15 @@ replay_events (Reader  *r,
                Chunk   *c,
                GError **error)
 {
-  GString *own[G_N_ELEMENTS (event_strings)];
+  GString *const *own = c->owner->own;
   guint from = 0;
   gboolean text_ascii = r->text_ascii;
   gboolean ok = TRUE;
 
   if (c->local->len > 0)
     c->map = g_new (guint32, c->local->len);
-  for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-    own[i] = EVENT_STRING (&r->ev_own, i);
+  if (c->args_local != NULL)
+    c->args_map = g_new0 (guint32, ks_args_local_get_n_entries (c->args_local) + 1);
 
   /* the chunk's strings are valid UTF-8 already */
   r->text_ascii = TRUE;
@@ -512,15 +555,13 @@ replay_events (Reader  *r,
       if (k->kineto)
         r->kineto = TRUE;
 
-      /* this thread's strings, emptied of what the event before left in
-       * them (what it set, and what ks_json_handle_event() wrote: an
-       * event without a tid takes its pid's text), then this one's */
+      /* this thread's strings, which the worker pointed the event to,
+       * emptied of what the event before left in them (what it set, and
+       * what ks_json_handle_event() wrote: an event without a tid takes
+       * its pid's text), then this one's */
       for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        {
-          EVENT_STRING (ev, i) = own[i];
-          if (own[i]->len > 0)
-            g_string_truncate (own[i], 0);
-        }
+        if (own[i]->len > 0)
+          g_string_truncate (own[i], 0);
       for (; from < k->strings_end; from++)
         {
           KeptString *ks = &g_array_index (c->strings, KeptString, from);
@@ -537,6 +578,8 @@ replay_events (Reader  *r,
       r->args_ascii = k->args_ascii;
       r->args_prepared = k->prepared_len > 0 ? c->prepared->data + k->prepared_at : NULL;
       r->args_prepared_len = k->prepared_len;
+      r->args_local = c->args_local;
+      r->args_map = c->args_map;
 
       r->ev = ev;
       ks_json_handle_event (r);
@@ -544,6 +587,8 @@ replay_events (Reader  *r,
       r->args_direct = NULL;
       r->args_prepared = NULL;
       r->args_prepared_len = 0;
+      r->args_local = NULL;
+      r->args_map = NULL;
       if (r->error != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&r->error));

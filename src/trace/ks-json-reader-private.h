@@ -316,8 +316,10 @@ typedef struct
   /* replaying a chunk: what a worker's ks_args_prepare() made of
    * args_direct (NULL: nothing), so that only the interning is left
    * for this thread */
-  const guint8   *args_prepared;
+  const guint8   *args_prepared;  /* a worker's record of args_direct, */
   gsize           args_prepared_len;
+  const KsArgsLocal *args_local;  /* in the numbers of its chunk, */
+  guint32        *args_map;       /* which map to the store's */
   KsArgsScratch  *args_scratch;   /* a worker's, for ks_args_prepare() */
 
   Event          *ev;             /* the event being read: ev_own, or on a
@@ -469,6 +471,39 @@ gboolean ks_json_read_stream (Reader        *r,
                               goffset        size,
                               double         base,
                               double         span,
+                              GError       **error);
+
+/* Reports @done bytes of @size read: FALSE when the load is cancelled or
+ * past the builder's limits. */
+gboolean ks_json_source_progress (Reader   *r,
+                                  guint64   done,
+                                  double    base,
+                                  double    span,
+                                  goffset   size,
+                                  GError  **error);
+
+/* Hands @n bytes of compacted text on to the parse. */
+gboolean ks_json_source_feed (Reader    *r,
+                              guint8    *data,
+                              gsize      n,
+                              guint      seen,
+                              gboolean   in_string,
+                              GError   **error);
+
+/* Something other than white space came after the top-level value. */
+gboolean ks_json_past_value (Reader *r);
+
+/* ks-json-mapped.c */
+
+/* Parses the rest of a regular file through a mapping, from the
+ * stream's position; files that cannot be mapped are left to read(). */
+gboolean ks_json_read_mapped (Reader        *r,
+                              GInputStream  *stream,
+                              guint8        *cbuf,
+                              guint64       *raw_read,
+                              double         base,
+                              double         span,
+                              goffset        size,
                               GError       **error);
 
 /* ks-json-tokenizer.c */

@@ -7,36 +7,29 @@
 
 #define G_LOG_DOMAIN "ks-json-reader"
 
-/* Where the reader's text comes from: a mapped file, read 8 MiB at a
- * time, or a stream inflated by a thread of its own. Each block is
+/* Where the reader's text comes from: a mapped file (ks-json-mapped.c),
+ * or a stream inflated by a thread of its own. Each block is
  * compacted and handed to the tokenizer; an error's offset in the
  * compacted text is mapped back to the file's here. */
 
 #include "config.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <string.h>
 
-#include <gio/gfiledescriptorbased.h>
 #include <glib/gi18n.h>
 
 #include "ks-gzip.h"
 #include "ks-json-reader-private.h"
 #include "ks-load-phases.h"
 
-static gboolean
-report_progress (Reader        *r,
-                 guint64        done,
-                 double         base,
-                 double         span,
-                 goffset        size,
-                 GError       **error)
+gboolean
+ks_json_source_progress (Reader   *r,
+                         guint64   done,
+                         double    base,
+                         double    span,
+                         goffset   size,
+                         GError  **error)
 {
   if (r->progress != NULL && size > 0)
     ks_progress_set_fraction (r->progress, base + span * MIN (1.0, (double)done / (double)size));
@@ -46,14 +39,14 @@ report_progress (Reader        *r,
 }
 
 /* The compacted text of a block, handed on; @n counts towards what
- * past_value() compares. */
-static gboolean
-feed_block (Reader        *r,
-            guint8        *data,
-            gsize          n,
-            guint          seen,
-            gboolean       in_string,
-            GError       **error)
+ * ks_json_past_value() compares. */
+gboolean
+ks_json_source_feed (Reader    *r,
+                     guint8    *data,
+                     gsize      n,
+                     guint      seen,
+                     gboolean   in_string,
+                     GError   **error)
 {
   r->text_fed += n;
   return ks_json_feed_block (r, data, n, seen, in_string, error);
@@ -62,8 +55,8 @@ feed_block (Reader        *r,
 /* Something other than white space came after the top-level value:
  * nothing more is read (a trace followed by gigabytes of NUL bytes must
  * cost no more than the trace). */
-static gboolean
-past_value (Reader *r)
+gboolean
+ks_json_past_value (Reader *r)
 {
   return r->value_done && r->text_fed > r->value_end;
 }
@@ -231,157 +224,6 @@ ks_json_relocate_error (Reader        *r,
   else
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                  _("%s: invalid JSON: %s"), r->name, r->syntax_text);
-}
-
-/* Plain files are mapped a window at a time rather than read(): yajl
- * parses a compacted copy either way, so mapping saves the kernel's copy
- * of every byte (a few percent of a load). Only ks_json_compact()
- * touches the mapping. If another program truncates the file meanwhile,
- * that access raises SIGBUS; the handler jumps back out of the compaction
- * (which holds no locks and allocates nothing) and the file is treated as
- * ending there, like any file cut short. */
-
-#define MAP_WINDOW (8 * 1024 * 1024)
-#define MAP_ALIGN  (2 * 1024 * 1024)   /* where the page cache holds huge pages */
-
-static __thread sigjmp_buf *bus_jump;
-static struct sigaction     bus_previous;
-
-static void
-on_sigbus (int        sig,
-           siginfo_t *info,
-           void      *context)
-{
-  sigjmp_buf *jump = bus_jump;
-
-  if (jump != NULL)
-    {
-      bus_jump = NULL;
-      siglongjmp (*jump, 1);
-    }
-  /* not ours: the previous disposition handles the fault when it
-   * happens again on return */
-  sigaction (SIGBUS, &bus_previous, NULL);
-}
-
-static gboolean
-sigbus_guard_init (void)
-{
-  static gsize done;
-  static gboolean ok;
-
-  if (g_once_init_enter (&done))
-    {
-      struct sigaction sa = { 0 };
-
-      sa.sa_sigaction = on_sigbus;
-      sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-      sigemptyset (&sa.sa_mask);
-      ok = sigaction (SIGBUS, &sa, &bus_previous) == 0;
-      g_once_init_leave (&done, 1);
-    }
-  return ok;
-}
-
-/* ks_json_compact() over mapped bytes; FALSE (and @state untouched) when
- * the bytes vanished under it. */
-static gboolean
-compact_mapped (const guint8 *p,
-                gsize         n,
-                char         *out,
-                KsJsonCompactState *state,
-                gsize        *written)
-{
-  sigjmp_buf jump;
-  KsJsonCompactState saved = *state;
-
-  if (sigsetjmp (jump, 0) != 0)
-    {
-      *state = saved;
-      return FALSE;
-    }
-  bus_jump = &jump;
-  *written = ks_json_compact (p, n, out, state);
-  bus_jump = NULL;
-  return TRUE;
-}
-
-/* Parses the rest of a regular file's text through the mapping, from the
- * stream's position up to the size the file has now; the stream is left
- * after what was parsed, so that reading on picks up anything appended
- * since. Files that cannot be mapped are left to read(). */
-static gboolean
-read_mapped (Reader        *r,
-             GInputStream  *stream,
-             guint8        *cbuf,
-             guint64       *raw_read,
-             double         base,
-             double         span,
-             goffset        size,
-             GError       **error)
-{
-  struct stat st;
-  goffset pos, end;
-  int fd;
-
-  if (!G_IS_FILE_DESCRIPTOR_BASED (stream) || !G_IS_SEEKABLE (stream)
-      || !sigbus_guard_init ())
-    return TRUE;
-  fd = g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (stream));
-  pos = g_seekable_tell (G_SEEKABLE (stream));
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || pos < 0 || (goffset) lseek (fd, 0, SEEK_CUR) != pos)
-    return TRUE;
-  end = st.st_size;
-
-  while (pos < end)
-    {
-      goffset start = pos & ~(goffset) (MAP_ALIGN - 1);
-      gsize len = (gsize) MIN ((goffset) MAP_WINDOW, end - start);
-      guint8 *map = mmap (NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, start);
-      gboolean cut = FALSE;
-
-      if (map == MAP_FAILED)
-        break;
-      for (gsize off = (gsize) (pos - start); off < len;)
-        {
-          gsize k = MIN (ks_json_block_size (r), len - off);
-          gsize m = 0;
-          guint8 *out = ks_json_block_buffer (r, cbuf, k);
-
-          if (!compact_mapped (map + off, k, (char *) out, &r->stream_state, &m))
-            {
-              /* truncated meanwhile: the text ends here */
-              cut = TRUE;
-              end = pos;
-              break;
-            }
-          if (!feed_block (r, out, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
-            {
-              munmap (map, len);
-              ks_json_relocate_error (r, stream, FALSE, error);
-              return FALSE;
-            }
-          r->orig_offset += k;
-          *raw_read += k;
-          pos += k;
-          off += k;
-          if (!report_progress (r, *raw_read, base, span, size, error))
-            {
-              munmap (map, len);
-              return FALSE;
-            }
-          if (past_value (r))
-            {
-              munmap (map, len);
-              return TRUE;
-            }
-        }
-      munmap (map, len);
-      if (cut)
-        break;
-    }
-
-  return g_seekable_seek (G_SEEKABLE (stream), pos, G_SEEK_SET, r->cancellable, error);
 }
 
 /* Compressed input is inflated by a worker thread while this one parses:
@@ -717,22 +559,22 @@ read_document (Reader        *r,
           gsize m = ks_json_compact (cbuf + bom, n - bom, (char *)cbuf, &r->stream_state);
 
           bom = 0;
-          if (!feed_block (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
+          if (!ks_json_source_feed (r, cbuf, m, ks_json_take_seen (&r->stream_state), r->stream_state.in_string, error))
             {
               ks_json_relocate_error (r, stream, FALSE, error);
               return FALSE;
             }
           r->orig_offset += n;
-          if (!report_progress (r, raw_read, base, span, size, error))
+          if (!ks_json_source_progress (r, raw_read, base, span, size, error))
             return FALSE;
-          if (past_value (r))
+          if (ks_json_past_value (r))
             break;
           if (!mapped)
             {
               mapped = TRUE;
-              if (!read_mapped (r, stream, cbuf, &raw_read, base, span, size, error))
+              if (!ks_json_read_mapped (r, stream, cbuf, &raw_read, base, span, size, error))
                 return FALSE;
-              if (past_value (r))
+              if (ks_json_past_value (r))
                 break;
             }
           n = read_some (stream, cbuf, READ_CHUNK, r->cancellable, &local_error);
@@ -798,7 +640,7 @@ read_document (Reader        *r,
             break;
           raw_read = b->raw_read;
           r->orig_offset += b->orig_len;
-          if (!src.compacts && !past_value (r))
+          if (!src.compacts && !ks_json_past_value (r))
             {
               b->len = gz_source_compact (&src, b);
               b->seen = ks_json_take_seen (&src.compact);
@@ -806,15 +648,15 @@ read_document (Reader        *r,
             }
           /* after the trace the inflated bytes are only counted: the
            * warning says how many were ignored */
-          if ((!past_value (r) && !feed_block (r, b->data, b->len, b->seen, b->in_string, error)) ||
-              !report_progress (r, raw_read, base, span, size, error))
+          if ((!ks_json_past_value (r) && !ks_json_source_feed (r, b->data, b->len, b->seen, b->in_string, error)) ||
+              !ks_json_source_progress (r, raw_read, base, span, size, error))
             {
               ok = FALSE;
               g_atomic_int_set (&src.stop, 1);
               g_async_queue_push (src.free, b);
               break;
             }
-          if (past_value (r))
+          if (ks_json_past_value (r))
             g_atomic_int_set (&src.count_only, 1);
           g_async_queue_push (src.free, b);
         }
@@ -905,7 +747,7 @@ read_document (Reader        *r,
       return FALSE;
     }
 
-  if (past_value (r))
+  if (ks_json_past_value (r))
     warn_trailing (r, stream, gz != NULL);
 
   ks_json_close_open_slices (r);

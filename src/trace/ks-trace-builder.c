@@ -372,6 +372,22 @@ ks_trace_builder_add_prepared_args (KsTraceBuilder *self,
   return id;
 }
 
+guint32
+ks_trace_builder_add_local_args (KsTraceBuilder    *self,
+                                 const char        *json,
+                                 gsize              len,
+                                 const KsArgsLocal *local,
+                                 guint32           *map,
+                                 const guint8      *record,
+                                 gsize              record_len)
+{
+  guint32 id;
+
+  if (!ks_args_store_add_local (self->args, local, map, json, len, record, record_len, &id))
+    _ks_builder_fail_memory (self);
+  return id;
+}
+
 void
 ks_trace_builder_set_metadata (KsTraceBuilder *self,
                                const char     *key,

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-args.h"
 #include "ks-trace.h"
 
 G_BEGIN_DECLS
@@ -49,6 +50,15 @@ guint32         ks_trace_builder_add_prepared_args (KsTraceBuilder *self,
                                                     gsize           len,
                                                     const guint8   *prepared,
                                                     gsize           prepared_len);
+/* The same, from what ks_args_local_prepare() made of @json in @local on
+ * another thread, through @map (see ks_args_store_add_local()). */
+guint32         ks_trace_builder_add_local_args   (KsTraceBuilder    *self,
+                                                   const char        *json,
+                                                   gsize              len,
+                                                   const KsArgsLocal *local,
+                                                   guint32           *map,
+                                                   const guint8      *record,
+                                                   gsize              record_len);
 
 void            ks_trace_builder_set_metadata     (KsTraceBuilder   *self,
                                                    const char       *key,

@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <gio/gio.h>
@@ -204,6 +205,9 @@ static const char *const finish_phases[] = {
 static const char *const inflate_phases[] = {
   "inflate: inflating", "inflate: compaction", "inflate: waiting for the parse",
 };
+static const char *const map_phases[] = {
+  "map: compaction", "map: waiting for the parse",
+};
 static const char *const read_phases[] = {
   "read: replaying events into the builder", "read: parsing chunks on this thread",
   "read: waiting for workers", "read: the rest (input, compaction, cutting)",
@@ -273,11 +277,15 @@ check_phases (const char *path,
         finish_wall = wall;
     }
 
-  /* the inflating thread's parts (a .gz), the read's parts (on several
+  /* the inflating thread's parts (a .gz) or the compacting thread's (a
+   * plain file on four threads or more), the read's parts (on several
    * threads), the read, finishing's parts, finishing */
   if (g_str_has_suffix (path, ".gz"))
     for (guint i = 0; i < G_N_ELEMENTS (inflate_phases); i++, k++)
       g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, inflate_phases[i]);
+  if (g_str_has_suffix (path, ".json") && atoi (threads) >= 4)
+    for (guint i = 0; i < G_N_ELEMENTS (map_phases); i++, k++)
+      g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, map_phases[i]);
   if (strcmp (threads, "1") != 0 && !g_str_has_suffix (path, ".kscope"))
     for (guint i = 0; i < G_N_ELEMENTS (read_phases); i++, k++)
       g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, read_phases[i]);
@@ -292,6 +300,36 @@ check_phases (const char *path,
   g_assert_cmpfloat (read_wall, >, 0);
   g_assert_cmpfloat (read_parts, <=, read_wall + 1e-4);
   g_assert_cmpfloat (finish_parts, <=, finish_wall + 1e-4);
+}
+
+/* The fixture @name inflated into @dir: a plain file. */
+static char *
+inflate_fixture (const char *name,
+                 const char *dir)
+{
+  g_autofree char *gz = fixture_path (name);
+  g_autofree char *base = g_path_get_basename (gz);
+  char *path = g_build_filename (dir, base, NULL);
+  g_autoptr(GFile) from = g_file_new_for_path (gz);
+  g_autoptr(GFile) to = g_file_new_for_path (path);
+  g_autoptr(GZlibDecompressor) gunzip = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr(GInputStream) in = NULL;
+  g_autoptr(GInputStream) text = NULL;
+  g_autoptr(GOutputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  path[strlen (path) - 3] = '\0';   /* without .gz */
+  g_clear_object (&to);
+  to = g_file_new_for_path (path);
+  in = G_INPUT_STREAM (g_file_read (from, NULL, &error));
+  g_assert_no_error (error);
+  text = g_converter_input_stream_new (in, G_CONVERTER (gunzip));
+  out = G_OUTPUT_STREAM (g_file_replace (to, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error));
+  g_assert_no_error (error);
+  g_output_stream_splice (out, text, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                          NULL, &error);
+  g_assert_no_error (error);
+  return path;
 }
 
 static void
@@ -314,6 +352,22 @@ test_load_phases (void)
   g_assert_cmpint (run (kscope_args, &kscope_out, &kscope_err), ==, 0);
   check_phases (kscope, "1", kscope_out);
   check_phases (kscope, "3", kscope_out);
+
+  /* a plain file (13 MB): on four threads its compacting thread's parts */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("ks-phases-XXXXXX", NULL);
+    g_autofree char *plain = inflate_fixture ("gpt_3steps.pt.trace.json.gz", dir);
+    const char *plain_args[] = { "info", "--format", "json", plain, NULL };
+    g_autofree char *plain_out = NULL;
+    g_autofree char *plain_err = NULL;
+
+    g_assert_cmpint (run (plain_args, &plain_out, &plain_err), ==, 0);
+    check_phases (plain, "1", plain_out);
+    check_phases (plain, "3", plain_out);
+    check_phases (plain, "4", plain_out);
+    g_unlink (plain);
+    g_rmdir (dir);
+  }
 }
 
 int

@@ -28,6 +28,7 @@ static guint n_debug_merged;
 static gboolean saw_debug;
 static guint n_debug_ahead;    /* a folder's files inflated ahead, of n_debug_files */
 static guint n_debug_files;
+static guint n_debug_compacted; /* blocks compacted on a thread of their own */
 
 /* The reader's debug line after a load on several threads: how many
  * chunks it cut, and how many cuts it found inside an event. */
@@ -46,6 +47,9 @@ log_handler (const char     *domain,
   if (p != NULL && sscanf (p + 2, "%u of %u files inflated ahead on %u threads", &n_debug_ahead, &n_debug_files,
                            &threads) == 3)
     g_assert_cmpuint (threads, ==, 2);
+  if (p != NULL && strstr (p, " blocks compacted on a thread of their own") != NULL &&
+      sscanf (p + 2, "%u blocks", &threads) == 1)
+    n_debug_compacted += threads;
 }
 
 /* The .kscope of @path loaded with @threads threads and chunks of @chunk
@@ -67,6 +71,7 @@ load_trace (const char  *path,
   saw_debug = FALSE;
   n_debug_chunks = n_debug_merged = 0;
   n_debug_ahead = n_debug_files = 0;
+  n_debug_compacted = 0;
   trace = ks_trace_load (file, NULL, NULL, error);
   g_unsetenv ("KINESCOPE_THREADS");
   g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
@@ -98,8 +103,10 @@ assert_same_bytes (const char *path,
 /* Loads @path on one thread and on three with every chunk size of
  * @chunks: the same dump, byte for byte, or the same error. A .json.gz
  * has its white space dropped by the inflating thread and by the
- * reading thread in turn. Returns the largest number of chunks that a
- * load used. */
+ * reading thread in turn, a plain file (past its first MiB) by a thread
+ * of its own and by the reading thread; and the reading thread, while it
+ * waits, parses only the chunk it waits for or any. Returns the largest
+ * number of chunks that a load used. */
 static guint
 check_same (const char        *path,
             const char *const *chunks,
@@ -115,8 +122,12 @@ check_same (const char        *path,
       g_autoptr(GBytes) parallel = NULL;
 
       g_setenv ("KINESCOPE_GZ_COMPACT", i % 2 == 0 ? "read" : "inflate", TRUE);
+      g_setenv ("KINESCOPE_JSON_COMPACT", i % 2 == 0 ? "thread" : "read", TRUE);
+      g_setenv ("KINESCOPE_JSON_HELP", i % 2 == 0 ? "head" : "any", TRUE);
       parallel = load_dump (path, "3", chunk);
       g_unsetenv ("KINESCOPE_GZ_COMPACT");
+      g_unsetenv ("KINESCOPE_JSON_COMPACT");
+      g_unsetenv ("KINESCOPE_JSON_HELP");
       assert_same_bytes (path, serial, parallel, chunk);
       most = MAX (most, n_debug_chunks);
     }
@@ -800,6 +811,92 @@ test_rank_folders (void)
   }
 }
 
+/* The text of the fixture @name, inflated. */
+static GString *
+inflate_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+  gzFile gz = gzopen (path, "rb");
+  GString *s = g_string_new (NULL);
+  char buf[65536];
+  int n;
+
+  g_assert_nonnull (gz);
+  while ((n = gzread (gz, buf, sizeof buf)) > 0)
+    g_string_append_len (s, buf, n);
+  g_assert_cmpint (n, ==, 0);
+  g_assert_cmpint (gzclose (gz), ==, Z_OK);
+  return s;
+}
+
+/* @path loaded on one thread and on three, with its white space dropped
+ * by the reading thread and by a thread of its own: the same dump, byte
+ * for byte, or the same error; the thread compacted the mapped text. */
+static void
+check_compaction_threads (const char *path)
+{
+  g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
+  static const char *const threads[] = { "1", "3" };
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    for (guint thread = 0; thread <= 1; thread++)
+      {
+        g_autoptr(GBytes) other = NULL;
+        g_autofree char *how = g_strdup_printf ("%s threads, compaction on %s", threads[t],
+                                                thread ? "a thread of its own" : "the reading thread");
+
+        g_setenv ("KINESCOPE_JSON_COMPACT", thread ? "thread" : "read", TRUE);
+        other = load_dump (path, threads[t], NULL);
+        g_unsetenv ("KINESCOPE_JSON_COMPACT");
+        test_dump_assert_same (path, how, serial, other);
+        if (thread)
+          g_assert_cmpuint (n_debug_compacted, >, 0);
+        else
+          g_assert_cmpuint (n_debug_compacted, ==, 0);
+      }
+}
+
+/* A plain file is mapped past its first MiB; on many threads a thread of
+ * its own drops the white space of the mapped text. The same model as
+ * when the reading thread does, for a real trace (13 MB of indented
+ * Kineto JSON), for one followed by megabytes of text past its end (the
+ * read stops early), and for one with a syntax error 8 MB in (the same
+ * line and byte). */
+static void
+test_mapped_compaction (void)
+{
+  g_autoptr(GString) s = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *path = NULL;
+  g_autofree char *tail = NULL;
+  g_autofree char *broken = NULL;
+  g_autoptr(GBytes) error_dump = NULL;
+  char *at;
+
+  g_assert_cmpuint (s->len, >, 8 * 1024 * 1024);
+  path = write_file ("gpt.json", s->str, s->len);
+  check_compaction_threads (path);
+
+  /* text after the trace: nothing past its first bytes is compacted */
+  {
+    g_autoptr(GString) t = g_string_new_len (s->str, s->len);
+
+    for (guint i = 0; i < 3 * 1024 * 1024 / 64; i++)
+      g_string_append (t, "not JSON after the trace, not JSON after the trace, not JSON!\n");
+    tail = write_file ("gpt-tail.json", t->str, t->len);
+    check_compaction_threads (tail);
+  }
+
+  /* a colon become a semicolon, far into the mapped text */
+  at = strstr (s->str + 8 * 1024 * 1024, "\"ph\": \"X\"");
+  g_assert_nonnull (at);
+  at[4] = ';';
+  broken = write_file ("gpt-broken.json", s->str, s->len);
+  check_compaction_threads (broken);
+  error_dump = load_dump (broken, "3", NULL);
+  g_assert_true (g_str_has_prefix (g_bytes_get_data (error_dump, NULL), "error: "));
+  g_assert_nonnull (strstr (g_bytes_get_data (error_dump, NULL), "gpt-broken.json: invalid JSON at line "));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -822,6 +919,7 @@ main (int   argc,
   g_test_add_func ("/json-parallel/truncated", test_truncated);
   g_test_add_func ("/json-parallel/folder", test_folder);
   g_test_add_func ("/json-parallel/rank-folders", test_rank_folders);
+  g_test_add_func ("/json-parallel/mapped-compaction", test_mapped_compaction);
   ret = g_test_run ();
 
   test_dump_remove_dir (tmp_dir);
