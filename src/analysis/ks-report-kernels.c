@@ -203,16 +203,19 @@ queue_get (const KsReport       *r,
     }
 }
 
+/* The rank column, where there are ranks to tell apart (hide_rank_alone()),
+ * comes first in the text formats: columns of one place keep this order.
+ * A page's rows show their rank on the timeline. */
+#define RANK_COL(get_, a_) \
+  { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = get_, \
+    .arg = a_, .pos = { 1, 1, 1, 0 }, .width = 5 }
+
 #define Q_COL(k_, title_, metric_, unit_, dec_, a_, table_, machine_, width_) \
   { .key = k_, .title = title_, .metric = metric_, .unit = unit_, .decimals = dec_, .get = queue_get, \
     .arg = a_, .pos = { table_, machine_, machine_, table_ }, .width = width_ }
 
-/* The rank column, where there are ranks to tell apart (hide_rank_alone()),
- * comes first in the text formats: columns of one place keep this order.
- * A page's rows show their rank on the timeline. */
 static const KsReportColumn queue_columns[] = {
-  { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = queue_get,
-    .arg = 9, .pos = { 1, 1, 1, 0 }, .width = 5 },
+  RANK_COL (queue_get, 9),
   Q_COL ("device", N_("GPU"), -1, KS_REPORT_UNIT_COUNT, 0, 0, 1, 1, 3),
   Q_COL ("stream", N_("Stream"), -1, KS_REPORT_UNIT_COUNT, 0, 1, 2, 2, 7),
   Q_COL ("ops", N_("Operations"), -1, KS_REPORT_UNIT_COUNT, 0, 2, 3, 3, 10),
@@ -278,8 +281,7 @@ copy_get (const KsReport       *r,
     .arg = a_, .pos = { pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
 
 static const KsReportColumn copy_kind_columns[] = {
-  { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = copy_kind_get,
-    .arg = 7, .pos = { 1, 1, 1, 0 }, .width = 5 },
+  RANK_COL (copy_kind_get, 7),
   CK_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 0, 1, 3, 0),
   CK_COL ("kind", N_("Kind"), KS_REPORT_UNIT_TEXT, 0, 1, 2, 8, KS_REPORT_COLUMN_LEFT),
   CK_COL ("copies", N_("Copies"), KS_REPORT_UNIT_COUNT, 0, 2, 3, 7, 0),
@@ -294,8 +296,7 @@ static const KsReportColumn copy_kind_columns[] = {
     .arg = a_, .pos = { pos_, pos_, pos_, pos_ }, .width = width_, .flags = flags_ }
 
 static const KsReportColumn copy_columns[] = {
-  { .key = "rank", .title = N_("Rank"), .metric = -1, .unit = KS_REPORT_UNIT_COUNT, .get = copy_get,
-    .arg = 7, .pos = { 1, 1, 1, 0 }, .width = 5 },
+  RANK_COL (copy_get, 7),
   CP_COL ("device", N_("GPU"), KS_REPORT_UNIT_COUNT, 0, 0, 1, 3, 0),
   CP_COL ("kind", N_("Kind"), KS_REPORT_UNIT_TEXT, 0, 1, 2, 8, KS_REPORT_COLUMN_LEFT),
   CP_COL ("start_ns", N_("Start"), KS_REPORT_UNIT_DURATION, 0, 2, 3, 11, 0),

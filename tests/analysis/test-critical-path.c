@@ -101,6 +101,33 @@ analyse (KsTrace *trace)
   return analysis;
 }
 
+/* The critical path of the trace at @path under @rules (NULL: none), with
+ * the trace and its analysis it was worked out from. */
+static KsCriticalPath *
+path_compute (const char  *path,
+              const char  *rules,
+              KsTrace    **trace_out,
+              KsAnalysis **analysis_out)
+{
+  g_autoptr(KsTrace) trace = load (path);
+  g_autoptr(KsAnalysis) analysis = analyse (trace);
+  g_autoptr(KsWhatIf) what_if = NULL;
+  g_autoptr(GError) error = NULL;
+  KsCriticalPath *cp;
+
+  if (rules != NULL)
+    {
+      what_if = ks_what_if_parse (rules, &error);
+      g_assert_no_error (error);
+    }
+  cp = ks_critical_path_compute (trace, analysis, NULL, what_if, NULL, &error);
+  g_assert_no_error (error);
+  *trace_out = g_steal_pointer (&trace);
+  if (analysis_out != NULL)
+    *analysis_out = g_steal_pointer (&analysis);
+  return cp;
+}
+
 typedef struct
 {
   char           *dir;
@@ -117,20 +144,11 @@ case_open (Case       *c,
            const char *rules)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(KsWhatIf) what_if = NULL;
 
   c->dir = g_dir_make_tmp ("ks-critical-path-XXXXXX", &error);
   g_assert_no_error (error);
   c->path = write_trace (c->dir, "case.pt.trace.json", evs, n);
-  c->trace = load (c->path);
-  c->analysis = analyse (c->trace);
-  if (rules != NULL)
-    {
-      what_if = ks_what_if_parse (rules, &error);
-      g_assert_no_error (error);
-    }
-  c->cp = ks_critical_path_compute (c->trace, c->analysis, NULL, what_if, NULL, &error);
-  g_assert_no_error (error);
+  c->cp = path_compute (c->path, rules, &c->trace, &c->analysis);
 }
 
 static void
@@ -169,6 +187,25 @@ assert_classes (const gint64 *by_class,
     }
 }
 
+/* Opens a case whose one step's path takes @path_us µs, split in classes
+ * as @observed. */
+static const KsPathStep *
+case_open_step (Case         *c,
+                const Ev     *evs,
+                guint         n,
+                const char   *rules,
+                gint64        path_us,
+                const gint64  observed[KS_N_PATH_CLASSES])
+{
+  const KsPathStep *step;
+
+  case_open (c, evs, n, rules);
+  step = only_step (c);
+  g_assert_cmpint (step->path_ns, ==, path_us * 1000);
+  assert_classes (step->by_class, observed);
+  return step;
+}
+
 static const KsPathItem *
 find_item (const KsPathStep *step,
            KsTrace          *trace,
@@ -205,12 +242,9 @@ test_cpu_chain (void)
   Case c = { 0 };
   const KsPathStep *step;
 
-  case_open (&c, cpu_chain, G_N_ELEMENTS (cpu_chain), "op:aten::b=0.5");
-  step = only_step (&c);
+  step = case_open_step (&c, cpu_chain, G_N_ELEMENTS (cpu_chain), "op:aten::b=0.5", 1000, observed);
   g_assert_cmpstr (ks_trace_string (c.trace, step->name), ==, "ProfilerStep#1");
   g_assert_cmpint (step->dur_ns, ==, 1000000);
-  g_assert_cmpint (step->path_ns, ==, 1000000);
-  assert_classes (step->by_class, observed);
   /* Ranked by time on the path: aten::b's own 450 µs first. */
   g_assert_cmpuint (step->n_items, >=, 3);
   g_assert_cmpstr (ks_trace_string (c.trace, step->items[0].name), ==, "aten::b");
@@ -246,11 +280,8 @@ test_gpu_chain_sync (void)
   Case c = { 0 };
   const KsPathStep *step;
 
-  case_open (&c, gpu_chain, G_N_ELEMENTS (gpu_chain), "kernel:k1=0.5");
-  step = only_step (&c);
+  step = case_open_step (&c, gpu_chain, G_N_ELEMENTS (gpu_chain), "kernel:k1=0.5", 850, observed);
   g_assert_cmpint (step->dur_ns, ==, 850000);
-  g_assert_cmpint (step->path_ns, ==, 850000);
-  assert_classes (step->by_class, observed);
   g_assert_cmpint (find_item (step, c.trace, "k1", KS_PATH_GPU)->ns, ==, 400000);
   g_assert_cmpint (find_item (step, c.trace, "cudaDeviceSynchronize", KS_PATH_SYNC)->ns, ==, 5000);
   g_assert_cmpint (step->predicted_ns, ==, 650000);
@@ -285,10 +316,7 @@ test_event_join (void)
   Case c = { 0 };
   const KsPathStep *step;
 
-  case_open (&c, event_join, G_N_ELEMENTS (event_join), NULL);
-  step = only_step (&c);
-  g_assert_cmpint (step->path_ns, ==, 640000);
-  assert_classes (step->by_class, observed);
+  step = case_open_step (&c, event_join, G_N_ELEMENTS (event_join), NULL, 640, observed);
   g_assert_cmpint (find_item (step, c.trace, "k1", KS_PATH_GPU)->ns, ==, 500000);
   g_assert_cmpint (find_item (step, c.trace, "k2", KS_PATH_GPU)->ns, ==, 100000);
   /* Without rules the prediction is the path. */
@@ -315,10 +343,7 @@ test_graph_launch (void)
   Case c = { 0 };
   const KsPathStep *step;
 
-  case_open (&c, graph_launch, G_N_ELEMENTS (graph_launch), "launch=0");
-  step = only_step (&c);
-  g_assert_cmpint (step->path_ns, ==, 320000);
-  assert_classes (step->by_class, observed);
+  step = case_open_step (&c, graph_launch, G_N_ELEMENTS (graph_launch), "launch=0", 320, observed);
   g_assert_cmpint (find_item (step, c.trace, "cudaGraphLaunch", KS_PATH_LAUNCH)->ns, ==, 30000);
   /* Free launches: k2 starts with the call at 10 µs (the launch call's
    * own 10 µs are no longer on the thread), ends at 270, the sync 5 µs
@@ -347,10 +372,7 @@ test_dataloader_wait (void)
   Case c = { 0 };
   const KsPathStep *step;
 
-  case_open (&c, dataloader_wait, G_N_ELEMENTS (dataloader_wait), "dataloader=0");
-  step = only_step (&c);
-  g_assert_cmpint (step->path_ns, ==, 1000000);
-  assert_classes (step->by_class, observed);
+  step = case_open_step (&c, dataloader_wait, G_N_ELEMENTS (dataloader_wait), "dataloader=0", 1000, observed);
   g_assert_cmpint (step->items[0].klass, ==, KS_PATH_DATALOADER);
   g_assert_cmpint (step->items[0].ns, ==, 700000);
   g_assert_cmpint (step->predicted_ns, ==, 300000);
@@ -378,10 +400,7 @@ test_overlapping_kernels (void)
   Case c = { 0 };
   const KsPathStep *step;
 
-  case_open (&c, overlapping, G_N_ELEMENTS (overlapping), NULL);
-  step = only_step (&c);
-  g_assert_cmpint (step->path_ns, ==, 420000);
-  assert_classes (step->by_class, observed);
+  step = case_open_step (&c, overlapping, G_N_ELEMENTS (overlapping), NULL, 420, observed);
   g_assert_cmpint (find_item (step, c.trace, "k1", KS_PATH_GPU)->ns, ==, 180000);
   g_assert_cmpint (find_item (step, c.trace, "k2", KS_PATH_GPU)->ns, ==, 200000);
   case_close (&c);
@@ -404,12 +423,8 @@ test_implicit_stream_wait (void)
 {
   static const gint64 observed[KS_N_PATH_CLASSES] = { 0, 25, 0, 10, 330, 0, 5, 0 };
   Case c = { 0 };
-  const KsPathStep *step;
 
-  case_open (&c, implicit_wait, G_N_ELEMENTS (implicit_wait), NULL);
-  step = only_step (&c);
-  g_assert_cmpint (step->path_ns, ==, 370000);
-  assert_classes (step->by_class, observed);
+  case_open_step (&c, implicit_wait, G_N_ELEMENTS (implicit_wait), NULL, 370, observed);
   case_close (&c);
 }
 
@@ -423,12 +438,9 @@ test_whole_trace (void)
   Case c = { 0 };
   const KsPathStep *step;
 
-  case_open (&c, cpu_chain + 1, G_N_ELEMENTS (cpu_chain) - 1, NULL);
-  step = only_step (&c);
+  step = case_open_step (&c, cpu_chain + 1, G_N_ELEMENTS (cpu_chain) - 1, NULL, 960, observed);
   g_assert_cmpuint (step->name, ==, 0);
   g_assert_cmpint (step->dur_ns, ==, 960000);
-  g_assert_cmpint (step->path_ns, ==, 960000);
-  assert_classes (step->by_class, observed);
   case_close (&c);
 }
 
@@ -614,15 +626,8 @@ fixture_path_compute (const char  *name,
                       KsTrace    **trace_out)
 {
   g_autofree char *path = fixture_path (name);
-  g_autoptr(KsTrace) trace = load (path);
-  g_autoptr(KsAnalysis) analysis = analyse (trace);
-  g_autoptr(KsWhatIf) what_if = rules ? ks_what_if_parse (rules, NULL) : NULL;
-  g_autoptr(GError) error = NULL;
-  KsCriticalPath *cp = ks_critical_path_compute (trace, analysis, NULL, what_if, NULL, &error);
 
-  g_assert_no_error (error);
-  *trace_out = g_steal_pointer (&trace);
-  return cp;
+  return path_compute (path, rules, trace_out, NULL);
 }
 
 /* Every step's path is as long as the step, and its classes add up. */
@@ -646,6 +651,19 @@ assert_consistent (KsCriticalPath *cp)
       g_assert_cmpint (sum, ==, steps[i].path_ns);
       g_assert_cmpint (psum, ==, steps[i].predicted_ns);
     }
+}
+
+/* The steps of @cp, @n_expected of them, each consistent. */
+static const KsPathStep *
+consistent_steps (KsCriticalPath *cp,
+                  guint           n_expected)
+{
+  guint n;
+  const KsPathStep *steps = ks_critical_path_get_steps (cp, &n);
+
+  assert_consistent (cp);
+  g_assert_cmpuint (n, ==, n_expected);
+  return steps;
 }
 
 /* The lines of critical-path-reference.py on @file, split in fields;
@@ -682,6 +700,7 @@ reference (const char *file)
   return reference_with (NULL, file);
 }
 
+/* The step of @cp named @name, which must be there. */
 static const KsPathStep *
 step_named (KsCriticalPath *cp,
             KsTrace        *trace,
@@ -693,7 +712,26 @@ step_named (KsCriticalPath *cp,
   for (guint i = 0; i < n; i++)
     if (strcmp (ks_trace_string (trace, steps[i].name), name) == 0)
       return &steps[i];
-  return NULL;
+  g_error ("no step named %s", name);
+}
+
+/* The critical path of fixture @name under @rules, @n_steps consistent
+ * steps, and the reference's line for each (critical-path-reference.py on
+ * the same file). */
+static GPtrArray *
+fixture_reference (const char      *name,
+                   const char      *rules,
+                   guint            n_steps,
+                   KsTrace        **trace,
+                   KsCriticalPath **cp)
+{
+  g_autofree char *file = fixture_path (name);
+  GPtrArray *ref = reference (file);
+
+  *cp = fixture_path_compute (name, rules, trace);
+  consistent_steps (*cp, n_steps);
+  g_assert_cmpuint (ref->len, ==, n_steps);
+  return ref;
 }
 
 /* The DataLoader-bound recording (a 2-worker DataLoader doing 3,000
@@ -703,23 +741,17 @@ step_named (KsCriticalPath *cp,
 static void
 test_loader_recording (void)
 {
-  g_autofree char *file = fixture_path ("loader_mlp_7steps.kscope");
-  g_autoptr(GPtrArray) ref = reference (file);
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(KsCriticalPath) cp = fixture_path_compute ("loader_mlp_7steps.kscope", "dataloader=0", &trace);
-  guint n, waiting = 0;
+  g_autoptr(KsCriticalPath) cp = NULL;
+  g_autoptr(GPtrArray) ref = fixture_reference ("loader_mlp_7steps.kscope", "dataloader=0", 7, &trace, &cp);
+  guint waiting = 0;
 
-  assert_consistent (cp);
-  ks_critical_path_get_steps (cp, &n);
-  g_assert_cmpuint (n, ==, 7);
-  g_assert_cmpuint (ref->len, ==, 7);
   for (guint i = 0; i < ref->len; i++)
     {
       char **f = g_ptr_array_index (ref, i);
       const KsPathStep *step = step_named (cp, trace, f[0]);
       gint64 dl = g_ascii_strtoll (f[1], NULL, 10);
 
-      g_assert_nonnull (step);
       g_assert_cmpint (step->by_class[KS_PATH_DATALOADER], ==, dl);
       g_assert_cmpint (step->predicted_by_class[KS_PATH_DATALOADER], ==, 0);
       g_assert_cmpint (step->predicted_ns, >=, step->dur_ns - dl);
@@ -740,14 +772,11 @@ test_loader_recording (void)
 static void
 test_gpu_bound_recording (void)
 {
-  g_autofree char *file = fixture_path ("gpt_bf16_2steps.kscope");
-  g_autoptr(GPtrArray) ref = reference (file);
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(KsCriticalPath) cp = fixture_path_compute ("gpt_bf16_2steps.kscope", "launch=0", &trace);
+  g_autoptr(KsCriticalPath) cp = NULL;
+  g_autoptr(GPtrArray) ref = fixture_reference ("gpt_bf16_2steps.kscope", "launch=0", 2, &trace, &cp);
   gint64 prev_end = -1;
 
-  assert_consistent (cp);
-  g_assert_cmpuint (ref->len, ==, 2);
   for (guint i = 0; i < ref->len; i++)
     {
       char **f = g_ptr_array_index (ref, i);
@@ -756,7 +785,6 @@ test_gpu_bound_recording (void)
       gint64 busy = g_ascii_strtoll (f[3], NULL, 10);
       gint64 on_gpu;
 
-      g_assert_nonnull (step);
       g_assert_cmpint (step->end, ==, gpu_end);
       if (prev_end >= 0)
         g_assert_cmpint (step->start, >=, prev_end);
@@ -776,23 +804,16 @@ test_gpu_bound_recording (void)
 static void
 test_loader_bound (void)
 {
-  g_autofree char *file = fixture_path ("loader_bound.pt.trace.json.gz");
-  g_autoptr(GPtrArray) ref = reference (file);
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(KsCriticalPath) cp = fixture_path_compute ("loader_bound.pt.trace.json.gz", "dataloader=0", &trace);
-  guint n;
+  g_autoptr(KsCriticalPath) cp = NULL;
+  g_autoptr(GPtrArray) ref = fixture_reference ("loader_bound.pt.trace.json.gz", "dataloader=0", 4, &trace, &cp);
 
-  assert_consistent (cp);
-  ks_critical_path_get_steps (cp, &n);
-  g_assert_cmpuint (n, ==, 4);
-  g_assert_cmpuint (ref->len, ==, 4);
   for (guint i = 0; i < ref->len; i++)
     {
       char **f = g_ptr_array_index (ref, i);
       const KsPathStep *step = step_named (cp, trace, f[0]);
       gint64 dl = g_ascii_strtoll (f[1], NULL, 10);
 
-      g_assert_nonnull (step);
       /* The file's µs with three decimals round to the ns. */
       g_assert_cmpint (ABS (step->by_class[KS_PATH_DATALOADER] - dl), <=, 2);
       g_assert_cmpint (step->by_class[KS_PATH_DATALOADER], >, step->dur_ns * 8 / 10);
@@ -811,13 +832,9 @@ test_gpt_launch_bound (void)
 {
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsCriticalPath) cp = fixture_path_compute ("gpt_3steps.pt.trace.json.gz", "launch=0.5", &trace);
-  const KsPathStep *steps;
-  guint n;
+  const KsPathStep *steps = consistent_steps (cp, 3);
 
-  assert_consistent (cp);
-  steps = ks_critical_path_get_steps (cp, &n);
-  g_assert_cmpuint (n, ==, 3);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < 3; i++)
     {
       gint64 host = steps[i].by_class[KS_PATH_CPU] + steps[i].by_class[KS_PATH_LAUNCH];
       gboolean autograd = FALSE;
@@ -842,19 +859,13 @@ static void
 test_ranks (void)
 {
   g_autofree char *path = fixture_path ("ddp_gloo_2ranks");
-  g_autoptr(KsTrace) trace = load (path);
-  g_autoptr(KsAnalysis) analysis = analyse (trace);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(KsCriticalPath) cp = ks_critical_path_compute (trace, analysis, NULL, NULL, NULL, &error);
-  const KsPathStep *steps;
-  guint n, per_rank[2] = { 0, 0 };
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsCriticalPath) cp = path_compute (path, NULL, &trace, &analysis);
+  const KsPathStep *steps = consistent_steps (cp, 8);
+  guint per_rank[2] = { 0, 0 };
 
-  g_assert_no_error (error);
-
-  assert_consistent (cp);
-  steps = ks_critical_path_get_steps (cp, &n);
-  g_assert_cmpuint (n, ==, 8);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < 8; i++)
     {
       const KsPathItem *top = &steps[i].items[0];
 
@@ -916,13 +927,9 @@ test_mixer_compiled (void)
 {
   g_autoptr(KsTrace) trace = NULL;
   g_autoptr(KsCriticalPath) cp = fixture_path_compute ("mixer_compiled.pt.trace.json.gz", "kernel:*=0", &trace);
-  const KsPathStep *steps;
-  guint n;
+  const KsPathStep *steps = consistent_steps (cp, 5);
 
-  assert_consistent (cp);
-  steps = ks_critical_path_get_steps (cp, &n);
-  g_assert_cmpuint (n, ==, 5);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < 5; i++)
     {
       gint64 host = steps[i].by_class[KS_PATH_CPU] + steps[i].by_class[KS_PATH_PYTHON] +
                     steps[i].by_class[KS_PATH_LAUNCH];
@@ -939,10 +946,9 @@ static void
 test_advice_quotes_what_if (void)
 {
   g_autofree char *file = fixture_path ("loader_bound.pt.trace.json.gz");
-  g_autoptr(KsTrace) trace = load (file);
-  g_autoptr(KsAnalysis) analysis = analyse (trace);
-  g_autoptr(KsWhatIf) what_if = ks_what_if_parse ("dataloader=0", NULL);
-  g_autoptr(KsCriticalPath) cp = ks_critical_path_compute (trace, analysis, NULL, what_if, NULL, NULL);
+  g_autoptr(KsTrace) trace = NULL;
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsCriticalPath) cp = path_compute (file, "dataloader=0", &trace, &analysis);
   g_autofree char *after = NULL;
   g_autofree char *before = NULL;
   g_autofree char *expected = NULL;
@@ -977,25 +983,17 @@ test_hta_event_sync (void)
   g_autofree char *file = g_build_filename (shared ? shared : ".", "corpus", "hta", "critical_path",
                                             "cuda_event_sync", "event_sync_trace.json.gz", NULL);
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(KsAnalysis) analysis = NULL;
   g_autoptr(KsCriticalPath) cp = NULL;
-  g_autoptr(GError) error = NULL;
   const KsPathStep *steps;
   const KsPathItem *spin = NULL;
-  guint n;
 
   if (!g_file_test (file, G_FILE_TEST_EXISTS))
     {
       g_test_skip ("the corpus (KS_SHARED_DIR/corpus/hta) is not available");
       return;
     }
-  trace = load (file);
-  analysis = analyse (trace);
-  cp = ks_critical_path_compute (trace, analysis, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  assert_consistent (cp);
-  steps = ks_critical_path_get_steps (cp, &n);
-  g_assert_cmpuint (n, ==, 1);
+  cp = path_compute (file, NULL, &trace, NULL);
+  steps = consistent_steps (cp, 1);
   for (guint i = 0; i < steps[0].n_items; i++)
     if (strstr (ks_trace_string (trace, steps[0].items[i].name), "spin_kernel") != NULL)
       spin = &steps[0].items[i];
@@ -1022,24 +1020,17 @@ test_hta_simple_add (void)
   g_autofree char *output = g_build_filename (dir, "output", "overlaid_critical_path_trace.json.gz", NULL);
   g_autoptr(GPtrArray) hta = NULL;
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(KsAnalysis) analysis = NULL;
   g_autoptr(KsCriticalPath) cp = NULL;
-  g_autoptr(GError) error = NULL;
   const KsPathStep *steps;
-  guint n, compared = 0;
+  guint compared = 0;
 
   if (!g_file_test (input, G_FILE_TEST_EXISTS) || !g_file_test (output, G_FILE_TEST_EXISTS))
     {
       g_test_skip ("the corpus (KS_SHARED_DIR/corpus/hta) is not available");
       return;
     }
-  trace = load (input);
-  analysis = analyse (trace);
-  cp = ks_critical_path_compute (trace, analysis, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  assert_consistent (cp);
-  steps = ks_critical_path_get_steps (cp, &n);
-  g_assert_cmpuint (n, ==, 1);
+  cp = path_compute (input, NULL, &trace, NULL);
+  steps = consistent_steps (cp, 1);
   g_assert_cmpuint (steps[0].name, ==, 0);
 
   hta = reference_with ("--hta-critical", output);

@@ -24,10 +24,10 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test-record-run.h"
 #include "test-record-sql.h"
 
 static const char *cli_path;
@@ -37,20 +37,6 @@ static const char *fake_nvml;
 static const char *fd_closer;
 static const char *wire_resume;
 static char *tmp_dir;
-
-typedef struct
-{
-  int   status;   /* exit status of kinescope-cli */
-  char *out;
-  char *err;
-} Result;
-
-static void
-result_clear (Result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
 
 static char *
 out_path (const char *name)
@@ -68,13 +54,28 @@ make_env (void)
   return env;
 }
 
+/* `kinescope-cli record [-o @output] @first…` */
 static void
-limit_file_size (gpointer data)
+run_cli_valist (Result     *r,
+                gsize       fsize_limit,
+                const char *output,
+                const char *first,
+                va_list     args)
 {
-  struct rlimit rl;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) env = make_env ();
 
-  rl.rlim_cur = rl.rlim_max = GPOINTER_TO_SIZE (data);
-  setrlimit (RLIMIT_FSIZE, &rl);
+  g_ptr_array_add (argv, (char *) cli_path);
+  g_ptr_array_add (argv, (char *) "record");
+  if (output != NULL)
+    {
+      g_ptr_array_add (argv, (char *) "-o");
+      g_ptr_array_add (argv, (char *) output);
+    }
+  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  g_ptr_array_add (argv, NULL);
+  run_in (r, tmp_dir, (const char **) argv->pdata, env, fsize_limit);
 }
 
 static void
@@ -83,28 +84,29 @@ run_cli (Result      *r,
          const char  *first,
          ...)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_auto(GStrv) env = make_env ();
-  g_autoptr(GError) error = NULL;
-  const char *arg;
-  int wait_status = 0;
   va_list args;
 
-  g_ptr_array_add (argv, (char *) cli_path);
-  g_ptr_array_add (argv, (char *) "record");
   va_start (args, first);
-  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
+  run_cli_valist (r, fsize_limit, NULL, first, args);
   va_end (args);
-  g_ptr_array_add (argv, NULL);
+}
 
-  memset (r, 0, sizeof *r);
-  g_spawn_sync (tmp_dir, (char **) argv->pdata, env, 0,
-                fsize_limit ? limit_file_size : NULL, GSIZE_TO_POINTER (fsize_limit),
-                &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
+/* Records `-o @path @first…`, checks that the recorder exited with 0 and
+ * opens the recording; @r keeps what it printed, for the caller to check
+ * and clear. */
+static sqlite3 *
+record_ok (Result     *r,
+           const char *path,
+           const char *first,
+           ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  run_cli_valist (r, 0, path, first, args);
+  va_end (args);
+  g_assert_cmpint (r->status, ==, 0);
+  return open_db (path);
 }
 
 /* `kinescope-cli info @path` */
@@ -113,14 +115,8 @@ run_info (Result     *r,
           const char *path)
 {
   const char *argv[] = { cli_path, "info", path, NULL };
-  g_autoptr(GError) error = NULL;
-  int wait_status = 0;
 
-  memset (r, 0, sizeof *r);
-  g_spawn_sync (tmp_dir, (char **) argv, NULL, 0, NULL, NULL, &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
+  run_in (r, tmp_dir, argv, NULL, 0);
 }
 
 static void
@@ -186,11 +182,9 @@ test_descendants (void)
   sqlite3 *db;
 
   /* processes that never connect (no CUDA, no NVTX) are listed too */
-  run_cli (&r, 0, "-t", "cuda", "-o", path, "--", "sh", "-c", "sleep 1.5 & sleep 1.5; wait", NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  db = record_ok (&r, path, "-t", "cuda", "--", "sh", "-c", "sleep 1.5 & sleep 1.5; wait", NULL);
   g_assert_nonnull (strstr (r.err, "Processes         3 (0 using CUDA)"));
   result_clear (&r);
-  db = open_db (path);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES WHERE name = 'sleep'"), ==, 2);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES WHERE name = 'sh'"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM PROCESSES WHERE globalPid = pid * 16777216"), ==, 3);
@@ -365,15 +359,16 @@ record_nvtx_app (const char  *file,
   g_autofree char *path = out_path (file);
   Result r;
 
+  sqlite3 *db;
+
   if (option != NULL)
-    run_cli (&r, 0, "-t", trace, option, "-o", path, "--", nvtx_app, mode, NULL);
+    db = record_ok (&r, path, "-t", trace, option, "--", nvtx_app, mode, NULL);
   else
-    run_cli (&r, 0, "-t", trace, "-o", path, "--", nvtx_app, mode, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+    db = record_ok (&r, path, "-t", trace, "--", nvtx_app, mode, NULL);
   if (summary != NULL)
     *summary = g_steal_pointer (&r.err);
   result_clear (&r);
-  return open_db (path);
+  return db;
 }
 
 static void
@@ -425,9 +420,6 @@ test_rank (void)
 {
   g_autofree char *path = out_path ("rank.kscope");
   const char *argv[] = { cli_path, "stats", "--report", "ranks", "--format", "json", path, NULL };
-  g_autofree char *out = NULL;
-  g_autoptr(GError) error = NULL;
-  int wait_status = 0;
   Result r;
   sqlite3 *db;
 
@@ -438,15 +430,13 @@ test_rank (void)
   g_setenv ("LOCAL_RANK", "1", TRUE);
   g_setenv ("WORLD_SIZE", "4", TRUE);
   g_setenv ("LOCAL_WORLD_SIZE", "2", TRUE);
-  run_cli (&r, 0, "-o", path, "--", nvtx_app, "nvtx", NULL);
+  db = record_ok (&r, path, "--", nvtx_app, "nvtx", NULL);
   g_unsetenv ("RANK");
   g_unsetenv ("LOCAL_RANK");
   g_unsetenv ("WORLD_SIZE");
   g_unsetenv ("LOCAL_WORLD_SIZE");
-  g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
 
-  db = open_db (path);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_RANKS"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT rank FROM KS_RANKS"), ==, 3);
   g_assert_cmpint (query_int (db, "SELECT localRank FROM KS_RANKS"), ==, 1);
@@ -464,10 +454,10 @@ test_rank (void)
   sqlite3_close (db);
 
   /* the recording's rows are rank 3's */
-  g_spawn_sync (tmp_dir, (char **) argv, NULL, 0, NULL, NULL, &out, NULL, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-  g_assert_nonnull (strstr (out, "{\"ranks\":[{\"rank\":3,"));
+  run_in (&r, tmp_dir, argv, NULL, 0);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "{\"ranks\":[{\"rank\":3,"));
+  result_clear (&r);
 }
 
 /* Without RANK, no rank is made up. */
@@ -481,10 +471,8 @@ test_no_rank (void)
   if (!need_inject ())
     return;
   g_unsetenv ("RANK");
-  run_cli (&r, 0, "-o", path, "--", nvtx_app, "nvtx", NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  db = record_ok (&r, path, "--", nvtx_app, "nvtx", NULL);
   result_clear (&r);
-  db = open_db (path);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'KS_RANKS'"), ==, 0);
   sqlite3_close (db);
 }
@@ -563,13 +551,11 @@ test_closed_fds (gconstpointer data)
   if (!need_inject ())
     return;
 
-  run_cli (&r, 0, "-t", "nvtx,osrt", "-o", path, "--", fd_closer, mode, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  db = record_ok (&r, path, "-t", "nvtx,osrt", "--", fd_closer, mode, NULL);
   g_assert_cmpstr (r.out, ==, "done\n");
   g_assert_nonnull (strstr (r.err, "Dropped           0\n"));
   result_clear (&r);
 
-  db = open_db (path);
   assert_meta (db, "dropped_records", "0");
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM OSRT_API o JOIN StringIds s ON s.id = o.nameId "
                                   "WHERE s.value = 'nanosleep'"), ==, 23);
@@ -595,12 +581,10 @@ test_resume_open (void)
   Result r;
   sqlite3 *db;
 
-  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", wire_resume, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  db = record_ok (&r, path, "-t", "nvtx", "--", wire_resume, NULL);
   g_assert_nonnull (strstr (r.err, "Dropped           3\n"));
   result_clear (&r);
 
-  db = open_db (path);
   assert_meta (db, "dropped_records", "3");
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId "
                                   "WHERE n.eventType = 34 AND s.value = 'kept'"), ==, 3);
@@ -676,6 +660,23 @@ wait_for (GPid pid)
   return status;
 }
 
+/* Sends @signo to @target (the recorder @pid or its program), waits for
+ * the recorder and closes the program's output; the recorder's wait
+ * status. */
+static int
+end_forever (GPid pid,
+             int  out_fd,
+             GPid target,
+             int  signo)
+{
+  int status;
+
+  kill (target, signo);
+  status = wait_for (pid);
+  close (out_fd);
+  return status;
+}
+
 static void
 check_cut_short (const char *path,
                  const char *reason)
@@ -705,9 +706,7 @@ test_signal_recorder (gconstpointer data)
     return;
 
   pid = start_forever (path, &child, &out_fd);
-  kill (pid, signo);
-  status = wait_for (pid);
-  close (out_fd);
+  status = end_forever (pid, out_fd, pid, signo);
   /* the recorder passed SIGINT on, and the program died of it */
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 128 + SIGINT);
@@ -728,9 +727,7 @@ test_kill_command (void)
     return;
 
   pid = start_forever (path, &child, &out_fd);
-  kill (child, SIGKILL);
-  status = wait_for (pid);
-  close (out_fd);
+  status = end_forever (pid, out_fd, child, SIGKILL);
   g_assert_cmpint (WEXITSTATUS (status), ==, 128 + SIGKILL);
   check_cut_short (path, "command-killed");
 }
@@ -747,10 +744,8 @@ test_kill_recorder (void)
     return;
 
   pid = start_forever (path, &child, &out_fd);
-  kill (pid, SIGKILL);
-  wait_for (pid);
+  end_forever (pid, out_fd, pid, SIGKILL);
   kill (child, SIGKILL);
-  close (out_fd);
   /* Nothing ran in the recorder: what was committed is there. */
   check_cut_short (path, NULL);
 }
@@ -785,9 +780,7 @@ test_output_in_use (void)
   result_clear (&r);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 
-  kill (pid, SIGINT);
-  wait_for (pid);
-  close (out_fd);
+  end_forever (pid, out_fd, pid, SIGINT);
   check_cut_short (path, "interrupted");
 
   /* finished: --force replaces it */
@@ -977,10 +970,8 @@ count_many_rows (void)
   sqlite3 *db;
   gint64 rows;
 
-  run_cli (&r, 0, "-t", "nvtx", "-o", path, "--", nvtx_app, "many", NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  db = record_ok (&r, path, "-t", "nvtx", "--", nvtx_app, "many", NULL);
   result_clear (&r);
-  db = open_db (path);
   dropped = query_text (db, "SELECT value FROM KS_META WHERE name = 'dropped_records'");
   rows = query_int (db, "SELECT COUNT(*) FROM NVTX_EVENTS") + g_ascii_strtoll (dropped, NULL, 10);
   sqlite3_close (db);
@@ -1061,12 +1052,10 @@ test_gpu_metrics (void)
   Result r;
   sqlite3 *db;
 
-  run_cli (&r, 0, "-t", "gpu-metrics", "--gpu-metrics-frequency", "50", "-o", path, "--", "sleep", "0.3", NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  db = record_ok (&r, path, "-t", "gpu-metrics", "--gpu-metrics-frequency", "50", "--", "sleep", "0.3", NULL);
   g_assert_nonnull (strstr (r.err, "(2 GPUs)"));
   result_clear (&r);
 
-  db = open_db (path);
   /* six NVML rows a GPU, and nine GPM rows of GPU 0 (no NVLink); GPU 1 has no GPM */
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTERS"), ==, 2 * 6 + 9);
   g_assert_cmpint (query_int (db, "SELECT COUNT(*) FROM KS_COUNTERS WHERE deviceId = 1 AND name IN "

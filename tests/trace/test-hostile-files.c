@@ -41,6 +41,7 @@
 #include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
+#include "test-hostile-util.h"
 #include "test-sqlite-util.h"
 
 #define TOOL_TIMEOUT_S 30
@@ -50,12 +51,6 @@ static const char *thumbnailer_path;
 static char *base_dir;
 
 /* Helpers */
-
-static char *
-fixture_path (const char *name)
-{
-  return g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
-}
 
 /* A fresh directory of the run's own. */
 static char *
@@ -67,25 +62,6 @@ make_dir (const char *name)
 
   g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
   return dir;
-}
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  g_chmod (dir, 0755);
-  while (d != NULL && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *child = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_assert_cmpint (g_unlink (child), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 /* The recording of the test data, copied into @dir as @name. */
@@ -152,15 +128,6 @@ contents_of (const char *path,
   return contents;
 }
 
-static KsTrace *
-load (const char  *path,
-      GError     **error)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-
-  return ks_trace_load (file, NULL, NULL, error);
-}
-
 static guint
 count_kind (KsTrace    *trace,
             KsSliceKind kind)
@@ -184,72 +151,12 @@ count_lines_with (const char *text,
   return n;
 }
 
-typedef struct
-{
-  gboolean  done;
-  char     *out;
-  char     *err;
-  GError   *error;
-} Run;
-
-static void
-communicate_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-
-  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &run->out, &run->err, &run->error);
-  run->done = TRUE;
-}
-
-static gboolean
-flag_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs @argv (NULL-terminated), killing it after TOOL_TIMEOUT_S: a tool
- * that hangs fails the test instead of blocking it. Returns the exit
- * status, -1 when it was killed. */
 static int
 run_tool (const char * const *argv,
           char              **out,
           char              **err)
 {
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  Run run = { 0 };
-  gboolean timed_out = FALSE;
-  guint timeout_id;
-
-  proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8_async (proc, NULL, NULL, communicate_cb, &run);
-  timeout_id = g_timeout_add_seconds (TOOL_TIMEOUT_S, flag_cb, &timed_out);
-  while (!run.done && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (timed_out)
-    {
-      g_subprocess_force_exit (proc);
-      while (!run.done)
-        g_main_context_iteration (NULL, TRUE);
-      g_test_fail_printf ("%s %s did not finish within %d s", argv[0], argv[1], TOOL_TIMEOUT_S);
-    }
-  else
-    g_source_remove (timeout_id);
-  g_assert_no_error (run.error);
-
-  if (out != NULL)
-    *out = g_steal_pointer (&run.out);
-  if (err != NULL)
-    *err = g_steal_pointer (&run.err);
-  g_free (run.out);
-  g_free (run.err);
-  if (timed_out || !g_subprocess_get_if_exited (proc))
-    return -1;
-  return g_subprocess_get_exit_status (proc);
+  return run_tool_with (argv, NULL, 0, TOOL_TIMEOUT_S, out, err);
 }
 
 static int

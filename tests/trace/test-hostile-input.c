@@ -25,26 +25,9 @@
 #include "ks-sqlite-reader.h"
 #include "ks-trace-loader.h"
 
+#include "test-hostile-util.h"
+
 static char *base_dir;
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  g_chmod (dir, 0755);
-  while (d != NULL && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *child = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_assert_cmpint (g_unlink (child), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
-}
 
 static const char *
 warnings (KsTrace *trace)
@@ -63,25 +46,6 @@ write_file (const char *name,
 
   g_assert_true (g_file_set_contents (path, data, len, NULL));
   return path;
-}
-
-static KsTrace *
-load_path (const char  *path,
-           GError     **error)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-
-  return ks_trace_load (file, NULL, NULL, error);
-}
-
-static guint64
-count_slices (KsTrace *trace)
-{
-  guint64 n = 0;
-
-  for (guint32 i = 0; i < trace->n_tracks; i++)
-    n += trace->tracks[i].n_slices;
-  return n;
 }
 
 static void
@@ -166,7 +130,7 @@ test_gzip_long_header (void)
       g_autofree char *name = g_strdup_printf ("header-%u.json.gz", i);
       g_autofree char *path = write_file (name, gz->data, gz->len);
       g_autoptr(GError) error = NULL;
-      g_autoptr(KsTrace) trace = load_path (path, &error);
+      g_autoptr(KsTrace) trace = load (path, &error);
 
       g_assert_no_error (error);
       g_assert_cmpuint (count_slices (trace), ==, 2);
@@ -182,7 +146,7 @@ test_gzip_long_header (void)
 
     gz->data[gz->len - 8] ^= 1;
     path = write_file ("bad-crc.json.gz", gz->data, gz->len);
-    trace = load_path (path, &error);
+    trace = load (path, &error);
     g_assert_null (trace);
     assert_contains (error->message, "bad-crc.json.gz: gzip checksum mismatch");
   }
@@ -201,7 +165,7 @@ test_gzip_endless_header (void)
   memset (data, 'n', len);
   memcpy (data, "\x1f\x8b\x08\x08\0\0\0\0\0\x03", 10);
   path = write_file ("endless.json.gz", data, len);
-  trace = load_path (path, &error);
+  trace = load (path, &error);
   g_assert_null (trace);
   assert_contains (error->message, "endless.json.gz: a gzip header (file name or comment) longer than 16 MiB");
 }
@@ -235,7 +199,7 @@ test_utf16_nvsmi (void)
           g_byte_array_append (bytes, unit, 2);
         }
       path = write_file (name, bytes->data, bytes->len);
-      trace = load_path (path, &error);
+      trace = load (path, &error);
       g_assert_no_error (error);
       g_assert_cmpint (trace->format, ==, KS_FORMAT_NVIDIA_SMI);
       for (guint32 i = 0; i < trace->n_counters; i++)
@@ -252,7 +216,7 @@ test_utf16_nvsmi (void)
     const guint8 json[] = { 0xff, 0xfe, '{', 0, '}', 0 };
     g_autofree char *path = write_file ("utf16.json", json, sizeof json);
     g_autoptr(GError) error = NULL;
-    g_autoptr(KsTrace) trace = load_path (path, &error);
+    g_autoptr(KsTrace) trace = load (path, &error);
 
     g_assert_null (trace);
     assert_contains (error->message, "utf16.json: UTF-16 text that is not an nvidia-smi log");
@@ -264,7 +228,7 @@ test_utf16_nvsmi (void)
                            'n', 0, '.', 0, 'g', 0, 'p', 0, 'u', 0, '\n', 0, '0', 0, ',', 0, 0x00, 0xd8 };
     g_autofree char *path = write_file ("surrogate.csv", bad, sizeof bad);
     g_autoptr(GError) error = NULL;
-    g_autoptr(KsTrace) trace = load_path (path, &error);
+    g_autoptr(KsTrace) trace = load (path, &error);
 
     g_assert_null (trace);
     assert_contains (error->message, "surrogate.csv: a UTF-16 text file that does not convert to UTF-8");
@@ -291,7 +255,7 @@ test_json_dropped_values (void)
     "]}";
   g_autofree char *path = write_file ("dropped.json", json, strlen (json));
   g_autoptr(GError) error = NULL;
-  g_autoptr(KsTrace) trace = load_path (path, &error);
+  g_autoptr(KsTrace) trace = load (path, &error);
   g_autofree char *neg = g_strdup_printf ("%s: 2 complete events with a negative duration were kept as zero-length", path);
   g_autofree char *values = g_strdup_printf ("%s: 5 counter values that are not numbers (or beyond a double's "
                                              "range) were left out", path);
@@ -349,7 +313,7 @@ test_kscope_dropped_values (void)
   g_assert_cmpint (negative, >, 10);
   g_assert_cmpint (nulls, >, 5);
 
-  trace = load_path (path, &error);
+  trace = load (path, &error);
   g_assert_no_error (error);
   said_neg = g_strdup_printf ("%d slices that end before they start were kept as zero-length", negative);
   said_values = g_strdup_printf ("%d counter samples whose value is not a finite number were left out",
@@ -373,7 +337,7 @@ test_unreadable_folder (void)
 
       if (geteuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
         g_error ("could not give up root");
-      trace = load_path (locked, &error);
+      trace = load (locked, &error);
       g_assert_null (trace);
       g_print ("%s\n", error->message);
       return;
@@ -390,7 +354,7 @@ test_unreadable_folder (void)
   /* an empty folder still says it holds no traces */
   {
     g_autoptr(GError) error = NULL;
-    g_autoptr(KsTrace) trace = load_path (locked, &error);
+    g_autoptr(KsTrace) trace = load (locked, &error);
 
     g_assert_null (trace);
     assert_contains (error->message, "/locked: the folder holds no trace files");
@@ -448,7 +412,7 @@ test_sqlite_limits (void)
       g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
       g_assert_cmpint (sqlite3_exec (db, sql->str, NULL, NULL, NULL), ==, SQLITE_OK);
       g_assert_cmpint (sqlite3_close (db), ==, SQLITE_OK);
-      trace = load_path (path, &error);
+      trace = load (path, &error);
       g_assert_null (trace);
       assert_contains (error->message, cases[i].says);
       g_assert_cmpint (g_unlink (path), ==, 0);

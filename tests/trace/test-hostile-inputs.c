@@ -30,6 +30,7 @@
 
 #include "ks-trace-loader.h"
 
+#include "test-hostile-util.h"
 #include "test-sqlite-util.h"
 
 #define TOOL_TIMEOUT_S 60
@@ -40,12 +41,6 @@ static const char *thumbnailer_path;
 static char *base_dir;
 
 /* Helpers */
-
-static char *
-fixture_path (const char *name)
-{
-  return g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
-}
 
 static char *
 temp_path (const char *name)
@@ -66,25 +61,6 @@ make_trace (guint n)
   return text;
 }
 
-static guint64
-count_slices (KsTrace *trace)
-{
-  guint64 n = 0;
-
-  for (guint t = 0; t < trace->n_tracks; t++)
-    n += trace->tracks[t].n_slices;
-  return n;
-}
-
-static KsTrace *
-load (const char  *path,
-      GError     **error)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-
-  return ks_trace_load (file, NULL, NULL, error);
-}
-
 /* The peak resident size of this process so far, in MiB. */
 static long
 peak_rss_mib (void)
@@ -95,99 +71,12 @@ peak_rss_mib (void)
   return ru.ru_maxrss / 1024;
 }
 
-typedef struct
-{
-  gboolean  done;
-  char     *out;
-  char     *err;
-  GError   *error;
-} Run;
-
-static void
-communicate_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-
-  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &run->out, &run->err, &run->error);
-  run->done = TRUE;
-}
-
-static gboolean
-flag_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-limit_memory_cb (gpointer user_data)
-{
-  struct rlimit rl;
-
-  rl.rlim_cur = rl.rlim_max = GPOINTER_TO_SIZE (user_data) * (rlim_t) 1024;
-  setrlimit (RLIMIT_AS, &rl);
-}
-
-/* Runs @argv (NULL-terminated) with @env set on top of ours and, when
- * @limit_kib is not 0, its address space limited as `ulimit -v` does;
- * kills it after TOOL_TIMEOUT_S, which fails the test. Returns its exit
- * status, -1 when it was killed by a signal (a crash). */
-static int
-run_tool_with (const char * const *argv,
-               const char * const *env,
-               gsize               limit_kib,
-               char              **out,
-               char              **err)
-{
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  Run run = { 0 };
-  gboolean timed_out = FALSE;
-  guint timeout_id;
-
-  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
-    g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
-  if (limit_kib > 0)
-    g_subprocess_launcher_set_child_setup (launcher, limit_memory_cb, GSIZE_TO_POINTER (limit_kib), NULL);
-  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8_async (proc, NULL, NULL, communicate_cb, &run);
-  timeout_id = g_timeout_add_seconds (TOOL_TIMEOUT_S, flag_cb, &timed_out);
-  while (!run.done && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (timed_out)
-    {
-      g_subprocess_force_exit (proc);
-      while (!run.done)
-        g_main_context_iteration (NULL, TRUE);
-      g_test_fail_printf ("%s %s did not finish within %d s", argv[0], argv[1], TOOL_TIMEOUT_S);
-    }
-  else
-    g_source_remove (timeout_id);
-  g_assert_no_error (run.error);
-
-  g_test_message ("%s %s: %s", argv[0], argv[1], run.err);
-  if (out != NULL)
-    *out = g_steal_pointer (&run.out);
-  if (err != NULL)
-    *err = g_steal_pointer (&run.err);
-  g_free (run.out);
-  g_free (run.err);
-  if (timed_out || !g_subprocess_get_if_exited (proc))
-    return -1;
-  return g_subprocess_get_exit_status (proc);
-}
-
 static int
 run_tool (const char * const *argv,
           char              **out,
           char              **err)
 {
-  return run_tool_with (argv, NULL, 0, out, err);
+  return run_tool_with (argv, NULL, 0, TOOL_TIMEOUT_S, out, err);
 }
 
 /* Draws a thumbnail of @path into @png within @timeout_s; FALSE when
@@ -409,7 +298,7 @@ test_giant_event (void)
       const char *argv[] = { cli_path, "convert", path, i == 0 ? one : four, NULL };
       const char *env[] = { "KINESCOPE_THREADS", i == 0 ? "1" : "4", NULL };
 
-      g_assert_cmpint (run_tool_with (argv, env, 0, NULL, NULL), ==, 0);
+      g_assert_cmpint (run_tool_with (argv, env, 0, TOOL_TIMEOUT_S, NULL, NULL), ==, 0);
     }
   g_assert_true (g_file_get_contents (one, &a, &a_len, NULL));
   g_assert_true (g_file_get_contents (four, &b, &b_len, NULL));
@@ -533,7 +422,7 @@ test_memory_limit (void)
       const char *env[] = { "KINESCOPE_THREADS", threads[i], NULL };
       g_autofree char *err = NULL;
 
-      g_assert_cmpint (run_tool_with (argv, env, 300000, NULL, &err), ==, 1);
+      g_assert_cmpint (run_tool_with (argv, env, 300000, TOOL_TIMEOUT_S, NULL, &err), ==, 1);
       g_assert_true (g_str_has_prefix (err, expected));
     }
   g_unlink (path);

@@ -170,6 +170,31 @@ shift (uint64_t t,
   return (uint64_t) ((int64_t) t + offset);
 }
 
+/* Records whose start and end are both 0 (CUPTI ran out of device
+ * buffers) are counted, never sent. */
+static bool
+no_time (KsCuptiDecoder *self,
+         uint64_t        start,
+         uint64_t        end)
+{
+  if (start != 0 || end != 0)
+    return false;
+  self->zero_time++;
+  return true;
+}
+
+static void
+message_init (void       *msg,
+              uint32_t    size,
+              KsWireType  type)
+{
+  KsWireHeader *h = msg;
+
+  memset (msg, 0, size);
+  h->size = size;
+  h->type = type;
+}
+
 static void
 decode_kernel (KsCuptiDecoder               *self,
                const CUpti_ActivityKernel10 *k,
@@ -178,16 +203,10 @@ decode_kernel (KsCuptiDecoder               *self,
 {
   KsWireKernel msg;
 
-  if (k->start == 0 && k->end == 0)
-    {
-      self->zero_time++;
-      return;
-    }
-
-  memset (&msg, 0, sizeof msg);
+  if (no_time (self, k->start, k->end))
+    return;
+  message_init (&msg, sizeof msg, KS_WIRE_KERNEL);
   msg.name_id = intern_name (self, out, k->name);
-  msg.h.size = sizeof msg;
-  msg.h.type = KS_WIRE_KERNEL;
   msg.start = shift (k->start, offset);
   msg.end = shift (k->end, offset);
   msg.device_id = k->deviceId;
@@ -214,6 +233,219 @@ decode_kernel (KsCuptiDecoder               *self,
   ks_outbuf_append (out, &msg, sizeof msg);
 }
 
+/* A copy on one device and a peer-to-peer copy: two CUPTI layouts, one
+ * message; @msg holds what differs (the devices, the runtime's id). */
+static void
+decode_copy (KsCuptiDecoder *self,
+             KsWireMemcpy   *msg,
+             uint64_t        start,
+             uint64_t        end,
+             int64_t         offset,
+             KsOutBuf       *out)
+{
+  if (no_time (self, start, end))
+    return;
+  msg->h.size = sizeof *msg;
+  msg->h.type = KS_WIRE_MEMCPY;
+  msg->start = shift (start, offset);
+  msg->end = shift (end, offset);
+  ks_outbuf_append (out, msg, sizeof *msg);
+}
+
+static void
+decode_memcpy (KsCuptiDecoder              *self,
+               const CUpti_ActivityMemcpy6 *m,
+               int64_t                      offset,
+               KsOutBuf                    *out)
+{
+  KsWireMemcpy msg = {
+    .bytes = m->bytes,
+    .graph_node_id = m->graphNodeId,
+    .device_id = m->deviceId,
+    .context_id = m->contextId,
+    .stream_id = m->streamId,
+    .correlation_id = m->correlationId,
+    .runtime_correlation_id = m->runtimeCorrelationId,
+    .src_device_id = m->deviceId,
+    .dst_device_id = m->deviceId,
+    .copy_kind = m->copyKind,
+    .src_kind = m->srcKind,
+    .dst_kind = m->dstKind,
+    .flags = m->flags,
+  };
+
+  decode_copy (self, &msg, m->start, m->end, offset, out);
+}
+
+static void
+decode_peer_copy (KsCuptiDecoder                  *self,
+                  const CUpti_ActivityMemcpyPtoP4 *m,
+                  int64_t                          offset,
+                  KsOutBuf                        *out)
+{
+  KsWireMemcpy msg = {
+    .bytes = m->bytes,
+    .graph_node_id = m->graphNodeId,
+    .device_id = m->deviceId,
+    .context_id = m->contextId,
+    .stream_id = m->streamId,
+    .correlation_id = m->correlationId,
+    .src_device_id = m->srcDeviceId,
+    .dst_device_id = m->dstDeviceId,
+    .copy_kind = m->copyKind,
+    .src_kind = m->srcKind,
+    .dst_kind = m->dstKind,
+    .flags = m->flags,
+  };
+
+  decode_copy (self, &msg, m->start, m->end, offset, out);
+}
+
+static void
+decode_memset (KsCuptiDecoder              *self,
+               const CUpti_ActivityMemset4 *m,
+               int64_t                      offset,
+               KsOutBuf                    *out)
+{
+  KsWireMemset msg;
+
+  if (no_time (self, m->start, m->end))
+    return;
+  message_init (&msg, sizeof msg, KS_WIRE_MEMSET);
+  msg.start = shift (m->start, offset);
+  msg.end = shift (m->end, offset);
+  msg.bytes = m->bytes;
+  msg.graph_node_id = m->graphNodeId;
+  msg.device_id = m->deviceId;
+  msg.context_id = m->contextId;
+  msg.stream_id = m->streamId;
+  msg.correlation_id = m->correlationId;
+  msg.value = m->value;
+  msg.mem_kind = m->memoryKind;
+  ks_outbuf_append (out, &msg, sizeof msg);
+}
+
+static void
+decode_api (KsCuptiDecoder          *self,
+            const CUpti_ActivityAPI *a,
+            int64_t                  offset,
+            KsOutBuf                *out)
+{
+  int driver = a->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+  KsWireApi msg;
+
+  message_init (&msg, sizeof msg, KS_WIRE_API);
+  msg.name_id = api_name (self, out, driver, a->cbid);
+  msg.start = shift (a->start, offset);
+  msg.end = shift (a->end, offset);
+  msg.tid = a->threadId;
+  msg.correlation_id = a->correlationId;
+  msg.return_value = a->returnValue;
+  msg.cbid = a->cbid;
+  msg.event_class = driver ? KS_WIRE_API_DRIVER : KS_WIRE_API_RUNTIME;
+  ks_outbuf_append (out, &msg, sizeof msg);
+}
+
+static void
+decode_sync (KsCuptiDecoder                       *self,
+             const CUpti_ActivitySynchronization2 *s,
+             int64_t                               offset,
+             KsOutBuf                             *out)
+{
+  KsWireSync msg;
+
+  if (no_time (self, s->start, s->end))
+    return;
+  message_init (&msg, sizeof msg, KS_WIRE_SYNC);
+  msg.start = shift (s->start, offset);
+  msg.end = shift (s->end, offset);
+  msg.context_id = s->contextId;
+  msg.stream_id = s->streamId;
+  msg.correlation_id = s->correlationId;
+  msg.sync_type = s->type;
+  msg.event_id = s->cudaEventId;
+  ks_outbuf_append (out, &msg, sizeof msg);
+}
+
+static void
+decode_memory (const CUpti_ActivityMemory4 *m,
+               int64_t                      offset,
+               KsOutBuf                    *out)
+{
+  KsWireMemory msg;
+
+  if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID)
+    return;
+  message_init (&msg, sizeof msg, KS_WIRE_MEMORY);
+  msg.timestamp = shift (m->timestamp, offset);
+  msg.address = m->address;
+  msg.bytes = m->bytes;
+  msg.device_id = m->deviceId;
+  msg.context_id = m->contextId;
+  msg.stream_id = m->streamId;
+  msg.correlation_id = m->correlationId;
+  msg.operation = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
+                  ? KS_WIRE_MEMORY_FREE : KS_WIRE_MEMORY_ALLOC;
+  msg.memory_kind = (uint8_t) m->memoryKind;
+  ks_outbuf_append (out, &msg, sizeof msg);
+}
+
+static void
+decode_device (const CUpti_ActivityDevice5 *d,
+               KsOutBuf                    *out)
+{
+  KsWireDevice msg;
+
+  /* The name follows: ks_outbuf_append_text sets the size. */
+  message_init (&msg, sizeof msg, KS_WIRE_DEVICE);
+  msg.total_memory = d->globalMemorySize;
+  msg.memory_bandwidth = d->globalMemoryBandwidth;
+  msg.id = d->id;
+  msg.l2_cache_size = d->l2CacheSize;
+  msg.sm_count = d->numMultiprocessors;
+  msg.clock_rate_khz = d->coreClockRate;
+  msg.compute_major = d->computeCapabilityMajor;
+  msg.compute_minor = d->computeCapabilityMinor;
+  msg.max_threads_per_block = d->maxThreadsPerBlock;
+  msg.max_warps_per_sm = d->maxWarpsPerMultiprocessor;
+  msg.max_shmem_per_sm = d->maxSharedMemoryPerMultiprocessor;
+  msg.max_registers_per_sm = d->maxRegistersPerMultiprocessor;
+  msg.threads_per_warp = d->numThreadsPerWarp;
+  msg.max_blocks_per_sm = d->maxBlocksPerMultiprocessor;
+  msg.max_registers_per_block = d->maxRegistersPerBlock;
+  msg.max_shmem_per_block = d->maxSharedMemoryPerBlock;
+  msg.constant_memory = d->constantMemorySize;
+  memcpy (msg.uuid, &d->uuid, sizeof msg.uuid);
+  ks_outbuf_append_text (out, &msg, sizeof msg, d->name);
+}
+
+static void
+decode_context (const CUpti_ActivityContext3 *c,
+                KsOutBuf                     *out)
+{
+  KsWireContext msg;
+
+  message_init (&msg, sizeof msg, KS_WIRE_CONTEXT);
+  msg.context_id = c->contextId;
+  msg.device_id = c->deviceId;
+  msg.null_stream_id = c->nullStreamId;
+  ks_outbuf_append (out, &msg, sizeof msg);
+}
+
+static void
+decode_stream (const CUpti_ActivityStream *s,
+               KsOutBuf                   *out)
+{
+  KsWireStream msg;
+
+  message_init (&msg, sizeof msg, KS_WIRE_STREAM);
+  msg.context_id = s->contextId;
+  msg.stream_id = s->streamId;
+  msg.priority = s->priority;
+  msg.flag = s->flag;
+  ks_outbuf_append (out, &msg, sizeof msg);
+}
+
 size_t
 ks_cupti_decoder_decode (KsCuptiDecoder *self,
                          uint8_t        *buffer,
@@ -229,242 +461,47 @@ ks_cupti_decoder_decode (KsCuptiDecoder *self,
 
   while (self->next_record (buffer, valid_size, &record) == CUPTI_SUCCESS)
     {
+      const void *r = record;
+
       n++;
       switch ((int) record->kind)
         {
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-          decode_kernel (self, (const CUpti_ActivityKernel10 *) record, offset, out);
+          decode_kernel (self, r, offset, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_MEMCPY:
-          {
-            const CUpti_ActivityMemcpy6 *m = (const void *) record;
-            KsWireMemcpy msg;
-
-            if (m->start == 0 && m->end == 0)
-              {
-                self->zero_time++;
-                break;
-              }
-            memset (&msg, 0, sizeof msg);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_MEMCPY;
-            msg.start = shift (m->start, offset);
-            msg.end = shift (m->end, offset);
-            msg.bytes = m->bytes;
-            msg.graph_node_id = m->graphNodeId;
-            msg.device_id = m->deviceId;
-            msg.context_id = m->contextId;
-            msg.stream_id = m->streamId;
-            msg.correlation_id = m->correlationId;
-            msg.runtime_correlation_id = m->runtimeCorrelationId;
-            msg.src_device_id = m->deviceId;
-            msg.dst_device_id = m->deviceId;
-            msg.copy_kind = m->copyKind;
-            msg.src_kind = m->srcKind;
-            msg.dst_kind = m->dstKind;
-            msg.flags = m->flags;
-            ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_memcpy (self, r, offset, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_MEMCPY2:
-          {
-            const CUpti_ActivityMemcpyPtoP4 *m = (const void *) record;
-            KsWireMemcpy msg;
-
-            if (m->start == 0 && m->end == 0)
-              {
-                self->zero_time++;
-                break;
-              }
-            memset (&msg, 0, sizeof msg);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_MEMCPY;
-            msg.start = shift (m->start, offset);
-            msg.end = shift (m->end, offset);
-            msg.bytes = m->bytes;
-            msg.graph_node_id = m->graphNodeId;
-            msg.device_id = m->deviceId;
-            msg.context_id = m->contextId;
-            msg.stream_id = m->streamId;
-            msg.correlation_id = m->correlationId;
-            msg.src_device_id = m->srcDeviceId;
-            msg.dst_device_id = m->dstDeviceId;
-            msg.copy_kind = m->copyKind;
-            msg.src_kind = m->srcKind;
-            msg.dst_kind = m->dstKind;
-            msg.flags = m->flags;
-            ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_peer_copy (self, r, offset, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_MEMSET:
-          {
-            const CUpti_ActivityMemset4 *m = (const void *) record;
-            KsWireMemset msg;
-
-            if (m->start == 0 && m->end == 0)
-              {
-                self->zero_time++;
-                break;
-              }
-            memset (&msg, 0, sizeof msg);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_MEMSET;
-            msg.start = shift (m->start, offset);
-            msg.end = shift (m->end, offset);
-            msg.bytes = m->bytes;
-            msg.graph_node_id = m->graphNodeId;
-            msg.device_id = m->deviceId;
-            msg.context_id = m->contextId;
-            msg.stream_id = m->streamId;
-            msg.correlation_id = m->correlationId;
-            msg.value = m->value;
-            msg.mem_kind = m->memoryKind;
-            ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_memset (self, r, offset, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_RUNTIME:
         case CUPTI_ACTIVITY_KIND_DRIVER:
-          {
-            const CUpti_ActivityAPI *a = (const void *) record;
-            int driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-            KsWireApi msg;
-
-            memset (&msg, 0, sizeof msg);
-            msg.name_id = api_name (self, out, driver, a->cbid);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_API;
-            msg.start = shift (a->start, offset);
-            msg.end = shift (a->end, offset);
-            msg.tid = a->threadId;
-            msg.correlation_id = a->correlationId;
-            msg.return_value = a->returnValue;
-            msg.cbid = a->cbid;
-            msg.event_class = driver ? KS_WIRE_API_DRIVER : KS_WIRE_API_RUNTIME;
-            ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_api (self, r, offset, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-          {
-            const CUpti_ActivitySynchronization2 *s = (const void *) record;
-            KsWireSync msg;
-
-            if (s->start == 0 && s->end == 0)
-              {
-                self->zero_time++;
-                break;
-              }
-            memset (&msg, 0, sizeof msg);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_SYNC;
-            msg.start = shift (s->start, offset);
-            msg.end = shift (s->end, offset);
-            msg.context_id = s->contextId;
-            msg.stream_id = s->streamId;
-            msg.correlation_id = s->correlationId;
-            msg.sync_type = s->type;
-            msg.event_id = s->cudaEventId;
-            ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_sync (self, r, offset, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_MEMORY2:
-          {
-            const CUpti_ActivityMemory4 *m = (const void *) record;
-            KsWireMemory msg;
-
-            memset (&msg, 0, sizeof msg);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_MEMORY;
-            msg.timestamp = shift (m->timestamp, offset);
-            msg.address = m->address;
-            msg.bytes = m->bytes;
-            msg.device_id = m->deviceId;
-            msg.context_id = m->contextId;
-            msg.stream_id = m->streamId;
-            msg.correlation_id = m->correlationId;
-            msg.operation = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
-                            ? KS_WIRE_MEMORY_FREE : KS_WIRE_MEMORY_ALLOC;
-            msg.memory_kind = (uint8_t) m->memoryKind;
-            if (m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID)
-              ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_memory (r, offset, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_DEVICE:
-          {
-            const CUpti_ActivityDevice5 *d = (const void *) record;
-            KsWireDevice msg;
-
-            memset (&msg, 0, sizeof msg);
-            msg.h.type = KS_WIRE_DEVICE;
-            msg.total_memory = d->globalMemorySize;
-            msg.memory_bandwidth = d->globalMemoryBandwidth;
-            msg.id = d->id;
-            msg.l2_cache_size = d->l2CacheSize;
-            msg.sm_count = d->numMultiprocessors;
-            msg.clock_rate_khz = d->coreClockRate;
-            msg.compute_major = d->computeCapabilityMajor;
-            msg.compute_minor = d->computeCapabilityMinor;
-            msg.max_threads_per_block = d->maxThreadsPerBlock;
-            msg.max_warps_per_sm = d->maxWarpsPerMultiprocessor;
-            msg.max_shmem_per_sm = d->maxSharedMemoryPerMultiprocessor;
-            msg.max_registers_per_sm = d->maxRegistersPerMultiprocessor;
-            msg.threads_per_warp = d->numThreadsPerWarp;
-            msg.max_blocks_per_sm = d->maxBlocksPerMultiprocessor;
-            msg.max_registers_per_block = d->maxRegistersPerBlock;
-            msg.max_shmem_per_block = d->maxSharedMemoryPerBlock;
-            msg.constant_memory = d->constantMemorySize;
-            memcpy (msg.uuid, &d->uuid, sizeof msg.uuid);
-            ks_outbuf_append_text (out, &msg, sizeof msg, d->name);
-          }
+          decode_device (r, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_CONTEXT:
-          {
-            const CUpti_ActivityContext3 *c = (const void *) record;
-            KsWireContext msg;
-
-            memset (&msg, 0, sizeof msg);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_CONTEXT;
-            msg.context_id = c->contextId;
-            msg.device_id = c->deviceId;
-            msg.null_stream_id = c->nullStreamId;
-            ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_context (r, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_STREAM:
-          {
-            const CUpti_ActivityStream *s = (const void *) record;
-            KsWireStream msg;
-
-            memset (&msg, 0, sizeof msg);
-            msg.h.size = sizeof msg;
-            msg.h.type = KS_WIRE_STREAM;
-            msg.context_id = s->contextId;
-            msg.stream_id = s->streamId;
-            msg.priority = s->priority;
-            msg.flag = s->flag;
-            ks_outbuf_append (out, &msg, sizeof msg);
-          }
+          decode_stream (r, out);
           break;
-
         case CUPTI_ACTIVITY_KIND_OVERHEAD:
-          {
-            const CUpti_ActivityOverhead3 *o = (const void *) record;
-
-            /* CUPTI hands ownership of this pointer to the client. */
-            free (o->overheadData);
-          }
+          /* CUPTI hands ownership of this pointer to the client. */
+          free (((const CUpti_ActivityOverhead3 *) r)->overheadData);
           break;
-
         default:
           break;
         }
