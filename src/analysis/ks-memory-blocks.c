@@ -13,6 +13,7 @@
 
 #include "ks-analysis-private.h"
 #include "ks-memory-blocks.h"
+#include "ks-memory-series.h"
 #include "ks-memsnap-reader.h"
 
 typedef struct
@@ -586,6 +587,24 @@ ks_memory_blocks_get (KsTrace *trace)
 
   return _ks_trace_get_cached (trace, "ks-memory-blocks", (gpointer (*) (KsTrace *)) build,
                                (GDestroyNotify) blocks_free);
+}
+
+void
+ks_memory_blocks_prepare (KsTrace                 *trace,
+                          const KsAnalysisOptions *options,
+                          GCancellable            *cancellable)
+{
+  g_return_if_fail (KS_IS_TRACE (trace));
+
+  if (ks_memsnap_reader_get_snapshot (trace) == NULL)
+    return;
+  /* Two cores: the analysis on one while the blocks are built on the
+   * other; its result is cached with the trace. The analysis builds the
+   * memory series early on: asked for after the blocks, they are ready
+   * or nearly. */
+  ks_analysis_compute_async (trace, options, NULL, cancellable, NULL, NULL);
+  ks_memory_blocks_get (trace);
+  ks_memory_series_get (trace);
 }
 
 guint64

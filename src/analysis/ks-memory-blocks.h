@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-analysis.h"
 #include "ks-memsnap.h"
 #include "ks-trace.h"
 
@@ -70,6 +71,15 @@ typedef struct
 
 /* The blocks of @trace (owned by it). Thread-safe. */
 const KsMemoryBlocks *ks_memory_blocks_get      (KsTrace                   *trace);
+
+/* What a window needs of a trace with a memory snapshot before it shows
+ * it, made ready on the calling thread (a loader's worker): the blocks
+ * and the memory series, while the analysis for @options starts on
+ * another thread and goes on after this returns (ks_analysis_compute()
+ * with the same options waits for it). Nothing for a trace without one. */
+void                  ks_memory_blocks_prepare  (KsTrace                   *trace,
+                                                 const KsAnalysisOptions   *options,
+                                                 GCancellable              *cancellable);
 
 /* Bytes from the bottom of the bands to @addr (its place on the y axis). */
 guint64               ks_memory_blocks_position (const KsMemoryBlockDevice *device,
