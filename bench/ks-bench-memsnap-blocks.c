@@ -100,7 +100,7 @@ main (int   argc,
   gboolean sequential = argc == 3 && strcmp (argv[1], "--sequential") == 0;
   const double view_percent[] = { 1, 10 };
   guint row = KS_NO_INDEX, rects = 0;
-  guint64 n_blocks = 0;
+  guint64 n_blocks = 0, n_long = 0;
   double whole_ms;
   Clock start, step;
   KsTimeView view;
@@ -150,7 +150,10 @@ main (int   argc,
       return 1;
     }
   for (guint d = 0; d < blocks->n_devices; d++)
-    n_blocks += blocks->devices[d].blocks->len;
+    {
+      n_blocks += blocks->devices[d].blocks->len;
+      n_long += blocks->devices[d].long_blocks->len;
+    }
 
   step = now ();
   layout = ks_timeline_layout_new (trace);
@@ -168,7 +171,8 @@ main (int   argc,
   view.width = WIDTH;
   view.ns_per_px = (double) trace->duration_ns / WIDTH;
   whole_ms = frame (layout, row, &view, &rects);
-  printf ("%" G_GUINT64_FORMAT " blocks, whole snapshot frame %.1f ms (%u rects)\n", n_blocks, whole_ms, rects);
+  printf ("%" G_GUINT64_FORMAT " blocks (%" G_GUINT64_FORMAT " long), whole snapshot frame %.1f ms (%u rects)\n",
+          n_blocks, n_long, whole_ms, rects);
 
   /* views of 1 % and of 10 % of the snapshot, panned from its start to
    * its end */

@@ -442,6 +442,55 @@ build_bands (KsMemoryBlockDevice *dev,
   g_array_unref (all);
 }
 
+static gint64
+block_length (const KsMemoryBlock *b)
+{
+  return b->end - b->start;      /* end >= start: set_block() */
+}
+
+/* Long blocks: those past the length that all but about one in 256 stay
+ * under, in powers of two, and a thousandth of the span at least. Then
+ * max_end, the running maximum of the ends of the other blocks. */
+static void
+find_long_blocks (KsMemoryBlockDevice *dev)
+{
+  guint counts[64] = { 0 };
+  guint n = dev->blocks->len, seen = 0, k = 0;
+  gint64 first = G_MAXINT64, last = G_MININT64;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
+
+      counts[g_bit_storage ((guint64) block_length (b))]++;
+      first = MIN (first, b->start);
+      last = MAX (last, b->end);
+    }
+  /* the bucket k holds lengths under 2^k */
+  while (k < 63 && (guint64) (seen + counts[k]) * 256 < (guint64) n * 255)
+    seen += counts[k++];
+  dev->long_ns = k >= 63 ? G_MAXINT64 : (gint64) 1 << k;
+  if (n > 0)
+    dev->long_ns = MAX (dev->long_ns, (last - first) / 1000);
+  dev->long_blocks = g_array_new (FALSE, FALSE, sizeof (guint32));
+  dev->max_end = g_new (gint64, MAX (1, n));
+  for (guint i = 0; i < n; i++)
+    {
+      const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
+      gint64 end = i > 0 ? dev->max_end[i - 1] : G_MININT64;
+
+      if (block_length (b) > dev->long_ns)
+        {
+          guint32 index = i;
+
+          g_array_append_val (dev->long_blocks, index);
+        }
+      else
+        end = MAX (end, b->end);
+      dev->max_end[i] = end;
+    }
+}
+
 static void
 build_device (KsTrace               *trace,
               const KsMemsnapDevice *d,
@@ -526,13 +575,7 @@ build_device (KsTrace               *trace,
     dev->blocks = g_array_ref (blocks.blocks);
   dev->segments = g_array_ref (segments.blocks);
 
-  dev->max_end = g_new (gint64, MAX (1, dev->blocks->len));
-  for (guint i = 0; i < dev->blocks->len; i++)
-    {
-      gint64 end = g_array_index (dev->blocks, KsMemoryBlock, i).end;
-
-      dev->max_end[i] = i > 0 ? MAX (dev->max_end[i - 1], end) : end;
-    }
+  find_long_blocks (dev);
   build_bands (dev, &block_map, dumped.blocks);
   building_clear (&blocks);
   building_clear (&segments);
@@ -550,6 +593,7 @@ blocks_free (KsMemoryBlocks *self)
       g_array_unref (self->devices[i].segments);
       g_array_unref (self->devices[i].bands);
       g_array_unref (self->devices[i].marks);
+      g_array_unref (self->devices[i].long_blocks);
       g_free (self->devices[i].max_end);
     }
   g_free (self->devices);
@@ -650,23 +694,30 @@ ks_memory_blocks_address (const KsMemoryBlockDevice *device,
   return bands[lo - 1].addr + (position - bands[lo - 1].offset);
 }
 
-guint
-ks_memory_blocks_first_live (const KsMemoryBlockDevice *device,
-                             gint64                     t)
+void
+ks_memory_block_iter_init (KsMemoryBlockIter         *iter,
+                           const KsMemoryBlockDevice *device,
+                           gint64                     t0,
+                           gint64                     t1)
 {
   guint lo = 0, hi = device->blocks->len;
 
-  /* max_end never decreases: the first index whose running end reaches @t */
+  iter->device = device;
+  iter->t0 = t0;
+  iter->t1 = t1;
+  iter->next_long = 0;
+  /* max_end never decreases: before the first index whose running end
+   * reaches @t0, every block that is not long ended before it */
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (device->max_end[mid] < t)
+      if (device->max_end[mid] < t0)
         lo = mid + 1;
       else
         hi = mid;
     }
-  return lo;
+  iter->next = lo;
 }
 
 static gboolean
@@ -693,7 +744,8 @@ ks_memory_blocks_layout_at (const KsMemoryBlockDevice *device,
   KsMemoryLayout *out = g_new0 (KsMemoryLayout, 1);
   g_autoptr(GArray) segs = g_array_new (FALSE, FALSE, sizeof (KsMemoryPiece));
   g_autoptr(GArray) live = g_array_new (FALSE, FALSE, sizeof (KsMemoryPiece));
-  guint b = 0;
+  KsMemoryBlockIter iter;
+  guint b = 0, index;
 
   out->time = t;
   out->pieces = g_array_new (FALSE, FALSE, sizeof (KsMemoryPiece));
@@ -705,13 +757,13 @@ ks_memory_blocks_layout_at (const KsMemoryBlockDevice *device,
       if (live_at (s, t))
         g_array_append_val (segs, p);
     }
-  for (guint i = ks_memory_blocks_first_live (device, t); i < device->blocks->len; i++)
+  /* what is never freed ends with the trace, and is live after it too */
+  ks_memory_block_iter_init (&iter, device, MIN (t, device->end), t);
+  while (ks_memory_block_iter_next (&iter, &index))
     {
-      const KsMemoryBlock *blk = &g_array_index (device->blocks, KsMemoryBlock, i);
-      KsMemoryPiece p = { blk->addr, blk->size, i, KS_NO_INDEX };
+      const KsMemoryBlock *blk = &g_array_index (device->blocks, KsMemoryBlock, index);
+      KsMemoryPiece p = { blk->addr, blk->size, index, KS_NO_INDEX };
 
-      if (blk->start > t)
-        break;
       if (live_at (blk, t))
         {
           g_array_append_val (live, p);

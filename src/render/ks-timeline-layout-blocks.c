@@ -117,12 +117,14 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
   int h = KS_BLOCKS_HEIGHT;
   g_autofree guint8 *cover = g_new0 (guint8, (gsize) MAX (1, view->width) * h);
   KsColor segment = theme->dark ? 0xffffff1a : 0x00000012;
+  KsMemoryBlockIter iter;
+  guint i;
   Axis axis;
 
   axis_init (&axis, dev);
 
   /* The bands' edges: addresses no segment ever held lie between. */
-  for (guint i = 1; i < dev->bands->len; i++)
+  for (i = 1; i < dev->bands->len; i++)
     {
       const KsMemoryBand *band = &g_array_index (dev->bands, KsMemoryBand, i);
 
@@ -130,7 +132,7 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
             theme->row_separator);
     }
 
-  for (guint i = 0; i < dev->segments->len; i++)
+  for (i = 0; i < dev->segments->len; i++)
     {
       const KsMemoryBlock *s = &g_array_index (dev->segments, KsMemoryBlock, i);
       double x0, x1, y0, y1;
@@ -143,14 +145,13 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
       push (prims, x0, y0, MAX (1, x1 - x0), MAX (1, y1 - y0), segment);
     }
 
-  for (guint i = ks_memory_blocks_first_live (dev, (gint64) floor (view->t0)); i < dev->blocks->len; i++)
+  ks_memory_block_iter_init (&iter, dev, (gint64) floor (view->t0), (gint64) ceil (t1));
+  while (ks_memory_block_iter_next (&iter, &i))
     {
       const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
       double x0, x1, y0, y1;
 
-      if (b->start > t1)
-        break;
-      if (b->end < view->t0)
+      if (b->start > t1 || b->end < view->t0)
         continue;
       block_rect (view, &axis, dev, b, &x0, &x1, &y0, &y1);
       x0 = MAX (x0, -2);
@@ -176,7 +177,7 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
     }
 
   /* Segment events and errors along the top, over the blocks. */
-  for (guint i = 0; draws_marks (self) && i < dev->marks->len; i++)
+  for (i = 0; draws_marks (self) && i < dev->marks->len; i++)
     {
       const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
       double x = floor ((m->time - view->t0) / view->ns_per_px);
@@ -254,7 +255,9 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
 {
   const KsRow *row;
   const KsMemoryBlockDevice *dev;
+  KsMemoryBlockIter iter;
   gint64 t;
+  guint i;
   double best = G_MAXDOUBLE;
   Axis axis;
 
@@ -268,7 +271,7 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
   t = (gint64) floor (view->t0 + x * view->ns_per_px);
 
   if (draws_marks (self) && y_in_row < MARK_HEIGHT)
-    for (guint i = 0; i < dev->marks->len; i++)
+    for (i = 0; i < dev->marks->len; i++)
       {
         const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
         double mx = floor ((m->time - view->t0) / view->ns_per_px);
@@ -287,13 +290,15 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
 
   /* The smallest block drawn under the point: a block drawn a pixel
    * wide or tall is hit over that pixel. */
-  for (guint i = ks_memory_blocks_first_live (dev, (gint64) floor (t - view->ns_per_px)); i < dev->blocks->len; i++)
+  /* a block is hit only where it ends past t - 1.5 px */
+  ks_memory_block_iter_init (&iter, dev, (gint64) floor (t - 2 * view->ns_per_px), (gint64) ceil (t + view->ns_per_px));
+  while (ks_memory_block_iter_next (&iter, &i))
     {
       const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
       double x0, x1, y0, y1;
 
       if (b->start > t + view->ns_per_px)
-        break;
+        continue;
       block_rect (view, &axis, dev, b, &x0, &x1, &y0, &y1);
       if (x < x0 - 0.5 || x >= MAX (x1, x0 + 1) + 0.5 || y_in_row < y0 - 0.5 || y_in_row >= MAX (y1, y0 + 1) + 0.5)
         continue;

@@ -7,8 +7,9 @@ before the history, an allocation of a live block, allocations of one
 microsecond at addresses out of order, a clock that goes back, addresses
 reused at random, blocks outside any segment, segment events and an
 out-of-memory error; its dump a segment and blocks the history never
-touched, two of them at one address; and a second device whose clock
-goes back.
+touched, two of them at one address; a second device whose clock goes
+back; and a third whose first two blocks, and two from its middle, live
+to the end among 1,500 that live a microsecond or two.
 
     make-memsnap-edge.py tests/data/memsnap_edge.pickle"""
 import pickle, random
@@ -101,7 +102,27 @@ for i in range(120):
 segs.append({'device': 1, 'address': seg3, 'total_size': 16 * MB, 'allocated_size': 0, 'active_size': 0,
              'requested_size': 0, 'stream': 0, 'segment_type': 'large', 'segment_pool_id': (0, 0),
              'is_expandable': False, 'frames': [], 'blocks': [blk(seg3, 16 * MB, 'inactive', [])]})
-snap = {'segments': segs, 'device_traces': [tr, tr1], 'allocator_settings': {'expandable_segments': False},
+# device 2: two blocks kept from the start (a model's weights), and two
+# from the middle, among 1,500 that live a microsecond or two
+tr2 = []
+seg4 = base + 2048 * MB
+t = t0 + 2
+for k in range(2):
+    tr2.append(ev('alloc', seg4 + k * 4 * MB, 4 * MB, t))
+for i in range(1500):
+    slot = seg4 + 8 * MB + random.randrange(8) * MB
+    if i in (600, 900):
+        # kept too, from the middle on
+        tr2.append(ev('alloc', base + 3072 * MB + i * MB, MB, t))
+    tr2.append(ev('alloc', slot, 4096, t))
+    t += random.choice((1, 2, 3))
+    tr2.append(ev('free_completed', slot, 4096, t))
+segs.append({'device': 2, 'address': seg4, 'total_size': 16 * MB, 'allocated_size': 0, 'active_size': 0,
+             'requested_size': 0, 'stream': 0, 'segment_type': 'large', 'segment_pool_id': (0, 0),
+             'is_expandable': False, 'frames': [],
+             'blocks': [blk(seg4, 4 * MB, 'active_allocated', fr[0]), blk(seg4 + 4 * MB, 4 * MB, 'active_allocated', fr[1]),
+                        blk(seg4 + 8 * MB, 8 * MB, 'inactive', [])]})
+snap = {'segments': segs, 'device_traces': [tr, tr1, tr2], 'allocator_settings': {'expandable_segments': False},
         'external_annotations': []}
 import sys
 with open(sys.argv[1], 'wb') as f:

@@ -7,8 +7,9 @@ test-render-memsnap's /render-memsnap/blocks-reference:
     memory-blocks-reference.py SNAPSHOT.pickle
 
 Per device with history, in the order of ks_memory_blocks_get():
-  dev DEVICE end END
+  dev DEVICE end END long LONG_NS
   b START END ADDR SIZE STACK STREAM FREED MAX_END     by start, address, rank
+                                  (MAX_END: of the blocks so far not long)
   s START END ADDR SIZE STREAM FREED                   segments, the same order
   n ADDR SIZE OFFSET                                   bands by address
   m TIME ENTRY                                         segment events, ooms
@@ -112,10 +113,24 @@ def main():
         blocks.sort(key=order)
         segments.sort(key=order)
 
-        print('dev %d end %d' % (dev, end))
-        max_end = None
+        # long blocks: over the power of two that all but one in 256 stay
+        # under, and over a thousandth of the span
+        counts = [0] * 64
         for b in blocks:
-            max_end = b['end'] if max_end is None else max(max_end, b['end'])
+            counts[max(1, (b['end'] - b['start']).bit_length())] += 1
+        k, seen = 0, 0
+        while k < 63 and (seen + counts[k]) * 256 < len(blocks) * 255:
+            seen += counts[k]
+            k += 1
+        long_ns = (1 << 63) - 1 if k >= 63 else 1 << k
+        if blocks:
+            long_ns = max(long_ns, (max(b['end'] for b in blocks) - min(b['start'] for b in blocks)) // 1000)
+
+        print('dev %d end %d long %d' % (dev, end, long_ns))
+        max_end = -(1 << 63)
+        for b in blocks:
+            if b['end'] - b['start'] <= long_ns:
+                max_end = max(max_end, b['end'])
             print('b %d %d %d %d %s %d %d %d' % (b['start'], b['end'], b['addr'], b['size'], b['stack'],
                                                  b['stream'], b['freed'], max_end))
         for s in segments:

@@ -433,7 +433,8 @@ blocks_text (KsTrace *trace)
     {
       const KsMemoryBlockDevice *dev = &blocks->devices[d];
 
-      g_string_append_printf (out, "dev %d end %" G_GINT64_FORMAT "\n", dev->device, dev->end);
+      g_string_append_printf (out, "dev %d end %" G_GINT64_FORMAT " long %" G_GINT64_FORMAT "\n", dev->device,
+                              dev->end, dev->long_ns);
       for (guint i = 0; i < dev->blocks->len; i++)
         {
           const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
@@ -497,6 +498,69 @@ test_blocks_reference (gconstpointer data)
   g_assert_cmpstr (mine, ==, expected);
 }
 
+/* The blocks of a window of time: exactly those live in it, each once,
+ * whatever window, on snapshots whose first blocks live to the end or
+ * not. The long blocks are those over long_ns. */
+static void
+test_block_iter (gconstpointer data)
+{
+  const char *kind = data;
+  g_autofree char *name = g_strdup_printf ("memsnap_%s.pickle", kind);
+  g_autoptr(KsTrace) trace = load_fixture (name);
+  const KsMemoryBlocks *blocks = ks_memory_blocks_get (trace);
+  guint n_long = 0;
+
+  for (guint d = 0; d < blocks->n_devices; d++)
+    {
+      const KsMemoryBlockDevice *dev = &blocks->devices[d];
+      g_autofree guint8 *seen = g_new0 (guint8, dev->blocks->len);
+      gint64 span = MAX (1, dev->end);
+
+      for (guint i = 0, l = 0; i < dev->blocks->len; i++)
+        {
+          const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
+          gboolean is_long = l < dev->long_blocks->len && g_array_index (dev->long_blocks, guint32, l) == i;
+
+          g_assert_cmpint (is_long, ==, b->end - b->start > dev->long_ns);
+          l += is_long;
+        }
+      n_long += dev->long_blocks->len;
+
+      for (guint w = 0; w < 400; w++)
+        {
+          /* windows of 1/1000 to all of the span, from before it to past it */
+          gint64 len = span / (1 + (w % 7) * 150);
+          gint64 t0 = -span / 10 + (gint64) (w / 7) * (span + span / 5) / (400 / 7);
+          gint64 t1 = t0 + len;
+          KsMemoryBlockIter iter;
+          guint i, got = 0, want = 0;
+
+          memset (seen, 0, dev->blocks->len);
+          ks_memory_block_iter_init (&iter, dev, t0, t1);
+          while (ks_memory_block_iter_next (&iter, &i))
+            {
+              const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
+
+              g_assert_cmpuint (seen[i], ==, 0);
+              seen[i] = 1;
+              g_assert_true (b->start <= t1 && b->end >= t0);
+              got++;
+            }
+          for (i = 0; i < dev->blocks->len; i++)
+            {
+              const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
+
+              want += b->start <= t1 && b->end >= t0;
+            }
+          g_assert_cmpuint (got, ==, want);
+        }
+    }
+  /* the edge snapshot's dump holds blocks live from before its history
+   * to its end */
+  if (strcmp (kind, "edge") == 0)
+    g_assert_cmpuint (n_long, >, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -516,6 +580,9 @@ main (int   argc,
   g_test_add_data_func ("/render-memsnap/blocks-reference/oom", "oom", test_blocks_reference);
   g_test_add_data_func ("/render-memsnap/blocks-reference/train", "train", test_blocks_reference);
   g_test_add_data_func ("/render-memsnap/blocks-reference/edge", "edge", test_blocks_reference);
+  g_test_add_data_func ("/render-memsnap/block-iter/train", "train", test_block_iter);
+  g_test_add_data_func ("/render-memsnap/block-iter/edge", "edge", test_block_iter);
+  g_test_add_data_func ("/render-memsnap/block-iter/frag", "frag", test_block_iter);
 
   return g_test_run ();
 }
