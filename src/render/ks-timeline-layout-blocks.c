@@ -81,6 +81,24 @@ block_rect (const KsTimeView           *view,
   *y1 = axis_y (axis, dev, b->addr);
 }
 
+/* floor() and ceil() of a pixel coordinate (well inside int), as one
+ * conversion: a frame takes them for millions of folded blocks. */
+static inline int
+floor_int (double v)
+{
+  int i = (int) v;
+
+  return i - (v < i);
+}
+
+static inline int
+ceil_int (double v)
+{
+  int i = (int) v;
+
+  return i + (v > i);
+}
+
 static inline void
 push (KsPrims *prims,
       double   x,
@@ -165,15 +183,23 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
           continue;
         }
       /* Too small to draw alone: mark the pixels it covers. */
-      for (int y = MAX (0, (int) floor (y0)); y < MIN (h, MAX ((int) floor (y0) + 1, (int) ceil (y1))); y++)
-        {
-          guint8 *line = cover + (gsize) y * view->width;
-          int c0 = MAX (0, (int) floor (x0));
-          int c1 = MIN (view->width, MAX (c0 + 1, (int) ceil (x1)));
+      {
+        int row0 = floor_int (y0);
+        int c0 = MAX (0, floor_int (x0));
+        int c1 = MIN (view->width, MAX (c0 + 1, ceil_int (x1)));
 
-          if (c1 > c0)
-            memset (line + c0, 1, c1 - c0);
-        }
+        for (int y = MAX (0, row0); c1 > c0 && y < MIN (h, MAX (row0 + 1, ceil_int (y1))); y++)
+          {
+            guint8 *line = cover + (gsize) y * view->width;
+
+            /* most are a pixel or two wide */
+            if (c1 - c0 <= 4)
+              for (int x = c0; x < c1; x++)
+                line[x] = 1;
+            else
+              memset (line + c0, 1, c1 - c0);
+          }
+      }
     }
 
   /* Segment events and errors along the top, over the blocks. */
