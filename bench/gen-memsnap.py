@@ -5,9 +5,11 @@ torch's own (_dump_snapshot: segments with blocks, device_traces of
 alloc / free_requested / free_completed / segment_alloc entries with
 Python frames), without a GPU.
 
-    gen-memsnap.py ENTRIES OUT.pickle
+    gen-memsnap.py ENTRIES OUT.pickle [KEPT]
 
-Allocations cycle through 32,768 live slots of 1 KiB to 4 MiB in 512
+KEPT (default 0) allocations of 4 MiB come first and are never freed,
+as a model's weights are, in segments of their own. Allocations then
+cycle through 32,768 live slots of 1 KiB to 4 MiB in 512
 segments, with 200 distinct stacks of 8 to 24 frames.
 
 The pickle is written as it is generated, opcode by opcode as Python's
@@ -102,6 +104,9 @@ class Writer:
 
 
 n = int(sys.argv[1])
+kept = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+kept_size = 4 << 20
+kept_segments = (kept * kept_size + (256 << 20) - 1) // (256 << 20)
 rng = random.Random(7)
 files = [f"/opt/app/model/layer{i}.py" for i in range(40)]
 stacks = []
@@ -113,6 +118,7 @@ seg_size = 256 << 20
 segments_base = 0x7f0000000000
 slot_size = seg_size // 64
 live = {}
+kept_base = segments_base + 512 * seg_size
 
 
 def trace():
@@ -121,7 +127,15 @@ def trace():
         yield {"action": "segment_alloc", "addr": segments_base + k * seg_size, "size": seg_size,
                "stream": 0, "time_us": t, "frames": stacks[k % 200]}
         t += 1
-    made = 512
+    for k in range(kept_segments):
+        yield {"action": "segment_alloc", "addr": kept_base + k * seg_size, "size": seg_size,
+               "stream": 0, "time_us": t, "frames": stacks[k % 200]}
+        t += 1
+    for i in range(kept):
+        yield {"action": "alloc", "addr": kept_base + i * kept_size, "size": kept_size, "stream": 0,
+               "time_us": t, "compile_context": "N/A", "user_metadata": "", "frames": stacks[i % 200]}
+        t += 1
+    made = 512 + kept_segments + kept
     while made < n:
         slot = rng.randrange(512 * 64)
         addr = segments_base + slot * slot_size
@@ -158,6 +172,19 @@ def segments():
                 blocks.append({"address": a, "size": rounded, "requested_size": size,
                                "state": "active_allocated", "frames": stacks[st]})
                 at = a + rounded
+        if base + seg_size > at:
+            blocks.append({"address": at, "size": base + seg_size - at, "requested_size": 0,
+                           "state": "inactive", "frames": []})
+        out.append({"device": 0, "address": base, "total_size": seg_size,
+                    "allocated_size": sum(b["size"] for b in blocks if b["state"] != "inactive"),
+                    "active_size": 0, "requested_size": 0, "stream": 0, "segment_type": "large",
+                    "segment_pool_id": (0, 0), "is_expandable": False, "blocks": blocks, "frames": []})
+    for k in range(kept_segments):
+        base = kept_base + k * seg_size
+        blocks = [{"address": base + j * kept_size, "size": kept_size, "requested_size": kept_size,
+                   "state": "active_allocated", "frames": stacks[(k * 64 + j) % 200]}
+                  for j in range(64) if k * 64 + j < kept]
+        at = base + len(blocks) * kept_size
         if base + seg_size > at:
             blocks.append({"address": at, "size": base + seg_size - at, "requested_size": 0,
                            "state": "inactive", "frames": []})

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "ks-analysis.h"
 #include "ks-memsnap.h"
 #include "ks-trace.h"
 
@@ -53,7 +54,11 @@ typedef struct
   gint             device;
   guint            snap_device; /* its index in the snapshot (ks_memsnap_get_device()) */
   GArray          *blocks;     /* KsMemoryBlock, by start */
-  gint64          *max_end;    /* per block: the latest end of the blocks up to it */
+  gint64           long_ns;    /* blocks that last longer are long (the weights a model
+                                * allocates first and keeps) */
+  GArray          *long_blocks; /* guint32: the long blocks' indices, by start */
+  gint64          *max_end;    /* per block: the latest end of the blocks up to it that
+                                * are not long (G_MININT64 before the first) */
   GArray          *segments;   /* KsMemoryBlock (no stack), by start */
   GArray          *bands;      /* KsMemoryBand, by address: the ranges segments held, merged */
   guint64          span;       /* the bands' bytes */
@@ -71,6 +76,15 @@ typedef struct
 /* The blocks of @trace (owned by it). Thread-safe. */
 const KsMemoryBlocks *ks_memory_blocks_get      (KsTrace                   *trace);
 
+/* What a window needs of a trace with a memory snapshot before it shows
+ * it, made ready on the calling thread (a loader's worker): the blocks
+ * and the memory series, while the analysis for @options starts on
+ * another thread and goes on after this returns (ks_analysis_compute()
+ * with the same options waits for it). Nothing for a trace without one. */
+void                  ks_memory_blocks_prepare  (KsTrace                   *trace,
+                                                 const KsAnalysisOptions   *options,
+                                                 GCancellable              *cancellable);
+
 /* Bytes from the bottom of the bands to @addr (its place on the y axis). */
 guint64               ks_memory_blocks_position (const KsMemoryBlockDevice *device,
                                                  guint64                    addr);
@@ -78,10 +92,64 @@ guint64               ks_memory_blocks_position (const KsMemoryBlockDevice *devi
 guint64               ks_memory_blocks_address  (const KsMemoryBlockDevice *device,
                                                  guint64                    position);
 
-/* The first block that may be live at @t or after: every block before it
- * ended before @t. */
-guint                 ks_memory_blocks_first_live (const KsMemoryBlockDevice *device,
-                                                   gint64                     t);
+/* The blocks live at some time in [@t0, @t1], each once: the long ones,
+ * by start, then the others by start, from the first that may reach @t0
+ * (a frame touches those in view and few more, however long the blocks
+ * allocated first live). */
+typedef struct
+{
+  const KsMemoryBlockDevice *device;
+  gint64                     t0;
+  gint64                     t1;
+  guint                      next_long;
+  guint                      next;
+} KsMemoryBlockIter;
+
+void                  ks_memory_block_iter_init (KsMemoryBlockIter         *iter,
+                                                 const KsMemoryBlockDevice *device,
+                                                 gint64                     t0,
+                                                 gint64                     t1);
+/* The next block's index in @iter's device, or FALSE at the end. Inline:
+ * a frame calls it for every block in view. */
+static inline gboolean
+ks_memory_block_iter_next (KsMemoryBlockIter *iter,
+                           guint             *block)
+{
+  const KsMemoryBlockDevice *dev = iter->device;
+  const KsMemoryBlock *blocks = (const KsMemoryBlock *) dev->blocks->data;
+
+  while (iter->next_long < dev->long_blocks->len)
+    {
+      guint i = g_array_index (dev->long_blocks, guint32, iter->next_long++);
+
+      if (blocks[i].start > iter->t1)
+        {
+          iter->next_long = dev->long_blocks->len;
+          break;
+        }
+      if (blocks[i].end >= iter->t0)
+        {
+          *block = i;
+          return TRUE;
+        }
+    }
+  while (iter->next < dev->blocks->len)
+    {
+      const KsMemoryBlock *b = &blocks[iter->next++];
+
+      if (b->start > iter->t1)
+        {
+          iter->next = dev->blocks->len;
+          break;
+        }
+      if (b->end >= iter->t0 && b->end - b->start <= dev->long_ns)
+        {
+          *block = iter->next - 1;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
 
 /* The allocator at time @t: the segments live then, cut into the blocks
  * live inside them and the free holes between, by address. */

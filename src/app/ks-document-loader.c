@@ -13,6 +13,7 @@
 
 #include "ks-document-loader.h"
 #include "ks-json-reader.h"
+#include "ks-memory-blocks.h"
 #include "ks-progress.h"
 #include "ks-trace-loader.h"
 
@@ -188,9 +189,14 @@ size_and_load_thread (GTask        *task,
   else
     d->trace = ks_trace_load_with_options (d->file, &trace_options, d->progress, cancellable, &error);
   if (d->trace == NULL)
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_boolean (task, TRUE);
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* what the timeline asks for first, built here rather than on the
+   * main thread */
+  ks_memory_blocks_prepare (d->trace, &d->options.analysis, cancellable);
+  g_task_return_boolean (task, TRUE);
 }
 
 /* @task's load ended, well or not. */

@@ -81,6 +81,24 @@ block_rect (const KsTimeView           *view,
   *y1 = axis_y (axis, dev, b->addr);
 }
 
+/* floor() and ceil() of a pixel coordinate (well inside int), as one
+ * conversion: a frame takes them for millions of folded blocks. */
+static inline int
+floor_int (double v)
+{
+  int i = (int) v;
+
+  return i - (v < i);
+}
+
+static inline int
+ceil_int (double v)
+{
+  int i = (int) v;
+
+  return i + (v > i);
+}
+
 static inline void
 push (KsPrims *prims,
       double   x,
@@ -117,12 +135,14 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
   int h = KS_BLOCKS_HEIGHT;
   g_autofree guint8 *cover = g_new0 (guint8, (gsize) MAX (1, view->width) * h);
   KsColor segment = theme->dark ? 0xffffff1a : 0x00000012;
+  KsMemoryBlockIter iter;
+  guint i;
   Axis axis;
 
   axis_init (&axis, dev);
 
   /* The bands' edges: addresses no segment ever held lie between. */
-  for (guint i = 1; i < dev->bands->len; i++)
+  for (i = 1; i < dev->bands->len; i++)
     {
       const KsMemoryBand *band = &g_array_index (dev->bands, KsMemoryBand, i);
 
@@ -130,7 +150,7 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
             theme->row_separator);
     }
 
-  for (guint i = 0; i < dev->segments->len; i++)
+  for (i = 0; i < dev->segments->len; i++)
     {
       const KsMemoryBlock *s = &g_array_index (dev->segments, KsMemoryBlock, i);
       double x0, x1, y0, y1;
@@ -143,14 +163,13 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
       push (prims, x0, y0, MAX (1, x1 - x0), MAX (1, y1 - y0), segment);
     }
 
-  for (guint i = ks_memory_blocks_first_live (dev, (gint64) floor (view->t0)); i < dev->blocks->len; i++)
+  ks_memory_block_iter_init (&iter, dev, (gint64) floor (view->t0), (gint64) ceil (t1));
+  while (ks_memory_block_iter_next (&iter, &i))
     {
       const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
       double x0, x1, y0, y1;
 
-      if (b->start > t1)
-        break;
-      if (b->end < view->t0)
+      if (b->start > t1 || b->end < view->t0)
         continue;
       block_rect (view, &axis, dev, b, &x0, &x1, &y0, &y1);
       x0 = MAX (x0, -2);
@@ -164,19 +183,27 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
           continue;
         }
       /* Too small to draw alone: mark the pixels it covers. */
-      for (int y = MAX (0, (int) floor (y0)); y < MIN (h, MAX ((int) floor (y0) + 1, (int) ceil (y1))); y++)
-        {
-          guint8 *line = cover + (gsize) y * view->width;
-          int c0 = MAX (0, (int) floor (x0));
-          int c1 = MIN (view->width, MAX (c0 + 1, (int) ceil (x1)));
+      {
+        int row0 = floor_int (y0);
+        int c0 = MAX (0, floor_int (x0));
+        int c1 = MIN (view->width, MAX (c0 + 1, ceil_int (x1)));
 
-          if (c1 > c0)
-            memset (line + c0, 1, c1 - c0);
-        }
+        for (int y = MAX (0, row0); c1 > c0 && y < MIN (h, MAX (row0 + 1, ceil_int (y1))); y++)
+          {
+            guint8 *line = cover + (gsize) y * view->width;
+
+            /* most are a pixel or two wide */
+            if (c1 - c0 <= 4)
+              for (int x = c0; x < c1; x++)
+                line[x] = 1;
+            else
+              memset (line + c0, 1, c1 - c0);
+          }
+      }
     }
 
   /* Segment events and errors along the top, over the blocks. */
-  for (guint i = 0; draws_marks (self) && i < dev->marks->len; i++)
+  for (i = 0; draws_marks (self) && i < dev->marks->len; i++)
     {
       const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
       double x = floor ((m->time - view->t0) / view->ns_per_px);
@@ -254,7 +281,9 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
 {
   const KsRow *row;
   const KsMemoryBlockDevice *dev;
+  KsMemoryBlockIter iter;
   gint64 t;
+  guint i;
   double best = G_MAXDOUBLE;
   Axis axis;
 
@@ -268,7 +297,7 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
   t = (gint64) floor (view->t0 + x * view->ns_per_px);
 
   if (draws_marks (self) && y_in_row < MARK_HEIGHT)
-    for (guint i = 0; i < dev->marks->len; i++)
+    for (i = 0; i < dev->marks->len; i++)
       {
         const KsMemoryMark *m = &g_array_index (dev->marks, KsMemoryMark, i);
         double mx = floor ((m->time - view->t0) / view->ns_per_px);
@@ -287,13 +316,15 @@ ks_timeline_layout_hit_block (KsTimelineLayout *self,
 
   /* The smallest block drawn under the point: a block drawn a pixel
    * wide or tall is hit over that pixel. */
-  for (guint i = ks_memory_blocks_first_live (dev, (gint64) floor (t - view->ns_per_px)); i < dev->blocks->len; i++)
+  /* a block is hit only where it ends past t - 1.5 px */
+  ks_memory_block_iter_init (&iter, dev, (gint64) floor (t - 2 * view->ns_per_px), (gint64) ceil (t + view->ns_per_px));
+  while (ks_memory_block_iter_next (&iter, &i))
     {
       const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
       double x0, x1, y0, y1;
 
       if (b->start > t + view->ns_per_px)
-        break;
+        continue;
       block_rect (view, &axis, dev, b, &x0, &x1, &y0, &y1);
       if (x < x0 - 0.5 || x >= MAX (x1, x0 + 1) + 0.5 || y_in_row < y0 - 0.5 || y_in_row >= MAX (y1, y0 + 1) + 0.5)
         continue;

@@ -17,6 +17,14 @@
  * the reader allocate for it. */
 #define MAX_DEVICES 1024
 
+typedef struct
+{
+  const KsPickleValue *frames;
+  guint32              id;
+} StackSeen;
+
+#define STACKS_SEEN 256
+
 struct _KsMemsnap
 {
   GPtrArray    *devices;         /* KsMemsnapDevice */
@@ -27,8 +35,11 @@ struct _KsMemsnap
   char         *settings;
   guint64       n_entries;
   GArray       *taken;           /* KsMemsnapEntry read as the pickle built them */
-  const KsPickleValue *last_action_value;
-  KsMemsnapAction last_action;
+  /* While reading: the action strings met (torch memoizes each once,
+   * and the entries alternate among a few), and the stacks of recent
+   * frames lists, found without hashing. */
+  const KsPickleValue *action_values[KS_N_MEMSNAP_ACTIONS];
+  StackSeen     stacks_seen[STACKS_SEEN];
   gint64        time_shift;
 };
 
@@ -52,6 +63,26 @@ action_from_value (const KsPickleValue *v)
     if (ks_pickle_str_equal (v, action_names[i]))
       return i;
   return KS_MEMSNAP_OTHER;
+}
+
+/* @v's action, @v being one of the few strings a snapshot names them
+ * with: compared as text once per string. */
+static KsMemsnapAction
+action_of (KsMemsnap           *self,
+           const KsPickleValue *v)
+{
+  KsMemsnapAction action;
+
+  if (v == NULL)
+    return KS_MEMSNAP_OTHER;
+  for (guint i = 0; i < KS_N_MEMSNAP_ACTIONS; i++)
+    if (self->action_values[i] == v)
+      return i;
+  action = action_from_value (v);
+  /* a file that spells an action anew each time is read by text */
+  if (action != KS_MEMSNAP_OTHER && self->action_values[action] == NULL)
+    self->action_values[action] = v;
+  return action;
 }
 
 static void
@@ -124,13 +155,20 @@ stack_id (KsMemsnap           *self,
   gpointer found;
   g_autoptr(GString) text = NULL;
   KsMemsnapStack *stack;
+  StackSeen *seen;
   guint n = ks_pickle_len (frames);
 
   if (n == 0)
     return KS_MEMSNAP_NO_STACK;
+  seen = &self->stacks_seen[((guintptr) frames / sizeof (KsPickleValue)) % STACKS_SEEN];
+  if (seen->frames == frames)
+    return seen->id;
   found = g_hash_table_lookup (self->stack_ids, frames);
   if (found != NULL)
-    return GPOINTER_TO_UINT (found) - 1;
+    {
+      *seen = (StackSeen) { frames, GPOINTER_TO_UINT (found) - 1 };
+      return seen->id;
+    }
 
   stack = g_new0 (KsMemsnapStack, 1);
   stack->frames = g_new0 (KsMemsnapFrame, n);
@@ -279,6 +317,7 @@ read_entry (KsMemsnap           *self,
             const char         **problem)
 {
   const KsPickleValue *action = NULL, *time_us = NULL, *frames = NULL;
+  guint n_items;
 
   *entry = (KsMemsnapEntry) { .device_free = -1 };
   *complete = FALSE;
@@ -287,7 +326,8 @@ read_entry (KsMemsnap           *self,
       *problem = _("a trace entry that is not a dict");
       return FALSE;
     }
-  for (guint i = 0; i + 1 < ks_pickle_dict_size (e) * 2; i += 2)
+  n_items = ks_pickle_dict_size (e) * 2;
+  for (guint i = 0; i + 1 < n_items; i += 2)
     {
       const KsPickleValue *k = g_ptr_array_index (e->items, i);
       const KsPickleValue *v = g_ptr_array_index (e->items, i + 1);
@@ -310,13 +350,7 @@ read_entry (KsMemsnap           *self,
         frames = v;
     }
   *complete = action != NULL && time_us != NULL;
-  /* the same few action strings, memoized: the last one's answer */
-  if (action != self->last_action_value)
-    {
-      self->last_action_value = action;
-      self->last_action = action_from_value (action);
-    }
-  entry->action = self->last_action;
+  entry->action = action_of (self, action);
   entry->time_us = CLAMP (int_or (time_us, 0), 0, KS_MEMSNAP_MAX_TIME_US);
   entry->stack = stack_id (self, frames);
   if (entry->size < 0 || entry->size > G_MAXINT64 / 2)
@@ -364,7 +398,8 @@ takes_all (KsMemsnap           *self,
     return FALSE;
   for (guint i = 0; i < n; i++)
     {
-      const KsPickleValue *e = ks_pickle_index (list, i);
+      /* a list of n items: no bounds to check per item */
+      const KsPickleValue *e = g_ptr_array_index (list->items, i);
 
       if (e == NULL || e->type != KS_PICKLE_TAKEN || e->handle != i)
         return FALSE;
@@ -396,9 +431,9 @@ read_traces (KsMemsnap           *self,
           self->n_entries += d->entries->len;
           continue;
         }
-      for (guint i = 0; i < ks_pickle_len (list); i++)
+      for (guint i = 0, n = ks_pickle_len (list); i < n; i++)
         {
-          const KsPickleValue *e = ks_pickle_index (list, i);
+          const KsPickleValue *e = g_ptr_array_index (list->items, i);
           KsMemsnapEntry entry;
           const char *problem;
           gboolean complete;
@@ -490,7 +525,6 @@ new_from_bytes (GBytes         *bytes,
   self->stack_texts = g_hash_table_new (g_str_hash, g_str_equal);
   self->strings = g_string_chunk_new (4096);
   self->taken = g_array_new (FALSE, FALSE, sizeof (KsMemsnapEntry));
-  self->last_action = KS_MEMSNAP_OTHER;     /* of no action (NULL) */
   pickle = ks_pickle_load_full (bytes, name, flags, take_entry, self, error);
   if (pickle == NULL)
     return NULL;
@@ -533,6 +567,8 @@ new_from_bytes (GBytes         *bytes,
     }
   /* Drop the lookups that point into the pickle, which goes now. */
   g_hash_table_remove_all (self->stack_ids);
+  memset (self->stacks_seen, 0, sizeof self->stacks_seen);
+  memset (self->action_values, 0, sizeof self->action_values);
   return g_steal_pointer (&self);
 }
 

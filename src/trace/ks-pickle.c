@@ -27,6 +27,7 @@
 typedef struct
 {
   GPtrArray     *chunks;          /* KsPickleValue[CHUNK_VALUES] each */
+  KsPickleValue *chunk;           /* the last one */
   guint          in_chunk;        /* used values of the last chunk */
   guint64        n;
 } Arena;
@@ -40,6 +41,31 @@ struct _KsPickle
   KsPickleValue *root;
 };
 
+/* The stack and the memo: pushed a few times per byte of a file of a
+ * gigabyte, so without a call into GLib each time. */
+typedef struct
+{
+  KsPickleValue **data;
+  guint           len;
+  guint           size;
+} Values;
+
+static void
+values_grow (Values *values)
+{
+  values->size = MAX (64, 2 * values->size);
+  values->data = g_renew (KsPickleValue *, values->data, values->size);
+}
+
+static inline void
+values_push (Values        *values,
+             KsPickleValue *v)
+{
+  if (G_UNLIKELY (values->len == values->size))
+    values_grow (values);
+  values->data[values->len++] = v;
+}
+
 typedef struct
 {
   KsPickle     *doc;
@@ -47,10 +73,13 @@ typedef struct
   const guint8 *p;
   const guint8 *end;
   const guint8 *start;
-  GPtrArray    *stack;
-  GArray       *marks;            /* stack lengths at each MARK */
-  GPtrArray    *memo;             /* index -> value, dense from 0 (MEMOIZE) */
+  Values        stack;
+  guint        *marks;            /* stack lengths at each MARK */
+  guint         n_marks;
+  guint         marks_size;
+  Values        memo;             /* index -> value, dense from 0 (MEMOIZE) */
   GHashTable   *sparse_memo;      /* indices past the dense part (BINPUT n) */
+  guint         n_sparse;         /* its size */
   KsPickleDictFunc take_dict;
   gpointer      take_data;
   GPtrArray    *scratch;          /* the items of a dict offered to take_dict */
@@ -77,22 +106,28 @@ is_number (KsPickleType type)
 static KsPickleValue *
 arena_last_chunk (Arena *a)
 {
-  return a->chunks->len > 0 ? g_ptr_array_index (a->chunks, a->chunks->len - 1) : NULL;
+  return a->chunk;
 }
 
-static KsPickleValue *
+static void
+arena_grow (Arena *a)
+{
+  /* every value is set when made: the chunk need not be cleared */
+  a->chunk = g_new (KsPickleValue, CHUNK_VALUES);
+  g_ptr_array_add (a->chunks, a->chunk);
+  a->in_chunk = 0;
+}
+
+static inline KsPickleValue *
 new_value (KsPickle     *doc,
            KsPickleType  type)
 {
   Arena *a = is_number (type) ? &doc->numbers : &doc->values;
   KsPickleValue *v;
 
-  if (a->chunks->len == 0 || a->in_chunk == CHUNK_VALUES)
-    {
-      g_ptr_array_add (a->chunks, g_new0 (KsPickleValue, CHUNK_VALUES));
-      a->in_chunk = 0;
-    }
-  v = &arena_last_chunk (a)[a->in_chunk++];
+  if (G_UNLIKELY (a->chunk == NULL || a->in_chunk == CHUNK_VALUES))
+    arena_grow (a);
+  v = &a->chunk[a->in_chunk++];
   a->n++;
   doc->n_values++;
   /* the slot may be one try_take() gave back */
@@ -111,6 +146,23 @@ add_item (KsPickleValue *container,
   if (container->items == NULL)
     container->items = g_ptr_array_new ();
   g_ptr_array_add (container->items, item);
+}
+
+/* APPENDS: the batches of a list of millions in one copy each. */
+static void
+add_items (KsPickleValue  *container,
+           KsPickleValue **items,
+           guint           n)
+{
+  guint len;
+
+  if (n == 0)
+    return;
+  if (container->items == NULL)
+    container->items = g_ptr_array_sized_new (n);
+  len = container->items->len;
+  g_ptr_array_set_size (container->items, len + n);
+  memcpy (&container->items->pdata[len], items, n * sizeof (gpointer));
 }
 
 static guint
@@ -205,12 +257,22 @@ need (Unpickler  *u,
   return TRUE;
 }
 
-static guint64
+/* Little-endian, @n bytes (at most 8) at @p, before @end. */
+static inline guint64
 read_le (const guint8 *p,
-         guint         n)
+         guint         n,
+         const guint8 *end)
 {
   guint64 v = 0;
 
+  /* one load where the file goes on past the eight bytes (always, but
+   * at its very end): most integers of a snapshot are 4 to 7 bytes */
+  if (G_LIKELY (end - p >= 8) && n > 0)
+    {
+      memcpy (&v, p, 8);
+      v = GUINT64_FROM_LE (v);
+      return n == 8 ? v : v & ((G_GUINT64_CONSTANT (1) << (8 * n)) - 1);
+    }
   for (guint i = 0; i < n; i++)
     v |= (guint64) p[i] << (8 * i);
   return v;
@@ -219,7 +281,7 @@ read_le (const guint8 *p,
 static KsPickleValue *
 pop (Unpickler *u)
 {
-  return g_ptr_array_steal_index (u->stack, u->stack->len - 1);
+  return u->stack.data[--u->stack.len];
 }
 
 static gboolean
@@ -227,11 +289,10 @@ pop_mark (Unpickler  *u,
           guint      *at,
           GError    **error)
 {
-  if (u->marks->len == 0)
+  if (u->n_marks == 0)
     return fail (u, error, _("a pickle opcode needs a mark that was never set"));
-  *at = g_array_index (u->marks, guint, u->marks->len - 1);
-  g_array_set_size (u->marks, u->marks->len - 1);
-  if (*at > u->stack->len)
+  *at = u->marks[--u->n_marks];
+  if (*at > u->stack.len)
     return fail (u, error, _("the pickle's stack is shorter than its mark"));
   return TRUE;
 }
@@ -246,7 +307,7 @@ push_string (Unpickler    *u,
   v->str.data = (const char *) u->p;
   v->str.len = len;
   u->p += len;
-  g_ptr_array_add (u->stack, v);
+  values_push (&u->stack, v);
 }
 
 /* Python keeps the last value of a repeated key: entries are kept in
@@ -283,16 +344,17 @@ try_take (Unpickler     *u,
 
   /* offered as a dict whose items are a scratch array, so that a dict
    * taken never allocates its own */
-  g_ptr_array_set_size (u->scratch, 0);
-  for (guint i = at; i < u->stack->len; i++)
-    g_ptr_array_add (u->scratch, g_ptr_array_index (u->stack, i));
+  g_ptr_array_set_size (u->scratch, u->stack.len - at);
+  /* an empty SETITEMS leaves both arrays without data: NULL + 0 */
+  if (u->stack.len > at)
+    memcpy (u->scratch->pdata, &u->stack.data[at], (u->stack.len - at) * sizeof (gpointer));
   dict->items = u->scratch;
   if (!u->take_dict (dict, &handle, u->take_data))
     {
       dict->items = NULL;
-      for (guint i = at; i < u->stack->len; i += 2)
-        dict_set (dict, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
-      g_ptr_array_set_size (u->stack, at);
+      for (guint i = at; i < u->stack.len; i += 2)
+        dict_set (dict, u->stack.data[i], u->stack.data[i + 1]);
+      u->stack.len = at;
       return;
     }
 
@@ -316,7 +378,7 @@ try_take (Unpickler     *u,
       doc->numbers.n -= after;
       doc->n_values -= after;
     }
-  g_ptr_array_set_size (u->stack, at);
+  u->stack.len = at;
 }
 
 /* A file mapping's pages behind the reader go back to the kernel: a 1 GB
@@ -365,48 +427,53 @@ run (Unpickler  *u,
           u->p += 8;
           break;
         case '.': /* STOP */
-          if (u->stack->len != 1)
+          if (u->stack.len != 1)
             return fail (u, error, _("the pickle does not end with exactly one value"));
           u->doc->root = pop (u);
           return TRUE;
         case '(': /* MARK */
-          if (u->marks->len >= KS_PICKLE_MAX_MARKS)
+          if (u->n_marks >= KS_PICKLE_MAX_MARKS)
             return fail (u, error, _("the pickle nests deeper than Kinescope reads"));
-          g_array_append_val (u->marks, u->stack->len);
+          if (G_UNLIKELY (u->n_marks == u->marks_size))
+            {
+              u->marks_size = MAX (16, 2 * u->marks_size);
+              u->marks = g_renew (guint, u->marks, u->marks_size);
+            }
+          u->marks[u->n_marks++] = u->stack.len;
           break;
         case '0': /* POP */
-          if (u->stack->len == 0)
+          if (u->stack.len == 0)
             return fail (u, error, _("a pickle opcode found the stack empty"));
           pop (u);
           break;
         case '1': /* POP_MARK */
           if (!pop_mark (u, &at, error))
             return FALSE;
-          g_ptr_array_set_size (u->stack, at);
+          u->stack.len = at;
           break;
         case '2': /* DUP */
-          if (u->stack->len == 0)
+          if (u->stack.len == 0)
             return fail (u, error, _("a pickle opcode found the stack empty"));
-          v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          v = u->stack.data[u->stack.len - 1];
           v->pinned = TRUE;
-          g_ptr_array_add (u->stack, v);
+          values_push (&u->stack, v);
           break;
         case 'N':
-          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_NONE));
+          values_push (&u->stack, new_value (u->doc, KS_PICKLE_NONE));
           break;
         case 0x88: /* NEWTRUE */
         case 0x89: /* NEWFALSE */
           v = new_value (u->doc, KS_PICKLE_BOOL);
           v->b = op == 0x88;
-          g_ptr_array_add (u->stack, v);
+          values_push (&u->stack, v);
           break;
         case 'J': /* BININT */
           if (!need (u, 4, error))
             return FALSE;
           v = new_value (u->doc, KS_PICKLE_INT);
-          v->i = (gint32) (guint32) read_le (u->p, 4);
+          v->i = (gint32) (guint32) read_le (u->p, 4, u->end);
           u->p += 4;
-          g_ptr_array_add (u->stack, v);
+          values_push (&u->stack, v);
           break;
         case 'K': /* BININT1 */
         case 'M': /* BININT2 */
@@ -414,15 +481,15 @@ run (Unpickler  *u,
           if (!need (u, n, error))
             return FALSE;
           v = new_value (u->doc, KS_PICKLE_INT);
-          v->i = (gint64) read_le (u->p, n);
+          v->i = (gint64) read_le (u->p, n, u->end);
           u->p += n;
-          g_ptr_array_add (u->stack, v);
+          values_push (&u->stack, v);
           break;
         case 0x8a: /* LONG1 */
         case 0x8b: /* LONG4 */
           if (!need (u, op == 0x8a ? 1 : 4, error))
             return FALSE;
-          n = op == 0x8a ? u->p[0] : (guint64) (gint32) (guint32) read_le (u->p, 4);
+          n = op == 0x8a ? u->p[0] : (guint64) (gint32) (guint32) read_le (u->p, 4, u->end);
           u->p += op == 0x8a ? 1 : 4;
           if ((gint64) n < 0)
             return fail (u, error, _("a pickled integer has a negative length"));
@@ -430,7 +497,7 @@ run (Unpickler  *u,
             return FALSE;
           if (n <= 8)
             {
-              guint64 raw = read_le (u->p, n);
+              guint64 raw = read_le (u->p, n, u->end);
 
               if (n > 0 && n < 8 && (u->p[n - 1] & 0x80))
                 raw |= G_MAXUINT64 << (8 * n);
@@ -440,7 +507,7 @@ run (Unpickler  *u,
           else
             v = new_value (u->doc, KS_PICKLE_BIG_INT);
           u->p += n;
-          g_ptr_array_add (u->stack, v);
+          values_push (&u->stack, v);
           break;
         case 'G': /* BINFLOAT, big-endian */
           {
@@ -453,7 +520,7 @@ run (Unpickler  *u,
             u->p += 8;
             v = new_value (u->doc, KS_PICKLE_FLOAT);
             memcpy (&v->f, &bits, sizeof v->f);
-            g_ptr_array_add (u->stack, v);
+            values_push (&u->stack, v);
           }
           break;
         case 0x8c: /* SHORT_BINUNICODE */
@@ -474,7 +541,7 @@ run (Unpickler  *u,
 
             if (!need (u, w, error))
               return FALSE;
-            n = read_le (u->p, w);
+            n = read_le (u->p, w, u->end);
             u->p += w;
             if (!need (u, n, error))
               return FALSE;
@@ -482,20 +549,20 @@ run (Unpickler  *u,
           }
           break;
         case '}':
-          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_DICT));
+          values_push (&u->stack, new_value (u->doc, KS_PICKLE_DICT));
           break;
         case ']':
-          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_LIST));
+          values_push (&u->stack, new_value (u->doc, KS_PICKLE_LIST));
           break;
         case ')':
-          g_ptr_array_add (u->stack, new_value (u->doc, KS_PICKLE_TUPLE));
+          values_push (&u->stack, new_value (u->doc, KS_PICKLE_TUPLE));
           break;
         case 'a': /* APPEND */
-          if (u->stack->len < 2)
+          if (u->stack.len < 2)
             return fail (u, error, _("a pickle opcode found the stack empty"));
           v = pop (u);
           {
-            KsPickleValue *list = g_ptr_array_index (u->stack, u->stack->len - 1);
+            KsPickleValue *list = u->stack.data[u->stack.len - 1];
 
             if (list->type != KS_PICKLE_LIST)
               return fail (u, error, _("a pickle appends to something that is not a list"));
@@ -511,33 +578,33 @@ run (Unpickler  *u,
               return FALSE;
             if (at == 0)
               return fail (u, error, _("a pickle opcode found the stack empty"));
-            target = g_ptr_array_index (u->stack, at - 1);
+            target = u->stack.data[at - 1];
             if (op == 'e' && target->type != KS_PICKLE_LIST)
               return fail (u, error, _("a pickle appends to something that is not a list"));
-            if (op == 'u' && (target->type != KS_PICKLE_DICT || (u->stack->len - at) % 2 != 0))
+            if (op == 'u' && (target->type != KS_PICKLE_DICT || (u->stack.len - at) % 2 != 0))
               return fail (u, error, _("a pickle sets items on something that is not a dict"));
             if (op == 'u' && u->take_dict != NULL && n_items (target) == 0)
               {
                 try_take (u, target, at);
                 break;
               }
-            for (guint i = at; i < u->stack->len; i += op == 'e' ? 1 : 2)
-              if (op == 'e')
-                add_item (target, g_ptr_array_index (u->stack, i));
-              else
-                dict_set (target, g_ptr_array_index (u->stack, i), g_ptr_array_index (u->stack, i + 1));
-            g_ptr_array_set_size (u->stack, at);
+            if (op == 'e')
+              add_items (target, &u->stack.data[at], u->stack.len - at);
+            else
+              for (guint i = at; i < u->stack.len; i += 2)
+                dict_set (target, u->stack.data[i], u->stack.data[i + 1]);
+            u->stack.len = at;
           }
           break;
         case 's': /* SETITEM */
           {
             KsPickleValue *key, *dict;
 
-            if (u->stack->len < 3)
+            if (u->stack.len < 3)
               return fail (u, error, _("a pickle opcode found the stack empty"));
             v = pop (u);
             key = pop (u);
-            dict = g_ptr_array_index (u->stack, u->stack->len - 1);
+            dict = u->stack.data[u->stack.len - 1];
             if (dict->type != KS_PICKLE_DICT)
               return fail (u, error, _("a pickle sets items on something that is not a dict"));
             dict_set (dict, key, v);
@@ -547,49 +614,53 @@ run (Unpickler  *u,
           if (!pop_mark (u, &at, error))
             return FALSE;
           v = new_value (u->doc, KS_PICKLE_TUPLE);
-          for (guint i = at; i < u->stack->len; i++)
-            add_item (v, g_ptr_array_index (u->stack, i));
-          g_ptr_array_set_size (u->stack, at);
-          g_ptr_array_add (u->stack, v);
+          for (guint i = at; i < u->stack.len; i++)
+            add_item (v, u->stack.data[i]);
+          u->stack.len = at;
+          values_push (&u->stack, v);
           break;
         case 0x85: /* TUPLE1 */
         case 0x86: /* TUPLE2 */
         case 0x87: /* TUPLE3 */
           n = op - 0x84;
-          if (u->stack->len < n)
+          if (u->stack.len < n)
             return fail (u, error, _("a pickle opcode found the stack empty"));
           v = new_value (u->doc, KS_PICKLE_TUPLE);
-          for (guint i = u->stack->len - n; i < u->stack->len; i++)
-            add_item (v, g_ptr_array_index (u->stack, i));
-          g_ptr_array_set_size (u->stack, u->stack->len - n);
-          g_ptr_array_add (u->stack, v);
+          for (guint i = u->stack.len - n; i < u->stack.len; i++)
+            add_item (v, u->stack.data[i]);
+          u->stack.len = u->stack.len - n;
+          values_push (&u->stack, v);
           break;
         case 0x94: /* MEMOIZE */
         case 'q':  /* BINPUT */
         case 'r':  /* LONG_BINPUT */
           if (op == 0x94)
-            n = u->memo->len + g_hash_table_size (u->sparse_memo); /* Python's len(memo) */
+            n = u->memo.len + u->n_sparse; /* Python's len(memo) */
           else
             {
               guint w = op == 'q' ? 1 : 4;
 
               if (!need (u, w, error))
                 return FALSE;
-              n = read_le (u->p, w);
+              n = read_le (u->p, w, u->end);
               u->p += w;
             }
-          if (u->stack->len == 0)
+          if (u->stack.len == 0)
             return fail (u, error, _("a pickle opcode found the stack empty"));
           if (n >= KS_PICKLE_MAX_MEMO)
             return fail (u, error, _("the pickle's memo is larger than Kinescope reads"));
-          v = g_ptr_array_index (u->stack, u->stack->len - 1);
+          v = u->stack.data[u->stack.len - 1];
           v->pinned = TRUE;
-          if (n < u->memo->len)
-            u->memo->pdata[n] = v;
-          else if (n == u->memo->len && !g_hash_table_contains (u->sparse_memo, GUINT_TO_POINTER ((guint) n)))
-            g_ptr_array_add (u->memo, v);
+          if (n < u->memo.len)
+            u->memo.data[n] = v;
+          else if (n == u->memo.len &&
+                   (u->n_sparse == 0 || !g_hash_table_contains (u->sparse_memo, GUINT_TO_POINTER ((guint) n))))
+            values_push (&u->memo, v);
           else
-            g_hash_table_insert (u->sparse_memo, GUINT_TO_POINTER ((guint) n), v);
+            {
+              g_hash_table_insert (u->sparse_memo, GUINT_TO_POINTER ((guint) n), v);
+              u->n_sparse = g_hash_table_size (u->sparse_memo);
+            }
           break;
         case 'h': /* BINGET */
         case 'j': /* LONG_BINGET */
@@ -598,13 +669,14 @@ run (Unpickler  *u,
 
             if (!need (u, w, error))
               return FALSE;
-            n = read_le (u->p, w);
+            n = read_le (u->p, w, u->end);
             u->p += w;
-            v = n < u->memo->len ? g_ptr_array_index (u->memo, n)
-                                 : g_hash_table_lookup (u->sparse_memo, GUINT_TO_POINTER ((guint) n));
+            v = n < u->memo.len ? u->memo.data[n]
+                                : u->n_sparse > 0 ? g_hash_table_lookup (u->sparse_memo, GUINT_TO_POINTER ((guint) n))
+                                : NULL;
             if (v == NULL || n >= KS_PICKLE_MAX_MEMO)
               return fail (u, error, _("the pickle refers to a memo entry it never stored"));
-            g_ptr_array_add (u->stack, v);
+            values_push (&u->stack, v);
           }
           break;
         default:
@@ -665,9 +737,6 @@ ks_pickle_load_full (GBytes            *bytes,
   if (u.p == NULL)
     u.start = u.p = (const guint8 *) "";
   u.end = u.p + len;
-  u.stack = g_ptr_array_new ();
-  u.marks = g_array_new (FALSE, FALSE, sizeof (guint));
-  u.memo = g_ptr_array_new ();
   u.sparse_memo = g_hash_table_new (NULL, NULL);
   u.take_dict = take_dict;
   u.take_data = user_data;
@@ -678,9 +747,9 @@ ks_pickle_load_full (GBytes            *bytes,
     ok = fail (&u, error, _("not a pickle of protocol 2 or later"));
   else
     ok = run (&u, error);
-  g_ptr_array_unref (u.stack);
-  g_array_unref (u.marks);
-  g_ptr_array_unref (u.memo);
+  g_free (u.stack.data);
+  g_free (u.marks);
+  g_free (u.memo.data);
   g_hash_table_unref (u.sparse_memo);
   g_ptr_array_unref (u.scratch);
   return ok ? g_steal_pointer (&doc) : NULL;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ks-document-loader.h"
+#include "ks-memory-blocks.h"
 #include "ks-test-gtk.h"
 #include "ks-trace-loader.h"
 
@@ -262,6 +263,61 @@ test_bad_file (void)
   g_unlink (path);
 }
 
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+analysis_cached (KsTrace                 *trace,
+                 const KsAnalysisOptions *options)
+{
+  g_autoptr(KsAnalysis) analysis = ks_analysis_lookup_cached (trace, options);
+
+  return analysis != NULL;
+}
+
+/* A memory snapshot: the timeline's blocks and memory series are built
+ * in the worker, not on the main thread when the timeline first asks
+ * (they are kept with the trace under these keys: ks-memory-blocks.c,
+ * ks-memory-series.c), and the analysis for the window's options was
+ * started there too; a trace without a snapshot gets neither. */
+static void
+test_memory_snapshot (void)
+{
+  g_autoptr(KsDocumentLoader) loader = ks_document_loader_new ();
+  g_autoptr(GFile) file = fixture ("memsnap_train.pickle");
+  g_autoptr(GFile) json = fixture (LB_FILE);
+  KsDocumentLoadOptions options = { 0 };
+  GQuark blocks = g_quark_from_static_string ("ks-memory-blocks");
+  GQuark series = g_quark_from_static_string ("ks-memory-series");
+  Result r = { 0 };
+  guint wake;
+
+  ks_analysis_options_init (&options.analysis);
+  options.analysis.gap_threshold_ns = 12345;
+  ks_document_loader_load_async (loader, file, &options, load_cb, &r);
+  WAIT_FOR (r.done);
+  g_assert_no_error (r.error);
+  g_assert_nonnull (g_object_get_qdata (G_OBJECT (r.trace), blocks));
+  g_assert_nonnull (g_object_get_qdata (G_OBJECT (r.trace), series));
+  g_assert_cmpuint (ks_memory_blocks_get (r.trace)->devices[0].blocks->len, ==, 107);
+  /* the analysis ends in a worker without a word to this thread: it is
+   * woken to look */
+  wake = g_timeout_add (5, wake_cb, NULL);
+  WAIT_FOR (analysis_cached (r.trace, &options.analysis));
+  g_source_remove (wake);
+  result_clear (&r);
+
+  ks_document_loader_load_async (loader, json, &options, load_cb, &r);
+  WAIT_FOR (r.done);
+  g_assert_no_error (r.error);
+  g_assert_null (g_object_get_qdata (G_OBJECT (r.trace), blocks));
+  g_assert_null (ks_analysis_lookup_cached (r.trace, &options.analysis));
+  result_clear (&r);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -272,6 +328,7 @@ main (int   argc,
   g_test_add_func ("/app/document-loader/job-over-bound", test_job_over_bound);
   g_test_add_func ("/app/document-loader/replace-and-cancel", test_replace_and_cancel);
   g_test_add_func ("/app/document-loader/bad-file", test_bad_file);
+  g_test_add_func ("/app/document-loader/memory-snapshot", test_memory_snapshot);
 
   return g_test_run ();
 }

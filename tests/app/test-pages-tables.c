@@ -19,6 +19,7 @@
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
 #include "pages/ks-page-charts.h"
+#include "pages/ks-page-table.h"
 #include "pages/ks-summary-page.h"
 #include "pages/ks-comms-page.h"
 #include "pages/ks-ranks-page.h"
@@ -780,6 +781,52 @@ test_ranks (void)
   g_rmdir (dir);
 }
 
+static gboolean
+odd_rows (gpointer page,
+          guint    index)
+{
+  return index % 2 == 1;
+}
+
+static KsReport *
+rows_report (guint n)
+{
+  return ks_report_new_for_rows (NULL, NULL, NULL, "rows", NULL, 0, NULL, n);
+}
+
+/* A table of 300,000 rows (a large snapshot's allocations) is filtered a
+ * batch at a time between frames, and ends with every row the filter
+ * keeps; a small one is filtered at once, as before. */
+static void
+test_large_table (void)
+{
+  GtkColumnView *view = g_object_ref_sink (GTK_COLUMN_VIEW (gtk_column_view_new (NULL)));
+  KsPageTable table = { 0 };
+
+  ks_page_table_init (&table, view, odd_rows, NULL);
+  ks_page_table_set_report (&table, rows_report (10));
+  g_assert_false (gtk_filter_list_model_get_incremental (table.filter_model));
+  g_assert_cmpuint (ks_page_table_get_n_shown (&table), ==, 5);
+
+  ks_page_table_set_report (&table, rows_report (300000));
+  g_assert_true (gtk_filter_list_model_get_incremental (table.filter_model));
+  g_assert_true (gtk_sort_list_model_get_incremental (table.sort_model));
+  /* not all at once: the rest comes between frames */
+  g_assert_cmpuint (ks_page_table_get_n_shown (&table), <, 150000);
+  WAIT_FOR (ks_page_table_get_n_shown (&table) == 150000);
+  g_assert_cmpuint (ks_page_table_get_index_at (&table, 149999), ==, 299999);
+
+  ks_page_table_refilter (&table);
+  WAIT_FOR (ks_page_table_get_n_shown (&table) == 150000);
+
+  ks_page_table_set_report (&table, rows_report (10));
+  g_assert_false (gtk_filter_list_model_get_incremental (table.filter_model));
+  g_assert_cmpuint (ks_page_table_get_n_shown (&table), ==, 5);
+
+  ks_page_table_clear (&table);
+  g_object_unref (view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -797,6 +844,7 @@ main (int   argc,
   g_test_add_func ("/app/pages/empty-pages", test_empty_pages);
   g_test_add_func ("/app/pages/step-chart", test_step_chart);
   g_test_add_func ("/app/pages/ranks", test_ranks);
+  g_test_add_func ("/app/pages/large-table", test_large_table);
 
   return g_test_run ();
 }

@@ -14,6 +14,9 @@
 #include "ks-format.h"
 #include "ks-page-table.h"
 
+/* A table past this many rows is filtered and sorted incrementally. */
+#define LARGE_TABLE_ROWS 100000
+
 typedef struct
 {
   KsRowFilterFunc filter;
@@ -374,10 +377,17 @@ void
 ks_page_table_set_report (KsPageTable *table,
                           KsReport    *report)
 {
+  gboolean large = report != NULL && report->n_rows > LARGE_TABLE_ROWS;
+
   /* Drop the rows before the report they read goes */
   ks_index_model_set_n (table->model, 0);
   g_clear_pointer (&table->report, ks_report_free);
   table->report = report;
+  /* Millions of rows (a memory snapshot's allocations) are filtered and
+   * sorted a batch at a time between frames: at once, the window drew
+   * nothing for seconds. */
+  gtk_filter_list_model_set_incremental (table->filter_model, large);
+  gtk_sort_list_model_set_incremental (table->sort_model, large);
   ks_index_model_set_n (table->model, report != NULL ? report->n_rows : 0);
 }
 
