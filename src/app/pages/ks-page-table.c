@@ -214,8 +214,14 @@ bind_cb (GtkSignalListItemFactory *factory,
   g_autofree char *text = ks_format_dup_cut_text (full, KS_TEXT_MAX_CHARS, TRUE);
 
   gtk_label_set_text (GTK_LABEL (label), text);
-  /* Names get their full text, numbers the definition of the column */
+  /* Names get their full text, numbers the definition of the column.
+   * GTK asks the display server where the pointer is whenever a visible
+   * widget's tooltip changes (a round trip on X11, for each of the 200
+   * rows times the columns a list binds at once), so the label is
+   * hidden meanwhile. */
+  gtk_widget_set_visible (label, FALSE);
   gtk_widget_set_tooltip_text (label, c->numeric ? c->tooltip : text);
+  gtk_widget_set_visible (label, TRUE);
 }
 
 static int
