@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ks-format.h"
+#include "ks-page.h"
 #include "ks-page-table.h"
 
 typedef struct
@@ -94,6 +95,62 @@ key_pressed_cb (GtkEventControllerKey *controller,
   return TRUE;
 }
 
+gboolean
+ks_page_table_get_complete (KsPageTable *table)
+{
+  if (table->model == NULL)
+    return TRUE;
+  return ks_index_model_get_pending (table->model) == 0 &&
+         gtk_sort_list_model_get_pending (table->sort_model) == 0;
+}
+
+/* Holds the page unfilled while the table is busy. */
+static void
+update_busy (KsPageTable *table)
+{
+  gboolean busy = !ks_page_table_get_complete (table);
+
+  if (busy == table->busy)
+    return;
+  table->busy = busy;
+  if (KS_IS_PAGE (table->page))
+    {
+      if (busy)
+        ks_page_hold_filled (KS_PAGE (table->page));
+      else
+        ks_page_release_filled (KS_PAGE (table->page));
+    }
+}
+
+static void
+pending_cb (GObject     *model,
+            GParamSpec  *pspec,
+            KsPageTable *table)
+{
+  update_busy (table);
+}
+
+/* Whether the table takes its rows, filters and sorts them in steps; a
+ * small one does it at once, so that what reads it after a change sees
+ * the result. */
+static gboolean
+is_long (KsPageTable *table)
+{
+  return table->report != NULL && table->report->n_rows > KS_PAGE_TABLE_STEP;
+}
+
+void
+ks_page_table_finish (KsPageTable *table)
+{
+  if (table->model == NULL)
+    return;
+  ks_index_model_finish (table->model);
+  /* Turning it off finishes GTK's sort at once */
+  gtk_sort_list_model_set_incremental (table->sort_model, FALSE);
+  gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+  update_busy (table);
+}
+
 void
 ks_page_table_init (KsPageTable     *table,
                     GtkColumnView   *view,
@@ -106,7 +163,9 @@ ks_page_table_init (KsPageTable     *table,
   f->page = page;
 
   table->view = view;
+  table->page = page;
   table->model = ks_index_model_new ();
+  ks_index_model_set_step (table->model, KS_PAGE_TABLE_STEP);
   table->filter = gtk_custom_filter_new (filter_cb, f, g_free);
   table->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (table->model)),
                                                    g_object_ref (GTK_FILTER (table->filter)));
@@ -116,6 +175,8 @@ ks_page_table_init (KsPageTable     *table,
   gtk_single_selection_set_autoselect (table->selection, FALSE);
   gtk_single_selection_set_can_unselect (table->selection, TRUE);
   gtk_column_view_set_model (view, GTK_SELECTION_MODEL (table->selection));
+  g_signal_connect (table->model, "notify::pending", G_CALLBACK (pending_cb), table);
+  g_signal_connect (table->sort_model, "notify::pending", G_CALLBACK (pending_cb), table);
 
   {
     GtkEventController *keys = gtk_event_controller_key_new ();
@@ -133,6 +194,14 @@ ks_page_table_clear (KsPageTable *table)
 {
   if (table->view != NULL)
     gtk_column_view_set_model (table->view, NULL);
+  if (table->model != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (table->model, table);
+      g_signal_handlers_disconnect_by_data (table->sort_model, table);
+    }
+  if (table->busy && KS_IS_PAGE (table->page))
+    ks_page_release_filled (KS_PAGE (table->page));
+  table->busy = FALSE;
   g_clear_object (&table->selection);
   g_clear_object (&table->sort_model);
   g_clear_object (&table->filter_model);
@@ -147,7 +216,13 @@ ks_page_table_clear (KsPageTable *table)
 void
 ks_page_table_refilter (KsPageTable *table)
 {
-  gtk_filter_changed (GTK_FILTER (table->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  /* GTK's incremental filtering cannot be finished on demand without
+   * losing rows (GTK 4.8), so a long table takes its rows again, in
+   * steps, through the changed filter. */
+  if (is_long (table))
+    ks_index_model_reset (table->model);
+  else
+    gtk_filter_changed (GTK_FILTER (table->filter), GTK_FILTER_CHANGE_DIFFERENT);
 }
 
 guint
@@ -380,11 +455,14 @@ void
 ks_page_table_set_report (KsPageTable *table,
                           KsReport    *report)
 {
+  guint n = report != NULL ? report->n_rows : 0;
+
   /* Drop the rows before the report they read goes */
   ks_index_model_set_n (table->model, 0);
   g_clear_pointer (&table->report, ks_report_free);
   table->report = report;
-  ks_index_model_set_n (table->model, report != NULL ? report->n_rows : 0);
+  gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+  ks_index_model_set_n (table->model, n);
 }
 
 void
