@@ -12,11 +12,13 @@
 #include <adwaita.h>
 
 #include "ks-report.h"
+#include "ks-session.h"
 #include "ks-test-gtk.h"
 #include "ks-trace-loader.h"
 #include "pages/ks-memory-page.h"
 #include "pages/ks-page-table.h"
 #include "pages/ks-row-item.h"
+#include "pages/ks-summary-page.h"
 
 /* gpt_3steps, computed independently from the JSON with python3: its
  * [memory] events with Bytes > 0 on device 0, their bytes summed, the
@@ -281,6 +283,75 @@ test_finish (Fixture       *f,
   ks_page_table_clear (&table);
 }
 
+static void
+count_frame_cb (GdkFrameClock *clock,
+                guint         *n_frames)
+{
+  (*n_frames)++;
+}
+
+/* The titles and subtitles of the rows under @widget, in order. */
+static void
+collect_rows (GtkWidget *widget,
+              GString   *out)
+{
+  if (ADW_IS_ACTION_ROW (widget))
+    g_string_append_printf (out, "%s | %s\n",
+                            adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)),
+                            adw_action_row_get_subtitle (ADW_ACTION_ROW (widget)));
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    collect_rows (c, out);
+}
+
+/* The Summary in view of a session adds its sections one a frame, so
+ * that no frame lays them all out, and is filled once the last is in;
+ * then it shows what a Summary filled at once shows. */
+static void
+test_summary_sections (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), GPT_FILE, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(KsSession) session = NULL;
+  g_autoptr(GString) stepped = g_string_new (NULL);
+  g_autoptr(GString) at_once = g_string_new (NULL);
+  GtkWidget *page = ks_summary_page_new ();
+  GtkWidget *other = ks_summary_page_new ();
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  guint n_frames = 0;
+  guint frames_at_refill;
+
+  g_assert_no_error (error);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 800);
+  gtk_box_append (GTK_BOX (box), page);
+  gtk_box_append (GTK_BOX (box), other);
+  gtk_window_set_child (GTK_WINDOW (window), box);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (window);
+  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (count_frame_cb), &n_frames);
+
+  session = ks_session_new (trace);
+  ks_page_set_session (KS_PAGE (page), session);
+  WAIT_FOR (ks_page_get_analysis (KS_PAGE (page)) != NULL);
+  frames_at_refill = n_frames;
+  g_assert_false (ks_page_get_filled (KS_PAGE (page)));
+  WAIT_FOR (ks_page_get_filled (KS_PAGE (page)));
+  g_test_message ("sections added over %u frames", n_frames - frames_at_refill);
+  /* five sections: the first with the refill, one a frame after it */
+  g_assert_cmpuint (n_frames - frames_at_refill, >=, 4);
+  collect_rows (page, stepped);
+
+  ks_page_set_analysis (KS_PAGE (other), trace, ks_session_get_analysis (session));
+  g_assert_true (ks_page_get_filled (KS_PAGE (other)));
+  collect_rows (other, at_once);
+  g_assert_cmpuint (stepped->len, >, 0);
+  g_assert_cmpstr (stepped->str, ==, at_once->str);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -292,6 +363,7 @@ main (int   argc,
   g_test_add ("/app/pages/fill/sort", Fixture, NULL, fixture_set_up, test_sort, fixture_tear_down);
   g_test_add ("/app/pages/fill/filter", Fixture, NULL, fixture_set_up, test_filter, fixture_tear_down);
   g_test_add ("/app/pages/fill/finish", Fixture, NULL, fixture_set_up, test_finish, fixture_tear_down);
+  g_test_add_func ("/app/pages/fill/summary-sections", test_summary_sections);
 
   return g_test_run ();
 }
