@@ -283,6 +283,74 @@ test_finish (Fixture       *f,
   ks_page_table_clear (&table);
 }
 
+static guint
+count_labels (GtkWidget *widget)
+{
+  guint n = GTK_IS_LABEL (widget) ? 1 : 0;
+
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    n += count_labels (c);
+  return n;
+}
+
+/* A table filled while hidden has rows but no cells yet: it makes them
+ * when first shown, the first row's among them. */
+static void
+test_cells_when_shown (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), GPT_FILE, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(KsAnalysis) analysis = NULL;
+  g_autoptr(KsReport) report = NULL;
+  g_autoptr(KsRowItem) first = NULL;
+  g_autofree char *first_text = NULL;
+  const KsReportColumn *columns;
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *stack = gtk_stack_new ();
+  GtkWidget *page = ks_memory_page_new ();
+  GtkWidget *view;
+  GListModel *model;
+  guint n_columns;
+  guint labels_hidden;
+
+  g_assert_no_error (error);
+  analysis = ks_analysis_compute (trace, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  report = ks_report_new_allocations (trace, analysis);
+  columns = ks_report_allocation_columns (&n_columns);
+
+  gtk_stack_add_named (GTK_STACK (stack), gtk_label_new ("Elsewhere"), "other");
+  gtk_stack_add_named (GTK_STACK (stack), page, "memory");
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "other");
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 700);
+  gtk_window_set_child (GTK_WINDOW (window), stack);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (window);
+
+  view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+  model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+  ks_page_set_analysis (KS_PAGE (page), trace, analysis);
+  WAIT_FOR (ks_page_get_filled (KS_PAGE (page)));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, GPT_GPU_ALLOCATIONS);
+  /* the headers' titles only */
+  labels_hidden = count_labels (view);
+  g_assert_cmpuint (labels_hidden, <=, n_columns);
+
+  first = g_list_model_get_item (model, 0);
+  first_text = ks_report_get_text (report, ks_report_find_column (columns, n_columns, "bytes"),
+                                   ks_row_item_get_index (first));
+  g_assert_null (ks_test_find_label (view, first_text));
+
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "memory");
+  gtk_test_widget_wait_for_draw (window);
+  g_assert_cmpuint (count_labels (view), >, labels_hidden + 4 * 10);
+  g_assert_nonnull (ks_test_find_label (view, first_text));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 count_frame_cb (GdkFrameClock *clock,
                 guint         *n_frames)
@@ -363,6 +431,7 @@ main (int   argc,
   g_test_add ("/app/pages/fill/sort", Fixture, NULL, fixture_set_up, test_sort, fixture_tear_down);
   g_test_add ("/app/pages/fill/filter", Fixture, NULL, fixture_set_up, test_filter, fixture_tear_down);
   g_test_add ("/app/pages/fill/finish", Fixture, NULL, fixture_set_up, test_finish, fixture_tear_down);
+  g_test_add_func ("/app/pages/fill/cells-when-shown", test_cells_when_shown);
   g_test_add_func ("/app/pages/fill/summary-sections", test_summary_sections);
 
   return g_test_run ();

@@ -151,6 +151,37 @@ ks_page_table_finish (KsPageTable *table)
   update_busy (table);
 }
 
+/* Cells are widgets, a few thousand for the 200 rows a list keeps: a
+ * page hidden in the side panel would make them at each refill, for
+ * nothing until it is shown (and the refill of a page of 800 rows took
+ * about 80 ms). The columns get their factories, and the rows their
+ * cells, when the view is first mapped. */
+static void
+view_map_cb (GtkWidget *view)
+{
+  GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+  g_autoptr(GtkSelectionModel) model = NULL;
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+      GtkListItemFactory *factory = g_object_get_data (G_OBJECT (column), "ks-factory");
+
+      if (factory == NULL || gtk_column_view_column_get_factory (column) != NULL)
+        continue;
+      /* GTK 4.8 gives the rows already there no cells of a new factory:
+       * they are made again */
+      if (model == NULL && gtk_column_view_get_model (GTK_COLUMN_VIEW (view)) != NULL)
+        {
+          model = g_object_ref (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+          gtk_column_view_set_model (GTK_COLUMN_VIEW (view), NULL);
+        }
+      gtk_column_view_column_set_factory (column, factory);
+    }
+  if (model != NULL)
+    gtk_column_view_set_model (GTK_COLUMN_VIEW (view), model);
+}
+
 void
 ks_page_table_init (KsPageTable     *table,
                     GtkColumnView   *view,
@@ -187,6 +218,7 @@ ks_page_table_init (KsPageTable     *table,
     g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed_cb), NULL);
     gtk_widget_add_controller (GTK_WIDGET (view), keys);
   }
+  g_signal_connect (view, "map", G_CALLBACK (view_map_cb), NULL);
 }
 
 void
@@ -330,7 +362,10 @@ ks_page_table_add_report_column (KsPageTable          *table,
   g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), c);
   g_object_set_data_full (G_OBJECT (factory), "ks-column", c, column_free);
 
-  column = gtk_column_view_column_new (ks_report_column_get_title (report_column), factory);
+  /* A view not shown yet gets its cells when it is first mapped */
+  column = gtk_column_view_column_new (ks_report_column_get_title (report_column),
+                                       gtk_widget_get_mapped (GTK_WIDGET (table->view)) ? g_object_ref (factory) : NULL);
+  g_object_set_data_full (G_OBJECT (column), "ks-factory", factory, g_object_unref);
   gtk_column_view_column_set_resizable (column, TRUE);
   gtk_column_view_column_set_expand (column, !c->numeric);
   /* The sorter may outlive the factory: it gets its own copy */
@@ -495,7 +530,7 @@ ks_page_table_set_column_wrap (KsPageTable *table,
   Column *c;
 
   g_return_if_fail (column != NULL);
-  c = g_object_get_data (G_OBJECT (gtk_column_view_column_get_factory (column)), "ks-column");
+  c = g_object_get_data (g_object_get_data (G_OBJECT (column), "ks-factory"), "ks-column");
   g_return_if_fail (c != NULL && !c->numeric);
   c->wrap = TRUE;
 }
