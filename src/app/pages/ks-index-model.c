@@ -21,7 +21,9 @@ struct _KsIndexModel
   GObject    parent_instance;
   guint      n;        /* rows shown */
   guint      target;   /* rows set: n + pending */
-  guint      step;
+  guint      first_step; /* rows of the first step; 0: step */
+  guint      step;       /* most rows a step; each takes twice the last */
+  guint      last_step;
   GPtrArray *items;    /* KsRowItem or NULL per row set, made on demand */
   guint      step_source;
 };
@@ -85,7 +87,8 @@ step_cb (gpointer data)
 {
   KsIndexModel *self = data;
 
-  ks_index_model_grow (self, self->n + MIN (self->step, self->target - self->n));
+  self->last_step = MIN (self->last_step * 2, self->step);
+  ks_index_model_grow (self, self->n + MIN (self->last_step, self->target - self->n));
   if (self->n < self->target)
     return G_SOURCE_CONTINUE;
   self->step_source = 0;
@@ -160,8 +163,10 @@ static void
 ks_index_model_start (KsIndexModel *self,
                       guint         old)
 {
-  guint now = self->step > 0 ? MIN (self->target, self->step) : self->target;
+  guint now;
 
+  self->last_step = self->first_step > 0 ? MIN (self->first_step, self->step) : self->step;
+  now = self->step > 0 ? MIN (self->target, self->last_step) : self->target;
   g_clear_handle_id (&self->step_source, g_source_remove);
   self->n = now;
   if (old != 0 || now != 0)
@@ -200,12 +205,25 @@ ks_index_model_reset (KsIndexModel *self)
 }
 
 void
-ks_index_model_set_step (KsIndexModel *self,
-                         guint         step)
+ks_index_model_set_steps (KsIndexModel *self,
+                          guint         first,
+                          guint         most)
 {
   g_return_if_fail (KS_IS_INDEX_MODEL (self));
 
-  self->step = step;
+  self->first_step = first;
+  self->step = most;
+}
+
+void
+ks_index_model_take (KsIndexModel *self,
+                     guint         n)
+{
+  g_return_if_fail (KS_IS_INDEX_MODEL (self));
+
+  ks_index_model_grow (self, MAX (self->n, MIN (n, self->target)));
+  if (self->n == self->target)
+    g_clear_handle_id (&self->step_source, g_source_remove);
 }
 
 void

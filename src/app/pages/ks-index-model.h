@@ -18,10 +18,9 @@ G_BEGIN_DECLS
  * one item for as long as the list holds it, so a selection follows its
  * row while a sort moves it.
  *
- * With a step, a long list takes its rows that many at a time, one step
- * per main-loop iteration, so that the models and views above it never
- * take them all in one dispatch; "pending" counts the rows still to
- * come. */
+ * With steps, a long list takes its rows a step per main-loop iteration,
+ * so that the models and views above it never take them all in one
+ * dispatch; "pending" counts the rows still to come. */
 
 #define KS_TYPE_INDEX_MODEL (ks_index_model_get_type ())
 
@@ -35,9 +34,14 @@ void          ks_index_model_set_n       (KsIndexModel *self,
 /* Takes the same rows again, the same items, in steps: for a filter
  * above it that changed. */
 void          ks_index_model_reset       (KsIndexModel *self);
-/* Rows added per main-loop iteration; 0 (the default): all at once. */
-void          ks_index_model_set_step    (KsIndexModel *self,
-                                          guint         step);
+/* Rows added per main-loop iteration: @first, then twice as many each
+ * time up to @most; @most 0 (the default): all at once. */
+void          ks_index_model_set_steps   (KsIndexModel *self,
+                                          guint         first,
+                                          guint         most);
+/* Adds rows now, up to @n in all; the others still come in steps. */
+void          ks_index_model_take        (KsIndexModel *self,
+                                          guint         n);
 /* Adds the rows still to come now. */
 void          ks_index_model_finish      (KsIndexModel *self);
 /* Rows set but not added yet. */

@@ -108,8 +108,11 @@ ks_page_table_get_complete (KsPageTable *table)
 static void
 update_busy (KsPageTable *table)
 {
-  gboolean busy = !ks_page_table_get_complete (table);
+  gboolean busy;
 
+  if (table->freeze > 0)
+    return;
+  busy = !ks_page_table_get_complete (table);
   if (busy == table->busy)
     return;
   table->busy = busy;
@@ -130,13 +133,44 @@ pending_cb (GObject     *model,
   update_busy (table);
 }
 
+/* While rows come in, GTK's sort stops (nothing pending) and starts
+ * again: the page is not to read as filled in between. */
+static void
+rows_changing_cb (GListModel  *model,
+                  guint        position,
+                  guint        removed,
+                  guint        added,
+                  KsPageTable *table)
+{
+  table->freeze++;
+}
+
+static void
+rows_changed_cb (GListModel  *model,
+                 guint        position,
+                 guint        removed,
+                 guint        added,
+                 KsPageTable *table)
+{
+  table->freeze--;
+  update_busy (table);
+}
+
+/* A view not shown yet has no cells, but each of the 200 rows a list
+ * keeps is a widget still: it takes its first rows fewer at a time. */
+static guint
+first_step (KsPageTable *table)
+{
+  return table->shown ? KS_PAGE_TABLE_STEP : KS_PAGE_TABLE_FIRST_STEP;
+}
+
 /* Whether the table takes its rows, filters and sorts them in steps; a
  * small one does it at once, so that what reads it after a change sees
  * the result. */
 static gboolean
 is_long (KsPageTable *table)
 {
-  return table->report != NULL && table->report->n_rows > KS_PAGE_TABLE_STEP;
+  return table->report != NULL && table->report->n_rows > first_step (table);
 }
 
 void
@@ -144,10 +178,12 @@ ks_page_table_finish (KsPageTable *table)
 {
   if (table->model == NULL)
     return;
+  table->freeze++;
   ks_index_model_finish (table->model);
   /* Turning it off finishes GTK's sort at once */
   gtk_sort_list_model_set_incremental (table->sort_model, FALSE);
   gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+  table->freeze--;
   update_busy (table);
 }
 
@@ -157,11 +193,27 @@ ks_page_table_finish (KsPageTable *table)
  * about 80 ms). The columns get their factories, and the rows their
  * cells, when the view is first mapped. */
 static void
-view_map_cb (GtkWidget *view)
+view_map_cb (GtkWidget   *view,
+             KsPageTable *table)
 {
   GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
   g_autoptr(GtkSelectionModel) model = NULL;
 
+  /* Shown while it takes its rows in small steps (a page opened before
+   * its turn): a full step now, so that a table of a step is complete */
+  if (!table->shown)
+    {
+      table->shown = TRUE;
+      if (table->model != NULL)
+        {
+          table->freeze++;
+          ks_index_model_set_steps (table->model, KS_PAGE_TABLE_STEP, KS_PAGE_TABLE_STEP);
+          ks_index_model_take (table->model, KS_PAGE_TABLE_STEP);
+          gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+          table->freeze--;
+          update_busy (table);
+        }
+    }
   for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
     {
       g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
@@ -196,7 +248,9 @@ ks_page_table_init (KsPageTable     *table,
   table->view = view;
   table->page = page;
   table->model = ks_index_model_new ();
-  ks_index_model_set_step (table->model, KS_PAGE_TABLE_STEP);
+  table->shown = gtk_widget_get_mapped (GTK_WIDGET (view));
+  /* before the models above take the rows, and after */
+  g_signal_connect (table->model, "items-changed", G_CALLBACK (rows_changing_cb), table);
   table->filter = gtk_custom_filter_new (filter_cb, f, g_free);
   table->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (table->model)),
                                                    g_object_ref (GTK_FILTER (table->filter)));
@@ -206,6 +260,7 @@ ks_page_table_init (KsPageTable     *table,
   gtk_single_selection_set_autoselect (table->selection, FALSE);
   gtk_single_selection_set_can_unselect (table->selection, TRUE);
   gtk_column_view_set_model (view, GTK_SELECTION_MODEL (table->selection));
+  g_signal_connect_after (table->model, "items-changed", G_CALLBACK (rows_changed_cb), table);
   g_signal_connect (table->model, "notify::pending", G_CALLBACK (pending_cb), table);
   g_signal_connect (table->sort_model, "notify::pending", G_CALLBACK (pending_cb), table);
 
@@ -218,14 +273,17 @@ ks_page_table_init (KsPageTable     *table,
     g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed_cb), NULL);
     gtk_widget_add_controller (GTK_WIDGET (view), keys);
   }
-  g_signal_connect (view, "map", G_CALLBACK (view_map_cb), NULL);
+  g_signal_connect (view, "map", G_CALLBACK (view_map_cb), table);
 }
 
 void
 ks_page_table_clear (KsPageTable *table)
 {
   if (table->view != NULL)
-    gtk_column_view_set_model (table->view, NULL);
+    {
+      g_signal_handlers_disconnect_by_data (table->view, table);
+      gtk_column_view_set_model (table->view, NULL);
+    }
   if (table->model != NULL)
     {
       g_signal_handlers_disconnect_by_data (table->model, table);
@@ -492,12 +550,16 @@ ks_page_table_set_report (KsPageTable *table,
 {
   guint n = report != NULL ? report->n_rows : 0;
 
+  table->freeze++;
   /* Drop the rows before the report they read goes */
   ks_index_model_set_n (table->model, 0);
   g_clear_pointer (&table->report, ks_report_free);
   table->report = report;
   gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+  ks_index_model_set_steps (table->model, first_step (table), KS_PAGE_TABLE_STEP);
   ks_index_model_set_n (table->model, n);
+  table->freeze--;
+  update_busy (table);
 }
 
 void

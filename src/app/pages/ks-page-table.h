@@ -22,9 +22,13 @@ G_BEGIN_DECLS
  * them again), and sorts them in steps (GTK's incremental sort), so that
  * no dispatch handles every row and frames and input go on meanwhile;
  * until it is complete its page, when it belongs to a KsPage, is not
- * "filled". A smaller table is complete once its report is set. */
+ * "filled". A smaller table is complete once its report is set. A view
+ * never shown yet has no cells (they are made when it is first mapped)
+ * and takes its rows from KS_PAGE_TABLE_FIRST_STEP on, twice as many
+ * each iteration. */
 
 #define KS_PAGE_TABLE_STEP 2048
+#define KS_PAGE_TABLE_FIRST_STEP 64
 
 typedef gboolean (*KsRowFilterFunc) (gpointer page,
                                      guint    index);
@@ -40,6 +44,8 @@ typedef struct
   KsReport           *report;   /* what the report columns show, or NULL */
   gpointer            page;     /* the filter's data; held unfilled while busy */
   gboolean            busy;     /* rows still to add or to sort */
+  gboolean            shown;    /* the view was mapped: it has cells */
+  guint               freeze;   /* busy is not updated meanwhile */
   GMenu              *columns_menu;     /* every report column, for each header's menu */
   GSimpleActionGroup *columns_actions;  /* "columns.NAME": shown or hidden */
 } KsPageTable;
