@@ -21,9 +21,12 @@
  *                         until the first frame with the analysis shown
  *                         on every side page
  * Lines before them say when the window first drew, when the analysis
- * was shown, and every stall of 50 ms or more: when it began and in
- * which phase (startup: before the window's first frame; loading: before
- * the timeline's; analysing: until the analysis is shown).
+ * was shown, every stall of 50 ms or more: when it began and in which
+ * phase (startup: before the window's first frame; loading: before the
+ * timeline's; analysing: until the analysis is shown), and the longest
+ * stall that began once the timeline was drawn
+ * (longest-stall-after-first-frame-ms: what is left once GTK's start-up
+ * is over).
  */
 
 #include "config.h"
@@ -50,6 +53,7 @@ static gboolean measuring;
 static gint64 last_wake;              /* when poll last returned */
 static gint64 longest_stall;
 static gint64 longest_stall_at;
+static gint64 longest_stall_after_first_frame;
 static GArray *stalls;                /* gint64 pairs: start, length */
 
 #define STALL_LISTED_US 50000
@@ -63,6 +67,8 @@ note_stall (gint64 start,
       longest_stall = length;
       longest_stall_at = start;
     }
+  if (t_first_frame >= 0 && start >= t_first_frame && length > longest_stall_after_first_frame)
+    longest_stall_after_first_frame = length;
   if (length >= STALL_LISTED_US)
     {
       g_array_append_val (stalls, start);
@@ -251,6 +257,7 @@ main (int   argc,
     printf ("stall-ms %.0f at-ms %.0f %s\n", g_array_index (stalls, gint64, i + 1) / 1000.0,
             ms_since_launch (g_array_index (stalls, gint64, i)), phase_at (g_array_index (stalls, gint64, i)));
   printf ("longest-stall-began-ms %.0f\n", ms_since_launch (longest_stall_at));
+  printf ("longest-stall-after-first-frame-ms %.0f\n", longest_stall_after_first_frame / 1000.0);
   printf ("first-frame-ms %.0f\n", ms_since_launch (t_first_frame));
   printf ("load-ms %.0f\n", load_us / 1000.0);
   printf ("longest-stall-ms %.0f\n", longest_stall / 1000.0);

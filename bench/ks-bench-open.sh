@@ -10,7 +10,8 @@
 #
 # Writes OUTDIR/summary.txt (min and median per setting, and whether the
 # goals hold: first frame within 1.3x the headless load, longest stall
-# at most 100 ms) and OUTDIR/runs-*.txt (every run's full output).
+# at most 100 ms, from launch and once the timeline is drawn) and
+# OUTDIR/runs-*.txt (every run's full output).
 # RUNS (5) sets the runs per setting. About 3 minutes on an idle machine.
 
 set -u
@@ -70,7 +71,8 @@ for line in open(path):
         cur = {}
         runs.append(cur)
         continue
-    m = re.match(r'(first-frame-ms|load-ms|longest-stall-ms|window-first-frame-ms|analysis-shown-ms) (\d+)$', line.strip())
+    m = re.match(r'(first-frame-ms|load-ms|longest-stall-ms|longest-stall-after-first-frame-ms|'
+                 r'window-first-frame-ms|analysis-shown-ms) (\d+)$', line.strip())
     if m and cur is not None:
         cur[m.group(1)] = int(m.group(2))
 ok = [r for r in runs if 'longest-stall-ms' in r]
@@ -83,13 +85,18 @@ def mm(key):
     return '%d / %d' % (min(xs), statistics.median(xs))
 ratios = [r['first-frame-ms'] / r['load-ms'] for r in ok]
 stalls = [r['longest-stall-ms'] for r in ok]
+after = [r.get('longest-stall-after-first-frame-ms', 0) for r in ok]
 print('%s: %d runs (min / median): window first frame %s ms, first frame with rows %s ms, '
-      'headless load %s ms, ratio %.2f / %.2f, longest stall %s ms, analysis shown %s ms'
+      'headless load %s ms, ratio %.2f / %.2f, longest stall %s ms, '
+      'longest stall after the timeline is drawn %d / %d ms, analysis shown %s ms'
       % (label, len(ok), mm('window-first-frame-ms'), mm('first-frame-ms'), mm('load-ms'),
-         min(ratios), statistics.median(ratios), mm('longest-stall-ms'), mm('analysis-shown-ms')))
-print('  goal first frame <= 1.3x load (median): %s; goal longest stall <= 100 ms (median): %s'
+         min(ratios), statistics.median(ratios), mm('longest-stall-ms'),
+         min(after), statistics.median(after), mm('analysis-shown-ms')))
+print('  goal first frame <= 1.3x load (median): %s; goal longest stall <= 100 ms (median): %s; '
+      'after the timeline is drawn: %s'
       % ('MET' if statistics.median(ratios) <= 1.3 else 'NOT MET',
-         'MET' if statistics.median(stalls) <= 100 else 'NOT MET'))
+         'MET' if statistics.median(stalls) <= 100 else 'NOT MET',
+         'MET' if statistics.median(after) <= 100 else 'NOT MET'))
 EOF
   done
 done

@@ -86,7 +86,6 @@ update_count (KsGapsPage *self)
         text = g_strdup_printf (_("%u of %u gaps longer than %s"), shown, self->n_gaps, threshold);
     }
   gtk_label_set_text (self->count_label, text);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->count_label), ks_metric_get_definition (KS_METRIC_GAP));
 }
 
 static void
@@ -216,8 +215,9 @@ ks_gaps_page_step (KsGapsPage *self,
 
   g_return_val_if_fail (KS_IS_GAPS_PAGE (self), FALSE);
 
-  /* ] right after a new analysis steps through its gaps */
+  /* ] right after a new analysis steps through all of its gaps */
   ks_page_fill (KS_PAGE (self));
+  ks_page_table_finish (&self->table);
   n = self->analysis ? ks_page_table_get_n_shown (&self->table) : 0;
   if (n == 0)
     return FALSE;
@@ -397,6 +397,11 @@ ks_gaps_page_init (KsGapsPage *self)
   ks_page_table_set_column_wrap (&self->table, "cpu_was_in");
   g_signal_connect_object (self->table.selection, "notify::selected",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
+  /* A long table shows its rows, and a search's, over several iterations */
+  g_signal_connect_object (self->table.selection, "items-changed",
+                           G_CALLBACK (update_count), self, G_CONNECT_SWAPPED);
+  /* Once: each change of a tooltip asks the display where the pointer is */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->count_label), ks_metric_get_definition (KS_METRIC_GAP));
   apply_order (self);
   update_count (self);
 }

@@ -12,10 +12,8 @@
 #include <string.h>
 
 #include "ks-format.h"
+#include "ks-page.h"
 #include "ks-page-table.h"
-
-/* A table past this many rows is filtered and sorted incrementally. */
-#define LARGE_TABLE_ROWS 100000
 
 typedef struct
 {
@@ -97,6 +95,145 @@ key_pressed_cb (GtkEventControllerKey *controller,
   return TRUE;
 }
 
+gboolean
+ks_page_table_get_complete (KsPageTable *table)
+{
+  if (table->model == NULL)
+    return TRUE;
+  return ks_index_model_get_pending (table->model) == 0 &&
+         gtk_sort_list_model_get_pending (table->sort_model) == 0;
+}
+
+/* Holds the page unfilled while the table is busy. */
+static void
+update_busy (KsPageTable *table)
+{
+  gboolean busy;
+
+  if (table->freeze > 0)
+    return;
+  busy = !ks_page_table_get_complete (table);
+  if (busy == table->busy)
+    return;
+  table->busy = busy;
+  if (KS_IS_PAGE (table->page))
+    {
+      if (busy)
+        ks_page_hold_filled (KS_PAGE (table->page));
+      else
+        ks_page_release_filled (KS_PAGE (table->page));
+    }
+}
+
+static void
+pending_cb (GObject     *model,
+            GParamSpec  *pspec,
+            KsPageTable *table)
+{
+  update_busy (table);
+}
+
+/* While rows come in, GTK's sort stops (nothing pending) and starts
+ * again: the page is not to read as filled in between. */
+static void
+rows_changing_cb (GListModel  *model,
+                  guint        position,
+                  guint        removed,
+                  guint        added,
+                  KsPageTable *table)
+{
+  table->freeze++;
+}
+
+static void
+rows_changed_cb (GListModel  *model,
+                 guint        position,
+                 guint        removed,
+                 guint        added,
+                 KsPageTable *table)
+{
+  table->freeze--;
+  update_busy (table);
+}
+
+/* A view not shown yet has no cells, but each of the 200 rows a list
+ * keeps is a widget still: it takes its first rows fewer at a time. */
+static guint
+first_step (KsPageTable *table)
+{
+  return table->shown ? KS_PAGE_TABLE_STEP : KS_PAGE_TABLE_FIRST_STEP;
+}
+
+/* Whether the table takes its rows, filters and sorts them in steps; a
+ * small one does it at once, so that what reads it after a change sees
+ * the result. */
+static gboolean
+is_long (KsPageTable *table)
+{
+  return table->report != NULL && table->report->n_rows > first_step (table);
+}
+
+void
+ks_page_table_finish (KsPageTable *table)
+{
+  if (table->model == NULL)
+    return;
+  table->freeze++;
+  ks_index_model_finish (table->model);
+  /* Turning it off finishes GTK's sort at once */
+  gtk_sort_list_model_set_incremental (table->sort_model, FALSE);
+  gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+  table->freeze--;
+  update_busy (table);
+}
+
+/* Cells are widgets, a few thousand for the 200 rows a list keeps: a
+ * page hidden in the side panel would make them at each refill, for
+ * nothing until it is shown (and the refill of a page of 800 rows took
+ * about 80 ms). The columns get their factories, and the rows their
+ * cells, when the view is first mapped. */
+static void
+view_map_cb (GtkWidget   *view,
+             KsPageTable *table)
+{
+  GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+  g_autoptr(GtkSelectionModel) model = NULL;
+
+  /* Shown while it takes its rows in small steps (a page opened before
+   * its turn): a full step now, so that a table of a step is complete */
+  if (!table->shown)
+    {
+      table->shown = TRUE;
+      if (table->model != NULL)
+        {
+          table->freeze++;
+          ks_index_model_set_steps (table->model, KS_PAGE_TABLE_STEP, KS_PAGE_TABLE_STEP);
+          ks_index_model_take (table->model, KS_PAGE_TABLE_STEP);
+          gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+          table->freeze--;
+          update_busy (table);
+        }
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+      GtkListItemFactory *factory = g_object_get_data (G_OBJECT (column), "ks-factory");
+
+      if (factory == NULL || gtk_column_view_column_get_factory (column) != NULL)
+        continue;
+      /* GTK 4.8 gives the rows already there no cells of a new factory:
+       * they are made again */
+      if (model == NULL && gtk_column_view_get_model (GTK_COLUMN_VIEW (view)) != NULL)
+        {
+          model = g_object_ref (gtk_column_view_get_model (GTK_COLUMN_VIEW (view)));
+          gtk_column_view_set_model (GTK_COLUMN_VIEW (view), NULL);
+        }
+      gtk_column_view_column_set_factory (column, factory);
+    }
+  if (model != NULL)
+    gtk_column_view_set_model (GTK_COLUMN_VIEW (view), model);
+}
+
 void
 ks_page_table_init (KsPageTable     *table,
                     GtkColumnView   *view,
@@ -109,7 +246,11 @@ ks_page_table_init (KsPageTable     *table,
   f->page = page;
 
   table->view = view;
+  table->page = page;
   table->model = ks_index_model_new ();
+  table->shown = gtk_widget_get_mapped (GTK_WIDGET (view));
+  /* before the models above take the rows, and after */
+  g_signal_connect (table->model, "items-changed", G_CALLBACK (rows_changing_cb), table);
   table->filter = gtk_custom_filter_new (filter_cb, f, g_free);
   table->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (table->model)),
                                                    g_object_ref (GTK_FILTER (table->filter)));
@@ -119,6 +260,9 @@ ks_page_table_init (KsPageTable     *table,
   gtk_single_selection_set_autoselect (table->selection, FALSE);
   gtk_single_selection_set_can_unselect (table->selection, TRUE);
   gtk_column_view_set_model (view, GTK_SELECTION_MODEL (table->selection));
+  g_signal_connect_after (table->model, "items-changed", G_CALLBACK (rows_changed_cb), table);
+  g_signal_connect (table->model, "notify::pending", G_CALLBACK (pending_cb), table);
+  g_signal_connect (table->sort_model, "notify::pending", G_CALLBACK (pending_cb), table);
 
   {
     GtkEventController *keys = gtk_event_controller_key_new ();
@@ -129,13 +273,25 @@ ks_page_table_init (KsPageTable     *table,
     g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed_cb), NULL);
     gtk_widget_add_controller (GTK_WIDGET (view), keys);
   }
+  g_signal_connect (view, "map", G_CALLBACK (view_map_cb), table);
 }
 
 void
 ks_page_table_clear (KsPageTable *table)
 {
   if (table->view != NULL)
-    gtk_column_view_set_model (table->view, NULL);
+    {
+      g_signal_handlers_disconnect_by_data (table->view, table);
+      gtk_column_view_set_model (table->view, NULL);
+    }
+  if (table->model != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (table->model, table);
+      g_signal_handlers_disconnect_by_data (table->sort_model, table);
+    }
+  if (table->busy && KS_IS_PAGE (table->page))
+    ks_page_release_filled (KS_PAGE (table->page));
+  table->busy = FALSE;
   g_clear_object (&table->selection);
   g_clear_object (&table->sort_model);
   g_clear_object (&table->filter_model);
@@ -150,7 +306,13 @@ ks_page_table_clear (KsPageTable *table)
 void
 ks_page_table_refilter (KsPageTable *table)
 {
-  gtk_filter_changed (GTK_FILTER (table->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  /* GTK's incremental filtering cannot be finished on demand without
+   * losing rows (GTK 4.8), so a long table takes its rows again, in
+   * steps, through the changed filter. */
+  if (is_long (table))
+    ks_index_model_reset (table->model);
+  else
+    gtk_filter_changed (GTK_FILTER (table->filter), GTK_FILTER_CHANGE_DIFFERENT);
 }
 
 guint
@@ -217,8 +379,14 @@ bind_cb (GtkSignalListItemFactory *factory,
   g_autofree char *text = ks_format_dup_cut_text (full, KS_TEXT_MAX_CHARS, TRUE);
 
   gtk_label_set_text (GTK_LABEL (label), text);
-  /* Names get their full text, numbers the definition of the column */
+  /* Names get their full text, numbers the definition of the column.
+   * GTK asks the display server where the pointer is whenever a visible
+   * widget's tooltip changes (a round trip on X11, for each of the 200
+   * rows times the columns a list binds at once), so the label is
+   * hidden meanwhile. */
+  gtk_widget_set_visible (label, FALSE);
   gtk_widget_set_tooltip_text (label, c->numeric ? c->tooltip : text);
+  gtk_widget_set_visible (label, TRUE);
 }
 
 static int
@@ -252,7 +420,10 @@ ks_page_table_add_report_column (KsPageTable          *table,
   g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), c);
   g_object_set_data_full (G_OBJECT (factory), "ks-column", c, column_free);
 
-  column = gtk_column_view_column_new (ks_report_column_get_title (report_column), factory);
+  /* A view not shown yet gets its cells when it is first mapped */
+  column = gtk_column_view_column_new (ks_report_column_get_title (report_column),
+                                       gtk_widget_get_mapped (GTK_WIDGET (table->view)) ? g_object_ref (factory) : NULL);
+  g_object_set_data_full (G_OBJECT (column), "ks-factory", factory, g_object_unref);
   gtk_column_view_column_set_resizable (column, TRUE);
   gtk_column_view_column_set_expand (column, !c->numeric);
   /* The sorter may outlive the factory: it gets its own copy */
@@ -377,18 +548,18 @@ void
 ks_page_table_set_report (KsPageTable *table,
                           KsReport    *report)
 {
-  gboolean large = report != NULL && report->n_rows > LARGE_TABLE_ROWS;
+  guint n = report != NULL ? report->n_rows : 0;
 
+  table->freeze++;
   /* Drop the rows before the report they read goes */
   ks_index_model_set_n (table->model, 0);
   g_clear_pointer (&table->report, ks_report_free);
   table->report = report;
-  /* Millions of rows (a memory snapshot's allocations) are filtered and
-   * sorted a batch at a time between frames: at once, the window drew
-   * nothing for seconds. */
-  gtk_filter_list_model_set_incremental (table->filter_model, large);
-  gtk_sort_list_model_set_incremental (table->sort_model, large);
-  ks_index_model_set_n (table->model, report != NULL ? report->n_rows : 0);
+  gtk_sort_list_model_set_incremental (table->sort_model, is_long (table));
+  ks_index_model_set_steps (table->model, first_step (table), KS_PAGE_TABLE_STEP);
+  ks_index_model_set_n (table->model, n);
+  table->freeze--;
+  update_busy (table);
 }
 
 void
@@ -421,7 +592,7 @@ ks_page_table_set_column_wrap (KsPageTable *table,
   Column *c;
 
   g_return_if_fail (column != NULL);
-  c = g_object_get_data (G_OBJECT (gtk_column_view_column_get_factory (column)), "ks-column");
+  c = g_object_get_data (g_object_get_data (G_OBJECT (column), "ks-factory"), "ks-column");
   g_return_if_fail (c != NULL && !c->numeric);
   c->wrap = TRUE;
 }

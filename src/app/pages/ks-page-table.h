@@ -15,7 +15,20 @@
 G_BEGIN_DECLS
 
 /* The model chain of an analysis table: rows 0 .. n - 1 of a record
- * array, filtered by the page, sorted by the clicked column header. */
+ * array, filtered by the page, sorted by the clicked column header.
+ *
+ * A table of more than KS_PAGE_TABLE_STEP rows takes them that many per
+ * main-loop iteration, filtered as they come (a changed filter takes
+ * them again), and sorts them in steps (GTK's incremental sort), so that
+ * no dispatch handles every row and frames and input go on meanwhile;
+ * until it is complete its page, when it belongs to a KsPage, is not
+ * "filled". A smaller table is complete once its report is set. A view
+ * never shown yet has no cells (they are made when it is first mapped)
+ * and takes its rows from KS_PAGE_TABLE_FIRST_STEP on, twice as many
+ * each iteration. */
+
+#define KS_PAGE_TABLE_STEP 2048
+#define KS_PAGE_TABLE_FIRST_STEP 64
 
 typedef gboolean (*KsRowFilterFunc) (gpointer page,
                                      guint    index);
@@ -29,6 +42,10 @@ typedef struct
   GtkSortListModel   *sort_model;
   GtkSingleSelection *selection;
   KsReport           *report;   /* what the report columns show, or NULL */
+  gpointer            page;     /* the filter's data; held unfilled while busy */
+  gboolean            busy;     /* rows still to add or to sort */
+  gboolean            shown;    /* the view was mapped: it has cells */
+  guint               freeze;   /* busy is not updated meanwhile */
   GMenu              *columns_menu;     /* every report column, for each header's menu */
   GSimpleActionGroup *columns_actions;  /* "columns.NAME": shown or hidden */
 } KsPageTable;
@@ -39,6 +56,10 @@ void                 ks_page_table_init         (KsPageTable       *table,
                                                  gpointer           page);
 void                 ks_page_table_clear        (KsPageTable       *table);
 void                 ks_page_table_refilter     (KsPageTable       *table);
+/* Whether every row is added, filtered and sorted. */
+gboolean             ks_page_table_get_complete (KsPageTable       *table);
+/* Completes the table now: for a command that reads its rows. */
+void                 ks_page_table_finish       (KsPageTable       *table);
 /* Rows shown after filtering. */
 guint                ks_page_table_get_n_shown  (KsPageTable       *table);
 /* The record index of the row at @position as shown, or G_MAXUINT. */

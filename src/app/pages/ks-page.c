@@ -23,7 +23,9 @@ typedef struct
   /* What the next refill shows, while one is scheduled */
   KsTrace    *next_trace;
   KsAnalysis *next_analysis;
-  GList      *queued;     /* link in refill_queue, or NULL: filled */
+  GList      *queued;     /* link in refill_queue, or NULL: refilled */
+  guint       holds;      /* ks_page_hold_filled() not yet released */
+  gboolean    filled;     /* as last notified */
   GtkWidget  *empty;      /* AdwStatusPage over the content, or NULL */
 } KsPagePrivate;
 
@@ -45,6 +47,19 @@ static GQueue refill_queue = G_QUEUE_INIT;
 static guint refill_source;
 static int refill_priority;
 
+/* Notifies "filled" when it changed. */
+static void
+ks_page_sync_filled (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+  gboolean filled = ks_page_get_filled (self);
+
+  if (filled == priv->filled)
+    return;
+  priv->filled = filled;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILLED]);
+}
+
 static void
 ks_page_refill_now (KsPage     *self,
                     KsTrace    *trace,
@@ -54,7 +69,6 @@ ks_page_refill_now (KsPage     *self,
   /* The old pair lives until the subclass has let go of it */
   g_autoptr(KsTrace) old_trace = g_steal_pointer (&priv->trace);
   g_autoptr(KsAnalysis) old_analysis = g_steal_pointer (&priv->analysis);
-  gboolean was_queued = priv->queued != NULL;
   gboolean changed;
 
   if (priv->queued != NULL)
@@ -73,8 +87,7 @@ ks_page_refill_now (KsPage     *self,
     KS_PAGE_GET_CLASS (self)->refill (self, priv->trace, priv->analysis);
   if (changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
-  if (was_queued)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILLED]);
+  ks_page_sync_filled (self);
 }
 
 static void ks_page_update_refill_source (void);
@@ -139,7 +152,6 @@ ks_page_schedule_refill (KsPage     *self,
                          KsAnalysis *analysis)
 {
   KsPagePrivate *priv = ks_page_get_instance_private (self);
-  gboolean was_filled = priv->queued == NULL;
 
   /* A newer analysis replaces the one still waiting */
   g_set_object (&priv->next_trace, trace);
@@ -150,8 +162,7 @@ ks_page_schedule_refill (KsPage     *self,
       priv->queued = refill_queue.tail;
     }
   ks_page_update_refill_source ();
-  if (was_filled)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILLED]);
+  ks_page_sync_filled (self);
 }
 
 static void
@@ -226,7 +237,30 @@ ks_page_get_filled (KsPage *self)
 
   g_return_val_if_fail (KS_IS_PAGE (self), FALSE);
 
-  return priv->queued == NULL;
+  return priv->queued == NULL && priv->holds == 0;
+}
+
+void
+ks_page_hold_filled (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_if_fail (KS_IS_PAGE (self));
+
+  priv->holds++;
+  ks_page_sync_filled (self);
+}
+
+void
+ks_page_release_filled (KsPage *self)
+{
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  g_return_if_fail (KS_IS_PAGE (self));
+  g_return_if_fail (priv->holds > 0);
+
+  priv->holds--;
+  ks_page_sync_filled (self);
 }
 
 void
@@ -489,4 +523,7 @@ ks_page_class_init (KsPageClass *klass)
 static void
 ks_page_init (KsPage *self)
 {
+  KsPagePrivate *priv = ks_page_get_instance_private (self);
+
+  priv->filled = TRUE;
 }

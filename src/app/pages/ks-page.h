@@ -58,11 +58,16 @@ void        ks_page_set_session  (KsPage     *self,
 KsAnalysis *ks_page_get_analysis (KsPage     *self);
 /* The trace of the analysis shown, or NULL. */
 KsTrace    *ks_page_get_trace    (KsPage     *self);
-/* Whether the page shows its latest analysis: no refill is waiting. */
+/* Whether the page shows its latest analysis: no refill is waiting and
+ * nothing holds it (a long table still taking its rows). */
 gboolean    ks_page_get_filled   (KsPage     *self);
 /* Runs a waiting refill now: for a command that reads the page's rows
  * before its turn. */
 void        ks_page_fill         (KsPage     *self);
+/* A part of the page that shows its rows over several main-loop
+ * iterations holds the page unfilled until it releases it. */
+void        ks_page_hold_filled    (KsPage     *self);
+void        ks_page_release_filled (KsPage     *self);
 /* Shows @analysis of @trace and refills now, dropping a waiting refill. */
 void        ks_page_set_analysis (KsPage     *self,
                                   KsTrace    *trace,

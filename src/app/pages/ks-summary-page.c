@@ -34,6 +34,10 @@ struct _KsSummaryPage
   gboolean    include_copies;
   gboolean    include_warmup;
   gboolean    busy;
+
+  /* Sections still to add, one a frame: the tick callback, or 0 */
+  guint       build_tick;
+  guint       next_section;
 };
 
 G_DEFINE_FINAL_TYPE (KsSummaryPage, ks_summary_page, KS_TYPE_PAGE)
@@ -628,14 +632,81 @@ add_advice (KsSummaryPage *self)
   gtk_box_append (self->box, group);
 }
 
+enum { SECTION_WARMUP, SECTION_GPUS, SECTION_CAUSES, SECTION_STEPS, SECTION_ADVICE, N_SECTIONS };
+
 static void
-rebuild (KsSummaryPage *self)
+add_section (KsSummaryPage *self,
+             guint          section)
 {
-  GtkWidget *child;
   GtkWidget *utilization;
   const KsGpuSummary *gpus;
   guint n;
 
+  switch (section)
+    {
+    case SECTION_WARMUP:
+      add_warmup (self);
+      break;
+    case SECTION_GPUS:
+      gpus = ks_analysis_get_gpus (self->analysis, &n);
+      /* a log of sampled utilization leads with it; other traces without
+       * GPU work say what to record */
+      if (n == 0 && (utilization = ks_summary_utilization_new (self->trace, self->analysis)) != NULL)
+        gtk_box_append (self->box, utilization);
+      else if (n == 0)
+        add_no_gpu (self);
+      else if (ks_summary_ranks_split (self->analysis))
+        /* every rank's GPU 0 would read as one GPU */
+        ks_summary_ranks_add_gpus (KS_PAGE (self), self->box, self->trace, self->analysis);
+      else
+        for (guint i = 0; i < n; i++)
+          add_gpu (self, &gpus[i]);
+      break;
+    case SECTION_CAUSES:
+      add_causes (self);
+      break;
+    case SECTION_STEPS:
+      add_steps (self);
+      break;
+    case SECTION_ADVICE:
+      add_advice (self);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+stop_building (KsSummaryPage *self)
+{
+  if (self->build_tick == 0)
+    return;
+  gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->build_tick);
+  self->build_tick = 0;
+  ks_page_release_filled (KS_PAGE (self));
+}
+
+static gboolean
+build_tick_cb (GtkWidget     *widget,
+               GdkFrameClock *clock,
+               gpointer       user_data)
+{
+  KsSummaryPage *self = KS_SUMMARY_PAGE (widget);
+
+  add_section (self, self->next_section++);
+  if (self->next_section < N_SECTIONS)
+    return G_SOURCE_CONTINUE;
+  self->build_tick = 0;
+  ks_page_release_filled (KS_PAGE (self));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+rebuild (KsSummaryPage *self)
+{
+  GtkWidget *child;
+
+  stop_building (self);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->box))) != NULL)
     gtk_box_remove (self->box, child);
 
@@ -647,24 +718,22 @@ rebuild (KsSummaryPage *self)
       return;
     }
 
-  add_warmup (self);
-  gpus = ks_analysis_get_gpus (self->analysis, &n);
-  /* a log of sampled utilization leads with it; other traces without
-   * GPU work say what to record */
-  if (n == 0 && (utilization = ks_summary_utilization_new (self->trace, self->analysis)) != NULL)
-    gtk_box_append (self->box, utilization);
-  else if (n == 0)
-    add_no_gpu (self);
-  else if (ks_summary_ranks_split (self->analysis))
-    /* every rank's GPU 0 would read as one GPU */
-    ks_summary_ranks_add_gpus (KS_PAGE (self), self->box, self->trace, self->analysis);
-  else
-    for (guint i = 0; i < n; i++)
-      add_gpu (self, &gpus[i]);
-  add_causes (self);
-  add_steps (self);
-  add_advice (self);
   gtk_stack_set_visible_child_name (self->stack, "content");
+  /* Laying out every section in the frame after a new analysis held a
+   * large trace's window for over 100 ms (the text of the rows), so the
+   * page in view of a session adds one a frame, filled once all are in.
+   * Elsewhere (no session: what shows it asks for it now; hidden: not
+   * laid out) it adds them all at once. */
+  if (ks_page_get_session (KS_PAGE (self)) != NULL && gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      add_section (self, 0);
+      self->next_section = 1;
+      self->build_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), build_tick_cb, NULL, NULL);
+      ks_page_hold_filled (KS_PAGE (self));
+      return;
+    }
+  for (guint i = 0; i < N_SECTIONS; i++)
+    add_section (self, i);
 }
 
 static void
@@ -800,11 +869,28 @@ ks_summary_page_set_property (GObject      *object,
     }
 }
 
+/* Hidden, it is not laid out: the sections still to come go in now. */
+static void
+ks_summary_page_unmap (GtkWidget *widget)
+{
+  KsSummaryPage *self = KS_SUMMARY_PAGE (widget);
+
+  if (self->build_tick != 0)
+    {
+      while (self->next_section < N_SECTIONS)
+        add_section (self, self->next_section++);
+      stop_building (self);
+    }
+
+  GTK_WIDGET_CLASS (ks_summary_page_parent_class)->unmap (widget);
+}
+
 static void
 ks_summary_page_dispose (GObject *object)
 {
   KsSummaryPage *self = (KsSummaryPage *)object;
 
+  stop_building (self);
   ks_page_dispose_template (GTK_WIDGET (self), KS_TYPE_SUMMARY_PAGE);
 
   G_OBJECT_CLASS (ks_summary_page_parent_class)->dispose (object);
@@ -817,6 +903,7 @@ ks_summary_page_class_init (KsSummaryPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ks_summary_page_dispose;
+  widget_class->unmap = ks_summary_page_unmap;
   KS_PAGE_CLASS (klass)->refill = ks_summary_page_refill;
   object_class->get_property = ks_summary_page_get_property;
   object_class->set_property = ks_summary_page_set_property;
