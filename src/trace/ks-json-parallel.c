@@ -116,6 +116,23 @@ help_head_only (guint n_threads)
   return n_threads >= HELP_HEAD_ONLY_THREADS;
 }
 
+/* Whether the replay's args are stored on a thread of their own (see
+ * ks-json-args-stage.c): from ARGS_THREAD_THREADS threads on, where
+ * the replay sets the pace; on fewer the cores are busy parsing and the
+ * thread would only take turns with them. KINESCOPE_JSON_ARGS=thread or
+ * =replay chooses, for tests and measurements. */
+static gboolean
+args_on_thread (guint n_threads)
+{
+  const char *env = g_getenv ("KINESCOPE_JSON_ARGS");
+
+  if (g_strcmp0 (env, "thread") == 0)
+    return TRUE;
+  if (g_strcmp0 (env, "replay") == 0)
+    return FALSE;
+  return n_threads >= ARGS_THREAD_THREADS;
+}
+
 gpointer
 ks_json_par_take_spare (GPtrArray *spares)
 {
@@ -251,6 +268,8 @@ ks_json_parallel_start (Reader  *r,
   p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
   p->help_head_only = help_head_only (n);
+  if (args_on_thread (n))
+    p->args_stage = ks_json_args_stage_new (r->builder);
   p->mode = MODE_HEAD;
   ks_phase_start (&p->t_start);
   if (r->workers == NULL)
@@ -352,6 +371,8 @@ ks_json_parallel_stop (Reader *r)
   if (p == NULL)
     return;
   r->parallel = NULL;
+  /* the chunk on the args' thread is freed when its args are stored */
+  g_clear_pointer (&p->args_stage, ks_json_args_stage_free);
   w = p->workers;
   /* chunks not started are dropped; running ones finish first */
   g_mutex_lock (&w->lock);
@@ -538,6 +559,7 @@ replay_events (Reader  *r,
 
   /* the chunk's strings are valid UTF-8 already */
   r->text_ascii = TRUE;
+  r->args_stage = c->owner->args_stage;
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     g_string_truncate (own[i], 0);
   for (guint e = 0; ok && e < c->kept->len; e++)
@@ -595,6 +617,7 @@ replay_events (Reader  *r,
           ok = FALSE;
         }
     }
+  r->args_stage = NULL;
   if (!ok)
     {
       r->text_ascii = text_ascii;
@@ -728,6 +751,9 @@ replay (Reader   *r,
       g_queue_pop_head (&p->queue);
       ks_phase_start (&clock);
       ok = replay_events (r, c, error);
+      /* the args of a chunk that is not freed here are stored first */
+      if (p->args_stage != NULL && (!ok || c->error != NULL || c->events_end))
+        ks_json_args_stage_drain (p->args_stage);
       ks_phase_add (&clock, &p->t_replay);
       if (!ok)
         {
@@ -753,7 +779,10 @@ replay (Reader   *r,
           chunk_free (c);
           return ok;
         }
-      chunk_free (c);
+      if (p->args_stage != NULL)
+        ks_json_args_stage_submit (p->args_stage, c, (GDestroyNotify) chunk_free);
+      else
+        chunk_free (c);
     }
   return TRUE;
 }
@@ -1031,6 +1060,11 @@ ks_json_parallel_finish (Reader  *r,
       KsPhaseClock rest = { 0, 0 };
 
       ks_phase_add (&p->t_start, &rest);
+      if (p->args_stage != NULL)
+        {
+          ks_json_args_stage_drain (p->args_stage);
+          ks_json_args_stage_print_phases (p->args_stage, &p->t_wait);
+        }
       ks_phase_print ("read: replaying events into the builder", &p->t_replay);
       ks_phase_print ("read: parsing chunks on this thread", &p->t_here);
       ks_phase_print ("read: waiting for workers", &p->t_wait);

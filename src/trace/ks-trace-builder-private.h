@@ -122,6 +122,8 @@ struct _KsTraceBuilder
   GPtrArray    *strings;        /* const char*, owned by chunk or long_strings */
   GHashTable   *string_index;   /* const char* -> id */
   KsArgsStore  *args;
+  GFunc         args_barrier;   /* see ks_trace_builder_set_args_barrier() */
+  gpointer      args_barrier_data;
 
   GArray       *processes;      /* KsProcess */
   IdIndex       process_index;  /* by pid */
