@@ -8,7 +8,7 @@
 #define G_LOG_DOMAIN "ks-json-reader"
 
 /* Adding an event's args to the store was most of the replay of the
- * parallel reader (callgrind: 214 of 279 M instructions of the reading
+ * parallel reader (callgrind: 214 of 278 M instructions of the reading
  * thread's replay on two threads, about half with the args prepared on
  * the workers), and only its order matters: the store numbers a record
  * by where it starts and its values in the order they first appear.
@@ -21,7 +21,8 @@
  * instant, the args of a chunk that need repairs) first stores what was
  * handed over, through the builder's barrier, so that the store is
  * filled in the same order as by one thread: the same records, the same
- * ids. A chunk is freed once its args are stored: they point into it. */
+ * ids. A chunk's text and records are kept until its args are stored:
+ * they point into them. */
 
 #include "config.h"
 

@@ -98,6 +98,17 @@ chunks_in_flight (guint   n_threads,
   return (guint) CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * chunk), 2, n_threads + 1);
 }
 
+/* The chunks in flight of @p: one fewer while the args' thread holds a
+ * replayed chunk, so that as many are held as without it. */
+static guint
+in_flight (Parallel *p,
+           goffset   size)
+{
+  guint n = chunks_in_flight (p->n_threads, size, p->chunk_bytes);
+
+  return p->args_stage != NULL ? MAX (2, n - 1) : n;
+}
+
 /* Whether this thread, waiting for a chunk, parses only that one (see
  * wait_done()): from HELP_HEAD_ONLY_THREADS threads on, where the
  * workers have time to spare and this thread sets the pace (on the
@@ -187,25 +198,37 @@ give_back (GPtrArray *spares,
     g_array_unref (array);   /* a GByteArray is a GArray underneath */
 }
 
+/* The replayed events of @c, most of its memory, go back for the next
+ * chunks: what its args point to (its text, records and dictionary)
+ * stays until they are stored. */
+static void
+chunk_drop_events (Chunk *c)
+{
+  Parallel *p = c->owner;
+  guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
+
+  if (c->kept != NULL)
+    g_array_set_size (c->kept, 0);
+  if (c->strings != NULL)
+    g_array_set_size (c->strings, 0);
+  give_back (p->spare_kept, g_steal_pointer (&c->kept), limit);
+  if (c->events != NULL && p->spare_events->len < limit)
+    g_ptr_array_add (p->spare_events, g_steal_pointer (&c->events));
+  else if (c->events != NULL)
+    g_ptr_array_unref (g_steal_pointer (&c->events));
+  give_back (p->spare_strings, g_steal_pointer (&c->strings), limit);
+}
+
 static void
 chunk_free (Chunk *c)
 {
   Parallel *p = c->owner;
   guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
 
+  chunk_drop_events (c);
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
-  if (c->kept != NULL)
-    g_array_set_size (c->kept, 0);
-  if (c->strings != NULL)
-    g_array_set_size (c->strings, 0);
   give_back (p->spare_data, c->data, limit);
-  give_back (p->spare_kept, c->kept, limit);
-  if (c->events != NULL && p->spare_events->len < limit)
-    g_ptr_array_add (p->spare_events, c->events);
-  else if (c->events != NULL)
-    g_ptr_array_unref (c->events);
-  give_back (p->spare_strings, c->strings, limit);
   if (c->prepared != NULL)
     g_byte_array_set_size (c->prepared, 0);
   give_back (p->spare_prepared, c->prepared, limit);
@@ -265,11 +288,11 @@ ks_json_parallel_start (Reader  *r,
   p->n_threads = n;
   p->chunk_bytes = chunk_bytes (n, size);
   /* a folder's small files share the bound of the whole folder */
-  p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
   p->help_head_only = help_head_only (n);
   if (args_on_thread (n))
     p->args_stage = ks_json_args_stage_new (r->builder);
+  p->in_flight = in_flight (p, MAX (size, r->load_size));
   p->mode = MODE_HEAD;
   ks_phase_start (&p->t_start);
   if (r->workers == NULL)
@@ -304,7 +327,7 @@ ks_json_parallel_set_size (Reader  *r,
   if (p == NULL || p->n_chunks > 0)
     return;
   p->chunk_bytes = chunk_bytes (p->n_threads, size);
-  p->in_flight = chunks_in_flight (p->n_threads, MAX (size, r->load_size), p->chunk_bytes);
+  p->in_flight = in_flight (p, MAX (size, r->load_size));
 }
 
 /* Waits for @c to be done, parsing the chunks not started meanwhile:
@@ -780,7 +803,10 @@ replay (Reader   *r,
           return ok;
         }
       if (p->args_stage != NULL)
-        ks_json_args_stage_submit (p->args_stage, c, (GDestroyNotify) chunk_free);
+        {
+          chunk_drop_events (c);
+          ks_json_args_stage_submit (p->args_stage, c, (GDestroyNotify) chunk_free);
+        }
       else
         chunk_free (c);
     }
