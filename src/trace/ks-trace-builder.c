@@ -346,13 +346,6 @@ ks_trace_builder_expect (KsTraceBuilder *self,
   _ks_builder_array_reserve (self->instants, instants);
 }
 
-static inline void
-args_barrier (KsTraceBuilder *self)
-{
-  if (G_UNLIKELY (self->args_barrier != NULL))
-    self->args_barrier (self->args_barrier_data, self);
-}
-
 guint32
 ks_trace_builder_add_args (KsTraceBuilder *self,
                            const char     *json,
@@ -360,7 +353,7 @@ ks_trace_builder_add_args (KsTraceBuilder *self,
 {
   guint32 id;
 
-  args_barrier (self);
+  _ks_builder_args_barrier (self);
   if (!ks_args_store_add (self->args, json, len, &id))
     _ks_builder_fail_memory (self);
   return id;
@@ -375,7 +368,7 @@ ks_trace_builder_add_prepared_args (KsTraceBuilder *self,
 {
   guint32 id;
 
-  args_barrier (self);
+  _ks_builder_args_barrier (self);
   if (!ks_args_store_add_prepared (self->args, json, len, prepared, prepared_len, &id))
     _ks_builder_fail_memory (self);
   return id;
@@ -392,7 +385,7 @@ ks_trace_builder_add_local_args (KsTraceBuilder    *self,
 {
   guint32 id;
 
-  args_barrier (self);
+  _ks_builder_args_barrier (self);
   if (!ks_args_store_add_local (self->args, local, map, json, len, record, record_len, &id))
     _ks_builder_fail_memory (self);
   return id;
