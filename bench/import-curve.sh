@@ -24,7 +24,9 @@
 # by a thread of its own and by the reading thread
 # (KINESCOPE_JSON_COMPACT), best of 2 each; and from 8 cores on with the
 # reading thread, while it waits, parsing only the chunk it waits for or
-# any (KINESCOPE_JSON_HELP), best of 2 each.
+# any (KINESCOPE_JSON_HELP), best of 2 each; and from 4 cores on with the
+# slices' args stored on a thread of their own or in the replay
+# (KINESCOPE_JSON_ARGS), best of 2 each.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -80,6 +82,7 @@ files = sys.argv[8:]
 PHASES = [("inflate: inflating", "inflate"),
           ("inflate: waiting for the parse", "infl. wait"),
           ("map: compaction", "compact"),
+          ("args: storing", "args"),
           ("read: replaying events into the builder", "replay"),
           ("read: parsing chunks on this thread", "parse here"),
           ("read: waiting for workers", "wait"),
@@ -193,10 +196,25 @@ if eight and (twin, eight[0]) in best and time.time() - start < budget + 60:
                   r["any"][0] / r["head"][0], r["head"][3].get(rp, (0, 0))[0], r["head"][3].get(here, (0, 0))[0],
                   r["any"][3].get(rp, (0, 0))[0], r["any"][3].get(here, (0, 0))[0]))
     md.append("")
+# the plain JSON with its slices' args stored on a thread of their own
+# (the default from 4 threads on) or in the replay, best of 2
+if many and (twin, many[0]) in best and time.time() - start < budget + 75:
+    md.append("### %s: the slices' args stored on a thread of their own, or in the replay\n" % os.path.basename(twin))
+    md.append("| cores | KINESCOPE_JSON_ARGS=thread s | =replay s | ratio | reading thread's replay, thread / replay | args thread storing |")
+    md.append("|---:|---:|---:|---:|---:|---:|")
+    for n in many:
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_ARGS": m}) for _ in range(2)), key=lambda x: x[0])
+             for m in ("thread", "replay")}
+        rp = "read: replaying events into the builder"
+        md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.3f |" % (n, r["thread"][0], r["replay"][0],
+                  r["replay"][0] / r["thread"][0], r["thread"][3].get(rp, (0, 0))[0], r["replay"][3].get(rp, (0, 0))[0],
+                  r["thread"][3].get("args: storing", (0, 0))[0]))
+    md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "
           "0 when inflating sets the pace); 'compact' is the compacting thread's of a plain file (from 4 "
-          "threads on); 'replay', 'parse here', 'wait' and 'rest of read' are the "
+          "threads on); 'args' is the args thread's, storing the slices' args the replay handed over "
+          "(from 4 threads on); 'replay', 'parse here', 'wait' and 'rest of read' are the "
           "reading thread's share of 'read' (the parallel reader only; none on one thread); 'fin: tracks' "
           "and 'fin: flows' are parts of 'finish'.")
 if skipped:

@@ -208,18 +208,63 @@ event_args_json (Reader *r,
 }
 
 static guint32
-event_args (Reader *r)
+store_args (Reader     *r,
+            const char *text,
+            gsize       len)
 {
-  gsize len;
-  const char *text = event_args_json (r, &len);
-
-  if (text == NULL)
-    return 0;
   /* prepared on a worker from this very text */
   if (r->args_prepared != NULL && text == r->args_direct && len == r->args_direct_len)
     return ks_trace_builder_add_local_args (r->builder, text, len, r->args_local, r->args_map,
                                             r->args_prepared, r->args_prepared_len);
   return ks_trace_builder_add_args (r->builder, text, len);
+}
+
+static guint32
+event_args (Reader *r)
+{
+  gsize len;
+  const char *text = event_args_json (r, &len);
+
+  return text != NULL ? store_args (r, text, len) : 0;
+}
+
+/* event_args() for the slice of a complete event: in a chunk's replay,
+ * handed to the args' thread (*deferred set), the slice's id set there. */
+static guint32
+slice_args (Reader   *r,
+            gboolean *deferred)
+{
+  gsize len;
+  const char *text;
+
+  if (r->args_stage == NULL)
+    return event_args (r);
+  text = event_args_json (r, &len);
+  if (text == NULL)
+    return 0;
+  /* text that lives as long as its chunk, not a buffer of the reader's */
+  if (text != r->args_direct || len != r->args_direct_len)
+    return store_args (r, text, len);
+  *deferred = TRUE;
+  return ks_json_args_stage_defer (r->args_stage, text, len, r->args_local, r->args_map,
+                                   r->args_prepared, r->args_prepared_len);
+}
+
+static void
+add_slice (Reader          *r,
+           guint32          track,
+           gint64           ts,
+           gint64           end,
+           KsSliceKind      kind,
+           const KsGpuInfo *gpu)
+{
+  Event *ev = r->ev;
+  gboolean deferred = FALSE;
+  guint32 args = slice_args (r, &deferred);
+
+  if (ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
+                                  ev->correlation, ev->external_id, args, gpu) && deferred)
+    ks_json_args_stage_place (r->args_stage, track, ks_trace_builder_get_track_n_slices (r->builder, track) - 1);
 }
 
 /* The event's args as a new string, or NULL when it has none. */
@@ -260,8 +305,7 @@ add_complete (Reader *r,
        * (Kineto's pid), named by the category */
       track = ks_trace_builder_get_async_track (r->builder, lookup_process (r, &ev->pid, TRUE),
                                                 ks_trace_builder_get_string (r->builder, ev->cat));
-      ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
-                                  ev->correlation, ev->external_id, event_args (r), NULL);
+      add_slice (r, track, ts, end, kind, NULL);
     }
   else if (kind_is_gpu (kind))
     {
@@ -283,14 +327,12 @@ add_complete (Reader *r,
         }
       else
         memset (gpu, 0, sizeof *gpu);
-      ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
-                                  ev->correlation, ev->external_id, event_args (r), gpu);
+      add_slice (r, track, ts, end, kind, gpu);
     }
   else
     {
       ks_json_event_thread (r, &track);
-      ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
-                                  ev->correlation, ev->external_id, event_args (r), NULL);
+      add_slice (r, track, ts, end, kind, NULL);
     }
   if (G_UNLIKELY (ev->has_bind_id))
     ks_json_handle_bound_flow (r, track, ts, end);

@@ -16,6 +16,7 @@
 #define MIN_CHUNK_BYTES     (128 * 1024)
 #define IN_FLIGHT_SHARE     10    /* the chunks in flight: about this part of the text */
 #define HELP_HEAD_ONLY_THREADS 8  /* see help_head_only() */
+#define ARGS_THREAD_THREADS 4     /* see args_on_thread() */
 /* Open text that grows past this without a cut (one giant event, or
  * whatever follows the trace: gigabytes of NUL bytes) is parsed here:
  * memory stays bounded by the events, not by the file. */
@@ -167,6 +168,7 @@ typedef struct _Parallel
   guint         in_flight;    /* chunks queued at most, see chunks_in_flight() */
   gboolean      lenient;      /* the workers read as the reader does */
   gboolean      help_head_only; /* waiting, this thread parses only the chunk it waits for */
+  ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;
   GQueue        queue;        /* Chunk, dispatched, in file order */

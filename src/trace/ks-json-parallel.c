@@ -98,6 +98,17 @@ chunks_in_flight (guint   n_threads,
   return (guint) CLAMP ((guint64) size / (IN_FLIGHT_SHARE * 7 * chunk), 2, n_threads + 1);
 }
 
+/* The chunks in flight of @p: one fewer while the args' thread holds a
+ * replayed chunk, so that as many are held as without it. */
+static guint
+in_flight (Parallel *p,
+           goffset   size)
+{
+  guint n = chunks_in_flight (p->n_threads, size, p->chunk_bytes);
+
+  return p->args_stage != NULL ? MAX (2, n - 1) : n;
+}
+
 /* Whether this thread, waiting for a chunk, parses only that one (see
  * wait_done()): from HELP_HEAD_ONLY_THREADS threads on, where the
  * workers have time to spare and this thread sets the pace (on the
@@ -114,6 +125,23 @@ help_head_only (guint n_threads)
   if (g_strcmp0 (env, "any") == 0)
     return FALSE;
   return n_threads >= HELP_HEAD_ONLY_THREADS;
+}
+
+/* Whether the replay's args are stored on a thread of their own (see
+ * ks-json-args-stage.c): from ARGS_THREAD_THREADS threads on, where
+ * the replay sets the pace; on fewer the cores are busy parsing and the
+ * thread would only take turns with them. KINESCOPE_JSON_ARGS=thread or
+ * =replay chooses, for tests and measurements. */
+static gboolean
+args_on_thread (guint n_threads)
+{
+  const char *env = g_getenv ("KINESCOPE_JSON_ARGS");
+
+  if (g_strcmp0 (env, "thread") == 0)
+    return TRUE;
+  if (g_strcmp0 (env, "replay") == 0)
+    return FALSE;
+  return n_threads >= ARGS_THREAD_THREADS;
 }
 
 gpointer
@@ -170,25 +198,37 @@ give_back (GPtrArray *spares,
     g_array_unref (array);   /* a GByteArray is a GArray underneath */
 }
 
+/* The replayed events of @c, most of its memory, go back for the next
+ * chunks: what its args point to (its text, records and dictionary)
+ * stays until they are stored. */
+static void
+chunk_drop_events (Chunk *c)
+{
+  Parallel *p = c->owner;
+  guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
+
+  if (c->kept != NULL)
+    g_array_set_size (c->kept, 0);
+  if (c->strings != NULL)
+    g_array_set_size (c->strings, 0);
+  give_back (p->spare_kept, g_steal_pointer (&c->kept), limit);
+  if (c->events != NULL && p->spare_events->len < limit)
+    g_ptr_array_add (p->spare_events, g_steal_pointer (&c->events));
+  else if (c->events != NULL)
+    g_ptr_array_unref (g_steal_pointer (&c->events));
+  give_back (p->spare_strings, g_steal_pointer (&c->strings), limit);
+}
+
 static void
 chunk_free (Chunk *c)
 {
   Parallel *p = c->owner;
   guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
 
+  chunk_drop_events (c);
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
-  if (c->kept != NULL)
-    g_array_set_size (c->kept, 0);
-  if (c->strings != NULL)
-    g_array_set_size (c->strings, 0);
   give_back (p->spare_data, c->data, limit);
-  give_back (p->spare_kept, c->kept, limit);
-  if (c->events != NULL && p->spare_events->len < limit)
-    g_ptr_array_add (p->spare_events, c->events);
-  else if (c->events != NULL)
-    g_ptr_array_unref (c->events);
-  give_back (p->spare_strings, c->strings, limit);
   if (c->prepared != NULL)
     g_byte_array_set_size (c->prepared, 0);
   give_back (p->spare_prepared, c->prepared, limit);
@@ -248,9 +288,11 @@ ks_json_parallel_start (Reader  *r,
   p->n_threads = n;
   p->chunk_bytes = chunk_bytes (n, size);
   /* a folder's small files share the bound of the whole folder */
-  p->in_flight = chunks_in_flight (n, MAX (size, r->load_size), p->chunk_bytes);
   p->lenient = r->lenient;
   p->help_head_only = help_head_only (n);
+  if (args_on_thread (n))
+    p->args_stage = ks_json_args_stage_new (r->builder);
+  p->in_flight = in_flight (p, MAX (size, r->load_size));
   p->mode = MODE_HEAD;
   ks_phase_start (&p->t_start);
   if (r->workers == NULL)
@@ -285,7 +327,7 @@ ks_json_parallel_set_size (Reader  *r,
   if (p == NULL || p->n_chunks > 0)
     return;
   p->chunk_bytes = chunk_bytes (p->n_threads, size);
-  p->in_flight = chunks_in_flight (p->n_threads, MAX (size, r->load_size), p->chunk_bytes);
+  p->in_flight = in_flight (p, MAX (size, r->load_size));
 }
 
 /* Waits for @c to be done, parsing the chunks not started meanwhile:
@@ -352,6 +394,8 @@ ks_json_parallel_stop (Reader *r)
   if (p == NULL)
     return;
   r->parallel = NULL;
+  /* the chunk on the args' thread is freed when its args are stored */
+  g_clear_pointer (&p->args_stage, ks_json_args_stage_free);
   w = p->workers;
   /* chunks not started are dropped; running ones finish first */
   g_mutex_lock (&w->lock);
@@ -538,6 +582,7 @@ replay_events (Reader  *r,
 
   /* the chunk's strings are valid UTF-8 already */
   r->text_ascii = TRUE;
+  r->args_stage = c->owner->args_stage;
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     g_string_truncate (own[i], 0);
   for (guint e = 0; ok && e < c->kept->len; e++)
@@ -595,6 +640,7 @@ replay_events (Reader  *r,
           ok = FALSE;
         }
     }
+  r->args_stage = NULL;
   if (!ok)
     {
       r->text_ascii = text_ascii;
@@ -728,6 +774,9 @@ replay (Reader   *r,
       g_queue_pop_head (&p->queue);
       ks_phase_start (&clock);
       ok = replay_events (r, c, error);
+      /* the args of a chunk that is not freed here are stored first */
+      if (p->args_stage != NULL && (!ok || c->error != NULL || c->events_end))
+        ks_json_args_stage_drain (p->args_stage);
       ks_phase_add (&clock, &p->t_replay);
       if (!ok)
         {
@@ -753,7 +802,13 @@ replay (Reader   *r,
           chunk_free (c);
           return ok;
         }
-      chunk_free (c);
+      if (p->args_stage != NULL)
+        {
+          chunk_drop_events (c);
+          ks_json_args_stage_submit (p->args_stage, c, (GDestroyNotify) chunk_free);
+        }
+      else
+        chunk_free (c);
     }
   return TRUE;
 }
@@ -1031,6 +1086,11 @@ ks_json_parallel_finish (Reader  *r,
       KsPhaseClock rest = { 0, 0 };
 
       ks_phase_add (&p->t_start, &rest);
+      if (p->args_stage != NULL)
+        {
+          ks_json_args_stage_drain (p->args_stage);
+          ks_json_args_stage_print_phases (p->args_stage, &p->t_wait);
+        }
       ks_phase_print ("read: replaying events into the builder", &p->t_replay);
       ks_phase_print ("read: parsing chunks on this thread", &p->t_here);
       ks_phase_print ("read: waiting for workers", &p->t_wait);

@@ -12,6 +12,7 @@
 #include "ks-args.h"
 #include "ks-json-reader.h"
 #include "ks-json-scan.h"
+#include "ks-load-phases.h"
 #include "ks-trace-builder.h"
 
 G_BEGIN_DECLS
@@ -321,6 +322,7 @@ typedef struct
   const KsArgsLocal *args_local;  /* in the numbers of its chunk, */
   guint32        *args_map;       /* which map to the store's */
   KsArgsScratch  *args_scratch;   /* a worker's, for ks_args_prepare() */
+  struct _ArgsStage *args_stage;  /* replaying a chunk: where its args go, or NULL */
 
   Event          *ev;             /* the event being read: ev_own, or on a
                                    * worker a place in its chunk */
@@ -664,6 +666,28 @@ gboolean ks_json_parallel_finish (Reader  *r,
                                   GError **error);
 
 void ks_json_parallel_stop (Reader *r);
+
+/* ks-json-args-stage.c: the replay's args stored on a thread of their own */
+typedef struct _ArgsStage ArgsStage;
+
+ArgsStage *ks_json_args_stage_new     (KsTraceBuilder    *builder);
+void       ks_json_args_stage_free    (ArgsStage         *s);
+guint32    ks_json_args_stage_defer   (ArgsStage         *s,
+                                       const char        *text,
+                                       gsize              len,
+                                       const KsArgsLocal *local,
+                                       guint32           *map,
+                                       const guint8      *record,
+                                       gsize              record_len);
+void       ks_json_args_stage_place   (ArgsStage         *s,
+                                       guint32            track,
+                                       guint32            index);
+void       ks_json_args_stage_submit  (ArgsStage         *s,
+                                       gpointer           owner,
+                                       GDestroyNotify     release);
+void       ks_json_args_stage_drain   (ArgsStage         *s);
+void       ks_json_args_stage_print_phases (ArgsStage    *s,
+                                            KsPhaseClock *read_wait);
 
 /* The threads of the reader's splitters, when it is done with them. */
 void ks_json_parallel_free_workers (Reader *r);

@@ -1158,6 +1158,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   g_ptr_array_extend_and_steal (trace->track_storage, g_steal_pointer (&self->long_strings));
   trace->string_index = g_steal_pointer (&self->string_index);
 
+  _ks_builder_args_barrier (self);
   trace->args = g_steal_pointer (&self->args);
   ks_args_store_seal (trace->args);
 

@@ -122,6 +122,8 @@ struct _KsTraceBuilder
   GPtrArray    *strings;        /* const char*, owned by chunk or long_strings */
   GHashTable   *string_index;   /* const char* -> id */
   KsArgsStore  *args;
+  GFunc         args_barrier;   /* see ks_trace_builder_set_args_barrier() */
+  gpointer      args_barrier_data;
 
   GArray       *processes;      /* KsProcess */
   IdIndex       process_index;  /* by pid */
@@ -205,6 +207,15 @@ note_ts (KsTraceBuilder *self,
   if (ts > self->max_ts)
     self->max_ts = ts;
 }
+/* Before the args store is read or written: what a reader handed to
+ * another thread is stored first (ks_trace_builder_set_args_barrier()). */
+static inline void
+_ks_builder_args_barrier (KsTraceBuilder *self)
+{
+  if (G_UNLIKELY (self->args_barrier != NULL))
+    self->args_barrier (self->args_barrier_data, self);
+}
+
 /* ks-trace-builder.c */
 
 gboolean _ks_builder_new_row (KsTraceBuilder *self,

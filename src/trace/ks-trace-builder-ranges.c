@@ -67,6 +67,7 @@ range_args (KsTraceBuilder *self,
     {
       GString *decoded = g_string_new (NULL);
 
+      _ks_builder_args_barrier (self);
       ks_args_store_append (self->args, o->args, decoded);
       begin = g_string_free (decoded, FALSE);
     }

@@ -353,6 +353,7 @@ ks_trace_builder_add_args (KsTraceBuilder *self,
 {
   guint32 id;
 
+  _ks_builder_args_barrier (self);
   if (!ks_args_store_add (self->args, json, len, &id))
     _ks_builder_fail_memory (self);
   return id;
@@ -367,6 +368,7 @@ ks_trace_builder_add_prepared_args (KsTraceBuilder *self,
 {
   guint32 id;
 
+  _ks_builder_args_barrier (self);
   if (!ks_args_store_add_prepared (self->args, json, len, prepared, prepared_len, &id))
     _ks_builder_fail_memory (self);
   return id;
@@ -383,6 +385,7 @@ ks_trace_builder_add_local_args (KsTraceBuilder    *self,
 {
   guint32 id;
 
+  _ks_builder_args_barrier (self);
   if (!ks_args_store_add_local (self->args, local, map, json, len, record, record_len, &id))
     _ks_builder_fail_memory (self);
   return id;
@@ -502,3 +505,57 @@ ks_trace_builder_set_group (KsTraceBuilder *self,
   self->group = group;
 }
 
+void
+ks_trace_builder_set_args_barrier (KsTraceBuilder *self,
+                                   GFunc           barrier,
+                                   gpointer        data)
+{
+  g_return_if_fail (self != NULL);
+
+  self->args_barrier = barrier;
+  self->args_barrier_data = data;
+}
+
+gboolean
+ks_trace_builder_store_args (KsTraceBuilder    *self,
+                             const char        *json,
+                             gsize              len,
+                             const KsArgsLocal *local,
+                             guint32           *map,
+                             const guint8      *record,
+                             gsize              record_len,
+                             guint32           *id)
+{
+  if (local != NULL)
+    return ks_args_store_add_local (self->args, local, map, json, len, record, record_len, id);
+  return ks_args_store_add (self->args, json, len, id);
+}
+
+void
+ks_trace_builder_fail_args (KsTraceBuilder *self)
+{
+  _ks_builder_fail_memory (self);
+}
+
+guint32
+ks_trace_builder_get_track_n_slices (KsTraceBuilder *self,
+                                     guint32         track)
+{
+  g_return_val_if_fail (track < self->tracks->len, 0);
+
+  return get_tb (self, track)->n_slices;
+}
+
+void
+ks_trace_builder_set_slice_args (KsTraceBuilder *self,
+                                 guint32         track,
+                                 guint32         index,
+                                 guint32         args)
+{
+  TrackBuilder *tb;
+
+  g_return_if_fail (track < self->tracks->len);
+  tb = get_tb (self, track);
+  g_return_if_fail (index < tb->n_slices);
+  tb->args[index] = args;
+}

@@ -60,6 +60,41 @@ guint32         ks_trace_builder_add_local_args   (KsTraceBuilder    *self,
                                                    const guint8      *record,
                                                    gsize              record_len);
 
+/* For a reader that adds args on another thread (see
+ * ks-json-args-stage.c): @barrier runs on the builder's thread before
+ * any of the calls above touches the store, so that what was handed to
+ * the other thread is stored first; NULL removes it. */
+void            ks_trace_builder_set_args_barrier (KsTraceBuilder    *self,
+                                                   GFunc              barrier,
+                                                   gpointer           data);
+
+/* Adds @json to the args store as ks_trace_builder_add_local_args()
+ * (with @local NULL: as ks_trace_builder_add_args()), without the
+ * barrier and without failing the builder: safe on another thread while
+ * the builder's thread touches anything but the store. FALSE when
+ * memory ran out. */
+gboolean        ks_trace_builder_store_args       (KsTraceBuilder    *self,
+                                                   const char        *json,
+                                                   gsize              len,
+                                                   const KsArgsLocal *local,
+                                                   guint32           *map,
+                                                   const guint8      *record,
+                                                   gsize              record_len,
+                                                   guint32           *id);
+
+/* What ks_trace_builder_store_args() found: the memory ran out. */
+void            ks_trace_builder_fail_args        (KsTraceBuilder    *self);
+
+/* The number of slices of @track so far. */
+guint32         ks_trace_builder_get_track_n_slices (KsTraceBuilder *self,
+                                                     guint32         track);
+
+/* Sets the args of slice @index of @track, added before finish(). */
+void            ks_trace_builder_set_slice_args   (KsTraceBuilder    *self,
+                                                   guint32            track,
+                                                   guint32            index,
+                                                   guint32            args);
+
 void            ks_trace_builder_set_metadata     (KsTraceBuilder   *self,
                                                    const char       *key,
                                                    const char       *value);

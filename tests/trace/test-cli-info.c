@@ -208,6 +208,9 @@ static const char *const inflate_phases[] = {
 static const char *const map_phases[] = {
   "map: compaction", "map: waiting for the parse",
 };
+static const char *const args_phases[] = {
+  "args: storing", "args: waiting for the replay",
+};
 static const char *const read_phases[] = {
   "read: replaying events into the builder", "read: parsing chunks on this thread",
   "read: waiting for workers", "read: the rest (input, compaction, cutting)",
@@ -278,7 +281,8 @@ check_phases (const char *path,
     }
 
   /* the inflating thread's parts (a .gz) or the compacting thread's (a
-   * plain file on four threads or more), the read's parts (on several
+   * plain file on four threads or more), the args' thread's (four or
+   * more), the read's parts (on several
    * threads), the read, finishing's parts, finishing */
   if (g_str_has_suffix (path, ".gz"))
     for (guint i = 0; i < G_N_ELEMENTS (inflate_phases); i++, k++)
@@ -286,6 +290,10 @@ check_phases (const char *path,
   if (g_str_has_suffix (path, ".json") && atoi (threads) >= 4)
     for (guint i = 0; i < G_N_ELEMENTS (map_phases); i++, k++)
       g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, map_phases[i]);
+  /* the args' thread, from four threads on */
+  if (atoi (threads) >= 4 && !g_str_has_suffix (path, ".kscope"))
+    for (guint i = 0; i < G_N_ELEMENTS (args_phases); i++, k++)
+      g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, args_phases[i]);
   if (strcmp (threads, "1") != 0 && !g_str_has_suffix (path, ".kscope"))
     for (guint i = 0; i < G_N_ELEMENTS (read_phases); i++, k++)
       g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, read_phases[i]);

@@ -29,6 +29,9 @@ static gboolean saw_debug;
 static guint n_debug_ahead;    /* a folder's files inflated ahead, of n_debug_files */
 static guint n_debug_files;
 static guint n_debug_compacted; /* blocks compacted on a thread of their own */
+static gboolean saw_args_debug; /* the args' thread ran: */
+static guint n_debug_args_thread; /* args stored on it */
+static guint n_debug_args_here;   /* and on the reading thread at a barrier */
 
 /* The reader's debug line after a load on several threads: how many
  * chunks it cut, and how many cuts it found inside an event. */
@@ -50,6 +53,9 @@ log_handler (const char     *domain,
   if (p != NULL && strstr (p, " blocks compacted on a thread of their own") != NULL &&
       sscanf (p + 2, "%u blocks", &threads) == 1)
     n_debug_compacted += threads;
+  if (p != NULL && sscanf (p + 2, "stored %u on their own thread, %u on the reading thread", &n_debug_args_thread,
+                           &n_debug_args_here) == 2)
+    saw_args_debug = TRUE;
 }
 
 /* The .kscope of @path loaded with @threads threads and chunks of @chunk
@@ -72,6 +78,8 @@ load_trace (const char  *path,
   n_debug_chunks = n_debug_merged = 0;
   n_debug_ahead = n_debug_files = 0;
   n_debug_compacted = 0;
+  saw_args_debug = FALSE;
+  n_debug_args_thread = n_debug_args_here = 0;
   trace = ks_trace_load (file, NULL, NULL, error);
   g_unsetenv ("KINESCOPE_THREADS");
   g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
@@ -105,7 +113,9 @@ assert_same_bytes (const char *path,
  * has its white space dropped by the inflating thread and by the
  * reading thread in turn, a plain file (past its first MiB) by a thread
  * of its own and by the reading thread; and the reading thread, while it
- * waits, parses only the chunk it waits for or any. Returns the largest
+ * waits, parses only the chunk it waits for or any; the args of the
+ * replayed slices are stored on a thread of their own or in the replay
+ * (the first and third of every three loads, and the second). Returns the largest
  * number of chunks that a load used. */
 static guint
 check_same (const char        *path,
@@ -124,7 +134,9 @@ check_same (const char        *path,
       g_setenv ("KINESCOPE_GZ_COMPACT", i % 2 == 0 ? "read" : "inflate", TRUE);
       g_setenv ("KINESCOPE_JSON_COMPACT", i % 2 == 0 ? "thread" : "read", TRUE);
       g_setenv ("KINESCOPE_JSON_HELP", i % 2 == 0 ? "head" : "any", TRUE);
+      g_setenv ("KINESCOPE_JSON_ARGS", i % 3 != 1 ? "thread" : "replay", TRUE);
       parallel = load_dump (path, "3", chunk);
+      g_unsetenv ("KINESCOPE_JSON_ARGS");
       g_unsetenv ("KINESCOPE_GZ_COMPACT");
       g_unsetenv ("KINESCOPE_JSON_COMPACT");
       g_unsetenv ("KINESCOPE_JSON_HELP");
@@ -897,6 +909,138 @@ test_mapped_compaction (void)
   g_assert_nonnull (strstr (g_bytes_get_data (error_dump, NULL), "gpt-broken.json: invalid JSON at line "));
 }
 
+/* The args ids of every slice and the store's size: a .kscope keeps the
+ * text, so only the model shows the store's order. */
+static void
+assert_same_args (const char *path,
+                  const char *chunk,
+                  gboolean    thread)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) serial = load_trace (path, "1", NULL, &error);
+  g_autoptr(KsTrace) other = NULL;
+
+  g_assert_no_error (error);
+  g_setenv ("KINESCOPE_JSON_ARGS", thread ? "thread" : "replay", TRUE);
+  other = load_trace (path, "3", chunk, &error);
+  g_unsetenv ("KINESCOPE_JSON_ARGS");
+  g_assert_no_error (error);
+  g_assert_cmpuint (ks_args_store_get_memory_size (other->args), ==, ks_args_store_get_memory_size (serial->args));
+  g_assert_cmpuint (other->n_tracks, ==, serial->n_tracks);
+  for (guint t = 0; t < serial->n_tracks; t++)
+    {
+      g_assert_cmpuint (other->tracks[t].n_slices, ==, serial->tracks[t].n_slices);
+      g_assert_cmpmem (other->tracks[t].args, other->tracks[t].n_slices * sizeof (guint32),
+                       serial->tracks[t].args, serial->tracks[t].n_slices * sizeof (guint32));
+    }
+}
+
+/* @path on one thread and on three with the args stored on a thread of
+ * their own and in the replay, with chunks of @chunk bytes: the same
+ * dump byte for byte and the same args ids; the thread stored args only
+ * when asked to. */
+static void
+check_args_thread (const char *path,
+                   const char *chunk,
+                   guint      *n_thread,
+                   guint      *n_here)
+{
+  g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
+  guint n_thread_seen = 0, n_here_seen = 0;
+
+  g_assert_false (saw_args_debug);
+  for (guint thread = 0; thread <= 1; thread++)
+    {
+      g_autoptr(GBytes) other = NULL;
+      g_autofree char *how = g_strdup_printf ("chunks of %s bytes, args %s", chunk ? chunk : "default",
+                                              thread ? "on their own thread" : "in the replay");
+
+      g_setenv ("KINESCOPE_JSON_ARGS", thread ? "thread" : "replay", TRUE);
+      other = load_dump (path, "3", chunk);
+      g_unsetenv ("KINESCOPE_JSON_ARGS");
+      test_dump_assert_same (path, how, serial, other);
+      g_assert_true (saw_args_debug == thread);
+      n_thread_seen = n_debug_args_thread;
+      n_here_seen = n_debug_args_here;
+      assert_same_args (path, chunk, thread);
+    }
+  *n_thread = n_thread_seen;
+  *n_here = n_here_seen;
+}
+
+/* The args of complete events stored on a thread of their own while the
+ * next chunk is replayed, and everything else that stores args (a B/E
+ * pair's merged args, an instant's, an async range's, args repaired for
+ * invalid UTF-8) storing what was handed over first: the same records in
+ * the same order, so the same ids, at every chunk size. Every complete
+ * event with args whose text needs no repair goes through the thread or,
+ * at a barrier, the reading thread; the count is the generator's. */
+static void
+test_args_thread (void)
+{
+  g_autoptr(GString) s = g_string_new ("{\"traceEvents\":[\n");
+  g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *path = NULL;
+  g_autofree char *gpt_path = NULL;
+  static const char *const chunks[] = { "1", "61", "4096", NULL };
+  guint n_deferrable = 0, n_thread, n_here, all_thread = 0;
+
+  for (guint i = 0; i < 400; i++)
+    {
+      guint ts = 10 * i;
+
+      g_string_append_printf (s, "{\"ph\":\"X\",\"name\":\"x%u\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":3,"
+                              "\"args\":{\"n\":%u,\"s\":\"v%u\",\"t\":[%u,\"w%u\"]}},\n",
+                              i % 5, i % 3, ts, i, i % 17, i * 7, i % 29);
+      n_deferrable++;
+      if (i % 9 == 0)
+        {
+          /* a B/E pair: its args merged and stored at the E */
+          g_string_append_printf (s, "{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":7,\"ts\":%u,"
+                                  "\"args\":{\"b\":%u}},\n", ts, i);
+          g_string_append_printf (s, "{\"ph\":\"E\",\"pid\":1,\"tid\":7,\"ts\":%u,\"args\":{\"e\":\"e%u\"}},\n",
+                                  ts + 5, i % 4);
+        }
+      if (i % 11 == 0)
+        g_string_append_printf (s, "{\"ph\":\"i\",\"name\":\"i\",\"pid\":1,\"tid\":0,\"ts\":%u,"
+                                "\"args\":{\"k\":\"v%u\"}},\n", ts + 1, i % 17);
+      if (i % 13 == 0)
+        g_string_append_printf (s, "{\"ph\":\"b\",\"cat\":\"c\",\"id\":%u,\"name\":\"a\",\"pid\":1,\"ts\":%u,"
+                                "\"args\":{\"a\":%u}},\n{\"ph\":\"e\",\"cat\":\"c\",\"id\":%u,\"name\":\"a\","
+                                "\"pid\":1,\"ts\":%u},\n", i, ts, i, i, ts + 4);
+      if (i % 17 == 0)
+        {
+          /* repaired into a buffer of the reader's: stored in the replay */
+          g_string_append_printf (s, "{\"ph\":\"X\",\"name\":\"u\",\"pid\":1,\"tid\":1,\"ts\":%u,\"dur\":1,"
+                                  "\"args\":{\"u\":\"\xff%u\"}},\n", ts + 2, i);
+          /* valid UTF-8 is not repaired */
+          g_string_append_printf (s, "{\"ph\":\"X\",\"name\":\"\xc3\xa9\",\"pid\":1,\"tid\":2,\"ts\":%u,\"dur\":1,"
+                                  "\"args\":{\"\xc3\xa9\":\"\xc3\xa9%u\"}},\n", ts + 2, i);
+          n_deferrable++;
+        }
+    }
+  g_string_append (s, "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":0,\"ts\":5000,\"dur\":1}]}\n");
+  path = write_file ("args-thread.json", s->str, s->len);
+
+  for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+    {
+      check_args_thread (path, chunks[i], &n_thread, &n_here);
+      g_assert_cmpuint (n_thread + n_here, ==, n_deferrable);
+      all_thread += n_thread;
+      /* the B/E pairs, instants, async ranges and repaired args came
+       * between complete events of the same chunk */
+      if (chunks[i] != NULL && strcmp (chunks[i], "4096") == 0)
+        g_assert_cmpuint (n_here, >, 0);
+    }
+  /* (the default chunk holds the whole file: stored at its end) */
+  g_assert_cmpuint (all_thread, >, 0);
+
+  /* a real trace: its Kineto args on the thread, chunk after chunk */
+  gpt_path = write_file ("gpt-args.json", gpt->str, gpt->len);
+  check_args_thread (gpt_path, NULL, &n_thread, &n_here);
+  g_assert_cmpuint (n_thread, >, 10000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -920,6 +1064,7 @@ main (int   argc,
   g_test_add_func ("/json-parallel/folder", test_folder);
   g_test_add_func ("/json-parallel/rank-folders", test_rank_folders);
   g_test_add_func ("/json-parallel/mapped-compaction", test_mapped_compaction);
+  g_test_add_func ("/json-parallel/args-thread", test_args_thread);
   ret = g_test_run ();
 
   test_dump_remove_dir (tmp_dir);
