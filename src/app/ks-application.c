@@ -113,6 +113,43 @@ ks_application_activate (GApplication *app)
     }
 }
 
+static gboolean
+present_cb (gpointer data)
+{
+  g_autoptr(GtkWindow) window = g_weak_ref_get (data);
+
+  if (window != NULL && !gtk_widget_in_destruction (GTK_WIDGET (window)))
+    gtk_window_present (window);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+free_weak_ref (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+/* A window made for a file is shown at the main loop's next iteration:
+ * at launch GTK's start-up, making the window and showing it (styles,
+ * sizes, realize, map) were one stretch of 300-700 ms without the main
+ * loop; showing it apart splits that in two. The window exists, and
+ * loads, at once. */
+static void
+present_new_window (KsWindow *window)
+{
+  GWeakRef *ref;
+
+  if (gtk_widget_get_visible (GTK_WIDGET (window)))
+    {
+      gtk_window_present (GTK_WINDOW (window));
+      return;
+    }
+  ref = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (ref, window);
+  g_idle_add_full (G_PRIORITY_DEFAULT, present_cb, ref, free_weak_ref);
+}
+
 /* A window of @application that shows nothing, @from first. */
 static KsWindow *
 find_empty_window (GtkApplication *application,
@@ -156,7 +193,7 @@ ks_application_open_files (GtkApplication  *application,
           if (window == NULL)
             window = ks_window_new (application);
           ks_window_open_with_snapshot (window, files[1 - snapshot], files[snapshot]);
-          gtk_window_present (GTK_WINDOW (window));
+          present_new_window (window);
           return;
         }
     }
@@ -184,7 +221,7 @@ ks_application_open_files (GtkApplication  *application,
       /* Loading before it is shown: a new window's first frame is the
        * progress page, not the welcome page fading out */
       ks_window_open (window, files[i]);
-      gtk_window_present (GTK_WINDOW (window));
+      present_new_window (window);
     }
 }
 

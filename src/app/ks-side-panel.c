@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include "ks-page-slot.h"
 #include "ks-selection-page.h"
 #include "ks-side-panel.h"
 #include "pages/ks-comms-page.h"
@@ -17,6 +18,7 @@
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-memory-page.h"
 #include "pages/ks-operators-page.h"
+#include "pages/ks-page.h"
 #include "pages/ks-ranks-page.h"
 #include "pages/ks-roofline-page.h"
 #include "pages/ks-stats-page.h"
@@ -54,6 +56,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  PAGE_BUILT,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* Tabs: fourteen pages do not fit the panel's width, so the tab bar
  * scrolls, and the shown page's tab is scrolled into view whichever way
@@ -271,9 +280,35 @@ GtkWidget *
 ks_side_panel_get_page (KsSidePanel *self,
                         const char  *name)
 {
+  GtkWidget *slot;
+
   g_return_val_if_fail (KS_IS_SIDE_PANEL (self), NULL);
 
-  return gtk_stack_get_child_by_name (self->stack, name);
+  slot = gtk_stack_get_child_by_name (self->stack, name);
+  if (slot == NULL)
+    return NULL;
+  /* Asked for before it was shown: it shows the session's analysis at
+   * once, as a page built with the window did. */
+  if (ks_page_slot_peek_page (KS_PAGE_SLOT (slot)) == NULL)
+    {
+      GtkWidget *page = ks_page_slot_get_page (KS_PAGE_SLOT (slot));
+
+      if (KS_IS_PAGE (page))
+        ks_page_fill (KS_PAGE (page));
+    }
+  return ks_page_slot_get_page (KS_PAGE_SLOT (slot));
+}
+
+GtkWidget *
+ks_side_panel_peek_page (KsSidePanel *self,
+                         const char  *name)
+{
+  GtkWidget *slot;
+
+  g_return_val_if_fail (KS_IS_SIDE_PANEL (self), NULL);
+
+  slot = gtk_stack_get_child_by_name (self->stack, name);
+  return slot != NULL ? ks_page_slot_peek_page (KS_PAGE_SLOT (slot)) : NULL;
 }
 
 gboolean
@@ -286,6 +321,28 @@ ks_side_panel_show_page (KsSidePanel *self,
     return FALSE;
   gtk_stack_set_visible_child_name (self->stack, name);
   return TRUE;
+}
+
+static void
+slot_page_cb (KsSidePanel *self,
+              GParamSpec  *pspec,
+              KsPageSlot  *slot)
+{
+  GtkStackPage *page = gtk_stack_get_page (self->stack, GTK_WIDGET (slot));
+
+  g_signal_emit (self, signals[PAGE_BUILT], g_quark_from_string (gtk_stack_page_get_name (page)),
+                 ks_page_slot_peek_page (slot));
+}
+
+/* A page is built when the stack first shows it (a tab, the All Pages
+ * menu, an action or the panel itself), before the frame that maps it. */
+static void
+build_visible_page (KsSidePanel *self)
+{
+  GtkWidget *slot = gtk_stack_get_visible_child (self->stack);
+
+  if (slot != NULL)
+    ks_page_slot_get_page (KS_PAGE_SLOT (slot));
 }
 
 static void
@@ -360,6 +417,14 @@ ks_side_panel_class_init (KsSidePanelClass *klass)
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /* A page was built, the detail its name: for what the window ties to
+   * one page (the Gaps page's order setting). */
+  signals[PAGE_BUILT] =
+    g_signal_new ("page-built", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 1, GTK_TYPE_WIDGET);
+
+  /* the slots' page types, by name in the template */
+  g_type_ensure (KS_TYPE_PAGE_SLOT);
   g_type_ensure (KS_TYPE_SELECTION_PAGE);
   g_type_ensure (KS_TYPE_SUMMARY_PAGE);
   g_type_ensure (KS_TYPE_GAPS_PAGE);
@@ -384,8 +449,16 @@ ks_side_panel_init (KsSidePanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  for (GtkWidget *slot = gtk_widget_get_first_child (GTK_WIDGET (self->stack)); slot != NULL;
+       slot = gtk_widget_get_next_sibling (slot))
+    g_signal_connect_object (slot, "notify::page", G_CALLBACK (slot_page_cb), self, G_CONNECT_SWAPPED);
+  /* From here on a page shown is built; the first one added, shown by
+   * the stack meanwhile, is not. */
+  g_signal_connect_object (self->stack, "notify::visible-child", G_CALLBACK (build_visible_page), self,
+                           G_CONNECT_SWAPPED);
   /* The panel shows the selection until a trace is open */
   gtk_stack_set_visible_child_name (self->stack, "selection");
+  build_visible_page (self);
   build_pages_menu (self);
   g_signal_connect_object (self->stack, "notify::visible-child", G_CALLBACK (reveal_visible_tab), self,
                            G_CONNECT_SWAPPED);

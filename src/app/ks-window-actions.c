@@ -430,6 +430,15 @@ gap_order_set_mapping (const GValue       *value,
   return g_variant_new_string (g_value_get_boolean (value) ? "time" : "duration");
 }
 
+static void
+gaps_page_built_cb (KsSidePanel *panel,
+                    GtkWidget   *page,
+                    GSettings   *settings)
+{
+  g_settings_bind_with_mapping (settings, "gap-order", page, "order-by-time", G_SETTINGS_BIND_DEFAULT,
+                                gap_order_get_mapping, gap_order_set_mapping, NULL, NULL);
+}
+
 /* The Gaps page's order is a setting, and the menu's toggles are the
  * settings' actions (the session reads the analysis options from the
  * settings itself). */
@@ -442,9 +451,9 @@ _ks_window_analysis_init (KsWindow *self)
     {
       g_autoptr(GSimpleActionGroup) actions = ks_application_create_settings_actions (settings);
 
-      g_settings_bind_with_mapping (settings, "gap-order", ks_window_get_page (self, "gaps"), "order-by-time",
-                                    G_SETTINGS_BIND_DEFAULT, gap_order_get_mapping, gap_order_set_mapping,
-                                    NULL, NULL);
+      /* the Gaps page is built when first shown */
+      g_signal_connect_object (self->side_panel, "page-built::gaps", G_CALLBACK (gaps_page_built_cb), settings,
+                               0);
       /* the analysis toggles of the main menu */
       gtk_widget_insert_action_group (GTK_WIDGET (self), "settings", G_ACTION_GROUP (actions));
     }

@@ -294,7 +294,7 @@ test_side_tabs (void)
   /* the Selection page (its tab is the last) shown by ]: its tab in view */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (gtk_widget_get_parent (ks_window_get_page (window, "selection")))),
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (gtk_widget_get_ancestor (ks_window_get_page (window, "selection"), GTK_TYPE_STACK))),
                    ==, "selection");
   g_assert_true (tab_in_view (last, switcher));
   save_screenshot (GTK_WIDGET (window), "first-minute-tabs.png");
@@ -658,7 +658,9 @@ test_gaps_list_one_tab_stop (void)
                   RevertToParent, CurrentTime);
   WAIT_FOR (gtk_window_is_active (GTK_WINDOW (window)));
 
+  /* the page is made and filled when first shown */
   ks_window_show_page (window, "gaps");
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   view = ks_test_find_descendant (ks_window_get_page (window, "gaps"), GTK_TYPE_COLUMN_VIEW, NULL);
   g_assert_nonnull (view);

@@ -1,0 +1,198 @@
+/* test-pages-lazy.c: the side pages are built when first shown
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "ks-selection-page.h"
+#include "ks-side-panel.h"
+#include "ks-test-gtk.h"
+#include "ks-window.h"
+#include "pages/ks-gaps-page.h"
+#include "pages/ks-kernels-page.h"
+#include "pages/ks-page.h"
+
+/* loader_bound, counted with python3 from its JSON: 33 distinct names
+ * among its 176 kernels (cat "kernel", ph "X"); 133 gaps over 10 µs
+ * (test-pages-gaps: the union of kernels, copies and sets within the
+ * ProfilerStep spans). */
+#define LB_FILE "loader_bound.pt.trace.json.gz"
+#define LB_N_KERNEL_NAMES 33
+#define LB_N_GAPS 133
+
+#define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 20000)
+
+static guint
+count_type (GtkWidget *widget,
+            GType      type)
+{
+  guint n = g_type_is_a (G_OBJECT_TYPE (widget), type) ? 1 : 0;
+
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    n += count_type (c, type);
+  return n;
+}
+
+static guint
+n_rows (GtkWidget *page)
+{
+  GtkWidget *view = ks_test_find_descendant (page, GTK_TYPE_COLUMN_VIEW, NULL);
+
+  g_assert_nonnull (view);
+  return g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (view))));
+}
+
+/* The switcher's button for the stack page named @name: one a page, in
+ * the pages' order. */
+static GtkWidget *
+tab_for (GtkStack   *stack,
+         GtkWidget  *switcher,
+         const char *name)
+{
+  g_autoptr(GListModel) pages = G_LIST_MODEL (gtk_stack_get_pages (stack));
+  GtkWidget *tab = gtk_widget_get_first_child (switcher);
+
+  for (guint i = 0; i < g_list_model_get_n_items (pages) && tab != NULL; i++)
+    {
+      g_autoptr(GObject) page = g_list_model_get_item (pages, i);
+
+      if (g_str_equal (gtk_stack_page_get_name (GTK_STACK_PAGE (page)), name))
+        return tab;
+      tab = gtk_widget_get_next_sibling (tab);
+    }
+  return NULL;
+}
+
+static void
+page_built_cb (KsSidePanel *panel,
+               GtkWidget   *page,
+               GPtrArray   *built)
+{
+  g_ptr_array_add (built, page);
+}
+
+static void
+test_lazy_pages (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GPtrArray) built = g_ptr_array_new ();
+  KsWindow *window = ks_window_new (NULL);
+  KsSidePanel *panel;
+  GtkStack *stack;
+  GtkWidget *switcher, *tab, *page;
+  GtkMenuButton *pages_button;
+  GMenuModel *menu;
+  g_autoptr(GListModel) stack_pages = NULL;
+  g_autoptr(GVariant) target = NULL;
+  gboolean found = FALSE;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  panel = KS_SIDE_PANEL (ks_test_find_descendant (GTK_WIDGET (window), KS_TYPE_SIDE_PANEL, NULL));
+  g_assert_nonnull (panel);
+  g_signal_connect (panel, "page-built", G_CALLBACK (page_built_cb), built);
+  /* the Selection page is built: the stack is its slot's parent */
+  stack = GTK_STACK (gtk_widget_get_ancestor (ks_side_panel_peek_page (panel, "selection"), GTK_TYPE_STACK));
+  switcher = ks_test_find_descendant (GTK_WIDGET (panel), GTK_TYPE_STACK_SWITCHER, NULL);
+  pages_button = GTK_MENU_BUTTON (ks_test_find_descendant (GTK_WIDGET (panel), GTK_TYPE_MENU_BUTTON, NULL));
+  stack_pages = G_LIST_MODEL (gtk_stack_get_pages (stack));
+
+  /* At launch: the Selection page alone, the panel's first */
+  g_assert_cmpuint (g_list_model_get_n_items (stack_pages), ==, 17);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_SELECTION_PAGE), ==, 1);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_PAGE), ==, 1);  /* the job's Ranks page */
+  g_assert_cmpuint (count_type (GTK_WIDGET (panel), KS_TYPE_PAGE), ==, 0);
+  g_assert_nonnull (ks_side_panel_peek_page (panel, "selection"));
+  for (guint i = 0; i < g_list_model_get_n_items (stack_pages); i++)
+    {
+      g_autoptr(GObject) sp = g_list_model_get_item (stack_pages, i);
+      const char *name = gtk_stack_page_get_name (GTK_STACK_PAGE (sp));
+
+      if (!g_str_equal (name, "selection"))
+        g_assert_null (ks_side_panel_peek_page (panel, name));
+    }
+  /* and every page has its tab and its item in the All Pages menu */
+  menu = gtk_menu_button_get_menu_model (pages_button);
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 17);
+  g_assert_nonnull (tab_for (stack, switcher, "kernels"));
+  g_assert_null (gtk_widget_get_next_sibling (tab_for (stack, switcher, "selection")));
+
+  /* A trace opens on the Summary: built, the rest not */
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL &&
+            ks_session_get_analysis (ks_window_get_session (window)) != NULL);
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "summary");
+  g_assert_nonnull (ks_side_panel_peek_page (panel, "summary"));
+  g_assert_cmpuint (count_type (GTK_WIDGET (panel), KS_TYPE_PAGE), ==, 1);
+  g_assert_cmpuint (built->len, ==, 1);
+  g_assert_null (ks_side_panel_peek_page (panel, "kernels"));
+
+  /* A tab clicked: the Kernels page is built, shown and filled */
+  tab = tab_for (stack, switcher, "kernels");
+  g_assert_true (GTK_IS_TOGGLE_BUTTON (tab));
+  g_assert_true (gtk_widget_activate (tab));
+  /* a button's activation clicks it after its press is shown */
+  WAIT_FOR (g_strcmp0 (gtk_stack_get_visible_child_name (stack), "kernels") == 0);
+  page = ks_side_panel_peek_page (panel, "kernels");
+  g_assert_true (KS_IS_KERNELS_PAGE (page));
+  g_assert_true (g_ptr_array_index (built, built->len - 1) == page);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_mapped (page));
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
+  g_assert_true (ks_page_get_analysis (KS_PAGE (page)) == ks_session_get_analysis (ks_window_get_session (window)));
+  g_assert_cmpuint (n_rows (page), ==, LB_N_KERNEL_NAMES);
+
+  /* The All Pages menu's Memory item: its action builds the page */
+  g_assert_null (ks_side_panel_peek_page (panel, "memory"));
+  for (int i = 0; i < g_menu_model_get_n_items (menu) && !found; i++)
+    {
+      g_clear_pointer (&target, g_variant_unref);
+      target = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING);
+      found = target != NULL && g_str_equal (g_variant_get_string (target, NULL), "memory");
+    }
+  g_assert_true (found);
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (pages_button), "win.show-page", target));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "memory");
+  g_assert_nonnull (ks_side_panel_peek_page (panel, "memory"));
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
+
+  /* ] (the next gap) reads the Gaps page's rows: built and filled on
+   * the spot, all its gaps there, and the Selection page shown */
+  g_assert_null (ks_side_panel_peek_page (panel, "gaps"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "analysis.next-gap", NULL));
+  page = ks_side_panel_peek_page (panel, "gaps");
+  g_assert_true (KS_IS_GAPS_PAGE (page));
+  g_assert_true (ks_page_get_filled (KS_PAGE (page)));
+  g_assert_cmpuint (n_rows (page), ==, LB_N_GAPS);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "selection");
+  g_assert_true (ks_session_get_range (ks_window_get_session (window), NULL, NULL));
+
+  /* Pages never shown are still not built */
+  g_assert_null (ks_side_panel_peek_page (panel, "critical-path"));
+  g_assert_null (ks_side_panel_peek_page (panel, "roofline"));
+  g_assert_cmpuint (count_type (GTK_WIDGET (panel), KS_TYPE_PAGE), ==, 4);
+  g_assert_cmpuint (built->len, ==, 4);
+
+  g_signal_handlers_disconnect_by_data (panel, built);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!ks_test_init_gtk (&argc, &argv))
+    return 77;
+
+  g_test_add_func ("/app/pages/lazy", test_lazy_pages);
+
+  return g_test_run ();
+}
