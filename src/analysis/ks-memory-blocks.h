@@ -49,7 +49,27 @@ typedef struct
   guint32  entry;          /* in the snapshot device's entries */
 } KsMemoryMark;
 
+/* The coverage of the short blocks kept per time bucket, at power-of-two
+ * bucket widths: a view wide enough that such a block is under a pixel
+ * or two reads which pixel rows of the blocks row the blocks live in a
+ * bucket cover, instead of walking them one by one. Rows are those of the
+ * timeline's blocks row (KS_MEMORY_LOD_HEIGHT pixels, low addresses at
+ * the bottom, KS_MEMORY_LOD_PAD pixels above and below), computed as it
+ * draws them. */
+#define KS_MEMORY_LOD_HEIGHT 160
+#define KS_MEMORY_LOD_PAD    2
+#define KS_MEMORY_LOD_WORDS  ((KS_MEMORY_LOD_HEIGHT + 63) / 64)
+
 typedef struct
+{
+  gint64   bucket_ns;      /* a power of two */
+  gint64   short_ns;       /* the blocks not long and shorter than this (8 buckets) are in cover */
+  guint    n_buckets;      /* from the device's lod_origin */
+  guint64 *cover;          /* KS_MEMORY_LOD_WORDS words a bucket: bit y set where row y is covered */
+  GArray  *walk;           /* guint32: the blocks neither long nor short, by start */
+} KsMemoryLodLevel;
+
+typedef struct _KsMemoryBlockDevice
 {
   gint             device;
   guint            snap_device; /* its index in the snapshot (ks_memsnap_get_device()) */
@@ -64,6 +84,9 @@ typedef struct
   guint64          span;       /* the bands' bytes */
   gint64           end;        /* the trace's end: blocks never freed end there */
   GArray          *marks;      /* KsMemoryMark, in trace order */
+  gint64           lod_origin; /* the first block's start: bucket 0 begins there */
+  guint            n_lod;
+  KsMemoryLodLevel *lod;       /* finest first; none for a device without blocks */
 } KsMemoryBlockDevice;
 
 typedef struct
@@ -84,6 +107,14 @@ const KsMemoryBlocks *ks_memory_blocks_get      (KsTrace                   *trac
 void                  ks_memory_blocks_prepare  (KsTrace                   *trace,
                                                  const KsAnalysisOptions   *options,
                                                  GCancellable              *cancellable);
+
+/* The pixel rows of the blocks row that @size bytes at @addr cover,
+ * [*row0, *row1), clipped to it (empty for an empty axis). */
+void                  ks_memory_blocks_rows     (const KsMemoryBlockDevice *device,
+                                                 guint64                    addr,
+                                                 gint64                     size,
+                                                 int                       *row0,
+                                                 int                       *row1);
 
 /* Bytes from the bottom of the bands to @addr (its place on the y axis). */
 guint64               ks_memory_blocks_position (const KsMemoryBlockDevice *device,
