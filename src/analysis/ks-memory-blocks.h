@@ -49,10 +49,12 @@ typedef struct
   guint32  entry;          /* in the snapshot device's entries */
 } KsMemoryMark;
 
-/* The coverage of the short blocks kept per time bucket, at power-of-two
- * bucket widths: a view wide enough that such a block is under a pixel
- * or two reads which pixel rows of the blocks row the blocks live in a
- * bucket cover, instead of walking them one by one. Rows are those of the
+/* The coverage of the blocks a frame folds, kept per time bucket at
+ * power-of-two bucket widths: those under two pixels tall, and those
+ * short enough to be under two pixels wide in a view wide enough for the
+ * level. Such a view reads which pixel rows of the blocks row the blocks
+ * live in a bucket cover, instead of walking them one by one (millions
+ * in a large snapshot, nearly all of them folded). Rows are those of the
  * timeline's blocks row (KS_MEMORY_LOD_HEIGHT pixels, low addresses at
  * the bottom, KS_MEMORY_LOD_PAD pixels above and below), computed as it
  * draws them. */
@@ -63,10 +65,11 @@ typedef struct
 typedef struct
 {
   gint64   bucket_ns;      /* a power of two */
-  gint64   short_ns;       /* the blocks not long and shorter than this (8 buckets) are in cover */
+  gint64   short_ns;       /* 8 buckets: the blocks not long and shorter than this are in cover,
+                            * with those under 2 pixels tall */
   guint    n_buckets;      /* from the device's lod_origin */
   guint64 *cover;          /* KS_MEMORY_LOD_WORDS words a bucket: bit y set where row y is covered */
-  GArray  *walk;           /* guint32: the blocks neither long nor short, by start */
+  GArray  *walk;           /* guint32: the blocks not in cover nor long, by start */
 } KsMemoryLodLevel;
 
 typedef struct _KsMemoryBlockDevice
@@ -107,14 +110,6 @@ const KsMemoryBlocks *ks_memory_blocks_get      (KsTrace                   *trac
 void                  ks_memory_blocks_prepare  (KsTrace                   *trace,
                                                  const KsAnalysisOptions   *options,
                                                  GCancellable              *cancellable);
-
-/* The pixel rows of the blocks row that @size bytes at @addr cover,
- * [*row0, *row1), clipped to it (empty for an empty axis). */
-void                  ks_memory_blocks_rows     (const KsMemoryBlockDevice *device,
-                                                 guint64                    addr,
-                                                 gint64                     size,
-                                                 int                       *row0,
-                                                 int                       *row1);
 
 /* Bytes from the bottom of the bands to @addr (its place on the y axis). */
 guint64               ks_memory_blocks_position (const KsMemoryBlockDevice *device,
