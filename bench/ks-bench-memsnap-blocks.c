@@ -10,7 +10,7 @@
  * before the timeline shows the trace) and to the analysis ready (which
  * the worker starts on another thread meanwhile); then the blocks row's
  * drawing primitives per frame, at the whole snapshot and panning views
- * of 1 % and 10 % of it across, 1600 pixels wide (docs/performance.md, "GPU memory
+ * of 1, 2.5, 3, 10 and 30 % of it across, 1600 pixels wide (docs/performance.md, "GPU memory
  * snapshots").
  *
  *   python3 bench/gen-memsnap.py 1000000 /tmp/snap1m.pickle
@@ -98,9 +98,9 @@ main (int   argc,
   KsAnalysisOptions options;
   const KsMemoryBlocks *blocks;
   gboolean sequential = argc == 3 && strcmp (argv[1], "--sequential") == 0;
-  const double view_percent[] = { 1, 10 };
+  const double view_percent[] = { 1, 2.5, 3, 10, 30 };
   guint row = KS_NO_INDEX, rects = 0;
-  guint64 n_blocks = 0, n_long = 0;
+  guint64 n_blocks = 0, n_long = 0, lod_bytes = 0, lod_walk = 0, blocks_bytes = 0;
   double whole_ms;
   Clock start, step;
   KsTimeView view;
@@ -153,7 +153,19 @@ main (int   argc,
     {
       n_blocks += blocks->devices[d].blocks->len;
       n_long += blocks->devices[d].long_blocks->len;
+      /* the blocks with their running ends, against the levels of detail */
+      blocks_bytes += blocks->devices[d].blocks->len * (sizeof (KsMemoryBlock) + sizeof (gint64));
+      for (guint k = 0; k < blocks->devices[d].n_lod; k++)
+        {
+          const KsMemoryLodLevel *level = &blocks->devices[d].lod[k];
+
+          lod_bytes += (guint64) level->n_buckets * KS_MEMORY_LOD_WORDS * sizeof (guint64) +
+                       level->walk->len * sizeof (guint32);
+          lod_walk += level->walk->len;
+        }
     }
+  printf ("levels of detail: %.1f MB (%" G_GUINT64_FORMAT " blocks walked over all levels), "
+          "the blocks: %.1f MB\n", lod_bytes / 1e6, lod_walk, blocks_bytes / 1e6);
 
   step = now ();
   layout = ks_timeline_layout_new (trace);
@@ -174,7 +186,7 @@ main (int   argc,
   printf ("%" G_GUINT64_FORMAT " blocks (%" G_GUINT64_FORMAT " long), whole snapshot frame %.1f ms (%u rects)\n",
           n_blocks, n_long, whole_ms, rects);
 
-  /* views of 1 % and of 10 % of the snapshot, panned from its start to
+  /* views of 1 to 30 % of the snapshot, panned from its start to
    * its end */
   for (guint v = 0; v < G_N_ELEMENTS (view_percent); v++)
     {

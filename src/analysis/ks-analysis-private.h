@@ -330,4 +330,10 @@ gpointer _ks_trace_get_cached     (KsTrace          *trace,
                                    gpointer        (*build) (KsTrace *trace),
                                    GDestroyNotify    free);
 
+/* ks-memory-blocks-lod.c: a device's coverage per time bucket
+ * (KsMemoryLodLevel), made once its blocks, bands and long blocks are. */
+struct _KsMemoryBlockDevice;
+void     _ks_memory_blocks_build_lod (struct _KsMemoryBlockDevice *device);
+void     _ks_memory_blocks_free_lod  (struct _KsMemoryBlockDevice *device);
+
 G_END_DECLS

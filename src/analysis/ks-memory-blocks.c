@@ -577,6 +577,7 @@ build_device (KsTrace               *trace,
 
   find_long_blocks (dev);
   build_bands (dev, &block_map, dumped.blocks);
+  _ks_memory_blocks_build_lod (dev);
   building_clear (&blocks);
   building_clear (&segments);
   building_clear (&dumped);
@@ -595,6 +596,7 @@ blocks_free (KsMemoryBlocks *self)
       g_array_unref (self->devices[i].marks);
       g_array_unref (self->devices[i].long_blocks);
       g_free (self->devices[i].max_end);
+      _ks_memory_blocks_free_lod (&self->devices[i]);
     }
   g_free (self->devices);
   g_free (self);

@@ -49,7 +49,30 @@ typedef struct
   guint32  entry;          /* in the snapshot device's entries */
 } KsMemoryMark;
 
+/* The coverage of the blocks a frame folds, kept per time bucket at
+ * power-of-two bucket widths: those under two pixels tall, and those
+ * short enough to be under two pixels wide in a view wide enough for the
+ * level. Such a view reads which pixel rows of the blocks row the blocks
+ * live in a bucket cover, instead of walking them one by one (millions
+ * in a large snapshot, nearly all of them folded). Rows are those of the
+ * timeline's blocks row (KS_MEMORY_LOD_HEIGHT pixels, low addresses at
+ * the bottom, KS_MEMORY_LOD_PAD pixels above and below), computed as it
+ * draws them. */
+#define KS_MEMORY_LOD_HEIGHT 160
+#define KS_MEMORY_LOD_PAD    2
+#define KS_MEMORY_LOD_WORDS  ((KS_MEMORY_LOD_HEIGHT + 63) / 64)
+
 typedef struct
+{
+  gint64   bucket_ns;      /* a power of two */
+  gint64   short_ns;       /* 8 buckets: the blocks not long and shorter than this are in cover,
+                            * with those under 2 pixels tall */
+  guint    n_buckets;      /* from the device's lod_origin */
+  guint64 *cover;          /* KS_MEMORY_LOD_WORDS words a bucket: bit y set where row y is covered */
+  GArray  *walk;           /* guint32: the blocks not in cover nor long, by start */
+} KsMemoryLodLevel;
+
+typedef struct _KsMemoryBlockDevice
 {
   gint             device;
   guint            snap_device; /* its index in the snapshot (ks_memsnap_get_device()) */
@@ -64,6 +87,9 @@ typedef struct
   guint64          span;       /* the bands' bytes */
   gint64           end;        /* the trace's end: blocks never freed end there */
   GArray          *marks;      /* KsMemoryMark, in trace order */
+  gint64           lod_origin; /* the first block's start: bucket 0 begins there */
+  guint            n_lod;
+  KsMemoryLodLevel *lod;       /* finest first; none for a device without blocks */
 } KsMemoryBlockDevice;
 
 typedef struct

@@ -123,6 +123,166 @@ ks_timeline_layout_block_color (KsTimelineLayout *self,
   return ks_palette_name_color (s != NULL ? s->text : "", KS_SLICE_CPU_OP, dark);
 }
 
+/* One block in view: drawn alone, or its pixels marked in @cover. */
+static inline void
+draw_block (KsTimelineLayout          *self,
+            const KsMemoryBlockDevice *dev,
+            const KsMemoryBlock       *b,
+            const KsTimeView          *view,
+            double                     t1,
+            const Axis                *axis,
+            const KsTheme             *theme,
+            KsPrims                   *prims,
+            guint8                    *cover)
+{
+  int h = KS_BLOCKS_HEIGHT;
+  double x0, x1, y0, y1;
+
+  if (b->start > t1 || b->end < view->t0)
+    return;
+  block_rect (view, axis, dev, b, &x0, &x1, &y0, &y1);
+  x0 = MAX (x0, -2);
+  x1 = MIN (x1, view->width + 2);
+  if (x1 - x0 >= KS_FOLD_MIN_PX && y1 - y0 >= 2)
+    {
+      /* a 1-pixel gap above sets blocks one on another apart */
+      if (prims != NULL)
+        push (prims, x0, y0, x1 - x0, MAX (1, y1 - y0 - 1),
+              ks_timeline_layout_block_color (self, b->stack, theme->dark));
+      return;
+    }
+  /* Too small to draw alone: mark the pixels it covers. */
+  {
+    int row0 = floor_int (y0);
+    int c0 = MAX (0, floor_int (x0));
+    int c1 = MIN (view->width, MAX (c0 + 1, ceil_int (x1)));
+
+    for (int y = MAX (0, row0); c1 > c0 && y < MIN (h, MAX (row0 + 1, ceil_int (y1))); y++)
+      {
+        guint8 *line = cover + (gsize) y * view->width;
+
+        /* most are a pixel or two wide */
+        if (c1 - c0 <= 4)
+          for (int x = c0; x < c1; x++)
+            line[x] = 1;
+        else
+          memset (line + c0, 1, c1 - c0);
+      }
+  }
+}
+
+/* The level of detail for @view: the coarsest whose buckets are a
+ * quarter of a pixel or less, so that its short blocks are under two
+ * pixels wide and fold; NULL where the view is too narrow for any. */
+static const KsMemoryLodLevel *
+lod_level (const KsMemoryBlockDevice *dev,
+           const KsTimeView          *view)
+{
+  const KsMemoryLodLevel *best = NULL;
+
+  G_STATIC_ASSERT (KS_MEMORY_LOD_HEIGHT == KS_BLOCKS_HEIGHT && KS_MEMORY_LOD_PAD == PAD);
+  /* a short block is under 8 buckets: 2 pixels */
+  G_STATIC_ASSERT (KS_FOLD_MIN_PX > 2.0);
+  for (guint k = 0; k < dev->n_lod; k++)
+    if (4.0 * (double) dev->lod[k].bucket_ns <= view->ns_per_px)
+      best = &dev->lod[k];
+  return best;
+}
+
+/* The pixels of the short blocks, from @level's buckets: each column
+ * takes the buckets its time overlaps. */
+static void
+cover_from_level (const KsMemoryBlockDevice *dev,
+                  const KsMemoryLodLevel    *level,
+                  const KsTimeView          *view,
+                  guint8                    *cover)
+{
+  double bucket = (double) level->bucket_ns;
+
+  for (int c = 0; c < view->width; c++)
+    {
+      double a = (view->t0 + c * view->ns_per_px - (double) dev->lod_origin) / bucket;
+      double b = (view->t0 + (c + 1) * view->ns_per_px - (double) dev->lod_origin) / bucket;
+      gint64 j0, j1;
+      guint64 words[KS_MEMORY_LOD_WORDS] = { 0 };
+
+      if (b < 0 || a >= level->n_buckets)
+        continue;
+      j0 = a < 0 ? 0 : (gint64) a;
+      j1 = MIN ((gint64) level->n_buckets - 1, (gint64) ceil (b) - 1);
+      for (gint64 j = j0; j <= j1; j++)
+        for (guint w = 0; w < KS_MEMORY_LOD_WORDS; w++)
+          words[w] |= level->cover[(gsize) j * KS_MEMORY_LOD_WORDS + w];
+      for (guint w = 0; w < KS_MEMORY_LOD_WORDS; w++)
+        while (words[w] != 0)
+          {
+            int y = (int) (w * 64) + __builtin_ctzll (words[w]);
+
+            words[w] &= words[w] - 1;
+            cover[(gsize) y * view->width + c] = 1;
+          }
+    }
+}
+
+/* Every block in view drawn or marked in @cover (KS_BLOCKS_HEIGHT lines
+ * of view->width), through the level of detail unless @exact. Returns
+ * whether a level was used. */
+static gboolean
+draw_blocks (KsTimelineLayout          *self,
+             const KsMemoryBlockDevice *dev,
+             const KsTimeView          *view,
+             const Axis                *axis,
+             const KsTheme             *theme,
+             gboolean                   exact,
+             KsPrims                   *prims,
+             guint8                    *cover)
+{
+  const KsMemoryBlock *blocks = (const KsMemoryBlock *) dev->blocks->data;
+  const KsMemoryLodLevel *level = exact ? NULL : lod_level (dev, view);
+  double t1 = view->t0 + view->width * view->ns_per_px;
+  KsMemoryBlockIter iter;
+  guint i;
+
+  if (level == NULL)
+    {
+      ks_memory_block_iter_init (&iter, dev, (gint64) floor (view->t0), (gint64) ceil (t1));
+      while (ks_memory_block_iter_next (&iter, &i))
+        draw_block (self, dev, &blocks[i], view, t1, axis, theme, prims, cover);
+      return FALSE;
+    }
+
+  cover_from_level (dev, level, view, cover);
+  /* the long blocks, then the others too long for the level: none of
+   * these lasts more than long_ns, so the first that may reach the view
+   * starts at most that much before it */
+  for (i = 0; i < dev->long_blocks->len; i++)
+    {
+      const KsMemoryBlock *b = &blocks[g_array_index (dev->long_blocks, guint32, i)];
+
+      if (b->start > t1)
+        break;
+      draw_block (self, dev, b, view, t1, axis, theme, prims, cover);
+    }
+  {
+    const guint32 *walk = (const guint32 *) level->walk->data;
+    double from = view->t0 - (double) dev->long_ns;
+    guint lo = 0, hi = level->walk->len;
+
+    while (lo < hi)
+      {
+        guint mid = lo + (hi - lo) / 2;
+
+        if ((double) blocks[walk[mid]].start < from)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+    for (i = lo; i < level->walk->len && blocks[walk[i]].start <= t1; i++)
+      draw_block (self, dev, &blocks[walk[i]], view, t1, axis, theme, prims, cover);
+  }
+  return TRUE;
+}
+
 void
 _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
                                        const KsRow      *row,
@@ -135,7 +295,6 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
   int h = KS_BLOCKS_HEIGHT;
   g_autofree guint8 *cover = g_new0 (guint8, (gsize) MAX (1, view->width) * h);
   KsColor segment = theme->dark ? 0xffffff1a : 0x00000012;
-  KsMemoryBlockIter iter;
   guint i;
   Axis axis;
 
@@ -163,44 +322,7 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
       push (prims, x0, y0, MAX (1, x1 - x0), MAX (1, y1 - y0), segment);
     }
 
-  ks_memory_block_iter_init (&iter, dev, (gint64) floor (view->t0), (gint64) ceil (t1));
-  while (ks_memory_block_iter_next (&iter, &i))
-    {
-      const KsMemoryBlock *b = &g_array_index (dev->blocks, KsMemoryBlock, i);
-      double x0, x1, y0, y1;
-
-      if (b->start > t1 || b->end < view->t0)
-        continue;
-      block_rect (view, &axis, dev, b, &x0, &x1, &y0, &y1);
-      x0 = MAX (x0, -2);
-      x1 = MIN (x1, view->width + 2);
-      if (x1 - x0 >= KS_FOLD_MIN_PX && y1 - y0 >= 2)
-        {
-          KsColor color = ks_timeline_layout_block_color (self, b->stack, theme->dark);
-
-          /* a 1-pixel gap above sets blocks one on another apart */
-          push (prims, x0, y0, x1 - x0, MAX (1, y1 - y0 - 1), color);
-          continue;
-        }
-      /* Too small to draw alone: mark the pixels it covers. */
-      {
-        int row0 = floor_int (y0);
-        int c0 = MAX (0, floor_int (x0));
-        int c1 = MIN (view->width, MAX (c0 + 1, ceil_int (x1)));
-
-        for (int y = MAX (0, row0); c1 > c0 && y < MIN (h, MAX (row0 + 1, ceil_int (y1))); y++)
-          {
-            guint8 *line = cover + (gsize) y * view->width;
-
-            /* most are a pixel or two wide */
-            if (c1 - c0 <= 4)
-              for (int x = c0; x < c1; x++)
-                line[x] = 1;
-            else
-              memset (line + c0, 1, c1 - c0);
-          }
-      }
-    }
+  draw_blocks (self, dev, view, &axis, theme, FALSE, prims, cover);
 
   /* Segment events and errors along the top, over the blocks. */
   for (i = 0; draws_marks (self) && i < dev->marks->len; i++)
@@ -233,6 +355,24 @@ _ks_timeline_layout_build_block_prims (KsTimelineLayout *self,
           push (prims, start, y, x - start, 1, theme->folded);
         }
     }
+}
+
+gboolean
+ks_timeline_layout_block_cover (KsTimelineLayout *self,
+                                guint             device,
+                                const KsTimeView *view,
+                                gboolean          exact,
+                                guint8           *cover)
+{
+  const KsMemoryBlockDevice *dev;
+  Axis axis;
+
+  g_return_val_if_fail (self->blocks != NULL && device < self->blocks->n_devices, FALSE);
+
+  dev = &self->blocks->devices[device];
+  axis_init (&axis, dev);
+  memset (cover, 0, (gsize) MAX (0, view->width) * KS_BLOCKS_HEIGHT);
+  return draw_blocks (self, dev, view, &axis, ks_theme_get (FALSE), exact, NULL, cover);
 }
 
 guint

@@ -286,6 +286,16 @@ gboolean          ks_timeline_layout_hit_block        (KsTimelineLayout *self,
 /* The row of the blocks of device @device (its index in
  * ks_memory_blocks_get()), KS_NO_INDEX when none; where @block of it is
  * drawn in @view, in that row. */
+/* The pixels of @view where the blocks row of @device folds blocks:
+ * KS_BLOCKS_HEIGHT lines of view->width bytes into @cover, 1 where
+ * marked; @exact: from every block in view, otherwise as a frame draws
+ * them (the coverage kept per time bucket, where the view is wide
+ * enough). Returns whether that coverage was used. */
+gboolean          ks_timeline_layout_block_cover      (KsTimelineLayout *self,
+                                                       guint             device,
+                                                       const KsTimeView *view,
+                                                       gboolean          exact,
+                                                       guint8           *cover);
 guint             ks_timeline_layout_find_blocks_row  (KsTimelineLayout *self,
                                                        guint             device);
 void              ks_timeline_layout_block_rect       (KsTimelineLayout *self,

@@ -498,6 +498,89 @@ test_blocks_reference (gconstpointer data)
   g_assert_cmpstr (mine, ==, expected);
 }
 
+/* The level of detail a frame of @view uses, as the row picks it: the
+ * coarsest whose buckets are a quarter of a pixel or less. */
+static const KsMemoryLodLevel *
+view_level (const KsMemoryBlockDevice *dev,
+            const KsTimeView          *view)
+{
+  const KsMemoryLodLevel *level = NULL;
+
+  for (guint k = 0; k < dev->n_lod; k++)
+    if (4.0 * dev->lod[k].bucket_ns <= view->ns_per_px)
+      level = &dev->lod[k];
+  return level;
+}
+
+/* The folded pixels a frame takes from the coverage kept per time bucket
+ * are those of the walk of every block in view, but for a run's edge
+ * that a block within one bucket of a column's edge moves by a pixel:
+ * no covered pixel lost, and each one added is one that the walk covers
+ * with the view moved by a bucket either way. frag and oom fold next to
+ * nothing: train and edge, whose many short blocks fold, are checked. */
+static void
+test_blocks_lod (gconstpointer data)
+{
+  const char *kind = data;
+  g_autofree char *name = g_strdup_printf ("memsnap_%s.pickle", kind);
+  g_autoptr(KsTrace) trace = load_fixture (name);
+  g_autoptr(KsTimelineLayout) layout = ks_timeline_layout_new (trace);
+  const KsMemoryBlockDevice *dev = &ks_memory_blocks_get (trace)->devices[0];
+  /* the whole snapshot, halves, tenths and a fortieth, at two widths */
+  const double spans[] = { 1, 0.5, 0.1, 0.025 };
+  const double starts[] = { 0, 0.3, 0.9 };
+  const int widths[] = { 1600, 400 };
+  guint views = 0, covered = 0, added = 0;
+
+  g_assert_cmpuint (dev->n_lod, >, 1);
+  for (guint k = 1; k < dev->n_lod; k++)
+    g_assert_cmpint (dev->lod[k].bucket_ns, ==, 2 * dev->lod[k - 1].bucket_ns);
+  for (guint w = 0; w < G_N_ELEMENTS (widths); w++)
+    for (guint s = 0; s < G_N_ELEMENTS (spans); s++)
+      for (guint p = 0; p < G_N_ELEMENTS (starts) && starts[p] + spans[s] <= 1; p++)
+        {
+          KsTimeView view = { trace->duration_ns * starts[p], trace->duration_ns * spans[s] / widths[w], widths[w] };
+          const KsMemoryLodLevel *level = view_level (dev, &view);
+          gsize n = (gsize) view.width * KS_BLOCKS_HEIGHT;
+          g_autofree guint8 *lod = g_new (guint8, n);
+          g_autofree guint8 *exact = g_new (guint8, n);
+          g_autofree guint8 *before = g_new (guint8, n);
+          g_autofree guint8 *after = g_new (guint8, n);
+          KsTimeView moved = view;
+
+          if (level == NULL)
+            {
+              /* too narrow for any level: the frame walks every block */
+              g_assert_false (ks_timeline_layout_block_cover (layout, 0, &view, FALSE, lod));
+              continue;
+            }
+          views++;
+          g_assert_true (ks_timeline_layout_block_cover (layout, 0, &view, FALSE, lod));
+          g_assert_false (ks_timeline_layout_block_cover (layout, 0, &view, TRUE, exact));
+          moved.t0 = view.t0 - level->bucket_ns;
+          ks_timeline_layout_block_cover (layout, 0, &moved, TRUE, before);
+          moved.t0 = view.t0 + level->bucket_ns;
+          ks_timeline_layout_block_cover (layout, 0, &moved, TRUE, after);
+          for (gsize i = 0; i < n; i++)
+            {
+              if (exact[i] && !lod[i])
+                g_error ("%s, view %g+%g: pixel (%d, %d) of the walk lost", kind, starts[p], spans[s],
+                         (int) (i % view.width), (int) (i / view.width));
+              if (lod[i] && !exact[i] && !before[i] && !after[i])
+                g_error ("%s, view %g+%g: pixel (%d, %d) no block within a bucket covers", kind, starts[p],
+                         spans[s], (int) (i % view.width), (int) (i / view.width));
+              covered += exact[i];
+              added += lod[i] && !exact[i];
+            }
+        }
+  g_test_message ("%s: %u views from the coverage, %u pixels of the walk, %u added at run edges", kind, views,
+                  covered, added);
+  /* the whole snapshot at both widths at least, with something folded */
+  g_assert_cmpuint (views, >=, 2);
+  g_assert_cmpuint (covered, >, 100);
+  g_assert_cmpuint (added * 50, <, covered);
+}
+
 /* The blocks of a window of time: exactly those live in it, each once,
  * whatever window, on snapshots whose first blocks live to the end or
  * not. The long blocks are those over long_ns. */
@@ -583,6 +666,8 @@ main (int   argc,
   g_test_add_data_func ("/render-memsnap/block-iter/train", "train", test_block_iter);
   g_test_add_data_func ("/render-memsnap/block-iter/edge", "edge", test_block_iter);
   g_test_add_data_func ("/render-memsnap/block-iter/frag", "frag", test_block_iter);
+  g_test_add_data_func ("/render-memsnap/blocks-lod/train", "train", test_blocks_lod);
+  g_test_add_data_func ("/render-memsnap/blocks-lod/edge", "edge", test_blocks_lod);
 
   return g_test_run ();
 }
