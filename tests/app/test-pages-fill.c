@@ -423,6 +423,54 @@ test_summary_sections (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The Summary while its session's trace is analysed, up to its turn to
+ * refill after the analysis came: "Analysing…", never the empty
+ * window's "No Analysis Yet". */
+static void
+status_at_analysis_cb (KsSession  *session,
+                       GParamSpec *pspec,
+                       char      **title)
+{
+  GtkWidget *page = g_object_get_data (G_OBJECT (session), "summary");
+  GtkWidget *status = ks_test_find_descendant (page, ADW_TYPE_STATUS_PAGE, NULL);
+
+  if (*title == NULL && ks_session_get_analysis (session) != NULL)
+    {
+      g_assert_null (ks_page_get_analysis (KS_PAGE (page)));
+      *title = g_strdup (adw_status_page_get_title (ADW_STATUS_PAGE (status)));
+    }
+}
+
+static void
+test_summary_waiting (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), GPT_FILE, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = ks_trace_load (file, NULL, NULL, &error);
+  g_autoptr(KsSession) session = NULL;
+  g_autofree char *title = NULL;
+  GtkWidget *page = g_object_ref_sink (ks_summary_page_new ());
+  GtkWidget *status = ks_test_find_descendant (page, ADW_TYPE_STATUS_PAGE, NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No Analysis Yet");
+
+  /* as the side panel has it */
+  session = ks_session_new (trace);
+  g_object_bind_property (session, "busy", page, "busy", G_BINDING_SYNC_CREATE);
+  g_object_set_data (G_OBJECT (session), "summary", page);
+  /* after the page took busy's fall, before its turn to refill */
+  g_signal_connect_after (session, "notify::busy", G_CALLBACK (status_at_analysis_cb), &title);
+  ks_page_set_session (KS_PAGE (page), session);
+  WAIT_FOR (ks_page_get_filled (KS_PAGE (page)) && ks_page_get_analysis (KS_PAGE (page)) != NULL);
+  g_assert_cmpstr (title, ==, "Analysing…");
+
+  g_signal_handlers_disconnect_by_data (session, &title);
+  ks_page_set_session (KS_PAGE (page), NULL);
+  g_object_unref (page);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -436,6 +484,7 @@ main (int   argc,
   g_test_add ("/app/pages/fill/finish", Fixture, NULL, fixture_set_up, test_finish, fixture_tear_down);
   g_test_add_func ("/app/pages/fill/cells-when-shown", test_cells_when_shown);
   g_test_add_func ("/app/pages/fill/summary-sections", test_summary_sections);
+  g_test_add_func ("/app/pages/fill/summary-waiting", test_summary_waiting);
 
   return g_test_run ();
 }

@@ -712,8 +712,14 @@ rebuild (KsSummaryPage *self)
 
   if (self->analysis == NULL)
     {
-      adw_status_page_set_title (self->status, self->busy ? _("Analysing…") : _("No Analysis Yet"));
-      adw_status_page_set_description (self->status, self->busy ? NULL : _("Open a trace to see where the GPU time goes."));
+      KsSession *session = ks_page_get_session (KS_PAGE (self));
+      /* A session's trace is analysed as soon as it arrives: between the
+       * analysis's arrival and this page's turn to refill, it is still
+       * "Analysing…", not an invitation to open a trace. */
+      gboolean pending = self->busy || (session != NULL && ks_session_get_trace (session) != NULL);
+
+      adw_status_page_set_title (self->status, pending ? _("Analysing…") : _("No Analysis Yet"));
+      adw_status_page_set_description (self->status, pending ? NULL : _("Open a trace to see where the GPU time goes."));
       gtk_stack_set_visible_child_name (self->stack, "empty");
       return;
     }
