@@ -93,8 +93,16 @@ test_navigate (void)
   GtkEventController *motion = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-motion");
   GtkEventController *zoom = ks_test_find_controller (GTK_WIDGET (timeline), "ks-timeline-zoom");
   KsTimelineLayout *layout = ks_timeline_get_layout (timeline);
+  GtkWidget *stack = gtk_widget_get_ancestor (GTK_WIDGET (timeline), GTK_TYPE_STACK);
   double d = 0, t0, t1, anchor, x;
 
+  /* The picture of the trace once its page has faded in over the
+   * loading page (frames drive the fade; the test runs faster) */
+  WAIT_FOR (stack == NULL ||
+            (gtk_widget_is_ancestor (GTK_WIDGET (timeline), gtk_stack_get_visible_child (GTK_STACK (stack))) &&
+             !gtk_stack_get_transition_running (GTK_STACK (stack))));
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   ks_test_save_screenshot (GTK_WIDGET (window), "window-open.png");
 
   /* The whole trace at first: up to its last slice (the fixture has no
