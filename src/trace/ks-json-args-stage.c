@@ -175,6 +175,15 @@ ks_json_args_stage_new (KsTraceBuilder *builder)
   g_mutex_init (&s->lock);
   g_cond_init (&s->cond);
   ks_trace_builder_set_args_barrier (builder, barrier, s);
+  /* The thread and the first arrays are made now, before the load takes
+   * its memory: GLib aborts where it cannot make a thread or grow an
+   * array, and a load that runs out must say so instead (under `ulimit
+   * -v` the lazily made thread was where it aborted). Without the
+   * thread the args are stored on the replay's, as with fewer threads. */
+  s->current.cap = s->running.cap = 1024;
+  s->current.entries = g_new (Deferred, s->current.cap);
+  s->running.entries = g_new (Deferred, s->running.cap);
+  s->thread = g_thread_try_new ("ks-json-args", stage_thread, s, NULL);
   return s;
 }
 
@@ -227,8 +236,17 @@ ks_json_args_stage_defer (ArgsStage         *s,
   g_assert (len <= G_MAXUINT32 && record_len <= G_MAXUINT32);
   if (G_UNLIKELY (b->n == b->cap))
     {
-      b->cap = MAX (1024, b->cap * 2);
-      b->entries = g_renew (Deferred, b->entries, b->cap);
+      Deferred *more = g_try_renew (Deferred, b->entries, b->cap * 2);
+
+      /* out of memory: what was handed over is stored now, which
+       * empties this batch (the load then fails where memory runs out) */
+      if (more == NULL)
+        ks_json_args_stage_drain (s);
+      else
+        {
+          b->entries = more;
+          b->cap *= 2;
+        }
     }
   d = &b->entries[b->n++];
   d->text = text;
@@ -270,6 +288,12 @@ ks_json_args_stage_submit (ArgsStage      *s,
       release (owner);
       return;
     }
+  if (s->thread == NULL)
+    {
+      ks_json_args_stage_drain (s);
+      release (owner);
+      return;
+    }
   s->n_thread += s->current.n;
   /* the stored batch's array, emptied, is the next one to fill */
   spare = s->running;
@@ -277,8 +301,6 @@ ks_json_args_stage_submit (ArgsStage      *s,
   s->running.owner = owner;
   s->running.release = release;
   s->current = spare;
-  if (s->thread == NULL)
-    s->thread = g_thread_new ("ks-json-args", stage_thread, s);
   g_mutex_lock (&s->lock);
   s->has_running = TRUE;
   s->done = FALSE;
