@@ -259,6 +259,14 @@ typedef struct
   guint32  track;
 } ThreadCache;
 
+/* A chunk's (pid, tid) pair as the replay resolved it: see
+ * ks-json-threads-local.c */
+typedef struct
+{
+  guint32 thread;   /* + 1; 0 until its first event is resolved */
+  guint32 track;
+} ThreadSlot;
+
 #define INTERN_CACHE_SIZE 8192
 
 typedef struct
@@ -323,6 +331,7 @@ typedef struct
   guint32        *args_map;       /* which map to the store's */
   KsArgsScratch  *args_scratch;   /* a worker's, for ks_args_prepare() */
   struct _ArgsStage *args_stage;  /* replaying a chunk: where its args go, or NULL */
+  ThreadSlot     *thread_slot;    /* replaying a chunk: the event's pair, or NULL */
 
   Event          *ev;             /* the event being read: ev_own, or on a
                                    * worker a place in its chunk */
@@ -619,8 +628,25 @@ int ks_json_on_scalar (Reader     *r,
 
 /* ks-json-events.c */
 
-guint32 ks_json_event_thread (Reader  *r,
-                              guint32 *track);
+guint32 ks_json_event_thread_lookup (Reader  *r,
+                                     guint32 *track);
+
+/* The thread (and its track) of the current event: in a chunk's replay
+ * the slot of its (pid, tid) once an event of the chunk resolved it,
+ * inline, as most events take it (see ks-json-threads-local.c). */
+static inline guint32
+ks_json_event_thread (Reader  *r,
+                      guint32 *track)
+{
+  const ThreadSlot *slot = r->thread_slot;
+
+  if (slot != NULL && slot->thread != 0 && r->ev->pid.set && r->ev->tid.set)
+    {
+      *track = slot->track;
+      return slot->thread - 1;
+    }
+  return ks_json_event_thread_lookup (r, track);
+}
 
 void ks_json_metadata_clear (gpointer data);
 
