@@ -129,7 +129,9 @@ lookup_thread_in (Reader   *r,
 }
 
 /* An event without a tid is on the thread tid = pid, as Chrome and
- * Perfetto place it: a process's main thread, not a thread 0 apart. */
+ * Perfetto place it: a process's main thread, not a thread 0 apart.
+ * (The only string of a replayed event written here: see
+ * EVENT_STRING_TID in ks-json-parallel-private.h.) */
 static void
 default_tid (Event *ev)
 {

@@ -49,8 +49,12 @@ static const gsize event_strings[] = {
   G_STRUCT_OFFSET (Event, counter_key[7]),
 };
 G_STATIC_ASSERT (MAX_COUNTER_ARGS == 8);
+G_STATIC_ASSERT (G_N_ELEMENTS (event_strings) <= 16);   /* Kept.strings_set */
 
 #define EVENT_STRING(ev, i) (*(GString **) ((char *) (ev) + event_strings[i]))
+/* the one of them that ks_json_handle_event() writes (an event without
+ * a tid takes its pid's text): the replay empties it after every event */
+#define EVENT_STRING_TID 1
 
 /* The problem counts that the callbacks and the tokenizer keep (those
  * that ks_json_handle_event() keeps, n_empty_pending among them, are
@@ -82,6 +86,7 @@ typedef struct
   guint32     prepared_at;  /* the args as ks_args_prepare() made them, */
   guint32     prepared_len; /* in the chunk's prepared (0: none) */
   guint32     thread_key;   /* its (pid, tid) in the chunk's ThreadKeys (0: none) */
+  guint16     strings_set;  /* bit i: event_strings[i] is among its KeptStrings */
   guint8      args_overflow : 1;
   guint8      args_ascii : 1;
   guint8      kineto : 1;   /* the reader's flag when the event closed */

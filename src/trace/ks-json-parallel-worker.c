@@ -143,6 +143,7 @@ ks_json_chunk_keep_event (Reader *r)
           KeptString ks = { i, s->len, g_string_chunk_insert_len (c->text, s->str, s->len) };
 
           g_array_append_val (c->strings, ks);
+          k.strings_set |= 1u << i;
           /* the next event starts from empty strings, so that only
            * what it sets itself is kept with it */
           g_string_truncate (s, 0);

@@ -575,6 +575,7 @@ replay_events (Reader  *r,
 {
   GString *const *own = c->owner->own;
   guint from = 0;
+  guint32 filled = 0;   /* own[] that may hold text: bit i for own[i] */
   gboolean text_ascii = r->text_ascii;
   gboolean ok = TRUE;
 
@@ -609,9 +610,14 @@ replay_events (Reader  *r,
        * emptied of what the event before left in them (what it set, and
        * what ks_json_handle_event() wrote: an event without a tid takes
        * its pid's text), then this one's */
-      for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        if (own[i]->len > 0)
-          g_string_truncate (own[i], 0);
+      for (; filled != 0; filled &= filled - 1)
+        {
+          GString *s = own[__builtin_ctz (filled)];
+
+          if (s->len > 0)
+            g_string_truncate (s, 0);
+        }
+      filled = k->strings_set | 1u << EVENT_STRING_TID;
       for (; from < k->strings_end; from++)
         {
           KeptString *ks = &g_array_index (c->strings, KeptString, from);
