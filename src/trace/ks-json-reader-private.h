@@ -140,6 +140,7 @@ typedef struct
   int      name_special;      /* NAME_* below */
   guint8   name_hint;         /* NAME_HINT_* below */
   gboolean device_by_name;    /* the category's kind follows the name (MTIA) */
+  guint8   flow_cat;          /* FLOW_CAT_* of its category */
   Ident    pid;
   Ident    tid;
   gboolean has_id;
@@ -356,6 +357,8 @@ typedef struct
   GArray         *metadata;       /* Metadata */
   GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
 #define CAT_BY_NAME 0x80          /* in kind_by_cat: the name decides (MTIA) */
+#define CAT_FLOW_SHIFT 5          /* in kind_by_cat: the FLOW_CAT_* there */
+#define CAT_KIND_MASK 0x1f        /* in kind_by_cat: the kind + 1 */
 
   /* small caches in front of the hash tables */
   ThreadCache     thread_cache[THREAD_CACHE_SIZE];
@@ -576,8 +579,18 @@ KsSliceKind ks_json_kind_from_category (const char *cat,
                                         gsize       len,
                                         gboolean   *kineto);
 
-gboolean ks_json_is_launch_flow_category (Reader     *r,
-                                          const char *cat);
+/* What a category says of its flows: Kineto's CPU launch -> GPU work
+ * flows, implied by the correlation ids and not stored, are in
+ * FLOW_CAT_LAUNCH ones, and in FLOW_CAT_ASYNC ones in a Kineto trace. */
+enum
+{
+  FLOW_CAT_OTHER,
+  FLOW_CAT_LAUNCH,
+  FLOW_CAT_ASYNC,
+};
+
+guint8 ks_json_flow_category (const char *cat,
+                              gsize       len);
 
 guint32 ks_json_gpu_track (Reader      *r,
                            KsSliceKind  kind);
