@@ -26,7 +26,9 @@
 # reading thread, while it waits, parsing only the chunk it waits for or
 # any (KINESCOPE_JSON_HELP), best of 2 each; and from 4 cores on with the
 # slices' args stored on a thread of their own or in the replay
-# (KINESCOPE_JSON_ARGS), best of 2 each.
+# (KINESCOPE_JSON_ARGS), best of 2 each; and from 3 cores on with the
+# events' (pid, tid) pairs numbered in the chunks or looked up in the
+# replay (KINESCOPE_JSON_THREAD_KEYS), best of 2 each.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -209,6 +211,22 @@ if many and (twin, many[0]) in best and time.time() - start < budget + 75:
         md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.3f |" % (n, r["thread"][0], r["replay"][0],
                   r["replay"][0] / r["thread"][0], r["thread"][3].get(rp, (0, 0))[0], r["replay"][3].get(rp, (0, 0))[0],
                   r["thread"][3].get("args: storing", (0, 0))[0]))
+    md.append("")
+# the plain JSON with its events' (pid, tid) pairs numbered in the chunks
+# (the default from 3 threads on) or looked up event by event in the
+# replay, best of 2
+three = [n for n in cores if n >= 3]
+if three and (twin, three[0]) in best and time.time() - start < budget + 90:
+    md.append("### %s: threads looked up once per chunk and (pid, tid), or per event in the replay\n" % os.path.basename(twin))
+    md.append("| cores | KINESCOPE_JSON_THREAD_KEYS=chunk s | =replay s | ratio | reading thread's replay, chunk / replay | peak RSS MiB, chunk / replay |")
+    md.append("|---:|---:|---:|---:|---:|---:|")
+    for n in three:
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_THREAD_KEYS": m}) for _ in range(2)), key=lambda x: x[0])
+             for m in ("chunk", "replay")}
+        rp = "read: replaying events into the builder"
+        md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.0f / %.0f |" % (n, r["chunk"][0], r["replay"][0],
+                  r["replay"][0] / r["chunk"][0], r["chunk"][3].get(rp, (0, 0))[0], r["replay"][3].get(rp, (0, 0))[0],
+                  r["chunk"][2], r["replay"][2]))
     md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "

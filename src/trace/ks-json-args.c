@@ -33,6 +33,7 @@ ks_json_event_reset (Event *ev)
   ev->name_special = NAME_PLAIN;
   ev->name_hint = NAME_HINT_NONE;
   ev->device_by_name = FALSE;
+  ev->flow_cat = FLOW_CAT_OTHER;
   ev->pid.set = ev->tid.set = FALSE;
   ev->has_id = ev->id_local = ev->any_key = FALSE;
   ev->has_bind_id = ev->flow_in = ev->flow_out = FALSE;

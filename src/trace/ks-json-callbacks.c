@@ -325,6 +325,8 @@ field_name (Reader     *r,
   return 1;
 }
 
+G_STATIC_ASSERT (KS_N_SLICE_KINDS <= CAT_KIND_MASK && FLOW_CAT_ASYNC << CAT_FLOW_SHIFT < CAT_BY_NAME);
+
 static G_GNUC_NO_INLINE int
 field_cat (Reader     *r,
            const char *s,
@@ -333,11 +335,15 @@ field_cat (Reader     *r,
   Event *ev = r->ev;
 
   ev->cat = ks_json_intern (r, s, len);
-  /* kind_by_cat: the kind + 1, with CAT_BY_NAME when the name decides */
+  /* kind_by_cat: the kind + 1, with CAT_BY_NAME when the name decides
+   * and the FLOW_CAT_* of its flows */
   if (ev->cat < r->kind_by_cat->len && r->kind_by_cat->data[ev->cat] != 0)
     {
-      ev->kind = (r->kind_by_cat->data[ev->cat] & ~CAT_BY_NAME) - 1;
-      ev->device_by_name = (r->kind_by_cat->data[ev->cat] & CAT_BY_NAME) != 0;
+      guint8 v = r->kind_by_cat->data[ev->cat];
+
+      ev->kind = (v & CAT_KIND_MASK) - 1;
+      ev->device_by_name = (v & CAT_BY_NAME) != 0;
+      ev->flow_cat = (v & ~CAT_BY_NAME) >> CAT_FLOW_SHIFT;
     }
   else
     {
@@ -345,6 +351,7 @@ field_cat (Reader     *r,
 
       ev->kind = ks_json_kind_from_category (s, len, &kineto);
       ev->device_by_name = ks_json_category_kind_by_name (s, len);
+      ev->flow_cat = ks_json_flow_category (s, len);
       if (kineto)
         r->kineto = TRUE;
       if (ev->cat >= r->kind_by_cat->len)
@@ -354,7 +361,8 @@ field_cat (Reader     *r,
           g_byte_array_set_size (r->kind_by_cat, ev->cat + 1);
           memset (r->kind_by_cat->data + old, 0, r->kind_by_cat->len - old);
         }
-      r->kind_by_cat->data[ev->cat] = (ev->kind + 1) | (ev->device_by_name ? CAT_BY_NAME : 0);
+      r->kind_by_cat->data[ev->cat] = (ev->kind + 1) | ev->flow_cat << CAT_FLOW_SHIFT |
+                                      (ev->device_by_name ? CAT_BY_NAME : 0);
     }
   return 1;
 }

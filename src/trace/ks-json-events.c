@@ -129,7 +129,9 @@ lookup_thread_in (Reader   *r,
 }
 
 /* An event without a tid is on the thread tid = pid, as Chrome and
- * Perfetto place it: a process's main thread, not a thread 0 apart. */
+ * Perfetto place it: a process's main thread, not a thread 0 apart.
+ * (The only string of a replayed event written here: see
+ * EVENT_STRING_TID in ks-json-parallel-private.h.) */
 static void
 default_tid (Event *ev)
 {
@@ -141,20 +143,42 @@ default_tid (Event *ev)
   g_string_assign (ev->tid.str, ev->pid.str->str);
 }
 
-/* The thread (and its track) of the current event, through a small
- * cache of numeric (pid, tid) pairs: events come from a few threads in
- * turn (Kineto's main and autograd threads). */
+/* An unset pid or tid is 0, as the look-ups below leave it. */
+static inline void
+ident_or_zero (Ident *id)
+{
+  if (!id->set)
+    {
+      id->set = TRUE;
+      id->is_string = FALSE;
+      id->num = 0;
+    }
+}
+
+/* ks_json_event_thread() past its slot: in a chunk's replay through the
+ * slot of its (pid, tid) once that is resolved (an event without a pid
+ * or tid), otherwise through a small cache of numeric pairs: events come
+ * from a few threads in turn (Kineto's main and autograd threads). */
 guint32
-ks_json_event_thread (Reader  *r,
-                      guint32 *track)
+ks_json_event_thread_lookup (Reader  *r,
+                             guint32 *track)
 {
   Event *ev = r->ev;
+  ThreadSlot *slot = r->thread_slot;
   gboolean numeric;
   guint32 process, thread;
   ThreadCache *c;
 
   default_tid (ev);
+  if (slot != NULL && slot->thread != 0)
+    {
+      ident_or_zero (&ev->pid);
+      ident_or_zero (&ev->tid);
+      *track = slot->track;
+      return slot->thread - 1;
+    }
   numeric = ev->pid.set && ev->tid.set && !ev->pid.is_string && !ev->tid.is_string;
+  thread = KS_NO_INDEX;
   if (numeric)
     for (guint i = 0; i < THREAD_CACHE_SIZE; i++)
       {
@@ -162,22 +186,30 @@ ks_json_event_thread (Reader  *r,
         if (c->valid && c->pid == ev->pid.num && c->tid == ev->tid.num)
           {
             *track = c->track;
-            return c->thread;
+            thread = c->thread;
+            break;
           }
       }
 
-  process = lookup_process (r, &ev->pid, TRUE);
-  thread = lookup_thread_in (r, process, &ev->tid, TRUE);
-  *track = ks_trace_builder_get_thread_track (r->builder, thread);
-
-  if (numeric)
+  if (thread == KS_NO_INDEX)
     {
-      c = &r->thread_cache[r->thread_cache_next++ % THREAD_CACHE_SIZE];
-      c->valid = TRUE;
-      c->pid = ev->pid.num;
-      c->tid = ev->tid.num;
-      c->thread = thread;
-      c->track = *track;
+      process = lookup_process (r, &ev->pid, TRUE);
+      thread = lookup_thread_in (r, process, &ev->tid, TRUE);
+      *track = ks_trace_builder_get_thread_track (r->builder, thread);
+      if (numeric)
+        {
+          c = &r->thread_cache[r->thread_cache_next++ % THREAD_CACHE_SIZE];
+          c->valid = TRUE;
+          c->pid = ev->pid.num;
+          c->tid = ev->tid.num;
+          c->thread = thread;
+          c->track = *track;
+        }
+    }
+  if (slot != NULL)
+    {
+      slot->thread = thread + 1;
+      slot->track = *track;
     }
   return thread;
 }

@@ -54,10 +54,9 @@ void
 ks_json_handle_flow (Reader *r)
 {
   Event *ev = r->ev;
-  const char *cat = ks_trace_builder_get_string (r->builder, ev->cat);
   FlowPoint p;
 
-  if (ks_json_is_launch_flow_category (r, cat))
+  if (ev->flow_cat == FLOW_CAT_LAUNCH || (ev->flow_cat == FLOW_CAT_ASYNC && r->kineto))
     return;
   if (!ev->has_id)
     {

@@ -159,15 +159,22 @@ ks_json_copy_kind_from_direction (const char *s,
 }
 
 /* Flows that Kineto writes for CPU launch -> GPU work: implied by the
- * correlation ids, so not stored. */
-gboolean
-ks_json_is_launch_flow_category (Reader     *r,
-                                 const char *cat)
+ * correlation ids, so not stored. Read from the category's text as the
+ * model keeps it, up to a NUL in it; found once per category as the
+ * category is read (on a worker in a parallel read), and the replay
+ * only tests the result. */
+guint8
+ks_json_flow_category (const char *cat,
+                       gsize       len)
 {
-  return strcmp (cat, "ac2g") == 0 ||
-         strcmp (cat, "async_cpu_to_gpu") == 0 ||
-         strcmp (cat, "async_gpu") == 0 ||
-         (r->kineto && strcmp (cat, "async") == 0);
+  len = strnlen (cat, len);
+  if ((len == 4 && memcmp (cat, "ac2g", 4) == 0) ||
+      (len == 16 && memcmp (cat, "async_cpu_to_gpu", 16) == 0) ||
+      (len == 9 && memcmp (cat, "async_gpu", 9) == 0))
+    return FLOW_CAT_LAUNCH;
+  if (len == 5 && memcmp (cat, "async", 5) == 0)
+    return FLOW_CAT_ASYNC;
+  return FLOW_CAT_OTHER;
 }
 
 guint32

@@ -17,6 +17,7 @@
 #define IN_FLIGHT_SHARE     10    /* the chunks in flight: about this part of the text */
 #define HELP_HEAD_ONLY_THREADS 8  /* see help_head_only() */
 #define ARGS_THREAD_THREADS 4     /* see args_on_thread() */
+#define THREAD_KEYS_THREADS 3     /* see ks_json_par_thread_keys() */
 /* Open text that grows past this without a cut (one giant event, or
  * whatever follows the trace: gigabytes of NUL bytes) is parsed here:
  * memory stays bounded by the events, not by the file. */
@@ -48,8 +49,12 @@ static const gsize event_strings[] = {
   G_STRUCT_OFFSET (Event, counter_key[7]),
 };
 G_STATIC_ASSERT (MAX_COUNTER_ARGS == 8);
+G_STATIC_ASSERT (G_N_ELEMENTS (event_strings) <= 16);   /* Kept.strings_set */
 
 #define EVENT_STRING(ev, i) (*(GString **) ((char *) (ev) + event_strings[i]))
+/* the one of them that ks_json_handle_event() writes (an event without
+ * a tid takes its pid's text): the replay empties it after every event */
+#define EVENT_STRING_TID 1
 
 /* The problem counts that the callbacks and the tokenizer keep (those
  * that ks_json_handle_event() keeps, n_empty_pending among them, are
@@ -80,9 +85,11 @@ typedef struct
   guint32     strings_end;  /* its KeptStrings end here */
   guint32     prepared_at;  /* the args as ks_args_prepare() made them, */
   guint32     prepared_len; /* in the chunk's prepared (0: none) */
-  guint8      args_overflow;
-  guint8      args_ascii;
-  guint8      kineto;       /* the reader's flag when the event closed */
+  guint32     thread_key;   /* its (pid, tid) in the chunk's ThreadKeys (0: none) */
+  guint16     strings_set;  /* bit i: event_strings[i] is among its KeptStrings */
+  guint8      args_overflow : 1;
+  guint8      args_ascii : 1;
+  guint8      kineto : 1;   /* the reader's flag when the event closed */
 } Kept;
 
 typedef struct
@@ -102,6 +109,9 @@ typedef struct
   guint    seen;
   gboolean in_string;
 } Mark;
+
+typedef struct _ThreadKeys ThreadKeys;
+typedef struct _Parallel Parallel;
 
 typedef struct _Chunk
 {
@@ -129,6 +139,7 @@ typedef struct _Chunk
   GByteArray   *prepared;     /* the kept events' args, prepared ... */
   KsArgsLocal  *args_local;   /* ... in the numbers of this dictionary */
   GArray       *local;        /* LocalString, numbered from 1 */
+  ThreadKeys   *thread_keys;  /* the events' (pid, tid), or NULL */
   guint32      *slots;        /* open addressing: local number, 0 empty */
   guint32       n_slots;
   GError       *error;
@@ -146,6 +157,7 @@ typedef struct _Chunk
   guint32      *map;          /* local number - 1 -> the builder's */
   guint32       n_mapped;
   guint32      *args_map;     /* args_local's numbers -> the store's */
+  ThreadSlot   *thread_slots; /* thread_keys' numbers - 1 -> thread and track */
 } Chunk;
 
 /* The pool and its workers' readers, the main reader's for all its
@@ -160,7 +172,7 @@ typedef struct _Workers
   GPtrArray    *readers;      /* Reader, spare, under lock */
 } Workers;
 
-typedef struct _Parallel
+struct _Parallel
 {
   char         *name;         /* the file's, for the workers' messages */
   guint         n_threads;
@@ -168,6 +180,7 @@ typedef struct _Parallel
   guint         in_flight;    /* chunks queued at most, see chunks_in_flight() */
   gboolean      lenient;      /* the workers read as the reader does */
   gboolean      help_head_only; /* waiting, this thread parses only the chunk it waits for */
+  gboolean      thread_keys;  /* workers number the chunks' (pid, tid) pairs */
   ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;
@@ -187,6 +200,9 @@ typedef struct _Parallel
   int           events_depth;
   guint         n_chunks;
   guint         n_merged;
+  guint         n_keyed;      /* chunks replayed with their pairs numbered, */
+  guint64       n_pairs;      /* the pairs of those, */
+  guint64       n_resolved;   /* and those that an event looked up */
 
   /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
   KsPhaseClock  t_start;
@@ -210,7 +226,7 @@ typedef struct _Parallel
   gboolean      escaped;
   guint8        history[16];  /* the last bytes of the blocks before */
   gsize         history_len;
-} Parallel;
+};
 
 /* ks-json-parallel-worker.c: a chunk parsed on a worker */
 void     ks_json_par_run_chunk    (Chunk        *c);
@@ -235,6 +251,16 @@ void     ks_json_par_append_text  (GByteArray   *data,
 
 /* ks-json-parallel.c */
 gpointer ks_json_par_take_spare   (GPtrArray    *spares);
+
+/* ks-json-threads-local.c: a chunk's (pid, tid) pairs numbered */
+ThreadKeys *ks_json_thread_keys_new    (void);
+void        ks_json_thread_keys_free   (ThreadKeys       *k);
+guint32     ks_json_thread_keys_get_n  (const ThreadKeys *k);
+guint32     ks_json_thread_keys_number (ThreadKeys       *k,
+                                        const Event      *ev);
+gboolean    ks_json_par_thread_keys    (guint             n_threads);
+void        ks_json_par_note_pairs     (Parallel         *p,
+                                        const Chunk      *c);
 
 /* The place of a chunk's @i-th event, its block made on first use. */
 static inline Event *

@@ -131,6 +131,9 @@ ks_json_chunk_keep_event (Reader *r)
   GString *const *own = c->owner->own;
   Kept k = { 0 };
 
+  /* its pid and tid still in the worker's strings */
+  if (c->thread_keys != NULL)
+    k.thread_key = ks_json_thread_keys_number (c->thread_keys, r->ev);
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     {
       GString *s = EVENT_STRING (r->ev, i);
@@ -140,6 +143,7 @@ ks_json_chunk_keep_event (Reader *r)
           KeptString ks = { i, s->len, g_string_chunk_insert_len (c->text, s->str, s->len) };
 
           g_array_append_val (c->strings, ks);
+          k.strings_set |= 1u << i;
           /* the next event starts from empty strings, so that only
            * what it sets itself is kept with it */
           g_string_truncate (s, 0);
@@ -300,6 +304,10 @@ ks_json_par_run_chunk (Chunk *c)
     wrapper[0] = '[';
   c->local = g_array_new (FALSE, FALSE, sizeof (LocalString));
   c->text = g_string_chunk_new (64 * 1024);
+  /* on this thread too, where the numbering costs about what it saves:
+   * the same work whoever parses the chunk */
+  if (c->owner->thread_keys)
+    c->thread_keys = ks_json_thread_keys_new ();
 
   w->name = c->name;
   w->chunk = c;

@@ -248,6 +248,8 @@ chunk_free (Chunk *c)
     g_string_chunk_free (c->text);
   g_free (c->slots);
   g_free (c->map);
+  ks_json_thread_keys_free (c->thread_keys);
+  g_free (c->thread_slots);
   g_clear_error (&c->error);
   g_free (c->syntax_text);
   g_free (c);
@@ -290,6 +292,7 @@ ks_json_parallel_start (Reader  *r,
   /* a folder's small files share the bound of the whole folder */
   p->lenient = r->lenient;
   p->help_head_only = help_head_only (n);
+  p->thread_keys = ks_json_par_thread_keys (n);
   if (args_on_thread (n))
     p->args_stage = ks_json_args_stage_new (r->builder);
   p->in_flight = in_flight (p, MAX (size, r->load_size));
@@ -572,6 +575,7 @@ replay_events (Reader  *r,
 {
   GString *const *own = c->owner->own;
   guint from = 0;
+  guint32 filled = 0;   /* own[] that may hold text: bit i for own[i] */
   gboolean text_ascii = r->text_ascii;
   gboolean ok = TRUE;
 
@@ -579,6 +583,8 @@ replay_events (Reader  *r,
     c->map = g_new (guint32, c->local->len);
   if (c->args_local != NULL)
     c->args_map = g_new0 (guint32, ks_args_local_get_n_entries (c->args_local) + 1);
+  if (c->thread_keys != NULL)
+    c->thread_slots = g_new0 (ThreadSlot, ks_json_thread_keys_get_n (c->thread_keys) + 1);
 
   /* the chunk's strings are valid UTF-8 already */
   r->text_ascii = TRUE;
@@ -604,9 +610,14 @@ replay_events (Reader  *r,
        * emptied of what the event before left in them (what it set, and
        * what ks_json_handle_event() wrote: an event without a tid takes
        * its pid's text), then this one's */
-      for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
-        if (own[i]->len > 0)
-          g_string_truncate (own[i], 0);
+      for (; filled != 0; filled &= filled - 1)
+        {
+          GString *s = own[__builtin_ctz (filled)];
+
+          if (s->len > 0)
+            g_string_truncate (s, 0);
+        }
+      filled = k->strings_set | 1u << EVENT_STRING_TID;
       for (; from < k->strings_end; from++)
         {
           KeptString *ks = &g_array_index (c->strings, KeptString, from);
@@ -625,10 +636,12 @@ replay_events (Reader  *r,
       r->args_prepared_len = k->prepared_len;
       r->args_local = c->args_local;
       r->args_map = c->args_map;
+      r->thread_slot = k->thread_key != 0 ? &c->thread_slots[k->thread_key - 1] : NULL;
 
       r->ev = ev;
       ks_json_handle_event (r);
       r->ev = &r->ev_own;
+      r->thread_slot = NULL;
       r->args_direct = NULL;
       r->args_prepared = NULL;
       r->args_prepared_len = 0;
@@ -641,6 +654,7 @@ replay_events (Reader  *r,
         }
     }
   r->args_stage = NULL;
+  ks_json_par_note_pairs (c->owner, c);
   if (!ok)
     {
       r->text_ascii = text_ascii;
@@ -1081,6 +1095,9 @@ ks_json_parallel_finish (Reader  *r,
       ok = replay (r, p, 0, error);
     }
   g_debug ("%s: %u chunks on %u threads, %u cuts not between events", r->name, p->n_chunks, p->n_threads, p->n_merged);
+  if (p->thread_keys)
+    g_debug ("%s: thread pairs numbered in %u chunks, %" G_GUINT64_FORMAT " pairs, %" G_GUINT64_FORMAT " resolved",
+             r->name, p->n_keyed, p->n_pairs, p->n_resolved);
   if (ks_load_phases_enabled ())
     {
       KsPhaseClock rest = { 0, 0 };

@@ -140,6 +140,7 @@ typedef struct
   int      name_special;      /* NAME_* below */
   guint8   name_hint;         /* NAME_HINT_* below */
   gboolean device_by_name;    /* the category's kind follows the name (MTIA) */
+  guint8   flow_cat;          /* FLOW_CAT_* of its category */
   Ident    pid;
   Ident    tid;
   gboolean has_id;
@@ -259,6 +260,14 @@ typedef struct
   guint32  track;
 } ThreadCache;
 
+/* A chunk's (pid, tid) pair as the replay resolved it: see
+ * ks-json-threads-local.c */
+typedef struct
+{
+  guint32 thread;   /* + 1; 0 until its first event is resolved */
+  guint32 track;
+} ThreadSlot;
+
 #define INTERN_CACHE_SIZE 8192
 
 typedef struct
@@ -323,6 +332,7 @@ typedef struct
   guint32        *args_map;       /* which map to the store's */
   KsArgsScratch  *args_scratch;   /* a worker's, for ks_args_prepare() */
   struct _ArgsStage *args_stage;  /* replaying a chunk: where its args go, or NULL */
+  ThreadSlot     *thread_slot;    /* replaying a chunk: the event's pair, or NULL */
 
   Event          *ev;             /* the event being read: ev_own, or on a
                                    * worker a place in its chunk */
@@ -347,6 +357,8 @@ typedef struct
   GArray         *metadata;       /* Metadata */
   GByteArray     *kind_by_cat;    /* cat id -> kind + 1, 0 when not seen */
 #define CAT_BY_NAME 0x80          /* in kind_by_cat: the name decides (MTIA) */
+#define CAT_FLOW_SHIFT 5          /* in kind_by_cat: the FLOW_CAT_* there */
+#define CAT_KIND_MASK 0x1f        /* in kind_by_cat: the kind + 1 */
 
   /* small caches in front of the hash tables */
   ThreadCache     thread_cache[THREAD_CACHE_SIZE];
@@ -567,8 +579,18 @@ KsSliceKind ks_json_kind_from_category (const char *cat,
                                         gsize       len,
                                         gboolean   *kineto);
 
-gboolean ks_json_is_launch_flow_category (Reader     *r,
-                                          const char *cat);
+/* What a category says of its flows: Kineto's CPU launch -> GPU work
+ * flows, implied by the correlation ids and not stored, are in
+ * FLOW_CAT_LAUNCH ones, and in FLOW_CAT_ASYNC ones in a Kineto trace. */
+enum
+{
+  FLOW_CAT_OTHER,
+  FLOW_CAT_LAUNCH,
+  FLOW_CAT_ASYNC,
+};
+
+guint8 ks_json_flow_category (const char *cat,
+                              gsize       len);
 
 guint32 ks_json_gpu_track (Reader      *r,
                            KsSliceKind  kind);
@@ -619,8 +641,25 @@ int ks_json_on_scalar (Reader     *r,
 
 /* ks-json-events.c */
 
-guint32 ks_json_event_thread (Reader  *r,
-                              guint32 *track);
+guint32 ks_json_event_thread_lookup (Reader  *r,
+                                     guint32 *track);
+
+/* The thread (and its track) of the current event: in a chunk's replay
+ * the slot of its (pid, tid) once an event of the chunk resolved it,
+ * inline, as most events take it (see ks-json-threads-local.c). */
+static inline guint32
+ks_json_event_thread (Reader  *r,
+                      guint32 *track)
+{
+  const ThreadSlot *slot = r->thread_slot;
+
+  if (slot != NULL && slot->thread != 0 && r->ev->pid.set && r->ev->tid.set)
+    {
+      *track = slot->track;
+      return slot->thread - 1;
+    }
+  return ks_json_event_thread_lookup (r, track);
+}
 
 void ks_json_metadata_clear (gpointer data);
 

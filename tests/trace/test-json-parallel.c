@@ -115,8 +115,10 @@ assert_same_bytes (const char *path,
  * of its own and by the reading thread; and the reading thread, while it
  * waits, parses only the chunk it waits for or any; the args of the
  * replayed slices are stored on a thread of their own or in the replay
- * (the first and third of every three loads, and the second). Returns the largest
- * number of chunks that a load used. */
+ * (the first and third of every three loads, and the second); the
+ * workers number the events' (pid, tid) pairs or the replay looks each
+ * event's up (all loads but the second of every four, and the second).
+ * Returns the largest number of chunks that a load used. */
 static guint
 check_same (const char        *path,
             const char *const *chunks,
@@ -135,8 +137,10 @@ check_same (const char        *path,
       g_setenv ("KINESCOPE_JSON_COMPACT", i % 2 == 0 ? "thread" : "read", TRUE);
       g_setenv ("KINESCOPE_JSON_HELP", i % 2 == 0 ? "head" : "any", TRUE);
       g_setenv ("KINESCOPE_JSON_ARGS", i % 3 != 1 ? "thread" : "replay", TRUE);
+      g_setenv ("KINESCOPE_JSON_THREAD_KEYS", i % 4 != 1 ? "chunk" : "replay", TRUE);
       parallel = load_dump (path, "3", chunk);
       g_unsetenv ("KINESCOPE_JSON_ARGS");
+      g_unsetenv ("KINESCOPE_JSON_THREAD_KEYS");
       g_unsetenv ("KINESCOPE_GZ_COMPACT");
       g_unsetenv ("KINESCOPE_JSON_COMPACT");
       g_unsetenv ("KINESCOPE_JSON_HELP");

@@ -73,6 +73,59 @@ test_flows_v2 (void)
   g_assert_nonnull (strstr (warnings (trace), "1 flow events without an id or a partner were skipped"));
 }
 
+/* The flows of one category between two slices, in a trace that is
+ * Kineto's (a cpu_op first) or not: the number of flows kept. */
+static guint
+flows_of_category (const char *cat,
+                   gboolean    kineto)
+{
+  g_autofree char *json = g_strdup_printf (
+    "{\"traceEvents\":["
+    "{\"cat\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":1,\"ph\":\"X\",\"name\":\"first\",\"dur\":1},"
+    "{\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":5,\"ph\":\"X\",\"name\":\"src\",\"dur\":10},"
+    "{\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":18,\"ph\":\"X\",\"name\":\"dst\",\"dur\":10},"
+    "{\"cat\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":10,\"ph\":\"s\",\"id\":1,\"name\":\"f\"},"
+    "{\"cat\":\"%s\",\"pid\":1,\"tid\":2,\"ts\":20,\"ph\":\"f\",\"bp\":\"e\",\"id\":1,\"name\":\"f\"}"
+    "]}", kineto ? "cpu_op" : "plain", cat, cat);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = load_text (json, -1, &error);
+
+  g_assert_no_error (error);
+  return trace->n_flows;
+}
+
+/* Kineto's flows from a CPU launch to its GPU work are implied by the
+ * correlation ids and not stored: "ac2g", "async_cpu_to_gpu" and
+ * "async_gpu" in any trace (the name as the model keeps it, up to a
+ * NUL), "async" only in a Kineto trace. Every other category's flows
+ * are kept. */
+static void
+test_launch_flow_categories (void)
+{
+  static const struct
+  {
+    const char *cat;
+    guint       plain;
+    guint       kineto;
+  } cases[] = {
+    { "ac2g", 0, 0 },
+    { "async_cpu_to_gpu", 0, 0 },
+    { "async_gpu", 0, 0 },
+    { "ac2g\\u0000tail", 0, 0 },
+    { "async", 1, 0 },
+    { "asyncx", 1, 1 },
+    { "ac2", 1, 1 },
+    { "fwdbwd", 1, 1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("category %s", cases[i].cat);
+      g_assert_cmpuint (flows_of_category (cases[i].cat, FALSE), ==, cases[i].plain);
+      g_assert_cmpuint (flows_of_category (cases[i].cat, TRUE), ==, cases[i].kineto);
+    }
+}
+
 /* Counter values written as strings, in the shape of Perfetto's
  * json_counter_args and json_metadata: what reads as a number is a
  * sample, the rest is skipped; a single series keeps its key
@@ -621,6 +674,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/json/perfetto/flows-v2", test_flows_v2);
+  g_test_add_func ("/json/perfetto/launch-flow-categories", test_launch_flow_categories);
   g_test_add_func ("/json/perfetto/counter-strings", test_counter_strings);
   g_test_add_func ("/json/perfetto/lenient-syntax", test_lenient_syntax);
   g_test_add_func ("/json/perfetto/lenient-long-string", test_lenient_long_string);
