@@ -444,17 +444,16 @@ start_load_with_snapshot (KsWindow *self,
                           GFile    *file,
                           GFile    *snapshot)
 {
-  KsDocumentLoadOptions options = { self->nvsmi_interval, 0, { 0 }, snapshot };
-  GSettings *settings = ks_application_get_settings ();
+  KsDocumentLoadOptions options;
 
   _ks_window_compare_cancel (self);
   _ks_window_compare_clear (self);
 
+  /* as the application's early load of a command line's file has them */
+  ks_document_load_options_init (&options, ks_application_get_settings (), snapshot);
   /* a rank's file is a JSON trace, with no samples to space */
-  if (loading_row (self) != KS_NO_INDEX)
-    options.nvsmi_interval = 0;
-  if (settings != NULL)
-    options.folder_memory_mb = g_settings_get_int (settings, "folder-memory-mb");
+  if (loading_row (self) == KS_NO_INDEX)
+    options.nvsmi_interval = self->nvsmi_interval;
   _ks_window_analysis_get_options (self, &options.analysis);
   ks_document_loader_load_async (self->loader, file, &options, load_cb, g_object_ref (self));
 }
