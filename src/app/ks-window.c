@@ -55,6 +55,17 @@ file_display_name (GFile *file)
   return g_filename_display_name (basename ? basename : "");
 }
 
+/* The main stack's pages made on first show (the job's Ranks page, the
+ * Compare view): built as their stack page comes into view. */
+static void
+main_stack_child_cb (KsWindow *self)
+{
+  GtkWidget *child = gtk_stack_get_visible_child (self->main_stack);
+
+  if (KS_IS_PAGE_SLOT (child))
+    ks_page_slot_get_page (KS_PAGE_SLOT (child));
+}
+
 /* Escape in the search bar: back to the timeline. */
 static void
 stop_search_cb (KsWindow *self)
@@ -815,6 +826,7 @@ ks_window_class_init (KsWindowClass *klass)
   g_type_ensure (KS_TYPE_STATUS_BAR);
   g_type_ensure (KS_TYPE_WARNINGS_BANNER);
   g_type_ensure (KS_TYPE_OVERVIEW);
+  g_type_ensure (KS_TYPE_PAGE_SLOT);
   g_type_ensure (KS_TYPE_TIMELINE);
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
@@ -822,6 +834,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_bar);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, main_stack);
+  gtk_widget_class_bind_template_callback (widget_class, main_stack_child_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_list);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_group);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, loader);
