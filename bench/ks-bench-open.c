@@ -22,10 +22,12 @@
  *                         on every side page built (a page is built when
  *                         first shown: the Summary, and Selection)
  * Lines before them say when the window first drew, when the analysis
- * was shown, every stall of 50 ms or more: when it began and in which
- * phase (startup: before the window's first frame; loading: before the
- * timeline's; analysing: until the analysis is shown), and the longest
- * stall that began once the timeline was drawn
+ * was shown, the loads of the run (window-loads N early N adopted N: the
+ * file's load begins at the application's start-up, before GTK's, and
+ * the window adopts it, so 1 1 1), every stall of 50 ms or more: when it
+ * began and in which phase (startup: before the window's first frame;
+ * loading: before the timeline's; analysing: until the analysis is
+ * shown), and the longest stall that began once the timeline was drawn
  * (longest-stall-after-first-frame-ms: what is left once GTK's start-up
  * is over).
  */
@@ -37,6 +39,7 @@
 #include <stdlib.h>
 
 #include "ks-application.h"
+#include "ks-document-loader.h"
 #include "ks-trace-loader.h"
 #include "ks-window.h"
 #include "pages/ks-page.h"
@@ -262,6 +265,14 @@ main (int   argc,
   for (guint i = 0; i < stalls->len; i += 2)
     printf ("stall-ms %.0f at-ms %.0f %s\n", g_array_index (stalls, gint64, i + 1) / 1000.0,
             ms_since_launch (g_array_index (stalls, gint64, i)), phase_at (g_array_index (stalls, gint64, i)));
+  {
+    KsDocumentLoaderCounts counts;
+
+    /* the window's load is the one started at the application's
+     * start-up: one load in all, adopted */
+    ks_document_loader_get_counts (&counts);
+    printf ("window-loads %u early %u adopted %u\n", counts.started, counts.early, counts.adopted);
+  }
   printf ("longest-stall-began-ms %.0f\n", ms_since_launch (longest_stall_at));
   printf ("longest-stall-after-first-frame-ms %.0f\n", longest_stall_after_first_frame / 1000.0);
   printf ("first-frame-ms %.0f\n", ms_since_launch (t_first_frame));

@@ -75,6 +75,9 @@ for line in open(path):
                  r'window-first-frame-ms|analysis-shown-ms) (\d+)$', line.strip())
     if m and cur is not None:
         cur[m.group(1)] = int(m.group(2))
+    m = re.match(r'window-loads (\d+) early (\d+) adopted (\d+)$', line.strip())
+    if m and cur is not None:
+        cur['loads'] = tuple(int(x) for x in m.groups())
 ok = [r for r in runs if 'longest-stall-ms' in r]
 label = 'renderer %s, cores %s' % (renderer, 'all' if cores == 'all' else cores)
 if not ok:
@@ -97,6 +100,10 @@ print('  goal first frame <= 1.3x load (median): %s; goal longest stall <= 100 m
       % ('MET' if statistics.median(ratios) <= 1.3 else 'NOT MET',
          'MET' if statistics.median(stalls) <= 100 else 'NOT MET',
          'MET' if statistics.median(after) <= 100 else 'NOT MET'))
+# the file's load starts at the application's start-up and the window
+# adopts it: one load a run, not two
+adopted = sum(1 for r in ok if r.get('loads') == (1, 1, 1))
+print('  file loaded once, at start-up, and adopted by the window: %d of %d runs' % (adopted, len(ok)))
 EOF
   done
 done

@@ -13,6 +13,7 @@
 
 #include "ks-about.h"
 #include "ks-application.h"
+#include "ks-document-loader.h"
 #include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
@@ -26,6 +27,9 @@ struct _KsApplication
   /* --record given to the first instance: open the dialog once the
    * window exists. */
   gboolean       record_on_activate;
+  /* The command line while GApplication handles it: once parsed, the
+   * program's name and the files to open. */
+  char        ***arguments;
 };
 
 G_DEFINE_FINAL_TYPE (KsApplication, ks_application, ADW_TYPE_APPLICATION)
@@ -232,6 +236,39 @@ ks_application_open (GApplication  *app,
                      const char    *hint)
 {
   ks_application_open_files (GTK_APPLICATION (app), NULL, files, (guint) MAX (n_files, 0), KS_OPEN_DEFAULT);
+  /* the windows took over the early loads of their files: any left
+   * (options that changed meanwhile) would load for nobody */
+  ks_document_loader_drop_early ();
+}
+
+/* The loads that ks_application_open_files() will ask for the command
+ * line's files, begun before GTK and libadwaita start (about 100 ms on
+ * two idle cores, against a few hundred for a large trace's load), with
+ * the options a new window reads from the settings; its windows adopt
+ * them. */
+static void
+start_early_loads (KsApplication *self)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  KsDocumentLoadOptions options;
+  guint snapshot;
+
+  if (self->arguments == NULL || *self->arguments == NULL || (*self->arguments)[0] == NULL ||
+      !(g_application_get_flags (G_APPLICATION (self)) & G_APPLICATION_HANDLES_OPEN))
+    return;
+  /* as GApplication makes the files it opens */
+  for (guint i = 1; (*self->arguments)[i] != NULL; i++)
+    g_ptr_array_add (files, g_file_new_for_commandline_arg ((*self->arguments)[i]));
+
+  if (ks_trace_files_are_with_snapshot ((GFile **) files->pdata, files->len, &snapshot))
+    {
+      ks_document_load_options_init (&options, ks_application_get_settings (), files->pdata[snapshot]);
+      ks_document_loader_start_early (files->pdata[1 - snapshot], &options);
+      return;
+    }
+  ks_document_load_options_init (&options, ks_application_get_settings (), NULL);
+  for (guint i = 0; i < files->len; i++)
+    ks_document_loader_start_early (files->pdata[i], &options);
 }
 
 static void
@@ -303,6 +340,9 @@ static const GActionEntry app_actions[] = {
 static void
 ks_application_startup (GApplication *app)
 {
+  /* Only the primary instance starts up: a remote one loads nothing. */
+  start_early_loads (KS_APPLICATION (app));
+
   G_APPLICATION_CLASS (ks_application_parent_class)->startup (app);
   ks_tooltips_init ();
 
@@ -313,6 +353,40 @@ ks_application_startup (GApplication *app)
                                          (const char *[]) { "<Control>n", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences",
                                          (const char *[]) { "<Control>comma", NULL });
+}
+
+static void
+ks_application_shutdown (GApplication *app)
+{
+  KsDocumentLoaderCounts counts;
+
+  /* an early load whose window never came: stopped, and freed once its
+   * worker has returned, before the process ends */
+  ks_document_loader_drop_early ();
+  ks_document_loader_get_counts (&counts);
+  while (counts.dropped_alive > 0)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      ks_document_loader_get_counts (&counts);
+    }
+
+  G_APPLICATION_CLASS (ks_application_parent_class)->shutdown (app);
+}
+
+/* The files are known once GApplication has parsed the command line,
+ * before it registers (and so starts up) the primary instance. */
+static gboolean
+ks_application_local_command_line (GApplication   *app,
+                                   char         ***arguments,
+                                   int            *exit_status)
+{
+  KsApplication *self = KS_APPLICATION (app);
+  gboolean handled;
+
+  self->arguments = arguments;
+  handled = G_APPLICATION_CLASS (ks_application_parent_class)->local_command_line (app, arguments, exit_status);
+  self->arguments = NULL;
+  return handled;
 }
 
 static int
@@ -349,6 +423,8 @@ ks_application_class_init (KsApplicationClass *klass)
 
   app_class->activate = ks_application_activate;
   app_class->handle_local_options = ks_application_handle_local_options;
+  app_class->local_command_line = ks_application_local_command_line;
+  app_class->shutdown = ks_application_shutdown;
   app_class->open = ks_application_open;
   app_class->startup = ks_application_startup;
 }
@@ -360,8 +436,15 @@ ks_application_init (KsApplication *self)
     { "record", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Open the Record New Session dialog"), NULL },
     { NULL }
   };
+  static gsize named;
 
-  g_set_application_name (_("Kinescope"));
+  /* once a process: GLib warns when it is set again (a second instance,
+   * as the tests run one per command line) */
+  if (g_once_init_enter (&named))
+    {
+      g_set_application_name (_("Kinescope"));
+      g_once_init_leave (&named, 1);
+    }
   g_application_add_main_option_entries (G_APPLICATION (self), entries);
 }
 

@@ -10,11 +10,13 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "ks-document-loader.h"
 #include "ks-json-reader.h"
 #include "ks-memory-blocks.h"
 #include "ks-progress.h"
+#include "ks-session.h"
 #include "ks-trace-loader.h"
 
 struct _KsDocumentLoader
@@ -118,11 +120,19 @@ relay_notify_cb (KsProgress *progress,
     g_idle_add_full (G_PRIORITY_LOW, relay_idle_cb, relay_ref (relay), relay_unref);
 }
 
+/* One load: its worker, then for a folder over the memory bound the
+ * ranks' summaries. It outlives the loader that asked for it until its
+ * worker returns, and it may start with no loader at all (an early load,
+ * ks_document_loader_start_early()) and be adopted by one later. Its
+ * references are taken and dropped on the main thread; while a task
+ * waits for its result the two hold each other, until it is returned. */
 typedef struct
 {
+  gatomicrefcount        ref_count;
   GFile                 *file;
   KsDocumentLoadOptions  options;
   KsProgress            *progress;
+  GCancellable          *cancellable;
 
   /* a folder over the memory bound: its trace files, how many to
    * summarise at once, and its sizes */
@@ -131,23 +141,52 @@ typedef struct
   guint64                bound;
   guint64                json_bytes;
 
+  /* the result, once the load ended (done) */
+  gboolean               done;
+  GError                *error;
   KsTrace               *trace;
   KsRankSummaries       *summaries;
-} LoadData;
+
+  /* the loader's task, which the result goes to; NULL for an early load
+   * nobody adopted yet */
+  GTask                 *task;
+  gboolean               dropped;   /* an early load nobody adopted */
+} Load;
+
+/* Loads of this process, for tests (ks_document_loader_get_counts()). */
+static KsDocumentLoaderCounts counts;
+
+/* The early loads nobody adopted yet, oldest first; main thread only. */
+static GQueue early_loads = G_QUEUE_INIT;
+
+static Load *
+load_ref (Load *load)
+{
+  g_atomic_ref_count_inc (&load->ref_count);
+  return load;
+}
 
 static void
-load_data_free (gpointer data)
+load_unref (gpointer data)
 {
-  LoadData *d = data;
+  Load *load = data;
 
-  g_clear_object (&d->file);
-  g_clear_object (&d->options.snapshot);
-  g_clear_pointer (&d->progress, ks_progress_unref);
-  g_clear_pointer (&d->job, g_ptr_array_unref);
-  g_clear_object (&d->trace);
-  g_clear_object (&d->summaries);
-  g_free (d);
+  if (!g_atomic_ref_count_dec (&load->ref_count))
+    return;
+  if (load->dropped)
+    counts.dropped_alive--;
+  g_clear_object (&load->file);
+  g_clear_object (&load->options.snapshot);
+  g_clear_pointer (&load->progress, ks_progress_unref);
+  g_clear_object (&load->cancellable);
+  g_clear_pointer (&load->job, g_ptr_array_unref);
+  g_clear_error (&load->error);
+  g_clear_object (&load->trace);
+  g_clear_object (&load->summaries);
+  g_free (load);
 }
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Load, load_unref)
 
 /* On the worker: whether @d's file is a folder over the memory bound
  * (listing it and reading its files' gzip trailers), else its trace. */
@@ -157,7 +196,7 @@ size_and_load_thread (GTask        *task,
                       gpointer      task_data,
                       GCancellable *cancellable)
 {
-  LoadData *d = task_data;
+  Load *d = task_data;
   KsTraceLoadOptions trace_options = { d->options.nvsmi_interval, NULL };
   g_autoptr(GError) error = NULL;
 
@@ -199,15 +238,28 @@ size_and_load_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
-/* @task's load ended, well or not. */
+/* The result of @load, which has ended, to its loader's task. */
 static void
-return_load (GTask  *task,
-             GError *error)
+return_result (Load *load)
 {
-  if (error != NULL)
-    g_task_return_error (task, error);
+  g_autoptr(GTask) task = g_steal_pointer (&load->task);
+
+  if (load->error != NULL)
+    g_task_return_error (task, g_steal_pointer (&load->error));
   else
     g_task_return_boolean (task, TRUE);
+}
+
+/* @load ended, well or not (@error). An early load nobody adopted
+ * keeps its result for the loader that will. */
+static void
+end_pipeline (Load   *load,
+              GError *error)
+{
+  load->done = TRUE;
+  load->error = error;
+  if (load->task != NULL)
+    return_result (load);
 }
 
 static void
@@ -215,14 +267,13 @@ summaries_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  LoadData *d = g_task_get_task_data (task);
+  g_autoptr(Load) d = user_data;
   GError *error = NULL;
 
   d->summaries = ks_rank_summaries_compute_finish (result, &error);
   if (d->summaries != NULL)
     ks_rank_summaries_set_sizes (d->summaries, d->json_bytes, d->bound);
-  return_load (task, error);
+  end_pipeline (d, error);
 }
 
 static void
@@ -230,19 +281,129 @@ sized_cb (GObject      *object,
           GAsyncResult *result,
           gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  LoadData *d = g_task_get_task_data (task);
-  GCancellable *cancellable = g_task_get_cancellable (task);
+  g_autoptr(Load) d = user_data;
   GError *error = NULL;
 
   if (!g_task_propagate_boolean (G_TASK (result), &error) || d->job == NULL)
     {
-      return_load (task, error);
+      end_pipeline (d, error);
       return;
     }
 
   ks_rank_summaries_compute_async ((GFile **) d->job->pdata, d->job->len, d->jobs, &d->options.analysis,
-                                   d->progress, cancellable, summaries_cb, g_steal_pointer (&task));
+                                   d->progress, d->cancellable, summaries_cb, load_ref (d));
+}
+
+/* A load of @file with @options, its worker started. */
+static Load *
+load_start (GFile                       *file,
+            const KsDocumentLoadOptions *options)
+{
+  g_autoptr(GTask) sizing = NULL;
+  Load *load = g_new0 (Load, 1);
+
+  g_atomic_ref_count_init (&load->ref_count);
+  load->file = g_object_ref (file);
+  load->options = *options;
+  if (options->snapshot != NULL)
+    load->options.snapshot = g_object_ref (options->snapshot);
+  load->progress = ks_progress_new ();
+  load->cancellable = g_cancellable_new ();
+
+  /* the worker's task shares the load, its callback holds it */
+  sizing = g_task_new (NULL, load->cancellable, sized_cb, load_ref (load));
+  g_task_set_source_tag (sizing, size_and_load_thread);
+  g_task_set_task_data (sizing, load, NULL);
+  g_task_run_in_thread (sizing, size_and_load_thread);
+  counts.started++;
+  return load;
+}
+
+static gboolean
+load_options_equal (const KsDocumentLoadOptions *a,
+                    const KsDocumentLoadOptions *b)
+{
+  if ((a->snapshot == NULL) != (b->snapshot == NULL) ||
+      (a->snapshot != NULL && !g_file_equal (a->snapshot, b->snapshot)))
+    return FALSE;
+  return a->nvsmi_interval == b->nvsmi_interval && a->folder_memory_mb == b->folder_memory_mb &&
+         ks_analysis_options_equal (&a->analysis, &b->analysis);
+}
+
+/* The early load of @file with @options, taken from the list; NULL when
+ * there is none. */
+static Load *
+take_early (GFile                       *file,
+            const KsDocumentLoadOptions *options)
+{
+  for (GList *l = early_loads.head; l != NULL; l = l->next)
+    {
+      Load *load = l->data;
+
+      if (g_file_equal (load->file, file) && load_options_equal (&load->options, options))
+        {
+          g_queue_delete_link (&early_loads, l);
+          counts.adopted++;
+          return load;
+        }
+    }
+  return NULL;
+}
+
+void
+ks_document_load_options_init (KsDocumentLoadOptions *options,
+                               GSettings             *settings,
+                               GFile                 *snapshot)
+{
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (settings == NULL || G_IS_SETTINGS (settings));
+
+  memset (options, 0, sizeof *options);
+  if (settings != NULL)
+    options->folder_memory_mb = g_settings_get_int (settings, "folder-memory-mb");
+  ks_session_options_from_settings (settings, &options->analysis);
+  options->snapshot = snapshot;
+}
+
+void
+ks_document_loader_start_early (GFile                       *file,
+                                const KsDocumentLoadOptions *options)
+{
+  Load *load;
+
+  g_return_if_fail (G_IS_FILE (file));
+  g_return_if_fail (options != NULL);
+
+  load = load_start (file, options);
+  counts.early++;
+  g_queue_push_tail (&early_loads, load);
+}
+
+guint
+ks_document_loader_drop_early (void)
+{
+  guint n = 0;
+  Load *load;
+
+  while ((load = g_queue_pop_head (&early_loads)) != NULL)
+    {
+      /* its worker's callback holds it until the worker stops */
+      g_cancellable_cancel (load->cancellable);
+      load->dropped = TRUE;
+      counts.dropped++;
+      counts.dropped_alive++;
+      load_unref (load);
+      n++;
+    }
+  return n;
+}
+
+void
+ks_document_loader_get_counts (KsDocumentLoaderCounts *out)
+{
+  g_return_if_fail (out != NULL);
+
+  *out = counts;
 }
 
 /* The load under way ends: its last progress is shown (the worker's
@@ -272,10 +433,9 @@ ks_document_loader_load_async (KsDocumentLoader            *self,
                                gpointer                     user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(GTask) sizing = NULL;
+  g_autoptr(Load) load = NULL;
   ProgressRelay *relay;
-  LoadData *d;
-  gboolean was_loading;
+  gboolean was_loading, adopted;
 
   g_return_if_fail (KS_IS_DOCUMENT_LOADER (self));
   g_return_if_fail (G_IS_FILE (file));
@@ -286,38 +446,43 @@ ks_document_loader_load_async (KsDocumentLoader            *self,
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->relay, relay_unref);
-  self->cancellable = g_cancellable_new ();
 
-  d = g_new0 (LoadData, 1);
-  d->file = g_object_ref (file);
-  d->options = *options;
-  if (options->snapshot != NULL)
-    d->options.snapshot = g_object_ref (options->snapshot);
-  d->progress = ks_progress_new ();
+  /* the command line's file may be loading since the start-up */
+  load = take_early (file, options);
+  adopted = load != NULL;
+  if (!adopted)
+    load = load_start (file, options);
+  self->cancellable = g_object_ref (load->cancellable);
 
   relay = g_new0 (ProgressRelay, 1);
   g_atomic_ref_count_init (&relay->ref_count);
   g_weak_ref_init (&relay->loader, self);
-  relay->progress = d->progress;
+  relay->progress = load->progress;
   self->relay = relay;
-  ks_progress_set_notify (d->progress, relay_notify_cb, relay_ref (relay), relay_unref);
+  ks_progress_set_notify (load->progress, relay_notify_cb, relay_ref (relay), relay_unref);
 
   if (g_set_object (&self->file, file))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
   set_progress (self, 0, _("Reading…"));
+  if (adopted)
+    {
+      /* its progress so far */
+      g_autofree char *message = ks_progress_dup_message (load->progress);
+
+      if (message != NULL)
+        set_progress (self, ks_progress_get_fraction (load->progress), message);
+    }
   if (!was_loading)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
 
   task = g_task_new (self, self->cancellable, callback, user_data);
   g_task_set_source_tag (task, ks_document_loader_load_async);
-  g_task_set_task_data (task, d, load_data_free);
-
-  /* The sizing's task shares the load's data; the load's task, which
-   * owns it, is its callback's. */
-  sizing = g_task_new (self, self->cancellable, sized_cb, g_object_ref (task));
-  g_task_set_source_tag (sizing, size_and_load_thread);
-  g_task_set_task_data (sizing, d, NULL);
-  g_task_run_in_thread (sizing, size_and_load_thread);
+  g_task_set_task_data (task, load_ref (load), load_unref);
+  load->task = g_object_ref (task);
+  /* an early load that has ended already: its result, at the main
+   * loop's next iteration as any other */
+  if (load->done)
+    return_result (load);
 }
 
 gboolean
@@ -328,7 +493,7 @@ ks_document_loader_load_finish (KsDocumentLoader  *self,
                                 GError           **error)
 {
   GTask *task = G_TASK (result);
-  LoadData *d;
+  Load *d;
 
   g_return_val_if_fail (KS_IS_DOCUMENT_LOADER (self), FALSE);
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);

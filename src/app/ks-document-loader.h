@@ -57,6 +57,37 @@ gboolean          ks_document_loader_load_finish (KsDocumentLoader             *
                                                   GError                      **error);
 void              ks_document_loader_cancel      (KsDocumentLoader             *self);
 
+/* The options of a file opened anew in a window that has no session yet:
+ * the nvidia-smi log's samples 1 s apart, the folder bound and the
+ * analysis options of @settings (NULL: the defaults), @snapshot. */
+void              ks_document_load_options_init  (KsDocumentLoadOptions        *options,
+                                                  GSettings                    *settings,
+                                                  GFile                        *snapshot);
+
+/* Starts loading @file with @options now, before any window asks for it
+ * (the command line's files, at the application's start-up, while GTK
+ * starts). The first ks_document_loader_load_async() of an equal file
+ * with equal options, on any loader, adopts it: its progress, result and
+ * cancellation become that loader's, and nothing is loaded twice. Main
+ * thread only. */
+void              ks_document_loader_start_early (GFile                        *file,
+                                                  const KsDocumentLoadOptions  *options);
+/* Cancels the early loads nobody adopted and lets them go (each is freed
+ * once its worker has stopped); returns how many there were. */
+guint             ks_document_loader_drop_early  (void);
+
+/* What this process loaded through document loaders, for tests. */
+typedef struct
+{
+  guint started;        /* workers started: loads asked for, early ones */
+  guint early;          /* early loads started */
+  guint adopted;        /* early loads a loader took over */
+  guint dropped;        /* early loads cancelled unadopted */
+  guint dropped_alive;  /* of those, not freed yet (worker running) */
+} KsDocumentLoaderCounts;
+
+void              ks_document_loader_get_counts  (KsDocumentLoaderCounts       *counts);
+
 /* The file being loaded, else the one loaded last, or NULL. */
 GFile            *ks_document_loader_get_file     (KsDocumentLoader            *self);
 double            ks_document_loader_get_fraction (KsDocumentLoader            *self);

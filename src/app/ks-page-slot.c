@@ -18,6 +18,7 @@ struct _KsPageSlot
   GType       page_type;
   char       *report;
   KsSession  *session;
+  KsSession  *baseline;
   gboolean    busy;
   GtkWidget  *page;        /* NULL until first wanted */
 };
@@ -29,6 +30,7 @@ enum {
   PROP_PAGE_TYPE,
   PROP_REPORT,
   PROP_SESSION,
+  PROP_BASELINE,
   PROP_BUSY,
   PROP_PAGE,
   N_PROPS
@@ -65,6 +67,8 @@ ks_page_slot_get_page (KsPageSlot *self)
   klass = G_OBJECT_GET_CLASS (self->page);
   if (g_object_class_find_property (klass, "busy") != NULL)
     g_object_bind_property (self, "busy", self->page, "busy", G_BINDING_SYNC_CREATE);
+  if (g_object_class_find_property (klass, "baseline") != NULL)
+    g_object_bind_property (self, "baseline", self->page, "baseline", G_BINDING_SYNC_CREATE);
   g_object_bind_property (self, "session", self->page, "session", G_BINDING_SYNC_CREATE);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PAGE]);
@@ -78,6 +82,7 @@ ks_page_slot_dispose (GObject *object)
 
   g_clear_pointer (&self->page, gtk_widget_unparent);
   g_clear_object (&self->session);
+  g_clear_object (&self->baseline);
 
   G_OBJECT_CLASS (ks_page_slot_parent_class)->dispose (object);
 }
@@ -111,6 +116,9 @@ ks_page_slot_get_property (GObject    *object,
     case PROP_SESSION:
       g_value_set_object (value, self->session);
       break;
+    case PROP_BASELINE:
+      g_value_set_object (value, self->baseline);
+      break;
     case PROP_BUSY:
       g_value_set_boolean (value, self->busy);
       break;
@@ -141,6 +149,10 @@ ks_page_slot_set_property (GObject      *object,
       break;
     case PROP_SESSION:
       if (g_set_object (&self->session, g_value_get_object (value)))
+        g_object_notify_by_pspec (object, pspec);
+      break;
+    case PROP_BASELINE:
+      if (g_set_object (&self->baseline, g_value_get_object (value)))
         g_object_notify_by_pspec (object, pspec);
       break;
     case PROP_BUSY:
@@ -174,6 +186,9 @@ ks_page_slot_class_init (KsPageSlotClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   properties[PROP_SESSION] =
     g_param_spec_object ("session", NULL, NULL, KS_TYPE_SESSION,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BASELINE] =
+    g_param_spec_object ("baseline", NULL, NULL, KS_TYPE_SESSION,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,

@@ -13,13 +13,15 @@
 
 G_BEGIN_DECLS
 
-/* A side page made when it is first wanted: the child of a stack page
- * in the side panel's template, it names the page's type ("page-type",
- * with "report" for a KsStatsPage) and builds the page on the first
- * ks_page_slot_get_page(), which the panel calls when the stack first
- * shows it. The page then binds the slot's "session" (and "busy", if
- * it has one), which the slot takes from the panel. Building every page
- * with the window made it a large part of the start-up. */
+/* A page made when it is first wanted: the child of a stack page in the
+ * side panel's template (or the window's, for the Compare view and the
+ * job's Ranks page), it names the page's type ("page-type", with
+ * "report" for a KsStatsPage) and builds the page on the first
+ * ks_page_slot_get_page(), which the panel or window calls when the
+ * stack first shows it. The page then binds the slot's "session" (and
+ * "busy" and "baseline", if it has them), which the slot takes from the
+ * panel or window. Building every page with the window made it a large
+ * part of the start-up. */
 
 #define KS_TYPE_PAGE_SLOT (ks_page_slot_get_type ())
 

@@ -19,6 +19,15 @@
 /* The new run's trace is loaded here; its session analyses it, and the
  * Compare view (ks-window.ui) follows that session and the window's. */
 
+/* The Compare view, or NULL before the first comparison built it. */
+static KsCompareView *
+peek_view (KsWindow *self)
+{
+  GtkWidget *view = self->compare_slot != NULL ? ks_page_slot_peek_page (self->compare_slot) : NULL;
+
+  return view != NULL ? KS_COMPARE_VIEW (view) : NULL;
+}
+
 typedef struct
 {
   KsWindow     *self;
@@ -58,6 +67,9 @@ static void
 set_compare_session (KsWindow  *self,
                      KsSession *session)
 {
+  /* the first comparison builds the view, which then binds it */
+  if (session != NULL)
+    ks_page_slot_get_page (self->compare_slot);
   if (g_set_object (&self->compare_session, session))
     g_object_notify (G_OBJECT (self), "compare-session");
 }
@@ -67,12 +79,19 @@ set_compare_session (KsWindow  *self,
 static void
 compare_changed_cb (KsWindow *self)
 {
-  if (ks_compare_view_get_compare (self->compare_view) == NULL)
+  if (ks_compare_view_get_compare (peek_view (self)) == NULL)
     return;
   if (self->compare_cancellable != NULL)
     end_comparing (self);
-  gtk_stack_set_visible_child (self->main_stack, GTK_WIDGET (self->compare_view));
+  gtk_stack_set_visible_child (self->main_stack, GTK_WIDGET (self->compare_slot));
   _ks_window_actions_update (self);
+}
+
+static void
+compare_view_built_cb (KsWindow *self)
+{
+  g_signal_connect_object (peek_view (self), "notify::compare", G_CALLBACK (compare_changed_cb), self,
+                           G_CONNECT_SWAPPED);
 }
 
 /* The new run in a session of its own, analysed with the options of
@@ -147,9 +166,9 @@ ks_window_get_compare_view (KsWindow *self)
   g_return_val_if_fail (KS_IS_WINDOW (self), NULL);
 
   /* the view is the window's; it shows something once both are analysed */
-  if (self->compare_view == NULL || ks_compare_view_get_compare (self->compare_view) == NULL)
+  if (peek_view (self) == NULL || ks_compare_view_get_compare (peek_view (self)) == NULL)
     return NULL;
-  return GTK_WIDGET (self->compare_view);
+  return GTK_WIDGET (peek_view (self));
 }
 
 gboolean
@@ -165,7 +184,7 @@ _ks_window_compare_clear (KsWindow *self)
 {
   if (self->compare_session == NULL)
     return;
-  if (gtk_stack_get_visible_child (self->main_stack) == GTK_WIDGET (self->compare_view))
+  if (gtk_stack_get_visible_child (self->main_stack) == GTK_WIDGET (self->compare_slot))
     gtk_stack_set_visible_child_name (self->main_stack, self->session != NULL ? "trace" : "empty");
   /* the view lets go of its comparison */
   set_compare_session (self, NULL);
@@ -184,14 +203,14 @@ static gboolean
 compare_shown (KsWindow *self)
 {
   return ks_window_get_compare_view (self) != NULL &&
-         gtk_stack_get_visible_child (self->main_stack) == GTK_WIDGET (self->compare_view);
+         gtk_stack_get_visible_child (self->main_stack) == GTK_WIDGET (self->compare_slot);
 }
 
 GtkWidget *
 _ks_window_get_active_timeline (KsWindow *self)
 {
   if (compare_shown (self))
-    return GTK_WIDGET (ks_compare_view_get_timeline (self->compare_view, KS_COMPARE_BASE));
+    return GTK_WIDGET (ks_compare_view_get_timeline (peek_view (self), KS_COMPARE_BASE));
   return GTK_WIDGET (self->timeline);
 }
 
@@ -199,7 +218,7 @@ KsSession *
 _ks_window_get_active_session (KsWindow *self)
 {
   if (compare_shown (self))
-    return ks_compare_view_get_session (self->compare_view, KS_COMPARE_BASE);
+    return ks_compare_view_get_session (peek_view (self), KS_COMPARE_BASE);
   return self->session;
 }
 
@@ -275,6 +294,6 @@ _ks_window_compare_class_init (KsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "win.compare-file", "s", compare_file_action);
   gtk_widget_class_install_action (widget_class, "win.close-compare", NULL, close_compare_action);
-  gtk_widget_class_bind_template_child (widget_class, KsWindow, compare_view);
-  gtk_widget_class_bind_template_callback (widget_class, compare_changed_cb);
+  gtk_widget_class_bind_template_child (widget_class, KsWindow, compare_slot);
+  gtk_widget_class_bind_template_callback (widget_class, compare_view_built_cb);
 }

@@ -11,6 +11,7 @@
 #include "ks-document-loader.h"
 #include "ks-interval-bar.h"
 #include "ks-overview.h"
+#include "ks-page-slot.h"
 #include "ks-search-bar.h"
 #include "ks-selection-page.h"
 #include "ks-side-panel.h"
@@ -47,9 +48,9 @@ struct _KsWindow
   gulong                first_frame_id;
   guint                 first_frame_timeout;
 
-  /* Compare With…: the view follows the new run's session; the load
-   * and analysis before it shows them */
-  KsCompareView        *compare_view;
+  /* Compare With…: the view (built for the first comparison) follows
+   * the new run's session; the load and analysis before it shows them */
+  KsPageSlot           *compare_slot;
   KsSession            *compare_session;
   GCancellable         *compare_cancellable;
 };

@@ -55,6 +55,17 @@ file_display_name (GFile *file)
   return g_filename_display_name (basename ? basename : "");
 }
 
+/* The main stack's pages made on first show (the job's Ranks page, the
+ * Compare view): built as their stack page comes into view. */
+static void
+main_stack_child_cb (KsWindow *self)
+{
+  GtkWidget *child = gtk_stack_get_visible_child (self->main_stack);
+
+  if (KS_IS_PAGE_SLOT (child))
+    ks_page_slot_get_page (KS_PAGE_SLOT (child));
+}
+
 /* Escape in the search bar: back to the timeline. */
 static void
 stop_search_cb (KsWindow *self)
@@ -444,17 +455,16 @@ start_load_with_snapshot (KsWindow *self,
                           GFile    *file,
                           GFile    *snapshot)
 {
-  KsDocumentLoadOptions options = { self->nvsmi_interval, 0, { 0 }, snapshot };
-  GSettings *settings = ks_application_get_settings ();
+  KsDocumentLoadOptions options;
 
   _ks_window_compare_cancel (self);
   _ks_window_compare_clear (self);
 
+  /* as the application's early load of a command line's file has them */
+  ks_document_load_options_init (&options, ks_application_get_settings (), snapshot);
   /* a rank's file is a JSON trace, with no samples to space */
-  if (loading_row (self) != KS_NO_INDEX)
-    options.nvsmi_interval = 0;
-  if (settings != NULL)
-    options.folder_memory_mb = g_settings_get_int (settings, "folder-memory-mb");
+  if (loading_row (self) == KS_NO_INDEX)
+    options.nvsmi_interval = self->nvsmi_interval;
   _ks_window_analysis_get_options (self, &options.analysis);
   ks_document_loader_load_async (self->loader, file, &options, load_cb, g_object_ref (self));
 }
@@ -816,6 +826,7 @@ ks_window_class_init (KsWindowClass *klass)
   g_type_ensure (KS_TYPE_STATUS_BAR);
   g_type_ensure (KS_TYPE_WARNINGS_BANNER);
   g_type_ensure (KS_TYPE_OVERVIEW);
+  g_type_ensure (KS_TYPE_PAGE_SLOT);
   g_type_ensure (KS_TYPE_TIMELINE);
 
   gtk_widget_class_set_template_from_resource (widget_class, APP_RESOURCE_PATH "/ks-window.ui");
@@ -823,6 +834,7 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KsWindow, search_bar);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, main_stack);
+  gtk_widget_class_bind_template_callback (widget_class, main_stack_child_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_list);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_group);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, loader);

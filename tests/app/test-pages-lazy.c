@@ -9,6 +9,7 @@
 
 #include <adwaita.h>
 
+#include "ks-compare-view.h"
 #include "ks-selection-page.h"
 #include "ks-side-panel.h"
 #include "ks-test-gtk.h"
@@ -16,6 +17,7 @@
 #include "pages/ks-gaps-page.h"
 #include "pages/ks-kernels-page.h"
 #include "pages/ks-page.h"
+#include "pages/ks-ranks-page.h"
 
 /* loader_bound, counted with python3 from its JSON: 33 distinct names
  * among its 176 kernels (cat "kernel", ph "X"); 133 gaps over 10 µs
@@ -24,6 +26,11 @@
 #define LB_FILE "loader_bound.pt.trace.json.gz"
 #define LB_N_KERNEL_NAMES 33
 #define LB_N_GAPS 133
+/* A second run to compare with, and a job of two ranks (two files in
+ * the folder: its rank rows) */
+#define CNN_FILE "seed_cnn.pt.trace.json.gz"
+#define JOB_DIR "ddp_gloo_2ranks"
+#define JOB_N_RANKS 2
 
 #define WAIT_FOR(cond) KS_TEST_WAIT_FOR (cond, 20000)
 
@@ -107,8 +114,9 @@ test_lazy_pages (void)
   /* At launch: the Selection page alone, the panel's first */
   g_assert_cmpuint (g_list_model_get_n_items (stack_pages), ==, 17);
   g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_SELECTION_PAGE), ==, 1);
-  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_PAGE), ==, 1);  /* the job's Ranks page */
-  g_assert_cmpuint (count_type (GTK_WIDGET (panel), KS_TYPE_PAGE), ==, 0);
+  /* nor the job's Ranks page, nor the Compare view */
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_PAGE), ==, 0);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_COMPARE_VIEW), ==, 0);
   g_assert_nonnull (ks_side_panel_peek_page (panel, "selection"));
   for (guint i = 0; i < g_list_model_get_n_items (stack_pages); i++)
     {
@@ -185,6 +193,89 @@ test_lazy_pages (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The window's own pages, the Compare view and a job's Ranks page, are
+ * built when first wanted too, and then follow the window's sessions. */
+static void
+test_lazy_window_pages (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
+  g_autofree char *other_path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), CNN_FILE, NULL);
+  g_autofree char *job_path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), JOB_DIR, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) other = g_file_new_for_path (other_path);
+  g_autoptr(GFile) job = g_file_new_for_path (job_path);
+  g_autoptr(KsSession) compare_session = NULL;
+  KsSession *baseline = NULL, *new_run = NULL;
+  g_autofree char *other_uri = g_file_get_uri (other);
+  KsWindow *window = ks_window_new (NULL);
+  KsCompareView *view;
+  GtkWidget *ranks;
+  GtkWidget *stack;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  ks_window_open (window, file);
+  WAIT_FOR (ks_window_get_session (window) != NULL &&
+            ks_session_get_analysis (ks_window_get_session (window)) != NULL);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_COMPARE_VIEW), ==, 0);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_RANKS_PAGE), ==, 0);
+
+  /* Compare With…: its view is built, on the window's two sessions, and
+   * shown once both runs are analysed */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compare-file", "s", other_uri));
+  WAIT_FOR (ks_window_get_compare_view (window) != NULL);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_COMPARE_VIEW), ==, 1);
+  view = KS_COMPARE_VIEW (ks_window_get_compare_view (window));
+  g_object_get (window, "compare-session", &compare_session, NULL);
+  g_assert_nonnull (compare_session);
+  g_object_get (view, "baseline", &baseline, "session", &new_run, NULL);
+  g_assert_true (baseline == ks_window_get_session (window));
+  g_assert_true (new_run == compare_session);
+  g_assert_true (g_file_equal (ks_session_get_file (compare_session), other));
+  g_clear_object (&baseline);
+  g_clear_object (&new_run);
+  /* its two timelines show the two runs */
+  g_assert_true (ks_session_get_trace (ks_compare_view_get_session (view, KS_COMPARE_BASE)) ==
+                 ks_session_get_trace (ks_window_get_session (window)));
+  g_assert_true (ks_session_get_trace (ks_compare_view_get_session (view, KS_COMPARE_NEW)) ==
+                 ks_session_get_trace (compare_session));
+  stack = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_STACK);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "compare");
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (view)));
+  /* closed, the view stays built and lets go of the new run */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.close-compare", NULL));
+  g_assert_null (ks_window_get_compare_view (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "trace");
+  g_object_get (view, "session", &new_run, NULL);
+  g_assert_null (new_run);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_RANKS_PAGE), ==, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* A folder of ranks over the memory bound: the job's Ranks page is
+   * built when the job is shown, with the job's two ranks; the side
+   * panel's Ranks page is not */
+  g_setenv ("KINESCOPE_FOLDER_MEMORY_MB", "0", TRUE);
+  window = ks_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_RANKS_PAGE), ==, 0);
+  ks_window_open (window, job);
+  WAIT_FOR (!ks_window_get_loading (window));
+  g_assert_nonnull (ks_window_get_summaries (window));
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_RANKS_PAGE), ==, 1);
+  ranks = ks_test_find_descendant (GTK_WIDGET (window), KS_TYPE_RANKS_PAGE, NULL);
+  stack = gtk_widget_get_ancestor (ranks, GTK_TYPE_STACK);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "job");
+  g_assert_true (ks_page_get_session (KS_PAGE (ranks)) == ks_window_get_session (window));
+  ks_test_wait_pages_filled (GTK_WIDGET (window));
+  g_assert_cmpuint (n_rows (ranks), ==, JOB_N_RANKS);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_COMPARE_VIEW), ==, 0);
+  g_unsetenv ("KINESCOPE_FOLDER_MEMORY_MB");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -193,6 +284,7 @@ main (int   argc,
     return 77;
 
   g_test_add_func ("/app/pages/lazy", test_lazy_pages);
+  g_test_add_func ("/app/pages/lazy-window-pages", test_lazy_window_pages);
 
   return g_test_run ();
 }

@@ -695,7 +695,8 @@ test_job_summaries (void)
   ks_rank_summaries_get_rows (summaries, &n);
   g_assert_cmpuint (n, ==, 2);
   g_assert_cmpuint (ks_rank_summaries_get_rows (summaries, NULL)[1].kernel_time_ns, ==, 150000);
-  job_page = gtk_stack_get_visible_child (GTK_STACK (stack));
+  /* the Ranks page, built when the job was shown, in its stack page */
+  job_page = ks_test_find_descendant (gtk_stack_get_visible_child (GTK_STACK (stack)), KS_TYPE_RANKS_PAGE, NULL);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (find_column_view (job_page)))), ==, 2);
   g_assert_nonnull (ks_test_find_label (job_page, "The job's "));
   g_assert_nonnull (strstr (ks_ranks_page_get_status (KS_RANKS_PAGE (job_page)),
