@@ -13,6 +13,31 @@
 
 #include "ks-kscope-writer.h"
 #include "ks-trace.h"
+#include "ks-trace-loader.h"
+
+/* @path loaded on @threads threads with the environment variable
+ * @unit_var (the reader's chunk or block size) set to @unit, or unset
+ * when @unit is NULL; both are unset again after the load. */
+static inline KsTrace *
+test_dump_load (const char  *path,
+                const char  *threads,
+                const char  *unit_var,
+                const char  *unit,
+                GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KsTrace *trace;
+
+  g_setenv ("KINESCOPE_THREADS", threads, TRUE);
+  if (unit != NULL)
+    g_setenv (unit_var, unit, TRUE);
+  else
+    g_unsetenv (unit_var);
+  trace = ks_trace_load (file, NULL, NULL, error);
+  g_unsetenv ("KINESCOPE_THREADS");
+  g_unsetenv (unit_var);
+  return trace;
+}
 
 /* What a load gave: the .kscope @trace saves to (written in @dir), or,
  * when @trace is NULL, "error: " and @error's message. */

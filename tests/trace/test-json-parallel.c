@@ -66,24 +66,13 @@ load_trace (const char  *path,
             const char  *chunk,
             GError     **error)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  KsTrace *trace;
-
-  g_setenv ("KINESCOPE_THREADS", threads, TRUE);
-  if (chunk != NULL)
-    g_setenv ("KINESCOPE_JSON_CHUNK_BYTES", chunk, TRUE);
-  else
-    g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
   saw_debug = FALSE;
   n_debug_chunks = n_debug_merged = 0;
   n_debug_ahead = n_debug_files = 0;
   n_debug_compacted = 0;
   saw_args_debug = FALSE;
   n_debug_args_thread = n_debug_args_here = 0;
-  trace = ks_trace_load (file, NULL, NULL, error);
-  g_unsetenv ("KINESCOPE_THREADS");
-  g_unsetenv ("KINESCOPE_JSON_CHUNK_BYTES");
-  return trace;
+  return test_dump_load (path, threads, "KINESCOPE_JSON_CHUNK_BYTES", chunk, error);
 }
 
 static GBytes *

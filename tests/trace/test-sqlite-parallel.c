@@ -53,20 +53,12 @@ load_dump (const char *path,
            const char *threads,
            const char *rows)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
 
-  g_setenv ("KINESCOPE_THREADS", threads, TRUE);
-  if (rows != NULL)
-    g_setenv ("KINESCOPE_SQLITE_BLOCK_ROWS", rows, TRUE);
-  else
-    g_unsetenv ("KINESCOPE_SQLITE_BLOCK_ROWS");
   saw_debug = FALSE;
   n_read_ahead = n_read_here = 0;
-  trace = ks_trace_load (file, NULL, NULL, &error);
-  g_unsetenv ("KINESCOPE_THREADS");
-  g_unsetenv ("KINESCOPE_SQLITE_BLOCK_ROWS");
+  trace = test_dump_load (path, threads, "KINESCOPE_SQLITE_BLOCK_ROWS", rows, &error);
   return test_dump_bytes (trace, error, tmp_dir);
 }
 
