@@ -131,7 +131,8 @@ same_text (const ThreadKeys *k,
            guint32           len,
            const GString    *str)
 {
-  return kind != IDENT_TEXT || (len == str->len && memcmp (k->text->data + at, str->str, len) == 0);
+  /* an empty text has no bytes in k->text, whose data may be NULL */
+  return kind != IDENT_TEXT || (len == str->len && (len == 0 || memcmp (k->text->data + at, str->str, len) == 0));
 }
 
 /* Whether number @n is the pair of @ev (whose key is @key). */
