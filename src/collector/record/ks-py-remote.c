@@ -703,6 +703,12 @@ frame_bytes (KsPyRemote *self,
   guint64 end = address + len;
   guint64 start;
 
+  /* a pointer read mid-update can be anything: one that wraps is none */
+  if (end < address)
+    {
+      self->window_len = 0;
+      return NULL;
+    }
   if (address >= self->window_start && end <= self->window_start + self->window_len && self->window_len > 0)
     return self->window + (address - self->window_start);
   start = (end > FRAME_WINDOW ? end - FRAME_WINDOW : 0) & PAGE_MASK_;
