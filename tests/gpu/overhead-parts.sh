@@ -78,9 +78,9 @@ M_STEPS=${M_STEPS:-40}
 EXACT=${EXACT:-1}
 PIN=${PIN-taskset -c 2-9}
 CUDA_INC=${CUDA_HOME:-/usr/local/cuda}/include
-FLOORS=$WORK/floors
 # the large files (recordings, traces, libraries) apart from the results
 WORK=${WORK:-$(mktemp -d /tmp/ks-overhead-parts-XXXXXX)}
+FLOORS=$WORK/floors
 mkdir -p "$OUT" "$WORK"
 rm -f "$OUT"/parts-*.json "$OUT/log.txt" "$OUT/times.txt"
 export PYTHONUNBUFFERED=1
