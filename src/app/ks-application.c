@@ -229,16 +229,65 @@ ks_application_open_files (GtkApplication  *application,
     }
 }
 
+typedef struct
+{
+  GApplication *app;
+  GPtrArray    *files;
+} OpenLater;
+
+static gboolean
+open_later_cb (gpointer data)
+{
+  OpenLater *later = data;
+
+  ks_application_open_files (GTK_APPLICATION (later->app), NULL, (GFile **) later->files->pdata,
+                             later->files->len, KS_OPEN_DEFAULT);
+  /* the windows took over the early loads of their files: any left
+   * (options that changed meanwhile) would load for nobody */
+  ks_document_loader_drop_early ();
+  return G_SOURCE_REMOVE;
+}
+
+static void
+open_later_free (gpointer data)
+{
+  OpenLater *later = data;
+
+  g_application_release (later->app);
+  g_object_unref (later->app);
+  g_ptr_array_unref (later->files);
+  g_free (later);
+}
+
+/* At launch the command line's windows are made at the main loop's
+ * next iteration: this comes right after GTK's and libadwaita's
+ * start-up, and the two are then two stretches without the main loop
+ * rather than one. The files' loads began at the start-up already.
+ * Files opened later (another instance's command line, an embedder's
+ * g_application_open()) have their windows at once. */
 static void
 ks_application_open (GApplication  *app,
                      GFile        **files,
                      int            n_files,
                      const char    *hint)
 {
-  ks_application_open_files (GTK_APPLICATION (app), NULL, files, (guint) MAX (n_files, 0), KS_OPEN_DEFAULT);
-  /* the windows took over the early loads of their files: any left
-   * (options that changed meanwhile) would load for nobody */
-  ks_document_loader_drop_early ();
+  OpenLater *later;
+
+  if (KS_APPLICATION (app)->arguments == NULL)
+    {
+      ks_application_open_files (GTK_APPLICATION (app), NULL, files, (guint) MAX (n_files, 0), KS_OPEN_DEFAULT);
+      ks_document_loader_drop_early ();
+      return;
+    }
+
+  later = g_new0 (OpenLater, 1);
+  later->app = g_object_ref (app);
+  later->files = g_ptr_array_new_with_free_func (g_object_unref);
+  for (int i = 0; i < n_files; i++)
+    g_ptr_array_add (later->files, g_object_ref (files[i]));
+  /* no window yet: the application runs on until they exist */
+  g_application_hold (app);
+  g_idle_add_full (G_PRIORITY_DEFAULT, open_later_cb, later, open_later_free);
 }
 
 /* The loads that ks_application_open_files() will ask for the command

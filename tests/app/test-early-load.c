@@ -57,6 +57,8 @@ typedef struct
   KsDocumentLoaderCounts  before;       /* before the run */
   KsDocumentLoaderCounts  at_window;    /* when the first window was added */
   gboolean                had_window;   /* a window existed at start-up */
+  gboolean                opened;       /* the application's open ran */
+  gboolean                window_at_open; /* a window existed once it returned */
   KsDocumentLoaderCounts  at_end;       /* once every window had loaded */
   GPtrArray              *windows;      /* KsWindow, not owned */
   void                  (*check) (GtkApplication *app,
@@ -71,6 +73,19 @@ startup_cb (GApplication *app,
   run->had_window = gtk_application_get_windows (GTK_APPLICATION (app)) != NULL;
   if (run->at_startup != NULL)
     run->at_startup ();
+}
+
+/* At launch the windows come at the main loop's next iteration, not in
+ * the stretch of GTK's start-up (ks_application_open()). */
+static void
+open_after_cb (GApplication  *app,
+               GFile        **files,
+               int            n_files,
+               const char    *hint,
+               Run           *run)
+{
+  run->opened = TRUE;
+  run->window_at_open = gtk_application_get_windows (GTK_APPLICATION (app)) != NULL;
 }
 
 static gboolean
@@ -118,6 +133,7 @@ run_application (Run *run)
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
   g_signal_connect (app, "startup", G_CALLBACK (startup_cb), run);
   g_signal_connect (app, "window-added", G_CALLBACK (window_added_cb), run);
+  g_signal_connect_after (app, "open", G_CALLBACK (open_after_cb), run);
 
   g_ptr_array_add (argv, (char *) "kinescope");
   for (guint i = 0; i < run->n_paths; i++)
@@ -130,6 +146,8 @@ run_application (Run *run)
   run->app = NULL;
   g_assert_cmpint (status, ==, 0);
   g_assert_false (run->had_window);
+  g_assert_true (run->opened);
+  g_assert_false (run->window_at_open);
   g_assert_cmpuint (run->windows->len, ==, run->n_windows ? run->n_windows : run->n_paths);
   g_clear_pointer (&run->windows, g_ptr_array_unref);
 }
