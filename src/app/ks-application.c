@@ -14,6 +14,7 @@
 #include "ks-about.h"
 #include "ks-application.h"
 #include "ks-document-loader.h"
+#include "ks-early-cores.h"
 #include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
@@ -309,6 +310,8 @@ start_early_loads (KsApplication *self)
   for (guint i = 1; (*self->arguments)[i] != NULL; i++)
     g_ptr_array_add (files, g_file_new_for_commandline_arg ((*self->arguments)[i]));
 
+  if (files->len > 0)
+    ks_early_cores_hold ();
   if (ks_trace_files_are_with_snapshot ((GFile **) files->pdata, files->len, &snapshot))
     {
       ks_document_load_options_init (&options, ks_application_get_settings (), files->pdata[snapshot]);
@@ -393,6 +396,8 @@ ks_application_startup (GApplication *app)
   start_early_loads (KS_APPLICATION (app));
 
   G_APPLICATION_CLASS (ks_application_parent_class)->startup (app);
+  /* GTK has started: the early loads have every core again */
+  ks_early_cores_release ();
   ks_tooltips_init ();
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
