@@ -29,7 +29,11 @@
  * loading: before the timeline's; analysing: until the analysis is
  * shown), and the longest stall that began once the timeline was drawn
  * (longest-stall-after-first-frame-ms: what is left once GTK's start-up
- * is over).
+ * is over). The main thread's own CPU time is given beside them, from
+ * launch to the window's first frame (window-first-frame-cpu-ms) and to
+ * the first frame with rows (first-frame-cpu-ms), and in each stall
+ * (cpu-ms): on a shared machine a stall much longer than its CPU time
+ * waited for the cores (or the X server), one as long was work.
  */
 
 #include "config.h"
@@ -37,6 +41,7 @@
 #include <adwaita.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ks-application.h"
 #include "ks-document-loader.h"
@@ -51,20 +56,37 @@ static gint64 t_launch;
 static gint64 t_window_frame = -1;    /* first frame of the window at all */
 static gint64 t_first_frame = -1;     /* the trace's timeline drawn */
 static gint64 t_analysis = -1;        /* the analysis shown */
+/* the main thread's CPU time at launch and at those frames: on a shared
+ * machine wall times vary with the load, its own CPU time much less */
+static gint64 cpu_launch;
+static gint64 cpu_window_frame;
+static gint64 cpu_first_frame;
 
 static GPollFunc default_poll;
 static gboolean measuring;
 static gint64 last_wake;              /* when poll last returned */
+static gint64 last_wake_cpu;          /* the main thread's CPU time then */
 static gint64 longest_stall;
 static gint64 longest_stall_at;
 static gint64 longest_stall_after_first_frame;
-static GArray *stalls;                /* gint64 pairs: start, length */
+static GArray *stalls;                /* gint64 triples: start, length, CPU time */
 
 #define STALL_LISTED_US 50000
 
+/* The calling thread's CPU time, in microseconds. */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
 static void
 note_stall (gint64 start,
-            gint64 length)
+            gint64 length,
+            gint64 cpu)
 {
   if (length > longest_stall)
     {
@@ -77,6 +99,7 @@ note_stall (gint64 start,
     {
       g_array_append_val (stalls, start);
       g_array_append_val (stalls, length);
+      g_array_append_val (stalls, cpu);
     }
 }
 
@@ -91,9 +114,10 @@ stall_poll (GPollFD *fds,
   gint ret;
 
   if (measuring)
-    note_stall (last_wake, now - last_wake);
+    note_stall (last_wake, now - last_wake, thread_cpu_us () - last_wake_cpu);
   ret = default_poll (fds, n_fds, timeout);
   last_wake = g_get_monotonic_time ();
+  last_wake_cpu = thread_cpu_us ();
   return ret;
 }
 
@@ -170,17 +194,23 @@ after_paint_cb (GdkFrameClock *clock,
   KsSession *session = ks_window_get_session (window);
 
   if (t_window_frame < 0)
-    t_window_frame = now;
+    {
+      t_window_frame = now;
+      cpu_window_frame = thread_cpu_us ();
+    }
   watch_pages (GTK_WIDGET (window), GTK_WIDGET (window));
   if (t_first_frame < 0 && timeline_drawn (window))
-    t_first_frame = now;
+    {
+      t_first_frame = now;
+      cpu_first_frame = thread_cpu_us ();
+    }
   if (t_first_frame >= 0 && t_analysis < 0 && session != NULL && ks_session_get_analysis (session) != NULL &&
       pages_filled (GTK_WIDGET (window)))
     {
       t_analysis = now;
       measuring = FALSE;
       /* the stretch under way when the analysis showed counts too */
-      note_stall (last_wake, now - last_wake);
+      note_stall (last_wake, now - last_wake, thread_cpu_us () - last_wake_cpu);
       g_application_quit (G_APPLICATION (gtk_window_get_application (GTK_WINDOW (window))));
     }
 }
@@ -250,6 +280,7 @@ main (int   argc,
   run_argv[1] = argv[1];
   run_argv[2] = NULL;
   t_launch = last_wake = g_get_monotonic_time ();
+  cpu_launch = last_wake_cpu = thread_cpu_us ();
   measuring = TRUE;
   g_application_run (G_APPLICATION (app), 2, run_argv);
 
@@ -262,9 +293,12 @@ main (int   argc,
   printf ("file %s\n", argv[1]);
   printf ("window-first-frame-ms %.0f\n", ms_since_launch (t_window_frame));
   printf ("analysis-shown-ms %.0f\n", ms_since_launch (t_analysis));
-  for (guint i = 0; i < stalls->len; i += 2)
-    printf ("stall-ms %.0f at-ms %.0f %s\n", g_array_index (stalls, gint64, i + 1) / 1000.0,
-            ms_since_launch (g_array_index (stalls, gint64, i)), phase_at (g_array_index (stalls, gint64, i)));
+  printf ("window-first-frame-cpu-ms %.0f\n", (cpu_window_frame - cpu_launch) / 1000.0);
+  printf ("first-frame-cpu-ms %.0f\n", (cpu_first_frame - cpu_launch) / 1000.0);
+  for (guint i = 0; i < stalls->len; i += 3)
+    printf ("stall-ms %.0f at-ms %.0f %s cpu-ms %.0f\n", g_array_index (stalls, gint64, i + 1) / 1000.0,
+            ms_since_launch (g_array_index (stalls, gint64, i)), phase_at (g_array_index (stalls, gint64, i)),
+            g_array_index (stalls, gint64, i + 2) / 1000.0);
   {
     KsDocumentLoaderCounts counts;
 

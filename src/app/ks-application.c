@@ -14,6 +14,7 @@
 #include "ks-about.h"
 #include "ks-application.h"
 #include "ks-document-loader.h"
+#include "ks-early-cores.h"
 #include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
@@ -229,16 +230,65 @@ ks_application_open_files (GtkApplication  *application,
     }
 }
 
+typedef struct
+{
+  GApplication *app;
+  GPtrArray    *files;
+} OpenLater;
+
+static gboolean
+open_later_cb (gpointer data)
+{
+  OpenLater *later = data;
+
+  ks_application_open_files (GTK_APPLICATION (later->app), NULL, (GFile **) later->files->pdata,
+                             later->files->len, KS_OPEN_DEFAULT);
+  /* the windows took over the early loads of their files: any left
+   * (options that changed meanwhile) would load for nobody */
+  ks_document_loader_drop_early ();
+  return G_SOURCE_REMOVE;
+}
+
+static void
+open_later_free (gpointer data)
+{
+  OpenLater *later = data;
+
+  g_application_release (later->app);
+  g_object_unref (later->app);
+  g_ptr_array_unref (later->files);
+  g_free (later);
+}
+
+/* At launch the command line's windows are made at the main loop's
+ * next iteration: this comes right after GTK's and libadwaita's
+ * start-up, and the two are then two stretches without the main loop
+ * rather than one. The files' loads began at the start-up already.
+ * Files opened later (another instance's command line, an embedder's
+ * g_application_open()) have their windows at once. */
 static void
 ks_application_open (GApplication  *app,
                      GFile        **files,
                      int            n_files,
                      const char    *hint)
 {
-  ks_application_open_files (GTK_APPLICATION (app), NULL, files, (guint) MAX (n_files, 0), KS_OPEN_DEFAULT);
-  /* the windows took over the early loads of their files: any left
-   * (options that changed meanwhile) would load for nobody */
-  ks_document_loader_drop_early ();
+  OpenLater *later;
+
+  if (KS_APPLICATION (app)->arguments == NULL)
+    {
+      ks_application_open_files (GTK_APPLICATION (app), NULL, files, (guint) MAX (n_files, 0), KS_OPEN_DEFAULT);
+      ks_document_loader_drop_early ();
+      return;
+    }
+
+  later = g_new0 (OpenLater, 1);
+  later->app = g_object_ref (app);
+  later->files = g_ptr_array_new_with_free_func (g_object_unref);
+  for (int i = 0; i < n_files; i++)
+    g_ptr_array_add (later->files, g_object_ref (files[i]));
+  /* no window yet: the application runs on until they exist */
+  g_application_hold (app);
+  g_idle_add_full (G_PRIORITY_DEFAULT, open_later_cb, later, open_later_free);
 }
 
 /* The loads that ks_application_open_files() will ask for the command
@@ -260,6 +310,8 @@ start_early_loads (KsApplication *self)
   for (guint i = 1; (*self->arguments)[i] != NULL; i++)
     g_ptr_array_add (files, g_file_new_for_commandline_arg ((*self->arguments)[i]));
 
+  if (files->len > 0)
+    ks_early_cores_hold ();
   if (ks_trace_files_are_with_snapshot ((GFile **) files->pdata, files->len, &snapshot))
     {
       ks_document_load_options_init (&options, ks_application_get_settings (), files->pdata[snapshot]);
@@ -344,6 +396,8 @@ ks_application_startup (GApplication *app)
   start_early_loads (KS_APPLICATION (app));
 
   G_APPLICATION_CLASS (ks_application_parent_class)->startup (app);
+  /* GTK has started: the early loads have every core again */
+  ks_early_cores_release ();
   ks_tooltips_init ();
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ks-document-loader.h"
+#include "ks-early-cores.h"
 #include "ks-json-reader.h"
 #include "ks-memory-blocks.h"
 #include "ks-progress.h"
@@ -151,6 +152,7 @@ typedef struct
    * nobody adopted yet */
   GTask                 *task;
   gboolean               dropped;   /* an early load nobody adopted */
+  gboolean               early;     /* begun before GTK started */
 } Load;
 
 /* Loads of this process, for tests (ks_document_loader_get_counts()). */
@@ -199,6 +201,11 @@ size_and_load_thread (GTask        *task,
   Load *d = task_data;
   KsTraceLoadOptions trace_options = { d->options.nvsmi_interval, NULL };
   g_autoptr(GError) error = NULL;
+
+  /* off the main thread's core while GTK starts, with the threads the
+   * load starts */
+  if (d->early)
+    ks_early_cores_enter ();
 
   if (g_file_query_file_type (d->file, G_FILE_QUERY_INFO_NONE, cancellable) == G_FILE_TYPE_DIRECTORY)
     {
@@ -294,10 +301,12 @@ sized_cb (GObject      *object,
                                    d->progress, d->cancellable, summaries_cb, load_ref (d));
 }
 
-/* A load of @file with @options, its worker started. */
+/* A load of @file with @options, its worker started; @early: begun
+ * before GTK started. */
 static Load *
 load_start (GFile                       *file,
-            const KsDocumentLoadOptions *options)
+            const KsDocumentLoadOptions *options,
+            gboolean                     early)
 {
   g_autoptr(GTask) sizing = NULL;
   Load *load = g_new0 (Load, 1);
@@ -309,6 +318,7 @@ load_start (GFile                       *file,
     load->options.snapshot = g_object_ref (options->snapshot);
   load->progress = ks_progress_new ();
   load->cancellable = g_cancellable_new ();
+  load->early = early;
 
   /* the worker's task shares the load, its callback holds it */
   sizing = g_task_new (NULL, load->cancellable, sized_cb, load_ref (load));
@@ -374,7 +384,7 @@ ks_document_loader_start_early (GFile                       *file,
   g_return_if_fail (G_IS_FILE (file));
   g_return_if_fail (options != NULL);
 
-  load = load_start (file, options);
+  load = load_start (file, options, TRUE);
   counts.early++;
   g_queue_push_tail (&early_loads, load);
 }
@@ -451,7 +461,7 @@ ks_document_loader_load_async (KsDocumentLoader            *self,
   load = take_early (file, options);
   adopted = load != NULL;
   if (!adopted)
-    load = load_start (file, options);
+    load = load_start (file, options, FALSE);
   self->cancellable = g_object_ref (load->cancellable);
 
   relay = g_new0 (ProgressRelay, 1);

@@ -419,6 +419,15 @@ load_cb (GObject      *object,
   loading_changed (self);
 }
 
+/* Reading the recent files' list, once a process: in the load's shadow
+ * rather than on its way (add_recent() at its end) or the window's. */
+static gboolean
+read_recent_cb (gpointer data)
+{
+  gtk_recent_manager_get_default ();
+  return G_SOURCE_REMOVE;
+}
+
 /* The loader's progress page comes with its first load. */
 static void
 loader_loading_cb (KsWindow         *self,
@@ -429,6 +438,7 @@ loader_loading_cb (KsWindow         *self,
   if (!ks_document_loader_get_loading (loader))
     return;
   gtk_stack_set_visible_child_name (self->main_stack, "loading");
+  g_idle_add_full (G_PRIORITY_LOW, read_recent_cb, NULL, NULL);
   loading_changed (self);
 }
 
@@ -712,6 +722,24 @@ update_recent (KsWindow *self)
   gtk_widget_set_visible (self->recent_group, shown > 0);
 }
 
+/* The recent traces are listed while the empty window's page is shown,
+ * and only then: reading the recent files (all applications', often
+ * hundreds of entries) is not in the way of a window opened for a file,
+ * which never shows that page. */
+static void
+welcome_map_cb (KsWindow *self)
+{
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
+  update_recent (self);
+}
+
+static void
+welcome_unmap_cb (KsWindow *self)
+{
+  g_signal_handlers_disconnect_by_func (gtk_recent_manager_get_default (), update_recent, self);
+}
+
 static void
 restore_window_state (KsWindow *self)
 {
@@ -835,6 +863,8 @@ ks_window_class_init (KsWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, main_stack);
   gtk_widget_class_bind_template_callback (widget_class, main_stack_child_cb);
+  gtk_widget_class_bind_template_callback (widget_class, welcome_map_cb);
+  gtk_widget_class_bind_template_callback (widget_class, welcome_unmap_cb);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_list);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, recent_group);
   gtk_widget_class_bind_template_child (widget_class, KsWindow, loader);
@@ -871,9 +901,6 @@ ks_window_init (KsWindow *self)
 
   g_signal_connect_object (self->recent_list, "row-activated",
                            G_CALLBACK (recent_activated_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
-                           G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
-  update_recent (self);
 
   _ks_window_analysis_init (self);
   _ks_window_actions_update (self);

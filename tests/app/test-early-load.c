@@ -11,15 +11,23 @@
  * exists, and the window made for the file adopts it rather than loading
  * the file again (src/app/ks-application.c, ks-document-loader.c). */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #include "config.h"
 
 #include <adwaita.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ks-application.h"
 #include "ks-document-loader.h"
+#include "ks-early-cores.h"
 #include "ks-memory-blocks.h"
 #include "ks-test-gtk.h"
 #include "ks-trace-loader.h"
@@ -57,6 +65,8 @@ typedef struct
   KsDocumentLoaderCounts  before;       /* before the run */
   KsDocumentLoaderCounts  at_window;    /* when the first window was added */
   gboolean                had_window;   /* a window existed at start-up */
+  gboolean                opened;       /* the application's open ran */
+  gboolean                window_at_open; /* a window existed once it returned */
   KsDocumentLoaderCounts  at_end;       /* once every window had loaded */
   GPtrArray              *windows;      /* KsWindow, not owned */
   void                  (*check) (GtkApplication *app,
@@ -71,6 +81,51 @@ startup_cb (GApplication *app,
   run->had_window = gtk_application_get_windows (GTK_APPLICATION (app)) != NULL;
   if (run->at_startup != NULL)
     run->at_startup ();
+}
+
+/* The loads kept off the main thread's core while GTK started have every
+ * core again once it has (ks-early-cores.c): every thread of the process
+ * may run where the main thread may. */
+static void
+assert_no_thread_held (void)
+{
+  cpu_set_t allowed;
+  DIR *dir = opendir ("/proc/self/task");
+  struct dirent *entry;
+
+  g_assert_false (ks_early_cores_held ());
+  g_assert_nonnull (dir);
+  g_assert_cmpint (sched_getaffinity (0, sizeof allowed, &allowed), ==, 0);
+  while ((entry = readdir (dir)) != NULL)
+    {
+      cpu_set_t set;
+      pid_t tid = (pid_t) atoi (entry->d_name);
+
+      if (tid > 0 && sched_getaffinity (tid, sizeof set, &set) == 0)
+        g_assert_true (CPU_EQUAL (&set, &allowed));
+    }
+  closedir (dir);
+}
+
+static void
+startup_after_cb (GApplication *app,
+                  Run          *run)
+{
+  /* GTK has started: nothing is held any more */
+  assert_no_thread_held ();
+}
+
+/* At launch the windows come at the main loop's next iteration, not in
+ * the stretch of GTK's start-up (ks_application_open()). */
+static void
+open_after_cb (GApplication  *app,
+               GFile        **files,
+               int            n_files,
+               const char    *hint,
+               Run           *run)
+{
+  run->opened = TRUE;
+  run->window_at_open = gtk_application_get_windows (GTK_APPLICATION (app)) != NULL;
 }
 
 static gboolean
@@ -118,6 +173,8 @@ run_application (Run *run)
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
   g_signal_connect (app, "startup", G_CALLBACK (startup_cb), run);
   g_signal_connect (app, "window-added", G_CALLBACK (window_added_cb), run);
+  g_signal_connect_after (app, "open", G_CALLBACK (open_after_cb), run);
+  g_signal_connect_after (app, "startup", G_CALLBACK (startup_after_cb), run);
 
   g_ptr_array_add (argv, (char *) "kinescope");
   for (guint i = 0; i < run->n_paths; i++)
@@ -130,6 +187,9 @@ run_application (Run *run)
   run->app = NULL;
   g_assert_cmpint (status, ==, 0);
   g_assert_false (run->had_window);
+  g_assert_true (run->opened);
+  g_assert_false (run->window_at_open);
+  assert_no_thread_held ();
   g_assert_cmpuint (run->windows->len, ==, run->n_windows ? run->n_windows : run->n_paths);
   g_clear_pointer (&run->windows, g_ptr_array_unref);
 }

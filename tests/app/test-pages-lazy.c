@@ -1,4 +1,5 @@
-/* test-pages-lazy.c: the side pages are built when first shown
+/* test-pages-lazy.c: the side pages are built when first shown, the
+ * empty window's recent traces listed when shown
  *
  * Copyright 2026 The Kinescope authors
  *
@@ -8,6 +9,8 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include "ks-compare-view.h"
 #include "ks-selection-page.h"
@@ -276,6 +279,117 @@ test_lazy_window_pages (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static void
+changed_cb (GtkRecentManager *manager,
+            guint            *n_changed)
+{
+  (*n_changed)++;
+}
+
+static guint
+n_list_rows (GtkWidget *list)
+{
+  guint n = 0;
+
+  while (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), (int) n) != NULL)
+    n++;
+  return n;
+}
+
+static gboolean
+lists_title (GtkWidget  *list,
+             const char *title)
+{
+  GtkListBoxRow *row;
+
+  for (int i = 0; (row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), i)) != NULL; i++)
+    if (g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), title) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The rows an empty window lists: the recent files Kinescope opened that
+ * still exist, five at most (the other tests here opened some too). */
+static guint
+n_expected_rows (GtkRecentManager *manager)
+{
+  GList *items = gtk_recent_manager_get_items (manager);
+  guint n = 0;
+
+  for (GList *l = items; l != NULL; l = l->next)
+    if (gtk_recent_info_has_application (l->data, "Kinescope") && gtk_recent_info_exists (l->data))
+      n++;
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  return MIN (n, 5);
+}
+
+/* The empty window's recent traces are read and listed while its page
+ * is shown: a window made for a file, which never shows that page, has
+ * no rows even once its trace is a recent one; an empty window lists it
+ * and follows the recent files while it shows them. */
+static void
+test_lazy_recent_list (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), LB_FILE, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *uri = g_file_get_uri (file);
+  g_autofree char *new_path = NULL;
+  g_autofree char *new_uri = NULL;
+  g_autofree char *new_name = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkRecentManager *manager;
+  GtkRecentData data = { 0 };
+  KsWindow *loaded, *empty;
+  GtkWidget *loaded_list, *empty_list;
+  guint n_changed = 0;
+  gulong id;
+  int fd;
+
+  /* opened as a command line's file is: loading before it is shown */
+  loaded = ks_window_new (NULL);
+  ks_window_open (loaded, file);
+  gtk_window_present (GTK_WINDOW (loaded));
+  manager = gtk_recent_manager_get_default ();
+  id = g_signal_connect (manager, "changed", G_CALLBACK (changed_cb), &n_changed);
+  WAIT_FOR (!ks_window_get_loading (loaded) && ks_window_get_session (loaded) != NULL);
+  g_assert_true (gtk_recent_manager_has_item (manager, uri));
+  /* the recent files told their listeners: the window was not one */
+  WAIT_FOR (n_changed > 0);
+  loaded_list = ks_test_find_descendant (GTK_WIDGET (loaded), GTK_TYPE_LIST_BOX, "recent-list");
+  g_assert_nonnull (loaded_list);
+  g_assert_false (gtk_widget_get_mapped (loaded_list));
+  g_assert_cmpuint (n_list_rows (loaded_list), ==, 0);
+
+  /* an empty window lists the trace */
+  empty = ks_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (empty));
+  empty_list = ks_test_find_descendant (GTK_WIDGET (empty), GTK_TYPE_LIST_BOX, "recent-list");
+  g_assert_nonnull (empty_list);
+  WAIT_FOR (lists_title (empty_list, LB_FILE));
+  g_assert_cmpuint (n_list_rows (empty_list), ==, n_expected_rows (manager));
+
+  /* and follows the recent files while it shows them: a file opened
+   * meanwhile (by another window) comes first */
+  fd = g_file_open_tmp ("recent-XXXXXX.pt.trace.json", &new_path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  new_uri = g_filename_to_uri (new_path, NULL, &error);
+  g_assert_no_error (error);
+  new_name = g_path_get_basename (new_path);
+  data.mime_type = (char *) "application/json";
+  data.app_name = (char *) "Kinescope";
+  data.app_exec = (char *) "kinescope %u";
+  g_assert_true (gtk_recent_manager_add_full (manager, new_uri, &data));
+  WAIT_FOR (lists_title (empty_list, new_name));
+  g_assert_cmpuint (n_list_rows (empty_list), ==, n_expected_rows (manager));
+  g_assert_cmpuint (n_list_rows (loaded_list), ==, 0);
+
+  g_signal_handler_disconnect (manager, id);
+  gtk_window_destroy (GTK_WINDOW (loaded));
+  gtk_window_destroy (GTK_WINDOW (empty));
+  g_unlink (new_path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -285,6 +399,7 @@ main (int   argc,
 
   g_test_add_func ("/app/pages/lazy", test_lazy_pages);
   g_test_add_func ("/app/pages/lazy-window-pages", test_lazy_window_pages);
+  g_test_add_func ("/app/pages/lazy-recent-list", test_lazy_recent_list);
 
   return g_test_run ();
 }
