@@ -259,7 +259,11 @@ read_compacted (Reader        *r,
 
   for (;;)
     {
+      KsPhaseClock clock;
+
+      ks_phase_start (&clock);
       b = g_async_queue_pop (src.full);
+      ks_json_parallel_note_input_wait (r, &clock);
       r->stream_state = b->state;
       if (b->kind != BLOCK_TEXT)
         break;

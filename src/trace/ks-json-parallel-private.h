@@ -209,6 +209,8 @@ struct _Parallel
   KsPhaseClock  t_replay;
   KsPhaseClock  t_here;       /* parsing chunks no worker took yet */
   KsPhaseClock  t_wait;
+  KsPhaseClock  t_input;      /* for the next block of text */
+  KsPhaseClock  t_cut;        /* taking a block in and cutting chunks off */
 
   /* buffers of replayed chunks, for the next ones: fresh memory is
    * paged in at a cost comparable to its parse */

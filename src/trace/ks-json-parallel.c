@@ -1003,6 +1003,7 @@ ks_json_feed_block (Reader        *r,
                     GError       **error)
 {
   Parallel *p = r->parallel;
+  KsPhaseClock clock;
 
   if (p == NULL || p->mode == MODE_SERIAL)
     return ks_json_parse_chunk (r, data, n, seen, in_string, error);
@@ -1028,6 +1029,7 @@ ks_json_feed_block (Reader        *r,
       open_reset (p, r->buf_offset);
     }
 
+  ks_phase_start (&clock);
   {
     Mark m = { p->open->len + n, seen, in_string };
 
@@ -1058,10 +1060,19 @@ ks_json_feed_block (Reader        *r,
     }
 
   cut_chunks (r, p);
+  ks_phase_add (&clock, &p->t_cut);
   if (p->open->len > MAX_OPEN_BYTES)
     return parse_open_here (r, p, error);
   /* a bounded number of chunks in flight: their text and events */
   return replay (r, p, p->in_flight, error);
+}
+
+void
+ks_json_parallel_note_input_wait (Reader             *r,
+                                  const KsPhaseClock *clock)
+{
+  if (r->parallel != NULL)
+    ks_phase_add (clock, &r->parallel->t_input);
 }
 
 /* At the end of the text: the open text is the last chunk, and all are
@@ -1111,9 +1122,11 @@ ks_json_parallel_finish (Reader  *r,
       ks_phase_print ("read: replaying events into the builder", &p->t_replay);
       ks_phase_print ("read: parsing chunks on this thread", &p->t_here);
       ks_phase_print ("read: waiting for workers", &p->t_wait);
-      rest.wall_ns -= p->t_replay.wall_ns + p->t_here.wall_ns + p->t_wait.wall_ns;
-      rest.cpu_ns -= p->t_replay.cpu_ns + p->t_here.cpu_ns + p->t_wait.cpu_ns;
-      ks_phase_print ("read: the rest (input, compaction, cutting)", &rest);
+      ks_phase_print ("read: waiting for the input", &p->t_input);
+      ks_phase_print ("read: taking the text in, cutting chunks", &p->t_cut);
+      rest.wall_ns -= p->t_replay.wall_ns + p->t_here.wall_ns + p->t_wait.wall_ns + p->t_input.wall_ns + p->t_cut.wall_ns;
+      rest.cpu_ns -= p->t_replay.cpu_ns + p->t_here.cpu_ns + p->t_wait.cpu_ns + p->t_input.cpu_ns + p->t_cut.cpu_ns;
+      ks_phase_print ("read: the rest (input, compaction, handing over)", &rest);
     }
   ks_json_parallel_stop (r);
   return ok;

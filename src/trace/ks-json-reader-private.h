@@ -704,6 +704,11 @@ gboolean ks_json_feed_block (Reader        *r,
 gboolean ks_json_parallel_finish (Reader  *r,
                                   GError **error);
 
+/* The reading thread waited, since @clock started, for a block from the
+ * thread that maps or inflates the text (KINESCOPE_LOAD_PHASES). */
+void ks_json_parallel_note_input_wait (Reader             *r,
+                                       const KsPhaseClock *clock);
+
 void ks_json_parallel_stop (Reader *r);
 
 /* ks-json-args-stage.c: the replay's args stored on a thread of their own */

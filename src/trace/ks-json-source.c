@@ -627,7 +627,12 @@ read_document (Reader        *r,
 
       for (;;)
         {
-          Block *b = g_async_queue_pop (src.full);
+          KsPhaseClock clock;
+          Block *b;
+
+          ks_phase_start (&clock);
+          b = g_async_queue_pop (src.full);
+          ks_json_parallel_note_input_wait (r, &clock);
 
           if (b->orig_len < 0)
             {

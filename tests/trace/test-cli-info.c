@@ -213,7 +213,8 @@ static const char *const args_phases[] = {
 };
 static const char *const read_phases[] = {
   "read: replaying events into the builder", "read: parsing chunks on this thread",
-  "read: waiting for workers", "read: the rest (input, compaction, cutting)",
+  "read: waiting for workers", "read: waiting for the input", "read: taking the text in, cutting chunks",
+  "read: the rest (input, compaction, handing over)",
 };
 
 /* @json without its "load_time_ms" member, which every run has its own */
