@@ -150,8 +150,8 @@ ks_json_par_take_spare (GPtrArray *spares)
   return spares->len > 0 ? g_ptr_array_steal_index_fast (spares, spares->len - 1) : NULL;
 }
 
-static Chunk *
-chunk_new (Parallel *p)
+Chunk *
+ks_json_par_chunk_new (Parallel *p)
 {
   Chunk *c = g_new0 (Chunk, 1);
 
@@ -226,6 +226,7 @@ chunk_free (Chunk *c)
   guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
 
   chunk_drop_events (c);
+  g_clear_pointer (&c->shared, g_bytes_unref);
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
   give_back (p->spare_data, c->data, limit);
@@ -432,10 +433,10 @@ ks_json_parallel_stop (Reader *r)
   g_free (p);
 }
 
-static void
-dispatch (Reader   *r,
-          Parallel *p,
-          Chunk    *c)
+void
+ks_json_par_dispatch (Reader   *r,
+                      Parallel *p,
+                      Chunk    *c)
 {
   Workers *w = p->workers;
 
@@ -740,7 +741,7 @@ merge_with_next (Reader   *r,
     }
 
   wait_done (p, n);
-  m = chunk_new (p);
+  m = ks_json_par_chunk_new (p);
   m->events_depth = c->events_depth;
   m->offset = c->offset;
   ks_json_par_append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
@@ -849,9 +850,9 @@ drop_marks (Parallel *p,
 }
 
 /* The last `},{"` in @data, or NULL. */
-static const guint8 *
-last_cut (const guint8 *data,
-          gsize         n)
+const guint8 *
+ks_json_par_last_cut (const guint8 *data,
+                      gsize         n)
 {
   while (n >= 4)
     {
@@ -887,7 +888,7 @@ cut_chunks (Reader   *r,
       if (from >= p->open->len)
         hit = NULL;
       else if (start == 0 && p->open->len - from < 2 * p->chunk_bytes)
-        hit = last_cut (p->open->data + from, p->open->len - from);
+        hit = ks_json_par_last_cut (p->open->data + from, p->open->len - from);
       else
         hit = memmem (p->open->data + from, p->open->len - from, "},{\"", 4);
 
@@ -897,7 +898,7 @@ cut_chunks (Reader   *r,
           break;
         }
       at = hit - p->open->data;
-      c = chunk_new (p);
+      c = ks_json_par_chunk_new (p);
       c->offset = p->open_offset;
       c->seen = 0;
       for (; mark < p->open_marks->len; mark++)
@@ -931,7 +932,7 @@ cut_chunks (Reader   *r,
           g_byte_array_append (c->data, p->open->data + start, at + 1 - start);
           start = at + 2;
         }
-      dispatch (r, p, c);
+      ks_json_par_dispatch (r, p, c);
     }
 
   if (start > 0)
@@ -1067,6 +1068,30 @@ ks_json_feed_block (Reader        *r,
   return replay (r, p, p->in_flight, error);
 }
 
+gboolean
+ks_json_feed_shared_block (Reader   *r,
+                           GBytes   *block,
+                           gsize     n,
+                           guint     seen,
+                           gboolean  in_string,
+                           GError  **error)
+{
+  Parallel *p = r->parallel;
+  KsPhaseClock clock;
+  gboolean cut;
+
+  /* the head and the array's first bytes are looked at where they are
+   * copied: those go as any block */
+  if (p == NULL || p->mode != MODE_EVENTS || !p->checked_first)
+    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
+  ks_phase_start (&clock);
+  cut = ks_json_par_feed_shared (r, p, block, n, seen, in_string);
+  ks_phase_add (&clock, &p->t_cut);
+  if (!cut)
+    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
+  return replay (r, p, p->in_flight, error);
+}
+
 void
 ks_json_parallel_note_input_wait (Reader             *r,
                                   const KsPhaseClock *clock)
@@ -1090,7 +1115,7 @@ ks_json_parallel_finish (Reader  *r,
     {
       if (p->open->len > 0)
         {
-          Chunk *c = chunk_new (p);
+          Chunk *c = ks_json_par_chunk_new (p);
 
           c->offset = p->open_offset;
           g_byte_array_unref (c->data);
@@ -1101,11 +1126,12 @@ ks_json_parallel_finish (Reader  *r,
           c->last = TRUE;
           c->in_string = p->open_in_string;
           open_reset (p, 0);
-          dispatch (r, p, c);
+          ks_json_par_dispatch (r, p, c);
         }
       ok = replay (r, p, 0, error);
     }
   g_debug ("%s: %u chunks on %u threads, %u cuts not between events", r->name, p->n_chunks, p->n_threads, p->n_merged);
+  g_debug ("%s: compacted blocks gave %u chunks their text", r->name, p->n_shared);
   if (p->thread_keys)
     g_debug ("%s: thread pairs numbered in %u chunks, %" G_GUINT64_FORMAT " pairs, %" G_GUINT64_FORMAT " resolved",
              r->name, p->n_keyed, p->n_pairs, p->n_resolved);

@@ -29,6 +29,7 @@ static gboolean saw_debug;
 static guint n_debug_ahead;    /* a folder's files inflated ahead, of n_debug_files */
 static guint n_debug_files;
 static guint n_debug_compacted; /* blocks compacted on a thread of their own */
+static guint n_debug_shared;    /* chunks that took their text from such a block */
 static gboolean saw_args_debug; /* the args' thread ran: */
 static guint n_debug_args_thread; /* args stored on it */
 static guint n_debug_args_here;   /* and on the reading thread at a barrier */
@@ -53,6 +54,8 @@ log_handler (const char     *domain,
   if (p != NULL && strstr (p, " blocks compacted on a thread of their own") != NULL &&
       sscanf (p + 2, "%u blocks", &threads) == 1)
     n_debug_compacted += threads;
+  if (p != NULL && sscanf (p + 2, "compacted blocks gave %u chunks their text", &threads) == 1)
+    n_debug_shared += threads;
   if (p != NULL && sscanf (p + 2, "stored %u on their own thread, %u on the reading thread", &n_debug_args_thread,
                            &n_debug_args_here) == 2)
     saw_args_debug = TRUE;
@@ -70,6 +73,7 @@ load_trace (const char  *path,
   n_debug_chunks = n_debug_merged = 0;
   n_debug_ahead = n_debug_files = 0;
   n_debug_compacted = 0;
+  n_debug_shared = 0;
   saw_args_debug = FALSE;
   n_debug_args_thread = n_debug_args_here = 0;
   return test_dump_load (path, threads, "KINESCOPE_JSON_CHUNK_BYTES", chunk, error);
@@ -902,6 +906,66 @@ test_mapped_compaction (void)
   g_assert_nonnull (strstr (g_bytes_get_data (error_dump, NULL), "gpt-broken.json: invalid JSON at line "));
 }
 
+/* @path loaded on one thread, and on @threads with its white space
+ * dropped by a thread of its own and chunks of each size of @chunks (and
+ * the default): the same dump, byte for byte; chunks took their text
+ * from the compacted blocks, and with @merges some were cut inside a
+ * string and parsed again with the next. */
+static void
+check_shared_blocks (const char        *path,
+                     const char        *threads,
+                     const char *const *chunks,
+                     guint              n_chunks,
+                     gboolean           merges)
+{
+  g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
+  gboolean merged = FALSE;
+
+  for (guint i = 0; i <= n_chunks; i++)
+    {
+      const char *chunk = i < n_chunks ? chunks[i] : NULL;
+      g_autofree char *how = g_strdup_printf ("%s threads, chunks of %s bytes from the compacted blocks",
+                                              threads, chunk ? chunk : "default");
+      g_autoptr(GBytes) parallel = NULL;
+
+      g_setenv ("KINESCOPE_JSON_COMPACT", "thread", TRUE);
+      parallel = load_dump (path, threads, chunk);
+      g_unsetenv ("KINESCOPE_JSON_COMPACT");
+      test_dump_assert_same (path, how, serial, parallel);
+      g_assert_true (saw_debug);
+      g_assert_cmpuint (n_debug_compacted, >, 0);
+      g_assert_cmpuint (n_debug_shared, >, 0);
+      /* most: all but those of the first MiB, which is read, not mapped */
+      if (chunk == NULL)
+        g_assert_cmpuint (2 * n_debug_shared, >, n_debug_chunks);
+      merged |= n_debug_merged > 0;
+    }
+  g_assert_true (merged == merges);
+}
+
+/* Past its first MiB a plain file's compacted blocks are cut where they
+ * lie, and the parse copies a chunk's text from the block: the same model
+ * as one thread for a trace with `},{"` inside strings and args (each
+ * such cut found out and parsed again), events that pair and nest across
+ * any cut, at every chunk size, and for the 13 MB GPT trace. */
+static void
+test_shared_blocks (void)
+{
+  g_autoptr(GString) s = tricky_trace (40000);
+  g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *path = NULL;
+  g_autofree char *gpt_path = NULL;
+  static const char *const chunks[] = { "61", "4096", "100000" };
+  static const char *const gpt_chunks[] = { "4096" };
+
+  g_assert_cmpuint (s->len, >, 3 * 1024 * 1024);
+  path = write_file ("tricky-shared.json", s->str, s->len);
+  check_shared_blocks (path, "3", chunks, G_N_ELEMENTS (chunks), TRUE);
+  check_shared_blocks (path, "4", chunks, 1, TRUE);
+  gpt_path = write_file ("gpt-shared.json", gpt->str, gpt->len);
+  check_shared_blocks (gpt_path, "4", gpt_chunks, G_N_ELEMENTS (gpt_chunks), FALSE);
+}
+
 /* The args ids of every slice and the store's size: a .kscope keeps the
  * text, so only the model shows the store's order. */
 static void
@@ -1057,6 +1121,7 @@ main (int   argc,
   g_test_add_func ("/json-parallel/folder", test_folder);
   g_test_add_func ("/json-parallel/rank-folders", test_rank_folders);
   g_test_add_func ("/json-parallel/mapped-compaction", test_mapped_compaction);
+  g_test_add_func ("/json-parallel/shared-blocks", test_shared_blocks);
   g_test_add_func ("/json-parallel/args-thread", test_args_thread);
   ret = g_test_run ();
 
