@@ -492,38 +492,6 @@ compare_gpus (gconstpointer a,
   return (ga->device > gb->device) - (ga->device < gb->device);
 }
 
-static gboolean
-array_is_sorted (GArray       *array,
-                 GCompareFunc  compare)
-{
-  gsize size = g_array_get_element_size (array);
-
-  for (guint i = 1; i < array->len; i++)
-    if (compare (array->data + (gsize) (i - 1) * size, array->data + (gsize) i * size) > 0)
-      return FALSE;
-  return TRUE;
-}
-
-static int
-compare_memory_events (gconstpointer a,
-                       gconstpointer b)
-{
-  const KsMemoryEvent *ea = a;
-  const KsMemoryEvent *eb = b;
-
-  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
-}
-
-static int
-compare_instants (gconstpointer a,
-                  gconstpointer b)
-{
-  const KsInstant *ea = a;
-  const KsInstant *eb = b;
-
-  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
-}
-
 static int
 compare_samples (gconstpointer a,
                  gconstpointer b,
@@ -743,7 +711,7 @@ link_flows (KsTraceBuilder *self,
             g_array_append_val (gpu, e);
           }
     }
-  if (!array_is_sorted (gpu, compare_corr))
+  if (!_ks_builder_array_is_sorted (gpu, compare_corr))
     g_array_sort (gpu, compare_corr);
   n_gpu = gpu->len;
   linked = g_new0 (guint8, MAX (n_gpu, 1));
@@ -819,61 +787,6 @@ link_flows (KsTraceBuilder *self,
 
   trace->n_flows = flows->len;
   trace->flows = (KsFlow *)(gpointer)g_array_free (g_steal_pointer (&flows), FALSE);
-}
-
-/* The thread of an allocator event that named none: of its process's
- * threads, the one whose deepest operator contains the event's time
- * (the operator that allocated), else the stand-in main thread. */
-static void
-place_memory_events (KsTrace *trace)
-{
-  g_autofree GPtrArray **by_process = g_new0 (GPtrArray *, MAX (trace->n_processes, 1));
-
-  for (guint32 i = 0; i < trace->n_threads; i++)
-    {
-      guint32 p = trace->threads[i].process;
-
-      if (p >= trace->n_processes || trace->threads[i].track == KS_NO_INDEX)
-        continue;
-      if (by_process[p] == NULL)
-        by_process[p] = g_ptr_array_new ();
-      g_ptr_array_add (by_process[p], &trace->tracks[trace->threads[i].track]);
-    }
-
-  for (guint32 e = 0; e < trace->n_memory_events; e++)
-    {
-      KsMemoryEvent *ev = &trace->memory_events[e];
-      guint32 main, p;
-      int best_depth = -1;
-
-      /* KS_NO_INDEX (no thread) has the bit set too */
-      if (ev->thread == KS_NO_INDEX || !(ev->thread & KS_BUILDER_UNPLACED))
-        continue;
-      main = ev->thread & ~KS_BUILDER_UNPLACED;
-      ev->thread = main;
-      if (main >= trace->n_threads)
-        {
-          ev->thread = KS_NO_INDEX;
-          continue;
-        }
-      p = trace->threads[main].process;
-      if (p >= trace->n_processes || by_process[p] == NULL)
-        continue;
-      for (guint k = 0; k < by_process[p]->len; k++)
-        {
-          const KsTrack *track = g_ptr_array_index (by_process[p], k);
-          guint32 s = ks_track_operator_at (track, ev->ts);
-
-          if (s != KS_NO_INDEX && track->depth[s] > best_depth)
-            {
-              best_depth = track->depth[s];
-              ev->thread = track->thread;
-            }
-        }
-    }
-
-  for (guint32 p = 0; p < trace->n_processes; p++)
-    g_clear_pointer (&by_process[p], g_ptr_array_unref);
 }
 
 void
@@ -994,6 +907,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   g_autofree Overlaps *checks = NULL;
   g_autoptr(GArray) large = NULL;
   KsPhaseClock clock;
+  KsBuilderTimed *timed;
 
   g_return_val_if_fail (self != NULL, NULL);
 
@@ -1056,6 +970,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
         g_array_append_val (large, t);
     }
   ks_phase_next (&clock, "finish: small tracks");
+  /* the memory events, samples and instants meanwhile */
+  timed = _ks_builder_timed_start (self, trace, origin);
   finish_large_tracks (self, trace, (guint32 *)(gpointer) large->data, large->len, origin, checks);
   ks_phase_next (&clock, "finish: large tracks");
   for (guint32 t = 0; t < trace->n_tracks; t++)
@@ -1122,25 +1038,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
 
   ks_phase_next (&clock, "finish: counters");
 
-  /* Memory events and instants: stable sort by time, unless they came in
-   * order (as a .kscope and most profilers give them) */
-  if (!array_is_sorted (self->memory_events, compare_memory_events))
-    g_array_sort (self->memory_events, compare_memory_events);
-  trace->n_memory_events = self->memory_events->len;
-  trace->memory_events = (KsMemoryEvent *)(gpointer)g_array_free (g_steal_pointer (&self->memory_events), FALSE);
-  for (guint32 i = 0; i < trace->n_memory_events; i++)
-    trace->memory_events[i].ts -= origin;
-  if (self->unplaced_memory > 0)
-    place_memory_events (trace);
-
-  _ks_builder_take_samples (self, trace, origin);
-
-  if (!array_is_sorted (self->instants, compare_instants))
-    g_array_sort (self->instants, compare_instants);
-  trace->n_instants = self->instants->len;
-  trace->instants = (KsInstant *)(gpointer)g_array_free (g_steal_pointer (&self->instants), FALSE);
-  for (guint32 i = 0; i < trace->n_instants; i++)
-    trace->instants[i].ts -= origin;
+  /* Memory events and instants: finished beside the tracks */
+  _ks_builder_timed_finish (g_steal_pointer (&timed));
 
   ks_phase_next (&clock, "finish: memory, samples, instants");
   if (g_cancellable_set_error_if_cancelled (cancellable, error))

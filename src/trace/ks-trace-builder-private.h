@@ -274,4 +274,18 @@ void _ks_builder_take_samples (KsTraceBuilder *self,
                                KsTrace        *trace,
                                gint64          origin);
 
+/* ks-trace-builder-timed.c: memory events, samples and instants
+ * finished on a thread of their own while the tracks are */
+
+typedef struct _KsBuilderTimed KsBuilderTimed;
+
+gboolean        _ks_builder_array_is_sorted (GArray         *array,
+                                             GCompareFunc    compare);
+KsBuilderTimed *_ks_builder_timed_start     (KsTraceBuilder *self,
+                                             KsTrace        *trace,
+                                             gint64          origin);
+/* Waits for it; then places the memory events that named no thread,
+ * which needs the trace's tracks, threads and processes. */
+void            _ks_builder_timed_finish    (KsBuilderTimed *t);
+
 G_END_DECLS

@@ -199,7 +199,8 @@ test_exit_codes (void)
  * threads) and a .kscope. */
 static const char *const finish_phases[] = {
   "finish: samples and checks", "finish: small tracks", "finish: large tracks",
-  "finish: overlaps and thread times", "finish: counters", "finish: memory, samples, instants",
+  "finish: overlaps and thread times", "finish: counters",
+  "finish beside the tracks: memory, samples, instants", "finish: memory, samples, instants",
   "finish: flows", "finish: strings and arguments",
 };
 static const char *const inflate_phases[] = {
