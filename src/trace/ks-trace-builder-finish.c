@@ -506,30 +506,12 @@ compare_samples (gconstpointer a,
   return (ia > ib) - (ia < ib);
 }
 
-typedef struct
-{
-  guint64 key;     /* group << 32 | correlation */
-  guint64 where;   /* track << 32 | slice */
-} CorrEntry;
-
-static int
-compare_corr (gconstpointer a,
-              gconstpointer b)
-{
-  const CorrEntry *ea = a;
-  const CorrEntry *eb = b;
-
-  if (ea->key != eb->key)
-    return ea->key < eb->key ? -1 : 1;
-  return (ea->where > eb->where) - (ea->where < eb->where);
-}
-
 /* The outermost slice of @track spanning exactly [@start, @end) (times
  * relative to the origin), or KS_NO_INDEX. */
-static guint32
-exact_slice (const KsTrack *track,
-             gint64         start,
-             gint64         end)
+guint32
+_ks_builder_exact_slice (const KsTrack *track,
+                         gint64         start,
+                         gint64         end)
 {
   guint32 lo = ks_track_first_starting_from (track, start);
 
@@ -572,7 +554,7 @@ resolve_thread_times (KsTraceBuilder *self,
       const PendingThreadTime *p = &g_array_index (self->thread_times, PendingThreadTime, i);
       ThreadTime tt = { p->track, 0, p->thread_start, p->thread_duration };
 
-      tt.slice = exact_slice (&trace->tracks[p->track], p->start - trace->origin_ns, p->end - trace->origin_ns);
+      tt.slice = _ks_builder_exact_slice (&trace->tracks[p->track], p->start - trace->origin_ns, p->end - trace->origin_ns);
       if (tt.slice != KS_NO_INDEX)
         g_array_append_val (found, tt);
     }
@@ -603,190 +585,6 @@ resolve_thread_times (KsTraceBuilder *self,
         }
       i = j;
     }
-}
-
-static int
-compare_flow_ends (gconstpointer a,
-                   gconstpointer b)
-{
-  const KsFlowEnd *ea = a;
-  const KsFlowEnd *eb = b;
-
-  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
-}
-
-/* Both ends of every pending flow, as slices (from and to of each). An
- * end that names a time binds as a .kscope's does; those are found a
- * track at a time in time order, the largest part of finishing a trace
- * with many flows when each was a search a depth. */
-static guint32 *
-resolve_flow_ends (KsTraceBuilder *self,
-                   KsTrace        *trace)
-{
-  const PendingFlow *flows = (const PendingFlow *)(gpointer)self->flows->data;
-  guint n = self->flows->len;
-  guint32 *ends = g_new (guint32, 2 * (gsize) MAX (n, 1));
-  g_autofree guint32 *first = g_new0 (guint32, (gsize) trace->n_tracks + 1);
-  g_autofree guint32 *fill = NULL;
-  g_autofree KsFlowEnd *by_track = NULL;
-
-  /* the ends by track, counted, then placed */
-  for (guint i = 0; i < 2 * n; i++)
-    {
-      const PendingFlow *pf = &flows[i / 2];
-      guint32 track = i % 2 ? pf->to_track : pf->from_track;
-      gint64 ts = i % 2 ? pf->to_ts : pf->from_ts;
-      gint64 end = i % 2 ? pf->to_end : pf->from_end;
-
-      if (end == G_MININT64)
-        first[track + 1]++;
-      else
-        ends[i] = exact_slice (&trace->tracks[track], ts - trace->origin_ns, end - trace->origin_ns);
-    }
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    first[t + 1] += first[t];
-  fill = g_memdup2 (first, ((gsize) trace->n_tracks + 1) * sizeof (guint32));
-  by_track = g_new (KsFlowEnd, MAX (first[trace->n_tracks], 1));
-  for (guint i = 0; i < 2 * n; i++)
-    {
-      const PendingFlow *pf = &flows[i / 2];
-      guint32 track = i % 2 ? pf->to_track : pf->from_track;
-
-      if ((i % 2 ? pf->to_end : pf->from_end) == G_MININT64)
-        by_track[fill[track]++] = (KsFlowEnd) { (i % 2 ? pf->to_ts : pf->from_ts) - trace->origin_ns, i, 0 };
-    }
-
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    {
-      KsFlowEnd *e = by_track + first[t];
-      guint32 m = first[t + 1] - first[t];
-      gboolean sorted = TRUE;
-
-      for (guint32 k = 1; k < m && sorted; k++)
-        sorted = e[k - 1].ts <= e[k].ts;
-      if (!sorted)
-        qsort (e, m, sizeof *e, compare_flow_ends);
-      if (m > 0)
-        ks_kscope_flow_end_slices (&trace->tracks[t], e, m);
-      for (guint32 k = 0; k < m; k++)
-        ends[e[k].tag] = e[k].slice;
-    }
-  return ends;
-}
-
-static void
-link_flows (KsTraceBuilder *self,
-            KsTrace        *trace)
-{
-  g_autoptr(GArray) gpu = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
-  g_autoptr(GArray) flows = g_array_new (FALSE, FALSE, sizeof (KsFlow));
-  g_autofree guint8 *linked = NULL;
-  g_autofree guint32 *ends = NULL;
-  guint32 launch_cat = 0;
-  guint n_gpu = 0;
-  guint64 n_stream_slices = 0;
-
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    if (trace->tracks[t].kind == KS_TRACK_STREAM)
-      n_stream_slices += trace->tracks[t].n_slices;
-  _ks_builder_array_reserve (gpu, n_stream_slices);
-  _ks_builder_array_reserve (flows, self->flows->len + n_stream_slices);
-
-  /* GPU side: (group, correlation) -> (track, slice) of each activity,
-   * as a sorted array: far cheaper than a hash table of millions of
-   * allocated keys. A cudaGraphLaunch gives every operation of its graph
-   * its own correlation id, so one id may have many activities. */
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    {
-      const KsTrack *track = &trace->tracks[t];
-
-      if (track->kind != KS_TRACK_STREAM)
-        continue;
-
-      for (guint32 i = 0; i < track->n_slices; i++)
-        if (track->correlation[i] != 0)
-          {
-            CorrEntry e = { (guint64)track->group << 32 | track->correlation[i], (guint64)t << 32 | i };
-
-            g_array_append_val (gpu, e);
-          }
-    }
-  if (!_ks_builder_array_is_sorted (gpu, compare_corr))
-    g_array_sort (gpu, compare_corr);
-  n_gpu = gpu->len;
-  linked = g_new0 (guint8, MAX (n_gpu, 1));
-
-  for (guint32 t = 0; n_gpu > 0 && t < trace->n_tracks; t++)
-    {
-      const KsTrack *track = &trace->tracks[t];
-
-      if (track->kind != KS_TRACK_THREAD)
-        continue;
-
-      for (guint32 i = 0; i < track->n_slices; i++)
-        {
-          guint64 key = (guint64)track->group << 32 | track->correlation[i];
-          const CorrEntry *e = (const CorrEntry *)(gpointer)gpu->data;
-          guint lo = 0, hi = n_gpu;
-          KsFlow f;
-
-          if (track->correlation[i] == 0 ||
-              (track->slice_kind[i] != KS_SLICE_CUDA_RUNTIME &&
-               track->slice_kind[i] != KS_SLICE_CUDA_DRIVER))
-            continue;
-
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
-
-              if (e[mid].key < key)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
-          /* Each GPU activity has one launch; later API calls with the
-           * same id (rare, broken files) do not link again. */
-          if (lo == n_gpu || e[lo].key != key || linked[lo])
-            continue;
-          linked[lo] = 1;
-
-          if (launch_cat == 0)
-            launch_cat = ks_trace_builder_intern (self, "ac2g");
-
-          /* every activity of the id, in (track, slice) order: the flows
-           * of one call are consecutive */
-          for (guint k = lo; k < n_gpu && e[k].key == key; k++)
-            {
-              f.from_track = t;
-              f.from_slice = i;
-              f.to_track = (guint32)(e[k].where >> 32);
-              f.to_slice = (guint32)(e[k].where & 0xffffffff);
-              f.category = launch_cat;
-              f.kind = KS_FLOW_LAUNCH;
-              g_array_append_val (flows, f);
-            }
-        }
-    }
-
-  ends = resolve_flow_ends (self, trace);
-  for (guint i = 0; i < self->flows->len; i++)
-    {
-      const PendingFlow *pf = &g_array_index (self->flows, PendingFlow, i);
-      KsFlow f;
-
-      f.from_track = pf->from_track;
-      f.to_track = pf->to_track;
-      f.from_slice = ends[2 * i];
-      f.to_slice = ends[2 * i + 1];
-      f.category = pf->category;
-      f.kind = pf->kind;
-      if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)
-        continue;
-      g_array_append_val (flows, f);
-    }
-
-  trace->n_flows = flows->len;
-  trace->flows = (KsFlow *)(gpointer)g_array_free (g_steal_pointer (&flows), FALSE);
 }
 
 void
@@ -1046,7 +844,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
     return NULL;
 
   take_ranks (self, trace);
-  link_flows (self, trace);
+  _ks_builder_link_flows (self, trace);
   ks_phase_next (&clock, "finish: flows");
 
   /* Strings last: link_flows may intern. */

@@ -274,6 +274,16 @@ void _ks_builder_take_samples (KsTraceBuilder *self,
                                KsTrace        *trace,
                                gint64          origin);
 
+/* ks-trace-builder-finish.c: the outermost slice of @track spanning
+ * exactly [@start, @end) (times relative to the origin), or KS_NO_INDEX */
+guint32 _ks_builder_exact_slice (const KsTrack *track,
+                                 gint64         start,
+                                 gint64         end);
+
+/* ks-trace-builder-flows.c: the trace's flows, bound to slices */
+void _ks_builder_link_flows (KsTraceBuilder *self,
+                             KsTrace        *trace);
+
 /* ks-trace-builder-timed.c: memory events, samples and instants
  * finished on a thread of their own while the tracks are */
 
