@@ -907,7 +907,8 @@ test_mapped_compaction (void)
 }
 
 /* @path loaded on one thread, and on @threads with its white space
- * dropped by a thread of its own and chunks of each size of @chunks (and
+ * dropped by a thread of its own (a .json.gz: by the inflating thread and
+ * the reading thread in turn) and chunks of each size of @chunks (and
  * the default): the same dump, byte for byte; chunks took their text
  * from the compacted blocks, and with @merges some were cut inside a
  * string and parsed again with the next. */
@@ -929,13 +930,17 @@ check_shared_blocks (const char        *path,
       g_autoptr(GBytes) parallel = NULL;
 
       g_setenv ("KINESCOPE_JSON_COMPACT", "thread", TRUE);
+      g_setenv ("KINESCOPE_GZ_COMPACT", i % 2 == 0 ? "inflate" : "read", TRUE);
       parallel = load_dump (path, threads, chunk);
       g_unsetenv ("KINESCOPE_JSON_COMPACT");
+      g_unsetenv ("KINESCOPE_GZ_COMPACT");
       test_dump_assert_same (path, how, serial, parallel);
       g_assert_true (saw_debug);
-      g_assert_cmpuint (n_debug_compacted, >, 0);
+      if (!g_str_has_suffix (path, ".gz"))
+        g_assert_cmpuint (n_debug_compacted, >, 0);
       g_assert_cmpuint (n_debug_shared, >, 0);
-      /* most: all but those of the first MiB, which is read, not mapped */
+      /* most: all but those of a plain file's first MiB, which is read,
+       * not mapped */
       if (chunk == NULL)
         g_assert_cmpuint (2 * n_debug_shared, >, n_debug_chunks);
       merged |= n_debug_merged > 0;
@@ -943,17 +948,19 @@ check_shared_blocks (const char        *path,
   g_assert_true (merged == merges);
 }
 
-/* Past its first MiB a plain file's compacted blocks are cut where they
- * lie, and the parse copies a chunk's text from the block: the same model
- * as one thread for a trace with `},{"` inside strings and args (each
- * such cut found out and parsed again), events that pair and nest across
- * any cut, at every chunk size, and for the 13 MB GPT trace. */
+/* Past its first MiB a plain file's compacted blocks, and a .json.gz's
+ * inflated ones, are cut where they lie, and the parse copies a chunk's
+ * text from the block: the same model as one thread for a trace with
+ * `},{"` inside strings and args (each such cut found out and parsed
+ * again), events that pair and nest across any cut, at every chunk
+ * size, and for the 13 MB GPT trace. */
 static void
 test_shared_blocks (void)
 {
   g_autoptr(GString) s = tricky_trace (40000);
   g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
   g_autofree char *path = NULL;
+  g_autofree char *gz = NULL;
   g_autofree char *gpt_path = NULL;
   static const char *const chunks[] = { "61", "4096", "100000" };
   static const char *const gpt_chunks[] = { "4096" };
@@ -962,6 +969,29 @@ test_shared_blocks (void)
   path = write_file ("tricky-shared.json", s->str, s->len);
   check_shared_blocks (path, "3", chunks, G_N_ELEMENTS (chunks), TRUE);
   check_shared_blocks (path, "4", chunks, 1, TRUE);
+  gz = write_gzip ("tricky-shared.json.gz", s->str, s->len);
+  check_shared_blocks (gz, "3", chunks, G_N_ELEMENTS (chunks), TRUE);
+
+  /* an error in the first blocks, while the inflating thread is blocks
+   * ahead and waits for one back: the same error, not a hang */
+  {
+    char *at = strstr (s->str + 100000, "\"ph\": \"X\"");
+    g_autofree char *broken = NULL;
+    g_autoptr(GBytes) serial = NULL;
+
+    g_assert_nonnull (at);
+    at[4] = ';';
+    broken = write_gzip ("tricky-broken.json.gz", s->str, s->len);
+    serial = load_dump (broken, "1", NULL);
+    g_assert_true (g_str_has_prefix (g_bytes_get_data (serial, NULL), "error: "));
+    for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+      {
+        g_autoptr(GBytes) parallel = load_dump (broken, "3", chunks[i]);
+
+        assert_same_bytes (broken, serial, parallel, chunks[i]);
+      }
+    at[4] = ':';
+  }
   gpt_path = write_file ("gpt-shared.json", gpt->str, gpt->len);
   check_shared_blocks (gpt_path, "4", gpt_chunks, G_N_ELEMENTS (gpt_chunks), FALSE);
 }
