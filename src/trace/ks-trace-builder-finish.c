@@ -8,8 +8,10 @@
 #define G_LOG_DOMAIN "ks-trace-builder"
 
 /* Finishing a trace: each track sorted and nested (depths and the
- * per-depth index), counters, instants and memory events sorted, and
- * flows and correlations linked to the slices at their ends. */
+ * per-depth index), counters sorted, instants and memory events sorted
+ * beside the tracks (ks-trace-builder-timed.c), and flows and
+ * correlations linked to the slices at their ends
+ * (ks-trace-builder-flows.c). */
 
 #include "config.h"
 
