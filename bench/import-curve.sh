@@ -28,7 +28,10 @@
 # slices' args stored on a thread of their own or in the replay
 # (KINESCOPE_JSON_ARGS), best of 2 each; and from 3 cores on with the
 # events' (pid, tid) pairs numbered in the chunks or looked up in the
-# replay (KINESCOPE_JSON_THREAD_KEYS), best of 2 each.
+# replay (KINESCOPE_JSON_THREAD_KEYS), best of 2 each; and from 4 cores
+# on with the chunks taking their text from the compacted blocks or the
+# reading thread copying the blocks (KINESCOPE_JSON_BLOCKS), best of 2
+# each, for the JSON and the .json.gz.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -229,6 +232,22 @@ if three and (twin, three[0]) in best and time.time() - start < budget + 90:
         md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.0f / %.0f |" % (n, r["chunk"][0], r["replay"][0],
                   r["replay"][0] / r["chunk"][0], r["chunk"][3].get(rp, (0, 0))[0], r["replay"][3].get(rp, (0, 0))[0],
                   r["chunk"][2], r["replay"][2]))
+    md.append("")
+# the chunks' text taken from the compacted blocks (the default) or the
+# blocks copied by the reading thread, best of 2, the JSON and the .json.gz
+if many and (twin, many[0]) in best and time.time() - start < budget + 105:
+    md.append("### chunks' text from the compacted blocks, or the blocks copied by the reading thread\n")
+    md.append("| file | cores | KINESCOPE_JSON_BLOCKS=share s | =copy s | ratio | reading thread's cutting + rest, share / copy (CPU s) | peak RSS MiB, share / copy |")
+    md.append("|---|---:|---:|---:|---:|---:|---:|")
+    cut, rest = "read: taking the text in, cutting chunks", "read: the rest (input, compaction, handing over)"
+    for f in (twin, gz):
+        for n in many:
+            r = {m: min((load(f, n, {"KINESCOPE_JSON_BLOCKS": m}) for _ in range(2)), key=lambda x: x[0])
+                 for m in ("share", "copy")}
+            c = {m: r[m][3].get(cut, (0, 0))[1] + r[m][3].get(rest, (0, 0))[1] for m in r}
+            md.append("| %s | %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.0f / %.0f |" % (os.path.basename(f), n,
+                      r["share"][0], r["copy"][0], r["copy"][0] / r["share"][0], c["share"], c["copy"],
+                      r["share"][2], r["copy"][2]))
     md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "

@@ -186,6 +186,7 @@ struct _Parallel
   gboolean      lenient;      /* the workers read as the reader does */
   gboolean      help_head_only; /* waiting, this thread parses only the chunk it waits for */
   gboolean      thread_keys;  /* workers number the chunks' (pid, tid) pairs */
+  gboolean      share_blocks; /* chunks take their text from the blocks */
   ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;

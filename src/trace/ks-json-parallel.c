@@ -294,6 +294,9 @@ ks_json_parallel_start (Reader  *r,
   p->lenient = r->lenient;
   p->help_head_only = help_head_only (n);
   p->thread_keys = ks_json_par_thread_keys (n);
+  /* KINESCOPE_JSON_BLOCKS=copy copies the blocks as before, for
+   * measurements */
+  p->share_blocks = g_strcmp0 (g_getenv ("KINESCOPE_JSON_BLOCKS"), "copy") != 0;
   if (args_on_thread (n))
     p->args_stage = ks_json_args_stage_new (r->builder);
   p->in_flight = in_flight (p, MAX (size, r->load_size));
@@ -1082,7 +1085,7 @@ ks_json_feed_shared_block (Reader   *r,
 
   /* the head and the array's first bytes are looked at where they are
    * copied: those go as any block */
-  if (p == NULL || p->mode != MODE_EVENTS || !p->checked_first)
+  if (p == NULL || p->mode != MODE_EVENTS || !p->checked_first || !p->share_blocks)
     return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
   ks_phase_start (&clock);
   cut = ks_json_par_feed_shared (r, p, block, n, seen, in_string);

@@ -110,8 +110,10 @@ assert_same_bytes (const char *path,
  * replayed slices are stored on a thread of their own or in the replay
  * (the first and third of every three loads, and the second); the
  * workers number the events' (pid, tid) pairs or the replay looks each
- * event's up (all loads but the second of every four, and the second).
- * Returns the largest number of chunks that a load used. */
+ * event's up (all loads but the second of every four, and the second);
+ * chunks take their text from the compacted blocks or the reading
+ * thread copies the blocks (all but the third of every four, and the
+ * third). Returns the largest number of chunks that a load used. */
 static guint
 check_same (const char        *path,
             const char *const *chunks,
@@ -131,7 +133,9 @@ check_same (const char        *path,
       g_setenv ("KINESCOPE_JSON_HELP", i % 2 == 0 ? "head" : "any", TRUE);
       g_setenv ("KINESCOPE_JSON_ARGS", i % 3 != 1 ? "thread" : "replay", TRUE);
       g_setenv ("KINESCOPE_JSON_THREAD_KEYS", i % 4 != 1 ? "chunk" : "replay", TRUE);
+      g_setenv ("KINESCOPE_JSON_BLOCKS", i % 4 != 2 ? "share" : "copy", TRUE);
       parallel = load_dump (path, "3", chunk);
+      g_unsetenv ("KINESCOPE_JSON_BLOCKS");
       g_unsetenv ("KINESCOPE_JSON_ARGS");
       g_unsetenv ("KINESCOPE_JSON_THREAD_KEYS");
       g_unsetenv ("KINESCOPE_GZ_COMPACT");
