@@ -12,9 +12,9 @@
 # (default 1 2 4 8 16, those past the machine's cores left out), REPEAT
 # (3) times, and keeps the fastest load: its wall time, the speedup
 # against one core, its peak RSS, and its phases (KINESCOPE_LOAD_PHASES:
-# the reading thread's replay, chunks it parsed itself, waiting, the rest
-# of the read, finishing). Prints the tables and writes them to
-# OUTDIR/curve.md, one file of raw rows per trace (OUTDIR/*.tsv) and the
+# the reading thread's replay, chunks it parsed itself, waiting for a
+# worker and for the input, cutting, the rest of the read, finishing).
+# Prints the tables and writes them to OUTDIR/curve.md, one file of raw rows per trace (OUTDIR/*.tsv) and the
 # machine (OUTDIR/machine.txt). TRACE_DIR (default /tmp) holds the
 # traces, which are deleted at the end unless KEEP=1.
 #
@@ -28,7 +28,10 @@
 # slices' args stored on a thread of their own or in the replay
 # (KINESCOPE_JSON_ARGS), best of 2 each; and from 3 cores on with the
 # events' (pid, tid) pairs numbered in the chunks or looked up in the
-# replay (KINESCOPE_JSON_THREAD_KEYS), best of 2 each.
+# replay (KINESCOPE_JSON_THREAD_KEYS), best of 2 each; and from 4 cores
+# on with the chunks taking their text from the compacted blocks or the
+# reading thread copying the blocks (KINESCOPE_JSON_BLOCKS), best of 2
+# each, for the JSON and the .json.gz.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -88,7 +91,9 @@ PHASES = [("inflate: inflating", "inflate"),
           ("read: replaying events into the builder", "replay"),
           ("read: parsing chunks on this thread", "parse here"),
           ("read: waiting for workers", "wait"),
-          ("read: the rest (input, compaction, cutting)", "rest of read"),
+          ("read: waiting for the input", "input wait"),
+          ("read: taking the text in, cutting chunks", "cutting"),
+          ("read: the rest (input, compaction, handing over)", "rest of read"),
           ("read", "read"),
           ("finish: large tracks", "fin: tracks"),
           ("finish: flows", "fin: flows"),
@@ -179,7 +184,7 @@ if many and (twin, many[0]) in best and time.time() - start < budget + 45:
     for n in many:
         r = {m: min((load(twin, n, {"KINESCOPE_JSON_COMPACT": m}) for _ in range(2)), key=lambda x: x[0])
              for m in ("thread", "read")}
-        rest = "read: the rest (input, compaction, cutting)"
+        rest = "read: the rest (input, compaction, handing over)"
         md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f |" % (n, r["thread"][0], r["read"][0],
                   r["read"][0] / r["thread"][0], r["thread"][3].get(rest, (0, 0))[0], r["read"][3].get(rest, (0, 0))[0]))
     md.append("")
@@ -228,12 +233,29 @@ if three and (twin, three[0]) in best and time.time() - start < budget + 90:
                   r["replay"][0] / r["chunk"][0], r["chunk"][3].get(rp, (0, 0))[0], r["replay"][3].get(rp, (0, 0))[0],
                   r["chunk"][2], r["replay"][2]))
     md.append("")
+# the chunks' text taken from the compacted blocks (the default) or the
+# blocks copied by the reading thread, best of 2, the JSON and the .json.gz
+if many and (twin, many[0]) in best and time.time() - start < budget + 105:
+    md.append("### chunks' text from the compacted blocks, or the blocks copied by the reading thread\n")
+    md.append("| file | cores | KINESCOPE_JSON_BLOCKS=share s | =copy s | ratio | reading thread's cutting + rest, share / copy (CPU s) | peak RSS MiB, share / copy |")
+    md.append("|---|---:|---:|---:|---:|---:|---:|")
+    cut, rest = "read: taking the text in, cutting chunks", "read: the rest (input, compaction, handing over)"
+    for f in (twin, gz):
+        for n in many:
+            r = {m: min((load(f, n, {"KINESCOPE_JSON_BLOCKS": m}) for _ in range(2)), key=lambda x: x[0])
+                 for m in ("share", "copy")}
+            c = {m: r[m][3].get(cut, (0, 0))[1] + r[m][3].get(rest, (0, 0))[1] for m in r}
+            md.append("| %s | %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.0f / %.0f |" % (os.path.basename(f), n,
+                      r["share"][0], r["copy"][0], r["copy"][0] / r["share"][0], c["share"], c["copy"],
+                      r["share"][2], r["copy"][2]))
+    md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "
           "0 when inflating sets the pace); 'compact' is the compacting thread's of a plain file (from 4 "
           "threads on); 'args' is the args thread's, storing the slices' args the replay handed over "
-          "(from 4 threads on); 'replay', 'parse here', 'wait' and 'rest of read' are the "
-          "reading thread's share of 'read' (the parallel reader only; none on one thread); 'fin: tracks' "
+          "(from 4 threads on); 'replay', 'parse here', 'wait' (for a worker or the args thread), 'input wait' "
+          "(for the compacting or inflating thread's next block), 'cutting' (taking a block into the open "
+          "text and cutting chunks off it) and 'rest of read' are the reading thread's share of 'read' (the parallel reader only; none on one thread); 'fin: tracks' "
           "and 'fin: flows' are parts of 'finish'.")
 if skipped:
     md.append("Not measured, the time budget of %.0f s was spent: %s." % (budget, ", ".join(skipped)))

@@ -103,7 +103,13 @@ compact_mapped (const guint8 *p,
  * to the reading thread and back through two queues, full and free, as
  * a .json.gz's inflated blocks do. The reading thread then cuts, replays
  * and parses what the workers left; the text it is handed is the same,
- * block for block, as it would have compacted itself. */
+ * block for block, as it would have compacted itself. It does not copy
+ * a block: the chunks cut from it hold it until their parse has copied
+ * their text (ks_json_feed_shared_block()), and it goes back to the free
+ * queue when the last lets go. So the thread is given another block in
+ * its place, one that chunks gave back or a new one: as many circulate
+ * as before (the compaction's lead), and one more exists for each chunk
+ * in flight that has not copied its text yet. */
 
 #define N_MAPPED_BLOCKS 4
 /* From this many threads on (KINESCOPE_JSON_COMPACT=thread or =read
@@ -118,8 +124,11 @@ typedef enum
   BLOCK_CUT,       /* the file was truncated under the mapping */
 } BlockKind;
 
+typedef struct _MappedSource MappedSource;
+
 typedef struct
 {
+  MappedSource       *src;
   guint8             *data;
   gsize               len;      /* compacted bytes */
   gsize               raw;      /* bytes of the file they stand for */
@@ -128,7 +137,7 @@ typedef struct
   BlockKind           kind;
 } MappedBlock;
 
-typedef struct
+struct _MappedSource
 {
   int                 fd;
   goffset             pos;
@@ -137,11 +146,16 @@ typedef struct
   KsJsonCompactState  state;
   GAsyncQueue        *full;
   GAsyncQueue        *free;
+  GAsyncQueue        *returned;  /* blocks that chunks let go of */
   gint                stop;
+  guint               n_made;     /* blocks, by the reading thread */
   /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
   KsPhaseClock        t_compact;
   KsPhaseClock        t_wait;     /* for a block the parse gave back */
-} MappedSource;
+};
+
+/* Pushed to the free queue to wake the thread when the reading stops. */
+static MappedBlock wake_block;
 
 static gboolean
 compacts_on_thread (Reader *r)
@@ -166,7 +180,38 @@ take_free (MappedSource *src)
   b = g_async_queue_pop (src->free);
   ks_phase_add (&clock, &src->t_wait);
   if (g_atomic_int_get (&src->stop))
-    return NULL;
+    {
+      /* every block made is collected at the end */
+      if (b != &wake_block)
+        g_async_queue_push (src->free, b);
+      return NULL;
+    }
+  return b;
+}
+
+/* The last reference to a block's text went (a GBytes' free function,
+ * on whichever thread let go of it). */
+static void
+block_returned (gpointer data)
+{
+  MappedBlock *b = data;
+
+  g_async_queue_push (b->src->returned, b);
+}
+
+/* A block for the thread to fill: one that chunks gave back, else new. */
+static MappedBlock *
+spare_block (MappedSource *src)
+{
+  MappedBlock *b = g_async_queue_try_pop (src->returned);
+
+  if (b != NULL)
+    return b;
+  b = g_new0 (MappedBlock, 1);
+  b->src = src;
+  /* room for the compaction's whole-vector stores past its end */
+  b->data = g_malloc (src->block_size + 64);
+  src->n_made++;
   return b;
 }
 
@@ -175,10 +220,11 @@ mapped_source_thread (gpointer data)
 {
   MappedSource *src = data;
   goffset pos = src->pos;
-  MappedBlock *b;
+  MappedBlock *b = NULL;
   KsPhaseClock clock;
+  gboolean cut = FALSE;
 
-  while (pos < src->end)
+  while (pos < src->end && !cut)
     {
       goffset start = pos & ~(goffset) (MAP_ALIGN - 1);
       gsize len = (gsize) MIN ((goffset) MAP_WINDOW, src->end - start);
@@ -188,34 +234,54 @@ mapped_source_thread (gpointer data)
         break;
       for (gsize off = (gsize) (pos - start); off < len;)
         {
-          gsize k = MIN (src->block_size, len - off);
+          gsize k, m = 0;
 
-          if ((b = take_free (src)) == NULL)
+          if (b == NULL)
             {
-              munmap (map, len);
-              return NULL;
+              if ((b = take_free (src)) == NULL)
+                {
+                  munmap (map, len);
+                  return NULL;
+                }
+              b->len = b->raw = 0;
+              b->seen = 0;
             }
+          /* the compacted text never grows: this much more fits */
+          k = MIN (src->block_size - b->len, len - off);
           ks_phase_start (&clock);
-          b->kind = compact_mapped (map + off, k, (char *) b->data, &src->state, &b->len) ? BLOCK_TEXT : BLOCK_CUT;
+          cut = !compact_mapped (map + off, k, (char *) b->data + b->len, &src->state, &m);
           ks_phase_add (&clock, &src->t_compact);
-          b->raw = b->kind == BLOCK_TEXT ? k : 0;
-          b->seen = ks_json_take_seen (&src->state);
+          if (cut)
+            break;
+          b->len += m;
+          b->raw += k;
+          b->seen |= ks_json_take_seen (&src->state);
           b->state = src->state;
-          g_async_queue_push (src->full, b);
-          if (b->kind == BLOCK_CUT)
-            {
-              munmap (map, len);
-              return NULL;
-            }
           pos += k;
           off += k;
+          /* blocks of about a chunk's compacted text, so that a chunk
+           * is cut from each (ks_json_feed_shared_block()) */
+          if (src->block_size - b->len < src->block_size / 8)
+            {
+              b->kind = BLOCK_TEXT;
+              g_async_queue_push (src->full, g_steal_pointer (&b));
+            }
         }
       munmap (map, len);
     }
-  if ((b = take_free (src)) != NULL)
+  if (b != NULL && b->raw > 0)
     {
-      b->kind = BLOCK_END;
+      b->kind = BLOCK_TEXT;
+      g_async_queue_push (src->full, g_steal_pointer (&b));
+    }
+  /* where the text ends, or was truncated under the mapping */
+  if (b == NULL)
+    b = take_free (src);
+  if (b != NULL)
+    {
+      b->kind = cut ? BLOCK_CUT : BLOCK_END;
       b->raw = b->len = 0;
+      b->seen = ks_json_take_seen (&src->state);
       b->state = src->state;
       g_async_queue_push (src->full, b);
     }
@@ -236,7 +302,6 @@ read_compacted (Reader        *r,
                 GError       **error)
 {
   MappedSource src = { 0 };
-  MappedBlock blocks[N_MAPPED_BLOCKS];
   MappedBlock *b = NULL;
   GThread *thread;
   gboolean ok = TRUE, done = FALSE, relocate = FALSE;
@@ -249,30 +314,44 @@ read_compacted (Reader        *r,
   src.state = r->stream_state;
   src.full = g_async_queue_new ();
   src.free = g_async_queue_new ();
+  src.returned = g_async_queue_new ();
   for (guint i = 0; i < N_MAPPED_BLOCKS; i++)
-    {
-      /* room for the compaction's whole-vector stores past its end */
-      blocks[i].data = g_malloc (src.block_size + 64);
-      g_async_queue_push (src.free, &blocks[i]);
-    }
+    g_async_queue_push (src.free, spare_block (&src));
   thread = g_thread_new ("ks-compact", mapped_source_thread, &src);
 
   for (;;)
     {
+      KsPhaseClock clock;
+      g_autoptr(GBytes) text = NULL;
+      gsize raw;
+      gboolean fed;
+
+      ks_phase_start (&clock);
       b = g_async_queue_pop (src.full);
+      ks_json_parallel_note_input_wait (r, &clock);
       r->stream_state = b->state;
       if (b->kind != BLOCK_TEXT)
-        break;
-      if (!ks_json_source_feed (r, b->data, b->len, b->seen, b->state.in_string, error))
+        {
+          g_async_queue_push (src.free, b);
+          break;
+        }
+      /* the chunks cut from it hold it: the thread fills another */
+      g_async_queue_push (src.free, spare_block (&src));
+      raw = b->raw;
+      text = g_bytes_new_with_free_func (b->data, b->len, block_returned, b);
+      r->text_fed += b->len;
+      fed = ks_json_feed_shared_block (r, text, b->len, b->seen, b->state.in_string, error);
+      g_clear_pointer (&text, g_bytes_unref);
+      if (!fed)
         {
           ok = FALSE;
           relocate = TRUE;
           break;
         }
       n_blocks++;
-      r->orig_offset += b->raw;
-      *raw_read += b->raw;
-      pos += b->raw;
+      r->orig_offset += raw;
+      *raw_read += raw;
+      pos += raw;
       if (!ks_json_source_progress (r, *raw_read, base, span, size, error))
         {
           ok = FALSE;
@@ -283,23 +362,34 @@ read_compacted (Reader        *r,
           done = TRUE;
           break;
         }
-      g_async_queue_push (src.free, b);
     }
 
-  /* a block back, for the thread to find the stop when it waits for one */
-  if (b->kind == BLOCK_TEXT)
-    {
-      g_atomic_int_set (&src.stop, 1);
-      g_async_queue_push (src.free, b);
-    }
+  /* the thread may wait for a free block: it finds the stop */
+  g_atomic_int_set (&src.stop, 1);
+  g_async_queue_push (src.free, &wake_block);
   g_thread_join (thread);
-  g_debug ("%s: %u blocks compacted on a thread of their own", r->name, n_blocks);
+  g_debug ("%s: %u blocks compacted on a thread of their own, in %u buffers", r->name, n_blocks, src.n_made);
   ks_phase_print ("map: compaction", &src.t_compact);
   ks_phase_print ("map: waiting for the parse", &src.t_wait);
-  for (guint i = 0; i < N_MAPPED_BLOCKS; i++)
-    g_free (blocks[i].data);
+  /* every block made comes back: those compacted ahead, and those that
+   * chunks still hold, as soon as their parse has copied their text
+   * (the workers take every chunk dispatched, this thread or not) */
+  for (guint back = 0; back < src.n_made;)
+    {
+      b = g_async_queue_try_pop (src.full);
+      if (b == NULL)
+        b = g_async_queue_try_pop (src.free);
+      if (b == NULL)
+        b = g_async_queue_pop (src.returned);
+      if (b == &wake_block)
+        continue;
+      g_free (b->data);
+      g_free (b);
+      back++;
+    }
   g_async_queue_unref (src.full);
   g_async_queue_unref (src.free);
+  g_async_queue_unref (src.returned);
 
   if (relocate)
     ks_json_relocate_error (r, stream, FALSE, error);

@@ -125,6 +125,11 @@ typedef struct _Chunk
   gboolean      prepare_args; /* the parse prepares the args (on a worker) */
   gboolean      last;         /* runs to the end of the text ... */
   gboolean      in_string;    /* ... which ends inside a string */
+  /* the rest of the text, in a compacted block that the parse appends
+   * to data (see ks_json_feed_shared_block()), or NULL */
+  GBytes       *shared;
+  gsize         shared_from;
+  gsize         shared_len;
 
   /* filled by the worker */
   gboolean      done;
@@ -181,6 +186,7 @@ struct _Parallel
   gboolean      lenient;      /* the workers read as the reader does */
   gboolean      help_head_only; /* waiting, this thread parses only the chunk it waits for */
   gboolean      thread_keys;  /* workers number the chunks' (pid, tid) pairs */
+  gboolean      share_blocks; /* chunks take their text from the blocks */
   ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;
@@ -200,6 +206,7 @@ struct _Parallel
   int           events_depth;
   guint         n_chunks;
   guint         n_merged;
+  guint         n_shared;     /* chunks that took their text from a block */
   guint         n_keyed;      /* chunks replayed with their pairs numbered, */
   guint64       n_pairs;      /* the pairs of those, */
   guint64       n_resolved;   /* and those that an event looked up */
@@ -209,6 +216,8 @@ struct _Parallel
   KsPhaseClock  t_replay;
   KsPhaseClock  t_here;       /* parsing chunks no worker took yet */
   KsPhaseClock  t_wait;
+  KsPhaseClock  t_input;      /* for the next block of text */
+  KsPhaseClock  t_cut;        /* taking a block in and cutting chunks off */
 
   /* buffers of replayed chunks, for the next ones: fresh memory is
    * paged in at a cost comparable to its parse */
@@ -251,6 +260,22 @@ void     ks_json_par_append_text  (GByteArray   *data,
 
 /* ks-json-parallel.c */
 gpointer ks_json_par_take_spare   (GPtrArray    *spares);
+
+/* ks-json-parallel-shared.c: chunks that take their text from the
+ * compacting thread's blocks */
+gboolean ks_json_par_feed_shared  (Reader       *r,
+                                   Parallel     *p,
+                                   GBytes       *block,
+                                   gsize         n,
+                                   guint         seen,
+                                   gboolean      in_string);
+void     ks_json_par_take_text    (Chunk        *c);
+Chunk   *ks_json_par_chunk_new    (Parallel     *p);
+void     ks_json_par_dispatch     (Reader       *r,
+                                   Parallel     *p,
+                                   Chunk        *c);
+const guint8 *ks_json_par_last_cut (const guint8 *data,
+                                    gsize         n);
 
 /* ks-json-threads-local.c: a chunk's (pid, tid) pairs numbered */
 ThreadKeys *ks_json_thread_keys_new    (void);

@@ -302,6 +302,7 @@ ks_json_par_run_chunk (Chunk *c)
 
   if (c->events_depth != 2)
     wrapper[0] = '[';
+  ks_json_par_take_text (c);
   c->local = g_array_new (FALSE, FALSE, sizeof (LocalString));
   c->text = g_string_chunk_new (64 * 1024);
   /* on this thread too, where the numbering costs about what it saves:

@@ -150,8 +150,8 @@ ks_json_par_take_spare (GPtrArray *spares)
   return spares->len > 0 ? g_ptr_array_steal_index_fast (spares, spares->len - 1) : NULL;
 }
 
-static Chunk *
-chunk_new (Parallel *p)
+Chunk *
+ks_json_par_chunk_new (Parallel *p)
 {
   Chunk *c = g_new0 (Chunk, 1);
 
@@ -226,6 +226,7 @@ chunk_free (Chunk *c)
   guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
 
   chunk_drop_events (c);
+  g_clear_pointer (&c->shared, g_bytes_unref);
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
   give_back (p->spare_data, c->data, limit);
@@ -293,6 +294,9 @@ ks_json_parallel_start (Reader  *r,
   p->lenient = r->lenient;
   p->help_head_only = help_head_only (n);
   p->thread_keys = ks_json_par_thread_keys (n);
+  /* KINESCOPE_JSON_BLOCKS=copy copies the blocks as before, for
+   * measurements */
+  p->share_blocks = g_strcmp0 (g_getenv ("KINESCOPE_JSON_BLOCKS"), "copy") != 0;
   if (args_on_thread (n))
     p->args_stage = ks_json_args_stage_new (r->builder);
   p->in_flight = in_flight (p, MAX (size, r->load_size));
@@ -432,10 +436,10 @@ ks_json_parallel_stop (Reader *r)
   g_free (p);
 }
 
-static void
-dispatch (Reader   *r,
-          Parallel *p,
-          Chunk    *c)
+void
+ks_json_par_dispatch (Reader   *r,
+                      Parallel *p,
+                      Chunk    *c)
 {
   Workers *w = p->workers;
 
@@ -740,7 +744,7 @@ merge_with_next (Reader   *r,
     }
 
   wait_done (p, n);
-  m = chunk_new (p);
+  m = ks_json_par_chunk_new (p);
   m->events_depth = c->events_depth;
   m->offset = c->offset;
   ks_json_par_append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
@@ -849,9 +853,9 @@ drop_marks (Parallel *p,
 }
 
 /* The last `},{"` in @data, or NULL. */
-static const guint8 *
-last_cut (const guint8 *data,
-          gsize         n)
+const guint8 *
+ks_json_par_last_cut (const guint8 *data,
+                      gsize         n)
 {
   while (n >= 4)
     {
@@ -887,7 +891,7 @@ cut_chunks (Reader   *r,
       if (from >= p->open->len)
         hit = NULL;
       else if (start == 0 && p->open->len - from < 2 * p->chunk_bytes)
-        hit = last_cut (p->open->data + from, p->open->len - from);
+        hit = ks_json_par_last_cut (p->open->data + from, p->open->len - from);
       else
         hit = memmem (p->open->data + from, p->open->len - from, "},{\"", 4);
 
@@ -897,7 +901,7 @@ cut_chunks (Reader   *r,
           break;
         }
       at = hit - p->open->data;
-      c = chunk_new (p);
+      c = ks_json_par_chunk_new (p);
       c->offset = p->open_offset;
       c->seen = 0;
       for (; mark < p->open_marks->len; mark++)
@@ -931,7 +935,7 @@ cut_chunks (Reader   *r,
           g_byte_array_append (c->data, p->open->data + start, at + 1 - start);
           start = at + 2;
         }
-      dispatch (r, p, c);
+      ks_json_par_dispatch (r, p, c);
     }
 
   if (start > 0)
@@ -1003,6 +1007,7 @@ ks_json_feed_block (Reader        *r,
                     GError       **error)
 {
   Parallel *p = r->parallel;
+  KsPhaseClock clock;
 
   if (p == NULL || p->mode == MODE_SERIAL)
     return ks_json_parse_chunk (r, data, n, seen, in_string, error);
@@ -1028,6 +1033,7 @@ ks_json_feed_block (Reader        *r,
       open_reset (p, r->buf_offset);
     }
 
+  ks_phase_start (&clock);
   {
     Mark m = { p->open->len + n, seen, in_string };
 
@@ -1058,10 +1064,43 @@ ks_json_feed_block (Reader        *r,
     }
 
   cut_chunks (r, p);
+  ks_phase_add (&clock, &p->t_cut);
   if (p->open->len > MAX_OPEN_BYTES)
     return parse_open_here (r, p, error);
   /* a bounded number of chunks in flight: their text and events */
   return replay (r, p, p->in_flight, error);
+}
+
+gboolean
+ks_json_feed_shared_block (Reader   *r,
+                           GBytes   *block,
+                           gsize     n,
+                           guint     seen,
+                           gboolean  in_string,
+                           GError  **error)
+{
+  Parallel *p = r->parallel;
+  KsPhaseClock clock;
+  gboolean cut;
+
+  /* the head and the array's first bytes are looked at where they are
+   * copied: those go as any block */
+  if (p == NULL || p->mode != MODE_EVENTS || !p->checked_first || !p->share_blocks)
+    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
+  ks_phase_start (&clock);
+  cut = ks_json_par_feed_shared (r, p, block, n, seen, in_string);
+  ks_phase_add (&clock, &p->t_cut);
+  if (!cut)
+    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
+  return replay (r, p, p->in_flight, error);
+}
+
+void
+ks_json_parallel_note_input_wait (Reader             *r,
+                                  const KsPhaseClock *clock)
+{
+  if (r->parallel != NULL)
+    ks_phase_add (clock, &r->parallel->t_input);
 }
 
 /* At the end of the text: the open text is the last chunk, and all are
@@ -1079,7 +1118,7 @@ ks_json_parallel_finish (Reader  *r,
     {
       if (p->open->len > 0)
         {
-          Chunk *c = chunk_new (p);
+          Chunk *c = ks_json_par_chunk_new (p);
 
           c->offset = p->open_offset;
           g_byte_array_unref (c->data);
@@ -1090,11 +1129,12 @@ ks_json_parallel_finish (Reader  *r,
           c->last = TRUE;
           c->in_string = p->open_in_string;
           open_reset (p, 0);
-          dispatch (r, p, c);
+          ks_json_par_dispatch (r, p, c);
         }
       ok = replay (r, p, 0, error);
     }
   g_debug ("%s: %u chunks on %u threads, %u cuts not between events", r->name, p->n_chunks, p->n_threads, p->n_merged);
+  g_debug ("%s: compacted blocks gave %u chunks their text", r->name, p->n_shared);
   if (p->thread_keys)
     g_debug ("%s: thread pairs numbered in %u chunks, %" G_GUINT64_FORMAT " pairs, %" G_GUINT64_FORMAT " resolved",
              r->name, p->n_keyed, p->n_pairs, p->n_resolved);
@@ -1111,9 +1151,11 @@ ks_json_parallel_finish (Reader  *r,
       ks_phase_print ("read: replaying events into the builder", &p->t_replay);
       ks_phase_print ("read: parsing chunks on this thread", &p->t_here);
       ks_phase_print ("read: waiting for workers", &p->t_wait);
-      rest.wall_ns -= p->t_replay.wall_ns + p->t_here.wall_ns + p->t_wait.wall_ns;
-      rest.cpu_ns -= p->t_replay.cpu_ns + p->t_here.cpu_ns + p->t_wait.cpu_ns;
-      ks_phase_print ("read: the rest (input, compaction, cutting)", &rest);
+      ks_phase_print ("read: waiting for the input", &p->t_input);
+      ks_phase_print ("read: taking the text in, cutting chunks", &p->t_cut);
+      rest.wall_ns -= p->t_replay.wall_ns + p->t_here.wall_ns + p->t_wait.wall_ns + p->t_input.wall_ns + p->t_cut.wall_ns;
+      rest.cpu_ns -= p->t_replay.cpu_ns + p->t_here.cpu_ns + p->t_wait.cpu_ns + p->t_input.cpu_ns + p->t_cut.cpu_ns;
+      ks_phase_print ("read: the rest (input, compaction, handing over)", &rest);
     }
   ks_json_parallel_stop (r);
   return ok;

@@ -701,8 +701,24 @@ gboolean ks_json_feed_block (Reader        *r,
                              gboolean       in_string,
                              GError       **error);
 
+/* ks_json_feed_block() for the first @n bytes of @block, a compacted
+ * block that is not written again while a reference is held: chunks cut
+ * from it keep one and copy their text on the thread that parses them,
+ * instead of this thread copying the block into the text it cuts. */
+gboolean ks_json_feed_shared_block (Reader   *r,
+                                    GBytes   *block,
+                                    gsize     n,
+                                    guint     seen,
+                                    gboolean  in_string,
+                                    GError  **error);
+
 gboolean ks_json_parallel_finish (Reader  *r,
                                   GError **error);
+
+/* The reading thread waited, since @clock started, for a block from the
+ * thread that maps or inflates the text (KINESCOPE_LOAD_PHASES). */
+void ks_json_parallel_note_input_wait (Reader             *r,
+                                       const KsPhaseClock *clock);
 
 void ks_json_parallel_stop (Reader *r);
 

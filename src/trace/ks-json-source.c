@@ -228,15 +228,21 @@ ks_json_relocate_error (Reader        *r,
 
 /* Compressed input is inflated by a worker thread while this one parses:
  * the two halves of the work overlap on machines with two cores. Blocks
- * travel through two queues, full and free, and always come back. */
+ * travel through two queues, full and free, and always come back. A
+ * block that chunks are cut from is held by them until their parse has
+ * copied their text (ks_json_feed_shared_block()), and comes back
+ * through a third queue; the thread is given another in its place. */
 
 #define N_BLOCKS 4
 /* From this many threads on the reading thread drops the white space of
  * a .json.gz, not the inflating thread (see inflater_compacts()). */
 #define GZ_COMPACT_READ_THREADS 8
 
+typedef struct _GzSource GzSource;
+
 typedef struct
 {
+  GzSource *src;
   guint8  *data;
   gssize   orig_len;     /* inflated bytes: > 0 data, 0 end, -1 error */
   gsize    len;          /* the same without white space (may be 0) */
@@ -246,7 +252,7 @@ typedef struct
   guint64  raw_read;     /* compressed bytes read so far */
 } Block;
 
-typedef struct
+struct _GzSource
 {
   GInputStream *stream;
   GCancellable *cancellable;
@@ -258,6 +264,8 @@ typedef struct
   guint64       raw_read;
   GAsyncQueue  *full;
   GAsyncQueue  *free;
+  GAsyncQueue  *returned;    /* blocks that chunks let go of */
+  guint         n_made;      /* blocks, by the reading thread */
   gint          stop;
   gint          count_only;  /* past the trace: blocks are inflated, not compacted */
   gboolean      started;     /* the first block is out (it may start with a BOM) */
@@ -268,7 +276,32 @@ typedef struct
   KsPhaseClock  t_inflate;
   KsPhaseClock  t_compact;
   KsPhaseClock  t_wait;      /* for a block the parse gave back */
-} GzSource;
+};
+
+/* The last reference to a block's text went (a GBytes' free function,
+ * on whichever thread let go of it). */
+static void
+gz_block_returned (gpointer data)
+{
+  Block *b = data;
+
+  g_async_queue_push (b->src->returned, b);
+}
+
+/* A block for the thread to fill: one that chunks gave back, else new. */
+static Block *
+gz_spare_block (GzSource *src)
+{
+  Block *b = g_async_queue_try_pop (src->returned);
+
+  if (b != NULL)
+    return b;
+  b = g_new0 (Block, 1);
+  b->src = src;
+  b->data = g_malloc (READ_CHUNK + 16);
+  src->n_made++;
+  return b;
+}
 
 /* Inflates the next block of output; 0 at the end of the data. */
 static gssize
@@ -594,7 +627,6 @@ read_document (Reader        *r,
   else
     {
       GzSource src = { 0 };
-      Block blocks[N_BLOCKS];
       GThread *thread;
       gboolean ok = TRUE;
       guint32 isize;
@@ -617,27 +649,33 @@ read_document (Reader        *r,
       src.compacts = inflater_compacts (r);
       src.full = g_async_queue_new ();
       src.free = g_async_queue_new ();
+      src.returned = g_async_queue_new ();
       for (guint i = 0; i < N_BLOCKS; i++)
-        {
-          blocks[i].data = g_malloc (READ_CHUNK + 16);
-          blocks[i].error = NULL;
-          g_async_queue_push (src.free, &blocks[i]);
-        }
+        g_async_queue_push (src.free, gz_spare_block (&src));
       thread = g_thread_new ("ks-inflate", gz_source_thread, &src);
 
       for (;;)
         {
-          Block *b = g_async_queue_pop (src.full);
+          KsPhaseClock clock;
+          Block *b;
+
+          ks_phase_start (&clock);
+          b = g_async_queue_pop (src.full);
+          ks_json_parallel_note_input_wait (r, &clock);
 
           if (b->orig_len < 0)
             {
               g_propagate_prefixed_error (error, b->error, "%s: ", r->name);
               b->error = NULL;
               ok = FALSE;
+              g_async_queue_push (src.free, b);
               break;
             }
           if (b->orig_len == 0)
-            break;
+            {
+              g_async_queue_push (src.free, b);
+              break;
+            }
           raw_read = b->raw_read;
           r->orig_offset += b->orig_len;
           if (!src.compacts && !ks_json_past_value (r))
@@ -648,17 +686,30 @@ read_document (Reader        *r,
             }
           /* after the trace the inflated bytes are only counted: the
            * warning says how many were ignored */
-          if ((!ks_json_past_value (r) && !ks_json_source_feed (r, b->data, b->len, b->seen, b->in_string, error)) ||
-              !ks_json_source_progress (r, raw_read, base, span, size, error))
+          if (!ks_json_past_value (r))
+            {
+              g_autoptr(GBytes) text = NULL;
+
+              /* the chunks cut from it hold it: the thread fills another */
+              g_async_queue_push (src.free, gz_spare_block (&src));
+              text = g_bytes_new_with_free_func (b->data, b->len, gz_block_returned, b);
+              r->text_fed += b->len;
+              ok = ks_json_feed_shared_block (r, text, b->len, b->seen, b->in_string, error);
+              b = NULL;
+            }
+          if (!ok || !ks_json_source_progress (r, raw_read, base, span, size, error))
             {
               ok = FALSE;
               g_atomic_int_set (&src.stop, 1);
-              g_async_queue_push (src.free, b);
+              /* a block back, for the thread to find the stop if it waits
+               * for one (one that chunks hold comes back elsewhere) */
+              g_async_queue_push (src.free, b != NULL ? b : gz_spare_block (&src));
               break;
             }
           if (ks_json_past_value (r))
             g_atomic_int_set (&src.count_only, 1);
-          g_async_queue_push (src.free, b);
+          if (b != NULL)
+            g_async_queue_push (src.free, b);
         }
 
       g_thread_join (thread);
@@ -666,13 +717,24 @@ read_document (Reader        *r,
       ks_phase_print ("inflate: inflating", &src.t_inflate);
       ks_phase_print ("inflate: compaction", &src.t_compact);
       ks_phase_print ("inflate: waiting for the parse", &src.t_wait);
-      for (guint i = 0; i < N_BLOCKS; i++)
+      /* every block made comes back: those inflated ahead, and those
+       * that chunks still hold, as soon as their parse has copied their
+       * text (the workers take every chunk dispatched) */
+      for (guint back = 0; back < src.n_made; back++)
         {
-          g_free (blocks[i].data);
-          g_clear_error (&blocks[i].error);
+          Block *b = g_async_queue_try_pop (src.full);
+
+          if (b == NULL)
+            b = g_async_queue_try_pop (src.free);
+          if (b == NULL)
+            b = g_async_queue_pop (src.returned);
+          g_free (b->data);
+          g_clear_error (&b->error);
+          g_free (b);
         }
       g_async_queue_unref (src.full);
       g_async_queue_unref (src.free);
+      g_async_queue_unref (src.returned);
 
       if (!ok || !ks_json_parallel_finish (r, error))
         {

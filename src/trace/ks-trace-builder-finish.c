@@ -8,8 +8,10 @@
 #define G_LOG_DOMAIN "ks-trace-builder"
 
 /* Finishing a trace: each track sorted and nested (depths and the
- * per-depth index), counters, instants and memory events sorted, and
- * flows and correlations linked to the slices at their ends. */
+ * per-depth index), counters sorted, instants and memory events sorted
+ * beside the tracks (ks-trace-builder-timed.c), and flows and
+ * correlations linked to the slices at their ends
+ * (ks-trace-builder-flows.c). */
 
 #include "config.h"
 
@@ -492,38 +494,6 @@ compare_gpus (gconstpointer a,
   return (ga->device > gb->device) - (ga->device < gb->device);
 }
 
-static gboolean
-array_is_sorted (GArray       *array,
-                 GCompareFunc  compare)
-{
-  gsize size = g_array_get_element_size (array);
-
-  for (guint i = 1; i < array->len; i++)
-    if (compare (array->data + (gsize) (i - 1) * size, array->data + (gsize) i * size) > 0)
-      return FALSE;
-  return TRUE;
-}
-
-static int
-compare_memory_events (gconstpointer a,
-                       gconstpointer b)
-{
-  const KsMemoryEvent *ea = a;
-  const KsMemoryEvent *eb = b;
-
-  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
-}
-
-static int
-compare_instants (gconstpointer a,
-                  gconstpointer b)
-{
-  const KsInstant *ea = a;
-  const KsInstant *eb = b;
-
-  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
-}
-
 static int
 compare_samples (gconstpointer a,
                  gconstpointer b,
@@ -538,30 +508,12 @@ compare_samples (gconstpointer a,
   return (ia > ib) - (ia < ib);
 }
 
-typedef struct
-{
-  guint64 key;     /* group << 32 | correlation */
-  guint64 where;   /* track << 32 | slice */
-} CorrEntry;
-
-static int
-compare_corr (gconstpointer a,
-              gconstpointer b)
-{
-  const CorrEntry *ea = a;
-  const CorrEntry *eb = b;
-
-  if (ea->key != eb->key)
-    return ea->key < eb->key ? -1 : 1;
-  return (ea->where > eb->where) - (ea->where < eb->where);
-}
-
 /* The outermost slice of @track spanning exactly [@start, @end) (times
  * relative to the origin), or KS_NO_INDEX. */
-static guint32
-exact_slice (const KsTrack *track,
-             gint64         start,
-             gint64         end)
+guint32
+_ks_builder_exact_slice (const KsTrack *track,
+                         gint64         start,
+                         gint64         end)
 {
   guint32 lo = ks_track_first_starting_from (track, start);
 
@@ -604,7 +556,7 @@ resolve_thread_times (KsTraceBuilder *self,
       const PendingThreadTime *p = &g_array_index (self->thread_times, PendingThreadTime, i);
       ThreadTime tt = { p->track, 0, p->thread_start, p->thread_duration };
 
-      tt.slice = exact_slice (&trace->tracks[p->track], p->start - trace->origin_ns, p->end - trace->origin_ns);
+      tt.slice = _ks_builder_exact_slice (&trace->tracks[p->track], p->start - trace->origin_ns, p->end - trace->origin_ns);
       if (tt.slice != KS_NO_INDEX)
         g_array_append_val (found, tt);
     }
@@ -635,245 +587,6 @@ resolve_thread_times (KsTraceBuilder *self,
         }
       i = j;
     }
-}
-
-static int
-compare_flow_ends (gconstpointer a,
-                   gconstpointer b)
-{
-  const KsFlowEnd *ea = a;
-  const KsFlowEnd *eb = b;
-
-  return (ea->ts > eb->ts) - (ea->ts < eb->ts);
-}
-
-/* Both ends of every pending flow, as slices (from and to of each). An
- * end that names a time binds as a .kscope's does; those are found a
- * track at a time in time order, the largest part of finishing a trace
- * with many flows when each was a search a depth. */
-static guint32 *
-resolve_flow_ends (KsTraceBuilder *self,
-                   KsTrace        *trace)
-{
-  const PendingFlow *flows = (const PendingFlow *)(gpointer)self->flows->data;
-  guint n = self->flows->len;
-  guint32 *ends = g_new (guint32, 2 * (gsize) MAX (n, 1));
-  g_autofree guint32 *first = g_new0 (guint32, (gsize) trace->n_tracks + 1);
-  g_autofree guint32 *fill = NULL;
-  g_autofree KsFlowEnd *by_track = NULL;
-
-  /* the ends by track, counted, then placed */
-  for (guint i = 0; i < 2 * n; i++)
-    {
-      const PendingFlow *pf = &flows[i / 2];
-      guint32 track = i % 2 ? pf->to_track : pf->from_track;
-      gint64 ts = i % 2 ? pf->to_ts : pf->from_ts;
-      gint64 end = i % 2 ? pf->to_end : pf->from_end;
-
-      if (end == G_MININT64)
-        first[track + 1]++;
-      else
-        ends[i] = exact_slice (&trace->tracks[track], ts - trace->origin_ns, end - trace->origin_ns);
-    }
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    first[t + 1] += first[t];
-  fill = g_memdup2 (first, ((gsize) trace->n_tracks + 1) * sizeof (guint32));
-  by_track = g_new (KsFlowEnd, MAX (first[trace->n_tracks], 1));
-  for (guint i = 0; i < 2 * n; i++)
-    {
-      const PendingFlow *pf = &flows[i / 2];
-      guint32 track = i % 2 ? pf->to_track : pf->from_track;
-
-      if ((i % 2 ? pf->to_end : pf->from_end) == G_MININT64)
-        by_track[fill[track]++] = (KsFlowEnd) { (i % 2 ? pf->to_ts : pf->from_ts) - trace->origin_ns, i, 0 };
-    }
-
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    {
-      KsFlowEnd *e = by_track + first[t];
-      guint32 m = first[t + 1] - first[t];
-      gboolean sorted = TRUE;
-
-      for (guint32 k = 1; k < m && sorted; k++)
-        sorted = e[k - 1].ts <= e[k].ts;
-      if (!sorted)
-        qsort (e, m, sizeof *e, compare_flow_ends);
-      if (m > 0)
-        ks_kscope_flow_end_slices (&trace->tracks[t], e, m);
-      for (guint32 k = 0; k < m; k++)
-        ends[e[k].tag] = e[k].slice;
-    }
-  return ends;
-}
-
-static void
-link_flows (KsTraceBuilder *self,
-            KsTrace        *trace)
-{
-  g_autoptr(GArray) gpu = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
-  g_autoptr(GArray) flows = g_array_new (FALSE, FALSE, sizeof (KsFlow));
-  g_autofree guint8 *linked = NULL;
-  g_autofree guint32 *ends = NULL;
-  guint32 launch_cat = 0;
-  guint n_gpu = 0;
-  guint64 n_stream_slices = 0;
-
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    if (trace->tracks[t].kind == KS_TRACK_STREAM)
-      n_stream_slices += trace->tracks[t].n_slices;
-  _ks_builder_array_reserve (gpu, n_stream_slices);
-  _ks_builder_array_reserve (flows, self->flows->len + n_stream_slices);
-
-  /* GPU side: (group, correlation) -> (track, slice) of each activity,
-   * as a sorted array: far cheaper than a hash table of millions of
-   * allocated keys. A cudaGraphLaunch gives every operation of its graph
-   * its own correlation id, so one id may have many activities. */
-  for (guint32 t = 0; t < trace->n_tracks; t++)
-    {
-      const KsTrack *track = &trace->tracks[t];
-
-      if (track->kind != KS_TRACK_STREAM)
-        continue;
-
-      for (guint32 i = 0; i < track->n_slices; i++)
-        if (track->correlation[i] != 0)
-          {
-            CorrEntry e = { (guint64)track->group << 32 | track->correlation[i], (guint64)t << 32 | i };
-
-            g_array_append_val (gpu, e);
-          }
-    }
-  if (!array_is_sorted (gpu, compare_corr))
-    g_array_sort (gpu, compare_corr);
-  n_gpu = gpu->len;
-  linked = g_new0 (guint8, MAX (n_gpu, 1));
-
-  for (guint32 t = 0; n_gpu > 0 && t < trace->n_tracks; t++)
-    {
-      const KsTrack *track = &trace->tracks[t];
-
-      if (track->kind != KS_TRACK_THREAD)
-        continue;
-
-      for (guint32 i = 0; i < track->n_slices; i++)
-        {
-          guint64 key = (guint64)track->group << 32 | track->correlation[i];
-          const CorrEntry *e = (const CorrEntry *)(gpointer)gpu->data;
-          guint lo = 0, hi = n_gpu;
-          KsFlow f;
-
-          if (track->correlation[i] == 0 ||
-              (track->slice_kind[i] != KS_SLICE_CUDA_RUNTIME &&
-               track->slice_kind[i] != KS_SLICE_CUDA_DRIVER))
-            continue;
-
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
-
-              if (e[mid].key < key)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
-          /* Each GPU activity has one launch; later API calls with the
-           * same id (rare, broken files) do not link again. */
-          if (lo == n_gpu || e[lo].key != key || linked[lo])
-            continue;
-          linked[lo] = 1;
-
-          if (launch_cat == 0)
-            launch_cat = ks_trace_builder_intern (self, "ac2g");
-
-          /* every activity of the id, in (track, slice) order: the flows
-           * of one call are consecutive */
-          for (guint k = lo; k < n_gpu && e[k].key == key; k++)
-            {
-              f.from_track = t;
-              f.from_slice = i;
-              f.to_track = (guint32)(e[k].where >> 32);
-              f.to_slice = (guint32)(e[k].where & 0xffffffff);
-              f.category = launch_cat;
-              f.kind = KS_FLOW_LAUNCH;
-              g_array_append_val (flows, f);
-            }
-        }
-    }
-
-  ends = resolve_flow_ends (self, trace);
-  for (guint i = 0; i < self->flows->len; i++)
-    {
-      const PendingFlow *pf = &g_array_index (self->flows, PendingFlow, i);
-      KsFlow f;
-
-      f.from_track = pf->from_track;
-      f.to_track = pf->to_track;
-      f.from_slice = ends[2 * i];
-      f.to_slice = ends[2 * i + 1];
-      f.category = pf->category;
-      f.kind = pf->kind;
-      if (f.from_slice == KS_NO_INDEX || f.to_slice == KS_NO_INDEX)
-        continue;
-      g_array_append_val (flows, f);
-    }
-
-  trace->n_flows = flows->len;
-  trace->flows = (KsFlow *)(gpointer)g_array_free (g_steal_pointer (&flows), FALSE);
-}
-
-/* The thread of an allocator event that named none: of its process's
- * threads, the one whose deepest operator contains the event's time
- * (the operator that allocated), else the stand-in main thread. */
-static void
-place_memory_events (KsTrace *trace)
-{
-  g_autofree GPtrArray **by_process = g_new0 (GPtrArray *, MAX (trace->n_processes, 1));
-
-  for (guint32 i = 0; i < trace->n_threads; i++)
-    {
-      guint32 p = trace->threads[i].process;
-
-      if (p >= trace->n_processes || trace->threads[i].track == KS_NO_INDEX)
-        continue;
-      if (by_process[p] == NULL)
-        by_process[p] = g_ptr_array_new ();
-      g_ptr_array_add (by_process[p], &trace->tracks[trace->threads[i].track]);
-    }
-
-  for (guint32 e = 0; e < trace->n_memory_events; e++)
-    {
-      KsMemoryEvent *ev = &trace->memory_events[e];
-      guint32 main, p;
-      int best_depth = -1;
-
-      /* KS_NO_INDEX (no thread) has the bit set too */
-      if (ev->thread == KS_NO_INDEX || !(ev->thread & KS_BUILDER_UNPLACED))
-        continue;
-      main = ev->thread & ~KS_BUILDER_UNPLACED;
-      ev->thread = main;
-      if (main >= trace->n_threads)
-        {
-          ev->thread = KS_NO_INDEX;
-          continue;
-        }
-      p = trace->threads[main].process;
-      if (p >= trace->n_processes || by_process[p] == NULL)
-        continue;
-      for (guint k = 0; k < by_process[p]->len; k++)
-        {
-          const KsTrack *track = g_ptr_array_index (by_process[p], k);
-          guint32 s = ks_track_operator_at (track, ev->ts);
-
-          if (s != KS_NO_INDEX && track->depth[s] > best_depth)
-            {
-              best_depth = track->depth[s];
-              ev->thread = track->thread;
-            }
-        }
-    }
-
-  for (guint32 p = 0; p < trace->n_processes; p++)
-    g_clear_pointer (&by_process[p], g_ptr_array_unref);
 }
 
 void
@@ -994,6 +707,7 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
   g_autofree Overlaps *checks = NULL;
   g_autoptr(GArray) large = NULL;
   KsPhaseClock clock;
+  KsBuilderTimed *timed;
 
   g_return_val_if_fail (self != NULL, NULL);
 
@@ -1056,6 +770,8 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
         g_array_append_val (large, t);
     }
   ks_phase_next (&clock, "finish: small tracks");
+  /* the memory events, samples and instants meanwhile */
+  timed = _ks_builder_timed_start (self, trace, origin);
   finish_large_tracks (self, trace, (guint32 *)(gpointer) large->data, large->len, origin, checks);
   ks_phase_next (&clock, "finish: large tracks");
   for (guint32 t = 0; t < trace->n_tracks; t++)
@@ -1122,32 +838,15 @@ ks_trace_builder_finish (KsTraceBuilder  *self,
 
   ks_phase_next (&clock, "finish: counters");
 
-  /* Memory events and instants: stable sort by time, unless they came in
-   * order (as a .kscope and most profilers give them) */
-  if (!array_is_sorted (self->memory_events, compare_memory_events))
-    g_array_sort (self->memory_events, compare_memory_events);
-  trace->n_memory_events = self->memory_events->len;
-  trace->memory_events = (KsMemoryEvent *)(gpointer)g_array_free (g_steal_pointer (&self->memory_events), FALSE);
-  for (guint32 i = 0; i < trace->n_memory_events; i++)
-    trace->memory_events[i].ts -= origin;
-  if (self->unplaced_memory > 0)
-    place_memory_events (trace);
-
-  _ks_builder_take_samples (self, trace, origin);
-
-  if (!array_is_sorted (self->instants, compare_instants))
-    g_array_sort (self->instants, compare_instants);
-  trace->n_instants = self->instants->len;
-  trace->instants = (KsInstant *)(gpointer)g_array_free (g_steal_pointer (&self->instants), FALSE);
-  for (guint32 i = 0; i < trace->n_instants; i++)
-    trace->instants[i].ts -= origin;
+  /* Memory events and instants: finished beside the tracks */
+  _ks_builder_timed_finish (g_steal_pointer (&timed));
 
   ks_phase_next (&clock, "finish: memory, samples, instants");
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
   take_ranks (self, trace);
-  link_flows (self, trace);
+  _ks_builder_link_flows (self, trace);
   ks_phase_next (&clock, "finish: flows");
 
   /* Strings last: link_flows may intern. */

@@ -274,4 +274,28 @@ void _ks_builder_take_samples (KsTraceBuilder *self,
                                KsTrace        *trace,
                                gint64          origin);
 
+/* ks-trace-builder-finish.c: the outermost slice of @track spanning
+ * exactly [@start, @end) (times relative to the origin), or KS_NO_INDEX */
+guint32 _ks_builder_exact_slice (const KsTrack *track,
+                                 gint64         start,
+                                 gint64         end);
+
+/* ks-trace-builder-flows.c: the trace's flows, bound to slices */
+void _ks_builder_link_flows (KsTraceBuilder *self,
+                             KsTrace        *trace);
+
+/* ks-trace-builder-timed.c: memory events, samples and instants
+ * finished on a thread of their own while the tracks are */
+
+typedef struct _KsBuilderTimed KsBuilderTimed;
+
+gboolean        _ks_builder_array_is_sorted (GArray         *array,
+                                             GCompareFunc    compare);
+KsBuilderTimed *_ks_builder_timed_start     (KsTraceBuilder *self,
+                                             KsTrace        *trace,
+                                             gint64          origin);
+/* Waits for it; then places the memory events that named no thread,
+ * which needs the trace's tracks, threads and processes. */
+void            _ks_builder_timed_finish    (KsBuilderTimed *t);
+
 G_END_DECLS

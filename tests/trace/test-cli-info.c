@@ -199,7 +199,8 @@ test_exit_codes (void)
  * threads) and a .kscope. */
 static const char *const finish_phases[] = {
   "finish: samples and checks", "finish: small tracks", "finish: large tracks",
-  "finish: overlaps and thread times", "finish: counters", "finish: memory, samples, instants",
+  "finish: overlaps and thread times", "finish: counters",
+  "finish beside the tracks: memory, samples, instants", "finish: memory, samples, instants",
   "finish: flows", "finish: strings and arguments",
 };
 static const char *const inflate_phases[] = {
@@ -213,7 +214,8 @@ static const char *const args_phases[] = {
 };
 static const char *const read_phases[] = {
   "read: replaying events into the builder", "read: parsing chunks on this thread",
-  "read: waiting for workers", "read: the rest (input, compaction, cutting)",
+  "read: waiting for workers", "read: waiting for the input", "read: taking the text in, cutting chunks",
+  "read: the rest (input, compaction, handing over)",
 };
 
 /* @json without its "load_time_ms" member, which every run has its own */

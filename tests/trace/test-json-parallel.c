@@ -29,6 +29,7 @@ static gboolean saw_debug;
 static guint n_debug_ahead;    /* a folder's files inflated ahead, of n_debug_files */
 static guint n_debug_files;
 static guint n_debug_compacted; /* blocks compacted on a thread of their own */
+static guint n_debug_shared;    /* chunks that took their text from such a block */
 static gboolean saw_args_debug; /* the args' thread ran: */
 static guint n_debug_args_thread; /* args stored on it */
 static guint n_debug_args_here;   /* and on the reading thread at a barrier */
@@ -53,6 +54,8 @@ log_handler (const char     *domain,
   if (p != NULL && strstr (p, " blocks compacted on a thread of their own") != NULL &&
       sscanf (p + 2, "%u blocks", &threads) == 1)
     n_debug_compacted += threads;
+  if (p != NULL && sscanf (p + 2, "compacted blocks gave %u chunks their text", &threads) == 1)
+    n_debug_shared += threads;
   if (p != NULL && sscanf (p + 2, "stored %u on their own thread, %u on the reading thread", &n_debug_args_thread,
                            &n_debug_args_here) == 2)
     saw_args_debug = TRUE;
@@ -70,6 +73,7 @@ load_trace (const char  *path,
   n_debug_chunks = n_debug_merged = 0;
   n_debug_ahead = n_debug_files = 0;
   n_debug_compacted = 0;
+  n_debug_shared = 0;
   saw_args_debug = FALSE;
   n_debug_args_thread = n_debug_args_here = 0;
   return test_dump_load (path, threads, "KINESCOPE_JSON_CHUNK_BYTES", chunk, error);
@@ -106,8 +110,10 @@ assert_same_bytes (const char *path,
  * replayed slices are stored on a thread of their own or in the replay
  * (the first and third of every three loads, and the second); the
  * workers number the events' (pid, tid) pairs or the replay looks each
- * event's up (all loads but the second of every four, and the second).
- * Returns the largest number of chunks that a load used. */
+ * event's up (all loads but the second of every four, and the second);
+ * chunks take their text from the compacted blocks or the reading
+ * thread copies the blocks (all but the third of every four, and the
+ * third). Returns the largest number of chunks that a load used. */
 static guint
 check_same (const char        *path,
             const char *const *chunks,
@@ -127,7 +133,9 @@ check_same (const char        *path,
       g_setenv ("KINESCOPE_JSON_HELP", i % 2 == 0 ? "head" : "any", TRUE);
       g_setenv ("KINESCOPE_JSON_ARGS", i % 3 != 1 ? "thread" : "replay", TRUE);
       g_setenv ("KINESCOPE_JSON_THREAD_KEYS", i % 4 != 1 ? "chunk" : "replay", TRUE);
+      g_setenv ("KINESCOPE_JSON_BLOCKS", i % 4 != 2 ? "share" : "copy", TRUE);
       parallel = load_dump (path, "3", chunk);
+      g_unsetenv ("KINESCOPE_JSON_BLOCKS");
       g_unsetenv ("KINESCOPE_JSON_ARGS");
       g_unsetenv ("KINESCOPE_JSON_THREAD_KEYS");
       g_unsetenv ("KINESCOPE_GZ_COMPACT");
@@ -902,6 +910,96 @@ test_mapped_compaction (void)
   g_assert_nonnull (strstr (g_bytes_get_data (error_dump, NULL), "gpt-broken.json: invalid JSON at line "));
 }
 
+/* @path loaded on one thread, and on @threads with its white space
+ * dropped by a thread of its own (a .json.gz: by the inflating thread and
+ * the reading thread in turn) and chunks of each size of @chunks (and
+ * the default): the same dump, byte for byte; chunks took their text
+ * from the compacted blocks, and with @merges some were cut inside a
+ * string and parsed again with the next. */
+static void
+check_shared_blocks (const char        *path,
+                     const char        *threads,
+                     const char *const *chunks,
+                     guint              n_chunks,
+                     gboolean           merges)
+{
+  g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
+  gboolean merged = FALSE;
+
+  for (guint i = 0; i <= n_chunks; i++)
+    {
+      const char *chunk = i < n_chunks ? chunks[i] : NULL;
+      g_autofree char *how = g_strdup_printf ("%s threads, chunks of %s bytes from the compacted blocks",
+                                              threads, chunk ? chunk : "default");
+      g_autoptr(GBytes) parallel = NULL;
+
+      g_setenv ("KINESCOPE_JSON_COMPACT", "thread", TRUE);
+      g_setenv ("KINESCOPE_GZ_COMPACT", i % 2 == 0 ? "inflate" : "read", TRUE);
+      parallel = load_dump (path, threads, chunk);
+      g_unsetenv ("KINESCOPE_JSON_COMPACT");
+      g_unsetenv ("KINESCOPE_GZ_COMPACT");
+      test_dump_assert_same (path, how, serial, parallel);
+      g_assert_true (saw_debug);
+      if (!g_str_has_suffix (path, ".gz"))
+        g_assert_cmpuint (n_debug_compacted, >, 0);
+      g_assert_cmpuint (n_debug_shared, >, 0);
+      /* most: all but those of a plain file's first MiB, which is read,
+       * not mapped */
+      if (chunk == NULL)
+        g_assert_cmpuint (2 * n_debug_shared, >, n_debug_chunks);
+      merged |= n_debug_merged > 0;
+    }
+  g_assert_true (merged == merges);
+}
+
+/* Past its first MiB a plain file's compacted blocks, and a .json.gz's
+ * inflated ones, are cut where they lie, and the parse copies a chunk's
+ * text from the block: the same model as one thread for a trace with
+ * `},{"` inside strings and args (each such cut found out and parsed
+ * again), events that pair and nest across any cut, at every chunk
+ * size, and for the 13 MB GPT trace. */
+static void
+test_shared_blocks (void)
+{
+  g_autoptr(GString) s = tricky_trace (40000);
+  g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *path = NULL;
+  g_autofree char *gz = NULL;
+  g_autofree char *gpt_path = NULL;
+  static const char *const chunks[] = { "61", "4096", "100000" };
+  static const char *const gpt_chunks[] = { "4096" };
+
+  g_assert_cmpuint (s->len, >, 3 * 1024 * 1024);
+  path = write_file ("tricky-shared.json", s->str, s->len);
+  check_shared_blocks (path, "3", chunks, G_N_ELEMENTS (chunks), TRUE);
+  check_shared_blocks (path, "4", chunks, 1, TRUE);
+  gz = write_gzip ("tricky-shared.json.gz", s->str, s->len);
+  check_shared_blocks (gz, "3", chunks, G_N_ELEMENTS (chunks), TRUE);
+
+  /* an error in the first blocks, while the inflating thread is blocks
+   * ahead and waits for one back: the same error, not a hang */
+  {
+    char *at = strstr (s->str + 100000, "\"ph\": \"X\"");
+    g_autofree char *broken = NULL;
+    g_autoptr(GBytes) serial = NULL;
+
+    g_assert_nonnull (at);
+    at[4] = ';';
+    broken = write_gzip ("tricky-broken.json.gz", s->str, s->len);
+    serial = load_dump (broken, "1", NULL);
+    g_assert_true (g_str_has_prefix (g_bytes_get_data (serial, NULL), "error: "));
+    for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+      {
+        g_autoptr(GBytes) parallel = load_dump (broken, "3", chunks[i]);
+
+        assert_same_bytes (broken, serial, parallel, chunks[i]);
+      }
+    at[4] = ':';
+  }
+  gpt_path = write_file ("gpt-shared.json", gpt->str, gpt->len);
+  check_shared_blocks (gpt_path, "4", gpt_chunks, G_N_ELEMENTS (gpt_chunks), FALSE);
+}
+
 /* The args ids of every slice and the store's size: a .kscope keeps the
  * text, so only the model shows the store's order. */
 static void
@@ -1057,6 +1155,7 @@ main (int   argc,
   g_test_add_func ("/json-parallel/folder", test_folder);
   g_test_add_func ("/json-parallel/rank-folders", test_rank_folders);
   g_test_add_func ("/json-parallel/mapped-compaction", test_mapped_compaction);
+  g_test_add_func ("/json-parallel/shared-blocks", test_shared_blocks);
   g_test_add_func ("/json-parallel/args-thread", test_args_thread);
   ret = g_test_run ();
 
