@@ -275,6 +275,56 @@ ks_json_args_stage_place (ArgsStage *s,
   d->index = index;
 }
 
+/* Room for @n more handed over without growing: a replay that places
+ * its slices later (ks_json_args_stage_place_at()) must not have the
+ * batch drained on the way, which growing does when memory runs out.
+ * FALSE when there is no room to be had. */
+gboolean
+ks_json_args_stage_reserve (ArgsStage *s,
+                            guint32    n)
+{
+  Batch *b = &s->current;
+  guint64 cap = b->cap;
+  Deferred *more;
+
+  if ((guint64) b->n + n <= cap)
+    return TRUE;
+  while (cap < (guint64) b->n + n)
+    cap *= 2;
+  if (cap > G_MAXUINT32)
+    return FALSE;
+  more = g_try_renew (Deferred, b->entries, cap);
+  if (more == NULL)
+    return FALSE;
+  b->entries = more;
+  b->cap = (guint) cap;
+  return TRUE;
+}
+
+/* The number of the next one handed over, for ks_json_args_stage_place_at(). */
+guint32
+ks_json_args_stage_get_n (ArgsStage *s)
+{
+  return s->current.n;
+}
+
+/* ks_json_args_stage_place() for the one handed over as number @entry,
+ * since when nothing was stored. */
+void
+ks_json_args_stage_place_at (ArgsStage *s,
+                             guint32    entry,
+                             guint32    track,
+                             guint32    index)
+{
+  Deferred *d;
+
+  g_return_if_fail (entry < s->current.n);
+
+  d = &s->current.entries[entry];
+  d->track = track;
+  d->index = index;
+}
+
 void
 ks_json_args_stage_submit (ArgsStage      *s,
                            gpointer        owner,

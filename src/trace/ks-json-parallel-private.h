@@ -86,10 +86,14 @@ typedef struct
   guint32     prepared_at;  /* the args as ks_args_prepare() made them, */
   guint32     prepared_len; /* in the chunk's prepared (0: none) */
   guint32     thread_key;   /* its (pid, tid) in the chunk's ThreadKeys (0: none) */
+  guint32     group;        /* its slice's track in the chunk's ChunkTracks (0: none) */
   guint16     strings_set;  /* bit i: event_strings[i] is among its KeptStrings */
   guint8      args_overflow : 1;
   guint8      args_ascii : 1;
   guint8      kineto : 1;   /* the reader's flag when the event closed */
+  guint8      slice_args : 1;  /* gathered: its args go to the store, */
+  guint8      big_args : 1;    /* ... are too large for it, */
+  guint8      negative_dur : 1; /* ... its duration is negative */
 } Kept;
 
 typedef struct
@@ -111,6 +115,7 @@ typedef struct
 } Mark;
 
 typedef struct _ThreadKeys ThreadKeys;
+typedef struct _ChunkTracks ChunkTracks;
 typedef struct _Parallel Parallel;
 
 typedef struct _Chunk
@@ -140,6 +145,7 @@ typedef struct _Chunk
   KsArgsLocal  *args_local;   /* ... in the numbers of this dictionary */
   GArray       *local;        /* LocalString, numbered from 1 */
   ThreadKeys   *thread_keys;  /* the events' (pid, tid), or NULL */
+  ChunkTracks  *tracks;       /* its complete events' slices by track, or NULL */
   guint32      *slots;        /* open addressing: local number, 0 empty */
   guint32       n_slots;
   GError       *error;
@@ -181,6 +187,7 @@ struct _Parallel
   gboolean      lenient;      /* the workers read as the reader does */
   gboolean      help_head_only; /* waiting, this thread parses only the chunk it waits for */
   gboolean      thread_keys;  /* workers number the chunks' (pid, tid) pairs */
+  gboolean      chunk_tracks; /* ... and gather their slices by track */
   ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;
@@ -203,6 +210,8 @@ struct _Parallel
   guint         n_keyed;      /* chunks replayed with their pairs numbered, */
   guint64       n_pairs;      /* the pairs of those, */
   guint64       n_resolved;   /* and those that an event looked up */
+  guint64       n_gathered;   /* slices gathered by track in replayed chunks, */
+  guint64       n_taken;      /* of them added in bulk */
 
   /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
   KsPhaseClock  t_start;
@@ -261,6 +270,31 @@ guint32     ks_json_thread_keys_number (ThreadKeys       *k,
 gboolean    ks_json_par_thread_keys    (guint             n_threads);
 void        ks_json_par_note_pairs     (Parallel         *p,
                                         const Chunk      *c);
+
+/* ks-json-chunk-tracks.c: a chunk's slices gathered by track on the
+ * thread that parses it, added in bulk by the replay */
+gboolean     ks_json_par_chunk_tracks       (void);
+ChunkTracks *ks_json_chunk_tracks_new       (void);
+void         ks_json_chunk_tracks_free      (ChunkTracks  *t);
+void         ks_json_chunk_tracks_keep      (Chunk        *c,
+                                             const Event  *ev,
+                                             Kept         *k);
+void         ks_json_chunk_tracks_gather    (Chunk        *c);
+gboolean     ks_json_chunk_tracks_begin     (Reader       *r,
+                                             Chunk        *c);
+gboolean     ks_json_chunk_tracks_take      (Reader       *r,
+                                             Chunk        *c,
+                                             const Kept   *k);
+void         ks_json_chunk_tracks_before    (Reader       *r,
+                                             Chunk        *c,
+                                             const Kept   *k,
+                                             const Event  *ev);
+gboolean     ks_json_chunk_tracks_resolve   (Reader       *r,
+                                             Chunk        *c,
+                                             const Kept   *k);
+void         ks_json_chunk_tracks_end       (Reader       *r,
+                                             Chunk        *c,
+                                             gboolean      complete);
 
 /* The place of a chunk's @i-th event, its block made on first use. */
 static inline Event *

@@ -592,6 +592,11 @@ enum
 guint8 ks_json_flow_category (const char *cat,
                               gsize       len);
 
+void    ks_json_gpu_key   (const Event *ev,
+                           KsSliceKind  kind,
+                           int         *kind_out,
+                           gint64      *device_out,
+                           gint64      *stream_out);
 guint32 ks_json_gpu_track (Reader      *r,
                            KsSliceKind  kind);
 
@@ -721,6 +726,13 @@ guint32    ks_json_args_stage_defer   (ArgsStage         *s,
 void       ks_json_args_stage_place   (ArgsStage         *s,
                                        guint32            track,
                                        guint32            index);
+gboolean   ks_json_args_stage_reserve (ArgsStage         *s,
+                                       guint32            n);
+guint32    ks_json_args_stage_get_n   (ArgsStage         *s);
+void       ks_json_args_stage_place_at (ArgsStage        *s,
+                                        guint32           entry,
+                                        guint32           track,
+                                        guint32           index);
 void       ks_json_args_stage_submit  (ArgsStage         *s,
                                        gpointer           owner,
                                        GDestroyNotify     release);

@@ -1,0 +1,524 @@
+/* ks-json-chunk-tracks.c: a chunk's slices gathered by track where it
+ * is parsed, and added to the builder in bulk by the replay
+ *
+ * Copyright 2026 The Kinescope authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "ks-json-reader"
+
+/* Most events of a trace are complete events ("X") that become one
+ * slice of a thread's or a GPU stream's track, and most of the replay's
+ * time went to putting each back together and through
+ * ks_json_handle_event() into ks_trace_builder_add_slice(). What such a
+ * slice holds depends on its event alone; only which track its (pid,
+ * tid) or stream becomes, the ids of its name and category and of its
+ * args, and its place among the other slices of its track depend on the
+ * order. So the thread that parses a chunk gathers the slices of its
+ * plain complete events into columns, grouped by their pair or stream
+ * (ks_json_chunk_tracks_keep(), _gather()). The replay goes through the
+ * events in order as before; a gathered event whose group's track is
+ * known costs it a count and its args' id, and the group's slices go to
+ * the track in one ks_trace_builder_add_slices() per run. A group's track
+ * is found at its first event in the chunk, in order, through the usual
+ * look-up, so that processes, threads and tracks are made where they
+ * were. Before any other event that may touch a track or the args store
+ * (all but flow events and `{}`) the runs so far are added, so that each
+ * track gets its slices in the file's order. Two groups of one chunk
+ * that find the same track (a missing tid and the pid's number, a file
+ * past the builder's limits) take the usual way from there on.
+ *
+ * Left to the usual way: events with a flow binding, thread times, an
+ * MTIA category or a range profiler's kind, args that need repairs,
+ * times beyond the builder's range, and the chunks of a file whose
+ * times are shifted (a folder's base times). */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ks-json-parallel-private.h"
+
+/* beyond this many streams in one chunk, more go the usual way: each
+ * event's stream is found by a scan of the chunk's */
+#define MAX_GPU_GROUPS 64
+
+typedef struct
+{
+  guint32 thread_key;   /* its pair, or 0: a GPU stream's */
+  int     gpu_kind;     /* see ks_json_gpu_key() */
+  gint64  device;
+  gint64  stream;
+  guint32 first;        /* its slices in the columns, from here ... */
+  guint32 n;            /* ... this many, in file order */
+
+  /* the replay's */
+  guint32 track;
+  guint32 next;         /* taken */
+  guint32 done;         /* added to the track */
+  guint32 base;         /* the track's index of column slot 0 at the last add */
+  gboolean resolved;
+  gboolean direct;      /* shares its track with another group: the usual way */
+  gboolean added;       /* the last add went in */
+} Group;
+
+typedef struct
+{
+  guint32 group;
+  guint32 slot;
+  guint32 entry;        /* in the args' stage */
+} Placement;
+
+struct _ChunkTracks
+{
+  GArray     *groups;   /* Group; group g is groups[g - 1] */
+  guint32    *by_key;   /* a thread key's group, 0 when none yet */
+  guint32     n_by_key;
+  guint32     gpu[MAX_GPU_GROUPS];
+  guint32     n_gpu;
+  guint32     last_gpu;
+  guint32     n;        /* events gathered */
+  guint32     n_taken;  /* of them taken in bulk */
+  gint64      min_ts;
+  gint64      max_ts;
+
+  /* the columns, by group */
+  gint64     *start;
+  gint64     *end;
+  guint32    *name;     /* the chunk's own numbers */
+  guint32    *category;
+  guint32    *correlation;
+  guint32    *external_id;
+  guint32    *args;
+  guint8     *kind;
+  KsGpuInfo  *gpu_info;
+
+  /* the replay's */
+  gboolean    on;
+  GArray     *dirty;    /* groups taken from since the last add */
+  Placement  *placements; /* args handed over since the last add, */
+  guint32     n_placements; /* at most one a gathered event */
+  GHashTable *by_track; /* track -> group */
+};
+
+/* Wherever the pairs are numbered (see ks_json_par_thread_keys()): the
+ * groups are found through them. KINESCOPE_JSON_CHUNK_TRACKS=replay
+ * turns it off, for tests and measurements. */
+gboolean
+ks_json_par_chunk_tracks (void)
+{
+  return g_strcmp0 (g_getenv ("KINESCOPE_JSON_CHUNK_TRACKS"), "replay") != 0;
+}
+
+ChunkTracks *
+ks_json_chunk_tracks_new (void)
+{
+  ChunkTracks *t = g_new0 (ChunkTracks, 1);
+
+  t->groups = g_array_new (FALSE, FALSE, sizeof (Group));
+  t->min_ts = G_MAXINT64;
+  t->max_ts = G_MININT64;
+  return t;
+}
+
+void
+ks_json_chunk_tracks_free (ChunkTracks *t)
+{
+  if (t == NULL)
+    return;
+  g_array_unref (t->groups);
+  g_free (t->by_key);
+  g_free (t->start);
+  g_free (t->end);
+  g_free (t->name);
+  g_free (t->category);
+  g_free (t->correlation);
+  g_free (t->external_id);
+  g_free (t->args);
+  g_free (t->kind);
+  g_free (t->gpu_info);
+  if (t->dirty != NULL)
+    g_array_unref (t->dirty);
+  g_free (t->placements);
+  if (t->by_track != NULL)
+    g_hash_table_unref (t->by_track);
+  g_free (t);
+}
+
+static inline gboolean
+kind_is_gpu (KsSliceKind kind)
+{
+  return kind == KS_SLICE_KERNEL || kind == KS_SLICE_MEMCPY || kind == KS_SLICE_MEMSET ||
+         kind == KS_SLICE_SYNC || kind == KS_SLICE_GPU_ANNOTATION;
+}
+
+static inline gboolean
+in_range (gint64 ts)
+{
+  return ts > -KS_TRACE_BUILDER_MAX_ABS_TS && ts < KS_TRACE_BUILDER_MAX_ABS_TS;
+}
+
+static guint32
+new_group (ChunkTracks *t,
+           guint32      thread_key)
+{
+  Group g = { 0 };
+
+  g.thread_key = thread_key;
+  g_array_append_val (t->groups, g);
+  return t->groups->len;
+}
+
+static guint32
+thread_group (ChunkTracks *t,
+              guint32      key)
+{
+  if (key >= t->n_by_key)
+    {
+      guint32 n = MAX (key + 1, t->n_by_key * 2);
+
+      t->by_key = g_renew (guint32, t->by_key, n);
+      memset (t->by_key + t->n_by_key, 0, (n - t->n_by_key) * sizeof (guint32));
+      t->n_by_key = n;
+    }
+  if (t->by_key[key] == 0)
+    t->by_key[key] = new_group (t, key);
+  return t->by_key[key];
+}
+
+static guint32
+gpu_group (ChunkTracks *t,
+           const Event *ev,
+           KsSliceKind  kind)
+{
+  int gpu_kind;
+  gint64 device, stream;
+  Group *g;
+  guint32 id;
+
+  ks_json_gpu_key (ev, kind, &gpu_kind, &device, &stream);
+  for (guint32 i = 0; i < t->n_gpu; i++)
+    {
+      /* the stream of the event before first: they come in runs */
+      id = t->gpu[(t->last_gpu + i) % t->n_gpu];
+      g = &g_array_index (t->groups, Group, id - 1);
+      if (g->gpu_kind == gpu_kind && g->device == device && g->stream == stream)
+        {
+          t->last_gpu = (t->last_gpu + i) % t->n_gpu;
+          return id;
+        }
+    }
+  if (t->n_gpu == MAX_GPU_GROUPS)
+    return 0;
+  id = new_group (t, 0);
+  g = &g_array_index (t->groups, Group, id - 1);
+  g->gpu_kind = gpu_kind;
+  g->device = device;
+  g->stream = stream;
+  t->last_gpu = t->n_gpu;
+  t->gpu[t->n_gpu++] = id;
+  return id;
+}
+
+/* On the thread that parses the chunk, as it keeps @ev (its pid and tid
+ * still in that thread's strings, its args in @k): the group of its
+ * slice when the replay may take it in bulk. */
+void
+ks_json_chunk_tracks_keep (Chunk       *c,
+                           const Event *ev,
+                           Kept        *k)
+{
+  ChunkTracks *t = c->tracks;
+  KsSliceKind kind = ev->kind;
+  gboolean args;
+  gint64 end;
+  guint32 g;
+
+  /* what ks_json_handle_event() and add_complete() do other than one
+   * slice on a thread's or a stream's track */
+  if (ev->ph != 'X' || !ev->has_ts || ev->bad_ts || ev->device_by_name || ev->has_bind_id ||
+      ev->has_tts || ev->has_tdur || kind == KS_SLICE_ASYNC)
+    return;
+  /* the builder counts those it refuses */
+  end = ev->ts;
+  if (!in_range (ev->ts) ||
+      (ev->has_dur && ev->dur > 0 && (__builtin_add_overflow (ev->ts, ev->dur, &end) || !in_range (end))))
+    return;
+  /* args the replay repairs first */
+  args = ev->has_args && !k->args_overflow && k->args_len > 2;
+  if (args && !k->args_ascii)
+    return;
+
+  if (kind_is_gpu (kind))
+    g = gpu_group (t, ev, kind);
+  else
+    g = k->thread_key != 0 ? thread_group (t, k->thread_key) : 0;
+  if (g == 0)
+    return;
+  k->group = g;
+  k->slice_args = args;
+  k->big_args = ev->has_args && k->args_overflow;
+  k->negative_dur = ev->has_dur && ev->dur < 0;
+  g_array_index (t->groups, Group, g - 1).n++;
+  t->n++;
+  t->min_ts = MIN (t->min_ts, ev->ts);
+  t->max_ts = MAX (t->max_ts, end);
+}
+
+/* After the parse, on the same thread: the gathered slices into their
+ * groups' columns, each group's in file order. */
+void
+ks_json_chunk_tracks_gather (Chunk *c)
+{
+  ChunkTracks *t = c->tracks;
+  g_autofree guint32 *at = NULL;
+  guint32 first = 0;
+  gboolean any_gpu = t->n_gpu > 0;
+
+  if (t->n == 0)
+    return;
+  at = g_new (guint32, t->groups->len);
+  for (guint32 i = 0; i < t->groups->len; i++)
+    {
+      Group *g = &g_array_index (t->groups, Group, i);
+
+      g->first = at[i] = first;
+      first += g->n;
+    }
+  t->start = g_new (gint64, t->n);
+  t->end = g_new (gint64, t->n);
+  t->name = g_new (guint32, t->n);
+  t->category = g_new (guint32, t->n);
+  t->correlation = g_new (guint32, t->n);
+  t->external_id = g_new (guint32, t->n);
+  t->args = g_new0 (guint32, t->n);
+  t->kind = g_new (guint8, t->n);
+  if (any_gpu)
+    t->gpu_info = g_new (KsGpuInfo, t->n);
+
+  for (guint e = 0; e < c->kept->len; e++)
+    {
+      const Kept *k = &g_array_index (c->kept, Kept, e);
+      const Event *ev;
+      guint32 s;
+
+      if (k->group == 0)
+        continue;
+      ev = ks_json_par_chunk_event (c, e);
+      s = at[k->group - 1]++;
+      t->start[s] = ev->ts;
+      t->end[s] = ev->has_dur && ev->dur > 0 ? ev->ts + ev->dur : ev->ts;
+      t->name[s] = ev->name;
+      t->category[s] = ev->cat;
+      t->correlation[s] = ev->correlation;
+      t->external_id[s] = ev->external_id;
+      t->kind[s] = (guint8) ev->kind;
+      if (any_gpu)
+        {
+          KsGpuInfo *gpu = &t->gpu_info[s];
+
+          /* as add_complete() fills it */
+          if (ev->kind == KS_SLICE_KERNEL)
+            {
+              *gpu = ev->gpu;
+              gpu->kernel.registers = ev->registers;
+              gpu->kernel.shared_memory = (guint32) ev->shared_memory;
+            }
+          else if (ev->kind == KS_SLICE_MEMCPY || ev->kind == KS_SLICE_MEMSET)
+            {
+              memset (gpu, 0, sizeof *gpu);
+              gpu->copy.bytes = ev->bytes;
+              gpu->copy.copy_kind = ev->kind == KS_SLICE_MEMCPY ? ev->copy_kind : 0;
+              gpu->copy.src_kind = ev->src_kind;
+              gpu->copy.dst_kind = ev->dst_kind;
+            }
+          else
+            memset (gpu, 0, sizeof *gpu);
+        }
+    }
+}
+
+/* Whether the replay of @c takes its gathered slices in bulk. */
+gboolean
+ks_json_chunk_tracks_begin (Reader *r,
+                            Chunk  *c)
+{
+  ChunkTracks *t = c->tracks;
+
+  if (t == NULL || t->n == 0)
+    return FALSE;
+  /* shifted times are checked against the range event by event */
+  if (r->ts_offset != 0)
+    return FALSE;
+  /* the args handed over stay in the batch until they are placed */
+  if (r->args_stage != NULL && !ks_json_args_stage_reserve (r->args_stage, t->n))
+    return FALSE;
+  if (t->dirty == NULL)
+    t->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (r->args_stage != NULL && t->placements == NULL)
+    t->placements = g_new (Placement, t->n);
+  t->on = TRUE;
+  return TRUE;
+}
+
+/* The gathered slices taken so far, to their tracks. */
+static void
+flush (Reader      *r,
+       Chunk       *c,
+       ChunkTracks *t)
+{
+  KsSliceColumns columns = {
+    t->start, t->end, t->name, t->category, t->correlation, t->external_id, t->args, t->kind,
+    t->gpu_info,
+  };
+
+  for (guint i = 0; i < t->dirty->len; i++)
+    {
+      guint32 id = g_array_index (t->dirty, guint32, i);
+      Group *g = &g_array_index (t->groups, Group, id - 1);
+      guint32 from = g->first + g->done;
+      guint32 at;
+
+      g->added = ks_trace_builder_add_slices (r->builder, g->track, &columns, from, g->next - g->done,
+                                              c->map, &at);
+      g->base = at - from;
+      g->done = g->next;
+    }
+  for (guint32 i = 0; i < t->n_placements; i++)
+    {
+      const Placement *p = &t->placements[i];
+      const Group *g = &g_array_index (t->groups, Group, p->group - 1);
+
+      if (g->added)
+        ks_json_args_stage_place_at (r->args_stage, p->entry, g->track, g->base + p->slot);
+    }
+  g_array_set_size (t->dirty, 0);
+  t->n_placements = 0;
+}
+
+/* The gathered event of @k, taken in bulk when its group's track is
+ * known: what handling it would do on the reader (its counts and its
+ * args, in order), its slice into the group's run. FALSE: it goes
+ * through ks_json_chunk_tracks_resolve() or the usual way. */
+gboolean
+ks_json_chunk_tracks_take (Reader     *r,
+                           Chunk      *c,
+                           const Kept *k)
+{
+  ChunkTracks *t = c->tracks;
+  Group *g = &g_array_index (t->groups, Group, k->group - 1);
+  guint32 slot;
+
+  if (G_UNLIKELY (!g->resolved || g->direct))
+    return FALSE;
+  if (g->next == g->done)
+    g_array_append_val (t->dirty, k->group);
+  slot = g->first + g->next++;
+  t->n_taken++;
+
+  r->n_no_ph += r->n_empty_pending;
+  r->n_empty_pending = 0;
+  r->n_events++;
+  r->n_negative_dur += k->negative_dur;
+  r->n_big_args += k->big_args;
+  if (k->slice_args)
+    {
+      const guint8 *prepared = k->prepared_len > 0 ? c->prepared->data + k->prepared_at : NULL;
+
+      /* as slice_args() and store_args() in ks-json-events.c */
+      if (r->args_stage != NULL)
+        {
+          Placement *p = &t->placements[t->n_placements++];
+
+          p->group = k->group;
+          p->slot = slot;
+          p->entry = ks_json_args_stage_get_n (r->args_stage);
+          ks_json_args_stage_defer (r->args_stage, k->args, k->args_len, c->args_local, c->args_map,
+                                    prepared, k->prepared_len);
+        }
+      else if (prepared != NULL)
+        t->args[slot] = ks_trace_builder_add_local_args (r->builder, k->args, k->args_len, c->args_local,
+                                                         c->args_map, prepared, k->prepared_len);
+      else
+        t->args[slot] = ks_trace_builder_add_args (r->builder, k->args, k->args_len);
+    }
+  return TRUE;
+}
+
+/* Before the event of @k goes through ks_json_chunk_tracks_resolve() or
+ * the usual way: the runs so far go to their tracks first, unless it is
+ * an event that touches no track and no args (a flow event, `{}`). */
+void
+ks_json_chunk_tracks_before (Reader      *r,
+                             Chunk       *c,
+                             const Kept  *k,
+                             const Event *ev)
+{
+  ChunkTracks *t = c->tracks;
+
+  if (t->dirty->len == 0)
+    return;
+  if (k->group == 0 && (ev->ph == 's' || ev->ph == 't' || ev->ph == 'f' || ev->ph == 0))
+    return;
+  flush (r, c, t);
+}
+
+/* The first gathered event of its group in the chunk, put back together
+ * as the usual way has it: its track found, in order, and the event
+ * taken. FALSE: it goes the usual way. */
+gboolean
+ks_json_chunk_tracks_resolve (Reader     *r,
+                              Chunk      *c,
+                              const Kept *k)
+{
+  ChunkTracks *t = c->tracks;
+  Group *g = &g_array_index (t->groups, Group, k->group - 1);
+  gpointer other;
+
+  if (g->direct)
+    return FALSE;
+  if (!g->resolved)
+    {
+      if (g->thread_key != 0)
+        ks_json_event_thread (r, &g->track);
+      else
+        g->track = ks_json_gpu_track (r, r->ev->kind);
+      g->resolved = TRUE;
+      if (t->by_track == NULL)
+        t->by_track = g_hash_table_new (NULL, NULL);
+      other = g_hash_table_lookup (t->by_track, GUINT_TO_POINTER (g->track + 1));
+      if (other != NULL)
+        {
+          /* its slices and the other group's interleave in the track */
+          g->direct = TRUE;
+          g_array_index (t->groups, Group, GPOINTER_TO_UINT (other) - 1).direct = TRUE;
+          return FALSE;
+        }
+      g_hash_table_insert (t->by_track, GUINT_TO_POINTER (g->track + 1), GUINT_TO_POINTER (k->group));
+    }
+  return ks_json_chunk_tracks_take (r, c, k);
+}
+
+/* After the replay of @c's events (@complete: all of them): the runs
+ * left go to their tracks, and the reader notes their times. */
+void
+ks_json_chunk_tracks_end (Reader   *r,
+                          Chunk    *c,
+                          gboolean  complete)
+{
+  ChunkTracks *t = c->tracks;
+
+  if (t == NULL || !t->on)
+    return;
+  flush (r, c, t);
+  t->on = FALSE;
+  c->owner->n_gathered += t->n;
+  c->owner->n_taken += t->n_taken;
+  /* every gathered event was taken or handled, and each notes its times */
+  if (complete)
+    {
+      r->min_ts = MIN (r->min_ts, t->min_ts);
+      r->max_ts = MAX (r->max_ts, t->max_ts);
+    }
+}
