@@ -275,9 +275,9 @@ ks_json_args_stage_place (ArgsStage *s,
   d->index = index;
 }
 
-/* Room for @n more handed over without growing: a replay that places
- * its slices later (ks_json_args_stage_place_at()) must not have the
- * batch drained on the way, which growing does when memory runs out.
+/* Room for @n more handed over without growing: a replay that adds
+ * their slices later (ks_json_args_stage_defer_at()) must not have the
+ * batch stored on the way, which growing does when memory runs out.
  * FALSE when there is no room to be had. */
 gboolean
 ks_json_args_stage_reserve (ArgsStage *s,
@@ -301,28 +301,41 @@ ks_json_args_stage_reserve (ArgsStage *s,
   return TRUE;
 }
 
-/* The number of the next one handed over, for ks_json_args_stage_place_at(). */
-guint32
-ks_json_args_stage_get_n (ArgsStage *s)
-{
-  return s->current.n;
-}
-
-/* ks_json_args_stage_place() for the one handed over as number @entry,
- * since when nothing was stored. */
+/* ks_json_args_stage_defer() and _place() in one, for a slice that is
+ * added later: where the slice will be. */
 void
-ks_json_args_stage_place_at (ArgsStage *s,
-                             guint32    entry,
-                             guint32    track,
-                             guint32    index)
+ks_json_args_stage_defer_at (ArgsStage         *s,
+                             const char        *text,
+                             gsize              len,
+                             const KsArgsLocal *local,
+                             guint32           *map,
+                             const guint8      *record,
+                             gsize              record_len,
+                             guint32            track,
+                             guint32            index)
 {
   Deferred *d;
 
-  g_return_if_fail (entry < s->current.n);
-
-  d = &s->current.entries[entry];
+  ks_json_args_stage_defer (s, text, len, local, map, record, record_len);
+  d = &s->current.entries[s->current.n - 1];
   d->track = track;
   d->index = index;
+}
+
+/* The slices of @track from @index on were not added after all (the
+ * builder failed): their args go nowhere. */
+void
+ks_json_args_stage_unplace (ArgsStage *s,
+                            guint32    track,
+                            guint32    index)
+{
+  for (guint i = 0; i < s->current.n; i++)
+    {
+      Deferred *d = &s->current.entries[i];
+
+      if (d->track == track && d->index >= index)
+        d->track = KS_NO_INDEX;
+    }
 }
 
 void

@@ -54,21 +54,19 @@ typedef struct
   guint32 n;            /* ... this many, in file order */
 
   /* the replay's */
+  int     state;        /* GROUP_* */
   guint32 track;
   guint32 next;         /* taken */
   guint32 done;         /* added to the track */
-  guint32 base;         /* the track's index of column slot 0 at the last add */
-  gboolean resolved;
-  gboolean direct;      /* shares its track with another group: the usual way */
-  gboolean added;       /* the last add went in */
+  guint32 base;         /* the track's index of column slot 0 in this run */
 } Group;
 
-typedef struct
+enum
 {
-  guint32 group;
-  guint32 slot;
-  guint32 entry;        /* in the args' stage */
-} Placement;
+  GROUP_UNRESOLVED = 0, /* its track not found yet in this chunk */
+  GROUP_BULK,
+  GROUP_DIRECT,         /* shares its track with another group: the usual way */
+};
 
 struct _ChunkTracks
 {
@@ -79,7 +77,6 @@ struct _ChunkTracks
   guint32     n_gpu;
   guint32     last_gpu;
   guint32     n;        /* events gathered */
-  guint32     n_taken;  /* of them taken in bulk */
   gint64      min_ts;
   gint64      max_ts;
 
@@ -97,8 +94,6 @@ struct _ChunkTracks
   /* the replay's */
   gboolean    on;
   GArray     *dirty;    /* groups taken from since the last add */
-  Placement  *placements; /* args handed over since the last add, */
-  guint32     n_placements; /* at most one a gathered event */
   GHashTable *by_track; /* track -> group */
 };
 
@@ -140,7 +135,6 @@ ks_json_chunk_tracks_free (ChunkTracks *t)
   g_free (t->gpu_info);
   if (t->dirty != NULL)
     g_array_unref (t->dirty);
-  g_free (t->placements);
   if (t->by_track != NULL)
     g_hash_table_unref (t->by_track);
   g_free (t);
@@ -351,13 +345,12 @@ ks_json_chunk_tracks_begin (Reader *r,
   /* shifted times are checked against the range event by event */
   if (r->ts_offset != 0)
     return FALSE;
-  /* the args handed over stay in the batch until they are placed */
+  /* the args handed over name slices not added yet: the batch must not
+   * be stored before they are */
   if (r->args_stage != NULL && !ks_json_args_stage_reserve (r->args_stage, t->n))
     return FALSE;
   if (t->dirty == NULL)
     t->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
-  if (r->args_stage != NULL && t->placements == NULL)
-    t->placements = g_new (Placement, t->n);
   t->on = TRUE;
   return TRUE;
 }
@@ -380,21 +373,18 @@ flush (Reader      *r,
       guint32 from = g->first + g->done;
       guint32 at;
 
-      g->added = ks_trace_builder_add_slices (r->builder, g->track, &columns, from, g->next - g->done,
-                                              c->map, &at);
-      g->base = at - from;
+      /* the args handed over were placed at base + slot: nothing else
+       * adds to the track meanwhile (see ks_json_chunk_tracks_before()) */
+      if (!ks_trace_builder_add_slices (r->builder, g->track, &columns, from, g->next - g->done, c->map, &at))
+        {
+          if (r->args_stage != NULL)
+            ks_json_args_stage_unplace (r->args_stage, g->track, g->base + from);
+        }
+      else
+        g_assert (at == g->base + from);
       g->done = g->next;
     }
-  for (guint32 i = 0; i < t->n_placements; i++)
-    {
-      const Placement *p = &t->placements[i];
-      const Group *g = &g_array_index (t->groups, Group, p->group - 1);
-
-      if (g->added)
-        ks_json_args_stage_place_at (r->args_stage, p->entry, g->track, g->base + p->slot);
-    }
   g_array_set_size (t->dirty, 0);
-  t->n_placements = 0;
 }
 
 /* The gathered event of @k, taken in bulk when its group's track is
@@ -407,36 +397,38 @@ ks_json_chunk_tracks_take (Reader     *r,
                            const Kept *k)
 {
   ChunkTracks *t = c->tracks;
-  Group *g = &g_array_index (t->groups, Group, k->group - 1);
+  Group *g = &((Group *) t->groups->data)[k->group - 1];
   guint32 slot;
 
-  if (G_UNLIKELY (!g->resolved || g->direct))
+  if (G_UNLIKELY (g->state != GROUP_BULK))
     return FALSE;
   if (g->next == g->done)
-    g_array_append_val (t->dirty, k->group);
+    {
+      /* a run begins: where it will go in the track */
+      g_array_append_val (t->dirty, k->group);
+      g->base = ks_trace_builder_get_track_n_slices (r->builder, g->track) - (g->first + g->done);
+    }
   slot = g->first + g->next++;
-  t->n_taken++;
 
-  r->n_no_ph += r->n_empty_pending;
-  r->n_empty_pending = 0;
-  r->n_events++;
-  r->n_negative_dur += k->negative_dur;
-  r->n_big_args += k->big_args;
+  /* what ks_json_handle_event() counts (events, at the end) */
+  if (G_UNLIKELY (r->n_empty_pending > 0))
+    {
+      r->n_no_ph += r->n_empty_pending;
+      r->n_empty_pending = 0;
+    }
+  if (G_UNLIKELY (k->negative_dur | k->big_args))
+    {
+      r->n_negative_dur += k->negative_dur;
+      r->n_big_args += k->big_args;
+    }
   if (k->slice_args)
     {
       const guint8 *prepared = k->prepared_len > 0 ? c->prepared->data + k->prepared_at : NULL;
 
       /* as slice_args() and store_args() in ks-json-events.c */
       if (r->args_stage != NULL)
-        {
-          Placement *p = &t->placements[t->n_placements++];
-
-          p->group = k->group;
-          p->slot = slot;
-          p->entry = ks_json_args_stage_get_n (r->args_stage);
-          ks_json_args_stage_defer (r->args_stage, k->args, k->args_len, c->args_local, c->args_map,
-                                    prepared, k->prepared_len);
-        }
+        ks_json_args_stage_defer_at (r->args_stage, k->args, k->args_len, c->args_local, c->args_map,
+                                     prepared, k->prepared_len, g->track, g->base + slot);
       else if (prepared != NULL)
         t->args[slot] = ks_trace_builder_add_local_args (r->builder, k->args, k->args_len, c->args_local,
                                                          c->args_map, prepared, k->prepared_len);
@@ -476,23 +468,23 @@ ks_json_chunk_tracks_resolve (Reader     *r,
   Group *g = &g_array_index (t->groups, Group, k->group - 1);
   gpointer other;
 
-  if (g->direct)
+  if (g->state == GROUP_DIRECT)
     return FALSE;
-  if (!g->resolved)
+  if (g->state == GROUP_UNRESOLVED)
     {
       if (g->thread_key != 0)
         ks_json_event_thread (r, &g->track);
       else
         g->track = ks_json_gpu_track (r, r->ev->kind);
-      g->resolved = TRUE;
+      g->state = GROUP_BULK;
       if (t->by_track == NULL)
         t->by_track = g_hash_table_new (NULL, NULL);
       other = g_hash_table_lookup (t->by_track, GUINT_TO_POINTER (g->track + 1));
       if (other != NULL)
         {
           /* its slices and the other group's interleave in the track */
-          g->direct = TRUE;
-          g_array_index (t->groups, Group, GPOINTER_TO_UINT (other) - 1).direct = TRUE;
+          g->state = GROUP_DIRECT;
+          g_array_index (t->groups, Group, GPOINTER_TO_UINT (other) - 1).state = GROUP_DIRECT;
           return FALSE;
         }
       g_hash_table_insert (t->by_track, GUINT_TO_POINTER (g->track + 1), GUINT_TO_POINTER (k->group));
@@ -508,13 +500,17 @@ ks_json_chunk_tracks_end (Reader   *r,
                           gboolean  complete)
 {
   ChunkTracks *t = c->tracks;
+  guint64 n_taken = 0;
 
   if (t == NULL || !t->on)
     return;
   flush (r, c, t);
   t->on = FALSE;
+  for (guint32 i = 0; i < t->groups->len; i++)
+    n_taken += g_array_index (t->groups, Group, i).next;
+  r->n_events += n_taken;
   c->owner->n_gathered += t->n;
-  c->owner->n_taken += t->n_taken;
+  c->owner->n_taken += n_taken;
   /* every gathered event was taken or handled, and each notes its times */
   if (complete)
     {

@@ -728,11 +728,18 @@ void       ks_json_args_stage_place   (ArgsStage         *s,
                                        guint32            index);
 gboolean   ks_json_args_stage_reserve (ArgsStage         *s,
                                        guint32            n);
-guint32    ks_json_args_stage_get_n   (ArgsStage         *s);
-void       ks_json_args_stage_place_at (ArgsStage        *s,
-                                        guint32           entry,
-                                        guint32           track,
-                                        guint32           index);
+void       ks_json_args_stage_defer_at (ArgsStage         *s,
+                                        const char        *text,
+                                        gsize              len,
+                                        const KsArgsLocal *local,
+                                        guint32           *map,
+                                        const guint8      *record,
+                                        gsize              record_len,
+                                        guint32            track,
+                                        guint32            index);
+void       ks_json_args_stage_unplace (ArgsStage         *s,
+                                       guint32            track,
+                                       guint32            index);
 void       ks_json_args_stage_submit  (ArgsStage         *s,
                                        gpointer           owner,
                                        GDestroyNotify     release);
