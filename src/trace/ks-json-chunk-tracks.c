@@ -80,7 +80,11 @@ struct _ChunkTracks
   gint64      min_ts;
   gint64      max_ts;
 
-  /* the columns, by group */
+  /* the columns, by group, the GPU streams' first, room for cap (the
+   * GPU details gpu_cap); args only where the replay stores them */
+  guint32     cap;
+  guint32     gpu_cap;
+  guint32     n_gpu_slices;
   gint64     *start;
   gint64     *end;
   guint32    *name;     /* the chunk's own numbers */
@@ -115,6 +119,31 @@ ks_json_chunk_tracks_new (void)
   t->min_ts = G_MAXINT64;
   t->max_ts = G_MININT64;
   return t;
+}
+
+/* @t emptied for another chunk, its columns kept: fresh memory is paged
+ * in at a cost comparable to filling it. */
+void
+ks_json_chunk_tracks_clear (ChunkTracks *t)
+{
+  for (guint32 i = 0; i < t->groups->len; i++)
+    {
+      const Group *g = &g_array_index (t->groups, Group, i);
+
+      if (g->thread_key != 0)
+        t->by_key[g->thread_key] = 0;
+    }
+  g_array_set_size (t->groups, 0);
+  t->n_gpu = 0;
+  t->last_gpu = 0;
+  t->n = 0;
+  t->min_ts = G_MAXINT64;
+  t->max_ts = G_MININT64;
+  t->on = FALSE;
+  if (t->dirty != NULL)
+    g_array_set_size (t->dirty, 0);
+  if (t->by_track != NULL)
+    g_hash_table_remove_all (t->by_track);
 }
 
 void
@@ -268,28 +297,45 @@ ks_json_chunk_tracks_gather (Chunk *c)
   ChunkTracks *t = c->tracks;
   g_autofree guint32 *at = NULL;
   guint32 first = 0;
-  gboolean any_gpu = t->n_gpu > 0;
+  gboolean args = c->owner->args_stage == NULL;
 
   if (t->n == 0)
     return;
   at = g_new (guint32, t->groups->len);
-  for (guint32 i = 0; i < t->groups->len; i++)
+  for (int gpu = 1; gpu >= 0; gpu--)
     {
-      Group *g = &g_array_index (t->groups, Group, i);
+      for (guint32 i = 0; i < t->groups->len; i++)
+        {
+          Group *g = &g_array_index (t->groups, Group, i);
 
-      g->first = at[i] = first;
-      first += g->n;
+          if ((g->thread_key == 0) == gpu)
+            {
+              g->first = at[i] = first;
+              first += g->n;
+            }
+        }
+      if (gpu)
+        t->n_gpu_slices = first;
     }
-  t->start = g_new (gint64, t->n);
-  t->end = g_new (gint64, t->n);
-  t->name = g_new (guint32, t->n);
-  t->category = g_new (guint32, t->n);
-  t->correlation = g_new (guint32, t->n);
-  t->external_id = g_new (guint32, t->n);
-  t->args = g_new0 (guint32, t->n);
-  t->kind = g_new (guint8, t->n);
-  if (any_gpu)
-    t->gpu_info = g_new (KsGpuInfo, t->n);
+  if (t->n > t->cap)
+    {
+      t->cap = MAX (t->n, t->cap * 2);
+      t->start = g_renew (gint64, t->start, t->cap);
+      t->end = g_renew (gint64, t->end, t->cap);
+      t->name = g_renew (guint32, t->name, t->cap);
+      t->category = g_renew (guint32, t->category, t->cap);
+      t->correlation = g_renew (guint32, t->correlation, t->cap);
+      t->external_id = g_renew (guint32, t->external_id, t->cap);
+      t->kind = g_renew (guint8, t->kind, t->cap);
+      g_clear_pointer (&t->args, g_free);
+    }
+  if (args && t->args == NULL)
+    t->args = g_new (guint32, t->cap);
+  if (t->n_gpu_slices > t->gpu_cap)
+    {
+      t->gpu_cap = MAX (t->n_gpu_slices, t->gpu_cap * 2);
+      t->gpu_info = g_renew (KsGpuInfo, t->gpu_info, t->gpu_cap);
+    }
 
   for (guint e = 0; e < c->kept->len; e++)
     {
@@ -308,7 +354,9 @@ ks_json_chunk_tracks_gather (Chunk *c)
       t->correlation[s] = ev->correlation;
       t->external_id[s] = ev->external_id;
       t->kind[s] = (guint8) ev->kind;
-      if (any_gpu)
+      if (args)
+        t->args[s] = 0;
+      if (s < t->n_gpu_slices)
         {
           KsGpuInfo *gpu = &t->gpu_info[s];
 
@@ -362,8 +410,8 @@ flush (Reader      *r,
        ChunkTracks *t)
 {
   KsSliceColumns columns = {
-    t->start, t->end, t->name, t->category, t->correlation, t->external_id, t->args, t->kind,
-    t->gpu_info,
+    t->start, t->end, t->name, t->category, t->correlation, t->external_id,
+    r->args_stage == NULL ? t->args : NULL, t->kind, NULL,
   };
 
   for (guint i = 0; i < t->dirty->len; i++)
@@ -373,6 +421,8 @@ flush (Reader      *r,
       guint32 from = g->first + g->done;
       guint32 at;
 
+      /* a thread's track has no GPU details */
+      columns.gpu = g->thread_key == 0 ? t->gpu_info : NULL;
       /* the args handed over were placed at base + slot: nothing else
        * adds to the track meanwhile (see ks_json_chunk_tracks_before()) */
       if (!ks_trace_builder_add_slices (r->builder, g->track, &columns, from, g->next - g->done, c->map, &at))

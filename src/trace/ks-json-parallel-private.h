@@ -77,10 +77,12 @@ typedef struct
  * it from there: an Event is not copied between the cores. */
 #define EVENTS_PER_BLOCK 256
 
+G_STATIC_ASSERT (MAX_ARGS_LEN <= G_MAXUINT32);
+
 typedef struct
 {
   const char *args;
-  gsize       args_len;
+  guint32     args_len;     /* at most MAX_ARGS_LEN */
   guint32     n_local;      /* strings of the chunk numbered by then */
   guint32     strings_end;  /* its KeptStrings end here */
   guint32     prepared_at;  /* the args as ks_args_prepare() made them, */
@@ -95,6 +97,9 @@ typedef struct
   guint8      big_args : 1;    /* ... are too large for it, */
   guint8      negative_dur : 1; /* ... its duration is negative */
 } Kept;
+
+/* a chunk in flight holds one a kept event */
+G_STATIC_ASSERT (sizeof (Kept) <= 40);
 
 typedef struct
 {
@@ -227,6 +232,7 @@ struct _Parallel
   GPtrArray    *spare_strings;
   GPtrArray    *spare_prepared;
   GPtrArray    *spare_locals;
+  GPtrArray    *spare_tracks;
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;
@@ -275,6 +281,7 @@ void        ks_json_par_note_pairs     (Parallel         *p,
  * thread that parses it, added in bulk by the replay */
 gboolean     ks_json_par_chunk_tracks       (void);
 ChunkTracks *ks_json_chunk_tracks_new       (void);
+void         ks_json_chunk_tracks_clear     (ChunkTracks  *t);
 void         ks_json_chunk_tracks_free      (ChunkTracks  *t);
 void         ks_json_chunk_tracks_keep      (Chunk        *c,
                                              const Event  *ev,

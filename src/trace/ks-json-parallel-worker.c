@@ -128,7 +128,7 @@ keep_args (Reader *r,
 {
   if (r->args_direct != NULL)
     {
-      k->args_len = r->args_direct_len;
+      k->args_len = (guint32) r->args_direct_len;
       /* the chunk's text lives until it is replayed */
       if ((const guint8 *) r->args_direct >= c->data->data &&
           (const guint8 *) r->args_direct + k->args_len <= c->data->data + c->data->len)
@@ -138,7 +138,7 @@ keep_args (Reader *r,
     }
   else if (r->args->len > 0)
     {
-      k->args_len = r->args->len;
+      k->args_len = (guint32) r->args->len;
       k->args = g_string_chunk_insert_len (c->text, r->args->str, k->args_len);
     }
   k->args_overflow = r->args_overflow;
@@ -319,8 +319,6 @@ ks_json_par_run_chunk (Chunk *c)
    * the same work whoever parses the chunk */
   if (c->owner->thread_keys)
     c->thread_keys = ks_json_thread_keys_new ();
-  if (c->owner->thread_keys && c->owner->chunk_tracks)
-    c->tracks = ks_json_chunk_tracks_new ();
 
   w->name = c->name;
   w->chunk = c;

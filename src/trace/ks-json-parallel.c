@@ -183,6 +183,12 @@ chunk_new (Parallel *p)
       if (c->args_local == NULL)
         c->args_local = ks_args_local_new ();
     }
+  if (p->thread_keys && p->chunk_tracks)
+    {
+      c->tracks = ks_json_par_take_spare (p->spare_tracks);
+      if (c->tracks == NULL)
+        c->tracks = ks_json_chunk_tracks_new ();
+    }
   c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   return c;
 }
@@ -217,6 +223,11 @@ chunk_drop_events (Chunk *c)
   else if (c->events != NULL)
     g_ptr_array_unref (g_steal_pointer (&c->events));
   give_back (p->spare_strings, g_steal_pointer (&c->strings), limit);
+  if (c->tracks != NULL && p->spare_tracks->len < limit)
+    {
+      ks_json_chunk_tracks_clear (c->tracks);
+      g_ptr_array_add (p->spare_tracks, g_steal_pointer (&c->tracks));
+    }
   g_clear_pointer (&c->tracks, ks_json_chunk_tracks_free);
 }
 
@@ -319,6 +330,7 @@ ks_json_parallel_start (Reader  *r,
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_prepared = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   p->spare_locals = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_args_local_free);
+  p->spare_tracks = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_chunk_tracks_free);
   r->parallel = p;
 }
 
@@ -430,6 +442,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_strings);
   g_ptr_array_unref (p->spare_prepared);
   g_ptr_array_unref (p->spare_locals);
+  g_ptr_array_unref (p->spare_tracks);
   g_free (p->name);
   g_free (p);
 }

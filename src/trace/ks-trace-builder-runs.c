@@ -63,7 +63,10 @@ ks_trace_builder_add_slices (KsTraceBuilder       *self,
   memcpy (tb->end + at, columns->end + from, n * sizeof (gint64));
   memcpy (tb->correlation + at, columns->correlation + from, n * sizeof (guint32));
   memcpy (tb->external_id + at, columns->external_id + from, n * sizeof (guint32));
-  memcpy (tb->args + at, columns->args + from, n * sizeof (guint32));
+  if (columns->args != NULL)
+    memcpy (tb->args + at, columns->args + from, n * sizeof (guint32));
+  else
+    memset (tb->args + at, 0, n * sizeof (guint32));
   memcpy (tb->slice_kind + at, columns->kind + from, n);
   if (tb->gpu != NULL)
     {

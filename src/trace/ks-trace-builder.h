@@ -100,7 +100,7 @@ typedef struct
   const guint32   *category;
   const guint32   *correlation;
   const guint32   *external_id;
-  const guint32   *args;
+  const guint32   *args;        /* NULL: none */
   const guint8    *kind;        /* KsSliceKind */
   const KsGpuInfo *gpu;         /* NULL: none */
 } KsSliceColumns;
