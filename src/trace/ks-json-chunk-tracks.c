@@ -27,7 +27,9 @@
  * (all but flow events and `{}`) the runs so far are added, so that each
  * track gets its slices in the file's order. Two groups of one chunk
  * that find the same track (a missing tid and the pid's number, a file
- * past the builder's limits) take the usual way from there on.
+ * past the builder's limits) take the usual way from there on. The flow
+ * events of kernel launches (Kineto's "ac2g", a sixth of its events),
+ * which the usual way only counts, are only counted.
  *
  * Left to the usual way: events with a flow binding, thread times, an
  * MTIA category or a range profiler's kind, args that need repairs,
@@ -258,6 +260,16 @@ ks_json_chunk_tracks_keep (Chunk       *c,
   gint64 end;
   guint32 g;
 
+  /* a flow event of a kernel launch, implied by the correlation ids:
+   * ks_json_handle_event() counts it and notes its time, no more */
+  if ((ev->ph == 's' || ev->ph == 't' || ev->ph == 'f') && ev->flow_cat == FLOW_CAT_LAUNCH && ev->has_ts &&
+      !ev->bad_ts)
+    {
+      k->launch_flow = TRUE;
+      t->min_ts = MIN (t->min_ts, ev->ts);
+      t->max_ts = MAX (t->max_ts, ev->ts);
+      return;
+    }
   /* what ks_json_handle_event() and add_complete() do other than one
    * slice on a thread's or a stream's track */
   if (ev->ph != 'X' || !ev->has_ts || ev->bad_ts || ev->device_by_name || ev->has_bind_id ||
@@ -388,7 +400,7 @@ ks_json_chunk_tracks_begin (Reader *r,
 {
   ChunkTracks *t = c->tracks;
 
-  if (t == NULL || t->n == 0)
+  if (t == NULL || (t->n == 0 && t->min_ts > t->max_ts))
     return FALSE;
   /* shifted times are checked against the range event by event */
   if (r->ts_offset != 0)
@@ -439,17 +451,29 @@ flush (Reader      *r,
 
 /* The gathered event of @k, taken in bulk when its group's track is
  * known: what handling it would do on the reader (its counts and its
- * args, in order), its slice into the group's run. FALSE: it goes
- * through ks_json_chunk_tracks_resolve() or the usual way. */
+ * args, in order), its slice into the group's run; or a launch's flow
+ * event, counted. FALSE: it goes through ks_json_chunk_tracks_resolve()
+ * or the usual way. */
 gboolean
 ks_json_chunk_tracks_take (Reader     *r,
                            Chunk      *c,
                            const Kept *k)
 {
   ChunkTracks *t = c->tracks;
-  Group *g = &((Group *) t->groups->data)[k->group - 1];
+  Group *g;
   guint32 slot;
 
+  if (k->launch_flow)
+    {
+      if (G_UNLIKELY (r->n_empty_pending > 0))
+        {
+          r->n_no_ph += r->n_empty_pending;
+          r->n_empty_pending = 0;
+        }
+      r->n_events++;
+      return TRUE;
+    }
+  g = &((Group *) t->groups->data)[k->group - 1];
   if (G_UNLIKELY (g->state != GROUP_BULK))
     return FALSE;
   if (g->next == g->done)

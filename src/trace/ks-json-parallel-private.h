@@ -96,6 +96,7 @@ typedef struct
   guint8      slice_args : 1;  /* gathered: its args go to the store, */
   guint8      big_args : 1;    /* ... are too large for it, */
   guint8      negative_dur : 1; /* ... its duration is negative */
+  guint8      launch_flow : 1;  /* a kernel launch's flow event: counted only */
 } Kept;
 
 /* a chunk in flight holds one a kept event */

@@ -626,7 +626,7 @@ replay_events (Reader  *r,
        * (ks-json-chunk-tracks.c): its strings are not needed */
       if (bulk)
         {
-          if (k->group != 0 && ks_json_chunk_tracks_take (r, c, k))
+          if ((k->group != 0 || k->launch_flow) && ks_json_chunk_tracks_take (r, c, k))
             {
               from = k->strings_end;
               continue;

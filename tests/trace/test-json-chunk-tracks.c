@@ -174,6 +174,14 @@ generate (GPtrArray **names,
       if (i % 5 == 0)
         g_string_append_printf (s, "{\"ph\":\"%s\",\"cat\":\"fwd\",\"name\":\"f\",\"id\":%u,\"pid\":1,\"tid\":6,\"ts\":%" G_GUINT64_FORMAT "},\n",
                                 i % 10 == 0 ? "s" : "f", i / 10, ts + 2);
+      if (i % 4 == 0)
+        {
+          /* a kernel launch's flow: counted, its time noted */
+          g_string_append_printf (s, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"launch\",\"id\":%u,\"pid\":1,\"tid\":5,"
+                                  "\"ts\":%" G_GUINT64_FORMAT "},\n", i, ts + 2);
+          g_string_append_printf (s, "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"launch\",\"id\":%u,\"pid\":0,\"tid\":7,"
+                                  "\"ts\":%" G_GUINT64_FORMAT ",\"bp\":\"e\"},\n", i, ts + 4);
+        }
       if (i % 19 == 0)
         g_string_append_printf (s, "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":%" G_GUINT64_FORMAT ",\"args\":{\"bytes\":%u}},\n", ts, i);
       if (i % 2 == 0)
@@ -193,7 +201,13 @@ generate (GPtrArray **names,
     }
   /* beyond the builder's range: counted, not kept */
   g_string_append (s, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"far\",\"pid\":1,\"tid\":5,\"ts\":100000000000000000,\"dur\":1},\n");
-  g_string_append (s, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"last\",\"pid\":1,\"tid\":6,\"ts\":99999,\"dur\":1}]}\n");
+  g_string_append (s, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"last\",\"pid\":1,\"tid\":6,\"ts\":99999,\"dur\":1},\n");
+  /* a slice left open lasts to the trace's last time, a launch flow's */
+  g_string_append (s, "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":6,\"ts\":99990},\n");
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (s, "{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":%u,\"pid\":0,\"tid\":7,\"ts\":%u,\"bp\":\"e\"},\n",
+                            i, 199960 + i);
+  g_string_append (s, "{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,\"ts\":200000,\"bp\":\"e\"}]}\n");
   g_ptr_array_add (names[1], g_strdup ("last"));
   return s;
 }
@@ -319,6 +333,21 @@ test_generated (void)
         }
     }
   g_assert_cmpuint (n_gpu[0] + n_gpu[1] + n_gpu[2], ==, 0);
+  for (guint32 i = 0; i < trace->n_threads; i++)
+    {
+      const KsThread *t = &trace->threads[i];
+      const KsTrack *track = &trace->tracks[t->track];
+
+      if (t->tid != 6 || trace->processes[t->process].pid != 1)
+        continue;
+      for (guint32 k = 0; k < track->n_slices; k++)
+        if (strcmp (ks_trace_string (trace, track->name_id[k]), "open") == 0)
+          {
+            g_assert_cmpint (track->end[k] - track->start[k], ==, (G_GINT64_CONSTANT (200000) - 99990) * 1000);
+            n_gpu[0]++;
+          }
+    }
+  g_assert_cmpuint (n_gpu[0], ==, 1);
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     g_ptr_array_unref (names[i]);
