@@ -82,10 +82,10 @@ struct _ChunkTracks
   gint64      min_ts;
   gint64      max_ts;
 
-  /* the columns, by group, the GPU streams' first, room for cap (the
-   * GPU details gpu_cap); args only where the replay stores them */
-  guint32     cap;
-  guint32     gpu_cap;
+  /* the columns, by group, the GPU streams' first (their details for
+   * those alone), args only where the replay stores them: in one block */
+  guint8     *block;
+  gsize       block_size;
   guint32     n_gpu_slices;
   gint64     *start;
   gint64     *end;
@@ -155,15 +155,7 @@ ks_json_chunk_tracks_free (ChunkTracks *t)
     return;
   g_array_unref (t->groups);
   g_free (t->by_key);
-  g_free (t->start);
-  g_free (t->end);
-  g_free (t->name);
-  g_free (t->category);
-  g_free (t->correlation);
-  g_free (t->external_id);
-  g_free (t->args);
-  g_free (t->kind);
-  g_free (t->gpu_info);
+  g_free (t->block);
   if (t->dirty != NULL)
     g_array_unref (t->dirty);
   if (t->by_track != NULL)
@@ -301,6 +293,52 @@ ks_json_chunk_tracks_keep (Chunk       *c,
   t->max_ts = MAX (t->max_ts, end);
 }
 
+/* The columns in one block, grown as needed and kept with @t for the
+ * next chunks: one allocation rather than one an array, outside the
+ * heap the model grows in (glibc maps blocks this large apart). */
+#define MIN_BLOCK (256 * 1024)
+G_STATIC_ASSERT (sizeof (KsGpuInfo) % sizeof (gint64) == 0);
+
+static void
+columns_place (ChunkTracks *t,
+               gboolean     args)
+{
+  gsize n = t->n;
+  gsize need = n * (2 * sizeof (gint64) + (args ? 5 : 4) * sizeof (guint32) + 1) +
+               t->n_gpu_slices * sizeof (KsGpuInfo);
+  guint8 *at;
+
+  if (need > t->block_size)
+    {
+      g_free (t->block);
+      t->block_size = MAX (MAX (need, MIN_BLOCK), t->block_size * 2);
+      t->block = g_malloc (t->block_size);
+    }
+  /* each column aligned as its type: the 8-byte ones first */
+  at = t->block;
+  t->start = (gint64 *) at;
+  at += n * sizeof (gint64);
+  t->end = (gint64 *) at;
+  at += n * sizeof (gint64);
+  t->gpu_info = (KsGpuInfo *) at;
+  at += t->n_gpu_slices * sizeof (KsGpuInfo);
+  t->name = (guint32 *) at;
+  at += n * sizeof (guint32);
+  t->category = (guint32 *) at;
+  at += n * sizeof (guint32);
+  t->correlation = (guint32 *) at;
+  at += n * sizeof (guint32);
+  t->external_id = (guint32 *) at;
+  at += n * sizeof (guint32);
+  t->args = NULL;
+  if (args)
+    {
+      t->args = (guint32 *) at;
+      at += n * sizeof (guint32);
+    }
+  t->kind = at;
+}
+
 /* After the parse, on the same thread: the gathered slices into their
  * groups' columns, each group's in file order. */
 void
@@ -329,25 +367,7 @@ ks_json_chunk_tracks_gather (Chunk *c)
       if (gpu)
         t->n_gpu_slices = first;
     }
-  if (t->n > t->cap)
-    {
-      t->cap = MAX (t->n, t->cap * 2);
-      t->start = g_renew (gint64, t->start, t->cap);
-      t->end = g_renew (gint64, t->end, t->cap);
-      t->name = g_renew (guint32, t->name, t->cap);
-      t->category = g_renew (guint32, t->category, t->cap);
-      t->correlation = g_renew (guint32, t->correlation, t->cap);
-      t->external_id = g_renew (guint32, t->external_id, t->cap);
-      t->kind = g_renew (guint8, t->kind, t->cap);
-      g_clear_pointer (&t->args, g_free);
-    }
-  if (args && t->args == NULL)
-    t->args = g_new (guint32, t->cap);
-  if (t->n_gpu_slices > t->gpu_cap)
-    {
-      t->gpu_cap = MAX (t->n_gpu_slices, t->gpu_cap * 2);
-      t->gpu_info = g_renew (KsGpuInfo, t->gpu_info, t->gpu_cap);
-    }
+  columns_place (t, args);
 
   for (guint e = 0; e < c->kept->len; e++)
     {
