@@ -302,24 +302,33 @@ ks_json_args_stage_reserve (ArgsStage *s,
 }
 
 /* ks_json_args_stage_defer() and _place() in one, for a slice that is
- * added later: where the slice will be. */
+ * added later, where it will be: a replay that made room for them first
+ * (ks_json_args_stage_reserve()) hands over a chunk's worth in turn. */
 void
 ks_json_args_stage_defer_at (ArgsStage         *s,
                              const char        *text,
-                             gsize              len,
+                             guint32            len,
                              const KsArgsLocal *local,
                              guint32           *map,
                              const guint8      *record,
-                             gsize              record_len,
+                             guint32            record_len,
                              guint32            track,
                              guint32            index)
 {
+  Batch *b = &s->current;
   Deferred *d;
 
-  ks_json_args_stage_defer (s, text, len, local, map, record, record_len);
-  d = &s->current.entries[s->current.n - 1];
+  g_assert (b->n < b->cap);
+  d = &b->entries[b->n++];
+  d->text = text;
+  d->record = record;
+  d->local = record != NULL ? local : NULL;
+  d->map = map;
+  d->len = len;
+  d->record_len = record_len;
   d->track = track;
   d->index = index;
+  d->id = 0;
 }
 
 /* The slices of @track from @index on were not added after all (the

@@ -730,11 +730,11 @@ gboolean   ks_json_args_stage_reserve (ArgsStage         *s,
                                        guint32            n);
 void       ks_json_args_stage_defer_at (ArgsStage         *s,
                                         const char        *text,
-                                        gsize              len,
+                                        guint32            len,
                                         const KsArgsLocal *local,
                                         guint32           *map,
                                         const guint8      *record,
-                                        gsize              record_len,
+                                        guint32            record_len,
                                         guint32            track,
                                         guint32            index);
 void       ks_json_args_stage_unplace (ArgsStage         *s,
