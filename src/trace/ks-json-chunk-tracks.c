@@ -32,9 +32,11 @@
  * which the usual way only counts, are only counted.
  *
  * Left to the usual way: events with a flow binding, thread times, an
- * MTIA category or a range profiler's kind, args that need repairs,
- * times beyond the builder's range, and the chunks of a file whose
- * times are shifted (a folder's base times). */
+ * MTIA category or a range profiler's kind, args that need repairs, and
+ * times beyond the builder's range; in a file whose times are shifted
+ * (a folder's files after the first, by their base times) a slice's
+ * times are shifted and checked as it is taken, one that fails going
+ * the usual way, and the launches' flow events go the usual way. */
 
 #include "config.h"
 
@@ -99,6 +101,9 @@ struct _ChunkTracks
 
   /* the replay's */
   gboolean    on;
+  gint64      shift;    /* the file's ts_offset */
+  gboolean    refused;  /* the event taken last was refused: the usual way */
+  guint32     n_refused; /* slots so passed over */
   GArray     *dirty;    /* groups taken from since the last add */
   GHashTable *by_track; /* track -> group */
 };
@@ -142,6 +147,8 @@ ks_json_chunk_tracks_clear (ChunkTracks *t)
   t->min_ts = G_MAXINT64;
   t->max_ts = G_MININT64;
   t->on = FALSE;
+  t->refused = FALSE;
+  t->n_refused = 0;
   if (t->dirty != NULL)
     g_array_set_size (t->dirty, 0);
   if (t->by_track != NULL)
@@ -422,15 +429,13 @@ ks_json_chunk_tracks_begin (Reader *r,
 
   if (t == NULL || (t->n == 0 && t->min_ts > t->max_ts))
     return FALSE;
-  /* shifted times are checked against the range event by event */
-  if (r->ts_offset != 0)
-    return FALSE;
   /* the args handed over name slices not added yet: the batch must not
    * be stored before they are */
   if (r->args_stage != NULL && !ks_json_args_stage_reserve (r->args_stage, t->n))
     return FALSE;
   if (t->dirty == NULL)
     t->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
+  t->shift = r->ts_offset;
   t->on = TRUE;
   return TRUE;
 }
@@ -469,6 +474,37 @@ flush (Reader      *r,
   g_array_set_size (t->dirty, 0);
 }
 
+/* In a file whose times are shifted, the next slice of @g shifted as
+ * ks_json_handle_event() and ks_trace_builder_add_slice() do, its times
+ * noted; FALSE when they refuse it: the runs so far are added and its
+ * slot is passed over, for the usual way to count it. */
+static gboolean
+shift_slot (Reader      *r,
+            Chunk       *c,
+            ChunkTracks *t,
+            Group       *g)
+{
+  guint32 slot = g->first + g->next;
+  gint64 dur = t->end[slot] - t->start[slot];
+  gint64 start, end;
+
+  if (!__builtin_add_overflow (t->start[slot], t->shift, &start) &&
+      !__builtin_add_overflow (start, dur, &end) && in_range (start) && (end == start || in_range (end)))
+    {
+      t->start[slot] = start;
+      t->end[slot] = end;
+      r->min_ts = MIN (r->min_ts, start);
+      r->max_ts = MAX (r->max_ts, end);
+      return TRUE;
+    }
+  flush (r, c, t);
+  g->next++;
+  g->done = g->next;
+  t->refused = TRUE;
+  t->n_refused++;
+  return FALSE;
+}
+
 /* The gathered event of @k, taken in bulk when its group's track is
  * known: what handling it would do on the reader (its counts and its
  * args, in order), its slice into the group's run; or a launch's flow
@@ -485,6 +521,9 @@ ks_json_chunk_tracks_take (Reader     *r,
 
   if (k->launch_flow)
     {
+      /* its time shifted is the usual way's to note */
+      if (G_UNLIKELY (t->shift != 0))
+        return FALSE;
       if (G_UNLIKELY (r->n_empty_pending > 0))
         {
           r->n_no_ph += r->n_empty_pending;
@@ -495,6 +534,8 @@ ks_json_chunk_tracks_take (Reader     *r,
     }
   g = &((Group *) t->groups->data)[k->group - 1];
   if (G_UNLIKELY (g->state != GROUP_BULK))
+    return FALSE;
+  if (G_UNLIKELY (t->shift != 0) && !shift_slot (r, c, t, g))
     return FALSE;
   if (g->next == g->done)
     {
@@ -562,6 +603,12 @@ ks_json_chunk_tracks_resolve (Reader     *r,
   Group *g = &g_array_index (t->groups, Group, k->group - 1);
   gpointer other;
 
+  if (t->refused)
+    {
+      /* take() refused it (its shifted times) */
+      t->refused = FALSE;
+      return FALSE;
+    }
   if (g->state == GROUP_DIRECT)
     return FALSE;
   if (g->state == GROUP_UNRESOLVED)
@@ -583,7 +630,12 @@ ks_json_chunk_tracks_resolve (Reader     *r,
         }
       g_hash_table_insert (t->by_track, GUINT_TO_POINTER (g->track + 1), GUINT_TO_POINTER (k->group));
     }
-  return ks_json_chunk_tracks_take (r, c, k);
+  if (!ks_json_chunk_tracks_take (r, c, k))
+    {
+      t->refused = FALSE;
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* After the replay of @c's events (@complete: all of them): the runs
@@ -602,11 +654,13 @@ ks_json_chunk_tracks_end (Reader   *r,
   t->on = FALSE;
   for (guint32 i = 0; i < t->groups->len; i++)
     n_taken += g_array_index (t->groups, Group, i).next;
+  n_taken -= t->n_refused;
   r->n_events += n_taken;
   c->owner->n_gathered += t->n;
   c->owner->n_taken += n_taken;
-  /* every gathered event was taken or handled, and each notes its times */
-  if (complete)
+  /* every gathered event was taken or handled, and each notes its times
+   * (shifted ones were noted as they were taken) */
+  if (complete && t->shift == 0)
     {
       r->min_ts = MIN (r->min_ts, t->min_ts);
       r->max_ts = MAX (r->max_ts, t->max_ts);

@@ -353,6 +353,66 @@ test_generated (void)
     g_ptr_array_unref (names[i]);
 }
 
+/* A folder's second file is shifted by its base time: its slices are
+ * shifted as they are taken, and one the shift puts out of range goes
+ * the usual way (counted, left out): the same .kscope as one thread,
+ * most of the file's slices added in bulk. */
+static void
+test_shifted (void)
+{
+  static const char *const chunks[] = { "61", "4096" };
+  static const char *const threads_n[] = { "3", "4" };
+  g_autofree char *dir = g_build_filename (tmp_dir, "shifted", NULL);
+  g_autoptr(GString) a = g_string_new ("{\"baseTimeNanoseconds\":1000000000000000000,\"traceEvents\":[\n");
+  g_autoptr(GString) b = g_string_new ("{\"baseTimeNanoseconds\":4000000000000000000,\"traceEvents\":[\n");
+  g_autoptr(GBytes) serial = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KsTrace) trace = NULL;
+  guint64 n_far = 0;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_string_append (a, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5}]}\n");
+  for (guint i = 0; i < 2000; i++)
+    {
+      /* shifted by 3e18 ns: 2e15 µs more is past the builder's range */
+      guint64 ts = i % 97 == 5 ? G_GUINT64_CONSTANT (2000000000000000) + i : 100 + 10 * (guint64) i;
+
+      /* it, and its kernel */
+      n_far += i % 97 == 5 ? 1 + (i % 4 == 0) : 0;
+      g_string_append_printf (b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x%u\",\"pid\":2,\"tid\":%u,"
+                              "\"ts\":%" G_GUINT64_FORMAT ",\"dur\":%d,\"args\":{\"External id\":%u}},\n",
+                              i % 50, 1 + i % 3, ts, i % 13 == 0 ? -1 : 4, i);
+      if (i % 4 == 0)
+        g_string_append_printf (b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%u\",\"pid\":0,\"tid\":7,"
+                                "\"ts\":%" G_GUINT64_FORMAT ",\"dur\":2,\"args\":{\"correlation\":%u}},\n"
+                                "{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":%u,\"pid\":0,\"tid\":7,"
+                                "\"ts\":%" G_GUINT64_FORMAT ",\"bp\":\"e\"},\n", i % 20, ts + 1, i, i, ts + 1);
+    }
+  g_string_append (b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"end\",\"pid\":2,\"tid\":1,\"ts\":99999,\"dur\":1}]}\n");
+  g_free (write_file ("shifted/rank-0.json", a->str, a->len));
+  g_free (write_file ("shifted/rank-1.json", b->str, b->len));
+
+  serial = load_dump (dir, "1", NULL);
+  g_assert_false (test_dump_is_error (serial));
+  for (guint c = 0; c < G_N_ELEMENTS (chunks); c++)
+    for (guint t = 0; t < G_N_ELEMENTS (threads_n); t++)
+      {
+        g_autoptr(GBytes) other = load_dump (dir, threads_n[t], chunks[c]);
+        g_autofree char *how = g_strdup_printf ("%s threads, chunks of %s bytes", threads_n[t], chunks[c]);
+
+        test_dump_assert_same (dir, how, serial, other);
+        g_assert_true (saw_bulk_debug);
+        /* all but those shifted out of range */
+        g_assert_cmpuint (n_bulk, ==, n_gathered - n_far);
+      }
+
+  /* the ones shifted out of range are counted and left out */
+  trace = load_trace (dir, "4", "4096", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_far, >, 0);
+  g_assert_nonnull (strstr (ks_trace_get_metadata (trace, "warnings"), "146 years"));
+}
+
 /* A real trace, chunk after chunk, gathered by default from three
  * threads: the same .kscope as one thread, most of its complete events
  * added in bulk. */
@@ -387,6 +447,7 @@ main (int   argc,
   tmp_dir = g_dir_make_tmp ("ks-json-chunk-tracks-XXXXXX", NULL);
 
   g_test_add_func ("/json-chunk-tracks/generated", test_generated);
+  g_test_add_func ("/json-chunk-tracks/shifted", test_shifted);
   g_test_add_func ("/json-chunk-tracks/gpt", test_gpt);
 
   ret = g_test_run ();
