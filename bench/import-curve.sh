@@ -31,7 +31,10 @@
 # replay (KINESCOPE_JSON_THREAD_KEYS), best of 2 each; and from 4 cores
 # on with the chunks taking their text from the compacted blocks or the
 # reading thread copying the blocks (KINESCOPE_JSON_BLOCKS), best of 2
-# each, for the JSON and the .json.gz.
+# each, for the JSON and the .json.gz; and from 3 cores on with the
+# complete events' slices gathered by track in the chunks and added in
+# bulk, or added one by one in the replay (KINESCOPE_JSON_CHUNK_TRACKS),
+# best of 2 each.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -248,6 +251,21 @@ if many and (twin, many[0]) in best and time.time() - start < budget + 105:
             md.append("| %s | %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.0f / %.0f |" % (os.path.basename(f), n,
                       r["share"][0], r["copy"][0], r["copy"][0] / r["share"][0], c["share"], c["copy"],
                       r["share"][2], r["copy"][2]))
+    md.append("")
+# the plain JSON with its complete events' slices gathered by track in
+# the chunks and added in bulk (the default wherever the pairs are
+# numbered) or added one by one in the replay, best of 2
+if three and (twin, three[0]) in best and time.time() - start < budget + 105:
+    md.append("### %s: slices gathered by track in the chunks, or added one by one in the replay\n" % os.path.basename(twin))
+    md.append("| cores | KINESCOPE_JSON_CHUNK_TRACKS=chunk s | =replay s | ratio | reading thread's replay, chunk / replay | its CPU s, chunk / replay | peak RSS MiB, chunk / replay |")
+    md.append("|---:|---:|---:|---:|---:|---:|---:|")
+    for n in three:
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_CHUNK_TRACKS": m}) for _ in range(2)), key=lambda x: x[0])
+             for m in ("chunk", "replay")}
+        rp = "read: replaying events into the builder"
+        md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.3f / %.3f | %.0f / %.0f |" % (n, r["chunk"][0], r["replay"][0],
+                  r["replay"][0] / r["chunk"][0], r["chunk"][3].get(rp, (0, 0))[0], r["replay"][3].get(rp, (0, 0))[0],
+                  r["chunk"][3].get(rp, (0, 0))[1], r["replay"][3].get(rp, (0, 0))[1], r["chunk"][2], r["replay"][2]))
     md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "

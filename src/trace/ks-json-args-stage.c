@@ -275,6 +275,78 @@ ks_json_args_stage_place (ArgsStage *s,
   d->index = index;
 }
 
+/* Room for @n more handed over without growing: a replay that adds
+ * their slices later (ks_json_args_stage_defer_at()) must not have the
+ * batch stored on the way, which growing does when memory runs out.
+ * FALSE when there is no room to be had. */
+gboolean
+ks_json_args_stage_reserve (ArgsStage *s,
+                            guint32    n)
+{
+  Batch *b = &s->current;
+  guint64 cap = b->cap;
+  Deferred *more;
+
+  if ((guint64) b->n + n <= cap)
+    return TRUE;
+  while (cap < (guint64) b->n + n)
+    cap *= 2;
+  if (cap > G_MAXUINT32)
+    return FALSE;
+  more = g_try_renew (Deferred, b->entries, cap);
+  if (more == NULL)
+    return FALSE;
+  b->entries = more;
+  b->cap = (guint) cap;
+  return TRUE;
+}
+
+/* ks_json_args_stage_defer() and _place() in one, for a slice that is
+ * added later, where it will be: a replay that made room for them first
+ * (ks_json_args_stage_reserve()) hands over a chunk's worth in turn. */
+void
+ks_json_args_stage_defer_at (ArgsStage         *s,
+                             const char        *text,
+                             guint32            len,
+                             const KsArgsLocal *local,
+                             guint32           *map,
+                             const guint8      *record,
+                             guint32            record_len,
+                             guint32            track,
+                             guint32            index)
+{
+  Batch *b = &s->current;
+  Deferred *d;
+
+  g_assert (b->n < b->cap);
+  d = &b->entries[b->n++];
+  d->text = text;
+  d->record = record;
+  d->local = record != NULL ? local : NULL;
+  d->map = map;
+  d->len = len;
+  d->record_len = record_len;
+  d->track = track;
+  d->index = index;
+  d->id = 0;
+}
+
+/* The slices of @track from @index on were not added after all (the
+ * builder failed): their args go nowhere. */
+void
+ks_json_args_stage_unplace (ArgsStage *s,
+                            guint32    track,
+                            guint32    index)
+{
+  for (guint i = 0; i < s->current.n; i++)
+    {
+      Deferred *d = &s->current.entries[i];
+
+      if (d->track == track && d->index >= index)
+        d->track = KS_NO_INDEX;
+    }
+}
+
 void
 ks_json_args_stage_submit (ArgsStage      *s,
                            gpointer        owner,

@@ -177,13 +177,16 @@ ks_json_flow_category (const char *cat,
   return FLOW_CAT_OTHER;
 }
 
-guint32
-ks_json_gpu_track (Reader      *r,
-                   KsSliceKind  kind)
+/* The GPU row of a device event: its kind (1: annotations), device and
+ * stream, from the event alone. */
+void
+ks_json_gpu_key (const Event *ev,
+                 KsSliceKind  kind,
+                 int         *kind_out,
+                 gint64      *device_out,
+                 gint64      *stream_out)
 {
-  Event *ev = r->ev;
   gint64 device, stream;
-  int track_kind = kind == KS_SLICE_GPU_ANNOTATION ? 1 : 0;
 
   /* Kineto puts the device in "pid" and the stream in "tid" as well as
    * in args; annotations only have the former. */
@@ -214,7 +217,19 @@ ks_json_gpu_track (Reader      *r,
   /* device-wide synchronisation: CUPTI's stream id -1 written unsigned */
   if (stream == G_MAXUINT32)
     stream = -1;
+  *kind_out = kind == KS_SLICE_GPU_ANNOTATION ? 1 : 0;
+  *device_out = device;
+  *stream_out = stream;
+}
 
+guint32
+ks_json_gpu_track (Reader      *r,
+                   KsSliceKind  kind)
+{
+  gint64 device, stream;
+  int track_kind;
+
+  ks_json_gpu_key (r->ev, kind, &track_kind, &device, &stream);
   if (r->cache_gpu_kind == track_kind && r->cache_gpu_device == device && r->cache_gpu_stream == stream)
     return r->cache_gpu_track;
 

@@ -77,20 +77,30 @@ typedef struct
  * it from there: an Event is not copied between the cores. */
 #define EVENTS_PER_BLOCK 256
 
+G_STATIC_ASSERT (MAX_ARGS_LEN <= G_MAXUINT32);
+
 typedef struct
 {
   const char *args;
-  gsize       args_len;
+  guint32     args_len;     /* at most MAX_ARGS_LEN */
   guint32     n_local;      /* strings of the chunk numbered by then */
   guint32     strings_end;  /* its KeptStrings end here */
   guint32     prepared_at;  /* the args as ks_args_prepare() made them, */
   guint32     prepared_len; /* in the chunk's prepared (0: none) */
   guint32     thread_key;   /* its (pid, tid) in the chunk's ThreadKeys (0: none) */
+  guint32     group;        /* its slice's track in the chunk's ChunkTracks (0: none) */
   guint16     strings_set;  /* bit i: event_strings[i] is among its KeptStrings */
   guint8      args_overflow : 1;
   guint8      args_ascii : 1;
   guint8      kineto : 1;   /* the reader's flag when the event closed */
+  guint8      slice_args : 1;  /* gathered: its args go to the store, */
+  guint8      big_args : 1;    /* ... are too large for it, */
+  guint8      negative_dur : 1; /* ... its duration is negative */
+  guint8      launch_flow : 1;  /* a kernel launch's flow event: counted only */
 } Kept;
+
+/* a chunk in flight holds one a kept event */
+G_STATIC_ASSERT (sizeof (Kept) <= 40);
 
 typedef struct
 {
@@ -111,6 +121,7 @@ typedef struct
 } Mark;
 
 typedef struct _ThreadKeys ThreadKeys;
+typedef struct _ChunkTracks ChunkTracks;
 typedef struct _Parallel Parallel;
 
 typedef struct _Chunk
@@ -145,6 +156,7 @@ typedef struct _Chunk
   KsArgsLocal  *args_local;   /* ... in the numbers of this dictionary */
   GArray       *local;        /* LocalString, numbered from 1 */
   ThreadKeys   *thread_keys;  /* the events' (pid, tid), or NULL */
+  ChunkTracks  *tracks;       /* its complete events' slices by track, or NULL */
   guint32      *slots;        /* open addressing: local number, 0 empty */
   guint32       n_slots;
   GError       *error;
@@ -187,6 +199,7 @@ struct _Parallel
   gboolean      help_head_only; /* waiting, this thread parses only the chunk it waits for */
   gboolean      thread_keys;  /* workers number the chunks' (pid, tid) pairs */
   gboolean      share_blocks; /* chunks take their text from the blocks */
+  gboolean      chunk_tracks; /* ... and gather their slices by track */
   ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;
@@ -210,6 +223,8 @@ struct _Parallel
   guint         n_keyed;      /* chunks replayed with their pairs numbered, */
   guint64       n_pairs;      /* the pairs of those, */
   guint64       n_resolved;   /* and those that an event looked up */
+  guint64       n_gathered;   /* slices gathered by track in replayed chunks, */
+  guint64       n_taken;      /* of them added in bulk */
 
   /* this thread's time by phase (KINESCOPE_LOAD_PHASES) */
   KsPhaseClock  t_start;
@@ -227,6 +242,7 @@ struct _Parallel
   GPtrArray    *spare_strings;
   GPtrArray    *spare_prepared;
   GPtrArray    *spare_locals;
+  GPtrArray    *spare_tracks;
 
   /* MODE_HEAD: a scan for the array's `[` */
   int           depth;
@@ -286,6 +302,32 @@ guint32     ks_json_thread_keys_number (ThreadKeys       *k,
 gboolean    ks_json_par_thread_keys    (guint             n_threads);
 void        ks_json_par_note_pairs     (Parallel         *p,
                                         const Chunk      *c);
+
+/* ks-json-chunk-tracks.c: a chunk's slices gathered by track on the
+ * thread that parses it, added in bulk by the replay */
+gboolean     ks_json_par_chunk_tracks       (void);
+ChunkTracks *ks_json_chunk_tracks_new       (void);
+void         ks_json_chunk_tracks_clear     (ChunkTracks  *t);
+void         ks_json_chunk_tracks_free      (ChunkTracks  *t);
+void         ks_json_chunk_tracks_keep      (Chunk        *c,
+                                             const Event  *ev,
+                                             Kept         *k);
+void         ks_json_chunk_tracks_gather    (Chunk        *c);
+gboolean     ks_json_chunk_tracks_begin     (Reader       *r,
+                                             Chunk        *c);
+gboolean     ks_json_chunk_tracks_take      (Reader       *r,
+                                             Chunk        *c,
+                                             const Kept   *k);
+void         ks_json_chunk_tracks_before    (Reader       *r,
+                                             Chunk        *c,
+                                             const Kept   *k,
+                                             const Event  *ev);
+gboolean     ks_json_chunk_tracks_resolve   (Reader       *r,
+                                             Chunk        *c,
+                                             const Kept   *k);
+void         ks_json_chunk_tracks_end       (Reader       *r,
+                                             Chunk        *c,
+                                             gboolean      complete);
 
 /* The place of a chunk's @i-th event, its block made on first use. */
 static inline Event *

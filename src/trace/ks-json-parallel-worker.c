@@ -119,6 +119,40 @@ prepare_args (Reader *r,
   k->prepared_len = (guint32) n;
 }
 
+/* The event's args text, kept with it (and prepared where the chunk's
+ * are). */
+static void
+keep_args (Reader *r,
+           Chunk  *c,
+           Kept   *k)
+{
+  if (r->args_direct != NULL)
+    {
+      k->args_len = (guint32) r->args_direct_len;
+      /* the chunk's text lives until it is replayed */
+      if ((const guint8 *) r->args_direct >= c->data->data &&
+          (const guint8 *) r->args_direct + k->args_len <= c->data->data + c->data->len)
+        k->args = r->args_direct;
+      else
+        k->args = g_string_chunk_insert_len (c->text, r->args_direct, k->args_len);
+    }
+  else if (r->args->len > 0)
+    {
+      k->args_len = (guint32) r->args->len;
+      k->args = g_string_chunk_insert_len (c->text, r->args->str, k->args_len);
+    }
+  k->args_overflow = r->args_overflow;
+  k->args_ascii = r->args_ascii;
+  /* The walk over the args text and the look-up of its values, most of
+   * adding it to the store, are done here; the replay maps the values
+   * through the chunk's dictionary and looks up only those new to the
+   * chunk. Text that the replay repairs
+   * (not valid UTF-8) or drops is left to it, and so is all of it in a
+   * chunk the reading thread parses itself. */
+  if (c->prepare_args && c->args_local != NULL && r->ev->has_args && !k->args_overflow && k->args_ascii && k->args_len > 2)
+    prepare_args (r, c, k);
+}
+
 /* In place of ks_json_handle_event(): the event stays where it was read,
  * with what it points to, and the next one goes to the next place. Its
  * strings are kept apart, and it is pointed to the replaying reader's
@@ -134,6 +168,9 @@ ks_json_chunk_keep_event (Reader *r)
   /* its pid and tid still in the worker's strings */
   if (c->thread_keys != NULL)
     k.thread_key = ks_json_thread_keys_number (c->thread_keys, r->ev);
+  keep_args (r, c, &k);
+  if (c->tracks != NULL)
+    ks_json_chunk_tracks_keep (c, r->ev, &k);
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     {
       GString *s = EVENT_STRING (r->ev, i);
@@ -151,32 +188,6 @@ ks_json_chunk_keep_event (Reader *r)
       EVENT_STRING (r->ev, i) = own[i];
     }
   k.strings_end = c->strings->len;
-
-  if (r->args_direct != NULL)
-    {
-      k.args_len = r->args_direct_len;
-      /* the chunk's text lives until it is replayed */
-      if ((const guint8 *) r->args_direct >= c->data->data &&
-          (const guint8 *) r->args_direct + k.args_len <= c->data->data + c->data->len)
-        k.args = r->args_direct;
-      else
-        k.args = g_string_chunk_insert_len (c->text, r->args_direct, k.args_len);
-    }
-  else if (r->args->len > 0)
-    {
-      k.args_len = r->args->len;
-      k.args = g_string_chunk_insert_len (c->text, r->args->str, k.args_len);
-    }
-  k.args_overflow = r->args_overflow;
-  k.args_ascii = r->args_ascii;
-  /* The walk over the args text and the look-up of its values, most of
-   * adding it to the store, are done here; the replay maps the values
-   * through the chunk's dictionary and looks up only those new to the
-   * chunk. Text that the replay repairs
-   * (not valid UTF-8) or drops is left to it, and so is all of it in a
-   * chunk the reading thread parses itself. */
-  if (c->prepare_args && c->args_local != NULL && r->ev->has_args && !k.args_overflow && k.args_ascii && k.args_len > 2)
-    prepare_args (r, c, &k);
   k.kineto = r->kineto;
   k.n_local = c->local->len;
   g_array_append_val (c->kept, k);
@@ -356,6 +367,8 @@ ks_json_par_run_chunk (Chunk *c)
 #undef TAKE_COUNT
   g_free (c->slots);
   c->slots = NULL;
+  if (c->tracks != NULL)
+    ks_json_chunk_tracks_gather (c);
   w->chunk = NULL;
   w->ev = &w->ev_own;
   give_back_reader (c->owner, w);

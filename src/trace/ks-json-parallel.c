@@ -183,6 +183,12 @@ ks_json_par_chunk_new (Parallel *p)
       if (c->args_local == NULL)
         c->args_local = ks_args_local_new ();
     }
+  if (p->thread_keys && p->chunk_tracks)
+    {
+      c->tracks = ks_json_par_take_spare (p->spare_tracks);
+      if (c->tracks == NULL)
+        c->tracks = ks_json_chunk_tracks_new ();
+    }
   c->marks = g_array_new (FALSE, FALSE, sizeof (Mark));
   return c;
 }
@@ -217,6 +223,12 @@ chunk_drop_events (Chunk *c)
   else if (c->events != NULL)
     g_ptr_array_unref (g_steal_pointer (&c->events));
   give_back (p->spare_strings, g_steal_pointer (&c->strings), limit);
+  if (c->tracks != NULL && p->spare_tracks->len < limit)
+    {
+      ks_json_chunk_tracks_clear (c->tracks);
+      g_ptr_array_add (p->spare_tracks, g_steal_pointer (&c->tracks));
+    }
+  g_clear_pointer (&c->tracks, ks_json_chunk_tracks_free);
 }
 
 static void
@@ -297,6 +309,7 @@ ks_json_parallel_start (Reader  *r,
   /* KINESCOPE_JSON_BLOCKS=copy copies the blocks as before, for
    * measurements */
   p->share_blocks = g_strcmp0 (g_getenv ("KINESCOPE_JSON_BLOCKS"), "copy") != 0;
+  p->chunk_tracks = ks_json_par_chunk_tracks ();
   if (args_on_thread (n))
     p->args_stage = ks_json_args_stage_new (r->builder);
   p->in_flight = in_flight (p, MAX (size, r->load_size));
@@ -321,6 +334,7 @@ ks_json_parallel_start (Reader  *r,
   p->spare_strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   p->spare_prepared = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
   p->spare_locals = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_args_local_free);
+  p->spare_tracks = g_ptr_array_new_with_free_func ((GDestroyNotify) ks_json_chunk_tracks_free);
   r->parallel = p;
 }
 
@@ -432,6 +446,7 @@ ks_json_parallel_stop (Reader *r)
   g_ptr_array_unref (p->spare_strings);
   g_ptr_array_unref (p->spare_prepared);
   g_ptr_array_unref (p->spare_locals);
+  g_ptr_array_unref (p->spare_tracks);
   g_free (p->name);
   g_free (p);
 }
@@ -582,6 +597,7 @@ replay_events (Reader  *r,
   guint32 filled = 0;   /* own[] that may hold text: bit i for own[i] */
   gboolean text_ascii = r->text_ascii;
   gboolean ok = TRUE;
+  gboolean bulk;
 
   if (c->local->len > 0)
     c->map = g_new (guint32, c->local->len);
@@ -595,6 +611,7 @@ replay_events (Reader  *r,
   r->args_stage = c->owner->args_stage;
   for (guint i = 0; i < G_N_ELEMENTS (event_strings); i++)
     g_string_truncate (own[i], 0);
+  bulk = ks_json_chunk_tracks_begin (r, c);
   for (guint e = 0; ok && e < c->kept->len; e++)
     {
       const Kept *k = &g_array_index (c->kept, Kept, e);
@@ -609,6 +626,17 @@ replay_events (Reader  *r,
         }
       if (k->kineto)
         r->kineto = TRUE;
+      /* a slice gathered by track where the chunk was parsed
+       * (ks-json-chunk-tracks.c): its strings are not needed */
+      if (bulk)
+        {
+          if ((k->group != 0 || k->launch_flow) && ks_json_chunk_tracks_take (r, c, k))
+            {
+              from = k->strings_end;
+              continue;
+            }
+          ks_json_chunk_tracks_before (r, c, k, ev);
+        }
 
       /* this thread's strings, which the worker pointed the event to,
        * emptied of what the event before left in them (what it set, and
@@ -643,7 +671,8 @@ replay_events (Reader  *r,
       r->thread_slot = k->thread_key != 0 ? &c->thread_slots[k->thread_key - 1] : NULL;
 
       r->ev = ev;
-      ks_json_handle_event (r);
+      if (!bulk || k->group == 0 || !ks_json_chunk_tracks_resolve (r, c, k))
+        ks_json_handle_event (r);
       r->ev = &r->ev_own;
       r->thread_slot = NULL;
       r->args_direct = NULL;
@@ -657,6 +686,8 @@ replay_events (Reader  *r,
           ok = FALSE;
         }
     }
+  if (bulk)
+    ks_json_chunk_tracks_end (r, c, ok);
   r->args_stage = NULL;
   ks_json_par_note_pairs (c->owner, c);
   if (!ok)
@@ -1138,6 +1169,9 @@ ks_json_parallel_finish (Reader  *r,
   if (p->thread_keys)
     g_debug ("%s: thread pairs numbered in %u chunks, %" G_GUINT64_FORMAT " pairs, %" G_GUINT64_FORMAT " resolved",
              r->name, p->n_keyed, p->n_pairs, p->n_resolved);
+  if (p->chunk_tracks)
+    g_debug ("%s: slices gathered by track %" G_GUINT64_FORMAT ", added in bulk %" G_GUINT64_FORMAT,
+             r->name, p->n_gathered, p->n_taken);
   if (ks_load_phases_enabled ())
     {
       KsPhaseClock rest = { 0, 0 };

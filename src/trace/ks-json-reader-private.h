@@ -592,6 +592,11 @@ enum
 guint8 ks_json_flow_category (const char *cat,
                               gsize       len);
 
+void    ks_json_gpu_key   (const Event *ev,
+                           KsSliceKind  kind,
+                           int         *kind_out,
+                           gint64      *device_out,
+                           gint64      *stream_out);
 guint32 ks_json_gpu_track (Reader      *r,
                            KsSliceKind  kind);
 
@@ -735,6 +740,20 @@ guint32    ks_json_args_stage_defer   (ArgsStage         *s,
                                        const guint8      *record,
                                        gsize              record_len);
 void       ks_json_args_stage_place   (ArgsStage         *s,
+                                       guint32            track,
+                                       guint32            index);
+gboolean   ks_json_args_stage_reserve (ArgsStage         *s,
+                                       guint32            n);
+void       ks_json_args_stage_defer_at (ArgsStage         *s,
+                                        const char        *text,
+                                        guint32            len,
+                                        const KsArgsLocal *local,
+                                        guint32           *map,
+                                        const guint8      *record,
+                                        guint32            record_len,
+                                        guint32            track,
+                                        guint32            index);
+void       ks_json_args_stage_unplace (ArgsStage         *s,
                                        guint32            track,
                                        guint32            index);
 void       ks_json_args_stage_submit  (ArgsStage         *s,

@@ -174,7 +174,7 @@ struct _KsTraceBuilder
 /* Times 2^62 ns (146 years) or more from the clock's zero are refused,
  * so that any two times of a trace differ by less than G_MAXINT64: a
  * damaged timestamp must not overflow every duration. */
-#define MAX_ABS_TS (G_GINT64_CONSTANT (1) << 62)
+#define MAX_ABS_TS KS_TRACE_BUILDER_MAX_ABS_TS
 
 /* The columns of a large track are paged in 16 Ki slices ahead. Small
  * tracks are left to page faults: they share heap pages. */
@@ -236,6 +236,9 @@ void _ks_builder_array_reserve (GArray *array,
                                 guint64 n);
 
 /* ks-trace-builder-tracks.c */
+
+gboolean _ks_builder_track_grow (KsTraceBuilder *self,
+                                 TrackBuilder   *tb);
 
 void _ks_builder_process_key (KsTraceBuilder *self,
                               guint32         id,

@@ -601,6 +601,13 @@ track_grow (KsTraceBuilder *self,
 #undef RENEW_COLUMN
 
 gboolean
+_ks_builder_track_grow (KsTraceBuilder *self,
+                        TrackBuilder   *tb)
+{
+  return track_grow (self, tb);
+}
+
+gboolean
 ks_trace_builder_add_slice (KsTraceBuilder  *self,
                             guint32          track,
                             gint64           start,

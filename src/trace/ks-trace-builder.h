@@ -27,6 +27,10 @@ typedef struct _KsTraceBuilder KsTraceBuilder;
  * limit. Each small track costs a few hundred bytes. */
 #define KS_TRACE_BUILDER_MAX_ROWS 1000000u
 
+/* Times this far or further from the clock's zero (2^62 ns, 146 years)
+ * are refused and counted: see ks_trace_builder_add_slice(). */
+#define KS_TRACE_BUILDER_MAX_ABS_TS (G_GINT64_CONSTANT (1) << 62)
+
 KsTraceBuilder *ks_trace_builder_new              (KsFormat          format);
 void            ks_trace_builder_free             (KsTraceBuilder   *self);
 
@@ -86,6 +90,35 @@ gboolean        ks_trace_builder_store_args       (KsTraceBuilder    *self,
 void            ks_trace_builder_fail_args        (KsTraceBuilder    *self);
 
 /* The number of slices of @track so far. */
+/* Slices of one track in file order, in columns: see
+ * ks_trace_builder_add_slices(). */
+typedef struct
+{
+  const gint64    *start;
+  const gint64    *end;         /* each at least its start */
+  const guint32   *name;        /* in the caller's numbers: see @map */
+  const guint32   *category;
+  const guint32   *correlation;
+  const guint32   *external_id;
+  const guint32   *args;        /* NULL: none */
+  const guint8    *kind;        /* KsSliceKind */
+  const KsGpuInfo *gpu;         /* NULL: none */
+} KsSliceColumns;
+
+/* ks_trace_builder_add_slice() for the slices @from to @from + @n - 1 of
+ * @columns in turn, whose times all lie within
+ * KS_TRACE_BUILDER_MAX_ABS_TS: a reader's run of slices of one track in
+ * one call. Names and categories are @map[id - 1] (0 stays 0). The
+ * first one's index in the track is set in @first. FALSE, adding none,
+ * when the builder has failed or memory ran out. */
+gboolean        ks_trace_builder_add_slices       (KsTraceBuilder       *self,
+                                                   guint32               track,
+                                                   const KsSliceColumns *columns,
+                                                   guint32               from,
+                                                   guint32               n,
+                                                   const guint32        *map,
+                                                   guint32              *first);
+
 guint32         ks_trace_builder_get_track_n_slices (KsTraceBuilder *self,
                                                      guint32         track);
 
