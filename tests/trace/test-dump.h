@@ -10,6 +10,7 @@
 
 #include <string.h>
 #include <glib/gstdio.h>
+#include <zlib.h>
 
 #include "ks-kscope-writer.h"
 #include "ks-trace.h"
@@ -138,4 +139,35 @@ test_dump_remove_dir (const char *dir)
       g_unlink (p);
     }
   g_rmdir (dir);
+}
+
+/* @data written to @dir/@name; the path, to free. */
+static inline char *
+test_dump_write_file (const char *dir,
+                      const char *name,
+                      const char *data,
+                      gsize       len)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  return path;
+}
+
+/* The text of the gzip fixture @name of $KS_FIXTURES_DIR. */
+static inline GString *
+test_dump_inflate_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
+  gzFile gz = gzopen (path, "rb");
+  GString *s = g_string_new (NULL);
+  char buf[65536];
+  int n;
+
+  g_assert_nonnull (gz);
+  while ((n = gzread (gz, buf, sizeof buf)) > 0)
+    g_string_append_len (s, buf, n);
+  g_assert_cmpint (n, ==, 0);
+  g_assert_cmpint (gzclose (gz), ==, Z_OK);
+  return s;
 }

@@ -57,33 +57,7 @@ load_dump (const char *path,
   return test_dump_bytes (trace, error, tmp_dir);
 }
 
-static char *
-write_file (const char *name,
-            const char *data,
-            gsize       len)
-{
-  char *path = g_build_filename (tmp_dir, name, NULL);
 
-  g_assert_true (g_file_set_contents (path, data, len, NULL));
-  return path;
-}
-
-static GString *
-inflate_fixture (const char *name)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
-  gzFile gz = gzopen (path, "rb");
-  GString *s = g_string_new (NULL);
-  char buf[65536];
-  int n;
-
-  g_assert_nonnull (gz);
-  while ((n = gzread (gz, buf, sizeof buf)) > 0)
-    g_string_append_len (s, buf, n);
-  g_assert_cmpint (n, ==, 0);
-  g_assert_cmpint (gzclose (gz), ==, Z_OK);
-  return s;
-}
 
 /* The CPU pairs of the generated trace; the last two are one thread (a
  * missing tid is the pid's), two groups of a chunk on one track. */
@@ -272,7 +246,7 @@ test_generated (void)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     names[i] = g_ptr_array_new_with_free_func (g_free);
   s = generate (names, n_gpu);
-  path = write_file ("chunk-tracks.json", s->str, s->len);
+  path = test_dump_write_file (tmp_dir, "chunk-tracks.json", s->str, s->len);
   serial = load_dump (path, "1", NULL);
   g_assert_false (test_dump_is_error (serial));
   g_assert_false (saw_bulk_debug);
@@ -389,8 +363,8 @@ test_shifted (void)
                                 "\"ts\":%" G_GUINT64_FORMAT ",\"bp\":\"e\"},\n", i % 20, ts + 1, i, i, ts + 1);
     }
   g_string_append (b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"end\",\"pid\":2,\"tid\":1,\"ts\":99999,\"dur\":1}]}\n");
-  g_free (write_file ("shifted/rank-0.json", a->str, a->len));
-  g_free (write_file ("shifted/rank-1.json", b->str, b->len));
+  g_free (test_dump_write_file (tmp_dir, "shifted/rank-0.json", a->str, a->len));
+  g_free (test_dump_write_file (tmp_dir, "shifted/rank-1.json", b->str, b->len));
 
   serial = load_dump (dir, "1", NULL);
   g_assert_false (test_dump_is_error (serial));
@@ -420,8 +394,8 @@ static void
 test_gpt (void)
 {
   static const char *const threads_n[] = { "3", "4", "8" };
-  g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
-  g_autofree char *path = write_file ("gpt-tracks.json", gpt->str, gpt->len);
+  g_autoptr(GString) gpt = test_dump_inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autofree char *path = test_dump_write_file (tmp_dir, "gpt-tracks.json", gpt->str, gpt->len);
   g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
 
   for (guint t = 0; t < G_N_ELEMENTS (threads_n); t++)

@@ -363,16 +363,6 @@ perfetto_trace (guint n)
   return s;
 }
 
-static char *
-write_file (const char *name,
-            const char *data,
-            gsize       len)
-{
-  char *path = g_build_filename (tmp_dir, name, NULL);
-
-  g_assert_true (g_file_set_contents (path, data, len, NULL));
-  return path;
-}
 
 static char *
 write_gzip (const char *name,
@@ -413,7 +403,7 @@ test_many_flows (void)
                               i > 0 ? "," : "", t, t + 2, i, t + 1, i, f);
     }
   g_string_append (s, "]}");
-  path = write_file ("flows.json", s->str, s->len);
+  path = test_dump_write_file (tmp_dir, "flows.json", s->str, s->len);
   check_same (path, NULL, 0);
 
   trace = load_trace (path, "3", NULL, &error);
@@ -438,7 +428,7 @@ static void
 test_across_cuts (void)
 {
   g_autoptr(GString) s = tricky_trace (3000);
-  g_autofree char *path = write_file ("tricky.json", s->str, s->len);
+  g_autofree char *path = test_dump_write_file (tmp_dir, "tricky.json", s->str, s->len);
   g_autofree char *gz = write_gzip ("tricky.json.gz", s->str, s->len);
   g_autofree char *array = NULL;
   g_autoptr(GString) top = NULL;
@@ -466,11 +456,11 @@ test_across_cuts (void)
   /* the same events as a top-level array, and with the array first */
   events = strchr (strstr (s->str, "\"traceEvents\""), '[');
   top = g_string_new_len (events, strrchr (s->str, ']') + 1 - events);
-  array = write_file ("array.json", top->str, top->len);
+  array = test_dump_write_file (tmp_dir, "array.json", top->str, top->len);
   check_same (array, chunks, G_N_ELEMENTS (chunks));
   g_string_prepend (top, "{\"traceEvents\":");
   g_string_append (top, ", \"deviceProperties\": [{\"id\": 0, \"name\": \"G\"},{\"id\": 1, \"name\": \"H\"}]}");
-  first = write_file ("first.json", top->str, top->len);
+  first = test_dump_write_file (tmp_dir, "first.json", top->str, top->len);
   check_same (first, chunks, G_N_ELEMENTS (chunks));
 }
 
@@ -501,7 +491,7 @@ static void
 test_perfetto_shapes (void)
 {
   g_autoptr(GString) s = perfetto_trace (14 * 200);
-  g_autofree char *path = write_file ("perfetto.json", s->str, s->len);
+  g_autofree char *path = test_dump_write_file (tmp_dir, "perfetto.json", s->str, s->len);
   g_autofree char *gz = write_gzip ("perfetto.json.gz", s->str, s->len);
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) serial = NULL;
@@ -552,7 +542,7 @@ test_lenient (void)
   n = g_string_replace (s, "\"flow_out\": true}", "\"flow_out\": true,}", 0);
   g_assert_cmpuint (n, ==, 3 * 40);
   /* first only there: the first read stops on a worker */
-  in_events = write_file ("in-events.json", s->str, s->len);
+  in_events = test_dump_write_file (tmp_dir, "in-events.json", s->str, s->len);
   {
     g_autoptr(KsTrace) trace = load_trace (in_events, "3", "1", &error);
 
@@ -592,7 +582,7 @@ test_lenient (void)
   /* a tab in the names of the chains' first slices, a ^A in the head */
   g_assert_cmpuint (g_string_replace (s, "\"name\": \"send\"", "\"name\": \"se\tnd\"", 0), ==, 40);
   g_assert_cmpuint (g_string_replace (s, "\"gen ", "\"g\001en ", 1), ==, 1);
-  path = write_file ("lenient.json", s->str, s->len);
+  path = test_dump_write_file (tmp_dir, "lenient.json", s->str, s->len);
   gz = write_gzip ("lenient.json.gz", s->str, s->len);
 
   for (guint i = 0; i < 2; i++)
@@ -656,7 +646,7 @@ test_errors (void)
       g_string_append (fault, ",\n");
       g_string_insert (s, at - s->str, fault->str);
       g_string_free (fault, TRUE);
-      path = write_file (name, s->str, s->len);
+      path = test_dump_write_file (tmp_dir, name, s->str, s->len);
 
       serial = load_dump (path, "1", NULL);
       text = g_bytes_get_data (serial, &len);
@@ -679,7 +669,7 @@ test_truncated (void)
     {
       gsize len = s->len * i / 24 + i;
       g_autofree char *name = g_strdup_printf ("cut%u.json", i);
-      g_autofree char *path = write_file (name, s->str, len);
+      g_autofree char *path = test_dump_write_file (tmp_dir, name, s->str, len);
       g_autofree char *gz_name = g_strdup_printf ("cut%u.json.gz", i);
       g_autofree char *gz = write_gzip (gz_name, s->str, len);
 
@@ -743,7 +733,7 @@ test_rank_folders (void)
   g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
   g_free (write_gzip ("ranks/rank-0.json.gz", t0->str, t0->len));
   g_free (write_gzip ("ranks/rank-1.json.gz", t1->str, t1->len));
-  g_free (write_file ("ranks/rank-2.json", t2->str, t2->len));
+  g_free (test_dump_write_file (tmp_dir, "ranks/rank-2.json", t2->str, t2->len));
   /* the gzip data cut at two thirds: the reader warns of it */
   cut = write_gzip ("ranks/rank-3.json.gz", t1->str, t1->len);
   g_assert_true (g_file_get_contents (cut, &cut_data, &cut_len, NULL));
@@ -825,22 +815,6 @@ test_rank_folders (void)
 }
 
 /* The text of the fixture @name, inflated. */
-static GString *
-inflate_fixture (const char *name)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
-  gzFile gz = gzopen (path, "rb");
-  GString *s = g_string_new (NULL);
-  char buf[65536];
-  int n;
-
-  g_assert_nonnull (gz);
-  while ((n = gzread (gz, buf, sizeof buf)) > 0)
-    g_string_append_len (s, buf, n);
-  g_assert_cmpint (n, ==, 0);
-  g_assert_cmpint (gzclose (gz), ==, Z_OK);
-  return s;
-}
 
 /* @path loaded on one thread and on three, with its white space dropped
  * by the reading thread and by a thread of its own: the same dump, byte
@@ -878,7 +852,7 @@ check_compaction_threads (const char *path)
 static void
 test_mapped_compaction (void)
 {
-  g_autoptr(GString) s = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autoptr(GString) s = test_dump_inflate_fixture ("gpt_3steps.pt.trace.json.gz");
   g_autofree char *path = NULL;
   g_autofree char *tail = NULL;
   g_autofree char *broken = NULL;
@@ -886,7 +860,7 @@ test_mapped_compaction (void)
   char *at;
 
   g_assert_cmpuint (s->len, >, 8 * 1024 * 1024);
-  path = write_file ("gpt.json", s->str, s->len);
+  path = test_dump_write_file (tmp_dir, "gpt.json", s->str, s->len);
   check_compaction_threads (path);
 
   /* text after the trace: nothing past its first bytes is compacted */
@@ -895,7 +869,7 @@ test_mapped_compaction (void)
 
     for (guint i = 0; i < 3 * 1024 * 1024 / 64; i++)
       g_string_append (t, "not JSON after the trace, not JSON after the trace, not JSON!\n");
-    tail = write_file ("gpt-tail.json", t->str, t->len);
+    tail = test_dump_write_file (tmp_dir, "gpt-tail.json", t->str, t->len);
     check_compaction_threads (tail);
   }
 
@@ -903,7 +877,7 @@ test_mapped_compaction (void)
   at = strstr (s->str + 8 * 1024 * 1024, "\"ph\": \"X\"");
   g_assert_nonnull (at);
   at[4] = ';';
-  broken = write_file ("gpt-broken.json", s->str, s->len);
+  broken = test_dump_write_file (tmp_dir, "gpt-broken.json", s->str, s->len);
   check_compaction_threads (broken);
   error_dump = load_dump (broken, "3", NULL);
   g_assert_true (g_str_has_prefix (g_bytes_get_data (error_dump, NULL), "error: "));
@@ -962,7 +936,7 @@ static void
 test_shared_blocks (void)
 {
   g_autoptr(GString) s = tricky_trace (40000);
-  g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autoptr(GString) gpt = test_dump_inflate_fixture ("gpt_3steps.pt.trace.json.gz");
   g_autofree char *path = NULL;
   g_autofree char *gz = NULL;
   g_autofree char *gpt_path = NULL;
@@ -970,7 +944,7 @@ test_shared_blocks (void)
   static const char *const gpt_chunks[] = { "4096" };
 
   g_assert_cmpuint (s->len, >, 3 * 1024 * 1024);
-  path = write_file ("tricky-shared.json", s->str, s->len);
+  path = test_dump_write_file (tmp_dir, "tricky-shared.json", s->str, s->len);
   check_shared_blocks (path, "3", chunks, G_N_ELEMENTS (chunks), TRUE);
   check_shared_blocks (path, "4", chunks, 1, TRUE);
   gz = write_gzip ("tricky-shared.json.gz", s->str, s->len);
@@ -996,7 +970,7 @@ test_shared_blocks (void)
       }
     at[4] = ':';
   }
-  gpt_path = write_file ("gpt-shared.json", gpt->str, gpt->len);
+  gpt_path = test_dump_write_file (tmp_dir, "gpt-shared.json", gpt->str, gpt->len);
   check_shared_blocks (gpt_path, "4", gpt_chunks, G_N_ELEMENTS (gpt_chunks), FALSE);
 }
 
@@ -1070,7 +1044,7 @@ static void
 test_args_thread (void)
 {
   g_autoptr(GString) s = g_string_new ("{\"traceEvents\":[\n");
-  g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autoptr(GString) gpt = test_dump_inflate_fixture ("gpt_3steps.pt.trace.json.gz");
   g_autofree char *path = NULL;
   g_autofree char *gpt_path = NULL;
   static const char *const chunks[] = { "1", "61", "4096", NULL };
@@ -1111,7 +1085,7 @@ test_args_thread (void)
         }
     }
   g_string_append (s, "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":0,\"ts\":5000,\"dur\":1}]}\n");
-  path = write_file ("args-thread.json", s->str, s->len);
+  path = test_dump_write_file (tmp_dir, "args-thread.json", s->str, s->len);
 
   for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
     {
@@ -1127,7 +1101,7 @@ test_args_thread (void)
   g_assert_cmpuint (all_thread, >, 0);
 
   /* a real trace: its Kineto args on the thread, chunk after chunk */
-  gpt_path = write_file ("gpt-args.json", gpt->str, gpt->len);
+  gpt_path = test_dump_write_file (tmp_dir, "gpt-args.json", gpt->str, gpt->len);
   check_args_thread (gpt_path, NULL, &n_thread, &n_here);
   g_assert_cmpuint (n_thread, >, 10000);
 }

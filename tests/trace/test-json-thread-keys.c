@@ -62,33 +62,7 @@ load_dump (const char *path,
   return test_dump_bytes (trace, error, tmp_dir);
 }
 
-static char *
-write_file (const char *name,
-            const char *data,
-            gsize       len)
-{
-  char *path = g_build_filename (tmp_dir, name, NULL);
 
-  g_assert_true (g_file_set_contents (path, data, len, NULL));
-  return path;
-}
-
-static GString *
-inflate_fixture (const char *name)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), name, NULL);
-  gzFile gz = gzopen (path, "rb");
-  GString *s = g_string_new (NULL);
-  char buf[65536];
-  int n;
-
-  g_assert_nonnull (gz);
-  while ((n = gzread (gz, buf, sizeof buf)) > 0)
-    g_string_append_len (s, buf, n);
-  g_assert_cmpint (n, ==, 0);
-  g_assert_cmpint (gzclose (gz), ==, Z_OK);
-  return s;
-}
 
 /* 5 and "5" name the same thread, 5 and "x5" two: the text of a quoted
  * number without its quotes (in one of two static buffers, enough for
@@ -148,7 +122,7 @@ test_thread_keys (void)
   static const char *const threads_n[] = { "3", "4" };
   g_autoptr(GString) s = g_string_new ("{\"traceEvents\":[\n");
   g_autoptr(GHashTable) threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GString) gpt = inflate_fixture ("gpt_3steps.pt.trace.json.gz");
+  g_autoptr(GString) gpt = test_dump_inflate_fixture ("gpt_3steps.pt.trace.json.gz");
   g_autofree char *path = NULL;
   g_autofree char *gpt_path = NULL;
   g_autoptr(GBytes) serial = NULL;
@@ -189,7 +163,7 @@ test_thread_keys (void)
         }
     }
   g_string_append (s, "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":5,\"ts\":9000,\"dur\":1}]}\n");
-  path = write_file ("thread-keys.json", s->str, s->len);
+  path = test_dump_write_file (tmp_dir, "thread-keys.json", s->str, s->len);
   serial = load_dump (path, "1", NULL);
   g_assert_false (saw_pairs_debug);
 
@@ -222,7 +196,7 @@ test_thread_keys (void)
   g_assert_cmpuint (trace->n_threads, ==, g_hash_table_size (threads));
 
   /* a real trace, chunk after chunk, numbered by default from three threads */
-  gpt_path = write_file ("gpt-pairs.json", gpt->str, gpt->len);
+  gpt_path = test_dump_write_file (tmp_dir, "gpt-pairs.json", gpt->str, gpt->len);
   g_clear_pointer (&serial, g_bytes_unref);
   serial = load_dump (gpt_path, "1", NULL);
   for (guint t = 0; t < G_N_ELEMENTS (threads_n); t++)
