@@ -15,6 +15,7 @@
 #include "ks-application.h"
 #include "ks-document-loader.h"
 #include "ks-early-cores.h"
+#include "ks-gl-off.h"
 #include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
@@ -505,6 +506,9 @@ ks_application_init (KsApplication *self)
 KsApplication *
 ks_application_new (void)
 {
+  /* before GTK starts, as `kinescope` and the benchmarks make it */
+  ks_gl_off_for_cairo ();
+
   return g_object_new (KS_TYPE_APPLICATION,
                        "application-id", APP_ID,
                        "flags", G_APPLICATION_HANDLES_OPEN,

@@ -17,6 +17,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "ks-format.h"
+#include "ks-gl-off.h"
 #include "ks-paths.h"
 #include "ks-recorder.h"
 #include "ks-recording-view.h"
@@ -427,6 +428,7 @@ ks_recording_view_start (KsRecordingView     *self,
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_take_fd (launcher, fds[1], PROGRESS_FD);
+  ks_gl_off_restore_for_child (launcher);
   if (!self->sandboxed)
     {
       g_subprocess_launcher_set_cwd (launcher, directory);
