@@ -16,6 +16,7 @@
 #include "ks-document-loader.h"
 #include "ks-early-cores.h"
 #include "ks-gl-off.h"
+#include "ks-weak-idle.h"
 #include "ks-paths.h"
 #include "ks-preferences-window.h"
 #include "ks-tooltips.h"
@@ -119,21 +120,10 @@ ks_application_activate (GApplication *app)
     }
 }
 
-static gboolean
-present_cb (gpointer data)
-{
-  g_autoptr(GtkWindow) window = g_weak_ref_get (data);
-
-  if (window != NULL && !gtk_widget_in_destruction (GTK_WIDGET (window)))
-    gtk_window_present (window);
-  return G_SOURCE_REMOVE;
-}
-
 static void
-free_weak_ref (gpointer data)
+present (GtkWidget *window)
 {
-  g_weak_ref_clear (data);
-  g_free (data);
+  gtk_window_present (GTK_WINDOW (window));
 }
 
 /* A window made for a file is shown at the main loop's next iteration:
@@ -144,16 +134,12 @@ free_weak_ref (gpointer data)
 static void
 present_new_window (KsWindow *window)
 {
-  GWeakRef *ref;
-
   if (gtk_widget_get_visible (GTK_WIDGET (window)))
     {
       gtk_window_present (GTK_WINDOW (window));
       return;
     }
-  ref = g_new0 (GWeakRef, 1);
-  g_weak_ref_init (ref, window);
-  g_idle_add_full (G_PRIORITY_DEFAULT, present_cb, ref, free_weak_ref);
+  ks_weak_idle_add (G_PRIORITY_DEFAULT, GTK_WIDGET (window), present);
 }
 
 /* A window of @application that shows nothing, @from first. */

@@ -49,6 +49,9 @@ gboolean          ks_timeline_get_slice_point  (KsTimeline    *self,
 gboolean          ks_timeline_get_row_top      (KsTimeline    *self,
                                                 guint          row,
                                                 double        *y);
+/* Has the fonts the rows are drawn in matched ahead of the first rows,
+ * while a file loads. */
+void              ks_timeline_prepare_fonts    (KsTimeline    *self);
 /* Scrolls vertically so that @track's row is in view (expanding its group). */
 void              ks_timeline_reveal_track     (KsTimeline    *self,
                                                 guint32        track);

@@ -15,6 +15,7 @@
 #include "ks-paths.h"
 #include "ks-rank-summaries.h"
 #include "ks-warnings-banner.h"
+#include "ks-weak-idle.h"
 #include "ks-window-private.h"
 #include "ks-application.h"
 
@@ -428,6 +429,24 @@ read_recent_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* A font of a new size or weight is matched by fontconfig on Pango's
+ * threads the first time it is measured, and the main thread waits for
+ * them: the timeline's and the trace page's labels' fonts took 10-20 ms
+ * of the first frame with rows. While the file loads the main thread
+ * has little to do, so they are matched then: the timeline's fonts, and
+ * the page measured once before it is shown. */
+static void
+prepare_fonts (GtkWidget *widget)
+{
+  KsWindow *self = KS_WINDOW (widget);
+  GtkWidget *page = gtk_stack_get_child_by_name (self->main_stack, "trace");
+  int min, nat;
+
+  ks_timeline_prepare_fonts (self->timeline);
+  if (page != NULL)
+    gtk_widget_measure (page, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+}
+
 /* The loader's progress page comes with its first load. */
 static void
 loader_loading_cb (KsWindow         *self,
@@ -439,6 +458,7 @@ loader_loading_cb (KsWindow         *self,
     return;
   gtk_stack_set_visible_child_name (self->main_stack, "loading");
   g_idle_add_full (G_PRIORITY_LOW, read_recent_cb, NULL, NULL);
+  ks_weak_idle_add (G_PRIORITY_LOW, GTK_WIDGET (self), prepare_fonts);
   loading_changed (self);
 }
 
