@@ -34,7 +34,9 @@
 # each, for the JSON and the .json.gz; and from 3 cores on with the
 # complete events' slices gathered by track in the chunks and added in
 # bulk, or added one by one in the replay (KINESCOPE_JSON_CHUNK_TRACKS),
-# best of 2 each.
+# best of 2 each; and from 2 cores on with the plain JSON cut as it lies
+# in the file, each chunk compacted by the thread that parses it, or
+# compacted first (KINESCOPE_JSON_CUT), best of 2 each.
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -177,15 +179,17 @@ if any((gz, n) in best for n in cores):
                       r["inflate"][3].get("inflate: waiting for the parse", (0, 0))[0],
                       r["read"][3].get("inflate: waiting for the parse", (0, 0))[0]))
         md.append("")
-# the plain JSON with its white space dropped by a thread of its own (the
-# default from 4 threads on) or by the reading thread, best of 2
+# the plain JSON compacted first (KINESCOPE_JSON_CUT=compacted), its white
+# space dropped by a thread of its own (the default there from 4 threads
+# on) or by the reading thread, best of 2
 many = [n for n in cores if n >= 4]
 if many and (twin, many[0]) in best and time.time() - start < budget + 45:
-    md.append("### %s: white space dropped by a thread of its own or by the reading thread\n" % os.path.basename(twin))
+    md.append("### %s compacted first: white space dropped by a thread of its own or by the reading thread\n" % os.path.basename(twin))
     md.append("| cores | KINESCOPE_JSON_COMPACT=thread s | =read s | ratio | reading thread's rest of read, thread / read |")
     md.append("|---:|---:|---:|---:|---:|")
     for n in many:
-        r = {m: min((load(twin, n, {"KINESCOPE_JSON_COMPACT": m}) for _ in range(2)), key=lambda x: x[0])
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_COMPACT": m, "KINESCOPE_JSON_CUT": "compacted"}) for _ in range(2)),
+                    key=lambda x: x[0])
              for m in ("thread", "read")}
         rest = "read: the rest (input, compaction, handing over)"
         md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f |" % (n, r["thread"][0], r["read"][0],
@@ -239,13 +243,14 @@ if three and (twin, three[0]) in best and time.time() - start < budget + 90:
 # the chunks' text taken from the compacted blocks (the default) or the
 # blocks copied by the reading thread, best of 2, the JSON and the .json.gz
 if many and (twin, many[0]) in best and time.time() - start < budget + 105:
-    md.append("### chunks' text from the compacted blocks, or the blocks copied by the reading thread\n")
+    md.append("### chunks' text from the compacted blocks, or the blocks copied by the reading thread (the JSON compacted first)\n")
     md.append("| file | cores | KINESCOPE_JSON_BLOCKS=share s | =copy s | ratio | reading thread's cutting + rest, share / copy (CPU s) | peak RSS MiB, share / copy |")
     md.append("|---|---:|---:|---:|---:|---:|---:|")
     cut, rest = "read: taking the text in, cutting chunks", "read: the rest (input, compaction, handing over)"
     for f in (twin, gz):
         for n in many:
-            r = {m: min((load(f, n, {"KINESCOPE_JSON_BLOCKS": m}) for _ in range(2)), key=lambda x: x[0])
+            r = {m: min((load(f, n, {"KINESCOPE_JSON_BLOCKS": m, "KINESCOPE_JSON_CUT": "compacted"}) for _ in range(2)),
+                        key=lambda x: x[0])
                  for m in ("share", "copy")}
             c = {m: r[m][3].get(cut, (0, 0))[1] + r[m][3].get(rest, (0, 0))[1] for m in r}
             md.append("| %s | %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.0f / %.0f |" % (os.path.basename(f), n,
@@ -267,13 +272,33 @@ if three and (twin, three[0]) in best and time.time() - start < budget + 105:
                   r["replay"][0] / r["chunk"][0], r["chunk"][3].get(rp, (0, 0))[0], r["replay"][3].get(rp, (0, 0))[0],
                   r["chunk"][3].get(rp, (0, 0))[1], r["replay"][3].get(rp, (0, 0))[1], r["chunk"][2], r["replay"][2]))
     md.append("")
+# the plain JSON cut as it lies in the file, each chunk compacted by the
+# thread that parses it (the default), or compacted first and cut after
+# (by the reading thread, or from 4 threads on by a thread of its own),
+# best of 2
+two = [n for n in cores if n >= 2]
+if two and (twin, two[0]) in best and time.time() - start < budget + 120:
+    md.append("### %s: cut as it lies and compacted by the chunks' threads, or compacted first\n" % os.path.basename(twin))
+    md.append("| cores | KINESCOPE_JSON_CUT=raw s | =compacted s | ratio | reading thread: cutting + rest + input wait, raw / compacted (wall s) | compacting thread CPU s (compacted) | process CPU s, raw / compacted | peak RSS MiB, raw / compacted |")
+    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    cut, rest, wait = ("read: taking the text in, cutting chunks", "read: the rest (input, compaction, handing over)",
+                       "read: waiting for the input")
+    for n in two:
+        r = {m: min((load(twin, n, {"KINESCOPE_JSON_CUT": m}) for _ in range(2)), key=lambda x: x[0])
+             for m in ("raw", "compacted")}
+        serial = {m: sum(r[m][3].get(k, (0, 0))[0] for k in (cut, rest, wait)) for m in r}
+        md.append("| %d | %.3f | %.3f | %.2f× | %.3f / %.3f | %.3f | %.2f / %.2f | %.0f / %.0f |" % (n, r["raw"][0],
+                  r["compacted"][0], r["compacted"][0] / r["raw"][0], serial["raw"], serial["compacted"],
+                  r["compacted"][3].get("map: compaction", (0, 0))[1], r["raw"][1], r["compacted"][1],
+                  r["raw"][2], r["compacted"][2]))
+    md.append("")
 md.append("Phases are wall seconds of the best load, from KINESCOPE_LOAD_PHASES: 'inflate' and 'infl. wait' "
           "are the .json.gz inflating thread's (inflating; waiting for the parse to give a block back: near "
           "0 when inflating sets the pace); 'compact' is the compacting thread's of a plain file (from 4 "
-          "threads on); 'args' is the args thread's, storing the slices' args the replay handed over "
+          "threads on, with KINESCOPE_JSON_CUT=compacted); 'args' is the args thread's, storing the slices' args the replay handed over "
           "(from 4 threads on); 'replay', 'parse here', 'wait' (for a worker or the args thread), 'input wait' "
           "(for the compacting or inflating thread's next block), 'cutting' (taking a block into the open "
-          "text and cutting chunks off it) and 'rest of read' are the reading thread's share of 'read' (the parallel reader only; none on one thread); 'fin: tracks' "
+          "text and cutting chunks off it; for a plain file cut as it lies, finding the cuts in the file) and 'rest of read' are the reading thread's share of 'read' (the parallel reader only; none on one thread); 'fin: tracks' "
           "and 'fin: flows' are parts of 'finish'.")
 if skipped:
     md.append("Not measured, the time budget of %.0f s was spent: %s." % (budget, ", ".join(skipped)))

@@ -415,7 +415,7 @@ ks_json_read_mapped (Reader        *r,
                      GError       **error)
 {
   struct stat st;
-  goffset pos, end;
+  goffset pos, end, first;
   int fd;
 
   if (!G_IS_FILE_DESCRIPTOR_BASED (stream) || !G_IS_SEEKABLE (stream)
@@ -426,7 +426,17 @@ ks_json_read_mapped (Reader        *r,
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || pos < 0 || (goffset) lseek (fd, 0, SEEK_CUR) != pos)
     return TRUE;
   end = st.st_size;
-  if (compacts_on_thread (r))
+  /* the event array cut as it lies (ks-json-parallel-raw.c): what it
+   * leaves, the text after the last cut, is compacted here */
+  first = pos;
+  if (!ks_json_read_raw (r, fd, &pos, end, raw_read, base, span, size, error))
+    {
+      ks_json_relocate_error (r, stream, FALSE, error);
+      return FALSE;
+    }
+  if (ks_json_past_value (r))
+    return TRUE;
+  if (pos == first && compacts_on_thread (r))
     return read_compacted (r, stream, fd, pos, end, raw_read, base, span, size, error);
 
   while (pos < end)

@@ -141,6 +141,14 @@ typedef struct _Chunk
   GBytes       *shared;
   gsize         shared_from;
   gsize         shared_len;
+  /* or the file's bytes [raw_from, raw_to) as they lie, which the parse
+   * compacts after data from raw_state (see ks-json-parallel-raw.c);
+   * raw_to 0: none */
+  guint64       raw_from;
+  guint64       raw_to;
+  KsJsonCompactState raw_state;
+  KsJsonCompactState end_state;  /* the compaction's after raw_to */
+  gboolean      offset_pending;  /* offset is known at replay: 0 until then */
 
   /* filled by the worker */
   gboolean      done;
@@ -200,6 +208,12 @@ struct _Parallel
   gboolean      thread_keys;  /* workers number the chunks' (pid, tid) pairs */
   gboolean      share_blocks; /* chunks take their text from the blocks */
   gboolean      chunk_tracks; /* ... and gather their slices by track */
+  /* the text cut as it lies in the file (ks-json-parallel-raw.c) */
+  int           raw_fd;       /* -1 when not */
+  guint64       raw_start;    /* the file's offset where the next chunk's raw text starts, */
+  KsJsonCompactState raw_state; /* ... the compaction's state there */
+  guint64       replay_offset; /* the compacted offset of the next chunk replayed */
+  guint8       *probe;        /* file bytes where a cut is looked for */
   ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;
@@ -276,6 +290,29 @@ void     ks_json_par_append_text  (GByteArray   *data,
 
 /* ks-json-parallel.c */
 gpointer ks_json_par_take_spare   (GPtrArray    *spares);
+gboolean ks_json_par_replay       (Reader       *r,
+                                   Parallel     *p,
+                                   int           keep,
+                                   GError      **error);
+void     ks_json_par_wait_done    (Parallel     *p,
+                                   Chunk        *c);
+void     ks_json_par_chunk_free   (Chunk        *c);
+
+/* ks-json-parallel-raw.c: chunks cut from the file's text as it lies,
+ * each compacted by the thread that parses it */
+void     ks_json_par_raw_take_text (Chunk              *c);
+void     ks_json_par_raw_resolve   (Parallel           *p,
+                                    Chunk              *c);
+void     ks_json_par_raw_merge     (Parallel           *p,
+                                    Chunk              *c,
+                                    Chunk              *n);
+void     ks_json_par_raw_tail      (Reader             *r,
+                                    Parallel           *p,
+                                    Chunk              *c,
+                                    GByteArray         *text,
+                                    GArray             *marks,
+                                    guint              *seen,
+                                    gboolean           *in_string);
 
 /* ks-json-parallel-shared.c: chunks that take their text from the
  * compacting thread's blocks */

@@ -145,9 +145,52 @@ ks_json_par_feed_shared (Reader   *r,
 void
 ks_json_par_take_text (Chunk *c)
 {
+  ks_json_par_raw_take_text (c);
   if (c->shared == NULL)
     return;
   g_byte_array_append (c->data, (const guint8 *) g_bytes_get_data (c->shared, NULL) + c->shared_from,
                        c->shared_len);
   g_clear_pointer (&c->shared, g_bytes_unref);
+}
+
+/* The last `},{"` in @data, or NULL. */
+const guint8 *
+ks_json_par_last_cut (const guint8 *data,
+                      gsize         n)
+{
+  while (n >= 4)
+    {
+      const guint8 *brace = memrchr (data, '}', n - 3);
+
+      if (brace == NULL)
+        return NULL;
+      if (brace[1] == ',' && brace[2] == '{' && brace[3] == '"')
+        return brace;
+      n = brace - data + 3;
+    }
+  return NULL;
+}
+
+gboolean
+ks_json_feed_shared_block (Reader   *r,
+                           GBytes   *block,
+                           gsize     n,
+                           guint     seen,
+                           gboolean  in_string,
+                           GError  **error)
+{
+  Parallel *p = r->parallel;
+  KsPhaseClock clock;
+  gboolean cut;
+
+  /* the head and the array's first bytes are looked at where they are
+   * copied: those go as any block */
+  if (p == NULL || p->mode != MODE_EVENTS || !p->checked_first || !p->share_blocks)
+    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
+  ks_phase_start (&clock);
+  cut = ks_json_par_feed_shared (r, p, block, n, seen, in_string);
+  ks_phase_add (&clock, &p->t_cut);
+  if (!cut)
+    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
+  return ks_json_par_replay (r, p, p->in_flight, error);
 }

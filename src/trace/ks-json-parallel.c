@@ -231,8 +231,8 @@ chunk_drop_events (Chunk *c)
   g_clear_pointer (&c->tracks, ks_json_chunk_tracks_free);
 }
 
-static void
-chunk_free (Chunk *c)
+void
+ks_json_par_chunk_free (Chunk *c)
 {
   Parallel *p = c->owner;
   guint limit = p->in_flight + 1;   /* the chunks in flight, and the one being cut */
@@ -314,6 +314,7 @@ ks_json_parallel_start (Reader  *r,
     p->args_stage = ks_json_args_stage_new (r->builder);
   p->in_flight = in_flight (p, MAX (size, r->load_size));
   p->mode = MODE_HEAD;
+  p->raw_fd = -1;
   ks_phase_start (&p->t_start);
   if (r->workers == NULL)
     {
@@ -357,9 +358,9 @@ ks_json_parallel_set_size (Reader  *r,
  * help_head_only it parses @c if no worker took it, and no other: where
  * this thread sets the pace of a load, a chunk it parses ahead delays
  * the replay, and its args are encoded in the replay. */
-static void
-wait_done (Parallel *p,
-           Chunk    *c)
+void
+ks_json_par_wait_done (Parallel *p,
+                       Chunk    *c)
 {
   Workers *w = p->workers;
   Chunk *next;
@@ -434,8 +435,8 @@ ks_json_parallel_stop (Reader *r)
   g_mutex_unlock (&w->lock);
   while ((c = g_queue_pop_head (&p->queue)) != NULL)
     {
-      wait_done (p, c);
-      chunk_free (c);
+      ks_json_par_wait_done (p, c);
+      ks_json_par_chunk_free (c);
     }
   g_byte_array_unref (p->open);
   if (p->open_marks != NULL)
@@ -724,14 +725,17 @@ parse_tail (Reader   *r,
   Chunk *n;
 
   ks_json_par_append_text (text, marks, FALSE, c->data->data, c->data->len, c->marks, at);
+  /* cut as it lies: the text after @c is compacted again from the file */
+  if (c->raw_to > 0)
+    ks_json_par_raw_tail (r, p, c, text, marks, &seen, &in_string);
   while ((n = g_queue_pop_head (&p->queue)) != NULL)
     {
-      wait_done (p, n);
+      ks_json_par_wait_done (p, n);
       /* with the comma of the cut */
       ks_json_par_append_text (text, marks, TRUE, n->data->data, n->data->len, n->marks, 0);
       seen |= n->seen;
       in_string = n->last && n->in_string;
-      chunk_free (n);
+      ks_json_par_chunk_free (n);
     }
   if (p->open->len > 0)
     {
@@ -754,6 +758,11 @@ merge_with_next (Reader   *r,
   Chunk *m;
 
   p->n_merged++;
+  if (c->raw_to > 0)
+    {
+      ks_json_par_raw_merge (p, c, n);
+      return;
+    }
   if (n == NULL)
     {
       /* the next is the open text */
@@ -770,11 +779,11 @@ merge_with_next (Reader   *r,
       p->open_seen |= c->seen;
       /* not at the same place again */
       p->search_from = c->data->len;
-      chunk_free (c);
+      ks_json_par_chunk_free (c);
       return;
     }
 
-  wait_done (p, n);
+  ks_json_par_wait_done (p, n);
   m = ks_json_par_chunk_new (p);
   m->events_depth = c->events_depth;
   m->offset = c->offset;
@@ -783,8 +792,8 @@ merge_with_next (Reader   *r,
   m->seen = c->seen | n->seen;
   m->last = n->last;
   m->in_string = n->in_string;
-  chunk_free (c);
-  chunk_free (n);
+  ks_json_par_chunk_free (c);
+  ks_json_par_chunk_free (n);
   /* rare: on this thread, rather than behind the queue */
   m->prepare_args = FALSE;
   ks_json_par_run_chunk (m);
@@ -795,11 +804,11 @@ merge_with_next (Reader   *r,
 /* Replays the chunks at the head of the queue that are done, and waits
  * for the head while more than @keep are queued (0: until all are
  * replayed). */
-static gboolean
-replay (Reader   *r,
-        Parallel *p,
-        int       keep,
-        GError  **error)
+gboolean
+ks_json_par_replay (Reader   *r,
+                    Parallel *p,
+                    int       keep,
+                    GError  **error)
 {
   Chunk *c;
   KsPhaseClock clock;
@@ -811,8 +820,9 @@ replay (Reader   *r,
         {
           if ((int) g_queue_get_length (&p->queue) <= keep)
             break;
-          wait_done (p, c);
+          ks_json_par_wait_done (p, c);
         }
+      ks_json_par_raw_resolve (p, c);
       if (c->error == NULL && !c->events_end && !c->last && !c->ends_clean)
         {
           g_queue_pop_head (&p->queue);
@@ -829,7 +839,7 @@ replay (Reader   *r,
       ks_phase_add (&clock, &p->t_replay);
       if (!ok)
         {
-          chunk_free (c);
+          ks_json_par_chunk_free (c);
           return FALSE;
         }
       if (c->error != NULL)
@@ -842,22 +852,22 @@ replay (Reader   *r,
           g_free (r->syntax_text);
           r->syntax_text = g_steal_pointer (&c->syntax_text);
           g_propagate_error (error, g_steal_pointer (&c->error));
-          chunk_free (c);
+          ks_json_par_chunk_free (c);
           return FALSE;
         }
       if (c->events_end)
         {
           ok = parse_tail (r, p, c, error);
-          chunk_free (c);
+          ks_json_par_chunk_free (c);
           return ok;
         }
       if (p->args_stage != NULL)
         {
           chunk_drop_events (c);
-          ks_json_args_stage_submit (p->args_stage, c, (GDestroyNotify) chunk_free);
+          ks_json_args_stage_submit (p->args_stage, c, (GDestroyNotify) ks_json_par_chunk_free);
         }
       else
-        chunk_free (c);
+        ks_json_par_chunk_free (c);
     }
   return TRUE;
 }
@@ -881,24 +891,6 @@ drop_marks (Parallel *p,
       g_array_index (p->open_marks, Mark, keep++) = m;
     }
   g_array_set_size (p->open_marks, keep);
-}
-
-/* The last `},{"` in @data, or NULL. */
-const guint8 *
-ks_json_par_last_cut (const guint8 *data,
-                      gsize         n)
-{
-  while (n >= 4)
-    {
-      const guint8 *brace = memrchr (data, '}', n - 3);
-
-      if (brace == NULL)
-        return NULL;
-      if (brace[1] == ',' && brace[2] == '{' && brace[3] == '"')
-        return brace;
-      n = brace - data + 3;
-    }
-  return NULL;
 }
 
 /* Cuts chunks off the open text while it is long enough. */
@@ -989,7 +981,7 @@ parse_open_here (Reader   *r,
   guint64 offset;
   guint seen;
 
-  if (!replay (r, p, 0, error))
+  if (!ks_json_par_replay (r, p, 0, error))
     return FALSE;
   /* the array may have closed in a chunk (parse_tail() took the rest) */
   if (p->mode != MODE_EVENTS)
@@ -1099,31 +1091,7 @@ ks_json_feed_block (Reader        *r,
   if (p->open->len > MAX_OPEN_BYTES)
     return parse_open_here (r, p, error);
   /* a bounded number of chunks in flight: their text and events */
-  return replay (r, p, p->in_flight, error);
-}
-
-gboolean
-ks_json_feed_shared_block (Reader   *r,
-                           GBytes   *block,
-                           gsize     n,
-                           guint     seen,
-                           gboolean  in_string,
-                           GError  **error)
-{
-  Parallel *p = r->parallel;
-  KsPhaseClock clock;
-  gboolean cut;
-
-  /* the head and the array's first bytes are looked at where they are
-   * copied: those go as any block */
-  if (p == NULL || p->mode != MODE_EVENTS || !p->checked_first || !p->share_blocks)
-    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
-  ks_phase_start (&clock);
-  cut = ks_json_par_feed_shared (r, p, block, n, seen, in_string);
-  ks_phase_add (&clock, &p->t_cut);
-  if (!cut)
-    return ks_json_feed_block (r, (guint8 *) g_bytes_get_data (block, NULL), n, seen, in_string, error);
-  return replay (r, p, p->in_flight, error);
+  return ks_json_par_replay (r, p, p->in_flight, error);
 }
 
 void
@@ -1162,7 +1130,7 @@ ks_json_parallel_finish (Reader  *r,
           open_reset (p, 0);
           ks_json_par_dispatch (r, p, c);
         }
-      ok = replay (r, p, 0, error);
+      ok = ks_json_par_replay (r, p, 0, error);
     }
   g_debug ("%s: %u chunks on %u threads, %u cuts not between events", r->name, p->n_chunks, p->n_threads, p->n_merged);
   g_debug ("%s: compacted blocks gave %u chunks their text", r->name, p->n_shared);

@@ -720,6 +720,22 @@ gboolean ks_json_feed_shared_block (Reader   *r,
 gboolean ks_json_parallel_finish (Reader  *r,
                                   GError **error);
 
+/* Cuts the event array's text from @fd at *@pos on as it lies in the
+ * file, each chunk compacted by the thread that parses it, and replays
+ * the chunks; *@pos is left where the text not cut yet starts, which
+ * the caller compacts and feeds as before from r->stream_state. Does
+ * nothing where the text is not cut so (KINESCOPE_JSON_CUT=compacted,
+ * one thread, outside the array). */
+gboolean ks_json_read_raw (Reader   *r,
+                           int       fd,
+                           goffset  *pos,
+                           goffset   end,
+                           guint64  *raw_read,
+                           double    base,
+                           double    span,
+                           goffset   size,
+                           GError  **error);
+
 /* The reading thread waited, since @clock started, for a block from the
  * thread that maps or inflates the text (KINESCOPE_LOAD_PHASES). */
 void ks_json_parallel_note_input_wait (Reader             *r,

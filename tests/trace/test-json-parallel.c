@@ -113,7 +113,8 @@ assert_same_bytes (const char *path,
  * event's up (all loads but the second of every four, and the second);
  * chunks take their text from the compacted blocks or the reading
  * thread copies the blocks (all but the third of every four, and the
- * third). Returns the largest number of chunks that a load used. */
+ * third); a plain file's text is cut as it lies in the file or compacted
+ * first (the same). Returns the largest number of chunks that a load used. */
 static guint
 check_same (const char        *path,
             const char *const *chunks,
@@ -134,7 +135,9 @@ check_same (const char        *path,
       g_setenv ("KINESCOPE_JSON_ARGS", i % 3 != 1 ? "thread" : "replay", TRUE);
       g_setenv ("KINESCOPE_JSON_THREAD_KEYS", i % 4 != 1 ? "chunk" : "replay", TRUE);
       g_setenv ("KINESCOPE_JSON_BLOCKS", i % 4 != 2 ? "share" : "copy", TRUE);
+      g_setenv ("KINESCOPE_JSON_CUT", i % 4 != 2 ? "raw" : "compacted", TRUE);
       parallel = load_dump (path, "3", chunk);
+      g_unsetenv ("KINESCOPE_JSON_CUT");
       g_unsetenv ("KINESCOPE_JSON_BLOCKS");
       g_unsetenv ("KINESCOPE_JSON_ARGS");
       g_unsetenv ("KINESCOPE_JSON_THREAD_KEYS");
@@ -816,27 +819,31 @@ test_rank_folders (void)
 
 /* The text of the fixture @name, inflated. */
 
-/* @path loaded on one thread and on three, with its white space dropped
- * by the reading thread and by a thread of its own: the same dump, byte
- * for byte, or the same error; the thread compacted the mapped text. */
+/* @path loaded on one thread and on three, with its white space
+ * dropped by the reading thread, by a thread of its own, and by the
+ * thread that parses each chunk cut from the file's text as it lies: the
+ * same dump, byte for byte, or the same error; the thread compacted the
+ * mapped text only when asked to. */
 static void
 check_compaction_threads (const char *path)
 {
   g_autoptr(GBytes) serial = load_dump (path, "1", NULL);
   static const char *const threads[] = { "1", "3" };
+  static const char *const how_names[] = { "the reading thread", "a thread of its own", "the chunks' threads" };
 
   for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
-    for (guint thread = 0; thread <= 1; thread++)
+    for (guint thread = 0; thread <= 2; thread++)
       {
         g_autoptr(GBytes) other = NULL;
-        g_autofree char *how = g_strdup_printf ("%s threads, compaction on %s", threads[t],
-                                                thread ? "a thread of its own" : "the reading thread");
+        g_autofree char *how = g_strdup_printf ("%s threads, compaction on %s", threads[t], how_names[thread]);
 
-        g_setenv ("KINESCOPE_JSON_COMPACT", thread ? "thread" : "read", TRUE);
+        g_setenv ("KINESCOPE_JSON_COMPACT", thread == 1 ? "thread" : "read", TRUE);
+        g_setenv ("KINESCOPE_JSON_CUT", thread == 2 ? "raw" : "compacted", TRUE);
         other = load_dump (path, threads[t], NULL);
+        g_unsetenv ("KINESCOPE_JSON_CUT");
         g_unsetenv ("KINESCOPE_JSON_COMPACT");
         test_dump_assert_same (path, how, serial, other);
-        if (thread)
+        if (thread == 1)
           g_assert_cmpuint (n_debug_compacted, >, 0);
         else
           g_assert_cmpuint (n_debug_compacted, ==, 0);
@@ -908,8 +915,10 @@ check_shared_blocks (const char        *path,
       g_autoptr(GBytes) parallel = NULL;
 
       g_setenv ("KINESCOPE_JSON_COMPACT", "thread", TRUE);
+      g_setenv ("KINESCOPE_JSON_CUT", "compacted", TRUE);
       g_setenv ("KINESCOPE_GZ_COMPACT", i % 2 == 0 ? "inflate" : "read", TRUE);
       parallel = load_dump (path, threads, chunk);
+      g_unsetenv ("KINESCOPE_JSON_CUT");
       g_unsetenv ("KINESCOPE_JSON_COMPACT");
       g_unsetenv ("KINESCOPE_GZ_COMPACT");
       test_dump_assert_same (path, how, serial, parallel);
