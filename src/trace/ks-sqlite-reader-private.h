@@ -54,12 +54,15 @@ typedef struct
 /* A row of a scan (ks-sqlite-scan.c): column c is NULL when bit c of
  * @nulls is set, else v[c] is its sqlite3_column_int64(), for a text
  * column the offset of its NUL-terminated text in @text, for a real one
- * the bits of its double. */
+ * the bits of its double. Its arguments are numbered in @args_local,
+ * when not NULL, which @args_map turns into the store's numbers. */
 typedef struct
 {
-  const gint64 *v;
-  guint32       nulls;
-  const char   *text;
+  const gint64      *v;
+  guint32            nulls;
+  const char        *text;
+  const KsArgsLocal *args_local;
+  guint32           *args_map;
 } KsSqliteRow;
 
 typedef struct _KsSqliteScan    KsSqliteScan;
@@ -173,6 +176,8 @@ void           _ks_sqlite_report_progress  (KsSqliteReader      *r);
 KsSqliteWorkers *_ks_sqlite_workers_new  (const char          *path,
                                           guint                n_threads);
 void             _ks_sqlite_workers_free (KsSqliteWorkers     *workers);
+/* Prints the phases of @workers' reading (KINESCOPE_LOAD_PHASES). */
+void             _ks_sqlite_workers_print_phases (KsSqliteWorkers *workers);
 /* The rows _ks_sqlite_select() would give, in its order. @types has a
  * letter a column: 'i' read as an integer, 'r' as a double, 't' as
  * text, 'a' as a trace's arguments (text, for row_args()). */
@@ -458,6 +463,9 @@ row_args (KsSqliteReader    *r,
   if (text == NULL)
     return 0;
   memcpy (words, text - sizeof words, sizeof words);
+  if (row->args_local != NULL)
+    return ks_trace_builder_add_local_args (r->b, text, words[0], row->args_local, row->args_map,
+                                            (const guint8 *) text + words[0] + 1, words[1]);
   return ks_trace_builder_add_prepared_args (r->b, text, words[0], (const guint8 *) text + words[0] + 1, words[1]);
 }
 

@@ -344,23 +344,29 @@ typedef gboolean (*LoadFunc) (KsSqliteReader *r, GError **error);
 typedef gboolean (*LoadStep) (KsSqliteReader  *r,
                               GError         **error);
 
-static const LoadStep steps[] = {
-  _ks_sqlite_nsight_load_mem_kinds,
-  _ks_sqlite_nsight_load_gpus,
-  _ks_sqlite_nsight_load_session,
-  load_slices,
-  _ks_sqlite_nsight_load_nvtx,
-  _ks_sqlite_load_samples,
-  _ks_sqlite_kscope_load_instants,
-  _ks_sqlite_kscope_load_flows,
-  _ks_sqlite_kscope_load_thread_times,
-  _ks_sqlite_kscope_load_counters,
-  _ks_sqlite_nsight_load_gpu_metrics,
-  _ks_sqlite_kscope_load_memory_events,
-  _ks_sqlite_nsight_load_memory_usage,
-  _ks_sqlite_kscope_load_diagnostics,
-  _ks_sqlite_kscope_load_ranks,
-  _ks_sqlite_kscope_load_memory_snapshots,
+/* Each with its phase (KINESCOPE_LOAD_PHASES): the loading thread's
+ * time, step by step. */
+static const struct
+{
+  LoadStep    run;
+  const char *phase;
+} steps[] = {
+  { _ks_sqlite_nsight_load_mem_kinds, "read: memory kinds" },
+  { _ks_sqlite_nsight_load_gpus, "read: GPUs" },
+  { _ks_sqlite_nsight_load_session, "read: session" },
+  { load_slices, "read: slices" },
+  { _ks_sqlite_nsight_load_nvtx, "read: NVTX" },
+  { _ks_sqlite_load_samples, "read: samples" },
+  { _ks_sqlite_kscope_load_instants, "read: instants" },
+  { _ks_sqlite_kscope_load_flows, "read: flows" },
+  { _ks_sqlite_kscope_load_thread_times, "read: thread times" },
+  { _ks_sqlite_kscope_load_counters, "read: counters" },
+  { _ks_sqlite_nsight_load_gpu_metrics, "read: GPU metrics" },
+  { _ks_sqlite_kscope_load_memory_events, "read: memory events" },
+  { _ks_sqlite_nsight_load_memory_usage, "read: memory usage" },
+  { _ks_sqlite_kscope_load_diagnostics, "read: diagnostics" },
+  { _ks_sqlite_kscope_load_ranks, "read: ranks" },
+  { _ks_sqlite_kscope_load_memory_snapshots, "read: memory snapshots" },
 };
 
 /* Metadata, strings, processes, threads and tracks: what the rows of
@@ -456,10 +462,11 @@ load (GFile         *file,
   KsTraceBuilder *builder;
   KsTrace *trace;
   int version;
-  KsPhaseClock clock;
+  KsPhaseClock clock, step_clock;
 
   reader_init (&r, file, progress, cancellable);
   ks_phase_start (&clock);
+  ks_phase_start (&step_clock);
 
   path = g_file_get_path (file);
   if (path == NULL)
@@ -519,9 +526,17 @@ load (GFile         *file,
 
   if (!load_references (&r, &local_error))
     goto failed;
+  ks_phase_next (&step_clock, "read: references");
   for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
-    if (!steps[i] (&r, &local_error))
-      goto failed;
+    {
+      if (!steps[i].run (&r, &local_error))
+        goto failed;
+      ks_phase_next (&step_clock, steps[i].phase);
+    }
+  /* what the loading thread waited for the reading threads, and read
+   * itself, within the steps above */
+  if (r.workers != NULL)
+    _ks_sqlite_workers_print_phases (r.workers);
 
   close_open_ranges (&r);
   warn_unresolved (&r);

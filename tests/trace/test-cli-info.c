@@ -218,6 +218,18 @@ static const char *const read_phases[] = {
   "read: the rest (input, compaction, handing over)",
 };
 
+/* A .kscope's read, step by step on the loading thread; the reading
+ * threads' after the steps (two or more). */
+static const char *const kscope_steps[] = {
+  "read: references", "read: memory kinds", "read: GPUs", "read: session", "read: slices", "read: NVTX",
+  "read: samples", "read: instants", "read: flows", "read: thread times", "read: counters", "read: GPU metrics",
+  "read: memory events", "read: memory usage", "read: diagnostics", "read: ranks", "read: memory snapshots",
+};
+static const char *const kscope_scan_phases[] = {
+  "scan: the loading thread waiting for the reading threads", "scan: blocks read on the loading thread",
+  "scan: blocks read ahead, the reading threads together",
+};
+
 /* @json without its "load_time_ms" member, which every run has its own */
 static char *
 without_load_time (const char *json)
@@ -299,6 +311,14 @@ check_phases (const char *path,
   if (strcmp (threads, "1") != 0 && !g_str_has_suffix (path, ".kscope"))
     for (guint i = 0; i < G_N_ELEMENTS (read_phases); i++, k++)
       g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, read_phases[i]);
+  if (g_str_has_suffix (path, ".kscope"))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (kscope_steps); i++, k++)
+        g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, kscope_steps[i]);
+      if (strcmp (threads, "1") != 0)
+        for (guint i = 0; i < G_N_ELEMENTS (kscope_scan_phases); i++, k++)
+          g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, kscope_scan_phases[i]);
+    }
   g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, "read");
   k++;
   for (guint i = 0; i < G_N_ELEMENTS (finish_phases); i++, k++)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "ks-args-private.h"
 #include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
@@ -18,14 +19,17 @@
 #include "test-sqlite-util.h"
 
 /* Blocks of one rowid (a boundary after every row), a few, and the
- * default. */
+ * default; with the arguments prepared on the reading threads in the
+ * blocks' dictionaries, or as offsets into their text. */
 static const char *const block_rows[] = { "1", "7", NULL };
+static const char *const args_ways[] = { "local", "prepared", "local" };
 
 static char *tmp_dir;
 static guint n_read_ahead;     /* from the reader's debug line of the last load */
 static guint n_read_here;
 static gboolean saw_debug;
 static guint n_again;          /* loads read again on one thread */
+static KsTrace *last_trace;    /* of the last load_dump() */
 
 static void
 log_handler (const char     *domain,
@@ -59,7 +63,40 @@ load_dump (const char *path,
   saw_debug = FALSE;
   n_read_ahead = n_read_here = 0;
   trace = test_dump_load (path, threads, "KINESCOPE_SQLITE_BLOCK_ROWS", rows, &error);
+  g_clear_object (&last_trace);
+  last_trace = trace != NULL ? g_object_ref (trace) : NULL;
   return test_dump_bytes (trace, error, tmp_dir);
+}
+
+/* A .kscope keeps the arguments' text, so only the model shows the
+ * store's order: the same records, dictionary and ids as @serial's,
+ * which a string or shape interned out of order changes. */
+static void
+assert_same_args (const char    *path,
+                  const KsTrace *serial,
+                  const KsTrace *other)
+{
+  const KsArgsStore *a = serial->args;
+  const KsArgsStore *b = other->args;
+
+  g_assert_true ((a == NULL) == (b == NULL));
+  if (a != NULL)
+    {
+      g_test_message ("%s: %" G_GSIZE_FORMAT " bytes of arguments, %u strings", path, a->len, a->n_entries);
+      g_assert_cmpmem (b->data, b->len, a->data, a->len);
+      g_assert_cmpmem (b->dict, b->dict_len, a->dict, a->dict_len);
+      g_assert_cmpmem (b->entry_end, b->n_entries * sizeof (guint32), a->entry_end, a->n_entries * sizeof (guint32));
+    }
+  g_assert_cmpuint (other->n_tracks, ==, serial->n_tracks);
+  for (guint t = 0; t < serial->n_tracks; t++)
+    {
+      g_assert_cmpuint (other->tracks[t].n_slices, ==, serial->tracks[t].n_slices);
+      g_assert_cmpmem (other->tracks[t].args, other->tracks[t].n_slices * sizeof (guint32),
+                       serial->tracks[t].args, serial->tracks[t].n_slices * sizeof (guint32));
+    }
+  g_assert_cmpuint (other->n_instants, ==, serial->n_instants);
+  for (guint i = 0; i < serial->n_instants; i++)
+    g_assert_cmpuint (other->instants[i].args, ==, serial->instants[i].args);
 }
 
 static void
@@ -81,15 +118,21 @@ check_same (const char *path,
             guint      *most_ahead)
 {
   GBytes *serial = load_dump (path, "1", NULL);
+  g_autoptr(KsTrace) serial_trace = g_steal_pointer (&last_trace);
 
   g_assert_false (saw_debug);
   for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
     {
       g_autoptr(GBytes) alone = load_dump (path, "1", block_rows[i]);
-      g_autoptr(GBytes) parallel = load_dump (path, "3", block_rows[i]);
+      g_autoptr(GBytes) parallel = NULL;
 
+      g_setenv ("KINESCOPE_SQLITE_ARGS", args_ways[i], TRUE);
+      parallel = load_dump (path, "3", block_rows[i]);
+      g_unsetenv ("KINESCOPE_SQLITE_ARGS");
       assert_same_bytes (path, serial, alone, block_rows[i]);
       assert_same_bytes (path, serial, parallel, block_rows[i]);
+      if (serial_trace != NULL)
+        assert_same_args (path, serial_trace, last_trace);
       if (most_ahead != NULL)
         *most_ahead = MAX (*most_ahead, n_read_ahead);
     }
@@ -322,6 +365,7 @@ main (int   argc,
 
   ret = g_test_run ();
 
+  g_clear_object (&last_trace);
   test_dump_remove_dir (tmp_dir);
   g_free (tmp_dir);
   return ret;
