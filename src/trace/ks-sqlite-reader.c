@@ -201,6 +201,24 @@ _ks_sqlite_add_source (KsSqliteReader       *r,
   return TRUE;
 }
 
+/* KINESCOPE_SQLITE_ARGS=prepared, local or thread; by default the
+ * arguments are stored on their own thread from four threads on. On
+ * fewer the cores are busy reading, and the same work on one more
+ * thread gains nothing. */
+static KsSqliteArgsWay
+args_way (guint n_threads)
+{
+  const char *env = g_getenv ("KINESCOPE_SQLITE_ARGS");
+
+  if (g_strcmp0 (env, "prepared") == 0)
+    return KS_SQLITE_ARGS_PREPARED;
+  if (g_strcmp0 (env, "local") == 0)
+    return KS_SQLITE_ARGS_LOCAL;
+  if (g_strcmp0 (env, "thread") == 0 || n_threads >= 4)
+    return KS_SQLITE_ARGS_THREAD;
+  return KS_SQLITE_ARGS_LOCAL;
+}
+
 static gboolean
 load_slices (KsSqliteReader  *r,
              GError         **error)
@@ -208,6 +226,9 @@ load_slices (KsSqliteReader  *r,
   KsSqliteSources sources;
   gboolean ok;
 
+  /* with the reading threads: the arguments come numbered from them */
+  if (r->args_way == KS_SQLITE_ARGS_THREAD && r->workers != NULL)
+    r->args_stage = _ks_sqlite_args_new (r->b);
   sources.n = 0;
   ok = _ks_sqlite_kscope_add_slice_sources (r, &sources, error) &&
        _ks_sqlite_nsight_add_slice_sources (r, &sources, error);
@@ -231,6 +252,12 @@ load_slices (KsSqliteReader  *r,
 
   for (guint i = 0; i < sources.n; i++)
     g_clear_pointer (&sources.source[i].scan, _ks_sqlite_scan_free);
+  if (r->args_stage != NULL)
+    {
+      _ks_sqlite_args_drain (r->args_stage);
+      _ks_sqlite_args_print_phases (r->args_stage);
+      g_clear_pointer (&r->args_stage, _ks_sqlite_args_free);
+    }
   return ok;
 }
 
@@ -488,8 +515,9 @@ load (GFile         *file,
       !check_trace (&r, &local_error))
     goto failed;
 
+  r.args_way = args_way (n_threads);
   if (n_threads > 1)
-    r.workers = _ks_sqlite_workers_new (path, MIN (n_threads - 1, KS_SQLITE_MAX_WORKERS));
+    r.workers = _ks_sqlite_workers_new (path, MIN (n_threads - 1, KS_SQLITE_MAX_WORKERS), r.args_way);
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)

@@ -26,10 +26,13 @@
  * The arguments' shapes and string values are numbered in a dictionary
  * of the block's own (ks_args_local_prepare()), so that the loading
  * thread looks each of them up in the store once a block rather than
- * at every row (ks_args_store_add_local(), through the scan's map).
+ * at every row (ks_args_store_add_local(), through the block's map).
  * KINESCOPE_SQLITE_ARGS=prepared has them prepared as offsets into the
  * text instead (ks_args_prepare()), every string then interned by the
- * loading thread: the way before, kept to compare.
+ * loading thread: the way before, kept to compare. When the arguments
+ * are stored on a thread of their own (ks-sqlite-args.c), a block's
+ * text, dictionary and map go with its rows' arguments once the block
+ * is merged, and a stored one's come back for the next block.
  */
 
 #define G_LOG_DOMAIN "ks-sqlite-reader"
@@ -84,6 +87,8 @@ typedef struct
   guint         n_invalid; /* arguments of the batch that were not UTF-8 */
   KsArgsLocal  *local;     /* the arguments' dictionary of the batch... */
   gboolean      local_used;/* ...when its records are numbered in it */
+  guint32      *map;       /* its numbers -> the store's, for the loading thread */
+  gsize         map_cap;
 } Block;
 
 struct _KsSqliteScan
@@ -116,8 +121,6 @@ struct _KsSqliteScan
   guint           pos;
   Block           census;
   guint64         delivered;   /* rows handed out */
-  guint32        *map;         /* the current block's local numbers -> the store's */
-  gsize           map_cap;
 };
 
 struct _KsSqliteWorkers
@@ -470,8 +473,9 @@ worker_main (gpointer data)
 }
 
 KsSqliteWorkers *
-_ks_sqlite_workers_new (const char *path,
-                        guint       n_threads)
+_ks_sqlite_workers_new (const char      *path,
+                        guint            n_threads,
+                        KsSqliteArgsWay  way)
 {
   KsSqliteWorkers *w = g_new0 (KsSqliteWorkers, 1);
 
@@ -482,7 +486,7 @@ _ks_sqlite_workers_new (const char *path,
   /* With one, it has as much to do as the loading thread: preparing
    * there would only add the handover. */
   w->prepare_args = n_threads >= 2;
-  w->args_local = g_strcmp0 (g_getenv ("KINESCOPE_SQLITE_ARGS"), "prepared") != 0;
+  w->args_local = way != KS_SQLITE_ARGS_PREPARED;
   w->threads = g_new0 (GThread *, MAX (n_threads, 1));
   for (guint i = 0; i < n_threads; i++)
     {
@@ -573,6 +577,18 @@ submit (KsSqliteScan *s,
 {
   KsSqliteWorkers *w = s->r->workers;
   Block *b = &s->window[k % s->n_window];
+  KsSqliteArgsPart *part;
+
+  /* memory that arguments stored on their own thread are done with */
+  if (b->text == NULL && s->r->args_stage != NULL && (part = _ks_sqlite_args_take_spare (s->r->args_stage)) != NULL)
+    {
+      b->text = part->text;
+      b->text_cap = part->text_cap;
+      b->local = part->local;
+      b->map = part->map;
+      b->map_cap = part->map_cap;
+      g_free (part);
+    }
 
   b->lo = s->first + k * (gint64) block_rows ();
   b->skip = 0;
@@ -766,21 +782,41 @@ scan_complete (KsSqliteScan  *s,
   return FALSE;
 }
 
-/* Empties the scan's map for block @b's dictionary: each of its numbers
- * is looked up in the store when first met. */
+/* Empties block @b's map for its dictionary: each of its numbers is
+ * looked up in the store when first met. */
 static void
-block_map (KsSqliteScan *s,
-           Block        *b)
+block_map (Block *b)
 {
   gsize n = (gsize) ks_args_local_get_n_entries (b->local) + 1;
 
-  if (n > s->map_cap)
+  if (n > b->map_cap)
     {
-      s->map_cap = MAX (n, s->map_cap * 2);
-      g_free (s->map);
-      s->map = g_new (guint32, s->map_cap);
+      b->map_cap = MAX (n, b->map_cap * 2);
+      g_free (b->map);
+      b->map = g_new (guint32, b->map_cap);
     }
-  memset (s->map, 0, n * sizeof (guint32));
+  memset (b->map, 0, n * sizeof (guint32));
+}
+
+/* Block @b's rows are merged: while the arguments are stored on their
+ * own thread, its text, dictionary and map, which they point into, go
+ * with them, and @b reads into other memory. */
+static void
+block_hand_over (KsSqliteScan *s,
+                 Block        *b)
+{
+  KsSqliteArgsPart *part;
+
+  if (s->r->args_stage == NULL || s->args_mask == 0)
+    return;
+  part = g_new (KsSqliteArgsPart, 1);
+  part->text = g_steal_pointer (&b->text);
+  part->text_cap = b->text_cap;
+  part->local = g_steal_pointer (&b->local);
+  part->map = g_steal_pointer (&b->map);
+  part->map_cap = b->map_cap;
+  b->text_cap = b->text_len = b->map_cap = 0;
+  _ks_sqlite_args_hand_over (s->r->args_stage, part);
 }
 
 gboolean
@@ -809,10 +845,12 @@ _ks_sqlite_scan_next (KsSqliteScan  *s,
               /* A batch that filled up: the rest of its block, here
                * (an unranged statement goes on where it stopped). */
               b->skip += b->n_rows;
+              block_hand_over (s, b);
               block_read (b, s->r->db, s->ranged ? s->rest : s->stmt, NULL);
               continue;
             }
 
+          block_hand_over (s, b);
           b->state = BLOCK_IDLE;
           s->current = b = NULL;
           s->next++;
@@ -830,14 +868,14 @@ _ks_sqlite_scan_next (KsSqliteScan  *s,
       s->pos = 0;
       job_wait (s, b);
       if (b->local_used)
-        block_map (s, b);
+        block_map (b);
     }
 
   row->v = b->values + (gsize) s->pos * s->n_columns;
   row->nulls = b->nulls[s->pos];
   row->text = b->text;
   row->args_local = b->local_used ? b->local : NULL;
-  row->args_map = s->map;
+  row->args_map = b->map;
   s->pos++;
   s->delivered++;
   return TRUE;
@@ -874,6 +912,11 @@ _ks_sqlite_scan_free (KsSqliteScan *s)
       job_cancel (w, &s->census);
       g_mutex_unlock (&w->mutex);
     }
+  /* Arguments handed over may point into the block being merged: its
+   * memory goes with them (the blocks before it went when merged, those
+   * after it were not merged). */
+  if (s->current != NULL)
+    block_hand_over (s, s->current);
 
   for (guint i = 0; i < s->n_window; i++)
     {
@@ -882,8 +925,8 @@ _ks_sqlite_scan_free (KsSqliteScan *s)
       g_free (s->window[i].text);
       g_free (s->window[i].errmsg);
       ks_args_local_free (s->window[i].local);
+      g_free (s->window[i].map);
     }
-  g_free (s->map);
   g_free (s->census.errmsg);
   g_free (s->window);
   sqlite3_finalize (s->stmt);

@@ -19,16 +19,18 @@
 #include "test-sqlite-util.h"
 
 /* Blocks of one rowid (a boundary after every row), a few, and the
- * default; with the arguments prepared on the reading threads in the
- * blocks' dictionaries, or as offsets into their text. */
-static const char *const block_rows[] = { "1", "7", NULL };
-static const char *const args_ways[] = { "local", "prepared", "local" };
+ * default; with the arguments numbered in the blocks' dictionaries on
+ * the reading threads and stored on a thread of their own, prepared as
+ * offsets into their text, or numbered and stored on the loading thread. */
+static const char *const block_rows[] = { "1", "7", NULL, NULL };
+static const char *const args_ways[] = { "thread", "prepared", "local", "thread" };
 
 static char *tmp_dir;
 static guint n_read_ahead;     /* from the reader's debug line of the last load */
 static guint n_read_here;
 static gboolean saw_debug;
 static guint n_again;          /* loads read again on one thread */
+static guint64 n_args_thread;  /* arguments stored on their own thread, all loads */
 static KsTrace *last_trace;    /* of the last load_dump() */
 
 static void
@@ -40,8 +42,12 @@ log_handler (const char     *domain,
   const char *p = g_strrstr (message, ": ");
   guint threads;
 
+  guint64 n;
+
   if (strstr (message, ": read again on one thread: ") != NULL)
     n_again++;
+  if (sscanf (message, "arguments: %" G_GUINT64_FORMAT " stored on their own thread", &n) == 1)
+    n_args_thread += n;
   if (p != NULL && sscanf (p + 2, "%u blocks read ahead on %u threads, %u here", &n_read_ahead, &threads,
                            &n_read_here) == 3)
     {
@@ -195,6 +201,7 @@ test_fixtures (void)
 
   g_assert_cmpuint (kscopes->len, ==, 5);
   g_assert_cmpuint (json->len, ==, 12);
+  n_args_thread = 0;
   for (guint i = 0; i < json->len; i++)
     g_ptr_array_add (kscopes, convert (json->pdata[i]));
 
@@ -207,6 +214,8 @@ test_fixtures (void)
     }
   /* blocks of one row: the threads read thousands */
   g_assert_cmpuint (most_ahead, >, 1000);
+  /* and the arguments went through their thread */
+  g_assert_cmpuint (n_args_thread, >, 1000);
 }
 
 static void
@@ -290,6 +299,7 @@ test_uncut (void)
   assert_same_bytes (hidden, want, dump, "7");
 
   nul_serial = load_dump (nul, "1", NULL);
+  g_setenv ("KINESCOPE_SQLITE_ARGS", "thread", TRUE);
   nul_ahead = load_dump (nul, "3", "7");
   assert_same_bytes (nul, nul_serial, nul_ahead, "7");
   g_assert_false (test_dump_is_error (nul_serial));
@@ -301,6 +311,7 @@ test_uncut (void)
                         "WHERE rowid % 97 = 3 AND rowid < 2000");
   large_serial = load_dump (large, "1", NULL);
   large_ahead = load_dump (large, "3", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_ARGS");
   assert_same_bytes (large, large_serial, large_ahead, "default");
   g_assert_cmpuint (g_bytes_get_size (large_serial), >, g_bytes_get_size (want) + 20 * 3000000);
 }
@@ -332,7 +343,9 @@ test_damaged (void)
       g_assert_true (g_file_set_contents (damaged, copy, size, NULL));
 
       serial = load_dump (damaged, "1", NULL);
+      g_setenv ("KINESCOPE_SQLITE_ARGS", k % 2 ? "thread" : "local", TRUE);
       parallel = load_dump (damaged, "3", "7");
+      g_unsetenv ("KINESCOPE_SQLITE_ARGS");
       assert_same_bytes (damaged, serial, parallel, "7");
       if (test_dump_is_error (serial))
         {
