@@ -166,6 +166,15 @@ source_before (const KsSqliteSource *a,
   return a->end > b->end;
 }
 
+/* The order rows are taken in: builder order, and on a tie the table
+ * added first (@a and @b are in one array). */
+static inline gboolean
+source_ahead (const KsSqliteSource *a,
+              const KsSqliteSource *b)
+{
+  return source_before (a, b) || (!source_before (b, a) && a < b);
+}
+
 /* Adds the rows of @table to @sources, in the order the tables are to be
  * preferred when rows tie; an absent table adds nothing. */
 gboolean
@@ -239,15 +248,35 @@ load_slices (KsSqliteReader  *r,
   while (ok)
     {
       KsSqliteSource *best = NULL;
+      KsSqliteSource *next = NULL;
 
+      /* the first row, and the first of the other tables' */
       for (guint i = 0; i < sources.n; i++)
-        if (sources.source[i].scan != NULL && (best == NULL || source_before (&sources.source[i], best)))
-          best = &sources.source[i];
+        {
+          KsSqliteSource *src = &sources.source[i];
+
+          if (src->scan == NULL)
+            continue;
+          if (best == NULL || source_ahead (src, best))
+            {
+              next = best;
+              best = src;
+            }
+          else if (next == NULL || source_ahead (src, next))
+            next = src;
+        }
       if (best == NULL)
         break;
 
-      best->emit (r, &best->row, best->track, best->start, best->end);
-      ok = ks_sqlite_row_done (r, error) && source_advance (r, best, error);
+      /* Tables are written track by track: a table's rows usually come
+       * in runs ahead of all the others', taken without comparing them
+       * all again. */
+      do
+        {
+          best->emit (r, &best->row, best->track, best->start, best->end);
+          ok = ks_sqlite_row_done (r, error) && source_advance (r, best, error);
+        }
+      while (ok && best->scan != NULL && (next == NULL || source_ahead (best, next)));
     }
 
   for (guint i = 0; i < sources.n; i++)
