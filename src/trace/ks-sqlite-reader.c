@@ -228,6 +228,22 @@ args_way (guint n_threads)
   return KS_SQLITE_ARGS_LOCAL;
 }
 
+/* The most reading threads: KS_SQLITE_MAX_WORKERS, or
+ * KINESCOPE_SQLITE_READERS. Each keeps blocks of every open scan in
+ * flight, so more of them cost memory; with the loading thread's work
+ * shortened, more of them may pay on many cores (bench/reload-curve.sh
+ * compares). */
+static guint
+max_readers (void)
+{
+  const char *env = g_getenv ("KINESCOPE_SQLITE_READERS");
+  guint64 v;
+
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 64, &v, NULL))
+    return (guint) v;
+  return KS_SQLITE_MAX_WORKERS;
+}
+
 static gboolean
 load_slices (KsSqliteReader  *r,
              GError         **error)
@@ -546,7 +562,7 @@ load (GFile         *file,
 
   r.args_way = args_way (n_threads);
   if (n_threads > 1)
-    r.workers = _ks_sqlite_workers_new (path, MIN (n_threads - 1, KS_SQLITE_MAX_WORKERS), r.args_way);
+    r.workers = _ks_sqlite_workers_new (path, MIN (n_threads - 1, max_readers ()), r.args_way);
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
