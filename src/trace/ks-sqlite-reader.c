@@ -251,8 +251,9 @@ load_slices (KsSqliteReader  *r,
   KsSqliteSources sources;
   gboolean ok;
 
-  /* with the reading threads: the arguments come numbered from them */
-  if (r->args_way == KS_SQLITE_ARGS_THREAD && r->workers != NULL)
+  /* with the reading threads: the arguments come numbered from them
+   * (an Nsight export's slice tables have none) */
+  if (r->args_way == KS_SQLITE_ARGS_THREAD && r->workers != NULL && r->kscope)
     r->args_stage = _ks_sqlite_args_new (r->b);
   sources.n = 0;
   ok = _ks_sqlite_kscope_add_slice_sources (r, &sources, error) &&
