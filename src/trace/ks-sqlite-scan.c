@@ -262,7 +262,9 @@ block_add_row (Block        *b,
             words[1] = 0;
           else if (prep->record != NULL)
             {
-              g_byte_array_set_size (prep->record, 0);
+              /* emptied in place: g_byte_array_set_size() would go
+               * through g_array_remove_range() at every row */
+              prep->record->len = 0;
               words[1] = (guint32) ks_args_local_prepare (b->local, prep->scratch, text, len, prep->record);
             }
           else
