@@ -32,6 +32,7 @@ static gboolean saw_debug;
 static guint n_readers;        /* reading threads of the last load */
 static guint n_again;          /* loads read again on one thread */
 static guint64 n_args_thread;  /* arguments stored on their own thread, all loads */
+static gboolean saw_args;      /* the arguments' thread of the last load stopped */
 static KsTrace *last_trace;    /* of the last load_dump() */
 
 static void
@@ -47,7 +48,10 @@ log_handler (const char     *domain,
   if (strstr (message, ": read again on one thread: ") != NULL)
     n_again++;
   if (sscanf (message, "arguments: %" G_GUINT64_FORMAT " stored on their own thread", &n) == 1)
-    n_args_thread += n;
+    {
+      n_args_thread += n;
+      saw_args = TRUE;
+    }
   if (p != NULL && sscanf (p + 2, "%u blocks read ahead on %u threads, %u here", &n_read_ahead, &n_readers,
                            &n_read_here) == 3)
     saw_debug = TRUE;
@@ -342,6 +346,43 @@ test_readers (void)
     }
 }
 
+/* A load cancelled while the slice tables are merged (the reader checks
+ * every 16,384 rows: the GPT fixture's 38,194 events) stops with the
+ * cancellation, whichever way the arguments go, and is not read again. */
+static void
+test_cancelled (void)
+{
+  static const char *const ways[] = { "thread", "local", "prepared" };
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autoptr(GFile) file = g_file_new_for_path (kscope);
+
+  n_again = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (ways); i++)
+    for (guint threads = 3; threads <= 8; threads += 5)
+      {
+        g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+        g_autoptr(GError) error = NULL;
+        g_autoptr(KsTrace) trace = NULL;
+        g_autofree char *n = g_strdup_printf ("%u", threads);
+
+        g_cancellable_cancel (cancellable);
+        g_setenv ("KINESCOPE_SQLITE_ARGS", ways[i], TRUE);
+        g_setenv ("KINESCOPE_THREADS", n, TRUE);
+        saw_debug = saw_args = FALSE;
+        trace = ks_trace_load (file, NULL, cancellable, &error);
+        g_unsetenv ("KINESCOPE_THREADS");
+        g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+        g_assert_null (trace);
+        /* the threads had started reading, and the arguments' thread
+         * was stopped where the merge stopped */
+        g_assert_true (saw_debug);
+        g_assert_true (saw_args == (i == 0));
+      }
+  g_assert_cmpuint (n_again, ==, 0);
+}
+
 /* A file damaged in its largest table fails the same way on any number
  * of threads, or loads the same. */
 static void
@@ -401,6 +442,7 @@ main (int   argc,
   g_test_add_func ("/sqlite-parallel/corpus", test_corpus);
   g_test_add_func ("/sqlite-parallel/uncut", test_uncut);
   g_test_add_func ("/sqlite-parallel/readers", test_readers);
+  g_test_add_func ("/sqlite-parallel/cancelled", test_cancelled);
   g_test_add_func ("/sqlite-parallel/damaged", test_damaged);
 
   ret = g_test_run ();
