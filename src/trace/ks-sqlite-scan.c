@@ -700,7 +700,11 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
       g_mutex_unlock (&r->workers->mutex);
     }
 
-  s->n_window = n_threads == 0 ? 1 : (guint) MIN (s->n_blocks, 2 * (n_threads + 1));
+  /* Two blocks a thread in flight, counting at most the default number
+   * of reading threads: the slice tables' scans are open side by side,
+   * and more threads share their blocks rather than add to them (each
+   * more block of every scan costs about 1 MiB of a large trace). */
+  s->n_window = n_threads == 0 ? 1 : (guint) MIN (s->n_blocks, 2 * (MIN (n_threads, KS_SQLITE_MAX_WORKERS) + 1));
   s->window = g_new0 (Block, s->n_window);
   for (guint i = 0; i < s->n_window; i++)
     s->window[i].scan = s;
