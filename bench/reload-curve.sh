@@ -24,8 +24,9 @@
 # (one thread has no reading threads: one way only), and keeps the
 # fastest load: its wall time, the speedup against one core, its peak
 # RSS, and the loading thread's phases (KINESCOPE_LOAD_PHASES). At the
-# most cores (8 or more), it also loads each file with 5 (the default),
-# 8 and 11 reading threads (KINESCOPE_SQLITE_READERS), best of 2. Prints
+# most cores (8 or more), it also loads each file with 5, 8, 10 (the
+# default on 12 cores or more) and 12 reading threads
+# (KINESCOPE_SQLITE_READERS), best of 2. Prints
 # the tables and writes them to OUTDIR/reload.md, the raw rows to
 # OUTDIR/*.tsv and the machine to OUTDIR/machine.txt. TRACE_DIR (default
 # /tmp) holds the files, deleted at the end unless KEEP=1.
@@ -165,7 +166,7 @@ for path in files:
     md.append("")
     # more reading threads than the default five, at the most cores
     top = max(cores)
-    readers = [k for k in (5, 8, 11) if k <= top - 2]
+    readers = [k for k in (5, 8, 10, 12) if k <= top - 2]
     if top >= 8 and time.time() - start < budget + 30:
         md.append("")
         md.append("With KINESCOPE_SQLITE_READERS reading threads at %d cores (default way, best of 2):\n" % top)

@@ -36,7 +36,8 @@ G_BEGIN_DECLS
 
 #define KS_SQLITE_NONE           G_MAXUINT32
 #define KS_SQLITE_ROWS_PER_CHECK 16384
-#define KS_SQLITE_MAX_WORKERS    5
+#define KS_SQLITE_MAX_WORKERS    5    /* reading threads, up to seven threads */
+#define KS_SQLITE_MAX_READERS_MANY 10 /* and from eight on */
 /* Timestamps are clamped to ±2^62 ns (146 years) so that no sum overflows. */
 #define KS_SQLITE_TS_LIMIT       (G_GINT64_CONSTANT (1) << 62)
 

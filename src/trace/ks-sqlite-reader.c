@@ -228,20 +228,24 @@ args_way (guint n_threads)
   return KS_SQLITE_ARGS_LOCAL;
 }
 
-/* The most reading threads: KS_SQLITE_MAX_WORKERS, or
- * KINESCOPE_SQLITE_READERS. Each keeps blocks of every open scan in
- * flight, so more of them cost memory; with the loading thread's work
- * shortened, more of them may pay on many cores (bench/reload-curve.sh
- * compares). */
+/* The reading threads of a load on @n_threads threads (more than one).
+ * Up to seven threads, all but the loading thread, at most five. Past
+ * that the loading thread's own work is shorter than the reading (with
+ * the arguments on their own thread: callgrind, about 157 M instructions
+ * against 1,633 M of reading for a 106 MB trace), so up to ten read,
+ * one core left to the arguments' thread. KINESCOPE_SQLITE_READERS sets
+ * the most instead (bench/reload-curve.sh compares). */
 static guint
-max_readers (void)
+n_readers (guint n_threads)
 {
   const char *env = g_getenv ("KINESCOPE_SQLITE_READERS");
   guint64 v;
 
   if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 64, &v, NULL))
-    return (guint) v;
-  return KS_SQLITE_MAX_WORKERS;
+    return MIN (n_threads - 1, (guint) v);
+  if (n_threads >= 8)
+    return MIN (n_threads - 2, KS_SQLITE_MAX_READERS_MANY);
+  return MIN (n_threads - 1, KS_SQLITE_MAX_WORKERS);
 }
 
 static gboolean
@@ -563,7 +567,7 @@ load (GFile         *file,
 
   r.args_way = args_way (n_threads);
   if (n_threads > 1)
-    r.workers = _ks_sqlite_workers_new (path, MIN (n_threads - 1, max_readers ()), r.args_way);
+    r.workers = _ks_sqlite_workers_new (path, n_readers (n_threads), r.args_way);
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)

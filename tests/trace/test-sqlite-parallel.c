@@ -319,12 +319,13 @@ test_uncut (void)
 }
 
 /* As many reading threads as KINESCOPE_SQLITE_READERS allows, up to one
- * less than the threads, and five by default: the same model. */
+ * less than the threads; by default up to five, and from eight threads
+ * on two less than the threads, up to ten: the same model. */
 static void
 test_readers (void)
 {
   static const struct { const char *threads; const char *readers; guint want; } cases[] = {
-    { "8", "1", 1 }, { "8", "7", 7 }, { "8", NULL, 5 }, { "3", "7", 2 },
+    { "8", "1", 1 }, { "8", "7", 7 }, { "3", "7", 2 }, { "7", NULL, 5 }, { "8", NULL, 6 }, { "16", NULL, 10 },
   };
   g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
   g_autofree char *kscope = convert (json);
