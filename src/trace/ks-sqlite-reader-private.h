@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  *                       merged, and the steps run in order
  *   ks-sqlite-scan.c    the rows of the large tables, read ahead on
  *                       threads of their own
+ *   ks-sqlite-args.c    the slices' arguments, stored on a thread of
+ *                       their own while the slice tables are merged
  *
  * Every function that can fail returns FALSE (or KS_SQLITE_FAILED) with
  * *error set, and only then: a table that is absent, or that lacks a
@@ -34,7 +36,8 @@ G_BEGIN_DECLS
 
 #define KS_SQLITE_NONE           G_MAXUINT32
 #define KS_SQLITE_ROWS_PER_CHECK 16384
-#define KS_SQLITE_MAX_WORKERS    5
+#define KS_SQLITE_MAX_WORKERS    5    /* reading threads, up to seven threads */
+#define KS_SQLITE_MAX_READERS_MANY 10 /* and from eight on */
 /* Timestamps are clamped to ±2^62 ns (146 years) so that no sum overflows. */
 #define KS_SQLITE_TS_LIMIT       (G_GINT64_CONSTANT (1) << 62)
 
@@ -54,21 +57,40 @@ typedef struct
 /* A row of a scan (ks-sqlite-scan.c): column c is NULL when bit c of
  * @nulls is set, else v[c] is its sqlite3_column_int64(), for a text
  * column the offset of its NUL-terminated text in @text, for a real one
- * the bits of its double. */
+ * the bits of its double. Its arguments are numbered in @args_local,
+ * when not NULL, which @args_map turns into the store's numbers. */
 typedef struct
 {
-  const gint64 *v;
-  guint32       nulls;
-  const char   *text;
+  const gint64      *v;
+  guint32            nulls;
+  const char        *text;
+  const KsArgsLocal *args_local;
+  guint32           *args_map;
 } KsSqliteRow;
 
 typedef struct _KsSqliteScan    KsSqliteScan;
 typedef struct _KsSqliteWorkers KsSqliteWorkers;
+typedef struct _KsSqliteArgs    KsSqliteArgs;
+
+/* How the arguments of the rows reach the store (KINESCOPE_SQLITE_ARGS):
+ * prepared on the reading threads as offsets into their text, every
+ * string interned by the loading thread; numbered in each block's
+ * dictionary; or that, and stored on a thread of their own while the
+ * slice tables are merged (ks-sqlite-args.c). */
+typedef enum
+{
+  KS_SQLITE_ARGS_PREPARED,
+  KS_SQLITE_ARGS_LOCAL,
+  KS_SQLITE_ARGS_THREAD,
+} KsSqliteArgsWay;
 
 typedef struct
 {
   sqlite3        *db;
   KsSqliteWorkers *workers;       /* the scans' reader threads, or NULL */
+  KsSqliteArgsWay args_way;
+  KsSqliteArgs   *args_stage;     /* merging the slice tables: where row_args() hands over */
+  gboolean        args_deferred;  /* the last row_args() handed its row over */
   gboolean        again;          /* they failed: read the file on one thread */
   char           *display;
   KsTraceBuilder *b;
@@ -169,10 +191,14 @@ void           _ks_sqlite_report_progress  (KsSqliteReader      *r);
 
 /* ks-sqlite-scan.c */
 
-/* @n_threads threads reading blocks of the scans of @path's reader. */
+/* @n_threads threads reading blocks of the scans of @path's reader,
+ * preparing the arguments as @way says. */
 KsSqliteWorkers *_ks_sqlite_workers_new  (const char          *path,
-                                          guint                n_threads);
+                                          guint                n_threads,
+                                          KsSqliteArgsWay      way);
 void             _ks_sqlite_workers_free (KsSqliteWorkers     *workers);
+/* Prints the phases of @workers' reading (KINESCOPE_LOAD_PHASES). */
+void             _ks_sqlite_workers_print_phases (KsSqliteWorkers *workers);
 /* The rows _ks_sqlite_select() would give, in its order. @types has a
  * letter a column: 'i' read as an integer, 'r' as a double, 't' as
  * text, 'a' as a trace's arguments (text, for row_args()). */
@@ -192,6 +218,44 @@ gboolean         _ks_sqlite_scan_next    (KsSqliteScan        *scan,
                                           gboolean            *failed,
                                           GError             **error);
 void             _ks_sqlite_scan_free    (KsSqliteScan        *scan);
+
+/* ks-sqlite-args.c: the slices' arguments stored on a thread of their
+ * own. A part is the memory of a block that rows handed over point
+ * into: its text, its dictionary and its map. */
+typedef struct
+{
+  char        *text;
+  gsize        text_cap;
+  KsArgsLocal *local;
+  guint32     *map;
+  gsize        map_cap;
+} KsSqliteArgsPart;
+
+KsSqliteArgs     *_ks_sqlite_args_new          (KsTraceBuilder    *builder);
+void              _ks_sqlite_args_free         (KsSqliteArgs      *args);
+/* Stores everything handed over, here. */
+void              _ks_sqlite_args_drain        (KsSqliteArgs      *args);
+/* Hands over a row's arguments (as row_args() finds them: @local NULL
+ * when they were not numbered in a dictionary); the slice that takes
+ * them says where it is with _ks_sqlite_args_place(). */
+void              _ks_sqlite_args_defer        (KsSqliteArgs      *args,
+                                                const char        *text,
+                                                guint32            len,
+                                                const KsArgsLocal *local,
+                                                guint32           *map,
+                                                const guint8      *record,
+                                                guint32            record_len);
+void              _ks_sqlite_args_place        (KsSqliteArgs      *args,
+                                                guint32            track,
+                                                guint32            index);
+/* The rows handed over so far go to be stored, with @part, which they
+ * point into and which comes back as a spare once they are stored. */
+void              _ks_sqlite_args_hand_over    (KsSqliteArgs      *args,
+                                                KsSqliteArgsPart  *part);
+/* A part stored, for a block to read into, or NULL. */
+KsSqliteArgsPart *_ks_sqlite_args_take_spare   (KsSqliteArgs      *args);
+void              _ks_sqlite_args_part_free    (KsSqliteArgsPart  *part);
+void              _ks_sqlite_args_print_phases (KsSqliteArgs      *args);
 
 /* ks-sqlite-samples.c */
 
@@ -446,7 +510,10 @@ row_text (const KsSqliteRow *row,
 }
 
 /* An 'a' column's text comes after its length and the length of what it
- * was prepared to, which follows it (ks-sqlite-scan.c). */
+ * was prepared to, which follows it (ks-sqlite-scan.c). While the slice
+ * tables are merged the arguments are handed over to be stored on a
+ * thread of their own, with an id of 0 here: the slice added next, by
+ * add_slice() in whose arguments this is called, takes them. */
 static inline guint32
 row_args (KsSqliteReader    *r,
           const KsSqliteRow *row,
@@ -455,9 +522,20 @@ row_args (KsSqliteReader    *r,
   const char *text = row_text (row, col);
   guint32 words[2];
 
+  r->args_deferred = FALSE;
   if (text == NULL)
     return 0;
   memcpy (words, text - sizeof words, sizeof words);
+  if (r->args_stage != NULL)
+    {
+      _ks_sqlite_args_defer (r->args_stage, text, words[0], row->args_local, row->args_map,
+                             (const guint8 *) text + words[0] + 1, words[1]);
+      r->args_deferred = TRUE;
+      return 0;
+    }
+  if (row->args_local != NULL)
+    return ks_trace_builder_add_local_args (r->b, text, words[0], row->args_local, row->args_map,
+                                            (const guint8 *) text + words[0] + 1, words[1]);
   return ks_trace_builder_add_prepared_args (r->b, text, words[0], (const guint8 *) text + words[0] + 1, words[1]);
 }
 
@@ -499,6 +577,9 @@ add_slice (KsSqliteReader  *r,
            guint32          args,
            const KsGpuInfo *gpu)
 {
+  gboolean deferred = r->args_deferred;
+
+  r->args_deferred = FALSE;
   if (end < start)
     end = start;
   if (!r->have_end || end > r->max_end)
@@ -506,8 +587,9 @@ add_slice (KsSqliteReader  *r,
       r->max_end = end;
       r->have_end = TRUE;
     }
-  ks_trace_builder_add_slice (r->b, track, start, end, kind, name, category,
-                              correlation, external_id, args, gpu);
+  if (ks_trace_builder_add_slice (r->b, track, start, end, kind, name, category,
+                                  correlation, external_id, args, gpu) && deferred)
+    _ks_sqlite_args_place (r->args_stage, track, ks_trace_builder_get_track_n_slices (r->b, track) - 1);
 }
 
 G_END_DECLS

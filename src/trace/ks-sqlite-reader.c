@@ -166,6 +166,15 @@ source_before (const KsSqliteSource *a,
   return a->end > b->end;
 }
 
+/* The order rows are taken in: builder order, and on a tie the table
+ * added first (@a and @b are in one array). */
+static inline gboolean
+source_ahead (const KsSqliteSource *a,
+              const KsSqliteSource *b)
+{
+  return source_before (a, b) || (!source_before (b, a) && a < b);
+}
+
 /* Adds the rows of @table to @sources, in the order the tables are to be
  * preferred when rows tie; an absent table adds nothing. */
 gboolean
@@ -201,6 +210,44 @@ _ks_sqlite_add_source (KsSqliteReader       *r,
   return TRUE;
 }
 
+/* KINESCOPE_SQLITE_ARGS=prepared, local or thread; by default the
+ * arguments are stored on their own thread from four threads on. On
+ * fewer the cores are busy reading, and the same work on one more
+ * thread gains nothing. */
+static KsSqliteArgsWay
+args_way (guint n_threads)
+{
+  const char *env = g_getenv ("KINESCOPE_SQLITE_ARGS");
+
+  if (g_strcmp0 (env, "prepared") == 0)
+    return KS_SQLITE_ARGS_PREPARED;
+  if (g_strcmp0 (env, "local") == 0)
+    return KS_SQLITE_ARGS_LOCAL;
+  if (g_strcmp0 (env, "thread") == 0 || n_threads >= 4)
+    return KS_SQLITE_ARGS_THREAD;
+  return KS_SQLITE_ARGS_LOCAL;
+}
+
+/* The reading threads of a load on @n_threads threads (more than one).
+ * Up to seven threads, all but the loading thread, at most five. Past
+ * that the loading thread's own work is shorter than the reading (with
+ * the arguments on their own thread: callgrind, about 157 M instructions
+ * against 1,633 M of reading for a 106 MB trace), so up to ten read,
+ * one core left to the arguments' thread. KINESCOPE_SQLITE_READERS sets
+ * the most instead (bench/reload-curve.sh compares). */
+static guint
+n_readers (guint n_threads)
+{
+  const char *env = g_getenv ("KINESCOPE_SQLITE_READERS");
+  guint64 v;
+
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 64, &v, NULL))
+    return MIN (n_threads - 1, (guint) v);
+  if (n_threads >= 8)
+    return MIN (n_threads - 2, KS_SQLITE_MAX_READERS_MANY);
+  return MIN (n_threads - 1, KS_SQLITE_MAX_WORKERS);
+}
+
 static gboolean
 load_slices (KsSqliteReader  *r,
              GError         **error)
@@ -208,6 +255,10 @@ load_slices (KsSqliteReader  *r,
   KsSqliteSources sources;
   gboolean ok;
 
+  /* with the reading threads: the arguments come numbered from them
+   * (an Nsight export's slice tables have none) */
+  if (r->args_way == KS_SQLITE_ARGS_THREAD && r->workers != NULL && r->kscope)
+    r->args_stage = _ks_sqlite_args_new (r->b);
   sources.n = 0;
   ok = _ks_sqlite_kscope_add_slice_sources (r, &sources, error) &&
        _ks_sqlite_nsight_add_slice_sources (r, &sources, error);
@@ -218,19 +269,45 @@ load_slices (KsSqliteReader  *r,
   while (ok)
     {
       KsSqliteSource *best = NULL;
+      KsSqliteSource *next = NULL;
 
+      /* the first row, and the first of the other tables' */
       for (guint i = 0; i < sources.n; i++)
-        if (sources.source[i].scan != NULL && (best == NULL || source_before (&sources.source[i], best)))
-          best = &sources.source[i];
+        {
+          KsSqliteSource *src = &sources.source[i];
+
+          if (src->scan == NULL)
+            continue;
+          if (best == NULL || source_ahead (src, best))
+            {
+              next = best;
+              best = src;
+            }
+          else if (next == NULL || source_ahead (src, next))
+            next = src;
+        }
       if (best == NULL)
         break;
 
-      best->emit (r, &best->row, best->track, best->start, best->end);
-      ok = ks_sqlite_row_done (r, error) && source_advance (r, best, error);
+      /* Tables are written track by track: a table's rows usually come
+       * in runs ahead of all the others', taken without comparing them
+       * all again. */
+      do
+        {
+          best->emit (r, &best->row, best->track, best->start, best->end);
+          ok = ks_sqlite_row_done (r, error) && source_advance (r, best, error);
+        }
+      while (ok && best->scan != NULL && (next == NULL || source_ahead (best, next)));
     }
 
   for (guint i = 0; i < sources.n; i++)
     g_clear_pointer (&sources.source[i].scan, _ks_sqlite_scan_free);
+  if (r->args_stage != NULL)
+    {
+      _ks_sqlite_args_drain (r->args_stage);
+      _ks_sqlite_args_print_phases (r->args_stage);
+      g_clear_pointer (&r->args_stage, _ks_sqlite_args_free);
+    }
   return ok;
 }
 
@@ -344,23 +421,29 @@ typedef gboolean (*LoadFunc) (KsSqliteReader *r, GError **error);
 typedef gboolean (*LoadStep) (KsSqliteReader  *r,
                               GError         **error);
 
-static const LoadStep steps[] = {
-  _ks_sqlite_nsight_load_mem_kinds,
-  _ks_sqlite_nsight_load_gpus,
-  _ks_sqlite_nsight_load_session,
-  load_slices,
-  _ks_sqlite_nsight_load_nvtx,
-  _ks_sqlite_load_samples,
-  _ks_sqlite_kscope_load_instants,
-  _ks_sqlite_kscope_load_flows,
-  _ks_sqlite_kscope_load_thread_times,
-  _ks_sqlite_kscope_load_counters,
-  _ks_sqlite_nsight_load_gpu_metrics,
-  _ks_sqlite_kscope_load_memory_events,
-  _ks_sqlite_nsight_load_memory_usage,
-  _ks_sqlite_kscope_load_diagnostics,
-  _ks_sqlite_kscope_load_ranks,
-  _ks_sqlite_kscope_load_memory_snapshots,
+/* Each with its phase (KINESCOPE_LOAD_PHASES): the loading thread's
+ * time, step by step. */
+static const struct
+{
+  LoadStep    run;
+  const char *phase;
+} steps[] = {
+  { _ks_sqlite_nsight_load_mem_kinds, "read: memory kinds" },
+  { _ks_sqlite_nsight_load_gpus, "read: GPUs" },
+  { _ks_sqlite_nsight_load_session, "read: session" },
+  { load_slices, "read: slices" },
+  { _ks_sqlite_nsight_load_nvtx, "read: NVTX" },
+  { _ks_sqlite_load_samples, "read: samples" },
+  { _ks_sqlite_kscope_load_instants, "read: instants" },
+  { _ks_sqlite_kscope_load_flows, "read: flows" },
+  { _ks_sqlite_kscope_load_thread_times, "read: thread times" },
+  { _ks_sqlite_kscope_load_counters, "read: counters" },
+  { _ks_sqlite_nsight_load_gpu_metrics, "read: GPU metrics" },
+  { _ks_sqlite_kscope_load_memory_events, "read: memory events" },
+  { _ks_sqlite_nsight_load_memory_usage, "read: memory usage" },
+  { _ks_sqlite_kscope_load_diagnostics, "read: diagnostics" },
+  { _ks_sqlite_kscope_load_ranks, "read: ranks" },
+  { _ks_sqlite_kscope_load_memory_snapshots, "read: memory snapshots" },
 };
 
 /* Metadata, strings, processes, threads and tracks: what the rows of
@@ -456,10 +539,11 @@ load (GFile         *file,
   KsTraceBuilder *builder;
   KsTrace *trace;
   int version;
-  KsPhaseClock clock;
+  KsPhaseClock clock, step_clock;
 
   reader_init (&r, file, progress, cancellable);
   ks_phase_start (&clock);
+  ks_phase_start (&step_clock);
 
   path = g_file_get_path (file);
   if (path == NULL)
@@ -481,8 +565,9 @@ load (GFile         *file,
       !check_trace (&r, &local_error))
     goto failed;
 
+  r.args_way = args_way (n_threads);
   if (n_threads > 1)
-    r.workers = _ks_sqlite_workers_new (path, MIN (n_threads - 1, KS_SQLITE_MAX_WORKERS));
+    r.workers = _ks_sqlite_workers_new (path, n_readers (n_threads), r.args_way);
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
@@ -519,9 +604,17 @@ load (GFile         *file,
 
   if (!load_references (&r, &local_error))
     goto failed;
+  ks_phase_next (&step_clock, "read: references");
   for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
-    if (!steps[i] (&r, &local_error))
-      goto failed;
+    {
+      if (!steps[i].run (&r, &local_error))
+        goto failed;
+      ks_phase_next (&step_clock, steps[i].phase);
+    }
+  /* what the loading thread waited for the reading threads, and read
+   * itself, within the steps above */
+  if (r.workers != NULL)
+    _ks_sqlite_workers_print_phases (r.workers);
 
   close_open_ranges (&r);
   warn_unresolved (&r);

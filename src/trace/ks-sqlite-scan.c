@@ -9,8 +9,8 @@
  * into blocks of rowids. Reader threads, each with a connection of its
  * own to the file, read the next blocks ahead into batches (columns as
  * sqlite3_column_int64() or _double() gives them, text copied, a trace's
- * arguments prepared for the builder's store, ks_args_prepare()), and
- * the loading thread takes the rows block after block: the rows and their
+ * arguments prepared for the builder's store), and the loading thread
+ * takes the rows block after block: the rows and their
  * order are those of one SELECT ... ORDER BY rowid. A block no thread has
  * started yet is read by the loading thread itself, on its own
  * connection, rather than waited for. One thread alone reads the SELECT
@@ -22,6 +22,17 @@
  * counts the table's rows meanwhile: on any difference, or an error in
  * a block, the reader loads the file again on one thread
  * (_ks_sqlite_scan_next() sets r->again), which says what one thread says.
+ *
+ * The arguments' shapes and string values are numbered in a dictionary
+ * of the block's own (ks_args_local_prepare()), so that the loading
+ * thread looks each of them up in the store once a block rather than
+ * at every row (ks_args_store_add_local(), through the block's map).
+ * KINESCOPE_SQLITE_ARGS=prepared has them prepared as offsets into the
+ * text instead (ks_args_prepare()), every string then interned by the
+ * loading thread: the way before, kept to compare. When the arguments
+ * are stored on a thread of their own (ks-sqlite-args.c), a block's
+ * text, dictionary and map go with its rows' arguments once the block
+ * is merged, and a stored one's come back for the next block.
  */
 
 #define G_LOG_DOMAIN "ks-sqlite-reader"
@@ -32,6 +43,7 @@
 
 #include "ks-args.h"
 #include "ks-json-scan.h"
+#include "ks-load-phases.h"
 #include "ks-sqlite-reader.h"
 #include "ks-sqlite-reader-private.h"
 
@@ -73,6 +85,10 @@ typedef struct
   int           rc;        /* SQLITE_DONE, or how reading failed */
   char         *errmsg;
   guint         n_invalid; /* arguments of the batch that were not UTF-8 */
+  KsArgsLocal  *local;     /* the arguments' dictionary of the batch... */
+  gboolean      local_used;/* ...when its records are numbered in it */
+  guint32      *map;       /* its numbers -> the store's, for the loading thread */
+  gsize         map_cap;
 } Block;
 
 struct _KsSqliteScan
@@ -116,9 +132,15 @@ struct _KsSqliteWorkers
   char     *path;
   GThread **threads;
   guint     n_threads;
-  gboolean  prepare_args;      /* the threads prepare the arguments too */
+  gboolean  prepare_args;      /* the threads prepare the arguments too... */
+  gboolean  args_local;        /* ...numbered in each block's dictionary */
   guint     read_ahead;        /* blocks the threads read */
   guint     read_here;         /* and the loading thread */
+  /* KINESCOPE_LOAD_PHASES: the loading thread's time waiting and
+   * reading blocks itself, and the reading threads' time, summed */
+  KsPhaseClock waited;
+  KsPhaseClock here;
+  KsPhaseClock ahead;
 };
 
 static gsize
@@ -134,6 +156,15 @@ block_rows (void)
 }
 
 /* Reading a block, on any thread */
+
+/* How a reading thread prepares the arguments of a block's rows: in the
+ * block's dictionary, with @record, or, without, as ks_args_prepare()
+ * gives them. */
+typedef struct
+{
+  KsArgsScratch *scratch;
+  GByteArray    *record;
+} Preparer;
 
 static gboolean
 block_reserve (Block *b,
@@ -164,13 +195,13 @@ block_reserve (Block *b,
 
 /* Appends @stmt's row to @b: FALSE when memory ran out. */
 /* A text column's text is copied with its NUL; an arguments column's
- * after two 32-bit words, the text's length and that of what @args
+ * after two 32-bit words, the text's length and that of what @prep
  * prepared it to, which follows the NUL (0: not prepared, when read
- * without a scratch). */
+ * without one). */
 static gboolean
-block_add_row (Block         *b,
-               sqlite3_stmt  *stmt,
-               KsArgsScratch *args)
+block_add_row (Block        *b,
+               sqlite3_stmt *stmt,
+               Preparer     *prep)
 {
   const KsSqliteScan *scan = b->scan;
   gint64 *v;
@@ -227,13 +258,25 @@ block_add_row (Block         *b,
               b->n_invalid++;
             }
           words[0] = (guint32) MIN (len, G_MAXUINT32);
-          words[1] = args != NULL ? (guint32) ks_args_prepare (args, text, len) : 0;
+          if (prep == NULL)
+            words[1] = 0;
+          else if (prep->record != NULL)
+            {
+              /* emptied in place: g_byte_array_set_size() would go
+               * through g_array_remove_range() at every row */
+              prep->record->len = 0;
+              words[1] = (guint32) ks_args_local_prepare (b->local, prep->scratch, text, len, prep->record);
+            }
+          else
+            words[1] = (guint32) ks_args_prepare (prep->scratch, text, len);
           if (!block_reserve (b, sizeof words + len + 1 + words[1]))
             return FALSE;
           memcpy (b->text + b->text_len, words, sizeof words);
           b->text_len += sizeof words;
-          if (words[1] > 0)
-            ks_args_prepared_write (args, (guint8 *) b->text + b->text_len + len + 1);
+          if (words[1] > 0 && prep->record != NULL)
+            memcpy (b->text + b->text_len + len + 1, prep->record->data, words[1]);
+          else if (words[1] > 0)
+            ks_args_prepared_write (prep->scratch, (guint8 *) b->text + b->text_len + len + 1);
         }
       else if (!block_reserve (b, len + 1))
         return FALSE;
@@ -249,14 +292,21 @@ block_add_row (Block         *b,
  * one from b->lo (past b->skip rows, when it takes an offset), an
  * unranged one from where it stopped. */
 static void
-block_read (Block         *b,
-            sqlite3       *db,
-            sqlite3_stmt  *stmt,
-            KsArgsScratch *args)
+block_read (Block        *b,
+            sqlite3      *db,
+            sqlite3_stmt *stmt,
+            Preparer     *prep)
 {
   const KsSqliteScan *scan = b->scan;
   gsize most_rows = scan->ranged ? G_MAXSIZE : block_rows ();
   int rc = SQLITE_DONE;
+
+  /* a dictionary a batch: the loading thread maps it batch by batch */
+  b->local_used = prep != NULL && prep->record != NULL && scan->args_mask != 0;
+  if (b->local_used && b->local == NULL)
+    b->local = ks_args_local_new ();
+  else if (b->local_used)
+    ks_args_local_clear (b->local);
 
   b->n_rows = 0;
   b->text_len = 0;
@@ -288,7 +338,7 @@ block_read (Block         *b,
           b->last_rowid = rowid;
           b->any = TRUE;
         }
-      if (!block_add_row (b, stmt, args))
+      if (!block_add_row (b, stmt, prep))
         {
           rc = SQLITE_NOMEM;
           break;
@@ -328,12 +378,12 @@ census_read (Block        *b,
 }
 
 /* Runs job @b, a block or a census, with @stmt, its statement on @db;
- * @args prepares the arguments of a block's rows, or NULL. */
+ * @prep prepares the arguments of a block's rows, or NULL. */
 static void
-job_run (Block         *b,
-         sqlite3       *db,
-         sqlite3_stmt  *stmt,
-         KsArgsScratch *args)
+job_run (Block        *b,
+         sqlite3      *db,
+         sqlite3_stmt *stmt,
+         Preparer     *prep)
 {
   if (stmt == NULL)
     {
@@ -346,7 +396,7 @@ job_run (Block         *b,
   else if (b->census)
     census_read (b, db, stmt);
   else
-    block_read (b, db, stmt, args);
+    block_read (b, db, stmt, prep);
 }
 
 /* The reader threads */
@@ -356,7 +406,7 @@ typedef struct
   KsSqliteWorkers *w;
   sqlite3         *db;
   GHashTable      *stmts;   /* SQL -> its statement on db */
-  KsArgsScratch   *args;
+  Preparer         prep;
 } Worker;
 
 static sqlite3_stmt *
@@ -373,8 +423,9 @@ worker_stmt (Worker     *self,
 static gpointer
 worker_main (gpointer data)
 {
-  Worker self = { data, NULL, NULL, NULL };
+  Worker self = { data, NULL, NULL, { NULL, NULL } };
   KsSqliteWorkers *w = self.w;
+  KsPhaseClock clock;
 
   /* Without a connection of its own the thread reads nothing; the
    * loading thread reads the blocks it leaves. */
@@ -384,7 +435,9 @@ worker_main (gpointer data)
       return NULL;
     }
   self.stmts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sqlite3_finalize);
-  self.args = ks_args_scratch_new ();
+  self.prep.scratch = ks_args_scratch_new ();
+  if (w->args_local)
+    self.prep.record = g_byte_array_new ();
 
   g_mutex_lock (&w->mutex);
   for (;;)
@@ -401,10 +454,12 @@ worker_main (gpointer data)
       b->state = BLOCK_RUNNING;
       g_mutex_unlock (&w->mutex);
 
+      ks_phase_start (&clock);
       stmt = worker_stmt (&self, b->census ? b->scan->count_sql : b->scan->sql);
-      job_run (b, self.db, stmt, w->prepare_args ? self.args : NULL);
+      job_run (b, self.db, stmt, w->prepare_args ? &self.prep : NULL);
 
       g_mutex_lock (&w->mutex);
+      ks_phase_add (&clock, &w->ahead);
       b->state = BLOCK_DONE;
       w->read_ahead++;
       g_cond_broadcast (&w->cond);
@@ -412,14 +467,17 @@ worker_main (gpointer data)
   g_mutex_unlock (&w->mutex);
 
   g_hash_table_unref (self.stmts);
-  ks_args_scratch_free (self.args);
+  ks_args_scratch_free (self.prep.scratch);
+  if (self.prep.record != NULL)
+    g_byte_array_unref (self.prep.record);
   sqlite3_close (self.db);
   return NULL;
 }
 
 KsSqliteWorkers *
-_ks_sqlite_workers_new (const char *path,
-                        guint       n_threads)
+_ks_sqlite_workers_new (const char      *path,
+                        guint            n_threads,
+                        KsSqliteArgsWay  way)
 {
   KsSqliteWorkers *w = g_new0 (KsSqliteWorkers, 1);
 
@@ -430,6 +488,7 @@ _ks_sqlite_workers_new (const char *path,
   /* With one, it has as much to do as the loading thread: preparing
    * there would only add the handover. */
   w->prepare_args = n_threads >= 2;
+  w->args_local = way != KS_SQLITE_ARGS_PREPARED;
   w->threads = g_new0 (GThread *, MAX (n_threads, 1));
   for (guint i = 0; i < n_threads; i++)
     {
@@ -439,6 +498,17 @@ _ks_sqlite_workers_new (const char *path,
         w->threads[w->n_threads++] = thread;
     }
   return w;
+}
+
+void
+_ks_sqlite_workers_print_phases (KsSqliteWorkers *w)
+{
+  g_mutex_lock (&w->mutex);
+  /* not "read: ": these lie within the read's steps, or on other threads */
+  ks_phase_print ("scan: the loading thread waiting for the reading threads", &w->waited);
+  ks_phase_print ("scan: blocks read on the loading thread", &w->here);
+  ks_phase_print ("scan: blocks read ahead, the reading threads together", &w->ahead);
+  g_mutex_unlock (&w->mutex);
 }
 
 void
@@ -509,6 +579,18 @@ submit (KsSqliteScan *s,
 {
   KsSqliteWorkers *w = s->r->workers;
   Block *b = &s->window[k % s->n_window];
+  KsSqliteArgsPart *part;
+
+  /* memory that arguments stored on their own thread are done with */
+  if (b->text == NULL && s->r->args_stage != NULL && (part = _ks_sqlite_args_take_spare (s->r->args_stage)) != NULL)
+    {
+      b->text = part->text;
+      b->text_cap = part->text_cap;
+      b->local = part->local;
+      b->map = part->map;
+      b->map_cap = part->map_cap;
+      g_free (part);
+    }
 
   b->lo = s->first + k * (gint64) block_rows ();
   b->skip = 0;
@@ -618,7 +700,11 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
       g_mutex_unlock (&r->workers->mutex);
     }
 
-  s->n_window = n_threads == 0 ? 1 : (guint) MIN (s->n_blocks, 2 * (n_threads + 1));
+  /* Two blocks a thread in flight, counting at most the default number
+   * of reading threads: the slice tables' scans are open side by side,
+   * and more threads share their blocks rather than add to them (each
+   * more block of every scan costs about 1 MiB of a large trace). */
+  s->n_window = n_threads == 0 ? 1 : (guint) MIN (s->n_blocks, 2 * (MIN (n_threads, KS_SQLITE_MAX_WORKERS) + 1));
   s->window = g_new0 (Block, s->n_window);
   for (guint i = 0; i < s->n_window; i++)
     s->window[i].scan = s;
@@ -643,6 +729,7 @@ job_wait (KsSqliteScan *s,
           Block        *b)
 {
   KsSqliteWorkers *w = s->r->workers;
+  KsPhaseClock clock;
 
   if (!s->ranged)
     {
@@ -656,9 +743,11 @@ job_wait (KsSqliteScan *s,
     {
       Block *job = b->state == BLOCK_QUEUED ? b : g_queue_peek_head (&w->jobs);
 
+      ks_phase_start (&clock);
       if (job == NULL)
         {
           g_cond_wait (&w->cond, &w->mutex);
+          ks_phase_add (&clock, &w->waited);
           continue;
         }
       g_queue_remove (&w->jobs, job);
@@ -666,6 +755,7 @@ job_wait (KsSqliteScan *s,
       g_mutex_unlock (&w->mutex);
       job_run (job, s->r->db, here_stmt (job), NULL);
       g_mutex_lock (&w->mutex);
+      ks_phase_add (&clock, &w->here);
       job->state = BLOCK_DONE;
       w->read_here++;
     }
@@ -698,6 +788,43 @@ scan_complete (KsSqliteScan  *s,
   return FALSE;
 }
 
+/* Empties block @b's map for its dictionary: each of its numbers is
+ * looked up in the store when first met. */
+static void
+block_map (Block *b)
+{
+  gsize n = (gsize) ks_args_local_get_n_entries (b->local) + 1;
+
+  if (n > b->map_cap)
+    {
+      b->map_cap = MAX (n, b->map_cap * 2);
+      g_free (b->map);
+      b->map = g_new (guint32, b->map_cap);
+    }
+  memset (b->map, 0, n * sizeof (guint32));
+}
+
+/* Block @b's rows are merged: while the arguments are stored on their
+ * own thread, its text, dictionary and map, which they point into, go
+ * with them, and @b reads into other memory. */
+static void
+block_hand_over (KsSqliteScan *s,
+                 Block        *b)
+{
+  KsSqliteArgsPart *part;
+
+  if (s->r->args_stage == NULL || s->args_mask == 0)
+    return;
+  part = g_new (KsSqliteArgsPart, 1);
+  part->text = g_steal_pointer (&b->text);
+  part->text_cap = b->text_cap;
+  part->local = g_steal_pointer (&b->local);
+  part->map = g_steal_pointer (&b->map);
+  part->map_cap = b->map_cap;
+  b->text_cap = b->text_len = b->map_cap = 0;
+  _ks_sqlite_args_hand_over (s->r->args_stage, part);
+}
+
 gboolean
 _ks_sqlite_scan_next (KsSqliteScan  *s,
                       KsSqliteRow   *row,
@@ -724,10 +851,12 @@ _ks_sqlite_scan_next (KsSqliteScan  *s,
               /* A batch that filled up: the rest of its block, here
                * (an unranged statement goes on where it stopped). */
               b->skip += b->n_rows;
+              block_hand_over (s, b);
               block_read (b, s->r->db, s->ranged ? s->rest : s->stmt, NULL);
               continue;
             }
 
+          block_hand_over (s, b);
           b->state = BLOCK_IDLE;
           s->current = b = NULL;
           s->next++;
@@ -744,11 +873,15 @@ _ks_sqlite_scan_next (KsSqliteScan  *s,
       b = s->current = &s->window[s->next % s->n_window];
       s->pos = 0;
       job_wait (s, b);
+      if (b->local_used)
+        block_map (b);
     }
 
   row->v = b->values + (gsize) s->pos * s->n_columns;
   row->nulls = b->nulls[s->pos];
   row->text = b->text;
+  row->args_local = b->local_used ? b->local : NULL;
+  row->args_map = b->map;
   s->pos++;
   s->delivered++;
   return TRUE;
@@ -785,6 +918,11 @@ _ks_sqlite_scan_free (KsSqliteScan *s)
       job_cancel (w, &s->census);
       g_mutex_unlock (&w->mutex);
     }
+  /* Arguments handed over may point into the block being merged: its
+   * memory goes with them (the blocks before it went when merged, those
+   * after it were not merged). */
+  if (s->current != NULL)
+    block_hand_over (s, s->current);
 
   for (guint i = 0; i < s->n_window; i++)
     {
@@ -792,6 +930,8 @@ _ks_sqlite_scan_free (KsSqliteScan *s)
       g_free (s->window[i].nulls);
       g_free (s->window[i].text);
       g_free (s->window[i].errmsg);
+      ks_args_local_free (s->window[i].local);
+      g_free (s->window[i].map);
     }
   g_free (s->census.errmsg);
   g_free (s->window);

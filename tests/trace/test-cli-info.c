@@ -218,6 +218,23 @@ static const char *const read_phases[] = {
   "read: the rest (input, compaction, handing over)",
 };
 
+/* A .kscope's read, step by step on the loading thread; the arguments'
+ * thread's before its slices step (four threads or more); the reading
+ * threads' after the steps (two or more). */
+static const char *const kscope_steps[] = {
+  "read: references", "read: memory kinds", "read: GPUs", "read: session", "read: slices", "read: NVTX",
+  "read: samples", "read: instants", "read: flows", "read: thread times", "read: counters", "read: GPU metrics",
+  "read: memory events", "read: memory usage", "read: diagnostics", "read: ranks", "read: memory snapshots",
+};
+static const char *const kscope_args_phases[] = {
+  "args: storing, on their own thread", "args: that thread waiting for a block",
+  "args: the loading thread waiting for that thread",
+};
+static const char *const kscope_scan_phases[] = {
+  "scan: the loading thread waiting for the reading threads", "scan: blocks read on the loading thread",
+  "scan: blocks read ahead, the reading threads together",
+};
+
 /* @json without its "load_time_ms" member, which every run has its own */
 static char *
 without_load_time (const char *json)
@@ -301,6 +318,19 @@ check_phases (const char *path,
   if (strcmp (threads, "1") != 0 && !g_str_has_suffix (path, ".kscope"))
     for (guint i = 0; i < G_N_ELEMENTS (read_phases); i++, k++)
       g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, read_phases[i]);
+  if (g_str_has_suffix (path, ".kscope"))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (kscope_steps); i++, k++)
+        {
+          if (strcmp (kscope_steps[i], "read: slices") == 0 && atoi (threads) >= 4)
+            for (guint j = 0; j < G_N_ELEMENTS (kscope_args_phases); j++, k++)
+              g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, kscope_args_phases[j]);
+          g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, kscope_steps[i]);
+        }
+      if (strcmp (threads, "1") != 0)
+        for (guint i = 0; i < G_N_ELEMENTS (kscope_scan_phases); i++, k++)
+          g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, kscope_scan_phases[i]);
+    }
   g_assert_cmpstr (k < names->len ? g_ptr_array_index (names, k) : "", ==, "read");
   k++;
   for (guint i = 0; i < G_N_ELEMENTS (finish_phases); i++, k++)
@@ -364,6 +394,7 @@ test_load_phases (void)
   g_assert_cmpint (run (kscope_args, &kscope_out, &kscope_err), ==, 0);
   check_phases (kscope, "1", kscope_out);
   check_phases (kscope, "3", kscope_out);
+  check_phases (kscope, "4", kscope_out);
 
   /* a plain file (13 MB): on four threads, compacted before it is cut,
    * its compacting thread's parts; cut as it lies, none */

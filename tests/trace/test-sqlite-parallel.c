@@ -11,6 +11,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "ks-args-private.h"
 #include "ks-kscope-writer.h"
 #include "ks-trace-loader.h"
 
@@ -18,14 +19,21 @@
 #include "test-sqlite-util.h"
 
 /* Blocks of one rowid (a boundary after every row), a few, and the
- * default. */
-static const char *const block_rows[] = { "1", "7", NULL };
+ * default; with the arguments numbered in the blocks' dictionaries on
+ * the reading threads and stored on a thread of their own, prepared as
+ * offsets into their text, or numbered and stored on the loading thread. */
+static const char *const block_rows[] = { "1", "7", NULL, NULL };
+static const char *const args_ways[] = { "thread", "prepared", "local", "thread" };
 
 static char *tmp_dir;
 static guint n_read_ahead;     /* from the reader's debug line of the last load */
 static guint n_read_here;
 static gboolean saw_debug;
+static guint n_readers;        /* reading threads of the last load */
 static guint n_again;          /* loads read again on one thread */
+static guint64 n_args_thread;  /* arguments stored on their own thread, all loads */
+static gboolean saw_args;      /* the arguments' thread of the last load stopped */
+static KsTrace *last_trace;    /* of the last load_dump() */
 
 static void
 log_handler (const char     *domain,
@@ -34,16 +42,19 @@ log_handler (const char     *domain,
              gpointer        user_data)
 {
   const char *p = g_strrstr (message, ": ");
-  guint threads;
+
+  guint64 n;
 
   if (strstr (message, ": read again on one thread: ") != NULL)
     n_again++;
-  if (p != NULL && sscanf (p + 2, "%u blocks read ahead on %u threads, %u here", &n_read_ahead, &threads,
-                           &n_read_here) == 3)
+  if (sscanf (message, "arguments: %" G_GUINT64_FORMAT " stored on their own thread", &n) == 1)
     {
-      g_assert_cmpuint (threads, ==, 2);
-      saw_debug = TRUE;
+      n_args_thread += n;
+      saw_args = TRUE;
     }
+  if (p != NULL && sscanf (p + 2, "%u blocks read ahead on %u threads, %u here", &n_read_ahead, &n_readers,
+                           &n_read_here) == 3)
+    saw_debug = TRUE;
 }
 
 /* The .kscope that @path loads to with @threads threads and blocks of
@@ -57,9 +68,42 @@ load_dump (const char *path,
   g_autoptr(KsTrace) trace = NULL;
 
   saw_debug = FALSE;
-  n_read_ahead = n_read_here = 0;
+  n_read_ahead = n_read_here = n_readers = 0;
   trace = test_dump_load (path, threads, "KINESCOPE_SQLITE_BLOCK_ROWS", rows, &error);
+  g_clear_object (&last_trace);
+  last_trace = trace != NULL ? g_object_ref (trace) : NULL;
   return test_dump_bytes (trace, error, tmp_dir);
+}
+
+/* A .kscope keeps the arguments' text, so only the model shows the
+ * store's order: the same records, dictionary and ids as @serial's,
+ * which a string or shape interned out of order changes. */
+static void
+assert_same_args (const char    *path,
+                  const KsTrace *serial,
+                  const KsTrace *other)
+{
+  const KsArgsStore *a = serial->args;
+  const KsArgsStore *b = other->args;
+
+  g_assert_true ((a == NULL) == (b == NULL));
+  if (a != NULL)
+    {
+      g_test_message ("%s: %" G_GSIZE_FORMAT " bytes of arguments, %u strings", path, a->len, a->n_entries);
+      g_assert_cmpmem (b->data, b->len, a->data, a->len);
+      g_assert_cmpmem (b->dict, b->dict_len, a->dict, a->dict_len);
+      g_assert_cmpmem (b->entry_end, b->n_entries * sizeof (guint32), a->entry_end, a->n_entries * sizeof (guint32));
+    }
+  g_assert_cmpuint (other->n_tracks, ==, serial->n_tracks);
+  for (guint t = 0; t < serial->n_tracks; t++)
+    {
+      g_assert_cmpuint (other->tracks[t].n_slices, ==, serial->tracks[t].n_slices);
+      g_assert_cmpmem (other->tracks[t].args, other->tracks[t].n_slices * sizeof (guint32),
+                       serial->tracks[t].args, serial->tracks[t].n_slices * sizeof (guint32));
+    }
+  g_assert_cmpuint (other->n_instants, ==, serial->n_instants);
+  for (guint i = 0; i < serial->n_instants; i++)
+    g_assert_cmpuint (other->instants[i].args, ==, serial->instants[i].args);
 }
 
 static void
@@ -81,15 +125,22 @@ check_same (const char *path,
             guint      *most_ahead)
 {
   GBytes *serial = load_dump (path, "1", NULL);
+  g_autoptr(KsTrace) serial_trace = g_steal_pointer (&last_trace);
 
   g_assert_false (saw_debug);
   for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
     {
       g_autoptr(GBytes) alone = load_dump (path, "1", block_rows[i]);
-      g_autoptr(GBytes) parallel = load_dump (path, "3", block_rows[i]);
+      g_autoptr(GBytes) parallel = NULL;
 
+      g_setenv ("KINESCOPE_SQLITE_ARGS", args_ways[i], TRUE);
+      parallel = load_dump (path, "3", block_rows[i]);
+      g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+      g_assert_true (!saw_debug || n_readers == 2);
       assert_same_bytes (path, serial, alone, block_rows[i]);
       assert_same_bytes (path, serial, parallel, block_rows[i]);
+      if (serial_trace != NULL)
+        assert_same_args (path, serial_trace, last_trace);
       if (most_ahead != NULL)
         *most_ahead = MAX (*most_ahead, n_read_ahead);
     }
@@ -152,6 +203,7 @@ test_fixtures (void)
 
   g_assert_cmpuint (kscopes->len, ==, 5);
   g_assert_cmpuint (json->len, ==, 12);
+  n_args_thread = 0;
   for (guint i = 0; i < json->len; i++)
     g_ptr_array_add (kscopes, convert (json->pdata[i]));
 
@@ -164,6 +216,8 @@ test_fixtures (void)
     }
   /* blocks of one row: the threads read thousands */
   g_assert_cmpuint (most_ahead, >, 1000);
+  /* and the arguments went through their thread */
+  g_assert_cmpuint (n_args_thread, >, 1000);
 }
 
 static void
@@ -247,6 +301,7 @@ test_uncut (void)
   assert_same_bytes (hidden, want, dump, "7");
 
   nul_serial = load_dump (nul, "1", NULL);
+  g_setenv ("KINESCOPE_SQLITE_ARGS", "thread", TRUE);
   nul_ahead = load_dump (nul, "3", "7");
   assert_same_bytes (nul, nul_serial, nul_ahead, "7");
   g_assert_false (test_dump_is_error (nul_serial));
@@ -258,8 +313,75 @@ test_uncut (void)
                         "WHERE rowid % 97 = 3 AND rowid < 2000");
   large_serial = load_dump (large, "1", NULL);
   large_ahead = load_dump (large, "3", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_ARGS");
   assert_same_bytes (large, large_serial, large_ahead, "default");
   g_assert_cmpuint (g_bytes_get_size (large_serial), >, g_bytes_get_size (want) + 20 * 3000000);
+}
+
+/* As many reading threads as KINESCOPE_SQLITE_READERS allows, up to one
+ * less than the threads; by default up to five, and from eight threads
+ * on two less than the threads, up to ten: the same model. */
+static void
+test_readers (void)
+{
+  static const struct { const char *threads; const char *readers; guint want; } cases[] = {
+    { "8", "1", 1 }, { "8", "7", 7 }, { "3", "7", 2 }, { "7", NULL, 5 }, { "8", NULL, 6 }, { "16", NULL, 10 },
+  };
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autoptr(GBytes) serial = load_dump (kscope, "1", NULL);
+  g_autoptr(KsTrace) serial_trace = g_steal_pointer (&last_trace);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GBytes) parallel = NULL;
+
+      if (cases[i].readers != NULL)
+        g_setenv ("KINESCOPE_SQLITE_READERS", cases[i].readers, TRUE);
+      parallel = load_dump (kscope, cases[i].threads, "7");
+      g_unsetenv ("KINESCOPE_SQLITE_READERS");
+      assert_same_bytes (kscope, serial, parallel, "7");
+      assert_same_args (kscope, serial_trace, last_trace);
+      g_assert_true (saw_debug);
+      g_assert_cmpuint (n_readers, ==, cases[i].want);
+    }
+}
+
+/* A load cancelled while the slice tables are merged (the reader checks
+ * every 16,384 rows: the GPT fixture's 38,194 events) stops with the
+ * cancellation, whichever way the arguments go, and is not read again. */
+static void
+test_cancelled (void)
+{
+  static const char *const ways[] = { "thread", "local", "prepared" };
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autoptr(GFile) file = g_file_new_for_path (kscope);
+
+  n_again = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (ways); i++)
+    for (guint threads = 3; threads <= 8; threads += 5)
+      {
+        g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+        g_autoptr(GError) error = NULL;
+        g_autoptr(KsTrace) trace = NULL;
+        g_autofree char *n = g_strdup_printf ("%u", threads);
+
+        g_cancellable_cancel (cancellable);
+        g_setenv ("KINESCOPE_SQLITE_ARGS", ways[i], TRUE);
+        g_setenv ("KINESCOPE_THREADS", n, TRUE);
+        saw_debug = saw_args = FALSE;
+        trace = ks_trace_load (file, NULL, cancellable, &error);
+        g_unsetenv ("KINESCOPE_THREADS");
+        g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+        g_assert_null (trace);
+        /* the threads had started reading, and the arguments' thread
+         * was stopped where the merge stopped */
+        g_assert_true (saw_debug);
+        g_assert_true (saw_args == (i == 0));
+      }
+  g_assert_cmpuint (n_again, ==, 0);
 }
 
 /* A file damaged in its largest table fails the same way on any number
@@ -289,7 +411,9 @@ test_damaged (void)
       g_assert_true (g_file_set_contents (damaged, copy, size, NULL));
 
       serial = load_dump (damaged, "1", NULL);
+      g_setenv ("KINESCOPE_SQLITE_ARGS", k % 2 ? "thread" : "local", TRUE);
       parallel = load_dump (damaged, "3", "7");
+      g_unsetenv ("KINESCOPE_SQLITE_ARGS");
       assert_same_bytes (damaged, serial, parallel, "7");
       if (test_dump_is_error (serial))
         {
@@ -318,10 +442,13 @@ main (int   argc,
   g_test_add_func ("/sqlite-parallel/fuzz-seeds", test_fuzz_seeds);
   g_test_add_func ("/sqlite-parallel/corpus", test_corpus);
   g_test_add_func ("/sqlite-parallel/uncut", test_uncut);
+  g_test_add_func ("/sqlite-parallel/readers", test_readers);
+  g_test_add_func ("/sqlite-parallel/cancelled", test_cancelled);
   g_test_add_func ("/sqlite-parallel/damaged", test_damaged);
 
   ret = g_test_run ();
 
+  g_clear_object (&last_trace);
   test_dump_remove_dir (tmp_dir);
   g_free (tmp_dir);
   return ret;
