@@ -47,13 +47,23 @@ static GParamSpec *properties[N_PROPS];
 /* Progress travels from the worker to the loader through this relay:
  * the worker schedules at most one idle at a time, and the idle finds
  * the loader through a weak reference, so neither side has to outlive
- * the other. A relay is of one load: a newer one's replaces it. */
+ * the other. A relay is of one load: a newer one's replaces it.
+ *
+ * The loader hears of it at most every RELAY_INTERVAL_US: each change
+ * draws a frame of the progress page, and the load changes its fraction
+ * every chunk, so the window drew as fast as it could throughout the
+ * load, on the cores the load needs (with GTK's GL renderer drawn in
+ * software, 60-75 ms of them a frame on two cores). Five a second is
+ * as often as a percentage is read. */
+#define RELAY_INTERVAL_US (200 * G_TIME_SPAN_MILLISECOND)
+
 typedef struct
 {
   gatomicrefcount ref_count;
   GWeakRef        loader;
   KsProgress     *progress;   /* not owned: the load's data holds it */
   gint            pending;
+  gint64          told_us;    /* main thread: when the loader last heard */
 } ProgressRelay;
 
 static ProgressRelay *
@@ -97,8 +107,20 @@ static gboolean
 relay_idle_cb (gpointer data)
 {
   ProgressRelay *relay = data;
-  g_autoptr(KsDocumentLoader) self = g_weak_ref_get (&relay->loader);
+  g_autoptr(KsDocumentLoader) self = NULL;
+  gint64 now = g_get_monotonic_time ();
 
+  /* too soon: told once the interval is over, still pending meanwhile */
+  if (relay->told_us != 0 && now - relay->told_us < RELAY_INTERVAL_US)
+    {
+      guint ms = (guint) ((relay->told_us + RELAY_INTERVAL_US - now + 999) / 1000);
+
+      g_timeout_add_full (G_PRIORITY_LOW, ms, relay_idle_cb, relay_ref (relay), relay_unref);
+      return G_SOURCE_REMOVE;
+    }
+  relay->told_us = now;
+
+  self = g_weak_ref_get (&relay->loader);
   g_atomic_int_set (&relay->pending, 0);
 
   if (self != NULL && self->relay == relay)

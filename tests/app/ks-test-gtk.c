@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <unistd.h>
 
 #include "ks-test-gtk.h"
 #include "pages/ks-page.h"
@@ -191,4 +192,27 @@ ks_test_page_highlight_cb (GtkWidget        *page,
                            KsTestPageEvents *ev)
 {
   ev->highlighted = name;
+}
+
+char *
+ks_test_write_big_trace (guint n)
+{
+  g_autoptr(GString) json = g_string_sized_new (n * 120);
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd;
+
+  g_string_append (json, "{\"traceEvents\": [\n");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (json,
+                            "{\"ph\":\"X\",\"name\":\"outer_%u\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":8},\n"
+                            "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":4},\n",
+                            i % 97, i % 4, i * 10, i % 4, i * 10 + 2);
+  g_string_append (json, "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1}]}\n");
+
+  fd = g_file_open_tmp ("ks-big-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (write (fd, json->str, json->len), ==, (gssize) json->len);
+  close (fd);
+  return path;
 }

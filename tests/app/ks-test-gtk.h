@@ -82,6 +82,11 @@ gboolean   ks_test_has_shortcut    (GtkWidget  *widget,
 GtkEventController *ks_test_find_controller (GtkWidget  *widget,
                                              const char *name);
 
+/* A Chrome trace of @n pairs of nested slices on four threads, written
+ * to a temporary file whose path is returned: big enough that a load
+ * takes a while. */
+char      *ks_test_write_big_trace (guint       n);
+
 /* A click (@n_press presses) on the timeline at (@x, @y), through its
  * own motion and click controllers. */
 void       ks_test_click_timeline  (GtkWidget  *timeline,

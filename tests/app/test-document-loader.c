@@ -138,6 +138,53 @@ test_trace (void)
   result_clear (&r);
 }
 
+static void
+fraction_time_cb (GObject    *object,
+                  GParamSpec *pspec,
+                  GArray     *times)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  g_array_append_val (times, now);
+}
+
+/* The worker's progress reaches the loader at most five times a second
+ * (each change draws a frame of the progress page), however often the
+ * load changes it: on one thread a big trace changes its fraction many
+ * times between two. */
+static void
+test_paced (void)
+{
+  g_autofree char *path = ks_test_write_big_trace (600000);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KsDocumentLoader) loader = ks_document_loader_new ();
+  g_autoptr(GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autofree char *threads = g_strdup (g_getenv ("KINESCOPE_THREADS"));
+  KsDocumentLoadOptions options = { 0 };
+  Result r = { 0 };
+
+  g_setenv ("KINESCOPE_THREADS", "1", TRUE);
+  g_signal_connect (loader, "notify::fraction", G_CALLBACK (fraction_time_cb), times);
+  ks_document_loader_load_async (loader, file, &options, load_cb, &r);
+  WAIT_FOR (r.done);
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+
+  /* the last is the load's end, which shows its last progress at once */
+  g_test_message ("%u fraction notifications", times->len);
+  g_assert_cmpuint (times->len, >=, 2);
+  for (guint i = 1; i + 1 < times->len; i++)
+    g_assert_cmpint (g_array_index (times, gint64, i) - g_array_index (times, gint64, i - 1), >=,
+                     195 * G_TIME_SPAN_MILLISECOND);
+
+  if (threads != NULL)
+    g_setenv ("KINESCOPE_THREADS", threads, TRUE);
+  else
+    g_unsetenv ("KINESCOPE_THREADS");
+  result_clear (&r);
+  g_unlink (path);
+}
+
 /* The text a gzip file inflates to, counted by inflating it. */
 static guint64
 inflated_size (GFile *file)
@@ -325,6 +372,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/app/document-loader/trace", test_trace);
+  g_test_add_func ("/app/document-loader/paced", test_paced);
   g_test_add_func ("/app/document-loader/job-over-bound", test_job_over_bound);
   g_test_add_func ("/app/document-loader/replace-and-cancel", test_replace_and_cancel);
   g_test_add_func ("/app/document-loader/bad-file", test_bad_file);

@@ -147,30 +147,6 @@ test_application_open (void)
   g_object_unref (files[1]);
 }
 
-/* A Chrome trace of @n nested slices pairs, big enough to take a while. */
-static char *
-write_big_trace (guint n)
-{
-  g_autoptr(GString) json = g_string_sized_new (n * 120);
-  g_autoptr(GError) error = NULL;
-  char *path = NULL;
-  int fd;
-
-  g_string_append (json, "{\"traceEvents\": [\n");
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf (json,
-                            "{\"ph\":\"X\",\"name\":\"outer_%u\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":8},\n"
-                            "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":4},\n",
-                            i % 97, i % 4, i * 10, i % 4, i * 10 + 2);
-  g_string_append (json, "{\"ph\":\"X\",\"name\":\"last\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1}]}\n");
-
-  fd = g_file_open_tmp ("ks-big-XXXXXX.json", &path, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (write (fd, json->str, json->len), ==, (gssize)json->len);
-  close (fd);
-  return path;
-}
-
 static gboolean
 count_tick_cb (gpointer data)
 {
@@ -181,7 +157,7 @@ count_tick_cb (gpointer data)
 static void
 test_load_progress_and_cancel (void)
 {
-  g_autofree char *path = write_big_trace (400000);
+  g_autofree char *path = ks_test_write_big_trace (400000);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   KsWindow *window = ks_window_new (NULL);
   GtkWidget *stack = find_main_stack (GTK_WIDGET (window));
