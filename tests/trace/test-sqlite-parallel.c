@@ -33,6 +33,8 @@ static guint n_readers;        /* reading threads of the last load */
 static guint n_again;          /* loads read again on one thread */
 static guint64 n_args_thread;  /* arguments stored on their own thread, all loads */
 static gboolean saw_args;      /* the arguments' thread of the last load stopped */
+static guint64 n_run_slices;   /* slices added in runs, all loads */
+static guint64 n_runs;
 static KsTrace *last_trace;    /* of the last load_dump() */
 
 static void
@@ -47,6 +49,17 @@ log_handler (const char     *domain,
 
   if (strstr (message, ": read again on one thread: ") != NULL)
     n_again++;
+  if (p != NULL && g_str_has_suffix (message, " runs"))
+    {
+      guint64 slices, runs;
+
+      g_assert_cmpint (sscanf (p + 2, "%" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", &slices,
+                               &runs), ==, 2);
+      /* a run is two slices at least */
+      g_assert_cmpuint (slices, >=, 2 * runs);
+      n_run_slices += slices;
+      n_runs += runs;
+    }
   if (sscanf (message, "arguments: %" G_GUINT64_FORMAT " stored on their own thread", &n) == 1)
     {
       n_args_thread += n;
@@ -117,30 +130,45 @@ assert_same_bytes (const char *path,
   test_dump_assert_same (path, how, serial, parallel);
 }
 
-/* Loads @path on one thread and on three with every block size: the
- * same dump, byte for byte, or the same error. Returns the one-thread
- * dump, and the most blocks that the threads read in @most_ahead. */
+/* Loads @path on one thread, its slices added one by one, and on one
+ * and three with every block size and the slices added in runs (and one
+ * by one once): the same dump, byte for byte, or the same error, and the
+ * same arguments' ids, which a run added out of order changes. Returns
+ * the one-thread dump, and the most blocks that the threads read in
+ * @most_ahead. */
 static GBytes *
 check_same (const char *path,
             guint      *most_ahead)
 {
-  GBytes *serial = load_dump (path, "1", NULL);
-  g_autoptr(KsTrace) serial_trace = g_steal_pointer (&last_trace);
+  GBytes *serial;
+  g_autoptr(KsTrace) serial_trace = NULL;
 
+  g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+  serial = load_dump (path, "1", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  serial_trace = g_steal_pointer (&last_trace);
   g_assert_false (saw_debug);
   for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
     {
       g_autoptr(GBytes) alone = load_dump (path, "1", block_rows[i]);
+      g_autoptr(KsTrace) alone_trace = g_steal_pointer (&last_trace);
       g_autoptr(GBytes) parallel = NULL;
 
       g_setenv ("KINESCOPE_SQLITE_ARGS", args_ways[i], TRUE);
+      /* the last block size's twin: one by one on three threads */
+      if (i == G_N_ELEMENTS (block_rows) - 1)
+        g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
       parallel = load_dump (path, "3", block_rows[i]);
       g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+      g_unsetenv ("KINESCOPE_SQLITE_RUNS");
       g_assert_true (!saw_debug || n_readers == 2);
       assert_same_bytes (path, serial, alone, block_rows[i]);
       assert_same_bytes (path, serial, parallel, block_rows[i]);
       if (serial_trace != NULL)
-        assert_same_args (path, serial_trace, last_trace);
+        {
+          assert_same_args (path, serial_trace, alone_trace);
+          assert_same_args (path, serial_trace, last_trace);
+        }
       if (most_ahead != NULL)
         *most_ahead = MAX (*most_ahead, n_read_ahead);
     }
@@ -204,6 +232,7 @@ test_fixtures (void)
   g_assert_cmpuint (kscopes->len, ==, 5);
   g_assert_cmpuint (json->len, ==, 12);
   n_args_thread = 0;
+  n_run_slices = n_runs = 0;
   for (guint i = 0; i < json->len; i++)
     g_ptr_array_add (kscopes, convert (json->pdata[i]));
 
@@ -218,6 +247,9 @@ test_fixtures (void)
   g_assert_cmpuint (most_ahead, >, 1000);
   /* and the arguments went through their thread */
   g_assert_cmpuint (n_args_thread, >, 1000);
+  /* and most slices were added in runs */
+  g_test_message ("%" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", n_run_slices, n_runs);
+  g_assert_cmpuint (n_run_slices, >, 10000);
 }
 
 static void
