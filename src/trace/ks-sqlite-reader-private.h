@@ -305,6 +305,15 @@ void              _ks_sqlite_args_defer        (KsSqliteArgs      *args,
 void              _ks_sqlite_args_place        (KsSqliteArgs      *args,
                                                 guint32            track,
                                                 guint32            index);
+/* Both for the @n rows of @batch from @from on, whose arguments are in
+ * column @col: slices @first... of @track (KS_NO_INDEX: none took them). */
+void              _ks_sqlite_args_defer_run    (KsSqliteArgs        *args,
+                                                const KsSqliteBatch *batch,
+                                                guint                col,
+                                                guint                from,
+                                                guint                n,
+                                                guint32              track,
+                                                guint32              first);
 /* The rows handed over so far go to be stored, with @part, which they
  * point into and which comes back as a spare once they are stored. */
 void              _ks_sqlite_args_hand_over    (KsSqliteArgs      *args,

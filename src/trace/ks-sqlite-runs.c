@@ -171,7 +171,7 @@ _ks_sqlite_runs_take (KsSqliteReader       *r,
   KsSliceColumns columns;
   KsSqliteRow row;
   guint32 track = best->track;
-  guint at, n, first;
+  guint at, n, first = 0;
   guint64 negative = 0;
   gint64 max_end = G_MININT64;
   gboolean deferring = r->args_stage != NULL;
@@ -227,15 +227,7 @@ _ks_sqlite_runs_take (KsSqliteReader       *r,
   added = ks_trace_builder_add_slices (r->b, track, &columns, at, n, NULL, &first);
 
   if (deferring)
-    for (guint i = at; i < at + n; i++)
-      {
-        row.v = batch.values + (gsize) i * batch.n_columns;
-        row.nulls = batch.nulls[i];
-        row_args (r, &row, COL_ARGS);
-        if (r->args_deferred && added)
-          _ks_sqlite_args_place (r->args_stage, track, first + (i - at));
-        r->args_deferred = FALSE;
-      }
+    _ks_sqlite_args_defer_run (r->args_stage, &batch, COL_ARGS, at, n, added ? track : KS_NO_INDEX, first);
 
   r->n_runs++;
   r->n_run_slices += n;

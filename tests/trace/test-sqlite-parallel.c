@@ -130,11 +130,12 @@ assert_same_bytes (const char *path,
   test_dump_assert_same (path, how, serial, parallel);
 }
 
-/* Loads @path on one thread, its slices added one by one, and on one
- * and three with every block size and the slices added in runs (and one
- * by one once): the same dump, byte for byte, or the same error, and the
- * same arguments' ids, which a run added out of order changes. Returns
- * the one-thread dump, and the most blocks that the threads read in
+/* Loads @path on one thread, its slices added one by one, then on one
+ * and three threads with every block size, the slices added in runs, and
+ * on three one by one: the same dump, byte for byte, or the same error,
+ * and the same arguments' ids, which a run added out of order or an
+ * argument given to another slice of its run changes. Returns the
+ * one-thread dump, and the most blocks that the threads read in
  * @most_ahead. */
 static GBytes *
 check_same (const char *path,
@@ -142,12 +143,18 @@ check_same (const char *path,
 {
   GBytes *serial;
   g_autoptr(KsTrace) serial_trace = NULL;
+  g_autoptr(GBytes) rows = NULL;
 
   g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
   serial = load_dump (path, "1", NULL);
-  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
   serial_trace = g_steal_pointer (&last_trace);
   g_assert_false (saw_debug);
+  rows = load_dump (path, "3", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  assert_same_bytes (path, serial, rows, NULL);
+  if (serial_trace != NULL)
+    assert_same_args (path, serial_trace, last_trace);
+
   for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
     {
       g_autoptr(GBytes) alone = load_dump (path, "1", block_rows[i]);
@@ -155,12 +162,8 @@ check_same (const char *path,
       g_autoptr(GBytes) parallel = NULL;
 
       g_setenv ("KINESCOPE_SQLITE_ARGS", args_ways[i], TRUE);
-      /* the last block size's twin: one by one on three threads */
-      if (i == G_N_ELEMENTS (block_rows) - 1)
-        g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
       parallel = load_dump (path, "3", block_rows[i]);
       g_unsetenv ("KINESCOPE_SQLITE_ARGS");
-      g_unsetenv ("KINESCOPE_SQLITE_RUNS");
       g_assert_true (!saw_debug || n_readers == 2);
       assert_same_bytes (path, serial, alone, block_rows[i]);
       assert_same_bytes (path, serial, parallel, block_rows[i]);
