@@ -79,6 +79,7 @@ typedef struct
   gint64  *end;
   guint32 *track;
   guint32 *left;
+  guint32 *negative;   /* rows before each one (n + 1) whose end was before their start */
   guint32 *name;
   guint32 *category;
   guint32 *correlation;

@@ -61,14 +61,14 @@ static gboolean
 runs_reserve (KsSqliteRuns *runs,
               guint         n)
 {
-  gsize per_row = 2 * sizeof (gint64) + 7 * sizeof (guint32) + 1;
+  gsize per_row = 2 * sizeof (gint64) + 8 * sizeof (guint32) + 1;
   guint8 *p;
 
   if (n <= runs->cap)
     return TRUE;
   n = MAX (n, 64);
   g_free (runs->block);
-  if ((runs->block = g_try_malloc ((gsize) n * per_row)) == NULL)
+  if ((runs->block = g_try_malloc ((gsize) n * per_row + sizeof (guint32))) == NULL)
     {
       runs->cap = 0;
       return FALSE;
@@ -78,6 +78,7 @@ runs_reserve (KsSqliteRuns *runs,
   runs->end = (gint64 *) p, p += (gsize) n * sizeof (gint64);
   runs->track = (guint32 *) p, p += (gsize) n * sizeof (guint32);
   runs->left = (guint32 *) p, p += (gsize) n * sizeof (guint32);
+  runs->negative = (guint32 *) p, p += (gsize) (n + 1) * sizeof (guint32);
   runs->name = (guint32 *) p, p += (gsize) n * sizeof (guint32);
   runs->category = (guint32 *) p, p += (gsize) n * sizeof (guint32);
   runs->correlation = (guint32 *) p, p += (gsize) n * sizeof (guint32);
@@ -109,6 +110,7 @@ _ks_sqlite_runs_gather (const KsSqliteReader *r,
   if (!runs_reserve (runs, n_rows))
     return FALSE;
 
+  runs->negative[0] = 0;
   for (guint i = 0; i < n_rows; i++)
     {
       const gint64 *v = values + (gsize) i * n_columns;
@@ -120,7 +122,8 @@ _ks_sqlite_runs_gather (const KsSqliteReader *r,
 
       if (id >= 0 && id < r->n_track_map)
         track = r->track_map[id];
-      /* kept as zero-length, as source_advance() keeps them */
+      /* kept as zero-length, and counted, as source_advance() does */
+      runs->negative[i + 1] = runs->negative[i] + (end < start);
       end = MAX (end, start);
       if (!in_range (start) || (end > start && !in_range (end)))
         track = KS_SQLITE_NONE;
@@ -172,7 +175,7 @@ _ks_sqlite_runs_take (KsSqliteReader       *r,
   KsSqliteRow row;
   guint32 track = best->track;
   guint at, n, first = 0;
-  guint64 negative = 0;
+  guint64 negative;
   gint64 max_end = G_MININT64;
   gboolean deferring = r->args_stage != NULL;
   gboolean added;
@@ -199,21 +202,31 @@ _ks_sqlite_runs_take (KsSqliteReader       *r,
     return 0;
 
   /* names, categories and arguments in the order of the rows */
-  row.text = batch.text;
-  row.args_local = batch.args_local;
-  row.args_map = batch.args_map;
   for (guint i = at; i < at + n; i++)
     {
-      row.v = batch.values + (gsize) i * batch.n_columns;
-      row.nulls = batch.nulls[i];
-      runs->name[i] = sid (r, row.v[COL_NAME]);
-      runs->category[i] = sid (r, row.v[COL_CATEGORY]);
-      /* handed over below, once the slices have their places */
-      runs->args[i] = deferring ? 0 : row_args (r, &row, COL_ARGS);
+      const gint64 *v = batch.values + (gsize) i * batch.n_columns;
+
+      runs->name[i] = sid (r, v[COL_NAME]);
+      runs->category[i] = sid (r, v[COL_CATEGORY]);
       max_end = MAX (max_end, runs->end[i]);
-      if (i > at && row_ts (r, &row, COL_END) < row_ts (r, &row, COL_START))
-        negative++;
     }
+  if (deferring)
+    /* handed over below, once the slices have their places */
+    memset (runs->args + at, 0, n * sizeof (guint32));
+  else
+    {
+      row.text = batch.text;
+      row.args_local = batch.args_local;
+      row.args_map = batch.args_map;
+      for (guint i = at; i < at + n; i++)
+        {
+          row.v = batch.values + (gsize) i * batch.n_columns;
+          row.nulls = batch.nulls[i];
+          runs->args[i] = row_args (r, &row, COL_ARGS);
+        }
+    }
+  /* the first row's was counted when it was read */
+  negative = runs->negative[at + n] - runs->negative[at + 1];
 
   columns.start = runs->start;
   columns.end = runs->end;
@@ -231,7 +244,6 @@ _ks_sqlite_runs_take (KsSqliteReader       *r,
 
   r->n_runs++;
   r->n_run_slices += n;
-  /* the first row's was counted when it was read */
   r->negative_durations += negative;
   if (!r->have_end || max_end > r->max_end)
     {

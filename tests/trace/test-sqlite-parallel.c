@@ -353,6 +353,72 @@ test_uncut (void)
   g_assert_cmpuint (g_bytes_get_size (large_serial), >, g_bytes_get_size (want) + 20 * 3000000);
 }
 
+/* The count of @sql's one integer on @path, worked out by SQLite. */
+static gint64
+count_rows (const char *path,
+            const char *sql)
+{
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  gint64 n;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return n;
+}
+
+/* KS_SLICES rows that a run may not take as they come: slices that end
+ * before they start (kept as zero-length, counted), rows of a track the
+ * file does not define (skipped, counted) and times the builder refuses,
+ * among runs of the other rows: the same model as one by one, and the
+ * counts SQLite finds. */
+static void
+test_odd_rows (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autofree char *odd = changed_copy (kscope, "odd.kscope",
+                                       "UPDATE KS_SLICES SET \"end\" = start - 1000 WHERE rowid % 3 = 1 AND rowid % 4 = 0;"
+                                       "UPDATE KS_SLICES SET trackId = 999999 WHERE rowid % 3 = 2 AND rowid % 5 = 0;"
+                                       "UPDATE KS_SLICES SET start = 5000000000000000000, \"end\" = 5000000000000000010 "
+                                       "WHERE rowid % 3 = 0 AND rowid % 7 = 0;");
+  gint64 negative = count_rows (odd, "SELECT count(*) FROM KS_SLICES WHERE \"end\" < start");
+  g_autofree char *said = g_strdup_printf ("%" G_GINT64_FORMAT " slices that end before they start were kept as "
+                                           "zero-length", negative);
+  g_autoptr(GBytes) serial = NULL;
+  g_autoptr(KsTrace) serial_trace = NULL;
+
+  g_assert_cmpint (negative, >, 1000);
+  g_assert_cmpint (count_rows (odd, "SELECT count(*) FROM KS_SLICES WHERE trackId = 999999"), >, 1000);
+  g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+  serial = load_dump (odd, "1", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  serial_trace = g_steal_pointer (&last_trace);
+  g_assert_false (test_dump_is_error (serial));
+  g_assert_nonnull (strstr (ks_trace_get_metadata (serial_trace, "warnings"), said));
+
+  for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
+    for (guint threads = 1; threads <= 3; threads += 2)
+      {
+        g_autofree char *n = g_strdup_printf ("%u", threads);
+        g_autoptr(GBytes) runs = NULL;
+
+        n_run_slices = n_runs = 0;
+        g_setenv ("KINESCOPE_SQLITE_ARGS", args_ways[i], TRUE);
+        runs = load_dump (odd, n, block_rows[i]);
+        g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+        assert_same_bytes (odd, serial, runs, block_rows[i]);
+        assert_same_args (odd, serial_trace, last_trace);
+        g_assert_nonnull (strstr (ks_trace_get_metadata (last_trace, "warnings"), said));
+        /* blocks of one row make no runs */
+        g_assert_true ((n_run_slices > 1000) == (block_rows[i] == NULL || strcmp (block_rows[i], "1") != 0));
+      }
+}
+
 /* As many reading threads as KINESCOPE_SQLITE_READERS allows, up to one
  * less than the threads; by default up to five, and from eight threads
  * on two less than the threads, up to ten: the same model. */
@@ -477,6 +543,7 @@ main (int   argc,
   g_test_add_func ("/sqlite-parallel/fuzz-seeds", test_fuzz_seeds);
   g_test_add_func ("/sqlite-parallel/corpus", test_corpus);
   g_test_add_func ("/sqlite-parallel/uncut", test_uncut);
+  g_test_add_func ("/sqlite-parallel/odd-rows", test_odd_rows);
   g_test_add_func ("/sqlite-parallel/readers", test_readers);
   g_test_add_func ("/sqlite-parallel/cancelled", test_cancelled);
   g_test_add_func ("/sqlite-parallel/damaged", test_damaged);
