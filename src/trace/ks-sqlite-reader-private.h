@@ -15,7 +15,7 @@
 
 G_BEGIN_DECLS
 
-/* The SQLite reader, in four parts that share this state:
+/* The SQLite reader, in parts that share this state:
  *
  *   ks-sqlite-util.c    opening a file that may be hostile, errors, the
  *                       schema, SELECTs of columns looked up by name
@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  *                       threads of their own
  *   ks-sqlite-args.c    the slices' arguments, stored on a thread of
  *                       their own while the slice tables are merged
+ *   ks-sqlite-runs.c    KS_SLICES gathered by track where they are
+ *                       read, and added to the builder in runs
  *
  * Every function that can fail returns FALSE (or KS_SQLITE_FAILED) with
  * *error set, and only then: a table that is absent, or that lacks a
