@@ -239,7 +239,10 @@ _ks_sqlite_add_runs_source (KsSqliteReader       *r,
                             KsSqliteSourceEmit    emit,
                             GError              **error)
 {
-  return add_source (r, sources, table, columns, n_columns, 2, where, track_of, emit, r->runs, error);
+  /* Strings numbered sparsely are interned as rows first name them, in
+   * the order ks_slice_emit() looks them up: one by one. */
+  return add_source (r, sources, table, columns, n_columns, 2, where, track_of, emit,
+                     r->runs && r->sparse_map == NULL, error);
 }
 
 /* KINESCOPE_SQLITE_ARGS=prepared, local or thread; by default the

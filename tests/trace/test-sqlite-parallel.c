@@ -419,6 +419,35 @@ test_odd_rows (void)
       }
 }
 
+/* StringIds numbered far apart are interned as the rows first name
+ * them, so KS_SLICES are taken one by one: the same model as one thread. */
+static void
+test_sparse_strings (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autofree char *sparse = changed_copy (kscope, "sparse-strings.kscope",
+                                          "UPDATE StringIds SET id = id * 1000003;"
+                                          "UPDATE KS_SLICES SET nameId = nameId * 1000003, "
+                                          "categoryId = categoryId * 1000003;");
+  g_autoptr(GBytes) serial = NULL;
+  g_autoptr(GBytes) parallel = NULL;
+  g_autoptr(KsTrace) serial_trace = NULL;
+
+  g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+  serial = load_dump (sparse, "1", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  serial_trace = g_steal_pointer (&last_trace);
+  g_assert_false (test_dump_is_error (serial));
+  n_run_slices = n_runs = 0;
+  g_setenv ("KINESCOPE_SQLITE_ARGS", "thread", TRUE);
+  parallel = load_dump (sparse, "3", "7");
+  g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+  assert_same_bytes (sparse, serial, parallel, "7");
+  assert_same_args (sparse, serial_trace, last_trace);
+  g_assert_cmpuint (n_run_slices, ==, 0);
+}
+
 /* As many reading threads as KINESCOPE_SQLITE_READERS allows, up to one
  * less than the threads; by default up to five, and from eight threads
  * on two less than the threads, up to ten: the same model. */
@@ -544,6 +573,7 @@ main (int   argc,
   g_test_add_func ("/sqlite-parallel/corpus", test_corpus);
   g_test_add_func ("/sqlite-parallel/uncut", test_uncut);
   g_test_add_func ("/sqlite-parallel/odd-rows", test_odd_rows);
+  g_test_add_func ("/sqlite-parallel/sparse-strings", test_sparse_strings);
   g_test_add_func ("/sqlite-parallel/readers", test_readers);
   g_test_add_func ("/sqlite-parallel/cancelled", test_cancelled);
   g_test_add_func ("/sqlite-parallel/damaged", test_damaged);
