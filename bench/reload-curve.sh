@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The .kscope reload's scaling curve, with the three ways the slices'
-# arguments reach the store, in one command:
+# arguments reach the store and the two ways the slices are added, in
+# one command:
 #
 #   KCLI=_build/src/cli/kinescope-cli bench/reload-curve.sh OUTDIR [CORES...]
 #
@@ -21,7 +22,11 @@
 #             while the slice tables are merged (the default from 4
 #             threads on)
 #
-# (one thread has no reading threads: one way only), and keeps the
+# each with KS_SLICES gathered by track on the reading threads and added
+# in runs (KINESCOPE_SQLITE_RUNS=runs, the default), and "thread, rows":
+# the default way of the arguments with the slices added one by one
+# (KINESCOPE_SQLITE_RUNS=rows, the reload before); one thread has no
+# reading threads: runs and rows only. It keeps the
 # fastest load: its wall time, the speedup against one core, its peak
 # RSS, and the loading thread's phases (KINESCOPE_LOAD_PHASES). At the
 # most cores (8 or more), it also loads each file with 5, 8, 10 (the
@@ -31,7 +36,7 @@
 # OUTDIR/*.tsv and the machine to OUTDIR/machine.txt. TRACE_DIR (default
 # /tmp) holds the files, deleted at the end unless KEEP=1.
 #
-# About 2 minutes on a 16-core host; BUDGET_S (default 150) stops
+# About 3 minutes on a 16-core host; BUDGET_S (default 150) stops
 # starting new files once spent, and 30 s past it no more loads start;
 # reload.md says what was left out.
 set -u
@@ -81,7 +86,10 @@ import os, subprocess, sys, time
 out, kcli, repeat, budget, start, nproc = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 cores = [int(c) for c in sys.argv[7].split() if int(c) <= nproc]
 files = sys.argv[8:]
-WAYS = ["prepared", "local", "thread"]
+# (label, KINESCOPE_SQLITE_ARGS, KINESCOPE_SQLITE_RUNS)
+WAYS = [("prepared", "prepared", "runs"), ("local", "local", "runs"), ("thread", "thread", "runs"),
+        ("thread, rows", "thread", "rows")]
+ONE = [("thread", "thread", "runs"), ("thread, rows", "thread", "rows")]
 # the loading thread's phases shown (CPU s), and the arguments' thread's
 SLICES = "read: slices"
 READ = "read"
@@ -91,7 +99,9 @@ ARGS = "args: storing, on their own thread"
 ARGS_WAIT = "args: the loading thread waiting for that thread"
 
 def load(path, n, way, extra={}):
-    env = dict(os.environ, KINESCOPE_THREADS=str(n), KINESCOPE_LOAD_PHASES="1", KINESCOPE_SQLITE_ARGS=way, **extra)
+    label, args, slices = way
+    env = dict(os.environ, KINESCOPE_THREADS=str(n), KINESCOPE_LOAD_PHASES="1", KINESCOPE_SQLITE_ARGS=args,
+               KINESCOPE_SQLITE_RUNS=slices, **extra)
     cmd = ["taskset", "-c", "0-%d" % (n - 1), kcli, "info", path]
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -114,7 +124,7 @@ def cpu(r, name):
 def wall(r, name):
     return r[3].get(name, (0.0, 0.0))[0]
 
-md = ["# .kscope reload: the curve, and the three ways of the arguments\n"]
+md = ["# .kscope reload: the curve, the three ways of the arguments, slices in runs or one by one\n"]
 skipped = []
 for path in files:
     if time.time() - start > budget:
@@ -127,19 +137,19 @@ for path in files:
         tsv.write("cores\tway\trun\twall_s\tcpu_s\tpeak_rss_mib\tread_cpu_s\tslices_cpu_s\tslices_wall_s"
                   "\tread_here_cpu_s\twait_readers_wall_s\targs_thread_cpu_s\twait_args_wall_s\n")
         for n in cores:
-            for way in (WAYS if n > 1 else ["thread"]):
+            for way in (WAYS if n > 1 else ONE):
                 if time.time() - start > budget + 30:
-                    skipped.append("%s on %d cores with %s" % (name, n, way))
+                    skipped.append("%s on %d cores with %s" % (name, n, way[0]))
                     continue
                 runs = []
                 for k in range(repeat):
                     r = load(path, n, way)
                     runs.append(r)
                     tsv.write("%d\t%s\t%d\t%.3f\t%.3f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n" % (
-                        n, way, k, r[0], r[1], r[2], cpu(r, READ), cpu(r, SLICES), wall(r, SLICES),
+                        n, way[0], k, r[0], r[1], r[2], cpu(r, READ), cpu(r, SLICES), wall(r, SLICES),
                         cpu(r, HERE_), wall(r, WAIT), cpu(r, ARGS), wall(r, ARGS_WAIT)))
-                best[(n, way)] = min(runs, key=lambda x: x[0])
-    one = best.get((1, "thread"))
+                best[(n, way[0])] = min(runs, key=lambda x: x[0])
+    one = best.get((1, "thread, rows"))
     if not best:
         continue
     md.append("## %s (%.0f MB)\n" % (name, mb))
@@ -147,22 +157,29 @@ for path in files:
               "the slice tables and builds the model (the whole read; the slice tables' merge; blocks it read "
               "itself because no reading thread had started them); 'waits' are its wall seconds waiting for the "
               "reading threads / for the arguments' thread; 'args thread' is the CPU of the thread that stores "
-              "the arguments (the 'thread' way only).\n" % repeat)
+              "the arguments (the 'thread' way only). 'rows' adds the slices one by one "
+              "(KINESCOPE_SQLITE_RUNS=rows), the others in runs; the speedup is against one core, one by one.\n" % repeat)
     md.append("| cores | KINESCOPE_SQLITE_ARGS | wall s | speedup vs 1 core | process CPU s | loading thread: read / slices / read itself (CPU s) | waits s: readers / args thread | args thread CPU s | peak RSS MiB |")
     md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for n in cores:
-        for way in (WAYS if n > 1 else ["thread"]):
-            if (n, way) not in best:
+        for label, _, _ in (WAYS if n > 1 else ONE):
+            if (n, label) not in best:
                 continue
-            r = best[(n, way)]
+            r = best[(n, label)]
             speed = "%.2f×" % (one[0] / r[0]) if one else "–"
             md.append("| %d | %s | %.3f | %s | %.2f | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f | %.0f |" % (
-                n, way if n > 1 else "(one thread)", r[0], speed, r[1], cpu(r, READ), cpu(r, SLICES), cpu(r, HERE_),
+                n, label if n > 1 else "(one thread) " + label, r[0], speed, r[1], cpu(r, READ), cpu(r, SLICES), cpu(r, HERE_),
                 wall(r, WAIT), wall(r, ARGS_WAIT), cpu(r, ARGS), r[2]))
     md.append("")
     md.append("Speedup of 'thread' against 'prepared' at the same cores: " + ", ".join(
         "%d cores %.2f×" % (n, best[(n, "prepared")][0] / best[(n, "thread")][0])
         for n in cores if (n, "prepared") in best and (n, "thread") in best))
+    md.append("")
+    md.append("Speedup of the slices in runs against one by one ('thread' against 'thread, rows') at the same cores: "
+              + ", ".join("%d cores %.2f×, loading thread's slices %.3f → %.3f CPU s" % (
+                  n, best[(n, "thread, rows")][0] / best[(n, "thread")][0], cpu(best[(n, "thread, rows")], SLICES),
+                  cpu(best[(n, "thread")], SLICES))
+                  for n in cores if (n, "thread, rows") in best and (n, "thread") in best))
     md.append("")
     # more reading threads than the default five, at the most cores
     top = max(cores)
@@ -173,11 +190,11 @@ for path in files:
         md.append("| reading threads | wall s | process CPU s | loading thread: read / slices (CPU s) | waits s: readers / args thread | peak RSS MiB |")
         md.append("|---:|---:|---:|---:|---:|---:|")
         for k in readers:
-            r = min((load(path, top, "thread", {"KINESCOPE_SQLITE_READERS": str(k)}) for _ in range(2)), key=lambda x: x[0])
+            r = min((load(path, top, WAYS[2], {"KINESCOPE_SQLITE_READERS": str(k)}) for _ in range(2)), key=lambda x: x[0])
             md.append("| %d | %.3f | %.2f | %.3f / %.3f | %.3f / %.3f | %.0f |" % (k, r[0], r[1], cpu(r, READ), cpu(r, SLICES),
                       wall(r, WAIT), wall(r, ARGS_WAIT), r[2]))
     md.append("")
-    print("\n".join(md[-(len(cores) * 3 + len(readers) + 12):]), flush=True)
+    print("\n".join(md[-(len(cores) * 4 + len(readers) + 14):]), flush=True)
 if skipped:
     md.append("Not measured, the time budget of %.0f s was spent: %s." % (budget, ", ".join(skipped)))
 md.append("Whole run: %.0f s." % (time.time() - start))

@@ -26,6 +26,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "ks-load-phases.h"
 #include "ks-sqlite-reader-private.h"
 
@@ -245,17 +247,11 @@ _ks_sqlite_args_free (KsSqliteArgs *a)
   g_free (a);
 }
 
-void
-_ks_sqlite_args_defer (KsSqliteArgs      *a,
-                       const char        *text,
-                       guint32            len,
-                       const KsArgsLocal *local,
-                       guint32           *map,
-                       const guint8      *record,
-                       guint32            record_len)
+/* The next entry of the batch being filled. */
+static inline Deferred *
+next_entry (KsSqliteArgs *a)
 {
   Batch *b = &a->current;
-  Deferred *d;
 
   if (G_UNLIKELY (b->n == b->cap))
     {
@@ -271,7 +267,20 @@ _ks_sqlite_args_defer (KsSqliteArgs      *a,
           b->cap *= 2;
         }
     }
-  d = &b->entries[b->n++];
+  return &b->entries[b->n++];
+}
+
+void
+_ks_sqlite_args_defer (KsSqliteArgs      *a,
+                       const char        *text,
+                       guint32            len,
+                       const KsArgsLocal *local,
+                       guint32           *map,
+                       const guint8      *record,
+                       guint32            record_len)
+{
+  Deferred *d = next_entry (a);
+
   d->text = text;
   d->record = record;
   d->local = local;
@@ -281,6 +290,40 @@ _ks_sqlite_args_defer (KsSqliteArgs      *a,
   d->track = KS_NO_INDEX;
   d->index = 0;
   d->id = 0;
+}
+
+void
+_ks_sqlite_args_defer_run (KsSqliteArgs        *a,
+                           const KsSqliteBatch *batch,
+                           guint                col,
+                           guint                from,
+                           guint                n,
+                           guint32              track,
+                           guint32              first)
+{
+  for (guint i = from; i < from + n; i++)
+    {
+      const gint64 *v = batch->values + (gsize) i * batch->n_columns;
+      const char *text;
+      guint32 words[2];
+      Deferred *d;
+
+      if ((batch->nulls[i] >> col) & 1)
+        continue;
+      /* as row_args() reads an 'a' column */
+      text = batch->text + v[col];
+      memcpy (words, text - sizeof words, sizeof words);
+      d = next_entry (a);
+      d->text = text;
+      d->record = (const guint8 *) text + words[0] + 1;
+      d->local = batch->args_local;
+      d->map = batch->args_map;
+      d->len = words[0];
+      d->record_len = words[1];
+      d->track = track;
+      d->index = track != KS_NO_INDEX ? first + (i - from) : 0;
+      d->id = 0;
+    }
 }
 
 void

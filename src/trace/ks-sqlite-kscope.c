@@ -399,14 +399,20 @@ _ks_sqlite_kscope_add_slice_sources (KsSqliteReader   *r,
   _ks_sqlite_add_source (r, sources, "KS_SLICES", columns, G_N_ELEMENTS (columns), 2, where,       \
                          track_func, ks_slice_emit, error)
 
+#define ADD_RUNS(where)                                                                            \
+  _ks_sqlite_add_runs_source (r, sources, "KS_SLICES", ks_slice_track_columns,                     \
+                              G_N_ELEMENTS (ks_slice_track_columns), where, ks_slice_track_by_id,  \
+                              ks_slice_emit, error)
+
   if (by_track && !slices_without_track (r))
-    return ADD (ks_slice_track_columns, NULL, ks_slice_track_by_id);
+    return ADD_RUNS (NULL);
   if (by_track)
-    return ADD (ks_slice_track_columns, "trackId IS NOT NULL", ks_slice_track_by_id) &&
+    return ADD_RUNS ("trackId IS NOT NULL") &&
            ADD (ks_slice_columns, "trackId IS NULL", ks_slice_track);
   return ADD (ks_slice_columns, NULL, ks_slice_track);
 
 #undef ADD
+#undef ADD_RUNS
 }
 
 /* Instants, flows, counters, memory events, diagnostics */

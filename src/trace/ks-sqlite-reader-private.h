@@ -15,7 +15,7 @@
 
 G_BEGIN_DECLS
 
-/* The SQLite reader, in four parts that share this state:
+/* The SQLite reader, in parts that share this state:
  *
  *   ks-sqlite-util.c    opening a file that may be hostile, errors, the
  *                       schema, SELECTs of columns looked up by name
@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  *                       threads of their own
  *   ks-sqlite-args.c    the slices' arguments, stored on a thread of
  *                       their own while the slice tables are merged
+ *   ks-sqlite-runs.c    KS_SLICES gathered by track where they are
+ *                       read, and added to the builder in runs
  *
  * Every function that can fail returns FALSE (or KS_SQLITE_FAILED) with
  * *error set, and only then: a table that is absent, or that lacks a
@@ -68,6 +70,43 @@ typedef struct
   guint32           *args_map;
 } KsSqliteRow;
 
+/* A batch of KS_SLICES rows gathered by the thread that read it
+ * (ks-sqlite-runs.c): each row's track (KS_SQLITE_NONE: taken the usual
+ * way), times, kind and ids in the columns ks_trace_builder_add_slices()
+ * takes, and @left, the rows from it on that stay on its track. The
+ * loading thread fills in the names, categories and arguments. */
+typedef struct
+{
+  gint64  *start;
+  gint64  *end;
+  guint32 *track;
+  guint32 *left;
+  guint32 *negative;   /* rows before each one (n + 1) whose end was before their start */
+  guint32 *name;
+  guint32 *category;
+  guint32 *correlation;
+  guint32 *external_id;
+  guint32 *args;
+  guint8  *kind;
+  guint    n;
+  guint    cap;
+  gpointer block;      /* the columns' memory */
+} KsSqliteRuns;
+
+/* The batch a scan's current row is in (_ks_sqlite_scan_batch()): row
+ * @at of it, which the gathered @runs describe when not NULL. */
+typedef struct
+{
+  KsSqliteRuns      *runs;
+  guint              at;
+  const gint64      *values;
+  guint              n_columns;
+  const guint32     *nulls;
+  const char        *text;
+  const KsArgsLocal *args_local;
+  guint32           *args_map;
+} KsSqliteBatch;
+
 typedef struct _KsSqliteScan    KsSqliteScan;
 typedef struct _KsSqliteWorkers KsSqliteWorkers;
 typedef struct _KsSqliteArgs    KsSqliteArgs;
@@ -89,6 +128,9 @@ typedef struct
   sqlite3        *db;
   KsSqliteWorkers *workers;       /* the scans' reader threads, or NULL */
   KsSqliteArgsWay args_way;
+  gboolean        runs;           /* KS_SLICES gathered by track (ks-sqlite-runs.c)... */
+  guint64         n_runs;         /* ...the runs added... */
+  guint64         n_run_slices;   /* ...and their slices */
   KsSqliteArgs   *args_stage;     /* merging the slice tables: where row_args() hands over */
   gboolean        args_deferred;  /* the last row_args() handed its row over */
   gboolean        again;          /* they failed: read the file on one thread */
@@ -211,6 +253,17 @@ KsSqliteResult   _ks_sqlite_scan_open    (KsSqliteReader      *r,
                                           const char          *where,
                                           KsSqliteScan       **scan,
                                           GError             **error);
+/* The same, each batch also gathered into runs of slices on the thread
+ * that reads it: KS_SLICES' columns, as ks-sqlite-runs.c reads them. */
+KsSqliteResult   _ks_sqlite_scan_open_runs (KsSqliteReader    *r,
+                                          const char          *table,
+                                          const char * const  *columns,
+                                          guint                n_columns,
+                                          guint                n_required,
+                                          const char          *types,
+                                          const char          *where,
+                                          KsSqliteScan       **scan,
+                                          GError             **error);
 /* Sets @row to the next row (valid until the next call): FALSE at the
  * end, with *@failed and @error set when reading failed. */
 gboolean         _ks_sqlite_scan_next    (KsSqliteScan        *scan,
@@ -218,6 +271,13 @@ gboolean         _ks_sqlite_scan_next    (KsSqliteScan        *scan,
                                           gboolean            *failed,
                                           GError             **error);
 void             _ks_sqlite_scan_free    (KsSqliteScan        *scan);
+/* The batch of the row _ks_sqlite_scan_next() gave last: FALSE when
+ * there is none. */
+gboolean         _ks_sqlite_scan_batch   (KsSqliteScan        *scan,
+                                          KsSqliteBatch       *batch);
+/* Passes over the @n rows after it in its batch, taken with it. */
+void             _ks_sqlite_scan_skip    (KsSqliteScan        *scan,
+                                          guint                n);
 
 /* ks-sqlite-args.c: the slices' arguments stored on a thread of their
  * own. A part is the memory of a block that rows handed over point
@@ -248,6 +308,15 @@ void              _ks_sqlite_args_defer        (KsSqliteArgs      *args,
 void              _ks_sqlite_args_place        (KsSqliteArgs      *args,
                                                 guint32            track,
                                                 guint32            index);
+/* Both for the @n rows of @batch from @from on, whose arguments are in
+ * column @col: slices @first... of @track (KS_NO_INDEX: none took them). */
+void              _ks_sqlite_args_defer_run    (KsSqliteArgs        *args,
+                                                const KsSqliteBatch *batch,
+                                                guint                col,
+                                                guint                from,
+                                                guint                n,
+                                                guint32              track,
+                                                guint32              first);
 /* The rows handed over so far go to be stored, with @part, which they
  * point into and which comes back as a spare once they are stored. */
 void              _ks_sqlite_args_hand_over    (KsSqliteArgs      *args,
@@ -293,6 +362,7 @@ typedef struct
   KsSqliteRow          row;
   KsSqliteSourceTrack  track_of;
   KsSqliteSourceEmit   emit;
+  gboolean             runs;      /* its batches gathered: taken in runs */
   guint32              track;
   gint64               start;
   gint64               end;
@@ -320,6 +390,38 @@ gboolean _ks_sqlite_add_source (KsSqliteReader      *r,
                                 KsSqliteSourceTrack  track_of,
                                 KsSqliteSourceEmit   emit,
                                 GError             **error);
+
+/* ks-sqlite-runs.c: KS_SLICES gathered by track, added in runs */
+
+/* FALSE when KINESCOPE_SQLITE_RUNS=rows: one slice at a time */
+gboolean _ks_sqlite_runs_enabled (void);
+/* On the thread that read a batch: its @n_rows rows of @values into
+ * @runs. FALSE when memory ran out (the rows go the usual way). */
+gboolean _ks_sqlite_runs_gather  (const KsSqliteReader *r,
+                                  KsSqliteRuns         *runs,
+                                  const gint64         *values,
+                                  guint                 n_columns,
+                                  guint                 n_rows);
+void     _ks_sqlite_runs_clear   (KsSqliteRuns         *runs);
+/* Adds @best's row and those after it in its run that come before
+ * @next's (NULL: no other table has rows left), and passes over them in
+ * its scan: the rows taken, 0 when @best's row is to be added alone. */
+guint    _ks_sqlite_runs_take    (KsSqliteReader       *r,
+                                  KsSqliteSource       *best,
+                                  const KsSqliteSource *next);
+
+/* The same for KS_SLICES rows that name their track: gathered on the
+ * reading threads and taken in runs (ks-sqlite-runs.c), unless
+ * KINESCOPE_SQLITE_RUNS=rows. */
+gboolean _ks_sqlite_add_runs_source (KsSqliteReader      *r,
+                                     KsSqliteSources     *sources,
+                                     const char          *table,
+                                     const char * const  *columns,
+                                     guint                n_columns,
+                                     const char          *where,
+                                     KsSqliteSourceTrack  track_of,
+                                     KsSqliteSourceEmit   emit,
+                                     GError             **error);
 
 /* ks-sqlite-nsight.c */
 
@@ -393,6 +495,24 @@ ks_sqlite_row_done (KsSqliteReader  *r,
                     GError         **error)
 {
   if (G_UNLIKELY (++r->rows_done % KS_SQLITE_ROWS_PER_CHECK == 0))
+    {
+      if (g_cancellable_set_error_if_cancelled (r->cancellable, error))
+        return FALSE;
+      _ks_sqlite_report_progress (r);
+    }
+  return TRUE;
+}
+
+/* ks_sqlite_row_done() for @n rows taken at once. */
+static inline gboolean
+ks_sqlite_rows_done (KsSqliteReader  *r,
+                     guint            n,
+                     GError         **error)
+{
+  guint64 before = r->rows_done;
+
+  r->rows_done += n;
+  if (G_UNLIKELY (before / KS_SQLITE_ROWS_PER_CHECK != r->rows_done / KS_SQLITE_ROWS_PER_CHECK))
     {
       if (g_cancellable_set_error_if_cancelled (r->cancellable, error))
         return FALSE;

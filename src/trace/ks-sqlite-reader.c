@@ -177,6 +177,42 @@ source_ahead (const KsSqliteSource *a,
 
 /* Adds the rows of @table to @sources, in the order the tables are to be
  * preferred when rows tie; an absent table adds nothing. */
+static gboolean
+add_source (KsSqliteReader       *r,
+            KsSqliteSources      *sources,
+            const char           *table,
+            const char * const   *columns,
+            guint                 n_columns,
+            guint                 n_required,
+            const char           *where,
+            KsSqliteSourceTrack   track_of,
+            KsSqliteSourceEmit    emit,
+            gboolean              runs,
+            GError              **error)
+{
+  KsSqliteSource *src;
+  KsSqliteScan *scan;
+  KsSqliteResult found;
+  char types[KS_SQLITE_MAX_COLUMNS + 1];
+
+  g_assert (sources->n < KS_SQLITE_MAX_SOURCES && n_columns <= KS_SQLITE_MAX_COLUMNS);
+
+  for (guint i = 0; i < n_columns; i++)
+    types[i] = strcmp (columns[i], "args") == 0 ? 'a' : 'i';
+  types[n_columns] = 0;
+  found = runs ? _ks_sqlite_scan_open_runs (r, table, columns, n_columns, n_required, types, where, &scan, error)
+              : _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, types, where, &scan, error);
+  if (found != KS_SQLITE_READ)
+    return found == KS_SQLITE_ABSENT;
+
+  src = &sources->source[sources->n++];
+  src->scan = scan;
+  src->track_of = track_of;
+  src->emit = emit;
+  src->runs = runs;
+  return TRUE;
+}
+
 gboolean
 _ks_sqlite_add_source (KsSqliteReader       *r,
                        KsSqliteSources      *sources,
@@ -189,25 +225,24 @@ _ks_sqlite_add_source (KsSqliteReader       *r,
                        KsSqliteSourceEmit    emit,
                        GError              **error)
 {
-  KsSqliteSource *src;
-  KsSqliteScan *scan;
-  KsSqliteResult found;
-  char types[KS_SQLITE_MAX_COLUMNS + 1];
+  return add_source (r, sources, table, columns, n_columns, n_required, where, track_of, emit, FALSE, error);
+}
 
-  g_assert (sources->n < KS_SQLITE_MAX_SOURCES && n_columns <= KS_SQLITE_MAX_COLUMNS);
-
-  for (guint i = 0; i < n_columns; i++)
-    types[i] = strcmp (columns[i], "args") == 0 ? 'a' : 'i';
-  types[n_columns] = 0;
-  if ((found = _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, types, where,
-                                     &scan, error)) != KS_SQLITE_READ)
-    return found == KS_SQLITE_ABSENT;
-
-  src = &sources->source[sources->n++];
-  src->scan = scan;
-  src->track_of = track_of;
-  src->emit = emit;
-  return TRUE;
+gboolean
+_ks_sqlite_add_runs_source (KsSqliteReader       *r,
+                            KsSqliteSources      *sources,
+                            const char           *table,
+                            const char * const   *columns,
+                            guint                 n_columns,
+                            const char           *where,
+                            KsSqliteSourceTrack   track_of,
+                            KsSqliteSourceEmit    emit,
+                            GError              **error)
+{
+  /* Strings numbered sparsely are interned as rows first name them, in
+   * the order ks_slice_emit() looks them up: one by one. */
+  return add_source (r, sources, table, columns, n_columns, 2, where, track_of, emit,
+                     r->runs && r->sparse_map == NULL, error);
 }
 
 /* KINESCOPE_SQLITE_ARGS=prepared, local or thread; by default the
@@ -294,14 +329,23 @@ load_slices (KsSqliteReader  *r,
        * all again. */
       do
         {
-          best->emit (r, &best->row, best->track, best->start, best->end);
-          ok = ks_sqlite_row_done (r, error) && source_advance (r, best, error);
+          guint taken = best->runs ? _ks_sqlite_runs_take (r, best, next) : 0;
+
+          if (taken == 0)
+            {
+              best->emit (r, &best->row, best->track, best->start, best->end);
+              taken = 1;
+            }
+          ok = ks_sqlite_rows_done (r, taken, error) && source_advance (r, best, error);
         }
       while (ok && best->scan != NULL && (next == NULL || source_ahead (best, next)));
     }
 
   for (guint i = 0; i < sources.n; i++)
     g_clear_pointer (&sources.source[i].scan, _ks_sqlite_scan_free);
+  /* for the tests: the runs were taken */
+  g_debug ("%s: %" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", r->display, r->n_run_slices,
+           r->n_runs);
   if (r->args_stage != NULL)
     {
       _ks_sqlite_args_drain (r->args_stage);
@@ -566,6 +610,7 @@ load (GFile         *file,
     goto failed;
 
   r.args_way = args_way (n_threads);
+  r.runs = _ks_sqlite_runs_enabled ();
   if (n_threads > 1)
     r.workers = _ks_sqlite_workers_new (path, n_readers (n_threads), r.args_way);
 

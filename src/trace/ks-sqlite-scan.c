@@ -89,6 +89,8 @@ typedef struct
   gboolean      local_used;/* ...when its records are numbered in it */
   guint32      *map;       /* its numbers -> the store's, for the loading thread */
   gsize         map_cap;
+  KsSqliteRuns  runs;      /* the batch's slices by track... */
+  gboolean      gathered;  /* ...when it was gathered */
 } Block;
 
 struct _KsSqliteScan
@@ -106,6 +108,7 @@ struct _KsSqliteScan
   guint8          reals[32];   /* and as doubles */
   guint           n_reals;
   gboolean        ranged;      /* FALSE: one statement read start to end */
+  gboolean        gather;      /* each batch gathered into runs of slices */
   sqlite3_stmt   *stmt;        /* on r->db, for the blocks read here */
   sqlite3_stmt   *rest;        /* the rest of a block whose batch filled up */
   sqlite3_stmt   *count;       /* the census, when no thread took it */
@@ -347,6 +350,9 @@ block_read (Block        *b,
     }
   if (b->more)
     rc = SQLITE_DONE;
+  /* on this thread, off the loading thread's path */
+  b->gathered = scan->gather && rc == SQLITE_DONE &&
+                _ks_sqlite_runs_gather (scan->r, &b->runs, b->values, scan->n_columns, b->n_rows);
 
   if (rc != SQLITE_DONE)
     {
@@ -606,16 +612,17 @@ submit (KsSqliteScan *s,
   g_mutex_unlock (&w->mutex);
 }
 
-KsSqliteResult
-_ks_sqlite_scan_open (KsSqliteReader      *r,
-                      const char          *table,
-                      const char * const  *columns,
-                      guint                n_columns,
-                      guint                n_required,
-                      const char          *types,
-                      const char          *where,
-                      KsSqliteScan       **scan,
-                      GError             **error)
+static KsSqliteResult
+scan_open (KsSqliteReader      *r,
+           const char          *table,
+           const char * const  *columns,
+           guint                n_columns,
+           guint                n_required,
+           const char          *types,
+           const char          *where,
+           gboolean             gather,
+           KsSqliteScan       **scan,
+           GError             **error)
 {
   g_autoptr(GString) sql = NULL;
   sqlite3_stmt *stmt;
@@ -636,6 +643,7 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
   s = g_new0 (KsSqliteScan, 1);
   s->r = r;
   s->n_columns = n_columns;
+  s->gather = gather;
   for (guint c = 0; c < n_columns; c++)
     if (!g_hash_table_contains (have, columns[c]))
       s->absent_mask |= 1u << c;
@@ -713,6 +721,34 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
 
   *scan = s;
   return KS_SQLITE_READ;
+}
+
+KsSqliteResult
+_ks_sqlite_scan_open (KsSqliteReader      *r,
+                      const char          *table,
+                      const char * const  *columns,
+                      guint                n_columns,
+                      guint                n_required,
+                      const char          *types,
+                      const char          *where,
+                      KsSqliteScan       **scan,
+                      GError             **error)
+{
+  return scan_open (r, table, columns, n_columns, n_required, types, where, FALSE, scan, error);
+}
+
+KsSqliteResult
+_ks_sqlite_scan_open_runs (KsSqliteReader      *r,
+                           const char          *table,
+                           const char * const  *columns,
+                           guint                n_columns,
+                           guint                n_required,
+                           const char          *types,
+                           const char          *where,
+                           KsSqliteScan       **scan,
+                           GError             **error)
+{
+  return scan_open (r, table, columns, n_columns, n_required, types, where, TRUE, scan, error);
 }
 
 /* The statement on r->db that reads job @b here. */
@@ -887,6 +923,35 @@ _ks_sqlite_scan_next (KsSqliteScan  *s,
   return TRUE;
 }
 
+gboolean
+_ks_sqlite_scan_batch (KsSqliteScan  *s,
+                       KsSqliteBatch *batch)
+{
+  Block *b = s->current;
+
+  if (b == NULL || s->pos == 0)
+    return FALSE;
+  batch->runs = b->gathered ? &b->runs : NULL;
+  batch->at = s->pos - 1;
+  batch->values = b->values;
+  batch->n_columns = s->n_columns;
+  batch->nulls = b->nulls;
+  batch->text = b->text;
+  batch->args_local = b->local_used ? b->local : NULL;
+  batch->args_map = b->map;
+  return TRUE;
+}
+
+void
+_ks_sqlite_scan_skip (KsSqliteScan *s,
+                      guint         n)
+{
+  g_return_if_fail (s->current != NULL && s->pos + n <= s->current->n_rows);
+
+  s->pos += n;
+  s->delivered += n;
+}
+
 /* Takes @b out of the queue, or waits until no thread is running it. */
 static void
 job_cancel (KsSqliteWorkers *w,
@@ -932,6 +997,7 @@ _ks_sqlite_scan_free (KsSqliteScan *s)
       g_free (s->window[i].errmsg);
       ks_args_local_free (s->window[i].local);
       g_free (s->window[i].map);
+      _ks_sqlite_runs_clear (&s->window[i].runs);
     }
   g_free (s->census.errmsg);
   g_free (s->window);

@@ -90,8 +90,18 @@ ks_trace_builder_add_slices (KsTraceBuilder       *self,
         sorted = FALSE;
       min_ts = MIN (min_ts, start);
       max_ts = MAX (max_ts, end);
-      tb->name_id[k] = mapped (map, columns->name[from + i]);
-      tb->category[k] = mapped (map, columns->category[from + i]);
+    }
+  /* without a map they are the builder's ids already */
+  if (map != NULL)
+    for (guint32 i = 0; i < n; i++)
+      {
+        tb->name_id[at + i] = mapped (map, columns->name[from + i]);
+        tb->category[at + i] = mapped (map, columns->category[from + i]);
+      }
+  else
+    {
+      memcpy (tb->name_id + at, columns->name + from, n * sizeof (guint32));
+      memcpy (tb->category + at, columns->category + from, n * sizeof (guint32));
     }
   tb->sorted = sorted;
   self->min_ts = min_ts;

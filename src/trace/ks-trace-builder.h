@@ -108,7 +108,8 @@ typedef struct
 /* ks_trace_builder_add_slice() for the slices @from to @from + @n - 1 of
  * @columns in turn, whose times all lie within
  * KS_TRACE_BUILDER_MAX_ABS_TS: a reader's run of slices of one track in
- * one call. Names and categories are @map[id - 1] (0 stays 0). The
+ * one call. Names and categories are @map[id - 1] (0 stays 0), or, with
+ * no @map, the builder's own ids. The
  * first one's index in the track is set in @first. FALSE, adding none,
  * when the builder has failed or memory ran out. */
 gboolean        ks_trace_builder_add_slices       (KsTraceBuilder       *self,

@@ -33,6 +33,8 @@ static guint n_readers;        /* reading threads of the last load */
 static guint n_again;          /* loads read again on one thread */
 static guint64 n_args_thread;  /* arguments stored on their own thread, all loads */
 static gboolean saw_args;      /* the arguments' thread of the last load stopped */
+static guint64 n_run_slices;   /* slices added in runs, all loads */
+static guint64 n_runs;
 static KsTrace *last_trace;    /* of the last load_dump() */
 
 static void
@@ -47,6 +49,17 @@ log_handler (const char     *domain,
 
   if (strstr (message, ": read again on one thread: ") != NULL)
     n_again++;
+  if (p != NULL && g_str_has_suffix (message, " runs"))
+    {
+      guint64 slices, runs;
+
+      g_assert_cmpint (sscanf (p + 2, "%" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", &slices,
+                               &runs), ==, 2);
+      /* a run is two slices at least */
+      g_assert_cmpuint (slices, >=, 2 * runs);
+      n_run_slices += slices;
+      n_runs += runs;
+    }
   if (sscanf (message, "arguments: %" G_GUINT64_FORMAT " stored on their own thread", &n) == 1)
     {
       n_args_thread += n;
@@ -117,20 +130,35 @@ assert_same_bytes (const char *path,
   test_dump_assert_same (path, how, serial, parallel);
 }
 
-/* Loads @path on one thread and on three with every block size: the
- * same dump, byte for byte, or the same error. Returns the one-thread
- * dump, and the most blocks that the threads read in @most_ahead. */
+/* Loads @path on one thread, its slices added one by one, then on one
+ * and three threads with every block size, the slices added in runs, and
+ * on three one by one: the same dump, byte for byte, or the same error,
+ * and the same arguments' ids, which a run added out of order or an
+ * argument given to another slice of its run changes. Returns the
+ * one-thread dump, and the most blocks that the threads read in
+ * @most_ahead. */
 static GBytes *
 check_same (const char *path,
             guint      *most_ahead)
 {
-  GBytes *serial = load_dump (path, "1", NULL);
-  g_autoptr(KsTrace) serial_trace = g_steal_pointer (&last_trace);
+  GBytes *serial;
+  g_autoptr(KsTrace) serial_trace = NULL;
+  g_autoptr(GBytes) rows = NULL;
 
+  g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+  serial = load_dump (path, "1", NULL);
+  serial_trace = g_steal_pointer (&last_trace);
   g_assert_false (saw_debug);
+  rows = load_dump (path, "3", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  assert_same_bytes (path, serial, rows, NULL);
+  if (serial_trace != NULL)
+    assert_same_args (path, serial_trace, last_trace);
+
   for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
     {
       g_autoptr(GBytes) alone = load_dump (path, "1", block_rows[i]);
+      g_autoptr(KsTrace) alone_trace = g_steal_pointer (&last_trace);
       g_autoptr(GBytes) parallel = NULL;
 
       g_setenv ("KINESCOPE_SQLITE_ARGS", args_ways[i], TRUE);
@@ -140,7 +168,10 @@ check_same (const char *path,
       assert_same_bytes (path, serial, alone, block_rows[i]);
       assert_same_bytes (path, serial, parallel, block_rows[i]);
       if (serial_trace != NULL)
-        assert_same_args (path, serial_trace, last_trace);
+        {
+          assert_same_args (path, serial_trace, alone_trace);
+          assert_same_args (path, serial_trace, last_trace);
+        }
       if (most_ahead != NULL)
         *most_ahead = MAX (*most_ahead, n_read_ahead);
     }
@@ -204,6 +235,7 @@ test_fixtures (void)
   g_assert_cmpuint (kscopes->len, ==, 5);
   g_assert_cmpuint (json->len, ==, 12);
   n_args_thread = 0;
+  n_run_slices = n_runs = 0;
   for (guint i = 0; i < json->len; i++)
     g_ptr_array_add (kscopes, convert (json->pdata[i]));
 
@@ -218,6 +250,9 @@ test_fixtures (void)
   g_assert_cmpuint (most_ahead, >, 1000);
   /* and the arguments went through their thread */
   g_assert_cmpuint (n_args_thread, >, 1000);
+  /* and most slices were added in runs */
+  g_test_message ("%" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", n_run_slices, n_runs);
+  g_assert_cmpuint (n_run_slices, >, 10000);
 }
 
 static void
@@ -316,6 +351,101 @@ test_uncut (void)
   g_unsetenv ("KINESCOPE_SQLITE_ARGS");
   assert_same_bytes (large, large_serial, large_ahead, "default");
   g_assert_cmpuint (g_bytes_get_size (large_serial), >, g_bytes_get_size (want) + 20 * 3000000);
+}
+
+/* The count of @sql's one integer on @path, worked out by SQLite. */
+static gint64
+count_rows (const char *path,
+            const char *sql)
+{
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  gint64 n;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return n;
+}
+
+/* KS_SLICES rows that a run may not take as they come: slices that end
+ * before they start (kept as zero-length, counted), rows of a track the
+ * file does not define (skipped, counted) and times the builder refuses,
+ * among runs of the other rows: the same model as one by one, and the
+ * counts SQLite finds. */
+static void
+test_odd_rows (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autofree char *odd = changed_copy (kscope, "odd.kscope",
+                                       "UPDATE KS_SLICES SET \"end\" = start - 1000 WHERE rowid % 3 = 1 AND rowid % 4 = 0;"
+                                       "UPDATE KS_SLICES SET trackId = 999999 WHERE rowid % 3 = 2 AND rowid % 5 = 0;"
+                                       "UPDATE KS_SLICES SET start = 5000000000000000000, \"end\" = 5000000000000000010 "
+                                       "WHERE rowid % 3 = 0 AND rowid % 7 = 0;");
+  gint64 negative = count_rows (odd, "SELECT count(*) FROM KS_SLICES WHERE \"end\" < start");
+  g_autofree char *said = g_strdup_printf ("%" G_GINT64_FORMAT " slices that end before they start were kept as "
+                                           "zero-length", negative);
+  g_autoptr(GBytes) serial = NULL;
+  g_autoptr(KsTrace) serial_trace = NULL;
+
+  g_assert_cmpint (negative, >, 1000);
+  g_assert_cmpint (count_rows (odd, "SELECT count(*) FROM KS_SLICES WHERE trackId = 999999"), >, 1000);
+  g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+  serial = load_dump (odd, "1", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  serial_trace = g_steal_pointer (&last_trace);
+  g_assert_false (test_dump_is_error (serial));
+  g_assert_nonnull (strstr (ks_trace_get_metadata (serial_trace, "warnings"), said));
+
+  for (guint i = 0; i < G_N_ELEMENTS (block_rows); i++)
+    for (guint threads = 1; threads <= 3; threads += 2)
+      {
+        g_autofree char *n = g_strdup_printf ("%u", threads);
+        g_autoptr(GBytes) runs = NULL;
+
+        n_run_slices = n_runs = 0;
+        g_setenv ("KINESCOPE_SQLITE_ARGS", args_ways[i], TRUE);
+        runs = load_dump (odd, n, block_rows[i]);
+        g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+        assert_same_bytes (odd, serial, runs, block_rows[i]);
+        assert_same_args (odd, serial_trace, last_trace);
+        g_assert_nonnull (strstr (ks_trace_get_metadata (last_trace, "warnings"), said));
+        /* blocks of one row make no runs */
+        g_assert_true ((n_run_slices > 1000) == (block_rows[i] == NULL || strcmp (block_rows[i], "1") != 0));
+      }
+}
+
+/* StringIds numbered far apart are interned as the rows first name
+ * them, so KS_SLICES are taken one by one: the same model as one thread. */
+static void
+test_sparse_strings (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autofree char *sparse = changed_copy (kscope, "sparse-strings.kscope",
+                                          "UPDATE StringIds SET id = id * 1000003;"
+                                          "UPDATE KS_SLICES SET nameId = nameId * 1000003, "
+                                          "categoryId = categoryId * 1000003;");
+  g_autoptr(GBytes) serial = NULL;
+  g_autoptr(GBytes) parallel = NULL;
+  g_autoptr(KsTrace) serial_trace = NULL;
+
+  g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+  serial = load_dump (sparse, "1", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  serial_trace = g_steal_pointer (&last_trace);
+  g_assert_false (test_dump_is_error (serial));
+  n_run_slices = n_runs = 0;
+  g_setenv ("KINESCOPE_SQLITE_ARGS", "thread", TRUE);
+  parallel = load_dump (sparse, "3", "7");
+  g_unsetenv ("KINESCOPE_SQLITE_ARGS");
+  assert_same_bytes (sparse, serial, parallel, "7");
+  assert_same_args (sparse, serial_trace, last_trace);
+  g_assert_cmpuint (n_run_slices, ==, 0);
 }
 
 /* As many reading threads as KINESCOPE_SQLITE_READERS allows, up to one
@@ -442,6 +572,8 @@ main (int   argc,
   g_test_add_func ("/sqlite-parallel/fuzz-seeds", test_fuzz_seeds);
   g_test_add_func ("/sqlite-parallel/corpus", test_corpus);
   g_test_add_func ("/sqlite-parallel/uncut", test_uncut);
+  g_test_add_func ("/sqlite-parallel/odd-rows", test_odd_rows);
+  g_test_add_func ("/sqlite-parallel/sparse-strings", test_sparse_strings);
   g_test_add_func ("/sqlite-parallel/readers", test_readers);
   g_test_add_func ("/sqlite-parallel/cancelled", test_cancelled);
   g_test_add_func ("/sqlite-parallel/damaged", test_damaged);
