@@ -493,7 +493,7 @@ KsApplication *
 ks_application_new (void)
 {
   /* before GTK starts, as `kinescope` and the benchmarks make it */
-  ks_gl_off_for_cairo ();
+  ks_gl_off_choose ();
 
   return g_object_new (KS_TYPE_APPLICATION,
                        "application-id", APP_ID,
