@@ -1,6 +1,7 @@
 #!/bin/sh
 # ks-bench-open.sh OUTDIR: bench/ks-bench-open on the 137 MB GPT trace,
-# five runs each with GTK's GL and cairo renderers, on two cores of an
+# five runs each with the renderer chosen by default, GTK's GL and its
+# cairo renderer, on two cores of an
 # otherwise idle machine (taskset -c 0,1: the "idle 2-core machine" of
 # docs/performance.md, "Opening a trace in the window"), and on all
 # cores. Needs xvfb-run and a build with the GUI. The build is found
@@ -12,7 +13,7 @@
 # goals hold: first frame within 1.3x the headless load, longest stall
 # at most 100 ms, from launch and once the timeline is drawn) and
 # OUTDIR/runs-*.txt (every run's full output).
-# RUNS (5) sets the runs per setting. About 3 minutes on an idle machine.
+# RUNS (5) sets the runs per setting. About 4 minutes on an idle machine.
 
 set -u
 out=${1:?usage: ks-bench-open.sh OUTDIR}
@@ -57,18 +58,21 @@ say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -z "$bus" ] && say "note: no dbus-run-session: GApplication starts dbus-launch at startup, a stall of its own"
 
 for cores in 0,1 all; do
-  for r in gl cairo; do
+  for r in default gl cairo; do
     runs="$out/runs-$r-cores-$cores.txt"
     : > "$runs"
     pin=""
     [ "$cores" != all ] && pin="taskset -c $cores"
     for i in $(seq 1 "${RUNS:-5}"); do
       echo "== run $i" >> "$runs"
+      # default: the renderer the application and GTK choose themselves
+      renderer="GSK_RENDERER=$r"
+      [ "$r" = default ] && renderer="-u GSK_RENDERER"
       if [ -n "$bus" ]; then
-        GSK_RENDERER=$r NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory \
+        env $renderer NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory \
           timeout 120 $bus "$a11y" sh xvfb-run -a -s "-screen 0 1920x1080x24" $pin "$bench" "$trace"
       else
-        GSK_RENDERER=$r NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory \
+        env $renderer NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory \
           timeout 120 xvfb-run -a -s "-screen 0 1920x1080x24" $pin "$bench" "$trace"
       fi 2>/dev/null | tr -d '\r' >> "$runs"
     done
