@@ -64,7 +64,8 @@ runs_reserve (KsSqliteRuns *runs,
   gsize per_row = 2 * sizeof (gint64) + 8 * sizeof (guint32) + 1;
   guint8 *p;
 
-  if (n <= runs->cap)
+  /* a block of no rows has its columns too: negative[0] is written */
+  if (n <= runs->cap && runs->block != NULL)
     return TRUE;
   n = MAX (n, 64);
   g_free (runs->block);

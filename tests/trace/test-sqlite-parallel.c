@@ -419,6 +419,29 @@ test_odd_rows (void)
       }
 }
 
+/* A block of KS_SLICES' rowids that holds no row (rows deleted): its
+ * batch is empty and gathers no run; the same model as one thread. */
+static void
+test_empty_block (void)
+{
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  g_autofree char *holed = changed_copy (kscope, "empty-block.kscope",
+                                         "DELETE FROM KS_SLICES WHERE rowid BETWEEN 8 AND 21;");
+  g_autoptr(GBytes) serial = NULL;
+  g_autoptr(GBytes) parallel = NULL;
+
+  g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+  serial = load_dump (holed, "1", NULL);
+  g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+  g_assert_false (test_dump_is_error (serial));
+  parallel = load_dump (holed, "3", "7");
+  assert_same_bytes (holed, serial, parallel, "7");
+  g_clear_pointer (&parallel, g_bytes_unref);
+  parallel = load_dump (holed, "1", "7");
+  assert_same_bytes (holed, serial, parallel, "7");
+}
+
 /* StringIds numbered far apart are interned as the rows first name
  * them, so KS_SLICES are taken one by one: the same model as one thread. */
 static void
@@ -573,6 +596,7 @@ main (int   argc,
   g_test_add_func ("/sqlite-parallel/corpus", test_corpus);
   g_test_add_func ("/sqlite-parallel/uncut", test_uncut);
   g_test_add_func ("/sqlite-parallel/odd-rows", test_odd_rows);
+  g_test_add_func ("/sqlite-parallel/empty-block", test_empty_block);
   g_test_add_func ("/sqlite-parallel/sparse-strings", test_sparse_strings);
   g_test_add_func ("/sqlite-parallel/readers", test_readers);
   g_test_add_func ("/sqlite-parallel/cancelled", test_cancelled);
