@@ -431,7 +431,7 @@ ks_json_chunk_tracks_begin (Reader *r,
     return FALSE;
   /* the args handed over name slices not added yet: the batch must not
    * be stored before they are */
-  if (r->args_stage != NULL && !ks_json_args_stage_reserve (r->args_stage, t->n))
+  if (r->args_stage != NULL && !ks_args_stage_reserve (r->args_stage, t->n))
     return FALSE;
   if (t->dirty == NULL)
     t->dirty = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -560,10 +560,12 @@ ks_json_chunk_tracks_take (Reader     *r,
     {
       const guint8 *prepared = k->prepared_len > 0 ? c->prepared->data + k->prepared_at : NULL;
 
-      /* as slice_args() and store_args() in ks-json-events.c */
+      /* as slice_args() and store_args() in ks-json-events.c; there is
+       * room for it (ks_args_stage_reserve()), so the batch is not
+       * stored before its slice is added */
       if (r->args_stage != NULL)
-        ks_json_args_stage_defer_at (r->args_stage, k->args, k->args_len, c->args_local, c->args_map,
-                                     prepared, k->prepared_len, g->track, g->base + slot);
+        ks_args_stage_defer (r->args_stage, k->args, k->args_len, prepared != NULL ? c->args_local : NULL,
+                             c->args_map, prepared, k->prepared_len, g->track, g->base + slot);
       else if (prepared != NULL)
         t->args[slot] = ks_trace_builder_add_local_args (r->builder, k->args, k->args_len, c->args_local,
                                                          c->args_map, prepared, k->prepared_len);

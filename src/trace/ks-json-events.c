@@ -296,7 +296,7 @@ add_slice (Reader          *r,
 
   if (ks_trace_builder_add_slice (r->builder, track, ts, end, kind, ev->name, ev->cat,
                                   ev->correlation, ev->external_id, args, gpu) && deferred)
-    ks_json_args_stage_place (r->args_stage, track, ks_trace_builder_get_track_n_slices (r->builder, track) - 1);
+    ks_args_stage_place (r->args_stage, track, ks_trace_builder_get_track_n_slices (r->builder, track) - 1);
 }
 
 /* The event's args as a new string, or NULL when it has none. */

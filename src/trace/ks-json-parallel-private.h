@@ -214,7 +214,7 @@ struct _Parallel
   KsJsonCompactState raw_state; /* ... the compaction's state there */
   guint64       replay_offset; /* the compacted offset of the next chunk replayed */
   guint8       *probe;        /* file bytes where a cut is looked for */
-  ArgsStage    *args_stage;   /* the replay's args stored on their own thread, or NULL */
+  KsArgsStage  *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;
   Workers      *workers;
   GQueue        queue;        /* Chunk, dispatched, in file order */

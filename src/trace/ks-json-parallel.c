@@ -835,7 +835,7 @@ ks_json_par_replay (Reader   *r,
       ok = replay_events (r, c, error);
       /* the args of a chunk that is not freed here are stored first */
       if (p->args_stage != NULL && (!ok || c->error != NULL || c->events_end))
-        ks_json_args_stage_drain (p->args_stage);
+        ks_args_stage_drain (p->args_stage);
       ks_phase_add (&clock, &p->t_replay);
       if (!ok)
         {
@@ -864,7 +864,7 @@ ks_json_par_replay (Reader   *r,
       if (p->args_stage != NULL)
         {
           chunk_drop_events (c);
-          ks_json_args_stage_submit (p->args_stage, c, (GDestroyNotify) ks_json_par_chunk_free);
+          ks_args_stage_submit (p->args_stage, c, 0);
         }
       else
         ks_json_par_chunk_free (c);
@@ -1147,7 +1147,7 @@ ks_json_parallel_finish (Reader  *r,
       ks_phase_add (&p->t_start, &rest);
       if (p->args_stage != NULL)
         {
-          ks_json_args_stage_drain (p->args_stage);
+          ks_args_stage_drain (p->args_stage);
           ks_json_args_stage_print_phases (p->args_stage, &p->t_wait);
         }
       ks_phase_print ("read: replaying events into the builder", &p->t_replay);

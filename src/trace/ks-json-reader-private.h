@@ -10,6 +10,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "ks-args.h"
+#include "ks-args-stage.h"
 #include "ks-json-reader.h"
 #include "ks-json-scan.h"
 #include "ks-load-phases.h"
@@ -331,7 +332,7 @@ typedef struct
   const KsArgsLocal *args_local;  /* in the numbers of its chunk, */
   guint32        *args_map;       /* which map to the store's */
   KsArgsScratch  *args_scratch;   /* a worker's, for ks_args_prepare() */
-  struct _ArgsStage *args_stage;  /* replaying a chunk: where its args go, or NULL */
+  KsArgsStage    *args_stage;     /* replaying a chunk: where its args go, or NULL */
   ThreadSlot     *thread_slot;    /* replaying a chunk: the event's pair, or NULL */
 
   Event          *ev;             /* the event being read: ev_own, or on a
@@ -743,41 +744,24 @@ void ks_json_parallel_note_input_wait (Reader             *r,
 
 void ks_json_parallel_stop (Reader *r);
 
-/* ks-json-args-stage.c: the replay's args stored on a thread of their own */
-typedef struct _ArgsStage ArgsStage;
-
-ArgsStage *ks_json_args_stage_new     (KsTraceBuilder    *builder);
-void       ks_json_args_stage_free    (ArgsStage         *s);
-guint32    ks_json_args_stage_defer   (ArgsStage         *s,
-                                       const char        *text,
-                                       gsize              len,
-                                       const KsArgsLocal *local,
-                                       guint32           *map,
-                                       const guint8      *record,
-                                       gsize              record_len);
-void       ks_json_args_stage_place   (ArgsStage         *s,
-                                       guint32            track,
-                                       guint32            index);
-gboolean   ks_json_args_stage_reserve (ArgsStage         *s,
-                                       guint32            n);
-void       ks_json_args_stage_defer_at (ArgsStage         *s,
-                                        const char        *text,
-                                        guint32            len,
-                                        const KsArgsLocal *local,
-                                        guint32           *map,
-                                        const guint8      *record,
-                                        guint32            record_len,
-                                        guint32            track,
-                                        guint32            index);
-void       ks_json_args_stage_unplace (ArgsStage         *s,
-                                       guint32            track,
-                                       guint32            index);
-void       ks_json_args_stage_submit  (ArgsStage         *s,
-                                       gpointer           owner,
-                                       GDestroyNotify     release);
-void       ks_json_args_stage_drain   (ArgsStage         *s);
-void       ks_json_args_stage_print_phases (ArgsStage    *s,
-                                            KsPhaseClock *read_wait);
+/* ks-json-args-stage.c: the replay's args stored on a thread of their
+ * own, a KsArgsStage whose batches hold the chunks they point into (the
+ * rest is ks_args_stage_defer(), _place(), _reserve(), _submit(),
+ * _drain()) */
+KsArgsStage *ks_json_args_stage_new      (KsTraceBuilder     *builder);
+void         ks_json_args_stage_free     (KsArgsStage        *s);
+guint32      ks_json_args_stage_defer    (KsArgsStage        *s,
+                                          const char         *text,
+                                          gsize               len,
+                                          const KsArgsLocal  *local,
+                                          guint32            *map,
+                                          const guint8       *record,
+                                          gsize               record_len);
+void         ks_json_args_stage_unplace  (KsArgsStage        *s,
+                                          guint32             track,
+                                          guint32             index);
+void         ks_json_args_stage_print_phases (KsArgsStage    *s,
+                                              KsPhaseClock   *read_wait);
 
 /* The threads of the reader's splitters, when it is done with them. */
 void ks_json_parallel_free_workers (Reader *r);
