@@ -40,32 +40,9 @@
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
-set -u
-OUT=${1:?usage: KCLI=kinescope-cli bench/import-curve.sh OUTDIR [CORES...]}
-shift
-KCLI=${KCLI:?set KCLI to the built kinescope-cli}
-GEN=${GEN:-$(dirname "$KCLI")/../../bench/ks-gen-trace}
-HERE=$(cd "$(dirname "$0")" && pwd)
-FIXTURE=${FIXTURE:-$HERE/../tests/data/gpt_3steps.pt.trace.json.gz}
-SIZES=${SIZES:-"503 1260"}
-REPEAT=${REPEAT:-3}
-BUDGET_S=${BUDGET_S:-160}
-TRACE_DIR=${TRACE_DIR:-/tmp}
-CORES=${*:-"1 2 4 8 16"}
-NPROC=$(nproc)
-mkdir -p "$OUT"
-[ -x "$GEN" ] || { echo "no ks-gen-trace at $GEN: set GEN" >&2; exit 2; }
-[ -f "$FIXTURE" ] || { echo "no fixture at $FIXTURE: set FIXTURE" >&2; exit 2; }
-
-{
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "host: $(uname -n), $NPROC cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
-  echo "memory: $(free -g | awk '/Mem:/ {print $2 " GiB"}')"
-  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "kinescope-cli: $KCLI ($(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null || echo 'no git'))"
-  echo "sizes: $SIZES MB, cores: $CORES, best of $REPEAT"
-} > "$OUT/machine.txt"
-cat "$OUT/machine.txt"
+USAGE="KCLI=kinescope-cli bench/import-curve.sh OUTDIR [CORES...]"
+BUDGET_DEFAULT=160
+. "$(dirname "$0")/curve-setup.sh"
 
 START=$(date +%s)
 FILES=()
