@@ -108,12 +108,20 @@ reveal_visible_tab (KsSidePanel *self)
 }
 
 /* Every page, for the button beside the tabs: a narrow panel cannot
- * show all their tabs. */
+ * show all their tabs. Made when the button first opens it, not with
+ * the window. */
 static void
-build_pages_menu (KsSidePanel *self)
+build_pages_menu (GtkMenuButton *button,
+                  gpointer       user_data)
 {
-  g_autoptr(GMenu) menu = g_menu_new ();
-  g_autoptr(GListModel) pages = G_LIST_MODEL (gtk_stack_get_pages (self->stack));
+  KsSidePanel *self = user_data;
+  g_autoptr(GMenu) menu = NULL;
+  g_autoptr(GListModel) pages = NULL;
+
+  if (gtk_menu_button_get_menu_model (button) != NULL)
+    return;
+  menu = g_menu_new ();
+  pages = G_LIST_MODEL (gtk_stack_get_pages (self->stack));
 
   for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
     {
@@ -459,7 +467,7 @@ ks_side_panel_init (KsSidePanel *self)
   /* The panel shows the selection until a trace is open */
   gtk_stack_set_visible_child_name (self->stack, "selection");
   build_visible_page (self);
-  build_pages_menu (self);
+  gtk_menu_button_set_create_popup_func (self->pages_button, build_pages_menu, self, NULL);
   g_signal_connect_object (self->stack, "notify::visible-child", G_CALLBACK (reveal_visible_tab), self,
                            G_CONNECT_SWAPPED);
   /* the panel opened or widened: the tab again, once laid out */

@@ -117,6 +117,18 @@ ks_test_find_label (GtkWidget  *widget,
   return NULL;
 }
 
+GMenuModel *
+ks_test_open_menu (GtkMenuButton *button)
+{
+  /* a button with a popover of its own has no menu to make */
+  if (gtk_menu_button_get_popover (button) == NULL)
+    {
+      gtk_menu_button_popup (button);
+      gtk_menu_button_popdown (button);
+    }
+  return gtk_menu_button_get_menu_model (button);
+}
+
 gboolean
 ks_test_has_shortcut (GtkWidget  *widget,
                       const char *trigger,

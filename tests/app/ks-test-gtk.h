@@ -78,6 +78,11 @@ gboolean   ks_test_has_shortcut    (GtkWidget  *widget,
                                     const char *trigger,
                                     const char *action_name);
 
+/* The menu @button opens, opened and closed again as a click does: a
+ * button's menu is made when it first opens. NULL for a button whose
+ * popover is not a menu. */
+GMenuModel *ks_test_open_menu      (GtkMenuButton *button);
+
 /* The event controller of @widget named @name; asserts there is one. */
 GtkEventController *ks_test_find_controller (GtkWidget  *widget,
                                              const char *name);

@@ -123,7 +123,7 @@ test_fake_nvml (void)
   menu_button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON, NULL);
   g_assert_nonnull (menu_button);
   for (; menu_button != NULL; menu_button = gtk_widget_get_next_sibling (menu_button))
-    if (GTK_IS_MENU_BUTTON (menu_button) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu_button)) != NULL &&
+    if (GTK_IS_MENU_BUTTON (menu_button) && ks_test_open_menu (GTK_MENU_BUTTON (menu_button)) != NULL &&
         profile_menu_has (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu_button)), "win.record"))
       break;
   g_assert_nonnull (menu_button);

@@ -159,8 +159,7 @@ static gboolean
 menu_has_action (GtkWidget  *widget,
                  const char *action)
 {
-  if (GTK_IS_MENU_BUTTON (widget) &&
-      model_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)), action))
+  if (GTK_IS_MENU_BUTTON (widget) && model_has_action (ks_test_open_menu (GTK_MENU_BUTTON (widget)), action))
     return TRUE;
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
     if (menu_has_action (child, action))

@@ -120,6 +120,8 @@ test_lazy_pages (void)
   /* nor the job's Ranks page, nor the Compare view */
   g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_PAGE), ==, 0);
   g_assert_cmpuint (count_type (GTK_WIDGET (window), KS_TYPE_COMPARE_VIEW), ==, 0);
+  /* nor any menu: the Profile, main and All Pages menus come when opened */
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), GTK_TYPE_POPOVER_MENU), ==, 0);
   g_assert_nonnull (ks_side_panel_peek_page (panel, "selection"));
   for (guint i = 0; i < g_list_model_get_n_items (stack_pages); i++)
     {
@@ -129,9 +131,12 @@ test_lazy_pages (void)
       if (!g_str_equal (name, "selection"))
         g_assert_null (ks_side_panel_peek_page (panel, name));
     }
-  /* and every page has its tab and its item in the All Pages menu */
-  menu = gtk_menu_button_get_menu_model (pages_button);
+  /* and every page has its tab and its item in the All Pages menu,
+   * made when the menu first opens */
+  g_assert_null (gtk_menu_button_get_menu_model (pages_button));
+  menu = ks_test_open_menu (pages_button);
   g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 17);
+  g_assert_cmpuint (count_type (GTK_WIDGET (window), GTK_TYPE_POPOVER_MENU), ==, 1);
   g_assert_nonnull (tab_for (stack, switcher, "kernels"));
   g_assert_null (gtk_widget_get_next_sibling (tab_for (stack, switcher, "selection")));
 

@@ -300,7 +300,7 @@ test_side_panel (void)
                                                         GTK_TYPE_STACK));
   GtkMenuButton *button = GTK_MENU_BUTTON (ks_test_find_descendant (panel, GTK_TYPE_MENU_BUTTON, NULL));
   g_autoptr(GListModel) pages = G_LIST_MODEL (gtk_stack_get_pages (stack));
-  GMenuModel *menu = gtk_menu_button_get_menu_model (button);
+  GMenuModel *menu = ks_test_open_menu (button);
   guint32 track, slice;
 
   /* the Selection page until there is a trace */

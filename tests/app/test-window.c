@@ -465,7 +465,7 @@ test_menu_accels (void)
   guint found = 0;
 
   g_assert_nonnull (button);
-  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  menu = ks_test_open_menu (GTK_MENU_BUTTON (button));
   g_assert_nonnull (menu);
 
   for (int s = 0; s < g_menu_model_get_n_items (menu); s++)
@@ -819,7 +819,7 @@ test_all_pages_menu (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   pages = G_LIST_MODEL (gtk_stack_get_pages (stack));
-  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  menu = ks_test_open_menu (GTK_MENU_BUTTON (button));
   g_assert_nonnull (menu);
   g_assert_cmpint (g_menu_model_get_n_items (menu), ==, g_list_model_get_n_items (pages));
   g_assert_cmpuint (g_list_model_get_n_items (pages), >=, 14);

@@ -411,7 +411,7 @@ test_window_profile_menu (void)
   gtk_window_present (GTK_WINDOW (window));
   profile = find_menu_button (GTK_WIDGET (window), "_Profile");
   g_assert_nonnull (profile);
-  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (profile));
+  menu = ks_test_open_menu (GTK_MENU_BUTTON (profile));
   g_assert_nonnull (menu);
   /* the first item of the first section */
   menu = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);

@@ -79,7 +79,7 @@ collect_texts (GtkWidget *widget,
     }
   else if (ADW_IS_PREFERENCES_ROW (widget))
     g_ptr_array_add (texts, g_strdup (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget))));
-  else if (GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)))
+  else if (GTK_IS_MENU_BUTTON (widget) && ks_test_open_menu (GTK_MENU_BUTTON (widget)))
     collect_menu (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)), texts);
   else if (GTK_IS_WINDOW (widget) && gtk_window_get_title (GTK_WINDOW (widget)))
     g_ptr_array_add (texts, g_strdup (gtk_window_get_title (GTK_WINDOW (widget))));

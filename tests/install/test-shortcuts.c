@@ -579,7 +579,7 @@ test_primary_menu (Fixture       *fixture,
   g_autofree char *version = NULL;
 
   g_assert_nonnull (button);
-  collect_menu_actions (gtk_menu_button_get_menu_model (button), actions);
+  collect_menu_actions (ks_test_open_menu (button), actions);
   for (guint i = 0; i < G_N_ELEMENTS (wanted); i++)
     {
       gboolean found = FALSE;
