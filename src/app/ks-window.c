@@ -311,6 +311,51 @@ add_recent (GFile *file)
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
 }
 
+typedef struct
+{
+  GFile *file;
+  guint  ticks;
+} RecentLater;
+
+static void
+recent_later_free (gpointer data)
+{
+  RecentLater *later = data;
+
+  g_object_unref (later->file);
+  g_free (later);
+}
+
+/* A tick comes at the start of each frame: the second is the one after
+ * the window drew what the load brought. */
+static gboolean
+add_recent_tick_cb (GtkWidget     *widget,
+                    GdkFrameClock *clock,
+                    gpointer       data)
+{
+  RecentLater *later = data;
+
+  if (++later->ticks < 2)
+    return G_SOURCE_CONTINUE;
+  add_recent (later->file);
+  return G_SOURCE_REMOVE;
+}
+
+/* @file joins the recent files once the window has drawn it. Reading
+ * their list takes 4-5 ms for a long one (GTK keeps up to a thousand):
+ * at the load's end it came between the load and its first frame, and
+ * read while the file loaded it took the main thread's core from the
+ * load's threads. */
+static void
+add_recent_when_drawn (KsWindow *self,
+                       GFile    *file)
+{
+  RecentLater *later = g_new0 (RecentLater, 1);
+
+  later->file = g_object_ref (file);
+  gtk_widget_add_tick_callback (GTK_WIDGET (self), add_recent_tick_cb, later, recent_later_free);
+}
+
 /* Where a load that failed leaves the window: what it showed before. */
 static const char *
 visible_after_failure (KsWindow *self)
@@ -360,7 +405,7 @@ show_job (KsWindow        *self,
 {
   g_autofree char *name = file_display_name (file);
 
-  add_recent (file);
+  add_recent_when_drawn (self, file);
   /* the trace shown before belongs to another file */
   if (self->session != NULL)
     set_trace (self, NULL, NULL);
@@ -413,20 +458,11 @@ load_cb (GObject      *object,
       /* a file of its own: the job shown before is let go */
       if (self->session != NULL)
         ks_session_set_job (self->session, NULL, NULL);
-      add_recent (file);
+      add_recent_when_drawn (self, file);
       set_trace (self, trace, file);
     }
 
   loading_changed (self);
-}
-
-/* Reading the recent files' list, once a process: in the load's shadow
- * rather than on its way (add_recent() at its end) or the window's. */
-static gboolean
-read_recent_cb (gpointer data)
-{
-  gtk_recent_manager_get_default ();
-  return G_SOURCE_REMOVE;
 }
 
 /* A font of a new size or weight is matched by fontconfig on Pango's
@@ -457,7 +493,6 @@ loader_loading_cb (KsWindow         *self,
   if (!ks_document_loader_get_loading (loader))
     return;
   gtk_stack_set_visible_child_name (self->main_stack, "loading");
-  g_idle_add_full (G_PRIORITY_LOW, read_recent_cb, NULL, NULL);
   ks_weak_idle_add (G_PRIORITY_LOW, GTK_WIDGET (self), prepare_fonts);
   loading_changed (self);
 }

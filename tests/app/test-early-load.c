@@ -224,8 +224,8 @@ check_traces (GtkApplication *app,
       ks_trace_get_counts (expected, &want);
       g_assert_cmpmem (&got, sizeof got, &want, sizeof want);
       g_assert_cmpuint (trace->n_tracks, ==, expected->n_tracks);
-      /* opened as any file is: listed among the recent ones */
-      g_assert_true (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
+      /* opened as any file is: listed among the recent ones, once drawn */
+      WAIT_FOR (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
     }
 }
 
