@@ -26,6 +26,11 @@
 #include "ks-window.h"
 #include "pages/ks-ranks-page.h"
 
+#ifdef HAVE_XTST
+#include <gdk/x11/gdkx.h>
+#include <X11/extensions/XTest.h>
+#endif
+
 /* The empty window's list of recent traces. */
 static GtkWidget *
 find_recent_list (GtkWidget *root)
@@ -819,6 +824,47 @@ test_job_summaries (void)
 
 /* At 800×600 the side panel cannot show every page's tab: the button
  * beside them lists each page by its title, and choosing one shows it. */
+/* F10 opens the main menu, made then: pressed through the X server. */
+static void
+test_primary_menu_key (void)
+{
+#ifdef HAVE_XTST
+  KsWindow *window;
+  GtkWidget *button;
+  GtkPopover *popover;
+  Display *xd;
+  KeyCode f10;
+
+  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()))
+    {
+      g_test_skip ("F10 is pressed with XTEST, which needs X11");
+      return;
+    }
+  window = ks_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  button = ks_test_find_descendant (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON, "primary-menu-button");
+  g_assert_nonnull (button);
+  g_assert_null (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+  xd = gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
+  WAIT_FOR (gtk_widget_get_mapped (GTK_WIDGET (window)));
+  XSetInputFocus (xd, gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (window))), RevertToParent,
+                  CurrentTime);
+  WAIT_FOR (gtk_window_is_active (GTK_WINDOW (window)));
+
+  f10 = XKeysymToKeycode (xd, GDK_KEY_F10);
+  XTestFakeKeyEvent (xd, f10, True, CurrentTime);
+  XTestFakeKeyEvent (xd, f10, False, CurrentTime);
+  XFlush (xd);
+  WAIT_FOR ((popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button))) != NULL &&
+            gtk_widget_get_visible (GTK_WIDGET (popover)));
+  g_assert_nonnull (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)));
+  gtk_popover_popdown (popover);
+  gtk_window_destroy (GTK_WINDOW (window));
+#else
+  g_test_skip ("built without XTEST");
+#endif
+}
+
 static void
 test_all_pages_menu (void)
 {
@@ -880,6 +926,7 @@ main (int   argc,
   g_test_add_func ("/app/window/analysis-after-first-frame", test_analysis_after_first_frame);
   g_test_add_func ("/app/window/menu-accels", test_menu_accels);
   g_test_add_func ("/app/window/all-pages-menu", test_all_pages_menu);
+  g_test_add_func ("/app/window/primary-menu-key", test_primary_menu_key);
   g_test_add_func ("/app/window/job-summaries", test_job_summaries);
 
   return g_test_run ();
