@@ -294,6 +294,7 @@ load_slices (KsSqliteReader  *r,
    * (an Nsight export's slice tables have none) */
   if (r->args_way == KS_SQLITE_ARGS_THREAD && r->workers != NULL && r->kscope)
     r->args_stage = _ks_sqlite_args_new (r->b);
+  _ks_sqlite_reserve_tracks (r);
   sources.n = 0;
   ok = _ks_sqlite_kscope_add_slice_sources (r, &sources, error) &&
        _ks_sqlite_nsight_add_slice_sources (r, &sources, error);
@@ -343,6 +344,7 @@ load_slices (KsSqliteReader  *r,
 
   for (guint i = 0; i < sources.n; i++)
     g_clear_pointer (&sources.source[i].scan, _ks_sqlite_scan_free);
+  _ks_sqlite_reserve_report (r);
   /* for the tests: the runs were taken */
   g_debug ("%s: %" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", r->display, r->n_run_slices,
            r->n_runs);
@@ -422,6 +424,7 @@ reader_clear (KsSqliteReader *r)
   g_clear_pointer (&r->thread_names, g_hash_table_unref);
   g_clear_pointer (&r->nvtx_thread_names, g_hash_table_unref);
   g_clear_pointer (&r->track_map, g_free);
+  g_clear_pointer (&r->hints, g_free);
   g_clear_pointer (&r->orphan_streams, g_hash_table_unref);
 }
 
@@ -611,6 +614,7 @@ load (GFile         *file,
 
   r.args_way = args_way (n_threads);
   r.runs = _ks_sqlite_runs_enabled ();
+  r.reserve = _ks_sqlite_runs_sized ();
   if (n_threads > 1)
     r.workers = _ks_sqlite_workers_new (path, n_readers (n_threads), r.args_way);
 
