@@ -111,6 +111,7 @@ typedef struct
 typedef struct _KsSqliteScan    KsSqliteScan;
 typedef struct _KsSqliteWorkers KsSqliteWorkers;
 typedef struct _KsSqliteArgs    KsSqliteArgs;
+typedef struct _KsSqliteHints   KsSqliteHints;
 
 /* How the arguments of the rows reach the store (KINESCOPE_SQLITE_ARGS):
  * prepared on the reading threads as offsets into their text, every
@@ -130,6 +131,7 @@ typedef struct
   KsSqliteWorkers *workers;       /* the scans' reader threads, or NULL */
   KsSqliteArgsWay args_way;
   gboolean        reserve;        /* tracks sized ahead (ks-sqlite-reserve.c)... */
+  KsSqliteHints  *hints_job;      /* ...counted on a thread of their own, or NULL... */
   guint64        *hints;          /* ...for this many slices each, while the slices are read */
   guint32         n_hints;
   gboolean        runs;           /* KS_SLICES gathered by track (ks-sqlite-runs.c)... */
@@ -396,7 +398,11 @@ gboolean _ks_sqlite_add_source (KsSqliteReader      *r,
                                 GError             **error);
 
 /* ks-sqlite-reserve.c: before the slice tables, each track of a
- * .kscope given room for the slices its tables' indexes say it has */
+ * .kscope given room for the slices its tables' indexes say it has,
+ * counted on a thread of their own (_ks_sqlite_hints_start(), with the
+ * file's path, as soon as it is open) or, without one, here */
+KsSqliteHints *_ks_sqlite_hints_start (const char *path);
+void     _ks_sqlite_hints_free     (KsSqliteHints  *hints);
 void     _ks_sqlite_reserve_tracks (KsSqliteReader *r);
 /* Once the slice tables are read: says (g_debug) how many tracks got
  * as many slices as they were sized for. */

@@ -406,6 +406,7 @@ static void
 reader_clear (KsSqliteReader *r)
 {
   g_clear_pointer (&r->workers, _ks_sqlite_workers_free);
+  g_clear_pointer (&r->hints_job, _ks_sqlite_hints_free);
   g_clear_pointer (&r->db, sqlite3_close);
   g_clear_pointer (&r->display, g_free);
   g_clear_pointer (&r->end_reason, g_free);
@@ -617,6 +618,9 @@ load (GFile         *file,
   r.reserve = _ks_sqlite_runs_sized ();
   if (n_threads > 1)
     r.workers = _ks_sqlite_workers_new (path, n_readers (n_threads), r.args_way);
+  /* the tracks' counts, while the references are read */
+  if (n_threads > 1 && r.kscope && r.reserve)
+    r.hints_job = _ks_sqlite_hints_start (path);
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)
