@@ -136,6 +136,11 @@ void            ks_trace_builder_set_slice_args   (KsTraceBuilder    *self,
                                                    guint32            track,
                                                    guint32            index,
                                                    guint32            args);
+/* The args of @track's *@n_slices slices so far, for a caller that sets
+ * many: valid until a slice is added to @track or the builder finishes. */
+guint32        *ks_trace_builder_get_slice_args_column (KsTraceBuilder *self,
+                                                        guint32         track,
+                                                        guint32        *n_slices);
 
 void            ks_trace_builder_set_metadata     (KsTraceBuilder   *self,
                                                    const char       *key,
