@@ -338,6 +338,19 @@ database_bytes (sqlite3 *db)
   return bytes;
 }
 
+/* KINESCOPE_SQLITE_ROWS_PER_KEY: small values are for the fuzzers and
+ * tests, so that small files are counted too. */
+static guint64
+rows_per_key (void)
+{
+  const char *env = g_getenv ("KINESCOPE_SQLITE_ROWS_PER_KEY");
+  guint64 v;
+
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 1 << 20, &v, NULL))
+    return v;
+  return ROWS_PER_KEY;
+}
+
 /* The rows of each track of @db's KS_TRACKS in the slice tables, as
  * far as the indexes tell: Count by KS_TRACKS.id (an id may come more
  * than once), or NULL. */
@@ -363,7 +376,7 @@ count_tracks (sqlite3 *db)
       /* All the tables or none: a track whose count leaves out another
        * table's rows (the CUDA calls among a thread's slices) doubles
        * once it is full, which copies all of it. */
-      if (rows / c.keys->len >= ROWS_PER_KEY)
+      if (rows / c.keys->len >= rows_per_key ())
         for (guint t = 0; t < G_N_ELEMENTS (hint_tables); t++)
           if (spans[t] > 0)
             count_table (&c, t, spans[t], &room);
