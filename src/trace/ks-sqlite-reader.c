@@ -619,7 +619,7 @@ load (GFile         *file,
   if (n_threads > 1)
     r.workers = _ks_sqlite_workers_new (path, n_readers (n_threads), r.args_way);
   /* the tracks' counts, while the references are read */
-  if (n_threads > 1 && r.kscope && r.reserve)
+  if (n_threads > 1 && r.kscope && r.reserve && _ks_sqlite_has_table (&r, "KS_TRACKS"))
     r.hints_job = _ks_sqlite_hints_start (path);
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
