@@ -17,8 +17,8 @@
  * A reader that knows ahead about how many slices a track will get
  * reserves them (ks_trace_builder_reserve_slices()): the track is then
  * allocated once, where doubling it copies each column at every step
- * (14.5 M instructions of the loading thread's 81 M for a 100 MB
- * trace's .kscope). The count is a hint: a track given more grows as
+ * (13 MB for a 100 MB trace's .kscope, both copies held while it
+ * lasts). The count is a hint: a track given more grows as
  * usual, and finishing shrinks one given less to its slices. */
 
 #include "config.h"
