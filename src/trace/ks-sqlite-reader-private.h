@@ -179,6 +179,8 @@ typedef struct
   guint32         last_thread;
   gint64          last_stream_key[3];
   guint32         last_stream_track;
+  gint64          last_api_id;    /* and the same CUDA call */
+  guint32         last_api_bid;
 
   guint32         category[KS_N_SLICE_KINDS];
   guint32         memcpy_names[11][8][8];

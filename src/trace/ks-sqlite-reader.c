@@ -456,6 +456,7 @@ reader_init (KsSqliteReader *r,
   r->nvtx_thread_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   r->last_thread = KS_SQLITE_NONE;
   r->last_stream_track = KS_SQLITE_NONE;
+  r->last_api_bid = KS_SQLITE_NONE;
   memset (r->memcpy_names, 0xff, sizeof r->memcpy_names);
   memset (r->memset_names, 0xff, sizeof r->memset_names);
   memset (r->sync_names, 0xff, sizeof r->sync_names);
