@@ -23,10 +23,13 @@
 #             threads on)
 #
 # each with KS_SLICES gathered by track on the reading threads and added
-# in runs (KINESCOPE_SQLITE_RUNS=runs, the default), and "thread, rows":
-# the default way of the arguments with the slices added one by one
-# (KINESCOPE_SQLITE_RUNS=rows, the reload before); one thread has no
-# reading threads: runs and rows only. It keeps the
+# in runs, each track sized ahead from the tables' indexes
+# (KINESCOPE_SQLITE_RUNS=sized, the default); "thread, doubled": the
+# default way of the arguments, in runs, the tracks doubled as they fill
+# (KINESCOPE_SQLITE_RUNS=runs, the reload before the sizing); and
+# "thread, rows": the slices added one by one (KINESCOPE_SQLITE_RUNS=rows,
+# the reload before the runs); one thread has no reading threads:
+# thread, doubled and rows only. It keeps the
 # fastest load: its wall time, the speedup against one core, its peak
 # RSS, and the loading thread's phases (KINESCOPE_LOAD_PHASES). At the
 # most cores (8 or more), it also loads each file with 5, 8, 10 (the
@@ -64,9 +67,9 @@ out, kcli, repeat, budget, start, nproc = sys.argv[1], sys.argv[2], int(sys.argv
 cores = [int(c) for c in sys.argv[7].split() if int(c) <= nproc]
 files = sys.argv[8:]
 # (label, KINESCOPE_SQLITE_ARGS, KINESCOPE_SQLITE_RUNS)
-WAYS = [("prepared", "prepared", "runs"), ("local", "local", "runs"), ("thread", "thread", "runs"),
-        ("thread, rows", "thread", "rows")]
-ONE = [("thread", "thread", "runs"), ("thread, rows", "thread", "rows")]
+WAYS = [("prepared", "prepared", "sized"), ("local", "local", "sized"), ("thread", "thread", "sized"),
+        ("thread, doubled", "thread", "runs"), ("thread, rows", "thread", "rows")]
+ONE = [("thread", "thread", "sized"), ("thread, doubled", "thread", "runs"), ("thread, rows", "thread", "rows")]
 # the loading thread's phases shown (CPU s), and the arguments' thread's
 SLICES = "read: slices"
 READ = "read"
@@ -135,7 +138,9 @@ for path in files:
               "itself because no reading thread had started them); 'waits' are its wall seconds waiting for the "
               "reading threads / for the arguments' thread; 'args thread' is the CPU of the thread that stores "
               "the arguments (the 'thread' way only). 'rows' adds the slices one by one "
-              "(KINESCOPE_SQLITE_RUNS=rows), the others in runs; the speedup is against one core, one by one.\n" % repeat)
+              "(KINESCOPE_SQLITE_RUNS=rows), the others in runs; 'doubled' lets the tracks double as they fill "
+              "(KINESCOPE_SQLITE_RUNS=runs), the others size them ahead; the speedup is against one core, "
+              "one by one.\n" % repeat)
     md.append("| cores | KINESCOPE_SQLITE_ARGS | wall s | speedup vs 1 core | process CPU s | loading thread: read / slices / read itself (CPU s) | waits s: readers / args thread | args thread CPU s | peak RSS MiB |")
     md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for n in cores:
@@ -158,6 +163,12 @@ for path in files:
                   cpu(best[(n, "thread")], SLICES))
                   for n in cores if (n, "thread, rows") in best and (n, "thread") in best))
     md.append("")
+    md.append("Tracks sized ahead against doubled ('thread' against 'thread, doubled') at the same cores: "
+              + ", ".join("%d cores %.2f×, loading thread's slices %.3f → %.3f CPU s, peak RSS %.0f → %.0f MiB" % (
+                  n, best[(n, "thread, doubled")][0] / best[(n, "thread")][0], cpu(best[(n, "thread, doubled")], SLICES),
+                  cpu(best[(n, "thread")], SLICES), best[(n, "thread, doubled")][2], best[(n, "thread")][2])
+                  for n in cores if (n, "thread, doubled") in best and (n, "thread") in best))
+    md.append("")
     # more reading threads than the default five, at the most cores
     top = max(cores)
     readers = [k for k in (5, 8, 10, 12) if k <= top - 2]
@@ -171,7 +182,7 @@ for path in files:
             md.append("| %d | %.3f | %.2f | %.3f / %.3f | %.3f / %.3f | %.0f |" % (k, r[0], r[1], cpu(r, READ), cpu(r, SLICES),
                       wall(r, WAIT), wall(r, ARGS_WAIT), r[2]))
     md.append("")
-    print("\n".join(md[-(len(cores) * 4 + len(readers) + 14):]), flush=True)
+    print("\n".join(md[-(len(cores) * 5 + len(readers) + 16):]), flush=True)
 if skipped:
     md.append("Not measured, the time budget of %.0f s was spent: %s." % (budget, ", ".join(skipped)))
 md.append("Whole run: %.0f s." % (time.time() - start))

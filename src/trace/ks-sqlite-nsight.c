@@ -175,13 +175,21 @@ static guint32
 api_sid (KsSqliteReader *r,
          gint64          id)
 {
-  gpointer value = g_hash_table_lookup (r->api_names, &id);
   g_autofree char *name = NULL;
+  gpointer value;
   guint32 bid;
   gint64 *key;
 
-  if (value != NULL)
-    return GPOINTER_TO_UINT (value) - 1;
+  /* a thread's calls are mostly the same call: the lookup was a fifth
+   * of a .kscope's CUDA call on the loading thread */
+  if (r->last_api_bid != KS_SQLITE_NONE && id == r->last_api_id)
+    return r->last_api_bid;
+  if ((value = g_hash_table_lookup (r->api_names, &id)) != NULL)
+    {
+      r->last_api_id = id;
+      r->last_api_bid = GPOINTER_TO_UINT (value) - 1;
+      return r->last_api_bid;
+    }
 
   bid = sid (r, id);
   if (bid != 0 && (name = string_text (r, id)) != NULL)

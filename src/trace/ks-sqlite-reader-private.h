@@ -31,6 +31,7 @@ G_BEGIN_DECLS
  *                       their own while the slice tables are merged
  *   ks-sqlite-runs.c    KS_SLICES gathered by track where they are
  *                       read, and added to the builder in runs
+ *   ks-sqlite-reserve.c each track of a .kscope sized once, ahead
  *
  * Every function that can fail returns FALSE (or KS_SQLITE_FAILED) with
  * *error set, and only then: a table that is absent, or that lacks a
@@ -110,6 +111,7 @@ typedef struct
 typedef struct _KsSqliteScan    KsSqliteScan;
 typedef struct _KsSqliteWorkers KsSqliteWorkers;
 typedef struct _KsSqliteArgs    KsSqliteArgs;
+typedef struct _KsSqliteHints   KsSqliteHints;
 
 /* How the arguments of the rows reach the store (KINESCOPE_SQLITE_ARGS):
  * prepared on the reading threads as offsets into their text, every
@@ -128,6 +130,10 @@ typedef struct
   sqlite3        *db;
   KsSqliteWorkers *workers;       /* the scans' reader threads, or NULL */
   KsSqliteArgsWay args_way;
+  gboolean        reserve;        /* tracks sized ahead (ks-sqlite-reserve.c)... */
+  KsSqliteHints  *hints_job;      /* ...counted on a thread of their own, or NULL... */
+  guint64        *hints;          /* ...for this many slices each, while the slices are read */
+  guint32         n_hints;
   gboolean        runs;           /* KS_SLICES gathered by track (ks-sqlite-runs.c)... */
   guint64         n_runs;         /* ...the runs added... */
   guint64         n_run_slices;   /* ...and their slices */
@@ -173,6 +179,8 @@ typedef struct
   guint32         last_thread;
   gint64          last_stream_key[3];
   guint32         last_stream_track;
+  gint64          last_api_id;    /* and the same CUDA call */
+  guint32         last_api_bid;
 
   guint32         category[KS_N_SLICE_KINDS];
   guint32         memcpy_names[11][8][8];
@@ -391,10 +399,24 @@ gboolean _ks_sqlite_add_source (KsSqliteReader      *r,
                                 KsSqliteSourceEmit   emit,
                                 GError             **error);
 
+/* ks-sqlite-reserve.c: before the slice tables, each track of a
+ * .kscope given room for the slices its tables' indexes say it has,
+ * counted on a thread of their own (_ks_sqlite_hints_start(), with the
+ * file's path, as soon as it is open) or, without one, here */
+KsSqliteHints *_ks_sqlite_hints_start (const char *path);
+void     _ks_sqlite_hints_free     (KsSqliteHints  *hints);
+void     _ks_sqlite_reserve_tracks (KsSqliteReader *r);
+/* Once the slice tables are read: says (g_debug) how many tracks got
+ * as many slices as they were sized for. */
+void     _ks_sqlite_reserve_report (KsSqliteReader *r);
+
 /* ks-sqlite-runs.c: KS_SLICES gathered by track, added in runs */
 
 /* FALSE when KINESCOPE_SQLITE_RUNS=rows: one slice at a time */
 gboolean _ks_sqlite_runs_enabled (void);
+/* Whether the tracks are sized ahead (ks-sqlite-reserve.c): not with
+ * KINESCOPE_SQLITE_RUNS=rows or =runs, the ways before */
+gboolean _ks_sqlite_runs_sized   (void);
 /* On the thread that read a batch: its @n_rows rows of @values into
  * @runs. FALSE when memory ran out (the rows go the usual way). */
 gboolean _ks_sqlite_runs_gather  (const KsSqliteReader *r,

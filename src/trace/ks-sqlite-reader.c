@@ -294,6 +294,7 @@ load_slices (KsSqliteReader  *r,
    * (an Nsight export's slice tables have none) */
   if (r->args_way == KS_SQLITE_ARGS_THREAD && r->workers != NULL && r->kscope)
     r->args_stage = _ks_sqlite_args_new (r->b);
+  _ks_sqlite_reserve_tracks (r);
   sources.n = 0;
   ok = _ks_sqlite_kscope_add_slice_sources (r, &sources, error) &&
        _ks_sqlite_nsight_add_slice_sources (r, &sources, error);
@@ -343,6 +344,7 @@ load_slices (KsSqliteReader  *r,
 
   for (guint i = 0; i < sources.n; i++)
     g_clear_pointer (&sources.source[i].scan, _ks_sqlite_scan_free);
+  _ks_sqlite_reserve_report (r);
   /* for the tests: the runs were taken */
   g_debug ("%s: %" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", r->display, r->n_run_slices,
            r->n_runs);
@@ -404,6 +406,7 @@ static void
 reader_clear (KsSqliteReader *r)
 {
   g_clear_pointer (&r->workers, _ks_sqlite_workers_free);
+  g_clear_pointer (&r->hints_job, _ks_sqlite_hints_free);
   g_clear_pointer (&r->db, sqlite3_close);
   g_clear_pointer (&r->display, g_free);
   g_clear_pointer (&r->end_reason, g_free);
@@ -422,6 +425,7 @@ reader_clear (KsSqliteReader *r)
   g_clear_pointer (&r->thread_names, g_hash_table_unref);
   g_clear_pointer (&r->nvtx_thread_names, g_hash_table_unref);
   g_clear_pointer (&r->track_map, g_free);
+  g_clear_pointer (&r->hints, g_free);
   g_clear_pointer (&r->orphan_streams, g_hash_table_unref);
 }
 
@@ -452,6 +456,7 @@ reader_init (KsSqliteReader *r,
   r->nvtx_thread_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   r->last_thread = KS_SQLITE_NONE;
   r->last_stream_track = KS_SQLITE_NONE;
+  r->last_api_bid = KS_SQLITE_NONE;
   memset (r->memcpy_names, 0xff, sizeof r->memcpy_names);
   memset (r->memset_names, 0xff, sizeof r->memset_names);
   memset (r->sync_names, 0xff, sizeof r->sync_names);
@@ -611,8 +616,12 @@ load (GFile         *file,
 
   r.args_way = args_way (n_threads);
   r.runs = _ks_sqlite_runs_enabled ();
+  r.reserve = _ks_sqlite_runs_sized ();
   if (n_threads > 1)
     r.workers = _ks_sqlite_workers_new (path, n_readers (n_threads), r.args_way);
+  /* the tracks' counts, while the references are read */
+  if (n_threads > 1 && r.kscope && r.reserve && _ks_sqlite_has_table (&r, "KS_TRACKS"))
+    r.hints_job = _ks_sqlite_hints_start (path);
 
   r.b = ks_trace_builder_new (r.kscope ? KS_FORMAT_KSCOPE : KS_FORMAT_NSYS_SQLITE);
   for (guint k = 0; k < KS_N_SLICE_KINDS; k++)

@@ -49,6 +49,16 @@ _ks_sqlite_runs_enabled (void)
   return g_strcmp0 (g_getenv ("KINESCOPE_SQLITE_RUNS"), "rows") != 0;
 }
 
+/* KINESCOPE_SQLITE_RUNS=rows: one by one; =runs: in runs, the tracks
+ * doubled as they fill; else (=sized) the tracks sized ahead too. */
+gboolean
+_ks_sqlite_runs_sized (void)
+{
+  const char *env = g_getenv ("KINESCOPE_SQLITE_RUNS");
+
+  return g_strcmp0 (env, "rows") != 0 && g_strcmp0 (env, "runs") != 0;
+}
+
 void
 _ks_sqlite_runs_clear (KsSqliteRuns *runs)
 {

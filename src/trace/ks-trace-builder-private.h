@@ -240,6 +240,11 @@ void _ks_builder_array_reserve (GArray *array,
 gboolean _ks_builder_track_grow (KsTraceBuilder *self,
                                  TrackBuilder   *tb);
 
+/* Room for @cap slices, more than it has: FALSE when memory ran out,
+ * which does not fail the builder. */
+gboolean _ks_builder_track_resize (TrackBuilder *tb,
+                                   guint32       cap);
+
 void _ks_builder_process_key (KsTraceBuilder *self,
                               guint32         id,
                               Key            *key);

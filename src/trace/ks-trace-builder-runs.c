@@ -12,7 +12,14 @@
  * the track is grown and paged in once for the run, and each slice costs
  * its columns' copies, where ks_trace_builder_add_slice() costs a call,
  * the failure and range checks and the growth test. The result is the
- * same as adding them one by one. */
+ * same as adding them one by one.
+ *
+ * A reader that knows ahead about how many slices a track will get
+ * reserves them (ks_trace_builder_reserve_slices()): the track is then
+ * allocated once, where doubling it copies each column at every step
+ * (13 MB for a 100 MB trace's .kscope, both copies held while it
+ * lasts). The count is a hint: a track given more grows as
+ * usual, and finishing shrinks one given less to its slices. */
 
 #include "config.h"
 
@@ -109,4 +116,23 @@ ks_trace_builder_add_slices (KsTraceBuilder       *self,
   tb->n_slices = at + n;
   self->n_events += n;
   return TRUE;
+}
+
+void
+ks_trace_builder_reserve_slices (KsTraceBuilder *self,
+                                 guint32         track,
+                                 guint64         n)
+{
+  TrackBuilder *tb;
+
+  g_return_if_fail (track < self->tracks->len);
+
+  if (self->failed != FAILED_NONE)
+    return;
+  tb = get_tb (self, track);
+  n = MIN (n, (guint64) G_MAXUINT32 - 1);
+  /* memory running out for a hint is no failure: the track grows as
+   * it would have without it */
+  if (n > tb->cap)
+    _ks_builder_track_resize (tb, (guint32) n);
 }

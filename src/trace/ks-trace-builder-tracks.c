@@ -519,26 +519,30 @@ track_unpack (TrackBuilder *tb,
   grown.external_id = g_try_new (guint32, cap);
   grown.args = g_try_new (guint32, cap);
   grown.slice_kind = g_try_new (guint8, cap);
-  grown.gpu = tb->gpu != NULL ? g_try_new (KsGpuInfo, cap) : NULL;
+  /* by its kind: a track reserved before its first slice has no block */
+  grown.gpu = tb->kind == KS_TRACK_STREAM ? g_try_new (KsGpuInfo, cap) : NULL;
   grown.cap = cap;
   if (grown.start == NULL || grown.end == NULL || grown.name_id == NULL || grown.category == NULL ||
       grown.correlation == NULL || grown.external_id == NULL || grown.args == NULL ||
-      grown.slice_kind == NULL || (tb->gpu != NULL && grown.gpu == NULL))
+      grown.slice_kind == NULL || (tb->kind == KS_TRACK_STREAM && grown.gpu == NULL))
     {
       _ks_builder_track_builder_clear (&grown);
       return FALSE;
     }
 
-  memcpy (grown.start, tb->start, n * sizeof (gint64));
-  memcpy (grown.end, tb->end, n * sizeof (gint64));
-  memcpy (grown.name_id, tb->name_id, n * sizeof (guint32));
-  memcpy (grown.category, tb->category, n * sizeof (guint32));
-  memcpy (grown.correlation, tb->correlation, n * sizeof (guint32));
-  memcpy (grown.external_id, tb->external_id, n * sizeof (guint32));
-  memcpy (grown.args, tb->args, n * sizeof (guint32));
-  memcpy (grown.slice_kind, tb->slice_kind, n);
-  if (tb->gpu != NULL)
-    memcpy (grown.gpu, tb->gpu, n * sizeof (KsGpuInfo));
+  if (n > 0)
+    {
+      memcpy (grown.start, tb->start, n * sizeof (gint64));
+      memcpy (grown.end, tb->end, n * sizeof (gint64));
+      memcpy (grown.name_id, tb->name_id, n * sizeof (guint32));
+      memcpy (grown.category, tb->category, n * sizeof (guint32));
+      memcpy (grown.correlation, tb->correlation, n * sizeof (guint32));
+      memcpy (grown.external_id, tb->external_id, n * sizeof (guint32));
+      memcpy (grown.args, tb->args, n * sizeof (guint32));
+      memcpy (grown.slice_kind, tb->slice_kind, n);
+      if (tb->gpu != NULL)
+        memcpy (grown.gpu, tb->gpu, n * sizeof (KsGpuInfo));
+    }
   g_free (tb->start);
   *tb = grown;
   return TRUE;
@@ -572,6 +576,21 @@ track_renew (TrackBuilder *tb,
   return TRUE;
 }
 
+/* Room for @cap slices, more than the track has room for: FALSE when
+ * memory ran out, the track as it was (or with some columns larger). */
+static gboolean
+track_resize (TrackBuilder *tb,
+              guint32       cap)
+{
+  g_assert (cap > tb->cap);
+
+  if (cap <= PACKED_MAX)
+    return track_repack (tb, cap);
+  if (tb->cap <= PACKED_MAX)
+    return track_unpack (tb, cap);
+  return track_renew (tb, cap);
+}
+
 /* Room for twice as many slices. FALSE when the track is full or memory
  * ran out (then the builder has failed). */
 static gboolean
@@ -586,13 +605,7 @@ track_grow (KsTraceBuilder *self,
   if (cap <= tb->cap)
     return FALSE;
 
-  if (cap <= PACKED_MAX)
-    ok = track_repack (tb, cap);
-  else if (tb->cap <= PACKED_MAX)
-    ok = track_unpack (tb, cap);
-  else
-    ok = track_renew (tb, cap);
-
+  ok = track_resize (tb, (guint32) cap);
   if (!ok)
     _ks_builder_fail_memory (self);
   return ok;
@@ -605,6 +618,13 @@ _ks_builder_track_grow (KsTraceBuilder *self,
                         TrackBuilder   *tb)
 {
   return track_grow (self, tb);
+}
+
+gboolean
+_ks_builder_track_resize (TrackBuilder *tb,
+                          guint32       cap)
+{
+  return track_resize (tb, cap);
 }
 
 gboolean

@@ -559,3 +559,17 @@ ks_trace_builder_set_slice_args (KsTraceBuilder *self,
   g_return_if_fail (index < tb->n_slices);
   tb->args[index] = args;
 }
+
+guint32 *
+ks_trace_builder_get_slice_args_column (KsTraceBuilder *self,
+                                        guint32         track,
+                                        guint32        *n_slices)
+{
+  TrackBuilder *tb;
+
+  *n_slices = 0;
+  g_return_val_if_fail (track < self->tracks->len, NULL);
+  tb = get_tb (self, track);
+  *n_slices = tb->n_slices;
+  return tb->args;
+}

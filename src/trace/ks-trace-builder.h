@@ -120,6 +120,14 @@ gboolean        ks_trace_builder_add_slices       (KsTraceBuilder       *self,
                                                    const guint32        *map,
                                                    guint32              *first);
 
+/* Room for @n slices of @track in all, allocated now: a hint from a
+ * reader that counted them ahead, so that the track does not grow by
+ * doubling. More or fewer slices than reserved are added as usual; a
+ * hint that cannot be allocated is ignored. */
+void            ks_trace_builder_reserve_slices   (KsTraceBuilder       *self,
+                                                   guint32               track,
+                                                   guint64               n);
+
 guint32         ks_trace_builder_get_track_n_slices (KsTraceBuilder *self,
                                                      guint32         track);
 
@@ -128,6 +136,11 @@ void            ks_trace_builder_set_slice_args   (KsTraceBuilder    *self,
                                                    guint32            track,
                                                    guint32            index,
                                                    guint32            args);
+/* The args of @track's *@n_slices slices so far, for a caller that sets
+ * many: valid until a slice is added to @track or the builder finishes. */
+guint32        *ks_trace_builder_get_slice_args_column (KsTraceBuilder *self,
+                                                        guint32         track,
+                                                        guint32        *n_slices);
 
 void            ks_trace_builder_set_metadata     (KsTraceBuilder   *self,
                                                    const char       *key,

@@ -227,6 +227,139 @@ test_model_launch_flows (void)
   g_assert_cmpuint (trace->tracks[gpu].gpu[0].kernel.grid[0], ==, 4);
 }
 
+/* A thread track and a stream track of @n slices each, nested three
+ * deep and a few out of order, the first @before added one by one, then
+ * @reserve slices reserved for each track (0: none), then the rest in
+ * runs of up to 7 and one by one in turn. */
+static KsTrace *
+build_reserved (guint32  n,
+                guint32  before,
+                guint64  reserve,
+                guint32 *thread_track,
+                guint32 *stream_track)
+{
+  g_autoptr(GError) error = NULL;
+  KsTraceBuilder *b = ks_trace_builder_new (KS_FORMAT_KSCOPE);
+  guint32 p = ks_trace_builder_get_process (b, 1);
+  guint32 tracks[2];
+  g_autofree gint64 *start = g_new (gint64, n);
+  g_autofree gint64 *end = g_new (gint64, n);
+  g_autofree guint32 *name = g_new (guint32, n);
+  g_autofree guint32 *category = g_new (guint32, n);
+  g_autofree guint32 *ids = g_new (guint32, n);
+  g_autofree guint8 *kind = g_new (guint8, n);
+  g_autofree KsGpuInfo *gpu = g_new0 (KsGpuInfo, n);
+  guint32 names[3] = { ks_trace_builder_intern (b, "outer"), ks_trace_builder_intern (b, "middle"),
+                       ks_trace_builder_intern (b, "inner") };
+  KsTrace *trace;
+
+  tracks[0] = ks_trace_builder_get_thread_track (b, ks_trace_builder_get_thread (b, p, 2));
+  tracks[1] = ks_trace_builder_get_stream_track (b, 0, 7);
+  for (guint32 i = 0; i < n; i++)
+    {
+      /* three deep: [100k, 100k+90), [100k+10, +80), [100k+20, +70) */
+      gint64 outer = 100 * (gint64) (i / 3) + (i % 17 == 5 ? 50000 : 0);
+
+      start[i] = 1000 + outer + 10 * (i % 3);
+      end[i] = 1000 + outer + 90 - 10 * (i % 3);
+      name[i] = names[i % 3];
+      category[i] = names[(i + 1) % 3];
+      ids[i] = i + 1;
+      kind[i] = (guint8) (i % KS_N_SLICE_KINDS);
+      gpu[i].kernel.grid[0] = i;
+      gpu[i].kernel.registers = (guint16) (i * 7);
+    }
+  for (guint k = 0; k < 2; k++)
+    {
+      KsSliceColumns columns = { start, end, name, category, ids, ids, ids, kind, k == 1 ? gpu : NULL };
+      guint32 i = 0;
+      gboolean run = FALSE;
+
+      for (; i < MIN (before, n); i++)
+        g_assert_true (ks_trace_builder_add_slice (b, tracks[k], start[i], end[i], kind[i], name[i], category[i],
+                                                   ids[i], ids[i], ids[i], k == 1 ? &gpu[i] : NULL));
+      if (reserve > 0)
+        ks_trace_builder_reserve_slices (b, tracks[k], reserve);
+      for (; i < n; run = !run)
+        if (run)
+          {
+            guint32 m = MIN (n - i, 1 + i % 7), first;
+
+            g_assert_true (ks_trace_builder_add_slices (b, tracks[k], &columns, i, m, NULL, &first));
+            g_assert_cmpuint (first, ==, i);
+            i += m;
+          }
+        else
+          {
+            g_assert_true (ks_trace_builder_add_slice (b, tracks[k], start[i], end[i], kind[i], name[i], category[i],
+                                                       ids[i], ids[i], ids[i], k == 1 ? &gpu[i] : NULL));
+            i++;
+          }
+    }
+  trace = ks_trace_builder_finish (b, NULL, &error);
+  g_assert_no_error (error);
+  *thread_track = tracks[0];
+  *stream_track = tracks[1];
+  return trace;
+}
+
+static void
+assert_same_track (const KsTrack *a,
+                   const KsTrack *b)
+{
+  guint32 n = a->n_slices;
+
+  g_assert_cmpuint (b->n_slices, ==, n);
+  g_assert_cmpuint (b->max_depth, ==, a->max_depth);
+  g_assert_cmpmem (b->start, n * sizeof (gint64), a->start, n * sizeof (gint64));
+  g_assert_cmpmem (b->end, n * sizeof (gint64), a->end, n * sizeof (gint64));
+  g_assert_cmpmem (b->name_id, n * sizeof (guint32), a->name_id, n * sizeof (guint32));
+  g_assert_cmpmem (b->category, n * sizeof (guint32), a->category, n * sizeof (guint32));
+  g_assert_cmpmem (b->correlation, n * sizeof (guint32), a->correlation, n * sizeof (guint32));
+  g_assert_cmpmem (b->external_id, n * sizeof (guint32), a->external_id, n * sizeof (guint32));
+  g_assert_cmpmem (b->args, n * sizeof (guint32), a->args, n * sizeof (guint32));
+  g_assert_cmpmem (b->slice_kind, n, a->slice_kind, n);
+  g_assert_cmpmem (b->depth, n, a->depth, n);
+  g_assert_true ((a->gpu == NULL) == (b->gpu == NULL));
+  if (a->gpu != NULL)
+    g_assert_cmpmem (b->gpu, n * sizeof (KsGpuInfo), a->gpu, n * sizeof (KsGpuInfo));
+}
+
+/* Tracks given room ahead (ks_trace_builder_reserve_slices()) for
+ * fewer, as many or more slices than they get, before their first
+ * slice or after some, packed (up to 64) or not: the same model as
+ * tracks that doubled, the slices sorted and nested alike. */
+static void
+test_model_reserved_slices (void)
+{
+  static const guint32 sizes[] = { 1, 40, 64, 65, 300, 20000 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      guint32 n = sizes[s];
+      guint32 thread, stream;
+      g_autoptr(KsTrace) want = build_reserved (n, 0, 0, &thread, &stream);
+      const guint64 reserves[] = { 1, n / 2 + 1, n - 1, n, n + 1, 3 * (guint64) n + 70, 40 * (guint64) n };
+      const guint32 befores[] = { 0, 1, n / 3, n };
+
+      /* the slices came out of order: finish() sorted them */
+      g_assert_cmpuint (want->tracks[thread].n_slices, ==, n);
+      g_assert_cmpuint (want->tracks[stream].n_slices, ==, n);
+      g_assert_cmpuint (want->tracks[stream].gpu[0].kernel.registers, ==, 0);
+      for (guint r = 0; r < G_N_ELEMENTS (reserves); r++)
+        for (guint k = 0; k < G_N_ELEMENTS (befores); k++)
+          {
+            guint32 thread2, stream2;
+            g_autoptr(KsTrace) got = build_reserved (n, befores[k], reserves[r], &thread2, &stream2);
+
+            g_assert_cmpuint (thread2, ==, thread);
+            g_assert_cmpuint (stream2, ==, stream);
+            assert_same_track (&want->tracks[thread], &got->tracks[thread]);
+            assert_same_track (&want->tracks[stream], &got->tracks[stream]);
+          }
+    }
+}
+
 /* Times from a damaged file, at the ends of the int64 range (found by
  * fuzz-record-wire): they are left out with a warning, and the duration
  * of the rest does not overflow. */
@@ -488,6 +621,7 @@ main (int    argc,
   g_test_add_func ("/model/parent-self", test_model_parent_self);
   g_test_add_func ("/model/partial-overlap", test_model_partial_overlap);
   g_test_add_func ("/model/launch-flows", test_model_launch_flows);
+  g_test_add_func ("/model/reserved-slices", test_model_reserved_slices);
   g_test_add_func ("/model/far-times", test_model_far_times);
   g_test_add_func ("/model/open-ranges", test_model_open_ranges);
   g_test_add_func ("/model/samples", test_model_samples);

@@ -36,6 +36,13 @@ static gboolean saw_args;      /* the arguments' thread of the last load stopped
 static guint64 n_run_slices;   /* slices added in runs, all loads */
 static guint64 n_runs;
 static KsTrace *last_trace;    /* of the last load_dump() */
+static gboolean saw_sized;     /* the last load sized its tracks ahead... */
+static guint n_sized;          /* ...this many... */
+static guint64 n_sized_slices; /* ...for this many slices... */
+static guint n_sized_exact;    /* ...and this many got as many */
+static guint64 all_sized;      /* tracks sized, all loads... */
+static guint64 all_sized_exact;/* ...and exactly */
+static guint64 all_sized_slices;
 
 static void
 log_handler (const char     *domain,
@@ -46,6 +53,7 @@ log_handler (const char     *domain,
   const char *p = g_strrstr (message, ": ");
 
   guint64 n;
+  guint sized, exact;
 
   if (strstr (message, ": read again on one thread: ") != NULL)
     n_again++;
@@ -59,6 +67,18 @@ log_handler (const char     *domain,
       g_assert_cmpuint (slices, >=, 2 * runs);
       n_run_slices += slices;
       n_runs += runs;
+    }
+  if (p != NULL && sscanf (p + 2, "%u tracks sized ahead for %" G_GUINT64_FORMAT " slices, %u of them exactly",
+                           &sized, &n, &exact) == 3)
+    {
+      g_assert_cmpuint (exact, <=, sized);
+      n_sized = sized;
+      n_sized_slices = n;
+      n_sized_exact = exact;
+      saw_sized = TRUE;
+      all_sized += n_sized;
+      all_sized_exact += n_sized_exact;
+      all_sized_slices += n_sized_slices;
     }
   if (sscanf (message, "arguments: %" G_GUINT64_FORMAT " stored on their own thread", &n) == 1)
     {
@@ -80,8 +100,10 @@ load_dump (const char *path,
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
 
-  saw_debug = FALSE;
+  saw_debug = saw_sized = FALSE;
   n_read_ahead = n_read_here = n_readers = 0;
+  n_sized = n_sized_exact = 0;
+  n_sized_slices = 0;
   trace = test_dump_load (path, threads, "KINESCOPE_SQLITE_BLOCK_ROWS", rows, &error);
   g_clear_object (&last_trace);
   last_trace = trace != NULL ? g_object_ref (trace) : NULL;
@@ -236,6 +258,7 @@ test_fixtures (void)
   g_assert_cmpuint (json->len, ==, 12);
   n_args_thread = 0;
   n_run_slices = n_runs = 0;
+  all_sized = all_sized_exact = all_sized_slices = 0;
   for (guint i = 0; i < json->len; i++)
     g_ptr_array_add (kscopes, convert (json->pdata[i]));
 
@@ -253,6 +276,12 @@ test_fixtures (void)
   /* and most slices were added in runs */
   g_test_message ("%" G_GUINT64_FORMAT " slices added in %" G_GUINT64_FORMAT " runs", n_run_slices, n_runs);
   g_assert_cmpuint (n_run_slices, >, 10000);
+  /* and the tracks of the larger files were sized ahead, each for as
+   * many slices as it got (the recordings have no KS_TRACKS) */
+  g_test_message ("%" G_GUINT64_FORMAT " tracks sized ahead for %" G_GUINT64_FORMAT " slices, %" G_GUINT64_FORMAT
+                  " exactly", all_sized, all_sized_slices, all_sized_exact);
+  g_assert_cmpuint (all_sized_slices, >, 100000);
+  g_assert_cmpuint (all_sized_exact, ==, all_sized);
 }
 
 static void
@@ -471,6 +500,112 @@ test_sparse_strings (void)
   g_assert_cmpuint (n_run_slices, ==, 0);
 }
 
+/* The size of @path in bytes. */
+static gint64
+file_bytes (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return st.st_size;
+}
+
+#define LARGEST_TRACK                                                                              \
+  "CREATE TEMP TABLE largest AS SELECT trackId AS id FROM KS_SLICES GROUP BY trackId "            \
+  "ORDER BY count(*) DESC LIMIT 1;"
+
+/* Tracks sized ahead from counts that the file gets wrong: too few (the
+ * largest track's first rows moved to its middle, so that its index
+ * starts later), too many (every third row of it deleted: its rowids
+ * span more rows than it has), none from an index of other columns, and
+ * none from rows not stored track by track (each track's last row moved
+ * past the others: their rowids span more than the table, or more than
+ * the file could hold). Loaded with the slices one by one, in runs with
+ * tracks that double, and sized, on one and three threads: the same
+ * model, and never more slices reserved than the file could hold. */
+static void
+test_sized (void)
+{
+  static const struct
+  {
+    const char *name;
+    const char *sql;
+    gboolean    used;   /* KS_SLICES' counts are used, and one is wrong */
+  } cases[] = {
+    { "sized-fewer.kscope",
+      LARGEST_TRACK
+      "CREATE TEMP TABLE middle AS SELECT (min(start) + max(start)) / 2 AS ts FROM KS_SLICES "
+      "WHERE trackId = (SELECT id FROM largest);"
+      "UPDATE KS_SLICES SET start = (SELECT ts FROM middle), \"end\" = (SELECT ts FROM middle) + 5 "
+      "WHERE rowid IN (SELECT rowid FROM KS_SLICES WHERE trackId = (SELECT id FROM largest) ORDER BY rowid LIMIT 10);",
+      TRUE },
+    { "sized-more.kscope",
+      LARGEST_TRACK "DELETE FROM KS_SLICES WHERE trackId = (SELECT id FROM largest) AND rowid % 3 = 0;", TRUE },
+    { "sized-index.kscope",
+      "DROP INDEX KS_SLICES_track; CREATE INDEX KS_SLICES_track ON KS_SLICES (kind, start);", FALSE },
+    /* each track's last row moved past the others: together they
+     * span more rows than the table, or alone more than the file holds */
+    { "sized-overlapping.kscope",
+      "UPDATE KS_SLICES SET rowid = rowid + 100000 WHERE rowid IN (SELECT max(rowid) FROM KS_SLICES GROUP BY trackId);",
+      FALSE },
+    { "sized-far.kscope",
+      "UPDATE KS_SLICES SET rowid = rowid + 1000000000 WHERE rowid IN "
+      "(SELECT max(rowid) FROM KS_SLICES GROUP BY trackId);",
+      FALSE },
+  };
+  static const char *const ways[] = { "rows", "runs", NULL };
+  g_autofree char *json = g_build_filename (g_getenv ("KS_FIXTURES_DIR"), "gpt_3steps.pt.trace.json.gz", NULL);
+  g_autofree char *kscope = convert (json);
+  gint64 cuda = count_rows (kscope, "SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME) + "
+                                    "(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL) + "
+                                    "(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY) + "
+                                    "(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET)");
+  g_autoptr(GBytes) plain = load_dump (kscope, "3", NULL);
+
+  /* the file as written: every track sized exactly, for all its rows */
+  g_assert_true (saw_sized);
+  g_assert_cmpuint (n_sized, ==, n_sized_exact);
+  g_assert_cmpint (n_sized_slices, ==, cuda + count_rows (kscope, "SELECT count(*) FROM KS_SLICES"));
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *path = changed_copy (kscope, cases[c].name, cases[c].sql);
+      g_autoptr(GBytes) serial = NULL;
+      g_autoptr(KsTrace) serial_trace = NULL;
+
+      g_setenv ("KINESCOPE_SQLITE_RUNS", "rows", TRUE);
+      serial = load_dump (path, "1", NULL);
+      g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+      serial_trace = g_steal_pointer (&last_trace);
+      g_assert_false (test_dump_is_error (serial));
+      g_assert_false (saw_sized);
+
+      for (guint w = 1; w < G_N_ELEMENTS (ways); w++)
+        for (guint threads = 1; threads <= 3; threads += 2)
+          for (guint b = 1; b < G_N_ELEMENTS (block_rows); b++)
+            {
+              g_autofree char *n = g_strdup_printf ("%u", threads);
+              g_autoptr(GBytes) dump = NULL;
+
+              if (ways[w] != NULL)
+                g_setenv ("KINESCOPE_SQLITE_RUNS", ways[w], TRUE);
+              dump = load_dump (path, n, block_rows[b]);
+              g_unsetenv ("KINESCOPE_SQLITE_RUNS");
+              assert_same_bytes (path, serial, dump, block_rows[b]);
+              assert_same_args (path, serial_trace, last_trace);
+              /* KINESCOPE_SQLITE_RUNS=runs: the tracks double */
+              g_assert_true (saw_sized == (ways[w] == NULL));
+              if (!saw_sized)
+                continue;
+              g_assert_cmpint (n_sized_slices, <=, file_bytes (path) / 16);
+              if (cases[c].used)
+                g_assert_cmpuint (n_sized_exact, <, n_sized);
+              else
+                g_assert_cmpint (n_sized_slices, <=, cuda);
+            }
+    }
+}
+
 /* As many reading threads as KINESCOPE_SQLITE_READERS allows, up to one
  * less than the threads; by default up to five, and from eight threads
  * on two less than the threads, up to ten: the same model. */
@@ -598,6 +733,7 @@ main (int   argc,
   g_test_add_func ("/sqlite-parallel/odd-rows", test_odd_rows);
   g_test_add_func ("/sqlite-parallel/empty-block", test_empty_block);
   g_test_add_func ("/sqlite-parallel/sparse-strings", test_sparse_strings);
+  g_test_add_func ("/sqlite-parallel/sized", test_sized);
   g_test_add_func ("/sqlite-parallel/readers", test_readers);
   g_test_add_func ("/sqlite-parallel/cancelled", test_cancelled);
   g_test_add_func ("/sqlite-parallel/damaged", test_damaged);
