@@ -262,16 +262,18 @@ KsSqliteResult   _ks_sqlite_scan_open    (KsSqliteReader      *r,
                                           KsSqliteScan       **scan,
                                           GError             **error);
 /* The same, each batch also gathered into runs of slices on the thread
- * that reads it: KS_SLICES' columns, as ks-sqlite-runs.c reads them. */
-KsSqliteResult   _ks_sqlite_scan_open_runs (KsSqliteReader    *r,
-                                          const char          *table,
-                                          const char * const  *columns,
-                                          guint                n_columns,
-                                          guint                n_required,
-                                          const char          *types,
-                                          const char          *where,
-                                          KsSqliteScan       **scan,
-                                          GError             **error);
+ * that reads it when @gather: KS_SLICES' columns, as ks-sqlite-runs.c
+ * reads them. */
+KsSqliteResult   _ks_sqlite_scan_open_gathering (KsSqliteReader      *r,
+                                                 const char          *table,
+                                                 const char * const  *columns,
+                                                 guint                n_columns,
+                                                 guint                n_required,
+                                                 const char          *types,
+                                                 const char          *where,
+                                                 gboolean             gather,
+                                                 KsSqliteScan       **scan,
+                                                 GError             **error);
 /* Sets @row to the next row (valid until the next call): FALSE at the
  * end, with *@failed and @error set when reading failed. */
 gboolean         _ks_sqlite_scan_next    (KsSqliteScan        *scan,

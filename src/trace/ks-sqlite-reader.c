@@ -200,8 +200,8 @@ add_source (KsSqliteReader       *r,
   for (guint i = 0; i < n_columns; i++)
     types[i] = strcmp (columns[i], "args") == 0 ? 'a' : 'i';
   types[n_columns] = 0;
-  found = runs ? _ks_sqlite_scan_open_runs (r, table, columns, n_columns, n_required, types, where, &scan, error)
-              : _ks_sqlite_scan_open (r, table, columns, n_columns, n_required, types, where, &scan, error);
+  found = _ks_sqlite_scan_open_gathering (r, table, columns, n_columns, n_required, types, where, runs, &scan,
+                                          error);
   if (found != KS_SQLITE_READ)
     return found == KS_SQLITE_ABSENT;
 

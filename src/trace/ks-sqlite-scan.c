@@ -612,17 +612,17 @@ submit (KsSqliteScan *s,
   g_mutex_unlock (&w->mutex);
 }
 
-static KsSqliteResult
-scan_open (KsSqliteReader      *r,
-           const char          *table,
-           const char * const  *columns,
-           guint                n_columns,
-           guint                n_required,
-           const char          *types,
-           const char          *where,
-           gboolean             gather,
-           KsSqliteScan       **scan,
-           GError             **error)
+KsSqliteResult
+_ks_sqlite_scan_open_gathering (KsSqliteReader      *r,
+                                const char          *table,
+                                const char * const  *columns,
+                                guint                n_columns,
+                                guint                n_required,
+                                const char          *types,
+                                const char          *where,
+                                gboolean             gather,
+                                KsSqliteScan       **scan,
+                                GError             **error)
 {
   g_autoptr(GString) sql = NULL;
   sqlite3_stmt *stmt;
@@ -734,21 +734,7 @@ _ks_sqlite_scan_open (KsSqliteReader      *r,
                       KsSqliteScan       **scan,
                       GError             **error)
 {
-  return scan_open (r, table, columns, n_columns, n_required, types, where, FALSE, scan, error);
-}
-
-KsSqliteResult
-_ks_sqlite_scan_open_runs (KsSqliteReader      *r,
-                           const char          *table,
-                           const char * const  *columns,
-                           guint                n_columns,
-                           guint                n_required,
-                           const char          *types,
-                           const char          *where,
-                           KsSqliteScan       **scan,
-                           GError             **error)
-{
-  return scan_open (r, table, columns, n_columns, n_required, types, where, TRUE, scan, error);
+  return _ks_sqlite_scan_open_gathering (r, table, columns, n_columns, n_required, types, where, FALSE, scan, error);
 }
 
 /* The statement on r->db that reads job @b here. */
