@@ -297,6 +297,17 @@ gboolean ks_json_par_replay       (Reader       *r,
 void     ks_json_par_wait_done    (Parallel     *p,
                                    Chunk        *c);
 void     ks_json_par_chunk_free   (Chunk        *c);
+/* A chunk that did not end between two events, @c, parsed again with
+ * the next, @n: the chunk that takes their place (once @n is done),
+ * which the caller fills; then parsed on this thread, @c and @n freed,
+ * and put at the head of the queue. */
+Chunk   *ks_json_par_merged_new   (Parallel     *p,
+                                   Chunk        *c,
+                                   Chunk        *n);
+void     ks_json_par_merged_run   (Parallel     *p,
+                                   Chunk        *m,
+                                   Chunk        *c,
+                                   Chunk        *n);
 
 /* ks-json-parallel-raw.c: chunks cut from the file's text as it lies,
  * each compacted by the thread that parses it */

@@ -267,22 +267,13 @@ ks_json_par_raw_merge (Parallel *p,
       return;
     }
 
-  ks_json_par_wait_done (p, n);
-  m = ks_json_par_chunk_new (p);
-  m->events_depth = c->events_depth;
-  m->offset = c->offset;
+  m = ks_json_par_merged_new (p, c, n);
   append_whole (m->data, m->marks, c);
   m->seen = c->seen;
   m->raw_from = c->raw_to;
   m->raw_to = MAX (n->raw_to, c->raw_to);
   m->raw_state = c->end_state;
-  ks_json_par_chunk_free (c);
-  ks_json_par_chunk_free (n);
-  /* rare: on this thread, rather than behind the queue */
-  m->prepare_args = FALSE;
-  ks_json_par_run_chunk (m);
-  m->done = TRUE;
-  g_queue_push_head (&p->queue, m);
+  ks_json_par_merged_run (p, m, c, n);
 }
 
 void

@@ -783,15 +783,35 @@ merge_with_next (Reader   *r,
       return;
     }
 
-  ks_json_par_wait_done (p, n);
-  m = ks_json_par_chunk_new (p);
-  m->events_depth = c->events_depth;
-  m->offset = c->offset;
+  m = ks_json_par_merged_new (p, c, n);
   ks_json_par_append_text (m->data, m->marks, FALSE, c->data->data, c->data->len, c->marks, 0);
   ks_json_par_append_text (m->data, m->marks, TRUE, n->data->data, n->data->len, n->marks, 0);
   m->seen = c->seen | n->seen;
   m->last = n->last;
   m->in_string = n->in_string;
+  ks_json_par_merged_run (p, m, c, n);
+}
+
+Chunk *
+ks_json_par_merged_new (Parallel *p,
+                        Chunk    *c,
+                        Chunk    *n)
+{
+  Chunk *m;
+
+  ks_json_par_wait_done (p, n);
+  m = ks_json_par_chunk_new (p);
+  m->events_depth = c->events_depth;
+  m->offset = c->offset;
+  return m;
+}
+
+void
+ks_json_par_merged_run (Parallel *p,
+                        Chunk    *m,
+                        Chunk    *c,
+                        Chunk    *n)
+{
   ks_json_par_chunk_free (c);
   ks_json_par_chunk_free (n);
   /* rare: on this thread, rather than behind the queue */
