@@ -51,6 +51,11 @@
 #                         with_stack
 #      record-nvtx        the default recording with its operators from
 #                         torch's NVTX emission (KINESCOPE_TORCH_OPERATORS=nvtx)
+#      record-nosampling, record-nomemory
+#                         the default recording without the Python stacks,
+#                         without the caching allocator: each part's cost
+#                         as what taking it out of the recording saves
+#      record-100hz       the default recording sampling at 100 Hz
 #    A round runs each part for each model in turn. Rounds go on while
 #    they fit in BUDGET seconds (default 225) counted from the start, up
 #    to ROUNDS (default 3): the first one part by part in the order of
@@ -158,6 +163,9 @@ PARTS=(
   "nvtx-floor|env|NVTX_INJECTION64_PATH=$WORK/nopnvtx.so|--emit-nvtx"
   "ops-nvtx|record|$COMMON KINESCOPE_TORCH_OPERATORS=nvtx|"
   "record-nvtx|record|KINESCOPE_TORCH_OPERATORS=nvtx|"
+  "record-nosampling|record|--python-sampling=false|"
+  "record-nomemory|record|--pytorch-memory=false|"
+  "record-100hz|record|--python-sampling-frequency=100|"
 )
 
 if [ -n "${ONLY:-}" ]; then

@@ -35,6 +35,9 @@ LABELS = {
     "allocator": "caching allocator history alone",
     "torchprof": "torch.profiler, CPU + CUDA",
     "torchprof-seed": "torch.profiler, record_shapes + profile_memory + with_stack",
+    "record-nosampling": "kinescope-cli record without the Python stacks",
+    "record-nomemory": "kinescope-cli record without the caching allocator",
+    "record-100hz": "kinescope-cli record, Python stacks at 100 Hz",
 }
 
 # (what it is, the part, the part below it): each layer's share of the
@@ -48,6 +51,9 @@ LAYERS = [
     ("the Python stack sampler (with the recorder, -t nvtx)", "sampler", None),
     ("the caching allocator's history", "allocator", None),
     ("the whole default recording", "record", None),
+    ("the Python stacks, taken out of the recording", "record", "record-nosampling"),
+    ("the caching allocator, taken out of the recording", "record", "record-nomemory"),
+    ("900 Hz of the Python stacks (1000 against 100 Hz)", "record", "record-100hz"),
     ("torch.profiler, CPU + CUDA", "torchprof", None),
 ]
 
