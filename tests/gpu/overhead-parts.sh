@@ -56,6 +56,8 @@
 #                         without the caching allocator: each part's cost
 #                         as what taking it out of the recording saves
 #      record-100hz       the default recording sampling at 100 Hz
+#      record-idle        the default recording, its sampling thread
+#                         SCHED_IDLE (KINESCOPE_PYTHON_SAMPLER_POLICY=idle)
 #    A round runs each part for each model in turn. Rounds go on while
 #    they fit in BUDGET seconds (default 225) counted from the start, up
 #    to ROUNDS (default 3): the first one part by part in the order of
@@ -166,6 +168,7 @@ PARTS=(
   "record-nosampling|record|--python-sampling=false|"
   "record-nomemory|record|--pytorch-memory=false|"
   "record-100hz|record|--python-sampling-frequency=100|"
+  "record-idle|record|KINESCOPE_PYTHON_SAMPLER_POLICY=idle|"
 )
 
 if [ -n "${ONLY:-}" ]; then

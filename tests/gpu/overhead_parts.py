@@ -38,6 +38,7 @@ LABELS = {
     "record-nosampling": "kinescope-cli record without the Python stacks",
     "record-nomemory": "kinescope-cli record without the caching allocator",
     "record-100hz": "kinescope-cli record, Python stacks at 100 Hz",
+    "record-idle": "kinescope-cli record, the sampling thread SCHED_IDLE",
 }
 
 # (what it is, the part, the part below it): each layer's share of the
