@@ -18,6 +18,7 @@ static char *tmp_dir;
 static guint n_debug_inflated;  /* chunks cut from the inflated text, last load */
 static guint n_debug_chunks;
 static guint n_debug_merged;    /* cuts not between two events */
+static guint n_debug_runs;      /* times the inflated text was cut as it lies */
 
 static void
 log_handler (const char     *domain,
@@ -33,7 +34,10 @@ log_handler (const char     *domain,
   if (sscanf (p + 2, "%u chunks on %u threads, %u cuts", &n_debug_chunks, &threads, &n_debug_merged) == 3)
     return;
   if (strstr (p, " chunks cut from the inflated text as it lies") != NULL)
-    sscanf (p + 2, "%u chunks", &n_debug_inflated);
+    {
+      sscanf (p + 2, "%u chunks", &n_debug_inflated);
+      n_debug_runs++;
+    }
 }
 
 /* @data gzipped into @name in the temporary folder: its path. */
@@ -63,7 +67,7 @@ load_dump (const char *path,
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
 
-  n_debug_inflated = n_debug_chunks = n_debug_merged = 0;
+  n_debug_inflated = n_debug_chunks = n_debug_merged = n_debug_runs = 0;
   if (compact != NULL)
     g_setenv ("KINESCOPE_GZ_COMPACT", compact, TRUE);
   trace = test_dump_load (path, threads, "KINESCOPE_JSON_CHUNK_BYTES", chunk, &error);
@@ -298,6 +302,49 @@ test_truncated (void)
     }
 }
 
+/* An event of 6 MB in the middle, longer than the reading thread looks
+ * through a .json.gz's blocks for a cut, its string full of cuts'
+ * look-alikes: the text around it compacted on the reading thread and
+ * cut as before, then cut as it lies again after it; the same model as
+ * one thread. */
+static void
+test_giant_event (void)
+{
+  g_autoptr(GString) s = g_string_new ("{\"traceEvents\": [\n");
+  g_autofree char *path = NULL;
+  g_autoptr(GBytes) serial = NULL;
+  static const char *const chunks[] = { "4096", NULL };
+
+  for (guint i = 0; i < 40000; i++)
+    {
+      if (i > 0)
+        g_string_append (s, ",\n");
+      g_string_append_printf (s, "{\"ph\": \"X\", \"name\": \"op %u\", \"pid\": 1, \"tid\": %u, \"ts\": %u, \"dur\": 2",
+                              i % 50, 1 + i % 3, 10 * i);
+      if (i == 20000)
+        {
+          g_string_append (s, ", \"args\": {\"s\": \"");
+          for (guint k = 0; k < 6 * 1024 * 1024 / 8; k++)
+            g_string_append (s, "x},{\\\"  ");
+          g_string_append (s, "\"}");
+        }
+      g_string_append (s, "}");
+    }
+  g_string_append (s, "\n]}");
+  path = write_gz ("gz-giant.json.gz", s->str, s->len);
+  serial = load_dump (path, "1", NULL, NULL);
+  g_assert_false (g_str_has_prefix (g_bytes_get_data (serial, NULL), "error: "));
+  for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+    {
+      g_autoptr(GBytes) other = load_dump (path, "3", chunks[i], "chunks");
+
+      test_dump_assert_same (path, chunks[i] ? chunks[i] : "default chunks", serial, other);
+      /* before the event and after it */
+      g_assert_cmpuint (n_debug_runs, >=, 2);
+      g_assert_cmpuint (n_debug_inflated, >, 0);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -313,6 +360,7 @@ main (int   argc,
   g_test_add_func ("/json-gz-cuts/model", test_model);
   g_test_add_func ("/json-gz-cuts/errors", test_errors);
   g_test_add_func ("/json-gz-cuts/truncated", test_truncated);
+  g_test_add_func ("/json-gz-cuts/giant-event", test_giant_event);
   ret = g_test_run ();
 
   test_dump_remove_dir (tmp_dir);
