@@ -215,6 +215,7 @@ struct _Parallel
   guint64       raw_start;    /* the file's offset where the next chunk's raw text starts, */
   KsJsonCompactState raw_state; /* ... the compaction's state there */
   guint64       replay_offset; /* the compacted offset of the next chunk replayed */
+  gboolean      raw_gave_up;  /* a chunk parsed again grew too long: cut the compacted text */
   guint8       *probe;        /* file bytes where a cut is looked for */
   KsArgsStage  *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;

@@ -60,6 +60,14 @@
  * a cut (its blocks are kept meanwhile); past it the rest is compacted
  * on the reading thread and cut as before */
 #define INFLATED_LOOK (4 * 1024 * 1024)
+/* A chunk parsed again with the next that grows past this many chunks'
+ * text (or the floor) ends the cuts as it lies: where most cuts fall
+ * inside strings (every event's string ending in `},{`), each is parsed
+ * again with the next, and again, the text growing each time. The
+ * compacted text is cut from its last `},{"` back, which such strings
+ * do not fool as often. */
+#define RAW_MERGED_CHUNKS 4
+#define RAW_MERGED_FLOOR  (256 * 1024)
 
 gboolean
 ks_json_cut_raw_wanted (void)
@@ -280,6 +288,11 @@ ks_json_par_raw_merge (Parallel *p,
 {
   Chunk *m;
 
+  if (!p->raw_gave_up && c->data->len > MAX (RAW_MERGED_CHUNKS * p->chunk_bytes, RAW_MERGED_FLOOR))
+    {
+      g_debug ("%s: cuts as it lies given up: a chunk parsed again grew to %u bytes", p->name, c->data->len);
+      p->raw_gave_up = TRUE;
+    }
   if (n == NULL)
     {
       /* the next chunk is not cut yet: @c's text is the open text, and
@@ -342,7 +355,7 @@ ks_json_par_raw_ready (Reader *r)
 {
   Parallel *p = r->parallel;
 
-  return p != NULL && p->mode == MODE_EVENTS && p->checked_first && ks_json_cut_raw_wanted ();
+  return p != NULL && p->mode == MODE_EVENTS && p->checked_first && !p->raw_gave_up && ks_json_cut_raw_wanted ();
 }
 
 /* The blocks of a .json.gz's text that no chunk parsed again and no
@@ -389,7 +402,7 @@ cut_text (Reader   *r,
   p->replay_offset = p->open_offset;
   p->probe = g_malloc (PROBE_BYTES);
 
-  while (ok && p->mode == MODE_EVENTS)
+  while (ok && p->mode == MODE_EVENTS && !p->raw_gave_up)
     {
       guint64 from = p->raw_start, brace, next;
       KsPhaseClock clock;

@@ -76,3 +76,18 @@ test_raw_trace (guint n)
                       "\"deviceProperties\": [{\"id\": 0}, {\"id\": 1}]}\r\n");
   return s;
 }
+
+/* A trace of @n events each of whose args ends in a string ending in
+ * `},{`: a cut looked for forward from anywhere in an event finds the
+ * look-alike inside the string before the `},{"` that parts two events. */
+static inline GString *
+test_raw_trace_look_alikes (guint n)
+{
+  GString *s = g_string_new ("[");
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (s, "%s{\"ph\": \"X\", \"name\": \"op %u\", \"pid\": 1, \"tid\": 1, \"ts\": %u, "
+                            "\"dur\": 1, \"args\": {\"f\": \"},{\"}}", i > 0 ? ", " : "", i % 7, 3 * i);
+  g_string_append (s, "]");
+  return s;
+}
