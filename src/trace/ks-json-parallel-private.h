@@ -148,6 +148,7 @@ typedef struct _Chunk
   guint64       raw_to;
   KsJsonCompactState raw_state;
   KsJsonCompactState end_state;  /* the compaction's after raw_to */
+  KsJsonInflated *held;       /* a .json.gz's blocks that hold the range, or NULL */
   gboolean      offset_pending;  /* offset is known at replay: 0 until then */
 
   /* filled by the worker */
@@ -209,10 +210,12 @@ struct _Parallel
   gboolean      share_blocks; /* chunks take their text from the blocks */
   gboolean      chunk_tracks; /* ... and gather their slices by track */
   /* the text cut as it lies in the file (ks-json-parallel-raw.c) */
-  int           raw_fd;       /* -1 when not */
+  int           raw_fd;       /* -1 when not, */
+  KsJsonInflated *inflated;   /* ... or a .json.gz's inflated text */
   guint64       raw_start;    /* the file's offset where the next chunk's raw text starts, */
   KsJsonCompactState raw_state; /* ... the compaction's state there */
   guint64       replay_offset; /* the compacted offset of the next chunk replayed */
+  gboolean      raw_gave_up;  /* a chunk parsed again grew too long: cut the compacted text */
   guint8       *probe;        /* file bytes where a cut is looked for */
   KsArgsStage  *args_stage;   /* the replay's args stored on their own thread, or NULL */
   int           mode;

@@ -34,7 +34,12 @@
  * known only once the chunks before it are compacted: its worker counts
  * from 0, and the replay, which takes the chunks in order, adds where
  * it starts. KINESCOPE_JSON_CUT=compacted cuts the compacted text
- * instead, as before. */
+ * instead, as before.
+ *
+ * A .json.gz's inflated text is cut the same way
+ * (ks_json_read_inflated()): its blocks, read by offset through
+ * ks-json-inflated.c, take the file's place, and a chunk holds those of
+ * its range until its thread has copied them. */
 
 #include "config.h"
 
@@ -51,9 +56,21 @@
  * worth first, more while none is found */
 #define PROBE_FIRST (4 * 1024)
 #define PROBE_BYTES (64 * 1024)
+/* how far past a chunk's size a .json.gz's text is looked through for
+ * a cut (its blocks are kept meanwhile); past it the rest is compacted
+ * on the reading thread and cut as before */
+#define INFLATED_LOOK (4 * 1024 * 1024)
+/* A chunk parsed again with the next that grows past this many chunks'
+ * text (or the floor) ends the cuts as it lies: where most cuts fall
+ * inside strings (every event's string ending in `},{`), each is parsed
+ * again with the next, and again, the text growing each time. The
+ * compacted text is cut from its last `},{"` back, which such strings
+ * do not fool as often. */
+#define RAW_MERGED_CHUNKS 4
+#define RAW_MERGED_FLOOR  (256 * 1024)
 
-static gboolean
-cut_raw_wanted (void)
+gboolean
+ks_json_cut_raw_wanted (void)
 {
   return g_strcmp0 (g_getenv ("KINESCOPE_JSON_CUT"), "compacted") != 0;
 }
@@ -80,10 +97,28 @@ read_at (int      fd,
   return done;
 }
 
-/* The file's bytes [@from, @to) compacted from @state after @data,
+/* The text's bytes [@offset, @offset + @n) as they lie, for @c (NULL:
+ * on the reading thread): the file's, or a .json.gz's inflated blocks,
+ * those that @c holds on the thread that parses it. */
+static gsize
+text_at (Parallel    *p,
+         const Chunk *c,
+         guint8      *buf,
+         gsize        n,
+         guint64      offset)
+{
+  if (c != NULL && c->held != NULL)
+    return ks_json_inflated_read (c->held, buf, n, offset);
+  if (p->inflated != NULL)
+    return ks_json_inflated_read (p->inflated, buf, n, offset);
+  return read_at (p->raw_fd, buf, n, offset);
+}
+
+/* The text's bytes [@from, @to) compacted from @state after @data,
  * marked as a block of their own when @marks; the bytes read. */
 static gsize
-compact_range (int                 fd,
+compact_range (Parallel           *p,
+               const Chunk        *c,
                guint64             from,
                guint64             to,
                KsJsonCompactState *state,
@@ -96,7 +131,7 @@ compact_range (int                 fd,
 
   /* room for the compaction's whole-vector stores past its end */
   g_byte_array_set_size (data, base + (to - from) + 64);
-  got = read_at (fd, data->data + base, to - from, from);
+  got = text_at (p, c, data->data + base, to - from, from);
   m = ks_json_compact (data->data + base, got, (char *) data->data + base, state);
   g_byte_array_set_size (data, base + m);
   mark.end = base + m;
@@ -153,7 +188,7 @@ find_cut (Parallel *p,
 
   for (; from < limit; want = MIN (2 * want, PROBE_BYTES))
     {
-      gsize n = read_at (p->raw_fd, p->probe, want, from);
+      gsize n = text_at (p, NULL, p->probe, want, from);
       const guint8 *d = p->probe, *b = d;
       gsize end = MIN (n, limit - from), again = end;
 
@@ -193,7 +228,10 @@ ks_json_par_raw_take_text (Chunk *c)
   if (c->raw_to == 0)
     return;
   state = c->raw_state;
-  got = compact_range (c->owner->raw_fd, c->raw_from, c->raw_to, &state, c->data, NULL, &c->seen);
+  got = compact_range (c->owner, c, c->raw_from, c->raw_to, &state, c->data, NULL, &c->seen);
+  /* copied: the blocks go back to the inflating thread when the
+   * reading thread lets go of them too */
+  g_clear_pointer (&c->held, ks_json_inflated_free);
   /* a file truncated meanwhile ends here */
   c->raw_to = c->raw_from + got;
   c->end_state = state;
@@ -250,6 +288,11 @@ ks_json_par_raw_merge (Parallel *p,
 {
   Chunk *m;
 
+  if (!p->raw_gave_up && c->data->len > MAX (RAW_MERGED_CHUNKS * p->chunk_bytes, RAW_MERGED_FLOOR))
+    {
+      g_debug ("%s: cuts as it lies given up: a chunk parsed again grew to %u bytes", p->name, c->data->len);
+      p->raw_gave_up = TRUE;
+    }
   if (n == NULL)
     {
       /* the next chunk is not cut yet: @c's text is the open text, and
@@ -301,44 +344,73 @@ ks_json_par_raw_tail (Reader      *r,
     g_array_append_val (marks, m);
   }
   if (p->raw_start > c->raw_to)
-    compact_range (p->raw_fd, c->raw_to, p->raw_start, &state, text, marks, seen);
+    compact_range (p, NULL, c->raw_to, p->raw_start, &state, text, marks, seen);
   *in_string = state.in_string;
   r->stream_state = state;
   r->text_fed = c->events_end_offset + text->len;
 }
 
 gboolean
-ks_json_read_raw (Reader   *r,
-                  int       fd,
-                  goffset  *pos,
-                  goffset   end,
-                  guint64  *raw_read,
-                  double    base,
-                  double    span,
-                  goffset   size,
-                  GError  **error)
+ks_json_par_raw_ready (Reader *r)
 {
   Parallel *p = r->parallel;
+
+  return p != NULL && p->mode == MODE_EVENTS && p->checked_first && !p->raw_gave_up && ks_json_cut_raw_wanted ();
+}
+
+/* The blocks of a .json.gz's text that no chunk parsed again and no
+ * text after the array can need any more let go of: those before the
+ * end of the first chunk cut as it lies still queued (see
+ * ks_json_par_raw_merge(), ks_json_par_raw_tail()). */
+static void
+drop_inflated (Parallel *p)
+{
+  guint64 keep = p->raw_start;
+
+  for (GList *l = p->queue.head; l != NULL; l = l->next)
+    {
+      const Chunk *c = l->data;
+
+      if (c->raw_to > 0)
+        {
+          keep = MIN (keep, c->raw_to);
+          break;
+        }
+    }
+  ks_json_inflated_drop (p->inflated, keep);
+}
+
+/* The cuts from p->raw_start on, up to @end (G_MAXUINT64: where the
+ * text ends), each chunk dispatched and the chunks replayed as they
+ * are done; FALSE on an error, the chunks stopped. */
+static gboolean
+cut_text (Reader   *r,
+          Parallel *p,
+          guint64   end,
+          guint64  *raw_read,
+          double    base,
+          double    span,
+          goffset   size,
+          GError  **error)
+{
+  /* a .json.gz's blocks looked through are kept: not as far */
+  guint64 look = p->inflated != NULL ? p->chunk_bytes + INFLATED_LOOK : MAX_OPEN_BYTES;
   gboolean ok = TRUE;
   guint n_cut = 0;
 
-  if (p == NULL || p->mode != MODE_EVENTS || !p->checked_first || !cut_raw_wanted () || *pos >= end)
-    return TRUE;
-  p->raw_fd = fd;
-  p->raw_start = (guint64) *pos;
   p->raw_state = r->stream_state;
   p->replay_offset = p->open_offset;
   p->probe = g_malloc (PROBE_BYTES);
 
-  while (ok && p->mode == MODE_EVENTS)
+  while (ok && p->mode == MODE_EVENTS && !p->raw_gave_up)
     {
       guint64 from = p->raw_start, brace, next;
       KsPhaseClock clock;
       Chunk *c;
 
       ks_phase_start (&clock);
-      if ((guint64) end < from + p->chunk_bytes + 4 ||
-          !find_cut (p, from + p->chunk_bytes - 1, MIN ((guint64) end, from + MAX_OPEN_BYTES), &brace, &next))
+      if (end < from + p->chunk_bytes + 4 ||
+          !find_cut (p, from + p->chunk_bytes - 1, MIN (end, from + look), &brace, &next))
         {
           ks_phase_add (&clock, &p->t_cut);
           break;
@@ -364,6 +436,8 @@ ks_json_read_raw (Reader   *r,
       c->raw_from = from;
       c->raw_to = brace + 1;
       c->raw_state = p->raw_state;
+      if (p->inflated != NULL)
+        c->held = ks_json_inflated_hold (p->inflated, from, brace + 1);
       /* between two events, if the cut is right: as at the start */
       memset (&p->raw_state, 0, sizeof p->raw_state);
       p->raw_start = next;
@@ -371,20 +445,25 @@ ks_json_read_raw (Reader   *r,
       ks_phase_add (&clock, &p->t_cut);
       n_cut++;
       r->orig_offset += next - from;
-      *raw_read += next - from;
+      /* a .json.gz's progress is its compressed bytes, which its blocks
+       * advance */
+      if (p->inflated == NULL)
+        *raw_read += next - from;
       ok = ks_json_source_progress (r, *raw_read, base, span, size, error) &&
            ks_json_par_replay (r, p, p->in_flight, error);
+      if (p->inflated != NULL)
+        drop_inflated (p);
     }
   /* once the chunks cut are replayed, the state where the rest starts
    * is known: the caller compacts it on from there */
   if (ok && p->mode == MODE_EVENTS)
     ok = ks_json_par_replay (r, p, 0, error);
-  g_debug ("%s: %u chunks cut from the file's text as it lies", r->name, n_cut);
-  *pos = (goffset) p->raw_start;
+  g_debug ("%s: %u chunks cut from the %s as it lies", r->name, n_cut,
+           p->inflated != NULL ? "inflated text" : "file's text");
   g_clear_pointer (&p->probe, g_free);
   if (!ok)
     {
-      /* no chunk reads the file after this */
+      /* no chunk reads the text after this */
       ks_json_parallel_stop (r);
       return FALSE;
     }
@@ -395,6 +474,56 @@ ks_json_read_raw (Reader   *r,
         p->open_offset = p->replay_offset;
       r->text_fed = p->open_offset + p->open->len;
     }
+  return TRUE;
+}
+
+gboolean
+ks_json_read_raw (Reader   *r,
+                  int       fd,
+                  goffset  *pos,
+                  goffset   end,
+                  guint64  *raw_read,
+                  double    base,
+                  double    span,
+                  goffset   size,
+                  GError  **error)
+{
+  Parallel *p = r->parallel;
+  gboolean ok;
+
+  if (!ks_json_par_raw_ready (r) || *pos >= end)
+    return TRUE;
+  p->raw_fd = fd;
+  p->raw_start = (guint64) *pos;
+  ok = cut_text (r, p, (guint64) end, raw_read, base, span, size, error);
+  if (!ok)
+    return FALSE;
+  *pos = (goffset) p->raw_start;
   p->raw_fd = -1;
+  return TRUE;
+}
+
+gboolean
+ks_json_read_inflated (Reader          *r,
+                       KsJsonInflated  *t,
+                       guint64         *pos,
+                       guint64         *raw_read,
+                       double           base,
+                       double           span,
+                       goffset          size,
+                       GError         **error)
+{
+  Parallel *p = r->parallel;
+  gboolean ok;
+
+  if (!ks_json_par_raw_ready (r))
+    return TRUE;
+  p->inflated = t;
+  p->raw_start = *pos;
+  ok = cut_text (r, p, G_MAXUINT64, raw_read, base, span, size, error);
+  if (!ok)
+    return FALSE;
+  *pos = p->raw_start;
+  p->inflated = NULL;
   return TRUE;
 }

@@ -239,6 +239,7 @@ ks_json_par_chunk_free (Chunk *c)
 
   chunk_drop_events (c);
   g_clear_pointer (&c->shared, g_bytes_unref);
+  g_clear_pointer (&c->held, ks_json_inflated_free);
   if (c->data != NULL)
     g_byte_array_set_size (c->data, 0);
   give_back (p->spare_data, c->data, limit);

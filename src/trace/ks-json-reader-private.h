@@ -737,6 +737,64 @@ gboolean ks_json_read_raw (Reader   *r,
                            goffset   size,
                            GError  **error);
 
+/* ks-json-inflated.c: a .json.gz's inflated text read by offset, which
+ * the reading thread takes in block by block from the inflating thread
+ * as it reads further */
+typedef struct _KsJsonInflated KsJsonInflated;
+
+/* The text's next block as inflated (not written again while a
+ * reference is held); NULL at its end, or with @error set. */
+typedef GBytes *(*KsJsonNextBlock) (gpointer   data,
+                                    GError   **error);
+
+KsJsonInflated *ks_json_inflated_new        (guint64               offset,
+                                             KsJsonNextBlock       next,
+                                             gpointer              next_data);
+void            ks_json_inflated_free       (KsJsonInflated       *t);
+void            ks_json_inflated_append     (KsJsonInflated       *t,
+                                             GBytes               *bytes);
+/* The text's bytes [@offset, @offset + @n) copied to @buf, blocks taken
+ * in as needed; fewer where the text ends. */
+gsize           ks_json_inflated_read       (KsJsonInflated       *t,
+                                             guint8               *buf,
+                                             gsize                 n,
+                                             guint64               offset);
+/* A text of its own that holds the blocks of [@from, @to) of @t (taken
+ * in already): read on another thread while @t takes more in. */
+KsJsonInflated *ks_json_inflated_hold       (KsJsonInflated       *t,
+                                             guint64               from,
+                                             guint64               to);
+/* The blocks that end before @before let go of. */
+void            ks_json_inflated_drop       (KsJsonInflated       *t,
+                                             guint64               before);
+/* Where the blocks taken in end. */
+guint64         ks_json_inflated_get_end    (const KsJsonInflated *t);
+/* Whether no block comes after them (the end of the text, or an error). */
+gboolean        ks_json_inflated_ended      (const KsJsonInflated *t);
+GError         *ks_json_inflated_take_error (KsJsonInflated       *t);
+
+/* ks_json_read_raw() for a .json.gz: its inflated text cut as it lies
+ * from *@pos on, each chunk copied and compacted by the thread that
+ * parses it; *@pos is left where the text not cut yet starts, which the
+ * caller compacts from r->stream_state. *@raw_read is the caller's,
+ * which @t's blocks advance. */
+gboolean ks_json_read_inflated (Reader          *r,
+                                KsJsonInflated  *t,
+                                guint64         *pos,
+                                guint64         *raw_read,
+                                double           base,
+                                double           span,
+                                goffset          size,
+                                GError         **error);
+
+/* Whether the event array is cut as it lies (KINESCOPE_JSON_CUT not
+ * =compacted). */
+gboolean ks_json_cut_raw_wanted (void);
+
+/* Whether the text that comes next is cut as it lies (in the event
+ * array, on several threads, KINESCOPE_JSON_CUT not =compacted). */
+gboolean ks_json_par_raw_ready (Reader *r);
+
 /* The reading thread waited, since @clock started, for a block from the
  * thread that maps or inflates the text (KINESCOPE_LOAD_PHASES). */
 void ks_json_parallel_note_input_wait (Reader             *r,

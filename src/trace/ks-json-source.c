@@ -231,12 +231,24 @@ ks_json_relocate_error (Reader        *r,
  * travel through two queues, full and free, and always come back. A
  * block that chunks are cut from is held by them until their parse has
  * copied their text (ks_json_feed_shared_block()), and comes back
- * through a third queue; the thread is given another in its place. */
+ * through a third queue; the thread is given another in its place. In
+ * the event array the blocks go uncompacted to the chunks cut from them
+ * as they lie (gz_read_inflated()), and come back the same way. */
 
 #define N_BLOCKS 4
 /* From this many threads on the reading thread drops the white space of
- * a .json.gz, not the inflating thread (see inflater_compacts()). */
+ * a .json.gz, not the inflating thread, where the chunks' threads do not
+ * (see gz_compaction()). */
 #define GZ_COMPACT_READ_THREADS 8
+
+/* Who drops a .json.gz's white space */
+typedef enum
+{
+  GZ_COMPACT_INFLATE,  /* the inflating thread */
+  GZ_COMPACT_READ,     /* the reading thread */
+  GZ_COMPACT_CHUNKS,   /* the thread that parses each chunk: the event
+                        * array is cut as it lies (ks_json_read_inflated()) */
+} GzCompact;
 
 typedef struct _GzSource GzSource;
 
@@ -355,21 +367,28 @@ gz_source_compact (GzSource *src,
   return ks_json_compact (b->data + bom, b->orig_len - bom, (char *)b->data, &src->compact);
 }
 
-/* Whether the inflating thread drops the white space too. On few
- * threads it has time to spare while the parse keeps the cores busy; on
- * many, inflating alone is about as long as the reading thread's share
- * of a load, and the compaction is better beside the replay there.
- * KINESCOPE_GZ_COMPACT=inflate or =read chooses, for measurements. */
-static gboolean
-inflater_compacts (Reader *r)
+/* Which thread drops the white space. On several threads the event
+ * array is cut as it lies and each chunk compacted by the thread that
+ * parses it, as a plain file's: the compaction is spread over the cores
+ * instead of being one thread's serial work. Where it is not cut so
+ * (KINESCOPE_JSON_CUT=compacted), on few threads the inflating thread
+ * has time to spare while the parse keeps the cores busy; on many,
+ * inflating alone is about as long as the reading thread's share of a
+ * load, and the compaction is better beside the replay there.
+ * KINESCOPE_GZ_COMPACT=inflate, =read or =chunks chooses, for
+ * measurements. */
+static GzCompact
+gz_compaction (Reader *r)
 {
   const char *env = g_getenv ("KINESCOPE_GZ_COMPACT");
 
-  if (g_strcmp0 (env, "inflate") == 0)
-    return TRUE;
+  if (r->parallel == NULL || g_strcmp0 (env, "inflate") == 0)
+    return GZ_COMPACT_INFLATE;
   if (g_strcmp0 (env, "read") == 0)
-    return FALSE;
-  return r->parallel == NULL || ks_json_thread_count () < GZ_COMPACT_READ_THREADS;
+    return GZ_COMPACT_READ;
+  if (g_strcmp0 (env, "chunks") == 0 || ks_json_cut_raw_wanted ())
+    return GZ_COMPACT_CHUNKS;
+  return ks_json_thread_count () < GZ_COMPACT_READ_THREADS ? GZ_COMPACT_INFLATE : GZ_COMPACT_READ;
 }
 
 static gpointer
@@ -415,6 +434,101 @@ gz_source_thread (gpointer data)
         break;
     }
   return NULL;
+}
+
+typedef struct
+{
+  Reader   *r;
+  GzSource *src;
+  guint64  *raw_read;
+} GzPull;
+
+/* The next inflated block, as it is, for the text cut as it lies (a
+ * KsJsonNextBlock): the thread fills another meanwhile. */
+static GBytes *
+gz_pull_block (gpointer   data,
+               GError   **error)
+{
+  GzPull *pull = data;
+  GzSource *src = pull->src;
+  KsPhaseClock clock;
+  Block *b;
+
+  ks_phase_start (&clock);
+  b = g_async_queue_pop (src->full);
+  ks_json_parallel_note_input_wait (pull->r, &clock);
+  if (b->orig_len <= 0)
+    {
+      /* the thread's last block */
+      if (b->orig_len < 0)
+        g_propagate_error (error, g_steal_pointer (&b->error));
+      g_async_queue_push (src->free, b);
+      return NULL;
+    }
+  *pull->raw_read = b->raw_read;
+  g_async_queue_push (src->free, gz_spare_block (src));
+  return g_bytes_new_with_free_func (b->data, b->orig_len, gz_block_returned, b);
+}
+
+/* The event array cut as it lies from @b on, each chunk compacted by the
+ * thread that parses it (ks_json_read_inflated()); the text the cuts
+ * leave, up to where the blocks taken in end, is compacted and fed here.
+ * *@ended when the thread's last block was taken in. */
+static gboolean
+gz_read_inflated (Reader    *r,
+                  GzSource  *src,
+                  Block     *b,
+                  guint64   *raw_read,
+                  gboolean  *ended,
+                  double     base,
+                  double     span,
+                  goffset    size,
+                  GError   **error)
+{
+  GzPull pull = { r, src, raw_read };
+  KsJsonInflated *t = ks_json_inflated_new (r->orig_offset, gz_pull_block, &pull);
+  /* room for the compaction's whole-vector stores past its end */
+  g_autofree guint8 *scratch = g_malloc (src->block_size + 64);
+  guint64 pos = r->orig_offset, end;
+  GError *inflate_error;
+  gboolean ok;
+
+  *raw_read = b->raw_read;
+  g_async_queue_push (src->free, gz_spare_block (src));
+  ks_json_inflated_append (t, g_bytes_new_with_free_func (b->data, b->orig_len, gz_block_returned, b));
+  r->stream_state = src->compact;
+  ok = ks_json_read_inflated (r, t, &pos, raw_read, base, span, size, error);
+  end = ks_json_inflated_get_end (t);
+  while (ok && pos < end)
+    {
+      gsize k = ks_json_inflated_read (t, scratch, MIN (end - pos, src->block_size), pos);
+
+      r->orig_offset += k;
+      pos += k;
+      /* after the trace the inflated bytes are only counted */
+      if (!ks_json_past_value (r))
+        {
+          guint8 *out = ks_json_block_buffer (r, scratch, k);
+          gsize m = ks_json_compact (scratch, k, (char *) out, &r->stream_state);
+
+          ok = ks_json_source_feed (r, out, m, ks_json_take_seen (&r->stream_state),
+                                    r->stream_state.in_string, error);
+        }
+      ok = ok && ks_json_source_progress (r, *raw_read, base, span, size, error);
+    }
+  src->compact = r->stream_state;
+  *ended = ks_json_inflated_ended (t);
+  inflate_error = ks_json_inflated_take_error (t);
+  if (inflate_error != NULL && ok)
+    {
+      g_propagate_prefixed_error (error, inflate_error, "%s: ", r->name);
+      ok = FALSE;
+    }
+  else
+    g_clear_error (&inflate_error);
+  /* the blocks go back as the chunks that hold them are parsed */
+  ks_json_inflated_free (t);
+  return ok;
 }
 
 /* The whole of a gzip stream, inflated as the reader's own thread
@@ -629,6 +743,7 @@ read_document (Reader        *r,
       GzSource src = { 0 };
       GThread *thread;
       gboolean ok = TRUE;
+      GzCompact compaction;
       guint32 isize;
 
       /* chunks are sized by the text: at least four times the file */
@@ -646,7 +761,8 @@ read_document (Reader        *r,
       src.first = first;
       src.raw_read = first;
       src.block_size = ks_json_block_size (r);
-      src.compacts = inflater_compacts (r);
+      compaction = gz_compaction (r);
+      src.compacts = compaction == GZ_COMPACT_INFLATE;
       src.full = g_async_queue_new ();
       src.free = g_async_queue_new ();
       src.returned = g_async_queue_new ();
@@ -676,9 +792,22 @@ read_document (Reader        *r,
               g_async_queue_push (src.free, b);
               break;
             }
-          raw_read = b->raw_read;
-          r->orig_offset += b->orig_len;
-          if (!src.compacts && !ks_json_past_value (r))
+          if (compaction == GZ_COMPACT_CHUNKS && !ks_json_past_value (r) && ks_json_par_raw_ready (r))
+            {
+              gboolean ended = FALSE;
+
+              /* the blocks from this one on, as long as chunks are cut */
+              ok = gz_read_inflated (r, &src, b, &raw_read, &ended, base, span, size, error);
+              b = NULL;
+              if (ok && ended)
+                break;
+            }
+          else
+            {
+              raw_read = b->raw_read;
+              r->orig_offset += b->orig_len;
+            }
+          if (b != NULL && !src.compacts && !ks_json_past_value (r))
             {
               b->len = gz_source_compact (&src, b);
               b->seen = ks_json_take_seen (&src.compact);
@@ -686,7 +815,7 @@ read_document (Reader        *r,
             }
           /* after the trace the inflated bytes are only counted: the
            * warning says how many were ignored */
-          if (!ks_json_past_value (r))
+          if (b != NULL && !ks_json_past_value (r))
             {
               g_autoptr(GBytes) text = NULL;
 
