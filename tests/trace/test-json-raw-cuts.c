@@ -123,36 +123,13 @@ test_model (void)
   g_autofree char *path = test_dump_write_file (tmp_dir, "raw-model.json", s->str, s->len);
   g_autoptr(GError) error = NULL;
   g_autoptr(KsTrace) trace = NULL;
-  g_autoptr(GString) scratch = g_string_new (NULL);
-  guint n_slices = 0, n_spaces = 0, n_arrays = 0, n_backslash = 0, n_want = 0;
-
-  for (guint i = 0; i < 16000; i++)
-    n_want += i % 7 == 1;
   g_setenv ("KINESCOPE_JSON_CUT", "raw", TRUE);
   trace = test_dump_load (path, "3", "KINESCOPE_JSON_CHUNK_BYTES", "61", &error);
   g_unsetenv ("KINESCOPE_JSON_CUT");
   g_assert_no_error (error);
   g_assert_cmpuint (n_debug_raw, >, 1000);
   g_assert_cmpuint (n_debug_merged, >, 0);
-  for (guint t = 0; t < trace->n_tracks; t++)
-    for (guint i = 0; i < trace->tracks[t].n_slices; i++)
-      {
-        const KsTrack *track = &trace->tracks[t];
-        const char *args = ks_args_store_get (trace->args, track->args[i], scratch);
-
-        g_assert_true (g_str_has_prefix (ks_trace_string (trace, track->name_id[i]), "op "));
-        n_slices++;
-        if (args == NULL)
-          continue;
-        /* white space inside strings kept, outside dropped */
-        n_spaces += strstr (args, "\"  two  spaces \\t ") != NULL;
-        n_arrays += strstr (args, "\"l\":[{\"a\":") != NULL && strstr (args, "},{\"b\":\"c\"},{\"d\":[1,2]}]") != NULL;
-        n_backslash += strstr (args, "\"ends in a backslash \\\\\",\"f\":\"},{\"") != NULL;
-      }
-  g_assert_cmpuint (n_slices, ==, 16000);
-  g_assert_cmpuint (n_spaces, ==, n_want);
-  g_assert_cmpuint (n_arrays, ==, n_want);
-  g_assert_cmpuint (n_backslash, ==, n_want);
+  test_raw_trace_check_model (trace, 16000);
 }
 
 /* A syntax error far into the text cut as it lies, in a chunk whose

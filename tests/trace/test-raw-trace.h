@@ -9,7 +9,12 @@
 
 #pragma once
 
+#include <string.h>
+
 #include <glib.h>
+
+#include "ks-args.h"
+#include "ks-trace.h"
 
 /* White space between two events, in the shapes writers use: none,
  * a newline, CRLF, indentation, spaces around the comma. */
@@ -90,4 +95,37 @@ test_raw_trace_look_alikes (guint n)
                             "\"dur\": 1, \"args\": {\"f\": \"},{\"}}", i > 0 ? ", " : "", i % 7, 3 * i);
   g_string_append (s, "]");
   return s;
+}
+
+/* The model of test_raw_trace (@n): every slice named "op N", and in
+ * the args of every seventh event (i % 7 == 1) the white space inside
+ * strings kept, outside dropped, arrays of objects and escapes whole. */
+static inline void
+test_raw_trace_check_model (KsTrace *trace,
+                            guint    n)
+{
+  g_autoptr(GString) scratch = g_string_new (NULL);
+  guint n_slices = 0, n_spaces = 0, n_arrays = 0, n_backslash = 0, n_want = 0;
+
+  for (guint i = 0; i < n; i++)
+    n_want += i % 7 == 1;
+  for (guint t = 0; t < trace->n_tracks; t++)
+    for (guint i = 0; i < trace->tracks[t].n_slices; i++)
+      {
+        const KsTrack *track = &trace->tracks[t];
+        const char *args = ks_args_store_get (trace->args, track->args[i], scratch);
+
+        g_assert_true (g_str_has_prefix (ks_trace_string (trace, track->name_id[i]), "op "));
+        n_slices++;
+        if (args == NULL)
+          continue;
+        /* white space inside strings kept, outside dropped */
+        n_spaces += strstr (args, "\"  two  spaces \\t ") != NULL;
+        n_arrays += strstr (args, "\"l\":[{\"a\":") != NULL && strstr (args, "},{\"b\":\"c\"},{\"d\":[1,2]}]") != NULL;
+        n_backslash += strstr (args, "\"ends in a backslash \\\\\",\"f\":\"},{\"") != NULL;
+      }
+  g_assert_cmpuint (n_slices, ==, n);
+  g_assert_cmpuint (n_spaces, ==, n_want);
+  g_assert_cmpuint (n_arrays, ==, n_want);
+  g_assert_cmpuint (n_backslash, ==, n_want);
 }
