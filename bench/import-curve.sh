@@ -10,7 +10,9 @@
 # as .json.gz and as .kscope; then loads each with `kinescope-cli info`
 # under `taskset -c 0-(N-1)` and KINESCOPE_THREADS=N for N in CORES
 # (default 1 2 4 8 16, those past the machine's cores left out), REPEAT
-# (3) times, and keeps the fastest load: its wall time, the speedup
+# (3) rounds over the core counts, each load after a probe of the host's
+# speed (CPU ms of a fixed loop on core 0), and keeps each count's
+# fastest load: its wall time, the speedup
 # against one core, its peak RSS, and its phases (KINESCOPE_LOAD_PHASES:
 # the reading thread's replay, chunks it parsed itself, waiting for a
 # worker and for the input, cutting, the rest of the read, finishing).
@@ -38,6 +40,8 @@
 # best of 2 each; and from 2 cores on with the plain JSON cut as it lies
 # in the file, each chunk compacted by the thread that parses it, or
 # compacted first (KINESCOPE_JSON_CUT), best of 2 each.
+#
+# EXTRAS=0 leaves out those comparisons (the switches stay for them).
 #
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
@@ -100,6 +104,29 @@ def load(path, n, extra={}):
             phases[f[1]] = (w + float(f[2]), c + float(f[3]))
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, phases
 
+# EXTRAS=0: the curve and the .json.gz against its twin only, without the
+# comparisons of the ways the reader can be switched to
+extras = os.environ.get("EXTRAS", "1") != "0"
+
+def probe():
+    """The host's speed now: CPU ms of a fixed interpreter loop on core 0.
+    A load whose probe is well above the run's least ran in a slow spell
+    of the host (a virtual machine's neighbours), not in a slow build."""
+    mask = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})
+    try:
+        best = None
+        for _ in range(3):
+            t0 = time.process_time()
+            x = 0
+            for i in range(200000):
+                x += i & 7
+            t = (time.process_time() - t0) * 1e3
+            best = t if best is None else min(best, t)
+        return best
+    finally:
+        os.sched_setaffinity(0, mask)
+
 md = []
 skipped = []
 best = {}
@@ -111,26 +138,33 @@ for path in files:
     mb = os.path.getsize(path) / 1e6
     rows = []
     with open(os.path.join(out, name + ".tsv"), "w") as tsv:
-        tsv.write("cores\trun\twall_s\tcpu_s\tpeak_rss_mib\t" + "\t".join(p for p, _ in PHASES) + "\n")
+        tsv.write("cores\trun\twall_s\tcpu_s\tpeak_rss_mib\t" + "\t".join(p for p, _ in PHASES) + "\tprobe_ms\n")
+        # rounds over the core counts rather than one count's loads in a
+        # row: a spell of the host's slowness then hits every count once
+        runs = {n: [] for n in cores}
+        for k in range(repeat):
+            for n in cores:
+                pr = probe()
+                r = load(path, n) + (pr,)
+                runs[n].append(r)
+                tsv.write("%d\t%d\t%.3f\t%.3f\t%.1f\t%s\t%.2f\n" % (n, k, r[0], r[1], r[2],
+                          "\t".join("%.3f/%.3f" % r[3].get(p, (0, 0)) for p, _ in PHASES), pr))
         for n in cores:
-            runs = []
-            for k in range(repeat):
-                r = load(path, n)
-                runs.append(r)
-                tsv.write("%d\t%d\t%.3f\t%.3f\t%.1f\t%s\n" % (n, k, r[0], r[1], r[2],
-                          "\t".join("%.3f/%.3f" % r[3].get(p, (0, 0)) for p, _ in PHASES)))
-            rows.append((n, min(runs, key=lambda r: r[0])))
+            rows.append((n, min(runs[n], key=lambda r: r[0])))
             best[(path, n)] = rows[-1][1][0]
     base = rows[0][1][0] if rows and rows[0][0] == 1 else None
+    first = len(md)
     md.append("### %s (%.0f MB on disk)\n" % (name, mb))
-    md.append("| cores | wall s (best of %d) | speedup | CPU s | peak RSS MiB | %s |" % (repeat, " | ".join(s for _, s in PHASES)))
-    md.append("|---:|---:|---:|---:|---:|" + "---:|" * len(PHASES))
-    for n, (wall, cpu, rss, ph) in rows:
+    md.append("| cores | wall s (best of %d) | speedup | CPU s | peak RSS MiB | probe ms | %s |" % (repeat, " | ".join(s for _, s in PHASES)))
+    md.append("|---:|---:|---:|---:|---:|---:|" + "---:|" * len(PHASES))
+    for n, (wall, cpu, rss, ph, pr) in rows:
         speed = "%.2f×" % (base / wall) if base else "–"
-        md.append("| %d | %.3f | %s | %.2f | %.0f | %s |" % (n, wall, speed, cpu, rss,
+        md.append("| %d | %.3f | %s | %.2f | %.0f | %.1f | %s |" % (n, wall, speed, cpu, rss, pr,
                   " | ".join("%.3f" % ph[p][0] if p in ph else "–" for p, _ in PHASES)))
+    probes = [r[4] for n in cores for r in runs[n]]
+    md.append("\nProbe before each load: %.1f–%.1f ms (median %.1f)." % (min(probes), max(probes), sorted(probes)[len(probes) // 2]))
     md.append("")
-    print("\n".join(md[-len(rows) - 4:]), flush=True)
+    print("\n".join(md[first:]), flush=True)
 
 # the .json.gz against its JSON twin (files[0] and files[-2])
 tail = len(md)
@@ -148,7 +182,7 @@ if any((gz, n) in best for n in cores):
     # as before by the inflating or the reading thread; the three ways
     # from 2 cores, best of 2
     many = [n for n in cores if n >= 2]
-    if many and time.time() - start < budget + 30:
+    if many and extras and time.time() - start < budget + 30:
         ways = ("chunks", "inflate", "read")
         rest = "read: the rest (input, compaction, handing over)"
         wait = "inflate: waiting for the parse"
@@ -172,7 +206,7 @@ if any((gz, n) in best for n in cores):
 # space dropped by a thread of its own (the default there from 4 threads
 # on) or by the reading thread, best of 2
 many = [n for n in cores if n >= 4]
-if many and (twin, many[0]) in best and time.time() - start < budget + 45:
+if many and extras and (twin, many[0]) in best and time.time() - start < budget + 45:
     md.append("### %s compacted first: white space dropped by a thread of its own or by the reading thread\n" % os.path.basename(twin))
     md.append("| cores | KINESCOPE_JSON_COMPACT=thread s | =read s | ratio | reading thread's rest of read, thread / read |")
     md.append("|---:|---:|---:|---:|---:|")
@@ -187,7 +221,7 @@ if many and (twin, many[0]) in best and time.time() - start < budget + 45:
 # the plain JSON with the reading thread parsing, while it waits, only the
 # chunk it waits for (the default from 8 threads on) or any, best of 2
 eight = [n for n in cores if n >= 8]
-if eight and (twin, eight[0]) in best and time.time() - start < budget + 60:
+if eight and extras and (twin, eight[0]) in best and time.time() - start < budget + 60:
     md.append("### %s: the reading thread parses only the chunk it waits for, or any\n" % os.path.basename(twin))
     md.append("| cores | KINESCOPE_JSON_HELP=head s | =any s | ratio | reading thread: replay / parse here, head | any |")
     md.append("|---:|---:|---:|---:|---:|---:|")
@@ -201,7 +235,7 @@ if eight and (twin, eight[0]) in best and time.time() - start < budget + 60:
     md.append("")
 # the plain JSON with its slices' args stored on a thread of their own
 # (the default from 4 threads on) or in the replay, best of 2
-if many and (twin, many[0]) in best and time.time() - start < budget + 75:
+if many and extras and (twin, many[0]) in best and time.time() - start < budget + 75:
     md.append("### %s: the slices' args stored on a thread of their own, or in the replay\n" % os.path.basename(twin))
     md.append("| cores | KINESCOPE_JSON_ARGS=thread s | =replay s | ratio | reading thread's replay, thread / replay | args thread storing |")
     md.append("|---:|---:|---:|---:|---:|---:|")
@@ -217,7 +251,7 @@ if many and (twin, many[0]) in best and time.time() - start < budget + 75:
 # (the default from 3 threads on) or looked up event by event in the
 # replay, best of 2
 three = [n for n in cores if n >= 3]
-if three and (twin, three[0]) in best and time.time() - start < budget + 90:
+if three and extras and (twin, three[0]) in best and time.time() - start < budget + 90:
     md.append("### %s: threads looked up once per chunk and (pid, tid), or per event in the replay\n" % os.path.basename(twin))
     md.append("| cores | KINESCOPE_JSON_THREAD_KEYS=chunk s | =replay s | ratio | reading thread's replay, chunk / replay | peak RSS MiB, chunk / replay |")
     md.append("|---:|---:|---:|---:|---:|---:|")
@@ -231,7 +265,7 @@ if three and (twin, three[0]) in best and time.time() - start < budget + 90:
     md.append("")
 # the chunks' text taken from the compacted blocks (the default) or the
 # blocks copied by the reading thread, best of 2, the JSON and the .json.gz
-if many and (twin, many[0]) in best and time.time() - start < budget + 105:
+if many and extras and (twin, many[0]) in best and time.time() - start < budget + 105:
     md.append("### chunks' text from the compacted blocks, or the blocks copied by the reading thread (the JSON compacted first)\n")
     md.append("| file | cores | KINESCOPE_JSON_BLOCKS=share s | =copy s | ratio | reading thread's cutting + rest, share / copy (CPU s) | peak RSS MiB, share / copy |")
     md.append("|---|---:|---:|---:|---:|---:|---:|")
@@ -249,7 +283,7 @@ if many and (twin, many[0]) in best and time.time() - start < budget + 105:
 # the plain JSON with its complete events' slices gathered by track in
 # the chunks and added in bulk (the default wherever the pairs are
 # numbered) or added one by one in the replay, best of 2
-if three and (twin, three[0]) in best and time.time() - start < budget + 105:
+if three and extras and (twin, three[0]) in best and time.time() - start < budget + 105:
     md.append("### %s: slices gathered by track in the chunks, or added one by one in the replay\n" % os.path.basename(twin))
     md.append("| cores | KINESCOPE_JSON_CHUNK_TRACKS=chunk s | =replay s | ratio | reading thread's replay, chunk / replay | its CPU s, chunk / replay | peak RSS MiB, chunk / replay |")
     md.append("|---:|---:|---:|---:|---:|---:|---:|")
@@ -266,7 +300,7 @@ if three and (twin, three[0]) in best and time.time() - start < budget + 105:
 # (by the reading thread, or from 4 threads on by a thread of its own),
 # best of 2
 two = [n for n in cores if n >= 2]
-if two and (twin, two[0]) in best and time.time() - start < budget + 120:
+if two and extras and (twin, two[0]) in best and time.time() - start < budget + 120:
     md.append("### %s: cut as it lies and compacted by the chunks' threads, or compacted first\n" % os.path.basename(twin))
     md.append("| cores | KINESCOPE_JSON_CUT=raw s | =compacted s | ratio | reading thread: cutting + rest + input wait, raw / compacted (wall s) | compacting thread CPU s (compacted) | process CPU s, raw / compacted | peak RSS MiB, raw / compacted |")
     md.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
