@@ -63,13 +63,56 @@ def pct(x):
     return f"{x:+.1f} %"
 
 
+# a process ran in the host's fast mode when its probes, before and after
+# its steps, are both within this of the run's least probe
+FAST = 1.15
+
+
+def fast_mode(parts, runs, probes, ends):
+    """The parts again from the processes of the fast mode alone, against
+    the no-profiler processes of the fast mode: the slow mode makes a
+    process 20-30 % slower whatever its profiler, more than most parts."""
+    every = [p for d in (probes, ends) for part in parts for p in d[part].values() if p is not None]
+    if not every:
+        return
+    least = min(every)
+
+    def fast(part, i):
+        a, b = probes[part].get(i), ends[part].get(i)
+        return a is not None and b is not None and a <= FAST * least and b <= FAST * least
+
+    kept = {part: {i: x for i, x in runs[part].items() if fast(part, i)} for part in parts}
+    plain = [x for p in ("plain-a", "plain-b") for x in kept.get(p, {}).values()]
+    print()
+    print(f"Fast mode only: the processes whose CPU probes before and after the steps are both within "
+          f"{100 * (FAST - 1):.0f} % of the run's least ({least:.2f} ms), each part's median step against the "
+          f"median of the no-profiler processes among them.")
+    print()
+    if not plain:
+        print("(no no-profiler process ran in the fast mode: nothing to compare with)")
+        return
+    base = statistics.median(plain)
+    print("| part | processes kept | median (ms) | vs. no profiler (fast mode) |")
+    print("|---|---:|---:|---:|")
+    for part in parts:
+        r = kept[part]
+        label = LABELS.get(part, part)
+        if not r:
+            print(f"| {label} | 0 of {len(runs[part])} | | |")
+            continue
+        med = statistics.median(r.values())
+        print(f"| {label} | {len(r)} of {len(runs[part])} | {med:.3f} | {pct(100 * (med / base - 1))} |")
+
+
 def main():
     out, model, steps, parts = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
     runs = {}
     probes = {}
+    ends = {}
     for part in parts:
         runs[part] = {}
         probes[part] = {}
+        ends[part] = {}
         for i in range(1, 100):
             try:
                 with open(f"{out}/parts-{model}-{part}-{i}.json") as f:
@@ -80,6 +123,7 @@ def main():
             if t:
                 runs[part][i] = statistics.median(t) * 1e3
                 probes[part][i] = result.get("probe_cpu_ms")
+                ends[part][i] = result.get("probe_end_cpu_ms")
 
     plain = {i: [runs[p][i] for p in ("plain-a", "plain-b") if i in runs.get(p, {})]
              for i in set(runs.get("plain-a", {})) | set(runs.get("plain-b", {}))}
@@ -116,6 +160,8 @@ def main():
         probe_text = " / ".join(f"{p:.2f}" if p is not None else "?" for _, p in sorted(probes[part].items()))
         print(f"| {label} | {' / '.join(f'{x:.3f}' for _, x in sorted(r.items()))} | {med:.3f} | "
               f"{pct(100 * (med / base - 1))} | {same_text} | {len(same)} | {probe_text} |")
+
+    fast_mode(parts, runs, probes, ends)
 
     # the noise floor
     noise = [100 * (runs["plain-b"][i] / runs["plain-a"][i] - 1)

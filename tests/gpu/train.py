@@ -372,8 +372,11 @@ def main():
         torch.cuda.memory._record_memory_history(enabled=None)
     if args.result:
         with open(args.result, "w") as f:
+            # the probe again after the steps: a spell of the host's slow
+            # mode that began after the first shows here
+            end = machine_probe()
             json.dump({"step_times": times, "capturing": capturing, "loss": float(loss.detach()),
-                       **probe}, f)
+                       **probe, "probe_end_cpu_ms": end["probe_cpu_ms"], "probe_end_mem_ms": end["probe_mem_ms"]}, f)
     print(f"done {step} steps, median step {sorted(times[10:])[len(times[10:]) // 2] * 1e3:.3f} ms")
 
 
