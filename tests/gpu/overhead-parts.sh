@@ -58,6 +58,11 @@
 #      record-100hz       the default recording sampling at 100 Hz
 #      record-idle        the default recording, its sampling thread
 #                         SCHED_IDLE (KINESCOPE_PYTHON_SAMPLER_POLICY=idle)
+#      record-noops       the default recording without the operators
+#                         (--pytorch=none)
+#      cuda               the recorder's CUDA tracing alone (-t cuda, no
+#                         operators, stacks or allocator): with
+#                         cupti-floor, what it adds to CUPTI's floor
 #    A round runs each part for each model in turn. Rounds go on while
 #    they fit in BUDGET seconds (default 225) counted from the start, up
 #    to ROUNDS (default 3): the first one part by part in the order of
@@ -169,6 +174,8 @@ PARTS=(
   "record-nomemory|record|--pytorch-memory=false|"
   "record-100hz|record|--python-sampling-frequency=100|"
   "record-idle|record|KINESCOPE_PYTHON_SAMPLER_POLICY=idle|"
+  "record-noops|record|--pytorch=none|"
+  "cuda|record|-t cuda --pytorch=none --python-sampling=false --pytorch-memory=false|"
 )
 
 if [ -n "${ONLY:-}" ]; then

@@ -39,6 +39,8 @@ LABELS = {
     "record-nomemory": "kinescope-cli record without the caching allocator",
     "record-100hz": "kinescope-cli record, Python stacks at 100 Hz",
     "record-idle": "kinescope-cli record, the sampling thread SCHED_IDLE",
+    "record-noops": "kinescope-cli record without the operators",
+    "cuda": "kinescope-cli record -t cuda: the CUDA tracing alone",
 }
 
 # (what it is, the part, the part below it): each layer's share of the
@@ -49,11 +51,13 @@ LAYERS = [
     ("our observer: two clock reads, the operator's fields", "observer-noinject", "rf-floor"),
     ("the injector, its channel and the recorder (operators alone, -t nvtx)", "ops-observer", "observer-noinject"),
     ("CUPTI's floor (mincupti.c)", "cupti-floor", None),
+    ("the recorder's CUDA tracing over CUPTI's floor (-t cuda)", "cuda", "cupti-floor"),
     ("the Python stack sampler (with the recorder, -t nvtx)", "sampler", None),
     ("the caching allocator's history", "allocator", None),
     ("the whole default recording", "record", None),
     ("the Python stacks, taken out of the recording", "record", "record-nosampling"),
     ("the caching allocator, taken out of the recording", "record", "record-nomemory"),
+    ("the operators, taken out of the recording", "record", "record-noops"),
     ("900 Hz of the Python stacks (1000 against 100 Hz)", "record", "record-100hz"),
     ("torch.profiler, CPU + CUDA", "torchprof", None),
 ]
