@@ -63,6 +63,13 @@
 #      cuda               the recorder's CUDA tracing alone (-t cuda, no
 #                         operators, stacks or allocator): with
 #                         cupti-floor, what it adds to CUPTI's floor
+#      rf-floor-inputs    rf-floor asking for the inputs, as shapes do:
+#                         what torch spends boxing every operator's
+#                         arguments for a callback
+#      observer-shapes-noinject
+#                         our observer reading the inputs' sizes, the
+#                         injector returning at once
+#      ops-shapes         operators with input shapes alone (-t nvtx)
 #    A round runs each part for each model in turn. Rounds go on while
 #    they fit in BUDGET seconds (default 225) counted from the start, up
 #    to ROUNDS (default 3): the first one part by part in the order of
@@ -176,6 +183,9 @@ PARTS=(
   "record-idle|record|KINESCOPE_PYTHON_SAMPLER_POLICY=idle|"
   "record-noops|record|--pytorch=none|"
   "cuda|record|-t cuda --pytorch=none --python-sampling=false --pytorch-memory=false|"
+  "rf-floor-inputs|plain||--observer $FLOORS/nop/nop_observer.so,-,1"
+  "observer-shapes-noinject|plain||--observer $FLOORS/ours/kinescope_observer.so,$WORK/noinject.so,1"
+  "ops-shapes|record|$COMMON --pytorch=autograd-shapes-nvtx|"
 )
 
 if [ -n "${ONLY:-}" ]; then

@@ -41,6 +41,9 @@ LABELS = {
     "record-idle": "kinescope-cli record, the sampling thread SCHED_IDLE",
     "record-noops": "kinescope-cli record without the operators",
     "cuda": "kinescope-cli record -t cuda: the CUDA tracing alone",
+    "rf-floor-inputs": "floor of RecordFunction asking for the inputs (a do-nothing observer)",
+    "observer-shapes-noinject": "our observer reading input sizes, the injector returning at once",
+    "ops-shapes": "operators with input shapes alone, RecordFunction observer",
 }
 
 # (what it is, the part, the part below it): each layer's share of the
@@ -58,6 +61,10 @@ LAYERS = [
     ("the Python stacks, taken out of the recording", "record", "record-nosampling"),
     ("the caching allocator, taken out of the recording", "record", "record-nomemory"),
     ("the operators, taken out of the recording", "record", "record-noops"),
+    ("with shapes: torch boxing the inputs for a callback, over the floor without", "rf-floor-inputs", "rf-floor"),
+    ("with shapes: our observer reading the sizes, over torch's boxing", "observer-shapes-noinject", "rf-floor-inputs"),
+    ("with shapes: the injector, its channel and the recorder", "ops-shapes", "observer-shapes-noinject"),
+    ("input shapes in the whole recording", "record-shapes", "record"),
     ("900 Hz of the Python stacks (1000 against 100 Hz)", "record", "record-100hz"),
     ("torch.profiler, CPU + CUDA", "torchprof", None),
 ]
