@@ -25,15 +25,17 @@ import warnings
 from torch.utils import cpp_extension
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# TorchObserver.CFLAGS of _kinescope_python.py
+CFLAGS = ["-O2", "-DNDEBUG"]
 
 
-def build(name, source, directory):
+def build(name, source, directory, cflags=CFLAGS):
     os.makedirs(directory, exist_ok=True)
     started = time.monotonic()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cpp_extension.load(name=name, sources=[source], build_directory=directory,
-                           extra_cflags=["-O2"], extra_ldflags=["-ldl"], with_cuda=False,
+                           extra_cflags=cflags, extra_ldflags=["-ldl"], with_cuda=False,
                            is_python_module=False, verbose=False)
     path = os.path.join(directory, name + ".so")
     print(f"built {path} from {source} in {time.monotonic() - started:.1f} s", flush=True)

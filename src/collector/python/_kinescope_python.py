@@ -492,6 +492,11 @@ class TorchObserver:
     installed = None
     NAME = 'kinescope_observer'
     SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kinescope_observer.cpp')
+    # NDEBUG as torch's own release build: without it torch's debug-only
+    # checks run in the observer, and RecordFunction::inputs() of a range
+    # that has none (autograd's nodes, user scopes) throws a c10::Error,
+    # which captures a backtrace: microseconds an operator with shapes
+    CFLAGS = ['-O2', '-DNDEBUG']
 
     def __init__(self, torch, record_shapes):
         self.torch = torch
@@ -500,7 +505,8 @@ class TorchObserver:
 
     def cache_dir(self):
         with open(self.SOURCE, 'rb') as f:
-            source = hashlib.sha256(f.read()).hexdigest()[:16]
+            # a build with other flags is another build
+            source = hashlib.sha256(f.read() + ' '.join(self.CFLAGS).encode()).hexdigest()[:16]
         abi = getattr(self.torch._C, '_GLIBCXX_USE_CXX11_ABI', '')
         key = '%s-%s-abi%s-%s' % (self.torch.__version__, sys.implementation.cache_tag, int(abi is True),
                                   source)
@@ -532,7 +538,7 @@ class TorchObserver:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
             cpp_extension.load(name=self.NAME, sources=[self.SOURCE], build_directory=directory,
-                               extra_cflags=['-O2'], extra_ldflags=['-ldl'], with_cuda=False,
+                               extra_cflags=self.CFLAGS, extra_ldflags=['-ldl'], with_cuda=False,
                                is_python_module=False, verbose=False)
         with open(done, 'w') as f:
             f.write('%s\n' % self.torch.__version__)

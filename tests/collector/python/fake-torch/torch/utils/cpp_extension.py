@@ -17,7 +17,8 @@ def load(name, sources, extra_cflags=None, extra_ldflags=None, build_directory=N
          with_cuda=None, is_python_module=True, verbose=False):
     log('cpp-extension-load', name, ' '.join(os.path.basename(s) for s in sources),
         'exists=%s' % all(os.path.exists(s) for s in sources),
-        'is_python_module=%s' % is_python_module, 'with_cuda=%s' % with_cuda)
+        'is_python_module=%s' % is_python_module, 'with_cuda=%s' % with_cuda,
+        'cflags=%s' % ','.join(extra_cflags or []))
     if not os.environ.get('FAKE_TORCH_OBSERVER'):
         raise RuntimeError('Ninja is required to load C++ extensions')
     path = os.path.join(build_directory, name + '.so')
