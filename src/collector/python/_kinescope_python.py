@@ -492,10 +492,11 @@ class TorchObserver:
     installed = None
     NAME = 'kinescope_observer'
     SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kinescope_observer.cpp')
-    # NDEBUG as torch's own release build: without it torch's debug-only
-    # checks run in the observer, and RecordFunction::inputs() of a range
-    # that has none (autograd's nodes, user scopes) throws a c10::Error,
-    # which captures a backtrace: microseconds an operator with shapes
+    # NDEBUG as torch's own release build: record_function.h declares a
+    # member and a check of it (inputs_valid_) only without NDEBUG, so
+    # without it the observer's RecordFunction is not libtorch's and its
+    # inputs() checks a byte libtorch never sets, throwing a c10::Error
+    # (a backtrace: microseconds) where that byte is not set
     CFLAGS = ['-O2', '-DNDEBUG']
 
     def __init__(self, torch, record_shapes):
