@@ -43,6 +43,10 @@
 #
 # EXTRAS=0 leaves out those comparisons (the switches stay for them).
 #
+# First it measures the host's ceiling: the same interpreter loop on each
+# of N cores at once against one core's time, what any program's speedup
+# on N cores is capped at where the cores slow down together.
+#
 # About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
 USAGE="KCLI=kinescope-cli bench/import-curve.sh OUTDIR [CORES...]"
@@ -127,9 +131,46 @@ def probe():
     finally:
         os.sched_setaffinity(0, mask)
 
+def spin(core, barrier, out):
+    os.sched_setaffinity(0, {core})
+    barrier.wait()
+    t0 = time.process_time()
+    x = 0
+    for i in range(8000000):
+        x += i & 7
+    out.put(time.process_time() - t0)
+
+def ceiling():
+    """What N cores give work that shares nothing: the same interpreter
+    loop on each of N cores at once, its time against one core's. A
+    host whose cores slow down together (a lower clock with more of them
+    busy, a virtual machine's cores sharing physical ones) caps any
+    program's speedup at this."""
+    import multiprocessing as mp
+    rows = []
+    for n in cores:
+        barrier, out = mp.Barrier(n), mp.Queue()
+        procs = [mp.Process(target=spin, args=(i, barrier, out)) for i in range(n)]
+        for p in procs:
+            p.start()
+        times = [out.get() for _ in procs]
+        for p in procs:
+            p.join()
+        rows.append((n, sum(times) / n))
+    base = rows[0][1]
+    md.append("### The host's ceiling: one interpreter loop on each of N cores at once\n")
+    md.append("| cores | s a loop | ceiling (N × one core's time ÷ this) |")
+    md.append("|---:|---:|---:|")
+    for n, t in rows:
+        md.append("| %d | %.3f | %.2f× |" % (n, t, n * base / t))
+    md.append("")
+    print("\n".join(md), flush=True)
+
 md = []
 skipped = []
 best = {}
+if cores and cores[0] == 1:
+    ceiling()
 for path in files:
     if time.time() - start > budget:
         skipped.append(os.path.basename(path))
