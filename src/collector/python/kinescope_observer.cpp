@@ -10,7 +10,9 @@
 // (the injector interns it once), the rest as integers.
 //
 // Kept small on purpose: it is compiled on the user's machine against
-// whichever torch is there, and only uses ATen/record_function.h.
+// whichever torch is there, and only uses ATen/record_function.h. Always
+// with NDEBUG, as libtorch itself (TorchObserver.CFLAGS): that header's
+// debug-only member and check would otherwise make inputs() throw.
 
 #include <ATen/record_function.h>
 
