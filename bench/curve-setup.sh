@@ -22,6 +22,9 @@ mkdir -p "$OUT"
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "host: $(uname -n), $NPROC cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+  # threads per core and sockets: 16 virtual cores on 8 physical ones
+  # cannot give 16 cores' speedup to work that fills a core
+  echo "topology: $(lscpu 2>/dev/null | grep -E '^(Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|L3 cache|Hypervisor vendor):' | sed 's/  */ /g' | paste -sd ';' -)"
   echo "memory: $(free -g | awk '/Mem:/ {print $2 " GiB"}')"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "kinescope-cli: $KCLI ($(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null || echo 'no git'))"

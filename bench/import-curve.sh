@@ -45,9 +45,12 @@
 #
 # First it measures the host's ceiling: the same interpreter loop on each
 # of N cores at once against one core's time, what any program's speedup
-# on N cores is capped at where the cores slow down together.
+# on N cores is capped at where the cores slow down together; then the
+# import's own: a one-thread load of a CEIL_MB (80) MB trace on each of N
+# cores at once, which adds what the cores share (memory bandwidth, the
+# last-level cache) to the clock.
 #
-# About 3 minutes on a 16-core host; BUDGET_S (default 160) stops
+# About 4 minutes on a 16-core host; BUDGET_S (default 160) stops
 # starting new traces once spent, and says so in curve.md.
 USAGE="KCLI=kinescope-cli bench/import-curve.sh OUTDIR [CORES...]"
 BUDGET_DEFAULT=160
@@ -66,6 +69,9 @@ FIRST=${FILES[0]}
 KSCOPE=${FIRST%.json}.kscope
 [ -s "$KSCOPE" ] || "$KCLI" convert -f "$FIRST" "$KSCOPE" > "$OUT/convert.log" 2>&1 || exit 2
 FILES+=("$FIRST.gz" "$KSCOPE")
+CEIL_TRACE="$TRACE_DIR/import-curve-ceiling.json"
+[ -s "$CEIL_TRACE" ] || "$GEN" --input "$FIXTURE" --size-mb "${CEIL_MB:-80}" "$CEIL_TRACE" > /dev/null || exit 2
+export CEIL_TRACE
 echo "traces made in $(( $(date +%s) - START )) s"
 
 python3 - "$OUT" "$KCLI" "$REPEAT" "$BUDGET_S" "$START" "$NPROC" "$CORES" "${FILES[@]}" <<'PYEOF'
@@ -166,11 +172,43 @@ def ceiling():
     md.append("")
     print("\n".join(md), flush=True)
 
+def import_ceiling(path):
+    """The import's own ceiling: N independent one-thread loads of one
+    trace at once, one a core, each load's CPU time against one alone.
+    Sharing no work, they still share the memory bus and the last-level
+    cache, so this caps what N threads of one load can gain here."""
+    rows = []
+    env = dict(os.environ, KINESCOPE_THREADS="1")
+    for n in cores:
+        best = None
+        for _ in range(repeat):
+            procs = [subprocess.Popen(["taskset", "-c", str(i), kcli, "info", path], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(n)]
+            cpu = []
+            for p in procs:
+                _, status, ru = os.wait4(p.pid, 0)
+                if status != 0:
+                    sys.exit("kinescope-cli info failed on %s" % path)
+                cpu.append(ru.ru_utime + ru.ru_stime)
+            t = sum(cpu) / n
+            best = t if best is None else min(best, t)
+        rows.append((n, best))
+    base = rows[0][1]
+    md.append("### The import's ceiling: a one-thread load of %.0f MB on each of N cores at once\n"
+              % (os.path.getsize(path) / 1e6))
+    md.append("| cores | CPU s a load (best of %d) | ceiling (N × one load's time ÷ this) |" % repeat)
+    md.append("|---:|---:|---:|")
+    for n, t in rows:
+        md.append("| %d | %.3f | %.2f× |" % (n, t, n * base / t))
+    md.append("")
+    print("\n".join(md[-(len(rows) + 4):]), flush=True)
+
 md = []
 skipped = []
 best = {}
 if cores and cores[0] == 1:
     ceiling()
+    import_ceiling(os.environ["CEIL_TRACE"])
 for path in files:
     if time.time() - start > budget:
         skipped.append(os.path.basename(path))
@@ -372,5 +410,5 @@ with open(os.path.join(out, "curve.md"), "w") as f:
 print("\n".join(md[tail:]))
 PYEOF
 rc=$?
-[ "${KEEP:-0}" = 1 ] || rm -f "${FILES[@]}"
+[ "${KEEP:-0}" = 1 ] || rm -f "${FILES[@]}" "$CEIL_TRACE"
 exit $rc
