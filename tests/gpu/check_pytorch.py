@@ -14,8 +14,13 @@ thread: backward runs on the autograd engine's):
 - for at least 99 % of the kernels launched there, the innermost operator
   around their launch call is the same in both (kernels paired by name, in
   launch order);
-- the CUDA caching allocator's allocations there: count and peak allocated
-  within 1 %.
+- the CUDA caching allocator's allocations there: count within 1 %; peak
+  allocated not above torch.profiler's and within 2 % of it. The
+  recording's figures come from the allocator's history, whose entries
+  give the bytes asked for (as memory_viz counts them); torch.profiler's
+  "Total Allocated" counts the allocator's blocks, rounded up to 512
+  bytes and, for a large block whose rest would be under 1 MiB, not
+  split, so its peak is the higher by a little.
 
 The recording's operators are read from its NVTX text here, independently
 of Kinescope's reader; with KINESCOPE_CLI given, `stats --report operators
@@ -164,8 +169,9 @@ peak_k = max((m[2] for m in mem_k), default=0)
 peak_t = max((m.get("Total Allocated", 0) for m in mem_t), default=0)
 check("allocations within 1 %", alloc_t > 0 and abs(alloc_k - alloc_t) <= 0.01 * alloc_t,
       f"recording {alloc_k}, torch.profiler {alloc_t}")
-check("peak allocated within 1 %", peak_t > 0 and abs(peak_k - peak_t) <= 0.01 * peak_t,
-      f"recording {peak_k}, torch.profiler {peak_t}")
+check("peak allocated (bytes asked for) not above torch.profiler's (blocks) and within 2 %",
+      peak_t > 0 and peak_k <= peak_t and peak_t - peak_k <= 0.02 * peak_t,
+      f"recording {peak_k}, torch.profiler {peak_t} ({100 * (peak_k - peak_t) / max(peak_t, 1):+.2f} %)")
 
 if cli:
     # Every row: the warm-up included, and the calls nested alone in one of
