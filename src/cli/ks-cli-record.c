@@ -267,6 +267,13 @@ print_summary (Record          *r,
     ks_cli_printerr (_("  OS runtime calls  %" PRIu64 "\n"), c->osrt_calls);
   if (trace & KS_RECORD_TRACE_GPU_METRICS)
     ks_cli_printerr (_("  GPU samples       %" PRIu64 " (%u GPUs)\n"), c->counter_samples, stats.n_gpus);
+  if (stats.python_skipped > 0)
+    ks_cli_printerr (_("  Python samples    %" PRIu64 " (stacks read %" PRIu64 " times; %" PRIu64
+                       " times not, outside the capture range)\n"),
+                     c->python_samples, stats.python_reads, stats.python_skipped);
+  else if (stats.python_reads > 0)
+    ks_cli_printerr (_("  Python samples    %" PRIu64 " (stacks read %" PRIu64 " times)\n"),
+                     c->python_samples, stats.python_reads);
   ks_cli_printerr (_("  Dropped           %" PRIu64 "\n"), ks_record_session_get_dropped (r->session));
   if (r->write_failed)
     ks_cli_printerr (_("  Not written       %" PRIu64 " (after %.2f s)\n"), stats.unwritten, stats.written_until_s);

@@ -67,6 +67,9 @@ tmp_file (const char *name)
   return g_build_filename (tmp_dir, name, NULL);
 }
 
+/* the standard error of spawn()'s last run */
+static char *last_err;
+
 /* Runs argv (NULL-terminated after @first) with @env_extra ("NAME=VALUE",
  * NULL-terminated, may be NULL) added; returns the exit status. */
 static int
@@ -103,6 +106,8 @@ spawn (char               **out,
   g_assert_no_error (error);
   if (!WIFEXITED (wait_status) || WEXITSTATUS (wait_status) != 0)
     g_test_message ("%s: %s", first, err);
+  g_free (last_err);
+  last_err = g_steal_pointer (&err);
   g_assert_true (WIFEXITED (wait_status));
   return WEXITSTATUS (wait_status);
 }
@@ -315,8 +320,15 @@ test_capture_range (void)
 {
   g_autofree char *path = NULL;
   g_autofree char *script = py_file ("capture.py");
+  g_autoptr(GRegex) summary = NULL;
+  g_autoptr(GMatchInfo) match = NULL;
+  g_autofree char *reads_text = NULL;
+  g_autofree char *skipped_text = NULL;
   gint64 n_idle;
   gint64 outside;
+  gint64 span_ns;
+  gint64 reads;
+  gint64 skipped;
   sqlite3 *db;
 
   if (!need_python ())
@@ -332,6 +344,21 @@ test_capture_range (void)
                            "(SELECT start FROM NVTX_EVENTS WHERE text = 'go') OR e.start > "
                            "(SELECT end FROM NVTX_EVENTS WHERE text = 'go')");
   g_assert_cmpint (outside, ==, 0);
+  /* Nor were its stacks read outside it (0.3 s before, 0.4 s after): at
+   * 1000 Hz, not more rounds than the range lasted and a tenth of a
+   * second for its marks to arrive and a late round to be made up. */
+  span_ns = query_intf (db, "SELECT end - start FROM NVTX_EVENTS WHERE text = 'go'");
+  summary = g_regex_new ("stacks read ([0-9]+) times; ([0-9]+) times not", 0, 0, NULL);
+  g_assert_true (g_regex_match (summary, last_err, 0, &match));
+  reads_text = g_match_info_fetch (match, 1);
+  skipped_text = g_match_info_fetch (match, 2);
+  reads = g_ascii_strtoll (reads_text, NULL, 10);
+  skipped = g_ascii_strtoll (skipped_text, NULL, 10);
+  g_test_message ("read %" G_GINT64_FORMAT " times, %" G_GINT64_FORMAT " not, in a range of %"
+                  G_GINT64_FORMAT " ns", reads, skipped, span_ns);
+  g_assert_cmpint (reads, >=, n_idle);
+  g_assert_cmpint (reads * 1000000, <=, span_ns + 100000000);
+  g_assert_cmpint (skipped, >, 0);
   sqlite3_close (db);
 }
 

@@ -16,7 +16,8 @@
  * The samples go through a queue to the thread that writes, which holds
  * each a while: a process's capture-range starts and stops arrive on its
  * connection up to a tick (50 ms) late, and a sample is kept only when
- * its process was capturing at its time. */
+ * its process was capturing at its time. Outside a range, as far as the
+ * marks that have arrived tell, a process is not read at all. */
 
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "ks-record-session"
@@ -82,7 +83,7 @@ struct _KsRecordPySampler
   KsRecordSession *session;
   guint64          interval_ns;
   GThread         *thread;
-  GMutex           mutex;     /* targets, stop, texts */
+  GMutex           mutex;     /* targets, stop, texts, live */
   GCond            cond;
   GPtrArray       *targets;
   gboolean         stop;
@@ -90,6 +91,7 @@ struct _KsRecordPySampler
   /* the sampler thread's strings: id → text; text → id its own */
   GPtrArray       *texts;
   GHashTable      *text_ids;
+  GHashTable      *live;      /* pid → 1 + whether it captures, by the last mark */
 
   /* the writing thread's */
   GQueue           pending;
@@ -130,6 +132,7 @@ ks_record_py_sampler_new (KsRecordSession *session)
   /* id 0 is no text */
   g_ptr_array_add (self->texts, g_strdup (""));
   self->text_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  self->live = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_queue_init (&self->pending);
   self->writer_ids = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->marks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
@@ -158,6 +161,7 @@ ks_record_py_sampler_free (KsRecordPySampler *self)
   g_ptr_array_unref (self->targets);
   g_async_queue_unref (self->items);
   g_hash_table_unref (self->text_ids);
+  g_hash_table_unref (self->live);
   g_ptr_array_unref (self->texts);
   g_queue_clear_full (&self->pending, g_free);
   g_array_unref (self->writer_ids);
@@ -283,6 +287,7 @@ sampler_thread (gpointer data)
   KsRecordPySampler *self = data;
   g_autoptr(GPtrArray) round = g_ptr_array_new ();
   guint64 next = ks_record_now_mono ();
+  guint skipped;
 
   /* A measurement switch: on cores the job keeps busy, a woken sampler
    * takes a core from one of its threads for the round; SCHED_IDLE
@@ -320,8 +325,20 @@ sampler_thread (gpointer data)
         }
       g_ptr_array_set_size (round, 0);
       for (guint i = 0; i < self->targets->len; i++)
-        g_ptr_array_add (round, g_ptr_array_index (self->targets, i));
+        {
+          Target *t = g_ptr_array_index (self->targets, i);
+          gpointer live = g_hash_table_lookup (self->live, &t->pid);
+
+          if (live == NULL ? self->initially_on : GPOINTER_TO_INT (live) - 1)
+            g_ptr_array_add (round, t);
+        }
+      skipped = self->targets->len - round->len;
       g_mutex_unlock (&self->mutex);
+
+      g_mutex_lock (&self->session->mutex);
+      self->session->stats.python_reads += round->len;
+      self->session->stats.python_skipped += skipped;
+      g_mutex_unlock (&self->session->mutex);
 
       /* targets are freed only by this thread (gone) or after it ends */
       for (guint i = 0; i < round->len; i++)
@@ -440,6 +457,10 @@ ks_record_py_sampler_capture (KsRecordPySampler *self,
 {
   GArray *marks = g_hash_table_lookup (self->marks, &pid);
   Mark m = { timestamp, on };
+
+  g_mutex_lock (&self->mutex);
+  g_hash_table_insert (self->live, g_memdup2 (&pid, sizeof pid), GINT_TO_POINTER (on ? 2 : 1));
+  g_mutex_unlock (&self->mutex);
 
   if (marks == NULL)
     {

@@ -59,6 +59,8 @@ typedef struct
   guint64  nvtx_ranges;
   guint64  samples;         /* GPU counter samples */
   guint64  python_samples;  /* sampled Python stacks */
+  guint64  python_reads;    /* a process's stacks read from outside */
+  guint64  python_skipped;  /* ... not read: outside its capture range */
   guint64  dropped;
   /* once writing stopped: up to when the file holds events (from the
    * start), and how many arrived after */
