@@ -168,3 +168,4 @@ void ks_nvtx_after_fork (void);
 
 /* ks-inject-torch.c */
 void ks_torch_after_fork (void);
+void ks_torch_capture_changed (void);

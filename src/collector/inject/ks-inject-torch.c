@@ -71,8 +71,12 @@ static pthread_key_t         thread_key;
 static pthread_once_t        thread_key_once = PTHREAD_ONCE_INIT;
 /* Bumped in a forked child: string ids belong to a connection. */
 static atomic_uint           name_generation = 1;
+/* The observer's: told when the capture range opens or closes. */
+static void (*_Atomic capture_watcher) (void);
 
 KS_EXPORT int  ks_inject_torch_begin    (void);
+KS_EXPORT int  ks_inject_torch_capturing (void);
+KS_EXPORT void ks_inject_torch_watch_capture (void (*changed) (void));
 KS_EXPORT void ks_inject_torch_op_enter (const char    *name,
                                          int64_t        seq,
                                          uint64_t       handle,
@@ -225,6 +229,35 @@ ks_inject_torch_begin (void)
   if (!ks_inject_config.active || !ks_inject_config.trace_nvtx)
     return 0;
   return ks_channel_start () ? 1 : 0;
+}
+
+/* 1 while operators are recorded. The observer asks this in its own
+ * lock each time it is told of a change, so that the newest state
+ * wins whichever thread tells it. */
+KS_EXPORT int
+ks_inject_torch_capturing (void)
+{
+  return ks_inject_capturing () ? 1 : 0;
+}
+
+/* Outside a capture range the observer takes its callback out of torch's
+ * RecordFunction: an operator then costs the program what it costs
+ * without a recorder, not a callback that drops it. */
+KS_EXPORT void
+ks_inject_torch_watch_capture (void (*changed) (void))
+{
+  atomic_store (&capture_watcher, changed);
+  if (changed != NULL)
+    changed ();
+}
+
+void
+ks_torch_capture_changed (void)
+{
+  void (*changed) (void) = atomic_load (&capture_watcher);
+
+  if (changed != NULL)
+    changed ();
 }
 
 KS_EXPORT void

@@ -203,8 +203,12 @@ ks_inject_set_capturing (bool     on,
   msg.state = on ? KS_WIRE_CAPTURE_START : KS_WIRE_CAPTURE_STOP;
   msg.tid = ks_inject_gettid ();
   ks_channel_emit (&msg, sizeof msg);
+  /* The recorder reads Python stacks only while a process captures: the
+   * sooner it knows, the fewer samples a range misses at its start. */
+  ks_channel_wake ();
 
   ks_cupti_capture_changed (on);
+  ks_torch_capture_changed ();
 }
 
 static void

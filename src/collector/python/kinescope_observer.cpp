@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <mutex>
 
 namespace {
 
@@ -34,11 +35,41 @@ using EnterFunc = void (*)(const char* name, int64_t seq, uint64_t handle,
                            uint32_t n_inputs, const int64_t* words, uint32_t n_words,
                            uint32_t flags);
 using ExitFunc = void (*)(uint64_t end);
+using CapturingFunc = int (*)();
+using WatchFunc = void (*)(void (*changed)());
 
 EnterFunc enter_func = nullptr;
 ExitFunc exit_func = nullptr;
+CapturingFunc capturing_func = nullptr;
 at::CallbackHandle callback = 0;
-bool stopped = false;
+
+// Why the callback is out of torch's RecordFunction; it runs when none is
+// set. Changed from any thread, so under the lock, which also keeps the
+// callback's state the last one asked for.
+std::mutex pause_lock;
+bool stopped = false;        // at exit, for good
+bool nvtx_paused = false;    // the program runs torch's NVTX emission
+bool outside_capture = false;
+bool callback_on = true;
+
+void apply_pauses() {
+  bool on = !stopped && !nvtx_paused && !outside_capture;
+  if (callback == 0 || on == callback_on)
+    return;
+  if (on)
+    at::reenableCallback(callback);
+  else
+    at::disableCallback(callback);
+  callback_on = on;
+}
+
+// The injector's capture range opened or closed: outside one, torch runs
+// operators as if no observer were there.
+void capture_changed() {
+  std::lock_guard<std::mutex> guard(pause_lock);
+  outside_capture = capturing_func != nullptr && !capturing_func();
+  apply_pauses();
+}
 
 // The clock of everything else in a recording
 uint64_t now_ns() {
@@ -134,7 +165,16 @@ kinescope_observer_start(const char* library, int shapes) {
   at::RecordFunctionCallback cb(shapes ? &on_enter<true> : &on_enter<false>, &on_exit);
   cb.needsIds(true).needsInputs(shapes != 0);
   callback = at::addGlobalCallback(cb);
-  return callback != 0 ? 1 : 0;
+  if (callback == 0)
+    return 0;
+
+  // an older injector has no capture watch: its operators outside a range
+  // are dropped there instead
+  capturing_func = reinterpret_cast<CapturingFunc>(dlsym(lib, "ks_inject_torch_capturing"));
+  auto watch = reinterpret_cast<WatchFunc>(dlsym(lib, "ks_inject_torch_watch_capture"));
+  if (capturing_func != nullptr && watch != nullptr)
+    watch(&capture_changed);
+  return 1;
 }
 
 // At exit: operators that start after this are not recorded (the
@@ -142,19 +182,16 @@ kinescope_observer_start(const char* library, int shapes) {
 // callback must not race with other threads' operators.
 extern "C" __attribute__((visibility("default"))) void
 kinescope_observer_stop(void) {
+  std::lock_guard<std::mutex> guard(pause_lock);
   stopped = true;
-  if (callback != 0)
-    at::disableCallback(callback);
+  apply_pauses();
 }
 
 // While the program runs torch's NVTX emission itself (emit_nvtx), whose
 // ranges the recording gets anyway: each operator once, not twice.
 extern "C" __attribute__((visibility("default"))) void
 kinescope_observer_pause(int paused) {
-  if (callback == 0 || stopped)
-    return;
-  if (paused)
-    at::disableCallback(callback);
-  else
-    at::reenableCallback(callback);
+  std::lock_guard<std::mutex> guard(pause_lock);
+  nvtx_paused = paused != 0;
+  apply_pauses();
 }
