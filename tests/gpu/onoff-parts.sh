@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The recording's parts on and off in one process:
+#
+#   tests/gpu/onoff-parts.sh OUTDIR
+#
+# Between two processes of the same program the GPU machine's step time
+# moves by up to 40 %, more than most parts of a recording cost. Here
+# each part runs as one process of train.py --toggle BLOCK under
+# kinescope-cli record --capture-range=cudaProfilerApi: the program
+# opens and closes the range every BLOCK steps, and what a range switches
+# (CUPTI's activity records, the operators' observer, which is out of
+# torch's RecordFunction between ranges, and the Python stacks, which are
+# not read between ranges) is on in every other block. overhead_summary.py
+# onoff compares neighbouring blocks of the same process. What stays on
+# between ranges (CUPTI attached, the caching allocator's history, the
+# recorder beside the program) is the same in both blocks and is not
+# measured here; "control" runs the same toggles without a recorder and
+# must come out near 0.
+#
+# Parts: control, record (the defaults), record-nosampling,
+# record-nomemory, record-noops, ops (operators alone), sampler (the
+# Python stacks alone), cuda (the CUDA tracing alone). Rounds of one
+# process per part, the order turning each round, while BUDGET (480 s)
+# lasts or ROUNDS (2) are done. MODEL (train.py arguments, default
+# "--model transformer"), STEPS (440), BLOCK (20), PIN ("taskset -c 2-9"),
+# ONLY (part names). The first recording is checked with onoff_check.py
+# (the same operators in every step inside a range). Writes onoff.md,
+# log.txt and the per-process results to OUTDIR.
+set -u
+OUT=${1:-/tmp/kinescope-onoff}
+KCLI=${KCLI:-kinescope-cli}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=${PYTHON:-python3}
+PIN=${PIN-taskset -c 2-9}
+STEPS=${STEPS:-440}
+BLOCK=${BLOCK:-20}
+ROUNDS=${ROUNDS:-2}
+BUDGET=${BUDGET:-480}
+MODEL=${MODEL:---model transformer}
+WORK=${WORK:-$(mktemp -d)}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+T0=$(date +%s)
+elapsed () { echo $(( $(date +%s) - T0 )); }
+log () { echo "$*" | tee -a "$OUT/log.txt"; }
+
+PARTS=(
+  "control|plain|"
+  "record|record|"
+  "record-nosampling|record|--python-sampling=false"
+  "record-nomemory|record|--pytorch-memory=false"
+  "record-noops|record|--pytorch=none"
+  "ops|record|-t nvtx --python-sampling=false --pytorch-memory=false"
+  "sampler|record|-t nvtx --pytorch=none --python-sampling=true"
+  "cuda|record|-t cuda --pytorch=none --python-sampling=false --pytorch-memory=false"
+)
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  for p in "${PARTS[@]}"; do
+    case " $ONLY " in *" ${p%%|*} "*) kept+=("$p") ;; esac
+  done
+  PARTS=("${kept[@]}")
+fi
+
+# run_part ROUND "NAME|HOW|OPTIONS"
+run_part () {
+  local round=$1 name how opts
+  IFS='|' read -r name how opts <<< "$2"
+  local R="$OUT/onoff-$name-$round.json"
+  case $how in
+    plain) $PIN $PY "$HERE/train.py" $MODEL --steps "$STEPS" --toggle "$BLOCK" --result "$R" ;;
+    record) $PIN $KCLI record -f --capture-range=cudaProfilerApi $opts -o "$WORK/$name.kscope" -- \
+              $PY "$HERE/train.py" $MODEL --steps "$STEPS" --toggle "$BLOCK" --result "$R" ;;
+  esac > "$WORK/$name-$round.log" 2>&1 || log "failed: $name, round $round (see $WORK/$name-$round.log)"
+}
+
+per_process=30
+checked=0
+for round in $(seq "$ROUNDS"); do
+  for j in $(seq 0 $((${#PARTS[@]} - 1))); do
+    spec=${PARTS[$(( (j + round - 1) % ${#PARTS[@]} ))]}
+    name=${spec%%|*}
+    if [ $(( $(elapsed) + per_process )) -gt "$BUDGET" ]; then
+      log "round $round: $name and what follows left out at $(elapsed) s (budget $BUDGET s)"
+      break 2
+    fi
+    ps=$(date +%s)
+    run_part "$round" "$spec"
+    took=$(( $(date +%s) - ps ))
+    [ "$took" -gt "$per_process" ] && per_process=$took
+    log "round $round, $name: $took s"
+    if [ "$name" = record ] && [ "$checked" = 0 ]; then
+      checked=1
+      $PY "$HERE/onoff_check.py" "$WORK/record.kscope" "$OUT/onoff-record-$round.json" 2>&1 | tee -a "$OUT/log.txt"
+    fi
+  done
+done
+
+set --
+for p in "${PARTS[@]}"; do
+  for r in $(seq "$ROUNDS"); do
+    [ -f "$OUT/onoff-${p%%|*}-$r.json" ] && set -- "$@" "${p%%|*} $r=$OUT/onoff-${p%%|*}-$r.json"
+  done
+done
+{
+  echo "## The recording's parts on and off in one process ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+  echo
+  echo "\`train.py $MODEL --steps $STEPS --toggle $BLOCK\`, every process pinned: ${PIN:-no}; on: inside the"
+  echo "capture range. Blocks of $BLOCK steps, the first 3 of each and steps 0..19 left out."
+  echo
+  $PY "$HERE/overhead_summary.py" onoff "$@"
+} > "$OUT/onoff.md"
+cat "$OUT/onoff.md"
+log "=== done in $(elapsed) s"
