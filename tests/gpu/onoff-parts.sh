@@ -39,7 +39,7 @@ ROUNDS=${ROUNDS:-2}
 BUDGET=${BUDGET:-480}
 MODEL=${MODEL:---model transformer}
 WORK=${WORK:-$(mktemp -d)}
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$WORK"
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
 elapsed () { echo $(( $(date +%s) - T0 )); }
