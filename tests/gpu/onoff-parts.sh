@@ -20,7 +20,11 @@
 #
 # Parts: control, record (the defaults), record-nosampling,
 # record-nomemory, record-noops, ops (operators alone), sampler (the
-# Python stacks alone), cuda (the CUDA tracing alone). Rounds of one
+# Python stacks alone), cuda (the CUDA tracing alone), cuda-ops (both,
+# nothing else), cuda-ops-noapi (without the API rows), cuda-ops-noactivity
+# (without CUPTI's activity records: API rows only), record-apart (the
+# defaults, the recorder on cores of its own: APART, "taskset -c 10-15",
+# the program on PIN's). Rounds of one
 # process per part, the order turning each round, while BUDGET (480 s)
 # lasts or ROUNDS (2) are done. MODEL (train.py arguments, default
 # "--model transformer"), STEPS (440), BLOCK (20), PIN ("taskset -c 2-9"),
@@ -33,6 +37,7 @@ KCLI=${KCLI:-kinescope-cli}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=${PYTHON:-python3}
 PIN=${PIN-taskset -c 2-9}
+APART=${APART-taskset -c 10-15}
 STEPS=${STEPS:-440}
 BLOCK=${BLOCK:-20}
 ROUNDS=${ROUNDS:-2}
@@ -54,6 +59,10 @@ PARTS=(
   "ops|record|-t nvtx --python-sampling=false --pytorch-memory=false"
   "sampler|record|-t nvtx --pytorch=none --python-sampling=true"
   "cuda|record|-t cuda --pytorch=none --python-sampling=false --pytorch-memory=false"
+  "cuda-ops|record|-t cuda,nvtx --python-sampling=false --pytorch-memory=false"
+  "cuda-ops-noapi|record|-t cuda,nvtx --python-sampling=false --pytorch-memory=false KINESCOPE_CUPTI_RUNTIME=0 KINESCOPE_CUPTI_DRIVER=0"
+  "cuda-ops-noactivity|record|-t cuda,nvtx --python-sampling=false --pytorch-memory=false KINESCOPE_CUPTI_ACTIVITY=0"
+  "record-apart|apart|"
 )
 if [ -n "${ONLY:-}" ]; then
   kept=()
@@ -63,15 +72,23 @@ if [ -n "${ONLY:-}" ]; then
   PARTS=("${kept[@]}")
 fi
 
-# run_part ROUND "NAME|HOW|OPTIONS"
+# run_part ROUND "NAME|HOW|OPTIONS": the KINESCOPE_*= words of OPTIONS go
+# to the environment, the others to kinescope-cli record
 run_part () {
-  local round=$1 name how opts
+  local round=$1 name how opts o envs=() cli=()
   IFS='|' read -r name how opts <<< "$2"
+  for o in $opts; do
+    case $o in KINESCOPE_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
+  done
   local R="$OUT/onoff-$name-$round.json"
+  local TRAIN=($PY "$HERE/train.py" $MODEL --steps "$STEPS" --toggle "$BLOCK" --result "$R")
   case $how in
-    plain) $PIN $PY "$HERE/train.py" $MODEL --steps "$STEPS" --toggle "$BLOCK" --result "$R" ;;
-    record) $PIN $KCLI record -f --capture-range=cudaProfilerApi $opts -o "$WORK/$name.kscope" -- \
-              $PY "$HERE/train.py" $MODEL --steps "$STEPS" --toggle "$BLOCK" --result "$R" ;;
+    plain) $PIN "${TRAIN[@]}" ;;
+    record) env "${envs[@]}" $PIN $KCLI record -f --capture-range=cudaProfilerApi "${cli[@]}" \
+              -o "$WORK/$name.kscope" -- "${TRAIN[@]}" ;;
+    # the recorder on cores of its own (APART), the program on PIN's
+    apart) env "${envs[@]}" $APART $KCLI record -f --capture-range=cudaProfilerApi "${cli[@]}" \
+             -o "$WORK/$name.kscope" -- $PIN "${TRAIN[@]}" ;;
   esac > "$WORK/$name-$round.log" 2>&1 || log "failed: $name, round $round (see $WORK/$name-$round.log)"
 }
 
