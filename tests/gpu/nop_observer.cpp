@@ -10,9 +10,11 @@
 //
 // Built against the program's own torch by observer_floors.py (the flags
 // of _kinescope_python.py's TorchObserver.build); loaded by
-// train.py --observer. The entry point has our observer's signature:
+// train.py --observer. The entry points have our observer's signatures:
 // @library is ignored; @flags bit 0 asks for the inputs (as shapes do),
-// bit 1 leaves out needsIds (what the handle costs).
+// bit 1 leaves out needsIds (what the handle costs); pausing takes the
+// callback out of RecordFunction, as ours does outside a capture range
+// (train.py --toggle pauses it in its off blocks).
 
 #include <ATen/record_function.h>
 
@@ -37,4 +39,14 @@ kinescope_observer_start(const char* library, int flags) {
   cb.needsIds((flags & 2) == 0).needsInputs((flags & 1) != 0);
   callback = at::addGlobalCallback(cb);
   return callback != 0 ? 1 : 0;
+}
+
+extern "C" __attribute__((visibility("default"))) void
+kinescope_observer_pause(int paused) {
+  if (callback == 0)
+    return;
+  if (paused)
+    at::disableCallback(callback);
+  else
+    at::reenableCallback(callback);
 }

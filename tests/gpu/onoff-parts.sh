@@ -19,12 +19,18 @@
 # must come out near 0.
 #
 # Parts: control, record (the defaults), record-nosampling,
-# record-nomemory, record-noops, ops (operators alone), sampler (the
-# Python stacks alone), cuda (the CUDA tracing alone), cuda-ops (both,
-# nothing else), cuda-ops-noapi (without the API rows), cuda-ops-noactivity
-# (without CUPTI's activity records: API rows only), record-apart (the
+# record-nomemory, record-noops, cuda (the CUDA tracing alone),
+# cuda-sampler (with the Python stacks), cuda-ops (with the operators),
+# cuda-ops-noapi (without the API rows), cuda-ops-noactivity (without
+# CUPTI's activity records: API rows only), record-apart (the
 # defaults, the recorder on cores of its own: APART, "taskset -c 10-15",
-# the program on PIN's). Rounds of one
+# the program on PIN's), and without a recorder, paused in the off blocks
+# (train.py --observer, built by observer_floors.py): rf-floor
+# (nop_observer.cpp: torch's RecordFunction with a callback of our
+# configuration that returns at once), rf-floor-noids (the same without
+# needsIds), observer-noinject (our observer, noinject.c for the
+# injector). Only the parts with CUDA tracing in them toggle the range:
+# without -t cuda the recorder never sees cudaProfilerStart. Rounds of one
 # process per part, the order turning each round, while BUDGET (480 s)
 # lasts or ROUNDS (2) are done. MODEL (train.py arguments, default
 # "--model transformer"), STEPS (440), BLOCK (20), PIN ("taskset -c 2-9"),
@@ -56,13 +62,15 @@ PARTS=(
   "record-nosampling|record|--python-sampling=false"
   "record-nomemory|record|--pytorch-memory=false"
   "record-noops|record|--pytorch=none"
-  "ops|record|-t nvtx --python-sampling=false --pytorch-memory=false"
-  "sampler|record|-t nvtx --pytorch=none --python-sampling=true"
+  "cuda-sampler|record|-t cuda --pytorch=none --python-sampling=true --pytorch-memory=false"
   "cuda|record|-t cuda --pytorch=none --python-sampling=false --pytorch-memory=false"
   "cuda-ops|record|-t cuda,nvtx --python-sampling=false --pytorch-memory=false"
   "cuda-ops-noapi|record|-t cuda,nvtx --python-sampling=false --pytorch-memory=false KINESCOPE_CUPTI_RUNTIME=0 KINESCOPE_CUPTI_DRIVER=0"
   "cuda-ops-noactivity|record|-t cuda,nvtx --python-sampling=false --pytorch-memory=false KINESCOPE_CUPTI_ACTIVITY=0"
   "record-apart|apart|"
+  "rf-floor|floor|$WORK/floors/nop/nop_observer.so,-,0"
+  "rf-floor-noids|floor|$WORK/floors/nop/nop_observer.so,-,2"
+  "observer-noinject|floor|$WORK/floors/ours/kinescope_observer.so,$WORK/noinject.so,0"
 )
 if [ -n "${ONLY:-}" ]; then
   kept=()
@@ -84,6 +92,7 @@ run_part () {
   local TRAIN=($PY "$HERE/train.py" $MODEL --steps "$STEPS" --toggle "$BLOCK" --result "$R")
   case $how in
     plain) $PIN "${TRAIN[@]}" ;;
+    floor) $PIN "${TRAIN[@]}" --observer "$opts" ;;
     record) env "${envs[@]}" $PIN $KCLI record -f --capture-range=cudaProfilerApi "${cli[@]}" \
               -o "$WORK/$name.kscope" -- "${TRAIN[@]}" ;;
     # the recorder on cores of its own (APART), the program on PIN's
@@ -91,6 +100,12 @@ run_part () {
              -o "$WORK/$name.kscope" -- $PIN "${TRAIN[@]}" ;;
   esac > "$WORK/$name-$round.log" 2>&1 || log "failed: $name, round $round (see $WORK/$name-$round.log)"
 }
+
+# the floors' observers, built against this torch as the recorder builds ours
+case " ${PARTS[*]} " in *"|floor|"*)
+  gcc -O2 -shared -fPIC -o "$WORK/noinject.so" "$HERE/noinject.c" || log "failed: noinject.c"
+  $PY "$HERE/observer_floors.py" "$WORK/floors" 2>&1 | tee -a "$OUT/log.txt" ;;
+esac
 
 per_process=30
 checked=0

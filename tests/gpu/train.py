@@ -192,11 +192,14 @@ class GPT(nn.Module):
 def start_observer(so, library, flags):
     """overhead-parts.sh's floors: a RecordFunction observer in this process
     without a recorder (nop_observer.cpp, or ours with noinject.so as its
-    library), kept for the whole run."""
+    library), kept for the whole run; with --toggle, paused in the off
+    blocks."""
     import ctypes
     lib = ctypes.CDLL(so)
     lib.kinescope_observer_start.restype = ctypes.c_int
     lib.kinescope_observer_start.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    lib.kinescope_observer_pause.restype = None
+    lib.kinescope_observer_pause.argtypes = [ctypes.c_int]
     if lib.kinescope_observer_start(library.encode(), int(flags)) != 1:
         sys.exit(f"train.py: the observer of {so} did not start with {library}")
     start_observer.lib = lib
@@ -324,6 +327,10 @@ def main():
                     torch.cuda.profiler.start()
                 else:
                     torch.cuda.profiler.stop()
+                # an --observer started here goes with the blocks, as ours
+                # goes with a recording's capture range
+                if getattr(start_observer, "lib", None) is not None:
+                    start_observer.lib.kinescope_observer_pause(0 if on else 1)
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             if not args.loader_in_step:
