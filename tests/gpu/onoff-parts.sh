@@ -35,7 +35,8 @@
 # lasts or ROUNDS (2) are done. MODEL (train.py arguments, default
 # "--model transformer"), STEPS (440), BLOCK (20), PIN ("taskset -c 2-9"),
 # ONLY (part names). The first recording is checked with onoff_check.py
-# (the same operators in every step inside a range). Writes onoff.md,
+# (the same operators in every step inside a range), unless MODEL has
+# --loader-in-step, whose step ranges open before the range is toggled. Writes onoff.md,
 # log.txt and the per-process results to OUTDIR.
 set -u
 OUT=${1:-/tmp/kinescope-onoff}
@@ -122,7 +123,9 @@ for round in $(seq "$ROUNDS"); do
     took=$(( $(date +%s) - ps ))
     [ "$took" -gt "$per_process" ] && per_process=$took
     log "round $round, $name: $took s"
-    if [ "$name" = record ] && [ "$checked" = 0 ]; then
+    # the check wants the range toggled between steps; --loader-in-step
+    # opens a step's range before the toggle, in the batch's fetch
+    if [ "$name" = record ] && [ "$checked" = 0 ] && [[ " $MODEL " != *" --loader-in-step "* ]]; then
       checked=1
       $PY "$HERE/onoff_check.py" "$WORK/record.kscope" "$OUT/onoff-record-$round.json" 2>&1 | tee -a "$OUT/log.txt"
     fi
