@@ -42,6 +42,7 @@ set -u
 OUT=${1:-/tmp/kinescope-onoff}
 KCLI=${KCLI:-kinescope-cli}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/parts-lib.sh"
 PY=${PYTHON:-python3}
 PIN=${PIN-taskset -c 2-9}
 APART=${APART-taskset -c 10-15}
@@ -73,22 +74,14 @@ PARTS=(
   "rf-floor-noids|floor|$WORK/floors/nop/nop_observer.so,-,2"
   "observer-noinject|floor|$WORK/floors/ours/kinescope_observer.so,$WORK/noinject.so,0"
 )
-if [ -n "${ONLY:-}" ]; then
-  kept=()
-  for p in "${PARTS[@]}"; do
-    case " $ONLY " in *" ${p%%|*} "*) kept+=("$p") ;; esac
-  done
-  PARTS=("${kept[@]}")
-fi
+only_parts
 
 # run_part ROUND "NAME|HOW|OPTIONS": the KINESCOPE_*= words of OPTIONS go
 # to the environment, the others to kinescope-cli record
 run_part () {
-  local round=$1 name how opts o envs=() cli=()
+  local round=$1 name how opts envs cli
   IFS='|' read -r name how opts <<< "$2"
-  for o in $opts; do
-    case $o in KINESCOPE_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
-  done
+  split_opts "$opts"
   local R="$OUT/onoff-$name-$round.json"
   local TRAIN=($PY "$HERE/train.py" $MODEL --steps "$STEPS" --toggle "$BLOCK" --result "$R")
   case $how in

@@ -89,6 +89,7 @@ set -u
 OUT=${1:?usage: overhead-parts.sh OUTDIR}
 KCLI=${KCLI:-kinescope-cli}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/parts-lib.sh"
 PY=${PYTHON:-python3}
 BUDGET=${BUDGET:-225}
 ROUNDS=${ROUNDS:-3}
@@ -188,23 +189,15 @@ PARTS=(
   "ops-shapes|record|$COMMON --pytorch=autograd-shapes-nvtx|"
 )
 
-if [ -n "${ONLY:-}" ]; then
-  kept=()
-  for p in "${PARTS[@]}"; do
-    case " $ONLY " in *" ${p%%|*} "*) kept+=("$p") ;; esac
-  done
-  PARTS=("${kept[@]}")
-fi
+only_parts
 
 # run_part MODEL STEPS ROUND "PART-SPEC" TRAIN.PY-ARGUMENTS...
 run_part () {
-  local model=$1 steps=$2 round=$3 name how opts extra o envs=() cli=()
+  local model=$1 steps=$2 round=$3 name how opts extra envs cli
   IFS='|' read -r name how opts extra <<< "$4"
   shift 4
   extra=${extra//STEPS/$steps}
-  for o in $opts; do
-    case $o in KINESCOPE_*=*|CUDA_*=*|NVTX_*=*) envs+=("$o") ;; *) cli+=("$o") ;; esac
-  done
+  split_opts "$opts"
   local R="$OUT/parts-$model-$name-$round.json"
   case $how in
     plain) quiet $PIN $PY "$HERE/train.py" "$@" --steps "$steps" $extra --result "$R" ;;
