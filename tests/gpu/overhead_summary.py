@@ -102,10 +102,15 @@ def onoff(args):
             if a[0] != b[0]:
                 o, f = (a, b) if a[0] else (b, a)
                 pairs.append(100 * (statistics.median(o[2]) / statistics.median(f[2]) - 1))
-        q = statistics.quantiles(pairs, n=4)
+        if not pairs:
+            print(f"| {label} | (no on block beside an off block after step 20) | | | | | |")
+            continue
+        # quartiles need two pairs at least: a short run has one
+        quartiles = ("%+.1f .. %+.1f %%" % tuple(statistics.quantiles(pairs, n=4)[::2])
+                     if len(pairs) >= 2 else "")
         mon, moff = statistics.median(on) * 1e3, statistics.median(off) * 1e3
         print(f"| {label} | {mon:.3f} | {moff:.3f} | {100 * (mon / moff - 1):+.1f} % | "
-              f"{statistics.median(pairs):+.1f} % | {q[0]:+.1f} .. {q[2]:+.1f} % | {len(pairs)} |")
+              f"{statistics.median(pairs):+.1f} % | {quartiles} | {len(pairs)} |")
 
 
 def parts(out, steps, modes):
