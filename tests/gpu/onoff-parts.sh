@@ -29,7 +29,8 @@
 # (nop_observer.cpp: torch's RecordFunction with a callback of our
 # configuration that returns at once), rf-floor-noids (the same without
 # needsIds), observer-noinject (our observer, noinject.c for the
-# injector). Only the parts with CUDA tracing in them toggle the range:
+# injector), allocator (the caching allocator's history with the
+# recorder's settings, which a recording keeps on between ranges). Only the parts with CUDA tracing in them toggle the range:
 # without -t cuda the recorder never sees cudaProfilerStart. Rounds of one
 # process per part, the order turning each round, while BUDGET (480 s)
 # lasts or ROUNDS (2) are done. MODEL (train.py arguments, default
@@ -73,6 +74,7 @@ PARTS=(
   "rf-floor|floor|$WORK/floors/nop/nop_observer.so,-,0"
   "rf-floor-noids|floor|$WORK/floors/nop/nop_observer.so,-,2"
   "observer-noinject|floor|$WORK/floors/ours/kinescope_observer.so,$WORK/noinject.so,0"
+  "allocator|history|"
 )
 only_parts
 
@@ -87,6 +89,7 @@ run_part () {
   case $how in
     plain) $PIN "${TRAIN[@]}" ;;
     floor) $PIN "${TRAIN[@]}" --observer "$opts" ;;
+    history) $PIN "${TRAIN[@]}" --memory-history ;;
     record) env "${envs[@]}" $PIN $KCLI record -f --capture-range=cudaProfilerApi "${cli[@]}" \
               -o "$WORK/$name.kscope" -- "${TRAIN[@]}" ;;
     # the recorder on cores of its own (APART), the program on PIN's

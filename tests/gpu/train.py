@@ -228,7 +228,8 @@ def main():
     p.add_argument("--emit-nvtx", action="store_true",
                    help="run the steps under torch.autograd.profiler.emit_nvtx()")
     p.add_argument("--memory-history", action="store_true",
-                   help="record the caching allocator's history as the recorder does")
+                   help="record the caching allocator's history as the recorder does "
+                        "(with --toggle, only in the on blocks)")
     p.add_argument("--toggle", type=int, default=0)
     p.add_argument("--pin-main", type=int, default=-1,
                    help="run the main thread on this CPU alone once the DataLoader has started")
@@ -277,10 +278,13 @@ def main():
     loader = DataLoader(data, batch_size=args.batch, shuffle=False,
                         num_workers=args.workers, pin_memory=True, persistent_workers=args.workers > 0)
 
-    if args.memory_history:
+    def memory_history(on):
         # src/collector/python/_kinescope_python.py, TorchMemory
-        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python",
-                                                 max_entries=1000000)
+        torch.cuda.memory._record_memory_history(enabled="all" if on else None, context=None,
+                                                 stacks="python", max_entries=1000000)
+
+    if args.memory_history:
+        memory_history(True)
     nvtx = torch.autograd.profiler.emit_nvtx() if args.emit_nvtx else None
     if nvtx is not None:
         nvtx.__enter__()
@@ -331,6 +335,9 @@ def main():
                 # goes with a recording's capture range
                 if getattr(start_observer, "lib", None) is not None:
                     start_observer.lib.kinescope_observer_pause(0 if on else 1)
+                # and the allocator's history, with --memory-history
+                if args.memory_history:
+                    memory_history(on)
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             if not args.loader_in_step:
