@@ -78,8 +78,8 @@ PARTS=(
 )
 only_parts
 
-# run_part ROUND "NAME|HOW|OPTIONS": the KINESCOPE_*= words of OPTIONS go
-# to the environment, the others to kinescope-cli record
+# run_part ROUND "NAME|HOW|OPTIONS": OPTIONS split by split_opts, or the
+# --observer argument of a floor
 run_part () {
   local round=$1 name how opts envs cli
   IFS='|' read -r name how opts <<< "$2"
